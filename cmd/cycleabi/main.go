@@ -1,0 +1,94 @@
+// Command cycleabi works with MegaKernel cycle-trace captures: it plans a
+// profiling buffer's size from a task schedule, simulates a device writing
+// one, validates a captured buffer against every ABI invariant, dumps its
+// bytes field by field, and decodes it into a Perfetto-ready trace.
+//
+// Each subcommand lives in its own file and registers itself with
+// addCommand; the work is done by the packages they call.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0 // success
+	exitInvalid = 1 // the input was read and is invalid (or findings under --strict)
+	exitUsage   = 2 // bad flags or arguments, or an I/O error
+)
+
+// exitError carries the exit code a subcommand wants; errors without one
+// exit with exitUsage when cobra rejected the command line, exitInvalid otherwise.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// invalid marks err as "the input is invalid" (exit 1).
+func invalid(err error) error { return &exitError{code: exitInvalid, err: err} }
+
+// usage marks err as a usage or I/O problem (exit 2).
+func usage(err error) error { return &exitError{code: exitUsage, err: err} }
+
+// silent exits with code without printing anything more (the command has
+// already reported).
+func silent(code int) error { return &exitError{code: code} }
+
+var subcommands []func() *cobra.Command
+
+// addCommand registers a subcommand constructor; called from init in each
+// subcommand's file.
+func addCommand(newCmd func() *cobra.Command) { subcommands = append(subcommands, newCmd) }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cycleabi",
+		Short: "Plan, simulate, validate and decode MegaKernel cycle-trace captures",
+		Long: `cycleabi works with the profiling buffer a MegaKernel writes on Ascend NPUs:
+every AIC and AIV core appends 32-byte cycle records into its own slot of one
+device buffer. The byte layout comes from abi/schema.yaml.
+
+  plan      size the buffer from a task schedule
+  synth     simulate the device writing a capture for a schedule
+  validate  check a capture against every invariant, report every violation
+  dump      show a capture's bytes field by field
+  decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	for _, c := range subcommands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+// run executes the command line and returns the process exit code.
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "cycleabi:", ee.err)
+		}
+		return ee.code
+	}
+	// Errors cobra raises itself (unknown command, bad args) are usage errors.
+	fmt.Fprintln(os.Stderr, "cycleabi:", err)
+	return exitUsage
+}
