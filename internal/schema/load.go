@@ -365,7 +365,9 @@ func (l *loader) enums(n *yaml.Node, global *names) {
 					valueNums[num] = vname
 				}
 			}
-			if nok && uok {
+			// A duplicate value is reported once; keeping the member avoids
+			// a cascade of "unknown value" errors where it is used.
+			if nok && uok || nok && vm["value"] != nil {
 				en.Values = append(en.Values, &EnumValue{Name: vname, Value: uint32(num), Doc: l.doc(vm, vpath), Pos: pos(v)})
 			}
 		}
@@ -461,8 +463,10 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 			off, ook := l.uint(fm["offset"], fpath+".offset", 1<<16)
 			f.Offset = int(off)
 			if !ook || !tok {
+				// Without this field's extent the next offsets cannot be
+				// judged: report nothing more about them than what they are.
 				layoutOK = false
-			} else {
+			} else if layoutOK {
 				if w := f.Type.Width(); w > 0 {
 					if f.Offset%w != 0 {
 						l.errorf(fm["offset"], fpath+".offset", "%s field at offset %d is not aligned to %d bytes (C++ would insert hidden padding)", f.Type, f.Offset, w)

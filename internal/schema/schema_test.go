@@ -1,0 +1,192 @@
+package schema
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const realSchema = "../../abi/schema.yaml"
+
+func load(t *testing.T) *Schema {
+	t.Helper()
+	s, err := LoadFile(realSchema)
+	require.NoError(t, err)
+	return s
+}
+
+// TestSchema checks the model's own rules on the real schema, the way
+// Go's tracer checks its spec tables.
+func TestSchema(t *testing.T) {
+	s := load(t)
+
+	t.Run("top-level names are unique", func(t *testing.T) {
+		seen := map[string]bool{}
+		for _, n := range topNames(s) {
+			assert.False(t, seen[n], "duplicate %s", n)
+			seen[n] = true
+		}
+	})
+	t.Run("fields and padding cover every struct byte exactly once", func(t *testing.T) {
+		for _, st := range s.Structs {
+			next := 0
+			for _, f := range st.Fields {
+				assert.Equal(t, next, f.Offset, "%s.%s", st.Name, f.Name)
+				if w := f.Type.Width(); w > 0 {
+					assert.Zero(t, f.Offset%w, "%s.%s is not naturally aligned", st.Name, f.Name)
+					assert.Equal(t, w, f.Size)
+				}
+				next = f.End()
+			}
+			assert.Equal(t, st.Size, next, st.Name)
+		}
+	})
+	t.Run("enum values are unique", func(t *testing.T) {
+		for _, e := range s.Enums {
+			names, values := map[string]bool{}, map[uint32]bool{}
+			for _, v := range e.Values {
+				assert.False(t, names[v.Name] || values[v.Value], "%s.%s", e.Name, v.Name)
+				names[v.Name], values[v.Value] = true, true
+			}
+		}
+	})
+	t.Run("descriptor namespaces are disjoint and their names inside them", func(t *testing.T) {
+		ns := s.Descriptors.Namespaces
+		for i, a := range ns {
+			for _, b := range ns[i+1:] {
+				assert.True(t, a.End() <= uint64(b.Base) || b.End() <= uint64(a.Base), "%s overlaps %s", a.Name, b.Name)
+			}
+			for _, d := range a.Names {
+				assert.Less(t, d.Index, a.Count, "%s.%s", a.Name, d.Name)
+			}
+		}
+	})
+	t.Run("the wire is what SPEC.md says", func(t *testing.T) {
+		assert.Equal(t, 64, s.Struct("CoreHeader").Size)
+		assert.Equal(t, 32, s.Struct("ProfileRecord").Size)
+		assert.EqualValues(t, 134_217_712, s.Constant("MaxRecordsPerCore").Value)
+		assert.EqualValues(t, 16, s.Constant("RecordCapacityAlignment").Value)
+		assert.EqualValues(t, 24, s.Constant("MinCubeSlots").Value)
+		assert.EqualValues(t, 0xFFFFFFFF, s.Constant("InvalidOwnerID").Value)
+		lay := s.Layout
+		require.Len(t, lay.Regions, 2)
+		assert.Equal(t, "AIC", lay.Regions[0].CoreType.Name)
+		assert.Equal(t, 1, lay.Regions[0].SlotsPerCubeSlot)
+		assert.Equal(t, "AIV", lay.Regions[1].CoreType.Name)
+		assert.Equal(t, 2, lay.Regions[1].SlotsPerCubeSlot)
+		// The largest slot's stride fits in a u32; one more aligned step does not.
+		stride := func(records uint64) uint64 { return uint64(lay.Header.Size) + records*uint64(lay.Record.Size) }
+		maxRecords := s.Constant("MaxRecordsPerCore").Value
+		assert.LessOrEqual(t, stride(maxRecords), uint64(0xFFFFFFFF))
+		assert.Greater(t, stride(maxRecords+16), uint64(0xFFFFFFFF))
+	})
+	t.Run("every docstring is present", func(t *testing.T) {
+		for _, st := range s.Structs {
+			assert.NotEmpty(t, st.Doc, st.Name)
+			for _, f := range st.Fields {
+				assert.NotEmpty(t, f.Doc, "%s.%s", st.Name, f.Name)
+			}
+		}
+		for _, e := range s.Enums {
+			for _, v := range e.Values {
+				assert.NotEmpty(t, v.Doc, "%s.%s", e.Name, v.Name)
+			}
+		}
+	})
+}
+
+func topNames(s *Schema) []string {
+	var names []string
+	for _, c := range s.Constants {
+		names = append(names, c.Name)
+	}
+	for _, e := range s.Enums {
+		names = append(names, e.Name)
+	}
+	for _, st := range s.Structs {
+		names = append(names, st.Name)
+	}
+	return names
+}
+
+func TestFingerprint(t *testing.T) {
+	s := load(t)
+	data, err := os.ReadFile(realSchema)
+	require.NoError(t, err)
+	text := string(data)
+
+	t.Run("docs do not change it", func(t *testing.T) {
+		changed := strings.Replace(text, "doc: Must be 0.", "doc: Must be zero on every core.", 1)
+		require.NotEqual(t, text, changed)
+		s2, err := Load("x.yaml", []byte(changed))
+		require.NoError(t, err)
+		assert.Equal(t, s.Fingerprint, s2.Fingerprint)
+	})
+	t.Run("an offset changes it", func(t *testing.T) {
+		// Swap two u32 fields of ProfileRecord: same size, different meaning of bytes.
+		changed := strings.Replace(text, "      - name: task_id\n        type: u32\n        offset: 20", "      - name: task_id\n        type: u32\n        offset: 24", 1)
+		changed = strings.Replace(changed, "      - name: stage_task_index\n        type: u32\n        offset: 24", "      - name: stage_task_index\n        type: u32\n        offset: 20", 1)
+		require.NotEqual(t, text, changed)
+		_, err := Load("x.yaml", []byte(changed))
+		require.Error(t, err, "fields must be listed in offset order")
+	})
+	t.Run("an enum value changes it", func(t *testing.T) {
+		changed := strings.Replace(text, "{name: MatMul, value: 103", "{name: MatMul, value: 120", 1)
+		s2, err := Load("x.yaml", []byte(changed))
+		require.NoError(t, err)
+		assert.NotEqual(t, s.Fingerprint, s2.Fingerprint)
+	})
+	t.Run("a namespace range changes it", func(t *testing.T) {
+		changed := strings.Replace(text, "base: 0x30000", "base: 0x40000", 1)
+		s2, err := Load("x.yaml", []byte(changed))
+		require.NoError(t, err)
+		assert.NotEqual(t, s.Fingerprint, s2.Fingerprint)
+	})
+	assert.Len(t, s.FingerprintHex(), 16)
+}
+
+// TestInvalidSchemas loads each testdata/invalid/*.yaml and compares the
+// exact error text (every problem, with line:col and path) with its
+// .golden file. Refresh with -update, then review the diff.
+func TestInvalidSchemas(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			_, err := LoadFile(file)
+			require.Error(t, err)
+			got := err.Error() + "\n"
+			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+			for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+				assert.Regexp(t, `^testdata/invalid/[a-z_]+\.yaml:\d+:\d+: `, line, "every error names file:line:col")
+			}
+		})
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := LoadFile("testdata/nope.yaml")
+	require.EqualError(t, err, "testdata/nope.yaml: schema file not found")
+}
+
+func TestLoadNeverPanics(t *testing.T) {
+	for _, text := range []string{"", "~", "[]", "version: x", "structs: {a: 1}", "structs: [{fields: [{}]}]",
+		"layout: {regions: [{}]}", "descriptors: {namespaces: [{names: [{}]}]}", "a: &x [*x]", "socs: [{mhz: -1}]"} {
+		_, err := Load("x.yaml", []byte(text))
+		assert.Error(t, err, text)
+	}
+}
