@@ -1,0 +1,89 @@
+// Package cxxtest finds the C++ compilers on PATH and compiles small
+// programs against the generated header, for the tests of internal/cppgen
+// and tests/cpp.
+package cxxtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Standards are the C++ language standards the header must compile under.
+var Standards = []string{"c++11", "c++14", "c++17", "c++20"}
+
+// StrictFlags are the warning flags every compile uses.
+var StrictFlags = []string{"-Wall", "-Wextra", "-Werror", "-pedantic"}
+
+// candidates are the compiler names looked up on PATH, in this order; $CXX,
+// when set, is tried first.
+var candidates = []string{"g++", "clang++"}
+
+// Compiler is a C++ compiler found on PATH.
+type Compiler struct {
+	// Name is how the tests refer to it ("g++", "clang++").
+	Name string
+	// Path is the executable.
+	Path string
+}
+
+// Compilers returns every distinct C++ compiler on PATH. When there is none
+// it skips the test, saying what to install.
+func Compilers(t testing.TB) []Compiler {
+	t.Helper()
+	names := candidates
+	if cxx := os.Getenv("CXX"); cxx != "" {
+		names = append([]string{cxx}, names...)
+	}
+	var out []Compiler
+	seen := map[string]bool{}
+	for _, n := range names {
+		p, err := exec.LookPath(n)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			real = p
+		}
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		out = append(out, Compiler{Name: filepath.Base(n), Path: p})
+	}
+	if len(out) == 0 {
+		t.Skipf("no C++ compiler on PATH (looked for %s); install g++ or clang++ to run the C++ tests", strings.Join(names, ", "))
+	}
+	return out
+}
+
+// Compile runs the compiler with the strict flags at std on the given
+// sources, adding includeDirs, and fails the test with the compiler's output
+// when it does not succeed. With out == "" it only checks syntax and
+// semantics (-fsyntax-only); otherwise it links an executable at out.
+func (c Compiler) Compile(t testing.TB, std string, includeDirs []string, out string, sources ...string) {
+	t.Helper()
+	if msg, err := c.Try(std, includeDirs, out, sources...); err != nil {
+		t.Fatalf("%s -std=%s failed: %v\n%s", c.Name, std, err, msg)
+	}
+}
+
+// Try is Compile without the test: it returns the compiler's output and
+// its error, for tests that expect a compile to fail.
+func (c Compiler) Try(std string, includeDirs []string, out string, sources ...string) (string, error) {
+	args := append([]string{"-std=" + std}, StrictFlags...)
+	for _, d := range includeDirs {
+		args = append(args, "-I", d)
+	}
+	if out == "" {
+		args = append(args, "-fsyntax-only")
+	} else {
+		args = append(args, "-o", out)
+	}
+	args = append(args, sources...)
+	b, err := exec.Command(c.Path, args...).CombinedOutput()
+	return string(b), err
+}
