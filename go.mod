@@ -5,7 +5,7 @@ go 1.26.0
 require go.yaml.in/yaml/v3 v3.0.6
 
 require (
-	github.com/dave/jennifer v1.7.1 // indirect
+	github.com/dave/jennifer v1.7.1
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
