@@ -435,16 +435,15 @@ CYCLEABI_FN CYCLEABI_GM CoreHeader* InitSlot(CYCLEABI_GM uint8_t* buffer, CoreTy
 // AppendRecord appends one ProfileRecord to the slot whose header is header
 // (records follow the header in memory). When record_count < record_capacity it
 // writes the record at index record_count, increments record_count and returns
-// true; otherwise it writes no record, increments dropped_count (saturating at
-// 0xFFFFFFFF) and returns false. It never writes past the slot's capacity.
+// true; otherwise it writes no record, increments dropped_count (a u32: it
+// wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and
+// returns false. It never writes past the slot's capacity.
 CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cycle,
                               uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
                               uint32_t stage_task_index, uint32_t owner_id) {
   const uint32_t index = header->record_count;
   if (index >= header->record_capacity) {
-    if (header->dropped_count != 0xFFFFFFFFu) {
-      header->dropped_count = header->dropped_count + 1;
-    }
+    header->dropped_count = header->dropped_count + 1;
     return false;
   }
   CYCLEABI_GM uint8_t* records = reinterpret_cast<CYCLEABI_GM uint8_t*>(header) + kCoreHeaderSize;

@@ -109,7 +109,7 @@ func TestHeadersCompile(t *testing.T) {
 			for _, std := range cxxtest.Standards {
 				t.Run(c.name+"/"+cxx.Name+"/"+std, func(t *testing.T) {
 					t.Parallel()
-					cxx.Compile(t, std, []string{dir}, "", src)
+					cxx.Compile(t, std, "-I", dir, "-fsyntax-only", src)
 				})
 			}
 		}
@@ -195,10 +195,10 @@ func TestFieldTypeChange(t *testing.T) {
 			compilers := cxxtest.Compilers(t)
 			dir := writeHeader(t, newHeader)
 			src := writeSource(t, dir, "new.cpp", "#include \""+HeaderFile+"\"\n")
-			compilers[0].Compile(t, "c++11", []string{dir}, "", src)
+			compilers[0].Compile(t, "c++11", "-I", dir, "-fsyntax-only", src)
 			// The old asserts on the new structs: each must fail.
 			stale := writeSource(t, dir, "stale.cpp", "#include \""+HeaderFile+"\"\nnamespace cycleabi {\n"+strings.Join(removed, "\n")+"\n}\n")
-			out, err := compilers[0].Try("c++11", []string{dir}, "", stale)
+			out, err := compilers[0].Try("c++11", "-I", dir, "-fsyntax-only", stale)
 			if err == nil {
 				t.Fatalf("the old static_asserts compiled against the new header")
 			}

@@ -60,30 +60,27 @@ func Compilers(t testing.TB) []Compiler {
 	return out
 }
 
-// Compile runs the compiler with the strict flags at std on the given
-// sources, adding includeDirs, and fails the test with the compiler's output
-// when it does not succeed. With out == "" it only checks syntax and
-// semantics (-fsyntax-only); otherwise it links an executable at out.
-func (c Compiler) Compile(t testing.TB, std string, includeDirs []string, out string, sources ...string) {
+// Compile runs the compiler at std with the strict flags and args (include
+// directories, defines, sources, -o or -fsyntax-only) and fails the test
+// with the compiler's output when it does not succeed.
+func (c Compiler) Compile(t testing.TB, std string, args ...string) {
 	t.Helper()
-	if msg, err := c.Try(std, includeDirs, out, sources...); err != nil {
-		t.Fatalf("%s -std=%s failed: %v\n%s", c.Name, std, err, msg)
+	if msg, err := c.Try(std, args...); err != nil {
+		t.Fatalf("%s -std=%s %s failed: %v\n%s", c.Name, std, strings.Join(args, " "), err, msg)
 	}
 }
 
 // Try is Compile without the test: it returns the compiler's output and
 // its error, for tests that expect a compile to fail.
-func (c Compiler) Try(std string, includeDirs []string, out string, sources ...string) (string, error) {
-	args := append([]string{"-std=" + std}, StrictFlags...)
-	for _, d := range includeDirs {
-		args = append(args, "-I", d)
-	}
-	if out == "" {
-		args = append(args, "-fsyntax-only")
-	} else {
-		args = append(args, "-o", out)
-	}
-	args = append(args, sources...)
-	b, err := exec.Command(c.Path, args...).CombinedOutput()
+func (c Compiler) Try(std string, args ...string) (string, error) {
+	all := append(append([]string{"-std=" + std}, StrictFlags...), args...)
+	b, err := exec.Command(c.Path, all...).CombinedOutput()
 	return string(b), err
+}
+
+// IsClang reports whether the compiler is clang (for clang-only checks such
+// as address_space qualifiers).
+func (c Compiler) IsClang() bool {
+	out, err := exec.Command(c.Path, "--version").Output()
+	return err == nil && strings.Contains(string(out), "clang")
 }
