@@ -179,7 +179,7 @@ func TestCaseInvariants(t *testing.T) {
 	}
 }
 
-func checkInvariants(t *testing.T, old, new *schema.Schema) {
+func checkInvariants(t tb, old, new *schema.Schema) {
 	t.Helper()
 	changes := Compare(old, new)
 	fpChanged := old.Fingerprint != new.Fingerprint
