@@ -371,10 +371,15 @@ CYCLEABI_FN bool AddRegion(uint64_t* total, uint64_t slot_count, uint64_t stride
 // BufferSize stores in *size the number of bytes of a buffer with cube_slots
 // cube slots and the given per-region record capacities. It returns false,
 // leaving *size alone, when cube_slots is below kMinCubeSlots, a capacity is
-// not valid (IsValidCapacity) or the size does not fit in 64 bits.
+// not valid (IsValidCapacity), a region has more slots than a u32 block id
+// numbers, or the size does not fit in 64 bits (as abi.BufferSize on the host).
 CYCLEABI_FN bool BufferSize(uint32_t cube_slots, uint32_t aic_capacity, uint32_t aiv_capacity,
                             uint64_t* size) {
   if (cube_slots < kMinCubeSlots || !IsValidCapacity(aic_capacity) || !IsValidCapacity(aiv_capacity)) {
+    return false;
+  }
+  // Block ids are u32: a region cannot have more slots than they number.
+  if (SlotCount(CoreType::AIV, cube_slots) > 0xFFFFFFFFu) {
     return false;
   }
   uint64_t total = 0;

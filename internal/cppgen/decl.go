@@ -338,7 +338,7 @@ func (g *gen) genLayout() {
 	g.p("}  // namespace detail")
 
 	g.p("")
-	g.comment("", fmt.Sprintf("BufferSize stores in *size the number of bytes of a buffer with cube_slots cube slots and the given per-region record capacities. It returns false, leaving *size alone, when cube_slots is below %s, a capacity is not valid (IsValidCapacity) or the size does not fit in 64 bits.", constName(lay.MinCubeSlots.Name)))
+	g.comment("", fmt.Sprintf("BufferSize stores in *size the number of bytes of a buffer with cube_slots cube slots and the given per-region record capacities. It returns false, leaving *size alone, when cube_slots is below %s, a capacity is not valid (IsValidCapacity), a region has more slots than a u32 block id numbers, or the size does not fit in 64 bits (as abi.BufferSize on the host).", constName(lay.MinCubeSlots.Name)))
 	g.signature("CYCLEABI_FN bool BufferSize", append(append([]string{"uint32_t cube_slots"}, caps...), "uint64_t* size"))
 	var checks []string
 	for _, p := range params {
@@ -347,6 +347,18 @@ func (g *gen) genLayout() {
 	g.p("  if (cube_slots < %s || %s) {", constName(lay.MinCubeSlots.Name), strings.Join(checks, " || "))
 	g.p("    return false;")
 	g.p("  }")
+	var counts []string
+	for _, r := range lay.Regions {
+		if r.SlotsPerCubeSlot > 1 {
+			counts = append(counts, fmt.Sprintf("SlotCount(%s, cube_slots) > 0xFFFFFFFFu", g.coreType(r.CoreType)))
+		}
+	}
+	if len(counts) > 0 {
+		g.p("  // Block ids are u32: a region cannot have more slots than they number.")
+		g.p("  if (%s) {", strings.Join(counts, " || "))
+		g.p("    return false;")
+		g.p("  }")
+	}
 	g.p("  uint64_t total = 0;")
 	for i, r := range lay.Regions {
 		g.p("  if (!detail::AddRegion(&total, SlotCount(%s, cube_slots), SlotStride(%s))) {", g.coreType(r.CoreType), params[i])

@@ -7,18 +7,18 @@
 package cpp_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
-	"github.com/megakernel/cycleabi/internal/schema"
 )
 
 const genCpp = "../../gen/cpp"
@@ -108,34 +108,40 @@ func q(want string, args ...any) query {
 
 // TestLayoutMatchesGo runs layout_check, built with every compiler, over
 // capacities and cube slot counts around every edge, and compares each
-// answer with the Go side's.
+// answer with gen/go/abi's: strides, capacity checks and round-ups, buffer
+// sizes and their refusals, slot offsets, and the bytes of a slot written by
+// the C++ writer against the same slot written by abi.InitSlot and
+// abi.WriteRecord.
 func TestLayoutMatchesGo(t *testing.T) {
-	g := loadGoSide(t)
-	maxRec := g.maxRecords
-	align := g.align
-	minCube := g.minCube
-	aic, aiv := g.coreTypes[0], g.coreTypes[1]
+	const (
+		maxRec  = abi.MaxRecordsPerCore
+		align   = abi.RecordCapacityAlignment
+		minCube = abi.MinCubeSlots
+	)
+	aic, aiv := uint64(abi.CoreTypeAIC), uint64(abi.CoreTypeAIV)
 
 	var qs []query
 	for _, c := range []uint64{0, 1, align, 1024, maxRec, maxRec + align, 0xFFFFFFFF} {
-		qs = append(qs, q(fmt.Sprint(g.slotStride(c)), "stride", c))
+		qs = append(qs, q(fmt.Sprint(abi.SlotStride(uint32(c))), "stride", c))
 	}
 	for _, c := range []uint64{0, 1, align - 1, align, align + 1, maxRec - 1, maxRec, maxRec + align, 1 << 32, 1<<64 - 1} {
-		qs = append(qs, q(fmt.Sprint(g.validCapacity(c)), "valid", c))
+		qs = append(qs, q(fmt.Sprint(abi.CheckCapacity(c) == nil), "valid", c))
 	}
 	for _, r := range []uint64{0, 1, align - 1, align, align + 1, 1000, maxRec - 1, maxRec, maxRec + 1, 1 << 32, 1<<64 - 1} {
 		want := "error"
-		if c, ok := g.roundUp(r); ok {
+		if c, err := abi.RoundUpCapacity(r); err == nil {
 			want = fmt.Sprint(c)
 		}
 		qs = append(qs, q(want, "roundup", r))
 	}
-	layouts := [][3]uint64{
+	layouts := []struct{ cube, aic, aiv uint32 }{
 		{minCube, align, 2 * align},
 		{minCube, 0, align},
 		{minCube + 6, 3 * align, 0},
 		{2 * minCube, maxRec, maxRec},
 		{1 << 20, maxRec, maxRec},
+		{1<<31 - 1, 0, 0},           // 2^32-2 AIV slots: block ids still fit
+		{1 << 31, 0, 0},             // 2^32 AIV slots: more than u32 block ids number
 		{1<<32 - 1, maxRec, maxRec}, // overflows 64 bits
 		{minCube - 1, align, align}, // too few cube slots
 		{minCube, align + 1, align}, // unaligned
@@ -144,37 +150,44 @@ func TestLayoutMatchesGo(t *testing.T) {
 	}
 	for _, l := range layouts {
 		want := "error"
-		if size, ok := g.bufferSize(l[0], l[1], l[2]); ok {
+		if size, err := abi.BufferSize(l.cube, abi.Capacities{AIC: l.aic, AIV: l.aiv}); err == nil {
 			want = fmt.Sprint(size)
 		}
-		qs = append(qs, q(want, "size", l[0], l[1], l[2]))
+		qs = append(qs, q(want, "size", l.cube, l.aic, l.aiv))
 	}
-	for _, l := range layouts[:5] {
-		cube := l[0]
+	for _, l := range layouts[:6] {
+		lay, err := abi.NewLayout(l.cube, abi.Capacities{AIC: l.aic, AIV: l.aiv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cube := uint64(l.cube)
 		for _, ct := range []uint64{aic, aiv, 0, 3, 0xFFFFFFFF} {
 			for _, block := range []uint64{0, 1, cube - 1, cube, 2*cube - 1, 2 * cube, 0xFFFFFFFF} {
-				want := "none"
-				if off, ok := g.slotOffset(ct, block, cube, l[1], l[2]); ok {
-					want = fmt.Sprint(off)
+				if block > 0xFFFFFFFF {
+					continue
 				}
-				qs = append(qs, q(want, "slot", ct, block, cube, l[1], l[2]))
+				want := "none"
+				if t, b := abi.CoreType(ct), uint32(block); b < lay.SlotCount(t) {
+					want = fmt.Sprint(lay.SlotOffset(t, b))
+				}
+				qs = append(qs, q(want, "slot", ct, block, cube, l.aic, l.aiv))
 			}
 		}
 	}
-	for _, w := range []struct{ ct, block, cube, aicCap, aivCap, n uint64 }{
-		{aiv, 5, minCube, align, 2 * align, 0},
-		{aiv, 5, minCube, align, 2 * align, 3},
-		{aiv, 2*minCube - 1, minCube, align, 2 * align, 2 * align}, // exactly full
-		{aiv, 0, minCube, align, 2 * align, 2*align + 5},           // 5 dropped
-		{aic, minCube - 1, minCube, align, 2 * align, align + 1},   // last AIC slot, 1 dropped
-		{aic, 0, minCube, 0, align, 3},                             // capacity 0: every record dropped
-		{aic, minCube, minCube, align, align, 1},                   // no such slot
-		{aiv, 1, minCube - 1, align, align, 1},                     // invalid layout
+	for _, w := range []struct{ ct, block, cube, aicCap, aivCap, n uint32 }{
+		{uint32(abi.CoreTypeAIV), 5, minCube, align, 2 * align, 0},
+		{uint32(abi.CoreTypeAIV), 5, minCube, align, 2 * align, 3},
+		{uint32(abi.CoreTypeAIV), 2*minCube - 1, minCube, align, 2 * align, 2 * align}, // exactly full
+		{uint32(abi.CoreTypeAIV), 0, minCube, align, 2 * align, 2*align + 5},           // 5 dropped
+		{uint32(abi.CoreTypeAIC), minCube - 1, minCube, align, 2 * align, align + 1},   // last AIC slot, 1 dropped
+		{uint32(abi.CoreTypeAIC), 0, minCube, 0, align, 3},                             // capacity 0: every record dropped
+		{uint32(abi.CoreTypeAIC), minCube, minCube, align, align, 1},                   // no such slot
+		{uint32(abi.CoreTypeAIV), 1, minCube - 1, align, align, 1},                     // invalid layout
 	} {
-		qs = append(qs, q(g.write(t, w.ct, w.block, w.cube, w.aicCap, w.aivCap, w.n), "write", w.ct, w.block, w.cube, w.aicCap, w.aivCap, w.n))
+		qs = append(qs, q(goWrite(t, w.ct, w.block, w.cube, w.aicCap, w.aivCap, w.n), "write", w.ct, w.block, w.cube, w.aicCap, w.aivCap, w.n))
 	}
 	// dropped_count is a u32 on both sides: the drop after 0xFFFFFFFF wraps.
-	qs = append(qs, query{args: []string{"wrap"}, want: "wrap = dropped 0 appended 0"})
+	qs = append(qs, query{args: []string{"wrap"}, want: "wrap = " + goWrap(t)})
 
 	var args []string
 	for _, qq := range qs {
@@ -195,139 +208,77 @@ func TestLayoutMatchesGo(t *testing.T) {
 	}
 }
 
-// goSide answers layout questions the Go way.
-type goSide struct {
-	s                          *schema.Schema
-	align, maxRecords, minCube uint64
-	hdr, rec                   uint64
-	coreTypes                  []uint64 // in region order
+// recordFor is the i-th record layout_check's write command appends
+// (AppendFor in testdata/layout_check.cpp).
+func recordFor(i uint32) abi.ProfileRecord {
+	start := 1000000007 * uint64(i+1)
+	owner := i
+	if i%2 == 1 {
+		owner = abi.InvalidOwnerID
+	}
+	return abi.ProfileRecord{
+		StartCycle: start, EndCycle: start + 17*uint64(i),
+		DescID: abi.TaskTypeBase + i, TaskID: 7 * i, StageTaskIndex: i, OwnerID: owner,
+	}
 }
 
-func loadGoSide(t *testing.T) *goSide {
+// goWrite is what layout_check's write command must print: the slot of core
+// (ct, block) after abi.InitSlot and n abi.WriteRecord calls, over a buffer
+// filled with 0xA5.
+func goWrite(t *testing.T, ct, block, cube, aicCap, aivCap, n uint32) string {
 	t.Helper()
-	s, err := schema.LoadFile("../../abi/schema.yaml")
+	lay, err := abi.NewLayout(cube, abi.Capacities{AIC: aicCap, AIV: aivCap})
+	if err != nil {
+		return "error"
+	}
+	typ := abi.CoreType(ct)
+	if block >= lay.SlotCount(typ) {
+		return "none"
+	}
+	capacity := lay.Capacities.For(typ)
+	slot := bytes.Repeat([]byte{0xA5}, int(abi.SlotStride(capacity)))
+	if err := abi.InitSlot(slot, 0x1122334455667788+uint64(block), typ, block, capacity); err != nil {
+		t.Fatal(err)
+	}
+	appended := 0
+	for i := uint32(0); i < n; i++ {
+		r := recordFor(i)
+		written, err := abi.WriteRecord(slot, &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if written {
+			appended++
+		}
+	}
+	h, err := abi.DecodeCoreHeader(slot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lay := s.Layout
-	g := &goSide{
-		s: s, align: lay.Alignment.Value, maxRecords: lay.MaxRecordsPerCore.Value, minCube: lay.MinCubeSlots.Value,
-		hdr: uint64(lay.Header.Size), rec: uint64(lay.Record.Size),
-	}
-	for _, r := range lay.Regions {
-		g.coreTypes = append(g.coreTypes, uint64(r.CoreType.Value))
-	}
-	if len(g.coreTypes) != 2 {
-		t.Fatalf("layout_check's queries assume two regions (AIC, AIV); the schema has %d", len(g.coreTypes))
-	}
-	return g
+	return fmt.Sprintf("appended %d dropped %d count %d outside 0 slot %s", appended, h.DroppedCount, h.RecordCount, hex.EncodeToString(slot))
 }
 
-func (g *goSide) slotStride(c uint64) uint64 { return g.hdr + c*g.rec }
-
-func (g *goSide) validCapacity(c uint64) bool { return c%g.align == 0 && c <= g.maxRecords }
-
-func (g *goSide) roundUp(r uint64) (uint64, bool) {
-	if r > g.maxRecords {
-		return 0, false
+// goWrap is what layout_check's wrap command must print: one record written
+// to a full slot whose dropped_count is 0xFFFFFFFF.
+func goWrap(t *testing.T) string {
+	t.Helper()
+	slot := bytes.Repeat([]byte{0xA5}, int(abi.SlotStride(0)))
+	if err := abi.InitSlot(slot, 1, abi.CoreTypeAIC, 0, 0); err != nil {
+		t.Fatal(err)
 	}
-	return (r + g.align - 1) / g.align * g.align, true
-}
-
-func (g *goSide) caps(aicCap, aivCap uint64) []uint64 { return []uint64{aicCap, aivCap} }
-
-func (g *goSide) bufferSize(cube, aicCap, aivCap uint64) (uint64, bool) {
-	if cube < g.minCube || !g.validCapacity(aicCap) || !g.validCapacity(aivCap) {
-		return 0, false
+	binary.LittleEndian.PutUint32(slot[abi.CoreHeaderDroppedCountOffset:], 0xFFFFFFFF)
+	r := recordFor(0)
+	written, err := abi.WriteRecord(slot, &r)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var total uint64
-	for i, r := range g.s.Layout.Regions {
-		// slots < 2^38 (at most 64 per cube slot), so only this product can overflow.
-		hi, lo := bits.Mul64(uint64(r.SlotsPerCubeSlot)*cube, g.slotStride(g.caps(aicCap, aivCap)[i]))
-		sum := total + lo
-		if hi != 0 || sum < total {
-			return 0, false
-		}
-		total = sum
+	h, err := abi.DecodeCoreHeader(slot)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return total, true
-}
-
-func (g *goSide) slotOffset(ct, block, cube, aicCap, aivCap uint64) (uint64, bool) {
-	var off uint64
-	for i, r := range g.s.Layout.Regions {
-		stride := g.slotStride(g.caps(aicCap, aivCap)[i])
-		slots := uint64(r.SlotsPerCubeSlot) * cube
-		if uint64(r.CoreType.Value) == ct {
-			return off + block*stride, block < slots
-		}
-		off += slots * stride
+	appended := 0
+	if written {
+		appended = 1
 	}
-	return 0, false
-}
-
-// write is what layout_check's write command must print: the slot as the
-// device writer leaves it, over a buffer filled with 0xA5.
-func (g *goSide) write(t *testing.T, ct, block, cube, aicCap, aivCap, n uint64) string {
-	if _, ok := g.bufferSize(cube, aicCap, aivCap); !ok {
-		return "error"
-	}
-	if _, ok := g.slotOffset(ct, block, cube, aicCap, aivCap); !ok {
-		return "none"
-	}
-	capacity := aicCap
-	if ct == g.coreTypes[1] {
-		capacity = aivCap
-	}
-	slot := make([]byte, g.slotStride(capacity))
-	for i := range slot {
-		slot[i] = 0xA5
-	}
-	put := func(st *schema.Struct, base uint64, field string, v uint64) {
-		f := st.Field(field)
-		if f == nil {
-			t.Fatalf("%s has no field %s", st.Name, field)
-		}
-		b := slot[base+uint64(f.Offset):]
-		switch f.Size {
-		case 4:
-			binary.LittleEndian.PutUint32(b, uint32(v))
-		case 8:
-			binary.LittleEndian.PutUint64(b, v)
-		}
-	}
-	hdr, rec := g.s.Layout.Header, g.s.Layout.Record
-	count := min(n, capacity)
-	for _, f := range hdr.Fields {
-		for i := 0; i < f.Size; i++ {
-			slot[f.Offset+i] = 0
-		}
-	}
-	put(hdr, 0, "entry_cycle", 0x1122334455667788+block)
-	put(hdr, 0, "record_count", count)
-	put(hdr, 0, "dropped_count", n-count)
-	put(hdr, 0, "core_type", ct)
-	put(hdr, 0, "block_id", block)
-	put(hdr, 0, "record_capacity", capacity)
-	taskTypeBase := uint64(0)
-	for _, ns := range g.s.Descriptors.Namespaces {
-		if ns.Name == "TaskType" {
-			taskTypeBase = uint64(ns.Base)
-		}
-	}
-	for i := uint64(0); i < count; i++ {
-		base := g.hdr + i*g.rec
-		start := 1000000007 * (i + 1)
-		owner := i
-		if i%2 == 1 {
-			owner = 0xFFFFFFFF
-		}
-		put(rec, base, "start_cycle", start)
-		put(rec, base, "end_cycle", start+17*i)
-		put(rec, base, "desc_id", taskTypeBase+i)
-		put(rec, base, "task_id", 7*i)
-		put(rec, base, "stage_task_index", i)
-		put(rec, base, "owner_id", owner)
-	}
-	return fmt.Sprintf("appended %d dropped %d count %d outside 0 slot %s", count, n-count, count, hex.EncodeToString(slot))
+	return fmt.Sprintf("dropped %d appended %d", h.DroppedCount, appended)
 }
