@@ -23,11 +23,11 @@ func (g *generator) genConstants(f *jen.File) {
 	*/
 	f.Const().Defs(
 		comment("Version is the ABI version; it is raised on every change that breaks the wire or display contract."),
-		jen.Id(g.declare("Version", "the ABI version")).Op("=").Lit(int(s.Version)),
+		jen.Id(g.fixed("Version")).Op("=").Lit(int(s.Version)),
 		comment("Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's canonical layout text: it changes exactly when a byte on the wire changes meaning."),
-		jen.Id(g.declare("Fingerprint", "the fingerprint")).Uint64().Op("=").Add(hex(s.Fingerprint)),
+		jen.Id(g.fixed("Fingerprint")).Uint64().Op("=").Add(hex(s.Fingerprint)),
 		comment("FingerprintHex is Fingerprint as 16 lower-case hex digits."),
-		jen.Id(g.declare("FingerprintHex", "the fingerprint")).Op("=").Lit(s.FingerprintHex()),
+		jen.Id(g.fixed("FingerprintHex")).Op("=").Lit(s.FingerprintHex()),
 	)
 	f.Line()
 
@@ -47,7 +47,7 @@ func (g *generator) genConstants(f *jen.File) {
 				d += " Derived: " + c.Derived + "."
 			}
 			grp.Add(comment(d))
-			grp.Id(g.declare(c.Name, "constant "+c.Name)).Op("=").Add(number(c.Value))
+			grp.Id(g.declare(c.Name, "constant "+c.Name, c.Pos)).Op("=").Add(number(c.Value))
 		}
 	})
 	f.Line()
@@ -71,11 +71,11 @@ func (g *generator) genStructConstants(f *jen.File, st *schema.Struct) {
 	*/
 	f.Comment(fmt.Sprintf("Size and field offsets of %s on the wire, in bytes.", st.Name))
 	f.Const().DefsFunc(func(grp *jen.Group) {
-		size := g.declare(st.Name+"Size", "the size of struct "+st.Name)
+		size := g.declare(st.Name+"Size", "the size of struct "+st.Name, st.Pos)
 		grp.Add(comment(fmt.Sprintf("%s is the size of %s.", size, st.Name)))
 		grp.Id(size).Op("=").Lit(st.Size)
 		for _, fl := range st.Fields {
-			name := g.declare(st.Name+goFieldName(fl.Name)+"Offset", "the offset of "+st.Name+"."+fl.Name)
+			name := g.declare(st.Name+goFieldName(fl.Name)+"Offset", "the offset of "+st.Name+"."+fl.Name, fl.Pos)
 			what := string(fl.Type)
 			if fl.Type == schema.Pad {
 				what = fmt.Sprintf("%d bytes of padding", fl.Size)

@@ -42,17 +42,17 @@ func (g *generator) genNamespaceType(f *jen.File, d *schema.Descriptors) {
 			NamespaceRuntimeStage Namespace = 1
 		)
 	*/
-	name := g.declare("Namespace", "the namespace type")
+	name := g.fixed("Namespace")
 	f.Comment(name + " is a descriptor-ID namespace: a range of desc_id values that")
 	f.Comment("share a meaning and a display format. The ranges are disjoint.")
 	f.Type().Id(name).Uint8()
 	f.Line()
 	f.Const().DefsFunc(func(grp *jen.Group) {
 		grp.Comment("NamespaceNone is the namespace of a desc_id that no range contains.")
-		grp.Id(g.declare("NamespaceNone", "the empty namespace")).Id(name).Op("=").Lit(0)
+		grp.Id(g.fixed("NamespaceNone")).Id(name).Op("=").Lit(0)
 		for i, ns := range d.Namespaces {
 			grp.Add(comment(fmt.Sprintf("%s: desc_id 0x%X to 0x%X.", trimDot(ns.Doc), ns.Base, ns.End()-1)))
-			grp.Id(g.declare(nsConst(ns), "namespace "+ns.Name)).Id(name).Op("=").Lit(i + 1)
+			grp.Id(g.declare(nsConst(ns), "namespace "+ns.Name, ns.Pos)).Id(name).Op("=").Lit(i + 1)
 		}
 	})
 	f.Line()
@@ -72,10 +72,10 @@ func (g *generator) genNamespaceConstants(f *jen.File, d *schema.Descriptors) {
 	f.Comment("Ranges of the descriptor-ID namespaces: [Base, Base+Count).")
 	f.Const().DefsFunc(func(grp *jen.Group) {
 		for _, ns := range d.Namespaces {
-			base := g.declare(ns.Name+"Base", "the base of namespace "+ns.Name)
+			base := g.declare(ns.Name+"Base", "the base of namespace "+ns.Name, ns.Pos)
 			grp.Comment(fmt.Sprintf("%s is the first desc_id of %s.", base, ns.Name))
 			grp.Id(base).Op("=").Add(hex(uint64(ns.Base)))
-			count := g.declare(ns.Name+"Count", "the count of namespace "+ns.Name)
+			count := g.declare(ns.Name+"Count", "the count of namespace "+ns.Name, ns.Pos)
 			grp.Comment(fmt.Sprintf("%s is the number of desc_ids in %s.", count, ns.Name))
 			grp.Id(count).Op("=").Add(hex(uint64(ns.Count)))
 		}
@@ -102,7 +102,7 @@ func (g *generator) genNamespaceConstants(f *jen.File, d *schema.Descriptors) {
 		for _, ns := range d.Namespaces {
 			for _, n := range ns.Names {
 				grp.Add(comment(fmt.Sprintf("%s (%s index %d): %s", n.Name, ns.Name, n.Index, sentence(n.Doc))))
-				grp.Id(g.declare(descConst(ns, n), "descriptor "+ns.Name+"."+n.Name)).Uint32().Op("=").Add(hex(uint64(ns.Base) + uint64(n.Index)))
+				grp.Id(g.declare(descConst(ns, n), "descriptor "+ns.Name+"."+n.Name, n.Pos)).Uint32().Op("=").Add(hex(uint64(ns.Base) + uint64(n.Index)))
 			}
 		}
 	})
@@ -117,7 +117,7 @@ func (g *generator) genNamespaceMethods(f *jen.File, d *schema.Descriptors) {
 			return []Namespace{NamespaceRuntimeStage, ...}
 		}
 	*/
-	list := g.declare("Namespaces", "the namespace list")
+	list := g.fixed("Namespaces")
 	f.Comment(list + " returns every namespace in schema order (not NamespaceNone).")
 	f.Func().Id(list).Params().Index().Id("Namespace").Block(
 		jen.Return(jen.Index().Id("Namespace").ValuesFunc(func(grp *jen.Group) {
@@ -219,7 +219,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			return NamespaceNone, id
 		}
 	*/
-	lookup := g.declare("LookupDesc", "the namespace lookup")
+	lookup := g.fixed("LookupDesc")
 	f.Comment(lookup + " returns the namespace of desc_id id and id's index within it;")
 	f.Comment("NamespaceNone and id itself when no namespace contains id.")
 	f.Func().Id(lookup).Params(jen.Id("id").Uint32()).Params(jen.Id("Namespace"), jen.Uint32()).Block(
@@ -245,7 +245,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			return "", false
 		}
 	*/
-	schemaName := g.declare("DescSchemaName", "the schema display name")
+	schemaName := g.fixed("DescSchemaName")
 	var examples []string
 	cases := jen.Switch(id.Clone()).BlockFunc(func(grp *jen.Group) {
 		for _, ns := range d.Namespaces {
@@ -288,7 +288,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			return FormatFallback(ns, id)
 		}
 	*/
-	descName := g.declare("DescName", "the display name")
+	descName := g.fixed("DescName")
 	f.Comment(descName + " returns the display name of desc_id id from the schema alone: the")
 	f.Comment("schema's name for it if there is one, else its namespace's fallback")
 	f.Comment(fmt.Sprintf("format, else the format for ids outside every namespace (%q).", d.Unknown))
@@ -322,7 +322,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			}
 		}
 	}
-	tsp := g.declare("TaskStagePrefixed", "the task-stage prefix rule")
+	tsp := g.fixed("TaskStagePrefixed")
 	f.Comment(tsp + " reports whether the display name of desc_id id is prefixed")
 	f.Comment(fmt.Sprintf("with the task's stage name when the task has one (%q).", "<TaskStage>_"+example))
 	f.Func().Id(tsp).Params(jen.Id("id").Uint32()).Bool().BlockFunc(func(grp *jen.Group) {
@@ -355,7 +355,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			fbExamples = append(fbExamples, fmt.Sprintf("%q", expandStatic(ns.Fallback, "", 5, ns.Base+5)))
 		}
 	}
-	fb := g.declare("FormatFallback", "the fallback format")
+	fb := g.fixed("FormatFallback")
 	f.Add(comment(fmt.Sprintf("%s returns the display name the namespace ns gives an id it does not name (%s). For NamespaceNone, or an id outside ns, it is the unknown-id format (%q).",
 		fb, strings.Join(firstOf(fbExamples, 2), ", "), d.Unknown)))
 	f.Func().Id(fb).Params(jen.Id("ns").Id("Namespace"), jen.Id("id").Uint32()).String().Block(
@@ -384,7 +384,7 @@ func (g *generator) genDescLookup(f *jen.File, d *schema.Descriptors) {
 			return ...
 		}
 	*/
-	fd := g.declare("FormatDisplay", "the display format")
+	fd := g.fixed("FormatDisplay")
 	f.Add(comment(fmt.Sprintf("%s returns the display name of id in namespace ns for a name that comes from outside the schema, such as a graph-stage name from a kernel's names file: the namespace's display format with {name} = name. For NamespaceNone, or an id outside ns, it is the unknown-id format (%q).",
 		fd, d.Unknown)))
 	f.Func().Id(fd).Params(jen.Id("ns").Id("Namespace"), jen.Id("id").Uint32(), jen.Id("name").String()).String().Block(

@@ -19,7 +19,7 @@ func enumValue(e *schema.Enum, v *schema.EnumValue) string { return e.Name + exp
 
 // genEnum emits an enum type, its values, the compile guard and its methods.
 func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
-	typ := g.declare(e.Name, "enum "+e.Name)
+	typ := g.declare(e.Name, "enum "+e.Name, e.Pos)
 	if len(e.Values) == 0 {
 		g.errorf("enum %s has no values", e.Name)
 		return
@@ -43,7 +43,7 @@ func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 	f.Const().DefsFunc(func(grp *jen.Group) {
 		for _, v := range e.Values {
 			grp.Add(comment(fmt.Sprintf("%s (%d): %s", v.Name, v.Value, sentence(v.Doc))))
-			grp.Id(g.declare(enumValue(e, v), "value "+e.Name+"."+v.Name)).Id(typ).Op("=").Lit(int(v.Value))
+			grp.Id(g.declare(enumValue(e, v), "value "+e.Name+"."+v.Name, v.Pos)).Id(typ).Op("=").Lit(int(v.Value))
 		}
 	})
 	f.Line()
@@ -116,7 +116,7 @@ func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 			return []CoreType{CoreTypeAIC, CoreTypeAIV}
 		}
 	*/
-	list := g.declare(plural(e.Name), "the value list of enum "+e.Name)
+	list := g.declare(plural(e.Name), "the value list of enum "+e.Name, e.Pos)
 	f.Add(comment(fmt.Sprintf("%s returns every %s in schema order.", list, typ)))
 	f.Func().Id(list).Params().Index().Id(typ).Block(
 		jen.Return(jen.Index().Id(typ).ValuesFunc(func(grp *jen.Group) {
@@ -139,7 +139,7 @@ func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 			return 0, false
 		}
 	*/
-	parse := g.declare("Parse"+e.Name, "the parser of enum "+e.Name)
+	parse := g.declare("Parse"+e.Name, "the parser of enum "+e.Name, e.Pos)
 	f.Add(comment(fmt.Sprintf("%s returns the %s whose schema name is name (%q), and whether there is one. Names are case-sensitive.",
 		parse, typ, e.Values[0].Name)))
 	f.Func().Id(parse).Params(jen.Id("name").String()).Params(jen.Id(typ), jen.Bool()).Block(

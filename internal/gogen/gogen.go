@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -38,6 +39,11 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 		return nil, fmt.Errorf("gogen: incomplete schema model (load it with schema.Load)")
 	}
 	g := &generator{s: s, declared: map[string]string{}}
+	// The emitter's own names come first, so a schema name that takes one
+	// is the error, with its position.
+	for _, name := range fixedNames {
+		g.declared[name] = "a declaration abigen always emits"
+	}
 	files := []struct {
 		name string
 		gen  func(*jen.File)
@@ -88,27 +94,55 @@ type generator struct {
 	errs     Errors
 }
 
-// declare reserves a package-level identifier and returns it.
-func (g *generator) declare(name, what string) string {
+// declare reserves a package-level identifier for what, declared in the
+// schema at pos (zero for the emitter's own names), and returns it.
+func (g *generator) declare(name, what string, pos schema.Pos) string {
 	if prev, dup := g.declared[name]; dup {
-		g.errs = append(g.errs, fmt.Errorf("%s: Go identifier %s of %s is already used by %s", g.s.File, name, what, prev))
+		g.errorAt(pos, "Go identifier %s of %s is already used by %s", name, what, prev)
 	} else {
 		g.declared[name] = what
 	}
 	return name
 }
 
-// errorf records a problem that makes the schema inexpressible in Go.
-func (g *generator) errorf(format string, args ...any) {
-	g.errs = append(g.errs, fmt.Errorf("%s: %s", g.s.File, fmt.Sprintf(format, args...)))
+// fixedNames are the package-level identifiers the emitter declares whatever
+// the schema says.
+var fixedNames = []string{
+	"BufferSize", "Capacities", "CapacityError", "CheckCapacity", "DescName", "DescSchemaName",
+	"FieldInfo", "Fingerprint", "FingerprintHex", "FormatDisplay", "FormatFallback", "InitSlot",
+	"Layout", "LayoutError", "LookupDesc", "Namespace", "NamespaceNone", "Namespaces", "NewLayout",
+	"NormalizeSoCName", "Region", "Regions", "RoundUpCapacity", "ShortBufferError", "Slot",
+	"SlotStride", "SoC", "SoCs", "SystemCounterMHz", "TaskStagePrefixed", "UnsupportedSoCError",
+	"Version", "WriteRecord",
 }
+
+// fixed returns one of fixedNames.
+func (g *generator) fixed(name string) string {
+	if !slices.Contains(fixedNames, name) {
+		panic("gogen: " + name + " is missing from fixedNames")
+	}
+	return name
+}
+
+// errorAt records a problem that makes the schema inexpressible in Go, at a
+// position in the schema file when there is one.
+func (g *generator) errorAt(pos schema.Pos, format string, args ...any) {
+	where := g.s.File
+	if pos.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", where, pos.Line, pos.Col)
+	}
+	g.errs = append(g.errs, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...)))
+}
+
+// errorf records a problem that has no single position in the schema.
+func (g *generator) errorf(format string, args ...any) { g.errorAt(schema.Pos{}, format, args...) }
 
 // initialisms are the snake_case words written in capitals in Go names
 // (block_id → BlockID), after the Go review comments' list.
 var initialisms = map[string]bool{
 	"acl": true, "api": true, "ascii": true, "cpu": true, "dma": true, "eof": true, "guid": true,
-	"html": true, "http": true, "id": true, "ip": true, "json": true, "mhz": true, "npu": true,
-	"rpc": true, "soc": true, "sql": true, "tcp": true, "ttl": true, "udp": true, "ui": true,
+	"html": true, "http": true, "id": true, "ip": true, "json": true, "npu": true,
+	"rpc": true, "sql": true, "tcp": true, "ttl": true, "udp": true, "ui": true,
 	"uid": true, "uri": true, "url": true, "utf8": true, "uuid": true, "xml": true,
 }
 
@@ -118,12 +152,12 @@ func goFieldName(snake string) string {
 	for _, part := range strings.Split(snake, "_") {
 		switch {
 		case part == "":
+		case part == "mhz":
+			b.WriteString("MHz")
+		case part == "soc":
+			b.WriteString("SoC")
 		case initialisms[part]:
-			if part == "mhz" {
-				b.WriteString("MHz")
-			} else {
-				b.WriteString(strings.ToUpper(part))
-			}
+			b.WriteString(strings.ToUpper(part))
 		default:
 			b.WriteString(exported(part))
 		}

@@ -32,7 +32,7 @@ func (g *generator) genCapacities(f *jen.File) {
 			AIV uint32
 		}
 	*/
-	name := g.declare("Capacities", "the capacities type")
+	name := g.fixed("Capacities")
 	f.Comment("Capacities are the record capacities of the slots, one per region:")
 	f.Comment("every slot of a region holds the same number of records.")
 	f.Type().Id(name).StructFunc(func(grp *jen.Group) {
@@ -110,7 +110,7 @@ func (g *generator) genRegions(f *jen.File) {
 		// Regions returns the regions in buffer order; the slice is the caller's.
 		func Regions() []Region { return append([]Region(nil), regions[:]...) }
 	*/
-	name := g.declare("Region", "the region type")
+	name := g.fixed("Region")
 	f.Comment("Region is a run of slots of one core type in the buffer: SlotsPerCubeSlot*C")
 	f.Comment("slots (C = the layout's cube slot count), block ids 0 to SlotsPerCubeSlot*C-1.")
 	f.Type().Id(name).Struct(
@@ -130,7 +130,7 @@ func (g *generator) genRegions(f *jen.File) {
 		grp.Line()
 	})
 	f.Line()
-	list := g.declare("Regions", "the region list")
+	list := g.fixed("Regions")
 	f.Comment(list + " returns the regions in buffer order; the slice is the caller's to keep.")
 	f.Func().Id(list).Params().Index().Id(name).Block(
 		jen.Return(jen.Append(jen.Index().Id(name).Call(jen.Nil()), jen.Id("regions").Index(jen.Op(":")).Op("..."))),
@@ -158,7 +158,7 @@ func (g *generator) genCapacityRules(f *jen.File) {
 			return fmt.Sprintf("abi: %s record capacity %d %s", e.CoreType, e.Capacity, e.Reason)
 		}
 	*/
-	errName := g.declare("CapacityError", "the capacity error")
+	errName := g.fixed("CapacityError")
 	f.Comment(errName + " reports a record capacity the layout cannot use: one that is")
 	f.Comment("not a multiple of " + align + " or exceeds " + maxRec + ".")
 	f.Type().Id(errName).Struct(
@@ -189,7 +189,7 @@ func (g *generator) genCapacityRules(f *jen.File) {
 			return uint32((required + RecordCapacityAlignment - 1) / RecordCapacityAlignment * RecordCapacityAlignment), nil
 		}
 	*/
-	round := g.declare("RoundUpCapacity", "the capacity planner")
+	round := g.fixed("RoundUpCapacity")
 	f.Comment(round + " returns the smallest capacity that holds required records:")
 	f.Comment("required rounded up to a multiple of " + align + ". A requirement")
 	f.Comment("beyond " + maxRec + " is a *CapacityError: records are never dropped")
@@ -225,7 +225,7 @@ func (g *generator) genCapacityRules(f *jen.File) {
 			return nil
 		}
 	*/
-	check := g.declare("CheckCapacity", "the capacity check")
+	check := g.fixed("CheckCapacity")
 	f.Comment(check + " returns a *CapacityError unless capacity is a multiple of")
 	f.Comment(align + " and at most " + maxRec + ".")
 	f.Func().Id(check).Params(jen.Id("capacity").Uint64()).Error().Block(
@@ -253,7 +253,7 @@ func (g *generator) genCapacityRules(f *jen.File) {
 			return CoreHeaderSize + ProfileRecordSize*uint64(capacity)
 		}
 	*/
-	stride := g.declare("SlotStride", "the slot stride")
+	stride := g.fixed("SlotStride")
 	f.Comment(stride + " returns the size in bytes of a slot holding capacity records: its")
 	f.Comment(l.Header.Name + " followed by capacity " + l.Record.Name + "s. For a capacity CheckCapacity")
 	f.Comment("accepts it is at most " + l.StrideLimit.Name + ".")
@@ -276,7 +276,7 @@ func (g *generator) genLayoutType(f *jen.File) {
 			Reason    string
 		}
 	*/
-	errName := g.declare("LayoutError", "the layout error")
+	errName := g.fixed("LayoutError")
 	f.Comment(errName + " reports a buffer layout that cannot exist (too few cube slots,")
 	f.Comment("more slots than a block id can number, or a size past 2^64-1 bytes).")
 	f.Type().Id(errName).Struct(
@@ -299,7 +299,7 @@ func (g *generator) genLayoutType(f *jen.File) {
 			Capacities Capacities
 		}
 	*/
-	name := g.declare("Layout", "the layout type")
+	name := g.fixed("Layout")
 	var order []string
 	for _, r := range l.Regions {
 		n := "C"
@@ -335,7 +335,7 @@ func (g *generator) genLayoutType(f *jen.File) {
 			return Layout{CubeSlots: cubeSlots, Capacities: caps}, nil
 		}
 	*/
-	newName := g.declare("NewLayout", "the layout constructor")
+	newName := g.fixed("NewLayout")
 	f.Add(comment(fmt.Sprintf("%s returns the layout of cubeSlots cube slots whose regions hold caps records per slot. It returns a *LayoutError when cubeSlots is below %s, a region has more slots than a u32 block id numbers, or the buffer size overflows a uint64, and a *CapacityError (naming the region) for a capacity CheckCapacity refuses.",
 		newName, minCube)))
 	f.Func().Id(newName).Params(jen.Id("cubeSlots").Uint32(), jen.Id("caps").Id("Capacities")).Params(jen.Id(name), jen.Error()).Block(
@@ -375,7 +375,7 @@ func (g *generator) genLayoutType(f *jen.File) {
 			return l.Size(), nil
 		}
 	*/
-	bs := g.declare("BufferSize", "the buffer size")
+	bs := g.fixed("BufferSize")
 	f.Comment(bs + " returns the size in bytes of the buffer of cubeSlots cube slots")
 	f.Comment("with capacities caps: the sum of every slot's stride. It refuses what")
 	f.Comment("NewLayout refuses, including a size that overflows a uint64.")
@@ -587,7 +587,7 @@ func (g *generator) genSlot(f *jen.File) {
 			Capacity uint32
 		}
 	*/
-	name := g.declare("Slot", "the slot type")
+	name := g.fixed("Slot")
 	f.Comment(name + " is one core's slot in the buffer: a " + l.Header.Name + " followed by Capacity")
 	f.Comment(l.Record.Name + "s.")
 	f.Type().Id(name).Struct(

@@ -38,7 +38,7 @@ func (g *generator) genSoCs(f *jen.File) {
 			{Prefix: "ascend910b", MHz: 50.0},
 		}
 	*/
-	name := g.declare("SoC", "the SoC type")
+	name := g.fixed("SoC")
 	f.Comment(name + " maps a normalised SoC-name prefix to the frequency of the system counter")
 	f.Comment("(GetSystemCycle, not the AI Core clock) that cycle records are read from.")
 	f.Type().Id(name).Struct(
@@ -56,7 +56,7 @@ func (g *generator) genSoCs(f *jen.File) {
 		grp.Line()
 	})
 	f.Line()
-	list := g.declare("SoCs", "the SoC list")
+	list := g.fixed("SoCs")
 	f.Comment(list + " returns the SoC table in match order; the slice is the caller's to keep.")
 	f.Func().Id(list).Params().Index().Id(name).Block(
 		jen.Return(jen.Append(jen.Index().Id(name).Call(jen.Nil()), jen.Id("socs").Index(jen.Op(":")).Op("..."))),
@@ -80,7 +80,7 @@ func (g *generator) genSoCs(f *jen.File) {
 			return n
 		}
 	*/
-	norm := g.declare("NormalizeSoCName", "the SoC-name normaliser")
+	norm := g.fixed("NormalizeSoCName")
 	f.Comment(norm + " returns the form of a SoC name the table is matched against:")
 	f.Comment(fmt.Sprintf("lower case, only letters, digits and '_' kept, and %q prefixed when", socNamePrefix))
 	f.Comment(fmt.Sprintf("missing (\"Ascend910B2\" → %q, \"910_93\" → %q).", "ascend910b2", "ascend910_93"))
@@ -106,7 +106,7 @@ func (g *generator) genSoCs(f *jen.File) {
 			Prefixes []string
 		}
 	*/
-	errName := g.declare("UnsupportedSoCError", "the unsupported-SoC error")
+	errName := g.fixed("UnsupportedSoCError")
 	f.Comment(errName + " reports a SoC name that no prefix of the table matches.")
 	f.Type().Id(errName).Struct(
 		jen.Comment("Name is the SoC name as given."),
@@ -143,7 +143,7 @@ func (g *generator) genSoCs(f *jen.File) {
 	for _, p := range prefixes {
 		prefixLits = append(prefixLits, jen.Lit(p))
 	}
-	mhz := g.declare("SystemCounterMHz", "the SoC frequency lookup")
+	mhz := g.fixed("SystemCounterMHz")
 	f.Comment(mhz + " returns the system-counter frequency in MHz of the SoC named soc:")
 	f.Comment("the first table entry whose prefix starts NormalizeSoCName(soc). No match is")
 	f.Comment("an *UnsupportedSoCError listing the supported prefixes.")

@@ -32,7 +32,7 @@ func (g *generator) genFieldInfo(f *jen.File) {
 	*/
 	f.Comment("FieldInfo describes one field of a wire struct as the schema declares it,")
 	f.Comment("including the checks a validator applies to a live value.")
-	f.Type().Id(g.declare("FieldInfo", "the field descriptor type")).Struct(
+	f.Type().Id(g.fixed("FieldInfo")).Struct(
 		comment("Name is the schema name (snake_case, e.g. \"record_count\")."),
 		jen.Id("Name").String(),
 		comment("Type is the wire type: u8, u16, u32, u64 or pad."),
@@ -67,7 +67,7 @@ func (g *generator) genShortBufferError(f *jen.File) {
 			return fmt.Sprintf("abi: short buffer: %s needs %d bytes, have %d", e.Struct, e.Need, e.Have)
 		}
 	*/
-	name := g.declare("ShortBufferError", "the short-buffer error")
+	name := g.fixed("ShortBufferError")
 	f.Comment("ShortBufferError reports a buffer too short for what is read from or")
 	f.Comment("written to it. Decoders and the writer return it instead of panicking.")
 	f.Type().Id(name).Struct(
@@ -90,15 +90,15 @@ var structMethods = map[string]bool{"Append": true, "IsZero": true}
 
 // genStruct emits a wire struct and everything generated per struct.
 func (g *generator) genStruct(f *jen.File, st *schema.Struct) {
-	typ := g.declare(st.Name, "struct "+st.Name)
+	typ := g.declare(st.Name, "struct "+st.Name, st.Pos)
 	fieldNames := map[string]string{}
 	for _, fl := range st.Fields {
 		n := goFieldName(fl.Name)
 		if prev, dup := fieldNames[n]; dup {
-			g.errorf("fields %s and %s of %s both become Go field %s", prev, fl.Name, st.Name, n)
+			g.errorAt(fl.Pos, "fields %s and %s of %s both become Go field %s", prev, fl.Name, st.Name, n)
 		}
 		if structMethods[n] {
-			g.errorf("field %s of %s becomes Go field %s, which is a method name", fl.Name, st.Name, n)
+			g.errorAt(fl.Pos, "field %s of %s becomes Go field %s, which is a method name", fl.Name, st.Name, n)
 		}
 		fieldNames[n] = fl.Name
 	}
@@ -133,7 +133,7 @@ func (g *generator) genStruct(f *jen.File, st *schema.Struct) {
 
 // genDecode emits Decode<Struct>.
 func (g *generator) genDecode(f *jen.File, st *schema.Struct) {
-	name := g.declare("Decode"+st.Name, "the decoder of "+st.Name)
+	name := g.declare("Decode"+st.Name, "the decoder of "+st.Name, st.Pos)
 	v := receiver(st.Name)
 	/*
 		// DecodeCoreHeader decodes a CoreHeader from the first CoreHeaderSize
@@ -265,7 +265,7 @@ func (g *generator) genIsZero(f *jen.File, st *schema.Struct) {
 
 // genFieldTable emits <Struct>Fields.
 func (g *generator) genFieldTable(f *jen.File, st *schema.Struct) {
-	name := g.declare(st.Name+"Fields", "the field table of "+st.Name)
+	name := g.declare(st.Name+"Fields", "the field table of "+st.Name, st.Pos)
 	/*
 		// CoreHeaderFields describes the fields of CoreHeader in wire order.
 		func CoreHeaderFields() []FieldInfo {

@@ -52,7 +52,7 @@ func (g *generator) genWriter(f *jen.File) {
 			return nil
 		}
 	*/
-	initName := g.declare("InitSlot", "the slot initialiser")
+	initName := g.fixed("InitSlot")
 	f.Add(comment(fmt.Sprintf("%s writes the %s of a slot as a core does at kernel entry: %s, %s, %s and %s as given; %s, %s and every other field 0, padding zeroed. The records are left as they are. slot must hold the whole slot, SlotStride(capacity) bytes; otherwise it returns a *ShortBufferError and writes nothing.",
 		initName, hdr.Name, fields["entry_cycle"].Name, fields["core_type"].Name, fields["block_id"].Name, fields["record_capacity"].Name,
 		fields["record_count"].Name, fields["dropped_count"].Name)))
@@ -96,7 +96,7 @@ func (g *generator) genWriter(f *jen.File) {
 			return true, nil
 		}
 	*/
-	writeName := g.declare("WriteRecord", "the record writer")
+	writeName := g.fixed("WriteRecord")
 	f.Add(comment(fmt.Sprintf("%s appends r to a slot whose header InitSlot wrote, the way a core does: when %s < %s it writes r at index %s and increments %s (written is true); otherwise it only increments %s (wrapping at 2^32 like the device's u32). It never writes past the capacity. A slot shorter than SlotStride(%s) is a *ShortBufferError and nothing is written.",
 		writeName, fields["record_count"].Name, fields["record_capacity"].Name, fields["record_count"].Name, fields["record_count"].Name,
 		fields["dropped_count"].Name, fields["record_capacity"].Name)))
