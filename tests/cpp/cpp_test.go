@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -71,11 +72,36 @@ func TestQualifierMacros(t *testing.T) {
 	}
 }
 
-// buildLayoutCheck compiles layout_check.cpp with cxx.
+// buildDir holds the layout_check executables, built once per compiler.
+var (
+	buildDir   string
+	buildMu    sync.Mutex
+	buildCache = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "cycleabi-cpp-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	buildDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// buildLayoutCheck compiles testdata/layout_check.cpp with cxx, once.
 func buildLayoutCheck(t *testing.T, cxx cxxtest.Compiler) string {
 	t.Helper()
-	exe := filepath.Join(t.TempDir(), "layout_check")
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if exe, ok := buildCache[cxx.Path]; ok {
+		return exe
+	}
+	exe := filepath.Join(buildDir, "layout_check-"+cxx.Name)
 	cxx.Compile(t, "c++11", "-I", genCpp, "-o", exe, "testdata/layout_check.cpp")
+	buildCache[cxx.Path] = exe
 	return exe
 }
 
