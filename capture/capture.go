@@ -1,0 +1,175 @@
+// Package capture opens a MegaKernel profiling buffer copied back from the
+// device and walks it slot by slot under the ABI's rules. Decode (which stops
+// at the first error) and validate (which reports them all) share it, so the
+// two can never disagree about what a valid capture is.
+//
+// A capture is raw bytes (what tensor.numpy().tofile() writes) or a NumPy
+// .npy file (what np.save writes; the payload after its header is the
+// buffer). The format is told by the magic bytes, not the file name.
+//
+// Byte offsets in problems are offsets in the file, so they can be found
+// with a hex viewer; for raw captures they equal offsets in the buffer.
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Format is how the buffer is stored.
+type Format int
+
+// The capture formats.
+const (
+	Raw Format = iota // the buffer's bytes, nothing else
+	NPY               // a NumPy .npy file whose payload is the buffer
+)
+
+func (f Format) String() string {
+	if f == NPY {
+		return "npy"
+	}
+	return "raw"
+}
+
+// Capture is a profiling buffer opened for reading. Reads go through
+// ReadAt; when the bytes are already in memory, views of them are returned
+// without copying.
+type Capture struct {
+	// Name labels the capture in errors (the file path, or a name given).
+	Name string
+	// Format is Raw or NPY.
+	Format Format
+	// Base is the file offset of the buffer's first byte (the .npy header
+	// length; 0 for raw captures).
+	Base int64
+
+	r      io.ReaderAt
+	size   int64  // buffer bytes
+	data   []byte // the buffer when in memory, else nil
+	closer io.Closer
+}
+
+// Open opens the capture file at path. The file stays open until Close;
+// its bytes are read as needed, never all at once.
+func Open(path string) (*Capture, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	c, err := FromReaderAt(path, f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.closer = f
+	return c, nil
+}
+
+// FromBytes wraps an in-memory capture (raw or .npy); b is not copied and
+// must not change while the capture is in use.
+func FromBytes(name string, b []byte) (*Capture, error) {
+	c, err := FromReaderAt(name, bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	c.data = b[c.Base:]
+	return c, nil
+}
+
+// FromReaderAt wraps a capture of size bytes readable through r.
+func FromReaderAt(name string, r io.ReaderAt, size int64) (*Capture, error) {
+	if size < 0 {
+		return nil, fmt.Errorf("%s: negative size %d", name, size)
+	}
+	c := &Capture{Name: name, r: r, size: size}
+	var magic [len(npyMagic)]byte
+	n, err := r.ReadAt(magic[:], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if n == len(magic) && string(magic[:]) == npyMagic {
+		h, err := readNPYHeader(r, size)
+		if err != nil {
+			return nil, &Problem{File: name, Severity: Error, Code: CodeBadNPY, Off: h.errOff, Record: -1, Msg: err.Error()}
+		}
+		c.Format, c.Base, c.size = NPY, h.dataOff, size-h.dataOff
+		if h.payload > c.size {
+			return nil, &Problem{File: name, Severity: Error, Code: CodeTruncated, Off: size, Record: -1,
+				Msg: fmt.Sprintf("truncated .npy file: its header declares %d payload bytes, %d are present (%d missing)", h.payload, c.size, h.payload-c.size)}
+		}
+		// Anything after the declared array is not part of the buffer.
+		c.size = h.payload
+	}
+	return c, nil
+}
+
+// Size is the number of buffer bytes (the .npy payload, or the whole raw file).
+func (c *Capture) Size() int64 { return c.size }
+
+// ReadAt reads buffer bytes at buffer offset off.
+func (c *Capture) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > c.size {
+		return 0, fmt.Errorf("%s: read at buffer offset %d outside %d bytes", c.Name, off, c.size)
+	}
+	if rest := c.size - off; int64(len(p)) > rest {
+		n, err := c.ReadAt(p[:rest], off)
+		if err == nil {
+			err = io.EOF
+		}
+		return n, err
+	}
+	if c.data != nil {
+		return copy(p, c.data[off:]), nil
+	}
+	n, err := c.r.ReadAt(p, c.Base+off)
+	if n == len(p) {
+		err = nil
+	}
+	return n, err
+}
+
+// view returns the n buffer bytes at off: a slice of the buffer when it is
+// in memory, else read into buf (grown if needed). The caller has checked
+// that [off, off+n) is inside the buffer.
+func (c *Capture) view(off int64, n int, buf []byte) ([]byte, error) {
+	if c.data != nil {
+		return c.data[off : off+int64(n)], nil
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := c.ReadAt(buf, off); err != nil {
+		return nil, fmt.Errorf("%s: reading %d bytes at @%#x: %w", c.Name, n, c.Base+off, err)
+	}
+	return buf, nil
+}
+
+// InMemory returns the whole buffer when it is in memory.
+func (c *Capture) InMemory() ([]byte, bool) { return c.data, c.data != nil }
+
+// FileOffset converts a buffer offset to an offset in the capture file.
+func (c *Capture) FileOffset(off int64) int64 { return c.Base + off }
+
+// Close releases the file behind the capture, if any.
+func (c *Capture) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	err := c.closer.Close()
+	c.closer = nil
+	return err
+}

@@ -1,0 +1,345 @@
+package capture_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// small builds a valid capture: AIC/0 with two records, AIV/5 with one,
+// and AIV/0 entered without records (the AIV capacity is read from it).
+func small() *capturetest.Builder {
+	b := capturetest.New(abi.MinCubeSlots, 16, 32)
+	b.Enter(abi.CoreTypeAIV, 0, 800)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Span(abi.CoreTypeAIC, 0, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
+		Span(abi.CoreTypeAIC, 0, 1250, 1300, abi.RuntimeStageTriggerEvent, 1)
+	b.Enter(abi.CoreTypeAIV, 5, 900).
+		Span(abi.CoreTypeAIV, 5, 950, 990, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 2)
+	return b
+}
+
+func problem(t *testing.T, err error) *capture.Problem {
+	t.Helper()
+	var p *capture.Problem
+	require.True(t, errors.As(err, &p), "want a *capture.Problem, got %v", err)
+	return p
+}
+
+func scanBytes(t *testing.T, buf []byte, o capture.LayoutOptions) (*capture.Summary, error) {
+	t.Helper()
+	c, err := capture.FromBytes("test.bin", buf)
+	require.NoError(t, err)
+	l, err := c.ResolveLayout(o)
+	if err != nil {
+		return nil, err
+	}
+	return c.Scan(l, capture.ScanOptions{})
+}
+
+func TestScanValid(t *testing.T) {
+	sum, err := scanBytes(t, small().Bytes(), capture.LayoutOptions{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, sum.Records)
+	assert.EqualValues(t, 900, sum.Anchor, "anchor is the smallest nonzero entry cycle")
+	require.Len(t, sum.Active, 2)
+	assert.Equal(t, "AIC/0", sum.Active[0].Slot.String())
+	assert.Equal(t, "AIV/5", sum.Active[1].Slot.String())
+	assert.Equal(t, abi.Capacities{AIC: 16, AIV: 32}, sum.Layout.Capacities, "capacities read from the buffer")
+}
+
+func TestAnchorFallsBackToStartCycle(t *testing.T) {
+	b := small()
+	b.Put64(b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderEntryCycleOffset), 0)
+	b.Put64(b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderEntryCycleOffset), 0)
+	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 950, sum.Anchor)
+}
+
+func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {
+	b := small()
+	b.Enter(abi.CoreTypeAIV, 9, 5000)
+	b.SetHeader32(abi.CoreTypeAIV, 9, abi.CoreHeaderDroppedCountOffset, 7)
+	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 7, sum.Dropped)
+	assert.Len(t, sum.Active, 2, "a slot without records is not active")
+	assert.EqualValues(t, 900, sum.Anchor, "an entry cycle of a slot without records is not an anchor")
+}
+
+func TestDecodingErrors(t *testing.T) {
+	type tc struct {
+		name   string
+		bend   func(b *capturetest.Builder) []byte
+		opts   capture.LayoutOptions
+		code   capture.Code
+		slot   string
+		record int
+		off    func(b *capturetest.Builder) int
+		msg    string
+	}
+	cases := []tc{
+		{
+			name: "short buffer", code: capture.CodeShortBuffer, record: -1,
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes()[:3*24*64-1] },
+			off:  func(*capturetest.Builder) int { return 3*24*64 - 1 },
+			msg:  "fewer than the 72 core headers",
+		},
+		{
+			name: "unaligned AIC capacity", code: capture.CodeBadCapacity, slot: "AIC/0", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 17).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset)
+			},
+			msg: "record_capacity=17",
+		},
+		{
+			name: "AIV capacity past the maximum", code: capture.CodeBadCapacity, slot: "AIV/0", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				b.Enter(abi.CoreTypeAIV, 0, 1)
+				return b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderRecordCapacityOffset, abi.MaxRecordsPerCore+16).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderRecordCapacityOffset)
+			},
+		},
+		{
+			name: "layout past the end", code: capture.CodeTruncated, record: -1,
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes()[:len(b.Bytes())-32] },
+			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) - 32 },
+			msg:  "(32 missing)",
+		},
+		{
+			name: "planned layout past the end", code: capture.CodeTruncated, record: -1,
+			opts: capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
+			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) },
+			msg:  "host-planned layout",
+		},
+		{
+			name: "slot identity", code: capture.CodeSlotIdentity, slot: "AIV/5", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.SetHeader32(abi.CoreTypeAIV, 5, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC)).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderCoreTypeOffset)
+			},
+			msg: "core_type=1 block_id=5, expected AIV/5",
+		},
+		{
+			name: "capacity mismatch", code: capture.CodeCapacityMismatch, slot: "AIV/5", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.SetHeader32(abi.CoreTypeAIV, 5, abi.CoreHeaderRecordCapacityOffset, 16).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderRecordCapacityOffset)
+			},
+		},
+		{
+			name: "reserved nonzero", code: capture.CodeReservedNonzero, slot: "AIC/0", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderReservedOffset, 1).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderReservedOffset)
+			},
+		},
+		{
+			name: "count over capacity", code: capture.CodeCountOverCapacity, slot: "AIC/0", record: -1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCountOffset, 17).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCountOffset)
+			},
+			msg: "record_count=17, expected at most record_capacity 16",
+		},
+		{
+			name: "negative interval", code: capture.CodeNegativeInterval, slot: "AIC/0", record: 1,
+			bend: func(b *capturetest.Builder) []byte {
+				return b.Put64(b.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 1249).Bytes()
+			},
+			off: func(b *capturetest.Builder) int {
+				return b.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset)
+			},
+			msg: "start_cycle=1250 end_cycle=1249",
+		},
+		{
+			name: "no records", code: capture.CodeNoRecords, record: -1,
+			bend: func(*capturetest.Builder) []byte { return capturetest.New(abi.MinCubeSlots, 16, 32).Bytes() },
+			off:  func(*capturetest.Builder) int { return 0 },
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := small()
+			_, err := scanBytes(t, c.bend(b), c.opts)
+			p := problem(t, err)
+			assert.Equal(t, c.code, p.Code)
+			assert.Equal(t, c.slot, p.Slot)
+			assert.Equal(t, c.record, p.Record)
+			assert.EqualValues(t, c.off(b), p.Off, "offset %#x", p.Off)
+			assert.Equal(t, "test.bin", p.File)
+			assert.Contains(t, p.Error(), c.msg)
+			assert.True(t, strings.HasPrefix(p.Error(), "test.bin: "+string(c.code)+" "), p.Error())
+		})
+	}
+}
+
+func TestScanCollectsEveryProblem(t *testing.T) {
+	b := small()
+	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderReservedOffset, 3)
+	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCountOffset, 99)
+	b.Put64(b.RecordOffset(abi.CoreTypeAIV, 5, 0, abi.ProfileRecordEndCycleOffset), 1)
+	c, err := capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	l, err := c.ResolveLayout(capture.LayoutOptions{})
+	require.NoError(t, err)
+	var codes []capture.Code
+	records := 0
+	sum, err := c.Scan(l, capture.ScanOptions{
+		Problem: func(p *capture.Problem) bool { codes = append(codes, p.Code); return true },
+		Record:  func(*capture.SlotScan, int, int64, *abi.ProfileRecord) { records++ },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []capture.Code{capture.CodeReservedNonzero, capture.CodeCountOverCapacity, capture.CodeNegativeInterval}, codes)
+	assert.Equal(t, 16+1, records, "a count over capacity walks the records the capacity holds")
+	assert.EqualValues(t, 17, sum.Records)
+}
+
+func TestUnsortedSlotIsMarked(t *testing.T) {
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 10)
+	b.Enter(abi.CoreTypeAIV, 0, 10)
+	b.Enter(abi.CoreTypeAIV, 1, 10).Span(abi.CoreTypeAIV, 1, 50, 60, 1, 0).Span(abi.CoreTypeAIV, 1, 20, 30, 1, 0)
+	b.Enter(abi.CoreTypeAIV, 2, 10).Span(abi.CoreTypeAIV, 2, 20, 30, 1, 0).Span(abi.CoreTypeAIV, 2, 20, 25, 1, 0)
+	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	require.NoError(t, err)
+	assert.False(t, sum.Active[0].Sorted)
+	assert.True(t, sum.Active[1].Sorted, "equal start cycles are in order")
+}
+
+func TestNPY(t *testing.T) {
+	raw := small().Bytes()
+	want, err := scanBytes(t, raw, capture.LayoutOptions{})
+	require.NoError(t, err)
+
+	t.Run("u1", func(t *testing.T) {
+		c, err := capture.FromBytes("x.npy", capturetest.NPY(raw))
+		require.NoError(t, err)
+		assert.Equal(t, capture.NPY, c.Format)
+		assert.EqualValues(t, len(raw), c.Size())
+		assert.EqualValues(t, 128, c.Base)
+		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		require.NoError(t, err)
+		got, err := c.Scan(l, capture.ScanOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	})
+	t.Run("u4 2-D C order", func(t *testing.T) {
+		n := len(raw) / 4
+		hdr := "{'descr': '<u4', 'fortran_order': False, 'shape': (" + strconv.Itoa(n/8) + ", 8), }"
+		c, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+		require.NoError(t, err)
+		assert.EqualValues(t, len(raw), c.Size())
+	})
+	t.Run("trailing bytes after the array are not the buffer", func(t *testing.T) {
+		c, err := capture.FromBytes("x.npy", append(capturetest.NPY(raw), 1, 2, 3))
+		require.NoError(t, err)
+		assert.EqualValues(t, len(raw), c.Size())
+	})
+	t.Run("truncated", func(t *testing.T) {
+		f := capturetest.NPY(raw)
+		_, err := capture.FromBytes("x.npy", f[:len(f)-100])
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeTruncated, p.Code)
+		assert.Contains(t, p.Error(), "(100 missing)")
+	})
+	for name, hdr := range map[string]string{
+		"fortran 2-D":   "{'descr': '<u4', 'fortran_order': True, 'shape': (2, 3), }",
+		"object dtype":  "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }",
+		"garbage":       "{'descr': '|u1', 'fortran_order': False, 'shape': (3,",
+		"negative dim":  "{'descr': '|u1', 'fortran_order': False, 'shape': (-3,), }",
+		"no shape":      "{'descr': '|u1', 'fortran_order': False}",
+		"list not dict": "[1, 2]",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, make([]byte, 64)))
+			p := problem(t, err)
+			assert.Equal(t, capture.CodeBadNPY, p.Code)
+		})
+	}
+	t.Run("detected by magic, not name", func(t *testing.T) {
+		c, err := capture.FromBytes("capture.bin", capturetest.NPY(raw))
+		require.NoError(t, err)
+		assert.Equal(t, capture.NPY, c.Format)
+		c, err = capture.FromBytes("capture.npy", raw)
+		require.NoError(t, err)
+		assert.Equal(t, capture.Raw, c.Format)
+	})
+}
+
+func TestOpenFileMatchesBytes(t *testing.T) {
+	raw := small().Bytes()
+	dir := t.TempDir()
+	for _, f := range []struct{ name, data string }{{"r.bin", string(raw)}, {"r.npy", string(capturetest.NPY(raw))}} {
+		path := filepath.Join(dir, f.name)
+		require.NoError(t, os.WriteFile(path, []byte(f.data), 0o644))
+		c, err := capture.Open(path)
+		require.NoError(t, err)
+		_, inMem := c.InMemory()
+		assert.False(t, inMem, "a file is read as needed, not loaded")
+		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		require.NoError(t, err)
+		var starts []uint64
+		_, err = c.Scan(l, capture.ScanOptions{Record: func(_ *capture.SlotScan, _ int, _ int64, r *abi.ProfileRecord) {
+			starts = append(starts, r.StartCycle)
+		}})
+		require.NoError(t, err)
+		assert.Equal(t, []uint64{1100, 1250, 950}, starts)
+		recs := make([]abi.ProfileRecord, 2)
+		_, err = c.ReadRecords(l.Slot(0), 0, recs, nil)
+		require.NoError(t, err)
+		assert.EqualValues(t, 1300, recs[1].EndCycle)
+		require.NoError(t, c.Close())
+	}
+	_, err := capture.Open(filepath.Join(dir, "missing.bin"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestCubeSlotsBelowMinimumIsAnOptionError(t *testing.T) {
+	c, err := capture.FromBytes("x.bin", small().Bytes())
+	require.NoError(t, err)
+	_, err = c.ResolveLayout(capture.LayoutOptions{CubeSlots: abi.MinCubeSlots - 1})
+	require.Error(t, err)
+	var p *capture.Problem
+	assert.False(t, errors.As(err, &p), "a bad option is not a problem of the capture")
+}
+
+func TestReadAtBounds(t *testing.T) {
+	raw := small().Bytes()
+	c, err := capture.FromBytes("x.npy", capturetest.NPY(raw))
+	require.NoError(t, err)
+	p := make([]byte, 8)
+	n, err := c.ReadAt(p, int64(len(raw))-4)
+	assert.Equal(t, 4, n)
+	assert.Error(t, err)
+	_, err = c.ReadAt(p, -1)
+	assert.Error(t, err)
+	n, err = c.ReadAt(p, 0)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(raw[:8], p[:n]))
+}

@@ -1,0 +1,347 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// LayoutOptions say how to find a capture's layout.
+type LayoutOptions struct {
+	// CubeSlots is C, the AIC slot count; 0 means abi.MinCubeSlots.
+	CubeSlots uint32
+	// Capacities are the host-planned record capacities; nil reads them
+	// from the record_capacity of AIC slot 0 and AIV slot 0.
+	Capacities *abi.Capacities
+}
+
+// ResolveLayout finds the slot layout of the capture (SPEC.md decoding
+// rules 1 and 2). A capture that cannot hold its layout is a *Problem;
+// options that make no layout (too few cube slots, bad planned capacities)
+// are plain errors.
+func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
+	cube := o.CubeSlots
+	if cube == 0 {
+		cube = abi.MinCubeSlots
+	}
+	headersOnly, err := abi.NewLayout(cube, abi.Capacities{})
+	if err != nil {
+		return abi.Layout{}, fmt.Errorf("--cube-slots %d: %w", cube, err)
+	}
+	if need := headersOnly.Size(); uint64(c.size) < need {
+		return abi.Layout{}, &Problem{File: c.Name, Code: CodeShortBuffer, Off: c.Base + c.size, Record: -1,
+			Msg: fmt.Sprintf("buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)", c.size, headersOnly.NumSlots(), cube, need)}
+	}
+	if o.Capacities != nil {
+		l, err := abi.NewLayout(cube, *o.Capacities)
+		if err != nil {
+			return abi.Layout{}, fmt.Errorf("planned capacities AIC %d, AIV %d: %w", o.Capacities.AIC, o.Capacities.AIV, err)
+		}
+		return l, c.checkFits(l, "its host-planned layout")
+	}
+	var caps abi.Capacities
+	aic, err := c.regionCapacity(headersOnly.Slot(0))
+	if err != nil {
+		return abi.Layout{}, err
+	}
+	caps.AIC = aic
+	partial, err := abi.NewLayout(cube, caps)
+	if err != nil {
+		return abi.Layout{}, err
+	}
+	aivFirst := partial.Slot(int(partial.SlotCount(abi.CoreTypeAIC)))
+	if end := aivFirst.Offset + abi.CoreHeaderSize; end > uint64(c.size) {
+		return abi.Layout{}, c.truncated(end, fmt.Sprintf("AIC capacity %d puts the AIV/0 header at @%#x", aic, c.Base+int64(aivFirst.Offset)))
+	}
+	if caps.AIV, err = c.regionCapacity(aivFirst); err != nil {
+		return abi.Layout{}, err
+	}
+	l, err := abi.NewLayout(cube, caps)
+	if err != nil {
+		return abi.Layout{}, err
+	}
+	return l, c.checkFits(l, "the capacities in its headers")
+}
+
+// regionCapacity reads and checks the record_capacity of the first slot of
+// a region, which sets the capacity of every slot in it.
+func (c *Capture) regionCapacity(s abi.Slot) (uint32, error) {
+	var buf [abi.CoreHeaderSize]byte
+	b, err := c.view(int64(s.Offset), abi.CoreHeaderSize, buf[:])
+	if err != nil {
+		return 0, err
+	}
+	h, err := abi.DecodeCoreHeader(b)
+	if err != nil {
+		return 0, err
+	}
+	if err := abi.CheckCapacity(uint64(h.RecordCapacity)); err != nil {
+		return 0, &Problem{File: c.Name, Code: CodeBadCapacity, Off: c.Base + int64(s.Offset) + abi.CoreHeaderRecordCapacityOffset,
+			Slot: s.String(), Record: -1, Value: fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
+			Expected: fmt.Sprintf("a multiple of %d at most %d", abi.RecordCapacityAlignment, abi.MaxRecordsPerCore)}
+	}
+	return h.RecordCapacity, nil
+}
+
+func (c *Capture) checkFits(l abi.Layout, what string) error {
+	if l.Size() > uint64(c.size) {
+		return c.truncated(l.Size(), fmt.Sprintf("%s (%d cube slots, AIC capacity %d, AIV capacity %d)", what, l.CubeSlots, l.Capacities.AIC, l.Capacities.AIV))
+	}
+	return nil
+}
+
+func (c *Capture) truncated(need uint64, why string) error {
+	return &Problem{File: c.Name, Code: CodeTruncated, Off: c.Base + c.size, Record: -1,
+		Msg: fmt.Sprintf("capture is truncated: %s needs %d bytes, it has %d (%d missing)", why, need, c.size, need-uint64(c.size))}
+}
+
+// SlotScan is what a scan knows about one slot.
+type SlotScan struct {
+	Slot abi.Slot
+	// Off is the file offset of the slot's header.
+	Off    int64
+	Header abi.CoreHeader
+	// Live: the header is not all zero (the core entered the kernel).
+	Live bool
+	// Records is how many records were walked: record_count, bounded by
+	// the layout's capacity; 0 for a slot that is not live.
+	Records int
+	// HeaderOK: the header broke no rule.
+	HeaderOK bool
+	// Sorted: the walked records are in start_cycle order (set once they
+	// have all been seen).
+	Sorted bool
+}
+
+// ScanOptions hook into a scan. All are optional.
+type ScanOptions struct {
+	// Problem receives each error found; returning false stops the scan
+	// with that problem as its error. When nil, the first error stops it.
+	Problem func(*Problem) bool
+	// Record is called for each record walked, in slot and record order,
+	// with the record's file offset.
+	Record func(s *SlotScan, index int, off int64, r *abi.ProfileRecord)
+	// Slot is called for each slot once its records have been walked.
+	Slot func(s *SlotScan)
+}
+
+// ActiveSlot summarises a slot that holds records.
+type ActiveSlot struct {
+	Slot       abi.Slot
+	EntryCycle uint64
+	Count      int
+	Dropped    uint32
+	// Sorted: its records are in start_cycle order, so it can be merged
+	// without sorting.
+	Sorted bool
+}
+
+// Summary is what a scan learns about a whole capture.
+type Summary struct {
+	Layout abi.Layout
+	// Records is the number of live records; Dropped the sum of every
+	// live header's dropped_count.
+	Records uint64
+	Dropped uint64
+	// Active lists the slots with records, in buffer order.
+	Active []ActiveSlot
+	// Anchor is the cycle that trace time 0 stands for: the smallest
+	// nonzero entry_cycle of a slot with records, else the smallest start_cycle.
+	Anchor uint64
+}
+
+// errStop unwinds a scan that a Problem hook stopped.
+var errStop = errors.New("scan stopped")
+
+// recordsPerRead bounds the bytes read at once from a capture file.
+const recordsPerRead = 2048
+
+// Scan walks every slot of the capture in buffer order and checks each
+// header and live record against the ABI (SPEC.md decoding rules 3 and 4).
+// It returns the first error when opts.Problem is nil or says stop;
+// otherwise it walks everything and returns the summary of what it saw.
+func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
+	if l.Size() > uint64(c.size) {
+		return nil, c.checkFits(l, "the layout")
+	}
+	sc := scanner{c: c, opts: opts, sum: &Summary{Layout: l}, minStart: ^uint64(0)}
+	err := sc.run()
+	if err != nil {
+		if errors.Is(err, errStop) {
+			return nil, sc.stopped
+		}
+		return nil, err
+	}
+	return sc.sum, nil
+}
+
+type scanner struct {
+	c        *Capture
+	opts     ScanOptions
+	sum      *Summary
+	stopped  *Problem
+	buf      []byte
+	minEntry uint64 // smallest nonzero entry cycle of a slot with records, 0 if none
+	minStart uint64
+}
+
+// report hands p to the hook; errStop when the scan must end.
+func (sc *scanner) report(p *Problem) error {
+	p.File = sc.c.Name
+	if sc.opts.Problem == nil || !sc.opts.Problem(p) {
+		sc.stopped = p
+		return errStop
+	}
+	return nil
+}
+
+func (sc *scanner) run() error {
+	l := sc.sum.Layout
+	var hbuf [abi.CoreHeaderSize]byte
+	for i := range l.NumSlots() {
+		slot := l.Slot(i)
+		b, err := sc.c.view(int64(slot.Offset), abi.CoreHeaderSize, hbuf[:])
+		if err != nil {
+			return err
+		}
+		h, err := abi.DecodeCoreHeader(b)
+		if err != nil {
+			return err
+		}
+		s := SlotScan{Slot: slot, Off: sc.c.Base + int64(slot.Offset), Header: h, Live: !h.IsZero(), HeaderOK: true, Sorted: true}
+		if s.Live {
+			if err := sc.checkHeader(&s); err != nil {
+				return err
+			}
+			s.Records = int(min(h.RecordCount, slot.Capacity))
+			sc.sum.Dropped += uint64(h.DroppedCount)
+		}
+		if s.Records > 0 {
+			if err := sc.records(&s); err != nil {
+				return err
+			}
+			sc.sum.Records += uint64(s.Records)
+			sc.sum.Active = append(sc.sum.Active, ActiveSlot{Slot: slot, EntryCycle: h.EntryCycle, Count: s.Records, Dropped: h.DroppedCount, Sorted: s.Sorted})
+			if e := h.EntryCycle; e != 0 && (sc.minEntry == 0 || e < sc.minEntry) {
+				sc.minEntry = e
+			}
+		}
+		if sc.opts.Slot != nil {
+			sc.opts.Slot(&s)
+		}
+	}
+	if sc.sum.Records == 0 {
+		if err := sc.report(&Problem{Code: CodeNoRecords, Off: sc.c.Base, Record: -1,
+			Msg: "capture contains no records; check that the profiler was active and the profiled operator completed"}); err != nil {
+			return err
+		}
+	}
+	sc.sum.Anchor = sc.minEntry
+	if sc.sum.Anchor == 0 && sc.sum.Records > 0 {
+		sc.sum.Anchor = sc.minStart
+	}
+	return nil
+}
+
+// checkHeader applies SPEC.md decoding rule 3 to a live header.
+func (sc *scanner) checkHeader(s *SlotScan) error {
+	h, slot := &s.Header, s.Slot
+	fail := func(p *Problem) error {
+		s.HeaderOK = false
+		p.Slot, p.Record = slot.String(), -1
+		return sc.report(p)
+	}
+	if h.CoreType != slot.CoreType || h.BlockID != slot.BlockID {
+		if err := fail(&Problem{Code: CodeSlotIdentity, Off: s.Off + abi.CoreHeaderCoreTypeOffset,
+			Value:    fmt.Sprintf("core_type=%d block_id=%d", uint32(h.CoreType), h.BlockID),
+			Expected: slot.String()}); err != nil {
+			return err
+		}
+	}
+	if h.RecordCapacity != slot.Capacity {
+		if err := fail(&Problem{Code: CodeCapacityMismatch, Off: s.Off + abi.CoreHeaderRecordCapacityOffset,
+			Value:    fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
+			Expected: fmt.Sprintf("%d (the layout's %s capacity)", slot.Capacity, slot.CoreType)}); err != nil {
+			return err
+		}
+	}
+	if h.Reserved != 0 {
+		if err := fail(&Problem{Code: CodeReservedNonzero, Off: s.Off + abi.CoreHeaderReservedOffset,
+			Value: fmt.Sprintf("reserved=%#x", h.Reserved), Expected: "0"}); err != nil {
+			return err
+		}
+	}
+	if h.RecordCount > slot.Capacity {
+		if err := fail(&Problem{Code: CodeCountOverCapacity, Off: s.Off + abi.CoreHeaderRecordCountOffset,
+			Value:    fmt.Sprintf("record_count=%d", h.RecordCount),
+			Expected: fmt.Sprintf("at most record_capacity %d", slot.Capacity)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// records walks a slot's live records, reading the file in bounded chunks.
+func (sc *scanner) records(s *SlotScan) error {
+	base := int64(s.Slot.Offset) + abi.CoreHeaderSize
+	prevStart := uint64(0)
+	for first := 0; first < s.Records; first += recordsPerRead {
+		n := min(recordsPerRead, s.Records-first)
+		chunkOff := base + int64(first)*abi.ProfileRecordSize
+		b, err := sc.c.view(chunkOff, n*abi.ProfileRecordSize, sc.buf)
+		if err != nil {
+			return err
+		}
+		if sc.c.data == nil {
+			sc.buf = b
+		}
+		for j := range n {
+			r, err := abi.DecodeProfileRecord(b[j*abi.ProfileRecordSize:])
+			if err != nil {
+				return err
+			}
+			index := first + j
+			off := sc.c.Base + chunkOff + int64(j)*abi.ProfileRecordSize
+			if r.EndCycle < r.StartCycle {
+				if err := sc.report(&Problem{Code: CodeNegativeInterval, Off: off + abi.ProfileRecordEndCycleOffset,
+					Slot: s.Slot.String(), Record: index,
+					Value:    fmt.Sprintf("start_cycle=%d end_cycle=%d", r.StartCycle, r.EndCycle),
+					Expected: "end_cycle >= start_cycle"}); err != nil {
+					return err
+				}
+			}
+			if r.StartCycle < prevStart {
+				s.Sorted = false
+			}
+			prevStart = r.StartCycle
+			sc.minStart = min(sc.minStart, r.StartCycle)
+			if sc.opts.Record != nil {
+				sc.opts.Record(s, index, off, &r)
+			}
+		}
+	}
+	return nil
+}
+
+// ReadRecords reads records [first, first+len(dst)) of a slot the scan
+// reported active into dst. It allocates nothing; dst bounds the work.
+func (c *Capture) ReadRecords(s abi.Slot, first int, dst []abi.ProfileRecord, buf []byte) ([]byte, error) {
+	if first < 0 || uint64(first)+uint64(len(dst)) > uint64(s.Capacity) {
+		return buf, fmt.Errorf("%s: records %d..%d are outside capacity %d", s, first, first+len(dst), s.Capacity)
+	}
+	off := int64(s.Offset) + abi.CoreHeaderSize + int64(first)*abi.ProfileRecordSize
+	b, err := c.view(off, len(dst)*abi.ProfileRecordSize, buf)
+	if err != nil {
+		return buf, err
+	}
+	for i := range dst {
+		if dst[i], err = abi.DecodeProfileRecord(b[i*abi.ProfileRecordSize:]); err != nil {
+			return buf, err
+		}
+	}
+	if c.data == nil {
+		buf = b
+	}
+	return buf, nil
+}
