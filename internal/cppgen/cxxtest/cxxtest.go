@@ -21,6 +21,10 @@ var StrictFlags = []string{"-Wall", "-Wextra", "-Werror", "-pedantic"}
 // when set, is tried first.
 var candidates = []string{"g++", "clang++"}
 
+// RequireEnv names the environment variable that turns "no compiler on
+// PATH" from a skip into a failure (set it in CI, where g++ is expected).
+const RequireEnv = "CYCLEABI_REQUIRE_CXX"
+
 // Compiler is a C++ compiler found on PATH.
 type Compiler struct {
 	// Name is how the tests refer to it ("g++", "clang++").
@@ -30,7 +34,7 @@ type Compiler struct {
 }
 
 // Compilers returns every distinct C++ compiler on PATH. When there is none
-// it skips the test, saying what to install.
+// it skips the test, saying what to install (fails it when RequireEnv is set).
 func Compilers(t testing.TB) []Compiler {
 	t.Helper()
 	names := candidates
@@ -53,6 +57,9 @@ func Compilers(t testing.TB) []Compiler {
 		}
 		seen[real] = true
 		out = append(out, Compiler{Name: filepath.Base(n), Path: p})
+	}
+	if len(out) == 0 && os.Getenv(RequireEnv) != "" {
+		t.Fatalf("no C++ compiler on PATH (looked for %s) and %s is set", strings.Join(names, ", "), RequireEnv)
 	}
 	if len(out) == 0 {
 		t.Skipf("no C++ compiler on PATH (looked for %s); install g++ or clang++ to run the C++ tests", strings.Join(names, ", "))
