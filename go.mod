@@ -4,12 +4,14 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
+require github.com/pmezard/go-difflib v1.0.0 // indirect
+
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
+	github.com/spf13/pflag v1.1.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
+	pgregory.net/rapid v1.3.0
 )
