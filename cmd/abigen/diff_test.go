@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// diffSchemas writes the real schema and edited copies of it to a temporary
+// folder; each edit replaces text that must occur exactly once.
+func diffSchemas(t *testing.T, edits map[string][][2]string) map[string]string {
+	t.Helper()
+	base, err := os.ReadFile("../../abi/schema.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths := map[string]string{}
+	for name, reps := range edits {
+		text := string(base)
+		for _, r := range reps {
+			if n := strings.Count(text, r[0]); n != 1 {
+				t.Fatalf("%s: %q occurs %d times in abi/schema.yaml", name, r[0], n)
+			}
+			text = strings.Replace(text, r[0], r[1], 1)
+		}
+		paths[name] = filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(paths[name], []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return paths
+}
+
+var (
+	raiseVersion = [2]string{"version: 1\n", "version: 2\n"}
+	renumberType = [2]string{"{name: MatMul, value: 103,", "{name: MatMul, value: 120,"}
+	editSoCDoc   = [2]string{"doc: Ascend 950 series.", "doc: Ascend 950 (Atlas 350)."}
+	renameStage  = [2]string{"name: WaitDependency,", "name: WaitEvent,"}
+	unknownKey   = [2]string{"version: 1\n", "version: 1\nversoin: 2\n"}
+)
+
+func runDiffArgs(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = runDiff(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestRunDiffExitCodes(t *testing.T) {
+	p := diffSchemas(t, map[string][][2]string{
+		"base":            nil,
+		"breaking":        {renumberType},
+		"breaking-raised": {renumberType, raiseVersion},
+		"display":         {renameStage},
+		"compatible":      {editSoCDoc},
+		"unknown-key":     {unknownKey},
+		"two-errors":      {unknownKey, {"size: 64\n", "size: 60\n"}},
+		"raised-only":     {raiseVersion},
+		"display-raised":  {renameStage, raiseVersion},
+	})
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings of stdout
+		stderr []string // substrings of stderr
+	}{
+		{"identical", []string{p["base"], p["base"]}, 0, []string{"no changes.", "OK: no breaking change."}, nil},
+		{"breaking, same version", []string{p["base"], p["breaking"]}, 1,
+			[]string{"breaking-wire enum-value-renumbered enums.TaskType.MatMul", "FAIL: breaking changes need the version raised above 1"}, nil},
+		{"breaking, version raised", []string{p["base"], p["breaking-raised"]}, 0,
+			[]string{"enum-value-renumbered", "OK: breaking changes, and the version was raised (1 -> 2)."}, nil},
+		{"display-breaking, same version", []string{p["base"], p["display"]}, 1, []string{"breaking-display stage-renamed"}, nil},
+		{"display-breaking, version raised", []string{p["base"], p["display-raised"]}, 0, []string{"breaking-display stage-renamed"}, nil},
+		{"compatible only", []string{p["base"], p["compatible"]}, 0, []string{"compatible doc-changed socs.ascend950", "OK: no breaking change."}, nil},
+		{"version raised only", []string{p["base"], p["raised-only"]}, 0, []string{"compatible version-raised"}, nil},
+		{"version lowered", []string{p["raised-only"], p["base"]}, 1, []string{"breaking-wire version-lowered"}, nil},
+		{"flags after the files", []string{p["base"], p["breaking"], "-format", "json"}, 1, []string{`"rule": "enum-value-renumbered"`, `"ok": false`}, nil},
+		{"double-dash flag", []string{"--format=json", p["base"], p["base"]}, 0, []string{`"changes": []`}, nil},
+		{"bad schema", []string{p["base"], p["unknown-key"]}, 2, nil, []string{`unknown-key.yaml:15:1: unknown key "versoin"`}},
+		{"every schema error, both sides", []string{p["two-errors"], p["two-errors"]}, 2, nil,
+			[]string{`two-errors.yaml:15:1: unknown key "versoin"`, "structs.CoreHeader.size: size 60 disagrees with fields ending at 64"}},
+		{"missing file", []string{p["base"], "no/such/schema.yaml"}, 2, nil, []string{"no/such/schema.yaml: schema file not found"}},
+		{"one argument", []string{p["base"]}, 2, nil, []string{"want OLD and NEW, got 1 argument(s)", "usage: abigen diff"}},
+		{"three arguments", []string{p["base"], p["base"], p["base"]}, 2, nil, []string{"got 3 argument(s)"}},
+		{"bad format", []string{"-format", "yaml", p["base"], p["base"]}, 2, nil, []string{`-format "yaml": want text or json`}},
+		{"unknown flag", []string{"-strict", p["base"], p["base"]}, 2, nil, []string{"flag provided but not defined: -strict"}},
+		{"help", []string{"-h"}, 0, nil, []string{"usage: abigen diff"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runDiffArgs(tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, want := range tc.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			for _, want := range tc.stderr {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr)
+				}
+			}
+			if tc.code == 2 && stdout != "" {
+				t.Errorf("a usage or load error wrote a report:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func TestRunDiffJSON(t *testing.T) {
+	p := diffSchemas(t, map[string][][2]string{"base": nil, "breaking": {renumberType}})
+	code, stdout, _ := runDiffArgs("-format", "json", p["base"], p["breaking"])
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	var r struct {
+		Old, New struct {
+			File        string
+			Version     int
+			Fingerprint string
+		}
+		Changes                     []struct{ Rule, Category, Path, Message, Old, New string }
+		Breaking, VersionRaised, OK bool
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if r.Old.File != p["base"] || r.New.File != p["breaking"] || r.Old.Fingerprint == r.New.Fingerprint || !r.Breaking || r.OK {
+		t.Fatalf("wrong report: %+v", r)
+	}
+	found := false
+	for _, c := range r.Changes {
+		if c.Rule == "enum-value-renumbered" {
+			found = true
+			if c.Category != "breaking-wire" || !strings.HasPrefix(c.Old, p["base"]+":") || !strings.HasPrefix(c.New, p["breaking"]+":") {
+				t.Errorf("change %+v: want breaking-wire with file:line:col on both sides", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no enum-value-renumbered change: %+v", r.Changes)
+	}
+}
+
+// TestRunDiffGit compares a committed schema with the working copy, as
+// `make check-abi` does, in a throwaway repository.
+func TestRunDiffGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	base, err := os.ReadFile("../../abi/schema.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	schemaPath := filepath.Join(repo, "abi", "schema.yaml")
+	if err := os.MkdirAll(filepath.Dir(schemaPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(schemaPath, base, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q")
+	git("add", "abi/schema.yaml")
+	git("commit", "-q", "-m", "schema")
+	t.Chdir(repo)
+
+	if code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 0 || !strings.Contains(stdout, "no changes.") {
+		t.Fatalf("unchanged working copy: exit %d\n%s%s", code, stdout, stderr)
+	}
+	changed := strings.Replace(string(base), "{name: MatMul, value: 103,", "{name: MatMul, value: 120,", 1)
+	if err := os.WriteFile(schemaPath, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
+	if code != 1 || !strings.Contains(stdout, "old: git:HEAD:abi/schema.yaml:") || !strings.Contains(stdout, "enum-value-renumbered") {
+		t.Fatalf("breaking working copy: exit %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	// git::PATH is the staged version: staging the change makes it agree.
+	git("add", "abi/schema.yaml")
+	if code, stdout, stderr := runDiffArgs("git::abi/schema.yaml", "abi/schema.yaml"); code != 0 {
+		t.Fatalf("staged vs working: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	for _, tc := range []struct{ source, want string }{
+		{"git:nosuchrev:abi/schema.yaml", "git:nosuchrev:abi/schema.yaml: git show nosuchrev:abi/schema.yaml: invalid object name 'nosuchrev'"},
+		{"git:HEAD:abi/missing.yaml", "git:HEAD:abi/missing.yaml: git show HEAD:abi/missing.yaml: path 'abi/missing.yaml' does not exist in 'HEAD'"},
+		{"git:HEAD", "git:HEAD: want git:REV:PATH"},
+	} {
+		code, stdout, stderr := runDiffArgs(tc.source, "abi/schema.yaml")
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", tc.source, code, stderr, tc.want)
+		}
+	}
+
+	t.Setenv("PATH", "")
+	if code, _, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 2 || !strings.Contains(stderr, "git is not installed") {
+		t.Errorf("without git: exit %d, stderr %q; want exit 2 and a message that git is missing", code, stderr)
+	}
+}
