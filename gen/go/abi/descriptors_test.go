@@ -1,0 +1,153 @@
+package abi_test
+
+import (
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"pgregory.net/rapid"
+)
+
+func TestDescName(t *testing.T) {
+	for id, want := range map[uint32]string{
+		0x10000: "WaitDependency",
+		0x10006: "TerminateTask",
+		0x10007: "TriggerEvent",
+		0x10001: "DescId_65537",
+		0x20000: "TaskType_Terminate",
+		0x20067: "TaskType_MatMul",
+		0x2008D: "TaskType_ShmemGetMem",
+		0x2FFFF: "TaskType_65535",
+		0x20002: "TaskType_2",
+		// Deliberate change from the reference: graph stages are their own range.
+		0x30005:    "GraphStage_5",
+		0x3FFFF:    "GraphStage_65535",
+		0x50000:    "DescId_327680",
+		0x0FFFF:    "DescId_65535",
+		0:          "DescId_0",
+		0xFFFFFFFF: "DescId_4294967295",
+	} {
+		if got := abi.DescName(id); got != want {
+			t.Errorf("DescName(%#x) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestDescSchemaName(t *testing.T) {
+	if name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(abi.TaskTypeShmemPutMemSignal)); !ok || name != "TaskType_ShmemPutMemSignal" {
+		t.Errorf("ShmemPutMemSignal: %q, %v", name, ok)
+	}
+	for _, id := range []uint32{0x10001, 0x30005, 0x2FFFF, 0x50000} {
+		if name, ok := abi.DescSchemaName(id); ok {
+			t.Errorf("DescSchemaName(%#x) = %q: the schema does not name it", id, name)
+		}
+	}
+	// Every task type is named in the task-type range.
+	for _, tt := range abi.TaskTypes() {
+		if name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(tt)); !ok || name != "TaskType_"+tt.String() {
+			t.Errorf("task type %s: %q, %v", tt, name, ok)
+		}
+	}
+}
+
+func TestLookupDesc(t *testing.T) {
+	for id, want := range map[uint32]struct {
+		ns    abi.Namespace
+		index uint32
+	}{
+		0x10000: {abi.NamespaceRuntimeStage, 0},
+		0x1FFFF: {abi.NamespaceRuntimeStage, 0xFFFF},
+		0x20067: {abi.NamespaceTaskType, 103},
+		0x30005: {abi.NamespaceGraphStage, 5},
+		0xFFFF:  {abi.NamespaceNone, 0xFFFF},
+		0x40000: {abi.NamespaceNone, 0x40000},
+	} {
+		if ns, index := abi.LookupDesc(id); ns != want.ns || index != want.index {
+			t.Errorf("LookupDesc(%#x) = %v, %d; want %v, %d", id, ns, index, want.ns, want.index)
+		}
+	}
+}
+
+// TestLookupDescProperty: an id is in a namespace exactly when it lies in
+// [Base, Base+Count), and its index is the distance from Base.
+func TestLookupDescProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		id := rapid.OneOf(rapid.Uint32(), rapid.Uint32Range(0xFFF0, 0x40010)).Draw(t, "id")
+		ns, index := abi.LookupDesc(id)
+		var in abi.Namespace
+		for _, n := range abi.Namespaces() {
+			if uint64(id) >= uint64(n.Base()) && uint64(id) < uint64(n.Base())+uint64(n.Count()) {
+				in = n
+			}
+		}
+		if ns != in {
+			t.Fatalf("LookupDesc(%#x) = %v, the ranges say %v", id, ns, in)
+		}
+		if ns != abi.NamespaceNone && index != id-ns.Base() {
+			t.Fatalf("index %d of %#x in %v", index, id, ns)
+		}
+		if abi.DescName(id) == "" {
+			t.Fatalf("DescName(%#x) is empty", id)
+		}
+	})
+}
+
+func TestNamespaces(t *testing.T) {
+	for _, c := range []struct {
+		ns          abi.Namespace
+		name, arg   string
+		base, count uint32
+	}{
+		{abi.NamespaceNone, "None", "", 0, 0},
+		{abi.NamespaceRuntimeStage, "RuntimeStage", "", 0x10000, 0x10000},
+		{abi.NamespaceTaskType, "TaskType", "task_type", 0x20000, 0x10000},
+		{abi.NamespaceGraphStage, "GraphStage", "graph_stage", 0x30000, 0x10000},
+	} {
+		if c.ns.String() != c.name || c.ns.Arg() != c.arg || c.ns.Base() != c.base || c.ns.Count() != c.count {
+			t.Errorf("%v: %q %q %#x %#x", c.ns, c.ns.String(), c.ns.Arg(), c.ns.Base(), c.ns.Count())
+		}
+	}
+	if s := abi.Namespace(9).String(); s != "Namespace(9)" {
+		t.Errorf("Namespace(9).String() = %q", s)
+	}
+	if got := abi.Namespaces(); len(got) != 3 || got[0] != abi.NamespaceRuntimeStage {
+		t.Errorf("Namespaces() = %v", got)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{abi.FormatFallback(abi.NamespaceGraphStage, 0x30005), "GraphStage_5"},
+		{abi.FormatFallback(abi.NamespaceTaskType, 0x2FFFF), "TaskType_65535"},
+		{abi.FormatFallback(abi.NamespaceRuntimeStage, 0x10001), "DescId_65537"},
+		{abi.FormatFallback(abi.NamespaceNone, 0x50000), "DescId_327680"},
+		// An id outside the namespace given is an unknown id, not a wrapped index.
+		{abi.FormatFallback(abi.NamespaceGraphStage, 0x20005), "DescId_131077"},
+		{abi.FormatFallback(abi.NamespaceTaskType, 0x5), "DescId_5"},
+		{abi.FormatDisplay(abi.NamespaceGraphStage, 0x30005, "Attention"), "Attention"},
+		{abi.FormatDisplay(abi.NamespaceTaskType, 0x20067, "MatMul"), "TaskType_MatMul"},
+		{abi.FormatDisplay(abi.NamespaceGraphStage, 0x40000, "X"), "DescId_262144"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestTaskStagePrefixed(t *testing.T) {
+	for id, want := range map[uint32]bool{
+		abi.RuntimeStageWaitDependency: true,
+		abi.RuntimeStageTriggerEvent:   true,
+		abi.RuntimeStageTerminateTask:  false,
+		0x20067:                        false,
+		0x30000:                        false,
+	} {
+		if got := abi.TaskStagePrefixed(id); got != want {
+			t.Errorf("TaskStagePrefixed(%#x) = %v", id, got)
+		}
+	}
+	if abi.RuntimeStageWaitDependency != 0x10000 || abi.RuntimeStageTerminateTask != 0x10006 || abi.RuntimeStageTriggerEvent != 0x10007 {
+		t.Errorf("runtime stage ids differ from SPEC.md")
+	}
+}

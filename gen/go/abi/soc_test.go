@@ -1,0 +1,66 @@
+package abi_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+func TestSystemCounterMHz(t *testing.T) {
+	for soc, want := range map[string]float64{
+		"Ascend910B2":    50,
+		"ascend910b":     50,
+		"Ascend910C":     50,
+		"910_93":         50,
+		"Ascend910_9391": 50,
+		"ascend950":      1000,
+		"Ascend950PR":    1000,
+		" Ascend-910B3 ": 50,
+		"ASCEND 950":     1000,
+	} {
+		if got, err := abi.SystemCounterMHz(soc); err != nil || got != want {
+			t.Errorf("SystemCounterMHz(%q) = %v, %v; want %v", soc, got, err, want)
+		}
+	}
+}
+
+func TestUnsupportedSoC(t *testing.T) {
+	for _, soc := range []string{"Ascend310P", "", "910", "gpu"} {
+		_, err := abi.SystemCounterMHz(soc)
+		var u *abi.UnsupportedSoCError
+		if !errors.As(err, &u) || u.Name != soc {
+			t.Errorf("SystemCounterMHz(%q) = %v", soc, err)
+		}
+	}
+	_, err := abi.SystemCounterMHz("Ascend310P")
+	want := `abi: unsupported Ascend SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v\nwant   %s", err, want)
+	}
+}
+
+func TestNormalizeSoCName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Ascend910B2":  "ascend910b2",
+		"910_93":       "ascend910_93",
+		"Ascend 950-X": "ascend950x",
+		"":             "ascend",
+		"ascendÄ1":     "ascendä1",
+	} {
+		if got := abi.NormalizeSoCName(in); got != want {
+			t.Errorf("NormalizeSoCName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSoCs(t *testing.T) {
+	socs := abi.SoCs()
+	if len(socs) != 4 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) {
+		t.Errorf("SoCs() = %+v", socs)
+	}
+	socs[0].MHz = 1
+	if abi.SoCs()[0].MHz != 50 {
+		t.Errorf("SoCs shares its backing array")
+	}
+}

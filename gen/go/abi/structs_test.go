@@ -1,0 +1,210 @@
+package abi_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"pgregory.net/rapid"
+)
+
+// propCoreHeaderRoundTrip: any header encodes to CoreHeaderSize bytes after
+// whatever dst held and decodes to itself.
+func propCoreHeaderRoundTrip(t *rapid.T) {
+	h := rapid.Make[abi.CoreHeader]().Draw(t, "header")
+	prefix := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "prefix")
+	b := h.Append(bytes.Clone(prefix))
+	if len(b) != len(prefix)+abi.CoreHeaderSize || !bytes.Equal(b[:len(prefix)], prefix) {
+		t.Fatalf("Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
+	}
+	got, err := abi.DecodeCoreHeader(b[len(prefix):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != h {
+		t.Fatalf("decoded %+v, want %+v", got, h)
+	}
+}
+
+func propProfileRecordRoundTrip(t *rapid.T) {
+	r := rapid.Make[abi.ProfileRecord]().Draw(t, "record")
+	b := r.Append(nil)
+	if len(b) != abi.ProfileRecordSize {
+		t.Fatalf("Append wrote %d bytes", len(b))
+	}
+	got, err := abi.DecodeProfileRecord(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != r {
+		t.Fatalf("decoded %+v, want %+v", got, r)
+	}
+}
+
+func TestCoreHeaderRoundTrip(t *testing.T)    { rapid.Check(t, propCoreHeaderRoundTrip) }
+func TestProfileRecordRoundTrip(t *testing.T) { rapid.Check(t, propProfileRecordRoundTrip) }
+
+func FuzzCoreHeaderRoundTrip(f *testing.F)    { f.Fuzz(rapid.MakeFuzz(propCoreHeaderRoundTrip)) }
+func FuzzProfileRecordRoundTrip(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propProfileRecordRoundTrip)) }
+
+// FuzzDecode: decoding arbitrary bytes fails exactly when they are too
+// short, never panics, and decode → encode gives back the bytes read.
+func FuzzDecode(f *testing.F) {
+	f.Add(make([]byte, 64))
+	f.Add(bytes.Repeat([]byte{0xFF}, 31))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := abi.DecodeCoreHeader(b)
+		if (err != nil) != (len(b) < abi.CoreHeaderSize) {
+			t.Fatalf("len %d: err %v", len(b), err)
+		}
+		if err == nil && !bytes.Equal(h.Append(nil), b[:abi.CoreHeaderSize]) {
+			t.Fatalf("decode → encode changed the header bytes")
+		}
+		r, err := abi.DecodeProfileRecord(b)
+		if (err != nil) != (len(b) < abi.ProfileRecordSize) {
+			t.Fatalf("len %d: err %v", len(b), err)
+		}
+		if err == nil && !bytes.Equal(r.Append(nil), b[:abi.ProfileRecordSize]) {
+			t.Fatalf("decode → encode changed the record bytes")
+		}
+	})
+}
+
+// TestDecodeShort: every prefix shorter than the struct is a
+// *ShortBufferError naming the struct and both lengths, and no panic.
+func TestDecodeShort(t *testing.T) {
+	full := bytes.Repeat([]byte{0xA5}, abi.CoreHeaderSize)
+	for n := 0; n < abi.CoreHeaderSize; n++ {
+		_, err := abi.DecodeCoreHeader(full[:n])
+		var sb *abi.ShortBufferError
+		if !errors.As(err, &sb) || sb.Struct != "CoreHeader" || sb.Need != abi.CoreHeaderSize || sb.Have != n {
+			t.Errorf("DecodeCoreHeader(%d bytes) = %v", n, err)
+		}
+	}
+	for n := 0; n < abi.ProfileRecordSize; n++ {
+		_, err := abi.DecodeProfileRecord(full[:n])
+		var sb *abi.ShortBufferError
+		if !errors.As(err, &sb) || sb.Struct != "ProfileRecord" || sb.Need != abi.ProfileRecordSize || sb.Have != n {
+			t.Errorf("DecodeProfileRecord(%d bytes) = %v", n, err)
+		}
+	}
+	if _, err := abi.DecodeCoreHeader(nil); err == nil || err.Error() != "abi: short buffer: CoreHeader needs 64 bytes, have 0" {
+		t.Errorf("DecodeCoreHeader(nil) error = %v", err)
+	}
+}
+
+// TestWireLayout checks the encoding against SPEC.md's tables, written out
+// by hand (struct.Struct("<QIIIIII32x") and "<QQIIII"), not against the
+// generated constants.
+func TestWireLayout(t *testing.T) {
+	h := abi.CoreHeader{
+		EntryCycle: 0x0102030405060708, RecordCount: 0x11121314, DroppedCount: 0x21222324,
+		CoreType: abi.CoreTypeAIV, BlockID: 0x31323334, RecordCapacity: 0x41424344, Reserved: 0x51525354,
+	}
+	h.Padding[0], h.Padding[31] = 0xEE, 0xEF
+	want := make([]byte, 64)
+	le := binary.LittleEndian
+	le.PutUint64(want[0:], 0x0102030405060708)
+	le.PutUint32(want[8:], 0x11121314)
+	le.PutUint32(want[12:], 0x21222324)
+	le.PutUint32(want[16:], 2)
+	le.PutUint32(want[20:], 0x31323334)
+	le.PutUint32(want[24:], 0x41424344)
+	le.PutUint32(want[28:], 0x51525354)
+	want[32], want[63] = 0xEE, 0xEF
+	if got := h.Append(nil); !bytes.Equal(got, want) {
+		t.Errorf("CoreHeader encoding\n got % x\nwant % x", got, want)
+	}
+
+	r := abi.ProfileRecord{StartCycle: 0x0102030405060708, EndCycle: 0x1112131415161718, DescID: 0x20067, TaskID: 7, StageTaskIndex: 9, OwnerID: abi.InvalidOwnerID}
+	want = make([]byte, 32)
+	le.PutUint64(want[0:], 0x0102030405060708)
+	le.PutUint64(want[8:], 0x1112131415161718)
+	le.PutUint32(want[16:], 0x20067)
+	le.PutUint32(want[20:], 7)
+	le.PutUint32(want[24:], 9)
+	le.PutUint32(want[28:], 0xFFFFFFFF)
+	if got := r.Append(nil); !bytes.Equal(got, want) {
+		t.Errorf("ProfileRecord encoding\n got % x\nwant % x", got, want)
+	}
+
+	if abi.CoreHeaderSize != 64 || abi.ProfileRecordSize != 32 || abi.CoreHeaderRecordCapacityOffset != 24 || abi.ProfileRecordOwnerIDOffset != 28 {
+		t.Errorf("sizes or offsets differ from SPEC.md")
+	}
+}
+
+// TestFieldTables: the tables tile each struct exactly, in wire order, and
+// carry the schema's checks.
+func TestFieldTables(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		fields []abi.FieldInfo
+		size   int
+	}{
+		{"CoreHeader", abi.CoreHeaderFields(), abi.CoreHeaderSize},
+		{"ProfileRecord", abi.ProfileRecordFields(), abi.ProfileRecordSize},
+	} {
+		end := 0
+		for _, f := range c.fields {
+			if f.Offset != end {
+				t.Errorf("%s.%s at %d, want %d", c.name, f.Name, f.Offset, end)
+			}
+			if f.Doc == "" {
+				t.Errorf("%s.%s has no doc", c.name, f.Name)
+			}
+			end = f.Offset + f.Size
+		}
+		if end != c.size {
+			t.Errorf("%s fields end at %d, want %d", c.name, end, c.size)
+		}
+	}
+	byName := map[string]abi.FieldInfo{}
+	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
+		byName[f.Name] = f
+	}
+	if f := byName["core_type"]; f.Enum != "CoreType" || f.Type != "u32" {
+		t.Errorf("core_type: %+v", f)
+	}
+	if !byName["reserved"].Zero || byName["record_count"].MaxField != "record_capacity" ||
+		byName["end_cycle"].MinField != "start_cycle" || !byName["padding"].WarnNonzero {
+		t.Errorf("checks missing from the field tables: %+v", byName)
+	}
+	// The slice is the caller's: changing it does not change the next one.
+	fs := abi.CoreHeaderFields()
+	fs[0].Name = "changed"
+	if abi.CoreHeaderFields()[0].Name != "entry_cycle" {
+		t.Errorf("CoreHeaderFields shares its backing array")
+	}
+}
+
+// TestIsZero: a header is zero when its seven fields are, whatever its
+// padding holds; any one nonzero field makes it live.
+func TestIsZero(t *testing.T) {
+	var h abi.CoreHeader
+	h.Padding[5] = 1
+	if !h.IsZero() {
+		t.Errorf("padding made the header nonzero")
+	}
+	set := []func(*abi.CoreHeader){
+		func(h *abi.CoreHeader) { h.EntryCycle = 1 },
+		func(h *abi.CoreHeader) { h.RecordCount = 1 },
+		func(h *abi.CoreHeader) { h.DroppedCount = 1 },
+		func(h *abi.CoreHeader) { h.CoreType = abi.CoreTypeAIC },
+		func(h *abi.CoreHeader) { h.BlockID = 1 },
+		func(h *abi.CoreHeader) { h.RecordCapacity = 16 },
+		func(h *abi.CoreHeader) { h.Reserved = 1 },
+	}
+	for i, s := range set {
+		h := abi.CoreHeader{}
+		s(&h)
+		if h.IsZero() {
+			t.Errorf("field %d set, IsZero still true", i)
+		}
+	}
+	r := abi.ProfileRecord{OwnerID: 1}
+	if r.IsZero() || !(&abi.ProfileRecord{}).IsZero() {
+		t.Errorf("ProfileRecord.IsZero wrong")
+	}
+}
