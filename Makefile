@@ -1,0 +1,64 @@
+# cycleabi — see README.md. Every target runs from a fresh clone.
+GO        ?= go
+FUZZTIME  ?= 30s
+# CI's fuzz budget per target; keeps the whole CI under 15 minutes.
+CI_FUZZTIME ?= 10s
+
+.PHONY: all demo generate check-generated check-abi test vet fmt-check go-test cpp-test bench fuzz ci clean
+
+all: test
+
+## demo: plan the shipped MoE schedule, simulate its capture, validate and decode it to trace.json
+demo:
+	$(GO) run ./cmd/cycleabi plan examples/moe_layer.yaml
+	$(GO) run ./cmd/cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
+	$(GO) run ./cmd/cycleabi validate examples/moe_layer.bin
+	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml -o trace.json
+	@echo "trace.json written: open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
+
+## generate: regenerate gen/go, gen/cpp and gen/doc from abi/schema.yaml
+generate:
+	$(GO) run ./cmd/abigen
+
+## check-generated: fail with a diff when gen/ is not what abi/schema.yaml generates
+check-generated:
+	$(GO) run ./cmd/abigen -check
+	git diff --exit-code -- gen/
+
+## check-abi: classify the working schema's changes against the last commit's
+check-abi:
+	@if git cat-file -e HEAD:abi/schema.yaml 2>/dev/null; then \
+		$(GO) run ./cmd/abigen diff git:HEAD:abi/schema.yaml abi/schema.yaml; \
+	else echo "check-abi: no committed abi/schema.yaml to compare with"; fi
+
+## test: everything — vet, gofmt, generated-file drift, ABI diff, and every test with the race detector
+test: vet fmt-check check-generated check-abi go-test
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+go-test:
+	$(GO) test -race ./...
+
+## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
+cpp-test:
+	$(GO) test -count=1 -v -run 'Cpp|CPlusPlus|Header|Harness|DWARF|Macro' ./internal/cppgen/... ./tests/...
+
+## bench: decode and validate throughput and memory (see README "Speed and memory")
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./decode/ ./validate/ ./plan/
+	./scripts/rss.sh
+
+## fuzz: run every Fuzz target in turn for FUZZTIME each
+fuzz:
+	./scripts/fuzz.sh $(FUZZTIME)
+
+## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
+ci: test
+	./scripts/fuzz.sh $(CI_FUZZTIME)
+
+clean:
+	rm -f trace.json trace.json.gz

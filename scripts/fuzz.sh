@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Run every Fuzz target of the module in turn, each for the given time.
+# go test -fuzz takes one target per run, so we list them first.
+set -euo pipefail
+fuzztime="${1:-30s}"
+cd "$(dirname "$0")/.."
+count=0
+for pkg in $(go list ./...); do
+	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
+		echo "== $pkg $target ($fuzztime)"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg"
+		count=$((count + 1))
+	done
+done
+echo "fuzz: $count targets ran for $fuzztime each"
