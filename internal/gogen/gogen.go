@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,12 +70,22 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 		out[path.Join(PackageDir, file.name)] = buf.Bytes()
 	}
 	if len(g.errs) > 0 {
-		return nil, g.errs
+		// Report in file order, like the schema loader; problems without
+		// a position come first.
+		sort.SliceStable(g.errs, func(i, j int) bool {
+			a, b := g.errs[i].pos, g.errs[j].pos
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
+		errs := make(Errors, len(g.errs))
+		for i, e := range g.errs {
+			errs[i] = e.err
+		}
+		return nil, errs
 	}
 	return out, nil
 }
 
-// Errors is every problem Generate found, in the order found.
+// Errors is every problem Generate found, in schema file order.
 type Errors []error
 
 func (e Errors) Error() string {
@@ -91,7 +102,13 @@ type generator struct {
 	// so two schema names that collide in Go are an error, not a compile
 	// failure in the generated package.
 	declared map[string]string
-	errs     Errors
+	errs     []posError
+}
+
+// posError is a problem found while generating, with its schema position.
+type posError struct {
+	pos schema.Pos
+	err error
 }
 
 // declare reserves a package-level identifier for what, declared in the
@@ -131,7 +148,7 @@ func (g *generator) errorAt(pos schema.Pos, format string, args ...any) {
 	if pos.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", where, pos.Line, pos.Col)
 	}
-	g.errs = append(g.errs, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...)))
+	g.errs = append(g.errs, posError{pos, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...))})
 }
 
 // errorf records a problem that has no single position in the schema.
@@ -274,6 +291,12 @@ func bits(t schema.FieldType) int { return t.Width() * 8 }
 // genDoc emits the package comment.
 func (g *generator) genDoc(f *jen.File) {
 	s := g.s
+	/*
+		// Package abi is the MegaKernel cycle-trace ABI in Go, generated from
+		// abi/schema.yaml (ABI version 1, fingerprint cff7df2faee81a9b).
+		// ...
+		package abi
+	*/
 	f.PackageComment(rawComment([]string{
 		"Package abi is the MegaKernel cycle-trace ABI in Go, generated from",
 		s.File + " (ABI version " + fmt.Sprint(s.Version) + ", fingerprint " + s.FingerprintHex() + ").",
