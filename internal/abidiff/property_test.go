@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -17,17 +18,33 @@ import (
 // its YAML tree and kept loadable.
 const realSchema = "../../abi/schema.yaml"
 
-func readReal(t tb) []byte {
+// real is abi/schema.yaml and its model, read once: every property
+// iteration mutates a fresh parse of the bytes and compares with the model.
+var real = sync.OnceValues(func() ([]byte, error) { return os.ReadFile(realSchema) })
+
+var realModel = sync.OnceValues(func() (*schema.Schema, error) {
+	data, err := real()
+	if err != nil {
+		return nil, err
+	}
+	return schema.Load("old.yaml", data)
+})
+
+func readReal(t tb) ([]byte, *schema.Schema) {
 	t.Helper()
-	data, err := os.ReadFile(realSchema)
+	data, err := real()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return data
+	old, err := realModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data, old
 }
 
 func TestSelfDiffIsEmpty(t *testing.T) {
-	data := readReal(t)
+	data, _ := readReal(t)
 	a, err := schema.Load("a.yaml", data)
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +67,7 @@ var wireRules = []Rule{StructSize, FieldOffset, FieldType, FieldWidth, FieldRemo
 // moved bytes, and changes the fingerprint; and each side compared with
 // itself is empty.
 func propWireMutation(t *rapid.T) {
-	data := readReal(t)
+	data, old := readReal(t)
 	doc := parseTree(t, data)
 	what := rapid.SampledFrom([]string{"swap", "resize-pad", "insert-pad"}).Draw(t, "mutation")
 	structs := structNodes(doc)
@@ -101,8 +118,8 @@ func propWireMutation(t *rapid.T) {
 		get(st, "fields").Content = fields
 		shift(t, st, fields[i+1:], size)
 	}
-	old := mustLoad(t, "old.yaml", data)
-	new := mustLoad(t, "new.yaml", render(t, doc))
+	text := render(t, doc)
+	new := mustLoad(t, "new.yaml", text)
 
 	changes := Compare(old, new)
 	if !slices.ContainsFunc(changes, func(c Change) bool { return slices.Contains(wireRules, c.Rule) }) {
@@ -113,7 +130,7 @@ func propWireMutation(t *rapid.T) {
 	}
 	checkInvariants(t, old, new)
 	checkInvariants(t, new, old)
-	if c := Compare(new, mustLoad(t, "again.yaml", render(t, doc))); len(c) != 0 {
+	if c := Compare(new, mustLoad(t, "again.yaml", text)); len(c) != 0 {
 		t.Fatalf("the mutated schema compared with itself: %v", c)
 	}
 }
@@ -127,7 +144,7 @@ func FuzzWireMutation(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propWireMutation)) }
 // is reported, a changed fingerprint is always breaking-wire and never the
 // only change, and documentation alone is never breaking.
 func propAnyMutation(t *rapid.T) {
-	data := readReal(t)
+	data, old := readReal(t)
 	doc := parseTree(t, data)
 	root := doc.Content[0]
 	taskTypes := get(findByName(t, get(root, "enums"), "TaskType"), "values")
@@ -175,7 +192,6 @@ func propAnyMutation(t *rapid.T) {
 	case "version":
 		get(root, "version").Value = strconv.Itoa(rapid.IntRange(2, 100).Draw(t, "version"))
 	}
-	old := mustLoad(t, "old.yaml", data)
 	new := mustLoad(t, "new.yaml", render(t, doc))
 	changes := Compare(old, new)
 	if len(changes) == 0 {
