@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newPlanCmd) }
+
+func newPlanCmd() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "plan SCHEDULE",
+		Short: "Size the profiling buffer for a task schedule",
+		Long: `plan reads a task schedule (YAML or JSON) and prints what the profiling
+buffer needs: the records the busiest AIC and AIV worker write, the record
+capacities rounded up to a multiple of 16, the cube slot count, the buffer
+size in bytes, and the flags that tell decode and validate this layout.
+
+A schedule:
+
+  mode: event_driven          # or aiv_pipeline (default event_driven)
+  num_workers: 48             # event_driven: even, >= 0; aiv_pipeline: > 0
+  vector_worker_stride: 2     # event_driven only; default 2
+  tasks:                      # the task table; the list index is the task id
+    - {task_type: MatMul, dependent_event: 3, trigger_event: 4}
+    - {task_type: 102}        # by TaskType name or number; absent event = none
+  cube_task_indices: [0]      # the ordered queue dealt round-robin to AIC workers
+  vector_task_indices: [1]    # the ordered queue dealt round-robin to AIV workers
+
+A task writes a compute record, a wait record when it has a dependent_event,
+and a trigger record unless it is a ShmemPutMemSignal; in an AIV pipeline
+every AIV worker runs the whole vector queue, one compute record per task,
+and no task may use events. Every problem is reported as file:line:col and
+the YAML path of the offending value (exit status 1).`,
+		Example: `  cycleabi plan examples/moe_layer.yaml
+  cycleabi plan schedule.json --format json
+  cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" && format != "flags" {
+				return usage(fmt.Errorf("--format must be text, json or flags, got %q", format))
+			}
+			s, err := plan.ParseFile(args[0])
+			if err != nil {
+				return scheduleError(err)
+			}
+			r, err := plan.Plan(s)
+			if err != nil {
+				return invalid(err)
+			}
+			out := cmd.OutOrStdout()
+			switch format {
+			case "json":
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			case "flags":
+				_, err := fmt.Fprintln(out, r.Flags())
+				return err
+			}
+			return printPlan(out, args[0], r)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json, or flags (just the decode/validate flags)")
+	return cmd
+}
+
+// scheduleError classifies an error from reading a schedule: a problem in
+// its text is invalid input (exit 1); failing to read it is an I/O error.
+func scheduleError(err error) error {
+	var list *plan.ErrorList
+	if errors.As(err, &list) {
+		return invalid(err)
+	}
+	return usage(err)
+}
+
+func printPlan(w io.Writer, file string, r plan.Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	workers := fmt.Sprintf("%d AIC and %d AIV workers", r.AICWorkers, r.AIVWorkers)
+	if r.Mode == plan.AIVPipeline {
+		workers = fmt.Sprintf("%d AIV workers, each running the whole vector queue", r.AIVWorkers)
+	}
+	fmt.Fprintf(tw, "schedule\t%s (%s, num_workers %d: %s)\n", file, r.Mode, r.NumWorkers, workers)
+	fmt.Fprintf(tw, "AIC records\t%d required by the busiest worker, capacity %d per core\n", r.AICRequiredRecords, r.AICRecordCapacity)
+	fmt.Fprintf(tw, "AIV records\t%d required by the busiest worker, capacity %d per core\n", r.AIVRequiredRecords, r.AIVRecordCapacity)
+	fmt.Fprintf(tw, "cube slots\t%d (%d AIC + %d AIV slots)\n", r.CubeSlotCount, r.CubeSlotCount, 2*uint64(r.CubeSlotCount))
+	fmt.Fprintf(tw, "buffer size\t%d bytes (%s)\n", r.BufferSize, humanBytes(r.BufferSize))
+	fmt.Fprintf(tw, "decode flags\t%s\n", r.Flags())
+	return tw.Flush()
+}
+
+// humanBytes formats n in binary units ("1.5 MiB").
+func humanBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,59 @@
+package plan
+
+import "github.com/megakernel/cycleabi/gen/go/abi"
+
+// Assignment is the queue of task ids each worker runs, dealt exactly as
+// Plan counted them.
+type Assignment struct {
+	mode     Mode
+	vector   []uint32   // the whole vector queue (AIV pipeline)
+	aic, aiv [][]uint32 // per worker; workers past the end run nothing
+}
+
+// Assign deals s's queues to workers; r must be the Result of Plan(s). It
+// allocates per worker that gets a task, never per worker num_workers
+// names.
+func Assign(s *Schedule, r Result) Assignment {
+	a := Assignment{mode: r.Mode, vector: s.VectorTaskIndices}
+	if r.Mode != AIVPipeline {
+		a.aic = deal(s.CubeTaskIndices, r.AICWorkers)
+		a.aiv = deal(s.VectorTaskIndices, r.AIVWorkers)
+	}
+	return a
+}
+
+// Queue returns the task ids worker w of core type t runs, in order. In an
+// AIV pipeline every AIV worker runs the whole vector queue (the slice is
+// shared; do not modify it).
+func (a Assignment) Queue(t abi.CoreType, w uint32) []uint32 {
+	switch {
+	case t == abi.CoreTypeAIV && a.mode == AIVPipeline:
+		return a.vector
+	case t == abi.CoreTypeAIC && uint64(w) < uint64(len(a.aic)):
+		return a.aic[w]
+	case t == abi.CoreTypeAIV && uint64(w) < uint64(len(a.aiv)):
+		return a.aiv[w]
+	}
+	return nil
+}
+
+// deal hands queue out round-robin over workers.
+func deal(queue []uint32, workers uint32) [][]uint32 {
+	n := min(uint64(workers), uint64(len(queue)))
+	out := make([][]uint32, n)
+	if n == 0 {
+		return out
+	}
+	per := len(queue)/int(n) + 1
+	for w := range out {
+		out[w] = make([]uint32, 0, per)
+	}
+	w := 0
+	for _, id := range queue {
+		out[w] = append(out[w], id)
+		if w++; w == len(out) {
+			w = 0
+		}
+	}
+	return out
+}

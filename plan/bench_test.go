@@ -1,0 +1,111 @@
+package plan_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+)
+
+// millionTasks is an event-driven schedule of 1,000,000 tasks, half cube
+// and half vector, as JSON text.
+var millionTasks = sync.OnceValue(func() []byte { return scheduleJSON(1_000_000) })
+
+func scheduleJSON(n int) []byte {
+	var b strings.Builder
+	b.Grow(60 * n)
+	b.WriteString(`{"mode": "event_driven", "num_workers": 48, "tasks": [`)
+	types := []string{`"MatMul"`, `"SwiGLU"`, `105`, `"ShmemGetMem"`}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		fmt.Fprintf(&b, `{"task_type": %s, "dependent_event": %d, "trigger_event": %d}`, types[i%4], i, i+1)
+	}
+	for _, q := range []string{"cube_task_indices", "vector_task_indices"} {
+		fmt.Fprintf(&b, `], "%s": [`, q)
+		start := 0
+		if q == "vector_task_indices" {
+			start = 1
+		}
+		for i := start; i < n; i += 2 {
+			if i > 1 {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, i)
+		}
+	}
+	b.WriteString("]}\n")
+	return []byte(b.String())
+}
+
+// BenchmarkPlan1M plans a parsed 1,000,000-task schedule.
+func BenchmarkPlan1M(b *testing.B) {
+	s, err := plan.Parse("million.json", millionTasks())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := plan.Plan(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParsePlan1M reads and plans a 1,000,000-task JSON schedule
+// (~60 MB): what `cycleabi plan` does apart from reading the file.
+func BenchmarkParsePlan1M(b *testing.B) {
+	data := millionTasks()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := plan.Parse("million.json", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := plan.Plan(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseYAML10K is the YAML parser on 10,000 tasks, for scale: it
+// is the path every non-JSON schedule takes.
+func BenchmarkParseYAML10K(b *testing.B) {
+	data := scheduleJSON(10_000)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := plan.ParseYAML("10k.json", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestMillionTaskSchedule checks the benchmark's schedule plans to what
+// its shape implies, so the benchmarks measure a real plan.
+func TestMillionTaskSchedule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 60 MB schedule")
+	}
+	s, err := plan.Parse("million.json", millionTasks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := plan.Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500,000 cube tasks over 24 AIC workers: workers 0..7 get 20,834.
+	// Cube entry j is task 2j, a MatMul when j is even, so even workers run
+	// only MatMuls (3 records each: wait, compute, trigger).
+	if r.AICWorkers != 24 || r.AICRequiredRecords != 20834*3 {
+		t.Errorf("AIC: %d workers, %d records", r.AICWorkers, r.AICRequiredRecords)
+	}
+	if r.AIVRecordCapacity%abi.RecordCapacityAlignment != 0 || r.AIVRequiredRecords != 20834*3 {
+		t.Errorf("AIV: %d records, capacity %d", r.AIVRequiredRecords, r.AIVRecordCapacity)
+	}
+}

@@ -1,0 +1,197 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the expect sections of testdata/schedules/*.txtar")
+
+// TestSchedules runs every testdata/schedules/*.txtar: the schedule.yaml
+// section is parsed and planned; expect holds the plan as JSON, or the
+// error text. Refresh with go test ./plan -update.
+func TestSchedules(t *testing.T) {
+	files, err := filepath.Glob("testdata/schedules/*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test cases: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			ar, err := txtar.ParseFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var src, expect *txtar.File
+			for i := range ar.Files {
+				switch ar.Files[i].Name {
+				case "schedule.yaml":
+					src = &ar.Files[i]
+				case "expect":
+					expect = &ar.Files[i]
+				}
+			}
+			if src == nil || expect == nil {
+				t.Fatal("need schedule.yaml and expect sections")
+			}
+			got := planText(src.Data)
+			wantOK := strings.HasPrefix(filepath.Base(file), "ok_")
+			if gotOK := !strings.HasPrefix(string(got), "error:"); gotOK != wantOK {
+				t.Errorf("outcome does not match the file name:\n%s", got)
+			}
+			if *update {
+				expect.Data = got
+				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !bytes.Equal(got, expect.Data) {
+				t.Errorf("got:\n%s\nwant:\n%s", got, expect.Data)
+			}
+		})
+	}
+}
+
+func planText(src []byte) []byte {
+	s, err := Parse("schedule.yaml", src)
+	if err == nil {
+		var r Result
+		r, err = Plan(s)
+		if err == nil {
+			out, _ := json.MarshalIndent(r, "", "  ")
+			return append(out, '\n')
+		}
+	}
+	return []byte("error: " + strings.ReplaceAll(err.Error(), "\n", "\nerror: ") + "\n")
+}
+
+// TestPlanErrorIsPositioned checks that a planner error found after
+// parsing carries the value's line and column and is an *Error.
+func TestPlanErrorIsPositioned(t *testing.T) {
+	src := "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0,\n  5]\n"
+	s, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Plan(s)
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("Plan error %v is not an *Error", err)
+	}
+	if pe.Line != 4 || pe.Col != 3 || pe.Path != "cube_task_indices[1]" {
+		t.Errorf("error at %d:%d %q, want 4:3 cube_task_indices[1]", pe.Line, pe.Col, pe.Path)
+	}
+}
+
+// TestCapacityPastMaximum covers the refusal a test cannot reach through a
+// schedule without ~45 million queue entries.
+func TestCapacityPastMaximum(t *testing.T) {
+	s := &Schedule{File: "big.yaml"}
+	if _, err := roundUp(s, "vector_task_indices", "AIV", abi.MaxRecordsPerCore); err != nil {
+		t.Errorf("MaxRecordsPerCore refused: %v", err)
+	}
+	_, err := roundUp(s, "vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
+	want := "big.yaml: vector_task_indices: the busiest AIV worker writes 134217713 records, more than the 134217712 a slot can hold"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestScheduleFromGo plans a schedule built in Go (no text, no positions).
+func TestScheduleFromGo(t *testing.T) {
+	s := &Schedule{
+		NumWorkers:        2,
+		Tasks:             []Task{NewTask(abi.TaskTypeMatMul)},
+		CubeTaskIndices:   []uint32{0, 0, 3},
+		VectorTaskIndices: []uint32{0},
+	}
+	_, err := Plan(s)
+	if err == nil || err.Error() != "cube_task_indices[2]: task 3 is out of range: the schedule has 1 tasks" {
+		t.Errorf("got %v", err)
+	}
+	s.CubeTaskIndices = s.CubeTaskIndices[:2]
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One AIC worker runs the MatMul twice: 2 x (compute + trigger).
+	if r.AICRequiredRecords != 4 || r.AICRecordCapacity != 16 || r.AIVRequiredRecords != 2 {
+		t.Errorf("got %+v", r)
+	}
+}
+
+func TestParseFileNotFound(t *testing.T) {
+	_, err := ParseFile("testdata/no-such-schedule.yaml")
+	if err == nil || !strings.Contains(err.Error(), "testdata/no-such-schedule.yaml: schedule file not found") {
+		t.Errorf("got %v", err)
+	}
+	var list *ErrorList
+	if errors.As(err, &list) {
+		t.Error("a missing file is not a schedule problem")
+	}
+}
+
+// TestErrorListBounded: a million bad entries make 20 errors and a count.
+func TestErrorListBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("num_workers: 2\ntasks: []\ncube_task_indices: [")
+	for i := 0; i < 1000; i++ {
+		b.WriteString("-1, ")
+	}
+	b.WriteString("]\n")
+	_, err := Parse("bad.yaml", []byte(b.String()))
+	var list *ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v", err)
+	}
+	if len(list.Errs) != maxErrors || list.Omitted != 1000-maxErrors {
+		t.Errorf("%d errors, %d omitted", len(list.Errs), list.Omitted)
+	}
+	if !strings.HasSuffix(err.Error(), "(980 more errors)") {
+		t.Errorf("error text ends %q", err.Error()[len(err.Error())-40:])
+	}
+}
+
+func TestAssign(t *testing.T) {
+	s := &Schedule{
+		NumWorkers:        4,
+		Tasks:             slices.Repeat([]Task{NewTask(abi.TaskTypeAddCustom)}, 6),
+		CubeTaskIndices:   []uint32{0, 1, 2},
+		VectorTaskIndices: []uint32{3, 4, 5, 3, 4},
+	}
+	r, err := Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Assign(s, r)
+	want := map[string][]uint32{
+		"AIC/0": {0, 2}, "AIC/1": {1}, "AIC/2": nil,
+		"AIV/0": {3, 5, 4}, "AIV/1": {4, 3}, "AIV/2": nil,
+	}
+	for name, q := range want {
+		ct, _ := abi.ParseCoreType(name[:3])
+		got := a.Queue(ct, uint32(name[4]-'0'))
+		if !slices.Equal(got, q) {
+			t.Errorf("%s runs %v, want %v", name, got, q)
+		}
+	}
+	s.Mode, s.CubeTaskIndices = AIVPipeline, nil
+	r, err = Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = Assign(s, r)
+	if got := a.Queue(abi.CoreTypeAIV, 3); !slices.Equal(got, s.VectorTaskIndices) {
+		t.Errorf("pipeline worker 3 runs %v", got)
+	}
+}

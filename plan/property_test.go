@@ -1,0 +1,307 @@
+package plan_test
+
+import (
+	"errors"
+	"math"
+	"math/big"
+	"reflect"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/plan/plantest"
+	"pgregory.net/rapid"
+)
+
+// Each property runs under rapid.Check in TestX (rapid's default 100 cases;
+// raise with -rapid.checks) and under go test -fuzz in FuzzX.
+
+func TestRoundUpCapacity(t *testing.T) { rapid.Check(t, propRoundUpCapacity) }
+func FuzzRoundUpCapacity(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propRoundUpCapacity)) }
+
+// requirement draws record counts from everywhere that matters: small,
+// around the alignment, around MaxRecordsPerCore, and anything in a u64.
+func requirement(t *rapid.T, label string) uint64 {
+	return rapid.OneOf(
+		rapid.Uint64Range(0, 100),
+		rapid.Uint64Range(abi.MaxRecordsPerCore-40, abi.MaxRecordsPerCore+40),
+		rapid.Uint64Range(0, abi.MaxRecordsPerCore),
+		rapid.Uint64(),
+	).Draw(t, label)
+}
+
+// propRoundUpCapacity: the capacity is aligned, holds the requirement,
+// wastes less than one alignment, is a fixed point and grows with the
+// requirement; the round-up refuses exactly the requirements past
+// MaxRecordsPerCore, and says so with a *CapacityError.
+func propRoundUpCapacity(t *rapid.T) {
+	req := requirement(t, "required")
+	c, err := abi.RoundUpCapacity(req)
+	if req > abi.MaxRecordsPerCore {
+		var ce *abi.CapacityError
+		if !errors.As(err, &ce) {
+			t.Fatalf("RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("RoundUpCapacity(%d): %v", req, err)
+	}
+	if c%abi.RecordCapacityAlignment != 0 || uint64(c) < req || uint64(c) >= req+abi.RecordCapacityAlignment {
+		t.Fatalf("RoundUpCapacity(%d) = %d", req, c)
+	}
+	if err := abi.CheckCapacity(uint64(c)); err != nil {
+		t.Fatalf("RoundUpCapacity(%d) = %d, which CheckCapacity refuses: %v", req, c, err)
+	}
+	if again, err := abi.RoundUpCapacity(uint64(c)); err != nil || again != c {
+		t.Fatalf("RoundUpCapacity(%d) = %d, %v; not idempotent", c, again, err)
+	}
+	more := req + rapid.Uint64Range(0, abi.MaxRecordsPerCore-req).Draw(t, "more")
+	if c2, err := abi.RoundUpCapacity(more); err != nil || c2 < c {
+		t.Fatalf("RoundUpCapacity(%d) = %d, %v < RoundUpCapacity(%d) = %d", more, c2, err, req, c)
+	}
+}
+
+func TestBufferSize(t *testing.T) { rapid.Check(t, propBufferSize) }
+func FuzzBufferSize(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propBufferSize)) }
+
+// capacity draws a valid (aligned, in range) capacity.
+func capacity(t *rapid.T, label string) uint32 {
+	return abi.RecordCapacityAlignment * rapid.OneOf(
+		rapid.Uint32Range(0, 8),
+		rapid.Uint32Range(0, abi.MaxRecordsPerCore/abi.RecordCapacityAlignment),
+		rapid.Uint32Range(abi.MaxRecordsPerCore/abi.RecordCapacityAlignment-2, abi.MaxRecordsPerCore/abi.RecordCapacityAlignment),
+	).Draw(t, label)
+}
+
+// propBufferSize: the buffer size is the sum of the slot strides, computed
+// here without overflow; when that sum does not fit in a uint64 (or the AIV
+// block ids in a u32) BufferSize and NewLayout refuse instead of wrapping.
+// Slots tile the buffer. Layout arithmetic only: nothing is allocated.
+func propBufferSize(t *rapid.T) {
+	cubeSlots := rapid.OneOf(
+		rapid.Uint32Range(abi.MinCubeSlots, 200),
+		rapid.Uint32Range(abi.MinCubeSlots, math.MaxUint32),
+		rapid.Uint32Range(0, abi.MinCubeSlots-1),
+	).Draw(t, "cube_slots")
+	caps := abi.Capacities{AIC: capacity(t, "aic"), AIV: capacity(t, "aiv")}
+
+	stride := func(c uint32) *big.Int {
+		return big.NewInt(abi.CoreHeaderSize + abi.ProfileRecordSize*int64(c))
+	}
+	want := new(big.Int).Mul(big.NewInt(int64(cubeSlots)), stride(caps.AIC))
+	want.Add(want, new(big.Int).Mul(big.NewInt(2*int64(cubeSlots)), stride(caps.AIV)))
+	fits := cubeSlots >= abi.MinCubeSlots && want.IsUint64() && 2*uint64(cubeSlots) <= math.MaxUint32+1
+
+	size, err := abi.BufferSize(cubeSlots, caps)
+	l, lerr := abi.NewLayout(cubeSlots, caps)
+	if !fits {
+		if err == nil || lerr == nil {
+			t.Fatalf("cube slots %d, %+v: size %s does not fit, but BufferSize = %d, %v; NewLayout: %v",
+				cubeSlots, caps, want, size, err, lerr)
+		}
+		return
+	}
+	if err != nil || lerr != nil {
+		t.Fatalf("cube slots %d, %+v: %v / %v", cubeSlots, caps, err, lerr)
+	}
+	if size != want.Uint64() || l.Size() != size {
+		t.Fatalf("cube slots %d, %+v: BufferSize %d, Layout.Size %d, want %s", cubeSlots, caps, size, l.Size(), want)
+	}
+	if l.NumSlots() != 3*int(cubeSlots) {
+		t.Fatalf("NumSlots = %d for %d cube slots", l.NumSlots(), cubeSlots)
+	}
+	// Slots tile the buffer: each starts where the previous ends; check a
+	// few, including both ends of the AIC/AIV boundary.
+	for _, i := range []int{0, int(cubeSlots) - 1, int(cubeSlots), l.NumSlots() - 1,
+		rapid.IntRange(1, l.NumSlots()-1).Draw(t, "slot")} {
+		s := l.Slot(i)
+		var prevEnd uint64
+		if i > 0 {
+			p := l.Slot(i - 1)
+			prevEnd = p.Offset + p.Stride()
+		}
+		if s.Offset != prevEnd || s.Stride() != abi.SlotStride(s.Capacity) || s.Capacity != caps.For(s.CoreType) {
+			t.Fatalf("slot %d (%s) at %d, stride %d; previous ends at %d", i, s, s.Offset, s.Stride(), prevEnd)
+		}
+		if i == l.NumSlots()-1 && s.Offset+s.Stride() != size {
+			t.Fatalf("last slot ends at %d, buffer is %d", s.Offset+s.Stride(), size)
+		}
+	}
+}
+
+// TestLimits: capacities 0, 16 and MaxRecordsPerCore lay out (arithmetic
+// only, never allocated); MaxRecordsPerCore+16, the next aligned value, and
+// MaxRecordsPerCore+1 are refused.
+func TestLimits(t *testing.T) {
+	for _, c := range []uint32{0, 16, abi.MaxRecordsPerCore} {
+		if err := abi.CheckCapacity(uint64(c)); err != nil {
+			t.Errorf("CheckCapacity(%d): %v", c, err)
+		}
+		l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: c, AIV: c})
+		if err != nil {
+			t.Errorf("NewLayout with capacity %d: %v", c, err)
+			continue
+		}
+		stride := uint64(abi.CoreHeaderSize) + uint64(abi.ProfileRecordSize)*uint64(c)
+		if stride > abi.SlotStrideLimit {
+			t.Errorf("capacity %d: stride %d past the u32 limit", c, stride)
+		}
+		if want := 3 * abi.MinCubeSlots * stride; l.Size() != want {
+			t.Errorf("capacity %d: size %d, want %d", c, l.Size(), want)
+		}
+		if r, err := abi.RoundUpCapacity(uint64(c)); err != nil || r != c {
+			t.Errorf("RoundUpCapacity(%d) = %d, %v", c, r, err)
+		}
+	}
+	for _, c := range []uint64{abi.MaxRecordsPerCore + 16, abi.MaxRecordsPerCore + 1, 8} {
+		if err := abi.CheckCapacity(c); err == nil {
+			t.Errorf("CheckCapacity(%d) accepted", c)
+		}
+		if c <= math.MaxUint32 {
+			if _, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: uint32(c)}); err == nil {
+				t.Errorf("NewLayout accepted AIV capacity %d", c)
+			}
+		}
+	}
+	if _, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1); err == nil {
+		t.Error("RoundUpCapacity(MaxRecordsPerCore+1) accepted")
+	}
+	// The maximum is the largest aligned capacity whose stride fits a u32.
+	if abi.SlotStride(abi.MaxRecordsPerCore) > abi.SlotStrideLimit ||
+		abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment) <= abi.SlotStrideLimit {
+		t.Error("MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
+	}
+}
+
+func TestPlanMatchesModel(t *testing.T) { rapid.Check(t, propPlanMatchesModel) }
+func FuzzPlanMatchesModel(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPlanMatchesModel)) }
+
+// propPlanMatchesModel: Plan agrees with SPEC.md's rules written out the
+// slow, obvious way (a counter per worker num_workers names).
+func propPlanMatchesModel(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	r, err := plan.Plan(s)
+	if err != nil {
+		t.Fatalf("Plan refused a valid schedule: %v", err)
+	}
+	records := func(task plan.Task) uint64 {
+		n := uint64(1)
+		if task.DependentEvent != plan.NoEvent {
+			n++
+		}
+		if task.TaskType != 105 { // ShmemPutMemSignal
+			n++
+		}
+		return n
+	}
+	busiest := func(queue []uint32, workers int64) uint64 {
+		if len(queue) == 0 {
+			return 0
+		}
+		counts := make([]uint64, workers)
+		for i, id := range queue {
+			counts[int64(i)%workers] += records(s.Tasks[id])
+		}
+		var m uint64
+		for _, c := range counts {
+			m = max(m, c)
+		}
+		return m
+	}
+	var aic, aiv uint64
+	if s.Mode == plan.AIVPipeline {
+		aiv = uint64(len(s.VectorTaskIndices))
+	} else {
+		stride := s.VectorWorkerStride
+		if stride == 0 {
+			stride = 2
+		}
+		aic = busiest(s.CubeTaskIndices, s.NumWorkers/2)
+		aiv = busiest(s.VectorTaskIndices, s.NumWorkers/stride)
+	}
+	roundUp := func(n uint64) uint32 { return uint32((n + 15) / 16 * 16) }
+	cube := uint32(max(24, (s.NumWorkers+1)/2))
+	want := plan.Result{
+		Mode:               s.Mode,
+		NumWorkers:         s.NumWorkers,
+		AICWorkers:         r.AICWorkers,
+		AIVWorkers:         r.AIVWorkers,
+		AICRequiredRecords: aic,
+		AIVRequiredRecords: aiv,
+		AICRecordCapacity:  roundUp(aic),
+		AIVRecordCapacity:  roundUp(aiv),
+		CubeSlotCount:      cube,
+		BufferSize: uint64(cube)*(64+32*uint64(roundUp(aic))) +
+			2*uint64(cube)*(64+32*uint64(roundUp(aiv))),
+	}
+	if r != want {
+		t.Fatalf("Plan = %+v\nwant   %+v", r, want)
+	}
+	if r.AICWorkers > r.CubeSlotCount || uint64(r.AIVWorkers) > 2*uint64(r.CubeSlotCount) {
+		t.Fatalf("%d AIC / %d AIV workers do not fit %d cube slots", r.AICWorkers, r.AIVWorkers, r.CubeSlotCount)
+	}
+}
+
+func TestJSONMatchesYAML(t *testing.T) { rapid.Check(t, propJSONMatchesYAML) }
+func FuzzJSONMatchesYAMLProp(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(propJSONMatchesYAML))
+}
+
+// propJSONMatchesYAML: a generated schedule written as YAML, as JSON and as
+// JSON with explicit nulls parses back to itself; the JSON fast path
+// accepts the JSON forms and agrees with the YAML parser on them.
+func propJSONMatchesYAML(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	byName := rapid.Bool().Draw(t, "by_name")
+	want := plan.WithoutSource(s)
+	for _, style := range []plantest.Style{plantest.YAML, plantest.JSON, plantest.JSONNull} {
+		text := plantest.Text(s, style, byName)
+		y, err := plan.ParseYAML("s", text)
+		if err != nil {
+			t.Fatalf("style %d: YAML parser: %v\n%s", style, err, text)
+		}
+		if got := plan.WithoutSource(y); !reflect.DeepEqual(got, want) {
+			t.Fatalf("style %d: YAML parser read\n%+v\nwant\n%+v\n%s", style, got, want, text)
+		}
+		j, ok := plan.ParseJSON(text)
+		if style == plantest.YAML {
+			continue
+		}
+		if !ok {
+			t.Fatalf("style %d: the JSON fast path refused\n%s", style, text)
+		}
+		if got := plan.WithoutSource(j); !reflect.DeepEqual(got, want) {
+			t.Fatalf("style %d: JSON fast path read\n%+v\nwant\n%+v\n%s", style, got, want, text)
+		}
+	}
+}
+
+// FuzzJSONMatchesYAML: on any bytes, whatever the JSON fast path accepts
+// the YAML parser accepts too, with the same result; the fast path never
+// decides an error message.
+func FuzzJSONMatchesYAML(f *testing.F) {
+	for _, seed := range []string{
+		`{"num_workers": 2, "tasks": [{"task_type": "MatMul", "dependent_event": 1}], "cube_task_indices": [0]}`,
+		`{"mode": "aiv_pipeline", "num_workers": 3, "tasks": [{"task_type": 102}], "vector_task_indices": [0, 0]}`,
+		"{\"num_workers\": -0, \"tasks\": []}\r\n",
+		`{"num_workers": 2, "tasks": [{"task_type": 1, "owner_id": null}], "vector_worker_stride": 1}`,
+		`{"num_workers": 2, "tasks": [], "tasks": []}`,
+		`{"num_workers": 2, "tasks": [{"task_type": "Mat\u004dul"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		j, ok := plan.ParseJSON(data)
+		if !ok {
+			return
+		}
+		y, err := plan.ParseYAML("f", data)
+		if err != nil {
+			t.Fatalf("JSON fast path accepted what YAML refuses (%v):\n%q", err, data)
+		}
+		if a, b := plan.WithoutSource(j), plan.WithoutSource(y); !reflect.DeepEqual(a, b) {
+			t.Fatalf("parsers disagree on %q:\nJSON %+v\nYAML %+v", data, a, b)
+		}
+	})
+}

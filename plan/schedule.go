@@ -1,0 +1,254 @@
+// Package plan reads a MegaKernel task schedule and sizes the profiling
+// buffer for it: how many cycle records the busiest AIC and AIV worker
+// writes, the record capacities rounded up to the ABI's alignment, the cube
+// slot count and the buffer size (SPEC.md, "Planning capacities").
+//
+// A schedule is a YAML or JSON file (JSON is YAML):
+//
+//	mode: event_driven          # or aiv_pipeline; default event_driven
+//	num_workers: 48
+//	vector_worker_stride: 2     # optional, default 2 (event_driven only)
+//	tasks:                      # the task table; the list index is the task id
+//	  - {task_type: MatMul, dependent_event: 3, trigger_event: 4}
+//	  - {task_type: 102}        # by number or TaskType name; absent event = none
+//	cube_task_indices: [0]      # the ordered queue dealt to AIC workers
+//	vector_task_indices: [1]    # the ordered queue dealt to AIV workers
+//
+// A task may also carry graph_stage, owner_id and stage_task_index, which
+// only the simulator (package synth) uses. Every problem is reported with
+// file:line:col and the YAML path of the offending value.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Mode is how the MegaKernel runtime executes its task queues.
+type Mode uint8
+
+// The execution modes.
+const (
+	// EventDriven deals the cube queue round-robin over the AIC workers and
+	// the vector queue over the AIV workers; device events order tasks
+	// across workers.
+	EventDriven Mode = iota
+	// AIVPipeline runs the whole vector queue on every AIV worker, each on
+	// its own shard; no task may wait on or trigger an event.
+	AIVPipeline
+)
+
+var modeNames = [...]string{EventDriven: "event_driven", AIVPipeline: "aiv_pipeline"}
+
+// String returns the mode's name in a schedule file ("event_driven").
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", m)
+}
+
+// MarshalText encodes the mode as its schedule-file name.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// ParseMode returns the mode named name ("event_driven" or "aiv_pipeline").
+func ParseMode(name string) (Mode, bool) {
+	for m, n := range modeNames {
+		if n == name {
+			return Mode(m), true
+		}
+	}
+	return 0, false
+}
+
+// EventID names a device event.
+type EventID uint32
+
+// NoEvent is the EventID of a task that waits on (or triggers) no event; it
+// is what an absent or null dependent_event/trigger_event reads as.
+const NoEvent EventID = math.MaxUint32
+
+// Valid reports whether e names an event.
+func (e EventID) Valid() bool { return e != NoEvent }
+
+// Sentinels for the optional per-task fields the simulator uses.
+const (
+	// NoGraphStage marks a task without graph_stage: its compute record
+	// carries the task-type descriptor.
+	NoGraphStage = math.MaxUint32
+	// AutoStageTaskIndex marks a task without stage_task_index: the
+	// simulator numbers the task within its stage itself.
+	AutoStageTaskIndex = math.MaxUint32
+)
+
+// DefaultVectorWorkerStride is the vector_worker_stride of a schedule that
+// does not give one.
+const DefaultVectorWorkerStride = 2
+
+// Task is one entry of the task table. Build one with NewTask: the optional
+// fields use sentinels for "not given", so in the zero Task every one of
+// them is set (it waits on and triggers event 0, has graph stage 0 and
+// owner 0).
+type Task struct {
+	// TaskType is the task's kind; its compute record's descriptor is
+	// abi.TaskTypeBase + TaskType unless GraphStage is set.
+	TaskType abi.TaskType
+	// DependentEvent is the event the task waits on before it runs, or NoEvent.
+	DependentEvent EventID
+	// TriggerEvent is the event the task signals when done, or NoEvent.
+	TriggerEvent EventID
+	// GraphStage is the kernel's graph stage for the task (its compute
+	// record's descriptor is abi.GraphStageBase + GraphStage), or NoGraphStage.
+	GraphStage uint32
+	// OwnerID is the task's owner (an expert, say), or abi.InvalidOwnerID.
+	OwnerID uint32
+	// StageTaskIndex is the task's 0-based index within its stage, or
+	// AutoStageTaskIndex.
+	StageTaskIndex uint32
+}
+
+// NewTask returns a task of type t with no events, graph stage, owner or
+// stage task index.
+func NewTask(t abi.TaskType) Task {
+	return Task{
+		TaskType:       t,
+		DependentEvent: NoEvent,
+		TriggerEvent:   NoEvent,
+		GraphStage:     NoGraphStage,
+		OwnerID:        abi.InvalidOwnerID,
+		StageTaskIndex: AutoStageTaskIndex,
+	}
+}
+
+// Schedule is a parsed schedule file. It is only checked for form (types,
+// keys, ranges a value can have on its own); Plan checks the rest.
+type Schedule struct {
+	// File names the schedule in errors.
+	File string
+	// Mode is the execution mode.
+	Mode Mode
+	// NumWorkers is num_workers as written (Plan rejects odd or negative
+	// values in event-driven mode).
+	NumWorkers int64
+	// VectorWorkerStride is vector_worker_stride, or 0 when the file does
+	// not give one (DefaultVectorWorkerStride applies).
+	VectorWorkerStride int64
+	// Tasks is the task table; a task's id is its index.
+	Tasks []Task
+	// CubeTaskIndices is the ordered queue of task ids dealt to AIC workers.
+	CubeTaskIndices []uint32
+	// VectorTaskIndices is the ordered queue of task ids dealt to AIV workers.
+	VectorTaskIndices []uint32
+
+	// src is the file's text, kept so that an error found after parsing
+	// can be given a line and column (see locate).
+	src []byte
+}
+
+// Stride returns the vector worker stride in effect.
+func (s *Schedule) Stride() int64 {
+	if s.VectorWorkerStride == 0 {
+		return DefaultVectorWorkerStride
+	}
+	return s.VectorWorkerStride
+}
+
+// Error is one problem in a schedule, printed as
+// "moe.yaml:12:7: tasks[3].task_type: unknown task type "MatMull"".
+// Line and Col are 0 when the schedule was not read from text.
+type Error struct {
+	File string
+	Line int
+	Col  int
+	// Path is the YAML path of the offending value ("tasks[3].task_type",
+	// "cube_task_indices[7]"), or "" for the whole schedule.
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+		}
+		b.WriteString(": ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// maxErrors bounds an ErrorList, so that a million bad entries make one
+// screenful of errors rather than a million lines.
+const maxErrors = 20
+
+// ErrorList is every problem parsing found, in file order, up to 20;
+// Omitted counts the rest.
+type ErrorList struct {
+	Errs    []*Error
+	Omitted int
+}
+
+func (l *ErrorList) Error() string {
+	msgs := make([]string, len(l.Errs), len(l.Errs)+1)
+	for i, e := range l.Errs {
+		msgs[i] = e.Error()
+	}
+	if l.Omitted > 0 {
+		msgs = append(msgs, fmt.Sprintf("(%d more errors)", l.Omitted))
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap returns the listed errors, so errors.As finds the first *Error.
+func (l *ErrorList) Unwrap() []error {
+	errs := make([]error, len(l.Errs))
+	for i, e := range l.Errs {
+		errs[i] = e
+	}
+	return errs
+}
+
+func (l *ErrorList) add(e *Error) {
+	if len(l.Errs) < maxErrors {
+		l.Errs = append(l.Errs, e)
+	} else {
+		l.Omitted++
+	}
+}
+
+// ParseFile reads and parses the schedule at path.
+func ParseFile(path string) (*Schedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: schedule file not found", path)
+		}
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse parses the schedule text data; file names it in errors. Errors are
+// an *ErrorList. JSON text takes a fast path (a million-task schedule in a
+// fraction of a second); anything the fast path does not accept is parsed,
+// and its errors reported, as YAML.
+func Parse(file string, data []byte) (*Schedule, error) {
+	if s, ok := parseJSON(data); ok {
+		s.File = file
+		s.src = data
+		return s, nil
+	}
+	return parseYAML(file, data)
+}
