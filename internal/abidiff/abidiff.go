@@ -39,6 +39,8 @@ const (
 	Compatible
 )
 
+// String returns the category's name: "breaking-wire", "breaking-display"
+// or "compatible".
 func (c Category) String() string {
 	switch c {
 	case BreakingWire:
@@ -91,6 +93,7 @@ type Change struct {
 	New Location `json:"new"`
 }
 
+// String renders the change on one line: category, rule, path and message.
 func (c Change) String() string {
 	return fmt.Sprintf("%s %s %s: %s", c.Category, c.Rule, c.Path, c.Message)
 }
