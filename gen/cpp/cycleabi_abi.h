@@ -55,7 +55,7 @@
 // The ABI version and fingerprint as macros, for #if checks in build scripts;
 // C++ code uses cycleabi::kAbiVersion and cycleabi::kFingerprint.
 #define CYCLEABI_ABI_VERSION 1
-#define CYCLEABI_FINGERPRINT 0xcff7df2faee81a9bull
+#define CYCLEABI_FINGERPRINT 0xe7b0842e14986bfcull
 
 namespace cycleabi {
 
@@ -63,10 +63,11 @@ namespace cycleabi {
 // contract.
 constexpr uint32_t kAbiVersion = 1;
 // kFingerprint is the first 8 bytes of the SHA-256 of the schema's canonical
-// layout: it changes exactly when a byte on the wire changes meaning. The
-// host's abi.Fingerprint has the same value when both sides come from one
-// schema; a kernel reports it with its profiling buffer so the host can check.
-constexpr uint64_t kFingerprint = 0xcff7df2faee81a9bull;
+// buffer layout (structs, wire enums, layout constants, slot regions): it
+// changes only with a breaking change on the wire. The host's abi.Fingerprint
+// has the same value when both sides come from one schema; a kernel reports it
+// with its profiling buffer so the host can check.
+constexpr uint64_t kFingerprint = 0xe7b0842e14986bfcull;
 
 // Constants.
 

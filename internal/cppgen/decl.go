@@ -90,7 +90,7 @@ func (g *gen) genVersion() {
 	g.p("")
 	g.comment("", "kAbiVersion is raised on every change that breaks the wire or display contract.")
 	g.p("constexpr uint32_t %s = %d;", g.declare("kAbiVersion", "the ABI version"), g.s.Version)
-	g.comment("", "kFingerprint is the first 8 bytes of the SHA-256 of the schema's canonical layout: it changes exactly when a byte on the wire changes meaning. The host's abi.Fingerprint has the same value when both sides come from one schema; a kernel reports it with its profiling buffer so the host can check.")
+	g.comment("", "kFingerprint is the first 8 bytes of the SHA-256 of the schema's canonical buffer layout (structs, wire enums, layout constants, slot regions): it changes only with a breaking change on the wire. The host's abi.Fingerprint has the same value when both sides come from one schema; a kernel reports it with its profiling buffer so the host can check.")
 	g.p("constexpr uint64_t %s = 0x%sull;", g.declare("kFingerprint", "the ABI fingerprint"), g.s.FingerprintHex())
 }
 

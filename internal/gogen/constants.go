@@ -24,7 +24,7 @@ func (g *generator) genConstants(f *jen.File) {
 	f.Const().Defs(
 		comment("Version is the ABI version; it is raised on every change that breaks the wire or display contract."),
 		jen.Id(g.fixed("Version")).Op("=").Lit(int(s.Version)),
-		comment("Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's canonical layout text: it changes exactly when a byte on the wire changes meaning."),
+		comment("Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's canonical buffer layout (structs, wire enums, layout constants, slot regions): it changes only with a breaking change on the wire."),
 		jen.Id(g.fixed("Fingerprint")).Uint64().Op("=").Add(hex(s.Fingerprint)),
 		comment("FingerprintHex is Fingerprint as 16 lower-case hex digits."),
 		jen.Id(g.fixed("FingerprintHex")).Op("=").Lit(s.FingerprintHex()),

@@ -28,7 +28,8 @@ type Schema struct {
 	Descriptors *Descriptors
 	SoCs        []*SoC
 	// Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of
-	// Canonical(): it changes exactly when something on the wire changes.
+	// Canonical(), the buffer layout: a changed fingerprint means a
+	// breaking change on the wire.
 	Fingerprint uint64
 }
 

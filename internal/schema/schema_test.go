@@ -137,17 +137,40 @@ func TestFingerprint(t *testing.T) {
 		_, err := Load("x.yaml", []byte(changed))
 		require.Error(t, err, "fields must be listed in offset order")
 	})
-	t.Run("an enum value changes it", func(t *testing.T) {
-		changed := strings.Replace(text, "{name: MatMul, value: 103", "{name: MatMul, value: 120", 1)
-		s2, err := Load("x.yaml", []byte(changed))
+	same := func(t *testing.T, from, to string) bool {
+		t.Helper()
+		require.Contains(t, text, from)
+		s2, err := Load("x.yaml", []byte(strings.Replace(text, from, to, 1)))
 		require.NoError(t, err)
-		assert.NotEqual(t, s.Fingerprint, s2.Fingerprint)
+		return s.Fingerprint == s2.Fingerprint
+	}
+	t.Run("a wire enum value changes it", func(t *testing.T) {
+		assert.False(t, same(t, "{name: AIV, value: 2,", "{name: AIV, value: 3,"))
 	})
-	t.Run("a namespace range changes it", func(t *testing.T) {
-		changed := strings.Replace(text, "base: 0x30000", "base: 0x40000", 1)
-		s2, err := Load("x.yaml", []byte(changed))
+	t.Run("a layout constant changes it", func(t *testing.T) {
+		assert.False(t, same(t, "value: 16\n    doc: Every per-core", "value: 32\n    doc: Every per-core"))
+		assert.False(t, same(t, "value: 24\n    doc: >-\n      The smallest", "value: 32\n    doc: >-\n      The smallest"))
+	})
+	t.Run("region order changes it", func(t *testing.T) {
+		assert.False(t, same(t, "core_type: AIC, slots_per_cube_slot: 1", "core_type: AIC, slots_per_cube_slot: 2"))
+	})
+	// What abigen diff calls compatible leaves it alone.
+	t.Run("a new task type does not change it", func(t *testing.T) {
+		assert.True(t, same(t, "      - {name: ShmemGetMem, value: 141, doc: Remote get.}",
+			"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: Softmax, value: 142, doc: New.}"))
+	})
+	t.Run("a new SoC or namespace name does not change it", func(t *testing.T) {
+		assert.True(t, same(t, "socs:\n", "socs:\n  - {prefix: ascend960, mhz: 1000, doc: Next.}\n"))
+		assert.True(t, same(t, "display: '{name}'\n      fallback: GraphStage_{index}", "display: 'Stage_{name}'\n      fallback: GraphStage_{index}"))
+	})
+	t.Run("reordering constants does not change it", func(t *testing.T) {
+		block := "  - name: InvalidOwnerID\n    value: 0xFFFFFFFF\n    doc: ProfileRecord.owner_id value meaning the record has no owner.\n"
+		require.Contains(t, text, block)
+		moved := strings.Replace(text, block, "", 1)
+		moved = strings.Replace(moved, "constants:\n", "constants:\n"+block, 1)
+		s2, err := Load("x.yaml", []byte(moved))
 		require.NoError(t, err)
-		assert.NotEqual(t, s.Fingerprint, s2.Fingerprint)
+		assert.Equal(t, s.Fingerprint, s2.Fingerprint)
 	})
 	assert.Len(t, s.FingerprintHex(), 16)
 }

@@ -7,11 +7,11 @@ const (
 	// or display contract.
 	Version = 1
 	// Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's
-	// canonical layout text: it changes exactly when a byte on the wire changes
-	// meaning.
-	Fingerprint uint64 = 0xCFF7DF2FAEE81A9B
+	// canonical buffer layout (structs, wire enums, layout constants, slot
+	// regions): it changes only with a breaking change on the wire.
+	Fingerprint uint64 = 0xE7B0842E14986BFC
 	// FingerprintHex is Fingerprint as 16 lower-case hex digits.
-	FingerprintHex = "cff7df2faee81a9b"
+	FingerprintHex = "e7b0842e14986bfc"
 )
 
 const (

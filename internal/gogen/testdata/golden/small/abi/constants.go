@@ -7,11 +7,11 @@ const (
 	// or display contract.
 	Version = 7
 	// Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's
-	// canonical layout text: it changes exactly when a byte on the wire changes
-	// meaning.
-	Fingerprint uint64 = 0x8FF1413187A281F1
+	// canonical buffer layout (structs, wire enums, layout constants, slot
+	// regions): it changes only with a breaking change on the wire.
+	Fingerprint uint64 = 0xCB1DD06BBA6F3473
 	// FingerprintHex is Fingerprint as 16 lower-case hex digits.
-	FingerprintHex = "8ff1413187a281f1"
+	FingerprintHex = "cb1dd06bba6f3473"
 )
 
 const (
