@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -184,6 +185,7 @@ type scanner struct {
 	buf      []byte
 	minEntry uint64 // smallest nonzero entry cycle of a slot with records, 0 if none
 	minStart uint64
+	rec      abi.ProfileRecord // handed to the Record hook, reused
 }
 
 // report hands p to the hook; errStop when the scan must end.
@@ -283,9 +285,15 @@ func (sc *scanner) checkHeader(s *SlotScan) error {
 }
 
 // records walks a slot's live records, reading the file in bounded chunks.
+// It runs once per record of the capture, so it decodes only the cycles
+// it checks unless a Record hook wants the whole record, and it allocates
+// nothing per record (the record handed to the hook is reused).
 func (sc *scanner) records(s *SlotScan) error {
 	base := int64(s.Slot.Offset) + abi.CoreHeaderSize
-	prevStart := uint64(0)
+	hook := sc.opts.Record
+	rec := &sc.rec
+	prevStart, minStart, sorted := uint64(0), sc.minStart, true
+	defer func() { s.Sorted, sc.minStart = sorted, minStart }()
 	for first := 0; first < s.Records; first += recordsPerRead {
 		n := min(recordsPerRead, s.Records-first)
 		chunkOff := base + int64(first)*abi.ProfileRecordSize
@@ -297,27 +305,28 @@ func (sc *scanner) records(s *SlotScan) error {
 			sc.buf = b
 		}
 		for j := range n {
-			r, err := abi.DecodeProfileRecord(b[j*abi.ProfileRecordSize:])
-			if err != nil {
-				return err
-			}
-			index := first + j
-			off := sc.c.Base + chunkOff + int64(j)*abi.ProfileRecordSize
-			if r.EndCycle < r.StartCycle {
+			rb := b[j*abi.ProfileRecordSize : (j+1)*abi.ProfileRecordSize]
+			start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
+			end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
+			if end < start {
+				off := sc.c.Base + chunkOff + int64(j)*abi.ProfileRecordSize
 				if err := sc.report(&Problem{Code: CodeNegativeInterval, Off: off + abi.ProfileRecordEndCycleOffset,
-					Slot: s.Slot.String(), Record: index,
-					Value:    fmt.Sprintf("start_cycle=%d end_cycle=%d", r.StartCycle, r.EndCycle),
+					Slot: s.Slot.String(), Record: first + j,
+					Value:    fmt.Sprintf("start_cycle=%d end_cycle=%d", start, end),
 					Expected: "end_cycle >= start_cycle"}); err != nil {
 					return err
 				}
 			}
-			if r.StartCycle < prevStart {
-				s.Sorted = false
+			if start < prevStart {
+				sorted = false
 			}
-			prevStart = r.StartCycle
-			sc.minStart = min(sc.minStart, r.StartCycle)
-			if sc.opts.Record != nil {
-				sc.opts.Record(s, index, off, &r)
+			prevStart = start
+			minStart = min(minStart, start)
+			if hook != nil {
+				if *rec, err = abi.DecodeProfileRecord(rb); err != nil {
+					return err
+				}
+				hook(s, first+j, sc.c.Base+chunkOff+int64(j)*abi.ProfileRecordSize, rec)
 			}
 		}
 	}
