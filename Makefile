@@ -25,11 +25,16 @@ check-generated:
 	$(GO) run ./cmd/abigen -check
 	git diff --exit-code -- gen/
 
-## check-abi: classify the working schema's changes against the last commit's
+# ABI_BASE is the commit whose schema check-abi compares with: HEAD checks
+# uncommitted edits; CI passes the commit before the change (HEAD~1).
+ABI_BASE ?= HEAD
+
+## check-abi: classify abi/schema.yaml's changes since ABI_BASE; fail on a breaking change without a version raise
 check-abi:
-	@if git cat-file -e HEAD:abi/schema.yaml 2>/dev/null; then \
-		$(GO) run ./cmd/abigen diff git:HEAD:abi/schema.yaml abi/schema.yaml; \
-	else echo "check-abi: no committed abi/schema.yaml to compare with"; fi
+	@git rev-parse -q --verify '$(ABI_BASE)^{commit}' >/dev/null || { echo "check-abi: $(ABI_BASE) is not a commit"; exit 2; }
+	@if git cat-file -e '$(ABI_BASE):abi/schema.yaml' 2>/dev/null; then \
+		$(GO) run ./cmd/abigen diff 'git:$(ABI_BASE):abi/schema.yaml' abi/schema.yaml; \
+	else echo "check-abi: $(ABI_BASE) has no abi/schema.yaml; nothing to compare"; fi
 
 ## test: everything — vet, gofmt, generated-file drift, ABI diff, and every test with the race detector
 test: vet fmt-check check-generated check-abi go-test
@@ -58,7 +63,8 @@ fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
-ci: test
+ci: test cpp-test
+	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
