@@ -1,0 +1,74 @@
+// Package decode turns a MegaKernel cycle-trace capture into its records in
+// trace order and writes them as a Chrome Trace Event JSON file that
+// Perfetto UI and chrome://tracing open (SPEC.md, "Decoding").
+//
+// Decoding is two passes over the capture. Decode resolves the layout and
+// scans every slot under the ABI's rules (package capture): it fails on the
+// first problem, so nothing is written for an invalid capture. Records then
+// walks the records in trace order, (start_cycle, core_type, block_id) with
+// ties in slot and record order, by a k-way merge over the active slots,
+// each read in bounded chunks. Memory is O(slots + the largest slot whose
+// records are out of start order), not O(records): a capture ten times
+// larger decodes in the same memory.
+//
+// WriteTrace streams the trace JSON by hand into a buffer (no reflection
+// per event), for one capture or several (one per rank, pid = rank).
+package decode
+
+import (
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Decoded is a capture that passed every check of SPEC.md's decoding
+// rules, ready to be walked in trace order.
+type Decoded struct {
+	Capture *capture.Capture
+	// Summary has the layout, the record and dropped counts, the active
+	// slots (with records) in buffer order and the anchor cycle.
+	Summary *capture.Summary
+	// TempDir is where sorted copies of out-of-order slots are kept
+	// during a walk when there are several such slots ("": os.TempDir()).
+	TempDir string
+
+	// chunk overrides the records read per slot at once (tests).
+	chunk int
+}
+
+// Decode resolves the layout of c and checks every slot and record (the
+// first pass). The first problem found is returned as a *capture.Problem
+// naming the file offset, slot and record; options that make no layout
+// are plain errors.
+func Decode(c *capture.Capture, o capture.LayoutOptions) (*Decoded, error) {
+	l, err := c.ResolveLayout(o)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := c.Scan(l, capture.ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &Decoded{Capture: c, Summary: sum}, nil
+}
+
+// Record is one live record with the slot it was read from.
+type Record struct {
+	abi.ProfileRecord
+	// Active is the index of the record's slot in Summary.Active.
+	Active int
+	// Index is the record's index within its slot.
+	Index int
+	// CoreType and BlockID name the record's core (its slot).
+	CoreType abi.CoreType
+	BlockID  uint32
+	// EntryCycle is the entry_cycle of the record's core.
+	EntryCycle uint64
+}
+
+// Slot returns the slot the record was read from.
+func (d *Decoded) Slot(r *Record) abi.Slot { return d.Summary.Active[r.Active].Slot }
+
+// FileOffset returns the offset of the record in the capture file.
+func (d *Decoded) FileOffset(r *Record) int64 {
+	return d.Capture.FileOffset(int64(d.Slot(r).RecordOffset(uint32(r.Index))))
+}

@@ -1,0 +1,311 @@
+package decode
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Bounds of the records read per slot at once: windowBudget bytes of
+// decoded records over all slots, each window at least minWindow and at
+// most maxWindow records.
+const (
+	windowBudget = 4 << 20
+	minWindow    = 64
+	maxWindow    = 1024
+)
+
+// Records calls yield with every live record in trace order:
+// (start_cycle, core_type, block_id), ties in slot and record order, as a
+// stable sort of all records would give. It stops early when yield returns
+// false. Each call walks the capture afresh; an error is a failure to read
+// it (the first pass has already checked its contents).
+func (d *Decoded) Records(yield func(Record) bool) error {
+	m, err := d.newMerge()
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	h := m.heap
+	for len(h) > 0 {
+		s := h[0]
+		i := s.pos
+		rec := Record{ProfileRecord: s.recs[i], Active: s.active, CoreType: s.coreType, BlockID: s.blockID, EntryCycle: s.entry}
+		if s.index != nil {
+			rec.Index = int(s.index[i])
+		} else {
+			rec.Index = s.first + i
+		}
+		if !yield(rec) {
+			return nil
+		}
+		s.pos++
+		if s.pos == len(s.recs) {
+			if s.first+len(s.recs) == s.count {
+				// Exhausted: move the last source to the top.
+				last := len(h) - 1
+				h[0] = h[last]
+				h = h[:last]
+				m.heap = h
+				siftDown(h, 0)
+				continue
+			}
+			if err := m.fill(s, s.first+len(s.recs)); err != nil {
+				return err
+			}
+		}
+		s.start = s.recs[s.pos].StartCycle
+		siftDown(h, 0)
+	}
+	return nil
+}
+
+// A source is one slot's records in start order, seen through a window of
+// consecutive records.
+type source struct {
+	start uint64 // start_cycle of the head record, recs[pos]
+	key   uint64 // core_type<<32 | block_id: trace order among equal starts
+
+	recs  []abi.ProfileRecord // the window
+	index []uint32            // the window's record indices in the slot; nil when recs are in slot order
+	pos   int                 // the head record's place in the window
+	first int                 // the window's first position in the source
+	count int                 // records in the source
+
+	active   int
+	slot     abi.Slot
+	coreType abi.CoreType
+	blockID  uint32
+	entry    uint64
+
+	kind    sourceKind
+	spillAt int64 // file offset of the source in the spill file
+}
+
+type sourceKind uint8
+
+const (
+	fromCapture sourceKind = iota // a slot in start order, read from the capture
+	fromMemory                    // an out-of-order slot sorted in memory: the whole source is the window
+	fromSpill                     // an out-of-order slot sorted into the spill file
+)
+
+// less is the trace order of two sources' heads.
+func less(a, b *source) bool {
+	return a.start < b.start || a.start == b.start && a.key < b.key
+}
+
+func siftDown(h []*source, i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		c := l
+		if r := l + 1; r < n && less(h[r], h[l]) {
+			c = r
+		}
+		if !less(h[c], h[i]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+type merge struct {
+	d       *Decoded
+	heap    []*source
+	window  int
+	scratch []byte // bytes read from a file before decoding
+	spill   *os.File
+}
+
+func (d *Decoded) newMerge() (*merge, error) {
+	active := d.Summary.Active
+	m := &merge{d: d, window: d.chunk}
+	if m.window <= 0 {
+		m.window = min(max(windowBudget/abi.ProfileRecordSize/max(len(active), 1), minWindow), maxWindow)
+	}
+	sources := make([]source, len(active))
+	var unsorted []*source
+	for i, a := range active {
+		s := &sources[i]
+		*s = source{key: uint64(a.Slot.CoreType)<<32 | uint64(a.Slot.BlockID), count: a.Count, active: i,
+			slot: a.Slot, coreType: a.Slot.CoreType, blockID: a.Slot.BlockID, entry: a.EntryCycle}
+		if !a.Sorted {
+			unsorted = append(unsorted, s)
+		}
+	}
+	if err := m.sortUnsorted(unsorted); err != nil {
+		m.close()
+		return nil, err
+	}
+	m.heap = make([]*source, 0, len(sources))
+	for i := range sources {
+		s := &sources[i]
+		if s.kind != fromMemory {
+			if err := m.fill(s, 0); err != nil {
+				m.close()
+				return nil, err
+			}
+		}
+		s.start = s.recs[0].StartCycle
+		m.heap = append(m.heap, s)
+	}
+	for i := len(m.heap)/2 - 1; i >= 0; i-- {
+		siftDown(m.heap, i)
+	}
+	return m, nil
+}
+
+// fill loads the window of s that starts at source position first.
+func (m *merge) fill(s *source, first int) error {
+	n := min(m.window, s.count-first)
+	if cap(s.recs) < n {
+		s.recs = make([]abi.ProfileRecord, m.window)
+	}
+	s.recs, s.pos, s.first = s.recs[:n], 0, first
+	switch s.kind {
+	case fromCapture:
+		var err error
+		m.scratch, err = m.d.Capture.ReadRecords(s.slot, first, s.recs, m.scratch)
+		return err
+	case fromSpill:
+		if cap(s.index) < n {
+			s.index = make([]uint32, m.window)
+		}
+		s.index = s.index[:n]
+		size := n * spillRecordSize
+		if cap(m.scratch) < size {
+			m.scratch = make([]byte, size)
+		}
+		b := m.scratch[:size]
+		if _, err := m.spill.ReadAt(b, s.spillAt+int64(first)*spillRecordSize); err != nil {
+			return fmt.Errorf("reading back sorted %s: %w", s.slot, err)
+		}
+		for i := range n {
+			e := b[i*spillRecordSize:]
+			s.recs[i], _ = abi.DecodeProfileRecord(e)
+			s.index[i] = binary.LittleEndian.Uint32(e[abi.ProfileRecordSize:])
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: no more records in memory", s.slot)
+}
+
+// spillRecordSize is a record on the wire followed by its u32 index in the slot.
+const spillRecordSize = abi.ProfileRecordSize + 4
+
+// sortUnsorted puts out-of-order slots in start order (stable: ties keep
+// record order). One such slot is sorted in memory and merged from there;
+// with several, each in turn is sorted in one buffer (sized for the largest)
+// and written to a spill file the merge reads back in windows, so memory
+// stays O(largest out-of-order slot).
+func (m *merge) sortUnsorted(unsorted []*source) error {
+	if len(unsorted) == 0 {
+		return nil
+	}
+	largest := 0
+	for _, s := range unsorted {
+		largest = max(largest, s.count)
+	}
+	// The counts were checked against the bytes present by the scan.
+	recs := make([]abi.ProfileRecord, largest)
+	perm := make([]uint32, largest)
+	if len(unsorted) == 1 {
+		s := unsorted[0]
+		if err := m.sortSlot(s, recs, perm); err != nil {
+			return err
+		}
+		s.kind, s.recs, s.index, s.first = fromMemory, recs[:s.count], perm[:s.count], 0
+		return nil
+	}
+	f, err := os.CreateTemp(m.d.TempDir, "cycleabi-sorted-*")
+	if err != nil {
+		return fmt.Errorf("sorting out-of-order slots: %w", err)
+	}
+	m.spill = f
+	w := bufio.NewWriterSize(f, 64<<10)
+	var off int64
+	var e [spillRecordSize]byte
+	for _, s := range unsorted {
+		if err := m.sortSlot(s, recs, perm); err != nil {
+			return err
+		}
+		s.kind, s.spillAt = fromSpill, off
+		for i := range s.count {
+			recs[i].Append(e[:0])
+			binary.LittleEndian.PutUint32(e[abi.ProfileRecordSize:], perm[i])
+			if _, err := w.Write(e[:]); err != nil {
+				return fmt.Errorf("writing sorted %s to %s: %w", s.slot, f.Name(), err)
+			}
+		}
+		off += int64(s.count) * spillRecordSize
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("writing sorted slots to %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// sortSlot reads the records of s into recs and sorts them by start cycle,
+// ties in record order; perm receives each sorted record's index in the slot.
+func (m *merge) sortSlot(s *source, recs []abi.ProfileRecord, perm []uint32) error {
+	recs, perm = recs[:s.count], perm[:s.count]
+	for first := 0; first < s.count; first += maxWindow {
+		n := min(maxWindow, s.count-first)
+		var err error
+		if m.scratch, err = m.d.Capture.ReadRecords(s.slot, first, recs[first:first+n], m.scratch); err != nil {
+			return err
+		}
+	}
+	for i := range perm {
+		perm[i] = uint32(i)
+	}
+	slices.SortFunc(perm, func(a, b uint32) int {
+		if c := cmp.Compare(recs[a].StartCycle, recs[b].StartCycle); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	permuteInPlace(recs, perm)
+	return nil
+}
+
+// permuteInPlace rearranges recs so that the new recs[i] is the old
+// recs[perm[i]], following the permutation's cycles; perm is unchanged.
+func permuteInPlace(recs []abi.ProfileRecord, perm []uint32) {
+	done := make([]uint64, (len(recs)+63)/64)
+	for start := range recs {
+		if done[start/64]&(1<<(start%64)) != 0 {
+			continue
+		}
+		tmp := recs[start]
+		i := start
+		for {
+			done[i/64] |= 1 << (i % 64)
+			j := int(perm[i])
+			if j == start {
+				recs[i] = tmp
+				break
+			}
+			recs[i] = recs[j]
+			i = j
+		}
+	}
+}
+
+func (m *merge) close() {
+	if m.spill != nil {
+		m.spill.Close()
+		os.Remove(m.spill.Name())
+		m.spill = nil
+	}
+}

@@ -1,0 +1,101 @@
+package decode
+
+import (
+	"strconv"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// appendMeta appends the megaKernelCycleTrace object of the inputs: the
+// reference decoder's object for one input, the per-rank objects under
+// "ranks" for several (see WriteTrace).
+func appendMeta(b []byte, inputs []Input) []byte {
+	if len(inputs) == 1 {
+		return appendRankMeta(b, &inputs[0])
+	}
+	var records, dropped uint64
+	for i := range inputs {
+		records += inputs[i].Decoded.Summary.Records
+		dropped += inputs[i].Decoded.Summary.Dropped
+	}
+	b = append(b, `{"schemaVersion":`...)
+	b = strconv.AppendInt(b, SchemaVersion, 10)
+	b = appendABI(b)
+	b = append(b, `,"recordCount":`...)
+	b = strconv.AppendUint(b, records, 10)
+	b = append(b, `,"droppedRecordCount":`...)
+	b = strconv.AppendUint(b, dropped, 10)
+	b = append(b, `,"ranks":[`...)
+	for i := range inputs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n"...)
+		b = appendRankMeta(b, &inputs[i])
+	}
+	return append(b, "\n]}"...)
+}
+
+// appendRankMeta appends one capture's object, keys in the reference's
+// order, then abiVersion and abiFingerprint (the ABI it was decoded with).
+func appendRankMeta(b []byte, in *Input) []byte {
+	cfg, sum := &in.Config, in.Decoded.Summary
+	b = append(b, `{"schemaVersion":`...)
+	b = strconv.AppendInt(b, SchemaVersion, 10)
+	b = append(b, `,"rank":`...)
+	b = strconv.AppendUint(b, uint64(cfg.Rank), 10)
+	b = append(b, `,"deviceId":`...)
+	b = strconv.AppendUint(b, uint64(cfg.DeviceID), 10)
+	b = append(b, `,"socName":`...)
+	b = appendJSONString(b, cfg.SoCName)
+	b = append(b, `,"cycleFrequencyMHz":`...)
+	b = appendMHz(b, cfg.FrequencyMHz)
+	b = append(b, `,"anchorCycle":`...)
+	b = strconv.AppendUint(b, sum.Anchor, 10)
+	b = append(b, `,"recordCapacityPerCore":{`...)
+	for i, t := range abi.CoreTypes() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, t.String())
+		b = append(b, ':')
+		b = strconv.AppendUint(b, uint64(sum.Layout.Capacities.For(t)), 10)
+	}
+	b = append(b, `},"maxRecordCapacityPerCore":`...)
+	b = strconv.AppendUint(b, abi.MaxRecordsPerCore, 10)
+	b = append(b, `,"recordCount":`...)
+	b = strconv.AppendUint(b, sum.Records, 10)
+	b = append(b, `,"droppedRecordCount":`...)
+	b = strconv.AppendUint(b, sum.Dropped, 10)
+	b = append(b, `,"profileBufferBytes":`...)
+	b = strconv.AppendUint(b, sum.Layout.Size(), 10)
+	b = append(b, `,"detailedTaskNames":`...)
+	b = strconv.AppendBool(b, cfg.DetailedNames)
+	b = append(b, `,"kernelName":`...)
+	b = appendJSONString(b, cfg.KernelName)
+	b = append(b, `,"ownerLabel":`...)
+	b = appendJSONString(b, cfg.OwnerLabel)
+	b = append(b, `,"warnings":[`...)
+	if w := Warning(sum.Dropped); w != "" {
+		b = appendJSONString(b, w)
+	}
+	b = append(b, ']')
+	b = appendABI(b)
+	return append(b, '}')
+}
+
+func appendABI(b []byte) []byte {
+	b = append(b, `,"abiVersion":`...)
+	b = strconv.AppendInt(b, abi.Version, 10)
+	b = append(b, `,"abiFingerprint":`...)
+	return appendJSONString(b, abi.FingerprintHex)
+}
+
+// Warning is the trace's warning for a capture whose cores dropped
+// records, "" when none were dropped.
+func Warning(dropped uint64) string {
+	if dropped == 0 {
+		return ""
+	}
+	return "Device dropped " + strconv.FormatUint(dropped, 10) + " cycle trace records"
+}

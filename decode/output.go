@@ -1,0 +1,114 @@
+package decode
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Output is where a trace goes. A file is written under a temporary name
+// in its directory and renamed into place by Commit, so a failed decode
+// leaves no partial trace behind (and an existing trace untouched). A name
+// ending in ".gz" is gzip-compressed (Perfetto opens .json.gz directly);
+// "-" is stdout. An existing target that is not a regular file (/dev/null,
+// a named pipe) is written in place.
+type Output struct {
+	// Name is the output path as given ("-" for stdout).
+	Name string
+
+	w    *bufio.Writer
+	gz   *gzip.Writer
+	file *os.File // the file written, nil for stdout
+	temp string   // the temporary name to rename from, "" when writing in place
+	mode os.FileMode
+}
+
+// CreateOutput opens the output named path; stdout is used for "-".
+func CreateOutput(path string, stdout io.Writer) (*Output, error) {
+	o := &Output{Name: path, mode: 0o644}
+	var dst io.Writer = stdout
+	if path != "-" {
+		st, err := os.Stat(path)
+		switch {
+		case err == nil && !st.Mode().IsRegular():
+			if o.file, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
+				return nil, err
+			}
+		case err == nil || errors.Is(err, os.ErrNotExist):
+			if err == nil {
+				o.mode = st.Mode().Perm()
+			}
+			dir, base := filepath.Split(path)
+			if dir == "" {
+				dir = "."
+			}
+			if o.file, err = os.CreateTemp(dir, "."+base+".tmp-*"); err != nil {
+				return nil, err
+			}
+			o.temp = o.file.Name()
+		default:
+			return nil, err
+		}
+		dst = o.file
+	}
+	if path != "-" && strings.HasSuffix(path, ".gz") {
+		// BestSpeed: traces are repetitive text that compresses about
+		// tenfold even so, and the default level would be the bottleneck.
+		o.gz, _ = gzip.NewWriterLevel(dst, gzip.BestSpeed)
+		dst = o.gz
+	}
+	o.w = bufio.NewWriterSize(dst, 64<<10)
+	return o, nil
+}
+
+// Write writes trace bytes.
+func (o *Output) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Commit flushes everything and puts the file in place. After an error
+// nothing is left behind.
+func (o *Output) Commit() error {
+	err := o.w.Flush()
+	if o.gz != nil && err == nil {
+		err = o.gz.Close()
+	}
+	if o.file != nil {
+		if o.temp != "" && err == nil {
+			err = o.file.Chmod(o.mode)
+		}
+		if cerr := o.file.Close(); err == nil {
+			err = cerr
+		}
+		o.file = nil
+	}
+	if o.temp != "" {
+		if err == nil {
+			err = os.Rename(o.temp, o.Name)
+		}
+		if err != nil {
+			os.Remove(o.temp)
+		}
+		o.temp = ""
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", o.Name, err)
+	}
+	return nil
+}
+
+// Abort discards what was written to a file (nothing is renamed into
+// place). It is a no-op after Commit.
+func (o *Output) Abort() {
+	if o.file != nil {
+		o.file.Close()
+		o.file = nil
+	}
+	if o.temp != "" {
+		os.Remove(o.temp)
+		o.temp = ""
+	}
+}

@@ -1,0 +1,391 @@
+package decode
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Config says how one capture appears in the trace.
+type Config struct {
+	// Rank is the trace pid; DeviceID is shown with it (the reference
+	// defaults it to the rank).
+	Rank     uint32
+	DeviceID uint32
+	// SoCName is recorded in the trace's metadata as given.
+	SoCName string
+	// FrequencyMHz is the system-counter frequency the cycles count at;
+	// positive and finite (abi.SystemCounterMHz gives it by SoC).
+	FrequencyMHz float64
+	// DetailedNames appends the task number to event names and prefixes
+	// the owner ("<OwnerLabel><owner_id>_").
+	DetailedNames bool
+	// KernelName names the process ("<KernelName> rank 0 device 0").
+	KernelName string
+	OwnerLabel string
+	// Names are the kernel's names for its stages and tasks; nil for none.
+	Names *Names
+}
+
+// Input is one decoded capture and how to show it.
+type Input struct {
+	Decoded *Decoded
+	Config  Config
+}
+
+// WriteOptions tune WriteTrace; the zero value is ready to use.
+type WriteOptions struct {
+	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
+	Parallel int
+	// Progress, when set, is called with the number of events just
+	// written, from the goroutine that called WriteTrace.
+	Progress func(events int)
+}
+
+// SchemaVersion is the version of the megaKernelCycleTrace object the
+// reference decoder writes; the shape here is the same.
+const SchemaVersion = 1
+
+// WriteTrace writes one Chrome Trace Event JSON object holding the events
+// of every input, in input order, pid = rank:
+//
+//	{"traceEvents":[ metadata events, then one "X" event per record in
+//	 trace order, for each input in turn ],
+//	 "megaKernelCycleTrace":{...},
+//	 "metadata":{...}}
+//
+// For one input, megaKernelCycleTrace is the reference decoder's object
+// plus abiVersion and abiFingerprint; for several it is
+// {"schemaVersion","abiVersion","abiFingerprint","recordCount",
+// "droppedRecordCount","ranks":[one such object per input]}. metadata is
+// a copy of megaKernelCycleTrace (Perfetto shows it on its trace-info page).
+//
+// Inputs are rendered concurrently and written in order through bounded
+// buffers, so memory does not grow with the trace. On error, w holds a
+// partial trace: write to a temporary file and discard it (see Output).
+func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
+	if len(inputs) == 0 {
+		return errors.New("no captures to write")
+	}
+	for i := range inputs {
+		if err := inputs[i].Config.check(); err != nil {
+			return fmt.Errorf("%s: %w", inputs[i].Decoded.Capture.Name, err)
+		}
+	}
+	ranks := map[uint32]string{}
+	for _, in := range inputs {
+		if prev, dup := ranks[in.Config.Rank]; dup {
+			return fmt.Errorf("%s and %s both have rank %d (each capture needs its own pid)", prev, in.Decoded.Capture.Name, in.Config.Rank)
+		}
+		ranks[in.Config.Rank] = in.Decoded.Capture.Name
+	}
+	par := o.Parallel
+	if par <= 0 {
+		par = runtime.GOMAXPROCS(0)
+	}
+	par = min(par, len(inputs))
+
+	p := pipeline{
+		outs: make([]chan chunk, len(inputs)),
+		errs: make([]error, len(inputs)),
+		done: make(chan struct{}),
+		free: make(chan []byte, 4*par),
+	}
+	for i := range p.outs {
+		p.outs[i] = make(chan chunk, 2)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sem := make(chan struct{}, par)
+		// Renderers start in input order: the writer drains input i
+		// before i+1, so input i always holds a place.
+		for i := range inputs {
+			select {
+			case sem <- struct{}{}:
+			case <-p.done:
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				defer close(p.outs[i])
+				p.errs[i] = p.render(i, &inputs[i])
+			}()
+		}
+	}()
+	err := p.write(w, inputs, o.Progress)
+	close(p.done)
+	wg.Wait()
+	return err
+}
+
+func (c *Config) check() error {
+	if !(c.FrequencyMHz > 0) || math.IsInf(c.FrequencyMHz, 0) {
+		return fmt.Errorf("cycle frequency must be positive and finite, got %v MHz", c.FrequencyMHz)
+	}
+	return nil
+}
+
+// chunkSize is the size of the pieces of trace handed from a renderer to
+// the writer.
+const chunkSize = 256 << 10
+
+type chunk struct {
+	b      []byte
+	events int
+}
+
+type pipeline struct {
+	outs []chan chunk
+	errs []error
+	done chan struct{} // closed when the writer returns
+	free chan []byte   // written chunks, for reuse
+}
+
+var errAborted = errors.New("trace writing aborted")
+
+// write drains the renderers' chunks in input order into w, then writes
+// the trailing metadata objects.
+func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error {
+	if _, err := io.WriteString(w, `{"traceEvents":[`); err != nil {
+		return err
+	}
+	for i := range inputs {
+		for c := range p.outs[i] {
+			if _, err := w.Write(c.b); err != nil {
+				return err
+			}
+			if progress != nil && c.events > 0 {
+				progress(c.events)
+			}
+			select {
+			case p.free <- c.b[:0]:
+			default:
+			}
+		}
+		if err := p.errs[i]; err != nil {
+			return err
+		}
+	}
+	meta := appendMeta(nil, inputs)
+	b := make([]byte, 0, 2*len(meta)+64)
+	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
+	b = append(b, meta...)
+	b = append(b, ",\n\"metadata\":"...)
+	b = append(b, meta...)
+	b = append(b, "}\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// send hands a full buffer to the writer and returns an empty one.
+func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
+	select {
+	case p.outs[i] <- chunk{b, events}:
+	case <-p.done:
+		return nil, errAborted
+	}
+	select {
+	case b = <-p.free:
+	default:
+		b = make([]byte, 0, chunkSize+chunkSize/4)
+	}
+	return b, nil
+}
+
+// render writes input i's events: the process and thread metadata
+// events, then one X event per record in trace order.
+func (p *pipeline) render(i int, in *Input) error {
+	r := newRenderer(in)
+	b := make([]byte, 0, chunkSize+chunkSize/4)
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = r.appendMetadataEvents(b)
+	events := 0
+	var err error
+	walkErr := in.Decoded.Records(func(rec Record) bool {
+		b = r.appendEvent(b, &rec)
+		events++
+		if len(b) >= chunkSize {
+			b, err = p.send(i, b, events)
+			events = 0
+		}
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if walkErr != nil {
+		return walkErr
+	}
+	_, err = p.send(i, b, events)
+	return err
+}
+
+// slotText holds the parts of an X event that are the same for every
+// record of a slot, already rendered.
+type slotText struct {
+	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
+	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
+	entry     []byte // `,"core_entry_cycle":E`
+}
+
+// descText is what a desc_id contributes to an event, already rendered.
+type descText struct {
+	name     []byte // the stage name, JSON-escaped without quotes
+	prefixed bool   // prefixed with the task's stage name
+	arg      []byte // `,"task_type":N` or `,"graph_stage":N`, or nil
+}
+
+// maxDescCache bounds the desc_ids whose text is kept: a capture of
+// random desc_ids must not grow memory with its size.
+const maxDescCache = 4096
+
+type renderer struct {
+	cfg      *Config
+	sum      *capture.Summary
+	clock    clock
+	anchor   uint64
+	slots    []slotText
+	descs    map[uint32]*descText
+	tasks    map[uint32][]byte // task stage names, JSON-escaped
+	owner    []byte            // owner label, JSON-escaped
+	detailed bool
+}
+
+func newRenderer(in *Input) *renderer {
+	cfg := &in.Config
+	sum := in.Decoded.Summary
+	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: sum.Anchor,
+		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
+		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
+	if cfg.Names != nil && len(cfg.Names.Tasks) > 0 {
+		r.tasks = make(map[uint32][]byte, len(cfg.Names.Tasks))
+		for id, name := range cfg.Names.Tasks {
+			r.tasks[id] = appendJSONStringBody(nil, name)
+		}
+	}
+	r.slots = make([]slotText, len(sum.Active))
+	for i, a := range sum.Active {
+		s := &r.slots[i]
+		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
+		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
+		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
+		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d,"task_id":`, a.Slot.BlockID)
+		s.entry = fmt.Appendf(nil, `,"core_entry_cycle":%d`, a.EntryCycle)
+	}
+	return r
+}
+
+// threadID is the trace tid of a slot: core_type*1000 + block_id.
+func threadID(s abi.Slot) uint64 { return uint64(s.CoreType)*1000 + uint64(s.BlockID) }
+
+func (r *renderer) desc(id uint32) *descText {
+	if d, ok := r.descs[id]; ok {
+		return d
+	}
+	d := &descText{name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	if ns, index := abi.LookupDesc(id); ns.Arg() != "" {
+		d.arg = append(d.arg, ',')
+		d.arg = appendJSONString(d.arg, ns.Arg())
+		d.arg = append(d.arg, ':')
+		d.arg = strconv.AppendUint(d.arg, uint64(index), 10)
+	}
+	if len(r.descs) < maxDescCache {
+		r.descs[id] = d
+	}
+	return d
+}
+
+// appendEvent appends one X event (preceded by ",\n"), with the fields
+// and args of the reference decoder in its order.
+func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
+	d := r.desc(rec.DescID)
+	var stage []byte
+	hasStage := false
+	if r.tasks != nil {
+		stage, hasStage = r.tasks[rec.TaskID]
+	}
+	b = append(b, ",\n{\"name\":\""...)
+	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
+		b = append(b, r.owner...)
+		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+		b = append(b, '_')
+	}
+	if hasStage && d.prefixed {
+		b = append(b, stage...)
+		b = append(b, '_')
+	}
+	b = append(b, d.name...)
+	if r.detailed {
+		b = append(b, "_task"...)
+		b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+	}
+	s := &r.slots[rec.Active]
+	b = append(b, s.pidTidTs...)
+	b = r.clock.appendSignedMicros(b, rec.StartCycle, r.anchor)
+	b = append(b, `,"dur":`...)
+	b = r.clock.appendMicros(b, rec.EndCycle-rec.StartCycle)
+	b = append(b, s.argsStart...)
+	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
+	b = append(b, `,"desc_id":`...)
+	b = strconv.AppendUint(b, uint64(rec.DescID), 10)
+	b = append(b, `,"stage_task_index":`...)
+	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
+	b = append(b, `,"task_number":`...)
+	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+	b = append(b, `,"start_cycle":`...)
+	b = strconv.AppendUint(b, rec.StartCycle, 10)
+	b = append(b, `,"end_cycle":`...)
+	b = strconv.AppendUint(b, rec.EndCycle, 10)
+	b = append(b, s.entry...)
+	if hasStage {
+		b = append(b, `,"task_stage":"`...)
+		b = append(b, stage...)
+		b = append(b, '"')
+	}
+	b = append(b, d.arg...)
+	if rec.OwnerID != abi.InvalidOwnerID {
+		b = append(b, `,"owner_id":`...)
+		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+	}
+	return append(b, "}}"...)
+}
+
+// appendMetadataEvents appends the process_name event of the rank, then
+// thread_name and thread_sort_index for each core with records, by
+// (core_type, block_id).
+func (r *renderer) appendMetadataEvents(b []byte) []byte {
+	cfg := r.cfg
+	b = fmt.Appendf(b, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", cfg.Rank)
+	b = appendJSONString(b, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID))
+	b = append(b, "}}"...)
+	slots := make([]abi.Slot, 0, len(r.slots))
+	for _, a := range r.sum.Active {
+		slots = append(slots, a.Slot)
+	}
+	slices.SortFunc(slots, func(x, y abi.Slot) int {
+		return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
+	})
+	for i, s := range slots {
+		tid := threadID(s)
+		b = fmt.Appendf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", cfg.Rank, tid)
+		b = appendJSONString(b, s.String())
+		b = append(b, "}}"...)
+		b = fmt.Appendf(b, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}}", cfg.Rank, tid, i)
+	}
+	return b
+}
