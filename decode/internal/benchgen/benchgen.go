@@ -1,0 +1,204 @@
+// Package benchgen synthesizes large, realistic captures for decode's
+// benchmarks and for measuring the peak memory of `cycleabi decode`: every
+// AIC and AIV slot of a 24-cube-slot buffer active and about half full,
+// each core running a stream of tasks that write wait, compute and trigger
+// records (task types, graph stages, owners), slots in start order except
+// a few with neighbouring records swapped.
+package benchgen
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Spec describes a synthetic capture.
+type Spec struct {
+	// Records is the number of live records, spread evenly over the slots.
+	Records int
+	// Unsorted is how many slots have records out of start order.
+	Unsorted int
+	// Seed makes the capture reproducible.
+	Seed uint64
+}
+
+// MB32 is the ~32 MB, ~500k-record capture of the issue's figures; MB320
+// is ten times larger.
+var (
+	MB32  = Spec{Records: 500_000, Unsorted: 1, Seed: 1}
+	MB320 = Spec{Records: 5_000_000, Unsorted: 1, Seed: 1}
+)
+
+const cubeSlots = abi.MinCubeSlots
+
+// GraphStages is the number of graph stages the records use; Names names them.
+const GraphStages = 8
+
+// Layout is the buffer layout: capacities twice the records per slot,
+// rounded up to a multiple of 16.
+func (s Spec) Layout() (abi.Layout, error) {
+	slots := 3 * cubeSlots
+	perSlot := (s.Records + slots - 1) / slots
+	c, err := abi.RoundUpCapacity(uint64(2 * perSlot))
+	if err != nil {
+		return abi.Layout{}, err
+	}
+	return abi.NewLayout(cubeSlots, abi.Capacities{AIC: c, AIV: c})
+}
+
+// Names returns a names file's worth of names for a capture of s: every
+// graph stage, and a task stage for every task.
+func (s Spec) Names() *decode.Names {
+	n := &decode.Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
+	stages := []string{"Dispatch", "GateUp", "SwiGLU", "Down", "Combine", "AllToAll", "Norm", "Residual"}
+	for i := range GraphStages {
+		n.Stages[abi.GraphStageBase+uint32(i)] = stages[i]
+	}
+	for task := range uint32(s.Records/3 + 1) {
+		n.Tasks[task] = stages[task%GraphStages]
+	}
+	return n
+}
+
+// Write writes the capture to w, slot by slot (memory is one slot).
+func Write(w io.Writer, s Spec) error {
+	l, err := s.Layout()
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(s.Seed, 0x6d6b))
+	perSlot := (s.Records + l.NumSlots() - 1) / l.NumSlots()
+	left := s.Records
+	var buf []byte
+	task := uint32(0)
+	for i := range l.NumSlots() {
+		slot := l.Slot(i)
+		stride := int(slot.Stride())
+		if cap(buf) < stride {
+			buf = make([]byte, stride)
+		}
+		b := buf[:stride]
+		clear(b)
+		entry := uint64(1_000_000 + rng.IntN(2000))
+		if err := abi.InitSlot(b, entry, slot.CoreType, slot.BlockID, slot.Capacity); err != nil {
+			return err
+		}
+		n := min(perSlot, left)
+		left -= n
+		writeCore(b, rng, slot, entry, n, &task)
+		if i < s.Unsorted {
+			swapNeighbours(b, n)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeCore appends n records of one core's task stream to a slot.
+func writeCore(slot []byte, rng *rand.Rand, s abi.Slot, entry uint64, n int, task *uint32) {
+	t := entry + uint64(rng.IntN(500))
+	put := func(start, end uint64, desc, taskID, index, owner uint32) {
+		r := abi.ProfileRecord{StartCycle: start, EndCycle: end, DescID: desc, TaskID: taskID, StageTaskIndex: index, OwnerID: owner}
+		abi.WriteRecord(slot, &r)
+	}
+	for written := 0; written < n; {
+		id := *task
+		*task++
+		owner := uint32(abi.InvalidOwnerID)
+		if rng.IntN(2) == 0 {
+			owner = uint32(rng.IntN(64)) // an expert
+		}
+		index := uint32(rng.IntN(256))
+		if written < n && rng.IntN(3) > 0 {
+			d := uint64(20 + rng.IntN(400))
+			put(t, t+d, abi.RuntimeStageWaitDependency, id, index, owner)
+			t += d + 2
+			written++
+		}
+		if written < n {
+			var desc uint32
+			var d uint64
+			if s.CoreType == abi.CoreTypeAIC {
+				desc, d = abi.TaskTypeBase+uint32(abi.TaskTypeGroupedMatMul), uint64(1000+rng.IntN(4000))
+			} else if rng.IntN(2) == 0 {
+				desc, d = abi.GraphStageBase+uint32(rng.IntN(GraphStages)), uint64(100+rng.IntN(1000))
+			} else {
+				types := []abi.TaskType{abi.TaskTypeSwiGLU, abi.TaskTypeRmsNorm, abi.TaskTypeShmemPutMemSignal, abi.TaskTypeAddCustom}
+				desc, d = abi.TaskTypeBase+uint32(types[rng.IntN(len(types))]), uint64(100+rng.IntN(1000))
+			}
+			put(t, t+d, desc, id, index, owner)
+			t += d + 1
+			written++
+		}
+		if written < n {
+			d := uint64(5 + rng.IntN(20))
+			put(t, t+d, abi.RuntimeStageTriggerEvent, id, index, owner)
+			t += d + uint64(rng.IntN(50))
+			written++
+		}
+	}
+}
+
+// swapNeighbours swaps every 50th record with the next: the slot is no
+// longer in start order.
+func swapNeighbours(slot []byte, n int) {
+	rec := func(i int) []byte {
+		off := abi.CoreHeaderSize + i*abi.ProfileRecordSize
+		return slot[off : off+abi.ProfileRecordSize]
+	}
+	var tmp [abi.ProfileRecordSize]byte
+	for i := 0; i+1 < n; i += 50 {
+		copy(tmp[:], rec(i))
+		copy(rec(i), rec(i+1))
+		copy(rec(i+1), tmp[:])
+	}
+}
+
+// Bytes returns the capture in memory.
+func Bytes(s Spec) ([]byte, error) {
+	l, err := s.Layout()
+	if err != nil {
+		return nil, err
+	}
+	w := &sliceWriter{b: make([]byte, 0, l.Size())}
+	if err := Write(w, s); err != nil {
+		return nil, err
+	}
+	return w.b, nil
+}
+
+type sliceWriter struct{ b []byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
+
+// WriteFile writes the capture to path, and returns the decode flags of its layout.
+func WriteFile(path string, s Spec) (string, error) {
+	l, err := s.Layout()
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	err = Write(bw, s)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return fmt.Sprintf("--cube-slots %d --aic-capacity %d --aiv-capacity %d", l.CubeSlots, l.Capacities.AIC, l.Capacities.AIV), nil
+}
