@@ -4,7 +4,14 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
-require github.com/pmezard/go-difflib v1.0.0 // indirect
+require (
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/schollz/progressbar/v3 v3.19.1
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.44.0
+)
 
 require (
 	github.com/dave/jennifer v1.7.1

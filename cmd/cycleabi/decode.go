@@ -1,0 +1,355 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func init() { addCommand(newDecodeCmd) }
+
+type decodeFlags struct {
+	layout        layoutFlags
+	output        string
+	soc           string
+	freqMHz       float64
+	detailedNames bool
+	namesFile     string
+	kernelName    string
+	ownerLabel    string
+	ranks         []uint
+	deviceIDs     []uint
+}
+
+func newDecodeCmd() *cobra.Command {
+	var f decodeFlags
+	cmd := &cobra.Command{
+		Use:   "decode CAPTURE... [flags]",
+		Short: "Turn captures into a Chrome/Perfetto trace",
+		Long: `decode checks each capture against the ABI (a raw buffer, or a NumPy .npy
+file), then writes a Chrome Trace Event JSON file: one process per rank
+(pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
+slice per record, in time order. Open it in https://ui.perfetto.dev or
+chrome://tracing. The trace is written to a temporary file and renamed into
+place, so a failed decode leaves nothing behind; a name ending in .gz is
+gzip-compressed (Perfetto opens it directly); -o - writes to stdout.
+
+The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
+is given (--aic-capacity with --aiv-capacity, and --cube-slots; 'cycleabi
+plan --format flags' prints them). Timestamps are microseconds since the
+earliest core entry, from the system-counter frequency of --soc, or
+--freq-mhz.
+
+Several captures (one per rank) go into one trace, decoded concurrently.
+Ranks come from --rank, once per capture in order, or else from each file
+name (rank3.bin, capture_r3.npy); a single capture without either is rank 0.
+With several captures, megaKernelCycleTrace and metadata hold a "ranks"
+list with each capture's object.
+
+Names file (--names, YAML or JSON; keys decimal or 0x hex):
+
+  stages:        # desc_id -> name; overrides the schema's name
+    0x10001: Prefetch
+  graph_stages:  # graph stage s -> name (desc_id 0x30000 + s)
+    0: Dispatch
+  tasks:         # task_id -> task stage: args.task_stage, and the prefix
+    17: Combine  # of its WaitDependency/TriggerEvent ("Combine_TriggerEvent")
+
+Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
+as TaskType_<t>, anything else as DescId_<desc_id>.
+
+Exit status: 0 on success, 1 when a capture is invalid (the message names the
+file, byte offset, slot and record), 2 for usage or I/O errors.`,
+		Example: `  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+  cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
+  cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
+  cycleabi decode a.bin b.bin --rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usage(errors.New("decode needs at least one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed`)
+	f.layout.register(fs)
+	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (ascend910b, ascend910c, ascend910_93, ascend950; Ascend910B2 matches ascend910b)")
+	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
+	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
+	fs.StringVar(&f.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
+	fs.StringVar(&f.kernelName, "kernel-name", "MegaKernel", "kernel name in the process name")
+	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names")
+	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
+	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
+	return cmd
+}
+
+func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
+	fs := cmd.Flags()
+	layout, err := f.layout.options(fs)
+	if err != nil {
+		return usage(err)
+	}
+	ranks, err := captureRanks(paths, f.ranks)
+	if err != nil {
+		return usage(err)
+	}
+	deviceIDs, err := captureDeviceIDs(ranks, f.deviceIDs)
+	if err != nil {
+		return usage(err)
+	}
+	mhz, socName, err := frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
+	if err != nil {
+		return usage(err)
+	}
+	var names *decode.Names
+	if f.namesFile != "" {
+		if names, err = decode.LoadNames(f.namesFile); err != nil {
+			return usage(err)
+		}
+	}
+
+	decoded, err := decodeAll(paths, layout)
+	defer func() {
+		for _, d := range decoded {
+			if d != nil {
+				d.Capture.Close()
+			}
+		}
+	}()
+	if err != nil {
+		return err
+	}
+
+	inputs := make([]decode.Input, len(paths))
+	var records uint64
+	for i, d := range decoded {
+		inputs[i] = decode.Input{Decoded: d, Config: decode.Config{
+			Rank: ranks[i], DeviceID: deviceIDs[i], SoCName: socName, FrequencyMHz: mhz,
+			DetailedNames: f.detailedNames, KernelName: f.kernelName, OwnerLabel: f.ownerLabel, Names: names,
+		}}
+		records += d.Summary.Records
+	}
+
+	out, err := decode.CreateOutput(f.output, cmd.OutOrStdout())
+	if err != nil {
+		return usage(err)
+	}
+	opts := decode.WriteOptions{}
+	bar := progressBar(cmd.ErrOrStderr(), records)
+	if bar != nil {
+		opts.Progress = func(n int) { bar.Add(n) }
+	}
+	err = decode.WriteTrace(out, inputs, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		out.Abort()
+		return usage(err)
+	}
+	if err := out.Commit(); err != nil {
+		return usage(err)
+	}
+
+	stderr := cmd.ErrOrStderr()
+	for _, in := range inputs {
+		if w := decode.Warning(in.Decoded.Summary.Dropped); w != "" {
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s; plan larger capacities\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+	}
+	where := f.output
+	if where == "-" {
+		where = "stdout"
+	}
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s) written to %s; open it in https://ui.perfetto.dev or chrome://tracing\n", records, len(inputs), where)
+	return nil
+}
+
+// decodeAll opens and checks every capture (the first pass), at most
+// GOMAXPROCS at once. Errors are reported in argument order; the exit
+// status is 1 when every failure is an invalid capture, else 2.
+func decodeAll(paths []string, layout capture.LayoutOptions) ([]*decode.Decoded, error) {
+	decoded := make([]*decode.Decoded, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c, err := capture.Open(path)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			d, err := decode.Decode(c, layout)
+			if err != nil {
+				c.Close()
+				errs[i] = err
+				return
+			}
+			decoded[i] = d
+		})
+	}
+	wg.Wait()
+	var failed []error
+	allInvalid := true
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		failed = append(failed, err)
+		var p *capture.Problem
+		if !errors.As(err, &p) {
+			allInvalid = false
+		}
+	}
+	if len(failed) == 0 {
+		return decoded, nil
+	}
+	err := errors.Join(failed...)
+	if allInvalid {
+		return decoded, invalid(err)
+	}
+	return decoded, usage(err)
+}
+
+// rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
+// "r3" standing alone ("capture_r3.npy", "r3.bin").
+var rankInName = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)rank[_-]?([0-9]+)`),
+	regexp.MustCompile(`(?i)(?:^|[^a-z0-9])r([0-9]+)(?:[^a-z0-9]|$)`),
+}
+
+// maxRank keeps pids within what trace viewers read as an int32.
+const maxRank = math.MaxInt32
+
+// captureRanks returns the rank of each capture: --rank in order, else the
+// number in each file name, else 0 for a single capture.
+func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
+	ranks := make([]uint32, len(paths))
+	if len(flagRanks) > 0 {
+		if len(flagRanks) != len(paths) {
+			return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+		}
+		for i, r := range flagRanks {
+			if r > maxRank {
+				return nil, fmt.Errorf("--rank %d exceeds %d", r, maxRank)
+			}
+			ranks[i] = uint32(r)
+		}
+	} else {
+		for i, path := range paths {
+			r, ok := rankFromName(path)
+			switch {
+			case ok:
+				ranks[i] = r
+			case len(paths) == 1:
+				ranks[i] = 0
+			default:
+				return nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
+			}
+		}
+	}
+	seen := map[uint32]string{}
+	for i, r := range ranks {
+		if prev, dup := seen[r]; dup {
+			return nil, fmt.Errorf("%s and %s both have rank %d", prev, paths[i], r)
+		}
+		seen[r] = paths[i]
+	}
+	return ranks, nil
+}
+
+// rankFromName returns the rank a capture's file name carries, if any.
+func rankFromName(path string) (uint32, bool) {
+	base := filepath.Base(path)
+	for _, re := range rankInName {
+		if m := re.FindStringSubmatch(base); m != nil {
+			r, err := strconv.ParseUint(m[1], 10, 32)
+			if err == nil && r <= maxRank {
+				return uint32(r), true
+			}
+		}
+	}
+	return 0, false
+}
+
+// captureDeviceIDs returns each capture's device id: --device-id in
+// order, else the rank.
+func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
+	ids := make([]uint32, len(ranks))
+	if len(flagIDs) == 0 {
+		copy(ids, ranks)
+		return ids, nil
+	}
+	if len(flagIDs) != len(ranks) {
+		return nil, fmt.Errorf("%d --device-id values for %d captures: give one per capture, in order", len(flagIDs), len(ranks))
+	}
+	for i, id := range flagIDs {
+		if id > math.MaxUint32 {
+			return nil, fmt.Errorf("--device-id %d exceeds %d", id, uint32(math.MaxUint32))
+		}
+		ids[i] = uint32(id)
+	}
+	return ids, nil
+}
+
+// frequency resolves the system-counter frequency and the SoC name the
+// trace records: --freq-mhz when given (then the SoC is "unknown" unless
+// --soc names it), else the frequency of --soc.
+func frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, string, error) {
+	if mhzGiven {
+		if !(mhz > 0) || math.IsInf(mhz, 0) {
+			return 0, "", fmt.Errorf("--freq-mhz must be positive and finite, got %v", mhz)
+		}
+		if !socGiven {
+			soc = "unknown"
+		}
+		return mhz, soc, nil
+	}
+	mhz, err := abi.SystemCounterMHz(soc)
+	if err != nil {
+		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
+	}
+	return mhz, soc, nil
+}
+
+// progressMinRecords is the work below which no progress bar is shown.
+const progressMinRecords = 1 << 18
+
+// progressBar returns a bar over records on stderr when stderr is a
+// terminal and the work is long enough to watch; nil otherwise.
+func progressBar(stderr io.Writer, records uint64) *progressbar.ProgressBar {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) || records < progressMinRecords {
+		return nil
+	}
+	return progressbar.NewOptions64(int64(records),
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription("decoding"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("events"),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
