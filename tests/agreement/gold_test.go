@@ -1,0 +1,103 @@
+package agreement_test
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/gold.bin and testdata/gold.manifest from the C++ harness")
+
+// The gold capture: the harness's "gold" scenario, written by the C++
+// helpers and committed with its manifest, so that every machine decodes
+// device-written bytes even without a C++ compiler (FlatBuffers'
+// monsterdata_test.mon).
+const (
+	goldBin      = "testdata/gold.bin"
+	goldManifest = "testdata/gold.manifest"
+)
+
+// TestGoldRegenerates runs the harness built with every compiler on PATH
+// and requires the gold scenario's bytes and manifest to be the committed
+// ones: a change to the header's writer that moves a byte shows here as a
+// diff of the gold file. With -update it rewrites them instead.
+func TestGoldRegenerates(t *testing.T) {
+	wantBin, errBin := os.ReadFile(goldBin)
+	wantText, errText := os.ReadFile(goldManifest)
+	for i, cxx := range cxxtest.Compilers(t) {
+		t.Run(cxx.Name, func(t *testing.T) {
+			exe := buildHarness(t, harnessBuild{cxx: cxx, std: "c++11"})
+			dir, text := runHarness(t, exe, "gold")
+			bin, err := os.ReadFile(filepath.Join(dir, "gold.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update && i == 0 {
+				if err := os.WriteFile(goldBin, bin, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(goldManifest, text, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				wantBin, errBin, wantText, errText = bin, nil, text, nil
+				return
+			}
+			if errBin != nil || errText != nil {
+				t.Fatalf("no committed gold capture (%v; %v); write it with go test ./tests/agreement -run Gold -update", errBin, errText)
+			}
+			if !bytes.Equal(text, wantText) {
+				t.Errorf("the harness's gold manifest differs from %s; if the change is intended, run go test ./tests/agreement -run Gold -update\n%s",
+					goldManifest, firstLineDiff(string(wantText), string(text)))
+			}
+			if !bytes.Equal(bin, wantBin) {
+				i := 0
+				for i < min(len(bin), len(wantBin)) && bin[i] == wantBin[i] {
+					i++
+				}
+				t.Errorf("the harness's gold.bin (%d bytes) differs from %s (%d bytes) first at @%#x; if the change is intended, run go test ./tests/agreement -run Gold -update",
+					len(bin), goldBin, len(wantBin), i)
+			}
+		})
+	}
+}
+
+// TestGoldDecodes decodes the committed gold capture with every Go reader
+// and requires exactly its committed manifest. It needs no compiler.
+func TestGoldDecodes(t *testing.T) {
+	text, err := os.ReadFile(goldManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseManifest(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 1 || m[0].Name != "gold" || m[0].File != filepath.Base(goldBin) {
+		t.Fatalf("%s must describe the one capture gold.bin", goldManifest)
+	}
+	checkAgreement(t, goldBin, m[0])
+}
+
+// firstLineDiff shows the first line where two texts differ.
+func firstLineDiff(want, got string) string {
+	wl, gl := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
+	for i := range max(len(wl), len(gl)) {
+		var w, g []byte
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if !bytes.Equal(w, g) {
+			return fmt.Sprintf("line %d:\n  committed %s\n  harness   %s", i+1, w, g)
+		}
+	}
+	return ""
+}
+

@@ -1,0 +1,304 @@
+package agreement_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// harnessScenarios are the captures the harness writes, in its order; a
+// scenario added to or dropped from the harness must be added here too.
+var harnessScenarios = []string{"gold", "every-core", "aiv-pipeline", "full-slots", "cube-25", "cube-40", "extremes", "sparse"}
+
+// TestHarnessAgreement builds the C++ writer harness with every compiler on
+// PATH, at c++11 and c++20, plain and with ASan+UBSan, runs it, and decodes
+// every capture it writes with the Go decoders: each must hold exactly the
+// slots, headers, records, counts and drops the harness's manifest lists.
+// Every build must also write the same bytes.
+func TestHarnessAgreement(t *testing.T) {
+	type output struct {
+		build  string
+		hashes map[string][32]byte // file name or "manifest" -> SHA-256
+	}
+	var outputs []output
+	outCh := make(chan output, 16)
+	t.Run("builds", func(t *testing.T) {
+		for _, b := range harnessBuilds(t) {
+			t.Run(b.String(), func(t *testing.T) {
+				t.Parallel()
+				exe := buildHarness(t, b)
+				dir, text := runHarness(t, exe)
+				m, err := parseManifest(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, c := range m {
+					names = append(names, c.Name)
+				}
+				if !slices.Equal(names, harnessScenarios) {
+					t.Fatalf("harness wrote captures %v, want %v", names, harnessScenarios)
+				}
+				o := output{build: b.String(), hashes: map[string][32]byte{"manifest": sha256.Sum256(text)}}
+				for _, c := range m {
+					t.Run(c.Name, func(t *testing.T) {
+						path := filepath.Join(dir, c.File)
+						data, err := os.ReadFile(path)
+						if err != nil {
+							t.Fatal(err)
+						}
+						o.hashes[c.File] = sha256.Sum256(data)
+						checkAgreement(t, path, c)
+					})
+				}
+				outCh <- o
+			})
+		}
+	})
+	close(outCh)
+	for o := range outCh {
+		outputs = append(outputs, o)
+	}
+	// Integer code has one meaning: every compiler, standard and
+	// sanitizer must write the same bytes.
+	for _, o := range outputs[min(1, len(outputs)):] {
+		for name, h := range outputs[0].hashes {
+			if o.hashes[name] != h {
+				t.Errorf("%s: %s differs from %s's", o.build, name, outputs[0].build)
+			}
+		}
+	}
+}
+
+// checkAgreement checks the capture file at path against its manifest
+// entry with every Go reader: the manifest must agree with itself, the raw
+// bytes must hold nothing the manifest does not list, and package capture
+// must read back exactly the manifest, with the capacities the host planned
+// and (where the buffer says them) with the capacities read from the
+// buffer.
+func checkAgreement(t *testing.T, path string, m *manifestCapture) {
+	t.Helper()
+	if err := m.check(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := abi.NewLayout(m.CubeSlots, m.Capacities)
+	if err != nil {
+		t.Fatalf("the manifest's layout: %v", err)
+	}
+	if uint64(len(data)) != m.Size || layout.Size() != m.Size {
+		t.Fatalf("%s: %d bytes, manifest says %d, abi.Layout.Size says %d", path, len(data), m.Size, layout.Size())
+	}
+	checkBytes(t, data, layout, m)
+
+	planned := m.Capacities
+	t.Run("capture/planned", func(t *testing.T) {
+		c, err := capture.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		checkCapture(t, c, capture.LayoutOptions{CubeSlots: m.CubeSlots, Capacities: &planned}, m)
+	})
+	if capacitiesReadable(m) {
+		t.Run("capture/from-buffer", func(t *testing.T) {
+			c, err := capture.FromBytes(path, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkCapture(t, c, capture.LayoutOptions{CubeSlots: m.CubeSlots}, m)
+		})
+	}
+	for _, d := range decoders {
+		t.Run(d.name, func(t *testing.T) { d.check(t, path, data, m) })
+	}
+}
+
+// decoder is a further Go decoder the agreement tests hold to the
+// manifest.
+type decoder struct {
+	name  string
+	check func(t *testing.T, path string, data []byte, m *manifestCapture)
+}
+
+// decoders lists them; package decode's is added by decode_test.go.
+var decoders []decoder
+
+// capacitiesReadable reports whether the buffer itself says the capacities:
+// they are read from AIC slot 0 and AIV slot 0, so each must have been
+// entered, or its region's capacity be 0 (an idle header reads 0).
+func capacitiesReadable(m *manifestCapture) bool {
+	return (m.Capacities.AIC == 0 || m.slot("AIC/0") != nil) && (m.Capacities.AIV == 0 || m.slot("AIV/0") != nil)
+}
+
+// checkBytes reads the buffer without any decoder: every slot the manifest
+// does not list is all zero; a listed slot's header decodes to the
+// manifest's, its padding is zero, its records are the manifest's and the
+// bytes after them were never written.
+func checkBytes(t *testing.T, data []byte, l abi.Layout, m *manifestCapture) {
+	t.Helper()
+	listed := 0
+	for i := range l.NumSlots() {
+		s := l.Slot(i)
+		b := data[s.Offset : s.Offset+s.Stride()]
+		ms := m.slot(s.String())
+		if ms == nil {
+			if j := slices.IndexFunc(b, func(c byte) bool { return c != 0 }); j >= 0 {
+				t.Errorf("%s was never entered but byte %#x of it (@%#x) is %#x", s, j, s.Offset+uint64(j), b[j])
+			}
+			continue
+		}
+		listed++
+		if ms.Offset != s.Offset {
+			t.Errorf("%s: the harness's SlotOffset is %#x, abi.Layout's %#x", s, ms.Offset, s.Offset)
+		}
+		h, err := abi.DecodeCoreHeader(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h != ms.Header {
+			t.Errorf("%s header:\n  buffer   %+v\n  manifest %+v", s, h, ms.Header)
+		}
+		for j, r := range ms.Records {
+			got, err := abi.DecodeProfileRecord(b[abi.CoreHeaderSize+j*abi.ProfileRecordSize:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != r {
+				t.Errorf("%s record %d:\n  buffer   %+v\n  manifest %+v", s, j, got, r)
+			}
+		}
+		rest := b[abi.CoreHeaderSize+len(ms.Records)*abi.ProfileRecordSize:]
+		if j := slices.IndexFunc(rest, func(c byte) bool { return c != 0 }); j >= 0 {
+			t.Errorf("%s: byte %d past its %d live records is %#x: the writer wrote past record_count", s, j, len(ms.Records), rest[j])
+		}
+	}
+	if listed != len(m.Slots) {
+		t.Errorf("the manifest lists %d slots, %d of them in the layout", len(m.Slots), listed)
+	}
+}
+
+// decodedSlot is what a scan reports about one slot.
+type decodedSlot struct {
+	header  abi.CoreHeader
+	live    bool
+	records []abi.ProfileRecord
+}
+
+// checkCapture resolves the layout of c with opts, scans it and requires
+// exactly the manifest: the layout, every live slot with its header and
+// records in order, no other live slot, and the summary's counts and drops.
+func checkCapture(t *testing.T, c *capture.Capture, opts capture.LayoutOptions, m *manifestCapture) {
+	t.Helper()
+	l, err := c.ResolveLayout(opts)
+	if err != nil {
+		t.Fatalf("ResolveLayout: %v", err)
+	}
+	if l.CubeSlots != m.CubeSlots || l.Capacities != m.Capacities || l.Size() != m.Size {
+		t.Fatalf("layout %+v (size %d), manifest cube_slots=%d capacities %+v size %d", l, l.Size(), m.CubeSlots, m.Capacities, m.Size)
+	}
+	slots := map[string]*decodedSlot{}
+	var order []string
+	sum, err := c.Scan(l, capture.ScanOptions{
+		Record: func(s *capture.SlotScan, index int, off int64, r *abi.ProfileRecord) {
+			d := slots[s.Slot.String()]
+			if d == nil {
+				d = &decodedSlot{}
+				slots[s.Slot.String()] = d
+			}
+			if index != len(d.records) {
+				t.Errorf("%s: record %d reported after %d records", s.Slot, index, len(d.records))
+			}
+			if want := int64(s.Slot.Offset) + abi.CoreHeaderSize + int64(index)*abi.ProfileRecordSize; off != want {
+				t.Errorf("%s record %d at @%#x, want @%#x", s.Slot, index, off, want)
+			}
+			d.records = append(d.records, *r)
+		},
+		Slot: func(s *capture.SlotScan) {
+			d := slots[s.Slot.String()]
+			if d == nil {
+				d = &decodedSlot{}
+				slots[s.Slot.String()] = d
+			}
+			d.header, d.live = s.Header, s.Live
+			if s.Live {
+				order = append(order, s.Slot.String())
+			}
+		},
+	})
+	if err != nil {
+		t.Fatalf("Scan: %v", err)
+	}
+	var want []string
+	for _, s := range m.Slots {
+		want = append(want, s.Name)
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("live slots in buffer order:\n  decoded  %v\n  manifest %v", order, want)
+	}
+	for _, ms := range m.Slots {
+		d := slots[ms.Name]
+		if d == nil {
+			continue // reported above
+		}
+		if d.header != ms.Header {
+			t.Errorf("%s header:\n  decoded  %+v\n  manifest %+v", ms.Name, d.header, ms.Header)
+		}
+		if !slices.Equal(d.records, ms.Records) {
+			t.Errorf("%s records differ:\n%s", ms.Name, diffRecords(d.records, ms.Records))
+		}
+	}
+	if sum.Records != m.Records || sum.Dropped != m.Dropped {
+		t.Errorf("summary records=%d dropped=%d, manifest records=%d dropped=%d", sum.Records, sum.Dropped, m.Records, m.Dropped)
+	}
+	var active []string
+	for _, a := range sum.Active {
+		active = append(active, a.Slot.String())
+		if ms := m.slot(a.Slot.String()); ms != nil && (a.Count != len(ms.Records) || a.Dropped != ms.Header.DroppedCount || a.EntryCycle != ms.Header.EntryCycle) {
+			t.Errorf("%s summary count=%d dropped=%d entry=%d, manifest %d, %d, %d", a.Slot, a.Count, a.Dropped, a.EntryCycle,
+				len(ms.Records), ms.Header.DroppedCount, ms.Header.EntryCycle)
+		}
+	}
+	var wantActive []string
+	for _, s := range m.Slots {
+		if len(s.Records) > 0 {
+			wantActive = append(wantActive, s.Name)
+		}
+	}
+	if !slices.Equal(active, wantActive) {
+		t.Errorf("slots with records: decoded %v, manifest %v", active, wantActive)
+	}
+}
+
+// diffRecords renders the first differences between two record lists.
+func diffRecords(got, want []abi.ProfileRecord) string {
+	var b bytes.Buffer
+	shown := 0
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = fmt.Sprintf("%+v", got[i])
+		}
+		if i < len(want) {
+			w = fmt.Sprintf("%+v", want[i])
+		}
+		if g != w {
+			fmt.Fprintf(&b, "  record %d:\n    decoded  %s\n    manifest %s\n", i, g, w)
+			if shown++; shown == 5 {
+				b.WriteString("  ...\n")
+				break
+			}
+		}
+	}
+	return b.String()
+}
