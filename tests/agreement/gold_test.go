@@ -100,4 +100,3 @@ func firstLineDiff(want, got string) string {
 	}
 	return ""
 }
-
