@@ -1,0 +1,216 @@
+package agreement_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+func init() {
+	decoders = append(decoders, decoder{"decode", checkDecode})
+}
+
+// checkDecode holds package decode to the manifest: Decode accepts the
+// capture, Records yields exactly the manifest's records, each slot's in
+// index order, the whole in trace order; and the trace WriteTrace writes
+// parses as JSON and has one "X" event per record whose args carry the
+// record's fields exactly (cycles near 2^64 included) and the counts.
+func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
+	c, err := capture.FromBytes(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := m.Capacities
+	d, err := decode.Decode(c, capture.LayoutOptions{CubeSlots: m.CubeSlots, Capacities: &planned})
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if d.Summary.Records != m.Records || d.Summary.Dropped != m.Dropped {
+		t.Errorf("Decode summary records=%d dropped=%d, manifest %d, %d", d.Summary.Records, d.Summary.Dropped, m.Records, m.Dropped)
+	}
+
+	got := map[string][]abi.ProfileRecord{}
+	var prev *decode.Record
+	n := 0
+	err = d.Records(func(r decode.Record) bool {
+		slot := fmt.Sprintf("%s/%d", r.CoreType, r.BlockID)
+		if s := d.Slot(&r).String(); s != slot {
+			t.Errorf("record %d of %s: Slot says %s", r.Index, slot, s)
+		}
+		if r.Index != len(got[slot]) {
+			// Within one slot, trace order keeps record order only
+			// when the slot's records are sorted; place by index.
+			for len(got[slot]) <= r.Index {
+				got[slot] = append(got[slot], abi.ProfileRecord{})
+			}
+			got[slot][r.Index] = r.ProfileRecord
+		} else {
+			got[slot] = append(got[slot], r.ProfileRecord)
+		}
+		if prev != nil && !traceOrdered(prev, &r) {
+			t.Errorf("record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order",
+				slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle)
+		}
+		if ms := m.slot(slot); ms == nil || r.EntryCycle != ms.Header.EntryCycle {
+			t.Errorf("record %s #%d: entry cycle %d, manifest slot %v", slot, r.Index, r.EntryCycle, ms)
+		}
+		p := r
+		prev = &p
+		n++
+		return true
+	})
+	if err != nil {
+		t.Fatalf("Records: %v", err)
+	}
+	if uint64(n) != m.Records {
+		t.Errorf("Records yielded %d records, manifest %d", n, m.Records)
+	}
+	for _, ms := range m.Slots {
+		if g := got[ms.Name]; len(g) != len(ms.Records) || !equalRecords(g, ms.Records) {
+			t.Errorf("%s records from decode differ:\n%s", ms.Name, diffRecords(g, ms.Records))
+		}
+	}
+
+	var trace bytes.Buffer
+	in := decode.Input{Decoded: d, Config: decode.Config{FrequencyMHz: 50, KernelName: "Agreement", OwnerLabel: "Owner"}}
+	if err := decode.WriteTrace(&trace, []decode.Input{in}, decode.WriteOptions{}); err != nil {
+		t.Fatalf("WriteTrace: %v", err)
+	}
+	checkTrace(t, trace.Bytes(), m)
+}
+
+// traceOrdered reports whether b may follow a in trace order: by
+// (start_cycle, core_type, block_id), ties in slot and record order.
+func traceOrdered(a, b *decode.Record) bool {
+	if a.StartCycle != b.StartCycle {
+		return a.StartCycle < b.StartCycle
+	}
+	if a.CoreType != b.CoreType {
+		return a.CoreType < b.CoreType
+	}
+	if a.BlockID != b.BlockID {
+		return a.BlockID < b.BlockID
+	}
+	return a.Index < b.Index
+}
+
+func equalRecords(a, b []abi.ProfileRecord) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// checkTrace parses the trace JSON (numbers kept exact) and requires one
+// "X" event per manifest record, carrying its fields, and the manifest's
+// counts in megaKernelCycleTrace.
+func checkTrace(t *testing.T, trace []byte, m *manifestCapture) {
+	t.Helper()
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string         `json:"ph"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+		Meta map[string]any `json:"megaKernelCycleTrace"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(trace))
+	dec.UseNumber() // cycles near 2^64 must survive exactly
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("the trace is not JSON: %v", err)
+	}
+	if fmt.Sprint(doc.Meta["recordCount"]) != fmt.Sprint(m.Records) || fmt.Sprint(doc.Meta["droppedRecordCount"]) != fmt.Sprint(m.Dropped) {
+		t.Errorf("megaKernelCycleTrace recordCount=%v droppedRecordCount=%v, manifest %d, %d",
+			doc.Meta["recordCount"], doc.Meta["droppedRecordCount"], m.Records, m.Dropped)
+	}
+
+	want := map[string]int{}
+	for _, s := range m.Slots {
+		for _, r := range s.Records {
+			want[recordKey(s.Name, r)]++
+		}
+	}
+	events := 0
+	for _, e := range doc.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		events++
+		key, err := eventKey(e.Args)
+		if err != nil {
+			t.Errorf("X event args %v: %v", e.Args, err)
+			continue
+		}
+		if want[key] == 0 {
+			t.Errorf("X event %s is no manifest record (or one too many)", key)
+			continue
+		}
+		want[key]--
+	}
+	if uint64(events) != m.Records {
+		t.Errorf("the trace has %d X events, manifest %d records", events, m.Records)
+	}
+	for k, n := range want {
+		if n > 0 {
+			t.Errorf("manifest record %s has no X event", k)
+		}
+	}
+}
+
+func recordKey(slot string, r abi.ProfileRecord) string {
+	return fmt.Sprintf("%s start=%d end=%d desc=%d task=%d index=%d owner=%d", slot, r.StartCycle, r.EndCycle, r.DescID,
+		r.TaskID, r.StageTaskIndex, r.OwnerID)
+}
+
+// eventKey renders an X event's args as recordKey does; owner_id is absent
+// for a record without owner.
+func eventKey(args map[string]any) (string, error) {
+	num := func(k string) (uint64, error) {
+		v, ok := args[k].(json.Number)
+		if !ok {
+			return 0, fmt.Errorf("%s is %T, not a number", k, args[k])
+		}
+		return strconv.ParseUint(v.String(), 10, 64)
+	}
+	var r abi.ProfileRecord
+	var err error
+	u32 := func(k string, dst *uint32) {
+		if err != nil {
+			return
+		}
+		var v uint64
+		if v, err = num(k); err == nil {
+			if v > 0xFFFFFFFF {
+				err = fmt.Errorf("%s=%d does not fit in 32 bits", k, v)
+			}
+			*dst = uint32(v)
+		}
+	}
+	if r.StartCycle, err = num("start_cycle"); err != nil {
+		return "", err
+	}
+	if r.EndCycle, err = num("end_cycle"); err != nil {
+		return "", err
+	}
+	var block uint32
+	u32("block_id", &block)
+	u32("desc_id", &r.DescID)
+	u32("task_id", &r.TaskID)
+	u32("stage_task_index", &r.StageTaskIndex)
+	r.OwnerID = abi.InvalidOwnerID
+	if _, ok := args["owner_id"]; ok {
+		u32("owner_id", &r.OwnerID)
+	}
+	if err != nil {
+		return "", err
+	}
+	ct, _ := args["core_type"].(string)
+	return recordKey(fmt.Sprintf("%s/%d", ct, block), r), nil
+}
