@@ -1,0 +1,122 @@
+package validate_test
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// benchSizes are the capture sizes the benchmarks run on (README "Speed
+// and memory" reports them).
+var benchSizes = []struct {
+	name string
+	mib  int
+}{{"32MB", 32}, {"320MB", 320}}
+
+// benchCapture writes (once per machine: the file is kept in the temp
+// directory and reused when its size is right) a valid full capture of
+// about mib MiB: 24 cube slots, every core entered and its slot full of
+// sorted, non-overlapping records of known descriptors.
+func benchCapture(tb testing.TB, mib int) (string, int64) {
+	tb.Helper()
+	capacity := uint32((mib << 20) / (3 * abi.MinCubeSlots) / abi.ProfileRecordSize / abi.RecordCapacityAlignment * abi.RecordCapacityAlignment)
+	l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: capacity, AIV: capacity})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("cycleabi-bench-%dmib-%s.bin", mib, abi.FingerprintHex))
+	if st, err := os.Stat(path); err == nil && uint64(st.Size()) == l.Size() {
+		return path, st.Size()
+	}
+	if err := writeBenchCapture(path+".tmp", l); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		tb.Fatal(err)
+	}
+	return path, int64(l.Size())
+}
+
+func writeBenchCapture(path string, l abi.Layout) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	descs := []uint32{abi.RuntimeStageWaitDependency, abi.TaskTypeBase + uint32(abi.TaskTypeMatMul), abi.RuntimeStageTriggerEvent}
+	var buf []byte
+	for i := range l.NumSlots() {
+		s := l.Slot(i)
+		entry := uint64(1_000_000 + i)
+		h := abi.CoreHeader{EntryCycle: entry, RecordCount: s.Capacity, CoreType: s.CoreType, BlockID: s.BlockID, RecordCapacity: s.Capacity}
+		buf = h.Append(buf[:0])
+		for j := range s.Capacity {
+			start := entry + 10*uint64(j)
+			r := abi.ProfileRecord{StartCycle: start, EndCycle: start + 7, DescID: descs[j%3], TaskID: j / 3, StageTaskIndex: j / 3, OwnerID: abi.InvalidOwnerID}
+			buf = r.Append(buf)
+		}
+		if _, err := w.Write(buf); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// BenchmarkValidate validates a capture file in the page cache through
+// capture.Open (ReadAt, not in memory). Throughput is the MB/s column.
+func BenchmarkValidate(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			path, size := benchCapture(b, sz.mib)
+			b.SetBytes(size)
+			for b.Loop() {
+				r, err := validate.CheckFile(path, validate.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(r.Counts) != 0 {
+					b.Fatalf("findings in the benchmark capture: %v", r.Findings)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScan is capture.Scan alone, without hooks: the floor validate
+// builds on.
+func BenchmarkScan(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			path, size := benchCapture(b, sz.mib)
+			b.SetBytes(size)
+			for b.Loop() {
+				c, err := capture.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				l, err := c.ResolveLayout(capture.LayoutOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.Scan(l, capture.ScanOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
+	}
+}
+
+var _ = binary.LittleEndian

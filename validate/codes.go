@@ -1,0 +1,87 @@
+package validate
+
+import (
+	"github.com/megakernel/cycleabi/capture"
+)
+
+// The warning codes: what decodes but deserves a look. Errors use the codes
+// package capture defines (capture.CodeSlotIdentity, ...), which are exactly
+// the conditions under which decode fails. Codes are stable: scripts match
+// on them, and the README lists them.
+const (
+	// CodeDroppedRecords: a slot's dropped_count is not 0; the core ran out
+	// of room. Expected names the capacity that would have held every
+	// record (RoundUpCapacity(record_count + dropped_count)).
+	CodeDroppedRecords capture.Code = "dropped-records"
+	// CodeDroppedTotal: records were dropped somewhere in the capture (one
+	// finding per capture, with the total and the capacities per core type
+	// that would have held them).
+	CodeDroppedTotal capture.Code = "dropped-total"
+	// CodeNonzeroPadding: a header's padding (a schema field marked
+	// warn_nonzero) holds nonzero bytes; the decoder ignores them.
+	CodeNonzeroPadding capture.Code = "nonzero-padding"
+	// CodeBytesAfterLayout: the buffer is longer than its layout; the bytes
+	// after it are ignored.
+	CodeBytesAfterLayout capture.Code = "bytes-after-layout"
+	// CodeUnsortedSlot: a slot's records are not in start_cycle order (one
+	// finding per slot, at the first record that starts before its
+	// predecessor).
+	CodeUnsortedSlot capture.Code = "unsorted-slot"
+	// CodeBeforeEntry: a record starts before its core's entry_cycle; its
+	// trace timestamp may be negative, which Perfetto silently drops.
+	CodeBeforeEntry capture.Code = "before-entry"
+	// CodeOverlap: a record starts before the end of an earlier record of
+	// the same core, in start order; a core does one thing at a time.
+	CodeOverlap capture.Code = "overlap"
+	// CodeEntryCycleZero: a slot holds records but its entry_cycle is 0
+	// (the core never stamped its entry).
+	CodeEntryCycleZero capture.Code = "entry-cycle-zero"
+	// CodeUnknownDesc: a record's desc_id is in no descriptor namespace.
+	CodeUnknownDesc capture.Code = "unknown-desc"
+	// CodeUnknownTaskType: a task-type desc_id names a task type the
+	// TaskType enum does not have.
+	CodeUnknownTaskType capture.Code = "unknown-task-type"
+	// CodeUnknownCoreType: a live header's core_type is not a CoreType
+	// (always also a slot-identity error).
+	CodeUnknownCoreType capture.Code = "unknown-core-type"
+	// CodePlanMismatch: the capture disagrees with the host plan given with
+	// --plan: a live header's record_capacity, or the cube slot count.
+	CodePlanMismatch capture.Code = "plan-mismatch"
+)
+
+// CodeInfo documents one finding code.
+type CodeInfo struct {
+	Code     capture.Code
+	Severity capture.Severity
+	// Meaning is one line for the README's table.
+	Meaning string
+}
+
+// Codes lists every code validate reports, errors first, in a stable order;
+// the README's table is this list.
+func Codes() []CodeInfo {
+	return []CodeInfo{
+		{capture.CodeBadNPY, capture.Error, "a .npy header that cannot be read"},
+		{capture.CodeTruncated, capture.Error, "the file is shorter than its layout (or its .npy header) says; the message says how many bytes are missing"},
+		{capture.CodeShortBuffer, capture.Error, "fewer bytes than the 3*C core headers"},
+		{capture.CodeBadCapacity, capture.Error, "a region capacity (read from AIC/0 or AIV/0) is not a multiple of 16 or exceeds MaxRecordsPerCore"},
+		{capture.CodeSlotIdentity, capture.Error, "a live header's core_type/block_id differ from its slot's place"},
+		{capture.CodeCapacityMismatch, capture.Error, "a live header's record_capacity differs from the layout's"},
+		{capture.CodeReservedNonzero, capture.Error, "a live header's reserved field is not 0"},
+		{capture.CodeCountOverCapacity, capture.Error, "record_count exceeds record_capacity"},
+		{capture.CodeNegativeInterval, capture.Error, "a live record's end_cycle is before its start_cycle"},
+		{capture.CodeNoRecords, capture.Error, "not one live record in the whole capture"},
+		{CodeDroppedRecords, capture.Warning, "a slot dropped records; expected names the capacity that would have held them"},
+		{CodeDroppedTotal, capture.Warning, "records were dropped; the total, and the capacities per core type that would have held them"},
+		{CodeNonzeroPadding, capture.Warning, "a header's padding bytes are not zero"},
+		{CodeBytesAfterLayout, capture.Warning, "the buffer is longer than its layout; the extra bytes are ignored"},
+		{CodeUnsortedSlot, capture.Warning, "a slot's records are not in start_cycle order (first offending record)"},
+		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (its timestamp may be negative)"},
+		{CodeOverlap, capture.Warning, "a record starts before the end of an earlier record of the same core, in start order"},
+		{CodeEntryCycleZero, capture.Warning, "a slot holds records but its entry_cycle is 0"},
+		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
+		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
+		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
+		{CodePlanMismatch, capture.Warning, "with --plan: a live header's record_capacity, or --cube-slots, differs from the host plan"},
+	}
+}

@@ -1,0 +1,211 @@
+package validate
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+)
+
+// Finding is one thing validate found in a capture: an error (a condition
+// under which decode fails, with capture's code) or a warning (a code of
+// this package).
+type Finding struct {
+	Severity capture.Severity
+	Code     capture.Code
+	// Off is the file offset of the offending bytes.
+	Off int64
+	// Slot is the slot ("AIC/3"), or "" when the finding is the capture's.
+	Slot string
+	// Record is the record index within the slot, or -1.
+	Record int
+	// Value is what was found ("core_type=1 block_id=5"); Expected what
+	// the ABI wants ("AIV/17"). Either may be empty.
+	Value    string
+	Expected string
+	// Msg is the whole description when Value and Expected do not say it.
+	Msg string
+	// Hint suggests what to do about it ("" when there is nothing to add).
+	Hint string
+
+	seq uint64 // the order it was found in: ties on Off keep it
+}
+
+func fromProblem(p *capture.Problem) Finding {
+	return Finding{Severity: p.Severity, Code: p.Code, Off: p.Off, Slot: p.Slot, Record: p.Record,
+		Value: p.Value, Expected: p.Expected, Msg: p.Msg}
+}
+
+func (f *Finding) problem() *capture.Problem {
+	return &capture.Problem{Severity: f.Severity, Code: f.Code, Off: f.Off, Slot: f.Slot, Record: f.Record,
+		Value: f.Value, Expected: f.Expected, Msg: f.Msg}
+}
+
+// Where renders the place the way capture.Problem does: "AIV/17 record 3 @0x1a2c0".
+func (f *Finding) Where() string { return f.problem().Where() }
+
+// Message is the description without severity, code and place, hint included.
+func (f *Finding) Message() string {
+	m := f.problem().Message()
+	if f.Hint != "" {
+		m += "; hint: " + f.Hint
+	}
+	return m
+}
+
+// String renders the finding as one line of validate's text output:
+//
+//	error slot-identity AIV/17 @0x1a2c0: core_type=1 block_id=5, expected AIV/17
+func (f *Finding) String() string {
+	var b strings.Builder
+	b.WriteString(f.Severity.String())
+	b.WriteByte(' ')
+	b.WriteString(string(f.Code))
+	b.WriteByte(' ')
+	b.WriteString(f.Where())
+	b.WriteString(": ")
+	b.WriteString(f.Message())
+	return b.String()
+}
+
+// CodeCount is how often one code was found in a capture.
+type CodeCount struct {
+	Code     capture.Code
+	Severity capture.Severity
+	// Count is exact; Kept is how many of them Result.Findings holds
+	// (the ones at the lowest offsets, at most the MaxFindings cap).
+	Count int
+	Kept  int
+}
+
+// Truncated reports whether findings of the code were left out.
+func (c CodeCount) Truncated() bool { return c.Kept < c.Count }
+
+// codeStats keeps the findings of one code: an exact count and, within the
+// cap, the ones at the lowest offsets (found in offset order, almost always,
+// so keeping is an append).
+type codeStats struct {
+	severity capture.Severity
+	count    int
+	kept     []Finding
+	maxAt    int // index in kept of the last finding by (Off, seq)
+}
+
+// admits reports whether a finding at off would be kept under limit
+// (negative: no limit). A tie with the last kept one is not: it was found
+// later.
+func (st *codeStats) admits(limit int, off int64) bool {
+	return limit < 0 || len(st.kept) < limit || off < st.kept[st.maxAt].Off
+}
+
+// collector counts every finding and keeps at most limit per code.
+type collector struct {
+	limit     int
+	stats     map[capture.Code]*codeStats
+	seq       uint64
+	onFinding func(*Finding)
+}
+
+func newCollector(limit int, onFinding func(*Finding)) *collector {
+	return &collector{limit: limit, stats: map[capture.Code]*codeStats{}, onFinding: onFinding}
+}
+
+// want counts one finding of code at off and reports whether the caller
+// should build it and pass it to add (building one formats text, which a
+// capture with millions of findings cannot afford for each).
+func (c *collector) want(code capture.Code, sev capture.Severity, off int64) bool {
+	st := c.stats[code]
+	if st == nil {
+		st = &codeStats{severity: sev}
+		c.stats[code] = st
+	}
+	st.count++
+	return c.onFinding != nil || st.admits(c.limit, off)
+}
+
+// add keeps f, which want admitted.
+func (c *collector) add(f Finding) {
+	st := c.stats[f.Code]
+	f.seq = c.seq
+	c.seq++
+	if c.onFinding != nil {
+		c.onFinding(&f)
+	}
+	if !st.admits(c.limit, f.Off) {
+		return
+	}
+	if c.limit < 0 || len(st.kept) < c.limit {
+		st.kept = append(st.kept, f)
+		if last := len(st.kept) - 1; last == 0 || !before(&st.kept[last], &st.kept[st.maxAt]) {
+			st.maxAt = last
+		}
+		return
+	}
+	st.kept[st.maxAt] = f
+	st.maxAt = 0
+	for i := range st.kept {
+		if before(&st.kept[st.maxAt], &st.kept[i]) {
+			st.maxAt = i
+		}
+	}
+}
+
+// report counts and keeps f.
+func (c *collector) report(f Finding) {
+	if c.want(f.Code, f.Severity, f.Off) {
+		c.add(f)
+	}
+}
+
+func before(a, b *Finding) bool {
+	if a.Off != b.Off {
+		return a.Off < b.Off
+	}
+	return a.seq < b.seq
+}
+
+// finish returns the kept findings in offset order and the counts, errors
+// first, each in the order of Codes().
+func (c *collector) finish() ([]Finding, []CodeCount) {
+	var all []Finding
+	counts := make([]CodeCount, 0, len(c.stats))
+	for code, st := range c.stats {
+		all = append(all, st.kept...)
+		counts = append(counts, CodeCount{Code: code, Severity: st.severity, Count: st.count, Kept: len(st.kept)})
+	}
+	slices.SortFunc(all, func(a, b Finding) int {
+		if before(&a, &b) {
+			return -1
+		}
+		if before(&b, &a) {
+			return 1
+		}
+		return 0
+	})
+	rank := codeRank()
+	slices.SortFunc(counts, func(a, b CodeCount) int {
+		if a.Severity != b.Severity {
+			return int(a.Severity) - int(b.Severity)
+		}
+		if ra, rb := rankOf(rank, a.Code), rankOf(rank, b.Code); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(string(a.Code), string(b.Code))
+	})
+	return all, counts
+}
+
+func codeRank() map[capture.Code]int {
+	m := map[capture.Code]int{}
+	for i, c := range Codes() {
+		m[c.Code] = i
+	}
+	return m
+}
+
+func rankOf(rank map[capture.Code]int, c capture.Code) int {
+	if r, ok := rank[c]; ok {
+		return r
+	}
+	return len(rank)
+}

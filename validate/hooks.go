@@ -1,0 +1,335 @@
+package validate
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// headerFields drive the header warnings, so a field the schema adds with
+// warn_nonzero or an enum is checked without touching this package.
+var headerFields = abi.CoreHeaderFields()
+
+// enumValid tells whether a value is a member of the enum a field names.
+// TestEveryHeaderEnumIsChecked keeps it in step with the schema.
+var enumValid = map[string]func(uint64) bool{
+	"CoreType": func(x uint64) bool { return x <= 0xFFFFFFFF && abi.CoreType(x).Valid() },
+}
+
+// knownTaskType[t] says whether task type t is in the TaskType enum; a
+// table, because the record hook asks for every task-type record.
+var knownTaskType = func() *[abi.TaskTypeCount]bool {
+	var known [abi.TaskTypeCount]bool
+	for _, t := range abi.TaskTypes() {
+		known[t] = true
+	}
+	return &known
+}()
+
+// record is the scan's record hook: the per-record warnings. It runs for
+// every record of a capture, so the common case (nothing to report) does
+// no more than a few comparisons.
+func (v *validator) record(s *capture.SlotScan, index int, off int64, r *abi.ProfileRecord) {
+	st := &v.cur
+	start := r.StartCycle
+	if index == 0 {
+		st.begin(s)
+		st.prevStart, st.maxEnd, st.maxIdx = start, r.EndCycle, 0
+	} else {
+		switch {
+		case start < st.prevStart:
+			v.outOfOrder(st, index, off, r)
+		case start < st.maxEnd && (st.firstBreak < 0 || !st.exact):
+			v.overlap(st, index, off, r)
+		}
+		if r.EndCycle > st.maxEnd {
+			st.maxEnd, st.maxIdx = r.EndCycle, index
+		}
+		st.prevStart = start
+	}
+	if ns, i := abi.LookupDesc(r.DescID); ns == abi.NamespaceNone || ns == abi.NamespaceTaskType && !knownTaskType[i] {
+		v.badDesc(st, index, off, r)
+	}
+	if start < st.entry {
+		v.warn(CodeBeforeEntry, off+abi.ProfileRecordStartCycleOffset, st.name, index,
+			fmt.Sprintf("start_cycle=%d", start), fmt.Sprintf("at least the core's entry_cycle %d", st.entry))
+	}
+}
+
+func (st *slotState) begin(s *capture.SlotScan) {
+	*st = slotState{off: s.Off, name: s.Slot.String(), entry: s.Header.EntryCycle, firstBreak: -1,
+		exact: s.Records <= exactOverlapLimit}
+}
+
+// outOfOrder handles a record that starts before its predecessor: the
+// slot's unsorted-slot finding the first time, and (in a slot too large to
+// sort) the start of a new run to check overlaps within.
+func (v *validator) outOfOrder(st *slotState, index int, off int64, r *abi.ProfileRecord) {
+	if st.firstBreak < 0 {
+		st.firstBreak = index
+		v.warn(CodeUnsortedSlot, off+abi.ProfileRecordStartCycleOffset, st.name, index,
+			fmt.Sprintf("start_cycle=%d before start_cycle=%d of record %d", r.StartCycle, st.prevStart, index-1),
+			"records in start_cycle order")
+	}
+	if !st.exact {
+		st.maxEnd, st.maxIdx = r.EndCycle, index
+	}
+}
+
+func (v *validator) overlap(st *slotState, index int, off int64, r *abi.ProfileRecord) {
+	v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, index,
+		fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", r.StartCycle, st.maxEnd, st.maxIdx),
+		"records of one core not to overlap")
+}
+
+func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileRecord) {
+	off += abi.ProfileRecordDescIDOffset
+	if descCode(r.DescID) == CodeUnknownDesc {
+		if v.descExpected == "" {
+			var ranges []string
+			for _, ns := range abi.Namespaces() {
+				ranges = append(ranges, fmt.Sprintf("%s %#x..%#x", ns, ns.Base(), uint64(ns.Base())+uint64(ns.Count())-1))
+			}
+			v.descExpected = "a desc_id in " + strings.Join(ranges, ", ")
+		}
+		v.warn(CodeUnknownDesc, off, st.name, index, fmt.Sprintf("desc_id=%#x", r.DescID), v.descExpected)
+		return
+	}
+	_, t := abi.LookupDesc(r.DescID)
+	v.warn(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
+		"a task type of the TaskType enum")
+}
+
+// descCode returns the warning a desc_id deserves, "" for none.
+func descCode(id uint32) capture.Code {
+	switch ns, i := abi.LookupDesc(id); ns {
+	case abi.NamespaceNone:
+		return CodeUnknownDesc
+	case abi.NamespaceTaskType:
+		if !abi.TaskType(i).Valid() {
+			return CodeUnknownTaskType
+		}
+	}
+	return ""
+}
+
+// slot is the scan's slot hook: the header warnings, and the exact overlap
+// check of a slot whose records turned out unsorted.
+func (v *validator) slot(s *capture.SlotScan) {
+	h := &s.Header
+	v.hbuf = h.Append(v.hbuf[:0])
+	name := ""
+	for _, f := range headerFields {
+		if !f.WarnNonzero {
+			continue
+		}
+		b := v.hbuf[f.Offset : f.Offset+f.Size]
+		first, nonzero := -1, 0
+		for i, x := range b {
+			if x != 0 {
+				nonzero++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if nonzero > 0 {
+			name = s.Slot.String()
+			v.warn(CodeNonzeroPadding, s.Off+int64(f.Offset+first), name, -1,
+				fmt.Sprintf("%s[%d]=%#02x (%d nonzero of %d bytes)", f.Name, first, b[first], nonzero, f.Size), "zero bytes")
+		}
+	}
+	if !s.Live {
+		return
+	}
+	if name == "" {
+		name = s.Slot.String()
+	}
+	for _, f := range headerFields {
+		valid := enumValid[f.Enum]
+		if valid == nil {
+			continue
+		}
+		if x := fieldValue(v.hbuf, f); !valid(x) {
+			v.warn(CodeUnknownCoreType, s.Off+int64(f.Offset), name, -1, fmt.Sprintf("%s=%d", f.Name, x), enumExpected(f.Enum))
+		}
+	}
+	if s.Records > 0 && h.EntryCycle == 0 {
+		v.warn(CodeEntryCycleZero, s.Off+abi.CoreHeaderEntryCycleOffset, name, -1,
+			"entry_cycle=0 with "+plural(uint64(s.Records), "record"), "the core's entry cycle (nonzero)")
+	}
+	if h.DroppedCount > 0 {
+		v.droppedSlot(s, name)
+	}
+	if p := v.o.Plan; p != nil {
+		if want := p.Capacities.For(s.Slot.CoreType); h.RecordCapacity != want {
+			v.warn(CodePlanMismatch, s.Off+abi.CoreHeaderRecordCapacityOffset, name, -1,
+				fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
+				fmt.Sprintf("%d (the %s capacity of host plan %s)", want, s.Slot.CoreType, p.Name))
+		}
+	}
+	if st := &v.cur; s.Records > 0 && st.off == s.Off && st.firstBreak >= 0 && st.exact {
+		v.exactOverlaps(s, st)
+	}
+}
+
+// fieldValue reads an integer field of a wire struct from its bytes.
+func fieldValue(b []byte, f abi.FieldInfo) uint64 {
+	switch f.Size {
+	case 1:
+		return uint64(b[f.Offset])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b[f.Offset:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b[f.Offset:]))
+	case 8:
+		return binary.LittleEndian.Uint64(b[f.Offset:])
+	}
+	return 0
+}
+
+func enumExpected(enum string) string {
+	if enum != "CoreType" {
+		return "a member of " + enum
+	}
+	var names []string
+	for _, t := range abi.CoreTypes() {
+		names = append(names, fmt.Sprintf("%d (%s)", uint32(t), t))
+	}
+	return "a CoreType: " + strings.Join(names, " or ")
+}
+
+// droppedSlot reports a slot that dropped records, with the capacity that
+// would have held them, and adds it to the capture's total.
+func (v *validator) droppedSlot(s *capture.SlotScan, name string) {
+	h := &s.Header
+	need := uint64(h.RecordCount) + uint64(h.DroppedCount)
+	v.dropped += uint64(h.DroppedCount)
+	v.droppingCores++
+	if need > v.neededRecords(s.Slot.CoreType) {
+		v.setNeeded(s.Slot.CoreType, need)
+	}
+	v.warn(CodeDroppedRecords, s.Off+abi.CoreHeaderDroppedCountOffset, name, -1,
+		fmt.Sprintf("dropped_count=%d (record_count %d, record_capacity %d)", h.DroppedCount, h.RecordCount, h.RecordCapacity),
+		"0; "+holding(need))
+}
+
+func (v *validator) neededRecords(t abi.CoreType) uint64 {
+	for _, n := range v.needed {
+		if n.t == t {
+			return n.records
+		}
+	}
+	return 0
+}
+
+func (v *validator) setNeeded(t abi.CoreType, records uint64) {
+	for i := range v.needed {
+		if v.needed[i].t == t {
+			v.needed[i].records = records
+			return
+		}
+	}
+	v.needed = append(v.needed, need{t, records})
+}
+
+// holding says what capacity holds records records.
+func holding(records uint64) string {
+	c, err := abi.RoundUpCapacity(records)
+	if err != nil {
+		return fmt.Sprintf("%d records exceed MaxRecordsPerCore (%d)", records, abi.MaxRecordsPerCore)
+	}
+	return fmt.Sprintf("record_capacity %d would hold all %d records", c, records)
+}
+
+// droppedTotal reports the capture's dropped records once, with the
+// capacity per core type that would have held every slot's records.
+func (v *validator) droppedTotal() {
+	if v.dropped == 0 {
+		return
+	}
+	var caps []string
+	for _, t := range abi.CoreTypes() {
+		have := v.layout.Capacities.For(t)
+		need := v.neededRecords(t)
+		switch c, err := abi.RoundUpCapacity(need); {
+		case err != nil:
+			caps = append(caps, fmt.Sprintf("%s more than MaxRecordsPerCore (%d)", t, abi.MaxRecordsPerCore))
+		default:
+			caps = append(caps, fmt.Sprintf("%s %d", t, max(c, have)))
+		}
+	}
+	v.warn(CodeDroppedTotal, v.c.Base, "", -1,
+		plural(v.dropped, "record")+" dropped by "+plural(v.droppingCores, "core"),
+		"0; capacities "+strings.Join(caps, ", ")+" would hold them")
+}
+
+// span is one record of an unsorted slot, read back to find its overlaps.
+type span struct {
+	start, end uint64
+	idx        int32
+	// reported: the record hook already reported this record's overlap
+	// (it is in the slot's sorted prefix).
+	reported bool
+}
+
+// recordsPerRead bounds the records read back at once.
+const recordsPerRead = 1024
+
+// exactOverlaps finds every overlap of a slot whose records are not in
+// start order: it reads the slot back (at most exactOverlapLimit records),
+// sorts it by start_cycle (stably, so ties keep slot order, as decode's
+// trace does) and checks each record against the largest end before it.
+// The record hook has already reported the overlaps in the slot's sorted
+// prefix; those are not reported twice.
+func (v *validator) exactOverlaps(s *capture.SlotScan, st *slotState) {
+	n := s.Records
+	if v.records == nil {
+		v.records = make([]abi.ProfileRecord, recordsPerRead)
+	}
+	spans := v.spans[:0]
+	var prefixEnd uint64
+	for first := 0; first < n; first += recordsPerRead {
+		recs := v.records[:min(recordsPerRead, n-first)]
+		var err error
+		if v.rbuf, err = v.c.ReadRecords(s.Slot, first, recs, v.rbuf); err != nil {
+			v.err = err
+			return
+		}
+		for j := range recs {
+			i := first + j
+			sp := span{start: recs[j].StartCycle, end: recs[j].EndCycle, idx: int32(i)}
+			if i < st.firstBreak {
+				sp.reported = i > 0 && sp.start < prefixEnd
+				prefixEnd = max(prefixEnd, sp.end)
+			}
+			spans = append(spans, sp)
+		}
+	}
+	v.spans = spans
+	slices.SortStableFunc(spans, func(a, b span) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	maxEnd, maxIdx := spans[0].end, spans[0].idx
+	for _, sp := range spans[1:] {
+		if sp.start < maxEnd && !sp.reported {
+			off := s.Off + abi.CoreHeaderSize + int64(sp.idx)*abi.ProfileRecordSize
+			v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, int(sp.idx),
+				fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", sp.start, maxEnd, maxIdx),
+				"records of one core not to overlap")
+		}
+		if sp.end > maxEnd {
+			maxEnd, maxIdx = sp.end, sp.idx
+		}
+	}
+}

@@ -1,0 +1,390 @@
+// Package validate checks a MegaKernel profiling capture against every
+// invariant of the ABI and reports every violation, where decode stops at
+// the first. It is one pass of capture.Scan: the errors are exactly
+// capture's problems (so "validate reports no error" holds exactly when
+// decode succeeds), and the warnings — what decodes but deserves a look —
+// are computed in the scan's slot and record hooks.
+//
+// Memory does not grow with the number of records: nothing is kept per
+// record, findings are capped per code (counts stay exact), and the one
+// check that needs to look back (overlaps in a slot whose records are not
+// in start order) reads the slot again into a bounded buffer.
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// DefaultMaxFindings is how many findings of one code are kept when
+// Options.MaxFindings is 0.
+const DefaultMaxFindings = 100
+
+// exactOverlapLimit bounds the records of an unsorted slot that are read
+// back and sorted to find every overlap exactly (24 bytes each: 1.5 MiB).
+// Past it, overlaps are checked within each run of records in start order.
+const exactOverlapLimit = 1 << 16
+
+// Plan is the host plan a capture is checked against (what `cycleabi plan`
+// computes from a schedule).
+type Plan struct {
+	// Name labels the plan in findings (the schedule file).
+	Name       string
+	CubeSlots  uint32
+	Capacities abi.Capacities
+}
+
+// Options say how to validate a capture. The zero value reads the layout
+// from the buffer, with the schema's minimum cube slot count.
+type Options struct {
+	// Layout says how to find the layout, as for decode. CubeSlots 0 takes
+	// the plan's cube slot count when there is a plan, else abi.MinCubeSlots.
+	Layout capture.LayoutOptions
+	// Plan, when set, is the host plan: a live header whose record_capacity
+	// differs from it is a plan-mismatch warning (the capture is still
+	// decoded by its headers). When the capacities are read from the buffer
+	// but AIC/0 or AIV/0 is unused (its header all zero, so it states no
+	// capacity), the plan's capacities are the layout's instead.
+	Plan *Plan
+	// MaxFindings caps the findings kept per code: 0 means
+	// DefaultMaxFindings, negative means no cap. Counts are always exact.
+	MaxFindings int
+	// OnFinding, when set, sees every finding as it is found, before the
+	// cap (dump uses it to annotate the bytes it shows).
+	OnFinding func(*Finding)
+}
+
+// LayoutSource says where a capture's layout came from.
+type LayoutSource string
+
+// The layout sources.
+const (
+	// FromHeaders: capacities read from AIC/0 and AIV/0 (decode's default).
+	FromHeaders LayoutSource = "headers"
+	// FromHost: capacities given (--aic-capacity and --aiv-capacity).
+	FromHost LayoutSource = "host"
+	// FromPlan: capacities from the host plan, because AIC/0 or AIV/0 is
+	// unused and states none.
+	FromPlan LayoutSource = "plan"
+)
+
+// Result is what validating one capture found.
+type Result struct {
+	// File names the capture.
+	File string
+	// Format, Base and Size describe the capture once it opened: raw or
+	// .npy, the file offset of the buffer, and the buffer's bytes.
+	Format capture.Format
+	Base   int64
+	Size   int64
+	// Opened: the capture opened (a .npy header that cannot be read leaves
+	// Format, Base and Size unknown).
+	Opened bool
+	// Layout is the layout the capture was checked with; LayoutOK is false
+	// when none could be resolved (the findings say why).
+	Layout   abi.Layout
+	LayoutOK bool
+	// LayoutSource says where the capacities came from, and LayoutOptions
+	// are the options the layout was resolved with: decode with the same
+	// options succeeds exactly when OK() is true.
+	LayoutSource  LayoutSource
+	LayoutOptions capture.LayoutOptions
+	// Records is the number of live records and Dropped the sum of the live
+	// headers' dropped_count.
+	Records uint64
+	Dropped uint64
+	// Findings are the kept findings, by file offset (ties in the order
+	// they were found).
+	Findings []Finding
+	// Counts has one entry per code found: errors first, then warnings,
+	// each in the order of Codes().
+	Counts []CodeCount
+	// MaxFindings is the cap per code that applied (negative: none).
+	MaxFindings int
+}
+
+// Errors is the number of error findings (counted, not only kept).
+func (r *Result) Errors() int { return r.total(capture.Error) }
+
+// Warnings is the number of warning findings.
+func (r *Result) Warnings() int { return r.total(capture.Warning) }
+
+func (r *Result) total(s capture.Severity) int {
+	n := 0
+	for _, c := range r.Counts {
+		if c.Severity == s {
+			n += c.Count
+		}
+	}
+	return n
+}
+
+// OK reports whether the capture has no error: decode succeeds on it.
+func (r *Result) OK() bool { return r.Errors() == 0 }
+
+// Count returns how many findings of code there are.
+func (r *Result) Count(code capture.Code) int {
+	for _, c := range r.Counts {
+		if c.Code == code {
+			return c.Count
+		}
+	}
+	return 0
+}
+
+// CheckFile opens the capture at path and validates it. A capture the ABI
+// refuses is a Result with error findings; the error is for what stops the
+// check itself (a missing file, a read failure, options that make no layout).
+func CheckFile(path string, o Options) (*Result, error) {
+	c, err := capture.Open(path)
+	if err != nil {
+		var p *capture.Problem
+		if errors.As(err, &p) {
+			return unopened(path, p, o), nil
+		}
+		return nil, err
+	}
+	defer c.Close()
+	return Check(c, o)
+}
+
+// CheckBytes validates an in-memory capture (raw or .npy) named name.
+func CheckBytes(name string, b []byte, o Options) (*Result, error) {
+	c, err := capture.FromBytes(name, b)
+	if err != nil {
+		var p *capture.Problem
+		if errors.As(err, &p) {
+			return unopened(name, p, o), nil
+		}
+		return nil, err
+	}
+	return Check(c, o)
+}
+
+// unopened is the result for a capture that did not open: its one finding.
+func unopened(name string, p *capture.Problem, o Options) *Result {
+	v := newValidator(nil, o)
+	v.col.report(fromProblem(p))
+	r := &Result{File: name}
+	v.finish(r)
+	return r
+}
+
+// Check validates an opened capture: the layout, then one scan of every
+// slot and record.
+func Check(c *capture.Capture, o Options) (*Result, error) {
+	v := newValidator(c, o)
+	r := &Result{File: c.Name, Format: c.Format, Base: c.Base, Size: c.Size(), Opened: true}
+	defer v.finish(r)
+
+	lo := o.Layout
+	if lo.CubeSlots == 0 && o.Plan != nil {
+		lo.CubeSlots = o.Plan.CubeSlots
+	}
+	if lo.CubeSlots == 0 {
+		lo.CubeSlots = abi.MinCubeSlots
+	}
+	r.LayoutSource = FromHost
+	if lo.Capacities == nil {
+		r.LayoutSource = FromHeaders
+		v.idle = unusedFirstHeader(c, lo.CubeSlots)
+		if v.idle != "" && o.Plan != nil {
+			caps := o.Plan.Capacities
+			lo.Capacities = &caps
+			r.LayoutSource = FromPlan
+			v.idle = ""
+		}
+	}
+	r.LayoutOptions = lo
+	if p := o.Plan; p != nil && p.CubeSlots != lo.CubeSlots {
+		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d", lo.CubeSlots),
+			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
+	}
+
+	l, err := c.ResolveLayout(lo)
+	if err != nil {
+		var p *capture.Problem
+		if !errors.As(err, &p) {
+			return nil, err
+		}
+		v.problem(p)
+		return r, nil
+	}
+	r.Layout, r.LayoutOK = l, true
+	v.layout = l
+	if extra := uint64(c.Size()) - l.Size(); extra > 0 {
+		v.warnHint(CodeBytesAfterLayout, c.Base+int64(l.Size()), "", -1,
+			fmt.Sprintf("%d extra bytes", extra),
+			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), layoutText(l)))
+	}
+	sum, err := c.Scan(l, capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot})
+	if err == nil {
+		err = v.err
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Records, r.Dropped = sum.Records, sum.Dropped
+	v.droppedTotal()
+	return r, nil
+}
+
+// layoutText renders a layout as "cube slots 24, AIC capacity 16, AIV capacity 32".
+func layoutText(l abi.Layout) string {
+	parts := []string{fmt.Sprintf("cube slots %d", l.CubeSlots)}
+	for _, t := range abi.CoreTypes() {
+		parts = append(parts, fmt.Sprintf("%s capacity %d", t, l.Capacities.For(t)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// validator holds the state of one check: the collector, and what the
+// record hook needs to remember about the slot it is in.
+type validator struct {
+	c      *capture.Capture
+	o      Options
+	col    *collector
+	layout abi.Layout
+	// idle names the unused header ("AIC/0") the capacities were read
+	// from, "" when they were not: layout problems then get a hint.
+	idle string
+
+	cur slotState
+	// err is an I/O error met in a hook, returned once the scan ends.
+	err error
+
+	// Dropped records, for the capture's dropped-total finding.
+	droppingCores uint64
+	dropped       uint64
+	needed        []need // per core type, the most records a dropping slot needed
+
+	hbuf    []byte
+	spans   []span
+	records []abi.ProfileRecord
+	rbuf    []byte
+
+	// Text shared by many findings.
+	descExpected     string
+	coreTypeExpected string
+}
+
+// need is the most records a dropping slot of a core type needed.
+type need struct {
+	t       abi.CoreType
+	records uint64
+}
+
+// slotState is what the record hook remembers about the slot it walks.
+type slotState struct {
+	off       int64 // file offset of the slot's header
+	name      string
+	entry     uint64
+	prevStart uint64
+	// maxEnd is the largest end_cycle of the records checked against so
+	// far (the slot's, or the current run's), maxIdx the record it ends.
+	maxEnd uint64
+	maxIdx int
+	// firstBreak is the first record that starts before its predecessor,
+	// -1 while the records are in start order.
+	firstBreak int
+	// exact: the slot is small enough to be read back and sorted if it
+	// turns out unsorted; then overlaps past firstBreak wait for that.
+	exact bool
+}
+
+func newValidator(c *capture.Capture, o Options) *validator {
+	limit := o.MaxFindings
+	if limit == 0 {
+		limit = DefaultMaxFindings
+	}
+	return &validator{c: c, o: o, col: newCollector(limit, o.OnFinding)}
+}
+
+func (v *validator) finish(r *Result) {
+	r.Findings, r.Counts = v.col.finish()
+	r.MaxFindings = v.col.limit
+}
+
+// problem receives capture's errors; it never stops the scan.
+func (v *validator) problem(p *capture.Problem) bool {
+	if !v.col.want(p.Code, p.Severity, p.Off) {
+		return true
+	}
+	f := fromProblem(p)
+	v.addHint(&f)
+	v.col.add(f)
+	return true
+}
+
+// addHint explains layout problems that come from reading the capacities
+// out of an unused header.
+func (v *validator) addHint(f *Finding) {
+	if v.idle == "" {
+		return
+	}
+	switch f.Code {
+	case capture.CodeCapacityMismatch, capture.CodeBadCapacity, capture.CodeTruncated, CodeBytesAfterLayout:
+		f.Hint = fmt.Sprintf("%s is unused (its header is all zero), so the layout's capacities were read from a header that states none; "+
+			"pass the host-planned --aic-capacity and --aiv-capacity, or --plan SCHEDULE", v.idle)
+	}
+}
+
+func (v *validator) warn(code capture.Code, off int64, slot string, record int, value, expected string) {
+	if v.col.want(code, capture.Warning, off) {
+		v.col.add(Finding{Severity: capture.Warning, Code: code, Off: off, Slot: slot, Record: record, Value: value, Expected: expected})
+	}
+}
+
+func (v *validator) warnHint(code capture.Code, off int64, slot string, record int, value, expected string) {
+	if v.col.want(code, capture.Warning, off) {
+		f := Finding{Severity: capture.Warning, Code: code, Off: off, Slot: slot, Record: record, Value: value, Expected: expected}
+		v.addHint(&f)
+		v.col.add(f)
+	}
+}
+
+// unusedFirstHeader names AIC/0 when its header is all zero, else AIV/0
+// when its header (where AIC/0's capacity puts it) is, else "". Such a
+// header states no capacity, so a layout read from it is a guess.
+func unusedFirstHeader(c *capture.Capture, cubeSlots uint32) string {
+	aic, ok := readHeader(c, 0)
+	if !ok {
+		return ""
+	}
+	if aic.IsZero() {
+		return abi.Slot{CoreType: abi.CoreTypeAIC}.String()
+	}
+	l, err := abi.NewLayout(cubeSlots, abi.Capacities{AIC: aic.RecordCapacity})
+	if err != nil {
+		return ""
+	}
+	if aiv, ok := readHeader(c, int64(l.SlotOffset(abi.CoreTypeAIV, 0))); ok && aiv.IsZero() {
+		return abi.Slot{CoreType: abi.CoreTypeAIV}.String()
+	}
+	return ""
+}
+
+// readHeader reads the core header at buffer offset off, if the buffer holds it.
+func readHeader(c *capture.Capture, off int64) (abi.CoreHeader, bool) {
+	var b [abi.CoreHeaderSize]byte
+	if off < 0 || off > c.Size()-abi.CoreHeaderSize {
+		return abi.CoreHeader{}, false
+	}
+	if _, err := c.ReadAt(b[:], off); err != nil {
+		return abi.CoreHeader{}, false
+	}
+	h, err := abi.DecodeCoreHeader(b[:])
+	return h, err == nil
+}
+
+// plural renders "1 record", "2 records".
+func plural(n uint64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
