@@ -1,0 +1,351 @@
+package synth_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
+)
+
+func parse(t *testing.T, src string) *plan.Schedule {
+	t.Helper()
+	s, err := plan.Parse("s.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// chain: a MatMul on AIC/0 triggers event 1; SwiGLU on AIV/0 waits on it,
+// then a put-with-signal on AIV/2 (the second AIV worker with stride 2)
+// waits on event 2 and signals event 3, which RmsNorm back on AIV/0 waits on.
+const chain = `
+num_workers: 4
+tasks:
+  - {task_type: MatMul, trigger_event: 1}
+  - {task_type: SwiGLU, dependent_event: 1, trigger_event: 2, owner_id: 7}
+  - {task_type: ShmemPutMemSignal, dependent_event: 2, trigger_event: 3}
+  - {task_type: RmsNorm, dependent_event: 3, graph_stage: 5, stage_task_index: 9}
+  - {task_type: Terminate}
+cube_task_indices: [0]
+vector_task_indices: [1, 2, 3, 4]
+`
+
+// TestChain checks the records of a small schedule one by one: which
+// slots, which descriptors, and that each wait ends after its trigger.
+func TestChain(t *testing.T) {
+	c, err := synth.Run(parse(t, chain), synth.Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rec struct {
+		slot     string
+		desc     uint32
+		task     uint32
+		index    uint32
+		owner    uint32
+		startsAt string // a record this one starts after
+	}
+	const none = abi.InvalidOwnerID
+	want := []rec{
+		{"AIC/0", abi.TaskTypeBase + 103, 0, 0, none, ""},
+		{"AIC/0", abi.RuntimeStageTriggerEvent, 0, 0, none, ""},
+		{"AIV/0", abi.RuntimeStageWaitDependency, 1, 0, 7, "AIC/0#1"},
+		{"AIV/0", abi.TaskTypeBase + 102, 1, 0, 7, ""},
+		{"AIV/0", abi.RuntimeStageTriggerEvent, 1, 0, 7, ""},
+		{"AIV/0", abi.RuntimeStageWaitDependency, 3, 9, none, "AIV/2#1"},
+		{"AIV/0", abi.GraphStageBase + 5, 3, 9, none, ""},
+		{"AIV/0", abi.RuntimeStageTriggerEvent, 3, 9, none, ""},
+		{"AIV/2", abi.RuntimeStageWaitDependency, 2, 0, none, "AIV/0#2"},
+		{"AIV/2", abi.TaskTypeBase + 105, 2, 0, none, ""},
+		{"AIV/2", abi.RuntimeStageTerminateTask, 4, 0, none, ""},
+		{"AIV/2", abi.RuntimeStageTriggerEvent, 4, 0, none, ""},
+	}
+	bySlot := map[string][]abi.ProfileRecord{}
+	entered := map[string]bool{}
+	for _, m := range c.Slots {
+		if m.Entered {
+			entered[m.Slot.String()] = true
+		}
+		if len(m.Records) > 0 {
+			bySlot[m.Slot.String()] = m.Records
+		}
+	}
+	// AIC 0..1 and AIV 0..3 enter; AIV/1 and AIV/3 are not workers.
+	if fmt.Sprint(len(entered), entered["AIC/1"], entered["AIV/3"], entered["AIC/2"]) != "6 true true false" {
+		t.Errorf("entered: %v", entered)
+	}
+	var got []rec
+	for _, slot := range []string{"AIC/0", "AIV/0", "AIV/2"} {
+		for _, r := range bySlot[slot] {
+			got = append(got, rec{slot, r.DescID, r.TaskID, r.StageTaskIndex, r.OwnerID, ""})
+		}
+	}
+	if len(got) != len(want) || len(bySlot) != 3 {
+		t.Fatalf("got %d records in %d slots:\n%+v", len(got), len(bySlot), got)
+	}
+	for i, w := range want {
+		g := got[i]
+		g.startsAt = w.startsAt
+		if g != w {
+			t.Errorf("record %d: got %+v, want %+v", i, g, w)
+		}
+		if w.startsAt == "" {
+			continue
+		}
+		slot, k, _ := strings.Cut(w.startsAt, "#")
+		trigger := bySlot[slot][k[0]-'0']
+		self := bySlot[w.slot]
+		for _, r := range self {
+			if r.TaskID == w.task && r.DescID == w.desc && r.EndCycle <= trigger.EndCycle {
+				t.Errorf("record %d (task %d wait) ends at %d, before its trigger %s ends at %d", i, w.task, r.EndCycle, w.startsAt, trigger.EndCycle)
+			}
+		}
+	}
+	// Compute durations follow the task type: a MatMul is far longer than a SwiGLU.
+	mm, sw := bySlot["AIC/0"][0], bySlot["AIV/0"][1]
+	if mm.EndCycle-mm.StartCycle < 4*(sw.EndCycle-sw.StartCycle) {
+		t.Errorf("MatMul %d cycles, SwiGLU %d", mm.EndCycle-mm.StartCycle, sw.EndCycle-sw.StartCycle)
+	}
+	for _, m := range c.Slots {
+		if m.Entered && (m.EntryCycle < synth.BaseEntryCycle || m.EntryCycle > synth.BaseEntryCycle+1e10+1e3) {
+			t.Errorf("%s entered at %d", m.Slot, m.EntryCycle)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	s := parse(t, chain)
+	a, _ := synth.Run(s, synth.Options{Seed: 11})
+	b, _ := synth.Run(s, synth.Options{Seed: 11})
+	d, _ := synth.Run(s, synth.Options{Seed: 12})
+	if !bytes.Equal(a.Buffer, b.Buffer) {
+		t.Error("the same seed gave different captures")
+	}
+	if bytes.Equal(a.Buffer, d.Buffer) {
+		t.Error("seeds 11 and 12 gave the same capture")
+	}
+}
+
+func TestWaitsThatNeverEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{{
+		name: "no trigger",
+		src: `num_workers: 2
+tasks:
+  - {task_type: MatMul, trigger_event: 1}
+  - {task_type: SwiGLU, dependent_event: 2}
+cube_task_indices: [0]
+vector_task_indices: [1]
+`,
+		want: `s.yaml:4:42: tasks[1].dependent_event: task 1 waits on event 2, which no scheduled task triggers (the device would hang)`,
+	}, {
+		name: "cycle",
+		src: `num_workers: 2
+tasks:
+  - {task_type: MatMul, dependent_event: 2, trigger_event: 1}
+  - {task_type: SwiGLU, dependent_event: 1, trigger_event: 2}
+cube_task_indices: [0]
+vector_task_indices: [1]
+`,
+		want: `s.yaml:3:42: tasks[0].dependent_event: deadlock: AIC/0 runs task 0, which waits on event 2 forever: its trigger waits behind it (task 1 on AIV/0) (2 cores blocked: AIC/0 task 0 waits on event 2; AIV/0 task 1 waits on event 1)`,
+	}, {
+		name: "trigger after the wait on the same core",
+		src: `num_workers: 2
+tasks:
+  - {task_type: AddCustom, dependent_event: 4}
+  - {task_type: AddCustom, trigger_event: 4}
+vector_task_indices: [0, 1]
+`,
+		want: `s.yaml:3:45: tasks[0].dependent_event: deadlock: AIV/0 runs task 0, which waits on event 4 forever: its trigger waits behind it (task 1 on AIV/0)`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := parse(t, tc.src)
+			_, err := synth.Run(s, synth.Options{})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("got  %v\nwant %s", err, tc.want)
+			}
+			var pe *plan.Error
+			if !errors.As(err, &pe) {
+				t.Error("not a *plan.Error")
+			}
+			// With a watchdog the device gets through, and the wait that
+			// timed out spans exactly the timeout.
+			c, err := synth.Run(s, synth.Options{WaitTimeout: 5000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			timedOut := 0
+			for _, m := range c.Slots {
+				for _, r := range m.Records {
+					if r.DescID == abi.RuntimeStageWaitDependency && r.EndCycle-r.StartCycle == 5000 {
+						timedOut++
+					}
+				}
+			}
+			if timedOut == 0 {
+				t.Error("no wait record spans the timeout")
+			}
+		})
+	}
+}
+
+// TestIdleCores: idle workers' slots stay zero, their tasks never run, and
+// the waits on their events time out.
+func TestIdleCores(t *testing.T) {
+	s := parse(t, chain)
+	for seed := uint64(0); seed < 8; seed++ {
+		c, err := synth.Run(s, synth.Options{Seed: seed, IdleCores: 1, WaitTimeout: 1234})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle := 0
+		for i, m := range c.Slots {
+			if !m.IdleWorker {
+				continue
+			}
+			idle++
+			sl := c.Layout.Slot(i)
+			if m.Entered || len(m.Records) != 0 || !bytes.Equal(c.Buffer[sl.Offset:sl.Offset+sl.Stride()], make([]byte, sl.Stride())) {
+				t.Errorf("seed %d: idle %s entered or wrote", seed, m.Slot)
+			}
+		}
+		if idle != 1 {
+			t.Errorf("seed %d: %d idle workers", seed, idle)
+		}
+	}
+	_, err := synth.Run(s, synth.Options{IdleCores: 5})
+	if err == nil || !strings.Contains(err.Error(), "cannot make 5 of 4 workers idle") {
+		t.Errorf("got %v", err)
+	}
+	// Without a timeout, a wait on an idle core's event is a deadlock that
+	// says so.
+	for seed := uint64(0); ; seed++ {
+		_, err := synth.Run(s, synth.Options{Seed: seed, IdleCores: 1})
+		if err != nil && strings.Contains(err.Error(), "on idle cores") {
+			break
+		}
+		if seed == 50 {
+			t.Fatalf("no seed made a trigger idle: %v", err)
+		}
+	}
+}
+
+func TestCapacityScale(t *testing.T) {
+	// 24 AIC workers with 20 MatMul each: 40 records, capacity 48.
+	var b strings.Builder
+	b.WriteString("num_workers: 48\ntasks: [{task_type: MatMul}]\ncube_task_indices: [")
+	b.WriteString(strings.TrimSuffix(strings.Repeat("0, ", 480), ", ") + "]\n")
+	s := parse(t, b.String())
+	for _, tc := range []struct {
+		scale         float64
+		capacity      uint32
+		droppedPerAIC uint32
+	}{{1, 48, 0}, {0.8, 32, 8}, {0.3, 0, 40}, {2.1, 96, 0}} {
+		c, err := synth.Run(s, synth.Options{CapacityScale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Layout.Capacities.AIC != tc.capacity || c.Dropped() != 24*uint64(tc.droppedPerAIC) {
+			t.Errorf("scale %v: AIC capacity %d, dropped %d; want %d, %d", tc.scale, c.Layout.Capacities.AIC, c.Dropped(), tc.capacity, 24*tc.droppedPerAIC)
+		}
+	}
+	if _, err := synth.Run(s, synth.Options{CapacityScale: -1}); err == nil {
+		t.Error("negative scale accepted")
+	}
+	if _, err := synth.Run(s, synth.Options{CapacityScale: 1e9}); err == nil || !strings.Contains(err.Error(), "capacity scale") {
+		t.Errorf("a scale past the maximum capacity: %v", err)
+	}
+	if _, err := synth.Run(s, synth.Options{MaxBufferBytes: 1000}); err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
+		t.Errorf("buffer limit: %v", err)
+	}
+}
+
+// TestPipeline: every AIV worker runs the whole vector queue, one compute
+// record per task, numbered by its shard; no AIC core enters.
+func TestPipeline(t *testing.T) {
+	s := parse(t, `mode: aiv_pipeline
+num_workers: 3
+tasks: [{task_type: RmsNorm}, {task_type: SwiGLU}, {task_type: AddCustom, stage_task_index: 0}]
+vector_task_indices: [0, 1, 2]
+`)
+	c, err := synth.Run(s, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Slots {
+		w := m.Slot.BlockID
+		switch {
+		case m.Slot.CoreType == abi.CoreTypeAIV && w < 3:
+			if len(m.Records) != 3 {
+				t.Fatalf("%s wrote %d records", m.Slot, len(m.Records))
+			}
+			for i, r := range m.Records {
+				wantIndex := w
+				if i == 2 {
+					wantIndex = 0
+				}
+				if r.TaskID != uint32(i) || r.StageTaskIndex != wantIndex || r.DescID < abi.TaskTypeBase {
+					t.Errorf("%s record %d: %+v", m.Slot, i, r)
+				}
+			}
+		case m.Entered:
+			t.Errorf("%s entered", m.Slot)
+		}
+	}
+}
+
+var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \} *\n$`)
+
+func TestNPYHeader(t *testing.T) {
+	for _, n := range []uint64{0, 1, 41472, 1 << 40, 1<<64 - 1} {
+		h := synth.NPYHeader(n)
+		if len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00" {
+			t.Fatalf("n=%d: header %q", n, h)
+		}
+		if hl := binary.LittleEndian.Uint16(h[8:10]); int(hl) != len(h)-10 {
+			t.Errorf("n=%d: header length %d, header is %d bytes", n, hl, len(h))
+		}
+		m := npyDict.FindSubmatch(h[10:])
+		if m == nil || string(m[1]) != fmt.Sprint(n) {
+			t.Errorf("n=%d: dict %q", n, h[10:])
+		}
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	buf := []byte{1, 2, 3, 4}
+	for _, f := range []synth.Format{synth.Bin, synth.NPY} {
+		path := filepath.Join(dir, "capture."+f.String())
+		os.WriteFile(path, []byte("old contents, replaced whole"), 0o600)
+		if err := synth.WriteFile(path, buf, f); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		want := buf
+		if f == synth.NPY {
+			want = append(synth.NPYHeader(4), buf...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: wrote %q", f, got)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if err := synth.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, synth.Bin); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
