@@ -1,0 +1,129 @@
+package roundtrip_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/plan/plantest"
+	"github.com/megakernel/cycleabi/synth"
+	"github.com/megakernel/cycleabi/validate"
+	"pgregory.net/rapid"
+)
+
+func TestDecodeRoundTrip(t *testing.T) { rapid.Check(t, propDecodeRoundTrip) }
+func FuzzDecodeRoundTrip(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propDecodeRoundTrip)) }
+
+// propDecodeRoundTrip: decode(synth(schedule, seed)) gives exactly the
+// records synth wrote, slot by slot and in order, with the same entry
+// cycles and dropped counts; validate finds no error. Captures are raw or
+// .npy, with the planned or scaled-down capacities, some cores idle, and
+// the layout given by the plan's flags or read from the headers.
+func propDecodeRoundTrip(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed"), WaitTimeout: synth.DefaultWaitTimeout}
+	if rapid.Bool().Draw(t, "scale") {
+		opts.CapacityScale = rapid.Float64Range(0.1, 1.5).Draw(t, "capacity_scale")
+	}
+	r, err := plan.Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.IdleCores = rapid.IntRange(0, int(r.AICWorkers+r.AIVWorkers)).Draw(t, "idle_cores")
+	c, err := synth.Run(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := c.Buffer
+	if rapid.Bool().Draw(t, "npy") {
+		file = append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+	}
+	layout := capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities}
+	aic0, aiv0 := c.Slots[0], c.Slots[c.Layout.CubeSlots]
+	if aic0.Entered && aiv0.Entered && rapid.Bool().Draw(t, "layout_from_headers") {
+		layout.Capacities = nil
+	}
+
+	res, err := validate.CheckBytes("synth.bin", file, validate.Options{Layout: layout})
+	if err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	cp, err := capture.FromBytes("synth.bin", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(cp, layout)
+	if c.Records() == 0 {
+		// A capture without a live record is invalid: both must say so.
+		if err == nil || res.OK() {
+			t.Fatalf("a capture with no records: decode %v, validate OK %v", err, res.OK())
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if !res.OK() {
+		t.Fatalf("validate found %d errors: %+v", res.Errors(), res.Findings)
+	}
+	if res.Records != c.Records() || res.Dropped != c.Dropped() ||
+		d.Summary.Records != c.Records() || d.Summary.Dropped != c.Dropped() {
+		t.Fatalf("records/dropped: synth %d/%d, validate %d/%d, decode %d/%d",
+			c.Records(), c.Dropped(), res.Records, res.Dropped, d.Summary.Records, d.Summary.Dropped)
+	}
+	if d.Summary.Layout != c.Layout {
+		t.Fatalf("decoded layout %+v, synth wrote %+v", d.Summary.Layout, c.Layout)
+	}
+
+	bySlot := map[abi.Slot][]decode.Record{}
+	err = d.Records(func(r decode.Record) bool {
+		bySlot[d.Slot(&r)] = append(bySlot[d.Slot(&r)], r)
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Slots {
+		got := bySlot[m.Slot]
+		// Records come in trace order; within a slot, put them back in
+		// record order.
+		slices.SortFunc(got, func(a, b decode.Record) int { return a.Index - b.Index })
+		if len(got) != len(m.Records) {
+			t.Fatalf("%s: decoded %d records, synth wrote %d", m.Slot, len(got), len(m.Records))
+		}
+		for i, r := range got {
+			if r.Index != i || r.ProfileRecord != m.Records[i] || r.EntryCycle != m.EntryCycle {
+				t.Fatalf("%s record %d: decoded %+v (entry %d), synth wrote %+v (entry %d)",
+					m.Slot, i, r.ProfileRecord, r.EntryCycle, m.Records[i], m.EntryCycle)
+			}
+		}
+	}
+	for _, a := range d.Summary.Active {
+		m := c.Slots[slices.IndexFunc(c.Slots, func(m synth.SlotManifest) bool { return m.Slot == a.Slot })]
+		if a.Dropped != m.Dropped || a.EntryCycle != m.EntryCycle || a.Count != len(m.Records) {
+			t.Fatalf("%s: decoded entry %d, %d records, %d dropped; synth %d, %d, %d",
+				a.Slot, a.EntryCycle, a.Count, a.Dropped, m.EntryCycle, len(m.Records), m.Dropped)
+		}
+	}
+}
+
+// TestDemoCaptureValidates: the shipped capture validates with no error
+// and exactly one kind of warning, the drops it was made to have.
+func TestDemoCaptureValidates(t *testing.T) {
+	res, err := validate.CheckFile("../../examples/moe_layer.bin", validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() || res.Dropped != 10 || res.Records != 2974 || res.Count(validate.CodeDroppedRecords) == 0 {
+		t.Errorf("errors %d, %d records, %d dropped, findings %+v", res.Errors(), res.Records, res.Dropped, res.Counts)
+	}
+	for _, cc := range res.Counts {
+		if cc.Severity != capture.Warning || !strings.HasPrefix(string(cc.Code), "dropped-") {
+			t.Errorf("unexpected finding %+v", cc)
+		}
+	}
+}
