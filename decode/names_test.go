@@ -1,0 +1,150 @@
+package decode
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+func TestParseNames(t *testing.T) {
+	yamlText := `# a kernel's names
+stages:
+  0x10001: Prefetch
+  65542: Shutdown          # overrides the schema's TerminateTask
+graph_stages:
+  0: Dispatch
+  0x1f: Combine
+tasks:
+  7: Dispatch
+  0x11: "Combine \"late\""
+`
+	jsonText := `{
+  "stages": {"0x10001": "Prefetch", "65542": "Shutdown"},
+  "graph_stages": {"0": "Dispatch", "0x1f": "Combine"},
+  "tasks": {"7": "Dispatch", "17": "Combine \"late\""}
+}`
+	want := &Names{
+		Stages: map[uint32]string{0x10001: "Prefetch", 0x10006: "Shutdown", 0x30000: "Dispatch", 0x3001f: "Combine"},
+		Tasks:  map[uint32]string{7: "Dispatch", 17: `Combine "late"`},
+	}
+	for name, text := range map[string]string{"names.yaml": yamlText, "names.json": jsonText} {
+		got, err := ParseNames(name, []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v, want %+v", name, got, want)
+		}
+	}
+	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
+		got, err := ParseNames("empty.yaml", []byte(empty))
+		if err != nil || len(got.Stages) != 0 || len(got.Tasks) != 0 {
+			t.Errorf("%q: got %+v, %v; want no names", empty, got, err)
+		}
+	}
+}
+
+func TestParseNamesErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"stages: [1, 2]\n", `n.yaml:1:9: stages: expected a mapping of id -> name, got a list`},
+		{"- 1\n", `n.yaml:1:1: expected a mapping with stages, graph_stages and tasks, got a list`},
+		{"stage:\n  1: x\n", `n.yaml:1:1: stage: unknown key "stage" (known: stages, graph_stages, tasks)`},
+		{"tasks:\n  1: a\ntasks:\n  2: b\n", `n.yaml:3:1: tasks: duplicate key "tasks"`},
+		{"tasks:\n  abc: x\n", `n.yaml:2:3: tasks.abc: key "abc" is not an id (decimal, or hex with 0x)`},
+		{"tasks:\n  -1: x\n", `n.yaml:2:3: tasks.-1: key "-1" is not an id (decimal, or hex with 0x)`},
+		{"tasks:\n  017: x\n", `n.yaml:2:3: tasks.017: key "017" is not an id (decimal, or hex with 0x)`},
+		{"tasks:\n  4294967296: x\n", `n.yaml:2:3: tasks.4294967296: 4294967296 is past the largest id 0xffffffff`},
+		{"tasks:\n  99999999999999999999999: x\n", `n.yaml:2:3: tasks.99999999999999999999999: id 99999999999999999999999 does not fit in 64 bits`},
+		{"graph_stages:\n  0x10000: x\n", `n.yaml:2:3: graph_stages.0x10000: 0x10000 is past the largest id 0xffff`},
+		{"tasks:\n  16: a\n  0x10: b\n", `n.yaml:3:3: tasks.0x10: id 16 is already named at line 2`},
+		{"tasks:\n  1:\n", `n.yaml:2:5: tasks.1: expected a name, got null`},
+		{"tasks:\n  1: [a]\n", `n.yaml:2:6: tasks.1: expected a name, got a list`},
+		{"tasks:\n  1: '  '\n", `n.yaml:2:6: tasks.1: a name must not be empty`},
+		{"stages:\n  0x30002: A\ngraph_stages:\n  2: B\n", `n.yaml:4:3: graph_stages.2: desc_id 0x30002 is already named at line 2`},
+		{"stages: {\n", `n.yaml:1:1: invalid YAML or JSON: did not find expected node content`},
+		{"tasks:\n  1: a\n 2: b\n", `n.yaml:2:1: invalid YAML or JSON: did not find expected key`},
+	} {
+		_, err := ParseNames("n.yaml", []byte(tc.text))
+		if err == nil {
+			t.Errorf("%q: no error, want %s", tc.text, tc.want)
+			continue
+		}
+		if _, ok := err.(NamesErrors); !ok {
+			t.Errorf("%q: error %T, want NamesErrors", tc.text, err)
+		}
+		if got := err.Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q:\n got %s\nwant %s", tc.text, got, tc.want)
+		}
+	}
+}
+
+// Every problem in a file is reported, not just the first.
+func TestParseNamesReportsAll(t *testing.T) {
+	_, err := ParseNames("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
+	errs, ok := err.(NamesErrors)
+	if !ok || len(errs) != 3 {
+		t.Fatalf("got %v, want 3 errors", err)
+	}
+	for i, line := range []int{2, 3, 5} {
+		if errs[i].Line != line {
+			t.Errorf("error %d at line %d, want %d: %v", i, errs[i].Line, line, errs[i])
+		}
+	}
+}
+
+func TestLoadNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.names.yaml")
+	if err := os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := LoadNames(path)
+	if err != nil || n.Stages[abi.GraphStageBase+3] != "Gate" {
+		t.Fatalf("got %+v, %v", n, err)
+	}
+	if _, err := LoadNames(path + ".missing"); !os.IsNotExist(err) {
+		t.Errorf("missing file: got %v", err)
+	}
+}
+
+func TestEventName(t *testing.T) {
+	names := &Names{
+		Stages: map[uint32]string{0x30001: "Dispatch", 0x20067: "MyMatMul"},
+		Tasks:  map[uint32]string{5: "Combine"},
+	}
+	rec := func(desc, task, index, owner uint32) *abi.ProfileRecord {
+		return &abi.ProfileRecord{DescID: desc, TaskID: task, StageTaskIndex: index, OwnerID: owner}
+	}
+	const none = abi.InvalidOwnerID
+	for _, tc := range []struct {
+		names    *Names
+		r        *abi.ProfileRecord
+		detailed bool
+		want     string
+	}{
+		{nil, rec(0x10000, 5, 0, none), false, "WaitDependency"},
+		{names, rec(0x10000, 5, 0, none), false, "Combine_WaitDependency"},
+		{names, rec(0x10007, 5, 0, none), false, "Combine_TriggerEvent"},
+		{names, rec(0x10006, 5, 0, none), false, "TerminateTask"},  // not prefixed
+		{names, rec(0x10000, 6, 0, none), false, "WaitDependency"}, // task without a stage
+		{names, rec(0x10001, 5, 0, none), false, "DescId_65537"},
+		{names, rec(0x20067, 5, 0, none), false, "MyMatMul"}, // user stage overrides the schema
+		{nil, rec(0x20067, 5, 0, none), false, "TaskType_MatMul"},
+		{nil, rec(0x200fa, 5, 0, none), false, "TaskType_250"},
+		{names, rec(0x30001, 5, 0, none), false, "Dispatch"},
+		{names, rec(0x30005, 5, 0, none), false, "GraphStage_5"},
+		{nil, rec(0x40000, 5, 0, none), false, "DescId_262144"},
+		{nil, rec(7, 5, 0, none), false, "DescId_7"},
+		{names, rec(0x10007, 5, 2, none), true, "Combine_TriggerEvent_task3"},
+		{names, rec(0x10007, 5, 2, 9), true, "Expert9_Combine_TriggerEvent_task3"},
+		{nil, rec(0x20067, 5, 0xFFFFFFFF, 0), true, "Expert0_TaskType_MatMul_task4294967296"},
+		{nil, rec(0x20067, 5, 0, 9), false, "TaskType_MatMul"}, // owner only in detailed names
+	} {
+		if got := tc.names.EventName(tc.r, tc.detailed, "Expert"); got != tc.want {
+			t.Errorf("%+v detailed=%v: got %s, want %s", *tc.r, tc.detailed, got, tc.want)
+		}
+	}
+}

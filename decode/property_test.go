@@ -1,0 +1,179 @@
+package decode
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"math/big"
+	"slices"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"pgregory.net/rapid"
+)
+
+// propTrace: for any valid capture, the trace parses with encoding/json
+// and passes the Perfetto check; it has one X event per live record, in
+// order of ts; its metadata counts match the capture; the event names and
+// args follow the naming rules record by record; and extra bytes after the
+// layout change nothing.
+func propTrace(t *rapid.T) {
+	g := drawCapture(t)
+	cfg := defaultConfig()
+	cfg.Names = g.names
+	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
+	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
+	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
+	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
+
+	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	if err != nil {
+		t.Fatalf("valid capture refused: %v", err)
+	}
+	out, err := traceOf(Input{Decoded: d, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkPerfetto(out); err != nil {
+		t.Fatalf("Perfetto check: %v", err)
+	}
+	f, err := parseTrace(out)
+	if err != nil {
+		t.Fatalf("trace does not parse: %v", err)
+	}
+
+	xs := xEvents(f)
+	if len(xs) != g.records {
+		t.Fatalf("%d X events for %d live records", len(xs), g.records)
+	}
+	prev := new(big.Float)
+	for i, e := range xs {
+		ts, ok := new(big.Float).SetString(e.Ts.String())
+		if !ok {
+			t.Fatalf("event %d: ts %s", i, e.Ts)
+		}
+		if i > 0 && ts.Cmp(prev) < 0 {
+			t.Fatalf("event %d: ts %s before the previous event's %s", i, e.Ts, prev.String())
+		}
+		prev = ts
+	}
+
+	m := f.MegaKernelCycleTrace
+	if got := m["recordCount"].(json.Number).String(); got != itoa(g.records) {
+		t.Fatalf("recordCount %s, want %d", got, g.records)
+	}
+	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.dropped)) {
+		t.Fatalf("droppedRecordCount %s, want %d", got, g.dropped)
+	}
+	if warnings := m["warnings"].([]any); (len(warnings) == 1) != (g.dropped > 0) {
+		t.Fatalf("warnings %v with %d dropped", warnings, g.dropped)
+	}
+	threads := 0
+	for _, e := range f.TraceEvents {
+		if e.Name == "thread_name" {
+			threads++
+		}
+	}
+	if threads != len(d.Summary.Active) {
+		t.Fatalf("%d thread_name events for %d cores with records", threads, len(d.Summary.Active))
+	}
+	if mj, _ := json.Marshal(f.Metadata); !bytes.Equal(mj, must(json.Marshal(m))) {
+		t.Fatalf("metadata differs from megaKernelCycleTrace")
+	}
+
+	// Names and args, record by record, against the plain rules.
+	i := 0
+	err = d.Records(func(r Record) bool {
+		e := xs[i]
+		i++
+		if want := cfg.Names.EventName(&r.ProfileRecord, cfg.DetailedNames, cfg.OwnerLabel); e.Name != want {
+			t.Fatalf("event name %q, want %q for %+v", e.Name, want, r)
+		}
+		if got, want := e.Args["start_cycle"].(json.Number).String(), u64toa(r.StartCycle); got != want {
+			t.Fatalf("start_cycle %s, want %s", got, want)
+		}
+		ns, index := abi.LookupDesc(r.DescID)
+		for _, arg := range []string{"task_type", "graph_stage"} {
+			v, has := e.Args[arg]
+			if (arg == ns.Arg()) != has || has && v.(json.Number).String() != u64toa(uint64(index)) {
+				t.Fatalf("desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
+			}
+		}
+		if _, has := e.Args["owner_id"]; has != (r.OwnerID != abi.InvalidOwnerID) {
+			t.Fatalf("owner_id %#x: args.owner_id present=%v", r.OwnerID, has)
+		}
+		stage, named := cfg.Names.TaskStage(r.TaskID)
+		if got, has := e.Args["task_stage"]; has != named || named && got != stage {
+			t.Fatalf("task %d: args.task_stage %v, want %q", r.TaskID, got, stage)
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Extra bytes after the layout: the same trace.
+	extra := append(slices.Clone(g.b.Bytes()), rapid.SliceOfN(rapid.Byte(), 1, 100).Draw(t, "extra")...)
+	d2, err := mustDecode("gen.bin", extra, g.opts)
+	if err != nil {
+		t.Fatalf("trailing bytes refused: %v", err)
+	}
+	out2, err := traceOf(Input{Decoded: d2, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, out2) {
+		t.Fatalf("trailing bytes changed the trace: %s", firstDiff(out2, out))
+	}
+}
+
+func TestTraceProperties(t *testing.T) { rapid.Check(t, propTrace) }
+
+func FuzzTrace(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propTrace)) }
+
+// propMergeOrder: the k-way merge yields exactly a stable sort of all live
+// records by (start_cycle, core_type, block_id), the reference decoder's
+// order, whatever the window size and however many slots are out of order.
+func propMergeOrder(t *rapid.T) {
+	g := drawCapture(t)
+	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.chunk = rapid.IntRange(0, 5).Draw(t, "chunk")
+	want, err := scanRecords(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortStableFunc(want, func(a, b liveRecord) int {
+		return cmp.Or(cmp.Compare(a.StartCycle, b.StartCycle), cmp.Compare(a.Slot.CoreType, b.Slot.CoreType), cmp.Compare(a.Slot.BlockID, b.Slot.BlockID))
+	})
+	stopAt := rapid.IntRange(0, len(want)).Draw(t, "stopAt")
+	for pass, limit := range []int{len(want), stopAt} {
+		var got []liveRecord
+		err = d.Records(func(r Record) bool {
+			got = append(got, liveRecord{ProfileRecord: r.ProfileRecord, Slot: d.Slot(&r), Index: r.Index, Entry: r.EntryCycle})
+			if r.CoreType != d.Slot(&r).CoreType || r.BlockID != d.Slot(&r).BlockID {
+				t.Fatalf("record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r))
+			}
+			return len(got) < limit
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit == 0 {
+			limit = min(1, len(want)) // yield is called once before it can say stop
+		}
+		if !slices.Equal(got, want[:limit]) {
+			t.Fatalf("pass %d: merge order differs from a stable sort:\n got %v\nwant %v", pass, got, want[:limit])
+		}
+	}
+}
+
+func TestMergeOrder(t *testing.T) { rapid.Check(t, propMergeOrder) }
+
+func FuzzMergeOrder(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propMergeOrder)) }
+
+func itoa(n int) string          { return u64toa(uint64(n)) }
+func u64toa(n uint64) string     { return new(big.Int).SetUint64(n).String() }
+func must[T any](v T, _ error) T { return v }
