@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCaptured runs the command line like run does and returns what it
+// printed on stdout, the exit code, and the error it would print.
+func runCaptured(args ...string) (stdout string, code int, err error) {
+	root := newRootCmd()
+	root.SetArgs(args)
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err = root.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+		code = exitOK
+	case errors.As(err, &ee):
+		code = ee.code
+	default:
+		code = exitUsage
+	}
+	return out.String(), code, err
+}
+
+func writeSchedule(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPlanCommand(t *testing.T) {
+	const moe = "../../examples/moe_layer.yaml"
+	out, code, err := runCaptured("plan", moe)
+	if code != exitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, want := range []string{
+		"65 required by the busiest worker, capacity 80 per core",
+		"cube slots    24 (24 AIC + 48 AIV slots)",
+		"buffer size   188928 bytes (184.5 KiB)",
+		"decode flags  --cube-slots 24 --aic-capacity 80 --aiv-capacity 80",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, _ = runCaptured("plan", moe, "--format", "json")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("json output: %v\n%s", err, out)
+	}
+	for k, v := range map[string]float64{
+		"aic_required_records": 65, "aiv_required_records": 65, "aic_record_capacity": 80,
+		"aiv_record_capacity": 80, "cube_slot_count": 24, "buffer_size": 188928,
+	} {
+		if r[k] != v {
+			t.Errorf("json %s = %v, want %v", k, r[k], v)
+		}
+	}
+
+	if out, _, _ = runCaptured("plan", moe, "--format", "flags"); out != "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n" {
+		t.Errorf("flags output %q", out)
+	}
+}
+
+func TestPlanCommandErrors(t *testing.T) {
+	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"plan", bad}, exitInvalid, "s.yaml:1:14: num_workers: num_workers must be even"},
+		{[]string{"plan", writeSchedule(t, "tasks: [{task_type: Nope}]\n")}, exitInvalid, `unknown task type "Nope"`},
+		{[]string{"plan", "no-such-file.yaml"}, exitUsage, "no-such-file.yaml: schedule file not found"},
+		{[]string{"plan", bad, "--format", "xml"}, exitUsage, "--format must be text, json or flags"},
+		{[]string{"plan"}, exitUsage, "accepts 1 arg"},
+	} {
+		_, code, err := runCaptured(tc.args...)
+		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, err, tc.code, tc.msg)
+		}
+	}
+}
