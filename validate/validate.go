@@ -27,7 +27,7 @@ const DefaultMaxFindings = 100
 // exactOverlapLimit bounds the records of an unsorted slot that are read
 // back and sorted to find every overlap exactly (24 bytes each: 1.5 MiB).
 // Past it, overlaps are checked within each run of records in start order.
-const exactOverlapLimit = 1 << 16
+var exactOverlapLimit = 1 << 16
 
 // Plan is the host plan a capture is checked against (what `cycleabi plan`
 // computes from a schedule).

@@ -1,0 +1,12 @@
+package validate
+
+// SetExactOverlapLimit changes the largest unsorted slot whose overlaps
+// are found exactly, for tests; it returns a function that restores it.
+func SetExactOverlapLimit(n int) (restore func()) {
+	old := exactOverlapLimit
+	exactOverlapLimit = n
+	return func() { exactOverlapLimit = old }
+}
+
+// EnumChecked reports whether header fields of the enum are checked.
+func EnumChecked(enum string) bool { return enumValid[enum] != nil }
