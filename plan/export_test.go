@@ -6,10 +6,17 @@ var (
 	ParseJSON = func(data []byte) (*Schedule, bool) { return parseJSON(data) }
 )
 
+// Positions returns where yamlPosition and jsonPosition put path in src.
+func Positions(src []byte, path string) (yamlLine, yamlCol, jsonLine, jsonCol int) {
+	yamlLine, yamlCol = yamlPosition(src, path)
+	jsonLine, jsonCol = jsonPosition(src, path)
+	return
+}
+
 // WithoutSource returns a copy of s without its file name and text, for
 // comparing schedules.
 func WithoutSource(s *Schedule) Schedule {
 	c := *s
-	c.File, c.src = "", nil
+	c.File, c.src, c.fromJSON = "", nil, false
 	return c
 }

@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"bytes"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -303,4 +306,87 @@ func (j *jsonScanner) task() (Task, bool) {
 		return ok
 	})
 	return t, ok && seen&(1<<keyTaskType) != 0
+}
+
+// jsonPosition returns the line and column of the value at path in src, a
+// document the fast path accepted, or of its nearest ancestor present: the
+// same position yamlPosition finds. Such a document is ASCII (its strings
+// are known names), so a column is a byte count.
+func jsonPosition(src []byte, path string) (line, col int) {
+	j := jsonScanner{data: src}
+	j.space()
+	at := j.i
+	for _, seg := range splitPath(path) {
+		if !j.child(seg) {
+			break
+		}
+		at = j.i
+	}
+	line = 1 + bytes.Count(src[:at], []byte{'\n'})
+	return line, at - bytes.LastIndexByte(src[:at], '\n')
+}
+
+// child moves from the start of an object or array to the start of the
+// value under key seg or at index "[i]"; false when there is none.
+func (j *jsonScanner) child(seg string) bool {
+	if strings.HasPrefix(seg, "[") {
+		i, err := strconv.Atoi(strings.Trim(seg, "[]"))
+		if err != nil || !j.punct('[') || j.peek() == ']' {
+			return false
+		}
+		for ; i > 0; i-- {
+			if !j.skip() || !j.punct(',') {
+				return false
+			}
+		}
+		j.space()
+		return true
+	}
+	if !j.punct('{') || j.peek() == '}' {
+		return false
+	}
+	for {
+		name, ok := j.str()
+		if !ok || !j.punct(':') {
+			return false
+		}
+		j.space()
+		if string(name) == seg {
+			return true
+		}
+		if !j.skip() || !j.punct(',') {
+			return false
+		}
+	}
+}
+
+// skip moves past one value of a document the fast path accepted.
+func (j *jsonScanner) skip() bool {
+	switch j.peek() {
+	case '"':
+		_, ok := j.str()
+		return ok
+	case 'n':
+		return j.null()
+	case '[':
+		return j.array(j.skip)
+	case '{':
+		j.i++
+		if j.punct('}') {
+			return true
+		}
+		for {
+			if _, ok := j.str(); !ok || !j.punct(':') || !j.skip() {
+				return false
+			}
+			if j.punct('}') {
+				return true
+			}
+			if !j.punct(',') {
+				return false
+			}
+		}
+	}
+	_, ok := j.int(math.MinInt64, math.MaxInt64)
+	return ok
 }

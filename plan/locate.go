@@ -9,28 +9,30 @@ import (
 )
 
 // ErrorAt returns an *Error about the value at a YAML path in s
-// ("tasks[3].dependent_event"), with the line and column of
-// the value there when s was parsed from text. Finding the position parses
-// the text again: the node tree of a large schedule is too big to keep for
-// the rare error that needs it.
+// ("tasks[3].dependent_event"), with the line and column of the value there
+// (or of its nearest ancestor, for a default) when s was parsed from text.
+// The position is found by reading the text again: the node tree of a
+// large schedule is too big to keep for the rare error that needs it, and
+// a schedule that took the JSON fast path is walked by the same scanner,
+// so that an error costs no more than parsing did.
 func (s *Schedule) ErrorAt(path, format string, args ...any) *Error {
 	e := &Error{File: s.File, Path: path, Msg: fmt.Sprintf(format, args...)}
-	if n := s.locate(path); n != nil {
-		e.Line, e.Col = n.Line, n.Column
+	switch {
+	case s.src == nil:
+	case s.fromJSON:
+		e.Line, e.Col = jsonPosition(s.src, path)
+	default:
+		e.Line, e.Col = yamlPosition(s.src, path)
 	}
 	return e
 }
 
-// locate returns the node at path ("tasks[3].dependent_event"), or the
-// nearest ancestor present (a default has no node of its own), or nil when
-// s has no text.
-func (s *Schedule) locate(path string) *yaml.Node {
-	if s.src == nil {
-		return nil
-	}
+// yamlPosition returns the line and column of the node at path in the YAML
+// text src, or of the nearest ancestor present; 0, 0 if src does not parse.
+func yamlPosition(src []byte, path string) (line, col int) {
 	var doc yaml.Node
-	if yaml.Unmarshal(s.src, &doc) != nil || len(doc.Content) == 0 {
-		return nil
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+		return 0, 0
 	}
 	n := resolveAlias(doc.Content[0])
 	for _, seg := range splitPath(path) {
@@ -40,7 +42,7 @@ func (s *Schedule) locate(path string) *yaml.Node {
 		}
 		n = resolveAlias(next)
 	}
-	return n
+	return n.Line, n.Column
 }
 
 // splitPath splits "tasks[3].task_type" into "tasks", "[3]", "task_type".

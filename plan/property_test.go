@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
@@ -304,4 +305,37 @@ func FuzzJSONMatchesYAML(f *testing.F) {
 			t.Fatalf("parsers disagree on %q:\nJSON %+v\nYAML %+v", data, a, b)
 		}
 	})
+}
+
+func TestJSONPositions(t *testing.T) { rapid.Check(t, propJSONPositions) }
+func FuzzJSONPositions(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propJSONPositions)) }
+
+// propJSONPositions: an error in a schedule that took the JSON fast path
+// points where the YAML parser's node for the same path is, for every
+// path an error can name, present or absent.
+func propJSONPositions(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	style := rapid.SampledFrom([]plantest.Style{plantest.JSON, plantest.JSONNull}).Draw(t, "style")
+	text := plantest.Text(s, style, rapid.Bool().Draw(t, "by_name"))
+	if _, ok := plan.ParseJSON(text); !ok {
+		t.Fatalf("fast path refused\n%s", text)
+	}
+	paths := []string{"", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "tasks[999]"}
+	for i := range s.Tasks {
+		for _, k := range []string{"", ".task_type", ".dependent_event", ".trigger_event", ".graph_stage", ".owner_id", ".stage_task_index"} {
+			paths = append(paths, fmt.Sprintf("tasks[%d]%s", i, k))
+		}
+	}
+	for i := range s.CubeTaskIndices {
+		paths = append(paths, fmt.Sprintf("cube_task_indices[%d]", i))
+	}
+	for i := range s.VectorTaskIndices {
+		paths = append(paths, fmt.Sprintf("vector_task_indices[%d]", i))
+	}
+	for _, p := range paths {
+		yl, yc, jl, jc := plan.Positions(text, p)
+		if yl != jl || yc != jc {
+			t.Fatalf("%s: YAML %d:%d, JSON %d:%d\n%s", p, yl, yc, jl, jc, text)
+		}
+	}
 }

@@ -147,8 +147,10 @@ type Schedule struct {
 	VectorTaskIndices []uint32
 
 	// src is the file's text, kept so that an error found after parsing
-	// can be given a line and column (see locate).
-	src []byte
+	// can be given a line and column (see ErrorAt); fromJSON says the JSON
+	// fast path read it.
+	src      []byte
+	fromJSON bool
 }
 
 // Stride returns the vector worker stride in effect.
@@ -247,7 +249,7 @@ func ParseFile(path string) (*Schedule, error) {
 func Parse(file string, data []byte) (*Schedule, error) {
 	if s, ok := parseJSON(data); ok {
 		s.File = file
-		s.src = data
+		s.src, s.fromJSON = data, true
 		return s, nil
 	}
 	return parseYAML(file, data)
