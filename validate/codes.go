@@ -45,7 +45,9 @@ const (
 	// (always also a slot-identity error).
 	CodeUnknownCoreType capture.Code = "unknown-core-type"
 	// CodePlanMismatch: the capture disagrees with the host plan given with
-	// --plan: a live header's record_capacity, or the cube slot count.
+	// --plan: the cube slot count, or the record_capacity of live headers
+	// (one finding per core type, at the first such header, with how many
+	// more there are).
 	CodePlanMismatch capture.Code = "plan-mismatch"
 )
 
@@ -82,6 +84,6 @@ func Codes() []CodeInfo {
 		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
 		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
-		{CodePlanMismatch, capture.Warning, "with --plan: a live header's record_capacity, or --cube-slots, differs from the host plan"},
+		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or --cube-slots, differ from the host plan"},
 	}
 }

@@ -165,12 +165,8 @@ func (v *validator) slot(s *capture.SlotScan) {
 	if h.DroppedCount > 0 {
 		v.droppedSlot(s, name)
 	}
-	if p := v.o.Plan; p != nil {
-		if want := p.Capacities.For(s.Slot.CoreType); h.RecordCapacity != want {
-			v.warn(CodePlanMismatch, s.Off+abi.CoreHeaderRecordCapacityOffset, name, -1,
-				fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
-				fmt.Sprintf("%d (the %s capacity of host plan %s)", want, s.Slot.CoreType, p.Name))
-		}
+	if p := v.o.Plan; p != nil && h.RecordCapacity != p.Capacities.For(s.Slot.CoreType) {
+		v.planDiffers(s, name)
 	}
 	if st := &v.cur; s.Records > 0 && st.off == s.Off && st.firstBreak >= 0 && st.exact {
 		v.exactOverlaps(s, st)
@@ -331,5 +327,40 @@ func (v *validator) exactOverlaps(s *capture.SlotScan, st *slotState) {
 		if sp.end > maxEnd {
 			maxEnd, maxIdx = sp.end, sp.idx
 		}
+	}
+}
+
+// planDiff is, for one core type, the live headers whose record_capacity
+// differs from the host plan's: the first one and how many.
+type planDiff struct {
+	t       abi.CoreType
+	first   Finding
+	headers uint64
+}
+
+func (v *validator) planDiffers(s *capture.SlotScan, name string) {
+	for i := range v.planDiffs {
+		if d := &v.planDiffs[i]; d.t == s.Slot.CoreType {
+			d.headers++
+			return
+		}
+	}
+	p := v.o.Plan
+	v.planDiffs = append(v.planDiffs, planDiff{t: s.Slot.CoreType, headers: 1, first: Finding{
+		Severity: capture.Warning, Code: CodePlanMismatch, Off: s.Off + abi.CoreHeaderRecordCapacityOffset, Slot: name, Record: -1,
+		Value:    fmt.Sprintf("record_capacity=%d", s.Header.RecordCapacity),
+		Expected: fmt.Sprintf("%d (the %s capacity of host plan %s)", p.Capacities.For(s.Slot.CoreType), s.Slot.CoreType, p.Name),
+	}})
+}
+
+// planMismatches reports, once per core type, the live headers whose
+// capacity differs from the plan: the first one, and how many there are.
+func (v *validator) planMismatches() {
+	for _, d := range v.planDiffs {
+		f := d.first
+		if d.headers > 1 {
+			f.Value += " (and " + plural(d.headers-1, "more live "+d.t.String()+" header") + ")"
+		}
+		v.col.report(f)
 	}
 }

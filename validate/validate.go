@@ -230,6 +230,7 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	}
 	r.Records, r.Dropped = sum.Records, sum.Dropped
 	v.droppedTotal()
+	v.planMismatches()
 	return r, nil
 }
 
@@ -261,6 +262,8 @@ type validator struct {
 	droppingCores uint64
 	dropped       uint64
 	needed        []need // per core type, the most records a dropping slot needed
+
+	planDiffs []planDiff
 
 	hbuf    []byte
 	spans   []span

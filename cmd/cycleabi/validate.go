@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/validate"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newValidateCmd) }
+
+type validateFlags struct {
+	layout      layoutFlags
+	format      string
+	strict      bool
+	planFile    string
+	maxFindings int
+}
+
+func newValidateCmd() *cobra.Command {
+	var f validateFlags
+	cmd := &cobra.Command{
+		Use:   "validate CAPTURE... [flags]",
+		Short: "Check captures against every ABI invariant and report every violation",
+		Long: `validate walks each capture (a raw buffer, or a NumPy .npy file) once and
+reports everything wrong with it, where decode stops at the first problem.
+
+Errors are exactly the conditions under which decode fails, so validate
+reports no error exactly when decode succeeds (with the same layout flags).
+Warnings are what decodes but deserves a look: dropped records (with the
+capacity that would have held them), nonzero header padding, bytes after the
+layout, records out of start order, before their core's entry, or
+overlapping on one core, a core with records but entry_cycle 0, unknown
+descriptors, task types and core types, and capacities that differ from the
+host plan (--plan).
+
+The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
+gives it (--aic-capacity with --aiv-capacity, and --cube-slots). --plan
+SCHEDULE plans the schedule as 'cycleabi plan' does: its cube slot count is
+used (unless --cube-slots is given), every live header whose record_capacity
+differs from the plan is a plan-mismatch warning, and when AIC/0 or AIV/0 is
+unused (so its header states no capacity) the plan's capacities are the
+layout's.
+
+Text output: one line per finding, sorted by file offset,
+
+  error slot-identity AIV/17 @0x1a2c0: core_type=1 block_id=5, expected AIV/17
+  warning overlap AIV/3 record 2 @0x3d40: start_cycle=1300 before end_cycle=1500 of record 0, expected records of one core not to overlap
+
+then a summary line per capture: records, dropped, errors and warnings by
+code, the layout, and the ABI version and fingerprint it was checked
+against. At most --max-findings findings of each code are shown (the lowest
+offsets); the counts are always exact.
+
+--format json writes one document (schema version 1):
+
+  {"version": 1, "abi": {"version": 1, "fingerprint": "..."},
+   "strict": false, "max_findings": 100, "ok": true,
+   "captures": [{"file", "format": "raw"|"npy"|null, "buffer_offset",
+     "buffer_size", "layout": {"cube_slots", "capacities": {"AIC", "AIV"},
+     "size", "source": "headers"|"host"|"plan"} | null, "records", "dropped",
+     "errors", "warnings", "ok",
+     "codes": {CODE: {"severity", "count", "shown", "truncated"}},
+     "findings": [{"severity", "code", "offset", "offset_hex",
+       "slot" | null, "record" | null, "value", "expected", "message", "hint"}],
+     "io_error" (only for a capture that could not be read)}]}
+
+Exit status: 0 when no capture has an error (warnings allowed), 1 when one
+has (or has warnings, with --strict), 2 for usage or I/O errors.`,
+		Example: `  cycleabi validate examples/moe_layer.bin
+  cycleabi validate rank*.bin --format json > report.json
+  cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
+  cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usage(errors.New("validate needs at least one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	f.layout.register(fs)
+	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
+	fs.StringVar(&f.planFile, "plan", "", "schedule (YAML or JSON) whose plan the capture is checked against")
+	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all")
+	return cmd
+}
+
+func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
+	fs := cmd.Flags()
+	if f.format != "text" && f.format != "json" {
+		return usage(fmt.Errorf("--format must be text or json, got %q", f.format))
+	}
+	if f.maxFindings < 0 {
+		return usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
+	}
+	layout, err := f.layout.options(fs)
+	if err != nil {
+		return usage(err)
+	}
+	o := validate.Options{Layout: layout, MaxFindings: f.maxFindings}
+	if f.maxFindings == 0 {
+		o.MaxFindings = -1
+	}
+	if f.planFile != "" {
+		p, err := loadPlan(f.planFile)
+		if err != nil {
+			return usage(err)
+		}
+		o.Plan = p
+		if !fs.Changed("cube-slots") {
+			o.Layout.CubeSlots = 0 // the plan's
+		}
+	}
+
+	results, errs := validateAll(paths, o)
+	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	code, printed := exitOK, false
+	fail := func(c int) { code = max(code, c) }
+	var doc *validate.Document
+	if f.format == "json" {
+		doc = validate.NewDocument(f.strict, o.MaxFindings)
+	}
+	for i, r := range results {
+		if errs[i] != nil {
+			fmt.Fprintf(stderr, "cycleabi: %v\n", errs[i])
+			fail(exitUsage)
+			if doc != nil {
+				doc.AddIOError(paths[i], errs[i])
+			}
+			continue
+		}
+		if !r.OK() || f.strict && r.Warnings() > 0 {
+			fail(exitInvalid)
+		}
+		if doc != nil {
+			doc.Add(r)
+			continue
+		}
+		if printed {
+			fmt.Fprintln(out)
+		}
+		if err := validate.WriteText(out, r); err != nil {
+			return usage(err)
+		}
+		printed = true
+	}
+	if doc != nil {
+		if err := writeJSON(out, doc); err != nil {
+			return usage(err)
+		}
+	}
+	if code != exitOK {
+		return silent(code)
+	}
+	return nil
+}
+
+// loadPlan plans a schedule for --plan.
+func loadPlan(path string) (*validate.Plan, error) {
+	s, err := plan.ParseFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--plan: %w", err)
+	}
+	r, err := plan.Plan(s)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", path, err)
+	}
+	p := &validate.Plan{Name: path, CubeSlots: r.CubeSlotCount}
+	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
+	return p, nil
+}
+
+// validateAll validates every capture, at most GOMAXPROCS at once (each
+// holds a bounded buffer, so memory stays bounded too); results come back
+// in argument order.
+func validateAll(paths []string, o validate.Options) ([]*validate.Result, []error) {
+	results := make([]*validate.Result, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = validate.CheckFile(path, o)
+		})
+	}
+	wg.Wait()
+	return results, errs
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
