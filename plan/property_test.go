@@ -244,15 +244,15 @@ func propPlanMatchesModel(t *rapid.T) {
 	}
 }
 
-func TestJSONMatchesYAML(t *testing.T) { rapid.Check(t, propJSONMatchesYAML) }
-func FuzzJSONMatchesYAMLProp(f *testing.F) {
-	f.Fuzz(rapid.MakeFuzz(propJSONMatchesYAML))
+func TestScheduleText(t *testing.T) { rapid.Check(t, propScheduleText) }
+func FuzzScheduleText(f *testing.F) {
+	f.Fuzz(rapid.MakeFuzz(propScheduleText))
 }
 
-// propJSONMatchesYAML: a generated schedule written as YAML, as JSON and as
+// propScheduleText: a generated schedule written as YAML, as JSON and as
 // JSON with explicit nulls parses back to itself; the JSON fast path
 // accepts the JSON forms and agrees with the YAML parser on them.
-func propJSONMatchesYAML(t *rapid.T) {
+func propScheduleText(t *rapid.T) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	byName := rapid.Bool().Draw(t, "by_name")
 	want := plan.WithoutSource(s)
