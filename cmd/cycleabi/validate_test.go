@@ -177,7 +177,7 @@ func TestValidateCommandUsage(t *testing.T) {
 	// Host capacities that differ from the headers: errors, exit 1.
 	out, code, _ := runCaptured("validate", valid, "--aic-capacity", "0", "--aiv-capacity", "16")
 	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, out, "error capacity-mismatch AIC/1 @0x58: record_capacity=16, expected 0 (the layout's AIC capacity)\n")
+	assert.Contains(t, out, "error capacity-mismatch AIC/0 @0x18: record_capacity=16, expected 0 (the layout's AIC capacity)\n")
 	assert.Contains(t, out, "capacities given by the host")
 	// --max-findings 0 shows every finding.
 	b := validCapture()
