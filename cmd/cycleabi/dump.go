@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/internal/dump"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newDumpCmd) }
+
+func newDumpCmd() *cobra.Command {
+	var (
+		layout  layoutFlags
+		slot    string
+		records int
+	)
+	cmd := &cobra.Command{
+		Use:   "dump CAPTURE [flags]",
+		Short: "Show a capture's bytes field by field",
+		Long: `dump prints a capture (a raw buffer, or a NumPy .npy file) the way
+flatc --annotate shows a FlatBuffer: for every field of each slot's header
+and of its first records, the file offset, the raw bytes, the schema's field
+name and type, the decoded value and what it means (core type, descriptor
+name, task number, owner). validate's findings are shown under the fields
+they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
+headers) are folded into one line ("AIC/4..AIC/23 idle").
+
+The layout is found as decode and validate find it (--cube-slots,
+--aic-capacity with --aiv-capacity). When it cannot be resolved, dump shows
+the problem and the AIC/0 header, and exits 1.
+
+Exit status: 0 when the capture was shown (whatever it holds), 1 when its
+layout cannot be resolved, 2 for usage or I/O errors.`,
+		Example: `  cycleabi dump examples/moe_layer.bin | less
+  cycleabi dump capture.npy --slot AIV/3 --records 100
+  cycleabi dump capture.bin --records 0 --aic-capacity 80 --aiv-capacity 80`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(errors.New("dump takes one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lo, err := layout.options(cmd.Flags())
+			if err != nil {
+				return usage(err)
+			}
+			c, err := capture.Open(args[0])
+			if err != nil {
+				return exitFor(err)
+			}
+			defer c.Close()
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: lo, Slot: slot, Records: records})
+			switch {
+			case err == nil:
+				return nil
+			case errors.Is(err, dump.ErrNoLayout):
+				return silent(exitInvalid) // the problem is in the dump
+			}
+			return usage(err)
+		},
+	}
+	fs := cmd.Flags()
+	layout.register(fs)
+	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
+	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
+	return cmd
+}

@@ -1,0 +1,367 @@
+// Package dump prints a capture's bytes field by field, the way
+// `flatc --annotate` shows a FlatBuffer: for every field of every shown
+// header and record, its file offset, raw bytes, schema name and type, the
+// decoded value and what it means (enum and descriptor names), with
+// validate's findings under the fields they concern. The fields come from
+// abi.CoreHeaderFields and abi.ProfileRecordFields, so the view follows
+// the schema.
+package dump
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// DefaultRecords is how many records of each slot are shown by default.
+const DefaultRecords = 8
+
+// Options say what to show.
+type Options struct {
+	// Layout says how to find the layout, as for decode and validate.
+	Layout capture.LayoutOptions
+	// Slot, when set, shows only that slot ("AIV/3"), idle or not.
+	Slot string
+	// Records is how many records of each slot are shown; negative shows all.
+	Records int
+}
+
+// ErrNoLayout is returned (after what could be shown was written) when the
+// capture's layout cannot be resolved.
+var ErrNoLayout = errors.New("the capture's layout cannot be resolved")
+
+// Write dumps the capture c to w. It returns ErrNoLayout (wrapped, with the
+// problem) when only the capture's first header could be shown, and other
+// errors for options that make no layout, an unknown --slot, or I/O.
+func Write(w io.Writer, c *capture.Capture, o Options) error {
+	bw := bufio.NewWriter(w)
+	d := &dumper{w: bw, c: c, o: o, notes: map[string][]validate.Finding{}}
+	err := d.run()
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+type dumper struct {
+	w     *bufio.Writer
+	c     *capture.Capture
+	o     Options
+	l     abi.Layout
+	notes map[string][]validate.Finding // by slot ("" for the capture's), the findings shown
+	// offWidth is the hex digits of the largest file offset.
+	offWidth int
+}
+
+func (d *dumper) run() error {
+	c := d.c
+	d.offWidth = max(4, len(fmt.Sprintf("%x", c.Base+c.Size())))
+	fmt.Fprintf(d.w, "%s: %s capture, %d bytes", c.Name, c.Format, c.Base+c.Size())
+	if c.Format == capture.NPY {
+		fmt.Fprintf(d.w, " (.npy header %d bytes; the buffer is the %d payload bytes at @%#x)", c.Base, c.Size(), c.Base)
+	}
+	fmt.Fprintf(d.w, "\nABI v%d fingerprint %s\n", abi.Version, abi.FingerprintHex)
+
+	var want *abi.Slot
+	wantName := ""
+	if d.o.Slot != "" {
+		t, block, err := parseSlot(d.o.Slot)
+		if err != nil {
+			return err
+		}
+		wantName = abi.Slot{CoreType: t, BlockID: block}.String()
+	}
+	// Keep the findings of what will be shown: the capture's, and those of
+	// the shown slots' headers and records.
+	records := d.o.Records
+	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
+		if f.Slot != "" && (wantName != "" && f.Slot != wantName || f.Record >= 0 && records >= 0 && f.Record >= records) {
+			return
+		}
+		d.notes[f.Slot] = append(d.notes[f.Slot], *f)
+	}})
+	if err != nil {
+		return err
+	}
+	if !r.LayoutOK {
+		return d.noLayout(r)
+	}
+	d.l = r.Layout
+	if d.o.Slot != "" {
+		t, block, _ := parseSlot(d.o.Slot)
+		s, ok := d.l.SlotOf(t, block)
+		if !ok {
+			return fmt.Errorf("--slot %s: the layout has %d %s slots", d.o.Slot, d.l.SlotCount(t), t)
+		}
+		want = &s
+	}
+	fmt.Fprintf(d.w, "layout: %d cube slots, %s; %d slots, %d bytes (capacities %s)\n",
+		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), sourceText(r.LayoutSource))
+	fmt.Fprintf(d.w, "%d records, %d dropped; %s, %s (cycleabi validate lists them all)\n",
+		r.Records, r.Dropped, plural(r.Errors(), "error"), plural(r.Warnings(), "warning"))
+	for _, f := range d.notes[""] {
+		fmt.Fprintf(d.w, "! %s\n", f.String())
+	}
+	if want != nil {
+		return d.slot(*want)
+	}
+	for i := 0; i < d.l.NumSlots(); {
+		s := d.l.Slot(i)
+		idle, err := d.idle(s)
+		if err != nil {
+			return err
+		}
+		if !idle {
+			if err := d.slot(s); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		j := i + 1
+		for ; j < d.l.NumSlots() && d.l.Slot(j).CoreType == s.CoreType; j++ {
+			if idle, err := d.idle(d.l.Slot(j)); err != nil {
+				return err
+			} else if !idle {
+				break
+			}
+		}
+		last := d.l.Slot(j - 1)
+		end := d.c.FileOffset(int64(last.Offset+last.Stride())) - 1
+		if j-i == 1 {
+			fmt.Fprintf(d.w, "\n%s idle @%s..@%s\n", s, d.hex(d.c.FileOffset(int64(s.Offset))), d.hex(end))
+		} else {
+			fmt.Fprintf(d.w, "\n%s..%s idle (%d slots @%s..@%s)\n", s, last, j-i, d.hex(d.c.FileOffset(int64(s.Offset))), d.hex(end))
+		}
+		i = j
+	}
+	if extra := d.c.Size() - int64(d.l.Size()); extra > 0 {
+		fmt.Fprintf(d.w, "\n@%s  %d bytes after the layout\n", d.hex(d.c.FileOffset(int64(d.l.Size()))), extra)
+	}
+	return nil
+}
+
+// idle: the slot's header is all zero and no finding concerns it, so one
+// line says all there is to say.
+func (d *dumper) idle(s abi.Slot) (bool, error) {
+	if len(d.notes[s.String()]) > 0 {
+		return false, nil
+	}
+	h, _, err := d.header(int64(s.Offset))
+	if err != nil {
+		return false, err
+	}
+	return h.IsZero(), nil
+}
+
+func (d *dumper) header(off int64) (abi.CoreHeader, []byte, error) {
+	b := make([]byte, abi.CoreHeaderSize)
+	if _, err := d.c.ReadAt(b, off); err != nil {
+		return abi.CoreHeader{}, nil, err
+	}
+	h, err := abi.DecodeCoreHeader(b)
+	return h, b, err
+}
+
+// slot shows a slot's header and its first records.
+func (d *dumper) slot(s abi.Slot) error {
+	h, hb, err := d.header(int64(s.Offset))
+	if err != nil {
+		return err
+	}
+	off := d.c.FileOffset(int64(s.Offset))
+	fmt.Fprintf(d.w, "\n%s @%s (%d bytes: the header, then room for %d records)", s, d.hex(off), s.Stride(), s.Capacity)
+	if h.IsZero() {
+		d.w.WriteString("; unused: the header is all zero")
+	}
+	d.w.WriteByte('\n')
+	notes := d.notes[s.String()]
+	d.fields(off, hb, abi.CoreHeaderFields(), notes, -1, &h, nil)
+	walked := 0
+	if !h.IsZero() {
+		walked = int(min(h.RecordCount, s.Capacity))
+	}
+	shown := walked
+	if d.o.Records >= 0 {
+		shown = min(walked, d.o.Records)
+	}
+	rb := make([]byte, abi.ProfileRecordSize)
+	for i := range shown {
+		roff := int64(s.Offset) + abi.CoreHeaderSize + int64(i)*abi.ProfileRecordSize
+		if _, err := d.c.ReadAt(rb, roff); err != nil {
+			return err
+		}
+		r, err := abi.DecodeProfileRecord(rb)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.w, "  record %d @%s\n", i, d.hex(d.c.FileOffset(roff)))
+		d.fields(d.c.FileOffset(roff), rb, abi.ProfileRecordFields(), notes, i, &h, &r)
+	}
+	if more := walked - shown; more > 0 {
+		fmt.Fprintf(d.w, "  ... %s (--records N shows more)\n", plural(more, "more record"))
+	}
+	// Findings of the slot that no shown field holds.
+	for _, f := range notes {
+		if f.Record >= shown || f.Off < off || f.Off >= off+int64(s.Stride()) {
+			fmt.Fprintf(d.w, "  ! %s\n", f.String())
+		}
+	}
+	return nil
+}
+
+// fields prints one line per field of a struct at file offset off, each
+// followed by the findings whose offset falls in it.
+func (d *dumper) fields(off int64, b []byte, fields []abi.FieldInfo, notes []validate.Finding, record int, h *abi.CoreHeader, r *abi.ProfileRecord) {
+	for _, f := range fields {
+		raw := b[f.Offset : f.Offset+f.Size]
+		foff := off + int64(f.Offset)
+		if f.Type == "pad" {
+			d.padding(foff, f, raw)
+		} else {
+			v := fieldValue(raw)
+			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r))
+		}
+		for _, n := range notes {
+			if n.Record == record && n.Off >= foff && n.Off < foff+int64(f.Size) {
+				fmt.Fprintf(d.w, "      ^ %s %s: %s\n", n.Severity, n.Code, n.Message())
+			}
+		}
+	}
+}
+
+// padding prints a pad field: one line when it is all zero, else eight
+// bytes a line.
+func (d *dumper) padding(off int64, f abi.FieldInfo, raw []byte) {
+	zero := true
+	for _, x := range raw {
+		zero = zero && x == 0
+	}
+	if zero {
+		fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  all zero\n", d.hex(off), fmt.Sprintf("00 x %d", len(raw)), f.Name, f.Type)
+		return
+	}
+	for i := 0; i < len(raw); i += 8 {
+		chunk := raw[i:min(i+8, len(raw))]
+		name := fmt.Sprintf("%s[%d:%d]", f.Name, i, i+len(chunk))
+		fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s\n", d.hex(off+int64(i)), hexBytes(chunk), name, f.Type)
+	}
+}
+
+// describe renders a field's decoded value and what it means.
+func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord) string {
+	s := fmt.Sprint(v)
+	switch {
+	case f.Enum == "CoreType" && abi.CoreType(v).Valid():
+		s += " (" + abi.CoreType(v).String() + ")"
+	case f.Enum == "CoreType":
+		s += " (no such CoreType)"
+	case f.Enum != "":
+		s += " (" + f.Enum + ")"
+	}
+	if r == nil {
+		return s
+	}
+	switch f.Name {
+	case "start_cycle":
+		if h.EntryCycle != 0 {
+			s += fmt.Sprintf(" (entry %+d)", int64(r.StartCycle-h.EntryCycle))
+		}
+	case "end_cycle":
+		s += fmt.Sprintf(" (duration %d)", int64(r.EndCycle-r.StartCycle))
+	case "desc_id":
+		s = fmt.Sprintf("%#x %s", v, abi.DescName(uint32(v)))
+	case "stage_task_index":
+		s += fmt.Sprintf(" (task %d)", v+1)
+	case "owner_id":
+		if uint32(v) == abi.InvalidOwnerID {
+			s = fmt.Sprintf("%#x (no owner)", v)
+		}
+	}
+	return s
+}
+
+// noLayout shows what can be shown of a capture whose layout is not known:
+// the problem, and the headers whose place does not depend on it.
+func (d *dumper) noLayout(r *validate.Result) error {
+	for _, f := range r.Findings {
+		fmt.Fprintf(d.w, "! %s\n", f.String())
+	}
+	if r.Opened && d.c.Size() >= abi.CoreHeaderSize {
+		h, hb, err := d.header(0)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.w, "\nAIC/0 @%s: header (its place does not depend on the layout)\n", d.hex(d.c.FileOffset(0)))
+		d.fields(d.c.FileOffset(0), hb, abi.CoreHeaderFields(), r.Findings, -1, &h, nil)
+	}
+	if len(r.Findings) > 0 {
+		return fmt.Errorf("%w: %s", ErrNoLayout, r.Findings[0].String())
+	}
+	return ErrNoLayout
+}
+
+func (d *dumper) hex(off int64) string { return fmt.Sprintf("0x%0*x", d.offWidth, off) }
+
+func hexBytes(b []byte) string {
+	var s strings.Builder
+	for i, x := range b {
+		if i > 0 {
+			s.WriteByte(' ')
+		}
+		fmt.Fprintf(&s, "%02x", x)
+	}
+	return s.String()
+}
+
+// fieldValue decodes a little-endian integer field of up to 8 bytes.
+func fieldValue(b []byte) uint64 {
+	var v uint64
+	for i := len(b) - 1; i >= 0 && i < 8; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+func capacitiesText(l abi.Layout) string {
+	var parts []string
+	for _, t := range abi.CoreTypes() {
+		parts = append(parts, fmt.Sprintf("%s capacity %d", t, l.Capacities.For(t)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sourceText(s validate.LayoutSource) string {
+	switch s {
+	case validate.FromHost:
+		return "given by the host"
+	case validate.FromPlan:
+		return "from the host plan"
+	}
+	return "read from the headers of AIC/0 and AIV/0"
+}
+
+// parseSlot parses a slot name like "AIV/3".
+func parseSlot(name string) (abi.CoreType, uint32, error) {
+	t, id, ok := strings.Cut(name, "/")
+	ct, okType := abi.ParseCoreType(t)
+	block, err := strconv.ParseUint(id, 10, 32)
+	if !ok || !okType || err != nil {
+		return 0, 0, fmt.Errorf("--slot %q: want a slot like AIC/3 or AIV/17", name)
+	}
+	return ct, uint32(block), nil
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
