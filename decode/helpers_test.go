@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 
@@ -265,3 +266,6 @@ func firstDiff(got, want []byte) string {
 	}
 	return "no difference"
 }
+
+func inf() float64 { return math.Inf(1) }
+func nan() float64 { return math.NaN() }

@@ -13,7 +13,6 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -51,18 +50,19 @@ func (s Spec) Layout() (abi.Layout, error) {
 	return abi.NewLayout(cubeSlots, abi.Capacities{AIC: c, AIV: c})
 }
 
-// Names returns a names file's worth of names for a capture of s: every
-// graph stage, and a task stage for every task.
-func (s Spec) Names() *decode.Names {
-	n := &decode.Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
-	stages := []string{"Dispatch", "GateUp", "SwiGLU", "Down", "Combine", "AllToAll", "Norm", "Residual"}
+// Names returns a names file's worth of names for a capture of s (the
+// Stages and Tasks of a decode.Names): every graph stage, and a task stage
+// for every task.
+func (s Spec) Names() (stages, tasks map[uint32]string) {
+	stages, tasks = map[uint32]string{}, map[uint32]string{}
+	names := []string{"Dispatch", "GateUp", "SwiGLU", "Down", "Combine", "AllToAll", "Norm", "Residual"}
 	for i := range GraphStages {
-		n.Stages[abi.GraphStageBase+uint32(i)] = stages[i]
+		stages[abi.GraphStageBase+uint32(i)] = names[i]
 	}
 	for task := range uint32(s.Records/3 + 1) {
-		n.Tasks[task] = stages[task%GraphStages]
+		tasks[task] = names[task%GraphStages]
 	}
-	return n
+	return stages, tasks
 }
 
 // Write writes the capture to w, slot by slot (memory is one slot).
@@ -116,7 +116,7 @@ func writeCore(slot []byte, rng *rand.Rand, s abi.Slot, entry uint64, n int, tas
 			owner = uint32(rng.IntN(64)) // an expert
 		}
 		index := uint32(rng.IntN(256))
-		if written < n && rng.IntN(3) > 0 {
+		if rng.IntN(3) > 0 {
 			d := uint64(20 + rng.IntN(400))
 			put(t, t+d, abi.RuntimeStageWaitDependency, id, index, owner)
 			t += d + 2
