@@ -14,6 +14,15 @@
 //   - AIV pipeline: AIV cores 0..num_workers-1 enter and each runs the whole
 //     vector queue, one compute record per task; no AIC core enters.
 //
+// Records: a compute record's desc_id is abi.RuntimeStageTerminateTask for
+// a Terminate task, abi.GraphStageBase + graph_stage when the task has one,
+// else abi.TaskTypeBase + task_type; waits are
+// abi.RuntimeStageWaitDependency and triggers abi.RuntimeStageTriggerEvent.
+// Every record of a task carries its task id, owner_id and
+// stage_task_index; a task without stage_task_index gets its index among
+// the tasks with the same compute descriptor, in task-id order (in an AIV
+// pipeline, the worker's shard number).
+//
 // Timing: entry cycles start near BaseEntryCycle, slightly staggered per
 // core; compute durations depend on the task type with jitter from the seed.
 // An event fires when every scheduled task that triggers it has triggered
