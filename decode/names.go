@@ -135,6 +135,16 @@ func LoadNames(path string) (*Names, error) {
 // ParseNames parses the contents of a names file; file labels errors.
 // Problems come back as NamesErrors, each with its line and column.
 func ParseNames(file string, data []byte) (*Names, error) {
+	if n, ok := parseNamesFast(data); ok {
+		return n, nil
+	}
+	return parseNamesYAML(file, data)
+}
+
+// parseNamesYAML parses a names file with go-yaml: every file the fast
+// paths accept parses to the same Names here, and every problem is
+// reported from here.
+func parseNamesYAML(file string, data []byte) (*Names, error) {
 	p := namesParser{file: file}
 	names := &Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
 	var doc yaml.Node

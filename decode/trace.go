@@ -261,7 +261,7 @@ type renderer struct {
 	anchor   uint64
 	slots    []slotText
 	descs    map[uint32]*descText
-	tasks    map[uint32][]byte // task stage names, JSON-escaped
+	tasks    map[uint32]string // task stage names; nil when there are none
 	owner    []byte            // owner label, JSON-escaped
 	detailed bool
 }
@@ -273,10 +273,9 @@ func newRenderer(in *Input) *renderer {
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
 	if cfg.Names != nil && len(cfg.Names.Tasks) > 0 {
-		r.tasks = make(map[uint32][]byte, len(cfg.Names.Tasks))
-		for id, name := range cfg.Names.Tasks {
-			r.tasks[id] = appendJSONStringBody(nil, name)
-		}
+		// Escaped as written: an escaped copy would double the memory of
+		// a names file that lists every task.
+		r.tasks = cfg.Names.Tasks
 	}
 	r.slots = make([]slotText, len(sum.Active))
 	for i, a := range sum.Active {
@@ -314,7 +313,7 @@ func (r *renderer) desc(id uint32) *descText {
 // and args of the reference decoder in its order.
 func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	d := r.desc(rec.DescID)
-	var stage []byte
+	var stage string
 	hasStage := false
 	if r.tasks != nil {
 		stage, hasStage = r.tasks[rec.TaskID]
@@ -326,7 +325,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 		b = append(b, '_')
 	}
 	if hasStage && d.prefixed {
-		b = append(b, stage...)
+		b = appendJSONStringBody(b, stage)
 		b = append(b, '_')
 	}
 	b = append(b, d.name...)
@@ -353,9 +352,8 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = strconv.AppendUint(b, rec.EndCycle, 10)
 	b = append(b, s.entry...)
 	if hasStage {
-		b = append(b, `,"task_stage":"`...)
-		b = append(b, stage...)
-		b = append(b, '"')
+		b = append(b, `,"task_stage":`...)
+		b = appendJSONString(b, stage)
 	}
 	b = append(b, d.arg...)
 	if rec.OwnerID != abi.InvalidOwnerID {
