@@ -135,6 +135,11 @@ func (c *Config) check() error {
 	if !(c.FrequencyMHz > 0) || math.IsInf(c.FrequencyMHz, 0) {
 		return fmt.Errorf("cycle frequency must be positive and finite, got %v MHz", c.FrequencyMHz)
 	}
+	// At a frequency this low, 2^64-1 cycles is more microseconds than a
+	// float64 holds: the timestamps would be written as +Inf, not JSON.
+	if math.IsInf(math.MaxUint64/c.FrequencyMHz, 0) {
+		return fmt.Errorf("cycle frequency %v MHz is too low: timestamps would overflow", c.FrequencyMHz)
+	}
 	return nil
 }
 
