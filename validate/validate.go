@@ -8,7 +8,8 @@
 // Memory does not grow with the number of records: nothing is kept per
 // record, findings are capped per code (counts stay exact), and the one
 // check that needs to look back (overlaps in a slot whose records are not
-// in start order) reads the slot again into a bounded buffer.
+// in start order) reads that slot again into a bounded buffer (slots of up
+// to 64Ki records; larger unsorted slots are checked run by run).
 package validate
 
 import (
