@@ -1,0 +1,144 @@
+package decode
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+)
+
+// Benchmarks of the whole decode, as `cycleabi decode` runs it: the first
+// pass (layout, every header and record checked), then the k-way merge and
+// the trace written (to a counting io.Discard). The captures are
+// benchgen's: 72 active slots, about half full, one slot out of start
+// order, with a names file naming every graph stage and task.
+//
+//	go test -run '^$' -bench Decode -benchmem -cpu 1 -count 5 ./decode/
+//
+// events/s counts X events (records); the MB/s column is trace written.
+
+var benchCaptures = map[string]func() ([]byte, error){
+	"32MB":  sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB32) }),
+	"320MB": sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB320) }),
+}
+
+var benchSpecs = map[string]benchgen.Spec{"32MB": benchgen.MB32, "320MB": benchgen.MB320}
+
+// countingWriter counts the bytes written through it to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, size := range []string{"32MB", "320MB"} {
+		for _, from := range []string{"memory", "file"} {
+			b.Run(size+"/"+from, func(b *testing.B) { benchDecode(b, size, from, false) })
+		}
+	}
+}
+
+// BenchmarkDecodeGzip is the 32 MB capture written as .json.gz (MB/s of
+// trace before compression).
+func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
+
+func benchDecode(b *testing.B, size, from string, gz bool) {
+	buf, err := benchCaptures[size]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := benchSpecs[size]
+	l, _ := spec.Layout()
+	opts := capture.LayoutOptions{Capacities: &l.Capacities}
+	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
+	if from == "file" {
+		path := filepath.Join(b.TempDir(), "bench.bin")
+		if err := os.WriteFile(path, buf, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		open = func() (*capture.Capture, error) { return capture.Open(path) }
+	}
+	stages, tasks := spec.Names()
+	cfg := defaultConfig()
+	cfg.Names = &Names{Stages: stages, Tasks: tasks}
+
+	var written int64
+	var elapsed time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		c, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := Decode(c, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Count the trace before compression.
+		cw := &countingWriter{w: io.Discard}
+		var zw *gzip.Writer
+		if gz {
+			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+			cw.w = zw
+		}
+		if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if zw != nil {
+			zw.Close()
+		}
+		c.Close()
+		elapsed += time.Since(start)
+		written = cw.n
+	}
+	b.SetBytes(written)
+	b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(written)/1e6, "MB-trace")
+}
+
+// TestBenchCaptureShape keeps the benchmark honest: the captures are the
+// size the figures claim.
+func TestBenchCaptureShape(t *testing.T) {
+	for name, spec := range benchSpecs {
+		l, err := spec.Layout()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb := float64(l.Size()) / 1e6
+		if want := map[string]float64{"32MB": 32, "320MB": 320}[name]; mb < 0.95*want || mb > 1.1*want {
+			t.Errorf("%s capture is %.1f MB", name, mb)
+		}
+	}
+	buf, err := benchgen.Bytes(benchgen.Spec{Records: 10_000, Unsorted: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := capture.FromBytes("b", buf)
+	l, _ := benchgen.Spec{Records: 10_000}.Layout()
+	d, err := Decode(c, capture.LayoutOptions{Capacities: &l.Capacities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsorted := 0
+	for _, a := range d.Summary.Active {
+		if !a.Sorted {
+			unsorted++
+		}
+	}
+	if d.Summary.Records != 10_000 || len(d.Summary.Active) != 72 || unsorted != 1 {
+		t.Errorf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted)
+	}
+}
