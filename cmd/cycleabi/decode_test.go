@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runMain runs the command line through run, as main does, in this
+// process, and returns what it wrote to stdout and stderr.
+func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	dir := t.TempDir()
+	outF, err := os.Create(filepath.Join(dir, "stdout"))
+	require.NoError(t, err)
+	errF, err := os.Create(filepath.Join(dir, "stderr"))
+	require.NoError(t, err)
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = outF, errF
+	code = run(args)
+	os.Stdout, os.Stderr = oldOut, oldErr
+	outF.Close()
+	errF.Close()
+	o, _ := os.ReadFile(outF.Name())
+	e, _ := os.ReadFile(errF.Name())
+	return string(o), string(e), code
+}
+
+type cliTrace struct {
+	TraceEvents []struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+	MegaKernelCycleTrace map[string]any `json:"megaKernelCycleTrace"`
+}
+
+func parseCLITrace(t *testing.T, data []byte) *cliTrace {
+	t.Helper()
+	var tr cliTrace
+	require.NoError(t, json.Unmarshal(data, &tr), "trace does not parse")
+	return &tr
+}
+
+// decodeCapture has AIC/0 (two records, owner 3, task 1) and AIV/0
+// (one graph-stage record) entered; capacities read from the headers.
+func decodeCapture() *capturetest.Builder {
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 1000, EndCycle: 1100, DescID: abi.RuntimeStageWaitDependency, TaskID: 1, OwnerID: 3}).
+		Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 1100, EndCycle: 1600, DescID: abi.TaskTypeBase + uint32(abi.TaskTypeMatMul), TaskID: 1, StageTaskIndex: 1, OwnerID: 3})
+	b.Enter(abi.CoreTypeAIV, 0, 1010).Span(abi.CoreTypeAIV, 0, 1050, 1150, abi.GraphStageBase+2, 2)
+	return b
+}
+
+func TestDecodeCommand(t *testing.T) {
+	dir := t.TempDir()
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	names := filepath.Join(dir, "k.names.yaml")
+	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Down\ntasks:\n  1: Gate\n"), 0o644))
+
+	out := filepath.Join(dir, "trace.json")
+	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", out, "--names", names, "--detailed-names",
+		"--kernel-name", "MoE", "--owner-label", "Expert", "--soc", "Ascend910B2")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "3 records from 1 capture(s) written to "+out)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	tr := parseCLITrace(t, data)
+	var got []string
+	for _, e := range tr.TraceEvents {
+		got = append(got, e.Name)
+	}
+	assert.Equal(t, []string{"process_name", "thread_name", "thread_sort_index", "thread_name", "thread_sort_index",
+		"Expert3_Gate_WaitDependency_task1", "Down_task1", "Expert3_TaskType_MatMul_task2"}, got)
+	assert.Equal(t, "MoE rank 0 device 0", tr.TraceEvents[0].Args["name"])
+	assert.Equal(t, "Ascend910B2", tr.MegaKernelCycleTrace["socName"])
+	assert.Equal(t, 50.0, tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
+	assert.Equal(t, abi.FingerprintHex, tr.MegaKernelCycleTrace["abiFingerprint"])
+
+	// --freq-mhz overrides the SoC; the trace then records an unknown SoC.
+	_, stderr, code = runMain(t, "decode", capturePath, "-o", out, "--freq-mhz", "1000", "--rank", "4", "--device-id", "9")
+	require.Equal(t, exitOK, code, stderr)
+	data, _ = os.ReadFile(out)
+	tr = parseCLITrace(t, data)
+	assert.Equal(t, "unknown", tr.MegaKernelCycleTrace["socName"])
+	assert.Equal(t, 1000.0, tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
+	assert.Equal(t, "MegaKernel rank 4 device 9", tr.TraceEvents[0].Args["name"])
+	assert.Equal(t, 4, tr.TraceEvents[0].Pid)
+}
+
+func TestDecodeCommandStdoutAndGzip(t *testing.T) {
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	t.Chdir(t.TempDir())
+
+	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", "-")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Len(t, parseCLITrace(t, []byte(stdout)).TraceEvents, 8)
+	assert.Contains(t, stderr, "written to stdout")
+	_, err := os.Stat("trace.json")
+	assert.True(t, os.IsNotExist(err), "-o - also wrote trace.json")
+
+	stdout, stderr, code = runMain(t, "decode", capturePath, "-o", "t.json.gz")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stdout)
+	f, err := os.Open("t.json.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	data, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Len(t, parseCLITrace(t, data).TraceEvents, 8)
+
+	// The default output is trace.json in the working directory.
+	_, stderr, code = runMain(t, "decode", capturePath)
+	require.Equal(t, exitOK, code, stderr)
+	_, err = os.Stat("trace.json")
+	assert.NoError(t, err)
+}
+
+// A capture that breaks the ABI: exit 1, the message names the file, the
+// byte offset and the slot, and no trace is left behind (an existing one
+// is untouched).
+func TestDecodeCommandInvalid(t *testing.T) {
+	good := writeCapture(t, "rank0.bin", decodeCapture().Bytes())
+	b := decodeCapture()
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset, 7)
+	bad := writeCapture(t, "rank1.bin", b.Bytes())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "trace.json")
+
+	_, stderr, code := runMain(t, "decode", good, bad, "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	off := b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset)
+	assert.Contains(t, stderr, fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off))
+	entries, _ := os.ReadDir(dir)
+	assert.Empty(t, entries, "a failed decode left files behind")
+
+	require.NoError(t, os.WriteFile(out, []byte("old"), 0o644))
+	_, _, code = runMain(t, "decode", bad, "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	data, _ := os.ReadFile(out)
+	assert.Equal(t, "old", string(data), "a failed decode replaced the old trace")
+	entries, _ = os.ReadDir(dir)
+	assert.Len(t, entries, 1)
+
+	// A negative interval names the record too.
+	n := decodeCapture()
+	n.Put64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 5)
+	neg := writeCapture(t, "neg.npy", capturetest.NPY(n.Bytes()))
+	_, stderr, code = runMain(t, "decode", neg, "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	npyOff := int64(len(capturetest.NPY(nil))) + int64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset))
+	assert.Contains(t, stderr, fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff))
+}
+
+func TestDecodeCommandUsage(t *testing.T) {
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	other := writeCapture(t, "other.bin", decodeCapture().Bytes())
+	badNames := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(badNames, []byte("tasks:\n  x: a\n"), 0o644))
+	out := filepath.Join(t.TempDir(), "t.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode"}, "decode needs at least one CAPTURE"},
+		{[]string{"decode", capturePath, "--freq-mhz", "0"}, "--freq-mhz must be positive and finite, got 0"},
+		{[]string{"decode", capturePath, "--freq-mhz", "-5"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--freq-mhz", "NaN"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--freq-mhz", "+Inf"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--soc", "tpu4"}, "--soc:"},
+		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity and --aiv-capacity are given together"},
+		{[]string{"decode", capturePath, "--cube-slots", "8"}, "below the schema's minimum"},
+		{[]string{"decode", capturePath, "--aic-capacity", "17", "--aiv-capacity", "16"}, "--aic-capacity 17"},
+		{[]string{"decode", capturePath, other}, "cannot tell the rank of " + capturePath},
+		{[]string{"decode", capturePath, other, "--rank", "1"}, "1 --rank values for 2 captures"},
+		{[]string{"decode", capturePath, other, "--rank", "1", "--rank", "1"}, "both have rank 1"},
+		{[]string{"decode", capturePath, "--rank", "4294967295"}, "exceeds"},
+		{[]string{"decode", capturePath, other, "--rank", "1,2", "--device-id", "3"}, "1 --device-id values for 2 captures"},
+		{[]string{"decode", capturePath, "--names", badNames}, badNames + ":2:3: tasks.x: key \"x\" is not an id"},
+		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "no such file"},
+		{[]string{"decode", filepath.Join(t.TempDir(), "missing.bin")}, "no such file"},
+		{[]string{"decode", capturePath, "-o", filepath.Join(t.TempDir(), "no", "dir", "t.json")}, "no such file"},
+		{[]string{"decode", capturePath, "--bogus"}, "unknown flag: --bogus"},
+	} {
+		args := append(tc.args, "-o", out)
+		if strings.Contains(strings.Join(tc.args, " "), " -o ") {
+			args = tc.args
+		}
+		_, stderr, code := runMain(t, args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		assert.Contains(t, stderr, tc.want, "%v", tc.args)
+	}
+	_, err := os.Stat(out)
+	assert.True(t, os.IsNotExist(err), "a usage error wrote a trace")
+}
+
+// Several captures: one trace, pid = rank from the file names (or --rank
+// in order), each capture's own events.
+func TestDecodeCommandRanks(t *testing.T) {
+	dir := t.TempDir()
+	r3 := filepath.Join(dir, "rank3.bin")
+	r1 := filepath.Join(dir, "capture_r1.npy")
+	require.NoError(t, os.WriteFile(r3, decodeCapture().Bytes(), 0o644))
+	one := capturetest.New(abi.MinCubeSlots, 16, 16)
+	one.Enter(abi.CoreTypeAIC, 0, 5).Span(abi.CoreTypeAIC, 0, 5, 9, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
+	one.Enter(abi.CoreTypeAIV, 0, 5)
+	require.NoError(t, os.WriteFile(r1, capturetest.NPY(one.Bytes()), 0o644))
+	out := filepath.Join(dir, "t.json")
+
+	pidsOf := func(tr *cliTrace) map[int]int {
+		x := map[int]int{}
+		for _, e := range tr.TraceEvents {
+			if e.Ph == "X" {
+				x[e.Pid]++
+			}
+		}
+		return x
+	}
+	_, stderr, code := runMain(t, "decode", r3, r1, "-o", out)
+	require.Equal(t, exitOK, code, stderr)
+	data, _ := os.ReadFile(out)
+	tr := parseCLITrace(t, data)
+	assert.Equal(t, map[int]int{3: 3, 1: 1}, pidsOf(tr))
+	ranks := tr.MegaKernelCycleTrace["ranks"].([]any)
+	require.Len(t, ranks, 2)
+	assert.Equal(t, 3.0, ranks[0].(map[string]any)["rank"])
+	assert.Equal(t, 3.0, ranks[0].(map[string]any)["deviceId"], "device id defaults to the rank")
+	assert.Equal(t, 4.0, tr.MegaKernelCycleTrace["recordCount"])
+
+	_, stderr, code = runMain(t, "decode", r3, r1, "--rank", "7", "--rank", "8", "--device-id", "0,1", "-o", out)
+	require.Equal(t, exitOK, code, stderr)
+	data, _ = os.ReadFile(out)
+	tr = parseCLITrace(t, data)
+	assert.Equal(t, map[int]int{7: 3, 8: 1}, pidsOf(tr))
+	var processes []any
+	for _, e := range tr.TraceEvents {
+		if e.Name == "process_name" {
+			processes = append(processes, e.Args["name"])
+		}
+	}
+	assert.Equal(t, []any{"MegaKernel rank 7 device 0", "MegaKernel rank 8 device 1"}, processes)
+}
+
+func TestRankFromName(t *testing.T) {
+	for name, want := range map[string]int{
+		"rank3.bin": 3, "/data/rank_12/x.bin": -1, "run/rank-5.npy": 5, "capture_r3.npy": 3, "r0.bin": 0,
+		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
+		"r3x.bin": -1, "rank99999999999.bin": -1,
+	} {
+		r, ok := rankFromName(name)
+		got := int(r)
+		if !ok {
+			got = -1
+		}
+		assert.Equal(t, want, got, name)
+	}
+}
+
+func TestDecodeCommandHelp(t *testing.T) {
+	stdout, _, code := runMain(t, "decode", "--help")
+	require.Equal(t, exitOK, code)
+	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
+		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "graph_stages:", "ui.perfetto.dev"} {
+		assert.Contains(t, stdout, flag)
+	}
+	assert.True(t, bytes.Contains([]byte(stdout), []byte("Exit status")))
+}
+
+// The progress bar is for a person watching a terminal: never on a pipe,
+// a file or a buffer, never for short work.
+func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Nil(t, progressBar(f, 1<<30), "a file is not a terminal")
+	assert.Nil(t, progressBar(&bytes.Buffer{}, 1<<30))
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		assert.Nil(t, progressBar(tty, 10), "short work gets no bar")
+	}
+}
