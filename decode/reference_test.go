@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )
@@ -125,5 +124,4 @@ func bend(t *rapid.T, g genCapture, buf []byte) {
 	}
 	i := rapid.IntRange(0, int(s.Capacity)-1).Draw(t, "record")
 	g.b.Put64(g.b.RecordOffset(s.CoreType, s.BlockID, i, abi.ProfileRecordEndCycleOffset), uint64(v))
-	_ = capture.CodeNegativeInterval
 }
