@@ -206,7 +206,7 @@ func drawCapture(t *rapid.T) genCapture {
 				StartCycle:     start,
 				EndCycle:       start + rapid.Uint64Range(0, 5000).Draw(t, "dur"),
 				DescID:         rapid.SampledFrom(descPool).Draw(t, "desc"),
-				TaskID:         rapid.Uint32Range(0, 6).Draw(t, "task"),
+				TaskID:         rapid.SampledFrom([]uint32{0, 1, 2, 3, 6, 0xFFFFFFF0}).Draw(t, "task"),
 				StageTaskIndex: rapid.SampledFrom([]uint32{0, 1, 41, 0xFFFFFFFF}).Draw(t, "index"),
 				OwnerID:        rapid.SampledFrom([]uint32{abi.InvalidOwnerID, 0, 3, 0xFFFFFFFE}).Draw(t, "owner"),
 			}
@@ -231,6 +231,10 @@ func drawCapture(t *rapid.T) genCapture {
 	g.names = &Names{
 		Stages: map[uint32]string{abi.GraphStageBase + 1: "Dispatch", abi.RuntimeStageTerminateTask: "Shut\"down"},
 		Tasks:  map[uint32]string{1: "Gate", 2: "Combine\u00e9"},
+	}
+	if rapid.Bool().Draw(t, "sparseTasks") {
+		// Far-apart task ids: the writer's sparse lookup.
+		g.names.Tasks[0xFFFFFFF0] = "Far"
 	}
 	if rapid.Bool().Draw(t, "noNames") {
 		g.names = nil

@@ -266,7 +266,7 @@ type renderer struct {
 	anchor   uint64
 	slots    []slotText
 	descs    map[uint32]*descText
-	tasks    map[uint32]string // task stage names; nil when there are none
+	tasks    taskStages
 	owner    []byte            // owner label, JSON-escaped
 	detailed bool
 }
@@ -277,10 +277,8 @@ func newRenderer(in *Input) *renderer {
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: sum.Anchor,
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
-	if cfg.Names != nil && len(cfg.Names.Tasks) > 0 {
-		// Escaped as written: an escaped copy would double the memory of
-		// a names file that lists every task.
-		r.tasks = cfg.Names.Tasks
+	if cfg.Names != nil {
+		r.tasks = newTaskStages(cfg.Names.Tasks)
 	}
 	r.slots = make([]slotText, len(sum.Active))
 	for i, a := range sum.Active {
@@ -314,15 +312,53 @@ func (r *renderer) desc(id uint32) *descText {
 	return d
 }
 
+// taskStages looks up task stage names. Task ids are usually dense (a
+// names file lists tasks 0..N-1), and a records' tasks are looked up in no
+// useful order: a slice indexed by task id is several times faster than a
+// map of ~100k entries. Sparse ids keep the map. Names are escaped as
+// they are written: an escaped copy would double the memory of a names
+// file that lists every task.
+type taskStages struct {
+	dense   []string
+	present []uint64 // bit i: task i has a stage (its name may be "")
+	sparse  map[uint32]string
+}
+
+func newTaskStages(m map[uint32]string) taskStages {
+	if len(m) == 0 {
+		return taskStages{}
+	}
+	maxID := uint32(0)
+	for id := range m {
+		maxID = max(maxID, id)
+	}
+	if uint64(maxID) >= 2*uint64(len(m))+1024 {
+		return taskStages{sparse: m}
+	}
+	t := taskStages{dense: make([]string, maxID+1), present: make([]uint64, maxID/64+1)}
+	for id, name := range m {
+		t.dense[id] = name
+		t.present[id/64] |= 1 << (id % 64)
+	}
+	return t
+}
+
+func (t *taskStages) lookup(id uint32) (string, bool) {
+	if int(id) < len(t.dense) {
+		return t.dense[id], t.present[id/64]&(1<<(id%64)) != 0
+	}
+	if t.sparse != nil {
+		name, ok := t.sparse[id]
+		return name, ok
+	}
+	return "", false
+}
+
 // appendEvent appends one X event (preceded by ",\n"), with the fields
 // and args of the reference decoder in its order.
 func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	d := r.desc(rec.DescID)
-	var stage string
-	hasStage := false
-	if r.tasks != nil {
-		stage, hasStage = r.tasks[rec.TaskID]
-	}
+	stage, hasStage := r.tasks.lookup(rec.TaskID)
 	b = append(b, ",\n{\"name\":\""...)
 	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, r.owner...)

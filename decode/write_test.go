@@ -294,3 +294,22 @@ func TestOutput(t *testing.T) {
 		t.Error("output in a missing directory: no error")
 	}
 }
+
+func TestTaskStages(t *testing.T) {
+	for name, m := range map[string]map[uint32]string{
+		"dense":  {0: "A", 1: "", 5: "B"},
+		"sparse": {0: "A", 1: "", 0xFFFFFFFF: "Z"},
+		"none":   nil,
+	} {
+		ts := newTaskStages(m)
+		if name == "dense" && ts.dense == nil || name == "sparse" && ts.sparse == nil {
+			t.Errorf("%s: got %+v", name, ts)
+		}
+		for _, id := range []uint32{0, 1, 2, 5, 6, 64, 0xFFFFFFFE, 0xFFFFFFFF} {
+			wantName, wantOK := m[id]
+			if gotName, ok := ts.lookup(id); gotName != wantName || ok != wantOK {
+				t.Errorf("%s: lookup(%d) = %q, %v; want %q, %v", name, id, gotName, ok, wantName, wantOK)
+			}
+		}
+	}
+}
