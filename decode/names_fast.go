@@ -2,7 +2,6 @@ package decode
 
 import (
 	"bytes"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -60,55 +59,98 @@ type fastNames struct {
 	names   *Names
 	seen    map[string]bool
 	section string
-	ids     map[uint64]bool // the current section's ids
-	ok      bool
+	// intern holds one copy of each name: a task stage name is shared by
+	// thousands of tasks.
+	intern map[string]string
+	ok     bool
 }
 
-func newFastNames() *fastNames {
-	return &fastNames{names: &Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}, seen: map[string]bool{}, ok: true}
+// newFastNames starts the names of a file of at most entries entries
+// (sized up front: growing a map of a million tasks doubles its memory).
+func newFastNames(entries int) *fastNames {
+	return &fastNames{names: &Names{Stages: map[uint32]string{}, Tasks: make(map[uint32]string, entries)},
+		seen: map[string]bool{}, intern: map[string]string{}, ok: true}
 }
 
-func (f *fastNames) startSection(name string) {
-	if _, known := sectionMax[name]; !known || f.seen[name] {
+func (f *fastNames) startSection(name []byte) {
+	if _, known := sectionMax[string(name)]; !known || f.seen[string(name)] {
 		f.ok = false
 		return
 	}
-	f.seen[name] = true
-	f.section = name
-	f.ids = map[uint64]bool{}
+	f.section = string(name)
+	f.seen[f.section] = true
 }
 
-func (f *fastNames) entry(key, value string) {
-	if !f.ok || !idRE.MatchString(key) {
+func (f *fastNames) entry(key, value []byte) {
+	id, ok := parseIDBytes(key)
+	if !f.ok || !ok || id > sectionMax[f.section] || isBlank(value) {
 		f.ok = false
 		return
 	}
-	id, err := strconv.ParseUint(key, 0, 64)
-	if err != nil || id > sectionMax[f.section] || f.ids[id] || isBlank(value) {
-		f.ok = false
-		return
+	name, interned := f.intern[string(value)]
+	if !interned {
+		name = string(value)
+		f.intern[name] = name
 	}
-	f.ids[id] = true
 	switch f.section {
 	case "stages":
-		f.stage(uint32(id), value)
+		f.stage(uint32(id), name)
 	case "graph_stages":
 		desc := uint32(abi.GraphStageBase) + uint32(id)
-		f.stage(desc, abi.FormatDisplay(abi.NamespaceGraphStage, desc, value))
+		f.stage(desc, abi.FormatDisplay(abi.NamespaceGraphStage, desc, name))
 	case "tasks":
-		f.names.Tasks[uint32(id)] = value
+		if _, dup := f.names.Tasks[uint32(id)]; dup {
+			f.ok = false
+			return
+		}
+		f.names.Tasks[uint32(id)] = name
 	}
 }
 
+// stage names a desc_id; naming one twice (in one section, or in stages
+// and graph_stages) is a problem the YAML path reports.
 func (f *fastNames) stage(desc uint32, name string) {
 	if _, dup := f.names.Stages[desc]; dup {
-		f.ok = false // stages and graph_stages name the same desc_id
+		f.ok = false
 		return
 	}
 	f.names.Stages[desc] = name
 }
 
-func isBlank(s string) bool { return len(bytes.TrimSpace([]byte(s))) == 0 }
+// parseIDBytes reads a key as idRE does: decimal without leading zeros,
+// or 0x hex; ok is false for anything else or past 64 bits.
+func parseIDBytes(b []byte) (id uint64, ok bool) {
+	if len(b) > 2 && b[0] == '0' && b[1]|0x20 == 'x' {
+		for _, c := range b[2:] {
+			var d byte
+			switch {
+			case '0' <= c && c <= '9':
+				d = c - '0'
+			case 'a' <= c|0x20 && c|0x20 <= 'f':
+				d = c|0x20 - 'a' + 10
+			default:
+				return 0, false
+			}
+			if id>>60 != 0 {
+				return 0, false
+			}
+			id = id<<4 | uint64(d)
+		}
+		return id, true
+	}
+	if len(b) == 0 || len(b) > 1 && b[0] == '0' {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' || id > (1<<64-1-9)/10 {
+			return 0, false
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id, true
+}
+
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // parseNamesJSON reads a names file that is a JSON object of objects of
 // strings without escapes.
@@ -119,7 +161,7 @@ func parseNamesJSON(data []byte) (*Names, bool) {
 		return nil, false
 	}
 	j := jsonScanner{data: data}
-	f := newFastNames()
+	f := newFastNames(bytes.Count(data, []byte(":")))
 	if !j.punct('{') {
 		return nil, false
 	}
@@ -177,22 +219,22 @@ func (j *jsonScanner) punct(c byte) bool {
 }
 
 // str reads a string (no escapes, no control characters).
-func (j *jsonScanner) str() (string, bool) {
+func (j *jsonScanner) str() ([]byte, bool) {
 	if !j.punct('"') {
-		return "", false
+		return nil, false
 	}
 	end := bytes.IndexByte(j.data[j.i:], '"')
 	if end < 0 {
-		return "", false
+		return nil, false
 	}
 	s := j.data[j.i : j.i+end]
 	for _, c := range s {
 		if c < 0x20 {
-			return "", false
+			return nil, false
 		}
 	}
 	j.i += end + 1
-	return string(s), true
+	return s, true
 }
 
 // parseNamesBlockYAML reads the block YAML a generator writes:
@@ -206,7 +248,7 @@ func (j *jsonScanner) str() (string, bool) {
 // Names must be plain scalars of letters, digits, '_', '-' and '.',
 // starting with a letter or '_'; keys decimal or 0x hex.
 func parseNamesBlockYAML(data []byte) (*Names, bool) {
-	f := newFastNames()
+	f := newFastNames(bytes.Count(data, []byte("\n")))
 	indent := -1
 	for len(data) > 0 {
 		var line []byte
@@ -233,7 +275,7 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 			if !ok || !plainWord(name) {
 				return nil, false
 			}
-			f.startSection(string(name))
+			f.startSection(name)
 			indent = -1
 		} else {
 			if f.section == "" {
@@ -251,7 +293,7 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 			if !plainName(value) {
 				return nil, false
 			}
-			f.entry(string(key), string(value))
+			f.entry(key, value)
 		}
 		if !f.ok {
 			return nil, false

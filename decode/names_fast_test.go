@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -148,4 +149,21 @@ func FuzzNamesFastPaths(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkFastAgrees(t, data) })
+}
+
+// parseIDBytes reads exactly the keys idRE and strconv do.
+func TestParseIDBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		key := rapid.OneOf(
+			rapid.StringMatching(`0[xX][0-9a-fA-F]{0,18}`),
+			rapid.StringMatching(`[0-9]{0,22}`),
+			rapid.String(),
+		).Draw(t, "key")
+		got, ok := parseIDBytes([]byte(key))
+		want, err := strconv.ParseUint(key, 0, 64)
+		wantOK := idRE.MatchString(key) && err == nil
+		if ok != wantOK || ok && got != want {
+			t.Fatalf("parseIDBytes(%q) = %d, %v; want %d, %v", key, got, ok, want, wantOK)
+		}
+	})
 }
