@@ -127,7 +127,7 @@ func parseIDBytes(b []byte) (id uint64, ok bool) {
 			case '0' <= c && c <= '9':
 				d = c - '0'
 			case 'a' <= c|0x20 && c|0x20 <= 'f':
-				d = c|0x20 - 'a' + 10
+				d = c | 0x20 - 'a' + 10
 			default:
 				return 0, false
 			}

@@ -267,7 +267,7 @@ type renderer struct {
 	slots    []slotText
 	descs    map[uint32]*descText
 	tasks    taskStages
-	owner    []byte            // owner label, JSON-escaped
+	owner    []byte // owner label, JSON-escaped
 	detailed bool
 }
 
