@@ -94,6 +94,7 @@ type NamesError struct {
 	Msg  string
 }
 
+// Error renders the problem as "file:line:col: path: message".
 func (e *NamesError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -112,6 +113,7 @@ func (e *NamesError) Error() string {
 // NamesErrors are every problem found in a names file, in file order.
 type NamesErrors []*NamesError
 
+// Error renders every problem, one per line.
 func (l NamesErrors) Error() string {
 	lines := make([]string, len(l))
 	for i, e := range l {
@@ -123,7 +125,8 @@ func (l NamesErrors) Error() string {
 // maxNamesErrors bounds the problems reported for one file.
 const maxNamesErrors = 20
 
-// LoadNames reads a names file (YAML or JSON; JSON is read as YAML).
+// LoadNames reads a names file (YAML or JSON, which YAML reads the same
+// way; large files of the usual shapes take a fast path).
 func LoadNames(path string) (*Names, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -31,6 +31,7 @@ type Config struct {
 	DetailedNames bool
 	// KernelName names the process ("<KernelName> rank 0 device 0").
 	KernelName string
+	// OwnerLabel prefixes the owner id in detailed names ("Owner3_...").
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
 	Names *Names
