@@ -64,7 +64,8 @@ func Load(file string, data []byte) (*Schema, error) {
 		return nil, l.yamlError(err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		l.errorf(&doc, "", "empty schema")
+		// An empty document has no node to point at: report line 1.
+		l.errs = append(l.errs, &Error{File: file, Line: 1, Col: 1, Msg: "empty schema"})
 		return nil, l.errs
 	}
 	l.top(doc.Content[0])
@@ -160,6 +161,9 @@ func kindName(n *yaml.Node) string {
 }
 
 func (l *loader) seq(n *yaml.Node, path string) []*yaml.Node {
+	if n == nil {
+		return nil // a missing key, reported by fields
+	}
 	if n.Kind != yaml.SequenceNode {
 		l.errorf(n, path, "expected a list, got %s", kindName(n))
 		return nil
