@@ -6,7 +6,7 @@ require go.yaml.in/yaml/v3 v3.0.6
 
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/pmezard/go-difflib v1.0.0
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/sys v0.49.0 // indirect
@@ -16,9 +16,9 @@ require (
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.1.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	golang.org/x/tools v0.52.0 // indirect
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.1.0
+	github.com/stretchr/testify v1.12.1
+	golang.org/x/tools v0.52.0
 	pgregory.net/rapid v1.3.0
 )
