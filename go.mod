@@ -17,7 +17,7 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/cobra v1.10.2
-	github.com/spf13/pflag v1.1.0
+	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
 	golang.org/x/tools v0.52.0
 	pgregory.net/rapid v1.3.0
