@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all demo generate check-generated check-abi test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all demo examples generate check-generated check-abi test vet fmt-check go-test cpp-test bench fuzz ci clean
 
 all: test
 
@@ -15,6 +15,10 @@ demo:
 	$(GO) run ./cmd/cycleabi validate examples/moe_layer.bin
 	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml -o trace.json
 	@echo "trace.json written: open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
+
+## examples: regenerate the example schedules, names file and capture (then review the diff)
+examples:
+	$(GO) test ./examples -update
 
 ## generate: regenerate gen/go, gen/cpp and gen/doc from abi/schema.yaml
 generate:
@@ -53,10 +57,11 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: decode and validate throughput and memory (see README "Speed and memory")
+## bench: throughput and memory of decode, validate, plan and synth (see README "Speed and memory")
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./decode/ ./validate/ ./plan/
-	./scripts/rss.sh
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
+	./scripts/rss-decode.sh 5
+	./scripts/rss-validate.sh 5
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
