@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"os"
 	"regexp"
 	"strconv"
@@ -85,42 +86,14 @@ func (n *Names) EventName(r *abi.ProfileRecord, detailed bool, ownerLabel string
 	return ownerLabel + strconv.FormatUint(uint64(r.OwnerID), 10) + "_" + name
 }
 
-// NamesError is one problem in a names file, at a line and column.
-type NamesError struct {
-	File      string
-	Line, Col int
-	// Path is where in the file ("graph_stages.0x3"), or "".
-	Path string
-	Msg  string
-}
+// NamesError is one problem in a names file, at a line and column,
+// printed as "file:line:col: path: message"; Path is where in the file
+// ("graph_stages.0x3"), or "".
+type NamesError = yamlpos.Error
 
-// Error renders the problem as "file:line:col: path: message".
-func (e *NamesError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-	}
-	b.WriteString(": ")
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// NamesErrors are every problem found in a names file, in file order.
-type NamesErrors []*NamesError
-
-// Error renders every problem, one per line.
-func (l NamesErrors) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+// NamesErrors are every problem found in a names file, in file order (the
+// first 20, and a count of the rest).
+type NamesErrors = yamlpos.List
 
 // maxNamesErrors bounds the problems reported for one file.
 const maxNamesErrors = 20
@@ -148,11 +121,11 @@ func ParseNames(file string, data []byte) (*Names, error) {
 // paths accept parses to the same Names here, and every problem is
 // reported from here.
 func parseNamesYAML(file string, data []byte) (*Names, error) {
-	p := namesParser{file: file}
+	p := namesParser{file: file, errs: &NamesErrors{Max: maxNamesErrors}}
 	names := &Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs = append(p.errs, yamlError(file, err))
+		p.errs.Add(yamlpos.Syntax(file, "YAML or JSON", err))
 		return nil, p.errs
 	}
 	if len(doc.Content) == 0 {
@@ -195,21 +168,19 @@ func parseNamesYAML(file string, data []byte) (*Names, error) {
 			p.errorf(k, k.Value, "unknown key %q (known: stages, graph_stages, tasks)", k.Value)
 		}
 	}
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	if err := p.errs.Err(); err != nil {
+		return nil, err
 	}
 	return names, nil
 }
 
 type namesParser struct {
 	file string
-	errs NamesErrors
+	errs *NamesErrors
 }
 
 func (p *namesParser) errorf(n *yaml.Node, path, format string, args ...any) {
-	if len(p.errs) < maxNamesErrors {
-		p.errs = append(p.errs, &NamesError{File: p.file, Line: n.Line, Col: n.Column, Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
+	p.errs.Add(yamlpos.At(p.file, n, path, format, args...))
 }
 
 // section reads a mapping of id -> name with ids in [0, max], calling set
@@ -275,38 +246,6 @@ func parseID(k *yaml.Node) (uint64, string) {
 	return id, ""
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError turns a YAML syntax error into a NamesError with a line.
-func yamlError(file string, err error) *NamesError {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &NamesError{File: file, Line: line, Col: 1, Msg: "invalid YAML or JSON: " + m[2]}
-	}
-	return &NamesError{File: file, Line: 1, Col: 1, Msg: "invalid YAML or JSON: " + strings.TrimPrefix(msg, "yaml: ")}
-}
-
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return strconv.Quote(n.Value)
-	}
-	return "nothing"
-}
+func isNull(n *yaml.Node) bool             { return yamlpos.IsNull(n) }
+func resolveAlias(n *yaml.Node) *yaml.Node { return yamlpos.Resolve(n) }
+func kindName(n *yaml.Node) string         { return yamlpos.KindName(n) }

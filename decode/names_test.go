@@ -73,7 +73,7 @@ func TestParseNamesErrors(t *testing.T) {
 			t.Errorf("%q: no error, want %s", tc.text, tc.want)
 			continue
 		}
-		if _, ok := err.(NamesErrors); !ok {
+		if _, ok := err.(*NamesErrors); !ok {
 			t.Errorf("%q: error %T, want NamesErrors", tc.text, err)
 		}
 		if got := err.Error(); !strings.HasPrefix(got, tc.want) {
@@ -85,13 +85,13 @@ func TestParseNamesErrors(t *testing.T) {
 // Every problem in a file is reported, not just the first.
 func TestParseNamesReportsAll(t *testing.T) {
 	_, err := ParseNames("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
-	errs, ok := err.(NamesErrors)
-	if !ok || len(errs) != 3 {
+	list, ok := err.(*NamesErrors)
+	if !ok || list.Len() != 3 {
 		t.Fatalf("got %v, want 3 errors", err)
 	}
 	for i, line := range []int{2, 3, 5} {
-		if errs[i].Line != line {
-			t.Errorf("error %d at line %d, want %d: %v", i, errs[i].Line, line, errs[i])
+		if e := list.Errs[i]; e.Line != line {
+			t.Errorf("error %d at line %d, want %d: %v", i, e.Line, line, e)
 		}
 	}
 }

@@ -61,11 +61,11 @@ func FuzzSchemaLoad(f *testing.F) {
 		const file = "fuzz.yaml"
 		s, err := schema.Load(file, data)
 		if err != nil {
-			var list schema.ErrorList
-			if !errors.As(err, &list) || len(list) == 0 {
+			var list *schema.ErrorList
+			if !errors.As(err, &list) || list.Len() == 0 {
 				t.Fatalf("Load error is not a non-empty schema.ErrorList: %T %v", err, err)
 			}
-			for _, e := range list {
+			for _, e := range list.Errs {
 				if e.File != file || e.Line < 1 {
 					t.Fatalf("schema error without file and line: %+v", e)
 				}
@@ -113,14 +113,14 @@ func FuzzNamesFile(f *testing.F) {
 		const file = "names.yaml"
 		n, err := decode.ParseNames(file, data)
 		if err != nil {
-			var list decode.NamesErrors
+			var list *decode.NamesErrors
 			var one *decode.NamesError
 			switch {
 			case errors.As(err, &list):
-				if len(list) == 0 {
+				if list.Len() == 0 {
 					t.Fatalf("empty NamesErrors")
 				}
-				for _, e := range list {
+				for _, e := range list.Errs {
 					checkNamesError(t, e, file)
 				}
 			case errors.As(err, &one):

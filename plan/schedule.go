@@ -22,10 +22,10 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"io/fs"
 	"math"
 	"os"
-	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -164,71 +164,15 @@ func (s *Schedule) Stride() int64 {
 // Error is one problem in a schedule, printed as
 // "moe.yaml:12:7: tasks[3].task_type: unknown task type "MatMull"".
 // Line and Col are 0 when the schedule was not read from text.
-type Error struct {
-	File string
-	Line int
-	Col  int
-	// Path is the YAML path of the offending value ("tasks[3].task_type",
-	// "cube_task_indices[7]"), or "" for the whole schedule.
-	Path string
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-		}
-		b.WriteString(": ")
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// maxErrors bounds an ErrorList, so that a million bad entries make one
-// screenful of errors rather than a million lines.
-const maxErrors = 20
+type Error = yamlpos.Error
 
 // ErrorList is every problem parsing found, in file order, up to 20;
-// Omitted counts the rest.
-type ErrorList struct {
-	Errs    []*Error
-	Omitted int
-}
+// Omitted counts the rest, so that a million bad entries make one
+// screenful of errors rather than a million lines.
+type ErrorList = yamlpos.List
 
-func (l *ErrorList) Error() string {
-	msgs := make([]string, len(l.Errs), len(l.Errs)+1)
-	for i, e := range l.Errs {
-		msgs[i] = e.Error()
-	}
-	if l.Omitted > 0 {
-		msgs = append(msgs, fmt.Sprintf("(%d more errors)", l.Omitted))
-	}
-	return strings.Join(msgs, "\n")
-}
-
-// Unwrap returns the listed errors, so errors.As finds the first *Error.
-func (l *ErrorList) Unwrap() []error {
-	errs := make([]error, len(l.Errs))
-	for i, e := range l.Errs {
-		errs[i] = e
-	}
-	return errs
-}
-
-func (l *ErrorList) add(e *Error) {
-	if len(l.Errs) < maxErrors {
-		l.Errs = append(l.Errs, e)
-	} else {
-		l.Omitted++
-	}
-}
+// maxErrors bounds an ErrorList.
+const maxErrors = 20
 
 // ParseFile reads and parses the schedule at path.
 func ParseFile(path string) (*Schedule, error) {

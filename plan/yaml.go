@@ -2,8 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -21,14 +21,14 @@ var (
 // accepts parses to the same Schedule here, and every error is reported
 // from here.
 func parseYAML(file string, data []byte) (*Schedule, error) {
-	p := &yamlParser{file: file}
+	p := &yamlParser{file: file, errs: ErrorList{Max: maxErrors}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs.add(yamlSyntaxError(file, err))
+		p.errs.Add(yamlSyntaxError(file, err))
 		return nil, &p.errs
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		p.errs.add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schedule"})
+		p.errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schedule"})
 		return nil, &p.errs
 	}
 	s := &Schedule{File: file, src: data}
@@ -39,17 +39,8 @@ func parseYAML(file string, data []byte) (*Schedule, error) {
 	return s, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // yamlSyntaxError turns a YAML syntax error into an Error with a line.
-func yamlSyntaxError(file string, err error) *Error {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{File: file, Line: line, Col: 1, Msg: "invalid YAML: " + m[2]}
-	}
-	return &Error{File: file, Line: 1, Col: 1, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
-}
+func yamlSyntaxError(file string, err error) *Error { return yamlpos.Syntax(file, "YAML", err) }
 
 type yamlParser struct {
 	file string
@@ -57,7 +48,7 @@ type yamlParser struct {
 }
 
 func (p *yamlParser) errorf(n *yaml.Node, path, format string, args ...any) {
-	p.errs.add(&Error{File: p.file, Line: n.Line, Col: n.Column, Path: path, Msg: fmt.Sprintf(format, args...)})
+	p.errs.Add(yamlpos.At(p.file, n, path, format, args...))
 }
 
 func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
@@ -243,29 +234,9 @@ func (p *yamlParser) int(n *yaml.Node, path string, min, max int64) (int64, bool
 	return 0, false
 }
 
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
+func isNull(n *yaml.Node) bool             { return yamlpos.IsNull(n) }
+func resolveAlias(n *yaml.Node) *yaml.Node { return yamlpos.Resolve(n) }
+func kindName(n *yaml.Node) string         { return yamlpos.KindName(n) }
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

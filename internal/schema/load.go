@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"io/fs"
 	"math"
 	"os"
@@ -16,32 +17,10 @@ import (
 
 // Error is one problem in a schema file, printed as
 // "abi/schema.yaml:41:7: structs.CoreHeader.fields[6]: offset 28 overlaps field ending at 32".
-type Error struct {
-	File string
-	Line int
-	Col  int
-	// Path is the YAML path of the offending node ("structs.CoreHeader.fields[6]").
-	Path string
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Path == "" {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s: %s", e.File, e.Line, e.Col, e.Path, e.Msg)
-}
+type Error = yamlpos.Error
 
 // ErrorList is every problem Load found, in file order.
-type ErrorList []*Error
-
-func (l ErrorList) Error() string {
-	msgs := make([]string, len(l))
-	for i, e := range l {
-		msgs[i] = e.Error()
-	}
-	return strings.Join(msgs, "\n")
-}
+type ErrorList = yamlpos.List
 
 // LoadFile reads and validates the schema at path. A missing file is one
 // error naming it; a bad schema is an ErrorList.
@@ -61,48 +40,31 @@ func Load(file string, data []byte) (*Schema, error) {
 	l := &loader{file: file, s: &Schema{File: file}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, l.yamlError(err)
+		l.errs.Add(yamlpos.Syntax(file, "YAML", err))
+		return nil, &l.errs
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		// An empty document has no node to point at: report line 1.
-		l.errs = append(l.errs, &Error{File: file, Line: 1, Col: 1, Msg: "empty schema"})
-		return nil, l.errs
+		l.errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schema"})
+		return nil, &l.errs
 	}
 	l.top(doc.Content[0])
-	if len(l.errs) > 0 {
-		sort.SliceStable(l.errs, func(i, j int) bool {
-			a, b := l.errs[i], l.errs[j]
-			if a.Line != b.Line {
-				return a.Line < b.Line
-			}
-			return a.Col < b.Col
-		})
-		return nil, l.errs
+	if l.errs.Len() > 0 {
+		l.errs.Sort()
+		return nil, &l.errs
 	}
 	l.s.Fingerprint = fingerprint(l.s)
 	return l.s, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError turns a YAML syntax error into an Error with a line.
-func (l *loader) yamlError(err error) error {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return ErrorList{{File: l.file, Line: line, Col: 1, Msg: "invalid YAML: " + m[2]}}
-	}
-	return ErrorList{{File: l.file, Line: 1, Col: 1, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}}
-}
-
 type loader struct {
 	file string
 	s    *Schema
-	errs ErrorList
+	errs ErrorList // every problem: a schema is small, so no cap
 }
 
 func (l *loader) errorf(n *yaml.Node, path, format string, args ...any) {
-	l.errs = append(l.errs, &Error{File: l.file, Line: n.Line, Col: n.Column, Path: path, Msg: fmt.Sprintf(format, args...)})
+	l.errs.Add(yamlpos.At(l.file, n, path, format, args...))
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
@@ -148,17 +110,7 @@ func (l *loader) fields(n *yaml.Node, path string, required, optional []string) 
 	return out
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "nothing"
-}
+func kindName(n *yaml.Node) string { return yamlpos.KindName(n) }
 
 func (l *loader) seq(n *yaml.Node, path string) []*yaml.Node {
 	if n == nil {
