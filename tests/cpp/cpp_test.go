@@ -42,36 +42,6 @@ func TestHeaderCompilesStandalone(t *testing.T) {
 	}
 }
 
-// TestQualifierMacros compiles testdata/kernel_usage.cpp with the qualifiers a device
-// build predefines, played by qualifiers a host compiler has: every pointer
-// into the buffer must carry CYCLEABI_GM, or the compile fails.
-func TestQualifierMacros(t *testing.T) {
-	type config struct {
-		name    string
-		defines []string
-	}
-	configs := []config{
-		{"default", nil},
-		{"volatile", []string{"-DCYCLEABI_GM=volatile", "-DCYCLEABI_FN=static inline"}},
-	}
-	for _, cxx := range cxxtest.Compilers(t) {
-		cs := configs
-		if cxx.IsClang() {
-			// The closest a host compiler comes to AscendC's __gm__.
-			cs = append(cs, config{"address_space", []string{"-DCYCLEABI_GM=__attribute__((address_space(1)))", "-DCYCLEABI_FN=static inline"}})
-		}
-		for _, c := range cs {
-			for _, std := range []string{"c++11", "c++20"} {
-				t.Run(cxx.Name+"/"+c.name+"/"+std, func(t *testing.T) {
-					t.Parallel()
-					args := append(append([]string{"-I", genCpp}, c.defines...), "-fsyntax-only", "testdata/kernel_usage.cpp")
-					cxx.Compile(t, std, args...)
-				})
-			}
-		}
-	}
-}
-
 // buildDir holds the layout_check executables, built once per compiler.
 var (
 	buildDir   string

@@ -20,15 +20,6 @@
 //   wrap                    AppendRecord on a full slot whose dropped_count is
 //                           0xFFFFFFFF: prints "dropped D appended A".
 //
-// Building a whole buffer, for the committed gold buffer:
-//
-//   buffer C A V            start a zeroed buffer of BufferSize(C, A, V) bytes
-//                           (as the host hands it to the kernel): ok or error
-//   init T B ENTRY          InitSlot(buffer, CoreType(T), B, ..., ENTRY): ok or none
-//   append T B S E D K I O  AppendRecord(SlotHeader(...), S, E, D, K, I, O) on
-//                           core (T, B): written, dropped or none
-//   save PATH               write the buffer to PATH: its size in bytes
-//
 // Numbers are decimal or 0x hex. A malformed command exits 2.
 
 #include "cycleabi_abi.h"
@@ -130,62 +121,6 @@ void Wrap() {
   std::printf("wrap = dropped %u appended %u\n", header->dropped_count, appended);
 }
 
-// The buffer the buffer, init, append and save commands build.
-std::vector<uint8_t> buffer_;
-uint32_t cube_, aic_, aiv_;
-
-void Buffer() {
-  cube_ = Arg32();
-  aic_ = Arg32();
-  aiv_ = Arg32();
-  std::printf("buffer %u %u %u = ", cube_, aic_, aiv_);
-  uint64_t size = 0;
-  if (!cycleabi::BufferSize(cube_, aic_, aiv_, &size)) {
-    buffer_.clear();
-    std::printf("error\n");
-    return;
-  }
-  buffer_.assign(size, 0);
-  std::printf("ok\n");
-}
-
-void Init() {
-  const uint32_t type = Arg32(), block = Arg32();
-  const uint64_t entry = Arg();
-  const bool ok = !buffer_.empty() &&
-                  cycleabi::InitSlot(buffer_.data(), static_cast<CoreType>(type), block, cube_, aic_, aiv_, entry) != nullptr;
-  std::printf("init %u %u %llu = %s\n", type, block, U(entry), ok ? "ok" : "none");
-}
-
-void Append() {
-  const uint32_t type = Arg32(), block = Arg32();
-  const uint64_t start = Arg(), end = Arg();
-  const uint32_t desc = Arg32(), task = Arg32(), index = Arg32(), owner = Arg32();
-  std::printf("append %u %u %llu %llu %u %u %u %u = ", type, block, U(start), U(end), desc, task, index, owner);
-  CoreHeader* header = buffer_.empty() ? nullptr
-                                       : cycleabi::SlotHeader(buffer_.data(), static_cast<CoreType>(type), block,
-                                                              cube_, aic_, aiv_);
-  if (header == nullptr) {
-    std::printf("none\n");
-    return;
-  }
-  std::printf("%s\n", cycleabi::AppendRecord(header, start, end, desc, task, index, owner) ? "written" : "dropped");
-}
-
-void Save() {
-  if (next_ >= argc_) {
-    std::fprintf(stderr, "layout_check: save needs a path\n");
-    std::exit(2);
-  }
-  const char* path = argv_[next_++];
-  std::FILE* f = std::fopen(path, "wb");
-  if (f == nullptr || std::fwrite(buffer_.data(), 1, buffer_.size(), f) != buffer_.size() || std::fclose(f) != 0) {
-    std::fprintf(stderr, "layout_check: cannot write %s\n", path);
-    std::exit(1);
-  }
-  std::printf("save %s = %llu\n", path, U(buffer_.size()));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -228,14 +163,6 @@ int main(int argc, char** argv) {
       Write();
     } else if (std::strcmp(cmd, "wrap") == 0) {
       Wrap();
-    } else if (std::strcmp(cmd, "buffer") == 0) {
-      Buffer();
-    } else if (std::strcmp(cmd, "init") == 0) {
-      Init();
-    } else if (std::strcmp(cmd, "append") == 0) {
-      Append();
-    } else if (std::strcmp(cmd, "save") == 0) {
-      Save();
     } else {
       std::fprintf(stderr, "layout_check: unknown command %s\n", cmd);
       return 2;
