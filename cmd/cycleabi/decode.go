@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -90,7 +91,7 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed`)
 	f.layout.register(fs)
-	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (ascend910b, ascend910c, ascend910_93, ascend950; Ascend910B2 matches ascend910b)")
+	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
 	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
 	fs.StringVar(&f.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
@@ -352,4 +353,17 @@ func progressBar(stderr io.Writer, records uint64) *progressbar.ProgressBar {
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionClearOnFinish(),
 	)
+}
+
+// socChoices lists the schema's SoC prefixes and frequencies for --help.
+func socChoices() string {
+	var b strings.Builder
+	for i, soc := range abi.SoCs() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%g MHz)", soc.Prefix, soc.MHz)
+	}
+	b.WriteString("; Ascend910B2 matches ascend910b")
+	return b.String()
 }
