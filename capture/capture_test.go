@@ -127,7 +127,7 @@ func TestDecodingErrors(t *testing.T) {
 			opts: capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
 			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
 			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) },
-			msg:  "host-planned layout",
+			msg:  "the host-planned layout",
 		},
 		{
 			name: "slot identity", code: capture.CodeSlotIdentity, slot: "AIV/5", record: -1,

@@ -39,7 +39,7 @@ func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
 		if err != nil {
 			return abi.Layout{}, fmt.Errorf("planned capacities AIC %d, AIV %d: %w", o.Capacities.AIC, o.Capacities.AIV, err)
 		}
-		return l, c.checkFits(l, "its host-planned layout")
+		return l, c.checkFits(l, "the host-planned layout")
 	}
 	var caps abi.Capacities
 	aic, err := c.regionCapacity(headersOnly.Slot(0))
@@ -62,7 +62,7 @@ func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
 	if err != nil {
 		return abi.Layout{}, err
 	}
-	return l, c.checkFits(l, "the capacities in its headers")
+	return l, c.checkFits(l, "the layout its headers declare")
 }
 
 // regionCapacity reads and checks the record_capacity of the first slot of
@@ -94,7 +94,7 @@ func (c *Capture) checkFits(l abi.Layout, what string) error {
 
 func (c *Capture) truncated(need uint64, why string) error {
 	return &Problem{File: c.Name, Code: CodeTruncated, Off: c.Base + c.size, Record: -1,
-		Msg: fmt.Sprintf("capture is truncated: %s needs %d bytes, it has %d (%d missing)", why, need, c.size, need-uint64(c.size))}
+		Msg: fmt.Sprintf("capture is truncated: %s: %d bytes needed, %d present (%d missing)", why, need, c.size, need-uint64(c.size))}
 }
 
 // SlotScan is what a scan knows about one slot.
@@ -164,7 +164,7 @@ const recordsPerRead = 2048
 // otherwise it walks everything and returns the summary of what it saw.
 func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
 	if l.Size() > uint64(c.size) {
-		return nil, c.checkFits(l, "the layout")
+		return nil, c.checkFits(l, "the given layout")
 	}
 	sc := scanner{c: c, opts: opts, sum: &Summary{Layout: l}, minStart: ^uint64(0)}
 	err := sc.run()
