@@ -1,8 +1,8 @@
 // Package examples holds task schedules that look like real MegaKernels
-// and a capture simulated from one; it has no code of its own. The tests
+// and captures simulated from them; it has no code of its own. The tests
 // keep them honest: the generated files match their generator, every
-// schedule plans and simulates cleanly, and the committed capture is
-// exactly what `cycleabi synth` makes of its schedule.
+// schedule plans and simulates cleanly, and the committed captures are
+// exactly what `cycleabi synth` makes of their schedules.
 //
 //   - moe_layer.yaml: one rank of an expert-parallel MoE layer (RmsNorm,
 //     router MatMul and GroupedMatMul on AIC; SwiGLU, residual add and the
@@ -13,4 +13,6 @@
 //     --seed 1, a capture whose busiest cores dropped a few records.
 //   - aiv_pipeline.yaml: an AIV pipeline (a fused MHC block) on 40 vector
 //     workers, each running the whole stage sequence on its own shard.
+//   - aiv_pipeline.npy: cycleabi synth aiv_pipeline.yaml --seed 1 --format
+//     npy, the AIV-pipeline layout (AIC capacity 0) as np.save writes it.
 package examples

@@ -1,0 +1,47 @@
+package examples_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
+)
+
+// TestAIVPipelineCapture: aiv_pipeline.npy is exactly what
+// `cycleabi synth aiv_pipeline.yaml --seed 1 --format npy` writes: the AIV
+// pipeline layout (AIC capacity 0) in NumPy's format, with nothing dropped,
+// and it decodes with the capacities read from its own headers.
+func TestAIVPipelineCapture(t *testing.T) {
+	s, err := plan.ParseFile("aiv_pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := synth.Run(s, synth.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	npy := append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+	golden(t, "aiv_pipeline.npy", npy)
+	if c.Dropped() != 0 || c.Records() != 40*45 {
+		t.Errorf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped())
+	}
+
+	cp, err := capture.FromBytes("aiv_pipeline.npy", npy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(cp, capture.LayoutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Summary.Layout.Capacities; got != (abi.Capacities{AIC: 0, AIV: 48}) {
+		t.Errorf("capacities %+v, want AIC 0, AIV 48", got)
+	}
+	if !bytes.Equal(npy[cp.Base:], c.Buffer) {
+		t.Error("the .npy payload is not the buffer")
+	}
+}
