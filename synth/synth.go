@@ -59,6 +59,12 @@ const DefaultMaxBufferBytes = 1 << 30
 // bounded waits without choosing a value.
 const DefaultWaitTimeout = 50_000
 
+// MaxWaitTimeout is the largest Options.WaitTimeout (about 86 s at 50 MHz):
+// a core's clock advances by at most that much per task, so cycle counts
+// stay far from wrapping around a u64 (which would write records that end
+// before they start).
+const MaxWaitTimeout = 1 << 32
+
 // Options control a simulation. The zero value simulates the planned buffer
 // with seed 0.
 type Options struct {
@@ -75,7 +81,7 @@ type Options struct {
 	// slots stay zero and their tasks never run.
 	IdleCores int
 	// WaitTimeout, when not 0, bounds a wait that can never end (see the
-	// package doc); when 0 such a wait is an error.
+	// package doc); when 0 such a wait is an error. At most MaxWaitTimeout.
 	WaitTimeout uint64
 	// MaxBufferBytes bounds the buffer; 0 means DefaultMaxBufferBytes.
 	MaxBufferBytes uint64
@@ -132,6 +138,9 @@ func Run(s *plan.Schedule, opts Options) (*Capture, error) {
 	r, err := plan.Plan(s)
 	if err != nil {
 		return nil, err
+	}
+	if opts.WaitTimeout > MaxWaitTimeout {
+		return nil, fmt.Errorf("wait timeout %d cycles is more than the maximum %d", opts.WaitTimeout, uint64(MaxWaitTimeout))
 	}
 	caps, err := capacities(r, opts)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -347,5 +348,22 @@ func TestWriteFile(t *testing.T) {
 	}
 	if err := synth.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, synth.Bin); err == nil {
 		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+// TestWaitTimeoutBounded: a watchdog so long that the cycle counter would
+// wrap is refused, rather than writing waits that end before they start.
+func TestWaitTimeoutBounded(t *testing.T) {
+	s := parse(t, `num_workers: 2
+tasks:
+  - {task_type: MatMul, dependent_event: 2}
+cube_task_indices: [0]
+`)
+	if _, err := synth.Run(s, synth.Options{WaitTimeout: synth.MaxWaitTimeout}); err != nil {
+		t.Fatalf("WaitTimeout at the maximum: %v", err)
+	}
+	_, err := synth.Run(s, synth.Options{WaitTimeout: math.MaxUint64})
+	if err == nil || !strings.Contains(err.Error(), "wait timeout 18446744073709551615 cycles is more than the maximum") {
+		t.Fatalf("WaitTimeout MaxUint64: got %v", err)
 	}
 }

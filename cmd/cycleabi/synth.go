@@ -72,6 +72,9 @@ synth prints the flags that tell decode and validate the layout it used.`,
 			if opts.IdleCores < 0 {
 				return usage(fmt.Errorf("--idle-cores must be >= 0, got %d", opts.IdleCores))
 			}
+			if waitTimeout > synth.MaxWaitTimeout {
+				return usage(fmt.Errorf("--wait-timeout must be at most %d cycles, got %d", uint64(synth.MaxWaitTimeout), waitTimeout))
+			}
 			opts.WaitTimeout = waitTimeout
 			if opts.IdleCores > 0 && !cmd.Flags().Changed("wait-timeout") {
 				opts.WaitTimeout = synth.DefaultWaitTimeout
