@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -66,7 +67,7 @@ synth prints the flags that tell decode and validate the layout it used.`,
 			case strings.EqualFold(filepath.Ext(out), ".npy"):
 				f = synth.NPY
 			}
-			if cmd.Flags().Changed("capacity-scale") && opts.CapacityScale <= 0 {
+			if sc := opts.CapacityScale; cmd.Flags().Changed("capacity-scale") && !(sc > 0 && !math.IsInf(sc, 1)) {
 				return usage(fmt.Errorf("--capacity-scale must be positive, got %v", opts.CapacityScale))
 			}
 			if opts.IdleCores < 0 {

@@ -57,6 +57,8 @@ vector_task_indices: [1]
 		{[]string{"synth", deadlock}, exitUsage, "-o CAPTURE is required"},
 		{[]string{"synth", deadlock, "-o", out, "--format", "hdf5"}, exitUsage, "--format must be bin or npy"},
 		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "0"}, exitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "NaN"}, exitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "Inf"}, exitUsage, "--capacity-scale must be positive"},
 		{[]string{"synth", deadlock, "-o", out, "--idle-cores", "3", "--wait-timeout", "100"}, exitInvalid, "cannot make 3 of 2 workers idle"},
 		{[]string{"synth", deadlock, "-o", out, "--wait-timeout", "18446744073709551615"}, exitUsage, "--wait-timeout must be at most 4294967296 cycles"},
 		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, exitUsage, "x.bin"},
