@@ -85,7 +85,7 @@ func FromBytes(name string, b []byte) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.data = b[c.Base:]
+	c.data = b[c.Base : c.Base+c.size]
 	return c, nil
 }
 

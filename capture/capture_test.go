@@ -260,6 +260,9 @@ func TestNPY(t *testing.T) {
 		c, err := capture.FromBytes("x.npy", append(capturetest.NPY(raw), 1, 2, 3))
 		require.NoError(t, err)
 		assert.EqualValues(t, len(raw), c.Size())
+		mem, ok := c.InMemory()
+		require.True(t, ok)
+		assert.True(t, bytes.Equal(raw, mem), "InMemory is the buffer, without the bytes after the array")
 	})
 	t.Run("truncated", func(t *testing.T) {
 		f := capturetest.NPY(raw)
