@@ -163,7 +163,7 @@ func (p *yamlParser) indices(n *yaml.Node, path string) []uint32 {
 	for i, item := range items {
 		// The upper bound (the task table's length) is Plan's to check,
 		// so that a schedule built in Go is held to it too.
-		v, _ := p.int(item, fmt.Sprintf("%s[%d]", path, i), 0, math.MaxUint32)
+		v, _ := p.int(resolveAlias(item), fmt.Sprintf("%s[%d]", path, i), 0, math.MaxUint32)
 		out[i] = uint32(v)
 	}
 	return out
