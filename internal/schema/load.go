@@ -616,6 +616,11 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 		return
 	}
 	hdr, rec, align := uint64(lay.Header.Size), uint64(lay.Record.Size), lay.Alignment.Value
+	if rec == 0 {
+		// A record struct declared with size 0 is already reported (its
+		// fields end past it); do not divide by it.
+		return
+	}
 	if lay.StrideLimit.Value < hdr+rec*align {
 		l.errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s %d leaves no room for %d records", lay.StrideLimit.Name, lay.StrideLimit.Value, align)
 		return

@@ -206,9 +206,20 @@ func TestMissingFile(t *testing.T) {
 	require.EqualError(t, err, "testdata/nope.yaml: schema file not found")
 }
 
+// recordOfSize0 is the real schema with ProfileRecord declared 0 bytes: the
+// size is an error, and deriving MaxRecordsPerCore must not divide by it.
+func recordOfSize0(t *testing.T) string {
+	data, err := os.ReadFile(realSchema)
+	require.NoError(t, err)
+	from := "    size: 32\n    fields:\n      - name: start_cycle"
+	require.Contains(t, string(data), from)
+	return strings.Replace(string(data), from, "    size: 0\n    fields:\n      - name: start_cycle", 1)
+}
+
 func TestLoadNeverPanics(t *testing.T) {
 	for _, text := range []string{"", "~", "[]", "version: x", "structs: {a: 1}", "structs: [{fields: [{}]}]",
-		"layout: {regions: [{}]}", "descriptors: {namespaces: [{names: [{}]}]}", "a: &x [*x]", "socs: [{mhz: -1}]"} {
+		"layout: {regions: [{}]}", "descriptors: {namespaces: [{names: [{}]}]}", "a: &x [*x]", "socs: [{mhz: -1}]",
+		recordOfSize0(t)} {
 		_, err := Load("x.yaml", []byte(text))
 		assert.Error(t, err, text)
 	}
