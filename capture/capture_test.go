@@ -278,6 +278,8 @@ func TestNPY(t *testing.T) {
 		"negative dim":  "{'descr': '|u1', 'fortran_order': False, 'shape': (-3,), }",
 		"no shape":      "{'descr': '|u1', 'fortran_order': False}",
 		"list not dict": "[1, 2]",
+		// 2^64+1-byte items: a size that wraps to 1 in 64 bits.
+		"huge structured": "{'descr': [('a', '|u1', (1048576, 1048576, 1048576, 16)), ('b', '|u1')], 'fortran_order': False, 'shape': (64,), }",
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, make([]byte, 64)))

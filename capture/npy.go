@@ -160,7 +160,10 @@ func dtypeSize(d any) (int64, error) {
 					if !ok || n < 0 || n > 1<<20 {
 						return 0, fmt.Errorf("unsupported structured dtype %v", d)
 					}
-					size *= n
+					// size < 2^34 and n <= 2^20: no overflow before the check.
+					if size *= n; size > 1<<30 {
+						return 0, fmt.Errorf("structured dtype too large")
+					}
 				}
 			}
 			total += size
