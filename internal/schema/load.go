@@ -621,7 +621,9 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 		// fields end past it); do not divide by it.
 		return
 	}
-	if lay.StrideLimit.Value < hdr+rec*align {
+	// Divide rather than multiply: rec*align may overflow 64 bits and wrap
+	// to a small value that passes, deriving MaxRecordsPerCore = 0.
+	if lay.StrideLimit.Value < hdr || (lay.StrideLimit.Value-hdr)/rec < align {
 		l.errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s %d leaves no room for %d records", lay.StrideLimit.Name, lay.StrideLimit.Value, align)
 		return
 	}
