@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -25,12 +28,15 @@ type Output struct {
 	gz   *gzip.Writer
 	file *os.File // the file written, nil for stdout
 	temp string   // the temporary name to rename from, "" when writing in place
-	mode os.FileMode
+	// mode is the replaced trace's permissions, given to the new one
+	// when keepMode; a new trace has those its temporary file was created with.
+	mode     os.FileMode
+	keepMode bool
 }
 
 // CreateOutput opens the output named path; stdout is used for "-".
 func CreateOutput(path string, stdout io.Writer) (*Output, error) {
-	o := &Output{Name: path, mode: 0o644}
+	o := &Output{Name: path}
 	var dst io.Writer = stdout
 	if path != "-" {
 		st, err := os.Stat(path)
@@ -41,13 +47,13 @@ func CreateOutput(path string, stdout io.Writer) (*Output, error) {
 			}
 		case err == nil || errors.Is(err, os.ErrNotExist):
 			if err == nil {
-				o.mode = st.Mode().Perm()
+				o.mode, o.keepMode = st.Mode().Perm(), true
 			}
 			dir, base := filepath.Split(path)
 			if dir == "" {
 				dir = "."
 			}
-			if o.file, err = os.CreateTemp(dir, "."+base+".tmp-*"); err != nil {
+			if o.file, err = createTemp(dir, base); err != nil {
 				return nil, err
 			}
 			o.temp = o.file.Name()
@@ -77,7 +83,7 @@ func (o *Output) Commit() error {
 		err = o.gz.Close()
 	}
 	if o.file != nil {
-		if o.temp != "" && err == nil {
+		if o.temp != "" && o.keepMode && err == nil {
 			err = o.file.Chmod(o.mode)
 		}
 		if cerr := o.file.Close(); err == nil {
@@ -111,4 +117,18 @@ func (o *Output) Abort() {
 		os.Remove(o.temp)
 		o.temp = ""
 	}
+}
+
+// createTemp creates a new file in dir named after base. Unlike
+// os.CreateTemp (mode 0600) it asks for 0666 and lets the umask decide, as
+// os.Create does for the trace it stands in for.
+func createTemp(dir, base string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("creating a temporary file for %s in %s: too many name collisions", base, dir)
 }
