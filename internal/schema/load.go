@@ -197,6 +197,23 @@ func init() {
 	}
 }
 
+// cppTaken are names the C++ header cannot use although they are no
+// keywords: the types <stdint.h> and <stddef.h> declare (a member or
+// parameter named uint32_t changes what uint32_t means after it) and the
+// macros GCC and Clang predefine in their default GNU modes (linux, unix;
+// i386 on 32-bit x86).
+var cppTaken = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+	int_least8_t int_least16_t int_least32_t int_least64_t uint_least8_t uint_least16_t uint_least32_t uint_least64_t
+	int_fast8_t int_fast16_t int_fast32_t int_fast64_t uint_fast8_t uint_fast16_t uint_fast32_t uint_fast64_t
+	intptr_t uintptr_t intmax_t uintmax_t size_t ptrdiff_t max_align_t nullptr_t
+	linux unix i386`) {
+		cppTaken[w] = true
+	}
+}
+
 func (l *loader) name(n *yaml.Node, path string, re *regexp.Regexp, what string) (string, bool) {
 	s, ok := l.str(n, path)
 	if !ok {
@@ -208,6 +225,10 @@ func (l *loader) name(n *yaml.Node, path string, re *regexp.Regexp, what string)
 	}
 	if reserved[s] {
 		l.errorf(n, path, "%q is a reserved word in Go or C++", s)
+		return "", false
+	}
+	if cppTaken[s] {
+		l.errorf(n, path, "%q is taken in C++ (a <stdint.h> or <stddef.h> type, or a macro compilers predefine)", s)
 		return "", false
 	}
 	return s, true
