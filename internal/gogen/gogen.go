@@ -13,6 +13,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -223,7 +224,9 @@ func number(v uint64) *jen.Statement {
 	if v > 0xFFFF && (v&(v+1) == 0 || v&0xFFFF == 0) {
 		return hex(v)
 	}
-	return jen.Lit(int(v))
+	// An untyped decimal literal: jen.Lit(int(v)) would turn a value past
+	// MaxInt64 negative, and jen.Lit(v) would type the constant uint64.
+	return jen.Id(strconv.FormatUint(v, 10))
 }
 
 // comment renders text as a // comment wrapped at 77 columns; an empty text

@@ -3,9 +3,11 @@ package gogen
 import (
 	"bytes"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -243,6 +245,31 @@ func TestGoFieldName(t *testing.T) {
 	} {
 		if got := goFieldName(in); got != want {
 			t.Errorf("goFieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestConstantLiterals: a schema constant's Go literal has the schema's
+// value, for every value the loader accepts (up to 2^64-1), as the C++
+// header's has.
+func TestConstantLiterals(t *testing.T) {
+	real, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(realSchema)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "constants:\n"
+	for _, v := range []uint64{0, 16, 0xFFFF, 0x10000, 134217712, 0xFFFFFFFF, 1<<63 - 1, 1 << 63, 1<<63 + 1, 0xFFFFFFFFFFFFFFFE, math.MaxUint64} {
+		edited := strings.Replace(string(real), anchor, anchor+"  - {name: Probe, value: "+strconv.FormatUint(v, 10)+", doc: A probe.}\n", 1)
+		files := mustGenerate(t, realSchema, []byte(edited))
+		var lit string
+		for _, line := range constLines(files["abi/constants.go"]) {
+			if rest, ok := strings.CutPrefix(line, "Probe = "); ok {
+				lit = rest
+			}
+		}
+		got, err := strconv.ParseUint(lit, 0, 64)
+		if err != nil || got != v {
+			t.Errorf("constant %d renders as %q", v, lit)
 		}
 	}
 }
