@@ -169,7 +169,8 @@ func (d *Decoded) newMerge() (*merge, error) {
 func (m *merge) fill(s *source, first int) error {
 	n := min(m.window, s.count-first)
 	if cap(s.recs) < n {
-		s.recs = make([]abi.ProfileRecord, m.window)
+		// The first window is the largest; no more than the slot holds.
+		s.recs = make([]abi.ProfileRecord, min(m.window, s.count))
 	}
 	s.recs, s.pos, s.first = s.recs[:n], 0, first
 	switch s.kind {
@@ -179,7 +180,7 @@ func (m *merge) fill(s *source, first int) error {
 		return err
 	case fromSpill:
 		if cap(s.index) < n {
-			s.index = make([]uint32, m.window)
+			s.index = make([]uint32, min(m.window, s.count))
 		}
 		s.index = s.index[:n]
 		size := n * spillRecordSize
