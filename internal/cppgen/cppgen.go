@@ -10,8 +10,10 @@ package cppgen
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -24,12 +26,14 @@ const HeaderFile = "cycleabi_abi.h"
 // Generate renders the C++ header for s. The result maps HeaderFile to its
 // contents. The output depends only on s, so equal models give equal bytes.
 // It fails when s lacks a layout or descriptors (a model Load did not
-// validate) or when two declarations would get the same C++ name.
+// validate) or when the schema cannot be expressed in C++ (two declarations
+// that would get the same C++ name); then every problem is one line,
+// "file:line:col: message", in file order.
 func Generate(s *schema.Schema) (map[string][]byte, error) {
 	if s == nil || s.Layout == nil || s.Descriptors == nil {
 		return nil, fmt.Errorf("cppgen: schema has no layout or descriptors (load it with schema.Load)")
 	}
-	g := &gen{s: s, lay: s.Layout, declared: map[string]string{}}
+	g := &gen{s: s, lay: s.Layout, declared: map[string]declared{}}
 	g.genPrologue()
 	g.genVersion()
 	g.genConstants()
@@ -45,7 +49,16 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.genWriter()
 	g.genEpilogue()
 	if len(g.errs) > 0 {
-		return nil, fmt.Errorf("cppgen: %s: %s", s.File, strings.Join(g.errs, "; "))
+		// In file order, like the schema loader's errors.
+		sort.SliceStable(g.errs, func(i, j int) bool {
+			a, b := g.errs[i].pos, g.errs[j].pos
+			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
+		})
+		msgs := make([]string, len(g.errs))
+		for i, e := range g.errs {
+			msgs[i] = fmt.Sprintf("%s:%d:%d: %s", s.File, e.pos.Line, e.pos.Col, e.msg)
+		}
+		return nil, errors.New(strings.Join(msgs, "\n"))
 	}
 	return map[string][]byte{HeaderFile: g.buf.Bytes()}, nil
 }
@@ -57,8 +70,27 @@ type gen struct {
 	s        *schema.Schema
 	lay      *schema.Layout
 	buf      bytes.Buffer
-	declared map[string]string
-	errs     []string
+	declared map[string]declared
+	errs     []posError
+}
+
+// declared is what took a C++ name, and where in the schema (zero for the
+// header's own names).
+type declared struct {
+	what string
+	pos  schema.Pos
+}
+
+// posError is a schema the header cannot express, at the schema element
+// to blame.
+type posError struct {
+	pos schema.Pos
+	msg string
+}
+
+// errorAt records a problem at pos.
+func (g *gen) errorAt(pos schema.Pos, format string, args ...any) {
+	g.errs = append(g.errs, posError{pos, fmt.Sprintf(format, args...)})
 }
 
 func (g *gen) p(format string, args ...any) {
@@ -66,12 +98,19 @@ func (g *gen) p(format string, args ...any) {
 	g.buf.WriteByte('\n')
 }
 
-// declare records a C++ name at namespace scope; what says where it came from.
-func (g *gen) declare(name, what string) string {
+// declare records a C++ name at namespace scope; what says where it came
+// from and pos where the schema declares it (zero for the header's own
+// names). A collision is reported at the schema name involved.
+func (g *gen) declare(name, what string, pos schema.Pos) string {
 	if prev, dup := g.declared[name]; dup {
-		g.errs = append(g.errs, fmt.Sprintf("C++ name %s of %s is already taken by %s", name, what, prev))
+		at := pos
+		if at.Line == 0 {
+			at = prev.pos
+		}
+		g.errorAt(at, "C++ name %s of %s is already taken by %s", name, what, prev.what)
+		return name
 	}
-	g.declared[name] = what
+	g.declared[name] = declared{what, pos}
 	return name
 }
 

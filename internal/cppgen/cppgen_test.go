@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,6 +128,9 @@ func firstDiff(want, got string) string {
 	return "(no line differs)"
 }
 
+// fileLineCol starts every error line: the schema problem's position.
+var fileLineCol = regexp.MustCompile(`^testdata/small\.yaml:\d+:\d+: `)
+
 // invalidCases are edits of testdata/small.yaml that must fail; their
 // goldens are the exact error text.
 var invalidCases = []struct {
@@ -151,8 +155,13 @@ func TestGolden(t *testing.T) {
 	for _, c := range invalidCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := render("testdata/small.yaml", edit(t, small, c.old, c.new))
-			if !strings.Contains(string(got), "testdata/small.yaml") || strings.Contains(string(got), "DO NOT EDIT") {
-				t.Fatalf("an invalid schema must fail with an error naming the file, got:\n%s", got)
+			if strings.Contains(string(got), "DO NOT EDIT") {
+				t.Fatalf("an invalid schema must fail, got:\n%s", got)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(got)), "\n") {
+				if !fileLineCol.MatchString(line) {
+					t.Errorf("error line does not start with testdata/small.yaml:LINE:COL: %q", line)
+				}
 			}
 			checkGolden(t, c.name+".golden", got)
 		})

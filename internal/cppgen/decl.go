@@ -79,7 +79,7 @@ func (g *gen) genPrologue() {
 	g.p("#define CYCLEABI_FINGERPRINT 0x%sull", s.FingerprintHex())
 	g.p("")
 	g.p("namespace cycleabi {")
-	g.declare("detail", "the helpers' internal namespace")
+	g.declare("detail", "the helpers' internal namespace", schema.Pos{})
 }
 
 /*
@@ -89,9 +89,9 @@ constexpr uint64_t kFingerprint = 0x...ull;
 func (g *gen) genVersion() {
 	g.p("")
 	g.comment("", "kAbiVersion is raised on every change that breaks the wire or display contract.")
-	g.p("constexpr uint32_t %s = %d;", g.declare("kAbiVersion", "the ABI version"), g.s.Version)
+	g.p("constexpr uint32_t %s = %d;", g.declare("kAbiVersion", "the ABI version", schema.Pos{}), g.s.Version)
 	g.comment("", "kFingerprint is the first 8 bytes of the SHA-256 of the schema's canonical buffer layout (structs, wire enums, layout constants, slot regions): it changes only with a breaking change on the wire. The host's abi.Fingerprint has the same value when both sides come from one schema; a kernel reports it with its profiling buffer so the host can check.")
-	g.p("constexpr uint64_t %s = 0x%sull;", g.declare("kFingerprint", "the ABI fingerprint"), g.s.FingerprintHex())
+	g.p("constexpr uint64_t %s = 0x%sull;", g.declare("kFingerprint", "the ABI fingerprint", schema.Pos{}), g.s.FingerprintHex())
 }
 
 /*
@@ -110,7 +110,7 @@ func (g *gen) genConstants() {
 			g.comment("", "Derived: "+c.Derived+".")
 		}
 		typ := constType(c.Value)
-		g.p("constexpr %s %s = %s;", typ, g.declare(constName(c.Name), "constant "+c.Name), literal(c.Value, typ))
+		g.p("constexpr %s %s = %s;", typ, g.declare(constName(c.Name), "constant "+c.Name, c.Pos), literal(c.Value, typ))
 	}
 }
 
@@ -125,7 +125,7 @@ func (g *gen) genConstants() {
 func (g *gen) genEnum(e *schema.Enum) {
 	g.p("")
 	g.comment("", e.Doc)
-	g.p("enum class %s : uint32_t {", g.declare(e.Name, "enum "+e.Name))
+	g.p("enum class %s : uint32_t {", g.declare(e.Name, "enum "+e.Name, e.Pos))
 	for _, v := range e.Values {
 		g.comment("  ", v.Doc)
 		g.p("  %s = %d,", v.Name, v.Value)
@@ -151,14 +151,14 @@ func (g *gen) genStruct(st *schema.Struct) {
 	file := g.s.File
 	g.p("")
 	g.p("// %s layout: size and field offsets in bytes.", st.Name)
-	g.p("constexpr uint32_t %s = %d;", g.declare(constName(st.Name, "Size"), "the size of "+st.Name), st.Size)
+	g.p("constexpr uint32_t %s = %d;", g.declare(constName(st.Name, "Size"), "the size of "+st.Name, st.Pos), st.Size)
 	for _, f := range st.Fields {
-		g.p("constexpr uint32_t %s = %d;", g.declare(constName(st.Name, camel(f.Name), "Offset"), "the offset of "+st.Name+"."+f.Name), f.Offset)
+		g.p("constexpr uint32_t %s = %d;", g.declare(constName(st.Name, camel(f.Name), "Offset"), "the offset of "+st.Name+"."+f.Name, f.Pos), f.Offset)
 	}
 	g.p("")
 	g.comment("", st.Doc)
 	g.comment("", fmt.Sprintf("Little-endian on the wire; %d bytes with every byte named (no implicit padding, no packed attribute).", st.Size))
-	g.p("struct %s {", g.declare(st.Name, "struct "+st.Name))
+	g.p("struct %s {", g.declare(st.Name, "struct "+st.Name, st.Pos))
 	for _, f := range st.Fields {
 		doc := f.Doc
 		if f.Enum != nil {
@@ -213,14 +213,14 @@ func (g *gen) genNamespace(ns *schema.Namespace) {
 	base, count := constName(ns.Name, "Base"), constName(ns.Name, "Count")
 	g.p("")
 	g.comment("", ns.Doc)
-	g.p("constexpr uint32_t %s = %s;", g.declare(base, "the base of namespace "+ns.Name), hexLiteral(uint64(ns.Base)))
-	g.p("constexpr uint32_t %s = %s;", g.declare(count, "the count of namespace "+ns.Name), hexLiteral(uint64(ns.Count)))
+	g.p("constexpr uint32_t %s = %s;", g.declare(base, "the base of namespace "+ns.Name, ns.Pos), hexLiteral(uint64(ns.Base)))
+	g.p("constexpr uint32_t %s = %s;", g.declare(count, "the count of namespace "+ns.Name, ns.Pos), hexLiteral(uint64(ns.Count)))
 	for _, n := range ns.Names {
 		g.comment("", n.Doc)
-		g.p("constexpr uint32_t %s = %s;", g.declare(constName(ns.Name, n.Name), "descriptor "+ns.Name+"."+n.Name),
+		g.p("constexpr uint32_t %s = %s;", g.declare(constName(ns.Name, n.Name), "descriptor "+ns.Name+"."+n.Name, n.Pos),
 			hexLiteral(uint64(ns.Base)+uint64(n.Index)))
 	}
-	fn := g.declare(ns.Name+"DescId", "the desc_id helper of namespace "+ns.Name)
+	fn := g.declare(ns.Name+"DescId", "the desc_id helper of namespace "+ns.Name, ns.Pos)
 	param, typ, value := "index", "uint32_t", "index"
 	if ns.Arg != "" {
 		param, value = ns.Arg, ns.Arg
@@ -251,7 +251,7 @@ func (g *gen) genLayout() {
 	align, maxRecords := constName(lay.Alignment.Name), constName(lay.MaxRecordsPerCore.Name)
 	caps := g.capacityDecls()
 	for _, name := range []string{"kNoSlot", "IsValidCapacity", "RoundUpCapacity", "SlotStride", "SlotCount", "RecordCapacity", "RegionOffset", "SlotOffset", "BufferSize"} {
-		g.declare(name, "a layout helper")
+		g.declare(name, "a layout helper", schema.Pos{})
 	}
 
 	g.p("")
@@ -415,7 +415,7 @@ func (g *gen) genWriter() {
 	ct := lay.CoreTypes.Name
 	caps := g.capacityDecls()
 	for _, name := range []string{"SlotHeader", "InitCoreHeader", "InitSlot", "AppendRecord"} {
-		g.declare(name, "a writer helper")
+		g.declare(name, "a writer helper", schema.Pos{})
 	}
 
 	g.p("")
@@ -463,7 +463,7 @@ func (g *gen) genWriter() {
 	for _, f := range g.recordParams() {
 		switch f.Name {
 		case "header", "index", "record", "i":
-			g.errs = append(g.errs, fmt.Sprintf("%s field %s takes the name of a local of AppendRecord", rec, f.Name))
+			g.errorAt(f.Pos, "%s field %s takes the name of a local of AppendRecord", rec, f.Name)
 		}
 		decls = append(decls, cppType(f.Type)+" "+f.Name)
 	}
