@@ -30,7 +30,7 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 type Code string
 
 // The error codes: exactly the conditions under which a capture does not
-// decode (SPEC.md, "Decoding"). Warnings codes are defined by package validate.
+// decode (SPEC.md, "Decoding"). Warning codes are defined by package validate.
 const (
 	CodeBadNPY            Code = "bad-npy"             // a .npy header that cannot be read
 	CodeTruncated         Code = "truncated"           // the file is shorter than its layout or .npy header says

@@ -2,13 +2,13 @@ package decode
 
 import (
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 

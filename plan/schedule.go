@@ -22,12 +22,12 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"io/fs"
 	"math"
 	"os"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 )
 
 // Mode is how the MegaKernel runtime executes its task queues.

@@ -2,12 +2,12 @@ package plan
 
 import (
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -3,7 +3,6 @@ package schema
 import (
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"io/fs"
 	"math"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 
