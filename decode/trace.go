@@ -314,7 +314,7 @@ func (r *renderer) desc(id uint32) *descText {
 }
 
 // taskStages looks up task stage names. Task ids are usually dense (a
-// names file lists tasks 0..N-1), and a record's task is are looked up in no
+// names file lists tasks 0..N-1), and records' tasks are looked up in no
 // useful order: a slice indexed by task id is several times faster than a
 // map of ~100k entries. Sparse ids keep the map. Names are escaped as
 // they are written: an escaped copy would double the memory of a names
