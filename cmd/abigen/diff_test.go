@@ -203,6 +203,8 @@ func TestRunDiffGit(t *testing.T) {
 		{"git:nosuchrev:abi/schema.yaml", "git:nosuchrev:abi/schema.yaml: git show nosuchrev:abi/schema.yaml: invalid object name 'nosuchrev'"},
 		{"git:HEAD:abi/missing.yaml", "git:HEAD:abi/missing.yaml: git show HEAD:abi/missing.yaml: path 'abi/missing.yaml' does not exist in 'HEAD'"},
 		{"git:HEAD", "git:HEAD: want git:REV:PATH"},
+		// A revision that looks like an option is a revision, not an option.
+		{"git:--output=x:abi/schema.yaml", `revision "--output=x" starts with '-'`},
 	} {
 		code, stdout, stderr := runDiffArgs(tc.source, "abi/schema.yaml")
 		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {

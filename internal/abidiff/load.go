@@ -32,6 +32,9 @@ func Load(source string) (*schema.Schema, error) {
 	if !ok || path == "" {
 		return nil, fmt.Errorf("%s: want git:REV:PATH (e.g. git:HEAD:abi/schema.yaml)", source)
 	}
+	if strings.HasPrefix(rev, "-") {
+		return nil, fmt.Errorf("%s: revision %q starts with '-' (git would read it as an option)", source, rev)
+	}
 	data, err := gitShow(rev + ":" + path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
@@ -42,7 +45,8 @@ func Load(source string) (*schema.Schema, error) {
 // gitShow returns the contents of object (REV:PATH) from the repository
 // around the current directory.
 func gitShow(object string) ([]byte, error) {
-	cmd := exec.Command("git", "show", object)
+	// --end-of-options: a REV starting with "-" is a revision, never an option.
+	cmd := exec.Command("git", "show", "--end-of-options", object)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
