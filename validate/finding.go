@@ -9,44 +9,21 @@ import (
 
 // Finding is one thing validate found in a capture: an error (a condition
 // under which decode fails, with capture's code) or a warning (a code of
-// this package).
+// this package). It is a capture.Problem — the same fields, offsets and
+// rendering decode reports — with a hint.
 type Finding struct {
-	Severity capture.Severity
-	Code     capture.Code
-	// Off is the file offset of the offending bytes.
-	Off int64
-	// Slot is the slot ("AIC/3"), or "" when the finding is the capture's.
-	Slot string
-	// Record is the record index within the slot, or -1.
-	Record int
-	// Value is what was found ("core_type=1 block_id=5"); Expected what
-	// the ABI wants ("AIV/17"). Either may be empty.
-	Value    string
-	Expected string
-	// Msg is the whole description when Value and Expected do not say it.
-	Msg string
+	capture.Problem
 	// Hint suggests what to do about it ("" when there is nothing to add).
 	Hint string
 
 	seq uint64 // the order it was found in: ties on Off keep it
 }
 
-func fromProblem(p *capture.Problem) Finding {
-	return Finding{Severity: p.Severity, Code: p.Code, Off: p.Off, Slot: p.Slot, Record: p.Record,
-		Value: p.Value, Expected: p.Expected, Msg: p.Msg}
-}
-
-func (f *Finding) problem() *capture.Problem {
-	return &capture.Problem{Severity: f.Severity, Code: f.Code, Off: f.Off, Slot: f.Slot, Record: f.Record,
-		Value: f.Value, Expected: f.Expected, Msg: f.Msg}
-}
-
-// Where renders the place the way capture.Problem does: "AIV/17 record 3 @0x1a2c0".
-func (f *Finding) Where() string { return f.problem().Where() }
+func fromProblem(p *capture.Problem) Finding { return Finding{Problem: *p} }
 
 // Message is the description without severity, code and place, hint included.
 func (f *Finding) Message() string {
-	m := f.problem().Message()
+	m := f.Problem.Message()
 	if f.Hint != "" {
 		m += "; hint: " + f.Hint
 	}

@@ -346,11 +346,11 @@ func (v *validator) planDiffers(s *capture.SlotScan, name string) {
 		}
 	}
 	p := v.o.Plan
-	v.planDiffs = append(v.planDiffs, planDiff{t: s.Slot.CoreType, headers: 1, first: Finding{
-		Severity: capture.Warning, Code: CodePlanMismatch, Off: s.Off + abi.CoreHeaderRecordCapacityOffset, Slot: name, Record: -1,
-		Value:    fmt.Sprintf("record_capacity=%d", s.Header.RecordCapacity),
-		Expected: fmt.Sprintf("%d (the %s capacity of host plan %s)", p.Capacities.For(s.Slot.CoreType), s.Slot.CoreType, p.Name),
-	}})
+	v.planDiffs = append(v.planDiffs, planDiff{t: s.Slot.CoreType, headers: 1, first: warning(
+		CodePlanMismatch, s.Off+abi.CoreHeaderRecordCapacityOffset, name, -1,
+		fmt.Sprintf("record_capacity=%d", s.Header.RecordCapacity),
+		fmt.Sprintf("%d (the %s capacity of host plan %s)", p.Capacities.For(s.Slot.CoreType), s.Slot.CoreType, p.Name),
+	)})
 }
 
 // planMismatches reports, once per core type, the live headers whose

@@ -198,7 +198,7 @@ func (d *Document) Add(r *Result) {
 	for i := range r.Findings {
 		f := &r.Findings[i]
 		j := FindingJSON{Severity: f.Severity.String(), Code: f.Code, Offset: f.Off, OffsetHex: fmt.Sprintf("%#x", f.Off),
-			Value: f.Value, Expected: f.Expected, Message: f.problem().Message(), Hint: f.Hint}
+			Value: f.Value, Expected: f.Expected, Message: f.Problem.Message(), Hint: f.Hint}
 		if f.Slot != "" {
 			slot := f.Slot
 			j.Slot = &slot

@@ -337,15 +337,19 @@ func (v *validator) addHint(f *Finding) {
 	}
 }
 
+func warning(code capture.Code, off int64, slot string, record int, value, expected string) Finding {
+	return Finding{Problem: capture.Problem{Severity: capture.Warning, Code: code, Off: off, Slot: slot, Record: record, Value: value, Expected: expected}}
+}
+
 func (v *validator) warn(code capture.Code, off int64, slot string, record int, value, expected string) {
 	if v.col.want(code, capture.Warning, off) {
-		v.col.add(Finding{Severity: capture.Warning, Code: code, Off: off, Slot: slot, Record: record, Value: value, Expected: expected})
+		v.col.add(warning(code, off, slot, record, value, expected))
 	}
 }
 
 func (v *validator) warnHint(code capture.Code, off int64, slot string, record int, value, expected string) {
 	if v.col.want(code, capture.Warning, off) {
-		f := Finding{Severity: capture.Warning, Code: code, Off: off, Slot: slot, Record: record, Value: value, Expected: expected}
+		f := warning(code, off, slot, record, value, expected)
 		v.addHint(&f)
 		v.col.add(f)
 	}
