@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsonscan"
 )
 
 // Names files list every task of a graph, so they can be large (a
@@ -155,86 +156,25 @@ func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 // parseNamesJSON reads a names file that is a JSON object of objects of
 // strings without escapes.
 func parseNamesJSON(data []byte) (*Names, bool) {
-	// Escapes, tabs and lone carriage returns are where JSON and YAML
-	// could read a file differently: those files take the YAML path.
-	if bytes.ContainsAny(data, "\\\t") || bytes.Contains(bytes.ReplaceAll(data, []byte("\r\n"), nil), []byte("\r")) {
-		return nil, false
-	}
-	j := jsonScanner{data: data}
+	j := jsonscan.Scanner{Data: data}
 	f := newFastNames(bytes.Count(data, []byte(":")))
-	if !j.punct('{') {
+	ok := j.Object(func(section []byte) bool {
+		// null, a list or a bad section: the YAML path says which.
+		if f.startSection(section); !f.ok || j.Peek() != '{' {
+			return false
+		}
+		return j.Object(func(key []byte) bool {
+			value, ok := j.Str()
+			if ok {
+				f.entry(key, value)
+			}
+			return ok && f.ok
+		})
+	})
+	if !ok || !j.AtEnd() {
 		return nil, false
 	}
-	for first := true; !j.punct('}'); first = false {
-		if !first && !j.punct(',') {
-			return nil, false
-		}
-		name, ok := j.str()
-		if !ok || !j.punct(':') || !j.punct('{') {
-			return nil, false // null, a list, or a bad section: the YAML path says which
-		}
-		if f.startSection(name); !f.ok {
-			return nil, false
-		}
-		for first := true; !j.punct('}'); first = false {
-			if !first && !j.punct(',') {
-				return nil, false
-			}
-			key, ok1 := j.str()
-			ok2 := j.punct(':')
-			value, ok3 := j.str()
-			if !ok1 || !ok2 || !ok3 {
-				return nil, false
-			}
-			if f.entry(key, value); !f.ok {
-				return nil, false
-			}
-		}
-	}
-	j.space()
-	return f.names, j.i == len(j.data)
-}
-
-// jsonScanner reads the tokens of a JSON text known to hold no escapes.
-type jsonScanner struct {
-	data []byte
-	i    int
-}
-
-func (j *jsonScanner) space() {
-	for j.i < len(j.data) && (j.data[j.i] == ' ' || j.data[j.i] == '\n' || j.data[j.i] == '\r') {
-		j.i++
-	}
-}
-
-// punct consumes c after optional whitespace. At the end of the data it
-// reports false, and so ends every loop.
-func (j *jsonScanner) punct(c byte) bool {
-	j.space()
-	if j.i < len(j.data) && j.data[j.i] == c {
-		j.i++
-		return true
-	}
-	return false
-}
-
-// str reads a string (no escapes, no control characters).
-func (j *jsonScanner) str() ([]byte, bool) {
-	if !j.punct('"') {
-		return nil, false
-	}
-	end := bytes.IndexByte(j.data[j.i:], '"')
-	if end < 0 {
-		return nil, false
-	}
-	s := j.data[j.i : j.i+end]
-	for _, c := range s {
-		if c < 0x20 {
-			return nil, false
-		}
-	}
-	j.i += end + 1
-	return s, true
+	return f.names, true
 }
 
 // parseNamesBlockYAML reads the block YAML a generator writes:
