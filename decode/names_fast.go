@@ -151,7 +151,10 @@ func parseIDBytes(b []byte) (id uint64, ok bool) {
 	return id, true
 }
 
-func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+// isBlank reports whether b holds only YAML white space (spaces and line
+// breaks; tabs never reach here). Unicode spaces such as U+00A0 are not
+// YAML white space: a value of them is a name.
+func isBlank(b []byte) bool { return len(bytes.Trim(b, " \r\n")) == 0 }
 
 // parseNamesJSON reads a names file that is a JSON object of objects of
 // strings without escapes.
@@ -202,7 +205,7 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 			return nil, false
 		}
 		text := stripComment(line)
-		if len(bytes.TrimSpace(text)) == 0 {
+		if isBlank(text) {
 			if len(text) > 0 && text[0] != ' ' {
 				return nil, false
 			}
