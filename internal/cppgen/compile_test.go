@@ -85,8 +85,9 @@ func layoutAsserts(s *schema.Schema) string {
 }
 
 // TestHeadersCompile compiles the in-memory headers of the real and the
-// small schema with every compiler on PATH at every standard, together with
-// static_asserts on the constexpr layout helpers computed here from the
+// small schema (a file that includes only the header, which must stand
+// alone; TestGeneratedHeaderIsCurrent makes the real one gen/cpp's) with
+// every compiler on PATH at every standard, together with static_asserts on the constexpr layout helpers computed here from the
 // model: the helpers follow the schema's regions, whatever their order.
 func TestHeadersCompile(t *testing.T) {
 	compilers := cxxtest.Compilers(t)

@@ -24,24 +24,6 @@ import (
 
 const genCpp = "../../gen/cpp"
 
-// TestHeaderCompilesStandalone compiles a file that only includes the
-// header, with every compiler at every standard.
-func TestHeaderCompilesStandalone(t *testing.T) {
-	compilers := cxxtest.Compilers(t)
-	src := filepath.Join(t.TempDir(), "standalone.cpp")
-	if err := os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, cxx := range compilers {
-		for _, std := range cxxtest.Standards {
-			t.Run(cxx.Name+"/"+std, func(t *testing.T) {
-				t.Parallel()
-				cxx.Compile(t, std, "-I", genCpp, "-fsyntax-only", src)
-			})
-		}
-	}
-}
-
 // buildDir holds the layout_check executables, built once per compiler.
 var (
 	buildDir   string
