@@ -594,6 +594,9 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 		l.errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s must fit in a u32", lay.StrideLimit.Name)
 		ok = false
 	}
+	if m["regions"] == nil {
+		ok = false // missing, reported by fields; "no region for" would repeat it
+	}
 	seen := map[string]bool{}
 	for i, rn := range l.seq(m["regions"], path+".regions") {
 		rpath := fmt.Sprintf("%s.regions[%d]", path, i)

@@ -45,9 +45,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// At returns the problem msg at node n of file.
+// At returns the problem msg at node n of file. A nil n (a key that is
+// absent) gives a problem with no line and column rather than a panic.
 func At(file string, n *yaml.Node, path, format string, args ...any) *Error {
-	return &Error{File: file, Line: n.Line, Col: n.Column, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	return e
 }
 
 // List is every problem found in one file. When Max is positive it keeps
