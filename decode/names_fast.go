@@ -31,7 +31,10 @@ func parseNamesFast(data []byte) (n *Names, ok bool) {
 }
 
 // yamlPrintable reports whether data is UTF-8 of only the characters YAML
-// allows in a stream (tabs aside, which the fast paths refuse).
+// allows in a stream (tabs aside, which the fast paths refuse), with no
+// line break but \n and \r. go-yaml also breaks lines at U+0085, U+2028
+// and U+2029 (YAML 1.1), so "#\u0085x" is a comment and then a document "x";
+// the fast paths leave such files to it.
 func yamlPrintable(data []byte) bool {
 	for i := 0; i < len(data); {
 		c := data[i]
@@ -43,7 +46,7 @@ func yamlPrintable(data []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(data[i:])
-		if r == utf8.RuneError && size == 1 || r < 0xA0 && r != 0x85 || r == 0xFFFE || r == 0xFFFF {
+		if r == utf8.RuneError && size == 1 || r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFFFE || r == 0xFFFF {
 			return false
 		}
 		i += size
