@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
 func TestParseNames(t *testing.T) {
@@ -146,5 +147,25 @@ func TestEventName(t *testing.T) {
 		if got := tc.names.EventName(tc.r, tc.detailed, "Expert"); got != tc.want {
 			t.Errorf("%+v detailed=%v: got %s, want %s", *tc.r, tc.detailed, got, tc.want)
 		}
+	}
+}
+
+// TestParseNamesMutations parses every single-node mutant of a names file
+// (yamltest.Mutants) through ParseNames, fast paths included. None may
+// panic; every problem names the file and a line.
+func TestParseNamesMutations(t *testing.T) {
+	text := "stages:\n  0x10001: Prefetch\n  65542: Shutdown\ngraph_stages:\n  0: Dispatch\n  0x1f: Combine\ntasks:\n  7: Dispatch\n  0x11: \"Combine late\"\n"
+	const file = "mutant.yaml"
+	n := yamltest.Mutants(t, []byte(text), func(what string, mutant []byte) {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s: panic: %v", what, r)
+			}
+		}()
+		_, err := ParseNames(file, mutant)
+		yamltest.Positioned(t, what, file, err)
+	})
+	if n < 30 {
+		t.Errorf("only %d mutants", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamltest"
 	"golang.org/x/tools/txtar"
 )
 
@@ -194,4 +195,51 @@ func TestAssign(t *testing.T) {
 	if got := a.Queue(abi.CoreTypeAIV, 3); !slices.Equal(got, s.VectorTaskIndices) {
 		t.Errorf("pipeline worker 3 runs %v", got)
 	}
+}
+
+// TestScheduleMutations parses and plans every single-node mutant of the
+// valid schedules under testdata/schedules (yamltest.Mutants). None may
+// panic; every parse problem and every planning error names the file and
+// a line.
+func TestScheduleMutations(t *testing.T) {
+	files, err := filepath.Glob("testdata/schedules/ok_*.txtar")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no valid schedules: %v", err)
+	}
+	const file = "mutant.yaml"
+	total := 0
+	for _, path := range files {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data []byte
+		for _, f := range ar.Files {
+			if f.Name == "schedule.yaml" {
+				data = f.Data
+			}
+		}
+		total += yamltest.Mutants(t, data, func(what string, mutant []byte) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %s: panic: %v", path, what, r)
+				}
+			}()
+			s, err := Parse(file, mutant)
+			if err != nil {
+				yamltest.Positioned(t, path+": "+what, file, err)
+				return
+			}
+			if _, err := Plan(s); err != nil {
+				var pe *Error
+				if !errors.As(err, &pe) || pe.File != file || pe.Line < 1 {
+					t.Errorf("%s: %s: planning error without file and line: %v", path, what, err)
+				}
+			}
+		})
+	}
+	if total < 200 {
+		t.Errorf("only %d mutants", total)
+	}
+	t.Logf("%d mutants", total)
 }

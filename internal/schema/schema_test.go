@@ -2,7 +2,6 @@ package schema
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
+
+	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -227,66 +227,20 @@ func TestLoadNeverPanics(t *testing.T) {
 	}
 }
 
-// TestLoadMutationsNeverPanic takes the real schema and, one at a time,
-// deletes every mapping entry and list item and replaces every node with
-// null, an empty list and an empty mapping. Each mutant must load to an
-// error or a schema, never a panic. A fuzzer found a missing layout.regions
-// key dereferencing a nil node; this walks every such hole
-// deterministically, so the next one fails here rather than in CI's fuzz
-// budget by luck.
-func TestLoadMutationsNeverPanic(t *testing.T) {
+// TestLoadMutations loads every single-node mutant of the real schema
+// (yamltest.Mutants: each entry and list item deleted, each node made
+// null, [] or {}). Each must load to a schema or to problems that all
+// carry a line, never panic. A fuzzer found a missing layout.regions key
+// dereferencing a nil node; this walks every such hole deterministically.
+func TestLoadMutations(t *testing.T) {
 	data, err := os.ReadFile(realSchema)
 	require.NoError(t, err)
-	var root yaml.Node
-	require.NoError(t, yaml.Unmarshal(data, &root))
-
-	try := func(what string) {
-		t.Helper()
-		out, err := yaml.Marshal(&root)
-		require.NoError(t, err, what)
-		assert.NotPanics(t, func() { _, _ = Load("mutant.yaml", out) }, what)
-	}
-	replacements := []yaml.Node{
-		{Kind: yaml.ScalarNode, Tag: "!!null", Value: "~"},
-		{Kind: yaml.SequenceNode, Tag: "!!seq"},
-		{Kind: yaml.MappingNode, Tag: "!!map"},
-	}
-	mutants := 0
-	var walk func(n *yaml.Node, path string)
-	walk = func(n *yaml.Node, path string) {
-		switch n.Kind {
-		case yaml.DocumentNode:
-			walk(n.Content[0], path)
+	n := yamltest.Mutants(t, data, func(what string, mutant []byte) {
+		var err error
+		if !assert.NotPanics(t, func() { _, err = Load("mutant.yaml", mutant) }, what) {
 			return
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				kpath := path + "." + n.Content[i].Value
-				saved := n.Content
-				n.Content = append(append([]*yaml.Node{}, saved[:i]...), saved[i+2:]...)
-				try("delete " + kpath)
-				n.Content = saved
-				mutants++
-				walk(n.Content[i+1], kpath)
-			}
-		case yaml.SequenceNode:
-			for i := range n.Content {
-				ipath := fmt.Sprintf("%s[%d]", path, i)
-				saved := n.Content
-				n.Content = append(append([]*yaml.Node{}, saved[:i]...), saved[i+1:]...)
-				try("delete " + ipath)
-				n.Content = saved
-				mutants++
-				walk(n.Content[i], ipath)
-			}
 		}
-		orig := *n
-		for _, r := range replacements {
-			*n = r
-			try(fmt.Sprintf("replace %s with %s", path, r.Tag))
-			mutants++
-		}
-		*n = orig
-	}
-	walk(&root, "")
-	t.Logf("%d mutants", mutants)
+		yamltest.Positioned(t, what, "mutant.yaml", err)
+	})
+	assert.Greater(t, n, 1000)
 }

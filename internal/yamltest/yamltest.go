@@ -1,0 +1,101 @@
+// Package yamltest holds test helpers for cycleabi's YAML readers (the
+// ABI schema, schedules, names files).
+package yamltest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/megakernel/cycleabi/internal/yamlpos"
+)
+
+// Mutants calls try with each single mutation of the YAML document data:
+// every mapping entry and list item deleted in turn, and every node
+// replaced in turn by null, an empty list and an empty mapping. what names
+// the mutation ("delete layout.regions"). It returns how many mutants it
+// made.
+//
+// A reader fed these meets every missing key and every wrong kind of node
+// its input can have, the holes a fuzzer finds only by luck.
+func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) int {
+	t.Helper()
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		t.Fatalf("yamltest: the document to mutate does not parse: %v", err)
+	}
+	emit := func(what string) {
+		out, err := yaml.Marshal(&root)
+		if err != nil {
+			t.Fatalf("yamltest: %s: %v", what, err)
+		}
+		try(what, out)
+	}
+	replacements := []yaml.Node{
+		{Kind: yaml.ScalarNode, Tag: "!!null", Value: "~"},
+		{Kind: yaml.SequenceNode, Tag: "!!seq"},
+		{Kind: yaml.MappingNode, Tag: "!!map"},
+	}
+	count := 0
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		switch n.Kind {
+		case yaml.DocumentNode:
+			walk(n.Content[0], path)
+			return
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				kpath := n.Content[i].Value
+				if path != "" {
+					kpath = path + "." + kpath
+				}
+				saved := n.Content
+				n.Content = append(append([]*yaml.Node{}, saved[:i]...), saved[i+2:]...)
+				emit("delete " + kpath)
+				n.Content = saved
+				count++
+				walk(n.Content[i+1], kpath)
+			}
+		case yaml.SequenceNode:
+			for i := range n.Content {
+				ipath := fmt.Sprintf("%s[%d]", path, i)
+				saved := n.Content
+				n.Content = append(append([]*yaml.Node{}, saved[:i]...), saved[i+1:]...)
+				emit("delete " + ipath)
+				n.Content = saved
+				count++
+				walk(n.Content[i], ipath)
+			}
+		}
+		orig := *n
+		for _, r := range replacements {
+			*n = r
+			emit(fmt.Sprintf("replace %s with %s", path, r.Tag))
+			count++
+		}
+		*n = orig
+	}
+	walk(&root, "")
+	return count
+}
+
+// Positioned fails t unless err is nil or a *yamlpos.List whose every
+// problem names file and a line.
+func Positioned(t testing.TB, what string, file string, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var list *yamlpos.List
+	if !errors.As(err, &list) || list.Len() == 0 {
+		t.Errorf("%s: error is not a non-empty yamlpos.List: %T %v", what, err, err)
+		return
+	}
+	for _, e := range list.Errs {
+		if e.File != file || e.Line < 1 {
+			t.Errorf("%s: problem without file and line: %q", what, e.Error())
+		}
+	}
+}

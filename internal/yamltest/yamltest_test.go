@@ -1,0 +1,56 @@
+package yamltest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/megakernel/cycleabi/internal/yamlpos"
+)
+
+func TestMutants(t *testing.T) {
+	var got []string
+	n := Mutants(t, []byte("a: [1]\n"), func(what string, mutant []byte) {
+		got = append(got, what+" => "+string(mutant))
+	})
+	assert.Equal(t, []string{
+		"delete a => {}\n",
+		"delete a[0] => a: []\n",
+		"replace a[0] with !!null => a: [~]\n",
+		"replace a[0] with !!seq => a: [[]]\n",
+		"replace a[0] with !!map => a: [{}]\n",
+		"replace a with !!null => a: ~\n",
+		"replace a with !!seq => a: []\n",
+		"replace a with !!map => a: {}\n",
+		"replace  with !!null => ~\n",
+		"replace  with !!seq => []\n",
+		"replace  with !!map => {}\n",
+	}, got)
+	assert.Equal(t, len(got), n)
+}
+
+// recorder is a testing.TB that keeps what Positioned reports.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, format)
+}
+
+func TestPositioned(t *testing.T) {
+	check := func(err error) int {
+		r := &recorder{TB: t}
+		Positioned(r, "case", "f.yaml", err)
+		return len(r.errs)
+	}
+	assert.Zero(t, check(nil))
+	assert.Zero(t, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Line: 2, Col: 1, Msg: "x"}}}))
+	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Msg: "no line"}}}))
+	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "g.yaml", Line: 1, Msg: "other file"}}}))
+	assert.Equal(t, 1, check(errors.New("not a list")))
+	assert.Equal(t, 1, check(&yamlpos.List{}))
+}
