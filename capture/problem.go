@@ -65,6 +65,8 @@ type Problem struct {
 	Expected string
 	// Msg is the whole description; when empty it is built from Value and Expected.
 	Msg string
+	// Hint suggests what to do about it ("" when there is nothing to add).
+	Hint string
 }
 
 // Message is the description without file, code and place.
@@ -97,5 +99,9 @@ func (p *Problem) Error() string {
 	if p.File != "" {
 		prefix = p.File + ": "
 	}
-	return fmt.Sprintf("%s%s %s: %s", prefix, p.Code, p.Where(), p.Message())
+	msg := fmt.Sprintf("%s%s %s: %s", prefix, p.Code, p.Where(), p.Message())
+	if p.Hint != "" {
+		msg += "; hint: " + p.Hint
+	}
+	return msg
 }

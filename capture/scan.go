@@ -15,17 +15,29 @@ type LayoutOptions struct {
 	// Capacities are the host-planned record capacities; nil reads them
 	// from the record_capacity of AIC slot 0 and AIV slot 0.
 	Capacities *abi.Capacities
+	// Fallback, when Capacities is nil, stands in for the capacities read
+	// from the buffer when AIC/0 or AIV/0 is unused (its header is all
+	// zero and states none): the host plan's capacities.
+	Fallback *abi.Capacities
 }
 
 // ResolveLayout finds the slot layout of the capture (SPEC.md decoding
-// rules 1 and 2). A capture that cannot hold its layout is a *Problem;
-// options that make no layout (too few cube slots, bad planned capacities)
-// are plain errors.
+// rules 1 and 2) as Settle decides. A capture that cannot hold its layout
+// is a *Problem (with a hint when the layout was read from an unused
+// header); options that make no layout (too few cube slots, bad planned
+// capacities) are plain errors.
 func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
-	cube := o.CubeSlots
-	if cube == 0 {
-		cube = abi.MinCubeSlots
+	s := c.Settle(o)
+	l, err := c.resolveLayout(s.Options)
+	var p *Problem
+	if errors.As(err, &p) {
+		s.Explain(p)
 	}
+	return l, err
+}
+
+func (c *Capture) resolveLayout(o LayoutOptions) (abi.Layout, error) {
+	cube := o.CubeSlots
 	headersOnly, err := abi.NewLayout(cube, abi.Capacities{})
 	if err != nil {
 		return abi.Layout{}, fmt.Errorf("--cube-slots %d: %w", cube, err)

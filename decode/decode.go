@@ -16,6 +16,7 @@
 package decode
 
 import (
+	"errors"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -37,15 +38,21 @@ type Decoded struct {
 
 // Decode resolves the layout of c and checks every slot and record (the
 // first pass). The first problem found is returned as a *capture.Problem
-// naming the file offset, slot and record; options that make no layout
-// are plain errors.
+// naming the file offset, slot and record, with a hint when the layout was
+// read from an unused header; options that make no layout are plain
+// errors.
 func Decode(c *capture.Capture, o capture.LayoutOptions) (*Decoded, error) {
-	l, err := c.ResolveLayout(o)
+	s := c.Settle(o)
+	l, err := c.ResolveLayout(s.Options)
 	if err != nil {
 		return nil, err
 	}
 	sum, err := c.Scan(l, capture.ScanOptions{})
 	if err != nil {
+		var p *capture.Problem
+		if errors.As(err, &p) {
+			s.Explain(p)
+		}
 		return nil, err
 	}
 	return &Decoded{Capture: c, Summary: sum}, nil

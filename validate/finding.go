@@ -9,12 +9,10 @@ import (
 
 // Finding is one thing validate found in a capture: an error (a condition
 // under which decode fails, with capture's code) or a warning (a code of
-// this package). It is a capture.Problem — the same fields, offsets and
-// rendering decode reports — with a hint.
+// this package). It is a capture.Problem: the same fields, offsets,
+// hints and rendering decode reports.
 type Finding struct {
 	capture.Problem
-	// Hint suggests what to do about it ("" when there is nothing to add).
-	Hint string
 
 	seq uint64 // the order it was found in: ties on Off keep it
 }

@@ -56,22 +56,12 @@ func (r *Result) Summary() string {
 		b.WriteString("; ")
 	}
 	if r.LayoutOK {
-		fmt.Fprintf(&b, "layout: %s (%s)", layoutText(r.Layout), r.LayoutSource.describe())
+		fmt.Fprintf(&b, "layout: %s (%s)", layoutText(r.Layout), "capacities "+r.LayoutSource.Describe())
 	} else {
 		b.WriteString("layout: not resolved")
 	}
 	fmt.Fprintf(&b, "; ABI v%d fingerprint %s", abi.Version, abi.FingerprintHex)
 	return b.String()
-}
-
-func (s LayoutSource) describe() string {
-	switch s {
-	case FromHost:
-		return "capacities given by the host"
-	case FromPlan:
-		return "capacities from the host plan"
-	}
-	return "capacities read from the headers"
 }
 
 // JSONVersion is the version of the JSON document `cycleabi validate

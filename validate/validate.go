@@ -32,12 +32,7 @@ var exactOverlapLimit = 1 << 16
 
 // Plan is the host plan a capture is checked against (what `cycleabi plan`
 // computes from a schedule).
-type Plan struct {
-	// Name labels the plan in findings (the schedule file).
-	Name       string
-	CubeSlots  uint32
-	Capacities abi.Capacities
-}
+type Plan = capture.Plan
 
 // Options say how to validate a capture. The zero value reads the layout
 // from the buffer, with the schema's minimum cube slot count.
@@ -60,17 +55,13 @@ type Options struct {
 }
 
 // LayoutSource says where a capture's layout came from.
-type LayoutSource string
+type LayoutSource = capture.LayoutSource
 
-// The layout sources.
+// The layout sources, as capture defines them.
 const (
-	// FromHeaders: capacities read from AIC/0 and AIV/0 (decode's default).
-	FromHeaders LayoutSource = "headers"
-	// FromHost: capacities given (--aic-capacity and --aiv-capacity).
-	FromHost LayoutSource = "host"
-	// FromPlan: capacities from the host plan, because AIC/0 or AIV/0 is
-	// unused and states none.
-	FromPlan LayoutSource = "plan"
+	FromHeaders = capture.FromHeaders
+	FromHost    = capture.FromHost
+	FromPlan    = capture.FromPlan
 )
 
 // Result is what validating one capture found.
@@ -182,25 +173,9 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	r := &Result{File: c.Name, Format: c.Format, Base: c.Base, Size: c.Size(), Opened: true}
 	defer v.finish(r)
 
-	lo := o.Layout
-	if lo.CubeSlots == 0 && o.Plan != nil {
-		lo.CubeSlots = o.Plan.CubeSlots
-	}
-	if lo.CubeSlots == 0 {
-		lo.CubeSlots = abi.MinCubeSlots
-	}
-	r.LayoutSource = FromHost
-	if lo.Capacities == nil {
-		r.LayoutSource = FromHeaders
-		v.idle = unusedFirstHeader(c, lo.CubeSlots)
-		if v.idle != "" && o.Plan != nil {
-			caps := o.Plan.Capacities
-			lo.Capacities = &caps
-			r.LayoutSource = FromPlan
-			v.idle = ""
-		}
-	}
-	r.LayoutOptions = lo
+	v.settled = c.Settle(o.Layout.WithPlan(o.Plan))
+	lo := v.settled.Options
+	r.LayoutSource, r.LayoutOptions = v.settled.Source, lo
 	if p := o.Plan; p != nil && p.CubeSlots != lo.CubeSlots {
 		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d", lo.CubeSlots),
 			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
@@ -251,9 +226,9 @@ type validator struct {
 	o      Options
 	col    *collector
 	layout abi.Layout
-	// idle names the unused header ("AIC/0") the capacities were read
-	// from, "" when they were not: layout problems then get a hint.
-	idle string
+	// settled is how the layout was found; it explains layout problems
+	// that come from reading the capacities out of an unused header.
+	settled capture.Settled
 
 	cur slotState
 	// err is an I/O error met in a hook, returned once the scan ends.
@@ -319,22 +294,9 @@ func (v *validator) problem(p *capture.Problem) bool {
 		return true
 	}
 	f := fromProblem(p)
-	v.addHint(&f)
+	v.settled.Explain(&f.Problem)
 	v.col.add(f)
 	return true
-}
-
-// addHint explains layout problems that come from reading the capacities
-// out of an unused header.
-func (v *validator) addHint(f *Finding) {
-	if v.idle == "" {
-		return
-	}
-	switch f.Code {
-	case capture.CodeCapacityMismatch, capture.CodeBadCapacity, capture.CodeTruncated, CodeBytesAfterLayout:
-		f.Hint = fmt.Sprintf("%s is unused (its header is all zero), so the layout's capacities were read from a header that states none; "+
-			"pass the host-planned --aic-capacity and --aiv-capacity, or --plan SCHEDULE", v.idle)
-	}
 }
 
 func warning(code capture.Code, off int64, slot string, record int, value, expected string) Finding {
@@ -350,43 +312,9 @@ func (v *validator) warn(code capture.Code, off int64, slot string, record int, 
 func (v *validator) warnHint(code capture.Code, off int64, slot string, record int, value, expected string) {
 	if v.col.want(code, capture.Warning, off) {
 		f := warning(code, off, slot, record, value, expected)
-		v.addHint(&f)
+		f.Hint = v.settled.IdleHint()
 		v.col.add(f)
 	}
-}
-
-// unusedFirstHeader names AIC/0 when its header is all zero, else AIV/0
-// when its header (where AIC/0's capacity puts it) is, else "". Such a
-// header states no capacity, so a layout read from it is a guess.
-func unusedFirstHeader(c *capture.Capture, cubeSlots uint32) string {
-	aic, ok := readHeader(c, 0)
-	if !ok {
-		return ""
-	}
-	if aic.IsZero() {
-		return abi.Slot{CoreType: abi.CoreTypeAIC}.String()
-	}
-	l, err := abi.NewLayout(cubeSlots, abi.Capacities{AIC: aic.RecordCapacity})
-	if err != nil {
-		return ""
-	}
-	if aiv, ok := readHeader(c, int64(l.SlotOffset(abi.CoreTypeAIV, 0))); ok && aiv.IsZero() {
-		return abi.Slot{CoreType: abi.CoreTypeAIV}.String()
-	}
-	return ""
-}
-
-// readHeader reads the core header at buffer offset off, if the buffer holds it.
-func readHeader(c *capture.Capture, off int64) (abi.CoreHeader, bool) {
-	var b [abi.CoreHeaderSize]byte
-	if off < 0 || off > c.Size()-abi.CoreHeaderSize {
-		return abi.CoreHeader{}, false
-	}
-	if _, err := c.ReadAt(b[:], off); err != nil {
-		return abi.CoreHeader{}, false
-	}
-	h, err := abi.DecodeCoreHeader(b[:])
-	return h, err == nil
 }
 
 // plural renders "1 record", "2 records".

@@ -47,7 +47,7 @@ func TestValidateCommandText(t *testing.T) {
 
 	out, code, err := runCaptured("validate", valid)
 	assert.Equal(t, exitOK, code, err)
-	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: cube slots 24, AIC capacity 16, AIV capacity 16 (capacities read from the headers); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
+	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: cube slots 24, AIC capacity 16, AIV capacity 16 (capacities read from the headers of AIC/0 and AIV/0); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
 
 	out, code, _ = runCaptured("validate", invalid)
 	assert.Equal(t, exitInvalid, code)

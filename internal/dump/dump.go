@@ -27,6 +27,9 @@ const DefaultRecords = 8
 type Options struct {
 	// Layout says how to find the layout, as for decode and validate.
 	Layout capture.LayoutOptions
+	// Plan, when set, is the host plan, as for validate: the layout's
+	// defaults, and plan-mismatch notes under the headers that differ.
+	Plan *capture.Plan
 	// Slot, when set, shows only that slot ("AIV/3"), idle or not.
 	Slot string
 	// Records is how many records of each slot are shown; negative shows all.
@@ -81,7 +84,7 @@ func (d *dumper) run() error {
 	// Keep the findings of what will be shown: the capture's, and those of
 	// the shown slots' headers and records.
 	records := d.o.Records
-	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
+	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, Plan: d.o.Plan, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
 		if f.Slot != "" && (wantName != "" && f.Slot != wantName || f.Record >= 0 && records >= 0 && f.Record >= records) {
 			return
 		}
@@ -103,7 +106,7 @@ func (d *dumper) run() error {
 		want = &s
 	}
 	fmt.Fprintf(d.w, "layout: %d cube slots, %s; %d slots, %d bytes (capacities %s)\n",
-		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), sourceText(r.LayoutSource))
+		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), r.LayoutSource.Describe())
 	fmt.Fprintf(d.w, "%d records, %d dropped; %s, %s (cycleabi validate lists them all)\n",
 		r.Records, r.Dropped, plural(r.Errors(), "error"), plural(r.Warnings(), "warning"))
 	for _, f := range d.notes[""] {
@@ -336,16 +339,6 @@ func capacitiesText(l abi.Layout) string {
 		parts = append(parts, fmt.Sprintf("%s capacity %d", t, l.Capacities.For(t)))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sourceText(s validate.LayoutSource) string {
-	switch s {
-	case validate.FromHost:
-		return "given by the host"
-	case validate.FromPlan:
-		return "from the host plan"
-	}
-	return "read from the headers of AIC/0 and AIV/0"
 }
 
 // parseSlot parses a slot name like "AIV/3".
