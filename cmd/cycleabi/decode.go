@@ -52,7 +52,11 @@ gzip-compressed (Perfetto opens it directly); -o - writes to stdout.
 
 The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
 is given (--aic-capacity with --aiv-capacity, and --cube-slots; 'cycleabi
-plan --format flags' prints them). Timestamps are microseconds since the
+plan --format flags' prints them). --plan SCHEDULE plans the schedule as
+'cycleabi plan' does: its cube slot count is used (unless --cube-slots is
+given), and when AIC/0 or AIV/0 is unused (so its header states no
+capacity) the plan's capacities are the layout's, as validate --plan does.
+Timestamps are microseconds since the
 earliest core entry, from the system-counter frequency of --soc, or
 --freq-mhz.
 
@@ -90,7 +94,7 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed`)
-	f.layout.register(fs)
+	f.layout.register(fs, "schedule (YAML or JSON) whose host plan gives the cube slot count (unless --cube-slots), and the capacities when AIC/0 or AIV/0 is unused")
 	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
 	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
@@ -104,7 +108,7 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
-	layout, err := f.layout.options(fs)
+	layout, _, err := f.layout.options(fs)
 	if err != nil {
 		return usage(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/megakernel/cycleabi/plan"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -295,4 +296,57 @@ func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
 		defer tty.Close()
 		assert.Nil(t, progressBar(tty, 10), "short work gets no bar")
 	}
+}
+
+// idleFirstSlot writes a small schedule and a capture of its plan in which
+// AIC/0 never ran (its header is all zero) while AIC/1 and AIV/0 did.
+func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
+	t.Helper()
+	schedule := writeSchedule(t, "num_workers: 4\ntasks: [{task_type: MatMul}, {task_type: MatMul}, {task_type: AddCustom}]\n"+
+		"cube_task_indices: [0, 1]\nvector_task_indices: [2]\n")
+	s, err := plan.ParseFile(schedule)
+	require.NoError(t, err)
+	r, err := plan.Plan(s)
+	require.NoError(t, err)
+	b := capturetest.New(r.CubeSlotCount, r.AICRecordCapacity, r.AIVRecordCapacity)
+	b.Enter(abi.CoreTypeAIC, 1, 1000).Span(abi.CoreTypeAIC, 1, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
+	b.Enter(abi.CoreTypeAIV, 0, 1000).Span(abi.CoreTypeAIV, 0, 1100, 1150, abi.TaskTypeBase+uint32(abi.TaskTypeAddCustom), 2)
+	return writeCapture(t, "idle.bin", b.Bytes()), schedule
+}
+
+// An unused AIC/0 states no capacity: decode reads the layout from it, fails
+// and says why; with --plan the plan's capacities stand in, as for validate,
+// and the same capture decodes and validates.
+func TestDecodeCommandPlan(t *testing.T) {
+	idle, schedule := idleFirstSlot(t)
+	out := filepath.Join(t.TempDir(), "trace.json")
+
+	_, stderr, code := runMain(t, "decode", idle, "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "hint: AIC/0 is unused (its header is all zero)")
+	_, code, _ = runCaptured("validate", idle)
+	assert.Equal(t, exitInvalid, code, "validate agrees with decode without the plan")
+
+	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	tr := parseCLITrace(t, data)
+	spans := 0
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			spans++
+		}
+	}
+	assert.Equal(t, 2, spans)
+	_, code, err = runCaptured("validate", idle, "--plan", schedule)
+	assert.Equal(t, exitOK, code, "validate agrees with decode with the plan: %v", err)
+
+	// --cube-slots overrides the plan's count; the layout then does not fit.
+	_, _, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	// A schedule that does not plan is a usage error.
+	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--plan")
 }

@@ -28,7 +28,7 @@ they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
 headers) are folded into one line ("AIC/4..AIC/23 idle").
 
 The layout is found as decode and validate find it (--cube-slots,
---aic-capacity with --aiv-capacity). When it cannot be resolved, dump shows
+--aic-capacity with --aiv-capacity, --plan). When it cannot be resolved, dump shows
 the problem and the AIC/0 header, and exits 1.
 
 Exit status: 0 when the capture was shown (whatever it holds), 1 when its
@@ -43,7 +43,7 @@ layout cannot be resolved, 2 for usage or I/O errors.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lo, err := layout.options(cmd.Flags())
+			lo, hostPlan, err := layout.options(cmd.Flags())
 			if err != nil {
 				return usage(err)
 			}
@@ -52,7 +52,7 @@ layout cannot be resolved, 2 for usage or I/O errors.`,
 				return exitFor(err)
 			}
 			defer c.Close()
-			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: lo, Slot: slot, Records: records})
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: lo, Plan: hostPlan, Slot: slot, Records: records})
 			switch {
 			case err == nil:
 				return nil
@@ -63,7 +63,7 @@ layout cannot be resolved, 2 for usage or I/O errors.`,
 		},
 	}
 	fs := cmd.Flags()
-	layout.register(fs)
+	layout.register(fs, "schedule (YAML or JSON) whose host plan the capture is shown against, as for validate")
 	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
 	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
 	return cmd

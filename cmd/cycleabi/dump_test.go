@@ -40,3 +40,16 @@ func TestDumpCommand(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v: %v", args, err)
 	}
 }
+
+// dump finds the layout as decode and validate do, --plan included.
+func TestDumpCommandPlan(t *testing.T) {
+	idle, schedule := idleFirstSlot(t)
+	out, code, _ := runCaptured("dump", idle)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "capacities read from the headers of AIC/0 and AIV/0")
+	assert.Contains(t, out, "hint: AIC/0 is unused")
+	out, code, err := runCaptured("dump", idle, "--plan", schedule)
+	assert.Equal(t, exitOK, code, err)
+	assert.Contains(t, out, "capacities from the host plan")
+	assert.NotContains(t, out, "hint:")
+}

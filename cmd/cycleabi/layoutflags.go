@@ -6,6 +6,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/pflag"
 )
 
@@ -15,16 +16,39 @@ type layoutFlags struct {
 	cubeSlots   uint32
 	aicCapacity uint32
 	aivCapacity uint32
+	planFile    string
 }
 
-func (f *layoutFlags) register(fs *pflag.FlagSet) {
+// register adds the layout flags; planUsage is the command's help for
+// --plan.
+func (f *layoutFlags) register(fs *pflag.FlagSet, planUsage string) {
 	fs.Uint32Var(&f.cubeSlots, "cube-slots", abi.MinCubeSlots, fmt.Sprintf("AIC slot count C of the buffer (AIV has 2C); at least %d", abi.MinCubeSlots))
 	fs.Uint32Var(&f.aicCapacity, "aic-capacity", 0, "host-planned AIC record capacity (with --aiv-capacity); without both, read from the buffer")
 	fs.Uint32Var(&f.aivCapacity, "aiv-capacity", 0, "host-planned AIV record capacity (with --aic-capacity)")
+	fs.StringVar(&f.planFile, "plan", "", planUsage)
 }
 
-// options turns the flags into capture.LayoutOptions; fs tells which were set.
-func (f *layoutFlags) options(fs *pflag.FlagSet) (capture.LayoutOptions, error) {
+// options turns the flags into capture.LayoutOptions, and loads the host
+// plan of --plan (nil without it): its cube slot count is the layout's
+// unless --cube-slots is given, and its capacities stand in for an unused
+// AIC/0 or AIV/0 header. fs tells which flags were set.
+func (f *layoutFlags) options(fs *pflag.FlagSet) (capture.LayoutOptions, *capture.Plan, error) {
+	o, err := f.given(fs)
+	if err != nil || f.planFile == "" {
+		return o, nil, err
+	}
+	p, err := loadPlan(f.planFile)
+	if err != nil {
+		return o, nil, err
+	}
+	if !fs.Changed("cube-slots") {
+		o.CubeSlots = 0 // the plan's
+	}
+	return o.WithPlan(p), p, nil
+}
+
+// given turns the flags other than --plan into capture.LayoutOptions.
+func (f *layoutFlags) given(fs *pflag.FlagSet) (capture.LayoutOptions, error) {
 	o := capture.LayoutOptions{CubeSlots: f.cubeSlots}
 	if f.cubeSlots < abi.MinCubeSlots {
 		return o, fmt.Errorf("--cube-slots %d is below the schema's minimum %d", f.cubeSlots, abi.MinCubeSlots)
@@ -57,4 +81,19 @@ func exitFor(err error) error {
 		return invalid(err)
 	}
 	return usage(err)
+}
+
+// loadPlan plans a schedule for --plan.
+func loadPlan(path string) (*capture.Plan, error) {
+	s, err := plan.ParseFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--plan: %w", err)
+	}
+	r, err := plan.Plan(s)
+	if err != nil {
+		return nil, fmt.Errorf("--plan %s: %w", path, err)
+	}
+	p := &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount}
+	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
+	return p, nil
 }

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -19,7 +18,6 @@ type validateFlags struct {
 	layout      layoutFlags
 	format      string
 	strict      bool
-	planFile    string
 	maxFindings int
 }
 
@@ -86,10 +84,9 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.layout.register(fs)
+	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
-	fs.StringVar(&f.planFile, "plan", "", "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all")
 	return cmd
 }
@@ -102,23 +99,13 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if f.maxFindings < 0 {
 		return usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
 	}
-	layout, err := f.layout.options(fs)
+	layout, hostPlan, err := f.layout.options(fs)
 	if err != nil {
 		return usage(err)
 	}
-	o := validate.Options{Layout: layout, MaxFindings: f.maxFindings}
+	o := validate.Options{Layout: layout, Plan: hostPlan, MaxFindings: f.maxFindings}
 	if f.maxFindings == 0 {
 		o.MaxFindings = -1
-	}
-	if f.planFile != "" {
-		p, err := loadPlan(f.planFile)
-		if err != nil {
-			return usage(err)
-		}
-		o.Plan = p
-		if !fs.Changed("cube-slots") {
-			o.Layout.CubeSlots = 0 // the plan's
-		}
 	}
 
 	results, errs := validateAll(paths, o)
@@ -162,21 +149,6 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		return silent(code)
 	}
 	return nil
-}
-
-// loadPlan plans a schedule for --plan.
-func loadPlan(path string) (*validate.Plan, error) {
-	s, err := plan.ParseFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	r, err := plan.Plan(s)
-	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
-	}
-	p := &validate.Plan{Name: path, CubeSlots: r.CubeSlotCount}
-	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
-	return p, nil
 }
 
 // validateAll validates every capture, at most GOMAXPROCS at once (each
