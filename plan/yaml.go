@@ -56,6 +56,13 @@ func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
 	if m == nil {
 		return
 	}
+	// An optional key given as null is absent, as in a task; a required
+	// one is still read, and null is not what it needs.
+	for k, v := range m {
+		if k != "num_workers" && k != "tasks" && isNull(v) {
+			delete(m, k)
+		}
+	}
 	if v := m["mode"]; v != nil {
 		if name, ok := p.str(v, "mode"); ok {
 			mode, known := ParseMode(name)
