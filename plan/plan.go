@@ -13,8 +13,10 @@ import (
 type Result struct {
 	Mode       Mode  `json:"mode"`
 	NumWorkers int64 `json:"num_workers"`
-	// AICWorkers and AIVWorkers are the workers that run tasks (in an AIV
-	// pipeline every AIV worker runs the whole vector queue).
+	// AICWorkers and AIVWorkers are the workers that run tasks:
+	// num_workers/2 AIC workers (none in an AIV pipeline) and
+	// num_workers/vector_worker_stride AIV workers (in an AIV pipeline each
+	// runs the whole vector queue).
 	AICWorkers uint32 `json:"aic_workers"`
 	AIVWorkers uint32 `json:"aiv_workers"`
 	// AICRequiredRecords and AIVRequiredRecords are the records the busiest
@@ -150,24 +152,15 @@ func planEventDriven(s *Schedule, r *Result) error {
 	if n < 0 || n%2 != 0 {
 		return s.ErrorAt("num_workers", "num_workers must be even and non-negative in event_driven mode, got %d", n)
 	}
-	stride := s.Stride()
-	if stride < 1 {
-		return s.ErrorAt("vector_worker_stride", "vector_worker_stride must be at least 1, got %d", stride)
-	}
-	aic, aiv := n/2, n/stride
-	if aic > math.MaxUint32 || aiv > math.MaxUint32 {
+	if n/2 > math.MaxUint32 {
 		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
 	}
-	r.AICWorkers, r.AIVWorkers = uint32(aic), uint32(aiv)
-	if len(s.CubeTaskIndices) > 0 && aic == 0 {
+	r.AICWorkers = uint32(n / 2)
+	if len(s.CubeTaskIndices) > 0 && n == 0 {
 		return s.ErrorAt("num_workers", "num_workers is 0: no AIC worker for the %d cube tasks", len(s.CubeTaskIndices))
 	}
-	if len(s.VectorTaskIndices) > 0 && aiv == 0 {
-		if n == 0 {
-			return s.ErrorAt("num_workers", "num_workers is 0: no AIV worker for the %d vector tasks", len(s.VectorTaskIndices))
-		}
-		return s.ErrorAt("vector_worker_stride", "%d workers with stride %d leave no AIV worker for the %d vector tasks",
-			n, stride, len(s.VectorTaskIndices))
+	if err := vectorWorkers(s, r); err != nil {
+		return err
 	}
 	r.AICRequiredRecords = busiestWorker(s, s.CubeTaskIndices, r.AICWorkers)
 	r.AIVRequiredRecords = busiestWorker(s, s.VectorTaskIndices, r.AIVWorkers)
@@ -193,6 +186,34 @@ func busiestWorker(s *Schedule, queue []uint32, workers uint32) uint64 {
 	return slices.Max(counts)
 }
 
+// vectorWorkers sets r.AIVWorkers to the AIV workers that run tasks in
+// either mode: num_workers / vector_worker_stride, as the reference's
+// activeVectorWorkers counts them.
+func vectorWorkers(s *Schedule, r *Result) error {
+	n := s.NumWorkers
+	stride := s.Stride()
+	if stride < 1 {
+		return s.ErrorAt("vector_worker_stride", "vector_worker_stride must be at least 1, got %d", stride)
+	}
+	aiv := n / stride
+	if aiv > math.MaxUint32 {
+		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
+	}
+	r.AIVWorkers = uint32(aiv)
+	if len(s.VectorTaskIndices) > 0 && aiv == 0 {
+		if n == 0 {
+			return s.ErrorAt("num_workers", "num_workers is 0: no AIV worker for the %d vector tasks", len(s.VectorTaskIndices))
+		}
+		if s.VectorWorkerStride == 0 {
+			return s.ErrorAt("num_workers", "%d workers with the default vector_worker_stride %d leave no AIV worker for the %d vector tasks",
+				n, stride, len(s.VectorTaskIndices))
+		}
+		return s.ErrorAt("vector_worker_stride", "%d workers with stride %d leave no AIV worker for the %d vector tasks",
+			n, stride, len(s.VectorTaskIndices))
+	}
+	return nil
+}
+
 func planAIVPipeline(s *Schedule, r *Result) error {
 	n := s.NumWorkers
 	if n <= 0 {
@@ -200,9 +221,6 @@ func planAIVPipeline(s *Schedule, r *Result) error {
 	}
 	if n > math.MaxUint32 {
 		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
-	}
-	if s.VectorWorkerStride != 0 {
-		return s.ErrorAt("vector_worker_stride", "vector_worker_stride applies to event_driven mode only")
 	}
 	if len(s.CubeTaskIndices) > 0 {
 		return s.ErrorAt("cube_task_indices", "aiv_pipeline mode runs no cube tasks, got %d", len(s.CubeTaskIndices))
@@ -221,7 +239,9 @@ func planAIVPipeline(s *Schedule, r *Result) error {
 		return s.ErrorAt(fmt.Sprintf("tasks[%d].%s", id, field),
 			"an AIV pipeline cannot use events, but task %d (vector_task_indices[%d]) has %s", id, i, field)
 	}
-	r.AIVWorkers = uint32(n)
+	if err := vectorWorkers(s, r); err != nil {
+		return err
+	}
 	// Every worker runs every vector task and writes one compute record
 	// per task: no waits, no triggers.
 	r.AIVRequiredRecords = uint64(len(s.VectorTaskIndices))

@@ -210,24 +210,26 @@ func propPlanMatchesModel(t *rapid.T) {
 		}
 		return m
 	}
+	stride := s.VectorWorkerStride
+	if stride == 0 {
+		stride = 2
+	}
 	var aic, aiv uint64
+	aicWorkers, aivWorkers := s.NumWorkers/2, s.NumWorkers/stride
 	if s.Mode == plan.AIVPipeline {
+		aicWorkers = 0
 		aiv = uint64(len(s.VectorTaskIndices))
 	} else {
-		stride := s.VectorWorkerStride
-		if stride == 0 {
-			stride = 2
-		}
-		aic = busiest(s.CubeTaskIndices, s.NumWorkers/2)
-		aiv = busiest(s.VectorTaskIndices, s.NumWorkers/stride)
+		aic = busiest(s.CubeTaskIndices, aicWorkers)
+		aiv = busiest(s.VectorTaskIndices, aivWorkers)
 	}
 	roundUp := func(n uint64) uint32 { return uint32((n + 15) / 16 * 16) }
 	cube := uint32(max(24, (s.NumWorkers+1)/2))
 	want := plan.Result{
 		Mode:               s.Mode,
 		NumWorkers:         s.NumWorkers,
-		AICWorkers:         r.AICWorkers,
-		AIVWorkers:         r.AIVWorkers,
+		AICWorkers:         uint32(aicWorkers),
+		AIVWorkers:         uint32(aivWorkers),
 		AICRequiredRecords: aic,
 		AIVRequiredRecords: aiv,
 		AICRecordCapacity:  roundUp(aic),

@@ -7,7 +7,7 @@
 //
 //	mode: event_driven          # or aiv_pipeline; default event_driven
 //	num_workers: 48
-//	vector_worker_stride: 2     # optional, default 2 (event_driven only)
+//	vector_worker_stride: 2     # optional, default 2: num_workers/2 AIV workers
 //	tasks:                      # the task table; the list index is the task id
 //	  - {task_type: MatMul, dependent_event: 3, trigger_event: 4}
 //	  - {task_type: 102}        # by number or TaskType name; absent event = none
@@ -39,8 +39,9 @@ const (
 	// the vector queue over the AIV workers; device events order tasks
 	// across workers.
 	EventDriven Mode = iota
-	// AIVPipeline runs the whole vector queue on every AIV worker, each on
-	// its own shard; no task may wait on or trigger an event.
+	// AIVPipeline runs the whole vector queue on every AIV worker
+	// (num_workers/stride of them), each on its own shard; no task may
+	// wait on or trigger an event.
 	AIVPipeline
 )
 

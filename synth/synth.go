@@ -286,27 +286,23 @@ func (sim *simulator) enter() error {
 		}
 		return int(layout.CubeSlots) + int(block)
 	}
-	if r.Mode == plan.AIVPipeline {
-		for w := uint32(0); w < r.AIVWorkers; w++ {
-			i := slotIndex(abi.CoreTypeAIV, w)
-			entered[i] = true
-			workers = append(workers, worker{i, w})
-		}
-	} else {
-		n := uint32(r.NumWorkers)
+	// The first num_workers AIV cores (and, event-driven, num_workers/2
+	// AIC cores) enter the kernel; AIV worker w runs on AIV/(w*stride).
+	n := uint32(r.NumWorkers)
+	if r.Mode != plan.AIVPipeline {
 		for b := uint32(0); b < n/2; b++ {
 			entered[slotIndex(abi.CoreTypeAIC, b)] = true
 		}
-		for b := uint32(0); b < n; b++ {
-			entered[slotIndex(abi.CoreTypeAIV, b)] = true
-		}
-		for w := uint32(0); w < r.AICWorkers; w++ {
-			workers = append(workers, worker{slotIndex(abi.CoreTypeAIC, w), w})
-		}
-		stride := uint32(sim.s.Stride())
-		for w := uint32(0); w < r.AIVWorkers; w++ {
-			workers = append(workers, worker{slotIndex(abi.CoreTypeAIV, w*stride), w})
-		}
+	}
+	for b := uint32(0); b < n; b++ {
+		entered[slotIndex(abi.CoreTypeAIV, b)] = true
+	}
+	for w := uint32(0); w < r.AICWorkers; w++ {
+		workers = append(workers, worker{slotIndex(abi.CoreTypeAIC, w), w})
+	}
+	stride := uint32(sim.s.Stride())
+	for w := uint32(0); w < r.AIVWorkers; w++ {
+		workers = append(workers, worker{slotIndex(abi.CoreTypeAIV, w*stride), w})
 	}
 
 	if sim.opts.IdleCores < 0 || sim.opts.IdleCores > len(workers) {

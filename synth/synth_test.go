@@ -274,9 +274,13 @@ func TestCapacityScale(t *testing.T) {
 
 // TestPipeline: every AIV worker runs the whole vector queue, one compute
 // record per task, numbered by its shard; no AIC core enters.
+// An AIV pipeline of 6 workers at the default stride 2: AIV workers 0, 1
+// and 2 run on AIV/0, AIV/2 and AIV/4, each the whole vector queue, with
+// its worker index as the shard (stage_task_index); AIV/1, 3 and 5 enter
+// and write nothing; no AIC core enters.
 func TestPipeline(t *testing.T) {
 	s := parse(t, `mode: aiv_pipeline
-num_workers: 3
+num_workers: 6
 tasks: [{task_type: RmsNorm}, {task_type: SwiGLU}, {task_type: AddCustom, stage_task_index: 0}]
 vector_task_indices: [0, 1, 2]
 `)
@@ -284,15 +288,17 @@ vector_task_indices: [0, 1, 2]
 	if err != nil {
 		t.Fatal(err)
 	}
+	workers := 0
 	for _, m := range c.Slots {
-		w := m.Slot.BlockID
+		b := m.Slot.BlockID
 		switch {
-		case m.Slot.CoreType == abi.CoreTypeAIV && w < 3:
-			if len(m.Records) != 3 {
-				t.Fatalf("%s wrote %d records", m.Slot, len(m.Records))
+		case m.Slot.CoreType == abi.CoreTypeAIV && b < 6 && b%2 == 0:
+			workers++
+			if !m.Entered || len(m.Records) != 3 {
+				t.Fatalf("%s: entered %v, wrote %d records", m.Slot, m.Entered, len(m.Records))
 			}
 			for i, r := range m.Records {
-				wantIndex := w
+				wantIndex := b / 2
 				if i == 2 {
 					wantIndex = 0
 				}
@@ -300,9 +306,16 @@ vector_task_indices: [0, 1, 2]
 					t.Errorf("%s record %d: %+v", m.Slot, i, r)
 				}
 			}
+		case m.Slot.CoreType == abi.CoreTypeAIV && b < 6:
+			if !m.Entered || len(m.Records) != 0 {
+				t.Errorf("%s: entered %v, wrote %d records; want an entered core without work", m.Slot, m.Entered, len(m.Records))
+			}
 		case m.Entered:
 			t.Errorf("%s entered", m.Slot)
 		}
+	}
+	if workers != 3 {
+		t.Errorf("%d AIV workers, want 3", workers)
 	}
 }
 

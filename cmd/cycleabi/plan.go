@@ -27,7 +27,7 @@ A schedule:
 
   mode: event_driven          # or aiv_pipeline (default event_driven)
   num_workers: 48             # event_driven: even, >= 0; aiv_pipeline: > 0
-  vector_worker_stride: 2     # event_driven only; default 2
+  vector_worker_stride: 2     # AIV workers = num_workers / stride; default 2
   tasks:                      # the task table; the list index is the task id
     - {task_type: MatMul, dependent_event: 3, trigger_event: 4}
     - {task_type: 102}        # by TaskType name or number; absent event = none

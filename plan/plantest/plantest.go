@@ -42,8 +42,9 @@ func Schedule(t *rapid.T, lim Limits) *plan.Schedule {
 	if rapid.IntRange(0, 4).Draw(t, "pipeline") == 0 {
 		s.Mode = plan.AIVPipeline
 		s.NumWorkers = rapid.Int64Range(1, lim.MaxWorkers).Draw(t, "num_workers")
+		s.VectorWorkerStride = rapid.Int64Range(0, 3).Draw(t, "vector_worker_stride")
 		s.Tasks = rapid.SliceOfN(taskGen(lim, false), 0, lim.MaxTasks).Draw(t, "tasks")
-		if len(s.Tasks) > 0 {
+		if len(s.Tasks) > 0 && s.NumWorkers/s.Stride() > 0 {
 			s.VectorTaskIndices = queue(t, "vector_task_indices", len(s.Tasks), lim.MaxQueue)
 		}
 		return s
