@@ -103,6 +103,9 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names")
 	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
+	// pflag prints "(default [])" after an empty uint list; the usage
+	// already says what the default is.
+	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
 	return cmd
 }
 

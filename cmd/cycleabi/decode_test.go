@@ -278,10 +278,14 @@ func TestDecodeCommandHelp(t *testing.T) {
 	stdout, _, code := runMain(t, "decode", "--help")
 	require.Equal(t, exitOK, code)
 	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
-		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "graph_stages:", "ui.perfetto.dev"} {
+		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "graph_stages:", "ui.perfetto.dev"} {
 		assert.Contains(t, stdout, flag)
 	}
 	assert.True(t, bytes.Contains([]byte(stdout), []byte("Exit status")))
+	assert.NotContains(t, stdout, "(default [])", "an empty list default says nothing")
+	// The rank flags still parse after their DefValue was blanked.
+	_, _, code = runMain(t, "decode", "--help", "--rank", "1", "--rank", "2")
+	assert.Equal(t, exitOK, code)
 }
 
 // The progress bar is for a person watching a terminal: never on a pipe,
