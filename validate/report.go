@@ -56,7 +56,7 @@ func (r *Result) Summary() string {
 		b.WriteString("; ")
 	}
 	if r.LayoutOK {
-		fmt.Fprintf(&b, "layout: %s (%s)", layoutText(r.Layout), "capacities "+r.LayoutSource.Describe())
+		fmt.Fprintf(&b, "layout: %s (capacities %s)", layoutText(r.Layout), r.LayoutSource.Describe())
 	} else {
 		b.WriteString("layout: not resolved")
 	}

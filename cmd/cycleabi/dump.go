@@ -28,8 +28,8 @@ they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
 headers) are folded into one line ("AIC/4..AIC/23 idle").
 
 The layout is found as decode and validate find it (--cube-slots,
---aic-capacity with --aiv-capacity, --plan). When it cannot be resolved, dump shows
-the problem and the AIC/0 header, and exits 1.
+--aic-capacity with --aiv-capacity, --plan). When it cannot be resolved,
+dump shows the problem and the AIC/0 header, and exits 1.
 
 Exit status: 0 when the capture was shown (whatever it holds), 1 when its
 layout cannot be resolved, 2 for usage or I/O errors.`,
