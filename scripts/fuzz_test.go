@@ -1,0 +1,81 @@
+// Package scripts holds the shell scripts of the build; this test drives
+// fuzz.sh with a stub go command to check how it treats each outcome.
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// stubGo stands in for the go command: it lists one package with one fuzz
+// target, and each fuzz run behaves as $MODE says, counting runs in
+// $STUB_RUNS.
+const stubGo = `#!/usr/bin/env bash
+case "$1 $2" in
+"list ./...") echo example.com/p ;;
+"test -list") echo FuzzX ;;
+"list -f") echo "$STUB_PKG" ;;
+"test -run")
+	n=$(cat "$STUB_RUNS" 2>/dev/null || echo 0); echo $((n+1)) > "$STUB_RUNS"
+	race() { printf -- '--- FAIL: FuzzX (10.2s)\n    context deadline exceeded\nFAIL\n'; exit 1; }
+	case "$MODE" in
+	pass) echo PASS ;;
+	race-once) [ "$n" = 0 ] && race; echo PASS ;;
+	race-twice) race ;;
+	crasher) mkdir -p "$STUB_PKG/testdata/fuzz/FuzzX"; touch "$STUB_PKG/testdata/fuzz/FuzzX/0123"; race ;;
+	seed) printf -- '--- FAIL: FuzzX/seed-1\n    boom\n'; exit 1 ;;
+	esac ;;
+esac
+`
+
+func TestFuzzScript(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script, err := os.ReadFile("fuzz.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		mode string
+		ok   bool
+		runs string
+	}{
+		{"pass", true, "1"},
+		{"race-once", true, "2"},   // the Go deadline race: run again, and it passes
+		{"race-twice", false, "2"}, // only one retry
+		{"crasher", false, "1"},    // a new failing input is a failure, whatever the message
+		{"seed", false, "1"},       // any other failure is a failure
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range []string{"bin", "repo/scripts", "repo/p"} {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write := func(path, text string, mode os.FileMode) {
+				if err := os.WriteFile(filepath.Join(dir, path), []byte(text), mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("bin/go", stubGo, 0o755)
+			write("repo/scripts/fuzz.sh", string(script), 0o755)
+			runs := filepath.Join(dir, "runs")
+			cmd := exec.Command("bash", filepath.Join(dir, "repo/scripts/fuzz.sh"), "10s")
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"),
+				"MODE="+tc.mode, "STUB_RUNS="+runs, "STUB_PKG="+filepath.Join(dir, "repo/p"))
+			out, err := cmd.CombinedOutput()
+			if (err == nil) != tc.ok {
+				t.Fatalf("exit error %v, want ok=%v:\n%s", err, tc.ok, out)
+			}
+			got, _ := os.ReadFile(runs)
+			if strings.TrimSpace(string(got)) != tc.runs {
+				t.Errorf("%s fuzz runs, want %s:\n%s", strings.TrimSpace(string(got)), tc.runs, out)
+			}
+		})
+	}
+}
