@@ -27,13 +27,20 @@ type LayoutOptions struct {
 // header); options that make no layout (too few cube slots, bad planned
 // capacities) are plain errors.
 func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
+	_, l, err := c.Resolve(o)
+	return l, err
+}
+
+// Resolve is ResolveLayout that also returns how the layout was found, so
+// that the caller can Explain the problems a scan of it finds.
+func (c *Capture) Resolve(o LayoutOptions) (Settled, abi.Layout, error) {
 	s := c.Settle(o)
 	l, err := c.resolveLayout(s.Options)
 	var p *Problem
 	if errors.As(err, &p) {
 		s.Explain(p)
 	}
-	return l, err
+	return s, l, err
 }
 
 func (c *Capture) resolveLayout(o LayoutOptions) (abi.Layout, error) {

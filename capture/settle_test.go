@@ -58,7 +58,10 @@ func TestResolveLayoutFallback(t *testing.T) {
 	p := problem(t, err)
 	assert.Equal(t, capture.CodeSlotIdentity, p.Code, "AIC/3's header sits where the guess puts AIV/3")
 	assert.Empty(t, p.Hint, "Scan knows nothing of how the layout was found")
-	c.Settle(capture.LayoutOptions{}).Explain(p)
+	s, _, err := c.Resolve(capture.LayoutOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "AIC/0", s.Idle, "Resolve says how it found the layout")
+	s.Explain(p)
 	assert.Contains(t, p.Error(), "; hint: AIC/0 is unused")
 
 	plan := abi.Capacities{AIC: 16, AIV: 32}

@@ -42,8 +42,7 @@ type Decoded struct {
 // read from an unused header; options that make no layout are plain
 // errors.
 func Decode(c *capture.Capture, o capture.LayoutOptions) (*Decoded, error) {
-	s := c.Settle(o)
-	l, err := c.ResolveLayout(s.Options)
+	s, l, err := c.Resolve(o)
 	if err != nil {
 		return nil, err
 	}

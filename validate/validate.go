@@ -173,15 +173,14 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	r := &Result{File: c.Name, Format: c.Format, Base: c.Base, Size: c.Size(), Opened: true}
 	defer v.finish(r)
 
-	v.settled = c.Settle(o.Layout.WithPlan(o.Plan))
-	lo := v.settled.Options
-	r.LayoutSource, r.LayoutOptions = v.settled.Source, lo
+	settled, l, err := c.Resolve(o.Layout.WithPlan(o.Plan))
+	v.settled = settled
+	lo := settled.Options
+	r.LayoutSource, r.LayoutOptions = settled.Source, lo
 	if p := o.Plan; p != nil && p.CubeSlots != lo.CubeSlots {
 		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d", lo.CubeSlots),
 			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
 	}
-
-	l, err := c.ResolveLayout(lo)
 	if err != nil {
 		var p *capture.Problem
 		if !errors.As(err, &p) {
