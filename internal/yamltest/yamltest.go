@@ -70,9 +70,13 @@ func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) in
 			}
 		}
 		orig := *n
+		name := path
+		if name == "" {
+			name = "the document"
+		}
 		for _, r := range replacements {
 			*n = r
-			emit(fmt.Sprintf("replace %s with %s", path, r.Tag))
+			emit(fmt.Sprintf("replace %s with %s", name, r.Tag))
 			count++
 		}
 		*n = orig

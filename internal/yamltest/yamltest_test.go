@@ -23,9 +23,9 @@ func TestMutants(t *testing.T) {
 		"replace a with !!null => a: ~\n",
 		"replace a with !!seq => a: []\n",
 		"replace a with !!map => a: {}\n",
-		"replace  with !!null => ~\n",
-		"replace  with !!seq => []\n",
-		"replace  with !!map => {}\n",
+		"replace the document with !!null => ~\n",
+		"replace the document with !!seq => []\n",
+		"replace the document with !!map => {}\n",
 	}, got)
 	assert.Equal(t, len(got), n)
 }
