@@ -377,9 +377,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
-	b = r.clock.appendSignedMicros(b, rec.StartCycle, r.anchor)
-	b = append(b, `,"dur":`...)
-	b = r.clock.appendMicros(b, rec.EndCycle-rec.StartCycle)
+	b = r.clock.appendSpan(b, rec.StartCycle, rec.EndCycle, r.anchor, `,"dur":`)
 	b = append(b, s.argsStart...)
 	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
 	b = append(b, `,"desc_id":`...)
