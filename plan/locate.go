@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -34,13 +35,13 @@ func yamlPosition(src []byte, path string) (line, col int) {
 	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
 		return 0, 0
 	}
-	n := resolveAlias(doc.Content[0])
+	n := yamlpos.Resolve(doc.Content[0])
 	for _, seg := range splitPath(path) {
 		next := child(n, seg)
 		if next == nil {
 			break
 		}
-		n = resolveAlias(next)
+		n = yamlpos.Resolve(next)
 	}
 	return n.Line, n.Column
 }

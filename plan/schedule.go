@@ -20,11 +20,8 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -175,27 +172,46 @@ type ErrorList = yamlpos.List
 // maxErrors bounds an ErrorList.
 const maxErrors = 20
 
-// ParseFile reads and parses the schedule at path.
+// ParseFile reads and parses the schedule at path. A file larger than the
+// input cap (yamlpos.DefaultMaxInputBytes, 1 GiB; the environment variable
+// CYCLEABI_MAX_INPUT_BYTES sets it) is refused before it is read.
 func ParseFile(path string) (*Schedule, error) {
-	data, err := os.ReadFile(path)
+	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: schedule file not found", path)
-		}
 		return nil, err
 	}
-	return Parse(path, data)
+	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	if err != nil {
+		return nil, err
+	}
+	return parse(path, data, lim)
 }
 
-// Parse parses the schedule text data; file names it in errors. Errors are
-// an *ErrorList. JSON text takes a fast path (a million-task schedule in a
-// fraction of a second); anything the fast path does not accept is parsed,
-// and its errors reported, as YAML.
+// Parse parses the schedule text data; file names it in errors. Problems
+// in the text are an *ErrorList. JSON text takes a fast path (a
+// million-task schedule, 85 MB, in a fraction of a second); anything the
+// fast path does not accept is parsed, and its problems reported, as
+// YAML, which is capped: go-yaml's node tree takes about 30 times the
+// text, so text past yamlpos.DefaultMaxYAMLBytes (8 MiB; the environment
+// variable CYCLEABI_MAX_YAML_BYTES sets it) is refused with a
+// *yamlpos.LimitError rather than parsed. Anything after the document (a
+// second document, text after a JSON object) is a problem.
 func Parse(file string, data []byte) (*Schedule, error) {
-	if s, ok := parseJSON(data); ok {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, err
+	}
+	return parse(file, data, lim)
+}
+
+func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {
+	s, stop, ok := parseJSON(data)
+	if ok {
 		s.File = file
 		s.src, s.fromJSON = data, true
 		return s, nil
 	}
-	return parseYAML(file, data)
+	line, col := yamlpos.PositionOf(data, stop)
+	note := fmt.Sprintf("plain JSON (no escapes, tabs or exponents) takes a fast path up to the %s cap instead; it stopped at line %d, column %d", yamlpos.MaxInputBytesEnv, line, col)
+	return parseYAML(file, data, lim, note)
 }

@@ -195,7 +195,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 		{[]string{"decode", capturePath, "--rank", "4294967295"}, "exceeds"},
 		{[]string{"decode", capturePath, other, "--rank", "1,2", "--device-id", "3"}, "1 --device-id values for 2 captures"},
 		{[]string{"decode", capturePath, "--names", badNames}, badNames + ":2:3: tasks.x: key \"x\" is not an id"},
-		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "no such file"},
+		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "names file not found"},
 		{[]string{"decode", filepath.Join(t.TempDir(), "missing.bin")}, "no such file"},
 		{[]string{"decode", capturePath, "-o", filepath.Join(t.TempDir(), "no", "dir", "t.json")}, "no such file"},
 		{[]string{"decode", capturePath, "--bogus"}, "unknown flag: --bogus"},
