@@ -20,8 +20,10 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -184,7 +186,85 @@ func ParseFile(path string) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(path, data, lim)
+	s, err := parse(path, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CheckFile reads the schedule at path and Checks it, reporting every
+// problem in one run: those in the text and, as far as the rest of the
+// text can be read, those planning finds (a planning problem about a
+// value the text already got wrong is not repeated; when a value every
+// rule needs is wrong, such as num_workers, nothing is planned). Problems
+// are an *ErrorList; reading the file can fail as ParseFile does.
+func CheckFile(path string) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(path, data, lim)
+}
+
+// CheckText is CheckFile for the schedule text data; file names it in errors.
+func CheckText(file string, data []byte) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(file, data, lim)
+}
+
+func check(file string, data []byte, lim yamlpos.Limits) (*Schedule, Result, error) {
+	s, err := parse(file, data, lim)
+	if err == nil {
+		r, err := Check(s)
+		return s, r, err
+	}
+	var list *ErrorList
+	if s == nil || !errors.As(err, &list) || list.Omitted > 0 {
+		return nil, Result{}, err
+	}
+	bad := make([]string, len(list.Errs))
+	for i, e := range list.Errs {
+		bad[i] = e.Path
+		switch e.Path {
+		case "", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices":
+			// A value every rule needs, or the whole file: planning
+			// would only repeat the problem in other words.
+			return nil, Result{}, err
+		}
+	}
+	p := &planner{s: s, skip: func(path string) bool {
+		for _, b := range bad {
+			if related(path, b) {
+				return true
+			}
+		}
+		return false
+	}}
+	p.plan(true)
+	if p.failed() {
+		for _, e := range p.s.errorsAt(p.probs) {
+			list.Add(e)
+		}
+		list.Omitted += p.omitted
+		list.Sort()
+	}
+	return nil, Result{}, list
+}
+
+// related reports whether YAML path a is b, or one lies under the other.
+func related(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return strings.HasPrefix(b, a) && (len(b) == len(a) || b[len(a)] == '.' || b[len(a)] == '[')
 }
 
 // Parse parses the schedule text data; file names it in errors. Problems
@@ -201,7 +281,11 @@ func Parse(file string, data []byte) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(file, data, lim)
+	s, err := parse(file, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {

@@ -21,6 +21,10 @@ var (
 // accepts parses to the same Schedule here, and every error is reported
 // from here. note says what else to do when the file is too large to read
 // as YAML.
+//
+// With problems in the text it returns them, and also the schedule as far
+// as it could be read (nil when there is no document to read), so that
+// planning can report what the good parts show.
 func parseYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Schedule, error) {
 	p := &yamlParser{Reader: yamlpos.Reader{File: file, Errs: ErrorList{Max: maxErrors}}}
 	root, err := yamlpos.Document(file, "YAML", data, lim, note)
@@ -40,7 +44,7 @@ func parseYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Sche
 	p.schedule(root, s)
 	if p.Errs.Len() > 0 {
 		p.Errs.Sort()
-		return nil, &p.Errs
+		return s, &p.Errs
 	}
 	return s, nil
 }
