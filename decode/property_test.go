@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -65,8 +66,43 @@ func propTrace(t *rapid.T) {
 	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.dropped)) {
 		t.Fatalf("droppedRecordCount %s, want %d", got, g.dropped)
 	}
-	if warnings := m["warnings"].([]any); (len(warnings) == 1) != (g.dropped > 0) {
-		t.Fatalf("warnings %v with %d dropped", warnings, g.dropped)
+	// The warnings: dropped records as the reference says it, then one
+	// line per kind of what misleads a viewer, counted here from the
+	// records in slot order.
+	want := Warnings{Dropped: g.dropped}
+	for _, a := range d.Summary.Active {
+		recs := make([]abi.ProfileRecord, a.Count)
+		if _, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) }) {
+			want.UnsortedSlots++
+		}
+		slices.SortStableFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) })
+		for i, r := range recs {
+			for _, earlier := range recs[:i] {
+				if r.StartCycle < earlier.EndCycle {
+					want.Overlapping++
+					break
+				}
+			}
+			if r.StartCycle < a.EntryCycle {
+				want.BeforeEntry++
+			}
+			if r.StartCycle < d.Summary.Anchor {
+				want.NegativeTS++
+			}
+		}
+	}
+	var gotWarnings []string
+	for _, w := range m["warnings"].([]any) {
+		gotWarnings = append(gotWarnings, w.(string))
+	}
+	if wantLines := want.Lines(); !slices.Equal(gotWarnings, wantLines) {
+		t.Fatalf("warnings %q, want %q", gotWarnings, wantLines)
+	}
+	if (g.dropped > 0) != (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")) {
+		t.Fatalf("warnings %v with %d dropped", gotWarnings, g.dropped)
 	}
 	threads := 0
 	for _, e := range f.TraceEvents {

@@ -222,7 +222,25 @@ func (p *pipeline) render(i int, in *Input) error {
 	b = r.appendMetadataEvents(b)
 	events := 0
 	var err error
+	// The counts of Warnings the walk sees: records that overlap an
+	// earlier one of their slot (records of a slot come in start order),
+	// or start before their core's entry or the anchor.
+	w := &in.Decoded.Warnings
+	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
+	maxEnd := make([]uint64, len(r.slots))
+	started := make([]bool, len(r.slots))
 	walkErr := in.Decoded.Records(func(rec Record) bool {
+		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
+			w.Overlapping++
+		}
+		started[rec.Active] = true
+		maxEnd[rec.Active] = max(maxEnd[rec.Active], rec.EndCycle)
+		if rec.StartCycle < rec.EntryCycle {
+			w.BeforeEntry++
+		}
+		if rec.StartCycle < r.anchor {
+			w.NegativeTS++
+		}
 		b = r.appendEvent(b, &rec)
 		events++
 		if len(b) >= chunkSize {
