@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
@@ -181,5 +182,28 @@ func TestParseNamesMutations(t *testing.T) {
 	})
 	if n < 30 {
 		t.Errorf("only %d mutants", n)
+	}
+}
+
+// A names file the fast paths do not read is read as YAML nodes, under the
+// YAML cap: past it the error names the cap, the variable that raises it,
+// and where the fast path stopped. A file the fast path reads is not held
+// to that cap.
+func TestParseNamesYAMLCap(t *testing.T) {
+	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
+	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
+	if n, err := ParseNames("n.yaml", []byte(fast)); err != nil || len(n.Tasks) != 3 {
+		t.Fatalf("fast path: %+v, %v", n, err)
+	}
+	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
+	_, err := ParseNames("n.yaml", []byte(slow))
+	var le *yamlpos.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("got %T %v, want a LimitError", err, err)
+	}
+	for _, want := range []string{"n.yaml: 47 bytes is more than the cap of 30 bytes", "CYCLEABI_MAX_YAML_BYTES", "stopped at line 3, column 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
 	}
 }
