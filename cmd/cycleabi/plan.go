@@ -89,6 +89,11 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 	workers := fmt.Sprintf("%d AIC and %d AIV workers", r.AICWorkers, r.AIVWorkers)
 	if r.Mode == plan.AIVPipeline {
 		workers = fmt.Sprintf("%d AIV workers, each running the whole vector queue", r.AIVWorkers)
+		if r.AIVWorkers == 0 {
+			// The reference sizes the slots all the same (its
+			// activeVectorWorkers is num_workers / stride).
+			workers = "no active AIV worker (num_workers / vector_worker_stride is 0), slots sized for the whole vector queue"
+		}
 	}
 	fmt.Fprintf(tw, "schedule\t%s (%s, num_workers %d: %s)\n", file, r.Mode, r.NumWorkers, workers)
 	fmt.Fprintf(tw, "AIC records\t%d required by the busiest worker, capacity %d per core\n", r.AICRequiredRecords, r.AICRecordCapacity)

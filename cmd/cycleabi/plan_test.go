@@ -135,3 +135,18 @@ func TestPlanYAMLCap(t *testing.T) {
 		t.Fatalf("exit %d: %v", code, err)
 	}
 }
+
+// An AIV pipeline of one worker at the default stride is sized as the
+// reference sizes it, and the text says no AIV worker is active.
+func TestPlanPipelineOneWorker(t *testing.T) {
+	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
+	out, code, err := runCaptured("plan", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
