@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,6 +58,28 @@ func propTrace(t *rapid.T) {
 			t.Fatalf("event %d: ts %s before the previous event's %s", i, e.Ts, prev.String())
 		}
 		prev = ts
+	}
+
+	// What the viewer shows is what the device wrote: on each thread, a
+	// record that ends at or before the next one's start does so in
+	// doubles too (ts + dur, as a viewer adds them).
+	last := map[string]traceEvent{}
+	for _, e := range xs {
+		tid := e.Pid.String() + "/" + e.Tid.String()
+		if prev, ok := last[tid]; ok {
+			end := prev.Args["end_cycle"].(json.Number).String()
+			start := e.Args["start_cycle"].(json.Number).String()
+			endCycle, _ := strconv.ParseUint(end, 10, 64)
+			startCycle, _ := strconv.ParseUint(start, 10, 64)
+			ts, _ := strconv.ParseFloat(prev.Ts.String(), 64)
+			dur, _ := strconv.ParseFloat(prev.Dur.String(), 64)
+			next, _ := strconv.ParseFloat(e.Ts.String(), 64)
+			if endCycle <= startCycle && ts+dur > next {
+				t.Fatalf("thread %s: ts %s + dur %s passes the next record's ts %s (end_cycle %d, next start_cycle %d)",
+					tid, prev.Ts, prev.Dur, e.Ts, endCycle, startCycle)
+			}
+		}
+		last[tid] = e
 	}
 
 	m := f.MegaKernelCycleTrace
