@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -160,4 +161,58 @@ f:6:5: s5: expected a string, got a list
 f:9:5: i2: expected an integer, got "3"
 f:10:5: i3: expected a non-negative integer, got "3.0"
 f:12:5: b2: expected true or false, got "1"`, r.Errs.Error())
+}
+
+// Every valid document followed by any kind of trailing content is
+// refused, at the line where that content starts.
+func TestDocumentTrailingCombinations(t *testing.T) {
+	docs := []string{
+		`{"num_workers": 2, "tasks": [{"task_type": "MatMul"}]}`,
+		"{a: [1, '}', \"]\"], b: {c: d}}  # a comment",
+		"a: 1\nb: [x, y]\n",
+		"a: 1\n...\n",
+		"- 1\n- {x: 'y'}\n",
+		"'a quoted '' scalar'",
+	}
+	trailers := []string{" {\"b\": 2}", "\n  garbage [", "\n---\nx: 1\n", "\n# comment\n\n}"}
+	for _, d := range docs {
+		root, err := Document("f", "YAML", []byte(d), noCap, "")
+		require.NoError(t, err, "%q", d)
+		require.NotNil(t, root)
+		for _, tr := range trailers {
+			if strings.Contains(d, "#") && !strings.HasPrefix(tr, "\n") {
+				continue // the comment would swallow it
+			}
+			text := d + tr
+			// The line where the trailing content's first non-space,
+			// non-comment character is.
+			wantLine := 1 + strings.Count(d, "\n")
+			rest := tr
+			for {
+				rest = strings.TrimLeft(rest, " ")
+				if strings.HasPrefix(rest, "\n") {
+					wantLine++
+					rest = rest[1:]
+					continue
+				}
+				if strings.HasPrefix(rest, "#") {
+					rest = rest[strings.IndexByte(rest, '\n'):]
+					continue
+				}
+				break
+			}
+			_, err := Document("f", "YAML", []byte(text), noCap, "")
+			var e *Error
+			if !assert.ErrorAs(t, err, &e, "%q", text) {
+				continue
+			}
+			// A syntax error go-yaml finds itself (a block mapping
+			// followed by text) is fine too, as long as it has a line.
+			if strings.HasPrefix(e.Msg, "invalid YAML") {
+				assert.Positive(t, e.Line, "%q: %v", text, err)
+				continue
+			}
+			assert.Equal(t, wantLine, e.Line, "%q: %v", text, err)
+		}
+	}
 }
