@@ -16,7 +16,10 @@
 //
 // A task may also carry graph_stage, owner_id and stage_task_index, which
 // only the simulator (package synth) uses. Every problem is reported with
-// file:line:col and the YAML path of the offending value.
+// file:line:col and the YAML path of the offending value, all of them in
+// one list: Parse reports the text's, Plan the sizing rules', Check adds
+// waits no scheduled task triggers, and CheckFile reports both kinds at
+// once. Text is read by package yamlpos, under its size caps.
 package plan
 
 import (
