@@ -28,6 +28,10 @@ type Decoded struct {
 	// Summary has the layout, the record and dropped counts, the active
 	// slots (with records) in buffer order and the anchor cycle.
 	Summary *capture.Summary
+	// Warnings counts what the trace will show differently from what the
+	// device wrote: Decode fills in what the scan saw, WriteTrace the
+	// rest as it writes the records.
+	Warnings Warnings
 	// TempDir is where sorted copies of out-of-order slots are kept
 	// during a walk when there are several such slots ("": os.TempDir()).
 	TempDir string
@@ -54,7 +58,13 @@ func Decode(c *capture.Capture, o capture.LayoutOptions) (*Decoded, error) {
 		}
 		return nil, err
 	}
-	return &Decoded{Capture: c, Summary: sum}, nil
+	d := &Decoded{Capture: c, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
+	for _, a := range sum.Active {
+		if !a.Sorted {
+			d.Warnings.UnsortedSlots++
+		}
+	}
+	return d, nil
 }
 
 // Record is one live record with the slot it was read from.

@@ -179,8 +179,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 
 	stderr := cmd.ErrOrStderr()
 	for _, in := range inputs {
-		if w := decode.Warning(in.Decoded.Summary.Dropped); w != "" {
-			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s; plan larger capacities\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		for i, w := range in.Decoded.Warnings.Lines() {
+			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
+				w += "; plan larger capacities; run validate for offsets"
+			}
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
 	}
 	where := f.output
