@@ -1,0 +1,571 @@
+package tracemerge
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// InputError is a framework or MegaKernel trace that cannot be merged:
+// malformed JSON, a value of the wrong kind, a non-finite time. Line and
+// Offset (1-based line, 0-based byte offset in the decompressed text) say
+// where, when known (Line 0: the error concerns the file as a whole).
+type InputError struct {
+	File   string
+	Line   int
+	Offset int64
+	Msg    string
+}
+
+func (e *InputError) Error() string {
+	if e.Line == 0 {
+		return e.File + ": " + e.Msg
+	}
+	return fmt.Sprintf("%s:%d: byte %d: %s", e.File, e.Line, e.Offset, e.Msg)
+}
+
+// Limits that keep a hostile or broken trace from taking unbounded memory:
+// one event, or one nesting, past these is an error.
+const (
+	maxEventBytes = 64 << 20
+	maxDepth      = 512
+)
+
+// reader is a streaming JSON tokenizer over a (possibly gzip-compressed)
+// file. It reads whole values as raw bytes, checked against the JSON
+// grammar (plus the NaN/Infinity literals Python's json module writes, so
+// that a non-finite time gets a clear error rather than a syntax error),
+// and copies them through unchanged.
+type reader struct {
+	name string
+	src  io.Reader
+	buf  []byte
+	i, n int
+	eof  bool
+	err  error // a read error, reported once the buffer is drained
+	off  int64 // offset of buf[0] in the stream
+	line int
+	// closers close the file and the gzip reader.
+	closers []io.Closer
+}
+
+// openReader opens path, decompressing it when it starts with gzip's magic
+// bytes (whatever its name).
+func openReader(path string) (*reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{name: path, buf: make([]byte, 256<<10), line: 1, closers: []io.Closer{f}}
+	var magic [2]byte
+	n, _ := io.ReadFull(f, magic[:])
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.src = f
+	if n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r.src = gz
+		r.closers = append(r.closers, gz)
+	}
+	return r, nil
+}
+
+func newBytesReader(name string, data []byte) *reader {
+	return &reader{name: name, src: bytes.NewReader(data), buf: make([]byte, 4096), line: 1}
+}
+
+func (r *reader) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i].Close()
+	}
+	r.closers = nil
+}
+
+// fill reads more input; it reports false at the end of the input or on a
+// read error (kept in r.err).
+func (r *reader) fill() bool {
+	if r.eof {
+		return false
+	}
+	if r.i > 0 {
+		copy(r.buf, r.buf[r.i:r.n])
+		r.off += int64(r.i)
+		r.n -= r.i
+		r.i = 0
+	}
+	for r.n < len(r.buf) {
+		m, err := r.src.Read(r.buf[r.n:])
+		r.n += m
+		if err != nil {
+			r.eof = true
+			if !errors.Is(err, io.EOF) {
+				r.err = err
+			}
+			break
+		}
+		if m > 0 {
+			break
+		}
+	}
+	return r.i < r.n
+}
+
+// pos is the offset of the next byte.
+func (r *reader) pos() int64 { return r.off + int64(r.i) }
+
+func (r *reader) errorf(format string, args ...any) error {
+	if r.err != nil {
+		return fmt.Errorf("%s: %w", r.name, r.err)
+	}
+	return &InputError{File: r.name, Line: r.line, Offset: r.pos(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// peek skips whitespace and returns the next byte, 0 at the end.
+func (r *reader) peek() byte {
+	for {
+		for r.i < r.n {
+			switch c := r.buf[r.i]; c {
+			case '\n':
+				r.line++
+				r.i++
+			case ' ', '\t', '\r':
+				r.i++
+			default:
+				return c
+			}
+		}
+		if !r.fill() {
+			return 0
+		}
+	}
+}
+
+// expect consumes c after whitespace.
+func (r *reader) expect(c byte, what string) error {
+	if got := r.peek(); got != c {
+		return r.errorf("expected %s, found %s", what, describe(got))
+	}
+	r.i++
+	return nil
+}
+
+func describe(c byte) string {
+	if c == 0 {
+		return "the end of the input"
+	}
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+	return fmt.Sprintf("%q", c)
+}
+
+// sink receives the raw bytes of a value. With w set, bytes past flushAt
+// are written out as they come (a top-level value of any size streams);
+// without, a value longer than maxEventBytes is an error.
+type sink struct {
+	b []byte
+	w io.Writer
+}
+
+const flushAt = 64 << 10
+
+func (s *sink) write(p []byte) error {
+	s.b = append(s.b, p...)
+	if s.w != nil && len(s.b) >= flushAt {
+		if _, err := s.w.Write(s.b); err != nil {
+			return err
+		}
+		s.b = s.b[:0]
+	}
+	return nil
+}
+
+// value reads one JSON value after whitespace into s (without the leading
+// whitespace; whitespace inside the value is kept).
+func (r *reader) value(s *sink) error {
+	if r.peek() == 0 {
+		return r.errorf("expected a value, found %s", describe(0))
+	}
+	var stack []byte
+	const (
+		stValue = iota
+		stKey
+		stAfter
+	)
+	state := stValue
+	start := r.pos()
+	emit := func(p []byte) error {
+		if err := s.write(p); err != nil {
+			return err
+		}
+		if s.w == nil && len(s.b) > maxEventBytes {
+			return &InputError{File: r.name, Line: r.line, Offset: start, Msg: fmt.Sprintf("a trace event longer than %d bytes", maxEventBytes)}
+		}
+		return nil
+	}
+	// ws copies whitespace inside the value.
+	ws := func() error {
+		for {
+			j := r.i
+			for j < r.n {
+				c := r.buf[j]
+				if c == '\n' {
+					r.line++
+				} else if c != ' ' && c != '\t' && c != '\r' {
+					break
+				}
+				j++
+			}
+			if err := emit(r.buf[r.i:j]); err != nil {
+				return err
+			}
+			r.i = j
+			if j < r.n || !r.fill() {
+				return nil
+			}
+		}
+	}
+	for {
+		switch state {
+		case stValue:
+			if err := ws(); err != nil {
+				return err
+			}
+			if r.i >= r.n {
+				return r.errorf("expected a value, found %s", describe(0))
+			}
+			switch c := r.buf[r.i]; {
+			case c == '{' || c == '[':
+				if len(stack) >= maxDepth {
+					return r.errorf("values nested deeper than %d", maxDepth)
+				}
+				stack = append(stack, c)
+				r.i++
+				if err := emit([]byte{c}); err != nil {
+					return err
+				}
+				if err := ws(); err != nil {
+					return err
+				}
+				close := byte('}')
+				if c == '[' {
+					close = ']'
+				}
+				if r.i < r.n && r.buf[r.i] == close {
+					r.i++
+					stack = stack[:len(stack)-1]
+					if err := emit([]byte{close}); err != nil {
+						return err
+					}
+					state = stAfter
+				} else if c == '{' {
+					state = stKey
+				}
+			case c == '"':
+				if err := r.str(emit); err != nil {
+					return err
+				}
+				state = stAfter
+			case c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+				if err := r.literal(emit); err != nil {
+					return err
+				}
+				state = stAfter
+			default:
+				return r.errorf("expected a value, found %s", describe(c))
+			}
+		case stKey:
+			if err := ws(); err != nil {
+				return err
+			}
+			if r.i >= r.n || r.buf[r.i] != '"' {
+				return r.errorf("expected an object key, found %s", describe(r.cur()))
+			}
+			if err := r.str(emit); err != nil {
+				return err
+			}
+			if err := ws(); err != nil {
+				return err
+			}
+			if r.i >= r.n || r.buf[r.i] != ':' {
+				return r.errorf("expected ':' after an object key, found %s", describe(r.cur()))
+			}
+			r.i++
+			if err := emit([]byte{':'}); err != nil {
+				return err
+			}
+			state = stValue
+		case stAfter:
+			if len(stack) == 0 {
+				return nil
+			}
+			if err := ws(); err != nil {
+				return err
+			}
+			top := stack[len(stack)-1]
+			c := r.cur()
+			switch {
+			case c == ',':
+				r.i++
+				if err := emit([]byte{c}); err != nil {
+					return err
+				}
+				if top == '{' {
+					state = stKey
+				} else {
+					state = stValue
+				}
+			case c == '}' && top == '{' || c == ']' && top == '[':
+				r.i++
+				stack = stack[:len(stack)-1]
+				if err := emit([]byte{c}); err != nil {
+					return err
+				}
+			default:
+				want := "',' or '}'"
+				if top == '[' {
+					want = "',' or ']'"
+				}
+				return r.errorf("expected %s, found %s", want, describe(c))
+			}
+		}
+	}
+}
+
+// cur is the next byte without skipping whitespace, 0 at the end.
+func (r *reader) cur() byte {
+	if r.i >= r.n && !r.fill() {
+		return 0
+	}
+	return r.buf[r.i]
+}
+
+// str copies a string starting at its opening quote, checking escapes and
+// that it holds no control characters.
+func (r *reader) str(emit func([]byte) error) error {
+	start := r.i
+	r.i++
+	for {
+		j := r.i
+		for j < r.n {
+			c := r.buf[j]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			j++
+		}
+		if j < r.n {
+			switch c := r.buf[j]; {
+			case c == '"':
+				r.i = j + 1
+				return emit(r.buf[start:r.i])
+			case c < 0x20:
+				r.i = j
+				return r.errorf("control character 0x%02x in a string", c)
+			default: // a backslash: make sure the escape is all in the buffer
+				if j+6 > r.n && !r.eof {
+					if err := emit(r.buf[start:j]); err != nil {
+						return err
+					}
+					r.i, start = j, j
+					r.fill()
+					start = r.i
+					continue
+				}
+				if j+1 >= r.n {
+					r.i = j
+					return r.errorf("unterminated string")
+				}
+				switch r.buf[j+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					r.i = j + 2
+				case 'u':
+					if j+6 > r.n || !isHex4(r.buf[j+2:j+6]) {
+						r.i = j
+						return r.errorf(`bad \u escape in a string`)
+					}
+					r.i = j + 6
+				default:
+					r.i = j
+					return r.errorf("bad escape %q in a string", r.buf[j:j+2])
+				}
+				continue
+			}
+		}
+		// The buffer ends inside the string: pass on what we have.
+		if err := emit(r.buf[start:j]); err != nil {
+			return err
+		}
+		r.i = j
+		if !r.fill() {
+			return r.errorf("unterminated string")
+		}
+		start = r.i
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// literal copies a number, true, false, null, NaN, Infinity or -Infinity.
+func (r *reader) literal(emit func([]byte) error) error {
+	var lit []byte
+	at := r.pos()
+	for {
+		if r.i >= r.n && !r.fill() {
+			break
+		}
+		c := r.buf[r.i]
+		if !(c == '-' || c == '+' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			break
+		}
+		if len(lit) > 4096 {
+			return r.errorf("a number or literal longer than 4096 bytes")
+		}
+		lit = append(lit, c)
+		r.i++
+	}
+	switch string(lit) {
+	case "true", "false", "null", "NaN", "Infinity", "-Infinity":
+	default:
+		if !isJSONNumber(lit) {
+			return &InputError{File: r.name, Line: r.line, Offset: at, Msg: fmt.Sprintf("%q is not a JSON value", lit)}
+		}
+	}
+	return emit(lit)
+}
+
+// isJSONNumber reports whether b is a number in JSON's grammar.
+func isJSONNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// key reads an object key and its colon; the key is returned unescaped
+// and as written.
+func (r *reader) key() (string, []byte, error) {
+	if r.peek() != '"' {
+		return "", nil, r.errorf("expected an object key, found %s", describe(r.cur()))
+	}
+	var s sink
+	if err := r.value(&s); err != nil {
+		return "", nil, err
+	}
+	k, ok := unquote(s.b)
+	if !ok {
+		return "", nil, r.errorf("bad object key %s", s.b)
+	}
+	if err := r.expect(':', "':' after an object key"); err != nil {
+		return "", nil, err
+	}
+	return k, s.b, nil
+}
+
+// eventAt says where an event starts, for errors about it.
+type eventAt struct {
+	line int
+	off  int64
+}
+
+// errorAt is an InputError about the event at at.
+func (r *reader) errorAt(at eventAt, format string, args ...any) error {
+	return &InputError{File: r.name, Line: at.line, Offset: at.off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// array reads a JSON array of values, calling fn with each one's raw
+// bytes (valid until the next call). With open set, the input may end
+// before the closing bracket, as Chrome's JSON Array Format allows.
+func (r *reader) array(open bool, fn func(raw []byte, at eventAt) error) error {
+	if err := r.expect('[', "'['"); err != nil {
+		return err
+	}
+	var s sink
+	if r.peek() == ']' {
+		r.i++
+		return nil
+	}
+	for {
+		c := r.peek()
+		if c == 0 && open {
+			return r.ioErr()
+		}
+		at := eventAt{r.line, r.pos()}
+		s.b = s.b[:0]
+		if err := r.value(&s); err != nil {
+			return err
+		}
+		if err := fn(s.b, at); err != nil {
+			return err
+		}
+		switch c := r.peek(); {
+		case c == ',':
+			r.i++
+		case c == ']':
+			r.i++
+			return nil
+		case c == 0 && open:
+			return r.ioErr()
+		default:
+			return r.errorf("expected ',' or ']' after a trace event, found %s", describe(c))
+		}
+	}
+}
+
+// ioErr returns the read error that ended the input, if any.
+func (r *reader) ioErr() error {
+	if r.err != nil {
+		return fmt.Errorf("%s: %w", r.name, r.err)
+	}
+	return nil
+}
