@@ -15,8 +15,6 @@ type member struct {
 	start, end int // the value's span
 }
 
-
-
 // members lists the members of an object read (and checked) by
 // reader.value. It reports false when raw is not an object.
 func members(raw []byte, dst []member) ([]member, bool) {
