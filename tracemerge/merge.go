@@ -206,7 +206,7 @@ func (m *merger) run(w io.Writer) error {
 		if err := r.ioErr(); err != nil {
 			return err
 		}
-		return m.finish(w, "\n")
+		return m.finish(w, ",\n")
 	case '{':
 		r.i++
 		if _, err := io.WriteString(w, "{"); err != nil {
