@@ -444,7 +444,7 @@ func TestRefusals(t *testing.T) {
 		"schema version": {good, writeMK(t, simpleMK, `{"schemaVersion":2,"rank":0}`), "megaKernelCycleTrace.schemaVersion 2 is not one this build reads ([1])"},
 		"no schema":      {good, writeMK(t, simpleMK, `{"rank":0}`), "megaKernelCycleTrace has no schemaVersion"},
 		"NaN ts":         {writeFile(t, "n.json", `[{"ph":"X","name":"x","pid":0,"tid":0,"ts":NaN,"dur":1}]`), mk, ":1: byte 1: ts NaN is not finite"},
-		"inf string dur": {writeFile(t, "n.json", `{"traceEvents":[` + "\n" + `{"ph":"X","name":"x","pid":0,"tid":0,"ts":"1","dur":"-inf"}]}`), mk, `:2: byte 17: dur "-inf" is not finite`},
+		"inf string dur": {writeFile(t, "n.json", `{"traceEvents":[`+"\n"+`{"ph":"X","name":"x","pid":0,"tid":0,"ts":"1","dur":"-inf"}]}`), mk, `:2: byte 17: dur "-inf" is not finite`},
 		"huge dur":       {writeFile(t, "n.json", `[{"ph":"X","name":"x","pid":0,"tid":0,"ts":1,"dur":1e999}]`), mk, "dur 1e999 is not finite"},
 		"MK NaN":         {good, writeMK(t, []mkEvent{{"A", 0, 1000, "NaN", "1", -1}}, oneRankMeta("K")), "ts NaN is not finite"},
 		"syntax":         {writeFile(t, "s.json", `{"traceEvents":[{"ph":"X",}]}`), mk, `s.json:1: byte 26: expected an object key, found '}'`},
