@@ -125,17 +125,17 @@ func TestPropReaderCopiesValues(t *testing.T) {
 // TestReaderRejects: malformed JSON is an error naming the line and byte.
 func TestReaderRejects(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"a" 1}`:        `x:1: byte 5: expected ':' after an object key, found '1'`,
-		"[1,\n2,]":       `x:2: byte 6: expected a value, found ']'`,
-		`"abc`:           `x:1: byte 4: unterminated string`,
-		`"a\qb"`:         `x:1: byte 2: bad escape "\\q" in a string`,
-		`"a\u12x4"`:      `x:1: byte 2: bad \u escape in a string`,
-		"\"a\tb\"":       `x:1: byte 2: control character 0x09 in a string`,
-		`[01]`:           `x:1: byte 1: "01" is not a JSON value`,
-		`{"a":1]`:        `x:1: byte 6: expected ',' or '}', found ']'`,
-		`[1 2]`:          `x:1: byte 3: expected ',' or ']', found '2'`,
-		`@`:              `x:1: byte 0: expected a value, found '@'`,
-		``:               `x:1: byte 0: expected a value, found the end of the input`,
+		`{"a" 1}`:       `x:1: byte 5: expected ':' after an object key, found '1'`,
+		"[1,\n2,]":      `x:2: byte 6: expected a value, found ']'`,
+		`"abc`:          `x:1: byte 4: unterminated string`,
+		`"a\qb"`:        `x:1: byte 2: bad escape "\\q" in a string`,
+		`"a\u12x4"`:     `x:1: byte 2: bad \u escape in a string`,
+		"\"a\tb\"":      `x:1: byte 2: control character 0x09 in a string`,
+		`[01]`:          `x:1: byte 1: "01" is not a JSON value`,
+		`{"a":1]`:       `x:1: byte 6: expected ',' or '}', found ']'`,
+		`[1 2]`:         `x:1: byte 3: expected ',' or ']', found '2'`,
+		`@`:             `x:1: byte 0: expected a value, found '@'`,
+		``:              `x:1: byte 0: expected a value, found the end of the input`,
 		`{"a":[1,{"b":`: `x:1: byte 13: expected a value, found the end of the input`,
 	} {
 		r := newBytesReader("x", []byte(in))
