@@ -10,7 +10,7 @@ import (
 // member is one top-level member of an event object: the key unescaped,
 // the value's raw bytes, and where they lie in the event.
 type member struct {
-	key        string
+	key        []byte // unescaped (usually a slice of the event)
 	val        []byte
 	start, end int // the value's span
 }
@@ -30,7 +30,7 @@ func members(raw []byte, dst []member) ([]member, bool) {
 	for i < len(raw) {
 		ks := i
 		i = skipString(raw, i)
-		key, ok := unquoteKey(raw[ks:i])
+		key, ok := keyBytes(raw[ks:i])
 		if !ok {
 			return dst, false
 		}
@@ -51,7 +51,7 @@ func members(raw []byte, dst []member) ([]member, bool) {
 // get returns the value of key, nil when absent.
 func get(ms []member, key string) []byte {
 	for i := range ms {
-		if ms[i].key == key {
+		if string(ms[i].key) == key {
 			return ms[i].val
 		}
 	}
@@ -105,19 +105,24 @@ func skipValue(b []byte, i int) int {
 		}
 		return i
 	default:
-		for i < len(b) && !bytes.ContainsRune([]byte(",}] \n\t\r"), rune(b[i])) {
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\n', '\t', '\r':
+				return i
+			}
 			i++
 		}
 		return i
 	}
 }
 
-// unquoteKey unescapes a key, with a fast path for keys without escapes.
-func unquoteKey(b []byte) (string, bool) {
+// keyBytes unescapes a key; without escapes it is a slice of b.
+func keyBytes(b []byte) ([]byte, bool) {
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
-		return string(b[1 : len(b)-1]), true
+		return b[1 : len(b)-1], true
 	}
-	return unquote(b)
+	s, ok := unquote(b)
+	return []byte(s), ok
 }
 
 // unquote returns the string a JSON string literal holds.

@@ -50,6 +50,11 @@ type reader struct {
 	line int
 	// closers close the file and the gzip reader.
 	closers []io.Closer
+	// rec, when set, receives the bytes from buf[mark:] as they are
+	// consumed (see value); recErr is its first error.
+	rec    *sink
+	mark   int
+	recErr error
 }
 
 // openReader opens path, decompressing it when it starts with gzip's magic
@@ -95,6 +100,10 @@ func (r *reader) close() {
 func (r *reader) fill() bool {
 	if r.eof {
 		return false
+	}
+	if r.rec != nil {
+		r.record()
+		r.mark = 0
 	}
 	if r.i > 0 {
 		copy(r.buf, r.buf[r.i:r.n])
@@ -189,12 +198,58 @@ func (s *sink) write(p []byte) error {
 	return nil
 }
 
+// record passes buf[mark:i] to the sink being recorded into; fill calls
+// it before it moves the buffer.
+func (r *reader) record() {
+	if r.rec == nil || r.recErr != nil {
+		return
+	}
+	if err := r.rec.write(r.buf[r.mark:r.i]); err != nil {
+		r.recErr = err
+	} else if r.rec.w == nil && len(r.rec.b) > maxEventBytes {
+		r.recErr = &InputError{File: r.name, Line: r.line, Offset: r.pos(), Msg: fmt.Sprintf("a trace event longer than %d bytes", maxEventBytes)}
+	}
+	r.mark = r.i
+}
+
 // value reads one JSON value after whitespace into s (without the leading
-// whitespace; whitespace inside the value is kept).
+// whitespace; whitespace inside the value is kept). The bytes are not
+// copied token by token: the reader records the span it consumed and
+// hands it to s when it refills its buffer and at the end.
 func (r *reader) value(s *sink) error {
 	if r.peek() == 0 {
 		return r.errorf("expected a value, found %s", describe(0))
 	}
+	r.rec, r.mark, r.recErr = s, r.i, nil
+	err := r.scanValue()
+	if err == nil {
+		r.record()
+		err = r.recErr
+	}
+	r.rec = nil
+	return err
+}
+
+// ws skips whitespace inside a value, counting lines.
+func (r *reader) ws() {
+	for {
+		for r.i < r.n {
+			switch r.buf[r.i] {
+			case '\n':
+				r.line++
+			case ' ', '\t', '\r':
+			default:
+				return
+			}
+			r.i++
+		}
+		if !r.fill() {
+			return
+		}
+	}
+}
+
+func (r *reader) scanValue() error {
 	var stack []byte
 	const (
 		stValue = iota
@@ -202,81 +257,39 @@ func (r *reader) value(s *sink) error {
 		stAfter
 	)
 	state := stValue
-	start := r.pos()
-	emit := func(p []byte) error {
-		if err := s.write(p); err != nil {
-			return err
-		}
-		if s.w == nil && len(s.b) > maxEventBytes {
-			return &InputError{File: r.name, Line: r.line, Offset: start, Msg: fmt.Sprintf("a trace event longer than %d bytes", maxEventBytes)}
-		}
-		return nil
-	}
-	// ws copies whitespace inside the value.
-	ws := func() error {
-		for {
-			j := r.i
-			for j < r.n {
-				c := r.buf[j]
-				if c == '\n' {
-					r.line++
-				} else if c != ' ' && c != '\t' && c != '\r' {
-					break
-				}
-				j++
-			}
-			if err := emit(r.buf[r.i:j]); err != nil {
-				return err
-			}
-			r.i = j
-			if j < r.n || !r.fill() {
-				return nil
-			}
-		}
-	}
 	for {
+		if r.recErr != nil {
+			return r.recErr
+		}
 		switch state {
 		case stValue:
-			if err := ws(); err != nil {
-				return err
-			}
-			if r.i >= r.n {
-				return r.errorf("expected a value, found %s", describe(0))
-			}
-			switch c := r.buf[r.i]; {
+			r.ws()
+			switch c := r.cur(); {
 			case c == '{' || c == '[':
 				if len(stack) >= maxDepth {
 					return r.errorf("values nested deeper than %d", maxDepth)
 				}
 				stack = append(stack, c)
 				r.i++
-				if err := emit([]byte{c}); err != nil {
-					return err
-				}
-				if err := ws(); err != nil {
-					return err
-				}
+				r.ws()
 				close := byte('}')
 				if c == '[' {
 					close = ']'
 				}
-				if r.i < r.n && r.buf[r.i] == close {
+				if r.cur() == close {
 					r.i++
 					stack = stack[:len(stack)-1]
-					if err := emit([]byte{close}); err != nil {
-						return err
-					}
 					state = stAfter
 				} else if c == '{' {
 					state = stKey
 				}
 			case c == '"':
-				if err := r.str(emit); err != nil {
+				if err := r.str(); err != nil {
 					return err
 				}
 				state = stAfter
-			case c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-				if err := r.literal(emit); err != nil {
+			case c != 0 && isLiteralByte(c):
+				if err := r.literal(); err != nil {
 					return err
 				}
 				state = stAfter
@@ -284,41 +297,29 @@ func (r *reader) value(s *sink) error {
 				return r.errorf("expected a value, found %s", describe(c))
 			}
 		case stKey:
-			if err := ws(); err != nil {
-				return err
-			}
-			if r.i >= r.n || r.buf[r.i] != '"' {
+			r.ws()
+			if r.cur() != '"' {
 				return r.errorf("expected an object key, found %s", describe(r.cur()))
 			}
-			if err := r.str(emit); err != nil {
+			if err := r.str(); err != nil {
 				return err
 			}
-			if err := ws(); err != nil {
-				return err
-			}
-			if r.i >= r.n || r.buf[r.i] != ':' {
+			r.ws()
+			if r.cur() != ':' {
 				return r.errorf("expected ':' after an object key, found %s", describe(r.cur()))
 			}
 			r.i++
-			if err := emit([]byte{':'}); err != nil {
-				return err
-			}
 			state = stValue
 		case stAfter:
 			if len(stack) == 0 {
 				return nil
 			}
-			if err := ws(); err != nil {
-				return err
-			}
+			r.ws()
 			top := stack[len(stack)-1]
 			c := r.cur()
 			switch {
 			case c == ',':
 				r.i++
-				if err := emit([]byte{c}); err != nil {
-					return err
-				}
 				if top == '{' {
 					state = stKey
 				} else {
@@ -327,9 +328,6 @@ func (r *reader) value(s *sink) error {
 			case c == '}' && top == '{' || c == ']' && top == '[':
 				r.i++
 				stack = stack[:len(stack)-1]
-				if err := emit([]byte{c}); err != nil {
-					return err
-				}
 			default:
 				want := "',' or '}'"
 				if top == '[' {
@@ -349,10 +347,9 @@ func (r *reader) cur() byte {
 	return r.buf[r.i]
 }
 
-// str copies a string starting at its opening quote, checking escapes and
-// that it holds no control characters.
-func (r *reader) str(emit func([]byte) error) error {
-	start := r.i
+// str consumes a string starting at its opening quote, checking escapes
+// and that it holds no control characters.
+func (r *reader) str() error {
 	r.i++
 	for {
 		j := r.i
@@ -363,53 +360,40 @@ func (r *reader) str(emit func([]byte) error) error {
 			}
 			j++
 		}
-		if j < r.n {
-			switch c := r.buf[j]; {
-			case c == '"':
-				r.i = j + 1
-				return emit(r.buf[start:r.i])
-			case c < 0x20:
-				r.i = j
-				return r.errorf("control character 0x%02x in a string", c)
-			default: // a backslash: make sure the escape is all in the buffer
-				if j+6 > r.n && !r.eof {
-					if err := emit(r.buf[start:j]); err != nil {
-						return err
-					}
-					r.i, start = j, j
-					r.fill()
-					start = r.i
-					continue
-				}
-				if j+1 >= r.n {
-					r.i = j
-					return r.errorf("unterminated string")
-				}
-				switch r.buf[j+1] {
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-					r.i = j + 2
-				case 'u':
-					if j+6 > r.n || !isHex4(r.buf[j+2:j+6]) {
-						r.i = j
-						return r.errorf(`bad \u escape in a string`)
-					}
-					r.i = j + 6
-				default:
-					r.i = j
-					return r.errorf("bad escape %q in a string", r.buf[j:j+2])
-				}
-				continue
-			}
-		}
-		// The buffer ends inside the string: pass on what we have.
-		if err := emit(r.buf[start:j]); err != nil {
-			return err
-		}
 		r.i = j
-		if !r.fill() {
+		if j == r.n {
+			// The buffer ends inside the string.
+			if !r.fill() {
+				return r.errorf("unterminated string")
+			}
+			continue
+		}
+		switch c := r.buf[j]; {
+		case c == '"':
+			r.i = j + 1
+			return nil
+		case c < 0x20:
+			return r.errorf("control character 0x%02x in a string", c)
+		}
+		// A backslash: have the whole escape in the buffer.
+		if j+6 > r.n && !r.eof {
+			r.fill()
+			continue
+		}
+		if r.i+1 >= r.n {
 			return r.errorf("unterminated string")
 		}
-		start = r.i
+		switch r.buf[r.i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			r.i += 2
+		case 'u':
+			if r.i+6 > r.n || !isHex4(r.buf[r.i+2:r.i+6]) {
+				return r.errorf(`bad \u escape in a string`)
+			}
+			r.i += 6
+		default:
+			return r.errorf("bad escape %q in a string", r.buf[r.i:r.i+2])
+		}
 	}
 }
 
@@ -422,32 +406,43 @@ func isHex4(b []byte) bool {
 	return true
 }
 
-// literal copies a number, true, false, null, NaN, Infinity or -Infinity.
-func (r *reader) literal(emit func([]byte) error) error {
+// literal consumes a number, true, false, null, NaN, Infinity or
+// -Infinity.
+func (r *reader) literal() error {
 	var lit []byte
-	at := r.pos()
+	at, line := r.pos(), r.line
 	for {
-		if r.i >= r.n && !r.fill() {
-			break
+		j := r.i
+		for j < r.n && isLiteralByte(r.buf[j]) {
+			j++
 		}
-		c := r.buf[r.i]
-		if !(c == '-' || c == '+' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			break
-		}
-		if len(lit) > 4096 {
+		if len(lit)+j-r.i > 4096 {
 			return r.errorf("a number or literal longer than 4096 bytes")
 		}
-		lit = append(lit, c)
-		r.i++
+		if j < r.n && len(lit) == 0 {
+			// The whole literal is in the buffer: no copy.
+			lit = r.buf[r.i:j]
+			r.i = j
+			break
+		}
+		lit = append(lit, r.buf[r.i:j]...)
+		r.i = j
+		if j < r.n || !r.fill() {
+			break
+		}
 	}
 	switch string(lit) {
 	case "true", "false", "null", "NaN", "Infinity", "-Infinity":
-	default:
-		if !isJSONNumber(lit) {
-			return &InputError{File: r.name, Line: r.line, Offset: at, Msg: fmt.Sprintf("%q is not a JSON value", lit)}
-		}
+		return nil
 	}
-	return emit(lit)
+	if !isJSONNumber(lit) {
+		return &InputError{File: r.name, Line: line, Offset: at, Msg: fmt.Sprintf("%q is not a JSON value", lit)}
+	}
+	return nil
+}
+
+func isLiteralByte(c byte) bool {
+	return c == '-' || c == '+' || c == '.' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // isJSONNumber reports whether b is a number in JSON's grammar.

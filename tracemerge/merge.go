@@ -13,6 +13,7 @@
 package tracemerge
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -381,7 +382,7 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 		return nil
 	}
 	_ = ts
-	name, _ := str(get(ms, "name"))
+	nameRaw := get(ms, "name")
 	device := false
 	if c, ok := str(get(ms, "cat")); ok && strings.EqualFold(c, "kernel") {
 		device = true
@@ -396,10 +397,11 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 	if device {
 		m.deviceN++
 	}
-	match := m.re.MatchString(name)
+	match := matchName(m.re, nameRaw)
 	if !match && !device {
 		return nil
 	}
+	name, _ := str(nameRaw)
 	m.seq++
 	mkKernel := func() (*kernel, error) {
 		k := &kernel{name: name, pid: slices.Clone(get(ms, "pid")), tid: slices.Clone(tidRaw), device: device, seq: m.seq, durF: dur}
@@ -446,6 +448,19 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 		m.best[i] = b
 	}
 	return nil
+}
+
+// matchName matches a name's JSON string against re, without unescaping
+// (or allocating) when it has no escapes.
+func matchName(re *regexp.Regexp, v []byte) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	if bytes.IndexByte(v, '\\') < 0 {
+		return re.Match(v[1 : len(v)-1])
+	}
+	s, ok := unquote(v)
+	return ok && re.MatchString(s)
 }
 
 func threadKey(pid, tid []byte) string { return string(pid) + "\x00" + string(tid) }

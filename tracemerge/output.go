@@ -101,7 +101,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 		hasArgs := false
 		for _, mem := range ms {
 			var repl []byte
-			switch mem.key {
+			switch string(mem.key) {
 			case "pid":
 				repl = m.outPid(inv)
 			case "tid":
