@@ -40,7 +40,7 @@ func TestParseErrors(t *testing.T) {
 		"- {capture: a, direction: sideway}": `m.yaml:1:3: [0]: direction "sideway" is not forward or backward`,
 		"- {capture: a, rank: -1}":           "m.yaml:1:3: [0]: rank -1 is not in [0, 2147483647]",
 		"- {capture: a}\n- {capture: b, step: x}": "m.yaml: [1]: line 2: cannot unmarshal !!str `x` into int64",
-		"- {capture: a\n":                         "m.yaml: yaml: line 1: did not find expected',' or '}'",
+		"- {capture: a\n":                         "m.yaml: yaml: line 1: did not find expected ',' or '}'",
 	} {
 		_, err := Parse("m.yaml", []byte(in))
 		require.ErrorContains(t, err, want, in)
