@@ -57,10 +57,14 @@ type reader struct {
 	recErr error
 }
 
+// openFile opens the file at path for reading; tests replace it to read
+// from memory.
+var openFile = func(path string) (io.ReadSeekCloser, error) { return os.Open(path) }
+
 // openReader opens path, decompressing it when it starts with gzip's magic
 // bytes (whatever its name).
 func openReader(path string) (*reader, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -378,7 +378,7 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 	if sd == timeNonFinite {
 		return m.fr.errorAt(at, "dur %s is not finite", durRaw)
 	}
-	if st != timeOK || sd != timeOK || !(dur > 0) {
+	if st != timeOK || sd != timeOK || !(dur > 0) || !isID(get(ms, "pid")) || !isID(tidRaw) {
 		return nil
 	}
 	_ = ts
@@ -461,6 +461,12 @@ func matchName(re *regexp.Regexp, v []byte) bool {
 	}
 	s, ok := unquote(v)
 	return ok && re.MatchString(s)
+}
+
+// isID reports whether a pid or tid is one merge can place threads by: a
+// number or a string.
+func isID(v []byte) bool {
+	return len(v) > 0 && (v[0] == '"' || v[0] == '-' || '0' <= v[0] && v[0] <= '9')
 }
 
 func threadKey(pid, tid []byte) string { return string(pid) + "\x00" + string(tid) }
