@@ -20,6 +20,7 @@ type InputError struct {
 	Msg    string
 }
 
+// Error returns "file:line: byte offset: message", or "file: message".
 func (e *InputError) Error() string {
 	if e.Line == 0 {
 		return e.File + ": " + e.Msg

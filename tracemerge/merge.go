@@ -53,38 +53,58 @@ type Options struct {
 
 // Alignment says where one invocation was placed.
 type Alignment struct {
-	InvocationID        int64           `json:"invocationId"`
-	Step                json.RawMessage `json:"step"`
-	Direction           string          `json:"direction,omitempty"`
-	OuterKernelName     string          `json:"outerKernelName"`
-	OuterKernelPid      json.RawMessage `json:"outerKernelPid"`
-	OuterKernelTid      json.RawMessage `json:"outerKernelTid"`
-	OuterKernelTs       json.Number     `json:"outerKernelTs"`
-	OuterKernelDur      json.Number     `json:"outerKernelDur"`
-	OuterKernelIsDevice bool            `json:"outerKernelIsDevice"`
-	SpanUs              json.Number     `json:"spanUs"`
+	// InvocationID, Step and Direction name the invocation (Step is null
+	// and Direction empty when the MegaKernel trace does not say).
+	InvocationID int64           `json:"invocationId"`
+	Step         json.RawMessage `json:"step"`
+	Direction    string          `json:"direction,omitempty"`
+	// OuterKernelName, Pid, Tid, Ts and Dur are the outer kernel's, as the
+	// framework trace has them (times as exact decimals).
+	OuterKernelName string          `json:"outerKernelName"`
+	OuterKernelPid  json.RawMessage `json:"outerKernelPid"`
+	OuterKernelTid  json.RawMessage `json:"outerKernelTid"`
+	OuterKernelTs   json.Number     `json:"outerKernelTs"`
+	OuterKernelDur  json.Number     `json:"outerKernelDur"`
+	// OuterKernelIsDevice is false for a host wrapper (--allow-host-wrapper).
+	OuterKernelIsDevice bool `json:"outerKernelIsDevice"`
+	// SpanUs is from the invocation's earliest event start to its latest end.
+	SpanUs json.Number `json:"spanUs"`
 	// ExceedsOuterKernelUs is how far the invocation's span overruns its
 	// outer kernel (0 when it fits).
 	ExceedsOuterKernelUs json.Number `json:"exceedsOuterKernelUs"`
-	EventCount           int         `json:"eventCount"`
+	// EventCount is the number of the invocation's events merged.
+	EventCount int `json:"eventCount"`
 }
 
 // Result is the merge's diagnostics, written into the merged trace as
 // megaKernelTraceMerge.
 type Result struct {
-	SchemaVersion               int             `json:"schemaVersion"`
-	MegaKernelTrace             string          `json:"megaKernelTrace"`
-	Rank                        int64           `json:"rank"`
-	DeviceID                    int64           `json:"deviceId"`
-	KernelPattern               string          `json:"kernelPattern"`
-	KernelIndex                 int             `json:"kernelIndex"`
-	MergedInvocationCount       int             `json:"mergedInvocationCount"`
-	MergedEventCount            int             `json:"mergedEventCount"`
-	UsedFallbackKernelSelection bool            `json:"usedFallbackKernelSelection"`
-	Alignments                  []Alignment     `json:"alignments"`
-	ExceedsOuterKernelUs        json.Number     `json:"exceedsOuterKernelUs"`
-	Warnings                    []string        `json:"warnings"`
-	Previous                    json.RawMessage `json:"previousMerge,omitempty"`
+	// SchemaVersion is ResultSchemaVersion.
+	SchemaVersion int `json:"schemaVersion"`
+	// MegaKernelTrace is the merged MegaKernel trace's path, Rank and
+	// DeviceID the rank merged from it.
+	MegaKernelTrace string `json:"megaKernelTrace"`
+	Rank            int64  `json:"rank"`
+	DeviceID        int64  `json:"deviceId"`
+	// KernelPattern is the pattern outer kernel names were matched with,
+	// KernelIndex the first candidate used.
+	KernelPattern string `json:"kernelPattern"`
+	KernelIndex   int    `json:"kernelIndex"`
+	// MergedInvocationCount and MergedEventCount count what was merged.
+	MergedInvocationCount int `json:"mergedInvocationCount"`
+	MergedEventCount      int `json:"mergedEventCount"`
+	// UsedFallbackKernelSelection says no name matched, and outer
+	// kernels were chosen by duration.
+	UsedFallbackKernelSelection bool `json:"usedFallbackKernelSelection"`
+	// Alignments has one entry per invocation, in time order.
+	Alignments []Alignment `json:"alignments"`
+	// ExceedsOuterKernelUs is the largest of the alignments' overruns.
+	ExceedsOuterKernelUs json.Number `json:"exceedsOuterKernelUs"`
+	// Warnings are also printed on stderr, one per line.
+	Warnings []string `json:"warnings"`
+	// Previous is the framework trace's own megaKernelTraceMerge, when it
+	// was merged before.
+	Previous json.RawMessage `json:"previousMerge,omitempty"`
 }
 
 // ResultSchemaVersion is the version of the megaKernelTraceMerge object.
@@ -94,6 +114,7 @@ const ResultSchemaVersion = 1
 // matching nothing, too few kernels): the inputs are valid but do not fit.
 type SelectionError struct{ Msg string }
 
+// Error returns the message.
 func (e *SelectionError) Error() string { return e.Msg }
 
 // kernel is an outer-kernel candidate.
