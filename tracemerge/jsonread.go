@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -138,7 +139,7 @@ func (r *reader) pos() int64 { return r.off + int64(r.i) }
 
 func (r *reader) errorf(format string, args ...any) error {
 	if r.err != nil {
-		return fmt.Errorf("%s: %w", r.name, r.err)
+		return r.ioErr()
 	}
 	return &InputError{File: r.name, Line: r.line, Offset: r.pos(), Msg: fmt.Sprintf(format, args...)}
 }
@@ -563,9 +564,15 @@ func (r *reader) array(open bool, fn func(raw []byte, at eventAt) error) error {
 }
 
 // ioErr returns the read error that ended the input, if any.
+// A failure to read the file is an I/O error; a broken gzip stream is
+// a broken input.
 func (r *reader) ioErr() error {
-	if r.err != nil {
+	if r.err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(r.err, &pe) {
 		return fmt.Errorf("%s: %w", r.name, r.err)
 	}
-	return nil
+	return &InputError{File: r.name, Line: r.line, Offset: r.pos(), Msg: "reading the gzip stream: " + r.err.Error()}
 }

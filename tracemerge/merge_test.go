@@ -459,6 +459,18 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+func TestBrokenGzip(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(kinetoTrace))
+	zw.Close()
+	fw := writeFile(t, "k.json.gz", gz.String()[:gz.Len()-12])
+	_, err := runMerge(t, Options{Framework: fw, MegaKernel: writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))})
+	var ie *InputError
+	require.ErrorAs(t, err, &ie)
+	require.ErrorContains(t, err, "reading the gzip stream: unexpected EOF")
+}
+
 func TestMergedTwice(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
