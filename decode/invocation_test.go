@@ -3,6 +3,11 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/big"
+	"pgregory.net/rapid"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -126,4 +131,94 @@ func TestInvocationsRefused(t *testing.T) {
 	require.EqualError(t, WriteTrace(&bytes.Buffer{}, in, WriteOptions{}), "1 of 2 captures are invocations: give every capture its invocation, or none")
 	require.Error(t, CheckDirection("sideways"))
 	require.NoError(t, CheckDirection("backward"))
+}
+
+// TestPropInvocationsShifted: each invocation's events are the events it
+// has decoded alone, in the same order, with the same durations and args
+// (plus the invocation's), each ts moved by one constant; invocation k
+// starts where k-1 ends plus the gap, computed here from the events of
+// k-1 decoded alone.
+func TestPropInvocationsShifted(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 3).Draw(rt, "invocations")
+		gap := float64(rapid.IntRange(0, 50).Draw(rt, "gapUs"))
+		var inputs []Input
+		var alone [][]traceEvent
+		for k := range n {
+			g := drawCapture(rt)
+			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.b.Bytes(), g.opts)
+			if err != nil {
+				rt.Fatalf("valid capture refused: %v", err)
+			}
+			cfg := defaultConfig()
+			cfg.Names = g.names
+			out, err := traceOf(Input{d, cfg})
+			if err != nil {
+				rt.Fatal(err)
+			}
+			f, err := parseTrace(out)
+			if err != nil {
+				rt.Fatal(err)
+			}
+			alone = append(alone, xEvents(f))
+			step := int64(k / 2)
+			cfg.Invocation = &Invocation{ID: int64(k), Step: &step, Direction: Directions[k%2]}
+			inputs = append(inputs, Input{d, cfg})
+		}
+		var out bytes.Buffer
+		err := WriteTrace(&out, inputs, WriteOptions{InvocationGapUs: &gap})
+		if err != nil && strings.Contains(err.Error(), "2^64") {
+			rt.Skip("cycles near 2^64 do not lay out")
+		}
+		if err != nil {
+			rt.Fatal(err)
+		}
+		if err := checkPerfetto(out.Bytes()); err != nil {
+			rt.Fatalf("Perfetto check: %v", err)
+		}
+		f, err := parseTrace(out.Bytes())
+		if err != nil {
+			rt.Fatal(err)
+		}
+		xs := xEvents(f)
+		start := new(big.Rat) // where invocation k's time 0 must be
+		for k := range n {
+			got := xs[:len(alone[k])]
+			xs = xs[len(alone[k]):]
+			end := new(big.Rat)
+			for i, want := range alone[k] {
+				e := got[i]
+				if e.Name != want.Name || e.Dur != want.Dur || e.Tid != want.Tid {
+					rt.Fatalf("invocation %d event %d is %+v, alone %+v", k, i, e, want)
+				}
+				if id := e.Args["invocation_id"]; id != json.Number(fmt.Sprint(k)) || e.Args["direction"] != Directions[k%2] {
+					rt.Fatalf("invocation %d event %d args %v", k, i, e.Args)
+				}
+				for a, v := range want.Args {
+					if !reflect.DeepEqual(e.Args[a], v) {
+						rt.Fatalf("invocation %d event %d arg %s %v, alone %v", k, i, a, e.Args[a], v)
+					}
+				}
+				shift := new(big.Rat).Sub(ratOf(rt, e.Ts), ratOf(rt, want.Ts))
+				if shift.Cmp(start) != 0 {
+					rt.Fatalf("invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3))
+				}
+				if e := new(big.Rat).Add(ratOf(rt, want.Ts), ratOf(rt, want.Dur)); e.Cmp(end) > 0 {
+					end = e
+				}
+			}
+			start.Add(start, end).Add(start, new(big.Rat).SetFloat64(gap))
+		}
+		if len(xs) != 0 {
+			rt.Fatalf("%d events more than the invocations have alone", len(xs))
+		}
+	})
+}
+
+func ratOf(t *rapid.T, n json.Number) *big.Rat {
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		t.Fatalf("not a decimal: %q", n)
+	}
+	return r
 }
