@@ -43,7 +43,8 @@ aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe); --kernel-pattern REGEX
 overrides that, and must then match. Candidates are taken in time order;
 invocations (in time order) are paired with them from --kernel-index. When
 no name matches, the device kernel whose duration is closest to each
-invocation's span is used, with a warning (usedFallbackKernelSelection).
+invocation's span is used, with a warning (usedFallbackKernelSelection;
+--kernel-index does not apply).
 Host wrappers (cpu_op, user_annotation, ...) are used only with
 --allow-host-wrapper, when no device kernel matches, with a warning.
 
@@ -81,7 +82,6 @@ few outer kernels), 2 for usage or I/O errors.`,
 	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "when no device kernel matches, place the MegaKernel under matching host events (with a warning)")
 	fs.Int64Var(&f.outerPID, "outer-pid", 0, "pid for the MegaKernel threads (default: the outer kernel's)")
 	fs.Int64Var(&f.rank, "rank", 0, "rank to merge from a multi-rank MegaKernel trace")
-	fs.Lookup("outer-pid").DefValue, fs.Lookup("rank").DefValue = "", ""
 	return cmd
 }
 
