@@ -33,8 +33,6 @@ func (f *invocationFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
 	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
 	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
-	fs.Lookup("step").DefValue = ""
-	fs.Lookup("direction").DefValue = ""
 }
 
 // invocationSet is the captures of a window and each one's invocation.
