@@ -32,6 +32,8 @@ func (f *invocationFlags) register(fs *pflag.FlagSet) {
 	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
 	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
 	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
+	// pflag prints "(default [])" after an empty int64 list.
+	fs.Lookup("step").DefValue = ""
 	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
 }
 
