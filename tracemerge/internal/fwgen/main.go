@@ -34,7 +34,7 @@ func main() {
 	fmt.Fprint(w, `{"schemaVersion":1,"deviceProperties":[{"id":0,"name":"Ascend910B2"}],"traceEvents":[`+"\n")
 	fmt.Fprint(w, `{"ph":"M","name":"thread_name","pid":0,"tid":7,"args":{"name":"stream 7"}}`)
 	ts := int64(1733800000000000) // nanoseconds
-	kernels := 0
+	kernels, events := 0, 1
 	for step := 0; cw.n+int64(w.Buffered()) < *size; step++ {
 		for op := range 50 {
 			name := fmt.Sprintf("aten::op_%d", op)
@@ -48,6 +48,7 @@ func main() {
 			fmt.Fprintf(w, ",\n"+`{"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":7,"ts":%d.%03d,"dur":2500.25,"args":{"External id":%d,"device":0,"stream":7}}`,
 				kernel, (ts+40_000)/1000, (ts+40_000)%1000, step*50+op)
 			ts += 2_600_125
+			events += 2
 		}
 	}
 	fmt.Fprint(w, "\n],\n"+`"displayTimeUnit":"ms"}`+"\n")
@@ -58,7 +59,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fwgen:", err)
 		os.Exit(2)
 	}
-	fmt.Fprintf(os.Stderr, "fwgen: %d bytes, %d MegaKernel launches\n", cw.n, kernels)
+	fmt.Fprintf(os.Stderr, "fwgen: %d bytes, %d events, %d MegaKernel launches\n", cw.n, events, kernels)
 }
 
 type countWriter struct {
