@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak RSS and speed of `cycleabi merge` on a generated Kineto-style
-# framework trace of SIZE bytes (default 1.1 GB; about 6.4M events, 700
+# framework trace of SIZE bytes (default 1.1 GB; about 7.1M events, 697
 # MegaKernel launches), merging the shipped example's decoded trace (2974
 # events) to /dev/null. Prints wall and CPU (user+sys) seconds, MB/s over
 # wall time and peak RSS of each of RUNS runs (default 3).
