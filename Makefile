@@ -59,11 +59,13 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan and synth (see README "Speed and memory")
+## bench: throughput and memory of decode, validate, plan, synth and merge (see README "Speed and memory")
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5
+	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
+	./scripts/rss-merge.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
