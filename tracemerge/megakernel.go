@@ -3,6 +3,7 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 				}
 			}
 		default:
-			err = r.value(&sink{w: discard{}})
+			err = r.value(&sink{w: io.Discard})
 		}
 		if err != nil {
 			return nil, err
@@ -149,10 +150,6 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	}
 	return selectRank(path, meta, ranks, rank)
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 func checkSchema(path string, m *mkMeta) error {
 	if m.SchemaVersion == nil {

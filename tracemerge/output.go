@@ -208,7 +208,7 @@ func (m *merger) mkEvents(r *reader, fn func(raw []byte, at eventAt) error) erro
 		if key == "traceEvents" {
 			return r.array(false, fn)
 		}
-		if err := r.value(&sink{w: discard{}}); err != nil {
+		if err := r.value(&sink{w: io.Discard}); err != nil {
 			return err
 		}
 	}
