@@ -219,7 +219,7 @@ func (m *merger) run(w io.Writer) error {
 		if _, err := io.WriteString(w, "{\"traceEvents\":[\n"); err != nil {
 			return err
 		}
-		if err := m.events_(w, true); err != nil {
+		if err := m.traceEvents(w, true); err != nil {
 			return err
 		}
 		if c := r.peek(); c != 0 {
@@ -265,7 +265,7 @@ func (m *merger) run(w io.Writer) error {
 				if _, err := io.WriteString(w, "[\n"); err != nil {
 					return err
 				}
-				if err := m.events_(w, false); err != nil {
+				if err := m.traceEvents(w, false); err != nil {
 					return err
 				}
 			case "megaKernelTraceMerge":
@@ -322,10 +322,10 @@ func writeSep(w io.Writer, first bool, key []byte) error {
 	return err
 }
 
-// events_ copies the framework's events, gathering candidates, then
+// traceEvents copies the framework's events, gathering candidates, then
 // selects the outer kernels and appends the MegaKernel's events and the
 // closing bracket.
-func (m *merger) events_(w io.Writer, open bool) error {
+func (m *merger) traceEvents(w io.Writer, open bool) error {
 	r := m.fr
 	buf := make([]byte, 0, 256<<10)
 	err := r.array(open, func(raw []byte, at eventAt) error {
@@ -391,7 +391,7 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 		return nil
 	}
 	tsRaw, durRaw := get(ms, "ts"), get(ms, "dur")
-	ts, st := quickTime(tsRaw)
+	_, st := quickTime(tsRaw)
 	if st == timeNonFinite {
 		return m.fr.errorAt(at, "ts %s is not finite", tsRaw)
 	}
@@ -402,7 +402,6 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 	if st != timeOK || sd != timeOK || !(dur > 0) || !isID(get(ms, "pid")) || !isID(tidRaw) {
 		return nil
 	}
-	_ = ts
 	nameRaw := get(ms, "name")
 	device := false
 	if c, ok := str(get(ms, "cat")); ok && strings.EqualFold(c, "kernel") {
