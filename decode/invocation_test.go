@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"path/filepath"
 	"pgregory.net/rapid"
 	"reflect"
 	"strings"
@@ -221,4 +222,21 @@ func ratOf(t *rapid.T, n json.Number) *big.Rat {
 		t.Fatalf("not a decimal: %q", n)
 	}
 	return r
+}
+
+// A window of three invocations: forward and backward of rank 0, and a
+// launch of rank 3 with no step or direction under another kernel name;
+// rank 3's is given between rank 0's two.
+func TestGoldenInvocations(t *testing.T) {
+	in := invocationInputs(t)
+	b := capturetest.New(24, 16, 16)
+	b.Enter(abi.CoreTypeAIV, 4, 500).Span(abi.CoreTypeAIV, 4, 510, 530, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 9)
+	d, err := mustDecode("r3.bin", b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	require.NoError(t, err)
+	cfg := defaultConfig()
+	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"
+	cfg.Invocation = &Invocation{ID: 0}
+	got, err := traceOf(in[0], Input{d, cfg}, in[1])
+	require.NoError(t, err)
+	checkGolden(t, filepath.Join("testdata", "golden", "invocations.json"), got)
 }
