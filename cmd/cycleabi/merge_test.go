@@ -17,7 +17,7 @@ import (
 // shipped Kineto trace, as make demo does.
 func TestMergeExample(t *testing.T) {
 	dir := t.TempDir()
-	mk := filepath.Join(dir, "mk.json")
+	mk := filepath.Join(dir, "mk.json.gz") // read through gzip
 	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml", "-o", mk)
 	require.Equal(t, 0, code, stderr)
 	fwBefore, err := os.ReadFile("../../examples/moe_layer.kineto.json")
