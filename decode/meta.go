@@ -10,7 +10,7 @@ import (
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
 func appendMeta(b []byte, inputs []Input) []byte {
-	if len(inputs) == 1 {
+	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
 		return appendRankMeta(b, &inputs[0])
 	}
 	var records, dropped uint64
@@ -25,6 +25,9 @@ func appendMeta(b []byte, inputs []Input) []byte {
 	b = strconv.AppendUint(b, records, 10)
 	b = append(b, `,"droppedRecordCount":`...)
 	b = strconv.AppendUint(b, dropped, 10)
+	if inputs[0].Config.Invocation != nil {
+		b = appendInvocations(b, inputs)
+	}
 	b = append(b, `,"ranks":[`...)
 	for i := range inputs {
 		if i > 0 {

@@ -35,6 +35,9 @@ type Config struct {
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
 	Names *Names
+	// Invocation, when set, makes the capture one invocation of its rank
+	// (see Invocation); nil for one capture per rank.
+	Invocation *Invocation
 }
 
 // Input is one decoded capture and how to show it.
@@ -50,6 +53,12 @@ type WriteOptions struct {
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
+	// InvocationGapUs is the gap between invocations of a rank laid out
+	// one after the other (nil: DefaultInvocationGapUs).
+	InvocationGapUs *float64
+	// AbsoluteTime times every event from system-counter cycle 0 instead
+	// of from its capture's anchor.
+	AbsoluteTime bool
 }
 
 // SchemaVersion is the version of the megaKernelCycleTrace object the
@@ -70,6 +79,15 @@ const SchemaVersion = 1
 // "droppedRecordCount","ranks":[one such object per input]}. metadata is
 // a copy of megaKernelCycleTrace (Perfetto shows it on its trace-info page).
 //
+// Inputs with an Invocation are kernel launches of a window: several may
+// share a rank, whose process and core threads the first of them writes;
+// every X event's args end with invocation_id, step and direction; each
+// invocation is timed from its own anchor and laid out after the previous
+// one of its rank (WriteOptions.InvocationGapUs, AbsoluteTime); and
+// megaKernelCycleTrace takes the several-input form with
+// "invocationCount" and "invocations" before "ranks". Without
+// Invocations the output is as described above.
+//
 // Inputs are rendered concurrently and written in order through bounded
 // buffers, so memory does not grow with the trace. On error, w holds a
 // partial trace: write to a temporary file and discard it (see Output).
@@ -84,10 +102,14 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	}
 	ranks := map[uint32]string{}
 	for _, in := range inputs {
-		if prev, dup := ranks[in.Config.Rank]; dup {
+		if prev, dup := ranks[in.Config.Rank]; dup && in.Config.Invocation == nil {
 			return fmt.Errorf("%s and %s both have rank %d (each capture needs its own pid)", prev, in.Decoded.Capture.Name, in.Config.Rank)
 		}
 		ranks[in.Config.Rank] = in.Decoded.Capture.Name
+	}
+	placements, err := place(inputs, &o)
+	if err != nil {
+		return err
 	}
 	par := o.Parallel
 	if par <= 0 {
@@ -122,11 +144,11 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 				defer wg.Done()
 				defer func() { <-sem }()
 				defer close(p.outs[i])
-				p.errs[i] = p.render(i, &inputs[i])
+				p.errs[i] = p.render(i, &inputs[i], &placements[i])
 			}()
 		}
 	}()
-	err := p.write(w, inputs, o.Progress)
+	err = p.write(w, inputs, o.Progress)
 	close(p.done)
 	wg.Wait()
 	return err
@@ -213,10 +235,11 @@ func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 
 // render writes input i's events: the process and thread metadata
 // events, then one X event per record in trace order.
-func (p *pipeline) render(i int, in *Input) error {
-	r := newRenderer(in)
+func (p *pipeline) render(i int, in *Input, pl *placement) error {
+	r := newRenderer(in, pl)
 	b := make([]byte, 0, chunkSize+chunkSize/4)
-	if i > 0 {
+	if i > 0 && pl.meta {
+		// Events start with ",\n" themselves; metadata does not.
 		b = append(b, ',')
 	}
 	b = r.appendMetadataEvents(b)
@@ -288,12 +311,13 @@ type renderer struct {
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
+	place    *placement
 }
 
-func newRenderer(in *Input) *renderer {
+func newRenderer(in *Input, pl *placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
-	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: sum.Anchor,
+	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
 	if cfg.Names != nil {
@@ -395,7 +419,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
-	b = r.clock.appendSpan(b, rec.StartCycle, rec.EndCycle, r.anchor, `,"dur":`)
+	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
 	b = append(b, s.argsStart...)
 	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
 	b = append(b, `,"desc_id":`...)
@@ -418,24 +442,34 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 		b = append(b, `,"owner_id":`...)
 		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
 	}
+	b = append(b, r.place.args...)
 	return append(b, "}}"...)
 }
 
 // appendMetadataEvents appends the process_name event of the rank, then
 // thread_name and thread_sort_index for each core with records, by
 // (core_type, block_id).
+//
+// Of several invocations of a rank, the first given writes them for every
+// core of the rank, the others none.
 func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	cfg := r.cfg
+	if !r.place.meta {
+		return b
+	}
 	b = fmt.Appendf(b, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", cfg.Rank)
 	b = appendJSONString(b, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID))
 	b = append(b, "}}"...)
-	slots := make([]abi.Slot, 0, len(r.slots))
-	for _, a := range r.sum.Active {
-		slots = append(slots, a.Slot)
+	slots := r.place.slots
+	if cfg.Invocation == nil {
+		slots = make([]abi.Slot, 0, len(r.slots))
+		for _, a := range r.sum.Active {
+			slots = append(slots, a.Slot)
+		}
+		slices.SortFunc(slots, func(x, y abi.Slot) int {
+			return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
+		})
 	}
-	slices.SortFunc(slots, func(x, y abi.Slot) int {
-		return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
-	})
 	for i, s := range slots {
 		tid := threadID(s)
 		b = fmt.Appendf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", cfg.Rank, tid)

@@ -35,6 +35,7 @@ type decodeFlags struct {
 	ownerLabel    string
 	ranks         []uint
 	deviceIDs     []uint
+	invocations   invocationFlags
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -66,6 +67,20 @@ name (rank3.bin, capture_r3.npy); a single capture without either is rank 0.
 With several captures, megaKernelCycleTrace and metadata hold a "ranks"
 list with each capture's object.
 
+Invocations: a window of several kernel launches per rank (forward and
+backward, several steps), one capture each, from --invocation-manifest FILE
+(a YAML/JSON list of {capture, rank, invocation_id, step, direction,
+kernel_name}; capture paths relative to the manifest) or from capture
+arguments with --step and/or --direction once per capture. Invocation ids
+default to the order given, per rank; a rank defaults to the one in the file
+name, else 0. The invocations of a rank share its process and core threads;
+each is timed from its own first core entry and laid out after the previous
+one ends, --invocation-gap-us apart, unless --absolute-time keeps
+system-counter time. Every slice's args gain invocation_id, step and
+direction, and megaKernelCycleTrace gains invocationCount and invocations
+(invocationId, step, direction, kernelName, rank, deviceId, anchorCycle,
+recordCount, droppedRecordCount, capture).
+
 Names file (--names, YAML or JSON; keys decimal or 0x hex):
 
   stages:        # desc_id -> name; overrides the schema's name
@@ -83,9 +98,11 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 		Example: `  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
-  cycleabi decode a.bin b.bin --rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48`,
+  cycleabi decode a.bin b.bin --rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48
+  cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
+  cycleabi decode --invocation-manifest window.yaml -o window.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("decode needs at least one CAPTURE"))
 			}
 			return nil
@@ -106,6 +123,7 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
+	f.invocations.register(fs)
 	return cmd
 }
 
@@ -115,8 +133,14 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	ranks, err := captureRanks(paths, f.ranks)
+	invs, err := f.invocations.resolve(paths, f.ranks)
 	if err != nil {
+		return usage(err)
+	}
+	var ranks []uint32
+	if invs != nil {
+		paths, ranks = invs.captures, invs.ranks
+	} else if ranks, err = captureRanks(paths, f.ranks); err != nil {
 		return usage(err)
 	}
 	deviceIDs, err := captureDeviceIDs(ranks, f.deviceIDs)
@@ -153,6 +177,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 			Rank: ranks[i], DeviceID: deviceIDs[i], SoCName: socName, FrequencyMHz: mhz,
 			DetailedNames: f.detailedNames, KernelName: f.kernelName, OwnerLabel: f.ownerLabel, Names: names,
 		}}
+		if invs != nil {
+			inputs[i].Config.Invocation = &invs.invocations[i]
+			if k := invs.kernelNames[i]; k != "" {
+				inputs[i].Config.KernelName = k
+			}
+		}
 		records += d.Summary.Records
 	}
 
@@ -160,7 +190,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	opts := decode.WriteOptions{}
+	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute}
+	if fs.Changed("invocation-gap-us") {
+		opts.InvocationGapUs = &f.invocations.gapUs
+	}
 	bar := progressBar(cmd.ErrOrStderr(), records)
 	if bar != nil {
 		opts.Progress = func(n int) { bar.Add(n) }

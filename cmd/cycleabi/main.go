@@ -65,7 +65,8 @@ device buffer. The byte layout comes from abi/schema.yaml.
   synth     simulate the device writing a capture for a schedule
   validate  check a capture against every invariant, report every violation
   dump      show a capture's bytes field by field
-  decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)`,
+  decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)
+  merge     place a decoded trace inside the framework's trace, under its outer kernel`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
