@@ -35,6 +35,13 @@ type Config struct {
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
 	Names *Names
+	// Flows says which dependency arrows to draw when the input has
+	// Dependencies; MaxFlows caps the arrows of this capture (0: no cap).
+	Flows    FlowMode
+	MaxFlows int
+	// Deps, when set, are the capture's event producers under the
+	// schedule it ran: the trace gets dependency arrows (Flows).
+	Deps *Dependencies
 }
 
 // Input is one decoded capture and how to show it.
@@ -50,6 +57,9 @@ type WriteOptions struct {
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
+	// FlowStats, when it has one entry per input, receives what each
+	// input's dependency arrows came to (zero for an input without Deps).
+	FlowStats []FlowStats
 }
 
 // SchemaVersion is the version of the megaKernelCycleTrace object the
@@ -63,6 +73,15 @@ const SchemaVersion = 1
 //	 trace order, for each input in turn ],
 //	 "megaKernelCycleTrace":{...},
 //	 "metadata":{...}}
+//
+// An input whose Config has Deps gets dependency arrows after the X event of each
+// of its wait records: Trace Event Format v1 flow events, one id per
+// arrow (ids are unique in the trace: input i's are i<<32 + 1, 2, ...),
+// "ph":"s" on the producer's thread with ts in the middle of its slice and
+// "ph":"f","bp":"e" on the wait's thread with ts inside the wait's slice,
+// never before the "s"; "cat":"dependency", named "event <E>". Its
+// megaKernelCycleTrace object then also has dependencyArrows and
+// waitsWithoutProducer, and a warning when the latter is not 0.
 //
 // For one input, megaKernelCycleTrace is the reference decoder's object
 // plus abiVersion and abiFingerprint; for several it is
@@ -96,10 +115,11 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	par = min(par, len(inputs))
 
 	p := pipeline{
-		outs: make([]chan chunk, len(inputs)),
-		errs: make([]error, len(inputs)),
-		done: make(chan struct{}),
-		free: make(chan []byte, 4*par),
+		outs:  make([]chan chunk, len(inputs)),
+		errs:  make([]error, len(inputs)),
+		flows: make([]FlowStats, len(inputs)),
+		done:  make(chan struct{}),
+		free:  make(chan []byte, 4*par),
 	}
 	for i := range p.outs {
 		p.outs[i] = make(chan chunk, 2)
@@ -127,6 +147,9 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 		}
 	}()
 	err := p.write(w, inputs, o.Progress)
+	if err == nil && len(o.FlowStats) == len(inputs) {
+		copy(o.FlowStats, p.flows)
+	}
 	close(p.done)
 	wg.Wait()
 	return err
@@ -156,8 +179,11 @@ type chunk struct {
 type pipeline struct {
 	outs []chan chunk
 	errs []error
-	done chan struct{} // closed when the writer returns
-	free chan []byte   // written chunks, for reuse
+	// flows[i] is what input i's arrows came to, set by its renderer
+	// before it closes outs[i].
+	flows []FlowStats
+	done  chan struct{} // closed when the writer returns
+	free  chan []byte   // written chunks, for reuse
 }
 
 var errAborted = errors.New("trace writing aborted")
@@ -185,7 +211,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error 
 			return err
 		}
 	}
-	meta := appendMeta(nil, inputs)
+	meta := appendMeta(nil, inputs, p.flows)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
@@ -214,7 +240,7 @@ func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 // render writes input i's events: the process and thread metadata
 // events, then one X event per record in trace order.
 func (p *pipeline) render(i int, in *Input) error {
-	r := newRenderer(in)
+	r := newRenderer(i, in)
 	b := make([]byte, 0, chunkSize+chunkSize/4)
 	if i > 0 {
 		b = append(b, ',')
@@ -222,8 +248,12 @@ func (p *pipeline) render(i int, in *Input) error {
 	b = r.appendMetadataEvents(b)
 	events := 0
 	var err error
+	flows := in.Config.Deps != nil
 	walkErr := in.Decoded.Records(func(rec Record) bool {
 		b = r.appendEvent(b, &rec)
+		if flows {
+			b = r.appendFlows(b, &rec)
+		}
 		events++
 		if len(b) >= chunkSize {
 			b, err = p.send(i, b, events)
@@ -237,6 +267,7 @@ func (p *pipeline) render(i int, in *Input) error {
 	if walkErr != nil {
 		return walkErr
 	}
+	p.flows[i] = r.flowStats
 	_, err = p.send(i, b, events)
 	return err
 }
@@ -245,6 +276,7 @@ func (p *pipeline) render(i int, in *Input) error {
 // record of a slot, already rendered.
 type slotText struct {
 	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
+	pidTid    []byte // `,"pid":R,"tid":T,"ts":`
 	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
 	entry     []byte // `,"core_entry_cycle":E`
 }
@@ -270,14 +302,18 @@ type renderer struct {
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
+
+	deps      *Dependencies
+	flowStats FlowStats
+	flowBase  uint64 // added to each arrow's number to make its id
 }
 
-func newRenderer(in *Input) *renderer {
+func newRenderer(i int, in *Input) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: sum.Anchor,
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
-		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
+		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
 	}
@@ -285,6 +321,7 @@ func newRenderer(in *Input) *renderer {
 	for i, a := range sum.Active {
 		s := &r.slots[i]
 		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
+		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
 		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
 		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d,"task_id":`, a.Slot.BlockID)
