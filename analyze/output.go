@@ -368,11 +368,13 @@ func (t *table) text(tw *textWriter) {
 	}
 }
 
+// numeric reports whether a cell is a number (right-aligned): "-" and ""
+// stand for none, and a signed number may end in "%".
 func numeric(s string) bool {
-	if s == "" {
+	if s == "" || s == "-" {
 		return true
 	}
-	_, err := strconv.ParseFloat(s, 64)
+	_, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
 	return err == nil
 }
 
