@@ -60,7 +60,8 @@ type Rank struct {
 	Records           uint64  `json:"records"`
 	Dropped           uint64  `json:"dropped"`
 	// StartCycle is the earliest entry of a core with records, EndCycle
-	// the latest record end; MakespanCycles = EndCycle − StartCycle.
+	// the latest record end; MakespanCycles = EndCycle − StartCycle (0
+	// when every record ends before the first entry).
 	StartCycle     uint64  `json:"start_cycle"`
 	EndCycle       uint64  `json:"end_cycle"`
 	MakespanCycles uint64  `json:"makespan_cycles"`
@@ -91,8 +92,9 @@ type Core struct {
 	CoreType string `json:"core_type"`
 	BlockID  uint32 `json:"block_id"`
 	// EntryCycle is the header's entry_cycle (the first record's start
-	// when that is 0); EndCycle the latest record end (EntryCycle for a
-	// core without records).
+	// when that is 0); EndCycle the latest record end, or EntryCycle when
+	// that is later (a core without records, or whose records all end
+	// before its entry).
 	EntryCycle uint64 `json:"entry_cycle"`
 	EndCycle   uint64 `json:"end_cycle"`
 	Records    uint64 `json:"records"`
@@ -255,7 +257,6 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	for i, s := range sum.Active {
 		c := &accs[i].core
 		c.Core, c.CoreType, c.BlockID, c.EntryCycle = s.Slot.String(), s.Slot.CoreType.String(), s.Slot.BlockID, s.EntryCycle
-		c.EndCycle = 0
 	}
 	first := make([]bool, len(accs))
 	var fl Flows
@@ -267,6 +268,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 			if c.EntryCycle == 0 {
 				c.EntryCycle = r.StartCycle
 			}
+			c.EndCycle = c.EntryCycle
 			acc.coverEnd = c.EntryCycle
 		}
 		c.Records++
@@ -319,6 +321,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		return nil, err
 	}
 	res.Cores = cores
+	res.EndCycle = a.last.EndCycle
 	a.totals(res)
 	res.MakespanUs = a.us(res.MakespanCycles)
 	res.TaskTypes = statsOf(&a.types, func(k string) string { return k })
@@ -413,7 +416,6 @@ func (a *analyzer) totals(res *Rank) {
 			if first || c.EntryCycle < res.StartCycle {
 				res.StartCycle = c.EntryCycle
 			}
-			res.EndCycle = max(res.EndCycle, c.EndCycle)
 			first = false
 		}
 	}

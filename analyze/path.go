@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/megakernel/cycleabi/decode"
@@ -12,7 +11,9 @@ import (
 // Path is the critical path: the observed blame path back from the record
 // that ends last. From a record R on core K: when R is a wait whose
 // releasing producer P ends after R starts, the path continues at P (on
-// P's core) and R's segment runs from P's end to R's end; otherwise it
+// P's core) and R's segment runs from P's end to R's end (unless P is
+// already on the path: records out of start order can release each other
+// in a cycle); otherwise it
 // continues at the record before R on K, with a gap segment for idle time
 // between them; at K's first record, a launch segment from K's entry. A
 // segment never runs past the start of the one after it, so the segments
@@ -155,21 +156,22 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 		}
 		segs = append(segs, s)
 	}
-	// Each step moves to another record no later in time; a path longer
-	// than the records can only come from zero-length cycles of records.
-	for steps := uint64(0); ; steps++ {
-		if steps > 2*d.Summary.Records+2 {
-			return nil, fmt.Errorf("%s: the critical path does not end (zero-length records releasing each other)", d.Capture.Name)
-		}
-		r, _, err := w.at(active, pos)
+	// A producer already on the path is not followed again: records
+	// out of start order (or of zero length) could otherwise release
+	// each other in a cycle. Each step then either reaches a record not
+	// yet visited or moves back on the current core, so the walk ends.
+	visited := map[[2]int]bool{}
+	for {
+		r, idx, err := w.at(active, pos)
 		if err != nil {
 			return nil, err
 		}
+		visited[[2]int{active, int(idx)}] = true
 		core := d.Summary.Active[active].Slot.String()
 		task := r.TaskID
 		kind := kindOf(r.DescID)
 		if e, ok := deps.WaitEvent(&r); ok {
-			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle {
+			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !visited[[2]int{int(rel.Active), int(rel.Index)}] {
 				start := min(rel.EndCycle, end)
 				seg(core, &task, kind, start, end, &r)
 				end = start
