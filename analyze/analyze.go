@@ -221,24 +221,6 @@ type analyzer struct {
 	rankStart uint64
 }
 
-// groups are named distributions.
-type groups[K comparable] struct {
-	m     map[K]*dist
-	limit int
-}
-
-func (g *groups[K]) add(k K, v uint64) {
-	d := g.m[k]
-	if d == nil {
-		if g.m == nil {
-			g.m = map[K]*dist{}
-		}
-		d = newDist(g.limit)
-		g.m[k] = d
-	}
-	d.add(v)
-}
-
 // Analyze walks d once and returns its analysis. With o.Deps it also
 // finds the critical path (reading the records on it back from the
 // capture).
@@ -252,6 +234,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	}
 	a := &analyzer{o: o, limit: limit, names: namer{names: o.Names, deps: o.Deps}}
 	a.types.limit, a.stages.limit, a.owners.limit, a.waits.limit = limit, limit, limit, limit
+	fast := newFastGroups(a)
 	sum := d.Summary
 	accs := make([]coreAcc, len(sum.Active))
 	for i, s := range sum.Active {
@@ -286,14 +269,10 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		switch kindOf(r.DescID) {
 		case KindCompute:
 			c.ComputeCycles += dur
-			a.types.add(a.names.taskType(&r.ProfileRecord), dur)
-			a.stages.add(a.names.stage(&r.ProfileRecord), dur)
-			if r.OwnerID != abi.InvalidOwnerID {
-				a.owners.add(r.OwnerID, dur)
-			}
+			fast.compute(&r.ProfileRecord, dur)
 		case KindWait:
 			c.WaitCycles += dur
-			a.waits.add(a.names.taskStage(r.TaskID), dur)
+			fast.wait(&r.ProfileRecord, dur)
 			if o.Deps != nil {
 				if e, ok := o.Deps.WaitEvent(&r.ProfileRecord); ok {
 					fl.Waits++
@@ -437,6 +416,9 @@ func (a *analyzer) totals(res *Rank) {
 func statsOf[K comparable](g *groups[K], name func(K) string) []Stat {
 	out := make([]Stat, 0, len(g.m))
 	for k, d := range g.m {
+		if d.n == 0 {
+			continue
+		}
 		p := d.percentiles(50, 90, 99)
 		s := Stat{Name: name(k), Count: d.n, TotalCycles: d.total, P50Cycles: p[0], P90Cycles: p[1], P99Cycles: p[2],
 			MaxCycles: d.max, Exact: d.Exact()}
