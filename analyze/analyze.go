@@ -6,8 +6,9 @@
 //
 // Analysis streams: one walk over the records in trace order (package
 // decode's k-way merge) fills per-core counters and per-group duration
-// distributions. Memory is O(cores + groups), each group at most
-// DefaultExactLimit exact durations plus a fixed histogram (see Stat.Exact),
+// distributions. Memory is O(cores + groups): at most DefaultExactLimit
+// exact durations in all (4 MiB), and a fixed 58 KiB histogram per group
+// past that (see Stat.Exact),
 // and with a schedule 24 bytes per producer record (decode.Dependencies)
 // plus the critical path's segments.
 package analyze
@@ -37,8 +38,8 @@ type Options struct {
 	// there is no critical path and task types of graph-stage records
 	// are not known.
 	Deps *decode.Dependencies
-	// ExactLimit is how many durations a group keeps exactly
-	// (0: DefaultExactLimit).
+	// ExactLimit is how many durations the analysis keeps exactly over all
+	// groups (0: DefaultExactLimit); past it, groups switch to histograms.
 	ExactLimit int
 }
 
@@ -133,8 +134,9 @@ type Totals struct {
 
 // Stat is the duration distribution of one group of records, in cycles.
 // Percentiles are by nearest rank: the value at index ceil(p/100 × n) − 1
-// of the sorted durations. When Exact is false the group had more than
-// Options.ExactLimit records and p50/p90/p99 come from a log-bucketed
+// of the sorted durations. When Exact is false the analysis ran out of
+// its budget of exact values (Options.ExactLimit over all groups) while
+// the group grew, and p50/p90/p99 come from a log-bucketed
 // histogram: each within 1/256 (0.4%) of the true value; count, total,
 // mean and max are always exact.
 type Stat struct {
@@ -233,7 +235,8 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		limit = DefaultExactLimit
 	}
 	a := &analyzer{o: o, limit: limit, names: namer{names: o.Names, deps: o.Deps}}
-	a.types.limit, a.stages.limit, a.owners.limit, a.waits.limit = limit, limit, limit, limit
+	budget := limit
+	a.types.budget, a.stages.budget, a.owners.budget, a.waits.budget = &budget, &budget, &budget, &budget
 	fast := newFastGroups(a)
 	sum := d.Summary
 	accs := make([]coreAcc, len(sum.Active))

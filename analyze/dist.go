@@ -5,9 +5,14 @@ import (
 	"slices"
 )
 
-// DefaultExactLimit is how many durations a group keeps exactly before
-// its percentiles come from a histogram (8 bytes each: 512 KiB a group).
-const DefaultExactLimit = 1 << 16
+// DefaultExactLimit is how many durations one analysis keeps exactly, over
+// all its groups (8 bytes each: 4 MiB). A group that grows once the budget
+// is spent switches to a histogram and gives its values' share back.
+const DefaultExactLimit = 1 << 19
+
+// chunkLen is the length of the chunks exact values are kept in (no
+// copying as they grow).
+const chunkLen = 1024
 
 // Histogram buckets: values below 2^histBits have a bucket each; above,
 // a bucket spans 1/2^histBits of its power of two, so a value's bucket
@@ -19,20 +24,21 @@ const (
 )
 
 // dist keeps the durations of one group: the count, total and maximum
-// exactly, the values themselves while there are at most limit of them,
-// then a log-bucketed histogram (HDR-like): fixed memory (58 KiB), and a
+// exactly, the values themselves while the analysis's budget of exact
+// values lasts, then a log-bucketed histogram (HDR-like): fixed memory
+// (58 KiB), and a
 // percentile read from it is within 1/256 of the true value (the middle
 // of a bucket whose width is at most 1/128 of its lower bound), and never
 // above the maximum.
 type dist struct {
 	n, total, max uint64
 	overflow      bool // total wrapped past 2^64
-	exact         []uint64
-	hist          []uint64 // histBuckets counts once exact overflowed, else nil
-	limit         int
+	exact         [][]uint64 // chunks of chunkLen values
+	hist          []uint64   // histBuckets counts once exact overflowed, else nil
+	budget        *int       // exact values the analysis may still keep
 }
 
-func newDist(limit int) *dist { return &dist{limit: limit} }
+func newDist(budget *int) *dist { return &dist{budget: budget} }
 
 func (d *dist) add(v uint64) {
 	d.n++
@@ -43,13 +49,22 @@ func (d *dist) add(v uint64) {
 	}
 	d.max = max(d.max, v)
 	if d.hist == nil {
-		if len(d.exact) < d.limit {
-			d.exact = append(d.exact, v)
+		if *d.budget > 0 {
+			*d.budget--
+			last := len(d.exact) - 1
+			if last < 0 || len(d.exact[last]) == chunkLen {
+				d.exact = append(d.exact, make([]uint64, 0, chunkLen))
+				last++
+			}
+			d.exact[last] = append(d.exact[last], v)
 			return
 		}
 		d.hist = make([]uint64, histBuckets)
-		for _, x := range d.exact {
-			d.hist[bucketOf(x)]++
+		for _, c := range d.exact {
+			for _, x := range c {
+				d.hist[bucketOf(x)]++
+			}
+			*d.budget += len(c)
 		}
 		d.exact = nil
 	}
@@ -99,9 +114,13 @@ func (d *dist) percentiles(ps ...uint64) []uint64 {
 		return out
 	}
 	if d.hist == nil {
-		slices.Sort(d.exact)
+		all := make([]uint64, 0, d.n)
+		for _, c := range d.exact {
+			all = append(all, c...)
+		}
+		slices.Sort(all)
 		for i, p := range ps {
-			out[i] = d.exact[rank(p, d.n)]
+			out[i] = all[rank(p, d.n)]
 		}
 		return out
 	}

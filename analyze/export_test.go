@@ -6,7 +6,7 @@ func StatOf(name string, values []uint64, limit int) Stat {
 	if limit <= 0 {
 		limit = DefaultExactLimit
 	}
-	g := groups[string]{limit: limit}
+	g := groups[string]{budget: &limit}
 	for _, v := range values {
 		g.add(name, v)
 	}

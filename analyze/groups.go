@@ -6,8 +6,8 @@ import (
 
 // groups are named distributions.
 type groups[K comparable] struct {
-	m     map[K]*dist
-	limit int
+	m      map[K]*dist
+	budget *int // exact values left, shared by every group of an analysis
 }
 
 // get returns the distribution of group k, made on first use.
@@ -17,7 +17,7 @@ func (g *groups[K]) get(k K) *dist {
 		if g.m == nil {
 			g.m = map[K]*dist{}
 		}
-		d = newDist(g.limit)
+		d = newDist(g.budget)
 		g.m[k] = d
 	}
 	return d
