@@ -32,7 +32,7 @@ const (
 // above the maximum.
 type dist struct {
 	n, total, max uint64
-	overflow      bool // total wrapped past 2^64
+	overflow      bool       // total wrapped past 2^64
 	exact         [][]uint64 // chunks of chunkLen values
 	hist          []uint64   // histBuckets counts once exact overflowed, else nil
 	budget        *int       // exact values the analysis may still keep
