@@ -102,7 +102,7 @@ type Core struct {
 	// ComputeCycles, WaitCycles, TriggerCycles and OtherCycles sum the
 	// durations of the core's records of each kind; IdleCycles is the span
 	// minus the length of the union of its record intervals clipped to
-	// [EntryCycle, EndCycle].
+	// [EntryCycle, EndCycle]. Sums saturate at 2^64-1.
 	ComputeCycles uint64 `json:"compute_cycles"`
 	WaitCycles    uint64 `json:"wait_cycles"`
 	TriggerCycles uint64 `json:"trigger_cycles"`
@@ -271,10 +271,10 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		}
 		switch kindOf(r.DescID) {
 		case KindCompute:
-			c.ComputeCycles += dur
+			c.ComputeCycles = satAdd(c.ComputeCycles, dur)
 			fast.compute(&r.ProfileRecord, dur)
 		case KindWait:
-			c.WaitCycles += dur
+			c.WaitCycles = satAdd(c.WaitCycles, dur)
 			fast.wait(&r.ProfileRecord, dur)
 			if o.Deps != nil {
 				if e, ok := o.Deps.WaitEvent(&r.ProfileRecord); ok {
@@ -287,9 +287,9 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 				}
 			}
 		case KindTrigger:
-			c.TriggerCycles += dur
+			c.TriggerCycles = satAdd(c.TriggerCycles, dur)
 		default:
-			c.OtherCycles += dur
+			c.OtherCycles = satAdd(c.OtherCycles, dur)
 		}
 		return true
 	})
@@ -382,16 +382,16 @@ func (a *analyzer) totals(res *Rank) {
 		}
 		for _, t := range []*Totals{t, res.Totals} {
 			t.Cores++
-			t.SpanCycles += c.SpanCycles()
-			t.ComputeCycles += c.ComputeCycles
-			t.WaitCycles += c.WaitCycles
-			t.TriggerCycles += c.TriggerCycles
-			t.OtherCycles += c.OtherCycles
-			t.IdleCycles += c.IdleCycles
+			t.SpanCycles = satAdd(t.SpanCycles, c.SpanCycles())
+			t.ComputeCycles = satAdd(t.ComputeCycles, c.ComputeCycles)
+			t.WaitCycles = satAdd(t.WaitCycles, c.WaitCycles)
+			t.TriggerCycles = satAdd(t.TriggerCycles, c.TriggerCycles)
+			t.OtherCycles = satAdd(t.OtherCycles, c.OtherCycles)
+			t.IdleCycles = satAdd(t.IdleCycles, c.IdleCycles)
 			if c.Records > 0 {
 				t.ActiveCores++
 				m := imb[t]
-				m.max, m.sum, m.n = max(m.max, c.ComputeCycles), m.sum+c.ComputeCycles, m.n+1
+				m.max, m.sum, m.n = max(m.max, c.ComputeCycles), satAdd(m.sum, c.ComputeCycles), m.n+1
 			}
 		}
 		if c.Records > 0 {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 )
@@ -31,8 +32,7 @@ const (
 // of a bucket whose width is at most 1/128 of its lower bound), and never
 // above the maximum.
 type dist struct {
-	n, total, max uint64
-	overflow      bool       // total wrapped past 2^64
+	n, total, max uint64 // total saturates at 2^64-1 (see satAdd)
 	exact         [][]uint64 // chunks of chunkLen values
 	hist          []uint64   // histBuckets counts once exact overflowed, else nil
 	budget        *int       // exact values the analysis may still keep
@@ -42,11 +42,7 @@ func newDist(budget *int) *dist { return &dist{budget: budget} }
 
 func (d *dist) add(v uint64) {
 	d.n++
-	var c uint64
-	d.total, c = bits.Add64(d.total, v, 0)
-	if c != 0 {
-		d.overflow = true
-	}
+	d.total = satAdd(d.total, v)
 	d.max = max(d.max, v)
 	if d.hist == nil {
 		if *d.budget > 0 {
@@ -134,4 +130,15 @@ func (d *dist) percentiles(ps ...uint64) []uint64 {
 		}
 	}
 	return out
+}
+
+// satAdd returns a+b, or 2^64-1 when that overflows: sums of cycles
+// only get there from records of absurd lengths, and a saturated sum
+// says so where a wrapped one would mislead.
+func satAdd(a, b uint64) uint64 {
+	s, c := bits.Add64(a, b, 0)
+	if c != 0 {
+		return math.MaxUint64
+	}
+	return s
 }
