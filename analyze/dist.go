@@ -32,7 +32,7 @@ const (
 // of a bucket whose width is at most 1/128 of its lower bound), and never
 // above the maximum.
 type dist struct {
-	n, total, max uint64 // total saturates at 2^64-1 (see satAdd)
+	n, total, max uint64     // total saturates at 2^64-1 (see satAdd)
 	exact         [][]uint64 // chunks of chunkLen values
 	hist          []uint64   // histBuckets counts once exact overflowed, else nil
 	budget        *int       // exact values the analysis may still keep
