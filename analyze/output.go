@@ -308,9 +308,9 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 		return
 	}
 	tw.printf("Critical path: %d cycles (%s µs), %d segments, from %s to the last record end\n\n", p.TotalCycles, k.us(p.TotalCycles), len(p.Segments), firstCore(p))
-	for _, t := range k.pathSummaryTables() {
-		emit(t.top(top))
-	}
+	tables := k.pathSummaryTables()
+	emit(tables[0]) // six kinds at most
+	emit(tables[1].top(top))
 	longest := k.pathTable()
 	longest.title = "Critical path: longest segments"
 	slices.SortStableFunc(longest.rows, func(x, y []string) int {
