@@ -142,3 +142,52 @@ func TestDiffCommand(t *testing.T) {
 	_, _, code = runMain(t, "diff", report)
 	assert.Equal(t, 2, code)
 }
+
+// TestAnalyzeRanks: several captures get a section each and the
+// cross-rank table, in every format.
+func TestAnalyzeRanks(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(moeCapture)
+	require.NoError(t, err)
+	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
+	require.NoError(t, os.WriteFile(r0, data, 0o644))
+	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
+	require.Equal(t, 0, code, errOut)
+
+	out, errOut, code := runMain(t, "analyze", r0, r1, "--plan", moePlan)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "== rank 0: ")
+	assert.Contains(t, out, "== rank 1: ")
+	assert.Contains(t, out, "slowest rank ")
+
+	out, errOut, code = runMain(t, "analyze", r0, r1, "--format", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Ranks     []struct{ Rank uint32 } `json:"ranks"`
+		CrossRank struct {
+			Ranks []struct {
+				MakespanCycles uint64 `json:"makespan_cycles"`
+			} `json:"ranks"`
+			SlowestRank  uint32 `json:"slowest_rank"`
+			SpreadCycles uint64 `json:"spread_cycles"`
+		} `json:"cross_rank"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Ranks, 2)
+	require.Len(t, rep.CrossRank.Ranks, 2)
+	a, b := rep.CrossRank.Ranks[0].MakespanCycles, rep.CrossRank.Ranks[1].MakespanCycles
+	assert.Equal(t, max(a, b)-min(a, b), rep.CrossRank.SpreadCycles)
+	assert.Equal(t, map[bool]uint32{true: 0, false: 1}[a >= b], rep.CrossRank.SlowestRank)
+
+	out, _, code = runMain(t, "analyze", r0, r1, "--format", "csv", "--table", "types")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "\n1,")
+	out, _, code = runMain(t, "analyze", r0, r1, "--format", "markdown")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "## Rank 1")
+
+	// Two ranks against the same two: no change.
+	out, errOut, code = runMain(t, "diff", r1, r1)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "no change")
+}
