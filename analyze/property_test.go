@@ -448,3 +448,59 @@ func TestPercentileHistogram(t *testing.T) {
 		}
 	})
 }
+
+func TestTimeline(t *testing.T) { rapid.Check(t, propTimeline) }
+
+// propTimeline: each core's bins add up to its compute, wait, trigger and
+// other cycles, bins cover the makespan, and a bin's task type is one
+// whose compute falls in it.
+func propTimeline(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	d, _, _ := decoded(t, s, false)
+	if d == nil {
+		return
+	}
+	deps, err := decode.NewDependencies(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := analyze.Options{FrequencyMHz: 50, Deps: deps}
+	res, err := analyze.Analyze(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := rapid.IntRange(1, 300).Draw(t, "bins")
+	tl, err := analyze.NewTimeline(d, res, o, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.BinCycles*uint64(bins) < res.MakespanCycles || tl.StartCycle != res.StartCycle {
+		t.Fatalf("%d bins of %d cycles from %d do not cover the makespan %d from %d", bins, tl.BinCycles, tl.StartCycle, res.MakespanCycles, res.StartCycle)
+	}
+	var rows []analyze.Core
+	for _, c := range res.Cores {
+		if c.Records > 0 {
+			rows = append(rows, c)
+		}
+	}
+	if len(tl.Cores) != len(rows) {
+		t.Fatalf("%d timeline rows for %d cores with records", len(tl.Cores), len(rows))
+	}
+	for i, row := range tl.Cores {
+		c := rows[i]
+		var got analyze.Core
+		for _, b := range row.Bins {
+			got.ComputeCycles += b.Compute
+			got.WaitCycles += b.Wait
+			got.TriggerCycles += b.Trigger
+			got.OtherCycles += b.Other
+			if (b.TaskType >= 0) != (b.Compute > 0) || b.TaskType >= len(tl.TaskTypes) {
+				t.Fatalf("%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes)
+			}
+		}
+		if row.Core != c.Core || got.ComputeCycles != c.ComputeCycles || got.WaitCycles != c.WaitCycles ||
+			got.TriggerCycles != c.TriggerCycles || got.OtherCycles != c.OtherCycles {
+			t.Fatalf("%s: bins sum to %+v, the core has %+v", row.Core, got, c)
+		}
+	}
+}
