@@ -174,6 +174,7 @@ func decoded(t *rapid.T, s *plan.Schedule, mutate bool) (*decode.Decoded, []byte
 }
 
 func TestBreakdown(t *testing.T) { rapid.Check(t, propBreakdown) }
+func FuzzBreakdown(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propBreakdown)) }
 
 // propBreakdown: the per-core breakdown, the totals and every group's
 // stats equal a plain computation over the records read from the buffer.
@@ -318,6 +319,7 @@ type producer struct {
 }
 
 func TestFlows(t *testing.T) { rapid.Check(t, propFlows) }
+func FuzzFlows(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlows)) }
 
 // propFlows: every arrow goes forward in time and joins a producer of the
 // waited event to a wait on it; by default it is the releasing one (no
@@ -450,6 +452,7 @@ func TestPercentileHistogram(t *testing.T) {
 }
 
 func TestTimeline(t *testing.T) { rapid.Check(t, propTimeline) }
+func FuzzTimeline(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propTimeline)) }
 
 // propTimeline: each core's bins add up to its compute, wait, trigger and
 // other cycles, bins cover the makespan, and a bin's task type is one

@@ -135,6 +135,7 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 }
 
 func TestFlowEvents(t *testing.T) { rapid.Check(t, propFlowEvents) }
+func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 
 // propFlowEvents: the flow events of random captures of random schedules,
 // at frequencies whose cycles are and are not whole nanoseconds, in every
