@@ -65,6 +65,7 @@ type Diff struct {
 // ABIMismatch is a diff of analyses of different ABIs.
 type ABIMismatch struct{ Base, New string }
 
+// Error says which fingerprints differ and how to compare them anyway.
 func (e *ABIMismatch) Error() string {
 	return fmt.Sprintf("base was analyzed with ABI fingerprint %s, new with %s: their numbers may not mean the same (--allow-abi-mismatch compares them anyway)", e.Base, e.New)
 }

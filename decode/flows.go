@@ -184,12 +184,15 @@ func NewDependencies(d *Decoded, s *plan.Schedule) (*Dependencies, error) {
 // ScheduleMismatch is a capture whose records the schedule given with it
 // cannot have written.
 type ScheduleMismatch struct {
+	// File is the capture, Schedule the schedule file.
 	File, Schedule string
 	// Count is how many records do not match.
 	Count int
-	Msg   string
+	// Msg names the first few records (file offset, slot, record) and why.
+	Msg string
 }
 
+// Error returns Msg.
 func (e *ScheduleMismatch) Error() string { return e.Msg }
 
 // WaitEvent returns the event a wait record of task id waits on; false for
