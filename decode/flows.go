@@ -173,12 +173,65 @@ func NewDependencies(d *Decoded, s *plan.Schedule) (*Dependencies, error) {
 			Msg: fmt.Sprintf("%s does not match schedule %s (%d records):\n  %s%s", d.Capture.Name, s.File, badCount, strings.Join(bad, "\n  "), more)}
 	}
 	for e, ps := range deps.producers {
-		slices.SortFunc(ps, func(a, b RecordRef) int {
-			return cmp.Or(cmp.Compare(a.EndCycle, b.EndCycle), cmp.Compare(a.Active, b.Active), cmp.Compare(a.Index, b.Index))
-		})
+		sortByEnd(ps)
 		deps.producers[e] = slices.Clip(ps)
 	}
 	return deps, nil
+}
+
+// sortByEnd sorts producers by end cycle, stably: they were appended in
+// slot and record order, which ties keep. They come as runs already in end
+// order (a slot's records end in order unless they overlap), so a natural
+// merge sort merges the runs pairwise, O(n log runs); many short runs go
+// to the library's stable sort.
+func sortByEnd(ps []RecordRef) {
+	bounds := []int{0}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].EndCycle < ps[i-1].EndCycle {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return
+	}
+	if len(bounds) > len(ps)/8 {
+		slices.SortStableFunc(ps, func(a, b RecordRef) int { return cmp.Compare(a.EndCycle, b.EndCycle) })
+		return
+	}
+	bounds = append(bounds, len(ps))
+	src, dst := ps, make([]RecordRef, len(ps))
+	for len(bounds) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid := bounds[i], bounds[i+1]
+			if i+2 >= len(bounds) {
+				copy(dst[lo:mid], src[lo:mid])
+				next = append(next, mid)
+				continue
+			}
+			hi := bounds[i+2]
+			l, r, k := lo, mid, lo
+			for l < mid && r < hi {
+				// Left first on ties: the earlier slot and record.
+				if src[r].EndCycle < src[l].EndCycle {
+					dst[k] = src[r]
+					r++
+				} else {
+					dst[k] = src[l]
+					l++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[l:mid])
+			copy(dst[k:], src[r:hi])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	if &src[0] != &ps[0] {
+		copy(ps, src)
+	}
 }
 
 // ScheduleMismatch is a capture whose records the schedule given with it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -241,4 +242,30 @@ func TestScheduleMismatch(t *testing.T) {
 	if !errors.As(err, &m) || m.Count != 1 || !strings.Contains(err.Error(), "a wait record of task 1, which has no dependent_event") {
 		t.Fatalf("schedule without the dependency: %v", err)
 	}
+}
+
+// TestSortByEnd: the natural merge sort orders by end cycle and keeps the
+// appended order among equal ends, as a stable sort does.
+func TestSortByEnd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 300).Draw(t, "n")
+		ps := make([]RecordRef, n)
+		end := uint64(0)
+		for i := range ps {
+			if rapid.IntRange(0, 9).Draw(t, "restart") == 0 {
+				end = rapid.Uint64Range(0, 50).Draw(t, "end")
+			} else {
+				end += rapid.Uint64Range(0, 3).Draw(t, "step")
+			}
+			ps[i] = RecordRef{Index: uint32(i), EndCycle: end}
+		}
+		want := append([]RecordRef(nil), ps...)
+		sort.SliceStable(want, func(i, j int) bool { return want[i].EndCycle < want[j].EndCycle })
+		sortByEnd(ps)
+		for i := range ps {
+			if ps[i] != want[i] {
+				t.Fatalf("at %d: %+v, want %+v", i, ps[i], want[i])
+			}
+		}
+	})
 }
