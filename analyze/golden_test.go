@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -153,5 +154,27 @@ func TestDiffSelf(t *testing.T) {
 	}
 	if _, err := analyze.Compare(rep, other, true); err != nil {
 		t.Fatalf("--allow-abi-mismatch: %v", err)
+	}
+}
+
+// TestREADMEWalkthrough keeps the README's walkthrough the real output:
+// every line of `analyze --top 3` of the example is in it, but the core
+// rows it shortens.
+func TestREADMEWalkthrough(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := moeReport(t, true).WriteText(&b, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "AIC/") || strings.HasPrefix(line, "AIV/") {
+			continue
+		}
+		if !bytes.Contains(readme, []byte(line)) {
+			t.Errorf("README's walkthrough lacks the line %q of the output", line)
+		}
 	}
 }
