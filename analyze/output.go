@@ -193,16 +193,7 @@ func (r *Report) WriteCSV(w io.Writer, name string) error {
 		if i == 0 {
 			head := []string{"rank"}
 			for _, h := range t.head {
-				h = strings.ReplaceAll(h, " µs", "_us")
-				h = strings.ReplaceAll(h, "µs", "us")
-				h = strings.ReplaceAll(h, " %", "_pct")
-				h = strings.ReplaceAll(h, " ", "_")
-				if h != "task_type" && h != "stage" && h != "owner_id" && h != "waiting_stage" && h != "core" &&
-					h != "kind" && h != "task_id" && !strings.HasSuffix(h, "_us") && !strings.HasSuffix(h, "_pct") &&
-					!strings.HasSuffix(h, "_cycle") && h != "records" && h != "count" {
-					h += "_cycles"
-				}
-				head = append(head, h)
+				head = append(head, csvName(h))
 			}
 			if err := cw.Write(head); err != nil {
 				return err
@@ -216,6 +207,20 @@ func (r *Report) WriteCSV(w io.Writer, name string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// csvName is the CSV column name of a table heading: cycle columns end
+// in _cycles, µs columns in _us, percentages in _pct.
+func csvName(h string) string {
+	switch h {
+	case "total", "mean", "p50", "p90", "p99", "max", "compute", "wait", "trigger", "other", "idle", "span":
+		return h + "_cycles"
+	case "µs":
+		return "duration_us"
+	}
+	h = strings.ReplaceAll(h, " µs", "_us")
+	h = strings.ReplaceAll(h, " %", "_pct")
+	return strings.ReplaceAll(h, " ", "_")
 }
 
 // textWriter collects the first write error.
