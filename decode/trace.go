@@ -74,8 +74,8 @@ const SchemaVersion = 1
 //	 "megaKernelCycleTrace":{...},
 //	 "metadata":{...}}
 //
-// An input whose Config has Deps gets dependency arrows after the X event of each
-// of its wait records: Trace Event Format v1 flow events, one id per
+// An input whose Config has Deps gets dependency arrows after the X event
+// of each of its wait records: Trace Event Format v1 flow events, one id per
 // arrow (ids are unique in the trace: input i's are i<<32 + 1, 2, ...),
 // "ph":"s" on the producer's thread with ts in the middle of its slice and
 // "ph":"f","bp":"e" on the wait's thread with ts inside the wait's slice,
