@@ -81,6 +81,9 @@ func TestAnalyzeScheduleMismatch(t *testing.T) {
 	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", short, "-o", filepath.Join(dir, "t.json"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "does not match schedule")
+	// Without arrows the schedule only gives the layout.
+	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", short, "--flows", "none", "-o", filepath.Join(dir, "t.json"))
+	assert.Equal(t, 0, code, errOut)
 }
 
 func TestDecodeFlowsCommand(t *testing.T) {

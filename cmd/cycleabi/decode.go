@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -68,7 +69,8 @@ the compute record of such a ShmemPutMemSignal task) to each wait record of
 a task whose dependent_event it is. --flows releasing (the default) draws
 the releasing producer's arrow only: the producer with the latest
 end_cycle at or before the wait's end_cycle. --flows all also draws every
-other producer that ends within the wait; --flows none draws none.
+other producer that ends within the wait; --flows none draws none and
+leaves the schedule to the layout alone.
 --max-flows caps the arrows per capture. A wait that no producer ended
 before gets no arrow; such waits are counted in the trace's warnings and
 on stderr. A capture the schedule cannot have written (task ids beyond its
@@ -141,9 +143,13 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if f.layout.planFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
 		return usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
 	}
-	sched, err := loadSchedule(f.layout.planFile)
-	if err != nil {
-		return usage(err)
+	// --flows none leaves the schedule to the layout: no arrows, and no
+	// check of the capture against its task table.
+	var sched *plan.Schedule
+	if flowMode != decode.FlowsNone {
+		if sched, err = loadSchedule(f.layout.planFile); err != nil {
+			return usage(err)
+		}
 	}
 	ranks, err := captureRanks(paths, f.ranks)
 	if err != nil {
