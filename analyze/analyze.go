@@ -60,6 +60,8 @@ type Rank struct {
 	CycleFrequencyMHz float64 `json:"cycle_frequency_mhz"`
 	Records           uint64  `json:"records"`
 	Dropped           uint64  `json:"dropped"`
+	// Layout is the buffer layout the capture was read with.
+	Layout Layout `json:"layout"`
 	// StartCycle is the earliest entry of a core with records, EndCycle
 	// the latest record end; MakespanCycles = EndCycle − StartCycle (0
 	// when every record ends before the first entry).
@@ -85,6 +87,14 @@ type Rank struct {
 	// Flows are the dependency arrows decode --plan draws (releasing
 	// mode); nil without a schedule.
 	Flows *Flows `json:"flows"`
+}
+
+// Layout is a capture's buffer layout.
+type Layout struct {
+	CubeSlots   uint32 `json:"cube_slots"`
+	AICCapacity uint32 `json:"aic_capacity"`
+	AIVCapacity uint32 `json:"aiv_capacity"`
+	Bytes       uint64 `json:"bytes"`
 }
 
 // Core is where one core's time went, in cycles.
@@ -297,7 +307,9 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		return nil, err
 	}
 	res := &Rank{Rank: o.Rank, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
-		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{}}
+		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{},
+		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, AICCapacity: sum.Layout.Capacities.AIC,
+			AIVCapacity: sum.Layout.Capacities.AIV, Bytes: sum.Layout.Size()}}
 	cores, err := enteredCores(d, accs)
 	if err != nil {
 		return nil, err
