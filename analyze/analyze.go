@@ -89,12 +89,13 @@ type Rank struct {
 	Flows *Flows `json:"flows"`
 }
 
-// Layout is a capture's buffer layout.
+// Layout is a capture's buffer layout, in the keys validate's JSON uses.
 type Layout struct {
-	CubeSlots   uint32 `json:"cube_slots"`
-	AICCapacity uint32 `json:"aic_capacity"`
-	AIVCapacity uint32 `json:"aiv_capacity"`
-	Bytes       uint64 `json:"bytes"`
+	CubeSlots uint32 `json:"cube_slots"`
+	// Capacities are the record capacities by core type ("AIC", "AIV").
+	Capacities map[string]uint32 `json:"capacities"`
+	// Size is the buffer's size in bytes.
+	Size uint64 `json:"size"`
 }
 
 // Core is where one core's time went, in cycles.
@@ -308,8 +309,10 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	}
 	res := &Rank{Rank: o.Rank, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
 		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{},
-		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, AICCapacity: sum.Layout.Capacities.AIC,
-			AIVCapacity: sum.Layout.Capacities.AIV, Bytes: sum.Layout.Size()}}
+		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, Size: sum.Layout.Size(), Capacities: map[string]uint32{}}}
+	for _, t := range abi.CoreTypes() {
+		res.Layout.Capacities[t.String()] = sum.Layout.Capacities.For(t)
+	}
 	cores, err := enteredCores(d, accs)
 	if err != nil {
 		return nil, err
