@@ -388,7 +388,7 @@ func (t *table) markdown(tw *textWriter) {
 	if t.title != "" {
 		tw.printf("**%s**\n\n", t.title)
 	}
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	esc := strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace
 	row := func(cells []string) {
 		var b strings.Builder
 		b.WriteString("|")
