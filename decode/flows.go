@@ -422,7 +422,7 @@ func (r *renderer) appendFlows(b []byte, rec *Record) []byte {
 	st := &r.flowStats
 	st.Waits++
 	w := rec.Ref()
-	if !deps.FlowsOf(e, w, r.cfg.Flows, func(p RecordRef) {
+	if !deps.FlowsOf(e, w, r.cfg.FlowMode, func(p RecordRef) {
 		if r.cfg.MaxFlows > 0 && st.Arrows >= uint64(r.cfg.MaxFlows) {
 			st.Capped++
 			return
@@ -451,4 +451,31 @@ func (r *renderer) appendFlows(b []byte, rec *Record) []byte {
 		st.WaitsWithoutProducer++
 	}
 	return b
+}
+
+// FlowIDs walks d once and returns, for writers that attach each arrow to
+// both of its records (a protobuf writer's flow_ids on the producer's
+// slice and terminating_flow_ids on the wait's), a lookup of the arrows
+// each record starts (out) and ends (in), by id: the arrows of Flows under
+// mode and maxFlows, ids base+1, base+2, ... (give input i the base
+// i<<32, as the JSON writer does, so ids are unique in a trace). Every id
+// is in one record's out and one record's in; the slices returned are
+// never changed. Memory is O(arrows).
+func (d *Decoded) FlowIDs(deps *Dependencies, mode FlowMode, maxFlows int, base uint64) (func(rec *Record) (out, in []uint64), FlowStats, error) {
+	key := func(active int32, index uint32) uint64 { return uint64(uint32(active))<<32 | uint64(index) }
+	outs, ins := map[uint64][]uint64{}, map[uint64][]uint64{}
+	st, err := d.Flows(deps, mode, maxFlows, func(f Flow) bool {
+		id := base + f.ID
+		from, to := key(f.From.Active, f.From.Index), key(f.To.Active, f.To.Index)
+		outs[from] = append(outs[from], id)
+		ins[to] = append(ins[to], id)
+		return true
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	return func(rec *Record) (out, in []uint64) {
+		k := key(int32(rec.Active), uint32(rec.Index))
+		return outs[k], ins[k]
+	}, st, nil
 }

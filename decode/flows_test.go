@@ -169,7 +169,7 @@ func propFlowEvents(t *rapid.T) {
 	}
 	cfg := defaultConfig()
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
-	cfg.Flows = rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll, FlowsNone}).Draw(t, "mode")
+	cfg.FlowMode = rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll, FlowsNone}).Draw(t, "mode")
 	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
 	cfg.Deps = deps
 	var out bytes.Buffer
@@ -181,11 +181,11 @@ func propFlowEvents(t *rapid.T) {
 		t.Fatal(err)
 	}
 	arrows := checkFlowEvents(t, out.Bytes())
-	want, err := d.Flows(deps, cfg.Flows, cfg.MaxFlows, func(Flow) bool { return true })
+	want, err := d.Flows(deps, cfg.FlowMode, cfg.MaxFlows, func(Flow) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Flows == FlowsNone {
+	if cfg.FlowMode == FlowsNone {
 		want.Arrows = 0
 	}
 	got := stats[0]
@@ -266,6 +266,63 @@ func TestSortByEnd(t *testing.T) {
 			if ps[i] != want[i] {
 				t.Fatalf("at %d: %+v, want %+v", i, ps[i], want[i])
 			}
+		}
+	})
+}
+
+// TestFlowIDs: the per-record lookup holds every arrow of Flows once at
+// its producer and once at its wait.
+func TestFlowIDs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := plantest.Schedule(t, plantest.Limits{})
+		c, err := synth.Run(s, synth.Options{Seed: rapid.Uint64().Draw(t, "seed"), WaitTimeout: synth.DefaultWaitTimeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Records() == 0 {
+			return
+		}
+		d, err := mustDecode("random.bin", c.Buffer, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+		if err != nil {
+			t.Fatal(err)
+		}
+		deps, err := NewDependencies(d, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode := rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll}).Draw(t, "mode")
+		want := map[uint64][2]RecordRef{}
+		if _, err := d.Flows(deps, mode, 0, func(f Flow) bool {
+			want[7<<32+f.ID] = [2]RecordRef{f.From, f.To}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		lookup, st, err := d.FlowIDs(deps, mode, 0, 7<<32)
+		if err != nil || st.Arrows != uint64(len(want)) {
+			t.Fatalf("FlowIDs: %v, %+v for %d arrows", err, st, len(want))
+		}
+		seenOut, seenIn := map[uint64]bool{}, map[uint64]bool{}
+		if err := d.Records(func(r Record) bool {
+			out, in := lookup(&r)
+			for _, id := range out {
+				if w, ok := want[id]; !ok || w[0] != r.Ref() || seenOut[id] {
+					t.Fatalf("record %+v starts arrow %d, want %+v", r.Ref(), id, w)
+				}
+				seenOut[id] = true
+			}
+			for _, id := range in {
+				if w, ok := want[id]; !ok || w[1] != r.Ref() || seenIn[id] {
+					t.Fatalf("record %+v ends arrow %d, want %+v", r.Ref(), id, w)
+				}
+				seenIn[id] = true
+			}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(seenOut) != len(want) || len(seenIn) != len(want) {
+			t.Fatalf("%d starts and %d ends of %d arrows", len(seenOut), len(seenIn), len(want))
 		}
 	})
 }

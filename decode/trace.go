@@ -35,12 +35,12 @@ type Config struct {
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
 	Names *Names
-	// Flows says which dependency arrows to draw when the input has
-	// Dependencies; MaxFlows caps the arrows of this capture (0: no cap).
-	Flows    FlowMode
+	// FlowMode says which dependency arrows to draw when Deps is set;
+	// MaxFlows caps the arrows of this capture (0: no cap).
+	FlowMode FlowMode
 	MaxFlows int
 	// Deps, when set, are the capture's event producers under the
-	// schedule it ran: the trace gets dependency arrows (Flows).
+	// schedule it ran: the trace gets dependency arrows (FlowMode).
 	Deps *Dependencies
 }
 

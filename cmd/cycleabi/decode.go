@@ -192,7 +192,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		inputs[i] = decode.Input{Decoded: d, Config: decode.Config{
 			Rank: ranks[i], DeviceID: deviceIDs[i], SoCName: socName, FrequencyMHz: mhz,
 			DetailedNames: f.detailedNames, KernelName: f.kernelName, OwnerLabel: f.ownerLabel, Names: names,
-			Flows: flowMode, MaxFlows: f.maxFlows, Deps: deps[i],
+			FlowMode: flowMode, MaxFlows: f.maxFlows, Deps: deps[i],
 		}}
 		records += d.Summary.Records
 	}
