@@ -507,3 +507,74 @@ func propTimeline(t *rapid.T) {
 		}
 	}
 }
+
+func TestDiff(t *testing.T) { rapid.Check(t, propDiff) }
+func FuzzDiff(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propDiff)) }
+
+// propDiff: the diff of two captures of one schedule has, for every task
+// type and stage of either, the new value minus the base one, relative
+// to the base, sorted by the absolute change in total; a capture's diff
+// with itself is zero.
+func propDiff(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	var reps [2]*analyze.Report
+	for i := range reps {
+		d, _, _ := decoded(t, s, false)
+		if d == nil {
+			return
+		}
+		r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[i] = analyze.NewReport([]*analyze.Rank{r})
+	}
+	self, err := analyze.Compare(reps[0], reps[0], false)
+	if err != nil || !self.IsZero() {
+		t.Fatalf("self-diff: %v, zero %v", err, self.IsZero())
+	}
+	d, err := analyze.Compare(reps[0], reps[1], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Ranks[0]
+	base, new := reps[0].Ranks[0], reps[1].Ranks[0]
+	if r.Makespan.Abs != float64(new.MakespanCycles)-float64(base.MakespanCycles) {
+		t.Fatalf("makespan change %v, want %d - %d", r.Makespan.Abs, new.MakespanCycles, base.MakespanCycles)
+	}
+	for _, c := range []struct {
+		got       []analyze.GroupDiff
+		base, new []analyze.Stat
+	}{{r.TaskTypes, base.TaskTypes, new.TaskTypes}, {r.Stages, base.Stages, new.Stages}} {
+		find := func(ss []analyze.Stat, name string) (analyze.Stat, bool) {
+			for _, s := range ss {
+				if s.Name == name {
+					return s, true
+				}
+			}
+			return analyze.Stat{}, false
+		}
+		names := map[string]bool{}
+		for _, s := range append(slices.Clone(c.base), c.new...) {
+			names[s.Name] = true
+		}
+		if len(c.got) != len(names) {
+			t.Fatalf("%d groups in the diff, %d in either report", len(c.got), len(names))
+		}
+		for i, g := range c.got {
+			b, inB := find(c.base, g.Name)
+			n, inN := find(c.new, g.Name)
+			if g.InBase != inB || g.InNew != inN || g.TotalCycles.Abs != float64(n.TotalCycles)-float64(b.TotalCycles) ||
+				g.Count.Abs != float64(n.Count)-float64(b.Count) || g.P90Cycles.Abs != float64(n.P90Cycles)-float64(b.P90Cycles) {
+				t.Fatalf("%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			}
+			if (g.TotalCycles.RelPct == nil) != (b.TotalCycles == 0) ||
+				g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9 {
+				t.Fatalf("%q: relative change %v", g.Name, g.TotalCycles.RelPct)
+			}
+			if i > 0 && math.Abs(g.TotalCycles.Abs) > math.Abs(c.got[i-1].TotalCycles.Abs) {
+				t.Fatalf("not sorted by the absolute change in total at %q", g.Name)
+			}
+		}
+	}
+}
