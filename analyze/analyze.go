@@ -221,7 +221,6 @@ type coreAcc struct {
 // analyzer holds the state of one walk.
 type analyzer struct {
 	o      Options
-	limit  int
 	names  namer
 	types  groups[string]
 	stages groups[string]
@@ -245,8 +244,8 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	if limit <= 0 {
 		limit = DefaultExactLimit
 	}
-	a := &analyzer{o: o, limit: limit, names: namer{names: o.Names, deps: o.Deps}}
-	budget := limit
+	a := &analyzer{o: o, names: namer{names: o.Names, deps: o.Deps}}
+	budget := limit // exact durations left, shared by every group
 	a.types.budget, a.stages.budget, a.owners.budget, a.waits.budget = &budget, &budget, &budget, &budget
 	fast := newFastGroups(a)
 	sum := d.Summary
