@@ -24,7 +24,7 @@ import (
 // and system, every thread, GC included), which other work on a shared
 // machine changes far less than it changes wall time. analyze-plan adds a schedule for the capture's tasks (every task
 // waits on event id%64 and triggers (id+1)%64): the producer index and the
-// critical path.
+// critical path; decode-plan the same schedule's dependency arrows.
 //
 //	go test -run '^$' -bench AnalyzeVsDecode -benchmem -cpu 1 -count 3 ./decode/
 func BenchmarkAnalyzeVsDecode(b *testing.B) {
@@ -70,6 +70,17 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	b.Run("decode", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
 			cfg := decode.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names}
+			return decode.WriteTrace(io.Discard, []decode.Input{{Decoded: d, Config: cfg}}, decode.WriteOptions{})
+		})
+	})
+	b.Run("decode-plan", func(b *testing.B) {
+		run(b, func(d *decode.Decoded) error {
+			deps, err := decode.NewDependencies(d, sched)
+			if err != nil {
+				return err
+			}
+			cfg := decode.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
+				FlowMode: decode.FlowsReleasing, Deps: deps}
 			return decode.WriteTrace(io.Discard, []decode.Input{{Decoded: d, Config: cfg}}, decode.WriteOptions{})
 		})
 	})

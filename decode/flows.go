@@ -3,6 +3,7 @@ package decode
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -340,6 +341,21 @@ func (d *Decoded) Flows(deps *Dependencies, mode FlowMode, maxFlows int, yield f
 // (what appendSignedMicros writes, read back), false when they do not fit
 // in an int64.
 func (c *clock) renderedNanos(a, b uint64) (int64, bool) {
+	if c.nsPerCycle != 0 {
+		// Whole nanoseconds a cycle: what appendMicros prints, exactly.
+		neg, d := a < b, a-b
+		if neg {
+			d = b - a
+		}
+		hi, ns := bits.Mul64(d, c.nsPerCycle)
+		if hi != 0 || ns >= 1<<62 {
+			return 0, false
+		}
+		if neg {
+			return -int64(ns), true
+		}
+		return int64(ns), true
+	}
 	var buf [48]byte
 	s := c.appendSignedMicros(buf[:0], a, b)
 	neg := len(s) > 0 && s[0] == '-'

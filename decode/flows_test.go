@@ -326,3 +326,30 @@ func TestFlowIDs(t *testing.T) {
 		}
 	})
 }
+
+// TestRenderedNanos: the nanoseconds flows bind at are what the trace
+// prints, at frequencies whose cycle is and is not whole nanoseconds.
+func TestRenderedNanos(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := newClock(rapid.SampledFrom([]float64{50, 1000, 3, 7.3, 0.001, 1e-7}).Draw(t, "mhz"))
+		a := rapid.Uint64Range(0, 1<<40).Draw(t, "a")
+		b := rapid.Uint64Range(0, 1<<40).Draw(t, "b")
+		ns, ok := c.renderedNanos(a, b)
+		printed := c.appendSignedMicros(nil, a, b)
+		if !ok {
+			return
+		}
+		whole, frac, _ := strings.Cut(strings.TrimPrefix(string(printed), "-"), ".")
+		frac += strings.Repeat("0", 3-len(frac))
+		want, err := strconv.ParseInt(whole+frac, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(string(printed), "-") {
+			want = -want
+		}
+		if ns != want {
+			t.Fatalf("renderedNanos(%d, %d) = %d, the trace prints %s", a, b, ns, printed)
+		}
+	})
+}
