@@ -1,7 +1,8 @@
 // Command cycleabi works with MegaKernel cycle-trace captures: it plans a
 // profiling buffer's size from a task schedule, simulates a device writing
 // one, validates a captured buffer against every ABI invariant, dumps its
-// bytes field by field, and decodes it into a Perfetto-ready trace.
+// bytes field by field, decodes it into a Perfetto-ready trace, and
+// analyzes and compares captures.
 //
 // Each subcommand lives in its own file and registers itself with
 // addCommand; the work is done by the packages they call.
@@ -66,7 +67,9 @@ device buffer. The byte layout comes from abi/schema.yaml.
   validate  check a capture against every invariant, report every violation
   dump      show a capture's bytes field by field
   decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)
-  merge     place a decoded trace inside the framework's trace, under its outer kernel`,
+  merge     place a decoded trace inside the framework's trace, under its outer kernel
+  analyze   where each core's time went, stats per task type and stage, the critical path
+  diff      compare two captures or analyze reports`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
