@@ -91,6 +91,13 @@ func (in *analyzeInputs) register(fs *pflag.FlagSet) {
 }
 
 func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Report, error) {
+	return in.runEach(cmd, paths, nil)
+}
+
+// runEach is run, calling each (when not nil) with every capture while it
+// is open: its index, the decoded capture, its analysis and the options
+// it was analyzed with (report bins its timeline there).
+func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
 	fs := cmd.Flags()
 	layout, _, err := in.layout.options(fs)
 	if err != nil {
@@ -131,9 +138,15 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Repor
 	}
 	results := make([]*analyze.Rank, len(decoded))
 	for i, d := range decoded {
-		results[i], err = analyze.Analyze(d, analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]})
+		o := analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]}
+		results[i], err = analyze.Analyze(d, o)
 		if err != nil {
 			return nil, usage(err)
+		}
+		if each != nil {
+			if err := each(i, d, results[i], o); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return analyze.NewReport(results), nil
