@@ -273,7 +273,7 @@ func newCrossView(rep *analyze.Report) *crossView {
 	var names, fills, titles []string
 	var vals []float64
 	t := &table{Name: "cross_rank", Caption: "Makespan per rank",
-		Head: []head{{Text: "rank"}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
+		Head: []head{{Text: "rank"}, {Text: ""}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
 	slowMarked := false
 	for i, r := range x.Ranks {
 		slow := r.Rank == x.SlowestRank && !slowMarked
@@ -290,8 +290,13 @@ func newCrossView(rep *analyze.Report) *crossView {
 		vals = append(vals, r.MakespanUs)
 		fills = append(fills, fill)
 		titles = append(titles, fmt.Sprintf("%s, %s: makespan %s cycles, %s µs", name, r.Capture, gu(r.MakespanCycles), fp(r.MakespanUs, 2)))
+		mark := ""
+		if slow {
+			mark = "slowest"
+		}
 		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Class: cls, Cells: []cell{
-			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: name, Class: "name"},
+			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: strconv.FormatUint(uint64(r.Rank), 10), Class: "name"},
+			{Text: mark, V: mark, Class: "txt bad"},
 			{F: "capture", V: r.Capture, Text: r.Capture},
 			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
 	}
@@ -300,7 +305,8 @@ func newCrossView(rep *analyze.Report) *crossView {
 	return v
 }
 
-func newDiffView(r *analyze.RankDiff) *diffView {
+func newDiffView(index int, r *analyze.RankDiff) *diffView {
+	rankIdx := strconv.Itoa(index)
 	v := &diffView{Title: fmt.Sprintf("Rank %d: %s → %s", r.Rank, r.BaseCapture, r.NewCapture)}
 	dcells := func(f string, d analyze.Delta, prec int) []cell {
 		rel := cell{Text: "–"}
@@ -310,7 +316,7 @@ func newDiffView(r *analyze.RankDiff) *diffView {
 		return []cell{fcell(f+".base", d.Base, prec), fcell(f+".new", d.New, prec),
 			{F: f + ".abs", V: fv(d.Abs), Text: signed(d.Abs, prec), Class: signClass(d.Abs)}, rel}
 	}
-	sum := &table{Name: "diff_summary", Caption: "Summary: base, new and change",
+	sum := &table{Name: "diff_summary", Rank: rankIdx, Caption: "Summary: base, new and change",
 		Head: []head{{Text: "metric"}, {Text: "base", Num: true}, {Text: "new", Num: true}, {Text: "Δ", Num: true}, {Text: "Δ %", Num: true}}}
 	sum.Rows = append(sum.Rows, row{Key: "makespan_cycles", Cells: append([]cell{namecell("makespan cycles")}, dcells("makespan_cycles", r.Makespan, 0)...)})
 	var keys []string
@@ -326,7 +332,7 @@ func newDiffView(r *analyze.RankDiff) *diffView {
 	}
 	v.Summary = sum
 	groups := func(name, caption, col string, gs []analyze.GroupDiff) *table {
-		t := &table{Name: name, Caption: caption,
+		t := &table{Name: name, Rank: rankIdx, Caption: caption,
 			Head: []head{{Text: col}, {Text: "count", Num: true}, {Text: "Δ count", Num: true}, {Text: "total", Num: true}, {Text: "Δ total", Num: true},
 				{Text: "Δ total %", Num: true}, {Text: "mean", Num: true}, {Text: "Δ mean", Num: true}, {Text: "p90", Num: true}, {Text: "Δ p90", Num: true}}}
 		if len(gs) > MaxTableRows {

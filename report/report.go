@@ -235,7 +235,7 @@ func build(in *Input) *page {
 	}
 	if in.Diff != nil {
 		for i := range in.Diff.Ranks {
-			p.Diffs = append(p.Diffs, newDiffView(&in.Diff.Ranks[i]))
+			p.Diffs = append(p.Diffs, newDiffView(i, &in.Diff.Ranks[i]))
 		}
 	}
 	return p
