@@ -33,7 +33,7 @@ nav a{color:#24456E;margin-right:12px;text-decoration:none}
 .card.neg .v{color:var(--good)}
 .regions{margin:4px 0;padding-left:18px;font-size:13px}
 svg.chart{display:block;width:100%;height:auto;max-width:1000px}
-svg.bars{max-width:520px}
+svg.bars{max-width:470px}
 svg .rowbg{fill:#F7F8FA}
 svg .rowlabel{font-size:9.5px;fill:#333}
 svg .tick{font-size:10px;fill:#555}
@@ -50,6 +50,7 @@ table.data th{background:#F1F3F5;cursor:pointer;user-select:none}
 table.data th[aria-sort=descending]::after{content:" ▼"}
 table.data th[aria-sort=ascending]::after{content:" ▲"}
 table.data .name,table.data .txt,table.data th:first-child{text-align:left}
+table.data td.txt{white-space:normal}
 table.data tr.slowest td{font-weight:650}
 td.pos{color:var(--bad)}
 td.neg{color:var(--good)}
@@ -57,7 +58,7 @@ td.bad{color:var(--bad);font-weight:600}
 .sw{display:inline-block;width:10px;height:10px;margin-right:5px;vertical-align:-1px;border:1px solid rgba(0,0,0,.3)}
 .legend{list-style:none;padding:0;margin:4px 0 6px;display:flex;flex-wrap:wrap;gap:3px 14px;font-size:12px}
 .sw.legend-path{border:0;border-top:2px solid #000;height:0;width:18px;vertical-align:3px}
-.pair{display:grid;grid-template-columns:minmax(320px,460px) 1fr;gap:18px;align-items:start;margin-bottom:8px}
+.pair{display:grid;grid-template-columns:minmax(300px,470px) 1fr;gap:18px;align-items:start;margin-bottom:8px}
 .scroll{overflow-x:auto}
 details{margin:4px 0}
 details summary{cursor:pointer;color:#24456E;font-size:13px}

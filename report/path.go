@@ -259,7 +259,7 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 			task = cell{F: "task_id", V: strconv.FormatUint(uint64(*s.TaskID), 10), Text: strconv.FormatUint(uint64(*s.TaskID), 10)}
 		}
 		sgt.Rows = append(sgt.Rows, row{Key: u(s.StartCycle), Cells: []cell{namecell(s.Core), task,
-			{F: "kind", V: s.Kind, Text: s.Kind}, {F: "task_type", V: s.TaskType, Text: s.TaskType}, {F: "stage", V: s.Stage, Text: s.Stage},
+			{F: "kind", V: s.Kind, Text: s.Kind, Class: "txt"}, {F: "task_type", V: s.TaskType, Text: s.TaskType, Class: "txt"}, {F: "stage", V: s.Stage, Text: s.Stage, Class: "txt"},
 			fcell("start_us", s.StartUs, 2), fcell("duration_us", s.DurationUs, 2),
 			ucell("start_cycle", s.StartCycle), ucell("end_cycle", s.EndCycle), {V: u(s.Cycles()), Text: gu(s.Cycles())}}})
 	}
@@ -297,7 +297,7 @@ func newCrossView(rep *analyze.Report) *crossView {
 		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Class: cls, Cells: []cell{
 			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: strconv.FormatUint(uint64(r.Rank), 10), Class: "name"},
 			{Text: mark, V: mark, Class: "txt bad"},
-			{F: "capture", V: r.Capture, Text: r.Capture},
+			{F: "capture", V: r.Capture, Text: r.Capture, Class: "txt"},
 			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
 	}
 	v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")

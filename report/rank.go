@@ -397,8 +397,8 @@ func barChart(id, label string, names []string, values []float64, fills []string
 	if len(names) > maxBars {
 		names, values, fills, titles = names[:maxBars], values[:maxBars], fills[:maxBars], titles[:maxBars]
 	}
-	nameW, w, rowH := 130.0, 300.0, 16.0
-	c := &chart{ID: id, Class: "bars", W: nameW + w + 80, Label: label}
+	nameW, w, rowH := 112.0, 250.0, 16.0
+	c := &chart{ID: id, Class: "bars", W: nameW + w + 56, Label: label}
 	var most float64
 	for _, v := range values {
 		most = max(most, v)
@@ -406,7 +406,7 @@ func barChart(id, label string, names []string, values []float64, fills []string
 	top := 4.0
 	for i, name := range names {
 		y := top + float64(i)*rowH
-		c.Texts = append(c.Texts, text{X: n(nameW - 6), Y: n(y + rowH - 5), Anchor: "end", Class: "rowlabel", Text: clip(name, 20), Title: name})
+		c.Texts = append(c.Texts, text{X: n(nameW - 6), Y: n(y + rowH - 5), Anchor: "end", Class: "rowlabel", Text: clip(name, 18), Title: name})
 		bw := 0.0
 		if most > 0 {
 			bw = w * values[i] / most

@@ -264,7 +264,7 @@ func (p *page) summary(in *Input) {
 	t := &table{Name: "summary", Caption: "Captures",
 		Head: []head{{Text: "rank"}, {Text: "capture"}, {Text: "records", Num: true}, {Text: "dropped", Num: true},
 			{Text: "validate", Title: "errors and warnings cycleabi validate reports with the same flags"},
-			{Text: "layout"}, {Text: "MHz", Num: true}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true},
+			{Text: "layout", Title: "cube slots C (AIV has 2C), record capacity per core, buffer size, where the capacities came from"}, {Text: "MHz", Num: true}, {Text: "makespan µs", Num: true},
 			{Text: "AIC busy %", Num: true}, {Text: "AIV busy %", Num: true}}}
 	var records, dropped uint64
 	for i, k := range rep.Ranks {
@@ -276,9 +276,9 @@ func (p *page) summary(in *Input) {
 		}
 		val := cell{Text: "not run"}
 		if chk != nil {
-			val = cell{Text: fmt.Sprintf("%d errors, %d warnings", chk.Errors(), chk.Warnings()), V: strconv.Itoa(chk.Errors()*1000000 + chk.Warnings())}
+			val = cell{Class: "txt", Text: fmt.Sprintf("%d errors, %d warnings", chk.Errors(), chk.Warnings()), V: strconv.Itoa(chk.Errors()*1000000 + chk.Warnings())}
 			if chk.Errors() > 0 || chk.Warnings() > 0 {
-				val.Class = "bad"
+				val.Class = "txt bad"
 				p.Banners = append(p.Banners, checkBanner(k, chk))
 			}
 		}
@@ -299,9 +299,9 @@ func (p *page) summary(in *Input) {
 			{F: "rank", V: strconv.FormatUint(uint64(k.Rank), 10), Text: strconv.FormatUint(uint64(k.Rank), 10)},
 			{Text: k.Capture, V: k.Capture, Class: "name"},
 			ucell("records", k.Records), drop, val,
-			{Text: layoutText(k, chk)},
+			{Text: layoutText(k, chk), Class: "txt"},
 			fcell("cycle_frequency_mhz", k.CycleFrequencyMHz, 0),
-			ucell("makespan_cycles", k.MakespanCycles), fcell("makespan_us", k.MakespanUs, 2),
+			fcell("makespan_us", k.MakespanUs, 2),
 			busy("AIC"), busy("AIV"),
 		}})
 	}
@@ -396,9 +396,9 @@ func checkBanner(k *analyze.Rank, chk *validate.Result) string {
 }
 
 func layoutText(k *analyze.Rank, chk *validate.Result) string {
-	s := fmt.Sprintf("%d cube slots, capacity AIC %d, AIV %d, %s bytes", k.Layout.CubeSlots, k.Layout.Capacities["AIC"], k.Layout.Capacities["AIV"], gu(k.Layout.Size))
+	s := fmt.Sprintf("C=%d · AIC %d, AIV %d records · %s B", k.Layout.CubeSlots, k.Layout.Capacities["AIC"], k.Layout.Capacities["AIV"], gu(k.Layout.Size))
 	if chk != nil && chk.LayoutSource != "" {
-		s += " (from " + string(chk.LayoutSource) + ")"
+		s += " · " + string(chk.LayoutSource)
 	}
 	return s
 }
