@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -129,6 +130,9 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile}, paths...)...); err != nil {
+		return usage(err)
+	}
 	layout, _, err := f.layout.options(fs)
 	if err != nil {
 		return usage(err)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
@@ -77,7 +78,10 @@ device buffer. The byte layout comes from abi/schema.yaml.
 	return root
 }
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() {
+	outfile.HandleSignals()
+	os.Exit(run(os.Args[1:]))
+}
 
 // run executes the command line and returns the process exit code.
 func run(args []string) int {
@@ -86,6 +90,11 @@ func run(args []string) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	if outfile.BrokenPipe(err) {
+		// The reader of our output went away (| head): exit quietly, as
+		// cat does; deferred cleanups have run.
+		return outfile.BrokenPipeStatus
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
