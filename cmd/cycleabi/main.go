@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
@@ -70,12 +72,20 @@ device buffer. The byte layout comes from abi/schema.yaml.
   merge     place a decoded trace inside the framework's trace, under its outer kernel`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionText(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}
 	return root
+}
+
+// versionText is what --version prints: the program's build and the ABI
+// it reads.
+func versionText() string {
+	return fmt.Sprintf("cycleabi %s\nABI version %d, fingerprint %s", buildinfo.Version(), abi.Version, abi.FingerprintHex)
 }
 
 func main() {
