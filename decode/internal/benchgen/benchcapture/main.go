@@ -26,7 +26,9 @@ func main() {
 	}
 	write := benchgen.WriteFile
 	if *sparse {
-		write = func(path string, s benchgen.Spec) (string, error) { return benchgen.WriteSparse(path, s.Records, s.Seed) }
+		write = func(path string, s benchgen.Spec) (string, error) {
+			return benchgen.WriteSparse(path, s.Records, s.Seed)
+		}
 	}
 	flags, err := write(*out, spec)
 	if err != nil {
