@@ -125,7 +125,13 @@ func (f *File) createTemp() error {
 			continue
 		}
 		if err != nil {
-			return f.wrap(err)
+			// The file is written beside the target; say so when the
+			// folder is what refuses (the target itself may be writable).
+			err = f.wrap(err)
+			if errors.Is(err, fs.ErrPermission) {
+				err = fmt.Errorf("%w (the file is written under a temporary name in %s, then renamed)", err, dir)
+			}
+			return err
 		}
 		f.file, f.temp = file, name
 		return nil
