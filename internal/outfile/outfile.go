@@ -15,7 +15,8 @@
 // and a failed or interrupted write leaves the previous file as it was. A
 // new file gets 0666 less the umask, as os.Create gives; a file replaced
 // keeps its permission bits (not its owner, group or other hard links: it
-// is a new inode). A symbolic link is followed: the file it points to is
+// is a new inode); one the user may not write is refused, as os.Create
+// would refuse it. A symbolic link is followed: the file it points to is
 // replaced and the link stays. A target that exists and is not a regular
 // file (a device such as /dev/null, a named pipe, a socket) is written in
 // place and never replaced. Every error names the path the user gave, never
@@ -91,6 +92,14 @@ func CreateStdout(path string, stdout io.Writer) (*File, error) {
 		if resolved, err := filepath.EvalSymlinks(path); err == nil {
 			f.target = resolved
 		}
+		// A file the user may not write (chmod a-w) is not replaced
+		// either, as os.Create and the shell's > would refuse it.
+		// Opening it without O_TRUNC changes nothing.
+		w, err := os.OpenFile(f.target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, f.wrap(err)
+		}
+		w.Close()
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, f.wrap(err)
 	}

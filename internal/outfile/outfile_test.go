@@ -124,6 +124,22 @@ func TestModes(t *testing.T) {
 	if got, err := os.Stat(kept); err != nil || got.Mode().Perm() != 0o640 {
 		t.Errorf("replaced file: %v (%v), want its own 0640", got.Mode(), err)
 	}
+	// A read-only file is refused, as os.Create refuses it (root may
+	// write anything: then both succeed).
+	readOnly := filepath.Join(dir, "read-only")
+	if err := os.WriteFile(readOnly, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, createErr := os.OpenFile(readOnly, os.O_WRONLY, 0)
+	err = WriteFile(readOnly, []byte("x"))
+	if (err == nil) != (createErr == nil) {
+		t.Errorf("read-only file: %v; os.OpenFile for writing: %v", err, createErr)
+	}
+	if err != nil {
+		if got, _ := os.ReadFile(readOnly); string(got) != "keep" {
+			t.Errorf("refused read-only file now holds %q", got)
+		}
+	}
 }
 
 // A symbolic link is followed: its target is replaced, the link stays.
