@@ -38,18 +38,21 @@ func Temporaries() []string {
 
 var handleOnce sync.Once
 
-// terminating are the signals after which HandleSignals cleans up.
-var terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// terminating are the signals after which HandleSignals cleans up and
+// ends the process.
+var terminating = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
 
-// HandleSignals makes SIGINT, SIGTERM and SIGHUP remove every registered
-// temporary file and then kill the process with that same signal, so a
-// shell reports status 128+signal (130, 143, 129) and a script running the
-// command stops as it would for any other tool. A signal the process
-// started with ignored (nohup, a background job) stays ignored. It also
-// stops a write to a closed pipe from killing the process outright: the
-// write fails with EPIPE instead, and the command unwinds through its
-// usual cleanup (see BrokenPipe). Commands call it once, first thing in
-// main; later calls do nothing.
+// HandleSignals makes SIGINT, SIGTERM, SIGHUP and SIGPIPE remove every
+// registered temporary file first. SIGINT, SIGTERM and SIGHUP then kill
+// the process with that same signal, so a shell reports status
+// 128+signal (130, 143, 129) and a script running the command stops as it
+// would for any other tool. SIGPIPE (a write to a pipe whose reader went
+// away, such as `cycleabi decode cap.bin -o - | head`) ends it quietly
+// with BrokenPipeStatus, what a shell reports for a tool killed by
+// SIGPIPE. A signal the process started with ignored (nohup, a background
+// job) stays ignored; an ignored SIGPIPE makes the write fail with EPIPE
+// instead (see BrokenPipe). Commands call it once, first thing in main;
+// later calls do nothing.
 func HandleSignals() {
 	handleOnce.Do(func() {
 		sigs := make(chan os.Signal, 1)
@@ -60,14 +63,15 @@ func HandleSignals() {
 			}
 		}
 		signal.Notify(sigs, caught...)
-		// Notified (and never read), SIGPIPE no longer kills the process
-		// on a write to standard output: the write returns EPIPE.
-		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		go func() {
 			s := <-sigs
 			mu.Lock() // kept: nothing is created or renamed from here on
 			for name := range temps {
 				os.Remove(name)
+			}
+			if s == syscall.SIGPIPE {
+				// Raised again, SIGPIPE would not kill a Go program.
+				os.Exit(BrokenPipeStatus)
 			}
 			die(s)
 		}()
@@ -95,6 +99,7 @@ func die(s os.Signal) {
 const BrokenPipeStatus = 141
 
 // BrokenPipe reports whether err is a write to a pipe with no reader
-// (EPIPE). Commands exit quietly with BrokenPipeStatus on it, as cat and
-// grep do, once their deferred cleanups have run.
+// (EPIPE), which a command sees when SIGPIPE is ignored or before the
+// signal handler ends it. Commands exit quietly with BrokenPipeStatus on
+// it, as cat and grep do, once their deferred cleanups have run.
 func BrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }

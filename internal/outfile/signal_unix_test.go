@@ -54,9 +54,9 @@ func shellStatus(err error) int {
 
 // A signal while an output is half written removes the temporary and
 // scratch files, leaves the previous output as it was, and the process
-// dies of the signal.
+// dies of the signal (exits 141 for SIGPIPE).
 func TestSignalRemovesTemporaries(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "trace.json")
@@ -83,7 +83,7 @@ func TestSignalRemovesTemporaries(t *testing.T) {
 			}
 			cmd.Process.Signal(sig)
 			status := shellStatus(cmd.Wait())
-			if want := 128 + int(sig); status != want {
+			if want := 128 + int(sig); status != want { // 141 for SIGPIPE
 				t.Errorf("status %d, want %d", status, want)
 			}
 			if names := entries(t, dir); len(names) != 1 || names[0] != "trace.json" {
