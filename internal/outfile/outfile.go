@@ -23,8 +23,8 @@
 // the temporary one.
 //
 // Temporary files are registered in a process-wide list; HandleSignals
-// (called once by each command's main) removes them on SIGINT, SIGTERM or
-// SIGHUP before the process dies of the signal. CreateScratch makes the
+// (called once by each command's main) removes them on SIGINT, SIGTERM,
+// SIGHUP or SIGPIPE before the process ends. CreateScratch makes the
 // nameless scratch files (spill files) that need no cleanup at all.
 // SameFile refuses an output that is one of the command's inputs.
 package outfile
