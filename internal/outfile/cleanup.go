@@ -25,8 +25,8 @@ func locked(fn func()) {
 	fn()
 }
 
-// Temporaries returns the temporary files registered now (tests).
-func Temporaries() []string {
+// temporaries returns the temporary files registered now (tests).
+func temporaries() []string {
 	mu.Lock()
 	defer mu.Unlock()
 	names := make([]string, 0, len(temps))

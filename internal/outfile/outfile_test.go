@@ -59,8 +59,8 @@ func TestCreateCommitAbort(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != "one" {
 		t.Errorf("before Commit, out.json holds %q", got)
 	}
-	if len(Temporaries()) != 1 {
-		t.Errorf("registered temporaries: %v", Temporaries())
+	if len(temporaries()) != 1 {
+		t.Errorf("registered temporaries: %v", temporaries())
 	}
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
@@ -88,8 +88,8 @@ func TestCreateCommitAbort(t *testing.T) {
 	if names := entries(t, dir); len(names) != 1 || names[0] != "out.json" {
 		t.Errorf("files in the output folder: %v", names)
 	}
-	if len(Temporaries()) != 0 {
-		t.Errorf("temporaries still registered: %v", Temporaries())
+	if len(temporaries()) != 0 {
+		t.Errorf("temporaries still registered: %v", temporaries())
 	}
 }
 
@@ -267,7 +267,7 @@ func TestScratch(t *testing.T) {
 	if _, err := f.ReadAt(b, 0); err != nil || string(b) != "sorted" {
 		t.Errorf("read back %q, %v", b, err)
 	}
-	if names := entries(t, dir); len(names) != 0 && len(Temporaries()) != 1 {
+	if names := entries(t, dir); len(names) != 0 && len(temporaries()) != 1 {
 		t.Errorf("scratch file %v visible but not registered", names)
 	}
 	CloseScratch(f)
