@@ -137,9 +137,6 @@ decode with the signal (the shell reports 130, 143, 129).`,
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
-	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile}, paths...)...); err != nil {
-		return usage(err)
-	}
 	layout, _, err := f.layout.options(fs)
 	if err != nil {
 		return usage(err)
@@ -169,6 +166,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 	}
 
+	// Once the output's name is final, before any capture is read.
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile}, paths...)...); err != nil {
+		return usage(err)
+	}
 	decoded, err := decodeAll(paths, layout)
 	defer func() {
 		for _, d := range decoded {
