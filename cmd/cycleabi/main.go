@@ -72,9 +72,11 @@ device buffer. The byte layout comes from abi/schema.yaml.
   merge     place a decoded trace inside the framework's trace, under its outer kernel`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       versionText(),
+		// Printed as "cycleabi version " + Version: cobra's default,
+		// which (unlike SetVersionTemplate) keeps text/template out of
+		// the binary (2.5 MB, 1.2 MiB of RSS).
+		Version: versionText(),
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	for _, c := range subcommands {
 		root.AddCommand(c())
@@ -82,10 +84,10 @@ device buffer. The byte layout comes from abi/schema.yaml.
 	return root
 }
 
-// versionText is what --version prints: the program's build and the ABI
-// it reads.
+// versionText is what --version prints after "cycleabi version ": the
+// program's build and the ABI it reads.
 func versionText() string {
-	return fmt.Sprintf("cycleabi %s\nABI version %d, fingerprint %s", buildinfo.Version(), abi.Version, abi.FingerprintHex)
+	return fmt.Sprintf("%s\nABI version %d, fingerprint %s", buildinfo.Version(), abi.Version, abi.FingerprintHex)
 }
 
 func main() {

@@ -96,7 +96,7 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	require.Len(t, lines, 2, stdout)
-	assert.Regexp(t, `^cycleabi (devel|v\S+)`, lines[0])
+	assert.Regexp(t, `^cycleabi version (devel|v\S+)`, lines[0])
 	assert.Equal(t, "ABI version 1, fingerprint "+abi.FingerprintHex, lines[1])
 	assert.Len(t, abi.FingerprintHex, 16)
 }
