@@ -95,3 +95,23 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 		}
 	}
 }
+
+// Runs are runRecords long until there would be more than maxRuns of
+// them; then they grow, so their number (and the read windows) stays
+// bounded.
+func TestRunLength(t *testing.T) {
+	for _, c := range []struct{ records, want int }{
+		{1, runRecords},
+		{runRecords * maxRuns, runRecords},
+		{runRecords*maxRuns + 1, runRecords + 1},
+		{int(abi.MaxRecordsPerCore) * 72, (int(abi.MaxRecordsPerCore)*72 + maxRuns - 1) / maxRuns},
+	} {
+		got := runLength(c.records)
+		if got != c.want {
+			t.Errorf("runLength(%d) = %d, want %d", c.records, got, c.want)
+		}
+		if runs := (c.records + got - 1) / got; runs > maxRuns {
+			t.Errorf("runLength(%d) = %d: %d runs", c.records, got, runs)
+		}
+	}
+}
