@@ -9,8 +9,9 @@
 // ties in slot and record order, by a k-way merge over the active slots,
 // each read in bounded chunks; a slot whose records are out of start order
 // is cut into runs, each sorted on its own and spilled to a temporary file,
-// and the runs join the merge. Memory is O(slots + runs), not O(records):
-// a capture ten times larger decodes in the same memory.
+// and the runs join the merge (at most 4096 of them: runs grow past that).
+// Memory is O(slots + one run), not O(records): a capture ten times larger
+// decodes in the same memory.
 //
 // WriteTrace streams the trace JSON by hand into a buffer (no reflection
 // per event), for one capture or several (one per rank, pid = rank).
