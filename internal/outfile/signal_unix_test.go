@@ -95,3 +95,26 @@ func TestSignalRemovesTemporaries(t *testing.T) {
 		})
 	}
 }
+
+// A named pipe is written in place: its reader gets the bytes, and the
+// node stays a pipe.
+func TestNamedPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "trace.fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if err := WriteFile(fifo, []byte("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the pipe" {
+		t.Errorf("reader got %q", s)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", st.Mode(), err)
+	}
+}
