@@ -285,6 +285,7 @@ type Error struct {
 	Err  error  // the cause
 }
 
+// Error returns "writing PATH: cause".
 func (e *Error) Error() string { return "writing " + e.Path + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.

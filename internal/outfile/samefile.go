@@ -11,6 +11,7 @@ type SameFileError struct {
 	Input  string // the input path as given
 }
 
+// Error says which output is refused and which input it is.
 func (e *SameFileError) Error() string {
 	if e.Output == e.Input {
 		return fmt.Sprintf("refusing to write %s: it is an input of this command (choose another output)", e.Output)
