@@ -53,8 +53,9 @@ renamed into place, so a failed or interrupted decode leaves nothing behind
 and a previous trace as it was; a name ending in .gz is gzip-compressed
 (Perfetto opens it directly); -o - writes to stdout; a device or named pipe
 is written in place. An output that is one of the inputs (a capture, the
-names file, the plan) is refused. Slots whose records are out of start
-order are sorted in bounded runs spilled to TMPDIR.
+names file, the plan, the invocation manifest) is refused. Slots whose
+records are out of start order are sorted in bounded runs spilled to
+TMPDIR.
 
 The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
 is given (--aic-capacity with --aiv-capacity, and --cube-slots; 'cycleabi
@@ -167,7 +168,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 
 	// Once the output's name is final, before any capture is read.
-	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile}, paths...)...); err != nil {
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
 		return usage(err)
 	}
 	decoded, err := decodeAll(paths, layout)

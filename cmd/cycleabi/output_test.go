@@ -26,7 +26,9 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 	hard := filepath.Join(dir, "hard.json")
 	require.NoError(t, os.Link(names, hard))
 
-	inputs := []string{capturePath, names, schedule}
+	manifest := filepath.Join(filepath.Dir(capturePath), "window.yaml")
+	require.NoError(t, os.WriteFile(manifest, []byte("- {capture: cap.bin}\n"), 0o644))
+	inputs := []string{capturePath, names, schedule, manifest}
 	before := map[string][]byte{}
 	for _, p := range inputs {
 		before[p], _ = os.ReadFile(p)
@@ -39,6 +41,7 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"decode", capturePath, "-o", link}, capturePath},
 		{[]string{"decode", capturePath, "--names", names, "-o", hard}, names},
 		{[]string{"decode", capturePath, "--plan", schedule, "-o", schedule}, schedule},
+		{[]string{"decode", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 		{[]string{"synth", schedule, "-o", schedule}, schedule},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
