@@ -6,6 +6,7 @@ import (
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/report"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
@@ -73,6 +74,9 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	layout, hostPlan, err := f.in.layout.options(cmd.Flags())
 	if err != nil {
+		return usage(err)
+	}
+	if err := outfile.SameFile(f.output, append(f.in.files(paths), f.base...)...); err != nil {
 		return usage(err)
 	}
 	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(paths)), Checks: make([]*validate.Result, len(paths))}
