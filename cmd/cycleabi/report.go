@@ -53,7 +53,7 @@ per table.
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
-  cycleabi report rank0.bin rank1.bin --base before0.bin --base before1.bin -o report.html`,
+  cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usage(errors.New("report needs at least one CAPTURE"))
