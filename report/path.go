@@ -53,20 +53,39 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		}
 	}
 	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
+	// At most MaxChartRows rows: beyond, consecutive cores of a region
+	// share a row (as in the timeline).
 	rowOf := map[string]int{}
+	var rows []string
+	size := 1
+	if len(cores) > MaxChartRows {
+		size = (len(cores) + MaxChartRows - 2) / (MaxChartRows - 1)
+	}
+	var members int
 	for i, c := range cores {
-		rowOf[c] = i
+		region, _, _ := strings.Cut(c, "/")
+		prev, _, _ := strings.Cut(cores[max(i-1, 0)], "/")
+		if i == 0 || members == size || region != prev {
+			rows = append(rows, c)
+			members = 0
+		} else {
+			first, _, _ := strings.Cut(rows[len(rows)-1], "–")
+			_, block, _ := strings.Cut(c, "/")
+			rows[len(rows)-1] = first + "–" + block
+		}
+		members++
+		rowOf[c] = len(rows) - 1
 	}
 	rowH := 11.0
-	if len(cores) > 48 {
-		rowH = max(4, 528/float64(len(cores)))
+	if len(rows) > 48 {
+		rowH = max(4, 528/float64(len(rows)))
 	}
 	top := 6.0
 	g := &chart{ID: anchor + "-path", Class: "gantt", W: chartW,
 		Label: "The critical path as a Gantt chart: one row per core it runs on, one bar per segment"}
-	for i, c := range cores {
+	for i, c := range rows {
 		y := top + float64(i)*rowH
-		g.rect(labelW, y, plotW, rowH-1, "", "rowbg", "")
+		g.rect(labelW, y, plotW, rowH-1, "", "rowbg", c)
 		if rowH >= 8 {
 			g.text(labelW-6, y+rowH-2.5, "end", "rowlabel", c)
 		}
@@ -114,7 +133,7 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 			key    string
 			cycles uint64
 		}
-		best := make([][]cnt, len(cores))
+		best := make([][]cnt, len(rows))
 		for i := range best {
 			best[i] = make([]cnt, nb)
 		}
@@ -145,7 +164,7 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 				legend[s.Stage] = key
 			}
 		}
-		for r := range cores {
+		for r := range rows {
 			ds := map[string]*strings.Builder{}
 			var keys []string
 			y := top + float64(r)*rowH
@@ -165,11 +184,11 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 				b = e
 			}
 			for _, key := range keys {
-				g.Paths = append(g.Paths, path{D: ds[key].String(), Fill: key, Title: cores[r] + " on the path (binned)"})
+				g.Paths = append(g.Paths, path{D: ds[key].String(), Fill: key, Title: rows[r] + " on the path (binned)"})
 			}
 		}
 	}
-	bottom := top + float64(len(cores))*rowH + 2
+	bottom := top + float64(len(rows))*rowH + 2
 	g.H = bottom + 40
 	g.xAxis(labelW, plotW, top, bottom, float64(k.MakespanCycles)/mhz, "µs since the first core entered")
 	v.Gantt = g
@@ -233,6 +252,10 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		first.Swatch = colors.Of(s.Name)
 		st.Rows = append(st.Rows, row{Key: s.Name, Cells: []cell{first, {F: "cycles", V: u(s.Cycles), Text: gu(s.Cycles)},
 			fcell("us", s.Us, 2), {V: fv(share), Text: fp(share, 1)}}})
+	}
+	if len(st.Rows) > MaxTableRows {
+		st.Note = fmt.Sprintf("The %d largest of %d.", MaxTableRows, len(st.Rows))
+		st.Rows = st.Rows[:MaxTableRows]
 	}
 	if len(names) > 0 {
 		v.Stages = barChart(anchor+"-pathstages", "The critical path's time by stage", names, vals, fills, titles, "µs on the critical path")

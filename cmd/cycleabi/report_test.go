@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/htmlcheck"
+	"github.com/megakernel/cycleabi/report"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
@@ -286,4 +287,87 @@ func TestReportCommandErrors(t *testing.T) {
 	assert.Equal(t, 1, code)
 	_, _, code = runMain(t, "report", moeCapture, "--base", filepath.Join(dir, "missing.bin"), "-o", filepath.Join(dir, "r.html"))
 	assert.Equal(t, 2, code)
+}
+
+// A capture with more cores, stages and critical-path segments than a
+// page draws or lists: every chart and table stays within the report's
+// bounds, and says what it left out.
+func TestReportIsBounded(t *testing.T) {
+	// A chain of tasks, each waiting on the one before, alternating AIC
+	// and AIV over 400 workers (600 cores), each task its own graph stage:
+	// 2400 stages, a critical path of about 12,000 segments on every core.
+	const workers, chain = 400, 2400
+	type task struct {
+		TaskType       string `json:"task_type"`
+		TriggerEvent   int    `json:"trigger_event"`
+		DependentEvent *int   `json:"dependent_event,omitempty"`
+		GraphStage     int    `json:"graph_stage"`
+	}
+	var tasks []task
+	var cube, vector []int
+	for k := range chain {
+		tk := task{TaskType: "MatMul", TriggerEvent: k, GraphStage: k}
+		if k > 0 {
+			dep := k - 1
+			tk.DependentEvent = &dep
+		}
+		if k%2 == 0 {
+			cube = append(cube, k)
+		} else {
+			tk.TaskType = "AddCustom"
+			vector = append(vector, k)
+		}
+		tasks = append(tasks, tk)
+	}
+	sched, err := json.Marshal(map[string]any{"num_workers": workers, "tasks": tasks, "cube_task_indices": cube, "vector_task_indices": vector})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	schedPath, capPath := filepath.Join(dir, "chain.json"), filepath.Join(dir, "chain.bin")
+	require.NoError(t, os.WriteFile(schedPath, sched, 0o644))
+	_, errOut, code := runMain(t, "synth", schedPath, "-o", capPath)
+	require.Equal(t, 0, code, errOut)
+	page := reportPage(t, capPath, "--plan", schedPath)
+	t.Logf("page: %d bytes", len(page))
+	assert.Less(t, len(page), 4<<20)
+	assert.Empty(t, htmlcheck.Valid(page))
+
+	analysis := jsonOf(t, "analyze", "--format", "json", capPath, "--plan", schedPath)
+	rank := analysis["ranks"].([]any)[0].(map[string]any)
+	require.Len(t, rank["cores"], 3*workers/2)
+	require.Len(t, rank["stages"], chain)
+	segments := len(rank["critical_path"].(map[string]any)["segments"].([]any))
+	require.Greater(t, segments, report.MaxGanttSegments)
+
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	charts := 0
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" {
+			return
+		}
+		charts++
+		id, shapes, rows := htmlcheck.Attr(n, "id"), 0, 0
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type == html.ElementNode && (c.Data == "rect" || c.Data == "path") {
+				shapes++
+				if htmlcheck.Attr(c, "class") == "rowbg" {
+					rows++
+				}
+			}
+		})
+		assert.LessOrEqual(t, rows, report.MaxChartRows, "%s: rows", id)
+		// A row's bins, as runs of one color: a few shapes per row and
+		// color, never one per record.
+		assert.LessOrEqual(t, shapes, 4*report.TimelineBins, "%s: shapes", id)
+	})
+	assert.Equal(t, 8, charts)
+	for _, tab := range htmlcheck.Tables(doc) {
+		assert.LessOrEqual(t, len(tab.Rows), report.MaxTableRows, "table %s", tab.Name)
+	}
+	for _, note := range []string{
+		fmt.Sprintf("The %d largest of %d.", report.MaxTableRows, chain),
+		fmt.Sprintf("The %d longest of %d segments.", report.MaxTableRows, segments),
+	} {
+		assert.Contains(t, string(page), note)
+	}
 }
