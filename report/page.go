@@ -2,13 +2,15 @@ package report
 
 // pageHTML is the page. Everything is inline: no element loads anything
 // (no src, no external href, no url() but none at all in the CSS), the
-// fonts are the system's.
+// fonts are the system's. Its Content-Security-Policy has the browser
+// refuse any load all the same.
 const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="cycleabi report">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'">
 <title>{{.Kernel}}: where the time went</title>
 <style>
 :root{--fg:#1b1f24;--muted:#5b6470;--line:#d6dae0;--bad:#B2182B;--good:#2166AC}

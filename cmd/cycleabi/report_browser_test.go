@@ -64,10 +64,16 @@ func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 }
 
 // probe is what the test adds to a copy of the page: the errors scripts
-// raise, each chart's rendered size, the sections laid out, and a click
-// on a table head (the first row after sorting by count).
+// raise, the loads the page's Content-Security-Policy blocks, each
+// chart's rendered size, the sections laid out, and a click on a table
+// head (the first row after sorting by count).
 const (
-	probeHead = `<script>window.__errors=[];window.addEventListener("error",function(e){window.__errors.push(String(e.message));});</script>`
+	probeHead = `<script>window.__errors=[];window.addEventListener("error",function(e){window.__errors.push(String(e.message));});
+document.addEventListener("securitypolicyviolation",function(e){var b=document.body;b.setAttribute("data-blocked",((b.getAttribute("data-blocked")||"")+" "+e.blockedURI).trim());});</script>`
+	// probeLoad is a load the page's Content-Security-Policy must block
+	// (a request it let through would not reach the network either: the
+	// browser resolves no host name).
+	probeLoad = `<img src="https://example.invalid/probe.png" alt="">`
 	probeTail = `<script>
 (function () {
   var b = document.body;
@@ -99,7 +105,7 @@ func TestReportInChromium(t *testing.T) {
 	dir := t.TempDir()
 	probed := filepath.Join(dir, "probed.html")
 	mod := bytes.Replace(page, []byte("<head>"), []byte("<head>"+probeHead), 1)
-	mod = bytes.Replace(mod, []byte("</body>"), []byte(probeTail+"</body>"), 1)
+	mod = bytes.Replace(mod, []byte("</body>"), []byte(probeLoad+probeTail+"</body>"), 1)
 	require.NoError(t, os.WriteFile(probed, mod, 0o644))
 
 	dom := runChromium(t, bin, probed, "--dump-dom")
@@ -126,6 +132,8 @@ func TestReportInChromium(t *testing.T) {
 	require.NotNil(t, body, "the dumped DOM has a body")
 	assert.Equal(t, "summary timeline cores types critical-path ranks base", htmlcheck.Attr(body, "data-sections"), "every section, in order, laid out")
 	assert.Equal(t, "", htmlcheck.Attr(body, "data-errors"), "no script error")
+	assert.Equal(t, "https://example.invalid/probe.png", htmlcheck.Attr(body, "data-blocked"),
+		"the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own")
 	assert.Equal(t, "GroupedMatMul", htmlcheck.Attr(body, "data-sorted"), "a click sorts the task types by count, largest first")
 	// The timeline, the cores, 3 stats charts, the Gantt, by kind, by stage.
 	assert.Equal(t, 8, charts)

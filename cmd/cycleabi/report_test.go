@@ -264,6 +264,31 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 	assert.NotContains(t, string(page), "://")
 	assert.Less(t, len(page), 2<<20, "the example's page is under 2 MB")
 	t.Logf("example page: %d bytes", len(page))
+	// The browser refuses any load all the same.
+	assert.Contains(t, string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
+
+	// Every chart has an accessible name and an axis caption with its unit.
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	charts := 0
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" {
+			return
+		}
+		charts++
+		id := htmlcheck.Attr(n, "id")
+		assert.NotEmpty(t, htmlcheck.Attr(n, "aria-label"), id)
+		var captions []string
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type == html.ElementNode && c.Data == "text" && htmlcheck.Attr(c, "class") == "caption" {
+				captions = append(captions, htmlcheck.Text(c))
+			}
+		})
+		if assert.Len(t, captions, 1, id) {
+			assert.Regexp(t, `µs|share`, captions[0], id)
+		}
+	})
+	assert.Equal(t, 8, charts)
 
 	// The checks can fail.
 	for _, bad := range []string{`<img src="x.png">`, `<link rel="stylesheet" href="https://cdn.example/x.css">`,
