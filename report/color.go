@@ -5,13 +5,16 @@ import (
 	"slices"
 )
 
-// Palette is the colors task types and stages take: Paul Tol's "muted"
-// scheme (9) and the Okabe–Ito colors but black (7), both designed to stay
-// apart for the common color-vision deficiencies. The kinds that are not
-// compute have fixed neutral colors instead (KindColors).
+// Palette is the colors task types and stages take: eleven of Paul Tol's
+// and Okabe & Ito's colors (both schemes designed for color-vision
+// deficiencies), chosen so that every two of them, and each of them and
+// the greys of KindColors and black, stay apart (CIE76 ΔE ≥ 10) for full
+// protanopia, deuteranopia and tritanopia as well as normal vision
+// (Machado et al. 2009's simulation; TestPaletteUnderColorBlindness).
+// A page with more names repeats colors.
 var Palette = []string{
-	"#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933", "#AA4499",
-	"#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+	"#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#999933",
+	"#E69F00", "#D55E00", "#4477AA", "#AA3377", "#EE3377",
 }
 
 // KindColors are the fixed colors of the kinds of time (compute is the
@@ -36,29 +39,44 @@ func slotOf(name string) int {
 
 // Colors gives each name of a page its color: the palette slot its name
 // hashes to, so a task type or stage keeps its color across runs and
-// charts. When two names of one page hash to the same slot, the one first
-// in byte order keeps it and the other takes the next free slot (so the
-// colors of a page differ while there are at most len(Palette) names).
+// charts. The names come in groups that are drawn side by side (the task
+// types; the stages): when two names of a group hash to the same slot,
+// the one first in byte order keeps it and the other takes the next slot
+// free in that group, so the colors of a group differ while it has at
+// most len(Palette) names. A name in several groups keeps the color its
+// first group gave it.
 type Colors map[string]string
 
-// NewColors assigns the colors of the given names.
-func NewColors(names []string) Colors {
-	names = slices.Clone(names)
-	slices.Sort(names)
-	names = slices.Compact(names)
+// NewColors assigns the colors of the given groups of names.
+func NewColors(groups ...[]string) Colors {
 	c := Colors{}
-	used := make([]bool, len(Palette))
-	free := len(Palette)
-	for _, n := range names {
-		s := slotOf(n)
-		if free > 0 {
-			for used[s] {
-				s = (s + 1) % len(Palette)
+	slotOfName := map[string]int{}
+	for _, names := range groups {
+		names = slices.Clone(names)
+		slices.Sort(names)
+		names = slices.Compact(names)
+		used := make([]bool, len(Palette))
+		free := len(Palette)
+		for _, n := range names {
+			if s, ok := slotOfName[n]; ok && !used[s] {
+				used[s] = true
+				free--
 			}
-			used[s] = true
-			free--
 		}
-		c[n] = Palette[s]
+		for _, n := range names {
+			if _, ok := slotOfName[n]; ok {
+				continue
+			}
+			s := slotOf(n)
+			if free > 0 {
+				for used[s] {
+					s = (s + 1) % len(Palette)
+				}
+				used[s] = true
+				free--
+			}
+			slotOfName[n], c[n] = s, Palette[s]
+		}
 	}
 	return c
 }

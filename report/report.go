@@ -241,22 +241,26 @@ func build(in *Input) *page {
 	return p
 }
 
-// pageNames lists the task types and stages the page colors.
-func pageNames(rep *analyze.Report) []string {
-	var names []string
+// pageNames are the page's names in the groups drawn side by side: the
+// task types, and the stages (of compute records, of waiting tasks and on
+// the critical path).
+func pageNames(rep *analyze.Report) (types, stages []string) {
 	for _, k := range rep.Ranks {
-		for _, list := range [][]analyze.Stat{k.TaskTypes, k.Stages, k.Waits} {
+		for _, s := range k.TaskTypes {
+			types = append(types, s.Name)
+		}
+		for _, list := range [][]analyze.Stat{k.Stages, k.Waits} {
 			for _, s := range list {
-				names = append(names, s.Name)
+				stages = append(stages, s.Name)
 			}
 		}
 		if k.CriticalPath != nil {
 			for _, s := range k.CriticalPath.ByStage {
-				names = append(names, s.Name)
+				stages = append(stages, s.Name)
 			}
 		}
 	}
-	return names
+	return types, stages
 }
 
 func (p *page) summary(in *Input) {
