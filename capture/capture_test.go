@@ -36,11 +36,11 @@ func problem(t *testing.T, err error) *capture.Problem {
 	return p
 }
 
-func scanBytes(t *testing.T, buf []byte, o capture.LayoutOptions) (*capture.Summary, error) {
+func scanBytes(t *testing.T, buf []byte, o capture.Request) (*capture.Summary, error) {
 	t.Helper()
 	c, err := capture.FromBytes("test.bin", buf)
 	require.NoError(t, err)
-	l, err := c.ResolveLayout(o)
+	l, err := layoutOf(c.Resolve(o))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func scanBytes(t *testing.T, buf []byte, o capture.LayoutOptions) (*capture.Summ
 }
 
 func TestScanValid(t *testing.T) {
-	sum, err := scanBytes(t, small().Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, small().Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 3, sum.Records)
 	assert.EqualValues(t, 900, sum.Anchor, "anchor is the smallest nonzero entry cycle")
@@ -62,7 +62,7 @@ func TestAnchorFallsBackToStartCycle(t *testing.T) {
 	b := small()
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderEntryCycleOffset), 0)
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderEntryCycleOffset), 0)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 950, sum.Anchor)
 }
@@ -71,7 +71,7 @@ func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {
 	b := small()
 	b.Enter(abi.CoreTypeAIV, 9, 5000)
 	b.SetHeader32(abi.CoreTypeAIV, 9, abi.CoreHeaderDroppedCountOffset, 7)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 7, sum.Dropped)
 	assert.Len(t, sum.Active, 2, "a slot without records is not active")
@@ -82,7 +82,7 @@ func TestDecodingErrors(t *testing.T) {
 	type tc struct {
 		name   string
 		bend   func(b *capturetest.Builder) []byte
-		opts   capture.LayoutOptions
+		opts   capture.Request
 		code   capture.Code
 		slot   string
 		record int
@@ -123,11 +123,28 @@ func TestDecodingErrors(t *testing.T) {
 			msg:  "(32 missing)",
 		},
 		{
-			name: "planned layout past the end", code: capture.CodeTruncated, record: -1,
-			opts: capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
+			// Not "truncated": the headers describe a layout the buffer holds.
+			name: "planned layout the headers contradict", code: capture.CodeLayoutMismatch, record: -1,
+			opts: capture.Request{Capacities: &abi.Capacities{AIC: 32, AIV: 32}, GivenBy: "the flags"},
 			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
-			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) },
-			msg:  "the host-planned layout",
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset)
+			},
+			msg: "the headers of AIC/0 and AIV/0 say capacities 16 and 32; the flags say 32 and 32",
+		},
+		{
+			name: "planned layout past the end, as the headers say", code: capture.CodeTruncated, record: -1,
+			opts: capture.Request{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 16, AIV: 32}},
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes()[:len(b.Bytes())-64] },
+			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) - 64 },
+			msg:  "(64 missing)",
+		},
+		{
+			name: "cube slots the headers contradict", code: capture.CodeLayoutMismatch, record: -1,
+			opts: capture.Request{CubeSlots: 25},
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
+			off:  func(b *capturetest.Builder) int { return b.HeaderOffset(abi.CoreTypeAIV, 0, 0) },
+			msg:  "the AIV/0 header at @0x3600 says 24 cube slots; the given values say 25",
 		},
 		{
 			name: "slot identity", code: capture.CodeSlotIdentity, slot: "AIV/5", record: -1,
@@ -206,7 +223,7 @@ func TestScanCollectsEveryProblem(t *testing.T) {
 	b.Put64(b.RecordOffset(abi.CoreTypeAIV, 5, 0, abi.ProfileRecordEndCycleOffset), 1)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
 	require.NoError(t, err)
-	l, err := c.ResolveLayout(capture.LayoutOptions{})
+	l, err := layoutOf(c.Resolve(capture.Request{}))
 	require.NoError(t, err)
 	var codes []capture.Code
 	records := 0
@@ -226,7 +243,7 @@ func TestUnsortedSlotIsMarked(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 0, 10)
 	b.Enter(abi.CoreTypeAIV, 1, 10).Span(abi.CoreTypeAIV, 1, 50, 60, 1, 0).Span(abi.CoreTypeAIV, 1, 20, 30, 1, 0)
 	b.Enter(abi.CoreTypeAIV, 2, 10).Span(abi.CoreTypeAIV, 2, 20, 30, 1, 0).Span(abi.CoreTypeAIV, 2, 20, 25, 1, 0)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.False(t, sum.Active[0].Sorted)
 	assert.True(t, sum.Active[1].Sorted, "equal start cycles are in order")
@@ -234,7 +251,7 @@ func TestUnsortedSlotIsMarked(t *testing.T) {
 
 func TestNPY(t *testing.T) {
 	raw := small().Bytes()
-	want, err := scanBytes(t, raw, capture.LayoutOptions{})
+	want, err := scanBytes(t, raw, capture.Request{})
 	require.NoError(t, err)
 
 	t.Run("u1", func(t *testing.T) {
@@ -243,7 +260,7 @@ func TestNPY(t *testing.T) {
 		assert.Equal(t, capture.NPY, c.Format)
 		assert.EqualValues(t, len(raw), c.Size())
 		assert.EqualValues(t, 128, c.Base)
-		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		l, err := layoutOf(c.Resolve(capture.Request{}))
 		require.NoError(t, err)
 		got, err := c.Scan(l, capture.ScanOptions{})
 		require.NoError(t, err)
@@ -307,7 +324,7 @@ func TestOpenFileMatchesBytes(t *testing.T) {
 		require.NoError(t, err)
 		_, inMem := c.InMemory()
 		assert.False(t, inMem, "a file is read as needed, not loaded")
-		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		l, err := layoutOf(c.Resolve(capture.Request{}))
 		require.NoError(t, err)
 		var starts []uint64
 		_, err = c.Scan(l, capture.ScanOptions{Record: func(_ *capture.SlotScan, _ int, _ int64, r *abi.ProfileRecord) {
@@ -328,7 +345,7 @@ func TestOpenFileMatchesBytes(t *testing.T) {
 func TestCubeSlotsBelowMinimumIsAnOptionError(t *testing.T) {
 	c, err := capture.FromBytes("x.bin", small().Bytes())
 	require.NoError(t, err)
-	_, err = c.ResolveLayout(capture.LayoutOptions{CubeSlots: abi.MinCubeSlots - 1})
+	_, err = layoutOf(c.Resolve(capture.Request{CubeSlots: abi.MinCubeSlots - 1}))
 	require.Error(t, err)
 	var p *capture.Problem
 	assert.False(t, errors.As(err, &p), "a bad option is not a problem of the capture")

@@ -317,7 +317,7 @@ func (p *textParser) option(w []string) error {
 		if err != nil {
 			return err
 		}
-		o.Plan = &validate.Plan{Name: "plan.yaml", CubeSlots: uint32(kv["cube"]),
+		o.Layout.Plan = &validate.Plan{Name: "plan.yaml", CubeSlots: uint32(kv["cube"]),
 			Capacities: abi.Capacities{AIC: uint32(kv["aic"]), AIV: uint32(kv["aiv"])}}
 	case "capacities":
 		kv, err := keyValues(w[1:], "aic", "aiv")
@@ -446,7 +446,7 @@ func parseDesc(s string) (uint32, error) {
 
 // decodeError runs package decode on a capture with the layout options
 // validate used, and returns its error.
-func decodeError(b []byte, lo capture.LayoutOptions) error {
+func decodeError(b []byte, lo capture.Request) error {
 	c, err := capture.FromBytes("capture.bin", b)
 	if err != nil {
 		return err
