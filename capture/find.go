@@ -150,8 +150,9 @@ type finder struct {
 //
 // Each C that survives is a candidate, checked against every slot header
 // of its layout (each must be zero or name exactly its own slot and the
-// candidate's capacity), and against the header right after its layout
-// (which must not name a slot of a region past the layout's last). A
+// candidate's capacity), and against the first live header after its
+// layout (which must not be a slot of the last region past the layout's
+// last, at the place the region's stride gives it). A
 // candidate fits when none disagrees and the buffer holds the layout;
 // Resolve takes the only one that fits, and never picks among several.
 //
@@ -459,10 +460,15 @@ func (f *finder) verify(cd *candidate) {
 				f.file(s.Offset), s, s.Capacity, headerName(h), h.RecordCapacity))
 		}
 	}
+	// The first live header after the layout must not be a slot of the
+	// last region that the layout is too short to hold, where the region's
+	// stride would put it.
 	if end := cd.size; end+abi.CoreHeaderSize <= f.size {
-		h := f.header(end)
-		if j := regionIndex(h.CoreType); !h.IsZero() && j >= 0 && h.BlockID >= l.SlotCount(h.CoreType) {
-			note(fmt.Sprintf("room for %s, whose header follows the layout at @%#x", headerName(h), f.file(end)))
+		last := regions[len(regions)-1].CoreType
+		n, stride := l.SlotCount(last), abi.SlotStride(l.Capacities.For(last))
+		if at, h, st := f.firstLive(end); st == liveFound && h.CoreType == last && h.BlockID >= n &&
+			end+uint64(h.BlockID-n)*stride == at {
+			note(fmt.Sprintf("room for %s, whose header follows the layout at @%#x", headerName(h), f.file(at)))
 		}
 	}
 }
