@@ -3,6 +3,7 @@ package capture_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -364,4 +365,97 @@ func TestReadAtBounds(t *testing.T) {
 	n, err = c.ReadAt(p, 0)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(raw[:8], p[:n]))
+}
+
+// A truncated .npy says exactly the payload its header declares, whatever
+// the dtype: no clamping to the file size.
+func TestNPYTruncatedExact(t *testing.T) {
+	raw := small().Bytes() // 41472 bytes
+	for _, tc := range []struct {
+		descr string
+		shape string
+		want  uint64
+	}{
+		{"|u1", "(41472,)", 41472},
+		{"<u8", "(5184,)", 41472},
+		{"<u4", "(81, 128)", 41472},
+		{"|V32", "(1296,)", 41472},
+	} {
+		hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", tc.descr, tc.shape)
+		f := capturetest.NPYWithHeader(hdr, raw)
+		half := f[:len(f)-len(raw)/2]
+		_, err := capture.FromBytes("x.npy", half)
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeTruncated, p.Code, tc.descr)
+		present := uint64(len(raw) - len(raw)/2)
+		assert.Contains(t, p.Msg, fmt.Sprintf("declares %d payload bytes, %d are present (%d missing)", tc.want, present, tc.want-present), tc.descr)
+	}
+	// Only a product past 64 bits saturates.
+	hdr := "{'descr': '<u8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"
+	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "declares 18446744073709551615 payload bytes")
+	hdr = "{'descr': '<u8', 'fortran_order': False, 'shape': (1152921504606846976,), }" // 2^60 * 8 = 2^63
+	_, err = capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "declares 9223372036854775808 payload bytes")
+}
+
+// fortran_order must be a boolean literal.
+func TestNPYFortranOrderIsBoolean(t *testing.T) {
+	raw := small().Bytes()
+	for _, v := range []string{"'True'", "1", "None", "'False'"} {
+		hdr := fmt.Sprintf("{'descr': '|u1', 'fortran_order': %s, 'shape': (%d,), }", v, len(raw))
+		_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeBadNPY, p.Code, v)
+		assert.Contains(t, p.Msg, "fortran_order is "+v+", not True or False")
+	}
+	hdr := fmt.Sprintf("{'descr': '|u1', 'shape': (%d,), }", len(raw))
+	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "fortran_order is missing")
+}
+
+// Bytes after the array and a big-endian dtype are warnings; the capture
+// reads.
+func TestNPYWarnings(t *testing.T) {
+	raw := small().Bytes()
+	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(raw)/8)
+	f := append(capturetest.NPYWithHeader(hdr, raw), 1, 2, 3)
+	c, err := capture.FromBytes("x.npy", f)
+	require.NoError(t, err)
+	require.Len(t, c.Warnings, 2)
+	assert.Equal(t, capture.CodeBytesAfterLayout, c.Warnings[0].Code)
+	assert.EqualValues(t, len(f)-3, c.Warnings[0].Off)
+	assert.Contains(t, c.Warnings[0].Msg, "3 bytes follow the .npy array")
+	assert.Equal(t, capture.CodeNPYByteOrder, c.Warnings[1].Code)
+	assert.Contains(t, c.Warnings[1].Msg, "read as stored")
+	for _, d := range []string{"|u1", "<u8", ">u1", "|V32", ">S8"} {
+		hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", d, len(raw))
+		c, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw[:0]))
+		if err == nil {
+			assert.Empty(t, c.Warnings, d)
+		}
+	}
+}
+
+// Text is not a capture, and says so before anything about fields.
+func TestNotACapture(t *testing.T) {
+	for text, kind := range map[string]string{
+		`{"num_workers": 48, "tasks": []}`: "JSON",
+		"num_workers: 48\ntasks: []\n":     "YAML",
+		"---\nstages: {}\n":                "YAML",
+		"hello, world\n":                   "text",
+		"  \n\t\n":                         "blank text",
+		strings.Repeat("é", 400):           "text",
+	} {
+		_, err := capture.FromBytes("x.bin", []byte(text))
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeNotACapture, p.Code, text)
+		assert.Contains(t, p.Msg, "not a capture: the file is "+kind, text)
+	}
+	// A capture always holds zero bytes in its first header; so does a
+	// garbage file with one.
+	for _, b := range [][]byte{small().Bytes(), {'{', 0, '}'}} {
+		_, err := capture.FromBytes("x.bin", b)
+		assert.NoError(t, err)
+	}
 }

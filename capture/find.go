@@ -262,7 +262,7 @@ func (r *rejection) String(f *finder) string {
 	t := regions[r.region].CoreType
 	switch r.kind {
 	case rPastEnd:
-		return fmt.Sprintf("%s would start at @%#x, past the end of the buffer", first, f.file(r.at))
+		return fmt.Sprintf("%s would start past the end of the buffer", first)
 	case rWrongStart:
 		return fmt.Sprintf("the header where %s would start, @%#x, names %s", first, f.file(r.at), headerName(r.h))
 	case rBudget:
@@ -326,7 +326,7 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 			capacity = given.For(t)
 		}
 		if start+abi.CoreHeaderSize > f.size {
-			w.rej = rejection{kind: rPastEnd, region: i, at: start}
+			w.rej = rejection{kind: rPastEnd, region: i}
 			return nil
 		}
 		h := f.header(start)

@@ -80,9 +80,14 @@ func readNPYHeader(r io.ReaderAt, size int64) (npyHeader, error) {
 		return h, fmt.Errorf("bad .npy header: %v", err)
 	}
 	h.bigEndian, h.descr = big, fmt.Sprint(dict["descr"])
-	fortran, ok := dict["fortran_order"].(bool)
+	fo, present := dict["fortran_order"]
+	fortran, ok := fo.(bool)
 	if !ok {
-		return h, fmt.Errorf("bad .npy header: fortran_order is %s, not True or False", pyRepr(dict["fortran_order"]))
+		what := "missing"
+		if present {
+			what = pyRepr(fo)
+		}
+		return h, fmt.Errorf("bad .npy header: fortran_order is %s, not True or False", what)
 	}
 	shape, ok := dict["shape"].([]any)
 	if !ok {
@@ -90,12 +95,13 @@ func readNPYHeader(r io.ReaderAt, size int64) (npyHeader, error) {
 	}
 	// The payload is exactly count*itemSize bytes; only a product past 64
 	// bits saturates (no file is that large, so it reads as truncated).
-	count, bigDims, overflow := uint64(1), 0, false
+	count, bigDims, overflow, empty := uint64(1), 0, false, false
 	for _, d := range shape {
 		dim, ok := d.(int64)
 		if !ok || dim < 0 {
 			return h, fmt.Errorf("bad .npy header: shape %v", shape)
 		}
+		empty = empty || dim == 0
 		if dim > 1 {
 			bigDims++
 		}
@@ -107,11 +113,11 @@ func readNPYHeader(r io.ReaderAt, size int64) (npyHeader, error) {
 		return h, fmt.Errorf("Fortran-order array of shape %v: its bytes are not the buffer in order; save it with np.save(np.ascontiguousarray(a))", shape)
 	}
 	hi, payload := bits.Mul64(count, uint64(itemSize))
-	if overflow && count != 0 || hi != 0 {
-		payload = math.MaxUint64
-	}
-	if count == 0 {
+	switch {
+	case empty:
 		payload = 0
+	case overflow || hi != 0:
+		payload = math.MaxUint64
 	}
 	h.payload = payload
 	return h, nil
@@ -121,7 +127,7 @@ func readNPYHeader(r io.ReaderAt, size int64) (npyHeader, error) {
 func pyRepr(v any) string {
 	switch v := v.(type) {
 	case nil:
-		return "missing"
+		return "None"
 	case string:
 		return "'" + v + "'"
 	case bool:
