@@ -102,13 +102,16 @@ func (s search) onlyProblem() *Problem {
 // finder runs the search over one capture; it remembers the runs of zero
 // bytes it has read so that no byte is scanned twice.
 type finder struct {
-	c        *Capture
-	size     uint64
-	runs     []zeroRun
-	scanned  uint64
-	scanBuf  []byte
-	hdrBuf   [abi.CoreHeaderSize]byte
-	allZeroK int8 // 0 unknown, 1 yes, -1 no
+	c       *Capture
+	size    uint64
+	runs    []zeroRun
+	scanned uint64
+	scanBuf []byte
+	hdrBuf  [abi.CoreHeaderSize]byte
+	// first is the buffer's first header, where every C starts region 0.
+	first     abi.CoreHeader
+	firstRead bool
+	allZeroK  int8 // 0 unknown, 1 yes, -1 no
 }
 
 // search finds the layouts a capture's headers and size support. It is
@@ -492,11 +495,17 @@ func (f *finder) header(off uint64) abi.CoreHeader {
 	if off+abi.CoreHeaderSize > f.size {
 		return abi.CoreHeader{}
 	}
+	if f.firstRead && off == 0 {
+		return f.first // read once per C otherwise
+	}
 	b, err := f.c.view(int64(off), abi.CoreHeaderSize, f.hdrBuf[:])
 	if err != nil {
 		return abi.CoreHeader{}
 	}
 	h, _ := abi.DecodeCoreHeader(b)
+	if off == 0 {
+		f.first, f.firstRead = h, true
+	}
 	return h
 }
 
