@@ -184,7 +184,11 @@ func (f *finder) search(cube uint32, given *abi.Capacities) search {
 			s.addReject(uint32(c), f, &w.rej)
 			continue
 		}
-		cd := w.candidate(f)
+		cd, err := w.candidate(f)
+		if err != nil {
+			s.addReject(uint32(c), f, &rejection{kind: rNotLayout})
+			continue
+		}
 		if cube != 0 {
 			cd.cubeFrom = Evidence{Source: FromHost}
 		}
@@ -302,14 +306,18 @@ func (w *walkState) reset(cube uint32) {
 	*w = walkState{cube: cube, from: from}
 }
 
-func (w *walkState) candidate(f *finder) *candidate {
-	cd := &candidate{cube: w.cube, caps: w.caps, cubeFrom: w.cubeFrom.public(f), from: make([]Evidence, len(w.from))}
+// candidate makes the walk's result a candidate: its layout is built
+// here, once per candidate.
+func (w *walkState) candidate(f *finder) (*candidate, error) {
+	l, err := abi.NewLayout(w.cube, w.caps)
+	if err != nil {
+		return nil, err
+	}
+	cd := &candidate{cube: w.cube, caps: w.caps, layout: l, size: l.Size(), cubeFrom: w.cubeFrom.public(f), from: make([]Evidence, len(w.from))}
 	for i, e := range w.from {
 		cd.from[i] = e.public(f)
 	}
-	cd.layout, _ = abi.NewLayout(w.cube, w.caps) // checked by walk
-	cd.size = cd.layout.Size()
-	return cd
+	return cd, nil
 }
 
 // walk applies rules 2 to 5 for the cube slot count w.cube: w holds the
@@ -423,14 +431,11 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 		w.caps.Set(t, capacity)
 		start += n * abi.SlotStride(capacity)
 	}
-	if _, err := abi.NewLayout(cube, w.caps); err != nil {
-		w.rej = rejection{kind: rNotLayout}
-		return nil
-	}
 	if w.cubeFrom.src == "" && !cubeGiven {
 		// Given capacities and nothing live past the first region: the
-		// count whose layout ends exactly with the buffer.
-		if l, _ := abi.NewLayout(cube, w.caps); given != nil && l.Size() == f.size {
+		// count whose layout ends exactly with the buffer (start is now
+		// the layout's size).
+		if given != nil && start == f.size {
 			w.cubeFrom = evidence{src: FromSize}
 		} else {
 			w.rej = rejection{kind: rUnpinned}
