@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -153,9 +154,12 @@ type finder struct {
 //
 // Each C that survives is a candidate, checked against every slot header
 // of its layout (each must be zero or name exactly its own slot and the
-// candidate's capacity), and against the first live header after its
-// layout (which must not be a slot of the last region past the layout's
-// last, at the place the region's stride gives it). A
+// candidate's capacity), against the first live header after its layout
+// (which must not be a slot of the last region past the layout's last, at
+// the place the region's stride gives it), and against the live headers
+// the other candidates were found from (each must sit at one of its slot
+// headers, past its layout, or among the records a live slot wrote: an
+// unused slot, and the room past a slot's record_count, hold zeros). A
 // candidate fits when none disagrees and the buffer holds the layout;
 // Resolve takes the only one that fits, and never picks among several.
 //
@@ -195,8 +199,61 @@ func (f *finder) search(cube uint32, given *abi.Capacities) search {
 		f.verify(cd)
 		s.cands = append(s.cands, cd)
 	}
+	if len(s.cands) > 1 {
+		f.crossCheck(s.cands)
+	}
 	s.allZero = f.allZero()
 	return s
+}
+
+// crossCheck holds every candidate to the live headers the others were
+// found from: under a candidate, such a header must sit where a slot's
+// header is (verify checked those), past the layout, or among the records
+// a live slot wrote; in an unused slot, or past a slot's record_count,
+// nothing was ever written.
+func (f *finder) crossCheck(cands []*candidate) {
+	var seen []uint64
+	for _, other := range cands {
+		for _, e := range append([]Evidence{other.cubeFrom}, other.from...) {
+			if e.Source != FromHeaders {
+				continue
+			}
+			off := uint64(e.Off - f.c.Base)
+			if slices.Contains(seen, off) {
+				continue
+			}
+			seen = append(seen, off)
+			for _, cd := range cands {
+				s, ok := slotAt(cd.layout, off)
+				if !ok || off == s.Offset {
+					continue
+				}
+				h := f.header(s.Offset)
+				written := uint64(min(h.RecordCount, s.Capacity))
+				if h.IsZero() || off >= s.RecordOffset(uint32(written)) {
+					if cd.mismatches == 0 {
+						cd.first = fmt.Sprintf("no live header at @%#x (%s), which falls in room %s never wrote", f.file(off), e.Slot, s)
+					}
+					cd.mismatches++
+				}
+			}
+		}
+	}
+}
+
+// slotAt returns the slot of l whose bytes hold buffer offset off.
+func slotAt(l abi.Layout, off uint64) (abi.Slot, bool) {
+	for _, r := range regions {
+		n := l.SlotCount(r.CoreType)
+		if n == 0 {
+			continue
+		}
+		start, stride := l.SlotOffset(r.CoreType, 0), abi.SlotStride(l.Capacities.For(r.CoreType))
+		if off >= start && off < start+uint64(n)*stride {
+			return l.SlotOf(r.CoreType, uint32((off-start)/stride))
+		}
+	}
+	return abi.Slot{}, false
 }
 
 func (s *search) addProblem(p *Problem) {
