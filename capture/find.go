@@ -131,7 +131,13 @@ type finder struct {
 //  2. The header where the region starts must be zero or name the region's
 //     slot 0. A live one gives the region's capacity (a capacity that is
 //     not a multiple of 16 or exceeds MaxRecordsPerCore is a bad-capacity
-//     problem at that header).
+//     problem at that header). One that names another slot (a damaged
+//     header) rules C out, unless, past the records it counts, the first
+//     live header names a later slot b of the region with capacity K at
+//     start + b*stride(K); then K is the capacity, and the damaged header
+//     counts against the candidate. (In the first region, whose start does
+//     not depend on C, and for a given C, a damaged header's capacity is
+//     read all the same.)
 //  3. When it is zero, the first live header after it is read (the first
 //     64-byte block at a multiple of 64 whose header fields are not all
 //     zero; at most zeroScanBudget bytes per resolution are read looking).
@@ -400,8 +406,16 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 		h := f.header(start)
 		if !h.IsZero() {
 			if (h.CoreType != t || h.BlockID != 0) && i > 0 && !cubeGiven {
-				w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
-				return nil
+				// A damaged slot 0: the next slot of the region, after
+				// the records its header counts, may still place it.
+				k, at, ok := f.pastDamaged(start, n, h, given, t)
+				if !ok {
+					w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
+					return nil
+				}
+				capacity = k
+				ev = evidence{src: FromHeaders, t: t, block: f.header(at).BlockID, off: at}
+				goto placed
 			}
 			ev = evidence{src: FromHeaders, t: t, off: start}
 			if given == nil {
@@ -474,6 +488,7 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 				}
 			}
 		}
+	placed:
 		if given != nil {
 			w.from = append(w.from, evidence{src: FromHost})
 		} else {
@@ -499,6 +514,33 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 		}
 	}
 	return nil
+}
+
+// pastDamaged handles a region whose slot-0 header at start names another
+// slot: past the records that header counts, the first live header must
+// name a later slot b of the same region with an aligned capacity K, at
+// start + b*stride(K). It returns K (or the given capacity) and where that
+// header is; verify then counts the damaged header against the candidate.
+func (f *finder) pastDamaged(start, n uint64, h abi.CoreHeader, given *abi.Capacities, t abi.CoreType) (uint32, uint64, bool) {
+	skip := start + abi.CoreHeaderSize + uint64(h.RecordCount)*abi.ProfileRecordSize
+	skip = (skip + abi.CoreHeaderSize - 1) / abi.CoreHeaderSize * abi.CoreHeaderSize
+	if skip+abi.CoreHeaderSize > f.size {
+		return 0, 0, false
+	}
+	at, hx, st := f.firstLive(skip)
+	if st != liveFound || hx.CoreType != t || hx.BlockID == 0 || uint64(hx.BlockID) >= n {
+		return 0, 0, false
+	}
+	k := hx.RecordCapacity
+	if given != nil {
+		k = given.For(t)
+	} else if abi.CheckCapacity(uint64(k)) != nil {
+		return 0, 0, false
+	}
+	if start+uint64(hx.BlockID)*abi.SlotStride(k) != at {
+		return 0, 0, false
+	}
+	return k, at, true
 }
 
 // verify checks every slot header of a candidate's layout that the buffer

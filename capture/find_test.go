@@ -301,3 +301,25 @@ func TestRequestProblems(t *testing.T) {
 	assert.Equal(t, abi.CoreTypeAIC, re.CoreType)
 	assert.EqualValues(t, 17, re.Value)
 }
+
+// A damaged AIV/0 header (it names AIC/9) does not hide the layout when
+// a later AIV header places it: the scan then reports the damaged one.
+func TestDamagedFirstHeader(t *testing.T) {
+	b := capturetest.New(32, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
+	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
+	b.Enter(abi.CoreTypeAIV, 3, 1)
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
+	c, err := capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	res, err := c.Resolve(capture.Request{})
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout)
+	aiv3 := b.HeaderOffset(abi.CoreTypeAIV, 3, 0)
+	assert.Equal(t, fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3), res.How)
+	_, err = c.Scan(res.Layout, capture.ScanOptions{})
+	p := problem(t, err)
+	assert.Equal(t, capture.CodeSlotIdentity, p.Code)
+	assert.Equal(t, "AIV/0", p.Slot)
+}

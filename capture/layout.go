@@ -357,7 +357,11 @@ func (f *finder) how(cd *candidate, req Request) string {
 			case e.Derived:
 				parts = append(parts, fmt.Sprintf("%s capacity %d from where the %s header sits (every %s header is zero)", t, cd.caps.For(t), e.Slot, t))
 			case e.Slot != first:
-				parts = append(parts, fmt.Sprintf("%s capacity %d from the %s header at @%#x (%s is unused)", t, cd.caps.For(t), e.Slot, e.Off, first))
+				state := "is unused"
+				if h := f.header(cd.layout.SlotOffset(t, 0)); !h.IsZero() {
+					state = "has a damaged header"
+				}
+				parts = append(parts, fmt.Sprintf("%s capacity %d from the %s header at @%#x (%s %s)", t, cd.caps.For(t), e.Slot, e.Off, first, state))
 			}
 		}
 	}
