@@ -105,8 +105,11 @@ func (s search) onlyProblem() *Problem {
 type finder struct {
 	c       *Capture
 	size    uint64
-	runs    []zeroRun
+	runs    []zeroRun // the zero runs scanned
 	scanned uint64
+	// damaged enables rule 2's reading past a damaged first header: a
+	// second pass, when the strict one found no candidate.
+	damaged bool
 	scanBuf []byte
 	hdrBuf  [abi.CoreHeaderSize]byte
 	// first is the buffer's first header, where every C starts region 0.
@@ -135,7 +138,8 @@ type finder struct {
 //     header) rules C out, unless, past the records it counts, the first
 //     live header names a later slot b of the region with capacity K at
 //     start + b*stride(K); then K is the capacity, and the damaged header
-//     counts against the candidate. (In the first region, whose start does
+//     counts against the candidate; this is a second pass, run only when
+//     the first found no candidate. (In the first region, whose start does
 //     not depend on C, and for a given C, a damaged header's capacity is
 //     read all the same.)
 //  3. When it is zero, the first live header after it is read (the first
@@ -172,6 +176,19 @@ type finder struct {
 // Each C costs at most one header read per region plus the shared zero
 // scan; each candidate one read per slot.
 func (f *finder) search(cube uint32, given *abi.Capacities) search {
+	s := f.searchPass(cube, given)
+	if len(s.cands) == 0 && len(s.problems) == 0 {
+		f.damaged = true
+		if again := f.searchPass(cube, given); len(again.cands) > 0 {
+			s = again
+		}
+		f.damaged = false
+	}
+	return s
+}
+
+// searchPass is one pass of the search over the cube slot counts.
+func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
 	s := search{size: f.size}
 	perCube := uint64(0)
 	for _, r := range regions {
@@ -408,7 +425,12 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 			if (h.CoreType != t || h.BlockID != 0) && i > 0 && !cubeGiven {
 				// A damaged slot 0: the next slot of the region, after
 				// the records its header counts, may still place it.
-				k, at, ok := f.pastDamaged(start, n, h, given, t)
+				var k uint32
+				var at uint64
+				ok := false
+				if f.damaged {
+					k, at, ok = f.pastDamaged(start, n, h, given, t)
+				}
 				if !ok {
 					w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
 					return nil
