@@ -209,6 +209,16 @@ func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
 		}
 		if w.rej.kind != 0 {
 			s.addReject(uint32(c), f, &w.rej)
+			if w.rej.kind == rPastEnd && !w.derived && (given != nil || w.rej.region <= 1) {
+				// The regions before it have capacities that do not
+				// depend on the count (given, or the first region's,
+				// read where it starts whatever C is): every larger
+				// count starts that region later still.
+				for c++; c <= hi; c++ {
+					s.tried++
+					s.addReject(uint32(c), f, &w.rej)
+				}
+			}
 			continue
 		}
 		cd, err := w.candidate(f)
@@ -374,7 +384,10 @@ func (r *rejection) String(f *finder) string {
 
 // walkState is one walk's result, reused from one cube slot count to the next.
 type walkState struct {
-	cube     uint32
+	cube uint32
+	// derived: a capacity came from where a header sits, so region starts
+	// need not grow with the cube slot count.
+	derived  bool
 	caps     abi.Capacities
 	from     []evidence
 	cubeFrom evidence
@@ -503,7 +516,7 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 						w.rej = rejection{kind: rNoDerived, region: i, at: at, h: hx}
 						return nil
 					}
-					capacity, ev.derived = v, true
+					capacity, ev.derived, w.derived = v, true, true
 				default:
 					w.rej = rejection{kind: rOtherRegion, region: i, at: at, h: hx}
 					return nil
