@@ -128,7 +128,5 @@ func loadPlan(path string) (*capture.Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
-	p := &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount}
-	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
-	return p, nil
+	return &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}, nil
 }
