@@ -83,7 +83,7 @@ type analyzeInputs struct {
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
-	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan also gives the layout, as for decode")
+	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
 	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
 	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
