@@ -117,10 +117,7 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Repor
 			return nil, usage(err)
 		}
 	}
-	sched, err := loadSchedule(in.layout.planFile)
-	if err != nil {
-		return nil, usage(err)
-	}
+	sched := in.layout.schedule
 	decoded, err := decodeAll(paths, req)
 	defer func() {
 		for _, d := range decoded {

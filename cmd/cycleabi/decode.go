@@ -174,9 +174,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// check of the capture against its task table.
 	var sched *plan.Schedule
 	if flowMode != decode.FlowsNone {
-		if sched, err = loadSchedule(f.layout.planFile); err != nil {
-			return usage(err)
-		}
+		sched = f.layout.schedule
 	}
 	invs, err := f.invocations.resolve(paths, f.ranks)
 	if err != nil {
