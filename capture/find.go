@@ -120,7 +120,7 @@ type finder struct {
 
 // search finds the layouts a capture's headers and size support. It is
 // the layout search of cycleabi, and the rules below are all of it (the
-// README repeats them; gen/py mirrors them):
+// README repeats them):
 //
 // The unknowns are the cube slot count C and one record capacity per
 // region of abi.Regions() (the schema's regions, in buffer order: AIC with
