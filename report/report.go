@@ -401,8 +401,8 @@ func checkBanner(k *analyze.Rank, chk *validate.Result) string {
 
 func layoutText(k *analyze.Rank, chk *validate.Result) string {
 	s := fmt.Sprintf("C=%d · AIC %d, AIV %d records · %s B", k.Layout.CubeSlots, k.Layout.Capacities["AIC"], k.Layout.Capacities["AIV"], gu(k.Layout.Size))
-	if chk != nil && chk.LayoutSource != "" {
-		s += " · " + string(chk.LayoutSource)
+	if chk != nil && chk.Resolved != nil && chk.Resolved.Source != "" {
+		s += " · " + string(chk.Resolved.Source)
 	}
 	return s
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
@@ -80,10 +81,13 @@ type analyzeInputs struct {
 	freqMHz   float64
 	namesFile string
 	ranks     []uint
+	// req is the layout request runEach read the captures with (report
+	// validates them with it too).
+	req capture.Request
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
-	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan also gives the layout, as for decode")
+	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
 	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
 	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
@@ -106,10 +110,11 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Repor
 // it was analyzed with (report bins its timeline there).
 func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
 	fs := cmd.Flags()
-	layout, _, err := in.layout.options(fs)
+	req, err := in.layout.request(fs)
 	if err != nil {
 		return nil, usage(err)
 	}
+	in.req = req
 	ranks, err := captureRanks(paths, in.ranks)
 	if err != nil {
 		return nil, usage(err)
@@ -124,11 +129,8 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, each func(i
 			return nil, usage(err)
 		}
 	}
-	sched, err := loadSchedule(in.layout.planFile)
-	if err != nil {
-		return nil, usage(err)
-	}
-	decoded, err := decodeAll(paths, layout)
+	sched := in.layout.schedule
+	decoded, err := decodeAll(paths, req)
 	defer func() {
 		for _, d := range decoded {
 			if d != nil {

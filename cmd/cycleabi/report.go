@@ -72,10 +72,6 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 }
 
 func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
-	layout, hostPlan, err := f.in.layout.options(cmd.Flags())
-	if err != nil {
-		return usage(err)
-	}
 	if err := outfile.SameFile(f.output, append(f.in.files(paths), f.base...)...); err != nil {
 		return usage(err)
 	}
@@ -92,10 +88,10 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		return err
 	}
 	in.Report = rep
-	// What validate says of each capture, with the same layout (errors
-	// cannot be left: decode failed on them above; warnings can).
+	// What validate says of each capture, with the same layout request
+	// (errors cannot be left: decode failed on them above; warnings can).
 	for i, path := range paths {
-		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: layout, Plan: hostPlan, MaxFindings: 1}); err != nil {
+		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, MaxFindings: 1}); err != nil {
 			return usage(err)
 		}
 	}
