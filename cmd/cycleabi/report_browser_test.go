@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,6 +147,21 @@ func TestReportInChromium(t *testing.T) {
 	require.NoError(t, os.WriteFile(htmlPath, page, 0o644))
 	runChromium(t, bin, htmlPath, "--screenshot="+shot, "--hide-scrollbars")
 	t.Logf("screenshot of the example report: %s (the page: %s)", shot, htmlPath)
+
+	// Printed: a PDF of a few pages (the print style sheet stacks the
+	// charts and tables and keeps each whole), also left as an artifact.
+	pdfPath := filepath.Join(shots, "report.pdf")
+	runChromium(t, bin, htmlPath, "--print-to-pdf="+pdfPath, "--no-pdf-header-footer")
+	pdf, err := os.ReadFile(pdfPath)
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "chromium printed a PDF")
+	pages := 0
+	for _, m := range regexp.MustCompile(`/Count (\d+)`).FindAllSubmatch(pdf, -1) {
+		c, _ := strconv.Atoi(string(m[1]))
+		pages = max(pages, c)
+	}
+	assert.True(t, pages >= 3 && pages <= 40, "the printed report has %d pages", pages)
+	t.Logf("printed: %s (%d pages)", pdfPath, pages)
 	f, err := os.Open(shot)
 	require.NoError(t, err)
 	img, err := png.Decode(f)
