@@ -111,7 +111,7 @@ func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Rep
 	head = head[:n]
 	if !analyze.LooksLikeJSON(head) {
 		file.Close()
-		return in.run(cmd, []string{path})
+		return in.run(cmd, []string{path}, nil)
 	}
 	defer file.Close()
 	st, err := file.Stat()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/manifest"
 	"github.com/spf13/pflag"
@@ -11,7 +12,8 @@ import (
 
 // invocationFlags say which captures are invocations of a window (several
 // kernel launches per rank): --invocation-manifest, or --step/--direction
-// once per capture. decode uses them all; validate (and analyze) take the
+// once per capture. decode uses them all, analyze all but the layout in
+// time (--invocation-gap-us, --absolute-time); validate takes the
 // manifest's captures.
 type invocationFlags struct {
 	manifest   string
@@ -26,14 +28,20 @@ func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
 	fs.StringVar(&f.manifest, "invocation-manifest", "", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
 }
 
-// register adds every invocation flag (decode).
-func (f *invocationFlags) register(fs *pflag.FlagSet) {
+// registerLabels adds --invocation-manifest, --step and --direction
+// (analyze).
+func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
 	f.registerManifest(fs)
 	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
 	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
-	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
 	// pflag prints "(default [])" after an empty int64 list.
 	fs.Lookup("step").DefValue = ""
+}
+
+// register adds every invocation flag (decode).
+func (f *invocationFlags) register(fs *pflag.FlagSet) {
+	f.registerLabels(fs)
+	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
 	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
 }
 
@@ -94,7 +102,7 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.kernelNames = append(s.kernelNames, e.KernelName)
 		}
-		return s, nil
+		return s, s.checkIDs()
 	}
 	if len(f.steps) == 0 && len(f.directions) == 0 {
 		return nil, nil
@@ -136,5 +144,33 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 		s.invocations = append(s.invocations, inv)
 		s.kernelNames = append(s.kernelNames, "")
 	}
-	return s, nil
+	return s, s.checkIDs()
+}
+
+// checkIDs refuses two captures with one invocation id in one rank, before
+// any capture is read.
+func (s *invocationSet) checkIDs() error {
+	type key struct {
+		rank uint32
+		id   int64
+	}
+	seen := map[key]string{}
+	for i, path := range s.captures {
+		k := key{s.ranks[i], s.invocations[i].ID}
+		if prev, dup := seen[k]; dup {
+			return fmt.Errorf("%s and %s are both invocation %d of rank %d", prev, path, k.id, k.rank)
+		}
+		seen[k] = path
+	}
+	return nil
+}
+
+// label is capture i's invocation as analyze reports it.
+func (s *invocationSet) label(i int) *analyze.Invocation {
+	inv := s.invocations[i]
+	v := &analyze.Invocation{ID: inv.ID, Step: inv.Step, KernelName: s.kernelNames[i]}
+	if inv.Direction != "" {
+		v.Direction = &inv.Direction
+	}
+	return v
 }
