@@ -102,7 +102,7 @@ func TestDecodeInvocationErrors(t *testing.T) {
 		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `--direction: direction "up" is not forward or backward`},
 		{[]string{fwd, "--invocation-manifest", man}, "either as arguments or in --invocation-manifest, not both"},
 		{[]string{"--invocation-manifest", man, "--rank", "1"}, "--rank, --step and --direction go with capture arguments"},
-		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "none.yaml: invocation manifest not found"},
 		{[]string{fwd, bwd}, "cannot tell the rank"},
 		{[]string{fwd, bwd, "--step", "1", "--step", "2", "--invocation-gap-us", "-1"}, "must be >= 0"},
 	} {
