@@ -121,4 +121,17 @@ func TestValidateManifest(t *testing.T) {
 	_, stderr, code = runMain(t, "validate")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "validate needs at least one CAPTURE")
+
+	// A manifest decode refuses, validate refuses too: same flags, same
+	// verdict.
+	dup := filepath.Join(dir, "dup.yaml")
+	require.NoError(t, os.WriteFile(dup, []byte("- {capture: fwd.bin, rank: 1, invocation_id: 3}\n- {capture: bwd.bin, rank: 1, invocation_id: 3}\n"), 0o644))
+	for _, args := range [][]string{
+		{"validate", "--invocation-manifest", dup},
+		{"decode", "--invocation-manifest", dup, "-o", filepath.Join(dir, "out.json")},
+	} {
+		_, stderr, code = runMain(t, args...)
+		require.Equal(t, 2, code, args)
+		require.Contains(t, stderr, filepath.Join(dir, "fwd.bin")+" and "+filepath.Join(dir, "bwd.bin")+" are both invocation 3 of rank 1", args)
+	}
 }

@@ -53,20 +53,18 @@ type invocationSet struct {
 	kernelNames []string // "" where the command's --kernel-name applies
 }
 
-// captures returns the capture paths: the manifest's, or the arguments.
+// captures returns the capture paths: the manifest's (checked as decode
+// checks it: one capture per invocation id of a rank), or the arguments.
 // Exactly one of the two must give some.
 func (f *invocationFlags) captures(args []string) ([]string, error) {
 	if f.manifest == "" {
 		return args, nil
 	}
-	if len(args) > 0 {
-		return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
-	}
-	entries, err := manifest.Load(f.manifest)
+	s, err := f.resolve(args, nil)
 	if err != nil {
 		return nil, err
 	}
-	return manifest.Captures(entries), nil
+	return s.captures, nil
 }
 
 // resolve returns the window's invocations, or nil when the captures are
