@@ -143,6 +143,7 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 		{[]string{fwd, "--invocation-manifest", man}, "either as arguments or in --invocation-manifest, not both"},
 		{[]string{"--invocation-manifest", man, "--rank", "1"}, "--rank, --step and --direction go with capture arguments"},
 		{[]string{fwd, bwd, "--step", "1"}, "1 --step values for 2 captures"},
+		{[]string{fwd, bwd, "--rank", "2", "--rank", "2"}, "both have rank 2 (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)"},
 		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `direction "up" is not forward or backward`},
 		{[]string{"--invocation-manifest", man, "-o", man}, "it is an input of this command"},
 		{[]string{"--invocation-manifest", man, "-o", fwd}, "it is an input of this command"},
