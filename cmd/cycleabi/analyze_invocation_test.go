@@ -156,6 +156,13 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", c.args, errOut)
 		assert.Contains(t, errOut, c.want, c.args)
 	}
+	// An empty manifest name is refused, not read as "no manifest" (which
+	// left analyze and validate with nothing to do, exit 0).
+	for _, cmd := range []string{"analyze", "decode", "validate"} {
+		_, errOut, code := runMain(t, cmd, "--invocation-manifest", "")
+		assert.Equal(t, 2, code, cmd)
+		assert.Contains(t, errOut, `invalid argument "" for "--invocation-manifest" flag: needs a file name`, cmd)
+	}
 	after, err := os.ReadFile(man)
 	require.NoError(t, err)
 	assert.Equal(t, manText, after)

@@ -25,7 +25,7 @@ type invocationFlags struct {
 
 // registerManifest adds --invocation-manifest only (validate, analyze).
 func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
-	fs.StringVar(&f.manifest, "invocation-manifest", "", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
+	fs.Var((*fileName)(&f.manifest), "invocation-manifest", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
 }
 
 // registerLabels adds --invocation-manifest, --step and --direction
@@ -36,6 +36,21 @@ func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
 	// pflag prints "(default [])" after an empty int64 list.
 	fs.Lookup("step").DefValue = ""
+}
+
+// fileName is a flag naming a file: an empty name is refused when the
+// flag is parsed (--invocation-manifest "" would otherwise read as "no
+// manifest", and a command with no capture would succeed saying nothing).
+type fileName string
+
+func (n *fileName) String() string { return string(*n) }
+func (n *fileName) Type() string   { return "string" }
+func (n *fileName) Set(s string) error {
+	if s == "" {
+		return errors.New("needs a file name")
+	}
+	*n = fileName(s)
+	return nil
 }
 
 // register adds every invocation flag (decode).
