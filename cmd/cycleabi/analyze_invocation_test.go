@@ -132,6 +132,9 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 	man, fwd, bwd := filepath.Join(dir, "window.yaml"), filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	dup := filepath.Join(dir, "dup.yaml")
 	require.NoError(t, os.WriteFile(dup, []byte("- {capture: fwd.bin, invocation_id: 1}\n- {capture: bwd.bin}\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+	sub := filepath.Join(dir, "sub", "w.yaml")
+	require.NoError(t, os.WriteFile(sub, []byte("- {capture: ../fwd.bin}\n- {capture: bwd.bin}\n"), 0o644))
 	manText, err := os.ReadFile(man)
 	require.NoError(t, err)
 	for _, c := range []struct {
@@ -146,6 +149,7 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 		{[]string{fwd, bwd, "--rank", "2", "--rank", "2"}, "both have rank 2 (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)"},
 		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `direction "up" is not forward or backward`},
 		{[]string{"--invocation-manifest", man, "-o", man}, "it is an input of this command"},
+		{[]string{"--invocation-manifest", sub}, sub + ":2: capture " + filepath.Join(dir, "sub", "bwd.bin") + " not found (a relative capture path is relative to the manifest's folder)"},
 		{[]string{"--invocation-manifest", man, "-o", fwd}, "it is an input of this command"},
 	} {
 		_, errOut, code := runMain(t, append([]string{"analyze"}, c.args...)...)

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
@@ -99,6 +101,10 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 		s := &invocationSet{}
 		next := map[uint32]int64{}
 		for _, e := range entries {
+			// The likely mistake: a path relative to the working directory.
+			if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.manifest, e.Line, e.Capture)
+			}
 			rank := uint32(0)
 			if e.Rank != nil {
 				rank = *e.Rank
