@@ -122,6 +122,14 @@ func TestValidateManifest(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "validate needs at least one CAPTURE")
 
+	// A missing capture: validate reports it and checks the others.
+	miss := filepath.Join(dir, "miss.yaml")
+	require.NoError(t, os.WriteFile(miss, []byte("- {capture: none.bin}\n- {capture: fwd.bin}\n"), 0o644))
+	stdout, stderr, code = runMain(t, "validate", "--invocation-manifest", miss)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, filepath.Join(dir, "none.bin"))
+	require.Contains(t, stdout, filepath.Join(dir, "fwd.bin")+": 2974 records")
+
 	// A manifest decode refuses, validate refuses too: same flags, same
 	// verdict.
 	dup := filepath.Join(dir, "dup.yaml")

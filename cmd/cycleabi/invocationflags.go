@@ -77,7 +77,8 @@ func (f *invocationFlags) captures(args []string) ([]string, error) {
 	if f.manifest == "" {
 		return args, nil
 	}
-	s, err := f.resolve(args, nil)
+	// A missing capture is validate's to report, with the others.
+	s, err := f.resolveSet(args, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +88,12 @@ func (f *invocationFlags) captures(args []string) ([]string, error) {
 // resolve returns the window's invocations, or nil when the captures are
 // plain (one per rank, as before). flagRanks is --rank.
 func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationSet, error) {
+	return f.resolveSet(args, flagRanks, true)
+}
+
+// resolveSet is resolve; mustExist refuses a manifest's capture that is
+// not there, naming the manifest's line.
+func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist bool) (*invocationSet, error) {
 	if f.manifest != "" {
 		if len(args) > 0 {
 			return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
@@ -102,8 +109,10 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 		next := map[uint32]int64{}
 		for _, e := range entries {
 			// The likely mistake: a path relative to the working directory.
-			if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.manifest, e.Line, e.Capture)
+			if mustExist {
+				if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.manifest, e.Line, e.Capture)
+				}
 			}
 			rank := uint32(0)
 			if e.Rank != nil {
