@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,4 +230,72 @@ func TestDiffInvocations(t *testing.T) {
 	_, errOut, code = runMain(t, "diff", base, moeCapture)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "rank 2 invocation 0 (step 7, forward) ("+filepath.Join(dir, "fwd.bin")+") is not in the new analysis")
+}
+
+// TestDecodeInvocationFlows: with --plan, a window's dependency arrows
+// stay within their invocation: each one starts inside a slice and ends
+// inside a slice of the same invocation, on the same rank, never earlier,
+// and every launch gets its own arrows (the example has 952).
+func TestDecodeInvocationFlows(t *testing.T) {
+	dir := analyzeWindow(t)
+	out := filepath.Join(dir, "flows.json")
+	_, errOut, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--plan", moePlan, "-o", out)
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	// ts and dur are plain JSON numbers.
+	var raw struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &raw))
+	type slice struct {
+		ts, end float64
+		inv     float64
+	}
+	type thread struct{ pid, tid float64 }
+	slices := map[thread][]slice{}
+	type end struct {
+		th thread
+		ts float64
+	}
+	starts, finishes := map[float64]end{}, map[float64]end{}
+	for _, e := range raw.TraceEvents {
+		th := thread{e["pid"].(float64), e["tid"].(float64)}
+		switch e["ph"] {
+		case "X":
+			args := e["args"].(map[string]any)
+			ts := e["ts"].(float64)
+			slices[th] = append(slices[th], slice{ts, ts + e["dur"].(float64), args["invocation_id"].(float64)})
+		case "s":
+			starts[e["id"].(float64)] = end{th, e["ts"].(float64)}
+		case "f":
+			require.Equal(t, "e", e["bp"])
+			finishes[e["id"].(float64)] = end{th, e["ts"].(float64)}
+		}
+	}
+	within := func(p end) (float64, bool) {
+		for _, s := range slices[p.th] {
+			if s.ts <= p.ts && p.ts <= s.end {
+				return s.inv, true
+			}
+		}
+		return 0, false
+	}
+	perInv := map[float64]int{}
+	require.Len(t, finishes, len(starts))
+	for id, s := range starts {
+		f, ok := finishes[id]
+		require.True(t, ok, "arrow %v has no f", id)
+		require.LessOrEqual(t, s.ts, f.ts, "arrow %v goes back in time", id)
+		require.Equal(t, s.th.pid, f.th.pid)
+		si, ok := within(s)
+		require.True(t, ok, "arrow %v starts outside every slice", id)
+		fi, ok := within(f)
+		require.True(t, ok, "arrow %v ends outside every slice", id)
+		require.Equal(t, si, fi, "arrow %v joins invocations %v and %v", id, si, fi)
+		perInv[si]++
+	}
+	assert.Equal(t, 952, perInv[0])
+	assert.Equal(t, 2, len(perInv))
+	assert.Contains(t, errOut, fmt.Sprintf(", %d dependency arrows (releasing), ", perInv[0]+perInv[1]))
 }
