@@ -76,7 +76,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		return usage(err)
 	}
 	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(paths)), Checks: make([]*validate.Result, len(paths))}
-	rep, err := f.in.runEach(cmd, paths, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+	rep, err := f.in.runEach(cmd, paths, nil, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
 		if err != nil {
 			return usage(err)
@@ -121,5 +121,5 @@ func reportBase(cmd *cobra.Command, in *analyzeInputs, paths []string) (*analyze
 	if len(paths) == 1 {
 		return diffInput(cmd, &b, paths[0])
 	}
-	return b.run(cmd, paths)
+	return b.run(cmd, paths, nil)
 }
