@@ -21,6 +21,9 @@ func newRankView(i int, k *analyze.Rank, tl *analyze.Timeline, colors Colors, mu
 	v := &rankView{Index: i, Anchor: "r" + strconv.Itoa(i)}
 	if multi {
 		v.Title = fmt.Sprintf("Rank %d · %s", k.Rank, k.Capture)
+		if k.Invocation != nil {
+			v.Title = fmt.Sprintf("Rank %d · %s · %s", k.Rank, k.Invocation, k.Capture)
+		}
 	}
 	if tl != nil {
 		v.Timeline, v.Legend, v.TLNote = timelineChart(v.Anchor, k, tl, colors)

@@ -47,6 +47,7 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"report", capturePath, "--names", names, "-o", hard}, names},
 		{[]string{"report", capturePath, "--plan", schedule, "-o", schedule}, schedule},
 		{[]string{"report", schedule, "--base", capturePath, "-o", link}, capturePath},
+		{[]string{"report", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)

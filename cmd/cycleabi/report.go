@@ -16,6 +16,7 @@ func init() { addCommand(newReportCmd) }
 
 type reportFlags struct {
 	in            analyzeInputs
+	invocations   invocationFlags
 	base          []string
 	kernel        string
 	output        string
@@ -41,7 +42,8 @@ to a pull request or print:
      imbalance per region;
   4. Task types and stages: total time and count/mean/p50/p90/p99/max;
   5. Critical path (--plan): its segments as a Gantt, by kind and by stage;
-  6. Ranks (several captures): makespan per rank, the slowest marked;
+  6. Ranks (several captures): makespan per rank, the slowest marked
+     (invocations of a window, as analyze takes them: a section each);
   7. Compared with base (--base CAPTURE, repeated, or one analyze --format
      json report): the diff table, deltas colored by sign.
 
@@ -55,7 +57,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
   cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("report needs at least one CAPTURE"))
 			}
 			return nil
@@ -64,6 +66,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	}
 	fs := cmd.Flags()
 	f.in.register(fs)
+	f.invocations.registerLabels(fs)
 	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report")
 	fs.StringVar(&f.kernel, "kernel-name", "MegaKernel", "kernel name in the page's title")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
@@ -72,11 +75,20 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 }
 
 func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
-	if err := outfile.SameFile(f.output, append(f.in.files(paths), f.base...)...); err != nil {
+	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	if err != nil {
 		return usage(err)
 	}
-	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(paths)), Checks: make([]*validate.Result, len(paths))}
-	rep, err := f.in.runEach(cmd, paths, nil, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+	captures, inputs := paths, paths
+	if invs != nil {
+		captures = invs.captures
+		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+	}
+	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
+		return usage(err)
+	}
+	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
+	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
 		if err != nil {
 			return usage(err)
@@ -90,7 +102,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	in.Report = rep
 	// What validate says of each capture, with the same layout request
 	// (errors cannot be left: decode failed on them above; warnings can).
-	for i, path := range paths {
+	for i, path := range captures {
 		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, MaxFindings: 1}); err != nil {
 			return usage(err)
 		}

@@ -396,3 +396,17 @@ func TestReportIsBounded(t *testing.T) {
 		assert.Contains(t, string(page), note)
 	}
 }
+
+// Invocations of a window (two launches of one rank): a section each,
+// labelled, and the page's numbers are analyze's for the same window.
+func TestReportInvocationWindow(t *testing.T) {
+	args := []string{moeCapture, moeCapture, "--step", "1", "--step", "2", "--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, args...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
+	require.Len(t, analysis["ranks"], 2)
+	assert.Greater(t, compareTables(t, page, analysis, nil), 6000)
+	for _, s := range []string{"Rank 0 · invocation 0 (step 1)", "Rank 0 · invocation 1 (step 2)"} {
+		assert.Contains(t, string(page), s)
+	}
+	assert.Empty(t, htmlcheck.Valid(page))
+}
