@@ -8,7 +8,7 @@ CI_FUZZTIME ?= 10s
 
 all: test
 
-## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, and merge the trace into the example Kineto trace
+## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest
 # cores run out of room, so validate and decode warn about dropped records.
 # The committed examples/moe_layer.bin is never rewritten (make examples does that).
@@ -21,6 +21,8 @@ demo:
 	$(GO) run ./cmd/cycleabi validate $(DEMO_DIR)/moe_layer.bin
 	$(GO) run ./cmd/cycleabi decode $(DEMO_DIR)/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o trace.json
 	$(GO) run ./cmd/cycleabi analyze $(DEMO_DIR)/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml --top 5
+	$(GO) run ./cmd/cycleabi report $(DEMO_DIR)/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
+	@echo "report.html written: open it in any browser (one self-contained page, no network)"
 	@echo "trace.json written: open it in https://ui.perfetto.dev (Open trace file)"
 	$(GO) run ./cmd/cycleabi merge examples/moe_layer.kineto.json trace.json -o trace.merged.json
 	@echo "trace.merged.json written: the MegaKernel's cores under its kernel in the example torch-profiler step"
@@ -80,10 +82,12 @@ fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
+# CYCLEABI_REQUIRE_CHROMIUM turns "no chromium on PATH" (the report's browser test) from a skip into a failure.
+ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
 ci: test cpp-test
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
-	rm -f trace.json trace.json.gz trace.merged.json
+	rm -f trace.json trace.json.gz trace.merged.json report.html
 	rm -rf build/demo

@@ -4,13 +4,15 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
+require golang.org/x/net v0.61.0
+
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/term v0.44.0
+	golang.org/x/term v0.47.0
 )
 
 require (

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
@@ -87,6 +88,9 @@ type analyzeInputs struct {
 	freqMHz   float64
 	namesFile string
 	ranks     []uint
+	// req is the layout request runEach read the captures with (report
+	// validates them with it too).
+	req capture.Request
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
@@ -107,11 +111,19 @@ func (in *analyzeInputs) files(paths []string) []string {
 // run analyzes paths, one capture per rank, or with invs (non-nil) the
 // invocations of a window, whose captures and ranks it gives.
 func (in *analyzeInputs) run(cmd *cobra.Command, paths []string, invs *invocationSet) (*analyze.Report, error) {
+	return in.runEach(cmd, paths, invs, nil)
+}
+
+// runEach is run, calling each (when not nil) with every capture while it
+// is open: its index, the decoded capture, its analysis and the options
+// it was analyzed with (report bins its timeline there).
+func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invocationSet, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
 	fs := cmd.Flags()
 	req, err := in.layout.request(fs)
 	if err != nil {
 		return nil, usage(err)
 	}
+	in.req = req
 	var ranks []uint32
 	if invs != nil {
 		paths, ranks = invs.captures, invs.ranks
@@ -153,6 +165,11 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string, invs *invocatio
 		results[i], err = analyze.Analyze(d, o)
 		if err != nil {
 			return nil, usage(err)
+		}
+		if each != nil {
+			if err := each(i, d, results[i], o); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return analyze.NewReport(results), nil

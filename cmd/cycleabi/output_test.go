@@ -43,6 +43,11 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"decode", capturePath, "--plan", schedule, "-o", schedule}, schedule},
 		{[]string{"decode", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 		{[]string{"synth", schedule, "-o", schedule}, schedule},
+		{[]string{"report", capturePath, "-o", link}, capturePath},
+		{[]string{"report", capturePath, "--names", names, "-o", hard}, names},
+		{[]string{"report", capturePath, "--plan", schedule, "-o", schedule}, schedule},
+		{[]string{"report", schedule, "--base", capturePath, "-o", link}, capturePath},
+		{[]string{"report", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)

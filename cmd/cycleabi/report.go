@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"io"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/report"
+	"github.com/megakernel/cycleabi/validate"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newReportCmd) }
+
+type reportFlags struct {
+	in            analyzeInputs
+	invocations   invocationFlags
+	base          []string
+	kernel        string
+	output        string
+	allowMismatch bool
+}
+
+func newReportCmd() *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report CAPTURE... [flags]",
+		Short: "Write one self-contained HTML page: where the time went, at a glance",
+		Long: `report analyzes the captures as 'cycleabi analyze' does (same flags, same
+numbers) and writes one HTML page with no outside resource (inline SVG and
+CSS, a few lines of script to sort tables), to open in any browser, attach
+to a pull request or print:
+
+  1. Summary: kernel, ranks, ABI, layout, records, dropped records and
+     what 'cycleabi validate' reports (a red banner when anything was
+     dropped or found), makespan, busy % per region;
+  2. Timeline overview: a row per core with records, binned to 900 columns,
+     compute colored by task type, and the critical path over it (--plan);
+  3. Where each core's time went: compute/wait/trigger/other/idle per core,
+     imbalance per region;
+  4. Task types and stages: total time and count/mean/p50/p90/p99/max;
+  5. Critical path (--plan): its segments as a Gantt, by kind and by stage;
+  6. Ranks (several captures): makespan per rank, the slowest marked
+     (invocations of a window, as analyze takes them: a section each);
+  7. Compared with base (--base CAPTURE, repeated, or one analyze --format
+     json report): the diff table, deltas colored by sign.
+
+Task types and stages keep one color (from their name) in every chart and
+every report. The page stays small whatever the capture: charts are binned,
+at most 96 rows (cores are grouped beyond), 2000 Gantt bars and 1000 rows
+per table.
+
+Exit status: 0 on success, 1 when a capture is invalid or does not match
+the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
+		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
+  cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
+				return usage(errors.New("report needs at least one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	f.in.register(fs)
+	f.invocations.registerLabels(fs)
+	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report")
+	fs.StringVar(&f.kernel, "kernel-name", "MegaKernel", "kernel name in the page's title")
+	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
+	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
+	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	if err != nil {
+		return usage(err)
+	}
+	captures, inputs := paths, paths
+	if invs != nil {
+		captures = invs.captures
+		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+	}
+	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
+		return usage(err)
+	}
+	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
+	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
+		if err != nil {
+			return usage(err)
+		}
+		in.Timelines[i] = tl
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	in.Report = rep
+	// What validate says of each capture, with the same layout request
+	// (errors cannot be left: decode failed on them above; warnings can).
+	for i, path := range captures {
+		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, MaxFindings: 1}); err != nil {
+			return usage(err)
+		}
+	}
+	if len(f.base) > 0 {
+		if in.Base, err = reportBase(cmd, &f.in, f.base); err != nil {
+			return err
+		}
+		if in.Diff, err = analyze.Compare(in.Base, rep, f.allowMismatch); err != nil {
+			var m *analyze.ABIMismatch
+			if errors.As(err, &m) {
+				return invalid(err)
+			}
+			return usage(err)
+		}
+	}
+	return writeOutput(cmd, f.output, func(w io.Writer) error { return report.Write(w, in) })
+}
+
+// reportBase analyzes the base captures with the report's flags (one
+// path may be an analyze --format json report instead). --rank applies
+// to the base when it has as many captures as the report.
+func reportBase(cmd *cobra.Command, in *analyzeInputs, paths []string) (*analyze.Report, error) {
+	b := *in
+	if len(b.ranks) != len(paths) {
+		b.ranks = nil
+	}
+	if len(paths) == 1 {
+		return diffInput(cmd, &b, paths[0])
+	}
+	return b.run(cmd, paths, nil)
+}

@@ -1,0 +1,412 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/htmlcheck"
+	"github.com/megakernel/cycleabi/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/html"
+)
+
+// reportPage runs report with args and returns the page.
+func reportPage(t *testing.T, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, errOut, code := runMain(t, append(append([]string{"report"}, args...), "-o", out)...)
+	require.Equal(t, 0, code, errOut)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return data
+}
+
+// jsonOf runs a command that prints JSON and decodes it generically.
+func jsonOf(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	out, errOut, code := runMain(t, args...)
+	require.Equal(t, 0, code, errOut)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	return v
+}
+
+// field walks a dotted path of object keys.
+func field(v any, path string) (any, bool) {
+	for _, k := range strings.Split(path, ".") {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[k]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// find returns the element of list whose key field is key.
+func find(list any, keyField, key string) (map[string]any, bool) {
+	l, _ := list.([]any)
+	for _, e := range l {
+		m, _ := e.(map[string]any)
+		if fmt.Sprint(m[keyField]) == key || fmt.Sprintf("%.0f", m[keyField]) == key {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// checkCell holds one cell to the JSON value it names: data-v exactly,
+// and the shown text to its displayed precision.
+func checkCell(t *testing.T, where string, c htmlcheck.Cell, want any) {
+	t.Helper()
+	switch w := want.(type) {
+	case float64:
+		got, err := strconv.ParseFloat(c.V, 64)
+		if !assert.NoError(t, err, where) {
+			return
+		}
+		assert.Equal(t, w, got, "%s: data-v", where)
+		shown := strings.NewReplacer(",", "", "+", "", " ≈", "").Replace(c.Text)
+		v, err := strconv.ParseFloat(shown, 64)
+		if !assert.NoError(t, err, "%s: text %q", where, c.Text) {
+			return
+		}
+		prec := 0
+		if i := strings.IndexByte(shown, '.'); i >= 0 {
+			prec = len(shown) - i - 1
+		}
+		assert.LessOrEqual(t, math.Abs(v-w), 0.5*math.Pow10(-prec)+1e-9*math.Abs(w), "%s: text %q for %v", where, c.Text, w)
+	case string:
+		assert.Equal(t, w, c.V, "%s: data-v", where)
+		assert.Equal(t, w, c.Text, "%s: text", where)
+	case nil:
+		assert.Fail(t, where+": the JSON value is null")
+	default:
+		assert.Failf(t, where, "unexpected JSON value %v", want)
+	}
+}
+
+// compareTables holds every number of the page's data tables to the
+// analyze (and diff) JSON for the same inputs, and checks that each
+// table lists every row the JSON has.
+func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (checked int) {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	ranks := analysis["ranks"].([]any)
+	for _, tab := range htmlcheck.Tables(doc) {
+		var rank map[string]any
+		if tab.Rank != "" {
+			i, err := strconv.Atoi(tab.Rank)
+			require.NoError(t, err)
+			if strings.HasPrefix(tab.Name, "diff_") {
+				require.NotNil(t, diff, tab.Name)
+				rank = diff["ranks"].([]any)[i].(map[string]any)
+			} else {
+				rank = ranks[i].(map[string]any)
+			}
+		}
+		wantRows := -1
+		for _, row := range tab.Rows {
+			var obj map[string]any
+			var ok bool
+			switch tab.Name {
+			case "summary":
+				i, _ := strconv.Atoi(row.Key)
+				obj, ok, wantRows = ranks[i].(map[string]any), true, len(ranks)
+			case "regions":
+				wantRows = len(rank["regions"].(map[string]any)) + 1
+				if row.Key == "rank" {
+					obj, ok = rank["totals"].(map[string]any)
+				} else {
+					obj, ok = rank["regions"].(map[string]any)[row.Key].(map[string]any)
+				}
+			case "cores":
+				obj, ok = find(rank["cores"], "core", row.Key)
+				wantRows = len(rank["cores"].([]any))
+			case "task_types", "stages", "waits":
+				obj, ok = find(rank[tab.Name], "name", row.Key)
+				wantRows = len(rank[tab.Name].([]any))
+			case "path_kinds":
+				var c any
+				c, ok = field(rank, "critical_path.by_kind."+row.Key)
+				obj = map[string]any{"cycles": c}
+				wantRows = len(rank["critical_path"].(map[string]any)["by_kind"].(map[string]any))
+			case "path_stages":
+				obj, ok = find(rank["critical_path"].(map[string]any)["by_stage"], "name", row.Key)
+				wantRows = len(rank["critical_path"].(map[string]any)["by_stage"].([]any))
+			case "segments":
+				obj, ok = find(rank["critical_path"].(map[string]any)["segments"], "start_cycle", row.Key)
+				wantRows = len(rank["critical_path"].(map[string]any)["segments"].([]any))
+			case "cross_rank":
+				i, _ := strconv.Atoi(row.Key)
+				l := analysis["cross_rank"].(map[string]any)["ranks"].([]any)
+				obj, ok, wantRows = l[i].(map[string]any), true, len(l)
+			case "diff_summary":
+				obj, ok = rank, true
+			case "diff_task_types":
+				obj, ok = find(rank["task_types"], "name", row.Key)
+				wantRows = len(rank["task_types"].([]any))
+			case "diff_stages":
+				obj, ok = find(rank["stages"], "name", row.Key)
+				wantRows = len(rank["stages"].([]any))
+			default:
+				t.Fatalf("table %q: the test does not know it", tab.Name)
+			}
+			require.True(t, ok, "table %s rank %s: row %q is not in the JSON", tab.Name, tab.Rank, row.Key)
+			for _, c := range row.Cells {
+				if c.F == "" {
+					continue
+				}
+				want, ok := field(obj, c.F)
+				require.True(t, ok, "table %s row %q: no field %q in the JSON", tab.Name, row.Key, c.F)
+				checkCell(t, fmt.Sprintf("table %s rank %s row %q field %s", tab.Name, tab.Rank, row.Key, c.F), c, want)
+				checked++
+			}
+		}
+		if wantRows >= 0 {
+			assert.Len(t, tab.Rows, wantRows, "table %s rank %s: rows", tab.Name, tab.Rank)
+		}
+	}
+	return checked
+}
+
+func TestReportNumbersAreAnalyzes(t *testing.T) {
+	args := []string{moeCapture, "--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, args...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
+	n := compareTables(t, page, analysis, nil)
+	// 72 cores × 8 fields, the stats, 305 segments × 8 fields ...
+	assert.Greater(t, n, 3000)
+	for _, s := range []string{"2458.8 µs", "53.7 %", "8.5 %", "13 warnings", "dropped-records 10"} {
+		assert.Contains(t, string(page), s)
+	}
+
+	// Without a schedule: no path, and the page says why.
+	page = reportPage(t, moeCapture)
+	analysis = jsonOf(t, "analyze", "--format", "json", moeCapture)
+	assert.Greater(t, compareTables(t, page, analysis, nil), 500)
+	assert.Contains(t, string(page), "only per-core chains are known")
+}
+
+func TestReportRanksAndBase(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(moeCapture)
+	require.NoError(t, err)
+	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
+	require.NoError(t, os.WriteFile(r0, data, 0o644))
+	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
+	require.Equal(t, 0, code, errOut)
+	// The base: the other way round, so every number changes.
+	baseDir := filepath.Join(dir, "base")
+	require.NoError(t, os.Mkdir(baseDir, 0o755))
+	b0, b1 := filepath.Join(baseDir, "rank0.bin"), filepath.Join(baseDir, "rank1.bin")
+	require.NoError(t, os.Rename(r1, b0))
+	_, errOut, code = runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, os.WriteFile(b1, data, 0o644))
+
+	flags := []string{"--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, append([]string{r0, r1, "--base", b0, "--base", b1}, flags...)...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json", r0, r1}, flags...)...)
+	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
+	for _, c := range [][]string{{b0, b1, "-o", baseJSON}, {r0, r1, "-o", newJSON}} {
+		_, errOut, code := runMain(t, append(append([]string{"analyze", "--format", "json"}, c...), flags...)...)
+		require.Equal(t, 0, code, errOut)
+	}
+	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
+	assert.Greater(t, compareTables(t, page, analysis, diff), 6000)
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	var names []string
+	for _, tab := range htmlcheck.Tables(doc) {
+		names = append(names, tab.Name)
+	}
+	for _, want := range []string{"cross_rank", "diff_summary", "diff_task_types", "diff_stages"} {
+		assert.Contains(t, names, want)
+	}
+	assert.Contains(t, string(page), "(slowest)")
+	assert.Contains(t, string(page), "makespan vs base (rank 0)")
+	assert.Empty(t, htmlcheck.Valid(page))
+	assert.Empty(t, htmlcheck.External(page))
+
+	// One analyze report as the base.
+	page = reportPage(t, append([]string{r0, r1, "--base", newJSON}, flags...)...)
+	assert.Contains(t, string(page), `data-table="diff_summary"`)
+
+	// A base of another ABI is refused unless allowed.
+	other := filepath.Join(dir, "other.json")
+	js, err := os.ReadFile(newJSON)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, bytes.Replace(js, []byte(`"abi_fingerprint": "`), []byte(`"abi_fingerprint": "00`), 1), 0o644))
+	_, errOut, code = runMain(t, append([]string{"report", r0, r1, "--base", other, "-o", filepath.Join(dir, "x.html")}, flags...)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "--allow-abi-mismatch")
+	_, err = os.Stat(filepath.Join(dir, "x.html"))
+	assert.True(t, os.IsNotExist(err), "no page is left behind")
+}
+
+func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
+	page := reportPage(t, moeCapture, "--plan", moePlan, "--names", moeNames)
+	assert.Empty(t, htmlcheck.Valid(page))
+	assert.Empty(t, htmlcheck.External(page))
+	// Not even a URL in text: nothing that looks like one.
+	assert.NotContains(t, string(page), "://")
+	assert.Less(t, len(page), 2<<20, "the example's page is under 2 MB")
+	t.Logf("example page: %d bytes", len(page))
+	// The browser refuses any load all the same.
+	assert.Contains(t, string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
+
+	// Every chart has an accessible name and an axis caption with its unit.
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	charts := 0
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" {
+			return
+		}
+		charts++
+		id := htmlcheck.Attr(n, "id")
+		assert.NotEmpty(t, htmlcheck.Attr(n, "aria-label"), id)
+		var captions []string
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type == html.ElementNode && c.Data == "text" && htmlcheck.Attr(c, "class") == "caption" {
+				captions = append(captions, htmlcheck.Text(c))
+			}
+		})
+		if assert.Len(t, captions, 1, id) {
+			assert.Regexp(t, `µs|share`, captions[0], id)
+		}
+	})
+	assert.Equal(t, 8, charts)
+
+	// The checks can fail.
+	for _, bad := range []string{`<img src="x.png">`, `<link rel="stylesheet" href="https://cdn.example/x.css">`,
+		`<div style="background:url(a.png)"></div>`, `<a href="https://example.com">x</a>`, `<script>fetch("/x")</script>`} {
+		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
+		assert.NotEmpty(t, htmlcheck.External(mod), bad)
+	}
+	for _, bad := range []string{`<p><div>x</div></p>`, `<table><tr><td>x</td></tr></table>`, `<span id="summary"></span>`, `<div>`, `<i><b>x</i></b>`} {
+		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
+		assert.NotEmpty(t, htmlcheck.Valid(mod), bad)
+	}
+}
+
+func TestReportCommandErrors(t *testing.T) {
+	_, _, code := runMain(t, "report")
+	assert.Equal(t, 2, code)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.bin")
+	require.NoError(t, os.WriteFile(bad, make([]byte, 100), 0o644))
+	_, _, code = runMain(t, "report", bad, "-o", filepath.Join(dir, "r.html"))
+	assert.Equal(t, 1, code)
+	_, _, code = runMain(t, "report", moeCapture, "--base", filepath.Join(dir, "missing.bin"), "-o", filepath.Join(dir, "r.html"))
+	assert.Equal(t, 2, code)
+}
+
+// A capture with more cores, stages and critical-path segments than a
+// page draws or lists: every chart and table stays within the report's
+// bounds, and says what it left out.
+func TestReportIsBounded(t *testing.T) {
+	// A chain of tasks, each waiting on the one before, alternating AIC
+	// and AIV over 400 workers (600 cores), each task its own graph stage:
+	// 2400 stages, a critical path of about 12,000 segments on every core.
+	const workers, chain = 400, 2400
+	type task struct {
+		TaskType       string `json:"task_type"`
+		TriggerEvent   int    `json:"trigger_event"`
+		DependentEvent *int   `json:"dependent_event,omitempty"`
+		GraphStage     int    `json:"graph_stage"`
+	}
+	var tasks []task
+	var cube, vector []int
+	for k := range chain {
+		tk := task{TaskType: "MatMul", TriggerEvent: k, GraphStage: k}
+		if k > 0 {
+			dep := k - 1
+			tk.DependentEvent = &dep
+		}
+		if k%2 == 0 {
+			cube = append(cube, k)
+		} else {
+			tk.TaskType = "AddCustom"
+			vector = append(vector, k)
+		}
+		tasks = append(tasks, tk)
+	}
+	sched, err := json.Marshal(map[string]any{"num_workers": workers, "tasks": tasks, "cube_task_indices": cube, "vector_task_indices": vector})
+	require.NoError(t, err)
+	dir := t.TempDir()
+	schedPath, capPath := filepath.Join(dir, "chain.json"), filepath.Join(dir, "chain.bin")
+	require.NoError(t, os.WriteFile(schedPath, sched, 0o644))
+	_, errOut, code := runMain(t, "synth", schedPath, "-o", capPath)
+	require.Equal(t, 0, code, errOut)
+	page := reportPage(t, capPath, "--plan", schedPath)
+	t.Logf("page: %d bytes", len(page))
+	assert.Less(t, len(page), 4<<20)
+	assert.Empty(t, htmlcheck.Valid(page))
+
+	analysis := jsonOf(t, "analyze", "--format", "json", capPath, "--plan", schedPath)
+	rank := analysis["ranks"].([]any)[0].(map[string]any)
+	require.Len(t, rank["cores"], 3*workers/2)
+	require.Len(t, rank["stages"], chain)
+	segments := len(rank["critical_path"].(map[string]any)["segments"].([]any))
+	require.Greater(t, segments, report.MaxGanttSegments)
+
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	charts := 0
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" {
+			return
+		}
+		charts++
+		id, shapes, rows := htmlcheck.Attr(n, "id"), 0, 0
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type == html.ElementNode && (c.Data == "rect" || c.Data == "path") {
+				shapes++
+				if htmlcheck.Attr(c, "class") == "rowbg" {
+					rows++
+				}
+			}
+		})
+		assert.LessOrEqual(t, rows, report.MaxChartRows, "%s: rows", id)
+		// A row's bins, as runs of one color: a few shapes per row and
+		// color, never one per record.
+		assert.LessOrEqual(t, shapes, 4*report.TimelineBins, "%s: shapes", id)
+	})
+	assert.Equal(t, 8, charts)
+	for _, tab := range htmlcheck.Tables(doc) {
+		assert.LessOrEqual(t, len(tab.Rows), report.MaxTableRows, "table %s", tab.Name)
+	}
+	for _, note := range []string{
+		fmt.Sprintf("The %d largest of %d.", report.MaxTableRows, chain),
+		fmt.Sprintf("The %d longest of %d segments.", report.MaxTableRows, segments),
+	} {
+		assert.Contains(t, string(page), note)
+	}
+}
+
+// Invocations of a window (two launches of one rank): a section each,
+// labelled, and the page's numbers are analyze's for the same window.
+func TestReportInvocationWindow(t *testing.T) {
+	args := []string{moeCapture, moeCapture, "--step", "1", "--step", "2", "--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, args...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
+	require.Len(t, analysis["ranks"], 2)
+	assert.Greater(t, compareTables(t, page, analysis, nil), 6000)
+	for _, s := range []string{"Rank 0 · invocation 0 (step 1)", "Rank 0 · invocation 1 (step 2)"} {
+		assert.Contains(t, string(page), s)
+	}
+	assert.Empty(t, htmlcheck.Valid(page))
+}

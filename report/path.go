@@ -1,0 +1,390 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+var pathKinds = []string{analyze.KindCompute, analyze.KindWait, analyze.KindTrigger, analyze.KindOther, analyze.KindGap, analyze.KindLaunch}
+
+// segColor is the color of a path segment: its stage's for compute, its
+// kind's otherwise.
+func segColor(s *analyze.Segment, colors Colors) string {
+	if s.Kind == analyze.KindCompute && s.Stage != "" {
+		return colors.Of(s.Stage)
+	}
+	return KindColors[s.Kind]
+}
+
+func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *pathView {
+	p := k.CriticalPath
+	mhz := k.CycleFrequencyMHz
+	v := &pathView{}
+	from := ""
+	if len(p.Segments) > 0 {
+		from = " from " + p.Segments[0].Core
+	}
+	pct := func(c uint64) string {
+		if p.TotalCycles == 0 {
+			return "0.0"
+		}
+		return fp(100*float64(c)/float64(p.TotalCycles), 1)
+	}
+	v.Text = fmt.Sprintf("%s cycles (%s µs), %d segments%s to the last record end: compute %s %%, wait %s %%, gaps %s %%.",
+		gu(p.TotalCycles), fp(p.TotalUs, 1), len(p.Segments), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
+	rankIdx := strconv.Itoa(index)
+
+	// Gantt: one row per core on the path, in core order.
+	order := map[string]int{}
+	for i, c := range k.Cores {
+		order[c.Core] = i
+	}
+	var cores []string
+	seen := map[string]bool{}
+	for _, s := range p.Segments {
+		if !seen[s.Core] {
+			seen[s.Core] = true
+			cores = append(cores, s.Core)
+		}
+	}
+	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
+	// At most MaxChartRows rows: beyond, consecutive cores of a region
+	// share a row (as in the timeline).
+	rowOf := map[string]int{}
+	var rows []string
+	size := 1
+	if len(cores) > MaxChartRows {
+		size = (len(cores) + MaxChartRows - 2) / (MaxChartRows - 1)
+	}
+	var members int
+	for i, c := range cores {
+		region, _, _ := strings.Cut(c, "/")
+		prev, _, _ := strings.Cut(cores[max(i-1, 0)], "/")
+		if i == 0 || members == size || region != prev {
+			rows = append(rows, c)
+			members = 0
+		} else {
+			first, _, _ := strings.Cut(rows[len(rows)-1], "–")
+			_, block, _ := strings.Cut(c, "/")
+			rows[len(rows)-1] = first + "–" + block
+		}
+		members++
+		rowOf[c] = len(rows) - 1
+	}
+	rowH := 11.0
+	if len(rows) > 48 {
+		rowH = max(4, 528/float64(len(rows)))
+	}
+	top := 6.0
+	g := &chart{ID: anchor + "-path", Class: "gantt", W: chartW,
+		Label: "The critical path as a Gantt chart: one row per core it runs on, one bar per segment"}
+	for i, c := range rows {
+		y := top + float64(i)*rowH
+		g.rect(labelW, y, plotW, rowH-1, "", "rowbg", c)
+		if rowH >= 8 {
+			g.text(labelW-6, y+rowH-2.5, "end", "rowlabel", c)
+		}
+	}
+	span := float64(k.MakespanCycles)
+	if span == 0 {
+		span = 1
+	}
+	xOf := func(cycle uint64) float64 {
+		if cycle < k.StartCycle {
+			return labelW
+		}
+		return labelW + plotW*float64(cycle-k.StartCycle)/span
+	}
+	legend := map[string]string{}
+	if len(p.Segments) <= MaxGanttSegments {
+		var links strings.Builder
+		for i := range p.Segments {
+			s := &p.Segments[i]
+			y := top + float64(rowOf[s.Core])*rowH
+			x0, x1 := xOf(s.StartCycle), xOf(s.EndCycle)
+			what := s.Kind
+			if s.TaskID != nil {
+				what = fmt.Sprintf("task %d %s (%s, %s)", *s.TaskID, s.Kind, s.TaskType, s.Stage)
+			}
+			g.rect(x0, y, max(x1-x0, 0.4), rowH-1, segColor(s, colors), "seg k-"+s.Kind,
+				fmt.Sprintf("%s %s: %s cycles (%s µs) from %s µs", s.Core, what, gu(s.Cycles()), fp(s.DurationUs, 2), fp(s.StartUs, 2)))
+			if s.Kind == analyze.KindCompute {
+				legend[s.Stage] = segColor(s, colors)
+			}
+			if i > 0 && p.Segments[i-1].Core != s.Core {
+				yp := top + float64(rowOf[p.Segments[i-1].Core])*rowH + (rowH-1)/2
+				fmt.Fprintf(&links, "M%s %sV%s", n(x0), n(yp), n(y+(rowH-1)/2))
+			}
+		}
+		if links.Len() > 0 {
+			g.Over = append(g.Over, path{D: links.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "0.8", Class: "links",
+				Title: "the path moves to another core: a wait released by a producer there"})
+		}
+	} else {
+		// Binned: each row's bins in the color of the segment covering
+		// most of them.
+		nb := TimelineBins
+		type cnt struct {
+			key    string
+			cycles uint64
+		}
+		best := make([][]cnt, len(rows))
+		for i := range best {
+			best[i] = make([]cnt, nb)
+		}
+		binLen := max(1, k.MakespanCycles/uint64(nb))
+		if binLen*uint64(nb) < k.MakespanCycles {
+			binLen++
+		}
+		for i := range p.Segments {
+			s := &p.Segments[i]
+			if s.EndCycle <= k.StartCycle {
+				continue
+			}
+			key := segColor(s, colors)
+			lo := max(s.StartCycle, k.StartCycle)
+			for lo < s.EndCycle {
+				b := (lo - k.StartCycle) / binLen
+				if b >= uint64(nb) {
+					break
+				}
+				hi := min(s.EndCycle, k.StartCycle+(b+1)*binLen)
+				c := &best[rowOf[s.Core]][b]
+				if hi-lo > c.cycles {
+					c.key, c.cycles = key, hi-lo
+				}
+				lo = hi
+			}
+			if s.Kind == analyze.KindCompute {
+				legend[s.Stage] = key
+			}
+		}
+		for r := range rows {
+			ds := map[string]*strings.Builder{}
+			var keys []string
+			y := top + float64(r)*rowH
+			for b := 0; b < nb; {
+				e := b
+				for e < nb && best[r][e].key == best[r][b].key {
+					e++
+				}
+				if key := best[r][b].key; key != "" {
+					if ds[key] == nil {
+						ds[key] = &strings.Builder{}
+						keys = append(keys, key)
+					}
+					x0, x1 := labelW+plotW*float64(b)/float64(nb), labelW+plotW*float64(e)/float64(nb)
+					fmt.Fprintf(ds[key], "M%s %sh%sv%sh-%sz", n(x0), n(y), n(x1-x0), n(rowH-1), n(x1-x0))
+				}
+				b = e
+			}
+			for _, key := range keys {
+				g.Paths = append(g.Paths, path{D: ds[key].String(), Fill: key, Title: rows[r] + " on the path (binned)"})
+			}
+		}
+	}
+	bottom := top + float64(len(rows))*rowH + 2
+	g.H = bottom + 40
+	g.xAxis(labelW, plotW, top, bottom, float64(k.MakespanCycles)/mhz, "µs since the first core entered")
+	v.Gantt = g
+	var stages []string
+	for s := range legend {
+		stages = append(stages, s)
+	}
+	slices.Sort(stages)
+	for _, s := range stages {
+		v.Legend = append(v.Legend, legendItem{Name: s, Color: legend[s]})
+	}
+
+	// By kind: one stacked bar and a table.
+	kc := &chart{ID: anchor + "-pathkinds", Class: "kindbar", W: chartW, H: 44, Label: "The critical path's time by kind"}
+	x := labelW
+	kt := &table{Name: "path_kinds", Rank: rankIdx, Caption: "Critical path by kind",
+		Head: []head{{Text: "kind"}, {Text: "cycles", Num: true}, {Text: "µs", Num: true}, {Text: "% of path", Num: true}}}
+	for _, kind := range pathKinds {
+		c := p.ByKind[kind]
+		share := 0.0
+		if p.TotalCycles > 0 {
+			share = 100 * float64(c) / float64(p.TotalCycles)
+		}
+		first := namecell(kind)
+		first.Swatch = KindColors[kind]
+		kt.Rows = append(kt.Rows, row{Key: kind, Cells: []cell{first, {F: "cycles", V: u(c), Text: gu(c)},
+			{V: fv(float64(c) / mhz), Text: fp(float64(c)/mhz, 2)}, {V: fv(share), Text: fp(share, 1)}}})
+		if c == 0 {
+			continue
+		}
+		w := plotW * share / 100
+		fill := KindColors[kind]
+		if kind == analyze.KindCompute {
+			fill = KindColors["compute"]
+		}
+		kc.rect(x, 4, w, 18, fill, "k-"+kind, fmt.Sprintf("%s: %s cycles, %s µs, %s %% of the path", kind, gu(c), fp(float64(c)/mhz, 2), fp(share, 1)))
+		if w > 60 {
+			kc.text(x+4, 17, "start", "inbar", fmt.Sprintf("%s %s %%", kind, fp(share, 1)))
+		}
+		x += w
+	}
+	kc.text(labelW-6, 17, "end", "rowlabel", "by kind")
+	kc.text(labelW+plotW/2, 38, "middle", "caption", "share of the critical path")
+	v.Kinds, v.KindTab = kc, kt
+
+	// By stage.
+	var names, fills, titles []string
+	var vals []float64
+	st := &table{Name: "path_stages", Rank: rankIdx, Caption: "Critical path by stage",
+		Head: []head{{Text: "stage"}, {Text: "cycles", Num: true}, {Text: "µs", Num: true}, {Text: "% of path", Num: true}}}
+	for _, s := range p.ByStage {
+		share := 0.0
+		if p.TotalCycles > 0 {
+			share = 100 * float64(s.Cycles) / float64(p.TotalCycles)
+		}
+		names = append(names, s.Name)
+		vals = append(vals, s.Us)
+		fills = append(fills, colors.Of(s.Name))
+		titles = append(titles, fmt.Sprintf("%s: %s cycles, %s µs, %s %% of the path", s.Name, gu(s.Cycles), fp(s.Us, 2), fp(share, 1)))
+		first := namecell(s.Name)
+		first.Swatch = colors.Of(s.Name)
+		st.Rows = append(st.Rows, row{Key: s.Name, Cells: []cell{first, {F: "cycles", V: u(s.Cycles), Text: gu(s.Cycles)},
+			fcell("us", s.Us, 2), {V: fv(share), Text: fp(share, 1)}}})
+	}
+	if len(st.Rows) > MaxTableRows {
+		st.Note = fmt.Sprintf("The %d largest of %d.", MaxTableRows, len(st.Rows))
+		st.Rows = st.Rows[:MaxTableRows]
+	}
+	if len(names) > 0 {
+		v.Stages = barChart(anchor+"-pathstages", "The critical path's time by stage", names, vals, fills, titles, "µs on the critical path")
+	}
+	v.StageT = st
+
+	// Segments, the longest first when there are too many.
+	segs := make([]*analyze.Segment, len(p.Segments))
+	for i := range p.Segments {
+		segs[i] = &p.Segments[i]
+	}
+	sgt := &table{Name: "segments", Rank: rankIdx, Caption: "Segments of the critical path, in time order",
+		Head: []head{{Text: "core"}, {Text: "task_id", Num: true}, {Text: "kind"}, {Text: "task type"}, {Text: "stage"},
+			{Text: "start µs", Num: true}, {Text: "µs", Num: true}, {Text: "start_cycle", Num: true}, {Text: "end_cycle", Num: true}, {Text: "cycles", Num: true}}}
+	if len(segs) > MaxTableRows {
+		slices.SortStableFunc(segs, func(a, b *analyze.Segment) int { return cmp.Compare(b.Cycles(), a.Cycles()) })
+		segs = segs[:MaxTableRows]
+		slices.SortFunc(segs, func(a, b *analyze.Segment) int { return cmp.Compare(a.StartCycle, b.StartCycle) })
+		sgt.Note = fmt.Sprintf("The %d longest of %d segments.", MaxTableRows, len(p.Segments))
+	}
+	for _, s := range segs {
+		task := cell{Text: "–"}
+		if s.TaskID != nil {
+			task = cell{F: "task_id", V: strconv.FormatUint(uint64(*s.TaskID), 10), Text: strconv.FormatUint(uint64(*s.TaskID), 10)}
+		}
+		sgt.Rows = append(sgt.Rows, row{Key: u(s.StartCycle), Cells: []cell{namecell(s.Core), task,
+			{F: "kind", V: s.Kind, Text: s.Kind, Class: "txt"}, {F: "task_type", V: s.TaskType, Text: s.TaskType, Class: "txt"}, {F: "stage", V: s.Stage, Text: s.Stage, Class: "txt"},
+			fcell("start_us", s.StartUs, 2), fcell("duration_us", s.DurationUs, 2),
+			ucell("start_cycle", s.StartCycle), ucell("end_cycle", s.EndCycle), {V: u(s.Cycles()), Text: gu(s.Cycles())}}})
+	}
+	v.SegTab = sgt
+	return v
+}
+
+func newCrossView(rep *analyze.Report) *crossView {
+	x := rep.CrossRank
+	v := &crossView{Text: fmt.Sprintf("Slowest: rank %d. Spread: %s cycles (%s %% over the fastest).", x.SlowestRank, gu(x.SpreadCycles), fp(x.SpreadPct, 1))}
+	var names, fills, titles []string
+	var vals []float64
+	t := &table{Name: "cross_rank", Caption: "Makespan per rank",
+		Head: []head{{Text: "rank"}, {Text: ""}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
+	slowMarked := false
+	for i, r := range x.Ranks {
+		slow := r.Rank == x.SlowestRank && !slowMarked
+		name := "rank " + strconv.FormatUint(uint64(r.Rank), 10)
+		fill := "#7A9CC6"
+		cls := ""
+		if slow {
+			slowMarked = true
+			name += " (slowest)"
+			fill = "#B2182B"
+			cls = "slowest"
+		}
+		names = append(names, name)
+		vals = append(vals, r.MakespanUs)
+		fills = append(fills, fill)
+		titles = append(titles, fmt.Sprintf("%s, %s: makespan %s cycles, %s µs", name, r.Capture, gu(r.MakespanCycles), fp(r.MakespanUs, 2)))
+		mark := ""
+		if slow {
+			mark = "slowest"
+		}
+		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Class: cls, Cells: []cell{
+			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: strconv.FormatUint(uint64(r.Rank), 10), Class: "name"},
+			{Text: mark, V: mark, Class: "txt bad"},
+			{F: "capture", V: r.Capture, Text: r.Capture, Class: "txt"},
+			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
+	}
+	v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")
+	v.Table = t
+	return v
+}
+
+func newDiffView(index int, r *analyze.RankDiff) *diffView {
+	rankIdx := strconv.Itoa(index)
+	v := &diffView{Title: fmt.Sprintf("Rank %d: %s → %s", r.Rank, r.BaseCapture, r.NewCapture)}
+	dcells := func(f string, d analyze.Delta, prec int) []cell {
+		rel := cell{Text: "–"}
+		if d.RelPct != nil {
+			rel = cell{F: f + ".rel_pct", V: fv(*d.RelPct), Text: signed(*d.RelPct, 1), Class: signClass(*d.RelPct)}
+		}
+		return []cell{fcell(f+".base", d.Base, prec), fcell(f+".new", d.New, prec),
+			{F: f + ".abs", V: fv(d.Abs), Text: signed(d.Abs, prec), Class: signClass(d.Abs)}, rel}
+	}
+	sum := &table{Name: "diff_summary", Rank: rankIdx, Caption: "Summary: base, new and change",
+		Head: []head{{Text: "metric"}, {Text: "base", Num: true}, {Text: "new", Num: true}, {Text: "Δ", Num: true}, {Text: "Δ %", Num: true}}}
+	sum.Rows = append(sum.Rows, row{Key: "makespan_cycles", Cells: append([]cell{namecell("makespan cycles")}, dcells("makespan_cycles", r.Makespan, 0)...)})
+	var keys []string
+	for k := range r.BusyPct {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sum.Rows = append(sum.Rows, row{Key: "busy_pct." + k, Cells: append([]cell{namecell("busy % " + k)}, dcells("busy_pct."+k, r.BusyPct[k], 2)...)})
+	}
+	for _, k := range keys {
+		sum.Rows = append(sum.Rows, row{Key: "imbalance." + k, Cells: append([]cell{namecell("imbalance " + k)}, dcells("imbalance."+k, r.Imbalance[k], 3)...)})
+	}
+	v.Summary = sum
+	groups := func(name, caption, col string, gs []analyze.GroupDiff) *table {
+		t := &table{Name: name, Rank: rankIdx, Caption: caption,
+			Head: []head{{Text: col}, {Text: "count", Num: true}, {Text: "Δ count", Num: true}, {Text: "total", Num: true}, {Text: "Δ total", Num: true},
+				{Text: "Δ total %", Num: true}, {Text: "mean", Num: true}, {Text: "Δ mean", Num: true}, {Text: "p90", Num: true}, {Text: "Δ p90", Num: true}}}
+		if len(gs) > MaxTableRows {
+			t.Note = fmt.Sprintf("The %d largest changes of %d.", MaxTableRows, len(gs))
+			gs = gs[:MaxTableRows]
+		}
+		for _, g := range gs {
+			rel := cell{Text: "–"}
+			if d := g.TotalCycles.RelPct; d != nil {
+				rel = cell{F: "total_cycles.rel_pct", V: fv(*d), Text: signed(*d, 1), Class: signClass(*d)}
+			}
+			dc := func(f string, d analyze.Delta, prec int) cell {
+				return cell{F: f + ".abs", V: fv(d.Abs), Text: signed(d.Abs, prec), Class: signClass(d.Abs)}
+			}
+			first := namecell(g.Name)
+			if !g.InBase {
+				first.Text += " (new)"
+			} else if !g.InNew {
+				first.Text += " (gone)"
+			}
+			t.Rows = append(t.Rows, row{Key: g.Name, Cells: []cell{first,
+				fcell("count.new", g.Count.New, 0), dc("count", g.Count, 0),
+				fcell("total_cycles.new", g.TotalCycles.New, 0), dc("total_cycles", g.TotalCycles, 0), rel,
+				fcell("mean_cycles.new", g.MeanCycles.New, 1), dc("mean_cycles", g.MeanCycles, 1),
+				fcell("p90_cycles.new", g.P90Cycles.New, 0), dc("p90_cycles", g.P90Cycles, 0)}})
+		}
+		return t
+	}
+	v.TaskTypes = groups("diff_task_types", "Task types (cycles, new and change)", "task type", r.TaskTypes)
+	v.Stages = groups("diff_stages", "Stages (cycles, new and change)", "stage", r.Stages)
+	return v
+}
