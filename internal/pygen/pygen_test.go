@@ -276,4 +276,3 @@ print(m.Layout(2, {m.Kind.Little: 8, m.Kind.NPU: 0, m.Kind.Big: 16}).size)
 		t.Errorf("Layout size in Python = %s, want %d", lines[2], wantSize)
 	}
 }
-
