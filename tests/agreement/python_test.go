@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/pygen"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/internal/schema"
 	"github.com/megakernel/cycleabi/validate"
@@ -755,5 +756,154 @@ print(json.dumps(out))
 				t.Errorf("event_name(%+v, detailed=%v) = %q, decode %q", r, detailed, py.Events[i][k], want)
 			}
 		}
+	}
+}
+
+// replaceOnce replaces exactly one occurrence of old in text.
+func replaceOnce(t *testing.T, text, old, new string) string {
+	t.Helper()
+	if n := strings.Count(text, old); n != 1 {
+		t.Fatalf("edit: %q occurs %d times in the schema, want 1", old, n)
+	}
+	return strings.Replace(text, old, new, 1)
+}
+
+// schemaWriter writes a capture of the layout a schema model describes,
+// placing every field by the model's offsets and widths: the writer of a
+// changed ABI, independent of gen/go (which follows the committed schema).
+type schemaWriter struct {
+	s    *schema.Schema
+	cube int
+	caps map[string]int // core type name -> capacity
+	buf  []byte
+}
+
+func newSchemaWriter(s *schema.Schema, cube int, caps map[string]int) *schemaWriter {
+	w := &schemaWriter{s: s, cube: cube, caps: caps}
+	size := 0
+	for _, r := range s.Layout.Regions {
+		size += r.SlotsPerCubeSlot * cube * (s.Layout.Header.Size + caps[r.CoreType.Name]*s.Layout.Record.Size)
+	}
+	w.buf = make([]byte, size)
+	return w
+}
+
+func (w *schemaWriter) slotOffset(coreType string, block int) int {
+	off := 0
+	for _, r := range w.s.Layout.Regions {
+		stride := w.s.Layout.Header.Size + w.caps[r.CoreType.Name]*w.s.Layout.Record.Size
+		if r.CoreType.Name == coreType {
+			return off + block*stride
+		}
+		off += r.SlotsPerCubeSlot * w.cube * stride
+	}
+	panic("no region " + coreType)
+}
+
+func (w *schemaWriter) put(st *schema.Struct, at int, values map[string]uint64) {
+	for name, v := range values {
+		f := st.Field(name)
+		for k := 0; k < f.Type.Width(); k++ {
+			w.buf[at+f.Offset+k] = byte(v >> (8 * k))
+		}
+	}
+}
+
+// TestPythonFollowsSchemaChange changes the schema as an ABI change would
+// (the record grows a u32 field and padding to 40 bytes, TaskType gains a
+// value), renders the Python module from the changed model in memory, and
+// reads a capture written by the changed ABI's layout: every field, the
+// new one too, comes back as written, and the new task type has its name.
+// The committed module, generated from the old schema, does not read it so.
+func TestPythonFollowsSchemaChange(t *testing.T) {
+	text := string(readFile(t, schemaFile))
+	text = replaceOnce(t, text, "    doc: One cycle record; record i of a slot starts 64 + 32*i bytes into the slot.\n    size: 32\n",
+		"    doc: One cycle record; record i of a slot starts 64 + 40*i bytes into the slot.\n    size: 40\n")
+	text = replaceOnce(t, text, "        doc: The task's owner (e.g. an expert); InvalidOwnerID = no owner.\n",
+		"        doc: The task's owner (e.g. an expert); InvalidOwnerID = no owner.\n"+
+			"      - {name: flags, type: u32, offset: 32, doc: Flags a new kernel writes.}\n"+
+			"      - {name: tail, type: pad, offset: 36, size: 4, doc: Padding.}\n")
+	text = replaceOnce(t, text, "      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n",
+		"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: NewOp, value: 142, doc: A new task type.}\n")
+	s, err := schema.Load("abi/schema.yaml", []byte(text))
+	if err != nil {
+		t.Fatalf("the changed schema does not load: %v", err)
+	}
+	if s.Fingerprint == abi.Fingerprint {
+		t.Fatal("the changed schema has the committed fingerprint")
+	}
+	files, err := pygen.Generate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moduleDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(moduleDir, pygen.ModuleFile), files[pygen.ModuleFile], 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	w := newSchemaWriter(s, 24, map[string]int{"AIC": 16, "AIV": 32})
+	newOp := uint64(0x20000 + 142)
+	type written struct {
+		slot  string
+		block int
+		recs  [][]uint64 // start, end, desc, task, index, owner, flags
+	}
+	cores := []written{
+		{"AIC", 0, [][]uint64{{100, 150, newOp, 1, 0, 0xFFFFFFFF, 0xA5A5A5A5}, {160, 170, 0x10007, 1, 0, 3, 1}, {400, 900, 0x20067, 2, 1, 7, 0}}},
+		{"AIV", 0, [][]uint64{{120, 130, 0x30005, 9, 4, 1, 0xFFFFFFFF}}},
+		{"AIV", 3, [][]uint64{{110, 119, newOp, 5, 2, 0, 2}, {300, 301, 0x10000, 5, 2, 0, 3}}},
+	}
+	hdr, rec := s.Layout.Header, s.Layout.Record
+	recFields := []string{"start_cycle", "end_cycle", "desc_id", "task_id", "stage_task_index", "owner_id", "flags"}
+	var want [][]uint64
+	for _, c := range cores {
+		off := w.slotOffset(c.slot, c.block)
+		ct := uint64(s.Enum("CoreType").Value(c.slot).Value)
+		w.put(hdr, off, map[string]uint64{"entry_cycle": 90, "record_count": uint64(len(c.recs)), "dropped_count": 1,
+			"core_type": ct, "block_id": uint64(c.block), "record_capacity": uint64(w.caps[c.slot])})
+		for i, r := range c.recs {
+			values := map[string]uint64{}
+			for k, name := range recFields {
+				values[name] = r[k]
+			}
+			w.put(rec, off+hdr.Size+i*rec.Size, values)
+			want = append(want, append(append([]uint64{}, r...), ct, uint64(c.block)))
+		}
+	}
+	sort.SliceStable(want, func(i, j int) bool { return want[i][0] < want[j][0] })
+
+	jobs := []*pyJob{{label: "changed-ABI capture", data: w.buf}}
+	got := runReader(t, moduleDir, jobs)[0]
+	if got.Error != nil || got.Plain != "" {
+		t.Fatalf("the regenerated module refuses the changed ABI's capture: %+v %s", got.Error, got.Plain)
+	}
+	wantColumns := append(append([]string{}, recFields...), "core_type", "block_id")
+	if fmt.Sprint(got.Columns) != fmt.Sprint(wantColumns) {
+		t.Errorf("records() columns %v, want %v", got.Columns, wantColumns)
+	}
+	if fmt.Sprint(got.Records) != fmt.Sprint(want) {
+		t.Errorf("the regenerated module reads\n%v\nthe writer wrote (in trace order)\n%v", got.Records, want)
+	}
+	if fmt.Sprint(got.Layout) != "[24 16 32]" || got.Dropped != 3 {
+		t.Errorf("layout %v dropped %d, want [24 16 32] and 3", got.Layout, got.Dropped)
+	}
+	old := runReader(t, genPy, []*pyJob{{label: "changed-ABI capture, old module", data: w.buf}})[0]
+	if old.Error == nil && fmt.Sprint(old.Records) == fmt.Sprint(got.Records) {
+		t.Error("the committed module reads the changed ABI's capture the same way: the test cannot tell the modules apart")
+	}
+	abs, _ := filepath.Abs(genPy)
+	names := pytest.Run(t, moduleDir, `
+import sys
+sys.path.insert(0, ".")
+import cycleabi_abi as new
+print(new.desc_name(0x20000 + 142), new.TaskType.NewOp.value, new.PROFILE_RECORD_DTYPE.itemsize, new.FINGERPRINT_HEX)
+sys.path[0] = sys.argv[1]
+del sys.modules["cycleabi_abi"]
+import cycleabi_abi as old
+print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGERPRINT_HEX)
+`, abs)
+	wantNames := fmt.Sprintf("TaskType_NewOp 142 40 %s\nTaskType_142 32 %s\n", s.FingerprintHex(), abi.FingerprintHex)
+	if string(names) != wantNames {
+		t.Errorf("names and sizes in Python:\n%s\nwant\n%s", names, wantNames)
 	}
 }
