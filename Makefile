@@ -20,7 +20,7 @@ demo:
 examples:
 	$(GO) test ./examples -update
 
-## generate: regenerate gen/go, gen/cpp and gen/doc from abi/schema.yaml
+## generate: regenerate gen/go, gen/cpp, gen/doc and gen/py from abi/schema.yaml
 generate:
 	$(GO) run ./cmd/abigen
 
@@ -68,6 +68,9 @@ fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
 ## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
+# CYCLEABI_REQUIRE_PY turns "no Python with NumPy" from a skip into a failure
+# in every test CI runs (the gen/py checks).
+ci: export CYCLEABI_REQUIRE_PY := 1
 ci: test cpp-test
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)
