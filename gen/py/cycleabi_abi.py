@@ -61,6 +61,11 @@ class DescNamespace(collections.namedtuple(
     def __contains__(self, desc_id):
         return self.base <= desc_id < self.base + self.count
 
+    def mask(self, desc_ids):
+        """A boolean array: which of desc_ids (an array) fall in the namespace."""
+        ids = np.asarray(desc_ids, dtype=np.int64)
+        return (ids >= self.base) & (ids < self.base + self.count)
+
 
 #: The ABI version; raised on every breaking change.
 ABI_VERSION = 1
@@ -472,6 +477,14 @@ _PLACEHOLDER = re.compile(r"\{(name|index|desc_id)\}")
 def _expand(template, name, index, desc_id):
     values = {"name": name, "index": "%d" % index, "desc_id": "%d" % desc_id}
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+
+
+def namespace(name):
+    """The DescNamespace named name ("TaskType"); KeyError if there is none."""
+    for ns in NAMESPACES:
+        if ns.name == name:
+            return ns
+    raise KeyError(name)
 
 
 def lookup_desc(desc_id):

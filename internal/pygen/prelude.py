@@ -42,3 +42,8 @@ class DescNamespace(collections.namedtuple(
 
     def __contains__(self, desc_id):
         return self.base <= desc_id < self.base + self.count
+
+    def mask(self, desc_ids):
+        """A boolean array: which of desc_ids (an array) fall in the namespace."""
+        ids = np.asarray(desc_ids, dtype=np.int64)
+        return (ids >= self.base) & (ids < self.base + self.count)

@@ -183,6 +183,14 @@ def _expand(template, name, index, desc_id):
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
+def namespace(name):
+    """The DescNamespace named name ("TaskType"); KeyError if there is none."""
+    for ns in NAMESPACES:
+        if ns.name == name:
+            return ns
+    raise KeyError(name)
+
+
 def lookup_desc(desc_id):
     """The DescNamespace of desc_id and desc_id's index in it; (None, desc_id)
     when no namespace holds it."""

@@ -121,10 +121,16 @@ func Interpreter(t testing.TB) string {
 // standard output; a failure fails t with the program's standard error.
 func Run(t testing.TB, dir, script string, args ...string) []byte {
 	t.Helper()
+	return RunEnv(t, dir, nil, script, args...)
+}
+
+// RunEnv is Run with env ("KEY=value") added to the environment.
+func RunEnv(t testing.TB, dir string, env []string, script string, args ...string) []byte {
+	t.Helper()
 	py := Interpreter(t)
 	cmd := exec.Command(py, append([]string{"-c", script}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0")
+	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0"), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

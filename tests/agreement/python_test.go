@@ -907,3 +907,70 @@ print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGE
 		t.Errorf("names and sizes in Python:\n%s\nwant\n%s", names, wantNames)
 	}
 }
+
+// TestREADMEPythonExample runs the README's "From Python" example as
+// written (the first python block of that section, at most five lines,
+// from the repository root with gen/py on PYTHONPATH) and requires its
+// output to be the per-task-type counts and durations Go decodes from the
+// same capture.
+func TestREADMEPythonExample(t *testing.T) {
+	readme := string(readFile(t, "../../README.md"))
+	_, section, ok := strings.Cut(readme, "\n## From Python\n")
+	if !ok {
+		t.Fatal(`README.md has no "## From Python" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, block, ok := strings.Cut(section, "```python\n")
+	if !ok {
+		t.Fatal(`the "From Python" section has no python block`)
+	}
+	block, _, ok = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("the python block is not closed")
+	}
+	if n := strings.Count(strings.TrimSpace(block), "\n") + 1; n > 5 {
+		t.Errorf("the example has %d lines; the README promises five", n)
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pytest.RunEnv(t, root, []string{"PYTHONPATH=gen/py"}, block)
+
+	c, err := capture.Open("../../examples/moe_layer.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d, err := decode.Decode(c, capture.LayoutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count, cycles := map[uint32]int{}, map[uint32]uint64{}
+	if err := d.Records(func(r decode.Record) bool {
+		if ns, _ := abi.LookupDesc(r.DescID); ns == abi.NamespaceTaskType {
+			count[r.DescID]++
+			cycles[r.DescID] += r.EndCycle - r.StartCycle
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mhz, err := abi.SystemCounterMHz("Ascend910B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint32
+	for id := range count {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	var want strings.Builder
+	for _, id := range ids {
+		fmt.Fprintf(&want, "%-28s %5d tasks %12.2f us\n", (*decode.Names)(nil).StageName(id), count[id], float64(cycles[id])/mhz)
+	}
+	if len(ids) < 3 || string(got) != want.String() {
+		t.Errorf("the README's Python example prints\n%s\nGo decodes\n%s", got, want.String())
+	}
+	t.Logf("the README example prints:\n%s", got)
+}
