@@ -378,7 +378,9 @@ class Capture(object):
         block_id) with ties in slot and record order, as one structured array
         of TRACE_RECORD_DTYPE: the record's fields plus core_type and block_id
         (a copy)."""
-        active = self.active_slots()
+        # Slots in (core_type, block_id) order, each slot's records in
+        # record order: a stable sort by start_cycle then gives decode's order.
+        active = sorted(self.active_slots(), key=lambda s: (int(s.core_type), s.block_id))
         total = sum(len(s.records) for s in active)
         out = np.zeros(total, dtype=TRACE_RECORD_DTYPE)
         if total == 0:
@@ -387,13 +389,14 @@ class Capture(object):
         at = 0
         for s in active:
             n = len(s.records)
-            raw[at:at + n, :RECORD_SIZE] = s.records.view(np.uint8).reshape(n, RECORD_SIZE) if s.records.flags.c_contiguous \
-                else np.ascontiguousarray(s.records).view(np.uint8).reshape(n, RECORD_SIZE)
+            raw[at:at + n, :RECORD_SIZE] = s.records.view(np.uint8).reshape(n, RECORD_SIZE)
             out["core_type"][at:at + n] = int(s.core_type)
             out["block_id"][at:at + n] = s.block_id
             at += n
-        order = np.lexsort((np.arange(total), out["block_id"], out["core_type"], out["start_cycle"]))
-        return out[order]
+        start = np.ascontiguousarray(out["start_cycle"])
+        if total > 1 and not (start[1:] >= start[:-1]).all():
+            out = out[np.argsort(start, kind="stable")]
+        return out
 
     def __repr__(self):
         return "Capture(%r, %s, %r, %d records)" % (self.name, self.format, self.layout, self.record_count)
