@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,5 +276,100 @@ print(m.Layout(2, {m.Kind.Little: 8, m.Kind.NPU: 0, m.Kind.Big: 16}).size)
 	// 8 Little slots of 8 records, 2 NPU slots of none, 4 Big of 16 (Head 32 bytes, Rec 40).
 	if wantSize := 8*(32+8*40) + 2*32 + 4*(32+16*40); lines[2] != strconv.Itoa(wantSize) {
 		t.Errorf("Layout size in Python = %s, want %d", lines[2], wantSize)
+	}
+}
+
+// TestSmallSchemaReader reads, with the module generated from the testdata
+// schema (three core types whose regions are not in enum order, 32-byte
+// headers, 40-byte records with u8 and u16 fields), a capture laid out here
+// by hand from that schema's offsets: records come back with every field,
+// in trace order (start_cycle, then core type value, then block id, ties
+// in record order), and a header in the wrong slot is refused at its
+// core_type field with the slot's name.
+func TestSmallSchemaReader(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "small_abi.py"), render("testdata/small.yaml", readTestdata(t, "small.yaml")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Regions: Little x4 (capacity 8), NPU x1 (capacity 0), Big x2
+	// (capacity 16), cube slots 2. Kind values: Big 1, Little 2, NPU 3.
+	const head, rec = 32, 40
+	littleStride, npuStride, bigStride := head+8*rec, head, head+16*rec
+	bigStart := 8*littleStride + 2*npuStride
+	buf := make([]byte, bigStart+4*bigStride)
+	put := func(at int, width int, v uint64) {
+		for k := 0; k < width; k++ {
+			buf[at+k] = byte(v >> (8 * k))
+		}
+	}
+	header := func(off int, kind, block, capacity, count uint64) {
+		put(off, 8, 7)
+		put(off+8, 4, count)
+		put(off+16, 4, kind)
+		put(off+20, 4, block)
+		put(off+24, 4, capacity)
+	}
+	type record struct{ start, end, desc, lane, flags, kind, block uint64 }
+	var want []record
+	slot := func(off int, kind, block, capacity uint64, starts ...uint64) {
+		header(off, kind, block, capacity, uint64(len(starts)))
+		for i, s := range starts {
+			r := record{s, s + 3, 0x100 + uint64(i), uint64(i + 1), 0xBEEF, kind, block}
+			at := off + head + i*rec
+			put(at, 8, r.start)
+			put(at+8, 8, r.end)
+			put(at+16, 4, r.desc)
+			put(at+32, 1, r.lane)
+			put(at+34, 2, r.flags)
+			want = append(want, r)
+		}
+	}
+	slot(0, 2, 0, 8, 10, 10, 30)
+	slot(littleStride, 2, 1, 8, 10)
+	header(8*littleStride, 3, 0, 0, 0)
+	slot(bigStart, 1, 0, 16, 10, 20)
+	slot(bigStart+3*bigStride, 1, 3, 16, 5)
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		return a.start < b.start || a.start == b.start && (a.kind < b.kind || a.kind == b.kind && a.block < b.block)
+	})
+	if err := os.WriteFile(filepath.Join(dir, "good.bin"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	header(bigStart+2*bigStride, 1, 1, 16, 0) // Big/2 claims to be Big/1
+	if err := os.WriteFile(filepath.Join(dir, "bad.bin"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := pytest.Run(t, dir, `
+import json, sys
+sys.path.insert(0, ".")
+import small_abi as m
+c = m.read_capture("good.bin", 2)
+r = c.records()
+print(json.dumps([[int(x[f]) for f in ("start_cycle", "end_cycle", "desc_id", "lane", "flags", "core_type", "block_id")] for x in r], separators=(",", ":")))
+print(json.dumps([c.cube_slots] + list(c.layout.capacities)))
+try:
+    m.read_capture("bad.bin", 2)
+    print("accepted")
+except m.CaptureError as e:
+    print(json.dumps([e.code, e.offset, e.slot]))
+`)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("unexpected output:\n%s", out)
+	}
+	var wantRows [][]uint64
+	for _, r := range want {
+		wantRows = append(wantRows, []uint64{r.start, r.end, r.desc, r.lane, r.flags, r.kind, r.block})
+	}
+	wantJSON, _ := json.Marshal(wantRows)
+	if lines[0] != string(wantJSON) {
+		t.Errorf("records in Python:\n%s\nwant\n%s", lines[0], wantJSON)
+	}
+	if lines[1] != "[2, 8, 0, 16]" {
+		t.Errorf("layout in Python %s, want [2, 8, 0, 16]", lines[1])
+	}
+	if wantErr := fmt.Sprintf(`["slot-identity", %d, "Big/2"]`, bigStart+2*bigStride+16); lines[2] != wantErr {
+		t.Errorf("bad capture in Python: %s, want %s", lines[2], wantErr)
 	}
 }
