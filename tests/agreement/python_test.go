@@ -49,6 +49,15 @@ for job in json.load(open(sys.argv[2])):
         src = memoryview(bytearray(open(src, "rb").read()))
     elif job["as"] == "array":
         src = np.fromfile(src, dtype=np.uint8)
+    elif job["as"] == "npload":
+        src = np.load(src)
+    elif job["as"] == "tensor":
+        class Tensor(object):  # what a CPU torch.Tensor offers
+            def __init__(self, a):
+                self.a = a
+            def numpy(self):
+                return self.a
+        src = Tensor(np.fromfile(src, dtype="<u4"))
     caps = job["caps"] if job["caps"] is not None else [None] * len(abi.REGIONS)
     try:
         c = abi.read_capture(src, job["cube_slots"], *caps, name="capture")
@@ -66,7 +75,7 @@ for job in json.load(open(sys.argv[2])):
 // pyJob is one capture for pyReader.
 type pyJob struct {
 	Path      string   `json:"path"`
-	As        string   `json:"as"` // "path", "bytes", "memoryview" or "array"
+	As        string   `json:"as"` // "path", "bytes", "memoryview", "array", "npload" (np.load) or "tensor" (.numpy())
 	CubeSlots *uint32  `json:"cube_slots"`
 	Caps      []uint32 `json:"caps"`
 
@@ -267,9 +276,11 @@ func TestPythonReadsCaptures(t *testing.T) {
 	var jobs []*pyJob
 	for _, f := range []string{goldBin, "../../examples/moe_layer.bin", "../../examples/aiv_pipeline.npy"} {
 		data := readFile(t, f)
-		for _, as := range []string{"path", "bytes", "memoryview", "array"} {
-			if as == "array" && bytes.HasPrefix(data, []byte("\x93NUMPY")) {
-				continue // an array is the buffer itself; a .npy file is not
+		npy := bytes.HasPrefix(data, []byte("\x93NUMPY"))
+		for _, as := range []string{"path", "bytes", "memoryview", "array", "tensor", "npload"} {
+			// An array is the buffer itself: a .npy file is read with np.load.
+			if npy && (as == "array" || as == "tensor") || !npy && as == "npload" {
+				continue
 			}
 			jobs = append(jobs, &pyJob{label: f + " as " + as, data: data, As: as})
 		}
