@@ -41,7 +41,7 @@ func probe(py string) (string, error) {
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
 			msg = msg[i+1:]
 		}
-		return "", fmt.Errorf("%v %s", err, msg)
+		return "", fmt.Errorf("%s", strings.TrimSpace(err.Error()+" "+msg))
 	}
 	lines := strings.Fields(string(out))
 	if len(lines) < 2 {

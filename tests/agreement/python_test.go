@@ -29,6 +29,21 @@ import (
 
 const genPy = "../../gen/py"
 
+// moduleDir returns the absolute path of dir, which holds a cycleabi_abi.py
+// the Python programs import. It reads the module from Go, so that go
+// test's cache knows the results depend on it (Python's reads are not seen).
+func moduleDir(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := os.ReadFile(filepath.Join(dir, pygen.ModuleFile)); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
 // pyReader is the Python program the capture tests run: it reads a JSON
 // list of jobs (a capture file, how to hand it to read_capture, and the
 // layout options) and prints one JSON line per job: the layout, dropped
@@ -101,8 +116,8 @@ type pyResult struct {
 }
 
 // runReader writes every job's capture to a file and runs pyReader over
-// them with the module in moduleDir.
-func runReader(t *testing.T, moduleDir string, jobs []*pyJob) []pyResult {
+// them with the module in modDir.
+func runReader(t *testing.T, modDir string, jobs []*pyJob) []pyResult {
 	t.Helper()
 	dir := t.TempDir()
 	for i, j := range jobs {
@@ -131,11 +146,7 @@ func runReader(t *testing.T, moduleDir string, jobs []*pyJob) []pyResult {
 	if err := os.WriteFile(jobsFile, list, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(moduleDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := pytest.Run(t, dir, pyReader, abs, jobsFile)
+	out := pytest.Run(t, dir, pyReader, moduleDir(t, modDir), jobsFile)
 	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
 	if len(lines) != len(jobs) {
 		t.Fatalf("the Python reader answered %d jobs of %d:\n%.2000s", len(lines), len(jobs), out)
@@ -531,10 +542,7 @@ func TestPythonLayoutMatchesSchemaAndDWARF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(genPy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := moduleDir(t, genPy)
 	out := pytest.Run(t, t.TempDir(), `
 import json, struct, sys
 sys.path.insert(0, sys.argv[1])
@@ -722,7 +730,7 @@ func TestPythonDescNames(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	abs, _ := filepath.Abs(genPy)
+	abs := moduleDir(t, genPy)
 	out := pytest.Run(t, dir, `
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -847,8 +855,8 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	moduleDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(moduleDir, pygen.ModuleFile), files[pygen.ModuleFile], 0o644); err != nil {
+	newDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(newDir, pygen.ModuleFile), files[pygen.ModuleFile], 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -884,7 +892,7 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 	sort.SliceStable(want, func(i, j int) bool { return want[i][0] < want[j][0] })
 
 	jobs := []*pyJob{{label: "changed-ABI capture", data: w.buf}}
-	got := runReader(t, moduleDir, jobs)[0]
+	got := runReader(t, newDir, jobs)[0]
 	if got.Error != nil || got.Plain != "" {
 		t.Fatalf("the regenerated module refuses the changed ABI's capture: %+v %s", got.Error, got.Plain)
 	}
@@ -902,8 +910,8 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 	if old.Error == nil && fmt.Sprint(old.Records) == fmt.Sprint(got.Records) {
 		t.Error("the committed module reads the changed ABI's capture the same way: the test cannot tell the modules apart")
 	}
-	abs, _ := filepath.Abs(genPy)
-	names := pytest.Run(t, moduleDir, `
+	abs := moduleDir(t, genPy)
+	names := pytest.Run(t, newDir, `
 import sys
 sys.path.insert(0, ".")
 import cycleabi_abi as new
@@ -946,6 +954,7 @@ func TestREADMEPythonExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	moduleDir(t, genPy)
 	got := pytest.RunEnv(t, root, []string{"PYTHONPATH=gen/py"}, block)
 
 	c, err := capture.Open("../../examples/moe_layer.bin")
