@@ -60,7 +60,11 @@ func atLeast(have, want string) bool {
 		if i >= len(h) {
 			return false
 		}
-		hn, _ := strconv.Atoi(strings.TrimRightFunc(h[i], func(r rune) bool { return r < '0' || r > '9' }))
+		digits := h[i]
+		if end := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); end >= 0 {
+			digits = digits[:end] // "21rc1" is 21
+		}
+		hn, _ := strconv.Atoi(digits)
 		wn, _ := strconv.Atoi(w[i])
 		if hn != wn {
 			return hn > wn
