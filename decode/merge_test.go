@@ -17,7 +17,7 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 			b.Enter(ct, id, 100).Span(ct, id, 200, 300, abi.RuntimeStageTriggerEvent, id)
 		}
 	}
-	d, err := mustDecode("many.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("many.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}

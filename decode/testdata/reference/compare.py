@@ -10,7 +10,8 @@ For each case the reference must refuse exactly the captures Go refuses,
 and otherwise produce the same trace: same events in the same order, same
 keys in the same order, same values, with ts and dur equal to within the
 Go trace's nanosecond rounding, and megaKernelCycleTrace equal apart from
-the abiVersion and abiFingerprint Go adds. The one deliberate change of
+the abiVersion, abiFingerprint and layout keys (cubeSlots, layoutSource,
+cubeSlotsSource, layoutFound) Go adds. The one deliberate change of
 SPEC.md is applied to the reference's output first: desc_ids from 0x30000
 are not task types (an unnamed graph stage s is GraphStage_<s> with
 args.graph_stage; ids past the graph-stage range are DescId_<id>).
@@ -106,7 +107,7 @@ def check(case):
     if d:
         return d
     meta = dict(got["megaKernelCycleTrace"])
-    for key in ("abiVersion", "abiFingerprint"):
+    for key in ("abiVersion", "abiFingerprint", "cubeSlots", "layoutSource", "cubeSlotsSource", "layoutFound"):
         if key not in meta:
             return f"megaKernelCycleTrace has no {key}"
         del meta[key]
