@@ -108,7 +108,9 @@ var runtimeNames = []string{
 	"RECORD_SIZE", "TRACE_RECORD_DTYPE", "REGIONS", "NAMESPACES", "DESC_UNKNOWN", "SOCS",
 	"CODE_BAD_NPY", "CODE_TRUNCATED", "CODE_SHORT_BUFFER", "CODE_BAD_CAPACITY", "CODE_SLOT_IDENTITY",
 	"CODE_CAPACITY_MISMATCH", "CODE_RESERVED_NONZERO", "CODE_COUNT_OVER_CAPACITY",
-	"CODE_NEGATIVE_INTERVAL", "CODE_NO_RECORDS",
+	"CODE_NEGATIVE_INTERVAL", "CODE_NO_RECORDS", "CODE_NOT_A_CAPTURE", "CODE_LAYOUT_MISMATCH", "CODE_NO_LAYOUT",
+	"CODE_AMBIGUOUS_LAYOUT", "CODE_BYTES_AFTER_LAYOUT", "CODE_NPY_BYTE_ORDER", "FROM_HEADERS", "FROM_SIZE",
+	"FROM_HOST", "MAX_FOUND_CUBE_SLOTS", "HEADER_FORMAT",
 }
 
 type gen struct {
@@ -511,6 +513,8 @@ func (g *gen) genLayout() {
 	}
 	g.p(`_HEADER_VALUE_FIELDS = (%s,)`, strings.Join(value, ", "))
 	g.p(`_HEADER_OFFSET = dict((f[0], f[1]) for f in %s_FIELDS)`, hdr)
+	g.p(`_HEADER_STRUCT_FIELDS = %s_FIELDS`, hdr)
+	g.p(`HEADER_FORMAT = %s_FORMAT`, hdr)
 	g.p(`_RECORD_OFFSET = dict((f[0], f[1]) for f in %s_FIELDS)`, rec)
 	if c := g.s.Constant("InvalidOwnerID"); c != nil {
 		g.p(`_INVALID_OWNER_ID = %s`, upperSnake(c.Name))
@@ -645,11 +649,11 @@ func (g *gen) genWrappers() {
 	g.p(`    memoryview (raw or .npy), a C-contiguous NumPy array of any dtype (its`)
 	g.p(`    bytes are the buffer), or an object with .numpy() such as a CPU tensor.`)
 	g.p(``)
-	g.p(`    The layout is found as decode finds it: cube_slots (default the`)
-	g.p(`    minimum, %d) and, unless the capacities (%s) are all given,`, g.lay.MinCubeSlots.Value, list)
-	g.p(`    each region's capacity from the header of its first slot. A capture`)
-	g.p(`    decode refuses raises CaptureError with validate's error code, the file`)
-	g.p(`    offset and the slot; options that make no layout raise LayoutError.`)
+	g.p(`    The layout is found as decode finds it (find_layout): from the headers`)
+	g.p(`    and the size alone, unless cube_slots or the capacities (%s, all`, list)
+	g.p(`    or none) are given. A capture decode refuses raises CaptureError with`)
+	g.p(`    validate's error code, the file offset and the slot; values that make`)
+	g.p(`    no layout raise LayoutError.`)
 	g.p(`    name labels the capture in errors.`)
 	g.p(`    """`)
 	g.p(`    return _read_capture(source, cube_slots, _capacities((%s,)), name)`, list)

@@ -286,6 +286,13 @@ CODE_RESERVED_NONZERO = "reserved-nonzero"
 CODE_COUNT_OVER_CAPACITY = "count-over-capacity"
 CODE_NEGATIVE_INTERVAL = "negative-interval"
 CODE_NO_RECORDS = "no-records"
+CODE_NOT_A_CAPTURE = "not-a-capture"
+CODE_LAYOUT_MISMATCH = "layout-mismatch"
+CODE_NO_LAYOUT = "no-layout"
+CODE_AMBIGUOUS_LAYOUT = "ambiguous-layout"
+#: The warning codes of Capture.warnings (found when a capture is opened).
+CODE_BYTES_AFTER_LAYOUT = "bytes-after-layout"
+CODE_NPY_BYTE_ORDER = "npy-byte-order"
 
 
 class CaptureError(ValueError):
@@ -321,12 +328,16 @@ class Capture(object):
 
     name, format ("raw" or "npy") and base (the file offset of the buffer's
     first byte) describe the source; buffer is the buffer's bytes (uint8,
-    zero-copy); layout is the Layout found and layout_source how
-    ("headers": capacities from the first header of each region; "host":
+    zero-copy); layout is the Layout found and layout_source where its
+    capacities come from ("headers": found from the capture; "host":
     given). headers holds every slot's header in buffer order (a structured
     array of HEADER_DTYPE), slots every Slot with its header record and a
     zero-copy view of its live records. record_count is the number of live
     records and dropped_count the sum of the live headers' dropped counts.
+    layout_how says how the layout was found, in decode's words ("found: 32
+    cube slots from the AIV/0 header at @0x9610"); warnings are what opening
+    the capture found worth a look, (code, file offset, message) tuples
+    (bytes after a .npy array, a big-endian .npy dtype).
     """
 
     def __init__(self, name, fmt, base, buffer, layout, layout_source, slots):
@@ -340,6 +351,8 @@ class Capture(object):
         self.headers = np.array([s.header for s in slots], dtype=HEADER_DTYPE)
         self.record_count = sum(len(s.records) for s in slots)
         self.dropped_count = sum(int(s.header["dropped_count"]) for s in slots if _live(s.header))
+        self.layout_how = ""
+        self.warnings = []
 
     @property
     def cube_slots(self):
@@ -506,31 +519,38 @@ def _go_int32(text):
     return n if -(1 << 31) <= n < 1 << 31 else None
 
 
+def _type_size(d, s):
+    kind, digits = s[0], s[1:]
+    if "[" in digits:  # datetime units: M8[ns]
+        digits = digits[:digits.index("[")]
+    if kind == "O":
+        raise ValueError("object dtype %r holds pointers, not the buffer's bytes" % d)
+    if kind == "?" and digits == "":
+        return 1
+    if kind not in "biufcVSaUMm?":
+        raise ValueError("unsupported dtype %r" % d)
+    n = _go_int32(digits)
+    if n is None or n <= 0:
+        raise ValueError("unsupported dtype %r" % d)
+    return n * 4 if kind == "U" else n
+
+
 def _dtype_size(d):
-    # The byte size of one element of a .npy descr, as capture/npy.go computes it.
+    # (byte size of one element, big-endian?) of a .npy descr, as
+    # capture/npy.go computes them.
     if isinstance(d, str):
         s = d.lstrip("<>|=")
         if not s:
             raise ValueError("empty dtype")
-        kind, digits = s[0], s[1:]
-        if "[" in digits:
-            digits = digits[:digits.index("[")]
-        if kind == "O":
-            raise ValueError("object dtype %r holds pointers, not the buffer's bytes" % d)
-        if kind == "?" and digits == "":
-            return 1
-        if kind not in "biufcVSaUMm?":
-            raise ValueError("unsupported dtype %r" % d)
-        n = _go_int32(digits)
-        if n is None or n <= 0:
-            raise ValueError("unsupported dtype %r" % d)
-        return n * 4 if kind == "U" else n
+        n = _type_size(d, s)
+        return n, n > 1 and d.startswith(">") and s[0] not in "SaV"
     if isinstance(d, list):
-        total = 0
+        total, any_big = 0, False
         for f in d:
             if not isinstance(f, list) or not 2 <= len(f) <= 3:
                 raise ValueError("unsupported structured dtype %r" % (d,))
-            size = _dtype_size(f[1])
+            size, big = _dtype_size(f[1])
+            any_big = any_big or big
             if len(f) == 3:
                 if not isinstance(f[2], list):
                     raise ValueError("unsupported structured dtype %r" % (d,))
@@ -545,13 +565,21 @@ def _dtype_size(d):
                 raise ValueError("structured dtype too large")
         if total == 0:
             raise ValueError("empty structured dtype")
-        return total
+        return total, any_big
     raise ValueError("missing or unsupported descr %r" % (d,))
 
 
+def _py_repr(v):
+    if v is None or isinstance(v, bool):
+        return repr(v)
+    if isinstance(v, str):
+        return "'" + v + "'"
+    return "%s" % (v,)
+
+
 def _npy_header(data, name):
-    # (payload offset, payload bytes) of a .npy file's bytes, or CaptureError
-    # with the code and offset the Go reader gives.
+    # (payload offset, payload bytes, big-endian?, descr) of a .npy file's
+    # bytes, or CaptureError with the code and offset the Go reader gives.
     size = len(data)
     err_off = [0]
 
@@ -587,31 +615,36 @@ def _npy_header(data, name):
             raise ValueError("unexpected %r at column %d" % (p.s[p.i:p.i + 10], p.i + 1))
         if not isinstance(header, dict):
             raise ValueError("not a dict")
-        item_size = _dtype_size(header.get("descr"))
+        item_size, big = _dtype_size(header.get("descr"))
+        fortran = header.get("fortran_order", _MISSING)
+        if not isinstance(fortran, bool):
+            raise ValueError("fortran_order is %s, not True or False"
+                             % ("missing" if fortran is _MISSING else _py_repr(fortran)))
         shape = header.get("shape")
         if not isinstance(shape, list):
             raise ValueError("shape is not a tuple")
     except ValueError as e:
         raise bad("bad .npy header: %s" % e)
-    count, big_dims = 1, 0
+    count, big_dims, empty = 1, 0, False
     for dim in shape:
         if not _is_int(dim) or dim < 0:
             raise bad("bad .npy header: shape %r" % (shape,))
+        empty = empty or dim == 0
         if dim > 1:
             big_dims += 1
-        product = count * dim
-        count = size + 1 if product >= 1 << 64 or product > size else product
-    if header.get("fortran_order") is True and big_dims > 1:
+        count *= dim
+    if fortran and big_dims > 1:
         raise bad("Fortran-order array of shape %r: its bytes are not the buffer in order; "
                   "save it with np.save(np.ascontiguousarray(a))" % (tuple(shape),))
-    payload = count * item_size
-    if payload >= 1 << 64 or payload > 1 << 62:
-        payload = 1 << 62
-    return data_off, payload
+    payload = 0 if empty else min(count * item_size, (1 << 64) - 1)
+    return data_off, payload, big, "%s" % (header.get("descr"),)
+
+
+_MISSING = object()
 
 
 def _source_bytes(source):
-    # (name, uint8 array of the whole source, whether to look for a .npy header)
+    # (name, uint8 array of the whole source): the bytes a file of it holds.
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         with open(path, "rb") as f:
@@ -619,15 +652,15 @@ def _source_bytes(source):
             if not stat.S_ISREG(st.st_mode):
                 raise ValueError("%s: not a regular file" % path)
             if st.st_size == 0:
-                return path, np.zeros(0, dtype=np.uint8), True
+                return path, np.zeros(0, dtype=np.uint8)
             m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        return path, np.frombuffer(m, dtype=np.uint8), True
+        return path, np.frombuffer(m, dtype=np.uint8)
     if isinstance(source, (bytes, bytearray, memoryview)):
         view = memoryview(source)
         if not view.c_contiguous:
             raise ValueError("capture memoryview is not C-contiguous")
         return "<bytes>", np.frombuffer(view.cast("B") if view.ndim != 1 or view.format != "B" else view,
-                                        dtype=np.uint8), True
+                                        dtype=np.uint8)
     if not isinstance(source, np.ndarray) and hasattr(source, "numpy"):
         source = source.numpy()
     if isinstance(source, np.ndarray):
@@ -635,25 +668,71 @@ def _source_bytes(source):
             raise ValueError("capture array of dtype %s holds pointers, not the buffer's bytes" % source.dtype)
         if not source.flags.c_contiguous:
             raise ValueError("capture array is not C-contiguous; pass np.ascontiguousarray(a)")
-        return "<array>", source.reshape(-1).view(np.uint8), False
+        return "<array>", source.reshape(-1).view(np.uint8)
     raise TypeError("read_capture: want a path, bytes, memoryview, NumPy array or tensor, got %s"
                     % type(source).__name__)
 
 
+_TEXT_SAMPLE = 512
+
+
+def _text_kind(data):
+    # What a file that is text looks like ("JSON (or YAML)", "YAML", "text",
+    # "blank text"), or None when it is not text (capture.go's textKind): a
+    # capture is never text, since every header holds zero bytes.
+    sample = bytes(data[:_TEXT_SAMPLE])
+    if not sample:
+        return None
+    text = None
+    for cut in range(4 if len(sample) == _TEXT_SAMPLE else 1):
+        try:
+            text = sample[:len(sample) - cut].decode("utf-8")
+            break
+        except UnicodeDecodeError:
+            continue
+    if text is None:
+        return None
+    for c in text:
+        if c not in "\n\r\t" and c != " " and unicodedata.category(c)[0] not in "LMNPS":
+            return None
+    t = text.strip()
+    if not t:
+        return "blank text"
+    if t[0] in "{[":
+        return "JSON (or YAML)"
+    if t.startswith("---") or t.startswith("#") or ":" in t.split("\n", 1)[0]:
+        return "YAML"
+    return "text"
+
+
 def _open(source, name):
-    # (name, format, base, buffer) of a source: the buffer is the .npy payload
-    # or the whole raw bytes.
-    src_name, data, sniff = _source_bytes(source)
+    # (name, format, base, buffer, warnings) of a source: the buffer is the
+    # .npy payload or the whole raw bytes, told apart by the magic bytes.
+    src_name, data = _source_bytes(source)
     name = src_name if name is None else name
-    if sniff and len(data) >= len(_NPY_MAGIC) and bytes(data[:len(_NPY_MAGIC)]) == _NPY_MAGIC:
-        data_off, payload = _npy_header(data, name)
+    warnings = []
+    if len(data) >= len(_NPY_MAGIC) and bytes(data[:len(_NPY_MAGIC)]) == _NPY_MAGIC:
+        data_off, payload, big, descr = _npy_header(data, name)
         present = len(data) - data_off
         if payload > present:
             raise CaptureError(CODE_TRUNCATED, len(data),
                                "truncated .npy file: its header declares %d payload bytes, %d are present (%d missing)"
                                % (payload, present, payload - present), name=name)
-        return name, "npy", data_off, data[data_off:data_off + payload]
-    return name, "raw", 0, data
+        if present > payload:
+            warnings.append((CODE_BYTES_AFTER_LAYOUT, data_off + payload,
+                             "%d bytes follow the .npy array (its header declares %d payload bytes); they are not "
+                             "part of the buffer and are ignored" % (present - payload, payload)))
+        if big:
+            warnings.append((CODE_NPY_BYTE_ORDER, 8,
+                             ".npy dtype %s is big-endian; the buffer's bytes are read as stored (little-endian, as "
+                             "the device wrote them), not as the dtype says" % descr))
+        return name, "npy", data_off, data[data_off:data_off + payload], warnings
+    kind = _text_kind(data)
+    if kind is not None:
+        raise CaptureError(CODE_NOT_A_CAPTURE, 0,
+                           "not a capture: the file is %s; a capture is the profiling buffer's bytes "
+                           "(tensor.numpy().tofile()) or a .npy file (np.save)" % kind, name=name)
+    return name, "raw", 0, data, warnings
 
 
 def _header_at(buf, off):
@@ -666,61 +745,490 @@ def _live(h):
     return any(int(h[f]) for f in _HEADER_VALUE_FIELDS)
 
 
-def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
-    """Find the layout of a buffer (uint8 array) as decode does: cube_slots
-    (None: the minimum) and, unless capacities (one per region, REGIONS order)
-    are given, each region's capacity from the record_capacity of its first
-    slot's header. Returns (Layout, source) with source "headers" or "host".
-    A buffer that cannot hold its layout is a CaptureError (offsets are
-    base + buffer offset); options that make no layout are a LayoutError."""
-    size = len(buf)
-    cube = _MIN_CUBE_SLOTS if not cube_slots else int(cube_slots)
+#: The largest cube slot count the layout search tries when none is given
+#: (captures with more decode when the count is given).
+MAX_FOUND_CUBE_SLOTS = 4096
+_ZERO_SCAN_BUDGET = 256 << 20
+_SCAN_CHUNK = 64 << 10
+_MAX_LISTED = 4
 
-    def truncated(need, why):
-        return CaptureError(CODE_TRUNCATED, base + size,
-                            "capture is truncated: %s: %d bytes needed, %d present (%d missing)"
-                            % (why, need, size, need - size), name=name)
+_HEADER_FIELDS_BY_OFFSET = tuple(f[0] for f in sorted(_HEADER_STRUCT_FIELDS, key=lambda f: f[1]) if f[3] != "pad")
+_HeaderValues = collections.namedtuple("_HeaderValues", _HEADER_FIELDS_BY_OFFSET)
+_HEADER_STRUCT = struct.Struct(HEADER_FORMAT)
+_ZERO_HEADER = _HeaderValues._make([0] * len(_HEADER_FIELDS_BY_OFFSET))
 
-    def check_fits(layout, what):
-        if layout.size > size:
-            caps = ", ".join("%s capacity %d" % (r.core_type.name, c) for r, c in zip(REGIONS, layout.capacities))
-            raise truncated(layout.size, "%s (%d cube slots, %s)" % (what, layout.cube_slots, caps))
+# Where a part of a layout came from (validate's "source").
+FROM_HEADERS, FROM_SIZE, FROM_HOST = "headers", "size", "host"
 
-    try:
-        headers_only = Layout(cube, (0,) * len(REGIONS))
-    except LayoutError as e:
-        raise LayoutError("cube_slots %d: %s" % (cube, e))
-    if size < headers_only.size:
-        raise CaptureError(CODE_SHORT_BUFFER, base + size,
-                           "buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)"
-                           % (size, headers_only.num_slots, cube, headers_only.size), name=name)
-    if capacities is not None:
-        try:
-            layout = Layout(cube, capacities)
-        except LayoutError as e:
-            raise LayoutError("planned capacities %s: %s" % (tuple(capacities), e))
-        check_fits(layout, "the host-planned layout")
-        return layout, "host"
-    caps = [0] * len(REGIONS)
+
+class _Evidence(object):
+    __slots__ = ("src", "core_type", "block", "off", "derived")
+
+    def __init__(self, src, core_type=0, block=0, off=0, derived=False):
+        self.src, self.core_type, self.block, self.off, self.derived = src, core_type, block, off, derived
+
+    def slot(self):
+        return _slot_name(self.core_type, self.block)
+
+
+class _Candidate(object):
+    __slots__ = ("cube", "caps", "layout", "size", "cube_from", "sources", "mismatches", "first")
+
+    def __init__(self, cube, caps, cube_from, sources):
+        self.cube, self.caps, self.cube_from, self.sources = cube, tuple(caps), cube_from, sources
+        self.layout = Layout(cube, caps)
+        self.size = self.layout.size
+        self.mismatches, self.first = 0, ""
+
+
+class _Rejected(Exception):
+    # A cube slot count the walk ruled out, and why (for the no-layout message).
+    pass
+
+
+def _region_index(core_type):
     for i, r in enumerate(REGIONS):
-        partial = Layout(cube, caps)
-        off = partial.region_offset(i)
-        if off + HEADER_SIZE > size:
-            prev = REGIONS[i - 1]
-            raise truncated(off + HEADER_SIZE, "%s capacity %d puts the %s/0 header at @%#x"
-                            % (prev.core_type.name, caps[i - 1], r.core_type.name, base + off))
-        capacity = int(_header_at(buf, off)["record_capacity"])
+        if r.core_type == core_type:
+            return i
+    return -1
+
+
+def _slot_name(core_type, block):
+    i = _region_index(core_type)
+    if i < 0:
+        return "core_type=%d block_id=%d" % (core_type, block)
+    return "%s/%d" % (REGIONS[i].core_type.name, block)
+
+
+def _paren(layout):
+    return "(%d cube slots, %s)" % (layout.cube_slots, ", ".join(
+        "%s capacity %d" % (r.core_type.name, c) for r, c in zip(REGIONS, layout.capacities)))
+
+
+def _exact_stride(nbytes, slots):
+    if slots == 0 or nbytes % slots:
+        return None
+    return nbytes // slots
+
+
+def _capacity_of_stride(stride):
+    if stride is None or stride < HEADER_SIZE or (stride - HEADER_SIZE) % RECORD_SIZE:
+        return None
+    k = (stride - HEADER_SIZE) // RECORD_SIZE
+    try:
+        check_capacity(k)
+    except LayoutError:
+        return None
+    return k
+
+
+def _capacity_ok(capacity):
+    return capacity % _CAPACITY_ALIGNMENT == 0 and capacity <= _MAX_RECORDS_PER_CORE
+
+
+class _Finder(object):
+    # The layout search of cycleabi (package capture, find.go and layout.go),
+    # rule for rule, so that Python finds the layout Go finds and refuses
+    # what Go refuses, at the same offsets.
+
+    def __init__(self, buf, base, name):
+        self.buf, self.base, self.name, self.size = buf, base, name, len(buf)
+        self.runs = []  # [from, next, found, header]: header fields zero in [from, next)
+        self.scanned = 0
+        self.all_zero_known = None
+
+    def file(self, off):
+        return self.base + off
+
+    def header(self, off):
+        if off + HEADER_SIZE > self.size:
+            return _ZERO_HEADER
+        return _HeaderValues._make(_HEADER_STRUCT.unpack_from(self.buf, off))
+
+    def first_live(self, start):
+        # (offset, header, state) of the first 64-byte block at or after
+        # start whose header fields are not all zero; state "found", "none"
+        # or "budget" (the zero scan's budget ran out).
+        for run in self.runs:
+            if run[0] <= start <= run[1]:
+                return (run[1], run[3], "found") if run[2] else (0, None, "none")
+        at = start
+        while at + HEADER_SIZE <= self.size:
+            if self.scanned >= _ZERO_SCAN_BUDGET:
+                return 0, None, "budget"
+            n = min(_SCAN_CHUNK, (self.size - at) // HEADER_SIZE * HEADER_SIZE)
+            self.scanned += n
+            blocks = self.buf[at:at + n].view(HEADER_DTYPE)
+            live = np.zeros(len(blocks), dtype=bool)
+            for f in _HEADER_VALUE_FIELDS:
+                live |= blocks[f] != 0
+            if live.any():
+                found = at + HEADER_SIZE * int(np.argmax(live))
+                h = self.header(found)
+                self.runs.append([start, found, True, h])
+                return found, h, "found"
+            at += n
+        self.runs.append([start, self.size, False, None])
+        return 0, None, "none"
+
+    def all_zero(self):
+        if self.all_zero_known is None:
+            self.all_zero_known = not any(self.header(0)) and self.first_live(HEADER_SIZE)[2] == "none"
+        return self.all_zero_known
+
+    def bad_capacity(self, h, slot, off):
+        return CaptureError(CODE_BAD_CAPACITY, self.file(off) + _HEADER_OFFSET["record_capacity"],
+                            "record_capacity=%d, expected a multiple of %d at most %d"
+                            % (h.record_capacity, _CAPACITY_ALIGNMENT, _MAX_RECORDS_PER_CORE), slot=slot, name=self.name)
+
+    def walk(self, cube, cube_given, given):
+        # Rules 2 to 5 for one cube slot count: a candidate, or _Rejected,
+        # or the bad-capacity CaptureError that stopped it (returned).
+        caps, sources, cube_from, start = [0] * len(REGIONS), [], None, 0
+        for i, reg in enumerate(REGIONS):
+            t = reg.core_type
+            n = reg.slots_per_cube_slot * cube
+            first = "%s/0" % t.name
+            capacity = given[i] if given is not None else 0
+            ev = None
+            if start + HEADER_SIZE > self.size:
+                raise _Rejected("%s would start past the end of the buffer" % first)
+            h = self.header(start)
+            if any(h):
+                if (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
+                    raise _Rejected("the header where %s would start, @%#x, names %s"
+                                    % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
+                ev = _Evidence(FROM_HEADERS, t, 0, start)
+                if given is None:
+                    if not _capacity_ok(h.record_capacity):
+                        return self.bad_capacity(h, first, start)
+                    capacity = h.record_capacity
+            else:
+                at, hx, state = self.first_live(start + HEADER_SIZE)
+                if state == "budget":
+                    raise _Rejected("%s is unused and no live header follows within %d MiB" % (first, _ZERO_SCAN_BUDGET >> 20))
+                if state == "none":
+                    if given is None:
+                        if i != len(REGIONS) - 1:
+                            raise _Rejected("every header from %s on is zero, so the capacities of its region "
+                                            "and the next cannot be read" % first)
+                        v = _capacity_of_stride(_exact_stride(self.size - start, n))
+                        if v is None:
+                            raise _Rejected("every %s header is zero and no %s capacity makes the layout end with "
+                                            "the buffer" % (t.name, t.name))
+                        capacity, ev = v, _Evidence(FROM_SIZE)
+                else:
+                    j = _region_index(hx.core_type)
+                    k = hx.record_capacity
+                    named = _slot_name(hx.core_type, hx.block_id)
+                    if given is not None and j >= 0:
+                        k = given[j]
+                    elif not _capacity_ok(k):
+                        raise _Rejected("%s is unused and the first live header after it, @%#x, states capacity %d, "
+                                        "which no layout has" % (first, self.file(at), hx.record_capacity))
+                    ev = _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at)
+                    misplaced = _Rejected("%s is unused and the first live header after it, @%#x, names %s, which "
+                                          "this layout does not put there" % (first, self.file(at), named))
+                    if j == i:
+                        if hx.block_id == 0 or hx.block_id >= n or start + hx.block_id * slot_stride(k) != at:
+                            raise misplaced
+                        if given is None:
+                            capacity = k
+                    elif j == i + 1:
+                        back = hx.block_id * slot_stride(k)
+                        span = at - start
+                        if hx.block_id >= REGIONS[j].slots_per_cube_slot * cube or back > span:
+                            raise misplaced
+                        if given is not None:
+                            v = capacity if span - back == n * slot_stride(capacity) else None
+                        else:
+                            v = _capacity_of_stride(_exact_stride(span - back, n))
+                        if v is None:
+                            raise _Rejected("every %s header is zero, and no %s capacity puts %s at @%#x"
+                                            % (t.name, t.name, named, self.file(at)))
+                        capacity, ev.derived = v, True
+                    else:
+                        raise _Rejected("%s is unused and the first live header after it, @%#x, names %s"
+                                        % (first, self.file(at), named))
+            sources.append(_Evidence(FROM_HOST) if given is not None else ev)
+            # Region 0 starts at 0 whatever C is; a later region's header, a
+            # capacity derived from one, or the size rule depend on C.
+            if cube_from is None and ev is not None and (
+                    ev.src == FROM_SIZE or ev.src == FROM_HEADERS and (i > 0 or ev.derived)):
+                cube_from = _Evidence(ev.src, ev.core_type, ev.block, ev.off)
+            caps[i] = capacity
+            start += n * slot_stride(capacity)
         try:
-            check_capacity(capacity)
+            layout = Layout(cube, caps)
         except LayoutError:
-            raise CaptureError(CODE_BAD_CAPACITY, base + off + _HEADER_OFFSET["record_capacity"],
-                               "record_capacity=%d, expected a multiple of %d at most %d"
-                               % (capacity, _CAPACITY_ALIGNMENT, _MAX_RECORDS_PER_CORE),
-                               slot="%s/0" % r.core_type.name, name=name)
-        caps[i] = capacity
-    layout = Layout(cube, caps)
-    check_fits(layout, "the layout its headers declare")
-    return layout, "headers"
+            raise _Rejected("its capacities make no layout")
+        if cube_from is None and not cube_given:
+            if given is not None and layout.size == self.size:
+                cube_from = _Evidence(FROM_SIZE)
+            else:
+                raise _Rejected("no header past the first region is live, so nothing fixes the cube slot count")
+        return _Candidate(cube, caps, cube_from, sources)
+
+    def verify(self, cd):
+        # Every slot header of the candidate's layout the buffer holds must be
+        # zero or name its own slot and capacity; the first live header after
+        # the layout must not be a slot of the last region it is too short for.
+        layout = cd.layout
+        for i, r in enumerate(REGIONS):
+            start, stride = layout.region_offset(i), slot_stride(layout.capacities[i])
+            count = r.slots_per_cube_slot * layout.cube_slots
+            if start + HEADER_SIZE > self.size:
+                break
+            count = min(count, (self.size - start - HEADER_SIZE) // stride + 1)
+            hs = np.ndarray(shape=(count,), dtype=HEADER_DTYPE, buffer=self.buf, offset=start, strides=(stride,))
+            live = np.zeros(count, dtype=bool)
+            for f in _HEADER_VALUE_FIELDS:
+                live |= hs[f] != 0
+            bad = live & ((hs["core_type"] != int(r.core_type)) | (hs["block_id"] != np.arange(count))
+                          | (hs["record_capacity"] != layout.capacities[i]))
+            nbad = int(np.count_nonzero(bad))
+            if nbad:
+                if cd.mismatches == 0:
+                    b = int(np.argmax(bad))
+                    h = self.header(start + b * stride)
+                    cd.first = ("the header at @%#x to name %s/%d with capacity %d (it names %s with capacity %d)"
+                                % (self.file(start + b * stride), r.core_type.name, b, layout.capacities[i],
+                                   _slot_name(h.core_type, h.block_id), h.record_capacity))
+                cd.mismatches += nbad
+        end = cd.size
+        if end + HEADER_SIZE <= self.size:
+            last = REGIONS[-1].core_type
+            n, stride = layout.slot_count(last), slot_stride(layout.capacity(last))
+            at, h, state = self.first_live(end)
+            if state == "found" and h.core_type == last and h.block_id >= n and end + (h.block_id - n) * stride == at:
+                if cd.mismatches == 0:
+                    cd.first = "room for %s, whose header follows the layout at @%#x" % (
+                        _slot_name(h.core_type, h.block_id), self.file(at))
+                cd.mismatches += 1
+
+    def search(self, cube, given):
+        per_cube = sum(r.slots_per_cube_slot for r in REGIONS) * HEADER_SIZE
+        lo, hi = _MIN_CUBE_SLOTS, min(MAX_FOUND_CUBE_SLOTS, self.size // per_cube)
+        if cube:
+            lo = hi = cube
+        result = {"cands": [], "rejects": [], "problems": [], "first": lo, "tried": 0}
+        for c in range(lo, hi + 1):
+            result["tried"] += 1
+            try:
+                cd = self.walk(c, bool(cube), given)
+            except _Rejected as e:
+                rejects = result["rejects"]
+                why = str(e)
+                if rejects and rejects[-1][2] == why and rejects[-1][1] == c - 1:
+                    rejects[-1][1] = c
+                elif len(rejects) <= _MAX_LISTED:
+                    rejects.append([c, c, why])
+                continue
+            if isinstance(cd, CaptureError):
+                if all(p.offset != cd.offset for p in result["problems"]):
+                    result["problems"].append(cd)
+                continue
+            if cube:
+                cd.cube_from = _Evidence(FROM_HOST)
+            self.verify(cd)
+            result["cands"].append(cd)
+        return result
+
+    def fits(self, cd):
+        return cd.mismatches == 0 and cd.size <= self.size
+
+    def how(self, cd, capacities_given):
+        # How a candidate was found, in decode's words.
+        e = cd.cube_from
+        if e.src == FROM_HOST:
+            parts = ["%d cube slots given" % cd.cube]
+        elif e.src == FROM_SIZE:
+            parts = ["found: %d cube slots from the file size" % cd.cube]
+        else:
+            parts = ["found: %d cube slots from the %s header at @%#x" % (cd.cube, e.slot(), self.file(e.off))]
+        if capacities_given:
+            parts.append("capacities given")
+        else:
+            for i, e in enumerate(cd.sources):
+                t = REGIONS[i].core_type.name
+                if e.src == FROM_SIZE:
+                    parts.append("%s capacity %d from the file size" % (t, cd.caps[i]))
+                elif e.derived:
+                    parts.append("%s capacity %d from where the %s header sits (every %s header is zero)"
+                                 % (t, cd.caps[i], e.slot(), t))
+                elif e.slot() != "%s/0" % t:
+                    parts.append("%s capacity %d from the %s header at @%#x (%s/0 is unused)"
+                                 % (t, cd.caps[i], e.slot(), self.file(e.off), t))
+        return ", ".join(parts)
+
+    def truncated(self, need, why):
+        return CaptureError(CODE_TRUNCATED, self.base + self.size,
+                            "capture is truncated: %s: %d bytes needed, %d present (%d missing)"
+                            % (why, need, self.size, need - self.size), name=self.name)
+
+    def ambiguous(self, cands):
+        parts = []
+        for i, cd in enumerate(cands):
+            if i == _MAX_LISTED:
+                parts.append("and %d more" % (len(cands) - i))
+                break
+            text = "%s, %s" % (_paren(cd.layout), self.how(cd, False))
+            if cd.mismatches:
+                text += ": would need " + cd.first
+                if cd.mismatches > 1:
+                    text += " (and %d more headers to change)" % (cd.mismatches - 1)
+            elif cd.size > self.size:
+                text += ": would need %d more bytes" % (cd.size - self.size)
+            parts.append(text)
+        return CaptureError(CODE_AMBIGUOUS_LAYOUT, self.base,
+                            "%d layouts fit the headers and the file size, and nothing tells them apart: %s; "
+                            "give the cube slot count and capacities the host planned" % (len(cands), "; ".join(parts)),
+                            name=self.name)
+
+    def pick(self, s):
+        fit = [cd for cd in s["cands"] if self.fits(cd)]
+        if len(fit) == 1:
+            return fit[0]
+        if len(fit) > 1:
+            raise self.ambiguous(fit)
+        if len(s["cands"]) == 1:
+            cd = s["cands"][0]
+            if cd.size > self.size:
+                raise self.truncated(cd.size, "the layout its headers declare " + _paren(cd.layout))
+            return cd
+        if len(s["cands"]) > 1:
+            raise self.ambiguous(s["cands"])
+        if len(s["problems"]) == 1:
+            raise s["problems"][0]
+        if self.all_zero():
+            raise CaptureError(CODE_NO_RECORDS, self.base,
+                               "capture contains no records: every byte of it is zero; check that the profiler was "
+                               "active and the profiled operator completed", name=self.name)
+        text = "no layout fits the headers and the file size"
+        if s["tried"]:
+            text += " (cube slot counts %d to %d tried)" % (s["first"], s["first"] + s["tried"] - 1)
+        for lo, hi, why in s["rejects"][:_MAX_LISTED]:
+            text += "; %s cube slots: %s" % ("%d to %d" % (lo, hi) if hi > lo else "%d" % lo, why)
+        raise CaptureError(CODE_NO_LAYOUT, self.base, text + "; give the cube slot count and capacities the host planned",
+                           name=self.name)
+
+    def says_versus(self, cube, caps, cd):
+        parts = []
+        if cube and cube != cd.cube:
+            what = "the file size says"
+            if cd.cube_from.src == FROM_HEADERS:
+                what = "the %s header at @%#x says" % (cd.cube_from.slot(), self.file(cd.cube_from.off))
+            parts.append("%s %d cube slots; the given values say %d" % (what, cd.cube, cube))
+        if caps is not None and tuple(caps) != cd.caps:
+            slots = []
+            for e in cd.sources:
+                if e.src == FROM_HEADERS and not e.derived:
+                    slots.append(e.slot())
+                elif e.src == FROM_HEADERS:
+                    slots.append("where %s sits" % e.slot())
+                else:
+                    slots.append("the file size")
+            parts.append("the headers of %s say %s %s; the given values say %s" % (
+                " and ".join(slots), "capacities" if len(REGIONS) > 1 else "capacity",
+                " and ".join("%d" % c for c in cd.caps), " and ".join("%d" % c for c in caps)))
+        return "; ".join(parts) if parts else "the headers declare " + _paren(cd.layout)
+
+    def mismatch(self, cube, caps, cd):
+        off = self.base
+        if cube and cube != cd.cube and cd.cube_from.src == FROM_HEADERS:
+            off = self.file(cd.cube_from.off)
+        elif caps is not None:
+            for i, e in enumerate(cd.sources):
+                if caps[i] != cd.caps[i] and e.src == FROM_HEADERS:
+                    off = self.file(e.off) + (0 if e.derived else _HEADER_OFFSET["record_capacity"])
+                    break
+        return CaptureError(CODE_LAYOUT_MISMATCH, off, self.says_versus(cube, caps, cd) + (
+            "; the capture was written with another layout than the one given; give none to decode it as written (%s)"
+            % self.how(cd, False)), name=self.name)
+
+
+def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
+    """Find the layout of a buffer (a uint8 array) as decode finds it.
+
+    With neither cube_slots nor capacities (one per region, in REGIONS
+    order) given, the layout is searched from the headers and the buffer
+    size alone; given values are used once the headers do not contradict
+    them. The rules, as package capture states them:
+
+    The unknowns are the cube slot count C and one record capacity per
+    region. Region i starts where region i-1 ends, its slot b at start +
+    b*stride(capacity). A header is live when its fields are not all zero.
+
+    1. C is tried from the minimum up to the smallest of MAX_FOUND_CUBE_SLOTS
+       and size/(64*slots per cube slot) (only the given C when given).
+       For each C the regions are walked in order:
+    2. The header where the region starts must be zero or name the region's
+       slot 0; a live one gives the region's capacity (a capacity that is
+       not a multiple of the alignment or exceeds the maximum is a
+       bad-capacity error at that header).
+    3. When it is zero, the first live header after it is read. If it names
+       slot b of the same region with capacity K, it must sit at start +
+       b*stride(K): K is the capacity. If it names slot b of the next
+       region, this region's headers are all zero and its capacity is the
+       one whose stride puts that header at its place. Anything else rules
+       C out.
+    4. When every byte after it is zero and it is the last region, its
+       capacity is the one that makes the layout end exactly with the
+       buffer, if one does.
+    5. Given capacities replace the ones read, and the walk must have found
+       something whose place depends on C, unless C is given (with given
+       capacities, the C whose layout ends exactly with the buffer).
+
+    Each C that survives is a candidate, checked against every slot header
+    of its layout and the first live header after it. The only candidate
+    that fits (every header agrees, the buffer holds it) is the layout;
+    several are ambiguous-layout, none no-layout (CaptureError). Returns
+    (Layout, source, how): source "headers" or "host", how the phrase
+    decode prints ("found: 32 cube slots from the AIV/0 header at @0x9610").
+    Values that make no layout raise LayoutError.
+    """
+    cube = int(cube_slots) if cube_slots else 0
+    if capacities is not None:
+        capacities = tuple(int(c) for c in capacities)
+        if len(capacities) != len(REGIONS):
+            raise LayoutError("want %d capacities (one per region), got %d" % (len(REGIONS), len(capacities)))
+    if cube and cube < _MIN_CUBE_SLOTS:
+        raise LayoutError("cube slot count %d: below the schema's minimum %d" % (cube, _MIN_CUBE_SLOTS))
+    if capacities is not None:
+        for r, c in zip(REGIONS, capacities):
+            try:
+                check_capacity(c)
+            except LayoutError as e:
+                raise LayoutError("%s capacity %d: %s" % (r.core_type.name, c, e))
+        if cube:
+            Layout(cube, capacities)
+    f = _Finder(buf, base, name)
+    headers = Layout(max(cube, _MIN_CUBE_SLOTS), (0,) * len(REGIONS))
+    if f.size < headers.size:
+        raise CaptureError(CODE_SHORT_BUFFER, base + f.size,
+                           "buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)"
+                           % (f.size, headers.num_slots, headers.cube_slots, headers.size), name=name)
+    if not cube and capacities is None:
+        cd = f.pick(f.search(0, None))
+        return cd.layout, FROM_HEADERS, f.how(cd, False)
+    own = f.search(0, None)
+    fit = [cd for cd in own["cands"] if f.fits(cd)]
+    if len(fit) == 1 and not ((not cube or cube == fit[0].cube) and (capacities is None or capacities == fit[0].caps)):
+        raise f.mismatch(cube, capacities, fit[0])
+    if cube and capacities is not None:
+        layout = Layout(cube, capacities)
+        if layout.size <= f.size:
+            return layout, FROM_HOST, "given"
+        if any(cd.cube == cube and cd.caps == capacities for cd in own["cands"]):
+            raise f.truncated(layout.size, "the layout given, which its headers declare too, " + _paren(layout))
+        text = "the layout given %s needs %d bytes, the buffer has %d" % (_paren(layout), layout.size, f.size)
+        if len(own["cands"]) == 1:
+            text += "; " + f.says_versus(cube, capacities, own["cands"][0])
+        else:
+            text += "; its headers do not declare that layout"
+        raise CaptureError(CODE_LAYOUT_MISMATCH, base, text, name=name)
+    cd = f.pick(f.search(cube, capacities))
+    return cd.layout, FROM_HOST if capacities is not None else FROM_HEADERS, f.how(cd, capacities is not None)
 
 
 def _region_headers(buf, layout, i):
@@ -797,10 +1305,12 @@ def _scan(buf, base, layout, name):
 
 
 def _read_capture(source, cube_slots, capacities, name):
-    name, fmt, base, buf = _open(source, name)
-    layout, layout_source = find_layout(buf, base, cube_slots, capacities, name)
+    name, fmt, base, buf, warnings = _open(source, name)
+    layout, layout_source, how = find_layout(buf, base, cube_slots, capacities, name)
     slots = _scan(buf, base, layout, name)
-    return Capture(name, fmt, base, buf, layout, layout_source, slots)
+    c = Capture(name, fmt, base, buf, layout, layout_source, slots)
+    c.layout_how, c.warnings = how, warnings
+    return c
 
 
 def _capacities(values):

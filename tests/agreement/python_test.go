@@ -77,7 +77,8 @@ for job in json.load(open(sys.argv[2])):
     try:
         c = abi.read_capture(src, job["cube_slots"], *caps, name="capture")
         recs = c.records()
-        out = {"ok": True, "layout": [c.cube_slots] + list(c.layout.capacities),
+        out = {"ok": True, "layout": [c.cube_slots] + list(c.layout.capacities), "how": c.layout_how,
+               "warnings": [[w[0], w[1]] for w in c.warnings],
                "dropped": c.dropped_count, "columns": list(recs.dtype.names), "records": recs.tolist()}
     except abi.CaptureError as e:
         out = {"error": {"code": e.code, "offset": e.offset, "slot": e.slot,
@@ -96,17 +97,19 @@ type pyJob struct {
 
 	label string
 	data  []byte
-	opts  capture.LayoutOptions
+	opts  capture.Request
 }
 
 // pyResult is pyReader's answer for one job.
 type pyResult struct {
-	OK      bool       `json:"ok"`
-	Layout  []uint64   `json:"layout"`
-	Dropped uint64     `json:"dropped"`
-	Columns []string   `json:"columns"`
-	Records [][]uint64 `json:"records"`
-	Error   *struct {
+	OK       bool       `json:"ok"`
+	Layout   []uint64   `json:"layout"`
+	How      string     `json:"how"`
+	Warnings [][]any    `json:"warnings"`
+	Dropped  uint64     `json:"dropped"`
+	Columns  []string   `json:"columns"`
+	Records  [][]uint64 `json:"records"`
+	Error    *struct {
 		Code   string  `json:"code"`
 		Offset int64   `json:"offset"`
 		Slot   *string `json:"slot"`
@@ -164,14 +167,16 @@ func runReader(t *testing.T, modDir string, jobs []*pyJob) []pyResult {
 // trace order (the fields of abi.ProfileRecord, then core type and block
 // id), or its first problem, or a plain error.
 type goDecoded struct {
-	layout  []uint64
-	dropped uint64
-	records [][]uint64
-	problem *capture.Problem
-	plain   error
+	layout   []uint64
+	how      string
+	warnings string
+	dropped  uint64
+	records  [][]uint64
+	problem  *capture.Problem
+	plain    error
 }
 
-func goDecode(t *testing.T, data []byte, o capture.LayoutOptions) goDecoded {
+func goDecode(t *testing.T, data []byte, o capture.Request) goDecoded {
 	t.Helper()
 	var g goDecoded
 	c, err := capture.FromBytes("capture", data)
@@ -180,6 +185,12 @@ func goDecode(t *testing.T, data []byte, o capture.LayoutOptions) goDecoded {
 		if d, err = decode.Decode(c, o); err == nil {
 			l := d.Summary.Layout
 			g.layout = []uint64{uint64(l.CubeSlots), uint64(l.Capacities.AIC), uint64(l.Capacities.AIV)}
+			g.how = d.Layout.How
+			var ws []string
+			for _, w := range c.Warnings {
+				ws = append(ws, fmt.Sprintf("[%s %d]", w.Code, w.Off))
+			}
+			g.warnings = "[" + strings.Join(ws, " ") + "]"
 			g.dropped = d.Summary.Dropped
 			err = d.Records(func(r decode.Record) bool {
 				g.records = append(g.records, []uint64{r.StartCycle, r.EndCycle, uint64(r.DescID), uint64(r.TaskID),
@@ -256,6 +267,13 @@ func compareWithGo(t *testing.T, jobs []*pyJob, results []pyResult) (accepted in
 		if fmt.Sprint(py.Layout) != fmt.Sprint(want.layout) || py.Dropped != want.dropped {
 			t.Errorf("%s: Python layout %v dropped %d; Go %v dropped %d", where, py.Layout, py.Dropped, want.layout, want.dropped)
 		}
+		// np.load drops the .npy header, and with it the file offsets.
+		if py.How != want.how && j.As != "npload" {
+			t.Errorf("%s: Python found the layout %q; Go %q", where, py.How, want.how)
+		}
+		if got := fmt.Sprint(py.Warnings); got != want.warnings && !(got == "[]" && want.warnings == "[]") {
+			t.Errorf("%s: Python's warnings on opening %s; Go's %s", where, got, want.warnings)
+		}
 		if len(py.Records) != len(want.records) {
 			t.Errorf("%s: Python reads %d records, Go decodes %d", where, len(py.Records), len(want.records))
 			continue
@@ -298,7 +316,7 @@ func TestPythonReadsCaptures(t *testing.T) {
 	}
 	// The gold capture under its host-planned layout, and under wrong ones.
 	gold := readFile(t, goldBin)
-	for _, o := range []capture.LayoutOptions{
+	for _, o := range []capture.Request{
 		{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 32, AIV: 16}},
 		{CubeSlots: 25},
 		{CubeSlots: 23},
@@ -332,7 +350,7 @@ func TestPythonReadsHarnessCaptures(t *testing.T) {
 	for _, c := range m {
 		caps := c.Capacities
 		jobs = append(jobs, &pyJob{label: c.Name, data: readFile(t, filepath.Join(dir, c.File)),
-			opts: capture.LayoutOptions{CubeSlots: c.CubeSlots, Capacities: &caps}})
+			opts: capture.Request{CubeSlots: c.CubeSlots, Capacities: &caps}})
 	}
 	compareWithGo(t, jobs, runReader(t, genPy, jobs))
 }
@@ -409,7 +427,7 @@ func fuzzCaptureJobs(t *testing.T) []*pyJob {
 				continue // past the targets' input cap
 			}
 			buf := append(append([]byte{}, data...), make([]byte, zeros)...)
-			var o capture.LayoutOptions
+			var o capture.Request
 			if cube, _ := vals[2].(int64); cube%4097 != 0 {
 				o.CubeSlots = uint32(cube % 4097)
 			}
@@ -494,6 +512,41 @@ func mutants(t *testing.T) []*pyJob {
 	for _, cut := range []int{0, 3, 6, 9, 10, 11, 40, 127, 128, 129, len(whole) - 1} {
 		jobs = append(jobs, &pyJob{label: fmt.Sprintf("npy cut at %d", cut), data: whole[:cut]})
 	}
+	// Layouts the search cannot settle, and requests the headers contradict.
+	amb, err := abi.NewLayout(33, abi.Capacities{AIC: 16, AIV: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ambiguous := make([]byte, amb.Size()) // fits 33 cube slots with AIV capacity 16, and 81 with 0
+	if err := abi.InitSlot(ambiguous, 1000, abi.CoreTypeAIC, 0, 16); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := abi.WriteRecord(ambiguous, &abi.ProfileRecord{StartCycle: 1100, EndCycle: 1200}); err != nil {
+		t.Fatal(err)
+	}
+	jobs = append(jobs, &pyJob{label: "ambiguous", data: ambiguous})
+	for _, o := range []capture.Request{
+		{CubeSlots: 33},
+		{CubeSlots: 81},
+		{Capacities: &abi.Capacities{AIC: 16, AIV: 0}},
+		{CubeSlots: 33, Capacities: &abi.Capacities{AIC: 16, AIV: 16}},
+		{CubeSlots: 34, Capacities: &abi.Capacities{AIC: 16, AIV: 16}},
+	} {
+		jobs = append(jobs, &pyJob{label: "ambiguous, resolved", data: ambiguous, opts: o})
+	}
+	for _, o := range []capture.Request{
+		{CubeSlots: 25},
+		{CubeSlots: 4096},
+		{Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
+		{Capacities: &abi.Capacities{AIC: 16, AIV: 16}},
+		{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
+		{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 32, AIV: 16}},
+		{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 48, AIV: 16}},
+		{CubeSlots: 30, Capacities: &abi.Capacities{AIC: 32, AIV: 16}},
+	} {
+		jobs = append(jobs, &pyJob{label: "gold, requested", data: gold, opts: o})
+		jobs = append(jobs, &pyJob{label: "gold cut short, requested", data: gold[:len(gold)-100], opts: o})
+	}
 	v2 := append([]byte("\x93NUMPY\x02\x00\x00\x00\x20\x00"), whole[10:]...)
 	jobs = append(jobs, &pyJob{label: "npy v2 bad length", data: v2})
 	v9 := append([]byte("\x93NUMPY\x09\x00"), whole[8:]...)
@@ -522,7 +575,8 @@ func TestPythonRefusesWhatValidateRefuses(t *testing.T) {
 	// proves less than it claims.
 	for _, code := range []capture.Code{capture.CodeBadNPY, capture.CodeTruncated, capture.CodeShortBuffer,
 		capture.CodeBadCapacity, capture.CodeSlotIdentity, capture.CodeCapacityMismatch, capture.CodeReservedNonzero,
-		capture.CodeCountOverCapacity, capture.CodeNegativeInterval, capture.CodeNoRecords} {
+		capture.CodeCountOverCapacity, capture.CodeNegativeInterval, capture.CodeNoRecords, capture.CodeNotACapture,
+		capture.CodeLayoutMismatch, capture.CodeNoLayout, capture.CodeAmbiguousLayout} {
 		if codes[string(code)] == 0 {
 			t.Errorf("no input makes Python report %s", code)
 		}
@@ -962,7 +1016,7 @@ func TestREADMEPythonExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	d, err := decode.Decode(c, capture.LayoutOptions{})
+	d, err := decode.Decode(c, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1012,10 +1066,10 @@ func randomCaptures(t *testing.T, n int) []*pyJob {
 			t.Fatal(err)
 		}
 		buf := make([]byte, l.Size()+uint64(rng.Intn(3))*64)
-		var o capture.LayoutOptions
+		var o capture.Request
 		switch rng.Intn(8) {
 		case 0, 1:
-			o = capture.LayoutOptions{CubeSlots: cube, Capacities: &caps}
+			o = capture.Request{CubeSlots: cube, Capacities: &caps}
 		case 2: // the default cube slot count, right or wrong
 		default:
 			o.CubeSlots = cube
