@@ -781,23 +781,35 @@ class _Candidate(object):
         self.mismatches, self.first = 0, ""
 
 
-class _Rejected(Exception):
-    # A cube slot count the walk ruled out, and why (for the no-layout message).
-    pass
+class _Reject(object):
+    # Why the walk ruled a cube slot count out: a message format and its
+    # arguments, formatted only for the no-layout message.
+    __slots__ = ("key",)
+
+    def __init__(self, fmt, *args):
+        self.key = (fmt,) + args
+
+    def __str__(self):
+        return self.key[0] % self.key[1:] if len(self.key) > 1 else self.key[0]
+
+
+# Plain-int views of REGIONS for the search, which runs thousands of times
+# per capture (IntEnum comparisons are slow).
+_REGION_INDEX = dict((int(r.core_type), i) for i, r in enumerate(REGIONS))
+_REGION_TYPE = [int(r.core_type) for r in REGIONS]
+_REGION_NAME = [r.core_type.name for r in REGIONS]
+_REGION_SLOTS = [r.slots_per_cube_slot for r in REGIONS]
 
 
 def _region_index(core_type):
-    for i, r in enumerate(REGIONS):
-        if r.core_type == core_type:
-            return i
-    return -1
+    return _REGION_INDEX.get(int(core_type), -1)
 
 
 def _slot_name(core_type, block):
-    i = _region_index(core_type)
+    i = _REGION_INDEX.get(int(core_type), -1)
     if i < 0:
         return "core_type=%d block_id=%d" % (core_type, block)
-    return "%s/%d" % (REGIONS[i].core_type.name, block)
+    return "%s/%d" % (_REGION_NAME[i], block)
 
 
 def _paren(layout):
@@ -882,21 +894,22 @@ class _Finder(object):
                             % (h.record_capacity, _CAPACITY_ALIGNMENT, _MAX_RECORDS_PER_CORE), slot=slot, name=self.name)
 
     def walk(self, cube, cube_given, given):
-        # Rules 2 to 5 for one cube slot count: a candidate, or _Rejected,
-        # or the bad-capacity CaptureError that stopped it (returned).
+        # Rules 2 to 5 for one cube slot count: a candidate, or a _Reject
+        # saying why there is none, or the bad-capacity CaptureError that
+        # stopped it.
         caps, sources, cube_from, start = [0] * len(REGIONS), [], None, 0
-        for i, reg in enumerate(REGIONS):
-            t = reg.core_type
-            n = reg.slots_per_cube_slot * cube
-            first = "%s/0" % t.name
+        for i in range(len(REGIONS)):
+            t, t_name = _REGION_TYPE[i], _REGION_NAME[i]
+            n = _REGION_SLOTS[i] * cube
+            first = t_name + "/0"
             capacity = given[i] if given is not None else 0
             ev = None
             if start + HEADER_SIZE > self.size:
-                raise _Rejected("%s would start past the end of the buffer" % first)
+                return _Reject("%s would start past the end of the buffer" % first)
             h = self.header(start)
             if any(h):
                 if (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
-                    raise _Rejected("the header where %s would start, @%#x, names %s"
+                    return _Reject("the header where %s would start, @%#x, names %s"
                                     % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
                 ev = _Evidence(FROM_HEADERS, t, 0, start)
                 if given is None:
@@ -906,16 +919,16 @@ class _Finder(object):
             else:
                 at, hx, state = self.first_live(start + HEADER_SIZE)
                 if state == "budget":
-                    raise _Rejected("%s is unused and no live header follows within %d MiB" % (first, _ZERO_SCAN_BUDGET >> 20))
+                    return _Reject("%s is unused and no live header follows within %d MiB" % (first, _ZERO_SCAN_BUDGET >> 20))
                 if state == "none":
                     if given is None:
                         if i != len(REGIONS) - 1:
-                            raise _Rejected("every header from %s on is zero, so the capacities of its region "
+                            return _Reject("every header from %s on is zero, so the capacities of its region "
                                             "and the next cannot be read" % first)
                         v = _capacity_of_stride(_exact_stride(self.size - start, n))
                         if v is None:
-                            raise _Rejected("every %s header is zero and no %s capacity makes the layout end with "
-                                            "the buffer" % (t.name, t.name))
+                            return _Reject("every %s header is zero and no %s capacity makes the layout end with "
+                                            "the buffer" % (t_name, t_name))
                         capacity, ev = v, _Evidence(FROM_SIZE)
                 else:
                     j = _region_index(hx.core_type)
@@ -924,31 +937,31 @@ class _Finder(object):
                     if given is not None and j >= 0:
                         k = given[j]
                     elif not _capacity_ok(k):
-                        raise _Rejected("%s is unused and the first live header after it, @%#x, states capacity %d, "
+                        return _Reject("%s is unused and the first live header after it, @%#x, states capacity %d, "
                                         "which no layout has" % (first, self.file(at), hx.record_capacity))
                     ev = _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at)
-                    misplaced = _Rejected("%s is unused and the first live header after it, @%#x, names %s, which "
+                    misplaced = _Reject("%s is unused and the first live header after it, @%#x, names %s, which "
                                           "this layout does not put there" % (first, self.file(at), named))
                     if j == i:
                         if hx.block_id == 0 or hx.block_id >= n or start + hx.block_id * slot_stride(k) != at:
-                            raise misplaced
+                            return misplaced
                         if given is None:
                             capacity = k
                     elif j == i + 1:
                         back = hx.block_id * slot_stride(k)
                         span = at - start
-                        if hx.block_id >= REGIONS[j].slots_per_cube_slot * cube or back > span:
-                            raise misplaced
+                        if hx.block_id >= _REGION_SLOTS[j] * cube or back > span:
+                            return misplaced
                         if given is not None:
                             v = capacity if span - back == n * slot_stride(capacity) else None
                         else:
                             v = _capacity_of_stride(_exact_stride(span - back, n))
                         if v is None:
-                            raise _Rejected("every %s header is zero, and no %s capacity puts %s at @%#x"
-                                            % (t.name, t.name, named, self.file(at)))
+                            return _Reject("every %s header is zero, and no %s capacity puts %s at @%#x"
+                                            % (t_name, t_name, named, self.file(at)))
                         capacity, ev.derived = v, True
                     else:
-                        raise _Rejected("%s is unused and the first live header after it, @%#x, names %s"
+                        return _Reject("%s is unused and the first live header after it, @%#x, names %s"
                                         % (first, self.file(at), named))
             sources.append(_Evidence(FROM_HOST) if given is not None else ev)
             # Region 0 starts at 0 whatever C is; a later region's header, a
@@ -961,12 +974,12 @@ class _Finder(object):
         try:
             layout = Layout(cube, caps)
         except LayoutError:
-            raise _Rejected("its capacities make no layout")
+            return _Reject("its capacities make no layout")
         if cube_from is None and not cube_given:
             if given is not None and layout.size == self.size:
                 cube_from = _Evidence(FROM_SIZE)
             else:
-                raise _Rejected("no header past the first region is live, so nothing fixes the cube slot count")
+                return _Reject("no header past the first region is live, so nothing fixes the cube slot count")
         return _Candidate(cube, caps, cube_from, sources)
 
     def verify(self, cd):
@@ -1014,15 +1027,13 @@ class _Finder(object):
         result = {"cands": [], "rejects": [], "problems": [], "first": lo, "tried": 0}
         for c in range(lo, hi + 1):
             result["tried"] += 1
-            try:
-                cd = self.walk(c, bool(cube), given)
-            except _Rejected as e:
+            cd = self.walk(c, bool(cube), given)
+            if isinstance(cd, _Reject):
                 rejects = result["rejects"]
-                why = str(e)
-                if rejects and rejects[-1][2] == why and rejects[-1][1] == c - 1:
+                if rejects and rejects[-1][2].key == cd.key and rejects[-1][1] == c - 1:
                     rejects[-1][1] = c
                 elif len(rejects) <= _MAX_LISTED:
-                    rejects.append([c, c, why])
+                    rejects.append([c, c, cd])
                 continue
             if isinstance(cd, CaptureError):
                 if all(p.offset != cd.offset for p in result["problems"]):

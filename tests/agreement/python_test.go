@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
 	"github.com/megakernel/cycleabi/internal/pygen"
 	"github.com/megakernel/cycleabi/internal/pytest"
@@ -149,7 +151,9 @@ func runReader(t *testing.T, modDir string, jobs []*pyJob) []pyResult {
 	if err := os.WriteFile(jobsFile, list, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	began := time.Now()
 	out := pytest.Run(t, dir, pyReader, moduleDir(t, modDir), jobsFile)
+	t.Logf("Python read %d captures in %v", len(jobs), time.Since(began).Round(time.Millisecond))
 	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
 	if len(lines) != len(jobs) {
 		t.Fatalf("the Python reader answered %d jobs of %d:\n%.2000s", len(lines), len(jobs), out)
@@ -525,6 +529,11 @@ func mutants(t *testing.T) []*pyJob {
 		t.Fatal(err)
 	}
 	jobs = append(jobs, &pyJob{label: "ambiguous", data: ambiguous})
+	// Headers only (both capacities 0): the layout is the largest cube slot
+	// count the size allows; it holds no record.
+	headersOnly := capturetest.New(30, 0, 0)
+	headersOnly.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1).Enter(abi.CoreTypeAIV, 59, 1)
+	jobs = append(jobs, &pyJob{label: "headers only", data: headersOnly.Bytes()})
 	for _, o := range []capture.Request{
 		{CubeSlots: 33},
 		{CubeSlots: 81},
@@ -1121,5 +1130,98 @@ func TestPythonReadsRandomCaptures(t *testing.T) {
 	t.Logf("%d random captures, %d read", len(jobs), accepted)
 	if accepted < len(jobs)/4 {
 		t.Errorf("only %d of %d random captures were read; the generator makes too few valid ones", accepted, len(jobs))
+	}
+}
+
+// foundCaptures are captures whose layout the search must find with
+// nothing given, drawn as capture's own property test draws them (real
+// and random cube slot counts, capacities 0..512, AIC/0, AIV/0 or the
+// whole AIC region idle, trailing zeros or garbage, raw or .npy), plus
+// the same captures cut short, with a header moved, or with a stray
+// header after the layout: Python must find what Go finds, or refuse as
+// Go refuses.
+func foundCaptures(t *testing.T, n int) []*pyJob {
+	rng := rand.New(rand.NewSource(4242))
+	var jobs []*pyJob
+	for i := 0; i < n; i++ {
+		cube := []uint32{24, 25, 32, 40, 48, 64}[rng.Intn(6)]
+		if rng.Intn(2) == 0 {
+			cube = uint32(24 + rng.Intn(49))
+		}
+		aic, aiv := uint32(16*rng.Intn(33)), uint32(16*(1+rng.Intn(32)))
+		b := capturetest.New(cube, aic, aiv)
+		enter := func(s abi.Slot) {
+			b.Enter(s.CoreType, s.BlockID, 1+rng.Uint64()%(1<<40))
+			for k := 0; k < rng.Intn(int(min(s.Capacity, 3))+1); k++ {
+				start := uint64(1000 + 100*k)
+				b.Span(s.CoreType, s.BlockID, start, start+50, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), uint32(k))
+			}
+		}
+		idleAIC := rng.Intn(2) == 0
+		for k := 0; k < b.Layout.NumSlots(); k++ {
+			s := b.Layout.Slot(k)
+			if !(s.CoreType == abi.CoreTypeAIC && idleAIC) && rng.Intn(4) == 0 {
+				enter(s)
+			}
+		}
+		if rng.Intn(2) == 0 && !idleAIC {
+			enter(b.Slot(abi.CoreTypeAIC, 0))
+		}
+		if rng.Intn(2) == 0 {
+			enter(b.Slot(abi.CoreTypeAIV, 0))
+		}
+		last := uint32(rng.Intn(int(2 * cube)))
+		if h, _ := abi.DecodeCoreHeader(b.Buf[b.Slot(abi.CoreTypeAIV, last).Offset:]); h.IsZero() {
+			b.Enter(abi.CoreTypeAIV, last, 5)
+		}
+		b.Span(abi.CoreTypeAIV, last, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 1)
+		buf := bytes.Clone(b.Bytes())
+		fill := byte(0)
+		if rng.Intn(2) == 0 {
+			fill = 0xA5
+		}
+		buf = append(buf, bytes.Repeat([]byte{fill}, rng.Intn(3000))...)
+		label := fmt.Sprintf("found %d (%d cube slots, AIC %d, AIV %d)", i, cube, aic, aiv)
+		switch rng.Intn(6) {
+		case 0: // cut short
+			buf = buf[:rng.Intn(len(buf))]
+			label += ", cut"
+		case 1: // a stray AIV header after the layout, where a longer AIV region would put it
+			stray := make([]byte, 64+rng.Intn(3)*int(abi.SlotStride(aiv)))
+			h := abi.CoreHeader{EntryCycle: 9, CoreType: abi.CoreTypeAIV, BlockID: 2*cube + uint32(len(stray)-64)/uint32(abi.SlotStride(aiv)), RecordCapacity: aiv}
+			h.Append(stray[len(stray)-64 : len(stray)-64])
+			buf = append(bytes.Clone(b.Bytes()), stray...)
+			label += ", stray header after"
+		case 2: // a live header moved by one slot
+			s := b.Layout.Slot(rng.Intn(b.Layout.NumSlots()))
+			h, _ := abi.DecodeCoreHeader(buf[s.Offset:])
+			h.BlockID++
+			h.Append(buf[s.Offset:s.Offset])
+			label += ", header renamed"
+		}
+		if rng.Intn(3) == 0 {
+			buf = capturetest.NPY(buf)
+			label += ", npy"
+		}
+		jobs = append(jobs, &pyJob{label: label, data: buf})
+	}
+	return jobs
+}
+
+// TestPythonFindsLayouts: on foundCaptures, read_capture with nothing
+// given finds Go's layout (and says how as Go does) or refuses as Go does.
+func TestPythonFindsLayouts(t *testing.T) {
+	jobs := foundCaptures(t, 200)
+	results := runReader(t, genPy, jobs)
+	accepted := compareWithGo(t, jobs, results)
+	codes := map[string]int{}
+	for _, r := range results {
+		if r.Error != nil {
+			codes[r.Error.Code]++
+		}
+	}
+	t.Logf("%d captures: %d read, errors by code %v", len(jobs), accepted, codes)
+	if accepted < len(jobs)/3 {
+		t.Errorf("only %d of %d were read", accepted, len(jobs))
 	}
 }
