@@ -7,6 +7,10 @@
 // .npy file (what np.save writes; the payload after its header is the
 // buffer). The format is told by the magic bytes, not the file name.
 //
+// The layout (cube slot count and capacities) is found from the capture
+// itself by Resolve, from a Request that says what the caller knows; Scan
+// then checks every slot and record under it.
+//
 // Byte offsets in problems are offsets in the file, so they can be found
 // with a hex viewer; for raw captures they equal offsets in the buffer.
 package capture

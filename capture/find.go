@@ -3,6 +3,7 @@ package capture
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -130,7 +131,13 @@ type finder struct {
 //  2. The header where the region starts must be zero or name the region's
 //     slot 0. A live one gives the region's capacity (a capacity that is
 //     not a multiple of 16 or exceeds MaxRecordsPerCore is a bad-capacity
-//     problem at that header).
+//     problem at that header). One that names another slot (a damaged
+//     header) rules C out, unless, past the records it counts, the first
+//     live header names a later slot b of the region with capacity K at
+//     start + b*stride(K); then K is the capacity, and the damaged header
+//     counts against the candidate. (In the first region, whose start does
+//     not depend on C, and for a given C, a damaged header's capacity is
+//     read all the same.)
 //  3. When it is zero, the first live header after it is read (the first
 //     64-byte block at a multiple of 64 whose header fields are not all
 //     zero; at most zeroScanBudget bytes per resolution are read looking).
@@ -153,9 +160,12 @@ type finder struct {
 //
 // Each C that survives is a candidate, checked against every slot header
 // of its layout (each must be zero or name exactly its own slot and the
-// candidate's capacity), and against the first live header after its
-// layout (which must not be a slot of the last region past the layout's
-// last, at the place the region's stride gives it). A
+// candidate's capacity), against the first live header after its layout
+// (which must not be a slot of the last region past the layout's last, at
+// the place the region's stride gives it), and against the live headers
+// the other candidates were found from (each must sit at one of its slot
+// headers, past its layout, or among the records a live slot wrote: an
+// unused slot, and the room past a slot's record_count, hold zeros). A
 // candidate fits when none disagrees and the buffer holds the layout;
 // Resolve takes the only one that fits, and never picks among several.
 //
@@ -184,15 +194,72 @@ func (f *finder) search(cube uint32, given *abi.Capacities) search {
 			s.addReject(uint32(c), f, &w.rej)
 			continue
 		}
-		cd := w.candidate(f)
+		cd, err := w.candidate(f)
+		if err != nil {
+			s.addReject(uint32(c), f, &rejection{kind: rNotLayout})
+			continue
+		}
 		if cube != 0 {
 			cd.cubeFrom = Evidence{Source: FromHost}
 		}
 		f.verify(cd)
 		s.cands = append(s.cands, cd)
 	}
+	if len(s.cands) > 1 {
+		f.crossCheck(s.cands)
+	}
 	s.allZero = f.allZero()
 	return s
+}
+
+// crossCheck holds every candidate to the live headers the others were
+// found from: under a candidate, such a header must sit where a slot's
+// header is (verify checked those), past the layout, or among the records
+// a live slot wrote; in an unused slot, or past a slot's record_count,
+// nothing was ever written.
+func (f *finder) crossCheck(cands []*candidate) {
+	var seen []uint64
+	for _, other := range cands {
+		for _, e := range append([]Evidence{other.cubeFrom}, other.from...) {
+			if e.Source != FromHeaders {
+				continue
+			}
+			off := uint64(e.Off - f.c.Base)
+			if slices.Contains(seen, off) {
+				continue
+			}
+			seen = append(seen, off)
+			for _, cd := range cands {
+				s, ok := slotAt(cd.layout, off)
+				if !ok || off == s.Offset {
+					continue
+				}
+				h := f.header(s.Offset)
+				written := uint64(min(h.RecordCount, s.Capacity))
+				if h.IsZero() || off >= s.RecordOffset(uint32(written)) {
+					if cd.mismatches == 0 {
+						cd.first = fmt.Sprintf("no live header at @%#x (%s), which falls in room %s never wrote", f.file(off), e.Slot, s)
+					}
+					cd.mismatches++
+				}
+			}
+		}
+	}
+}
+
+// slotAt returns the slot of l whose bytes hold buffer offset off.
+func slotAt(l abi.Layout, off uint64) (abi.Slot, bool) {
+	for _, r := range regions {
+		n := l.SlotCount(r.CoreType)
+		if n == 0 {
+			continue
+		}
+		start, stride := l.SlotOffset(r.CoreType, 0), abi.SlotStride(l.Capacities.For(r.CoreType))
+		if off >= start && off < start+uint64(n)*stride {
+			return l.SlotOf(r.CoreType, uint32((off-start)/stride))
+		}
+	}
+	return abi.Slot{}, false
 }
 
 func (s *search) addProblem(p *Problem) {
@@ -302,14 +369,18 @@ func (w *walkState) reset(cube uint32) {
 	*w = walkState{cube: cube, from: from}
 }
 
-func (w *walkState) candidate(f *finder) *candidate {
-	cd := &candidate{cube: w.cube, caps: w.caps, cubeFrom: w.cubeFrom.public(f), from: make([]Evidence, len(w.from))}
+// candidate makes the walk's result a candidate: its layout is built
+// here, once per candidate.
+func (w *walkState) candidate(f *finder) (*candidate, error) {
+	l, err := abi.NewLayout(w.cube, w.caps)
+	if err != nil {
+		return nil, err
+	}
+	cd := &candidate{cube: w.cube, caps: w.caps, layout: l, size: l.Size(), cubeFrom: w.cubeFrom.public(f), from: make([]Evidence, len(w.from))}
 	for i, e := range w.from {
 		cd.from[i] = e.public(f)
 	}
-	cd.layout, _ = abi.NewLayout(w.cube, w.caps) // checked by walk
-	cd.size = cd.layout.Size()
-	return cd
+	return cd, nil
 }
 
 // walk applies rules 2 to 5 for the cube slot count w.cube: w holds the
@@ -335,8 +406,16 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 		h := f.header(start)
 		if !h.IsZero() {
 			if (h.CoreType != t || h.BlockID != 0) && i > 0 && !cubeGiven {
-				w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
-				return nil
+				// A damaged slot 0: the next slot of the region, after
+				// the records its header counts, may still place it.
+				k, at, ok := f.pastDamaged(start, n, h, given, t)
+				if !ok {
+					w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
+					return nil
+				}
+				capacity = k
+				ev = evidence{src: FromHeaders, t: t, block: f.header(at).BlockID, off: at}
+				goto placed
 			}
 			ev = evidence{src: FromHeaders, t: t, off: start}
 			if given == nil {
@@ -409,6 +488,7 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 				}
 			}
 		}
+	placed:
 		if given != nil {
 			w.from = append(w.from, evidence{src: FromHost})
 		} else {
@@ -423,20 +503,44 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 		w.caps.Set(t, capacity)
 		start += n * abi.SlotStride(capacity)
 	}
-	if _, err := abi.NewLayout(cube, w.caps); err != nil {
-		w.rej = rejection{kind: rNotLayout}
-		return nil
-	}
 	if w.cubeFrom.src == "" && !cubeGiven {
 		// Given capacities and nothing live past the first region: the
-		// count whose layout ends exactly with the buffer.
-		if l, _ := abi.NewLayout(cube, w.caps); given != nil && l.Size() == f.size {
+		// count whose layout ends exactly with the buffer (start is now
+		// the layout's size).
+		if given != nil && start == f.size {
 			w.cubeFrom = evidence{src: FromSize}
 		} else {
 			w.rej = rejection{kind: rUnpinned}
 		}
 	}
 	return nil
+}
+
+// pastDamaged handles a region whose slot-0 header at start names another
+// slot: past the records that header counts, the first live header must
+// name a later slot b of the same region with an aligned capacity K, at
+// start + b*stride(K). It returns K (or the given capacity) and where that
+// header is; verify then counts the damaged header against the candidate.
+func (f *finder) pastDamaged(start, n uint64, h abi.CoreHeader, given *abi.Capacities, t abi.CoreType) (uint32, uint64, bool) {
+	skip := start + abi.CoreHeaderSize + uint64(h.RecordCount)*abi.ProfileRecordSize
+	skip = (skip + abi.CoreHeaderSize - 1) / abi.CoreHeaderSize * abi.CoreHeaderSize
+	if skip+abi.CoreHeaderSize > f.size {
+		return 0, 0, false
+	}
+	at, hx, st := f.firstLive(skip)
+	if st != liveFound || hx.CoreType != t || hx.BlockID == 0 || uint64(hx.BlockID) >= n {
+		return 0, 0, false
+	}
+	k := hx.RecordCapacity
+	if given != nil {
+		k = given.For(t)
+	} else if abi.CheckCapacity(uint64(k)) != nil {
+		return 0, 0, false
+	}
+	if start+uint64(hx.BlockID)*abi.SlotStride(k) != at {
+		return 0, 0, false
+	}
+	return k, at, true
 }
 
 // verify checks every slot header of a candidate's layout that the buffer

@@ -73,7 +73,13 @@ func drawFoundCapture(t *rapid.T) foundCapture {
 	if rapid.Bool().Draw(t, "garbage after") {
 		fill = 0xA5
 	}
-	buf = append(buf, bytes.Repeat([]byte{fill}, rapid.IntRange(0, 3000).Draw(t, "bytes after"))...)
+	after := rapid.IntRange(0, 3000).Draw(t, "bytes after")
+	// A large zero tail behind an all-zero AIC region of capacity > 0 is
+	// truly ambiguous (TestAmbiguousIdleAICRegion); not drawn here.
+	if (!idleAIC || aic == 0) && rapid.IntRange(0, 4).Draw(t, "a large tail") == 0 {
+		after += len(buf) * rapid.IntRange(1, 2).Draw(t, "tail in layouts")
+	}
+	buf = append(buf, bytes.Repeat([]byte{fill}, after)...)
 	if rapid.Bool().Draw(t, "npy") {
 		buf = capturetest.NPY(buf)
 	}
@@ -197,6 +203,27 @@ func TestAmbiguousLayout(t *testing.T) {
 	assert.Contains(t, res.How, "host plan p.yaml picks it among")
 }
 
+// An all-zero AIC region states no AIC capacity: 24 cube slots of AIC
+// capacity 64 put AIV/0 where 88 of capacity 16 do, and a zero tail holds
+// the larger layout's extra AIV slots. Both fit; both are listed.
+func TestAmbiguousIdleAICRegion(t *testing.T) {
+	b := capturetest.New(24, 64, 16)
+	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
+	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, len(b.Bytes()))...))
+	require.NoError(t, err)
+	_, err = c.Resolve(capture.Request{})
+	p := problem(t, err)
+	assert.Equal(t, capture.CodeAmbiguousLayout, p.Code)
+	assert.Contains(t, p.Msg, "(24 cube slots, AIC capacity 64, AIV capacity 16)")
+	assert.Contains(t, p.Msg, "(88 cube slots, AIC capacity 16, AIV capacity 16)")
+	// Without the tail, only the written layout fits.
+	c, err = capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	res, err := c.Resolve(capture.Request{})
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout)
+}
+
 // No layout fits: an error saying why for the cube slot counts tried.
 func TestNoLayout(t *testing.T) {
 	b := capturetest.New(24, 16, 16)
@@ -273,4 +300,26 @@ func TestRequestProblems(t *testing.T) {
 	assert.Equal(t, capture.PartCapacity, re.Part)
 	assert.Equal(t, abi.CoreTypeAIC, re.CoreType)
 	assert.EqualValues(t, 17, re.Value)
+}
+
+// A damaged AIV/0 header (it names AIC/9) does not hide the layout when
+// a later AIV header places it: the scan then reports the damaged one.
+func TestDamagedFirstHeader(t *testing.T) {
+	b := capturetest.New(32, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
+	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
+	b.Enter(abi.CoreTypeAIV, 3, 1)
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
+	c, err := capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	res, err := c.Resolve(capture.Request{})
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout)
+	aiv3 := b.HeaderOffset(abi.CoreTypeAIV, 3, 0)
+	assert.Equal(t, fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3), res.How)
+	_, err = c.Scan(res.Layout, capture.ScanOptions{})
+	p := problem(t, err)
+	assert.Equal(t, capture.CodeSlotIdentity, p.Code)
+	assert.Equal(t, "AIV/0", p.Slot)
 }

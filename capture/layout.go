@@ -187,8 +187,10 @@ type Resolved struct {
 
 // Resolve finds the layout of c under the request: a given layout
 // (CubeSlots and Capacities) is used as given once the headers do not
-// contradict it; otherwise the missing parts are found by FindLayout's
-// search, with the host plan standing in where the headers state nothing.
+// contradict it; otherwise the missing parts are found by the layout
+// search (finder.search, whose doc comment states its rules), with the
+// host plan standing in where the headers state nothing and choosing
+// among layouts that fit equally.
 //
 // A request that makes no layout is a *RequestError. A capture whose
 // layout cannot be resolved is a *Problem: short-buffer, bad-capacity,
@@ -355,7 +357,11 @@ func (f *finder) how(cd *candidate, req Request) string {
 			case e.Derived:
 				parts = append(parts, fmt.Sprintf("%s capacity %d from where the %s header sits (every %s header is zero)", t, cd.caps.For(t), e.Slot, t))
 			case e.Slot != first:
-				parts = append(parts, fmt.Sprintf("%s capacity %d from the %s header at @%#x (%s is unused)", t, cd.caps.For(t), e.Slot, e.Off, first))
+				state := "is unused"
+				if h := f.header(cd.layout.SlotOffset(t, 0)); !h.IsZero() {
+					state = "has a damaged header"
+				}
+				parts = append(parts, fmt.Sprintf("%s capacity %d from the %s header at @%#x (%s %s)", t, cd.caps.For(t), e.Slot, e.Off, first, state))
 			}
 		}
 	}

@@ -29,6 +29,10 @@ type Decoded struct {
 	// Summary has the layout, the record and dropped counts, the active
 	// slots (with records) in buffer order and the anchor cycle.
 	Summary *capture.Summary
+	// Warnings counts what the trace will show differently from what the
+	// device wrote: Decode fills in what the scan saw, WriteTrace the
+	// rest as it writes the records.
+	Warnings Warnings
 	// TempDir is where sorted copies of out-of-order slots are kept
 	// during a walk when there are several such slots ("": os.TempDir()).
 	TempDir string
@@ -51,7 +55,13 @@ func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Decoded{Capture: c, Layout: res, Summary: sum}, nil
+	d := &Decoded{Capture: c, Layout: res, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
+	for _, a := range sum.Active {
+		if !a.Sorted {
+			d.Warnings.UnsortedSlots++
+		}
+	}
+	return d, nil
 }
 
 // Record is one live record with the slot it was read from.

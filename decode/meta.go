@@ -77,7 +77,10 @@ func appendRankMeta(b []byte, in *Input) []byte {
 	b = append(b, `,"ownerLabel":`...)
 	b = appendJSONString(b, cfg.OwnerLabel)
 	b = append(b, `,"warnings":[`...)
-	if w := Warning(sum.Dropped); w != "" {
+	for i, w := range in.Decoded.Warnings.Lines() {
+		if i > 0 {
+			b = append(b, ',')
+		}
 		b = appendJSONString(b, w)
 	}
 	b = append(b, ']')
@@ -115,4 +118,57 @@ func Warning(dropped uint64) string {
 		return ""
 	}
 	return "Device dropped " + strconv.FormatUint(dropped, 10) + " cycle trace records"
+}
+
+// Warnings counts what a viewer will show differently from what the
+// device wrote, one kind per field. Decode sets UnsortedSlots and
+// Dropped; WriteTrace counts the rest as it writes the records.
+type Warnings struct {
+	// Dropped is the records the cores dropped (full slots).
+	Dropped uint64
+	// UnsortedSlots is the slots whose records are not in start_cycle
+	// order (the trace shows them sorted).
+	UnsortedSlots int
+	// Overlapping is the records that start before the end of an earlier
+	// record of their core, in start order (Perfetto moves them to
+	// another track); validate's overlap findings.
+	Overlapping uint64
+	// BeforeEntry is the records that start before their core's
+	// entry_cycle (validate's before-entry findings); NegativeTS of all
+	// records, those before the trace's anchor, whose ts is negative
+	// (Perfetto drops them).
+	BeforeEntry uint64
+	NegativeTS  uint64
+}
+
+// Lines renders w for the trace's "warnings" and decode's summary: one
+// line per kind found, with its count, never one per record. The first
+// is the reference decoder's dropped-records warning, as it writes it.
+func (w Warnings) Lines() []string {
+	var lines []string
+	if d := Warning(w.Dropped); d != "" {
+		lines = append(lines, d)
+	}
+	const validate = "; run validate for offsets"
+	if w.Overlapping > 0 {
+		lines = append(lines, count(w.Overlapping, "record overlaps", "records overlap")+" an earlier record of their core (viewers move them to another track)"+validate)
+	}
+	if w.BeforeEntry > 0 {
+		lines = append(lines, count(w.BeforeEntry, "record starts", "records start")+" before their core's entry_cycle"+validate)
+	}
+	if w.NegativeTS > 0 {
+		lines = append(lines, count(w.NegativeTS, "record starts", "records start")+" before the trace's anchor cycle, so their ts is negative (Perfetto drops them)"+validate)
+	}
+	if w.UnsortedSlots > 0 {
+		lines = append(lines, count(uint64(w.UnsortedSlots), "slot holds", "slots hold")+" records out of start_cycle order (shown sorted)"+validate)
+	}
+	return lines
+}
+
+// count renders "1 record overlaps", "2 records overlap".
+func count(n uint64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatUint(n, 10) + " " + many
 }

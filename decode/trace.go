@@ -222,7 +222,25 @@ func (p *pipeline) render(i int, in *Input) error {
 	b = r.appendMetadataEvents(b)
 	events := 0
 	var err error
+	// The counts of Warnings the walk sees: records that overlap an
+	// earlier one of their slot (records of a slot come in start order),
+	// or start before their core's entry or the anchor.
+	w := &in.Decoded.Warnings
+	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
+	maxEnd := make([]uint64, len(r.slots))
+	started := make([]bool, len(r.slots))
 	walkErr := in.Decoded.Records(func(rec Record) bool {
+		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
+			w.Overlapping++
+		}
+		started[rec.Active] = true
+		maxEnd[rec.Active] = max(maxEnd[rec.Active], rec.EndCycle)
+		if rec.StartCycle < rec.EntryCycle {
+			w.BeforeEntry++
+		}
+		if rec.StartCycle < r.anchor {
+			w.NegativeTS++
+		}
 		b = r.appendEvent(b, &rec)
 		events++
 		if len(b) >= chunkSize {
@@ -377,9 +395,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
-	b = r.clock.appendSignedMicros(b, rec.StartCycle, r.anchor)
-	b = append(b, `,"dur":`...)
-	b = r.clock.appendMicros(b, rec.EndCycle-rec.StartCycle)
+	b = r.clock.appendSpan(b, rec.StartCycle, rec.EndCycle, r.anchor, `,"dur":`)
 	b = append(b, s.argsStart...)
 	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
 	b = append(b, `,"desc_id":`...)

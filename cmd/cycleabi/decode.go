@@ -182,8 +182,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		for _, w := range in.Decoded.Capture.Warnings {
 			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
 		}
-		if w := decode.Warning(in.Decoded.Summary.Dropped); w != "" {
-			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s; plan larger capacities\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		for i, w := range in.Decoded.Warnings.Lines() {
+			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
+				w += "; plan larger capacities; run validate for offsets"
+			}
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
 	}
 	where := f.output

@@ -44,7 +44,7 @@ func (f *layoutFlags) register(fs *pflag.FlagSet, planUsage string) {
 	for i := range f.capacities {
 		c := &f.capacities[i]
 		fs.Uint32Var(&c.value, capacityFlagName(c.coreType), 0,
-			fmt.Sprintf("host-planned %s record capacity (with %s); default: found from the capture", c.coreType, strings.Join(names, ", ")))
+			fmt.Sprintf("host-planned %s record capacity (give all of %s, or none); default: found from the capture", c.coreType, strings.Join(names, ", ")))
 	}
 	fs.StringVar(&f.planFile, "plan", "", planUsage)
 }

@@ -57,12 +57,14 @@ Text output: one line per finding, sorted by file offset,
 then a summary line per capture: records, dropped, errors and warnings by
 code, the layout, and the ABI version and fingerprint it was checked
 against. At most --max-findings findings of each code are shown (the lowest
-offsets); the counts are always exact.
+offsets); the counts are always exact. --max-findings 0 shows every finding
+up to 65536 per code, a bound that keeps memory in check on a capture with
+millions of findings; the summary says how many of a code are shown.
 
 --format json writes one document (schema version 1):
 
   {"version": 1, "abi": {"version": 1, "fingerprint": "..."},
-   "strict": false, "max_findings": 100, "ok": true,
+   "strict": false, "max_findings": 100 (0: all, up to 65536), "ok": true,
    "captures": [{"file", "format": "raw"|"npy"|null, "buffer_offset",
      "buffer_size", "layout": {"cube_slots", "capacities": {"AIC", "AIV"},
      "size", "source": "headers"|"host"|"plan", "cube_slots_source":
@@ -93,7 +95,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
-	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all")
+	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
 	return cmd
 }
 
