@@ -817,6 +817,19 @@ def _paren(layout):
         "%s capacity %d" % (r.core_type.name, c) for r, c in zip(REGIONS, layout.capacities)))
 
 
+def _slot_at(layout, off):
+    # The Slot of layout whose bytes hold buffer offset off, or None.
+    for i, r in enumerate(REGIONS):
+        n = r.slots_per_cube_slot * layout.cube_slots
+        if n == 0:
+            continue
+        start, stride = layout.region_offset(i), slot_stride(layout.capacities[i])
+        if start <= off < start + n * stride:
+            b = (off - start) // stride
+            return Slot(r.core_type, b, start + b * stride, layout.capacities[i])
+    return None
+
+
 def _exact_stride(nbytes, slots):
     if slots == 0 or nbytes % slots:
         return None
@@ -907,10 +920,17 @@ class _Finder(object):
             if start + HEADER_SIZE > self.size:
                 return _Reject("%s would start past the end of the buffer" % first)
             h = self.header(start)
-            if any(h):
-                if (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
+            damaged = None
+            if any(h) and (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
+                # A damaged slot 0: the next slot of the region, after the
+                # records its header counts, may still place it.
+                damaged = self.past_damaged(start, n, h, given, i)
+                if damaged is None:
                     return _Reject("the header where %s would start, @%#x, names %s"
-                                    % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
+                                   % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
+                capacity, at, block = damaged
+                ev = _Evidence(FROM_HEADERS, t, block, at)
+            elif any(h):
                 ev = _Evidence(FROM_HEADERS, t, 0, start)
                 if given is None:
                     if not _capacity_ok(h.record_capacity):
@@ -971,16 +991,65 @@ class _Finder(object):
                 cube_from = _Evidence(ev.src, ev.core_type, ev.block, ev.off)
             caps[i] = capacity
             start += n * slot_stride(capacity)
-        try:
-            layout = Layout(cube, caps)
-        except LayoutError:
-            return _Reject("its capacities make no layout")
         if cube_from is None and not cube_given:
-            if given is not None and layout.size == self.size:
+            # Given capacities and nothing live past the first region: the
+            # count whose layout ends exactly with the buffer (start is now
+            # the layout's size).
+            if given is not None and start == self.size:
                 cube_from = _Evidence(FROM_SIZE)
             else:
                 return _Reject("no header past the first region is live, so nothing fixes the cube slot count")
-        return _Candidate(cube, caps, cube_from, sources)
+        try:
+            return _Candidate(cube, caps, cube_from, sources)
+        except LayoutError:
+            return _Reject("its capacities make no layout")
+
+    def past_damaged(self, start, n, h, given, i):
+        # A region whose slot-0 header names another slot: past the records
+        # that header counts, the first live header must name a later slot b
+        # of the same region with an aligned capacity K, at start +
+        # b*stride(K). Returns (K or the given capacity, where that header
+        # is, b), or None; verify then counts the damaged header against the
+        # candidate.
+        skip = start + HEADER_SIZE + h.record_count * RECORD_SIZE
+        skip = (skip + HEADER_SIZE - 1) // HEADER_SIZE * HEADER_SIZE
+        if skip + HEADER_SIZE > self.size:
+            return None
+        at, hx, state = self.first_live(skip)
+        if state != "found" or hx.core_type != _REGION_TYPE[i] or hx.block_id == 0 or hx.block_id >= n:
+            return None
+        k = hx.record_capacity
+        if given is not None:
+            k = given[i]
+        elif not _capacity_ok(k):
+            return None
+        if start + hx.block_id * slot_stride(k) != at:
+            return None
+        return k, at, hx.block_id
+
+    def cross_check(self, cands):
+        # Holds every candidate to the live headers the others were found
+        # from: under a candidate, such a header must sit where a slot's
+        # header is (verify checked those), past the layout, or among the
+        # records a live slot wrote; an unused slot, and the room past a
+        # slot's record_count, hold nothing.
+        seen = set()
+        for other in cands:
+            for e in [other.cube_from] + other.sources:
+                if e.src != FROM_HEADERS or e.off in seen:
+                    continue
+                seen.add(e.off)
+                for cd in cands:
+                    slot = _slot_at(cd.layout, e.off)
+                    if slot is None or e.off == slot.offset:
+                        continue
+                    h = self.header(slot.offset)
+                    written = min(h.record_count, slot.capacity)
+                    if not any(h) or e.off >= slot.record_offset(written):
+                        if cd.mismatches == 0:
+                            cd.first = "no live header at @%#x (%s), which falls in room %s never wrote" % (
+                                self.file(e.off), e.slot(), slot.name)
+                        cd.mismatches += 1
 
     def verify(self, cd):
         # Every slot header of the candidate's layout the buffer holds must be
@@ -1043,6 +1112,8 @@ class _Finder(object):
                 cd.cube_from = _Evidence(FROM_HOST)
             self.verify(cd)
             result["cands"].append(cd)
+        if len(result["cands"]) > 1:
+            self.cross_check(result["cands"])
         return result
 
     def fits(self, cd):
@@ -1068,8 +1139,9 @@ class _Finder(object):
                     parts.append("%s capacity %d from where the %s header sits (every %s header is zero)"
                                  % (t, cd.caps[i], e.slot(), t))
                 elif e.slot() != "%s/0" % t:
-                    parts.append("%s capacity %d from the %s header at @%#x (%s/0 is unused)"
-                                 % (t, cd.caps[i], e.slot(), self.file(e.off), t))
+                    state = "has a damaged header" if any(self.header(cd.layout.region_offset(i))) else "is unused"
+                    parts.append("%s capacity %d from the %s header at @%#x (%s/0 %s)"
+                                 % (t, cd.caps[i], e.slot(), self.file(e.off), t, state))
         return ", ".join(parts)
 
     def truncated(self, need, why):

@@ -534,6 +534,13 @@ func mutants(t *testing.T) []*pyJob {
 	headersOnly := capturetest.New(30, 0, 0)
 	headersOnly.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1).Enter(abi.CoreTypeAIV, 59, 1)
 	jobs = append(jobs, &pyJob{label: "headers only", data: headersOnly.Bytes()})
+	// Two cube slot counts the walk accepts (40, from AIV/1's header; 168,
+	// from the size), told apart only by holding each to the header the
+	// other was found from (capture's rapid property found this one).
+	cross := capturetest.New(40, 224, 368)
+	cross.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 1, 5)
+	cross.Span(abi.CoreTypeAIV, 1, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 1)
+	jobs = append(jobs, &pyJob{label: "cross-checked", data: cross.Bytes()})
 	for _, o := range []capture.Request{
 		{CubeSlots: 33},
 		{CubeSlots: 81},
