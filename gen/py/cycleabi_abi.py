@@ -1534,39 +1534,61 @@ def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
     With neither cube_slots nor capacities (one per region, in REGIONS
     order) given, the layout is searched from the headers and the buffer
     size alone; given values are used once the headers do not contradict
-    them. The rules, as package capture states them:
+    them (layout-mismatch names both). The rules, as package capture states
+    them:
 
     The unknowns are the cube slot count C and one record capacity per
-    region. Region i starts where region i-1 ends, its slot b at start +
-    b*stride(capacity). A header is live when its fields are not all zero.
+    region (in buffer order). Region i starts where region i-1 ends, and
+    its slot b at start + b*stride(capacity). Every slot offset is a
+    multiple of 64. A header is live when its fields are not all zero.
 
     1. C is tried from the minimum up to the smallest of MAX_FOUND_CUBE_SLOTS
-       and size/(64*slots per cube slot) (only the given C when given).
-       For each C the regions are walked in order:
+       and size/(64*slots per cube slot) (only the given C when given). For
+       each C the regions are walked in order:
     2. The header where the region starts must be zero or name the region's
-       slot 0; a live one gives the region's capacity (a capacity that is
-       not a multiple of the alignment or exceeds the maximum is a
-       bad-capacity error at that header).
-    3. When it is zero, the first live header after it is read. If it names
-       slot b of the same region with capacity K, it must sit at start +
-       b*stride(K): K is the capacity. If it names slot b of the next
-       region, this region's headers are all zero and its capacity is the
-       one whose stride puts that header at its place. Anything else rules
-       C out.
+       slot 0. A live one gives the region's capacity (a capacity that is
+       not a multiple of the alignment or exceeds MAX_RECORDS_PER_CORE is a
+       bad-capacity error at that header). One that names another slot (a
+       damaged header) rules C out, unless, past the records it counts, the
+       first live header names a later slot b of the region with capacity K
+       at start + b*stride(K); then K is the capacity, and the damaged
+       header counts against the candidate. (In the first region, whose
+       start does not depend on C, and for a given C, a damaged header's
+       capacity is read all the same.)
+    3. When it is zero, the first live header after it is read (the first
+       64-byte block whose header fields are not all zero; at most 256 MiB
+       are read looking). If it names slot b of the same region with
+       capacity K, it must sit at start + b*stride(K): K is the capacity. If
+       it names slot b of the next region with capacity K, this region's
+       headers are all zero, and its capacity is the one whose stride puts
+       that header at its place: stride = (offset - b*stride(K) - start) /
+       (slots of the region), which must be a whole stride of an aligned
+       capacity. Anything else rules C out.
     4. When every byte after it is zero and it is the last region, its
        capacity is the one that makes the layout end exactly with the
-       buffer, if one does.
-    5. Given capacities replace the ones read, and the walk must have found
-       something whose place depends on C, unless C is given (with given
-       capacities, the C whose layout ends exactly with the buffer).
+       buffer, if one does; otherwise C is ruled out.
+    5. Given capacities replace the ones read (the headers still have to be
+       where the given capacities put them), and the walk must have found
+       something whose place depends on C (a header after the first region,
+       or the size rule), unless C is given; with given capacities and
+       nothing live past the first region, C is the one whose layout ends
+       exactly with the buffer.
 
     Each C that survives is a candidate, checked against every slot header
-    of its layout and the first live header after it. The only candidate
-    that fits (every header agrees, the buffer holds it) is the layout;
-    several are ambiguous-layout, none no-layout (CaptureError). Returns
-    (Layout, source, how): source "headers" or "host", how the phrase
-    decode prints ("found: 32 cube slots from the AIV/0 header at @0x9610").
-    Values that make no layout raise LayoutError.
+    of its layout (each must be zero or name exactly its own slot and the
+    candidate's capacity), against the first live header after its layout
+    (which must not be a slot of the last region past the layout's last, at
+    the place the region's stride gives it), and against the live headers
+    the other candidates were found from (each must sit at one of its slot
+    headers, past its layout, or among the records a live slot wrote). The
+    only candidate that fits (nothing disagrees, the buffer holds it) is
+    the layout; several that fit are ambiguous-layout, none no-layout (or
+    truncated, when the one candidate is longer than the buffer; or
+    no-records, when every header is zero): CaptureError.
+
+    Returns (Layout, source, how): source "headers" or "host" (capacities
+    given), how the phrase decode prints ("found: 32 cube slots from the
+    AIV/0 header at @0x9610"). Values that make no layout raise LayoutError.
     """
     cube = int(cube_slots) if cube_slots else 0
     if capacities is not None:
