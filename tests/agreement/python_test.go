@@ -79,7 +79,7 @@ for job in json.load(open(sys.argv[2])):
     try:
         c = abi.read_capture(src, job["cube_slots"], *caps, name="capture")
         recs = c.records()
-        out = {"ok": True, "layout": [c.cube_slots] + list(c.layout.capacities), "how": c.layout_how,
+        out = {"ok": True, "layout": [c.cube_slots] + list(c.layout.capacities), "how": c.layout_how, "anchor": c.anchor,
                "warnings": [[w[0], w[1]] for w in c.warnings],
                "dropped": c.dropped_count, "columns": list(recs.dtype.names), "records": recs.tolist()}
     except abi.CaptureError as e:
@@ -107,6 +107,7 @@ type pyResult struct {
 	OK       bool       `json:"ok"`
 	Layout   []uint64   `json:"layout"`
 	How      string     `json:"how"`
+	Anchor   uint64     `json:"anchor"`
 	Warnings [][]any    `json:"warnings"`
 	Dropped  uint64     `json:"dropped"`
 	Columns  []string   `json:"columns"`
@@ -171,6 +172,7 @@ func runReader(t *testing.T, modDir string, jobs []*pyJob) []pyResult {
 // trace order (the fields of abi.ProfileRecord, then core type and block
 // id), or its first problem, or a plain error.
 type goDecoded struct {
+	anchor   uint64
 	layout   []uint64
 	how      string
 	warnings string
@@ -190,6 +192,7 @@ func goDecode(t *testing.T, data []byte, o capture.Request) goDecoded {
 			l := d.Summary.Layout
 			g.layout = []uint64{uint64(l.CubeSlots), uint64(l.Capacities.AIC), uint64(l.Capacities.AIV)}
 			g.how = d.Layout.How
+			g.anchor = d.Summary.Anchor
 			var ws []string
 			for _, w := range c.Warnings {
 				ws = append(ws, fmt.Sprintf("[%s %d]", w.Code, w.Off))
@@ -272,6 +275,9 @@ func compareWithGo(t *testing.T, jobs []*pyJob, results []pyResult) (accepted in
 			t.Errorf("%s: Python layout %v dropped %d; Go %v dropped %d", where, py.Layout, py.Dropped, want.layout, want.dropped)
 		}
 		// np.load drops the .npy header, and with it the file offsets.
+		if py.Anchor != want.anchor {
+			t.Errorf("%s: Python's anchor cycle %d; Go's %d", where, py.Anchor, want.anchor)
+		}
 		if py.How != want.how && j.As != "npload" {
 			t.Errorf("%s: Python found the layout %q; Go %q", where, py.How, want.how)
 		}
