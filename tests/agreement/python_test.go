@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/gogen"
 	"github.com/megakernel/cycleabi/internal/pygen"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/internal/schema"
@@ -864,52 +867,56 @@ func replaceOnce(t *testing.T, text, old, new string) string {
 	return strings.Replace(text, old, new, 1)
 }
 
-// schemaWriter writes a capture of the layout a schema model describes,
-// placing every field by the model's offsets and widths: the writer of a
-// changed ABI, independent of gen/go (which follows the committed schema).
-type schemaWriter struct {
-	s    *schema.Schema
-	cube int
-	caps map[string]int // core type name -> capacity
-	buf  []byte
-}
-
-func newSchemaWriter(s *schema.Schema, cube int, caps map[string]int) *schemaWriter {
-	w := &schemaWriter{s: s, cube: cube, caps: caps}
-	size := 0
-	for _, r := range s.Layout.Regions {
-		size += r.SlotsPerCubeSlot * cube * (s.Layout.Header.Size + caps[r.CoreType.Name]*s.Layout.Record.Size)
+// regeneratedWriter renders gen/go's package from the model s (as abigen
+// would after a schema change), builds it in a module of its own with
+// program (package main, importing it as "example.com/changed/abi") and
+// runs the program with the path of a file it is to write the capture to.
+// It returns the capture: written by the changed ABI's own Go writer, not
+// by the committed one.
+func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH to build the regenerated Go writer")
 	}
-	w.buf = make([]byte, size)
-	return w
-}
-
-func (w *schemaWriter) slotOffset(coreType string, block int) int {
-	off := 0
-	for _, r := range w.s.Layout.Regions {
-		stride := w.s.Layout.Header.Size + w.caps[r.CoreType.Name]*w.s.Layout.Record.Size
-		if r.CoreType.Name == coreType {
-			return off + block*stride
+	files, err := gogen.Generate(s)
+	if err != nil {
+		t.Fatalf("gen/go from the changed schema: %v", err)
+	}
+	dir := t.TempDir()
+	write := func(rel string, data []byte) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		off += r.SlotsPerCubeSlot * w.cube * stride
-	}
-	panic("no region " + coreType)
-}
-
-func (w *schemaWriter) put(st *schema.Struct, at int, values map[string]uint64) {
-	for name, v := range values {
-		f := st.Field(name)
-		for k := 0; k < f.Type.Width(); k++ {
-			w.buf[at+f.Offset+k] = byte(v >> (8 * k))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
+	write("go.mod", []byte("module example.com/changed\n\ngo 1.26\n"))
+	for rel, data := range files {
+		if !strings.HasSuffix(rel, "_test.go") {
+			write(path.Join("abi", path.Base(rel)), data)
+		}
+	}
+	write("main.go", []byte(program))
+	out := filepath.Join(dir, "capture.bin")
+	cmd := exec.Command(goBin, "run", ".", out)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the regenerated Go writer: %v\n%s", err, msg)
+	}
+	return readFile(t, out)
 }
 
 // TestPythonFollowsSchemaChange changes the schema as an ABI change would
 // (the record grows a u32 field and padding to 40 bytes, TaskType gains a
 // value), renders the Python module from the changed model in memory, and
-// reads a capture written by the changed ABI's layout: every field, the
-// new one too, comes back as written, and the new task type has its name.
+// reads a capture written by gen/go's writer regenerated from the changed
+// model (built and run in a module of its own): every field, the new one
+// too, comes back as written, the records the full slot dropped are
+// counted, and the new task type has its name.
 // The committed module, generated from the old schema, does not read it so.
 func TestPythonFollowsSchemaChange(t *testing.T) {
 	text := string(readFile(t, schemaFile))
@@ -937,7 +944,7 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := newSchemaWriter(s, 24, map[string]int{"AIC": 16, "AIV": 32})
+	caps := map[string]uint64{"AIC": 16, "AIV": 32}
 	newOp := uint64(0x20000 + 142)
 	type written struct {
 		slot  string
@@ -948,27 +955,73 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 		{"AIC", 0, [][]uint64{{100, 150, newOp, 1, 0, 0xFFFFFFFF, 0xA5A5A5A5}, {160, 170, 0x10007, 1, 0, 3, 1}, {400, 900, 0x20067, 2, 1, 7, 0}}},
 		{"AIV", 0, [][]uint64{{120, 130, 0x30005, 9, 4, 1, 0xFFFFFFFF}}},
 		{"AIV", 3, [][]uint64{{110, 119, newOp, 5, 2, 0, 2}, {300, 301, 0x10000, 5, 2, 0, 3}}},
+		{"AIV", 5, nil}, // filled past its capacity: the writer drops 2
 	}
-	hdr, rec := s.Layout.Header, s.Layout.Record
+	for i := uint64(0); i < caps["AIV"]+2; i++ {
+		cores[3].recs = append(cores[3].recs, []uint64{1000 + 10*i, 1005 + 10*i, 0x10001, 7, i, 2, i << 20})
+	}
 	recFields := []string{"start_cycle", "end_cycle", "desc_id", "task_id", "stage_task_index", "owner_id", "flags"}
-	var want [][]uint64
+	goFields := []string{"StartCycle", "EndCycle", "DescID", "TaskID", "StageTaskIndex", "OwnerID", "Flags"}
+	var program strings.Builder
+	fmt.Fprintf(&program, `package main
+
+import (
+	"os"
+
+	"example.com/changed/abi"
+)
+
+func main() {
+	caps := abi.Capacities{AIC: %d, AIV: %d}
+	l, err := abi.NewLayout(24, caps)
+	if err != nil {
+		panic(err)
+	}
+	buf := make([]byte, l.Size())
 	for _, c := range cores {
-		off := w.slotOffset(c.slot, c.block)
-		ct := uint64(s.Enum("CoreType").Value(c.slot).Value)
-		w.put(hdr, off, map[string]uint64{"entry_cycle": 90, "record_count": uint64(len(c.recs)), "dropped_count": 1,
-			"core_type": ct, "block_id": uint64(c.block), "record_capacity": uint64(w.caps[c.slot])})
-		for i, r := range c.recs {
-			values := map[string]uint64{}
-			for k, name := range recFields {
-				values[name] = r[k]
+		off := l.SlotOffset(c.t, c.block)
+		slot := buf[off : off+abi.SlotStride(caps.For(c.t))]
+		if err := abi.InitSlot(slot, 90, c.t, c.block, caps.For(c.t)); err != nil {
+			panic(err)
+		}
+		for i := range c.recs {
+			if _, err := abi.WriteRecord(slot, &c.recs[i]); err != nil {
+				panic(err)
 			}
-			w.put(rec, off+hdr.Size+i*rec.Size, values)
-			want = append(want, append(append([]uint64{}, r...), ct, uint64(c.block)))
 		}
 	}
-	sort.SliceStable(want, func(i, j int) bool { return want[i][0] < want[j][0] })
+	if err := os.WriteFile(os.Args[1], buf, 0o644); err != nil {
+		panic(err)
+	}
+}
 
-	jobs := []*pyJob{{label: "changed-ABI capture", data: w.buf}}
+var cores = []struct {
+	t     abi.CoreType
+	block uint32
+	recs  []abi.ProfileRecord
+}{
+`, caps["AIC"], caps["AIV"])
+	var want [][]uint64
+	for _, c := range cores {
+		ct := uint64(s.Enum("CoreType").Value(c.slot).Value)
+		fmt.Fprintf(&program, "\t{abi.CoreType%s, %d, []abi.ProfileRecord{\n", c.slot, c.block)
+		for i, r := range c.recs {
+			program.WriteString("\t\t{")
+			for k, name := range goFields {
+				fmt.Fprintf(&program, "%s: %d, ", name, r[k])
+			}
+			program.WriteString("},\n")
+			if uint64(i) < caps[c.slot] {
+				want = append(want, append(append([]uint64{}, r...), ct, uint64(c.block)))
+			}
+		}
+		program.WriteString("\t}},\n")
+	}
+	program.WriteString("}\n")
+	sort.SliceStable(want, func(i, j int) bool { return want[i][0] < want[j][0] })
+	data := regeneratedWriter(t, s, program.String())
+
+	jobs := []*pyJob{{label: "changed-ABI capture", data: data}}
 	got := runReader(t, newDir, jobs)[0]
 	if got.Error != nil || got.Plain != "" {
 		t.Fatalf("the regenerated module refuses the changed ABI's capture: %+v %s", got.Error, got.Plain)
@@ -980,10 +1033,10 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 	if fmt.Sprint(got.Records) != fmt.Sprint(want) {
 		t.Errorf("the regenerated module reads\n%v\nthe writer wrote (in trace order)\n%v", got.Records, want)
 	}
-	if fmt.Sprint(got.Layout) != "[24 16 32]" || got.Dropped != 3 {
-		t.Errorf("layout %v dropped %d, want [24 16 32] and 3", got.Layout, got.Dropped)
+	if fmt.Sprint(got.Layout) != "[24 16 32]" || got.Dropped != 2 {
+		t.Errorf("layout %v dropped %d, want [24 16 32] and 2", got.Layout, got.Dropped)
 	}
-	old := runReader(t, genPy, []*pyJob{{label: "changed-ABI capture, old module", data: w.buf}})[0]
+	old := runReader(t, genPy, []*pyJob{{label: "changed-ABI capture, old module", data: data}})[0]
 	if old.Error == nil && fmt.Sprint(old.Records) == fmt.Sprint(got.Records) {
 		t.Error("the committed module reads the changed ABI's capture the same way: the test cannot tell the modules apart")
 	}
