@@ -12,7 +12,8 @@ import (
 
 // BenchmarkResolve times finding the layout of a 32 MB capture read from
 // a file (every slot full, capacity 13904: the search tries every cube
-// slot count up to 4096): the cost decode and validate pay before the scan.
+// slot count up to 4096, most of them past the end): the cost decode and
+// validate pay before the scan.
 func BenchmarkResolve(b *testing.B) {
 	bld := capturetest.New(abi.MinCubeSlots, 13904, 13904)
 	for i := range bld.Layout.NumSlots() {

@@ -105,8 +105,11 @@ func (s search) onlyProblem() *Problem {
 type finder struct {
 	c       *Capture
 	size    uint64
-	runs    []zeroRun
+	runs    []zeroRun // the zero runs scanned
 	scanned uint64
+	// damaged enables rule 2's reading past a damaged first header: a
+	// second pass, when the strict one found no candidate.
+	damaged bool
 	scanBuf []byte
 	hdrBuf  [abi.CoreHeaderSize]byte
 	// first is the buffer's first header, where every C starts region 0.
@@ -135,7 +138,8 @@ type finder struct {
 //     header) rules C out, unless, past the records it counts, the first
 //     live header names a later slot b of the region with capacity K at
 //     start + b*stride(K); then K is the capacity, and the damaged header
-//     counts against the candidate. (In the first region, whose start does
+//     counts against the candidate; this is a second pass, run only when
+//     the first found no candidate. (In the first region, whose start does
 //     not depend on C, and for a given C, a damaged header's capacity is
 //     read all the same.)
 //  3. When it is zero, the first live header after it is read (the first
@@ -172,6 +176,19 @@ type finder struct {
 // Each C costs at most one header read per region plus the shared zero
 // scan; each candidate one read per slot.
 func (f *finder) search(cube uint32, given *abi.Capacities) search {
+	s := f.searchPass(cube, given)
+	if len(s.cands) == 0 && len(s.problems) == 0 {
+		f.damaged = true
+		if again := f.searchPass(cube, given); len(again.cands) > 0 {
+			s = again
+		}
+		f.damaged = false
+	}
+	return s
+}
+
+// searchPass is one pass of the search over the cube slot counts.
+func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
 	s := search{size: f.size}
 	perCube := uint64(0)
 	for _, r := range regions {
@@ -192,6 +209,16 @@ func (f *finder) search(cube uint32, given *abi.Capacities) search {
 		}
 		if w.rej.kind != 0 {
 			s.addReject(uint32(c), f, &w.rej)
+			if w.rej.kind == rPastEnd && !w.derived && (given != nil || w.rej.region <= 1) {
+				// The regions before it have capacities that do not
+				// depend on the count (given, or the first region's,
+				// read where it starts whatever C is): every larger
+				// count starts that region later still.
+				for c++; c <= hi; c++ {
+					s.tried++
+					s.addReject(uint32(c), f, &w.rej)
+				}
+			}
 			continue
 		}
 		cd, err := w.candidate(f)
@@ -357,7 +384,10 @@ func (r *rejection) String(f *finder) string {
 
 // walkState is one walk's result, reused from one cube slot count to the next.
 type walkState struct {
-	cube     uint32
+	cube uint32
+	// derived: a capacity came from where a header sits, so region starts
+	// need not grow with the cube slot count.
+	derived  bool
 	caps     abi.Capacities
 	from     []evidence
 	cubeFrom evidence
@@ -408,7 +438,12 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 			if (h.CoreType != t || h.BlockID != 0) && i > 0 && !cubeGiven {
 				// A damaged slot 0: the next slot of the region, after
 				// the records its header counts, may still place it.
-				k, at, ok := f.pastDamaged(start, n, h, given, t)
+				var k uint32
+				var at uint64
+				ok := false
+				if f.damaged {
+					k, at, ok = f.pastDamaged(start, n, h, given, t)
+				}
 				if !ok {
 					w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
 					return nil
@@ -481,7 +516,7 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 						w.rej = rejection{kind: rNoDerived, region: i, at: at, h: hx}
 						return nil
 					}
-					capacity, ev.derived = v, true
+					capacity, ev.derived, w.derived = v, true, true
 				default:
 					w.rej = rejection{kind: rOtherRegion, region: i, at: at, h: hx}
 					return nil

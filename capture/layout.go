@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -336,32 +337,38 @@ func (f *finder) resolved(cd *candidate, req Request, note string) *Resolved {
 // how renders how a candidate was found: "found: 32 cube slots from the
 // AIV/0 header at @0x9610".
 func (f *finder) how(cd *candidate, req Request) string {
+	// strconv and concatenation, not fmt: this runs for every capture
+	// decoded, and fmt's printer pool makes allocation counts jitter
+	// under the race detector.
+	num := func(n uint32) string { return strconv.FormatUint(uint64(n), 10) }
+	at := func(off int64) string { return "@0x" + strconv.FormatInt(off, 16) }
 	var parts []string
 	switch e := cd.cubeFrom; e.Source {
 	case FromHost:
-		parts = append(parts, fmt.Sprintf("%d cube slots given%s", cd.cube, req.givenNote()))
+		parts = append(parts, num(cd.cube)+" cube slots given"+req.givenNote())
 	case FromSize:
-		parts = append(parts, fmt.Sprintf("found: %d cube slots from the file size", cd.cube))
+		parts = append(parts, "found: "+num(cd.cube)+" cube slots from the file size")
 	default:
-		parts = append(parts, fmt.Sprintf("found: %d cube slots from the %s header at @%#x", cd.cube, e.Slot, e.Off))
+		parts = append(parts, "found: "+num(cd.cube)+" cube slots from the "+e.Slot+" header at "+at(e.Off))
 	}
 	if req.Capacities != nil {
 		parts = append(parts, "capacities given"+req.givenNote())
 	} else {
 		for i, e := range cd.from {
 			t := regions[i].CoreType
+			capacity := func() string { return t.String() + " capacity " + num(cd.caps.For(t)) }
 			first := abi.Slot{CoreType: t}.String()
 			switch {
 			case e.Source == FromSize:
-				parts = append(parts, fmt.Sprintf("%s capacity %d from the file size", t, cd.caps.For(t)))
+				parts = append(parts, capacity()+" from the file size")
 			case e.Derived:
-				parts = append(parts, fmt.Sprintf("%s capacity %d from where the %s header sits (every %s header is zero)", t, cd.caps.For(t), e.Slot, t))
+				parts = append(parts, capacity()+" from where the "+e.Slot+" header sits (every "+t.String()+" header is zero)")
 			case e.Slot != first:
 				state := "is unused"
 				if h := f.header(cd.layout.SlotOffset(t, 0)); !h.IsZero() {
 					state = "has a damaged header"
 				}
-				parts = append(parts, fmt.Sprintf("%s capacity %d from the %s header at @%#x (%s %s)", t, cd.caps.For(t), e.Slot, e.Off, first, state))
+				parts = append(parts, capacity()+" from the "+e.Slot+" header at "+at(e.Off)+" ("+first+" "+state+")")
 			}
 		}
 	}
