@@ -783,11 +783,15 @@ class _Candidate(object):
 
 class _Reject(object):
     # Why the walk ruled a cube slot count out: a message format and its
-    # arguments, formatted only for the no-layout message.
-    __slots__ = ("key",)
+    # arguments, formatted only for the no-layout message. past_end is the
+    # index of the region that would start past the buffer's end, when
+    # that is why and no capacity before it was derived from where a
+    # header sits; else None.
+    __slots__ = ("key", "past_end")
 
     def __init__(self, fmt, *args):
         self.key = (fmt,) + args
+        self.past_end = None
 
     def __str__(self):
         return self.key[0] % self.key[1:] if len(self.key) > 1 else self.key[0]
@@ -861,6 +865,9 @@ class _Finder(object):
         self.runs = []  # [from, next, found, header]: header fields zero in [from, next)
         self.scanned = 0
         self.all_zero_known = None
+        # Rule 2's reading past a damaged first header: a second pass, when
+        # the strict one found no candidate.
+        self.damaged = False
 
     def file(self, off):
         return self.base + off
@@ -911,6 +918,7 @@ class _Finder(object):
         # saying why there is none, or the bad-capacity CaptureError that
         # stopped it.
         caps, sources, cube_from, start = [0] * len(REGIONS), [], None, 0
+        derived = False
         for i in range(len(REGIONS)):
             t, t_name = _REGION_TYPE[i], _REGION_NAME[i]
             n = _REGION_SLOTS[i] * cube
@@ -918,13 +926,17 @@ class _Finder(object):
             capacity = given[i] if given is not None else 0
             ev = None
             if start + HEADER_SIZE > self.size:
-                return _Reject("%s would start past the end of the buffer" % first)
+                rej = _Reject("%s would start past the end of the buffer" % first)
+                if not derived:
+                    rej.past_end = i
+                return rej
             h = self.header(start)
             damaged = None
             if any(h) and (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
                 # A damaged slot 0: the next slot of the region, after the
                 # records its header counts, may still place it.
-                damaged = self.past_damaged(start, n, h, given, i)
+                if self.damaged:
+                    damaged = self.past_damaged(start, n, h, given, i)
                 if damaged is None:
                     return _Reject("the header where %s would start, @%#x, names %s"
                                    % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
@@ -979,7 +991,7 @@ class _Finder(object):
                         if v is None:
                             return _Reject("every %s header is zero, and no %s capacity puts %s at @%#x"
                                             % (t_name, t_name, named, self.file(at)))
-                        capacity, ev.derived = v, True
+                        capacity, ev.derived, derived = v, True, True
                     else:
                         return _Reject("%s is unused and the first live header after it, @%#x, names %s"
                                         % (first, self.file(at), named))
@@ -1089,20 +1101,42 @@ class _Finder(object):
                 cd.mismatches += 1
 
     def search(self, cube, given):
+        s = self.search_pass(cube, given)
+        if not s["cands"] and not s["problems"]:
+            self.damaged = True
+            again = self.search_pass(cube, given)
+            if again["cands"]:
+                s = again
+            self.damaged = False
+        return s
+
+    def search_pass(self, cube, given):
+        # One pass of the search over the cube slot counts.
         per_cube = sum(r.slots_per_cube_slot for r in REGIONS) * HEADER_SIZE
         lo, hi = _MIN_CUBE_SLOTS, min(MAX_FOUND_CUBE_SLOTS, self.size // per_cube)
         if cube:
             lo = hi = cube
         result = {"cands": [], "rejects": [], "problems": [], "first": lo, "tried": 0}
-        for c in range(lo, hi + 1):
+        c = lo - 1
+        while c < hi:
+            c += 1
             result["tried"] += 1
             cd = self.walk(c, bool(cube), given)
             if isinstance(cd, _Reject):
+                last = c
+                if cd.past_end is not None and (given is not None or cd.past_end <= 1):
+                    # The regions before it have capacities that do not
+                    # depend on the count (given, or the first region's, read
+                    # where it starts whatever C is): every larger count
+                    # starts that region later still.
+                    result["tried"] += hi - c
+                    last = hi
                 rejects = result["rejects"]
                 if rejects and rejects[-1][2].key == cd.key and rejects[-1][1] == c - 1:
-                    rejects[-1][1] = c
+                    rejects[-1][1] = last
                 elif len(rejects) <= _MAX_LISTED:
-                    rejects.append([c, c, cd])
+                    rejects.append([c, last, cd])
+                c = last
                 continue
             if isinstance(cd, CaptureError):
                 if all(p.offset != cd.offset for p in result["problems"]):
@@ -1254,7 +1288,8 @@ def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
        damaged header) rules C out, unless, past the records it counts, the
        first live header names a later slot b of the region with capacity K
        at start + b*stride(K); then K is the capacity, and the damaged
-       header counts against the candidate. (In the first region, whose
+       header counts against the candidate; this is a second pass, run only
+       when the first found no candidate. (In the first region, whose
        start does not depend on C, and for a given C, a damaged header's
        capacity is read all the same.)
     3. When it is zero, the first live header after it is read (the first
