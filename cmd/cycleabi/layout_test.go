@@ -74,6 +74,27 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		require.Equal(t, exitOK, code)
 		assert.Contains(t, out, "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots")
 		assert.Contains(t, out, "(found: 32 cube slots from the AIV/0 header at @0x")
+
+		// analyze and diff read the capture as decode does: no flags.
+		out, code, err = runCaptured("analyze", capture, "--format", "json")
+		require.Equal(t, exitOK, code, "%v\n%s", err, out)
+		var rep struct {
+			Ranks []struct {
+				Rank    uint32 `json:"rank"`
+				Records uint64 `json:"records"`
+			} `json:"ranks"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+		require.Len(t, rep.Ranks, 1)
+		assert.EqualValues(t, 2, rep.Ranks[0].Rank)
+		assert.EqualValues(t, tr.Meta["recordCount"], rep.Ranks[0].Records)
+		out, code, err = runCaptured("diff", capture, capture)
+		require.Equal(t, exitOK, code, "%v\n%s", err, out)
+
+		// So does a window of invocations (the input of cycleabi merge).
+		_, stderr, code = runMain(t, "decode", capture, capture, "--rank", "2", "--rank", "3", "--step", "1", "--step", "1", "-o", trace)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, 2, strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"), stderr)
 	}
 }
 

@@ -18,6 +18,9 @@ type layoutFlags struct {
 	cubeSlots  uint32
 	capacities []capacityFlag // one per region of the schema, in buffer order
 	planFile   string
+	// schedule is --plan's schedule once request has parsed it: its task
+	// table also gives decode's arrows and analyze's critical path.
+	schedule *plan.Schedule
 }
 
 // capacityFlag is the --<core type>-capacity flag of one region.
@@ -78,11 +81,11 @@ func (f *layoutFlags) request(fs *pflag.FlagSet) (capture.Request, error) {
 		req.Capacities = &caps
 	}
 	if f.planFile != "" {
-		p, err := loadPlan(f.planFile)
+		s, p, err := loadPlan(f.planFile)
 		if err != nil {
 			return req, err
 		}
-		req.Plan = p
+		f.schedule, req.Plan = s, p
 	}
 	return req, flagError(req.Check())
 }
@@ -118,17 +121,15 @@ func exitFor(err error) error {
 	return usage(flagError(err))
 }
 
-// loadPlan plans a schedule for --plan.
-func loadPlan(path string) (*capture.Plan, error) {
+// loadPlan parses and plans the schedule of --plan.
+func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	s, err := plan.ParseFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
+		return nil, nil, fmt.Errorf("--plan: %w", err)
 	}
 	r, err := plan.Plan(s)
 	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
+		return nil, nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
-	p := &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount}
-	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
-	return p, nil
+	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}, nil
 }

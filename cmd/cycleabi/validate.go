@@ -16,6 +16,7 @@ func init() { addCommand(newValidateCmd) }
 
 type validateFlags struct {
 	layout      layoutFlags
+	invocations invocationFlags
 	format      string
 	strict      bool
 	maxFindings int
@@ -77,6 +78,9 @@ millions of findings; the summary says how many of a code are shown.
        "slot" | null, "record" | null, "value", "expected", "message", "hint"}],
      "io_error" (only for a capture that could not be read)}]}
 
+--invocation-manifest FILE validates the captures a window's manifest lists
+(as decode reads it) instead of CAPTURE arguments.
+
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 		Example: `  cycleabi validate examples/moe_layer.bin
@@ -84,7 +88,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("validate needs at least one CAPTURE"))
 			}
 			return nil
@@ -96,6 +100,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
+	f.invocations.registerManifest(fs)
 	return cmd
 }
 
@@ -109,6 +114,9 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	}
 	req, err := f.layout.request(fs)
 	if err != nil {
+		return usage(err)
+	}
+	if paths, err = f.invocations.captures(paths); err != nil {
 		return usage(err)
 	}
 	o := validate.Options{Layout: req, MaxFindings: f.maxFindings}
