@@ -1354,3 +1354,77 @@ func TestPythonFindsLayoutsPastDamage(t *testing.T) {
 		t.Errorf("the captures do not exercise the search: %d read, errors %v", accepted, codes)
 	}
 }
+
+// slotViews prints, for each slot of the capture read from path (as a
+// path, and as the array np.load or np.fromfile gives), its name, header
+// fields and live record count, and whether its records are a view of
+// the source's memory with RECORD_DTYPE; then whether the slots' views,
+// tagged with their slot and put in trace order, are records().
+const slotViews = `
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import cycleabi_abi as abi
+
+path = sys.argv[2]
+array = np.load(path) if path.endswith(".npy") else np.fromfile(path, dtype=np.uint8)
+for src in (path, array):
+    c = abi.read_capture(src)
+    mem = c.buffer if src is path else array
+    for s in c.slots:
+        h = s.header
+        view = s.records.dtype == abi.RECORD_DTYPE and (len(s.records) == 0 or np.shares_memory(s.records, mem))
+        print(s.name, int(h["entry_cycle"]), int(h["record_count"]), int(h["dropped_count"]), len(s.records), view)
+    parts = []
+    for s in c.slots:
+        t = np.zeros(len(s.records), dtype=abi.TRACE_RECORD_DTYPE)
+        for f in abi.RECORD_DTYPE.names:
+            if f in t.dtype.names:
+                t[f] = s.records[f]
+        t["core_type"], t["block_id"] = int(s.core_type), s.block_id
+        parts.append(t)
+    every = np.concatenate(parts)
+    every = every[np.lexsort((every["block_id"], every["core_type"], every["start_cycle"]))]
+    print("records() is the slots' views in trace order:", every.tobytes() == c.records().tobytes())
+`
+
+// TestPythonSlotViews: each Slot of a Capture holds its header as Go
+// decodes it and its live records as a zero-copy view of the source (the
+// memory map of a path, the caller's array), and records() is exactly the
+// slots' records in trace order, for a raw and a .npy capture.
+func TestPythonSlotViews(t *testing.T) {
+	for _, f := range []string{goldBin, "../../examples/aiv_pipeline.npy"} {
+		c, err := capture.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.Resolve(capture.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := readFile(t, f)[c.Base:]
+		c.Close()
+		var want strings.Builder
+		for k := range r.Layout.NumSlots() {
+			s := r.Layout.Slot(k)
+			h, err := abi.DecodeCoreHeader(data[s.Offset:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := uint32(0)
+			if !h.IsZero() {
+				live = min(h.RecordCount, s.Capacity)
+			}
+			fmt.Fprintf(&want, "%s %d %d %d %d True\n", s, h.EntryCycle, h.RecordCount, h.DroppedCount, live)
+		}
+		want.WriteString("records() is the slots' views in trace order: True\n")
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(pytest.Run(t, t.TempDir(), slotViews, moduleDir(t, genPy), abs))
+		if got != want.String()+want.String() {
+			t.Errorf("%s: Python's slots\n%.3000s\nwant (twice: read from the path, then from an array)\n%.3000s", f, got, want.String())
+		}
+	}
+}
