@@ -25,6 +25,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/pygen"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
 	"github.com/megakernel/cycleabi/validate"
 )
 
@@ -1426,5 +1428,40 @@ func TestPythonSlotViews(t *testing.T) {
 		if got != want.String()+want.String() {
 			t.Errorf("%s: Python's slots\n%.3000s\nwant (twice: read from the path, then from an array)\n%.3000s", f, got, want.String())
 		}
+	}
+}
+
+// TestPythonReadsSynthCaptures simulates the example schedules with synth
+// (several seeds; planned capacities, capacities scaled to 0.8 so the
+// busiest cores drop records, idle cores whose waits time out) and reads
+// each capture, raw and as .npy, with nothing given and under the planned
+// layout: Python gives the records Go decodes, in the same order, and
+// finds the same layout.
+func TestPythonReadsSynthCaptures(t *testing.T) {
+	var jobs []*pyJob
+	for _, f := range []string{"../../examples/moe_layer.yaml", "../../examples/aiv_pipeline.yaml"} {
+		s, err := plan.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := uint64(1); seed <= 3; seed++ {
+			for _, o := range []synth.Options{{Seed: seed}, {Seed: seed, CapacityScale: 0.8}, {Seed: seed, IdleCores: 3, WaitTimeout: 100000}} {
+				c, err := synth.Run(s, o)
+				if err != nil {
+					t.Fatalf("%s: synth %+v: %v", f, o, err)
+				}
+				caps := c.Layout.Capacities
+				label := fmt.Sprintf("%s synth %+v", filepath.Base(f), o)
+				npy := append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+				jobs = append(jobs,
+					&pyJob{label: label, data: c.Buffer},
+					&pyJob{label: label + " as .npy", data: npy},
+					&pyJob{label: label + " under the planned layout", data: c.Buffer,
+						opts: capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &caps}})
+			}
+		}
+	}
+	if n := compareWithGo(t, jobs, runReader(t, genPy, jobs)); n != len(jobs) {
+		t.Errorf("%d of %d synth captures read; synth writes only valid captures", n, len(jobs))
 	}
 }
