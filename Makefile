@@ -31,7 +31,7 @@ demo:
 examples:
 	$(GO) test ./examples -update
 
-## generate: regenerate gen/go, gen/cpp and gen/doc from abi/schema.yaml
+## generate: regenerate gen/go, gen/cpp, gen/doc and gen/py from abi/schema.yaml
 generate:
 	$(GO) run ./cmd/abigen
 
@@ -84,6 +84,9 @@ fuzz:
 ## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
 # CYCLEABI_REQUIRE_CHROMIUM turns "no chromium on PATH" (the report's browser test) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
+# CYCLEABI_REQUIRE_PY turns "no Python with NumPy" from a skip into a failure
+# in every test CI runs (the gen/py checks).
+ci: export CYCLEABI_REQUIRE_PY := 1
 ci: test cpp-test
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)

@@ -1,7 +1,7 @@
 // Command abigen generates the Go and C++ sides of the cycle-trace ABI, and
 // its reference document, from abi/schema.yaml.
 //
-//	go run ./cmd/abigen            regenerate gen/go, gen/cpp and gen/doc
+//	go run ./cmd/abigen            regenerate gen/go, gen/cpp, gen/doc and gen/py
 //	go run ./cmd/abigen -check     print a unified diff of any drift; exit 1 if any
 //	go run ./cmd/abigen diff OLD NEW   classify the changes between two schemas
 //	go run ./cmd/abigen doc        regenerate gen/doc/ABI.md only
@@ -14,7 +14,7 @@
 // outfile); a file to write that is the schema itself is refused, exit 2.
 package main
 
-//go:generate go run . -schema ../../abi/schema.yaml -go-out ../../gen/go -cpp-out ../../gen/cpp -doc-out ../../gen/doc
+//go:generate go run . -schema ../../abi/schema.yaml -go-out ../../gen/go -cpp-out ../../gen/cpp -doc-out ../../gen/doc -py-out ../../gen/py
 
 import (
 	"bytes"
@@ -32,6 +32,7 @@ import (
 	"github.com/megakernel/cycleabi/internal/docgen"
 	"github.com/megakernel/cycleabi/internal/gogen"
 	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/internal/pygen"
 	"github.com/megakernel/cycleabi/internal/schema"
 	"github.com/pmezard/go-difflib/difflib"
 )
@@ -57,17 +58,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.goOut, "go-out", o.goOut, "root folder of the generated Go packages")
 	fs.StringVar(&o.cppOut, "cpp-out", o.cppOut, "folder of the generated C++ header")
 	fs.StringVar(&o.docOut, "doc-out", o.docOut, "folder of the generated ABI reference")
+	fs.StringVar(&o.pyOut, "py-out", o.pyOut, "folder of the generated Python module")
 	version := fs.Bool("version", false, "print abigen's version and the schema's ABI version and fingerprint, then exit")
 	check := fs.Bool("check", false, "render in memory and print a unified diff of any drift from the files on disk; exit 1 on drift")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: abigen [-check] [-schema FILE] [-go-out DIR] [-cpp-out DIR] [-doc-out DIR]
+		fmt.Fprint(stderr, `usage: abigen [-check] [-schema FILE] [-go-out DIR] [-cpp-out DIR] [-doc-out DIR] [-py-out DIR]
        abigen -version [-schema FILE]
        abigen diff OLD NEW [-format text|json]
        abigen doc [-schema FILE] [-out DIR]
 
 abigen turns abi/schema.yaml into gen/go (decoders, encoders, layout
-helpers), gen/cpp (the header device kernels include) and gen/doc (the ABI
-reference). Run it from the repository root after changing the schema.
+helpers), gen/cpp (the header device kernels include), gen/doc (the ABI
+reference) and gen/py (the Python/NumPy module). Run it from the repository root after changing the schema.
 
 `)
 		fs.PrintDefaults()
@@ -127,14 +129,14 @@ func printVersion(schemaPath string, stdout, stderr io.Writer) int {
 
 // outputs says where the schema is and where each emitter's files go.
 type outputs struct {
-	schema, goOut, cppOut, docOut string
+	schema, goOut, cppOut, docOut, pyOut string
 }
 
 func defaultOutputs() outputs {
-	return outputs{schema: "abi/schema.yaml", goOut: "gen/go", cppOut: "gen/cpp", docOut: "gen/doc"}
+	return outputs{schema: "abi/schema.yaml", goOut: "gen/go", cppOut: "gen/cpp", docOut: "gen/doc", pyOut: "gen/py"}
 }
 
-func (o outputs) dirs() []string { return []string{o.goOut, o.cppOut, o.docOut} }
+func (o outputs) dirs() []string { return []string{o.goOut, o.cppOut, o.docOut, o.pyOut} }
 
 // render loads the schema and runs every emitter, returning the files keyed
 // by their path on disk. Nothing is written.
@@ -155,6 +157,7 @@ func render(o outputs) (map[string][]byte, error) {
 		{"Go", o.goOut, gogen.Generate},
 		{"C++", o.cppOut, cppgen.Generate},
 		{"doc", o.docOut, docgen.Generate},
+		{"Python", o.pyOut, pygen.Generate},
 	} {
 		out, err := e.gen(s)
 		if err != nil {

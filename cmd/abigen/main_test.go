@@ -16,7 +16,7 @@ import (
 
 // repoOutputs points the generator at the repository's own files.
 func repoOutputs() outputs {
-	return outputs{schema: "../../abi/schema.yaml", goOut: "../../gen/go", cppOut: "../../gen/cpp", docOut: "../../gen/doc"}
+	return outputs{schema: "../../abi/schema.yaml", goOut: "../../gen/go", cppOut: "../../gen/cpp", docOut: "../../gen/doc", pyOut: "../../gen/py"}
 }
 
 // TestGeneratedFilesAreCurrent renders abi/schema.yaml in memory and
@@ -51,6 +51,7 @@ func workspace(t *testing.T, schemaText string) outputs {
 		goOut:  filepath.Join(dir, "gen", "go"),
 		cppOut: filepath.Join(dir, "gen", "cpp"),
 		docOut: filepath.Join(dir, "gen", "doc"),
+		pyOut:  filepath.Join(dir, "gen", "py"),
 	}
 	require.NoError(t, os.MkdirAll(filepath.Dir(o.schema), 0o755))
 	require.NoError(t, os.WriteFile(o.schema, []byte(schemaText), 0o644))
@@ -58,7 +59,7 @@ func workspace(t *testing.T, schemaText string) outputs {
 }
 
 func (o outputs) args(extra ...string) []string {
-	return append([]string{"-schema", o.schema, "-go-out", o.goOut, "-cpp-out", o.cppOut, "-doc-out", o.docOut}, extra...)
+	return append([]string{"-schema", o.schema, "-go-out", o.goOut, "-cpp-out", o.cppOut, "-doc-out", o.docOut, "-py-out", o.pyOut}, extra...)
 }
 
 func realSchema(t *testing.T) string {

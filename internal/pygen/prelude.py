@@ -1,0 +1,49 @@
+import collections
+import enum
+import mmap
+import os
+import re
+import stat
+import struct
+import unicodedata
+
+import numpy as np
+
+
+class Region(collections.namedtuple("Region", "core_type slots_per_cube_slot")):
+    """A run of slots of one core type: slots_per_cube_slot * C slots."""
+
+    __slots__ = ()
+
+
+class SoC(collections.namedtuple("SoC", "prefix mhz")):
+    """A normalised SoC-name prefix and its system-counter frequency in MHz."""
+
+    __slots__ = ()
+
+
+class DescNamespace(collections.namedtuple(
+        "DescNamespace", "name base count display fallback arg enum names task_stage_prefix")):
+    """A descriptor-ID namespace: the desc_ids [base, base + count).
+
+    display formats a named id ({name}, {index}, {desc_id}), fallback an
+    unnamed one ({index}, {desc_id}); arg is the trace-event argument that
+    carries the index (None: none); names maps an index to its schema name
+    (the enum's members when enum is set); task_stage_prefix holds the
+    indexes whose names decode prefixes with the task's stage name.
+    """
+
+    __slots__ = ()
+
+    @property
+    def end(self):
+        """The first desc_id after the namespace."""
+        return self.base + self.count
+
+    def __contains__(self, desc_id):
+        return self.base <= desc_id < self.base + self.count
+
+    def mask(self, desc_ids):
+        """A boolean array: which of desc_ids (an array) fall in the namespace."""
+        ids = np.asarray(desc_ids, dtype=np.int64)
+        return (ids >= self.base) & (ids < self.base + self.count)
