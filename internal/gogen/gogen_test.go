@@ -262,7 +262,7 @@ func TestConstantLiterals(t *testing.T) {
 		edited := strings.Replace(string(real), anchor, anchor+"  - {name: Probe, value: "+strconv.FormatUint(v, 10)+", doc: A probe.}\n", 1)
 		files := mustGenerate(t, realSchema, []byte(edited))
 		var lit string
-		for _, line := range constLines(files["abi/constants.go"]) {
+		for _, line := range constLines(files["abi/constants_gen.go"]) {
 			if rest, ok := strings.CutPrefix(line, "Probe = "); ok {
 				lit = rest
 			}
