@@ -162,4 +162,3 @@ func (g *generator) genNamespaceTable(f *jen.File, d *schema.Descriptors) {
 	})
 	f.Line()
 }
-
