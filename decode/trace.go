@@ -245,8 +245,8 @@ func (p *pipeline) render(i int, in *Input) error {
 // record of a slot, already rendered.
 type slotText struct {
 	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
-	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
-	entry     []byte // `,"core_entry_cycle":E`
+	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B`
+	entry     []byte // `,"core_entry_cycle":E` (recordArgs names it)
 }
 
 // descText is what a desc_id contributes to an event, already rendered.
@@ -270,6 +270,7 @@ type renderer struct {
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
+	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
 }
 
 func newRenderer(in *Input) *renderer {
@@ -287,8 +288,8 @@ func newRenderer(in *Input) *renderer {
 		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
 		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
-		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d,"task_id":`, a.Slot.BlockID)
-		s.entry = fmt.Appendf(nil, `,"core_entry_cycle":%d`, a.EntryCycle)
+		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d`, a.Slot.BlockID)
+		s.entry = strconv.AppendUint(slices.Clone(entryKey), a.EntryCycle, 10)
 	}
 	return r
 }
@@ -373,7 +374,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.name...)
 	if r.detailed {
 		b = append(b, "_task"...)
-		b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+		b = strconv.AppendUint(b, rec.TaskNumber(), 10)
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
@@ -381,27 +382,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, `,"dur":`...)
 	b = r.clock.appendMicros(b, rec.EndCycle-rec.StartCycle)
 	b = append(b, s.argsStart...)
-	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
-	b = append(b, `,"desc_id":`...)
-	b = strconv.AppendUint(b, uint64(rec.DescID), 10)
-	b = append(b, `,"stage_task_index":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
-	b = append(b, `,"task_number":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
-	b = append(b, `,"start_cycle":`...)
-	b = strconv.AppendUint(b, rec.StartCycle, 10)
-	b = append(b, `,"end_cycle":`...)
-	b = strconv.AppendUint(b, rec.EndCycle, 10)
-	b = append(b, s.entry...)
-	if hasStage {
-		b = append(b, `,"task_stage":`...)
-		b = appendJSONString(b, stage)
-	}
-	b = append(b, d.arg...)
-	if rec.OwnerID != abi.InvalidOwnerID {
-		b = append(b, `,"owner_id":`...)
-		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
-	}
+	b = r.appendArgs(b, rec, s, d, stage, hasStage)
 	return append(b, "}}"...)
 }
 

@@ -1,0 +1,149 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// argKeys returns the args keys of every X event of a trace, in the order
+// written.
+func argKeys(t *testing.T, trace []byte) [][]string {
+	t.Helper()
+	var f struct {
+		TraceEvents []struct {
+			Ph   string          `json:"ph"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(trace, &f); err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, e := range f.TraceEvents {
+		if e.Ph != "X" {
+			continue
+		}
+		d := json.NewDecoder(bytes.NewReader(e.Args))
+		var keys []string
+		if _, err := d.Token(); err != nil { // {
+			t.Fatal(err)
+		}
+		for d.More() {
+			k, err := d.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys = append(keys, k.(string))
+			var v any
+			if err := d.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, keys)
+	}
+	return out
+}
+
+// TestArgsFollowRecordArgs: every event's args are the slot's four, then
+// recordArgs' in its order (optional ones may be absent), and name every
+// field of the record struct by its schema name, owner_id only when the
+// record has an owner.
+func TestArgsFollowRecordArgs(t *testing.T) {
+	b, names := namingCapture()
+	d, err := mustDecode("naming.bin", b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := defaultConfig()
+	cfg.Names = names
+	trace, err := traceOf(Input{d, cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := argKeys(t, trace)
+	if len(events) == 0 {
+		t.Fatal("no events")
+	}
+	order := append([]string{"rank", "device_id", "core_type", "block_id"}, RecordArgNames()...)
+	var nsArgs []string
+	for _, ns := range abi.Namespaces() {
+		if ns.Arg() != "" {
+			nsArgs = append(nsArgs, ns.Arg())
+		}
+	}
+	seenOptional := map[string]bool{}
+	for i, keys := range events {
+		next := 0
+		for _, k := range keys {
+			at := slices.IndexFunc(order[next:], func(o string) bool {
+				return o == k || o == namespaceArgName && slices.Contains(nsArgs, k)
+			})
+			if at < 0 {
+				t.Fatalf("event %d: arg %q out of order in %v (want the order %v)", i, k, keys, order)
+			}
+			next += at + 1
+		}
+		for _, f := range abi.ProfileRecordFields() {
+			if f.Type == "pad" {
+				continue
+			}
+			if !slices.Contains(keys, f.Name) {
+				if f.Name == "owner_id" {
+					seenOptional["no owner"] = true
+					continue
+				}
+				t.Errorf("event %d: record field %s is not an arg: %v", i, f.Name, keys)
+			}
+		}
+		for _, k := range keys {
+			if k == "task_stage" || slices.Contains(nsArgs, k) || k == "owner_id" {
+				seenOptional[k] = true
+			}
+		}
+	}
+	// The capture exercises every optional arg, present and absent.
+	for _, k := range []string{"task_stage", "task_type", "graph_stage", "owner_id", "no owner"} {
+		if !seenOptional[k] {
+			t.Errorf("no event shows %s", k)
+		}
+	}
+}
+
+// TestArgPlanAddsNewFields: a record field recordArgs does not show is an
+// arg under its schema name, after recordArgs', read from the record's
+// bytes little-endian; pad fields are not shown.
+func TestArgPlanAddsNewFields(t *testing.T) {
+	fields := append(abi.ProfileRecordFields(),
+		abi.FieldInfo{Name: "stamp", Type: "u64", Offset: 32, Size: 8},
+		abi.FieldInfo{Name: "lane", Type: "u16", Offset: 40, Size: 2},
+		abi.FieldInfo{Name: "tail", Type: "pad", Offset: 42, Size: 6})
+	plan, extra := buildArgPlan(recordArgs, fields)
+	if !extra {
+		t.Fatal("no extra fields found")
+	}
+	var keys []string
+	for _, st := range plan {
+		keys = append(keys, string(st.key))
+	}
+	got := strings.Join(keys[len(recordArgs):], "")
+	if got != `,"stamp":,"lane":` {
+		t.Errorf("extra args %s", got)
+	}
+	raw := make([]byte, 48)
+	copy(raw[32:], []byte{1, 2, 3, 4, 5, 6, 7, 0x88, 0xCD, 0xAB})
+	if v := fieldValue(raw, plan[len(recordArgs)].field); v != 0x8807060504030201 {
+		t.Errorf("stamp = %#x", v)
+	}
+	if v := fieldValue(raw, plan[len(recordArgs)+1].field); v != 0xABCD {
+		t.Errorf("lane = %#x", v)
+	}
+	if _, extra := buildArgPlan(recordArgs, abi.ProfileRecordFields()); extra {
+		t.Error("today's record has a field recordArgs does not show")
+	}
+}
