@@ -147,3 +147,22 @@ func TestArgPlanAddsNewFields(t *testing.T) {
 		t.Error("today's record has a field recordArgs does not show")
 	}
 }
+
+// TestArgNamesUnique: no record field takes the name of another arg (a
+// slot arg, a display-only arg or a namespace's arg): JSON objects with a
+// repeated key lose one of the values in most readers.
+func TestArgNamesUnique(t *testing.T) {
+	names := append([]string{"rank", "device_id", "core_type", "block_id"}, RecordArgNames()...)
+	for _, ns := range abi.Namespaces() {
+		if ns.Arg() != "" {
+			names = append(names, ns.Arg())
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("two args are named %q: rename the schema field or the display arg in recordArgs", n)
+		}
+		seen[n] = true
+	}
+}

@@ -19,8 +19,9 @@ func (g *generator) genStructs(f *jen.File) {
 	}
 }
 
-// structMethods are the method names a field's Go name must not take.
-var structMethods = map[string]bool{"Append": true, "IsZero": true}
+// structMethods are the method names a field's Go name must not take
+// (TaskNumber is hand-written, gen/go/abi/display.go).
+var structMethods = map[string]bool{"Append": true, "IsZero": true, "TaskNumber": true}
 
 // genStruct emits a wire struct and everything generated per struct.
 func (g *generator) genStruct(f *jen.File, st *schema.Struct) {
