@@ -131,52 +131,14 @@ func RecordArgNames() []string {
 	return names
 }
 
-// appendArgs appends the args of rec after the slot's (see recordArgs).
-func (r *renderer) appendArgs(b []byte, rec *Record, s *slotText, d *descText, stage string, hasStage bool) []byte {
-	var raw []byte
-	if argPlanExtra {
-		raw = rec.ProfileRecord.Append(r.raw[:0])
-		r.raw = raw
-	}
-	for i := range argPlan {
+// appendExtraArgs appends the record fields recordArgs does not show, in
+// wire order, read from the record's encoding.
+func (r *renderer) appendExtraArgs(b []byte, rec *Record) []byte {
+	r.raw = rec.ProfileRecord.Append(r.raw[:0])
+	for i := len(recordArgs); i < len(argPlan); i++ {
 		st := &argPlan[i]
-		switch st.kind {
-		case argTaskID:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
-		case argDescID:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, uint64(rec.DescID), 10)
-		case argStageTaskIndex:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
-		case argTaskNumber:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, rec.TaskNumber(), 10)
-		case argStartCycle:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, rec.StartCycle, 10)
-		case argEndCycle:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, rec.EndCycle, 10)
-		case argEntryCycle:
-			b = append(b, s.entry...)
-		case argTaskStage:
-			if hasStage {
-				b = append(b, st.key...)
-				b = appendJSONString(b, stage)
-			}
-		case argNamespaceIndex:
-			b = append(b, d.arg...)
-		case argOwnerID:
-			if rec.OwnerID != abi.InvalidOwnerID {
-				b = append(b, st.key...)
-				b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
-			}
-		case argExtra:
-			b = append(b, st.key...)
-			b = strconv.AppendUint(b, fieldValue(raw, st.field), 10)
-		}
+		b = append(b, st.key...)
+		b = strconv.AppendUint(b, fieldValue(r.raw, st.field), 10)
 	}
 	return b
 }

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"pgregory.net/rapid"
 )
 
 // argKeys returns the args keys of every X event of a trace, in the order
@@ -165,4 +167,79 @@ func TestArgNamesUnique(t *testing.T) {
 		}
 		seen[n] = true
 	}
+}
+
+// interpretArgs renders a record's args after the slot's by walking
+// argPlan, the plain reading of recordArgs that appendArgs unrolls.
+func interpretArgs(rec *Record, entryCycle uint64, stage string, hasStage bool, nsArg string, nsIndex uint32) []byte {
+	var b []byte
+	raw := rec.ProfileRecord.Append(nil)
+	for _, st := range argPlan {
+		switch st.kind {
+		case argTaskID:
+			b = strconv.AppendUint(append(b, st.key...), uint64(rec.TaskID), 10)
+		case argDescID:
+			b = strconv.AppendUint(append(b, st.key...), uint64(rec.DescID), 10)
+		case argStageTaskIndex:
+			b = strconv.AppendUint(append(b, st.key...), uint64(rec.StageTaskIndex), 10)
+		case argTaskNumber:
+			b = strconv.AppendUint(append(b, st.key...), uint64(rec.StageTaskIndex)+1, 10)
+		case argStartCycle:
+			b = strconv.AppendUint(append(b, st.key...), rec.StartCycle, 10)
+		case argEndCycle:
+			b = strconv.AppendUint(append(b, st.key...), rec.EndCycle, 10)
+		case argEntryCycle:
+			b = strconv.AppendUint(append(b, st.key...), entryCycle, 10)
+		case argTaskStage:
+			if hasStage {
+				b = appendJSONString(append(b, st.key...), stage)
+			}
+		case argNamespaceIndex:
+			if nsArg != "" {
+				b = append(appendJSONString(append(b, ','), nsArg), ':')
+				b = strconv.AppendUint(b, uint64(nsIndex), 10)
+			}
+		case argOwnerID:
+			if rec.OwnerID != abi.InvalidOwnerID {
+				b = strconv.AppendUint(append(b, st.key...), uint64(rec.OwnerID), 10)
+			}
+		case argExtra:
+			b = strconv.AppendUint(append(b, st.key...), fieldValue(raw, st.field), 10)
+		}
+	}
+	return b
+}
+
+// TestAppendArgsFollowsTable: the unrolled appendArgs writes what walking
+// recordArgs writes, for any record, stage and descriptor.
+func TestAppendArgsFollowsTable(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		rec := &Record{ProfileRecord: abi.ProfileRecord{
+			StartCycle:     rapid.Uint64().Draw(t, "start"),
+			EndCycle:       rapid.Uint64().Draw(t, "end"),
+			DescID:         rapid.SampledFrom([]uint32{abi.RuntimeStageWaitDependency, abi.TaskTypeBase + 103, abi.GraphStageBase + 7, 5, rapid.Uint32().Draw(t, "desc")}).Draw(t, "desc_id"),
+			TaskID:         rapid.Uint32().Draw(t, "task"),
+			StageTaskIndex: rapid.Uint32().Draw(t, "index"),
+			OwnerID:        rapid.SampledFrom([]uint32{abi.InvalidOwnerID, 0, rapid.Uint32().Draw(t, "owner")}).Draw(t, "owner_id"),
+		}}
+		entry := rapid.Uint64().Draw(t, "entry")
+		stage := rapid.String().Draw(t, "stage")
+		hasStage := rapid.Bool().Draw(t, "has_stage")
+		r := &renderer{cfg: &Config{}, descs: map[uint32]*descText{}, clock: newClock(50)}
+		if hasStage {
+			r.tasks = newTaskStages(map[uint32]string{rec.TaskID: stage})
+		}
+		r.slots = []slotText{{argsStart: append([]byte("<args>"), argPlan[0].key...), entry: strconv.AppendUint(slices.Clone(entryKey), entry, 10)}}
+		ns, index := abi.LookupDesc(rec.DescID)
+		event := r.appendEvent(nil, rec)
+		_, args, _ := bytes.Cut(event, []byte("<args>"))
+		got, ok := bytes.CutSuffix(args, []byte("}}"))
+		if !ok {
+			t.Fatalf("event %s does not end the args", event)
+		}
+		want := interpretArgs(rec, entry, stage, hasStage, ns.Arg(), index)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("appendArgs:\n  %s\nrecordArgs:\n  %s", got, want)
+		}
+	})
 }
