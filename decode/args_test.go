@@ -121,32 +121,39 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 // arg under its schema name, after recordArgs', read from the record's
 // bytes little-endian; pad fields are not shown.
 func TestArgPlanAddsNewFields(t *testing.T) {
+	var want []string // the schema's fields recordArgs does not show
+	for _, f := range abi.ProfileRecordFields() {
+		if _, shown := fieldArgs[f.Name]; !shown && f.Type != "pad" {
+			want = append(want, `,"`+f.Name+`":`)
+		}
+	}
+	if argPlanExtra != (len(want) > 0) {
+		t.Errorf("argPlanExtra = %v with extra fields %v", argPlanExtra, want)
+	}
+	end := abi.ProfileRecordSize
 	fields := append(abi.ProfileRecordFields(),
-		abi.FieldInfo{Name: "stamp", Type: "u64", Offset: 32, Size: 8},
-		abi.FieldInfo{Name: "lane", Type: "u16", Offset: 40, Size: 2},
-		abi.FieldInfo{Name: "tail", Type: "pad", Offset: 42, Size: 6})
+		abi.FieldInfo{Name: "stamp", Type: "u64", Offset: end, Size: 8},
+		abi.FieldInfo{Name: "lane", Type: "u16", Offset: end + 8, Size: 2},
+		abi.FieldInfo{Name: "tail", Type: "pad", Offset: end + 10, Size: 6})
 	plan, extra := buildArgPlan(recordArgs, fields)
 	if !extra {
 		t.Fatal("no extra fields found")
 	}
 	var keys []string
-	for _, st := range plan {
+	for _, st := range plan[len(recordArgs):] {
 		keys = append(keys, string(st.key))
 	}
-	got := strings.Join(keys[len(recordArgs):], "")
-	if got != `,"stamp":,"lane":` {
-		t.Errorf("extra args %s", got)
+	want = append(want, `,"stamp":`, `,"lane":`)
+	if got := strings.Join(keys, ""); got != strings.Join(want, "") {
+		t.Errorf("extra args %s, want %s", got, strings.Join(want, ""))
 	}
-	raw := make([]byte, 48)
-	copy(raw[32:], []byte{1, 2, 3, 4, 5, 6, 7, 0x88, 0xCD, 0xAB})
-	if v := fieldValue(raw, plan[len(recordArgs)].field); v != 0x8807060504030201 {
+	raw := make([]byte, end+16)
+	copy(raw[end:], []byte{1, 2, 3, 4, 5, 6, 7, 0x88, 0xCD, 0xAB})
+	if v := fieldValue(raw, plan[len(plan)-2].field); v != 0x8807060504030201 {
 		t.Errorf("stamp = %#x", v)
 	}
-	if v := fieldValue(raw, plan[len(recordArgs)+1].field); v != 0xABCD {
+	if v := fieldValue(raw, plan[len(plan)-1].field); v != 0xABCD {
 		t.Errorf("lane = %#x", v)
-	}
-	if _, extra := buildArgPlan(recordArgs, abi.ProfileRecordFields()); extra {
-		t.Error("today's record has a field recordArgs does not show")
 	}
 }
 
