@@ -86,12 +86,12 @@ var changes = []change{{
 }, {
 	name: "task-type",
 	edits: []edit{{"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n",
-		"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: DrillTask, value: 142, doc: A task type the ABI drill adds.}\n"}},
+		"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: DrillTask, value: 177, doc: A task type the ABI drill adds.}\n"}},
 	rules:      []string{"compatible enum-value-added"},
 	schedule:   "num_workers: 4\ntasks:\n  - {task_type: DrillTask}\n  - {task_type: MatMul}\ncube_task_indices: [1]\nvector_task_indices: [0]\n",
-	trace:      []string{`"name":"TaskType_DrillTask"`, `"task_type":142`},
+	trace:      []string{`"name":"TaskType_DrillTask"`, `"task_type":177`},
 	drillTrace: []string{`"name":"TaskType_DrillTask"`},
-	header:     []string{"  DrillTask = 142,"},
+	header:     []string{"  DrillTask = 177,"},
 }, {
 	name: "runtime-stage",
 	edits: []edit{{"        - {index: 7, name: TriggerEvent, task_stage_prefix: true, doc: Signalling the task's trigger event.}\n",
@@ -103,11 +103,11 @@ var changes = []change{{
 	name: "namespace",
 	edits: []edit{{"      doc: Kernel-defined graph stages; names come from the kernel's names file.\n",
 		"      doc: Kernel-defined graph stages; names come from the kernel's names file.\n" +
-			"    - name: DrillSpace\n      base: 0x40000\n      count: 0x100\n      display: 'Drill_{name}'\n" +
+			"    - name: DrillSpace\n      base: 0x70000000\n      count: 0x100\n      display: 'Drill_{name}'\n" +
 			"      fallback: Drill_{index}\n      arg: drill_index\n      doc: A descriptor namespace the ABI drill adds.\n" +
 			"      names:\n        - {index: 1, name: Mark, doc: A named drill descriptor.}\n"}},
 	rules:      []string{"compatible namespace-added"},
-	drillTrace: []string{`"name":"Drill_Mark"`, `"desc_id":262145`, `"drill_index":1`},
+	drillTrace: []string{`"name":"Drill_Mark"`, `"desc_id":1879048193`, `"drill_index":1`},
 }, {
 	name: "region",
 	edits: []edit{versionRaise,
@@ -137,7 +137,13 @@ var testGroups = []struct {
 	changes []string
 	pinned  map[string]string
 }{
-	{"compatible", []string{"task-type", "runtime-stage", "namespace"}, nil},
+	{"compatible", []string{"task-type", "runtime-stage", "namespace"}, map[string]string{
+		"validate":        "golden findings whose expected text lists the namespaces",
+		"internal/dump":   "golden dumps whose findings list the namespaces",
+		"plan":            "golden errors that list the known task types",
+		"gen/go/abi":      "TestTaskTypesMatchSpec and TestNamespaces: SPEC.md's task types and namespaces",
+		"tests/agreement": "the qualifier kernel (TestQualifierMutants) calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
+	}},
 	{"record-field", []string{"record-field"}, map[string]string{
 		"decode":          "TestBenchCaptureShape: the benchmark captures' sizes in 32-byte records",
 		"validate":        "txtar cases written as readable buffers of today's layout",
@@ -155,7 +161,8 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary copy and print where it is")
 	only := flag.String("only", "", "run only the change of this name")
 	runTests := flag.Bool("tests", true, "run the copy's tests with the changes applied")
-	apply := flag.String("apply", "", "apply the change of this name in a kept copy, regenerate, print the copy's path and stop (to investigate)")
+	group := flag.String("group", "", "run only the changes and tests of this test group")
+	apply := flag.String("apply", "", "apply the change (or test group) of this name in a kept copy, regenerate, print the copy's path and stop (to investigate)")
 	flag.Parse()
 	d, err := newDrill()
 	if err != nil {
@@ -163,6 +170,17 @@ func main() {
 		os.Exit(2)
 	}
 	if *apply != "" {
+		for _, g := range testGroups {
+			if g.name == *apply {
+				var edits []edit
+				for _, c := range changes {
+					if slices.Contains(g.changes, c.name) {
+						edits = append(edits, c.edits...)
+					}
+				}
+				changes = []change{{name: g.name, edits: uniqEdits(edits)}}
+			}
+		}
 		for _, c := range changes {
 			if c.name == *apply {
 				if err := d.apply(c.edits); err != nil {
@@ -187,8 +205,16 @@ func main() {
 	}
 	start := time.Now()
 	failed := false
+	inGroup := func(name string) bool {
+		for _, g := range testGroups {
+			if g.name == *group && slices.Contains(g.changes, name) {
+				return true
+			}
+		}
+		return *group == ""
+	}
 	for _, c := range changes {
-		if *only != "" && c.name != *only {
+		if *only != "" && c.name != *only || !inGroup(c.name) {
 			continue
 		}
 		if !d.runChange(c) {
@@ -197,6 +223,9 @@ func main() {
 	}
 	if *runTests {
 		for _, g := range testGroups {
+			if *group != "" && g.name != *group {
+				continue
+			}
 			var edits []edit
 			for _, name := range g.changes {
 				for _, c := range changes {
