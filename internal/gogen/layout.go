@@ -159,21 +159,6 @@ func (g *generator) genLayoutRoles(f *jen.File) {
 	f.Line()
 }
 
-// joinAnd joins ["a", "b", "c"] as "a, b and c".
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	out := items[0]
-	for _, it := range items[1 : len(items)-1] {
-		out += ", " + it
-	}
-	return out + " and " + items[len(items)-1]
-}
-
 // trimDot drops a doc's final period so it can sit inside parentheses.
 func trimDot(doc string) string {
 	for len(doc) > 0 && doc[len(doc)-1] == '.' {
