@@ -8,13 +8,16 @@ CI_FUZZTIME ?= 10s
 
 all: test
 
-## demo: plan the shipped MoE schedule, simulate its capture, validate and decode it to trace.json
+## demo: plan the shipped MoE schedule, simulate its capture, validate it, decode it to trace.json (with dependency arrows), analyze it, and merge the trace into the example Kineto trace
 demo:
 	$(GO) run ./cmd/cycleabi plan examples/moe_layer.yaml
 	$(GO) run ./cmd/cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
 	$(GO) run ./cmd/cycleabi validate examples/moe_layer.bin
-	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml -o trace.json
+	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o trace.json
+	$(GO) run ./cmd/cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml --top 5
 	@echo "trace.json written: open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
+	$(GO) run ./cmd/cycleabi merge examples/moe_layer.kineto.json trace.json -o trace.merged.json
+	@echo "trace.merged.json written: the MegaKernel's cores under its kernel in the example torch-profiler step"
 
 ## examples: regenerate the example schedules, names file and capture (then review the diff)
 examples:
@@ -61,11 +64,14 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan and synth (see README "Speed and memory")
+## bench: throughput and memory of decode, validate, plan, synth and merge (see README "Speed and memory")
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5
+	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
+	./scripts/rss-merge.sh 3
+	./scripts/rss-sparse.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
@@ -78,4 +84,4 @@ ci: test cpp-test
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
-	rm -f trace.json trace.json.gz
+	rm -f trace.json trace.json.gz trace.merged.json

@@ -9,9 +9,9 @@ import (
 // appendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
-func appendMeta(b []byte, inputs []Input) []byte {
-	if len(inputs) == 1 {
-		return appendRankMeta(b, &inputs[0])
+func appendMeta(b []byte, inputs []Input, flows []FlowStats) []byte {
+	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
+		return appendRankMeta(b, &inputs[0], flows[0])
 	}
 	var records, dropped uint64
 	for i := range inputs {
@@ -25,20 +25,23 @@ func appendMeta(b []byte, inputs []Input) []byte {
 	b = strconv.AppendUint(b, records, 10)
 	b = append(b, `,"droppedRecordCount":`...)
 	b = strconv.AppendUint(b, dropped, 10)
+	if inputs[0].Config.Invocation != nil {
+		b = appendInvocations(b, inputs)
+	}
 	b = append(b, `,"ranks":[`...)
 	for i := range inputs {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, "\n"...)
-		b = appendRankMeta(b, &inputs[i])
+		b = appendRankMeta(b, &inputs[i], flows[i])
 	}
 	return append(b, "\n]}"...)
 }
 
 // appendRankMeta appends one capture's object, keys in the reference's
 // order, then abiVersion and abiFingerprint (the ABI it was decoded with).
-func appendRankMeta(b []byte, in *Input) []byte {
+func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
 	cfg, sum := &in.Config, in.Decoded.Summary
 	b = append(b, `{"schemaVersion":`...)
 	b = strconv.AppendInt(b, SchemaVersion, 10)
@@ -76,10 +79,29 @@ func appendRankMeta(b []byte, in *Input) []byte {
 	b = append(b, `,"ownerLabel":`...)
 	b = appendJSONString(b, cfg.OwnerLabel)
 	b = append(b, `,"warnings":[`...)
-	if w := Warning(sum.Dropped); w != "" {
+	sep := false
+	for _, w := range in.Decoded.Warnings.Lines() {
+		if sep {
+			b = append(b, ',')
+		}
 		b = appendJSONString(b, w)
+		sep = true
+	}
+	if in.Config.Deps != nil {
+		if w := FlowWarning(flows); w != "" {
+			if sep {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, w)
+		}
 	}
 	b = append(b, ']')
+	if in.Config.Deps != nil {
+		b = append(b, `,"dependencyArrows":`...)
+		b = strconv.AppendUint(b, flows.Arrows, 10)
+		b = append(b, `,"waitsWithoutProducer":`...)
+		b = strconv.AppendUint(b, flows.WaitsWithoutProducer, 10)
+	}
 	b = appendABI(b)
 	return append(b, '}')
 }
@@ -98,4 +120,67 @@ func Warning(dropped uint64) string {
 		return ""
 	}
 	return "Device dropped " + strconv.FormatUint(dropped, 10) + " cycle trace records"
+}
+
+// Warnings counts what a viewer will show differently from what the
+// device wrote, one kind per field. Decode sets UnsortedSlots and
+// Dropped; WriteTrace counts the rest as it writes the records.
+type Warnings struct {
+	// Dropped is the records the cores dropped (full slots).
+	Dropped uint64
+	// UnsortedSlots is the slots whose records are not in start_cycle
+	// order (the trace shows them sorted).
+	UnsortedSlots int
+	// Overlapping is the records that start before the end of an earlier
+	// record of their core, in start order (Perfetto moves them to
+	// another track); validate's overlap findings.
+	Overlapping uint64
+	// BeforeEntry is the records that start before their core's
+	// entry_cycle (validate's before-entry findings); NegativeTS of all
+	// records, those before the trace's anchor, whose ts is negative
+	// (Perfetto drops them).
+	BeforeEntry uint64
+	NegativeTS  uint64
+}
+
+// Lines renders w for the trace's "warnings" and decode's summary: one
+// line per kind found, with its count, never one per record. The first
+// is the reference decoder's dropped-records warning, as it writes it.
+func (w Warnings) Lines() []string {
+	var lines []string
+	if d := Warning(w.Dropped); d != "" {
+		lines = append(lines, d)
+	}
+	const validate = "; run validate for offsets"
+	if w.Overlapping > 0 {
+		lines = append(lines, count(w.Overlapping, "record overlaps", "records overlap")+" an earlier record of their core (viewers move them to another track)"+validate)
+	}
+	if w.BeforeEntry > 0 {
+		lines = append(lines, count(w.BeforeEntry, "record starts", "records start")+" before their core's entry_cycle"+validate)
+	}
+	if w.NegativeTS > 0 {
+		lines = append(lines, count(w.NegativeTS, "record starts", "records start")+" before the trace's anchor cycle, so their ts is negative (Perfetto drops them)"+validate)
+	}
+	if w.UnsortedSlots > 0 {
+		lines = append(lines, count(uint64(w.UnsortedSlots), "slot holds", "slots hold")+" records out of start_cycle order (shown sorted)"+validate)
+	}
+	return lines
+}
+
+// count renders "1 record overlaps", "2 records overlap".
+func count(n uint64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatUint(n, 10) + " " + many
+}
+
+// FlowWarning is the trace's warning for a capture with waits that no
+// producer of their event ended before, "" when there are none.
+func FlowWarning(st FlowStats) string {
+	if st.WaitsWithoutProducer == 0 {
+		return ""
+	}
+	return strconv.FormatUint(st.WaitsWithoutProducer, 10) + " of " + strconv.FormatUint(st.Waits, 10) +
+		" wait records have no producer of their event ending before them (clock skew, dropped records, or not the schedule the kernel ran)"
 }

@@ -103,6 +103,105 @@ func (c *clock) appendSignedMicros(dst []byte, a, b uint64) []byte {
 	return dst
 }
 
+// maxExactNanos bounds the nanosecond counts appendSpan adjusts: below
+// 2^53 a count and its microseconds/1000 are exact and correctly rounded
+// float64s, so the check it makes is the viewer's own arithmetic. A trace
+// reaches it after 104 days.
+const maxExactNanos = 1 << 53
+
+// appendSpan appends a record's ts (start - anchor), then sep, then its
+// dur (end - start), both in microseconds.
+//
+// A viewer adds ts and dur as IEEE doubles to find where a slice ends, and
+// drops a slice that ends past the start of the next one on its thread
+// (Chrome DevTools' trace engine does). Printed independently, the two
+// rounded decimals can add up to more than the end's own timestamp:
+// 64471.58 + 0.16 = 64471.740000000005 > 64471.74. So dur is the largest
+// value of at most three decimals, no larger than the duration rounded on
+// its own, whose double sum with ts does not exceed the end's timestamp as
+// a double: a record that ends where the next starts (or before) stays so
+// in the viewer. It is at most one or two nanoseconds short of the
+// duration rounded on its own, and equal to it in the common case.
+func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep string) []byte {
+	ts, dur, ok := c.span(start, end, anchor)
+	if !ok {
+		// Out of the exact range (or an invalid record, which decode
+		// refuses before it gets here): printed as rounded on their own.
+		dst = c.appendSignedMicros(dst, start, anchor)
+		dst = append(dst, sep...)
+		return c.appendMicros(dst, end-start)
+	}
+	if ts < 0 {
+		// A count that rounds to zero is 0 here, so never "-0".
+		dst = appendNanosAsMicros(append(dst, '-'), uint64(-ts))
+	} else {
+		dst = appendNanosAsMicros(dst, uint64(ts))
+	}
+	dst = append(dst, sep...)
+	return appendNanosAsMicros(dst, uint64(dur))
+}
+
+// span returns the ts and dur, in nanoseconds, that appendSpan prints for
+// a record from start to end; false when they are out of its exact range
+// and appendSpan prints them rounded on their own.
+func (c *clock) span(start, end, anchor uint64) (ts, dur int64, ok bool) {
+	ts, tsOK := c.signedNanos(start, anchor)
+	te, teOK := c.signedNanos(end, anchor)
+	dur, durOK := c.nanos(end - start)
+	if !tsOK || !teOK || !durOK || end < start {
+		return 0, 0, false
+	}
+	end64 := float64(te) / 1000
+	for dur > 0 && float64(ts)/1000+float64(dur)/1000 > end64 {
+		dur--
+	}
+	return ts, dur, true
+}
+
+// nanos returns the nanoseconds of cycles cycles as appendMicros prints
+// them, when they are below maxExactNanos.
+func (c *clock) nanos(cycles uint64) (int64, bool) {
+	switch {
+	case c.nsPerCycle != 0:
+		hi, ns := bits.Mul64(cycles, c.nsPerCycle)
+		return int64(ns), hi == 0 && ns < maxExactNanos
+	case c.hz != 0:
+		hi, lo := bits.Mul64(cycles, 1_000_000_000)
+		var carry uint64
+		lo, carry = bits.Add64(lo, c.hz/2, 0)
+		hi += carry
+		if hi >= c.hz {
+			return 0, false
+		}
+		ns, _ := bits.Div64(hi, lo, c.hz)
+		return int64(ns), ns < maxExactNanos
+	}
+	// The float path: the digits appendFloatMicros prints, as an integer.
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], float64(cycles)/c.mhz, 'f', 3, 64)
+	var ns uint64
+	for _, ch := range b {
+		if ch == '.' {
+			continue
+		}
+		if ns >= maxExactNanos/10 {
+			return 0, false
+		}
+		ns = ns*10 + uint64(ch-'0')
+	}
+	return int64(ns), true
+}
+
+// signedNanos returns the nanoseconds of a - b cycles, negative when
+// a < b, as appendSignedMicros prints them.
+func (c *clock) signedNanos(a, b uint64) (int64, bool) {
+	if a >= b {
+		return c.nanos(a - b)
+	}
+	ns, ok := c.nanos(b - a)
+	return -ns, ok
+}
+
 // appendNanosAsMicros appends ns/1000 with up to three decimals, trailing
 // zeros trimmed.
 func appendNanosAsMicros(dst []byte, ns uint64) []byte {

@@ -3,6 +3,7 @@ package decode
 import (
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,5 +132,89 @@ func TestAppendMHz(t *testing.T) {
 		if got := string(appendMHz(nil, mhz)); got != want {
 			t.Errorf("appendMHz(%v) = %s, want %s", mhz, got, want)
 		}
+	}
+}
+
+// exactMicros is (a - b) cycles at mhz in microseconds, as an exact
+// rational: the reference the printed decimals are held to. The
+// frequency is read as the shortest decimal that gives mhz, as the clock
+// reads it (1.1 MHz is 1,100,000 Hz).
+func exactMicros(a, b uint64, mhz float64) *big.Rat {
+	d := new(big.Rat).SetInt(new(big.Int).Sub(new(big.Int).SetUint64(a), new(big.Int).SetUint64(b)))
+	f, _ := new(big.Rat).SetString(strconv.FormatFloat(mhz, 'f', -1, 64))
+	return d.Quo(d, f)
+}
+
+// A record that ends where the next record of its core starts (or before)
+// must end there or before in a viewer that adds ts and dur as doubles;
+// dur stays a decimal of at most three places within 2.5 ns of the exact
+// duration, and ts is the start rounded on its own. The guarantee holds
+// while the trace is shorter than 2^53 ns (104 days).
+func TestSpanBackToBack(t *testing.T) {
+	rapid.Check(t, propSpanBackToBack)
+}
+
+func propSpanBackToBack(t *rapid.T) {
+	mhz := rapid.OneOf(
+		rapid.SampledFrom([]float64{50, 1000, 3, 1.1, 19.2, 24, 100, 7.3, 1800, 1.0 / 3, 0.7}),
+		rapid.Map(rapid.Uint64Range(1_000_000, 5_000_000_000), func(hz uint64) float64 { return float64(hz) / 1e6 }),
+	).Draw(t, "mhz")
+	c := newClock(mhz)
+	// Cycle counts whose nanoseconds stay below 2^53, from any anchor.
+	maxDelta := uint64(float64(maxExactNanos) / 1000 * mhz / 4)
+	anchor := rapid.Uint64Range(maxDelta, math.MaxUint64-maxDelta).Draw(t, "anchor")
+	cycle := anchor - rapid.Uint64Range(0, maxDelta/4).Draw(t, "before")
+	n := rapid.IntRange(2, 40).Draw(t, "records")
+	type printed struct{ ts, dur string }
+	var spans []printed
+	var bounds []uint64
+	for range n {
+		start := cycle
+		end := start + rapid.OneOf(rapid.Uint64Range(0, 100), rapid.Uint64Range(0, maxDelta/(4*uint64(n)))).Draw(t, "dur")
+		cycle = end + rapid.SampledFrom([]uint64{0, 0, 0, 1, 7}).Draw(t, "gap")
+		b := string(c.appendSpan(nil, start, end, anchor, " "))
+		ts, dur, _ := strings.Cut(b, " ")
+		spans = append(spans, printed{ts, dur})
+		bounds = append(bounds, start, end)
+	}
+	for i, s := range spans {
+		start, end := bounds[2*i], bounds[2*i+1]
+		if want := string(c.appendSignedMicros(nil, start, anchor)); s.ts != want {
+			t.Fatalf("record %d: ts %s, want %s (rounded on its own)", i, s.ts, want)
+		}
+		if _, frac, ok := strings.Cut(s.dur, "."); strings.ContainsAny(s.dur, "-eE") || ok && (len(frac) > 3 || strings.HasSuffix(frac, "0")) {
+			t.Fatalf("record %d: dur %s is not a plain decimal of at most three places", i, s.dur)
+		}
+		dur, ok := new(big.Rat).SetString(s.dur)
+		if !ok {
+			t.Fatalf("record %d: dur %q", i, s.dur)
+		}
+		diff := new(big.Rat).Sub(dur, exactMicros(end, start, mhz))
+		if f, _ := diff.Float64(); f > 0.0005+1e-12 || f < -0.0025-1e-12 {
+			t.Fatalf("record %d: dur %s is %g µs off the exact duration", i, s.dur, f)
+		}
+		if i+1 == len(spans) {
+			continue
+		}
+		ts, _ := strconv.ParseFloat(s.ts, 64)
+		d, _ := strconv.ParseFloat(s.dur, 64)
+		next, _ := strconv.ParseFloat(spans[i+1].ts, 64)
+		if ts+d > next {
+			t.Fatalf("record %d: ts %s + dur %s = %v passes the next record's ts %s (end %d, next start %d)",
+				i, s.ts, s.dur, ts+d, spans[i+1].ts, end, bounds[2*i+2])
+		}
+	}
+}
+
+// The example of the report: 64471.58 + 0.16 passes 64471.74 as doubles.
+func TestSpanExample(t *testing.T) {
+	c := newClock(50)
+	// ts 64471.58 µs = 3223579 cycles at 50 MHz; dur 0.16 µs = 8 cycles.
+	got := string(c.appendSpan(nil, 3223579, 3223587, 0, " "))
+	if got != "64471.58 0.159" {
+		t.Errorf("got %q, want \"64471.58 0.159\"", got)
+	}
+	if got := string(c.appendSpan(nil, 3223587, 3223595, 0, " ")); got != "64471.74 0.16" {
+		t.Errorf("got %q, want \"64471.74 0.16\" (no rounding trouble there)", got)
 	}
 }

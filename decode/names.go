@@ -1,8 +1,8 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -99,124 +99,147 @@ type NamesErrors = yamlpos.List
 const maxNamesErrors = 20
 
 // LoadNames reads a names file (YAML or JSON, which YAML reads the same
-// way; large files of the usual shapes take a fast path).
+// way; large files of the usual shapes take a fast path). A file larger
+// than the input cap of package yamlpos (1 GiB, CYCLEABI_MAX_INPUT_BYTES)
+// is refused before it is read.
 func LoadNames(path string) (*Names, error) {
-	data, err := os.ReadFile(path)
+	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, err
 	}
-	return ParseNames(path, data)
+	data, err := yamlpos.ReadFile(path, "names file", lim)
+	if err != nil {
+		return nil, err
+	}
+	return parseNames(path, data, lim)
 }
 
 // ParseNames parses the contents of a names file; file labels errors.
-// Problems come back as NamesErrors, each with its line and column.
+// Problems come back as NamesErrors, each with its line and column. A
+// file the fast paths do not read is read as YAML nodes, which is capped
+// (8 MiB, CYCLEABI_MAX_YAML_BYTES: go-yaml's nodes take about 30 times
+// the text): past the cap it is a *yamlpos.LimitError. Anything after the
+// document is a problem.
 func ParseNames(file string, data []byte) (*Names, error) {
-	if n, ok := parseNamesFast(data); ok {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, err
+	}
+	return parseNames(file, data, lim)
+}
+
+func parseNames(file string, data []byte, lim yamlpos.Limits) (*Names, error) {
+	n, stop, ok := parseNamesFast(data)
+	if ok {
 		return n, nil
 	}
-	return parseNamesYAML(file, data)
+	line, col := yamlpos.PositionOf(data, stop)
+	note := fmt.Sprintf("a JSON object of objects of plain strings, or block YAML of \"id: name\" lines, takes a fast path up to the %s cap instead; it stopped at line %d, column %d",
+		yamlpos.MaxInputBytesEnv, line, col)
+	return parseNamesYAML(file, data, lim, note)
 }
+
+// namesSections are the keys of a names file.
+var namesSections = []string{"stages", "graph_stages", "tasks"}
 
 // parseNamesYAML parses a names file with go-yaml: every file the fast
 // paths accept parses to the same Names here, and every problem is
 // reported from here.
-func parseNamesYAML(file string, data []byte) (*Names, error) {
-	p := namesParser{file: file, errs: &NamesErrors{Max: maxNamesErrors}}
+func parseNamesYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Names, error) {
+	p := namesParser{Reader: yamlpos.Reader{File: file, Errs: NamesErrors{Max: maxNamesErrors}}}
 	names := &Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs.Add(yamlpos.Syntax(file, "YAML or JSON", err))
-		return nil, p.errs
+	root, err := yamlpos.Document(file, "YAML or JSON", data, lim, note)
+	if err != nil {
+		var e *NamesError
+		if !errors.As(err, &e) {
+			return nil, err
+		}
+		p.Errs.Add(e)
+		return nil, &p.Errs
 	}
-	if len(doc.Content) == 0 {
+	if root == nil || yamlpos.IsNull(root) {
 		return names, nil // an empty file names nothing
 	}
-	root := resolveAlias(doc.Content[0])
-	if isNull(root) {
-		return names, nil
-	}
 	if root.Kind != yaml.MappingNode {
-		p.errorf(root, "", "expected a mapping with stages, graph_stages and tasks, got %s", kindName(root))
-		return nil, p.errs
+		p.Errorf(root, "", "expected a mapping with stages, graph_stages and tasks, got %s", yamlpos.KindName(root))
+		return nil, &p.Errs
 	}
+	m := p.Mapping(root, "", namesSections, nil)
 	// Where each desc_id was named, to report stages and graph_stages
-	// naming the same one.
+	// naming the same one; sections are read in file order, so the
+	// second naming is the one reported.
 	stageAt := map[uint32]*yaml.Node{}
-	seen := map[string]bool{}
+	done := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], resolveAlias(root.Content[i+1])
-		if seen[k.Value] {
-			p.errorf(k, k.Value, "duplicate key %q", k.Value)
-			continue
+		key := yamlpos.Resolve(root.Content[i]).Value
+		v := m[key]
+		if v == nil || done[key] {
+			continue // unknown or duplicate: reported by Mapping
 		}
-		seen[k.Value] = true
-		switch k.Value {
+		done[key] = true
+		switch key {
 		case "stages":
-			p.section(v, k.Value, 1<<32-1, func(key *yaml.Node, id uint32, name string) {
-				p.setStage(names, stageAt, key, k.Value, id, name)
+			p.section(v, key, 1<<32-1, func(k *yaml.Node, id uint32, name string) {
+				p.setStage(names, stageAt, k, key, id, name)
 			})
 		case "graph_stages":
-			p.section(v, k.Value, abi.GraphStageCount-1, func(key *yaml.Node, s uint32, name string) {
+			p.section(v, key, abi.GraphStageCount-1, func(k *yaml.Node, s uint32, name string) {
 				id := uint32(abi.GraphStageBase) + s
-				p.setStage(names, stageAt, key, k.Value, id, abi.FormatDisplay(abi.NamespaceGraphStage, id, name))
+				p.setStage(names, stageAt, k, key, id, abi.FormatDisplay(abi.NamespaceGraphStage, id, name))
 			})
 		case "tasks":
-			p.section(v, k.Value, 1<<32-1, func(_ *yaml.Node, id uint32, name string) {
+			p.section(v, key, 1<<32-1, func(_ *yaml.Node, id uint32, name string) {
 				names.Tasks[id] = name
 			})
-		default:
-			p.errorf(k, k.Value, "unknown key %q (known: stages, graph_stages, tasks)", k.Value)
 		}
 	}
-	if err := p.errs.Err(); err != nil {
+	if err := p.Errs.Err(); err != nil {
+		p.Errs.Sort()
 		return nil, err
 	}
 	return names, nil
 }
 
+// namesParser reads a names file's nodes.
 type namesParser struct {
-	file string
-	errs *NamesErrors
-}
-
-func (p *namesParser) errorf(n *yaml.Node, path, format string, args ...any) {
-	p.errs.Add(yamlpos.At(p.file, n, path, format, args...))
+	yamlpos.Reader
 }
 
 // section reads a mapping of id -> name with ids in [0, max], calling set
-// for each well-formed entry.
+// for each well-formed entry. A name is a string by the rule of
+// yamlpos.Reader: any scalar but null, as written.
 func (p *namesParser) section(n *yaml.Node, path string, max uint64, set func(key *yaml.Node, id uint32, name string)) {
-	if isNull(n) {
+	if yamlpos.IsNull(n) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a mapping of id -> name, got %s", kindName(n))
+		p.Errorf(n, path, "expected a mapping of id -> name, got %s", yamlpos.KindName(n))
 		return
 	}
 	seen := map[uint64]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolveAlias(n.Content[i]), resolveAlias(n.Content[i+1])
+		k, v := yamlpos.Resolve(n.Content[i]), yamlpos.Resolve(n.Content[i+1])
 		at := path + "." + k.Value
 		id, err := parseID(k)
 		if err != "" {
-			p.errorf(k, at, "%s", err)
+			p.Errorf(k, at, "%s", err)
 			continue
 		}
 		if id > max {
-			p.errorf(k, at, "%s is past the largest id %#x", k.Value, max)
+			p.Errorf(k, at, "%s is past the largest id %#x", k.Value, max)
 			continue
 		}
 		if prev, dup := seen[id]; dup {
-			p.errorf(k, at, "id %d is already named at line %d", id, prev.Line)
+			p.Errorf(k, at, "id %d is already named at line %d", id, prev.Line)
 			continue
 		}
 		seen[id] = k
-		if v.Kind != yaml.ScalarNode || isNull(v) {
-			p.errorf(v, at, "expected a name, got %s", kindName(v))
+		if !yamlpos.IsString(v) {
+			p.Errorf(v, at, "expected a name, got %s", yamlpos.KindName(v))
 			continue
 		}
 		if strings.TrimSpace(v.Value) == "" {
-			p.errorf(v, at, "a name must not be empty")
+			p.Errorf(v, at, "a name must not be empty")
 			continue
 		}
 		set(k, uint32(id), v.Value)
@@ -225,7 +248,7 @@ func (p *namesParser) section(n *yaml.Node, path string, max uint64, set func(ke
 
 func (p *namesParser) setStage(names *Names, at map[uint32]*yaml.Node, key *yaml.Node, section string, id uint32, name string) {
 	if prev, dup := at[id]; dup {
-		p.errorf(key, section+"."+key.Value, "desc_id %#x is already named at line %d", id, prev.Line)
+		p.Errorf(key, section+"."+key.Value, "desc_id %#x is already named at line %d", id, prev.Line)
 		return
 	}
 	at[id] = key
@@ -237,7 +260,7 @@ var idRE = regexp.MustCompile(`^(?:0|[1-9][0-9]*|0[xX][0-9a-fA-F]+)$`)
 // parseID reads a key: decimal without leading zeros, or 0x hex.
 func parseID(k *yaml.Node) (uint64, string) {
 	if k.Kind != yaml.ScalarNode || !idRE.MatchString(k.Value) {
-		return 0, fmt.Sprintf("key %s is not an id (decimal, or hex with 0x)", kindName(k))
+		return 0, fmt.Sprintf("key %s is not an id (decimal, or hex with 0x)", yamlpos.KindName(k))
 	}
 	id, err := strconv.ParseUint(k.Value, 0, 64)
 	if err != nil {
@@ -245,7 +268,3 @@ func parseID(k *yaml.Node) (uint64, string) {
 	}
 	return id, ""
 }
-
-func isNull(n *yaml.Node) bool             { return yamlpos.IsNull(n) }
-func resolveAlias(n *yaml.Node) *yaml.Node { return yamlpos.Resolve(n) }
-func kindName(n *yaml.Node) string         { return yamlpos.KindName(n) }

@@ -19,10 +19,11 @@ import (
 // line and column. FuzzNamesFastPaths holds them to agreeing.
 
 // parseNamesFast reads a names file by the fast path its first byte
-// suggests; ok is false when the YAML parser must read it.
-func parseNamesFast(data []byte) (n *Names, ok bool) {
+// suggests; ok is false when the YAML parser must read it, and stop is
+// then the offset where the fast path stopped.
+func parseNamesFast(data []byte) (n *Names, stop int, ok bool) {
 	if !yamlPrintable(data) || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return nil, false
+		return nil, 0, false
 	}
 	if t := bytes.TrimLeft(data, " \r\n"); len(t) > 0 && t[0] == '{' {
 		return parseNamesJSON(data)
@@ -161,7 +162,7 @@ func isBlank(b []byte) bool { return len(bytes.Trim(b, " \r\n")) == 0 }
 
 // parseNamesJSON reads a names file that is a JSON object of objects of
 // strings without escapes.
-func parseNamesJSON(data []byte) (*Names, bool) {
+func parseNamesJSON(data []byte) (*Names, int, bool) {
 	j := jsonscan.Scanner{Data: data}
 	f := newFastNames(bytes.Count(data, []byte(":")))
 	ok := j.Object(func(section []byte) bool {
@@ -178,9 +179,9 @@ func parseNamesJSON(data []byte) (*Names, bool) {
 		})
 	})
 	if !ok || !j.AtEnd() {
-		return nil, false
+		return nil, j.I, false
 	}
-	return f.names, true
+	return f.names, j.I, true
 }
 
 // parseNamesBlockYAML reads the block YAML a generator writes:
@@ -193,10 +194,12 @@ func parseNamesJSON(data []byte) (*Names, bool) {
 //
 // Names must be plain scalars of letters, digits, '_', '-' and '.',
 // starting with a letter or '_'; keys decimal or 0x hex.
-func parseNamesBlockYAML(data []byte) (*Names, bool) {
+func parseNamesBlockYAML(data []byte) (*Names, int, bool) {
 	f := newFastNames(bytes.Count(data, []byte("\n")))
 	indent := -1
+	all, stop := data, 0
 	for len(data) > 0 {
+		stop = len(all) - len(data)
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
@@ -205,12 +208,12 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if bytes.IndexByte(line, '\t') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
-			return nil, false
+			return nil, stop, false
 		}
 		text := stripComment(line)
 		if isBlank(text) {
 			if len(text) > 0 && text[0] != ' ' {
-				return nil, false
+				return nil, stop, false
 			}
 			continue
 		}
@@ -219,13 +222,13 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 			// A section: "name:" at column 0.
 			name, ok := bytes.CutSuffix(text, []byte(":"))
 			if !ok || !plainWord(name) {
-				return nil, false
+				return nil, stop, false
 			}
 			f.startSection(name)
 			indent = -1
 		} else {
 			if f.section == "" {
-				return nil, false
+				return nil, stop, false
 			}
 			n := len(text) - len(bytes.TrimLeft(text, " "))
 			if indent < 0 {
@@ -233,19 +236,19 @@ func parseNamesBlockYAML(data []byte) (*Names, bool) {
 			}
 			key, value, ok := bytes.Cut(text[n:], []byte(": "))
 			if n != indent || !ok {
-				return nil, false
+				return nil, stop, false
 			}
 			value = bytes.TrimLeft(value, " ")
 			if !plainName(value) {
-				return nil, false
+				return nil, stop, false
 			}
 			f.entry(key, value)
 		}
 		if !f.ok {
-			return nil, false
+			return nil, stop, false
 		}
 	}
-	return f.names, true
+	return f.names, len(all), true
 }
 
 // stripComment removes a " #..." comment, or a whole-line "#..." one.

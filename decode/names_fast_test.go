@@ -8,17 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"pgregory.net/rapid"
 )
 
 // checkFastAgrees: when a fast path accepts a file, the YAML parser
 // accepts it too and reads the same names.
 func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast bool) {
-	n, ok := parseNamesFast(data)
+	n, _, ok := parseNamesFast(data)
 	if !ok {
 		return false
 	}
-	want, err := parseNamesYAML("f", data)
+	want, err := parseNamesYAML("f", data, yamlpos.Limits{Input: 1 << 30, YAML: 1 << 30}, "")
 	if err != nil {
 		t.Fatalf("fast path accepts what YAML refuses (%v):\n%s", err, data)
 	}

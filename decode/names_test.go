@@ -1,6 +1,8 @@
 package decode
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
@@ -41,6 +44,12 @@ tasks:
 			t.Errorf("%s: got %+v, want %+v", name, got, want)
 		}
 	}
+	// A name is any scalar but null, as written: the one string rule of
+	// every YAML reader (yamlpos.Reader).
+	got, err := ParseNames("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
+	if err != nil || !reflect.DeepEqual(got.Tasks, map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
+		t.Errorf("scalar names: got %+v, %v", got, err)
+	}
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
 		got, err := ParseNames("empty.yaml", []byte(empty))
 		if err != nil || len(got.Stages) != 0 || len(got.Tasks) != 0 {
@@ -68,6 +77,12 @@ func TestParseNamesErrors(t *testing.T) {
 		{"stages:\n  0x30002: A\ngraph_stages:\n  2: B\n", `n.yaml:4:3: graph_stages.2: desc_id 0x30002 is already named at line 2`},
 		{"stages: {\n", `n.yaml:1:1: invalid YAML or JSON: did not find expected node content`},
 		{"tasks:\n  1: a\n 2: b\n", `n.yaml:2:1: invalid YAML or JSON: did not find expected key`},
+		// Nothing may follow the document: not a second object, not text,
+		// not a second YAML document (each fast path refuses it too).
+		{`{"tasks": {"1": "a"}} {"tasks": {"2": "b"}}`, `n.yaml:1:23: text after the end of the document`},
+		{"{\"tasks\": {\"1\": \"a\"}}\n garbage [", `n.yaml:2:2: text after the end of the document`},
+		{"tasks:\n  1: a\n---\ntasks:\n  2: b\n", `n.yaml:3:1: a second document starts here; the file must hold one`},
+		{"tasks:\n  1: a\n...\ngarbage [\n", `n.yaml:4:1: text after the end of the document`},
 	} {
 		_, err := ParseNames("n.yaml", []byte(tc.text))
 		if err == nil {
@@ -106,7 +121,7 @@ func TestLoadNames(t *testing.T) {
 	if err != nil || n.Stages[abi.GraphStageBase+3] != "Gate" {
 		t.Fatalf("got %+v, %v", n, err)
 	}
-	if _, err := LoadNames(path + ".missing"); !os.IsNotExist(err) {
+	if _, err := LoadNames(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: got %v", err)
 	}
 }
@@ -167,5 +182,28 @@ func TestParseNamesMutations(t *testing.T) {
 	})
 	if n < 30 {
 		t.Errorf("only %d mutants", n)
+	}
+}
+
+// A names file the fast paths do not read is read as YAML nodes, under the
+// YAML cap: past it the error names the cap, the variable that raises it,
+// and where the fast path stopped. A file the fast path reads is not held
+// to that cap.
+func TestParseNamesYAMLCap(t *testing.T) {
+	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
+	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
+	if n, err := ParseNames("n.yaml", []byte(fast)); err != nil || len(n.Tasks) != 3 {
+		t.Fatalf("fast path: %+v, %v", n, err)
+	}
+	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
+	_, err := ParseNames("n.yaml", []byte(slow))
+	var le *yamlpos.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("got %T %v, want a LimitError", err, err)
+	}
+	for _, want := range []string{"n.yaml: 47 bytes is more than the cap of 30 bytes", "CYCLEABI_MAX_YAML_BYTES", "stopped at line 3, column 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v\nlacks %q", err, want)
+		}
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"math/big"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -58,6 +61,28 @@ func propTrace(t *rapid.T) {
 		prev = ts
 	}
 
+	// What the viewer shows is what the device wrote: on each thread, a
+	// record that ends at or before the next one's start does so in
+	// doubles too (ts + dur, as a viewer adds them).
+	last := map[string]traceEvent{}
+	for _, e := range xs {
+		tid := e.Pid.String() + "/" + e.Tid.String()
+		if prev, ok := last[tid]; ok {
+			end := prev.Args["end_cycle"].(json.Number).String()
+			start := e.Args["start_cycle"].(json.Number).String()
+			endCycle, _ := strconv.ParseUint(end, 10, 64)
+			startCycle, _ := strconv.ParseUint(start, 10, 64)
+			ts, _ := strconv.ParseFloat(prev.Ts.String(), 64)
+			dur, _ := strconv.ParseFloat(prev.Dur.String(), 64)
+			next, _ := strconv.ParseFloat(e.Ts.String(), 64)
+			if endCycle <= startCycle && ts+dur > next {
+				t.Fatalf("thread %s: ts %s + dur %s passes the next record's ts %s (end_cycle %d, next start_cycle %d)",
+					tid, prev.Ts, prev.Dur, e.Ts, endCycle, startCycle)
+			}
+		}
+		last[tid] = e
+	}
+
 	m := f.MegaKernelCycleTrace
 	if got := m["recordCount"].(json.Number).String(); got != itoa(g.records) {
 		t.Fatalf("recordCount %s, want %d", got, g.records)
@@ -65,8 +90,43 @@ func propTrace(t *rapid.T) {
 	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.dropped)) {
 		t.Fatalf("droppedRecordCount %s, want %d", got, g.dropped)
 	}
-	if warnings := m["warnings"].([]any); (len(warnings) == 1) != (g.dropped > 0) {
-		t.Fatalf("warnings %v with %d dropped", warnings, g.dropped)
+	// The warnings: dropped records as the reference says it, then one
+	// line per kind of what misleads a viewer, counted here from the
+	// records in slot order.
+	want := Warnings{Dropped: g.dropped}
+	for _, a := range d.Summary.Active {
+		recs := make([]abi.ProfileRecord, a.Count)
+		if _, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSortedFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) }) {
+			want.UnsortedSlots++
+		}
+		slices.SortStableFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) })
+		for i, r := range recs {
+			for _, earlier := range recs[:i] {
+				if r.StartCycle < earlier.EndCycle {
+					want.Overlapping++
+					break
+				}
+			}
+			if r.StartCycle < a.EntryCycle {
+				want.BeforeEntry++
+			}
+			if r.StartCycle < d.Summary.Anchor {
+				want.NegativeTS++
+			}
+		}
+	}
+	var gotWarnings []string
+	for _, w := range m["warnings"].([]any) {
+		gotWarnings = append(gotWarnings, w.(string))
+	}
+	if wantLines := want.Lines(); !slices.Equal(gotWarnings, wantLines) {
+		t.Fatalf("warnings %q, want %q", gotWarnings, wantLines)
+	}
+	if (g.dropped > 0) != (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")) {
+		t.Fatalf("warnings %v with %d dropped", gotWarnings, g.dropped)
 	}
 	threads := 0
 	for _, e := range f.TraceEvents {
@@ -141,6 +201,10 @@ func propMergeOrder(t *rapid.T) {
 		t.Fatal(err)
 	}
 	d.chunk = rapid.IntRange(0, 5).Draw(t, "chunk")
+	// Out-of-order slots cut into runs of 1 to 5 records (0: the default,
+	// one run per slot here), some spilled, some in memory.
+	d.runRecords = rapid.IntRange(0, 5).Draw(t, "runRecords")
+	d.TempDir = tempDir
 	want, err := scanRecords(d)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +234,16 @@ func propMergeOrder(t *rapid.T) {
 	}
 }
 
-func TestMergeOrder(t *testing.T) { rapid.Check(t, propMergeOrder) }
+// tempDir is where propMergeOrder spills; checked empty afterwards.
+var tempDir = os.TempDir()
+
+func TestMergeOrder(t *testing.T) {
+	tempDir = t.TempDir()
+	rapid.Check(t, propMergeOrder)
+	if entries, _ := os.ReadDir(tempDir); len(entries) != 0 {
+		t.Errorf("spill files left behind: %v", entries)
+	}
+}
 
 func FuzzMergeOrder(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propMergeOrder)) }
 

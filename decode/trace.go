@@ -35,6 +35,16 @@ type Config struct {
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
 	Names *Names
+	// Invocation, when set, makes the capture one invocation of its rank
+	// (see Invocation); nil for one capture per rank.
+	Invocation *Invocation
+	// FlowMode says which dependency arrows to draw when Deps is set;
+	// MaxFlows caps the arrows of this capture (0: no cap).
+	FlowMode FlowMode
+	MaxFlows int
+	// Deps, when set, are the capture's event producers under the
+	// schedule it ran: the trace gets dependency arrows (FlowMode).
+	Deps *Dependencies
 }
 
 // Input is one decoded capture and how to show it.
@@ -50,6 +60,15 @@ type WriteOptions struct {
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
+	// InvocationGapUs is the gap between invocations of a rank laid out
+	// one after the other (nil: DefaultInvocationGapUs).
+	InvocationGapUs *float64
+	// AbsoluteTime times every event from system-counter cycle 0 instead
+	// of from its capture's anchor.
+	AbsoluteTime bool
+	// FlowStats, when it has one entry per input, receives what each
+	// input's dependency arrows came to (zero for an input without Deps).
+	FlowStats []FlowStats
 }
 
 // SchemaVersion is the version of the megaKernelCycleTrace object the
@@ -64,11 +83,29 @@ const SchemaVersion = 1
 //	 "megaKernelCycleTrace":{...},
 //	 "metadata":{...}}
 //
+// An input whose Config has Deps gets dependency arrows after the X event
+// of each of its wait records: Trace Event Format v1 flow events, one id per
+// arrow (ids are unique in the trace: input i's are i<<32 + 1, 2, ...),
+// "ph":"s" on the producer's thread with ts in the middle of its slice and
+// "ph":"f","bp":"e" on the wait's thread with ts inside the wait's slice,
+// never before the "s"; "cat":"dependency", named "event <E>". Its
+// megaKernelCycleTrace object then also has dependencyArrows and
+// waitsWithoutProducer, and a warning when the latter is not 0.
+//
 // For one input, megaKernelCycleTrace is the reference decoder's object
 // plus abiVersion and abiFingerprint; for several it is
 // {"schemaVersion","abiVersion","abiFingerprint","recordCount",
 // "droppedRecordCount","ranks":[one such object per input]}. metadata is
 // a copy of megaKernelCycleTrace (Perfetto shows it on its trace-info page).
+//
+// Inputs with an Invocation are kernel launches of a window: several may
+// share a rank, whose process and core threads the first of them writes;
+// every X event's args end with invocation_id, step and direction; each
+// invocation is timed from its own anchor and laid out after the previous
+// one of its rank (WriteOptions.InvocationGapUs, AbsoluteTime); and
+// megaKernelCycleTrace takes the several-input form with
+// "invocationCount" and "invocations" before "ranks". Without
+// Invocations the output is as described above.
 //
 // Inputs are rendered concurrently and written in order through bounded
 // buffers, so memory does not grow with the trace. On error, w holds a
@@ -84,10 +121,14 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	}
 	ranks := map[uint32]string{}
 	for _, in := range inputs {
-		if prev, dup := ranks[in.Config.Rank]; dup {
+		if prev, dup := ranks[in.Config.Rank]; dup && in.Config.Invocation == nil {
 			return fmt.Errorf("%s and %s both have rank %d (each capture needs its own pid)", prev, in.Decoded.Capture.Name, in.Config.Rank)
 		}
 		ranks[in.Config.Rank] = in.Decoded.Capture.Name
+	}
+	placements, err := place(inputs, &o)
+	if err != nil {
+		return err
 	}
 	par := o.Parallel
 	if par <= 0 {
@@ -96,10 +137,11 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	par = min(par, len(inputs))
 
 	p := pipeline{
-		outs: make([]chan chunk, len(inputs)),
-		errs: make([]error, len(inputs)),
-		done: make(chan struct{}),
-		free: make(chan []byte, 4*par),
+		outs:  make([]chan chunk, len(inputs)),
+		errs:  make([]error, len(inputs)),
+		flows: make([]FlowStats, len(inputs)),
+		done:  make(chan struct{}),
+		free:  make(chan []byte, 4*par),
 	}
 	for i := range p.outs {
 		p.outs[i] = make(chan chunk, 2)
@@ -122,11 +164,14 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 				defer wg.Done()
 				defer func() { <-sem }()
 				defer close(p.outs[i])
-				p.errs[i] = p.render(i, &inputs[i])
+				p.errs[i] = p.render(i, &inputs[i], &placements[i])
 			}()
 		}
 	}()
-	err := p.write(w, inputs, o.Progress)
+	err = p.write(w, inputs, o.Progress)
+	if err == nil && len(o.FlowStats) == len(inputs) {
+		copy(o.FlowStats, p.flows)
+	}
 	close(p.done)
 	wg.Wait()
 	return err
@@ -156,8 +201,11 @@ type chunk struct {
 type pipeline struct {
 	outs []chan chunk
 	errs []error
-	done chan struct{} // closed when the writer returns
-	free chan []byte   // written chunks, for reuse
+	// flows[i] is what input i's arrows came to, set by its renderer
+	// before it closes outs[i].
+	flows []FlowStats
+	done  chan struct{} // closed when the writer returns
+	free  chan []byte   // written chunks, for reuse
 }
 
 var errAborted = errors.New("trace writing aborted")
@@ -185,7 +233,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error 
 			return err
 		}
 	}
-	meta := appendMeta(nil, inputs)
+	meta := appendMeta(nil, inputs, p.flows)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
@@ -213,17 +261,40 @@ func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 
 // render writes input i's events: the process and thread metadata
 // events, then one X event per record in trace order.
-func (p *pipeline) render(i int, in *Input) error {
-	r := newRenderer(in)
+func (p *pipeline) render(i int, in *Input, pl *placement) error {
+	r := newRenderer(i, in, pl)
 	b := make([]byte, 0, chunkSize+chunkSize/4)
-	if i > 0 {
+	if i > 0 && pl.meta {
+		// Events start with ",\n" themselves; metadata does not.
 		b = append(b, ',')
 	}
 	b = r.appendMetadataEvents(b)
 	events := 0
 	var err error
+	// The counts of Warnings the walk sees: records that overlap an
+	// earlier one of their slot (records of a slot come in start order),
+	// or start before their core's entry or the anchor.
+	w := &in.Decoded.Warnings
+	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
+	maxEnd := make([]uint64, len(r.slots))
+	started := make([]bool, len(r.slots))
+	flows := in.Config.Deps != nil
 	walkErr := in.Decoded.Records(func(rec Record) bool {
+		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
+			w.Overlapping++
+		}
+		started[rec.Active] = true
+		maxEnd[rec.Active] = max(maxEnd[rec.Active], rec.EndCycle)
+		if rec.StartCycle < rec.EntryCycle {
+			w.BeforeEntry++
+		}
+		if rec.StartCycle < r.anchor {
+			w.NegativeTS++
+		}
 		b = r.appendEvent(b, &rec)
+		if flows {
+			b = r.appendFlows(b, &rec)
+		}
 		events++
 		if len(b) >= chunkSize {
 			b, err = p.send(i, b, events)
@@ -237,6 +308,7 @@ func (p *pipeline) render(i int, in *Input) error {
 	if walkErr != nil {
 		return walkErr
 	}
+	p.flows[i] = r.flowStats
 	_, err = p.send(i, b, events)
 	return err
 }
@@ -245,6 +317,7 @@ func (p *pipeline) render(i int, in *Input) error {
 // record of a slot, already rendered.
 type slotText struct {
 	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
+	pidTid    []byte // `,"pid":R,"tid":T,"ts":`
 	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
 	entry     []byte // `,"core_entry_cycle":E` (recordArgs names it)
 }
@@ -271,14 +344,19 @@ type renderer struct {
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
 	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
+	place    *placement
+
+	deps      *Dependencies
+	flowStats FlowStats
+	flowBase  uint64 // added to each arrow's number to make its id
 }
 
-func newRenderer(in *Input) *renderer {
+func newRenderer(i int, in *Input, pl *placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
-	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: sum.Anchor,
+	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
-		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
+		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
 	}
@@ -286,6 +364,7 @@ func newRenderer(in *Input) *renderer {
 	for i, a := range sum.Active {
 		s := &r.slots[i]
 		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
+		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
 		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
 		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d%s`, a.Slot.BlockID, argPlan[0].key)
@@ -378,9 +457,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
-	b = r.clock.appendSignedMicros(b, rec.StartCycle, r.anchor)
-	b = append(b, `,"dur":`...)
-	b = r.clock.appendMicros(b, rec.EndCycle-rec.StartCycle)
+	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
 	// The args: recordArgs (args.go) unrolled, with constant keys. A loop
 	// over the table costs some 500 instructions per event, a third more;
 	// TestAppendArgsFollowsTable holds this to the table.
@@ -409,24 +486,34 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	if argPlanExtra {
 		b = r.appendExtraArgs(b, rec)
 	}
+	b = append(b, r.place.args...) // the invocation's, last
 	return append(b, "}}"...)
 }
 
 // appendMetadataEvents appends the process_name event of the rank, then
 // thread_name and thread_sort_index for each core with records, by
 // (core_type, block_id).
+//
+// Of several invocations of a rank, the first given writes them for every
+// core of the rank, the others none.
 func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	cfg := r.cfg
+	if !r.place.meta {
+		return b
+	}
 	b = fmt.Appendf(b, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", cfg.Rank)
 	b = appendJSONString(b, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID))
 	b = append(b, "}}"...)
-	slots := make([]abi.Slot, 0, len(r.slots))
-	for _, a := range r.sum.Active {
-		slots = append(slots, a.Slot)
+	slots := r.place.slots
+	if cfg.Invocation == nil {
+		slots = make([]abi.Slot, 0, len(r.slots))
+		for _, a := range r.sum.Active {
+			slots = append(slots, a.Slot)
+		}
+		slices.SortFunc(slots, func(x, y abi.Slot) int {
+			return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
+		})
 	}
-	slices.SortFunc(slots, func(x, y abi.Slot) int {
-		return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
-	})
 	for i, s := range slots {
 		tid := threadID(s)
 		b = fmt.Appendf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", cfg.Rank, tid)

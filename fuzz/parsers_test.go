@@ -187,7 +187,29 @@ func FuzzSchedule(f *testing.F) {
 			return
 		}
 		const file = "fuzz.yaml"
+		// CheckText (what `cycleabi plan` runs) plans what it can of a
+		// schedule with problems: every problem positioned, and it fails
+		// exactly when Parse or Check does.
+		_, _, checkErr := plan.CheckText(file, data)
+		if checkErr != nil {
+			var list *plan.ErrorList
+			if !errors.As(checkErr, &list) || list.Len() == 0 {
+				t.Fatalf("CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
+			}
+			for _, e := range list.Errs {
+				if e.File != file || e.Line < 1 {
+					t.Fatalf("CheckText error without file and line: %+v", e)
+				}
+			}
+		}
 		s, err := plan.Parse(file, data)
+		if err == nil {
+			if _, err := plan.Check(s); (err == nil) != (checkErr == nil) {
+				t.Fatalf("Check says %v, CheckText %v", err, checkErr)
+			}
+		} else if checkErr == nil {
+			t.Fatalf("Parse fails (%v), CheckText does not", err)
+		}
 		if err != nil {
 			var list *plan.ErrorList
 			if !errors.As(err, &list) || len(list.Errs) == 0 {

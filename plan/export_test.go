@@ -1,9 +1,13 @@
 package plan
 
+import "github.com/megakernel/cycleabi/internal/yamlpos"
+
 // Both parsers, for the tests that hold them to agreeing.
 var (
-	ParseYAML = parseYAML
-	ParseJSON = func(data []byte) (*Schedule, bool) { return parseJSON(data) }
+	ParseYAML = func(file string, data []byte) (*Schedule, error) {
+		return parseYAML(file, data, yamlpos.Limits{Input: 1 << 30, YAML: 1 << 30}, "")
+	}
+	ParseJSON = func(data []byte) (*Schedule, bool) { s, _, ok := parseJSON(data); return s, ok }
 )
 
 // Positions returns where yamlPosition and jsonPosition put path in src.

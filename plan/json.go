@@ -17,13 +17,16 @@ import (
 // no unknown or duplicate keys, every value in range) and reports ok=false
 // for anything else, which then goes through parseYAML and gets its error
 // message there. FuzzJSONMatchesYAML holds the two parsers to agreeing.
-func parseJSON(data []byte) (s *Schedule, ok bool) {
+//
+// stop is the offset where the scanner stopped, for a message when the
+// file is too large for the YAML parser.
+func parseJSON(data []byte) (s *Schedule, stop int, ok bool) {
 	j := jsonScanner{jsonscan.Scanner{Data: data}}
 	s = &Schedule{}
 	if !j.schedule(s) || !j.AtEnd() {
-		return nil, false
+		return nil, j.I, false
 	}
-	return s, true
+	return s, j.I, true
 }
 
 // taskTypeByName is abi.ParseTaskType as a map, which a []byte key can
@@ -144,10 +147,11 @@ func (j *jsonScanner) task() (Task, bool) {
 			v, ok = j.Int(0, abi.TaskTypeCount-1)
 			t.TaskType = abi.TaskType(v)
 		case keyDependentEvent:
-			v, ok = j.Int(0, int64(NoEvent)-1)
+			// NoEvent (EVENT_INVALID_ID) is "no event", as in the runtime.
+			v, ok = j.Int(0, int64(NoEvent))
 			t.DependentEvent = EventID(v)
 		case keyTriggerEvent:
-			v, ok = j.Int(0, int64(NoEvent)-1)
+			v, ok = j.Int(0, int64(NoEvent))
 			t.TriggerEvent = EventID(v)
 		case keyGraphStage:
 			v, ok = j.Int(0, abi.GraphStageCount-1)

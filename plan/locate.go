@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -27,6 +28,31 @@ func (s *Schedule) ErrorAt(path, format string, args ...any) *Error {
 	return e
 }
 
+// errorsAt gives each problem its position, reading the text once for
+// all of them.
+func (s *Schedule) errorsAt(probs []problem) []*Error {
+	errs := make([]*Error, len(probs))
+	var root *yaml.Node
+	if s.src != nil && !s.fromJSON {
+		var doc yaml.Node
+		if yaml.Unmarshal(s.src, &doc) == nil && len(doc.Content) > 0 {
+			root = doc.Content[0]
+		}
+	}
+	for i, pr := range probs {
+		e := &Error{File: s.File, Path: pr.path, Msg: pr.msg}
+		switch {
+		case s.src == nil:
+		case s.fromJSON:
+			e.Line, e.Col = jsonPosition(s.src, pr.path)
+		case root != nil:
+			e.Line, e.Col = nodePosition(root, pr.path)
+		}
+		errs[i] = e
+	}
+	return errs
+}
+
 // yamlPosition returns the line and column of the node at path in the YAML
 // text src, or of the nearest ancestor present; 0, 0 if src does not parse.
 func yamlPosition(src []byte, path string) (line, col int) {
@@ -34,13 +60,19 @@ func yamlPosition(src []byte, path string) (line, col int) {
 	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
 		return 0, 0
 	}
-	n := resolveAlias(doc.Content[0])
+	return nodePosition(doc.Content[0], path)
+}
+
+// nodePosition returns the line and column of the node at path under
+// root, or of the nearest ancestor present.
+func nodePosition(root *yaml.Node, path string) (line, col int) {
+	n := yamlpos.Resolve(root)
 	for _, seg := range splitPath(path) {
 		next := child(n, seg)
 		if next == nil {
 			break
 		}
-		n = resolveAlias(next)
+		n = yamlpos.Resolve(next)
 	}
 	return n.Line, n.Column
 }

@@ -79,98 +79,208 @@ func CubeSlotCount(numWorkers int64) (uint32, bool) {
 }
 
 // Plan sizes the buffer for s, applying every rule of SPEC.md "Planning
-// capacities". It stops at the first problem, returned as an *Error naming
-// the field or task (with its line and column when s was parsed from text).
+// capacities". It reports every problem it finds, not only the first, as
+// an *ErrorList (at most 20 kept, the rest counted) of *Error naming the
+// field or task, with its line and column when s was parsed from text.
 func Plan(s *Schedule) (Result, error) {
+	p := &planner{s: s}
+	r := p.plan(false)
+	return r, p.err()
+}
+
+// Check is Plan that also holds s to what a device needs to run it to the
+// end: no scheduled task may wait on an event that no scheduled task
+// triggers (the device would hang there). Its problems and Plan's come in
+// one list. `cycleabi plan` and the simulator (without a wait timeout)
+// use it.
+func Check(s *Schedule) (Result, error) {
+	p := &planner{s: s}
+	r := p.plan(true)
+	return r, p.err()
+}
+
+// planner collects a schedule's planning problems: a YAML path and a
+// message each, given a position only when they are reported.
+type planner struct {
+	s     *Schedule
+	probs []problem
+	// omitted counts the problems past maxErrors.
+	omitted int
+	// skip, when set, tells problems at paths the parser already reported
+	// (see planPartial); they are not reported again.
+	skip func(path string) bool
+}
+
+type problem struct{ path, msg string }
+
+func (p *planner) add(path, format string, args ...any) {
+	if p.skip != nil && p.skip(path) {
+		return
+	}
+	if len(p.probs) >= maxErrors {
+		p.omitted++
+		return
+	}
+	p.probs = append(p.probs, problem{path, fmt.Sprintf(format, args...)})
+}
+
+func (p *planner) failed() bool { return len(p.probs)+p.omitted > 0 }
+
+// err returns the problems as an *ErrorList in file order, or nil.
+func (p *planner) err() error {
+	if !p.failed() {
+		return nil
+	}
+	list := &ErrorList{Max: maxErrors}
+	for _, e := range p.s.errorsAt(p.probs) {
+		list.Add(e)
+	}
+	list.Omitted += p.omitted
+	list.Sort()
+	return list
+}
+
+// plan applies every rule, recording each problem, and returns the sizes
+// it could compute.
+func (p *planner) plan(waits bool) Result {
+	s := p.s
 	r := Result{Mode: s.Mode, NumWorkers: s.NumWorkers}
-	if err := checkIndices(s, "cube_task_indices", s.CubeTaskIndices); err != nil {
-		return r, err
-	}
-	if err := checkIndices(s, "vector_task_indices", s.VectorTaskIndices); err != nil {
-		return r, err
-	}
-	var err error
+	indicesOK := p.checkIndices("cube_task_indices", s.CubeTaskIndices)
+	indicesOK = p.checkIndices("vector_task_indices", s.VectorTaskIndices) && indicesOK
+	workersOK := true
 	switch s.Mode {
 	case EventDriven:
-		err = planEventDriven(s, &r)
+		workersOK = p.eventDriven(&r, indicesOK)
+		if waits {
+			p.untriggeredWaits()
+		}
 	case AIVPipeline:
-		err = planAIVPipeline(s, &r)
+		workersOK = p.aivPipeline(&r)
 	default:
-		err = s.ErrorAt("mode", "unsupported mode %v", s.Mode)
-	}
-	if err != nil {
-		return r, err
+		p.add("mode", "unsupported mode %v", s.Mode)
+		return r
 	}
 
 	slots, ok := CubeSlotCount(s.NumWorkers)
 	if !ok {
-		return r, s.ErrorAt("num_workers", "%d workers need more than %d cube slots", s.NumWorkers, uint32(math.MaxUint32))
+		if workersOK {
+			p.add("num_workers", "%d workers need more than %d cube slots", s.NumWorkers, uint32(math.MaxUint32))
+		}
+		return r
 	}
 	r.CubeSlotCount = slots
 	// Every worker must own a slot. With a stride of at least 1 this cannot
 	// fail (AIC workers = n/2 <= C and AIV workers = n/stride <= n <= 2C),
 	// but the buffer would be silently too small if a rule above changed.
 	if uint64(r.AICWorkers) > uint64(slots) || uint64(r.AIVWorkers) > 2*uint64(slots) {
-		return r, s.ErrorAt("num_workers", "%d AIC and %d AIV workers do not fit in %d AIC and %d AIV slots",
+		p.add("num_workers", "%d AIC and %d AIV workers do not fit in %d AIC and %d AIV slots",
 			r.AICWorkers, r.AIVWorkers, slots, 2*uint64(slots))
+		return r
 	}
-
-	if r.AICRecordCapacity, err = roundUp(s, "cube_task_indices", "AIC", r.AICRequiredRecords); err != nil {
-		return r, err
+	if !indicesOK {
+		return r
 	}
-	if r.AIVRecordCapacity, err = roundUp(s, "vector_task_indices", "AIV", r.AIVRequiredRecords); err != nil {
-		return r, err
+	var aicOK, aivOK bool
+	r.AICRecordCapacity, aicOK = p.roundUp("cube_task_indices", "AIC", r.AICRequiredRecords)
+	r.AIVRecordCapacity, aivOK = p.roundUp("vector_task_indices", "AIV", r.AIVRequiredRecords)
+	if !aicOK || !aivOK {
+		return r
 	}
+	var err error
 	if r.BufferSize, err = abi.BufferSize(r.CubeSlotCount, r.Capacities()); err != nil {
-		return r, s.ErrorAt("num_workers", "buffer for %d cube slots: %v", r.CubeSlotCount, err)
+		p.add("num_workers", "buffer for %d cube slots: %v", r.CubeSlotCount, err)
 	}
-	return r, nil
+	return r
 }
 
 // roundUp rounds a requirement up to a capacity, or names the queue whose
 // busiest worker needs more than a slot can hold.
-func roundUp(s *Schedule, queue, core string, required uint64) (uint32, error) {
+func (p *planner) roundUp(queue, core string, required uint64) (uint32, bool) {
 	c, err := abi.RoundUpCapacity(required)
 	if err != nil {
-		return 0, s.ErrorAt(queue, "the busiest %s worker writes %d records, more than the %d a slot can hold",
+		p.add(queue, "the busiest %s worker writes %d records, more than the %d a slot can hold",
 			core, required, abi.MaxRecordsPerCore)
+		return 0, false
 	}
-	return c, nil
+	return c, true
 }
 
-func checkIndices(s *Schedule, field string, queue []uint32) error {
+// checkIndices reports every task id of a queue past the task table.
+func (p *planner) checkIndices(field string, queue []uint32) bool {
+	ok := true
 	for i, id := range queue {
-		if uint64(id) >= uint64(len(s.Tasks)) {
-			return s.ErrorAt(fmt.Sprintf("%s[%d]", field, i), "task %d is out of range: the schedule has %d tasks", id, len(s.Tasks))
+		if uint64(id) >= uint64(len(p.s.Tasks)) {
+			p.add(fmt.Sprintf("%s[%d]", field, i), "task %d is out of range: the schedule has %d tasks", id, len(p.s.Tasks))
+			ok = false
 		}
 	}
-	return nil
+	return ok
 }
 
-func planEventDriven(s *Schedule, r *Result) error {
+// eventDriven counts the workers and, when the queues are sound, the
+// records of the busiest ones; false when the workers cannot be counted.
+func (p *planner) eventDriven(r *Result, indicesOK bool) bool {
+	s := p.s
 	n := s.NumWorkers
 	if n < 0 || n%2 != 0 {
-		return s.ErrorAt("num_workers", "num_workers must be even and non-negative in event_driven mode, got %d", n)
+		p.add("num_workers", "num_workers must be even and non-negative in event_driven mode, got %d", n)
+		return false
 	}
 	if n/2 > math.MaxUint32 {
-		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
+		p.add("num_workers", "%d workers are more than the ABI can number", n)
+		return false
 	}
 	r.AICWorkers = uint32(n / 2)
+	ok := true
 	if len(s.CubeTaskIndices) > 0 && n == 0 {
-		return s.ErrorAt("num_workers", "num_workers is 0: no AIC worker for the %d cube tasks", len(s.CubeTaskIndices))
+		p.add("num_workers", "num_workers is 0: no AIC worker for the %d cube tasks", len(s.CubeTaskIndices))
+		ok = false
 	}
-	if err := vectorWorkers(s, r); err != nil {
-		return err
+	if !p.vectorWorkers(r, true) {
+		return false
 	}
-	r.AICRequiredRecords = busiestWorker(s, s.CubeTaskIndices, r.AICWorkers)
-	r.AIVRequiredRecords = busiestWorker(s, s.VectorTaskIndices, r.AIVWorkers)
-	return nil
+	if ok && indicesOK {
+		r.AICRequiredRecords = busiestWorker(s, s.CubeTaskIndices, r.AICWorkers)
+		r.AIVRequiredRecords = busiestWorker(s, s.VectorTaskIndices, r.AIVWorkers)
+	}
+	return ok
+}
+
+// untriggeredWaits reports each scheduled task that waits on an event no
+// scheduled task triggers: the device would hang there. Queue entries past
+// the task table are skipped (checkIndices reports them).
+func (p *planner) untriggeredWaits() {
+	s := p.s
+	triggered := map[EventID]bool{}
+	for _, queue := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
+		for _, id := range queue {
+			if uint64(id) >= uint64(len(s.Tasks)) {
+				continue
+			}
+			if e := s.Tasks[id].TriggerEvent; e.Valid() {
+				triggered[e] = true
+			}
+		}
+	}
+	reported := map[uint32]bool{}
+	for _, queue := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
+		for _, id := range queue {
+			if uint64(id) >= uint64(len(s.Tasks)) {
+				continue
+			}
+			if e := s.Tasks[id].DependentEvent; e.Valid() && !triggered[e] && !reported[id] {
+				reported[id] = true
+				p.add(fmt.Sprintf("tasks[%d].dependent_event", id),
+					"task %d waits on event %d, which no scheduled task triggers (the device would hang)", id, e)
+			}
+		}
+	}
 }
 
 // busiestWorker deals queue round-robin over workers and returns the most
 // records one worker writes.
 func busiestWorker(s *Schedule, queue []uint32, workers uint32) uint64 {
-	if len(queue) == 0 {
+	if len(queue) == 0 || workers == 0 {
 		return 0
 	}
 	// Workers past the queue's length get nothing; never allocate for them
@@ -188,62 +298,78 @@ func busiestWorker(s *Schedule, queue []uint32, workers uint32) uint64 {
 
 // vectorWorkers sets r.AIVWorkers to the AIV workers that run tasks in
 // either mode: num_workers / vector_worker_stride, as the reference's
-// activeVectorWorkers counts them.
-func vectorWorkers(s *Schedule, r *Result) error {
+// activeVectorWorkers counts them. needed says the vector queue needs at
+// least one of them (event-driven mode deals it over them).
+func (p *planner) vectorWorkers(r *Result, needed bool) bool {
+	s := p.s
 	n := s.NumWorkers
 	stride := s.Stride()
 	if stride < 1 {
-		return s.ErrorAt("vector_worker_stride", "vector_worker_stride must be at least 1, got %d", stride)
+		p.add("vector_worker_stride", "vector_worker_stride must be at least 1, got %d", stride)
+		return false
 	}
 	aiv := n / stride
 	if aiv > math.MaxUint32 {
-		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
+		p.add("num_workers", "%d workers are more than the ABI can number", n)
+		return false
 	}
 	r.AIVWorkers = uint32(aiv)
-	if len(s.VectorTaskIndices) > 0 && aiv == 0 {
-		if n == 0 {
-			return s.ErrorAt("num_workers", "num_workers is 0: no AIV worker for the %d vector tasks", len(s.VectorTaskIndices))
-		}
-		if s.VectorWorkerStride == 0 {
-			return s.ErrorAt("num_workers", "%d workers with the default vector_worker_stride %d leave no AIV worker for the %d vector tasks",
+	if needed && len(s.VectorTaskIndices) > 0 && aiv == 0 {
+		switch {
+		case n == 0:
+			p.add("num_workers", "num_workers is 0: no AIV worker for the %d vector tasks", len(s.VectorTaskIndices))
+		case s.VectorWorkerStride == 0:
+			p.add("num_workers", "%d workers with the default vector_worker_stride %d leave no AIV worker for the %d vector tasks",
+				n, stride, len(s.VectorTaskIndices))
+		default:
+			p.add("vector_worker_stride", "%d workers with stride %d leave no AIV worker for the %d vector tasks",
 				n, stride, len(s.VectorTaskIndices))
 		}
-		return s.ErrorAt("vector_worker_stride", "%d workers with stride %d leave no AIV worker for the %d vector tasks",
-			n, stride, len(s.VectorTaskIndices))
+		return false
 	}
-	return nil
+	return true
 }
 
-func planAIVPipeline(s *Schedule, r *Result) error {
+// aivPipeline sizes an AIV pipeline as the reference does: AIV capacity
+// from the vector queue's length, whatever the worker count (num_workers
+// 1 at the default stride sizes the slots though no AIV worker is active).
+func (p *planner) aivPipeline(r *Result) bool {
+	s := p.s
 	n := s.NumWorkers
-	if n <= 0 {
-		return s.ErrorAt("num_workers", "num_workers must be positive in aiv_pipeline mode, got %d", n)
-	}
-	if n > math.MaxUint32 {
-		return s.ErrorAt("num_workers", "%d workers are more than the ABI can number", n)
+	ok := true
+	switch {
+	case n <= 0:
+		p.add("num_workers", "num_workers must be positive in aiv_pipeline mode, got %d", n)
+		return false
+	case n > math.MaxUint32:
+		p.add("num_workers", "%d workers are more than the ABI can number", n)
+		return false
 	}
 	if len(s.CubeTaskIndices) > 0 {
-		return s.ErrorAt("cube_task_indices", "aiv_pipeline mode runs no cube tasks, got %d", len(s.CubeTaskIndices))
+		p.add("cube_task_indices", "aiv_pipeline mode runs no cube tasks, got %d", len(s.CubeTaskIndices))
+		ok = false
 	}
+	reported := map[uint32]bool{}
 	for i, id := range s.VectorTaskIndices {
-		t := &s.Tasks[id]
-		field := ""
-		switch {
-		case t.DependentEvent.Valid():
-			field = "dependent_event"
-		case t.TriggerEvent.Valid():
-			field = "trigger_event"
-		default:
-			continue
+		if uint64(id) < uint64(len(s.Tasks)) {
+			t := &s.Tasks[id]
+			for _, ev := range []struct {
+				field string
+				id    EventID
+			}{{"dependent_event", t.DependentEvent}, {"trigger_event", t.TriggerEvent}} {
+				if ev.id.Valid() && !reported[id] {
+					reported[id] = true
+					p.add(fmt.Sprintf("tasks[%d].%s", id, ev.field),
+						"an AIV pipeline cannot use events, but task %d (vector_task_indices[%d]) has %s", id, i, ev.field)
+				}
+			}
 		}
-		return s.ErrorAt(fmt.Sprintf("tasks[%d].%s", id, field),
-			"an AIV pipeline cannot use events, but task %d (vector_task_indices[%d]) has %s", id, i, field)
 	}
-	if err := vectorWorkers(s, r); err != nil {
-		return err
+	if !p.vectorWorkers(r, false) {
+		return false
 	}
 	// Every worker runs every vector task and writes one compute record
 	// per task: no waits, no triggers.
 	r.AIVRequiredRecords = uint64(len(s.VectorTaskIndices))
-	return nil
+	return ok
 }

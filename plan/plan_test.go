@@ -63,15 +63,13 @@ func TestSchedules(t *testing.T) {
 	}
 }
 
+// planText is what `cycleabi plan --format json` prints: CheckText's
+// plan, or every problem it found.
 func planText(src []byte) []byte {
-	s, err := Parse("schedule.yaml", src)
+	_, r, err := CheckText("schedule.yaml", src)
 	if err == nil {
-		var r Result
-		r, err = Plan(s)
-		if err == nil {
-			out, _ := json.MarshalIndent(r, "", "  ")
-			return append(out, '\n')
-		}
+		out, _ := json.MarshalIndent(r, "", "  ")
+		return append(out, '\n')
 	}
 	return []byte("error: " + strings.ReplaceAll(err.Error(), "\n", "\nerror: ") + "\n")
 }
@@ -97,13 +95,13 @@ func TestPlanErrorIsPositioned(t *testing.T) {
 // TestCapacityPastMaximum covers the refusal a test cannot reach through a
 // schedule without ~45 million queue entries.
 func TestCapacityPastMaximum(t *testing.T) {
-	s := &Schedule{File: "big.yaml"}
-	if _, err := roundUp(s, "vector_task_indices", "AIV", abi.MaxRecordsPerCore); err != nil {
-		t.Errorf("MaxRecordsPerCore refused: %v", err)
+	p := &planner{s: &Schedule{File: "big.yaml"}}
+	if _, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore); !ok {
+		t.Errorf("MaxRecordsPerCore refused: %v", p.err())
 	}
-	_, err := roundUp(s, "vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
+	_, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
 	want := "big.yaml: vector_task_indices: the busiest AIV worker writes 134217713 records, more than the 134217712 a slot can hold"
-	if err == nil || err.Error() != want {
+	if err := p.err(); ok || err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
@@ -235,6 +233,18 @@ func TestScheduleMutations(t *testing.T) {
 				if !errors.As(err, &pe) || pe.File != file || pe.Line < 1 {
 					t.Errorf("%s: %s: planning error without file and line: %v", path, what, err)
 				}
+			}
+		})
+		// CheckText plans what it can of a schedule with problems in its
+		// text: it must not panic on the defaults a bad value leaves.
+		yamltest.Mutants(t, data, func(what string, mutant []byte) {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: %s: CheckText panics: %v", path, what, r)
+				}
+			}()
+			if _, _, err := CheckText(file, mutant); err != nil {
+				yamltest.Positioned(t, path+": "+what, file, err)
 			}
 		})
 	}

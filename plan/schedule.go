@@ -16,15 +16,17 @@
 //
 // A task may also carry graph_stage, owner_id and stage_task_index, which
 // only the simulator (package synth) uses. Every problem is reported with
-// file:line:col and the YAML path of the offending value.
+// file:line:col and the YAML path of the offending value, all of them in
+// one list: Parse reports the text's, Plan the sizing rules', Check adds
+// waits no scheduled task triggers, and CheckFile reports both kinds at
+// once. Text is read by package yamlpos, under its size caps.
 package plan
 
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -175,27 +177,128 @@ type ErrorList = yamlpos.List
 // maxErrors bounds an ErrorList.
 const maxErrors = 20
 
-// ParseFile reads and parses the schedule at path.
+// ParseFile reads and parses the schedule at path. A file larger than the
+// input cap (yamlpos.DefaultMaxInputBytes, 1 GiB; the environment variable
+// CYCLEABI_MAX_INPUT_BYTES sets it) is refused before it is read.
 func ParseFile(path string) (*Schedule, error) {
-	data, err := os.ReadFile(path)
+	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: schedule file not found", path)
-		}
 		return nil, err
 	}
-	return Parse(path, data)
+	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	if err != nil {
+		return nil, err
+	}
+	s, err := parse(path, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
-// Parse parses the schedule text data; file names it in errors. Errors are
-// an *ErrorList. JSON text takes a fast path (a million-task schedule in a
-// fraction of a second); anything the fast path does not accept is parsed,
-// and its errors reported, as YAML.
+// CheckFile reads the schedule at path and Checks it, reporting every
+// problem in one run: those in the text and, as far as the rest of the
+// text can be read, those planning finds (a planning problem about a
+// value the text already got wrong is not repeated; when a value every
+// rule needs is wrong, such as num_workers, nothing is planned). Problems
+// are an *ErrorList; reading the file can fail as ParseFile does.
+func CheckFile(path string) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(path, data, lim)
+}
+
+// CheckText is CheckFile for the schedule text data; file names it in errors.
+func CheckText(file string, data []byte) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(file, data, lim)
+}
+
+func check(file string, data []byte, lim yamlpos.Limits) (*Schedule, Result, error) {
+	s, err := parse(file, data, lim)
+	if err == nil {
+		r, err := Check(s)
+		return s, r, err
+	}
+	var list *ErrorList
+	if s == nil || !errors.As(err, &list) || list.Omitted > 0 {
+		return nil, Result{}, err
+	}
+	bad := make([]string, len(list.Errs))
+	for i, e := range list.Errs {
+		bad[i] = e.Path
+		switch e.Path {
+		case "", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices":
+			// A value every rule needs, or the whole file: planning
+			// would only repeat the problem in other words.
+			return nil, Result{}, err
+		}
+	}
+	p := &planner{s: s, skip: func(path string) bool {
+		for _, b := range bad {
+			if related(path, b) {
+				return true
+			}
+		}
+		return false
+	}}
+	p.plan(true)
+	if p.failed() {
+		for _, e := range p.s.errorsAt(p.probs) {
+			list.Add(e)
+		}
+		list.Omitted += p.omitted
+		list.Sort()
+	}
+	return nil, Result{}, list
+}
+
+// related reports whether YAML path a is b, or one lies under the other.
+func related(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return strings.HasPrefix(b, a) && (len(b) == len(a) || b[len(a)] == '.' || b[len(a)] == '[')
+}
+
+// Parse parses the schedule text data; file names it in errors. Problems
+// in the text are an *ErrorList. JSON text takes a fast path (a
+// million-task schedule, 85 MB, in a fraction of a second); anything the
+// fast path does not accept is parsed, and its problems reported, as
+// YAML, which is capped: go-yaml's node tree takes about 30 times the
+// text, so text past yamlpos.DefaultMaxYAMLBytes (8 MiB; the environment
+// variable CYCLEABI_MAX_YAML_BYTES sets it) is refused with a
+// *yamlpos.LimitError rather than parsed. Anything after the document (a
+// second document, text after a JSON object) is a problem.
 func Parse(file string, data []byte) (*Schedule, error) {
-	if s, ok := parseJSON(data); ok {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, err
+	}
+	s, err := parse(file, data, lim)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {
+	s, stop, ok := parseJSON(data)
+	if ok {
 		s.File = file
 		s.src, s.fromJSON = data, true
 		return s, nil
 	}
-	return parseYAML(file, data)
+	line, col := yamlpos.PositionOf(data, stop)
+	note := fmt.Sprintf("plain JSON (no escapes, tabs or exponents) takes a fast path up to the %s cap instead; it stopped at line %d, column %d", yamlpos.MaxInputBytesEnv, line, col)
+	return parseYAML(file, data, lim, note)
 }

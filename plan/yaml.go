@@ -1,9 +1,9 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -19,67 +19,70 @@ var (
 
 // parseYAML is the authoritative parser: every schedule the JSON fast path
 // accepts parses to the same Schedule here, and every error is reported
-// from here.
-func parseYAML(file string, data []byte) (*Schedule, error) {
-	p := &yamlParser{file: file, errs: ErrorList{Max: maxErrors}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.errs.Add(yamlSyntaxError(file, err))
-		return nil, &p.errs
+// from here. note says what else to do when the file is too large to read
+// as YAML.
+//
+// With problems in the text it returns them, and also the schedule as far
+// as it could be read (nil when there is no document to read), so that
+// planning can report what the good parts show.
+func parseYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Schedule, error) {
+	p := &yamlParser{Reader: yamlpos.Reader{File: file, Errs: ErrorList{Max: maxErrors}}}
+	root, err := yamlpos.Document(file, "YAML", data, lim, note)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			p.Errs.Add(e)
+			return nil, &p.Errs
+		}
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		p.errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schedule"})
-		return nil, &p.errs
+	if root == nil {
+		p.Errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schedule"})
+		return nil, &p.Errs
 	}
 	s := &Schedule{File: file, src: data}
-	p.schedule(doc.Content[0], s)
-	if len(p.errs.Errs) > 0 {
-		return nil, &p.errs
+	p.schedule(root, s)
+	if p.Errs.Len() > 0 {
+		p.Errs.Sort()
+		return s, &p.Errs
 	}
 	return s, nil
 }
 
-// yamlSyntaxError turns a YAML syntax error into an Error with a line.
-func yamlSyntaxError(file string, err error) *Error { return yamlpos.Syntax(file, "YAML", err) }
-
+// yamlParser reads a schedule's nodes.
 type yamlParser struct {
-	file string
-	errs ErrorList
-}
-
-func (p *yamlParser) errorf(n *yaml.Node, path, format string, args ...any) {
-	p.errs.Add(yamlpos.At(p.file, n, path, format, args...))
+	yamlpos.Reader
 }
 
 func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
-	m := p.mapping(n, "", scheduleKeys, []string{"num_workers", "tasks"})
+	m := p.Mapping(n, "", scheduleKeys, []string{"num_workers", "tasks"})
 	if m == nil {
 		return
 	}
 	// An optional key given as null is absent, as in a task; a required
 	// one is still read, and null is not what it needs.
 	for k, v := range m {
-		if k != "num_workers" && k != "tasks" && isNull(v) {
+		if k != "num_workers" && k != "tasks" && yamlpos.IsNull(v) {
 			delete(m, k)
 		}
 	}
 	if v := m["mode"]; v != nil {
-		if name, ok := p.str(v, "mode"); ok {
+		if name, ok := p.Str(v, "mode"); ok {
 			mode, known := ParseMode(name)
 			if !known {
-				p.errorf(v, "mode", "unknown mode %q (known: event_driven, aiv_pipeline)", name)
+				p.Errorf(v, "mode", "unknown mode %q (known: event_driven, aiv_pipeline)", name)
 			}
 			s.Mode = mode
 		}
 	}
 	if v := m["num_workers"]; v != nil {
-		s.NumWorkers, _ = p.int(v, "num_workers", math.MinInt64, math.MaxInt64)
+		s.NumWorkers, _ = p.Int(v, "num_workers", math.MinInt64, math.MaxInt64)
 	}
 	if v := m["vector_worker_stride"]; v != nil {
-		s.VectorWorkerStride, _ = p.int(v, "vector_worker_stride", 1, math.MaxInt64)
+		s.VectorWorkerStride, _ = p.Int(v, "vector_worker_stride", 1, math.MaxInt64)
 	}
 	if v := m["tasks"]; v != nil {
-		items := p.seq(v, "tasks")
+		items := p.Seq(v, "tasks")
 		s.Tasks = make([]Task, len(items))
 		for i, item := range items {
 			s.Tasks[i] = p.task(item, fmt.Sprintf("tasks[%d]", i))
@@ -91,7 +94,7 @@ func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
 
 func (p *yamlParser) task(n *yaml.Node, path string) Task {
 	t := NewTask(0)
-	m := p.mapping(n, path, taskKeys, []string{"task_type"})
+	m := p.Mapping(n, path, taskKeys, []string{"task_type"})
 	if m == nil {
 		return t
 	}
@@ -103,23 +106,23 @@ func (p *yamlParser) task(n *yaml.Node, path string) Task {
 	// An optional field given as null is absent (what a JSON writer makes
 	// of None).
 	for k, v := range m {
-		if k != "task_type" && isNull(v) {
+		if k != "task_type" && yamlpos.IsNull(v) {
 			delete(m, k)
 		}
 	}
 	if v := m["graph_stage"]; v != nil {
-		if s, ok := p.int(v, path+".graph_stage", 0, abi.GraphStageCount-1); ok {
+		if s, ok := p.Int(v, path+".graph_stage", 0, abi.GraphStageCount-1); ok {
 			t.GraphStage = uint32(s)
 		}
 	}
 	if v := m["owner_id"]; v != nil {
-		if o, ok := p.int(v, path+".owner_id", 0, math.MaxUint32); ok {
+		if o, ok := p.Int(v, path+".owner_id", 0, math.MaxUint32); ok {
 			t.OwnerID = uint32(o)
 		}
 	}
 	if v := m["stage_task_index"]; v != nil {
 		// MaxUint32 is reserved for "not given".
-		if i, ok := p.int(v, path+".stage_task_index", 0, math.MaxUint32-1); ok {
+		if i, ok := p.Int(v, path+".stage_task_index", 0, math.MaxUint32-1); ok {
 			t.StageTaskIndex = uint32(i)
 		}
 	}
@@ -130,15 +133,19 @@ func (p *yamlParser) task(n *yaml.Node, path string) Task {
 // number the schema does not name is accepted (the device may know newer
 // task types) as long as its descriptor stays in the task-type namespace.
 func (p *yamlParser) taskType(n *yaml.Node, path string) (abi.TaskType, bool) {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
-		t, ok := abi.ParseTaskType(n.Value)
-		if !ok {
-			p.errorf(n, path, "unknown task type %q (known: %s)", n.Value, taskTypeNames())
-		}
-		return t, ok
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		v, ok := p.Int(n, path, 0, abi.TaskTypeCount-1)
+		return abi.TaskType(v), ok
 	}
-	v, ok := p.int(n, path, 0, abi.TaskTypeCount-1)
-	return abi.TaskType(v), ok
+	name, ok := p.Str(n, path)
+	if !ok {
+		return 0, false
+	}
+	t, ok := abi.ParseTaskType(name)
+	if !ok {
+		p.Errorf(n, path, "unknown task type %q (known: %s)", name, taskTypeNames())
+	}
+	return t, ok
 }
 
 func taskTypeNames() string {
@@ -149,12 +156,13 @@ func taskTypeNames() string {
 	return strings.Join(names, ", ")
 }
 
-// event reads an optional event id; absent or null is NoEvent.
+// event reads an optional event id; absent, null, or EVENT_INVALID_ID
+// (4294967295, what the runtime's structs hold for "no event") is NoEvent.
 func (p *yamlParser) event(n *yaml.Node, path string) EventID {
-	if n == nil || isNull(n) {
+	if n == nil || yamlpos.IsNull(n) {
 		return NoEvent
 	}
-	v, ok := p.int(n, path, 0, int64(NoEvent)-1)
+	v, ok := p.Int(n, path, 0, int64(NoEvent))
 	if !ok {
 		return NoEvent
 	}
@@ -165,99 +173,13 @@ func (p *yamlParser) indices(n *yaml.Node, path string) []uint32 {
 	if n == nil {
 		return nil
 	}
-	items := p.seq(n, path)
+	items := p.Seq(n, path)
 	out := make([]uint32, len(items))
 	for i, item := range items {
 		// The upper bound (the task table's length) is Plan's to check,
 		// so that a schedule built in Go is held to it too.
-		v, _ := p.int(resolveAlias(item), fmt.Sprintf("%s[%d]", path, i), 0, math.MaxUint32)
+		v, _ := p.Int(item, fmt.Sprintf("%s[%d]", path, i), 0, math.MaxUint32)
 		out[i] = uint32(v)
 	}
 	return out
-}
-
-// mapping reads a mapping node, reporting unknown, duplicate and missing
-// keys; known lists every key allowed, required those that must be present.
-func (p *yamlParser) mapping(n *yaml.Node, path string, known, required []string) map[string]*yaml.Node {
-	n = resolveAlias(n)
-	if n.Kind != yaml.MappingNode {
-		p.errorf(n, path, "expected a mapping, got %s", kindName(n))
-		return nil
-	}
-	out := make(map[string]*yaml.Node, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !contains(known, k.Value) {
-			p.errorf(k, join(path, k.Value), "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
-			continue
-		}
-		if _, dup := out[k.Value]; dup {
-			p.errorf(k, join(path, k.Value), "duplicate key %q", k.Value)
-			continue
-		}
-		out[k.Value] = resolveAlias(v)
-	}
-	for _, k := range required {
-		if _, ok := out[k]; !ok {
-			p.errorf(n, path, "missing required key %q", k)
-		}
-	}
-	return out
-}
-
-func (p *yamlParser) seq(n *yaml.Node, path string) []*yaml.Node {
-	if n.Kind != yaml.SequenceNode {
-		p.errorf(n, path, "expected a list, got %s", kindName(n))
-		return nil
-	}
-	return n.Content
-}
-
-func (p *yamlParser) str(n *yaml.Node, path string) (string, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		p.errorf(n, path, "expected a string, got %s", kindName(n))
-		return "", false
-	}
-	return n.Value, true
-}
-
-// int reads an integer in [min, max] (decimal, or 0x/0o/0b prefixed).
-func (p *yamlParser) int(n *yaml.Node, path string, min, max int64) (int64, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		p.errorf(n, path, "expected an integer, got %s", kindName(n))
-		return 0, false
-	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	switch {
-	case err != nil:
-		p.errorf(n, path, "integer %s does not fit in 64 bits", n.Value)
-	case v < min:
-		p.errorf(n, path, "%d is below the minimum %d", v, min)
-	case v > max:
-		p.errorf(n, path, "%d exceeds the maximum %d", v, max)
-	default:
-		return v, true
-	}
-	return 0, false
-}
-
-func isNull(n *yaml.Node) bool             { return yamlpos.IsNull(n) }
-func resolveAlias(n *yaml.Node) *yaml.Node { return yamlpos.Resolve(n) }
-func kindName(n *yaml.Node) string         { return yamlpos.KindName(n) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// join appends key to a YAML path.
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }

@@ -135,7 +135,13 @@ func (c *Capture) Records() uint64 {
 
 // Run plans s and simulates the device writing its buffer.
 func Run(s *plan.Schedule, opts Options) (*Capture, error) {
-	r, err := plan.Plan(s)
+	// Without a wait timeout, a wait that no scheduled task triggers
+	// would never end: plan.Check refuses it, naming the task.
+	check := plan.Check
+	if opts.WaitTimeout != 0 {
+		check = plan.Plan
+	}
+	r, err := check(s)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +162,6 @@ func Run(s *plan.Schedule, opts Options) (*Capture, error) {
 	}
 	if layout.Size() > limit {
 		return nil, fmt.Errorf("%s: the buffer would be %d bytes, more than the limit of %d", s.File, layout.Size(), limit)
-	}
-	if err := checkTriggers(s, r); err != nil && opts.WaitTimeout == 0 {
-		return nil, err
 	}
 
 	sim := &simulator{s: s, r: r, opts: opts, assign: plan.Assign(s, r)}
@@ -203,31 +206,6 @@ func capacities(r plan.Result, opts Options) (abi.Capacities, error) {
 		caps = abi.Capacities{AIC: uint32(aic), AIV: uint32(aiv)}
 	}
 	return caps, nil
-}
-
-// checkTriggers finds a scheduled wait on an event that no scheduled task
-// triggers: the device would hang there.
-func checkTriggers(s *plan.Schedule, r plan.Result) error {
-	if r.Mode == plan.AIVPipeline {
-		return nil
-	}
-	triggered := map[plan.EventID]bool{}
-	for _, queue := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
-		for _, id := range queue {
-			if e := s.Tasks[id].TriggerEvent; e.Valid() {
-				triggered[e] = true
-			}
-		}
-	}
-	for _, queue := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
-		for _, id := range queue {
-			if e := s.Tasks[id].DependentEvent; e.Valid() && !triggered[e] {
-				return s.ErrorAt(fmt.Sprintf("tasks[%d].dependent_event", id),
-					"task %d waits on event %d, which no scheduled task triggers (the device would hang)", id, e)
-			}
-		}
-	}
-	return nil
 }
 
 // core is one simulated core that entered the kernel.

@@ -10,3 +10,11 @@ func SetExactOverlapLimit(n int) (restore func()) {
 
 // EnumChecked reports whether header fields of the enum are checked.
 func EnumChecked(enum string) bool { return enumValid[enum] != nil }
+
+// SetMaxKeptFindings changes the bound on findings kept per code, for
+// tests; it returns a function that restores it.
+func SetMaxKeptFindings(n int) (restore func()) {
+	old := maxKeptFindings
+	maxKeptFindings = n
+	return func() { maxKeptFindings = old }
+}

@@ -57,6 +57,32 @@ slot AIV/0 entry=1000
 	}
 }
 
+// No cap (MaxFindings negative, the CLI's --max-findings 0) still keeps at
+// most MaxKeptFindings per code, the lowest offsets, with exact counts:
+// memory stays bounded on a capture with millions of findings.
+func TestNoCapIsBounded(t *testing.T) {
+	defer validate.SetMaxKeptFindings(5)()
+	tc := mustParse(t, `
+layout cube=24 aic=32 aiv=16
+slot AIC/0 entry=1000
+fill 20 start=1 step=1 len=0
+slot AIV/0 entry=1000
+`)
+	for _, max := range []int{-1, 1000} {
+		r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: max})
+		require.NoError(t, err)
+		require.Len(t, r.Counts, 1)
+		assert.Equal(t, 20, r.Counts[0].Count, "the count is exact")
+		assert.Equal(t, 5, r.Counts[0].Kept)
+		assert.Equal(t, 5, r.MaxFindings)
+		require.Len(t, r.Findings, 5)
+		for i, f := range r.Findings {
+			assert.Equal(t, i, f.Record, "the lowest offsets are kept")
+		}
+		assert.Contains(t, r.Summary(), "before-entry 20 (5 shown)")
+	}
+}
+
 // The exact overlap check of an unsorted slot finds overlaps in start
 // order, so out of offset order; the cap must still keep the lowest offsets.
 func TestCapKeepsLowestOffsetsFoundOutOfOrder(t *testing.T) {

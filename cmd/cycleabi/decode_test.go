@@ -195,7 +195,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 		{[]string{"decode", capturePath, "--rank", "4294967295"}, "exceeds"},
 		{[]string{"decode", capturePath, other, "--rank", "1,2", "--device-id", "3"}, "1 --device-id values for 2 captures"},
 		{[]string{"decode", capturePath, "--names", badNames}, badNames + ":2:3: tasks.x: key \"x\" is not an id"},
-		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "no such file"},
+		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "names file not found"},
 		{[]string{"decode", filepath.Join(t.TempDir(), "missing.bin")}, "no such file"},
 		{[]string{"decode", capturePath, "-o", filepath.Join(t.TempDir(), "no", "dir", "t.json")}, "no such file"},
 		{[]string{"decode", capturePath, "--bogus"}, "unknown flag: --bogus"},
@@ -353,4 +353,50 @@ func TestDecodeCommandPlan(t *testing.T) {
 	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, stderr, "--plan")
+}
+
+// decode says, one line per kind with a count, what the viewer will show
+// differently from what the device wrote, on stderr and in the trace's
+// warnings; never one line per record.
+func TestDecodeCommandWarningCounts(t *testing.T) {
+	b := decodeCapture()
+	// AIV/1: three records out of start order, two of them overlapping
+	// an earlier one, and one starting before the core's entry and the
+	// anchor (1000).
+	b.Enter(abi.CoreTypeAIV, 1, 1020).
+		Span(abi.CoreTypeAIV, 1, 1200, 1400, abi.GraphStageBase, 5).
+		Span(abi.CoreTypeAIV, 1, 1100, 1300, abi.GraphStageBase, 6).
+		Span(abi.CoreTypeAIV, 1, 1250, 1260, abi.GraphStageBase, 7).
+		Span(abi.CoreTypeAIV, 1, 900, 950, abi.GraphStageBase, 8)
+	b.SetHeader32(abi.CoreTypeAIV, 1, abi.CoreHeaderDroppedCountOffset, 2)
+	capturePath := writeCapture(t, "cap.bin", b.Bytes())
+	out := filepath.Join(t.TempDir(), "trace.json")
+	_, stderr, code := runMain(t, "decode", capturePath, "-o", out)
+	require.Equal(t, exitOK, code, stderr)
+	want := []string{
+		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",
+		"2 records overlap an earlier record of their core (viewers move them to another track); run validate for offsets",
+		"1 record starts before their core's entry_cycle; run validate for offsets",
+		"1 record starts before the trace's anchor cycle, so their ts is negative (Perfetto drops them); run validate for offsets",
+		"1 slot holds records out of start_cycle order (shown sorted); run validate for offsets",
+	}
+	for _, w := range want {
+		assert.Contains(t, stderr, "cycleabi: warning: "+capturePath+" (rank 0): "+w+"\n")
+	}
+	assert.Equal(t, len(want)+1, strings.Count(stderr, "\n"), stderr)
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	tr := parseCLITrace(t, data)
+	var got []string
+	for _, w := range tr.MegaKernelCycleTrace["warnings"].([]any) {
+		got = append(got, w.(string))
+	}
+	want[0] = "Device dropped 2 cycle trace records"
+	assert.Equal(t, want, got)
+
+	// validate counts the same: the line points at it for the offsets.
+	stdout, _, _ := runMain(t, "validate", capturePath)
+	for _, c := range []string{"overlap 2", "before-entry 1", "unsorted-slot 1"} {
+		assert.Contains(t, stdout, c)
+	}
 }

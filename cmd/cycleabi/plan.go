@@ -37,8 +37,14 @@ A schedule:
 A task writes a compute record, a wait record when it has a dependent_event,
 and a trigger record unless it is a ShmemPutMemSignal; in an AIV pipeline
 every AIV worker runs the whole vector queue, one compute record per task,
-and no task may use events. Every problem is reported as file:line:col and
-the YAML path of the offending value (exit status 1).`,
+and no task may use events; a task may not wait on an event that no
+scheduled task triggers (the device would hang). 4294967295, the runtime's
+EVENT_INVALID_ID, is no event.
+
+Every problem is reported in one run, as file:line:col and the YAML path of
+the offending value (exit status 1). YAML text is read under a cap of 8 MiB
+(CYCLEABI_MAX_YAML_BYTES raises it); plain JSON takes a fast path up to the
+1 GiB cap on input files (CYCLEABI_MAX_INPUT_BYTES).`,
 		Example: `  cycleabi plan examples/moe_layer.yaml
   cycleabi plan schedule.json --format json
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
@@ -47,13 +53,9 @@ the YAML path of the offending value (exit status 1).`,
 			if format != "text" && format != "json" && format != "flags" {
 				return usage(fmt.Errorf("--format must be text, json or flags, got %q", format))
 			}
-			s, err := plan.ParseFile(args[0])
+			_, r, err := plan.CheckFile(args[0])
 			if err != nil {
 				return scheduleError(err)
-			}
-			r, err := plan.Plan(s)
-			if err != nil {
-				return invalid(err)
 			}
 			out := cmd.OutOrStdout()
 			switch format {
@@ -87,6 +89,11 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 	workers := fmt.Sprintf("%d AIC and %d AIV workers", r.AICWorkers, r.AIVWorkers)
 	if r.Mode == plan.AIVPipeline {
 		workers = fmt.Sprintf("%d AIV workers, each running the whole vector queue", r.AIVWorkers)
+		if r.AIVWorkers == 0 {
+			// The reference sizes the slots all the same (its
+			// activeVectorWorkers is num_workers / stride).
+			workers = "no active AIV worker (num_workers / vector_worker_stride is 0), slots sized for the whole vector queue"
+		}
 	}
 	fmt.Fprintf(tw, "schedule\t%s (%s, num_workers %d: %s)\n", file, r.Mode, r.NumWorkers, workers)
 	fmt.Fprintf(tw, "AIC records\t%d required by the busiest worker, capacity %d per core\n", r.AICRequiredRecords, r.AICRecordCapacity)

@@ -95,3 +95,58 @@ func TestPlanCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// One run reports every problem of a schedule (exit 1), the text's and the
+// plan's alike.
+func TestPlanReportsEveryProblem(t *testing.T) {
+	path := writeSchedule(t, "num_workers: 3\ntasks:\n  - {task_type: MatMull}\ncube_task_indices: [0]\nvector_task_indices: [4]\n")
+	_, code, err := runCaptured("plan", path)
+	if code != exitInvalid {
+		t.Fatalf("exit %d, want %d: %v", code, exitInvalid, err)
+	}
+	// num_workers 3 is odd: nothing is planned over it, but the index past
+	// the table and the task type are reported with it.
+	want := path + `:1:14: num_workers: num_workers must be even and non-negative in event_driven mode, got 3
+` + path + `:3:17: tasks[0].task_type: unknown task type "MatMull"`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got\n%v\nwant it to start\n%s", err, want)
+	}
+	if !strings.Contains(err.Error(), path+":5:23: vector_task_indices[0]: task 4 is out of range") {
+		t.Errorf("the index past the table is not reported:\n%v", err)
+	}
+}
+
+// A schedule past the YAML cap is refused with the cap and the variable
+// that raises it, before go-yaml builds its nodes; raising it plans it.
+func TestPlanYAMLCap(t *testing.T) {
+	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
+	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
+	_, code, err := runCaptured("plan", path)
+	if code != exitUsage || err == nil || !strings.Contains(err.Error(), "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
+	if _, code, err := runCaptured("plan", path); code != exitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
+	_, code, err = runCaptured("plan", path)
+	if code != exitUsage || err == nil || !strings.Contains(err.Error(), "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+}
+
+// An AIV pipeline of one worker at the default stride is sized as the
+// reference sizes it, and the text says no AIV worker is active.
+func TestPlanPipelineOneWorker(t *testing.T) {
+	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
+	out, code, err := runCaptured("plan", path)
+	if code != exitOK {
+		t.Fatalf("exit %d: %v", code, err)
+	}
+	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

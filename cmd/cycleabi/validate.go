@@ -16,6 +16,7 @@ func init() { addCommand(newValidateCmd) }
 
 type validateFlags struct {
 	layout      layoutFlags
+	invocations invocationFlags
 	format      string
 	strict      bool
 	maxFindings int
@@ -54,12 +55,14 @@ Text output: one line per finding, sorted by file offset,
 then a summary line per capture: records, dropped, errors and warnings by
 code, the layout, and the ABI version and fingerprint it was checked
 against. At most --max-findings findings of each code are shown (the lowest
-offsets); the counts are always exact.
+offsets); the counts are always exact. --max-findings 0 shows every finding
+up to 65536 per code, a bound that keeps memory in check on a capture with
+millions of findings; the summary says how many of a code are shown.
 
 --format json writes one document (schema version 1):
 
   {"version": 1, "abi": {"version": 1, "fingerprint": "..."},
-   "strict": false, "max_findings": 100, "ok": true,
+   "strict": false, "max_findings": 100 (0: all, up to 65536), "ok": true,
    "captures": [{"file", "format": "raw"|"npy"|null, "buffer_offset",
      "buffer_size", "layout": {"cube_slots", "capacities": {"AIC", "AIV"},
      "size", "source": "headers"|"host"|"plan"} | null, "records", "dropped",
@@ -69,6 +72,9 @@ offsets); the counts are always exact.
        "slot" | null, "record" | null, "value", "expected", "message", "hint"}],
      "io_error" (only for a capture that could not be read)}]}
 
+--invocation-manifest FILE validates the captures a window's manifest lists
+(as decode reads it) instead of CAPTURE arguments.
+
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 		Example: `  cycleabi validate examples/moe_layer.bin
@@ -76,7 +82,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("validate needs at least one CAPTURE"))
 			}
 			return nil
@@ -87,7 +93,8 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
-	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all")
+	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
+	f.invocations.registerManifest(fs)
 	return cmd
 }
 
@@ -101,6 +108,9 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	}
 	layout, hostPlan, err := f.layout.options(fs)
 	if err != nil {
+		return usage(err)
+	}
+	if paths, err = f.invocations.captures(paths); err != nil {
 		return usage(err)
 	}
 	o := validate.Options{Layout: layout, Plan: hostPlan, MaxFindings: f.maxFindings}

@@ -3,9 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -24,155 +22,80 @@ type Error = yamlpos.Error
 type ErrorList = yamlpos.List
 
 // LoadFile reads and validates the schema at path. A missing file is one
-// error naming it; a bad schema is an ErrorList.
+// error naming it; a bad schema is an ErrorList. The file is read and
+// parsed under the size caps of package yamlpos.
 func LoadFile(path string) (*Schema, error) {
-	data, err := os.ReadFile(path)
+	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: schema file not found", path)
-		}
 		return nil, err
 	}
-	return Load(path, data)
+	data, err := yamlpos.ReadFile(path, "schema file", lim)
+	if err != nil {
+		return nil, err
+	}
+	return loadText(path, data, lim)
 }
 
 // Load validates the schema text data; file names it in errors.
 func Load(file string, data []byte) (*Schema, error) {
-	l := &loader{file: file, s: &Schema{File: file}}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		l.errs.Add(yamlpos.Syntax(file, "YAML", err))
-		return nil, &l.errs
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+	return loadText(file, data, lim)
+}
+
+func loadText(file string, data []byte, lim yamlpos.Limits) (*Schema, error) {
+	l := &loader{Reader: yamlpos.Reader{File: file}, s: &Schema{File: file}}
+	root, err := yamlpos.Document(file, "YAML", data, lim, "")
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return nil, err
+		}
+		l.Errs.Add(e)
+		return nil, &l.Errs
+	}
+	if root == nil {
 		// An empty document has no node to point at: report line 1.
-		l.errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schema"})
-		return nil, &l.errs
+		l.Errs.Add(&Error{File: file, Line: 1, Col: 1, Msg: "empty schema"})
+		return nil, &l.Errs
 	}
-	l.top(doc.Content[0])
-	if l.errs.Len() > 0 {
-		l.errs.Sort()
-		return nil, &l.errs
+	l.top(root)
+	if l.Errs.Len() > 0 {
+		l.Errs.Sort()
+		return nil, &l.Errs
 	}
 	l.s.Fingerprint = fingerprint(l.s)
 	return l.s, nil
 }
 
+// loader reads the schema's nodes; its Errs are every problem (a schema
+// is small, so no cap).
 type loader struct {
-	file string
-	s    *Schema
-	errs ErrorList // every problem: a schema is small, so no cap
-}
-
-func (l *loader) errorf(n *yaml.Node, path, format string, args ...any) {
-	l.errs.Add(yamlpos.At(l.file, n, path, format, args...))
+	yamlpos.Reader
+	s *Schema
 }
 
 func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
 
-// fields reads a mapping node, reporting unknown and duplicate keys and
-// missing required ones. Keys in required must be present; optional may be.
+// fields reads a mapping node with the keys in required (which must be
+// present) and optional.
 func (l *loader) fields(n *yaml.Node, path string, required, optional []string) map[string]*yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		n = n.Alias
-	}
-	if n.Kind != yaml.MappingNode {
-		l.errorf(n, path, "expected a mapping, got %s", kindName(n))
-		return nil
-	}
-	known := map[string]bool{}
-	for _, k := range required {
-		known[k] = true
-	}
-	for _, k := range optional {
-		known[k] = true
-	}
-	out := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !known[k.Value] {
-			l.errorf(k, path, "unknown key %q (known: %s)", k.Value, strings.Join(append(append([]string{}, required...), optional...), ", "))
-			continue
-		}
-		if _, dup := out[k.Value]; dup {
-			l.errorf(k, path, "duplicate key %q", k.Value)
-			continue
-		}
-		if v.Kind == yaml.AliasNode {
-			v = v.Alias
-		}
-		out[k.Value] = v
-	}
-	for _, k := range required {
-		if _, ok := out[k]; !ok {
-			l.errorf(n, path, "missing required key %q", k)
-		}
-	}
-	return out
+	return l.Mapping(n, path, append(append([]string{}, required...), optional...), required)
 }
 
-func kindName(n *yaml.Node) string { return yamlpos.KindName(n) }
-
-func (l *loader) seq(n *yaml.Node, path string) []*yaml.Node {
-	if n == nil {
-		return nil // a missing key, reported by fields
-	}
-	if n.Kind != yaml.SequenceNode {
-		l.errorf(n, path, "expected a list, got %s", kindName(n))
-		return nil
-	}
-	return n.Content
-}
-
-func (l *loader) str(n *yaml.Node, path string) (string, bool) {
-	if n == nil {
-		return "", false
-	}
-	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		l.errorf(n, path, "expected a string, got %s", kindName(n))
-		return "", false
-	}
-	return n.Value, true
-}
-
-// uint reads a non-negative integer (decimal, 0x hex, 0o octal, 0b binary)
-// of at most max.
-func (l *loader) uint(n *yaml.Node, path string, max uint64) (uint64, bool) {
-	if n == nil {
-		return 0, false
-	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		l.errorf(n, path, "expected a non-negative integer, got %s", kindName(n))
-		return 0, false
-	}
-	v, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
-	if err != nil {
-		l.errorf(n, path, "expected a non-negative integer that fits in 64 bits, got %s", n.Value)
-		return 0, false
-	}
-	if v > max {
-		l.errorf(n, path, "%d exceeds the maximum %d", v, max)
-		return 0, false
-	}
-	return v, true
-}
-
-func (l *loader) boolean(n *yaml.Node, path string) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		l.errorf(n, path, "expected true or false, got %s", kindName(n))
-		return false
-	}
-	return n.Value == "true"
+// flag reads an optional true or false.
+func (l *loader) flag(n *yaml.Node, path string) bool {
+	b, _ := l.Bool(n, path)
+	return b
 }
 
 func (l *loader) doc(m map[string]*yaml.Node, path string) string {
-	d, _ := l.str(m["doc"], path+".doc")
+	d, _ := l.Str(m["doc"], path+".doc")
 	d = strings.TrimSpace(d)
 	if problem := unsafeDoc(d); problem != "" {
-		l.errorf(m["doc"], path+".doc", "%s", problem)
+		l.Errorf(m["doc"], path+".doc", "%s", problem)
 		return ""
 	}
 	return d
@@ -248,20 +171,20 @@ func init() {
 }
 
 func (l *loader) name(n *yaml.Node, path string, re *regexp.Regexp, what string) (string, bool) {
-	s, ok := l.str(n, path)
+	s, ok := l.Str(n, path)
 	if !ok {
 		return "", false
 	}
 	if !re.MatchString(s) {
-		l.errorf(n, path, "%q is not a valid %s (want %s)", s, what, re.String())
+		l.Errorf(n, path, "%q is not a valid %s (want %s)", s, what, re.String())
 		return "", false
 	}
 	if reserved[s] {
-		l.errorf(n, path, "%q is a reserved word in Go or C++", s)
+		l.Errorf(n, path, "%q is a reserved word in Go or C++", s)
 		return "", false
 	}
 	if cppTaken[s] {
-		l.errorf(n, path, "%q is taken in C++ (a <stdint.h> or <stddef.h> type, or a macro compilers predefine)", s)
+		l.Errorf(n, path, "%q is taken in C++ (a <stdint.h> or <stddef.h> type, or a macro compilers predefine)", s)
 		return "", false
 	}
 	return s, true
@@ -280,7 +203,7 @@ func (l *loader) scope(what string) *names {
 
 func (ns *names) add(n *yaml.Node, path, name string) bool {
 	if p, dup := ns.first[name]; dup {
-		ns.l.errorf(n, path, "duplicate %s %q (first at line %d)", ns.what, name, p.Line)
+		ns.l.Errorf(n, path, "duplicate %s %q (first at line %d)", ns.what, name, p.Line)
 		return false
 	}
 	ns.first[name] = pos(n)
@@ -292,9 +215,9 @@ func (l *loader) top(n *yaml.Node) {
 	if m == nil {
 		return
 	}
-	if v, ok := l.uint(m["version"], "version", math.MaxUint32); ok {
+	if v, ok := l.Uint(m["version"], "version", math.MaxUint32); ok {
 		if v == 0 {
-			l.errorf(m["version"], "version", "version must be at least 1")
+			l.Errorf(m["version"], "version", "version must be at least 1")
 		}
 		l.s.Version = uint32(v)
 		l.s.VersionPos = pos(m["version"])
@@ -322,7 +245,7 @@ func (l *loader) top(n *yaml.Node) {
 }
 
 func (l *loader) constants(n *yaml.Node, global *names) {
-	for i, c := range l.seq(n, "constants") {
+	for i, c := range l.Seq(n, "constants") {
 		path := fmt.Sprintf("constants[%d]", i)
 		m := l.fields(c, path, []string{"name", "value", "doc"}, nil)
 		if m == nil {
@@ -333,7 +256,7 @@ func (l *loader) constants(n *yaml.Node, global *names) {
 			path = "constants." + name
 			ok = global.add(m["name"], path, name)
 		}
-		v, vok := l.uint(m["value"], path+".value", math.MaxUint64)
+		v, vok := l.Uint(m["value"], path+".value", math.MaxUint64)
 		d := l.doc(m, path)
 		if ok && vok {
 			l.s.Constants = append(l.s.Constants, &Constant{Name: name, Value: v, Doc: d, Pos: pos(c)})
@@ -342,7 +265,7 @@ func (l *loader) constants(n *yaml.Node, global *names) {
 }
 
 func (l *loader) enums(n *yaml.Node, global *names) {
-	for i, e := range l.seq(n, "enums") {
+	for i, e := range l.Seq(n, "enums") {
 		path := fmt.Sprintf("enums[%d]", i)
 		m := l.fields(e, path, []string{"name", "values", "doc"}, nil)
 		if m == nil {
@@ -356,7 +279,7 @@ func (l *loader) enums(n *yaml.Node, global *names) {
 		en := &Enum{Name: name, Doc: l.doc(m, path), Pos: pos(e)}
 		valueNames := l.scope("enum value name")
 		valueNums := map[uint64]string{}
-		for j, v := range l.seq(m["values"], path+".values") {
+		for j, v := range l.Seq(m["values"], path+".values") {
 			vpath := fmt.Sprintf("%s.values[%d]", path, j)
 			vm := l.fields(v, vpath, []string{"name", "value", "doc"}, nil)
 			if vm == nil {
@@ -366,10 +289,10 @@ func (l *loader) enums(n *yaml.Node, global *names) {
 			if nok {
 				nok = valueNames.add(vm["name"], vpath+".name", vname)
 			}
-			num, uok := l.uint(vm["value"], vpath+".value", math.MaxUint32)
+			num, uok := l.Uint(vm["value"], vpath+".value", math.MaxUint32)
 			if uok {
 				if other, dup := valueNums[num]; dup {
-					l.errorf(vm["value"], vpath+".value", "duplicate value %d (already %s)", num, other)
+					l.Errorf(vm["value"], vpath+".value", "duplicate value %d (already %s)", num, other)
 					uok = false
 				} else {
 					valueNums[num] = vname
@@ -382,7 +305,7 @@ func (l *loader) enums(n *yaml.Node, global *names) {
 			}
 		}
 		if len(en.Values) == 0 && m["values"] != nil && m["values"].Kind == yaml.SequenceNode && len(m["values"].Content) == 0 {
-			l.errorf(m["values"], path+".values", "an enum needs at least one value")
+			l.Errorf(m["values"], path+".values", "an enum needs at least one value")
 		}
 		if ok {
 			l.s.Enums = append(l.s.Enums, en)
@@ -396,7 +319,7 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 		min, max *yaml.Node
 		path     string
 	}
-	for i, sn := range l.seq(n, "structs") {
+	for i, sn := range l.Seq(n, "structs") {
 		path := fmt.Sprintf("structs[%d]", i)
 		m := l.fields(sn, path, []string{"name", "size", "fields", "doc"}, nil)
 		if m == nil {
@@ -408,12 +331,12 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 			ok = global.add(m["name"], path, name)
 		}
 		st := &Struct{Name: name, Doc: l.doc(m, path), Pos: pos(sn)}
-		size, sizeOK := l.uint(m["size"], path+".size", 1<<16)
+		size, sizeOK := l.Uint(m["size"], path+".size", 1<<16)
 		st.Size = int(size)
 		fieldNames := l.scope("field name")
 		var refs []pending
 		prevEnd, maxAlign, layoutOK := 0, 1, sizeOK
-		for j, fn := range l.seq(m["fields"], path+".fields") {
+		for j, fn := range l.Seq(m["fields"], path+".fields") {
 			fpath := fmt.Sprintf("%s.fields[%d]", path, j)
 			fm := l.fields(fn, fpath, []string{"name", "type", "offset", "doc"}, []string{"size", "zero", "enum", "min_field", "max_field", "warn_nonzero"})
 			if fm == nil {
@@ -425,52 +348,52 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 			if nok && fieldNames.add(fm["name"], fpath+".name", fname) {
 				f.Name = fname
 			}
-			typ, tok := l.str(fm["type"], fpath+".type")
+			typ, tok := l.Str(fm["type"], fpath+".type")
 			f.Type = FieldType(typ)
 			switch {
 			case !tok:
 			case f.Type == Pad:
 				if fm["size"] == nil {
-					l.errorf(fn, fpath, "a pad field needs a size")
+					l.Errorf(fn, fpath, "a pad field needs a size")
 					tok = false
-				} else if sz, ok := l.uint(fm["size"], fpath+".size", 1<<16); ok && sz > 0 {
+				} else if sz, ok := l.Uint(fm["size"], fpath+".size", 1<<16); ok && sz > 0 {
 					f.Size = int(sz)
 				} else {
 					if ok {
-						l.errorf(fm["size"], fpath+".size", "a pad field's size must be positive")
+						l.Errorf(fm["size"], fpath+".size", "a pad field's size must be positive")
 					}
 					tok = false
 				}
 				if fm["zero"] != nil || fm["enum"] != nil || fm["min_field"] != nil || fm["max_field"] != nil {
-					l.errorf(fn, fpath, "a pad field takes no zero, enum, min_field or max_field check (use warn_nonzero)")
+					l.Errorf(fn, fpath, "a pad field takes no zero, enum, min_field or max_field check (use warn_nonzero)")
 				}
 			case f.Type.Width() > 0:
 				f.Size = f.Type.Width()
 				if fm["size"] != nil {
-					if sz, ok := l.uint(fm["size"], fpath+".size", 1<<16); ok && int(sz) != f.Size {
-						l.errorf(fm["size"], fpath+".size", "size %d disagrees with type %s (%d bytes)", sz, typ, f.Size)
+					if sz, ok := l.Uint(fm["size"], fpath+".size", 1<<16); ok && int(sz) != f.Size {
+						l.Errorf(fm["size"], fpath+".size", "size %d disagrees with type %s (%d bytes)", sz, typ, f.Size)
 					}
 				}
 				if fm["warn_nonzero"] != nil {
-					l.errorf(fm["warn_nonzero"], fpath+".warn_nonzero", "warn_nonzero is for pad fields")
+					l.Errorf(fm["warn_nonzero"], fpath+".warn_nonzero", "warn_nonzero is for pad fields")
 				}
 			default:
-				l.errorf(fm["type"], fpath+".type", "unknown type %q (want u8, u16, u32, u64 or pad)", typ)
+				l.Errorf(fm["type"], fpath+".type", "unknown type %q (want u8, u16, u32, u64 or pad)", typ)
 				tok = false
 			}
-			f.Zero = l.boolean(fm["zero"], fpath+".zero")
-			f.WarnNonzero = l.boolean(fm["warn_nonzero"], fpath+".warn_nonzero")
+			f.Zero = l.flag(fm["zero"], fpath+".zero")
+			f.WarnNonzero = l.flag(fm["warn_nonzero"], fpath+".warn_nonzero")
 			if en := fm["enum"]; en != nil {
-				if ename, ok := l.str(en, fpath+".enum"); ok {
+				if ename, ok := l.Str(en, fpath+".enum"); ok {
 					if f.Enum = l.s.Enum(ename); f.Enum == nil {
-						l.errorf(en, fpath+".enum", "unknown enum %q", ename)
+						l.Errorf(en, fpath+".enum", "unknown enum %q", ename)
 					} else if f.Type != U32 {
-						l.errorf(en, fpath+".enum", "an enum field must be u32, not %s", f.Type)
+						l.Errorf(en, fpath+".enum", "an enum field must be u32, not %s", f.Type)
 					}
 				}
 			}
 			refs = append(refs, pending{f: f, min: fm["min_field"], max: fm["max_field"], path: fpath})
-			off, ook := l.uint(fm["offset"], fpath+".offset", 1<<16)
+			off, ook := l.Uint(fm["offset"], fpath+".offset", 1<<16)
 			f.Offset = int(off)
 			if !ook || !tok {
 				// Without this field's extent the next offsets cannot be
@@ -479,15 +402,15 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 			} else if layoutOK {
 				if w := f.Type.Width(); w > 0 {
 					if f.Offset%w != 0 {
-						l.errorf(fm["offset"], fpath+".offset", "%s field at offset %d is not aligned to %d bytes (C++ would insert hidden padding)", f.Type, f.Offset, w)
+						l.Errorf(fm["offset"], fpath+".offset", "%s field at offset %d is not aligned to %d bytes (C++ would insert hidden padding)", f.Type, f.Offset, w)
 					}
 					maxAlign = max(maxAlign, w)
 				}
 				switch {
 				case f.Offset < prevEnd:
-					l.errorf(fm["offset"], fpath+".offset", "offset %d overlaps field ending at %d", f.Offset, prevEnd)
+					l.Errorf(fm["offset"], fpath+".offset", "offset %d overlaps field ending at %d", f.Offset, prevEnd)
 				case f.Offset > prevEnd:
-					l.errorf(fm["offset"], fpath+".offset", "gap of %d bytes at offset %d not covered by padding", f.Offset-prevEnd, prevEnd)
+					l.Errorf(fm["offset"], fpath+".offset", "gap of %d bytes at offset %d not covered by padding", f.Offset-prevEnd, prevEnd)
 				}
 				prevEnd = max(prevEnd, f.End())
 			}
@@ -496,15 +419,15 @@ func (l *loader) structs(n *yaml.Node, global *names) {
 		if layoutOK && len(st.Fields) > 0 {
 			switch {
 			case prevEnd > st.Size:
-				l.errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d", st.Size, prevEnd)
+				l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d", st.Size, prevEnd)
 			case prevEnd < st.Size:
-				l.errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d: %d trailing bytes not covered by padding", st.Size, prevEnd, st.Size-prevEnd)
+				l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d: %d trailing bytes not covered by padding", st.Size, prevEnd, st.Size-prevEnd)
 			case st.Size%maxAlign != 0:
-				l.errorf(m["size"], path+".size", "size %d is not a multiple of the struct's alignment %d", st.Size, maxAlign)
+				l.Errorf(m["size"], path+".size", "size %d is not a multiple of the struct's alignment %d", st.Size, maxAlign)
 			}
 		}
 		if m["fields"] != nil && m["fields"].Kind == yaml.SequenceNode && len(m["fields"].Content) == 0 {
-			l.errorf(m["fields"], path+".fields", "a struct needs at least one field")
+			l.Errorf(m["fields"], path+".fields", "a struct needs at least one field")
 		}
 		for _, r := range refs {
 			r.f.MinField = l.fieldRef(st, r.f, r.min, r.path+".min_field")
@@ -520,18 +443,18 @@ func (l *loader) fieldRef(st *Struct, f *Field, n *yaml.Node, path string) *Fiel
 	if n == nil {
 		return nil
 	}
-	name, ok := l.str(n, path)
+	name, ok := l.Str(n, path)
 	if !ok {
 		return nil
 	}
 	other := st.Field(name)
 	switch {
 	case other == nil:
-		l.errorf(n, path, "unknown field %q in %s", name, st.Name)
+		l.Errorf(n, path, "unknown field %q in %s", name, st.Name)
 	case other == f:
-		l.errorf(n, path, "a field cannot be compared with itself")
+		l.Errorf(n, path, "a field cannot be compared with itself")
 	case other.Type == Pad || f.Type == Pad:
-		l.errorf(n, path, "pad fields cannot be compared")
+		l.Errorf(n, path, "pad fields cannot be compared")
 	default:
 		return other
 	}
@@ -560,27 +483,27 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 	lay := &Layout{Pos: pos(n)}
 	ok := true
 	structRef := func(key string) *Struct {
-		name, sok := l.str(m[key], path+"."+key)
+		name, sok := l.Str(m[key], path+"."+key)
 		if !sok {
 			ok = false
 			return nil
 		}
 		st := l.s.Struct(name)
 		if st == nil {
-			l.errorf(m[key], path+"."+key, "unknown struct %q", name)
+			l.Errorf(m[key], path+"."+key, "unknown struct %q", name)
 			ok = false
 		}
 		return st
 	}
 	constRef := func(key string) *Constant {
-		name, cok := l.str(m[key], path+"."+key)
+		name, cok := l.Str(m[key], path+"."+key)
 		if !cok {
 			ok = false
 			return nil
 		}
 		c := l.s.Constant(name)
 		if c == nil {
-			l.errorf(m[key], path+"."+key, "unknown constant %q", name)
+			l.Errorf(m[key], path+"."+key, "unknown constant %q", name)
 			ok = false
 		}
 		return c
@@ -599,7 +522,7 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 		}
 		for _, r := range roles {
 			if f := st.Field(r.name); f == nil || f.Type != r.typ {
-				l.errorf(m[key], path+"."+key, "%s needs a %s field %q (the writer helpers and decoder use it)", st.Name, r.typ, r.name)
+				l.Errorf(m[key], path+"."+key, "%s needs a %s field %q (the writer helpers and decoder use it)", st.Name, r.typ, r.name)
 				ok = false
 			}
 		}
@@ -611,27 +534,27 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 			lay.CoreTypes = f.Enum
 		}
 		if lay.CoreTypes == nil {
-			l.errorf(m["header"], path+".header", "%s.core_type must name its enum (enum: CoreType)", lay.Header.Name)
+			l.Errorf(m["header"], path+".header", "%s.core_type must name its enum (enum: CoreType)", lay.Header.Name)
 			ok = false
 		}
 	}
 	if lay.Alignment != nil && lay.Alignment.Value == 0 {
-		l.errorf(m["capacity_alignment"], path+".capacity_alignment", "%s must be positive", lay.Alignment.Name)
+		l.Errorf(m["capacity_alignment"], path+".capacity_alignment", "%s must be positive", lay.Alignment.Name)
 		ok = false
 	}
 	if lay.MinCubeSlots != nil && (lay.MinCubeSlots.Value == 0 || lay.MinCubeSlots.Value > math.MaxUint32) {
-		l.errorf(m["min_cube_slots"], path+".min_cube_slots", "%s must be between 1 and 2^32-1", lay.MinCubeSlots.Name)
+		l.Errorf(m["min_cube_slots"], path+".min_cube_slots", "%s must be between 1 and 2^32-1", lay.MinCubeSlots.Name)
 		ok = false
 	}
 	if lay.StrideLimit != nil && lay.StrideLimit.Value > math.MaxUint32 {
-		l.errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s must fit in a u32", lay.StrideLimit.Name)
+		l.Errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s must fit in a u32", lay.StrideLimit.Name)
 		ok = false
 	}
 	if m["regions"] == nil {
 		ok = false // missing, reported by fields; "no region for" would repeat it
 	}
 	seen := map[string]bool{}
-	for i, rn := range l.seq(m["regions"], path+".regions") {
+	for i, rn := range l.Seq(m["regions"], path+".regions") {
 		rpath := fmt.Sprintf("%s.regions[%d]", path, i)
 		rm := l.fields(rn, rpath, []string{"core_type", "slots_per_cube_slot", "doc"}, nil)
 		if rm == nil {
@@ -639,23 +562,23 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 			continue
 		}
 		r := &Region{Doc: l.doc(rm, rpath), Pos: pos(rn)}
-		if ct, cok := l.str(rm["core_type"], rpath+".core_type"); cok && lay.CoreTypes != nil {
+		if ct, cok := l.Str(rm["core_type"], rpath+".core_type"); cok && lay.CoreTypes != nil {
 			if r.CoreType = lay.CoreTypes.Value(ct); r.CoreType == nil {
-				l.errorf(rm["core_type"], rpath+".core_type", "%q is not a %s", ct, lay.CoreTypes.Name)
+				l.Errorf(rm["core_type"], rpath+".core_type", "%q is not a %s", ct, lay.CoreTypes.Name)
 				ok = false
 			} else if seen[ct] {
-				l.errorf(rm["core_type"], rpath+".core_type", "a second region for %s", ct)
+				l.Errorf(rm["core_type"], rpath+".core_type", "a second region for %s", ct)
 				ok = false
 			}
 			seen[ct] = true
 		} else {
 			ok = false
 		}
-		if k, kok := l.uint(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", 64); kok && k > 0 {
+		if k, kok := l.Uint(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", 64); kok && k > 0 {
 			r.SlotsPerCubeSlot = int(k)
 		} else {
 			if kok {
-				l.errorf(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", "must be positive")
+				l.Errorf(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", "must be positive")
 			}
 			ok = false
 		}
@@ -664,7 +587,7 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 	if lay.CoreTypes != nil && ok {
 		for _, v := range lay.CoreTypes.Values {
 			if !seen[v.Name] {
-				l.errorf(m["regions"], path+".regions", "no region for %s %s", lay.CoreTypes.Name, v.Name)
+				l.Errorf(m["regions"], path+".regions", "no region for %s %s", lay.CoreTypes.Name, v.Name)
 				ok = false
 			}
 		}
@@ -681,7 +604,7 @@ func (l *loader) layout(n *yaml.Node, global *names) {
 	// Divide rather than multiply: rec*align may overflow 64 bits and wrap
 	// to a small value that passes, deriving MaxRecordsPerCore = 0.
 	if lay.StrideLimit.Value < hdr || (lay.StrideLimit.Value-hdr)/rec < align {
-		l.errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s %d leaves no room for %d records", lay.StrideLimit.Name, lay.StrideLimit.Value, align)
+		l.Errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s %d leaves no room for %d records", lay.StrideLimit.Name, lay.StrideLimit.Value, align)
 		return
 	}
 	maxRecords := (lay.StrideLimit.Value - hdr) / rec / align * align
@@ -703,7 +626,7 @@ var placeholderRE = regexp.MustCompile(`\{[^}]*\}`)
 
 // format checks a display template: only the placeholders in allowed.
 func (l *loader) format(n *yaml.Node, path string, allowed ...string) string {
-	s, ok := l.str(n, path)
+	s, ok := l.Str(n, path)
 	if !ok {
 		return ""
 	}
@@ -713,11 +636,11 @@ func (l *loader) format(n *yaml.Node, path string, allowed ...string) string {
 			good = good || ph == "{"+a+"}"
 		}
 		if !good {
-			l.errorf(n, path, "unknown placeholder %s (allowed: {%s})", ph, strings.Join(allowed, "}, {"))
+			l.Errorf(n, path, "unknown placeholder %s (allowed: {%s})", ph, strings.Join(allowed, "}, {"))
 		}
 	}
 	if strings.TrimSpace(s) == "" {
-		l.errorf(n, path, "a display format must not be empty")
+		l.Errorf(n, path, "a display format must not be empty")
 	}
 	return s
 }
@@ -732,7 +655,7 @@ func (l *loader) descriptors(n *yaml.Node) {
 	args := l.scope("argument name")
 	// Namespaces have a scope of their own: emitters prefix their names.
 	nsNames := l.scope("namespace name")
-	for i, nn := range l.seq(m["namespaces"], path+".namespaces") {
+	for i, nn := range l.Seq(m["namespaces"], path+".namespaces") {
 		npath := fmt.Sprintf("%s.namespaces[%d]", path, i)
 		nm := l.fields(nn, npath, []string{"name", "base", "count", "display", "fallback", "doc"}, []string{"enum", "arg", "names"})
 		if nm == nil {
@@ -745,15 +668,15 @@ func (l *loader) descriptors(n *yaml.Node) {
 			ok = nsNames.add(nm["name"], npath, name)
 		}
 		ns.Name = name
-		base, bok := l.uint(nm["base"], npath+".base", math.MaxUint32)
-		count, cok := l.uint(nm["count"], npath+".count", math.MaxUint32)
+		base, bok := l.Uint(nm["base"], npath+".base", math.MaxUint32)
+		count, cok := l.Uint(nm["count"], npath+".count", math.MaxUint32)
 		ns.Base, ns.Count = uint32(base), uint32(count)
 		if bok && cok {
 			if count == 0 {
-				l.errorf(nm["count"], npath+".count", "a namespace needs a positive count")
+				l.Errorf(nm["count"], npath+".count", "a namespace needs a positive count")
 				cok = false
 			} else if base+count > 1<<32 {
-				l.errorf(nm["count"], npath+".count", "range [0x%x, 0x%x) does not fit in a u32 desc_id", base, base+count)
+				l.Errorf(nm["count"], npath+".count", "range [0x%x, 0x%x) does not fit in a u32 desc_id", base, base+count)
 				cok = false
 			}
 		}
@@ -765,25 +688,25 @@ func (l *loader) descriptors(n *yaml.Node) {
 			}
 		}
 		if en := nm["enum"]; en != nil {
-			if ename, eok := l.str(en, npath+".enum"); eok {
+			if ename, eok := l.Str(en, npath+".enum"); eok {
 				if ns.Enum = l.s.Enum(ename); ns.Enum == nil {
-					l.errorf(en, npath+".enum", "unknown enum %q", ename)
+					l.Errorf(en, npath+".enum", "unknown enum %q", ename)
 				} else if cok {
 					for _, v := range ns.Enum.Values {
 						if uint64(v.Value) >= count {
-							l.errorf(en, npath+".enum", "%s.%s = %d is outside the namespace's %d ids", ename, v.Name, v.Value, count)
+							l.Errorf(en, npath+".enum", "%s.%s = %d is outside the namespace's %d ids", ename, v.Name, v.Value, count)
 						}
 					}
 				}
 			}
 			if nm["names"] != nil {
-				l.errorf(nm["names"], npath+".names", "a namespace takes its names from enum or names, not both")
+				l.Errorf(nm["names"], npath+".names", "a namespace takes its names from enum or names, not both")
 			}
 		}
 		if nl := nm["names"]; nl != nil {
 			idx := map[uint64]bool{}
 			dnames := l.scope("descriptor name")
-			for j, dn := range l.seq(nl, npath+".names") {
+			for j, dn := range l.Seq(nl, npath+".names") {
 				dpath := fmt.Sprintf("%s.names[%d]", npath, j)
 				dm := l.fields(dn, dpath, []string{"index", "name", "doc"}, []string{"task_stage_prefix"})
 				if dm == nil {
@@ -793,18 +716,18 @@ func (l *loader) descriptors(n *yaml.Node) {
 				if dok {
 					dok = dnames.add(dm["name"], dpath+".name", dname)
 				}
-				index, iok := l.uint(dm["index"], dpath+".index", math.MaxUint32)
+				index, iok := l.Uint(dm["index"], dpath+".index", math.MaxUint32)
 				if iok {
 					if cok && index >= count {
-						l.errorf(dm["index"], dpath+".index", "index %d is outside the namespace's %d ids", index, count)
+						l.Errorf(dm["index"], dpath+".index", "index %d is outside the namespace's %d ids", index, count)
 						iok = false
 					} else if idx[index] {
-						l.errorf(dm["index"], dpath+".index", "duplicate index %d", index)
+						l.Errorf(dm["index"], dpath+".index", "duplicate index %d", index)
 						iok = false
 					}
 					idx[index] = true
 				}
-				prefix := l.boolean(dm["task_stage_prefix"], dpath+".task_stage_prefix")
+				prefix := l.flag(dm["task_stage_prefix"], dpath+".task_stage_prefix")
 				if dok && iok {
 					ns.Names = append(ns.Names, &DescName{Index: uint32(index), Name: dname, TaskStagePrefix: prefix, Doc: l.doc(dm, dpath), Pos: pos(dn)})
 				}
@@ -821,7 +744,7 @@ func (l *loader) descriptors(n *yaml.Node) {
 		prev, cur := sorted[i-1], sorted[i]
 		if uint64(cur.Base) < prev.End() {
 			n := nn(cur)
-			l.errorf(n, path+"."+cur.Name, "range [0x%x, 0x%x) overlaps %s [0x%x, 0x%x)", cur.Base, cur.End(), prev.Name, prev.Base, prev.End())
+			l.Errorf(n, path+"."+cur.Name, "range [0x%x, 0x%x) overlaps %s [0x%x, 0x%x)", cur.Base, cur.End(), prev.Name, prev.Base, prev.End())
 		}
 	}
 	l.s.Descriptors = d
@@ -832,7 +755,7 @@ func nn(ns *Namespace) *yaml.Node { return &yaml.Node{Line: ns.Pos.Line, Column:
 
 func (l *loader) socs(n *yaml.Node) {
 	seen := l.scope("SoC prefix")
-	for i, sn := range l.seq(n, "socs") {
+	for i, sn := range l.Seq(n, "socs") {
 		path := fmt.Sprintf("socs[%d]", i)
 		m := l.fields(sn, path, []string{"prefix", "mhz", "doc"}, nil)
 		if m == nil {
@@ -845,7 +768,7 @@ func (l *loader) socs(n *yaml.Node) {
 		}
 		for _, earlier := range l.s.SoCs {
 			if ok && strings.HasPrefix(prefix, earlier.Prefix) {
-				l.errorf(m["prefix"], path+".prefix", "never matched: the earlier prefix %q matches every name it would", earlier.Prefix)
+				l.Errorf(m["prefix"], path+".prefix", "never matched: the earlier prefix %q matches every name it would", earlier.Prefix)
 				ok = false
 			}
 		}
@@ -853,7 +776,7 @@ func (l *loader) socs(n *yaml.Node) {
 		if mn := m["mhz"]; mn != nil {
 			v, err := strconv.ParseFloat(mn.Value, 64)
 			if mn.Kind != yaml.ScalarNode || (mn.Tag != "!!int" && mn.Tag != "!!float") || err != nil || !(v > 0) || math.IsInf(v, 0) {
-				l.errorf(mn, path+".mhz", "expected a positive frequency in MHz, got %s", kindName(mn))
+				l.Errorf(mn, path+".mhz", "expected a positive frequency in MHz, got %s", yamlpos.KindName(mn))
 				ok = false
 			}
 			mhz = v
@@ -863,6 +786,6 @@ func (l *loader) socs(n *yaml.Node) {
 		}
 	}
 	if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
-		l.errorf(n, "socs", "at least one SoC is needed")
+		l.Errorf(n, "socs", "at least one SoC is needed")
 	}
 }

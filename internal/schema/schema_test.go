@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
@@ -243,4 +244,15 @@ func TestLoadMutations(t *testing.T) {
 		yamltest.Positioned(t, what, "mutant.yaml", err)
 	})
 	assert.Greater(t, n, 1000)
+}
+
+// The schema is read by the one YAML reader, under its cap.
+func TestLoadYAMLCap(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid_minimal.yaml")
+	require.NoError(t, err)
+	t.Setenv(yamlpos.MaxYAMLBytesEnv, "64")
+	_, err = Load("s.yaml", data)
+	var le *yamlpos.LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Contains(t, err.Error(), "more than the cap of 64 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it")
 }

@@ -1,7 +1,15 @@
-// Package yamlpos reports problems in the YAML (and JSON) files cycleabi
-// reads — the ABI schema, task schedules and names files — the same way
-// everywhere: "file:line:col: yaml.path: message", every problem in one
-// list, in file order.
+// Package yamlpos is the one YAML reader of the YAML (and JSON) files
+// cycleabi reads — the ABI schema, task schedules and names files:
+//
+//   - ReadFile reads a file under a size cap checked before reading, and
+//     Document parses one YAML document under a cap of its own (go-yaml's
+//     nodes take about 30 times the text; see Limits), refusing anything
+//     after the document at its line and column;
+//   - Reader reads the nodes by one set of rules (aliases, null, what a
+//     string and an integer are, unknown and duplicate keys);
+//   - problems are reported the same way everywhere:
+//     "file:line:col: yaml.path: message", every problem in one list, in
+//     file order.
 package yamlpos
 
 import (

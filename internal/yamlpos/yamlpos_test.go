@@ -1,9 +1,16 @@
 package yamlpos
 
 import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -13,4 +20,199 @@ func TestAt(t *testing.T) {
 	// An absent key has no node: the problem keeps its file and path and
 	// drops the position instead of panicking.
 	assert.Equal(t, "s.yaml: layout.regions: missing", At("s.yaml", nil, "layout.regions", "missing").Error())
+}
+
+var noCap = Limits{Input: 1 << 30, YAML: 1 << 30}
+
+func TestDocumentTrailing(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{`{"a": 1} {"b": 2}`, "f:1:10: text after the end of the document"},
+		{"{\"a\": [1, \"]}\"]}\n  garbage [", "f:2:3: text after the end of the document"},
+		{"a: 1\n---\nb: 2\n", "f:2:1: a second document starts here; the file must hold one"},
+		{"a: 1\n--- \n", "f:2:1: a second document starts here; the file must hold one"},
+		{"a: 1\n...\n# fine\n  garbage [\n", "f:4:3: text after the end of the document"},
+		{"'a' 'b'", "f:1:5: text after the end of the document"},
+		{"{é: 1} x", "f:1:8: text after the end of the document"},
+		{"a: 1\n...\n", ""},
+		{"{\"a\": 1}  # comment\n\n", ""},
+		{"", ""},
+	} {
+		_, err := Document("f", "YAML", []byte(tc.text), noCap, "")
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		assert.Equal(t, tc.want, got, "%q", tc.text)
+	}
+}
+
+func TestDocumentRoot(t *testing.T) {
+	for text, want := range map[string]string{"": "<nil>", "# only a comment\n": "<nil>", "---\n": "null", "a: &x {b: 1}\n": "a mapping"} {
+		root, err := Document("f", "YAML", []byte(text), noCap, "")
+		assert.NoError(t, err)
+		got := "<nil>"
+		if root != nil {
+			got = KindName(root)
+		}
+		assert.Equal(t, want, got, "%q", text)
+	}
+	_, err := Document("f", "YAML", []byte("a: [1\n"), noCap, "")
+	var e *Error
+	if assert.ErrorAs(t, err, &e) {
+		assert.Equal(t, "f", e.File)
+		assert.Positive(t, e.Line)
+	}
+}
+
+func TestDocumentCap(t *testing.T) {
+	text := []byte("a: 1\n# padding to 20\n")[:20]
+	_, err := Document("s.yaml", "YAML", text, Limits{Input: 100, YAML: int64(len(text))}, "")
+	assert.NoError(t, err, "a file exactly at the cap is read")
+	_, err = Document("s.yaml", "YAML", text, Limits{Input: 100, YAML: 16}, "or write JSON")
+	var le *LimitError
+	if assert.ErrorAs(t, err, &le) {
+		assert.Equal(t, "s.yaml: 20 bytes is more than the cap of 16 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it; or write JSON", err.Error())
+	}
+}
+
+func TestReadFileCap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, make([]byte, 2048), 0o644))
+	b, err := ReadFile(path, "schedule file", Limits{Input: 2048, YAML: 1})
+	assert.NoError(t, err)
+	assert.Len(t, b, 2048)
+	_, err = ReadFile(path, "schedule file", Limits{Input: 1024, YAML: 1})
+	assert.EqualError(t, err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it")
+	_, err = ReadFile(path+".missing", "schedule file", noCap)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.EqualError(t, err, path+".missing: schedule file not found")
+}
+
+// A stream has no size to check first: it is read up to the cap and
+// refused once past it.
+func TestReadFileStreamCap(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		f.Write(make([]byte, 4096))
+	}()
+	_, err := ReadFile(fifo, "names file", Limits{Input: 1000, YAML: 1})
+	var le *LimitError
+	if assert.ErrorAs(t, err, &le) {
+		assert.Contains(t, err.Error(), "more bytes is more than the cap of 1000 bytes")
+	}
+}
+
+func TestCurrentLimits(t *testing.T) {
+	t.Setenv(MaxInputBytesEnv, "")
+	t.Setenv(MaxYAMLBytesEnv, "")
+	l, err := CurrentLimits()
+	assert.NoError(t, err)
+	assert.Equal(t, Limits{Input: DefaultMaxInputBytes, YAML: DefaultMaxYAMLBytes}, l)
+	t.Setenv(MaxYAMLBytesEnv, "123")
+	l, err = CurrentLimits()
+	assert.NoError(t, err)
+	assert.Equal(t, int64(123), l.YAML)
+	for _, bad := range []string{"0", "-1", "1e9", "16MiB"} {
+		t.Setenv(MaxInputBytesEnv, bad)
+		_, err = CurrentLimits()
+		assert.ErrorContains(t, err, MaxInputBytesEnv, bad)
+	}
+}
+
+// One rule for what a string is, everywhere: any scalar but null, as
+// written; integers are !!int only.
+func TestReaderRules(t *testing.T) {
+	root, err := Document("f", "YAML", []byte("s0: &x 'q'\ns1: 123\ns2: yes\ns3: 0x10\ns4: ~\ns5: [a]\ns6: *x\ni1: 0x10\ni2: '3'\ni3: 3.0\nb1: True\nb2: 1\n"), noCap, "")
+	require.NoError(t, err)
+	keys := []string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "i1", "i2", "i3", "b1", "b2"}
+	r := &Reader{File: "f"}
+	m := r.Mapping(root, "", keys, []string{"missing"})
+	var strs []string
+	for _, k := range []string{"s1", "s2", "s3", "s4", "s5", "s6"} {
+		s, ok := r.Str(m[k], k)
+		strs = append(strs, fmt.Sprintf("%s %v", s, ok))
+	}
+	assert.Equal(t, []string{"123 true", "yes true", "0x10 true", " false", " false", "q true"}, strs)
+	v, ok := r.Int(m["i1"], "i1", 0, 100)
+	assert.True(t, ok)
+	assert.Equal(t, int64(16), v)
+	_, ok = r.Int(m["i2"], "i2", 0, 100)
+	assert.False(t, ok)
+	_, ok = r.Uint(m["i3"], "i3", 100)
+	assert.False(t, ok)
+	b, ok := r.Bool(m["b1"], "b1")
+	assert.True(t, b && ok)
+	_, ok = r.Bool(m["b2"], "b2")
+	assert.False(t, ok)
+	_, ok = r.Str(nil, "absent")
+	assert.False(t, ok)
+	r.Errs.Sort()
+	assert.Equal(t, `f:1:1: missing required key "missing"
+f:5:5: s4: expected a string, got null
+f:6:5: s5: expected a string, got a list
+f:9:5: i2: expected an integer, got "3"
+f:10:5: i3: expected a non-negative integer, got "3.0"
+f:12:5: b2: expected true or false, got "1"`, r.Errs.Error())
+}
+
+// Every valid document followed by any kind of trailing content is
+// refused, at the line where that content starts.
+func TestDocumentTrailingCombinations(t *testing.T) {
+	docs := []string{
+		`{"num_workers": 2, "tasks": [{"task_type": "MatMul"}]}`,
+		"{a: [1, '}', \"]\"], b: {c: d}}  # a comment",
+		"a: 1\nb: [x, y]\n",
+		"a: 1\n...\n",
+		"- 1\n- {x: 'y'}\n",
+		"'a quoted '' scalar'",
+	}
+	trailers := []string{" {\"b\": 2}", "\n  garbage [", "\n---\nx: 1\n", "\n# comment\n\n}"}
+	for _, d := range docs {
+		root, err := Document("f", "YAML", []byte(d), noCap, "")
+		require.NoError(t, err, "%q", d)
+		require.NotNil(t, root)
+		for _, tr := range trailers {
+			if strings.Contains(d, "#") && !strings.HasPrefix(tr, "\n") {
+				continue // the comment would swallow it
+			}
+			text := d + tr
+			// The line where the trailing content's first non-space,
+			// non-comment character is.
+			wantLine := 1 + strings.Count(d, "\n")
+			rest := tr
+			for {
+				rest = strings.TrimLeft(rest, " ")
+				if strings.HasPrefix(rest, "\n") {
+					wantLine++
+					rest = rest[1:]
+					continue
+				}
+				if strings.HasPrefix(rest, "#") {
+					rest = rest[strings.IndexByte(rest, '\n'):]
+					continue
+				}
+				break
+			}
+			_, err := Document("f", "YAML", []byte(text), noCap, "")
+			var e *Error
+			if !assert.ErrorAs(t, err, &e, "%q", text) {
+				continue
+			}
+			// A syntax error go-yaml finds itself (a block mapping
+			// followed by text) is fine too, as long as it has a line.
+			if strings.HasPrefix(e.Msg, "invalid YAML") {
+				assert.Positive(t, e.Line, "%q: %v", text, err)
+				continue
+			}
+			assert.Equal(t, wantLine, e.Line, "%q: %v", text, err)
+		}
+	}
 }

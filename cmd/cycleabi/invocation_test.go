@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// window copies the example capture twice into a temporary directory, as
+// a forward and a backward launch, with a manifest listing them.
+func window(t *testing.T) (dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	data, err := os.ReadFile("../../examples/moe_layer.bin")
+	require.NoError(t, err)
+	for _, n := range []string{"fwd.bin", "bwd.bin"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), data, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "window.yaml"), []byte(
+		"- {capture: fwd.bin, rank: 2, step: 7, direction: forward, kernel_name: HyperMegaMoe}\n"+
+			"- {capture: bwd.bin, rank: 2, step: 7, direction: backward}\n"), 0o644))
+	return dir
+}
+
+type windowTrace struct {
+	TraceEvents []struct {
+		Ph   string         `json:"ph"`
+		Name string         `json:"name"`
+		Pid  int            `json:"pid"`
+		Ts   json.Number    `json:"ts"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+	MegaKernelCycleTrace struct {
+		InvocationCount int              `json:"invocationCount"`
+		Invocations     []map[string]any `json:"invocations"`
+	} `json:"megaKernelCycleTrace"`
+}
+
+func TestDecodeInvocations(t *testing.T) {
+	dir := window(t)
+	// The example's last record ends 2458.84 us after its anchor; the
+	// second launch's anchor goes 10 us later (the default gap), at
+	// 2468.84, and its first record 0.58 us after that.
+	for name, args := range map[string][]string{
+		"manifest": {"decode", "--invocation-manifest", filepath.Join(dir, "window.yaml")},
+		"flags": {"decode", filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), "--rank", "2", "--rank", "2",
+			"--step", "7", "--step", "7", "--direction", "forward", "--direction", "backward", "--kernel-name", "HyperMegaMoe"},
+	} {
+		out := filepath.Join(dir, name+".json")
+		_, stderr, code := runMain(t, append(args, "-o", out)...)
+		require.Equal(t, 0, code, stderr)
+		var tr windowTrace
+		data, _ := os.ReadFile(out)
+		require.NoError(t, json.Unmarshal(data, &tr), name)
+		var firsts []string
+		procs := 0
+		for _, e := range tr.TraceEvents {
+			if e.Ph == "M" && e.Name == "process_name" {
+				procs++
+				require.Equal(t, "HyperMegaMoe rank 2 device 2", e.Args["name"])
+			}
+			if e.Ph == "X" && (len(firsts) == 0 || e.Args["invocation_id"] != 0.0 && len(firsts) == 1) {
+				firsts = append(firsts, string(e.Ts))
+				require.Equal(t, 7.0, e.Args["step"])
+				require.Equal(t, 2, e.Pid)
+			}
+		}
+		require.Equal(t, 1, procs, name)
+		require.Equal(t, []string{"0.58", "2469.42"}, firsts, name)
+		require.Equal(t, 2, tr.MegaKernelCycleTrace.InvocationCount)
+		require.Equal(t, "backward", tr.MegaKernelCycleTrace.Invocations[1]["direction"])
+		require.Equal(t, filepath.Join(dir, "bwd.bin"), tr.MegaKernelCycleTrace.Invocations[1]["capture"])
+	}
+
+	// --absolute-time: system-counter microseconds, the same for both.
+	out := filepath.Join(dir, "abs.json")
+	_, stderr, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--absolute-time", "--invocation-gap-us", "0", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	var tr windowTrace
+	data, _ := os.ReadFile(out)
+	require.NoError(t, json.Unmarshal(data, &tr))
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			require.Equal(t, "20166458575.24", string(e.Ts)) // cycle 1008322928762 (anchor + 29) at 50 MHz
+			break
+		}
+	}
+}
+
+func TestDecodeInvocationErrors(t *testing.T) {
+	dir := window(t)
+	fwd, bwd, man := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), filepath.Join(dir, "window.yaml")
+	out := filepath.Join(dir, "out.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{fwd, bwd, "--step", "1"}, "1 --step values for 2 captures"},
+		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `--direction: direction "up" is not forward or backward`},
+		{[]string{fwd, "--invocation-manifest", man}, "either as arguments or in --invocation-manifest, not both"},
+		{[]string{"--invocation-manifest", man, "--rank", "1"}, "--rank, --step and --direction go with capture arguments"},
+		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{[]string{fwd, bwd}, "cannot tell the rank"},
+		{[]string{fwd, bwd, "--step", "1", "--step", "2", "--invocation-gap-us", "-1"}, "must be >= 0"},
+	} {
+		_, stderr, code := runMain(t, append(append([]string{"decode"}, c.args...), "-o", out)...)
+		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		require.Contains(t, stderr, c.want, c.args)
+	}
+}
+
+func TestValidateManifest(t *testing.T) {
+	dir := window(t)
+	stdout, stderr, code := runMain(t, "validate", "--invocation-manifest", filepath.Join(dir, "window.yaml"))
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, filepath.Join(dir, "fwd.bin")+": 2974 records")
+	require.Contains(t, stdout, filepath.Join(dir, "bwd.bin")+": 2974 records")
+	_, stderr, code = runMain(t, "validate")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "validate needs at least one CAPTURE")
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/manifest"
+	"github.com/spf13/pflag"
+)
+
+// invocationFlags say which captures are invocations of a window (several
+// kernel launches per rank): --invocation-manifest, or --step/--direction
+// once per capture. decode uses them all; validate (and analyze) take the
+// manifest's captures.
+type invocationFlags struct {
+	manifest   string
+	steps      []int64
+	directions []string
+	gapUs      float64
+	absolute   bool
+}
+
+// registerManifest adds --invocation-manifest only (validate, analyze).
+func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
+	fs.StringVar(&f.manifest, "invocation-manifest", "", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
+}
+
+// register adds every invocation flag (decode).
+func (f *invocationFlags) register(fs *pflag.FlagSet) {
+	f.registerManifest(fs)
+	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
+	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
+	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
+	// pflag prints "(default [])" after an empty int64 list.
+	fs.Lookup("step").DefValue = ""
+	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
+}
+
+// invocationSet is the captures of a window and each one's invocation.
+type invocationSet struct {
+	captures    []string
+	ranks       []uint32
+	invocations []decode.Invocation
+	kernelNames []string // "" where the command's --kernel-name applies
+}
+
+// captures returns the capture paths: the manifest's, or the arguments.
+// Exactly one of the two must give some.
+func (f *invocationFlags) captures(args []string) ([]string, error) {
+	if f.manifest == "" {
+		return args, nil
+	}
+	if len(args) > 0 {
+		return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
+	}
+	entries, err := manifest.Load(f.manifest)
+	if err != nil {
+		return nil, err
+	}
+	return manifest.Captures(entries), nil
+}
+
+// resolve returns the window's invocations, or nil when the captures are
+// plain (one per rank, as before). flagRanks is --rank.
+func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationSet, error) {
+	if f.manifest != "" {
+		if len(args) > 0 {
+			return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
+		}
+		if len(f.steps) > 0 || len(f.directions) > 0 || len(flagRanks) > 0 {
+			return nil, errors.New("--invocation-manifest gives each capture's rank, step and direction: --rank, --step and --direction go with capture arguments")
+		}
+		entries, err := manifest.Load(f.manifest)
+		if err != nil {
+			return nil, err
+		}
+		s := &invocationSet{}
+		next := map[uint32]int64{}
+		for _, e := range entries {
+			rank := uint32(0)
+			if e.Rank != nil {
+				rank = *e.Rank
+			} else if r, ok := rankFromName(e.Capture); ok {
+				rank = r
+			}
+			id := next[rank]
+			if e.InvocationID != nil {
+				id = *e.InvocationID
+			}
+			next[rank]++
+			s.captures = append(s.captures, e.Capture)
+			s.ranks = append(s.ranks, rank)
+			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
+			s.kernelNames = append(s.kernelNames, e.KernelName)
+		}
+		return s, nil
+	}
+	if len(f.steps) == 0 && len(f.directions) == 0 {
+		return nil, nil
+	}
+	n := len(args)
+	if len(f.steps) > 0 && len(f.steps) != n {
+		return nil, fmt.Errorf("%d --step values for %d captures: give one per capture, in order", len(f.steps), n)
+	}
+	if len(f.directions) > 0 && len(f.directions) != n {
+		return nil, fmt.Errorf("%d --direction values for %d captures: give one per capture, in order", len(f.directions), n)
+	}
+	if len(flagRanks) > 0 && len(flagRanks) != n {
+		return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), n)
+	}
+	s := &invocationSet{captures: args}
+	next := map[uint32]int64{}
+	for i, path := range args {
+		rank := uint32(0)
+		if len(flagRanks) > 0 {
+			if flagRanks[i] > maxRank {
+				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], maxRank)
+			}
+			rank = uint32(flagRanks[i])
+		} else if r, ok := rankFromName(path); ok {
+			rank = r
+		}
+		inv := decode.Invocation{ID: next[rank]}
+		next[rank]++
+		if len(f.steps) > 0 {
+			inv.Step = &f.steps[i]
+		}
+		if len(f.directions) > 0 {
+			if err := decode.CheckDirection(f.directions[i]); err != nil {
+				return nil, fmt.Errorf("--direction: %w", err)
+			}
+			inv.Direction = f.directions[i]
+		}
+		s.ranks = append(s.ranks, rank)
+		s.invocations = append(s.invocations, inv)
+		s.kernelNames = append(s.kernelNames, "")
+	}
+	return s, nil
+}

@@ -1,0 +1,237 @@
+package decode
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Invocation marks a capture as one kernel launch of a window: several
+// captures of one rank (forward and backward, several steps and layers),
+// each an invocation. Inputs with an Invocation share their rank's process
+// and core threads; each is laid out after the previous one of its rank
+// (see WriteOptions.InvocationGapUs and AbsoluteTime).
+type Invocation struct {
+	// ID orders the invocations of a rank; unique per rank.
+	ID int64
+	// Step is the training step, nil when not known.
+	Step *int64
+	// Direction is "forward", "backward" or "" (not known).
+	Direction string
+}
+
+// Directions are the values Invocation.Direction may take besides "".
+var Directions = []string{"forward", "backward"}
+
+// CheckDirection reports an error for a direction that is not one of
+// Directions (or "").
+func CheckDirection(d string) error {
+	if d == "" || slices.Contains(Directions, d) {
+		return nil
+	}
+	return fmt.Errorf("direction %q is not forward or backward", d)
+}
+
+// DefaultInvocationGapUs is the gap left between the invocations of a rank
+// laid out one after the other.
+const DefaultInvocationGapUs = 10
+
+// placement is where one input's events go: ts = (start_cycle + shift -
+// anchor) / MHz, and which metadata events it writes.
+type placement struct {
+	anchor, shift uint64
+	// meta: the process and thread metadata events are written by this
+	// input (the first of its rank), for slots (every core of the rank).
+	meta  bool
+	slots []abi.Slot
+	args  []byte // `,"invocation_id":N,"step":S,"direction":D`, or nil
+}
+
+// invocationMode reports whether the inputs are invocations (any has an
+// Invocation; then all must).
+func invocationMode(inputs []Input) (bool, error) {
+	n := 0
+	for i := range inputs {
+		if inputs[i].Config.Invocation != nil {
+			n++
+		}
+	}
+	if n > 0 && n < len(inputs) {
+		return false, fmt.Errorf("%d of %d captures are invocations: give every capture its invocation, or none", n, len(inputs))
+	}
+	return n > 0, nil
+}
+
+// place works out every input's placement. Without invocations each
+// input is its own rank, timed from its own anchor (or from cycle 0 with
+// AbsoluteTime), as before. With invocations the inputs of a rank go in
+// Invocation.ID order, each timed from its own anchor and shifted to start
+// InvocationGapUs after the previous one's last record ends; with
+// AbsoluteTime every input keeps system-counter time (cycle 0 is ts 0),
+// which all invocations on one device share.
+func place(inputs []Input, o *WriteOptions) ([]placement, error) {
+	ps := make([]placement, len(inputs))
+	inv, err := invocationMode(inputs)
+	if err != nil {
+		return nil, err
+	}
+	for i := range inputs {
+		ps[i].meta = true
+		if !o.AbsoluteTime {
+			ps[i].anchor = inputs[i].Decoded.Summary.Anchor
+		}
+	}
+	if !inv {
+		return ps, nil
+	}
+	gap := float64(DefaultInvocationGapUs)
+	if o.InvocationGapUs != nil {
+		gap = *o.InvocationGapUs
+	}
+	if !(gap >= 0) || math.IsInf(gap, 0) {
+		return nil, fmt.Errorf("the gap between invocations must be >= 0 and finite, got %v us", gap)
+	}
+	byRank := map[uint32][]int{}
+	var ranks []uint32
+	for i := range inputs {
+		r := inputs[i].Config.Rank
+		if _, ok := byRank[r]; !ok {
+			ranks = append(ranks, r)
+		}
+		byRank[r] = append(byRank[r], i)
+	}
+	for _, r := range ranks {
+		idx := byRank[r]
+		slices.SortStableFunc(idx, func(a, b int) int {
+			return cmp.Compare(inputs[a].Config.Invocation.ID, inputs[b].Config.Invocation.ID)
+		})
+		var slots []abi.Slot
+		seen := map[abi.Slot]bool{}
+		var shift uint64
+		for k, i := range idx {
+			in := &inputs[i]
+			if k > 0 && in.Config.Invocation.ID == inputs[idx[k-1]].Config.Invocation.ID {
+				return nil, fmt.Errorf("%s and %s are both invocation %d of rank %d", inputs[idx[k-1]].Decoded.Capture.Name, in.Decoded.Capture.Name, in.Config.Invocation.ID, r)
+			}
+			for _, a := range in.Decoded.Summary.Active {
+				if !seen[a.Slot] {
+					seen[a.Slot] = true
+					slots = append(slots, a.Slot)
+				}
+			}
+			ps[i].meta = false
+			ps[i].args = invocationArgs(in.Config.Invocation)
+			if o.AbsoluteTime {
+				continue
+			}
+			maxEnd, err := lastEnd(in.Decoded)
+			if err != nil {
+				return nil, err
+			}
+			if maxEnd > math.MaxUint64-shift {
+				return nil, fmt.Errorf("%s: invocation %d of rank %d ends past 2^64 cycles once laid out after the ones before it; use --absolute-time", in.Decoded.Capture.Name, in.Config.Invocation.ID, r)
+			}
+			ps[i].shift = shift
+			anchor := ps[i].anchor
+			span := uint64(0)
+			if maxEnd > anchor {
+				span = maxEnd - anchor
+			}
+			gapCycles := math.Round(gap * in.Config.FrequencyMHz)
+			if gapCycles > 1<<62 {
+				return nil, fmt.Errorf("a gap of %v us between invocations is more than 2^62 cycles", gap)
+			}
+			next, c1 := bits.Add64(shift, span, 0)
+			next, c2 := bits.Add64(next, uint64(gapCycles), 0)
+			if c1|c2 != 0 {
+				return nil, fmt.Errorf("the invocations of rank %d span more than 2^64 cycles once laid out; use --absolute-time", r)
+			}
+			shift = next
+		}
+		slices.SortFunc(slots, func(x, y abi.Slot) int {
+			return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
+		})
+		first := slices.Min(idx)
+		ps[first].meta = true
+		ps[first].slots = slots
+	}
+	return ps, nil
+}
+
+// lastEnd returns the largest end_cycle of the capture's records.
+func lastEnd(d *Decoded) (uint64, error) {
+	var end uint64
+	err := d.Records(func(r Record) bool {
+		end = max(end, r.EndCycle)
+		return true
+	})
+	return end, err
+}
+
+func invocationArgs(inv *Invocation) []byte {
+	b := []byte(`,"invocation_id":`)
+	b = strconv.AppendInt(b, inv.ID, 10)
+	b = append(b, `,"step":`...)
+	if inv.Step != nil {
+		b = strconv.AppendInt(b, *inv.Step, 10)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"direction":`...)
+	if inv.Direction != "" {
+		b = appendJSONString(b, inv.Direction)
+	} else {
+		b = append(b, "null"...)
+	}
+	return b
+}
+
+// appendInvocations appends `,"invocationCount":N,"invocations":[...]`:
+// one entry per input, in input order.
+func appendInvocations(b []byte, inputs []Input) []byte {
+	b = append(b, `,"invocationCount":`...)
+	b = strconv.AppendInt(b, int64(len(inputs)), 10)
+	b = append(b, `,"invocations":[`...)
+	for i := range inputs {
+		in := &inputs[i]
+		cfg, inv, sum := &in.Config, in.Config.Invocation, in.Decoded.Summary
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n{\"invocationId\":"...)
+		b = strconv.AppendInt(b, inv.ID, 10)
+		b = append(b, `,"step":`...)
+		if inv.Step != nil {
+			b = strconv.AppendInt(b, *inv.Step, 10)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"direction":`...)
+		if inv.Direction != "" {
+			b = appendJSONString(b, inv.Direction)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"kernelName":`...)
+		b = appendJSONString(b, cfg.KernelName)
+		b = append(b, `,"rank":`...)
+		b = strconv.AppendUint(b, uint64(cfg.Rank), 10)
+		b = append(b, `,"deviceId":`...)
+		b = strconv.AppendUint(b, uint64(cfg.DeviceID), 10)
+		b = append(b, `,"anchorCycle":`...)
+		b = strconv.AppendUint(b, sum.Anchor, 10)
+		b = append(b, `,"recordCount":`...)
+		b = strconv.AppendUint(b, sum.Records, 10)
+		b = append(b, `,"droppedRecordCount":`...)
+		b = strconv.AppendUint(b, sum.Dropped, 10)
+		b = append(b, `,"capture":`...)
+		b = appendJSONString(b, in.Decoded.Capture.Name)
+		b = append(b, '}')
+	}
+	return append(b, "\n]"...)
+}

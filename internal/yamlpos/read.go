@@ -1,0 +1,331 @@
+package yamlpos
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The size caps on the YAML and JSON files cycleabi reads (the ABI
+// schema, task schedules and names files). go-yaml's node tree takes about
+// 30 times the bytes of its text (a 100 MB schedule needs 3 GB), so text
+// read as YAML nodes has a cap of its own, far below the cap on reading a
+// file at all: plain JSON schedules and names files of the usual shapes
+// take fast paths that need little more memory than the file.
+const (
+	// DefaultMaxInputBytes caps the size of any input file (1 GiB).
+	DefaultMaxInputBytes = 1 << 30
+	// DefaultMaxYAMLBytes caps the text read as a YAML node tree (8 MiB:
+	// an 8 MB schedule of 150k tasks peaks at 260 MB and plans under a
+	// 2 GB address-space limit, where 16 MB runs out of memory).
+	DefaultMaxYAMLBytes = 8 << 20
+	// MaxInputBytesEnv names the environment variable that sets the cap
+	// on input files, in bytes.
+	MaxInputBytesEnv = "CYCLEABI_MAX_INPUT_BYTES"
+	// MaxYAMLBytesEnv names the environment variable that sets the cap on
+	// text read as YAML nodes, in bytes.
+	MaxYAMLBytesEnv = "CYCLEABI_MAX_YAML_BYTES"
+)
+
+// Limits are the size caps in effect.
+type Limits struct {
+	// Input caps the bytes of an input file.
+	Input int64
+	// YAML caps the bytes read as a YAML node tree.
+	YAML int64
+}
+
+// CurrentLimits returns the caps the environment sets (MaxInputBytesEnv,
+// MaxYAMLBytesEnv), or the defaults. A value that is not a positive
+// decimal number of bytes is an error naming the variable.
+func CurrentLimits() (Limits, error) {
+	l := Limits{Input: DefaultMaxInputBytes, YAML: DefaultMaxYAMLBytes}
+	for _, v := range []struct {
+		env string
+		dst *int64
+	}{{MaxInputBytesEnv, &l.Input}, {MaxYAMLBytesEnv, &l.YAML}} {
+		s, ok := os.LookupEnv(v.env)
+		if !ok || s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n <= 0 {
+			return l, fmt.Errorf("%s=%q: want a positive number of bytes", v.env, s)
+		}
+		*v.dst = n
+	}
+	return l, nil
+}
+
+// LimitError is an input larger than a size cap.
+type LimitError struct {
+	File string
+	// Size is the input's size in bytes, or -1 when only "more than
+	// Limit" is known (a stream).
+	Size  int64
+	Limit int64
+	// Env is the environment variable that raises the cap.
+	Env string
+	// What the cap is on ("input file", "YAML text"); Note, when set, is
+	// a sentence on what else the user can do.
+	What string
+	Note string
+}
+
+func (e *LimitError) Error() string {
+	size := fmt.Sprintf("%d bytes", e.Size)
+	if e.Size < 0 {
+		size = "more bytes"
+	}
+	limit := fmt.Sprintf("%d bytes", e.Limit)
+	if h := humanBytes(e.Limit); h != limit {
+		limit += " (" + h + ")"
+	}
+	msg := fmt.Sprintf("%s: %s is more than the cap of %s on %s; set %s to raise it",
+		e.File, size, limit, e.What, e.Env)
+	if e.Note != "" {
+		msg += "; " + e.Note
+	}
+	return msg
+}
+
+// humanBytes renders n in binary units ("16 MiB").
+func humanBytes(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && n%1024 == 0 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	return fmt.Sprintf("%d %s", n, units[i])
+}
+
+// notFoundError is a missing input file; errors.Is finds fs.ErrNotExist in it.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return fs.ErrNotExist }
+
+// ReadFile reads the input file at path, at most lim.Input bytes: a
+// larger regular file is refused before it is read, and a stream (a
+// FIFO, standard input) once it passes the cap. A missing file is an
+// error saying "what not found" that matches fs.ErrNotExist ("schedule file not found").
+func ReadFile(path, what string, lim Limits) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &notFoundError{path + ": " + what + " not found"}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+		if size > lim.Input {
+			return nil, &LimitError{File: path, Size: size, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
+		}
+	}
+	var b bytes.Buffer
+	if size >= 0 {
+		b.Grow(int(size) + 1)
+	}
+	n, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n > lim.Input {
+		return nil, &LimitError{File: path, Size: -1, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
+	}
+	return b.Bytes(), nil
+}
+
+// Document reads data as one YAML document (what names the format in a
+// syntax error: "YAML", "YAML or JSON") and returns its root node, alias
+// resolved, or nil for a file with no document (empty, or only
+// comments). Text longer than lim.YAML is refused with a *LimitError
+// (note says what else the user can do). Anything after the document is
+// an *Error at its line and column: a second document ("---"), or text
+// that is no document (`{...} {...}`, `{...} garbage [`).
+func Document(file, what string, data []byte, lim Limits, note string) (*yaml.Node, error) {
+	if int64(len(data)) > lim.YAML {
+		return nil, &LimitError{File: file, Size: int64(len(data)), Limit: lim.YAML, Env: MaxYAMLBytesEnv, What: "text read as YAML", Note: note}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		return nil, Syntax(file, what, err)
+	}
+	var root *yaml.Node
+	if len(doc.Content) > 0 {
+		root = Resolve(doc.Content[0])
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return root, nil
+	case err == nil:
+		return nil, &Error{File: file, Line: next.Line, Col: next.Column, Msg: "a second document starts here; the file must hold one"}
+	default:
+		line, col := trailingAt(data, doc.Content)
+		if line == 0 {
+			line, col = Syntax(file, what, err).Line, 1
+		}
+		return nil, &Error{File: file, Line: line, Col: col, Msg: "text after the end of the document"}
+	}
+}
+
+// trailingAt finds where text follows the document whose content is
+// content: after a flow collection's closing bracket or a quoted
+// scalar's closing quote, or after a "..." end marker, the first text
+// that is not white space or a comment; 0, 0 when it cannot tell.
+func trailingAt(data []byte, content []*yaml.Node) (line, col int) {
+	off := 0
+	if len(content) > 0 {
+		n := content[0]
+		start := offsetOf(data, n.Line, n.Column)
+		if start < 0 {
+			return 0, 0
+		}
+		if end := flowEnd(data, start); end > 0 {
+			off = end
+		} else {
+			off = start
+		}
+	}
+	// Past a "..." marker line, if the document ends with one.
+	if i := endMarker(data, off); i >= 0 {
+		off = i
+	}
+	for off < len(data) {
+		switch c := data[off]; {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			off++
+		case c == '#':
+			for off < len(data) && data[off] != '\n' {
+				off++
+			}
+		default:
+			return positionOf(data, off)
+		}
+	}
+	return 0, 0
+}
+
+// endMarker returns the offset just past the first "..." line at or after
+// off, or -1.
+func endMarker(data []byte, off int) int {
+	for i := off; i < len(data); {
+		lineStart := i == 0 || data[i-1] == '\n'
+		if lineStart && bytes.HasPrefix(data[i:], []byte("...")) {
+			rest := data[i+3:]
+			if len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n' {
+				return i + 3
+			}
+		}
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			return -1
+		}
+		i += j + 1
+	}
+	return -1
+}
+
+// flowEnd returns the offset just past the flow collection or quoted
+// scalar that starts at start, or 0 when none does (a block node).
+func flowEnd(data []byte, start int) int {
+	depth := 0
+	for i := start; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"', '\'':
+			j := quoteEnd(data, i)
+			if j < 0 {
+				return 0
+			}
+			if depth == 0 {
+				return j
+			}
+			i = j - 1
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '#':
+			if i > 0 && (data[i-1] == ' ' || data[i-1] == '\n') {
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+			}
+		default:
+			if depth == 0 {
+				return 0
+			}
+		}
+	}
+	return 0
+}
+
+// quoteEnd returns the offset just past the quoted scalar at i, or -1.
+func quoteEnd(data []byte, i int) int {
+	q := data[i]
+	for j := i + 1; j < len(data); j++ {
+		switch {
+		case q == '"' && data[j] == '\\':
+			j++
+		case data[j] == q && q == '\'' && j+1 < len(data) && data[j+1] == '\'':
+			j++
+		case data[j] == q:
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// offsetOf returns the byte offset of a 1-based line and column (go-yaml
+// counts columns in characters), or -1.
+func offsetOf(data []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	for c := 1; c < col; c++ {
+		if off >= len(data) {
+			return -1
+		}
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off
+}
+
+// positionOf returns the 1-based line and column (in characters) of
+// byte offset off.
+func positionOf(data []byte, off int) (line, col int) {
+	line = 1 + bytes.Count(data[:off], []byte{'\n'})
+	lineStart := bytes.LastIndexByte(data[:off], '\n') + 1
+	return line, 1 + utf8.RuneCount(data[lineStart:off])
+}
+
+// PositionOf returns the 1-based line and column of byte offset off in
+// data, clamped to its end: where a fast path stopped.
+func PositionOf(data []byte, off int) (line, col int) {
+	return positionOf(data, min(max(off, 0), len(data)))
+}

@@ -1,0 +1,361 @@
+package tracemerge
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"strings"
+)
+
+// member is one top-level member of an event object: the key unescaped,
+// the value's raw bytes, and where they lie in the event.
+type member struct {
+	key        []byte // unescaped (usually a slice of the event)
+	val        []byte
+	start, end int // the value's span
+}
+
+// members lists the members of an object read (and checked) by
+// reader.value. It reports false when raw is not an object.
+func members(raw []byte, dst []member) ([]member, bool) {
+	dst = dst[:0]
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return dst, false
+	}
+	i = skipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return dst, true
+	}
+	for i < len(raw) {
+		ks := i
+		i = skipString(raw, i)
+		key, ok := keyBytes(raw[ks:i])
+		if !ok {
+			return dst, false
+		}
+		i = skipWS(raw, i)
+		i = skipWS(raw, i+1) // the colon
+		vs := i
+		i = skipValue(raw, i)
+		dst = append(dst, member{key: key, val: raw[vs:i], start: vs, end: i})
+		i = skipWS(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return dst, true
+		}
+		i = skipWS(raw, i+1) // the comma
+	}
+	return dst, true
+}
+
+// get returns the value of key, nil when absent.
+func get(ms []member, key string) []byte {
+	for i := range ms {
+		if string(ms[i].key) == key {
+			return ms[i].val
+		}
+	}
+	return nil
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the (already checked) value at b[i].
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\n', '\t', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+// keyBytes unescapes a key; without escapes it is a slice of b.
+func keyBytes(b []byte) ([]byte, bool) {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
+		return b[1 : len(b)-1], true
+	}
+	s, ok := unquote(b)
+	return []byte(s), ok
+}
+
+// unquote returns the string a JSON string literal holds.
+func unquote(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(b, '\\') < 0 {
+		return string(b[1 : len(b)-1]), true
+	}
+	var s string
+	if json.Unmarshal(b, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// str returns a string value, or "" and false when v is not a string.
+func str(v []byte) (string, bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return "", false
+	}
+	return unquote(v)
+}
+
+// decimal is an exact decimal number: m × 10^-scale. Trace times are
+// decimal text (microseconds, often with a fraction, CANN's as strings of
+// 19 digits); a float64 would round them, so placement is computed in
+// exact integer arithmetic on the digits.
+type decimal struct {
+	m     big.Int
+	scale int
+}
+
+// maxScale bounds the fractional digits (and exponents) accepted, so a
+// time like 1e-999999 cannot make a huge integer.
+const maxScale = 64
+
+// timeStatus says why a time could not be read.
+type timeStatus int
+
+const (
+	timeOK timeStatus = iota
+	timeNonFinite
+	timeNotNumber
+)
+
+// parseTime reads a ts or dur value: a JSON number or a string holding a
+// decimal number. It reports timeNonFinite for NaN and infinities
+// (literals Python writes, or strings like "inf") and for numbers too
+// large for a float64.
+func parseTime(v []byte, d *decimal) timeStatus {
+	quoted := false
+	if len(v) >= 2 && v[0] == '"' {
+		s, ok := unquote(v)
+		if !ok {
+			return timeNotNumber
+		}
+		v = []byte(strings.TrimSpace(s))
+		quoted = true
+	}
+	switch strings.ToLower(strings.TrimLeft(string(v), "+-")) {
+	case "nan", "inf", "infinity":
+		return timeNonFinite
+	}
+	if quoted && len(v) > 0 && v[0] == '+' {
+		v = v[1:]
+	}
+	if !isJSONNumber(v) && !(quoted && isLooseDecimal(v)) {
+		return timeNotNumber
+	}
+	return parseDecimal(v, d)
+}
+
+// isLooseDecimal accepts what JSON's number grammar refuses but a string
+// time may hold: leading zeros, "5." and ".5".
+func isLooseDecimal(v []byte) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	digits := 0
+	for ; i < len(v) && '0' <= v[i] && v[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		for ; i < len(v) && '0' <= v[i] && v[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	return digits > 0 && i == len(v)
+}
+
+// parseDecimal parses a checked number: sign, digits, fraction, exponent.
+func parseDecimal(v []byte, d *decimal) timeStatus {
+	neg := false
+	if len(v) > 0 && v[0] == '-' {
+		neg = true
+		v = v[1:]
+	}
+	mant, exp := v, 0
+	if e := bytes.IndexAny(v, "eE"); e >= 0 {
+		mant = v[:e]
+		x := 0
+		es := v[e+1:]
+		eneg := false
+		if len(es) > 0 && (es[0] == '+' || es[0] == '-') {
+			eneg = es[0] == '-'
+			es = es[1:]
+		}
+		for _, c := range es {
+			x = x*10 + int(c-'0')
+			if x > 400 {
+				break
+			}
+		}
+		if eneg {
+			x = -x
+		}
+		exp = x
+	}
+	whole, frac, _ := bytes.Cut(mant, []byte("."))
+	digits := strings.TrimLeft(string(whole)+string(frac), "0")
+	scale := len(frac) - exp
+	// Past a float64's range the time is not finite for any reader.
+	if len(digits) > 0 && len(digits)-scale > 309 {
+		return timeNonFinite
+	}
+	if digits == "" {
+		d.m.SetInt64(0)
+		d.scale = 0
+		return timeOK
+	}
+	if scale > maxScale {
+		return timeNotNumber
+	}
+	d.m.SetString(digits, 10)
+	if scale < 0 {
+		d.m.Mul(&d.m, pow10(-scale))
+		scale = 0
+	}
+	if neg {
+		d.m.Neg(&d.m)
+	}
+	d.scale = scale
+	return timeOK
+}
+
+var pow10s [maxScale + 1]*big.Int
+
+func init() {
+	p := big.NewInt(1)
+	for i := range pow10s {
+		pow10s[i] = new(big.Int).Set(p)
+		p.Mul(p, big.NewInt(10))
+	}
+}
+
+func pow10(n int) *big.Int {
+	if n <= maxScale {
+		return pow10s[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// at returns d's mantissa at a larger scale s (d × 10^s as an integer).
+func (d *decimal) at(s int, dst *big.Int) *big.Int {
+	return dst.Mul(&d.m, pow10(s-d.scale))
+}
+
+func (d *decimal) set(x *decimal) *decimal {
+	d.m.Set(&x.m)
+	d.scale = x.scale
+	return d
+}
+
+// cmp compares d and x exactly.
+func (d *decimal) cmp(x *decimal) int {
+	s := max(d.scale, x.scale)
+	var a, b big.Int
+	return d.at(s, &a).Cmp(x.at(s, &b))
+}
+
+// add sets d = x + y.
+func (d *decimal) add(x, y *decimal) *decimal {
+	s := max(x.scale, y.scale)
+	var a, b big.Int
+	d.m.Add(x.at(s, &a), y.at(s, &b))
+	d.scale = s
+	return d
+}
+
+// sub sets d = x - y.
+func (d *decimal) sub(x, y *decimal) *decimal {
+	s := max(x.scale, y.scale)
+	var a, b big.Int
+	d.m.Sub(x.at(s, &a), y.at(s, &b))
+	d.scale = s
+	return d
+}
+
+func (d *decimal) sign() int { return d.m.Sign() }
+
+// append writes d as plain decimal text (no exponent), trailing
+// fractional zeros trimmed.
+func (d *decimal) append(dst []byte) []byte {
+	var abs big.Int
+	abs.Abs(&d.m)
+	digits := abs.Text(10)
+	if d.m.Sign() < 0 {
+		dst = append(dst, '-')
+	}
+	if d.scale == 0 {
+		return append(dst, digits...)
+	}
+	if len(digits) <= d.scale {
+		digits = strings.Repeat("0", d.scale-len(digits)+1) + digits
+	}
+	whole, frac := digits[:len(digits)-d.scale], strings.TrimRight(digits[len(digits)-d.scale:], "0")
+	dst = append(dst, whole...)
+	if frac != "" {
+		dst = append(dst, '.')
+		dst = append(dst, frac...)
+	}
+	return dst
+}
+
+func (d *decimal) String() string { return string(d.append(nil)) }
+
+// float returns d as a float64 (for comparing durations in fallback
+// selection, where exactness does not matter).
+func (d *decimal) float() float64 {
+	f, _ := new(big.Rat).SetFrac(&d.m, pow10(d.scale)).Float64()
+	return f
+}

@@ -1,0 +1,54 @@
+package tracemerge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"testing"
+)
+
+type memFile struct{ *bytes.Reader }
+
+func (memFile) Close() error { return nil }
+
+// FuzzMerge: any framework trace either merges into valid JSON (when it
+// was valid JSON itself) or fails with an InputError or SelectionError;
+// never a panic. The traces are read from memory.
+func FuzzMerge(f *testing.F) {
+	f.Add([]byte(kinetoTrace))
+	f.Add([]byte(hostOnly))
+	f.Add([]byte(`[{"name":"HyperMegaMoe_0","pid":2080,"tid":5,"ts":"1788773332531494.453","dur":"2040.125","ph":"X","cat":null,"args":{"Task Type":"MIX_AIC"}}`))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":1e3,"dur":"5."}],"megaKernelTraceMerge":{}}`))
+	mk := []byte(`{"traceEvents":[{"name":"A","ph":"X","pid":0,"tid":1000,"ts":1.5,"dur":2},{"name":"B","ph":"X","pid":0,"tid":2001,"ts":0.25,"dur":20}],"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"kernelName":"HyperMegaMoe"}}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<20 {
+			return
+		}
+		old := openFile
+		defer func() { openFile = old }()
+		openFile = func(path string) (io.ReadSeekCloser, error) {
+			switch path {
+			case "fw.json":
+				return memFile{bytes.NewReader(data)}, nil
+			case "mk.json":
+				return memFile{bytes.NewReader(mk)}, nil
+			}
+			return nil, os.ErrNotExist
+		}
+		var out bytes.Buffer
+		_, err := Merge(&out, Options{Framework: "fw.json", MegaKernel: "mk.json", Rank: -1, AllowHostWrapper: len(data)%2 == 0})
+		if err != nil {
+			var ie *InputError
+			var se *SelectionError
+			if !errors.As(err, &ie) && !errors.As(err, &se) {
+				t.Fatalf("error of an unexpected kind: %v", err)
+			}
+			return
+		}
+		if json.Valid(data) && !json.Valid(out.Bytes()) {
+			t.Fatalf("valid input, invalid output:\n%s", out.Bytes())
+		}
+	})
+}

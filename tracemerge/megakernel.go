@@ -1,0 +1,356 @@
+package tracemerge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/megakernel/cycleabi/decode"
+)
+
+// SchemaVersions lists the megaKernelCycleTrace schema versions this build
+// reads.
+var SchemaVersions = []int{decode.SchemaVersion}
+
+// mkMeta is the part of a megaKernelCycleTrace object merge reads: one
+// capture's object, or several under "ranks", with the invocations of a
+// multi-invocation decode.
+type mkMeta struct {
+	SchemaVersion *int             `json:"schemaVersion"`
+	Rank          *int64           `json:"rank"`
+	DeviceID      *int64           `json:"deviceId"`
+	KernelName    *string          `json:"kernelName"`
+	Ranks         []mkMeta         `json:"ranks"`
+	Invocations   []mkInvocationMD `json:"invocations"`
+}
+
+// mkInvocationMD is one entry of megaKernelCycleTrace.invocations.
+type mkInvocationMD struct {
+	InvocationID int64           `json:"invocationId"`
+	Step         json.RawMessage `json:"step"`
+	Direction    string          `json:"direction"`
+	KernelName   string          `json:"kernelName"`
+	Rank         int64           `json:"rank"`
+	DeviceID     int64           `json:"deviceId"`
+}
+
+// invocation is one kernel launch of the selected rank as the MegaKernel
+// trace shows it.
+type invocation struct {
+	id         int64
+	step       json.RawMessage // null when unknown
+	direction  string
+	kernelName string
+	first, end decimal // earliest ts, latest ts+dur
+	events     int
+	cores      map[int64]bool // tids with events
+
+	outer *kernel // the outer kernel it is placed under
+	delta decimal // outer.ts - first
+}
+
+// span returns end - first.
+func (inv *invocation) span() decimal {
+	var d decimal
+	d.sub(&inv.end, &inv.first)
+	return d
+}
+
+// rankEvents is what the first pass over the MegaKernel trace gathers per
+// pid (rank).
+type rankEvents struct {
+	invocations map[int64]*invocation
+	cores       map[int64]bool   // tids with X events
+	coreNames   map[int64]string // thread_name metadata
+}
+
+// megaKernel is the MegaKernel trace, read once to learn its invocations
+// (their spans) and cores; its events are read again when they are written.
+type megaKernel struct {
+	path       string
+	rank       int64
+	deviceID   int64
+	kernelName string
+	inv        []*invocation // in time order
+	cores      []int64       // tids in the MegaKernel trace, sorted
+	coreNames  map[int64]string
+	events     int
+}
+
+// readMegaKernel reads the MegaKernel trace at path and selects the rank
+// to merge (rank < 0: the only one).
+func readMegaKernel(path string, rank int64) (*megaKernel, error) {
+	r, err := openReader(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	if r.peek() != '{' {
+		return nil, r.errorf("a MegaKernel trace is a JSON object (what cycleabi decode writes), found %s", describe(r.cur()))
+	}
+	r.i++
+	ranks := map[int64]*rankEvents{}
+	var meta *mkMeta
+	var ms []member
+	first := true
+	for {
+		if r.peek() == '}' {
+			r.i++
+			break
+		}
+		if !first {
+			if err := r.expect(',', "',' or '}'"); err != nil {
+				return nil, err
+			}
+		}
+		first = false
+		key, _, err := r.key()
+		if err != nil {
+			return nil, err
+		}
+		switch key {
+		case "traceEvents":
+			err = r.array(false, func(raw []byte, at eventAt) error {
+				var ok bool
+				ms, ok = members(raw, ms)
+				if !ok {
+					return r.errorAt(at, "a trace event is not an object")
+				}
+				return mkScanEvent(r, at, ms, ranks)
+			})
+		case "megaKernelCycleTrace":
+			var s sink
+			if err = r.value(&s); err == nil {
+				meta = new(mkMeta)
+				if jerr := json.Unmarshal(s.b, meta); jerr != nil {
+					return nil, &InputError{File: path, Msg: "megaKernelCycleTrace: " + jerr.Error()}
+				}
+			}
+		default:
+			err = r.value(&sink{w: io.Discard})
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if r.peek() != 0 {
+		return nil, r.errorf("data after the trace object")
+	}
+	if err := r.ioErr(); err != nil {
+		return nil, err
+	}
+	if meta == nil {
+		return nil, &InputError{File: path, Msg: "no megaKernelCycleTrace object: not a trace cycleabi decode wrote"}
+	}
+	if err := checkSchema(path, meta); err != nil {
+		return nil, err
+	}
+	return selectRank(path, meta, ranks, rank)
+}
+
+func checkSchema(path string, m *mkMeta) error {
+	if m.SchemaVersion == nil {
+		return &InputError{File: path, Msg: "megaKernelCycleTrace has no schemaVersion"}
+	}
+	if !slices.Contains(SchemaVersions, *m.SchemaVersion) {
+		return &InputError{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%v)", *m.SchemaVersion, SchemaVersions)}
+	}
+	for i := range m.Ranks {
+		if v := m.Ranks[i].SchemaVersion; v != nil && !slices.Contains(SchemaVersions, *v) {
+			return &InputError{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.ranks[%d].schemaVersion %d is not one this build reads (%v)", i, *v, SchemaVersions)}
+		}
+	}
+	return nil
+}
+
+// mkScanEvent takes one MegaKernel trace event into the per-rank tallies.
+func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents) error {
+	ph, _ := str(get(ms, "ph"))
+	if ph != "X" && ph != "M" {
+		return nil
+	}
+	pid, okPid := intValue(get(ms, "pid"))
+	tid, okTid := intValue(get(ms, "tid"))
+	if !okPid || !okTid {
+		return r.errorAt(at, "a MegaKernel trace event needs integer pid and tid")
+	}
+	re := ranks[pid]
+	if re == nil {
+		re = &rankEvents{invocations: map[int64]*invocation{}, cores: map[int64]bool{}, coreNames: map[int64]string{}}
+		ranks[pid] = re
+	}
+	var args []member
+	if a := get(ms, "args"); len(a) > 0 && a[0] == '{' {
+		args, _ = members(a, nil)
+	}
+	if ph == "M" {
+		if name, _ := str(get(ms, "name")); name == "thread_name" {
+			if n, ok := str(get(args, "name")); ok {
+				re.coreNames[tid] = n
+			}
+		}
+		return nil
+	}
+	var ts, dur decimal
+	if err := mkTime(r, at, get(ms, "ts"), "ts", &ts); err != nil {
+		return err
+	}
+	if err := mkTime(r, at, get(ms, "dur"), "dur", &dur); err != nil {
+		return err
+	}
+	id := int64(0)
+	if v := get(args, "invocation_id"); v != nil {
+		var ok bool
+		if id, ok = intValue(v); !ok {
+			return r.errorAt(at, "args.invocation_id %s is not an integer", v)
+		}
+	}
+	inv := re.invocations[id]
+	var end decimal
+	end.add(&ts, &dur)
+	if inv == nil {
+		inv = &invocation{id: id, cores: map[int64]bool{}}
+		inv.first.set(&ts)
+		inv.end.set(&end)
+		re.invocations[id] = inv
+	}
+	if ts.cmp(&inv.first) < 0 {
+		inv.first.set(&ts)
+	}
+	if end.cmp(&inv.end) > 0 {
+		inv.end.set(&end)
+	}
+	inv.events++
+	inv.cores[tid] = true
+	re.cores[tid] = true
+	return nil
+}
+
+func mkTime(r *reader, at eventAt, v []byte, field string, d *decimal) error {
+	if v == nil {
+		return r.errorAt(at, "an X event without %s", field)
+	}
+	switch parseTime(v, d) {
+	case timeNonFinite:
+		return r.errorAt(at, "%s %s is not finite", field, v)
+	case timeNotNumber:
+		return r.errorAt(at, "%s %s is not a decimal number", field, v)
+	}
+	return nil
+}
+
+// intValue reads an integer JSON number.
+func intValue(v []byte) (int64, bool) {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
+}
+
+// selectRank picks the rank to merge and gathers its invocations.
+func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int64) (*megaKernel, error) {
+	var withEvents []int64
+	for pid, re := range ranks {
+		if len(re.invocations) > 0 {
+			withEvents = append(withEvents, pid)
+		}
+	}
+	slices.Sort(withEvents)
+	if len(withEvents) == 0 {
+		return nil, &InputError{File: path, Msg: "the MegaKernel trace has no X events to merge"}
+	}
+	rank := want
+	if want < 0 {
+		if len(withEvents) > 1 {
+			return nil, &InputError{File: path, Msg: fmt.Sprintf("the MegaKernel trace holds ranks %s: merge one at a time with --rank R (each into its own device's framework trace)", joinInts(withEvents))}
+		}
+		rank = withEvents[0]
+	} else if !slices.Contains(withEvents, want) {
+		return nil, &InputError{File: path, Msg: fmt.Sprintf("--rank %d: the MegaKernel trace has events of ranks %s only", want, joinInts(withEvents))}
+	}
+	re := ranks[rank]
+	mk := &megaKernel{path: path, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: re.coreNames}
+	// The rank's object: the top-level one, or its entry under "ranks".
+	rm := meta
+	for i := range meta.Ranks {
+		if r := meta.Ranks[i].Rank; r != nil && *r == rank {
+			rm = &meta.Ranks[i]
+			break
+		}
+	}
+	if rm.DeviceID != nil {
+		mk.deviceID = *rm.DeviceID
+	}
+	if rm.KernelName != nil {
+		mk.kernelName = *rm.KernelName
+	} else if meta.KernelName != nil {
+		mk.kernelName = *meta.KernelName
+	}
+	byID := map[int64]*mkInvocationMD{}
+	for i := range meta.Invocations {
+		if md := &meta.Invocations[i]; md.Rank == rank {
+			byID[md.InvocationID] = md
+			mk.deviceID = md.DeviceID
+		}
+	}
+	for _, inv := range re.invocations {
+		inv.kernelName = mk.kernelName
+		inv.step = json.RawMessage("null")
+		if md := byID[inv.id]; md != nil {
+			if len(md.Step) > 0 {
+				inv.step = md.Step
+			}
+			inv.direction = md.Direction
+			if md.KernelName != "" {
+				inv.kernelName = md.KernelName
+			}
+		}
+		mk.inv = append(mk.inv, inv)
+		mk.events += inv.events
+	}
+	slices.SortFunc(mk.inv, func(a, b *invocation) int {
+		if c := a.first.cmp(&b.first); c != 0 {
+			return c
+		}
+		return compareInt(a.id, b.id)
+	})
+	for tid := range re.cores {
+		mk.cores = append(mk.cores, tid)
+	}
+	slices.Sort(mk.cores)
+	return mk, nil
+}
+
+func compareInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func joinInts(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// coreName is the display name of a MegaKernel core thread ("AIC/3").
+func (mk *megaKernel) coreName(tid int64) string {
+	if n, ok := mk.coreNames[tid]; ok {
+		return n
+	}
+	// decode's tids are core_type*1000 + block_id.
+	switch tid / 1000 {
+	case 1:
+		return "AIC/" + strconv.FormatInt(tid%1000, 10)
+	case 2:
+		return "AIV/" + strconv.FormatInt(tid%1000, 10)
+	}
+	return "core" + strconv.FormatInt(tid, 10)
+}

@@ -1,0 +1,320 @@
+package tracemerge
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// thread is one new framework thread: a MegaKernel core under the pid its
+// invocations were placed in.
+type thread struct {
+	pid        []byte
+	kernelName string
+	core       int64
+	tid        int64
+	sortIndex  int64
+}
+
+type threadID struct {
+	pid        string
+	kernelName string
+	core       int64
+}
+
+// writeMegaKernel writes the new threads' metadata and the MegaKernel
+// events, each after ",\n" (the framework's events come before).
+func (m *merger) writeMegaKernel(w io.Writer) error {
+	threads, byID, err := m.assignThreads()
+	if err != nil {
+		return err
+	}
+	var b []byte
+	sep := func() {
+		if m.events > 0 {
+			b = append(b, ",\n"...)
+		}
+		m.events++
+	}
+	for _, t := range threads {
+		sep()
+		b = fmt.Appendf(b, `{"name":"thread_name","ph":"M","pid":%s,"tid":%d,"args":{"name":`, t.pid, t.tid)
+		b = appendJSON(b, t.kernelName+"/"+m.mk.coreName(t.core))
+		b = append(b, "}}"...)
+		sep()
+		b = fmt.Appendf(b, `{"name":"thread_sort_index","ph":"M","pid":%s,"tid":%d,"args":{"sort_index":%d}}`, t.pid, t.tid, t.sortIndex)
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	b = b[:0]
+
+	byInv := map[int64]*invocation{}
+	extra := map[int64][]byte{}
+	for _, inv := range m.mk.inv {
+		inv.delta.sub(&inv.outer.ts, &inv.first)
+		byInv[inv.id] = inv
+		e := []byte(`"parent_kernel":`)
+		e = appendJSON(e, inv.outer.name)
+		e = fmt.Appendf(e, `,"cycle_trace_rank":%d,"cycle_trace_device_id":%d`, m.mk.rank, m.mk.deviceID)
+		extra[inv.id] = e
+	}
+	r, err := openReader(m.mk.path)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	var ms, args []member
+	var ts, nts decimal
+	written := 0
+	err = m.mkEvents(r, func(raw []byte, at eventAt) error {
+		var ok bool
+		if ms, ok = members(raw, ms); !ok {
+			return r.errorAt(at, "a trace event is not an object")
+		}
+		if string(get(ms, "ph")) != `"X"` {
+			return nil
+		}
+		pid, _ := intValue(get(ms, "pid"))
+		if pid != m.mk.rank {
+			return nil
+		}
+		tid, _ := intValue(get(ms, "tid"))
+		id := int64(0)
+		argsRaw := get(ms, "args")
+		if len(argsRaw) > 0 && argsRaw[0] == '{' {
+			args, _ = members(argsRaw, args)
+			if v := get(args, "invocation_id"); v != nil {
+				id, _ = intValue(v)
+			}
+		}
+		inv := byInv[id]
+		if inv == nil {
+			return r.errorAt(at, "the MegaKernel trace changed while it was merged")
+		}
+		t := byID[threadID{string(m.outPid(inv)), inv.kernelName, tid}]
+		sep()
+		last := 0
+		hasArgs := false
+		for _, mem := range ms {
+			var repl []byte
+			switch string(mem.key) {
+			case "pid":
+				repl = m.outPid(inv)
+			case "tid":
+				repl = strconv.AppendInt(nil, t.tid, 10)
+			case "ts":
+				if parseTime(mem.val, &ts) != timeOK {
+					return r.errorAt(at, "ts %s is not a decimal number", mem.val)
+				}
+				nts.add(&ts, &inv.delta)
+				repl = m.appendTime(nil, inv, nts.append(nil))
+			case "dur":
+				if inv.outer.quoted && mem.val[0] != '"' {
+					repl = m.appendTime(nil, inv, mem.val)
+				}
+			case "args":
+				if len(mem.val) > 0 && mem.val[0] == '{' {
+					hasArgs = true
+					closing := mem.end - 1
+					b = append(b, raw[last:closing]...)
+					if len(args) > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, extra[id]...)
+					last = closing
+				}
+				continue
+			default:
+				continue
+			}
+			if repl != nil {
+				b = append(b, raw[last:mem.start]...)
+				b = append(b, repl...)
+				last = mem.end
+			}
+		}
+		if !hasArgs {
+			// Before the event's closing brace.
+			closing := len(raw) - 1
+			b = append(b, raw[last:closing]...)
+			b = append(b, `,"args":{`...)
+			b = append(b, extra[id]...)
+			b = append(b, '}')
+			last = closing
+		}
+		b = append(b, raw[last:]...)
+		written++
+		if len(b) >= 192<<10 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	if written != m.mk.events {
+		return &InputError{File: m.mk.path, Msg: "the MegaKernel trace changed while it was merged"}
+	}
+	m.res.MergedEventCount = written
+	return nil
+}
+
+// appendTime appends a time as the outer kernel's ts is written: a number,
+// or a string of one (CANN).
+func (m *merger) appendTime(dst []byte, inv *invocation, text []byte) []byte {
+	if inv.outer.quoted {
+		dst = append(dst, '"')
+		dst = append(dst, text...)
+		return append(dst, '"')
+	}
+	return append(dst, text...)
+}
+
+func (m *merger) outPid(inv *invocation) []byte {
+	if m.o.OuterPID != nil {
+		return strconv.AppendInt(nil, *m.o.OuterPID, 10)
+	}
+	return inv.outer.pid
+}
+
+// mkEvents calls fn with each event of the MegaKernel trace.
+func (m *merger) mkEvents(r *reader, fn func(raw []byte, at eventAt) error) error {
+	if err := r.expect('{', "'{'"); err != nil {
+		return err
+	}
+	for first := true; ; first = false {
+		if r.peek() == '}' {
+			return nil
+		}
+		if !first {
+			if err := r.expect(',', "',' or '}'"); err != nil {
+				return err
+			}
+		}
+		key, _, err := r.key()
+		if err != nil {
+			return err
+		}
+		if key == "traceEvents" {
+			return r.array(false, fn)
+		}
+		if err := r.value(&sink{w: io.Discard}); err != nil {
+			return err
+		}
+	}
+}
+
+// assignThreads gives each (pid, kernel name, core) a tid unused in the
+// framework trace and a sort index just after its outer kernel's thread.
+func (m *merger) assignThreads() ([]*thread, map[threadID]*thread, error) {
+	byID := map[threadID]*thread{}
+	var threads []*thread
+	next := map[string]int64{} // per pid: the next sort index
+	for _, inv := range m.mk.inv {
+		pid := m.outPid(inv)
+		if _, ok := next[string(pid)]; !ok {
+			base, ok := m.sortIndex[threadKey(inv.outer.pid, inv.outer.tid)]
+			if !ok {
+				// Without thread_sort_index, viewers order threads by tid.
+				base, _ = intValue(inv.outer.tid)
+			}
+			next[string(pid)] = base + 1
+		}
+		cores := make([]int64, 0, len(inv.cores))
+		for c := range inv.cores {
+			cores = append(cores, c)
+		}
+		slices.Sort(cores)
+		for _, c := range cores {
+			id := threadID{string(pid), inv.kernelName, c}
+			if byID[id] != nil {
+				continue
+			}
+			t := &thread{pid: pid, kernelName: inv.kernelName, core: c, sortIndex: next[string(pid)]}
+			next[string(pid)]++
+			byID[id] = t
+			threads = append(threads, t)
+		}
+	}
+	// New tids: above every numeric tid in the framework trace, or below
+	// them all when that would overflow.
+	n := int64(len(threads))
+	switch {
+	case m.maxTid == math.MinInt64: // no numeric tid at all
+		for i, t := range threads {
+			t.tid = int64(i) + 1
+		}
+	case m.maxTid <= math.MaxInt64-n:
+		for i, t := range threads {
+			t.tid = m.maxTid + 1 + int64(i)
+		}
+	case m.minTid >= math.MinInt64+n:
+		for i, t := range threads {
+			t.tid = m.minTid - 1 - int64(i)
+		}
+	default:
+		return nil, nil, &SelectionError{"no free range of thread ids in the framework trace"}
+	}
+	return threads, byID, nil
+}
+
+// finish records the alignments and writes megaKernelTraceMerge and the
+// closing brace.
+func (m *merger) finish(w io.Writer, sep string) error {
+	res := m.res
+	var maxExceed decimal
+	for _, inv := range m.mk.inv {
+		k := inv.outer
+		span := inv.span()
+		var exceed decimal
+		exceed.sub(&span, &k.dur)
+		if exceed.sign() < 0 {
+			exceed = decimal{}
+		}
+		if exceed.sign() > 0 {
+			m.warn("invocation %d runs %s us past its outer kernel %q (span %s us, kernel %s us)", inv.id, exceed.String(), k.name, span.String(), k.dur.String())
+		}
+		if exceed.cmp(&maxExceed) > 0 {
+			maxExceed.set(&exceed)
+		}
+		res.Alignments = append(res.Alignments, Alignment{
+			InvocationID: inv.id, Step: inv.step, Direction: inv.direction,
+			OuterKernelName: k.name, OuterKernelPid: json.RawMessage(k.pid), OuterKernelTid: json.RawMessage(k.tid),
+			OuterKernelTs: json.Number(k.ts.String()), OuterKernelDur: json.Number(k.dur.String()),
+			OuterKernelIsDevice: k.device, SpanUs: json.Number(span.String()),
+			ExceedsOuterKernelUs: json.Number(exceed.String()), EventCount: inv.events,
+		})
+		if !k.device {
+			m.warn("invocation %d is placed under host wrapper %q, not a device kernel", inv.id, k.name)
+		}
+	}
+	res.MergedInvocationCount = len(m.mk.inv)
+	res.ExceedsOuterKernelUs = json.Number(maxExceed.String())
+	if len(res.Previous) == 0 {
+		res.Previous = nil
+	}
+	js, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	b := append([]byte(sep), `"megaKernelTraceMerge":`...)
+	b = append(b, js...)
+	b = append(b, "}\n"...)
+	_, err = w.Write(b)
+	return err
+}
+
+func appendJSON(b []byte, s string) []byte {
+	js, _ := json.Marshal(s)
+	return append(b, js...)
+}
