@@ -24,7 +24,7 @@ func TestAIVPipelineCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	npy := append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+	npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 	golden(t, "aiv_pipeline.npy", npy)
 	if c.Dropped() != 0 || c.Records() != 40*45 {
 		t.Errorf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped())
