@@ -139,7 +139,7 @@ var testGroups = []struct {
 }{
 	{"compatible", []string{"task-type", "runtime-stage", "namespace"}, map[string]string{
 		"validate":        "golden findings whose expected text lists the namespaces",
-		"internal/dump":   "golden dumps whose findings list the namespaces",
+		"dump":            "golden dumps whose findings list the namespaces",
 		"plan":            "golden errors that list the known task types",
 		"gen/go/abi":      "TestTaskTypesMatchSpec and TestNamespaces: SPEC.md's task types and namespaces",
 		"tests/agreement": "the qualifier kernel (TestQualifierMutants) calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
@@ -147,7 +147,7 @@ var testGroups = []struct {
 	{"record-field", []string{"record-field"}, map[string]string{
 		"decode":          "TestBenchCaptureShape: the benchmark captures' sizes in 32-byte records",
 		"validate":        "txtar cases written as readable buffers of today's layout",
-		"internal/dump":   "dumps of captures, and TestDumpFoldsIdleSlots' offsets of 32-byte records",
+		"dump":            "dumps of captures, and TestDumpFoldsIdleSlots' offsets of 32-byte records",
 		"plan":            "SPEC.md's MaxRecordsPerCore and a model of the buffer size with 32-byte records",
 		"cmd/cycleabi":    "the example's buffer size in plan's output",
 		"tests/agreement": "the C++ harness (cxx/harness.cpp) calls AppendRecord with today's record fields",

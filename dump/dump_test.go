@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/capturetest"
-	"github.com/megakernel/cycleabi/internal/dump"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +41,7 @@ func golden(t *testing.T, name, got string) {
 		return
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./internal/dump -update")
+	require.NoError(t, err, "run go test ./dump -update")
 	assert.Equal(t, string(want), got)
 }
 
