@@ -3,8 +3,8 @@ package fuzz_test
 import (
 	"bytes"
 
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 )
 
 const (

@@ -1,6 +1,7 @@
 // Package capturetest builds capture buffers for tests: a valid layout
 // written through the generated device-writer helpers, then bent on purpose
-// where a test needs a fault.
+// where a test needs a fault. It sits beside capture, as httptest beside
+// net/http, for the tests of every package that reads captures.
 package capturetest
 
 import (
