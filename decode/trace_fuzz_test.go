@@ -1,4 +1,4 @@
-package fuzz_test
+package decode_test
 
 import (
 	"bytes"
@@ -88,7 +88,7 @@ func FuzzTraceWriter(f *testing.F) {
 			return
 		}
 		b := traceCapture(spec)
-		c, err := capture.FromBytes(captureName, b.Bytes())
+		c, err := capture.FromBytes("fuzz.bin", b.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
