@@ -7,6 +7,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 )
@@ -25,7 +26,7 @@ func TestAIVPipelineCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
-	golden(t, "aiv_pipeline.npy", npy)
+	golden.Check(t, "aiv_pipeline.npy", npy)
 	if c.Dropped() != 0 || c.Records() != 40*45 {
 		t.Errorf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped())
 	}

@@ -598,11 +598,12 @@ func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bo
 // module is the import path prefix of the repository's packages.
 const module = "github.com/megakernel/cycleabi/"
 
-// hasUpdateFlag reports whether a package's tests take -update.
+// hasUpdateFlag reports whether a package's tests take -update: they
+// import internal/golden, which declares it.
 func (d *drill) hasUpdateFlag(pkg string) bool {
 	files, _ := filepath.Glob(filepath.Join(d.dir, pkg, "*_test.go"))
 	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`flag.Bool("update"`)) {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+module+`internal/golden"`)) {
 			return true
 		}
 	}
