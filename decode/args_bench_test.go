@@ -12,7 +12,7 @@ import (
 // (run it under valgrind --tool=cachegrind to count instructions).
 func BenchmarkAppendEvent(b *testing.B) {
 	c, names := namingCapture()
-	d, err := mustDecode("naming.bin", c.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := mustDecode("naming.bin", c.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func argKeys(t *testing.T, trace []byte) [][]string {
 // record has an owner.
 func TestArgsFollowRecordArgs(t *testing.T) {
 	b, names := namingCapture()
-	d, err := mustDecode("naming.bin", b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := mustDecode("naming.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		t.Fatal(err)
 	}
