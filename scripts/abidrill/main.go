@@ -124,8 +124,6 @@ var changes = []change{{
 	},
 	drillTrace: []string{`"core_type":"DRL"`, `"args":{"name":"DRL/0"}`},
 	header:     []string{"  DRL = 3,"},
-	knownGap: "capture/ resolves only the AIC and AIV capacities (capture/scan.go resolveLayout, capture/settle.go) " +
-		"and cmd/cycleabi has flags for those two only: a third region gets capacity 0 (issue 15, layout)",
 }}
 
 // testGroups are the changes whose tests run together, one test run per
@@ -155,6 +153,13 @@ var testGroups = []struct {
 		"internal/schema": "TestSchema: the wire is what SPEC.md says",
 		"gen/go/abi":      "tests of SPEC.md's numbers (MaxRecordsPerCore, 32-byte records)",
 	}},
+	// The region change is in no group yet: its checks above pass (capture
+	// finds a third region's capacity, synth, validate and decode follow
+	// it), but a test run with it fails in a dozen packages whose tests
+	// are written for SPEC.md's two regions (capture, cmd/cycleabi,
+	// decode, dump, gen/go/abi, internal/schema, validate, tests/cpp,
+	// tests/agreement) and in plan, whose Result names the AIC and AIV
+	// capacities: sorting the pins from the gaps is issue 15's last step.
 }
 
 func main() {
