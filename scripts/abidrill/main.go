@@ -143,6 +143,7 @@ var testGroups = []struct {
 		"tests/agreement": "the qualifier kernel (TestQualifierMutants) calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
 	}},
 	{"record-field", []string{"record-field"}, map[string]string{
+		"analyze":         "golden reports of the example capture, which give its size in bytes",
 		"decode":          "TestBenchCaptureShape: the benchmark captures' sizes in 32-byte records",
 		"validate":        "txtar cases written as readable buffers of today's layout",
 		"dump":            "dumps of captures, and TestDumpFoldsIdleSlots' offsets of 32-byte records",
