@@ -203,19 +203,30 @@ func TestAmbiguousLayout(t *testing.T) {
 	assert.Contains(t, res.How, "host plan p.yaml picks it among")
 }
 
-// An all-zero AIC region states no AIC capacity: 24 cube slots of AIC
-// capacity 64 put AIV/0 where 88 of capacity 16 do, and a zero tail holds
-// the larger layout's extra AIV slots. Both fit; both are listed.
+// An all-zero AIC region states no AIC capacity: 24 cube slots of a large
+// AIC capacity put AIV/0 where more cube slots of capacity 16 do (in
+// today's sizes, 24 of capacity 64 where 88 of 16 do), and a zero tail
+// holds the larger layout's extra AIV slots. Both fit; both are listed.
 func TestAmbiguousIdleAICRegion(t *testing.T) {
-	b := capturetest.New(24, 64, 16)
+	const hdr, rec = uint64(abi.CoreHeaderSize), uint64(abi.ProfileRecordSize)
+	stride16 := hdr + 16*rec
+	var capA, cube2 uint64
+	for a := uint64(32); a <= 4096 && cube2 == 0; a += abi.RecordCapacityAlignment {
+		if region := 24 * (hdr + a*rec); region%stride16 == 0 {
+			capA, cube2 = a, region/stride16
+		}
+	}
+	require.NotZero(t, cube2, "no AIC capacity puts AIV/0 where a capacity of 16 does")
+	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
-	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, len(b.Bytes()))...))
+	tail := max(len(b.Bytes()), int(3*cube2*stride16)-len(b.Bytes()))
+	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, tail)...))
 	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
 	assert.Equal(t, capture.CodeAmbiguousLayout, p.Code)
-	assert.Contains(t, p.Msg, "(24 cube slots, AIC capacity 64, AIV capacity 16)")
-	assert.Contains(t, p.Msg, "(88 cube slots, AIC capacity 16, AIV capacity 16)")
+	assert.Contains(t, p.Msg, fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA))
+	assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2))
 	// Without the tail, only the written layout fits.
 	c, err = capture.FromBytes("x.bin", b.Bytes())
 	require.NoError(t, err)

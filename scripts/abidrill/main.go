@@ -647,8 +647,10 @@ func (d *drill) failingPackages() ([]string, map[string]string) {
 			break
 		}
 		pkg := strings.TrimPrefix(ev.Package, module)
-		if ev.Action == "output" && len(output[pkg]) < 4000 {
-			output[pkg] += ev.Output
+		if ev.Action == "output" {
+			// Keep the end: a failure comes after the passing tests' logs.
+			o := output[pkg] + ev.Output
+			output[pkg] = o[max(0, len(o)-4000):]
 		}
 		if ev.Action == "fail" && ev.Test == "" {
 			failed[pkg] = true
