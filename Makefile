@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all demo examples generate check-generated check-abi test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all demo examples generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
 
 all: test
 
@@ -51,6 +51,10 @@ check-abi:
 		$(GO) run ./cmd/abigen diff 'git:$(ABI_BASE):abi/schema.yaml' abi/schema.yaml; \
 	else echo "check-abi: $(ABI_BASE) has no abi/schema.yaml; nothing to compare"; fi
 
+## abi-drill: apply ABI changes to a temporary copy of the repo and check everything follows (README "Changing the ABI")
+abi-drill:
+	$(GO) run ./scripts/abidrill
+
 ## test: everything — vet, gofmt, generated-file drift, ABI diff, and every test with the race detector
 test: vet fmt-check check-generated check-abi go-test
 
@@ -81,13 +85,14 @@ bench:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## ci: what CI runs (.ci/run): the whole test suite plus the fuzz budget
+## ci: what CI runs (.ci/run): the whole test suite, the ABI-change drill and the fuzz budget
 # CYCLEABI_REQUIRE_CHROMIUM turns "no chromium on PATH" (the report's browser test) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
 # CYCLEABI_REQUIRE_PY turns "no Python with NumPy" from a skip into a failure
 # in every test CI runs (the gen/py checks).
 ci: export CYCLEABI_REQUIRE_PY := 1
 ci: test cpp-test
+	CYCLEABI_REQUIRE_CXX=1 $(MAKE) --no-print-directory abi-drill
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 

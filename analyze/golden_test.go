@@ -2,7 +2,6 @@ package analyze_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,32 +10,9 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/golden")
-
-// golden compares got with testdata/golden/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./analyze -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test ./analyze -update rewrites it; review the diff):\n%s", path, got)
-	}
-}
 
 // moeReport analyzes the shipped example as
 // `cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml
@@ -98,13 +74,13 @@ func TestGoldenMoELayer(t *testing.T) {
 		if err := c.write(&b); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		golden(t, c.name, b.Bytes())
+		golden.Check(t, filepath.Join("testdata", "golden", c.name), b.Bytes())
 	}
 	var b bytes.Buffer
 	if err := moeReport(t, false).WriteText(&b, 3); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "moe_layer.noplan.txt", b.Bytes())
+	golden.Check(t, filepath.Join("testdata", "golden", "moe_layer.noplan.txt"), b.Bytes())
 }
 
 // TestDiffSelf: a capture diffed with itself, directly or through its

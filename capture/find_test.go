@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -160,18 +160,18 @@ func TestFoundAIVPipeline(t *testing.T) {
 // buffer whose only live header is AIC/0, with its AIV region all zero,
 // fits every cube slot count whose AIV stride divides what is left.
 func TestAmbiguousLayout(t *testing.T) {
-	// 24 cube slots, AIC 16, AIV 16: 41472 bytes. 27 cube slots, AIC 16,
-	// AIV 0 leaves 41472-27*576 = 25920 = 54 * 480: no. Build a size that
-	// two counts fill: C=24 with AIV 32 (stride 1088) and C=32 AIV 0.
-	// 24*576 + 48*1088 = 66048; 32*576 + 64*stride = 66048 → stride 744: no.
-	// Search for one instead of computing by hand.
+	// Search for a file size two cube slot counts C fill: C AIC slots of
+	// capacity 16 and 2C AIV slots of one capacity (a multiple of the
+	// alignment, 0 included), in the schema's header and record sizes.
+	const hdr, rec, align = uint64(abi.CoreHeaderSize), uint64(abi.ProfileRecordSize), uint64(abi.RecordCapacityAlignment)
+	aicStride := hdr + 16*rec
 	var size uint64
 	var fits []uint32
-	for s := uint64(3 * 24 * 576); s < 1<<20 && len(fits) < 2; s += 64 {
+	for s := 3 * 24 * aicStride; s < 1<<20 && len(fits) < 2; s += hdr {
 		fits = fits[:0]
-		for c := uint64(24); c <= s/192; c++ {
-			rest := s - c*576
-			if s >= c*576 && rest%(2*c) == 0 && (rest/(2*c)-64)%512 == 0 && rest/(2*c) >= 64 {
+		for c := uint64(24); c <= s/(3*hdr); c++ {
+			rest := s - c*aicStride
+			if s >= c*aicStride && rest%(2*c) == 0 && rest/(2*c) >= hdr && (rest/(2*c)-hdr)%(align*rec) == 0 {
 				fits = append(fits, uint32(c))
 			}
 		}
@@ -196,26 +196,37 @@ func TestAmbiguousLayout(t *testing.T) {
 	// The host plan picks among them, and says so.
 	plan := &capture.Plan{Name: "p.yaml", CubeSlots: fits[0]}
 	plan.Capacities.AIC = 16
-	plan.Capacities.AIV = uint32((size/uint64(fits[0])-576)/2-64) / 32
+	plan.Capacities.AIV = uint32(((size/uint64(fits[0])-aicStride)/2 - hdr) / rec)
 	res, err := c.Resolve(capture.Request{Plan: plan})
 	require.NoError(t, err)
 	assert.Equal(t, fits[0], res.Layout.CubeSlots)
 	assert.Contains(t, res.How, "host plan p.yaml picks it among")
 }
 
-// An all-zero AIC region states no AIC capacity: 24 cube slots of AIC
-// capacity 64 put AIV/0 where 88 of capacity 16 do, and a zero tail holds
-// the larger layout's extra AIV slots. Both fit; both are listed.
+// An all-zero AIC region states no AIC capacity: 24 cube slots of a large
+// AIC capacity put AIV/0 where more cube slots of capacity 16 do (in
+// today's sizes, 24 of capacity 64 where 88 of 16 do), and a zero tail
+// holds the larger layout's extra AIV slots. Both fit; both are listed.
 func TestAmbiguousIdleAICRegion(t *testing.T) {
-	b := capturetest.New(24, 64, 16)
+	const hdr, rec = uint64(abi.CoreHeaderSize), uint64(abi.ProfileRecordSize)
+	stride16 := hdr + 16*rec
+	var capA, cube2 uint64
+	for a := uint64(32); a <= 4096 && cube2 == 0; a += abi.RecordCapacityAlignment {
+		if region := 24 * (hdr + a*rec); region%stride16 == 0 {
+			capA, cube2 = a, region/stride16
+		}
+	}
+	require.NotZero(t, cube2, "no AIC capacity puts AIV/0 where a capacity of 16 does")
+	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
-	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, len(b.Bytes()))...))
+	tail := max(len(b.Bytes()), int(3*cube2*stride16)-len(b.Bytes()))
+	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, tail)...))
 	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
 	assert.Equal(t, capture.CodeAmbiguousLayout, p.Code)
-	assert.Contains(t, p.Msg, "(24 cube slots, AIC capacity 64, AIV capacity 16)")
-	assert.Contains(t, p.Msg, "(88 cube slots, AIC capacity 16, AIV capacity 16)")
+	assert.Contains(t, p.Msg, fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA))
+	assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2))
 	// Without the tail, only the written layout fits.
 	c, err = capture.FromBytes("x.bin", b.Bytes())
 	require.NoError(t, err)
@@ -238,7 +249,7 @@ func TestNoLayout(t *testing.T) {
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
 	assert.Equal(t, capture.CodeNoLayout, p.Code)
-	assert.Contains(t, p.Msg, "24 cube slots: the header where AIV/0 would start, @0x3600, names AIC/9")
+	assert.Contains(t, p.Msg, fmt.Sprintf("24 cube slots: the header where AIV/0 would start, @%#x, names AIC/9", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)))
 	assert.Contains(t, p.Hint, "give the cube slot count and capacities")
 
 	// Given the cube slot count, the header is read all the same and the

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 )
 
 // One test case per decoding rule of SPEC.md that a capture can break:

@@ -1,21 +1,14 @@
 package decode
 
 import (
-	"bytes"
-	"compress/gzip"
-	"flag"
-	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/megakernel/cycleabi/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden traces in testdata/golden")
 
 const (
 	wait    = abi.RuntimeStageWaitDependency
@@ -183,8 +176,8 @@ func TestGoldenExample(t *testing.T) {
 }
 
 // checkGolden compares a trace with its golden file (gzipped when the
-// name ends in .gz), rewriting it under -update. Every golden trace also
-// passes the Perfetto check.
+// name ends in .gz) through package golden. Every golden trace also passes
+// the Perfetto check.
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if err := checkPerfetto(got); err != nil {
@@ -193,38 +186,5 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	if _, err := parseTrace(got); err != nil {
 		t.Errorf("trace does not parse: %v", err)
 	}
-	gz := strings.HasSuffix(path, ".gz")
-	if *update {
-		data := got
-		if gz {
-			var buf bytes.Buffer
-			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			zw.Write(got)
-			zw.Close()
-			data = buf.Bytes()
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./decode -update to create it)", err)
-	}
-	if gz {
-		zr, err := gzip.NewReader(bytes.NewReader(want))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("trace differs from %s (go test ./decode -update rewrites it)\n%s", path, firstDiff(got, want))
-	}
+	golden.Check(t, path, got)
 }

@@ -7,11 +7,10 @@ import (
 	"io"
 	"math"
 	"regexp"
-	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"pgregory.net/rapid"
 )
 
@@ -251,24 +250,6 @@ func xEvents(f *traceFile) []traceEvent {
 		}
 	}
 	return out
-}
-
-// indent makes a golden trace diff readable line by line.
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(g), len(w)) {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got %s\nwant %s", i+1, gl, wl)
-		}
-	}
-	return "no difference"
 }
 
 func inf() float64 { return math.Inf(1) }

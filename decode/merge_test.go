@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/megakernel/cycleabi/internal/golden"
 )
 
 // A slot's window holds at most the slot's records: a capture of many
@@ -88,7 +89,7 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("runs of %d: trace differs from one run: %s", run, firstDiff(got, want))
+			t.Fatalf("runs of %d: trace differs from one run: %s", run, golden.FirstDiff(got, want))
 		}
 		if entries, _ := os.ReadDir(d.TempDir); len(entries) != 0 {
 			t.Errorf("runs of %d: left in TempDir: %v", run, entries)

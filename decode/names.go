@@ -79,7 +79,7 @@ func (n *Names) EventName(r *abi.ProfileRecord, detailed bool, ownerLabel string
 	if !detailed {
 		return name
 	}
-	name += "_task" + strconv.FormatUint(uint64(r.StageTaskIndex)+1, 10)
+	name += "_task" + strconv.FormatUint(r.TaskNumber(), 10)
 	if r.OwnerID == abi.InvalidOwnerID {
 		return name
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"
 )
 
@@ -183,7 +184,7 @@ func propTrace(t *rapid.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out, out2) {
-		t.Fatalf("trailing bytes changed the trace: %s", firstDiff(out2, out))
+		t.Fatalf("trailing bytes changed the trace: %s", golden.FirstDiff(out2, out))
 	}
 }
 

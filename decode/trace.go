@@ -319,7 +319,7 @@ type slotText struct {
 	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
 	pidTid    []byte // `,"pid":R,"tid":T,"ts":`
 	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
-	entry     []byte // `,"core_entry_cycle":E`
+	entry     []byte // `,"core_entry_cycle":E` (recordArgs names it)
 }
 
 // descText is what a desc_id contributes to an event, already rendered.
@@ -343,6 +343,7 @@ type renderer struct {
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
+	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
 	place    *placement
 
 	deps      *Dependencies
@@ -366,8 +367,8 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
 		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
-		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d,"task_id":`, a.Slot.BlockID)
-		s.entry = fmt.Appendf(nil, `,"core_entry_cycle":%d`, a.EntryCycle)
+		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d%s`, a.Slot.BlockID, argPlan[0].key)
+		s.entry = strconv.AppendUint(slices.Clone(entryKey), a.EntryCycle, 10)
 	}
 	return r
 }
@@ -452,19 +453,22 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.name...)
 	if r.detailed {
 		b = append(b, "_task"...)
-		b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+		b = strconv.AppendUint(b, rec.TaskNumber(), 10)
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
 	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
-	b = append(b, s.argsStart...)
+	// The args: recordArgs (args.go) unrolled, with constant keys. A loop
+	// over the table costs some 500 instructions per event, a third more;
+	// TestAppendArgsFollowsTable holds this to the table.
+	b = append(b, s.argsStart...) // ends with `,"task_id":`, recordArgs' first
 	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
 	b = append(b, `,"desc_id":`...)
 	b = strconv.AppendUint(b, uint64(rec.DescID), 10)
 	b = append(b, `,"stage_task_index":`...)
 	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
 	b = append(b, `,"task_number":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+	b = strconv.AppendUint(b, rec.TaskNumber(), 10)
 	b = append(b, `,"start_cycle":`...)
 	b = strconv.AppendUint(b, rec.StartCycle, 10)
 	b = append(b, `,"end_cycle":`...)
@@ -479,7 +483,10 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 		b = append(b, `,"owner_id":`...)
 		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
 	}
-	b = append(b, r.place.args...)
+	if argPlanExtra {
+		b = r.appendExtraArgs(b, rec)
+	}
+	b = append(b, r.place.args...) // the invocation's, last
 	return append(b, "}}"...)
 }
 

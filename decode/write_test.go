@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/megakernel/cycleabi/internal/golden"
 )
 
 // A mid-sized capture: many chunks of trace, several slots out of order
@@ -69,7 +70,7 @@ func TestWriteTraceParallel(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(out.Bytes(), want) {
-			t.Fatalf("parallel %d: trace differs from parallel 1: %s", par, firstDiff(out.Bytes(), want))
+			t.Fatalf("parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want))
 		}
 	}
 	if err := checkPerfetto(want); err != nil {
@@ -188,7 +189,7 @@ func TestReaderAtCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a, b) {
-		t.Fatalf("ReaderAt trace differs: %s", firstDiff(b, a))
+		t.Fatalf("ReaderAt trace differs: %s", golden.FirstDiff(b, a))
 	}
 	fr.armed.Store(true)
 	if _, err := traceOf(Input{file, cfg}); err == nil || !strings.Contains(err.Error(), "device unplugged") {
@@ -219,7 +220,7 @@ func TestNPYSameTrace(t *testing.T) {
 	}
 	y = bytes.ReplaceAll(y, []byte(npyAt), []byte(rawAt))
 	if !bytes.Equal(x, y) {
-		t.Fatalf(".npy trace differs: %s", firstDiff(y, x))
+		t.Fatalf(".npy trace differs: %s", golden.FirstDiff(y, x))
 	}
 }
 

@@ -1,45 +1,22 @@
 package examples_test
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 )
-
-var update = flag.Bool("update", false, "regenerate moe_layer.yaml, moe_layer.names.yaml and moe_layer.bin")
 
 // The capture `make demo` makes: cycleabi synth moe_layer.yaml
 // --capacity-scale 0.8 --seed 1 -o moe_layer.bin.
 var demoOptions = synth.Options{Seed: 1, CapacityScale: 0.8}
 
-// golden compares a generated file with the committed one, or rewrites it
-// under -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (generate with go test ./examples -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what its generator makes; regenerate with go test ./examples -update", path)
-	}
-}
-
 func TestMoELayerFiles(t *testing.T) {
 	schedule, names := moeLayer.render()
-	golden(t, "moe_layer.yaml", []byte(schedule))
-	golden(t, "moe_layer.names.yaml", []byte(names))
+	golden.Check(t, "moe_layer.yaml", []byte(schedule))
+	golden.Check(t, "moe_layer.names.yaml", []byte(names))
 }
 
 // TestMoELayerCapture: the committed capture is exactly what synth makes
@@ -54,7 +31,7 @@ func TestMoELayerCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "moe_layer.bin", c.Buffer)
+	golden.Check(t, "moe_layer.bin", c.Buffer)
 	if n := c.Records(); n < 2000 || n > 5000 {
 		t.Errorf("%d records, want a few thousand", n)
 	}

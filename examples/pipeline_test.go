@@ -7,6 +7,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 )
@@ -24,8 +25,8 @@ func TestAIVPipelineCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	npy := append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
-	golden(t, "aiv_pipeline.npy", npy)
+	npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+	golden.Check(t, "aiv_pipeline.npy", npy)
 	if c.Dropped() != 0 || c.Records() != 40*45 {
 		t.Errorf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped())
 	}

@@ -1,22 +1,18 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/yamltest"
 	"golang.org/x/tools/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the expect sections of testdata/schedules/*.txtar")
 
 // TestSchedules runs every testdata/schedules/*.txtar: the schedule.yaml
 // section is parsed and planned; expect holds the plan as JSON, or the
@@ -49,16 +45,7 @@ func TestSchedules(t *testing.T) {
 			if gotOK := !strings.HasPrefix(string(got), "error:"); gotOK != wantOK {
 				t.Errorf("outcome does not match the file name:\n%s", got)
 			}
-			if *update {
-				expect.Data = got
-				if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if !bytes.Equal(got, expect.Data) {
-				t.Errorf("got:\n%s\nwant:\n%s", got, expect.Data)
-			}
+			golden.CheckSection(t, file, ar, "expect", got)
 		})
 	}
 }

@@ -2,13 +2,9 @@ package synth_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -316,51 +312,6 @@ vector_task_indices: [0, 1, 2]
 	}
 	if workers != 3 {
 		t.Errorf("%d AIV workers, want 3", workers)
-	}
-}
-
-var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \} *\n$`)
-
-func TestNPYHeader(t *testing.T) {
-	for _, n := range []uint64{0, 1, 41472, 1 << 40, 1<<64 - 1} {
-		h := synth.NPYHeader(n)
-		if len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00" {
-			t.Fatalf("n=%d: header %q", n, h)
-		}
-		if hl := binary.LittleEndian.Uint16(h[8:10]); int(hl) != len(h)-10 {
-			t.Errorf("n=%d: header length %d, header is %d bytes", n, hl, len(h))
-		}
-		m := npyDict.FindSubmatch(h[10:])
-		if m == nil || string(m[1]) != fmt.Sprint(n) {
-			t.Errorf("n=%d: dict %q", n, h[10:])
-		}
-	}
-}
-
-func TestWriteFile(t *testing.T) {
-	dir := t.TempDir()
-	buf := []byte{1, 2, 3, 4}
-	for _, f := range []synth.Format{synth.Bin, synth.NPY} {
-		path := filepath.Join(dir, "capture."+f.String())
-		os.WriteFile(path, []byte("old contents, replaced whole"), 0o600)
-		if err := synth.WriteFile(path, buf, f); err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(path)
-		want := buf
-		if f == synth.NPY {
-			want = append(synth.NPYHeader(4), buf...)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: wrote %q", f, got)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("temporary files left behind: %v", entries)
-	}
-	if err := synth.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, synth.Bin); err == nil {
-		t.Error("writing into a missing directory succeeded")
 	}
 }
 

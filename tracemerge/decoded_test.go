@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -3,20 +3,17 @@ package validate_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
-
-var update = flag.Bool("update", false, "rewrite the expect sections of testdata/*.txtar")
 
 // findingLines renders a result as the expect section does: one line per
 // kept finding, or OK.
@@ -48,13 +45,12 @@ func TestCases(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
 			require.NoError(t, err)
 			require.NotEmpty(t, bytes.TrimSpace(ar.Comment), "a case opens with the problem it covers")
-			var text, expect *txtar.File
+			var text *txtar.File
 			for i := range ar.Files {
 				switch ar.Files[i].Name {
 				case "capture":
 					text = &ar.Files[i]
 				case "expect":
-					expect = &ar.Files[i]
 				default:
 					t.Fatalf("unknown section %q", ar.Files[i].Name)
 				}
@@ -68,17 +64,7 @@ func TestCases(t *testing.T) {
 				seen[c.Code] = true
 			}
 			got := findingLines(r)
-			if *update {
-				if expect == nil {
-					ar.Files = append(ar.Files, txtar.File{Name: "expect"})
-					expect = &ar.Files[len(ar.Files)-1]
-				}
-				expect.Data = []byte(got)
-				require.NoError(t, os.WriteFile(file, txtar.Format(ar), 0o644))
-			} else {
-				require.NotNil(t, expect, "no expect section (run with -update)")
-				assert.Equal(t, string(expect.Data), got)
-			}
+			golden.CheckSection(t, file, ar, "expect", []byte(got))
 			assertDecodeAgrees(t, tc, r)
 		})
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -483,4 +483,42 @@ record start=1100 end=1200
 	assert.True(t, r.OK(), findingLines(r))
 	assert.Equal(t, plan.Capacities, r.Layout.Capacities)
 	assert.Empty(t, r.Findings)
+}
+
+// TestEverySchemaCheckIsChecked: each check the schema declares on a
+// header or record field (zero, min_field, max_field, warn_nonzero) is one
+// a finding code enforces. A check added to abi/schema.yaml fails here,
+// naming the field, until capture's scan or validate's hooks enforce it.
+func TestEverySchemaCheckIsChecked(t *testing.T) {
+	enforced := map[string]capture.Code{
+		"CoreHeader.reserved zero":                          capture.CodeReservedNonzero,
+		"CoreHeader.record_count max_field record_capacity": capture.CodeCountOverCapacity,
+		"ProfileRecord.end_cycle min_field start_cycle":     capture.CodeNegativeInterval,
+	}
+	for _, s := range []struct {
+		name   string
+		fields []abi.FieldInfo
+	}{{"CoreHeader", abi.CoreHeaderFields()}, {"ProfileRecord", abi.ProfileRecordFields()}} {
+		for _, f := range s.fields {
+			var checks []string
+			if f.Zero {
+				checks = append(checks, "zero")
+			}
+			if f.MinField != "" {
+				checks = append(checks, "min_field "+f.MinField)
+			}
+			if f.MaxField != "" {
+				checks = append(checks, "max_field "+f.MaxField)
+			}
+			if f.WarnNonzero && s.name == "ProfileRecord" {
+				// Header padding is checked field by field from the table
+				// (nonzero-padding); record padding is not read at all.
+				checks = append(checks, "warn_nonzero")
+			}
+			for _, c := range checks {
+				key := s.name + "." + f.Name + " " + c
+				assert.NotEmpty(t, enforced[key], "the schema declares %s, which no finding code enforces", key)
+			}
+		}
+	}
 }

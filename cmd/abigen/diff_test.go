@@ -3,12 +3,27 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
+
+// schemaVersion is the version abi/schema.yaml declares, so the edits
+// below follow the schema when a change raises it.
+var schemaVersion = func() int {
+	data, _ := os.ReadFile("../../abi/schema.yaml")
+	m := regexp.MustCompile(`(?m)^version: (\d+)$`).FindSubmatch(data)
+	if m == nil {
+		return 0 // diffSchemas reports the missing line
+	}
+	v, _ := strconv.Atoi(string(m[1]))
+	return v
+}()
 
 // diffSchemas writes the real schema and edited copies of it to a temporary
 // folder; each edit replaces text that must occur exactly once.
@@ -37,11 +52,12 @@ func diffSchemas(t *testing.T, edits map[string][][2]string) map[string]string {
 }
 
 var (
-	raiseVersion = [2]string{"version: 1\n", "version: 2\n"}
+	versionLine  = fmt.Sprintf("version: %d\n", schemaVersion)
+	raiseVersion = [2]string{versionLine, fmt.Sprintf("version: %d\n", schemaVersion+1)}
 	renumberType = [2]string{"{name: MatMul, value: 103,", "{name: MatMul, value: 120,"}
 	editSoCDoc   = [2]string{"doc: Ascend 950 series.", "doc: Ascend 950 (Atlas 350)."}
 	renameStage  = [2]string{"name: WaitDependency,", "name: WaitEvent,"}
-	unknownKey   = [2]string{"version: 1\n", "version: 1\nversoin: 2\n"}
+	unknownKey   = [2]string{versionLine, versionLine + "versoin: 2\n"}
 )
 
 func runDiffArgs(args ...string) (code int, stdout, stderr string) {
@@ -71,9 +87,9 @@ func TestRunDiffExitCodes(t *testing.T) {
 	}{
 		{"identical", []string{p["base"], p["base"]}, 0, []string{"no changes.", "OK: no breaking change."}, nil},
 		{"breaking, same version", []string{p["base"], p["breaking"]}, 1,
-			[]string{"breaking-wire enum-value-renumbered enums.TaskType.MatMul", "FAIL: breaking changes need the version raised above 1"}, nil},
+			[]string{"breaking-wire enum-value-renumbered enums.TaskType.MatMul", fmt.Sprintf("FAIL: breaking changes need the version raised above %d", schemaVersion)}, nil},
 		{"breaking, version raised", []string{p["base"], p["breaking-raised"]}, 0,
-			[]string{"enum-value-renumbered", "OK: breaking changes, and the version was raised (1 -> 2)."}, nil},
+			[]string{"enum-value-renumbered", fmt.Sprintf("OK: breaking changes, and the version was raised (%d -> %d).", schemaVersion, schemaVersion+1)}, nil},
 		{"display-breaking, same version", []string{p["base"], p["display"]}, 1, []string{"breaking-display stage-renamed"}, nil},
 		{"display-breaking, version raised", []string{p["base"], p["display-raised"]}, 0, []string{"breaking-display stage-renamed"}, nil},
 		{"compatible only", []string{p["base"], p["compatible"]}, 0, []string{"compatible doc-changed socs.ascend950", "OK: no breaking change."}, nil},

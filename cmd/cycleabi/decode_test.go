@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

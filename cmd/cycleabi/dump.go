@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/internal/dump"
+	"github.com/megakernel/cycleabi/dump"
 	"github.com/spf13/cobra"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/capturetest"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

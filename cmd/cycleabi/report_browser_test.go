@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"image"
 	"image/draw"
 	"image/png"
@@ -16,13 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/htmlcheck"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
-
-var updateScreenshot = flag.Bool("update", false, "rewrite docs/report.png, the README's screenshot of the example report, from headless Chromium")
 
 // readmeShot is the README's screenshot; readmeShotMax its size budget.
 const (
@@ -172,7 +170,7 @@ func TestReportInChromium(t *testing.T) {
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
 	require.NoError(t, enc.Encode(&buf, readme))
-	if *updateScreenshot {
+	if golden.Update() {
 		require.NoError(t, os.MkdirAll(filepath.Dir(readmeShot), 0o755))
 		require.NoError(t, os.WriteFile(readmeShot, buf.Bytes(), 0o644))
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
@@ -62,15 +63,15 @@ decode and validate the layout it used.`,
 			if out == "" {
 				return usage(errors.New("-o CAPTURE is required"))
 			}
-			f := synth.Bin
+			f := capture.Raw
 			switch {
 			case format != "":
 				var ok bool
-				if f, ok = synth.ParseFormat(format); !ok {
+				if f, ok = captureFormats[format]; !ok {
 					return usage(fmt.Errorf("--format must be bin or npy, got %q", format))
 				}
 			case strings.EqualFold(filepath.Ext(out), ".npy"):
-				f = synth.NPY
+				f = capture.NPY
 			}
 			if sc := opts.CapacityScale; cmd.Flags().Changed("capacity-scale") && !(sc > 0 && !math.IsInf(sc, 1)) {
 				return usage(fmt.Errorf("--capacity-scale must be positive, got %v", opts.CapacityScale))
@@ -97,7 +98,7 @@ decode and validate the layout it used.`,
 			if err != nil {
 				return invalid(err)
 			}
-			if err := synth.WriteFile(out, c.Buffer, f); err != nil {
+			if err := capture.WriteFile(out, c.Buffer, f); err != nil {
 				return usage(err)
 			}
 			caps := c.Layout.Capacities
@@ -106,7 +107,7 @@ decode and validate the layout it used.`,
 				w = cmd.ErrOrStderr() // stdout holds the capture
 			}
 			fmt.Fprintf(w, "wrote %s (%s, %d bytes): %d records written, %d dropped, %d of %d slots entered\n",
-				out, f, len(c.Buffer), c.Records(), c.Dropped(), entered(c), len(c.Slots))
+				out, formatFlag(f), len(c.Buffer), c.Records(), c.Dropped(), entered(c), len(c.Slots))
 			fmt.Fprintf(w, "decode flags: --cube-slots %d --aic-capacity %d --aiv-capacity %d\n",
 				c.Layout.CubeSlots, caps.AIC, caps.AIV)
 			return nil
@@ -121,6 +122,20 @@ decode and validate the layout it used.`,
 	fl.Uint64Var(&waitTimeout, "wait-timeout", 0, "`cycles` after which a wait that can never end gives up (0: such a wait is an error)")
 	fl.Uint64Var(&opts.MaxBufferBytes, "max-bytes", synth.DefaultMaxBufferBytes, "refuse to simulate a buffer larger than this many bytes")
 	return cmd
+}
+
+// captureFormats maps --format's values to the capture formats: "bin" is
+// capture.Raw (what tensor.numpy().tofile() writes).
+var captureFormats = map[string]capture.Format{"bin": capture.Raw, "npy": capture.NPY}
+
+// formatFlag is the --format value of f.
+func formatFlag(f capture.Format) string {
+	for name, g := range captureFormats {
+		if g == f {
+			return name
+		}
+	}
+	return f.String()
 }
 
 func entered(c *synth.Capture) int {

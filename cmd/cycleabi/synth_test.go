@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/synth"
+	"github.com/megakernel/cycleabi/capture"
 )
 
 // TestSynthCommand: the demo's command line reproduces the committed
@@ -34,7 +34,7 @@ func TestSynthCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ = os.ReadFile(npy)
-	if !bytes.Equal(got, append(synth.NPYHeader(uint64(len(want))), want...)) {
+	if !bytes.Equal(got, append(capture.NPYHeader(uint64(len(want))), want...)) {
 		t.Error("the .npy capture is not the header and the same bytes")
 	}
 }

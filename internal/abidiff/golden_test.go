@@ -3,7 +3,6 @@ package abidiff
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,10 +11,9 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/diff/*.txtar")
 
 // diffCase is one testdata/diff/*.txtar: the comment says what the case
 // covers; old.yaml and new.yaml are testdata/base.yaml with the case's
@@ -62,15 +60,6 @@ func loadCase(t *testing.T, base []byte, path string) diffCase {
 	return c
 }
 
-func (c diffCase) want() []byte {
-	for _, f := range c.archive.Files {
-		if f.Name == "want" {
-			return f.Data
-		}
-	}
-	return nil
-}
-
 func (c diffCase) schemas(t *testing.T) (old, new *schema.Schema) {
 	t.Helper()
 	old, err := schema.Load("old.yaml", c.old)
@@ -109,33 +98,13 @@ func TestGolden(t *testing.T) {
 			if err := r.WriteText(&got); err != nil {
 				t.Fatal(err)
 			}
-			if *update {
-				updateWant(t, path, c.archive, got.Bytes())
-				return
-			}
-			if want := c.want(); !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("text report differs from the want section of %s (run go test -update):\n--- got\n%s--- want\n%s", path, got.Bytes(), want)
-			}
+			golden.CheckSection(t, path, c.archive, "want", got.Bytes())
 		})
 	}
 	for _, info := range Rules {
 		if !reported[info.Rule] {
 			t.Errorf("no case in testdata/diff reports rule %s", info.Rule)
 		}
-	}
-}
-
-func updateWant(t *testing.T, path string, ar *txtar.Archive, got []byte) {
-	t.Helper()
-	var files []txtar.File
-	for _, f := range ar.Files {
-		if f.Name != "want" {
-			files = append(files, f)
-		}
-	}
-	ar.Files = append(files, txtar.File{Name: "want", Data: got})
-	if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

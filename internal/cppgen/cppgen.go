@@ -115,15 +115,22 @@ func (g *gen) declare(name, what string, pos schema.Pos) string {
 }
 
 // comment writes text as // lines wrapped at 80 columns, indented by indent.
+//
+// A // line that ends in a backslash (or the trigraph ??/, a backslash at
+// -std=c++11) continues onto the next line, which the compiler then reads
+// as comment too: the wrap never breaks after such a word. The schema
+// loader refuses a doc that ends in one, so every line ends safely.
 func (g *gen) comment(indent, text string) {
 	const width = 80
 	line := indent + "//"
+	splices := false
 	for _, w := range strings.Fields(text) {
-		if len(line)+1+len(w) > width && line != indent+"//" {
+		if len(line)+1+len(w) > width && line != indent+"//" && !splices {
 			g.p("%s", line)
 			line = indent + "//"
 		}
 		line += " " + w
+		splices = strings.HasSuffix(w, `\`) || strings.HasSuffix(w, "??/")
 	}
 	if line != indent+"//" {
 		g.p("%s", line)

@@ -2,18 +2,15 @@ package cppgen
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata from the emitter's output")
 
 const (
 	realSchemaPath = "../../abi/schema.yaml"
@@ -92,42 +89,6 @@ func edit(t *testing.T, data []byte, old, new string) []byte {
 	return []byte(strings.Replace(string(data), old, new, 1))
 }
 
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", golden)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/cppgen -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test ./internal/cppgen -update and review the diff):\n%s", path, firstDiff(string(want), string(got)))
-	}
-}
-
-// firstDiff shows the first line where want and got differ.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g || i >= len(wl) || i >= len(gl) {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + w + "\n  got:  " + g
-		}
-	}
-	return "(no line differs)"
-}
-
 // fileLineCol starts every error line: the schema problem's position.
 var fileLineCol = regexp.MustCompile(`^testdata/small\.yaml:\d+:\d+: `)
 
@@ -151,7 +112,7 @@ var invalidCases = []struct {
 // itself (TestGeneratedHeaderIsCurrent).
 func TestGolden(t *testing.T) {
 	small := readTestdata(t, "small.yaml")
-	checkGolden(t, "small.h.golden", render("testdata/small.yaml", small))
+	golden.Check(t, filepath.Join("testdata", "small.h.golden"), render("testdata/small.yaml", small))
 	for _, c := range invalidCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := render("testdata/small.yaml", edit(t, small, c.old, c.new))
@@ -163,7 +124,7 @@ func TestGolden(t *testing.T) {
 					t.Errorf("error line does not start with testdata/small.yaml:LINE:COL: %q", line)
 				}
 			}
-			checkGolden(t, c.name+".golden", got)
+			golden.Check(t, filepath.Join("testdata", c.name+".golden"), got)
 		})
 	}
 }
@@ -182,7 +143,7 @@ func TestGeneratedHeaderIsCurrent(t *testing.T) {
 		t.Fatalf("%v (run go run ./cmd/abigen)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, firstDiff(string(want), string(got)))
+		t.Errorf("gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want))
 	}
 }
 

@@ -2,19 +2,16 @@ package docgen
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.md.golden")
 
 // TestGolden renders each testdata/*.yaml and compares it with its
 // .md.golden: schema.yaml is a frozen copy of the real schema, odd.yaml
@@ -38,33 +35,9 @@ func TestGolden(t *testing.T) {
 			if len(files) != 1 || files[File] == nil {
 				t.Fatalf("Generate returned %d files, want only %s", len(files), File)
 			}
-			got := files[File]
-			golden := strings.TrimSuffix(path, ".yaml") + ".md.golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (run go test -update); first difference at line %d", path, golden, firstDiff(got, want))
-			}
+			golden.Check(t, strings.TrimSuffix(path, ".yaml")+".md.golden", files[File])
 		})
 	}
-}
-
-func firstDiff(a, b []byte) int {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range min(len(la), len(lb)) {
-		if la[i] != lb[i] {
-			return i + 1
-		}
-	}
-	return min(len(la), len(lb)) + 1
 }
 
 func TestDeterministicAndHeader(t *testing.T) {

@@ -1,10 +1,15 @@
 package gogen
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -34,6 +39,11 @@ func goTest(t *testing.T, files map[string][]byte, tests map[string]string) {
 	write("go.mod", []byte("module example.com/gen\n\ngo 1.26\n"))
 	for rel, data := range files {
 		write(rel, data)
+	}
+	// The hand-written half of the package, as committed: it must work over
+	// any schema's tables.
+	for name, data := range handWritten(t) {
+		write(path.Join(PackageDir, name), data)
 	}
 	for rel, src := range tests {
 		write(rel, []byte(src))
@@ -84,7 +94,7 @@ func TestSmall(t *testing.T) {
 		}
 	}
 	var ce *CapacityError
-	if _, err := NewLayout(3, Capacities{Little: 8, NPU: 12}); !errors.As(err, &ce) || ce.Kind != KindNPU {
+	if _, err := NewLayout(3, Capacities{Little: 8, NPU: 12}); !errors.As(err, &ce) || ce.CoreType != KindNPU {
 		t.Errorf("NPU capacity 12: %v", err)
 	}
 	if _, err := NewLayout(1, Capacities{}); err == nil {
@@ -199,7 +209,7 @@ func TestFieldTypeChange(t *testing.T) {
 			}
 			edited := []byte(strings.Replace(string(c.data), c.old, c.new, 1))
 			oldFiles, newFiles := mustGenerate(t, c.file, c.data), mustGenerate(t, c.file, edited)
-			oldConsts, newConsts := constLines(oldFiles["abi/constants.go"]), constLines(newFiles["abi/constants.go"])
+			oldConsts, newConsts := constLines(oldFiles["abi/constants_gen.go"]), constLines(newFiles["abi/constants_gen.go"])
 			sameLines(t, "removed constants", minus(oldConsts, newConsts), c.removed, "Fingerprint")
 			sameLines(t, "added constants", minus(newConsts, oldConsts), c.added, "Fingerprint")
 			all := ""
@@ -212,12 +222,114 @@ func TestFieldTypeChange(t *testing.T) {
 				}
 			}
 			fp := regexp.MustCompile(`Fingerprint uint64 = 0x[0-9A-F]+`)
-			if a, b := fp.Find(oldFiles["abi/constants.go"]), fp.Find(newFiles["abi/constants.go"]); a == nil || string(a) == string(b) {
+			if a, b := fp.Find(oldFiles["abi/constants_gen.go"]), fp.Find(newFiles["abi/constants_gen.go"]); a == nil || string(a) == string(b) {
 				t.Errorf("the fingerprint did not change: %s", b)
 			}
 			if c.build && !testing.Short() {
 				goTest(t, newFiles, nil)
 			}
+		})
+	}
+}
+
+// handDir is the committed generated package, whose hand-written files
+// (every .go file but *_gen.go and tests) complete what Generate writes.
+var handDir = filepath.Join("..", "..", "gen", "go", PackageDir)
+
+// handWritten returns the hand-written files of the package by name.
+func handWritten(t *testing.T) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(handDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_gen.go") || strings.HasSuffix(n, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(handDir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = data
+	}
+	if len(out) == 0 {
+		t.Fatalf("no hand-written files in %s", handDir)
+	}
+	return out
+}
+
+// TestHandWritten holds the hand-written files to their side of the split:
+// no generated-code line (abigen -check and the stale-file sweep must leave
+// them alone), every exported name in fixedNames (so a schema name that
+// takes one is Generate's error, with its position, not a compile error),
+// and no identifier the schema declares (a region, core type, namespace,
+// task type or SoC): they work over the generated tables only.
+func TestHandWritten(t *testing.T) {
+	s := loadReal(t)
+	schemaIdents := map[string]bool{}
+	for _, e := range s.Enums {
+		for _, v := range e.Values {
+			schemaIdents[enumValue(e, v)] = true
+		}
+	}
+	for _, ns := range s.Descriptors.Namespaces {
+		schemaIdents[nsConst(ns)] = true
+		schemaIdents[ns.Name+"Base"] = true
+		schemaIdents[ns.Name+"Count"] = true
+		for _, n := range ns.Names {
+			schemaIdents[descConst(ns, n)] = true
+		}
+	}
+	for _, c := range s.Constants {
+		if c.Name != "MaxRecordsPerCore" { // derived by the loader for every schema
+			schemaIdents[c.Name] = true
+		}
+	}
+	for _, st := range s.Structs {
+		for _, f := range st.Fields {
+			schemaIdents[st.Name+goFieldName(f.Name)+"Offset"] = true
+		}
+		schemaIdents[st.Name+"Size"] = true
+	}
+	for name, data := range handWritten(t) {
+		if strings.HasPrefix(string(data), "// Code generated") {
+			t.Errorf("%s: a hand-written file carries the generated-code line", name)
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, data, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			var names []*ast.Ident
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names = append(names, d.Name)
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						names = append(names, sp.Name)
+					case *ast.ValueSpec:
+						names = append(names, sp.Names...)
+					}
+				}
+			}
+			for _, id := range names {
+				if id.IsExported() && !slices.Contains(fixedNames, id.Name) {
+					t.Errorf("%s: exported %s is missing from gogen's fixedNames", name, id.Name)
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && schemaIdents[id.Name] {
+				t.Errorf("%s: names the schema's %s; hand-written code reads the generated tables", name, id.Name)
+			}
+			return true
 		})
 	}
 }

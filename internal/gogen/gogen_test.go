@@ -2,7 +2,6 @@ package gogen
 
 import (
 	"bytes"
-	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // realSchema is the repository's schema, loaded under the name abigen uses.
 const realSchema = "abi/schema.yaml"
@@ -63,16 +61,16 @@ func TestGolden(t *testing.T) {
 			dir := filepath.Join("testdata", "golden", name)
 			errFile := dir + ".err"
 			if err != nil {
-				checkGolden(t, errFile, []byte(err.Error()+"\n"))
+				golden.Check(t, errFile, []byte(err.Error()+"\n"))
 				return
 			}
-			if *update {
+			if golden.Update() {
 				if err := os.RemoveAll(dir); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for path, got := range files {
-				checkGolden(t, filepath.Join(dir, filepath.FromSlash(path)), got)
+				golden.Check(t, filepath.Join(dir, filepath.FromSlash(path)), got)
 			}
 			// A golden file the generator no longer writes is stale.
 			_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -87,44 +85,6 @@ func TestGolden(t *testing.T) {
 			})
 		})
 	}
-}
-
-func checkGolden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the generated output (run go test -update and review the diff)\n%s", path, firstDiff(want, got))
-	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got []byte) string {
-	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
-	}
-	return "(no line differs)"
 }
 
 func itoa(i int) string {
@@ -154,7 +114,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("gen/go/%s is out of date (run go run ./cmd/abigen)\n%s", path, firstDiff(want, got))
+			t.Errorf("gen/go/%s is out of date (run go run ./cmd/abigen)\n%s", path, golden.FirstDiff(got, want))
 		}
 	}
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -262,7 +222,7 @@ func TestConstantLiterals(t *testing.T) {
 		edited := strings.Replace(string(real), anchor, anchor+"  - {name: Probe, value: "+strconv.FormatUint(v, 10)+", doc: A probe.}\n", 1)
 		files := mustGenerate(t, realSchema, []byte(edited))
 		var lit string
-		for _, line := range constLines(files["abi/constants.go"]) {
+		for _, line := range constLines(files["abi/constants_gen.go"]) {
 			if rest, ok := strings.CutPrefix(line, "Probe = "); ok {
 				lit = rest
 			}

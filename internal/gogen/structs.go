@@ -10,83 +10,18 @@ import (
 // le is encoding/binary's little-endian byte order.
 func le() *jen.Statement { return jen.Qual("encoding/binary", "LittleEndian") }
 
-// genStructs emits the shared FieldInfo and ShortBufferError types, then
-// every wire struct with its decoder, encoder and field table.
+// genStructs emits every wire struct with its decoder, encoder and field
+// table. FieldInfo and ShortBufferError, which do not depend on the schema,
+// are hand-written (gen/go/abi/structs.go).
 func (g *generator) genStructs(f *jen.File) {
-	g.genFieldInfo(f)
-	g.genShortBufferError(f)
 	for _, st := range g.s.Structs {
 		g.genStruct(f, st)
 	}
 }
 
-// genFieldInfo emits the FieldInfo type the field tables use.
-func (g *generator) genFieldInfo(f *jen.File) {
-	/*
-		// FieldInfo describes one field of a wire struct as the schema declares it.
-		type FieldInfo struct {
-			// Name is the schema name (snake_case, e.g. "record_count").
-			Name string
-			...
-		}
-	*/
-	f.Comment("FieldInfo describes one field of a wire struct as the schema declares it,")
-	f.Comment("including the checks a validator applies to a live value.")
-	f.Type().Id(g.fixed("FieldInfo")).Struct(
-		comment("Name is the schema name (snake_case, e.g. \"record_count\")."),
-		jen.Id("Name").String(),
-		comment("Type is the wire type: u8, u16, u32, u64 or pad."),
-		jen.Id("Type").String(),
-		comment("Offset and Size are in bytes from the start of the struct."),
-		jen.List(jen.Id("Offset"), jen.Id("Size")).Int(),
-		comment("Enum names the enum the value must be a member of (\"\" = any value)."),
-		jen.Id("Enum").String(),
-		comment("Zero: a live value must be 0."),
-		jen.Id("Zero").Bool(),
-		comment("MinField and MaxField name a field of the same struct the value must be >= and <= (\"\" = none)."),
-		jen.List(jen.Id("MinField"), jen.Id("MaxField")).String(),
-		comment("WarnNonzero (pad fields): nonzero bytes deserve a warning, not an error."),
-		jen.Id("WarnNonzero").Bool(),
-		comment("Doc is the schema's description of the field."),
-		jen.Id("Doc").String(),
-	)
-	f.Line()
-}
-
-// genShortBufferError emits the error of a decoder or writer given too few bytes.
-func (g *generator) genShortBufferError(f *jen.File) {
-	/*
-		// ShortBufferError reports a buffer too short for what is read from or
-		// written to it.
-		type ShortBufferError struct {
-			Struct string
-			Need, Have int
-		}
-
-		func (e *ShortBufferError) Error() string {
-			return fmt.Sprintf("abi: short buffer: %s needs %d bytes, have %d", e.Struct, e.Need, e.Have)
-		}
-	*/
-	name := g.fixed("ShortBufferError")
-	f.Comment("ShortBufferError reports a buffer too short for what is read from or")
-	f.Comment("written to it. Decoders and the writer return it instead of panicking.")
-	f.Type().Id(name).Struct(
-		comment("Struct names what did not fit: a struct name, or \"slot\" for a whole slot."),
-		jen.Id("Struct").String(),
-		comment("Need and Have are the byte counts needed and present."),
-		jen.List(jen.Id("Need"), jen.Id("Have")).Int(),
-	)
-	f.Line()
-	f.Comment("Error implements error.")
-	f.Func().Params(jen.Id("e").Op("*").Id(name)).Id("Error").Params().String().Block(
-		jen.Return(jen.Qual("fmt", "Sprintf").Call(jen.Lit("abi: short buffer: %s needs %d bytes, have %d"),
-			jen.Id("e").Dot("Struct"), jen.Id("e").Dot("Need"), jen.Id("e").Dot("Have"))),
-	)
-	f.Line()
-}
-
-// structMethods are the method names a field's Go name must not take.
-var structMethods = map[string]bool{"Append": true, "IsZero": true}
+// structMethods are the method names a field's Go name must not take
+// (TaskNumber is hand-written, gen/go/abi/display.go).
+var structMethods = map[string]bool{"Append": true, "IsZero": true, "TaskNumber": true}
 
 // genStruct emits a wire struct and everything generated per struct.
 func (g *generator) genStruct(f *jen.File, st *schema.Struct) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
@@ -92,7 +93,39 @@ func (l *loader) flag(n *yaml.Node, path string) bool {
 
 func (l *loader) doc(m map[string]*yaml.Node, path string) string {
 	d, _ := l.Str(m["doc"], path+".doc")
-	return strings.TrimSpace(d)
+	d = strings.TrimSpace(d)
+	if problem := unsafeDoc(d); problem != "" {
+		l.Errorf(m["doc"], path+".doc", "%s", problem)
+		return ""
+	}
+	return d
+}
+
+// unsafeDoc says why doc text cannot go into every generated file, or "".
+// Docs become comments in Go, C++ and Python and text in Markdown. Each
+// emitter makes ordinary text safe for its language (the C++ emitter never
+// ends a wrapped // line with a backslash it can move), but a control
+// character (a NUL, a bare carriage return, a form feed) or a Unicode line
+// separator means something different to each compiler and editor, and a
+// doc that ends in a backslash, or in the trigraph ??/ (a backslash to
+// -std=c++11), continues the C++ // comment onto the next line, which then
+// vanishes from the enum or struct.
+func unsafeDoc(doc string) string {
+	for i, r := range doc {
+		if r == '\n' || r == '\t' {
+			continue
+		}
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Sprintf("doc holds the control character %U at byte %d; generated comments cannot carry it", r, i)
+		}
+	}
+	for _, line := range strings.Split(doc, "\n") {
+		line = strings.TrimRight(line, " \t")
+		if strings.HasSuffix(line, `\`) || strings.HasSuffix(line, "??/") {
+			return "doc line ends in a backslash (or the trigraph ??/): it would continue a C++ // comment onto the next line"
+		}
+	}
+	return ""
 }
 
 var (

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,11 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"github.com/megakernel/cycleabi/internal/yamltest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 const realSchema = "../../abi/schema.yaml"
 
@@ -190,13 +188,7 @@ func TestInvalidSchemas(t *testing.T) {
 			_, err := LoadFile(file)
 			require.Error(t, err)
 			got := err.Error() + "\n"
-			golden := strings.TrimSuffix(file, ".yaml") + ".golden"
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			assert.Equal(t, string(want), got)
+			golden.Check(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(got))
 			for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
 				assert.Regexp(t, `^testdata/invalid/[a-z_]+\.yaml:\d+:\d+: `, line, "every error names file:line:col")
 			}

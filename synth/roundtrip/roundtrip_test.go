@@ -40,7 +40,7 @@ func propDecodeRoundTrip(t *rapid.T) {
 	}
 	file := c.Buffer
 	if rapid.Bool().Draw(t, "npy") {
-		file = append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+		file = append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 	}
 	layout := capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities}
 	aic0, aiv0 := c.Slots[0], c.Slots[c.Layout.CubeSlots]

@@ -2,16 +2,13 @@ package agreement_test
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/gold.bin and testdata/gold.manifest from the C++ harness")
 
 // The gold capture: the harness's "gold" scenario, written by the C++
 // helpers and committed with its manifest, so that every machine decodes
@@ -37,7 +34,7 @@ func TestGoldRegenerates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if *update && i == 0 {
+			if golden.Update() && i == 0 { // the first compiler writes; the others must agree with it
 				if err := os.WriteFile(goldBin, bin, 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -52,15 +49,11 @@ func TestGoldRegenerates(t *testing.T) {
 			}
 			if !bytes.Equal(text, wantText) {
 				t.Errorf("the harness's gold manifest differs from %s; if the change is intended, run go test ./tests/agreement -run Gold -update\n%s",
-					goldManifest, firstLineDiff(string(wantText), string(text)))
+					goldManifest, golden.FirstDiff(text, wantText))
 			}
 			if !bytes.Equal(bin, wantBin) {
-				i := 0
-				for i < min(len(bin), len(wantBin)) && bin[i] == wantBin[i] {
-					i++
-				}
-				t.Errorf("the harness's gold.bin (%d bytes) differs from %s (%d bytes) first at @%#x; if the change is intended, run go test ./tests/agreement -run Gold -update",
-					len(bin), goldBin, len(wantBin), i)
+				t.Errorf("the harness's gold.bin differs from %s, %s; if the change is intended, run go test ./tests/agreement -run Gold -update",
+					goldBin, golden.FirstDiff(bin, wantBin))
 			}
 		})
 	}
@@ -81,22 +74,4 @@ func TestGoldDecodes(t *testing.T) {
 		t.Fatalf("%s must describe the one capture gold.bin", goldManifest)
 	}
 	checkAgreement(t, goldBin, m[0])
-}
-
-// firstLineDiff shows the first line where two texts differ.
-func firstLineDiff(want, got string) string {
-	wl, gl := bytes.Split([]byte(want), []byte("\n")), bytes.Split([]byte(got), []byte("\n"))
-	for i := range max(len(wl), len(gl)) {
-		var w, g []byte
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if !bytes.Equal(w, g) {
-			return fmt.Sprintf("line %d:\n  committed %s\n  harness   %s", i+1, w, g)
-		}
-	}
-	return ""
 }

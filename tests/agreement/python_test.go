@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
 	"github.com/megakernel/cycleabi/internal/gogen"
 	"github.com/megakernel/cycleabi/internal/pygen"
@@ -1452,7 +1452,7 @@ func TestPythonReadsSynthCaptures(t *testing.T) {
 				}
 				caps := c.Layout.Capacities
 				label := fmt.Sprintf("%s synth %+v", filepath.Base(f), o)
-				npy := append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
+				npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 				jobs = append(jobs,
 					&pyJob{label: label, data: c.Buffer},
 					&pyJob{label: label + " as .npy", data: npy},

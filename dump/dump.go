@@ -281,7 +281,7 @@ func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord
 	case "desc_id":
 		s = fmt.Sprintf("%#x %s", v, abi.DescName(uint32(v)))
 	case "stage_task_index":
-		s += fmt.Sprintf(" (task %d)", v+1)
+		s += fmt.Sprintf(" (task %d)", r.TaskNumber())
 	case "owner_id":
 		if uint32(v) == abi.InvalidOwnerID {
 			s = fmt.Sprintf("%#x (no owner)", v)

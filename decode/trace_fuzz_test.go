@@ -1,4 +1,4 @@
-package fuzz_test
+package decode_test
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
 )
 
 // recordBytes is the size of one record's description in FuzzTraceWriter's
@@ -88,7 +88,7 @@ func FuzzTraceWriter(f *testing.F) {
 			return
 		}
 		b := traceCapture(spec)
-		c, err := capture.FromBytes(captureName, b.Bytes())
+		c, err := capture.FromBytes("fuzz.bin", b.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}

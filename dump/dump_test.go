@@ -3,21 +3,18 @@ package dump_test
 import (
 	"bytes"
 	"errors"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/capturetest"
-	"github.com/megakernel/cycleabi/internal/dump"
+	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // small is AIC/0 with three records, AIV/0 entered, AIV/5 with one record
 // and an unknown descriptor.
@@ -30,19 +27,6 @@ func small() *capturetest.Builder {
 	b.Enter(abi.CoreTypeAIV, 0, 900)
 	b.Enter(abi.CoreTypeAIV, 5, 950).Span(abi.CoreTypeAIV, 5, 960, 990, 0x99, 2)
 	return b
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./internal/dump -update")
-	assert.Equal(t, string(want), got)
 }
 
 func run(t *testing.T, name string, buf []byte, o dump.Options) (string, error) {
@@ -78,7 +62,7 @@ func TestDump(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, "capture.bin", c.buf, c.o)
 			require.NoError(t, err)
-			golden(t, c.name, out)
+			golden.Check(t, filepath.Join("testdata", c.name+".golden"), []byte(out))
 		})
 	}
 }
@@ -108,7 +92,7 @@ func TestDumpWithoutLayout(t *testing.T) {
 	out, err := run(t, "capture.bin", b.Bytes(), dump.Options{Records: 8})
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, dump.ErrNoLayout), "%v", err)
-	golden(t, "no-layout", out)
+	golden.Check(t, filepath.Join("testdata", "no-layout.golden"), []byte(out))
 
 	// Too short for even one header: the problem and nothing more.
 	out, err = run(t, "short.bin", b.Bytes()[:40], dump.Options{})

@@ -1,12 +1,14 @@
 // Package capturetest builds capture buffers for tests: a valid layout
 // written through the generated device-writer helpers, then bent on purpose
-// where a test needs a fault.
+// where a test needs a fault. It sits beside capture, as httptest beside
+// net/http, for the tests of every package that reads captures.
 package capturetest
 
 import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -95,24 +97,14 @@ func (b *Builder) SetHeader32(t abi.CoreType, blockID uint32, fieldOffset int, v
 // Bytes is the buffer.
 func (b *Builder) Bytes() []byte { return b.Buf }
 
-// NPY wraps buf in a NumPy v1.0 .npy file of dtype |u1 and shape (len,).
+// NPY wraps buf in a NumPy v1.0 .npy file of dtype |u1 and shape (len,),
+// as capture.WriteFile writes it.
 func NPY(buf []byte) []byte {
-	header := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }", len(buf))
-	return NPYWithHeader(header, buf)
+	return append(capture.NPYHeader(uint64(len(buf))), buf...)
 }
 
 // NPYWithHeader wraps buf in a .npy v1.0 file with the given header dict,
-// padded as NumPy pads it (to a multiple of 64 bytes, ending in '\n').
+// padded as NumPy pads it (capture.NPYHeaderDict).
 func NPYWithHeader(header string, buf []byte) []byte {
-	total := 10 + len(header) + 1
-	pad := (64 - total%64) % 64
-	h := header
-	for range pad {
-		h += " "
-	}
-	h += "\n"
-	out := []byte("\x93NUMPY\x01\x00")
-	out = binary.LittleEndian.AppendUint16(out, uint16(len(h)))
-	out = append(out, h...)
-	return append(out, buf...)
+	return append(capture.NPYHeaderDict(header), buf...)
 }

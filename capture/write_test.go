@@ -1,0 +1,134 @@
+package capture_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/megakernel/cycleabi/capture"
+)
+
+var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \} *\n$`)
+
+func TestNPYHeader(t *testing.T) {
+	for _, n := range []uint64{0, 1, 41472, 1 << 40, 1<<64 - 1} {
+		h := capture.NPYHeader(n)
+		if len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00" {
+			t.Fatalf("n=%d: header %q", n, h)
+		}
+		if hl := binary.LittleEndian.Uint16(h[8:10]); int(hl) != len(h)-10 {
+			t.Errorf("n=%d: header length %d, header is %d bytes", n, hl, len(h))
+		}
+		m := npyDict.FindSubmatch(h[10:])
+		if m == nil || string(m[1]) != fmt.Sprint(n) {
+			t.Errorf("n=%d: dict %q", n, h[10:])
+		}
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	buf := []byte{1, 2, 3, 4}
+	for _, f := range []capture.Format{capture.Raw, capture.NPY} {
+		path := filepath.Join(dir, "capture."+f.String())
+		os.WriteFile(path, []byte("old contents, replaced whole"), 0o600)
+		if err := capture.WriteFile(path, buf, f); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(path)
+		want := buf
+		if f == capture.NPY {
+			want = append(capture.NPYHeader(4), buf...)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: wrote %q", f, got)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	if err := capture.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, capture.Raw); err == nil {
+		t.Error("writing into a missing directory succeeded")
+	}
+}
+
+// TestWriteThenOpen: what Write writes, Open reads back as the same
+// format and the same buffer, for any buffer.
+func TestWriteThenOpen(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		buf := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "buffer")
+		f := rapid.SampledFrom([]capture.Format{capture.Raw, capture.NPY}).Draw(t, "format")
+		var file bytes.Buffer
+		if err := capture.Write(&file, buf, f); err != nil {
+			t.Fatal(err)
+		}
+		c, err := capture.FromBytes("x", file.Bytes())
+		if err != nil {
+			if f == capture.Raw {
+				return // raw bytes need not be a capture (text is refused)
+			}
+			t.Fatalf("%s: %v", f, err)
+		}
+		if c.Format != f && !(f == capture.Raw && bytes.HasPrefix(buf, []byte("\x93NUMPY"))) {
+			t.Fatalf("wrote %s, read %s", f, c.Format)
+		}
+		if c.Format != f {
+			return
+		}
+		got := make([]byte, c.Size())
+		if _, err := c.ReadAt(got, 0); err != nil && len(got) > 0 {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, buf) {
+			t.Fatalf("%s: read back %x, wrote %x", f, got, buf)
+		}
+	})
+}
+
+// TestNPYHeaderDictNumPy: NumPy itself reads what NPYHeaderDict writes, for
+// dicts of every length around the 64-byte padding steps (skipped without
+// python3 and NumPy).
+func TestNPYHeaderDictNumPy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs python3")
+	}
+	python := ""
+	for _, p := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(p, "-c", "import numpy").Run() == nil {
+			python = p
+			break
+		}
+	}
+	if python == "" {
+		t.Skip("python3 with NumPy is not installed")
+	}
+	dir := t.TempDir()
+	for n := 0; n < 200; n += 7 {
+		// A shape padded with spaces inside the dict moves the length.
+		dict := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d,),%*s}", n, n%67, "")
+		buf := bytes.Repeat([]byte{byte(n)}, n)
+		path := filepath.Join(dir, fmt.Sprintf("%d.npy", n))
+		if err := os.WriteFile(path, append(capture.NPYHeaderDict(dict), buf...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command(python, "-c", `
+import glob, os, sys, numpy as np
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.npy"))):
+    n = int(os.path.basename(p)[:-4])
+    a = np.load(p)
+    assert a.dtype == np.uint8 and a.shape == (n,) and (a == n).all(), p
+print("ok")
+`, dir).CombinedOutput()
+	if err != nil || string(out) != "ok\n" {
+		t.Fatalf("numpy: %v\n%s", err, out)
+	}
+}

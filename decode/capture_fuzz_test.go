@@ -1,0 +1,143 @@
+package decode_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// FuzzDecode feeds arbitrary bytes and layout options to package decode.
+// Decode never panics. It fails with a plain error only when the options
+// make no layout (and always fails then); otherwise its error is a
+// *capture.Problem at an offset inside the file. A capture it accepts walks to exactly
+// Summary.Records records in trace order, each with end >= start, and its
+// trace parses as JSON with one X event per record.
+func FuzzDecode(f *testing.F) {
+	capturetest.AddFuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, zeros uint32, cubeSlots uint16, planned bool, aic, aiv uint32) {
+		data, o, ok := capturetest.FuzzInput(data, zeros, cubeSlots, planned, aic, aiv)
+		if !ok {
+			return
+		}
+		d, err := decodeBytes(data, o)
+		if err != nil {
+			var p *capture.Problem
+			if !errors.As(err, &p) {
+				if !capturetest.RequestMakesNoLayout(o) {
+					t.Fatalf("plain error for options that make a layout (%+v): %v", o, err)
+				}
+				return
+			}
+			capturetest.CheckProblem(t, err, len(data))
+			return
+		}
+		if capturetest.RequestMakesNoLayout(o) {
+			t.Fatalf("Decode accepted options that make no layout: %+v", o)
+		}
+		checkDecoded(t, d, len(data))
+	})
+}
+
+// decodeBytes opens data as a capture and decodes it.
+func decodeBytes(data []byte, o capture.Request) (*decode.Decoded, error) {
+	c, err := capture.FromBytes(capturetest.FuzzName, data)
+	if err != nil {
+		return nil, err
+	}
+	return decode.Decode(c, o)
+}
+
+// checkDecoded walks a decoded capture and writes its trace.
+func checkDecoded(t *testing.T, d *decode.Decoded, size int) {
+	t.Helper()
+	sum := d.Summary
+	if sum.Records == 0 {
+		t.Fatalf("Decode accepted a capture without records")
+	}
+	if sum.Records > uint64(size)/abi.ProfileRecordSize {
+		t.Fatalf("%d records in %d bytes", sum.Records, size)
+	}
+	perSlot := make([]int, len(sum.Active))
+	var prev *decode.Record
+	n := uint64(0)
+	err := d.Records(func(r decode.Record) bool {
+		n++
+		if r.EndCycle < r.StartCycle {
+			t.Fatalf("record %+v ends before it starts", r)
+		}
+		if r.Active < 0 || r.Active >= len(sum.Active) {
+			t.Fatalf("record %+v names active slot %d of %d", r, r.Active, len(sum.Active))
+		}
+		a := sum.Active[r.Active]
+		if a.Slot.CoreType != r.CoreType || a.Slot.BlockID != r.BlockID || a.EntryCycle != r.EntryCycle || r.Index < 0 || r.Index >= a.Count {
+			t.Fatalf("record %+v does not belong to active slot %+v", r, a)
+		}
+		perSlot[r.Active]++
+		if prev != nil && !traceOrdered(prev, &r) {
+			t.Fatalf("record %+v follows %+v: not trace order", r, *prev)
+		}
+		p := r
+		prev = &p
+		return true
+	})
+	if err != nil {
+		t.Fatalf("Records: %v", err)
+	}
+	if n != sum.Records {
+		t.Fatalf("Records yielded %d records, the summary counts %d", n, sum.Records)
+	}
+	for i, a := range sum.Active {
+		if perSlot[i] != a.Count {
+			t.Fatalf("%s: %d records yielded, %d counted", a.Slot, perSlot[i], a.Count)
+		}
+	}
+	var out bytes.Buffer
+	in := decode.Input{Decoded: d, Config: decode.Config{FrequencyMHz: 50, KernelName: "Fuzz", OwnerLabel: "Owner"}}
+	if err := decode.WriteTrace(&out, []decode.Input{in}, decode.WriteOptions{Parallel: 1}); err != nil {
+		t.Fatalf("WriteTrace: %v", err)
+	}
+	if x := countX(t, out.Bytes()); uint64(x) != sum.Records {
+		t.Fatalf("the trace has %d X events for %d records", x, sum.Records)
+	}
+}
+
+// traceOrdered reports whether b may follow a in trace order: by
+// (start_cycle, core_type, block_id), ties in slot and record order.
+func traceOrdered(a, b *decode.Record) bool {
+	if a.StartCycle != b.StartCycle {
+		return a.StartCycle < b.StartCycle
+	}
+	if a.CoreType != b.CoreType {
+		return a.CoreType < b.CoreType
+	}
+	if a.BlockID != b.BlockID {
+		return a.BlockID < b.BlockID
+	}
+	return a.Index < b.Index
+}
+
+// countX parses a trace and counts its X events.
+func countX(t *testing.T, trace []byte) int {
+	t.Helper()
+	var doc struct {
+		TraceEvents []struct {
+			Ph string `json:"ph"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(trace, &doc); err != nil {
+		t.Fatalf("the trace is not JSON: %v\n%.2000s", err, trace)
+	}
+	n := 0
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,725 @@
+// Command abidrill is the ABI-change drill (`make abi-drill`): it proves
+// that a change to the ABI is one edit in abi/schema.yaml.
+//
+// In a temporary copy of the repository's tracked files (outside the
+// checkout, which it never writes), it applies each schema change of
+// changes in turn to the pristine schema: a u64 field appended to the
+// record, a new task type, a new named runtime stage, a new descriptor
+// namespace, a third slot region. For each it regenerates gen/ with
+// abigen, builds cycleabi, compiles the C++ header with its asserts,
+// checks that `abigen diff` classifies the change as expected, that synth
+// writes a capture validate accepts and decode shows, and that a capture
+// written through the regenerated Go writer (every region, every
+// schema-named descriptor) validates and decodes to the new names and
+// fields. Then, with every change applied at once, it runs the copy's
+// tests and checks that only the packages that pin today's schema fail,
+// and that `go test -update` is all they need.
+//
+// A failure says which check of which change failed and what ran; a check
+// that fails for a reason the drill knows (knownGap) is reported as a known
+// gap naming the code that still needs an edit, and does not fail the
+// drill; when such a gap closes, the drill says so.
+//
+//	go run ./scripts/abidrill [-keep] [-only NAME] [-tests=false]
+//	go run ./scripts/abidrill -apply NAME   # leave a copy with one change applied
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// edit replaces Old with New in abi/schema.yaml; Old must occur exactly once.
+type edit struct{ Old, New string }
+
+// change is one schema change of the drill and what it must do.
+type change struct {
+	name  string
+	edits []edit
+	// rules are the `abigen diff` rules the change must produce, as
+	// "category rule"; no other rule may appear.
+	rules []string
+	// schedule, when set, replaces examples/moe_layer.yaml as synth's input.
+	schedule string
+	// trace holds text decode's trace of the synth capture must contain;
+	// drillTrace what the trace of the writer capture must contain.
+	trace, drillTrace []string
+	// header holds lines the C++ header must contain.
+	header []string
+	// knownGap, when set, says which code outside the schema still needs
+	// an edit for this change; its functional checks may fail.
+	knownGap string
+}
+
+// versionRaise raises the ABI version, as a breaking change must.
+var versionRaise = edit{"version: 1\n", "version: 2\n"}
+
+var changes = []change{{
+	name: "record-field",
+	edits: []edit{versionRaise,
+		{"    size: 32\n    fields:\n      - name: start_cycle\n", "    size: 40\n    fields:\n      - name: start_cycle\n"},
+		{"        doc: The task's owner (e.g. an expert); InvalidOwnerID = no owner.\n",
+			"        doc: The task's owner (e.g. an expert); InvalidOwnerID = no owner.\n" +
+				"      - name: drill_stamp\n        type: u64\n        offset: 32\n        doc: A field the ABI drill appends.\n"},
+	},
+	rules: []string{
+		"breaking-wire fingerprint-changed", "breaking-wire struct-size", "compatible version-raised",
+		"breaking-wire field-added", "breaking-wire layout-constant-changed",
+	},
+	trace:      []string{`"drill_stamp":0`},
+	drillTrace: []string{`"drill_stamp":0`},
+	header: []string{
+		"static_assert(sizeof(ProfileRecord) == 40,",
+		"static_assert(offsetof(ProfileRecord, drill_stamp) == 32,",
+	},
+}, {
+	name: "task-type",
+	edits: []edit{{"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n",
+		"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: DrillTask, value: 177, doc: A task type the ABI drill adds.}\n"}},
+	rules:      []string{"compatible enum-value-added"},
+	schedule:   "num_workers: 4\ntasks:\n  - {task_type: DrillTask}\n  - {task_type: MatMul}\ncube_task_indices: [1]\nvector_task_indices: [0]\n",
+	trace:      []string{`"name":"TaskType_DrillTask"`, `"task_type":177`},
+	drillTrace: []string{`"name":"TaskType_DrillTask"`},
+	header:     []string{"  DrillTask = 177,"},
+}, {
+	name: "runtime-stage",
+	edits: []edit{{"        - {index: 7, name: TriggerEvent, task_stage_prefix: true, doc: Signalling the task's trigger event.}\n",
+		"        - {index: 7, name: TriggerEvent, task_stage_prefix: true, doc: Signalling the task's trigger event.}\n" +
+			"        - {index: 8, name: DrillStage, doc: A runtime stage the ABI drill adds.}\n"}},
+	rules:      []string{"compatible stage-added"},
+	drillTrace: []string{`"name":"DrillStage"`, `"desc_id":65544`},
+}, {
+	name: "namespace",
+	edits: []edit{{"      doc: Kernel-defined graph stages; names come from the kernel's names file.\n",
+		"      doc: Kernel-defined graph stages; names come from the kernel's names file.\n" +
+			"    - name: DrillSpace\n      base: 0x70000000\n      count: 0x100\n      display: 'Drill_{name}'\n" +
+			"      fallback: Drill_{index}\n      arg: drill_index\n      doc: A descriptor namespace the ABI drill adds.\n" +
+			"      names:\n        - {index: 1, name: Mark, doc: A named drill descriptor.}\n"}},
+	rules:      []string{"compatible namespace-added"},
+	drillTrace: []string{`"name":"Drill_Mark"`, `"desc_id":1879048193`, `"drill_index":1`},
+}, {
+	name: "region",
+	edits: []edit{versionRaise,
+		{"      - {name: AIV, value: 2, doc: Vector core; runs element-wise and communication tasks.}\n",
+			"      - {name: AIV, value: 2, doc: Vector core; runs element-wise and communication tasks.}\n" +
+				"      - {name: DRL, value: 3, doc: A core type the ABI drill adds.}\n"},
+		{"    - {core_type: AIV, slots_per_cube_slot: 2, doc: \"Vector cores, block ids 0..2C-1.\"}\n",
+			"    - {core_type: AIV, slots_per_cube_slot: 2, doc: \"Vector cores, block ids 0..2C-1.\"}\n" +
+				"    - {core_type: DRL, slots_per_cube_slot: 1, doc: \"Drill cores, block ids 0..C-1.\"}\n"},
+	},
+	rules: []string{
+		"breaking-wire fingerprint-changed", "breaking-wire region-changed", "compatible version-raised",
+		"compatible enum-value-added",
+	},
+	drillTrace: []string{`"core_type":"DRL"`, `"args":{"name":"DRL/0"}`},
+	header:     []string{"  DRL = 3,"},
+}}
+
+// testGroups are the changes whose tests run together, one test run per
+// group (a run rebuilds every package, so there are few), and the
+// packages each may fail because they pin today's schema on purpose, with
+// what they pin. A change with a known gap is in no group.
+var testGroups = []struct {
+	name    string
+	changes []string
+	pinned  map[string]string
+}{
+	{"compatible", []string{"task-type", "runtime-stage", "namespace"}, map[string]string{
+		"validate":        "golden findings whose expected text lists the namespaces",
+		"dump":            "golden dumps whose findings list the namespaces",
+		"plan":            "golden errors that list the known task types",
+		"gen/go/abi":      "TestTaskTypesMatchSpec and TestNamespaces: SPEC.md's task types and namespaces",
+		"tests/agreement": "the qualifier kernel (TestQualifierMutants) calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
+	}},
+	{"record-field", []string{"record-field"}, map[string]string{
+		"analyze":         "golden reports of the example capture, which give its size in bytes",
+		"decode":          "TestBenchCaptureShape: the benchmark captures' sizes in 32-byte records",
+		"validate":        "txtar cases written as readable buffers of today's layout",
+		"dump":            "dumps of captures, and TestDumpFoldsIdleSlots' offsets of 32-byte records",
+		"plan":            "SPEC.md's MaxRecordsPerCore and a model of the buffer size with 32-byte records",
+		"cmd/cycleabi":    "the example's buffer size in plan's output",
+		"tests/agreement": "the C++ harness (cxx/harness.cpp) calls AppendRecord with today's record fields",
+		"tests/cpp":       "layout_check.cpp calls AppendRecord with today's record fields",
+		"internal/schema": "TestSchema: the wire is what SPEC.md says",
+		"gen/go/abi":      "tests of SPEC.md's numbers (MaxRecordsPerCore, 32-byte records)",
+	}},
+	// The region change is in no group yet: its checks above pass (capture
+	// finds a third region's capacity, synth, validate and decode follow
+	// it), but a test run with it fails in a dozen packages whose tests
+	// are written for SPEC.md's two regions (capture, cmd/cycleabi,
+	// decode, dump, gen/go/abi, internal/schema, validate, tests/cpp,
+	// tests/agreement) and in plan, whose Result names the AIC and AIV
+	// capacities: sorting the pins from the gaps is issue 15's last step.
+}
+
+func main() {
+	keep := flag.Bool("keep", false, "keep the temporary copy and print where it is")
+	only := flag.String("only", "", "run only the change of this name")
+	runTests := flag.Bool("tests", true, "run the copy's tests with the changes applied")
+	group := flag.String("group", "", "run only the changes and tests of this test group")
+	apply := flag.String("apply", "", "apply the change (or test group) of this name in a kept copy, regenerate, print the copy's path and stop (to investigate)")
+	flag.Parse()
+	d, err := newDrill()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "abi-drill:", err)
+		os.Exit(2)
+	}
+	if *apply != "" {
+		for _, g := range testGroups {
+			if g.name == *apply {
+				var edits []edit
+				for _, c := range changes {
+					if slices.Contains(g.changes, c.name) {
+						edits = append(edits, c.edits...)
+					}
+				}
+				changes = []change{{name: g.name, edits: uniqEdits(edits)}}
+			}
+		}
+		for _, c := range changes {
+			if c.name == *apply {
+				if err := d.apply(c.edits); err != nil {
+					fmt.Fprintln(os.Stderr, "abi-drill:", err)
+					os.Exit(2)
+				}
+				if out, err := d.run(d.abigen); err != nil {
+					fmt.Fprintf(os.Stderr, "abi-drill: abigen: %v\n%s", err, out)
+					os.Exit(1)
+				}
+				fmt.Println(d.dir)
+				return
+			}
+		}
+		fmt.Fprintf(os.Stderr, "abi-drill: no change %q\n", *apply)
+		os.Exit(2)
+	}
+	if *keep {
+		fmt.Println("abi-drill: copy kept in", d.dir)
+	} else {
+		defer os.RemoveAll(d.dir)
+	}
+	start := time.Now()
+	failed := false
+	inGroup := func(name string) bool {
+		for _, g := range testGroups {
+			if g.name == *group && slices.Contains(g.changes, name) {
+				return true
+			}
+		}
+		return *group == ""
+	}
+	for _, c := range changes {
+		if *only != "" && c.name != *only || !inGroup(c.name) {
+			continue
+		}
+		if !d.runChange(c) {
+			failed = true
+		}
+	}
+	if *runTests {
+		for _, g := range testGroups {
+			if *group != "" && g.name != *group {
+				continue
+			}
+			var edits []edit
+			for _, name := range g.changes {
+				for _, c := range changes {
+					if c.name == name && (*only == "" || *only == name) {
+						edits = append(edits, c.edits...)
+					}
+				}
+			}
+			if len(edits) > 0 && !d.runTests("tests/"+g.name, edits, g.pinned) {
+				failed = true
+			}
+		}
+	}
+	fmt.Printf("abi-drill: %s in %s\n", map[bool]string{true: "FAIL", false: "ok"}[failed], time.Since(start).Round(time.Second))
+	if failed {
+		if !*keep {
+			os.RemoveAll(d.dir)
+		}
+		os.Exit(1)
+	}
+}
+
+type drill struct {
+	root, dir string // the checkout, and its temporary copy
+	schema    []byte // the pristine schema
+	abigen    string // abigen, built once from the copy
+	cxx       string // a C++ compiler, "" when there is none
+}
+
+// newDrill copies the checkout's tracked files (as they are in the working
+// tree) into a temporary directory and builds abigen there.
+func newDrill() (*drill, error) {
+	out, err := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return nil, fmt.Errorf("not in a git checkout: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	dir, err := os.MkdirTemp("", "abi-drill-")
+	if err != nil {
+		return nil, err
+	}
+	d := &drill{root: root, dir: dir}
+	files, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
+		data, err := os.ReadFile(filepath.Join(root, rel))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the working tree
+		}
+		if err != nil {
+			return nil, err
+		}
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
+		}
+		info, err := os.Stat(filepath.Join(root, rel))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(p, data, info.Mode().Perm()); err != nil {
+			return nil, err
+		}
+	}
+	if d.schema, err = os.ReadFile(filepath.Join(dir, "abi", "schema.yaml")); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "abi", "schema.orig.yaml"), d.schema, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "cmd", "drillcap"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cmd", "drillcap", "main.go"), []byte(drillcapSource), 0o644); err != nil {
+		return nil, err
+	}
+	d.abigen = filepath.Join(dir, ".bin", "abigen")
+	if out, err := d.run("go", "build", "-o", d.abigen, "./cmd/abigen"); err != nil {
+		return nil, fmt.Errorf("building abigen: %v\n%s", err, out)
+	}
+	for _, c := range []string{"c++", "g++", "clang++"} {
+		if p, err := exec.LookPath(c); err == nil {
+			d.cxx = p
+			break
+		}
+	}
+	return d, nil
+}
+
+// run runs a command in the copy and returns its combined output.
+func (d *drill) run(name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = d.dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// apply writes the pristine schema with edits applied.
+func (d *drill) apply(edits []edit) error {
+	s := string(d.schema)
+	for _, e := range edits {
+		if n := strings.Count(s, e.Old); n != 1 {
+			return fmt.Errorf("the schema edit's anchor occurs %d times, want 1 (abi/schema.yaml changed? update the drill):\n%s", n, e.Old)
+		}
+		s = strings.Replace(s, e.Old, e.New, 1)
+	}
+	return os.WriteFile(filepath.Join(d.dir, "abi", "schema.yaml"), []byte(s), 0o644)
+}
+
+// report collects one change's results.
+type report struct {
+	name     string
+	knownGap string
+	failures []string
+}
+
+func (r *report) failf(format string, args ...any) {
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}
+
+// runChange applies one change and checks everything it must do; it
+// reports false when the drill fails.
+func (d *drill) runChange(c change) bool {
+	start := time.Now()
+	r := &report{name: c.name, knownGap: c.knownGap}
+	defer func() { d.restore() }()
+	if err := d.apply(c.edits); err != nil {
+		r.failf("%v", err)
+		return r.done(start, false)
+	}
+	// Regenerate: the schema edit is the only edit.
+	if out, err := d.run(d.abigen); err != nil {
+		r.failf("abigen refused the changed schema: %v\n%s", err, out)
+		return r.done(start, false)
+	}
+	d.checkDiff(r, c)
+	d.checkHeader(r, c)
+	bin := filepath.Join(d.dir, ".bin")
+	if out, err := d.run("go", "build", "-o", bin+"/", "./cmd/cycleabi", "./cmd/drillcap"); err != nil {
+		r.failf("the regenerated Go does not build (a hand-written file depends on today's schema): %v\n%s", err, out)
+		return r.done(start, true)
+	}
+	cycleabi := filepath.Join(bin, "cycleabi")
+	// synth → validate → decode.
+	schedule := "examples/moe_layer.yaml"
+	if c.schedule != "" {
+		schedule = ".bin/drill.yaml"
+		if err := os.WriteFile(filepath.Join(d.dir, schedule), []byte(c.schedule), 0o644); err != nil {
+			r.failf("%v", err)
+		}
+	}
+	d.checkCapture(r, "synth", c.trace, func(capture string) (string, error) {
+		return d.run(cycleabi, "synth", schedule, "--seed", "1", "-o", capture)
+	}, cycleabi)
+	d.checkCapture(r, "writer", c.drillTrace, func(capture string) (string, error) {
+		return d.run(filepath.Join(bin, "drillcap"), capture)
+	}, cycleabi)
+	return r.done(start, true)
+}
+
+// restore puts the pristine schema and gen/ back.
+func (d *drill) restore() {
+	_ = os.WriteFile(filepath.Join(d.dir, "abi", "schema.yaml"), d.schema, 0o644)
+	if out, err := d.run(d.abigen); err != nil {
+		fmt.Fprintf(os.Stderr, "abi-drill: restoring gen/: %v\n%s", err, out)
+	}
+}
+
+// done prints the change's result; ok is false when the drill fails.
+func (r *report) done(start time.Time, ranChecks bool) bool {
+	took := time.Since(start).Round(100 * time.Millisecond)
+	switch {
+	case len(r.failures) == 0 && r.knownGap != "":
+		fmt.Printf("ok    %-14s %s (known gap closed: remove knownGap from the drill)\n", r.name, took)
+		return true
+	case len(r.failures) == 0:
+		fmt.Printf("ok    %-14s %s\n", r.name, took)
+		return true
+	case r.knownGap != "" && ranChecks:
+		fmt.Printf("GAP   %-14s %s: needs an edit outside the schema: %s\n", r.name, took, r.knownGap)
+		for _, f := range r.failures {
+			fmt.Printf("        %s\n", indent(f))
+		}
+		return true
+	}
+	fmt.Printf("FAIL  %-14s %s\n", r.name, took)
+	for _, f := range r.failures {
+		fmt.Printf("        %s\n", indent(f))
+	}
+	return false
+}
+
+// indent indents a failure's text under its change, at most 12 lines.
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > 12 {
+		lines = append(lines[:12], fmt.Sprintf("… (%d more lines)", len(lines)-12))
+	}
+	return strings.Join(lines, "\n        ")
+}
+
+// checkDiff runs `abigen diff` between the pristine and the changed schema.
+func (d *drill) checkDiff(r *report, c change) {
+	out, err := d.run(d.abigen, "diff", "abi/schema.orig.yaml", "abi/schema.yaml", "-format", "json")
+	var res struct {
+		Changes []struct{ Rule, Category, Path string }
+		OK      bool
+	}
+	if jerr := json.Unmarshal([]byte(out), &res); jerr != nil {
+		r.failf("abigen diff: %v (%v)\n%s", err, jerr, out)
+		return
+	}
+	if err != nil || !res.OK {
+		r.failf("abigen diff does not accept the change (exit %v)\n%s", err, out)
+	}
+	var got []string
+	for _, ch := range res.Changes {
+		got = append(got, ch.Category+" "+ch.Rule)
+	}
+	got = uniq(got)
+	want := uniq(c.rules)
+	if !slices.Equal(got, want) {
+		r.failf("abigen diff classifies the change as\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func uniqEdits(edits []edit) []edit {
+	var out []edit
+	for _, e := range edits {
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func uniq(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return slices.Compact(s)
+}
+
+// checkHeader compiles the regenerated C++ header with its static_asserts.
+func (d *drill) checkHeader(r *report, c change) {
+	header, err := os.ReadFile(filepath.Join(d.dir, "gen", "cpp", "cycleabi_abi.h"))
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	for _, line := range c.header {
+		if !bytes.Contains(header, []byte(line)) {
+			r.failf("the C++ header lacks %q", line)
+		}
+	}
+	if d.cxx == "" {
+		if os.Getenv("CYCLEABI_REQUIRE_CXX") != "" {
+			r.failf("no C++ compiler on PATH (CYCLEABI_REQUIRE_CXX is set)")
+		}
+		return
+	}
+	src := filepath.Join(d.dir, ".bin", "header.cpp")
+	_ = os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\nint main() { return 0; }\n"), 0o644)
+	for _, std := range []string{"c++11", "c++20"} {
+		if out, err := d.run(d.cxx, "-std="+std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only", "-I", "gen/cpp", src); err != nil {
+			r.failf("the C++ header does not compile at -std=%s: %v\n%s", std, err, out)
+		}
+	}
+}
+
+// checkCapture writes a capture, then requires validate to accept it and
+// decode's trace to contain want.
+func (d *drill) checkCapture(r *report, what string, want []string, write func(capture string) (string, error), cycleabi string) {
+	capture := filepath.Join(".bin", what+".bin")
+	if out, err := write(capture); err != nil {
+		r.failf("%s: writing the capture: %v\n%s", what, err, out)
+		return
+	}
+	if out, err := d.run(cycleabi, "validate", capture); err != nil {
+		r.failf("%s: validate does not accept the capture: %v\n%s", what, err, out)
+	}
+	trace := filepath.Join(".bin", what+".json")
+	if out, err := d.run(cycleabi, "decode", capture, "-o", trace); err != nil {
+		r.failf("%s: decode fails: %v\n%s", what, err, out)
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(d.dir, trace))
+	if err != nil {
+		r.failf("%v", err)
+		return
+	}
+	for _, w := range want {
+		if !bytes.Contains(data, []byte(w)) {
+			r.failf("%s: decode's trace lacks %s", what, w)
+		}
+	}
+}
+
+// runTests applies a group of changes at once and runs the copy's tests:
+// only pinned packages may fail, and -update must fix those that have it.
+func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bool {
+	start := time.Now()
+	r := &report{name: name}
+	defer d.restore()
+	if err := d.apply(uniqEdits(edits)); err != nil {
+		r.failf("%v", err)
+		return r.done(start, false)
+	}
+	if out, err := d.run(d.abigen); err != nil {
+		r.failf("abigen refused the schema: %v\n%s", err, out)
+		return r.done(start, false)
+	}
+	// The example captures are synth's output, regenerated as after any
+	// ABI change (make examples); the tests that read them follow.
+	if o, err := d.run("go", "test", "-count=1", "./examples", "-update"); err != nil && !strings.Contains(o, "FAIL") {
+		r.failf("make examples does not run: %v\n%s", err, o)
+	}
+	failing, out := d.failingPackages()
+	if len(failing) == 0 {
+		fmt.Printf("        every package passes\n")
+	}
+	// Refresh the golden files of every failing package that has them,
+	// then run the failing packages again: a package that only read
+	// another's golden data (the example captures) passes now.
+	var updated []string
+	for _, pkg := range failing {
+		if !d.hasUpdateFlag(pkg) {
+			continue
+		}
+		if o, err := d.run("go", "test", "-count=1", "./"+pkg, "-update"); err != nil && !strings.Contains(o, "FAIL") {
+			r.failf("%s: go test -update does not run: %v\n%s", pkg, err, o)
+		}
+		updated = append(updated, pkg)
+	}
+	still := map[string]string{}
+	if len(failing) > 0 {
+		args := []string{"test", "-short", "-count=1"}
+		for _, p := range failing {
+			args = append(args, "./"+p)
+		}
+		o, _ := d.run("go", args...)
+		for _, l := range strings.Split(o, "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "FAIL" && strings.HasPrefix(f[1], module) {
+				still[strings.TrimPrefix(f[1], module)] = out[strings.TrimPrefix(f[1], module)]
+			}
+		}
+	}
+	for _, pkg := range failing {
+		why, isPinned := pinned[pkg]
+		_, failsStill := still[pkg]
+		wasUpdated := slices.Contains(updated, pkg)
+		switch {
+		case !failsStill && wasUpdated && isPinned:
+			fmt.Printf("        -update %-18s %s\n", pkg, why)
+		case !failsStill && wasUpdated:
+			r.failf("%s needs go test -update, and it does not pin today's schema: its golden files depend on it (add it to the drill's pinned list with what it pins, or make it follow the schema)", pkg)
+		case !failsStill:
+			fmt.Printf("        passes  %-18s once the packages above are updated\n", pkg)
+		case isPinned:
+			fmt.Printf("        by hand %-18s %s\n", pkg, why)
+		default:
+			r.failf("%s fails with the schema changed and -update does not fix it: it needs an edit outside the schema\n%s", pkg, failures(still[pkg]))
+		}
+	}
+	return r.done(start, true)
+}
+
+// module is the import path prefix of the repository's packages.
+const module = "github.com/megakernel/cycleabi/"
+
+// hasUpdateFlag reports whether a package's tests take -update: they
+// import internal/golden, which declares it.
+func (d *drill) hasUpdateFlag(pkg string) bool {
+	files, _ := filepath.Glob(filepath.Join(d.dir, pkg, "*_test.go"))
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+module+`internal/golden"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// failures keeps the lines of a package's test output that say what failed.
+func failures(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "=== ") && !strings.HasPrefix(t, "--- PASS") && !strings.HasPrefix(t, "PASS") && !strings.HasPrefix(t, "ok ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// failingPackages runs the copy's tests (short mode: no fuzzing, no
+// compiler matrix beyond what the packages run by default) and returns
+// the packages that fail, with their output.
+func (d *drill) failingPackages() ([]string, map[string]string) {
+	cmd := exec.Command("go", "test", "-short", "-json", "./...")
+	cmd.Dir = d.dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = io.Discard
+	_ = cmd.Run()
+	failed := map[string]bool{}
+	output := map[string]string{}
+	dec := json.NewDecoder(&stdout)
+	for {
+		var ev struct{ Action, Package, Test, Output string }
+		if err := dec.Decode(&ev); err != nil {
+			break
+		}
+		pkg := strings.TrimPrefix(ev.Package, module)
+		if ev.Action == "output" {
+			// Keep the end: a failure comes after the passing tests' logs.
+			o := output[pkg] + ev.Output
+			output[pkg] = o[max(0, len(o)-4000):]
+		}
+		if ev.Action == "fail" && ev.Test == "" {
+			failed[pkg] = true
+		}
+	}
+	var out []string
+	for p := range failed {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out, output
+}
+
+// drillcapSource is a program the drill builds in the copy against the
+// regenerated package: it writes a capture through the Go writer with the
+// first slot of every region holding one record per descriptor the schema
+// names, so the trace must show every region and every name.
+const drillcapSource = `// Command drillcap is written by the ABI drill; it is not part of the repository.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+func main() {
+	var ids []uint32
+	for _, ns := range abi.Namespaces() {
+		for i := uint32(0); i < ns.Count() && i < 0x10000; i++ {
+			if _, ok := abi.DescSchemaName(ns.Base() + i); ok {
+				ids = append(ids, ns.Base()+i)
+			}
+		}
+	}
+	capacity, err := abi.RoundUpCapacity(uint64(len(ids)))
+	if err != nil {
+		fail(err)
+	}
+	var caps abi.Capacities
+	for _, r := range abi.Regions() {
+		caps.Set(r.CoreType, capacity)
+	}
+	l, err := abi.NewLayout(abi.MinCubeSlots, caps)
+	if err != nil {
+		fail(err)
+	}
+	buf := make([]byte, l.Size())
+	for _, r := range abi.Regions() {
+		s, _ := l.SlotOf(r.CoreType, 0)
+		slot := buf[s.Offset : s.Offset+s.Stride()]
+		if err := abi.InitSlot(slot, 1000, r.CoreType, 0, capacity); err != nil {
+			fail(err)
+		}
+		for i, id := range ids {
+			rec := abi.ProfileRecord{StartCycle: 1000 + 10*uint64(i), EndCycle: 1005 + 10*uint64(i), DescID: id, TaskID: uint32(i), OwnerID: abi.InvalidOwnerID}
+			if _, err := abi.WriteRecord(slot, &rec); err != nil {
+				fail(err)
+			}
+		}
+	}
+	if err := os.WriteFile(os.Args[1], buf, 0o644); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "drillcap:", err)
+	os.Exit(1)
+}
+`

@@ -1,0 +1,82 @@
+package fuzz_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/cppgen"
+	"github.com/megakernel/cycleabi/internal/docgen"
+	"github.com/megakernel/cycleabi/internal/gogen"
+	"github.com/megakernel/cycleabi/internal/schema"
+)
+
+// maxText is the largest schema FuzzSchemaLoad looks at.
+const maxText = 64 << 10
+
+// addFiles adds the contents of the files matching each pattern as seeds.
+func addFiles(f *testing.F, patterns ...string) {
+	f.Helper()
+	n := 0
+	for _, p := range patterns {
+		paths, err := filepath.Glob(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, path := range paths {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+			n++
+		}
+	}
+	if n == 0 {
+		f.Fatalf("no seed files match %v", patterns)
+	}
+}
+
+// FuzzSchemaLoad loads arbitrary text as an ABI schema. Load never panics;
+// an error is a schema.ErrorList whose every entry names the file and a
+// line (and prints them first); a schema it accepts loads again to the
+// same fingerprint, and every emitter (Go, C++, docs) renders it without
+// panicking.
+func FuzzSchemaLoad(f *testing.F) {
+	addFiles(f, "../../abi/schema.yaml", "../../internal/schema/testdata/*.yaml", "../../internal/schema/testdata/invalid/*.yaml",
+		"../../internal/cppgen/testdata/*.yaml")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxText {
+			return
+		}
+		const file = "fuzz.yaml"
+		s, err := schema.Load(file, data)
+		if err != nil {
+			var list *schema.ErrorList
+			if !errors.As(err, &list) || list.Len() == 0 {
+				t.Fatalf("Load error is not a non-empty schema.ErrorList: %T %v", err, err)
+			}
+			for _, e := range list.Errs {
+				if e.File != file || e.Line < 1 {
+					t.Fatalf("schema error without file and line: %+v", e)
+				}
+				if prefix := fmt.Sprintf("%s:%d:", file, e.Line); !strings.HasPrefix(e.Error(), prefix) {
+					t.Fatalf("schema error %q does not start with %q", e.Error(), prefix)
+				}
+			}
+			return
+		}
+		again, err := schema.Load(file, data)
+		if err != nil || again.Fingerprint != s.Fingerprint || again.Canonical() != s.Canonical() {
+			t.Fatalf("loading the same schema twice: %v, fingerprints %x and %x", err, s.Fingerprint, again.Fingerprint)
+		}
+		// The emitters may refuse a schema (a name that collides in one
+		// language); they must not panic on one the model accepted.
+		_, _ = cppgen.Generate(s)
+		_, _ = gogen.Generate(s)
+		_, _ = docgen.Generate(s)
+	})
+}

@@ -1,0 +1,50 @@
+package imports
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/megakernel/cycleabi/"
+
+// TestInternalIsBelowTheProducts: every package under internal/ imports,
+// of this module, only packages under internal/ (test files count too).
+// The files are read here, through go/build, rather than by a go list
+// subprocess, so that go test's cache sees them.
+func TestInternalIsBelowTheProducts(t *testing.T) {
+	root := filepath.Join("..", "..", "internal")
+	internal := 0
+	err := filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(dir, 0)
+		if _, none := err.(*build.NoGoError); none {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		internal++
+		rel, _ := filepath.Rel(filepath.Join("..", ".."), dir)
+		for _, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
+			dep, ours := strings.CutPrefix(imp, module)
+			if ours && !strings.HasPrefix(dep, "internal/") {
+				t.Errorf("%s imports %s: internal/ holds infrastructure, below every product package", filepath.ToSlash(rel), dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if internal < 5 {
+		t.Fatalf("found %d packages under %s", internal, root)
+	}
+}

@@ -1,0 +1,103 @@
+package validate_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// FuzzValidate feeds arbitrary bytes, layout options and a findings cap to
+// package validate. It never panics; it returns an error only when the
+// options make no layout (and never resolves a layout from such options);
+// otherwise its result agrees with itself: exact
+// counts per code and severity, kept findings within the cap, sorted by
+// offset and inside the file, OK exactly when there is no error, and the
+// text and JSON renderings succeed (the JSON parses).
+func FuzzValidate(f *testing.F) {
+	for _, s := range capturetest.FuzzSeeds() {
+		f.Add(s.Data, s.Zeros, s.CubeSlots, s.Planned, s.AIC, s.AIV, int8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, zeros uint32, cubeSlots uint16, planned bool, aic, aiv uint32, maxFindings int8) {
+		data, o, ok := capturetest.FuzzInput(data, zeros, cubeSlots, planned, aic, aiv)
+		if !ok {
+			return
+		}
+		r, err := validate.CheckBytes(capturetest.FuzzName, data, validate.Options{Layout: o, MaxFindings: int(maxFindings)})
+		if err != nil {
+			if !capturetest.RequestMakesNoLayout(o) {
+				t.Fatalf("CheckBytes failed for options that make a layout (%+v): %v", o, err)
+			}
+			return
+		}
+		if capturetest.RequestMakesNoLayout(o) && r.LayoutOK {
+			t.Fatalf("CheckBytes resolved a layout from options that make none: %+v", o)
+		}
+		checkResult(t, r, len(data), int(maxFindings))
+	})
+}
+
+// checkResult checks that a validate result agrees with itself.
+func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
+	t.Helper()
+	severity := map[capture.Code]capture.Severity{}
+	for _, c := range validate.Codes() {
+		severity[c.Code] = c.Severity
+	}
+	kept := map[capture.Code]int{}
+	for i, f := range r.Findings {
+		kept[f.Code]++
+		if s, ok := severity[f.Code]; !ok || s != f.Severity {
+			t.Errorf("finding %v: code %q is not a %v code", f.String(), f.Code, f.Severity)
+		}
+		if f.Off < 0 || f.Off > int64(size) {
+			t.Errorf("finding %v: offset %#x outside the %d-byte file", f.String(), f.Off, size)
+		}
+		if f.Record < -1 || f.Record >= 0 && f.Slot == "" {
+			t.Errorf("finding %v: record %d slot %q", f.String(), f.Record, f.Slot)
+		}
+		if i > 0 && f.Off < r.Findings[i-1].Off {
+			t.Errorf("findings out of offset order: %v after %v", f.String(), r.Findings[i-1].String())
+		}
+	}
+	errs, warns := 0, 0
+	for _, c := range r.Counts {
+		if c.Count <= 0 || c.Kept < 0 || c.Kept > c.Count || c.Kept != kept[c.Code] || c.Truncated() != (c.Kept < c.Count) {
+			t.Errorf("count %+v, %d kept findings", c, kept[c.Code])
+		}
+		if maxFindings > 0 && c.Kept > maxFindings {
+			t.Errorf("code %s keeps %d findings past the cap %d", c.Code, c.Kept, maxFindings)
+		}
+		if maxFindings < 0 && c.Kept != c.Count {
+			t.Errorf("code %s keeps %d of %d findings without a cap", c.Code, c.Kept, c.Count)
+		}
+		if c.Severity == capture.Error {
+			errs += c.Count
+		} else {
+			warns += c.Count
+		}
+		delete(kept, c.Code)
+	}
+	if len(kept) > 0 {
+		t.Errorf("findings of codes with no count: %v", kept)
+	}
+	if errs != r.Errors() || warns != r.Warnings() || r.OK() != (errs == 0) {
+		t.Errorf("Errors()=%d Warnings()=%d OK()=%v, counts say %d errors %d warnings", r.Errors(), r.Warnings(), r.OK(), errs, warns)
+	}
+	if r.OK() && r.Records == 0 {
+		t.Errorf("OK with no records")
+	}
+	var text bytes.Buffer
+	if err := validate.WriteText(&text, r); err != nil {
+		t.Errorf("WriteText: %v", err)
+	}
+	doc := validate.NewDocument(false, maxFindings)
+	doc.Add(r)
+	j, err := json.Marshal(doc)
+	if err != nil || !json.Valid(j) {
+		t.Errorf("the JSON document: %v", err)
+	}
+}
