@@ -78,4 +78,4 @@ ci: test cpp-test
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
-	rm -f trace.json trace.json.gz trace.merged.json
+	rm -f trace.json trace.json.gz trace.merged.json trace.pftrace
