@@ -67,6 +67,7 @@ bench:
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
 	./scripts/rss-merge.sh 3
+	./scripts/rss-sparse.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

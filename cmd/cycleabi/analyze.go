@@ -7,6 +7,7 @@ import (
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -90,6 +91,12 @@ func (in *analyzeInputs) register(fs *pflag.FlagSet) {
 	fs.Lookup("rank").DefValue = ""
 }
 
+// files are the files analyze reads for paths: the captures, the
+// schedule and the names file, none of which its output may replace.
+func (in *analyzeInputs) files(paths []string) []string {
+	return append([]string{in.layout.planFile, in.namesFile}, paths...)
+}
+
 func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Report, error) {
 	fs := cmd.Flags()
 	layout, _, err := in.layout.options(fs)
@@ -154,6 +161,9 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	}
 	if f.top < 0 {
 		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+	}
+	if err := outfile.SameFile(f.output, f.in.files(paths)...); err != nil {
+		return usage(err)
 	}
 	rep, err := f.in.run(cmd, paths)
 	if err != nil {

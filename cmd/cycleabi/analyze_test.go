@@ -194,3 +194,34 @@ func TestAnalyzeRanks(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "no change")
 }
+
+// analyze and diff never write over what they read: each input named as
+// -o is refused with exit 2 and left byte for byte as it was.
+func TestAnalyzeDiffRefuseInputAsOutput(t *testing.T) {
+	dir := t.TempDir()
+	copyTo := func(src, name string) string {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	capture := copyTo(moeCapture, "rank0.bin")
+	sched := copyTo(moePlan, "moe.yaml")
+	names := copyTo(moeNames, "moe.names.yaml")
+	for _, in := range []string{capture, sched, names} {
+		before, err := os.ReadFile(in)
+		require.NoError(t, err)
+		for _, args := range [][]string{
+			{"analyze", capture, "--plan", sched, "--names", names, "-o", in},
+			{"diff", capture, capture, "--plan", sched, "--names", names, "-o", in},
+		} {
+			_, errOut, code := runMain(t, args...)
+			assert.Equal(t, 2, code, "%v: %s", args, errOut)
+			assert.Contains(t, errOut, "it is an input of this command", args)
+			after, err := os.ReadFile(in)
+			require.NoError(t, err)
+			assert.Equal(t, before, after, "%v changed %s", args, in)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -51,9 +52,14 @@ func newDecodeCmd() *cobra.Command {
 file), then writes a Chrome Trace Event JSON file: one process per rank
 (pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
 slice per record, in time order. Open it in https://ui.perfetto.dev or
-chrome://tracing. The trace is written to a temporary file and renamed into
-place, so a failed decode leaves nothing behind; a name ending in .gz is
-gzip-compressed (Perfetto opens it directly); -o - writes to stdout.
+chrome://tracing. The trace is written to a temporary file beside it and
+renamed into place, so a failed or interrupted decode leaves nothing behind
+and a previous trace as it was; a name ending in .gz is gzip-compressed
+(Perfetto opens it directly); -o - writes to stdout; a device or named pipe
+is written in place. An output that is one of the inputs (a capture, the
+names file, the plan, the invocation manifest) is refused. Slots whose
+records are out of start order are sorted in bounded runs spilled to
+TMPDIR.
 
 --format perfetto (the default for a -o name ending in .pftrace or
 .perfetto-trace) writes a native Perfetto protobuf trace instead, from the
@@ -120,7 +126,10 @@ Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
 as TaskType_<t>, anything else as DescId_<desc_id>.
 
 Exit status: 0 on success, 1 when a capture is invalid (the message names the
-file, byte offset, slot and record), 2 for usage or I/O errors.`,
+file, byte offset, slot and record), 2 for usage or I/O errors (and an
+output that is an input), 141 when the reader of -o - goes away (quietly,
+as cat does); SIGINT, SIGTERM and SIGHUP remove the temporary files and end
+decode with the signal (the shell reports 130, 143, 129).`,
 		Example: `  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
@@ -213,6 +222,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 	}
 
+	// Once the output's name is final, before any capture is read.
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
+		return usage(err)
+	}
 	decoded, err := decodeAll(paths, layout)
 	defer func() {
 		for _, d := range decoded {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
@@ -69,6 +70,9 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	}
 	if f.top < 0 {
 		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+	}
+	if err := outfile.SameFile(f.output, f.in.files(args)...); err != nil {
+		return usage(err)
 	}
 	var reps [2]*analyze.Report
 	for i, path := range args {
