@@ -207,7 +207,8 @@ func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, err
 }
 
 // arrows returns input i's arrows from its Deps, as the JSON writer draws
-// them, less those whose producer does not start before its wait ends.
+// them (Decoded.FlowIDs), less those whose producer does not start before
+// its wait ends: trace processor could not tell which end is the start.
 func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, FlowStats, error) {
 	cfg, pl := &in.Config, &f.places[i]
 	clock := newNsClock(cfg.FrequencyMHz)
@@ -216,31 +217,12 @@ func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, FlowStats, error)
 		t, ok := clock.at(c, pl.anchor, f.offset)
 		return t, ok && carry == 0
 	}
-	key := func(active int32, index uint32) uint64 { return uint64(uint32(active))<<32 | uint64(index) }
-	outs, ins := map[uint64][]uint64{}, map[uint64][]uint64{}
-	unbound := uint64(0)
-	st, err := in.Decoded.Flows(cfg.Deps, cfg.FlowMode, cfg.MaxFlows, func(fl Flow) bool {
+	lookup, st, err := in.Decoded.FlowIDs(cfg.Deps, cfg.FlowMode, cfg.MaxFlows, uint64(i)<<32, func(fl Flow) bool {
 		s, ok1 := ts(fl.From.StartCycle)
 		e, ok2 := ts(fl.To.EndCycle)
-		if !ok1 || !ok2 || s >= e {
-			unbound++
-			return true
-		}
-		id := uint64(i)<<32 + fl.ID
-		from, to := key(fl.From.Active, fl.From.Index), key(fl.To.Active, fl.To.Index)
-		outs[from] = append(outs[from], id)
-		ins[to] = append(ins[to], id)
-		return true
+		return ok1 && ok2 && s < e
 	})
-	if err != nil {
-		return nil, st, err
-	}
-	st.Arrows -= unbound
-	st.Unbound += unbound
-	return func(rec *Record) (out, in []uint64) {
-		k := key(int32(rec.Active), uint32(rec.Index))
-		return outs[k], ins[k]
-	}, st, nil
+	return lookup, st, err
 }
 
 func (f *perfettoFormat) head([]Input) []byte { return nil }
