@@ -40,6 +40,8 @@ func checkPerfettoTrace(inputs ...Input) (*pfModel, error) {
 
 // checkPerfettoTraceWith is checkPerfettoTrace with write options (for
 // both writers) and, for the Perfetto writer, arrows given per input.
+// Without those, the flows must be the JSON's arrows too
+// (compareFlowsWithJSON).
 func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input) (*pfModel, error) {
 	var jsb, pfb bytes.Buffer
 	if err := WriteTrace(&jsb, inputs, o); err != nil {
@@ -64,7 +66,124 @@ func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input)
 	if err := dec.Decode(&f); err != nil {
 		return nil, err
 	}
-	return m, compareWithJSON(m, &f, inputs)
+	if err := compareWithJSON(m, &f, inputs); err != nil {
+		return nil, err
+	}
+	if flows != nil {
+		return m, nil // arrows made up for the Perfetto writer alone
+	}
+	return m, compareFlowsWithJSON(m, js, &f)
+}
+
+// jsonFlowEvent is a flow event of the JSON trace ("s" on the producer,
+// "f" binding to the enclosing slice of the wait).
+type jsonFlowEvent struct {
+	Ph  string      `json:"ph"`
+	ID  json.Number `json:"id"`
+	Pid json.Number `json:"pid"`
+	Tid json.Number `json:"tid"`
+	Ts  json.Number `json:"ts"`
+	Bp  string      `json:"bp"`
+}
+
+// compareFlowsWithJSON checks the Perfetto trace's flows are the JSON's
+// arrows, read as a viewer reads them: each JSON flow event binds to the
+// innermost X event of its pid and tid that holds its ts, and the
+// Perfetto flow of the same id must start at that slice's BEGIN ("s") and
+// end at that slice's END ("f"), the slices matched event by event as
+// compareWithJSON matched them. The two writers leave out different
+// arrows they cannot bind (the JSON at microsecond positions, Perfetto
+// at nanoseconds), counted in their stats; an id only one of them draws
+// must be one the other counts as unbound, which needs its stats:
+// without unbound arrows on either side the id sets are equal.
+func compareFlowsWithJSON(m *pfModel, js []byte, f *traceFile) error {
+	var fe struct {
+		TraceEvents []jsonFlowEvent `json:"traceEvents"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	if err := dec.Decode(&fe); err != nil {
+		return err
+	}
+	xs := xEvents(f)
+	type thread struct{ pid, tid string }
+	byThread := map[thread][]int{}
+	for i, x := range xs {
+		k := thread{x.Pid.String(), x.Tid.String()}
+		byThread[k] = append(byThread[k], i)
+	}
+	// enclosing returns the index of the innermost X event of the thread
+	// holding ts: the latest start, then the earliest end.
+	enclosing := func(k thread, ts *big.Int) int {
+		best := -1
+		var bestStart, bestEnd *big.Int
+		for _, i := range byThread[k] {
+			start := jsonNs(xs[i].Ts)
+			end := new(big.Int).Add(start, jsonNs(xs[i].Dur))
+			if start.Cmp(ts) > 0 || end.Cmp(ts) < 0 {
+				continue
+			}
+			if best < 0 || start.Cmp(bestStart) > 0 || start.Cmp(bestStart) == 0 && end.Cmp(bestEnd) < 0 {
+				best, bestStart, bestEnd = i, start, end
+			}
+		}
+		return best
+	}
+	starts, ends := map[uint64]int{}, map[uint64]int{}
+	for _, e := range fe.TraceEvents {
+		if e.Ph != "s" && e.Ph != "f" {
+			continue
+		}
+		id, err := strconv.ParseUint(e.ID.String(), 10, 64)
+		if err != nil {
+			return fmt.Errorf("JSON flow id %q: %v", e.ID, err)
+		}
+		i := enclosing(thread{e.Pid.String(), e.Tid.String()}, jsonNs(e.Ts))
+		if i < 0 {
+			return fmt.Errorf("JSON flow %d (%s) at %s us binds to no slice of pid %s tid %s", id, e.Ph, e.Ts, e.Pid, e.Tid)
+		}
+		side := starts
+		if e.Ph == "f" {
+			if e.Bp != "e" {
+				return fmt.Errorf("JSON flow %d: f without bp e", id)
+			}
+			side = ends
+		}
+		if _, dup := side[id]; dup {
+			return fmt.Errorf("JSON flow %d: two %q events", id, e.Ph)
+		}
+		side[id] = i
+	}
+	if len(starts) != len(ends) {
+		return fmt.Errorf("JSON: %d flow starts, %d ends", len(starts), len(ends))
+	}
+	for id, i := range starts {
+		j, ok := ends[id]
+		if !ok {
+			return fmt.Errorf("JSON flow %d never ends", id)
+		}
+		ps, pe := m.flowStarts[id], m.flowEnds[id]
+		if ps == nil {
+			// Perfetto must count it unbound: its producer does not
+			// start before its wait ends.
+			if m.slices[i].start < m.slices[j].end {
+				return fmt.Errorf("flow %d: in the JSON (%s -> %s) but not in the Perfetto trace", id, xs[i].Name, xs[j].Name)
+			}
+			continue
+		}
+		if ps != m.slices[i] || pe != m.slices[j] {
+			return fmt.Errorf("flow %d: Perfetto %s@%d -> %s@%d, JSON %s@%s -> %s@%s",
+				id, ps.name, ps.start, pe.name, pe.end, xs[i].Name, xs[i].Ts, xs[j].Name, xs[j].Ts)
+		}
+	}
+	for id, ps := range m.flowStarts {
+		if _, ok := starts[id]; !ok {
+			// The JSON must have counted it unbound; the JSON's ids
+			// then shift, which compares only when it has none.
+			return fmt.Errorf("flow %d (%s -> %s): in the Perfetto trace but not in the JSON", id, ps.name, m.flowEnds[id].name)
+		}
+	}
+	return nil
 }
 
 // checkTrackTree checks the tracks form rank → region → core (→ overlap
