@@ -41,8 +41,9 @@ type flowLookup func(rec *Record) (out, in []uint64)
 // "<kernel> rank R device D" as the JSON's process), under it a
 // "megaKernelCycleTrace" track holding one instant per input with its
 // metadata, and a track per region (AIC, AIV) holding a track per core
-// with records (AIC/3), cores ordered by block id (child_ordering
-// EXPLICIT, sibling_order_rank). The invocations of a rank share its
+// with records (AIC/3); children are ordered explicitly (child_ordering
+// EXPLICIT, sibling_order_rank): the metadata track, then AIC, AIV, and
+// cores by block id. The invocations of a rank share its
 // tracks; each slice's args then end with invocation_id, step and
 // direction (those known).
 //
@@ -433,10 +434,14 @@ func (r *perfettoRenderer) begin(b []byte) []byte {
 	td = appendVarintField(td, fTrackUUID, rk.proc)
 	td = appendStringField(td, fTrackName, procName)
 	td = appendBytesField(td, fTrackProcess, proc)
+	td = appendVarintField(td, fTrackChildOrdering, childOrderingExplicit)
 	b = r.appendDescriptor(b, td)
+	// The metadata track first (rank 0), then the regions by core type
+	// (AIC 1, AIV 2).
 	td = appendVarintField(td[:0], fTrackUUID, rk.meta)
 	td = appendVarintField(td, fTrackParentUUID, rk.proc)
 	td = appendStringField(td, fTrackName, "megaKernelCycleTrace")
+	td = appendInt32Field(td, fTrackSiblingOrderRank, 0)
 	b = r.appendDescriptor(b, td)
 	for _, t := range rk.regions {
 		td = appendVarintField(td[:0], fTrackUUID, rk.regionIDs[t])

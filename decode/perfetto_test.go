@@ -196,19 +196,21 @@ func checkTrackTree(m *pfModel, inputs []Input) error {
 		d := t.desc
 		switch {
 		case d.GetProcess() != nil:
-			if t.parent != nil || d.GetProcess().GetProcessName() != d.GetName() {
-				return fmt.Errorf("process track %q: parent or name", d.GetName())
+			if t.parent != nil || d.GetProcess().GetProcessName() != d.GetName() || d.GetChildOrdering().String() != "EXPLICIT" {
+				return fmt.Errorf("process track %q: parent, name or ordering %v", d.GetName(), d.GetChildOrdering())
 			}
 			procs[d.GetProcess().GetPid()] = t
 		case t.parent == nil:
 			return fmt.Errorf("track %q has no parent", d.GetName())
 		case d.GetName() == "megaKernelCycleTrace":
-			if t.parent.desc.GetProcess() == nil {
-				return fmt.Errorf("metadata track not under a process track")
+			if t.parent.desc.GetProcess() == nil || d.SiblingOrderRank == nil || d.GetSiblingOrderRank() != 0 {
+				return fmt.Errorf("metadata track not under a process track, or not ranked first")
 			}
 		case d.GetName() == "AIC" || d.GetName() == "AIV":
-			if t.parent.desc.GetProcess() == nil || d.GetChildOrdering().String() != "EXPLICIT" {
-				return fmt.Errorf("region %q: parent %q, ordering %v", d.GetName(), t.parent.desc.GetName(), d.GetChildOrdering())
+			// Ranked after the metadata track (0), AIC before AIV.
+			want := map[string]int32{"AIC": 1, "AIV": 2}[d.GetName()]
+			if t.parent.desc.GetProcess() == nil || d.GetChildOrdering().String() != "EXPLICIT" || d.GetSiblingOrderRank() != want {
+				return fmt.Errorf("region %q: parent %q, ordering %v, rank %d", d.GetName(), t.parent.desc.GetName(), d.GetChildOrdering(), d.GetSiblingOrderRank())
 			}
 		case strings.Contains(d.GetName(), " overlap "):
 			core, n, _ := strings.Cut(d.GetName(), " overlap ")
