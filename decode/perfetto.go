@@ -111,11 +111,15 @@ const perfettoCategory = "MegaKernelInternal"
 const coreInfoName = "core_info"
 
 // Bounds that keep the writer's memory independent of the capture's size.
-const (
-	// maxInternedNames bounds the event names interned per sequence;
-	// later new names (detailed names make one per task) are written
-	// in full.
+// maxInternedNames is a variable for the tests of the full tables.
+var (
+	// maxInternedNames bounds the event names, and apart from them the
+	// task_stage values, interned per sequence; later new ones (detailed
+	// names make one per task) are written in full.
 	maxInternedNames = 1 << 16
+)
+
+const (
 	// maxLanes bounds the tracks of one core: records overlapping
 	// without nesting beyond that many at once are refused.
 	maxLanes = 1024
@@ -326,8 +330,12 @@ type perfettoRenderer struct {
 
 	names    map[string]uint64 // interned event names
 	annNames map[string]uint64 // interned debug annotation names
-	descs    map[uint32]*pfDesc
-	tasks    taskStages
+	// stageIIDs are the interned task_stage values; stageByTask caches
+	// them by task id for a names file's dense task table (0: not yet).
+	stageIIDs   map[string]uint64
+	stageByTask []uint64
+	descs       map[uint32]*pfDesc
+	tasks       taskStages
 	// stagesValid says every task stage name is valid UTF-8 (as a YAML
 	// names file's are), so that records need not check theirs.
 	stagesValid bool
@@ -344,11 +352,13 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 		f: f, in: in, index: i, seq: uint64(i) + 1, clock: newNsClock(cfg.FrequencyMHz),
 		anchor: pl.anchor, shift: pl.shift, rank: f.ranks[i], flows: f.flows[i],
 		names: map[string]uint64{}, annNames: map[string]uint64{}, descs: map[uint32]*pfDesc{},
-		detailed: cfg.DetailedNames, owner: validUTF8(cfg.OwnerLabel),
+		stageIIDs: map[string]uint64{},
+		detailed:  cfg.DetailedNames, owner: validUTF8(cfg.OwnerLabel),
 		nextLane: uint64(i+1) << 40,
 	}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
+		r.stageByTask = make([]uint64, len(r.tasks.dense))
 		r.stagesValid = true
 		for _, stage := range cfg.Names.Tasks {
 			r.stagesValid = r.stagesValid && utf8.ValidString(stage)
@@ -680,7 +690,14 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	r.interned = r.interned[:0]
 	d := r.desc(rec.DescID)
 	stage, hasStage := r.tasks.lookup(rec.TaskID)
+	if hasStage && !r.stagesValid {
+		stage = validUTF8(stage)
+	}
 	nameIID := r.eventNameIID(rec, d, stage, hasStage)
+	var stageIID uint64
+	if hasStage {
+		stageIID = r.stageIID(rec.TaskID, stage)
+	}
 
 	b, pkt, ev := r.openEvent(b, start, eventTypeSliceBegin, lane.uuid)
 	b = append(b, tagEventCategoryIIDs, 1)
@@ -696,10 +713,10 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	b = appendUintAnnotation(b, annTaskNumber, uint64(rec.StageTaskIndex)+1)
 	b = appendUintAnnotation(b, annStartCycle, rec.StartCycle)
 	b = appendUintAnnotation(b, annEndCycle, rec.EndCycle)
-	if hasStage {
-		if !r.stagesValid {
-			stage = validUTF8(stage)
-		}
+	switch {
+	case stageIID != 0:
+		b = appendStringIIDAnnotation(b, annTaskStage, stageIID)
+	case hasStage:
 		b = appendStringAnnotation(b, annTaskStage, stage)
 	}
 	if d.argIID != 0 {
@@ -716,6 +733,32 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 
 	lane.open = append(lane.open, openSlice{end: end, in: in})
 	return b, nil
+}
+
+// stageIID returns the interned id of a task_stage value, interning it
+// in r.interned on first use; 0 when the table is full (the value is then
+// written in full).
+func (r *perfettoRenderer) stageIID(task uint32, stage string) uint64 {
+	if int(task) < len(r.stageByTask) {
+		if iid := r.stageByTask[task]; iid != 0 {
+			return iid
+		}
+	}
+	iid, ok := r.stageIIDs[stage]
+	if !ok {
+		if len(r.stageIIDs) >= maxInternedNames {
+			return 0
+		}
+		iid = uint64(len(r.stageIIDs) + 1)
+		r.stageIIDs[stage] = iid
+		e := appendVarintField(nil, fInternedStringIID, iid)
+		e = appendStringField(e, fInternedStringStr, stage)
+		r.interned = appendBytesField(r.interned, fInternedAnnotationStrs, e)
+	}
+	if int(task) < len(r.stageByTask) {
+		r.stageByTask[task] = iid
+	}
+	return iid
 }
 
 // eventNameIID returns the interned id of the record's event name, or 0
@@ -830,6 +873,17 @@ func appendUintAnnotation(b []byte, nameIID, v uint64) []byte {
 	b = protowire.AppendVarint(b, uint64(n))
 	b = appendVarintField(b, fAnnotationNameIID, nameIID)
 	return appendVarintField(b, fAnnotationUint, v)
+}
+
+// appendStringIIDAnnotation appends a string annotation whose value is
+// interned (string_value_iid).
+func appendStringIIDAnnotation(b []byte, nameIID, valueIID uint64) []byte {
+	n := protowire.SizeTag(fAnnotationNameIID) + protowire.SizeVarint(nameIID) +
+		protowire.SizeTag(fAnnotationStringIID) + protowire.SizeVarint(valueIID)
+	b = protowire.AppendTag(b, fEventDebugAnnotations, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	b = appendVarintField(b, fAnnotationNameIID, nameIID)
+	return appendVarintField(b, fAnnotationStringIID, valueIID)
 }
 
 func appendIntAnnotation(b []byte, nameIID uint64, v int64) []byte {

@@ -65,6 +65,7 @@ type sequenceState struct {
 	names      map[uint64]string
 	categories map[uint64]string
 	annNames   map[uint64]string
+	strs       map[uint64]string // debug annotation string values
 }
 
 // parsePerfettoTrace decodes and checks a trace: no field outside the
@@ -139,7 +140,7 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 		}
 	}
 	if p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) != 0 {
-		*s = sequenceState{valid: true, names: map[uint64]string{}, categories: map[uint64]string{}, annNames: map[uint64]string{}}
+		*s = sequenceState{valid: true, names: map[uint64]string{}, categories: map[uint64]string{}, annNames: map[uint64]string{}, strs: map[uint64]string{}}
 	}
 	if d := p.GetTracePacketDefaults(); d != nil {
 		s.clockID = d.GetTimestampClockId()
@@ -161,6 +162,11 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 		for _, e := range in.GetDebugAnnotationNames() {
 			if err := intern(s.annNames, e.GetIid(), e.GetName()); err != nil {
 				return fmt.Errorf("annotation name: %v", err)
+			}
+		}
+		for _, e := range in.GetDebugAnnotationStringValues() {
+			if err := intern(s.strs, e.GetIid(), string(e.GetStr())); err != nil {
+				return fmt.Errorf("annotation string value: %v", err)
 			}
 		}
 	}
@@ -225,7 +231,11 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 			if _, dup := sl.args[name]; dup {
 				return fmt.Errorf("annotation %q twice", name)
 			}
-			sl.args[name] = annotationValue(a)
+			v, err := annotationValue(a, s)
+			if err != nil {
+				return fmt.Errorf("annotation %q: %v", name, err)
+			}
+			sl.args[name] = v
 		}
 		if ev.GetType() == pb.TrackEvent_TYPE_INSTANT && len(e.flows)+len(e.terminating) > 0 {
 			return fmt.Errorf("flows on an instant")
@@ -313,21 +323,28 @@ func eventName(ev *pb.TrackEvent, s *sequenceState) (string, error) {
 	return name, nil
 }
 
-// annotationValue renders a value the way the JSON writer does.
-func annotationValue(a *pb.DebugAnnotation) string {
+// annotationValue renders a value the way the JSON writer does, an
+// interned string resolved against the sequence's state.
+func annotationValue(a *pb.DebugAnnotation, s *sequenceState) (string, error) {
 	switch v := a.Value.(type) {
 	case *pb.DebugAnnotation_UintValue:
-		return strconv.FormatUint(v.UintValue, 10)
+		return strconv.FormatUint(v.UintValue, 10), nil
 	case *pb.DebugAnnotation_IntValue:
-		return strconv.FormatInt(v.IntValue, 10)
+		return strconv.FormatInt(v.IntValue, 10), nil
 	case *pb.DebugAnnotation_StringValue:
-		return v.StringValue
+		return v.StringValue, nil
+	case *pb.DebugAnnotation_StringValueIid:
+		str, ok := s.strs[v.StringValueIid]
+		if !ok {
+			return "", fmt.Errorf("string value iid %d does not resolve", v.StringValueIid)
+		}
+		return str, nil
 	case *pb.DebugAnnotation_BoolValue:
-		return strconv.FormatBool(v.BoolValue)
+		return strconv.FormatBool(v.BoolValue), nil
 	case *pb.DebugAnnotation_DoubleValue:
-		return strconv.FormatFloat(v.DoubleValue, 'f', -1, 64)
+		return strconv.FormatFloat(v.DoubleValue, 'f', -1, 64), nil
 	}
-	return fmt.Sprintf("unexpected %T", a.Value)
+	return "", fmt.Errorf("unexpected %T", a.Value)
 }
 
 // noUnknownFields fails on any field the transcribed protos do not

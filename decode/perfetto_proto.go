@@ -56,9 +56,13 @@ const (
 	fAnnotationInt           protowire.Number = 4  // int64 int_value
 	fAnnotationDouble        protowire.Number = 5  // double double_value
 	fAnnotationString        protowire.Number = 6  // string string_value
+	fAnnotationStringIID     protowire.Number = 17 // uint64 string_value_iid (InternedData.debug_annotation_string_values)
 	fInternedEventCategories protowire.Number = 1  // interned_data/interned_data.proto, InternedData: repeated EventCategory event_categories
 	fInternedEventNames      protowire.Number = 2  // repeated EventName event_names
 	fInternedAnnotationNames protowire.Number = 3  // repeated DebugAnnotationName debug_annotation_names
+	fInternedAnnotationStrs  protowire.Number = 29 // repeated InternedString debug_annotation_string_values
+	fInternedStringIID       protowire.Number = 1  // profiling/profile_common.proto, InternedString: uint64 iid
+	fInternedStringStr       protowire.Number = 2  // bytes str
 	fTrackUUID               protowire.Number = 1  // track_event/track_descriptor.proto, TrackDescriptor: uint64 uuid
 	fTrackName               protowire.Number = 2  // string name (oneof static_or_dynamic_name)
 	fTrackProcess            protowire.Number = 3  // ProcessDescriptor process

@@ -474,6 +474,43 @@ func TestPerfettoExamples(t *testing.T) {
 	}
 }
 
+// With the interning tables full after two entries, later event names and
+// task_stage values are written in full: the trace still holds the JSON's
+// slices, names and args, on the example with its names file, detailed
+// names or not.
+func TestPerfettoInternedTablesFull(t *testing.T) {
+	names, err := LoadNames("../examples/moe_layer.names.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := capture.Open("../examples/moe_layer.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d, err := Decode(c, capture.LayoutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { maxInternedNames = n }(maxInternedNames)
+	for _, limit := range []int{2, 1 << 16} {
+		maxInternedNames = limit
+		for _, detailed := range []bool{false, true} {
+			cfg := defaultConfig()
+			cfg.Names, cfg.DetailedNames = names, detailed
+			pf, err := perfettoOf(Input{Decoded: d, Config: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := checkPerfettoTrace(Input{Decoded: d, Config: cfg}); err != nil {
+				t.Fatalf("limit %d, detailed %v: %v", limit, detailed, err)
+			}
+			// Full tables write names and stages in full: a bigger trace.
+			t.Logf("limit %d, detailed %v: %d bytes", limit, detailed, len(pf))
+		}
+	}
+}
+
 // propPerfetto: for any valid capture, at any of the test frequencies,
 // the Perfetto trace passes every check and holds the JSON's slices; or,
 // when a timestamp is past 2^63-1 ns, it is refused.

@@ -286,7 +286,7 @@ func (x *TrackDescriptor_ChildTracksOrdering) UnmarshalJSON(b []byte) error {
 
 // Deprecated: Use TrackDescriptor_ChildTracksOrdering.Descriptor instead.
 func (TrackDescriptor_ChildTracksOrdering) EnumDescriptor() ([]byte, []int) {
-	return file_perfetto_subset_proto_rawDescGZIP(), []int{11, 0}
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{12, 0}
 }
 
 // trace/trace.proto
@@ -964,6 +964,7 @@ type DebugAnnotation struct {
 	//	*DebugAnnotation_StringValue
 	//	*DebugAnnotation_PointerValue
 	//	*DebugAnnotation_LegacyJsonValue
+	//	*DebugAnnotation_StringValueIid
 	Value         isDebugAnnotation_Value `protobuf_oneof:"value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1094,6 +1095,15 @@ func (x *DebugAnnotation) GetLegacyJsonValue() string {
 	return ""
 }
 
+func (x *DebugAnnotation) GetStringValueIid() uint64 {
+	if x != nil {
+		if x, ok := x.Value.(*DebugAnnotation_StringValueIid); ok {
+			return x.StringValueIid
+		}
+	}
+	return 0
+}
+
 type isDebugAnnotation_NameField interface {
 	isDebugAnnotation_NameField()
 }
@@ -1142,6 +1152,11 @@ type DebugAnnotation_LegacyJsonValue struct {
 	LegacyJsonValue string `protobuf:"bytes,9,opt,name=legacy_json_value,json=legacyJsonValue,oneof"`
 }
 
+type DebugAnnotation_StringValueIid struct {
+	// Interned: InternedData.debug_annotation_string_values.
+	StringValueIid uint64 `protobuf:"varint,17,opt,name=string_value_iid,json=stringValueIid,oneof"`
+}
+
 func (*DebugAnnotation_BoolValue) isDebugAnnotation_Value() {}
 
 func (*DebugAnnotation_UintValue) isDebugAnnotation_Value() {}
@@ -1155,6 +1170,8 @@ func (*DebugAnnotation_StringValue) isDebugAnnotation_Value() {}
 func (*DebugAnnotation_PointerValue) isDebugAnnotation_Value() {}
 
 func (*DebugAnnotation_LegacyJsonValue) isDebugAnnotation_Value() {}
+
+func (*DebugAnnotation_StringValueIid) isDebugAnnotation_Value() {}
 
 // trace/track_event/debug_annotation.proto
 type DebugAnnotationName struct {
@@ -1211,12 +1228,13 @@ func (x *DebugAnnotationName) GetName() string {
 
 // trace/interned_data/interned_data.proto
 type InternedData struct {
-	state                protoimpl.MessageState `protogen:"open.v1"`
-	EventCategories      []*EventCategory       `protobuf:"bytes,1,rep,name=event_categories,json=eventCategories" json:"event_categories,omitempty"`
-	EventNames           []*EventName           `protobuf:"bytes,2,rep,name=event_names,json=eventNames" json:"event_names,omitempty"`
-	DebugAnnotationNames []*DebugAnnotationName `protobuf:"bytes,3,rep,name=debug_annotation_names,json=debugAnnotationNames" json:"debug_annotation_names,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	state                       protoimpl.MessageState `protogen:"open.v1"`
+	EventCategories             []*EventCategory       `protobuf:"bytes,1,rep,name=event_categories,json=eventCategories" json:"event_categories,omitempty"`
+	EventNames                  []*EventName           `protobuf:"bytes,2,rep,name=event_names,json=eventNames" json:"event_names,omitempty"`
+	DebugAnnotationNames        []*DebugAnnotationName `protobuf:"bytes,3,rep,name=debug_annotation_names,json=debugAnnotationNames" json:"debug_annotation_names,omitempty"`
+	DebugAnnotationStringValues []*InternedString      `protobuf:"bytes,29,rep,name=debug_annotation_string_values,json=debugAnnotationStringValues" json:"debug_annotation_string_values,omitempty"`
+	unknownFields               protoimpl.UnknownFields
+	sizeCache                   protoimpl.SizeCache
 }
 
 func (x *InternedData) Reset() {
@@ -1270,6 +1288,66 @@ func (x *InternedData) GetDebugAnnotationNames() []*DebugAnnotationName {
 	return nil
 }
 
+func (x *InternedData) GetDebugAnnotationStringValues() []*InternedString {
+	if x != nil {
+		return x.DebugAnnotationStringValues
+	}
+	return nil
+}
+
+// profiling/profile_common.proto
+type InternedString struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Iid           *uint64                `protobuf:"varint,1,opt,name=iid" json:"iid,omitempty"`
+	Str           []byte                 `protobuf:"bytes,2,opt,name=str" json:"str,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InternedString) Reset() {
+	*x = InternedString{}
+	mi := &file_perfetto_subset_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InternedString) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InternedString) ProtoMessage() {}
+
+func (x *InternedString) ProtoReflect() protoreflect.Message {
+	mi := &file_perfetto_subset_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InternedString.ProtoReflect.Descriptor instead.
+func (*InternedString) Descriptor() ([]byte, []int) {
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *InternedString) GetIid() uint64 {
+	if x != nil && x.Iid != nil {
+		return *x.Iid
+	}
+	return 0
+}
+
+func (x *InternedString) GetStr() []byte {
+	if x != nil {
+		return x.Str
+	}
+	return nil
+}
+
 // trace/track_event/track_descriptor.proto
 type TrackDescriptor struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -1289,7 +1367,7 @@ type TrackDescriptor struct {
 
 func (x *TrackDescriptor) Reset() {
 	*x = TrackDescriptor{}
-	mi := &file_perfetto_subset_proto_msgTypes[11]
+	mi := &file_perfetto_subset_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1301,7 +1379,7 @@ func (x *TrackDescriptor) String() string {
 func (*TrackDescriptor) ProtoMessage() {}
 
 func (x *TrackDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_perfetto_subset_proto_msgTypes[11]
+	mi := &file_perfetto_subset_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1314,7 +1392,7 @@ func (x *TrackDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TrackDescriptor.ProtoReflect.Descriptor instead.
 func (*TrackDescriptor) Descriptor() ([]byte, []int) {
-	return file_perfetto_subset_proto_rawDescGZIP(), []int{11}
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *TrackDescriptor) GetUuid() uint64 {
@@ -1405,7 +1483,7 @@ type ProcessDescriptor struct {
 
 func (x *ProcessDescriptor) Reset() {
 	*x = ProcessDescriptor{}
-	mi := &file_perfetto_subset_proto_msgTypes[12]
+	mi := &file_perfetto_subset_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1417,7 +1495,7 @@ func (x *ProcessDescriptor) String() string {
 func (*ProcessDescriptor) ProtoMessage() {}
 
 func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
-	mi := &file_perfetto_subset_proto_msgTypes[12]
+	mi := &file_perfetto_subset_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1430,7 +1508,7 @@ func (x *ProcessDescriptor) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ProcessDescriptor.ProtoReflect.Descriptor instead.
 func (*ProcessDescriptor) Descriptor() ([]byte, []int) {
-	return file_perfetto_subset_proto_rawDescGZIP(), []int{12}
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ProcessDescriptor) GetPid() int32 {
@@ -1471,7 +1549,7 @@ type ChromeMetadata struct {
 
 func (x *ChromeMetadata) Reset() {
 	*x = ChromeMetadata{}
-	mi := &file_perfetto_subset_proto_msgTypes[13]
+	mi := &file_perfetto_subset_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1483,7 +1561,7 @@ func (x *ChromeMetadata) String() string {
 func (*ChromeMetadata) ProtoMessage() {}
 
 func (x *ChromeMetadata) ProtoReflect() protoreflect.Message {
-	mi := &file_perfetto_subset_proto_msgTypes[13]
+	mi := &file_perfetto_subset_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1496,7 +1574,7 @@ func (x *ChromeMetadata) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChromeMetadata.ProtoReflect.Descriptor instead.
 func (*ChromeMetadata) Descriptor() ([]byte, []int) {
-	return file_perfetto_subset_proto_rawDescGZIP(), []int{13}
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ChromeMetadata) GetName() string {
@@ -1587,7 +1665,7 @@ type ChromeEventBundle struct {
 
 func (x *ChromeEventBundle) Reset() {
 	*x = ChromeEventBundle{}
-	mi := &file_perfetto_subset_proto_msgTypes[14]
+	mi := &file_perfetto_subset_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1599,7 +1677,7 @@ func (x *ChromeEventBundle) String() string {
 func (*ChromeEventBundle) ProtoMessage() {}
 
 func (x *ChromeEventBundle) ProtoReflect() protoreflect.Message {
-	mi := &file_perfetto_subset_proto_msgTypes[14]
+	mi := &file_perfetto_subset_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1612,7 +1690,7 @@ func (x *ChromeEventBundle) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ChromeEventBundle.ProtoReflect.Descriptor instead.
 func (*ChromeEventBundle) Descriptor() ([]byte, []int) {
-	return file_perfetto_subset_proto_rawDescGZIP(), []int{14}
+	return file_perfetto_subset_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ChromeEventBundle) GetMetadata() []*ChromeMetadata {
@@ -1634,7 +1712,7 @@ type ClockSnapshot_Clock struct {
 
 func (x *ClockSnapshot_Clock) Reset() {
 	*x = ClockSnapshot_Clock{}
-	mi := &file_perfetto_subset_proto_msgTypes[15]
+	mi := &file_perfetto_subset_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1646,7 +1724,7 @@ func (x *ClockSnapshot_Clock) String() string {
 func (*ClockSnapshot_Clock) ProtoMessage() {}
 
 func (x *ClockSnapshot_Clock) ProtoReflect() protoreflect.Message {
-	mi := &file_perfetto_subset_proto_msgTypes[15]
+	mi := &file_perfetto_subset_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1762,7 +1840,7 @@ const file_perfetto_subset_proto_rawDesc = "" +
 	"\x04name\x18\x02 \x01(\tR\x04name\"1\n" +
 	"\tEventName\x12\x10\n" +
 	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xdb\x02\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\x87\x03\n" +
 	"\x0fDebugAnnotation\x12\x1b\n" +
 	"\bname_iid\x18\x01 \x01(\x04H\x00R\anameIid\x12\x14\n" +
 	"\x04name\x18\n" +
@@ -1775,18 +1853,23 @@ const file_perfetto_subset_proto_rawDesc = "" +
 	"\fdouble_value\x18\x05 \x01(\x01H\x01R\vdoubleValue\x12#\n" +
 	"\fstring_value\x18\x06 \x01(\tH\x01R\vstringValue\x12%\n" +
 	"\rpointer_value\x18\a \x01(\x04H\x01R\fpointerValue\x12,\n" +
-	"\x11legacy_json_value\x18\t \x01(\tH\x01R\x0flegacyJsonValueB\f\n" +
+	"\x11legacy_json_value\x18\t \x01(\tH\x01R\x0flegacyJsonValue\x12*\n" +
+	"\x10string_value_iid\x18\x11 \x01(\x04H\x01R\x0estringValueIidB\f\n" +
 	"\n" +
 	"name_fieldB\a\n" +
 	"\x05value\";\n" +
 	"\x13DebugAnnotationName\x12\x10\n" +
 	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\"\xf2\x01\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\"\xd8\x02\n" +
 	"\fInternedData\x12I\n" +
 	"\x10event_categories\x18\x01 \x03(\v2\x1e.perfetto.protos.EventCategoryR\x0feventCategories\x12;\n" +
 	"\vevent_names\x18\x02 \x03(\v2\x1a.perfetto.protos.EventNameR\n" +
 	"eventNames\x12Z\n" +
-	"\x16debug_annotation_names\x18\x03 \x03(\v2$.perfetto.protos.DebugAnnotationNameR\x14debugAnnotationNames\"\xba\x03\n" +
+	"\x16debug_annotation_names\x18\x03 \x03(\v2$.perfetto.protos.DebugAnnotationNameR\x14debugAnnotationNames\x12d\n" +
+	"\x1edebug_annotation_string_values\x18\x1d \x03(\v2\x1f.perfetto.protos.InternedStringR\x1bdebugAnnotationStringValues\"4\n" +
+	"\x0eInternedString\x12\x10\n" +
+	"\x03iid\x18\x01 \x01(\x04R\x03iid\x12\x10\n" +
+	"\x03str\x18\x02 \x01(\fR\x03str\"\xba\x03\n" +
 	"\x0fTrackDescriptor\x12\x12\n" +
 	"\x04uuid\x18\x01 \x01(\x04R\x04uuid\x12\x1f\n" +
 	"\vparent_uuid\x18\x05 \x01(\x04R\n" +
@@ -1842,7 +1925,7 @@ func file_perfetto_subset_proto_rawDescGZIP() []byte {
 }
 
 var file_perfetto_subset_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_perfetto_subset_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_perfetto_subset_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_perfetto_subset_proto_goTypes = []any{
 	(BuiltinClock)(0),                        // 0: perfetto.protos.BuiltinClock
 	(TracePacket_SequenceFlags)(0),           // 1: perfetto.protos.TracePacket.SequenceFlags
@@ -1859,36 +1942,38 @@ var file_perfetto_subset_proto_goTypes = []any{
 	(*DebugAnnotation)(nil),                  // 12: perfetto.protos.DebugAnnotation
 	(*DebugAnnotationName)(nil),              // 13: perfetto.protos.DebugAnnotationName
 	(*InternedData)(nil),                     // 14: perfetto.protos.InternedData
-	(*TrackDescriptor)(nil),                  // 15: perfetto.protos.TrackDescriptor
-	(*ProcessDescriptor)(nil),                // 16: perfetto.protos.ProcessDescriptor
-	(*ChromeMetadata)(nil),                   // 17: perfetto.protos.ChromeMetadata
-	(*ChromeEventBundle)(nil),                // 18: perfetto.protos.ChromeEventBundle
-	(*ClockSnapshot_Clock)(nil),              // 19: perfetto.protos.ClockSnapshot.Clock
+	(*InternedString)(nil),                   // 15: perfetto.protos.InternedString
+	(*TrackDescriptor)(nil),                  // 16: perfetto.protos.TrackDescriptor
+	(*ProcessDescriptor)(nil),                // 17: perfetto.protos.ProcessDescriptor
+	(*ChromeMetadata)(nil),                   // 18: perfetto.protos.ChromeMetadata
+	(*ChromeEventBundle)(nil),                // 19: perfetto.protos.ChromeEventBundle
+	(*ClockSnapshot_Clock)(nil),              // 20: perfetto.protos.ClockSnapshot.Clock
 }
 var file_perfetto_subset_proto_depIdxs = []int32{
 	5,  // 0: perfetto.protos.Trace.packet:type_name -> perfetto.protos.TracePacket
 	8,  // 1: perfetto.protos.TracePacket.track_event:type_name -> perfetto.protos.TrackEvent
-	15, // 2: perfetto.protos.TracePacket.track_descriptor:type_name -> perfetto.protos.TrackDescriptor
-	18, // 3: perfetto.protos.TracePacket.chrome_events:type_name -> perfetto.protos.ChromeEventBundle
+	16, // 2: perfetto.protos.TracePacket.track_descriptor:type_name -> perfetto.protos.TrackDescriptor
+	19, // 3: perfetto.protos.TracePacket.chrome_events:type_name -> perfetto.protos.ChromeEventBundle
 	7,  // 4: perfetto.protos.TracePacket.clock_snapshot:type_name -> perfetto.protos.ClockSnapshot
 	14, // 5: perfetto.protos.TracePacket.interned_data:type_name -> perfetto.protos.InternedData
 	6,  // 6: perfetto.protos.TracePacket.trace_packet_defaults:type_name -> perfetto.protos.TracePacketDefaults
 	9,  // 7: perfetto.protos.TracePacketDefaults.track_event_defaults:type_name -> perfetto.protos.TrackEventDefaults
-	19, // 8: perfetto.protos.ClockSnapshot.clocks:type_name -> perfetto.protos.ClockSnapshot.Clock
+	20, // 8: perfetto.protos.ClockSnapshot.clocks:type_name -> perfetto.protos.ClockSnapshot.Clock
 	0,  // 9: perfetto.protos.ClockSnapshot.primary_trace_clock:type_name -> perfetto.protos.BuiltinClock
 	2,  // 10: perfetto.protos.TrackEvent.type:type_name -> perfetto.protos.TrackEvent.Type
 	12, // 11: perfetto.protos.TrackEvent.debug_annotations:type_name -> perfetto.protos.DebugAnnotation
 	10, // 12: perfetto.protos.InternedData.event_categories:type_name -> perfetto.protos.EventCategory
 	11, // 13: perfetto.protos.InternedData.event_names:type_name -> perfetto.protos.EventName
 	13, // 14: perfetto.protos.InternedData.debug_annotation_names:type_name -> perfetto.protos.DebugAnnotationName
-	16, // 15: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
-	3,  // 16: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
-	17, // 17: perfetto.protos.ChromeEventBundle.metadata:type_name -> perfetto.protos.ChromeMetadata
-	18, // [18:18] is the sub-list for method output_type
-	18, // [18:18] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	15, // 15: perfetto.protos.InternedData.debug_annotation_string_values:type_name -> perfetto.protos.InternedString
+	17, // 16: perfetto.protos.TrackDescriptor.process:type_name -> perfetto.protos.ProcessDescriptor
+	3,  // 17: perfetto.protos.TrackDescriptor.child_ordering:type_name -> perfetto.protos.TrackDescriptor.ChildTracksOrdering
+	18, // 18: perfetto.protos.ChromeEventBundle.metadata:type_name -> perfetto.protos.ChromeMetadata
+	19, // [19:19] is the sub-list for method output_type
+	19, // [19:19] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_perfetto_subset_proto_init() }
@@ -1917,12 +2002,13 @@ func file_perfetto_subset_proto_init() {
 		(*DebugAnnotation_StringValue)(nil),
 		(*DebugAnnotation_PointerValue)(nil),
 		(*DebugAnnotation_LegacyJsonValue)(nil),
+		(*DebugAnnotation_StringValueIid)(nil),
 	}
-	file_perfetto_subset_proto_msgTypes[11].OneofWrappers = []any{
+	file_perfetto_subset_proto_msgTypes[12].OneofWrappers = []any{
 		(*TrackDescriptor_Name)(nil),
 		(*TrackDescriptor_StaticName)(nil),
 	}
-	file_perfetto_subset_proto_msgTypes[13].OneofWrappers = []any{
+	file_perfetto_subset_proto_msgTypes[14].OneofWrappers = []any{
 		(*ChromeMetadata_StringValue)(nil),
 		(*ChromeMetadata_BoolValue)(nil),
 		(*ChromeMetadata_IntValue)(nil),
@@ -1934,7 +2020,7 @@ func file_perfetto_subset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_perfetto_subset_proto_rawDesc), len(file_perfetto_subset_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
