@@ -69,10 +69,61 @@ func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input)
 	if err := compareWithJSON(m, &f, inputs); err != nil {
 		return nil, err
 	}
+	if err := checkExactTimes(m, inputs, o); err != nil {
+		return nil, err
+	}
 	if flows != nil {
 		return m, nil // arrows made up for the Perfetto writer alone
 	}
 	return m, compareFlowsWithJSON(m, js, &f)
+}
+
+// checkExactTimes checks, unless the inputs are invocations (laid out by
+// place), that every slice begins and ends at exactly
+// timestampOffsetNs + round((cycle − time 0) × 1000 / MHz) ns, rounded
+// once (half away from time 0), computed here with math/big from the
+// record's start_cycle and end_cycle args: time 0 is the input's anchor,
+// or cycle 0 with AbsoluteTime.
+func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
+	for _, in := range inputs {
+		if in.Config.Invocation != nil {
+			return nil
+		}
+	}
+	var offset *big.Int
+	for _, in := range m.instants {
+		if in.name == "megaKernelCycleTrace" {
+			offset, _ = new(big.Int).SetString(in.args["timestampOffsetNs"], 10)
+		}
+	}
+	if offset == nil {
+		return fmt.Errorf("no timestampOffsetNs")
+	}
+	at := func(arg string, in *Input) *big.Int {
+		cycle, _ := new(big.Int).SetString(arg, 10)
+		anchor := new(big.Int)
+		if !o.AbsoluteTime {
+			anchor.SetUint64(in.Decoded.Summary.Anchor)
+		}
+		d := new(big.Int).Sub(cycle, anchor)
+		neg := d.Sign() < 0
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(in.Config.FrequencyMHz, 'f', -1, 64))
+		x := new(big.Rat).Quo(new(big.Rat).SetInt(new(big.Int).Mul(d.Abs(d), big.NewInt(1000))), r)
+		x.Add(x, big.NewRat(1, 2))
+		ns := new(big.Int).Quo(x.Num(), x.Denom())
+		if neg {
+			ns.Neg(ns)
+		}
+		return ns.Add(ns, offset)
+	}
+	for i, sl := range m.slices {
+		in := &inputs[sl.seq-1]
+		start, end := at(sl.args["start_cycle"], in), at(sl.args["end_cycle"], in)
+		if !start.IsUint64() || start.Uint64() != sl.start || !end.IsUint64() || end.Uint64() != sl.end {
+			return fmt.Errorf("slice %d (%s): [%d, %d] ns, want [%s, %s]", i, sl.name, sl.start, sl.end, start, end)
+		}
+	}
+	return nil
 }
 
 // jsonFlowEvent is a flow event of the JSON trace ("s" on the producer,
