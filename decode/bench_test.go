@@ -76,7 +76,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 	}
 	spec := benchSpecs[size]
 	l, _ := spec.Layout()
-	opts := capture.LayoutOptions{Capacities: &l.Capacities}
+	opts := capture.Request{Capacities: &l.Capacities}
 	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
 	if from == "file" {
 		path := filepath.Join(b.TempDir(), "bench.bin")
@@ -147,7 +147,7 @@ func TestBenchCaptureShape(t *testing.T) {
 	}
 	c, _ := capture.FromBytes("b", buf)
 	l, _ := benchgen.Spec{Records: 10_000}.Layout()
-	d, err := Decode(c, capture.LayoutOptions{Capacities: &l.Capacities})
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 		b.Fatal(err)
 	}
 	capacity, _ := abi.RoundUpCapacity(records)
-	opts := capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
+	opts := capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
 	tmp := b.TempDir()
 	b.ResetTimer()
 	for b.Loop() {

@@ -500,7 +500,7 @@ func TestPerfettoExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		d, err := Decode(c, capture.LayoutOptions{})
+		d, err := Decode(c, capture.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +539,7 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	d, err := Decode(c, capture.LayoutOptions{})
+	d, err := Decode(c, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -680,7 +680,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 	b.Span(aiv, 1, 120, 180, trigger, 3) // producer P2: to W1 and W2 (fan-out)
 	b.Span(aiv, 1, 180, 250, wait, 4)    // wait W2
 	b.Span(aic, 0, 200, 300, taskType(abi.TaskTypeMatMul), 5)
-	d, err := mustDecode("fan.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("fan.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,7 +721,7 @@ func TestPerfettoOverlaps(t *testing.T) {
 	b.Span(aic, 0, 160, 300, wait, 4)                         // overlaps both: overlap 2
 	b.Span(aic, 0, 200, 200, trigger, 5)                      // zero length where the first ends: core track
 	b.Span(aic, 0, 250, 260, wait, 6)                         // after overlap 1's slice ends: core track
-	d, err := mustDecode("overlap.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("overlap.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -746,7 +746,7 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1000).Enter(abi.CoreTypeAIV, 0, 1000)
 	b.Span(abi.CoreTypeAIC, 0, 990, 1010, wait, 1)
 	b.Span(abi.CoreTypeAIV, 0, 1000, 1005, trigger, 1)
-	d, err := mustDecode("early.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("early.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -765,7 +765,7 @@ func TestPerfettoRefuses(t *testing.T) {
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
 	b.Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, wait, 1)
-	d, err := mustDecode("far.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("far.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -808,7 +808,7 @@ func TestPerfettoDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mustDecode("moe.bin", buf, capture.LayoutOptions{})
+	d, err := mustDecode("moe.bin", buf, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -828,7 +828,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 100, EndCycle: 200, DescID: wait, TaskID: 1, OwnerID: 7})
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 200, EndCycle: 300, DescID: abi.GraphStageBase + 1, TaskID: 2, OwnerID: noOwner})
 	b.Span(abi.CoreTypeAIV, 0, 150, 250, trigger, 2)
-	d, err := mustDecode("names.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("names.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -857,7 +857,7 @@ func TestPerfettoInvocations(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		d, err := Decode(c, capture.LayoutOptions{})
+		d, err := Decode(c, capture.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -914,7 +914,7 @@ func propPerfettoDeps(t *rapid.T) {
 	if c.Records() == 0 {
 		return
 	}
-	d, err := mustDecode("random.bin", c.Buffer, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -990,7 +990,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	d, err := Decode(c, capture.LayoutOptions{})
+	d, err := Decode(c, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
