@@ -526,6 +526,12 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	ev = append(ev, r.invArgs...)
 	u("abiVersion", abi.Version)
 	s("abiFingerprint", abi.FingerprintHex)
+	if res := r.in.Decoded.Layout; res != nil {
+		u("cubeSlots", uint64(res.Layout.CubeSlots))
+		s("layoutSource", string(res.Source))
+		s("cubeSlotsSource", string(res.CubeSlotsFrom.Source))
+		s("layoutFound", res.How)
+	}
 	u("timestampOffsetNs", r.f.offset)
 	r.event = ev
 	return r.appendEventPacket(b, ts)

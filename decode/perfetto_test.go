@@ -349,6 +349,9 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []Input) error {
 			if in.args["timestampOffsetNs"] != offset.String() {
 				return fmt.Errorf("timestampOffsetNs %s, want %s", in.args["timestampOffsetNs"], offset)
 			}
+			if err := compareMetaInstant(in, f, int(in.seq)-1); err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("unexpected instant %q", in.name)
 		}
@@ -426,6 +429,71 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []Input) error {
 	dropKey(wantMeta, "dependencyArrows")
 	if !reflect.DeepEqual(gotMeta, wantMeta) {
 		return fmt.Errorf("metadata %v, want %v", gotMeta, wantMeta)
+	}
+	return nil
+}
+
+// compareMetaInstant checks the metadata instant of input i holds the
+// facts of the JSON's megaKernelCycleTrace object for that capture (the
+// object itself, or with several captures its "ranks" entry): every
+// scalar as an arg of the same name, capacities per core type as
+// recordCapacityPerCore.<type>, warnings joined by "; ". The arrows
+// drawn may differ (each writer leaves out those it cannot bind), and an
+// invocation's facts are the slices' args.
+func compareMetaInstant(in *pfModelSlice, f *traceFile, i int) error {
+	obj := f.MegaKernelCycleTrace
+	if ranks, ok := obj["ranks"].([]any); ok {
+		if i >= len(ranks) {
+			return fmt.Errorf("metadata instant of input %d: the JSON has %d ranks", i, len(ranks))
+		}
+		obj, _ = ranks[i].(map[string]any)
+	}
+	want := map[string]string{}
+	for k, v := range obj {
+		switch v := v.(type) {
+		case json.Number:
+			want[k] = v.String()
+		case string:
+			want[k] = v
+		case bool:
+			want[k] = strconv.FormatBool(v)
+		case map[string]any:
+			if k == "recordCapacityPerCore" {
+				for t, c := range v {
+					want[k+"."+t] = fmt.Sprint(c)
+				}
+			}
+		case []any:
+			if k == "warnings" && len(v) > 0 {
+				ws := make([]string, len(v))
+				for j, w := range v {
+					ws[j] = fmt.Sprint(w)
+				}
+				want[k] = strings.Join(ws, "; ")
+			}
+		}
+	}
+	delete(want, "dependencyArrows")
+	for _, k := range []string{"invocationId", "step", "direction", "capture"} {
+		delete(want, k)
+	}
+	// A JSON number with a fraction or exponent ("50.0") is compared as a
+	// float64; any other fact by its text.
+	same := func(got, v string) bool {
+		if got == v {
+			return true
+		}
+		if !strings.ContainsAny(v, ".eE") {
+			return false
+		}
+		g, err1 := strconv.ParseFloat(got, 64)
+		w, err2 := strconv.ParseFloat(v, 64)
+		return err1 == nil && err2 == nil && g == w
+	}
+	for k, v := range want {
+		if got, ok := in.args[k]; !ok || !same(got, v) {
+			return fmt.Errorf("metadata instant of input %d: %s = %q (present %v), JSON %q", i, k, got, ok, v)
+		}
 	}
 	return nil
 }
