@@ -97,5 +97,5 @@ ci: test cpp-test
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
-	rm -f trace.json trace.json.gz trace.merged.json report.html
+	rm -f trace.json trace.json.gz trace.merged.json trace.pftrace report.html
 	rm -rf build/demo

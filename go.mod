@@ -4,7 +4,10 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
-require golang.org/x/net v0.61.0
+require (
+	golang.org/x/net v0.61.0
+	google.golang.org/protobuf v1.36.12
+)
 
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect

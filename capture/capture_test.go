@@ -66,6 +66,7 @@ func TestAnchorFallsBackToStartCycle(t *testing.T) {
 	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 950, sum.Anchor)
+	assert.EqualValues(t, 950, sum.Earliest, "the smallest start_cycle")
 }
 
 func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {

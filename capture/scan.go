@@ -64,6 +64,9 @@ type Summary struct {
 	// Anchor is the cycle that trace time 0 stands for: the smallest
 	// nonzero entry_cycle of a slot with records, else the smallest start_cycle.
 	Anchor uint64
+	// Earliest is the smallest start_cycle of a live record (0 when there
+	// is none); below Anchor when a record starts before its core entered.
+	Earliest uint64
 }
 
 // errStop unwinds a scan that a Problem hook stopped.
@@ -159,6 +162,9 @@ func (sc *scanner) run() error {
 		}
 	}
 	sc.sum.Anchor = sc.minEntry
+	if sc.sum.Records > 0 {
+		sc.sum.Earliest = sc.minStart
+	}
 	if sc.sum.Anchor == 0 && sc.sum.Records > 0 {
 		sc.sum.Anchor = sc.minStart
 	}

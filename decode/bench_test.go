@@ -51,11 +51,25 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkFormats writes the 32 MB capture as JSON and as Perfetto
+// protobuf, side by side (-count runs each sub-benchmark that many times
+// in a row; for the two to alternate, so a busy machine slows both alike,
+// run the test binary in a loop, as the README shows). cpu-ms is the process's user+sys CPU time
+// per op, steadier than ns/op when other work shares the machine.
+func BenchmarkFormats(b *testing.B) {
+	b.Run("json", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WriteTrace) })
+	b.Run("perfetto", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WritePerfetto) })
+}
+
 // BenchmarkDecodeGzip is the 32 MB capture written as .json.gz (MB/s of
 // trace before compression).
 func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
 
 func benchDecode(b *testing.B, size, from string, gz bool) {
+	benchDecodeFormat(b, size, from, gz, WriteTrace)
+}
+
+func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []Input, WriteOptions) error) {
 	buf, err := benchCaptures[size]()
 	if err != nil {
 		b.Fatal(err)
@@ -77,6 +91,7 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 
 	var written int64
 	var elapsed time.Duration
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
 		start := time.Now()
@@ -95,7 +110,7 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
 			cw.w = zw
 		}
-		if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{}); err != nil {
+		if err := write(cw, []Input{{Decoded: d, Config: cfg}}, WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		if zw != nil {
@@ -104,6 +119,9 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 		c.Close()
 		elapsed += time.Since(start)
 		written = cw.n
+	}
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 	b.SetBytes(written)
 	b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "events/s")

@@ -478,13 +478,21 @@ func (r *renderer) appendFlows(b []byte, rec *Record) []byte {
 // slice and terminating_flow_ids on the wait's), a lookup of the arrows
 // each record starts (out) and ends (in), by id: the arrows of Flows under
 // mode and maxFlows, ids base+1, base+2, ... (give input i the base
-// i<<32, as the JSON writer does, so ids are unique in a trace). Every id
-// is in one record's out and one record's in; the slices returned are
-// never changed. Memory is O(arrows).
-func (d *Decoded) FlowIDs(deps *Dependencies, mode FlowMode, maxFlows int, base uint64) (func(rec *Record) (out, in []uint64), FlowStats, error) {
+// i<<32, as the JSON writer does, so ids are unique in a trace). bind, if
+// not nil, says whether the writer can draw an arrow: those it cannot are
+// left out of the lookup, keep their id (so the others' ids stay those of
+// Flows) and are counted in Unbound rather than Arrows. Every id in the
+// lookup is in one record's out and one record's in; the slices returned
+// are never changed. Memory is O(arrows).
+func (d *Decoded) FlowIDs(deps *Dependencies, mode FlowMode, maxFlows int, base uint64, bind func(Flow) bool) (func(rec *Record) (out, in []uint64), FlowStats, error) {
 	key := func(active int32, index uint32) uint64 { return uint64(uint32(active))<<32 | uint64(index) }
 	outs, ins := map[uint64][]uint64{}, map[uint64][]uint64{}
+	unbound := uint64(0)
 	st, err := d.Flows(deps, mode, maxFlows, func(f Flow) bool {
+		if bind != nil && !bind(f) {
+			unbound++
+			return true
+		}
 		id := base + f.ID
 		from, to := key(f.From.Active, f.From.Index), key(f.To.Active, f.To.Index)
 		outs[from] = append(outs[from], id)
@@ -494,6 +502,8 @@ func (d *Decoded) FlowIDs(deps *Dependencies, mode FlowMode, maxFlows int, base 
 	if err != nil {
 		return nil, st, err
 	}
+	st.Arrows -= unbound
+	st.Unbound += unbound
 	return func(rec *Record) (out, in []uint64) {
 		k := key(int32(rec.Active), uint32(rec.Index))
 		return outs[k], ins[k]

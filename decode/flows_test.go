@@ -291,16 +291,26 @@ func TestFlowIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		mode := rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll}).Draw(t, "mode")
+		// A writer that cannot draw every third arrow, or draws all.
+		var bind func(Flow) bool
+		if rapid.Bool().Draw(t, "bind") {
+			bind = func(f Flow) bool { return f.ID%3 != 0 }
+		}
 		want := map[uint64][2]RecordRef{}
+		dropped := uint64(0)
 		if _, err := d.Flows(deps, mode, 0, func(f Flow) bool {
+			if bind != nil && f.ID%3 == 0 {
+				dropped++
+				return true
+			}
 			want[7<<32+f.ID] = [2]RecordRef{f.From, f.To}
 			return true
 		}); err != nil {
 			t.Fatal(err)
 		}
-		lookup, st, err := d.FlowIDs(deps, mode, 0, 7<<32)
-		if err != nil || st.Arrows != uint64(len(want)) {
-			t.Fatalf("FlowIDs: %v, %+v for %d arrows", err, st, len(want))
+		lookup, st, err := d.FlowIDs(deps, mode, 0, 7<<32, bind)
+		if err != nil || st.Arrows != uint64(len(want)) || st.Unbound != dropped {
+			t.Fatalf("FlowIDs: %v, %+v for %d arrows, %d unbound", err, st, len(want), dropped)
 		}
 		seenOut, seenIn := map[uint64]bool{}, map[uint64]bool{}
 		if err := d.Records(func(r Record) bool {

@@ -111,6 +111,18 @@ const SchemaVersion = 1
 // buffers, so memory does not grow with the trace. On error, w holds a
 // partial trace: write to a temporary file and discard it (see Output).
 func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
+	if err := checkInputs(inputs); err != nil {
+		return err
+	}
+	placements, err := place(inputs, &o)
+	if err != nil {
+		return err
+	}
+	return writeTrace(w, inputs, o, jsonFormat{placements})
+}
+
+// checkInputs checks what every trace format needs of its inputs.
+func checkInputs(inputs []Input) error {
 	if len(inputs) == 0 {
 		return errors.New("no captures to write")
 	}
@@ -126,10 +138,33 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 		}
 		ranks[in.Config.Rank] = in.Decoded.Capture.Name
 	}
-	placements, err := place(inputs, &o)
-	if err != nil {
-		return err
-	}
+	return nil
+}
+
+// traceFormat lays out a trace: the bytes before the inputs' events, a
+// renderer of each input's events, and the bytes after them (which may
+// use what the arrows of each input came to). One merge (Records) feeds
+// every format.
+type traceFormat interface {
+	head(inputs []Input) []byte
+	renderer(i int, in *Input) eventRenderer
+	tail(inputs []Input, flows []FlowStats) []byte
+}
+
+// eventRenderer appends the events of one input: begin before its first
+// record, record for each record in trace order, end after the last.
+type eventRenderer interface {
+	begin(b []byte) []byte
+	record(b []byte, rec *Record) ([]byte, error)
+	end(b []byte) ([]byte, error)
+	// timeAnchor is the cycle the input's time 0 stands for.
+	timeAnchor() uint64
+	// flowStats is what the input's arrows came to, once it is written.
+	flowStats() FlowStats
+}
+
+// writeTrace renders the inputs concurrently and writes them in order.
+func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) error {
 	par := o.Parallel
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
@@ -164,11 +199,11 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 				defer wg.Done()
 				defer func() { <-sem }()
 				defer close(p.outs[i])
-				p.errs[i] = p.render(i, &inputs[i], &placements[i])
+				p.errs[i] = p.render(i, f.renderer(i, &inputs[i]), &inputs[i])
 			}()
 		}
 	}()
-	err = p.write(w, inputs, o.Progress)
+	err := p.write(w, inputs, f, o.Progress)
 	if err == nil && len(o.FlowStats) == len(inputs) {
 		copy(o.FlowStats, p.flows)
 	}
@@ -210,10 +245,10 @@ type pipeline struct {
 
 var errAborted = errors.New("trace writing aborted")
 
-// write drains the renderers' chunks in input order into w, then writes
-// the trailing metadata objects.
-func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error {
-	if _, err := io.WriteString(w, `{"traceEvents":[`); err != nil {
+// write drains the renderers' chunks in input order into w, between the
+// format's head and tail.
+func (p *pipeline) write(w io.Writer, inputs []Input, f traceFormat, progress func(int)) error {
+	if _, err := w.Write(f.head(inputs)); err != nil {
 		return err
 	}
 	for i := range inputs {
@@ -233,14 +268,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error 
 			return err
 		}
 	}
-	meta := appendMeta(nil, inputs, p.flows)
-	b := make([]byte, 0, 2*len(meta)+64)
-	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
-	b = append(b, meta...)
-	b = append(b, ",\n\"metadata\":"...)
-	b = append(b, meta...)
-	b = append(b, "}\n"...)
-	_, err := w.Write(b)
+	_, err := w.Write(f.tail(inputs, p.flows))
 	return err
 }
 
@@ -259,16 +287,10 @@ func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 	return b, nil
 }
 
-// render writes input i's events: the process and thread metadata
-// events, then one X event per record in trace order.
-func (p *pipeline) render(i int, in *Input, pl *placement) error {
-	r := newRenderer(i, in, pl)
+// render writes input i's events through r, in chunks.
+func (p *pipeline) render(i int, r eventRenderer, in *Input) error {
 	b := make([]byte, 0, chunkSize+chunkSize/4)
-	if i > 0 && pl.meta {
-		// Events start with ",\n" themselves; metadata does not.
-		b = append(b, ',')
-	}
-	b = r.appendMetadataEvents(b)
+	b = r.begin(b)
 	events := 0
 	var err error
 	// The counts of Warnings the walk sees: records that overlap an
@@ -276,9 +298,12 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 	// or start before their core's entry or the anchor.
 	w := &in.Decoded.Warnings
 	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
-	maxEnd := make([]uint64, len(r.slots))
-	started := make([]bool, len(r.slots))
-	flows := in.Config.Deps != nil
+	active, anchor := len(in.Decoded.Summary.Active), r.timeAnchor()
+	maxEnd := make([]uint64, active)
+	started := make([]bool, active)
+	// One Record for the whole walk: &rec passed through the interface
+	// would escape, one allocation per record.
+	var cur Record
 	walkErr := in.Decoded.Records(func(rec Record) bool {
 		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
 			w.Overlapping++
@@ -288,12 +313,12 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 		if rec.StartCycle < rec.EntryCycle {
 			w.BeforeEntry++
 		}
-		if rec.StartCycle < r.anchor {
+		if rec.StartCycle < anchor {
 			w.NegativeTS++
 		}
-		b = r.appendEvent(b, &rec)
-		if flows {
-			b = r.appendFlows(b, &rec)
+		cur = rec
+		if b, err = r.record(b, &cur); err != nil {
+			return false
 		}
 		events++
 		if len(b) >= chunkSize {
@@ -308,10 +333,63 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 	if walkErr != nil {
 		return walkErr
 	}
-	p.flows[i] = r.flowStats
+	if b, err = r.end(b); err != nil {
+		return err
+	}
+	p.flows[i] = r.flowStats()
 	_, err = p.send(i, b, events)
 	return err
 }
+
+// jsonFormat is the Chrome Trace Event JSON object of WriteTrace; each
+// input is laid out by its placement.
+type jsonFormat struct{ placements []placement }
+
+func (jsonFormat) head([]Input) []byte { return []byte(`{"traceEvents":[`) }
+
+func (jsonFormat) tail(inputs []Input, flows []FlowStats) []byte {
+	meta := appendMeta(nil, inputs, flows)
+	b := make([]byte, 0, 2*len(meta)+64)
+	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
+	b = append(b, meta...)
+	b = append(b, ",\n\"metadata\":"...)
+	b = append(b, meta...)
+	return append(b, "}\n"...)
+}
+
+func (f jsonFormat) renderer(i int, in *Input) eventRenderer {
+	return &jsonRenderer{renderer: newRenderer(i, in, &f.placements[i]), first: i == 0, flows: in.Config.Deps != nil}
+}
+
+// jsonRenderer writes one input's events: the process and thread metadata
+// events, then one X event per record in trace order, each wait's
+// dependency arrows after its event.
+type jsonRenderer struct {
+	*renderer
+	first, flows bool
+}
+
+func (r *jsonRenderer) begin(b []byte) []byte {
+	if !r.first && r.place.meta {
+		// Events start with ",\n" themselves; metadata does not.
+		b = append(b, ',')
+	}
+	return r.appendMetadataEvents(b)
+}
+
+func (r *jsonRenderer) record(b []byte, rec *Record) ([]byte, error) {
+	b = r.appendEvent(b, rec)
+	if r.flows {
+		b = r.appendFlows(b, rec)
+	}
+	return b, nil
+}
+
+func (r *jsonRenderer) end(b []byte) ([]byte, error) { return b, nil }
+
+func (r *jsonRenderer) timeAnchor() uint64 { return r.anchor }
+
+func (r *jsonRenderer) flowStats() FlowStats { return r.renderer.flowStats }
 
 // slotText holds the parts of an X event that are the same for every
 // record of a slot, already rendered.

@@ -134,6 +134,61 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	assert.NoError(t, err)
 }
 
+// --format perfetto, or an output name ending in .pftrace or
+// .perfetto-trace (before a .gz), writes the protobuf trace; --format
+// json wins over the name; the default name follows the format.
+func TestDecodeCommandPerfetto(t *testing.T) {
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	moeBin, err := filepath.Abs(moeCapture)
+	require.NoError(t, err)
+	moeYAML, err := filepath.Abs(moePlan)
+	require.NoError(t, err)
+	t.Chdir(t.TempDir())
+	isPerfetto := func(data []byte) bool {
+		return len(data) > 0 && data[0] == 0x0a && bytes.Contains(data, []byte("megaKernelCycleTrace")) &&
+			bytes.Contains(data, []byte("TaskType_MatMul"))
+	}
+
+	_, stderr, code := runMain(t, "decode", capturePath, "-o", "t.pftrace")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "written to t.pftrace; layout ")
+	assert.Contains(t, stderr, "; open it in https://ui.perfetto.dev (Open trace file) or trace_processor\n")
+	data, err := os.ReadFile("t.pftrace")
+	require.NoError(t, err)
+	assert.True(t, isPerfetto(data), "t.pftrace is not a Perfetto trace")
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto")
+	require.Equal(t, exitOK, code, stderr)
+	data, err = os.ReadFile("trace.pftrace")
+	require.NoError(t, err, "--format perfetto without -o writes trace.pftrace")
+	assert.True(t, isPerfetto(data))
+
+	_, stderr, code = runMain(t, "decode", capturePath, "-o", "t.perfetto-trace.gz")
+	require.Equal(t, exitOK, code, stderr)
+	f, err := os.Open("t.perfetto-trace.gz")
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	data, err = io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.True(t, isPerfetto(data))
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "json", "-o", "j.pftrace")
+	require.Equal(t, exitOK, code, stderr)
+	data, _ = os.ReadFile("j.pftrace")
+	assert.Len(t, parseCLITrace(t, data).TraceEvents, 8)
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `--format "proto": want json or perfetto`)
+
+	// With the schedule it ran, the example's arrows are flows.
+	_, stderr, code = runMain(t, "decode", moeBin, "--plan", moeYAML, "-o", "moe.pftrace")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace")
+}
+
 // A capture that breaks the ABI: exit 1, the message names the file, the
 // byte offset and the slot, and no trace is left behind (an existing one
 // is untouched).

@@ -108,3 +108,27 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, "ABI version 1, fingerprint "+abi.FingerprintHex, lines[1])
 	assert.Len(t, abi.FingerprintHex, 16)
 }
+
+// The Perfetto format's output names are checked too: the default
+// trace.pftrace of --format perfetto, and a -o name that picks the
+// format, are refused when they are an input, which is left as it was.
+func TestPerfettoOutputIsNeverAnInput(t *testing.T) {
+	capturePath := writeCapture(t, "trace.pftrace", decodeCapture().Bytes())
+	dir := filepath.Dir(capturePath)
+	t.Chdir(dir)
+	before, err := os.ReadFile(capturePath)
+	require.NoError(t, err)
+	for _, args := range [][]string{
+		{"decode", "trace.pftrace", "--format", "perfetto"},
+		{"decode", capturePath, "-o", capturePath},
+		{"decode", capturePath, "-o", "./trace.pftrace", "--format", "json"},
+	} {
+		_, stderr, code := runMain(t, args...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
+		assert.Contains(t, stderr, "refusing to write", args)
+		got, _ := os.ReadFile(capturePath)
+		assert.True(t, bytes.Equal(got, before), "%v changed the capture", args)
+		entries, _ := os.ReadDir(dir)
+		assert.Len(t, entries, 1, "%v left files behind", args)
+	}
+}

@@ -420,11 +420,11 @@ func parseFuzzCorpus(data []byte) ([]any, error) {
 
 // fuzzCaptureJobs turns the committed corpora of the capture fuzz targets
 // (arguments: data, trailing zeros, cube slots, planned, aic, aiv, ...)
-// into jobs, as fuzz/captureInput does.
+// into jobs, as the targets' captureInput does.
 func fuzzCaptureJobs(t *testing.T) []*pyJob {
 	var jobs []*pyJob
-	for _, target := range []string{"FuzzDecode", "FuzzValidate", "FuzzAgreement"} {
-		dir := filepath.Join("../../fuzz/testdata/fuzz", target)
+	for _, dir := range []string{"../../decode/testdata/fuzz/FuzzDecode", "../../validate/testdata/fuzz/FuzzValidate", "../fuzz/testdata/fuzz/FuzzAgreement"} {
+		target := filepath.Base(dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -899,6 +899,19 @@ func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
 	for rel, data := range files {
 		if !strings.HasSuffix(rel, "_test.go") {
 			write(path.Join("abi", path.Base(rel)), data)
+		}
+	}
+	// The package's hand-written half, as committed: it works over the
+	// generated tables of any schema.
+	const handDir = "../../gen/go/abi"
+	entries, err := os.ReadDir(handDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_gen.go") && !strings.HasSuffix(n, "_test.go") {
+			write(path.Join("abi", n), readFile(t, filepath.Join(handDir, n)))
 		}
 	}
 	write("main.go", []byte(program))
