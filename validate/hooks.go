@@ -55,8 +55,17 @@ func (v *validator) record(s *capture.SlotScan, index int, off int64, r *abi.Pro
 		v.badDesc(st, index, off, r)
 	}
 	if start < st.entry {
-		v.warn(CodeBeforeEntry, off+abi.ProfileRecordStartCycleOffset, st.name, index,
-			fmt.Sprintf("start_cycle=%d", start), fmt.Sprintf("at least the core's entry_cycle %d", st.entry))
+		v.beforeEntry(st, index, off, r)
+	}
+}
+
+// beforeEntry reports a record that starts before its core's entry; the
+// text is built only for a finding that is kept (want counts the rest).
+func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.ProfileRecord) {
+	off += abi.ProfileRecordStartCycleOffset
+	if v.col.wantWarning(idxBeforeEntry, off) {
+		v.col.add(warning(CodeBeforeEntry, off, st.name, index,
+			fmt.Sprintf("start_cycle=%d", r.StartCycle), fmt.Sprintf("at least the core's entry_cycle %d", st.entry)))
 	}
 }
 
@@ -81,9 +90,17 @@ func (v *validator) outOfOrder(st *slotState, index int, off int64, r *abi.Profi
 }
 
 func (v *validator) overlap(st *slotState, index int, off int64, r *abi.ProfileRecord) {
-	v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, index,
-		fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", r.StartCycle, st.maxEnd, st.maxIdx),
-		"records of one core not to overlap")
+	v.overlapAt(st, off+abi.ProfileRecordStartCycleOffset, index, r.StartCycle, st.maxEnd, st.maxIdx)
+}
+
+// overlapAt reports the overlap of record index (its start_cycle at file
+// offset off) with record maxIdx, building the text only when it is kept.
+func (v *validator) overlapAt(st *slotState, off int64, index int, start, maxEnd uint64, maxIdx int) {
+	if v.col.wantWarning(idxOverlap, off) {
+		v.col.add(warning(CodeOverlap, off, st.name, index,
+			fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", start, maxEnd, maxIdx),
+			"records of one core not to overlap"))
+	}
 }
 
 func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileRecord) {
@@ -96,12 +113,16 @@ func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileR
 			}
 			v.descExpected = "a desc_id in " + strings.Join(ranges, ", ")
 		}
-		v.warn(CodeUnknownDesc, off, st.name, index, fmt.Sprintf("desc_id=%#x", r.DescID), v.descExpected)
+		if v.col.wantWarning(idxUnknownDesc, off) {
+			v.col.add(warning(CodeUnknownDesc, off, st.name, index, fmt.Sprintf("desc_id=%#x", r.DescID), v.descExpected))
+		}
 		return
 	}
-	_, t := abi.LookupDesc(r.DescID)
-	v.warn(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
-		"a task type of the TaskType enum")
+	if v.col.wantWarning(idxUnknownTaskType, off) {
+		_, t := abi.LookupDesc(r.DescID)
+		v.col.add(warning(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
+			"a task type of the TaskType enum"))
+	}
 }
 
 // descCode returns the warning a desc_id deserves, "" for none.
@@ -320,9 +341,7 @@ func (v *validator) exactOverlaps(s *capture.SlotScan, st *slotState) {
 	for _, sp := range spans[1:] {
 		if sp.start < maxEnd && !sp.reported {
 			off := s.Off + abi.CoreHeaderSize + int64(sp.idx)*abi.ProfileRecordSize
-			v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, int(sp.idx),
-				fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", sp.start, maxEnd, maxIdx),
-				"records of one core not to overlap")
+			v.overlapAt(st, off+abi.ProfileRecordStartCycleOffset, int(sp.idx), sp.start, maxEnd, int(maxIdx))
 		}
 		if sp.end > maxEnd {
 			maxEnd, maxIdx = sp.end, sp.idx

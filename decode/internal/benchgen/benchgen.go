@@ -8,6 +8,7 @@ package benchgen
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -24,6 +25,10 @@ type Spec struct {
 	Unsorted int
 	// Seed makes the capture reproducible.
 	Seed uint64
+	// Warnings makes every slot draw validate warnings: its records out of
+	// start order, every 100th overlapping the next, and entry_cycle set to
+	// the start of its middle record (the first half start before it).
+	Warnings bool
 }
 
 // MB32 is the ~32 MB, ~500k-record capture of the figures; MB320
@@ -91,7 +96,10 @@ func Write(w io.Writer, s Spec) error {
 		n := min(perSlot, left)
 		left -= n
 		writeCore(b, rng, slot, entry, n, &task)
-		if i < s.Unsorted {
+		if s.Warnings && n > 0 {
+			warnings(b, n)
+		}
+		if i < s.Unsorted || s.Warnings {
 			swapNeighbours(b, n)
 		}
 		if _, err := w.Write(b); err != nil {
@@ -159,6 +167,18 @@ func swapNeighbours(slot []byte, n int) {
 		copy(rec(i), rec(i+1))
 		copy(rec(i+1), tmp[:])
 	}
+}
+
+// warnings stretches every 100th record of a slot over the next and moves
+// the slot's entry_cycle to the start of its middle record.
+func warnings(slot []byte, n int) {
+	at := func(i int) int { return abi.CoreHeaderSize + i*abi.ProfileRecordSize }
+	for i := 10; i+1 < n; i += 100 {
+		next := binary.LittleEndian.Uint64(slot[at(i+1)+abi.ProfileRecordEndCycleOffset:])
+		binary.LittleEndian.PutUint64(slot[at(i)+abi.ProfileRecordEndCycleOffset:], next+1)
+	}
+	mid := binary.LittleEndian.Uint64(slot[at(n/2)+abi.ProfileRecordStartCycleOffset:])
+	binary.LittleEndian.PutUint64(slot[abi.CoreHeaderEntryCycleOffset:], mid)
 }
 
 // Bytes returns the capture in memory.

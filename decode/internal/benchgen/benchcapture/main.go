@@ -16,10 +16,11 @@ func main() {
 	out := flag.String("o", "", "capture file to write")
 	flag.IntVar(&spec.Records, "records", spec.Records, "live records")
 	flag.IntVar(&spec.Unsorted, "unsorted", spec.Unsorted, "slots with records out of start order")
+	flag.BoolVar(&spec.Warnings, "warnings", false, "every slot draws validate warnings (unsorted, overlaps, records before entry)")
 	flag.Uint64Var(&spec.Seed, "seed", spec.Seed, "random seed")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N] [-seed N] -o CAPTURE")
+		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N] [-seed N] [-warnings] -o CAPTURE")
 		os.Exit(2)
 	}
 	flags, err := benchgen.WriteFile(*out, spec)
