@@ -69,6 +69,75 @@ func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.Prof
 	}
 }
 
+// block is the scan's Block hook: it checks records against the common
+// case — each in start order and after the end of every record before it,
+// at or after the core's entry, with a desc_id known to be fine — with one
+// flag per record and no branch per check. It updates the slot state as
+// the record hook would for the records that pass, and returns how many
+// passed before the first that did not (which the record hook then sees:
+// the same findings, in the same order).
+func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int {
+	st := &v.cur
+	n := len(b) / abi.ProfileRecordSize
+	if n == 0 {
+		return 0
+	}
+	j := 0
+	var prev, maxEnd uint64
+	var maxIdx int
+	if first == 0 {
+		// The slot's first record: the state the record hook's begin sets.
+		st.begin(s)
+		prev = binary.LittleEndian.Uint64(b[abi.ProfileRecordStartCycleOffset:])
+		maxEnd = binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
+		if b2u(prev < st.entry)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
+			return 0
+		}
+		j = 1
+	} else {
+		prev, maxEnd, maxIdx = st.prevStart, st.maxEnd, st.maxIdx
+	}
+	entry := st.entry
+	for ; j < n; j++ {
+		rb := (*[abi.ProfileRecordSize]byte)(b[j*abi.ProfileRecordSize:])
+		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
+		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
+		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
+		if b2u(start < prev)|b2u(start < maxEnd)|b2u(start < entry)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
+			(start < prev || start < maxEnd || start < entry || v.descBad(desc) != 0) {
+			break
+		}
+		if end > maxEnd {
+			maxEnd, maxIdx = end, first+j
+		}
+		prev = start
+	}
+	st.prevStart, st.maxEnd, st.maxIdx = prev, maxEnd, maxIdx
+	return j
+}
+
+// b2u is 1 for true: a flag without a branch.
+func b2u(b bool) uint {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// descSlot is desc_id's place in the validator's cache of desc_ids known
+// to draw no warning (a multiplicative hash, so that the same index in
+// different namespaces lands apart).
+func descSlot(id uint32) uint8 { return uint8((id * 0x9E3779B1) >> 24) }
+
+// descBad is 1 when desc_id draws a warning; a fine one goes in the cache.
+func (v *validator) descBad(id uint32) uint {
+	if descCode(id) != "" {
+		return 1
+	}
+	v.descOK[descSlot(id)] = id
+	return 0
+}
+
 func (st *slotState) begin(s *capture.SlotScan) {
 	*st = slotState{off: s.Off, name: s.Slot.String(), entry: s.Header.EntryCycle, firstBreak: -1,
 		exact: s.Records <= exactOverlapLimit}
