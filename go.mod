@@ -4,6 +4,8 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
+require github.com/klauspost/compress v1.20.4
+
 require (
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0
