@@ -29,6 +29,10 @@ type Spec struct {
 	// start order, every 100th overlapping the next, and entry_cycle set to
 	// the start of its middle record (the first half start before it).
 	Warnings bool
+	// Full sizes the capacities to the records (rounded up to a multiple
+	// of 16) instead of twice them: the file is nearly all records, as a
+	// reader of the whole file (validate, cat) sees it.
+	Full bool
 }
 
 // MB32 is the ~32 MB, ~500k-record capture of the figures; MB320
@@ -43,12 +47,16 @@ const cubeSlots = abi.MinCubeSlots
 // GraphStages is the number of graph stages the records use; Names names them.
 const GraphStages = 8
 
-// Layout is the buffer layout: capacities twice the records per slot,
-// rounded up to a multiple of 16.
+// Layout is the buffer layout: capacities twice the records per slot
+// (once with Full), rounded up to a multiple of 16.
 func (s Spec) Layout() (abi.Layout, error) {
 	slots := 3 * cubeSlots
 	perSlot := (s.Records + slots - 1) / slots
-	c, err := abi.RoundUpCapacity(uint64(2 * perSlot))
+	want := uint64(2 * perSlot)
+	if s.Full {
+		want = uint64(perSlot)
+	}
+	c, err := abi.RoundUpCapacity(want)
 	if err != nil {
 		return abi.Layout{}, err
 	}

@@ -17,10 +17,11 @@ func main() {
 	flag.IntVar(&spec.Records, "records", spec.Records, "live records")
 	flag.IntVar(&spec.Unsorted, "unsorted", spec.Unsorted, "slots with records out of start order")
 	flag.BoolVar(&spec.Warnings, "warnings", false, "every slot draws validate warnings (unsorted, overlaps, records before entry)")
+	flag.BoolVar(&spec.Full, "full", false, "capacities sized to the records (else twice them)")
 	flag.Uint64Var(&spec.Seed, "seed", spec.Seed, "random seed")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N] [-seed N] [-warnings] -o CAPTURE")
+		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N] [-seed N] [-warnings] [-full] -o CAPTURE")
 		os.Exit(2)
 	}
 	flags, err := benchgen.WriteFile(*out, spec)
