@@ -8,12 +8,13 @@ CI_FUZZTIME ?= 10s
 
 all: test
 
-## demo: plan the shipped MoE schedule, simulate its capture, validate and decode it to trace.json, merge that into the example Kineto trace
+## demo: plan the shipped MoE schedule, simulate its capture, validate it, decode it to trace.json (with dependency arrows), analyze it, and merge the trace into the example Kineto trace
 demo:
 	$(GO) run ./cmd/cycleabi plan examples/moe_layer.yaml
 	$(GO) run ./cmd/cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
 	$(GO) run ./cmd/cycleabi validate examples/moe_layer.bin
-	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml -o trace.json
+	$(GO) run ./cmd/cycleabi decode examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o trace.json
+	$(GO) run ./cmd/cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml --top 5
 	@echo "trace.json written: open it in https://ui.perfetto.dev (Open trace file) or chrome://tracing"
 	$(GO) run ./cmd/cycleabi merge examples/moe_layer.kineto.json trace.json -o trace.merged.json
 	@echo "trace.merged.json written: the MegaKernel's cores under its kernel in the example torch-profiler step"
@@ -67,6 +68,7 @@ bench:
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
 	./scripts/rss-merge.sh 3
+	./scripts/rss-sparse.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
 // Benchmarks of the whole decode, as `cycleabi decode` runs it: the first
@@ -141,4 +142,36 @@ func TestBenchCaptureShape(t *testing.T) {
 	if d.Summary.Records != 10_000 || len(d.Summary.Active) != 72 || unsorted != 1 {
 		t.Errorf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted)
 	}
+}
+
+// BenchmarkDecodeOutOfOrder is the spill sort's worst case at 1/16 of
+// scripts/rss-sparse.sh's size: one slot of 1,048,576 records in random
+// start order (16 runs, 15 of them spilled to TempDir), decoded from a
+// sparse file to io.Discard.
+func BenchmarkDecodeOutOfOrder(b *testing.B) {
+	const records = 1 << 20
+	path := filepath.Join(b.TempDir(), "sparse.bin")
+	if _, err := benchgen.WriteSparse(path, records, 1); err != nil {
+		b.Fatal(err)
+	}
+	capacity, _ := abi.RoundUpCapacity(records)
+	opts := capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
+	tmp := b.TempDir()
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := capture.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := Decode(c, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.TempDir = tmp
+		if err := WriteTrace(io.Discard, []Input{{d, defaultConfig()}}, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -7,9 +7,11 @@
 // first problem, so nothing is written for an invalid capture. Records then
 // walks the records in trace order, (start_cycle, core_type, block_id) with
 // ties in slot and record order, by a k-way merge over the active slots,
-// each read in bounded chunks. Memory is O(slots + the largest slot whose
-// records are out of start order), not O(records): a capture ten times
-// larger decodes in the same memory.
+// each read in bounded chunks; a slot whose records are out of start order
+// is cut into runs, each sorted on its own and spilled to a temporary file,
+// and the runs join the merge (at most 4096 of them: runs grow past that).
+// Memory is O(slots + one run), not O(records): a capture ten times larger
+// decodes in the same memory.
 //
 // WriteTrace streams the trace JSON by hand into a buffer (no reflection
 // per event), for one capture or several (one per rank, pid = rank).
@@ -32,12 +34,16 @@ type Decoded struct {
 	// device wrote: Decode fills in what the scan saw, WriteTrace the
 	// rest as it writes the records.
 	Warnings Warnings
-	// TempDir is where sorted copies of out-of-order slots are kept
-	// during a walk when there are several such slots ("": os.TempDir()).
+	// TempDir is where sorted runs of out-of-order slots are spilled
+	// during a walk ("": os.TempDir(), which honours TMPDIR). The spill
+	// file has no name there (see outfile.CreateScratch).
 	TempDir string
 
 	// chunk overrides the records read per slot at once (tests).
 	chunk int
+	// runRecords overrides the records of an out-of-order slot sorted at
+	// once (tests).
+	runRecords int
 }
 
 // Decode resolves the layout of c and checks every slot and record (the

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
 // Bounds of the records read per slot at once: windowBudget bytes of
@@ -39,7 +40,7 @@ func (d *Decoded) Records(yield func(Record) bool) error {
 		if s.index != nil {
 			rec.Index = int(s.index[i])
 		} else {
-			rec.Index = s.first + i
+			rec.Index = s.base + s.first + i
 		}
 		if !yield(rec) {
 			return nil
@@ -65,17 +66,19 @@ func (d *Decoded) Records(yield func(Record) bool) error {
 	return nil
 }
 
-// A source is one slot's records in start order, seen through a window of
-// consecutive records.
+// A source is a run of one slot's records in start order, seen through a
+// window of consecutive records: a whole slot read from the capture, or a
+// sorted run of an out-of-order slot.
 type source struct {
 	start uint64 // start_cycle of the head record, recs[pos]
 	key   uint64 // core_type<<32 | block_id: trace order among equal starts
+	base  int    // index in the slot of the run's first record: order among a slot's runs
 
 	recs  []abi.ProfileRecord // the window
 	index []uint32            // the window's record indices in the slot; nil when recs are in slot order
 	pos   int                 // the head record's place in the window
 	first int                 // the window's first position in the source
-	count int                 // records in the source
+	count int                 // records in the source (the run)
 
 	active   int
 	slot     abi.Slot
@@ -90,14 +93,21 @@ type source struct {
 type sourceKind uint8
 
 const (
-	fromCapture sourceKind = iota // a slot in start order, read from the capture
-	fromMemory                    // an out-of-order slot sorted in memory: the whole source is the window
-	fromSpill                     // an out-of-order slot sorted into the spill file
+	fromCapture sourceKind = iota // records in start order, read from the capture
+	fromMemory                    // a sorted run held in memory: the whole source is the window
+	fromSpill                     // a sorted run in the spill file
 )
 
-// less is the trace order of two sources' heads.
+// less is the trace order of two sources' heads: (start_cycle, core_type,
+// block_id), ties between runs of one slot in slot order.
 func less(a, b *source) bool {
-	return a.start < b.start || a.start == b.start && a.key < b.key
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.base < b.base
 }
 
 func siftDown(h []*source, i int) {
@@ -123,33 +133,66 @@ type merge struct {
 	d       *Decoded
 	heap    []*source
 	window  int
-	scratch []byte // bytes read from a file before decoding
-	spill   *os.File
+	scratch []byte   // bytes read from a file before decoding
+	spill   *os.File // sorted runs of out-of-order slots
+}
+
+// An out-of-order slot is cut into runs of runRecords records (2.25 MiB
+// of records and indices, held per capture being rendered), each sorted
+// and, but for the last, spilled to a file; the runs are merged with the
+// other sources. Memory is O(run + sources): with more than
+// maxRuns×runRecords out-of-order records in a capture (8 GiB of them),
+// the runs grow instead of their number, so the read windows of the
+// sources stay within maxRuns×64 records. Runs of 2^16 records sorted the
+// 16M-record worst case faster than runs of 2^18, in 6 MiB less.
+const (
+	runRecords = 1 << 16
+	maxRuns    = 4096
+)
+
+// runLength is the length of the runs that sort outOfOrder records: at
+// most maxRuns runs, each at least runRecords long.
+func runLength(outOfOrder int) int {
+	return max(runRecords, (outOfOrder+maxRuns-1)/maxRuns)
 }
 
 func (d *Decoded) newMerge() (*merge, error) {
-	active := d.Summary.Active
-	m := &merge{d: d, window: d.chunk}
-	if m.window <= 0 {
-		m.window = min(max(windowBudget/abi.ProfileRecordSize/max(len(active), 1), minWindow), maxWindow)
+	run := d.runRecords
+	if run <= 0 {
+		outOfOrder := 0
+		for _, a := range d.Summary.Active {
+			if !a.Sorted {
+				outOfOrder += a.Count
+			}
+		}
+		run = runLength(outOfOrder)
 	}
-	sources := make([]source, len(active))
+	var sources []*source
 	var unsorted []*source
-	for i, a := range active {
-		s := &sources[i]
-		*s = source{key: uint64(a.Slot.CoreType)<<32 | uint64(a.Slot.BlockID), count: a.Count, active: i,
+	for i, a := range d.Summary.Active {
+		s := source{key: uint64(a.Slot.CoreType)<<32 | uint64(a.Slot.BlockID), count: a.Count, active: i,
 			slot: a.Slot, coreType: a.Slot.CoreType, blockID: a.Slot.BlockID, entry: a.EntryCycle}
-		if !a.Sorted {
-			unsorted = append(unsorted, s)
+		if a.Sorted {
+			sources = append(sources, &s)
+			continue
+		}
+		for base := 0; base < a.Count; base += run {
+			r := s
+			r.base, r.count = base, min(run, a.Count-base)
+			sources = append(sources, &r)
+			unsorted = append(unsorted, &r)
 		}
 	}
-	if err := m.sortUnsorted(unsorted); err != nil {
+	m := &merge{d: d, window: d.chunk}
+	if m.window <= 0 {
+		m.window = min(max(windowBudget/abi.ProfileRecordSize/max(len(sources), 1), minWindow), maxWindow)
+	}
+	if err := m.sortRuns(unsorted); err != nil {
 		m.close()
 		return nil, err
 	}
 	m.heap = make([]*source, 0, len(sources))
-	for i := range sources {
-		s := &sources[i]
+	for _, s := range sources {
 		if s.kind != fromMemory {
 			if err := m.fill(s, 0); err != nil {
 				m.close()
@@ -176,7 +219,7 @@ func (m *merge) fill(s *source, first int) error {
 	switch s.kind {
 	case fromCapture:
 		var err error
-		m.scratch, err = m.d.Capture.ReadRecords(s.slot, first, s.recs, m.scratch)
+		m.scratch, err = m.d.Capture.ReadRecords(s.slot, s.base+first, s.recs, m.scratch)
 		return err
 	case fromSpill:
 		if cap(s.index) < n {
@@ -204,66 +247,79 @@ func (m *merge) fill(s *source, first int) error {
 // spillRecordSize is a record on the wire followed by its u32 index in the slot.
 const spillRecordSize = abi.ProfileRecordSize + 4
 
-// sortUnsorted puts out-of-order slots in start order (stable: ties keep
-// record order). One such slot is sorted in memory and merged from there;
-// with several, each in turn is sorted in one buffer (sized for the largest)
-// and written to a spill file the merge reads back in windows, so memory
-// stays O(largest out-of-order slot).
-func (m *merge) sortUnsorted(unsorted []*source) error {
-	if len(unsorted) == 0 {
+// sortRuns sorts each run of an out-of-order slot by start cycle, ties in
+// record order (a stable sort), one at a time in one buffer. The last run
+// stays in that buffer and is merged from memory; the others are written
+// to a spill file (in TempDir, which has no name: see
+// outfile.CreateScratch) that the merge reads back in windows.
+func (m *merge) sortRuns(runs []*source) error {
+	if len(runs) == 0 {
 		return nil
 	}
 	largest := 0
-	for _, s := range unsorted {
+	for _, s := range runs {
 		largest = max(largest, s.count)
 	}
-	// The counts were checked against the bytes present by the scan.
+	// The counts were checked against the bytes present by the scan, and
+	// a run is at most runRecords long (or 1/maxRuns of the out-of-order
+	// records present).
 	recs := make([]abi.ProfileRecord, largest)
 	perm := make([]uint32, largest)
-	if len(unsorted) == 1 {
-		s := unsorted[0]
-		if err := m.sortSlot(s, recs, perm); err != nil {
-			return err
+	last := runs[len(runs)-1]
+	var w *bufio.Writer
+	if len(runs) > 1 {
+		f, err := outfile.CreateScratch(m.d.TempDir, "cycleabi-sorted-*")
+		if err != nil {
+			return fmt.Errorf("sorting out-of-order slots: %w", err)
 		}
-		s.kind, s.recs, s.index, s.first = fromMemory, recs[:s.count], perm[:s.count], 0
-		return nil
+		m.spill = f
+		w = bufio.NewWriterSize(f, 64<<10)
 	}
-	f, err := os.CreateTemp(m.d.TempDir, "cycleabi-sorted-*")
-	if err != nil {
-		return fmt.Errorf("sorting out-of-order slots: %w", err)
-	}
-	m.spill = f
-	w := bufio.NewWriterSize(f, 64<<10)
 	var off int64
 	var e [spillRecordSize]byte
-	for _, s := range unsorted {
-		if err := m.sortSlot(s, recs, perm); err != nil {
+	for _, s := range runs {
+		if err := m.sortRun(s, recs, perm); err != nil {
 			return err
+		}
+		if s == last {
+			s.kind, s.recs, s.index, s.first = fromMemory, recs[:s.count], perm[:s.count], 0
+			break
 		}
 		s.kind, s.spillAt = fromSpill, off
 		for i := range s.count {
 			recs[i].Append(e[:0])
 			binary.LittleEndian.PutUint32(e[abi.ProfileRecordSize:], perm[i])
 			if _, err := w.Write(e[:]); err != nil {
-				return fmt.Errorf("writing sorted %s to %s: %w", s.slot, f.Name(), err)
+				return fmt.Errorf("writing sorted records of %s to a spill file in %s: %w", s.slot, m.tempDir(), err)
 			}
 		}
 		off += int64(s.count) * spillRecordSize
 	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("writing sorted slots to %s: %w", f.Name(), err)
+	if w != nil {
+		if err := w.Flush(); err != nil {
+			return fmt.Errorf("writing sorted records to a spill file in %s: %w", m.tempDir(), err)
+		}
 	}
 	return nil
 }
 
-// sortSlot reads the records of s into recs and sorts them by start cycle,
-// ties in record order; perm receives each sorted record's index in the slot.
-func (m *merge) sortSlot(s *source, recs []abi.ProfileRecord, perm []uint32) error {
+// tempDir is where spill files go, for messages.
+func (m *merge) tempDir() string {
+	if m.d.TempDir != "" {
+		return m.d.TempDir
+	}
+	return os.TempDir()
+}
+
+// sortRun reads the records of run s into recs and sorts them by start
+// cycle, ties in record order; perm receives each sorted record's index in
+// the slot.
+func (m *merge) sortRun(s *source, recs []abi.ProfileRecord, perm []uint32) error {
 	recs, perm = recs[:s.count], perm[:s.count]
 	for first := 0; first < s.count; first += maxWindow {
 		n := min(maxWindow, s.count-first)
 		var err error
-		if m.scratch, err = m.d.Capture.ReadRecords(s.slot, first, recs[first:first+n], m.scratch); err != nil {
+		if m.scratch, err = m.d.Capture.ReadRecords(s.slot, s.base+first, recs[first:first+n], m.scratch); err != nil {
 			return err
 		}
 	}
@@ -277,6 +333,9 @@ func (m *merge) sortSlot(s *source, recs []abi.ProfileRecord, perm []uint32) err
 		return cmp.Compare(a, b)
 	})
 	permuteInPlace(recs, perm)
+	for i := range perm {
+		perm[i] += uint32(s.base)
+	}
 	return nil
 }
 
@@ -304,9 +363,6 @@ func permuteInPlace(recs []abi.ProfileRecord, perm []uint32) {
 }
 
 func (m *merge) close() {
-	if m.spill != nil {
-		m.spill.Close()
-		os.Remove(m.spill.Name())
-		m.spill = nil
-	}
+	outfile.CloseScratch(m.spill)
+	m.spill = nil
 }

@@ -9,9 +9,9 @@ import (
 // appendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
-func appendMeta(b []byte, inputs []Input) []byte {
+func appendMeta(b []byte, inputs []Input, flows []FlowStats) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
-		return appendRankMeta(b, &inputs[0])
+		return appendRankMeta(b, &inputs[0], flows[0])
 	}
 	var records, dropped uint64
 	for i := range inputs {
@@ -34,14 +34,14 @@ func appendMeta(b []byte, inputs []Input) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n"...)
-		b = appendRankMeta(b, &inputs[i])
+		b = appendRankMeta(b, &inputs[i], flows[i])
 	}
 	return append(b, "\n]}"...)
 }
 
 // appendRankMeta appends one capture's object, keys in the reference's
 // order, then abiVersion and abiFingerprint (the ABI it was decoded with).
-func appendRankMeta(b []byte, in *Input) []byte {
+func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
 	cfg, sum := &in.Config, in.Decoded.Summary
 	b = append(b, `{"schemaVersion":`...)
 	b = strconv.AppendInt(b, SchemaVersion, 10)
@@ -79,13 +79,29 @@ func appendRankMeta(b []byte, in *Input) []byte {
 	b = append(b, `,"ownerLabel":`...)
 	b = appendJSONString(b, cfg.OwnerLabel)
 	b = append(b, `,"warnings":[`...)
-	for i, w := range in.Decoded.Warnings.Lines() {
-		if i > 0 {
+	sep := false
+	for _, w := range in.Decoded.Warnings.Lines() {
+		if sep {
 			b = append(b, ',')
 		}
 		b = appendJSONString(b, w)
+		sep = true
+	}
+	if in.Config.Deps != nil {
+		if w := FlowWarning(flows); w != "" {
+			if sep {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, w)
+		}
 	}
 	b = append(b, ']')
+	if in.Config.Deps != nil {
+		b = append(b, `,"dependencyArrows":`...)
+		b = strconv.AppendUint(b, flows.Arrows, 10)
+		b = append(b, `,"waitsWithoutProducer":`...)
+		b = strconv.AppendUint(b, flows.WaitsWithoutProducer, 10)
+	}
 	b = appendABI(b)
 	return append(b, '}')
 }
@@ -157,4 +173,14 @@ func count(n uint64, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.FormatUint(n, 10) + " " + many
+}
+
+// FlowWarning is the trace's warning for a capture with waits that no
+// producer of their event ended before, "" when there are none.
+func FlowWarning(st FlowStats) string {
+	if st.WaitsWithoutProducer == 0 {
+		return ""
+	}
+	return strconv.FormatUint(st.WaitsWithoutProducer, 10) + " of " + strconv.FormatUint(st.Waits, 10) +
+		" wait records have no producer of their event ending before them (clock skew, dropped records, or not the schedule the kernel ran)"
 }

@@ -123,19 +123,13 @@ const maxExactNanos = 1 << 53
 // in the viewer. It is at most one or two nanoseconds short of the
 // duration rounded on its own, and equal to it in the common case.
 func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep string) []byte {
-	ts, tsOK := c.signedNanos(start, anchor)
-	te, teOK := c.signedNanos(end, anchor)
-	dur, durOK := c.nanos(end - start)
-	if !tsOK || !teOK || !durOK || end < start {
+	ts, dur, ok := c.span(start, end, anchor)
+	if !ok {
 		// Out of the exact range (or an invalid record, which decode
 		// refuses before it gets here): printed as rounded on their own.
 		dst = c.appendSignedMicros(dst, start, anchor)
 		dst = append(dst, sep...)
 		return c.appendMicros(dst, end-start)
-	}
-	end64 := float64(te) / 1000
-	for dur > 0 && float64(ts)/1000+float64(dur)/1000 > end64 {
-		dur--
 	}
 	if ts < 0 {
 		// A count that rounds to zero is 0 here, so never "-0".
@@ -145,6 +139,23 @@ func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep string) []
 	}
 	dst = append(dst, sep...)
 	return appendNanosAsMicros(dst, uint64(dur))
+}
+
+// span returns the ts and dur, in nanoseconds, that appendSpan prints for
+// a record from start to end; false when they are out of its exact range
+// and appendSpan prints them rounded on their own.
+func (c *clock) span(start, end, anchor uint64) (ts, dur int64, ok bool) {
+	ts, tsOK := c.signedNanos(start, anchor)
+	te, teOK := c.signedNanos(end, anchor)
+	dur, durOK := c.nanos(end - start)
+	if !tsOK || !teOK || !durOK || end < start {
+		return 0, 0, false
+	}
+	end64 := float64(te) / 1000
+	for dur > 0 && float64(ts)/1000+float64(dur)/1000 > end64 {
+		dur--
+	}
+	return ts, dur, true
 }
 
 // nanos returns the nanoseconds of cycles cycles as appendMicros prints

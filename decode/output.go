@@ -2,24 +2,18 @@ package decode
 
 import (
 	"bufio"
-	"errors"
-	"fmt"
-	"github.com/klauspost/compress/gzip"
 	"io"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
-// Output is where a trace goes. A file is written under a temporary name
-// in its directory and renamed into place by Commit, so a failed decode
-// leaves no partial trace behind (and an existing trace untouched). A name
-// ending in ".gz" is gzip-compressed (Perfetto opens .json.gz directly);
-// "-" is stdout. An existing target that is not a regular file (/dev/null,
-// a named pipe) is written in place.
+// Output is where a trace goes: an output file of package outfile (written
+// under a temporary name and renamed into place by Commit, so a failed
+// decode leaves no partial trace behind and an existing trace untouched;
+// "-" is stdout; a device or named pipe is written in place), gzip-compressed
+// when the name ends in ".gz" (Perfetto opens .json.gz directly).
 type Output struct {
 	// Name is the output path as given ("-" for stdout).
 	Name string
@@ -27,43 +21,19 @@ type Output struct {
 	w    *bufio.Writer
 	gz   *gzip.Writer
 	zc   *compressor // runs gz on its own goroutine
-	file *os.File    // the file written, nil for stdout
-	temp string      // the temporary name to rename from, "" when writing in place
-	// mode is the replaced trace's permissions, given to the new one
-	// when keepMode; a new trace has those its temporary file was created with.
-	mode     os.FileMode
-	keepMode bool
+	file *outfile.File
 }
 
-// CreateOutput opens the output named path; stdout is used for "-".
+// CreateOutput opens the output named path; stdout is used for "-" (nil:
+// os.Stdout).
 func CreateOutput(path string, stdout io.Writer) (*Output, error) {
-	o := &Output{Name: path}
-	var dst io.Writer = stdout
-	if path != "-" {
-		st, err := os.Stat(path)
-		switch {
-		case err == nil && !st.Mode().IsRegular():
-			if o.file, err = os.OpenFile(path, os.O_WRONLY, 0); err != nil {
-				return nil, err
-			}
-		case err == nil || errors.Is(err, os.ErrNotExist):
-			if err == nil {
-				o.mode, o.keepMode = st.Mode().Perm(), true
-			}
-			dir, base := filepath.Split(path)
-			if dir == "" {
-				dir = "."
-			}
-			if o.file, err = createTemp(dir, base); err != nil {
-				return nil, err
-			}
-			o.temp = o.file.Name()
-		default:
-			return nil, err
-		}
-		dst = o.file
+	f, err := outfile.CreateStdout(path, stdout)
+	if err != nil {
+		return nil, err
 	}
-	if path != "-" && strings.HasSuffix(path, ".gz") {
+	o := &Output{Name: path, file: f}
+	var dst io.Writer = f
+	if path != outfile.Stdout && strings.HasSuffix(path, ".gz") {
 		// BestSpeed: traces are repetitive text that compresses about
 		// tenfold even so, and the default level would be the bottleneck.
 		o.gz, _ = gzip.NewWriterLevel(dst, gzip.BestSpeed)
@@ -90,28 +60,11 @@ func (o *Output) Commit() error {
 	if o.gz != nil && err == nil {
 		err = o.gz.Close()
 	}
-	if o.file != nil {
-		if o.temp != "" && o.keepMode && err == nil {
-			err = o.file.Chmod(o.mode)
-		}
-		if cerr := o.file.Close(); err == nil {
-			err = cerr
-		}
-		o.file = nil
-	}
-	if o.temp != "" {
-		if err == nil {
-			err = os.Rename(o.temp, o.Name)
-		}
-		if err != nil {
-			os.Remove(o.temp)
-		}
-		o.temp = ""
-	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", o.Name, err)
+		o.file.Abort()
+		return err
 	}
-	return nil
+	return o.file.Commit()
 }
 
 // Abort discards what was written to a file (nothing is renamed into
@@ -121,28 +74,7 @@ func (o *Output) Abort() {
 		o.zc.Close()
 		o.zc = nil
 	}
-	if o.file != nil {
-		o.file.Close()
-		o.file = nil
-	}
-	if o.temp != "" {
-		os.Remove(o.temp)
-		o.temp = ""
-	}
-}
-
-// createTemp creates a new file in dir named after base. Unlike
-// os.CreateTemp (mode 0600) it asks for 0666 and lets the umask decide, as
-// os.Create does for the trace it stands in for.
-func createTemp(dir, base string) (*os.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, fmt.Errorf("creating a temporary file for %s in %s: too many name collisions", base, dir)
+	o.file.Abort()
 }
 
 // compressor hands what is written to it, in buffers of compressBuffer

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"math/big"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -200,6 +201,10 @@ func propMergeOrder(t *rapid.T) {
 		t.Fatal(err)
 	}
 	d.chunk = rapid.IntRange(0, 5).Draw(t, "chunk")
+	// Out-of-order slots cut into runs of 1 to 5 records (0: the default,
+	// one run per slot here), some spilled, some in memory.
+	d.runRecords = rapid.IntRange(0, 5).Draw(t, "runRecords")
+	d.TempDir = tempDir
 	want, err := scanRecords(d)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +234,16 @@ func propMergeOrder(t *rapid.T) {
 	}
 }
 
-func TestMergeOrder(t *testing.T) { rapid.Check(t, propMergeOrder) }
+// tempDir is where propMergeOrder spills; checked empty afterwards.
+var tempDir = os.TempDir()
+
+func TestMergeOrder(t *testing.T) {
+	tempDir = t.TempDir()
+	rapid.Check(t, propMergeOrder)
+	if entries, _ := os.ReadDir(tempDir); len(entries) != 0 {
+		t.Errorf("spill files left behind: %v", entries)
+	}
+}
 
 func FuzzMergeOrder(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propMergeOrder)) }
 

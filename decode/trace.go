@@ -38,6 +38,13 @@ type Config struct {
 	// Invocation, when set, makes the capture one invocation of its rank
 	// (see Invocation); nil for one capture per rank.
 	Invocation *Invocation
+	// FlowMode says which dependency arrows to draw when Deps is set;
+	// MaxFlows caps the arrows of this capture (0: no cap).
+	FlowMode FlowMode
+	MaxFlows int
+	// Deps, when set, are the capture's event producers under the
+	// schedule it ran: the trace gets dependency arrows (FlowMode).
+	Deps *Dependencies
 }
 
 // Input is one decoded capture and how to show it.
@@ -59,6 +66,9 @@ type WriteOptions struct {
 	// AbsoluteTime times every event from system-counter cycle 0 instead
 	// of from its capture's anchor.
 	AbsoluteTime bool
+	// FlowStats, when it has one entry per input, receives what each
+	// input's dependency arrows came to (zero for an input without Deps).
+	FlowStats []FlowStats
 }
 
 // SchemaVersion is the version of the megaKernelCycleTrace object the
@@ -72,6 +82,15 @@ const SchemaVersion = 1
 //	 trace order, for each input in turn ],
 //	 "megaKernelCycleTrace":{...},
 //	 "metadata":{...}}
+//
+// An input whose Config has Deps gets dependency arrows after the X event
+// of each of its wait records: Trace Event Format v1 flow events, one id per
+// arrow (ids are unique in the trace: input i's are i<<32 + 1, 2, ...),
+// "ph":"s" on the producer's thread with ts in the middle of its slice and
+// "ph":"f","bp":"e" on the wait's thread with ts inside the wait's slice,
+// never before the "s"; "cat":"dependency", named "event <E>". Its
+// megaKernelCycleTrace object then also has dependencyArrows and
+// waitsWithoutProducer, and a warning when the latter is not 0.
 //
 // For one input, megaKernelCycleTrace is the reference decoder's object
 // plus abiVersion and abiFingerprint; for several it is
@@ -118,10 +137,11 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	par = min(par, len(inputs))
 
 	p := pipeline{
-		outs: make([]chan chunk, len(inputs)),
-		errs: make([]error, len(inputs)),
-		done: make(chan struct{}),
-		free: make(chan []byte, 4*par),
+		outs:  make([]chan chunk, len(inputs)),
+		errs:  make([]error, len(inputs)),
+		flows: make([]FlowStats, len(inputs)),
+		done:  make(chan struct{}),
+		free:  make(chan []byte, 4*par),
 	}
 	for i := range p.outs {
 		p.outs[i] = make(chan chunk, 2)
@@ -149,6 +169,9 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 		}
 	}()
 	err = p.write(w, inputs, o.Progress)
+	if err == nil && len(o.FlowStats) == len(inputs) {
+		copy(o.FlowStats, p.flows)
+	}
 	close(p.done)
 	wg.Wait()
 	return err
@@ -178,8 +201,11 @@ type chunk struct {
 type pipeline struct {
 	outs []chan chunk
 	errs []error
-	done chan struct{} // closed when the writer returns
-	free chan []byte   // written chunks, for reuse
+	// flows[i] is what input i's arrows came to, set by its renderer
+	// before it closes outs[i].
+	flows []FlowStats
+	done  chan struct{} // closed when the writer returns
+	free  chan []byte   // written chunks, for reuse
 }
 
 var errAborted = errors.New("trace writing aborted")
@@ -207,7 +233,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, progress func(int)) error 
 			return err
 		}
 	}
-	meta := appendMeta(nil, inputs)
+	meta := appendMeta(nil, inputs, p.flows)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
@@ -236,7 +262,7 @@ func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 // render writes input i's events: the process and thread metadata
 // events, then one X event per record in trace order.
 func (p *pipeline) render(i int, in *Input, pl *placement) error {
-	r := newRenderer(in, pl)
+	r := newRenderer(i, in, pl)
 	b := make([]byte, 0, chunkSize+chunkSize/4)
 	if i > 0 && pl.meta {
 		// Events start with ",\n" themselves; metadata does not.
@@ -252,6 +278,7 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
 	maxEnd := make([]uint64, len(r.slots))
 	started := make([]bool, len(r.slots))
+	flows := in.Config.Deps != nil
 	walkErr := in.Decoded.Records(func(rec Record) bool {
 		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
 			w.Overlapping++
@@ -265,6 +292,9 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 			w.NegativeTS++
 		}
 		b = r.appendEvent(b, &rec)
+		if flows {
+			b = r.appendFlows(b, &rec)
+		}
 		events++
 		if len(b) >= chunkSize {
 			b, err = p.send(i, b, events)
@@ -278,6 +308,7 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 	if walkErr != nil {
 		return walkErr
 	}
+	p.flows[i] = r.flowStats
 	_, err = p.send(i, b, events)
 	return err
 }
@@ -286,6 +317,7 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 // record of a slot, already rendered.
 type slotText struct {
 	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
+	pidTid    []byte // `,"pid":R,"tid":T,"ts":`
 	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
 	entry     []byte // `,"core_entry_cycle":E`
 }
@@ -312,14 +344,18 @@ type renderer struct {
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
 	place    *placement
+
+	deps      *Dependencies
+	flowStats FlowStats
+	flowBase  uint64 // added to each arrow's number to make its id
 }
 
-func newRenderer(in *Input, pl *placement) *renderer {
+func newRenderer(i int, in *Input, pl *placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
 		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
-		owner: appendJSONStringBody(nil, cfg.OwnerLabel)}
+		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
 	}
@@ -327,6 +363,7 @@ func newRenderer(in *Input, pl *placement) *renderer {
 	for i, a := range sum.Active {
 		s := &r.slots[i]
 		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
+		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
 		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
 		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d,"task_id":`, a.Slot.BlockID)

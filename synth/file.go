@@ -3,9 +3,10 @@ package synth
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
+
+	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
 // Format is how a capture is stored in a file.
@@ -57,33 +58,28 @@ func NPYHeader(n uint64) []byte {
 	return append(h, '\n')
 }
 
-// WriteFile writes buffer to path in format f, atomically: the bytes go to a
-// temporary file in the same directory, which is renamed over path only
-// once complete, so a reader never sees half a capture.
-func WriteFile(path string, buffer []byte, f Format) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+// Write writes buffer to w in format f.
+func Write(w io.Writer, buffer []byte, f Format) error {
 	if f == NPY {
-		if _, err = tmp.Write(NPYHeader(uint64(len(buffer)))); err != nil {
+		if _, err := w.Write(NPYHeader(uint64(len(buffer)))); err != nil {
 			return err
 		}
 	}
-	if _, err = tmp.Write(buffer); err != nil {
+	_, err := w.Write(buffer)
+	return err
+}
+
+// WriteFile writes buffer to path in format f through package outfile:
+// atomically (a temporary file beside path, renamed over it once
+// complete), "-" for standard output, a device or named pipe in place.
+func WriteFile(path string, buffer []byte, f Format) error {
+	out, err := outfile.Create(path)
+	if err != nil {
 		return err
 	}
-	if err = tmp.Chmod(0o644); err != nil {
+	if err := Write(out, buffer, f); err != nil {
+		out.Abort()
 		return err
 	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return out.Commit()
 }

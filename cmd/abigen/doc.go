@@ -52,9 +52,9 @@ func runDoc(args []string, stdout, stderr io.Writer) int {
 	for rel, data := range rendered {
 		files[filepath.Join(*out, filepath.FromSlash(rel))] = data
 	}
-	if err := writeFiles(files, []string{*out}); err != nil {
+	if err := writeFiles(files, []string{*out}, *schemaPath); err != nil {
 		fmt.Fprintln(stderr, "abigen doc:", err)
-		return 1
+		return writeStatus(err)
 	}
 	return 0
 }

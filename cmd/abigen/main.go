@@ -5,11 +5,13 @@
 //	go run ./cmd/abigen -check     print a unified diff of any drift; exit 1 if any
 //	go run ./cmd/abigen diff OLD NEW   classify the changes between two schemas
 //	go run ./cmd/abigen doc        regenerate gen/doc/ABI.md only
+//	go run ./cmd/abigen -version   print abigen's version and the schema's ABI version and fingerprint
 //
 // The schema is loaded into a validated model first; a schema with any
 // problem is reported in full (file:line:col: path: message), exit 1, and
 // nothing under gen/ is touched. Files are written only once every emitter
-// has succeeded, each to a temporary name renamed into place.
+// has succeeded, each to a temporary name renamed into place (package
+// outfile); a file to write that is the schema itself is refused, exit 2.
 package main
 
 //go:generate go run . -schema ../../abi/schema.yaml -go-out ../../gen/go -cpp-out ../../gen/cpp -doc-out ../../gen/doc
@@ -25,14 +27,19 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/cppgen"
 	"github.com/megakernel/cycleabi/internal/docgen"
 	"github.com/megakernel/cycleabi/internal/gogen"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/internal/schema"
 	"github.com/pmezard/go-difflib/difflib"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	outfile.HandleSignals()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -50,9 +57,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.goOut, "go-out", o.goOut, "root folder of the generated Go packages")
 	fs.StringVar(&o.cppOut, "cpp-out", o.cppOut, "folder of the generated C++ header")
 	fs.StringVar(&o.docOut, "doc-out", o.docOut, "folder of the generated ABI reference")
+	version := fs.Bool("version", false, "print abigen's version and the schema's ABI version and fingerprint, then exit")
 	check := fs.Bool("check", false, "render in memory and print a unified diff of any drift from the files on disk; exit 1 on drift")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `usage: abigen [-check] [-schema FILE] [-go-out DIR] [-cpp-out DIR] [-doc-out DIR]
+       abigen -version [-schema FILE]
        abigen diff OLD NEW [-format text|json]
        abigen doc [-schema FILE] [-out DIR]
 
@@ -74,6 +83,9 @@ reference). Run it from the repository root after changing the schema.
 		fs.Usage()
 		return 2
 	}
+	if *version {
+		return printVersion(o.schema, stdout, stderr)
+	}
 	files, err := render(o)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -92,10 +104,24 @@ reference). Run it from the repository root after changing the schema.
 		}
 		return 0
 	}
-	if err := writeFiles(files, o.dirs()); err != nil {
+	if err := writeFiles(files, o.dirs(), o.schema); err != nil {
 		fmt.Fprintln(stderr, "abigen:", err)
+		return writeStatus(err)
+	}
+	return 0
+}
+
+// printVersion prints abigen's build and the version and fingerprint of
+// the schema it would generate from (not of the gen/ it was built with, so
+// that abigen never depends on the code it generates).
+func printVersion(schemaPath string, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "abigen %s\n", buildinfo.Version())
+	s, err := schema.LoadFile(schemaPath)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
 		return 1
 	}
+	fmt.Fprintf(stdout, "%s: ABI version %d, fingerprint %s\n", schemaPath, s.Version, s.FingerprintHex())
 	return 0
 }
 
@@ -252,54 +278,58 @@ func unified(w io.Writer, from, to string, a, b []byte) error {
 	})
 }
 
-// writeFiles writes each changed file to a temporary name in its folder and
-// renames it into place, then removes stale generated files. Every file is
-// staged before the first rename, so a failure while staging leaves the old
-// files untouched.
-func writeFiles(files map[string][]byte, dirs []string) error {
-	type staged struct{ tmp, path string }
-	var pending []staged
-	cleanup := func() {
-		for _, s := range pending {
-			os.Remove(s.tmp)
-		}
+// writeFiles writes each changed file through package outfile (a
+// temporary file beside it, renamed into place), then removes stale
+// generated files. Every file is staged before the first rename, so a
+// failure while staging leaves the old files untouched. A file to write or
+// remove that is one of inputs (the schema) is refused with a
+// *outfile.SameFileError before anything is written.
+func writeFiles(files map[string][]byte, dirs []string, inputs ...string) error {
+	stale, err := staleFiles(files, dirs)
+	if err != nil {
+		return err
 	}
+	var changed []string
 	for _, path := range sortedKeys(files) {
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, files[path]) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			cleanup()
-			return err
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-		if err != nil {
-			cleanup()
-			return err
-		}
-		pending = append(pending, staged{tmp.Name(), path})
-		_, werr := tmp.Write(files[path])
-		cerr := tmp.Close()
-		if werr != nil || cerr != nil {
-			cleanup()
-			return errors.Join(werr, cerr)
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			cleanup()
+		changed = append(changed, path)
+	}
+	for _, path := range append(changed, stale...) {
+		if err := outfile.SameFile(path, inputs...); err != nil {
 			return err
 		}
 	}
-	for i, s := range pending {
-		if err := os.Rename(s.tmp, s.path); err != nil {
-			for _, rest := range pending[i:] {
-				os.Remove(rest.tmp)
+	var pending []*outfile.File
+	abort := func() {
+		for _, f := range pending {
+			f.Abort()
+		}
+	}
+	for _, path := range changed {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			abort()
+			return err
+		}
+		f, err := outfile.Create(path)
+		if err != nil {
+			abort()
+			return err
+		}
+		pending = append(pending, f)
+		if _, err := f.Write(files[path]); err != nil {
+			abort()
+			return err
+		}
+	}
+	for i, f := range pending {
+		if err := f.Commit(); err != nil {
+			for _, rest := range pending[i+1:] {
+				rest.Abort()
 			}
 			return err
 		}
-	}
-	stale, err := staleFiles(files, dirs)
-	if err != nil {
-		return err
 	}
 	for _, path := range stale {
 		if err := os.Remove(path); err != nil {
@@ -307,6 +337,16 @@ func writeFiles(files map[string][]byte, dirs []string) error {
 		}
 	}
 	return nil
+}
+
+// writeStatus is the exit status for a failure to write: 2 for an output
+// that is an input (a usage error), else 1.
+func writeStatus(err error) int {
+	var same *outfile.SameFileError
+	if errors.As(err, &same) {
+		return 2
+	}
+	return 1
 }
 
 func sortedKeys(m map[string][]byte) []string {

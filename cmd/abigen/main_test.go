@@ -221,3 +221,32 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}))
 	return files
 }
+
+// A generated file that is the schema itself (here through a symbolic
+// link) is refused with exit 2 before anything is written, and the schema
+// is unchanged.
+func TestOutputIsNeverTheSchema(t *testing.T) {
+	for _, doc := range []bool{false, true} {
+		o := workspace(t, realSchema(t))
+		require.NoError(t, os.MkdirAll(o.docOut, 0o755))
+		abiMD := filepath.Join(o.docOut, "ABI.md")
+		require.NoError(t, os.Symlink(o.schema, abiMD))
+		args := o.args()
+		if doc {
+			args = []string{"doc", "-schema", o.schema, "-out", o.docOut}
+		}
+		code, _, stderr := runCmd(args...)
+		assert.Equal(t, 2, code, stderr)
+		assert.Contains(t, stderr, "refusing to write "+abiMD+": it is the same file as the input "+o.schema)
+		got, err := os.ReadFile(o.schema)
+		require.NoError(t, err)
+		assert.Equal(t, realSchema(t), string(got), "the schema changed")
+		assert.NoDirExists(t, o.goOut, "files were written before the refusal")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, stderr := runCmd("-version", "-schema", "../../abi/schema.yaml")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `^abigen (devel|v\S+).*\n../../abi/schema.yaml: ABI version `+fmt.Sprint(abi.Version)+`, fingerprint `+abi.FingerprintHex+"\n$", stdout)
+}

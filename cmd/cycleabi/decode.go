@@ -17,6 +17,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/plan"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -36,6 +38,8 @@ type decodeFlags struct {
 	ranks         []uint
 	deviceIDs     []uint
 	invocations   invocationFlags
+	flows         string
+	maxFlows      int
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -47,9 +51,14 @@ func newDecodeCmd() *cobra.Command {
 file), then writes a Chrome Trace Event JSON file: one process per rank
 (pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
 slice per record, in time order. Open it in https://ui.perfetto.dev or
-chrome://tracing. The trace is written to a temporary file and renamed into
-place, so a failed decode leaves nothing behind; a name ending in .gz is
-gzip-compressed (Perfetto opens it directly); -o - writes to stdout.
+chrome://tracing. The trace is written to a temporary file beside it and
+renamed into place, so a failed or interrupted decode leaves nothing behind
+and a previous trace as it was; a name ending in .gz is gzip-compressed
+(Perfetto opens it directly); -o - writes to stdout; a device or named pipe
+is written in place. An output that is one of the inputs (a capture, the
+names file, the plan, the invocation manifest) is refused. Slots whose
+records are out of start order are sorted in bounded runs spilled to
+TMPDIR.
 
 The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
 is given (--aic-capacity with --aiv-capacity, and --cube-slots; 'cycleabi
@@ -60,6 +69,19 @@ capacity) the plan's capacities are the layout's, as validate --plan does.
 Timestamps are microseconds since the
 earliest core entry, from the system-counter frequency of --soc, or
 --freq-mhz.
+
+With --plan, the trace also gets dependency arrows: from the producer of
+an event (the TriggerEvent record of a task whose trigger_event it is, or
+the compute record of such a ShmemPutMemSignal task) to each wait record of
+a task whose dependent_event it is. --flows releasing (the default) draws
+the releasing producer's arrow only: the producer with the latest
+end_cycle at or before the wait's end_cycle. --flows all also draws every
+other producer that ends within the wait; --flows none draws none and
+leaves the schedule to the layout alone.
+--max-flows caps the arrows per capture. A wait that no producer ended
+before gets no arrow; such waits are counted in the trace's warnings and
+on stderr. A capture the schedule cannot have written (task ids beyond its
+task table, a wait of a task without dependent_event) is an error.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
@@ -94,7 +116,10 @@ Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
 as TaskType_<t>, anything else as DescId_<desc_id>.
 
 Exit status: 0 on success, 1 when a capture is invalid (the message names the
-file, byte offset, slot and record), 2 for usage or I/O errors.`,
+file, byte offset, slot and record), 2 for usage or I/O errors (and an
+output that is an input), 141 when the reader of -o - goes away (quietly,
+as cat does); SIGINT, SIGTERM and SIGHUP remove the temporary files and end
+decode with the signal (the shell reports 130, 143, 129).`,
 		Example: `  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
@@ -120,6 +145,8 @@ file, byte offset, slot and record), 2 for usage or I/O errors.`,
 	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names")
 	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
+	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
+	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
@@ -132,6 +159,24 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	layout, _, err := f.layout.options(fs)
 	if err != nil {
 		return usage(err)
+	}
+	flowMode, err := decode.ParseFlowMode(f.flows)
+	if err != nil {
+		return usage(fmt.Errorf("--flows: %w", err))
+	}
+	if f.maxFlows < 0 {
+		return usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
+	}
+	if f.layout.planFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
+		return usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
+	}
+	// --flows none leaves the schedule to the layout: no arrows, and no
+	// check of the capture against its task table.
+	var sched *plan.Schedule
+	if flowMode != decode.FlowsNone {
+		if sched, err = loadSchedule(f.layout.planFile); err != nil {
+			return usage(err)
+		}
 	}
 	invs, err := f.invocations.resolve(paths, f.ranks)
 	if err != nil {
@@ -158,6 +203,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 	}
 
+	// Once the output's name is final, before any capture is read.
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
+		return usage(err)
+	}
 	decoded, err := decodeAll(paths, layout)
 	defer func() {
 		for _, d := range decoded {
@@ -170,12 +219,17 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return err
 	}
 
+	deps, err := dependenciesAll(decoded, sched)
+	if err != nil {
+		return err
+	}
 	inputs := make([]decode.Input, len(paths))
 	var records uint64
 	for i, d := range decoded {
 		inputs[i] = decode.Input{Decoded: d, Config: decode.Config{
 			Rank: ranks[i], DeviceID: deviceIDs[i], SoCName: socName, FrequencyMHz: mhz,
 			DetailedNames: f.detailedNames, KernelName: f.kernelName, OwnerLabel: f.ownerLabel, Names: names,
+			FlowMode: flowMode, MaxFlows: f.maxFlows, Deps: deps[i],
 		}}
 		if invs != nil {
 			inputs[i].Config.Invocation = &invs.invocations[i]
@@ -190,7 +244,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute}
+	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs))}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
 	}
@@ -211,19 +265,29 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 
 	stderr := cmd.ErrOrStderr()
-	for _, in := range inputs {
+	var arrows, orphans uint64
+	for i, in := range inputs {
 		for i, w := range in.Decoded.Warnings.Lines() {
 			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
 				w += "; plan larger capacities; run validate for offsets"
 			}
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
+		if w := decode.FlowWarning(opts.FlowStats[i]); w != "" {
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+		arrows += opts.FlowStats[i].Arrows
+		orphans += opts.FlowStats[i].WaitsWithoutProducer
 	}
 	where := f.output
 	if where == "-" {
 		where = "stdout"
 	}
-	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s) written to %s; open it in https://ui.perfetto.dev or chrome://tracing\n", records, len(inputs), where)
+	flows := ""
+	if sched != nil {
+		flows = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, flowMode, orphans)
+	}
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s; open it in https://ui.perfetto.dev or chrome://tracing\n", records, len(inputs), flows, where)
 	return nil
 }
 

@@ -3,10 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/tracemerge"
 	"github.com/spf13/cobra"
 )
@@ -96,10 +95,8 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 	if fs.Changed("rank") && f.rank < 0 {
 		return usage(fmt.Errorf("--rank must be >= 0, got %d", f.rank))
 	}
-	for _, in := range args {
-		if sameFile(in, f.output) {
-			return usage(fmt.Errorf("-o %s is an input: merge never writes over its inputs", f.output))
-		}
+	if err := outfile.SameFile(f.output, args...); err != nil {
+		return usage(err)
 	}
 	o := tracemerge.Options{
 		Framework: args[0], MegaKernel: args[1],
@@ -139,20 +136,4 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 	}
 	fmt.Fprintf(stderr, "cycleabi: %d events of %d invocation(s) merged into %s\n", res.MergedEventCount, res.MergedInvocationCount, where)
 	return nil
-}
-
-// sameFile reports whether the output path names the input (the same
-// file, or the same path when the output does not exist yet).
-func sameFile(in, out string) bool {
-	if out == "-" {
-		return false
-	}
-	si, err1 := os.Stat(in)
-	so, err2 := os.Stat(out)
-	if err1 == nil && err2 == nil {
-		return os.SameFile(si, so)
-	}
-	a, _ := filepath.Abs(in)
-	b, _ := filepath.Abs(out)
-	return a == b
 }

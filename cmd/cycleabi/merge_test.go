@@ -57,7 +57,7 @@ func TestMergeErrors(t *testing.T) {
 	}{
 		{[]string{fw, mk}, 2, "merge needs -o MERGED"},
 		{[]string{fw}, 2, "merge needs FRAMEWORK_TRACE and MEGAKERNEL_TRACE"},
-		{[]string{fw, mk, "-o", mk}, 2, "is an input: merge never writes over its inputs"},
+		{[]string{fw, mk, "-o", mk}, 2, "it is an input of this command"},
 		{[]string{fw, mk, "-o", out, "--kernel-index", "-1"}, 2, "--kernel-index must be >= 0, got -1"},
 		{[]string{fw, mk, "-o", out, "--kernel-pattern", ""}, 2, "--kernel-pattern is empty"},
 		{[]string{fw, mk, "-o", out, "--kernel-pattern", "(x"}, 2, "--kernel-pattern: error parsing regexp: missing closing )"},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 	"github.com/spf13/cobra"
@@ -46,9 +47,13 @@ A wait that can never end (an event nobody triggers, a cycle of waits) is an
 error naming the task, unless --wait-timeout gives the cycles after which a
 waiting core gives up (with --idle-cores it defaults to 50000, 1 ms).
 
-The capture is written atomically, as raw bytes (--format bin) or as a NumPy
-.npy file of uint8 (--format npy; the default when CAPTURE ends in .npy).
-synth prints the flags that tell decode and validate the layout it used.`,
+The capture is written as raw bytes (--format bin) or as a NumPy .npy file
+of uint8 (--format npy; the default when CAPTURE ends in .npy), atomically:
+to a temporary file beside CAPTURE, renamed over it once complete, so an
+existing file stays as it was until then. -o - writes to stdout (the
+summary then goes to stderr); a device or named pipe is written in place.
+CAPTURE may not be the schedule itself. synth prints the flags that tell
+decode and validate the layout it used.`,
 		Example: `  cycleabi synth examples/moe_layer.yaml -o moe.bin
   cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
   cycleabi synth examples/aiv_pipeline.yaml --idle-cores 2 -o pipeline.npy`,
@@ -81,6 +86,9 @@ synth prints the flags that tell decode and validate the layout it used.`,
 				opts.WaitTimeout = synth.DefaultWaitTimeout
 			}
 
+			if err := outfile.SameFile(out, args[0]); err != nil {
+				return usage(err)
+			}
 			s, err := plan.ParseFile(args[0])
 			if err != nil {
 				return scheduleError(err)
@@ -94,6 +102,9 @@ synth prints the flags that tell decode and validate the layout it used.`,
 			}
 			caps := c.Layout.Capacities
 			w := cmd.OutOrStdout()
+			if out == outfile.Stdout {
+				w = cmd.ErrOrStderr() // stdout holds the capture
+			}
 			fmt.Fprintf(w, "wrote %s (%s, %d bytes): %d records written, %d dropped, %d of %d slots entered\n",
 				out, f, len(c.Buffer), c.Records(), c.Dropped(), entered(c), len(c.Slots))
 			fmt.Fprintf(w, "decode flags: --cube-slots %d --aic-capacity %d --aiv-capacity %d\n",
@@ -102,7 +113,7 @@ synth prints the flags that tell decode and validate the layout it used.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&out, "output", "o", "", "capture file to write (required)")
+	fl.StringVarP(&out, "output", "o", "", "capture file to write (required); \"-\" for stdout")
 	fl.StringVar(&format, "format", "", "capture format: bin (raw bytes) or npy (default: npy when CAPTURE ends in .npy, else bin)")
 	fl.Uint64Var(&opts.Seed, "seed", 1, "random seed for timings and idle cores")
 	fl.Float64Var(&opts.CapacityScale, "capacity-scale", 0, "scale the planned capacities by `F`, rounded down to a multiple of 16")

@@ -230,3 +230,56 @@ func WriteFile(path string, s Spec) (string, error) {
 	}
 	return fmt.Sprintf("--cube-slots %d --aic-capacity %d --aiv-capacity %d", l.CubeSlots, l.Capacities.AIC, l.Capacities.AIV), nil
 }
+
+// WriteSparse writes a capture in which one slot, AIV/0, holds records
+// records in random start order (ties included), and every other slot is
+// unused, and returns the decode flags of its layout: cube slots 24, AIC
+// capacity 0, AIV capacity records rounded up to 16. The file is sparse:
+// only AIV/0's header and records are written, the rest is a hole, so
+// 16,777,216 records take 512 MiB of disk for a 24 GiB file. It is the
+// worst case of decode's out-of-order sort (scripts/rss-sparse.sh).
+func WriteSparse(path string, records int, seed uint64) (string, error) {
+	if records <= 0 || uint64(records) > abi.MaxRecordsPerCore {
+		return "", fmt.Errorf("records must be in 1..%d, got %d", uint64(abi.MaxRecordsPerCore), records)
+	}
+	capacity, err := abi.RoundUpCapacity(uint64(records))
+	if err != nil {
+		return "", err
+	}
+	l, err := abi.NewLayout(cubeSlots, abi.Capacities{AIC: 0, AIV: capacity})
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	const entry = 1_000_000
+	off := int64(l.SlotOffset(abi.CoreTypeAIV, 0))
+	h := abi.CoreHeader{EntryCycle: entry, RecordCount: uint32(records), CoreType: abi.CoreTypeAIV, RecordCapacity: capacity}
+	_, err = f.WriteAt(h.Append(nil), off)
+	bw := bufio.NewWriterSize(io.NewOffsetWriter(f, off+abi.CoreHeaderSize), 1<<20)
+	rng := rand.New(rand.NewPCG(seed, 0x5a5e))
+	span := uint64(records) * 16
+	var b [abi.ProfileRecordSize]byte
+	for i := 0; i < records && err == nil; i++ {
+		start := entry + rng.Uint64N(span)
+		r := abi.ProfileRecord{StartCycle: start, EndCycle: start + 1 + rng.Uint64N(15),
+			DescID: abi.TaskTypeBase + uint32(abi.TaskTypeMatMul), TaskID: uint32(i), OwnerID: abi.InvalidOwnerID}
+		_, err = bw.Write(r.Append(b[:0]))
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Truncate(int64(l.Size()))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return fmt.Sprintf("--cube-slots %d --aic-capacity 0 --aiv-capacity %d", l.CubeSlots, capacity), nil
+}

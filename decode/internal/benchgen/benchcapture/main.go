@@ -1,6 +1,7 @@
 // Command benchcapture writes a synthetic capture for measuring decode
 // (scripts/rss-decode.sh): go run ./decode/internal/benchgen/benchcapture -records 500000 -o big.bin
-// It prints the decode flags of the capture's layout.
+// It prints the decode flags of the capture's layout. With -sparse it writes
+// the out-of-order worst case of scripts/rss-sparse.sh instead.
 package main
 
 import (
@@ -19,12 +20,19 @@ func main() {
 	flag.BoolVar(&spec.Warnings, "warnings", false, "every slot draws validate warnings (unsorted, overlaps, records before entry)")
 	flag.BoolVar(&spec.Full, "full", false, "capacities sized to the records (else twice them)")
 	flag.Uint64Var(&spec.Seed, "seed", spec.Seed, "random seed")
+	sparse := flag.Bool("sparse", false, "write a sparse capture whose only live slot, AIV/0, holds -records records in random start order")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N] [-seed N] [-warnings] [-full] -o CAPTURE")
+		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N | -sparse] [-seed N] [-warnings] [-full] -o CAPTURE")
 		os.Exit(2)
 	}
-	flags, err := benchgen.WriteFile(*out, spec)
+	write := benchgen.WriteFile
+	if *sparse {
+		write = func(path string, s benchgen.Spec) (string, error) {
+			return benchgen.WriteSparse(path, s.Records, s.Seed)
+		}
+	}
+	flags, err := write(*out, spec)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchcapture:", err)
 		os.Exit(1)

@@ -1,0 +1,304 @@
+package analyze
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// Delta compares one number of a base and a new analysis.
+type Delta struct {
+	Base float64 `json:"base"`
+	New  float64 `json:"new"`
+	// Abs is New − Base; RelPct is Abs over Base in percent, nil when
+	// Base is 0.
+	Abs    float64  `json:"abs"`
+	RelPct *float64 `json:"rel_pct"`
+}
+
+func delta(base, new float64) Delta {
+	d := Delta{Base: base, New: new, Abs: new - base}
+	if base != 0 {
+		r := 100 * d.Abs / base
+		d.RelPct = &r
+	}
+	return d
+}
+
+// GroupDiff compares one task type or stage.
+type GroupDiff struct {
+	Name string `json:"name"`
+	// InBase and InNew say which sides have the group.
+	InBase      bool  `json:"in_base"`
+	InNew       bool  `json:"in_new"`
+	Count       Delta `json:"count"`
+	TotalCycles Delta `json:"total_cycles"`
+	MeanCycles  Delta `json:"mean_cycles"`
+	P90Cycles   Delta `json:"p90_cycles"`
+}
+
+// RankDiff compares one rank.
+type RankDiff struct {
+	Rank        uint32           `json:"rank"`
+	BaseCapture string           `json:"base_capture"`
+	NewCapture  string           `json:"new_capture"`
+	Makespan    Delta            `json:"makespan_cycles"`
+	BusyPct     map[string]Delta `json:"busy_pct"`
+	Imbalance   map[string]Delta `json:"imbalance"`
+	// TaskTypes and Stages by the largest absolute change in total first.
+	TaskTypes []GroupDiff `json:"task_types"`
+	Stages    []GroupDiff `json:"stages"`
+}
+
+// Diff compares two reports rank by rank.
+type Diff struct {
+	BaseABIFingerprint string     `json:"base_abi_fingerprint"`
+	NewABIFingerprint  string     `json:"new_abi_fingerprint"`
+	Ranks              []RankDiff `json:"ranks"`
+}
+
+// ABIMismatch is a diff of analyses of different ABIs.
+type ABIMismatch struct{ Base, New string }
+
+// Error says which fingerprints differ and how to compare them anyway.
+func (e *ABIMismatch) Error() string {
+	return fmt.Sprintf("base was analyzed with ABI fingerprint %s, new with %s: their numbers may not mean the same (--allow-abi-mismatch compares them anyway)", e.Base, e.New)
+}
+
+// Compare diffs base against new. Ranks are paired by rank number, or
+// when each report has one rank, with each other. Reports of different
+// ABI fingerprints are an *ABIMismatch unless allowMismatch.
+func Compare(base, new *Report, allowMismatch bool) (*Diff, error) {
+	if base.ABIFingerprint != new.ABIFingerprint && !allowMismatch {
+		return nil, &ABIMismatch{Base: base.ABIFingerprint, New: new.ABIFingerprint}
+	}
+	d := &Diff{BaseABIFingerprint: base.ABIFingerprint, NewABIFingerprint: new.ABIFingerprint}
+	if len(base.Ranks) == 1 && len(new.Ranks) == 1 {
+		d.Ranks = append(d.Ranks, compareRank(base.Ranks[0], new.Ranks[0]))
+		return d, nil
+	}
+	byRank := map[uint32]*Rank{}
+	for _, k := range new.Ranks {
+		byRank[k.Rank] = k
+	}
+	for _, b := range base.Ranks {
+		n, ok := byRank[b.Rank]
+		if !ok {
+			return nil, fmt.Errorf("rank %d (%s) is not in the new analysis", b.Rank, b.Capture)
+		}
+		delete(byRank, b.Rank)
+		d.Ranks = append(d.Ranks, compareRank(b, n))
+	}
+	for _, n := range new.Ranks {
+		if _, left := byRank[n.Rank]; left {
+			return nil, fmt.Errorf("rank %d (%s) is not in the base analysis", n.Rank, n.Capture)
+		}
+	}
+	return d, nil
+}
+
+func compareRank(b, n *Rank) RankDiff {
+	d := RankDiff{Rank: n.Rank, BaseCapture: b.Capture, NewCapture: n.Capture,
+		Makespan: delta(float64(b.MakespanCycles), float64(n.MakespanCycles)),
+		BusyPct:  map[string]Delta{}, Imbalance: map[string]Delta{}}
+	regions := map[string]bool{}
+	for r := range b.Regions {
+		regions[r] = true
+	}
+	for r := range n.Regions {
+		regions[r] = true
+	}
+	get := func(k *Rank, r string) Totals {
+		if t := k.Regions[r]; t != nil {
+			return *t
+		}
+		return Totals{}
+	}
+	for r := range regions {
+		d.BusyPct[r] = delta(get(b, r).BusyPct, get(n, r).BusyPct)
+		d.Imbalance[r] = delta(get(b, r).Imbalance, get(n, r).Imbalance)
+	}
+	if b.Totals != nil && n.Totals != nil {
+		d.BusyPct["rank"] = delta(b.Totals.BusyPct, n.Totals.BusyPct)
+		d.Imbalance["rank"] = delta(b.Totals.Imbalance, n.Totals.Imbalance)
+	}
+	d.TaskTypes = compareGroups(b.TaskTypes, n.TaskTypes)
+	d.Stages = compareGroups(b.Stages, n.Stages)
+	return d
+}
+
+func compareGroups(base, new []Stat) []GroupDiff {
+	type pair struct{ b, n *Stat }
+	m := map[string]*pair{}
+	for i := range base {
+		m[base[i].Name] = &pair{b: &base[i]}
+	}
+	for i := range new {
+		if p := m[new[i].Name]; p != nil {
+			p.n = &new[i]
+		} else {
+			m[new[i].Name] = &pair{n: &new[i]}
+		}
+	}
+	var out []GroupDiff
+	for name, p := range m {
+		var b, n Stat
+		if p.b != nil {
+			b = *p.b
+		}
+		if p.n != nil {
+			n = *p.n
+		}
+		out = append(out, GroupDiff{Name: name, InBase: p.b != nil, InNew: p.n != nil,
+			Count:       delta(float64(b.Count), float64(n.Count)),
+			TotalCycles: delta(float64(b.TotalCycles), float64(n.TotalCycles)),
+			MeanCycles:  delta(b.MeanCycles, n.MeanCycles),
+			P90Cycles:   delta(float64(b.P90Cycles), float64(n.P90Cycles))})
+	}
+	slices.SortFunc(out, func(x, y GroupDiff) int {
+		return cmp.Or(cmp.Compare(math.Abs(y.TotalCycles.Abs), math.Abs(x.TotalCycles.Abs)), cmp.Compare(x.Name, y.Name))
+	})
+	return out
+}
+
+// IsZero reports whether nothing changed.
+func (d *Diff) IsZero() bool {
+	for _, r := range d.Ranks {
+		ds := []Delta{r.Makespan}
+		for _, x := range r.BusyPct {
+			ds = append(ds, x)
+		}
+		for _, x := range r.Imbalance {
+			ds = append(ds, x)
+		}
+		for _, g := range append(slices.Clone(r.TaskTypes), r.Stages...) {
+			if !g.InBase || !g.InNew {
+				return false
+			}
+			ds = append(ds, g.Count, g.TotalCycles, g.MeanCycles, g.P90Cycles)
+		}
+		for _, x := range ds {
+			if x.Abs != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ReadReport reads a report written by Report.WriteJSON.
+func ReadReport(name string, data []byte) (*Report, error) {
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: not an analyze --format json report: %w", name, err)
+	}
+	if r.ABIFingerprint == "" || len(r.Ranks) == 0 {
+		return nil, fmt.Errorf("%s: not an analyze --format json report (no abi_fingerprint or ranks)", name)
+	}
+	for i, k := range r.Ranks {
+		if k == nil {
+			return nil, fmt.Errorf("%s: ranks[%d] is null", name, i)
+		}
+	}
+	return &r, nil
+}
+
+// LooksLikeJSON reports whether data starts (after white space) with '{':
+// a report, never a capture (whose first bytes are a core header).
+func LooksLikeJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// WriteJSON writes the diff as one indented JSON document.
+func (d *Diff) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+func fmtDelta(d Delta, prec int) []string {
+	rel := "-"
+	if d.RelPct != nil {
+		rel = strconv.FormatFloat(*d.RelPct, 'f', 1, 64) + "%"
+		if *d.RelPct > 0 {
+			rel = "+" + rel
+		}
+	}
+	abs := strconv.FormatFloat(d.Abs, 'f', prec, 64)
+	if math.Abs(d.Abs) < 0.5*math.Pow10(-prec) {
+		abs = strconv.FormatFloat(0, 'f', prec, 64) // not "-0.000"
+	} else if d.Abs > 0 {
+		abs = "+" + abs
+	}
+	return []string{strconv.FormatFloat(d.Base, 'f', prec, 64), strconv.FormatFloat(d.New, 'f', prec, 64), abs, rel}
+}
+
+func (r *RankDiff) tables(top int) []*table {
+	sum := &table{title: "Summary", head: []string{"metric", "base", "new", "Δ", "Δ %"}}
+	sum.rows = append(sum.rows, append([]string{"makespan_cycles"}, fmtDelta(r.Makespan, 0)...))
+	var keys []string
+	for k := range r.BusyPct {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		sum.rows = append(sum.rows, append([]string{"busy_pct " + k}, fmtDelta(r.BusyPct[k], 2)...))
+	}
+	for _, k := range keys {
+		sum.rows = append(sum.rows, append([]string{"imbalance " + k}, fmtDelta(r.Imbalance[k], 3)...))
+	}
+	groups := func(title, col string, gs []GroupDiff) *table {
+		t := &table{title: title, head: []string{col, "count", "Δ count", "total", "Δ total", "Δ total %", "mean", "Δ mean", "p90", "Δ p90"}}
+		for _, g := range gs {
+			c, tot, mean, p90 := fmtDelta(g.Count, 0), fmtDelta(g.TotalCycles, 0), fmtDelta(g.MeanCycles, 1), fmtDelta(g.P90Cycles, 0)
+			t.rows = append(t.rows, []string{g.Name, c[1], c[2], tot[1], tot[2], tot[3], mean[1], mean[2], p90[1], p90[2]})
+		}
+		return t.top(top)
+	}
+	return []*table{sum, groups("Task types (cycles, new and change)", "task_type", r.TaskTypes), groups("Stages (cycles, new and change)", "stage", r.Stages)}
+}
+
+// WriteText writes the diff as aligned tables; top bounds the rows of
+// the task type and stage tables (0: all).
+func (d *Diff) WriteText(w io.Writer, top int) error {
+	tw := &textWriter{w: w}
+	for i := range d.Ranks {
+		r := &d.Ranks[i]
+		if i > 0 {
+			tw.printf("\n")
+		}
+		tw.printf("== rank %d: %s -> %s ==\n\n", r.Rank, r.BaseCapture, r.NewCapture)
+		for _, t := range r.tables(top) {
+			t.text(tw)
+			tw.printf("\n")
+		}
+	}
+	if d.IsZero() {
+		tw.printf("no change\n")
+	}
+	return tw.err
+}
+
+// WriteMarkdown writes the diff as Markdown tables.
+func (d *Diff) WriteMarkdown(w io.Writer, top int) error {
+	tw := &textWriter{w: w}
+	for i := range d.Ranks {
+		r := &d.Ranks[i]
+		tw.printf("## Rank %d: %s → %s\n\n", r.Rank, r.BaseCapture, r.NewCapture)
+		for _, t := range r.tables(top) {
+			t.markdown(tw)
+			tw.printf("\n")
+		}
+	}
+	if d.IsZero() {
+		tw.printf("No change.\n")
+	}
+	return tw.err
+}

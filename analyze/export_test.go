@@ -1,0 +1,14 @@
+package analyze
+
+// StatOf is the Stat of values as a group of limit exact values (0:
+// DefaultExactLimit) would report it.
+func StatOf(name string, values []uint64, limit int) Stat {
+	if limit <= 0 {
+		limit = DefaultExactLimit
+	}
+	g := groups[string]{budget: &limit}
+	for _, v := range values {
+		g.add(name, v)
+	}
+	return statsOf(&g, func(k string) string { return k })[0]
+}

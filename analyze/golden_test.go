@@ -1,0 +1,180 @@
+package analyze_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden outputs in testdata/golden")
+
+// golden compares got with testdata/golden/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./analyze -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./analyze -update rewrites it; review the diff):\n%s", path, got)
+	}
+}
+
+// moeReport analyzes the shipped example as
+// `cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml
+// --names examples/moe_layer.names.yaml` does.
+func moeReport(t *testing.T, withPlan bool) *analyze.Report {
+	t.Helper()
+	c, err := capture.Open("../examples/moe_layer.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.Name = "examples/moe_layer.bin"
+	var o capture.LayoutOptions
+	var deps *decode.Dependencies
+	var s *plan.Schedule
+	if withPlan {
+		if s, err = plan.ParseFile("../examples/moe_layer.yaml"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := plan.Plan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o = o.WithPlan(&capture.Plan{Name: "moe_layer.yaml", CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()})
+	}
+	d, err := decode.Decode(c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != nil {
+		if deps, err = decode.NewDependencies(d, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := decode.LoadNames("../examples/moe_layer.names.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Names: names, Deps: deps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return analyze.NewReport([]*analyze.Rank{r})
+}
+
+func TestGoldenMoELayer(t *testing.T) {
+	rep := moeReport(t, true)
+	for _, c := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"moe_layer.txt", func(b *bytes.Buffer) error { return rep.WriteText(b, 10) }},
+		{"moe_layer.json", func(b *bytes.Buffer) error { return rep.WriteJSON(b) }},
+		{"moe_layer.md", func(b *bytes.Buffer) error { return rep.WriteMarkdown(b, 5) }},
+		{"moe_layer.stages.csv", func(b *bytes.Buffer) error { return rep.WriteCSV(b, "stages") }},
+		{"moe_layer.path.csv", func(b *bytes.Buffer) error { return rep.WriteCSV(b, "path") }},
+	} {
+		var b bytes.Buffer
+		if err := c.write(&b); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		golden(t, c.name, b.Bytes())
+	}
+	var b bytes.Buffer
+	if err := moeReport(t, false).WriteText(&b, 3); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "moe_layer.noplan.txt", b.Bytes())
+}
+
+// TestDiffSelf: a capture diffed with itself, directly or through its
+// JSON report, is zero everywhere.
+func TestDiffSelf(t *testing.T) {
+	rep := moeReport(t, true)
+	d, err := analyze.Compare(rep, rep, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.IsZero() {
+		t.Fatalf("self-diff is not zero: %+v", d)
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	back, err := analyze.ReadReport("moe.json", js.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err = analyze.Compare(rep, back, false); err != nil || !d.IsZero() {
+		t.Fatalf("diff with its own JSON report: %v %+v", err, d)
+	}
+	var text bytes.Buffer
+	if err := d.WriteText(&text, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(text.Bytes(), []byte("no change\n")) || bytes.Contains(text.Bytes(), []byte("+")) {
+		t.Fatalf("self-diff text shows a change:\n%s", text.Bytes())
+	}
+	// A change shows, and the largest change in total comes first.
+	other := moeReport(t, true)
+	other.Ranks[0].MakespanCycles += 100
+	other.Ranks[0].Stages[3].TotalCycles += 5000
+	other.Ranks[0].Stages[1].TotalCycles -= 7
+	if d, err = analyze.Compare(rep, other, false); err != nil || d.IsZero() {
+		t.Fatalf("diff of a change: %v, zero %v", err, d.IsZero())
+	}
+	r := d.Ranks[0]
+	if r.Makespan.Abs != 100 || r.Stages[0].Name != rep.Ranks[0].Stages[3].Name || r.Stages[0].TotalCycles.Abs != 5000 || r.Stages[1].TotalCycles.Abs != -7 {
+		t.Fatalf("diff: %+v", r)
+	}
+	other.ABIFingerprint = "0000000000000000"
+	if _, err := analyze.Compare(rep, other, false); err == nil {
+		t.Fatal("different ABI fingerprints compared without --allow-abi-mismatch")
+	}
+	if _, err := analyze.Compare(rep, other, true); err != nil {
+		t.Fatalf("--allow-abi-mismatch: %v", err)
+	}
+}
+
+// TestREADMEWalkthrough keeps the README's walkthrough the real output:
+// every line of `analyze --top 3` of the example is in it, but the core
+// rows it shortens.
+func TestREADMEWalkthrough(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := moeReport(t, true).WriteText(&b, 3); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "AIC/") || strings.HasPrefix(line, "AIV/") {
+			continue
+		}
+		if !bytes.Contains(readme, []byte(line)) {
+			t.Errorf("README's walkthrough lacks the line %q of the output", line)
+		}
+	}
+}

@@ -1,0 +1,417 @@
+package analyze
+
+import (
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// NewReport gathers the analyses of one or more captures, in the order
+// given, with the cross-rank comparison when there are several.
+func NewReport(ranks []*Rank) *Report {
+	r := &Report{ABIVersion: abi.Version, ABIFingerprint: abi.FingerprintHex, Ranks: ranks}
+	if len(ranks) < 2 {
+		return r
+	}
+	x := &CrossRank{}
+	lo, hi := ranks[0].MakespanCycles, ranks[0].MakespanCycles
+	x.SlowestRank = ranks[0].Rank
+	for _, k := range ranks {
+		x.Ranks = append(x.Ranks, RankMakespan{Rank: k.Rank, Capture: k.Capture, MakespanCycles: k.MakespanCycles, MakespanUs: k.MakespanUs})
+		if k.MakespanCycles > hi {
+			hi, x.SlowestRank = k.MakespanCycles, k.Rank
+		}
+		lo = min(lo, k.MakespanCycles)
+	}
+	x.SpreadCycles = hi - lo
+	if lo > 0 {
+		x.SpreadPct = 100 * float64(hi-lo) / float64(lo)
+	}
+	r.CrossRank = x
+	return r
+}
+
+// WriteJSON writes the report as one indented JSON document.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Tables are the names of the tables WriteCSV writes.
+var Tables = []string{"cores", "types", "stages", "owners", "waits", "path"}
+
+// table is a titled grid of cells; the first column is a name (left
+// aligned in text), the rest numbers.
+type table struct {
+	title string
+	head  []string
+	rows  [][]string
+	// omitted counts rows left out by --top.
+	omitted int
+}
+
+func u(v uint64) string { return strconv.FormatUint(v, 10) }
+func f1(v float64) string {
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func (k *Rank) us(c uint64) string { return f2(float64(c) / k.CycleFrequencyMHz) }
+
+func (k *Rank) coresTable() *table {
+	t := &table{title: "Where each core's time went (cycles)",
+		head: []string{"core", "entry_cycle", "end_cycle", "records", "compute", "wait", "trigger", "other", "idle", "busy %"}}
+	for _, c := range k.Cores {
+		busy := 0.0
+		if s := c.SpanCycles(); s > 0 {
+			busy = 100 * float64(c.ComputeCycles) / float64(s)
+		}
+		t.rows = append(t.rows, []string{c.Core, u(c.EntryCycle), u(c.EndCycle), u(c.Records), u(c.ComputeCycles),
+			u(c.WaitCycles), u(c.TriggerCycles), u(c.OtherCycles), u(c.IdleCycles), f1(busy)})
+	}
+	return t
+}
+
+func (k *Rank) regionsTable() *table {
+	t := &table{title: "Regions (cycles)",
+		head: []string{"region", "cores", "active", "span", "compute", "wait", "trigger", "other", "idle", "busy %", "wait %", "imbalance"}}
+	names := make([]string, 0, len(k.Regions))
+	for n := range k.Regions {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	add := func(name string, r *Totals) {
+		t.rows = append(t.rows, []string{name, strconv.Itoa(r.Cores), strconv.Itoa(r.ActiveCores), u(r.SpanCycles),
+			u(r.ComputeCycles), u(r.WaitCycles), u(r.TriggerCycles), u(r.OtherCycles), u(r.IdleCycles),
+			f1(r.BusyPct), f1(r.WaitPct), f2(r.Imbalance)})
+	}
+	for _, n := range names {
+		add(n, k.Regions[n])
+	}
+	if k.Totals != nil {
+		add("rank", k.Totals)
+	}
+	return t
+}
+
+func (k *Rank) statTable(title, col string, stats []Stat) *table {
+	t := &table{title: title, head: []string{col, "count", "total", "total µs", "mean", "p50", "p90", "p99", "max", "mean µs"}}
+	for _, s := range stats {
+		t.rows = append(t.rows, []string{s.Name, u(s.Count), u(s.TotalCycles), k.us(s.TotalCycles), f1(s.MeanCycles),
+			u(s.P50Cycles), u(s.P90Cycles), u(s.P99Cycles), u(s.MaxCycles), f2(s.MeanCycles / k.CycleFrequencyMHz)})
+	}
+	return t
+}
+
+func (k *Rank) pathTable() *table {
+	t := &table{title: "Critical path segments",
+		head: []string{"core", "task_id", "kind", "task_type", "stage", "start_cycle", "end_cycle", "cycles", "start µs", "µs"}}
+	if k.CriticalPath == nil {
+		return t
+	}
+	for _, s := range k.CriticalPath.Segments {
+		task := ""
+		if s.TaskID != nil {
+			task = u(uint64(*s.TaskID))
+		}
+		t.rows = append(t.rows, []string{s.Core, task, s.Kind, s.TaskType, s.Stage, u(s.StartCycle), u(s.EndCycle),
+			u(s.Cycles()), f2(s.StartUs), f2(s.DurationUs)})
+	}
+	return t
+}
+
+func (k *Rank) pathSummaryTables() []*table {
+	p := k.CriticalPath
+	pct := func(c uint64) string {
+		if p.TotalCycles == 0 {
+			return "0.0"
+		}
+		return f1(100 * float64(c) / float64(p.TotalCycles))
+	}
+	kinds := &table{title: "Critical path by kind", head: []string{"kind", "cycles", "µs", "% of path"}}
+	for _, kind := range []string{KindCompute, KindWait, KindTrigger, KindOther, KindGap, KindLaunch} {
+		if c, ok := p.ByKind[kind]; ok {
+			kinds.rows = append(kinds.rows, []string{kind, u(c), k.us(c), pct(c)})
+		}
+	}
+	stages := &table{title: "Critical path by stage", head: []string{"stage", "cycles", "µs", "% of path"}}
+	for _, s := range p.ByStage {
+		stages.rows = append(stages.rows, []string{s.Name, u(s.Cycles), k.us(s.Cycles), pct(s.Cycles)})
+	}
+	return []*table{kinds, stages}
+}
+
+// top keeps the first n rows (0: all).
+func (t *table) top(n int) *table {
+	if n > 0 && len(t.rows) > n {
+		c := *t
+		c.omitted = len(t.rows) - n
+		c.rows = t.rows[:n]
+		return &c
+	}
+	return t
+}
+
+// tableOf returns the named CSV table of rank k.
+func (k *Rank) tableOf(name string) (*table, error) {
+	switch name {
+	case "cores":
+		return k.coresTable(), nil
+	case "types":
+		return k.statTable("", "task_type", k.TaskTypes), nil
+	case "stages":
+		return k.statTable("", "stage", k.Stages), nil
+	case "owners":
+		return k.statTable("", "owner_id", k.Owners), nil
+	case "waits":
+		return k.statTable("", "waiting_stage", k.Waits), nil
+	case "path":
+		if k.CriticalPath == nil {
+			return nil, fmt.Errorf("%s: no critical path without --plan (only per-core chains are known)", k.Capture)
+		}
+		return k.pathTable(), nil
+	}
+	return nil, fmt.Errorf("unknown table %q (known: %s)", name, strings.Join(Tables, ", "))
+}
+
+// WriteCSV writes one table of every rank as CSV, a rank column first.
+func (r *Report) WriteCSV(w io.Writer, name string) error {
+	cw := csv.NewWriter(w)
+	for i, k := range r.Ranks {
+		t, err := k.tableOf(name)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			head := []string{"rank"}
+			for _, h := range t.head {
+				head = append(head, csvName(h))
+			}
+			if err := cw.Write(head); err != nil {
+				return err
+			}
+		}
+		for _, row := range t.rows {
+			if err := cw.Write(append([]string{u(uint64(k.Rank))}, row...)); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvName is the CSV column name of a table heading: cycle columns end
+// in _cycles, µs columns in _us, percentages in _pct.
+func csvName(h string) string {
+	switch h {
+	case "total", "mean", "p50", "p90", "p99", "max", "compute", "wait", "trigger", "other", "idle", "span":
+		return h + "_cycles"
+	case "µs":
+		return "duration_us"
+	}
+	h = strings.ReplaceAll(h, " µs", "_us")
+	h = strings.ReplaceAll(h, " %", "_pct")
+	return strings.ReplaceAll(h, " ", "_")
+}
+
+// textWriter collects the first write error.
+type textWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *textWriter) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, format, args...)
+	}
+}
+
+// WriteText writes the report as aligned text tables; top bounds the rows
+// of the stats and path tables (0: all).
+func (r *Report) WriteText(w io.Writer, top int) error {
+	tw := &textWriter{w: w}
+	for i, k := range r.Ranks {
+		if i > 0 {
+			tw.printf("\n")
+		}
+		k.writeSections(tw, top, false)
+	}
+	if r.CrossRank != nil {
+		tw.printf("\n")
+		r.crossTable().text(tw)
+		tw.printf("slowest rank %d, spread %d cycles (%s%%)\n", r.CrossRank.SlowestRank, r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+	}
+	return tw.err
+}
+
+// WriteMarkdown writes the report as Markdown tables (for pull requests).
+func (r *Report) WriteMarkdown(w io.Writer, top int) error {
+	tw := &textWriter{w: w}
+	for i, k := range r.Ranks {
+		if i > 0 {
+			tw.printf("\n")
+		}
+		k.writeSections(tw, top, true)
+	}
+	if r.CrossRank != nil {
+		tw.printf("\n")
+		r.crossTable().markdown(tw)
+		tw.printf("\nSlowest rank %d, spread %d cycles (%s%%).\n", r.CrossRank.SlowestRank, r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+	}
+	return tw.err
+}
+
+func (r *Report) crossTable() *table {
+	t := &table{title: "Ranks", head: []string{"rank", "capture", "makespan", "makespan µs"}}
+	for _, x := range r.CrossRank.Ranks {
+		t.rows = append(t.rows, []string{u(uint64(x.Rank)), x.Capture, u(x.MakespanCycles), f2(x.MakespanUs)})
+	}
+	return t
+}
+
+func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
+	emit := func(t *table) {
+		if md {
+			t.markdown(tw)
+		} else {
+			t.text(tw)
+		}
+		tw.printf("\n")
+	}
+	if md {
+		tw.printf("## Rank %d: %s\n\n", k.Rank, k.Capture)
+	} else {
+		tw.printf("== rank %d: %s ==\n", k.Rank, k.Capture)
+	}
+	tw.printf("%d records, %d dropped; makespan %d cycles (%s µs at %g MHz)\n", k.Records, k.Dropped, k.MakespanCycles, k.us(k.MakespanCycles), k.CycleFrequencyMHz)
+	if k.Flows != nil {
+		tw.printf("%d wait records, %d with a releasing producer, %d without\n", k.Flows.Waits, k.Flows.Arrows, k.Flows.WaitsWithoutProducer)
+	}
+	tw.printf("\n")
+	emit(k.regionsTable())
+	emit(k.coresTable())
+	emit(k.statTable("Task types (compute records, cycles)", "task_type", k.TaskTypes).top(top))
+	emit(k.statTable("Stages (compute records, cycles)", "stage", k.Stages).top(top))
+	if len(k.Owners) > 0 {
+		emit(k.statTable("Owners (compute records, cycles)", "owner_id", k.Owners).top(top))
+	}
+	if len(k.Waits) > 0 {
+		emit(k.statTable("Waits by stage of the waiting task (cycles)", "waiting_stage", k.Waits).top(top))
+	}
+	p := k.CriticalPath
+	if p == nil {
+		tw.printf("Critical path: not known without --plan SCHEDULE; only per-core chains are known.\n")
+		return
+	}
+	tw.printf("Critical path: %d cycles (%s µs), %d segments, from %s to the last record end\n\n", p.TotalCycles, k.us(p.TotalCycles), len(p.Segments), firstCore(p))
+	tables := k.pathSummaryTables()
+	emit(tables[0]) // six kinds at most
+	emit(tables[1].top(top))
+	longest := k.pathTable()
+	longest.title = "Critical path: longest segments"
+	slices.SortStableFunc(longest.rows, func(x, y []string) int {
+		a, _ := strconv.ParseUint(x[7], 10, 64)
+		b, _ := strconv.ParseUint(y[7], 10, 64)
+		return cmp.Compare(b, a)
+	})
+	t := longest.top(top)
+	if md {
+		t.markdown(tw)
+	} else {
+		t.text(tw)
+	}
+}
+
+func firstCore(p *Path) string {
+	if len(p.Segments) == 0 {
+		return "-"
+	}
+	return p.Segments[0].Core
+}
+
+// text writes t with aligned columns: the first left, the rest right.
+func (t *table) text(tw *textWriter) {
+	widths := make([]int, len(t.head))
+	for _, row := range append([][]string{t.head}, t.rows...) {
+		for i, c := range row {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	if t.title != "" {
+		tw.printf("%s\n", t.title)
+	}
+	line := func(row []string) {
+		var b strings.Builder
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == 0 || i < len(row) && !numeric(c) {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString(pad + c)
+			}
+		}
+		tw.printf("%s\n", strings.TrimRight(b.String(), " "))
+	}
+	line(t.head)
+	for _, row := range t.rows {
+		line(row)
+	}
+	if t.omitted > 0 {
+		tw.printf("... %d more rows (--top 0 shows all)\n", t.omitted)
+	}
+}
+
+// numeric reports whether a cell is a number (right-aligned): "-" and ""
+// stand for none, and a signed number may end in "%".
+func numeric(s string) bool {
+	if s == "" || s == "-" {
+		return true
+	}
+	_, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+	return err == nil
+}
+
+// markdown writes t as a Markdown table, numbers right-aligned.
+func (t *table) markdown(tw *textWriter) {
+	if t.title != "" {
+		tw.printf("**%s**\n\n", t.title)
+	}
+	esc := strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace
+	row := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" " + esc(c) + " |")
+		}
+		tw.printf("%s\n", b.String())
+	}
+	row(t.head)
+	var b strings.Builder
+	b.WriteString("|")
+	for i := range t.head {
+		if i == 0 {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	tw.printf("%s\n", b.String())
+	for _, r := range t.rows {
+		row(r)
+	}
+	if t.omitted > 0 {
+		tw.printf("\n%d more rows (`--top 0` shows all).\n", t.omitted)
+	}
+}

@@ -1,0 +1,580 @@
+package analyze_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/plan/plantest"
+	"github.com/megakernel/cycleabi/synth"
+	"pgregory.net/rapid"
+)
+
+// simulate runs s, with bounded waits when its waits cannot all end.
+func simulate(t *rapid.T, s *plan.Schedule, opts synth.Options) *synth.Capture {
+	c, err := synth.Run(s, opts)
+	if err != nil {
+		var pe *plan.Error
+		if !errors.As(err, &pe) {
+			t.Fatalf("Run: %v", err)
+		}
+		opts.WaitTimeout = synth.DefaultWaitTimeout
+		if c, err = synth.Run(s, opts); err != nil {
+			t.Fatalf("Run with bounded waits: %v", err)
+		}
+	}
+	return c
+}
+
+// slotRecords are one live slot as read straight from the buffer.
+type slotRecords struct {
+	slot    abi.Slot
+	entry   uint64
+	records []abi.ProfileRecord
+}
+
+// readSlots reads every live slot of a buffer without package capture.
+func readSlots(buf []byte, l abi.Layout) []slotRecords {
+	var out []slotRecords
+	for i := range l.NumSlots() {
+		s := l.Slot(i)
+		h, _ := abi.DecodeCoreHeader(buf[s.Offset:])
+		if h.IsZero() {
+			continue
+		}
+		sr := slotRecords{slot: s, entry: h.EntryCycle}
+		for j := range min(h.RecordCount, s.Capacity) {
+			r, _ := abi.DecodeProfileRecord(buf[s.RecordOffset(j):])
+			sr.records = append(sr.records, r)
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+// perturb rewrites some records' cycles at random, so that slots are out
+// of start order, records overlap and start before their core's entry.
+func perturb(t *rapid.T, buf []byte, l abi.Layout) {
+	for _, sr := range readSlots(buf, l) {
+		for j := range sr.records {
+			if rapid.IntRange(0, 9).Draw(t, "perturb") != 0 {
+				continue
+			}
+			start := sr.entry - 50 + rapid.Uint64Range(0, 20000).Draw(t, "start")
+			end := start + rapid.Uint64Range(0, 3000).Draw(t, "len")
+			off := sr.slot.RecordOffset(uint32(j))
+			binary.LittleEndian.PutUint64(buf[off+abi.ProfileRecordStartCycleOffset:], start)
+			binary.LittleEndian.PutUint64(buf[off+abi.ProfileRecordEndCycleOffset:], end)
+		}
+	}
+}
+
+// unionLength is the length of the union of [lo, hi) intervals clipped
+// to [from, to], by elementary intervals between endpoints (quadratic, and
+// unlike the code under test, needs no order).
+func unionLength(iv [][2]uint64, from, to uint64) uint64 {
+	var pts []uint64
+	for _, x := range iv {
+		pts = append(pts, min(max(x[0], from), to), min(max(x[1], from), to))
+	}
+	slices.Sort(pts)
+	pts = slices.Compact(pts)
+	var n uint64
+	for i := 0; i+1 < len(pts); i++ {
+		a, b := pts[i], pts[i+1]
+		for _, x := range iv {
+			if x[0] <= a && b <= x[1] {
+				n += b - a
+				break
+			}
+		}
+	}
+	return n
+}
+
+// nearestRank is the p-th percentile by the definition, in floating point.
+func nearestRank(sorted []uint64, p float64) uint64 {
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+type expectStat struct{ values []uint64 }
+
+func checkStats(t *rapid.T, what string, got []analyze.Stat, want map[string]*expectStat) {
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d groups, want %d", what, len(got), len(want))
+	}
+	for _, s := range got {
+		w := want[s.Name]
+		if w == nil {
+			t.Fatalf("%s: unexpected group %q", what, s.Name)
+		}
+		v := slices.Sorted(slices.Values(w.values))
+		var total uint64
+		for _, x := range v {
+			total += x
+		}
+		exp := analyze.Stat{Name: s.Name, Count: uint64(len(v)), TotalCycles: total, MeanCycles: float64(total) / float64(len(v)),
+			P50Cycles: nearestRank(v, 50), P90Cycles: nearestRank(v, 90), P99Cycles: nearestRank(v, 99), MaxCycles: v[len(v)-1], Exact: true}
+		if !s.Exact {
+			// Past the budget of exact values: percentiles within 1/256.
+			for _, p := range [][2]uint64{{s.P50Cycles, exp.P50Cycles}, {s.P90Cycles, exp.P90Cycles}, {s.P99Cycles, exp.P99Cycles}} {
+				if math.Abs(float64(p[0])-float64(p[1])) > float64(p[1])/256+0.5 {
+					t.Fatalf("%s %q: histogram percentile %d, exact %d", what, s.Name, p[0], p[1])
+				}
+			}
+			exp.P50Cycles, exp.P90Cycles, exp.P99Cycles, exp.Exact = s.P50Cycles, s.P90Cycles, s.P99Cycles, false
+		}
+		if s != exp {
+			t.Fatalf("%s %q: got %+v, want %+v", what, s.Name, s, exp)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].TotalCycles > got[i-1].TotalCycles {
+			t.Fatalf("%s: not by total, largest first", what)
+		}
+	}
+}
+
+func typeName(t abi.TaskType) string {
+	if t.Valid() {
+		return t.String()
+	}
+	return "TaskType_" + strconv.FormatUint(uint64(t), 10)
+}
+
+// decoded builds and checks a capture for s; nil when it has no records.
+func decoded(t *rapid.T, s *plan.Schedule, mutate bool) (*decode.Decoded, []byte, abi.Layout) {
+	c := simulate(t, s, synth.Options{Seed: rapid.Uint64().Draw(t, "seed"),
+		CapacityScale: rapid.SampledFrom([]float64{0, 0, 0.8}).Draw(t, "scale")})
+	if mutate {
+		perturb(t, c.Buffer, c.Layout)
+	}
+	if c.Records() == 0 {
+		return nil, nil, c.Layout
+	}
+	cp, err := capture.FromBytes("random.bin", c.Buffer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(cp, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	return d, c.Buffer, c.Layout
+}
+
+func TestBreakdown(t *testing.T) { rapid.Check(t, propBreakdown) }
+func FuzzBreakdown(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propBreakdown)) }
+
+// propBreakdown: the per-core breakdown, the totals and every group's
+// stats equal a plain computation over the records read from the buffer.
+func propBreakdown(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	d, buf, l := decoded(t, s, rapid.Bool().Draw(t, "mutate"))
+	if d == nil {
+		return
+	}
+	deps, err := decode.NewDependencies(d, s)
+	if err != nil {
+		t.Fatalf("NewDependencies: %v", err)
+	}
+	limit := rapid.SampledFrom([]int{0, 0, 1, 7, 40}).Draw(t, "exact_limit")
+	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps, ExactLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := readSlots(buf, l)
+	if len(res.Cores) != len(slots) {
+		t.Fatalf("%d cores, want %d entered", len(res.Cores), len(slots))
+	}
+	types, stages, owners, waits := map[string]*expectStat{}, map[string]*expectStat{}, map[string]*expectStat{}, map[string]*expectStat{}
+	add := func(m map[string]*expectStat, k string, v uint64) {
+		if m[k] == nil {
+			m[k] = &expectStat{}
+		}
+		m[k].values = append(m[k].values, v)
+	}
+	var start, end uint64
+	first := true
+	var compute, span uint64
+	for i, sr := range slots {
+		got := res.Cores[i]
+		want := analyze.Core{Core: sr.slot.String(), CoreType: sr.slot.CoreType.String(), BlockID: sr.slot.BlockID,
+			EntryCycle: sr.entry, EndCycle: sr.entry, Records: uint64(len(sr.records))}
+		var iv [][2]uint64
+		for _, r := range sr.records {
+			want.EndCycle = max(want.EndCycle, r.EndCycle)
+			end = max(end, r.EndCycle)
+			iv = append(iv, [2]uint64{r.StartCycle, r.EndCycle})
+			dur := r.EndCycle - r.StartCycle
+			ns, index := abi.LookupDesc(r.DescID)
+			switch {
+			case r.DescID == abi.RuntimeStageWaitDependency:
+				want.WaitCycles += dur
+				stage := "unknown"
+				t := s.Tasks[r.TaskID]
+				if t.GraphStage != plan.NoGraphStage {
+					stage = "GraphStage_" + strconv.Itoa(int(t.GraphStage))
+				} else {
+					stage = abi.DescName(abi.TaskTypeBase + uint32(t.TaskType))
+				}
+				add(waits, stage, dur)
+			case r.DescID == abi.RuntimeStageTriggerEvent:
+				want.TriggerCycles += dur
+			case ns == abi.NamespaceTaskType || ns == abi.NamespaceGraphStage:
+				want.ComputeCycles += dur
+				if ns == abi.NamespaceTaskType {
+					add(types, typeName(abi.TaskType(index)), dur)
+				} else {
+					add(types, typeName(s.Tasks[r.TaskID].TaskType), dur)
+				}
+				add(stages, abi.DescName(r.DescID), dur)
+				if r.OwnerID != abi.InvalidOwnerID {
+					add(owners, strconv.FormatUint(uint64(r.OwnerID), 10), dur)
+				}
+			default:
+				want.OtherCycles += dur
+			}
+		}
+		if want.Records > 0 {
+			want.IdleCycles = want.EndCycle - want.EntryCycle - unionLength(iv, want.EntryCycle, want.EndCycle)
+			if first || want.EntryCycle < start {
+				start = want.EntryCycle
+			}
+			first = false
+		}
+		compute += want.ComputeCycles
+		span += want.EndCycle - want.EntryCycle
+		if got != want {
+			t.Fatalf("core %s:\n got %+v\nwant %+v", sr.slot, got, want)
+		}
+	}
+	makespan := uint64(0)
+	if end > start {
+		makespan = end - start
+	}
+	if res.MakespanCycles != makespan || res.StartCycle != start || res.EndCycle != end {
+		t.Fatalf("makespan %d [%d, %d], want %d [%d, %d]", res.MakespanCycles, res.StartCycle, res.EndCycle, makespan, start, end)
+	}
+	if res.Totals.ComputeCycles != compute || res.Totals.SpanCycles != span {
+		t.Fatalf("totals %+v, want compute %d span %d", res.Totals, compute, span)
+	}
+	checkStats(t, "task types", res.TaskTypes, types)
+	checkStats(t, "stages", res.Stages, stages)
+	checkStats(t, "owners", res.Owners, owners)
+	checkStats(t, "waits", res.Waits, waits)
+	checkPath(t, res)
+}
+
+// checkPath: the critical path tiles [start, end] with segments in time
+// order, ends at the rank's last record end, and sums to its total.
+func checkPath(t *rapid.T, res *analyze.Rank) {
+	p := res.CriticalPath
+	if p == nil {
+		t.Fatalf("no critical path with a schedule")
+	}
+	if p.EndCycle != res.EndCycle {
+		t.Fatalf("path ends at %d, the last record at %d", p.EndCycle, res.EndCycle)
+	}
+	if len(p.Segments) == 0 || p.Segments[0].StartCycle != p.StartCycle || p.Segments[len(p.Segments)-1].EndCycle != p.EndCycle {
+		t.Fatalf("segments do not span [%d, %d]", p.StartCycle, p.EndCycle)
+	}
+	var sum uint64
+	byKind := map[string]uint64{}
+	for i, s := range p.Segments {
+		if s.EndCycle < s.StartCycle {
+			t.Fatalf("segment %d ends before it starts: %+v", i, s)
+		}
+		if i > 0 && p.Segments[i-1].EndCycle != s.StartCycle {
+			t.Fatalf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments[i-1].EndCycle)
+		}
+		sum += s.EndCycle - s.StartCycle
+		byKind[s.Kind] += s.EndCycle - s.StartCycle
+	}
+	if sum != p.TotalCycles || p.TotalCycles != p.EndCycle-p.StartCycle {
+		t.Fatalf("segments sum to %d, total %d, span %d", sum, p.TotalCycles, p.EndCycle-p.StartCycle)
+	}
+	for k, v := range byKind {
+		if p.ByKind[k] != v {
+			t.Fatalf("by_kind[%s] = %d, segments sum to %d", k, p.ByKind[k], v)
+		}
+	}
+}
+
+// producer is a producer of an event found from the buffer directly.
+type producer struct {
+	slot  int
+	index int
+	end   uint64
+}
+
+func TestFlows(t *testing.T) { rapid.Check(t, propFlows) }
+func FuzzFlows(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlows)) }
+
+// propFlows: every arrow goes forward in time and joins a producer of the
+// waited event to a wait on it; by default it is the releasing one (no
+// producer of the event ends later but by the wait's end); every wait
+// with a producer ending by its end gets one, and the others are counted.
+// Every releasing arrow is among those of --flows all.
+func propFlows(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	d, buf, l := decoded(t, s, rapid.Bool().Draw(t, "mutate"))
+	if d == nil {
+		return
+	}
+	deps, err := decode.NewDependencies(d, s)
+	if err != nil {
+		t.Fatalf("NewDependencies: %v", err)
+	}
+	slots := readSlots(buf, l)
+	var active []slotRecords
+	for _, sr := range slots {
+		if len(sr.records) > 0 {
+			active = append(active, sr)
+		}
+	}
+	prods := map[plan.EventID][]producer{}
+	waits := 0
+	for i, sr := range active {
+		for j, r := range sr.records {
+			task := s.Tasks[r.TaskID]
+			ns, _ := abi.LookupDesc(r.DescID)
+			compute := ns == abi.NamespaceTaskType || ns == abi.NamespaceGraphStage
+			if r.DescID == abi.RuntimeStageWaitDependency {
+				waits++
+			}
+			if task.TriggerEvent.Valid() && (r.DescID == abi.RuntimeStageTriggerEvent || compute && task.TaskType == abi.TaskTypeShmemPutMemSignal) {
+				prods[task.TriggerEvent] = append(prods[task.TriggerEvent], producer{i, j, r.EndCycle})
+			}
+		}
+	}
+	rec := func(ref decode.RecordRef) abi.ProfileRecord { return active[ref.Active].records[ref.Index] }
+	arrowsTo := map[[2]int]int{}
+	all := map[[4]int]bool{}
+	stAll, err := d.Flows(deps, decode.FlowsAll, 0, func(f decode.Flow) bool {
+		all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}] = true
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Flows(deps, decode.FlowsReleasing, 0, func(f decode.Flow) bool {
+		from, to := rec(f.From), rec(f.To)
+		if from.EndCycle > to.EndCycle || f.From.EndCycle != from.EndCycle || f.To.EndCycle != to.EndCycle {
+			t.Fatalf("arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
+		}
+		if to.DescID != abi.RuntimeStageWaitDependency || s.Tasks[to.TaskID].DependentEvent != f.Event {
+			t.Fatalf("arrow %d ends at %+v, not a wait on event %d", f.ID, to, f.Event)
+		}
+		isProducer := false
+		for _, p := range prods[f.Event] {
+			if p.slot == int(f.From.Active) && p.index == int(f.From.Index) {
+				isProducer = true
+			}
+			if p.end > from.EndCycle && p.end <= to.EndCycle {
+				t.Fatalf("arrow %d starts at a producer ending at %d, but another ends at %d by the wait's end %d", f.ID, from.EndCycle, p.end, to.EndCycle)
+			}
+		}
+		if !isProducer {
+			t.Fatalf("arrow %d starts at %+v, not a producer of event %d", f.ID, from, f.Event)
+		}
+		if !all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}] {
+			t.Fatalf("arrow %d is not among --flows all's", f.ID)
+		}
+		arrowsTo[[2]int{int(f.To.Active), int(f.To.Index)}]++
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orphans := 0
+	for i, sr := range active {
+		for j, r := range sr.records {
+			if r.DescID != abi.RuntimeStageWaitDependency {
+				continue
+			}
+			has := false
+			for _, p := range prods[s.Tasks[r.TaskID].DependentEvent] {
+				has = has || p.end <= r.EndCycle
+			}
+			n := arrowsTo[[2]int{i, j}]
+			switch {
+			case has && n != 1:
+				t.Fatalf("wait %s#%d has %d arrows, want 1", sr.slot, j, n)
+			case !has && n != 0:
+				t.Fatalf("wait %s#%d has no producer but %d arrows", sr.slot, j, n)
+			case !has:
+				orphans++
+			}
+		}
+	}
+	if st.Waits != uint64(waits) || st.WaitsWithoutProducer != uint64(orphans) || st.Arrows != uint64(waits-orphans) {
+		t.Fatalf("stats %+v, want %d waits, %d without producer", st, waits, orphans)
+	}
+	if stAll.Arrows < st.Arrows || stAll.WaitsWithoutProducer != st.WaitsWithoutProducer {
+		t.Fatalf("--flows all %+v against releasing %+v", stAll, st)
+	}
+}
+
+func TestPercentileHistogram(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		vals := rapid.SliceOfN(rapid.Uint64Range(0, 1<<rapid.IntRange(1, 63).Draw(t, "bits")), 1, 400).Draw(t, "values")
+		exact := analyze.StatOf("x", vals, 0)
+		hist := analyze.StatOf("x", vals, 1)
+		sorted := slices.Clone(vals)
+		sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+		for _, c := range []struct {
+			p          float64
+			exact, est uint64
+		}{{50, exact.P50Cycles, hist.P50Cycles}, {90, exact.P90Cycles, hist.P90Cycles}, {99, exact.P99Cycles, hist.P99Cycles}} {
+			want := nearestRank(sorted, c.p)
+			if c.exact != want {
+				t.Fatalf("exact p%v = %d, want %d", c.p, c.exact, want)
+			}
+			if diff := math.Abs(float64(c.est) - float64(want)); diff > float64(want)/256+0.5 {
+				t.Fatalf("histogram p%v = %d, want %d within 1/256", c.p, c.est, want)
+			}
+		}
+		if !exact.Exact || hist.Exact != (len(vals) <= 1) || hist.MaxCycles != sorted[len(sorted)-1] || hist.TotalCycles != exact.TotalCycles {
+			t.Fatalf("exact %+v, histogram %+v", exact, hist)
+		}
+	})
+}
+
+func TestTimeline(t *testing.T) { rapid.Check(t, propTimeline) }
+func FuzzTimeline(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propTimeline)) }
+
+// propTimeline: each core's bins add up to its compute, wait, trigger and
+// other cycles, bins cover the makespan, and a bin's task type is one
+// whose compute falls in it.
+func propTimeline(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	d, _, _ := decoded(t, s, false)
+	if d == nil {
+		return
+	}
+	deps, err := decode.NewDependencies(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := analyze.Options{FrequencyMHz: 50, Deps: deps}
+	res, err := analyze.Analyze(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := rapid.IntRange(1, 300).Draw(t, "bins")
+	tl, err := analyze.NewTimeline(d, res, o, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl.BinCycles*uint64(bins) < res.MakespanCycles || tl.StartCycle != res.StartCycle {
+		t.Fatalf("%d bins of %d cycles from %d do not cover the makespan %d from %d", bins, tl.BinCycles, tl.StartCycle, res.MakespanCycles, res.StartCycle)
+	}
+	var rows []analyze.Core
+	for _, c := range res.Cores {
+		if c.Records > 0 {
+			rows = append(rows, c)
+		}
+	}
+	if len(tl.Cores) != len(rows) {
+		t.Fatalf("%d timeline rows for %d cores with records", len(tl.Cores), len(rows))
+	}
+	for i, row := range tl.Cores {
+		c := rows[i]
+		var got analyze.Core
+		for _, b := range row.Bins {
+			got.ComputeCycles += b.Compute
+			got.WaitCycles += b.Wait
+			got.TriggerCycles += b.Trigger
+			got.OtherCycles += b.Other
+			if (b.TaskType >= 0) != (b.Compute > 0) || b.TaskType >= len(tl.TaskTypes) {
+				t.Fatalf("%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes)
+			}
+		}
+		if row.Core != c.Core || got.ComputeCycles != c.ComputeCycles || got.WaitCycles != c.WaitCycles ||
+			got.TriggerCycles != c.TriggerCycles || got.OtherCycles != c.OtherCycles {
+			t.Fatalf("%s: bins sum to %+v, the core has %+v", row.Core, got, c)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) { rapid.Check(t, propDiff) }
+func FuzzDiff(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propDiff)) }
+
+// propDiff: the diff of two captures of one schedule has, for every task
+// type and stage of either, the new value minus the base one, relative
+// to the base, sorted by the absolute change in total; a capture's diff
+// with itself is zero.
+func propDiff(t *rapid.T) {
+	s := plantest.Schedule(t, plantest.Limits{})
+	var reps [2]*analyze.Report
+	for i := range reps {
+		d, _, _ := decoded(t, s, false)
+		if d == nil {
+			return
+		}
+		r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[i] = analyze.NewReport([]*analyze.Rank{r})
+	}
+	self, err := analyze.Compare(reps[0], reps[0], false)
+	if err != nil || !self.IsZero() {
+		t.Fatalf("self-diff: %v, zero %v", err, self.IsZero())
+	}
+	d, err := analyze.Compare(reps[0], reps[1], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Ranks[0]
+	base, new := reps[0].Ranks[0], reps[1].Ranks[0]
+	if r.Makespan.Abs != float64(new.MakespanCycles)-float64(base.MakespanCycles) {
+		t.Fatalf("makespan change %v, want %d - %d", r.Makespan.Abs, new.MakespanCycles, base.MakespanCycles)
+	}
+	for _, c := range []struct {
+		got       []analyze.GroupDiff
+		base, new []analyze.Stat
+	}{{r.TaskTypes, base.TaskTypes, new.TaskTypes}, {r.Stages, base.Stages, new.Stages}} {
+		find := func(ss []analyze.Stat, name string) (analyze.Stat, bool) {
+			for _, s := range ss {
+				if s.Name == name {
+					return s, true
+				}
+			}
+			return analyze.Stat{}, false
+		}
+		names := map[string]bool{}
+		for _, s := range append(slices.Clone(c.base), c.new...) {
+			names[s.Name] = true
+		}
+		if len(c.got) != len(names) {
+			t.Fatalf("%d groups in the diff, %d in either report", len(c.got), len(names))
+		}
+		for i, g := range c.got {
+			b, inB := find(c.base, g.Name)
+			n, inN := find(c.new, g.Name)
+			if g.InBase != inB || g.InNew != inN || g.TotalCycles.Abs != float64(n.TotalCycles)-float64(b.TotalCycles) ||
+				g.Count.Abs != float64(n.Count)-float64(b.Count) || g.P90Cycles.Abs != float64(n.P90Cycles)-float64(b.P90Cycles) {
+				t.Fatalf("%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			}
+			if (g.TotalCycles.RelPct == nil) != (b.TotalCycles == 0) ||
+				g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9 {
+				t.Fatalf("%q: relative change %v", g.Name, g.TotalCycles.RelPct)
+			}
+			if i > 0 && math.Abs(g.TotalCycles.Abs) > math.Abs(c.got[i-1].TotalCycles.Abs) {
+				t.Fatalf("not sorted by the absolute change in total at %q", g.Name)
+			}
+		}
+	}
+}

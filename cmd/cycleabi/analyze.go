@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+func init() { addCommand(newAnalyzeCmd) }
+
+type analyzeFlags struct {
+	in     analyzeInputs
+	format string
+	table  string
+	top    int
+	output string
+}
+
+func newAnalyzeCmd() *cobra.Command {
+	var f analyzeFlags
+	cmd := &cobra.Command{
+		Use:   "analyze CAPTURE... [flags]",
+		Short: "Where each core's time went, stats per task type and stage, the critical path",
+		Long: `analyze checks each capture as decode does (same layout flags), walks its
+records once and reports, per rank:
+
+  - where each entered core's time went: compute (TaskType and GraphStage
+    descriptors), wait (WaitDependency), trigger (TriggerEvent), other, and
+    idle (its span minus the union of its records), with totals per region
+    (AIC, AIV) and rank, busy % (compute/span) and imbalance (the largest
+    compute of a core with records over their mean);
+  - count, total, mean, p50, p90, p99 (nearest rank) and max cycles per task
+    type, per stage (task stages and graph stages from --names), per owner,
+    and of wait records by the stage of the waiting task;
+  - with --plan SCHEDULE (the schedule the kernel ran), the critical path:
+    back from the record that ends last, through each wait's releasing
+    producer, as segments (compute, wait, trigger, other, gap, launch) and
+    its time by kind and by stage. Without a schedule only per-core chains
+    are known.
+
+Several captures (one per rank, ranks as decode finds them) get a section
+each and a cross-rank table (makespan per rank, the slowest, the spread).
+
+--format text (default; --top rows per table, 0 for all), json, markdown,
+or csv with --table cores|types|stages|owners|waits|path.
+
+Exit status: 0 on success, 1 when a capture is invalid or does not match
+the schedule, 2 for usage or I/O errors.`,
+		Example: `  cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml
+  cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
+  cycleabi analyze capture.bin --format csv --table stages`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usage(errors.New("analyze needs at least one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	f.in.register(fs)
+	fs.StringVar(&f.format, "format", "text", "text, json, markdown or csv")
+	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
+	fs.IntVar(&f.top, "top", 10, "rows per stats and path table in text and markdown (0: all)")
+	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
+	return cmd
+}
+
+// analyzeInputs decodes, checks and analyzes captures as analyze and diff
+// share it.
+type analyzeInputs struct {
+	layout    layoutFlags
+	soc       string
+	freqMHz   float64
+	namesFile string
+	ranks     []uint
+}
+
+func (in *analyzeInputs) register(fs *pflag.FlagSet) {
+	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan also gives the layout, as for decode")
+	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
+	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
+	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
+	fs.UintSliceVar(&in.ranks, "rank", nil, "rank of each capture, repeated in order (default: from the file name, else 0)")
+	fs.Lookup("rank").DefValue = ""
+}
+
+// files are the files analyze reads for paths: the captures, the
+// schedule and the names file, none of which its output may replace.
+func (in *analyzeInputs) files(paths []string) []string {
+	return append([]string{in.layout.planFile, in.namesFile}, paths...)
+}
+
+func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Report, error) {
+	fs := cmd.Flags()
+	layout, _, err := in.layout.options(fs)
+	if err != nil {
+		return nil, usage(err)
+	}
+	ranks, err := captureRanks(paths, in.ranks)
+	if err != nil {
+		return nil, usage(err)
+	}
+	mhz, _, err := frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
+	if err != nil {
+		return nil, usage(err)
+	}
+	var names *decode.Names
+	if in.namesFile != "" {
+		if names, err = decode.LoadNames(in.namesFile); err != nil {
+			return nil, usage(err)
+		}
+	}
+	sched, err := loadSchedule(in.layout.planFile)
+	if err != nil {
+		return nil, usage(err)
+	}
+	decoded, err := decodeAll(paths, layout)
+	defer func() {
+		for _, d := range decoded {
+			if d != nil {
+				d.Capture.Close()
+			}
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	deps, err := dependenciesAll(decoded, sched)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]*analyze.Rank, len(decoded))
+	for i, d := range decoded {
+		results[i], err = analyze.Analyze(d, analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]})
+		if err != nil {
+			return nil, usage(err)
+		}
+	}
+	return analyze.NewReport(results), nil
+}
+
+func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
+	switch f.format {
+	case "text", "json", "markdown":
+		if f.table != "" {
+			return usage(errors.New("--table goes with --format csv"))
+		}
+	case "csv":
+		if f.table == "" {
+			return usage(fmt.Errorf("--format csv needs --table (one of %v)", analyze.Tables))
+		}
+	default:
+		return usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
+	}
+	if f.top < 0 {
+		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+	}
+	if err := outfile.SameFile(f.output, f.in.files(paths)...); err != nil {
+		return usage(err)
+	}
+	rep, err := f.in.run(cmd, paths)
+	if err != nil {
+		return err
+	}
+	return writeOutput(cmd, f.output, func(w io.Writer) error {
+		switch f.format {
+		case "json":
+			return rep.WriteJSON(w)
+		case "markdown":
+			return rep.WriteMarkdown(w, f.top)
+		case "csv":
+			return rep.WriteCSV(w, f.table)
+		}
+		return rep.WriteText(w, f.top)
+	})
+}
+
+// writeOutput writes a report to path ("-": stdout) as decode writes its
+// trace: under a temporary name, renamed into place once complete.
+func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	out, err := decode.CreateOutput(path, cmd.OutOrStdout())
+	if err != nil {
+		return usage(err)
+	}
+	if err := write(out); err != nil {
+		out.Abort()
+		var ue *exitError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return usage(err)
+	}
+	if err := out.Commit(); err != nil {
+		return usage(err)
+	}
+	return nil
+}
