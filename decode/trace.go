@@ -442,7 +442,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, ",\n{\"name\":\""...)
 	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, r.owner...)
-		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+		b = appendUint(b, uint64(rec.OwnerID))
 		b = append(b, '_')
 	}
 	if hasStage && d.prefixed {
@@ -452,23 +452,23 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.name...)
 	if r.detailed {
 		b = append(b, "_task"...)
-		b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+		b = appendUint(b, uint64(rec.StageTaskIndex)+1)
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
 	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
 	b = append(b, s.argsStart...)
-	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
+	b = appendUint(b, uint64(rec.TaskID))
 	b = append(b, `,"desc_id":`...)
-	b = strconv.AppendUint(b, uint64(rec.DescID), 10)
+	b = appendUint(b, uint64(rec.DescID))
 	b = append(b, `,"stage_task_index":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
+	b = appendUint(b, uint64(rec.StageTaskIndex))
 	b = append(b, `,"task_number":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex)+1, 10)
+	b = appendUint(b, uint64(rec.StageTaskIndex)+1)
 	b = append(b, `,"start_cycle":`...)
-	b = strconv.AppendUint(b, rec.StartCycle, 10)
+	b = appendUint(b, rec.StartCycle)
 	b = append(b, `,"end_cycle":`...)
-	b = strconv.AppendUint(b, rec.EndCycle, 10)
+	b = appendUint(b, rec.EndCycle)
 	b = append(b, s.entry...)
 	if hasStage {
 		b = append(b, `,"task_stage":`...)
@@ -477,7 +477,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.arg...)
 	if rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, `,"owner_id":`...)
-		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+		b = appendUint(b, uint64(rec.OwnerID))
 	}
 	b = append(b, r.place.args...)
 	return append(b, "}}"...)
