@@ -324,14 +324,17 @@ type slotText struct {
 
 // descText is what a desc_id contributes to an event, already rendered.
 type descText struct {
+	id       uint32
+	idArg    []byte // `,"desc_id":N`
 	name     []byte // the stage name, JSON-escaped without quotes
 	prefixed bool   // prefixed with the task's stage name
 	arg      []byte // `,"task_type":N` or `,"graph_stage":N`, or nil
 }
 
-// maxDescCache bounds the desc_ids whose text is kept: a capture of
-// random desc_ids must not grow memory with its size.
-const maxDescCache = 4096
+// descCacheBits sizes the direct-mapped cache of desc_id texts: a
+// capture uses a few dozen desc_ids, and one of random desc_ids must not
+// grow memory with its size (a miss renders the text again).
+const descCacheBits = 10
 
 type renderer struct {
 	cfg      *Config
@@ -339,7 +342,7 @@ type renderer struct {
 	clock    clock
 	anchor   uint64
 	slots    []slotText
-	descs    map[uint32]*descText
+	descs    *[1 << descCacheBits]*descText // by a multiplicative hash of desc_id
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
@@ -354,7 +357,7 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
-		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
+		descs: new([1 << descCacheBits]*descText), detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
@@ -376,19 +379,19 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 func threadID(s abi.Slot) uint64 { return uint64(s.CoreType)*1000 + uint64(s.BlockID) }
 
 func (r *renderer) desc(id uint32) *descText {
-	if d, ok := r.descs[id]; ok {
+	slot := &r.descs[uint32(id*0x9e3779b1)>>(32-descCacheBits)]
+	if d := *slot; d != nil && d.id == id {
 		return d
 	}
-	d := &descText{name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	d := &descText{id: id, name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	d.idArg = appendUint(append(d.idArg, `,"desc_id":`...), uint64(id))
 	if ns, index := abi.LookupDesc(id); ns.Arg() != "" {
 		d.arg = append(d.arg, ',')
 		d.arg = appendJSONString(d.arg, ns.Arg())
 		d.arg = append(d.arg, ':')
 		d.arg = strconv.AppendUint(d.arg, uint64(index), 10)
 	}
-	if len(r.descs) < maxDescCache {
-		r.descs[id] = d
-	}
+	*slot = d
 	return d
 }
 
@@ -459,8 +462,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
 	b = append(b, s.argsStart...)
 	b = appendUint(b, uint64(rec.TaskID))
-	b = append(b, `,"desc_id":`...)
-	b = appendUint(b, uint64(rec.DescID))
+	b = append(b, d.idArg...)
 	b = append(b, `,"stage_task_index":`...)
 	b = appendUint(b, uint64(rec.StageTaskIndex))
 	b = append(b, `,"task_number":`...)
