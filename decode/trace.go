@@ -57,6 +57,10 @@ type Input struct {
 type WriteOptions struct {
 	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
 	Parallel int
+	// Formatters is the number of goroutines that format each capture's
+	// events (0: GOMAXPROCS shared among the captures rendered at once;
+	// 1: none but the capture's own). The trace is the same for any.
+	Formatters int
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
@@ -136,12 +140,20 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	}
 	par = min(par, len(inputs))
 
+	formatters := o.Formatters
+	if formatters <= 0 {
+		formatters = max(1, runtime.GOMAXPROCS(0)/par)
+	}
 	p := pipeline{
 		outs:  make([]chan chunk, len(inputs)),
 		errs:  make([]error, len(inputs)),
 		flows: make([]FlowStats, len(inputs)),
 		done:  make(chan struct{}),
-		free:  make(chan []byte, 4*par),
+		// Room for every chunk in flight: the writer's two per
+		// input, and each formatter's batches (renderParallel).
+		free: make(chan []byte, par*(4+3*formatters)),
+
+		formatters: formatters,
 	}
 	for i := range p.outs {
 		p.outs[i] = make(chan chunk, 2)
@@ -206,6 +218,9 @@ type pipeline struct {
 	flows []FlowStats
 	done  chan struct{} // closed when the writer returns
 	free  chan []byte   // written chunks, for reuse
+	// formatters is the number of goroutines that format one input's
+	// events (1: the input's own goroutine does).
+	formatters int
 }
 
 var errAborted = errors.New("trace writing aborted")
@@ -279,7 +294,7 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 	maxEnd := make([]uint64, len(r.slots))
 	started := make([]bool, len(r.slots))
 	flows := in.Config.Deps != nil
-	walkErr := in.Decoded.Records(func(rec Record) bool {
+	note := func(rec *Record) {
 		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
 			w.Overlapping++
 		}
@@ -291,6 +306,15 @@ func (p *pipeline) render(i int, in *Input, pl *placement) error {
 		if rec.StartCycle < r.anchor {
 			w.NegativeTS++
 		}
+	}
+	if !flows && p.formatters > 1 {
+		if _, err = p.send(i, b, 0); err != nil {
+			return err
+		}
+		return p.renderParallel(i, r, in.Decoded, p.formatters, note)
+	}
+	walkErr := in.Decoded.Records(func(rec Record) bool {
+		note(&rec)
 		b = r.appendEvent(b, &rec)
 		if flows {
 			b = r.appendFlows(b, &rec)
