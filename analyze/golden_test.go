@@ -49,7 +49,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.Name = "examples/moe_layer.bin"
-	var o capture.LayoutOptions
+	var o capture.Request
 	var deps *decode.Dependencies
 	var s *plan.Schedule
 	if withPlan {
@@ -60,7 +60,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o = o.WithPlan(&capture.Plan{Name: "moe_layer.yaml", CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()})
+		o.Plan = &capture.Plan{Name: "moe_layer.yaml", CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}
 	}
 	d, err := decode.Decode(c, o)
 	if err != nil {

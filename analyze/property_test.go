@@ -166,7 +166,7 @@ func decoded(t *rapid.T, s *plan.Schedule, mutate bool) (*decode.Decoded, []byte
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decode.Decode(cp, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

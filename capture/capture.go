@@ -7,6 +7,10 @@
 // .npy file (what np.save writes; the payload after its header is the
 // buffer). The format is told by the magic bytes, not the file name.
 //
+// The layout (cube slot count and capacities) is found from the capture
+// itself by Resolve, from a Request that says what the caller knows; Scan
+// then checks every slot and record under it.
+//
 // Byte offsets in problems are offsets in the file, so they can be found
 // with a hex viewer; for raw captures they equal offsets in the buffer.
 package capture
@@ -17,6 +21,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Format is how the buffer is stored.
@@ -46,6 +53,9 @@ type Capture struct {
 	// Base is the file offset of the buffer's first byte (the .npy header
 	// length; 0 for raw captures).
 	Base int64
+	// Warnings are what opening the capture found worth a look, though it
+	// reads: bytes after a .npy array, a big-endian .npy dtype.
+	Warnings []Problem
 
 	r      io.ReaderAt
 	size   int64  // buffer bytes
@@ -106,14 +116,65 @@ func FromReaderAt(name string, r io.ReaderAt, size int64) (*Capture, error) {
 			return nil, &Problem{File: name, Severity: Error, Code: CodeBadNPY, Off: h.errOff, Record: -1, Msg: err.Error()}
 		}
 		c.Format, c.Base, c.size = NPY, h.dataOff, size-h.dataOff
-		if h.payload > c.size {
+		if present := uint64(c.size); h.payload > present {
 			return nil, &Problem{File: name, Severity: Error, Code: CodeTruncated, Off: size, Record: -1,
-				Msg: fmt.Sprintf("truncated .npy file: its header declares %d payload bytes, %d are present (%d missing)", h.payload, c.size, h.payload-c.size)}
+				Msg: fmt.Sprintf("truncated .npy file: its header declares %d payload bytes, %d are present (%d missing)", h.payload, present, h.payload-present)}
 		}
 		// Anything after the declared array is not part of the buffer.
-		c.size = h.payload
+		if extra := c.size - int64(h.payload); extra > 0 {
+			c.Warnings = append(c.Warnings, Problem{File: name, Severity: Warning, Code: CodeBytesAfterLayout, Off: h.dataOff + int64(h.payload), Record: -1,
+				Msg: fmt.Sprintf("%d bytes follow the .npy array (its header declares %d payload bytes); they are not part of the buffer and are ignored", extra, h.payload)})
+		}
+		c.size = int64(h.payload)
+		if h.bigEndian {
+			c.Warnings = append(c.Warnings, Problem{File: name, Severity: Warning, Code: CodeNPYByteOrder, Off: 8, Record: -1,
+				Msg: fmt.Sprintf(".npy dtype %s is big-endian; the buffer's bytes are read as stored (little-endian, as the device wrote them), not as the dtype says", h.descr)})
+		}
+		return c, nil
+	}
+	if kind := textKind(r, size); kind != "" {
+		return nil, &Problem{File: name, Severity: Error, Code: CodeNotACapture, Off: 0, Record: -1,
+			Msg: fmt.Sprintf("not a capture: the file is %s; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", kind)}
 	}
 	return c, nil
+}
+
+// textSample is how many leading bytes textKind looks at.
+const textSample = 512
+
+// textKind says what a file that is text looks like ("JSON", "YAML",
+// "text"), or "" when it is not text. A capture is never text: every live
+// or unused core header holds zero bytes (reserved and padding), and text
+// holds none.
+func textKind(r io.ReaderAt, size int64) string {
+	var buf [textSample]byte
+	n, err := r.ReadAt(buf[:min(size, textSample)], 0)
+	if n == 0 || err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	b := buf[:n]
+	// A multi-byte character may be cut at the end of the sample.
+	for cut := 0; n == textSample && cut < utf8.UTFMax-1 && !utf8.Valid(b); cut++ {
+		b = b[:len(b)-1]
+	}
+	if !utf8.Valid(b) {
+		return ""
+	}
+	for _, r := range string(b) {
+		if r != '\n' && r != '\r' && r != '\t' && !unicode.IsPrint(r) {
+			return ""
+		}
+	}
+	t := strings.TrimSpace(string(b))
+	switch {
+	case t == "":
+		return "blank text"
+	case t[0] == '{' || t[0] == '[':
+		return "JSON (or YAML)"
+	case strings.HasPrefix(t, "---") || strings.HasPrefix(t, "#") || strings.Contains(strings.SplitN(t, "\n", 2)[0], ":"):
+		return "YAML"
+	}
+	return "text"
 }
 
 // Size is the number of buffer bytes (the .npy payload, or the whole raw file).

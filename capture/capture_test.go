@@ -3,6 +3,7 @@ package capture_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,11 +37,11 @@ func problem(t *testing.T, err error) *capture.Problem {
 	return p
 }
 
-func scanBytes(t *testing.T, buf []byte, o capture.LayoutOptions) (*capture.Summary, error) {
+func scanBytes(t *testing.T, buf []byte, o capture.Request) (*capture.Summary, error) {
 	t.Helper()
 	c, err := capture.FromBytes("test.bin", buf)
 	require.NoError(t, err)
-	l, err := c.ResolveLayout(o)
+	l, err := layoutOf(c.Resolve(o))
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func scanBytes(t *testing.T, buf []byte, o capture.LayoutOptions) (*capture.Summ
 }
 
 func TestScanValid(t *testing.T) {
-	sum, err := scanBytes(t, small().Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, small().Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 3, sum.Records)
 	assert.EqualValues(t, 900, sum.Anchor, "anchor is the smallest nonzero entry cycle")
@@ -62,7 +63,7 @@ func TestAnchorFallsBackToStartCycle(t *testing.T) {
 	b := small()
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderEntryCycleOffset), 0)
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderEntryCycleOffset), 0)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 950, sum.Anchor)
 }
@@ -71,7 +72,7 @@ func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {
 	b := small()
 	b.Enter(abi.CoreTypeAIV, 9, 5000)
 	b.SetHeader32(abi.CoreTypeAIV, 9, abi.CoreHeaderDroppedCountOffset, 7)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.EqualValues(t, 7, sum.Dropped)
 	assert.Len(t, sum.Active, 2, "a slot without records is not active")
@@ -82,7 +83,7 @@ func TestDecodingErrors(t *testing.T) {
 	type tc struct {
 		name   string
 		bend   func(b *capturetest.Builder) []byte
-		opts   capture.LayoutOptions
+		opts   capture.Request
 		code   capture.Code
 		slot   string
 		record int
@@ -123,11 +124,28 @@ func TestDecodingErrors(t *testing.T) {
 			msg:  "(32 missing)",
 		},
 		{
-			name: "planned layout past the end", code: capture.CodeTruncated, record: -1,
-			opts: capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 32, AIV: 32}},
+			// Not "truncated": the headers describe a layout the buffer holds.
+			name: "planned layout the headers contradict", code: capture.CodeLayoutMismatch, record: -1,
+			opts: capture.Request{Capacities: &abi.Capacities{AIC: 32, AIV: 32}, GivenBy: "the flags"},
 			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
-			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) },
-			msg:  "the host-planned layout",
+			off: func(b *capturetest.Builder) int {
+				return b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset)
+			},
+			msg: "the headers of AIC/0 and AIV/0 say capacities 16 and 32; the flags say 32 and 32",
+		},
+		{
+			name: "planned layout past the end, as the headers say", code: capture.CodeTruncated, record: -1,
+			opts: capture.Request{CubeSlots: 24, Capacities: &abi.Capacities{AIC: 16, AIV: 32}},
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes()[:len(b.Bytes())-64] },
+			off:  func(b *capturetest.Builder) int { return len(b.Bytes()) - 64 },
+			msg:  "(64 missing)",
+		},
+		{
+			name: "cube slots the headers contradict", code: capture.CodeLayoutMismatch, record: -1,
+			opts: capture.Request{CubeSlots: 25},
+			bend: func(b *capturetest.Builder) []byte { return b.Bytes() },
+			off:  func(b *capturetest.Builder) int { return b.HeaderOffset(abi.CoreTypeAIV, 0, 0) },
+			msg:  "the AIV/0 header at @0x3600 says 24 cube slots; the given values say 25",
 		},
 		{
 			name: "slot identity", code: capture.CodeSlotIdentity, slot: "AIV/5", record: -1,
@@ -206,7 +224,7 @@ func TestScanCollectsEveryProblem(t *testing.T) {
 	b.Put64(b.RecordOffset(abi.CoreTypeAIV, 5, 0, abi.ProfileRecordEndCycleOffset), 1)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
 	require.NoError(t, err)
-	l, err := c.ResolveLayout(capture.LayoutOptions{})
+	l, err := layoutOf(c.Resolve(capture.Request{}))
 	require.NoError(t, err)
 	var codes []capture.Code
 	records := 0
@@ -226,7 +244,7 @@ func TestUnsortedSlotIsMarked(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 0, 10)
 	b.Enter(abi.CoreTypeAIV, 1, 10).Span(abi.CoreTypeAIV, 1, 50, 60, 1, 0).Span(abi.CoreTypeAIV, 1, 20, 30, 1, 0)
 	b.Enter(abi.CoreTypeAIV, 2, 10).Span(abi.CoreTypeAIV, 2, 20, 30, 1, 0).Span(abi.CoreTypeAIV, 2, 20, 25, 1, 0)
-	sum, err := scanBytes(t, b.Bytes(), capture.LayoutOptions{})
+	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
 	require.NoError(t, err)
 	assert.False(t, sum.Active[0].Sorted)
 	assert.True(t, sum.Active[1].Sorted, "equal start cycles are in order")
@@ -234,7 +252,7 @@ func TestUnsortedSlotIsMarked(t *testing.T) {
 
 func TestNPY(t *testing.T) {
 	raw := small().Bytes()
-	want, err := scanBytes(t, raw, capture.LayoutOptions{})
+	want, err := scanBytes(t, raw, capture.Request{})
 	require.NoError(t, err)
 
 	t.Run("u1", func(t *testing.T) {
@@ -243,7 +261,7 @@ func TestNPY(t *testing.T) {
 		assert.Equal(t, capture.NPY, c.Format)
 		assert.EqualValues(t, len(raw), c.Size())
 		assert.EqualValues(t, 128, c.Base)
-		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		l, err := layoutOf(c.Resolve(capture.Request{}))
 		require.NoError(t, err)
 		got, err := c.Scan(l, capture.ScanOptions{})
 		require.NoError(t, err)
@@ -307,7 +325,7 @@ func TestOpenFileMatchesBytes(t *testing.T) {
 		require.NoError(t, err)
 		_, inMem := c.InMemory()
 		assert.False(t, inMem, "a file is read as needed, not loaded")
-		l, err := c.ResolveLayout(capture.LayoutOptions{})
+		l, err := layoutOf(c.Resolve(capture.Request{}))
 		require.NoError(t, err)
 		var starts []uint64
 		_, err = c.Scan(l, capture.ScanOptions{Record: func(_ *capture.SlotScan, _ int, _ int64, r *abi.ProfileRecord) {
@@ -328,7 +346,7 @@ func TestOpenFileMatchesBytes(t *testing.T) {
 func TestCubeSlotsBelowMinimumIsAnOptionError(t *testing.T) {
 	c, err := capture.FromBytes("x.bin", small().Bytes())
 	require.NoError(t, err)
-	_, err = c.ResolveLayout(capture.LayoutOptions{CubeSlots: abi.MinCubeSlots - 1})
+	_, err = layoutOf(c.Resolve(capture.Request{CubeSlots: abi.MinCubeSlots - 1}))
 	require.Error(t, err)
 	var p *capture.Problem
 	assert.False(t, errors.As(err, &p), "a bad option is not a problem of the capture")
@@ -347,4 +365,97 @@ func TestReadAtBounds(t *testing.T) {
 	n, err = c.ReadAt(p, 0)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(raw[:8], p[:n]))
+}
+
+// A truncated .npy says exactly the payload its header declares, whatever
+// the dtype: no clamping to the file size.
+func TestNPYTruncatedExact(t *testing.T) {
+	raw := small().Bytes() // 41472 bytes
+	for _, tc := range []struct {
+		descr string
+		shape string
+		want  uint64
+	}{
+		{"|u1", "(41472,)", 41472},
+		{"<u8", "(5184,)", 41472},
+		{"<u4", "(81, 128)", 41472},
+		{"|V32", "(1296,)", 41472},
+	} {
+		hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", tc.descr, tc.shape)
+		f := capturetest.NPYWithHeader(hdr, raw)
+		half := f[:len(f)-len(raw)/2]
+		_, err := capture.FromBytes("x.npy", half)
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeTruncated, p.Code, tc.descr)
+		present := uint64(len(raw) - len(raw)/2)
+		assert.Contains(t, p.Msg, fmt.Sprintf("declares %d payload bytes, %d are present (%d missing)", tc.want, present, tc.want-present), tc.descr)
+	}
+	// Only a product past 64 bits saturates.
+	hdr := "{'descr': '<u8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"
+	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "declares 18446744073709551615 payload bytes")
+	hdr = "{'descr': '<u8', 'fortran_order': False, 'shape': (1152921504606846976,), }" // 2^60 * 8 = 2^63
+	_, err = capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "declares 9223372036854775808 payload bytes")
+}
+
+// fortran_order must be a boolean literal.
+func TestNPYFortranOrderIsBoolean(t *testing.T) {
+	raw := small().Bytes()
+	for _, v := range []string{"'True'", "1", "None", "'False'"} {
+		hdr := fmt.Sprintf("{'descr': '|u1', 'fortran_order': %s, 'shape': (%d,), }", v, len(raw))
+		_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeBadNPY, p.Code, v)
+		assert.Contains(t, p.Msg, "fortran_order is "+v+", not True or False")
+	}
+	hdr := fmt.Sprintf("{'descr': '|u1', 'shape': (%d,), }", len(raw))
+	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
+	assert.Contains(t, problem(t, err).Msg, "fortran_order is missing")
+}
+
+// Bytes after the array and a big-endian dtype are warnings; the capture
+// reads.
+func TestNPYWarnings(t *testing.T) {
+	raw := small().Bytes()
+	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(raw)/8)
+	f := append(capturetest.NPYWithHeader(hdr, raw), 1, 2, 3)
+	c, err := capture.FromBytes("x.npy", f)
+	require.NoError(t, err)
+	require.Len(t, c.Warnings, 2)
+	assert.Equal(t, capture.CodeBytesAfterLayout, c.Warnings[0].Code)
+	assert.EqualValues(t, len(f)-3, c.Warnings[0].Off)
+	assert.Contains(t, c.Warnings[0].Msg, "3 bytes follow the .npy array")
+	assert.Equal(t, capture.CodeNPYByteOrder, c.Warnings[1].Code)
+	assert.Contains(t, c.Warnings[1].Msg, "read as stored")
+	for _, d := range []string{"|u1", "<u8", ">u1", "|V32", ">S8"} {
+		hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", d, len(raw))
+		c, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw[:0]))
+		if err == nil {
+			assert.Empty(t, c.Warnings, d)
+		}
+	}
+}
+
+// Text is not a capture, and says so before anything about fields.
+func TestNotACapture(t *testing.T) {
+	for text, kind := range map[string]string{
+		`{"num_workers": 48, "tasks": []}`: "JSON",
+		"num_workers: 48\ntasks: []\n":     "YAML",
+		"---\nstages: {}\n":                "YAML",
+		"hello, world\n":                   "text",
+		"  \n\t\n":                         "blank text",
+		strings.Repeat("é", 400):           "text",
+	} {
+		_, err := capture.FromBytes("x.bin", []byte(text))
+		p := problem(t, err)
+		assert.Equal(t, capture.CodeNotACapture, p.Code, text)
+		assert.Contains(t, p.Msg, "not a capture: the file is "+kind, text)
+	}
+	// A capture always holds zero bytes in its first header; so does a
+	// garbage file with one.
+	for _, b := range [][]byte{small().Bytes(), {'{', 0, '}'}} {
+		_, err := capture.FromBytes("x.bin", b)
+		assert.NoError(t, err)
+	}
 }

@@ -31,7 +31,7 @@ func TestRecordHookSeesDecodedRecords(t *testing.T) {
 		}
 		buf := b.Bytes()
 		for _, c := range []*capture.Capture{inMemory(t, buf), throughReadAt(t, buf)} {
-			l, err := c.ResolveLayout(capture.LayoutOptions{})
+			l, err := layoutOf(c.Resolve(capture.Request{}))
 			if err != nil {
 				t.Fatal(err)
 			}

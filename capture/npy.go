@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"strconv"
 	"strings"
@@ -18,9 +19,12 @@ const npyMagic = "\x93NUMPY"
 const maxNPYHeader = 1 << 20
 
 type npyHeader struct {
-	dataOff int64 // file offset of the payload
-	payload int64 // payload bytes the header declares
-	errOff  int64 // where a header error was found
+	dataOff int64  // file offset of the payload
+	payload uint64 // payload bytes the header declares (math.MaxUint64 past 64 bits)
+	errOff  int64  // where a header error was found
+	// bigEndian: the dtype stores multi-byte items big-endian.
+	bigEndian bool
+	descr     string
 }
 
 // readNPYHeader parses the header of a .npy file of size bytes. Any dtype
@@ -71,112 +75,150 @@ func readNPYHeader(r io.ReaderAt, size int64) (npyHeader, error) {
 	if !ok {
 		return h, fmt.Errorf("bad .npy header: not a dict")
 	}
-	itemSize, err := dtypeSize(dict["descr"])
+	itemSize, big, err := dtypeSize(dict["descr"])
 	if err != nil {
 		return h, fmt.Errorf("bad .npy header: %v", err)
+	}
+	h.bigEndian, h.descr = big, fmt.Sprint(dict["descr"])
+	fo, present := dict["fortran_order"]
+	fortran, ok := fo.(bool)
+	if !ok {
+		what := "missing"
+		if present {
+			what = pyRepr(fo)
+		}
+		return h, fmt.Errorf("bad .npy header: fortran_order is %s, not True or False", what)
 	}
 	shape, ok := dict["shape"].([]any)
 	if !ok {
 		return h, fmt.Errorf("bad .npy header: shape is not a tuple")
 	}
-	count, bigDims := uint64(1), 0
+	// The payload is exactly count*itemSize bytes; only a product past 64
+	// bits saturates (no file is that large, so it reads as truncated).
+	count, bigDims, overflow, empty := uint64(1), 0, false, false
 	for _, d := range shape {
 		dim, ok := d.(int64)
 		if !ok || dim < 0 {
 			return h, fmt.Errorf("bad .npy header: shape %v", shape)
 		}
+		empty = empty || dim == 0
 		if dim > 1 {
 			bigDims++
 		}
 		hi, lo := bits.Mul64(count, uint64(dim))
-		if hi != 0 || lo > uint64(size) {
-			count = uint64(size) + 1 // more elements than bytes: reported as truncated below
-			continue
-		}
+		overflow = overflow || hi != 0
 		count = lo
 	}
-	if fortran, _ := dict["fortran_order"].(bool); fortran && bigDims > 1 {
+	if fortran && bigDims > 1 {
 		return h, fmt.Errorf("Fortran-order array of shape %v: its bytes are not the buffer in order; save it with np.save(np.ascontiguousarray(a))", shape)
 	}
 	hi, payload := bits.Mul64(count, uint64(itemSize))
-	if hi != 0 || payload > 1<<62 {
-		payload = 1 << 62
+	switch {
+	case empty:
+		payload = 0
+	case overflow || hi != 0:
+		payload = math.MaxUint64
 	}
-	h.payload = int64(payload)
+	h.payload = payload
 	return h, nil
+}
+
+// pyRepr renders a value of the header's dict as Python would show it.
+func pyRepr(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "None"
+	case string:
+		return "'" + v + "'"
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	}
+	return fmt.Sprint(v)
 }
 
 // dtypeSize returns the byte size of one element of a NumPy dtype descr:
 // a type string ('<u4', '|u1', '<f8', '|V32', '<U8') or a structured list
 // of (name, descr[, shape]) tuples without offsets.
-func dtypeSize(d any) (int64, error) {
+func dtypeSize(d any) (int64, bool, error) {
 	switch d := d.(type) {
 	case string:
 		s := strings.TrimLeft(d, "<>|=")
 		if s == "" {
-			return 0, fmt.Errorf("empty dtype")
+			return 0, false, fmt.Errorf("empty dtype")
 		}
-		kind, digits := s[0], s[1:]
-		if i := strings.IndexByte(digits, '['); i >= 0 { // datetime units: M8[ns]
-			digits = digits[:i]
-		}
-		switch kind {
-		case 'O':
-			return 0, fmt.Errorf("object dtype %q holds pointers, not the buffer's bytes", d)
-		case '?':
-			if digits == "" {
-				return 1, nil
-			}
-		}
-		if !strings.ContainsRune("biufcVSaUMm?", rune(kind)) {
-			return 0, fmt.Errorf("unsupported dtype %q", d)
-		}
-		n, err := strconv.ParseInt(digits, 10, 32)
-		if err != nil || n <= 0 {
-			return 0, fmt.Errorf("unsupported dtype %q", d)
-		}
-		if kind == 'U' {
-			n *= 4 // UCS-4 characters
-		}
-		return n, nil
+		n, err := typeSize(d, s)
+		return n, err == nil && n > 1 && strings.HasPrefix(d, ">") && s[0] != 'S' && s[0] != 'a' && s[0] != 'V', err
 	case []any:
 		var total int64
+		anyBig := false
 		for _, f := range d {
 			t, ok := f.([]any)
 			if !ok || len(t) < 2 || len(t) > 3 {
-				return 0, fmt.Errorf("unsupported structured dtype %v", d)
+				return 0, false, fmt.Errorf("unsupported structured dtype %v", d)
 			}
-			size, err := dtypeSize(t[1])
+			size, big, err := dtypeSize(t[1])
 			if err != nil {
-				return 0, err
+				return 0, false, err
 			}
+			anyBig = anyBig || big
 			if len(t) == 3 {
 				sub, ok := t[2].([]any)
 				if !ok {
-					return 0, fmt.Errorf("unsupported structured dtype %v", d)
+					return 0, false, fmt.Errorf("unsupported structured dtype %v", d)
 				}
 				for _, dim := range sub {
 					n, ok := dim.(int64)
 					if !ok || n < 0 || n > 1<<20 {
-						return 0, fmt.Errorf("unsupported structured dtype %v", d)
+						return 0, false, fmt.Errorf("unsupported structured dtype %v", d)
 					}
 					// size < 2^34 and n <= 2^20: no overflow before the check.
 					if size *= n; size > 1<<30 {
-						return 0, fmt.Errorf("structured dtype too large")
+						return 0, false, fmt.Errorf("structured dtype too large")
 					}
 				}
 			}
 			total += size
 			if total > 1<<30 {
-				return 0, fmt.Errorf("structured dtype too large")
+				return 0, false, fmt.Errorf("structured dtype too large")
 			}
 		}
 		if total == 0 {
-			return 0, fmt.Errorf("empty structured dtype")
+			return 0, false, fmt.Errorf("empty structured dtype")
 		}
-		return total, nil
+		return total, anyBig, nil
 	}
-	return 0, fmt.Errorf("missing or unsupported descr %v", d)
+	return 0, false, fmt.Errorf("missing or unsupported descr %v", d)
+}
+
+// typeSize is the item size of a dtype string d ("<u4"), s without its
+// byte-order character.
+func typeSize(d, s string) (int64, error) {
+	kind, digits := s[0], s[1:]
+	if i := strings.IndexByte(digits, '['); i >= 0 { // datetime units: M8[ns]
+		digits = digits[:i]
+	}
+	switch kind {
+	case 'O':
+		return 0, fmt.Errorf("object dtype %q holds pointers, not the buffer's bytes", d)
+	case '?':
+		if digits == "" {
+			return 1, nil
+		}
+	}
+	if !strings.ContainsRune("biufcVSaUMm?", rune(kind)) {
+		return 0, fmt.Errorf("unsupported dtype %q", d)
+	}
+	n, err := strconv.ParseInt(digits, 10, 32)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("unsupported dtype %q", d)
+	}
+	if kind == 'U' {
+		n *= 4 // UCS-4 characters
+	}
+	return n, nil
 }
 
 // parsePyLiteral parses the Python literal subset NumPy writes in .npy

@@ -30,8 +30,10 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 type Code string
 
 // The error codes: exactly the conditions under which a capture does not
-// decode (SPEC.md, "Decoding"). Warning codes are defined by package validate.
+// decode. Warning codes are defined by package validate, except the few
+// found when a capture is opened (below).
 const (
+	CodeNotACapture       Code = "not-a-capture"       // the file is text (JSON, YAML, ...), not a buffer
 	CodeBadNPY            Code = "bad-npy"             // a .npy header that cannot be read
 	CodeTruncated         Code = "truncated"           // the file is shorter than its layout or .npy header says
 	CodeShortBuffer       Code = "short-buffer"        // fewer bytes than 3*C core headers
@@ -42,7 +44,30 @@ const (
 	CodeCountOverCapacity Code = "count-over-capacity" // record_count > record_capacity
 	CodeNegativeInterval  Code = "negative-interval"   // end_cycle < start_cycle
 	CodeNoRecords         Code = "no-records"          // not one live record in the whole capture
+	CodeLayoutMismatch    Code = "layout-mismatch"     // the layout requested contradicts the headers
+	CodeNoLayout          Code = "no-layout"           // no layout fits the headers and the file size
+	CodeAmbiguousLayout   Code = "ambiguous-layout"    // several layouts fit; nothing tells them apart
 )
+
+// The warning codes found when a capture is opened (Capture.Warnings).
+const (
+	// CodeBytesAfterLayout: the file holds bytes after the buffer's layout
+	// (or after a .npy file's array); they are ignored.
+	CodeBytesAfterLayout Code = "bytes-after-layout"
+	// CodeNPYByteOrder: a .npy dtype is big-endian; its bytes are read as
+	// stored (the buffer is little-endian bytes whatever the dtype says).
+	CodeNPYByteOrder Code = "npy-byte-order"
+)
+
+// LayoutDependent reports whether a wrong layout can cause a problem of
+// this code (then a resolution's hint applies to it).
+func (c Code) LayoutDependent() bool {
+	switch c {
+	case CodeCapacityMismatch, CodeBadCapacity, CodeTruncated, CodeSlotIdentity, CodeCountOverCapacity, CodeBytesAfterLayout:
+		return true
+	}
+	return false
+}
 
 // Problem is one finding about a capture: an error that stops decode, or
 // a warning from validate. It is an error value, printed as

@@ -8,114 +8,6 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// LayoutOptions say how to find a capture's layout.
-type LayoutOptions struct {
-	// CubeSlots is C, the AIC slot count; 0 means abi.MinCubeSlots.
-	CubeSlots uint32
-	// Capacities are the host-planned record capacities; nil reads them
-	// from the record_capacity of AIC slot 0 and AIV slot 0.
-	Capacities *abi.Capacities
-	// Fallback, when Capacities is nil, stands in for the capacities read
-	// from the buffer when AIC/0 or AIV/0 is unused (its header is all
-	// zero and states none): the host plan's capacities.
-	Fallback *abi.Capacities
-}
-
-// ResolveLayout finds the slot layout of the capture (SPEC.md decoding
-// rules 1 and 2) as Settle decides. A capture that cannot hold its layout
-// is a *Problem (with a hint when the layout was read from an unused
-// header); options that make no layout (too few cube slots, bad planned
-// capacities) are plain errors.
-func (c *Capture) ResolveLayout(o LayoutOptions) (abi.Layout, error) {
-	_, l, err := c.Resolve(o)
-	return l, err
-}
-
-// Resolve is ResolveLayout that also returns how the layout was found, so
-// that the caller can Explain the problems a scan of it finds.
-func (c *Capture) Resolve(o LayoutOptions) (Settled, abi.Layout, error) {
-	s := c.Settle(o)
-	l, err := c.resolveLayout(s.Options)
-	var p *Problem
-	if errors.As(err, &p) {
-		s.Explain(p)
-	}
-	return s, l, err
-}
-
-func (c *Capture) resolveLayout(o LayoutOptions) (abi.Layout, error) {
-	cube := o.CubeSlots
-	headersOnly, err := abi.NewLayout(cube, abi.Capacities{})
-	if err != nil {
-		return abi.Layout{}, fmt.Errorf("--cube-slots %d: %w", cube, err)
-	}
-	if need := headersOnly.Size(); uint64(c.size) < need {
-		return abi.Layout{}, &Problem{File: c.Name, Code: CodeShortBuffer, Off: c.Base + c.size, Record: -1,
-			Msg: fmt.Sprintf("buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)", c.size, headersOnly.NumSlots(), cube, need)}
-	}
-	if o.Capacities != nil {
-		l, err := abi.NewLayout(cube, *o.Capacities)
-		if err != nil {
-			return abi.Layout{}, fmt.Errorf("planned capacities AIC %d, AIV %d: %w", o.Capacities.AIC, o.Capacities.AIV, err)
-		}
-		return l, c.checkFits(l, "the host-planned layout")
-	}
-	var caps abi.Capacities
-	aic, err := c.regionCapacity(headersOnly.Slot(0))
-	if err != nil {
-		return abi.Layout{}, err
-	}
-	caps.AIC = aic
-	partial, err := abi.NewLayout(cube, caps)
-	if err != nil {
-		return abi.Layout{}, err
-	}
-	aivFirst := partial.Slot(int(partial.SlotCount(abi.CoreTypeAIC)))
-	if end := aivFirst.Offset + abi.CoreHeaderSize; end > uint64(c.size) {
-		return abi.Layout{}, c.truncated(end, fmt.Sprintf("AIC capacity %d puts the AIV/0 header at @%#x", aic, c.Base+int64(aivFirst.Offset)))
-	}
-	if caps.AIV, err = c.regionCapacity(aivFirst); err != nil {
-		return abi.Layout{}, err
-	}
-	l, err := abi.NewLayout(cube, caps)
-	if err != nil {
-		return abi.Layout{}, err
-	}
-	return l, c.checkFits(l, "the layout its headers declare")
-}
-
-// regionCapacity reads and checks the record_capacity of the first slot of
-// a region, which sets the capacity of every slot in it.
-func (c *Capture) regionCapacity(s abi.Slot) (uint32, error) {
-	var buf [abi.CoreHeaderSize]byte
-	b, err := c.view(int64(s.Offset), abi.CoreHeaderSize, buf[:])
-	if err != nil {
-		return 0, err
-	}
-	h, err := abi.DecodeCoreHeader(b)
-	if err != nil {
-		return 0, err
-	}
-	if err := abi.CheckCapacity(uint64(h.RecordCapacity)); err != nil {
-		return 0, &Problem{File: c.Name, Code: CodeBadCapacity, Off: c.Base + int64(s.Offset) + abi.CoreHeaderRecordCapacityOffset,
-			Slot: s.String(), Record: -1, Value: fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
-			Expected: fmt.Sprintf("a multiple of %d at most %d", abi.RecordCapacityAlignment, abi.MaxRecordsPerCore)}
-	}
-	return h.RecordCapacity, nil
-}
-
-func (c *Capture) checkFits(l abi.Layout, what string) error {
-	if l.Size() > uint64(c.size) {
-		return c.truncated(l.Size(), fmt.Sprintf("%s (%d cube slots, AIC capacity %d, AIV capacity %d)", what, l.CubeSlots, l.Capacities.AIC, l.Capacities.AIV))
-	}
-	return nil
-}
-
-func (c *Capture) truncated(need uint64, why string) error {
-	return &Problem{File: c.Name, Code: CodeTruncated, Off: c.Base + c.size, Record: -1,
-		Msg: fmt.Sprintf("capture is truncated: %s: %d bytes needed, %d present (%d missing)", why, need, c.size, need-uint64(c.size))}
-}
-
 // SlotScan is what a scan knows about one slot.
 type SlotScan struct {
 	Slot abi.Slot
@@ -153,6 +45,9 @@ type ScanOptions struct {
 	// records against the common case this way, with the Record hook as the
 	// slow path for the records that fail.
 	Block func(s *SlotScan, first int, off int64, b []byte) int
+	// Hint, when set, is attached to every problem that a wrong layout
+	// causes (Resolved.Hint: what to do when the layout is wrong).
+	Hint string
 }
 
 // ActiveSlot summarises a slot that holds records.
@@ -196,12 +91,14 @@ const (
 )
 
 // Scan walks every slot of the capture in buffer order and checks each
-// header and live record against the ABI (SPEC.md decoding rules 3 and 4).
+// header and live record against the ABI (gen/doc/ABI.md, decoding rules 3 and 4).
 // It returns the first error when opts.Problem is nil or says stop;
 // otherwise it walks everything and returns the summary of what it saw.
 func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
 	if l.Size() > uint64(c.size) {
-		return nil, c.checkFits(l, "the given layout")
+		need := l.Size()
+		return nil, &Problem{File: c.Name, Code: CodeTruncated, Off: c.Base + c.size, Record: -1,
+			Msg: fmt.Sprintf("capture is truncated: the layout %s: %d bytes needed, %d present (%d missing)", paren(l), need, c.size, need-uint64(c.size))}
 	}
 	sc := scanner{c: c, opts: opts, sum: &Summary{Layout: l}, minStart: ^uint64(0)}
 	err := sc.run()
@@ -228,6 +125,9 @@ type scanner struct {
 // report hands p to the hook; errStop when the scan must end.
 func (sc *scanner) report(p *Problem) error {
 	p.File = sc.c.Name
+	if sc.opts.Hint != "" && p.Hint == "" && p.Code.LayoutDependent() {
+		p.Hint = sc.opts.Hint
+	}
 	if sc.opts.Problem == nil || !sc.opts.Problem(p) {
 		sc.stopped = p
 		return errStop
@@ -283,7 +183,7 @@ func (sc *scanner) run() error {
 	return nil
 }
 
-// checkHeader applies SPEC.md decoding rule 3 to a live header.
+// checkHeader applies decoding rule 3 (gen/doc/ABI.md) to a live header.
 func (sc *scanner) checkHeader(s *SlotScan) error {
 	h, slot := &s.Header, s.Slot
 	fail := func(p *Problem) error {

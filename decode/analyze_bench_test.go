@@ -34,7 +34,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 		b.Fatal(err)
 	}
 	l, _ := spec.Layout()
-	opts := capture.LayoutOptions{Capacities: &l.Capacities}
+	opts := capture.Request{Capacities: &l.Capacities}
 	stages, tasks := spec.Names()
 	names := &decode.Names{Stages: stages, Tasks: tasks}
 	sched := &plan.Schedule{File: "bench.yaml"}

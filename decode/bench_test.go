@@ -63,7 +63,7 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 	}
 	spec := benchSpecs[size]
 	l, _ := spec.Layout()
-	opts := capture.LayoutOptions{Capacities: &l.Capacities}
+	opts := capture.Request{Capacities: &l.Capacities}
 	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
 	if from == "file" {
 		path := filepath.Join(b.TempDir(), "bench.bin")
@@ -130,7 +130,7 @@ func TestBenchCaptureShape(t *testing.T) {
 	}
 	c, _ := capture.FromBytes("b", buf)
 	l, _ := benchgen.Spec{Records: 10_000}.Layout()
-	d, err := Decode(c, capture.LayoutOptions{Capacities: &l.Capacities})
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 		b.Fatal(err)
 	}
 	capacity, _ := abi.RoundUpCapacity(records)
-	opts := capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
+	opts := capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
 	tmp := b.TempDir()
 	b.ResetTimer()
 	for b.Loop() {
@@ -190,7 +190,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := Decode(c, capture.LayoutOptions{Capacities: &l.Capacities})
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package decode turns a MegaKernel cycle-trace capture into its records in
 // trace order and writes them as a Chrome Trace Event JSON file that
-// Perfetto UI and chrome://tracing open (SPEC.md, "Decoding").
+// Perfetto UI opens (gen/doc/ABI.md, "Decoding").
 //
 // Decoding is two passes over the capture. Decode resolves the layout and
 // scans every slot under the ABI's rules (package capture): it fails on the
@@ -18,15 +18,16 @@
 package decode
 
 import (
-	"errors"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// Decoded is a capture that passed every check of SPEC.md's decoding
-// rules, ready to be walked in trace order.
+// Decoded is a capture that passed every check of the ABI's decoding
+// rules (gen/doc/ABI.md), ready to be walked in trace order.
 type Decoded struct {
 	Capture *capture.Capture
+	// Layout is the capture's layout and how it was found.
+	Layout *capture.Resolved
 	// Summary has the layout, the record and dropped counts, the active
 	// slots (with records) in buffer order and the anchor cycle.
 	Summary *capture.Summary
@@ -46,25 +47,21 @@ type Decoded struct {
 	runRecords int
 }
 
-// Decode resolves the layout of c and checks every slot and record (the
-// first pass). The first problem found is returned as a *capture.Problem
-// naming the file offset, slot and record, with a hint when the layout was
-// read from an unused header; options that make no layout are plain
-// errors.
-func Decode(c *capture.Capture, o capture.LayoutOptions) (*Decoded, error) {
-	s, l, err := c.Resolve(o)
+// Decode resolves the layout of c under req and checks every slot and
+// record (the first pass). The first problem found is returned as a
+// *capture.Problem naming the file offset, slot and record, with the
+// resolution's hint when the layout may be what is wrong; a request that
+// makes no layout is a *capture.RequestError.
+func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
+	res, err := c.Resolve(req)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := c.Scan(l, capture.ScanOptions{})
+	sum, err := c.Scan(res.Layout, capture.ScanOptions{Hint: res.Hint})
 	if err != nil {
-		var p *capture.Problem
-		if errors.As(err, &p) {
-			s.Explain(p)
-		}
 		return nil, err
 	}
-	d := &Decoded{Capture: c, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
+	d := &Decoded{Capture: c, Layout: res, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
 	for _, a := range sum.Active {
 		if !a.Sorted {
 			d.Warnings.UnsortedSlots++

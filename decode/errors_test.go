@@ -16,7 +16,7 @@ import (
 // record, and nothing is decoded.
 func TestDecodeErrors(t *testing.T) {
 	const aic, aiv = 16, 32
-	planned := capture.LayoutOptions{Capacities: &abi.Capacities{AIC: aic, AIV: aiv}}
+	planned := capture.Request{Capacities: &abi.Capacities{AIC: aic, AIV: aiv}}
 	valid := func() *capturetest.Builder {
 		b := capturetest.New(abi.MinCubeSlots, aic, aiv)
 		b.Enter(abi.CoreTypeAIC, 0, 100).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
@@ -34,7 +34,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		bytes  func() []byte
-		opts   capture.LayoutOptions
+		opts   capture.Request
 		code   capture.Code
 		off    int64
 		slot   string
@@ -44,11 +44,11 @@ func TestDecodeErrors(t *testing.T) {
 			planned, capture.CodeShortBuffer, int64(headers - 1), "", -1},
 		{"bad-capacity-unaligned", func() []byte {
 			return valid().SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 17).Bytes()
-		}, capture.LayoutOptions{}, capture.CodeBadCapacity, abi.CoreHeaderRecordCapacityOffset, "AIC/0", -1},
+		}, capture.Request{}, capture.CodeBadCapacity, abi.CoreHeaderRecordCapacityOffset, "AIC/0", -1},
 		{"bad-capacity-too-large", func() []byte {
 			b := valid()
 			return b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderRecordCapacityOffset, abi.MaxRecordsPerCore+16).Bytes()
-		}, capture.LayoutOptions{}, capture.CodeBadCapacity, int64(b0.Slot(abi.CoreTypeAIV, 0).Offset) + abi.CoreHeaderRecordCapacityOffset, "AIV/0", -1},
+		}, capture.Request{}, capture.CodeBadCapacity, int64(b0.Slot(abi.CoreTypeAIV, 0).Offset) + abi.CoreHeaderRecordCapacityOffset, "AIV/0", -1},
 		{"truncated-layout", func() []byte { return valid().Bytes()[:layoutSize-1] },
 			planned, capture.CodeTruncated, int64(layoutSize - 1), "", -1},
 		{"truncated-npy", func() []byte {
@@ -113,7 +113,7 @@ func TestDecodeErrorsBaseIsValid(t *testing.T) {
 	b := capturetest.New(abi.MinCubeSlots, 16, 32)
 	b.Enter(abi.CoreTypeAIC, 0, 100).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	b.Enter(abi.CoreTypeAIV, 0, 100).Span(abi.CoreTypeAIV, 0, 150, 250, abi.RuntimeStageWaitDependency, 2)
-	for _, o := range []capture.LayoutOptions{{}, {Capacities: &abi.Capacities{AIC: 16, AIV: 32}}} {
+	for _, o := range []capture.Request{{}, {Capacities: &abi.Capacities{AIC: 16, AIV: 32}}} {
 		if _, err := mustDecode("cap.bin", b.Bytes(), o); err != nil {
 			t.Errorf("%+v: %v", o, err)
 		}

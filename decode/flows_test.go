@@ -159,7 +159,7 @@ func propFlowEvents(t *rapid.T) {
 	if c.Records() == 0 {
 		return
 	}
-	d, err := mustDecode("random.bin", c.Buffer, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestScheduleMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mustDecode("c.bin", c.Buffer, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	d, err := mustDecode("c.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func TestFlowIDs(t *testing.T) {
 		if c.Records() == 0 {
 			return
 		}
-		d, err := mustDecode("random.bin", c.Buffer, capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+		d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 		if err != nil {
 			t.Fatal(err)
 		}

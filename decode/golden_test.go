@@ -81,8 +81,8 @@ type goldenCase struct {
 }
 
 func goldenCases() []goldenCase {
-	planned16 := capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}}
-	decodeT := func(t *testing.T, name string, buf []byte, o capture.LayoutOptions) *Decoded {
+	planned16 := capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}}
+	decodeT := func(t *testing.T, name string, buf []byte, o capture.Request) *Decoded {
 		t.Helper()
 		d, err := mustDecode(name, buf, o)
 		if err != nil {
@@ -115,7 +115,7 @@ func goldenCases() []goldenCase {
 			b.Enter(abi.CoreTypeAIV, 0, 0).Span(abi.CoreTypeAIV, 0, 5000, 5003, wait, 1)
 			cfg := defaultConfig()
 			cfg.FrequencyMHz, cfg.SoCName, cfg.KernelName = 3, "unknown", "Mega\"Kernel µ\t"
-			return []Input{{decodeT(t, "anchor.bin", b.Bytes(), capture.LayoutOptions{}), cfg}}
+			return []Input{{decodeT(t, "anchor.bin", b.Bytes(), capture.Request{}), cfg}}
 		}},
 		{"negative-ts-950", func(t *testing.T) []Input {
 			// A record that starts before the earliest entry cycle.
@@ -124,7 +124,7 @@ func goldenCases() []goldenCase {
 			b.Span(abi.CoreTypeAIC, 3, 9_990, 10_500, taskType(abi.TaskTypeMatMul), 1)
 			cfg := defaultConfig()
 			cfg.SoCName, cfg.FrequencyMHz = "Ascend950PR", 1000
-			return []Input{{decodeT(t, "neg.bin", b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16}}), cfg}}
+			return []Input{{decodeT(t, "neg.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16}}), cfg}}
 		}},
 		{"multi-rank", func(t *testing.T) []Input {
 			b, names := namingCapture()
@@ -135,7 +135,7 @@ func goldenCases() []goldenCase {
 			c2.Rank, c2.DeviceID = 0, 6
 			return []Input{
 				{decodeT(t, "rank2.bin", b.Bytes(), planned16), c1},
-				{decodeT(t, "rank0.bin", b2.Bytes(), capture.LayoutOptions{CubeSlots: abi.MinCubeSlots + 1, Capacities: &abi.Capacities{AIV: 16}}), c2},
+				{decodeT(t, "rank0.bin", b2.Bytes(), capture.Request{CubeSlots: abi.MinCubeSlots + 1, Capacities: &abi.Capacities{AIV: 16}}), c2},
 			}
 		}},
 	}
@@ -162,7 +162,7 @@ func TestGoldenExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	d, err := Decode(c, capture.LayoutOptions{})
+	d, err := Decode(c, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}

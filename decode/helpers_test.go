@@ -16,7 +16,7 @@ import (
 )
 
 // mustDecode decodes an in-memory capture.
-func mustDecode(name string, buf []byte, o capture.LayoutOptions) (*Decoded, error) {
+func mustDecode(name string, buf []byte, o capture.Request) (*Decoded, error) {
 	c, err := capture.FromBytes(name, buf)
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func scanRecords(d *Decoded) ([]liveRecord, error) {
 // genCapture is a random valid capture and what went into it.
 type genCapture struct {
 	b       *capturetest.Builder
-	opts    capture.LayoutOptions
+	opts    capture.Request
 	records int    // live records
 	dropped uint64 // records the slots could not hold
 	names   *Names
@@ -168,10 +168,10 @@ func drawCapture(t *rapid.T) genCapture {
 	g := genCapture{b: capturetest.New(cube, aic, aiv)}
 	l := g.b.Layout
 	if rapid.Bool().Draw(t, "planned") {
-		g.opts = capture.LayoutOptions{CubeSlots: cube, Capacities: &l.Capacities}
+		g.opts = capture.Request{CubeSlots: cube, Capacities: &l.Capacities}
 	} else {
 		// Capacities come from AIC/0 and AIV/0, so both must be entered.
-		g.opts = capture.LayoutOptions{CubeSlots: cube}
+		g.opts = capture.Request{CubeSlots: cube}
 		g.b.Enter(abi.CoreTypeAIC, 0, rapid.Uint64Range(0, 1e6).Draw(t, "entryAIC0"))
 		g.b.Enter(abi.CoreTypeAIV, 0, rapid.Uint64Range(0, 1e6).Draw(t, "entryAIV0"))
 	}

@@ -36,7 +36,7 @@ func invocationInputs(t *testing.T) []Input {
 		b    *capturetest.Builder
 		dir  string
 	}{{"fwd.bin", fwd, "forward"}, {"bwd.bin", bwd, "backward"}} {
-		d, err := mustDecode(c.name, c.b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := mustDecode(c.name, c.b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		require.NoError(t, err)
 		cfg := defaultConfig()
 		cfg.Invocation = &Invocation{ID: int64(i), Step: &step, Direction: c.dir}
@@ -243,7 +243,7 @@ func TestGoldenInvocations(t *testing.T) {
 	in := invocationInputs(t)
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIV, 4, 500).Span(abi.CoreTypeAIV, 4, 510, 530, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 9)
-	d, err := mustDecode("r3.bin", b.Bytes(), capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := mustDecode("r3.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	require.NoError(t, err)
 	cfg := defaultConfig()
 	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"

@@ -22,7 +22,7 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 			b.Enter(ct, id, 100).Span(ct, id, 200, 300, abi.RuntimeStageTriggerEvent, id)
 		}
 	}
-	d, err := mustDecode("many.bin", b.Bytes(), capture.LayoutOptions{})
+	d, err := mustDecode("many.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		d, err := Decode(c, capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 0, AIV: aiv}})
+		d, err := Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: aiv}})
 		if err != nil {
 			t.Fatal(err)
 		}

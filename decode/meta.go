@@ -3,6 +3,7 @@ package decode
 import (
 	"strconv"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -103,7 +104,23 @@ func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
 		b = strconv.AppendUint(b, flows.WaitsWithoutProducer, 10)
 	}
 	b = appendABI(b)
+	if res := in.Decoded.Layout; res != nil {
+		b = appendLayout(b, res)
+	}
 	return append(b, '}')
+}
+
+// appendLayout appends the layout facts: the cube slot count and how the
+// layout was found (machine-readable sources and the summary phrase).
+func appendLayout(b []byte, res *capture.Resolved) []byte {
+	b = append(b, `,"cubeSlots":`...)
+	b = strconv.AppendUint(b, uint64(res.Layout.CubeSlots), 10)
+	b = append(b, `,"layoutSource":`...)
+	b = appendJSONString(b, string(res.Source))
+	b = append(b, `,"cubeSlotsSource":`...)
+	b = appendJSONString(b, string(res.CubeSlotsFrom.Source))
+	b = append(b, `,"layoutFound":`...)
+	return appendJSONString(b, res.How)
 }
 
 func appendABI(b []byte) []byte {

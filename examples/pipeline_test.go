@@ -34,7 +34,7 @@ func TestAIVPipelineCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decode.Decode(cp, capture.LayoutOptions{})
+	d, err := decode.Decode(cp, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}

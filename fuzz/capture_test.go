@@ -29,7 +29,7 @@ func addCaptureSeeds(f *testing.F) {
 // zeros trailing zero bytes) and its layout options (the cube slot count
 // reduced to at most maxCubeSlots); ok is false for a capture past
 // maxInput.
-func captureInput(data []byte, zeros uint32, cubeSlots uint16, planned bool, aic, aiv uint32) (buf []byte, o capture.LayoutOptions, ok bool) {
+func captureInput(data []byte, zeros uint32, cubeSlots uint16, planned bool, aic, aiv uint32) (buf []byte, o capture.Request, ok bool) {
 	if buf, ok = captureBytes(data, zeros); !ok {
 		return nil, o, false
 	}
@@ -43,7 +43,7 @@ func captureInput(data []byte, zeros uint32, cubeSlots uint16, planned bool, aic
 // optionsMakeNoLayout reports whether the options alone rule out every
 // layout: too few cube slots, or a planned capacity the ABI refuses. Such
 // options are a plain error, not a problem of the capture.
-func optionsMakeNoLayout(o capture.LayoutOptions) bool {
+func optionsMakeNoLayout(o capture.Request) bool {
 	if o.CubeSlots != 0 && o.CubeSlots < abi.MinCubeSlots {
 		return true
 	}
@@ -111,7 +111,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 // decodeBytes opens data as a capture and decodes it.
-func decodeBytes(data []byte, o capture.LayoutOptions) (*decode.Decoded, error) {
+func decodeBytes(data []byte, o capture.Request) (*decode.Decoded, error) {
 	c, err := capture.FromBytes(captureName, data)
 	if err != nil {
 		return nil, err

@@ -92,7 +92,7 @@ func FuzzTraceWriter(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := decode.Decode(c, capture.LayoutOptions{Capacities: &b.Layout.Capacities})
+		d, err := decode.Decode(c, capture.Request{Capacities: &b.Layout.Capacities})
 		if err != nil {
 			t.Fatalf("a capture written by the writer does not decode: %v", err)
 		}

@@ -28,7 +28,7 @@ func TestDecodedWindow(t *testing.T) {
 		b.Enter(abi.CoreTypeAIV, 5, base+1).Span(abi.CoreTypeAIV, 5, base+40, base+941, mm, 3)
 		c, err := capture.FromBytes(fmt.Sprintf("inv%d.bin", i), b.Bytes())
 		require.NoError(t, err)
-		d, err := decode.Decode(c, capture.LayoutOptions{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := decode.Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		require.NoError(t, err)
 		inputs = append(inputs, decode.Input{Decoded: d, Config: decode.Config{
 			Rank: 1, DeviceID: 6, SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "HyperMegaMoe",

@@ -153,7 +153,7 @@ func BenchmarkScan(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				l, err := c.ResolveLayout(capture.LayoutOptions{})
+				l, err := layoutOf(c.Resolve(capture.Request{}))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -93,7 +93,7 @@ func TestCases(t *testing.T) {
 // validate reports an error, and that decode's error is one validate found.
 func assertDecodeAgrees(t *testing.T, tc *textCapture, r *validate.Result) {
 	t.Helper()
-	err := decodeError(tc.bytes, r.LayoutOptions)
+	err := decodeError(tc.bytes, r.Request)
 	if r.OK() {
 		assert.NoError(t, err, "validate found no error, decode must succeed")
 		return

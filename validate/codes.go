@@ -20,9 +20,12 @@ const (
 	// CodeNonzeroPadding: a header's padding (a schema field marked
 	// warn_nonzero) holds nonzero bytes; the decoder ignores them.
 	CodeNonzeroPadding capture.Code = "nonzero-padding"
-	// CodeBytesAfterLayout: the buffer is longer than its layout; the bytes
-	// after it are ignored.
-	CodeBytesAfterLayout capture.Code = "bytes-after-layout"
+	// CodeBytesAfterLayout: the buffer is longer than its layout, or a .npy
+	// file holds bytes after its array; the bytes after it are ignored.
+	CodeBytesAfterLayout = capture.CodeBytesAfterLayout
+	// CodeNPYByteOrder: a .npy file's dtype is big-endian; the buffer's
+	// bytes are read as stored.
+	CodeNPYByteOrder = capture.CodeNPYByteOrder
 	// CodeUnsortedSlot: a slot's records are not in start_cycle order (one
 	// finding per slot, at the first record that starts before its
 	// predecessor).
@@ -63,10 +66,14 @@ type CodeInfo struct {
 // the README's table is this list.
 func Codes() []CodeInfo {
 	return []CodeInfo{
+		{capture.CodeNotACapture, capture.Error, "the file is text (JSON, YAML, ...), not a profiling buffer; said before anything else"},
 		{capture.CodeBadNPY, capture.Error, "a .npy header that cannot be read"},
 		{capture.CodeTruncated, capture.Error, "the file is shorter than its layout (or its .npy header) says; the message says how many bytes are missing"},
 		{capture.CodeShortBuffer, capture.Error, "fewer bytes than the 3*C core headers"},
-		{capture.CodeBadCapacity, capture.Error, "a region capacity (read from AIC/0 or AIV/0) is not a multiple of 16 or exceeds MaxRecordsPerCore"},
+		{capture.CodeBadCapacity, capture.Error, "a capacity the layout is read from (the first header of a region) is not a multiple of 16 or exceeds MaxRecordsPerCore"},
+		{capture.CodeLayoutMismatch, capture.Error, "the cube slot count or capacities given (flags) contradict the layout the headers state; the message names both values"},
+		{capture.CodeNoLayout, capture.Error, "no layout fits the headers and the file size; the message says why, per cube slot count tried"},
+		{capture.CodeAmbiguousLayout, capture.Error, "several layouts fit the headers and the file size; the message lists them and what each would need"},
 		{capture.CodeSlotIdentity, capture.Error, "a live header's core_type/block_id differ from its slot's place"},
 		{capture.CodeCapacityMismatch, capture.Error, "a live header's record_capacity differs from the layout's"},
 		{capture.CodeReservedNonzero, capture.Error, "a live header's reserved field is not 0"},
@@ -76,7 +83,8 @@ func Codes() []CodeInfo {
 		{CodeDroppedRecords, capture.Warning, "a slot dropped records; expected names the capacity that would have held them"},
 		{CodeDroppedTotal, capture.Warning, "records were dropped; the total, and the capacities per core type that would have held them"},
 		{CodeNonzeroPadding, capture.Warning, "a header's padding bytes are not zero"},
-		{CodeBytesAfterLayout, capture.Warning, "the buffer is longer than its layout; the extra bytes are ignored"},
+		{CodeBytesAfterLayout, capture.Warning, "the buffer is longer than its layout (or a .npy file longer than its array); the extra bytes are ignored"},
+		{CodeNPYByteOrder, capture.Warning, "a .npy dtype is big-endian (>u8); the bytes are read as stored, little-endian"},
 		{CodeUnsortedSlot, capture.Warning, "a slot's records are not in start_cycle order (first offending record)"},
 		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (its timestamp may be negative)"},
 		{CodeOverlap, capture.Warning, "a record starts before the end of an earlier record of the same core, in start order"},
@@ -84,6 +92,6 @@ func Codes() []CodeInfo {
 		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
 		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
-		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or --cube-slots, differ from the host plan"},
+		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or the cube slot count, differ from the host plan"},
 	}
 }

@@ -255,7 +255,7 @@ func (v *validator) slot(s *capture.SlotScan) {
 	if h.DroppedCount > 0 {
 		v.droppedSlot(s, name)
 	}
-	if p := v.o.Plan; p != nil && h.RecordCapacity != p.Capacities.For(s.Slot.CoreType) {
+	if p := v.o.Layout.Plan; p != nil && h.RecordCapacity != p.Capacities.For(s.Slot.CoreType) {
 		v.planDiffers(s, name)
 	}
 	if st := &v.cur; s.Records > 0 && st.off == s.Off && st.firstBreak >= 0 && st.exact {
@@ -433,7 +433,7 @@ func (v *validator) planDiffers(s *capture.SlotScan, name string) {
 			return
 		}
 	}
-	p := v.o.Plan
+	p := v.o.Layout.Plan
 	v.planDiffs = append(v.planDiffs, planDiff{t: s.Slot.CoreType, headers: 1, first: warning(
 		CodePlanMismatch, s.Off+abi.CoreHeaderRecordCapacityOffset, name, -1,
 		fmt.Sprintf("record_capacity=%d", s.Header.RecordCapacity),

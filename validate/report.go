@@ -25,7 +25,7 @@ func WriteText(w io.Writer, r *Result) error {
 
 // Summary is the one-line summary of a result:
 //
-//	rank0.bin: 1234 records, 5 dropped; 1 error (slot-identity 1); 2 warnings (dropped-records 1, dropped-total 1); layout: 24 cube slots, AIC capacity 16, AIV capacity 32 (read from the headers); ABI v1 fingerprint cff7df2faee81a9b
+//	rank0.bin: 1234 records, 5 dropped; 1 error (slot-identity 1); 2 warnings (dropped-records 1, dropped-total 1); layout: cube slots 32, AIC capacity 16, AIV capacity 32 (found: 32 cube slots from the AIV/0 header at @0x9610); ABI v1 fingerprint e7b0842e14986bfc
 func (r *Result) Summary() string {
 	var b strings.Builder
 	b.WriteString(r.File)
@@ -56,7 +56,7 @@ func (r *Result) Summary() string {
 		b.WriteString("; ")
 	}
 	if r.LayoutOK {
-		fmt.Fprintf(&b, "layout: %s (capacities %s)", layoutText(r.Layout), r.LayoutSource.Describe())
+		fmt.Fprintf(&b, "layout: %s (%s)", layoutText(r.Layout), r.Resolved.How)
 	} else {
 		b.WriteString("layout: not resolved")
 	}
@@ -122,8 +122,51 @@ type LayoutJSON struct {
 	Capacities map[string]uint32 `json:"capacities"`
 	// Size is the layout's bytes.
 	Size uint64 `json:"size"`
-	// Source is "headers", "host" or "plan".
+	// Source is where the capacities come from: "headers" (found from the
+	// capture), "host" (given) or "plan" (the host plan's).
 	Source LayoutSource `json:"source"`
+	// CubeSlotsSource is what fixed the cube slot count: "headers",
+	// "size", "host" or "plan".
+	CubeSlotsSource LayoutSource `json:"cube_slots_source"`
+	// CapacitySources says per core type where its capacity came from.
+	CapacitySources map[string]LayoutSource `json:"capacity_sources"`
+	// Evidence lists the headers the layout was found from.
+	Evidence []EvidenceJSON `json:"evidence"`
+	// How is the summary line's phrase ("found: 32 cube slots from the
+	// AIV/0 header at @0x9610").
+	How string `json:"how"`
+}
+
+// EvidenceJSON is a header a layout was found from.
+type EvidenceJSON struct {
+	// What is "cube_slots" or the core type whose capacity it gave.
+	What   string `json:"what"`
+	Slot   string `json:"slot"`
+	Offset int64  `json:"offset"`
+	// Derived: computed from where the header sits, not read from it.
+	Derived bool `json:"derived"`
+}
+
+func layoutJSON(r *Result) *LayoutJSON {
+	res := r.Resolved
+	j := &LayoutJSON{CubeSlots: r.Layout.CubeSlots, Capacities: map[string]uint32{}, Size: r.Layout.Size(),
+		Source: res.Source, CubeSlotsSource: res.CubeSlotsFrom.Source, CapacitySources: map[string]LayoutSource{},
+		Evidence: []EvidenceJSON{}, How: res.How}
+	add := func(what string, e capture.Evidence) {
+		if e.Source == capture.FromHeaders {
+			j.Evidence = append(j.Evidence, EvidenceJSON{What: what, Slot: e.Slot, Offset: e.Off, Derived: e.Derived})
+		}
+	}
+	add("cube_slots", res.CubeSlotsFrom)
+	for i, reg := range abi.Regions() {
+		t := reg.CoreType.String()
+		j.Capacities[t] = r.Layout.Capacities.For(reg.CoreType)
+		if i < len(res.CapacitiesFrom) {
+			j.CapacitySources[t] = res.CapacitiesFrom[i].Source
+			add(t, res.CapacitiesFrom[i])
+		}
+	}
+	return j
 }
 
 // CodeJSON is the count of one code.
@@ -176,11 +219,7 @@ func (d *Document) Add(r *Result) {
 		c.Format, c.BufferOffset, c.BufferSize = &format, r.Base, r.Size
 	}
 	if r.LayoutOK {
-		caps := map[string]uint32{}
-		for _, t := range abi.CoreTypes() {
-			caps[t.String()] = r.Layout.Capacities.For(t)
-		}
-		c.Layout = &LayoutJSON{CubeSlots: r.Layout.CubeSlots, Capacities: caps, Size: r.Layout.Size(), Source: r.LayoutSource}
+		c.Layout = layoutJSON(r)
 	}
 	for _, cc := range r.Counts {
 		c.Codes[cc.Code] = CodeJSON{Severity: cc.Severity.String(), Count: cc.Count, Shown: cc.Kept, Truncated: cc.Truncated()}

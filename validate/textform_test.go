@@ -29,6 +29,7 @@ import (
 //	truncate 32                           drop the buffer's last 32 bytes
 //	append 64 [0xff]                      append 64 bytes (zero, or the byte given)
 //	npy [{'descr': ...}]                  store the buffer as a .npy file (with this header dict)
+//	text {"tasks": []}                    the file is this line of text instead (not a capture)
 //	option plan cube=24 aic=16 aiv=32     validate against a host plan
 //	option capacities aic=16 aiv=16       validate with host-planned capacities
 //	option cube-slots 32                  validate with this cube slot count
@@ -199,6 +200,9 @@ func (p *textParser) directive(w []string, line string) error {
 	case "npy":
 		p.npy = true
 		p.npyHeader = strings.TrimSpace(strings.TrimPrefix(line, "npy"))
+	case "text":
+		// The whole file is this text (a file that is not a capture).
+		p.b.Buf = []byte(strings.TrimSpace(strings.TrimPrefix(line, "text")) + "\n")
 	case "option":
 		return p.option(w[1:])
 	default:
@@ -317,7 +321,7 @@ func (p *textParser) option(w []string) error {
 		if err != nil {
 			return err
 		}
-		o.Plan = &validate.Plan{Name: "plan.yaml", CubeSlots: uint32(kv["cube"]),
+		o.Layout.Plan = &validate.Plan{Name: "plan.yaml", CubeSlots: uint32(kv["cube"]),
 			Capacities: abi.Capacities{AIC: uint32(kv["aic"]), AIV: uint32(kv["aiv"])}}
 	case "capacities":
 		kv, err := keyValues(w[1:], "aic", "aiv")
@@ -446,7 +450,7 @@ func parseDesc(s string) (uint32, error) {
 
 // decodeError runs package decode on a capture with the layout options
 // validate used, and returns its error.
-func decodeError(b []byte, lo capture.LayoutOptions) error {
+func decodeError(b []byte, lo capture.Request) error {
 	c, err := capture.FromBytes("capture.bin", b)
 	if err != nil {
 		return err

@@ -45,18 +45,14 @@ var exactOverlapLimit = 1 << 16
 // computes from a schedule).
 type Plan = capture.Plan
 
-// Options say how to validate a capture. The zero value reads the layout
-// from the buffer, with the schema's minimum cube slot count.
+// Options say how to validate a capture. The zero value finds the layout
+// from the capture alone.
 type Options struct {
-	// Layout says how to find the layout, as for decode. CubeSlots 0 takes
-	// the plan's cube slot count when there is a plan, else abi.MinCubeSlots.
-	Layout capture.LayoutOptions
-	// Plan, when set, is the host plan: a live header whose record_capacity
-	// differs from it is a plan-mismatch warning (the capture is still
-	// decoded by its headers). When the capacities are read from the buffer
-	// but AIC/0 or AIV/0 is unused (its header all zero, so it states no
-	// capacity), the plan's capacities are the layout's instead.
-	Plan *Plan
+	// Layout is what is known of the layout, as for decode. Its Plan, when
+	// set, is the host plan: the cube slot count and every live header's
+	// record_capacity that differ from it are plan-mismatch warnings (the
+	// capture is still checked as its headers say).
+	Layout capture.Request
 	// MaxFindings caps the findings kept per code: 0 means
 	// DefaultMaxFindings, negative means as many as MaxKeptFindings (which
 	// also bounds any larger cap). Counts are always exact.
@@ -72,6 +68,7 @@ type LayoutSource = capture.LayoutSource
 // The layout sources, as capture defines them.
 const (
 	FromHeaders = capture.FromHeaders
+	FromSize    = capture.FromSize
 	FromHost    = capture.FromHost
 	FromPlan    = capture.FromPlan
 )
@@ -92,11 +89,11 @@ type Result struct {
 	// when none could be resolved (the findings say why).
 	Layout   abi.Layout
 	LayoutOK bool
-	// LayoutSource says where the capacities came from, and LayoutOptions
-	// are the options the layout was resolved with: decode with the same
-	// options succeeds exactly when OK() is true.
-	LayoutSource  LayoutSource
-	LayoutOptions capture.LayoutOptions
+	// Resolved says how the layout was found (nil when it was not), and
+	// Request is what it was resolved from: decode with the same request
+	// succeeds exactly when OK() is true.
+	Resolved *capture.Resolved
+	Request  capture.Request
 	// Records is the number of live records and Dropped the sum of the live
 	// headers' dropped_count.
 	Records uint64
@@ -174,7 +171,7 @@ func CheckBytes(name string, b []byte, o Options) (*Result, error) {
 func unopened(name string, p *capture.Problem, o Options) *Result {
 	v := newValidator(nil, o)
 	v.col.report(fromProblem(p))
-	r := &Result{File: name}
+	r := &Result{File: name, Request: o.Layout}
 	v.finish(r)
 	return r
 }
@@ -183,17 +180,13 @@ func unopened(name string, p *capture.Problem, o Options) *Result {
 // slot and record.
 func Check(c *capture.Capture, o Options) (*Result, error) {
 	v := newValidator(c, o)
-	r := &Result{File: c.Name, Format: c.Format, Base: c.Base, Size: c.Size(), Opened: true}
+	r := &Result{File: c.Name, Format: c.Format, Base: c.Base, Size: c.Size(), Opened: true, Request: o.Layout}
 	defer v.finish(r)
-
-	settled, l, err := c.Resolve(o.Layout.WithPlan(o.Plan))
-	v.settled = settled
-	lo := settled.Options
-	r.LayoutSource, r.LayoutOptions = settled.Source, lo
-	if p := o.Plan; p != nil && p.CubeSlots != lo.CubeSlots {
-		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d", lo.CubeSlots),
-			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
+	for i := range c.Warnings {
+		v.col.report(Finding{Problem: c.Warnings[i]})
 	}
+
+	res, err := c.Resolve(o.Layout)
 	if err != nil {
 		var p *capture.Problem
 		if !errors.As(err, &p) {
@@ -202,14 +195,19 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 		v.problem(p)
 		return r, nil
 	}
-	r.Layout, r.LayoutOK = l, true
-	v.layout = l
+	l := res.Layout
+	r.Layout, r.LayoutOK, r.Resolved = l, true, res
+	v.layout, v.hint = l, res.Hint
+	if p := o.Layout.Plan; p != nil && p.CubeSlots != l.CubeSlots {
+		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d (%s)", l.CubeSlots, res.How),
+			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
+	}
 	if extra := uint64(c.Size()) - l.Size(); extra > 0 {
 		v.warnHint(CodeBytesAfterLayout, c.Base+int64(l.Size()), "", -1,
 			fmt.Sprintf("%d extra bytes", extra),
 			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), layoutText(l)))
 	}
-	sum, err := c.Scan(l, capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block})
+	sum, err := c.Scan(l, capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint})
 	if err == nil {
 		err = v.err
 	}
@@ -238,9 +236,8 @@ type validator struct {
 	o      Options
 	col    *collector
 	layout abi.Layout
-	// settled is how the layout was found; it explains layout problems
-	// that come from reading the capacities out of an unused header.
-	settled capture.Settled
+	// hint is the resolution's hint: what to do when the layout is wrong.
+	hint string
 
 	cur slotState
 	// err is an I/O error met in a hook, returned once the scan ends.
@@ -316,9 +313,7 @@ func (v *validator) problem(p *capture.Problem) bool {
 	if !v.col.want(p.Code, p.Severity, p.Off) {
 		return true
 	}
-	f := fromProblem(p)
-	v.settled.Explain(&f.Problem)
-	v.col.add(f)
+	v.col.add(fromProblem(p))
 	return true
 }
 
@@ -335,7 +330,7 @@ func (v *validator) warn(code capture.Code, off int64, slot string, record int, 
 func (v *validator) warnHint(code capture.Code, off int64, slot string, record int, value, expected string) {
 	if v.col.want(code, capture.Warning, off) {
 		f := warning(code, off, slot, record, value, expected)
-		f.Hint = v.settled.IdleHint()
+		f.Hint = v.hint
 		v.col.add(f)
 	}
 }

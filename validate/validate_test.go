@@ -253,7 +253,7 @@ func randomOptions(t *rapid.T, l abi.Layout) validate.Options {
 		o.Layout.Capacities = caps("host")
 		o.Layout.CubeSlots = l.CubeSlots
 	case 2:
-		o.Plan = &validate.Plan{Name: "p.yaml", CubeSlots: l.CubeSlots, Capacities: *caps("plan")}
+		o.Layout.Plan = &validate.Plan{Name: "p.yaml", CubeSlots: l.CubeSlots, Capacities: *caps("plan")}
 	}
 	return o
 }
@@ -268,7 +268,7 @@ func propAgree(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("validate: %v", err)
 	}
-	derr := decodeError(buf, r.LayoutOptions)
+	derr := decodeError(buf, r.Request)
 	if r.OK() != (derr == nil) {
 		t.Fatalf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r))
 	}
@@ -348,7 +348,7 @@ func propMutation(t *rapid.T) {
 	fromHeaders := rapid.Bool().Draw(t, "from headers")
 	o := validate.Options{MaxFindings: -1}
 	if !fromHeaders {
-		o.Layout = capture.LayoutOptions{CubeSlots: b.Layout.CubeSlots, Capacities: &b.Layout.Capacities}
+		o.Layout = capture.Request{CubeSlots: b.Layout.CubeSlots, Capacities: &b.Layout.Capacities}
 	} else {
 		o.Layout.CubeSlots = b.Layout.CubeSlots
 	}
@@ -453,15 +453,16 @@ set AIV/0 reserved=1
 	assert.Equal(t, inMemory, r, "reading through ReadAt finds what reading from memory does")
 	assert.Equal(t, 1, r.Errors())
 	assert.True(t, r.LayoutOK)
-	assert.Equal(t, validate.FromHeaders, r.LayoutSource)
+	assert.Equal(t, validate.FromHeaders, r.Resolved.Source)
 	assert.EqualValues(t, 1, r.Records)
 
 	_, err = validate.CheckFile(filepath.Join(dir, "missing.bin"), validate.Options{})
 	assert.True(t, errors.Is(err, fs.ErrNotExist), "a missing file is an error, not a finding: %v", err)
 }
 
-// With a plan, an unused AIV/0 (AIC/0 live) also hands the layout to the plan.
-func TestPlanLayoutWhenAIV0Unused(t *testing.T) {
+// An unused AIV/0 states no capacity: the first live AIV header, which
+// names its own slot, pins the layout; the plan is not needed.
+func TestIdleAIV0IsFound(t *testing.T) {
 	tc := mustParse(t, `
 layout cube=24 aic=16 aiv=32
 slot AIC/0 entry=1000
@@ -470,17 +471,16 @@ record start=1100 end=1200
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{})
 	require.NoError(t, err)
-	assert.False(t, r.OK(), "without a plan the AIV capacity is read as 0 from the unused AIV/0")
-	for _, f := range r.Findings {
-		if f.Code == capture.CodeCapacityMismatch {
-			assert.Contains(t, f.Hint, "AIV/0 is unused")
-		}
-	}
+	assert.True(t, r.OK(), findingLines(r))
+	assert.Equal(t, abi.Capacities{AIC: 16, AIV: 32}, r.Layout.Capacities)
+	assert.Equal(t, validate.FromHeaders, r.Resolved.Source)
+	assert.Equal(t, "AIV/3", r.Resolved.CubeSlotsFrom.Slot)
+	assert.Contains(t, r.Summary(), "found: 24 cube slots from the AIV/3 header at @0x")
+
 	plan := &validate.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: abi.Capacities{AIC: 16, AIV: 32}}
-	r, err = validate.CheckBytes("x.bin", tc.bytes, validate.Options{Plan: plan})
+	r, err = validate.CheckBytes("x.bin", tc.bytes, validate.Options{Layout: capture.Request{Plan: plan}})
 	require.NoError(t, err)
 	assert.True(t, r.OK(), findingLines(r))
-	assert.Equal(t, validate.FromPlan, r.LayoutSource)
 	assert.Equal(t, plan.Capacities, r.Layout.Capacities)
 	assert.Empty(t, r.Findings)
 }

@@ -83,7 +83,7 @@ type analyzeInputs struct {
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
-	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan also gives the layout, as for decode")
+	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
 	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
 	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
@@ -99,7 +99,7 @@ func (in *analyzeInputs) files(paths []string) []string {
 
 func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Report, error) {
 	fs := cmd.Flags()
-	layout, _, err := in.layout.options(fs)
+	req, err := in.layout.request(fs)
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -117,11 +117,8 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Repor
 			return nil, usage(err)
 		}
 	}
-	sched, err := loadSchedule(in.layout.planFile)
-	if err != nil {
-		return nil, usage(err)
-	}
-	decoded, err := decodeAll(paths, layout)
+	sched := in.layout.schedule
+	decoded, err := decodeAll(paths, req)
 	defer func() {
 		for _, d := range decoded {
 			if d != nil {

@@ -50,8 +50,8 @@ func newDecodeCmd() *cobra.Command {
 		Long: `decode checks each capture against the ABI (a raw buffer, or a NumPy .npy
 file), then writes a Chrome Trace Event JSON file: one process per rank
 (pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
-slice per record, in time order. Open it in https://ui.perfetto.dev or
-chrome://tracing. The trace is written to a temporary file beside it and
+slice per record, in time order. Open it in https://ui.perfetto.dev
+("Open trace file"). The trace is written to a temporary file beside it and
 renamed into place, so a failed or interrupted decode leaves nothing behind
 and a previous trace as it was; a name ending in .gz is gzip-compressed
 (Perfetto opens it directly); -o - writes to stdout; a device or named pipe
@@ -60,13 +60,12 @@ names file, the plan, the invocation manifest) is refused. Slots whose
 records are out of start order are sorted in bounded runs spilled to
 TMPDIR.
 
-The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
-is given (--aic-capacity with --aiv-capacity, and --cube-slots; 'cycleabi
-plan --format flags' prints them). --plan SCHEDULE plans the schedule as
-'cycleabi plan' does: its cube slot count is used (unless --cube-slots is
-given), and when AIC/0 or AIV/0 is unused (so its header states no
-capacity) the plan's capacities are the layout's, as validate --plan does.
-Timestamps are microseconds since the
+The layout (cube slot count and capacities) is found from the capture
+itself, as validate finds it; the summary says how. --cube-slots, and
+--aic-capacity with --aiv-capacity, give it instead ('cycleabi plan
+--format flags' prints them); values the headers contradict are refused
+with both named. --plan SCHEDULE's layout stands in when the headers state
+none. Timestamps are microseconds since the
 earliest core entry, from the system-counter frequency of --soc, or
 --freq-mhz.
 
@@ -85,7 +84,8 @@ task table, a wait of a task without dependent_event) is an error.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
-name (rank3.bin, capture_r3.npy); a single capture without either is rank 0.
+name (rank3.bin, capture_r3.npy); a single capture without either is rank 0. A rank in a name that does
+not fit in 31 bits is an error.
 With several captures, megaKernelCycleTrace and metadata hold a "ranks"
 list with each capture's object.
 
@@ -136,7 +136,7 @@ decode with the signal (the shell reports 130, 143, 129).`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed`)
-	f.layout.register(fs, "schedule (YAML or JSON) whose host plan gives the cube slot count (unless --cube-slots), and the capacities when AIC/0 or AIV/0 is unused")
+	f.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
 	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
 	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
@@ -156,7 +156,7 @@ decode with the signal (the shell reports 130, 143, 129).`,
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
-	layout, _, err := f.layout.options(fs)
+	req, err := f.layout.request(fs)
 	if err != nil {
 		return usage(err)
 	}
@@ -174,9 +174,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// check of the capture against its task table.
 	var sched *plan.Schedule
 	if flowMode != decode.FlowsNone {
-		if sched, err = loadSchedule(f.layout.planFile); err != nil {
-			return usage(err)
-		}
+		sched = f.layout.schedule
 	}
 	invs, err := f.invocations.resolve(paths, f.ranks)
 	if err != nil {
@@ -207,7 +205,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
 		return usage(err)
 	}
-	decoded, err := decodeAll(paths, layout)
+	decoded, err := decodeAll(paths, req)
 	defer func() {
 		for _, d := range decoded {
 			if d != nil {
@@ -267,6 +265,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	stderr := cmd.ErrOrStderr()
 	var arrows, orphans uint64
 	for i, in := range inputs {
+		for _, w := range in.Decoded.Capture.Warnings {
+			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
+		}
 		for i, w := range in.Decoded.Warnings.Lines() {
 			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
 				w += "; plan larger capacities; run validate for offsets"
@@ -283,18 +284,36 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if where == "-" {
 		where = "stdout"
 	}
+	layout := ""
+	if len(inputs) == 1 {
+		layout = "; layout " + layoutPhrase(inputs[0].Decoded.Layout)
+	} else {
+		for _, in := range inputs {
+			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, layoutPhrase(in.Decoded.Layout))
+		}
+	}
 	flows := ""
 	if sched != nil {
 		flows = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, flowMode, orphans)
 	}
-	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s; open it in https://ui.perfetto.dev or chrome://tracing\n", records, len(inputs), flows, where)
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in https://ui.perfetto.dev\n", records, len(inputs), flows, where, layout)
 	return nil
+}
+
+// layoutPhrase renders a resolved layout for decode's summary: "24 cube
+// slots, AIC capacity 64, AIV capacity 64 (found: ...)".
+func layoutPhrase(res *capture.Resolved) string {
+	parts := []string{fmt.Sprintf("%d cube slots", res.Layout.CubeSlots)}
+	for _, r := range abi.Regions() {
+		parts = append(parts, fmt.Sprintf("%s capacity %d", r.CoreType, res.Layout.Capacities.For(r.CoreType)))
+	}
+	return strings.Join(parts, ", ") + " (" + res.How + ")"
 }
 
 // decodeAll opens and checks every capture (the first pass), at most
 // GOMAXPROCS at once. Errors are reported in argument order; the exit
 // status is 1 when every failure is an invalid capture, else 2.
-func decodeAll(paths []string, layout capture.LayoutOptions) ([]*decode.Decoded, error) {
+func decodeAll(paths []string, req capture.Request) ([]*decode.Decoded, error) {
 	decoded := make([]*decode.Decoded, len(paths))
 	errs := make([]error, len(paths))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -308,7 +327,7 @@ func decodeAll(paths []string, layout capture.LayoutOptions) ([]*decode.Decoded,
 				errs[i] = err
 				return
 			}
-			d, err := decode.Decode(c, layout)
+			d, err := decode.Decode(c, req)
 			if err != nil {
 				c.Close()
 				errs[i] = err
@@ -366,8 +385,10 @@ func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
 		}
 	} else {
 		for i, path := range paths {
-			r, ok := rankFromName(path)
+			r, ok, err := rankFromName(path)
 			switch {
+			case err != nil:
+				return nil, err
 			case ok:
 				ranks[i] = r
 			case len(paths) == 1:
@@ -387,18 +408,20 @@ func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
 	return ranks, nil
 }
 
-// rankFromName returns the rank a capture's file name carries, if any.
-func rankFromName(path string) (uint32, bool) {
+// rankFromName returns the rank a capture's file name carries, if any; a
+// rank too large to be a trace pid is an error, never rank 0.
+func rankFromName(path string) (uint32, bool, error) {
 	base := filepath.Base(path)
 	for _, re := range rankInName {
 		if m := re.FindStringSubmatch(base); m != nil {
-			r, err := strconv.ParseUint(m[1], 10, 32)
-			if err == nil && r <= maxRank {
-				return uint32(r), true
+			r, err := strconv.ParseUint(m[1], 10, 64)
+			if err != nil || r > maxRank {
+				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], maxRank)
 			}
+			return uint32(r), true, nil
 		}
 	}
-	return 0, false
+	return 0, false, nil
 }
 
 // captureDeviceIDs returns each capture's device id: --device-id in

@@ -186,7 +186,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 		{[]string{"decode", capturePath, "--freq-mhz", "NaN"}, "--freq-mhz must be positive"},
 		{[]string{"decode", capturePath, "--freq-mhz", "+Inf"}, "--freq-mhz must be positive"},
 		{[]string{"decode", capturePath, "--soc", "tpu4"}, "--soc:"},
-		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity and --aiv-capacity are given together"},
+		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity given without --aiv-capacity"},
 		{[]string{"decode", capturePath, "--cube-slots", "8"}, "below the schema's minimum"},
 		{[]string{"decode", capturePath, "--aic-capacity", "17", "--aiv-capacity", "16"}, "--aic-capacity 17"},
 		{[]string{"decode", capturePath, other}, "cannot tell the rank of " + capturePath},
@@ -263,15 +263,23 @@ func TestRankFromName(t *testing.T) {
 	for name, want := range map[string]int{
 		"rank3.bin": 3, "/data/rank_12/x.bin": -1, "run/rank-5.npy": 5, "capture_r3.npy": 3, "r0.bin": 0,
 		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
-		"r3x.bin": -1, "rank99999999999.bin": -1,
+		"r3x.bin": -1,
 	} {
-		r, ok := rankFromName(name)
+		r, ok, err := rankFromName(name)
+		require.NoError(t, err, name)
 		got := int(r)
 		if !ok {
 			got = -1
 		}
 		assert.Equal(t, want, got, name)
 	}
+	// A rank that cannot be a pid is an error, never rank 0.
+	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
+		_, _, err := rankFromName(name)
+		assert.ErrorContains(t, err, "exceeds 2147483647", name)
+	}
+	_, err := captureRanks([]string{"rank99999999999.bin"}, nil)
+	assert.ErrorContains(t, err, "rank99999999999.bin: rank 99999999999 in the file name exceeds")
 }
 
 func TestDecodeCommandHelp(t *testing.T) {
@@ -325,11 +333,12 @@ func TestDecodeCommandPlan(t *testing.T) {
 	idle, schedule := idleFirstSlot(t)
 	out := filepath.Join(t.TempDir(), "trace.json")
 
+	// An unused AIC/0 no longer needs the plan: AIC/1 states the capacity.
 	_, stderr, code := runMain(t, "decode", idle, "-o", out)
-	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, stderr, "hint: AIC/0 is unused (its header is all zero)")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)")
 	_, code, _ = runCaptured("validate", idle)
-	assert.Equal(t, exitInvalid, code, "validate agrees with decode without the plan")
+	assert.Equal(t, exitOK, code, "validate agrees with decode without the plan")
 
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
 	require.Equal(t, exitOK, code, stderr)
@@ -346,9 +355,11 @@ func TestDecodeCommandPlan(t *testing.T) {
 	_, code, err = runCaptured("validate", idle, "--plan", schedule)
 	assert.Equal(t, exitOK, code, "validate agrees with decode with the plan: %v", err)
 
-	// --cube-slots overrides the plan's count; the layout then does not fit.
-	_, _, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
+	// --cube-slots overrides the plan's count; the headers contradict it.
+	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
 	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "layout-mismatch")
+	assert.Contains(t, stderr, "says 24 cube slots; the flags say 25")
 	// A schedule that does not plan is a usage error.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
 	assert.Equal(t, exitUsage, code)

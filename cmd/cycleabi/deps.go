@@ -2,24 +2,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/plan"
 )
-
-// loadSchedule parses the schedule of --plan for its task table (nil
-// without one). layoutFlags plans the same file for the layout.
-func loadSchedule(path string) (*plan.Schedule, error) {
-	if path == "" {
-		return nil, nil
-	}
-	s, err := plan.ParseFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
-	}
-	return s, nil
-}
 
 // dependenciesAll indexes the event producers of each decoded capture
 // under s (nil entries without a schedule). A capture that does not match

@@ -27,9 +27,10 @@ name, task number, owner). validate's findings are shown under the fields
 they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
 headers) are folded into one line ("AIC/4..AIC/23 idle").
 
-The layout is found as decode and validate find it (--cube-slots,
---aic-capacity with --aiv-capacity, --plan). When it cannot be resolved,
-dump shows the problem and the AIC/0 header, and exits 1.
+The layout is found as decode and validate find it: from the capture
+itself unless --cube-slots, --aic-capacity with --aiv-capacity, or --plan
+say otherwise; the header line says how. When it cannot be resolved, dump
+shows the problem and the first header, and exits 1.
 
 Exit status: 0 when the capture was shown (whatever it holds), 1 when its
 layout cannot be resolved, 2 for usage or I/O errors.`,
@@ -43,7 +44,7 @@ layout cannot be resolved, 2 for usage or I/O errors.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lo, hostPlan, err := layout.options(cmd.Flags())
+			req, err := layout.request(cmd.Flags())
 			if err != nil {
 				return usage(err)
 			}
@@ -52,14 +53,14 @@ layout cannot be resolved, 2 for usage or I/O errors.`,
 				return exitFor(err)
 			}
 			defer c.Close()
-			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: lo, Plan: hostPlan, Slot: slot, Records: records})
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records})
 			switch {
 			case err == nil:
 				return nil
 			case errors.Is(err, dump.ErrNoLayout):
 				return silent(exitInvalid) // the problem is in the dump
 			}
-			return usage(err)
+			return exitFor(err)
 		},
 	}
 	fs := cmd.Flags()

@@ -94,6 +94,9 @@ func TestDecodeInvocationErrors(t *testing.T) {
 	dir := window(t)
 	fwd, bwd, man := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), filepath.Join(dir, "window.yaml")
 	out := filepath.Join(dir, "out.json")
+	big, bigMan := filepath.Join(dir, "rank99999999999.bin"), filepath.Join(dir, "big.yaml")
+	require.NoError(t, os.Link(fwd, big))
+	require.NoError(t, os.WriteFile(bigMan, []byte("- {capture: rank99999999999.bin}\n"), 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -105,6 +108,9 @@ func TestDecodeInvocationErrors(t *testing.T) {
 		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "no such file"},
 		{[]string{fwd, bwd}, "cannot tell the rank"},
 		{[]string{fwd, bwd, "--step", "1", "--step", "2", "--invocation-gap-us", "-1"}, "must be >= 0"},
+		// A rank in a name too large for a pid is an error, not rank 0.
+		{[]string{big, "--step", "1"}, "rank99999999999.bin: rank 99999999999 in the file name exceeds"},
+		{[]string{"--invocation-manifest", bigMan}, "rank99999999999.bin: rank 99999999999 in the file name exceeds"},
 	} {
 		_, stderr, code := runMain(t, append(append([]string{"decode"}, c.args...), "-o", out)...)
 		require.Equal(t, 2, code, "%v: %s", c.args, stderr)

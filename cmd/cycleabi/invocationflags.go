@@ -81,7 +81,9 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 			rank := uint32(0)
 			if e.Rank != nil {
 				rank = *e.Rank
-			} else if r, ok := rankFromName(e.Capture); ok {
+			} else if r, ok, err := rankFromName(e.Capture); err != nil {
+				return nil, err
+			} else if ok {
 				rank = r
 			}
 			id := next[rank]
@@ -118,7 +120,9 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], maxRank)
 			}
 			rank = uint32(flagRanks[i])
-		} else if r, ok := rankFromName(path); ok {
+		} else if r, ok, err := rankFromName(path); err != nil {
+			return nil, err
+		} else if ok {
 			rank = r
 		}
 		inv := decode.Invocation{ID: next[rank]}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -10,90 +11,125 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// layoutFlags are the flags that say how to find a capture's layout; decode
-// and validate share them so both read a capture the same way.
+// layoutFlags are the flags that say what is known of a capture's layout;
+// decode, validate and dump share them so all read a capture the same way.
+// They only fill a capture.Request: capture.Resolve decides.
 type layoutFlags struct {
-	cubeSlots   uint32
-	aicCapacity uint32
-	aivCapacity uint32
-	planFile    string
+	cubeSlots  uint32
+	capacities []capacityFlag // one per region of the schema, in buffer order
+	planFile   string
+	// schedule is --plan's schedule once request has parsed it: its task
+	// table also gives decode's arrows and analyze's critical path.
+	schedule *plan.Schedule
 }
+
+// capacityFlag is the --<core type>-capacity flag of one region.
+type capacityFlag struct {
+	coreType abi.CoreType
+	value    uint32
+}
+
+// capacityFlagName is the flag that gives t's capacity: "aic-capacity".
+func capacityFlagName(t abi.CoreType) string { return strings.ToLower(t.String()) + "-capacity" }
 
 // register adds the layout flags; planUsage is the command's help for
 // --plan.
 func (f *layoutFlags) register(fs *pflag.FlagSet, planUsage string) {
-	fs.Uint32Var(&f.cubeSlots, "cube-slots", abi.MinCubeSlots, fmt.Sprintf("AIC slot count C of the buffer (AIV has 2C); at least %d", abi.MinCubeSlots))
-	fs.Uint32Var(&f.aicCapacity, "aic-capacity", 0, "host-planned AIC record capacity (with --aiv-capacity); without both, read from the buffer")
-	fs.Uint32Var(&f.aivCapacity, "aiv-capacity", 0, "host-planned AIV record capacity (with --aic-capacity)")
+	fs.Uint32Var(&f.cubeSlots, "cube-slots", 0, fmt.Sprintf("cube slot count C of the buffer (at least %d); default: found from the capture", abi.MinCubeSlots))
+	f.capacities = nil
+	for _, r := range abi.Regions() {
+		f.capacities = append(f.capacities, capacityFlag{coreType: r.CoreType})
+	}
+	var names []string
+	for _, c := range f.capacities {
+		names = append(names, "--"+capacityFlagName(c.coreType))
+	}
+	for i := range f.capacities {
+		c := &f.capacities[i]
+		fs.Uint32Var(&c.value, capacityFlagName(c.coreType), 0,
+			fmt.Sprintf("host-planned %s record capacity (give all of %s, or none); default: found from the capture", c.coreType, strings.Join(names, ", ")))
+	}
 	fs.StringVar(&f.planFile, "plan", "", planUsage)
 }
 
-// options turns the flags into capture.LayoutOptions, and loads the host
-// plan of --plan (nil without it): its cube slot count is the layout's
-// unless --cube-slots is given, and its capacities stand in for an unused
-// AIC/0 or AIV/0 header. fs tells which flags were set.
-func (f *layoutFlags) options(fs *pflag.FlagSet) (capture.LayoutOptions, *capture.Plan, error) {
-	o, err := f.given(fs)
-	if err != nil || f.planFile == "" {
-		return o, nil, err
-	}
-	p, err := loadPlan(f.planFile)
-	if err != nil {
-		return o, nil, err
-	}
-	if !fs.Changed("cube-slots") {
-		o.CubeSlots = 0 // the plan's
-	}
-	return o.WithPlan(p), p, nil
-}
-
-// given turns the flags other than --plan into capture.LayoutOptions.
-func (f *layoutFlags) given(fs *pflag.FlagSet) (capture.LayoutOptions, error) {
-	o := capture.LayoutOptions{CubeSlots: f.cubeSlots}
-	if f.cubeSlots < abi.MinCubeSlots {
-		return o, fmt.Errorf("--cube-slots %d is below the schema's minimum %d", f.cubeSlots, abi.MinCubeSlots)
-	}
-	aic, aiv := fs.Changed("aic-capacity"), fs.Changed("aiv-capacity")
-	if aic != aiv {
-		return o, errors.New("--aic-capacity and --aiv-capacity are given together (the host plan) or not at all (read from the buffer)")
-	}
-	if aic {
-		caps := abi.Capacities{AIC: f.aicCapacity, AIV: f.aivCapacity}
-		for _, c := range []struct {
-			flag  string
-			value uint32
-		}{{"--aic-capacity", caps.AIC}, {"--aiv-capacity", caps.AIV}} {
-			if err := abi.CheckCapacity(uint64(c.value)); err != nil {
-				return o, fmt.Errorf("%s %d: %w", c.flag, c.value, err)
-			}
+// request turns the flags into a capture.Request, and plans --plan's
+// schedule. fs tells which flags were set.
+func (f *layoutFlags) request(fs *pflag.FlagSet) (capture.Request, error) {
+	req := capture.Request{GivenBy: "the flags"}
+	if fs.Changed("cube-slots") {
+		if err := capture.CheckCubeSlots(f.cubeSlots); err != nil {
+			return req, flagError(err)
 		}
-		o.Capacities = &caps
+		req.CubeSlots = f.cubeSlots
 	}
-	return o, nil
+	var given, missing []string
+	var caps abi.Capacities
+	for _, c := range f.capacities {
+		name := "--" + capacityFlagName(c.coreType)
+		if fs.Changed(capacityFlagName(c.coreType)) {
+			given = append(given, name)
+			caps.Set(c.coreType, c.value)
+		} else {
+			missing = append(missing, name)
+		}
+	}
+	if len(given) > 0 && len(missing) > 0 {
+		return req, fmt.Errorf("%s given without %s: the capacities are given together (the host plan) or not at all (found from the capture)",
+			strings.Join(given, ", "), strings.Join(missing, ", "))
+	}
+	if len(given) > 0 {
+		req.Capacities = &caps
+	}
+	if f.planFile != "" {
+		s, p, err := loadPlan(f.planFile)
+		if err != nil {
+			return req, err
+		}
+		f.schedule, req.Plan = s, p
+	}
+	return req, flagError(req.Check())
 }
 
-// exitFor maps an error from opening or reading a capture to an exit code:
-// a capture that breaks the ABI is invalid (1); anything else, such as a
-// missing file, is an I/O error (2).
+// flagError words a capture.RequestError with the flag that gave the
+// refused value; other errors are returned as they are.
+func flagError(err error) error {
+	var re *capture.RequestError
+	if err == nil {
+		return nil
+	}
+	if !errors.As(err, &re) {
+		return err
+	}
+	switch re.Part {
+	case capture.PartCubeSlots:
+		return fmt.Errorf("--cube-slots %d: %w", re.Value, re.Err)
+	case capture.PartCapacity:
+		return fmt.Errorf("--%s %d: %w", capacityFlagName(re.CoreType), re.Value, re.Err)
+	}
+	return fmt.Errorf("--cube-slots with the capacity flags: %w", re.Err)
+}
+
+// exitFor maps an error from opening, resolving or reading a capture to an
+// exit code: a capture that breaks the ABI is invalid (1); a refused flag
+// value or anything else, such as a missing file, is a usage or I/O error
+// (2).
 func exitFor(err error) error {
 	var p *capture.Problem
 	if errors.As(err, &p) {
 		return invalid(err)
 	}
-	return usage(err)
+	return usage(flagError(err))
 }
 
-// loadPlan plans a schedule for --plan.
-func loadPlan(path string) (*capture.Plan, error) {
+// loadPlan parses and plans the schedule of --plan.
+func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	s, err := plan.ParseFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--plan: %w", err)
+		return nil, nil, fmt.Errorf("--plan: %w", err)
 	}
 	r, err := plan.Plan(s)
 	if err != nil {
-		return nil, fmt.Errorf("--plan %s: %w", path, err)
+		return nil, nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
-	p := &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount}
-	p.Capacities.AIC, p.Capacities.AIV = r.AICRecordCapacity, r.AIVRecordCapacity
-	return p, nil
+	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}, nil
 }

@@ -39,13 +39,16 @@ overlapping on one core, a core with records but entry_cycle 0, unknown
 descriptors, task types and core types, and capacities that differ from the
 host plan (--plan).
 
-The layout is read from the headers of AIC/0 and AIV/0 unless the host plan
-gives it (--aic-capacity with --aiv-capacity, and --cube-slots). --plan
-SCHEDULE plans the schedule as 'cycleabi plan' does: its cube slot count is
-used (unless --cube-slots is given), every live header whose record_capacity
-differs from the plan is a plan-mismatch warning, and when AIC/0 or AIV/0 is
-unused (so its header states no capacity) the plan's capacities are the
-layout's.
+The layout (cube slot count and capacities) is found from the capture: the
+file size, the first header of each region and where the next region's
+first header sits must agree on exactly one layout; the summary line says
+how it was found. When several layouts fit, or none, validate says so and
+lists the candidates. --cube-slots, and --aic-capacity with --aiv-capacity,
+give it instead (what 'cycleabi plan --format flags' prints); values the
+headers contradict are a layout-mismatch error naming both. --plan SCHEDULE
+plans the schedule as 'cycleabi plan' does: a cube slot count or live
+record_capacity that differs from the plan is a plan-mismatch warning, and
+the plan's layout stands in when the headers state none.
 
 Text output: one line per finding, sorted by file offset,
 
@@ -65,7 +68,10 @@ millions of findings; the summary says how many of a code are shown.
    "strict": false, "max_findings": 100 (0: all, up to 65536), "ok": true,
    "captures": [{"file", "format": "raw"|"npy"|null, "buffer_offset",
      "buffer_size", "layout": {"cube_slots", "capacities": {"AIC", "AIV"},
-     "size", "source": "headers"|"host"|"plan"} | null, "records", "dropped",
+     "size", "source": "headers"|"host"|"plan", "cube_slots_source":
+     "headers"|"size"|"host"|"plan", "capacity_sources": {"AIC", "AIV"},
+     "evidence": [{"what", "slot", "offset", "derived"}], "how"} | null,
+     "records", "dropped",
      "errors", "warnings", "ok",
      "codes": {CODE: {"severity", "count", "shown", "truncated"}},
      "findings": [{"severity", "code", "offset", "offset_hex",
@@ -106,14 +112,14 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if f.maxFindings < 0 {
 		return usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
 	}
-	layout, hostPlan, err := f.layout.options(fs)
+	req, err := f.layout.request(fs)
 	if err != nil {
 		return usage(err)
 	}
 	if paths, err = f.invocations.captures(paths); err != nil {
 		return usage(err)
 	}
-	o := validate.Options{Layout: layout, Plan: hostPlan, MaxFindings: f.maxFindings}
+	o := validate.Options{Layout: req, MaxFindings: f.maxFindings}
 	if f.maxFindings == 0 {
 		o.MaxFindings = -1
 	}

@@ -47,7 +47,7 @@ func TestValidateCommandText(t *testing.T) {
 
 	out, code, err := runCaptured("validate", valid)
 	assert.Equal(t, exitOK, code, err)
-	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: cube slots 24, AIC capacity 16, AIV capacity 16 (capacities read from the headers of AIC/0 and AIV/0); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
+	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: cube slots 24, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
 
 	out, code, _ = runCaptured("validate", invalid)
 	assert.Equal(t, exitInvalid, code)
@@ -149,9 +149,17 @@ func TestValidateCommandPlan(t *testing.T) {
 	_, code, _ = runCaptured("validate", capture, "--plan", schedule, "--strict")
 	assert.Equal(t, exitInvalid, code)
 
-	// --cube-slots overrides the plan's count, and says it differs.
-	out, _, _ = runCaptured("validate", capture, "--plan", schedule, "--cube-slots", "25")
-	assert.Contains(t, out, "warning plan-mismatch @0x0: cube slots 25, expected 24")
+	// --cube-slots the headers contradict: an error naming both counts.
+	out, code, _ = runCaptured("validate", capture, "--plan", schedule, "--cube-slots", "25")
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, out, "error layout-mismatch @0xc600: the AIV/0 header at @0xc600 says 24 cube slots; the flags say 25")
+
+	// The README's recipe: the plan's flags (80) against a capture written
+	// with --capacity-scale 0.8 (64): both values, not "truncated".
+	out, code, _ = runCaptured("validate", capture, "--cube-slots", "24", "--aic-capacity", "80", "--aiv-capacity", "80")
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, out, "error layout-mismatch @0x18: the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80")
+	assert.NotContains(t, out, "truncated")
 
 	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
 	_, code, err = runCaptured("validate", capture, "--plan", bad)
@@ -174,11 +182,11 @@ func TestValidateCommandUsage(t *testing.T) {
 		_, code, err := runCaptured(args...)
 		assert.Equal(t, exitUsage, code, "%v: %v", args, err)
 	}
-	// Host capacities that differ from the headers: errors, exit 1.
+	// Host capacities that differ from the headers: an error naming both, exit 1.
 	out, code, _ := runCaptured("validate", valid, "--aic-capacity", "0", "--aiv-capacity", "16")
 	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, out, "error capacity-mismatch AIC/0 @0x18: record_capacity=16, expected 0 (the layout's AIC capacity)\n")
-	assert.Contains(t, out, "capacities given by the host")
+	assert.Contains(t, out, "error layout-mismatch @0x18: the headers of AIC/0 and AIV/0 say capacities 16 and 16; the flags say 0 and 16")
+	assert.Contains(t, out, "layout: not resolved")
 	// --max-findings 0 shows every finding.
 	b := validCapture()
 	for i := range 16 {

@@ -25,11 +25,10 @@ const DefaultRecords = 8
 
 // Options say what to show.
 type Options struct {
-	// Layout says how to find the layout, as for decode and validate.
-	Layout capture.LayoutOptions
-	// Plan, when set, is the host plan, as for validate: the layout's
-	// defaults, and plan-mismatch notes under the headers that differ.
-	Plan *capture.Plan
+	// Layout is what is known of the layout, as for decode and validate;
+	// with a host plan, plan-mismatch notes show under the headers that
+	// differ from it.
+	Layout capture.Request
 	// Slot, when set, shows only that slot ("AIV/3"), idle or not.
 	Slot string
 	// Records is how many records of each slot are shown; negative shows all.
@@ -84,7 +83,7 @@ func (d *dumper) run() error {
 	// Keep the findings of what will be shown: the capture's, and those of
 	// the shown slots' headers and records.
 	records := d.o.Records
-	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, Plan: d.o.Plan, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
+	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
 		if f.Slot != "" && (wantName != "" && f.Slot != wantName || f.Record >= 0 && records >= 0 && f.Record >= records) {
 			return
 		}
@@ -105,8 +104,8 @@ func (d *dumper) run() error {
 		}
 		want = &s
 	}
-	fmt.Fprintf(d.w, "layout: %d cube slots, %s; %d slots, %d bytes (capacities %s)\n",
-		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), r.LayoutSource.Describe())
+	fmt.Fprintf(d.w, "layout: %d cube slots, %s; %d slots, %d bytes (%s)\n",
+		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), r.Resolved.How)
 	fmt.Fprintf(d.w, "%d records, %d dropped; %s, %s (cycleabi validate lists them all)\n",
 		r.Records, r.Dropped, plural(r.Errors(), "error"), plural(r.Warnings(), "warning"))
 	for _, f := range d.notes[""] {
@@ -302,7 +301,8 @@ func (d *dumper) noLayout(r *validate.Result) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(d.w, "\nAIC/0 @%s: header (its place does not depend on the layout)\n", d.hex(d.c.FileOffset(0)))
+		first := abi.Slot{CoreType: abi.Regions()[0].CoreType}
+		fmt.Fprintf(d.w, "\n%s @%s: header (its place does not depend on the layout)\n", first, d.hex(d.c.FileOffset(0)))
 		d.fields(d.c.FileOffset(0), hb, abi.CoreHeaderFields(), r.Findings, -1, &h, nil)
 	}
 	if len(r.Findings) > 0 {

@@ -42,7 +42,7 @@ func propDecodeRoundTrip(t *rapid.T) {
 	if rapid.Bool().Draw(t, "npy") {
 		file = append(synth.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 	}
-	layout := capture.LayoutOptions{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities}
+	layout := capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities}
 	aic0, aiv0 := c.Slots[0], c.Slots[c.Layout.CubeSlots]
 	if aic0.Entered && aiv0.Entered && rapid.Bool().Draw(t, "layout_from_headers") {
 		layout.Capacities = nil

@@ -27,7 +27,7 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 		t.Fatal(err)
 	}
 	planned := m.Capacities
-	d, err := decode.Decode(c, capture.LayoutOptions{CubeSlots: m.CubeSlots, Capacities: &planned})
+	d, err := decode.Decode(c, capture.Request{CubeSlots: m.CubeSlots, Capacities: &planned})
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}

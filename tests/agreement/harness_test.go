@@ -108,7 +108,7 @@ func checkAgreement(t *testing.T, path string, m *manifestCapture) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		checkCapture(t, c, capture.LayoutOptions{CubeSlots: m.CubeSlots, Capacities: &planned}, m)
+		checkCapture(t, c, capture.Request{CubeSlots: m.CubeSlots, Capacities: &planned}, m)
 	})
 	if capacitiesReadable(m) {
 		t.Run("capture/from-buffer", func(t *testing.T) {
@@ -116,7 +116,7 @@ func checkAgreement(t *testing.T, path string, m *manifestCapture) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkCapture(t, c, capture.LayoutOptions{CubeSlots: m.CubeSlots}, m)
+			checkCapture(t, c, capture.Request{CubeSlots: m.CubeSlots}, m)
 		})
 	}
 	for _, d := range decoders {
@@ -198,9 +198,9 @@ type decodedSlot struct {
 // checkCapture resolves the layout of c with opts, scans it and requires
 // exactly the manifest: the layout, every live slot with its header and
 // records in order, no other live slot, and the summary's counts and drops.
-func checkCapture(t *testing.T, c *capture.Capture, opts capture.LayoutOptions, m *manifestCapture) {
+func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *manifestCapture) {
 	t.Helper()
-	l, err := c.ResolveLayout(opts)
+	l, err := layoutOf(c.Resolve(opts))
 	if err != nil {
 		t.Fatalf("ResolveLayout: %v", err)
 	}

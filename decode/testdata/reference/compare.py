@@ -12,7 +12,8 @@ keys in the same order, same values, with ts equal to within the Go
 trace's nanosecond rounding and dur to within 2.5 ns (Go shortens a dur by
 a nanosecond or two so that ts + dur, added as doubles, never passes the
 end's own timestamp), and megaKernelCycleTrace equal apart from
-the abiVersion and abiFingerprint Go adds. The one deliberate change of
+the abiVersion, abiFingerprint and layout keys (cubeSlots, layoutSource,
+cubeSlotsSource, layoutFound) Go adds. The one deliberate change of
 SPEC.md is applied to the reference's output first: desc_ids from 0x30000
 are not task types (an unnamed graph stage s is GraphStage_<s> with
 args.graph_stage; ids past the graph-stage range are DescId_<id>).
@@ -111,7 +112,7 @@ def check(case):
     if d:
         return d
     meta = dict(got["megaKernelCycleTrace"])
-    for key in ("abiVersion", "abiFingerprint"):
+    for key in ("abiVersion", "abiFingerprint", "cubeSlots", "layoutSource", "cubeSlotsSource", "layoutFound"):
         if key not in meta:
             return f"megaKernelCycleTrace has no {key}"
         del meta[key]
