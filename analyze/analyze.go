@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -41,6 +42,38 @@ type Options struct {
 	// ExactLimit is how many durations the analysis keeps exactly over all
 	// groups (0: DefaultExactLimit); past it, groups switch to histograms.
 	ExactLimit int
+	// Invocation says which kernel launch of a window the capture is; nil
+	// for a capture that is its rank's only one.
+	Invocation *Invocation
+}
+
+// Invocation labels a capture that is one kernel launch (invocation) of a
+// profiling window, as decode's invocations are: several captures of one
+// rank, told apart by ID.
+type Invocation struct {
+	ID int64 `json:"invocation_id"`
+	// Step is the training step and Direction "forward" or "backward";
+	// nil when not known.
+	Step      *int64  `json:"step"`
+	Direction *string `json:"direction"`
+	// KernelName is the manifest's kernel_name, "" when not given.
+	KernelName string `json:"kernel_name,omitempty"`
+}
+
+// String is "invocation 1 (step 3, backward)".
+func (v *Invocation) String() string {
+	s := "invocation " + strconv.FormatInt(v.ID, 10)
+	var what []string
+	if v.Step != nil {
+		what = append(what, "step "+strconv.FormatInt(*v.Step, 10))
+	}
+	if v.Direction != nil {
+		what = append(what, *v.Direction)
+	}
+	if len(what) > 0 {
+		s += " (" + strings.Join(what, ", ") + ")"
+	}
+	return s
 }
 
 // Report is the analysis of one or more captures (one per rank). Its JSON
@@ -55,11 +88,14 @@ type Report struct {
 
 // Rank is the analysis of one capture.
 type Rank struct {
-	Rank              uint32  `json:"rank"`
-	Capture           string  `json:"capture"`
-	CycleFrequencyMHz float64 `json:"cycle_frequency_mhz"`
-	Records           uint64  `json:"records"`
-	Dropped           uint64  `json:"dropped"`
+	Rank uint32 `json:"rank"`
+	// Invocation is set when the capture is one invocation of a window
+	// (several captures of the rank); absent otherwise.
+	Invocation        *Invocation `json:"invocation,omitempty"`
+	Capture           string      `json:"capture"`
+	CycleFrequencyMHz float64     `json:"cycle_frequency_mhz"`
+	Records           uint64      `json:"records"`
+	Dropped           uint64      `json:"dropped"`
 	// Layout is the buffer layout the capture was read with.
 	Layout Layout `json:"layout"`
 	// StartCycle is the earliest entry of a core with records, EndCycle
@@ -174,6 +210,9 @@ type CrossRank struct {
 	Ranks []RankMakespan `json:"ranks"`
 	// SlowestRank has the longest makespan (the first such rank on a tie).
 	SlowestRank uint32 `json:"slowest_rank"`
+	// SlowestInvocation is the slowest section's invocation id, when the
+	// captures are invocations.
+	SlowestInvocation *int64 `json:"slowest_invocation_id,omitempty"`
 	// SpreadCycles is the longest makespan minus the shortest; SpreadPct
 	// that over the shortest, in percent.
 	SpreadCycles uint64  `json:"spread_cycles"`
@@ -182,10 +221,11 @@ type CrossRank struct {
 
 // RankMakespan is one rank's makespan.
 type RankMakespan struct {
-	Rank           uint32  `json:"rank"`
-	Capture        string  `json:"capture"`
-	MakespanCycles uint64  `json:"makespan_cycles"`
-	MakespanUs     float64 `json:"makespan_us"`
+	Rank           uint32      `json:"rank"`
+	Invocation     *Invocation `json:"invocation,omitempty"`
+	Capture        string      `json:"capture"`
+	MakespanCycles uint64      `json:"makespan_cycles"`
+	MakespanUs     float64     `json:"makespan_us"`
 }
 
 // Kinds of records and path segments.
@@ -306,7 +346,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Rank{Rank: o.Rank, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
+	res := &Rank{Rank: o.Rank, Invocation: o.Invocation, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
 		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{},
 		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, Size: sum.Layout.Size(), Capacities: map[string]uint32{}}}
 	for _, t := range abi.CoreTypes() {

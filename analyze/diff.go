@@ -44,7 +44,10 @@ type GroupDiff struct {
 
 // RankDiff compares one rank.
 type RankDiff struct {
-	Rank        uint32           `json:"rank"`
+	Rank uint32 `json:"rank"`
+	// Invocation is the new side's invocation, when the sections are
+	// invocations of a window (paired by rank and invocation id).
+	Invocation  *Invocation      `json:"invocation,omitempty"`
 	BaseCapture string           `json:"base_capture"`
 	NewCapture  string           `json:"new_capture"`
 	Makespan    Delta            `json:"makespan_cycles"`
@@ -70,9 +73,10 @@ func (e *ABIMismatch) Error() string {
 	return fmt.Sprintf("base was analyzed with ABI fingerprint %s, new with %s: their numbers may not mean the same (--allow-abi-mismatch compares them anyway)", e.Base, e.New)
 }
 
-// Compare diffs base against new. Ranks are paired by rank number, or
-// when each report has one rank, with each other. Reports of different
-// ABI fingerprints are an *ABIMismatch unless allowMismatch.
+// Compare diffs base against new. Sections are paired by rank number and,
+// for invocations of a window, invocation id; when each report has one
+// section, with each other. Reports of different ABI fingerprints are an
+// *ABIMismatch unless allowMismatch.
 func Compare(base, new *Report, allowMismatch bool) (*Diff, error) {
 	if base.ABIFingerprint != new.ABIFingerprint && !allowMismatch {
 		return nil, &ABIMismatch{Base: base.ABIFingerprint, New: new.ABIFingerprint}
@@ -82,28 +86,51 @@ func Compare(base, new *Report, allowMismatch bool) (*Diff, error) {
 		d.Ranks = append(d.Ranks, compareRank(base.Ranks[0], new.Ranks[0]))
 		return d, nil
 	}
-	byRank := map[uint32]*Rank{}
+	byKey := map[sectionKey]*Rank{}
 	for _, k := range new.Ranks {
-		byRank[k.Rank] = k
-	}
-	for _, b := range base.Ranks {
-		n, ok := byRank[b.Rank]
-		if !ok {
-			return nil, fmt.Errorf("rank %d (%s) is not in the new analysis", b.Rank, b.Capture)
+		if prev, dup := byKey[keyOf(k)]; dup {
+			return nil, fmt.Errorf("the new analysis has %s twice (%s and %s)", k.label(), prev.Capture, k.Capture)
 		}
-		delete(byRank, b.Rank)
+		byKey[keyOf(k)] = k
+	}
+	seen := map[sectionKey]*Rank{}
+	for _, b := range base.Ranks {
+		if prev, dup := seen[keyOf(b)]; dup {
+			return nil, fmt.Errorf("the base analysis has %s twice (%s and %s)", b.label(), prev.Capture, b.Capture)
+		}
+		seen[keyOf(b)] = b
+		n, ok := byKey[keyOf(b)]
+		if !ok {
+			return nil, fmt.Errorf("%s (%s) is not in the new analysis", b.label(), b.Capture)
+		}
+		delete(byKey, keyOf(b))
 		d.Ranks = append(d.Ranks, compareRank(b, n))
 	}
 	for _, n := range new.Ranks {
-		if _, left := byRank[n.Rank]; left {
-			return nil, fmt.Errorf("rank %d (%s) is not in the base analysis", n.Rank, n.Capture)
+		if _, left := byKey[keyOf(n)]; left {
+			return nil, fmt.Errorf("%s (%s) is not in the base analysis", n.label(), n.Capture)
 		}
 	}
 	return d, nil
 }
 
+// sectionKey pairs the sections of two reports: a rank, and the
+// invocation id when the section is an invocation.
+type sectionKey struct {
+	rank uint32
+	inv  bool
+	id   int64
+}
+
+func keyOf(k *Rank) sectionKey {
+	if k.Invocation == nil {
+		return sectionKey{rank: k.Rank}
+	}
+	return sectionKey{rank: k.Rank, inv: true, id: k.Invocation.ID}
+}
+
 func compareRank(b, n *Rank) RankDiff {
-	d := RankDiff{Rank: n.Rank, BaseCapture: b.Capture, NewCapture: n.Capture,
+	d := RankDiff{Rank: n.Rank, Invocation: n.Invocation, BaseCapture: b.Capture, NewCapture: n.Capture,
 		Makespan: delta(float64(b.MakespanCycles), float64(n.MakespanCycles)),
 		BusyPct:  map[string]Delta{}, Imbalance: map[string]Delta{}}
 	regions := map[string]bool{}
@@ -240,6 +267,11 @@ func fmtDelta(d Delta, prec int) []string {
 	return []string{strconv.FormatFloat(d.Base, 'f', prec, 64), strconv.FormatFloat(d.New, 'f', prec, 64), abs, rel}
 }
 
+// label names a compared section: "rank 0", or "rank 0 invocation 1 (step 3, backward)".
+func (r *RankDiff) label() string {
+	return (&Rank{Rank: r.Rank, Invocation: r.Invocation}).label()
+}
+
 func (r *RankDiff) tables(top int) []*table {
 	sum := &table{title: "Summary", head: []string{"metric", "base", "new", "Δ", "Δ %"}}
 	sum.rows = append(sum.rows, append([]string{"makespan_cycles"}, fmtDelta(r.Makespan, 0)...))
@@ -274,7 +306,7 @@ func (d *Diff) WriteText(w io.Writer, top int) error {
 		if i > 0 {
 			tw.printf("\n")
 		}
-		tw.printf("== rank %d: %s -> %s ==\n\n", r.Rank, r.BaseCapture, r.NewCapture)
+		tw.printf("== %s: %s -> %s ==\n\n", r.label(), r.BaseCapture, r.NewCapture)
 		for _, t := range r.tables(top) {
 			t.text(tw)
 			tw.printf("\n")
@@ -291,7 +323,7 @@ func (d *Diff) WriteMarkdown(w io.Writer, top int) error {
 	tw := &textWriter{w: w}
 	for i := range d.Ranks {
 		r := &d.Ranks[i]
-		tw.printf("## Rank %d: %s → %s\n\n", r.Rank, r.BaseCapture, r.NewCapture)
+		tw.printf("## R%s: %s → %s\n\n", r.label()[1:], r.BaseCapture, r.NewCapture)
 		for _, t := range r.tables(top) {
 			t.markdown(tw)
 			tw.printf("\n")

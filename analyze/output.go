@@ -14,7 +14,8 @@ import (
 )
 
 // NewReport gathers the analyses of one or more captures, in the order
-// given, with the cross-rank comparison when there are several.
+// given, with the cross-rank comparison when there are several (ranks, or
+// invocations of a window).
 func NewReport(ranks []*Rank) *Report {
 	r := &Report{ABIVersion: abi.Version, ABIFingerprint: abi.FingerprintHex, Ranks: ranks}
 	if len(ranks) < 2 {
@@ -22,13 +23,18 @@ func NewReport(ranks []*Rank) *Report {
 	}
 	x := &CrossRank{}
 	lo, hi := ranks[0].MakespanCycles, ranks[0].MakespanCycles
-	x.SlowestRank = ranks[0].Rank
+	slowest := ranks[0]
 	for _, k := range ranks {
-		x.Ranks = append(x.Ranks, RankMakespan{Rank: k.Rank, Capture: k.Capture, MakespanCycles: k.MakespanCycles, MakespanUs: k.MakespanUs})
+		x.Ranks = append(x.Ranks, RankMakespan{Rank: k.Rank, Invocation: k.Invocation, Capture: k.Capture, MakespanCycles: k.MakespanCycles, MakespanUs: k.MakespanUs})
 		if k.MakespanCycles > hi {
-			hi, x.SlowestRank = k.MakespanCycles, k.Rank
+			hi, slowest = k.MakespanCycles, k
 		}
 		lo = min(lo, k.MakespanCycles)
+	}
+	x.SlowestRank = slowest.Rank
+	if slowest.Invocation != nil {
+		id := slowest.Invocation.ID
+		x.SlowestInvocation = &id
 	}
 	x.SpreadCycles = hi - lo
 	if lo > 0 {
@@ -182,9 +188,11 @@ func (k *Rank) tableOf(name string) (*table, error) {
 	return nil, fmt.Errorf("unknown table %q (known: %s)", name, strings.Join(Tables, ", "))
 }
 
-// WriteCSV writes one table of every rank as CSV, a rank column first.
+// WriteCSV writes one table of every rank as CSV, a rank column first
+// (then an invocation_id column when the captures are invocations).
 func (r *Report) WriteCSV(w io.Writer, name string) error {
 	cw := csv.NewWriter(w)
+	inv := r.invocations()
 	for i, k := range r.Ranks {
 		t, err := k.tableOf(name)
 		if err != nil {
@@ -192,6 +200,9 @@ func (r *Report) WriteCSV(w io.Writer, name string) error {
 		}
 		if i == 0 {
 			head := []string{"rank"}
+			if inv {
+				head = append(head, "invocation_id")
+			}
 			for _, h := range t.head {
 				head = append(head, csvName(h))
 			}
@@ -199,8 +210,16 @@ func (r *Report) WriteCSV(w io.Writer, name string) error {
 				return err
 			}
 		}
+		lead := []string{u(uint64(k.Rank))}
+		if inv {
+			id := ""
+			if k.Invocation != nil {
+				id = strconv.FormatInt(k.Invocation.ID, 10)
+			}
+			lead = append(lead, id)
+		}
 		for _, row := range t.rows {
-			if err := cw.Write(append([]string{u(uint64(k.Rank))}, row...)); err != nil {
+			if err := cw.Write(append(slices.Clone(lead), row...)); err != nil {
 				return err
 			}
 		}
@@ -248,7 +267,7 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 	if r.CrossRank != nil {
 		tw.printf("\n")
 		r.crossTable().text(tw)
-		tw.printf("slowest rank %d, spread %d cycles (%s%%)\n", r.CrossRank.SlowestRank, r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
 	}
 	return tw.err
 }
@@ -265,17 +284,62 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 	if r.CrossRank != nil {
 		tw.printf("\n")
 		r.crossTable().markdown(tw)
-		tw.printf("\nSlowest rank %d, spread %d cycles (%s%%).\n", r.CrossRank.SlowestRank, r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		tw.printf("\nSlowest %s, spread %d cycles (%s%%).\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
 	}
 	return tw.err
 }
 
+// invocations reports whether any section is an invocation of a window.
+func (r *Report) invocations() bool {
+	for _, k := range r.Ranks {
+		if k.Invocation != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// slowest names the slowest section: "rank 1", or "rank 0 invocation 2".
+func (r *Report) slowest() string {
+	s := "rank " + u(uint64(r.CrossRank.SlowestRank))
+	if id := r.CrossRank.SlowestInvocation; id != nil {
+		s += " invocation " + strconv.FormatInt(*id, 10)
+	}
+	return s
+}
+
 func (r *Report) crossTable() *table {
-	t := &table{title: "Ranks", head: []string{"rank", "capture", "makespan", "makespan µs"}}
+	if !r.invocations() {
+		t := &table{title: "Ranks", head: []string{"rank", "capture", "makespan", "makespan µs"}}
+		for _, x := range r.CrossRank.Ranks {
+			t.rows = append(t.rows, []string{u(uint64(x.Rank)), x.Capture, u(x.MakespanCycles), f2(x.MakespanUs)})
+		}
+		return t
+	}
+	t := &table{title: "Invocations", head: []string{"rank", "invocation", "step", "direction", "capture", "makespan", "makespan µs"}}
 	for _, x := range r.CrossRank.Ranks {
-		t.rows = append(t.rows, []string{u(uint64(x.Rank)), x.Capture, u(x.MakespanCycles), f2(x.MakespanUs)})
+		id, step, dir := "-", "-", "-"
+		if v := x.Invocation; v != nil {
+			id = strconv.FormatInt(v.ID, 10)
+			if v.Step != nil {
+				step = strconv.FormatInt(*v.Step, 10)
+			}
+			if v.Direction != nil {
+				dir = *v.Direction
+			}
+		}
+		t.rows = append(t.rows, []string{u(uint64(x.Rank)), id, step, dir, x.Capture, u(x.MakespanCycles), f2(x.MakespanUs)})
 	}
 	return t
+}
+
+// label names a section: "rank 0", or "rank 0 invocation 1 (step 3, backward)".
+func (k *Rank) label() string {
+	s := "rank " + u(uint64(k.Rank))
+	if k.Invocation != nil {
+		s += " " + k.Invocation.String()
+	}
+	return s
 }
 
 func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
@@ -288,9 +352,9 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 		tw.printf("\n")
 	}
 	if md {
-		tw.printf("## Rank %d: %s\n\n", k.Rank, k.Capture)
+		tw.printf("## R%s: %s\n\n", k.label()[1:], k.Capture)
 	} else {
-		tw.printf("== rank %d: %s ==\n", k.Rank, k.Capture)
+		tw.printf("== %s: %s ==\n", k.label(), k.Capture)
 	}
 	tw.printf("%d records, %d dropped; makespan %d cycles (%s µs at %g MHz)\n", k.Records, k.Dropped, k.MakespanCycles, k.us(k.MakespanCycles), k.CycleFrequencyMHz)
 	if k.Flows != nil {

@@ -6,23 +6,25 @@
 //   - {capture: step3_fwd_r0.bin, rank: 0, invocation_id: 0, step: 3, direction: forward, kernel_name: HyperMegaMoe}
 //   - {capture: step3_bwd_r0.bin, rank: 0, step: 3, direction: backward}
 //
-// The manifest is YAML or JSON (a JSON list is YAML). Capture paths are
-// relative to the manifest's directory. Every key but capture is optional:
+// The manifest is YAML or JSON (a JSON list is YAML), read by the rules
+// of every cycleabi input (package internal/yamlpos: size caps, one
+// document, aliases, YAML integers, unknown and duplicate keys refused,
+// "file:line:col: [i].key: message"). Capture paths are relative to the
+// manifest's directory. Every key but capture is optional:
 // rank defaults to the rank in the capture's file name as decode reads it
 // (the caller decides), invocation_id to the entry's place among its
 // rank's entries, step and direction to unknown, kernel_name to the
-// command's --kernel-name.
+// command's --kernel-name; an optional key given as null is absent. A rank
+// is 0 to 2^31-1, an invocation_id 0 or more.
 package manifest
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
+	"math"
 	"path/filepath"
-	"slices"
+	"strings"
 
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -43,108 +45,106 @@ type Entry struct {
 	Line int
 }
 
-// maxManifestBytes bounds the manifest read; a window's manifest is a few
-// lines per capture.
-const maxManifestBytes = 64 << 20
+// keys are an entry's keys, in the order messages list them.
+var keys = []string{"capture", "rank", "invocation_id", "step", "direction", "kernel_name"}
 
-type entryYAML struct {
-	Capture      *string `yaml:"capture"`
-	Rank         *int64  `yaml:"rank"`
-	InvocationID *int64  `yaml:"invocation_id"`
-	Step         *int64  `yaml:"step"`
-	Direction    *string `yaml:"direction"`
-	KernelName   *string `yaml:"kernel_name"`
-}
+// maxRank bounds ranks (trace pids, read as int32 by viewers).
+const maxRank = 1<<31 - 1
 
-// Load reads the manifest at path. Errors name the file and line.
+// Load reads the manifest at path, under the input size cap of package
+// yamlpos (a larger file is refused before it is read). Errors name the
+// file, line and column.
 func Load(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxManifestBytes+1))
+	data, err := yamlpos.ReadFile(path, "invocation manifest", lim)
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxManifestBytes {
-		return nil, fmt.Errorf("%s: a manifest longer than %d bytes", path, maxManifestBytes)
-	}
-	return Parse(path, data)
+	return parse(path, data, lim)
 }
 
 // Parse reads a manifest's text; path names it in errors and anchors
-// relative capture paths.
+// relative capture paths. It reads YAML by the rules every cycleabi input
+// follows (package yamlpos): one document, aliases followed, unknown and
+// duplicate keys refused at the key, an integer a YAML integer, every
+// problem as "file:line:col: [i].key: message", all of them in one error.
+// An optional key given as null is absent.
 func Parse(path string, data []byte) ([]Entry, error) {
-	var root yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&root); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty manifest: expected a list of captures", path)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, err
 	}
-	doc := &root
-	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
-		doc = doc.Content[0]
+	return parse(path, data, lim)
+}
+
+func parse(path string, data []byte, lim yamlpos.Limits) ([]Entry, error) {
+	root, err := yamlpos.Document(path, "YAML or JSON", data, lim, "")
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s:%d:%d: a manifest is a list of {capture, rank, invocation_id, step, direction, kernel_name}", path, doc.Line, doc.Column)
+	if root == nil || yamlpos.IsNull(root) {
+		return nil, fmt.Errorf("%s: empty manifest: expected a list of captures", path)
 	}
-	if len(doc.Content) == 0 {
-		return nil, fmt.Errorf("%s:%d:%d: the manifest lists no capture", path, doc.Line, doc.Column)
+	r := yamlpos.Reader{File: path, Errs: yamlpos.List{Max: 20}}
+	if root.Kind != yaml.SequenceNode {
+		r.Errorf(root, "", "a manifest is a list of {%s}, got %s", strings.Join(keys, ", "), yamlpos.KindName(root))
+		return nil, &r.Errs
+	}
+	if len(root.Content) == 0 {
+		r.Errorf(root, "", "the manifest lists no capture")
+		return nil, &r.Errs
 	}
 	dir := filepath.Dir(path)
-	entries := make([]Entry, 0, len(doc.Content))
-	for i, n := range doc.Content {
-		at := func(n *yaml.Node, format string, args ...any) error {
-			return fmt.Errorf("%s:%d:%d: [%d]: %s", path, n.Line, n.Column, i, fmt.Sprintf(format, args...))
-		}
-		if n.Kind != yaml.MappingNode {
-			return nil, at(n, "expected a mapping {capture: FILE, ...}")
-		}
-		for k := 0; k+1 < len(n.Content); k += 2 {
-			key := n.Content[k].Value
-			if !slices.Contains([]string{"capture", "rank", "invocation_id", "step", "direction", "kernel_name"}, key) {
-				return nil, at(n.Content[k], "unknown key %q (capture, rank, invocation_id, step, direction, kernel_name)", key)
-			}
-		}
-		var y entryYAML
-		if err := n.Decode(&y); err != nil {
-			var te *yaml.TypeError
-			if errors.As(err, &te) && len(te.Errors) > 0 {
-				return nil, fmt.Errorf("%s: [%d]: %s", path, i, te.Errors[0])
-			}
-			return nil, at(n, "%v", err)
+	entries := make([]Entry, 0, len(root.Content))
+	for i, n := range root.Content {
+		at := fmt.Sprintf("[%d]", i)
+		n = yamlpos.Resolve(n)
+		m := r.Mapping(n, at, keys, []string{"capture"})
+		if m == nil {
+			continue
 		}
 		e := Entry{Line: n.Line}
-		if y.Capture == nil || *y.Capture == "" {
-			return nil, at(n, "no capture")
-		}
-		e.Capture = *y.Capture
-		if !filepath.IsAbs(e.Capture) {
-			e.Capture = filepath.Join(dir, e.Capture)
-		}
-		if y.Rank != nil {
-			if *y.Rank < 0 || *y.Rank > 1<<31-1 {
-				return nil, at(n, "rank %d is not in [0, 2147483647]", *y.Rank)
+		if c, ok := r.Str(m["capture"], at+".capture"); ok {
+			if c == "" {
+				r.Errorf(m["capture"], at+".capture", "empty capture path")
 			}
-			r := uint32(*y.Rank)
-			e.Rank = &r
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(dir, c)
+			}
+			e.Capture = c
 		}
-		e.InvocationID, e.Step = y.InvocationID, y.Step
-		if y.Direction != nil {
-			switch *y.Direction {
-			case "forward", "backward":
-				e.Direction = *y.Direction
-			default:
-				return nil, at(n, "direction %q is not forward or backward", *y.Direction)
+		for k, v := range m {
+			if k != "capture" && yamlpos.IsNull(v) {
+				delete(m, k)
 			}
 		}
-		if y.KernelName != nil {
-			e.KernelName = *y.KernelName
+		if v, ok := r.Int(m["rank"], at+".rank", 0, maxRank); ok {
+			rank := uint32(v)
+			e.Rank = &rank
+		}
+		if v, ok := r.Int(m["invocation_id"], at+".invocation_id", 0, math.MaxInt64); ok {
+			e.InvocationID = &v
+		}
+		if v, ok := r.Int(m["step"], at+".step", math.MinInt64, math.MaxInt64); ok {
+			e.Step = &v
+		}
+		if d, ok := r.Str(m["direction"], at+".direction"); ok {
+			if d != "forward" && d != "backward" {
+				r.Errorf(m["direction"], at+".direction", "direction %q is not forward or backward", d)
+			}
+			e.Direction = d
+		}
+		if k, ok := r.Str(m["kernel_name"], at+".kernel_name"); ok {
+			e.KernelName = k
 		}
 		entries = append(entries, e)
+	}
+	if err := r.Errs.Err(); err != nil {
+		r.Errs.Sort()
+		return nil, err
 	}
 	return entries, nil
 }

@@ -27,23 +27,47 @@ func TestParse(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"a.bin", "b.bin"}, Captures(js))
 	require.Equal(t, ptr(uint32(2)), js[1].Rank)
+
+	// Aliases are followed; an optional key given as null is absent; an
+	// integer may be hex; a capture named by a number is that file name.
+	got, err = Parse("w.yaml", []byte("- &fwd {capture: 12, step: 0x10, rank: ~, invocation_id: null, kernel_name: null}\n- *fwd\n"))
+	require.NoError(t, err)
+	want := Entry{Capture: "12", Step: ptr(int64(16)), Line: 1}
+	require.Equal(t, []Entry{want, want}, got)
 }
 
 func TestParseErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		``:                                   "m.yaml: empty manifest",
-		`{capture: a.bin}`:                   "m.yaml:1:1: a manifest is a list",
+		``:                                   "m.yaml: empty manifest: expected a list of captures",
+		`~`:                                  "m.yaml: empty manifest: expected a list of captures",
+		`{capture: a.bin}`:                   "m.yaml:1:1: a manifest is a list of {capture, rank, invocation_id, step, direction, kernel_name}, got a mapping",
 		`[]`:                                 "m.yaml:1:1: the manifest lists no capture",
-		"- a.bin":                            "m.yaml:1:3: [0]: expected a mapping",
-		"- {rank: 1}":                        "m.yaml:1:3: [0]: no capture",
-		"- {capture: a, dir: forward}":       `m.yaml:1:16: [0]: unknown key "dir"`,
-		"- {capture: a, direction: sideway}": `m.yaml:1:3: [0]: direction "sideway" is not forward or backward`,
-		"- {capture: a, rank: -1}":           "m.yaml:1:3: [0]: rank -1 is not in [0, 2147483647]",
-		"- {capture: a}\n- {capture: b, step: x}": "m.yaml: [1]: line 2: cannot unmarshal !!str `x` into int64",
-		"- {capture: a\n":                         "m.yaml: yaml: line 1: did not find expected ',' or '}'",
+		"- a.bin":                            `m.yaml:1:3: [0]: expected a mapping, got "a.bin"`,
+		"- {rank: 1}":                        `m.yaml:1:3: [0]: missing required key "capture"`,
+		"- {capture: null}":                  "m.yaml:1:13: [0].capture: expected a string, got null",
+		"- {capture: ''}":                    "m.yaml:1:13: [0].capture: empty capture path",
+		"- {capture: a, dir: forward}":       `m.yaml:1:16: [0].dir: unknown key "dir" (known: capture, rank, invocation_id, step, direction, kernel_name)`,
+		"- {capture: a, capture: b}":         `m.yaml:1:16: [0].capture: duplicate key "capture"`,
+		"- {capture: a, direction: sideway}": `m.yaml:1:27: [0].direction: direction "sideway" is not forward or backward`,
+		"- {capture: a, direction: [x]}":     "m.yaml:1:27: [0].direction: expected a string, got a list",
+		"- {capture: a, rank: -1}":           "m.yaml:1:22: [0].rank: -1 is below the minimum 0",
+		"- {capture: a, rank: 2147483648}":   "m.yaml:1:22: [0].rank: 2147483648 exceeds the maximum 2147483647",
+		"- {capture: a, invocation_id: -2}":  "m.yaml:1:31: [0].invocation_id: -2 is below the minimum 0",
+		// An integer is a YAML integer: 3.5 and "3" are not steps.
+		"- {capture: a}\n- {capture: b, step: x}": `m.yaml:2:22: [1].step: expected an integer, got "x"`,
+		"- {capture: a, step: 3.5}":               `m.yaml:1:22: [0].step: expected an integer, got "3.5"`,
+		`- {capture: a, step: "3"}`:               `m.yaml:1:22: [0].step: expected an integer, got "3"`,
+		"- {capture: a\n":                         "m.yaml:1:1: invalid YAML or JSON: did not find expected ',' or '}'",
+		// One document: nothing may follow it.
+		"- {capture: a}\n---\n- {capture: b}\n": "m.yaml:2:1: a second document starts here; the file must hold one",
+		`[{"capture": "a"}] junk`:               "m.yaml:1:20: text after the end of the document",
+		// Every problem, in file order.
+		"- {capture: b, rank: 3000000000}\n- {rank: 1, invocation_id: -2}": "m.yaml:1:22: [0].rank: 3000000000 exceeds the maximum 2147483647\n" +
+			"m.yaml:2:3: [1]: missing required key \"capture\"\nm.yaml:2:28: [1].invocation_id: -2 is below the minimum 0",
 	} {
 		_, err := Parse("m.yaml", []byte(in))
-		require.ErrorContains(t, err, want, in)
+		require.Error(t, err, in)
+		require.Equal(t, want, err.Error(), in)
 	}
 	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
 	require.ErrorIs(t, err, os.ErrNotExist)

@@ -15,11 +15,12 @@ import (
 func init() { addCommand(newAnalyzeCmd) }
 
 type analyzeFlags struct {
-	in     analyzeInputs
-	format string
-	table  string
-	top    int
-	output string
+	in          analyzeInputs
+	invocations invocationFlags
+	format      string
+	table       string
+	top         int
+	output      string
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -46,6 +47,10 @@ records once and reports, per rank:
 
 Several captures (one per rank, ranks as decode finds them) get a section
 each and a cross-rank table (makespan per rank, the slowest, the spread).
+Invocations of a window (several captures of a rank, as decode takes them:
+--invocation-manifest FILE, or --step and/or --direction once per capture)
+get a section each, labelled with the invocation id, step and direction,
+and the cross table has one row per invocation.
 
 --format text (default; --top rows per table, 0 for all), json, markdown,
 or csv with --table cores|types|stages|owners|waits|path.
@@ -54,9 +59,10 @@ Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors.`,
 		Example: `  cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml
   cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
-  cycleabi analyze capture.bin --format csv --table stages`,
+  cycleabi analyze capture.bin --format csv --table stages
+  cycleabi analyze --invocation-manifest window.yaml --plan moe.yaml --format json -o window.analysis.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("analyze needs at least one CAPTURE"))
 			}
 			return nil
@@ -65,6 +71,7 @@ the schedule, 2 for usage or I/O errors.`,
 	}
 	fs := cmd.Flags()
 	f.in.register(fs)
+	f.invocations.registerLabels(fs)
 	fs.StringVar(&f.format, "format", "text", "text, json, markdown or csv")
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
 	fs.IntVar(&f.top, "top", 10, "rows per stats and path table in text and markdown (0: all)")
@@ -97,14 +104,18 @@ func (in *analyzeInputs) files(paths []string) []string {
 	return append([]string{in.layout.planFile, in.namesFile}, paths...)
 }
 
-func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Report, error) {
+// run analyzes paths, one capture per rank, or with invs (non-nil) the
+// invocations of a window, whose captures and ranks it gives.
+func (in *analyzeInputs) run(cmd *cobra.Command, paths []string, invs *invocationSet) (*analyze.Report, error) {
 	fs := cmd.Flags()
 	req, err := in.layout.request(fs)
 	if err != nil {
 		return nil, usage(err)
 	}
-	ranks, err := captureRanks(paths, in.ranks)
-	if err != nil {
+	var ranks []uint32
+	if invs != nil {
+		paths, ranks = invs.captures, invs.ranks
+	} else if ranks, err = captureRanks(paths, in.ranks); err != nil {
 		return nil, usage(err)
 	}
 	mhz, _, err := frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
@@ -135,7 +146,11 @@ func (in *analyzeInputs) run(cmd *cobra.Command, paths []string) (*analyze.Repor
 	}
 	results := make([]*analyze.Rank, len(decoded))
 	for i, d := range decoded {
-		results[i], err = analyze.Analyze(d, analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]})
+		o := analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]}
+		if invs != nil {
+			o.Invocation = invs.label(i)
+		}
+		results[i], err = analyze.Analyze(d, o)
 		if err != nil {
 			return nil, usage(err)
 		}
@@ -159,10 +174,18 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	if f.top < 0 {
 		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
-	if err := outfile.SameFile(f.output, f.in.files(paths)...); err != nil {
+	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	if err != nil {
 		return usage(err)
 	}
-	rep, err := f.in.run(cmd, paths)
+	inputs := paths
+	if invs != nil {
+		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+	}
+	if err := outfile.SameFile(f.output, f.in.files(inputs)...); err != nil {
+		return usage(err)
+	}
+	rep, err := f.in.run(cmd, paths, invs)
 	if err != nil {
 		return err
 	}

@@ -401,7 +401,7 @@ func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
 	seen := map[uint32]string{}
 	for i, r := range ranks {
 		if prev, dup := seen[r]; dup {
-			return nil, fmt.Errorf("%s and %s both have rank %d", prev, paths[i], r)
+			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
 		}
 		seen[r] = paths[i]
 	}

@@ -35,7 +35,10 @@ wrote) and compares them rank by rank: makespan, busy % and imbalance per
 region, and per task type and stage the count, total, mean and p90 cycles,
 each with its absolute and relative change, task types and stages by the
 largest absolute change in total first. A capture diffed with itself shows
-zero everywhere ("no change").
+zero everywhere ("no change"). Ranks are paired by rank number (one rank
+each: with each other); the sections of two windows (reports 'cycleabi
+analyze --invocation-manifest ... --format json' wrote) by rank and
+invocation id, whatever their order.
 
 Reports of different ABI fingerprints are refused unless
 --allow-abi-mismatch.
@@ -111,7 +114,7 @@ func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Rep
 	head = head[:n]
 	if !analyze.LooksLikeJSON(head) {
 		file.Close()
-		return in.run(cmd, []string{path})
+		return in.run(cmd, []string{path}, nil)
 	}
 	defer file.Close()
 	st, err := file.Stat()

@@ -105,7 +105,7 @@ func TestDecodeInvocationErrors(t *testing.T) {
 		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `--direction: direction "up" is not forward or backward`},
 		{[]string{fwd, "--invocation-manifest", man}, "either as arguments or in --invocation-manifest, not both"},
 		{[]string{"--invocation-manifest", man, "--rank", "1"}, "--rank, --step and --direction go with capture arguments"},
-		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "no such file"},
+		{[]string{"--invocation-manifest", filepath.Join(dir, "none.yaml")}, "none.yaml: invocation manifest not found"},
 		{[]string{fwd, bwd}, "cannot tell the rank"},
 		{[]string{fwd, bwd, "--step", "1", "--step", "2", "--invocation-gap-us", "-1"}, "must be >= 0"},
 		// A rank in a name too large for a pid is an error, not rank 0.
@@ -127,4 +127,25 @@ func TestValidateManifest(t *testing.T) {
 	_, stderr, code = runMain(t, "validate")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "validate needs at least one CAPTURE")
+
+	// A missing capture: validate reports it and checks the others.
+	miss := filepath.Join(dir, "miss.yaml")
+	require.NoError(t, os.WriteFile(miss, []byte("- {capture: none.bin}\n- {capture: fwd.bin}\n"), 0o644))
+	stdout, stderr, code = runMain(t, "validate", "--invocation-manifest", miss)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, filepath.Join(dir, "none.bin"))
+	require.Contains(t, stdout, filepath.Join(dir, "fwd.bin")+": 2974 records")
+
+	// A manifest decode refuses, validate refuses too: same flags, same
+	// verdict.
+	dup := filepath.Join(dir, "dup.yaml")
+	require.NoError(t, os.WriteFile(dup, []byte("- {capture: fwd.bin, rank: 1, invocation_id: 3}\n- {capture: bwd.bin, rank: 1, invocation_id: 3}\n"), 0o644))
+	for _, args := range [][]string{
+		{"validate", "--invocation-manifest", dup},
+		{"decode", "--invocation-manifest", dup, "-o", filepath.Join(dir, "out.json")},
+	} {
+		_, stderr, code = runMain(t, args...)
+		require.Equal(t, 2, code, args)
+		require.Contains(t, stderr, filepath.Join(dir, "fwd.bin")+" and "+filepath.Join(dir, "bwd.bin")+" are both invocation 3 of rank 1", args)
+	}
 }

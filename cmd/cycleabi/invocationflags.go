@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
+	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/manifest"
 	"github.com/spf13/pflag"
@@ -11,7 +14,8 @@ import (
 
 // invocationFlags say which captures are invocations of a window (several
 // kernel launches per rank): --invocation-manifest, or --step/--direction
-// once per capture. decode uses them all; validate (and analyze) take the
+// once per capture. decode uses them all, analyze all but the layout in
+// time (--invocation-gap-us, --absolute-time); validate takes the
 // manifest's captures.
 type invocationFlags struct {
 	manifest   string
@@ -23,17 +27,38 @@ type invocationFlags struct {
 
 // registerManifest adds --invocation-manifest only (validate, analyze).
 func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
-	fs.StringVar(&f.manifest, "invocation-manifest", "", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
+	fs.Var((*fileName)(&f.manifest), "invocation-manifest", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
+}
+
+// registerLabels adds --invocation-manifest, --step and --direction
+// (analyze).
+func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
+	f.registerManifest(fs)
+	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
+	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
+	// pflag prints "(default [])" after an empty int64 list.
+	fs.Lookup("step").DefValue = ""
+}
+
+// fileName is a flag naming a file: an empty name is refused when the
+// flag is parsed (--invocation-manifest "" would otherwise read as "no
+// manifest", and a command with no capture would succeed saying nothing).
+type fileName string
+
+func (n *fileName) String() string { return string(*n) }
+func (n *fileName) Type() string   { return "string" }
+func (n *fileName) Set(s string) error {
+	if s == "" {
+		return errors.New("needs a file name")
+	}
+	*n = fileName(s)
+	return nil
 }
 
 // register adds every invocation flag (decode).
 func (f *invocationFlags) register(fs *pflag.FlagSet) {
-	f.registerManifest(fs)
-	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
-	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
+	f.registerLabels(fs)
 	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
-	// pflag prints "(default [])" after an empty int64 list.
-	fs.Lookup("step").DefValue = ""
 	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
 }
 
@@ -45,25 +70,30 @@ type invocationSet struct {
 	kernelNames []string // "" where the command's --kernel-name applies
 }
 
-// captures returns the capture paths: the manifest's, or the arguments.
+// captures returns the capture paths: the manifest's (checked as decode
+// checks it: one capture per invocation id of a rank), or the arguments.
 // Exactly one of the two must give some.
 func (f *invocationFlags) captures(args []string) ([]string, error) {
 	if f.manifest == "" {
 		return args, nil
 	}
-	if len(args) > 0 {
-		return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
-	}
-	entries, err := manifest.Load(f.manifest)
+	// A missing capture is validate's to report, with the others.
+	s, err := f.resolveSet(args, nil, false)
 	if err != nil {
 		return nil, err
 	}
-	return manifest.Captures(entries), nil
+	return s.captures, nil
 }
 
 // resolve returns the window's invocations, or nil when the captures are
 // plain (one per rank, as before). flagRanks is --rank.
 func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationSet, error) {
+	return f.resolveSet(args, flagRanks, true)
+}
+
+// resolveSet is resolve; mustExist refuses a manifest's capture that is
+// not there, naming the manifest's line.
+func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist bool) (*invocationSet, error) {
 	if f.manifest != "" {
 		if len(args) > 0 {
 			return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
@@ -78,6 +108,12 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 		s := &invocationSet{}
 		next := map[uint32]int64{}
 		for _, e := range entries {
+			// The likely mistake: a path relative to the working directory.
+			if mustExist {
+				if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.manifest, e.Line, e.Capture)
+				}
+			}
 			rank := uint32(0)
 			if e.Rank != nil {
 				rank = *e.Rank
@@ -96,7 +132,7 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.kernelNames = append(s.kernelNames, e.KernelName)
 		}
-		return s, nil
+		return s, s.checkIDs()
 	}
 	if len(f.steps) == 0 && len(f.directions) == 0 {
 		return nil, nil
@@ -140,5 +176,33 @@ func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationS
 		s.invocations = append(s.invocations, inv)
 		s.kernelNames = append(s.kernelNames, "")
 	}
-	return s, nil
+	return s, s.checkIDs()
+}
+
+// checkIDs refuses two captures with one invocation id in one rank, before
+// any capture is read.
+func (s *invocationSet) checkIDs() error {
+	type key struct {
+		rank uint32
+		id   int64
+	}
+	seen := map[key]string{}
+	for i, path := range s.captures {
+		k := key{s.ranks[i], s.invocations[i].ID}
+		if prev, dup := seen[k]; dup {
+			return fmt.Errorf("%s and %s are both invocation %d of rank %d", prev, path, k.id, k.rank)
+		}
+		seen[k] = path
+	}
+	return nil
+}
+
+// label is capture i's invocation as analyze reports it.
+func (s *invocationSet) label(i int) *analyze.Invocation {
+	inv := s.invocations[i]
+	v := &analyze.Invocation{ID: inv.ID, Step: inv.Step, KernelName: s.kernelNames[i]}
+	if inv.Direction != "" {
+		v.Direction = &inv.Direction
+	}
+	return v
 }

@@ -1,5 +1,6 @@
 // Package yamlpos is the one YAML reader of the YAML (and JSON) files
-// cycleabi reads — the ABI schema, task schedules and names files:
+// cycleabi reads — the ABI schema, task schedules, names files and
+// invocation manifests:
 //
 //   - ReadFile reads a file under a size cap checked before reading, and
 //     Document parses one YAML document under a cap of its own (go-yaml's
