@@ -210,3 +210,28 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecords is the merge alone: the 32 MB capture's 72 slots
+// walked in trace order (from memory), nothing rendered.
+func BenchmarkRecords(b *testing.B) {
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		n := uint64(0)
+		if err := d.Records(func(r Record) bool { n += r.StartCycle; return true }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(d.Summary.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
