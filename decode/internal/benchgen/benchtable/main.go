@@ -249,9 +249,9 @@ func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string
 	if rows["validate"] {
 		for _, warn := range []bool{true, false} {
 			spec := benchgen.Spec{Records: 5_000_000, Seed: 1, Full: true, Warnings: warn}
-			name, what := "clean.bin", "validate, clean 320 MB capture"
+			name, what := "clean.bin", "validate, clean %d MB capture (%d records)"
 			if warn {
-				name, what = "warn.bin", "validate, 320 MB capture with warnings"
+				name, what = "warn.bin", "validate, %d MB capture (%d records) with warnings"
 			}
 			path, _, err := capture(tmp, name, spec)
 			if err != nil {
@@ -267,7 +267,7 @@ func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string
 			if warn {
 				goal = "≤ 2× cat"
 			}
-			row(what, v, cat, sa, sb, true, "%.2f× cat", goal)
+			row(fmt.Sprintf(what, size(path)/1e6, spec.Records), v, cat, sa, sb, true, "%.2f× cat", goal)
 			os.Remove(path)
 		}
 	}
