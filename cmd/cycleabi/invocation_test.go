@@ -149,3 +149,33 @@ func TestValidateManifest(t *testing.T) {
 		require.Contains(t, stderr, filepath.Join(dir, "fwd.bin")+" and "+filepath.Join(dir, "bwd.bin")+" are both invocation 3 of rank 1", args)
 	}
 }
+
+// TestValidateLabels: validate takes a window's decode command line as it
+// is: --step and --direction pass when decode would take them and are
+// refused with decode's message when decode would refuse them.
+func TestValidateLabels(t *testing.T) {
+	dir := window(t)
+	fwd, bwd := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
+	stdout, stderr, code := runMain(t, "validate", fwd, bwd, "--step", "3", "--step", "3", "--direction", "forward", "--direction", "backward")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, fwd+": 2974 records")
+	require.Contains(t, stdout, bwd+": 2974 records")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{fwd, bwd, "--step", "1"}, "1 --step values for 2 captures"},
+		{[]string{fwd, bwd, "--direction", "forward", "--direction", "up"}, `--direction: direction "up" is not forward or backward`},
+		{[]string{"--step", "1", "--invocation-manifest", filepath.Join(dir, "window.yaml")}, "--rank, --step and --direction go with capture arguments"},
+	} {
+		for _, cmd := range []string{"validate", "decode"} {
+			args := append([]string{cmd}, c.args...)
+			if cmd == "decode" {
+				args = append(args, "-o", filepath.Join(dir, "out.json"))
+			}
+			_, stderr, code := runMain(t, args...)
+			require.Equal(t, 2, code, "%v: %s", args, stderr)
+			require.Contains(t, stderr, c.want, args)
+		}
+	}
+}

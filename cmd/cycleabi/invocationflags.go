@@ -16,7 +16,7 @@ import (
 // kernel launches per rank): --invocation-manifest, or --step/--direction
 // once per capture. decode uses them all, analyze all but the layout in
 // time (--invocation-gap-us, --absolute-time); validate takes the
-// manifest's captures.
+// captures, and checks the labels as decode does.
 type invocationFlags struct {
 	manifest   string
 	steps      []int64
@@ -25,13 +25,13 @@ type invocationFlags struct {
 	absolute   bool
 }
 
-// registerManifest adds --invocation-manifest only (validate, analyze).
+// registerManifest adds --invocation-manifest only.
 func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
 	fs.Var((*fileName)(&f.manifest), "invocation-manifest", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
 }
 
 // registerLabels adds --invocation-manifest, --step and --direction
-// (analyze).
+// (analyze, report, validate).
 func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
 	f.registerManifest(fs)
 	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
@@ -71,10 +71,11 @@ type invocationSet struct {
 }
 
 // captures returns the capture paths: the manifest's (checked as decode
-// checks it: one capture per invocation id of a rank), or the arguments.
+// checks it: one capture per invocation id of a rank), or the arguments,
+// whose --step and --direction are checked as decode checks them.
 // Exactly one of the two must give some.
 func (f *invocationFlags) captures(args []string) ([]string, error) {
-	if f.manifest == "" {
+	if f.manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
 		return args, nil
 	}
 	// A missing capture is validate's to report, with the others.

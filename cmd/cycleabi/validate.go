@@ -79,7 +79,10 @@ millions of findings; the summary says how many of a code are shown.
      "io_error" (only for a capture that could not be read)}]}
 
 --invocation-manifest FILE validates the captures a window's manifest lists
-(as decode reads it) instead of CAPTURE arguments.
+(as decode reads it) instead of CAPTURE arguments. --step and --direction,
+once per capture in order, are checked as decode checks them, so a decode
+command line of a window validates unchanged; the findings do not depend
+on them.
 
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`,
@@ -100,7 +103,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`,
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
-	f.invocations.registerManifest(fs)
+	f.invocations.registerLabels(fs)
 	return cmd
 }
 
