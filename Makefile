@@ -74,6 +74,7 @@ cpp-test:
 
 ## bench: throughput and memory of decode, validate, plan, synth and merge (see README "Speed and memory")
 bench:
+	./scripts/bench-table.sh 5
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5

@@ -4,6 +4,8 @@ go 1.26.0
 
 require go.yaml.in/yaml/v3 v3.0.6
 
+require github.com/klauspost/compress v1.20.4
+
 require (
 	golang.org/x/net v0.61.0
 	google.golang.org/protobuf v1.36.12

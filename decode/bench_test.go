@@ -2,6 +2,7 @@ package decode
 
 import (
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -192,4 +193,63 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 		c.Close()
 	}
 	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkDecodeFormatters is the 32 MB capture (from memory, to
+// io.Discard) with its events formatted by the capture's own goroutine
+// (1) or handed in batches to 2 formatters; run with -cpu 2.
+func BenchmarkDecodeFormatters(b *testing.B) {
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stages, tasks := benchgen.MB32.Names()
+	cfg := defaultConfig()
+	cfg.Names = &Names{Stages: stages, Tasks: tasks}
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			cw := &countingWriter{w: io.Discard}
+			for b.Loop() {
+				cw.n = 0
+				if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{Formatters: n}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(cw.n)
+		})
+	}
+}
+
+// BenchmarkRecords is the merge alone: the 32 MB capture's 72 slots
+// walked in trace order (from memory), nothing rendered.
+func BenchmarkRecords(b *testing.B) {
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		n := uint64(0)
+		if err := d.Records(func(r Record) bool { n += r.StartCycle; return true }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(d.Summary.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }

@@ -205,7 +205,7 @@ func (c *clock) signedNanos(a, b uint64) (int64, bool) {
 // appendNanosAsMicros appends ns/1000 with up to three decimals, trailing
 // zeros trimmed.
 func appendNanosAsMicros(dst []byte, ns uint64) []byte {
-	dst = strconv.AppendUint(dst, ns/1000, 10)
+	dst = appendUint(dst, ns/1000)
 	return appendMilliFraction(dst, ns%1000)
 }
 

@@ -627,6 +627,10 @@ func (r *perfettoRenderer) annotationName(name string) uint64 {
 	return iid
 }
 
+// maxDescCache bounds the desc_ids whose interned text is kept: a capture
+// of random desc_ids must not grow memory with its size.
+const maxDescCache = 4096
+
 func (r *perfettoRenderer) desc(id uint32) *pfDesc {
 	if d, ok := r.descs[id]; ok {
 		return d

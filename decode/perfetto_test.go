@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"

@@ -57,6 +57,10 @@ type Input struct {
 type WriteOptions struct {
 	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
 	Parallel int
+	// Formatters is the number of goroutines that format each capture's
+	// events (0: GOMAXPROCS shared among the captures rendered at once;
+	// 1: none but the capture's own). The trace is the same for any.
+	Formatters int
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
@@ -171,12 +175,20 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 	}
 	par = min(par, len(inputs))
 
+	formatters := o.Formatters
+	if formatters <= 0 {
+		formatters = max(1, runtime.GOMAXPROCS(0)/par)
+	}
 	p := pipeline{
 		outs:  make([]chan chunk, len(inputs)),
 		errs:  make([]error, len(inputs)),
 		flows: make([]FlowStats, len(inputs)),
 		done:  make(chan struct{}),
-		free:  make(chan []byte, 4*par),
+		// Room for every chunk in flight: the writer's two per
+		// input, and each formatter's batches (renderParallel).
+		free: make(chan []byte, par*(4+3*formatters)),
+
+		formatters: formatters,
 	}
 	for i := range p.outs {
 		p.outs[i] = make(chan chunk, 2)
@@ -241,6 +253,9 @@ type pipeline struct {
 	flows []FlowStats
 	done  chan struct{} // closed when the writer returns
 	free  chan []byte   // written chunks, for reuse
+	// formatters is the number of goroutines that format one input's
+	// events (1: the input's own goroutine does).
+	formatters int
 }
 
 var errAborted = errors.New("trace writing aborted")
@@ -301,10 +316,7 @@ func (p *pipeline) render(i int, r eventRenderer, in *Input) error {
 	active, anchor := len(in.Decoded.Summary.Active), r.timeAnchor()
 	maxEnd := make([]uint64, active)
 	started := make([]bool, active)
-	// One Record for the whole walk: &rec passed through the interface
-	// would escape, one allocation per record.
-	var cur Record
-	walkErr := in.Decoded.Records(func(rec Record) bool {
+	note := func(rec *Record) {
 		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
 			w.Overlapping++
 		}
@@ -316,7 +328,21 @@ func (p *pipeline) render(i int, r eventRenderer, in *Input) error {
 		if rec.StartCycle < anchor {
 			w.NegativeTS++
 		}
+	}
+	if jr, ok := r.(*jsonRenderer); ok && !jr.flows && p.formatters > 1 {
+		// Events without arrows format in batches on p.formatters
+		// goroutines (parallel.go), byte for byte as below.
+		if _, err = p.send(i, b, 0); err != nil {
+			return err
+		}
+		return p.renderParallel(i, jr.renderer, in.Decoded, p.formatters, note)
+	}
+	// One Record for the whole walk: &rec passed through the interface
+	// would escape, one allocation per record.
+	var cur Record
+	walkErr := in.Decoded.Records(func(rec Record) bool {
 		cur = rec
+		note(&cur)
 		if b, err = r.record(b, &cur); err != nil {
 			return false
 		}
@@ -402,14 +428,17 @@ type slotText struct {
 
 // descText is what a desc_id contributes to an event, already rendered.
 type descText struct {
+	id       uint32
+	idArg    []byte // `,"desc_id":N`
 	name     []byte // the stage name, JSON-escaped without quotes
 	prefixed bool   // prefixed with the task's stage name
 	arg      []byte // `,"task_type":N` or `,"graph_stage":N`, or nil
 }
 
-// maxDescCache bounds the desc_ids whose text is kept: a capture of
-// random desc_ids must not grow memory with its size.
-const maxDescCache = 4096
+// descCacheBits sizes the direct-mapped cache of desc_id texts: a
+// capture uses a few dozen desc_ids, and one of random desc_ids must not
+// grow memory with its size (a miss renders the text again).
+const descCacheBits = 10
 
 type renderer struct {
 	cfg      *Config
@@ -417,7 +446,7 @@ type renderer struct {
 	clock    clock
 	anchor   uint64
 	slots    []slotText
-	descs    map[uint32]*descText
+	descs    *[1 << descCacheBits]*descText // by a multiplicative hash of desc_id
 	tasks    taskStages
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
@@ -433,7 +462,7 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
-		descs: map[uint32]*descText{}, detailed: cfg.DetailedNames,
+		descs: new([1 << descCacheBits]*descText), detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
@@ -455,19 +484,19 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 func threadID(s abi.Slot) uint64 { return uint64(s.CoreType)*1000 + uint64(s.BlockID) }
 
 func (r *renderer) desc(id uint32) *descText {
-	if d, ok := r.descs[id]; ok {
+	slot := &r.descs[uint32(id*0x9e3779b1)>>(32-descCacheBits)]
+	if d := *slot; d != nil && d.id == id {
 		return d
 	}
-	d := &descText{name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	d := &descText{id: id, name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	d.idArg = appendUint(append(d.idArg, `,"desc_id":`...), uint64(id))
 	if ns, index := abi.LookupDesc(id); ns.Arg() != "" {
 		d.arg = append(d.arg, ',')
 		d.arg = appendJSONString(d.arg, ns.Arg())
 		d.arg = append(d.arg, ':')
 		d.arg = strconv.AppendUint(d.arg, uint64(index), 10)
 	}
-	if len(r.descs) < maxDescCache {
-		r.descs[id] = d
-	}
+	*slot = d
 	return d
 }
 
@@ -521,7 +550,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, ",\n{\"name\":\""...)
 	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, r.owner...)
-		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+		b = appendUint(b, uint64(rec.OwnerID))
 		b = append(b, '_')
 	}
 	if hasStage && d.prefixed {
@@ -531,7 +560,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.name...)
 	if r.detailed {
 		b = append(b, "_task"...)
-		b = strconv.AppendUint(b, rec.TaskNumber(), 10)
+		b = appendUint(b, rec.TaskNumber())
 	}
 	s := &r.slots[rec.Active]
 	b = append(b, s.pidTidTs...)
@@ -540,17 +569,16 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	// over the table costs some 500 instructions per event, a third more;
 	// TestAppendArgsFollowsTable holds this to the table.
 	b = append(b, s.argsStart...) // ends with `,"task_id":`, recordArgs' first
-	b = strconv.AppendUint(b, uint64(rec.TaskID), 10)
-	b = append(b, `,"desc_id":`...)
-	b = strconv.AppendUint(b, uint64(rec.DescID), 10)
+	b = appendUint(b, uint64(rec.TaskID))
+	b = append(b, d.idArg...) // `,"desc_id":N`
 	b = append(b, `,"stage_task_index":`...)
-	b = strconv.AppendUint(b, uint64(rec.StageTaskIndex), 10)
+	b = appendUint(b, uint64(rec.StageTaskIndex))
 	b = append(b, `,"task_number":`...)
-	b = strconv.AppendUint(b, rec.TaskNumber(), 10)
+	b = appendUint(b, rec.TaskNumber())
 	b = append(b, `,"start_cycle":`...)
-	b = strconv.AppendUint(b, rec.StartCycle, 10)
+	b = appendUint(b, rec.StartCycle)
 	b = append(b, `,"end_cycle":`...)
-	b = strconv.AppendUint(b, rec.EndCycle, 10)
+	b = appendUint(b, rec.EndCycle)
 	b = append(b, s.entry...)
 	if hasStage {
 		b = append(b, `,"task_stage":`...)
@@ -559,7 +587,7 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = append(b, d.arg...)
 	if rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, `,"owner_id":`...)
-		b = strconv.AppendUint(b, uint64(rec.OwnerID), 10)
+		b = appendUint(b, uint64(rec.OwnerID))
 	}
 	if argPlanExtra {
 		b = r.appendExtraArgs(b, rec)

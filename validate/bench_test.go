@@ -25,17 +25,29 @@ var benchSizes = []struct {
 // about mib MiB: 24 cube slots, every core entered and its slot full of
 // sorted, non-overlapping records of known descriptors.
 func benchCapture(tb testing.TB, mib int) (string, int64) {
+	return benchCaptureOf(tb, mib, false)
+}
+
+// benchCaptureOf is benchCapture; with warn, every slot draws warnings:
+// every 50th record swapped with the next (unsorted-slot, and the exact
+// overlap check), every 100th overlapping the next, and entry_cycle at the
+// start of the middle record (the first half are before-entry).
+func benchCaptureOf(tb testing.TB, mib int, warn bool) (string, int64) {
 	tb.Helper()
 	capacity := uint32((mib << 20) / (3 * abi.MinCubeSlots) / abi.ProfileRecordSize / abi.RecordCapacityAlignment * abi.RecordCapacityAlignment)
 	l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: capacity, AIV: capacity})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("cycleabi-bench-%dmib-%s.bin", mib, abi.FingerprintHex))
+	kind := ""
+	if warn {
+		kind = "warn-"
+	}
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("cycleabi-bench-%s%dmib-%s.bin", kind, mib, abi.FingerprintHex))
 	if st, err := os.Stat(path); err == nil && uint64(st.Size()) == l.Size() {
 		return path, st.Size()
 	}
-	if err := writeBenchCapture(path+".tmp", l); err != nil {
+	if err := writeBenchCapture(path+".tmp", l, warn); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.Rename(path+".tmp", path); err != nil {
@@ -44,7 +56,7 @@ func benchCapture(tb testing.TB, mib int) (string, int64) {
 	return path, int64(l.Size())
 }
 
-func writeBenchCapture(path string, l abi.Layout) error {
+func writeBenchCapture(path string, l abi.Layout, warn bool) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -55,11 +67,26 @@ func writeBenchCapture(path string, l abi.Layout) error {
 	for i := range l.NumSlots() {
 		s := l.Slot(i)
 		entry := uint64(1_000_000 + i)
+		if warn {
+			entry += 10 * uint64(s.Capacity/2)
+		}
 		h := abi.CoreHeader{EntryCycle: entry, RecordCount: s.Capacity, CoreType: s.CoreType, BlockID: s.BlockID, RecordCapacity: s.Capacity}
 		buf = h.Append(buf[:0])
 		for j := range s.Capacity {
-			start := entry + 10*uint64(j)
-			r := abi.ProfileRecord{StartCycle: start, EndCycle: start + 7, DescID: descs[j%3], TaskID: j / 3, StageTaskIndex: j / 3, OwnerID: abi.InvalidOwnerID}
+			start := uint64(1_000_000+i) + 10*uint64(j)
+			end := start + 7
+			switch {
+			case !warn:
+			case j%50 == 0 && j+1 < s.Capacity:
+				start += 10
+				end += 10
+			case j%50 == 1:
+				start -= 10
+				end -= 10
+			case j%100 == 10:
+				end += 10
+			}
+			r := abi.ProfileRecord{StartCycle: start, EndCycle: end, DescID: descs[j%3], TaskID: j / 3, StageTaskIndex: j / 3, OwnerID: abi.InvalidOwnerID}
 			buf = r.Append(buf)
 		}
 		if _, err := w.Write(buf); err != nil {
@@ -88,6 +115,26 @@ func BenchmarkValidate(b *testing.B) {
 				}
 				if len(r.Counts) != 0 {
 					b.Fatalf("findings in the benchmark capture: %v", r.Findings)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidateWarnings validates a capture in which every slot draws
+// warnings (half its records before-entry, overlaps, out of start order).
+func BenchmarkValidateWarnings(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			path, size := benchCaptureOf(b, sz.mib, true)
+			b.SetBytes(size)
+			for b.Loop() {
+				r, err := validate.CheckFile(path, validate.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r.Warnings() == 0 || r.Errors() != 0 {
+					b.Fatalf("warnings %d, errors %d", r.Warnings(), r.Errors())
 				}
 			}
 		})

@@ -73,34 +73,82 @@ func (st *codeStats) admits(limit int, off int64) bool {
 	return limit < 0 || len(st.kept) < limit || off < st.kept[st.maxAt].Off
 }
 
-// collector counts every finding and keeps at most limit per code.
+// collector counts every finding and keeps at most limit per code. The
+// codes of Codes() have their stats in an array (the record hook counts
+// findings by index, no map lookup per record); any other code in a map.
 type collector struct {
 	limit     int
-	stats     map[capture.Code]*codeStats
+	stats     []codeStats
+	other     map[capture.Code]*codeStats
 	seq       uint64
 	onFinding func(*Finding)
 }
 
+// numCodes is len(Codes()); codeIndex maps each to its place there.
+var (
+	numCodes  = len(Codes())
+	codeIndex = func() map[capture.Code]int {
+		m := map[capture.Code]int{}
+		for i, c := range Codes() {
+			m[c.Code] = i
+		}
+		return m
+	}()
+)
+
+// Indexes of the codes the record hook reports.
+var (
+	idxBeforeEntry     = codeIndex[CodeBeforeEntry]
+	idxOverlap         = codeIndex[CodeOverlap]
+	idxUnknownDesc     = codeIndex[CodeUnknownDesc]
+	idxUnknownTaskType = codeIndex[CodeUnknownTaskType]
+)
+
 func newCollector(limit int, onFinding func(*Finding)) *collector {
-	return &collector{limit: limit, stats: map[capture.Code]*codeStats{}, onFinding: onFinding}
+	return &collector{limit: limit, stats: make([]codeStats, numCodes), onFinding: onFinding}
+}
+
+// statsOf returns the stats of code, made with severity sev the first time.
+func (c *collector) statsOf(code capture.Code, sev capture.Severity) *codeStats {
+	if i, ok := codeIndex[code]; ok {
+		st := &c.stats[i]
+		if st.count == 0 && st.kept == nil {
+			st.severity = sev
+		}
+		return st
+	}
+	if c.other == nil {
+		c.other = map[capture.Code]*codeStats{}
+	}
+	st := c.other[code]
+	if st == nil {
+		st = &codeStats{severity: sev}
+		c.other[code] = st
+	}
+	return st
 }
 
 // want counts one finding of code at off and reports whether the caller
 // should build it and pass it to add (building one formats text, which a
 // capture with millions of findings cannot afford for each).
 func (c *collector) want(code capture.Code, sev capture.Severity, off int64) bool {
-	st := c.stats[code]
-	if st == nil {
-		st = &codeStats{severity: sev}
-		c.stats[code] = st
-	}
+	st := c.statsOf(code, sev)
+	st.count++
+	return c.onFinding != nil || st.admits(c.limit, off)
+}
+
+// wantWarning is want for the warning of Codes()[i]: the record hook's
+// path, an array index.
+func (c *collector) wantWarning(i int, off int64) bool {
+	st := &c.stats[i]
+	st.severity = capture.Warning
 	st.count++
 	return c.onFinding != nil || st.admits(c.limit, off)
 }
 
 // add keeps f, which want admitted.
 func (c *collector) add(f Finding) {
-	st := c.stats[f.Code]
+	st := c.statsOf(f.Code, f.Severity)
 	f.seq = c.seq
 	c.seq++
 	if c.onFinding != nil {
@@ -143,8 +191,15 @@ func before(a, b *Finding) bool {
 // first, each in the order of Codes().
 func (c *collector) finish() ([]Finding, []CodeCount) {
 	var all []Finding
-	counts := make([]CodeCount, 0, len(c.stats))
-	for code, st := range c.stats {
+	counts := make([]CodeCount, 0, 4)
+	codes := Codes()
+	for i := range c.stats {
+		if st := &c.stats[i]; st.count > 0 {
+			all = append(all, st.kept...)
+			counts = append(counts, CodeCount{Code: codes[i].Code, Severity: st.severity, Count: st.count, Kept: len(st.kept)})
+		}
+	}
+	for code, st := range c.other {
 		all = append(all, st.kept...)
 		counts = append(counts, CodeCount{Code: code, Severity: st.severity, Count: st.count, Kept: len(st.kept)})
 	}

@@ -55,9 +55,87 @@ func (v *validator) record(s *capture.SlotScan, index int, off int64, r *abi.Pro
 		v.badDesc(st, index, off, r)
 	}
 	if start < st.entry {
-		v.warn(CodeBeforeEntry, off+abi.ProfileRecordStartCycleOffset, st.name, index,
-			fmt.Sprintf("start_cycle=%d", start), fmt.Sprintf("at least the core's entry_cycle %d", st.entry))
+		v.beforeEntry(st, index, off, r)
 	}
+}
+
+// beforeEntry reports a record that starts before its core's entry; the
+// text is built only for a finding that is kept (want counts the rest).
+func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.ProfileRecord) {
+	off += abi.ProfileRecordStartCycleOffset
+	if v.col.wantWarning(idxBeforeEntry, off) {
+		v.col.add(warning(CodeBeforeEntry, off, st.name, index,
+			fmt.Sprintf("start_cycle=%d", r.StartCycle), fmt.Sprintf("at least the core's entry_cycle %d", st.entry)))
+	}
+}
+
+// block is the scan's Block hook: it checks records against the common
+// case — each in start order and after the end of every record before it,
+// at or after the core's entry, with a desc_id known to be fine — with one
+// flag per record and no branch per check. It updates the slot state as
+// the record hook would for the records that pass, and returns how many
+// passed before the first that did not (which the record hook then sees:
+// the same findings, in the same order).
+func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int {
+	st := &v.cur
+	n := len(b) / abi.ProfileRecordSize
+	if n == 0 {
+		return 0
+	}
+	j := 0
+	var prev, maxEnd uint64
+	var maxIdx int
+	if first == 0 {
+		// The slot's first record: the state the record hook's begin sets.
+		st.begin(s)
+		prev = binary.LittleEndian.Uint64(b[abi.ProfileRecordStartCycleOffset:])
+		maxEnd = binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
+		if b2u(prev < st.entry)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
+			return 0
+		}
+		j = 1
+	} else {
+		prev, maxEnd, maxIdx = st.prevStart, st.maxEnd, st.maxIdx
+	}
+	entry := st.entry
+	for ; j < n; j++ {
+		rb := (*[abi.ProfileRecordSize]byte)(b[j*abi.ProfileRecordSize:])
+		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
+		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
+		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
+		if b2u(start < prev)|b2u(start < maxEnd)|b2u(start < entry)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
+			(start < prev || start < maxEnd || start < entry || v.descBad(desc) != 0) {
+			break
+		}
+		if end > maxEnd {
+			maxEnd, maxIdx = end, first+j
+		}
+		prev = start
+	}
+	st.prevStart, st.maxEnd, st.maxIdx = prev, maxEnd, maxIdx
+	return j
+}
+
+// b2u is 1 for true: a flag without a branch.
+func b2u(b bool) uint {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// descSlot is desc_id's place in the validator's cache of desc_ids known
+// to draw no warning (a multiplicative hash, so that the same index in
+// different namespaces lands apart).
+func descSlot(id uint32) uint8 { return uint8((id * 0x9E3779B1) >> 24) }
+
+// descBad is 1 when desc_id draws a warning; a fine one goes in the cache.
+func (v *validator) descBad(id uint32) uint {
+	if descCode(id) != "" {
+		return 1
+	}
+	v.descOK[descSlot(id)] = id
+	return 0
 }
 
 func (st *slotState) begin(s *capture.SlotScan) {
@@ -81,9 +159,17 @@ func (v *validator) outOfOrder(st *slotState, index int, off int64, r *abi.Profi
 }
 
 func (v *validator) overlap(st *slotState, index int, off int64, r *abi.ProfileRecord) {
-	v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, index,
-		fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", r.StartCycle, st.maxEnd, st.maxIdx),
-		"records of one core not to overlap")
+	v.overlapAt(st, off+abi.ProfileRecordStartCycleOffset, index, r.StartCycle, st.maxEnd, st.maxIdx)
+}
+
+// overlapAt reports the overlap of record index (its start_cycle at file
+// offset off) with record maxIdx, building the text only when it is kept.
+func (v *validator) overlapAt(st *slotState, off int64, index int, start, maxEnd uint64, maxIdx int) {
+	if v.col.wantWarning(idxOverlap, off) {
+		v.col.add(warning(CodeOverlap, off, st.name, index,
+			fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", start, maxEnd, maxIdx),
+			"records of one core not to overlap"))
+	}
 }
 
 func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileRecord) {
@@ -96,12 +182,16 @@ func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileR
 			}
 			v.descExpected = "a desc_id in " + strings.Join(ranges, ", ")
 		}
-		v.warn(CodeUnknownDesc, off, st.name, index, fmt.Sprintf("desc_id=%#x", r.DescID), v.descExpected)
+		if v.col.wantWarning(idxUnknownDesc, off) {
+			v.col.add(warning(CodeUnknownDesc, off, st.name, index, fmt.Sprintf("desc_id=%#x", r.DescID), v.descExpected))
+		}
 		return
 	}
-	_, t := abi.LookupDesc(r.DescID)
-	v.warn(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
-		"a task type of the TaskType enum")
+	if v.col.wantWarning(idxUnknownTaskType, off) {
+		_, t := abi.LookupDesc(r.DescID)
+		v.col.add(warning(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
+			"a task type of the TaskType enum"))
+	}
 }
 
 // descCode returns the warning a desc_id deserves, "" for none.
@@ -320,9 +410,7 @@ func (v *validator) exactOverlaps(s *capture.SlotScan, st *slotState) {
 	for _, sp := range spans[1:] {
 		if sp.start < maxEnd && !sp.reported {
 			off := s.Off + abi.CoreHeaderSize + int64(sp.idx)*abi.ProfileRecordSize
-			v.warn(CodeOverlap, off+abi.ProfileRecordStartCycleOffset, st.name, int(sp.idx),
-				fmt.Sprintf("start_cycle=%d before end_cycle=%d of record %d", sp.start, maxEnd, maxIdx),
-				"records of one core not to overlap")
+			v.overlapAt(st, off+abi.ProfileRecordStartCycleOffset, int(sp.idx), sp.start, maxEnd, int(maxIdx))
 		}
 		if sp.end > maxEnd {
 			maxEnd, maxIdx = sp.end, sp.idx

@@ -207,7 +207,7 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 			fmt.Sprintf("%d extra bytes", extra),
 			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), layoutText(l)))
 	}
-	sum, err := c.Scan(l, capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Hint: res.Hint})
+	sum, err := c.Scan(l, capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint})
 	if err == nil {
 		err = v.err
 	}
@@ -255,6 +255,10 @@ type validator struct {
 	records []abi.ProfileRecord
 	rbuf    []byte
 
+	// descOK caches desc_ids that draw no warning, at descSlot(id); an
+	// empty place holds an id that does not hash there.
+	descOK [256]uint32
+
 	// Text shared by many findings.
 	descExpected     string
 	coreTypeExpected string
@@ -292,7 +296,11 @@ func newValidator(c *capture.Capture, o Options) *validator {
 	if limit < 0 || limit > maxKeptFindings {
 		limit = maxKeptFindings
 	}
-	return &validator{c: c, o: o, col: newCollector(limit, o.OnFinding)}
+	v := &validator{c: c, o: o, col: newCollector(limit, o.OnFinding)}
+	// Every place starts with an id that does not hash there: 0 hashes to
+	// place 0, 1 does not.
+	v.descOK[0] = 1
+	return v
 }
 
 func (v *validator) finish(r *Result) {

@@ -8,6 +8,7 @@ package benchgen
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -24,6 +25,14 @@ type Spec struct {
 	Unsorted int
 	// Seed makes the capture reproducible.
 	Seed uint64
+	// Warnings makes every slot draw validate warnings: its records out of
+	// start order, every 100th overlapping the next, and entry_cycle set to
+	// the start of its middle record (the first half start before it).
+	Warnings bool
+	// Full sizes the capacities to the records (rounded up to a multiple
+	// of 16) instead of twice them: the file is nearly all records, as a
+	// reader of the whole file (validate, cat) sees it.
+	Full bool
 }
 
 // MB32 is the ~32 MB, ~500k-record capture of the figures; MB320
@@ -38,12 +47,16 @@ const cubeSlots = abi.MinCubeSlots
 // GraphStages is the number of graph stages the records use; Names names them.
 const GraphStages = 8
 
-// Layout is the buffer layout: capacities twice the records per slot,
-// rounded up to a multiple of 16.
+// Layout is the buffer layout: capacities twice the records per slot
+// (once with Full), rounded up to a multiple of 16.
 func (s Spec) Layout() (abi.Layout, error) {
 	slots := 3 * cubeSlots
 	perSlot := (s.Records + slots - 1) / slots
-	c, err := abi.RoundUpCapacity(uint64(2 * perSlot))
+	want := uint64(2 * perSlot)
+	if s.Full {
+		want = uint64(perSlot)
+	}
+	c, err := abi.RoundUpCapacity(want)
 	if err != nil {
 		return abi.Layout{}, err
 	}
@@ -91,7 +104,10 @@ func Write(w io.Writer, s Spec) error {
 		n := min(perSlot, left)
 		left -= n
 		writeCore(b, rng, slot, entry, n, &task)
-		if i < s.Unsorted {
+		if s.Warnings && n > 0 {
+			warnings(b, n)
+		}
+		if i < s.Unsorted || s.Warnings {
 			swapNeighbours(b, n)
 		}
 		if _, err := w.Write(b); err != nil {
@@ -159,6 +175,18 @@ func swapNeighbours(slot []byte, n int) {
 		copy(rec(i), rec(i+1))
 		copy(rec(i+1), tmp[:])
 	}
+}
+
+// warnings stretches every 100th record of a slot over the next and moves
+// the slot's entry_cycle to the start of its middle record.
+func warnings(slot []byte, n int) {
+	at := func(i int) int { return abi.CoreHeaderSize + i*abi.ProfileRecordSize }
+	for i := 10; i+1 < n; i += 100 {
+		next := binary.LittleEndian.Uint64(slot[at(i+1)+abi.ProfileRecordEndCycleOffset:])
+		binary.LittleEndian.PutUint64(slot[at(i)+abi.ProfileRecordEndCycleOffset:], next+1)
+	}
+	mid := binary.LittleEndian.Uint64(slot[at(n/2)+abi.ProfileRecordStartCycleOffset:])
+	binary.LittleEndian.PutUint64(slot[abi.CoreHeaderEntryCycleOffset:], mid)
 }
 
 // Bytes returns the capture in memory.

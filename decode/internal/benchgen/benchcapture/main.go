@@ -17,11 +17,13 @@ func main() {
 	out := flag.String("o", "", "capture file to write")
 	flag.IntVar(&spec.Records, "records", spec.Records, "live records")
 	flag.IntVar(&spec.Unsorted, "unsorted", spec.Unsorted, "slots with records out of start order")
+	flag.BoolVar(&spec.Warnings, "warnings", false, "every slot draws validate warnings (unsorted, overlaps, records before entry)")
+	flag.BoolVar(&spec.Full, "full", false, "capacities sized to the records (else twice them)")
 	flag.Uint64Var(&spec.Seed, "seed", spec.Seed, "random seed")
 	sparse := flag.Bool("sparse", false, "write a sparse capture whose only live slot, AIV/0, holds -records records in random start order")
 	flag.Parse()
 	if *out == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N | -sparse] [-seed N] -o CAPTURE")
+		fmt.Fprintln(os.Stderr, "usage: benchcapture [-records N] [-unsorted N | -sparse] [-seed N] [-warnings] [-full] -o CAPTURE")
 		os.Exit(2)
 	}
 	write := benchgen.WriteFile

@@ -1,0 +1,320 @@
+// Command benchtable measures the rows of README "Speed and memory" side by
+// side, in one run: for each row it writes the captures (benchgen), then
+// runs the row's two commands alternately -runs times (so both see the same
+// load on a shared machine) and prints the median wall time, CPU time
+// (user+sys) and peak RSS of each, and the ratio of the medians.
+//
+//	go run ./decode/internal/benchgen/benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows decode,ref,big,gz,validate,ranks]
+//
+// scripts/bench-table.sh builds the binaries and runs it (make bench).
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+)
+
+type sample struct {
+	wall, cpu time.Duration
+	rss       int64 // KiB
+}
+
+// cmd is one command of a pair.
+type cmd struct {
+	label string
+	env   []string
+	argv  []string
+}
+
+func (c cmd) run() (sample, error) {
+	x := exec.Command(c.argv[0], c.argv[1:]...)
+	x.Env = append(os.Environ(), c.env...)
+	var stderr bytes.Buffer
+	x.Stderr = &stderr
+	t0 := time.Now()
+	err := x.Run()
+	wall := time.Since(t0)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %v\n%s", strings.Join(c.argv, " "), err, stderr.String())
+	}
+	ru := x.ProcessState.SysUsage().(*syscall.Rusage)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return sample{wall: wall, cpu: cpu, rss: ru.Maxrss}, nil
+}
+
+// stats are the medians of a command's samples.
+type stats struct {
+	wall, cpu time.Duration
+	rss       int64
+}
+
+func median[T int64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func medians(ss []sample) stats {
+	var w, c []time.Duration
+	var r []int64
+	for _, s := range ss {
+		w, c, r = append(w, s.wall), append(c, s.cpu), append(r, s.rss)
+	}
+	return stats{median(w), median(c), median(r)}
+}
+
+// pair runs a and b alternately runs times; each side's before runs first
+// (to make the file a cp copies, say), untimed.
+func pair(runs int, a, b cmd, before func() error) (stats, stats, error) {
+	var sa, sb []sample
+	for range runs {
+		if before != nil {
+			if err := before(); err != nil {
+				return stats{}, stats{}, err
+			}
+		}
+		x, err := a.run()
+		if err != nil {
+			return stats{}, stats{}, err
+		}
+		y, err := b.run()
+		if err != nil {
+			return stats{}, stats{}, err
+		}
+		sa, sb = append(sa, x), append(sb, y)
+	}
+	return medians(sa), medians(sb), nil
+}
+
+func show(s stats) string {
+	return fmt.Sprintf("%.3f s (cpu %.3f s), %.1f MiB", s.wall.Seconds(), s.cpu.Seconds(), float64(s.rss)/1024)
+}
+
+// row prints a row; ratio formats the ratio of two times (a's over b's
+// when over, else b's over a's), printed for wall and for CPU time.
+func row(work string, a, b cmd, sa, sb stats, over bool, ratio, goal string) {
+	r := func(x, y time.Duration) float64 {
+		if over {
+			return x.Seconds() / y.Seconds()
+		}
+		return y.Seconds() / x.Seconds()
+	}
+	text := fmt.Sprintf(ratio, r(sa.wall, sb.wall)) + fmt.Sprintf(" (cpu %.2f×)", r(sa.cpu, sb.cpu))
+	fmt.Printf("| %s | %s: %s | %s: %s | %s | %s |\n", work, a.label, show(sa), b.label, show(sb), text, goal)
+}
+
+func main() {
+	bin := flag.String("cycleabi", "", "the cycleabi binary to measure")
+	base := flag.String("base", "", "a cycleabi binary to compare the .json.gz row against (the tree before the speed work)")
+	python := flag.String("python", "/usr/bin/python3", "Python with NumPy, for scripts/ref-decode.py")
+	runs := flag.Int("runs", 5, "runs of each command per row")
+	refRuns := flag.Int("ref-runs", 3, "runs of the reference decoder (tens of seconds each)")
+	bigRecords := flag.Int("big-records", 31_250_000, "records of the big decode row's capture (about 2 GB)")
+	dir := flag.String("dir", "", "directory for captures and traces (default: a new temporary one, removed at the end)")
+	rowsFlag := flag.String("rows", "decode,ref,big,gz,validate,ranks", "rows to measure")
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "usage: benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows LIST]")
+		os.Exit(2)
+	}
+	rows := map[string]bool{}
+	for _, r := range strings.Split(*rowsFlag, ",") {
+		rows[r] = true
+	}
+	tmp := *dir
+	if tmp == "" {
+		d, err := os.MkdirTemp("", "cycleabi-benchtable-")
+		if err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(d)
+		tmp = d
+	}
+	if err := measure(*bin, *base, *python, *runs, *refRuns, *bigRecords, tmp, rows); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchtable:", err)
+	os.Exit(1)
+}
+
+// capture writes a capture of spec to dir/name once and returns its path
+// and decode flags.
+func capture(dir, name string, spec benchgen.Spec) (string, []string, error) {
+	path := filepath.Join(dir, name)
+	flags, err := benchgen.WriteFile(path, spec)
+	if err != nil {
+		return "", nil, err
+	}
+	return path, strings.Fields(flags), nil
+}
+
+// removing returns a function that removes path if it is there.
+func removing(path string) func() error {
+	return func() error {
+		if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		return nil
+	}
+}
+
+func size(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return st.Size()
+}
+
+func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string, rows map[string]bool) error {
+	fmt.Printf("runs %d (reference %d), GOMAXPROCS unset unless said; medians: wall (cpu user+sys), peak RSS\n\n", runs, refRuns)
+	fmt.Println("| work | tool | against | ratio | goal |")
+	fmt.Println("|---|---|---|---|---|")
+	decode := func(capture string, flags []string, out string, extra ...string) cmd {
+		argv := append([]string{bin, "decode", capture}, flags...)
+		return cmd{label: "cycleabi decode", argv: append(append(argv, "-o", out), extra...)}
+	}
+	if rows["decode"] || rows["ref"] || rows["gz"] {
+		b32, flags, err := capture(tmp, "b32.bin", benchgen.MB32)
+		if err != nil {
+			return err
+		}
+		trace := filepath.Join(tmp, "b32.json")
+		dec := decode(b32, flags, trace)
+		if rows["decode"] {
+			cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
+			if _, err := dec.run(); err != nil {
+				return err
+			}
+			sa, sb, err := pair(runs, dec, cp, removing(trace+".copy"))
+			if err != nil {
+				return err
+			}
+			row(fmt.Sprintf("decode 32 MB capture (%d records) → file (%d MB)", benchgen.MB32.Records, size(trace)>>20),
+				dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.5× cp")
+			os.Remove(trace + ".copy")
+		}
+		if rows["ref"] {
+			ref := cmd{label: "reference (scripts/ref-decode.py)", argv: []string{python, "scripts/ref-decode.py", b32, flags[3], flags[5]}}
+			sa, sb, err := pair(refRuns, dec, ref, nil)
+			if err != nil {
+				return err
+			}
+			row("decode 32 MB → file vs the Python reference", dec, ref, sa, sb,
+				false, "%.0f× faster", "≥ 400×")
+		}
+		if rows["gz"] {
+			gz := filepath.Join(tmp, "b32.json.gz")
+			dz := decode(b32, flags, gz)
+			if base != "" {
+				bz := filepath.Join(tmp, "b32.base.json.gz")
+				old := cmd{label: "before", argv: append(append([]string{base, "decode", b32}, flags...), "-o", bz)}
+				sa, sb, err := pair(runs, dz, old, nil)
+				if err != nil {
+					return err
+				}
+				row(fmt.Sprintf("decode 32 MB → .json.gz (%d bytes; before %d)", size(gz), size(bz)), dz, old, sa, sb,
+					false, "%.2f× faster", "≥ 1.5× faster, same or smaller")
+				if out, err := exec.Command("gzip", "-t", gz).CombinedOutput(); err != nil {
+					return fmt.Errorf("gzip -t %s: %v %s", gz, err, out)
+				}
+			}
+			sa, sb, err := pair(runs, dz, dec, nil)
+			if err != nil {
+				return err
+			}
+			row("decode 32 MB → .json.gz vs → .json", dz, dec, sa, sb, true, "%.2f× the time", "")
+			os.Remove(gz)
+		}
+		os.Remove(trace)
+		os.Remove(b32)
+	}
+	if rows["validate"] {
+		for _, warn := range []bool{true, false} {
+			spec := benchgen.Spec{Records: 5_000_000, Seed: 1, Full: true, Warnings: warn}
+			name, what := "clean.bin", "validate, clean %d MB capture (%d records)"
+			if warn {
+				name, what = "warn.bin", "validate, %d MB capture (%d records) with warnings"
+			}
+			path, _, err := capture(tmp, name, spec)
+			if err != nil {
+				return err
+			}
+			v := cmd{label: "cycleabi validate", argv: []string{bin, "validate", path}}
+			cat := cmd{label: "cat", argv: []string{"cat", path}}
+			sa, sb, err := pair(runs, v, cat, nil)
+			if err != nil {
+				return err
+			}
+			goal := "≤ 1.5× cat"
+			if warn {
+				goal = "≤ 2× cat"
+			}
+			row(fmt.Sprintf(what, size(path)/1e6, spec.Records), v, cat, sa, sb, true, "%.2f× cat", goal)
+			os.Remove(path)
+		}
+	}
+	if rows["ranks"] {
+		var paths []string
+		var flags []string
+		for r := range 8 {
+			p, f, err := capture(tmp, fmt.Sprintf("rank%d.bin", r), benchgen.Spec{Records: 1_000_000, Unsorted: 1, Seed: uint64(r + 1)})
+			if err != nil {
+				return err
+			}
+			paths, flags = append(paths, p), f
+		}
+		argv := append(append(append([]string{bin, "decode"}, paths...), flags...), "-o", "/dev/null")
+		two := cmd{label: "GOMAXPROCS=2", env: []string{"GOMAXPROCS=2"}, argv: argv}
+		one := cmd{label: "GOMAXPROCS=1", env: []string{"GOMAXPROCS=1"}, argv: argv}
+		sa, sb, err := pair(runs, two, one, nil)
+		if err != nil {
+			return err
+		}
+		row("8 ranks × 64 MB in one decode → /dev/null", two, one, sa, sb,
+			false, "%.2f× on 2 cores vs 1", "≥ 1.6×")
+		for _, p := range paths {
+			os.Remove(p)
+		}
+	}
+	if rows["big"] && bigRecords > 0 {
+		spec := benchgen.Spec{Records: bigRecords, Unsorted: 1, Seed: 1}
+		path, flags, err := capture(tmp, "big.bin", spec)
+		if err != nil {
+			return err
+		}
+		trace := filepath.Join(tmp, "big.json")
+		dec := decode(path, flags, trace)
+		cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
+		if _, err := dec.run(); err != nil {
+			return err
+		}
+		sa, sb, err := pair(runs, dec, cp, removing(trace+".copy"))
+		if err != nil {
+			return err
+		}
+		row(fmt.Sprintf("decode %.1f GB capture → file (%.1f GB)", float64(size(path))/1e9, float64(size(trace))/1e9),
+			dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.2× cp, ≤ 32 MiB")
+		os.Remove(trace)
+		os.Remove(trace + ".copy")
+		os.Remove(path)
+	}
+	return nil
+}
