@@ -171,8 +171,11 @@ func textKind(r io.ReaderAt, size int64) string {
 		return "blank text"
 	case t[0] == '{' || t[0] == '[':
 		return "JSON (or YAML)"
-	case strings.HasPrefix(t, "---") || strings.HasPrefix(t, "#") || strings.Contains(strings.SplitN(t, "\n", 2)[0], ":"):
+	case strings.HasPrefix(t, "---") || strings.Contains(strings.SplitN(t, "\n", 2)[0], ":"):
 		return "YAML"
+	case t[0] == '#':
+		// A YAML comment, or a Markdown heading: say both.
+		return "text (YAML or Markdown)"
 	}
 	return "text"
 }

@@ -445,6 +445,8 @@ func TestNotACapture(t *testing.T) {
 		"num_workers: 48\ntasks: []\n":     "YAML",
 		"---\nstages: {}\n":                "YAML",
 		"hello, world\n":                   "text",
+		"# cycleabi\n\nA README.\n":        "text (YAML or Markdown)",
+		"# a schedule\nnum_workers: 48\n":  "text (YAML or Markdown)",
 		"  \n\t\n":                         "blank text",
 		strings.Repeat("é", 400):           "text",
 	} {

@@ -677,8 +677,8 @@ _TEXT_SAMPLE = 512
 
 
 def _text_kind(data):
-    # What a file that is text looks like ("JSON (or YAML)", "YAML", "text",
-    # "blank text"), or None when it is not text (capture.go's textKind): a
+    # What a file that is text looks like ("JSON (or YAML)", "YAML",
+    # "text (YAML or Markdown)", "text", "blank text"), or None when it is not text (capture.go's textKind): a
     # capture is never text, since every header holds zero bytes.
     sample = bytes(data[:_TEXT_SAMPLE])
     if not sample:
@@ -700,8 +700,10 @@ def _text_kind(data):
         return "blank text"
     if t[0] in "{[":
         return "JSON (or YAML)"
-    if t.startswith("---") or t.startswith("#") or ":" in t.split("\n", 1)[0]:
+    if t.startswith("---") or ":" in t.split("\n", 1)[0]:
         return "YAML"
+    if t[0] == "#":
+        return "text (YAML or Markdown)"
     return "text"
 
 
