@@ -678,8 +678,9 @@ _TEXT_SAMPLE = 512
 
 def _text_kind(data):
     # What a file that is text looks like ("JSON (or YAML)", "YAML",
-    # "text (YAML or Markdown)", "text", "blank text"), or None when it is not text (capture.go's textKind): a
-    # capture is never text, since every header holds zero bytes.
+    # "text (YAML or Markdown)", "text", "blank text"), or None when it is
+    # not text (capture.go's textKind): a capture is never text, since every
+    # header holds zero bytes.
     sample = bytes(data[:_TEXT_SAMPLE])
     if not sample:
         return None
