@@ -2,47 +2,23 @@ package decode_test
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/fuzzseed"
 )
 
 // maxNamesText is the largest names file FuzzNamesFile looks at.
 const maxNamesText = 64 << 10
-
-// addFiles adds the contents of the files matching each pattern as seeds.
-func addFiles(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, p := range patterns {
-		paths, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, path := range paths {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seed files match %v", patterns)
-	}
-}
 
 // FuzzNamesFile parses arbitrary text as a kernel's names file. ParseNames
 // never panics; an error is a list of NamesErrors each naming the file and
 // a line; names it accepts are the names StageName and TaskStage give back,
 // and EventName uses them.
 func FuzzNamesFile(f *testing.F) {
-	addFiles(f, "../examples/*.names.yaml")
+	fuzzseed.Files(f, "../examples/*.names.yaml")
 	for _, seed := range []string{
 		"stages:\n  0x10001: Prefetch\ngraph_stages:\n  0: Dispatch\n  1: ExpertFFN\ntasks:\n  0: Dispatch\n  0x11: Combine\n",
 		`{"stages": {"65537": "Prefetch"}, "graph_stages": {"3": "Gate"}, "tasks": {"17": "Combine"}}`,

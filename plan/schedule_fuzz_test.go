@@ -2,43 +2,19 @@ package plan_test
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/fuzzseed"
 	"github.com/megakernel/cycleabi/plan"
+	"golang.org/x/tools/txtar"
 )
 
 // maxScheduleInput is the largest schedule FuzzSchedule looks at: a
 // megabyte exercises every path a larger one does.
 const maxScheduleInput = 1 << 20
-
-// addFiles adds the contents of the files matching each pattern as seeds.
-func addFiles(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, p := range patterns {
-		paths, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, path := range paths {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seed files match %v", patterns)
-	}
-}
 
 // FuzzSchedule parses arbitrary text as a schedule and plans it. Parse
 // never panics and its errors are a plan.ErrorList, each naming the file
@@ -63,7 +39,7 @@ func FuzzSchedule(f *testing.F) {
 			}
 		}
 	}
-	addFiles(f, "../examples/*.yaml")
+	fuzzseed.Files(f, "../examples/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxScheduleInput {
 			return

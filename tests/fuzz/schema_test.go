@@ -3,13 +3,12 @@ package fuzz_test
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/cppgen"
 	"github.com/megakernel/cycleabi/internal/docgen"
+	"github.com/megakernel/cycleabi/internal/fuzzseed"
 	"github.com/megakernel/cycleabi/internal/gogen"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
@@ -17,36 +16,13 @@ import (
 // maxText is the largest schema FuzzSchemaLoad looks at.
 const maxText = 64 << 10
 
-// addFiles adds the contents of the files matching each pattern as seeds.
-func addFiles(f *testing.F, patterns ...string) {
-	f.Helper()
-	n := 0
-	for _, p := range patterns {
-		paths, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, path := range paths {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-			n++
-		}
-	}
-	if n == 0 {
-		f.Fatalf("no seed files match %v", patterns)
-	}
-}
-
 // FuzzSchemaLoad loads arbitrary text as an ABI schema. Load never panics;
 // an error is a schema.ErrorList whose every entry names the file and a
 // line (and prints them first); a schema it accepts loads again to the
 // same fingerprint, and every emitter (Go, C++, docs) renders it without
 // panicking.
 func FuzzSchemaLoad(f *testing.F) {
-	addFiles(f, "../../abi/schema.yaml", "../../internal/schema/testdata/*.yaml", "../../internal/schema/testdata/invalid/*.yaml",
+	fuzzseed.Files(f, "../../abi/schema.yaml", "../../internal/schema/testdata/*.yaml", "../../internal/schema/testdata/invalid/*.yaml",
 		"../../internal/cppgen/testdata/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxText {
