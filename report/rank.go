@@ -53,7 +53,8 @@ type coreRow struct {
 }
 
 // groupCores keeps the cores with records, grouping consecutive ones of a
-// region so that there are at most max rows.
+// region, the same number in each row, so that there are at most maxRows
+// rows.
 func groupCores(cores []analyze.Core, maxRows int) []coreRow {
 	var active []analyze.Core
 	for _, c := range cores {
@@ -61,9 +62,22 @@ func groupCores(cores []analyze.Core, maxRows int) []coreRow {
 			active = append(active, c)
 		}
 	}
-	size := (len(active) + maxRows - 1) / maxRows
-	if size < 1 {
-		size = 1
+	var runs []int // cores of each region, in order
+	for i, c := range active {
+		if i == 0 || active[i-1].CoreType != c.CoreType {
+			runs = append(runs, 0)
+		}
+		runs[len(runs)-1]++
+	}
+	size := max(1, (len(active)+maxRows-1)/maxRows)
+	for ; size < len(active); size++ {
+		rows := 0
+		for _, r := range runs {
+			rows += (r + size - 1) / size
+		}
+		if rows <= maxRows {
+			break
+		}
 	}
 	var rows []coreRow
 	for _, c := range active {
