@@ -36,8 +36,9 @@ to a pull request or print:
   1. Summary: kernel, ranks, ABI, layout, records, dropped records and
      what 'cycleabi validate' reports (a red banner when anything was
      dropped or found), makespan, busy % per region;
-  2. Timeline overview: a row per core with records, binned to 900 columns,
-     compute colored by task type, and the critical path over it (--plan);
+  2. Timeline overview: a row per entered core (idle throughout when it
+     wrote no record), binned to 900 columns, compute colored by task type,
+     and the critical path over it (--plan);
   3. Where each core's time went: compute/wait/trigger/other/idle per core,
      imbalance per region;
   4. Task types and stages: total time and count/mean/p50/p90/p99/max;

@@ -410,3 +410,95 @@ func TestReportInvocationWindow(t *testing.T) {
 	}
 	assert.Empty(t, htmlcheck.Valid(page))
 }
+
+// svgRows returns the row labels of chart id (the text of each rowlabel,
+// without its tooltip) and the tooltips of its paths and row backgrounds.
+func svgRows(t *testing.T, doc *html.Node, id string) (labels, paths, backgrounds []string) {
+	t.Helper()
+	found := false
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" || htmlcheck.Attr(n, "id") != id {
+			return
+		}
+		found = true
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type != html.ElementNode {
+				return
+			}
+			title := ""
+			for k := c.FirstChild; k != nil; k = k.NextSibling {
+				if k.Type == html.ElementNode && k.Data == "title" {
+					title = htmlcheck.Text(k)
+				}
+			}
+			switch {
+			case c.Data == "text" && htmlcheck.Attr(c, "class") == "rowlabel":
+				var own strings.Builder
+				for k := c.FirstChild; k != nil; k = k.NextSibling {
+					if k.Type == html.TextNode {
+						own.WriteString(k.Data)
+					}
+				}
+				labels = append(labels, own.String())
+			case c.Data == "path" && title != "":
+				paths = append(paths, title)
+			case c.Data == "rect" && htmlcheck.Attr(c, "class") == "rowbg":
+				backgrounds = append(backgrounds, title)
+			}
+		})
+	})
+	require.True(t, found, "no chart %s", id)
+	return labels, paths, backgrounds
+}
+
+// The timeline has a row for every entered core, AIC then AIV, those that
+// wrote no record too: drawn idle (no bin of any kind, the background's
+// tooltip says so). The per-core bars keep the cores with records.
+func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
+	args := []string{moeCapture, "--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, args...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
+	var aic, aiv, active []string
+	idle := map[string]bool{}
+	for _, c := range analysis["ranks"].([]any)[0].(map[string]any)["cores"].([]any) {
+		m := c.(map[string]any)
+		name := m["core"].(string)
+		if m["core_type"] == "AIC" {
+			aic = append(aic, name)
+		} else {
+			aiv = append(aiv, name)
+		}
+		if m["records"].(float64) == 0 {
+			idle[name] = true
+		} else {
+			active = append(active, name)
+		}
+	}
+	require.NotEmpty(t, idle, "the example has entered cores that wrote no record")
+	require.Less(t, len(aic)+len(aiv), report.MaxChartRows, "one core a row")
+
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	labels, paths, backgrounds := svgRows(t, doc, "r0-timeline")
+	assert.Equal(t, append(aic, aiv...), labels, "a row per entered core, AIC then AIV")
+	require.Len(t, backgrounds, len(labels))
+	drawn := map[string]int{}
+	for _, p := range paths {
+		if core, _, ok := strings.Cut(p, " · "); ok {
+			drawn[core]++
+		}
+	}
+	for i, name := range labels {
+		if idle[name] {
+			assert.Zero(t, drawn[name], "%s wrote no record: nothing drawn on its row", name)
+			assert.Equal(t, name+": idle throughout (entered, wrote no record)", backgrounds[i])
+		} else {
+			assert.NotZero(t, drawn[name], "%s: its bins are drawn", name)
+			assert.Empty(t, backgrounds[i], name)
+		}
+	}
+	assert.Contains(t, string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)))
+
+	bars, _, _ := svgRows(t, doc, "r0-cores")
+	assert.Equal(t, active, bars, "a bar per core with records")
+}
