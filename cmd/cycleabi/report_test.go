@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -501,4 +502,63 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 
 	bars, _, _ := svgRows(t, doc, "r0-cores")
 	assert.Equal(t, active, bars, "a bar per core with records")
+}
+
+// A window compared with a base window: given by its manifest
+// (--base-invocation-manifest) or by its analysis (analyze --format json
+// of the base window, then --base), the page's comparison is diff's of
+// the two windows' analyses, invocation by invocation.
+func TestReportBaseWindow(t *testing.T) {
+	dir := analyzeWindow(t) // window.yaml: fwd.bin then bwd.bin, rank 2
+	base := filepath.Join(dir, "window.yaml")
+	// The new window: the same launches with their ids swapped, so that
+	// each invocation is compared with the other capture.
+	swapped := filepath.Join(dir, "swapped.yaml")
+	require.NoError(t, os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644))
+	flags := []string{"--plan", moePlan, "--names", moeNames}
+	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
+	for _, c := range [][]string{{base, baseJSON}, {swapped, newJSON}} {
+		_, errOut, code := runMain(t, append([]string{"analyze", "--invocation-manifest", c[0], "--format", "json", "-o", c[1]}, flags...)...)
+		require.Equal(t, 0, code, errOut)
+	}
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json", "--invocation-manifest", swapped}, flags...)...)
+	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
+	require.Len(t, diff["ranks"], 2)
+	span := func(i int) float64 {
+		return diff["ranks"].([]any)[i].(map[string]any)["makespan_cycles"].(map[string]any)["abs"].(float64)
+	}
+	require.NotZero(t, span(0), "the two captures differ")
+
+	var pages [][]byte
+	for _, b := range [][]string{{"--base-invocation-manifest", base}, {"--base", baseJSON}} {
+		page := reportPage(t, append(append([]string{"--invocation-manifest", swapped}, b...), flags...)...)
+		assert.Greater(t, compareTables(t, page, analysis, diff), 6000, b[0])
+		for _, s := range []string{"makespan vs base (rank 2)", `data-table="diff_summary"`, "Rank 2 · invocation 1 · "} {
+			assert.True(t, strings.Contains(string(page), s), "%s: the page says %q", b[0], s)
+		}
+		assert.Empty(t, htmlcheck.Valid(page), b[0])
+		pages = append(pages, page)
+	}
+	// Both ways give the same page (the base's captures are named as the
+	// manifest resolved them, in the JSON too).
+	assert.True(t, bytes.Equal(pages[1], pages[0]), "the two ways give one page")
+
+	// Not both; the base window's manifest and captures are inputs.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--base", baseJSON, "--base-invocation-manifest", base}, "either with --base or with --base-invocation-manifest, not both"},
+		{[]string{"--base-invocation-manifest", base, "-o", base}, "it is an input of this command"},
+		{[]string{"--base-invocation-manifest", base, "-o", filepath.Join(dir, "fwd.bin")}, "it is an input of this command"},
+		{[]string{"--base-invocation-manifest", filepath.Join(dir, "missing.yaml")}, "--base-invocation-manifest"},
+	} {
+		args := append([]string{"report", "--invocation-manifest", swapped}, c.args...)
+		if !slices.Contains(args, "-o") {
+			args = append(args, "-o", filepath.Join(dir, "x.html"))
+		}
+		_, errOut, code := runMain(t, args...)
+		assert.Equal(t, 2, code, c.args)
+		assert.Contains(t, errOut, c.want, c.args)
+	}
 }
