@@ -93,7 +93,7 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 
 <section id="timeline">
 <h2>Timeline overview</h2>
-<p class="note">One row per core with records, AIC then AIV; time runs left to right. Compute is colored by task type; wait, trigger and other are greys; white is idle.{{if .Ranks}}{{with index .Ranks 0}}{{if .Path}} The black line is the critical path.{{end}}{{end}}{{end}} Hover a row for its numbers.</p>
+<p class="note">One row per entered core, AIC then AIV (a core that wrote no record is idle throughout); time runs left to right. Compute is colored by task type; wait, trigger and other are greys; white is idle.{{if .Ranks}}{{with index .Ranks 0}}{{if .Path}} The black line is the critical path.{{end}}{{end}}{{end}} Hover a row for its numbers.</p>
 {{range .Ranks}}{{with .Title}}<h3>{{.}}</h3>
 {{end}}<ul class="legend">{{range .Legend}}{{template "legend" .}}{{end}}{{range $.KindLegend}}{{template "legend" .}}{{end}}</ul>
 {{with .Timeline}}{{template "chart" .}}{{end}}

@@ -76,10 +76,7 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		members++
 		rowOf[c] = len(rows) - 1
 	}
-	rowH := 11.0
-	if len(rows) > 48 {
-		rowH = max(4, 528/float64(len(rows)))
-	}
+	rowH := rowHeight(len(rows))
 	top := 6.0
 	g := &chart{ID: anchor + "-path", Class: "gantt", W: chartW,
 		Label: "The critical path as a Gantt chart: one row per core it runs on, one bar per segment"}

@@ -52,18 +52,37 @@ type coreRow struct {
 	analyze.Core
 }
 
-// groupCores keeps the cores with records, grouping consecutive ones of a
-// region so that there are at most max rows.
-func groupCores(cores []analyze.Core, maxRows int) []coreRow {
+// withRecords keeps the cores that wrote records.
+func withRecords(cores []analyze.Core) []analyze.Core {
 	var active []analyze.Core
 	for _, c := range cores {
 		if c.Records > 0 {
 			active = append(active, c)
 		}
 	}
-	size := (len(active) + maxRows - 1) / maxRows
-	if size < 1 {
-		size = 1
+	return active
+}
+
+// groupCores makes a row of each core, grouping consecutive ones of a
+// region, the same number in each row, so that there are at most maxRows
+// rows.
+func groupCores(active []analyze.Core, maxRows int) []coreRow {
+	var runs []int // cores of each region, in order
+	for i, c := range active {
+		if i == 0 || active[i-1].CoreType != c.CoreType {
+			runs = append(runs, 0)
+		}
+		runs[len(runs)-1]++
+	}
+	size := max(1, (len(active)+maxRows-1)/maxRows)
+	for ; size < len(active); size++ {
+		rows := 0
+		for _, r := range runs {
+			rows += (r + size - 1) / size
+		}
+		if rows <= maxRows {
+			break
+		}
 	}
 	var rows []coreRow
 	for _, c := range active {
@@ -86,14 +105,22 @@ func groupCores(cores []analyze.Core, maxRows int) []coreRow {
 	return rows
 }
 
+// rowHeight is the height of each of a chart's rows: 11 units up to 72
+// rows (every entered core of a 24-block kernel), less beyond, 8.25 at
+// MaxChartRows (row labels are drawn down to 8), never under 4.
+func rowHeight(rows int) float64 {
+	return max(4, min(11, 792/float64(max(rows, 1))))
+}
+
 func coreTitle(c *analyze.Core, mhz float64) string {
 	us := func(v uint64) string { return fp(float64(v)/mhz, 1) + " µs" }
 	return fmt.Sprintf("%s: %s records · compute %s · wait %s · trigger %s · other %s · idle %s (span %s)",
 		c.Core, gu(c.Records), us(c.ComputeCycles), us(c.WaitCycles), us(c.TriggerCycles), us(c.OtherCycles), us(c.IdleCycles), us(c.SpanCycles()))
 }
 
-// timelineChart draws one row per core (AIC then AIV), each bin in the
-// color of what took most of it, and the critical path over it.
+// timelineChart draws one row per entered core (AIC then AIV: analyze's
+// Rank.Cores, those that wrote no record too, drawn idle), each bin in
+// the color of what took most of it, and the critical path over it.
 func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors Colors) (*chart, []legendItem, string) {
 	groups := groupCores(k.Cores, MaxChartRows)
 	rowOf := map[string]int{}
@@ -129,10 +156,7 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 			}
 		}
 	}
-	rowH := 11.0
-	if len(groups) > 48 {
-		rowH = max(4, 528/float64(len(groups)))
-	}
+	rowH := rowHeight(len(groups))
 	top := 6.0
 	gap := 6.0 // between AIC and AIV
 	ys := make([]float64, len(groups))
@@ -151,7 +175,14 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	end := k.EndCycle
 	// Row backgrounds and labels.
 	for r, g := range groups {
-		c.rect(labelW, ys[r], plotW, rowH-1, "", "rowbg", "")
+		bg := ""
+		if g.Records == 0 {
+			bg = g.Name + ": idle throughout (entered, wrote no record)"
+			if len(g.Members) > 1 {
+				bg = fmt.Sprintf("%s: idle throughout (%d entered cores, no record)", g.Name, len(g.Members))
+			}
+		}
+		c.rect(labelW, ys[r], plotW, rowH-1, "", "rowbg", bg)
 		if rowH >= 8 {
 			c.Texts = append(c.Texts, text{X: n(labelW - 6), Y: n(ys[r] + rowH - 2.5), Anchor: "end", Class: "rowlabel", Text: g.Name,
 				Title: coreTitle(&g.Core, k.CycleFrequencyMHz)})
@@ -271,7 +302,16 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	c.xAxis(labelW, plotW, top, plotBottom, float64(k.MakespanCycles)/k.CycleFrequencyMHz, "µs since the first core entered")
 	note := fmt.Sprintf("%d rows, %d bins of %s cycles (%s µs); each bin shows what took most of its time.", len(groups), nb, gu(tl.BinCycles), fp(float64(tl.BinCycles)/k.CycleFrequencyMHz, 3))
 	if len(groups) > 0 && len(groups[0].Members) > 1 || anyGrouped(groups) {
-		note += fmt.Sprintf(" More than %d cores with records: consecutive cores share a row.", MaxChartRows)
+		note += fmt.Sprintf(" More than %d entered cores: consecutive cores share a row.", MaxChartRows)
+	}
+	idle := 0
+	for _, core := range k.Cores {
+		if core.Records == 0 {
+			idle++
+		}
+	}
+	if idle > 0 {
+		note += fmt.Sprintf(" %d entered cores wrote no record: their rows are idle throughout.", idle)
 	}
 	return c, legend, note
 }
@@ -293,15 +333,12 @@ func (v *rankView) coresSection(k *analyze.Rank) {
 		v.Regions = append(v.Regions, fmt.Sprintf("%s: %d cores entered, %d with records; busy %s %%, waiting %s %%, imbalance %s (the busiest core's compute over the mean).",
 			name, r.Cores, r.ActiveCores, fp(r.BusyPct, 1), fp(r.WaitPct, 1), fp(r.Imbalance, 2)))
 	}
-	groups := groupCores(k.Cores, MaxChartRows)
+	groups := groupCores(withRecords(k.Cores), MaxChartRows)
 	var most uint64
 	for _, g := range groups {
 		most = max(most, g.ComputeCycles+g.WaitCycles+g.TriggerCycles+g.OtherCycles+g.IdleCycles)
 	}
-	rowH := 11.0
-	if len(groups) > 48 {
-		rowH = max(4, 528/float64(len(groups)))
-	}
+	rowH := rowHeight(len(groups))
 	top := 6.0
 	y := top
 	c := &chart{ID: v.Anchor + "-cores", Class: "corebars", W: chartW,
@@ -344,7 +381,7 @@ func (v *rankView) coresSection(k *analyze.Rank) {
 		}
 	}
 	if idle > 0 {
-		v.CoreNote = fmt.Sprintf("%d entered cores wrote no record (not drawn; listed in the table).", idle)
+		v.CoreNote = fmt.Sprintf("%d entered cores wrote no record (no bar: their span is empty; idle rows in the timeline, and in the table).", idle)
 	}
 	if anyGrouped(groups) {
 		v.CoreNote += fmt.Sprintf(" More than %d cores with records: consecutive cores share a bar (their sums).", MaxChartRows)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -18,6 +19,7 @@ type reportFlags struct {
 	in            analyzeInputs
 	invocations   invocationFlags
 	base          []string
+	baseManifest  string
 	kernel        string
 	output        string
 	allowMismatch bool
@@ -36,16 +38,22 @@ to a pull request or print:
   1. Summary: kernel, ranks, ABI, layout, records, dropped records and
      what 'cycleabi validate' reports (a red banner when anything was
      dropped or found), makespan, busy % per region;
-  2. Timeline overview: a row per core with records, binned to 900 columns,
-     compute colored by task type, and the critical path over it (--plan);
-  3. Where each core's time went: compute/wait/trigger/other/idle per core,
+  2. Timeline overview: a row per entered core (idle throughout when it
+     wrote no record), binned to 900 columns, compute colored by task type,
+     and the critical path over it (--plan);
+  3. Where each core's time went: compute/wait/trigger/other/idle per core
+     with records (every entered core in its table),
      imbalance per region;
   4. Task types and stages: total time and count/mean/p50/p90/p99/max;
   5. Critical path (--plan): its segments as a Gantt, by kind and by stage;
   6. Ranks (several captures): makespan per rank, the slowest marked
      (invocations of a window, as analyze takes them: a section each);
   7. Compared with base (--base CAPTURE, repeated, or one analyze --format
-     json report): the diff table, deltas colored by sign.
+     json report; or --base-invocation-manifest FILE, a window): the diff
+     table, deltas colored by sign. Sections are paired by rank and, for
+     invocations of a window, invocation id. A base window can also be
+     given as its analysis: 'cycleabi analyze --invocation-manifest
+     BASE.yaml --format json -o base.json', then --base base.json.
 
 Task types and stages keep one color (from their name) in every chart and
 every report. The page stays small whatever the capture: charts are binned,
@@ -55,7 +63,8 @@ per table.
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
-  cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html`,
+  cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html
+  cycleabi report --invocation-manifest after.yaml --base-invocation-manifest before.yaml -o report.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("report needs at least one CAPTURE"))
@@ -67,7 +76,8 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	fs := cmd.Flags()
 	f.in.register(fs)
 	f.invocations.registerLabels(fs)
-	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report")
+	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report (of a window too)")
+	fs.Var((*fileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVar(&f.kernel, "kernel-name", "MegaKernel", "kernel name in the page's title")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
@@ -79,10 +89,20 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	captures, inputs := paths, paths
+	captures, inputs := paths, append([]string{}, paths...)
 	if invs != nil {
 		captures = invs.captures
 		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+	}
+	var baseInvs *invocationSet
+	if f.baseManifest != "" {
+		if len(f.base) > 0 {
+			return usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
+		}
+		if baseInvs, err = (&invocationFlags{manifest: f.baseManifest}).resolve(nil, nil); err != nil {
+			return usage(fmt.Errorf("--base-invocation-manifest: %w", err))
+		}
+		inputs = append(append(inputs, f.baseManifest), baseInvs.captures...)
 	}
 	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
 		return usage(err)
@@ -107,8 +127,8 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			return usage(err)
 		}
 	}
-	if len(f.base) > 0 {
-		if in.Base, err = reportBase(cmd, &f.in, f.base); err != nil {
+	if len(f.base) > 0 || baseInvs != nil {
+		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err
 		}
 		if in.Diff, err = analyze.Compare(in.Base, rep, f.allowMismatch); err != nil {
@@ -123,12 +143,16 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 }
 
 // reportBase analyzes the base captures with the report's flags (one
-// path may be an analyze --format json report instead). --rank applies
-// to the base when it has as many captures as the report.
-func reportBase(cmd *cobra.Command, in *analyzeInputs, paths []string) (*analyze.Report, error) {
+// path may be an analyze --format json report instead), or the base
+// window invs (non-nil) gives. --rank applies to the base when it has as
+// many captures as the report.
+func reportBase(cmd *cobra.Command, in *analyzeInputs, paths []string, invs *invocationSet) (*analyze.Report, error) {
 	b := *in
-	if len(b.ranks) != len(paths) {
+	if len(b.ranks) != len(paths) || invs != nil {
 		b.ranks = nil
+	}
+	if invs != nil {
+		return b.run(cmd, nil, invs)
 	}
 	if len(paths) == 1 {
 		return diffInput(cmd, &b, paths[0])

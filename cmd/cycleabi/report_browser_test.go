@@ -184,7 +184,7 @@ func TestReportInChromium(t *testing.T) {
 // readmeImage is the top of the page (summary, timeline, per-core bars),
 // reduced to a palette-friendly size for the README.
 func readmeImage(img image.Image) image.Image {
-	const h = 1500
+	const h = 2200
 	top := image.NewRGBA(image.Rect(0, 0, img.Bounds().Dx(), h))
 	draw.Draw(top, top.Bounds(), img, image.Point{}, draw.Src)
 	return top

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -409,4 +410,155 @@ func TestReportInvocationWindow(t *testing.T) {
 		assert.Contains(t, string(page), s)
 	}
 	assert.Empty(t, htmlcheck.Valid(page))
+}
+
+// svgRows returns the row labels of chart id (the text of each rowlabel,
+// without its tooltip) and the tooltips of its paths and row backgrounds.
+func svgRows(t *testing.T, doc *html.Node, id string) (labels, paths, backgrounds []string) {
+	t.Helper()
+	found := false
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode || n.Data != "svg" || htmlcheck.Attr(n, "id") != id {
+			return
+		}
+		found = true
+		htmlcheck.Walk(n, func(c *html.Node) {
+			if c.Type != html.ElementNode {
+				return
+			}
+			title := ""
+			for k := c.FirstChild; k != nil; k = k.NextSibling {
+				if k.Type == html.ElementNode && k.Data == "title" {
+					title = htmlcheck.Text(k)
+				}
+			}
+			switch {
+			case c.Data == "text" && htmlcheck.Attr(c, "class") == "rowlabel":
+				var own strings.Builder
+				for k := c.FirstChild; k != nil; k = k.NextSibling {
+					if k.Type == html.TextNode {
+						own.WriteString(k.Data)
+					}
+				}
+				labels = append(labels, own.String())
+			case c.Data == "path" && title != "":
+				paths = append(paths, title)
+			case c.Data == "rect" && htmlcheck.Attr(c, "class") == "rowbg":
+				backgrounds = append(backgrounds, title)
+			}
+		})
+	})
+	require.True(t, found, "no chart %s", id)
+	return labels, paths, backgrounds
+}
+
+// The timeline has a row for every entered core, AIC then AIV, those that
+// wrote no record too: drawn idle (no bin of any kind, the background's
+// tooltip says so). The per-core bars keep the cores with records.
+func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
+	args := []string{moeCapture, "--plan", moePlan, "--names", moeNames}
+	page := reportPage(t, args...)
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
+	var aic, aiv, active []string
+	idle := map[string]bool{}
+	for _, c := range analysis["ranks"].([]any)[0].(map[string]any)["cores"].([]any) {
+		m := c.(map[string]any)
+		name := m["core"].(string)
+		if m["core_type"] == "AIC" {
+			aic = append(aic, name)
+		} else {
+			aiv = append(aiv, name)
+		}
+		if m["records"].(float64) == 0 {
+			idle[name] = true
+		} else {
+			active = append(active, name)
+		}
+	}
+	require.NotEmpty(t, idle, "the example has entered cores that wrote no record")
+	require.Less(t, len(aic)+len(aiv), report.MaxChartRows, "one core a row")
+
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	labels, paths, backgrounds := svgRows(t, doc, "r0-timeline")
+	assert.Equal(t, append(aic, aiv...), labels, "a row per entered core, AIC then AIV")
+	require.Len(t, backgrounds, len(labels))
+	drawn := map[string]int{}
+	for _, p := range paths {
+		if core, _, ok := strings.Cut(p, " · "); ok {
+			drawn[core]++
+		}
+	}
+	for i, name := range labels {
+		if idle[name] {
+			assert.Zero(t, drawn[name], "%s wrote no record: nothing drawn on its row", name)
+			assert.Equal(t, name+": idle throughout (entered, wrote no record)", backgrounds[i])
+		} else {
+			assert.NotZero(t, drawn[name], "%s: its bins are drawn", name)
+			assert.Empty(t, backgrounds[i], name)
+		}
+	}
+	assert.Contains(t, string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)))
+
+	bars, _, _ := svgRows(t, doc, "r0-cores")
+	assert.Equal(t, active, bars, "a bar per core with records")
+}
+
+// A window compared with a base window: given by its manifest
+// (--base-invocation-manifest) or by its analysis (analyze --format json
+// of the base window, then --base), the page's comparison is diff's of
+// the two windows' analyses, invocation by invocation.
+func TestReportBaseWindow(t *testing.T) {
+	dir := analyzeWindow(t) // window.yaml: fwd.bin then bwd.bin, rank 2
+	base := filepath.Join(dir, "window.yaml")
+	// The new window: the same launches with their ids swapped, so that
+	// each invocation is compared with the other capture.
+	swapped := filepath.Join(dir, "swapped.yaml")
+	require.NoError(t, os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644))
+	flags := []string{"--plan", moePlan, "--names", moeNames}
+	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
+	for _, c := range [][]string{{base, baseJSON}, {swapped, newJSON}} {
+		_, errOut, code := runMain(t, append([]string{"analyze", "--invocation-manifest", c[0], "--format", "json", "-o", c[1]}, flags...)...)
+		require.Equal(t, 0, code, errOut)
+	}
+	analysis := jsonOf(t, append([]string{"analyze", "--format", "json", "--invocation-manifest", swapped}, flags...)...)
+	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
+	require.Len(t, diff["ranks"], 2)
+	span := func(i int) float64 {
+		return diff["ranks"].([]any)[i].(map[string]any)["makespan_cycles"].(map[string]any)["abs"].(float64)
+	}
+	require.NotZero(t, span(0), "the two captures differ")
+
+	var pages [][]byte
+	for _, b := range [][]string{{"--base-invocation-manifest", base}, {"--base", baseJSON}} {
+		page := reportPage(t, append(append([]string{"--invocation-manifest", swapped}, b...), flags...)...)
+		assert.Greater(t, compareTables(t, page, analysis, diff), 6000, b[0])
+		for _, s := range []string{"makespan vs base (rank 2)", `data-table="diff_summary"`, "Rank 2 · invocation 1 · "} {
+			assert.True(t, strings.Contains(string(page), s), "%s: the page says %q", b[0], s)
+		}
+		assert.Empty(t, htmlcheck.Valid(page), b[0])
+		pages = append(pages, page)
+	}
+	// Both ways give the same page (the base's captures are named as the
+	// manifest resolved them, in the JSON too).
+	assert.True(t, bytes.Equal(pages[1], pages[0]), "the two ways give one page")
+
+	// Not both; the base window's manifest and captures are inputs.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--base", baseJSON, "--base-invocation-manifest", base}, "either with --base or with --base-invocation-manifest, not both"},
+		{[]string{"--base-invocation-manifest", base, "-o", base}, "it is an input of this command"},
+		{[]string{"--base-invocation-manifest", base, "-o", filepath.Join(dir, "fwd.bin")}, "it is an input of this command"},
+		{[]string{"--base-invocation-manifest", filepath.Join(dir, "missing.yaml")}, "--base-invocation-manifest"},
+	} {
+		args := append([]string{"report", "--invocation-manifest", swapped}, c.args...)
+		if !slices.Contains(args, "-o") {
+			args = append(args, "-o", filepath.Join(dir, "x.html"))
+		}
+		_, errOut, code := runMain(t, args...)
+		assert.Equal(t, 2, code, c.args)
+		assert.Contains(t, errOut, c.want, c.args)
+	}
 }
