@@ -21,7 +21,7 @@ func TestCommentNeverSplices(t *testing.T) {
 			text := strings.Repeat("x", fill) + " " + h + " tail " + h + " end"
 			g := &gen{}
 			g.comment("  ", text)
-			out := g.buf.String()
+			out := g.Buf.String()
 			var words []string
 			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				rest, ok := strings.CutPrefix(line, "  //")

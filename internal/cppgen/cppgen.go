@@ -9,14 +9,12 @@
 package cppgen
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"unicode"
 
+	"github.com/megakernel/cycleabi/internal/emit"
 	"github.com/megakernel/cycleabi/internal/schema"
 )
 
@@ -33,7 +31,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	if s == nil || s.Layout == nil || s.Descriptors == nil {
 		return nil, fmt.Errorf("cppgen: schema has no layout or descriptors (load it with schema.Load)")
 	}
-	g := &gen{s: s, lay: s.Layout, declared: map[string]declared{}}
+	g := &gen{File: emit.File{Lang: "C++"}, s: s, lay: s.Layout}
 	g.genPrologue()
 	g.genVersion()
 	g.genConstants()
@@ -48,70 +46,18 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.genLayout()
 	g.genWriter()
 	g.genEpilogue()
-	if len(g.errs) > 0 {
-		// In file order, like the schema loader's errors.
-		sort.SliceStable(g.errs, func(i, j int) bool {
-			a, b := g.errs[i].pos, g.errs[j].pos
-			return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col
-		})
-		msgs := make([]string, len(g.errs))
-		for i, e := range g.errs {
-			msgs[i] = fmt.Sprintf("%s:%d:%d: %s", s.File, e.pos.Line, e.pos.Col, e.msg)
-		}
-		return nil, errors.New(strings.Join(msgs, "\n"))
+	if err := g.Err(s.File); err != nil {
+		return nil, err
 	}
-	return map[string][]byte{HeaderFile: g.buf.Bytes()}, nil
+	return map[string][]byte{HeaderFile: g.Buf.Bytes()}, nil
 }
 
-// gen accumulates the header text and the namespace-scope names declared
-// so far (a schema name that would collide with a generated one is an error,
-// not a header that fails to compile).
+// gen is the file being written (emit.File: its text, its declared names
+// and its problems) and the schema it is written from.
 type gen struct {
-	s        *schema.Schema
-	lay      *schema.Layout
-	buf      bytes.Buffer
-	declared map[string]declared
-	errs     []posError
-}
-
-// declared is what took a C++ name, and where in the schema (zero for the
-// header's own names).
-type declared struct {
-	what string
-	pos  schema.Pos
-}
-
-// posError is a schema the header cannot express, at the schema element
-// to blame.
-type posError struct {
-	pos schema.Pos
-	msg string
-}
-
-// errorAt records a problem at pos.
-func (g *gen) errorAt(pos schema.Pos, format string, args ...any) {
-	g.errs = append(g.errs, posError{pos, fmt.Sprintf(format, args...)})
-}
-
-func (g *gen) p(format string, args ...any) {
-	fmt.Fprintf(&g.buf, format, args...)
-	g.buf.WriteByte('\n')
-}
-
-// declare records a C++ name at namespace scope; what says where it came
-// from and pos where the schema declares it (zero for the header's own
-// names). A collision is reported at the schema name involved.
-func (g *gen) declare(name, what string, pos schema.Pos) string {
-	if prev, dup := g.declared[name]; dup {
-		at := pos
-		if at.Line == 0 {
-			at = prev.pos
-		}
-		g.errorAt(at, "C++ name %s of %s is already taken by %s", name, what, prev.what)
-		return name
-	}
-	g.declared[name] = declared{what, pos}
-	return name
+	emit.File
+	s   *schema.Schema
+	lay *schema.Layout
 }
 
 // comment writes text as // lines wrapped at 80 columns, indented by indent.
@@ -126,14 +72,14 @@ func (g *gen) comment(indent, text string) {
 	splices := false
 	for _, w := range strings.Fields(text) {
 		if len(line)+1+len(w) > width && line != indent+"//" && !splices {
-			g.p("%s", line)
+			g.P("%s", line)
 			line = indent + "//"
 		}
 		line += " " + w
 		splices = strings.HasSuffix(w, `\`) || strings.HasSuffix(w, "??/")
 	}
 	if line != indent+"//" {
-		g.p("%s", line)
+		g.P("%s", line)
 	}
 }
 
@@ -219,13 +165,13 @@ func (g *gen) signature(prefix string, params []string) {
 		case i == 0:
 			line += p
 		case len(line)+1+len(p) > width:
-			g.p("%s", line)
+			g.P("%s", line)
 			line = indent + p
 		default:
 			line += " " + p
 		}
 	}
-	g.p("%s", line)
+	g.P("%s", line)
 }
 
 // constType is the narrowest of uint32_t and uint64_t that holds v.
