@@ -138,11 +138,11 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 func TestFlowEvents(t *testing.T) { rapid.Check(t, propFlowEvents) }
 func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 
-// propFlowEvents: the flow events of random captures of random schedules,
-// at frequencies whose cycles are and are not whole nanoseconds, in every
-// mode, follow the Trace Event Format's rules, and the trace's counts
-// agree with Flows.
-func propFlowEvents(t *rapid.T) {
+// randomFlowCapture draws a random schedule, simulates and decodes its
+// capture, and returns it with the schedule's arrows and a Config drawn
+// over frequencies whose cycles are and are not whole nanoseconds, every
+// flow mode and arrow caps; ok is false when the capture holds no record.
+func randomFlowCapture(t *rapid.T) (d *Decoded, deps *Dependencies, cfg Config, ok bool) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed")}
 	c, err := synth.Run(s, opts)
@@ -157,21 +157,33 @@ func propFlowEvents(t *rapid.T) {
 		}
 	}
 	if c.Records() == 0 {
-		return
+		return nil, nil, cfg, false
 	}
-	d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	d, err = mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, err := NewDependencies(d, s)
+	deps, err = NewDependencies(d, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg = defaultConfig()
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
 	cfg.FlowMode = rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll, FlowsNone}).Draw(t, "mode")
 	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
 	cfg.Deps = deps
+	return d, deps, cfg, true
+}
+
+// propFlowEvents: the flow events of random captures of random schedules,
+// at frequencies whose cycles are and are not whole nanoseconds, in every
+// mode, follow the Trace Event Format's rules, and the trace's counts
+// agree with Flows.
+func propFlowEvents(t *rapid.T) {
+	d, deps, cfg, ok := randomFlowCapture(t)
+	if !ok {
+		return
+	}
 	var out bytes.Buffer
 	stats := make([]FlowStats, 1)
 	if err := WriteTrace(&out, []Input{{Decoded: d, Config: cfg}}, WriteOptions{FlowStats: stats}); err != nil {

@@ -3,7 +3,6 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,8 +17,6 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
-	"github.com/megakernel/cycleabi/plan/plantest"
-	"github.com/megakernel/cycleabi/synth"
 	"pgregory.net/rapid"
 )
 
@@ -966,35 +963,10 @@ func TestPerfettoInvocations(t *testing.T) {
 // the other with the JSON's id; the others are counted as unbound; the
 // stats say so.
 func propPerfettoDeps(t *rapid.T) {
-	s := plantest.Schedule(t, plantest.Limits{})
-	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed")}
-	c, err := synth.Run(s, opts)
-	if err != nil {
-		var pe *plan.Error
-		if !errors.As(err, &pe) {
-			t.Fatal(err)
-		}
-		opts.WaitTimeout = synth.DefaultWaitTimeout
-		if c, err = synth.Run(s, opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if c.Records() == 0 {
+	d, deps, cfg, ok := randomFlowCapture(t)
+	if !ok {
 		return
 	}
-	d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps, err := NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := defaultConfig()
-	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
-	cfg.FlowMode = rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll, FlowsNone}).Draw(t, "mode")
-	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
-	cfg.Deps = deps
 	stats := make([]FlowStats, 1)
 	m, err := checkPerfettoTraceWith(WriteOptions{FlowStats: stats}, nil, Input{Decoded: d, Config: cfg})
 	if err != nil {
