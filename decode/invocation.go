@@ -176,6 +176,12 @@ func lastEnd(d *Decoded) (uint64, error) {
 func invocationArgs(inv *Invocation) []byte {
 	b := []byte(`,"invocation_id":`)
 	b = strconv.AppendInt(b, inv.ID, 10)
+	return appendStepDirection(b, inv)
+}
+
+// appendStepDirection appends `,"step":S,"direction":D`, null where the
+// invocation has none: the same in each event's args and the metadata.
+func appendStepDirection(b []byte, inv *Invocation) []byte {
 	b = append(b, `,"step":`...)
 	if inv.Step != nil {
 		b = strconv.AppendInt(b, *inv.Step, 10)
@@ -184,11 +190,9 @@ func invocationArgs(inv *Invocation) []byte {
 	}
 	b = append(b, `,"direction":`...)
 	if inv.Direction != "" {
-		b = appendJSONString(b, inv.Direction)
-	} else {
-		b = append(b, "null"...)
+		return appendJSONString(b, inv.Direction)
 	}
-	return b
+	return append(b, "null"...)
 }
 
 // appendInvocations appends `,"invocationCount":N,"invocations":[...]`:
@@ -205,18 +209,7 @@ func appendInvocations(b []byte, inputs []Input) []byte {
 		}
 		b = append(b, "\n{\"invocationId\":"...)
 		b = strconv.AppendInt(b, inv.ID, 10)
-		b = append(b, `,"step":`...)
-		if inv.Step != nil {
-			b = strconv.AppendInt(b, *inv.Step, 10)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"direction":`...)
-		if inv.Direction != "" {
-			b = appendJSONString(b, inv.Direction)
-		} else {
-			b = append(b, "null"...)
-		}
+		b = appendStepDirection(b, inv)
 		b = append(b, `,"kernelName":`...)
 		b = appendJSONString(b, cfg.KernelName)
 		b = append(b, `,"rank":`...)

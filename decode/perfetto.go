@@ -720,7 +720,7 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	b = appendUintAnnotation(b, annTaskID, uint64(rec.TaskID))
 	b = appendUintAnnotation(b, annDescID, uint64(rec.DescID))
 	b = appendUintAnnotation(b, annStageTaskIndex, uint64(rec.StageTaskIndex))
-	b = appendUintAnnotation(b, annTaskNumber, uint64(rec.StageTaskIndex)+1)
+	b = appendUintAnnotation(b, annTaskNumber, rec.TaskNumber())
 	b = appendUintAnnotation(b, annStartCycle, rec.StartCycle)
 	b = appendUintAnnotation(b, annEndCycle, rec.EndCycle)
 	switch {
@@ -818,7 +818,7 @@ func (r *perfettoRenderer) appendName(dst []byte, rec *Record, d *pfDesc, stage 
 	dst = append(dst, d.name...)
 	if r.detailed {
 		dst = append(dst, "_task"...)
-		dst = strconv.AppendUint(dst, uint64(rec.StageTaskIndex)+1, 10)
+		dst = strconv.AppendUint(dst, rec.TaskNumber(), 10)
 	}
 	return dst
 }
