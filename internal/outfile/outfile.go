@@ -55,7 +55,17 @@ type File struct {
 	keep   bool  // give the temporary file mode (the replaced file's) before the rename
 	err    error // the first write error, returned again by Write and Commit
 	closed bool
+
+	// Of a temporary file: bytes written, and the first of them whose
+	// write-back to disk is not yet started (startWriteback).
+	written, unflushed int64
 }
+
+// writebackChunk is how many bytes of a temporary file are written
+// before their write-back to disk is started: Commit's fsync then waits
+// for little more than the last chunk instead of the whole file (0.10 s
+// of a 155 MB trace).
+const writebackChunk = 8 << 20
 
 // Create opens the output named path. "-" is standard output (os.Stdout
 // as it is at the call).
@@ -162,6 +172,13 @@ func (f *File) Write(p []byte) (int, error) {
 	n, err := f.w.Write(p)
 	if err != nil {
 		f.err = f.wrap(err)
+	}
+	if f.temp != "" {
+		f.written += int64(n)
+		if f.written-f.unflushed >= writebackChunk {
+			startWriteback(f.file, f.unflushed, f.written-f.unflushed)
+			f.unflushed = f.written
+		}
 	}
 	return n, f.err
 }

@@ -316,3 +316,33 @@ func TestConcurrentOutputs(t *testing.T) {
 		t.Errorf("temporaries still registered: %v", temporaries())
 	}
 }
+
+// A file of several write-back chunks, written in pieces that straddle
+// their bounds, is whole after Commit.
+func TestWritebackChunks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.json")
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	piece := make([]byte, writebackChunk/3+7)
+	for i := range 10 {
+		for j := range piece {
+			piece[j] = byte(i*31 + j)
+		}
+		want.Write(piece)
+		if _, err := f.Write(piece); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.unflushed == 0 || f.unflushed == f.written {
+		t.Errorf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.unflushed, f.written)
+	}
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("file holds %d bytes, want the %d written", len(got), want.Len())
+	}
+}
