@@ -49,17 +49,20 @@ func TestFormattersMatchSerial(t *testing.T) {
 			}
 		}
 	})
+	// Several captures, one at a time or rendered at once, each with its
+	// formatters.
 	inputs := mediumInputs(t, 2)
 	var want []byte
-	for _, n := range []int{1, 2, 4} {
+	for _, o := range []WriteOptions{{Parallel: 1, Formatters: 1}, {Parallel: 1, Formatters: 2}, {Parallel: 1, Formatters: 4},
+		{Parallel: 2, Formatters: 2}, {Parallel: 2, Formatters: 3}, {}} {
 		var out bytes.Buffer
-		if err := WriteTrace(&out, inputs, WriteOptions{Parallel: 1, Formatters: n}); err != nil {
+		if err := WriteTrace(&out, inputs, o); err != nil {
 			t.Fatal(err)
 		}
 		if want == nil {
 			want = out.Bytes()
 		} else if !bytes.Equal(out.Bytes(), want) {
-			t.Fatalf("%d formatters: medium trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want))
+			t.Fatalf("%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want))
 		}
 	}
 }

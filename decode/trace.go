@@ -58,8 +58,11 @@ type WriteOptions struct {
 	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
 	Parallel int
 	// Formatters is the number of goroutines that format each capture's
-	// events (0: GOMAXPROCS shared among the captures rendered at once;
-	// 1: none but the capture's own). The trace is the same for any.
+	// events (0: GOMAXPROCS; 1: none but the capture's own). The trace is
+	// the same for any. Each capture gets them all: the writer takes the
+	// captures in order, so the one being written is the one that can
+	// use the cores; the next ones fill their few buffered chunks and
+	// wait, using none.
 	Formatters int
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
@@ -177,7 +180,9 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 
 	formatters := o.Formatters
 	if formatters <= 0 {
-		formatters = max(1, runtime.GOMAXPROCS(0)/par)
+		// Not GOMAXPROCS/par: captures rendered at once do not run at
+		// once (see Formatters).
+		formatters = runtime.GOMAXPROCS(0)
 	}
 	p := pipeline{
 		outs:  make([]chan chunk, len(inputs)),
