@@ -32,18 +32,35 @@ func (d *Decoded) Records(yield func(Record) bool) error {
 		return err
 	}
 	defer m.close()
-	h := m.heap
-	for len(h) > 0 {
-		s := h[0]
-		i := s.pos
-		rec := Record{ProfileRecord: s.recs[i], Active: s.active, CoreType: s.coreType, BlockID: s.blockID, EntryCycle: s.entry}
-		if s.index != nil {
-			rec.Index = int(s.index[i])
-		} else {
-			rec.Index = s.base + s.first + i
+	var buf [walkBatch]Record
+	for {
+		recs, err := m.next(buf[:0])
+		for i := range recs {
+			if !yield(recs[i]) {
+				return nil
+			}
 		}
-		if !yield(rec) {
-			return nil
+		if err != nil || len(recs) < walkBatch {
+			return err
+		}
+	}
+}
+
+// walkBatch is the records Records takes from the merge at once.
+const walkBatch = 64
+
+// next appends the next records in trace order to dst, up to its
+// capacity; fewer only when the merge is exhausted or fails to read.
+func (m *merge) next(dst []Record) ([]Record, error) {
+	h := m.heap
+	for len(h) > 0 && len(dst) < cap(dst) {
+		s := h[0].s
+		i := s.pos
+		dst = append(dst, Record{ProfileRecord: s.recs[i], Active: s.active, CoreType: s.coreType, BlockID: s.blockID, EntryCycle: s.entry})
+		if s.index != nil {
+			dst[len(dst)-1].Index = int(s.index[i])
+		} else {
+			dst[len(dst)-1].Index = s.base + s.first + i
 		}
 		s.pos++
 		if s.pos == len(s.recs) {
@@ -57,22 +74,21 @@ func (d *Decoded) Records(yield func(Record) bool) error {
 				continue
 			}
 			if err := m.fill(s, s.first+len(s.recs)); err != nil {
-				return err
+				return dst, err
 			}
 		}
-		s.start = s.recs[s.pos].StartCycle
+		h[0].start = s.recs[s.pos].StartCycle
 		siftDown(h, 0)
 	}
-	return nil
+	return dst, nil
 }
 
 // A source is a run of one slot's records in start order, seen through a
 // window of consecutive records: a whole slot read from the capture, or a
 // sorted run of an out-of-order slot.
 type source struct {
-	start uint64 // start_cycle of the head record, recs[pos]
-	key   uint64 // core_type<<32 | block_id: trace order among equal starts
-	base  int    // index in the slot of the run's first record: order among a slot's runs
+	key  uint64 // core_type<<32 | block_id: trace order among equal starts
+	base int    // index in the slot of the run's first record: order among a slot's runs
 
 	recs  []abi.ProfileRecord // the window
 	index []uint32            // the window's record indices in the slot; nil when recs are in slot order
@@ -98,40 +114,51 @@ const (
 	fromSpill                     // a sorted run in the spill file
 )
 
-// less is the trace order of two sources' heads: (start_cycle, core_type,
-// block_id), ties between runs of one slot in slot order.
-func less(a, b *source) bool {
-	if a.start != b.start {
-		return a.start < b.start
-	}
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.base < b.base
+// A head is a source in the merge's heap with its head record's start
+// cycle and the source's rank, held in the heap itself: comparing them
+// reads no source.
+type head struct {
+	start uint64 // start_cycle of the head record
+	// rank orders the sources by (core_type, block_id), runs of one slot
+	// in slot order: trace order among equal start cycles.
+	rank uint32
+	s    *source
 }
 
-func siftDown(h []*source, i int) {
+// less is the trace order of two sources' heads: (start_cycle, core_type,
+// block_id), ties between runs of one slot in slot order.
+func less(a, b *head) bool {
+	return a.start < b.start || a.start == b.start && a.rank < b.rank
+}
+
+// siftDown moves h[i] down to its place, moving the smaller child up
+// instead of swapping at each level.
+func siftDown(h []head, i int) {
 	n := len(h)
+	if i >= n {
+		return
+	}
+	x := h[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+		c := 2*i + 1
+		if c >= n {
+			break
 		}
-		c := l
-		if r := l + 1; r < n && less(h[r], h[l]) {
+		if r := c + 1; r < n && less(&h[r], &h[c]) {
 			c = r
 		}
-		if !less(h[c], h[i]) {
-			return
+		if !less(&h[c], &x) {
+			break
 		}
-		h[i], h[c] = h[c], h[i]
+		h[i] = h[c]
 		i = c
 	}
+	h[i] = x
 }
 
 type merge struct {
 	d       *Decoded
-	heap    []*source
+	heap    []head
 	window  int
 	scratch []byte   // bytes read from a file before decoding
 	spill   *os.File // sorted runs of out-of-order slots
@@ -191,16 +218,25 @@ func (d *Decoded) newMerge() (*merge, error) {
 		m.close()
 		return nil, err
 	}
-	m.heap = make([]*source, 0, len(sources))
-	for _, s := range sources {
+	// Ranks: sources by (core_type, block_id), a slot's runs in order.
+	order := make([]int, len(sources))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sources[a].key, sources[b].key) })
+	rank := make([]uint32, len(sources))
+	for r, i := range order {
+		rank[i] = uint32(r)
+	}
+	m.heap = make([]head, 0, len(sources))
+	for i, s := range sources {
 		if s.kind != fromMemory {
 			if err := m.fill(s, 0); err != nil {
 				m.close()
 				return nil, err
 			}
 		}
-		s.start = s.recs[0].StartCycle
-		m.heap = append(m.heap, s)
+		m.heap = append(m.heap, head{start: s.recs[0].StartCycle, rank: rank[i], s: s})
 	}
 	for i := len(m.heap)/2 - 1; i >= 0; i-- {
 		siftDown(m.heap, i)

@@ -33,7 +33,8 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 	}
 	defer m.close()
 	held := 0
-	for _, s := range m.heap {
+	for _, h := range m.heap {
+		s := h.s
 		held += cap(s.recs)
 	}
 	if want := int(d.Summary.Records); held > want {
@@ -73,7 +74,8 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		held := 0
-		for _, s := range m.heap {
+		for _, h := range m.heap {
+			s := h.s
 			held = max(held, cap(s.recs))
 		}
 		m.close()

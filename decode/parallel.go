@@ -23,6 +23,11 @@ type formatJob struct {
 // so memory stays bounded (a few MiB). Dependency arrows keep the serial
 // path: their numbering and cap follow record order.
 func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, note func(*Record)) error {
+	m, err := d.newMerge()
+	if err != nil {
+		return err
+	}
+	defer m.close()
 	pool := 3 * workers
 	free := make(chan *formatJob, pool)
 	for range pool {
@@ -67,34 +72,35 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, n
 		sent <- err
 	}()
 
-	var cur *formatJob
-	dispatch := func() {
-		order <- cur
-		jobs <- cur
-		cur = nil
-	}
-	walkErr := d.Records(func(rec Record) bool {
+	var walkErr error
+	for walkErr == nil {
+		var cur *formatJob
+		select {
+		case cur = <-free:
+		case <-quit:
+		}
 		if cur == nil {
-			select {
-			case cur = <-free:
-			case <-quit:
-				return false
-			}
+			break
 		}
-		// note sees the copy: &rec would move every record to the heap.
-		cur.recs = append(cur.recs, rec)
-		note(&cur.recs[len(cur.recs)-1])
-		if len(cur.recs) == formatBatch {
-			dispatch()
+		// The merge fills the batch in place: no record is copied twice.
+		cur.recs, walkErr = m.next(cur.recs[:0])
+		for k := range cur.recs {
+			note(&cur.recs[k])
 		}
-		return true
-	})
-	if cur != nil && len(cur.recs) > 0 {
-		dispatch()
+		n := len(cur.recs)
+		if n > 0 {
+			order <- cur
+			jobs <- cur
+		} else {
+			free <- cur
+		}
+		if n < formatBatch {
+			break
+		}
 	}
 	close(jobs)
 	close(order)
-	err := <-sent
+	err = <-sent
 	wg.Wait()
 	if err != nil {
 		return err
