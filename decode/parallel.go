@@ -12,16 +12,20 @@ type formatJob struct {
 	recs []Record
 	b    []byte
 	done chan struct{}
+	free chan *formatJob // where the writer returns the job once written
 }
 
 // renderParallel renders input i's records as render does, with the
 // formatting spread over workers goroutines: this goroutine walks the
-// merge (and counts warnings with note), handing batches of records to
-// the formatters, each with its own renderer; a sender goroutine hands
-// the batches' text to the writer in record order. The trace is
-// byte-identical to the serial path's. At most 3×workers batches exist,
-// so memory stays bounded (a few MiB). Dependency arrows keep the serial
-// path: their numbering and cap follow record order.
+// merge (and counts warnings with note), handing each batch of records to
+// the formatters and, in record order, to the writer, which waits for
+// the batch's text before writing it and then hands the job back. The
+// trace is byte-identical to the serial path's. At most 3×workers batches
+// exist, so memory stays bounded (a few MiB). A batch takes three
+// hand-offs between goroutines (to a formatter, to the writer, back):
+// each may wake a parked thread, which costs more CPU than formatting a
+// few records. Dependency arrows keep the serial path: their numbering
+// and cap follow record order.
 func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, note func(*Record)) error {
 	m, err := d.newMerge()
 	if err != nil {
@@ -31,11 +35,11 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, n
 	pool := 3 * workers
 	free := make(chan *formatJob, pool)
 	for range pool {
-		free <- &formatJob{recs: make([]Record, 0, formatBatch), done: make(chan struct{}, 1)}
+		free <- &formatJob{recs: make([]Record, 0, formatBatch), b: make([]byte, 0, chunkSize+chunkSize/4),
+			done: make(chan struct{}, 1), free: free}
 	}
-	// Neither channel fills: at most pool jobs exist.
+	// Never full: at most pool jobs exist.
 	jobs := make(chan *formatJob, pool)
-	order := make(chan *formatJob, pool)
 
 	var wg sync.WaitGroup
 	for range workers {
@@ -54,56 +58,32 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, n
 			}
 		}()
 	}
+	defer wg.Wait()
+	defer close(jobs)
 
-	quit := make(chan struct{}) // closed when the writer stopped taking chunks
-	sent := make(chan error, 1)
-	go func() {
-		var err error
-		for j := range order {
-			<-j.done
-			if err == nil {
-				if j.b, err = p.send(i, j.b, len(j.recs)); err != nil {
-					close(quit)
-				}
-			}
-			j.recs = j.recs[:0]
-			free <- j
-		}
-		sent <- err
-	}()
-
-	var walkErr error
-	for walkErr == nil {
+	for {
 		var cur *formatJob
 		select {
 		case cur = <-free:
-		case <-quit:
-		}
-		if cur == nil {
-			break
+		case <-p.done:
+			return errAborted
 		}
 		// The merge fills the batch in place: no record is copied twice.
-		cur.recs, walkErr = m.next(cur.recs[:0])
-		for k := range cur.recs {
-			note(&cur.recs[k])
+		recs, walkErr := m.next(cur.recs[:0])
+		cur.recs = recs
+		for k := range recs {
+			note(&recs[k])
 		}
-		n := len(cur.recs)
-		if n > 0 {
-			order <- cur
+		if len(recs) > 0 {
 			jobs <- cur
-		} else {
-			free <- cur
+			select {
+			case p.outs[i] <- chunk{job: cur}:
+			case <-p.done:
+				return errAborted
+			}
 		}
-		if n < formatBatch {
-			break
+		if walkErr != nil || len(recs) < formatBatch {
+			return walkErr
 		}
 	}
-	close(jobs)
-	close(order)
-	err = <-sent
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	return walkErr
 }

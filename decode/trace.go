@@ -190,8 +190,8 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 		flows: make([]FlowStats, len(inputs)),
 		done:  make(chan struct{}),
 		// Room for every chunk in flight: the writer's two per
-		// input, and each formatter's batches (renderParallel).
-		free: make(chan []byte, par*(4+3*formatters)),
+		// input and the one being filled.
+		free: make(chan []byte, par*4),
 
 		formatters: formatters,
 	}
@@ -248,6 +248,10 @@ const chunkSize = 256 << 10
 type chunk struct {
 	b      []byte
 	events int
+	// job, when set, is a batch of the parallel formatters
+	// (renderParallel): its text is ready once job.done is signalled, and
+	// the writer hands the job back to job.free once written.
+	job *formatJob
 }
 
 type pipeline struct {
@@ -273,11 +277,19 @@ func (p *pipeline) write(w io.Writer, inputs []Input, f traceFormat, progress fu
 	}
 	for i := range inputs {
 		for c := range p.outs[i] {
+			if j := c.job; j != nil {
+				<-j.done
+				c.b, c.events = j.b, len(j.recs)
+			}
 			if _, err := w.Write(c.b); err != nil {
 				return err
 			}
 			if progress != nil && c.events > 0 {
 				progress(c.events)
+			}
+			if c.job != nil {
+				c.job.free <- c.job
+				continue
 			}
 			select {
 			case p.free <- c.b[:0]:
@@ -295,7 +307,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, f traceFormat, progress fu
 // send hands a full buffer to the writer and returns an empty one.
 func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
 	select {
-	case p.outs[i] <- chunk{b, events}:
+	case p.outs[i] <- chunk{b: b, events: events}:
 	case <-p.done:
 		return nil, errAborted
 	}
