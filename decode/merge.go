@@ -13,12 +13,13 @@ import (
 )
 
 // Bounds of the records read per slot at once: windowBudget bytes of
-// decoded records over all slots, each window at least minWindow and at
-// most maxWindow records.
+// decoded records over all slots (half of it the windows being merged,
+// half the next windows being read ahead), each window at least minWindow
+// and at most maxWindow records.
 const (
 	windowBudget = 4 << 20
-	minWindow    = 64
-	maxWindow    = 1024
+	minWindow    = 32
+	maxWindow    = 512
 )
 
 // Records calls yield with every live record in trace order:
@@ -73,7 +74,7 @@ func (m *merge) next(dst []Record) ([]Record, error) {
 				siftDown(h, 0)
 				continue
 			}
-			if err := m.fill(s, s.first+len(s.recs)); err != nil {
+			if err := m.advance(s); err != nil {
 				return dst, err
 			}
 		}
@@ -104,6 +105,14 @@ type source struct {
 
 	kind    sourceKind
 	spillAt int64 // file offset of the source in the spill file
+
+	// The next window, read ahead by the merge's reader goroutine
+	// (prefetch): spare and spareIndex hold it once ready has its
+	// result; next is its first position in the source.
+	spare      []abi.ProfileRecord
+	spareIndex []uint32
+	next       int
+	ready      chan error
 }
 
 type sourceKind uint8
@@ -162,6 +171,12 @@ type merge struct {
 	window  int
 	scratch []byte   // bytes read from a file before decoding
 	spill   *os.File // sorted runs of out-of-order slots
+
+	// reads go to the reader goroutine (started by the first prefetch),
+	// which closes readerDone when reads is closed.
+	reads      chan *source
+	readerDone chan struct{}
+	sources    int
 }
 
 // An out-of-order slot is cut into runs of runRecords records (2.25 MiB
@@ -212,8 +227,9 @@ func (d *Decoded) newMerge() (*merge, error) {
 	}
 	m := &merge{d: d, window: d.chunk}
 	if m.window <= 0 {
-		m.window = min(max(windowBudget/abi.ProfileRecordSize/max(len(sources), 1), minWindow), maxWindow)
+		m.window = min(max(windowBudget/2/abi.ProfileRecordSize/max(len(sources), 1), minWindow), maxWindow)
 	}
+	m.sources = len(sources)
 	if err := m.sortRuns(unsorted); err != nil {
 		m.close()
 		return nil, err
@@ -237,6 +253,7 @@ func (d *Decoded) newMerge() (*merge, error) {
 			}
 		}
 		m.heap = append(m.heap, head{start: s.recs[0].StartCycle, rank: rank[i], s: s})
+		m.prefetch(s)
 	}
 	for i := len(m.heap)/2 - 1; i >= 0; i-- {
 		siftDown(m.heap, i)
@@ -246,38 +263,98 @@ func (d *Decoded) newMerge() (*merge, error) {
 
 // fill loads the window of s that starts at source position first.
 func (m *merge) fill(s *source, first int) error {
-	n := min(m.window, s.count-first)
-	if cap(s.recs) < n {
-		// The first window is the largest; no more than the slot holds.
-		s.recs = make([]abi.ProfileRecord, min(m.window, s.count))
+	var err error
+	s.recs, s.index, m.scratch, err = m.read(s, first, s.recs, s.index, m.scratch)
+	s.pos, s.first = 0, first
+	return err
+}
+
+// prefetch has the reader goroutine read the window of s after the
+// current one, if there is one, while the merge goes on: reading and
+// decoding records then costs the merge (the one goroutine every record
+// goes through) nothing but a swap.
+func (m *merge) prefetch(s *source) {
+	next := s.first + len(s.recs)
+	if s.kind == fromMemory || next == s.count {
+		return
 	}
-	s.recs, s.pos, s.first = s.recs[:n], 0, first
+	if m.reads == nil {
+		// Never full: a source has at most one read pending.
+		m.reads = make(chan *source, m.sources)
+		m.readerDone = make(chan struct{})
+		go m.reader()
+	}
+	if s.ready == nil {
+		s.ready = make(chan error, 1)
+	}
+	s.next = next
+	m.reads <- s
+}
+
+// reader reads the windows asked for by prefetch, in its own scratch
+// buffer.
+func (m *merge) reader() {
+	defer close(m.readerDone)
+	var scratch []byte
+	for s := range m.reads {
+		var err error
+		s.spare, s.spareIndex, scratch, err = m.read(s, s.next, s.spare, s.spareIndex, scratch)
+		s.ready <- err
+	}
+}
+
+// advance makes the window read ahead for s current and reads ahead the
+// one after it.
+func (m *merge) advance(s *source) error {
+	if s.ready == nil {
+		return m.fill(s, s.first+len(s.recs))
+	}
+	err := <-s.ready
+	s.recs, s.spare = s.spare, s.recs
+	s.index, s.spareIndex = s.spareIndex, s.index
+	s.pos, s.first = 0, s.next
+	if err != nil {
+		return err
+	}
+	m.prefetch(s)
+	return nil
+}
+
+// read reads the window of s that starts at source position first into
+// recs and index (made larger when they are too small: the first window
+// of a source is its largest), through scratch, and returns them.
+func (m *merge) read(s *source, first int, recs []abi.ProfileRecord, index []uint32, scratch []byte) ([]abi.ProfileRecord, []uint32, []byte, error) {
+	n := min(m.window, s.count-first)
+	if cap(recs) < n {
+		recs = make([]abi.ProfileRecord, n)
+	}
+	recs = recs[:n]
 	switch s.kind {
 	case fromCapture:
 		var err error
-		m.scratch, err = m.d.Capture.ReadRecords(s.slot, s.base+first, s.recs, m.scratch)
-		return err
+		scratch, err = m.d.Capture.ReadRecords(s.slot, s.base+first, recs, scratch)
+		return recs, index, scratch, err
 	case fromSpill:
-		if cap(s.index) < n {
-			s.index = make([]uint32, min(m.window, s.count))
+		if cap(index) < n {
+			index = make([]uint32, n)
 		}
-		s.index = s.index[:n]
+		index = index[:n]
 		size := n * spillRecordSize
-		if cap(m.scratch) < size {
-			m.scratch = make([]byte, size)
+		if cap(scratch) < size {
+			scratch = make([]byte, size)
 		}
-		b := m.scratch[:size]
+		b := scratch[:size]
 		if _, err := m.spill.ReadAt(b, s.spillAt+int64(first)*spillRecordSize); err != nil {
-			return fmt.Errorf("reading back sorted %s: %w", s.slot, err)
+			return recs, index, scratch, fmt.Errorf("reading back sorted %s: %w", s.slot, err)
 		}
 		for i := range n {
 			e := b[i*spillRecordSize:]
-			s.recs[i], _ = abi.DecodeProfileRecord(e)
-			s.index[i] = binary.LittleEndian.Uint32(e[abi.ProfileRecordSize:])
+			recs[i], _ = abi.DecodeProfileRecord(e)
+			index[i] = binary.LittleEndian.Uint32(e[abi.ProfileRecordSize:])
 		}
-		return nil
+		return recs, index, scratch, nil
 	}
-	return fmt.Errorf("%s: no more records in memory", s.slot)
+	return recs, index, scratch, fmt.Errorf("%s: no more records in memory", s.slot)
 }
 
 // spillRecordSize is a record on the wire followed by its u32 index in the slot.
@@ -399,6 +476,12 @@ func permuteInPlace(recs []abi.ProfileRecord, perm []uint32) {
 }
 
 func (m *merge) close() {
+	if m.reads != nil {
+		// The reader finishes the reads asked for, then stops.
+		close(m.reads)
+		<-m.readerDone
+		m.reads = nil
+	}
 	outfile.CloseScratch(m.spill)
 	m.spill = nil
 }
