@@ -52,6 +52,9 @@ func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input)
 	if err != nil {
 		return nil, err
 	}
+	if err := assignInputs(m, inputs); err != nil {
+		return nil, err
+	}
 	if err := checkTrackTree(m, inputs); err != nil {
 		return nil, err
 	}
@@ -73,6 +76,40 @@ func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input)
 		return m, nil // arrows made up for the Perfetto writer alone
 	}
 	return m, compareFlowsWithJSON(m, js, &f)
+}
+
+// assignInputs sets each slice's and instant's input from its sequence,
+// numbered as WritePerfetto documents: input i's own sequence is i + 1,
+// then come the inputs' cores with records, input by input, in
+// Summary.Active order. A core's slices must be on its track (or an
+// overlap track under it) and on no other input's sequence.
+func assignInputs(m *pfModel, inputs []Input) error {
+	type core struct {
+		input int
+		slot  string
+	}
+	bySeq := map[uint32]core{}
+	next := uint32(len(inputs)) + 1
+	for i, in := range inputs {
+		bySeq[uint32(i)+1] = core{input: i}
+		for _, a := range in.Decoded.Summary.Active {
+			bySeq[next] = core{i, a.Slot.String()}
+			next++
+		}
+	}
+	for _, list := range [][]*pfModelSlice{m.slices, m.instants} {
+		for _, s := range list {
+			c, ok := bySeq[s.seq]
+			if !ok {
+				return fmt.Errorf("%q on sequence %d, which no input has", s.name, s.seq)
+			}
+			s.input = c.input
+			if c.slot != "" && s.core().desc.GetName() != c.slot {
+				return fmt.Errorf("%q on track %q from the sequence of core %s", s.name, s.core().desc.GetName(), c.slot)
+			}
+		}
+	}
+	return nil
 }
 
 // checkExactTimes checks, unless the inputs are invocations (laid out by
@@ -114,7 +151,7 @@ func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
 		return ns.Add(ns, offset)
 	}
 	for i, sl := range m.slices {
-		in := &inputs[sl.seq-1]
+		in := &inputs[sl.input]
 		start, end := at(sl.args["start_cycle"], in), at(sl.args["end_cycle"], in)
 		if !start.IsUint64() || start.Uint64() != sl.start || !end.IsUint64() || end.Uint64() != sl.end {
 			return fmt.Errorf("slice %d (%s): [%d, %d] ns, want [%s, %s]", i, sl.name, sl.start, sl.end, start, end)
@@ -346,7 +383,7 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []Input) error {
 			if in.args["timestampOffsetNs"] != offset.String() {
 				return fmt.Errorf("timestampOffsetNs %s, want %s", in.args["timestampOffsetNs"], offset)
 			}
-			if err := compareMetaInstant(in, f, int(in.seq)-1); err != nil {
+			if err := compareMetaInstant(in, f, in.input); err != nil {
 				return err
 			}
 		default:
@@ -946,12 +983,17 @@ func TestPerfettoInvocations(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
 		}
-		seqs := map[uint32]bool{}
+		seqs, from := map[uint32]bool{}, map[int]bool{}
 		for _, s := range m.slices {
 			seqs[s.seq] = true
+			from[s.input] = true
 		}
-		if len(seqs) != 3 {
-			t.Fatalf("slices on %d sequences, want one per invocation", len(seqs))
+		cores := 0
+		for _, in := range inputs {
+			cores += len(in.Decoded.Summary.Active)
+		}
+		if len(seqs) != cores || len(from) != 3 {
+			t.Fatalf("slices on %d sequences from %d inputs, want one per core of each of the 3 invocations (%d)", len(seqs), len(from), cores)
 		}
 	}
 }
