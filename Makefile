@@ -92,6 +92,9 @@ ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
 # CYCLEABI_REQUIRE_PY turns "no Python with NumPy" from a skip into a failure
 # in every test CI runs (the gen/py checks).
 ci: export CYCLEABI_REQUIRE_PY := 1
+# CYCLEABI_REQUIRE_PROTOC turns "no protoc on PATH" (the drift check of the
+# generated Perfetto types, decode/internal/perfettopb) from a skip into a failure.
+ci: export CYCLEABI_REQUIRE_PROTOC := 1
 ci: test cpp-test
 	CYCLEABI_REQUIRE_CXX=1 $(MAKE) --no-print-directory abi-drill
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
