@@ -29,13 +29,22 @@ type flowLookup func(rec *Record) (out, in []uint64)
 // dependency arrows as WriteTrace's JSON, inputs rendered concurrently
 // and written in order, so memory does not grow with the trace.
 //
-// Each input is one trusted packet sequence (id 1 + its index) whose
-// first packet clears the incremental state, interns the category and
-// the argument names and makes BOOTTIME the sequence's clock
-// (TracePacketDefaults); every later event packet needs that state. A
-// slice's END is written when its track next needs it (before the
-// track's next BEGIN) or at the end of the input; trace processor sorts
-// packets by timestamp on import.
+// Each input has a trusted packet sequence of its own (id 1 + its
+// index), on BOOTTIME, for its track descriptors and metadata instant,
+// and each of its cores with records one more (ids after every input's
+// own, input by input, cores in Summary.Active order) for its slices:
+// that sequence's defaults make the core's track the default track and
+// clock 64 the clock, sequence-scoped and incremental (a ClockSnapshot
+// puts it at BOOTTIME 0), so slices on the core's track carry no track
+// and each timestamp is the delta from the sequence's previous one. Every
+// sequence's first packet clears the incremental state and interns the
+// category and the fixed argument names; every later event packet needs
+// that state. Interned ids are numbered per input and defined on each
+// sequence by the packet that first uses them there. A slice's END is
+// written when its core next needs it (before the core's next BEGIN that
+// starts at or after it) or at the end of the input, the ENDs of a core's
+// tracks in time order, so that each core's sequence is in time order;
+// trace processor sorts packets by timestamp on import.
 //
 // Tracks form a tree per rank: a process track (pid = rank, named
 // "<kernel> rank R device D" as the JSON's process), under it a
@@ -114,7 +123,7 @@ const coreInfoName = "core_info"
 // maxInternedNames is a variable for the tests of the full tables.
 var (
 	// maxInternedNames bounds the event names, and apart from them the
-	// task_stage values, interned per sequence; later new ones (detailed
+	// task_stage values, interned per input; later new ones (detailed
 	// names make one per task) are written in full.
 	maxInternedNames = 1 << 16
 )

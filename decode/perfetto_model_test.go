@@ -75,8 +75,11 @@ type sequenceState struct {
 // transcribed protos, repeated scalars unpacked (as protozero reads
 // them), each sequence starting with a packet that clears its
 // incremental state, every packet that uses interned data saying so and
-// every iid resolving (and never redefined), timestamps on BOOTTIME,
-// tracks declared before use with declared parents; then, with the
+// every iid resolving on its sequence (and never redefined), timestamps
+// resolved to BOOTTIME as trace processor resolves them (sequence clocks
+// from their snapshot, incremental ones never going back), events
+// without a track on their sequence's default track, tracks declared
+// before use with declared parents; then, with the
 // events sorted by timestamp as trace processor sorts them, every END
 // closing a slice, slices nesting on every track, and every flow id
 // started once by a BEGIN and terminated once, later, by an END.
