@@ -528,42 +528,56 @@ func (r *perfettoRenderer) begin(b []byte) []byte {
 // delta from the sequence's previous one), stated by a ClockSnapshot that
 // puts it at BOOTTIME 0, and its core's track as the default.
 func (r *perfettoRenderer) appendFirstPacket(b []byte, s *pfSeq) []byte {
-	in := r.interned[:0]
-	cat := appendVarintField(nil, fInternedIID, 1)
-	cat = appendStringField(cat, fInternedName, perfettoCategory)
-	in = appendBytesField(in, fInternedEventCategories, cat)
-	for i, name := range fixedAnnotationNames {
-		e := appendVarintField(nil, fInternedIID, uint64(i+1))
-		e = appendStringField(e, fInternedName, name)
-		in = appendBytesField(in, fInternedAnnotationNames, e)
+	for i := range fixedAnnotationNames {
 		s.define(internAnnotation, uint64(i+1))
 	}
-	r.interned = in
 	p := appendVarintField(r.packet[:0], fPacketSequenceID, s.id)
 	p = appendVarintField(p, fPacketSequenceFlags, seqIncrementalStateCleared)
 	p = appendVarintField(p, fPacketFirstPacketOnSeq, 1)
-	var d []byte
+	d := r.entry[:0]
 	if !s.incremental {
 		d = appendVarintField(d, fDefaultsTimestampClockID, clockBoottime)
 	} else {
 		d = appendVarintField(d, fDefaultsTimestampClockID, clockSequenceIncrement)
-		d = appendBytesField(d, fDefaultsTrackEvent, appendVarintField(nil, fTrackEventDefaultsTrackUUID, s.track))
+		d = protowire.AppendTag(d, fDefaultsTrackEvent, protowire.BytesType)
+		d = protowire.AppendVarint(d, uint64(protowire.SizeTag(fTrackEventDefaultsTrackUUID)+protowire.SizeVarint(s.track)))
+		d = appendVarintField(d, fTrackEventDefaultsTrackUUID, s.track)
 	}
+	r.entry = d
 	p = appendBytesField(p, fPacketDefaults, d)
-	p = appendBytesField(p, fPacketInternedData, in)
+	p = appendBytesField(p, fPacketInternedData, firstInterned)
 	if s.incremental {
-		boot := appendVarintField(nil, fClockID, clockBoottime)
-		boot = appendVarintField(boot, fClockTimestamp, 0)
-		inc := appendVarintField(nil, fClockID, clockSequenceIncrement)
-		inc = appendVarintField(inc, fClockTimestamp, 0)
-		inc = appendVarintField(inc, fClockIsIncremental, 1)
-		snap := appendBytesField(appendBytesField(nil, fClockSnapshotClocks, boot), fClockSnapshotClocks, inc)
-		p = appendBytesField(p, fPacketClockSnapshot, snap)
+		p = appendBytesField(p, fPacketClockSnapshot, incrementalClockSnapshot)
 		s.last = 0
 	}
 	r.packet = p
 	return appendBytesField(b, fTracePacket, p)
 }
+
+// firstInterned is the interned data of every sequence's first packet:
+// the category (iid 1) and fixedAnnotationNames (iid = index + 1).
+var firstInterned = func() []byte {
+	cat := appendVarintField(nil, fInternedIID, 1)
+	cat = appendStringField(cat, fInternedName, perfettoCategory)
+	in := appendBytesField(nil, fInternedEventCategories, cat)
+	for i, name := range fixedAnnotationNames {
+		e := appendVarintField(nil, fInternedIID, uint64(i+1))
+		e = appendStringField(e, fInternedName, name)
+		in = appendBytesField(in, fInternedAnnotationNames, e)
+	}
+	return in
+}()
+
+// incrementalClockSnapshot is a core sequence's ClockSnapshot: its clock
+// 64, incremental, at BOOTTIME 0.
+var incrementalClockSnapshot = func() []byte {
+	boot := appendVarintField(nil, fClockID, clockBoottime)
+	boot = appendVarintField(boot, fClockTimestamp, 0)
+	inc := appendVarintField(nil, fClockID, clockSequenceIncrement)
+	inc = appendVarintField(inc, fClockTimestamp, 0)
+	inc = appendVarintField(inc, fClockIsIncremental, 1)
+	return appendBytesField(appendBytesField(nil, fClockSnapshotClocks, boot), fClockSnapshotClocks, inc)
+}()
 
 // appendMetaInstant writes the input's megaKernelCycleTrace facts as the
 // debug annotations of an instant on its rank's metadata track, at the
