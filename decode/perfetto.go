@@ -385,6 +385,7 @@ type perfettoRenderer struct {
 	nextLane uint64     // uuid of the next overlap track
 	flows    flowLookup // nil: no arrows
 	invArgs  []byte     // the invocation's annotations, for every slice
+	dirIID   uint64     // the interned string in invArgs (direction), 0 for none
 
 	// Interned ids, numbered per input, and their strings by iid − 1:
 	// event names, debug annotation names, task_stage values.
@@ -437,7 +438,13 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 			r.invArgs = appendIntAnnotation(r.invArgs, annStep, *inv.Step)
 		}
 		if inv.Direction != "" {
-			r.invArgs = appendStringAnnotation(r.invArgs, annDirection, validUTF8(inv.Direction))
+			// Interned: it is on every slice.
+			dir := validUTF8(inv.Direction)
+			if r.dirIID = r.stringIID(dir); r.dirIID != 0 {
+				r.invArgs = appendStringIIDAnnotation(r.invArgs, annDirection, r.dirIID)
+			} else {
+				r.invArgs = appendStringAnnotation(r.invArgs, annDirection, dir)
+			}
 		}
 	}
 	return r
@@ -631,6 +638,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	if len(warnings) > 0 {
 		s("warnings", strings.Join(warnings, "; "))
 	}
+	r.useStage(&r.main, r.dirIID)
 	ev = append(ev, r.invArgs...)
 	u("abiVersion", abi.Version)
 	s("abiFingerprint", abi.FingerprintHex)
@@ -859,6 +867,7 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	if d.argIID != 0 {
 		r.useAnnotation(seq, d.argIID)
 	}
+	r.useStage(seq, r.dirIID)
 
 	b, pkt, ev := r.openEvent(b, seq, start, eventTypeSliceBegin, lane.uuid)
 	b = append(b, tagEventCategoryIIDs, 1)
@@ -904,17 +913,24 @@ func (r *perfettoRenderer) stageIID(task uint32, stage string) uint64 {
 			return iid
 		}
 	}
-	iid, ok := r.stageIIDs[stage]
+	iid := r.stringIID(stage)
+	if iid != 0 && int(task) < len(r.stageByTask) {
+		r.stageByTask[task] = iid
+	}
+	return iid
+}
+
+// stringIID returns the input's interned id of a string annotation value
+// (a task_stage, the invocation's direction); 0 when the table is full.
+func (r *perfettoRenderer) stringIID(str string) uint64 {
+	iid, ok := r.stageIIDs[str]
 	if !ok {
 		if len(r.stageIIDs) >= maxInternedNames {
 			return 0
 		}
 		iid = uint64(len(r.stageIIDs) + 1)
-		r.stageIIDs[stage] = iid
-		r.stageList = append(r.stageList, stage)
-	}
-	if int(task) < len(r.stageByTask) {
-		r.stageByTask[task] = iid
+		r.stageIIDs[str] = iid
+		r.stageList = append(r.stageList, str)
 	}
 	return iid
 }
