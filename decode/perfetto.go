@@ -300,9 +300,9 @@ type pfSeq struct {
 
 // Kinds of interned ids, as pfSeq.defined indexes them.
 const (
-	internName = iota
-	internStage
-	internAnnotation
+	kindName = iota
+	kindStage
+	kindAnnotation
 )
 
 // define reports whether iid of kind is new to the sequence, and marks it
@@ -536,7 +536,7 @@ func (r *perfettoRenderer) begin(b []byte) []byte {
 // puts it at BOOTTIME 0, and its core's track as the default.
 func (r *perfettoRenderer) appendFirstPacket(b []byte, s *pfSeq) []byte {
 	for i := range fixedAnnotationNames {
-		s.define(internAnnotation, uint64(i+1))
+		s.define(kindAnnotation, uint64(i+1))
 	}
 	p := appendVarintField(r.packet[:0], fPacketSequenceID, s.id)
 	p = appendVarintField(p, fPacketSequenceFlags, seqIncrementalStateCleared)
@@ -704,7 +704,7 @@ func (r *perfettoRenderer) internName() uint64 {
 // useName returns iid, an event name's id, after adding its definition
 // to r.interned if sequence s has not defined it yet; 0 stays 0.
 func (r *perfettoRenderer) useName(s *pfSeq, iid uint64) uint64 {
-	if iid != 0 && s.define(internName, iid) {
+	if iid != 0 && s.define(kindName, iid) {
 		e := appendVarintField(r.entry[:0], fInternedIID, iid)
 		e = appendStringField(e, fInternedName, r.nameList[iid-1])
 		r.entry = e
@@ -715,7 +715,7 @@ func (r *perfettoRenderer) useName(s *pfSeq, iid uint64) uint64 {
 
 // useStage is useName for a task_stage value.
 func (r *perfettoRenderer) useStage(s *pfSeq, iid uint64) uint64 {
-	if iid != 0 && s.define(internStage, iid) {
+	if iid != 0 && s.define(kindStage, iid) {
 		e := appendVarintField(r.entry[:0], fInternedStringIID, iid)
 		e = appendStringField(e, fInternedStringStr, r.stageList[iid-1])
 		r.entry = e
@@ -726,7 +726,7 @@ func (r *perfettoRenderer) useStage(s *pfSeq, iid uint64) uint64 {
 
 // useAnnotation is useName for a debug annotation name.
 func (r *perfettoRenderer) useAnnotation(s *pfSeq, iid uint64) uint64 {
-	if s.define(internAnnotation, iid) {
+	if s.define(kindAnnotation, iid) {
 		e := appendVarintField(r.entry[:0], fInternedIID, iid)
 		e = appendStringField(e, fInternedName, r.annList[iid-1])
 		r.entry = e
