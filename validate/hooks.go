@@ -71,7 +71,8 @@ func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.Prof
 
 // block is the scan's Block hook: it checks records against the common
 // case — each in start order and after the end of every record before it,
-// at or after the core's entry, with a desc_id known to be fine — with one
+// at or after the core's entry, ending at or after its start (what the
+// scan then need not check again), with a desc_id known to be fine — with one
 // flag per record and no branch per check. It updates the slot state as
 // the record hook would for the records that pass, and returns how many
 // passed before the first that did not (which the record hook then sees:
@@ -90,7 +91,7 @@ func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int
 		st.begin(s)
 		prev = binary.LittleEndian.Uint64(b[abi.ProfileRecordStartCycleOffset:])
 		maxEnd = binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
-		if b2u(prev < st.entry)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
+		if b2u(prev < st.entry)|b2u(maxEnd < prev)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
 			return 0
 		}
 		j = 1
@@ -103,8 +104,8 @@ func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int
 		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
 		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
 		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
-		if b2u(start < prev)|b2u(start < maxEnd)|b2u(start < entry)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
-			(start < prev || start < maxEnd || start < entry || v.descBad(desc) != 0) {
+		if b2u(start < prev)|b2u(start < maxEnd)|b2u(start < entry)|b2u(end < start)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
+			(start < prev || start < maxEnd || start < entry || end < start || v.descBad(desc) != 0) {
 			break
 		}
 		if end > maxEnd {
