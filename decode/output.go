@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
@@ -19,8 +18,7 @@ type Output struct {
 	Name string
 
 	w    *bufio.Writer
-	gz   *gzip.Writer
-	zc   *compressor // runs gz on its own goroutine
+	gz   *parallelGzip
 	file *outfile.File
 }
 
@@ -35,10 +33,10 @@ func CreateOutput(path string, stdout io.Writer) (*Output, error) {
 	var dst io.Writer = f
 	if path != outfile.Stdout && strings.HasSuffix(path, ".gz") {
 		// BestSpeed: traces are repetitive text that compresses about
-		// tenfold even so, and the default level would be the bottleneck.
-		o.gz, _ = gzip.NewWriterLevel(dst, gzip.BestSpeed)
-		o.zc = newCompressor(o.gz)
-		dst = o.zc
+		// tenfold even so, and the default level would be the bottleneck;
+		// segments compressed on GOMAXPROCS goroutines.
+		o.gz = newParallelGzip(dst)
+		dst = o.gz
 	}
 	o.w = bufio.NewWriterSize(dst, 64<<10)
 	return o, nil
@@ -51,14 +49,11 @@ func (o *Output) Write(p []byte) (int, error) { return o.w.Write(p) }
 // nothing is left behind.
 func (o *Output) Commit() error {
 	err := o.w.Flush()
-	if o.zc != nil {
-		if zerr := o.zc.Close(); err == nil {
+	if o.gz != nil {
+		if zerr := o.gz.Close(); err == nil {
 			err = zerr
 		}
-		o.zc = nil
-	}
-	if o.gz != nil && err == nil {
-		err = o.gz.Close()
+		o.gz = nil
 	}
 	if err != nil {
 		o.file.Abort()
@@ -70,75 +65,9 @@ func (o *Output) Commit() error {
 // Abort discards what was written to a file (nothing is renamed into
 // place). It is a no-op after Commit.
 func (o *Output) Abort() {
-	if o.zc != nil {
-		o.zc.Close()
-		o.zc = nil
+	if o.gz != nil {
+		o.gz.Close()
+		o.gz = nil
 	}
 	o.file.Abort()
-}
-
-// compressor hands what is written to it, in buffers of compressBuffer
-// bytes, to a goroutine that writes them to w (gzip): the trace is
-// formatted and compressed at once, on two cores when there are two
-// (BestSpeed deflate takes about twice the time of formatting). At most
-// compressBuffers buffers exist.
-type compressor struct {
-	w    io.Writer
-	cur  []byte
-	full chan []byte
-	free chan []byte
-	done chan struct{}
-	err  error // the goroutine's first write error; read after done
-}
-
-const (
-	compressBuffer  = 256 << 10
-	compressBuffers = 4
-)
-
-func newCompressor(w io.Writer) *compressor {
-	c := &compressor{w: w, full: make(chan []byte, compressBuffers), free: make(chan []byte, compressBuffers), done: make(chan struct{})}
-	for range compressBuffers - 1 {
-		c.free <- make([]byte, 0, compressBuffer)
-	}
-	c.cur = make([]byte, 0, compressBuffer)
-	go c.run()
-	return c
-}
-
-func (c *compressor) run() {
-	defer close(c.done)
-	for b := range c.full {
-		if c.err == nil {
-			_, c.err = c.w.Write(b)
-		}
-		c.free <- b[:0]
-	}
-}
-
-// Write copies p into buffers; a write error of the goroutine is returned
-// by Close.
-func (c *compressor) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		k := copy(c.cur[len(c.cur):cap(c.cur)], p)
-		c.cur, p = c.cur[:len(c.cur)+k], p[k:]
-		if len(c.cur) == cap(c.cur) {
-			c.full <- c.cur
-			c.cur = <-c.free
-		}
-	}
-	return n, nil
-}
-
-// Close hands over the last buffer, waits for the goroutine and returns
-// its first error.
-func (c *compressor) Close() error {
-	if len(c.cur) > 0 {
-		c.full <- c.cur
-	}
-	c.cur = nil
-	close(c.full)
-	<-c.done
-	return c.err
 }

@@ -29,13 +29,22 @@ type flowLookup func(rec *Record) (out, in []uint64)
 // dependency arrows as WriteTrace's JSON, inputs rendered concurrently
 // and written in order, so memory does not grow with the trace.
 //
-// Each input is one trusted packet sequence (id 1 + its index) whose
-// first packet clears the incremental state, interns the category and
-// the argument names and makes BOOTTIME the sequence's clock
-// (TracePacketDefaults); every later event packet needs that state. A
-// slice's END is written when its track next needs it (before the
-// track's next BEGIN) or at the end of the input; trace processor sorts
-// packets by timestamp on import.
+// Each input has a trusted packet sequence of its own (id 1 + its
+// index), on BOOTTIME, for its track descriptors and metadata instant,
+// and each of its cores with records one more (ids after every input's
+// own, input by input, cores in Summary.Active order) for its slices:
+// that sequence's defaults make the core's track the default track and
+// clock 64 the clock, sequence-scoped and incremental (a ClockSnapshot
+// puts it at BOOTTIME 0), so slices on the core's track carry no track
+// and each timestamp is the delta from the sequence's previous one. Every
+// sequence's first packet clears the incremental state and interns the
+// category and the fixed argument names; every later event packet needs
+// that state. Interned ids are numbered per input and defined on each
+// sequence by the packet that first uses them there. A slice's END is
+// written when its core next needs it (before the core's next BEGIN that
+// starts at or after it) or at the end of the input, the ENDs of a core's
+// tracks in time order, so that each core's sequence is in time order;
+// trace processor sorts packets by timestamp on import.
 //
 // Tracks form a tree per rank: a process track (pid = rank, named
 // "<kernel> rank R device D" as the JSON's process), under it a
@@ -114,7 +123,7 @@ const coreInfoName = "core_info"
 // maxInternedNames is a variable for the tests of the full tables.
 var (
 	// maxInternedNames bounds the event names, and apart from them the
-	// task_stage values, interned per sequence; later new ones (detailed
+	// task_stage values, interned per input; later new ones (detailed
 	// names make one per task) are written in full.
 	maxInternedNames = 1 << 16
 )
@@ -134,6 +143,9 @@ type perfettoFormat struct {
 	// flows and stats are each input's arrows and what they came to.
 	flows []flowLookup
 	stats []FlowStats
+	// coreSeqs[i] is the sequence id of input i's first core with
+	// records (Summary.Active[0]); the others follow it.
+	coreSeqs []uint64
 }
 
 // pfRank is the tracks of one rank, written by one of its inputs.
@@ -149,12 +161,19 @@ type pfRank struct {
 
 func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, error) {
 	f := &perfettoFormat{places: places, ranks: make([]*pfRank, len(inputs)),
-		flows: make([]flowLookup, len(inputs)), stats: make([]FlowStats, len(inputs))}
+		flows: make([]flowLookup, len(inputs)), stats: make([]FlowStats, len(inputs)),
+		coreSeqs: make([]uint64, len(inputs))}
 	byRank := map[uint32]*pfRank{}
 	next := uint64(1)
+	seq := uint64(len(inputs)) + 1
 	for i := range inputs {
 		in := &inputs[i]
 		cfg, sum, pl := &in.Config, in.Decoded.Summary, &places[i]
+		f.coreSeqs[i] = seq
+		seq += uint64(len(sum.Active))
+		if seq-1 > math.MaxUint32 {
+			return nil, fmt.Errorf("%s: more than 2^32-1 cores with records in one trace: the perfetto format cannot number their sequences", in.Decoded.Capture.Name)
+		}
 		if cfg.Rank > math.MaxInt32 {
 			return nil, fmt.Errorf("%s: rank %d exceeds %d, the largest pid a Perfetto process descriptor holds", in.Decoded.Capture.Name, cfg.Rank, math.MaxInt32)
 		}
@@ -265,10 +284,49 @@ type pfTrack struct {
 	open []openSlice
 }
 
-// pfCore is a core with records: its track and its overlap tracks.
+// pfSeq is a trusted packet sequence: its id, its timestamps, and the
+// interned ids it has defined (by kind: event names, task_stage values,
+// annotation names). The ids are numbered per input; a sequence defines
+// each one it uses in the packet of its first use.
+type pfSeq struct {
+	id uint64
+	// incremental: timestamps are deltas from the sequence's previous
+	// one (last) on its clock 64; else absolute BOOTTIME.
+	incremental bool
+	last        uint64
+	track       uint64 // TrackEventDefaults.track_uuid, 0 for none
+	defined     [3][]uint64
+}
+
+// Kinds of interned ids, as pfSeq.defined indexes them.
+const (
+	kindName = iota
+	kindStage
+	kindAnnotation
+)
+
+// define reports whether iid of kind is new to the sequence, and marks it
+// defined.
+func (s *pfSeq) define(kind int, iid uint64) bool {
+	w, bit := iid>>6, uint64(1)<<(iid&63)
+	set := s.defined[kind]
+	if w < uint64(len(set)) && set[w]&bit != 0 {
+		return false
+	}
+	for uint64(len(set)) <= w {
+		set = append(set, 0)
+	}
+	set[w] |= bit
+	s.defined[kind] = set
+	return true
+}
+
+// pfCore is a core with records: its track, its overlap tracks, and its
+// packet sequence.
 type pfCore struct {
 	name  string
 	lanes []*pfTrack // lanes[0] is the core's own track
+	seq   pfSeq
 	// info holds the core's constant debug annotations, encoded: rank,
 	// device_id, core_type, block_id and core_entry_cycle, written once
 	// on the core's "core_info" instant; nil once written.
@@ -317,7 +375,7 @@ type perfettoRenderer struct {
 	f      *perfettoFormat
 	in     *Input
 	index  int
-	seq    uint64
+	main   pfSeq // the input's own sequence: descriptors, metadata
 	clock  nsClock
 	anchor uint64
 	shift  uint64
@@ -327,9 +385,15 @@ type perfettoRenderer struct {
 	nextLane uint64     // uuid of the next overlap track
 	flows    flowLookup // nil: no arrows
 	invArgs  []byte     // the invocation's annotations, for every slice
+	dirIID   uint64     // the interned string in invArgs (direction), 0 for none
 
-	names    map[string]uint64 // interned event names
-	annNames map[string]uint64 // interned debug annotation names
+	// Interned ids, numbered per input, and their strings by iid − 1:
+	// event names, debug annotation names, task_stage values.
+	names     map[string]uint64
+	nameList  []string
+	annNames  map[string]uint64
+	annList   []string
+	stageList []string
 	// stageIIDs are the interned task_stage values; stageByTask caches
 	// them by task id for a names file's dense task table (0: not yet).
 	stageIIDs   map[string]uint64
@@ -343,13 +407,13 @@ type perfettoRenderer struct {
 	owner       string
 
 	// Scratch buffers, reused per packet.
-	event, packet, interned, name []byte
+	event, packet, interned, name, entry []byte
 }
 
 func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer {
 	cfg, pl := &in.Config, &f.places[i]
 	r := &perfettoRenderer{
-		f: f, in: in, index: i, seq: uint64(i) + 1, clock: newNsClock(cfg.FrequencyMHz),
+		f: f, in: in, index: i, main: pfSeq{id: uint64(i) + 1}, clock: newNsClock(cfg.FrequencyMHz),
 		anchor: pl.anchor, shift: pl.shift, rank: f.ranks[i], flows: f.flows[i],
 		names: map[string]uint64{}, annNames: map[string]uint64{}, descs: map[uint32]*pfDesc{},
 		stageIIDs: map[string]uint64{},
@@ -367,13 +431,20 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 	for i, name := range fixedAnnotationNames {
 		r.annNames[name] = uint64(i + 1)
 	}
+	r.annList = slices.Clone(fixedAnnotationNames)
 	if inv := cfg.Invocation; inv != nil {
 		r.invArgs = appendIntAnnotation(r.invArgs, annInvocationID, inv.ID)
 		if inv.Step != nil {
 			r.invArgs = appendIntAnnotation(r.invArgs, annStep, *inv.Step)
 		}
 		if inv.Direction != "" {
-			r.invArgs = appendStringAnnotation(r.invArgs, annDirection, validUTF8(inv.Direction))
+			// Interned: it is on every slice.
+			dir := validUTF8(inv.Direction)
+			if r.dirIID = r.stringIID(dir); r.dirIID != 0 {
+				r.invArgs = appendStringIIDAnnotation(r.invArgs, annDirection, r.dirIID)
+			} else {
+				r.invArgs = appendStringAnnotation(r.invArgs, annDirection, dir)
+			}
 		}
 	}
 	return r
@@ -400,23 +471,7 @@ func (r *perfettoRenderer) at(cycle uint64, rec *Record) (uint64, error) {
 func (r *perfettoRenderer) begin(b []byte) []byte {
 	cfg, sum := &r.in.Config, r.in.Decoded.Summary
 
-	// The first packet: incremental state cleared, BOOTTIME as the
-	// sequence's clock, the category and argument names interned.
-	in := r.interned[:0]
-	cat := appendVarintField(nil, fInternedIID, 1)
-	cat = appendStringField(cat, fInternedName, perfettoCategory)
-	in = appendBytesField(in, fInternedEventCategories, cat)
-	for i, name := range fixedAnnotationNames {
-		e := appendVarintField(nil, fInternedIID, uint64(i+1))
-		e = appendStringField(e, fInternedName, name)
-		in = appendBytesField(in, fInternedAnnotationNames, e)
-	}
-	r.interned = in
-	p := r.startPacket(seqIncrementalStateCleared)
-	p = appendVarintField(p, fPacketFirstPacketOnSeq, 1)
-	p = appendBytesField(p, fPacketDefaults, appendVarintField(nil, fDefaultsTimestampClockID, clockBoottime))
-	p = appendBytesField(p, fPacketInternedData, in)
-	b = appendBytesField(b, fTracePacket, p)
+	b = r.appendFirstPacket(b, &r.main)
 
 	rk := r.rank
 	r.cores = make([]pfCore, len(sum.Active))
@@ -424,6 +479,7 @@ func (r *perfettoRenderer) begin(b []byte) []byte {
 		c := &r.cores[i]
 		c.name = a.Slot.String()
 		c.lanes = []*pfTrack{{uuid: rk.cores[a.Slot]}}
+		c.seq = pfSeq{id: r.f.coreSeqs[r.index] + uint64(i), incremental: true, track: rk.cores[a.Slot]}
 		c.info = appendUintAnnotation(c.info, annRank, uint64(cfg.Rank))
 		c.info = appendUintAnnotation(c.info, annDeviceID, uint64(cfg.DeviceID))
 		c.info = appendStringAnnotation(c.info, annCoreType, a.Slot.CoreType.String())
@@ -472,6 +528,64 @@ func (r *perfettoRenderer) begin(b []byte) []byte {
 	return b
 }
 
+// appendFirstPacket writes the first packet of sequence s: incremental
+// state cleared, the category and the fixed argument names interned, and
+// the sequence's defaults. The input's own sequence takes BOOTTIME
+// timestamps; a core's takes clock 64, incremental (each timestamp the
+// delta from the sequence's previous one), stated by a ClockSnapshot that
+// puts it at BOOTTIME 0, and its core's track as the default.
+func (r *perfettoRenderer) appendFirstPacket(b []byte, s *pfSeq) []byte {
+	for i := range fixedAnnotationNames {
+		s.define(kindAnnotation, uint64(i+1))
+	}
+	p := appendVarintField(r.packet[:0], fPacketSequenceID, s.id)
+	p = appendVarintField(p, fPacketSequenceFlags, seqIncrementalStateCleared)
+	p = appendVarintField(p, fPacketFirstPacketOnSeq, 1)
+	d := r.entry[:0]
+	if !s.incremental {
+		d = appendVarintField(d, fDefaultsTimestampClockID, clockBoottime)
+	} else {
+		d = appendVarintField(d, fDefaultsTimestampClockID, clockSequenceIncrement)
+		d = protowire.AppendTag(d, fDefaultsTrackEvent, protowire.BytesType)
+		d = protowire.AppendVarint(d, uint64(protowire.SizeTag(fTrackEventDefaultsTrackUUID)+protowire.SizeVarint(s.track)))
+		d = appendVarintField(d, fTrackEventDefaultsTrackUUID, s.track)
+	}
+	r.entry = d
+	p = appendBytesField(p, fPacketDefaults, d)
+	p = appendBytesField(p, fPacketInternedData, firstInterned)
+	if s.incremental {
+		p = appendBytesField(p, fPacketClockSnapshot, incrementalClockSnapshot)
+		s.last = 0
+	}
+	r.packet = p
+	return appendBytesField(b, fTracePacket, p)
+}
+
+// firstInterned is the interned data of every sequence's first packet:
+// the category (iid 1) and fixedAnnotationNames (iid = index + 1).
+var firstInterned = func() []byte {
+	cat := appendVarintField(nil, fInternedIID, 1)
+	cat = appendStringField(cat, fInternedName, perfettoCategory)
+	in := appendBytesField(nil, fInternedEventCategories, cat)
+	for i, name := range fixedAnnotationNames {
+		e := appendVarintField(nil, fInternedIID, uint64(i+1))
+		e = appendStringField(e, fInternedName, name)
+		in = appendBytesField(in, fInternedAnnotationNames, e)
+	}
+	return in
+}()
+
+// incrementalClockSnapshot is a core sequence's ClockSnapshot: its clock
+// 64, incremental, at BOOTTIME 0.
+var incrementalClockSnapshot = func() []byte {
+	boot := appendVarintField(nil, fClockID, clockBoottime)
+	boot = appendVarintField(boot, fClockTimestamp, 0)
+	inc := appendVarintField(nil, fClockID, clockSequenceIncrement)
+	inc = appendVarintField(inc, fClockTimestamp, 0)
+	inc = appendVarintField(inc, fClockIsIncremental, 1)
+	return appendBytesField(appendBytesField(nil, fClockSnapshotClocks, boot), fClockSnapshotClocks, inc)
+}()
+
 // appendMetaInstant writes the input's megaKernelCycleTrace facts as the
 // debug annotations of an instant on its rank's metadata track, at the
 // input's earliest time (its time 0, or its first record if earlier).
@@ -492,14 +606,15 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	ev = appendVarintField(ev, fEventTrackUUID, r.rank.meta)
 	ev = appendVarintField(ev, fEventCategoryIIDs, 1)
 	r.name = append(r.name[:0], "megaKernelCycleTrace"...)
-	ev = r.appendEventName(ev)
-	u := func(name string, v uint64) { ev = appendUintAnnotation(ev, r.annotationName(name), v) }
-	s := func(name, v string) { ev = appendStringAnnotation(ev, r.annotationName(name), validUTF8(v)) }
+	ev = r.appendEventName(ev, &r.main)
+	ann := func(name string) uint64 { return r.useAnnotation(&r.main, r.annotationName(name)) }
+	u := func(name string, v uint64) { ev = appendUintAnnotation(ev, ann(name), v) }
+	s := func(name, v string) { ev = appendStringAnnotation(ev, ann(name), validUTF8(v)) }
 	u("schemaVersion", SchemaVersion)
 	u("rank", uint64(cfg.Rank))
 	u("deviceId", uint64(cfg.DeviceID))
 	s("socName", cfg.SoCName)
-	ev = appendDoubleAnnotation(ev, r.annotationName("cycleFrequencyMHz"), cfg.FrequencyMHz)
+	ev = appendDoubleAnnotation(ev, ann("cycleFrequencyMHz"), cfg.FrequencyMHz)
 	u("anchorCycle", sum.Anchor)
 	for _, t := range abi.CoreTypes() {
 		u("recordCapacityPerCore."+t.String(), uint64(sum.Layout.Capacities.For(t)))
@@ -508,7 +623,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	u("recordCount", sum.Records)
 	u("droppedRecordCount", sum.Dropped)
 	u("profileBufferBytes", sum.Layout.Size())
-	ev = appendBoolAnnotation(ev, r.annotationName("detailedTaskNames"), cfg.DetailedNames)
+	ev = appendBoolAnnotation(ev, ann("detailedTaskNames"), cfg.DetailedNames)
 	s("kernelName", cfg.KernelName)
 	s("ownerLabel", cfg.OwnerLabel)
 	warnings := r.in.Decoded.Warnings.Lines()
@@ -523,6 +638,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	if len(warnings) > 0 {
 		s("warnings", strings.Join(warnings, "; "))
 	}
+	r.useStage(&r.main, r.dirIID)
 	ev = append(ev, r.invArgs...)
 	u("abiVersion", abi.Version)
 	s("abiFingerprint", abi.FingerprintHex)
@@ -534,27 +650,33 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	}
 	u("timestampOffsetNs", r.f.offset)
 	r.event = ev
-	return r.appendEventPacket(b, ts)
-}
-
-// startPacket starts a packet of the sequence in r.packet.
-func (r *perfettoRenderer) startPacket(flags uint64) []byte {
-	p := appendVarintField(r.packet[:0], fPacketSequenceID, r.seq)
-	return appendVarintField(p, fPacketSequenceFlags, flags)
+	return r.appendEventPacket(b, &r.main, ts)
 }
 
 func (r *perfettoRenderer) appendDescriptor(b, td []byte) []byte {
-	p := appendVarintField(r.packet[:0], fPacketSequenceID, r.seq)
+	p := appendVarintField(r.packet[:0], fPacketSequenceID, r.main.id)
 	p = appendBytesField(p, fPacketTrackDescriptor, td)
 	r.packet = p
 	return appendBytesField(b, fTracePacket, p)
 }
 
-// appendEventPacket appends a packet at ts holding the TrackEvent in
+// timestamp returns what a packet of s at ts writes as its timestamp,
+// and makes ts the sequence's latest. A core's packets come in time
+// order, so its deltas are never negative.
+func (s *pfSeq) timestamp(ts uint64) uint64 {
+	if !s.incremental {
+		return ts
+	}
+	d := ts - s.last
+	s.last = ts
+	return d
+}
+
+// appendEventPacket appends a packet of s at ts holding the TrackEvent in
 // r.event and the interned data in r.interned.
-func (r *perfettoRenderer) appendEventPacket(b []byte, ts uint64) []byte {
-	p := appendVarintField(r.packet[:0], fPacketTimestamp, ts)
-	p = appendVarintField(p, fPacketSequenceID, r.seq)
+func (r *perfettoRenderer) appendEventPacket(b []byte, s *pfSeq, ts uint64) []byte {
+	p := appendVarintField(r.packet[:0], fPacketTimestamp, s.timestamp(ts))
+	p = appendVarintField(p, fPacketSequenceID, s.id)
 	p = appendVarintField(p, fPacketSequenceFlags, seqNeedsIncrementalState)
 	if len(r.interned) > 0 {
 		p = appendBytesField(p, fPacketInternedData, r.interned)
@@ -564,9 +686,8 @@ func (r *perfettoRenderer) appendEventPacket(b []byte, ts uint64) []byte {
 	return appendBytesField(b, fTracePacket, p)
 }
 
-// internName returns the interned id of the name in r.name, interning
-// it in r.interned on first use; 0 when the table is full (the name is
-// then written in full).
+// internName returns the input's interned id of the name in r.name; 0
+// when the table is full (the name is then written in full).
 func (r *perfettoRenderer) internName() uint64 {
 	if iid, ok := r.names[string(r.name)]; ok {
 		return iid
@@ -576,54 +697,89 @@ func (r *perfettoRenderer) internName() uint64 {
 	}
 	iid := uint64(len(r.names) + 1)
 	r.names[string(r.name)] = iid
-	e := appendVarintField(nil, fInternedIID, iid)
-	e = appendBytesField(e, fInternedName, r.name)
-	r.interned = appendBytesField(r.interned, fInternedEventNames, e)
+	r.nameList = append(r.nameList, string(r.name))
 	return iid
 }
 
-// appendEventName appends the name in r.name as an event's name.
-func (r *perfettoRenderer) appendEventName(ev []byte) []byte {
-	if iid := r.internName(); iid != 0 {
+// useName returns iid, an event name's id, after adding its definition
+// to r.interned if sequence s has not defined it yet; 0 stays 0.
+func (r *perfettoRenderer) useName(s *pfSeq, iid uint64) uint64 {
+	if iid != 0 && s.define(kindName, iid) {
+		e := appendVarintField(r.entry[:0], fInternedIID, iid)
+		e = appendStringField(e, fInternedName, r.nameList[iid-1])
+		r.entry = e
+		r.interned = appendBytesField(r.interned, fInternedEventNames, e)
+	}
+	return iid
+}
+
+// useStage is useName for a task_stage value.
+func (r *perfettoRenderer) useStage(s *pfSeq, iid uint64) uint64 {
+	if iid != 0 && s.define(kindStage, iid) {
+		e := appendVarintField(r.entry[:0], fInternedStringIID, iid)
+		e = appendStringField(e, fInternedStringStr, r.stageList[iid-1])
+		r.entry = e
+		r.interned = appendBytesField(r.interned, fInternedAnnotationStrs, e)
+	}
+	return iid
+}
+
+// useAnnotation is useName for a debug annotation name.
+func (r *perfettoRenderer) useAnnotation(s *pfSeq, iid uint64) uint64 {
+	if s.define(kindAnnotation, iid) {
+		e := appendVarintField(r.entry[:0], fInternedIID, iid)
+		e = appendStringField(e, fInternedName, r.annList[iid-1])
+		r.entry = e
+		r.interned = appendBytesField(r.interned, fInternedAnnotationNames, e)
+	}
+	return iid
+}
+
+// appendEventName appends the name in r.name as the name of an event of
+// sequence s.
+func (r *perfettoRenderer) appendEventName(ev []byte, s *pfSeq) []byte {
+	if iid := r.useName(s, r.internName()); iid != 0 {
 		return appendVarintField(ev, fEventNameIID, iid)
 	}
 	return appendBytesField(ev, fEventName, r.name)
 }
 
-// openEvent starts a packet of the sequence at ts, with the interned
-// data in r.interned, and in it a TrackEvent of type typ on track;
-// closeEvent ends both.
-func (r *perfettoRenderer) openEvent(b []byte, ts uint64, typ byte, track uint64) (_ []byte, pkt, ev int) {
+// openEvent starts a packet of sequence s at ts, with the interned data
+// in r.interned, and in it a TrackEvent of type typ on track (left out
+// when it is the sequence's default); closeEvent ends both.
+func (r *perfettoRenderer) openEvent(b []byte, s *pfSeq, ts uint64, typ byte, track uint64) (_ []byte, pkt, ev int) {
 	b, pkt = openField(b, tagTracePacket)
 	b = append(b, tagPacketTimestamp)
-	b = appendVarint(b, ts)
+	b = appendVarint(b, s.timestamp(ts))
 	b = append(b, tagPacketSequenceID)
-	b = appendVarint(b, r.seq)
+	b = appendVarint(b, s.id)
 	b = append(b, tagPacketSequenceFlags, seqNeedsIncrementalState)
 	if len(r.interned) > 0 {
 		b = appendBytesField(b, fPacketInternedData, r.interned)
 	}
 	b, ev = openField(b, tagPacketTrackEvent)
-	b = append(b, tagEventType, typ, tagEventTrackUUID)
-	return appendVarint(b, track), pkt, ev
+	b = append(b, tagEventType, typ)
+	if track != s.track {
+		b = append(b, tagEventTrackUUID)
+		b = appendVarint(b, track)
+	}
+	return b, pkt, ev
 }
 
 func closeEvent(b []byte, pkt, ev int) []byte {
 	return closeField(closeField(b, ev), pkt)
 }
 
-// annotationName returns the interned id of a debug annotation name,
-// interning it in r.interned on first use. The names come from the
-// program (argument names, metadata keys), so the table stays small.
+// annotationName returns the input's interned id of a debug annotation
+// name. The names come from the program (argument names, metadata keys),
+// so the table stays small.
 func (r *perfettoRenderer) annotationName(name string) uint64 {
 	if iid, ok := r.annNames[name]; ok {
 		return iid
 	}
 	iid := uint64(len(r.annNames) + 1)
 	r.annNames[name] = iid
-	e := appendVarintField(nil, fInternedIID, iid)
-	e = appendStringField(e, fInternedName, name)
-	r.interned = appendBytesField(r.interned, fInternedAnnotationNames, e)
+	r.annList = append(r.annList, name)
 	return iid
 }
 
@@ -661,11 +817,9 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	// trace processor sorts packets by timestamp on import, and within
 	// a track the ENDs still come before the next BEGIN.
 	c := &r.cores[rec.Active]
+	b = r.closeUntil(b, c, start)
 	var lane *pfTrack
 	for _, t := range c.lanes {
-		for len(t.open) > 0 && t.top() <= start {
-			b = r.closeTop(b, t)
-		}
 		if len(t.open) == 0 || end <= t.top() {
 			lane = t
 			break
@@ -677,17 +831,19 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 		}
 	}
 
+	seq := &c.seq
 	if c.info != nil {
-		// The core's first record: its constant args go once, on an
-		// instant just before it.
+		// The core's first record: its sequence starts, and its
+		// constant args go once, on an instant just before it (on the
+		// core's track, the sequence's default).
+		b = r.appendFirstPacket(b, seq)
 		r.interned = r.interned[:0]
 		ev := appendVarintField(r.event[:0], fEventType, eventTypeInstant)
-		ev = appendVarintField(ev, fEventTrackUUID, lane.uuid)
 		ev = appendVarintField(ev, fEventCategoryIIDs, 1)
 		r.name = append(r.name[:0], coreInfoName...)
-		ev = r.appendEventName(ev)
+		ev = r.appendEventName(ev, seq)
 		r.event = append(ev, c.info...)
-		b = r.appendEventPacket(b, start)
+		b = r.appendEventPacket(b, seq, start)
 		c.info = nil
 	}
 
@@ -703,13 +859,17 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	if hasStage && !r.stagesValid {
 		stage = validUTF8(stage)
 	}
-	nameIID := r.eventNameIID(rec, d, stage, hasStage)
+	nameIID := r.useName(seq, r.eventNameIID(rec, d, stage, hasStage))
 	var stageIID uint64
 	if hasStage {
-		stageIID = r.stageIID(rec.TaskID, stage)
+		stageIID = r.useStage(seq, r.stageIID(rec.TaskID, stage))
 	}
+	if d.argIID != 0 {
+		r.useAnnotation(seq, d.argIID)
+	}
+	r.useStage(seq, r.dirIID)
 
-	b, pkt, ev := r.openEvent(b, start, eventTypeSliceBegin, lane.uuid)
+	b, pkt, ev := r.openEvent(b, seq, start, eventTypeSliceBegin, lane.uuid)
 	b = append(b, tagEventCategoryIIDs, 1)
 	if nameIID != 0 {
 		b = append(b, tagEventNameIID)
@@ -745,28 +905,32 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	return b, nil
 }
 
-// stageIID returns the interned id of a task_stage value, interning it
-// in r.interned on first use; 0 when the table is full (the value is then
-// written in full).
+// stageIID returns the input's interned id of a task_stage value; 0 when
+// the table is full (the value is then written in full).
 func (r *perfettoRenderer) stageIID(task uint32, stage string) uint64 {
 	if int(task) < len(r.stageByTask) {
 		if iid := r.stageByTask[task]; iid != 0 {
 			return iid
 		}
 	}
-	iid, ok := r.stageIIDs[stage]
+	iid := r.stringIID(stage)
+	if iid != 0 && int(task) < len(r.stageByTask) {
+		r.stageByTask[task] = iid
+	}
+	return iid
+}
+
+// stringIID returns the input's interned id of a string annotation value
+// (a task_stage, the invocation's direction); 0 when the table is full.
+func (r *perfettoRenderer) stringIID(str string) uint64 {
+	iid, ok := r.stageIIDs[str]
 	if !ok {
 		if len(r.stageIIDs) >= maxInternedNames {
 			return 0
 		}
 		iid = uint64(len(r.stageIIDs) + 1)
-		r.stageIIDs[stage] = iid
-		e := appendVarintField(nil, fInternedStringIID, iid)
-		e = appendStringField(e, fInternedStringStr, stage)
-		r.interned = appendBytesField(r.interned, fInternedAnnotationStrs, e)
-	}
-	if int(task) < len(r.stageByTask) {
-		r.stageByTask[task] = iid
+		r.stageIIDs[str] = iid
+		r.stageList = append(r.stageList, str)
 	}
 	return iid
 }
@@ -846,23 +1010,45 @@ func (r *perfettoRenderer) newLane(b []byte, c *pfCore, rec *Record) (*pfTrack, 
 // metadata instant.
 func (r *perfettoRenderer) end(b []byte) ([]byte, error) {
 	for i := range r.cores {
-		for _, t := range r.cores[i].lanes {
-			for len(t.open) > 0 {
-				b = r.closeTop(b, t)
-			}
-		}
+		b = r.closeUntil(b, &r.cores[i], math.MaxUint64)
 	}
 	return r.appendMetaInstant(b), nil
 }
 
 func (t *pfTrack) top() uint64 { return t.open[len(t.open)-1].end }
 
-// closeTop writes the END of t's innermost open slice.
-func (r *perfettoRenderer) closeTop(b []byte, t *pfTrack) []byte {
+// closeUntil writes the ENDs of core c's open slices that end by limit,
+// in time order across its tracks: the core's sequence stays in time
+// order (its timestamps are deltas). On each track the innermost slice
+// ends first, so only the tracks' innermost are candidates.
+func (r *perfettoRenderer) closeUntil(b []byte, c *pfCore, limit uint64) []byte {
+	if len(c.lanes) == 1 {
+		t := c.lanes[0]
+		for len(t.open) > 0 && t.top() <= limit {
+			b = r.closeTop(b, c, t)
+		}
+		return b
+	}
+	for {
+		var first *pfTrack
+		for _, t := range c.lanes {
+			if len(t.open) > 0 && t.top() <= limit && (first == nil || t.top() < first.top()) {
+				first = t
+			}
+		}
+		if first == nil {
+			return b
+		}
+		b = r.closeTop(b, c, first)
+	}
+}
+
+// closeTop writes the END of t's innermost open slice (t is a track of c).
+func (r *perfettoRenderer) closeTop(b []byte, c *pfCore, t *pfTrack) []byte {
 	s := t.open[len(t.open)-1]
 	t.open = t.open[:len(t.open)-1]
 	r.interned = r.interned[:0]
-	b, pkt, ev := r.openEvent(b, s.end, eventTypeSliceEnd, t.uuid)
+	b, pkt, ev := r.openEvent(b, &c.seq, s.end, eventTypeSliceEnd, t.uuid)
 	for _, id := range s.in {
 		b = appendFixed64Field(b, fEventTerminatingFlowIDs, id)
 	}

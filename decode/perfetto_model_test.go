@@ -44,7 +44,8 @@ type pfModelSlice struct {
 	args       map[string]string
 	parent     *pfModelSlice
 	packet     int    // index of the BEGIN packet
-	seq        uint32 // its packet sequence (one per input)
+	seq        uint32 // its packet sequence
+	input      int    // the input that wrote it (assignInputs)
 }
 
 // pfModelEvent is a TrackEvent as read from its packet, its names and
@@ -62,6 +63,8 @@ type pfModelEvent struct {
 type sequenceState struct {
 	valid      bool
 	clockID    uint32 // default timestamp clock
+	track      uint64 // default track (TrackEventDefaults), 0 for none
+	clocks     map[uint32]*seqClock
 	names      map[uint64]string
 	categories map[uint64]string
 	annNames   map[uint64]string
@@ -72,8 +75,11 @@ type sequenceState struct {
 // transcribed protos, repeated scalars unpacked (as protozero reads
 // them), each sequence starting with a packet that clears its
 // incremental state, every packet that uses interned data saying so and
-// every iid resolving (and never redefined), timestamps on BOOTTIME,
-// tracks declared before use with declared parents; then, with the
+// every iid resolving on its sequence (and never redefined), timestamps
+// resolved to BOOTTIME as trace processor resolves them (sequence clocks
+// from their snapshot, incremental ones never going back), events
+// without a track on their sequence's default track, tracks declared
+// before use with declared parents; then, with the
 // events sorted by timestamp as trace processor sorts them, every END
 // closing a slice, slices nesting on every track, and every flow id
 // started once by a BEGIN and terminated once, later, by an END.
@@ -117,6 +123,45 @@ func parsePerfettoTrace(b []byte) (*pfModel, error) {
 	return m, nil
 }
 
+// seqClock is a sequence-scoped clock (ids 64 to 127) as trace
+// processor's ClockTracker keeps it: its one snapshot against BOOTTIME
+// and, when incremental, the latest absolute time, which each timestamp
+// on it advances by its value.
+type seqClock struct {
+	incremental       bool
+	snapSeq, snapBoot uint64
+	last              uint64
+}
+
+// bootTime returns the BOOTTIME timestamp of a packet's timestamp ts on
+// sequence s's clock id. An incremental clock must not go back: the
+// writer keeps each sequence in time order (trace processor would add a
+// negative delta, but a 10-byte one).
+func (s *sequenceState) bootTime(id uint32, ts uint64) (uint64, error) {
+	switch {
+	case id == uint32(pb.BuiltinClock_BUILTIN_CLOCK_BOOTTIME):
+		return ts, nil
+	case id < 64 || id > 127:
+		return 0, fmt.Errorf("timestamp on clock %d, want BOOTTIME or a sequence clock", id)
+	}
+	c := s.clocks[id]
+	if c == nil {
+		return 0, fmt.Errorf("timestamp on sequence clock %d before its snapshot", id)
+	}
+	at := ts
+	if c.incremental {
+		if ts > math.MaxInt64-c.last {
+			return 0, fmt.Errorf("delta %d on clock %d from %d: negative or past int64", ts, id, c.last)
+		}
+		c.last += ts
+		at = c.last
+	}
+	if at < c.snapSeq {
+		return 0, fmt.Errorf("clock %d at %d, before its snapshot at %d", id, at, c.snapSeq)
+	}
+	return at - c.snapSeq + c.snapBoot, nil
+}
+
 func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceState) error {
 	if p.GetChromeEvents() != nil {
 		if p.GetTimestampClockId() != uint32(pb.BuiltinClock_BUILTIN_CLOCK_BOOTTIME) {
@@ -140,10 +185,11 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 		}
 	}
 	if p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) != 0 {
-		*s = sequenceState{valid: true, names: map[uint64]string{}, categories: map[uint64]string{}, annNames: map[uint64]string{}, strs: map[uint64]string{}}
+		*s = sequenceState{valid: true, clocks: s.clocks, names: map[uint64]string{}, categories: map[uint64]string{}, annNames: map[uint64]string{}, strs: map[uint64]string{}}
 	}
 	if d := p.GetTracePacketDefaults(); d != nil {
 		s.clockID = d.GetTimestampClockId()
+		s.track = d.GetTrackEventDefaults().GetTrackUuid()
 	}
 	if in := p.GetInternedData(); in != nil {
 		if p.GetSequenceFlags()&uint32(pb.TracePacket_SEQ_NEEDS_INCREMENTAL_STATE|pb.TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) == 0 {
@@ -169,6 +215,34 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 				return fmt.Errorf("annotation string value: %v", err)
 			}
 		}
+	}
+	if cs := p.GetClockSnapshot(); cs != nil {
+		// A snapshot of BOOTTIME and one sequence clock; trace processor
+		// reads nothing else of its packet but the state above.
+		var boot *uint64
+		var seqClocks []*pb.ClockSnapshot_Clock
+		for _, c := range cs.GetClocks() {
+			switch id := c.GetClockId(); {
+			case id == uint32(pb.BuiltinClock_BUILTIN_CLOCK_BOOTTIME) && !c.GetIsIncremental() && boot == nil:
+				boot = c.Timestamp
+			case id >= 64 && id <= 127:
+				seqClocks = append(seqClocks, c)
+			default:
+				return fmt.Errorf("clock snapshot: clock %d", id)
+			}
+		}
+		if boot == nil || len(seqClocks) != 1 || seqClocks[0].GetUnitMultiplierNs() > 1 || p.Timestamp != nil {
+			return fmt.Errorf("clock snapshot: want BOOTTIME and one sequence clock in ns, no packet timestamp")
+		}
+		c := seqClocks[0]
+		if s.clocks == nil {
+			s.clocks = map[uint32]*seqClock{}
+		}
+		if s.clocks[c.GetClockId()] != nil {
+			return fmt.Errorf("clock %d snapshotted twice on sequence %d", c.GetClockId(), id)
+		}
+		s.clocks[c.GetClockId()] = &seqClock{incremental: c.GetIsIncremental(), snapSeq: c.GetTimestamp(), snapBoot: *boot, last: c.GetTimestamp()}
+		return nil
 	}
 	if td := p.GetTrackDescriptor(); td != nil {
 		if p.Timestamp != nil || p.GetInternedData() != nil {
@@ -198,16 +272,23 @@ func (m *pfModel) packet(i int, p *pb.TracePacket, seqs map[uint32]*sequenceStat
 	if p.TimestampClockId != nil {
 		clock = p.GetTimestampClockId()
 	}
-	if clock != uint32(pb.BuiltinClock_BUILTIN_CLOCK_BOOTTIME) || p.Timestamp == nil {
-		return fmt.Errorf("event timestamp on clock %d (want BOOTTIME) or missing", clock)
+	if p.Timestamp == nil {
+		return fmt.Errorf("event without a timestamp")
 	}
-	ts := p.GetTimestamp()
+	ts, err := s.bootTime(clock, p.GetTimestamp())
+	if err != nil {
+		return err
+	}
 	if ts > math.MaxInt64 {
 		return fmt.Errorf("timestamp %d past int64", ts)
 	}
-	t := m.tracks[ev.GetTrackUuid()]
+	uuid := s.track
+	if ev.TrackUuid != nil {
+		uuid = ev.GetTrackUuid()
+	}
+	t := m.tracks[uuid]
 	if t == nil {
-		return fmt.Errorf("event on undeclared track %d", ev.GetTrackUuid())
+		return fmt.Errorf("event on undeclared track %d", uuid)
 	}
 	e := &pfModelEvent{packet: i, ts: ts, track: t, typ: ev.GetType(), flows: ev.GetFlowIds(), terminating: ev.GetTerminatingFlowIds()}
 	switch ev.GetType() {

@@ -25,6 +25,7 @@ const (
 	fPacketInternedData        protowire.Number = 12 // InternedData interned_data
 	fPacketSequenceFlags       protowire.Number = 13 // uint32 sequence_flags
 	fPacketChromeEvents        protowire.Number = 5  // ChromeEventBundle chrome_events
+	fPacketClockSnapshot       protowire.Number = 6  // ClockSnapshot clock_snapshot
 	fPacketDefaults            protowire.Number = 59 // TracePacketDefaults trace_packet_defaults
 	fPacketTrackDescriptor     protowire.Number = 60 // TrackDescriptor track_descriptor
 	fPacketFirstPacketOnSeq    protowire.Number = 87 // bool first_packet_on_sequence
@@ -33,6 +34,15 @@ const (
 
 	// trace/trace_packet_defaults.proto, message TracePacketDefaults.
 	fDefaultsTimestampClockID protowire.Number = 58 // uint32 timestamp_clock_id
+	fDefaultsTrackEvent       protowire.Number = 11 // TrackEventDefaults track_event_defaults
+	// track_event/track_event.proto, message TrackEventDefaults.
+	fTrackEventDefaultsTrackUUID protowire.Number = 11 // uint64 track_uuid
+	// trace/clock_snapshot.proto, messages ClockSnapshot and its Clock.
+	fClockSnapshotClocks   protowire.Number = 1  // repeated Clock clocks
+	fClockID               protowire.Number = 1  // Clock: uint32 clock_id
+	fClockTimestamp        protowire.Number = 2  // uint64 timestamp
+	fClockIsIncremental    protowire.Number = 3  // bool is_incremental
+	clockSequenceIncrement                  = 64 // the first sequence-scoped clock id ([64, 127])
 	// common/builtin_clock.proto, enum BuiltinClock.
 	clockBoottime = 6 // BUILTIN_CLOCK_BOOTTIME
 

@@ -7,7 +7,7 @@
 #
 #   ./scripts/bench-table.sh [RUNS] [ROWS]
 #
-# ROWS is a comma-separated subset of decode,ref,big,gz,validate,ranks
+# ROWS is a comma-separated subset of decode,ref,big,gz,perfetto,validate,ranks
 # (default all). The reference row needs Python with NumPy: /usr/bin/python3,
 # or $CYCLEABI_PYTHON. The gz row compares against cycleabi built from
 # $BENCH_BASE (default 04be627, the tree before issue 14's work). The big row
@@ -15,7 +15,7 @@
 # BENCH_BIG_RECORDS sets its size (0 skips it).
 set -euo pipefail
 runs="${1:-5}"
-rows="${2:-decode,ref,big,gz,validate,ranks}"
+rows="${2:-decode,ref,big,gz,perfetto,validate,ranks}"
 cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT

@@ -18,3 +18,12 @@ func SetMaxKeptFindings(n int) (restore func()) {
 	maxKeptFindings = n
 	return func() { maxKeptFindings = old }
 }
+
+// SetFastPaths turns the block check (and the parallel walk of slots) off
+// or on, for tests that compare them with the record hook alone; it
+// returns a function that restores them.
+func SetFastPaths(on bool) (restore func()) {
+	old := fastPaths
+	fastPaths = on
+	return func() { fastPaths = old }
+}

@@ -71,40 +71,62 @@ func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.Prof
 
 // block is the scan's Block hook: it checks records against the common
 // case — each in start order and after the end of every record before it,
-// at or after the core's entry, with a desc_id known to be fine — with one
+// at or after the core's entry, ending at or after its start (what the
+// scan then need not check again), with a desc_id known to be fine — with one
 // flag per record and no branch per check. It updates the slot state as
 // the record hook would for the records that pass, and returns how many
 // passed before the first that did not (which the record hook then sees:
 // the same findings, in the same order).
-func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int {
+func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) int {
 	st := &v.cur
 	n := len(b) / abi.ProfileRecordSize
 	if n == 0 {
 		return 0
 	}
+	if first == 0 {
+		// The slot's first record: the state the record hook's begin sets.
+		st.begin(s)
+	}
+	// entry is the smallest start that passes. When no before-entry
+	// finding in this block can be kept (the code's kept findings are
+	// full and all at lower offsets, and no OnFinding hook watches), a
+	// record that starts before the entry only counts: entry drops to 0
+	// and the records before it are counted below, without a branch.
+	entry := st.entry
+	countEarly := v.col.onFinding == nil && !v.col.stats[idxBeforeEntry].admits(v.col.limit, off)
+	if countEarly {
+		entry = 0
+	}
+	// In a slot read back for its overlaps (exactOverlaps), the record
+	// hook reports none once the slot is out of order: then a record that
+	// starts before an earlier one ends passes too.
+	deferred := st.firstBreak >= 0 && st.exact
 	j := 0
 	var prev, maxEnd uint64
 	var maxIdx int
 	if first == 0 {
-		// The slot's first record: the state the record hook's begin sets.
-		st.begin(s)
 		prev = binary.LittleEndian.Uint64(b[abi.ProfileRecordStartCycleOffset:])
 		maxEnd = binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
-		if b2u(prev < st.entry)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
+		if b2u(prev < entry)|b2u(maxEnd < prev)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
 			return 0
 		}
 		j = 1
 	} else {
 		prev, maxEnd, maxIdx = st.prevStart, st.maxEnd, st.maxIdx
 	}
-	entry := st.entry
+	// A start is compared with maxEnd&overlaps for an overlap: the largest
+	// end so far, or 0 when overlaps are deferred.
+	overlaps := ^uint64(0)
+	if deferred {
+		overlaps = 0
+	}
 	for ; j < n; j++ {
 		rb := (*[abi.ProfileRecordSize]byte)(b[j*abi.ProfileRecordSize:])
 		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
 		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
 		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
-		if b2u(start < prev)|b2u(start < maxEnd)|b2u(start < entry)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
-			(start < prev || start < maxEnd || start < entry || v.descBad(desc) != 0) {
+		if b2u(start < prev)|b2u(start < maxEnd&overlaps)|b2u(start < entry)|b2u(end < start)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
+			(start < prev || start < maxEnd&overlaps || start < entry || end < start || v.descBad(desc) != 0) {
 			break
 		}
 		if end > maxEnd {
@@ -112,8 +134,25 @@ func (v *validator) block(s *capture.SlotScan, first int, _ int64, b []byte) int
 		}
 		prev = start
 	}
+	if countEarly {
+		v.countEarly(b[:j*abi.ProfileRecordSize], st.entry)
+	}
 	st.prevStart, st.maxEnd, st.maxIdx = prev, maxEnd, maxIdx
 	return j
+}
+
+// countEarly counts the before-entry findings of records b, which block
+// passed without reporting them.
+func (v *validator) countEarly(b []byte, entry uint64) {
+	early := 0
+	for j := 0; j+abi.ProfileRecordSize <= len(b); j += abi.ProfileRecordSize {
+		early += int(b2u(binary.LittleEndian.Uint64(b[j+abi.ProfileRecordStartCycleOffset:]) < entry))
+	}
+	if early > 0 {
+		st := &v.col.stats[idxBeforeEntry]
+		st.severity = capture.Warning
+		st.count += early
+	}
 }
 
 // b2u is 1 for true: a flag without a branch.

@@ -5,10 +5,14 @@
 // rather than with the writer's own encoder. The product writes the
 // format by hand with protowire and needs no generated code.
 //
-// After editing perfetto_subset.proto, regenerate (protoc 3.21 from
-// Debian's protobuf-compiler, protoc-gen-go at the protobuf module
-// version of go.mod):
+// After editing perfetto_subset.proto, regenerate with protoc (Debian's
+// protobuf-compiler) and protoc-gen-go at the protobuf module version of
+// go.mod, which the test builds from the module cache:
 //
-//	go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
-//	cd decode/internal/perfettopb && protoc --go_out=. --go_opt=paths=source_relative perfetto_subset.proto
+//	go test ./decode/internal/perfettopb -update
+//
+// Without -update, TestGenerated regenerates into a temporary folder and
+// fails when the committed file differs (but for the protoc version in its
+// header); it is skipped without protoc on PATH unless
+// CYCLEABI_REQUIRE_PROTOC is set, as make ci sets it.
 package perfettopb

@@ -4,7 +4,7 @@
 // load on a shared machine) and prints the median wall time, CPU time
 // (user+sys) and peak RSS of each, and the ratio of the medians.
 //
-//	go run ./decode/internal/benchgen/benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows decode,ref,big,gz,validate,ranks]
+//	go run ./decode/internal/benchgen/benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows decode,ref,big,gz,perfetto,validate,ranks]
 //
 // scripts/bench-table.sh builds the binaries and runs it (make bench).
 package main
@@ -125,7 +125,7 @@ func main() {
 	refRuns := flag.Int("ref-runs", 3, "runs of the reference decoder (tens of seconds each)")
 	bigRecords := flag.Int("big-records", 31_250_000, "records of the big decode row's capture (about 2 GB)")
 	dir := flag.String("dir", "", "directory for captures and traces (default: a new temporary one, removed at the end)")
-	rowsFlag := flag.String("rows", "decode,ref,big,gz,validate,ranks", "rows to measure")
+	rowsFlag := flag.String("rows", "decode,ref,big,gz,perfetto,validate,ranks", "rows to measure")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "usage: benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows LIST]")
@@ -191,7 +191,7 @@ func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string
 		argv := append([]string{bin, "decode", capture}, flags...)
 		return cmd{label: "cycleabi decode", argv: append(append(argv, "-o", out), extra...)}
 	}
-	if rows["decode"] || rows["ref"] || rows["gz"] {
+	if rows["decode"] || rows["ref"] || rows["gz"] || rows["perfetto"] {
 		b32, flags, err := capture(tmp, "b32.bin", benchgen.MB32)
 		if err != nil {
 			return err
@@ -242,6 +242,24 @@ func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string
 			}
 			row("decode 32 MB → .json.gz vs → .json", dz, dec, sa, sb, true, "%.2f× the time", "")
 			os.Remove(gz)
+		}
+		if rows["perfetto"] {
+			// The same capture as Perfetto protobuf and as JSON, both
+			// to files, one core (the Perfetto writer formats each
+			// capture on one goroutine).
+			pf := filepath.Join(tmp, "b32.pftrace")
+			one := []string{"GOMAXPROCS=1"}
+			dp := decode(b32, flags, pf)
+			dp.label, dp.env = "cycleabi decode --format perfetto", one
+			dj := dec
+			dj.label, dj.env = "cycleabi decode (JSON)", one
+			sa, sb, err := pair(runs, dp, dj, nil)
+			if err != nil {
+				return err
+			}
+			row(fmt.Sprintf("decode 32 MB → .pftrace (%d bytes, %.2f%% of the JSON's %d), one core", size(pf), 100*float64(size(pf))/float64(size(trace)), size(trace)),
+				dp, dj, sa, sb, true, "%.2f× the time", "≤ 25% of the size, ≤ 1× the time")
+			os.Remove(pf)
 		}
 		os.Remove(trace)
 		os.Remove(b32)

@@ -1,0 +1,59 @@
+package perfettopb
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/golden"
+)
+
+// requireProtoc turns "protoc is not on PATH" from a skip into a failure
+// (make ci sets it).
+const requireProtoc = "CYCLEABI_REQUIRE_PROTOC"
+
+// protocLine is the header line naming the protoc that generated the
+// file: the only part of the output that depends on protoc's version.
+var protocLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*$`)
+
+// TestGenerated regenerates perfetto_subset.pb.go from
+// perfetto_subset.proto with protoc and protoc-gen-go at the protobuf
+// module version of go.mod (built from the module cache) and compares it
+// with the committed file, byte for byte but for the protoc version in
+// its header. `go test ./decode/internal/perfettopb -update` rewrites
+// the file (review the diff). Skipped without protoc on PATH unless
+// CYCLEABI_REQUIRE_PROTOC is set.
+func TestGenerated(t *testing.T) {
+	protoc, err := exec.LookPath("protoc")
+	if err != nil {
+		if os.Getenv(requireProtoc) != "" {
+			t.Fatalf("protoc is not on PATH and %s is set (apt-get install protobuf-compiler)", requireProtoc)
+		}
+		t.Skipf("protoc is not on PATH (apt-get install protobuf-compiler); set %s to fail instead", requireProtoc)
+	}
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "protoc-gen-go")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gobin, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go").CombinedOutput(); err != nil {
+		t.Fatalf("building protoc-gen-go: %v\n%s", err, out)
+	}
+	cmd := exec.Command(protoc, "--plugin=protoc-gen-go="+plugin, "--go_out="+dir, "--go_opt=paths=source_relative", "perfetto_subset.proto")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("protoc: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "perfetto_subset.pb.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !golden.Update() {
+		if want, err := os.ReadFile("perfetto_subset.pb.go"); err == nil {
+			if line := protocLine.Find(want); line != nil {
+				got = protocLine.ReplaceAllLiteral(got, line)
+			}
+		}
+	}
+	golden.Check(t, "perfetto_subset.pb.go", got)
+}
