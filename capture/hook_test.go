@@ -1,6 +1,7 @@
 package capture_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -69,4 +70,50 @@ func throughReadAt(t *rapid.T, buf []byte) *capture.Capture {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// Walking the slots in ranges (ScanOptions.Slots) sees, range after range,
+// what one walk of every slot sees: the same slots and problems in the same
+// order, and summaries that add up; only the whole walk reports a capture
+// without records.
+func TestScanRangesAddUp(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := capturetest.New(abi.MinCubeSlots, 16, 16)
+		b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
+		for i := range rapid.IntRange(0, 5).Draw(t, "cores") {
+			s := b.Layout.Slot(rapid.IntRange(0, b.Layout.NumSlots()-1).Draw(t, "slot"))
+			b.Enter(s.CoreType, s.BlockID, 100)
+			for j := range rapid.IntRange(0, 16).Draw(t, "records") {
+				start := rapid.Uint64Range(0, 1000).Draw(t, "start")
+				b.Span(s.CoreType, s.BlockID, start, start+rapid.Uint64Range(0, 10).Draw(t, "dur")-5, 0, uint32(i*100+j))
+			}
+		}
+		buf := b.Bytes()
+		c := throughReadAt(t, buf)
+		l := b.Layout
+		walk := func(slots *capture.SlotRange) (*capture.Summary, []string) {
+			var seen []string
+			sum, err := c.Scan(l, capture.ScanOptions{Slots: slots,
+				Problem: func(p *capture.Problem) bool { seen = append(seen, p.Error()); return true },
+				Slot:    func(s *capture.SlotScan) { seen = append(seen, s.Slot.String()) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sum, seen
+		}
+		whole, wantSeen := walk(nil)
+		cut := rapid.IntRange(0, l.NumSlots()).Draw(t, "cut")
+		a, aSeen := walk(&capture.SlotRange{From: 0, To: cut})
+		z, zSeen := walk(&capture.SlotRange{From: cut, To: l.NumSlots()})
+		gotSeen := append(aSeen, zSeen...)
+		if whole.Records == 0 {
+			wantSeen = wantSeen[:len(wantSeen)-1] // the no-records error
+		}
+		if fmt.Sprint(gotSeen) != fmt.Sprint(wantSeen) {
+			t.Fatalf("ranges saw\n%v\nthe whole walk\n%v", gotSeen, wantSeen)
+		}
+		if a.Records+z.Records != whole.Records || a.Dropped+z.Dropped != whole.Dropped || len(a.Active)+len(z.Active) != len(whole.Active) {
+			t.Fatalf("ranges: %d+%d records, the whole walk %d", a.Records, z.Records, whole.Records)
+		}
+	})
 }

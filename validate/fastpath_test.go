@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
@@ -67,13 +68,16 @@ func manyRecordsCapture(t *rapid.T) []byte {
 	return b.Bytes()
 }
 
-// propFastPaths: the block check finds, keeps and counts exactly what the
-// record hook alone does, whatever the cap, and an OnFinding hook sees the
-// same findings in the same order.
+// propFastPaths: the block check and the parallel walk of slots find, keep
+// and count exactly what the record hook alone does, walking the slots in
+// order, whatever the cap, and an OnFinding hook sees the same findings in
+// the same order.
 func propFastPaths(t *rapid.T) {
 	buf := manyRecordsCapture(t)
 	o := validate.Options{MaxFindings: rapid.SampledFrom([]int{1, 2, 5, 100, -1}).Draw(t, "max")}
 	defer validate.SetExactOverlapLimit(rapid.SampledFrom([]int{1 << 16, 16, 2000}).Draw(t, "exact"))()
+	// The parallel walk of slots needs two goroutines or more.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(rapid.IntRange(1, 4).Draw(t, "procs")))
 	var seen []string
 	if rapid.Bool().Draw(t, "onFinding") {
 		o.OnFinding = func(f *validate.Finding) { seen = append(seen, f.String()) }

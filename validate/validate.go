@@ -216,7 +216,12 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	if !fastPaths {
 		opts.Block = nil
 	}
-	sum, err := c.Scan(l, opts)
+	var sum *capture.Summary
+	if w := v.parallel(); w > 1 && l.NumSlots() > 1 {
+		sum, err = v.scanParallel(l, opts, w)
+	} else {
+		sum, err = c.Scan(l, opts)
+	}
 	if err == nil {
 		err = v.err
 	}
