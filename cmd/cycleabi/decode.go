@@ -63,12 +63,12 @@ TMPDIR.
 
 --format perfetto (the default for a -o name ending in .pftrace or
 .perfetto-trace) writes a native Perfetto protobuf trace instead, from the
-same records: under a third of the JSON's size, timestamps in exact
-nanoseconds, tracks nested rank > region > core (AIC > AIC/3), arrows as
-flows, and each core's constant args (rank, device_id, core_type,
-block_id, core_entry_cycle) once, on a core_info instant before its first
-slice. Open it in https://ui.perfetto.dev (Open trace file) or
-trace_processor.
+same records: a quarter of the JSON's size on large captures (under a
+third on small ones), timestamps in exact nanoseconds, tracks nested
+rank > region > core (AIC > AIC/3), arrows as flows, and each core's
+constant args (rank, device_id, core_type, block_id, core_entry_cycle)
+once, on a core_info instant before its first slice. Open it in
+https://ui.perfetto.dev (Open trace file) or trace_processor.
 
 The layout (cube slot count and capacities) is found from the capture
 itself, as validate finds it; the summary says how. --cube-slots, and
