@@ -375,7 +375,7 @@ func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
 	require.NoError(t, err)
 	r, err := plan.Plan(s)
 	require.NoError(t, err)
-	b := capturetest.New(r.CubeSlotCount, r.AICRecordCapacity, r.AIVRecordCapacity)
+	b := capturetest.NewWith(r.CubeSlotCount, r.Capacities())
 	b.Enter(abi.CoreTypeAIC, 1, 1000).Span(abi.CoreTypeAIC, 1, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	b.Enter(abi.CoreTypeAIV, 0, 1000).Span(abi.CoreTypeAIV, 0, 1100, 1150, abi.TaskTypeBase+uint32(abi.TaskTypeAddCustom), 2)
 	return writeCapture(t, "idle.bin", b.Bytes()), schedule
