@@ -197,13 +197,15 @@ func capacities(r plan.Result, opts Options) (abi.Capacities, error) {
 			v := math.Floor(float64(c) * opts.CapacityScale / abi.RecordCapacityAlignment)
 			return uint64(min(v, 1<<40)) * abi.RecordCapacityAlignment
 		}
-		aic, aiv := scale(caps.AIC), scale(caps.AIV)
-		for _, v := range []uint64{aic, aiv} {
+		var scaled abi.Capacities
+		for _, reg := range abi.Regions() {
+			v := scale(caps.For(reg.CoreType))
 			if err := abi.CheckCapacity(v); err != nil {
 				return caps, fmt.Errorf("capacity scale %v: %w", opts.CapacityScale, err)
 			}
+			scaled.Set(reg.CoreType, uint32(v))
 		}
-		caps = abi.Capacities{AIC: uint32(aic), AIV: uint32(aiv)}
+		caps = scaled
 	}
 	return caps, nil
 }
