@@ -156,6 +156,27 @@ func TestFoundAIVPipeline(t *testing.T) {
 	assert.True(t, res.CapacitiesFrom[0].Derived)
 }
 
+// Given capacities place a capture whose only live header is a slot of
+// the last region, however many regions (all zero) come before it: the
+// cube slot count follows from where that header sits.
+func TestGivenCapacitiesPlaceTheLastRegion(t *testing.T) {
+	regions := abi.Regions()
+	last := regions[len(regions)-1].CoreType
+	var caps abi.Capacities
+	for _, r := range regions {
+		caps.Set(r.CoreType, 16)
+	}
+	b := capturetest.NewWith(40, caps)
+	b.Enter(last, 1, 1).Span(last, 1, 2, 3, 1, 0)
+	c, err := capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	res, err := c.Resolve(capture.Request{Capacities: &caps})
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout)
+	at := b.HeaderOffset(last, 1, 0)
+	assert.Equal(t, capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}, res.CubeSlotsFrom)
+}
+
 // Several layouts fit: an error listing them, never a silent pick. A
 // buffer whose only live header is AIC/0, with its AIV region all zero,
 // fits every cube slot count whose AIV stride divides what is left.
