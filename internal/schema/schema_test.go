@@ -146,7 +146,8 @@ func TestFingerprint(t *testing.T) {
 		return s.Fingerprint == s2.Fingerprint
 	}
 	t.Run("a wire enum value changes it", func(t *testing.T) {
-		assert.False(t, same(t, "{name: AIV, value: 2,", "{name: AIV, value: 3,"))
+		// A value no core type has, whatever the schema adds.
+		assert.False(t, same(t, "{name: AIV, value: 2,", "{name: AIV, value: 200,"))
 	})
 	t.Run("a layout constant changes it", func(t *testing.T) {
 		assert.False(t, same(t, "value: 16\n    doc: Every per-core", "value: 32\n    doc: Every per-core"))
