@@ -256,6 +256,31 @@ func TestAmbiguousIdleAICRegion(t *testing.T) {
 	assert.Equal(t, b.Layout, res.Layout)
 }
 
+// A host plan that picks, among several layouts the headers support, one
+// the buffer is too short for finds a truncated capture: the two layouts
+// of TestAmbiguousIdleAICRegion, cut short of both.
+func TestPlanPicksTruncatedLayout(t *testing.T) {
+	const hdr, rec = uint64(abi.CoreHeaderSize), uint64(abi.ProfileRecordSize)
+	stride16 := hdr + 16*rec
+	var capA uint64
+	for a := uint64(32); a <= 4096 && capA == 0; a += abi.RecordCapacityAlignment {
+		if (24*(hdr+a*rec))%stride16 == 0 {
+			capA = a
+		}
+	}
+	require.NotZero(t, capA)
+	b := capturetest.New(24, uint32(capA), 16)
+	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
+	c, err := capture.FromBytes("x.bin", b.Bytes()[:len(b.Bytes())-int(stride16)])
+	require.NoError(t, err)
+	plan := &capture.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: b.Layout.Capacities}
+	res, err := c.Resolve(capture.Request{Plan: plan})
+	require.Error(t, err, "resolved %+v", res)
+	p := problem(t, err)
+	assert.Equal(t, capture.CodeTruncated, p.Code)
+	assert.Contains(t, p.Msg, "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots")
+}
+
 // No layout fits: an error saying why for the cube slot counts tried.
 func TestNoLayout(t *testing.T) {
 	b := capturetest.New(24, 16, 16)
