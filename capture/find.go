@@ -151,8 +151,10 @@ type finder struct {
 //     next region with capacity K, this region's headers are all zero, and
 //     its capacity is the one whose stride puts that header at its place:
 //     stride = (offset - b*stride(K) - start) / (slots of the region),
-//     which must be a whole stride of an aligned capacity. Anything else
-//     rules C out.
+//     which must be a whole stride of an aligned capacity. With given
+//     capacities it may name a slot of any later region, which must sit
+//     where they put it (every region between is then all zero). Anything
+//     else rules C out.
 //  4. When every byte after it is zero and it is the last region, its
 //     capacity is the one that makes the layout end exactly with the
 //     buffer, if one does; otherwise C is ruled out.
@@ -518,6 +520,18 @@ func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Prob
 						return nil
 					}
 					capacity, ev.derived, w.derived = v, true, true
+				case given != nil && j > i+1:
+					// Given capacities place a header any number of
+					// regions on (every region between is all zero): each
+					// region before j takes its given slots' strides.
+					place := start
+					for _, r := range regions[i:j] {
+						place += uint64(r.SlotsPerCubeSlot) * uint64(cube) * abi.SlotStride(given.For(r.CoreType))
+					}
+					if uint64(hx.BlockID) >= uint64(regions[j].SlotsPerCubeSlot)*uint64(cube) || place+uint64(hx.BlockID)*abi.SlotStride(k) != at {
+						w.rej = rejection{kind: rMisplaced, region: i, at: at, h: hx}
+						return nil
+					}
 				default:
 					w.rej = rejection{kind: rOtherRegion, region: i, at: at, h: hx}
 					return nil

@@ -25,18 +25,26 @@ type foundCapture struct {
 }
 
 // drawFoundCapture draws a layout (cube slots 24..72 and the counts real
-// chips have, capacities 0..512 including an AIC capacity 0), enters a
-// random set of cores (AIC/0 and AIV/0 may be idle, the whole AIC region
-// may be), writes records, and appends trailing bytes. At least one AIV
-// core enters: a capture whose AIV region is all zero has no header that
-// tells the cube slot count once bytes trail it.
+// chips have, capacities 0..512 including a first-region (AIC) capacity
+// 0), enters a random set of cores (each region's slot 0 may be idle, the
+// whole first region may be), writes records, and appends trailing bytes.
+// At least one core of every region after the first enters (for today's
+// schema, an AIV core): a zero region start is placed by a live header of
+// its own region or the next, and a capture whose last region is all zero
+// has no header that tells the cube slot count once bytes trail it.
 func drawFoundCapture(t *rapid.T) foundCapture {
 	cube := rapid.OneOf(rapid.SampledFrom([]uint32{24, 25, 32, 40, 48, 64}), rapid.Uint32Range(abi.MinCubeSlots, 72)).Draw(t, "cube")
 	capacity := func(name string, min int) uint32 {
 		return uint32(rapid.IntRange(min, 32).Draw(t, name)) * abi.RecordCapacityAlignment
 	}
-	aic, aiv := capacity("aic/16", 0), capacity("aiv/16", 1)
-	b := capturetest.New(cube, aic, aiv)
+	regions := abi.Regions()
+	first := regions[0].CoreType
+	var caps abi.Capacities
+	for i, r := range regions {
+		// A region after the first holds a record: capacity 16 at least.
+		caps.Set(r.CoreType, capacity(strings.ToLower(r.CoreType.String())+"/16", min(i, 1)))
+	}
+	b := capturetest.NewWith(cube, caps)
 	enter := func(s abi.Slot) {
 		b.Enter(s.CoreType, s.BlockID, rapid.Uint64Range(1, 1<<40).Draw(t, "entry"))
 		for i := range rapid.IntRange(0, int(min(s.Capacity, 3))).Draw(t, "records") {
@@ -44,39 +52,42 @@ func drawFoundCapture(t *rapid.T) foundCapture {
 			b.Span(s.CoreType, s.BlockID, start, start+50, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), uint32(i))
 		}
 	}
-	idleAIC := rapid.Bool().Draw(t, "AIC region idle")
+	idleFirst := rapid.Bool().Draw(t, first.String()+" region idle")
 	for i := range b.Layout.NumSlots() {
 		s := b.Layout.Slot(i)
-		if s.CoreType == abi.CoreTypeAIC && idleAIC {
+		if s.CoreType == first && idleFirst {
 			continue
 		}
 		if rapid.IntRange(0, 3).Draw(t, "live") == 0 {
 			enter(s)
 		}
 	}
-	if !rapid.Bool().Draw(t, "AIC/0 idle") && !idleAIC {
-		enter(b.Slot(abi.CoreTypeAIC, 0))
+	if !rapid.Bool().Draw(t, first.String()+"/0 idle") && !idleFirst {
+		enter(b.Slot(first, 0))
 	}
-	if !rapid.Bool().Draw(t, "AIV/0 idle") {
-		enter(b.Slot(abi.CoreTypeAIV, 0))
+	for _, r := range regions[1:] {
+		if !rapid.Bool().Draw(t, r.CoreType.String()+"/0 idle") {
+			enter(b.Slot(r.CoreType, 0))
+		}
 	}
-	// One live AIV core with a record, anywhere.
-	last := rapid.Uint32Range(0, 2*cube-1).Draw(t, "AIV with a record")
-	s := b.Slot(abi.CoreTypeAIV, last)
-	if h, _ := abi.DecodeCoreHeader(b.Buf[s.Offset:]); h.IsZero() {
-		b.Enter(abi.CoreTypeAIV, last, 5)
+	// One live core with a record, anywhere, in every region after the first.
+	for _, r := range regions[1:] {
+		last := rapid.Uint32Range(0, b.Layout.SlotCount(r.CoreType)-1).Draw(t, r.CoreType.String()+" with a record")
+		s := b.Slot(r.CoreType, last)
+		if h, _ := abi.DecodeCoreHeader(b.Buf[s.Offset:]); h.IsZero() {
+			b.Enter(r.CoreType, last, 5)
+		}
+		b.Span(r.CoreType, last, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 1)
 	}
-	b.Span(abi.CoreTypeAIV, last, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 1)
-
 	buf := bytes.Clone(b.Bytes())
 	fill := byte(0)
 	if rapid.Bool().Draw(t, "garbage after") {
 		fill = 0xA5
 	}
 	after := rapid.IntRange(0, 3000).Draw(t, "bytes after")
-	// A large zero tail behind an all-zero AIC region of capacity > 0 is
+	// A large zero tail behind an all-zero first region of capacity > 0 is
 	// truly ambiguous (TestAmbiguousIdleAICRegion); not drawn here.
-	if (!idleAIC || aic == 0) && rapid.IntRange(0, 4).Draw(t, "a large tail") == 0 {
+	if (!idleFirst || caps.For(first) == 0) && rapid.IntRange(0, 4).Draw(t, "a large tail") == 0 {
 		after += len(buf) * rapid.IntRange(1, 2).Draw(t, "tail in layouts")
 	}
 	buf = append(buf, bytes.Repeat([]byte{fill}, after)...)
@@ -156,6 +167,27 @@ func TestFoundAIVPipeline(t *testing.T) {
 	assert.True(t, res.CapacitiesFrom[0].Derived)
 }
 
+// Given capacities place a capture whose only live header is a slot of
+// the last region, however many regions (all zero) come before it: the
+// cube slot count follows from where that header sits.
+func TestGivenCapacitiesPlaceTheLastRegion(t *testing.T) {
+	regions := abi.Regions()
+	last := regions[len(regions)-1].CoreType
+	var caps abi.Capacities
+	for _, r := range regions {
+		caps.Set(r.CoreType, 16)
+	}
+	b := capturetest.NewWith(40, caps)
+	b.Enter(last, 1, 1).Span(last, 1, 2, 3, 1, 0)
+	c, err := capture.FromBytes("x.bin", b.Bytes())
+	require.NoError(t, err)
+	res, err := c.Resolve(capture.Request{Capacities: &caps})
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout)
+	at := b.HeaderOffset(last, 1, 0)
+	assert.Equal(t, capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}, res.CubeSlotsFrom)
+}
+
 // Several layouts fit: an error listing them, never a silent pick. A
 // buffer whose only live header is AIC/0, with its AIV region all zero,
 // fits every cube slot count whose AIV stride divides what is left.
@@ -233,6 +265,31 @@ func TestAmbiguousIdleAICRegion(t *testing.T) {
 	res, err := c.Resolve(capture.Request{})
 	require.NoError(t, err)
 	assert.Equal(t, b.Layout, res.Layout)
+}
+
+// A host plan that picks, among several layouts the headers support, one
+// the buffer is too short for finds a truncated capture: the two layouts
+// of TestAmbiguousIdleAICRegion, cut short of both.
+func TestPlanPicksTruncatedLayout(t *testing.T) {
+	const hdr, rec = uint64(abi.CoreHeaderSize), uint64(abi.ProfileRecordSize)
+	stride16 := hdr + 16*rec
+	var capA uint64
+	for a := uint64(32); a <= 4096 && capA == 0; a += abi.RecordCapacityAlignment {
+		if (24*(hdr+a*rec))%stride16 == 0 {
+			capA = a
+		}
+	}
+	require.NotZero(t, capA)
+	b := capturetest.New(24, uint32(capA), 16)
+	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
+	c, err := capture.FromBytes("x.bin", b.Bytes()[:len(b.Bytes())-int(stride16)])
+	require.NoError(t, err)
+	plan := &capture.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: b.Layout.Capacities}
+	res, err := c.Resolve(capture.Request{Plan: plan})
+	require.Error(t, err, "resolved %+v", res)
+	p := problem(t, err)
+	assert.Equal(t, capture.CodeTruncated, p.Code)
+	assert.Contains(t, p.Msg, "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots")
 }
 
 // No layout fits: an error saying why for the cube slot counts tried.

@@ -278,6 +278,11 @@ func (f *finder) pick(s search, req Request) (*Resolved, error) {
 		return f.resolved(cd, req, ""), nil
 	case len(s.cands) > 1:
 		if cd := s.planned(plan, s.cands); cd != nil {
+			// As for the one candidate: a layout the buffer is too short
+			// for is a truncated capture, never a layout to scan.
+			if cd.size > f.size {
+				return nil, f.truncated(cd.size, fmt.Sprintf("the layout host plan %s picks among the %d its headers support %s", plan.Name, len(s.cands), paren(cd.layout)))
+			}
 			return f.resolved(cd, req, fmt.Sprintf("; host plan %s picks it among %d candidates", plan.Name, len(s.cands))), nil
 		}
 		return nil, f.ambiguous(s.cands, req)

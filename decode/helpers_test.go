@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
@@ -159,20 +160,27 @@ var descPool = []uint32{
 // or not; entry cycles sometimes 0.
 func drawCapture(t *rapid.T) genCapture {
 	cube := uint32(rapid.IntRange(abi.MinCubeSlots, abi.MinCubeSlots+2).Draw(t, "cubeSlots"))
-	aic := uint32(16 * rapid.IntRange(0, 3).Draw(t, "aic16"))
-	aiv := uint32(16 * rapid.IntRange(0, 3).Draw(t, "aiv16"))
-	if aic == 0 && aiv == 0 {
-		aiv = 16
+	regions := abi.Regions()
+	var caps abi.Capacities
+	total := uint32(0)
+	for _, r := range regions {
+		c := uint32(16 * rapid.IntRange(0, 3).Draw(t, strings.ToLower(r.CoreType.String())+"16"))
+		caps.Set(r.CoreType, c)
+		total += c
 	}
-	g := genCapture{b: capturetest.New(cube, aic, aiv)}
+	if total == 0 {
+		caps.Set(regions[len(regions)-1].CoreType, 16)
+	}
+	g := genCapture{b: capturetest.NewWith(cube, caps)}
 	l := g.b.Layout
 	if rapid.Bool().Draw(t, "planned") {
 		g.opts = capture.Request{CubeSlots: cube, Capacities: &l.Capacities}
 	} else {
-		// Capacities come from AIC/0 and AIV/0, so both must be entered.
+		// Capacities come from each region's slot 0, so every one must be entered.
 		g.opts = capture.Request{CubeSlots: cube}
-		g.b.Enter(abi.CoreTypeAIC, 0, rapid.Uint64Range(0, 1e6).Draw(t, "entryAIC0"))
-		g.b.Enter(abi.CoreTypeAIV, 0, rapid.Uint64Range(0, 1e6).Draw(t, "entryAIV0"))
+		for _, r := range regions {
+			g.b.Enter(r.CoreType, 0, rapid.Uint64Range(0, 1e6).Draw(t, "entry"+r.CoreType.String()+"0"))
+		}
 	}
 	bigCycles := rapid.Bool().Draw(t, "bigCycles")
 	for i := range l.NumSlots() {

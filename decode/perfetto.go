@@ -345,11 +345,22 @@ type pfDesc struct {
 }
 
 // Debug annotation names interned by the first packet of every sequence,
-// in this order (iid = index + 1).
-var fixedAnnotationNames = []string{
+// in this order (iid = index + 1), then the names of the record fields
+// recordArgs does not show (argPlan's extras, from annExtra on): a field
+// the schema adds is a slice's annotation, as it is a JSON arg.
+var fixedAnnotationNames = append([]string{
 	"rank", "device_id", "core_type", "block_id", "task_id", "desc_id", "stage_task_index",
 	"task_number", "start_cycle", "end_cycle", "core_entry_cycle", "task_stage", "owner_id",
 	"invocation_id", "step", "direction",
+}, extraArgNames()...)
+
+// extraArgNames are the names of argPlan's extras, in wire order.
+func extraArgNames() []string {
+	var names []string
+	for _, st := range argPlan[len(recordArgs):] {
+		names = append(names, st.field.Name)
+	}
+	return names
 }
 
 const (
@@ -369,6 +380,7 @@ const (
 	annInvocationID
 	annStep
 	annDirection
+	annExtra // the first of argPlan's extras
 )
 
 type perfettoRenderer struct {
@@ -385,6 +397,7 @@ type perfettoRenderer struct {
 	nextLane uint64     // uuid of the next overlap track
 	flows    flowLookup // nil: no arrows
 	invArgs  []byte     // the invocation's annotations, for every slice
+	raw      []byte     // a record's encoding, for the annotations of argPlan's extras
 	dirIID   uint64     // the interned string in invArgs (direction), 0 for none
 
 	// Interned ids, numbered per input, and their strings by iid − 1:
@@ -894,6 +907,12 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	}
 	if rec.OwnerID != abi.InvalidOwnerID {
 		b = appendUintAnnotation(b, annOwnerID, uint64(rec.OwnerID))
+	}
+	if argPlanExtra {
+		r.raw = rec.ProfileRecord.Append(r.raw[:0])
+		for i, st := range argPlan[len(recordArgs):] {
+			b = appendUintAnnotation(b, annExtra+uint64(i), fieldValue(r.raw, st.field))
+		}
 	}
 	b = append(b, r.invArgs...)
 	for _, id := range out {

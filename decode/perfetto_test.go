@@ -295,9 +295,11 @@ func checkTrackTree(m *pfModel, inputs []Input) error {
 			if t.parent.desc.GetProcess() == nil || d.SiblingOrderRank == nil || d.GetSiblingOrderRank() != 0 {
 				return fmt.Errorf("metadata track not under a process track, or not ranked first")
 			}
-		case d.GetName() == "AIC" || d.GetName() == "AIV":
-			// Ranked after the metadata track (0), AIC before AIV.
-			want := map[string]int32{"AIC": 1, "AIV": 2}[d.GetName()]
+		case regionTrack(d.GetName()):
+			// Ranked after the metadata track (0) by core type value:
+			// AIC (1) before AIV (2).
+			ct, _ := abi.ParseCoreType(d.GetName())
+			want := int32(ct)
 			if t.parent.desc.GetProcess() == nil || d.GetChildOrdering().String() != "EXPLICIT" || d.GetSiblingOrderRank() != want {
 				return fmt.Errorf("region %q: parent %q, ordering %v, rank %d", d.GetName(), t.parent.desc.GetName(), d.GetChildOrdering(), d.GetSiblingOrderRank())
 			}
@@ -1184,4 +1186,15 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	if avg := float64(deltaBytes) / float64(events); avg > 3 {
 		t.Errorf("timestamps take %.2f bytes on average: not deltas?", avg)
 	}
+}
+
+// regionTrack reports whether name is a region track's: a core type of
+// one of the schema's regions.
+func regionTrack(name string) bool {
+	for _, r := range abi.Regions() {
+		if r.CoreType.String() == name {
+			return true
+		}
+	}
+	return false
 }

@@ -16,8 +16,8 @@ type Assignment struct {
 func Assign(s *Schedule, r Result) Assignment {
 	a := Assignment{mode: r.Mode, vector: s.VectorTaskIndices}
 	if r.Mode != AIVPipeline {
-		a.aic = deal(s.CubeTaskIndices, r.AICWorkers)
-		a.aiv = deal(s.VectorTaskIndices, r.AIVWorkers)
+		a.aic = deal(s.CubeTaskIndices, r.Region(CubeCores).Workers)
+		a.aiv = deal(s.VectorTaskIndices, r.Region(VectorCores).Workers)
 	}
 	return a
 }
@@ -27,11 +27,11 @@ func Assign(s *Schedule, r Result) Assignment {
 // shared; do not modify it).
 func (a Assignment) Queue(t abi.CoreType, w uint32) []uint32 {
 	switch {
-	case t == abi.CoreTypeAIV && a.mode == AIVPipeline:
+	case t == VectorCores && a.mode == AIVPipeline:
 		return a.vector
-	case t == abi.CoreTypeAIC && uint64(w) < uint64(len(a.aic)):
+	case t == CubeCores && uint64(w) < uint64(len(a.aic)):
 		return a.aic[w]
-	case t == abi.CoreTypeAIV && uint64(w) < uint64(len(a.aiv)):
+	case t == VectorCores && uint64(w) < uint64(len(a.aiv)):
 		return a.aiv[w]
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
 
@@ -109,10 +110,10 @@ func TestBenchmarkSchedule(t *testing.T) {
 	// only MatMuls (3 records each: wait, compute, trigger; task 0 has no
 	// wait, but workers 2, 4 and 6 are as busy), odd workers
 	// only puts (2 records). Vector tasks (SwiGLU, ShmemGetMem) all write 3.
-	if r.AICWorkers != 24 || r.AICRequiredRecords != 2084*3 {
-		t.Errorf("AIC: %d workers, %d records", r.AICWorkers, r.AICRequiredRecords)
+	if aic := r.Region(abi.CoreTypeAIC); aic.Workers != 24 || aic.RequiredRecords != 2084*3 {
+		t.Errorf("AIC: %d workers, %d records", aic.Workers, aic.RequiredRecords)
 	}
-	if r.AIVWorkers != 24 || r.AIVRequiredRecords != 2084*3 || r.AIVRecordCapacity != 6256 {
-		t.Errorf("AIV: %d workers, %d records, capacity %d", r.AIVWorkers, r.AIVRequiredRecords, r.AIVRecordCapacity)
+	if aiv := r.Region(abi.CoreTypeAIV); aiv.Workers != 24 || aiv.RequiredRecords != 2084*3 || aiv.RecordCapacity != 6256 {
+		t.Errorf("AIV: %d workers, %d records, capacity %d", aiv.Workers, aiv.RequiredRecords, aiv.RecordCapacity)
 	}
 }

@@ -1,41 +1,92 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// Result is the profiling buffer a schedule needs. The json keys are what
-// `cycleabi plan --format json` prints.
+// CubeCores and VectorCores are the schedule model's cores (SPEC.md
+// "Planning capacities"): the cube queue is dealt to workers on cube
+// cores, the vector queue to workers on vector cores. A region of the
+// schema the model does not name runs no task: it gets no worker and the
+// smallest capacity the ABI allows, 0 records (each of its slots is a
+// header, which a capture still states its layout by).
+const (
+	CubeCores   = abi.CoreTypeAIC
+	VectorCores = abi.CoreTypeAIV
+)
+
+// Result is the profiling buffer a schedule needs. Its JSON form is what
+// `cycleabi plan --format json` prints (see MarshalJSON).
 type Result struct {
-	Mode       Mode  `json:"mode"`
-	NumWorkers int64 `json:"num_workers"`
-	// AICWorkers and AIVWorkers are the workers that run tasks:
-	// num_workers/2 AIC workers (none in an AIV pipeline) and
-	// num_workers/vector_worker_stride AIV workers (in an AIV pipeline each
-	// runs the whole vector queue).
-	AICWorkers uint32 `json:"aic_workers"`
-	AIVWorkers uint32 `json:"aiv_workers"`
-	// AICRequiredRecords and AIVRequiredRecords are the records the busiest
-	// worker of each core type writes.
-	AICRequiredRecords uint64 `json:"aic_required_records"`
-	AIVRequiredRecords uint64 `json:"aiv_required_records"`
-	// AICRecordCapacity and AIVRecordCapacity are the requirements rounded
-	// up to abi.RecordCapacityAlignment.
-	AICRecordCapacity uint32 `json:"aic_record_capacity"`
-	AIVRecordCapacity uint32 `json:"aiv_record_capacity"`
+	Mode       Mode
+	NumWorkers int64
+	// Regions are the plans of the schema's regions, one per region in
+	// buffer order (abi.Regions()).
+	Regions []RegionPlan
 	// CubeSlotCount is max(abi.MinCubeSlots, ceil(NumWorkers/2)).
-	CubeSlotCount uint32 `json:"cube_slot_count"`
+	CubeSlotCount uint32
 	// BufferSize is the whole buffer in bytes.
-	BufferSize uint64 `json:"buffer_size"`
+	BufferSize uint64
+}
+
+// RegionPlan is the plan of one region's slots.
+type RegionPlan struct {
+	// CoreType is the region's core type.
+	CoreType abi.CoreType
+	// Workers are the region's cores that run tasks: num_workers/2 AIC
+	// workers (none in an AIV pipeline) and num_workers/vector_worker_stride
+	// AIV workers (in an AIV pipeline each runs the whole vector queue);
+	// none in a region the schedule model does not know.
+	Workers uint32
+	// RequiredRecords are the records the region's busiest worker writes.
+	RequiredRecords uint64
+	// RecordCapacity is RequiredRecords rounded up to
+	// abi.RecordCapacityAlignment.
+	RecordCapacity uint32
+}
+
+// newResult returns a Result with a zero plan for every region.
+func newResult(s *Schedule) Result {
+	r := Result{Mode: s.Mode, NumWorkers: s.NumWorkers}
+	for _, reg := range abi.Regions() {
+		r.Regions = append(r.Regions, RegionPlan{CoreType: reg.CoreType})
+	}
+	return r
+}
+
+// Region returns the plan of t's region: a zero plan for a core type the
+// Result has no region of.
+func (r Result) Region(t abi.CoreType) RegionPlan {
+	if p := r.region(t); p != nil {
+		return *p
+	}
+	return RegionPlan{CoreType: t}
+}
+
+// region returns t's plan in r, nil when r has no region of t.
+func (r *Result) region(t abi.CoreType) *RegionPlan {
+	for i := range r.Regions {
+		if r.Regions[i].CoreType == t {
+			return &r.Regions[i]
+		}
+	}
+	return nil
 }
 
 // Capacities returns the planned record capacities.
 func (r Result) Capacities() abi.Capacities {
-	return abi.Capacities{AIC: r.AICRecordCapacity, AIV: r.AIVRecordCapacity}
+	var caps abi.Capacities
+	for _, reg := range r.Regions {
+		caps.Set(reg.CoreType, reg.RecordCapacity)
+	}
+	return caps
 }
 
 // Layout returns the planned buffer layout.
@@ -45,8 +96,57 @@ func (r Result) Layout() (abi.Layout, error) {
 
 // Flags returns the flags that tell decode and validate this layout.
 func (r Result) Flags() string {
-	return fmt.Sprintf("--cube-slots %d --aic-capacity %d --aiv-capacity %d",
-		r.CubeSlotCount, r.AICRecordCapacity, r.AIVRecordCapacity)
+	return LayoutFlags(r.CubeSlotCount, r.Capacities())
+}
+
+// CapacityFlag returns the name of the decode and validate flag that gives
+// the record capacity of t's region: "aic-capacity".
+func CapacityFlag(t abi.CoreType) string {
+	return strings.ToLower(t.String()) + "-capacity"
+}
+
+// LayoutFlags returns the flags that tell decode and validate the layout of
+// cubeSlots cube slots with capacities caps: --cube-slots, then every
+// region's capacity flag in buffer order ("--cube-slots 24 --aic-capacity
+// 16 --aiv-capacity 32").
+func LayoutFlags(cubeSlots uint32, caps abi.Capacities) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "--cube-slots %d", cubeSlots)
+	for _, reg := range abi.Regions() {
+		fmt.Fprintf(&b, " --%s %d", CapacityFlag(reg.CoreType), caps.For(reg.CoreType))
+	}
+	return b.String()
+}
+
+// MarshalJSON returns r as `cycleabi plan --format json` prints it: mode
+// and num_workers, then <region>_workers, <region>_required_records and
+// <region>_record_capacity for each region of the schema in buffer order
+// (a key per region and field: "aic_workers", "aiv_workers", ...), then
+// cube_slot_count and buffer_size.
+func (r Result) MarshalJSON() ([]byte, error) {
+	mode, err := json.Marshal(r.Mode)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"mode":`)
+	b.Write(mode)
+	fmt.Fprintf(&b, `,"num_workers":%d`, r.NumWorkers)
+	regions := abi.Regions()
+	for _, field := range []struct {
+		key   string
+		value func(RegionPlan) uint64
+	}{
+		{"workers", func(p RegionPlan) uint64 { return uint64(p.Workers) }},
+		{"required_records", func(p RegionPlan) uint64 { return p.RequiredRecords }},
+		{"record_capacity", func(p RegionPlan) uint64 { return uint64(p.RecordCapacity) }},
+	} {
+		for _, reg := range regions {
+			fmt.Fprintf(&b, `,"%s_%s":%d`, strings.ToLower(reg.CoreType.String()), field.key, field.value(r.Region(reg.CoreType)))
+		}
+	}
+	fmt.Fprintf(&b, `,"cube_slot_count":%d,"buffer_size":%d}`, r.CubeSlotCount, r.BufferSize)
+	return b.Bytes(), nil
 }
 
 // RecordsForTask returns the records an event-driven worker writes for t:
@@ -144,18 +244,24 @@ func (p *planner) err() error {
 // it could compute.
 func (p *planner) plan(waits bool) Result {
 	s := p.s
-	r := Result{Mode: s.Mode, NumWorkers: s.NumWorkers}
+	r := newResult(s)
+	cube, vector := r.region(CubeCores), r.region(VectorCores)
+	if cube == nil || vector == nil {
+		// Only a schema without the model's core types gets here.
+		p.add("num_workers", "the schedule model runs tasks on %s and %s cores, and the schema has no region of one of them", CubeCores, VectorCores)
+		return r
+	}
 	indicesOK := p.checkIndices("cube_task_indices", s.CubeTaskIndices)
 	indicesOK = p.checkIndices("vector_task_indices", s.VectorTaskIndices) && indicesOK
 	workersOK := true
 	switch s.Mode {
 	case EventDriven:
-		workersOK = p.eventDriven(&r, indicesOK)
+		workersOK = p.eventDriven(cube, vector, indicesOK)
 		if waits {
 			p.untriggeredWaits()
 		}
 	case AIVPipeline:
-		workersOK = p.aivPipeline(&r)
+		workersOK = p.aivPipeline(vector)
 	default:
 		p.add("mode", "unsupported mode %v", s.Mode)
 		return r
@@ -172,18 +278,25 @@ func (p *planner) plan(waits bool) Result {
 	// Every worker must own a slot. With a stride of at least 1 this cannot
 	// fail (AIC workers = n/2 <= C and AIV workers = n/stride <= n <= 2C),
 	// but the buffer would be silently too small if a rule above changed.
-	if uint64(r.AICWorkers) > uint64(slots) || uint64(r.AIVWorkers) > 2*uint64(slots) {
-		p.add("num_workers", "%d AIC and %d AIV workers do not fit in %d AIC and %d AIV slots",
-			r.AICWorkers, r.AIVWorkers, slots, 2*uint64(slots))
-		return r
+	for _, reg := range abi.Regions() {
+		if w, n := r.region(reg.CoreType).Workers, uint64(reg.SlotsPerCubeSlot)*uint64(slots); uint64(w) > n {
+			p.add("num_workers", "%d %s workers do not fit in %d %s slots", w, reg.CoreType, n, reg.CoreType)
+			return r
+		}
 	}
 	if !indicesOK {
 		return r
 	}
-	var aicOK, aivOK bool
-	r.AICRecordCapacity, aicOK = p.roundUp("cube_task_indices", "AIC", r.AICRequiredRecords)
-	r.AIVRecordCapacity, aivOK = p.roundUp("vector_task_indices", "AIV", r.AIVRequiredRecords)
-	if !aicOK || !aivOK {
+	// A region the model runs no queue on requires no record: capacity 0.
+	queues := map[abi.CoreType]string{CubeCores: "cube_task_indices", VectorCores: "vector_task_indices"}
+	capsOK := true
+	for i := range r.Regions {
+		reg := &r.Regions[i]
+		var ok bool
+		reg.RecordCapacity, ok = p.roundUp(queues[reg.CoreType], reg.CoreType.String(), reg.RequiredRecords)
+		capsOK = capsOK && ok
+	}
+	if !capsOK {
 		return r
 	}
 	var err error
@@ -219,7 +332,7 @@ func (p *planner) checkIndices(field string, queue []uint32) bool {
 
 // eventDriven counts the workers and, when the queues are sound, the
 // records of the busiest ones; false when the workers cannot be counted.
-func (p *planner) eventDriven(r *Result, indicesOK bool) bool {
+func (p *planner) eventDriven(cube, vector *RegionPlan, indicesOK bool) bool {
 	s := p.s
 	n := s.NumWorkers
 	if n < 0 || n%2 != 0 {
@@ -230,18 +343,18 @@ func (p *planner) eventDriven(r *Result, indicesOK bool) bool {
 		p.add("num_workers", "%d workers are more than the ABI can number", n)
 		return false
 	}
-	r.AICWorkers = uint32(n / 2)
+	cube.Workers = uint32(n / 2)
 	ok := true
 	if len(s.CubeTaskIndices) > 0 && n == 0 {
-		p.add("num_workers", "num_workers is 0: no AIC worker for the %d cube tasks", len(s.CubeTaskIndices))
+		p.add("num_workers", "num_workers is 0: no %s worker for the %d cube tasks", cube.CoreType, len(s.CubeTaskIndices))
 		ok = false
 	}
-	if !p.vectorWorkers(r, true) {
+	if !p.vectorWorkers(vector, true) {
 		return false
 	}
 	if ok && indicesOK {
-		r.AICRequiredRecords = busiestWorker(s, s.CubeTaskIndices, r.AICWorkers)
-		r.AIVRequiredRecords = busiestWorker(s, s.VectorTaskIndices, r.AIVWorkers)
+		cube.RequiredRecords = busiestWorker(s, s.CubeTaskIndices, cube.Workers)
+		vector.RequiredRecords = busiestWorker(s, s.VectorTaskIndices, vector.Workers)
 	}
 	return ok
 }
@@ -296,11 +409,11 @@ func busiestWorker(s *Schedule, queue []uint32, workers uint32) uint64 {
 	return slices.Max(counts)
 }
 
-// vectorWorkers sets r.AIVWorkers to the AIV workers that run tasks in
+// vectorWorkers sets vector.Workers to the AIV workers that run tasks in
 // either mode: num_workers / vector_worker_stride, as the reference's
 // activeVectorWorkers counts them. needed says the vector queue needs at
 // least one of them (event-driven mode deals it over them).
-func (p *planner) vectorWorkers(r *Result, needed bool) bool {
+func (p *planner) vectorWorkers(vector *RegionPlan, needed bool) bool {
 	s := p.s
 	n := s.NumWorkers
 	stride := s.Stride()
@@ -313,17 +426,17 @@ func (p *planner) vectorWorkers(r *Result, needed bool) bool {
 		p.add("num_workers", "%d workers are more than the ABI can number", n)
 		return false
 	}
-	r.AIVWorkers = uint32(aiv)
+	vector.Workers = uint32(aiv)
 	if needed && len(s.VectorTaskIndices) > 0 && aiv == 0 {
 		switch {
 		case n == 0:
-			p.add("num_workers", "num_workers is 0: no AIV worker for the %d vector tasks", len(s.VectorTaskIndices))
+			p.add("num_workers", "num_workers is 0: no %s worker for the %d vector tasks", vector.CoreType, len(s.VectorTaskIndices))
 		case s.VectorWorkerStride == 0:
-			p.add("num_workers", "%d workers with the default vector_worker_stride %d leave no AIV worker for the %d vector tasks",
-				n, stride, len(s.VectorTaskIndices))
+			p.add("num_workers", "%d workers with the default vector_worker_stride %d leave no %s worker for the %d vector tasks",
+				n, stride, vector.CoreType, len(s.VectorTaskIndices))
 		default:
-			p.add("vector_worker_stride", "%d workers with stride %d leave no AIV worker for the %d vector tasks",
-				n, stride, len(s.VectorTaskIndices))
+			p.add("vector_worker_stride", "%d workers with stride %d leave no %s worker for the %d vector tasks",
+				n, stride, vector.CoreType, len(s.VectorTaskIndices))
 		}
 		return false
 	}
@@ -333,7 +446,7 @@ func (p *planner) vectorWorkers(r *Result, needed bool) bool {
 // aivPipeline sizes an AIV pipeline as the reference does: AIV capacity
 // from the vector queue's length, whatever the worker count (num_workers
 // 1 at the default stride sizes the slots though no AIV worker is active).
-func (p *planner) aivPipeline(r *Result) bool {
+func (p *planner) aivPipeline(vector *RegionPlan) bool {
 	s := p.s
 	n := s.NumWorkers
 	ok := true
@@ -365,11 +478,11 @@ func (p *planner) aivPipeline(r *Result) bool {
 			}
 		}
 	}
-	if !p.vectorWorkers(r, false) {
+	if !p.vectorWorkers(vector, false) {
 		return false
 	}
 	// Every worker runs every vector task and writes one compute record
 	// per task: no waits, no triggers.
-	r.AIVRequiredRecords = uint64(len(s.VectorTaskIndices))
+	vector.RequiredRecords = uint64(len(s.VectorTaskIndices))
 	return ok
 }

@@ -111,7 +111,7 @@ func TestScheduleFromGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One AIC worker runs the MatMul twice: 2 x (compute + trigger).
-	if r.AICRequiredRecords != 4 || r.AICRecordCapacity != 16 || r.AIVRequiredRecords != 2 {
+	if aic, aiv := r.Region(abi.CoreTypeAIC), r.Region(abi.CoreTypeAIV); aic.RequiredRecords != 4 || aic.RecordCapacity != 16 || aiv.RequiredRecords != 2 {
 		t.Errorf("got %+v", r)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -75,24 +76,32 @@ func capacity(t *rapid.T, label string) uint32 {
 	).Draw(t, label)
 }
 
-// propBufferSize: the buffer size is the sum of the slot strides, computed
-// here without overflow; when that sum does not fit in a uint64 (or the AIV
-// block ids in a u32) BufferSize and NewLayout refuse instead of wrapping.
-// Slots tile the buffer. Layout arithmetic only: nothing is allocated.
+// propBufferSize: the buffer size is the sum of the slot strides of every
+// region, computed here without overflow; when that sum does not fit in a
+// uint64 (or a region's block ids in a u32) BufferSize and NewLayout refuse
+// instead of wrapping. Slots tile the buffer. Layout arithmetic only:
+// nothing is allocated.
 func propBufferSize(t *rapid.T) {
 	cubeSlots := rapid.OneOf(
 		rapid.Uint32Range(abi.MinCubeSlots, 200),
 		rapid.Uint32Range(abi.MinCubeSlots, math.MaxUint32),
 		rapid.Uint32Range(0, abi.MinCubeSlots-1),
 	).Draw(t, "cube_slots")
-	caps := abi.Capacities{AIC: capacity(t, "aic"), AIV: capacity(t, "aiv")}
-
 	stride := func(c uint32) *big.Int {
 		return big.NewInt(abi.CoreHeaderSize + abi.ProfileRecordSize*int64(c))
 	}
-	want := new(big.Int).Mul(big.NewInt(int64(cubeSlots)), stride(caps.AIC))
-	want.Add(want, new(big.Int).Mul(big.NewInt(2*int64(cubeSlots)), stride(caps.AIV)))
-	fits := cubeSlots >= abi.MinCubeSlots && want.IsUint64() && 2*uint64(cubeSlots) <= math.MaxUint32+1
+	var caps abi.Capacities
+	want := new(big.Int)
+	slots := 0
+	fits := cubeSlots >= abi.MinCubeSlots
+	for _, r := range abi.Regions() {
+		caps.Set(r.CoreType, capacity(t, strings.ToLower(r.CoreType.String())))
+		n := uint64(r.SlotsPerCubeSlot) * uint64(cubeSlots)
+		want.Add(want, new(big.Int).Mul(new(big.Int).SetUint64(n), stride(caps.For(r.CoreType))))
+		slots += int(n)
+		fits = fits && n <= math.MaxUint32+1
+	}
+	fits = fits && want.IsUint64()
 
 	size, err := abi.BufferSize(cubeSlots, caps)
 	l, lerr := abi.NewLayout(cubeSlots, caps)
@@ -109,13 +118,20 @@ func propBufferSize(t *rapid.T) {
 	if size != want.Uint64() || l.Size() != size {
 		t.Fatalf("cube slots %d, %+v: BufferSize %d, Layout.Size %d, want %s", cubeSlots, caps, size, l.Size(), want)
 	}
-	if l.NumSlots() != 3*int(cubeSlots) {
+	if l.NumSlots() != slots {
 		t.Fatalf("NumSlots = %d for %d cube slots", l.NumSlots(), cubeSlots)
 	}
 	// Slots tile the buffer: each starts where the previous ends; check a
-	// few, including both ends of the AIC/AIV boundary.
-	for _, i := range []int{0, int(cubeSlots) - 1, int(cubeSlots), l.NumSlots() - 1,
-		rapid.IntRange(1, l.NumSlots()-1).Draw(t, "slot")} {
+	// few, including both ends of every boundary between regions.
+	check := []int{0, l.NumSlots() - 1, rapid.IntRange(1, l.NumSlots()-1).Draw(t, "slot")}
+	boundary := 0
+	for _, r := range abi.Regions() {
+		if boundary > 0 {
+			check = append(check, boundary-1, boundary)
+		}
+		boundary += int(l.SlotCount(r.CoreType))
+	}
+	for _, i := range check {
 		s := l.Slot(i)
 		var prevEnd uint64
 		if i > 0 {
@@ -139,7 +155,13 @@ func TestLimits(t *testing.T) {
 		if err := abi.CheckCapacity(uint64(c)); err != nil {
 			t.Errorf("CheckCapacity(%d): %v", c, err)
 		}
-		l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: c, AIV: c})
+		var caps abi.Capacities
+		slots := uint64(0)
+		for _, r := range abi.Regions() {
+			caps.Set(r.CoreType, c)
+			slots += uint64(r.SlotsPerCubeSlot) * abi.MinCubeSlots
+		}
+		l, err := abi.NewLayout(abi.MinCubeSlots, caps)
 		if err != nil {
 			t.Errorf("NewLayout with capacity %d: %v", c, err)
 			continue
@@ -148,7 +170,7 @@ func TestLimits(t *testing.T) {
 		if stride > abi.SlotStrideLimit {
 			t.Errorf("capacity %d: stride %d past the u32 limit", c, stride)
 		}
-		if want := 3 * abi.MinCubeSlots * stride; l.Size() != want {
+		if want := slots * stride; l.Size() != want {
 			t.Errorf("capacity %d: size %d, want %d", c, l.Size(), want)
 		}
 		if r, err := abi.RoundUpCapacity(uint64(c)); err != nil || r != c {
@@ -225,24 +247,32 @@ func propPlanMatchesModel(t *rapid.T) {
 	}
 	roundUp := func(n uint64) uint32 { return uint32((n + 15) / 16 * 16) }
 	cube := uint32(max(24, (s.NumWorkers+1)/2))
-	want := plan.Result{
-		Mode:               s.Mode,
-		NumWorkers:         s.NumWorkers,
-		AICWorkers:         uint32(aicWorkers),
-		AIVWorkers:         uint32(aivWorkers),
-		AICRequiredRecords: aic,
-		AIVRequiredRecords: aiv,
-		AICRecordCapacity:  roundUp(aic),
-		AIVRecordCapacity:  roundUp(aiv),
-		CubeSlotCount:      cube,
-		BufferSize: uint64(cube)*(64+32*uint64(roundUp(aic))) +
-			2*uint64(cube)*(64+32*uint64(roundUp(aiv))),
+	// SPEC.md's model: cube tasks on the AIC workers (C slots), vector
+	// tasks on the AIV workers (2C slots); any other region of the schema
+	// runs nothing and holds no record, its slots a header each.
+	model := map[abi.CoreType]struct {
+		plan         plan.RegionPlan
+		slotsPerCube uint64
+	}{
+		abi.CoreTypeAIC: {plan.RegionPlan{CoreType: abi.CoreTypeAIC, Workers: uint32(aicWorkers), RequiredRecords: aic, RecordCapacity: roundUp(aic)}, 1},
+		abi.CoreTypeAIV: {plan.RegionPlan{CoreType: abi.CoreTypeAIV, Workers: uint32(aivWorkers), RequiredRecords: aiv, RecordCapacity: roundUp(aiv)}, 2},
 	}
-	if r != want {
+	want := plan.Result{Mode: s.Mode, NumWorkers: s.NumWorkers, CubeSlotCount: cube}
+	for _, reg := range abi.Regions() {
+		m, ok := model[reg.CoreType]
+		if !ok {
+			m.plan, m.slotsPerCube = plan.RegionPlan{CoreType: reg.CoreType}, uint64(reg.SlotsPerCubeSlot)
+		}
+		want.Regions = append(want.Regions, m.plan)
+		want.BufferSize += m.slotsPerCube * uint64(cube) * (64 + 32*uint64(m.plan.RecordCapacity))
+	}
+	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("Plan = %+v\nwant   %+v", r, want)
 	}
-	if r.AICWorkers > r.CubeSlotCount || uint64(r.AIVWorkers) > 2*uint64(r.CubeSlotCount) {
-		t.Fatalf("%d AIC / %d AIV workers do not fit %d cube slots", r.AICWorkers, r.AIVWorkers, r.CubeSlotCount)
+	for _, reg := range abi.Regions() {
+		if w := r.Region(reg.CoreType).Workers; uint64(w) > uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount) {
+			t.Fatalf("%d %s workers do not fit %d cube slots", w, reg.CoreType, r.CubeSlotCount)
+		}
 	}
 }
 

@@ -97,20 +97,26 @@ func FuzzSchedule(f *testing.F) {
 
 func checkPlan(t *testing.T, r plan.Result) {
 	t.Helper()
-	for _, c := range []struct {
-		name     string
-		required uint64
-		capacity uint32
-	}{{"AIC", r.AICRequiredRecords, r.AICRecordCapacity}, {"AIV", r.AIVRequiredRecords, r.AIVRecordCapacity}} {
-		if c.capacity%abi.RecordCapacityAlignment != 0 || uint64(c.capacity) < c.required || uint64(c.capacity) >= c.required+abi.RecordCapacityAlignment {
-			t.Fatalf("%s capacity %d for %d required records", c.name, c.capacity, c.required)
+	if len(r.Regions) != len(abi.Regions()) {
+		t.Fatalf("%d region plans for the schema's %d regions", len(r.Regions), len(abi.Regions()))
+	}
+	for i, reg := range abi.Regions() {
+		p := r.Regions[i]
+		if p.CoreType != reg.CoreType {
+			t.Fatalf("region plan %d is %s, the schema's region %s", i, p.CoreType, reg.CoreType)
+		}
+		if p.RecordCapacity%abi.RecordCapacityAlignment != 0 || uint64(p.RecordCapacity) < p.RequiredRecords || uint64(p.RecordCapacity) >= p.RequiredRecords+abi.RecordCapacityAlignment {
+			t.Fatalf("%s capacity %d for %d required records", p.CoreType, p.RecordCapacity, p.RequiredRecords)
+		}
+		if uint64(p.Workers) > uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount) {
+			t.Fatalf("%d cube slots for %d %s workers", r.CubeSlotCount, p.Workers, p.CoreType)
 		}
 	}
-	if r.Mode == plan.AIVPipeline && r.AICRecordCapacity != 0 {
-		t.Fatalf("AIV pipeline with AIC capacity %d", r.AICRecordCapacity)
+	if c := r.Region(abi.CoreTypeAIC).RecordCapacity; r.Mode == plan.AIVPipeline && c != 0 {
+		t.Fatalf("AIV pipeline with AIC capacity %d", c)
 	}
-	if r.CubeSlotCount < abi.MinCubeSlots || r.AICWorkers > r.CubeSlotCount || uint64(r.AIVWorkers) > 2*uint64(r.CubeSlotCount) {
-		t.Fatalf("%d cube slots for %d AIC and %d AIV workers", r.CubeSlotCount, r.AICWorkers, r.AIVWorkers)
+	if r.CubeSlotCount < abi.MinCubeSlots {
+		t.Fatalf("%d cube slots, fewer than %d", r.CubeSlotCount, abi.MinCubeSlots)
 	}
 	l, err := r.Layout()
 	if err != nil {

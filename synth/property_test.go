@@ -49,7 +49,10 @@ func propPlannerSound(t *rapid.T) {
 	if c.Dropped() != 0 {
 		t.Fatalf("planned capacities %+v dropped %d records", c.Layout.Capacities, c.Dropped())
 	}
-	required := map[abi.CoreType]uint64{abi.CoreTypeAIC: c.Plan.AICRequiredRecords, abi.CoreTypeAIV: c.Plan.AIVRequiredRecords}
+	required := map[abi.CoreType]uint64{}
+	for _, p := range c.Plan.Regions {
+		required[p.CoreType] = p.RequiredRecords
+	}
 	busiest := map[abi.CoreType]uint64{}
 	for _, m := range c.Slots {
 		busiest[m.Slot.CoreType] = max(busiest[m.Slot.CoreType], uint64(len(m.Records)))

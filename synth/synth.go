@@ -197,13 +197,15 @@ func capacities(r plan.Result, opts Options) (abi.Capacities, error) {
 			v := math.Floor(float64(c) * opts.CapacityScale / abi.RecordCapacityAlignment)
 			return uint64(min(v, 1<<40)) * abi.RecordCapacityAlignment
 		}
-		aic, aiv := scale(caps.AIC), scale(caps.AIV)
-		for _, v := range []uint64{aic, aiv} {
+		var scaled abi.Capacities
+		for _, reg := range abi.Regions() {
+			v := scale(caps.For(reg.CoreType))
 			if err := abi.CheckCapacity(v); err != nil {
 				return caps, fmt.Errorf("capacity scale %v: %w", opts.CapacityScale, err)
 			}
+			scaled.Set(reg.CoreType, uint32(v))
 		}
-		caps = abi.Capacities{AIC: uint32(aic), AIV: uint32(aiv)}
+		caps = scaled
 	}
 	return caps, nil
 }
@@ -258,29 +260,34 @@ func (sim *simulator) enter() error {
 	}
 	var workers []worker
 	entered := map[int]bool{}
-	slotIndex := func(t abi.CoreType, block uint32) int {
-		if t == abi.CoreTypeAIC {
-			return int(block)
-		}
-		return int(layout.CubeSlots) + int(block)
+	// The index in buffer order of each region's first slot.
+	regionStart := map[abi.CoreType]int{}
+	start := 0
+	for _, reg := range abi.Regions() {
+		regionStart[reg.CoreType] = start
+		start += int(layout.SlotCount(reg.CoreType))
 	}
-	// The first num_workers AIV cores (and, event-driven, num_workers/2
-	// AIC cores) enter the kernel; AIV worker w runs on AIV/(w*stride).
+	slotIndex := func(t abi.CoreType, block uint32) int { return regionStart[t] + int(block) }
+	// The first num_workers vector (AIV) cores (and, event-driven,
+	// num_workers/2 cube (AIC) cores) enter the kernel; AIV worker w runs
+	// on AIV/(w*stride). The cores of a region the schedule model does not
+	// know never enter.
+	cube, vector := plan.CubeCores, plan.VectorCores
 	n := uint32(r.NumWorkers)
 	if r.Mode != plan.AIVPipeline {
 		for b := uint32(0); b < n/2; b++ {
-			entered[slotIndex(abi.CoreTypeAIC, b)] = true
+			entered[slotIndex(cube, b)] = true
 		}
 	}
 	for b := uint32(0); b < n; b++ {
-		entered[slotIndex(abi.CoreTypeAIV, b)] = true
+		entered[slotIndex(vector, b)] = true
 	}
-	for w := uint32(0); w < r.AICWorkers; w++ {
-		workers = append(workers, worker{slotIndex(abi.CoreTypeAIC, w), w})
+	for w := uint32(0); w < r.Region(cube).Workers; w++ {
+		workers = append(workers, worker{slotIndex(cube, w), w})
 	}
 	stride := uint32(sim.s.Stride())
-	for w := uint32(0); w < r.AIVWorkers; w++ {
-		workers = append(workers, worker{slotIndex(abi.CoreTypeAIV, w*stride), w})
+	for w := uint32(0); w < r.Region(vector).Workers; w++ {
+		workers = append(workers, worker{slotIndex(vector, w*stride), w})
 	}
 
 	if sim.opts.IdleCores < 0 || sim.opts.IdleCores > len(workers) {
@@ -292,8 +299,13 @@ func (sim *simulator) enter() error {
 		sim.c.Slots[workers[k].slot].IdleWorker = true
 	}
 
-	// The kernel launch reaches the cores a few cycles apart; AIC core b
-	// and its two AIV cores 2b, 2b+1 start together.
+	// The kernel launch reaches the cores a few cycles apart; the cores of
+	// cube slot b start together (AIC core b and its two AIV cores 2b,
+	// 2b+1: block id / slots per cube slot).
+	perCube := map[abi.CoreType]uint64{}
+	for _, reg := range abi.Regions() {
+		perCube[reg.CoreType] = uint64(reg.SlotsPerCubeSlot)
+	}
 	base := BaseEntryCycle + rand.New(rand.NewPCG(sim.opts.Seed, 0xba5e)).Uint64N(10_000_000_000)
 	cores := make(map[int]*core)
 	for i := range sim.c.Slots {
@@ -302,10 +314,7 @@ func (sim *simulator) enter() error {
 		}
 		m := &sim.c.Slots[i]
 		rng := sim.rngFor(m.Slot)
-		group := uint64(m.Slot.BlockID)
-		if m.Slot.CoreType == abi.CoreTypeAIV {
-			group /= 2
-		}
+		group := uint64(m.Slot.BlockID) / perCube[m.Slot.CoreType]
 		m.Entered = true
 		m.EntryCycle = base + 4*group + rng.Uint64N(4)
 		st := m.Slot.Stride()

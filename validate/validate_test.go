@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -172,15 +173,24 @@ func propOverlaps(t *rapid.T) {
 
 func TestOverlaps(t *testing.T) { rapid.Check(t, propOverlaps) }
 
-// randomCapture draws a capture written the device's way: AIC/0 and AIV/0
-// entered (so the capacities can be read), some other cores entered, some
-// with records, a few past their capacity (dropped).
+// randomCapture draws a capture written the device's way: slot 0 of every
+// region entered (so the capacities can be read), some other cores
+// entered, some with records, a few past their capacity (dropped). The AIV
+// capacity is at least minAIV*16.
 func randomCapture(t *rapid.T, minAIV uint32) *capturetest.Builder {
 	cube := rapid.Uint32Range(abi.MinCubeSlots, abi.MinCubeSlots+2).Draw(t, "cube")
-	aic := abi.RecordCapacityAlignment * rapid.Uint32Range(0, 2).Draw(t, "aic/16")
-	aiv := abi.RecordCapacityAlignment * rapid.Uint32Range(minAIV, 2).Draw(t, "aiv/16")
-	b := capturetest.New(cube, aic, aiv)
-	b.Enter(abi.CoreTypeAIC, 0, 1000).Enter(abi.CoreTypeAIV, 0, 1000)
+	var caps abi.Capacities
+	for _, r := range abi.Regions() {
+		least := uint32(0)
+		if r.CoreType == abi.CoreTypeAIV {
+			least = minAIV
+		}
+		caps.Set(r.CoreType, abi.RecordCapacityAlignment*rapid.Uint32Range(least, 2).Draw(t, strings.ToLower(r.CoreType.String())+"/16"))
+	}
+	b := capturetest.NewWith(cube, caps)
+	for _, r := range abi.Regions() {
+		b.Enter(r.CoreType, 0, 1000)
+	}
 	for i := range rapid.IntRange(1, 6).Draw(t, "cores") {
 		s := b.Layout.Slot(rapid.IntRange(0, b.Layout.NumSlots()-1).Draw(t, fmt.Sprintf("slot%d", i)))
 		entry := rapid.Uint64Range(1, 5000).Draw(t, fmt.Sprintf("entry%d", i))
@@ -413,7 +423,11 @@ func TestCodes(t *testing.T) {
 // the records allocates no more.
 func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 	build := func(capacity uint32) []byte {
-		b := capturetest.New(abi.MinCubeSlots, capacity, capacity)
+		var caps abi.Capacities
+		for _, r := range abi.Regions() {
+			caps.Set(r.CoreType, capacity)
+		}
+		b := capturetest.NewWith(abi.MinCubeSlots, caps)
 		for i := range b.Layout.NumSlots() {
 			s := b.Layout.Slot(i)
 			b.Enter(s.CoreType, s.BlockID, 1)

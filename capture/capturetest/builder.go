@@ -18,10 +18,19 @@ type Builder struct {
 	Buf    []byte
 }
 
-// New returns an all-zero buffer (every slot unused) for the layout.
-// It panics on a layout that cannot exist: tests pass literal values.
+// New returns an all-zero buffer (every slot unused) for the layout of
+// cubeSlots cube slots with the given AIC and AIV capacities (SPEC.md's
+// two regions; any other region of the schema gets capacity 0). It panics
+// on a layout that cannot exist: tests pass literal values.
 func New(cubeSlots, aicCapacity, aivCapacity uint32) *Builder {
-	l, err := abi.NewLayout(cubeSlots, abi.Capacities{AIC: aicCapacity, AIV: aivCapacity})
+	return NewWith(cubeSlots, abi.Capacities{AIC: aicCapacity, AIV: aivCapacity})
+}
+
+// NewWith returns an all-zero buffer (every slot unused) for the layout of
+// cubeSlots cube slots with capacities caps. It panics on a layout that
+// cannot exist.
+func NewWith(cubeSlots uint32, caps abi.Capacities) *Builder {
+	l, err := abi.NewLayout(cubeSlots, caps)
 	if err != nil {
 		panic(err)
 	}

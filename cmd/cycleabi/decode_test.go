@@ -243,7 +243,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 		{[]string{"decode", capturePath, "--soc", "tpu4"}, "--soc:"},
 		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity given without --aiv-capacity"},
 		{[]string{"decode", capturePath, "--cube-slots", "8"}, "below the schema's minimum"},
-		{[]string{"decode", capturePath, "--aic-capacity", "17", "--aiv-capacity", "16"}, "--aic-capacity 17"},
+		{append([]string{"decode", capturePath}, capacityArgs(map[abi.CoreType]uint32{abi.CoreTypeAIC: 17}, 16)...), "--aic-capacity 17"},
 		{[]string{"decode", capturePath, other}, "cannot tell the rank of " + capturePath},
 		{[]string{"decode", capturePath, other, "--rank", "1"}, "1 --rank values for 2 captures"},
 		{[]string{"decode", capturePath, other, "--rank", "1", "--rank", "1"}, "both have rank 1"},
@@ -375,7 +375,7 @@ func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
 	require.NoError(t, err)
 	r, err := plan.Plan(s)
 	require.NoError(t, err)
-	b := capturetest.New(r.CubeSlotCount, r.AICRecordCapacity, r.AIVRecordCapacity)
+	b := capturetest.NewWith(r.CubeSlotCount, r.Capacities())
 	b.Enter(abi.CoreTypeAIC, 1, 1000).Span(abi.CoreTypeAIC, 1, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	b.Enter(abi.CoreTypeAIV, 0, 1000).Span(abi.CoreTypeAIV, 0, 1100, 1150, abi.TaskTypeBase+uint32(abi.TaskTypeAddCustom), 2)
 	return writeCapture(t, "idle.bin", b.Bytes()), schedule

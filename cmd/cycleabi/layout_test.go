@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,4 +109,18 @@ func TestDecodeCommandNPYWarnings(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "warning: "+path+": bytes-after-layout")
 	assert.Contains(t, stderr, "warning: "+path+": npy-byte-order")
+}
+
+// capacityArgs returns a capacity flag for every region of the schema, in
+// buffer order: caps' value for the regions it names, def for the others.
+func capacityArgs(caps map[abi.CoreType]uint32, def uint32) []string {
+	var args []string
+	for _, r := range abi.Regions() {
+		v, ok := caps[r.CoreType]
+		if !ok {
+			v = def
+		}
+		args = append(args, "--"+capacityFlagName(r.CoreType), strconv.FormatUint(uint64(v), 10))
+	}
+	return args
 }

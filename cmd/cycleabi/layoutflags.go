@@ -29,8 +29,9 @@ type capacityFlag struct {
 	value    uint32
 }
 
-// capacityFlagName is the flag that gives t's capacity: "aic-capacity".
-func capacityFlagName(t abi.CoreType) string { return strings.ToLower(t.String()) + "-capacity" }
+// capacityFlagName is the flag that gives t's capacity: "aic-capacity",
+// as plan's Flags name it.
+var capacityFlagName = plan.CapacityFlag
 
 // register adds the layout flags; planUsage is the command's help for
 // --plan.

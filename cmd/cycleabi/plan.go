@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
 )
@@ -86,22 +88,37 @@ func scheduleError(err error) error {
 
 func printPlan(w io.Writer, file string, r plan.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	workers := fmt.Sprintf("%d AIC and %d AIV workers", r.AICWorkers, r.AIVWorkers)
-	if r.Mode == plan.AIVPipeline {
-		workers = fmt.Sprintf("%d AIV workers, each running the whole vector queue", r.AIVWorkers)
-		if r.AIVWorkers == 0 {
+	var counts, slots []string
+	for _, reg := range abi.Regions() {
+		counts = append(counts, fmt.Sprintf("%d %s", r.Region(reg.CoreType).Workers, reg.CoreType))
+		slots = append(slots, fmt.Sprintf("%d %s", uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount), reg.CoreType))
+	}
+	workers := andList(counts) + " workers"
+	if vector := r.Region(plan.VectorCores); r.Mode == plan.AIVPipeline {
+		workers = fmt.Sprintf("%d %s workers, each running the whole vector queue", vector.Workers, vector.CoreType)
+		if vector.Workers == 0 {
 			// The reference sizes the slots all the same (its
 			// activeVectorWorkers is num_workers / stride).
-			workers = "no active AIV worker (num_workers / vector_worker_stride is 0), slots sized for the whole vector queue"
+			workers = fmt.Sprintf("no active %s worker (num_workers / vector_worker_stride is 0), slots sized for the whole vector queue", vector.CoreType)
 		}
 	}
 	fmt.Fprintf(tw, "schedule\t%s (%s, num_workers %d: %s)\n", file, r.Mode, r.NumWorkers, workers)
-	fmt.Fprintf(tw, "AIC records\t%d required by the busiest worker, capacity %d per core\n", r.AICRequiredRecords, r.AICRecordCapacity)
-	fmt.Fprintf(tw, "AIV records\t%d required by the busiest worker, capacity %d per core\n", r.AIVRequiredRecords, r.AIVRecordCapacity)
-	fmt.Fprintf(tw, "cube slots\t%d (%d AIC + %d AIV slots)\n", r.CubeSlotCount, r.CubeSlotCount, 2*uint64(r.CubeSlotCount))
+	for _, reg := range abi.Regions() {
+		p := r.Region(reg.CoreType)
+		fmt.Fprintf(tw, "%s records\t%d required by the busiest worker, capacity %d per core\n", reg.CoreType, p.RequiredRecords, p.RecordCapacity)
+	}
+	fmt.Fprintf(tw, "cube slots\t%d (%s slots)\n", r.CubeSlotCount, strings.Join(slots, " + "))
 	fmt.Fprintf(tw, "buffer size\t%d bytes (%s)\n", r.BufferSize, humanBytes(r.BufferSize))
 	fmt.Fprintf(tw, "decode flags\t%s\n", r.Flags())
 	return tw.Flush()
+}
+
+// andList joins items as prose: "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // humanBytes formats n in binary units ("1.5 MiB").

@@ -101,15 +101,13 @@ decode and validate the layout it used.`,
 			if err := capture.WriteFile(out, c.Buffer, f); err != nil {
 				return usage(err)
 			}
-			caps := c.Layout.Capacities
 			w := cmd.OutOrStdout()
 			if out == outfile.Stdout {
 				w = cmd.ErrOrStderr() // stdout holds the capture
 			}
 			fmt.Fprintf(w, "wrote %s (%s, %d bytes): %d records written, %d dropped, %d of %d slots entered\n",
 				out, formatFlag(f), len(c.Buffer), c.Records(), c.Dropped(), entered(c), len(c.Slots))
-			fmt.Fprintf(w, "decode flags: --cube-slots %d --aic-capacity %d --aiv-capacity %d\n",
-				c.Layout.CubeSlots, caps.AIC, caps.AIV)
+			fmt.Fprintf(w, "decode flags: %s\n", plan.LayoutFlags(c.Layout.CubeSlots, c.Layout.Capacities))
 			return nil
 		},
 	}

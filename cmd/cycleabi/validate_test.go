@@ -176,7 +176,7 @@ func TestValidateCommandUsage(t *testing.T) {
 		{"validate", valid, "--max-findings", "-1"},
 		{"validate", valid, "--aic-capacity", "16"},
 		{"validate", valid, "--cube-slots", "3"},
-		{"validate", valid, "--aic-capacity", "17", "--aiv-capacity", "16"},
+		append([]string{"validate", valid}, capacityArgs(map[abi.CoreType]uint32{abi.CoreTypeAIC: 17}, 16)...),
 		{"validate", valid, "--no-such-flag"},
 	} {
 		_, code, err := runCaptured(args...)

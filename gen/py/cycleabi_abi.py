@@ -1293,6 +1293,15 @@ class _Finder(object):
                             return _Reject("every %s header is zero, and no %s capacity puts %s at @%#x"
                                             % (t_name, t_name, named, self.file(at)))
                         capacity, ev.derived, derived = v, True, True
+                    elif given is not None and j > i + 1:
+                        # Given capacities place a header any number of
+                        # regions on (every region between is all zero):
+                        # each region before j takes its given slots' strides.
+                        place = start
+                        for r in range(i, j):
+                            place += _REGION_SLOTS[r] * cube * slot_stride(given[r])
+                        if hx.block_id >= _REGION_SLOTS[j] * cube or place + hx.block_id * slot_stride(k) != at:
+                            return misplaced
                     else:
                         return _Reject("%s is unused and the first live header after it, @%#x, names %s"
                                         % (first, self.file(at), named))

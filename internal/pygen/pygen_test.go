@@ -305,6 +305,17 @@ func TestSmallSchemaReader(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "good.bin"), buf, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// far.bin: only Big/1 is live, two regions past the first; the given
+	// capacities place it, and the cube slot count follows from where it sits.
+	good := buf
+	buf = make([]byte, len(good))
+	header(bigStart+bigStride, 1, 1, 16, 1)
+	put(bigStart+bigStride+head, 8, 10)
+	put(bigStart+bigStride+head+8, 8, 13)
+	if err := os.WriteFile(filepath.Join(dir, "far.bin"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf = good
 	header(bigStart+2*bigStride, 1, 1, 16, 0) // Big/2 claims to be Big/1
 	if err := os.WriteFile(filepath.Join(dir, "bad.bin"), buf, 0o644); err != nil {
 		t.Fatal(err)
@@ -322,9 +333,11 @@ try:
     print("accepted")
 except m.CaptureError as e:
     print(json.dumps([e.code, e.offset, e.slot]))
+f = m.read_capture("far.bin", little_capacity=8, npu_capacity=0, big_capacity=16)
+print(json.dumps([f.cube_slots] + list(f.layout.capacities)))
 `)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("unexpected output:\n%s", out)
 	}
 	var wantRows [][]uint64
@@ -340,5 +353,8 @@ except m.CaptureError as e:
 	}
 	if wantErr := fmt.Sprintf(`["slot-identity", %d, "Big/2"]`, bigStart+2*bigStride+16); lines[2] != wantErr {
 		t.Errorf("bad capture in Python: %s, want %s", lines[2], wantErr)
+	}
+	if lines[3] != "[2, 8, 0, 16]" {
+		t.Errorf("layout of far.bin in Python %s, want [2, 8, 0, 16]", lines[3])
 	}
 }

@@ -11,9 +11,10 @@
 // writes a capture validate accepts and decode shows, and that a capture
 // written through the regenerated Go writer (every region, every
 // schema-named descriptor) validates and decodes to the new names and
-// fields. Then, with every change applied at once, it runs the copy's
-// tests and checks that only the packages that pin today's schema fail,
-// and that `go test -update` is all they need.
+// fields. Then, per test group (changes applied together), it runs the
+// copy's tests and checks that only the tests that pin today's schema
+// fail: packages whose golden files `go test -update` refreshes, and tests
+// the group names, each with what it pins.
 //
 // A failure says which check of which change failed and what ran; a check
 // that fails for a reason the drill knows (knownGap) is reported as a known
@@ -127,40 +128,57 @@ var changes = []change{{
 }}
 
 // testGroups are the changes whose tests run together, one test run per
-// group (a run rebuilds every package, so there are few), and the
-// packages each may fail because they pin today's schema on purpose, with
-// what they pin. A change with a known gap is in no group.
+// group (a run rebuilds every package, so there are few), and what each
+// group's tests may fail because they pin today's schema on purpose, with
+// what they pin. A key "pkg" is a package whose golden files pin it: it
+// must pass once `go test -update` has refreshed them. A key
+// "pkg.TestA,TestB" names tests that still fail after that and must be
+// edited by hand for such a change; any other test that fails fails the
+// drill. A reason starting "record-field:" or "region:" says which change
+// of the wire group the test pins. A change with a known gap is in no
+// group.
 var testGroups = []struct {
 	name    string
 	changes []string
 	pinned  map[string]string
 }{
 	{"compatible", []string{"task-type", "runtime-stage", "namespace"}, map[string]string{
-		"validate":        "golden findings whose expected text lists the namespaces",
-		"dump":            "golden dumps whose findings list the namespaces",
-		"plan":            "golden errors that list the known task types",
-		"gen/go/abi":      "TestTaskTypesMatchSpec and TestNamespaces: SPEC.md's task types and namespaces",
-		"tests/agreement": "the qualifier kernel (TestQualifierMutants) calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
+		"validate": "golden findings whose expected text lists the namespaces",
+		"dump":     "golden dumps whose findings list the namespaces",
+		"plan":     "golden errors that list the known task types",
+		"gen/go/abi.TestTaskTypesMatchSpec,TestNamespaces": "SPEC.md's task types and namespaces",
+		"tests/agreement.TestQualifierMutants":             "the qualifier kernel calls every C++ helper by name: a new namespace's <Name>DescId needs a call",
 	}},
-	{"record-field", []string{"record-field"}, map[string]string{
-		"analyze":         "golden reports of the example capture, which give its size in bytes",
-		"decode":          "TestBenchCaptureShape: the benchmark captures' sizes in 32-byte records",
-		"validate":        "txtar cases written as readable buffers of today's layout",
-		"dump":            "dumps of captures, and TestDumpFoldsIdleSlots' offsets of 32-byte records",
-		"plan":            "SPEC.md's MaxRecordsPerCore and a model of the buffer size with 32-byte records",
-		"cmd/cycleabi":    "the example's buffer size in plan's output",
-		"tests/agreement": "the C++ harness (cxx/harness.cpp) calls AppendRecord with today's record fields",
-		"tests/cpp":       "layout_check.cpp calls AppendRecord with today's record fields",
-		"internal/schema": "TestSchema: the wire is what SPEC.md says",
-		"gen/go/abi":      "tests of SPEC.md's numbers (MaxRecordsPerCore, 32-byte records)",
+	// The wire-breaking changes share a run (both raise the version).
+	{"wire", []string{"record-field", "region"}, map[string]string{
+		"analyze": "golden reports of the example capture, which give the ABI version and the capture's size in bytes",
+		"decode":  "golden traces, which give the ABI version, the buffer size and every region's capacity",
+		"dump":    "golden dumps, which give the buffer size and every region's capacity",
+		"plan":    "golden plans (TestSchedules): the buffer size, and a key per region (drl_workers, ...)",
+
+		"capture.TestDecodingErrors": "region: captures sized by hand for SPEC.md's 72 headers of 24 cube slots",
+		"capture.TestFoundCubeSlots,TestFoundAIVPipeline,TestAmbiguousLayout,TestAmbiguousIdleAICRegion,TestPlanPicksTruncatedLayout,TestRequestProblems,TestDamagedFirstHeader": "region: the layout search's findings and messages worked out on SPEC.md's AIC and AIV regions (TestFoundLayout and TestGivenCapacitiesPlaceTheLastRegion hold it to any regions)",
+		"cmd/cycleabi.TestVersion":                                   "ABI version 1",
+		"cmd/cycleabi.TestPlanCommand":                               "the example plan's buffer size and flags (24 cube slots of AIC and AIV, 32-byte records)",
+		"cmd/cycleabi.TestDecodeCommandPlan,TestValidateCommandPlan": "record-field: the found header's offset in 32-byte records; region: the layout line of a two-region capture",
+		"cmd/cycleabi.TestDumpCommandPlan,TestValidateCommandText":   "the layout and ABI lines of a capture in today's layout (ABI v1, the AIC and AIV capacities, 32-byte offsets)",
+		"cmd/cycleabi.TestLayoutFoundWithoutFlags,TestValidateCommandJSON,TestValidateCommandTruncated,TestValidateCommandUsage": "region: the layout lines and capacity maps of captures with SPEC.md's two regions",
+		"decode.TestBenchCaptureShape": "the benchmark captures' shape: 72 slots of 32-byte records",
+		"decode.TestReferenceDecoder":  "the reference decoder (decode/testdata/reference) reads SPEC.md's buffer: two regions of 32-byte records",
+		"dump.TestDumpFoldsIdleSlots":  "record-field: offsets of 32-byte records",
+		"dump.TestDump":                "region: the cases' captures are buffers of today's two regions, whose layout a third region's zero slots do not resolve",
+		"gen/go/abi.TestMaxRecordsPerCore,TestRoundUpCapacity,TestWireLayout,TestInitSlot": "record-field: SPEC.md's MaxRecordsPerCore and 32-byte records",
+		"gen/go/abi.TestLayoutMatchesSpec,TestSlot":                                        "SPEC.md's layout: C AIC and 2C AIV slots of 32-byte records",
+		"gen/go/abi.TestCoreType,TestBufferSizeOverflow":                                   "region: SPEC.md's two core types, and the AIV region's slot count in the overflow message",
+		"internal/schema.TestSchema":                                                       "the wire is what SPEC.md says (32-byte records, two regions)",
+		"plan.TestCapacityPastMaximum,TestPlanMatchesModel":                                "record-field: SPEC.md's MaxRecordsPerCore, and the model's 32-byte records",
+		"tests/agreement.TestGoldRegenerates,TestGoldDecodes,TestHarnessAgreement,TestPythonReadsHarnessCaptures,TestPythonSlotViews": "the C++ harness (cxx/harness.cpp) calls AppendRecord with today's record fields and BufferSize and SlotOffset with the AIC and AIV capacities; testdata/gold.bin is its capture in today's layout",
+		"tests/agreement.TestQualifierConfigs":                 "the qualifier probe (cxx/qualifier_probe.cpp) calls AppendRecord and RecordCapacity with today's arguments",
+		"tests/agreement.TestPythonRefusesWhatValidateRefuses": "its inputs are validate's txtar buffers of today's layout, which then no longer draw every error code",
+		"tests/agreement.TestPythonFollowsSchemaChange":        "it applies its own change to today's schema text and expects its two regions",
+		"tests/cpp.TestLayoutMatchesGo":                        "layout_check.cpp calls AppendRecord with today's record fields and BufferSize and SlotOffset with the AIC and AIV capacities",
+		"validate.TestCases":                                   "txtar cases written as readable buffers of today's layout",
 	}},
-	// The region change is in no group yet: its checks above pass (capture
-	// finds a third region's capacity, synth, validate and decode follow
-	// it), but a test run with it fails in a dozen packages whose tests
-	// are written for SPEC.md's two regions (capture, cmd/cycleabi,
-	// decode, dump, gen/go/abi, internal/schema, validate, tests/cpp,
-	// tests/agreement) and in plan, whose Result names the AIC and AIV
-	// capacities: sorting the pins from the gaps is issue 15's last step.
 }
 
 func main() {
@@ -551,7 +569,7 @@ func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bo
 	if o, err := d.run("go", "test", "-count=1", "./examples", "-update"); err != nil && !strings.Contains(o, "FAIL") {
 		r.failf("make examples does not run: %v\n%s", err, o)
 	}
-	failing, out := d.failingPackages()
+	failing, firstTests, _ := d.goTestJSON("./...")
 	if len(failing) == 0 {
 		fmt.Printf("        every package passes\n")
 	}
@@ -568,22 +586,19 @@ func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bo
 		}
 		updated = append(updated, pkg)
 	}
-	still := map[string]string{}
+	var still []string
+	stillTests, stillOut := map[string][]string{}, map[string]string{}
 	if len(failing) > 0 {
-		args := []string{"test", "-short", "-count=1"}
+		var pkgs []string
 		for _, p := range failing {
-			args = append(args, "./"+p)
+			pkgs = append(pkgs, "./"+p)
 		}
-		o, _ := d.run("go", args...)
-		for _, l := range strings.Split(o, "\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "FAIL" && strings.HasPrefix(f[1], module) {
-				still[strings.TrimPrefix(f[1], module)] = out[strings.TrimPrefix(f[1], module)]
-			}
-		}
+		still, stillTests, stillOut = d.goTestJSON(pkgs...)
 	}
+	pinnedTests := pinnedTests(pinned)
 	for _, pkg := range failing {
 		why, isPinned := pinned[pkg]
-		_, failsStill := still[pkg]
+		failsStill := slices.Contains(still, pkg)
 		wasUpdated := slices.Contains(updated, pkg)
 		switch {
 		case !failsStill && wasUpdated && isPinned:
@@ -592,13 +607,51 @@ func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bo
 			r.failf("%s needs go test -update, and it does not pin today's schema: its golden files depend on it (add it to the drill's pinned list with what it pins, or make it follow the schema)", pkg)
 		case !failsStill:
 			fmt.Printf("        passes  %-18s once the packages above are updated\n", pkg)
-		case isPinned:
-			fmt.Printf("        by hand %-18s %s\n", pkg, why)
+		case len(stillTests[pkg]) == 0:
+			r.failf("%s fails with the schema changed, and no test of it fails: it does not build or run\n%s", pkg, failures(stillOut[pkg]))
 		default:
-			r.failf("%s fails with the schema changed and -update does not fix it: it needs an edit outside the schema\n%s", pkg, failures(still[pkg]))
+			var unpinned []string
+			for _, test := range stillTests[pkg] {
+				if why, ok := pinnedTests[pkg+"."+test]; ok {
+					fmt.Printf("        by hand %-18s %s\n", pkg+"."+test, why)
+				} else {
+					unpinned = append(unpinned, test)
+				}
+			}
+			if len(unpinned) > 0 {
+				r.failf("%s: %s fail with the schema changed and -update does not fix them: they need an edit outside the schema (or, if they pin today's schema on purpose, an entry %q in the drill's pinned list)\n%s",
+					pkg, strings.Join(unpinned, ", "), pkg+"."+unpinned[0], failures(stillOut[pkg]))
+			}
 		}
 	}
+	// A pinned test that no longer fails is a pin to remove.
+	var stale []string
+	for key := range pinnedTests {
+		if pkg, test, _ := strings.Cut(key, "."); !slices.Contains(firstTests[pkg], test) {
+			stale = append(stale, key)
+		}
+	}
+	sort.Strings(stale)
+	for _, key := range stale {
+		fmt.Printf("        stale   %-18s passes with the schema changed: remove it from the drill's pinned list\n", key)
+	}
 	return r.done(start, true)
+}
+
+// pinnedTests returns the tests pinned lists by name, "pkg.TestName",
+// from its "pkg.TestA,TestB" keys.
+func pinnedTests(pinned map[string]string) map[string]string {
+	out := map[string]string{}
+	for key, why := range pinned {
+		pkg, tests, ok := strings.Cut(key, ".")
+		if !ok {
+			continue
+		}
+		for _, test := range strings.Split(tests, ",") {
+			out[pkg+"."+test] = why
+		}
+	}
+	return out
 }
 
 // module is the import path prefix of the repository's packages.
@@ -627,11 +680,12 @@ func failures(out string) string {
 	return strings.Join(keep, "\n")
 }
 
-// failingPackages runs the copy's tests (short mode: no fuzzing, no
-// compiler matrix beyond what the packages run by default) and returns
-// the packages that fail, with their output.
-func (d *drill) failingPackages() ([]string, map[string]string) {
-	cmd := exec.Command("go", "test", "-short", "-json", "./...")
+// goTestJSON runs the tests of pkgs in the copy (short mode: no fuzzing,
+// no compiler matrix beyond what the packages run by default) and returns
+// the packages that fail, the top-level tests that fail in each, and each
+// package's output (its end).
+func (d *drill) goTestJSON(pkgs ...string) ([]string, map[string][]string, map[string]string) {
+	cmd := exec.Command("go", append([]string{"test", "-short", "-count=1", "-json"}, pkgs...)...)
 	cmd.Dir = d.dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	var stdout bytes.Buffer
@@ -639,6 +693,7 @@ func (d *drill) failingPackages() ([]string, map[string]string) {
 	cmd.Stderr = io.Discard
 	_ = cmd.Run()
 	failed := map[string]bool{}
+	tests := map[string][]string{}
 	output := map[string]string{}
 	dec := json.NewDecoder(&stdout)
 	for {
@@ -652,8 +707,12 @@ func (d *drill) failingPackages() ([]string, map[string]string) {
 			o := output[pkg] + ev.Output
 			output[pkg] = o[max(0, len(o)-4000):]
 		}
-		if ev.Action == "fail" && ev.Test == "" {
+		switch {
+		case ev.Action != "fail":
+		case ev.Test == "":
 			failed[pkg] = true
+		case !strings.Contains(ev.Test, "/"):
+			tests[pkg] = append(tests[pkg], ev.Test)
 		}
 	}
 	var out []string
@@ -661,7 +720,7 @@ func (d *drill) failingPackages() ([]string, map[string]string) {
 		out = append(out, p)
 	}
 	sort.Strings(out)
-	return out, output
+	return out, tests, output
 }
 
 // drillcapSource is a program the drill builds in the copy against the

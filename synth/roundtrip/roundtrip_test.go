@@ -33,7 +33,11 @@ func propDecodeRoundTrip(t *rapid.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.IdleCores = rapid.IntRange(0, int(r.AICWorkers+r.AIVWorkers)).Draw(t, "idle_cores")
+	workers := 0
+	for _, p := range r.Regions {
+		workers += int(p.Workers)
+	}
+	opts.IdleCores = rapid.IntRange(0, workers).Draw(t, "idle_cores")
 	c, err := synth.Run(s, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -146,7 +146,10 @@ func runReader(t *testing.T, modDir string, jobs []*pyJob) []pyResult {
 			j.CubeSlots = &c
 		}
 		if caps := j.opts.Capacities; caps != nil {
-			j.Caps = []uint32{caps.AIC, caps.AIV}
+			j.Caps = nil
+			for _, r := range abi.Regions() {
+				j.Caps = append(j.Caps, caps.For(r.CoreType))
+			}
 		}
 	}
 	list, err := json.Marshal(jobs)
@@ -195,7 +198,10 @@ func goDecode(t *testing.T, data []byte, o capture.Request) goDecoded {
 		var d *decode.Decoded
 		if d, err = decode.Decode(c, o); err == nil {
 			l := d.Summary.Layout
-			g.layout = []uint64{uint64(l.CubeSlots), uint64(l.Capacities.AIC), uint64(l.Capacities.AIV)}
+			g.layout = []uint64{uint64(l.CubeSlots)}
+			for _, r := range abi.Regions() {
+				g.layout = append(g.layout, uint64(l.Capacities.For(r.CoreType)))
+			}
 			g.how = d.Layout.How
 			g.anchor = d.Summary.Anchor
 			var ws []string
@@ -204,9 +210,18 @@ func goDecode(t *testing.T, data []byte, o capture.Request) goDecoded {
 			}
 			g.warnings = "[" + strings.Join(ws, " ") + "]"
 			g.dropped = d.Summary.Dropped
+			// Python's columns: every record field but padding, in wire
+			// order, then core_type and block_id.
+			var raw []byte
 			err = d.Records(func(r decode.Record) bool {
-				g.records = append(g.records, []uint64{r.StartCycle, r.EndCycle, uint64(r.DescID), uint64(r.TaskID),
-					uint64(r.StageTaskIndex), uint64(r.OwnerID), uint64(r.CoreType), uint64(r.BlockID)})
+				raw = r.ProfileRecord.Append(raw[:0])
+				var row []uint64
+				for _, f := range abi.ProfileRecordFields() {
+					if f.Type != "pad" {
+						row = append(row, fieldValue(raw, f))
+					}
+				}
+				g.records = append(g.records, append(row, uint64(r.CoreType), uint64(r.BlockID)))
 				return true
 			})
 			if err != nil {
@@ -1321,8 +1336,24 @@ func damagedCaptures(n int) []*pyJob {
 	var jobs []*pyJob
 	for i := 0; i < n; i++ {
 		cube := pick(24, 24, 25, 26, 32)
-		caps := [2]uint32{pick(0, 16, 16, 32), pick(0, 16, 32, 48)}
-		b := capturetest.New(cube, caps[0], caps[1])
+		// A capacity per region: the first region's from one set, the
+		// others' from another.
+		var caps []uint32
+		var layoutCaps abi.Capacities
+		label := fmt.Sprintf("damaged %d (%d cube slots", i, cube)
+		for r, region := range abi.Regions() {
+			var c uint32
+			if r == 0 {
+				c = pick(0, 16, 16, 32)
+			} else {
+				c = pick(0, 16, 32, 48)
+			}
+			caps = append(caps, c)
+			layoutCaps.Set(region.CoreType, c)
+			label += fmt.Sprintf(", %s %d", region.CoreType, c)
+		}
+		label += ")"
+		b := capturetest.NewWith(cube, layoutCaps)
 		for k := 0; k < b.Layout.NumSlots(); k++ {
 			s := b.Layout.Slot(k)
 			if rng.Intn(5) < 3 {
@@ -1332,7 +1363,6 @@ func damagedCaptures(n int) []*pyJob {
 				}
 			}
 		}
-		label := fmt.Sprintf("damaged %d (%d cube slots, AIC %d, AIV %d)", i, cube, caps[0], caps[1])
 		for r, region := range abi.Regions() {
 			if rng.Intn(2) == 0 {
 				continue
@@ -1477,4 +1507,13 @@ func TestPythonReadsSynthCaptures(t *testing.T) {
 	if n := compareWithGo(t, jobs, runReader(t, genPy, jobs)); n != len(jobs) {
 		t.Errorf("%d of %d synth captures read; synth writes only valid captures", n, len(jobs))
 	}
+}
+
+// fieldValue reads an integer field from a record's little-endian encoding.
+func fieldValue(raw []byte, f abi.FieldInfo) uint64 {
+	var v uint64
+	for i := f.Size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(raw[f.Offset+i])
+	}
+	return v
 }

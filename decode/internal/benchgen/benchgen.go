@@ -1,6 +1,6 @@
 // Package benchgen synthesizes large, realistic captures for decode's
 // benchmarks and for measuring the peak memory of `cycleabi decode`: every
-// AIC and AIV slot of a 24-cube-slot buffer active and about half full,
+// slot of a 24-cube-slot buffer (AIC and AIV) active and about half full,
 // each core running a stream of tasks that write wait, compute and trigger
 // records (task types, graph stages, owners), slots in start order except
 // a few with neighbouring records swapped.
@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
 )
 
 // Spec describes a synthetic capture.
@@ -50,7 +51,10 @@ const GraphStages = 8
 // Layout is the buffer layout: capacities twice the records per slot
 // (once with Full), rounded up to a multiple of 16.
 func (s Spec) Layout() (abi.Layout, error) {
-	slots := 3 * cubeSlots
+	slots := 0
+	for _, r := range abi.Regions() {
+		slots += int(r.SlotsPerCubeSlot) * cubeSlots
+	}
 	perSlot := (s.Records + slots - 1) / slots
 	want := uint64(2 * perSlot)
 	if s.Full {
@@ -60,7 +64,11 @@ func (s Spec) Layout() (abi.Layout, error) {
 	if err != nil {
 		return abi.Layout{}, err
 	}
-	return abi.NewLayout(cubeSlots, abi.Capacities{AIC: c, AIV: c})
+	var caps abi.Capacities
+	for _, r := range abi.Regions() {
+		caps.Set(r.CoreType, c)
+	}
+	return abi.NewLayout(cubeSlots, caps)
 }
 
 // Names returns a names file's worth of names for a capture of s (the
@@ -228,7 +236,7 @@ func WriteFile(path string, s Spec) (string, error) {
 		os.Remove(path)
 		return "", err
 	}
-	return fmt.Sprintf("--cube-slots %d --aic-capacity %d --aiv-capacity %d", l.CubeSlots, l.Capacities.AIC, l.Capacities.AIV), nil
+	return plan.LayoutFlags(l.CubeSlots, l.Capacities), nil
 }
 
 // WriteSparse writes a capture in which one slot, AIV/0, holds records
@@ -281,5 +289,5 @@ func WriteSparse(path string, records int, seed uint64) (string, error) {
 		os.Remove(path)
 		return "", err
 	}
-	return fmt.Sprintf("--cube-slots %d --aic-capacity 0 --aiv-capacity %d", l.CubeSlots, capacity), nil
+	return plan.LayoutFlags(l.CubeSlots, l.Capacities), nil
 }
