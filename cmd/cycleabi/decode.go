@@ -48,7 +48,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode CAPTURE... [flags]",
 		Short: "Turn captures into a Chrome/Perfetto trace",
-		Long: `decode checks each capture against the ABI (a raw buffer, or a NumPy .npy
+		Long: helpText(`decode checks each capture against the ABI (a raw buffer, or a NumPy .npy
 file), then writes a Chrome Trace Event JSON file: one process per rank
 (pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
 slice per record, in time order. Open it in https://ui.perfetto.dev
@@ -72,7 +72,7 @@ https://ui.perfetto.dev (Open trace file) or trace_processor.
 
 The layout (cube slot count and capacities) is found from the capture
 itself, as validate finds it; the summary says how. --cube-slots, and
---aic-capacity with --aiv-capacity, give it instead ('cycleabi plan
+{capacity flags}, give it instead ('cycleabi plan
 --format flags' prints them); values the headers contradict are refused
 with both named. --plan SCHEDULE's layout stands in when the headers state
 none. Timestamps are microseconds since the
@@ -129,14 +129,14 @@ Exit status: 0 on success, 1 when a capture is invalid (the message names the
 file, byte offset, slot and record), 2 for usage or I/O errors (and an
 output that is an input), 141 when the reader of -o - goes away (quietly,
 as cat does); SIGINT, SIGTERM and SIGHUP remove the temporary files and end
-decode with the signal (the shell reports 130, 143, 129).`,
-		Example: `  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+decode with the signal (the shell reports 130, 143, 129).`),
+		Example: helpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
   cycleabi decode capture.bin --names kernel.names.yaml -o trace.pftrace
-  cycleabi decode a.bin b.bin --rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48
+  cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
   cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
-  cycleabi decode --invocation-manifest window.yaml -o window.json`,
+  cycleabi decode --invocation-manifest window.yaml -o window.json`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
 				return usage(errors.New("decode needs at least one CAPTURE"))

@@ -19,7 +19,7 @@ func newDumpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE [flags]",
 		Short: "Show a capture's bytes field by field",
-		Long: `dump prints a capture (a raw buffer, or a NumPy .npy file) the way
+		Long: helpText(`dump prints a capture (a raw buffer, or a NumPy .npy file) the way
 flatc --annotate shows a FlatBuffer: for every field of each slot's header
 and of its first records, the file offset, the raw bytes, the schema's field
 name and type, the decoded value and what it means (core type, descriptor
@@ -28,15 +28,15 @@ they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
 headers) are folded into one line ("AIC/4..AIC/23 idle").
 
 The layout is found as decode and validate find it: from the capture
-itself unless --cube-slots, --aic-capacity with --aiv-capacity, or --plan
+itself unless --cube-slots, {capacity flags}, or --plan
 say otherwise; the header line says how. When it cannot be resolved, dump
 shows the problem and the first header, and exits 1.
 
 Exit status: 0 when the capture was shown (whatever it holds), 1 when its
-layout cannot be resolved, 2 for usage or I/O errors.`,
-		Example: `  cycleabi dump examples/moe_layer.bin | less
+layout cannot be resolved, 2 for usage or I/O errors.`),
+		Example: helpText(`  cycleabi dump examples/moe_layer.bin | less
   cycleabi dump capture.npy --slot AIV/3 --records 100
-  cycleabi dump capture.bin --records 0 --aic-capacity 80 --aiv-capacity 80`,
+  cycleabi dump capture.bin --records 0 {capacity args 80}`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usage(errors.New("dump takes one CAPTURE"))

@@ -134,3 +134,49 @@ func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	}
 	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}, nil
 }
+
+// helpText fills in what a command's help says of the schema, so the help
+// follows it: {record size} is the record's size in bytes ("32"), {core
+// types} the regions' core types ("AIC and AIV"), {capacity flags} the
+// regions' capacity flags ("--aic-capacity with --aiv-capacity"), and
+// {capacity args V...} those flags with the values V in order, the last
+// value for every region past them ("--aic-capacity 32 --aiv-capacity 48").
+func helpText(s string) string {
+	var types, flags []string
+	for _, r := range abi.Regions() {
+		types = append(types, r.CoreType.String())
+		flags = append(flags, "--"+capacityFlagName(r.CoreType))
+	}
+	s = strings.NewReplacer(
+		"{record size}", fmt.Sprint(abi.ProfileRecordSize),
+		"{core types}", joinLast(types, " and "),
+		"{capacity flags}", joinLast(flags, " with "),
+	).Replace(s)
+	for {
+		i := strings.Index(s, "{capacity args ")
+		if i < 0 {
+			return s
+		}
+		n := strings.IndexByte(s[i:], '}')
+		if n < 0 {
+			return s // not a placeholder: TestHelpFollowsSchema finds it
+		}
+		values := strings.Fields(s[i+len("{capacity args ") : i+n])
+		if len(values) == 0 {
+			return s
+		}
+		var args []string
+		for k, f := range flags {
+			args = append(args, f, values[min(k, len(values)-1)])
+		}
+		s = s[:i] + strings.Join(args, " ") + s[i+n+1:]
+	}
+}
+
+// joinLast joins words with ", ", the last two with last: "a, b and c".
+func joinLast(words []string, last string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + last + words[len(words)-1]
+}

@@ -61,8 +61,8 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cycleabi",
 		Short: "Plan, simulate, validate and decode MegaKernel cycle-trace captures",
-		Long: `cycleabi works with the profiling buffer a MegaKernel writes on Ascend NPUs:
-every AIC and AIV core appends 32-byte cycle records into its own slot of one
+		Long: helpText(`cycleabi works with the profiling buffer a MegaKernel writes on Ascend NPUs:
+every {core types} core appends {record size}-byte cycle records into its own slot of one
 device buffer. The byte layout comes from abi/schema.yaml.
 
   plan      size the buffer from a task schedule
@@ -72,7 +72,7 @@ device buffer. The byte layout comes from abi/schema.yaml.
   decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)
   merge     place a decoded trace inside the framework's trace, under its outer kernel
   analyze   where each core's time went, stats per task type and stage, the critical path
-  diff      compare two captures or analyze reports`,
+  diff      compare two captures or analyze reports`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Printed as "cycleabi version " + Version: cobra's default,

@@ -27,7 +27,7 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate CAPTURE... [flags]",
 		Short: "Check captures against every ABI invariant and report every violation",
-		Long: `validate walks each capture (a raw buffer, or a NumPy .npy file) once and
+		Long: helpText(`validate walks each capture (a raw buffer, or a NumPy .npy file) once and
 reports everything wrong with it, where decode stops at the first problem.
 
 Errors are exactly the conditions under which decode fails, so validate
@@ -43,7 +43,7 @@ The layout (cube slot count and capacities) is found from the capture: the
 file size, the first header of each region and where the next region's
 first header sits must agree on exactly one layout; the summary line says
 how it was found. When several layouts fit, or none, validate says so and
-lists the candidates. --cube-slots, and --aic-capacity with --aiv-capacity,
+lists the candidates. --cube-slots, and {capacity flags},
 give it instead (what 'cycleabi plan --format flags' prints); values the
 headers contradict are a layout-mismatch error naming both. --plan SCHEDULE
 plans the schedule as 'cycleabi plan' does: a cube slot count or live
@@ -85,7 +85,7 @@ command line of a window validates unchanged; the findings do not depend
 on them.
 
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
-has (or has warnings, with --strict), 2 for usage or I/O errors.`,
+has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 		Example: `  cycleabi validate examples/moe_layer.bin
   cycleabi validate rank*.bin --format json > report.json
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict

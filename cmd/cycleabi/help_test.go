@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+)
+
+// The help says what the schema says: the root help the record size and
+// every region's core type, and decode's, validate's and dump's prose and
+// examples every region's capacity flag (a schema with a third region
+// shows a third flag, as the ABI drill checks); no placeholder is left.
+func TestHelpFollowsSchema(t *testing.T) {
+	root, _, code := runMain(t, "--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, root, fmt.Sprintf("core appends %d-byte cycle records", abi.ProfileRecordSize))
+	for _, r := range abi.Regions() {
+		assert.Contains(t, root, r.CoreType.String()+" ", "the root help names every region's core type")
+	}
+	for _, cmd := range []string{"decode", "validate", "dump"} {
+		help, _, code := runMain(t, cmd, "--help")
+		assert.Equal(t, exitOK, code, cmd)
+		for _, p := range []string{"{capacity", "{core types}", "{record size}"} {
+			assert.NotContains(t, help, p, "%s --help: a placeholder is left", cmd)
+		}
+		prose, _, _ := strings.Cut(help, "\nUsage:")
+		for _, r := range abi.Regions() {
+			flag := "--" + strings.ToLower(r.CoreType.String()) + "-capacity"
+			assert.Contains(t, prose, flag, "%s --help's text names %s", cmd, flag)
+		}
+	}
+	decode, _, _ := runMain(t, "decode", "--help")
+	dump, _, _ := runMain(t, "dump", "--help")
+	if len(abi.Regions()) == 2 { // today's schema: the text as written
+		assert.Contains(t, decode, "--cube-slots, and\n--aic-capacity with --aiv-capacity, give it instead")
+		assert.Contains(t, decode, "--rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48\n")
+		assert.Contains(t, dump, "--records 0 --aic-capacity 80 --aiv-capacity 80\n")
+	}
+}
+
+func TestHelpTextPlaceholders(t *testing.T) {
+	var flags []string
+	for _, r := range abi.Regions() {
+		flags = append(flags, "--"+strings.ToLower(r.CoreType.String())+"-capacity")
+	}
+	args := ""
+	for i, f := range flags {
+		args += fmt.Sprintf(" %s %d", f, []int{7, 9}[min(i, 1)])
+	}
+	assert.Equal(t, "x"+args+" y", helpText("x {capacity args 7 9} y"))
+	assert.Equal(t, "a {capacity args ", helpText("a {capacity args "), "an unclosed placeholder is left to be seen")
+	assert.Equal(t, "a, b and c", joinLast([]string{"a", "b", "c"}, " and "))
+	assert.Equal(t, "a with b", joinLast([]string{"a", "b"}, " with "))
+	assert.Equal(t, "a", joinLast([]string{"a"}, " with "))
+}
