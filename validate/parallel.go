@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"runtime"
 	"slices"
 	"sync"
@@ -159,15 +160,7 @@ func (c *collector) join(o *collector) {
 		c.statsOf(code, st.severity).count += st.count
 		kept = append(kept, st.kept...)
 	}
-	slices.SortFunc(kept, func(a, b Finding) int {
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(kept, func(a, b Finding) int { return cmp.Compare(a.seq, b.seq) })
 	for _, f := range kept {
 		if c.statsOf(f.Code, f.Severity).admits(c.limit, f.Off) {
 			c.add(f)
