@@ -62,13 +62,14 @@ records are out of start order are sorted in bounded runs spilled to
 TMPDIR.
 
 --format perfetto (the default for a -o name ending in .pftrace or
-.perfetto-trace) writes a native Perfetto protobuf trace instead, from the
-same records: a quarter of the JSON's size on large captures (under a
-third on small ones), timestamps in exact nanoseconds, tracks nested
-rank > region > core (AIC > AIC/3), arrows as flows, and each core's
-constant args (rank, device_id, core_type, block_id, core_entry_cycle)
-once, on a core_info instant before its first slice. Open it in
-https://ui.perfetto.dev (Open trace file) or trace_processor.
+.perfetto-trace; --format json there, or perfetto for a .json name, is
+written as asked with a warning) writes a native Perfetto protobuf trace
+instead, from the same records: a quarter of the JSON's size on large
+captures (under a third on small ones), timestamps in exact nanoseconds,
+tracks nested rank > region > core (AIC > AIC/3), arrows as flows, and
+each core's constant args (rank, device_id, core_type, block_id,
+core_entry_cycle) once, on a core_info instant before its first slice.
+Open it in https://ui.perfetto.dev (Open trace file) or trace_processor.
 
 The layout (cube slot count and capacities) is found from the capture
 itself, as validate finds it; the summary says how. --cube-slots, and
@@ -213,6 +214,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if format == formatPerfetto && !fs.Changed("output") {
 		f.output = "trace.pftrace"
 	}
+	if w := formatNameMismatch(format, f.output); w != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
+	}
 	var names *decode.Names
 	if f.namesFile != "" {
 		if names, err = decode.LoadNames(f.namesFile); err != nil {
@@ -346,6 +350,20 @@ func traceFormat(flag, output string) (string, error) {
 		return formatJSON, nil
 	}
 	return "", fmt.Errorf("--format %q: want json or perfetto", flag)
+}
+
+// formatNameMismatch says, when the output's name (less a .gz) claims the
+// other format than the one being written, what a tool that goes by the
+// name will get wrong; "" when they agree or the name claims neither.
+func formatNameMismatch(format, output string) string {
+	name := strings.TrimSuffix(output, ".gz")
+	switch {
+	case format == formatJSON && (strings.HasSuffix(name, ".pftrace") || strings.HasSuffix(name, ".perfetto-trace")):
+		return fmt.Sprintf("%s: writing JSON (--format json) to a name that says a Perfetto protobuf trace", output)
+	case format == formatPerfetto && strings.HasSuffix(name, ".json"):
+		return fmt.Sprintf("%s: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON", output)
+	}
+	return ""
 }
 
 // layoutPhrase renders a resolved layout for decode's summary: "24 cube

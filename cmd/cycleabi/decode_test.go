@@ -178,6 +178,18 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	data, _ = os.ReadFile("j.pftrace")
 	assert.Len(t, parseCLITrace(t, data).TraceEvents, 8)
+	assert.Contains(t, stderr, "cycleabi: warning: j.pftrace: writing JSON (--format json) to a name that says a Perfetto protobuf trace\n")
+
+	// The reverse is written as asked, with the same kind of warning; a
+	// name that claims neither format draws none.
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto", "-o", "p.json.gz")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n")
+	for _, args := range [][]string{{"-o", "n.bin", "--format", "perfetto"}, {"-o", "n.trace", "--format", "json"}, {"-o", "x.pftrace"}, {"-o", "x.json"}} {
+		_, stderr, code = runMain(t, append([]string{"decode", capturePath}, args...)...)
+		require.Equal(t, exitOK, code, stderr)
+		assert.NotContains(t, stderr, "warning: ", args)
+	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
 	assert.Equal(t, exitUsage, code)
