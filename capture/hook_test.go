@@ -1,7 +1,9 @@
 package capture_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -114,6 +116,88 @@ func TestScanRangesAddUp(t *testing.T) {
 		}
 		if a.Records+z.Records != whole.Records || a.Dropped+z.Dropped != whole.Dropped || len(a.Active)+len(z.Active) != len(whole.Active) {
 			t.Fatalf("ranges: %d+%d records, the whole walk %d", a.Records, z.Records, whole.Records)
+		}
+	})
+}
+
+// A Block hook's Taken is what the scan learns of the records it takes:
+// a hook that takes a drawn number of records of each block (never one
+// that ends before it starts) leaves the scan with the summary and the
+// problems of a scan without it, and the Record hook sees every record it
+// did not take.
+func TestBlockHookTaken(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		b := capturetest.New(abi.MinCubeSlots, 16*300, 16)
+		b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
+		total := 0
+		for _, block := range []uint32{0, 1} {
+			b.Enter(abi.CoreTypeAIC, block, 1000)
+			n := rapid.IntRange(0, 16*300).Draw(t, "records")
+			unsorted := rapid.SampledFrom([]float64{0, 0.001, 0.3}).Draw(t, "unsorted")
+			at := uint64(2000)
+			for i := range n {
+				start := at
+				if rapid.Float64Range(0, 1).Draw(t, "p") < unsorted {
+					start -= rapid.Uint64Range(1, 1500).Draw(t, "back")
+				}
+				end := start + 5
+				if i%997 == 500 {
+					end = start - 1 // a negative interval: the hook must not take it
+				}
+				b.Span(abi.CoreTypeAIC, block, start, end, 0, uint32(i))
+				at += 10
+			}
+			total += n
+		}
+		buf := b.Bytes()
+		c := inMemory(t, buf)
+		l, err := layoutOf(c.Resolve(capture.Request{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := func(off int64) uint64 { return binary.LittleEndian.Uint64(buf[off+abi.ProfileRecordStartCycleOffset:]) }
+		scan := func(block bool) (*capture.Summary, []string, int) {
+			var problems []string
+			walked := 0
+			o := capture.ScanOptions{
+				Problem: func(p *capture.Problem) bool { problems = append(problems, p.Error()); return true },
+				Record:  func(*capture.SlotScan, int, int64, *abi.ProfileRecord) { walked++ },
+			}
+			if block {
+				o.Block = func(s *capture.SlotScan, first int, off int64, rb []byte) capture.Taken {
+					want := rapid.IntRange(0, len(rb)/abi.ProfileRecordSize).Draw(t, "take")
+					tk := capture.Taken{MinStart: ^uint64(0)}
+					for ; tk.N < want; tk.N++ {
+						at := off + int64(tk.N)*abi.ProfileRecordSize
+						r, _ := abi.DecodeProfileRecord(buf[at:])
+						if r.EndCycle < r.StartCycle {
+							break
+						}
+						tk.MinStart = min(tk.MinStart, r.StartCycle)
+						if first+tk.N > 0 && r.StartCycle < start(at-abi.ProfileRecordSize) {
+							tk.Unsorted = true
+						}
+					}
+					walked += tk.N
+					return tk
+				}
+			}
+			sum, err := c.Scan(l, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sum, problems, walked
+		}
+		want, wantProblems, _ := scan(false)
+		got, gotProblems, walked := scan(true)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("with the Block hook the scan summed up\n%+v\nwithout it\n%+v", got, want)
+		}
+		if fmt.Sprint(gotProblems) != fmt.Sprint(wantProblems) {
+			t.Fatalf("with the Block hook the scan found\n%v\nwithout it\n%v", gotProblems, wantProblems)
+		}
+		if walked != total {
+			t.Fatalf("the hooks saw %d of %d records", walked, total)
 		}
 	})
 }

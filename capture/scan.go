@@ -39,15 +39,15 @@ type ScanOptions struct {
 	// Block, when set, is offered each block of a slot's records (at most
 	// recordsPerBlock) as raw bytes before the Record hook sees them:
 	// first is the index of its first record, off the file offset of that
-	// record. It returns k, how many leading records of b it has done the
-	// Record hook's work for, and vouches for them: each starts at or after
-	// the start of the record before it (in the slot) and ends at or after
-	// its own start. The scan does not walk them again (they break no rule
-	// and leave the slot sorted); Record is called for the next few records
-	// only (slowRecords), then Block is offered the rest. Validate checks
+	// record. It returns what it took (Taken): how many leading records of
+	// b it has done the Record hook's work for, vouching that each ends at
+	// or after its own start, with the smallest start among them and
+	// whether one starts before the record before it. The scan does not
+	// walk them again; Record is called for the next few records only
+	// (slowRecords), then Block is offered the rest. Validate checks
 	// records against the common case this way, with the Record hook as the
 	// slow path for the records that fail.
-	Block func(s *SlotScan, first int, off int64, b []byte) int
+	Block func(s *SlotScan, first int, off int64, b []byte) Taken
 	// Hint, when set, is attached to every problem that a wrong layout
 	// causes (Resolved.Hint: what to do when the layout is wrong).
 	Hint string
@@ -57,6 +57,16 @@ type ScanOptions struct {
 	// without records is no error (whether the capture has any is known
 	// only from every range).
 	Slots *SlotRange
+}
+
+// Taken is what a Block hook did with a block of records: it took the
+// first N (none ends before it starts), whose smallest start_cycle is
+// MinStart; Unsorted, when one of them starts before the record before it
+// in the slot (the first compared with the record before the block).
+type Taken struct {
+	N        int
+	MinStart uint64
+	Unsorted bool
 }
 
 // SlotRange is the slots [From, To) of a layout, by index.
@@ -282,15 +292,17 @@ func (sc *scanner) walk(s *SlotScan, prevStartOut, minStartOut *uint64, sortedOu
 				continue
 			}
 			for j := 0; j < m; {
-				k := min(max(sc.opts.Block(s, first+i+j, blockOff+int64(j)*abi.ProfileRecordSize, bb[j*abi.ProfileRecordSize:]), 0), m-j)
+				t := sc.opts.Block(s, first+i+j, blockOff+int64(j)*abi.ProfileRecordSize, bb[j*abi.ProfileRecordSize:])
+				k := min(max(t.N, 0), m-j)
 				slow := min(slowRecords, m-j-k)
 				if k > 0 {
-					// The hook vouches for these records: each in start
-					// order and none ending before it starts. What the walk
-					// learns from them is where they start and end.
+					// The hook vouches for these records: none ends before
+					// it starts. What the walk learns from them is where
+					// they start and whether in order.
 					fast := bb[j*abi.ProfileRecordSize : (j+k)*abi.ProfileRecordSize]
-					*minStartOut = min(*minStartOut, binary.LittleEndian.Uint64(fast[abi.ProfileRecordStartCycleOffset:]))
+					*minStartOut = min(*minStartOut, t.MinStart)
 					*prevStartOut = binary.LittleEndian.Uint64(fast[(k-1)*abi.ProfileRecordSize+abi.ProfileRecordStartCycleOffset:])
+					*sortedOut = *sortedOut && !t.Unsorted
 				}
 				rest := bb[(j+k)*abi.ProfileRecordSize : (j+k+slow)*abi.ProfileRecordSize]
 				j += k

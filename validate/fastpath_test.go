@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -71,7 +72,8 @@ func manyRecordsCapture(t *rapid.T) []byte {
 // propFastPaths: the block check and the parallel walk of slots find, keep
 // and count exactly what the record hook alone does, walking the slots in
 // order, whatever the cap, and an OnFinding hook sees the same findings in
-// the same order.
+// the same order; the scan learns the same of each slot (sorted or not,
+// the earliest start) from the block check as from its own walk.
 func propFastPaths(t *rapid.T) {
 	buf := manyRecordsCapture(t)
 	o := validate.Options{MaxFindings: rapid.SampledFrom([]int{1, 2, 5, 100, -1}).Draw(t, "max")}
@@ -100,6 +102,17 @@ func propFastPaths(t *rapid.T) {
 			t.Fatal(err)
 		}
 		return text.String() + string(j), seen
+	}
+	slowSum, err := validate.ScanSummary(buf, o, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fastSum, err := validate.ScanSummary(buf, o, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fastSum, slowSum) {
+		t.Fatalf("the scan with the block check summed up\n%+v\nwith the record hook alone\n%+v", fastSum, slowSum)
 	}
 	slow, slowSeen := run(false)
 	fast, fastSeen := run(true)

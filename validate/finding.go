@@ -146,6 +146,16 @@ func (c *collector) wantWarning(i int, off int64) bool {
 	return c.onFinding != nil || st.admits(c.limit, off)
 }
 
+// countOnly counts n warnings of code Codes()[i] that are not kept (the
+// block check let them by: wantWarning would have admitted none).
+func (c *collector) countOnly(i, n int) {
+	if n > 0 {
+		st := &c.stats[i]
+		st.severity = capture.Warning
+		st.count += n
+	}
+}
+
 // add keeps f, which want admitted.
 func (c *collector) add(f Finding) {
 	st := c.statsOf(f.Code, f.Severity)

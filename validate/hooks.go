@@ -69,90 +69,193 @@ func (v *validator) beforeEntry(st *slotState, index int, off int64, r *abi.Prof
 	}
 }
 
-// block is the scan's Block hook: it checks records against the common
-// case — each in start order and after the end of every record before it,
-// at or after the core's entry, ending at or after its start (what the
-// scan then need not check again), with a desc_id known to be fine — with one
-// flag per record and no branch per check. It updates the slot state as
-// the record hook would for the records that pass, and returns how many
-// passed before the first that did not (which the record hook then sees:
-// the same findings, in the same order).
-func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) int {
+// block is the scan's Block hook: it does the record hook's work for the
+// records of b that draw no finding the record hook would keep (or show an
+// OnFinding hook), and stops at the first that might. Most records pass
+// a quick check in a tight loop (ordered or deferred); the others are
+// looked at one by one (one): a finding that cannot be kept (its code's
+// kept findings are full and all at lower offsets, and no OnFinding hook
+// watches) is only counted, as the record hook would count it, and a
+// record out of start order in a slot whose unsorted-slot finding is made
+// goes on the slot's state as the record hook would put it. The record it
+// stops at goes to the record hook: the same findings, counts and state,
+// in the same order.
+func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) capture.Taken {
 	st := &v.cur
 	n := len(b) / abi.ProfileRecordSize
 	if n == 0 {
-		return 0
+		return capture.Taken{}
 	}
 	if first == 0 {
 		// The slot's first record: the state the record hook's begin sets.
+		// With the previous start and the largest end 0, the first record
+		// is in order and overlaps nothing, as the record hook has it.
 		st.begin(s)
+		st.prevStart, st.maxEnd, st.maxIdx = 0, 0, 0
 	}
-	// entry is the smallest start that passes. When no before-entry
-	// finding in this block can be kept (the code's kept findings are
-	// full and all at lower offsets, and no OnFinding hook watches), a
-	// record that starts before the entry only counts: entry drops to 0
-	// and the records before it are counted below, without a branch.
-	entry := st.entry
-	countEarly := v.col.onFinding == nil && !v.col.stats[idxBeforeEntry].admits(v.col.limit, off)
+	// A finding of a code whose kept findings are full, all at offsets
+	// below this block's, is not kept at any offset in it.
+	full := func(i int) bool { return v.col.onFinding == nil && !v.col.stats[i].admits(v.col.limit, off) }
+	w := blockWalk{
+		entry:        st.entry,
+		inOrder:      st.firstBreak < 0,
+		overlaps:     st.firstBreak < 0 || !st.exact,
+		countOverlap: full(idxOverlap),
+		runs:         st.firstBreak >= 0 && !st.exact,
+		prev:         st.prevStart,
+		maxEnd:       st.maxEnd,
+		maxIdx:       st.maxIdx,
+		minStart:     ^uint64(0),
+		ok:           &v.descOK,
+	}
+	countEarly := full(idxBeforeEntry)
 	if countEarly {
-		entry = 0
+		w.entry = 0 // counted below
 	}
-	// In a slot read back for its overlaps (exactOverlaps), the record
-	// hook reports none once the slot is out of order: then a record that
-	// starts before an earlier one ends passes too.
-	deferred := st.firstBreak >= 0 && st.exact
 	j := 0
-	var prev, maxEnd uint64
-	var maxIdx int
-	if first == 0 {
-		prev = binary.LittleEndian.Uint64(b[abi.ProfileRecordStartCycleOffset:])
-		maxEnd = binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
-		if b2u(prev < entry)|b2u(maxEnd < prev)|v.descBad(binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) != 0 {
-			return 0
+	for j < n {
+		rest := b[j*abi.ProfileRecordSize : n*abi.ProfileRecordSize]
+		var k, at int
+		if w.overlaps {
+			k, w.maxEnd, at = ordered(rest, max(w.prev, w.maxEnd, w.entry), w.maxEnd, w.ok)
+		} else {
+			k, w.maxEnd, at = deferred(rest, max(w.prev, w.entry), w.maxEnd, w.ok)
 		}
-		j = 1
-	} else {
-		prev, maxEnd, maxIdx = st.prevStart, st.maxEnd, st.maxIdx
+		if k > 0 {
+			if at >= 0 {
+				w.maxIdx = first + j + at
+			}
+			w.minStart = min(w.minStart, startOf(rest, 0))
+			w.prev = startOf(rest, k-1)
+			j += k
+		}
+		if j == n || !w.one(rest[k*abi.ProfileRecordSize:], first+j) {
+			break
+		}
+		j++
 	}
-	// A start is compared with maxEnd&overlaps for an overlap: the largest
-	// end so far, or 0 when overlaps are deferred.
-	overlaps := ^uint64(0)
-	if deferred {
-		overlaps = 0
+	if j == 0 {
+		return capture.Taken{}
 	}
-	for ; j < n; j++ {
-		rb := (*[abi.ProfileRecordSize]byte)(b[j*abi.ProfileRecordSize:])
+	st.prevStart, st.maxEnd, st.maxIdx = w.prev, w.maxEnd, w.maxIdx
+	v.col.countOnly(idxOverlap, w.overlapCount)
+	if countEarly {
+		early := 0
+		for i := range j {
+			early += int(b2u(startOf(b, i) < st.entry))
+		}
+		v.col.countOnly(idxBeforeEntry, early)
+	}
+	return capture.Taken{N: j, MinStart: w.minStart, Unsorted: w.unsorted}
+}
+
+// blockWalk is the state of the block check's walk of a block: what it
+// lets by, and the slot state it carries from record to record.
+type blockWalk struct {
+	// entry: a record that starts before it is stopped at (0 when the
+	// before-entry findings are only counted).
+	entry uint64
+	// inOrder: a record out of start order is stopped at (the slot's
+	// unsorted-slot finding is yet to be made).
+	inOrder bool
+	// overlaps: a record that starts before an earlier one ends overlaps
+	// it (once an exact slot is out of order, its overlaps are found by
+	// exactOverlaps instead); countOverlap: it is counted, not stopped at.
+	overlaps, countOverlap bool
+	// runs: a record out of start order starts a run of its own, in a slot
+	// too large to sort (outOfOrder).
+	runs bool
+
+	prev, maxEnd uint64
+	maxIdx       int
+	overlapCount int
+	minStart     uint64
+	unsorted     bool
+	ok           *[256]uint32
+}
+
+// one takes the first record of b, record index of its slot, which the
+// quick check did not pass, if it draws no finding the walk stops at.
+func (w *blockWalk) one(b []byte, index int) bool {
+	start, end := startOf(b, 0), binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
+	if end < start || descBad(w.ok, binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) || start < w.entry {
+		return false
+	}
+	switch {
+	case start < w.prev:
+		if w.inOrder {
+			return false
+		}
+		w.unsorted = true
+		if w.runs {
+			w.maxEnd, w.maxIdx = end, index
+		}
+	case w.overlaps && start < w.maxEnd:
+		if !w.countOverlap {
+			return false
+		}
+		w.overlapCount++
+	}
+	if end > w.maxEnd {
+		w.maxEnd, w.maxIdx = end, index
+	}
+	w.prev, w.minStart = start, min(w.minStart, start)
+	return true
+}
+
+// ordered counts the records of b, from the first, that each start at or
+// after lo (the largest of the previous start, the largest end so far and
+// the entry: in order, overlapping nothing, not before the entry), end at
+// or after their start and have a desc_id in the cache ok. After such a
+// record lo is its end, the largest so far. It returns the largest end,
+// and the index in b of the record that set it (-1 for none). The common
+// case: a loop without calls, in registers.
+func ordered(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at int) {
+	at = -1
+	for len(b) >= abi.ProfileRecordSize {
+		rb := (*[abi.ProfileRecordSize]byte)(b)
 		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
 		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
 		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
-		if b2u(start < prev)|b2u(start < maxEnd&overlaps)|b2u(start < entry)|b2u(end < start)|b2u(v.descOK[descSlot(desc)] != desc) != 0 &&
-			(start < prev || start < maxEnd&overlaps || start < entry || end < start || v.descBad(desc) != 0) {
+		if start < lo || end < start || ok[descSlot(desc)] != desc {
 			break
 		}
 		if end > maxEnd {
-			maxEnd, maxIdx = end, first+j
+			maxEnd, at = end, n
 		}
-		prev = start
+		lo = end
+		n++
+		b = b[abi.ProfileRecordSize:]
 	}
-	if countEarly {
-		v.countEarly(b[:j*abi.ProfileRecordSize], st.entry)
-	}
-	st.prevStart, st.maxEnd, st.maxIdx = prev, maxEnd, maxIdx
-	return j
+	return n, maxEnd, at
 }
 
-// countEarly counts the before-entry findings of records b, which block
-// passed without reporting them.
-func (v *validator) countEarly(b []byte, entry uint64) {
-	early := 0
-	for j := 0; j+abi.ProfileRecordSize <= len(b); j += abi.ProfileRecordSize {
-		early += int(b2u(binary.LittleEndian.Uint64(b[j+abi.ProfileRecordStartCycleOffset:]) < entry))
+// deferred is ordered for a slot whose overlaps are found later
+// (exactOverlaps): a record need only start at or after the previous one
+// and the entry (lo), end at or after its start and have a desc_id in ok.
+func deferred(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at int) {
+	at = -1
+	for len(b) >= abi.ProfileRecordSize {
+		rb := (*[abi.ProfileRecordSize]byte)(b)
+		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
+		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
+		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
+		if start < lo || end < start || ok[descSlot(desc)] != desc {
+			break
+		}
+		if end > maxEnd {
+			maxEnd, at = end, n
+		}
+		lo = start
+		n++
+		b = b[abi.ProfileRecordSize:]
 	}
-	if early > 0 {
-		st := &v.col.stats[idxBeforeEntry]
-		st.severity = capture.Warning
-		st.count += early
-	}
+	return n, maxEnd, at
+}
+
+// startOf is the start_cycle of record i of b.
+func startOf(b []byte, i int) uint64 {
+	return binary.LittleEndian.Uint64(b[i*abi.ProfileRecordSize+abi.ProfileRecordStartCycleOffset:])
 }
 
 // b2u is 1 for true: a flag without a branch.
@@ -168,13 +271,14 @@ func b2u(b bool) uint {
 // different namespaces lands apart).
 func descSlot(id uint32) uint8 { return uint8((id * 0x9E3779B1) >> 24) }
 
-// descBad is 1 when desc_id draws a warning; a fine one goes in the cache.
-func (v *validator) descBad(id uint32) uint {
+// descBad says whether desc_id draws a warning; a fine one goes in the
+// cache ok of those known to draw none.
+func descBad(ok *[256]uint32, id uint32) bool {
 	if descCode(id) != "" {
-		return 1
+		return true
 	}
-	v.descOK[descSlot(id)] = id
-	return 0
+	ok[descSlot(id)] = id
+	return false
 }
 
 func (st *slotState) begin(s *capture.SlotScan) {
