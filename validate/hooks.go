@@ -178,7 +178,8 @@ type blockWalk struct {
 // quick check did not pass, if it draws no finding the walk stops at.
 func (w *blockWalk) one(b []byte, index int) bool {
 	start, end := startOf(b, 0), binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
-	if end < start || descBad(w.ok, binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])) || start < w.entry {
+	desc := binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])
+	if end < start || w.ok[descSlot(desc)] != desc && descBad(w.ok, desc) || start < w.entry {
 		return false
 	}
 	switch {
