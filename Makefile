@@ -4,9 +4,13 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all demo examples generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all build demo examples generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
 
 all: test
+
+## build: build/cycleabi and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
+build:
+	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/abigen
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest

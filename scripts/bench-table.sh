@@ -19,13 +19,13 @@ rows="${2:-decode,ref,big,gz,perfetto,validate,ranks}"
 cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cycleabi" ./cmd/cycleabi
+CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
 base=()
 if [[ ",$rows," == *,gz,* ]]; then
 	rev="${BENCH_BASE:-04be627}"
 	mkdir "$tmp/base"
 	git archive "$rev" | tar -x -C "$tmp/base"
-	(cd "$tmp/base" && go build -o "$tmp/cycleabi-base" ./cmd/cycleabi)
+	(cd "$tmp/base" && CGO_ENABLED=0 go build -o "$tmp/cycleabi-base" ./cmd/cycleabi)
 	base=(-base "$tmp/cycleabi-base")
 fi
 mkdir "$tmp/work"

@@ -18,7 +18,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cycleabi" ./cmd/cycleabi
+CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 

@@ -19,7 +19,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cycleabi" ./cmd/cycleabi
+CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
 go run ./tracemerge/internal/fwgen -size "$size" -every 100 -o "$tmp/framework.json"
 "$tmp/cycleabi" decode examples/moe_layer.bin -o "$tmp/mk.json" 2>/dev/null
 bytes=$(stat -c %s "$tmp/framework.json")

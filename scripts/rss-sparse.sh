@@ -18,7 +18,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cycleabi" ./cmd/cycleabi
+CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
 flags=$(go run ./decode/internal/benchgen/benchcapture -sparse -records "$records" -o "$tmp/sparse.bin")
 echo "capture: $records records in AIV/0, $(du -k --apparent-size "$tmp/sparse.bin" | cut -f1) KiB apparent, $(du -k "$tmp/sparse.bin" | cut -f1) KiB on disk"
 # $flags is several words on purpose.

@@ -14,7 +14,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/cycleabi" ./cmd/cycleabi
+CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
 # Writes the bench captures if they are not there yet.
 go test -run '^$' -bench 'Validate' -benchtime 1x ./validate/ >/dev/null
 
