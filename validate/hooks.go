@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -108,9 +109,8 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 		minStart:     ^uint64(0),
 		ok:           &v.descOK,
 	}
-	countEarly := full(idxBeforeEntry)
-	if countEarly {
-		w.entry = 0 // counted below
+	if full(idxBeforeEntry) {
+		w.entry, w.countBelow = 0, st.entry // counted, not stopped at
 	}
 	j := 0
 	for j < n {
@@ -127,6 +127,11 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 			}
 			w.minStart = min(w.minStart, startOf(rest, 0))
 			w.prev = startOf(rest, k-1)
+			if startOf(rest, 0) < w.countBelow {
+				// The run is in start order: its records before the
+				// entry come first.
+				w.early += sort.Search(k, func(i int) bool { return startOf(rest, i) >= w.countBelow })
+			}
 			j += k
 		}
 		if j == n || !w.one(rest[k*abi.ProfileRecordSize:], first+j) {
@@ -139,13 +144,7 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 	}
 	st.prevStart, st.maxEnd, st.maxIdx = w.prev, w.maxEnd, w.maxIdx
 	v.col.countOnly(idxOverlap, w.overlapCount)
-	if countEarly {
-		early := 0
-		for i := range j {
-			early += int(b2u(startOf(b, i) < st.entry))
-		}
-		v.col.countOnly(idxBeforeEntry, early)
-	}
+	v.col.countOnly(idxBeforeEntry, w.early)
 	return capture.Taken{N: j, MinStart: w.minStart, Unsorted: w.unsorted}
 }
 
@@ -153,8 +152,10 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 // lets by, and the slot state it carries from record to record.
 type blockWalk struct {
 	// entry: a record that starts before it is stopped at (0 when the
-	// before-entry findings are only counted).
-	entry uint64
+	// before-entry findings are only counted: those that start before
+	// countBelow, the entry, then add to early).
+	entry, countBelow uint64
+	early             int
 	// inOrder: a record out of start order is stopped at (the slot's
 	// unsorted-slot finding is yet to be made).
 	inOrder bool
@@ -200,6 +201,7 @@ func (w *blockWalk) one(b []byte, index int) bool {
 	if end > w.maxEnd {
 		w.maxEnd, w.maxIdx = end, index
 	}
+	w.early += int(b2u(start < w.countBelow))
 	w.prev, w.minStart = start, min(w.minStart, start)
 	return true
 }
