@@ -95,8 +95,18 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 		st.prevStart, st.maxEnd, st.maxIdx = 0, 0, 0
 	}
 	// A finding of a code whose kept findings are full, all at offsets
-	// below this block's, is not kept at any offset in it.
-	full := func(i int) bool { return v.col.onFinding == nil && !v.col.stats[i].admits(v.col.limit, off) }
+	// below this block's, is not kept at any offset in it; nor, in a
+	// parallel walk, one in a range of slots after a range that holds as
+	// many as are kept.
+	full := func(i int) bool {
+		if v.col.onFinding != nil {
+			return false
+		}
+		if v.col.limit >= 0 && len(v.col.stats[i].kept) >= v.col.limit {
+			v.ranges.markFull(i, v.rangeIdx)
+		}
+		return !v.col.stats[i].admits(v.col.limit, off) || v.ranges.fullBefore(i, v.rangeIdx)
+	}
 	w := blockWalk{
 		entry:        st.entry,
 		inOrder:      st.firstBreak < 0,

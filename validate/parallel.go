@@ -2,6 +2,7 @@ package validate
 
 import (
 	"cmp"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -44,6 +45,7 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 	errs := make([]error, len(ranges))
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	full := newRangesFull()
 	for range min(workers, len(ranges)) {
 		wg.Add(1)
 		go func() {
@@ -55,6 +57,7 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 					return
 				}
 				w := v.fork()
+				w.ranges, w.rangeIdx = full, i
 				if prev != nil {
 					// The goroutine's buffers and desc_id cache go on.
 					w.hbuf, w.spans, w.records, w.rbuf, w.descOK = prev.hbuf, prev.spans, prev.records, prev.rbuf, prev.descOK
@@ -87,6 +90,39 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 		v.join(w)
 	}
 	return sum, nil
+}
+
+// rangesFull is shared by the ranges of slots of a parallel walk: for each
+// code, the lowest range that has kept as many findings of it as are kept.
+// A finding of that code in a later range is at a higher offset than all
+// of them, so the join never keeps it: the block check only counts it.
+type rangesFull []atomic.Int64
+
+func newRangesFull() rangesFull {
+	r := make(rangesFull, numCodes)
+	for i := range r {
+		r[i].Store(math.MaxInt64)
+	}
+	return r
+}
+
+// markFull records that range has kept its fill of Codes()[code].
+func (r rangesFull) markFull(code, rng int) {
+	if r == nil {
+		return
+	}
+	for {
+		at := r[code].Load()
+		if int64(rng) >= at || r[code].CompareAndSwap(at, int64(rng)) {
+			return
+		}
+	}
+}
+
+// fullBefore says whether a range before rng has kept its fill of
+// Codes()[code]; never in a serial walk (nil).
+func (r rangesFull) fullBefore(code, rng int) bool {
+	return r != nil && r[code].Load() < int64(rng)
 }
 
 // slotRanges cuts the layout's slots into at most n ranges of about the

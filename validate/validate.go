@@ -253,6 +253,11 @@ type validator struct {
 	// hint is the resolution's hint: what to do when the layout is wrong.
 	hint string
 
+	// ranges and rangeIdx: in a parallel walk, the walk's shared record of
+	// full codes and the index of the range of slots this validator walks.
+	ranges   rangesFull
+	rangeIdx int
+
 	cur slotState
 	// err is an I/O error met in a hook, returned once the scan ends.
 	err error
