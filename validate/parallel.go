@@ -22,11 +22,15 @@ const parallelMaxFindings = 1000
 // whose slots are full takes longer than one whose are not).
 const chunksPerWorker = 4
 
-// parallel says whether Check walks the slots on several goroutines: with
-// more than one of GOMAXPROCS, no OnFinding hook (it sees findings in the
-// order they are found) and a cap of at most parallelMaxFindings.
+// parallel says on how many goroutines Check walks the slots: Walkers
+// (GOMAXPROCS when 0) when that is more than one, with no OnFinding hook
+// (it sees findings in the order they are found) and a cap of at most
+// parallelMaxFindings; else 1.
 func (v *validator) parallel() int {
-	w := runtime.GOMAXPROCS(0)
+	w := v.o.Walkers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
 	if !fastPaths || w < 2 || v.o.OnFinding != nil || v.col.limit > parallelMaxFindings {
 		return 1
 	}

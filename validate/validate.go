@@ -65,6 +65,9 @@ type Options struct {
 	// OnFinding, when set, sees every finding as it is found, before the
 	// cap (dump uses it to annotate the bytes it shows).
 	OnFinding func(*Finding)
+	// Walkers is how many goroutines walk a capture's slots at once: 0
+	// means GOMAXPROCS.
+	Walkers int
 }
 
 // LayoutSource says where a capture's layout came from.

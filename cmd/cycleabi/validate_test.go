@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -198,4 +199,17 @@ func TestValidateCommandUsage(t *testing.T) {
 	out, _, _ = runCaptured("validate", many, "--max-findings", "5")
 	assert.Equal(t, 5, strings.Count(out, "warning dropped-records"))
 	assert.Contains(t, out, "dropped-records 16 (5 shown)")
+}
+
+// validate walks with one P more than its walkers while it runs and gives
+// GOMAXPROCS back as it found it; a GOMAXPROCS the user set is left alone.
+func TestValidateRestoresGOMAXPROCS(t *testing.T) {
+	valid := writeCapture(t, "ok.bin", validCapture().Bytes())
+	before := runtime.GOMAXPROCS(0)
+	for _, env := range []string{"", "1"} {
+		t.Setenv("GOMAXPROCS", env)
+		_, code, err := runCaptured("validate", valid, valid)
+		require.Equal(t, exitOK, code, err)
+		assert.Equal(t, before, runtime.GOMAXPROCS(0), "GOMAXPROCS=%q", env)
+	}
 }
