@@ -77,23 +77,32 @@ func medians(ss []sample) stats {
 	return stats{median(w), median(c), median(r)}
 }
 
-// pair runs a and b alternately runs times; each side's before runs first
-// (to make the file a cp copies, say), untimed.
+// pair runs a and b alternately runs times. Without before, every other
+// run starts with b, so that neither gains from going first or second;
+// with it, before runs first each time (to make the file a cp copies,
+// say: b then needs a's output), untimed, and a goes first.
 func pair(runs int, a, b cmd, before func() error) (stats, stats, error) {
 	var sa, sb []sample
-	for range runs {
+	for i := range runs {
 		if before != nil {
 			if err := before(); err != nil {
 				return stats{}, stats{}, err
 			}
 		}
-		x, err := a.run()
+		first, second := a, b
+		if before == nil && i%2 == 1 {
+			first, second = b, a
+		}
+		x, err := first.run()
 		if err != nil {
 			return stats{}, stats{}, err
 		}
-		y, err := b.run()
+		y, err := second.run()
 		if err != nil {
 			return stats{}, stats{}, err
+		}
+		if before == nil && i%2 == 1 {
+			x, y = y, x
 		}
 		sa, sb = append(sa, x), append(sb, y)
 	}
