@@ -225,6 +225,31 @@ func (w *blockWalk) one(b []byte, index int) bool {
 // case: a loop without calls, in registers.
 func ordered(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at int) {
 	at = -1
+	// Two records a turn, one branch for both: each passing record starts
+	// at or after the end before it, so the ends never decrease and the
+	// second's end is the largest.
+	const size = abi.ProfileRecordSize
+	for len(b) >= 2*size {
+		rb := (*[2 * size]byte)(b)
+		s0 := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
+		e0 := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
+		d0 := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
+		s1 := binary.LittleEndian.Uint64(rb[size+abi.ProfileRecordStartCycleOffset:])
+		e1 := binary.LittleEndian.Uint64(rb[size+abi.ProfileRecordEndCycleOffset:])
+		d1 := binary.LittleEndian.Uint32(rb[size+abi.ProfileRecordDescIDOffset:])
+		if s0 < lo || e0 < s0 || s1 < e0 || e1 < s1 || ok[descSlot(d0)] != d0 || ok[descSlot(d1)] != d1 {
+			break
+		}
+		if e0 > maxEnd {
+			at = n
+		}
+		if e1 > e0 {
+			at = n + 1
+		}
+		maxEnd, lo = e1, e1
+		n += 2
+		b = b[2*size:]
+	}
 	for len(b) >= abi.ProfileRecordSize {
 		rb := (*[abi.ProfileRecordSize]byte)(b)
 		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
