@@ -77,7 +77,8 @@ func throughReadAt(t *rapid.T, buf []byte) *capture.Capture {
 // Walking the slots in ranges (ScanOptions.Slots) sees, range after range,
 // what one walk of every slot sees: the same slots and problems in the same
 // order, and summaries that add up; only the whole walk reports a capture
-// without records.
+// without records. The ranges share one read buffer (ScanOptions.Buf),
+// which a walk that read records leaves in place.
 func TestScanRangesAddUp(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := capturetest.New(abi.MinCubeSlots, 16, 16)
@@ -93,9 +94,10 @@ func TestScanRangesAddUp(t *testing.T) {
 		buf := b.Bytes()
 		c := throughReadAt(t, buf)
 		l := b.Layout
+		var readBuf []byte
 		walk := func(slots *capture.SlotRange) (*capture.Summary, []string) {
 			var seen []string
-			sum, err := c.Scan(l, capture.ScanOptions{Slots: slots,
+			sum, err := c.Scan(l, capture.ScanOptions{Slots: slots, Buf: &readBuf,
 				Problem: func(p *capture.Problem) bool { seen = append(seen, p.Error()); return true },
 				Slot:    func(s *capture.SlotScan) { seen = append(seen, s.Slot.String()) }})
 			if err != nil {
@@ -104,6 +106,9 @@ func TestScanRangesAddUp(t *testing.T) {
 			return sum, seen
 		}
 		whole, wantSeen := walk(nil)
+		if whole.Records > 0 && cap(readBuf) == 0 {
+			t.Fatalf("a walk of %d records left no read buffer in ScanOptions.Buf", whole.Records)
+		}
 		cut := rapid.IntRange(0, l.NumSlots()).Draw(t, "cut")
 		a, aSeen := walk(&capture.SlotRange{From: 0, To: cut})
 		z, zSeen := walk(&capture.SlotRange{From: cut, To: l.NumSlots()})

@@ -57,6 +57,11 @@ type ScanOptions struct {
 	// without records is no error (whether the capture has any is known
 	// only from every range).
 	Slots *SlotRange
+	// Buf, when set, is the read buffer: the scan reads into *Buf,
+	// growing it as needed, and leaves it there, so that walks one after
+	// another on one goroutine (of ranges of slots) share one buffer
+	// instead of each paging in a new one.
+	Buf *[]byte
 }
 
 // Taken is what a Block hook did with a block of records: it took the
@@ -128,6 +133,10 @@ func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
 			Msg: fmt.Sprintf("capture is truncated: the layout %s: %d bytes needed, %d present (%d missing)", paren(l), need, c.size, need-uint64(c.size))}
 	}
 	sc := scanner{c: c, opts: opts, sum: &Summary{Layout: l}, minStart: ^uint64(0)}
+	if opts.Buf != nil {
+		sc.buf = *opts.Buf
+		defer func() { *opts.Buf = sc.buf }()
+	}
 	err := sc.run()
 	if err != nil {
 		if errors.Is(err, errStop) {

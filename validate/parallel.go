@@ -55,6 +55,7 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 		go func() {
 			defer wg.Done()
 			var prev *validator
+			var buf []byte // the goroutine's read buffer, for each of its ranges
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(ranges) {
@@ -69,7 +70,7 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 				prev = w
 				o := opts
 				o.Problem, o.Record, o.Slot, o.Block = w.problem, w.record, w.slot, w.block
-				o.Slots = &ranges[i]
+				o.Slots, o.Buf = &ranges[i], &buf
 				sums[i], errs[i] = v.c.Scan(l, o)
 				if errs[i] == nil {
 					errs[i] = w.err
