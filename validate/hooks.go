@@ -250,28 +250,24 @@ func ordered(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at 
 		n += 2
 		b = b[2*size:]
 	}
-	for len(b) >= abi.ProfileRecordSize {
-		rb := (*[abi.ProfileRecordSize]byte)(b)
-		start := binary.LittleEndian.Uint64(rb[abi.ProfileRecordStartCycleOffset:])
-		end := binary.LittleEndian.Uint64(rb[abi.ProfileRecordEndCycleOffset:])
-		desc := binary.LittleEndian.Uint32(rb[abi.ProfileRecordDescIDOffset:])
-		if start < lo || end < start || ok[descSlot(desc)] != desc {
-			break
-		}
-		if end > maxEnd {
-			maxEnd, at = end, n
-		}
-		lo = end
-		n++
-		b = b[abi.ProfileRecordSize:]
+	k, maxEnd, last := oneByOne(b, lo, maxEnd, ok, ^uint64(0))
+	if last >= 0 {
+		at = n + last
 	}
-	return n, maxEnd, at
+	return n + k, maxEnd, at
 }
 
 // deferred is ordered for a slot whose overlaps are found later
 // (exactOverlaps): a record need only start at or after the previous one
 // and the entry (lo), end at or after its start and have a desc_id in ok.
 func deferred(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at int) {
+	return oneByOne(b, lo, maxEnd, ok, 0)
+}
+
+// oneByOne is the quick check a record at a time: after a record that
+// passes, lo is its end where ends matters (overlaps are checked: all
+// ones), else its start (0).
+func oneByOne(b []byte, lo, maxEnd uint64, ok *[256]uint32, ends uint64) (n int, _ uint64, at int) {
 	at = -1
 	for len(b) >= abi.ProfileRecordSize {
 		rb := (*[abi.ProfileRecordSize]byte)(b)
@@ -284,7 +280,7 @@ func deferred(b []byte, lo, maxEnd uint64, ok *[256]uint32) (n int, _ uint64, at
 		if end > maxEnd {
 			maxEnd, at = end, n
 		}
-		lo = start
+		lo = start + (end-start)&ends
 		n++
 		b = b[abi.ProfileRecordSize:]
 	}
