@@ -93,7 +93,7 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 		counts = append(counts, fmt.Sprintf("%d %s", r.Region(reg.CoreType).Workers, reg.CoreType))
 		slots = append(slots, fmt.Sprintf("%d %s", uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount), reg.CoreType))
 	}
-	workers := andList(counts) + " workers"
+	workers := joinLast(counts, " and ") + " workers"
 	if vector := r.Region(plan.VectorCores); r.Mode == plan.AIVPipeline {
 		workers = fmt.Sprintf("%d %s workers, each running the whole vector queue", vector.Workers, vector.CoreType)
 		if vector.Workers == 0 {
@@ -111,14 +111,6 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 	fmt.Fprintf(tw, "buffer size\t%d bytes (%s)\n", r.BufferSize, humanBytes(r.BufferSize))
 	fmt.Fprintf(tw, "decode flags\t%s\n", r.Flags())
 	return tw.Flush()
-}
-
-// andList joins items as prose: "a", "a and b", "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // humanBytes formats n in binary units ("1.5 MiB").
