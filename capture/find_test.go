@@ -173,10 +173,7 @@ func TestFoundAIVPipeline(t *testing.T) {
 func TestGivenCapacitiesPlaceTheLastRegion(t *testing.T) {
 	regions := abi.Regions()
 	last := regions[len(regions)-1].CoreType
-	var caps abi.Capacities
-	for _, r := range regions {
-		caps.Set(r.CoreType, 16)
-	}
+	caps := abi.SameCapacities(16)
 	b := capturetest.NewWith(40, caps)
 	b.Enter(last, 1, 1).Span(last, 1, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", b.Bytes())

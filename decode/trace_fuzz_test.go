@@ -29,11 +29,7 @@ const maxTraceRecords = 2000
 // device. It always holds at least one record.
 func traceCapture(spec []byte) *capturetest.Builder {
 	const cube, capacity = abi.MinCubeSlots, 16
-	var caps abi.Capacities
-	for _, r := range abi.Regions() {
-		caps.Set(r.CoreType, capacity)
-	}
-	b := capturetest.NewWith(cube, caps)
+	b := capturetest.NewWith(cube, abi.SameCapacities(capacity))
 	entered := map[abi.Slot]bool{}
 	for len(spec) >= recordBytes {
 		rec := spec[:recordBytes]

@@ -423,11 +423,7 @@ func TestCodes(t *testing.T) {
 // the records allocates no more.
 func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 	build := func(capacity uint32) []byte {
-		var caps abi.Capacities
-		for _, r := range abi.Regions() {
-			caps.Set(r.CoreType, capacity)
-		}
-		b := capturetest.NewWith(abi.MinCubeSlots, caps)
+		b := capturetest.NewWith(abi.MinCubeSlots, abi.SameCapacities(capacity))
 		for i := range b.Layout.NumSlots() {
 			s := b.Layout.Slot(i)
 			b.Enter(s.CoreType, s.BlockID, 1)

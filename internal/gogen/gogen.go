@@ -131,7 +131,7 @@ var fixedNames = []string{
 	"BufferSize", "Capacities", "CapacityError", "CheckCapacity", "DescName", "DescSchemaName",
 	"FieldInfo", "Fingerprint", "FingerprintHex", "FormatDisplay", "FormatFallback", "InitSlot",
 	"Layout", "LayoutError", "LookupDesc", "Namespace", "NamespaceNone", "Namespaces", "NewLayout",
-	"NormalizeSoCName", "Region", "Regions", "RoundUpCapacity", "ShortBufferError", "Slot",
+	"NormalizeSoCName", "Region", "Regions", "RoundUpCapacity", "SameCapacities", "ShortBufferError", "Slot",
 	"SlotStride", "SoC", "SoCs", "SystemCounterMHz", "TaskStagePrefixed", "UnsupportedSoCError",
 	"Version", "WriteRecord",
 }

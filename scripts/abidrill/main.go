@@ -750,11 +750,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	var caps abi.Capacities
-	for _, r := range abi.Regions() {
-		caps.Set(r.CoreType, capacity)
-	}
-	l, err := abi.NewLayout(abi.MinCubeSlots, caps)
+	l, err := abi.NewLayout(abi.MinCubeSlots, abi.SameCapacities(capacity))
 	if err != nil {
 		fail(err)
 	}

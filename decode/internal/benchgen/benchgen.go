@@ -64,11 +64,7 @@ func (s Spec) Layout() (abi.Layout, error) {
 	if err != nil {
 		return abi.Layout{}, err
 	}
-	var caps abi.Capacities
-	for _, r := range abi.Regions() {
-		caps.Set(r.CoreType, c)
-	}
-	return abi.NewLayout(cubeSlots, caps)
+	return abi.NewLayout(cubeSlots, abi.SameCapacities(c))
 }
 
 // Names returns a names file's worth of names for a capture of s (the

@@ -26,6 +26,15 @@ func Regions() []Region {
 	return append([]Region(nil), regions[:]...)
 }
 
+// SameCapacities returns the capacities that give every region capacity.
+func SameCapacities(capacity uint32) Capacities {
+	var c Capacities
+	for _, r := range regions {
+		c.Set(r.CoreType, capacity)
+	}
+	return c
+}
+
 // CapacityError reports a record capacity the layout cannot use: one that is
 // not a multiple of RecordCapacityAlignment or exceeds MaxRecordsPerCore.
 type CapacityError struct {

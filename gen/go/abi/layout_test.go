@@ -228,3 +228,17 @@ func TestSlot(t *testing.T) {
 		t.Errorf("Capacities.Set/For: %+v", caps)
 	}
 }
+
+// SameCapacities gives every region of the schema the one capacity, and a
+// core type with no region none.
+func TestSameCapacities(t *testing.T) {
+	caps := abi.SameCapacities(48)
+	for _, r := range abi.Regions() {
+		if got := caps.For(r.CoreType); got != 48 {
+			t.Errorf("%s: capacity %d, want 48", r.CoreType, got)
+		}
+	}
+	if got := caps.For(abi.CoreType(0xFFFF)); got != 0 {
+		t.Errorf("a core type with no region: capacity %d, want 0", got)
+	}
+}
