@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 
@@ -53,9 +54,13 @@ const walkBatch = 64
 // next appends the next records in trace order to dst, up to its
 // capacity; fewer only when the merge is exhausted or fails to read.
 func (m *merge) next(dst []Record) ([]Record, error) {
-	h := m.heap
-	for len(h) > 0 && len(dst) < cap(dst) {
-		s := h[0].s
+	t := m.tree
+	if len(t) == 0 {
+		return dst, nil
+	}
+	w := t[0]
+	for w.src < exhausted && len(dst) < cap(dst) {
+		s := m.srcs[w.src]
 		i := s.pos
 		dst = append(dst, Record{ProfileRecord: s.recs[i], Active: s.active, CoreType: s.coreType, BlockID: s.blockID, EntryCycle: s.entry})
 		if s.index != nil {
@@ -64,22 +69,27 @@ func (m *merge) next(dst []Record) ([]Record, error) {
 			dst[len(dst)-1].Index = s.base + s.first + i
 		}
 		s.pos++
-		if s.pos == len(s.recs) {
-			if s.first+len(s.recs) == s.count {
-				// Exhausted: move the last source to the top.
-				last := len(h) - 1
-				h[0] = h[last]
-				h = h[:last]
-				m.heap = h
-				siftDown(h, 0)
-				continue
-			}
+		switch {
+		case s.pos < len(s.recs):
+			w.start = s.recs[s.pos].StartCycle
+		case s.first+len(s.recs) == s.count:
+			// Exhausted: it loses every match from now on.
+			w.start, w.src = math.MaxUint64, w.src|exhausted
+		default:
 			if err := m.advance(s); err != nil {
+				t[0] = w
 				return dst, err
 			}
+			w.start = s.recs[0].StartCycle
 		}
-		h[0].start = s.recs[s.pos].StartCycle
-		siftDown(h, 0)
+		// Replay the source's matches on its way to the root: at each
+		// node the loser stays, the winner goes on.
+		for n := (int(w.src&^exhausted) + len(t)) >> 1; n > 0; n >>= 1 {
+			if less(t[n], w) {
+				t[n], w = w, t[n]
+			}
+		}
+		t[0] = w
 	}
 	return dst, nil
 }
@@ -123,51 +133,37 @@ const (
 	fromSpill                     // a sorted run in the spill file
 )
 
-// A head is a source in the merge's heap with its head record's start
-// cycle and the source's rank, held in the heap itself: comparing them
-// reads no source.
-type head struct {
-	start uint64 // start_cycle of the head record
-	// rank orders the sources by (core_type, block_id), runs of one slot
-	// in slot order: trace order among equal start cycles.
-	rank uint32
-	s    *source
+// A node of the merge's loser tree: a source (by rank) and the start
+// cycle of its head record, held in the tree itself so that comparing two
+// reads no source. The rank orders the sources by (core_type, block_id),
+// runs of one slot in slot order: trace order among equal start cycles.
+// An exhausted source keeps its rank with the exhausted bit set, which
+// puts it after every source that is not.
+type node struct {
+	start uint64
+	src   uint32 // the source's rank: its index in merge.srcs
 }
 
-// less is the trace order of two sources' heads: (start_cycle, core_type,
-// block_id), ties between runs of one slot in slot order.
-func less(a, b *head) bool {
-	return a.start < b.start || a.start == b.start && a.rank < b.rank
+// exhausted marks a node whose source has no records left.
+const exhausted = 1 << 31
+
+// less is the trace order of two nodes: (start_cycle, rank).
+func less(a, b node) bool {
+	return a.start < b.start || a.start == b.start && a.src < b.src
 }
 
-// siftDown moves h[i] down to its place, moving the smaller child up
-// instead of swapping at each level.
-func siftDown(h []head, i int) {
-	n := len(h)
-	if i >= n {
-		return
-	}
-	x := h[i]
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && less(&h[r], &h[c]) {
-			c = r
-		}
-		if !less(&h[c], &x) {
-			break
-		}
-		h[i] = h[c]
-		i = c
-	}
-	h[i] = x
-}
-
+// The merge is a loser tree (a tournament) over the sources: with k
+// sources, tree[1:k] are the matches, each holding the loser, with the
+// sources as the leaves k..2k-1 beneath them (node n's children are 2n and
+// 2n+1), and tree[0] is the overall winner, the source of the next record.
+// Taking a record replays only its source's path to the root: log2(k)
+// comparisons, one per level, where a binary heap makes two per level
+// (the 32 MB capture's 72 sources: the merge alone 8% faster, decode from
+// memory on two cores 12%, 2026-12-02).
 type merge struct {
 	d       *Decoded
-	heap    []head
+	srcs    []*source // by rank
+	tree    []node
 	window  int
 	scratch []byte   // bytes read from a file before decoding
 	spill   *os.File // sorted runs of out-of-order slots
@@ -235,28 +231,32 @@ func (d *Decoded) newMerge() (*merge, error) {
 		return nil, err
 	}
 	// Ranks: sources by (core_type, block_id), a slot's runs in order.
-	order := make([]int, len(sources))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(sources[a].key, sources[b].key) })
-	rank := make([]uint32, len(sources))
-	for r, i := range order {
-		rank[i] = uint32(r)
-	}
-	m.heap = make([]head, 0, len(sources))
-	for i, s := range sources {
+	m.srcs = slices.Clone(sources)
+	slices.SortStableFunc(m.srcs, func(a, b *source) int { return cmp.Compare(a.key, b.key) })
+	k := len(m.srcs)
+	// The matches are played bottom-up: winners[n] is the winner at
+	// node n (the leaves first), the loser stays in the tree.
+	winners := make([]node, 2*k)
+	for r, s := range m.srcs {
 		if s.kind != fromMemory {
 			if err := m.fill(s, 0); err != nil {
 				m.close()
 				return nil, err
 			}
 		}
-		m.heap = append(m.heap, head{start: s.recs[0].StartCycle, rank: rank[i], s: s})
+		winners[k+r] = node{start: s.recs[0].StartCycle, src: uint32(r)}
 		m.prefetch(s)
 	}
-	for i := len(m.heap)/2 - 1; i >= 0; i-- {
-		siftDown(m.heap, i)
+	m.tree = make([]node, k)
+	for n := k - 1; n >= 1; n-- {
+		a, b := winners[2*n], winners[2*n+1]
+		if less(b, a) {
+			a, b = b, a
+		}
+		winners[n], m.tree[n] = a, b
+	}
+	if k > 0 {
+		m.tree[0] = winners[1]
 	}
 	return m, nil
 }

@@ -3,8 +3,10 @@ package decode
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -33,8 +35,7 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 	}
 	defer m.close()
 	held := 0
-	for _, h := range m.heap {
-		s := h.s
+	for _, s := range m.srcs {
 		held += cap(s.recs)
 	}
 	if want := int(d.Summary.Records); held > want {
@@ -74,8 +75,7 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 			t.Fatal(err)
 		}
 		held := 0
-		for _, h := range m.heap {
-			s := h.s
+		for _, s := range m.srcs {
 			held = max(held, cap(s.recs))
 		}
 		m.close()
@@ -116,5 +116,34 @@ func TestRunLength(t *testing.T) {
 		if runs := (c.records + got - 1) / got; runs > maxRuns {
 			t.Errorf("runLength(%d) = %d: %d runs", c.records, got, runs)
 		}
+	}
+}
+
+// Records that start at the last cycle there is (start = end = 2^64-1)
+// come out in trace order with the rest, ties by (core_type, block_id):
+// the merge marks a source that has run out with that same start cycle, and
+// it must still lose to a live record there. Slots run out at different
+// times, one before any other has reached the last cycle, one between.
+func TestMergeLastCycle(t *testing.T) {
+	const last = math.MaxUint64
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	aic, aiv := abi.CoreTypeAIC, abi.CoreTypeAIV
+	b.Enter(aic, 0, 0).Span(aic, 0, 10, 20, abi.TaskTypeBase, 1) // runs out first
+	b.Enter(aic, 1, 0).Span(aic, 1, 5, 6, abi.TaskTypeBase, 2).Span(aic, 1, last, last, abi.TaskTypeBase, 3)
+	b.Enter(aiv, 0, 0).Span(aiv, 0, last, last, abi.TaskTypeBase, 4).Span(aiv, 0, last, last, abi.TaskTypeBase, 5)
+	b.Enter(aic, 3, 0).Span(aic, 3, 30, 40, abi.TaskTypeBase, 6).Span(aic, 3, last-1, last, abi.TaskTypeBase, 7) // runs out between
+	b.Enter(aiv, 2, 0).Span(aiv, 2, last, last, abi.TaskTypeBase, 8)
+	d, err := mustDecode("last.bin", b.Bytes(), capture.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint32
+	if err := d.Records(func(r Record) bool { got = append(got, r.TaskID); return true }); err != nil {
+		t.Fatal(err)
+	}
+	// By hand: (start, core_type, block_id); AIC before AIV.
+	want := []uint32{2, 1, 6, 7, 3, 4, 5, 8}
+	if !slices.Equal(got, want) {
+		t.Errorf("tasks in trace order %v, want %v", got, want)
 	}
 }
