@@ -253,3 +253,56 @@ func BenchmarkRecords(b *testing.B) {
 	}
 	b.ReportMetric(float64(d.Summary.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// BenchmarkAppendEvent32MB renders the first 64Ki events of the 32 MB
+// benchmark capture from memory, without and with its names file, in trace
+// order, one goroutine, in batches as the formatters take them: the formatters' work in decode without the merge,
+// the hand-offs or I/O.
+func BenchmarkAppendEvent32MB(b *testing.B) {
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]Record, 0, 1<<16)
+	if err := d.Records(func(r Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }); err != nil {
+		b.Fatal(err)
+	}
+	for _, names := range []string{"no-names", "names"} {
+		b.Run(names, func(b *testing.B) {
+			cfg := defaultConfig()
+			if names == "names" {
+				stages, tasks := benchgen.MB32.Names()
+				cfg.Names = &Names{Stages: stages, Tasks: tasks}
+			}
+			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &placement{anchor: d.Summary.Anchor, meta: true}), recs)
+		})
+	}
+}
+
+func benchAppendEvents(b *testing.B, r *renderer, recs []Record) {
+	// Batches of formatBatch into one buffer, as each formatter does.
+	out := make([]byte, 0, 400*formatBatch)
+	var n int64
+	for b.Loop() {
+		n = 0
+		for i := range recs {
+			if i%formatBatch == 0 {
+				n += int64(len(out))
+				out = out[:0]
+			}
+			out = r.appendEvent(out, &recs[i])
+		}
+		n += int64(len(out))
+	}
+	b.SetBytes(n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/event")
+}
