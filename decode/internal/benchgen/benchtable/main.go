@@ -2,7 +2,8 @@
 // side, in one run: for each row it writes the captures (benchgen), then
 // runs the row's two commands alternately -runs times (so both see the same
 // load on a shared machine) and prints the median wall time, CPU time
-// (user+sys) and peak RSS of each, and the ratio of the medians.
+// (user+sys) of each and the ratio of the medians, and the peak RSS of one
+// more run of each under GNU time.
 //
 //	go run ./decode/internal/benchgen/benchtable -cycleabi BIN [-base BIN] [-runs N] [-rows decode,ref,big,gz,perfetto,validate,ranks]
 //
@@ -24,10 +25,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 )
 
-type sample struct {
-	wall, cpu time.Duration
-	rss       int64 // KiB
-}
+type sample struct{ wall, cpu time.Duration }
 
 // cmd is one command of a pair.
 type cmd struct {
@@ -49,7 +47,38 @@ func (c cmd) run() (sample, error) {
 	}
 	ru := x.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, rss: ru.Maxrss}, nil
+	return sample{wall: wall, cpu: cpu}, nil
+}
+
+// gnuTime measures peak RSS. The rusage of a command this program runs
+// cannot: Go starts it with CLONE_VM|CLONE_VFORK, and Linux carries the
+// peak RSS of the memory it shared (this program's, 5-30 MiB) over its
+// execve into its ru_maxrss (a `true` run from a program holding 50 MiB
+// shows 53 MiB). GNU time forks the command from a process of about 1 MiB.
+const gnuTime = "/usr/bin/time"
+
+// peakRSS runs c once under GNU time and returns its peak RSS in KiB.
+func (c cmd) peakRSS() (int64, error) {
+	f, err := os.CreateTemp("", "benchtable-rss-*")
+	if err != nil {
+		return 0, err
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	timed := c
+	timed.argv = append([]string{gnuTime, "-f", "%M", "-o", f.Name()}, c.argv...)
+	if _, err := timed.run(); err != nil {
+		return 0, err
+	}
+	out, err := os.ReadFile(f.Name())
+	if err != nil {
+		return 0, err
+	}
+	var kib int64
+	if _, err := fmt.Sscan(string(out), &kib); err != nil {
+		return 0, fmt.Errorf("%s: reading its peak RSS from %q: %v", strings.Join(timed.argv, " "), out, err)
+	}
+	return kib, nil
 }
 
 // stats are the medians of a command's samples.
@@ -70,18 +99,35 @@ func median[T int64 | time.Duration](xs []T) T {
 
 func medians(ss []sample) stats {
 	var w, c []time.Duration
-	var r []int64
 	for _, s := range ss {
-		w, c, r = append(w, s.wall), append(c, s.cpu), append(r, s.rss)
+		w, c = append(w, s.wall), append(c, s.cpu)
 	}
-	return stats{median(w), median(c), median(r)}
+	return stats{wall: median(w), cpu: median(c)}
 }
 
 // pair runs a and b alternately runs times. Without before, every other
 // run starts with b, so that neither gains from going first or second;
 // with it, before runs first each time (to make the file a cp copies,
-// say: b then needs a's output), untimed, and a goes first.
+// say: b then needs a's output), untimed, and a goes first. Then each
+// runs once more under GNU time, for its peak RSS.
 func pair(runs int, a, b cmd, before func() error) (stats, stats, error) {
+	sa, sb, err := timePair(runs, a, b, before)
+	if err != nil {
+		return sa, sb, err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return sa, sb, err
+		}
+	}
+	if sa.rss, err = a.peakRSS(); err != nil {
+		return sa, sb, err
+	}
+	sb.rss, err = b.peakRSS()
+	return sa, sb, err
+}
+
+func timePair(runs int, a, b cmd, before func() error) (stats, stats, error) {
 	var sa, sb []sample
 	for i := range runs {
 		if before != nil {
@@ -127,6 +173,9 @@ func row(work string, a, b cmd, sa, sb stats, over bool, ratio, goal string) {
 }
 
 func main() {
+	if _, err := os.Stat(gnuTime); err != nil {
+		fail(fmt.Errorf("peak RSS is measured with GNU time, %s: %v (Debian: apt-get install time)", gnuTime, err))
+	}
 	bin := flag.String("cycleabi", "", "the cycleabi binary to measure")
 	base := flag.String("base", "", "a cycleabi binary to compare the .json.gz row against (the tree before the speed work)")
 	python := flag.String("python", "/usr/bin/python3", "Python with NumPy, for scripts/ref-decode.py")
@@ -199,7 +248,7 @@ func size(path string) int64 {
 }
 
 func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string, rows map[string]bool) error {
-	fmt.Printf("runs %d (reference %d), GOMAXPROCS unset unless said; medians: wall (cpu user+sys), peak RSS\n\n", runs, refRuns)
+	fmt.Printf("runs %d (reference %d), GOMAXPROCS unset unless said; medians: wall (cpu user+sys); peak RSS from one more run of each under GNU time\n\n", runs, refRuns)
 	fmt.Println("| work | tool | against | ratio | goal |")
 	fmt.Println("|---|---|---|---|---|")
 	decode := func(capture string, flags []string, out string, extra ...string) cmd {
