@@ -231,8 +231,8 @@ func (d *Decoded) newMerge() (*merge, error) {
 		return nil, err
 	}
 	// Ranks: sources by (core_type, block_id), a slot's runs in order.
-	m.srcs = slices.Clone(sources)
-	slices.SortStableFunc(m.srcs, func(a, b *source) int { return cmp.Compare(a.key, b.key) })
+	slices.SortStableFunc(sources, func(a, b *source) int { return cmp.Compare(a.key, b.key) })
+	m.srcs = sources
 	k := len(m.srcs)
 	// The matches are played bottom-up: winners[n] is the winner at
 	// node n (the leaves first), the loser stays in the tree.
