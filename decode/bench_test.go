@@ -199,19 +199,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 // io.Discard) with its events formatted by the capture's own goroutine
 // (1) or handed in batches to 2 formatters; run with -cpu 2.
 func BenchmarkDecodeFormatters(b *testing.B) {
-	buf, err := benchCaptures["32MB"]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, _ := benchgen.MB32.Layout()
-	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := decoded32MB(b)
 	stages, tasks := benchgen.MB32.Names()
 	cfg := defaultConfig()
 	cfg.Names = &Names{Stages: stages, Tasks: tasks}
@@ -232,19 +220,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 // BenchmarkRecords is the merge alone: the 32 MB capture's 72 slots
 // walked in trace order (from memory), nothing rendered.
 func BenchmarkRecords(b *testing.B) {
-	buf, err := benchCaptures["32MB"]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, _ := benchgen.MB32.Layout()
-	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := decoded32MB(b)
 	for b.Loop() {
 		n := uint64(0)
 		if err := d.Records(func(r Record) bool { n += r.StartCycle; return true }); err != nil {
@@ -255,23 +231,11 @@ func BenchmarkRecords(b *testing.B) {
 }
 
 // BenchmarkAppendEvent32MB renders the first 64Ki events of the 32 MB
-// benchmark capture from memory, without and with its names file, in trace
-// order, one goroutine, in batches as the formatters take them: the formatters' work in decode without the merge,
-// the hand-offs or I/O.
+// benchmark capture from memory, without and with its names file, in
+// trace order on one goroutine, in batches as the formatters take them:
+// the formatters' work in decode without the merge, the hand-offs or I/O.
 func BenchmarkAppendEvent32MB(b *testing.B) {
-	buf, err := benchCaptures["32MB"]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, _ := benchgen.MB32.Layout()
-	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		b.Fatal(err)
-	}
+	d := decoded32MB(b)
 	recs := make([]Record, 0, 1<<16)
 	if err := d.Records(func(r Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }); err != nil {
 		b.Fatal(err)
@@ -305,4 +269,23 @@ func benchAppendEvents(b *testing.B, r *renderer, recs []Record) {
 	}
 	b.SetBytes(n)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/event")
+}
+
+// decoded32MB is the 32 MB benchmark capture, decoded from memory.
+func decoded32MB(tb testing.TB) *Decoded {
+	tb.Helper()
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }

@@ -1133,20 +1133,8 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes the 32 MB benchmark capture's traces: not with -short, nor with -race (two minutes; make test runs it without)")
 	}
-	buf, err := benchCaptures["32MB"]()
-	if err != nil {
-		t.Fatal(err)
-	}
 	spec := benchSpecs["32MB"]
-	l, _ := spec.Layout()
-	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := decoded32MB(t)
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
 	cfg.Names = &Names{Stages: stages, Tasks: tasks}
