@@ -172,7 +172,6 @@ type merge struct {
 	// which closes readerDone when reads is closed.
 	reads      chan *source
 	readerDone chan struct{}
-	sources    int
 }
 
 // An out-of-order slot is cut into runs of runRecords records (2.25 MiB
@@ -225,7 +224,6 @@ func (d *Decoded) newMerge() (*merge, error) {
 	if m.window <= 0 {
 		m.window = min(max(windowBudget/2/abi.ProfileRecordSize/max(len(sources), 1), minWindow), maxWindow)
 	}
-	m.sources = len(sources)
 	if err := m.sortRuns(unsorted); err != nil {
 		m.close()
 		return nil, err
@@ -280,7 +278,7 @@ func (m *merge) prefetch(s *source) {
 	}
 	if m.reads == nil {
 		// Never full: a source has at most one read pending.
-		m.reads = make(chan *source, m.sources)
+		m.reads = make(chan *source, len(m.srcs))
 		m.readerDone = make(chan struct{})
 		go m.reader()
 	}
