@@ -19,7 +19,7 @@ type Builder struct {
 }
 
 // New returns an all-zero buffer (every slot unused) for the layout of
-// cubeSlots cube slots with the given AIC and AIV capacities (today.s
+// cubeSlots cube slots with the given AIC and AIV capacities (today's
 // two regions; any other region of the schema gets capacity 0). It panics
 // on a layout that cannot exist: tests pass literal values.
 func New(cubeSlots, aicCapacity, aivCapacity uint32) *Builder {
