@@ -236,7 +236,7 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		if hasStage {
 			r.tasks = newTaskStages(map[uint32]string{rec.TaskID: stage})
 		}
-		r.slots = []slotText{{argsStart: append([]byte("<args>"), argPlan[0].key...), entry: strconv.AppendUint(slices.Clone(entryKey), entry, 10)}}
+		r.slots = []slotText{{argsStart: newText("<args>" + string(argPlan[0].key)), entry: newText(string(strconv.AppendUint(slices.Clone(entryKey), entry, 10)))}}
 		ns, index := abi.LookupDesc(rec.DescID)
 		event := r.appendEvent(nil, rec)
 		_, args, _ := bytes.Cut(event, []byte("<args>"))

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -122,13 +123,13 @@ const maxExactNanos = 1 << 53
 // a double: a record that ends where the next starts (or before) stays so
 // in the viewer. It is at most one or two nanoseconds short of the
 // duration rounded on its own, and equal to it in the common case.
-func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep string) []byte {
+func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep *key) []byte {
 	ts, dur, ok := c.span(start, end, anchor)
 	if !ok {
 		// Out of the exact range (or an invalid record, which decode
 		// refuses before it gets here): printed as rounded on their own.
 		dst = c.appendSignedMicros(dst, start, anchor)
-		dst = append(dst, sep...)
+		dst = sep.put(dst)
 		return c.appendMicros(dst, end-start)
 	}
 	if ts < 0 {
@@ -137,7 +138,7 @@ func (c *clock) appendSpan(dst []byte, start, end, anchor uint64, sep string) []
 	} else {
 		dst = appendNanosAsMicros(dst, uint64(ts))
 	}
-	dst = append(dst, sep...)
+	dst = sep.put(dst)
 	return appendNanosAsMicros(dst, uint64(dur))
 }
 
@@ -212,16 +213,28 @@ func appendNanosAsMicros(dst []byte, ns uint64) []byte {
 // appendMilliFraction appends ".ddd" for frac in [1, 999], trailing zeros
 // trimmed; nothing for 0.
 func appendMilliFraction(dst []byte, frac uint64) []byte {
-	if frac == 0 {
-		return dst
-	}
-	d := [4]byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
-	n := 4
-	for d[n-1] == '0' {
-		n--
-	}
-	return append(dst, d[:n]...)
+	f := &milliFractions[frac]
+	dst = slices.Grow(dst, len(f.text))
+	l := len(dst)
+	*(*[4]byte)(dst[l : l+4]) = f.text
+	return dst[:l+int(f.n)]
 }
+
+// milliFractions holds what appendMilliFraction appends for each frac:
+// one 4-byte store, its digits computed once.
+var milliFractions = func() (t [1000]struct {
+	text [4]byte
+	n    uint8
+}) {
+	for frac := 1; frac < len(t); frac++ {
+		d := []byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+		for d[len(d)-1] == '0' {
+			d = d[:len(d)-1]
+		}
+		t[frac].n = uint8(copy(t[frac].text[:], d))
+	}
+	return t
+}()
 
 // appendBigNanosAsMicros handles nanosecond counts past 2^64 (cycle counts
 // near 2^64 at low frequencies); no real capture gets here.

@@ -145,6 +145,9 @@ func exactMicros(a, b uint64, mhz float64) *big.Rat {
 	return d.Quo(d, f)
 }
 
+// space separates ts and dur in the tests of appendSpan.
+var space = newKey(" ")
+
 // A record that ends where the next record of its core starts (or before)
 // must end there or before in a viewer that adds ts and dur as doubles;
 // dur stays a decimal of at most three places within 2.5 ns of the exact
@@ -172,7 +175,7 @@ func propSpanBackToBack(t *rapid.T) {
 		start := cycle
 		end := start + rapid.OneOf(rapid.Uint64Range(0, 100), rapid.Uint64Range(0, maxDelta/(4*uint64(n)))).Draw(t, "dur")
 		cycle = end + rapid.SampledFrom([]uint64{0, 0, 0, 1, 7}).Draw(t, "gap")
-		b := string(c.appendSpan(nil, start, end, anchor, " "))
+		b := string(c.appendSpan(nil, start, end, anchor, &space))
 		ts, dur, _ := strings.Cut(b, " ")
 		spans = append(spans, printed{ts, dur})
 		bounds = append(bounds, start, end)
@@ -210,11 +213,11 @@ func propSpanBackToBack(t *rapid.T) {
 func TestSpanExample(t *testing.T) {
 	c := newClock(50)
 	// ts 64471.58 µs = 3223579 cycles at 50 MHz; dur 0.16 µs = 8 cycles.
-	got := string(c.appendSpan(nil, 3223579, 3223587, 0, " "))
+	got := string(c.appendSpan(nil, 3223579, 3223587, 0, &space))
 	if got != "64471.58 0.159" {
 		t.Errorf("got %q, want \"64471.58 0.159\"", got)
 	}
-	if got := string(c.appendSpan(nil, 3223587, 3223595, 0, " ")); got != "64471.74 0.16" {
+	if got := string(c.appendSpan(nil, 3223587, 3223595, 0, &space)); got != "64471.74 0.16" {
 		t.Errorf("got %q, want \"64471.74 0.16\" (no rounding trouble there)", got)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -437,20 +436,29 @@ func (r *jsonRenderer) flowStats() FlowStats { return r.renderer.flowStats }
 // slotText holds the parts of an X event that are the same for every
 // record of a slot, already rendered.
 type slotText struct {
-	pidTidTs  []byte // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
+	pidTidTs  text   // `","cat":"MegaKernelInternal","ph":"X","pid":R,"tid":T,"ts":`
 	pidTid    []byte // `,"pid":R,"tid":T,"ts":`
-	argsStart []byte // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
-	entry     []byte // `,"core_entry_cycle":E` (recordArgs names it)
+	argsStart text   // `,"args":{"rank":R,"device_id":D,"core_type":"AIC","block_id":B,"task_id":`
+	entry     text   // `,"core_entry_cycle":E` (recordArgs names it)
 }
 
 // descText is what a desc_id contributes to an event, already rendered.
 type descText struct {
 	id       uint32
-	idArg    []byte // `,"desc_id":N`
+	idArg    text   // `,"desc_id":N,"stage_task_index":` (recordArgs' next)
 	name     []byte // the stage name, JSON-escaped without quotes
 	prefixed bool   // prefixed with the task's stage name
-	arg      []byte // `,"task_type":N` or `,"graph_stage":N`, or nil
+	arg      text   // `,"task_type":N` or `,"graph_stage":N`, or empty
 }
+
+// The constant keys of an event's args that follow integers.
+var (
+	keyDur        = newKey(`,"dur":`)
+	keyTaskNumber = newKey(`,"task_number":`)
+	keyStartCycle = newKey(`,"start_cycle":`)
+	keyEndCycle   = newKey(`,"end_cycle":`)
+	keyOwnerID    = newKey(`,"owner_id":`)
+)
 
 // descCacheBits sizes the direct-mapped cache of desc_id texts: a
 // capture uses a few dozen desc_ids, and one of random desc_ids must not
@@ -487,12 +495,11 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 	r.slots = make([]slotText, len(sum.Active))
 	for i, a := range sum.Active {
 		s := &r.slots[i]
-		s.pidTidTs = fmt.Appendf(nil, `","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
+		s.pidTidTs = newText(fmt.Sprintf(`","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot)))
 		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
-		s.argsStart = fmt.Appendf(nil, `,"args":{"rank":%d,"device_id":%d,"core_type":`, cfg.Rank, cfg.DeviceID)
-		s.argsStart = appendJSONString(s.argsStart, a.Slot.CoreType.String())
-		s.argsStart = fmt.Appendf(s.argsStart, `,"block_id":%d%s`, a.Slot.BlockID, argPlan[0].key)
-		s.entry = strconv.AppendUint(slices.Clone(entryKey), a.EntryCycle, 10)
+		s.argsStart = newText(fmt.Sprintf(`,"args":{"rank":%d,"device_id":%d,"core_type":%s,"block_id":%d%s`,
+			cfg.Rank, cfg.DeviceID, appendJSONString(nil, a.Slot.CoreType.String()), a.Slot.BlockID, argPlan[0].key))
+		s.entry = newText(fmt.Sprintf("%s%d", entryKey, a.EntryCycle))
 	}
 	return r
 }
@@ -506,12 +513,9 @@ func (r *renderer) desc(id uint32) *descText {
 		return d
 	}
 	d := &descText{id: id, name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
-	d.idArg = appendUint(append(d.idArg, `,"desc_id":`...), uint64(id))
+	d.idArg = newText(fmt.Sprintf(`,"desc_id":%d,"stage_task_index":`, id))
 	if ns, index := abi.LookupDesc(id); ns.Arg() != "" {
-		d.arg = append(d.arg, ',')
-		d.arg = appendJSONString(d.arg, ns.Arg())
-		d.arg = append(d.arg, ':')
-		d.arg = strconv.AppendUint(d.arg, uint64(index), 10)
+		d.arg = newText(fmt.Sprintf(`,%s:%d`, appendJSONString(nil, ns.Arg()), index))
 	}
 	*slot = d
 	return d
@@ -580,30 +584,29 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 		b = appendUint(b, rec.TaskNumber())
 	}
 	s := &r.slots[rec.Active]
-	b = append(b, s.pidTidTs...)
-	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, `,"dur":`)
+	b = s.pidTidTs.put(b)
+	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, &keyDur)
 	// The args: recordArgs (args.go) unrolled, with constant keys. A loop
 	// over the table costs some 500 instructions per event, a third more;
 	// TestAppendArgsFollowsTable holds this to the table.
-	b = append(b, s.argsStart...) // ends with `,"task_id":`, recordArgs' first
+	b = s.argsStart.put(b) // ends with `,"task_id":`, recordArgs' first
 	b = appendUint(b, uint64(rec.TaskID))
-	b = append(b, d.idArg...) // `,"desc_id":N`
-	b = append(b, `,"stage_task_index":`...)
+	b = d.idArg.put(b) // `,"desc_id":N,"stage_task_index":`
 	b = appendUint(b, uint64(rec.StageTaskIndex))
-	b = append(b, `,"task_number":`...)
+	b = keyTaskNumber.put(b)
 	b = appendUint(b, rec.TaskNumber())
-	b = append(b, `,"start_cycle":`...)
+	b = keyStartCycle.put(b)
 	b = appendUint(b, rec.StartCycle)
-	b = append(b, `,"end_cycle":`...)
+	b = keyEndCycle.put(b)
 	b = appendUint(b, rec.EndCycle)
-	b = append(b, s.entry...)
+	b = s.entry.put(b)
 	if hasStage {
 		b = append(b, `,"task_stage":`...)
 		b = appendJSONString(b, stage)
 	}
-	b = append(b, d.arg...)
+	b = d.arg.put(b)
 	if rec.OwnerID != abi.InvalidOwnerID {
-		b = append(b, `,"owner_id":`...)
+		b = keyOwnerID.put(b)
 		b = appendUint(b, uint64(rec.OwnerID))
 	}
 	if argPlanExtra {
