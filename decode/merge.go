@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"os"
 	"slices"
 
@@ -85,9 +86,7 @@ func (m *merge) next(dst []Record) ([]Record, error) {
 		// Replay the source's matches on its way to the root: at each
 		// node the loser stays, the winner goes on.
 		for n := (int(w.src&^exhausted) + len(t)) >> 1; n > 0; n >>= 1 {
-			if less(t[n], w) {
-				t[n], w = w, t[n]
-			}
+			w, t[n] = play(w, t[n])
 		}
 		t[0] = w
 	}
@@ -150,6 +149,19 @@ const exhausted = 1 << 31
 // less is the trace order of two nodes: (start_cycle, rank).
 func less(a, b node) bool {
 	return a.start < b.start || a.start == b.start && a.src < b.src
+}
+
+// play returns the winner and the loser of a match, by less, without a
+// branch: which of two sources wins a match is close to a coin toss, and
+// a mispredicted branch at each level of the tree cost more than the
+// arithmetic. (start, src) is compared as one 96-bit number: the borrow
+// of a.src - b.src feeds a.start - b.start, whose borrow is a < b.
+func play(a, b node) (winner, loser node) {
+	_, borrow := bits.Sub64(uint64(a.src), uint64(b.src), 0)
+	_, borrow = bits.Sub64(a.start, b.start, borrow)
+	m := -borrow // all ones when a < b: then winner is b^a^b, loser a^a^b
+	ds, dr := (a.start^b.start)&m, (a.src^b.src)&uint32(m)
+	return node{b.start ^ ds, b.src ^ dr}, node{a.start ^ ds, a.src ^ dr}
 }
 
 // The merge is a loser tree (a tournament) over the sources: with k

@@ -14,6 +14,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
+	"pgregory.net/rapid"
 )
 
 // A slot's window holds at most the slot's records: a capture of many
@@ -146,4 +147,26 @@ func TestMergeLastCycle(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("tasks in trace order %v, want %v", got, want)
 	}
+}
+
+// play's winner is the node less puts first, its loser the other, for
+// nodes that tie on start or rank, sit at the ends of both ranges, or are
+// exhausted.
+func TestPlay(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		draw := func(label string) node {
+			return node{
+				start: rapid.OneOf(rapid.Just(uint64(0)), rapid.Just(uint64(7)), rapid.Just(uint64(math.MaxUint64)), rapid.Uint64()).Draw(t, label+" start"),
+				src:   rapid.SampledFrom([]uint32{0, 1, 2, exhausted - 1, exhausted, exhausted | 1, math.MaxUint32}).Draw(t, label+" src"),
+			}
+		}
+		a, b := draw("a"), draw("b")
+		want, wantLoser := b, a
+		if less(a, b) {
+			want, wantLoser = a, b
+		}
+		if w, l := play(a, b); w != want || l != wantLoser {
+			t.Fatalf("play(%v, %v) = %v, %v; want %v, %v", a, b, w, l, want, wantLoser)
+		}
+	})
 }
