@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"math"
 	"math/big"
 	"os"
 	"slices"
@@ -27,8 +28,9 @@ func propTrace(t *rapid.T) {
 	cfg.Names = g.names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
-	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
-	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
+	// Ten-digit ids make the longest slot texts the renderer stores.
+	cfg.Rank = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "rank")
+	cfg.DeviceID = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "device")
 
 	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
 	if err != nil {

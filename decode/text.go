@@ -16,7 +16,7 @@ type text struct {
 }
 
 // textArray bounds the texts stored whole: a slot's args with three-digit
-// rank, device and block ids are 80 bytes.
+// rank, device and block ids are 79 bytes, with ten-digit ones 100.
 const textArray = 96
 
 func newText(s string) text {
