@@ -3,12 +3,12 @@ package decode
 import "slices"
 
 // text is a part of an X event rendered once and appended to many events:
-// a slot's pid, tid and constant args, a desc_id's args, a key. Appending a slice
-// calls memmove, which for texts of 7-100 bytes costs more than the copy;
-// put stores a whole fixed-size array instead, which the compiler inlines
-// as a few 16-byte moves, and keeps only the text's length of it. A text
-// longer than the array (a slot's args with ten-digit rank, device and
-// block ids, a schema's long core type names) is appended as a slice.
+// a slot's pid, tid and constant args, a desc_id's args. Appending a
+// slice calls memmove, which for texts of 7-100 bytes costs more than the
+// copy; put stores a whole fixed-size array instead, which the compiler
+// inlines as a few 16-byte moves, and keeps only the text's length of it.
+// A text longer than the array (a slot's args with ten-digit rank, device
+// and block ids, a schema's long core type names) is appended as a slice.
 type text struct {
 	short [textArray]byte
 	n     int
