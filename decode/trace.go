@@ -524,41 +524,79 @@ func (r *renderer) desc(id uint32) *descText {
 // taskStages looks up task stage names. Task ids are usually dense (a
 // names file lists tasks 0..N-1), and records' tasks are looked up in no
 // useful order: a slice indexed by task id is several times faster than a
-// map of ~100k entries. Sparse ids keep the map. Names are escaped as
-// they are written: an escaped copy would double the memory of a names
-// file that lists every task.
+// map of ~100k entries. Sparse ids keep a map. Either holds, for a task,
+// 1 + the index of its stage's name in stages (0: no stage): a names file
+// has a few dozen stage names for its ~100k tasks, so the table by task
+// is 4 bytes a task, not a 16-byte string header and a bit, and each
+// name's JSON is escaped once, not at every event.
 type taskStages struct {
-	dense   []string
-	present []uint64 // bit i: task i has a stage (its name may be "")
-	sparse  map[uint32]string
+	dense  []uint32
+	sparse map[uint32]uint32
+	stages []taskStage
+}
+
+// taskStage is a stage name of a names file's tasks.
+type taskStage struct {
+	name string
+	body string // name JSON-escaped, without quotes: name itself when it needs no escape
 }
 
 func newTaskStages(m map[uint32]string) taskStages {
 	if len(m) == 0 {
 		return taskStages{}
 	}
+	var t taskStages
+	index := map[string]uint32{}
+	intern := func(name string) uint32 {
+		i, ok := index[name]
+		if !ok {
+			st := taskStage{name: name, body: name}
+			if esc := appendJSONStringBody(nil, name); string(esc) != name {
+				st.body = string(esc)
+			}
+			t.stages = append(t.stages, st)
+			i = uint32(len(t.stages))
+			index[name] = i
+		}
+		return i
+	}
 	maxID := uint32(0)
 	for id := range m {
 		maxID = max(maxID, id)
 	}
 	if uint64(maxID) >= 2*uint64(len(m))+1024 {
-		return taskStages{sparse: m}
+		t.sparse = make(map[uint32]uint32, len(m))
+		for id, name := range m {
+			t.sparse[id] = intern(name)
+		}
+		return t
 	}
-	t := taskStages{dense: make([]string, maxID+1), present: make([]uint64, maxID/64+1)}
+	t.dense = make([]uint32, maxID+1)
 	for id, name := range m {
-		t.dense[id] = name
-		t.present[id/64] |= 1 << (id % 64)
+		t.dense[id] = intern(name)
 	}
 	return t
 }
 
-func (t *taskStages) lookup(id uint32) (string, bool) {
+// stage returns the stage of task id; nil when the task has none.
+func (t *taskStages) stage(id uint32) *taskStage {
+	var i uint32
 	if int(id) < len(t.dense) {
-		return t.dense[id], t.present[id/64]&(1<<(id%64)) != 0
+		i = t.dense[id]
+	} else if t.sparse != nil {
+		i = t.sparse[id]
 	}
-	if t.sparse != nil {
-		name, ok := t.sparse[id]
-		return name, ok
+	if i == 0 {
+		return nil
+	}
+	return &t.stages[i-1]
+}
+
+// lookup returns the stage name of task id, and whether it has one (its
+// name may be "").
+func (t *taskStages) lookup(id uint32) (string, bool) {
+	if s := t.stage(id); s != nil {
+		return s.name, true
 	}
 	return "", false
 }
@@ -567,15 +605,15 @@ func (t *taskStages) lookup(id uint32) (string, bool) {
 // and args of the reference decoder in its order.
 func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	d := r.desc(rec.DescID)
-	stage, hasStage := r.tasks.lookup(rec.TaskID)
+	stage := r.tasks.stage(rec.TaskID)
 	b = append(b, ",\n{\"name\":\""...)
 	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, r.owner...)
 		b = appendUint(b, uint64(rec.OwnerID))
 		b = append(b, '_')
 	}
-	if hasStage && d.prefixed {
-		b = appendJSONStringBody(b, stage)
+	if stage != nil && d.prefixed {
+		b = append(b, stage.body...)
 		b = append(b, '_')
 	}
 	b = append(b, d.name...)
@@ -600,9 +638,10 @@ func (r *renderer) appendEvent(b []byte, rec *Record) []byte {
 	b = keyEndCycle.put(b)
 	b = appendUint(b, rec.EndCycle)
 	b = s.entry.put(b)
-	if hasStage {
-		b = append(b, `,"task_stage":`...)
-		b = appendJSONString(b, stage)
+	if stage != nil {
+		b = append(b, `,"task_stage":"`...)
+		b = append(b, stage.body...)
+		b = append(b, '"')
 	}
 	b = d.arg.put(b)
 	if rec.OwnerID != abi.InvalidOwnerID {
