@@ -407,17 +407,17 @@ type perfettoRenderer struct {
 	annNames  map[string]uint64
 	annList   []string
 	stageList []string
-	// stageIIDs are the interned task_stage values; stageByTask caches
-	// them by task id for a names file's dense task table (0: not yet).
-	stageIIDs   map[string]uint64
-	stageByTask []uint64
-	descs       map[uint32]*pfDesc
-	tasks       taskStages
-	// stagesValid says every task stage name is valid UTF-8 (as a YAML
-	// names file's are), so that records need not check theirs.
-	stagesValid bool
-	detailed    bool
-	owner       string
+	// stageIIDs are the interned task_stage values; stageByIndex caches
+	// them by the stage's index in tasks.stages (0: not yet).
+	stageIIDs    map[string]uint64
+	stageByIndex []uint64
+	descs        map[uint32]*pfDesc
+	tasks        taskStages
+	// stageNames are tasks.stages' names made valid UTF-8 (as a YAML
+	// names file's already are), by index.
+	stageNames []string
+	detailed   bool
+	owner      string
 
 	// Scratch buffers, reused per packet.
 	event, packet, interned, name, entry []byte
@@ -435,10 +435,9 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 	}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(cfg.Names.Tasks)
-		r.stageByTask = make([]uint64, len(r.tasks.dense))
-		r.stagesValid = true
-		for _, stage := range cfg.Names.Tasks {
-			r.stagesValid = r.stagesValid && utf8.ValidString(stage)
+		r.stageByIndex = make([]uint64, len(r.tasks.stages))
+		for _, st := range r.tasks.stages {
+			r.stageNames = append(r.stageNames, validUTF8(st.name))
 		}
 	}
 	for i, name := range fixedAnnotationNames {
@@ -868,14 +867,15 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	// packet before the event.
 	r.interned = r.interned[:0]
 	d := r.desc(rec.DescID)
-	stage, hasStage := r.tasks.lookup(rec.TaskID)
-	if hasStage && !r.stagesValid {
-		stage = validUTF8(stage)
+	stage, stageIndex := "", r.tasks.index(rec.TaskID)
+	hasStage := stageIndex >= 0
+	if hasStage {
+		stage = r.stageNames[stageIndex]
 	}
 	nameIID := r.useName(seq, r.eventNameIID(rec, d, stage, hasStage))
 	var stageIID uint64
 	if hasStage {
-		stageIID = r.useStage(seq, r.stageIID(rec.TaskID, stage))
+		stageIID = r.useStage(seq, r.stageIID(stageIndex, stage))
 	}
 	if d.argIID != 0 {
 		r.useAnnotation(seq, d.argIID)
@@ -924,18 +924,15 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	return b, nil
 }
 
-// stageIID returns the input's interned id of a task_stage value; 0 when
-// the table is full (the value is then written in full).
-func (r *perfettoRenderer) stageIID(task uint32, stage string) uint64 {
-	if int(task) < len(r.stageByTask) {
-		if iid := r.stageByTask[task]; iid != 0 {
-			return iid
-		}
+// stageIID returns the input's interned id of a task_stage value, the
+// stage of index i in tasks.stages; 0 when the table is full (the value
+// is then written in full).
+func (r *perfettoRenderer) stageIID(i int, stage string) uint64 {
+	if iid := r.stageByIndex[i]; iid != 0 {
+		return iid
 	}
 	iid := r.stringIID(stage)
-	if iid != 0 && int(task) < len(r.stageByTask) {
-		r.stageByTask[task] = iid
-	}
+	r.stageByIndex[i] = iid
 	return iid
 }
 

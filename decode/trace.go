@@ -578,18 +578,24 @@ func newTaskStages(m map[uint32]string) taskStages {
 	return t
 }
 
-// stage returns the stage of task id; nil when the task has none.
-func (t *taskStages) stage(id uint32) *taskStage {
+// index returns the index in stages of task id's stage; -1 when the task
+// has none.
+func (t *taskStages) index(id uint32) int {
 	var i uint32
 	if int(id) < len(t.dense) {
 		i = t.dense[id]
 	} else if t.sparse != nil {
 		i = t.sparse[id]
 	}
-	if i == 0 {
-		return nil
+	return int(i) - 1
+}
+
+// stage returns the stage of task id; nil when the task has none.
+func (t *taskStages) stage(id uint32) *taskStage {
+	if i := t.index(id); i >= 0 {
+		return &t.stages[i]
 	}
-	return &t.stages[i-1]
+	return nil
 }
 
 // lookup returns the stage name of task id, and whether it has one (its
