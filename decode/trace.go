@@ -598,15 +598,6 @@ func (t *taskStages) stage(id uint32) *taskStage {
 	return nil
 }
 
-// lookup returns the stage name of task id, and whether it has one (its
-// name may be "").
-func (t *taskStages) lookup(id uint32) (string, bool) {
-	if s := t.stage(id); s != nil {
-		return s.name, true
-	}
-	return "", false
-}
-
 // appendEvent appends one X event (preceded by ",\n"), with the fields
 // and args of the reference decoder in its order.
 func (r *renderer) appendEvent(b []byte, rec *Record) []byte {

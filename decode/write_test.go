@@ -313,20 +313,30 @@ func TestOutput(t *testing.T) {
 	}
 }
 
+// A task's stage is the names file's, escaped as appendJSONStringBody
+// escapes it, with one entry per distinct name.
 func TestTaskStages(t *testing.T) {
 	for name, m := range map[string]map[uint32]string{
-		"dense":  {0: "A", 1: "", 5: "B"},
-		"sparse": {0: "A", 1: "", 0xFFFFFFFF: "Z"},
+		"dense":  {0: "A", 1: "", 2: "A", 5: `B"\`, 7: "A"},
+		"sparse": {0: "A", 1: "", 7: "A", 0xFFFFFFFF: "Z\n"},
 		"none":   nil,
 	} {
 		ts := newTaskStages(m)
 		if name == "dense" && ts.dense == nil || name == "sparse" && ts.sparse == nil {
 			t.Errorf("%s: got %+v", name, ts)
 		}
-		for _, id := range []uint32{0, 1, 2, 5, 6, 64, 0xFFFFFFFE, 0xFFFFFFFF} {
+		distinct := map[string]bool{}
+		for _, stage := range m {
+			distinct[stage] = true
+		}
+		if len(ts.stages) != len(distinct) {
+			t.Errorf("%s: %d stages for %d distinct names", name, len(ts.stages), len(distinct))
+		}
+		for _, id := range []uint32{0, 1, 2, 5, 6, 7, 64, 0xFFFFFFFE, 0xFFFFFFFF} {
 			wantName, wantOK := m[id]
-			if gotName, ok := ts.lookup(id); gotName != wantName || ok != wantOK {
-				t.Errorf("%s: lookup(%d) = %q, %v; want %q, %v", name, id, gotName, ok, wantName, wantOK)
+			st := ts.stage(id)
+			if (st != nil) != wantOK || st != nil && (st.name != wantName || st.body != string(appendJSONStringBody(nil, wantName))) {
+				t.Errorf("%s: stage(%d) = %+v; want %q, %v", name, id, st, wantName, wantOK)
 			}
 		}
 	}
