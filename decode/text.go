@@ -40,14 +40,6 @@ func (t *text) put(b []byte) []byte {
 	return b[:l+t.n]
 }
 
-// String returns the text.
-func (t *text) String() string {
-	if t.long != nil {
-		return string(t.long)
-	}
-	return string(t.short[:t.n])
-}
-
 // key is a constant key of an event, of at most 16 bytes: put is one
 // 16-byte move.
 type key struct {
