@@ -55,7 +55,7 @@ check-abi:
 		$(GO) run ./cmd/abigen diff 'git:$(ABI_BASE):abi/schema.yaml' abi/schema.yaml; \
 	else echo "check-abi: $(ABI_BASE) has no abi/schema.yaml; nothing to compare"; fi
 
-## abi-drill: apply ABI changes to a temporary copy of the repo and check everything follows (README "Changing the ABI")
+## abi-drill: apply ABI changes to a temporary copy of the repo and check everything follows (docs/changing-the-abi.md)
 abi-drill:
 	$(GO) run ./scripts/abidrill
 
@@ -79,7 +79,7 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan, synth and merge (see README "Speed and memory")
+## bench: throughput and memory of decode, validate, plan, synth and merge (docs/performance.md)
 bench:
 	./scripts/bench-table.sh 5
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/

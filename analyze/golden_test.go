@@ -133,11 +133,11 @@ func TestDiffSelf(t *testing.T) {
 	}
 }
 
-// TestREADMEWalkthrough keeps the README's walkthrough the real output:
+// TestDocWalkthrough keeps the walkthrough of docs/analyze.md the real output:
 // every line of `analyze --top 3` of the example is in it, but the core
 // rows it shortens.
-func TestREADMEWalkthrough(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocWalkthrough(t *testing.T) {
+	page, err := os.ReadFile("../docs/analyze.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +149,8 @@ func TestREADMEWalkthrough(t *testing.T) {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "AIC/") || strings.HasPrefix(line, "AIV/") {
 			continue
 		}
-		if !bytes.Contains(readme, []byte(line)) {
-			t.Errorf("README's walkthrough lacks the line %q of the output", line)
+		if !bytes.Contains(page, []byte(line)) {
+			t.Errorf("docs/analyze.md's walkthrough lacks the line %q of the output", line)
 		}
 	}
 }

@@ -119,8 +119,8 @@ type finder struct {
 }
 
 // search finds the layouts a capture's headers and size support. It is
-// the layout search of cycleabi, and the rules below are all of it (the
-// README repeats them; gen/py's find_layout mirrors them, and
+// the layout search of cycleabi, and the rules below are all of it (docs/layout.md
+// repeats them; gen/py's find_layout mirrors them, and
 // tests/agreement holds it to this search):
 //
 // The unknowns are the cube slot count C and one record capacity per

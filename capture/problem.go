@@ -26,7 +26,7 @@ func (s Severity) String() string {
 // MarshalText renders the severity as "error" or "warning".
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// Code is a stable identifier of a kind of problem; the README lists them.
+// Code is a stable identifier of a kind of problem; docs/validate.md lists them.
 type Code string
 
 // The error codes: exactly the conditions under which a capture does not

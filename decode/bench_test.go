@@ -55,7 +55,7 @@ func BenchmarkDecode(b *testing.B) {
 // BenchmarkFormats writes the 32 MB capture as JSON and as Perfetto
 // protobuf, side by side (-count runs each sub-benchmark that many times
 // in a row; for the two to alternate, so a busy machine slows both alike,
-// run the test binary in a loop, as the README shows). cpu-ms is the process's user+sys CPU time
+// run the test binary in a loop, as docs/performance.md shows). cpu-ms is the process's user+sys CPU time
 // per op, steadier than ns/op when other work shares the machine.
 func BenchmarkFormats(b *testing.B) {
 	b.Run("json", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WriteTrace) })

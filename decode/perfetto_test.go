@@ -1123,10 +1123,10 @@ func TestPerfettoExampleArrows(t *testing.T) {
 	}
 }
 
-// The size goal, held on the benchmark capture the README quotes
+// The size goal, held on the benchmark capture docs/performance.md quotes
 // (32 MB, 500,000 records, its names file): the Perfetto trace is at most
 // a quarter of the JSON's size. The margin is thin (24.97%): a byte more
-// per record misses it. Its encoding is the one the README describes:
+// per record misses it. Its encoding is the one docs/perfetto.md describes:
 // slices on a core's own track name no track (the sequence's default),
 // and their timestamps are small deltas on the core's sequence clock.
 func TestPerfettoSizeGoal(t *testing.T) {

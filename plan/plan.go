@@ -11,8 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// CubeCores and VectorCores are the schedule model's cores (README
-// "Schedules: planning and simulating a buffer"): the cube queue is dealt to workers on cube
+// CubeCores and VectorCores are the schedule model's cores (docs/plan.md): the cube queue is dealt to workers on cube
 // cores, the vector queue to workers on vector cores. A region of the
 // schema the model does not name runs no task: it gets no worker and the
 // smallest capacity the ABI allows, 0 records (each of its slots is a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The table of README "Speed and memory", measured side by side in one run:
+# The table of docs/performance.md, measured side by side in one run:
 # each row's two commands (cycleabi against cp, cat, the Python reference
 # decoder, the tree before the speed work, or itself on one core) run
 # alternately RUNS times on the same generated captures; it prints the

@@ -5,7 +5,7 @@ usage: python3 scripts/py-read.py CAPTURE [CUBE_SLOTS AIC_CAPACITY AIV_CAPACITY]
 
 Prints the time find_layout takes alone (on a memory map of the file,
 in the page cache), then the record count, the seconds each step took and the peak
-RSS of the process (NumPy itself is about 30 MiB of it). The README's figures come
+RSS of the process (NumPy itself is about 30 MiB of it). The figures of docs/performance.md come
 from a capture written by
   go run ./decode/internal/benchgen/benchcapture -records 500000 -o /tmp/b32.bin
 """

@@ -1,4 +1,4 @@
-"""Time the reference Python decoder on a capture, for the README's side-by-side figures.
+"""Time the reference Python decoder on a capture, for the side-by-side figures of docs/performance.md.
 
 usage: /usr/bin/time -v python3 scripts/ref-decode.py CAPTURE AIC_CAPACITY AIV_CAPACITY
 

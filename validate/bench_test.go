@@ -13,8 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/validate"
 )
 
-// benchSizes are the capture sizes the benchmarks run on (README "Speed
-// and memory" reports them).
+// benchSizes are the capture sizes the benchmarks run on (docs/performance.md reports them).
 var benchSizes = []struct {
 	name string
 	mib  int

@@ -7,7 +7,7 @@ import (
 // The warning codes: what decodes but deserves a look. Errors use the codes
 // package capture defines (capture.CodeSlotIdentity, ...), which are exactly
 // the conditions under which decode fails. Codes are stable: scripts match
-// on them, and the README lists them.
+// on them, and docs/validate.md lists them.
 const (
 	// CodeDroppedRecords: a slot's dropped_count is not 0; the core ran out
 	// of room. Expected names the capacity that would have held every
@@ -58,12 +58,12 @@ const (
 type CodeInfo struct {
 	Code     capture.Code
 	Severity capture.Severity
-	// Meaning is one line for the README's table.
+	// Meaning is one line for the table in docs/validate.md.
 	Meaning string
 }
 
 // Codes lists every code validate reports, errors first, in a stable order;
-// the README's table is this list.
+// the table in docs/validate.md is this list.
 func Codes() []CodeInfo {
 	return []CodeInfo{
 		{capture.CodeNotACapture, capture.Error, "the file is text (JSON, YAML, ...), not a profiling buffer; said before anything else"},

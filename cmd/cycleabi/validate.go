@@ -132,8 +132,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		// One P more than the goroutines that read: with every P busy, a
 		// goroutine blocked in a read (about 25 µs for the scan's 256 KiB)
 		// has its P handed to another thread by the runtime, a wake-up and
-		// a thread switch per read, which a spare P saves (README "Speed
-		// and memory"). A GOMAXPROCS the user set is left as it is.
+		// a thread switch per read, which a spare P saves (docs/performance.md). A GOMAXPROCS the user set is left as it is.
 		n := runtime.GOMAXPROCS(0)
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n + 1))
 		o.Walkers = n

@@ -155,7 +155,7 @@ func TestValidateCommandPlan(t *testing.T) {
 	assert.Equal(t, exitInvalid, code)
 	assert.Contains(t, out, "error layout-mismatch @0xc600: the AIV/0 header at @0xc600 says 24 cube slots; the flags say 25")
 
-	// The README's recipe: the plan's flags (80) against a capture written
+	// The recipe of docs/capture-to-trace.md: the plan's flags (80) against a capture written
 	// with --capacity-scale 0.8 (64): both values, not "truncated".
 	out, code, _ = runCaptured("validate", capture, "--cube-slots", "24", "--aic-capacity", "80", "--aiv-capacity", "80")
 	assert.Equal(t, exitInvalid, code)

@@ -1087,28 +1087,23 @@ print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGE
 	}
 }
 
-// TestREADMEPythonExample runs the README's "From Python" example as
-// written (the first python block of that section, at most five lines,
+// TestPythonDocExample runs the example of docs/python.md as written
+// (the first python block of the page, at most five lines,
 // from the repository root with gen/py on PYTHONPATH) and requires its
 // output to be the per-task-type counts and durations Go decodes from the
 // same capture.
-func TestREADMEPythonExample(t *testing.T) {
-	readme := string(readFile(t, "../../README.md"))
-	_, section, ok := strings.Cut(readme, "\n## From Python\n")
+func TestPythonDocExample(t *testing.T) {
+	page := string(readFile(t, "../../docs/python.md"))
+	_, block, ok := strings.Cut(page, "```python\n")
 	if !ok {
-		t.Fatal(`README.md has no "## From Python" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	_, block, ok := strings.Cut(section, "```python\n")
-	if !ok {
-		t.Fatal(`the "From Python" section has no python block`)
+		t.Fatal("docs/python.md has no python block")
 	}
 	block, _, ok = strings.Cut(block, "```")
 	if !ok {
 		t.Fatal("the python block is not closed")
 	}
 	if n := strings.Count(strings.TrimSpace(block), "\n") + 1; n > 5 {
-		t.Errorf("the example has %d lines; the README promises five", n)
+		t.Errorf("the example has %d lines; docs/python.md promises five", n)
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -1150,9 +1145,9 @@ func TestREADMEPythonExample(t *testing.T) {
 		fmt.Fprintf(&want, "%-28s %5d tasks %12.2f us\n", (*decode.Names)(nil).StageName(id), count[id], float64(cycles[id])/mhz)
 	}
 	if len(ids) < 3 || string(got) != want.String() {
-		t.Errorf("the README's Python example prints\n%s\nGo decodes\n%s", got, want.String())
+		t.Errorf("docs/python.md's example prints\n%s\nGo decodes\n%s", got, want.String())
 	}
-	t.Logf("the README example prints:\n%s", got)
+	t.Logf("the docs/python.md example prints:\n%s", got)
 }
 
 // randomCaptures writes n captures through gen/go's mirror of the device

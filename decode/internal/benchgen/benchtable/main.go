@@ -1,4 +1,4 @@
-// Command benchtable measures the rows of README "Speed and memory" side by
+// Command benchtable measures the rows of docs/performance.md side by
 // side, in one run: for each row it writes the captures (benchgen), then
 // runs the row's two commands alternately -runs times (so both see the same
 // load on a shared machine) and prints the median wall time, CPU time
