@@ -11,7 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// One test case per decoding rule of SPEC.md that a capture can break:
+// One test case per decoding rule (docs/decode.md, gen/doc/ABI.md) that a capture can break:
 // Decode fails with a *capture.Problem at the offending byte, slot and
 // record, and nothing is decoded.
 func TestDecodeErrors(t *testing.T) {

@@ -18,7 +18,7 @@ const (
 
 func taskType(t abi.TaskType) uint32 { return abi.TaskTypeBase + uint32(t) }
 
-// namingCapture exercises every naming rule of SPEC.md: task-stage
+// namingCapture exercises every naming rule of docs/decode.md: task-stage
 // prefixes on WaitDependency and TriggerEvent (and not on TerminateTask),
 // named and unnamed task types, named and unnamed graph stages, user
 // stages overriding the schema and naming runtime ids, the DescId

@@ -61,7 +61,7 @@ func (n *Names) TaskStage(id uint32) (string, bool) {
 	return name, ok
 }
 
-// EventName returns the trace-event name of a record (SPEC.md, "Decoding"):
+// EventName returns the trace-event name of a record (docs/decode.md):
 // the stage name of its desc_id, prefixed with the task's stage name for
 // the descriptors the schema marks (WaitDependency, TriggerEvent); with
 // detailed names, "_task<stage_task_index+1>" appended and

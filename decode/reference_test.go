@@ -17,7 +17,7 @@ import (
 // (testdata/reference/cycle_trace.py, its decoding functions verbatim)
 // over random captures, valid and bent, next to this package: both must
 // refuse the same captures and otherwise write the same trace, but for
-// SPEC.md's one deliberate change and ts/dur rounded to the nanosecond
+// the one deliberate change from the reference (docs/decode.md) and ts/dur rounded to the nanosecond
 // (compare.py). Skipped without python3 unless CYCLEABI_REQUIRE_PYTHON is set.
 func TestReferenceDecoder(t *testing.T) {
 	python, err := exec.LookPath("python3")

@@ -177,8 +177,7 @@ func CubeSlotCount(numWorkers int64) (uint32, bool) {
 	return max(uint32(c), abi.MinCubeSlots), true
 }
 
-// Plan sizes the buffer for s, applying every rule of SPEC.md "Planning
-// capacities". It reports every problem it finds, not only the first, as
+// Plan sizes the buffer for s, applying every planning rule of docs/plan.md. It reports every problem it finds, not only the first, as
 // an *ErrorList (at most 20 kept, the rest counted) of *Error naming the
 // field or task, with its line and column when s was parsed from text.
 func Plan(s *Schedule) (Result, error) {

@@ -200,7 +200,7 @@ func TestLimits(t *testing.T) {
 func TestPlanMatchesModel(t *testing.T) { rapid.Check(t, propPlanMatchesModel) }
 func FuzzPlanMatchesModel(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPlanMatchesModel)) }
 
-// propPlanMatchesModel: Plan agrees with SPEC.md's rules written out the
+// propPlanMatchesModel: Plan agrees with the planning rules of docs/plan.md written out the
 // slow, obvious way (a counter per worker num_workers names).
 func propPlanMatchesModel(t *rapid.T) {
 	s := plantest.Schedule(t, plantest.Limits{})
@@ -247,7 +247,7 @@ func propPlanMatchesModel(t *rapid.T) {
 	}
 	roundUp := func(n uint64) uint32 { return uint32((n + 15) / 16 * 16) }
 	cube := uint32(max(24, (s.NumWorkers+1)/2))
-	// SPEC.md's model: cube tasks on the AIC workers (C slots), vector
+	// The rules written out: cube tasks on the AIC workers (C slots), vector
 	// tasks on the AIV workers (2C slots); any other region of the schema
 	// runs nothing and holds no record, its slots a header each.
 	model := map[abi.CoreType]struct {

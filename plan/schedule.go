@@ -1,7 +1,7 @@
 // Package plan reads a MegaKernel task schedule and sizes the profiling
 // buffer for it: how many cycle records the busiest AIC and AIV worker
 // writes, the record capacities rounded up to the ABI's alignment, the cube
-// slot count and the buffer size (SPEC.md, "Planning capacities").
+// slot count and the buffer size (docs/plan.md).
 //
 // A schedule is a YAML or JSON file (JSON is YAML):
 //

@@ -4,7 +4,7 @@
 // writer rules as the device (abi.InitSlot, abi.WriteRecord: a record is
 // counted when the slot has room, else counted as dropped).
 //
-// The simulation follows SPEC.md "Device-side writing" and the planner's
+// The simulation follows the device writer of gen/cpp/cycleabi_abi.h and the planner's
 // worker assignment (plan.Assign):
 //
 //   - Event-driven: AIC cores 0..num_workers/2-1 and AIV cores

@@ -6,7 +6,7 @@ import (
 	"github.com/dave/jennifer/jen"
 )
 
-// socNamePrefix is what a normalised SoC name starts with (SPEC.md: a name
+// socNamePrefix is what a normalised SoC name starts with (gen/doc/ABI.md: a name
 // without it gets it prefixed); the schema loader requires every SoC prefix
 // to start with it too.
 const socNamePrefix = "ascend"

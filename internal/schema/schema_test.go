@@ -70,7 +70,7 @@ func TestSchema(t *testing.T) {
 			}
 		}
 	})
-	t.Run("the wire is what SPEC.md says", func(t *testing.T) {
+	t.Run("the wire is what gen/doc/ABI.md says", func(t *testing.T) {
 		assert.Equal(t, 64, s.Struct("CoreHeader").Size)
 		assert.Equal(t, 32, s.Struct("ProfileRecord").Size)
 		assert.EqualValues(t, 134_217_712, s.Constant("MaxRecordsPerCore").Value)

@@ -14,7 +14,7 @@ a nanosecond or two so that ts + dur, added as doubles, never passes the
 end's own timestamp), and megaKernelCycleTrace equal apart from
 the abiVersion, abiFingerprint and layout keys (cubeSlots, layoutSource,
 cubeSlotsSource, layoutFound) Go adds. The one deliberate change of
-SPEC.md is applied to the reference's output first: desc_ids from 0x30000
+cycleabi decode (docs/decode.md) is applied to the reference's output first: desc_ids from 0x30000
 are not task types (an unnamed graph stage s is GraphStage_<s> with
 args.graph_stage; ids past the graph-stage range are DescId_<id>).
 """

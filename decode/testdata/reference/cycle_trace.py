@@ -1,5 +1,5 @@
 # The decoding half of the Python reference decoder, cycle_trace.py
-# (../shared/reference/000_55c428e27aa68b30.txt), transcribed line for line
+# from hyper-parallel, transcribed line for line
 # with its indentation restored. Only imports from modules not in hand are
 # replaced (MIN_CUBE_WORKER_CAPACITY is the schema's MinCubeSlots, 24).
 # decode's TestReferenceDecoder runs it next to the Go decoder.

@@ -148,6 +148,6 @@ func TestTaskStagePrefixed(t *testing.T) {
 		}
 	}
 	if abi.RuntimeStageWaitDependency != 0x10000 || abi.RuntimeStageTerminateTask != 0x10006 || abi.RuntimeStageTriggerEvent != 0x10007 {
-		t.Errorf("runtime stage ids differ from SPEC.md")
+		t.Errorf("runtime stage ids differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
 	}
 }

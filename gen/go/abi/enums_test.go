@@ -6,7 +6,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// TestTaskTypesMatchSpec compares the generated enum with SPEC.md's table,
+// TestTaskTypesMatchSpec compares the generated enum with the reference decoder.s table (decode/testdata/reference/cycle_trace.py),
 // written out here by hand.
 func TestTaskTypesMatchSpec(t *testing.T) {
 	spec := map[string]uint32{
@@ -17,7 +17,7 @@ func TestTaskTypesMatchSpec(t *testing.T) {
 		"MhcGradPrevXAndPost": 117, "MhcPostGrad": 118, "MhcGradPrevAAndMapping": 119, "ShmemGetMem": 141,
 	}
 	if len(abi.TaskTypes()) != len(spec) {
-		t.Errorf("%d task types, SPEC.md has %d", len(abi.TaskTypes()), len(spec))
+		t.Errorf("%d task types, the reference decoder has %d", len(abi.TaskTypes()), len(spec))
 	}
 	for name, value := range spec {
 		tt, ok := abi.ParseTaskType(name)
@@ -32,7 +32,7 @@ func TestTaskTypesMatchSpec(t *testing.T) {
 
 func TestCoreType(t *testing.T) {
 	if abi.CoreTypeAIC != 1 || abi.CoreTypeAIV != 2 || abi.CoreTypeAIC.String() != "AIC" || abi.CoreTypeAIV.String() != "AIV" {
-		t.Errorf("core types differ from SPEC.md")
+		t.Errorf("core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
 	}
 	if got := abi.CoreTypes(); len(got) != 2 || got[0] != abi.CoreTypeAIC || got[1] != abi.CoreTypeAIV {
 		t.Errorf("CoreTypes() = %v", got)

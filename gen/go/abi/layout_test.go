@@ -12,7 +12,7 @@ import (
 )
 
 func TestMaxRecordsPerCore(t *testing.T) {
-	// SPEC.md: ((0xFFFFFFFF - 64) // 32 // 16) * 16.
+	// The reference decoder: ((0xFFFFFFFF - 64) // 32 // 16) * 16.
 	if abi.MaxRecordsPerCore != 134217712 {
 		t.Errorf("MaxRecordsPerCore = %d", abi.MaxRecordsPerCore)
 	}
@@ -88,7 +88,7 @@ func drawLayout(t *rapid.T, maxCube uint32) (uint32, abi.Capacities) {
 	return cube, abi.Capacities{AIC: capacity("aic"), AIV: capacity("aiv")}
 }
 
-// TestLayoutMatchesSpec: slot offsets follow SPEC.md's formulas, slots tile
+// TestLayoutMatchesSpec: slot offsets follow the formulas of gen/doc/ABI.md "Buffer layout", slots tile
 // the buffer in order, and the size is the sum of the strides.
 func TestLayoutMatchesSpec(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
