@@ -2,30 +2,25 @@ module github.com/megakernel/cycleabi
 
 go 1.26.0
 
-require go.yaml.in/yaml/v3 v3.0.6
-
-require github.com/klauspost/compress v1.20.4
-
-require (
-	golang.org/x/net v0.61.0
-	google.golang.org/protobuf v1.36.12
-)
-
-require (
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/pmezard/go-difflib v1.0.0
-	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1
-	golang.org/x/sys v0.49.0
-	golang.org/x/term v0.47.0
-)
-
 require (
 	github.com/dave/jennifer v1.7.1
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/klauspost/compress v1.20.4
+	github.com/pmezard/go-difflib v1.0.0
+	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/net v0.61.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.52.0
+	google.golang.org/protobuf v1.36.12
 	pgregory.net/rapid v1.3.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
 )
