@@ -137,10 +137,15 @@ func TestReportInChromium(t *testing.T) {
 	// The timeline, the cores, 3 stats charts, the Gantt, by kind, by stage.
 	assert.Equal(t, 8, charts)
 
-	// The screenshot: a CI artifact in a temporary folder that outlives
-	// the test, and with -update the README's.
-	shots, err := os.MkdirTemp("", "cycleabi-report-")
-	require.NoError(t, err)
+	// The screenshot, the page and its PDF: with CYCLEABI_KEEP_ARTIFACTS=1
+	// kept in a temporary folder that outlives the test (to look at, or
+	// as CI artifacts), else removed with the test; with -update the
+	// screenshot also becomes the README's.
+	shots := t.TempDir()
+	if os.Getenv("CYCLEABI_KEEP_ARTIFACTS") == "1" {
+		shots, err = os.MkdirTemp("", "cycleabi-report-")
+		require.NoError(t, err)
+	}
 	htmlPath, shot := filepath.Join(shots, "report.html"), filepath.Join(shots, "report.png")
 	require.NoError(t, os.WriteFile(htmlPath, page, 0o644))
 	runChromium(t, bin, htmlPath, "--screenshot="+shot, "--hide-scrollbars")
