@@ -170,8 +170,7 @@ func play(a, b node) (winner, loser node) {
 // 2n+1), and tree[0] is the overall winner, the source of the next record.
 // Taking a record replays only its source's path to the root: log2(k)
 // comparisons, one per level, where a binary heap makes two per level
-// (the 32 MB capture's 72 sources: the merge alone 8% faster, decode from
-// memory on two cores 12%, 2026-12-02).
+// (measured in docs/performance.md).
 type merge struct {
 	d       *Decoded
 	srcs    []*source // by rank

@@ -4,8 +4,8 @@ import "sync"
 
 // formatBatch is the number of records handed to a formatter at once:
 // about 470 KiB of trace (310 bytes an event without a names file), one
-// chunk for the writer. Batches of 768 cost 10% more CPU in hand-offs
-// between goroutines (8 ranks x 64 MB on 2 cores, 2026-12-01).
+// chunk for the writer. Smaller batches cost more CPU in hand-offs
+// between goroutines (docs/performance.md has the figures).
 const formatBatch = 1536
 
 // formatJob is a batch of records in trace order and, once done is
