@@ -11,7 +11,7 @@ import (
 )
 
 // The capture fuzz targets (decode's FuzzDecode, validate's FuzzValidate,
-// tests/fuzz's FuzzAgreement) share their seeds and checks here.
+// fuzz's FuzzAgreement) share their seeds and checks here.
 
 const (
 	// FuzzName labels a fuzzed capture in errors.

@@ -438,7 +438,7 @@ func parseFuzzCorpus(data []byte) ([]any, error) {
 // into jobs, as the targets' captureInput does.
 func fuzzCaptureJobs(t *testing.T) []*pyJob {
 	var jobs []*pyJob
-	for _, dir := range []string{"../../decode/testdata/fuzz/FuzzDecode", "../../validate/testdata/fuzz/FuzzValidate", "../fuzz/testdata/fuzz/FuzzAgreement"} {
+	for _, dir := range []string{"../../decode/testdata/fuzz/FuzzDecode", "../../validate/testdata/fuzz/FuzzValidate", "../../fuzz/testdata/fuzz/FuzzAgreement"} {
 		target := filepath.Base(dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {

@@ -27,19 +27,29 @@ func TestREADMEIsShort(t *testing.T) {
 // ![alt](target), with an optional title.
 var link = regexp.MustCompile(`!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
 
-// TestRelativeLinks: every relative link in README.md and docs/ names a
+// TestRelativeLinks: every relative link in the repository's Markdown pages
+// (README.md, docs/, fuzz/, gen/doc/; not testdata) names a
 // file of the repository, and its #fragment, if any, a heading of that
 // file (GitHub's anchors). Links out of the repository (http, https,
 // mailto) are not followed.
 func TestRelativeLinks(t *testing.T) {
 	root := filepath.Join("..", "..")
-	pages := []string{"README.md"}
-	err := filepath.WalkDir(filepath.Join(root, "docs"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+	var pages []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != root && (n == "testdata" || n == "build" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(p, ".md") {
 			rel, _ := filepath.Rel(root, p)
 			pages = append(pages, rel)
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)

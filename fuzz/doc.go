@@ -11,7 +11,7 @@
 // bounded cube slot count) so that no input makes it allocate more than a
 // few megabytes.
 //
-//	go test -run '^$' -fuzz '^FuzzAgreement$' -fuzztime 60s ./tests/fuzz
+//	go test -run '^$' -fuzz '^FuzzAgreement$' -fuzztime 60s ./fuzz
 //
 // scripts/fuzz.sh (make fuzz) runs every target of the module in turn.
 package fuzz
