@@ -22,8 +22,8 @@ const maxText = 64 << 10
 // same fingerprint, and every emitter (Go, C++, docs) renders it without
 // panicking.
 func FuzzSchemaLoad(f *testing.F) {
-	fuzzseed.Files(f, "../../abi/schema.yaml", "../../internal/schema/testdata/*.yaml", "../../internal/schema/testdata/invalid/*.yaml",
-		"../../internal/cppgen/testdata/*.yaml")
+	fuzzseed.Files(f, "../abi/schema.yaml", "../internal/schema/testdata/*.yaml", "../internal/schema/testdata/invalid/*.yaml",
+		"../internal/cppgen/testdata/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxText {
 			return
