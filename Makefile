@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build demo examples generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all build demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
 
 all: test
 
@@ -39,6 +39,15 @@ examples:
 generate:
 	$(GO) run ./cmd/abigen
 
+## docs: regenerate docs/cli, a page per command, from the commands' own help (then review the diff)
+docs:
+	$(GO) test ./cmd/cycleabi -run '^TestCLIDocs$$' -count=1 -update
+
+## check-docs: fail with a diff when docs/cli is not what the commands' help says
+check-docs:
+	$(GO) test ./cmd/cycleabi -run '^TestCLIDocs$$' -count=1
+	git diff --exit-code -- docs/cli/
+
 ## check-generated: fail with a diff when gen/ is not what abi/schema.yaml generates
 check-generated:
 	$(GO) run ./cmd/abigen -check
@@ -59,8 +68,8 @@ check-abi:
 abi-drill:
 	$(GO) run ./scripts/abidrill
 
-## test: everything — vet, gofmt, generated-file drift, ABI diff, and every test with the race detector
-test: vet fmt-check check-generated check-abi go-test
+## test: everything — vet, gofmt, generated-file and docs/cli drift, ABI diff, and every test with the race detector
+test: vet fmt-check check-generated check-docs check-abi go-test
 
 vet:
 	$(GO) vet ./...

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
@@ -72,7 +73,8 @@ device buffer. The byte layout comes from abi/schema.yaml.
   decode    turn captures into a Chrome/Perfetto trace (open in ui.perfetto.dev)
   merge     place a decoded trace inside the framework's trace, under its outer kernel
   analyze   where each core's time went, stats per task type and stage, the critical path
-  diff      compare two captures or analyze reports`),
+  diff      compare two captures or analyze reports
+  report    one self-contained HTML page of the analysis, with charts`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Printed as "cycleabi version " + Version: cobra's default,
@@ -81,10 +83,28 @@ device buffer. The byte layout comes from abi/schema.yaml.
 		Version: versionText(),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	for _, c := range subcommands {
-		root.AddCommand(c())
+	for _, newCmd := range subcommands {
+		c := newCmd()
+		if guide, ok := guides[c.Name()]; ok {
+			c.Long = strings.TrimRight(c.Long, "\n") + "\n\nIn the cycleabi repository: docs/cli/" + c.Name() + ".md (this page) and " + guide + "."
+		}
+		root.AddCommand(c)
 	}
 	return root
+}
+
+// guides names the guide in docs/ that explains each command, for the last
+// line of its --help.
+var guides = map[string]string{
+	"plan":     "docs/plan.md",
+	"synth":    "docs/plan.md",
+	"validate": "docs/validate.md",
+	"dump":     "docs/capture-to-trace.md",
+	"decode":   "docs/decode.md (docs/perfetto.md for --format perfetto)",
+	"merge":    "docs/merge.md",
+	"analyze":  "docs/analyze.md",
+	"diff":     "docs/analyze.md",
+	"report":   "docs/analyze.md",
 }
 
 // versionText is what --version prints after "cycleabi version ": the
