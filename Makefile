@@ -88,9 +88,10 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan, synth and merge (docs/performance.md)
+## bench: throughput and memory of decode, validate, plan, synth and merge, and the start cost (docs/performance.md)
 bench:
 	./scripts/bench-table.sh 5
+	./scripts/start-cost.sh 200
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5

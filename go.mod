@@ -6,7 +6,6 @@ require (
 	github.com/dave/jennifer v1.7.1
 	github.com/klauspost/compress v1.20.4
 	github.com/pmezard/go-difflib v1.0.0
-	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
@@ -19,8 +18,4 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
-)
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

@@ -3,25 +3,20 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func init() { addCommand(newDecodeCmd) }
@@ -528,27 +523,6 @@ func frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, 
 		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
 	}
 	return mhz, soc, nil
-}
-
-// progressMinRecords is the work below which no progress bar is shown.
-const progressMinRecords = 1 << 18
-
-// progressBar returns a bar over records on stderr when stderr is a
-// terminal and the work is long enough to watch; nil otherwise.
-func progressBar(stderr io.Writer, records uint64) *progressbar.ProgressBar {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) || records < progressMinRecords {
-		return nil
-	}
-	return progressbar.NewOptions64(int64(records),
-		progressbar.OptionSetWriter(f),
-		progressbar.OptionSetDescription("decoding"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("events"),
-		progressbar.OptionShowIts(),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionClearOnFinish(),
-	)
 }
 
 // socChoices lists the schema's SoC prefixes and frequencies for --help.
