@@ -138,16 +138,7 @@ func (r *renderer) appendExtraArgs(b []byte, rec *Record) []byte {
 	for i := len(recordArgs); i < len(argPlan); i++ {
 		st := &argPlan[i]
 		b = append(b, st.key...)
-		b = strconv.AppendUint(b, fieldValue(r.raw, st.field), 10)
+		b = strconv.AppendUint(b, st.field.Value(r.raw), 10)
 	}
 	return b
-}
-
-// fieldValue reads an integer field from a record's little-endian encoding.
-func fieldValue(raw []byte, f abi.FieldInfo) uint64 {
-	var v uint64
-	for i := f.Size - 1; i >= 0; i-- {
-		v = v<<8 | uint64(raw[f.Offset+i])
-	}
-	return v
 }

@@ -149,10 +149,10 @@ func TestArgPlanAddsNewFields(t *testing.T) {
 	}
 	raw := make([]byte, end+16)
 	copy(raw[end:], []byte{1, 2, 3, 4, 5, 6, 7, 0x88, 0xCD, 0xAB})
-	if v := fieldValue(raw, plan[len(plan)-2].field); v != 0x8807060504030201 {
+	if v := plan[len(plan)-2].field.Value(raw); v != 0x8807060504030201 {
 		t.Errorf("stamp = %#x", v)
 	}
-	if v := fieldValue(raw, plan[len(plan)-1].field); v != 0xABCD {
+	if v := plan[len(plan)-1].field.Value(raw); v != 0xABCD {
 		t.Errorf("lane = %#x", v)
 	}
 }
@@ -211,7 +211,7 @@ func interpretArgs(rec *Record, entryCycle uint64, stage string, hasStage bool, 
 				b = strconv.AppendUint(append(b, st.key...), uint64(rec.OwnerID), 10)
 			}
 		case argExtra:
-			b = strconv.AppendUint(append(b, st.key...), fieldValue(raw, st.field), 10)
+			b = strconv.AppendUint(append(b, st.key...), st.field.Value(raw), 10)
 		}
 	}
 	return b

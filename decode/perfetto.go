@@ -911,7 +911,7 @@ func (r *perfettoRenderer) record(b []byte, rec *Record) ([]byte, error) {
 	if argPlanExtra {
 		r.raw = rec.ProfileRecord.Append(r.raw[:0])
 		for i, st := range argPlan[len(recordArgs):] {
-			b = appendUintAnnotation(b, annExtra+uint64(i), fieldValue(r.raw, st.field))
+			b = appendUintAnnotation(b, annExtra+uint64(i), st.field.Value(r.raw))
 		}
 	}
 	b = append(b, r.invArgs...)

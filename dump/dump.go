@@ -228,7 +228,7 @@ func (d *dumper) fields(off int64, b []byte, fields []abi.FieldInfo, notes []val
 		if f.Type == "pad" {
 			d.padding(foff, f, raw)
 		} else {
-			v := fieldValue(raw)
+			v := f.Value(b)
 			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r))
 		}
 		for _, n := range notes {
@@ -322,15 +322,6 @@ func hexBytes(b []byte) string {
 		fmt.Fprintf(&s, "%02x", x)
 	}
 	return s.String()
-}
-
-// fieldValue decodes a little-endian integer field of up to 8 bytes.
-func fieldValue(b []byte) uint64 {
-	var v uint64
-	for i := len(b) - 1; i >= 0 && i < 8; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
 
 func capacitiesText(l abi.Layout) string {

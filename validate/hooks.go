@@ -421,7 +421,7 @@ func (v *validator) slot(s *capture.SlotScan) {
 		if valid == nil {
 			continue
 		}
-		if x := fieldValue(v.hbuf, f); !valid(x) {
+		if x := f.Value(v.hbuf); !valid(x) {
 			v.warn(CodeUnknownCoreType, s.Off+int64(f.Offset), name, -1, fmt.Sprintf("%s=%d", f.Name, x), enumExpected(f.Enum))
 		}
 	}
@@ -438,21 +438,6 @@ func (v *validator) slot(s *capture.SlotScan) {
 	if st := &v.cur; s.Records > 0 && st.off == s.Off && st.firstBreak >= 0 && st.exact {
 		v.exactOverlaps(s, st)
 	}
-}
-
-// fieldValue reads an integer field of a wire struct from its bytes.
-func fieldValue(b []byte, f abi.FieldInfo) uint64 {
-	switch f.Size {
-	case 1:
-		return uint64(b[f.Offset])
-	case 2:
-		return uint64(binary.LittleEndian.Uint16(b[f.Offset:]))
-	case 4:
-		return uint64(binary.LittleEndian.Uint32(b[f.Offset:]))
-	case 8:
-		return binary.LittleEndian.Uint64(b[f.Offset:])
-	}
-	return 0
 }
 
 func enumExpected(enum string) string {

@@ -434,5 +434,3 @@ func TestPythonReadsSynthCaptures(t *testing.T) {
 		t.Errorf("%d of %d synth captures read; synth writes only valid captures", n, len(jobs))
 	}
 }
-
-// fieldValue reads an integer field from a record's little-endian encoding.

@@ -207,7 +207,7 @@ func goDecode(t *testing.T, data []byte, o capture.Request) goDecoded {
 				var row []uint64
 				for _, f := range abi.ProfileRecordFields() {
 					if f.Type != "pad" {
-						row = append(row, fieldValue(raw, f))
+						row = append(row, f.Value(raw))
 					}
 				}
 				g.records = append(g.records, append(row, uint64(r.CoreType), uint64(r.BlockID)))
@@ -314,12 +314,4 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
-}
-
-func fieldValue(raw []byte, f abi.FieldInfo) uint64 {
-	var v uint64
-	for i := f.Size - 1; i >= 0; i-- {
-		v = v<<8 | uint64(raw[f.Offset+i])
-	}
-	return v
 }

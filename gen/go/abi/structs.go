@@ -3,7 +3,10 @@ package abi
 // This file is hand-written: the types the generated struct codecs and
 // field tables (structs_gen.go) use.
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // FieldInfo describes one field of a wire struct as the schema declares it,
 // including the checks a validator applies to a live value.
@@ -25,6 +28,23 @@ type FieldInfo struct {
 	WarnNonzero bool
 	// Doc is the schema's description of the field.
 	Doc string
+}
+
+// Value returns the field's value in b, a whole struct's bytes: the
+// little-endian unsigned integer of Size bytes at Offset. A pad field (or any
+// size but 1, 2, 4 and 8) has no value: 0. b must hold the struct.
+func (f FieldInfo) Value(b []byte) uint64 {
+	switch f.Size {
+	case 1:
+		return uint64(b[f.Offset])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b[f.Offset:]))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b[f.Offset:]))
+	case 8:
+		return binary.LittleEndian.Uint64(b[f.Offset:])
+	}
+	return 0
 }
 
 // ShortBufferError reports a buffer too short for what is read from or

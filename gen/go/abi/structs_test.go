@@ -208,3 +208,25 @@ func TestIsZero(t *testing.T) {
 		t.Errorf("ProfileRecord.IsZero wrong")
 	}
 }
+
+// TestFieldValue: every field's Value is the little-endian integer of its
+// bytes, read byte by byte here; pad fields have none.
+func TestFieldValue(t *testing.T) {
+	b := make([]byte, 64)
+	for i := range b {
+		b[i] = byte(0x11 * (i + 1))
+	}
+	for _, fields := range [][]abi.FieldInfo{abi.CoreHeaderFields(), abi.ProfileRecordFields()} {
+		for _, f := range fields {
+			var want uint64
+			if f.Type != "pad" {
+				for i := f.Size - 1; i >= 0; i-- {
+					want = want<<8 | uint64(b[f.Offset+i])
+				}
+			}
+			if got := f.Value(b); got != want {
+				t.Errorf("%s: Value %#x, want %#x", f.Name, got, want)
+			}
+		}
+	}
+}
