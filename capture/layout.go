@@ -502,10 +502,4 @@ func (f *finder) shortBuffer(cube uint32) *Problem {
 }
 
 // paren renders a layout as "(24 cube slots, AIC capacity 16, AIV capacity 16)".
-func paren(l abi.Layout) string {
-	parts := []string{fmt.Sprintf("%d cube slots", l.CubeSlots)}
-	for _, r := range regions {
-		parts = append(parts, fmt.Sprintf("%s capacity %d", r.CoreType, l.Capacities.For(r.CoreType)))
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
+func paren(l abi.Layout) string { return "(" + l.String() + ")" }

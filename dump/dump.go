@@ -104,8 +104,7 @@ func (d *dumper) run() error {
 		}
 		want = &s
 	}
-	fmt.Fprintf(d.w, "layout: %d cube slots, %s; %d slots, %d bytes (%s)\n",
-		d.l.CubeSlots, capacitiesText(d.l), d.l.NumSlots(), d.l.Size(), r.Resolved.How)
+	fmt.Fprintf(d.w, "layout: %s; %d slots, %d bytes (%s)\n", d.l, d.l.NumSlots(), d.l.Size(), r.Resolved.How)
 	fmt.Fprintf(d.w, "%d records, %d dropped; %s, %s (cycleabi validate lists them all)\n",
 		r.Records, r.Dropped, plural(r.Errors(), "error"), plural(r.Warnings(), "warning"))
 	for _, f := range d.notes[""] {
@@ -322,14 +321,6 @@ func hexBytes(b []byte) string {
 		fmt.Fprintf(&s, "%02x", x)
 	}
 	return s.String()
-}
-
-func capacitiesText(l abi.Layout) string {
-	var parts []string
-	for _, t := range abi.CoreTypes() {
-		parts = append(parts, fmt.Sprintf("%s capacity %d", t, l.Capacities.For(t)))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // parseSlot parses a slot name like "AIV/3".

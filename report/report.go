@@ -27,6 +27,7 @@ import (
 	"sync"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 )
 
@@ -401,7 +402,11 @@ func checkBanner(k *analyze.Rank, chk *validate.Result) string {
 }
 
 func layoutText(k *analyze.Rank, chk *validate.Result) string {
-	s := fmt.Sprintf("C=%d · AIC %d, AIV %d records · %s B", k.Layout.CubeSlots, k.Layout.Capacities["AIC"], k.Layout.Capacities["AIV"], gu(k.Layout.Size))
+	l := abi.Layout{CubeSlots: k.Layout.CubeSlots}
+	for _, r := range abi.Regions() {
+		l.Capacities.Set(r.CoreType, k.Layout.Capacities[r.CoreType.String()])
+	}
+	s := l.String() + " · " + gu(k.Layout.Size) + " B"
 	if chk != nil && chk.Resolved != nil && chk.Resolved.Source != "" {
 		s += " · " + string(chk.Resolved.Source)
 	}

@@ -56,7 +56,7 @@ func (r *Result) Summary() string {
 		b.WriteString("; ")
 	}
 	if r.LayoutOK {
-		fmt.Fprintf(&b, "layout: %s (%s)", layoutText(r.Layout), r.Resolved.How)
+		fmt.Fprintf(&b, "layout: %s (%s)", r.Layout, r.Resolved.How)
 	} else {
 		b.WriteString("layout: not resolved")
 	}

@@ -15,7 +15,6 @@ package validate
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -207,13 +206,13 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	r.Layout, r.LayoutOK, r.Resolved = l, true, res
 	v.layout, v.hint = l, res.Hint
 	if p := o.Layout.Plan; p != nil && p.CubeSlots != l.CubeSlots {
-		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("cube slots %d (%s)", l.CubeSlots, res.How),
+		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("%d cube slots (%s)", l.CubeSlots, res.How),
 			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
 	}
 	if extra := uint64(c.Size()) - l.Size(); extra > 0 {
 		v.warnHint(CodeBytesAfterLayout, c.Base+int64(l.Size()), "", -1,
 			fmt.Sprintf("%d extra bytes", extra),
-			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), layoutText(l)))
+			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), l))
 	}
 	opts := capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint}
 	if !fastPaths {
@@ -235,15 +234,6 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	v.droppedTotal()
 	v.planMismatches()
 	return r, nil
-}
-
-// layoutText renders a layout as "cube slots 24, AIC capacity 16, AIV capacity 32".
-func layoutText(l abi.Layout) string {
-	parts := []string{fmt.Sprintf("cube slots %d", l.CubeSlots)}
-	for _, t := range abi.CoreTypes() {
-		parts = append(parts, fmt.Sprintf("%s capacity %d", t, l.Capacities.For(t)))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // validator holds the state of one check: the collector, and what the

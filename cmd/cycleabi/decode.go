@@ -364,11 +364,7 @@ func formatNameMismatch(format, output string) string {
 // layoutPhrase renders a resolved layout for decode's summary: "24 cube
 // slots, AIC capacity 64, AIV capacity 64 (found: ...)".
 func layoutPhrase(res *capture.Resolved) string {
-	parts := []string{fmt.Sprintf("%d cube slots", res.Layout.CubeSlots)}
-	for _, r := range abi.Regions() {
-		parts = append(parts, fmt.Sprintf("%s capacity %d", r.CoreType, res.Layout.Capacities.For(r.CoreType)))
-	}
-	return strings.Join(parts, ", ") + " (" + res.How + ")"
+	return res.Layout.String() + " (" + res.How + ")"
 }
 
 // decodeAll opens and checks every capture (the first pass), at most

@@ -41,7 +41,7 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 
 		out, code, err = runCaptured("validate", capture)
 		require.Equal(t, exitOK, code, "%v\n%s", err, out)
-		assert.Regexp(t, `layout: cube slots 32, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`, out)
+		assert.Regexp(t, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`, out)
 
 		out, code, _ = runCaptured("validate", capture, "--format", "json")
 		require.Equal(t, exitOK, code)

@@ -48,7 +48,7 @@ func TestValidateCommandText(t *testing.T) {
 
 	out, code, err := runCaptured("validate", valid)
 	assert.Equal(t, exitOK, code, err)
-	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: cube slots 24, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
+	assert.Equal(t, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n", out)
 
 	out, code, _ = runCaptured("validate", invalid)
 	assert.Equal(t, exitInvalid, code)

@@ -186,6 +186,21 @@ func (l Layout) Size() uint64 {
 	return size
 }
 
+// String renders the layout as every message of cycleabi shows one: "24
+// cube slots, AIC capacity 16, AIV capacity 32", one capacity per region
+// in buffer order.
+func (l Layout) String() string {
+	b := strconv.AppendUint(nil, uint64(l.CubeSlots), 10)
+	b = append(b, " cube slots"...)
+	for _, r := range Regions() {
+		b = append(b, ", "...)
+		b = append(b, r.CoreType.String()...)
+		b = append(b, " capacity "...)
+		b = strconv.AppendUint(b, uint64(l.Capacities.For(r.CoreType)), 10)
+	}
+	return string(b)
+}
+
 // NumSlots returns the number of slots in the buffer: every region's
 // SlotsPerCubeSlot*CubeSlots (3*CubeSlots for AIC×1 + AIV×2).
 func (l Layout) NumSlots() int {

@@ -242,3 +242,15 @@ func TestSameCapacities(t *testing.T) {
 		t.Errorf("a core type with no region: capacity %d, want 0", got)
 	}
 }
+
+// TestLayoutString: the one rendering of a layout every command shows,
+// the cube slot count then each region's capacity in buffer order.
+func TestLayoutString(t *testing.T) {
+	var caps abi.Capacities
+	caps.Set(abi.CoreTypeAIC, 16)
+	caps.Set(abi.CoreTypeAIV, 4096)
+	l := abi.Layout{CubeSlots: 24, Capacities: caps}
+	if got, want := l.String(), "24 cube slots, AIC capacity 16, AIV capacity 4096"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
