@@ -559,7 +559,10 @@ func (n *namer) taskStage(id uint32) string {
 	if n.deps != nil && uint64(id) < uint64(len(n.deps.Schedule.Tasks)) {
 		t := &n.deps.Schedule.Tasks[id]
 		desc := abi.TaskTypeBase + uint32(t.TaskType)
-		if t.GraphStage != plan.NoGraphStage {
+		switch {
+		case t.ProfileDescID != plan.NoProfileDescID:
+			desc = t.ProfileDescID
+		case t.GraphStage != plan.NoGraphStage:
 			desc = abi.GraphStageBase + t.GraphStage
 		}
 		return n.names.StageName(desc)

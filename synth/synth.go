@@ -374,7 +374,7 @@ func (sim *simulator) prepare() {
 	sim.stageIndex = make([]uint32, len(s.Tasks))
 	next := map[uint32]uint32{}
 	for id := range s.Tasks {
-		d := computeDesc(&s.Tasks[id])
+		d := s.Tasks[id].ComputeDesc()
 		sim.stageIndex[id] = next[d]
 		next[d]++
 	}
@@ -400,17 +400,6 @@ func (sim *simulator) event(e plan.EventID) *event {
 		sim.events[e] = ev
 	}
 	return ev
-}
-
-// computeDesc is the descriptor of a task's compute record.
-func computeDesc(t *plan.Task) uint32 {
-	switch {
-	case t.TaskType == abi.TaskTypeTerminate:
-		return abi.RuntimeStageTerminateTask
-	case t.GraphStage != plan.NoGraphStage:
-		return abi.GraphStageBase + t.GraphStage
-	}
-	return abi.TaskTypeBase + uint32(t.TaskType)
 }
 
 // advance runs c's queue until it ends or blocks on an event that has not
@@ -444,7 +433,7 @@ func (sim *simulator) finishTask(c *core) []*core {
 	t := &sim.s.Tasks[id]
 	start := c.clock
 	end := start + jitter(c.rng, computeCycles(t.TaskType))
-	sim.write(c, start, end, computeDesc(t), id, t, c.worker)
+	sim.write(c, start, end, t.ComputeDesc(), id, t, c.worker)
 	c.clock = end + between(c.rng, gapCycles[0], gapCycles[1])
 	if sim.r.Mode == plan.AIVPipeline {
 		return nil
