@@ -32,6 +32,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.buffer()
 	g.enums()
 	g.descriptors()
+	g.families()
 	g.socs()
 	g.constants()
 	return map[string][]byte{File: []byte(g.b.String())}, nil
@@ -90,6 +91,9 @@ func (g *gen) header() {
 	g.p("- [Buffer layout](#buffer-layout)")
 	g.p("- [Enums](#enums)")
 	g.p("- [Descriptor IDs](#descriptor-ids)")
+	if len(s.Families) > 0 {
+		g.p("- [Kernel families](#kernel-families)")
+	}
 	g.p("- [SoC system-counter frequencies](#soc-system-counter-frequencies)")
 	g.p("- [Constants](#constants)")
 }
