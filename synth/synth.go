@@ -14,9 +14,11 @@
 //   - AIV pipeline: AIV cores 0..num_workers-1 enter and each runs the whole
 //     vector queue, one compute record per task; no AIC core enters.
 //
-// Records: a compute record's desc_id is abi.RuntimeStageTerminateTask for
-// a Terminate task, abi.GraphStageBase + graph_stage when the task has one,
-// else abi.TaskTypeBase + task_type; waits are
+// Records: a compute record's desc_id is the task's plan.Task.ComputeDesc:
+// abi.RuntimeStageTerminateTask for a Terminate task, its profile_desc_id
+// when it has one (a kernel family's stage id, such as MegaMoe's GMM1,
+// 0x10002), abi.GraphStageBase + graph_stage when it has one, else
+// abi.TaskTypeBase + task_type; waits are
 // abi.RuntimeStageWaitDependency and triggers abi.RuntimeStageTriggerEvent.
 // Every record of a task carries its task id, owner_id and
 // stage_task_index; a task without stage_task_index gets its index among
