@@ -71,8 +71,11 @@ func (n *Names) family() abi.Family {
 // (TerminateTask, an unnamed runtime stage, an id in no namespace) is
 // abi.StageClass(0), none.
 func (n *Names) Class(id uint32) abi.StageClass {
-	if st, ok := n.family().Stage(id); ok {
-		return st.Class
+	// analyze asks for every record: no family lookup without a family.
+	if n != nil && n.Family != abi.FamilyNone {
+		if st, ok := n.Family.Stage(id); ok {
+			return st.Class
+		}
 	}
 	switch {
 	case id == abi.RuntimeStageWaitDependency:
