@@ -34,9 +34,10 @@ func (f *familyFlags) register(fs *pflag.FlagSet, defaultName, also string) {
 		familyList()+", or "+familyNone+" for the schema's own table")
 }
 
-// resolve returns the family for a capture of kernel kernelName (the
-// invocation manifest's, or "" for --kernel-name's). An unknown
-// --kernel-family is an error listing the families.
+// resolve returns the family for a capture whose own kernel name is
+// kernelName (an invocation manifest entry's kernel_name, or a JSON
+// trace's kernelName), which wins over --kernel-name's; "" for none. An
+// unknown --kernel-family is an error listing the families.
 func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
 	if f.family != "" {
 		if strings.EqualFold(strings.TrimSpace(f.family), familyNone) {
