@@ -238,14 +238,15 @@ const (
 	KindLaunch  = "launch"
 )
 
-// kindOf classifies a record by its desc_id.
-func kindOf(desc uint32) string {
-	switch {
-	case desc == abi.RuntimeStageWaitDependency:
+// kind classifies a record by its desc_id's class (decode.Names.Class:
+// the kernel family's class for its stages, the schema's rule otherwise).
+func (n *namer) kind(desc uint32) string {
+	switch n.names.Class(desc) {
+	case abi.StageWait:
 		return KindWait
-	case desc == abi.RuntimeStageTriggerEvent:
+	case abi.StageTrigger:
 		return KindTrigger
-	case decode.IsCompute(desc):
+	case abi.StageCompute:
 		return KindCompute
 	}
 	return KindOther
@@ -319,7 +320,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		if !a.hasLast || r.EndCycle > a.last.EndCycle {
 			a.last, a.hasLast = r.Ref(), true
 		}
-		switch kindOf(r.DescID) {
+		switch a.names.kind(r.DescID) {
 		case KindCompute:
 			c.ComputeCycles = satAdd(c.ComputeCycles, dur)
 			fast.compute(&r.ProfileRecord, dur)
@@ -496,27 +497,46 @@ type namer struct {
 	deps  *decode.Dependencies
 }
 
-// typeName is the display name of a task type: "MatMul", or
-// "TaskType_250" for one the schema does not name.
-func typeName(t abi.TaskType) string {
-	if t.Valid() {
-		return t.String()
-	}
-	return abi.FormatFallback(abi.NamespaceTaskType, abi.TaskTypeBase+uint32(t))
+// typeName is the display name of a task type under the capture's
+// family: "MatMul", or "TaskType_250" for one the table does not name.
+func (n *namer) typeName(t abi.TaskType) string {
+	return n.names.TaskTypeName(uint32(t))
 }
 
 // taskType names the task type of a compute record: its desc_id's task
-// type, or for a graph-stage record the schedule's task type of its task,
-// or without a schedule "graph stage <name>".
+// type, or the task type the family gives its stage, or for a graph-stage
+// record the schedule's task type of its task, or without a schedule
+// "graph stage <name>".
 func (n *namer) taskType(r *abi.ProfileRecord) string {
 	ns, index := abi.LookupDesc(r.DescID)
 	if ns == abi.NamespaceTaskType {
-		return typeName(abi.TaskType(index))
+		return n.typeName(abi.TaskType(index))
+	}
+	if st, ok := n.family().Stage(r.DescID); ok && st.HasTaskType {
+		return n.typeName(abi.TaskType(st.TaskType))
 	}
 	if n.deps != nil && uint64(r.TaskID) < uint64(len(n.deps.Schedule.Tasks)) {
-		return typeName(n.deps.Schedule.Tasks[r.TaskID].TaskType)
+		return n.typeName(n.deps.Schedule.Tasks[r.TaskID].TaskType)
 	}
 	return "graph stage " + n.names.StageName(r.DescID)
+}
+
+// typeByDesc reports whether taskType of a record depends on its desc_id
+// alone (not on its task), so that it can be kept per desc_id.
+func (n *namer) typeByDesc(desc uint32) bool {
+	if ns, _ := abi.LookupDesc(desc); ns == abi.NamespaceTaskType || n.deps == nil {
+		return true
+	}
+	st, ok := n.family().Stage(desc)
+	return ok && st.HasTaskType
+}
+
+// family is the kernel family the capture is read under.
+func (n *namer) family() abi.Family {
+	if n.names == nil {
+		return abi.FamilyNone
+	}
+	return n.names.Family
 }
 
 // stage names the stage of a compute record: the names file's task stage
@@ -539,7 +559,10 @@ func (n *namer) taskStage(id uint32) string {
 	if n.deps != nil && uint64(id) < uint64(len(n.deps.Schedule.Tasks)) {
 		t := &n.deps.Schedule.Tasks[id]
 		desc := abi.TaskTypeBase + uint32(t.TaskType)
-		if t.GraphStage != plan.NoGraphStage {
+		switch {
+		case t.ProfileDescID != plan.NoProfileDescID:
+			desc = t.ProfileDescID
+		case t.GraphStage != plan.NoGraphStage:
 			desc = abi.GraphStageBase + t.GraphStage
 		}
 		return n.names.StageName(desc)

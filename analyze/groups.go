@@ -126,7 +126,7 @@ func (g *fastGroups) desc(r *abi.ProfileRecord) *descEntry {
 	}
 	a := g.a
 	*e = descEntry{desc: r.DescID, valid: true}
-	if ns, _ := abi.LookupDesc(r.DescID); ns == abi.NamespaceTaskType || a.o.Deps == nil {
+	if a.names.typeByDesc(r.DescID) {
 		e.typ = a.types.get(a.names.taskType(r))
 	}
 	return e

@@ -169,7 +169,7 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 		visited[[2]int{active, int(idx)}] = true
 		core := d.Summary.Active[active].Slot.String()
 		task := r.TaskID
-		kind := kindOf(r.DescID)
+		kind := a.names.kind(r.DescID)
 		if e, ok := deps.WaitEvent(&r); ok {
 			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !visited[[2]int{int(rel.Active), int(rel.Index)}] {
 				start := min(rel.EndCycle, end)
@@ -235,5 +235,5 @@ func (n *namer) scheduledType(id uint32) (string, bool) {
 	if n.deps == nil || uint64(id) >= uint64(len(n.deps.Schedule.Tasks)) {
 		return "", false
 	}
-	return typeName(n.deps.Schedule.Tasks[id].TaskType), true
+	return n.typeName(n.deps.Schedule.Tasks[id].TaskType), true
 }

@@ -6,7 +6,6 @@ import (
 	"math/bits"
 
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
 // Timeline is each core's time in equal bins over the rank's makespan,
@@ -80,7 +79,7 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 		if hi <= lo {
 			return true
 		}
-		kind := kindOf(rec.DescID)
+		kind := names.kind(rec.DescID)
 		var typ int32
 		if kind == KindCompute {
 			var ok bool
@@ -91,7 +90,7 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 					typeIndex[name] = typ
 					t.TaskTypes = append(t.TaskTypes, name)
 				}
-				if ns, _ := abi.LookupDesc(rec.DescID); ns == abi.NamespaceTaskType || o.Deps == nil {
+				if names.typeByDesc(rec.DescID) {
 					descType[rec.DescID] = typ
 				}
 			}

@@ -126,6 +126,14 @@ func IsCompute(desc uint32) bool {
 // wait record of a task without dependent_event, is an error naming the
 // first few such records (file offset, slot, record).
 func NewDependencies(d *Decoded, s *plan.Schedule) (*Dependencies, error) {
+	return NewDependenciesNamed(d, s, nil)
+}
+
+// NewDependenciesNamed is NewDependencies for a capture read under names:
+// a record's class (wait, trigger or compute) is names.Class, so the
+// compute stages of a kernel family (a MegaMoe Dispatch, say) are
+// producers as task-type records are.
+func NewDependenciesNamed(d *Decoded, s *plan.Schedule, names *Names) (*Dependencies, error) {
 	deps := &Dependencies{Schedule: s, producers: map[plan.EventID][]RecordRef{}}
 	var bad []string
 	badCount := 0
@@ -137,8 +145,8 @@ func NewDependencies(d *Decoded, s *plan.Schedule) (*Dependencies, error) {
 			last = sc.Slot.Offset
 			active++
 		}
-		wait, trigger := r.DescID == abi.RuntimeStageWaitDependency, r.DescID == abi.RuntimeStageTriggerEvent
-		compute := !wait && !trigger && IsCompute(r.DescID)
+		class := names.Class(r.DescID)
+		wait, trigger, compute := class == abi.StageWait, class == abi.StageTrigger, class == abi.StageCompute
 		if !wait && !trigger && !compute {
 			return
 		}

@@ -34,10 +34,63 @@ type Names struct {
 	// stage"): shown as args.task_stage and prefixed to the names of its
 	// WaitDependency and TriggerEvent records.
 	Tasks map[uint32]string
+	// Family is the kernel family the capture's ids are read under: its
+	// stage names and task-type table come after the file's names and
+	// before the schema's (abi.Family.DescSchemaName), and its stage
+	// classes say what a record is (Class). abi.FamilyNone reads ids with
+	// the schema's tables alone.
+	Family abi.Family
+}
+
+// WithFamily returns names read under family f: a copy of n (which may be
+// nil) with Family set. The maps are shared, not copied.
+func (n *Names) WithFamily(f abi.Family) *Names {
+	if n == nil {
+		if f == abi.FamilyNone {
+			return nil
+		}
+		return &Names{Family: f}
+	}
+	c := *n
+	c.Family = f
+	return &c
+}
+
+// family is n's family; abi.FamilyNone for nil names.
+func (n *Names) family() abi.Family {
+	if n == nil {
+		return abi.FamilyNone
+	}
+	return n.Family
+}
+
+// Class returns what a record with desc_id id is, by the schema and n's
+// family: the family's class for one of its stages; for other ids, a
+// WaitDependency is a wait, a TriggerEvent a trigger, and an id in the
+// task-type or graph-stage namespace compute (IsCompute). Anything else
+// (TerminateTask, an unnamed runtime stage, an id in no namespace) is
+// abi.StageClass(0), none.
+func (n *Names) Class(id uint32) abi.StageClass {
+	// analyze asks for every record: no family lookup without a family.
+	if n != nil && n.Family != abi.FamilyNone {
+		if st, ok := n.Family.Stage(id); ok {
+			return st.Class
+		}
+	}
+	switch {
+	case id == abi.RuntimeStageWaitDependency:
+		return abi.StageWait
+	case id == abi.RuntimeStageTriggerEvent:
+		return abi.StageTrigger
+	case IsCompute(id):
+		return abi.StageCompute
+	}
+	return 0
 }
 
 // StageName returns the display name of desc_id id: the names file's name
-// when it has one, else the schema's, else the namespace's fallback
+// when it has one, else the family's or the schema's
+// (abi.Family.DescSchemaName), else the namespace's fallback
 // ("TaskType_250", "GraphStage_5"), else "DescId_<id>".
 func (n *Names) StageName(id uint32) string {
 	if n != nil {
@@ -45,11 +98,18 @@ func (n *Names) StageName(id uint32) string {
 			return name
 		}
 	}
-	if name, ok := abi.DescSchemaName(id); ok {
+	return n.family().DescName(id)
+}
+
+// TaskTypeName returns the display name of task type t under n's family:
+// its name ("MatMul"; under MegaMoe, 107 is "ShmemGetMem"), or for a task
+// type the table does not name the task-type namespace's fallback
+// ("TaskType_250").
+func (n *Names) TaskTypeName(t uint32) string {
+	if name, ok := n.family().TaskTypeName(t); ok {
 		return name
 	}
-	ns, _ := abi.LookupDesc(id)
-	return abi.FormatFallback(ns, id)
+	return abi.FormatFallback(abi.NamespaceTaskType, abi.TaskTypeBase+t)
 }
 
 // TaskStage returns the name of task id's stage, if the names file gives one.

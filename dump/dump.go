@@ -33,6 +33,9 @@ type Options struct {
 	Slot string
 	// Records is how many records of each slot are shown; negative shows all.
 	Records int
+	// Family is the kernel family desc_ids are named under (and validate's
+	// task-type check follows); abi.FamilyNone for the schema's tables.
+	Family abi.Family
 }
 
 // ErrNoLayout is returned (after what could be shown was written) when the
@@ -83,7 +86,7 @@ func (d *dumper) run() error {
 	// Keep the findings of what will be shown: the capture's, and those of
 	// the shown slots' headers and records.
 	records := d.o.Records
-	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
+	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, Family: d.o.Family, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
 		if f.Slot != "" && (wantName != "" && f.Slot != wantName || f.Record >= 0 && records >= 0 && f.Record >= records) {
 			return
 		}
@@ -228,7 +231,7 @@ func (d *dumper) fields(off int64, b []byte, fields []abi.FieldInfo, notes []val
 			d.padding(foff, f, raw)
 		} else {
 			v := f.Value(b)
-			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r))
+			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r, d.o.Family))
 		}
 		for _, n := range notes {
 			if n.Record == record && n.Off >= foff && n.Off < foff+int64(f.Size) {
@@ -257,7 +260,7 @@ func (d *dumper) padding(off int64, f abi.FieldInfo, raw []byte) {
 }
 
 // describe renders a field's decoded value and what it means.
-func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord) string {
+func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord, fam abi.Family) string {
 	s := fmt.Sprint(v)
 	switch {
 	case f.Enum == "CoreType" && abi.CoreType(v).Valid():
@@ -278,7 +281,7 @@ func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord
 	case "end_cycle":
 		s += fmt.Sprintf(" (duration %d)", int64(r.EndCycle-r.StartCycle))
 	case "desc_id":
-		s = fmt.Sprintf("%#x %s", v, abi.DescName(uint32(v)))
+		s = fmt.Sprintf("%#x %s", v, fam.DescName(uint32(v)))
 	case "stage_task_index":
 		s += fmt.Sprintf(" (task %d)", r.TaskNumber())
 	case "owner_id":

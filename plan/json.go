@@ -82,6 +82,7 @@ const (
 	keyGraphStage
 	keyOwnerID
 	keyStageTaskIndex
+	keyProfileDescID
 )
 
 func (j *jsonScanner) schedule(s *Schedule) bool {
@@ -162,6 +163,10 @@ func (j *jsonScanner) task() (Task, bool) {
 		case keyStageTaskIndex:
 			v, ok = j.Int(0, math.MaxUint32-1)
 			t.StageTaskIndex = uint32(v)
+		case keyProfileDescID:
+			// NoProfileDescID (INVALID_PROFILE_DESC_ID) is "not given".
+			v, ok = j.Int(0, NoProfileDescID)
+			t.ProfileDescID = uint32(v)
 		}
 		return ok
 	})

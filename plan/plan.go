@@ -33,6 +33,10 @@ type Result struct {
 	CubeSlotCount uint32
 	// BufferSize is the whole buffer in bytes.
 	BufferSize uint64
+	// Warnings are what PlanFile and PlanText found that does not stop
+	// the plan, each "file:line:col: path: message": a wait on an event no
+	// scheduled task of this rank triggers (a peer rank may set it).
+	Warnings []string
 }
 
 // RegionPlan is the plan of one region's slots.
@@ -121,7 +125,7 @@ func LayoutFlags(cubeSlots uint32, caps abi.Capacities) string {
 // and num_workers, then <region>_workers, <region>_required_records and
 // <region>_record_capacity for each region of the schema in buffer order
 // (a key per region and field: "aic_workers", "aiv_workers", ...), then
-// cube_slot_count and buffer_size.
+// cube_slot_count and buffer_size, and warnings when there are any.
 func (r Result) MarshalJSON() ([]byte, error) {
 	mode, err := json.Marshal(r.Mode)
 	if err != nil {
@@ -144,7 +148,16 @@ func (r Result) MarshalJSON() ([]byte, error) {
 			fmt.Fprintf(&b, `,"%s_%s":%d`, strings.ToLower(reg.CoreType.String()), field.key, field.value(r.Region(reg.CoreType)))
 		}
 	}
-	fmt.Fprintf(&b, `,"cube_slot_count":%d,"buffer_size":%d}`, r.CubeSlotCount, r.BufferSize)
+	fmt.Fprintf(&b, `,"cube_slot_count":%d,"buffer_size":%d`, r.CubeSlotCount, r.BufferSize)
+	if len(r.Warnings) > 0 {
+		w, err := json.Marshal(r.Warnings)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"warnings":`)
+		b.Write(w)
+	}
+	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 
@@ -182,26 +195,38 @@ func CubeSlotCount(numWorkers int64) (uint32, bool) {
 // field or task, with its line and column when s was parsed from text.
 func Plan(s *Schedule) (Result, error) {
 	p := &planner{s: s}
-	r := p.plan(false)
+	r := p.plan(noWaitCheck)
 	return r, p.err()
 }
 
 // Check is Plan that also holds s to what a device needs to run it to the
-// end: no scheduled task may wait on an event that no scheduled task
-// triggers (the device would hang there). Its problems and Plan's come in
-// one list. `cycleabi plan` and the simulator (without a wait timeout)
-// use it.
+// end on its own: no scheduled task may wait on an event that no scheduled
+// task triggers (the device would hang there, unless a peer rank sets the
+// event). Its problems and Plan's come in one list. `cycleabi plan
+// --strict` and the simulator (without a wait timeout) use it.
 func Check(s *Schedule) (Result, error) {
 	p := &planner{s: s}
-	r := p.plan(true)
+	r := p.plan(waitErrors)
 	return r, p.err()
 }
+
+// waitCheck says what the planner makes of a wait on an event no scheduled
+// task triggers.
+type waitCheck int
+
+const (
+	noWaitCheck  waitCheck = iota // nothing (Plan)
+	waitErrors                    // a problem (Check)
+	waitWarnings                  // a warning in Result.Warnings (PlanFile)
+)
 
 // planner collects a schedule's planning problems: a YAML path and a
 // message each, given a position only when they are reported.
 type planner struct {
 	s     *Schedule
 	probs []problem
+	// warns are the waits no scheduled task triggers, with waitWarnings.
+	warns []problem
 	// omitted counts the problems past maxErrors.
 	omitted int
 	// skip, when set, tells problems at paths the parser already reported
@@ -240,7 +265,7 @@ func (p *planner) err() error {
 
 // plan applies every rule, recording each problem, and returns the sizes
 // it could compute.
-func (p *planner) plan(waits bool) Result {
+func (p *planner) plan(waits waitCheck) Result {
 	s := p.s
 	r := newResult(s)
 	cube, vector := r.region(CubeCores), r.region(VectorCores)
@@ -249,14 +274,15 @@ func (p *planner) plan(waits bool) Result {
 		p.add("num_workers", "the schedule model runs tasks on %s and %s cores, and the schema has no region of one of them", CubeCores, VectorCores)
 		return r
 	}
+	p.profileDescs()
 	indicesOK := p.checkIndices("cube_task_indices", s.CubeTaskIndices)
 	indicesOK = p.checkIndices("vector_task_indices", s.VectorTaskIndices) && indicesOK
 	workersOK := true
 	switch s.Mode {
 	case EventDriven:
 		workersOK = p.eventDriven(cube, vector, indicesOK)
-		if waits {
-			p.untriggeredWaits()
+		if waits != noWaitCheck {
+			p.untriggeredWaits(waits)
 		}
 	case AIVPipeline:
 		workersOK = p.aivPipeline(vector)
@@ -357,10 +383,24 @@ func (p *planner) eventDriven(cube, vector *RegionPlan, indicesOK bool) bool {
 	return ok
 }
 
+// profileDescs reports a task that gives both graph_stage and
+// profile_desc_id: each says what its compute record carries.
+func (p *planner) profileDescs() {
+	for i, t := range p.s.Tasks {
+		if t.GraphStage != NoGraphStage && t.ProfileDescID != NoProfileDescID {
+			p.add(fmt.Sprintf("tasks[%d].profile_desc_id", i),
+				"task %d gives graph_stage and profile_desc_id: give one (graph_stage s is profile_desc_id %#x + s)", i, abi.GraphStageBase)
+		}
+	}
+}
+
 // untriggeredWaits reports each scheduled task that waits on an event no
-// scheduled task triggers: the device would hang there. Queue entries past
-// the task table are skipped (checkIndices reports them).
-func (p *planner) untriggeredWaits() {
+// scheduled task triggers, as a problem or a warning: the device hangs
+// there unless another rank sets the event, as a peer rank's
+// ShmemPutMemSignal does in a multi-rank MoE (the put signals the event,
+// and writes no trigger record). Queue entries past the task table are
+// skipped (checkIndices reports them).
+func (p *planner) untriggeredWaits(waits waitCheck) {
 	s := p.s
 	triggered := map[EventID]bool{}
 	for _, queue := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
@@ -381,8 +421,13 @@ func (p *planner) untriggeredWaits() {
 			}
 			if e := s.Tasks[id].DependentEvent; e.Valid() && !triggered[e] && !reported[id] {
 				reported[id] = true
-				p.add(fmt.Sprintf("tasks[%d].dependent_event", id),
-					"task %d waits on event %d, which no scheduled task triggers (the device would hang)", id, e)
+				path := fmt.Sprintf("tasks[%d].dependent_event", id)
+				const msg = "task %d waits on event %d, which no scheduled task of this rank triggers: the device hangs there unless a peer rank sets it (as a peer's ShmemPutMemSignal does, writing no trigger record)"
+				if waits == waitWarnings {
+					p.warns = append(p.warns, problem{path, fmt.Sprintf(msg, id, e)})
+				} else {
+					p.add(path, msg, id, e)
+				}
 			}
 		}
 	}

@@ -15,8 +15,9 @@ import (
 )
 
 // TestSchedules runs every testdata/schedules/*.txtar: the schedule.yaml
-// section is parsed and planned; expect holds the plan as JSON, or the
-// error text. Refresh with go test ./plan -update.
+// section is parsed and planned (as `cycleabi plan` does, or with a strict
+// section as `cycleabi plan --strict` does); expect holds the plan as JSON,
+// or the error text. Refresh with go test ./plan -update.
 func TestSchedules(t *testing.T) {
 	files, err := filepath.Glob("testdata/schedules/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -29,18 +30,21 @@ func TestSchedules(t *testing.T) {
 				t.Fatal(err)
 			}
 			var src, expect *txtar.File
+			strict := false
 			for i := range ar.Files {
 				switch ar.Files[i].Name {
 				case "schedule.yaml":
 					src = &ar.Files[i]
 				case "expect":
 					expect = &ar.Files[i]
+				case "strict":
+					strict = true
 				}
 			}
 			if src == nil || expect == nil {
 				t.Fatal("need schedule.yaml and expect sections")
 			}
-			got := planText(src.Data)
+			got := planText(src.Data, strict)
 			wantOK := strings.HasPrefix(filepath.Base(file), "ok_")
 			if gotOK := !strings.HasPrefix(string(got), "error:"); gotOK != wantOK {
 				t.Errorf("outcome does not match the file name:\n%s", got)
@@ -50,10 +54,14 @@ func TestSchedules(t *testing.T) {
 	}
 }
 
-// planText is what `cycleabi plan --format json` prints: CheckText's
-// plan, or every problem it found.
-func planText(src []byte) []byte {
-	_, r, err := CheckText("schedule.yaml", src)
+// planText is what `cycleabi plan --format json` prints: PlanText's plan
+// (CheckText's when strict, as for --strict), or every problem it found.
+func planText(src []byte, strict bool) []byte {
+	read := PlanText
+	if strict {
+		read = CheckText
+	}
+	_, r, err := read("schedule.yaml", src)
 	if err == nil {
 		out, _ := json.MarshalIndent(r, "", "  ")
 		return append(out, '\n')

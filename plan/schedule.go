@@ -88,6 +88,9 @@ const (
 	// AutoStageTaskIndex marks a task without stage_task_index: the
 	// simulator numbers the task within its stage itself.
 	AutoStageTaskIndex = math.MaxUint32
+	// NoProfileDescID marks a task without profile_desc_id (the runtime's
+	// INVALID_PROFILE_DESC_ID).
+	NoProfileDescID = math.MaxUint32
 )
 
 // DefaultVectorWorkerStride is the vector_worker_stride of a schedule that
@@ -100,7 +103,8 @@ const DefaultVectorWorkerStride = 2
 // owner 0).
 type Task struct {
 	// TaskType is the task's kind; its compute record's descriptor is
-	// abi.TaskTypeBase + TaskType unless GraphStage is set.
+	// abi.TaskTypeBase + TaskType unless ProfileDescID or GraphStage is set
+	// (ComputeDesc).
 	TaskType abi.TaskType
 	// DependentEvent is the event the task waits on before it runs, or NoEvent.
 	DependentEvent EventID
@@ -114,6 +118,27 @@ type Task struct {
 	// StageTaskIndex is the task's 0-based index within its stage, or
 	// AutoStageTaskIndex.
 	StageTaskIndex uint32
+	// ProfileDescID is the descriptor of the task's compute record as the
+	// host sets it (upstream's TaskDescC.profile_desc_id), such as a
+	// kernel family's stage id (MegaMoe's GMM1, 0x10002), or
+	// NoProfileDescID.
+	ProfileDescID uint32
+}
+
+// ComputeDesc is the descriptor of the task's compute record: the
+// runtime's TerminateTask for a Terminate task, else ProfileDescID when
+// set, else the graph stage's when GraphStage is set, else the task
+// type's.
+func (t *Task) ComputeDesc() uint32 {
+	switch {
+	case t.TaskType == abi.TaskTypeTerminate:
+		return abi.RuntimeStageTerminateTask
+	case t.ProfileDescID != NoProfileDescID:
+		return t.ProfileDescID
+	case t.GraphStage != NoGraphStage:
+		return abi.GraphStageBase + t.GraphStage
+	}
+	return abi.TaskTypeBase + uint32(t.TaskType)
 }
 
 // NewTask returns a task of type t with no events, graph stage, owner or
@@ -126,6 +151,7 @@ func NewTask(t abi.TaskType) Task {
 		GraphStage:     NoGraphStage,
 		OwnerID:        abi.InvalidOwnerID,
 		StageTaskIndex: AutoStageTaskIndex,
+		ProfileDescID:  NoProfileDescID,
 	}
 }
 
@@ -211,7 +237,7 @@ func CheckFile(path string) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	return check(path, data, lim)
+	return check(path, data, lim, waitErrors)
 }
 
 // CheckText is CheckFile for the schedule text data; file names it in errors.
@@ -220,14 +246,47 @@ func CheckText(file string, data []byte) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	return check(file, data, lim)
+	return check(file, data, lim, waitErrors)
 }
 
-func check(file string, data []byte, lim yamlpos.Limits) (*Schedule, Result, error) {
+// PlanFile is CheckFile with a wait on an event no scheduled task
+// triggers a warning (in Result.Warnings, positioned as errors are), not
+// a problem: in a multi-rank kernel a peer rank may set the event, and the
+// buffer is sized all the same. `cycleabi plan` runs it (--strict runs
+// CheckFile).
+func PlanFile(path string) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(path, data, lim, waitWarnings)
+}
+
+// PlanText is PlanFile for the schedule text data; file names it in errors.
+func PlanText(file string, data []byte) (*Schedule, Result, error) {
+	lim, err := yamlpos.CurrentLimits()
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return check(file, data, lim, waitWarnings)
+}
+
+func check(file string, data []byte, lim yamlpos.Limits, waits waitCheck) (*Schedule, Result, error) {
 	s, err := parse(file, data, lim)
 	if err == nil {
-		r, err := Check(s)
-		return s, r, err
+		p := &planner{s: s}
+		r := p.plan(waits)
+		if err := p.err(); err != nil {
+			return s, r, err
+		}
+		for _, w := range s.errorsAt(p.warns) {
+			r.Warnings = append(r.Warnings, w.Error())
+		}
+		return s, r, nil
 	}
 	var list *ErrorList
 	if s == nil || !errors.As(err, &list) || list.Omitted > 0 {
@@ -251,7 +310,7 @@ func check(file string, data []byte, lim yamlpos.Limits) (*Schedule, Result, err
 		}
 		return false
 	}}
-	p.plan(true)
+	p.plan(waits)
 	if p.failed() {
 		for _, e := range p.s.errorsAt(p.probs) {
 			list.Add(e)

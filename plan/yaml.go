@@ -14,7 +14,7 @@ import (
 // The keys a schedule may have, in the order they are documented.
 var (
 	scheduleKeys = []string{"mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices"}
-	taskKeys     = []string{"task_type", "dependent_event", "trigger_event", "graph_stage", "owner_id", "stage_task_index"}
+	taskKeys     = []string{"task_type", "dependent_event", "trigger_event", "graph_stage", "owner_id", "stage_task_index", "profile_desc_id"}
 )
 
 // parseYAML is the authoritative parser: every schedule the JSON fast path
@@ -113,6 +113,12 @@ func (p *yamlParser) task(n *yaml.Node, path string) Task {
 	if v := m["graph_stage"]; v != nil {
 		if s, ok := p.Int(v, path+".graph_stage", 0, abi.GraphStageCount-1); ok {
 			t.GraphStage = uint32(s)
+		}
+	}
+	if v := m["profile_desc_id"]; v != nil {
+		// MaxUint32 is the runtime's INVALID_PROFILE_DESC_ID: not given.
+		if d, ok := p.Int(v, path+".profile_desc_id", 0, NoProfileDescID); ok {
+			t.ProfileDescID = uint32(d)
 		}
 	}
 	if v := m["owner_id"]; v != nil {

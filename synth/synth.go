@@ -14,9 +14,11 @@
 //   - AIV pipeline: AIV cores 0..num_workers-1 enter and each runs the whole
 //     vector queue, one compute record per task; no AIC core enters.
 //
-// Records: a compute record's desc_id is abi.RuntimeStageTerminateTask for
-// a Terminate task, abi.GraphStageBase + graph_stage when the task has one,
-// else abi.TaskTypeBase + task_type; waits are
+// Records: a compute record's desc_id is the task's plan.Task.ComputeDesc:
+// abi.RuntimeStageTerminateTask for a Terminate task, its profile_desc_id
+// when it has one (a kernel family's stage id, such as MegaMoe's GMM1,
+// 0x10002), abi.GraphStageBase + graph_stage when it has one, else
+// abi.TaskTypeBase + task_type; waits are
 // abi.RuntimeStageWaitDependency and triggers abi.RuntimeStageTriggerEvent.
 // Every record of a task carries its task id, owner_id and
 // stage_task_index; a task without stage_task_index gets its index among
@@ -374,7 +376,7 @@ func (sim *simulator) prepare() {
 	sim.stageIndex = make([]uint32, len(s.Tasks))
 	next := map[uint32]uint32{}
 	for id := range s.Tasks {
-		d := computeDesc(&s.Tasks[id])
+		d := s.Tasks[id].ComputeDesc()
 		sim.stageIndex[id] = next[d]
 		next[d]++
 	}
@@ -400,17 +402,6 @@ func (sim *simulator) event(e plan.EventID) *event {
 		sim.events[e] = ev
 	}
 	return ev
-}
-
-// computeDesc is the descriptor of a task's compute record.
-func computeDesc(t *plan.Task) uint32 {
-	switch {
-	case t.TaskType == abi.TaskTypeTerminate:
-		return abi.RuntimeStageTerminateTask
-	case t.GraphStage != plan.NoGraphStage:
-		return abi.GraphStageBase + t.GraphStage
-	}
-	return abi.TaskTypeBase + uint32(t.TaskType)
 }
 
 // advance runs c's queue until it ends or blocks on an event that has not
@@ -444,7 +435,7 @@ func (sim *simulator) finishTask(c *core) []*core {
 	t := &sim.s.Tasks[id]
 	start := c.clock
 	end := start + jitter(c.rng, computeCycles(t.TaskType))
-	sim.write(c, start, end, computeDesc(t), id, t, c.worker)
+	sim.write(c, start, end, t.ComputeDesc(), id, t, c.worker)
 	c.clock = end + between(c.rng, gapCycles[0], gapCycles[1])
 	if sim.r.Mode == plan.AIVPipeline {
 		return nil

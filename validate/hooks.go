@@ -21,9 +21,9 @@ var enumValid = map[string]func(uint64) bool{
 	"CoreType": func(x uint64) bool { return x <= 0xFFFFFFFF && abi.CoreType(x).Valid() },
 }
 
-// knownTaskType[t] says whether task type t is in the TaskType enum; a
+// enumTaskType[t] says whether task type t is in the TaskType enum; a
 // table, because the record hook asks for every task-type record.
-var knownTaskType = func() *[abi.TaskTypeCount]bool {
+var enumTaskType = func() *[abi.TaskTypeCount]bool {
 	var known [abi.TaskTypeCount]bool
 	for _, t := range abi.TaskTypes() {
 		known[t] = true
@@ -52,7 +52,7 @@ func (v *validator) record(s *capture.SlotScan, index int, off int64, r *abi.Pro
 		}
 		st.prevStart = start
 	}
-	if ns, i := abi.LookupDesc(r.DescID); ns == abi.NamespaceNone || ns == abi.NamespaceTaskType && !knownTaskType[i] {
+	if ns, i := abi.LookupDesc(r.DescID); ns == abi.NamespaceNone || ns == abi.NamespaceTaskType && !knownTaskType(i, v.o.Family) {
 		v.badDesc(st, index, off, r)
 	}
 	if start < st.entry {
@@ -118,6 +118,7 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 		maxIdx:       st.maxIdx,
 		minStart:     ^uint64(0),
 		ok:           &v.descOK,
+		fam:          v.o.Family,
 	}
 	if full(idxBeforeEntry) {
 		w.entry, w.countBelow = 0, st.entry // counted, not stopped at
@@ -183,6 +184,7 @@ type blockWalk struct {
 	minStart     uint64
 	unsorted     bool
 	ok           *[256]uint32
+	fam          abi.Family
 }
 
 // one takes the first record of b, record index of its slot, which the
@@ -190,7 +192,7 @@ type blockWalk struct {
 func (w *blockWalk) one(b []byte, index int) bool {
 	start, end := startOf(b, 0), binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
 	desc := binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])
-	if end < start || w.ok[descSlot(desc)] != desc && descBad(w.ok, desc) || start < w.entry {
+	if end < start || w.ok[descSlot(desc)] != desc && descBad(w.ok, desc, w.fam) || start < w.entry {
 		return false
 	}
 	switch {
@@ -307,8 +309,8 @@ func descSlot(id uint32) uint8 { return uint8((id * 0x9E3779B1) >> 24) }
 
 // descBad says whether desc_id draws a warning; a fine one goes in the
 // cache ok of those known to draw none.
-func descBad(ok *[256]uint32, id uint32) bool {
-	if descCode(id) != "" {
+func descBad(ok *[256]uint32, id uint32, fam abi.Family) bool {
+	if descCode(id, fam) != "" {
 		return true
 	}
 	ok[descSlot(id)] = id
@@ -351,7 +353,7 @@ func (v *validator) overlapAt(st *slotState, off int64, index int, start, maxEnd
 
 func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileRecord) {
 	off += abi.ProfileRecordDescIDOffset
-	if descCode(r.DescID) == CodeUnknownDesc {
+	if descCode(r.DescID, v.o.Family) == CodeUnknownDesc {
 		if v.descExpected == "" {
 			var ranges []string
 			for _, ns := range abi.Namespaces() {
@@ -366,22 +368,36 @@ func (v *validator) badDesc(st *slotState, index int, off int64, r *abi.ProfileR
 	}
 	if v.col.wantWarning(idxUnknownTaskType, off) {
 		_, t := abi.LookupDesc(r.DescID)
-		v.col.add(warning(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t),
-			"a task type of the TaskType enum"))
+		want := "a task type of the TaskType enum"
+		if v.o.Family != abi.FamilyNone {
+			want = "a task type of the " + v.o.Family.String() + " kernel family"
+		}
+		v.col.add(warning(CodeUnknownTaskType, off, st.name, index, fmt.Sprintf("desc_id=%#x (task type %d)", r.DescID, t), want))
 	}
 }
 
-// descCode returns the warning a desc_id deserves, "" for none.
-func descCode(id uint32) capture.Code {
+// descCode returns the warning a desc_id deserves under kernel family fam,
+// "" for none.
+func descCode(id uint32, fam abi.Family) capture.Code {
 	switch ns, i := abi.LookupDesc(id); ns {
 	case abi.NamespaceNone:
 		return CodeUnknownDesc
 	case abi.NamespaceTaskType:
-		if !abi.TaskType(i).Valid() {
+		if !knownTaskType(i, fam) {
 			return CodeUnknownTaskType
 		}
 	}
 	return ""
+}
+
+// knownTaskType says whether task type t has a name under kernel family
+// fam: in the TaskType enum without one, in the family's table with one.
+func knownTaskType(t uint32, fam abi.Family) bool {
+	if fam == abi.FamilyNone {
+		return t < abi.TaskTypeCount && enumTaskType[t]
+	}
+	_, ok := fam.TaskTypeName(t)
+	return ok
 }
 
 // slot is the scan's slot hook: the header warnings, and the exact overlap

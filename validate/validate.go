@@ -67,6 +67,10 @@ type Options struct {
 	// Walkers is how many goroutines walk a capture's slots at once: 0
 	// means GOMAXPROCS.
 	Walkers int
+	// Family is the kernel family the capture's ids are read under: a
+	// task-type desc_id is unknown when the family's table (not the
+	// TaskType enum) does not name it. abi.FamilyNone for the enum.
+	Family abi.Family
 }
 
 // LayoutSource says where a capture's layout came from.

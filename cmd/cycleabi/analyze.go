@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -87,10 +88,15 @@ type analyzeInputs struct {
 	soc       string
 	freqMHz   float64
 	namesFile string
+	family    familyFlags
+	// kernelUse is what else --kernel-name does in the command ("" for nothing).
+	kernelUse string
 	ranks     []uint
-	// req is the layout request runEach read the captures with (report
-	// validates them with it too).
-	req capture.Request
+	// req is the layout request runEach read the captures with, and
+	// families the kernel family of each capture (report validates them
+	// with both too).
+	req      capture.Request
+	families []abi.Family
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
@@ -98,6 +104,7 @@ func (in *analyzeInputs) register(fs *pflag.FlagSet) {
 	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
 	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
+	in.family.register(fs, "MegaKernel", in.kernelUse)
 	fs.UintSliceVar(&in.ranks, "rank", nil, "rank of each capture, repeated in order (default: from the file name, else 0)")
 	fs.Lookup("rank").DefValue = ""
 }
@@ -134,6 +141,9 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	if err != nil {
 		return nil, usage(err)
 	}
+	if err := in.family.check(); err != nil {
+		return nil, usage(err)
+	}
 	var names *decode.Names
 	if in.namesFile != "" {
 		if names, err = decode.LoadNames(in.namesFile); err != nil {
@@ -152,13 +162,26 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	if err != nil {
 		return nil, err
 	}
-	deps, err := dependenciesAll(decoded, sched)
+	inputNames := make([]*decode.Names, len(decoded))
+	in.families = make([]abi.Family, len(decoded))
+	for i := range decoded {
+		kernel := ""
+		if invs != nil {
+			kernel = invs.kernelNames[i]
+		}
+		fam, err := in.family.resolve(kernel)
+		if err != nil {
+			return nil, usage(err)
+		}
+		inputNames[i], in.families[i] = names.WithFamily(fam), fam
+	}
+	deps, err := dependenciesAll(decoded, sched, inputNames)
 	if err != nil {
 		return nil, err
 	}
 	results := make([]*analyze.Rank, len(decoded))
 	for i, d := range decoded {
-		o := analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: names, Deps: deps[i]}
+		o := analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: inputNames[i], Deps: deps[i]}
 		if invs != nil {
 			o.Invocation = invs.label(i)
 		}

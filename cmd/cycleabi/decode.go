@@ -29,7 +29,7 @@ type decodeFlags struct {
 	freqMHz       float64
 	detailedNames bool
 	namesFile     string
-	kernelName    string
+	family        familyFlags
 	ownerLabel    string
 	ranks         []uint
 	deviceIDs     []uint
@@ -149,8 +149,8 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
 	fs.StringVar(&f.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
-	fs.StringVar(&f.kernelName, "kernel-name", "MegaKernel", "kernel name in the process name")
-	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names")
+	f.family.register(fs, "MegaKernel", "kernel name in the process name")
+	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names; default: the kernel family's owner label (Expert for MegaMoe), else Owner")
 	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
@@ -212,6 +212,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if w := formatNameMismatch(format, f.output); w != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
 	}
+	if err := f.family.check(); err != nil {
+		return usage(err)
+	}
 	var names *decode.Names
 	if f.namesFile != "" {
 		if names, err = decode.LoadNames(f.namesFile); err != nil {
@@ -235,23 +238,36 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return err
 	}
 
-	deps, err := dependenciesAll(decoded, sched)
+	inputs := make([]decode.Input, len(paths))
+	inputNames := make([]*decode.Names, len(paths))
+	for i := range decoded {
+		kernel := f.family.kernelName
+		if invs != nil && invs.kernelNames[i] != "" {
+			kernel = invs.kernelNames[i]
+		}
+		fam, err := f.family.resolve(kernel)
+		if err != nil {
+			return usage(err)
+		}
+		inputNames[i] = names.WithFamily(fam)
+		owner := f.ownerLabel
+		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
+			owner = fam.OwnerLabel()
+		}
+		inputs[i].Config = decode.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
+	}
+	deps, err := dependenciesAll(decoded, sched, inputNames)
 	if err != nil {
 		return err
 	}
-	inputs := make([]decode.Input, len(paths))
 	var records uint64
 	for i, d := range decoded {
-		inputs[i] = decode.Input{Decoded: d, Config: decode.Config{
-			Rank: ranks[i], DeviceID: deviceIDs[i], SoCName: socName, FrequencyMHz: mhz,
-			DetailedNames: f.detailedNames, KernelName: f.kernelName, OwnerLabel: f.ownerLabel, Names: names,
-			FlowMode: flowMode, MaxFlows: f.maxFlows, Deps: deps[i],
-		}}
+		c := &inputs[i].Config
+		inputs[i].Decoded = d
+		c.Rank, c.DeviceID, c.SoCName, c.FrequencyMHz = ranks[i], deviceIDs[i], socName, mhz
+		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, deps[i]
 		if invs != nil {
-			inputs[i].Config.Invocation = &invs.invocations[i]
-			if k := invs.kernelNames[i]; k != "" {
-				inputs[i].Config.KernelName = k
-			}
+			c.Invocation = &invs.invocations[i]
 		}
 		records += d.Summary.Records
 	}

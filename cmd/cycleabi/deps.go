@@ -8,16 +8,17 @@ import (
 )
 
 // dependenciesAll indexes the event producers of each decoded capture
-// under s (nil entries without a schedule). A capture that does not match
-// the schedule is invalid input (exit 1).
-func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule) ([]*decode.Dependencies, error) {
+// under s (nil entries without a schedule), each read under its names
+// (names[i], which may be nil: its kernel family classes its records). A
+// capture that does not match the schedule is invalid input (exit 1).
+func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*decode.Names) ([]*decode.Dependencies, error) {
 	deps := make([]*decode.Dependencies, len(decoded))
 	if s == nil {
 		return deps, nil
 	}
 	for i, d := range decoded {
 		var err error
-		if deps[i], err = decode.NewDependencies(d, s); err != nil {
+		if deps[i], err = decode.NewDependenciesNamed(d, s, names[i]); err != nil {
 			var m *decode.ScheduleMismatch
 			if errors.As(err, &m) {
 				return nil, invalid(err)

@@ -15,6 +15,7 @@ func newDumpCmd() *cobra.Command {
 		layout  layoutFlags
 		slot    string
 		records int
+		family  familyFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE [flags]",
@@ -48,12 +49,16 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			if err != nil {
 				return usage(err)
 			}
+			fam, err := family.resolve("")
+			if err != nil {
+				return usage(err)
+			}
 			c, err := capture.Open(args[0])
 			if err != nil {
 				return exitFor(err)
 			}
 			defer c.Close()
-			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records})
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam})
 			switch {
 			case err == nil:
 				return nil
@@ -67,5 +72,6 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 	layout.register(fs, "schedule (YAML or JSON) whose host plan the capture is shown against, as for validate")
 	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
 	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
+	family.register(fs, "MegaKernel", "")
 	return cmd
 }

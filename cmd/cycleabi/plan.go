@@ -16,7 +16,10 @@ import (
 func init() { addCommand(newPlanCmd) }
 
 func newPlanCmd() *cobra.Command {
-	var format string
+	var (
+		format string
+		strict bool
+	)
 	cmd := &cobra.Command{
 		Use:   "plan SCHEDULE",
 		Short: "Size the profiling buffer for a task schedule",
@@ -39,9 +42,16 @@ A schedule:
 A task writes a compute record, a wait record when it has a dependent_event,
 and a trigger record unless it is a ShmemPutMemSignal; in an AIV pipeline
 every AIV worker runs the whole vector queue, one compute record per task,
-and no task may use events; a task may not wait on an event that no
-scheduled task triggers (the device would hang). 4294967295, the runtime's
-EVENT_INVALID_ID, is no event.
+and no task may use events. 4294967295, the runtime's EVENT_INVALID_ID, is
+no event. A task's profile_desc_id (the host's TaskDescC.profile_desc_id,
+such as a kernel family's stage id: 0x10002 for MegaMoe's GMM1) is the
+descriptor its compute record carries; synth writes it.
+
+A task that waits on an event no scheduled task triggers is a warning (on
+stderr, and under "warnings" in --format json), and the buffer is sized as
+the reference sizes it: in a multi-rank kernel a peer rank sets such an
+event (a peer's ShmemPutMemSignal signals it and writes no trigger record).
+On a single rank the device would hang there; --strict makes it an error.
 
 Every problem is reported in one run, as file:line:col and the YAML path of
 the offending value (exit status 1). YAML text is read under a cap of 8 MiB
@@ -55,9 +65,16 @@ the offending value (exit status 1). YAML text is read under a cap of 8 MiB
 			if format != "text" && format != "json" && format != "flags" {
 				return usage(fmt.Errorf("--format must be text, json or flags, got %q", format))
 			}
-			_, r, err := plan.CheckFile(args[0])
+			read := plan.PlanFile
+			if strict {
+				read = plan.CheckFile
+			}
+			_, r, err := read(args[0])
 			if err != nil {
 				return scheduleError(err)
+			}
+			for _, w := range r.Warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
 			}
 			out := cmd.OutOrStdout()
 			switch format {
@@ -73,6 +90,7 @@ the offending value (exit status 1). YAML text is read under a cap of 8 MiB
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json, or flags (just the decode/validate flags)")
+	cmd.Flags().BoolVar(&strict, "strict", false, "a wait on an event no scheduled task triggers is an error (exit 1), not a warning")
 	return cmd
 }
 

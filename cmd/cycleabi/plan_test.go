@@ -150,3 +150,42 @@ func TestPlanPipelineOneWorker(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanUntriggeredWait: a wait on an event no task of this rank
+// triggers (a peer's ShmemPutMemSignal sets it in a multi-rank MoE) is a
+// warning naming that case, with the reference's capacities and exit 0;
+// --strict makes it the error it was (exit 1, nothing on stdout).
+func TestPlanUntriggeredWait(t *testing.T) {
+	path := writeSchedule(t, `num_workers: 2
+tasks:
+  - {task_type: GroupedMatMul, dependent_event: 7, trigger_event: 8}
+  - {task_type: ShmemPutMemSignal, dependent_event: 8}
+cube_task_indices: [0]
+vector_task_indices: [1]
+`)
+	out, errOut, code := runMain(t, "plan", path, "--format", "flags")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// The reference: task 0 writes wait, compute and trigger (3), task 1
+	// (a ShmemPutMemSignal) wait and compute (2); both round up to 16.
+	if out != "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n" {
+		t.Errorf("flags %q", out)
+	}
+	if !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "task 0 waits on event 7") ||
+		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1 {
+		t.Errorf("stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
+	}
+	out, errOut, code = runMain(t, "plan", path, "--strict")
+	if code != exitInvalid || out != "" || !strings.Contains(errOut, "task 0 waits on event 7, which no scheduled task of this rank triggers") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, _, code = runMain(t, "plan", path, "--format", "json")
+	var r struct {
+		AIC      uint32   `json:"aic_record_capacity"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != exitOK || err != nil || r.AIC != 16 || len(r.Warnings) != 1 {
+		t.Errorf("--format json: exit %d, %v, %+v", code, err, r)
+	}
+}

@@ -20,7 +20,6 @@ type reportFlags struct {
 	invocations   invocationFlags
 	base          []string
 	baseManifest  string
-	kernel        string
 	output        string
 	allowMismatch bool
 }
@@ -74,11 +73,11 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
+	f.in.kernelUse = "kernel name in the page's title"
 	f.in.register(fs)
 	f.invocations.registerLabels(fs)
 	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report (of a window too)")
 	fs.Var((*fileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
-	fs.StringVar(&f.kernel, "kernel-name", "MegaKernel", "kernel name in the page's title")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
 	return cmd
@@ -107,7 +106,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
 		return usage(err)
 	}
-	in := &report.Input{Kernel: f.kernel, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
+	in := &report.Input{Kernel: f.in.family.kernelName, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
 		if err != nil {
@@ -123,7 +122,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	// What validate says of each capture, with the same layout request
 	// (errors cannot be left: decode failed on them above; warnings can).
 	for i, path := range captures {
-		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, MaxFindings: 1}); err != nil {
+		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1}); err != nil {
 			return usage(err)
 		}
 	}

@@ -21,6 +21,7 @@ type validateFlags struct {
 	format      string
 	strict      bool
 	maxFindings int
+	family      familyFlags
 }
 
 func newValidateCmd() *cobra.Command {
@@ -103,6 +104,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
+	f.family.register(fs, "MegaKernel", "")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
 	f.invocations.registerLabels(fs)
 	return cmd
@@ -123,7 +125,11 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if paths, err = f.invocations.captures(paths); err != nil {
 		return usage(err)
 	}
-	o := validate.Options{Layout: req, MaxFindings: f.maxFindings}
+	fam, err := f.family.resolve("")
+	if err != nil {
+		return usage(err)
+	}
+	o := validate.Options{Layout: req, MaxFindings: f.maxFindings, Family: fam}
 	if f.maxFindings == 0 {
 		o.MaxFindings = -1
 	}

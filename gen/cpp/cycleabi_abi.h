@@ -281,6 +281,343 @@ CYCLEABI_FN constexpr uint32_t GraphStageDescId(uint32_t graph_stage) {
   return kGraphStageBase + graph_stage;
 }
 
+// Kernel families: the task types and kernel-specific stage ids of each family
+// of kernels (task types and stage ids mean different things per family). A
+// family's task types replace the TaskType enum's names for its kernels; its
+// stages are descriptor ids its kernels write for a task's compute, wait or
+// trigger.
+namespace families {
+
+// MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine. Its
+// stages are runtime-namespace ids, one compute stage per task. Kernel names:
+// MegaMoe. Owner label: Expert. Upstream: modules/mega_moe/profiling.py@206213f
+// (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task
+// types).
+namespace MegaMoe {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeShmemGetMem = 107;
+// Dispatch: compute of a ShmemPutMemSignal task. Tokens sent to their experts'
+// ranks.
+constexpr uint32_t kStageDispatch = 0x10001;
+static_assert(kStageDispatch - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.Dispatch must lie in RuntimeStage (abi/schema.yaml)");
+// GMM1: compute of a GroupedMatMul task. First grouped matmul of the experts.
+constexpr uint32_t kStageGMM1 = 0x10002;
+static_assert(kStageGMM1 - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.GMM1 must lie in RuntimeStage (abi/schema.yaml)");
+// SwiGLU: compute of a SwiGLU task. SwiGLU activation of the experts.
+constexpr uint32_t kStageSwiGLU = 0x10003;
+static_assert(kStageSwiGLU - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.SwiGLU must lie in RuntimeStage (abi/schema.yaml)");
+// GMM2: compute of a GroupedMatMul task. Second grouped matmul of the experts.
+constexpr uint32_t kStageGMM2 = 0x10004;
+static_assert(kStageGMM2 - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.GMM2 must lie in RuntimeStage (abi/schema.yaml)");
+// Combine: compute of a ShmemPutMemSignal task. Expert outputs sent back to the
+// tokens' ranks.
+constexpr uint32_t kStageCombine = 0x10005;
+static_assert(kStageCombine - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.Combine must lie in RuntimeStage (abi/schema.yaml)");
+}  // namespace MegaMoe
+
+// MegaMoe backward: the forward's stages in reverse with the weight gradients.
+// Kernel names: MegaMoeGrad. Owner label: Expert. Upstream:
+// modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label);
+// profiler/profiling.py@0e81ad83 (task types).
+namespace MegaMoeGrad {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeShmemGetMem = 107;
+// DispatchGrad: compute of a ShmemPutMemSignal task. Output gradients sent to
+// their experts' ranks.
+constexpr uint32_t kStageDispatchGrad = 0x11001;
+static_assert(kStageDispatchGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.DispatchGrad must lie in RuntimeStage (abi/schema.yaml)");
+// ActGrad: compute of a GroupedMatMul task. Gradient of the activation (grouped
+// matmul with W2).
+constexpr uint32_t kStageActGrad = 0x11002;
+static_assert(kStageActGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.ActGrad must lie in RuntimeStage (abi/schema.yaml)");
+// W2Grad: compute of a GroupedMatMul task. Gradient of the second expert
+// weight.
+constexpr uint32_t kStageW2Grad = 0x11003;
+static_assert(kStageW2Grad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.W2Grad must lie in RuntimeStage (abi/schema.yaml)");
+// SwiGLUGrad: compute of a SwiGLUGrad task. SwiGLU backward.
+constexpr uint32_t kStageSwiGLUGrad = 0x11004;
+static_assert(kStageSwiGLUGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.SwiGLUGrad must lie in RuntimeStage (abi/schema.yaml)");
+// GateGrad: compute of a GroupedMatMul task. Gradient of the gate projection.
+constexpr uint32_t kStageGateGrad = 0x11005;
+static_assert(kStageGateGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.GateGrad must lie in RuntimeStage (abi/schema.yaml)");
+// W1Grad: compute of a GroupedMatMul task. Gradient of the first expert weight.
+constexpr uint32_t kStageW1Grad = 0x11006;
+static_assert(kStageW1Grad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.W1Grad must lie in RuntimeStage (abi/schema.yaml)");
+// CombineGrad: compute of a ShmemPutMemSignal task. Input gradients sent back
+// to the tokens' ranks.
+constexpr uint32_t kStageCombineGrad = 0x11007;
+static_assert(kStageCombineGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.CombineGrad must lie in RuntimeStage (abi/schema.yaml)");
+}  // namespace MegaMoeGrad
+
+// HyperMegaMhc forward. Its stages are graph stages named from the operator
+// graph on the host, so they come from the trace or a names file. Kernel names:
+// HyperMegaMhc. Owner label: TokenPartition. Upstream:
+// profiler/profiling.py@979e2a9 (task types); modules/mega_mhc/plan.py@979e2a9
+// (kernel name, owner label).
+namespace MegaMhc {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeMhcPost = 107;
+constexpr uint32_t kTaskTypeMhcNormCast = 108;
+constexpr uint32_t kTaskTypeMhcProjection = 109;
+constexpr uint32_t kTaskTypeMhcMapping = 110;
+constexpr uint32_t kTaskTypeRmsNorm = 111;
+constexpr uint32_t kTaskTypeMhcInputMix = 112;
+constexpr uint32_t kTaskTypeRmsNormGrad = 113;
+constexpr uint32_t kTaskTypeMhcGradPrevA = 114;
+constexpr uint32_t kTaskTypeMhcGradMapping = 115;
+constexpr uint32_t kTaskTypeMhcGradPhiRms = 116;
+constexpr uint32_t kTaskTypeMhcGradPrevXAndPost = 117;
+constexpr uint32_t kTaskTypeMhcPostGrad = 118;
+constexpr uint32_t kTaskTypeMhcGradPrevAAndMapping = 119;
+}  // namespace MegaMhc
+
+// HyperMegaMhcGrad (MHC backward). Graph stages are named on the host, as for
+// MegaMhc. Kernel names: HyperMegaMhcGrad. Owner label: NativeKernel. Upstream:
+// profiler/profiling.py@979e2a9 (task types);
+// modules/mega_mhc_grad/plan.py@a1fd381 (kernel name, owner label).
+namespace MegaMhcGrad {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeMhcPost = 107;
+constexpr uint32_t kTaskTypeMhcNormCast = 108;
+constexpr uint32_t kTaskTypeMhcProjection = 109;
+constexpr uint32_t kTaskTypeMhcMapping = 110;
+constexpr uint32_t kTaskTypeRmsNorm = 111;
+constexpr uint32_t kTaskTypeMhcInputMix = 112;
+constexpr uint32_t kTaskTypeRmsNormGrad = 113;
+constexpr uint32_t kTaskTypeMhcGradPrevA = 114;
+constexpr uint32_t kTaskTypeMhcGradMapping = 115;
+constexpr uint32_t kTaskTypeMhcGradPhiRms = 116;
+constexpr uint32_t kTaskTypeMhcGradPrevXAndPost = 117;
+constexpr uint32_t kTaskTypeMhcPostGrad = 118;
+constexpr uint32_t kTaskTypeMhcGradPrevAAndMapping = 119;
+}  // namespace MegaMhcGrad
+
+// HyperMegaGate Route: an AIV pipeline whose task i writes graph stage i.
+// Kernel names: HyperMegaGateRoute. Owner label: TokenRowShard. Upstream:
+// scheduler/config.py@8f3c6ce (task types);
+// modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce (stages, kernel
+// name, owner label).
+namespace MegaGateRoute {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeGateSoftplus = 107;
+constexpr uint32_t kTaskTypeGateSqrt = 108;
+constexpr uint32_t kTaskTypeGateAddBias = 109;
+constexpr uint32_t kTaskTypeGateTopk = 110;
+constexpr uint32_t kTaskTypeGateGather = 111;
+constexpr uint32_t kTaskTypeGateReduceSum = 112;
+constexpr uint32_t kTaskTypeGateAddEpsilon = 113;
+constexpr uint32_t kTaskTypeGateDiv = 114;
+constexpr uint32_t kTaskTypeGateMulScale = 115;
+constexpr uint32_t kTaskTypeGateCastIndex = 116;
+constexpr uint32_t kTaskTypeGateGradMulsScale = 117;
+constexpr uint32_t kTaskTypeGateGradBroadcastDenominator = 118;
+constexpr uint32_t kTaskTypeGateGradNeg = 119;
+constexpr uint32_t kTaskTypeGateGradDivSelected = 120;
+constexpr uint32_t kTaskTypeGateGradDivSelectedRatio = 121;
+constexpr uint32_t kTaskTypeGateGradMulCross = 122;
+constexpr uint32_t kTaskTypeGateGradDivDirect = 123;
+constexpr uint32_t kTaskTypeGateGradReduceSum = 124;
+constexpr uint32_t kTaskTypeGateGradBroadcastRowSum = 125;
+constexpr uint32_t kTaskTypeGateGradAddSelected = 126;
+constexpr uint32_t kTaskTypeGateGradZeros = 127;
+// Softplus: compute of a GateSoftplus task. AIV pipeline stage 0 (graph stage
+// 0).
+constexpr uint32_t kStageSoftplus = 0x30000;
+static_assert(kStageSoftplus - kGraphStageBase < kGraphStageCount, "MegaGateRoute.Softplus must lie in GraphStage (abi/schema.yaml)");
+// Sqrt: compute of a GateSqrt task. AIV pipeline stage 1 (graph stage 1).
+constexpr uint32_t kStageSqrt = 0x30001;
+static_assert(kStageSqrt - kGraphStageBase < kGraphStageCount, "MegaGateRoute.Sqrt must lie in GraphStage (abi/schema.yaml)");
+// AddBias: compute of a GateAddBias task. AIV pipeline stage 2 (graph stage 2).
+constexpr uint32_t kStageAddBias = 0x30002;
+static_assert(kStageAddBias - kGraphStageBase < kGraphStageCount, "MegaGateRoute.AddBias must lie in GraphStage (abi/schema.yaml)");
+// TopK: compute of a GateTopk task. AIV pipeline stage 3 (graph stage 3).
+constexpr uint32_t kStageTopK = 0x30003;
+static_assert(kStageTopK - kGraphStageBase < kGraphStageCount, "MegaGateRoute.TopK must lie in GraphStage (abi/schema.yaml)");
+// Gather: compute of a GateGather task. AIV pipeline stage 4 (graph stage 4).
+constexpr uint32_t kStageGather = 0x30004;
+static_assert(kStageGather - kGraphStageBase < kGraphStageCount, "MegaGateRoute.Gather must lie in GraphStage (abi/schema.yaml)");
+// ReduceSum: compute of a GateReduceSum task. AIV pipeline stage 5 (graph stage
+// 5).
+constexpr uint32_t kStageReduceSum = 0x30005;
+static_assert(kStageReduceSum - kGraphStageBase < kGraphStageCount, "MegaGateRoute.ReduceSum must lie in GraphStage (abi/schema.yaml)");
+// AddEpsilon: compute of a GateAddEpsilon task. AIV pipeline stage 6 (graph
+// stage 6).
+constexpr uint32_t kStageAddEpsilon = 0x30006;
+static_assert(kStageAddEpsilon - kGraphStageBase < kGraphStageCount, "MegaGateRoute.AddEpsilon must lie in GraphStage (abi/schema.yaml)");
+// Div: compute of a GateDiv task. AIV pipeline stage 7 (graph stage 7).
+constexpr uint32_t kStageDiv = 0x30007;
+static_assert(kStageDiv - kGraphStageBase < kGraphStageCount, "MegaGateRoute.Div must lie in GraphStage (abi/schema.yaml)");
+// MulScale: compute of a GateMulScale task. AIV pipeline stage 8 (graph stage
+// 8).
+constexpr uint32_t kStageMulScale = 0x30008;
+static_assert(kStageMulScale - kGraphStageBase < kGraphStageCount, "MegaGateRoute.MulScale must lie in GraphStage (abi/schema.yaml)");
+// CastIndex: compute of a GateCastIndex task. AIV pipeline stage 9 (graph stage
+// 9).
+constexpr uint32_t kStageCastIndex = 0x30009;
+static_assert(kStageCastIndex - kGraphStageBase < kGraphStageCount, "MegaGateRoute.CastIndex must lie in GraphStage (abi/schema.yaml)");
+}  // namespace MegaGateRoute
+
+// HyperMegaGate RouteGrad, the full backward pipeline. Kernel names:
+// HyperMegaGateRouteGrad. Owner label: TokenRowShard. Upstream:
+// scheduler/config.py@8f3c6ce (task types);
+// modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce (stages, kernel
+// name, owner label).
+namespace MegaGateRouteGrad {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeGateSoftplus = 107;
+constexpr uint32_t kTaskTypeGateSqrt = 108;
+constexpr uint32_t kTaskTypeGateAddBias = 109;
+constexpr uint32_t kTaskTypeGateTopk = 110;
+constexpr uint32_t kTaskTypeGateGather = 111;
+constexpr uint32_t kTaskTypeGateReduceSum = 112;
+constexpr uint32_t kTaskTypeGateAddEpsilon = 113;
+constexpr uint32_t kTaskTypeGateDiv = 114;
+constexpr uint32_t kTaskTypeGateMulScale = 115;
+constexpr uint32_t kTaskTypeGateCastIndex = 116;
+constexpr uint32_t kTaskTypeGateGradMulsScale = 117;
+constexpr uint32_t kTaskTypeGateGradBroadcastDenominator = 118;
+constexpr uint32_t kTaskTypeGateGradNeg = 119;
+constexpr uint32_t kTaskTypeGateGradDivSelected = 120;
+constexpr uint32_t kTaskTypeGateGradDivSelectedRatio = 121;
+constexpr uint32_t kTaskTypeGateGradMulCross = 122;
+constexpr uint32_t kTaskTypeGateGradDivDirect = 123;
+constexpr uint32_t kTaskTypeGateGradReduceSum = 124;
+constexpr uint32_t kTaskTypeGateGradBroadcastRowSum = 125;
+constexpr uint32_t kTaskTypeGateGradAddSelected = 126;
+constexpr uint32_t kTaskTypeGateGradZeros = 127;
+// MulsScaleGrad: compute of a GateGradMulsScale task. AIV pipeline stage 0
+// (graph stage 0).
+constexpr uint32_t kStageMulsScaleGrad = 0x30000;
+static_assert(kStageMulsScaleGrad - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.MulsScaleGrad must lie in GraphStage (abi/schema.yaml)");
+// BroadcastDenominator: compute of a GateGradBroadcastDenominator task. AIV
+// pipeline stage 1 (graph stage 1).
+constexpr uint32_t kStageBroadcastDenominator = 0x30001;
+static_assert(kStageBroadcastDenominator - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.BroadcastDenominator must lie in GraphStage (abi/schema.yaml)");
+// Neg: compute of a GateGradNeg task. AIV pipeline stage 2 (graph stage 2).
+constexpr uint32_t kStageNeg = 0x30002;
+static_assert(kStageNeg - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.Neg must lie in GraphStage (abi/schema.yaml)");
+// DivSelected: compute of a GateGradDivSelected task. AIV pipeline stage 3
+// (graph stage 3).
+constexpr uint32_t kStageDivSelected = 0x30003;
+static_assert(kStageDivSelected - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.DivSelected must lie in GraphStage (abi/schema.yaml)");
+// DivSelectedRatio: compute of a GateGradDivSelectedRatio task. AIV pipeline
+// stage 4 (graph stage 4).
+constexpr uint32_t kStageDivSelectedRatio = 0x30004;
+static_assert(kStageDivSelectedRatio - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.DivSelectedRatio must lie in GraphStage (abi/schema.yaml)");
+// MulCross: compute of a GateGradMulCross task. AIV pipeline stage 5 (graph
+// stage 5).
+constexpr uint32_t kStageMulCross = 0x30005;
+static_assert(kStageMulCross - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.MulCross must lie in GraphStage (abi/schema.yaml)");
+// DivDirect: compute of a GateGradDivDirect task. AIV pipeline stage 6 (graph
+// stage 6).
+constexpr uint32_t kStageDivDirect = 0x30006;
+static_assert(kStageDivDirect - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.DivDirect must lie in GraphStage (abi/schema.yaml)");
+// ReduceSum: compute of a GateGradReduceSum task. AIV pipeline stage 7 (graph
+// stage 7).
+constexpr uint32_t kStageReduceSum = 0x30007;
+static_assert(kStageReduceSum - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.ReduceSum must lie in GraphStage (abi/schema.yaml)");
+// BroadcastRowSum: compute of a GateGradBroadcastRowSum task. AIV pipeline
+// stage 8 (graph stage 8).
+constexpr uint32_t kStageBroadcastRowSum = 0x30008;
+static_assert(kStageBroadcastRowSum - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.BroadcastRowSum must lie in GraphStage (abi/schema.yaml)");
+// AddSelectedGrad: compute of a GateGradAddSelected task. AIV pipeline stage 9
+// (graph stage 9).
+constexpr uint32_t kStageAddSelectedGrad = 0x30009;
+static_assert(kStageAddSelectedGrad - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.AddSelectedGrad must lie in GraphStage (abi/schema.yaml)");
+// ZerosLike: compute of a GateGradZeros task. AIV pipeline stage 10 (graph
+// stage 10).
+constexpr uint32_t kStageZerosLike = 0x3000A;
+static_assert(kStageZerosLike - kGraphStageBase < kGraphStageCount, "MegaGateRouteGrad.ZerosLike must lie in GraphStage (abi/schema.yaml)");
+}  // namespace MegaGateRouteGrad
+
+// HyperMegaGate RouteGrad for top-k 1: two stages only. Upstream gives it the
+// kernel name HyperMegaGateRouteGrad too, so it is chosen by --kernel-family
+// alone. Owner label: TokenRowShard. Upstream: scheduler/config.py@8f3c6ce
+// (task types); modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce
+// (stages, owner label).
+namespace MegaGateRouteGradK1 {
+constexpr uint32_t kTaskTypeTerminate = 0;
+constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
+constexpr uint32_t kTaskTypeAddCustom = 101;
+constexpr uint32_t kTaskTypeSwiGLU = 102;
+constexpr uint32_t kTaskTypeMatMul = 103;
+constexpr uint32_t kTaskTypeGroupedMatMul = 104;
+constexpr uint32_t kTaskTypeShmemPutMemSignal = 105;
+constexpr uint32_t kTaskTypeSwiGLUGrad = 106;
+constexpr uint32_t kTaskTypeGateSoftplus = 107;
+constexpr uint32_t kTaskTypeGateSqrt = 108;
+constexpr uint32_t kTaskTypeGateAddBias = 109;
+constexpr uint32_t kTaskTypeGateTopk = 110;
+constexpr uint32_t kTaskTypeGateGather = 111;
+constexpr uint32_t kTaskTypeGateReduceSum = 112;
+constexpr uint32_t kTaskTypeGateAddEpsilon = 113;
+constexpr uint32_t kTaskTypeGateDiv = 114;
+constexpr uint32_t kTaskTypeGateMulScale = 115;
+constexpr uint32_t kTaskTypeGateCastIndex = 116;
+constexpr uint32_t kTaskTypeGateGradMulsScale = 117;
+constexpr uint32_t kTaskTypeGateGradBroadcastDenominator = 118;
+constexpr uint32_t kTaskTypeGateGradNeg = 119;
+constexpr uint32_t kTaskTypeGateGradDivSelected = 120;
+constexpr uint32_t kTaskTypeGateGradDivSelectedRatio = 121;
+constexpr uint32_t kTaskTypeGateGradMulCross = 122;
+constexpr uint32_t kTaskTypeGateGradDivDirect = 123;
+constexpr uint32_t kTaskTypeGateGradReduceSum = 124;
+constexpr uint32_t kTaskTypeGateGradBroadcastRowSum = 125;
+constexpr uint32_t kTaskTypeGateGradAddSelected = 126;
+constexpr uint32_t kTaskTypeGateGradZeros = 127;
+// MulsScaleGrad: compute of a GateGradMulsScale task. AIV pipeline stage 0
+// (graph stage 0).
+constexpr uint32_t kStageMulsScaleGrad = 0x30000;
+static_assert(kStageMulsScaleGrad - kGraphStageBase < kGraphStageCount, "MegaGateRouteGradK1.MulsScaleGrad must lie in GraphStage (abi/schema.yaml)");
+// ZerosLike: compute of a GateGradZeros task. AIV pipeline stage 1 (graph stage
+// 1).
+constexpr uint32_t kStageZerosLike = 0x30001;
+static_assert(kStageZerosLike - kGraphStageBase < kGraphStageCount, "MegaGateRouteGradK1.ZerosLike must lie in GraphStage (abi/schema.yaml)");
+}  // namespace MegaGateRouteGradK1
+}  // namespace families
+
 // Buffer layout: cube_slots AIC slots, then 2*cube_slots AIV slots. Offsets and
 // sizes are 64-bit: a whole buffer may exceed 4 GiB.
 

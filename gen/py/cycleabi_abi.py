@@ -40,6 +40,28 @@ class SoC(collections.namedtuple("SoC", "prefix mhz")):
     __slots__ = ()
 
 
+class KernelFamily(collections.namedtuple(
+        "KernelFamily", "name kernel_names owner_label upstream task_types stages")):
+    """A kernel family: kernels that share one task-type table and one set of
+    kernel-specific stage ids.
+
+    kernel_names select the family (family_for_kernel); owner_label prefixes
+    owner ids in detailed names (None: none); upstream names the upstream
+    files and commits the tables follow; task_types maps a task-type value to
+    its name and replaces the enum's names entirely under the family; stages
+    maps a desc_id to a FamilyStage.
+    """
+
+    __slots__ = ()
+
+
+class FamilyStage(collections.namedtuple("FamilyStage", "name stage_class task_type")):
+    """A family's stage: its name, its class ("compute", "wait" or "trigger")
+    and the task-type value of the tasks that write it (None: not given)."""
+
+    __slots__ = ()
+
+
 class DescNamespace(collections.namedtuple(
         "DescNamespace", "name base count display fallback arg enum names task_stage_prefix")):
     """A descriptor-ID namespace: the desc_ids [base, base + count).
@@ -297,6 +319,107 @@ SOCS = (
     SoC("ascend950", 1000.0),
 )
 
+#: The kernel families in schema order (see KernelFamily).
+FAMILIES = (
+    # MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine.
+    # Its stages are runtime-namespace ids, one compute stage per task.
+    KernelFamily(
+        name="MegaMoe", kernel_names=("MegaMoe",), owner_label="Expert",
+        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
+        stages={
+            0x10001: FamilyStage("Dispatch", "compute", 105),
+            0x10002: FamilyStage("GMM1", "compute", 104),
+            0x10003: FamilyStage("SwiGLU", "compute", 102),
+            0x10004: FamilyStage("GMM2", "compute", 104),
+            0x10005: FamilyStage("Combine", "compute", 105),
+        },
+    ),
+    # MegaMoe backward: the forward's stages in reverse with the weight
+    # gradients.
+    KernelFamily(
+        name="MegaMoeGrad", kernel_names=("MegaMoeGrad",), owner_label="Expert",
+        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
+        stages={
+            0x11001: FamilyStage("DispatchGrad", "compute", 105),
+            0x11002: FamilyStage("ActGrad", "compute", 104),
+            0x11003: FamilyStage("W2Grad", "compute", 104),
+            0x11004: FamilyStage("SwiGLUGrad", "compute", 106),
+            0x11005: FamilyStage("GateGrad", "compute", 104),
+            0x11006: FamilyStage("W1Grad", "compute", 104),
+            0x11007: FamilyStage("CombineGrad", "compute", 105),
+        },
+    ),
+    # HyperMegaMhc forward. Its stages are graph stages named from the operator
+    # graph on the host, so they come from the trace or a names file.
+    KernelFamily(
+        name="MegaMhc", kernel_names=("HyperMegaMhc",), owner_label="TokenPartition",
+        upstream="profiler/profiling.py@979e2a9 (task types); modules/mega_mhc/plan.py@979e2a9 (kernel name, owner label)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MhcPost", 108: "MhcNormCast", 109: "MhcProjection", 110: "MhcMapping", 111: "RmsNorm", 112: "MhcInputMix", 113: "RmsNormGrad", 114: "MhcGradPrevA", 115: "MhcGradMapping", 116: "MhcGradPhiRms", 117: "MhcGradPrevXAndPost", 118: "MhcPostGrad", 119: "MhcGradPrevAAndMapping"},
+        stages={
+        },
+    ),
+    # HyperMegaMhcGrad (MHC backward). Graph stages are named on the host, as
+    # for MegaMhc.
+    KernelFamily(
+        name="MegaMhcGrad", kernel_names=("HyperMegaMhcGrad",), owner_label="NativeKernel",
+        upstream="profiler/profiling.py@979e2a9 (task types); modules/mega_mhc_grad/plan.py@a1fd381 (kernel name, owner label)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MhcPost", 108: "MhcNormCast", 109: "MhcProjection", 110: "MhcMapping", 111: "RmsNorm", 112: "MhcInputMix", 113: "RmsNormGrad", 114: "MhcGradPrevA", 115: "MhcGradMapping", 116: "MhcGradPhiRms", 117: "MhcGradPrevXAndPost", 118: "MhcPostGrad", 119: "MhcGradPrevAAndMapping"},
+        stages={
+        },
+    ),
+    # HyperMegaGate Route: an AIV pipeline whose task i writes graph stage i.
+    KernelFamily(
+        name="MegaGateRoute", kernel_names=("HyperMegaGateRoute",), owner_label="TokenRowShard",
+        upstream="scheduler/config.py@8f3c6ce (task types); modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce (stages, kernel name, owner label)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "GateSoftplus", 108: "GateSqrt", 109: "GateAddBias", 110: "GateTopk", 111: "GateGather", 112: "GateReduceSum", 113: "GateAddEpsilon", 114: "GateDiv", 115: "GateMulScale", 116: "GateCastIndex", 117: "GateGradMulsScale", 118: "GateGradBroadcastDenominator", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros"},
+        stages={
+            0x30000: FamilyStage("Softplus", "compute", 107),
+            0x30001: FamilyStage("Sqrt", "compute", 108),
+            0x30002: FamilyStage("AddBias", "compute", 109),
+            0x30003: FamilyStage("TopK", "compute", 110),
+            0x30004: FamilyStage("Gather", "compute", 111),
+            0x30005: FamilyStage("ReduceSum", "compute", 112),
+            0x30006: FamilyStage("AddEpsilon", "compute", 113),
+            0x30007: FamilyStage("Div", "compute", 114),
+            0x30008: FamilyStage("MulScale", "compute", 115),
+            0x30009: FamilyStage("CastIndex", "compute", 116),
+        },
+    ),
+    # HyperMegaGate RouteGrad, the full backward pipeline.
+    KernelFamily(
+        name="MegaGateRouteGrad", kernel_names=("HyperMegaGateRouteGrad",), owner_label="TokenRowShard",
+        upstream="scheduler/config.py@8f3c6ce (task types); modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce (stages, kernel name, owner label)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "GateSoftplus", 108: "GateSqrt", 109: "GateAddBias", 110: "GateTopk", 111: "GateGather", 112: "GateReduceSum", 113: "GateAddEpsilon", 114: "GateDiv", 115: "GateMulScale", 116: "GateCastIndex", 117: "GateGradMulsScale", 118: "GateGradBroadcastDenominator", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros"},
+        stages={
+            0x30000: FamilyStage("MulsScaleGrad", "compute", 117),
+            0x30001: FamilyStage("BroadcastDenominator", "compute", 118),
+            0x30002: FamilyStage("Neg", "compute", 119),
+            0x30003: FamilyStage("DivSelected", "compute", 120),
+            0x30004: FamilyStage("DivSelectedRatio", "compute", 121),
+            0x30005: FamilyStage("MulCross", "compute", 122),
+            0x30006: FamilyStage("DivDirect", "compute", 123),
+            0x30007: FamilyStage("ReduceSum", "compute", 124),
+            0x30008: FamilyStage("BroadcastRowSum", "compute", 125),
+            0x30009: FamilyStage("AddSelectedGrad", "compute", 126),
+            0x3000A: FamilyStage("ZerosLike", "compute", 127),
+        },
+    ),
+    # HyperMegaGate RouteGrad for top-k 1: two stages only. Upstream gives it
+    # the kernel name HyperMegaGateRouteGrad too, so it is chosen by
+    # --kernel-family alone.
+    KernelFamily(
+        name="MegaGateRouteGradK1", kernel_names=(), owner_label="TokenRowShard",
+        upstream="scheduler/config.py@8f3c6ce (task types); modules/mega_gate/profiling.py@8f3c6ce and plan.py@8f3c6ce (stages, owner label)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "GateSoftplus", 108: "GateSqrt", 109: "GateAddBias", 110: "GateTopk", 111: "GateGather", 112: "GateReduceSum", 113: "GateAddEpsilon", 114: "GateDiv", 115: "GateMulScale", 116: "GateCastIndex", 117: "GateGradMulsScale", 118: "GateGradBroadcastDenominator", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros"},
+        stages={
+            0x30000: FamilyStage("MulsScaleGrad", "compute", 117),
+            0x30001: FamilyStage("ZerosLike", "compute", 127),
+        },
+    ),
+)
+
 # ---------------------------------------------------------------------------
 # Layout helpers.
 
@@ -499,29 +622,67 @@ def lookup_desc(desc_id):
     return None, desc_id
 
 
-def desc_schema_name(desc_id):
-    """The display name the schema gives desc_id, or None when it gives none."""
+def desc_schema_name(desc_id, family=None):
+    """The display name the schema gives desc_id, or None when it gives none.
+    Under family (a KernelFamily), its stage names and task-type table apply
+    first: a task type the family does not list has no name."""
+    desc_id = int(desc_id)
     ns, index = lookup_desc(desc_id)
+    if family is not None:
+        if desc_id in family.stages:
+            if ns is None:
+                return _expand(DESC_UNKNOWN, "", desc_id, desc_id)
+            return _expand(ns.display, family.stages[desc_id].name, index, desc_id)
+        if ns is not None and ns.enum is not None:
+            if index not in family.task_types:
+                return None
+            return _expand(ns.display, family.task_types[index], index, desc_id)
     if ns is None or index not in ns.names:
         return None
-    return _expand(ns.display, ns.names[index], index, int(desc_id))
+    return _expand(ns.display, ns.names[index], index, desc_id)
 
 
-def desc_name(desc_id, stages=None):
+def desc_name(desc_id, stages=None, family=None):
     """The display name of desc_id exactly as decode writes it: stages[desc_id]
-    when stages (a names file's desc_id -> name map) has it, else the schema's
-    name, else its namespace's fallback ("TaskType_250", "GraphStage_5"), else
-    DESC_UNKNOWN ("DescId_<desc_id>")."""
+    when stages (a names file's desc_id -> name map) has it, else the name
+    family (a KernelFamily, or None) or the schema gives it, else its
+    namespace's fallback ("TaskType_250", "GraphStage_5"), else DESC_UNKNOWN
+    ("DescId_<desc_id>")."""
     desc_id = int(desc_id)
     if stages and desc_id in stages:
         return stages[desc_id]
-    name = desc_schema_name(desc_id)
+    name = desc_schema_name(desc_id, family)
     if name is not None:
         return name
     ns, index = lookup_desc(desc_id)
     if ns is None:
         return _expand(DESC_UNKNOWN, "", desc_id, desc_id)
     return _expand(ns.fallback, "", index, desc_id)
+
+
+def kernel_key(name):
+    """How kernel names are compared: lower case, without '_' and surrounding
+    space."""
+    return name.strip().replace("_", "").lower()
+
+
+def family_for_kernel(kernel_name):
+    """The KernelFamily whose kernel_names include kernel_name (compared by
+    kernel_key), or None."""
+    key = kernel_key(kernel_name)
+    for fam in FAMILIES:
+        if key and any(kernel_key(k) == key for k in fam.kernel_names):
+            return fam
+    return None
+
+
+def family(name):
+    """The KernelFamily named name, compared case-insensitively; KeyError if
+    there is none."""
+    for fam in FAMILIES:
+        if fam.name.lower() == name.strip().lower():
+            return fam
+    raise KeyError(name)
 
 
 def task_stage_prefixed(desc_id):
@@ -531,13 +692,14 @@ def task_stage_prefixed(desc_id):
 
 
 def event_name(desc_id, task_id=0, stage_task_index=0, owner_id=None, stages=None, tasks=None,
-               detailed=False, owner_label="Owner"):
+               detailed=False, owner_label="Owner", family=None):
     """The trace-event name decode gives a record: desc_name(desc_id, stages),
     prefixed with "<task stage>_" when tasks (task_id -> stage name) names the
     task's stage and the descriptor takes the prefix; with detailed=True,
     "_task<stage_task_index+1>" appended and "<owner_label><owner_id>_"
-    prefixed unless owner_id is None or the no-owner value."""
-    name = desc_name(desc_id, stages)
+    prefixed unless owner_id is None or the no-owner value. family (a
+    KernelFamily) names desc_ids as desc_name does."""
+    name = desc_name(desc_id, stages, family)
     if tasks and task_stage_prefixed(desc_id) and int(task_id) in tasks:
         name = tasks[int(task_id)] + "_" + name
     if not detailed:

@@ -19,7 +19,12 @@
 //     differently (a stage or task-type renamed, a SoC frequency changed), so
 //     traces and dashboards keyed on names break.
 //   - compatible: additions and documentation (a new enum value, a new named
-//     descriptor, a doc change, a new SoC).
+//     descriptor, a doc change, a new SoC, a new kernel family or a new
+//     entry in one).
+//
+// Kernel families are display: renaming, removing or reclassifying what a
+// family names is breaking-display, adding is compatible; none of it
+// reaches the fingerprint.
 package abidiff
 
 import (
@@ -147,6 +152,16 @@ const (
 	SoCChanged             Rule = "soc-changed"
 	SoCRemoved             Rule = "soc-removed"
 	SoCShadowed            Rule = "soc-shadowed"
+	FamilyRemoved          Rule = "family-removed"
+	FamilyRenamed          Rule = "family-renamed"
+	FamilyKernelRemoved    Rule = "family-kernel-removed"
+	FamilyOwnerChanged     Rule = "family-owner-label-changed"
+	FamilyTaskTypeRenamed  Rule = "family-task-type-renamed"
+	FamilyTaskTypeRemoved  Rule = "family-task-type-removed"
+	FamilyStageRenamed     Rule = "family-stage-renamed"
+	FamilyStageRemoved     Rule = "family-stage-removed"
+	FamilyStageReclassed   Rule = "family-stage-reclassified"
+	FamilyStageTypeChanged Rule = "family-stage-task-type-changed"
 
 	// compatible
 	VersionRaised       Rule = "version-raised"
@@ -157,6 +172,10 @@ const (
 	NamespaceAdded      Rule = "namespace-added"
 	StageAdded          Rule = "stage-added"
 	SoCAdded            Rule = "soc-added"
+	FamilyAdded         Rule = "family-added"
+	FamilyKernelAdded   Rule = "family-kernel-added"
+	FamilyTaskTypeAdded Rule = "family-task-type-added"
+	FamilyStageAdded    Rule = "family-stage-added"
 	FieldCheckRemoved   Rule = "field-check-removed"
 	FieldWarningChanged Rule = "field-warning-changed"
 	DocChanged          Rule = "doc-changed"
@@ -209,6 +228,16 @@ var Rules = []RuleInfo{
 	{SoCChanged, BreakingDisplay, "a SoC's system-counter frequency changed: every timestamp for it moves"},
 	{SoCRemoved, BreakingDisplay, "a SoC was removed: its traces no longer decode"},
 	{SoCShadowed, BreakingDisplay, "a new SoC prefix takes names an existing prefix matched, at another frequency"},
+	{FamilyRemoved, BreakingDisplay, "a kernel family was removed: its kernels' ids display with the schema's own tables, and --kernel-family refuses its name"},
+	{FamilyRenamed, BreakingDisplay, "a kernel family kept its kernel names but changed its name: --kernel-family refuses the old one"},
+	{FamilyKernelRemoved, BreakingDisplay, "a kernel name no longer selects its family: captures of that kernel lose the family's names and classes"},
+	{FamilyOwnerChanged, BreakingDisplay, "a family's owner label changed: detailed event names change"},
+	{FamilyTaskTypeRenamed, BreakingDisplay, "a family's task type kept its value but changed its name"},
+	{FamilyTaskTypeRemoved, BreakingDisplay, "a family's task type was removed: it displays with the fallback under the family"},
+	{FamilyStageRenamed, BreakingDisplay, "a family's stage kept its desc_id but changed its name"},
+	{FamilyStageRemoved, BreakingDisplay, "a family's stage was removed: its desc_id displays as the schema names it, and analysis no longer counts it by its class"},
+	{FamilyStageReclassed, BreakingDisplay, "a family's stage changed its class (compute, wait, trigger): analysis counts its cycles as another kind"},
+	{FamilyStageTypeChanged, BreakingDisplay, "a family's stage names another task type (or none): analysis groups its cycles under another task type"},
 
 	{VersionRaised, Compatible, "the ABI version went up"},
 	{StructAdded, Compatible, "a struct was added"},
@@ -218,6 +247,10 @@ var Rules = []RuleInfo{
 	{NamespaceAdded, Compatible, "a descriptor namespace was added"},
 	{StageAdded, Compatible, "a named descriptor (stage) was added"},
 	{SoCAdded, Compatible, "a SoC was added"},
+	{FamilyAdded, Compatible, "a kernel family was added (a kernel name it lists that selected none before now reads under it)"},
+	{FamilyKernelAdded, Compatible, "a kernel name was added to a family"},
+	{FamilyTaskTypeAdded, Compatible, "a task type was added to a family"},
+	{FamilyStageAdded, Compatible, "a stage was added to a family"},
 	{FieldCheckRemoved, Compatible, "a field lost a validation check: every buffer valid before stays valid"},
 	{FieldWarningChanged, Compatible, "a pad field's warn_nonzero changed (a warning, never an error)"},
 	{DocChanged, Compatible, "a doc string changed"},
@@ -244,7 +277,7 @@ func (r Rule) Category() Category {
 // Compare returns every difference between old and new, breaking-wire
 // first, then breaking-display, then compatible; within a category in
 // schema order (version, fingerprint, constants, enums, structs, layout,
-// descriptors, SoCs). The same pair of schemas always gives the same list.
+// descriptors, SoCs, families). The same pair of schemas always gives the same list.
 func Compare(old, new *schema.Schema) []Change {
 	c := &comparer{old: old, new: new}
 	c.version()
@@ -254,6 +287,7 @@ func Compare(old, new *schema.Schema) []Change {
 	c.layout()
 	c.descriptors()
 	c.socs()
+	c.families()
 	slices.SortStableFunc(c.changes, func(a, b Change) int { return int(a.Category) - int(b.Category) })
 	return c.changes
 }

@@ -153,7 +153,14 @@ func propAnyMutation(t *rapid.T) {
 	what := rapid.SampledFrom([]string{
 		"rename-task-type", "add-task-type", "renumber-task-type", "doc", "add-soc", "soc-mhz",
 		"rename-stage", "move-namespace", "constant", "version",
+		"rename-family-stage", "reclassify-family-stage", "add-family-task-type", "drop-family-kernel",
 	}).Draw(t, "mutation")
+	var familyStages []*yaml.Node
+	for _, f := range get(root, "families").Content {
+		if st := get(f, "stages"); st != nil {
+			familyStages = append(familyStages, st.Content...)
+		}
+	}
 	docOnly := false
 	switch what {
 	case "rename-task-type":
@@ -184,8 +191,37 @@ func propAnyMutation(t *rapid.T) {
 		n := rapid.SampledFrom(names.Content).Draw(t, "stage")
 		get(n, "name").Value += "Renamed"
 	case "move-namespace":
+		// The families' stage ids in it move with it, so that they stay in
+		// a namespace.
 		ns := findByName(t, namespaces, "GraphStage")
-		get(ns, "base").Value = fmt.Sprintf("0x%x", rapid.IntRange(4, 0xFF).Draw(t, "base/0x10000")*0x10000)
+		oldBase := intOf(t, get(ns, "base"))
+		newBase := rapid.IntRange(4, 0xFF).Draw(t, "base/0x10000") * 0x10000
+		get(ns, "base").Value = fmt.Sprintf("0x%x", newBase)
+		for _, st := range familyStages {
+			if id := intOf(t, get(st, "desc_id")); id >= oldBase && id < oldBase+0x10000 {
+				get(st, "desc_id").Value = fmt.Sprintf("0x%x", id-oldBase+newBase)
+			}
+		}
+	case "rename-family-stage":
+		st := rapid.SampledFrom(familyStages).Draw(t, "family stage")
+		get(st, "name").Value += "Renamed"
+	case "reclassify-family-stage":
+		st := rapid.SampledFrom(familyStages).Draw(t, "family stage")
+		c := get(st, "class")
+		c.Value = rapid.SampledFrom([]string{"wait", "trigger"}).Draw(t, "class")
+	case "add-family-task-type":
+		f := rapid.SampledFrom(get(root, "families").Content).Draw(t, "family")
+		tts := get(f, "task_types")
+		tts.Content = append(tts.Content, mapping("value", strconv.Itoa(rapid.IntRange(200, 0xFFFF).Draw(t, "number")), "name", "AddedFamilyType"))
+	case "drop-family-kernel":
+		var withKernels []*yaml.Node
+		for _, f := range get(root, "families").Content {
+			if k := get(f, "kernel_names"); k != nil && len(k.Content) > 0 {
+				withKernels = append(withKernels, k)
+			}
+		}
+		k := rapid.SampledFrom(withKernels).Draw(t, "kernel names")
+		k.Content = k.Content[1:]
 	case "constant":
 		c := findByName(t, get(root, "constants"), "InvalidOwnerID")
 		get(c, "value").Value = strconv.Itoa(rapid.IntRange(0, 0xFFFFFFFE).Draw(t, "value"))

@@ -43,6 +43,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	}
 	g.genDerivedChecks()
 	g.genDescriptors()
+	g.genFamilies()
 	g.genLayout()
 	g.genWriter()
 	g.genEpilogue()

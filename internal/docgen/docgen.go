@@ -32,6 +32,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.buffer()
 	g.enums()
 	g.descriptors()
+	g.families()
 	g.socs()
 	g.constants()
 	return map[string][]byte{File: []byte(g.b.String())}, nil
@@ -77,11 +78,11 @@ func (g *gen) header() {
 	g.p("The fingerprint is the first 8 bytes of the SHA-256 of the schema's")
 	g.p("buffer layout: the header and record structs, the enums their fields use,")
 	g.p("the layout constants and the slot regions. Docs, display names, descriptor")
-	g.p("namespaces and the SoC table are not part of it, so a change `abigen diff`")
-	g.p("calls compatible never changes it. A device build stamps it and the")
-	g.p("decoder reports it, so a buffer and a decoder built from different layouts")
-	g.p("can be told apart. The version is raised with every breaking change")
-	g.p("(`abigen diff` says when).")
+	g.p("namespaces, kernel families and the SoC table are not part of it, so a")
+	g.p("change `abigen diff` calls compatible never changes it. A device build")
+	g.p("stamps it and the decoder reports it, so a buffer and a decoder built from")
+	g.p("different layouts can be told apart. The version is raised with every")
+	g.p("breaking change (`abigen diff` says when).")
 	g.p("")
 	g.p("Every integer is little-endian. Offsets are bytes from the start of the")
 	g.p("struct; there is no implicit padding (gaps are named `pad` fields).")
@@ -90,6 +91,9 @@ func (g *gen) header() {
 	g.p("- [Buffer layout](#buffer-layout)")
 	g.p("- [Enums](#enums)")
 	g.p("- [Descriptor IDs](#descriptor-ids)")
+	if len(s.Families) > 0 {
+		g.p("- [Kernel families](#kernel-families)")
+	}
 	g.p("- [SoC system-counter frequencies](#soc-system-counter-frequencies)")
 	g.p("- [Constants](#constants)")
 }

@@ -122,6 +122,25 @@ func TestSmall(t *testing.T) {
 	if mhz, err := SystemCounterMHz("X200"); err != nil || mhz != 1 {
 		t.Errorf("SystemCounterMHz(X200) = %v, %v", mhz, err)
 	}
+	// The family renames the enum-named namespace (Ops at 0x100) and names
+	// ids in the two others; Load (value 0) has no name under it.
+	if f, ok := FamilyForKernel("tiny_kernel"); !ok || f != FamilyTiny || f.OwnerLabel() != "Row" {
+		t.Errorf("FamilyForKernel(tiny_kernel) = %v, %v", f, ok)
+	}
+	for id, want := range map[uint32]string{0x105: "Op_Shuffle", 0x107: "Op_Seven", 0x100: "Op_0", 0x1: "Fetch", 0x3: "Wait", 0x203: "Settle", 0x204: "Free_4"} {
+		if got := FamilyTiny.DescName(id); got != want {
+			t.Errorf("FamilyTiny.DescName(%#x) = %q, want %q", id, got, want)
+		}
+	}
+	if FamilyNone.DescName(0x100) != "Op_Load" || FamilyNone.DescName(0x1) != "Phase1" {
+		t.Errorf("FamilyNone names %q %q", FamilyNone.DescName(0x100), FamilyNone.DescName(0x1))
+	}
+	if st, ok := FamilyTiny.Stage(0x203); !ok || st.Class != StageWait || st.HasTaskType {
+		t.Errorf("FamilyTiny.Stage(0x203) = %+v, %v", st, ok)
+	}
+	if st, _ := FamilyTiny.Stage(0x1); st.TaskType != 7 || !st.HasTaskType {
+		t.Errorf("FamilyTiny.Stage(0x1) = %+v", st)
+	}
 }
 `
 

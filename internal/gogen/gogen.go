@@ -58,6 +58,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 		{"layout_gen.go", g.genLayout},
 		{"descriptors_gen.go", g.genDescriptors},
 		{"soc_gen.go", g.genSoCs},
+		{"families_gen.go", g.genFamilies},
 	}
 	out := make(map[string][]byte, len(files))
 	for _, file := range files {
@@ -129,10 +130,11 @@ func (g *generator) declare(name, what string, pos schema.Pos) string {
 // name.
 var fixedNames = []string{
 	"BufferSize", "Capacities", "CapacityError", "CheckCapacity", "DescName", "DescSchemaName",
+	"Families", "Family", "FamilyByName", "FamilyForKernel", "FamilyNone", "FamilyStage",
 	"FieldInfo", "Fingerprint", "FingerprintHex", "FormatDisplay", "FormatFallback", "InitSlot",
-	"Layout", "LayoutError", "LookupDesc", "Namespace", "NamespaceNone", "Namespaces", "NewLayout",
+	"KernelKey", "Layout", "LayoutError", "LookupDesc", "Namespace", "NamespaceNone", "Namespaces", "NewLayout",
 	"NormalizeSoCName", "Region", "Regions", "RoundUpCapacity", "SameCapacities", "ShortBufferError", "Slot",
-	"SlotStride", "SoC", "SoCs", "SystemCounterMHz", "TaskStagePrefixed", "UnsupportedSoCError",
+	"SlotStride", "SoC", "SoCs", "StageClass", "StageCompute", "StageTrigger", "StageWait", "SystemCounterMHz", "TaskStagePrefixed", "UnsupportedSoCError",
 	"Version", "WriteRecord",
 }
 

@@ -22,6 +22,28 @@ class SoC(collections.namedtuple("SoC", "prefix mhz")):
     __slots__ = ()
 
 
+class KernelFamily(collections.namedtuple(
+        "KernelFamily", "name kernel_names owner_label upstream task_types stages")):
+    """A kernel family: kernels that share one task-type table and one set of
+    kernel-specific stage ids.
+
+    kernel_names select the family (family_for_kernel); owner_label prefixes
+    owner ids in detailed names (None: none); upstream names the upstream
+    files and commits the tables follow; task_types maps a task-type value to
+    its name and replaces the enum's names entirely under the family; stages
+    maps a desc_id to a FamilyStage.
+    """
+
+    __slots__ = ()
+
+
+class FamilyStage(collections.namedtuple("FamilyStage", "name stage_class task_type")):
+    """A family's stage: its name, its class ("compute", "wait" or "trigger")
+    and the task-type value of the tasks that write it (None: not given)."""
+
+    __slots__ = ()
+
+
 class DescNamespace(collections.namedtuple(
         "DescNamespace", "name base count display fallback arg enum names task_stage_prefix")):
     """A descriptor-ID namespace: the desc_ids [base, base + count).

@@ -83,6 +83,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.genLayout()
 	g.genDescriptors()
 	g.genSoCs()
+	g.genFamilies()
 	g.Buf.WriteString(runtime)
 	g.genWrappers()
 	if err := g.Err(s.File); err != nil {
@@ -94,7 +95,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 // runtimeNames are module-level names prelude.py and runtime.py define
 // (or the generated part defines for them); a schema name may not take one.
 var runtimeNames = []string{
-	"Region", "SoC", "DescNamespace", "LayoutError", "Layout", "Slot", "Capture", "CaptureError",
+	"Region", "SoC", "DescNamespace", "KernelFamily", "FamilyStage", "FAMILIES", "LayoutError", "Layout", "Slot", "Capture", "CaptureError",
 	"ABI_VERSION", "FINGERPRINT", "FINGERPRINT_HEX", "HEADER_DTYPE", "RECORD_DTYPE", "HEADER_SIZE",
 	"RECORD_SIZE", "TRACE_RECORD_DTYPE", "REGIONS", "NAMESPACES", "DESC_UNKNOWN", "SOCS",
 	"CODE_BAD_NPY", "CODE_TRUNCATED", "CODE_SHORT_BUFFER", "CODE_BAD_CAPACITY", "CODE_SLOT_IDENTITY",

@@ -201,29 +201,67 @@ def lookup_desc(desc_id):
     return None, desc_id
 
 
-def desc_schema_name(desc_id):
-    """The display name the schema gives desc_id, or None when it gives none."""
+def desc_schema_name(desc_id, family=None):
+    """The display name the schema gives desc_id, or None when it gives none.
+    Under family (a KernelFamily), its stage names and task-type table apply
+    first: a task type the family does not list has no name."""
+    desc_id = int(desc_id)
     ns, index = lookup_desc(desc_id)
+    if family is not None:
+        if desc_id in family.stages:
+            if ns is None:
+                return _expand(DESC_UNKNOWN, "", desc_id, desc_id)
+            return _expand(ns.display, family.stages[desc_id].name, index, desc_id)
+        if ns is not None and ns.enum is not None:
+            if index not in family.task_types:
+                return None
+            return _expand(ns.display, family.task_types[index], index, desc_id)
     if ns is None or index not in ns.names:
         return None
-    return _expand(ns.display, ns.names[index], index, int(desc_id))
+    return _expand(ns.display, ns.names[index], index, desc_id)
 
 
-def desc_name(desc_id, stages=None):
+def desc_name(desc_id, stages=None, family=None):
     """The display name of desc_id exactly as decode writes it: stages[desc_id]
-    when stages (a names file's desc_id -> name map) has it, else the schema's
-    name, else its namespace's fallback ("TaskType_250", "GraphStage_5"), else
-    DESC_UNKNOWN ("DescId_<desc_id>")."""
+    when stages (a names file's desc_id -> name map) has it, else the name
+    family (a KernelFamily, or None) or the schema gives it, else its
+    namespace's fallback ("TaskType_250", "GraphStage_5"), else DESC_UNKNOWN
+    ("DescId_<desc_id>")."""
     desc_id = int(desc_id)
     if stages and desc_id in stages:
         return stages[desc_id]
-    name = desc_schema_name(desc_id)
+    name = desc_schema_name(desc_id, family)
     if name is not None:
         return name
     ns, index = lookup_desc(desc_id)
     if ns is None:
         return _expand(DESC_UNKNOWN, "", desc_id, desc_id)
     return _expand(ns.fallback, "", index, desc_id)
+
+
+def kernel_key(name):
+    """How kernel names are compared: lower case, without '_' and surrounding
+    space."""
+    return name.strip().replace("_", "").lower()
+
+
+def family_for_kernel(kernel_name):
+    """The KernelFamily whose kernel_names include kernel_name (compared by
+    kernel_key), or None."""
+    key = kernel_key(kernel_name)
+    for fam in FAMILIES:
+        if key and any(kernel_key(k) == key for k in fam.kernel_names):
+            return fam
+    return None
+
+
+def family(name):
+    """The KernelFamily named name, compared case-insensitively; KeyError if
+    there is none."""
+    for fam in FAMILIES:
+        if fam.name.lower() == name.strip().lower():
+            return fam
+    raise KeyError(name)
 
 
 def task_stage_prefixed(desc_id):
@@ -233,13 +271,14 @@ def task_stage_prefixed(desc_id):
 
 
 def event_name(desc_id, task_id=0, stage_task_index=0, owner_id=None, stages=None, tasks=None,
-               detailed=False, owner_label="Owner"):
+               detailed=False, owner_label="Owner", family=None):
     """The trace-event name decode gives a record: desc_name(desc_id, stages),
     prefixed with "<task stage>_" when tasks (task_id -> stage name) names the
     task's stage and the descriptor takes the prefix; with detailed=True,
     "_task<stage_task_index+1>" appended and "<owner_label><owner_id>_"
-    prefixed unless owner_id is None or the no-owner value."""
-    name = desc_name(desc_id, stages)
+    prefixed unless owner_id is None or the no-owner value. family (a
+    KernelFamily) names desc_ids as desc_name does."""
+    name = desc_name(desc_id, stages, family)
     if tasks and task_stage_prefixed(desc_id) and int(task_id) in tasks:
         name = tasks[int(task_id)] + "_" + name
     if not detailed:

@@ -17,8 +17,9 @@ import (
 // Left out on purpose, so that the changes `abigen diff` calls compatible
 // never change it: docs, display names and formats, the SoC table, the
 // descriptor namespaces and the enums they name (a new task type adds
-// meaning to a desc_id without moving a byte), constants and structs the
-// layout does not use, and the order of entries where order means nothing.
+// meaning to a desc_id without moving a byte), the kernel families (names
+// and classes of ids, per kernel), constants and structs the layout does
+// not use, and the order of entries where order means nothing.
 // A changed fingerprint therefore always means a breaking wire change; the
 // converse need not hold (abigen diff also flags, say, a renumbered task
 // type, which moves no byte but changes what one means).

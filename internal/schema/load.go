@@ -211,7 +211,7 @@ func (ns *names) add(n *yaml.Node, path, name string) bool {
 }
 
 func (l *loader) top(n *yaml.Node) {
-	m := l.fields(n, "", []string{"version", "constants", "enums", "structs", "layout", "descriptors", "socs"}, nil)
+	m := l.fields(n, "", []string{"version", "constants", "enums", "structs", "layout", "descriptors", "socs"}, []string{"families"})
 	if m == nil {
 		return
 	}
@@ -241,6 +241,9 @@ func (l *loader) top(n *yaml.Node) {
 	}
 	if s := m["socs"]; s != nil {
 		l.socs(s)
+	}
+	if f := m["families"]; f != nil {
+		l.families(f)
 	}
 }
 

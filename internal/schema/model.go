@@ -7,6 +7,8 @@
 // sees a schema whose offsets, sizes or ranges disagree.
 package schema
 
+import "strings"
+
 // Pos is a position in the schema file (1-based line and column).
 type Pos struct {
 	Line, Col int
@@ -27,6 +29,9 @@ type Schema struct {
 	Layout      *Layout
 	Descriptors *Descriptors
 	SoCs        []*SoC
+	// Families are the kernel families, in schema order (none when the
+	// schema has no families section).
+	Families []*Family
 	// Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of
 	// Canonical(), the buffer layout: a changed fingerprint means a
 	// breaking change on the wire.
@@ -236,6 +241,99 @@ func (s *Schema) Struct(name string) *Struct {
 	for _, st := range s.Structs {
 		if st.Name == name {
 			return st
+		}
+	}
+	return nil
+}
+
+// StageClass is what a kernel-specific stage record is: the time a task
+// computes, waits on its dependent event, or signals its trigger event.
+// Analysis counts a record's cycles under its class.
+type StageClass string
+
+// The stage classes a family may give a stage.
+const (
+	ClassCompute StageClass = "compute"
+	ClassWait    StageClass = "wait"
+	ClassTrigger StageClass = "trigger"
+)
+
+// StageClasses are the classes in the order the generated code numbers them.
+var StageClasses = []StageClass{ClassCompute, ClassWait, ClassTrigger}
+
+// Family is a kernel family: the kernels that share one task-type table and
+// one set of kernel-specific stage ids, as the upstream project defines them
+// per kernel (task ids >= 107 mean different things in MoE, MHC and Gate
+// kernels). A capture is read under at most one family; without one the
+// TaskType enum and the namespaces' names apply.
+type Family struct {
+	Name string
+	// KernelNames are the kernel names that select the family, as the
+	// upstream builder spells them; compared case-insensitively and
+	// ignoring '_' (KernelKey). May be empty: the family is then chosen
+	// only by its name.
+	KernelNames []string
+	// OwnerLabel prefixes owner ids in detailed event names ("Expert");
+	// "" when upstream gives the family none.
+	OwnerLabel string
+	// Upstream names the upstream files and commits the tables follow.
+	Upstream string
+	Doc      string
+	// TaskTypes is the family's whole task-type table: under the family
+	// it replaces the names the task-type namespace takes from its enum.
+	TaskTypes []*FamilyTaskType
+	// Stages are the family's kernel-specific descriptor ids.
+	Stages []*FamilyStage
+	Pos    Pos
+}
+
+// FamilyTaskType names one task-type value under a family.
+type FamilyTaskType struct {
+	Value uint32
+	Name  string
+	Doc   string
+	Pos   Pos
+}
+
+// FamilyStage is a kernel-specific descriptor id of a family.
+type FamilyStage struct {
+	DescID uint32
+	Name   string
+	Class  StageClass
+	// Namespace is the namespace DescID falls in.
+	Namespace *Namespace
+	// TaskType is the task type whose records carry the stage; nil when
+	// the family does not say.
+	TaskType *FamilyTaskType
+	Doc      string
+	Pos      Pos
+}
+
+// KernelKey is how kernel names are compared: lower case, without '_', so
+// that MegaMoe, megamoe and mega_moe select the same family.
+func KernelKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "_", ""))
+}
+
+// Family returns the family named name, or nil.
+func (s *Schema) Family(name string) *Family {
+	for _, f := range s.Families {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// TaskTypeNamespace is the namespace a family's task types name: the one
+// named after an enum (TaskType); nil when there is none.
+func (d *Descriptors) TaskTypeNamespace() *Namespace {
+	if d == nil {
+		return nil
+	}
+	for _, ns := range d.Namespaces {
+		if ns.Enum != nil {
+			return ns
 		}
 	}
 	return nil

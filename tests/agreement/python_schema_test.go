@@ -480,3 +480,78 @@ print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGE
 		t.Errorf("names and sizes in Python:\n%s\nwant\n%s", names, wantNames)
 	}
 }
+
+// TestPythonFamilyNames: under every kernel family, the Python module's
+// family_for_kernel and desc_name give what decode gives (abi.FamilyForKernel,
+// decode.Names{Family}.StageName): every stage id and task type of every
+// family, the runtime stages, and ids no family names.
+func TestPythonFamilyNames(t *testing.T) {
+	ids := map[uint32]bool{abi.RuntimeStageWaitDependency: true, abi.RuntimeStageTerminateTask: true, abi.RuntimeStageTriggerEvent: true,
+		0x10008: true, 0x3FFFF: true, 5: true}
+	for _, f := range abi.Families() {
+		for _, st := range f.Stages() {
+			ids[st.DescID], ids[st.DescID+1] = true, true
+		}
+	}
+	for v := uint32(0); v < 160; v++ {
+		ids[abi.TaskTypeBase+v] = true
+	}
+	var list []uint32
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
+	var kernels []string
+	for _, f := range abi.Families() {
+		kernels = append(kernels, f.KernelNames()...)
+	}
+	kernels = append(kernels, "mega_moe", "MEGAMOEGRAD", "MegaKernel", "")
+	input, err := json.Marshal(map[string]any{"ids": list, "kernels": kernels})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := pytest.Run(t, dir, `
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import cycleabi_abi as abi
+d = json.load(open("in.json"))
+out = {"families": {}, "kernels": []}
+for fam in abi.FAMILIES:
+    out["families"][fam.name] = [abi.desc_name(i, family=fam) for i in d["ids"]]
+for k in d["kernels"]:
+    fam = abi.family_for_kernel(k)
+    out["kernels"].append(fam.name if fam else "")
+print(json.dumps(out))
+`, moduleDir(t, genPy))
+	var py struct {
+		Families map[string][]string
+		Kernels  []string
+	}
+	if err := json.Unmarshal(out, &py); err != nil {
+		t.Fatalf("%v: %.500s", err, out)
+	}
+	if len(py.Families) != len(abi.Families()) {
+		t.Fatalf("Python has %d families, Go %d", len(py.Families), len(abi.Families()))
+	}
+	for _, f := range abi.Families() {
+		names := (*decode.Names)(nil).WithFamily(f)
+		for i, id := range list {
+			if want := names.StageName(id); py.Families[f.String()][i] != want {
+				t.Errorf("%s: desc_name(%#x) = %q, decode %q", f, id, py.Families[f.String()][i], want)
+			}
+		}
+	}
+	for i, k := range kernels {
+		want := ""
+		if f, ok := abi.FamilyForKernel(k); ok {
+			want = f.String()
+		}
+		if py.Kernels[i] != want {
+			t.Errorf("family_for_kernel(%q) = %q, Go %q", k, py.Kernels[i], want)
+		}
+	}
+}

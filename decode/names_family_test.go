@@ -1,0 +1,61 @@
+package decode
+
+import (
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// TestNamesFamily: a names file names first, then the family, then the
+// schema; classes come from the family's stages, else the schema's rule
+// (TerminateTask and unnamed runtime ids are no class: analyze's "other").
+func TestNamesFamily(t *testing.T) {
+	file := &Names{Stages: map[uint32]string{0x10002: "FirstGMM"}, Tasks: map[uint32]string{4: "Dispatch"}}
+	moe := file.WithFamily(abi.FamilyMegaMoe)
+	if moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || moe.Tasks[4] != "Dispatch" {
+		t.Fatalf("WithFamily = %+v (of %+v)", moe, file)
+	}
+	if (*Names)(nil).WithFamily(abi.FamilyNone) != nil {
+		t.Error("nil names without a family should stay nil")
+	}
+	for _, c := range []struct {
+		n    *Names
+		id   uint32
+		name string
+	}{
+		{moe, 0x10002, "FirstGMM"},
+		{moe, 0x10001, "Dispatch"},
+		{moe, 0x2006B, "TaskType_ShmemGetMem"},
+		{moe, 0x10000, "WaitDependency"},
+		{file, 0x10001, "DescId_65537"},
+		{file, 0x2006B, "TaskType_MhcPost"},
+		{nil, 0x2006B, "TaskType_MhcPost"},
+		{(*Names)(nil).WithFamily(abi.FamilyMegaGateRoute), 0x30003, "TopK"},
+	} {
+		if got := c.n.StageName(c.id); got != c.name {
+			t.Errorf("StageName(%#x) = %q, want %q", c.id, got, c.name)
+		}
+	}
+	for _, c := range []struct {
+		n     *Names
+		id    uint32
+		class abi.StageClass
+	}{
+		{moe, 0x10001, abi.StageCompute},
+		{moe, 0x10000, abi.StageWait},
+		{moe, 0x10007, abi.StageTrigger},
+		{moe, 0x10006, 0},
+		{moe, 0x11001, 0},
+		{moe, 0x5, 0},
+		{moe, 0x20068, abi.StageCompute},
+		{nil, 0x10001, 0},
+		{nil, 0x30001, abi.StageCompute},
+	} {
+		if got := c.n.Class(c.id); got != c.class {
+			t.Errorf("Class(%#x) under %v = %v, want %v", c.id, c.n.family(), got, c.class)
+		}
+	}
+	if moe.TaskTypeName(107) != "ShmemGetMem" || moe.TaskTypeName(141) != "TaskType_141" || file.TaskTypeName(141) != "ShmemGetMem" {
+		t.Errorf("TaskTypeName: %q %q %q", moe.TaskTypeName(107), moe.TaskTypeName(141), file.TaskTypeName(141))
+	}
+}
