@@ -48,9 +48,10 @@ func members(raw []byte, dst []member) ([]member, bool) {
 	return dst, true
 }
 
-// get returns the value of key, nil when absent.
+// get returns the value of key, nil when absent; of a repeated key, the
+// last value, as Python's json module and encoding/json read it.
 func get(ms []member, key string) []byte {
-	for i := range ms {
+	for i := len(ms) - 1; i >= 0; i-- {
 		if string(ms[i].key) == key {
 			return ms[i].val
 		}

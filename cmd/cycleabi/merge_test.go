@@ -61,8 +61,8 @@ func TestMergeErrors(t *testing.T) {
 		{[]string{fw, mk, "-o", out, "--kernel-index", "-1"}, 2, "--kernel-index must be >= 0, got -1"},
 		{[]string{fw, mk, "-o", out, "--kernel-pattern", ""}, 2, "--kernel-pattern is empty"},
 		{[]string{fw, mk, "-o", out, "--kernel-pattern", "(x"}, 2, "--kernel-pattern: error parsing regexp: missing closing )"},
-		{[]string{fw, mk, "-o", out, "--kernel-pattern", "NoSuchKernel"}, 1, "--kernel-pattern NoSuchKernel matches no outer kernel"},
-		{[]string{fw, mk, "-o", out, "--kernel-index", "1"}, 1, "too few outer kernels: 1 invocation(s) need 1 device kernels matching (?i)MegaKernel from --kernel-index 1, but " + fw + " has 1"},
+		{[]string{fw, mk, "-o", out, "--kernel-pattern", "NoSuchKernel"}, 1, "--kernel-pattern NoSuchKernel matches no outer-kernel candidate"},
+		{[]string{fw, mk, "-o", out, "--kernel-index", "1"}, 1, "too few outer kernels: 1 invocation(s) from --kernel-index 1 need 2 of the events matching (?i)(?:Mega[_]?Kernel) with the best score (14), but " + fw + " has 1"},
 		{[]string{fw, filepath.Join(dir, "missing.json"), "-o", out}, 2, "no such file"},
 	} {
 		_, stderr, code := runMain(t, append([]string{"merge"}, c.args...)...)
@@ -79,7 +79,7 @@ func TestMergeErrors(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	require.Len(t, lines, 3)
-	require.Contains(t, lines[0], "cycleabi: warning: no outer kernel name matches (?i)MegaKernel")
+	require.Contains(t, lines[0], "cycleabi: warning: no outer kernel name matches (?i)(?:Mega[_]?Kernel); chose a contiguous run")
 	require.Contains(t, lines[1], "cycleabi: warning: invocation 0 runs 458.26 us past its outer kernel \"k\"")
 }
 

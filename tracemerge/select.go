@@ -1,0 +1,301 @@
+package tracemerge
+
+import (
+	"cmp"
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// kernel is an outer-kernel candidate: a complete framework event with a
+// finite ts >= 0 and a dur > 0, as upstream's merger takes them.
+type kernel struct {
+	name     string
+	pid, tid []byte // raw JSON values
+	// tsText and durText are the times as plain ASCII decimals (what
+	// float() read), tsF and durF their float64 values: candidates are
+	// ordered by tsF as upstream orders them, and placed by the exact
+	// decimal.
+	tsText, durText string
+	tsF, durF       float64
+	quoted          bool // ts was written as a string (CANN): write ours the same way
+	device          bool
+	score           int
+	seq             int64 // place in traceEvents
+	at              eventAt
+	ts, dur         decimal // parsed from the texts once selected
+}
+
+// before orders candidates as upstream's sort by float(ts) does: by tsF,
+// ties in file order.
+func (k *kernel) before(x *kernel) bool {
+	return k.tsF < x.tsF || k.tsF == x.tsF && k.seq < x.seq
+}
+
+// bounded keeps the limit earliest candidates (by before) of those it is
+// offered: a max-heap, so memory is limit candidates whatever the count
+// offered.
+type bounded struct {
+	limit int
+	ks    []*kernel
+}
+
+func (b *bounded) Len() int           { return len(b.ks) }
+func (b *bounded) Less(i, j int) bool { return b.ks[j].before(b.ks[i]) }
+func (b *bounded) Swap(i, j int)      { b.ks[i], b.ks[j] = b.ks[j], b.ks[i] }
+func (b *bounded) Push(x any)         { b.ks = append(b.ks, x.(*kernel)) }
+func (b *bounded) Pop() any {
+	k := b.ks[len(b.ks)-1]
+	b.ks = b.ks[:len(b.ks)-1]
+	return k
+}
+
+// wants reports whether a candidate at (tsF, seq) would be kept.
+func (b *bounded) wants(tsF float64, seq int64) bool {
+	if len(b.ks) < b.limit {
+		return true
+	}
+	top := b.ks[0]
+	return tsF < top.tsF || tsF == top.tsF && seq < top.seq
+}
+
+func (b *bounded) offer(k *kernel) {
+	if len(b.ks) < b.limit {
+		heap.Push(b, k)
+		return
+	}
+	b.ks[0] = k
+	heap.Fix(b, 0)
+}
+
+// sorted returns the kept candidates, earliest first.
+func (b *bounded) sorted() []*kernel {
+	ks := slices.Clone(b.ks)
+	slices.SortFunc(ks, func(x, y *kernel) int {
+		return cmp.Or(cmp.Compare(x.tsF, y.tsF), cmp.Compare(x.seq, y.seq))
+	})
+	return ks
+}
+
+// devKey is what the fallback needs of a device kernel to rank windows;
+// its other fields are read again from the trace for the n it picks.
+type devKey struct {
+	tsF, durF float64
+	seq       int64
+	score     int32
+}
+
+// rejects counts the framework events whose name matched but that are
+// not candidates, by reason: what a user needs when nothing matched.
+type rejects struct {
+	phase, pid, tsNotNumber, tsNonFinite, tsNegative, durNotNumber, durNonFinite, durNotPositive int
+}
+
+func (r *rejects) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{
+		{r.tsNotNumber, "ts not a number (null, a boolean, text like \"12abc\")"},
+		{r.tsNonFinite, "ts not finite"},
+		{r.tsNegative, "ts below 0"},
+		{r.durNotNumber, "dur absent or not a number"},
+		{r.durNonFinite, "dur not finite"},
+		{r.durNotPositive, "dur not above 0"},
+		{r.pid, "another pid than --outer-pid"},
+		{r.phase, "ph not X"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d with %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *rejects) total() int {
+	return r.phase + r.pid + r.tsNotNumber + r.tsNonFinite + r.tsNegative + r.durNotNumber + r.durNonFinite + r.durNotPositive
+}
+
+// nearMisses says, after "matches nothing", which events the name matched
+// and why they were passed over.
+func (m *merger) nearMisses() string {
+	if m.rej.total() == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d event(s) whose name matches are not outer-kernel candidates (upstream takes complete events with a numeric finite ts >= 0 and dur > 0): %s", m.rej.total(), m.rej.String())
+}
+
+// selectKernels pairs the invocations (in time order) with outer kernels
+// by upstream's rules: the best-scored candidates whose name matches, by
+// ts, from --kernel-index; without a name match (and without
+// --kernel-pattern), the contiguous run of device kernels closest in
+// duration to the invocations' spans.
+func (m *merger) selectKernels() error {
+	n := len(m.mk.inv)
+	var selected []*kernel
+	if m.matched == 0 {
+		if m.o.KernelPatternSet {
+			return &SelectionError{fmt.Sprintf("--kernel-pattern %s matches no outer-kernel candidate in %s%s", m.re, m.o.Framework, m.nearMisses())}
+		}
+		var err error
+		if selected, err = m.fallback(); err != nil {
+			return err
+		}
+	} else {
+		all := m.best.sorted()
+		if m.o.KernelIndex+n > m.bestCount {
+			return &SelectionError{fmt.Sprintf("too few outer kernels: %d invocation(s) from --kernel-index %d need %d of the events matching %s with the best score (%d), but %s has %d", n, m.o.KernelIndex, m.o.KernelIndex+n, m.re, m.bestScore, m.o.Framework, m.bestCount)}
+		}
+		selected = all[m.o.KernelIndex : m.o.KernelIndex+n]
+	}
+	var hosts []string
+	for _, k := range selected {
+		if !k.device && !contains(hosts, k.name) {
+			hosts = append(hosts, k.name)
+		}
+	}
+	slices.Sort(hosts)
+	if len(hosts) > 0 {
+		if !m.o.AllowHostWrapper {
+			return &SelectionError{fmt.Sprintf("the outer kernel(s) chosen for %s are host-only events %q (no device category or Task Type): their times are the host's; collect the framework profile with device activities, or pass --allow-host-wrapper for an approximate timeline", m.re, hosts)}
+		}
+		m.warn("placed under host-only outer event(s) %q (--allow-host-wrapper): alignment is approximate, device kernel events were unavailable", hosts)
+	}
+	for i, inv := range m.mk.inv {
+		k := selected[i]
+		if parseDecimal([]byte(k.tsText), &k.ts) != timeOK || parseDecimal([]byte(k.durText), &k.dur) != timeOK {
+			return m.fr.errorAt(k.at, "outer kernel %q: ts %s or dur %s has more than %d fractional digits: not a time merge can place events at exactly", k.name, k.tsText, k.durText, maxScale)
+		}
+		// A viewer reads ts as a double: from 2^53 us on, a double cannot
+		// tell whole microseconds apart, and the invocation's events would
+		// collapse onto a few values.
+		if end := k.tsF + inv.spanF; end >= 1<<53 {
+			return m.fr.errorAt(k.at, "outer kernel %q at ts %s: the invocation's events would end at %g us, past 2^53 us, where a double (what viewers read ts as) no longer holds whole microseconds", k.name, k.tsText, end)
+		}
+		inv.outer = k
+	}
+	return nil
+}
+
+// fallback is upstream's duration fallback: the device kernels by ts from
+// --kernel-index, and the contiguous run of n whose durations are closest
+// to the invocations' spans (a shorter kernel costs 1 more), ties to the
+// higher total score, then the earlier run.
+func (m *merger) fallback() ([]*kernel, error) {
+	n := len(m.mk.inv)
+	if m.o.KernelIndex+n > len(m.devices) {
+		msg := fmt.Sprintf("no outer kernel: nothing in %s matches %s%s, and it has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) to fall back to; %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), len(m.devices), n, m.o.KernelIndex, m.o.KernelIndex+n)
+		return nil, &SelectionError{msg}
+	}
+	ds := m.devices
+	slices.SortFunc(ds, func(x, y devKey) int { return cmp.Or(cmp.Compare(x.tsF, y.tsF), cmp.Compare(x.seq, y.seq)) })
+	ds = ds[m.o.KernelIndex:]
+	bestStart, bestDist, bestScore := -1, 0.0, 0.0
+	for s := 0; s+n <= len(ds); s++ {
+		dist, score := 0.0, 0
+		for i, d := range ds[s : s+n] {
+			span := m.mk.inv[i].spanF
+			shorter := 0.0
+			if d.durF < span {
+				shorter = 1
+			}
+			dist += shorter + math.Abs(d.durF-span)/math.Max(span, 1)
+			score += int(d.score)
+		}
+		neg := -float64(score)
+		if bestStart < 0 || dist < bestDist || dist == bestDist && neg < bestScore {
+			bestStart, bestDist, bestScore = s, dist, neg
+		}
+	}
+	want := map[int64]int{}
+	for i, d := range ds[bestStart : bestStart+n] {
+		want[d.seq] = i
+	}
+	m.devices = nil
+	selected, err := m.reread(want)
+	if err != nil {
+		return nil, err
+	}
+	m.res.UsedFallbackKernelSelection = true
+	m.warn("no outer kernel name matches %s; chose a contiguous run of device kernels by duration similarity, so alignment is approximate (--kernel-pattern picks them by name)", m.re)
+	if m.rej.total() > 0 {
+		m.warn("%d event(s) whose name matches %s are not candidates: %s", m.rej.total(), m.re, m.rej.String())
+	}
+	return selected, nil
+}
+
+// reread reads the framework trace again for the candidates at the
+// places (seq) in want, returned in want's order.
+func (m *merger) reread(want map[int64]int) ([]*kernel, error) {
+	r, err := openReader(m.o.Framework)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	out := make([]*kernel, len(want))
+	var ms, args []member
+	seq := int64(-1)
+	err = eachEvent(r, func(raw []byte, at eventAt) error {
+		seq++
+		i, ok := want[seq]
+		if !ok {
+			return nil
+		}
+		ms, _ = members(raw, ms)
+		k, why := m.candidate(ms, &args, at, seq, true)
+		if why != nil || !k.device {
+			return r.errorAt(at, "the framework trace changed while it was merged")
+		}
+		out[i] = k.keep()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range out {
+		if k == nil {
+			return nil, &InputError{File: m.o.Framework, Msg: "the framework trace changed while it was merged"}
+		}
+	}
+	return out, nil
+}
+
+// eachEvent calls fn with each element of the trace's traceEvents (an
+// object's, or the bare array).
+func eachEvent(r *reader, fn func(raw []byte, at eventAt) error) error {
+	switch r.peek() {
+	case '[':
+		return r.array(true, fn)
+	case '{':
+		r.i++
+	default:
+		return r.errorf("not a trace")
+	}
+	for first := true; ; first = false {
+		if r.peek() == '}' {
+			return nil
+		}
+		if !first {
+			if err := r.expect(',', "',' or '}'"); err != nil {
+				return err
+			}
+		}
+		key, _, err := r.key()
+		if err != nil {
+			return err
+		}
+		if key == "traceEvents" {
+			return r.array(false, fn)
+		}
+		if err := r.value(&sink{w: discard{}}); err != nil {
+			return err
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
