@@ -232,10 +232,10 @@ func TestKinetoObject(t *testing.T) {
 			"invocationId": json.Number("0"), "step": nil, "direction": nil,
 			"kernelName": "HyperMegaMoe", "rank": json.Number("0"), "deviceId": json.Number("0"),
 			"outerKernelName": "HyperMegaMoe_abc123",
-			"outerKernelPid": json.Number("0"), "outerKernelTid": json.Number("7"),
+			"outerKernelPid":  json.Number("0"), "outerKernelTid": json.Number("7"),
 			"outerKernelTs": json.Number("1020.125"), "outerKernelDur": json.Number("12"),
 			// device 6 + cat kernel 3; no score from the name or args
-			"outerKernelScore": json.Number("9"),
+			"outerKernelScore":    json.Number("9"),
 			"outerKernelIsDevice": true, "internalSpanUs": json.Number("10.5"), "exceedsOuterKernelUs": json.Number("0"),
 			"internalEventCount": json.Number("3"),
 		}},
@@ -465,11 +465,11 @@ func TestRefusals(t *testing.T) {
 		"no schema":      {good, writeMK(t, simpleMK, `{"rank":0}`), "megaKernelCycleTrace has no schemaVersion"},
 		"ts past 2^53": {writeFile(t, "n.json", `{"traceEvents":[`+"\n"+`{"ph":"X","cat":"kernel","name":"HyperMegaMoe","pid":0,"tid":0,"ts":1e300,"dur":1}]}`), mk,
 			`n.json:2: byte 17: outer kernel "HyperMegaMoe" at ts 1e300: the invocation's events would end at 1e+300 us, past 2^53 us`},
-		"MK NaN":         {good, writeMK(t, []mkEvent{{"A", 0, 1000, "NaN", "1", -1}}, oneRankMeta("K")), "ts NaN is not finite"},
-		"syntax":         {writeFile(t, "s.json", `{"traceEvents":[{"ph":"X",}]}`), mk, `s.json:1: byte 26: expected an object key, found '}'`},
-		"not a trace":    {writeFile(t, "s.json", `{"events":[]}`), mk, "no traceEvents array"},
-		"trailing":       {writeFile(t, "s.json", kinetoTrace+` x`), mk, "data after the trace object"},
-		"bad literal":    {writeFile(t, "s.json", `[{"a":tru}]`), mk, `"tru" is not a JSON value`},
+		"MK NaN":      {good, writeMK(t, []mkEvent{{"A", 0, 1000, "NaN", "1", -1}}, oneRankMeta("K")), "ts NaN is not finite"},
+		"syntax":      {writeFile(t, "s.json", `{"traceEvents":[{"ph":"X",}]}`), mk, `s.json:1: byte 26: expected an object key, found '}'`},
+		"not a trace": {writeFile(t, "s.json", `{"events":[]}`), mk, "no traceEvents array"},
+		"trailing":    {writeFile(t, "s.json", kinetoTrace+` x`), mk, "data after the trace object"},
+		"bad literal": {writeFile(t, "s.json", `[{"a":tru}]`), mk, `"tru" is not a JSON value`},
 	} {
 		_, err := runMerge(t, Options{Framework: c.fw, MegaKernel: c.mk})
 		var ie *InputError
