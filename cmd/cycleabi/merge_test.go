@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +97,80 @@ func readTrace(t *testing.T, path string) []byte {
 		require.NoError(t, err)
 	}
 	return data
+}
+
+// TestMergeKeepsArrows: decode --plan's dependency arrows come along into
+// the merged trace, every end moved with its invocation onto the merged
+// threads and still inside one of the merged slices of its thread (where
+// Perfetto binds it).
+func TestMergeKeepsArrows(t *testing.T) {
+	dir := t.TempDir()
+	mk := filepath.Join(dir, "mk.json")
+	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--plan", "../../examples/moe_layer.yaml", "--names", "../../examples/moe_layer.names.yaml", "-o", mk)
+	require.Equal(t, 0, code, stderr)
+	out := filepath.Join(dir, "merged.json")
+	_, stderr, code = runMain(t, "merge", "../../examples/moe_layer.kineto.json", mk, "-o", out)
+	require.Equal(t, 0, code, stderr)
+
+	type event struct {
+		Ph, Cat  string
+		Pid, Tid int64
+		Ts, Dur  json.Number
+		ID       *uint64 `json:"id"`
+	}
+	var in, merged struct {
+		TraceEvents []event        `json:"traceEvents"`
+		Merge       map[string]any `json:"megaKernelTraceMerge"`
+	}
+	require.NoError(t, json.Unmarshal(readTrace(t, mk), &in))
+	require.NoError(t, json.Unmarshal(readTrace(t, out), &merged))
+	flows := func(evs []event) []event {
+		var f []event
+		for _, e := range evs {
+			if (e.Ph == "s" || e.Ph == "f") && e.Cat == "dependency" {
+				f = append(f, e)
+			}
+		}
+		return f
+	}
+	src, got := flows(in.TraceEvents), flows(merged.TraceEvents)
+	require.NotEmpty(t, src)
+	require.Len(t, got, len(src), "every arrow end merged")
+	require.Equal(t, float64(len(src)), merged.Merge["mergedFlowEventCount"])
+
+	// The shift: the outer kernel's ts minus the invocation's first ts.
+	first := ""
+	for _, e := range in.TraceEvents {
+		if e.Ph == "X" && (first == "" || rat(t, e.Ts).Cmp(rat(t, json.Number(first))) < 0) {
+			first = string(e.Ts)
+		}
+	}
+	outerTs := json.Number(fmt.Sprint(merged.Merge["alignments"].([]any)[0].(map[string]any)["outerKernelTs"]))
+	shift := new(big.Rat).Sub(rat(t, outerTs), rat(t, json.Number(first)))
+	slices := map[[2]int64][][2]*big.Rat{}
+	for _, e := range merged.TraceEvents {
+		if e.Ph == "X" && e.Cat == "MegaKernelInternal" {
+			lo := rat(t, e.Ts)
+			slices[[2]int64{e.Pid, e.Tid}] = append(slices[[2]int64{e.Pid, e.Tid}], [2]*big.Rat{lo, new(big.Rat).Add(lo, rat(t, e.Dur))})
+		}
+	}
+	for i, e := range got {
+		require.Equal(t, *src[i].ID, *e.ID)
+		require.Zero(t, new(big.Rat).Add(rat(t, src[i].Ts), shift).Cmp(rat(t, e.Ts)), "arrow end %d moved with its invocation", i)
+		inside := false
+		for _, s := range slices[[2]int64{e.Pid, e.Tid}] {
+			if s[0].Cmp(rat(t, e.Ts)) <= 0 && rat(t, e.Ts).Cmp(s[1]) <= 0 {
+				inside = true
+				break
+			}
+		}
+		require.True(t, inside, "arrow end %d (pid %d tid %d ts %s) lies in a merged slice of its thread", i, e.Pid, e.Tid, e.Ts)
+	}
+}
+
+func rat(t *testing.T, n json.Number) *big.Rat {
+	t.Helper()
+	r, ok := new(big.Rat).SetString(string(n))
+	require.True(t, ok, n)
+	return r
 }
