@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Options say what to merge and how to pick the outer kernels.
@@ -277,11 +278,15 @@ func (m *merger) run(w io.Writer) error {
 				if err := writeSep(w, first, raw); err != nil {
 					return err
 				}
-				s := sink{w: w}
+				uw := &utf8Writer{w: w}
+				s := sink{w: uw}
 				if err := r.value(&s); err != nil {
 					return err
 				}
-				if _, err := w.Write(s.b); err != nil {
+				if _, err := uw.Write(s.b); err != nil {
+					return err
+				}
+				if err := uw.flush(); err != nil {
 					return err
 				}
 			}
@@ -325,7 +330,12 @@ func writeSep(w io.Writer, first bool, key []byte) error {
 func (m *merger) traceEvents(w io.Writer, open bool) error {
 	r := m.fr
 	buf := make([]byte, 0, 256<<10)
+	var fixed []byte
 	err := r.array(open, func(raw []byte, at eventAt) error {
+		if !utf8.Valid(raw) {
+			fixed = fixUTF8(fixed, raw)
+			raw = fixed
+		}
 		if m.events > 0 {
 			buf = append(buf, ",\n"...)
 		}

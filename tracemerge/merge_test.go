@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -535,4 +536,81 @@ func TestMergedTwice(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// TestInvalidUTF8Replaced: bytes that are not UTF-8, in a framework
+// event, in a long top-level value (cut by the copy's 64 KiB chunks) and in
+// a MegaKernel event, come out as U+FFFD, as decode's JSON trace and
+// encoding/json write them.
+func TestInvalidUTF8Replaced(t *testing.T) {
+	long := strings.Repeat("é", flushAt/2-1) + "\xff" + strings.Repeat("é", flushAt) // é is 2 bytes: some cut lands inside one
+	fw := writeFile(t, "fw.json", `{"note":"`+long+`","traceEvents":[
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_`+"\xc3"+`","pid":0,"tid":7,"ts":10,"dur":20,"args":{"a":"`+"\x80"+`b"}}]}`)
+	ev := []mkEvent{{"A\xfe", 0, 1000, "1", "2", -1}}
+	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
+	var buf bytes.Buffer
+	_, err := Merge(&buf, Options{Framework: fw, MegaKernel: mk, Rank: -1})
+	require.NoError(t, err)
+	out := buf.String()
+	require.True(t, utf8.ValidString(out), "output is valid UTF-8")
+	require.Contains(t, out, `"note":"`+strings.Repeat("é", flushAt/2-1)+"\uFFFD"+strings.Repeat("é", flushAt)+`"`)
+	require.Contains(t, out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`)
+	require.Contains(t, out, `"args":{"a":"`+"\uFFFD"+`b"}`)
+	require.Contains(t, out, `"name":"A`+"\uFFFD"+`"`)
+	require.Contains(t, out, `"parent_kernel":"HyperMegaMoe_`+"\uFFFD"+`"`)
+}
+
+// TestNotJSONNamed: a file given where a JSON trace belongs is named for
+// what it is.
+func TestNotJSONNamed(t *testing.T) {
+	fw := writeFile(t, "k.json", kinetoTrace)
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("\x93NUMPY\x01\x00"))
+	zw.Close()
+	for name, c := range map[string]struct {
+		data, want string
+		asMK       bool
+	}{
+		"capture":  {"\x00\x10\x00\x00\x00\x00\x00\x00\x9f\x00\x00\x00", "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace", true},
+		"npy":      {"\x93NUMPY\x01\x00v\x00{'descr'", "this is a NumPy .npy file", false},
+		"npy.gz":   {gz.String(), "this is gzip-compressed a NumPy .npy file", false},
+		"pftrace":  {"\x0a\x1c\x08\x01\x12\x18", "this is a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json)", true},
+		"png":      {"\x89PNG\r\n\x1a\n\x00\x00", "this is a PNG image, not a framework trace (a Chrome JSON trace: torch profiler / Kineto, or CANN msprof's trace.json)", false},
+		"zip":      {"PK\x03\x04\x14\x00", "this is a zip archive (torch.save?", false},
+		"empty":    {"", "this is an empty file", false},
+		"yaml":     {"tasks:\n  - id: 0\n", `this is text that is not JSON (it starts "tasks:")`, false},
+		"html":     {"<!doctype html>", "this is HTML or XML", false},
+		"bad gzip": {"\x1f\x8b\x00", "gzip data that does not open", false},
+	} {
+		p := writeFile(t, "x", c.data)
+		o := Options{Framework: p, MegaKernel: mk}
+		if c.asMK {
+			o = Options{Framework: fw, MegaKernel: p}
+		}
+		_, err := runMerge(t, o)
+		var ie *InputError
+		require.ErrorAs(t, err, &ie, name)
+		require.ErrorContains(t, err, p+": "+c.want, name)
+	}
+}
+
+// TestUTF8WriterSplits: however the bytes are cut into writes, the
+// output is the input with each invalid byte as U+FFFD.
+func TestUTF8WriterSplits(t *testing.T) {
+	in := "a\xffé€\xe2\x82😀\xf0\x9f" // invalid, 2, 3, a cut 3, 4, a cut 4 at the end
+	want := "a\uFFFDé€\uFFFD\uFFFD😀\uFFFD\uFFFD"
+	for i := 0; i <= len(in); i++ {
+		for j := i; j <= len(in); j++ {
+			var out bytes.Buffer
+			u := &utf8Writer{w: &out}
+			for _, part := range []string{in[:i], in[i:j], in[j:]} {
+				_, err := u.Write([]byte(part))
+				require.NoError(t, err)
+			}
+			require.NoError(t, u.flush())
+			require.Equal(t, want, out.String(), "cuts at %d and %d", i, j)
+		}
+	}
 }

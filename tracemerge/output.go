@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // thread is one new framework thread: a MegaKernel core under the pid its
@@ -71,7 +72,12 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	var ms, args []member
 	var ts, nts decimal
 	written, flows, lost := 0, 0, 0
+	var fixed []byte
 	err = m.mkEvents(r, func(raw []byte, at eventAt) error {
+		if !utf8.Valid(raw) {
+			fixed = fixUTF8(fixed, raw)
+			raw = fixed
+		}
 		var ok bool
 		if ms, ok = members(raw, ms); !ok {
 			return r.errorAt(at, "a trace event is not an object")
