@@ -171,6 +171,8 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 		Alignments: []Alignment{}, Warnings: []string{},
 	}, sortIndex: map[string]int64{}, maxTid: math.MinInt64}
 	m.best.limit = o.KernelIndex + len(mk.inv)
+	m.devices.limit = fallbackChunk
+	m.inOrder = newRuns(mk.inv, o.KernelIndex)
 	fr, err := openReader(o.Framework)
 	if err != nil {
 		return nil, err
@@ -197,9 +199,14 @@ type merger struct {
 	bestScore int
 	bestCount int
 	matched   int
-	// devices are the device kernels, kept for the fallback while no
-	// name has matched.
-	devices   []devKey
+	// devices keeps the earliest fallbackChunk device kernels (of
+	// deviceCount) for the fallback, while no name has matched.
+	devices     devHeap
+	deviceCount int
+	// inOrder runs the fallback's window over the device kernels as they
+	// come, while they come in ts order (nil once one does not).
+	inOrder   *runs
+	lastDev   float64
 	rej       rejects
 	seq       int64
 	sortIndex map[string]int64 // pid "\x00" tid -> thread_sort_index
@@ -409,12 +416,21 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 	}
 	if !match {
 		if k.device {
-			m.devices = append(m.devices, devKey{tsF: k.tsF, durF: k.durF, seq: seq, score: int32(k.score)})
+			d := devKey{tsF: k.tsF, durF: k.durF, seq: seq, score: int32(k.score)}
+			m.deviceCount++
+			m.devices.offer(d)
+			if m.inOrder != nil && m.deviceCount > 1 && d.tsF < m.lastDev {
+				m.inOrder = nil
+			}
+			if m.inOrder != nil {
+				m.inOrder.push(d)
+				m.lastDev = d.tsF
+			}
 		}
 		return nil
 	}
 	if m.matched == 0 {
-		m.devices = nil // a name matched: no fallback
+		m.devices, m.inOrder = devHeap{}, nil // a name matched: no fallback
 	}
 	m.matched++
 	switch {

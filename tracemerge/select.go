@@ -180,41 +180,135 @@ func (m *merger) selectKernels() error {
 	return nil
 }
 
+// fallbackChunk is how many device kernels (32 bytes each) the fallback
+// holds at once; a trace with more is walked in that many at a time, in
+// ts order, one more read of it for each chunk after the first.
+var fallbackChunk = 1 << 18
+
+// devHeap keeps the limit earliest device kernels offered (a max-heap).
+type devHeap struct {
+	limit int
+	ks    []devKey
+}
+
+func (d devKey) before(x devKey) bool { return d.tsF < x.tsF || d.tsF == x.tsF && d.seq < x.seq }
+
+func (h *devHeap) Len() int           { return len(h.ks) }
+func (h *devHeap) Less(i, j int) bool { return h.ks[j].before(h.ks[i]) }
+func (h *devHeap) Swap(i, j int)      { h.ks[i], h.ks[j] = h.ks[j], h.ks[i] }
+func (h *devHeap) Push(x any)         { h.ks = append(h.ks, x.(devKey)) }
+func (h *devHeap) Pop() any {
+	k := h.ks[len(h.ks)-1]
+	h.ks = h.ks[:len(h.ks)-1]
+	return k
+}
+
+func (h *devHeap) offer(k devKey) {
+	switch {
+	case len(h.ks) < h.limit:
+		heap.Push(h, k)
+	case k.before(h.ks[0]):
+		h.ks[0] = k
+		heap.Fix(h, 0)
+	}
+}
+
+// sorted returns the kept kernels, earliest first (the heap's own
+// storage: offer no more).
+func (h *devHeap) sorted() []devKey {
+	slices.SortFunc(h.ks, func(x, y devKey) int { return cmp.Or(cmp.Compare(x.tsF, y.tsF), cmp.Compare(x.seq, y.seq)) })
+	return h.ks
+}
+
+// runs slides a window of n over device kernels given in ts order and
+// keeps the one upstream's fallback picks.
+type runs struct {
+	n, skip int
+	spans   []float64
+	seen    int
+	win     []devKey
+	best    []devKey
+	dist    float64
+	negSc   float64
+}
+
+func newRuns(inv []*invocation, skip int) *runs {
+	w := &runs{n: len(inv), skip: skip}
+	for _, inv := range inv {
+		w.spans = append(w.spans, inv.spanF)
+	}
+	return w
+}
+
+func (w *runs) push(d devKey) {
+	w.seen++
+	if w.seen <= w.skip {
+		return
+	}
+	if len(w.win) == w.n {
+		copy(w.win, w.win[1:])
+		w.win = w.win[:w.n-1]
+	}
+	w.win = append(w.win, d)
+	if len(w.win) < w.n {
+		return
+	}
+	dist, score := 0.0, 0
+	for i, d := range w.win {
+		span := w.spans[i]
+		shorter := 0.0
+		if d.durF < span {
+			shorter = 1
+		}
+		dist += shorter + math.Abs(d.durF-span)/math.Max(span, 1)
+		score += int(d.score)
+	}
+	// Upstream's min() over (distance, -score): the first of equals.
+	neg := -float64(score)
+	if w.best == nil || dist < w.dist || dist == w.dist && neg < w.negSc {
+		w.best = append(w.best[:0], w.win...)
+		w.dist, w.negSc = dist, neg
+	}
+}
+
 // fallback is upstream's duration fallback: the device kernels by ts from
 // --kernel-index, and the contiguous run of n whose durations are closest
 // to the invocations' spans (a shorter kernel costs 1 more), ties to the
 // higher total score, then the earlier run.
 func (m *merger) fallback() ([]*kernel, error) {
 	n := len(m.mk.inv)
-	if m.o.KernelIndex+n > len(m.devices) {
-		msg := fmt.Sprintf("no outer kernel: nothing in %s matches %s%s, and it has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) to fall back to; %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), len(m.devices), n, m.o.KernelIndex, m.o.KernelIndex+n)
+	if m.o.KernelIndex+n > m.deviceCount {
+		msg := fmt.Sprintf("no outer kernel: nothing in %s matches %s%s, and it has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) to fall back to; %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), m.deviceCount, n, m.o.KernelIndex, m.o.KernelIndex+n)
 		return nil, &SelectionError{msg}
 	}
-	ds := m.devices
-	slices.SortFunc(ds, func(x, y devKey) int { return cmp.Or(cmp.Compare(x.tsF, y.tsF), cmp.Compare(x.seq, y.seq)) })
-	ds = ds[m.o.KernelIndex:]
-	bestStart, bestDist, bestScore := -1, 0.0, 0.0
-	for s := 0; s+n <= len(ds); s++ {
-		dist, score := 0.0, 0
-		for i, d := range ds[s : s+n] {
-			span := m.mk.inv[i].spanF
-			shorter := 0.0
-			if d.durF < span {
-				shorter = 1
+	w := m.inOrder
+	if w == nil {
+		// Out of ts order: walk them in order a chunk at a time.
+		w = newRuns(m.mk.inv, m.o.KernelIndex)
+		chunk := m.devices.sorted()
+		m.devices = devHeap{}
+		for {
+			for _, d := range chunk {
+				w.push(d)
 			}
-			dist += shorter + math.Abs(d.durF-span)/math.Max(span, 1)
-			score += int(d.score)
+			if w.seen >= m.deviceCount || len(chunk) == 0 {
+				break
+			}
+			last := chunk[len(chunk)-1]
+			chunk = nil
+			var err error
+			if chunk, err = m.devicesAfter(last); err != nil {
+				return nil, err
+			}
 		}
-		neg := -float64(score)
-		if bestStart < 0 || dist < bestDist || dist == bestDist && neg < bestScore {
-			bestStart, bestDist, bestScore = s, dist, neg
-		}
+	}
+	if w.seen != m.deviceCount || w.best == nil {
+		return nil, &InputError{File: m.o.Framework, Msg: "the framework trace changed while it was merged"}
 	}
 	want := map[int64]int{}
-	for i, d := range ds[bestStart : bestStart+n] {
+	for i, d := range w.best {
 		want[d.seq] = i
 	}
-	m.devices = nil
 	selected, err := m.reread(want)
 	if err != nil {
 		return nil, err
@@ -225,6 +319,35 @@ func (m *merger) fallback() ([]*kernel, error) {
 		m.warn("%d event(s) whose name matches %s are not candidates: %s", m.rej.total(), m.re, m.rej.String())
 	}
 	return selected, nil
+}
+
+// devicesAfter reads the framework trace again for the next
+// fallbackChunk device kernels after last, in ts order.
+func (m *merger) devicesAfter(last devKey) ([]devKey, error) {
+	r, err := openReader(m.o.Framework)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	h := devHeap{limit: fallbackChunk}
+	var ms, args []member
+	seq := int64(-1)
+	err = eachEvent(r, func(raw []byte, at eventAt) error {
+		seq++
+		ms, _ = members(raw, ms)
+		k, why := m.candidate(ms, &args, at, seq, false)
+		if why != nil || !k.device {
+			return nil
+		}
+		if d := (devKey{tsF: k.tsF, durF: k.durF, seq: seq, score: int32(k.score)}); last.before(d) {
+			h.offer(d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.sorted(), nil
 }
 
 // reread reads the framework trace again for the candidates at the

@@ -240,19 +240,29 @@ var upPatterns = map[string]string{
 // TestSelectionIsUpstreams: on random framework traces, merge picks the
 // outer kernels upstream's rules pick (or fails where they fail), for one
 // and two invocations, with and without --kernel-pattern, --kernel-index,
-// --outer-pid and --allow-host-wrapper.
+// --outer-pid and --allow-host-wrapper, whatever the fallback's chunk.
 func TestSelectionIsUpstreams(t *testing.T) {
 	names := []string{"HyperMegaMoe_7f3a", "hyper_mega_moe", "aclnnHyperMegaMoe", "HyperMegaMoeGetWorkspaceSize", "HyperMegaMoe_tiling",
 		"PyBoostLaunchAclnnHyperMegaMoe", "PyNativeLaunchTask::MegaKernel", "MegaKernel_1", "mega_kernel", "MatMul_1", "Add_op_2",
 		"MHC_Post_2", "mhcpost2", "mega_moe_grad", "MegaMoeGrad", ""}
-	cats := []any{"kernel", "Kernel", "cpu_op", "python_function", "Ascend Hardware", "npu", "aicore", "user_annotation", "gpu_user_annotation", "cuda_runtime", nil, "absent"}
+	cats := []any{"kernel", "Kernel", "cpu_op", "python_function", "Ascend Hardware", "npu", "aicore", "user_annotation", "gpu_user_annotation", "cuda_runtime", nil, "absent",
+		"kernel", "Ascend Hardware", nil}
 	taskTypes := []string{"AI_CORE", "MIX_AIC", "MIX_AIV", "AI_CPU", "HCCL", "KERNEL_AICORE", "AI_VECTOR_CORE", ""}
 	taskKeys := []string{"Task Type", "task_type", " Task_Type ", "TaskType"}
-	times := []string{`0`, `3`, `5.5`, `12`, `12.0`, `20`, `-3`, `"7"`, `" 12.5 "`, `"1_0"`, `"12abc"`, `null`, `true`, `"nan"`, `"inf"`, `"20"`, `1e1`}
-	durs := []string{`1`, `4`, `10.5`, `11`, `30`, `0`, `-1`, `"9"`, `"2_0"`, `null`, `"x"`, `25`}
+	// Good times and durations are drawn more often than bad ones.
+	times := []string{`0`, `3`, `5.5`, `12`, `12.0`, `20`, `7`, `15`, `30`, `"7"`, `" 12.5 "`, `"1_0"`, `"20"`, `1e1`,
+		`0`, `3`, `5.5`, `12`, `20`, `7`, `15`, `30`, `-3`, `"12abc"`, `null`, `true`, `"nan"`, `"inf"`}
+	durs := []string{`1`, `4`, `10.5`, `11`, `30`, `"9"`, `"2_0"`, `25`, `1`, `4`, `10.5`, `11`, `30`, `25`, `0`, `-1`, `null`, `"x"`}
 	pids := []string{`0`, `1`, `"0"`, `"npu"`, `7`}
 	kernels := []string{"HyperMegaMoe", "MegaKernel", "MHCPost2", "MegaMoeGrad"}
+	defer func(c int) { fallbackChunk = c }(fallbackChunk)
+	var fallbackOK, namedOK, failed int
+	defer func() { t.Logf("chosen by name %d, by the fallback %d, refused %d", namedOK, fallbackOK, failed) }()
 	rapid.Check(t, func(rt *rapid.T) {
+		// The fallback walks the device kernels a chunk at a time, reading
+		// the trace again for each: chunks of 1 to 6 here, so that runs
+		// straddle chunks.
+		fallbackChunk = rapid.IntRange(1, 6).Draw(rt, "fallbackChunk")
 		// The MegaKernel trace: one or two invocations, in time order.
 		nInv := rapid.IntRange(1, 2).Draw(rt, "invocations")
 		var mkEv []mkEvent
@@ -273,11 +283,14 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		}
 		meta := `{"schemaVersion":1,"rank":0,"deviceId":0,"kernelName":"` + invNames[0] + `","invocations":[` + strings.Join(invMeta, ",") + `]}`
 		// The framework trace.
-		nEv := rapid.IntRange(0, 14).Draw(rt, "events")
+		nEv := rapid.IntRange(0, 20).Draw(rt, "events")
+		if rapid.IntRange(0, 9).Draw(rt, "few") > 0 {
+			nEv = max(nEv, 6) // mostly enough kernels to choose from
+		}
 		var lines []string
 		for i := range nEv {
 			var fields []string
-			if ph := rapid.SampledFrom([]string{"X", "X", "X", "X", "absent", "B", "null"}).Draw(rt, "ph"); ph == "null" {
+			if ph := rapid.SampledFrom([]string{"X", "X", "X", "X", "X", "X", "absent", "B", "null"}).Draw(rt, "ph"); ph == "null" {
 				fields = append(fields, `"ph":null`)
 			} else if ph != "absent" {
 				fields = append(fields, `"ph":"`+ph+`"`)
@@ -316,9 +329,9 @@ func TestSelectionIsUpstreams(t *testing.T) {
 
 		var o Options
 		o.Rank = -1
-		o.KernelIndex = rapid.IntRange(0, 2).Draw(rt, "kernelIndex")
+		o.KernelIndex = rapid.SampledFrom([]int{0, 0, 0, 1, 2}).Draw(rt, "kernelIndex")
 		o.AllowHostWrapper = rapid.Bool().Draw(rt, "allowHostWrapper")
-		if p := rapid.SampledFrom([]string{"", "", "0", "1", "npu", "7"}).Draw(rt, "outerPid"); p != "" {
+		if p := rapid.SampledFrom([]string{"", "", "", "", "0", "1", "npu", "7"}).Draw(rt, "outerPid"); p != "" {
 			o.OuterPID = &p
 		}
 		var alts []string
@@ -328,7 +341,7 @@ func TestSelectionIsUpstreams(t *testing.T) {
 			}
 		}
 		pattern := "(?i)(?:" + strings.Join(alts, "|") + ")"
-		if p := rapid.SampledFrom([]string{"", "", "", "(?i)mega", "Moe", "^Add", "nomatch", "kernel"}).Draw(rt, "pattern"); p != "" {
+		if p := rapid.SampledFrom([]string{"", "", "", "", "", "", "", "", "(?i)mega", "Moe", "^Add", "nomatch", "kernel"}).Draw(rt, "pattern"); p != "" {
 			o.KernelPattern, o.KernelPatternSet, pattern = p, true, p
 		}
 
@@ -351,6 +364,7 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		var out bytes.Buffer
 		res, err := Merge(&out, o)
 		if wantErr != nil {
+			failed++
 			if err == nil {
 				rt.Fatalf("upstream: %v; merge chose %s", wantErr, mustJSON(res.Alignments))
 			}
@@ -373,6 +387,11 @@ func TestSelectionIsUpstreams(t *testing.T) {
 			scores = append(scores, a.OuterKernelScore)
 		}
 		require.Equal(rt, want.tids, got, "outer kernels (by tid)")
+		if want.fallback {
+			fallbackOK++
+		} else {
+			namedOK++
+		}
 		require.Equal(rt, want.scores, scores, "outerKernelScore")
 	})
 }

@@ -20,7 +20,7 @@ import (
 func main() {
 	size := flag.Int64("size", 1<<30, "bytes to write at least")
 	out := flag.String("o", "", "output file")
-	every := flag.Int("every", 1000, "a MegaKernel launch every this many steps")
+	every := flag.Int("every", 1000, "a MegaKernel launch every this many steps (0: none)")
 	ops := flag.Int("ops", 50, "operators (a cpu_op and its kernel) per step")
 	maxKernels := flag.Int("kernels", 0, "stop at this many MegaKernel launches (0: at -size)")
 	flag.Parse()
@@ -49,7 +49,7 @@ func main() {
 		for op := range *ops {
 			name := fmt.Sprintf("aten::op_%d", op)
 			kernel := fmt.Sprintf("Kernel_%d_%x", op, step%4096)
-			if op == *ops/2 && step%*every == 0 {
+			if op == *ops/2 && *every > 0 && step%*every == 0 {
 				kernel = fmt.Sprintf("MegaKernel_moe_%d", step)
 				kernels++
 			}
