@@ -57,7 +57,7 @@ func fileKind(head []byte) string {
 	if len(head) == 0 {
 		return "an empty file"
 	}
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && !hasControl(head) {
 		return ""
 	}
 	for _, k := range []struct{ magic, kind string }{
@@ -80,7 +80,7 @@ func fileKind(head []byte) string {
 	if isPerfetto(head) {
 		return "a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json)"
 	}
-	if !utf8.Valid(head[:max(0, len(head)-3)]) || bytes.IndexByte(head, 0) >= 0 {
+	if !utf8.Valid(head[:max(0, len(head)-3)]) || hasControl(head) {
 		return "binary data (a raw capture? cycleabi decode turns it into a trace)"
 	}
 	return fmt.Sprintf("text that is not JSON (it starts %q)", firstLine(t))
@@ -117,4 +117,16 @@ func firstLine(b []byte) string {
 		b = b[:40]
 	}
 	return string(b)
+}
+
+// hasControl reports whether b holds a control character other than tab,
+// newline and carriage return: JSON has none anywhere (a string escapes
+// them), binary data (a capture that happens to start with '[') does.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return true
+		}
+	}
+	return false
 }
