@@ -576,7 +576,7 @@ func TestNotJSONNamed(t *testing.T) {
 		"capture":   {"\x00\x10\x00\x00\x00\x00\x00\x00\x9f\x00\x00\x00", "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace", true},
 		"capture [": {"[\x10\x00\x00\x00\x00\x00\x00\x9f\x00\x00\x00", "this is binary data (a raw capture?", false},
 		"npy":       {"\x93NUMPY\x01\x00v\x00{'descr'", "this is a NumPy .npy file", false},
-		"npy.gz":    {gz.String(), "this is gzip-compressed a NumPy .npy file", false},
+		"npy.gz":    {gz.String(), "this is gzip holding a NumPy .npy file", false},
 		"pftrace":   {"\x0a\x1c\x08\x01\x12\x18", "this is a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json)", true},
 		"png":       {"\x89PNG\r\n\x1a\n\x00\x00", "this is a PNG image, not a framework trace (a Chrome JSON trace: torch profiler / Kineto, or CANN msprof's trace.json)", false},
 		"zip":       {"PK\x03\x04\x14\x00", "this is a zip archive (torch.save?", false},

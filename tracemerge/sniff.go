@@ -33,7 +33,7 @@ func sniffJSON(path, what string) error {
 		}
 		head = make([]byte, 512)
 		n, _ := io.ReadFull(zr, head)
-		head, gz = head[:n], "gzip-compressed "
+		head, gz = head[:n], "gzip holding "
 	}
 	kind := fileKind(head)
 	if kind == "" {

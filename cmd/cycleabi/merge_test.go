@@ -174,3 +174,39 @@ func rat(t *testing.T, n json.Number) *big.Rat {
 	require.True(t, ok, n)
 	return r
 }
+
+// TestMergeNamesWrongFiles: a capture, a .pftrace or a gzip of either
+// where a JSON trace belongs is named for what it is (exit 1), not a JSON
+// syntax error at its first byte.
+func TestMergeNamesWrongFiles(t *testing.T) {
+	dir := t.TempDir()
+	mk := filepath.Join(dir, "mk.json")
+	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "-o", mk)
+	require.Equal(t, 0, code, stderr)
+	pf := filepath.Join(dir, "trace.pftrace")
+	_, stderr, code = runMain(t, "decode", "../../examples/moe_layer.bin", "--format", "perfetto", "-o", pf)
+	require.Equal(t, 0, code, stderr)
+	gz := filepath.Join(dir, "trace.pftrace.gz")
+	data, err := os.ReadFile(pf)
+	require.NoError(t, err)
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	zw.Close()
+	require.NoError(t, os.WriteFile(gz, b.Bytes(), 0o644))
+	fw := "../../examples/moe_layer.kineto.json"
+	out := filepath.Join(dir, "out.json")
+	for _, c := range []struct {
+		fw, mk, want string
+	}{
+		{fw, "../../examples/moe_layer.bin", "../../examples/moe_layer.bin: this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace"},
+		{fw, pf, pf + ": this is a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json), not a MegaKernel trace"},
+		{gz, mk, gz + ": this is gzip holding a Perfetto protobuf trace"},
+		{"../../examples/moe_layer.bin", mk, "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a framework trace"},
+	} {
+		_, stderr, code := runMain(t, "merge", c.fw, c.mk, "-o", out)
+		require.Equal(t, 1, code, stderr)
+		require.Contains(t, stderr, c.want)
+		require.NotContains(t, stderr, "found")
+	}
+}
