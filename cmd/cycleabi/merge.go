@@ -61,9 +61,10 @@ cycle_trace_device_id. The merged trace's megaKernelTraceMerge object
 records what was done (upstream's keys: kernelPattern, alignments with
 outerKernelScore, ..., warnings); warnings also go to stderr, one per line.
 
-Memory: the framework trace is streamed; merge keeps --kernel-index plus
-one candidate per invocation, and, while no name has matched, 32 bytes per
-device kernel for the fallback.
+Memory does not grow with the framework trace: merge keeps --kernel-index
+plus one candidate per invocation, and, for the fallback, the earliest
+262,144 device kernels (8 MiB; out of ts order, it reads the trace again
+for each further 262,144).
 
 A multi-rank MegaKernel trace is merged one rank at a time (--rank R), each
 into its own device's framework trace.
@@ -85,9 +86,9 @@ few outer kernels), 2 for usage or I/O errors.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "", `merged trace (required); "-" for stdout; a name ending in .gz is gzip-compressed`)
-	fs.StringVar(&f.kernelPattern, "kernel-pattern", "", "regular expression outer kernel names must match (default: the kernelName, ignoring case)")
-	fs.IntVar(&f.kernelIndex, "kernel-index", 0, "index, among the matching outer kernels in time order, of the one the first invocation goes under")
-	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "when no device kernel matches, place the MegaKernel under matching host events (with a warning)")
+	fs.StringVar(&f.kernelPattern, "kernel-pattern", "", "regular expression outer kernel names must match (default: the kernelName's CamelCase words joined by [_]?, ignoring case)")
+	fs.IntVar(&f.kernelIndex, "kernel-index", 0, "index, among the best-scored matching outer kernels in ts order (in the fallback: the device kernels), of the one the first invocation goes under")
+	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "accept host-only outer events (cpu_op, user_annotation, ...) when selection picks them, with a warning")
 	fs.StringVar(&f.outerPID, "outer-pid", "", "take outer kernels only from this pid (compared as text: 7 matches pid 7 and \"7\")")
 	fs.Int64Var(&f.rank, "rank", 0, "rank to merge from a multi-rank MegaKernel trace")
 	return cmd
