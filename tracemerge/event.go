@@ -356,13 +356,6 @@ func (d *decimal) append(dst []byte) []byte {
 
 func (d *decimal) String() string { return string(d.append(nil)) }
 
-// float returns d as a float64 (for comparing durations in fallback
-// selection, where exactness does not matter).
-func (d *decimal) float() float64 {
-	f, _ := new(big.Rat).SetFrac(&d.m, pow10(d.scale)).Float64()
-	return f
-}
-
 // fixUTF8 returns b with every byte that is not part of valid UTF-8
 // replaced by U+FFFD, as encoding/json and decode's JSON writer replace
 // them, in dst's storage. Such bytes can only be inside strings (the

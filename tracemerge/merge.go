@@ -372,11 +372,6 @@ func (m *merger) traceEvents(w io.Writer, open bool) error {
 	return err
 }
 
-var (
-	phX = []byte(`"X"`)
-	phM = []byte(`"M"`)
-)
-
 // scan looks at one framework event: the tids in use, thread sort
 // indices, and outer-kernel candidates.
 func (m *merger) scan(raw []byte, at eventAt) error {

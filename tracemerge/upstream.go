@@ -39,6 +39,9 @@ func pyFloat(v []byte) (text string, f float64, ok bool) {
 			return "", 0, false
 		}
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if string(v) == "-Infinity" {
+			return "-inf", math.Inf(-1), true
+		}
 		if !isJSONNumber(v) {
 			return "", 0, false
 		}
@@ -55,11 +58,10 @@ func pyFloat(v []byte) (text string, f float64, ok bool) {
 	default:
 		return "", 0, false
 	}
-	switch strings.TrimLeft(text, "+-") {
-	case "inf", "nan":
-		if text == "nan" || text == "-nan" || text == "+nan" {
-			return text, math.NaN(), true
-		}
+	switch strings.TrimPrefix(text, "-") {
+	case "nan":
+		return text, math.NaN(), true
+	case "inf":
 		if text[0] == '-' {
 			return text, math.Inf(-1), true
 		}

@@ -424,7 +424,7 @@ func TestPyHelpers(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		`" 1_000.5 "`: "1000.5", `"+5"`: "5", `".5"`: ".5", `"5."`: "5.", `"1e1_0"`: "1e10", `"\u0661\u0662"`: "12",
-		`"INFINITY"`: "inf", `"-nan"`: "-nan", `12`: "12",
+		`"INFINITY"`: "inf", `"-nan"`: "-nan", `12`: "12", `-Infinity`: "-inf", `NaN`: "nan",
 	} {
 		text, _, ok := pyFloat([]byte(in))
 		require.True(t, ok, in)
