@@ -207,7 +207,7 @@ func (h *devHeap) offer(k devKey) {
 	switch {
 	case len(h.ks) < h.limit:
 		heap.Push(h, k)
-	case k.before(h.ks[0]):
+	case len(h.ks) > 0 && k.before(h.ks[0]):
 		h.ks[0] = k
 		heap.Fix(h, 0)
 	}
