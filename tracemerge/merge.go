@@ -153,6 +153,11 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.KernelIndex > math.MaxInt32 {
+		// More candidates than any trace holds; and KernelIndex+n must not
+		// overflow.
+		return nil, &SelectionError{fmt.Sprintf("--kernel-index %d: no trace has that many outer kernels", o.KernelIndex)}
+	}
 	pattern := o.KernelPattern
 	if !o.KernelPatternSet {
 		var names []string

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -351,6 +352,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{KernelPattern: "", KernelPatternSet: true}, "--kernel-pattern is empty"},
 		{Options{KernelPattern: "(", KernelPatternSet: true}, "--kernel-pattern: error parsing regexp"},
 		{Options{KernelIndex: -1}, "--kernel-index must be >= 0"},
+		{Options{KernelIndex: math.MaxInt}, "no trace has that many outer kernels"},
 		{Options{KernelIndex: 1}, "too few outer kernels: 1 invocation(s) from --kernel-index 1 need 2 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but " + fw + " has 1"},
 	} {
 		c.o.Framework, c.o.MegaKernel = fw, mk
