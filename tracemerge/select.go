@@ -125,7 +125,7 @@ func (m *merger) nearMisses() string {
 	if m.rej.total() == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %d event(s) whose name matches are not outer-kernel candidates (upstream takes complete events with a numeric finite ts >= 0 and dur > 0): %s", m.rej.total(), m.rej.String())
+	return fmt.Sprintf(" (%d event(s) whose name matches are not candidates, which are complete events with a numeric finite ts >= 0 and dur > 0: %s)", m.rej.total(), m.rej.String())
 }
 
 // selectKernels pairs the invocations (in time order) with outer kernels
@@ -278,7 +278,7 @@ func (w *runs) push(d devKey) {
 func (m *merger) fallback() ([]*kernel, error) {
 	n := len(m.mk.inv)
 	if m.o.KernelIndex+n > m.deviceCount {
-		msg := fmt.Sprintf("no outer kernel: nothing in %s matches %s%s, and it has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) to fall back to; %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), m.deviceCount, n, m.o.KernelIndex, m.o.KernelIndex+n)
+		msg := fmt.Sprintf("no outer kernel: no candidate in %s matches %s%s, and the fallback has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) where %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), m.deviceCount, n, m.o.KernelIndex, m.o.KernelIndex+n)
 		return nil, &SelectionError{msg}
 	}
 	w := m.inOrder
