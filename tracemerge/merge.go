@@ -463,6 +463,16 @@ func (m *merger) candidate(ms []member, args *[]member, at eventAt, seq int64, n
 	if m.o.OuterPID != nil && pyStr(pid) != *m.o.OuterPID {
 		return nil, &m.rej.pid
 	}
+	cat, argsRaw := get(ms, "cat"), get(ms, "args")
+	*args = (*args)[:0]
+	if len(argsRaw) > 0 && argsRaw[0] == '{' {
+		*args, _ = members(argsRaw, *args)
+	}
+	device := isDeviceKernel(cat, *args)
+	if !named && !device {
+		// Of no use to the fallback: not worth reading its times.
+		return nil, &m.rej.unnamed
+	}
 	tsRaw, durRaw := get(ms, "ts"), get(ms, "dur")
 	tsText, tsF, ok := pyFloat(tsRaw)
 	switch {
@@ -482,21 +492,12 @@ func (m *merger) candidate(ms []member, args *[]member, at eventAt, seq int64, n
 	case !(durF > 0):
 		return nil, &m.rej.durNotPositive
 	}
-	cat, argsRaw := get(ms, "cat"), get(ms, "args")
-	*args = (*args)[:0]
-	if len(argsRaw) > 0 && argsRaw[0] == '{' {
-		*args, _ = members(argsRaw, *args)
-	}
-	k := &kernel{pid: pid, tid: get(ms, "tid"), tsText: tsText, durText: durText, tsF: tsF, durF: durF, seq: seq, at: at}
+	k := &kernel{pid: pid, tid: get(ms, "tid"), tsText: tsText, durText: durText, tsF: tsF, durF: durF, seq: seq, at: at, device: device}
 	k.quoted = len(tsRaw) > 0 && tsRaw[0] == '"'
-	k.device = isDeviceKernel(cat, *args)
-	if named || k.device {
-		k.name = pyStr(get(ms, "name"))
-		if get(ms, "name") == nil {
-			k.name = ""
-		}
-		k.score = kernelScore(k.name, cat, argsRaw, k.device)
+	if name := get(ms, "name"); name != nil {
+		k.name = pyStr(name)
 	}
+	k.score = kernelScore(k.name, cat, argsRaw, k.device)
 	return k, nil
 }
 

@@ -91,6 +91,9 @@ type devKey struct {
 // not candidates, by reason: what a user needs when nothing matched.
 type rejects struct {
 	phase, pid, tsNotNumber, tsNonFinite, tsNegative, durNotNumber, durNonFinite, durNotPositive int
+	// unnamed is the reason an event is neither named nor a device
+	// kernel; scan counts only named events, so it stays 0.
+	unnamed int
 }
 
 func (r *rejects) String() string {
