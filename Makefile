@@ -97,6 +97,7 @@ bench:
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
 	./scripts/rss-merge.sh 3
+	./scripts/rss-merge.sh 3 0 1000000
 	./scripts/rss-sparse.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each

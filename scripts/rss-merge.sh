@@ -2,16 +2,20 @@
 # Peak RSS and speed of `cycleabi merge` on a generated Kineto-style
 # framework trace of SIZE bytes (default 1.1 GB; about 7.1M events, 697
 # MegaKernel launches), merging the shipped example's decoded trace (2974
-# events) to /dev/null. Prints wall and CPU (user+sys) seconds, MB/s over
-# wall time and peak RSS of each of RUNS runs (default 3).
+# events) to /dev/null. With MATCHING > 0 the trace instead holds MATCHING
+# kernels whose name matches (each step one cpu_op and one MegaKernel
+# launch; SIZE is ignored): what merge's memory used to grow with. Prints
+# wall and CPU (user+sys) seconds, MB/s over wall time and peak RSS of
+# each of RUNS runs (default 3).
 #
-#   ./scripts/rss-merge.sh [RUNS] [SIZE]
+#   ./scripts/rss-merge.sh [RUNS] [SIZE] [MATCHING]
 #
 # Needs GNU time at /usr/bin/time. The trace goes to a temporary directory
 # (SIZE bytes), removed on exit.
 set -euo pipefail
 runs="${1:-3}"
 size="${2:-1100000000}"
+matching="${3:-0}"
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/time ]; then
 	echo "rss-merge: /usr/bin/time (GNU time) not found" >&2
@@ -20,7 +24,11 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
-go run ./tracemerge/internal/fwgen -size "$size" -every 100 -o "$tmp/framework.json"
+if [ "$matching" -gt 0 ]; then
+	go run ./tracemerge/internal/fwgen -kernels "$matching" -ops 1 -every 1 -o "$tmp/framework.json"
+else
+	go run ./tracemerge/internal/fwgen -size "$size" -every 100 -o "$tmp/framework.json"
+fi
 "$tmp/cycleabi" decode examples/moe_layer.bin -o "$tmp/mk.json" 2>/dev/null
 bytes=$(stat -c %s "$tmp/framework.json")
 printf '%-14s %9s %9s %9s %14s\n' "trace bytes" "wall s" "cpu s" "MB/s" "peak RSS MiB"

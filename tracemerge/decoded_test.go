@@ -63,5 +63,5 @@ func TestDecodedWindow(t *testing.T) {
 	al := m.res["alignments"].([]any)
 	require.Equal(t, "backward", al[1].(map[string]any)["direction"])
 	require.Equal(t, json.Number("11"), al[1].(map[string]any)["step"])
-	require.Equal(t, json.Number("18.76"), al[0].(map[string]any)["spanUs"]) // (base+941) - (base+3) = 938 cycles × 20 ns
+	require.Equal(t, json.Number("18.76"), al[0].(map[string]any)["internalSpanUs"]) // (base+941) - (base+3) = 938 cycles × 20 ns
 }

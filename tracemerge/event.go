@@ -3,8 +3,10 @@ package tracemerge
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math/big"
 	"strings"
+	"unicode/utf8"
 )
 
 // member is one top-level member of an event object: the key unescaped,
@@ -48,9 +50,10 @@ func members(raw []byte, dst []member) ([]member, bool) {
 	return dst, true
 }
 
-// get returns the value of key, nil when absent.
+// get returns the value of key, nil when absent; of a repeated key, the
+// last value, as Python's json module and encoding/json read it.
 func get(ms []member, key string) []byte {
-	for i := range ms {
+	for i := len(ms) - 1; i >= 0; i-- {
 		if string(ms[i].key) == key {
 			return ms[i].val
 		}
@@ -353,9 +356,61 @@ func (d *decimal) append(dst []byte) []byte {
 
 func (d *decimal) String() string { return string(d.append(nil)) }
 
-// float returns d as a float64 (for comparing durations in fallback
-// selection, where exactness does not matter).
-func (d *decimal) float() float64 {
-	f, _ := new(big.Rat).SetFrac(&d.m, pow10(d.scale)).Float64()
-	return f
+// fixUTF8 returns b with every byte that is not part of valid UTF-8
+// replaced by U+FFFD, as encoding/json and decode's JSON writer replace
+// them, in dst's storage. Such bytes can only be inside strings (the
+// reader refuses them elsewhere), where U+FFFD is valid JSON.
+func fixUTF8(dst, b []byte) []byte {
+	dst = dst[:0]
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return dst
+}
+
+// utf8Writer passes bytes through fixUTF8, holding back a sequence cut
+// by the end of one write until the next (or flush).
+type utf8Writer struct {
+	w       io.Writer
+	pending []byte
+	buf     []byte
+}
+
+func (u *utf8Writer) Write(p []byte) (int, error) {
+	n := len(p)
+	if len(u.pending) > 0 {
+		p = append(u.pending, p...)
+		u.pending = nil
+	}
+	// Hold back an incomplete sequence at the end (at most 3 bytes).
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-3; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	u.pending = append(u.pending, p[cut:]...)
+	u.buf = fixUTF8(u.buf, p[:cut])
+	_, err := u.w.Write(u.buf)
+	return n, err
+}
+
+// flush writes what was held back (an incomplete sequence: replaced).
+func (u *utf8Writer) flush() error {
+	if len(u.pending) == 0 {
+		return nil
+	}
+	u.buf = fixUTF8(u.buf, u.pending)
+	u.pending = nil
+	_, err := u.w.Write(u.buf)
+	return err
 }

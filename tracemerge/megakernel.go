@@ -31,7 +31,7 @@ type mkMeta struct {
 type mkInvocationMD struct {
 	InvocationID int64           `json:"invocationId"`
 	Step         json.RawMessage `json:"step"`
-	Direction    string          `json:"direction"`
+	Direction    *string         `json:"direction"`
 	KernelName   string          `json:"kernelName"`
 	Rank         int64           `json:"rank"`
 	DeviceID     int64           `json:"deviceId"`
@@ -42,11 +42,15 @@ type mkInvocationMD struct {
 type invocation struct {
 	id         int64
 	step       json.RawMessage // null when unknown
-	direction  string
+	direction  *string         // nil: not said
 	kernelName string
 	first, end decimal // earliest ts, latest ts+dur
-	events     int
-	cores      map[int64]bool // tids with events
+	// firstF and endF are first and end as upstream computes them, in
+	// float64 (float(ts), float(ts) + float(dur)); spanF = endF - firstF
+	// is what its duration fallback compares kernels with.
+	firstF, endF, spanF float64
+	events              int
+	cores               map[int64]bool // tids with events
 
 	outer *kernel // the outer kernel it is placed under
 	delta decimal // outer.ts - first
@@ -63,6 +67,7 @@ func (inv *invocation) span() decimal {
 // pid (rank).
 type rankEvents struct {
 	invocations map[int64]*invocation
+	flows       int              // flow events (dependency arrows' ends)
 	cores       map[int64]bool   // tids with X events
 	coreNames   map[int64]string // thread_name metadata
 }
@@ -78,6 +83,7 @@ type megaKernel struct {
 	cores      []int64       // tids in the MegaKernel trace, sorted
 	coreNames  map[int64]string
 	events     int
+	flows      int
 }
 
 // readMegaKernel reads the MegaKernel trace at path and selects the rank
@@ -169,7 +175,8 @@ func checkSchema(path string, m *mkMeta) error {
 // mkScanEvent takes one MegaKernel trace event into the per-rank tallies.
 func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents) error {
 	ph, _ := str(get(ms, "ph"))
-	if ph != "X" && ph != "M" {
+	flow := ph == "s" || ph == "t" || ph == "f"
+	if ph != "X" && ph != "M" && !flow {
 		return nil
 	}
 	pid, okPid := intValue(get(ms, "pid"))
@@ -198,6 +205,12 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 	if err := mkTime(r, at, get(ms, "ts"), "ts", &ts); err != nil {
 		return err
 	}
+	if flow {
+		// Placed with the invocation whose span holds it on its core
+		// (decode's arrows bind inside slices), when written.
+		re.flows++
+		return nil
+	}
 	if err := mkTime(r, at, get(ms, "dur"), "dur", &dur); err != nil {
 		return err
 	}
@@ -211,12 +224,16 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 	inv := re.invocations[id]
 	var end decimal
 	end.add(&ts, &dur)
+	_, tsF, _ := pyFloat(get(ms, "ts"))
+	_, durF, _ := pyFloat(get(ms, "dur"))
+	endF := tsF + durF
 	if inv == nil {
-		inv = &invocation{id: id, cores: map[int64]bool{}}
+		inv = &invocation{id: id, cores: map[int64]bool{}, firstF: tsF, endF: endF}
 		inv.first.set(&ts)
 		inv.end.set(&end)
 		re.invocations[id] = inv
 	}
+	inv.firstF, inv.endF = min(inv.firstF, tsF), max(inv.endF, endF)
 	if ts.cmp(&inv.first) < 0 {
 		inv.first.set(&ts)
 	}
@@ -282,9 +299,11 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	if rm.DeviceID != nil {
 		mk.deviceID = *rm.DeviceID
 	}
-	if rm.KernelName != nil {
+	// Upstream's kernelName: the invocation's, the trace's, or
+	// "MegaKernel", an empty name counting as none.
+	if rm.KernelName != nil && *rm.KernelName != "" {
 		mk.kernelName = *rm.KernelName
-	} else if meta.KernelName != nil {
+	} else if meta.KernelName != nil && *meta.KernelName != "" {
 		mk.kernelName = *meta.KernelName
 	}
 	byID := map[int64]*mkInvocationMD{}
@@ -306,9 +325,11 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 				inv.kernelName = md.KernelName
 			}
 		}
+		inv.spanF = inv.endF - inv.firstF
 		mk.inv = append(mk.inv, inv)
 		mk.events += inv.events
 	}
+	mk.flows = re.flows
 	slices.SortFunc(mk.inv, func(a, b *invocation) int {
 		if c := a.first.cmp(&b.first); c != 0 {
 			return c

@@ -14,7 +14,6 @@ package tracemerge
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +21,8 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Options say what to merge and how to pick the outer kernels.
@@ -33,31 +32,38 @@ type Options struct {
 	// cycleabi decode wrote.
 	Framework, MegaKernel string
 	// KernelPattern, when not "", is the regular expression outer kernel
-	// names must match (it must match something: no fallback). "" builds a
-	// case-insensitive pattern from the MegaKernel trace's kernelName.
+	// names must match (it must match something: no fallback). "" builds
+	// upstream's pattern from the MegaKernel trace's kernel names: their
+	// CamelCase words joined by [_]?, case ignored.
 	KernelPattern string
 	// KernelPatternSet says KernelPattern was given (an empty one is then
 	// an error).
 	KernelPatternSet bool
-	// KernelIndex is the candidate paired with the first invocation.
+	// KernelIndex is the candidate paired with the first invocation (in
+	// the fallback, the first device kernel considered).
 	KernelIndex int
-	// AllowHostWrapper lets host-side events (cpu_op, user_annotation, ...)
-	// stand in as outer kernels when no device kernel matches.
+	// AllowHostWrapper lets host-only events (cpu_op, user_annotation,
+	// ...) stand in as outer kernels when they are what selection picks.
 	AllowHostWrapper bool
-	// OuterPID, when not nil, is the pid the MegaKernel threads go to
-	// instead of the outer kernel's.
-	OuterPID *int64
+	// OuterPID, when not nil, keeps only the candidates whose pid reads
+	// so (Python's str() of it: "7" for 7 and "7", "None" for none).
+	OuterPID *string
 	// Rank selects one rank of a multi-rank MegaKernel trace; -1: the only one.
 	Rank int64
 }
 
-// Alignment says where one invocation was placed.
+// Alignment says where one invocation was placed, with upstream's keys
+// (and step, which upstream does not record).
 type Alignment struct {
-	// InvocationID, Step and Direction name the invocation (Step is null
-	// and Direction empty when the MegaKernel trace does not say).
+	// InvocationID, Step and Direction name the invocation (Step and
+	// Direction are null when the MegaKernel trace does not say).
 	InvocationID int64           `json:"invocationId"`
 	Step         json.RawMessage `json:"step"`
-	Direction    string          `json:"direction,omitempty"`
+	Direction    *string         `json:"direction"`
+	// KernelName, Rank and DeviceID are the invocation's.
+	KernelName string `json:"kernelName"`
+	Rank       int64  `json:"rank"`
+	DeviceID   int64  `json:"deviceId"`
 	// OuterKernelName, Pid, Tid, Ts and Dur are the outer kernel's, as the
 	// framework trace has them (times as exact decimals).
 	OuterKernelName string          `json:"outerKernelName"`
@@ -65,19 +71,22 @@ type Alignment struct {
 	OuterKernelTid  json.RawMessage `json:"outerKernelTid"`
 	OuterKernelTs   json.Number     `json:"outerKernelTs"`
 	OuterKernelDur  json.Number     `json:"outerKernelDur"`
+	// OuterKernelScore is upstream's score of the outer kernel.
+	OuterKernelScore int `json:"outerKernelScore"`
 	// OuterKernelIsDevice is false for a host wrapper (--allow-host-wrapper).
 	OuterKernelIsDevice bool `json:"outerKernelIsDevice"`
-	// SpanUs is from the invocation's earliest event start to its latest end.
-	SpanUs json.Number `json:"spanUs"`
+	// InternalEventCount is the number of the invocation's events merged.
+	InternalEventCount int `json:"internalEventCount"`
+	// InternalSpanUs is from the invocation's earliest event start to its
+	// latest end.
+	InternalSpanUs json.Number `json:"internalSpanUs"`
 	// ExceedsOuterKernelUs is how far the invocation's span overruns its
 	// outer kernel (0 when it fits).
 	ExceedsOuterKernelUs json.Number `json:"exceedsOuterKernelUs"`
-	// EventCount is the number of the invocation's events merged.
-	EventCount int `json:"eventCount"`
 }
 
 // Result is the merge's diagnostics, written into the merged trace as
-// megaKernelTraceMerge.
+// megaKernelTraceMerge: upstream's keys, and a few of cycleabi's.
 type Result struct {
 	// SchemaVersion is ResultSchemaVersion.
 	SchemaVersion int `json:"schemaVersion"`
@@ -90,12 +99,18 @@ type Result struct {
 	// KernelIndex the first candidate used.
 	KernelPattern string `json:"kernelPattern"`
 	KernelIndex   int    `json:"kernelIndex"`
-	// MergedInvocationCount and MergedEventCount count what was merged.
-	MergedInvocationCount int `json:"mergedInvocationCount"`
-	MergedEventCount      int `json:"mergedEventCount"`
+	// OuterPid is --outer-pid (null without).
+	OuterPid *string `json:"outerPid"`
 	// UsedFallbackKernelSelection says no name matched, and outer
 	// kernels were chosen by duration.
 	UsedFallbackKernelSelection bool `json:"usedFallbackKernelSelection"`
+	// AllowHostWrapperAlignment is --allow-host-wrapper.
+	AllowHostWrapperAlignment bool `json:"allowHostWrapperAlignment"`
+	// MergedInvocationCount, MergedEventCount and MergedFlowEventCount
+	// count what was merged (flow events: the dependency arrows' ends).
+	MergedInvocationCount int `json:"mergedInvocationCount"`
+	MergedEventCount      int `json:"mergedEventCount"`
+	MergedFlowEventCount  int `json:"mergedFlowEventCount"`
 	// Alignments has one entry per invocation, in time order.
 	Alignments []Alignment `json:"alignments"`
 	// ExceedsOuterKernelUs is the largest of the alignments' overruns.
@@ -107,7 +122,8 @@ type Result struct {
 	Previous json.RawMessage `json:"previousMerge,omitempty"`
 }
 
-// ResultSchemaVersion is the version of the megaKernelTraceMerge object.
+// ResultSchemaVersion is the version of the megaKernelTraceMerge object
+// (upstream's MERGE_SCHEMA_VERSION).
 const ResultSchemaVersion = 1
 
 // SelectionError is a merge that found no outer kernel to use (a pattern
@@ -116,17 +132,6 @@ type SelectionError struct{ Msg string }
 
 // Error returns the message.
 func (e *SelectionError) Error() string { return e.Msg }
-
-// kernel is an outer-kernel candidate.
-type kernel struct {
-	name     string
-	pid, tid []byte // raw JSON values
-	ts, dur  decimal
-	quoted   bool // ts was written as a string (CANN): write ours the same way
-	device   bool
-	seq      int // order in the file
-	durF     float64
-}
 
 // Merge writes the framework trace with the MegaKernel trace's events
 // placed under their outer kernels to w. On error w holds a partial
@@ -138,16 +143,28 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	if o.KernelPatternSet && o.KernelPattern == "" {
 		return nil, errors.New("--kernel-pattern is empty")
 	}
+	if err := sniffJSON(o.Framework, "a framework trace"); err != nil {
+		return nil, err
+	}
+	if err := sniffJSON(o.MegaKernel, "a MegaKernel trace"); err != nil {
+		return nil, err
+	}
 	mk, err := readMegaKernel(o.MegaKernel, o.Rank)
 	if err != nil {
 		return nil, err
 	}
+	if o.KernelIndex > math.MaxInt32 {
+		// More candidates than any trace holds; and KernelIndex+n must not
+		// overflow.
+		return nil, &SelectionError{fmt.Sprintf("--kernel-index %d: no trace has that many outer kernels", o.KernelIndex)}
+	}
 	pattern := o.KernelPattern
 	if !o.KernelPatternSet {
-		pattern, err = defaultPattern(mk)
-		if err != nil {
-			return nil, err
+		var names []string
+		for _, inv := range mk.inv {
+			names = append(names, inv.kernelName)
 		}
+		pattern = defaultPatternOf(names)
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
@@ -155,9 +172,12 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	}
 	m := &merger{o: o, mk: mk, re: re, res: &Result{
 		SchemaVersion: ResultSchemaVersion, MegaKernelTrace: o.MegaKernel, Rank: mk.rank, DeviceID: mk.deviceID,
-		KernelPattern: pattern, KernelIndex: o.KernelIndex, Alignments: []Alignment{}, Warnings: []string{},
+		KernelPattern: pattern, KernelIndex: o.KernelIndex, OuterPid: o.OuterPID, AllowHostWrapperAlignment: o.AllowHostWrapper,
+		Alignments: []Alignment{}, Warnings: []string{},
 	}, sortIndex: map[string]int64{}, maxTid: math.MinInt64}
-	m.best = make([][]*kernel, len(mk.inv))
+	m.best.limit = o.KernelIndex + len(mk.inv)
+	m.devices.limit = fallbackChunk
+	m.inOrder = newRuns(mk.inv, o.KernelIndex)
 	fr, err := openReader(o.Framework)
 	if err != nil {
 		return nil, err
@@ -170,22 +190,6 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	return m.res, nil
 }
 
-// defaultPattern matches the kernel names of the invocations anywhere in
-// a name, ignoring case: "HyperMegaMoe" matches HyperMegaMoe_abc123 and
-// aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe.
-func defaultPattern(mk *megaKernel) (string, error) {
-	var names []string
-	for _, inv := range mk.inv {
-		if n := regexp.QuoteMeta(inv.kernelName); n != "" && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return "", &InputError{File: mk.path, Msg: "the MegaKernel trace names no kernel (kernelName is empty): give --kernel-pattern"}
-	}
-	return "(?i)" + strings.Join(names, "|"), nil
-}
-
 type merger struct {
 	o   Options
 	mk  *megaKernel
@@ -193,13 +197,23 @@ type merger struct {
 	fr  *reader
 	res *Result
 
-	device, host []*kernel
-	// best holds, per invocation, the device kernels closest in duration
-	// to its span (at most len(invocations)), for the fallback.
-	best      [][]*kernel
-	spans     []float64
-	deviceN   int
-	seq       int
+	// best keeps the earliest KernelIndex+n of the name-matching
+	// candidates with the best score seen (bestScore; bestCount of them);
+	// matched counts all name-matching candidates.
+	best      bounded
+	bestScore int
+	bestCount int
+	matched   int
+	// devices keeps the earliest fallbackChunk device kernels (of
+	// deviceCount) for the fallback, while no name has matched.
+	devices     devHeap
+	deviceCount int
+	// inOrder runs the fallback's window over the device kernels as they
+	// come, while they come in ts order (nil once one does not).
+	inOrder   *runs
+	lastDev   float64
+	rej       rejects
+	seq       int64
 	sortIndex map[string]int64 // pid "\x00" tid -> thread_sort_index
 	maxTid    int64
 	minTid    int64
@@ -208,10 +222,6 @@ type merger struct {
 }
 
 func (m *merger) run(w io.Writer) error {
-	for _, inv := range m.mk.inv {
-		s := inv.span()
-		m.spans = append(m.spans, s.float())
-	}
 	m.minTid = math.MaxInt64
 	r := m.fr
 	switch r.peek() {
@@ -280,11 +290,15 @@ func (m *merger) run(w io.Writer) error {
 				if err := writeSep(w, first, raw); err != nil {
 					return err
 				}
-				s := sink{w: w}
+				uw := &utf8Writer{w: w}
+				s := sink{w: uw}
 				if err := r.value(&s); err != nil {
 					return err
 				}
-				if _, err := w.Write(s.b); err != nil {
+				if _, err := uw.Write(s.b); err != nil {
+					return err
+				}
+				if err := uw.flush(); err != nil {
 					return err
 				}
 			}
@@ -328,7 +342,12 @@ func writeSep(w io.Writer, first bool, key []byte) error {
 func (m *merger) traceEvents(w io.Writer, open bool) error {
 	r := m.fr
 	buf := make([]byte, 0, 256<<10)
+	var fixed []byte
 	err := r.array(open, func(raw []byte, at eventAt) error {
+		if !utf8.Valid(raw) {
+			fixed = fixUTF8(fixed, raw)
+			raw = fixed
+		}
 		if m.events > 0 {
 			buf = append(buf, ",\n"...)
 		}
@@ -358,11 +377,6 @@ func (m *merger) traceEvents(w io.Writer, open bool) error {
 	return err
 }
 
-var (
-	phX = []byte(`"X"`)
-	phM = []byte(`"M"`)
-)
-
 // scan looks at one framework event: the tids in use, thread sort
 // indices, and outer-kernel candidates.
 func (m *merger) scan(raw []byte, at eventAt) error {
@@ -371,6 +385,8 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 	if !ok {
 		return m.fr.errorAt(at, "a trace event is not an object")
 	}
+	seq := m.seq
+	m.seq++
 	ms := m.ms
 	tidRaw := get(ms, "tid")
 	if tid, ok := intValue(tidRaw); ok {
@@ -378,226 +394,141 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 		m.minTid = min(m.minTid, tid)
 	}
 	ph := get(ms, "ph")
-	switch {
-	case string(ph) == string(phM):
+	if string(ph) == `"M"` {
 		if string(get(ms, "name")) == `"thread_sort_index"` {
 			m.args, _ = members(get(ms, "args"), m.args)
 			if idx, ok := intValue(get(m.args, "sort_index")); ok {
 				m.sortIndex[threadKey(get(ms, "pid"), tidRaw)] = idx
 			}
 		}
-		return nil
-	case string(ph) != string(phX):
-		return nil
 	}
-	tsRaw, durRaw := get(ms, "ts"), get(ms, "dur")
-	_, st := quickTime(tsRaw)
-	if st == timeNonFinite {
-		return m.fr.errorAt(at, "ts %s is not finite", tsRaw)
-	}
-	dur, sd := quickTime(durRaw)
-	if sd == timeNonFinite {
-		return m.fr.errorAt(at, "dur %s is not finite", durRaw)
-	}
-	if st != timeOK || sd != timeOK || !(dur > 0) || !isID(get(ms, "pid")) || !isID(tidRaw) {
+	match := matchName(m.re, get(ms, "name"))
+	fallback := m.matched == 0 && !m.o.KernelPatternSet
+	if !match && !fallback {
 		return nil
 	}
-	nameRaw := get(ms, "name")
-	device := false
-	if c, ok := str(get(ms, "cat")); ok && strings.EqualFold(c, "kernel") {
-		device = true
-	}
-	argsRaw := get(ms, "args")
-	if !device && len(argsRaw) > 0 && argsRaw[0] == '{' {
-		m.args, _ = members(argsRaw, m.args)
-		if tt, ok := str(get(m.args, "Task Type")); ok && (tt == "MIX_AIC" || tt == "MIX_AIV") {
-			device = true
-		}
-	}
-	if device {
-		m.deviceN++
-	}
-	match := matchName(m.re, nameRaw)
-	if !match && !device {
-		return nil
-	}
-	name, _ := str(nameRaw)
-	m.seq++
-	mkKernel := func() (*kernel, error) {
-		k := &kernel{name: name, pid: slices.Clone(get(ms, "pid")), tid: slices.Clone(tidRaw), device: device, seq: m.seq, durF: dur}
-		k.quoted = len(tsRaw) > 0 && tsRaw[0] == '"'
-		if parseTime(tsRaw, &k.ts) != timeOK || parseTime(durRaw, &k.dur) != timeOK {
-			return nil, m.fr.errorAt(at, "ts %s or dur %s is not an exact decimal this merge can place events at", tsRaw, durRaw)
-		}
-		return k, nil
-	}
-	if match {
-		k, err := mkKernel()
-		if err != nil {
-			return err
-		}
-		if device {
-			m.device = append(m.device, k)
-		} else {
-			m.host = append(m.host, k)
+	k, why := m.candidate(ms, &m.args, at, seq, match)
+	if why != nil {
+		if match {
+			(*why)++
 		}
 		return nil
 	}
-	// A device kernel whose name does not match: keep it only when it is
-	// among the closest in duration to some invocation, for the fallback.
-	var k *kernel
-	limit := len(m.mk.inv)
-	for i, span := range m.spans {
-		b := m.best[i]
-		if len(b) == limit && math.Abs(b[len(b)-1].durF-span) <= math.Abs(dur-span) {
-			continue
-		}
-		if k == nil {
-			var err error
-			if k, err = mkKernel(); err != nil {
-				return err
+	if !match {
+		if k.device {
+			d := devKey{tsF: k.tsF, durF: k.durF, seq: seq, score: int32(k.score)}
+			m.deviceCount++
+			m.devices.offer(d)
+			if m.inOrder != nil && m.deviceCount > 1 && d.tsF < m.lastDev {
+				m.inOrder = nil
+			}
+			if m.inOrder != nil {
+				m.inOrder.push(d)
+				m.lastDev = d.tsF
 			}
 		}
-		j, _ := slices.BinarySearchFunc(b, k, func(x, y *kernel) int {
-			return cmp.Or(cmp.Compare(math.Abs(x.durF-span), math.Abs(y.durF-span)), cmp.Compare(x.seq, y.seq))
-		})
-		b = slices.Insert(b, j, k)
-		if len(b) > limit {
-			b = b[:limit]
-		}
-		m.best[i] = b
+		return nil
+	}
+	if m.matched == 0 {
+		m.devices, m.inOrder = devHeap{}, nil // a name matched: no fallback
+	}
+	m.matched++
+	switch {
+	case m.bestCount == 0 || k.score > m.bestScore:
+		m.best.ks = m.best.ks[:0]
+		m.bestScore, m.bestCount = k.score, 0
+	case k.score < m.bestScore:
+		return nil
+	}
+	m.bestCount++
+	if m.best.wants(k.tsF, seq) {
+		m.best.offer(k.keep())
 	}
 	return nil
 }
 
-// matchName matches a name's JSON string against re, without unescaping
-// (or allocating) when it has no escapes.
-func matchName(re *regexp.Regexp, v []byte) bool {
-	if len(v) < 2 || v[0] != '"' {
-		return false
+// candidate reads a framework event as upstream's _complete_events does:
+// ph X or absent, pid as --outer-pid says, ts and dur numbers (or strings
+// of them), finite, ts >= 0, dur > 0. It returns the candidate (its byte
+// slices still the event's) or the counter of the reason it is not one.
+// The device test and score are made for named candidates (named) and
+// device kernels.
+func (m *merger) candidate(ms []member, args *[]member, at eventAt, seq int64, named bool) (*kernel, *int) {
+	if ph := get(ms, "ph"); ph != nil && string(ph) != "null" {
+		if s, ok := str(ph); !ok || s != "X" {
+			return nil, &m.rej.phase
+		}
 	}
-	if bytes.IndexByte(v, '\\') < 0 {
-		return re.Match(v[1 : len(v)-1])
+	pid := get(ms, "pid")
+	if m.o.OuterPID != nil && pyStr(pid) != *m.o.OuterPID {
+		return nil, &m.rej.pid
 	}
-	s, ok := unquote(v)
-	return ok && re.MatchString(s)
+	cat, argsRaw := get(ms, "cat"), get(ms, "args")
+	*args = (*args)[:0]
+	if len(argsRaw) > 0 && argsRaw[0] == '{' {
+		*args, _ = members(argsRaw, *args)
+	}
+	device := isDeviceKernel(cat, *args)
+	if !named && !device {
+		// Of no use to the fallback: not worth reading its times.
+		return nil, &m.rej.unnamed
+	}
+	tsRaw, durRaw := get(ms, "ts"), get(ms, "dur")
+	tsText, tsF, ok := pyFloat(tsRaw)
+	switch {
+	case !ok:
+		return nil, &m.rej.tsNotNumber
+	case math.IsInf(tsF, 0) || math.IsNaN(tsF):
+		return nil, &m.rej.tsNonFinite
+	}
+	durText, durF, ok := pyFloat(durRaw)
+	switch {
+	case !ok:
+		return nil, &m.rej.durNotNumber
+	case math.IsInf(durF, 0) || math.IsNaN(durF):
+		return nil, &m.rej.durNonFinite
+	case !(tsF >= 0):
+		return nil, &m.rej.tsNegative
+	case !(durF > 0):
+		return nil, &m.rej.durNotPositive
+	}
+	k := &kernel{pid: pid, tid: get(ms, "tid"), tsText: tsText, durText: durText, tsF: tsF, durF: durF, seq: seq, at: at, device: device}
+	k.quoted = len(tsRaw) > 0 && tsRaw[0] == '"'
+	if name := get(ms, "name"); name != nil {
+		k.name = pyStr(name)
+	}
+	k.score = kernelScore(k.name, cat, argsRaw, k.device)
+	return k, nil
 }
 
-// isID reports whether a pid or tid is one merge can place threads by: a
-// number or a string.
-func isID(v []byte) bool {
-	return len(v) > 0 && (v[0] == '"' || v[0] == '-' || '0' <= v[0] && v[0] <= '9')
+// keep detaches a candidate from the event's bytes.
+func (k *kernel) keep() *kernel {
+	k.pid = slices.Clone(k.pid)
+	if k.pid == nil {
+		k.pid = []byte("0") // upstream's outer_event.get("pid", 0)
+	}
+	k.tid = slices.Clone(k.tid)
+	if k.tid == nil {
+		k.tid = []byte("null")
+	}
+	k.name = strings.Clone(k.name)
+	return k
+}
+
+// matchName matches a name against re as upstream's re.search on
+// str(name) does: a string as itself, an absent name as "".
+func matchName(re *regexp.Regexp, v []byte) bool {
+	if v == nil {
+		return re.MatchString("")
+	}
+	if len(v) >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+		return re.Match(v[1 : len(v)-1])
+	}
+	return re.MatchString(pyStr(v))
 }
 
 func threadKey(pid, tid []byte) string { return string(pid) + "\x00" + string(tid) }
 
-// quickTime reads a time as a float64 only to check it and to compare
-// durations; exact values are parsed for the candidates kept.
-func quickTime(v []byte) (float64, timeStatus) {
-	if v == nil {
-		return 0, timeNotNumber
-	}
-	s := v
-	if v[0] == '"' {
-		u, ok := unquote(v)
-		if !ok {
-			return 0, timeNotNumber
-		}
-		s = []byte(strings.TrimSpace(u))
-		switch strings.ToLower(strings.TrimLeft(string(s), "+-")) {
-		case "nan", "inf", "infinity":
-			return 0, timeNonFinite
-		}
-		if len(s) > 0 && s[0] == '+' {
-			s = s[1:]
-		}
-		if !isJSONNumber(s) && !isLooseDecimal(s) {
-			return 0, timeNotNumber
-		}
-	} else {
-		switch string(v) {
-		case "NaN", "Infinity", "-Infinity":
-			return 0, timeNonFinite
-		}
-		if !isJSONNumber(v) {
-			return 0, timeNotNumber
-		}
-	}
-	f, err := strconv.ParseFloat(string(s), 64)
-	if err != nil {
-		if math.IsInf(f, 0) {
-			return 0, timeNonFinite
-		}
-		return 0, timeNotNumber
-	}
-	return f, timeOK
-}
-
 func (m *merger) warn(format string, args ...any) {
 	m.res.Warnings = append(m.res.Warnings, fmt.Sprintf(format, args...))
-}
-
-// selectKernels pairs the invocations (in time order) with outer kernels.
-func (m *merger) selectKernels() error {
-	n := len(m.mk.inv)
-	pool := m.device
-	hostUsed := false
-	if len(pool) == 0 && len(m.host) > 0 {
-		if m.o.AllowHostWrapper {
-			pool, hostUsed = m.host, true
-			m.warn("no device kernel matches %s; placing the MegaKernel under %d host wrapper event(s) (--allow-host-wrapper): their times are the host's, not the device's", m.re, len(m.host))
-		} else if m.o.KernelPatternSet {
-			return &SelectionError{fmt.Sprintf("--kernel-pattern %s matches no device kernel, only %d host wrapper event(s) (cpu_op, user_annotation, ...); --allow-host-wrapper places the MegaKernel under them", m.re, len(m.host))}
-		}
-	}
-	if len(pool) == 0 {
-		if m.o.KernelPatternSet {
-			return &SelectionError{fmt.Sprintf("--kernel-pattern %s matches no outer kernel in %s (%d device kernels seen)", m.re, m.o.Framework, m.deviceN)}
-		}
-		return m.fallback()
-	}
-	slices.SortStableFunc(pool, func(a, b *kernel) int {
-		return cmp.Or(a.ts.cmp(&b.ts), cmp.Compare(a.seq, b.seq))
-	})
-	if m.o.KernelIndex+n > len(pool) {
-		what := "device kernels"
-		if hostUsed {
-			what = "host wrappers"
-		}
-		return &SelectionError{fmt.Sprintf("too few outer kernels: %d invocation(s) need %d %s matching %s from --kernel-index %d, but %s has %d", n, n, what, m.re, m.o.KernelIndex, m.o.Framework, len(pool))}
-	}
-	for i, inv := range m.mk.inv {
-		inv.outer = pool[m.o.KernelIndex+i]
-	}
-	return nil
-}
-
-// fallback places each invocation under the unused device kernel whose
-// duration is closest to its span.
-func (m *merger) fallback() error {
-	if m.deviceN == 0 {
-		msg := fmt.Sprintf("no outer kernel: nothing in %s matches %s, and it has no device kernel (cat \"kernel\", or args \"Task Type\" MIX_AIC/MIX_AIV) to fall back to", m.o.Framework, m.re)
-		if len(m.host) > 0 {
-			msg += fmt.Sprintf("; %d host wrapper event(s) match: --allow-host-wrapper places the MegaKernel under them", len(m.host))
-		}
-		return &SelectionError{msg}
-	}
-	used := map[*kernel]bool{}
-	for i, inv := range m.mk.inv {
-		for _, k := range m.best[i] {
-			if !used[k] {
-				inv.outer, used[k] = k, true
-				break
-			}
-		}
-		if inv.outer == nil {
-			return &SelectionError{fmt.Sprintf("too few outer kernels: %d invocation(s), but %s has %d device kernel(s) to fall back to", len(m.mk.inv), m.o.Framework, m.deviceN)}
-		}
-	}
-	m.res.UsedFallbackKernelSelection = true
-	m.warn("no outer kernel name matches %s; chose the device kernel(s) closest in duration to each invocation's span (--kernel-pattern picks them by name)", m.re)
-	if len(m.host) > 0 && !m.o.AllowHostWrapper {
-		m.warn("%d host wrapper event(s) match %s but are not device kernels; --allow-host-wrapper would use them", len(m.host), m.re)
-	}
-	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -225,15 +227,19 @@ func TestKinetoObject(t *testing.T) {
 
 	require.Equal(t, map[string]any{
 		"schemaVersion": json.Number("1"), "megaKernelTrace": mk, "rank": json.Number("0"), "deviceId": json.Number("0"),
-		"kernelPattern": "(?i)HyperMegaMoe", "kernelIndex": json.Number("0"),
-		"mergedInvocationCount": json.Number("1"), "mergedEventCount": json.Number("3"),
-		"usedFallbackKernelSelection": false,
+		"kernelPattern": "(?i)(?:Hyper[_]?Mega[_]?Moe)", "kernelIndex": json.Number("0"), "outerPid": nil,
+		"mergedInvocationCount": json.Number("1"), "mergedEventCount": json.Number("3"), "mergedFlowEventCount": json.Number("0"),
+		"usedFallbackKernelSelection": false, "allowHostWrapperAlignment": false,
 		"alignments": []any{map[string]any{
-			"invocationId": json.Number("0"), "step": nil, "outerKernelName": "HyperMegaMoe_abc123",
-			"outerKernelPid": json.Number("0"), "outerKernelTid": json.Number("7"),
+			"invocationId": json.Number("0"), "step": nil, "direction": nil,
+			"kernelName": "HyperMegaMoe", "rank": json.Number("0"), "deviceId": json.Number("0"),
+			"outerKernelName": "HyperMegaMoe_abc123",
+			"outerKernelPid":  json.Number("0"), "outerKernelTid": json.Number("7"),
 			"outerKernelTs": json.Number("1020.125"), "outerKernelDur": json.Number("12"),
-			"outerKernelIsDevice": true, "spanUs": json.Number("10.5"), "exceedsOuterKernelUs": json.Number("0"),
-			"eventCount": json.Number("3"),
+			// device 6 + cat kernel 3; no score from the name or args
+			"outerKernelScore":    json.Number("9"),
+			"outerKernelIsDevice": true, "internalSpanUs": json.Number("10.5"), "exceedsOuterKernelUs": json.Number("0"),
+			"internalEventCount": json.Number("3"),
 		}},
 		"exceedsOuterKernelUs": json.Number("0"),
 		"warnings":             []any{},
@@ -291,7 +297,8 @@ func TestHostWrapperOnly(t *testing.T) {
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
 	var se *SelectionError
 	require.ErrorAs(t, err, &se)
-	require.Contains(t, err.Error(), "2 host wrapper event(s) match: --allow-host-wrapper")
+	require.Contains(t, err.Error(), `are host-only events ["HyperMegaMoe layer"]`)
+	require.Contains(t, err.Error(), "--allow-host-wrapper")
 
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, AllowHostWrapper: true})
 	require.NoError(t, err)
@@ -300,14 +307,14 @@ func TestHostWrapperOnly(t *testing.T) {
 	al := m.res["alignments"].([]any)[0].(map[string]any)
 	require.Equal(t, false, al["outerKernelIsDevice"])
 	require.Equal(t, false, m.res["usedFallbackKernelSelection"])
+	require.Equal(t, true, m.res["allowHostWrapperAlignment"])
 	w := m.res["warnings"].([]any)
-	require.Len(t, w, 2)
-	require.Contains(t, w[0], "host wrapper")
-	require.Contains(t, w[1], `placed under host wrapper "HyperMegaMoe layer"`)
+	require.Len(t, w, 1)
+	require.Contains(t, w[0], `placed under host-only outer event(s) ["HyperMegaMoe layer"]`)
 
 	// An explicit pattern matching only host wrappers says so.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "aclnn", KernelPatternSet: true})
-	require.ErrorContains(t, err, "matches no device kernel, only 1 host wrapper")
+	require.ErrorContains(t, err, `are host-only events ["aclnnHyperMegaMoe"]`)
 }
 
 func TestNoNameMatchFallsBack(t *testing.T) {
@@ -322,12 +329,17 @@ func TestNoNameMatchFallsBack(t *testing.T) {
 	// Span 10.5: k2 (11) is closest.
 	checkPlacement(t, m, simpleMK, "20", "0", "k2", false)
 	require.Equal(t, true, m.res["usedFallbackKernelSelection"])
-	require.Contains(t, m.res["warnings"].([]any)[0], "closest in duration")
+	require.Contains(t, m.res["warnings"].([]any)[0], "contiguous run of device kernels by duration similarity")
+
+	// --kernel-index skips device kernels in the fallback too: from k2
+	// on, k3 (30) is the closer of k3 alone (k4 has dur 0).
+	m, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 2})
+	require.NoError(t, err)
+	checkPlacement(t, m, simpleMK, "40", "0", "k3", false)
 
 	// An explicit pattern never falls back.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "Mega", KernelPatternSet: true})
-	require.ErrorContains(t, err, "--kernel-pattern Mega matches no outer kernel")
-	require.ErrorContains(t, err, "3 device kernels seen")
+	require.ErrorContains(t, err, "--kernel-pattern Mega matches no outer-kernel candidate")
 }
 
 func TestBadOptions(t *testing.T) {
@@ -340,7 +352,8 @@ func TestBadOptions(t *testing.T) {
 		{Options{KernelPattern: "", KernelPatternSet: true}, "--kernel-pattern is empty"},
 		{Options{KernelPattern: "(", KernelPatternSet: true}, "--kernel-pattern: error parsing regexp"},
 		{Options{KernelIndex: -1}, "--kernel-index must be >= 0"},
-		{Options{KernelIndex: 1}, "too few outer kernels: 1 invocation(s) need 1 device kernels matching (?i)HyperMegaMoe from --kernel-index 1, but " + fw + " has 1"},
+		{Options{KernelIndex: math.MaxInt}, "no trace has that many outer kernels"},
+		{Options{KernelIndex: 1}, "too few outer kernels: 1 invocation(s) from --kernel-index 1 need 2 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but " + fw + " has 1"},
 	} {
 		c.o.Framework, c.o.MegaKernel = fw, mk
 		_, err := runMerge(t, c.o)
@@ -357,7 +370,7 @@ func TestTooFewKernels(t *testing.T) {
 	}
 	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	require.EqualError(t, err, "too few outer kernels: 3 invocation(s) need 3 device kernels matching (?i)HyperMegaMoe from --kernel-index 0, but "+fw+" has 1")
+	require.EqualError(t, err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1")
 }
 
 func TestForwardBackward(t *testing.T) {
@@ -394,9 +407,9 @@ func TestForwardBackward(t *testing.T) {
 	require.Len(t, al, 2)
 	for i, want := range []map[string]any{
 		{"invocationId": json.Number("0"), "step": json.Number("3"), "direction": "forward", "outerKernelName": "HyperMegaMoe_fwd",
-			"outerKernelTid": json.Number("7"), "outerKernelTs": json.Number("100"), "outerKernelDur": json.Number("20"), "spanUs": json.Number("14.75"), "exceedsOuterKernelUs": json.Number("0"), "eventCount": json.Number("2")},
+			"outerKernelTid": json.Number("7"), "outerKernelTs": json.Number("100"), "outerKernelDur": json.Number("20"), "internalSpanUs": json.Number("14.75"), "exceedsOuterKernelUs": json.Number("0"), "internalEventCount": json.Number("2")},
 		{"invocationId": json.Number("1"), "step": json.Number("3"), "direction": "backward", "outerKernelName": "HyperMegaMoe_bwd",
-			"outerKernelTid": json.Number("8"), "outerKernelTs": json.Number("300.5"), "outerKernelDur": json.Number("30"), "spanUs": json.Number("22.125"), "exceedsOuterKernelUs": json.Number("0"), "eventCount": json.Number("2")},
+			"outerKernelTid": json.Number("8"), "outerKernelTs": json.Number("300.5"), "outerKernelDur": json.Number("30"), "internalSpanUs": json.Number("22.125"), "exceedsOuterKernelUs": json.Number("0"), "internalEventCount": json.Number("2")},
 	} {
 		a := al[i].(map[string]any)
 		for k, v := range want {
@@ -411,7 +424,7 @@ func TestForwardBackward(t *testing.T) {
 
 	// --kernel-index 1 leaves one kernel for two invocations.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 1})
-	require.ErrorContains(t, err, "2 invocation(s) need 2 device kernels")
+	require.ErrorContains(t, err, "2 invocation(s) from --kernel-index 1 need 3 of the events matching")
 	require.ErrorContains(t, err, "has 2")
 }
 
@@ -425,10 +438,20 @@ func TestOuterPidAndRank(t *testing.T) {
 	mk := writeMK(t, ev, meta)
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: -1})
 	require.ErrorContains(t, err, "holds ranks 0, 1: merge one at a time with --rank R")
-	pid := int64(99)
+	pid := "0"
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
 	require.NoError(t, err)
-	checkPlacement(t, m, ev[1:], "1020.125", "99", "HyperMegaMoe_abc123", false)
+	checkPlacement(t, m, ev[1:], "1020.125", "0", "HyperMegaMoe_abc123", false)
+	require.Equal(t, "0", m.res["outerPid"])
+	// --outer-pid filters the candidates, as upstream's outer_pid: on
+	// pid 41235 only the host launch matches.
+	pid = "41235"
+	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
+	require.ErrorContains(t, err, `are host-only events ["aclnnHyperMegaMoe"]`)
+	pid = "5"
+	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
+	require.ErrorContains(t, err, "2 event(s) whose name matches are not candidates")
+	require.ErrorContains(t, err, "2 with another pid than --outer-pid")
 	require.Equal(t, json.Number("5"), m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"])
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 4})
 	require.ErrorContains(t, err, "--rank 4: the MegaKernel trace has events of ranks 0, 1 only")
@@ -443,20 +466,46 @@ func TestRefusals(t *testing.T) {
 	}{
 		"schema version": {good, writeMK(t, simpleMK, `{"schemaVersion":2,"rank":0}`), "megaKernelCycleTrace.schemaVersion 2 is not one this build reads ([1])"},
 		"no schema":      {good, writeMK(t, simpleMK, `{"rank":0}`), "megaKernelCycleTrace has no schemaVersion"},
-		"NaN ts":         {writeFile(t, "n.json", `[{"ph":"X","name":"x","pid":0,"tid":0,"ts":NaN,"dur":1}]`), mk, ":1: byte 1: ts NaN is not finite"},
-		"inf string dur": {writeFile(t, "n.json", `{"traceEvents":[`+"\n"+`{"ph":"X","name":"x","pid":0,"tid":0,"ts":"1","dur":"-inf"}]}`), mk, `:2: byte 17: dur "-inf" is not finite`},
-		"huge dur":       {writeFile(t, "n.json", `[{"ph":"X","name":"x","pid":0,"tid":0,"ts":1,"dur":1e999}]`), mk, "dur 1e999 is not finite"},
-		"MK NaN":         {good, writeMK(t, []mkEvent{{"A", 0, 1000, "NaN", "1", -1}}, oneRankMeta("K")), "ts NaN is not finite"},
-		"syntax":         {writeFile(t, "s.json", `{"traceEvents":[{"ph":"X",}]}`), mk, `s.json:1: byte 26: expected an object key, found '}'`},
-		"not a trace":    {writeFile(t, "s.json", `{"events":[]}`), mk, "no traceEvents array"},
-		"trailing":       {writeFile(t, "s.json", kinetoTrace+` x`), mk, "data after the trace object"},
-		"bad literal":    {writeFile(t, "s.json", `[{"a":tru}]`), mk, `"tru" is not a JSON value`},
+		"ts past 2^53": {writeFile(t, "n.json", `{"traceEvents":[`+"\n"+`{"ph":"X","cat":"kernel","name":"HyperMegaMoe","pid":0,"tid":0,"ts":1e300,"dur":1}]}`), mk,
+			`n.json:2: byte 17: outer kernel "HyperMegaMoe" at ts 1e300: the invocation's events would end at 1e+300 us, past 2^53 us`},
+		"MK NaN":      {good, writeMK(t, []mkEvent{{"A", 0, 1000, "NaN", "1", -1}}, oneRankMeta("K")), "ts NaN is not finite"},
+		"syntax":      {writeFile(t, "s.json", `{"traceEvents":[{"ph":"X",}]}`), mk, `s.json:1: byte 26: expected an object key, found '}'`},
+		"not a trace": {writeFile(t, "s.json", `{"events":[]}`), mk, "no traceEvents array"},
+		"trailing":    {writeFile(t, "s.json", kinetoTrace+` x`), mk, "data after the trace object"},
+		"bad literal": {writeFile(t, "s.json", `[{"a":tru}]`), mk, `"tru" is not a JSON value`},
 	} {
 		_, err := runMerge(t, Options{Framework: c.fw, MegaKernel: c.mk})
 		var ie *InputError
 		require.ErrorAs(t, err, &ie, name)
 		require.ErrorContains(t, err, c.want, name)
 	}
+}
+
+// TestNotCandidates: a matching event whose ts or dur upstream's float()
+// refuses, or that is not finite, negative or zero, is not a candidate
+// (upstream skips it); when nothing is left, the error counts them.
+func TestNotCandidates(t *testing.T) {
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
+	fw := writeFile(t, "n.json", `[
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_1","pid":0,"tid":0,"ts":null,"dur":1},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_2","pid":0,"tid":0,"ts":true,"dur":1},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_3","pid":0,"tid":0,"ts":"12abc","dur":1},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_4","pid":0,"tid":0,"ts":NaN,"dur":1},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_5","pid":0,"tid":0,"ts":"1","dur":"-inf"},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_6","pid":0,"tid":0,"ts":1,"dur":1e999},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_7","pid":0,"tid":0,"ts":-1,"dur":1},
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_8","pid":0,"tid":0,"ts":1,"dur":0},
+{"ph":"B","cat":"kernel","name":"HyperMegaMoe_9","pid":0,"tid":0,"ts":1}]`)
+	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
+	var se *SelectionError
+	require.ErrorAs(t, err, &se)
+	require.ErrorContains(t, err, `no candidate in `+fw+` matches (?i)(?:Hyper[_]?Mega[_]?Moe) (9 event(s) whose name matches are not candidates, which are complete events with a numeric finite ts >= 0 and dur > 0: 3 with ts not a number (null, a boolean, text like "12abc"), 1 with ts not finite, 1 with ts below 0, 2 with dur not finite, 1 with dur not above 0, 1 with ph not X), and the fallback has 0 device kernel(s)`)
+
+	// Strings as Python's float() reads them are candidates.
+	fw = writeFile(t, "s.json", `[{"ph":"X","cat":"kernel","name":"HyperMegaMoe_1","pid":0,"tid":0,"ts":" 1_000.5 ","dur":"+2e1"}]`)
+	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
+	require.NoError(t, err)
+	checkPlacement(t, m, simpleMK, "1000.5", "0", "HyperMegaMoe_1", true)
 }
 
 func TestBrokenGzip(t *testing.T) {
@@ -489,4 +538,82 @@ func TestMergedTwice(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+// TestInvalidUTF8Replaced: bytes that are not UTF-8, in a framework
+// event, in a long top-level value (cut by the copy's 64 KiB chunks) and in
+// a MegaKernel event, come out as U+FFFD, as decode's JSON trace and
+// encoding/json write them.
+func TestInvalidUTF8Replaced(t *testing.T) {
+	long := strings.Repeat("é", flushAt/2-1) + "\xff" + strings.Repeat("é", flushAt) // é is 2 bytes: some cut lands inside one
+	fw := writeFile(t, "fw.json", `{"note":"`+long+`","traceEvents":[
+{"ph":"X","cat":"kernel","name":"HyperMegaMoe_`+"\xc3"+`","pid":0,"tid":7,"ts":10,"dur":20,"args":{"a":"`+"\x80"+`b"}}]}`)
+	ev := []mkEvent{{"A\xfe", 0, 1000, "1", "2", -1}}
+	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
+	var buf bytes.Buffer
+	_, err := Merge(&buf, Options{Framework: fw, MegaKernel: mk, Rank: -1})
+	require.NoError(t, err)
+	out := buf.String()
+	require.True(t, utf8.ValidString(out), "output is valid UTF-8")
+	require.Contains(t, out, `"note":"`+strings.Repeat("é", flushAt/2-1)+"\uFFFD"+strings.Repeat("é", flushAt)+`"`)
+	require.Contains(t, out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`)
+	require.Contains(t, out, `"args":{"a":"`+"\uFFFD"+`b"}`)
+	require.Contains(t, out, `"name":"A`+"\uFFFD"+`"`)
+	require.Contains(t, out, `"parent_kernel":"HyperMegaMoe_`+"\uFFFD"+`"`)
+}
+
+// TestNotJSONNamed: a file given where a JSON trace belongs is named for
+// what it is.
+func TestNotJSONNamed(t *testing.T) {
+	fw := writeFile(t, "k.json", kinetoTrace)
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("\x93NUMPY\x01\x00"))
+	zw.Close()
+	for name, c := range map[string]struct {
+		data, want string
+		asMK       bool
+	}{
+		"capture":   {"\x00\x10\x00\x00\x00\x00\x00\x00\x9f\x00\x00\x00", "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace", true},
+		"capture [": {"[\x10\x00\x00\x00\x00\x00\x00\x9f\x00\x00\x00", "this is binary data (a raw capture?", false},
+		"npy":       {"\x93NUMPY\x01\x00v\x00{'descr'", "this is a NumPy .npy file", false},
+		"npy.gz":    {gz.String(), "this is gzip holding a NumPy .npy file", false},
+		"pftrace":   {"\x0a\x1c\x08\x01\x12\x18", "this is a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json)", true},
+		"png":       {"\x89PNG\r\n\x1a\n\x00\x00", "this is a PNG image, not a framework trace (a Chrome JSON trace: torch profiler / Kineto, or CANN msprof's trace.json)", false},
+		"zip":       {"PK\x03\x04\x14\x00", "this is a zip archive (torch.save?", false},
+		"empty":     {"", "this is an empty file", false},
+		"yaml":      {"tasks:\n  - id: 0\n", `this is text that is not JSON (it starts "tasks:")`, false},
+		"html":      {"<!doctype html>", "this is HTML or XML", false},
+		"bad gzip":  {"\x1f\x8b\x00", "gzip data that does not open", false},
+	} {
+		p := writeFile(t, "x", c.data)
+		o := Options{Framework: p, MegaKernel: mk}
+		if c.asMK {
+			o = Options{Framework: fw, MegaKernel: p}
+		}
+		_, err := runMerge(t, o)
+		var ie *InputError
+		require.ErrorAs(t, err, &ie, name)
+		require.ErrorContains(t, err, p+": "+c.want, name)
+	}
+}
+
+// TestUTF8WriterSplits: however the bytes are cut into writes, the
+// output is the input with each invalid byte as U+FFFD.
+func TestUTF8WriterSplits(t *testing.T) {
+	in := "a\xffé€\xe2\x82😀\xf0\x9f" // invalid, 2, 3, a cut 3, 4, a cut 4 at the end
+	want := "a\uFFFDé€\uFFFD\uFFFD😀\uFFFD\uFFFD"
+	for i := 0; i <= len(in); i++ {
+		for j := i; j <= len(in); j++ {
+			var out bytes.Buffer
+			u := &utf8Writer{w: &out}
+			for _, part := range []string{in[:i], in[i:j], in[j:]} {
+				_, err := u.Write([]byte(part))
+				require.NoError(t, err)
+			}
+			require.NoError(t, u.flush())
+			require.Equal(t, want, out.String(), "cuts at %d and %d", i, j)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // thread is one new framework thread: a MegaKernel core under the pid its
@@ -59,7 +60,8 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 		byInv[inv.id] = inv
 		e := []byte(`"parent_kernel":`)
 		e = appendJSON(e, inv.outer.name)
-		e = fmt.Appendf(e, `,"cycle_trace_rank":%d,"cycle_trace_device_id":%d`, m.mk.rank, m.mk.deviceID)
+		e = fmt.Appendf(e, `,"parent_kernel_ts":%s,"parent_kernel_dur":%s,"cycle_trace_rank":%d,"cycle_trace_device_id":%d`,
+			inv.outer.ts.String(), inv.outer.dur.String(), m.mk.rank, m.mk.deviceID)
 		extra[inv.id] = e
 	}
 	r, err := openReader(m.mk.path)
@@ -69,13 +71,20 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	defer r.close()
 	var ms, args []member
 	var ts, nts decimal
-	written := 0
+	written, flows, lost := 0, 0, 0
+	var fixed []byte
 	err = m.mkEvents(r, func(raw []byte, at eventAt) error {
+		if !utf8.Valid(raw) {
+			fixed = fixUTF8(fixed, raw)
+			raw = fixed
+		}
 		var ok bool
 		if ms, ok = members(raw, ms); !ok {
 			return r.errorAt(at, "a trace event is not an object")
 		}
-		if string(get(ms, "ph")) != `"X"` {
+		ph := string(get(ms, "ph"))
+		flow := ph == `"s"` || ph == `"t"` || ph == `"f"`
+		if ph != `"X"` && !flow {
 			return nil
 		}
 		pid, _ := intValue(get(ms, "pid"))
@@ -83,19 +92,32 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 			return nil
 		}
 		tid, _ := intValue(get(ms, "tid"))
+		var inv *invocation
 		id := int64(0)
 		argsRaw := get(ms, "args")
+		args = args[:0]
 		if len(argsRaw) > 0 && argsRaw[0] == '{' {
 			args, _ = members(argsRaw, args)
+		}
+		if flow {
+			if parseTime(get(ms, "ts"), &ts) != timeOK {
+				return r.errorAt(at, "the MegaKernel trace changed while it was merged")
+			}
+			inv = m.flowInvocation(tid, &ts)
+			flows++
+			if inv == nil {
+				lost++
+				return nil
+			}
+		} else {
 			if v := get(args, "invocation_id"); v != nil {
 				id, _ = intValue(v)
 			}
+			if inv = byInv[id]; inv == nil {
+				return r.errorAt(at, "the MegaKernel trace changed while it was merged")
+			}
 		}
-		inv := byInv[id]
-		if inv == nil {
-			return r.errorAt(at, "the MegaKernel trace changed while it was merged")
-		}
-		t := byID[threadID{string(m.outPid(inv)), inv.kernelName, tid}]
+		t := byID[threadID{string(inv.outer.pid), inv.kernelName, tid}]
 		sep()
 		last := 0
 		hasArgs := false
@@ -103,7 +125,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 			var repl []byte
 			switch string(mem.key) {
 			case "pid":
-				repl = m.outPid(inv)
+				repl = inv.outer.pid
 			case "tid":
 				repl = strconv.AppendInt(nil, t.tid, 10)
 			case "ts":
@@ -117,7 +139,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 					repl = m.appendTime(nil, inv, mem.val)
 				}
 			case "args":
-				if len(mem.val) > 0 && mem.val[0] == '{' {
+				if !flow && len(mem.val) > 0 && mem.val[0] == '{' {
 					hasArgs = true
 					closing := mem.end - 1
 					b = append(b, raw[last:closing]...)
@@ -137,7 +159,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 				last = mem.end
 			}
 		}
-		if !hasArgs {
+		if !hasArgs && !flow {
 			// Before the event's closing brace.
 			closing := len(raw) - 1
 			b = append(b, raw[last:closing]...)
@@ -147,7 +169,11 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 			last = closing
 		}
 		b = append(b, raw[last:]...)
-		written++
+		if flow {
+			m.res.MergedFlowEventCount++
+		} else {
+			written++
+		}
 		if len(b) >= 192<<10 {
 			if _, err := w.Write(b); err != nil {
 				return err
@@ -162,10 +188,25 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	if written != m.mk.events {
+	if written != m.mk.events || flows != m.mk.flows {
 		return &InputError{File: m.mk.path, Msg: "the MegaKernel trace changed while it was merged"}
 	}
+	if lost > 0 {
+		m.warn("%d of the MegaKernel trace's %d flow events (dependency arrows' ends) lie in no invocation's span on their core and were left out", lost, flows)
+	}
 	m.res.MergedEventCount = written
+	return nil
+}
+
+// flowInvocation returns the invocation a flow event at ts on core tid
+// belongs to: the first (in time order) with events on that core whose
+// span holds ts; nil when none does.
+func (m *merger) flowInvocation(tid int64, ts *decimal) *invocation {
+	for _, inv := range m.mk.inv {
+		if inv.cores[tid] && ts.cmp(&inv.first) >= 0 && ts.cmp(&inv.end) <= 0 {
+			return inv
+		}
+	}
 	return nil
 }
 
@@ -178,13 +219,6 @@ func (m *merger) appendTime(dst []byte, inv *invocation, text []byte) []byte {
 		return append(dst, '"')
 	}
 	return append(dst, text...)
-}
-
-func (m *merger) outPid(inv *invocation) []byte {
-	if m.o.OuterPID != nil {
-		return strconv.AppendInt(nil, *m.o.OuterPID, 10)
-	}
-	return inv.outer.pid
 }
 
 // mkEvents calls fn with each event of the MegaKernel trace.
@@ -221,7 +255,7 @@ func (m *merger) assignThreads() ([]*thread, map[threadID]*thread, error) {
 	var threads []*thread
 	next := map[string]int64{} // per pid: the next sort index
 	for _, inv := range m.mk.inv {
-		pid := m.outPid(inv)
+		pid := inv.outer.pid
 		if _, ok := next[string(pid)]; !ok {
 			base, ok := m.sortIndex[threadKey(inv.outer.pid, inv.outer.tid)]
 			if !ok {
@@ -289,14 +323,13 @@ func (m *merger) finish(w io.Writer, sep string) error {
 		}
 		res.Alignments = append(res.Alignments, Alignment{
 			InvocationID: inv.id, Step: inv.step, Direction: inv.direction,
+			KernelName: inv.kernelName, Rank: m.mk.rank, DeviceID: m.mk.deviceID,
 			OuterKernelName: k.name, OuterKernelPid: json.RawMessage(k.pid), OuterKernelTid: json.RawMessage(k.tid),
 			OuterKernelTs: json.Number(k.ts.String()), OuterKernelDur: json.Number(k.dur.String()),
-			OuterKernelIsDevice: k.device, SpanUs: json.Number(span.String()),
-			ExceedsOuterKernelUs: json.Number(exceed.String()), EventCount: inv.events,
+			OuterKernelScore: k.score, OuterKernelIsDevice: k.device,
+			InternalEventCount: inv.events, InternalSpanUs: json.Number(span.String()),
+			ExceedsOuterKernelUs: json.Number(exceed.String()),
 		})
-		if !k.device {
-			m.warn("invocation %d is placed under host wrapper %q, not a device kernel", inv.id, k.name)
-		}
 	}
 	res.MergedInvocationCount = len(m.mk.inv)
 	res.ExceedsOuterKernelUs = json.Number(maxExceed.String())

@@ -17,7 +17,7 @@ type mergeFlags struct {
 	kernelPattern    string
 	kernelIndex      int
 	allowHostWrapper bool
-	outerPID         int64
+	outerPID         string
 	rank             int64
 }
 
@@ -31,30 +31,40 @@ into the framework's own Chrome trace (FRAMEWORK_TRACE: torch profiler /
 Kineto, or CANN msprof's trace.json; an object with traceEvents or a bare
 array of events; .json or .json.gz; ts/dur numbers or strings of decimals),
 under the outer device kernel that ran it. The framework trace is streamed:
-its events and other top-level keys are copied through unchanged, and
-memory does not grow with its size.
+its events and other top-level keys are copied through unchanged
+(invalid UTF-8 replaced by U+FFFD).
 
-Outer kernels are X events with positive duration. A device kernel has cat
-"kernel" (Kineto) or args "Task Type" MIX_AIC or MIX_AIV (CANN). By default
-their names must contain the MegaKernel trace's kernelName, ignoring case
-(HyperMegaMoe matches HyperMegaMoe_abc123 and
-aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe); --kernel-pattern REGEX
-overrides that, and must then match. Candidates are taken in time order;
-invocations (in time order) are paired with them from --kernel-index. When
-no name matches, the device kernel whose duration is closest to each
-invocation's span is used, with a warning (usedFallbackKernelSelection;
---kernel-index does not apply).
-Host wrappers (cpu_op, user_annotation, ...) are used only with
---allow-host-wrapper, when no device kernel matches, with a warning.
+Outer kernels are chosen by the rules of hyper-parallel's merger
+(docs/merge.md). Candidates are complete events (ph X or none) with a
+numeric finite ts >= 0 and dur > 0 (numbers or strings of them), on
+--outer-pid when given. A device kernel has a cat holding kernel, npu,
+ascend or aicore, or a Task Type arg holding kernel, ai_core, aicore, aic
+or aiv. By default names must match the kernelName's CamelCase words joined
+by [_]?, ignoring case (HyperMegaMoe matches HyperMegaMoe_abc123 and
+hyper_mega_moe); --kernel-pattern REGEX replaces that. Of the matching
+candidates only the best-scored are kept (device, category and name
+tokens; tiling and workspace helpers score low), in ts order; the
+invocations (in time order) take them from --kernel-index. When the default
+pattern matches nothing, the device kernels in ts order from --kernel-index
+are searched for the contiguous run whose durations are closest to the
+invocations' spans, with a warning (usedFallbackKernelSelection). A chosen
+host-only event (cpu_op, user_annotation, ...) is refused unless
+--allow-host-wrapper.
 
 Each invocation's events keep their relative times and durations; the
 earliest is placed at its outer kernel's ts (exact decimal arithmetic), on
-the outer kernel's pid (or --outer-pid), on new threads
-<kernelName>/<AIC|AIV>/<block> whose tids collide with none in the framework
-trace, sorted just after the outer kernel's thread. Args gain parent_kernel,
-cycle_trace_rank and cycle_trace_device_id. The merged trace's
-megaKernelTraceMerge object records what was done (alignments, warnings,
-exceedsOuterKernelUs); warnings also go to stderr, one per line.
+the outer kernel's pid, on new threads <kernelName>/<AIC|AIV>/<block> whose
+tids collide with none in the framework trace, sorted just after the outer
+kernel's thread. Dependency arrows (decode --plan) come along. Args gain
+parent_kernel, parent_kernel_ts, parent_kernel_dur, cycle_trace_rank and
+cycle_trace_device_id. The merged trace's megaKernelTraceMerge object
+records what was done (upstream's keys: kernelPattern, alignments with
+outerKernelScore, ..., warnings); warnings also go to stderr, one per line.
+
+Memory does not grow with the framework trace: merge keeps --kernel-index
+plus one candidate per invocation, and, for the fallback, the earliest
+262,144 device kernels (8 MiB; out of ts order, it reads the trace again
+for each further 262,144).
 
 A multi-rank MegaKernel trace is merged one rank at a time (--rank R), each
 into its own device's framework trace.
@@ -76,10 +86,10 @@ few outer kernels), 2 for usage or I/O errors.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "", `merged trace (required); "-" for stdout; a name ending in .gz is gzip-compressed`)
-	fs.StringVar(&f.kernelPattern, "kernel-pattern", "", "regular expression outer kernel names must match (default: the kernelName, ignoring case)")
-	fs.IntVar(&f.kernelIndex, "kernel-index", 0, "index, among the matching outer kernels in time order, of the one the first invocation goes under")
-	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "when no device kernel matches, place the MegaKernel under matching host events (with a warning)")
-	fs.Int64Var(&f.outerPID, "outer-pid", 0, "pid for the MegaKernel threads (default: the outer kernel's)")
+	fs.StringVar(&f.kernelPattern, "kernel-pattern", "", "regular expression outer kernel names must match (default: the kernelName's CamelCase words joined by [_]?, ignoring case)")
+	fs.IntVar(&f.kernelIndex, "kernel-index", 0, "index, among the best-scored matching outer kernels in ts order (in the fallback: the device kernels), of the one the first invocation goes under")
+	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "accept host-only outer events (cpu_op, user_annotation, ...) when selection picks them, with a warning")
+	fs.StringVar(&f.outerPID, "outer-pid", "", "take outer kernels only from this pid (compared as text: 7 matches pid 7 and \"7\")")
 	fs.Int64Var(&f.rank, "rank", 0, "rank to merge from a multi-rank MegaKernel trace")
 	return cmd
 }

@@ -1,11 +1,13 @@
 // Command fwgen writes a large Kineto-style framework trace for measuring
 // cycleabi merge's memory: host cpu_op/cuda_runtime events on one thread
 // and device kernels on one stream, a step's worth at a time, until the
-// file reaches -size bytes. Every -every-th step launches a kernel named
-// MegaKernel_moe_<step> (what the example MegaKernel trace's default
-// pattern matches).
+// file reaches -size bytes (or it holds -kernels MegaKernel launches).
+// Each step has -ops operators; every -every-th step launches a kernel
+// named MegaKernel_moe_<step> (what the example MegaKernel trace's default
+// pattern matches) in place of the middle one.
 //
 //	go run ./tracemerge/internal/fwgen -size 1100000000 -o /tmp/big.json
+//	go run ./tracemerge/internal/fwgen -kernels 1000000 -ops 1 -every 1 -o /tmp/matching.json
 package main
 
 import (
@@ -18,7 +20,9 @@ import (
 func main() {
 	size := flag.Int64("size", 1<<30, "bytes to write at least")
 	out := flag.String("o", "", "output file")
-	every := flag.Int("every", 1000, "a MegaKernel launch every this many steps")
+	every := flag.Int("every", 1000, "a MegaKernel launch every this many steps (0: none)")
+	ops := flag.Int("ops", 50, "operators (a cpu_op and its kernel) per step")
+	maxKernels := flag.Int("kernels", 0, "stop at this many MegaKernel launches (0: at -size)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "fwgen: -o is required")
@@ -35,11 +39,17 @@ func main() {
 	fmt.Fprint(w, `{"ph":"M","name":"thread_name","pid":0,"tid":7,"args":{"name":"stream 7"}}`)
 	ts := int64(1733800000000000) // nanoseconds
 	kernels, events := 0, 1
-	for step := 0; cw.n+int64(w.Buffered()) < *size; step++ {
-		for op := range 50 {
+	done := func() bool {
+		if *maxKernels > 0 {
+			return kernels >= *maxKernels
+		}
+		return cw.n+int64(w.Buffered()) >= *size
+	}
+	for step := 0; !done(); step++ {
+		for op := range *ops {
 			name := fmt.Sprintf("aten::op_%d", op)
 			kernel := fmt.Sprintf("Kernel_%d_%x", op, step%4096)
-			if op == 25 && step%*every == 0 {
+			if op == *ops/2 && *every > 0 && step%*every == 0 {
 				kernel = fmt.Sprintf("MegaKernel_moe_%d", step)
 				kernels++
 			}
