@@ -503,3 +503,17 @@ func (f *finder) shortBuffer(cube uint32) *Problem {
 
 // paren renders a layout as "(24 cube slots, AIC capacity 16, AIV capacity 16)".
 func paren(l abi.Layout) string { return "(" + l.String() + ")" }
+
+// BytesAfterLayout is the bytes-after-layout warning of a buffer longer
+// than the resolved layout res (validate's finding, and decode's warning,
+// in the same words); nil when the buffer ends with the layout.
+func (c *Capture) BytesAfterLayout(res *Resolved) *Problem {
+	l := res.Layout
+	if uint64(c.Size()) <= l.Size() {
+		return nil
+	}
+	return &Problem{File: c.Name, Severity: Warning, Code: CodeBytesAfterLayout, Off: c.Base + int64(l.Size()), Record: -1,
+		Value:    fmt.Sprintf("%d extra bytes", uint64(c.Size())-l.Size()),
+		Expected: fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), l),
+		Hint:     res.Hint}
+}

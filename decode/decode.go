@@ -35,6 +35,10 @@ type Decoded struct {
 	// device wrote: Decode fills in what the scan saw, WriteTrace the
 	// rest as it writes the records.
 	Warnings Warnings
+	// Problems are the warnings about the file the first pass found
+	// beside the capture's own (Capture.Warnings): bytes after the
+	// layout, which validate reports in the same words.
+	Problems []capture.Problem
 	// TempDir is where sorted runs of out-of-order slots are spilled
 	// during a walk ("": os.TempDir(), which honours TMPDIR). The spill
 	// file has no name there (see outfile.CreateScratch).
@@ -62,6 +66,9 @@ func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
 		return nil, err
 	}
 	d := &Decoded{Capture: c, Layout: res, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
+	if p := c.BytesAfterLayout(res); p != nil {
+		d.Problems = append(d.Problems, *p)
+	}
 	for _, a := range sum.Active {
 		if !a.Sorted {
 			d.Warnings.UnsortedSlots++

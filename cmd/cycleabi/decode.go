@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,7 +304,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	stderr := cmd.ErrOrStderr()
 	var arrows, orphans uint64
 	for i, in := range inputs {
-		for _, w := range in.Decoded.Capture.Warnings {
+		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
 			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
 		}
 		for i, w := range in.Decoded.Warnings.Lines() {
