@@ -245,20 +245,40 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 // writeOutput writes a report to path ("-": stdout) as decode writes its
 // trace: under a temporary name, renamed into place once complete.
 func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	_, err := writeOutputFile(cmd, path, write)
+	return err
+}
+
+// writeOutputFile is writeOutput, returning the output it committed (its
+// size and whether it replaced a file) for the command to say so.
+func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*decode.Output, error) {
 	out, err := decode.CreateOutput(path, cmd.OutOrStdout())
 	if err != nil {
-		return usage(err)
+		return nil, usage(err)
 	}
 	if err := write(out); err != nil {
 		out.Abort()
 		var ue *exitError
 		if errors.As(err, &ue) {
-			return err
+			return nil, err
 		}
-		return usage(err)
+		return nil, usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return usage(err)
+		return nil, usage(err)
 	}
-	return nil
+	return out, nil
+}
+
+// outputPhrase names an output in a command's summary: "stdout" for "-",
+// else the path, saying when it replaced a file that was there (a
+// default name such as trace.json is easily replaced by mistake).
+func outputPhrase(path string, replaced bool) string {
+	switch {
+	case path == outfile.Stdout:
+		return "stdout"
+	case replaced:
+		return path + " (replaced the file that was there)"
+	}
+	return path
 }

@@ -319,10 +319,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		arrows += opts.FlowStats[i].Arrows
 		orphans += opts.FlowStats[i].WaitsWithoutProducer
 	}
-	where := f.output
-	if where == "-" {
-		where = "stdout"
-	}
+	where := outputPhrase(f.output, out.Replaces())
 	layout := ""
 	if len(inputs) == 1 {
 		layout = "; layout " + layoutPhrase(inputs[0].Decoded.Layout)

@@ -138,7 +138,25 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			return usage(err)
 		}
 	}
-	return writeOutput(cmd, f.output, func(w io.Writer) error { return report.Write(w, in) })
+	out, err := writeOutputFile(cmd, f.output, func(w io.Writer) error { return report.Write(w, in) })
+	if err != nil {
+		return err
+	}
+	open := "; open it in a browser"
+	if f.output == outfile.Stdout {
+		open = ""
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: report of %d capture(s) written to %s, %s%s\n",
+		len(captures), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
+	return nil
+}
+
+// pageSize renders a page's size: "48213 bytes (47.1 KiB)".
+func pageSize(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d bytes (%s)", n, humanBytes(uint64(n)))
 }
 
 // reportBase analyzes the base captures with the report's flags (one
