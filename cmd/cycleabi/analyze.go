@@ -54,8 +54,10 @@ Invocations of a window (several captures of a rank, as decode takes them:
 get a section each, labelled with the invocation id, step and direction,
 and the cross table has one row per invocation.
 
---format text (default; --top rows per table, 0 for all), json, markdown,
-or csv with --table cores|types|stages|owners|waits|path.
+--format text (default; --top rows per table, 0 for all: the cores table
+keeps the cores with the most compute, and a line says how many rows each
+table left out), json, markdown, or csv with --table
+cores|types|stages|owners|waits|path (every row).
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors.`,
@@ -76,7 +78,7 @@ the schedule, 2 for usage or I/O errors.`,
 	f.invocations.registerLabels(fs)
 	fs.StringVar(&f.format, "format", "text", "text, json, markdown or csv")
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
-	fs.IntVar(&f.top, "top", 10, "rows per stats and path table in text and markdown (0: all)")
+	fs.IntVar(&f.top, "top", 10, "rows per table in text and markdown, the cores table included (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
 	return cmd
 }
