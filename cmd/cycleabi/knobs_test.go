@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// dump --names shows the names decode gives: every record's name in the
+// dump (its event name where it differs from its descriptor's) is the
+// name of its event in decode's trace with the same names file.
+func TestDumpNames(t *testing.T) {
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Span(abi.CoreTypeAIC, 0, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
+		Span(abi.CoreTypeAIC, 0, 1200, 1210, abi.RuntimeStageTriggerEvent, 1).
+		Span(abi.CoreTypeAIC, 0, 1300, 1400, abi.GraphStageBase+2, 4).
+		Span(abi.CoreTypeAIC, 0, 1400, 1410, abi.RuntimeStageWaitDependency, 7)
+	path := writeCapture(t, "c.bin", b.Bytes())
+	names := filepath.Join(t.TempDir(), "n.yaml")
+	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Combine\ntasks:\n  1: Gate\n  4: Expert\n"), 0o644))
+
+	plain, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, plain, "task stage")
+	assert.Contains(t, plain, "desc_id           u32  0x30002 GraphStage_2\n")
+
+	out, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0", "--names", names)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "task_id           u32  1 (task stage Gate)\n")
+	assert.Contains(t, out, "task_id           u32  7\n") // a task the file does not name
+
+	descLine := regexp.MustCompile(`desc_id +u32  0x[0-9a-f]+ (\S+)(?: \(event (\S+)\))?`)
+	var shown []string
+	for _, m := range descLine.FindAllStringSubmatch(out, -1) {
+		name := m[1]
+		if m[2] != "" {
+			name = m[2]
+		}
+		shown = append(shown, name)
+	}
+
+	trace := filepath.Join(t.TempDir(), "t.json")
+	_, stderr, code = runMain(t, "decode", path, "--names", names, "-o", trace)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(trace)
+	require.NoError(t, err)
+	var doc struct {
+		TraceEvents []struct {
+			Name string `json:"name"`
+			Ph   string `json:"ph"`
+		} `json:"traceEvents"`
+	}
+	require.NoError(t, json.Unmarshal(data, &doc))
+	var decoded []string
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" {
+			decoded = append(decoded, e.Name)
+		}
+	}
+	assert.Equal(t, decoded, shown)
+	assert.Equal(t, "TaskType_MatMul Gate_TriggerEvent Combine WaitDependency", strings.Join(shown, " "))
+
+	_, stderr, code = runMain(t, "dump", path, "--names", filepath.Join(t.TempDir(), "missing.yaml"))
+	assert.Equal(t, exitUsage, code, stderr)
+}
