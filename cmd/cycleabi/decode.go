@@ -37,6 +37,7 @@ type decodeFlags struct {
 	invocations   invocationFlags
 	flows         string
 	maxFlows      int
+	negativeTS    string
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -88,6 +89,16 @@ leaves the schedule to the layout alone.
 before gets no arrow; such waits are counted in the trace's warnings and
 on stderr. A capture the schedule cannot have written (task ids beyond its
 task table, a wait of a task without dependent_event) is an error.
+
+Records can start before time 0 (before the earliest core entry). JSON
+with a negative ts, as the reference decoder writes it, loses them in
+Perfetto, whose JSON importer drops such events; so by default
+(--negative-ts shift) every timestamp moves later by the same time, the
+largest distance of a record before time 0, as the .pftrace writer does:
+the earliest record is at 0, the summary warns, and megaKernelCycleTrace
+gains timestampShiftCycles (ts = (cycle - anchorCycle +
+timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
+negative timestamps, with a warning.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
@@ -156,6 +167,7 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
 	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
@@ -206,6 +218,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	format, err := traceFormat(f.format, f.output)
 	if err != nil {
 		return usage(err)
+	}
+	switch {
+	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
+		return usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+	case f.negativeTS == negativeKeep && format == formatPerfetto:
+		return usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
 	}
 	if format == formatPerfetto && !fs.Changed("output") {
 		f.output = "trace.pftrace"
@@ -277,7 +295,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs))}
+	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs)),
+		ShiftNegativeTS: f.negativeTS == negativeShift}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
 	}
@@ -343,6 +362,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 const (
 	formatJSON     = "json"
 	formatPerfetto = "perfetto"
+)
+
+// The values of --negative-ts.
+const (
+	negativeShift = "shift"
+	negativeKeep  = "keep"
 )
 
 // traceFormat resolves --format: as given, else perfetto when the output

@@ -72,3 +72,52 @@ func TestDumpNames(t *testing.T) {
 	_, stderr, code = runMain(t, "dump", path, "--names", filepath.Join(t.TempDir(), "missing.yaml"))
 	assert.Equal(t, exitUsage, code, stderr)
 }
+
+// decode shifts negative timestamps by default (Perfetto's JSON importer
+// drops events with a negative ts) and says so; --negative-ts keep
+// writes the reference's negative ones, with a warning; keep is refused
+// for a Perfetto trace, which cannot hold them.
+func TestDecodeNegativeTS(t *testing.T) {
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Span(abi.CoreTypeAIC, 0, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
+		Span(abi.CoreTypeAIC, 0, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 2)
+	path := writeCapture(t, "early.bin", b.Bytes())
+	dir := t.TempDir()
+	ts := func(trace string) []string {
+		data, err := os.ReadFile(trace)
+		require.NoError(t, err)
+		var doc struct {
+			TraceEvents []struct {
+				Ph string      `json:"ph"`
+				Ts json.Number `json:"ts"`
+			} `json:"traceEvents"`
+		}
+		require.NoError(t, json.Unmarshal(data, &doc))
+		var out []string
+		for _, e := range doc.TraceEvents {
+			if e.Ph == "X" {
+				out = append(out, e.Ts.String())
+			}
+		}
+		return out
+	}
+	// 50 MHz: the first record starts 100 cycles (2 µs) before time 0.
+	shifted := filepath.Join(dir, "shifted.json")
+	_, stderr, code := runMain(t, "decode", path, "-o", shifted)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []string{"0", "4"}, ts(shifted))
+	assert.Contains(t, stderr, "1 record starts before the trace's anchor cycle; every timestamp is moved later by the same time, so that none is negative")
+
+	kept := filepath.Join(dir, "kept.json")
+	_, stderr, code = runMain(t, "decode", path, "-o", kept, "--negative-ts", "keep")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, []string{"-2", "2"}, ts(kept))
+	assert.Contains(t, stderr, "so their ts is negative (Perfetto drops them)")
+
+	_, stderr, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.pftrace"), "--negative-ts", "keep")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "--negative-ts keep")
+	_, _, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.json"), "--negative-ts", "drop")
+	assert.Equal(t, exitUsage, code)
+}
