@@ -47,6 +47,10 @@ type Plan struct {
 	Name       string
 	CubeSlots  uint32
 	Capacities abi.Capacities
+	// WorkerOn, when set, returns the worker the plan runs on core
+	// t/block and the tasks it gives it (0: none run there); a worker
+	// with tasks writes records (validate's idle-worker).
+	WorkerOn func(t abi.CoreType, block uint32) (worker uint32, tasks int)
 }
 
 // Request is what the caller knows about a capture's layout. The zero

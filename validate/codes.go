@@ -52,6 +52,9 @@ const (
 	// (one finding per core type, at the first such header, with how many
 	// more there are).
 	CodePlanMismatch capture.Code = "plan-mismatch"
+	// CodeIdleWorker: with --plan, a core the host plan gives tasks (a
+	// worker) wrote no record and dropped none (one finding per core).
+	CodeIdleWorker capture.Code = "idle-worker"
 )
 
 // CodeInfo documents one finding code.
@@ -93,5 +96,6 @@ func Codes() []CodeInfo {
 		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
 		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or the cube slot count, differ from the host plan"},
+		{CodeIdleWorker, capture.Warning, "with --plan: a core the host plan gives tasks (a worker) wrote no record and dropped none; one finding per core, naming it"},
 	}
 }

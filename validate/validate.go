@@ -237,6 +237,9 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	r.Records, r.Dropped = sum.Records, sum.Dropped
 	v.droppedTotal()
 	v.planMismatches()
+	if err := v.idleWorkers(sum); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

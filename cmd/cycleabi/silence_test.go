@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -70,4 +74,51 @@ func TestReportSaysWhereAndSize(t *testing.T) {
 	stdout, stderr, code := runMain(t, "report", path, "-o", "-")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, fmt.Sprintf("written to stdout, %d bytes", len(stdout)))
+}
+
+// validate --plan names every core the plan gives tasks that wrote no
+// record: the 5 workers synth --idle-cores 5 leaves out (all-zero
+// headers, read here from the file), and a core that entered but whose
+// record_count is 0; not a core that dropped every record, and nothing
+// without --plan.
+func TestValidateIdleWorkers(t *testing.T) {
+	dir := t.TempDir()
+	idle := filepath.Join(dir, "idle.bin")
+	_, stderr, code := runMain(t, "synth", moePlan, "--idle-cores", "5", "-o", idle)
+	require.Equal(t, exitOK, code, stderr)
+	out, _, code := runMain(t, "validate", idle, "--plan", moePlan)
+	require.Equal(t, exitOK, code, out)
+	data, err := os.ReadFile(idle)
+	require.NoError(t, err)
+	finding := regexp.MustCompile(`(?m)^warning idle-worker (AI[CV]/\d+) @(0x[0-9a-f]+): an unused slot \(all-zero header: the core never entered\), expected the records of (AI[CV]) worker \d+'s \d+ tasks \(host plan ` + regexp.QuoteMeta(moePlan) + `\)$`)
+	found := finding.FindAllStringSubmatch(out, -1)
+	require.Len(t, found, 5, out)
+	for _, m := range found {
+		off, err := strconv.ParseInt(m[2], 0, 64)
+		require.NoError(t, err)
+		assert.Equal(t, make([]byte, abi.CoreHeaderSize), data[off:off+abi.CoreHeaderSize], "%s header", m[1])
+		assert.True(t, strings.HasPrefix(m[1], m[3]+"/"), m[0])
+	}
+	assert.Contains(t, out, "warnings (idle-worker 5)")
+	out, _, _ = runMain(t, "validate", idle)
+	assert.NotContains(t, out, "idle-worker")
+	_, _, code = runMain(t, "validate", idle, "--plan", moePlan, "--strict")
+	assert.Equal(t, exitInvalid, code)
+
+	// The example with AIV/2's record_count 0, and AIV/4's too but with
+	// records dropped: only AIV/2 is an idle worker.
+	data, err = os.ReadFile(moeCapture)
+	require.NoError(t, err)
+	aiv := func(block uint32) int {
+		l, err := abi.NewLayout(24, abi.Capacities{AIC: 64, AIV: 64})
+		require.NoError(t, err)
+		return int(l.SlotOffset(abi.CoreTypeAIV, block))
+	}
+	binary.LittleEndian.PutUint32(data[aiv(2)+abi.CoreHeaderRecordCountOffset:], 0)
+	binary.LittleEndian.PutUint32(data[aiv(4)+abi.CoreHeaderRecordCountOffset:], 0)
+	binary.LittleEndian.PutUint32(data[aiv(4)+abi.CoreHeaderDroppedCountOffset:], 3)
+	entry := binary.LittleEndian.Uint64(data[aiv(2):])
+	out, _, _ = runMain(t, "validate", writeCapture(t, "c.bin", data), "--plan", moePlan)
+	assert.Contains(t, out, fmt.Sprintf("warning idle-worker AIV/2 @%#x: record_count=0 (the core entered at cycle %d and wrote nothing), expected the records of AIV worker 1's", aiv(2), entry))
+	assert.Equal(t, 1, strings.Count(out, "warning idle-worker "), out)
 }
