@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
@@ -197,7 +198,46 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 			}
 		}
 	}
-	return analyze.NewReport(results), nil
+	rep := analyze.NewReport(results)
+	inputs, err := in.recorded()
+	if err != nil {
+		return nil, usage(err)
+	}
+	rep.Inputs = &inputs
+	return rep, nil
+}
+
+// recorded returns the inputs besides the captures that the analysis is
+// made with, as the report records them for diff to compare.
+func (in *analyzeInputs) recorded() ([]analyze.Input, error) {
+	inputs := []analyze.Input{}
+	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.planFile}, {"--names", in.namesFile}} {
+		if f.path == "" {
+			continue
+		}
+		input, err := analyze.FileInput(f.flag, f.path)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, input)
+	}
+	return inputs, nil
+}
+
+// compareInputs says on stderr where the inputs of the two analyses of d
+// differ, and with strict refuses to compare them (exit 1).
+func compareInputs(cmd *cobra.Command, d *analyze.Diff, strict bool) error {
+	if len(d.InputDifferences) == 0 {
+		return nil
+	}
+	if strict {
+		return invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
+	}
+	for _, line := range d.InputDifferences {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: inputs differ: %s\n", line)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "cycleabi: warning: the changes may come from the inputs, not from the kernel; give both the same flags (--strict refuses)")
+	return nil
 }
 
 func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {

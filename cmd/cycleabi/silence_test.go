@@ -1,7 +1,10 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"os"
@@ -121,4 +124,69 @@ func TestValidateIdleWorkers(t *testing.T) {
 	out, _, _ = runMain(t, "validate", writeCapture(t, "c.bin", data), "--plan", moePlan)
 	assert.Contains(t, out, fmt.Sprintf("warning idle-worker AIV/2 @%#x: record_count=0 (the core entered at cycle %d and wrote nothing), expected the records of AIV worker 1's", aiv(2), entry))
 	assert.Equal(t, 1, strings.Count(out, "warning idle-worker "), out)
+}
+
+// diff and report --base say when base and new were analyzed with other
+// inputs (--plan, --names: compared by their bytes' SHA-256, computed
+// here), and refuse with --strict; the same inputs, or the same bytes
+// under another name, draw no word.
+func TestDiffInputsDiffer(t *testing.T) {
+	dir := t.TempDir()
+	sha := func(path string) string {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		sum := sha256.Sum256(data)
+		return hex.EncodeToString(sum[:])
+	}
+	base := filepath.Join(dir, "base.json")
+	_, stderr, code := runMain(t, "analyze", moeCapture, "--plan", moePlan, "--format", "json", "-o", base)
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(base)
+	require.NoError(t, err)
+	var rep struct {
+		Inputs []map[string]string `json:"inputs"`
+	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, []map[string]string{{"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}, rep.Inputs)
+
+	// The same schedule under another name is the same input.
+	plan2 := filepath.Join(dir, "same.yaml")
+	require.NoError(t, os.WriteFile(plan2, mustRead(t, moePlan), 0o644))
+	out, stderr, code := runMain(t, "diff", base, moeCapture, "--plan", plan2, "--strict")
+	require.Equal(t, exitOK, code, stderr)
+	assert.NotContains(t, stderr+out, "inputs differ")
+
+	namesLine := fmt.Sprintf("--names: base none, new %s (sha256 %s…)", moeNames, sha(moeNames)[:12])
+	planLine := fmt.Sprintf("--plan: base %s (sha256 %s…), new none", moePlan, sha(moePlan)[:12])
+	out, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+planLine+"\n")
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+namesLine+"\n")
+	assert.True(t, strings.HasPrefix(out, "inputs differ (the changes below may come from them, not from the kernel): "+planLine+"; "+namesLine+"\n"), out)
+	out, _, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--format", "json")
+	require.Equal(t, exitOK, code)
+	var d struct {
+		InputDifferences []string `json:"input_differences"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	assert.Equal(t, []string{planLine, namesLine}, d.InputDifferences)
+	_, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--strict")
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "--strict: the analyses were made with different inputs: "+planLine)
+
+	page := filepath.Join(dir, "r.html")
+	_, stderr, code = runMain(t, "report", moeCapture, "--base", base, "-o", page)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+planLine+"\n")
+	html := string(mustRead(t, page))
+	assert.Contains(t, html, "Inputs differ ("+planLine+")")
+	_, _, code = runMain(t, "report", moeCapture, "--base", base, "--strict", "-o", page)
+	assert.Equal(t, exitInvalid, code)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
 }
