@@ -2,6 +2,7 @@ package decode
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -168,6 +169,31 @@ type Warnings struct {
 	// writer moved them (WriteOptions.ShiftNegativeTS).
 	Shifted     bool
 	ShiftCycles uint64
+	// Truncated is the bytes of its layout a capture decoded partially
+	// (capture.Request.Partial) lacks; Missing names the parts they hold
+	// (missingText).
+	Truncated uint64
+	Missing   string
+}
+
+// maxMissingListed bounds the missing parts the trace's warning names.
+const maxMissingListed = 4
+
+// missingText names the missing parts of a partial decode for its
+// warning: the first few, and how many more.
+func missingText(parts []capture.Missing) string {
+	var b strings.Builder
+	for i, m := range parts {
+		if i == maxMissingListed {
+			b.WriteString("; and " + strconv.Itoa(len(parts)-i) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m.String())
+	}
+	return b.String()
 }
 
 // Lines renders w for the trace's "warnings" and decode's summary: one
@@ -177,6 +203,9 @@ func (w Warnings) Lines() []string {
 	var lines []string
 	if d := Warning(w.Dropped); d != "" {
 		lines = append(lines, d)
+	}
+	if w.Truncated > 0 {
+		lines = append(lines, "the capture is truncated, "+strconv.FormatUint(w.Truncated, 10)+" bytes short of its layout: decoded without "+w.Missing)
 	}
 	const validate = "; run validate for offsets"
 	if w.Overlapping > 0 {

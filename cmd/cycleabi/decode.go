@@ -38,6 +38,7 @@ type decodeFlags struct {
 	flows         string
 	maxFlows      int
 	negativeTS    string
+	partial       bool
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -99,6 +100,13 @@ the earliest record is at 0, the summary warns, and megaKernelCycleTrace
 gains timestampShiftCycles (ts = (cycle - anchorCycle +
 timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
 negative timestamps, with a warning.
+
+A truncated capture (a copy cut short) is an error; --partial decodes it
+as far as the file goes instead, when its headers (or the layout flags)
+say what the whole layout is: every record the file holds whole, with a
+warning per missing part (a slot's records from where the file ends, by
+index and byte offset; the slots whose headers are gone) on stderr and in
+the trace's warnings.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
@@ -167,6 +175,7 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
 	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.BoolVar(&f.partial, "partial", false, "decode a truncated capture as far as the file goes, and say what is missing (slots and records, by byte offset)")
 	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
@@ -181,6 +190,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	req.Partial = f.partial
 	flowMode, err := decode.ParseFlowMode(f.flows)
 	if err != nil {
 		return usage(fmt.Errorf("--flows: %w", err))
@@ -254,6 +264,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 	}()
 	if err != nil {
+		var p *capture.Problem
+		var ee *exitError
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
+			return &exitError{code: ee.code, err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.err)}
+		}
 		return err
 	}
 
