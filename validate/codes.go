@@ -30,8 +30,9 @@ const (
 	// finding per slot, at the first record that starts before its
 	// predecessor).
 	CodeUnsortedSlot capture.Code = "unsorted-slot"
-	// CodeBeforeEntry: a record starts before its core's entry_cycle; its
-	// trace timestamp may be negative, which Perfetto silently drops.
+	// CodeBeforeEntry: a record starts before its core's entry_cycle; it
+	// may start before the trace's time 0, whose JSON timestamp decode
+	// then shifts (Perfetto drops a negative one; --negative-ts keep).
 	CodeBeforeEntry capture.Code = "before-entry"
 	// CodeOverlap: a record starts before the end of an earlier record of
 	// the same core, in start order; a core does one thing at a time.
@@ -89,7 +90,7 @@ func Codes() []CodeInfo {
 		{CodeBytesAfterLayout, capture.Warning, "the buffer is longer than its layout (or a .npy file longer than its array); the extra bytes are ignored"},
 		{CodeNPYByteOrder, capture.Warning, "a .npy dtype is big-endian (>u8); the bytes are read as stored, little-endian"},
 		{CodeUnsortedSlot, capture.Warning, "a slot's records are not in start_cycle order (first offending record)"},
-		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (its timestamp may be negative)"},
+		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (it may start before the trace's time 0: decode then shifts every timestamp)"},
 		{CodeOverlap, capture.Warning, "a record starts before the end of an earlier record of the same core, in start order"},
 		{CodeEntryCycleZero, capture.Warning, "a slot holds records but its entry_cycle is 0"},
 		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
