@@ -101,7 +101,7 @@ gains timestampShiftCycles (ts = (cycle - anchorCycle +
 timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
 negative timestamps, with a warning.
 
-A truncated capture (a copy cut short) is an error; --partial decodes it
+A truncated capture (a copy cut short, a .npy file too) is an error; --partial decodes it
 as far as the file goes instead, when its headers (or the layout flags)
 say what the whole layout is: every record the file holds whole, with a
 warning per missing part (a slot's records from where the file ends, by
@@ -433,7 +433,11 @@ func decodeAll(paths []string, req capture.Request) ([]*decode.Decoded, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := capture.Open(path)
+			open := capture.Open
+			if req.Partial {
+				open = capture.OpenPartial
+			}
+			c, err := open(path)
 			if err != nil {
 				errs[i] = err
 				return

@@ -165,3 +165,21 @@ func TestDecodePartial(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, strings.Count(string(data), `"ph":"X"`))
 }
+
+// A .npy file cut short (np.save interrupted) decodes with --partial too:
+// its header's payload size is then a warning, and the buffer what the
+// file holds.
+func TestDecodePartialNPY(t *testing.T) {
+	whole, err := os.ReadFile("../../examples/aiv_pipeline.npy")
+	require.NoError(t, err)
+	path := writeCapture(t, "cut.npy", whole[:30000])
+	out := filepath.Join(t.TempDir(), "t.json")
+	_, stderr, code := runMain(t, "decode", path, "-o", out)
+	assert.Equal(t, exitInvalid, code)
+	assert.Contains(t, stderr, "truncated .npy file")
+	assert.Contains(t, stderr, "decode --partial")
+	_, stderr, code = runMain(t, "decode", path, "-o", out, "--partial")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: "+path+": truncated @0x7530: truncated .npy file: its header declares")
+	assert.Contains(t, stderr, ": missing, not decoded: the slots ")
+}
