@@ -101,12 +101,12 @@ gains timestampShiftCycles (ts = (cycle - anchorCycle +
 timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
 negative timestamps, with a warning.
 
-A truncated capture (a copy cut short, a .npy file too) is an error; --partial decodes it
-as far as the file goes instead, when its headers (or the layout flags)
-say what the whole layout is: every record the file holds whole, with a
-warning per missing part (a slot's records from where the file ends, by
-index and byte offset; the slots whose headers are gone) on stderr and in
-the trace's warnings.
+A truncated capture (a copy cut short, a .npy file too) is an error;
+--partial decodes it as far as the file goes instead, when its headers
+(or the layout flags) say what the whole layout is: every record the file
+holds whole, with a warning per missing part (a slot's records from where
+the file ends, by index and byte offset; the slots whose headers are
+gone) on stderr and in the trace's warnings.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
