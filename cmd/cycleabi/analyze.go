@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -208,9 +209,18 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 }
 
 // recorded returns the inputs besides the captures that the analysis is
-// made with, as the report records them for diff to compare.
+// made with, as the report records them for diff to compare: the kernel
+// family the captures were read under (whatever chose it: --kernel-family,
+// --kernel-name or a manifest's kernel_name; the distinct ones in capture
+// order), and the --plan and --names files.
 func (in *analyzeInputs) recorded() ([]analyze.Input, error) {
-	inputs := []analyze.Input{}
+	var fams []string
+	for _, f := range in.families {
+		if !slices.Contains(fams, f.String()) {
+			fams = append(fams, f.String())
+		}
+	}
+	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")}}
 	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.planFile}, {"--names", in.namesFile}} {
 		if f.path == "" {
 			continue

@@ -54,7 +54,7 @@ to a pull request or print:
      invocations of a window, invocation id. A base window can also be
      given as its analysis: 'cycleabi analyze --invocation-manifest
      BASE.yaml --format json -o base.json', then --base base.json.
-     A base analyzed with other inputs (--plan, --names files) is
+     A base analyzed with other inputs (kernel family, --plan, --names) is
      compared with a warning naming them, on stderr and in the section;
      --strict refuses it.
 
@@ -84,7 +84,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	fs.Var((*fileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
-	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (--plan, --names)")
+	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (kernel family, --plan, --names)")
 	return cmd
 }
 

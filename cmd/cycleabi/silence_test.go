@@ -147,7 +147,7 @@ func TestDiffInputsDiffer(t *testing.T) {
 		Inputs []map[string]string `json:"inputs"`
 	}
 	require.NoError(t, json.Unmarshal(data, &rep))
-	assert.Equal(t, []map[string]string{{"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}, rep.Inputs)
+	assert.Equal(t, []map[string]string{{"flag": "--kernel-family", "value": "None"}, {"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}, rep.Inputs)
 
 	// The same schedule under another name is the same input.
 	plan2 := filepath.Join(dir, "same.yaml")
@@ -173,6 +173,11 @@ func TestDiffInputsDiffer(t *testing.T) {
 	_, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--strict")
 	assert.Equal(t, exitInvalid, code)
 	assert.Contains(t, stderr, "--strict: the analyses were made with different inputs: "+planLine)
+
+	// The kernel family the captures were read under, whatever chose it.
+	_, stderr, code = runMain(t, "diff", base, moeCapture, "--plan", moePlan, "--kernel-name", "MegaMoe")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: --kernel-family: base None, new MegaMoe\n")
 
 	page := filepath.Join(dir, "r.html")
 	_, stderr, code = runMain(t, "report", moeCapture, "--base", base, "-o", page)
