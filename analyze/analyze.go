@@ -84,6 +84,10 @@ type Report struct {
 	Ranks          []*Rank `json:"ranks"`
 	// CrossRank compares the ranks; nil for one rank.
 	CrossRank *CrossRank `json:"cross_rank"`
+	// Inputs are the flags and files besides the captures the analysis
+	// was made with (what diff compares before the numbers); nil when
+	// not recorded.
+	Inputs *[]Input `json:"inputs,omitempty"`
 }
 
 // Rank is the analysis of one capture.

@@ -60,9 +60,12 @@ type RankDiff struct {
 
 // Diff compares two reports rank by rank.
 type Diff struct {
-	BaseABIFingerprint string     `json:"base_abi_fingerprint"`
-	NewABIFingerprint  string     `json:"new_abi_fingerprint"`
-	Ranks              []RankDiff `json:"ranks"`
+	BaseABIFingerprint string `json:"base_abi_fingerprint"`
+	NewABIFingerprint  string `json:"new_abi_fingerprint"`
+	// InputDifferences says where the analyses' inputs differ, one line
+	// per flag (InputDifferences); empty when they are the same.
+	InputDifferences []string   `json:"input_differences,omitempty"`
+	Ranks            []RankDiff `json:"ranks"`
 }
 
 // ABIMismatch is a diff of analyses of different ABIs.
@@ -81,7 +84,8 @@ func Compare(base, new *Report, allowMismatch bool) (*Diff, error) {
 	if base.ABIFingerprint != new.ABIFingerprint && !allowMismatch {
 		return nil, &ABIMismatch{Base: base.ABIFingerprint, New: new.ABIFingerprint}
 	}
-	d := &Diff{BaseABIFingerprint: base.ABIFingerprint, NewABIFingerprint: new.ABIFingerprint}
+	d := &Diff{BaseABIFingerprint: base.ABIFingerprint, NewABIFingerprint: new.ABIFingerprint,
+		InputDifferences: InputDifferences(base, new)}
 	if len(base.Ranks) == 1 && len(new.Ranks) == 1 {
 		d.Ranks = append(d.Ranks, compareRank(base.Ranks[0], new.Ranks[0]))
 		return d, nil
@@ -301,6 +305,9 @@ func (r *RankDiff) tables(top int) []*table {
 // the task type and stage tables (0: all).
 func (d *Diff) WriteText(w io.Writer, top int) error {
 	tw := &textWriter{w: w}
+	if note := d.inputNote(); note != "" {
+		tw.printf("%s\n\n", note)
+	}
 	for i := range d.Ranks {
 		r := &d.Ranks[i]
 		if i > 0 {
@@ -321,6 +328,9 @@ func (d *Diff) WriteText(w io.Writer, top int) error {
 // WriteMarkdown writes the diff as Markdown tables.
 func (d *Diff) WriteMarkdown(w io.Writer, top int) error {
 	tw := &textWriter{w: w}
+	if note := d.inputNote(); note != "" {
+		tw.printf("**%s**\n\n", note)
+	}
 	for i := range d.Ranks {
 		r := &d.Ranks[i]
 		tw.printf("## R%s: %s → %s\n\n", r.label()[1:], r.BaseCapture, r.NewCapture)

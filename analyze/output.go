@@ -60,8 +60,10 @@ type table struct {
 	title string
 	head  []string
 	rows  [][]string
-	// omitted counts rows left out by --top.
-	omitted int
+	// omitted counts rows left out by --top; omittedWhich says which
+	// ("" when they are the last ones).
+	omitted      int
+	omittedWhich string
 }
 
 func u(v uint64) string { return strconv.FormatUint(v, 10) }
@@ -83,6 +85,31 @@ func (k *Rank) coresTable() *table {
 		t.rows = append(t.rows, []string{c.Core, u(c.EntryCycle), u(c.EndCycle), u(c.Records), u(c.ComputeCycles),
 			u(c.WaitCycles), u(c.TriggerCycles), u(c.OtherCycles), u(c.IdleCycles), f1(busy)})
 	}
+	return t
+}
+
+// topCores is the cores table cut to the n cores (0: all) with the most
+// compute, the ones the region's imbalance points at, in core order.
+func (k *Rank) topCores(n int) *table {
+	t := k.coresTable()
+	if n <= 0 || len(t.rows) <= n {
+		return t
+	}
+	order := make([]int, len(k.Cores))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(k.Cores[b].ComputeCycles, k.Cores[a].ComputeCycles)
+	})
+	kept := order[:n]
+	slices.Sort(kept)
+	rows := make([][]string, 0, n)
+	for _, i := range kept {
+		rows = append(rows, t.rows[i])
+	}
+	t.omitted, t.omittedWhich = len(t.rows)-n, "cores with less compute"
+	t.rows = rows
 	return t
 }
 
@@ -362,7 +389,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 	}
 	tw.printf("\n")
 	emit(k.regionsTable())
-	emit(k.coresTable())
+	emit(k.topCores(top))
 	emit(k.statTable("Task types (compute records, cycles)", "task_type", k.TaskTypes).top(top))
 	emit(k.statTable("Stages (compute records, cycles)", "stage", k.Stages).top(top))
 	if len(k.Owners) > 0 {
@@ -433,7 +460,7 @@ func (t *table) text(tw *textWriter) {
 		line(row)
 	}
 	if t.omitted > 0 {
-		tw.printf("... %d more rows (--top 0 shows all)\n", t.omitted)
+		tw.printf("... %d more rows (%s--top 0 shows all)\n", t.omitted, t.which())
 	}
 }
 
@@ -476,6 +503,15 @@ func (t *table) markdown(tw *textWriter) {
 		row(r)
 	}
 	if t.omitted > 0 {
-		tw.printf("\n%d more rows (`--top 0` shows all).\n", t.omitted)
+		tw.printf("\n%d more rows (%s`--top 0` shows all).\n", t.omitted, t.which())
 	}
+}
+
+// which renders omittedWhich for the omitted-rows line: "" or "cores
+// with less compute; ".
+func (t *table) which() string {
+	if t.omittedWhich == "" {
+		return ""
+	}
+	return t.omittedWhich + "; "
 }

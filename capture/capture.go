@@ -65,7 +65,14 @@ type Capture struct {
 
 // Open opens the capture file at path. The file stays open until Close;
 // its bytes are read as needed, never all at once.
-func Open(path string) (*Capture, error) {
+func Open(path string) (*Capture, error) { return open(path, false) }
+
+// OpenPartial is Open for a partial decode (Request.Partial): a .npy file
+// whose payload is shorter than its header declares opens with what it
+// holds, the shortfall a truncated warning, instead of failing.
+func OpenPartial(path string) (*Capture, error) { return open(path, true) }
+
+func open(path string, partial bool) (*Capture, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -79,7 +86,7 @@ func Open(path string) (*Capture, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	c, err := FromReaderAt(path, f, st.Size())
+	c, err := fromReaderAt(path, f, st.Size(), partial)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -101,6 +108,12 @@ func FromBytes(name string, b []byte) (*Capture, error) {
 
 // FromReaderAt wraps a capture of size bytes readable through r.
 func FromReaderAt(name string, r io.ReaderAt, size int64) (*Capture, error) {
+	return fromReaderAt(name, r, size, false)
+}
+
+// fromReaderAt is FromReaderAt; partial opens a truncated .npy file (see
+// OpenPartial).
+func fromReaderAt(name string, r io.ReaderAt, size int64, partial bool) (*Capture, error) {
 	if size < 0 {
 		return nil, fmt.Errorf("%s: negative size %d", name, size)
 	}
@@ -117,8 +130,14 @@ func FromReaderAt(name string, r io.ReaderAt, size int64) (*Capture, error) {
 		}
 		c.Format, c.Base, c.size = NPY, h.dataOff, size-h.dataOff
 		if present := uint64(c.size); h.payload > present {
-			return nil, &Problem{File: name, Severity: Error, Code: CodeTruncated, Off: size, Record: -1,
+			p := &Problem{File: name, Severity: Error, Code: CodeTruncated, Off: size, Record: -1,
 				Msg: fmt.Sprintf("truncated .npy file: its header declares %d payload bytes, %d are present (%d missing)", h.payload, present, h.payload-present)}
+			if !partial {
+				return nil, p
+			}
+			p.Severity, p.Msg = Warning, p.Msg+"; the buffer is what is present"
+			c.Warnings = append(c.Warnings, *p)
+			h.payload = present
 		}
 		// Anything after the declared array is not part of the buffer.
 		if extra := c.size - int64(h.payload); extra > 0 {

@@ -47,6 +47,10 @@ type Plan struct {
 	Name       string
 	CubeSlots  uint32
 	Capacities abi.Capacities
+	// WorkerOn, when set, returns the worker the plan runs on core
+	// t/block and the tasks it gives it (0: none run there); a worker
+	// with tasks writes records (validate's idle-worker).
+	WorkerOn func(t abi.CoreType, block uint32) (worker uint32, tasks int)
 }
 
 // Request is what the caller knows about a capture's layout. The zero
@@ -65,6 +69,12 @@ type Request struct {
 	// GivenBy names CubeSlots and Capacities in messages, as the plural
 	// subject of "say" ("the flags"); "" reads "the given values".
 	GivenBy string
+	// Partial accepts a layout longer than the buffer, for a partial
+	// decode of a truncated capture: the layout its headers declare (or
+	// the request gives whole) resolves, with Resolved.Missing the bytes
+	// the buffer lacks, instead of a truncated problem. Scan it with
+	// ScanOptions.Partial.
+	Partial bool
 }
 
 // givenBy names the given values as the subject of "say".
@@ -184,6 +194,9 @@ type Resolved struct {
 	// Hint is what to do when the layout is wrong; "" when nothing
 	// suggests it is (the headers agree with it, or it was given).
 	Hint string
+	// Missing is how many bytes of the layout the buffer lacks: not 0
+	// only for a Request.Partial resolution of a truncated capture.
+	Missing uint64
 }
 
 // Resolve finds the layout of c under the request: a given layout
@@ -237,9 +250,18 @@ func (f *finder) given(req Request, own search) (*Resolved, error) {
 	if l.Size() <= f.size {
 		return res, nil
 	}
-	// Too long for the buffer: truncated only when the headers say so.
+	// Too long for the buffer: truncated only when the headers say so
+	// (or, for a partial decode, say nothing of a layout).
+	if req.Partial && len(own.cands) == 0 {
+		res.Missing = l.Size() - f.size
+		return res, nil
+	}
 	for _, cd := range own.cands {
 		if cd.cube == l.CubeSlots && cd.caps == l.Capacities {
+			if req.Partial {
+				res.Missing = l.Size() - f.size
+				return res, nil
+			}
 			return nil, f.truncated(l.Size(), "the layout given"+req.givenNote()+", which its headers declare too, "+paren(l))
 		}
 	}
@@ -273,6 +295,9 @@ func (f *finder) pick(s search, req Request) (*Resolved, error) {
 		// it: the scan reports each one that does, or the buffer is short.
 		cd := s.cands[0]
 		if cd.size > f.size {
+			if req.Partial {
+				return f.partial(cd, req, ""), nil
+			}
 			return nil, f.truncated(cd.size, "the layout its headers declare "+paren(cd.layout))
 		}
 		return f.resolved(cd, req, ""), nil
@@ -280,10 +305,14 @@ func (f *finder) pick(s search, req Request) (*Resolved, error) {
 		if cd := s.planned(plan, s.cands); cd != nil {
 			// As for the one candidate: a layout the buffer is too short
 			// for is a truncated capture, never a layout to scan.
+			note := fmt.Sprintf("; host plan %s picks it among %d candidates", plan.Name, len(s.cands))
 			if cd.size > f.size {
+				if req.Partial {
+					return f.partial(cd, req, note), nil
+				}
 				return nil, f.truncated(cd.size, fmt.Sprintf("the layout host plan %s picks among the %d its headers support %s", plan.Name, len(s.cands), paren(cd.layout)))
 			}
-			return f.resolved(cd, req, fmt.Sprintf("; host plan %s picks it among %d candidates", plan.Name, len(s.cands))), nil
+			return f.resolved(cd, req, note), nil
 		}
 		return nil, f.ambiguous(s.cands, req)
 	}
@@ -327,6 +356,15 @@ func (f *finder) planLayout(req Request) (*Resolved, error) {
 	return &Resolved{Layout: l, Source: capsFrom.Source, CubeSlotsFrom: cubeFrom, CapacitiesFrom: from,
 		How:  fmt.Sprintf("from host plan %s: the headers state no layout", p.Name),
 		Hint: fmt.Sprintf("the headers state no layout, so host plan %s's was used; if it is wrong, give the cube slot count and capacities the capture was written with", p.Name)}, nil
+}
+
+// partial is resolved for a candidate longer than the buffer, which a
+// Request.Partial takes as the layout of a truncated capture.
+func (f *finder) partial(cd *candidate, req Request, note string) *Resolved {
+	res := f.resolved(cd, req, note)
+	res.Missing = cd.size - f.size
+	res.How += fmt.Sprintf("; the file is truncated, %d bytes short of it", res.Missing)
+	return res
 }
 
 // resolved turns a candidate into the result, with how it was found.
@@ -503,3 +541,17 @@ func (f *finder) shortBuffer(cube uint32) *Problem {
 
 // paren renders a layout as "(24 cube slots, AIC capacity 16, AIV capacity 16)".
 func paren(l abi.Layout) string { return "(" + l.String() + ")" }
+
+// BytesAfterLayout is the bytes-after-layout warning of a buffer longer
+// than the resolved layout res (validate's finding, and decode's warning,
+// in the same words); nil when the buffer ends with the layout.
+func (c *Capture) BytesAfterLayout(res *Resolved) *Problem {
+	l := res.Layout
+	if uint64(c.Size()) <= l.Size() {
+		return nil
+	}
+	return &Problem{File: c.Name, Severity: Warning, Code: CodeBytesAfterLayout, Off: c.Base + int64(l.Size()), Record: -1,
+		Value:    fmt.Sprintf("%d extra bytes", uint64(c.Size())-l.Size()),
+		Expected: fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), l),
+		Hint:     res.Hint}
+}

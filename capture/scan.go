@@ -57,6 +57,11 @@ type ScanOptions struct {
 	// without records is no error (whether the capture has any is known
 	// only from every range).
 	Slots *SlotRange
+	// Partial walks a layout longer than the buffer (a Request.Partial
+	// resolution): the records the buffer holds are walked as usual, and
+	// what it lacks is listed in Summary.Missing instead of being a
+	// truncated problem.
+	Partial bool
 	// Buf, when set, is the read buffer: the scan reads into *Buf,
 	// growing it as needed, and leaves it there, so that walks one after
 	// another on one goroutine (of ranges of slots) share one buffer
@@ -103,6 +108,38 @@ type Summary struct {
 	// Earliest is the smallest start_cycle of a live record (0 when there
 	// is none); below Anchor when a record starts before its core entered.
 	Earliest uint64
+	// Missing is what a partial scan (ScanOptions.Partial) found the
+	// buffer lacks, in buffer order; nil when it holds the whole layout.
+	Missing []Missing
+}
+
+// Missing is a part of a layout that a truncated buffer lacks: the live
+// records of one slot that the buffer ends inside or before (records
+// From..To-1 of its record_count), or the slots Slot..Last whose headers
+// it does not hold (whether they held records is not known). Off and End
+// are the file offsets of the bytes missing.
+type Missing struct {
+	Slot, Last    abi.Slot
+	HeaderMissing bool
+	From, To      int
+	Off, End      int64
+}
+
+// String says what is missing and where: "AIV/26 records 20..63
+// @0x186a0..0x18c40" or "headers of AIV/27..AIV/47 @0x18c40..0x25200".
+func (m Missing) String() string {
+	if m.HeaderMissing {
+		slots := m.Slot.String()
+		if m.Last != m.Slot {
+			slots += ".." + m.Last.String()
+		}
+		return fmt.Sprintf("the slots %s @%#x..%#x (headers and records; whether they held records is not known)", slots, m.Off, m.End)
+	}
+	what := fmt.Sprintf("record %d", m.From)
+	if m.To-m.From > 1 {
+		what = fmt.Sprintf("records %d..%d", m.From, m.To-1)
+	}
+	return fmt.Sprintf("%s %s of its record_count %d @%#x..%#x", m.Slot, what, m.To, m.Off, m.End)
 }
 
 // errStop unwinds a scan that a Problem hook stopped.
@@ -127,7 +164,7 @@ const (
 // It returns the first error when opts.Problem is nil or says stop;
 // otherwise it walks everything and returns the summary of what it saw.
 func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
-	if l.Size() > uint64(c.size) {
+	if l.Size() > uint64(c.size) && !opts.Partial {
 		need := l.Size()
 		return nil, &Problem{File: c.Name, Code: CodeTruncated, Off: c.Base + c.size, Record: -1,
 			Msg: fmt.Sprintf("capture is truncated: the layout %s: %d bytes needed, %d present (%d missing)", paren(l), need, c.size, need-uint64(c.size))}
@@ -181,6 +218,14 @@ func (sc *scanner) run() error {
 	}
 	for i := from; i < to; i++ {
 		slot := l.Slot(i)
+		if sc.opts.Partial && slot.Offset+abi.CoreHeaderSize > uint64(sc.c.size) {
+			// The buffer ends before this slot's header does: every slot
+			// from here on is missing.
+			last := l.Slot(to - 1)
+			sc.sum.Missing = append(sc.sum.Missing, Missing{Slot: slot, Last: last, HeaderMissing: true,
+				Off: sc.c.Base + int64(slot.Offset), End: sc.c.Base + int64(last.Offset+last.Stride())})
+			break
+		}
 		b, err := sc.c.view(int64(slot.Offset), abi.CoreHeaderSize, hbuf[:])
 		if err != nil {
 			return err
@@ -196,6 +241,9 @@ func (sc *scanner) run() error {
 			}
 			s.Records = int(min(h.RecordCount, slot.Capacity))
 			sc.sum.Dropped += uint64(h.DroppedCount)
+			if sc.opts.Partial {
+				sc.cut(&s)
+			}
 		}
 		if s.Records > 0 {
 			if err := sc.records(&s); err != nil {
@@ -225,6 +273,23 @@ func (sc *scanner) run() error {
 		sc.sum.Anchor = sc.minStart
 	}
 	return nil
+}
+
+// cut keeps, of a partial scan's slot, the records the buffer holds
+// whole, and lists the rest as missing.
+func (sc *scanner) cut(s *SlotScan) {
+	first := s.Slot.Offset + abi.CoreHeaderSize
+	held := 0
+	if size := uint64(sc.c.size); size > first {
+		held = int(min((size-first)/abi.ProfileRecordSize, uint64(s.Records)))
+	}
+	if held == s.Records {
+		return
+	}
+	sc.sum.Missing = append(sc.sum.Missing, Missing{Slot: s.Slot, From: held, To: s.Records,
+		Off: sc.c.Base + int64(first) + int64(held)*abi.ProfileRecordSize,
+		End: sc.c.Base + int64(first) + int64(s.Records)*abi.ProfileRecordSize})
+	s.Records = held
 }
 
 // checkHeader applies decoding rule 3 (gen/doc/ABI.md) to a live header.

@@ -35,6 +35,10 @@ type Decoded struct {
 	// device wrote: Decode fills in what the scan saw, WriteTrace the
 	// rest as it writes the records.
 	Warnings Warnings
+	// Problems are the warnings about the file the first pass found
+	// beside the capture's own (Capture.Warnings): bytes after the
+	// layout, which validate reports in the same words.
+	Problems []capture.Problem
 	// TempDir is where sorted runs of out-of-order slots are spilled
 	// during a walk ("": os.TempDir(), which honours TMPDIR). The spill
 	// file has no name there (see outfile.CreateScratch).
@@ -48,7 +52,9 @@ type Decoded struct {
 }
 
 // Decode resolves the layout of c under req and checks every slot and
-// record (the first pass). The first problem found is returned as a
+// record (the first pass). With req.Partial, a truncated capture decodes
+// as far as the file goes: the records it holds whole, with what it lacks
+// in Summary.Missing, Warnings and Problems. The first problem found is returned as a
 // *capture.Problem naming the file offset, slot and record, with the
 // resolution's hint when the layout may be what is wrong; a request that
 // makes no layout is a *capture.RequestError.
@@ -57,11 +63,25 @@ func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum, err := c.Scan(res.Layout, capture.ScanOptions{Hint: res.Hint})
+	sum, err := c.Scan(res.Layout, capture.ScanOptions{Hint: res.Hint, Partial: res.Missing > 0})
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoded{Capture: c, Layout: res, Summary: sum, Warnings: Warnings{Dropped: sum.Dropped}}
+	d := &Decoded{Capture: c, Layout: res, Summary: sum,
+		Warnings: Warnings{Dropped: sum.Dropped, Truncated: res.Missing, Missing: missingText(sum.Missing)}}
+	if p := c.BytesAfterLayout(res); p != nil {
+		d.Problems = append(d.Problems, *p)
+	}
+	// A partial decode (Request.Partial) says what it leaves out, part by
+	// part, where the file ends.
+	for _, m := range sum.Missing {
+		p := capture.Problem{File: c.Name, Severity: capture.Warning, Code: capture.CodeTruncated, Off: m.Off, Record: -1,
+			Msg: "missing, not decoded: " + m.String()}
+		if !m.HeaderMissing {
+			p.Slot, p.Record = m.Slot.String(), m.From
+		}
+		d.Problems = append(d.Problems, p)
+	}
 	for _, a := range sum.Active {
 		if !a.Sorted {
 			d.Warnings.UnsortedSlots++

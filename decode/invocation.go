@@ -45,6 +45,10 @@ const DefaultInvocationGapUs = 10
 // anchor) / MHz, and which metadata events it writes.
 type placement struct {
 	anchor, shift uint64
+	// shiftedBy is how far anchor was moved back so that no ts is
+	// negative (WriteOptions.ShiftNegativeTS); anchor+shiftedBy is the
+	// time 0 the input's records are counted as before.
+	shiftedBy uint64
 	// meta: the process and thread metadata events are written by this
 	// input (the first of its rank), for slots (every core of the rank).
 	meta  bool

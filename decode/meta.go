@@ -2,6 +2,7 @@ package decode
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -97,6 +98,10 @@ func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
 		}
 	}
 	b = append(b, ']')
+	if c := in.Decoded.Warnings.ShiftCycles; c > 0 {
+		b = append(b, `,"timestampShiftCycles":`...)
+		b = strconv.AppendUint(b, c, 10)
+	}
 	if in.Config.Deps != nil {
 		b = append(b, `,"dependencyArrows":`...)
 		b = strconv.AppendUint(b, flows.Arrows, 10)
@@ -158,6 +163,37 @@ type Warnings struct {
 	// (Perfetto drops them).
 	BeforeEntry uint64
 	NegativeTS  uint64
+	// Shifted says that the writer moves timestamps later so that none
+	// is negative (the records of NegativeTS are then at or after 0);
+	// ShiftCycles is by how many of this capture's cycles the JSON
+	// writer moved them (WriteOptions.ShiftNegativeTS).
+	Shifted     bool
+	ShiftCycles uint64
+	// Truncated is the bytes of its layout a capture decoded partially
+	// (capture.Request.Partial) lacks; Missing names the parts they hold
+	// (missingText).
+	Truncated uint64
+	Missing   string
+}
+
+// maxMissingListed bounds the missing parts the trace's warning names.
+const maxMissingListed = 4
+
+// missingText names the missing parts of a partial decode for its
+// warning: the first few, and how many more.
+func missingText(parts []capture.Missing) string {
+	var b strings.Builder
+	for i, m := range parts {
+		if i == maxMissingListed {
+			b.WriteString("; and " + strconv.Itoa(len(parts)-i) + " more")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(m.String())
+	}
+	return b.String()
 }
 
 // Lines renders w for the trace's "warnings" and decode's summary: one
@@ -168,6 +204,9 @@ func (w Warnings) Lines() []string {
 	if d := Warning(w.Dropped); d != "" {
 		lines = append(lines, d)
 	}
+	if w.Truncated > 0 {
+		lines = append(lines, "the capture is truncated, "+strconv.FormatUint(w.Truncated, 10)+" bytes short of its layout: decoded without "+w.Missing)
+	}
 	const validate = "; run validate for offsets"
 	if w.Overlapping > 0 {
 		lines = append(lines, count(w.Overlapping, "record overlaps", "records overlap")+" an earlier record of their core (viewers move them to another track)"+validate)
@@ -176,13 +215,24 @@ func (w Warnings) Lines() []string {
 		lines = append(lines, count(w.BeforeEntry, "record starts", "records start")+" before their core's entry_cycle"+validate)
 	}
 	if w.NegativeTS > 0 {
-		lines = append(lines, count(w.NegativeTS, "record starts", "records start")+" before the trace's anchor cycle, so their ts is negative (Perfetto drops them)"+validate)
+		what := tsNegative
+		if w.Shifted {
+			what = tsShifted
+		}
+		lines = append(lines, count(w.NegativeTS, "record starts", "records start")+" before the trace's anchor cycle"+what+validate)
 	}
 	if w.UnsortedSlots > 0 {
 		lines = append(lines, count(uint64(w.UnsortedSlots), "slot holds", "slots hold")+" records out of start_cycle order (shown sorted)"+validate)
 	}
 	return lines
 }
+
+// What the warning of records before the anchor says of their
+// timestamps: negative, or every one shifted (Warnings.Shifted).
+const (
+	tsNegative = ", so their ts is negative (Perfetto drops them)"
+	tsShifted  = "; every timestamp is moved later by the same time, so that none is negative"
+)
 
 // count renders "1 record overlaps", "2 records overlap".
 func count(n uint64, one, many string) string {

@@ -20,6 +20,7 @@ type Output struct {
 	w    *bufio.Writer
 	gz   *parallelGzip
 	file *outfile.File
+	n    int64 // bytes given to Write (before any compression)
 }
 
 // CreateOutput opens the output named path; stdout is used for "-" (nil:
@@ -43,7 +44,18 @@ func CreateOutput(path string, stdout io.Writer) (*Output, error) {
 }
 
 // Write writes trace bytes.
-func (o *Output) Write(p []byte) (int, error) { return o.w.Write(p) }
+func (o *Output) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	o.n += int64(n)
+	return n, err
+}
+
+// Written returns the bytes given to Write, before any compression.
+func (o *Output) Written() int64 { return o.n }
+
+// Replaces reports whether Commit replaces a regular file that was at the
+// output's path when it was created.
+func (o *Output) Replaces() bool { return o.file.Replaces() }
 
 // Commit flushes everything and puts the file in place. After an error
 // nothing is left behind.

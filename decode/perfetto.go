@@ -101,6 +101,9 @@ func writePerfetto(w io.Writer, inputs []Input, o WriteOptions, flows []flowLook
 		return err
 	}
 	for i := range inputs {
+		inputs[i].Decoded.Warnings.Shifted, inputs[i].Decoded.Warnings.ShiftCycles = f.offset > 0, 0
+	}
+	for i := range inputs {
 		switch {
 		case i < len(flows) && flows[i] != nil:
 			f.flows[i] = flows[i]

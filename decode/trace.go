@@ -75,6 +75,12 @@ type WriteOptions struct {
 	// FlowStats, when it has one entry per input, receives what each
 	// input's dependency arrows came to (zero for an input without Deps).
 	FlowStats []FlowStats
+	// ShiftNegativeTS moves every JSON timestamp later by the same time
+	// when records start before their time 0, so that none is negative
+	// (Perfetto's JSON importer drops events with a negative ts), as
+	// WritePerfetto always does; the zero value writes them negative,
+	// as the reference decoder does. See WriteTrace.
+	ShiftNegativeTS bool
 }
 
 // SchemaVersion is the version of the megaKernelCycleTrace object the
@@ -113,6 +119,16 @@ const SchemaVersion = 1
 // "invocationCount" and "invocations" before "ranks". Without
 // Invocations the output is as described above.
 //
+// Records that start before their time 0 (their core's entry, or the
+// anchor of its invocation) get a negative ts, as the reference decoder
+// writes them, which Perfetto's JSON importer drops. With
+// WriteOptions.ShiftNegativeTS the time 0 of every input moves back by
+// the same time instead, the largest distance before time 0 of any input
+// (WritePerfetto's shift): no ts is negative, the earliest record is at 0,
+// and each moved input's object gains timestampShiftCycles, the cycles
+// its time 0 moved (ts = (cycle − anchorCycle + timestampShiftCycles) /
+// MHz).
+//
 // Inputs are rendered concurrently and written in order through bounded
 // buffers, so memory does not grow with the trace. On error, w holds a
 // partial trace: write to a temporary file and discard it (see Output).
@@ -123,6 +139,14 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	placements, err := place(inputs, &o)
 	if err != nil {
 		return err
+	}
+	for i := range inputs {
+		inputs[i].Decoded.Warnings.Shifted, inputs[i].Decoded.Warnings.ShiftCycles = o.ShiftNegativeTS, 0
+	}
+	if o.ShiftNegativeTS {
+		if err := shiftNegative(inputs, placements); err != nil {
+			return err
+		}
 	}
 	return writeTrace(w, inputs, o, jsonFormat{placements})
 }
@@ -429,7 +453,7 @@ func (r *jsonRenderer) record(b []byte, rec *Record) ([]byte, error) {
 
 func (r *jsonRenderer) end(b []byte) ([]byte, error) { return b, nil }
 
-func (r *jsonRenderer) timeAnchor() uint64 { return r.anchor }
+func (r *jsonRenderer) timeAnchor() uint64 { return r.anchor + r.place.shiftedBy }
 
 func (r *jsonRenderer) flowStats() FlowStats { return r.renderer.flowStats }
 

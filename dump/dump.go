@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -36,6 +37,10 @@ type Options struct {
 	// Family is the kernel family desc_ids are named under (and validate's
 	// task-type check follows); abi.FamilyNone for the schema's tables.
 	Family abi.Family
+	// Names, when set, names descriptors and task stages as decode
+	// names them (a names file, read under Family); nil shows the
+	// family's or the schema's names.
+	Names *decode.Names
 }
 
 // ErrNoLayout is returned (after what could be shown was written) when the
@@ -47,7 +52,7 @@ var ErrNoLayout = errors.New("the capture's layout cannot be resolved")
 // errors for options that make no layout, an unknown --slot, or I/O.
 func Write(w io.Writer, c *capture.Capture, o Options) error {
 	bw := bufio.NewWriter(w)
-	d := &dumper{w: bw, c: c, o: o, notes: map[string][]validate.Finding{}}
+	d := &dumper{w: bw, c: c, o: o, notes: map[string][]validate.Finding{}, names: o.Names.WithFamily(o.Family)}
 	err := d.run()
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
@@ -61,6 +66,8 @@ type dumper struct {
 	o     Options
 	l     abi.Layout
 	notes map[string][]validate.Finding // by slot ("" for the capture's), the findings shown
+	// names are Options.Names read under Options.Family.
+	names *decode.Names
 	// offWidth is the hex digits of the largest file offset.
 	offWidth int
 }
@@ -231,7 +238,7 @@ func (d *dumper) fields(off int64, b []byte, fields []abi.FieldInfo, notes []val
 			d.padding(foff, f, raw)
 		} else {
 			v := f.Value(b)
-			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r, d.o.Family))
+			fmt.Fprintf(d.w, "    @%s  %-23s  %-16s  %-3s  %s\n", d.hex(foff), hexBytes(raw), f.Name, f.Type, describe(f, v, h, r, d.names))
 		}
 		for _, n := range notes {
 			if n.Record == record && n.Off >= foff && n.Off < foff+int64(f.Size) {
@@ -259,8 +266,10 @@ func (d *dumper) padding(off int64, f abi.FieldInfo, raw []byte) {
 	}
 }
 
-// describe renders a field's decoded value and what it means.
-func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord, fam abi.Family) string {
+// describe renders a field's decoded value and what it means, with the
+// names of names (nil: the schema's), under its family, as decode gives
+// them.
+func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord, names *decode.Names) string {
 	s := fmt.Sprint(v)
 	switch {
 	case f.Enum == "CoreType" && abi.CoreType(v).Valid():
@@ -281,7 +290,15 @@ func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord
 	case "end_cycle":
 		s += fmt.Sprintf(" (duration %d)", int64(r.EndCycle-r.StartCycle))
 	case "desc_id":
-		s = fmt.Sprintf("%#x %s", v, fam.DescName(uint32(v)))
+		s = fmt.Sprintf("%#x %s", v, names.StageName(uint32(v)))
+		if event := names.EventName(r, false, ""); event != names.StageName(uint32(v)) {
+			// Prefixed with the task's stage, as the trace names it.
+			s += " (event " + event + ")"
+		}
+	case "task_id":
+		if stage, ok := names.TaskStage(r.TaskID); ok {
+			s += " (task stage " + stage + ")"
+		}
 	case "stage_task_index":
 		s += fmt.Sprintf(" (task %d)", r.TaskNumber())
 	case "owner_id":

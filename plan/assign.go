@@ -8,13 +8,16 @@ type Assignment struct {
 	mode     Mode
 	vector   []uint32   // the whole vector queue (AIV pipeline)
 	aic, aiv [][]uint32 // per worker; workers past the end run nothing
+	// stride is vector_worker_stride; vectorWorkers the AIV workers.
+	stride        uint32
+	vectorWorkers uint32
 }
 
 // Assign deals s's queues to workers; r must be the Result of Plan(s). It
 // allocates per worker that gets a task, never per worker num_workers
 // names.
 func Assign(s *Schedule, r Result) Assignment {
-	a := Assignment{mode: r.Mode, vector: s.VectorTaskIndices}
+	a := Assignment{mode: r.Mode, vector: s.VectorTaskIndices, stride: uint32(s.Stride()), vectorWorkers: r.Region(VectorCores).Workers}
 	if r.Mode != AIVPipeline {
 		a.aic = deal(s.CubeTaskIndices, r.Region(CubeCores).Workers)
 		a.aiv = deal(s.VectorTaskIndices, r.Region(VectorCores).Workers)
@@ -35,6 +38,24 @@ func (a Assignment) Queue(t abi.CoreType, w uint32) []uint32 {
 		return a.aiv[w]
 	}
 	return nil
+}
+
+// WorkerOn returns the worker that runs on core t/block and how many
+// tasks its queue holds (0 when no worker with tasks runs there): AIC
+// worker w runs on AIC/w, AIV worker w on AIV/(w × vector_worker_stride),
+// as the device places them (and package synth simulates).
+func (a Assignment) WorkerOn(t abi.CoreType, block uint32) (worker uint32, tasks int) {
+	w := block
+	if t == VectorCores {
+		if a.stride == 0 || block%a.stride != 0 {
+			return 0, 0
+		}
+		w = block / a.stride
+		if w >= a.vectorWorkers {
+			return 0, 0
+		}
+	}
+	return w, len(a.Queue(t, w))
 }
 
 // deal hands queue out round-robin over workers.

@@ -143,7 +143,8 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 <section id="base">
 <h2>Compared with base</h2>
 {{if .HasBase}}<p class="note">New minus base. Red: larger than the base (for times, slower); blue: smaller.</p>
-{{range .Diffs}}<h3>{{.Title}}</h3>
+{{range .InputDifferences}}<p class="banner" role="alert">Inputs differ ({{.}}): the changes may come from them, not from the kernel.</p>
+{{end}}{{range .Diffs}}<h3>{{.Title}}</h3>
 <div class="scroll">{{template "table" .Summary}}</div>
 <div class="scroll">{{template "table" .TaskTypes}}</div>
 <div class="scroll">{{template "table" .Stages}}</div>

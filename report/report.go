@@ -94,6 +94,9 @@ type page struct {
 	CrossRank   *crossView
 	Diffs       []*diffView
 	HasBase     bool
+	// InputDifferences are where base and new were analyzed with other
+	// inputs (analyze.InputDifferences).
+	InputDifferences []string
 }
 
 type card struct {
@@ -236,6 +239,7 @@ func build(in *Input) *page {
 		p.CrossRank = newCrossView(rep)
 	}
 	if in.Diff != nil {
+		p.InputDifferences = in.Diff.InputDifferences
 		for i := range in.Diff.Ranks {
 			p.Diffs = append(p.Diffs, newDiffView(i, &in.Diff.Ranks[i]))
 		}

@@ -30,8 +30,9 @@ const (
 	// finding per slot, at the first record that starts before its
 	// predecessor).
 	CodeUnsortedSlot capture.Code = "unsorted-slot"
-	// CodeBeforeEntry: a record starts before its core's entry_cycle; its
-	// trace timestamp may be negative, which Perfetto silently drops.
+	// CodeBeforeEntry: a record starts before its core's entry_cycle; it
+	// may start before the trace's time 0, whose JSON timestamp decode
+	// then shifts (Perfetto drops a negative one; --negative-ts keep).
 	CodeBeforeEntry capture.Code = "before-entry"
 	// CodeOverlap: a record starts before the end of an earlier record of
 	// the same core, in start order; a core does one thing at a time.
@@ -52,6 +53,9 @@ const (
 	// (one finding per core type, at the first such header, with how many
 	// more there are).
 	CodePlanMismatch capture.Code = "plan-mismatch"
+	// CodeIdleWorker: with --plan, a core the host plan gives tasks (a
+	// worker) wrote no record and dropped none (one finding per core).
+	CodeIdleWorker capture.Code = "idle-worker"
 )
 
 // CodeInfo documents one finding code.
@@ -86,12 +90,13 @@ func Codes() []CodeInfo {
 		{CodeBytesAfterLayout, capture.Warning, "the buffer is longer than its layout (or a .npy file longer than its array); the extra bytes are ignored"},
 		{CodeNPYByteOrder, capture.Warning, "a .npy dtype is big-endian (>u8); the bytes are read as stored, little-endian"},
 		{CodeUnsortedSlot, capture.Warning, "a slot's records are not in start_cycle order (first offending record)"},
-		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (its timestamp may be negative)"},
+		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (it may start before the trace's time 0: decode then shifts every timestamp)"},
 		{CodeOverlap, capture.Warning, "a record starts before the end of an earlier record of the same core, in start order"},
 		{CodeEntryCycleZero, capture.Warning, "a slot holds records but its entry_cycle is 0"},
 		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
 		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
 		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or the cube slot count, differ from the host plan"},
+		{CodeIdleWorker, capture.Warning, "with --plan: a core the host plan gives tasks (a worker) wrote no record and dropped none; one finding per core, naming it"},
 	}
 }

@@ -87,6 +87,8 @@ func (v *validator) scanParallel(l abi.Layout, opts capture.ScanOptions, workers
 		}
 		sum.Records += sums[i].Records
 		sum.Dropped += sums[i].Dropped
+		// Ranges are in buffer order: so are their active slots.
+		sum.Active = append(sum.Active, sums[i].Active...)
 	}
 	if sum.Records == 0 {
 		return v.c.Scan(l, opts)

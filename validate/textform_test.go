@@ -31,6 +31,7 @@ import (
 //	npy [{'descr': ...}]                  store the buffer as a .npy file (with this header dict)
 //	text {"tasks": []}                    the file is this line of text instead (not a capture)
 //	option plan cube=24 aic=16 aiv=32     validate against a host plan
+//	option worker AIV/2 worker=1 tasks=5  the host plan runs its AIV worker 1, with 5 tasks, on AIV/2 (after option plan)
 //	option capacities aic=16 aiv=16       validate with host-planned capacities
 //	option cube-slots 32                  validate with this cube slot count
 //	option max-findings 2                 keep at most 2 findings per code
@@ -323,6 +324,28 @@ func (p *textParser) option(w []string) error {
 		}
 		o.Layout.Plan = &validate.Plan{Name: "plan.yaml", CubeSlots: uint32(kv["cube"]),
 			Capacities: abi.Capacities{AIC: uint32(kv["aic"]), AIV: uint32(kv["aiv"])}}
+	case "worker":
+		if o.Layout.Plan == nil || len(w) < 2 {
+			return fmt.Errorf("option worker needs a slot name, and option plan before it")
+		}
+		s, err := p.slot(w[1])
+		if err != nil {
+			return err
+		}
+		kv, err := keyValues(w[2:], "worker", "tasks")
+		if err != nil {
+			return err
+		}
+		prev := o.Layout.Plan.WorkerOn
+		o.Layout.Plan.WorkerOn = func(t abi.CoreType, block uint32) (uint32, int) {
+			if t == s.CoreType && block == s.BlockID {
+				return uint32(kv["worker"]), int(kv["tasks"])
+			}
+			if prev != nil {
+				return prev(t, block)
+			}
+			return 0, 0
+		}
 	case "capacities":
 		kv, err := keyValues(w[1:], "aic", "aiv")
 		if err != nil {

@@ -213,10 +213,10 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 		v.warn(CodePlanMismatch, c.Base, "", -1, fmt.Sprintf("%d cube slots (%s)", l.CubeSlots, res.How),
 			fmt.Sprintf("%d (the cube slot count of host plan %s)", p.CubeSlots, p.Name))
 	}
-	if extra := uint64(c.Size()) - l.Size(); extra > 0 {
-		v.warnHint(CodeBytesAfterLayout, c.Base+int64(l.Size()), "", -1,
-			fmt.Sprintf("%d extra bytes", extra),
-			fmt.Sprintf("the buffer to end with the layout's %d bytes (%s); decode ignores the extra", l.Size(), l))
+	if p := c.BytesAfterLayout(res); p != nil && v.col.want(p.Code, p.Severity, p.Off) {
+		f := fromProblem(p)
+		f.File = "" // as every finding of the walk: the result names the file
+		v.col.add(f)
 	}
 	opts := capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint}
 	if !fastPaths {
@@ -237,6 +237,9 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 	r.Records, r.Dropped = sum.Records, sum.Dropped
 	v.droppedTotal()
 	v.planMismatches()
+	if err := v.idleWorkers(sum); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -340,14 +343,6 @@ func warning(code capture.Code, off int64, slot string, record int, value, expec
 func (v *validator) warn(code capture.Code, off int64, slot string, record int, value, expected string) {
 	if v.col.want(code, capture.Warning, off) {
 		v.col.add(warning(code, off, slot, record, value, expected))
-	}
-}
-
-func (v *validator) warnHint(code capture.Code, off int64, slot string, record int, value, expected string) {
-	if v.col.want(code, capture.Warning, off) {
-		f := warning(code, off, slot, record, value, expected)
-		f.Hint = v.hint
-		v.col.add(f)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
@@ -54,8 +56,10 @@ Invocations of a window (several captures of a rank, as decode takes them:
 get a section each, labelled with the invocation id, step and direction,
 and the cross table has one row per invocation.
 
---format text (default; --top rows per table, 0 for all), json, markdown,
-or csv with --table cores|types|stages|owners|waits|path.
+--format text (default; --top rows per table, 0 for all: the cores table
+keeps the cores with the most compute, and a line says how many rows each
+table left out), json, markdown, or csv with --table
+cores|types|stages|owners|waits|path (every row).
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors.`,
@@ -76,7 +80,7 @@ the schedule, 2 for usage or I/O errors.`,
 	f.invocations.registerLabels(fs)
 	fs.StringVar(&f.format, "format", "text", "text, json, markdown or csv")
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
-	fs.IntVar(&f.top, "top", 10, "rows per stats and path table in text and markdown (0: all)")
+	fs.IntVar(&f.top, "top", 10, "rows per table in text and markdown, the cores table included (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
 	return cmd
 }
@@ -195,7 +199,55 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 			}
 		}
 	}
-	return analyze.NewReport(results), nil
+	rep := analyze.NewReport(results)
+	inputs, err := in.recorded()
+	if err != nil {
+		return nil, usage(err)
+	}
+	rep.Inputs = &inputs
+	return rep, nil
+}
+
+// recorded returns the inputs besides the captures that the analysis is
+// made with, as the report records them for diff to compare: the kernel
+// family the captures were read under (whatever chose it: --kernel-family,
+// --kernel-name or a manifest's kernel_name; the distinct ones in capture
+// order), and the --plan and --names files.
+func (in *analyzeInputs) recorded() ([]analyze.Input, error) {
+	var fams []string
+	for _, f := range in.families {
+		if !slices.Contains(fams, f.String()) {
+			fams = append(fams, f.String())
+		}
+	}
+	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")}}
+	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.planFile}, {"--names", in.namesFile}} {
+		if f.path == "" {
+			continue
+		}
+		input, err := analyze.FileInput(f.flag, f.path)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, input)
+	}
+	return inputs, nil
+}
+
+// compareInputs says on stderr where the inputs of the two analyses of d
+// differ, and with strict refuses to compare them (exit 1).
+func compareInputs(cmd *cobra.Command, d *analyze.Diff, strict bool) error {
+	if len(d.InputDifferences) == 0 {
+		return nil
+	}
+	if strict {
+		return invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
+	}
+	for _, line := range d.InputDifferences {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: inputs differ: %s\n", line)
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "cycleabi: warning: the changes may come from the inputs, not from the kernel; give both the same flags (--strict refuses)")
+	return nil
 }
 
 func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
@@ -245,20 +297,40 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 // writeOutput writes a report to path ("-": stdout) as decode writes its
 // trace: under a temporary name, renamed into place once complete.
 func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
+	_, err := writeOutputFile(cmd, path, write)
+	return err
+}
+
+// writeOutputFile is writeOutput, returning the output it committed (its
+// size and whether it replaced a file) for the command to say so.
+func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*decode.Output, error) {
 	out, err := decode.CreateOutput(path, cmd.OutOrStdout())
 	if err != nil {
-		return usage(err)
+		return nil, usage(err)
 	}
 	if err := write(out); err != nil {
 		out.Abort()
 		var ue *exitError
 		if errors.As(err, &ue) {
-			return err
+			return nil, err
 		}
-		return usage(err)
+		return nil, usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return usage(err)
+		return nil, usage(err)
 	}
-	return nil
+	return out, nil
+}
+
+// outputPhrase names an output in a command's summary: "stdout" for "-",
+// else the path, saying when it replaced a file that was there (a
+// default name such as trace.json is easily replaced by mistake).
+func outputPhrase(path string, replaced bool) string {
+	switch {
+	case path == outfile.Stdout:
+		return "stdout"
+	case replaced:
+		return path + " (replaced the file that was there)"
+	}
+	return path
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +37,8 @@ type decodeFlags struct {
 	invocations   invocationFlags
 	flows         string
 	maxFlows      int
+	negativeTS    string
+	partial       bool
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -87,6 +90,23 @@ leaves the schedule to the layout alone.
 before gets no arrow; such waits are counted in the trace's warnings and
 on stderr. A capture the schedule cannot have written (task ids beyond its
 task table, a wait of a task without dependent_event) is an error.
+
+Records can start before time 0 (before the earliest core entry). JSON
+with a negative ts, as the reference decoder writes it, loses them in
+Perfetto, whose JSON importer drops such events; so by default
+(--negative-ts shift) every timestamp moves later by the same time, the
+largest distance of a record before time 0, as the .pftrace writer does:
+the earliest record is at 0, the summary warns, and megaKernelCycleTrace
+gains timestampShiftCycles (ts = (cycle - anchorCycle +
+timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
+negative timestamps, with a warning.
+
+A truncated capture (a copy cut short, a .npy file too) is an error;
+--partial decodes it as far as the file goes instead, when its headers
+(or the layout flags) say what the whole layout is: every record the file
+holds whole, with a warning per missing part (a slot's records from where
+the file ends, by index and byte offset; the slots whose headers are
+gone) on stderr and in the trace's warnings.
 
 Several captures (one per rank) go into one trace, decoded concurrently.
 Ranks come from --rank, once per capture in order, or else from each file
@@ -155,6 +175,8 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
 	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.BoolVar(&f.partial, "partial", false, "decode a truncated capture as far as the file goes, and say what is missing (slots and records, by byte offset)")
+	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
@@ -168,6 +190,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	req.Partial = f.partial
 	flowMode, err := decode.ParseFlowMode(f.flows)
 	if err != nil {
 		return usage(fmt.Errorf("--flows: %w", err))
@@ -206,6 +229,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	switch {
+	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
+		return usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+	case f.negativeTS == negativeKeep && format == formatPerfetto:
+		return usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
+	}
 	if format == formatPerfetto && !fs.Changed("output") {
 		f.output = "trace.pftrace"
 	}
@@ -235,6 +264,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 	}()
 	if err != nil {
+		var p *capture.Problem
+		var ee *exitError
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
+			return &exitError{code: ee.code, err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.err)}
+		}
 		return err
 	}
 
@@ -276,7 +310,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs))}
+	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs)),
+		ShiftNegativeTS: f.negativeTS == negativeShift}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
 	}
@@ -303,7 +338,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	stderr := cmd.ErrOrStderr()
 	var arrows, orphans uint64
 	for i, in := range inputs {
-		for _, w := range in.Decoded.Capture.Warnings {
+		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
 			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
 		}
 		for i, w := range in.Decoded.Warnings.Lines() {
@@ -318,10 +353,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		arrows += opts.FlowStats[i].Arrows
 		orphans += opts.FlowStats[i].WaitsWithoutProducer
 	}
-	where := f.output
-	if where == "-" {
-		where = "stdout"
-	}
+	where := outputPhrase(f.output, out.Replaces())
 	layout := ""
 	if len(inputs) == 1 {
 		layout = "; layout " + layoutPhrase(inputs[0].Decoded.Layout)
@@ -345,6 +377,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 const (
 	formatJSON     = "json"
 	formatPerfetto = "perfetto"
+)
+
+// The values of --negative-ts.
+const (
+	negativeShift = "shift"
+	negativeKeep  = "keep"
 )
 
 // traceFormat resolves --format: as given, else perfetto when the output
@@ -395,7 +433,11 @@ func decodeAll(paths []string, req capture.Request) ([]*decode.Decoded, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := capture.Open(path)
+			open := capture.Open
+			if req.Partial {
+				open = capture.OpenPartial
+			}
+			c, err := open(path)
 			if err != nil {
 				errs[i] = err
 				return

@@ -455,7 +455,7 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",
 		"2 records overlap an earlier record of their core (viewers move them to another track); run validate for offsets",
 		"1 record starts before their core's entry_cycle; run validate for offsets",
-		"1 record starts before the trace's anchor cycle, so their ts is negative (Perfetto drops them); run validate for offsets",
+		"1 record starts before the trace's anchor cycle; every timestamp is moved later by the same time, so that none is negative; run validate for offsets",
 		"1 slot holds records out of start_cycle order (shown sorted); run validate for offsets",
 	}
 	for _, w := range want {

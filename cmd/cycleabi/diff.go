@@ -19,6 +19,7 @@ type diffFlags struct {
 	top           int
 	output        string
 	allowMismatch bool
+	strict        bool
 }
 
 // maxReportBytes bounds an analyze JSON report read by diff.
@@ -41,7 +42,13 @@ analyze --invocation-manifest ... --format json' wrote) by rank and
 invocation id, whatever their order.
 
 Reports of different ABI fingerprints are refused unless
---allow-abi-mismatch.
+--allow-abi-mismatch. Each analysis records what it was made with besides
+the captures (the kernel family the captures were read under, and the
+--plan and --names files by name and SHA-256 of their bytes, in an analyze
+--format json report's "inputs"); where BASE's and
+NEW's differ, diff says which on stderr and atop the text (and
+"input_differences" in JSON), since the change may come from them rather
+than the kernel, and --strict refuses to compare them (exit 1).
 
 Exit status: 0 on success, 1 when an input is invalid or the ABIs differ,
 2 for usage or I/O errors.`,
@@ -62,6 +69,7 @@ Exit status: 0 on success, 1 when an input is invalid or the ABIs differ,
 	fs.IntVar(&f.top, "top", 10, "rows per task type and stage table in text and markdown (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare reports of different ABI fingerprints")
+	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) to compare analyses made with different inputs (kernel family, --plan, --names)")
 	return cmd
 }
 
@@ -91,6 +99,9 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 			return invalid(err)
 		}
 		return usage(err)
+	}
+	if err := compareInputs(cmd, d, f.strict); err != nil {
+		return err
 	}
 	return writeOutput(cmd, f.output, func(w io.Writer) error {
 		switch f.format {

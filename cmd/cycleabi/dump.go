@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/spf13/cobra"
 )
@@ -12,10 +13,11 @@ func init() { addCommand(newDumpCmd) }
 
 func newDumpCmd() *cobra.Command {
 	var (
-		layout  layoutFlags
-		slot    string
-		records int
-		family  familyFlags
+		layout    layoutFlags
+		slot      string
+		records   int
+		family    familyFlags
+		namesFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE [flags]",
@@ -24,7 +26,8 @@ func newDumpCmd() *cobra.Command {
 flatc --annotate shows a FlatBuffer: for every field of each slot's header
 and of its first records, the file offset, the raw bytes, the schema's field
 name and type, the decoded value and what it means (core type, descriptor
-name, task number, owner). validate's findings are shown under the fields
+name, task number, owner; with --names, the names decode gives descriptors
+and task stages). validate's findings are shown under the fields
 they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
 headers) are folded into one line ("AIC/4..AIC/23 idle").
 
@@ -53,12 +56,18 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			if err != nil {
 				return usage(err)
 			}
+			var names *decode.Names
+			if namesFile != "" {
+				if names, err = decode.LoadNames(namesFile); err != nil {
+					return usage(err)
+				}
+			}
 			c, err := capture.Open(args[0])
 			if err != nil {
 				return exitFor(err)
 			}
 			defer c.Close()
-			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam})
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam, Names: names})
 			switch {
 			case err == nil:
 				return nil
@@ -73,5 +82,6 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
 	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
 	family.register(fs, "MegaKernel", "")
+	fs.StringVar(&namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages, as for decode")
 	return cmd
 }

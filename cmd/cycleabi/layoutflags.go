@@ -132,7 +132,7 @@ func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
-	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}, nil
+	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities(), WorkerOn: plan.Assign(s, r).WorkerOn}, nil
 }
 
 // helpText fills in what a command's help says of the schema, so the help

@@ -22,6 +22,7 @@ type reportFlags struct {
 	baseManifest  string
 	output        string
 	allowMismatch bool
+	strict        bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -53,6 +54,9 @@ to a pull request or print:
      invocations of a window, invocation id. A base window can also be
      given as its analysis: 'cycleabi analyze --invocation-manifest
      BASE.yaml --format json -o base.json', then --base base.json.
+     A base analyzed with other inputs (kernel family, --plan, --names) is
+     compared with a warning naming them, on stderr and in the section;
+     --strict refuses it.
 
 Task types and stages keep one color (from their name) in every chart and
 every report. The page stays small whatever the capture: charts are binned,
@@ -80,6 +84,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	fs.Var((*fileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
+	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (kernel family, --plan, --names)")
 	return cmd
 }
 
@@ -137,8 +142,29 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			}
 			return usage(err)
 		}
+		if err := compareInputs(cmd, in.Diff, f.strict); err != nil {
+			return err
+		}
 	}
-	return writeOutput(cmd, f.output, func(w io.Writer) error { return report.Write(w, in) })
+	out, err := writeOutputFile(cmd, f.output, func(w io.Writer) error { return report.Write(w, in) })
+	if err != nil {
+		return err
+	}
+	open := "; open it in a browser"
+	if f.output == outfile.Stdout {
+		open = ""
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: report of %d capture(s) written to %s, %s%s\n",
+		len(captures), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
+	return nil
+}
+
+// pageSize renders a page's size: "48213 bytes (47.1 KiB)".
+func pageSize(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d bytes (%s)", n, humanBytes(uint64(n)))
 }
 
 // reportBase analyzes the base captures with the report's flags (one

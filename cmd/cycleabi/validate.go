@@ -49,8 +49,10 @@ lists the candidates. --cube-slots, and {capacity flags},
 give it instead (what 'cycleabi plan --format flags' prints); values the
 headers contradict are a layout-mismatch error naming both. --plan SCHEDULE
 plans the schedule as 'cycleabi plan' does: a cube slot count or live
-record_capacity that differs from the plan is a plan-mismatch warning, and
-the plan's layout stands in when the headers state none.
+record_capacity that differs from the plan is a plan-mismatch warning, a
+core the plan gives tasks that wrote no record (and dropped none) an
+idle-worker warning naming it, and the plan's layout stands in when the
+headers state none.
 
 Text output: one line per finding, sorted by file offset,
 

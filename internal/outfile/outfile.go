@@ -161,6 +161,11 @@ func (f *File) createTemp() error {
 // Name returns the path as given to Create ("-" for standard output).
 func (f *File) Name() string { return f.name }
 
+// Replaces reports whether Commit puts the output in place of a regular
+// file that was there when it was created (what a command says, so that
+// a file is never replaced without a word).
+func (f *File) Replaces() bool { return f.keep }
+
 // Write writes p; an error names the output's path.
 func (f *File) Write(p []byte) (int, error) {
 	if f.err != nil {

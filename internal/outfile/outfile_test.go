@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -344,5 +345,27 @@ func TestWritebackChunks(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("file holds %d bytes, want the %d written", len(got), want.Len())
+	}
+}
+
+// Replaces says whether Commit puts the output over a regular file that
+// was there: never for a new file, standard output or a device.
+func TestReplaces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{{path, false}, {path, true}, {Stdout, false}, {os.DevNull, false}} {
+		f, err := CreateStdout(tc.path, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Replaces(); got != tc.want {
+			t.Errorf("%s: Replaces() = %v, want %v", tc.path, got, tc.want)
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
