@@ -121,13 +121,17 @@ backward, several steps), one capture each, from --invocation-manifest FILE
 kernel_name}; capture paths relative to the manifest) or from capture
 arguments with --step and/or --direction once per capture. Invocation ids
 default to the order given, per rank; a rank defaults to the one in the file
-name, else 0. The invocations of a rank share its process and core threads;
-each is timed from its own first core entry and laid out after the previous
-one ends, --invocation-gap-us apart, unless --absolute-time keeps
+name, else 0. The invocations of a rank share its process and core threads
+and sit at their real times: each is shifted by (its anchor - the rank's
+earliest anchor) / MHz, as hyper-parallel's window export places them.
+Invocations that overlap in time (the same capture given twice, say) stay
+where they ran, with a warning. --invocation-gap-us N lays them end to end
+instead, in invocation id order, N us apart; --absolute-time keeps
 system-counter time. Every slice's args gain invocation_id, step and
-direction, and megaKernelCycleTrace gains invocationCount and invocations
+direction, and megaKernelCycleTrace gains invocationCount, invocations
 (invocationId, step, direction, kernelName, rank, deviceId, anchorCycle,
-recordCount, droppedRecordCount, capture).
+recordCount, droppedRecordCount, capture) and warnings (dropped records,
+overlaps).
 
 Names file (--names, YAML or JSON; keys decimal or 0x hex):
 
@@ -310,8 +314,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	var overlaps []string
 	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs)),
-		ShiftNegativeTS: f.negativeTS == negativeShift}
+		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
 	}
@@ -352,6 +357,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 		arrows += opts.FlowStats[i].Arrows
 		orphans += opts.FlowStats[i].WaitsWithoutProducer
+	}
+	for _, w := range overlaps {
+		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
 	}
 	where := outputPhrase(f.output, out.Replaces())
 	layout := ""
