@@ -3,6 +3,8 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -135,12 +137,13 @@ func TestParseFileNotFound(t *testing.T) {
 	}
 }
 
-// TestErrorListBounded: a million bad entries make 20 errors and a count.
+// TestErrorListBounded: a thousand different bad entries make 20 errors
+// and a count.
 func TestErrorListBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("num_workers: 2\ntasks: []\ncube_task_indices: [")
 	for i := 0; i < 1000; i++ {
-		b.WriteString("-1, ")
+		fmt.Fprintf(&b, "%d, ", -1-i)
 	}
 	b.WriteString("]\n")
 	_, err := Parse("bad.yaml", []byte(b.String()))
@@ -153,6 +156,37 @@ func TestErrorListBounded(t *testing.T) {
 	}
 	if !strings.HasSuffix(err.Error(), "(980 more errors)") {
 		t.Errorf("error text ends %q", err.Error()[len(err.Error())-40:])
+	}
+}
+
+// TestOneMistakeOnce: one task type misspelt in every GroupedMatMul task
+// of the example (448 of them) is its first three places, the last one
+// with the count of the rest, the suggestion, and the known names once.
+func TestOneMistakeOnce(t *testing.T) {
+	data, err := os.ReadFile("../examples/moe_layer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.ReplaceAll(string(data), "task_type: GroupedMatMul", "task_type: GroupedMatmul")
+	n := strings.Count(typo, "GroupedMatmul")
+	_, err = Parse("moe.yaml", []byte(typo))
+	if err == nil {
+		t.Fatal("the typo is accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 3 places, the last with the count, the known names:\n%s", len(lines), err)
+	}
+	for _, l := range lines[:4] {
+		if !strings.Contains(l, `.task_type: unknown task type "GroupedMatmul"; did you mean GroupedMatMul?`) {
+			t.Errorf("line %q", l)
+		}
+	}
+	if want := fmt.Sprintf("(the last of %d more like this)", n-3); !strings.HasSuffix(lines[3], want) {
+		t.Errorf("line %q, want it to end %q", lines[3], want)
+	}
+	if !strings.HasPrefix(lines[4], "known task types: Terminate, ") || strings.Count(err.Error(), "ShmemGetMem") != 1 {
+		t.Errorf("the known names are not said once:\n%s", err)
 	}
 }
 
