@@ -166,7 +166,7 @@ decode with the signal (the shell reports 130, 143, 129).`),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default trace.pftrace with --format perfetto)`)
+	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
 	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
 	f.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
 	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
@@ -184,6 +184,8 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
+	// The usage states the default, which depends on --format.
+	fs.Lookup("output").DefValue = ""
 	f.invocations.register(fs)
 	return cmd
 }
