@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -213,8 +214,14 @@ func TestPropInvocationsShifted(t *testing.T) {
 			start, end *big.Rat
 		}
 		spans := make([]*span, n) // nil: no records
+		// Apart, invocation k runs k × 2^40 cycles later: their records
+		// overlap only where a draw reaches past 2^40 cycles.
+		apart := rapid.Bool().Draw(rt, "apart")
 		for k := range n {
 			g := drawCapture(rt)
+			if apart {
+				delayCycles(g.b, uint64(k)<<40)
+			}
 			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.b.Bytes(), g.opts)
 			if err != nil {
 				rt.Fatalf("valid capture refused: %v", err)
@@ -346,6 +353,25 @@ func TestPropInvocationsShifted(t *testing.T) {
 			rt.Fatalf("%d events more than the invocations have alone", len(xs))
 		}
 	})
+}
+
+// delayCycles moves every cycle b holds (nonzero entry cycles, live
+// records' start and end) by delay.
+func delayCycles(b *capturetest.Builder, delay uint64) {
+	for i := range b.Layout.NumSlots() {
+		s := b.Layout.Slot(i)
+		h := b.Buf[s.Offset:]
+		if e := binary.LittleEndian.Uint64(h[abi.CoreHeaderEntryCycleOffset:]); e != 0 {
+			binary.LittleEndian.PutUint64(h[abi.CoreHeaderEntryCycleOffset:], e+delay)
+		}
+		live := min(binary.LittleEndian.Uint32(h[abi.CoreHeaderRecordCountOffset:]), s.Capacity)
+		for j := range live {
+			r := b.Buf[s.RecordOffset(j):]
+			for _, off := range []int{abi.ProfileRecordStartCycleOffset, abi.ProfileRecordEndCycleOffset} {
+				binary.LittleEndian.PutUint64(r[off:], binary.LittleEndian.Uint64(r[off:])+delay)
+			}
+		}
+	}
 }
 
 // durClose says whether two printed durations differ by at most the 3 ns
