@@ -220,21 +220,24 @@ func markOverlaps(inputs []Input, ps []placement, idx []int) error {
 	}
 	// idx is in id order: a stable sort keeps it among equal starts.
 	slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
-	for k := 1; k < len(spans); k++ {
-		// The earlier span that reaches furthest is the one to name.
-		prev := slices.MaxFunc(spans[:k], func(a, b span) int { return cmp.Compare(a.end, b.end) })
-		s := spans[k]
-		if s.start >= prev.end {
-			continue
+	if len(spans) == 0 {
+		return nil
+	}
+	prev := spans[0] // of the spans before s, the first that ends last
+	for _, s := range spans[1:] {
+		if s.start < prev.end {
+			a, b := &inputs[prev.i], &inputs[s.i]
+			w := fmt.Sprintf("invocation %d (%s) of rank %d overlaps invocation %d (%s) in time: cycles %d-%d against %d-%d; their slices share the core threads",
+				b.Config.Invocation.ID, b.Decoded.Capture.Name, b.Config.Rank, a.Config.Invocation.ID, a.Decoded.Capture.Name,
+				s.start, s.end, prev.start, prev.end)
+			if a.Decoded.Summary.Anchor == b.Decoded.Summary.Anchor {
+				w += fmt.Sprintf(" (both anchored at cycle %d: the same capture twice?)", a.Decoded.Summary.Anchor)
+			}
+			ps[s.i].overlap = w + "; --invocation-gap-us lays them end to end"
 		}
-		a, b := &inputs[prev.i], &inputs[s.i]
-		w := fmt.Sprintf("invocation %d (%s) of rank %d overlaps invocation %d (%s) in time: cycles %d-%d against %d-%d; their slices share the core threads",
-			b.Config.Invocation.ID, b.Decoded.Capture.Name, b.Config.Rank, a.Config.Invocation.ID, a.Decoded.Capture.Name,
-			s.start, s.end, prev.start, prev.end)
-		if a.Decoded.Summary.Anchor == b.Decoded.Summary.Anchor {
-			w += fmt.Sprintf(" (both anchored at cycle %d: the same capture twice?)", a.Decoded.Summary.Anchor)
+		if s.end > prev.end {
+			prev = s
 		}
-		ps[s.i].overlap = w + "; --invocation-gap-us lays them end to end"
 	}
 	return nil
 }
