@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -21,7 +22,7 @@ import (
 // written by the library that writes such files (the Perfetto trace by
 // hand: a TracePacket with a timestamp, field 8, and a sequence id, 10),
 // with the kind Sniff must say and the phrase the error must hold.
-func mistakenFiles(t *testing.T) map[string]struct {
+func mistakenFiles(t testing.TB) map[string]struct {
 	data []byte
 	kind capture.Kind
 	what string
@@ -118,4 +119,32 @@ func TestSniffKeepsCaptures(t *testing.T) {
 		kind, _ := capture.Sniff(b[:capture.SniffSize], int64(len(b)))
 		assert.Equal(t, capture.KindCapture, kind)
 	}
+}
+
+// FuzzSniff: Sniff reads any bytes without panicking; a file it names by
+// magic bytes is one no capture could be (shorter than a core header, or
+// a first header validate refuses: reserved set, or not AIC/0 nor
+// unused), read here with the generated header decoder; and the loader
+// refuses exactly the files Sniff names, as not-a-capture.
+func FuzzSniff(f *testing.F) {
+	for _, m := range mistakenFiles(f) {
+		f.Add(m.data)
+	}
+	f.Add(small().Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		kind, what := capture.Sniff(data[:min(len(data), capture.SniffSize)], int64(len(data)))
+		switch kind {
+		case capture.KindGzip, capture.KindZip, capture.KindPNG, capture.KindELF, capture.KindPerfetto:
+			if h, err := abi.DecodeCoreHeader(data); err == nil && h.Reserved == 0 && h.BlockID == 0 &&
+				(h.CoreType == 0 || h.CoreType == abi.Regions()[0].CoreType) {
+				t.Fatalf("named %q, but its first header could be slot 0's: %+v", what, h)
+			}
+		}
+		_, err := capture.FromBytes("f", data)
+		var p *capture.Problem
+		named := errors.As(err, &p) && p.Code == capture.CodeNotACapture
+		if named != (kind != capture.KindCapture && kind != capture.KindNPY) {
+			t.Fatalf("Sniff says %d (%q); the loader: %v", kind, what, err)
+		}
+	})
 }
