@@ -190,6 +190,67 @@ func TestOneMistakeOnce(t *testing.T) {
 	}
 }
 
+// TestOneEventWarnedOnce: 100 tasks waiting on one event no task of the
+// rank triggers (a peer's signal) are warned about as the first three,
+// the last with the count of the other 96; with --strict (CheckText) the
+// errors read the same, the count exact (not capped before it is made);
+// a second such event has its own lines; the distinct ones past 20 are
+// counted as warnings.
+func TestOneEventWarnedOnce(t *testing.T) {
+	schedule := func(events int) []byte {
+		var b strings.Builder
+		b.WriteString("num_workers: 2\ntasks:\n")
+		var idx []string
+		for e := range events {
+			for i := range 100 {
+				fmt.Fprintf(&b, "  - {task_type: AddCustom, dependent_event: %d}\n", 5+e)
+				idx = append(idx, fmt.Sprint(e*100+i))
+			}
+		}
+		fmt.Fprintf(&b, "vector_task_indices: [%s]\n", strings.Join(idx, ", "))
+		return []byte(b.String())
+	}
+	_, r, err := PlanText("s.yaml", schedule(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"s.yaml:3:45: tasks[0].dependent_event: waits on event 5, ",
+		"s.yaml:4:45: tasks[1].dependent_event: waits on event 5, ",
+		"s.yaml:5:45: tasks[2].dependent_event: waits on event 5, ",
+		"s.yaml:102:45: tasks[99].dependent_event: waits on event 5, ",
+	}
+	if len(r.Warnings) != len(want) {
+		t.Fatalf("%d warnings, want %d:\n%s", len(r.Warnings), len(want), strings.Join(r.Warnings, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(r.Warnings[i], w) {
+			t.Errorf("warning %d: %q, want it to start %q", i, r.Warnings[i], w)
+		}
+	}
+	if !strings.HasSuffix(r.Warnings[3], "(the last of 97 more like this)") {
+		t.Errorf("last warning %q", r.Warnings[3])
+	}
+	_, _, err = CheckText("s.yaml", schedule(1))
+	if err == nil {
+		t.Fatal("CheckText accepts the untriggered waits")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "(the last of 97 more like this)") || !strings.HasPrefix(lines[3], want[3]) {
+		t.Errorf("CheckText:\n%s", err)
+	}
+	// Eight events: 20 warnings are kept (three for each of six events,
+	// two of the seventh's), the six with more get their last line with a
+	// count, and the other 198 (the seventh's and eighth's) are counted.
+	_, r, err = PlanText("s.yaml", schedule(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Warnings); n != 20+6+1 || r.Warnings[n-1] != "(198 more warnings)" {
+		t.Errorf("%d warnings, the last %q", n, r.Warnings[n-1])
+	}
+}
+
 func TestAssign(t *testing.T) {
 	s := &Schedule{
 		NumWorkers:        4,

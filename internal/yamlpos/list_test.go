@@ -119,3 +119,22 @@ func TestEditDistance(t *testing.T) {
 		}
 	})
 }
+
+// Merge keeps each problem's place in its message's count; Each visits
+// the kept problems and each message's last (to locate them); What names
+// the problems past Max.
+func TestListMergeEach(t *testing.T) {
+	var o List
+	for i := range 10 {
+		o.Add(&Error{Path: fmt.Sprintf("tasks[%d]", i), Msg: "same"})
+	}
+	o.Add(&Error{Path: "x", Msg: "other"})
+	l := List{Max: 3, What: "warnings"}
+	l.Add(&Error{Path: "first", Msg: "first"})
+	l.Merge(&o)
+	var seen []string
+	l.Each(func(e *Error) { seen = append(seen, e.Path) })
+	assert.Equal(t, []string{"first", "tasks[0]", "tasks[1]", "tasks[9]"}, seen)
+	assert.Equal(t, 12, l.Len())
+	assert.Equal(t, "first: first\ntasks[0]: same\ntasks[1]: same\ntasks[9]: same (the last of 7 more like this)\n(2 more warnings)", l.Error())
+}

@@ -83,6 +83,9 @@ type List struct {
 	// SameMax caps the problems kept with one message: 0 means
 	// DefaultSameMax, negative no cap.
 	SameMax int
+	// What the problems are, in the count of those past Max ("(3 more
+	// warnings)"); "" is "errors".
+	What string
 
 	same  map[string]*sameMsg // by message, each with a kept problem
 	order []string            // the messages with omitted problems, in the order found
@@ -170,10 +173,44 @@ func (l *List) Error() string {
 		msgs = append(msgs, fmt.Sprintf("%v (the last of %d more like this)", m.last, m.omitted))
 	}
 	if rest > 0 {
-		msgs = append(msgs, fmt.Sprintf("(%d more errors)", rest))
+		what := l.What
+		if what == "" {
+			what = "errors"
+		}
+		msgs = append(msgs, fmt.Sprintf("(%d more %s)", rest, what))
 	}
 	msgs = append(msgs, l.notes...)
 	return strings.Join(msgs, "\n")
+}
+
+// Each calls f with every problem l holds: the kept ones and, for each
+// message with more, the last of them (to give them a place found later).
+func (l *List) Each(f func(*Error)) {
+	for _, e := range l.Errs {
+		f(e)
+	}
+	for _, msg := range l.order {
+		f(l.same[msg].last)
+	}
+}
+
+// Merge adds the problems of o to l: its kept ones one by one, and its
+// counts of the others, under their message where l keeps that message.
+func (l *List) Merge(o *List) {
+	for _, e := range o.Errs {
+		l.Add(e)
+	}
+	l.Omitted += o.Omitted
+	for _, msg := range o.order {
+		om := o.same[msg]
+		if m := l.same[msg]; m != nil {
+			if m.omitted == 0 {
+				l.order = append(l.order, msg)
+			}
+			m.omitted += om.omitted
+			m.last = om.last
+		}
+	}
 }
 
 // Unwrap returns the kept problems, so errors.As finds the first *Error.
