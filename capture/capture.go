@@ -21,9 +21,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Format is how the buffer is stored.
@@ -151,52 +148,15 @@ func fromReaderAt(name string, r io.ReaderAt, size int64, partial bool) (*Captur
 		}
 		return c, nil
 	}
-	if kind := textKind(r, size); kind != "" {
+	kind, what, err := SniffReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if kind != KindCapture {
 		return nil, &Problem{File: name, Severity: Error, Code: CodeNotACapture, Off: 0, Record: -1,
-			Msg: fmt.Sprintf("not a capture: the file is %s; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", kind)}
+			Msg: fmt.Sprintf("not a capture: the file is %s; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", what)}
 	}
 	return c, nil
-}
-
-// textSample is how many leading bytes textKind looks at.
-const textSample = 512
-
-// textKind says what a file that is text looks like ("JSON", "YAML",
-// "text"), or "" when it is not text. A capture is never text: every live
-// or unused core header holds zero bytes (reserved and padding), and text
-// holds none.
-func textKind(r io.ReaderAt, size int64) string {
-	var buf [textSample]byte
-	n, err := r.ReadAt(buf[:min(size, textSample)], 0)
-	if n == 0 || err != nil && !errors.Is(err, io.EOF) {
-		return ""
-	}
-	b := buf[:n]
-	// A multi-byte character may be cut at the end of the sample.
-	for cut := 0; n == textSample && cut < utf8.UTFMax-1 && !utf8.Valid(b); cut++ {
-		b = b[:len(b)-1]
-	}
-	if !utf8.Valid(b) {
-		return ""
-	}
-	for _, r := range string(b) {
-		if r != '\n' && r != '\r' && r != '\t' && !unicode.IsPrint(r) {
-			return ""
-		}
-	}
-	t := strings.TrimSpace(string(b))
-	switch {
-	case t == "":
-		return "blank text"
-	case t[0] == '{' || t[0] == '[':
-		return "JSON (or YAML)"
-	case strings.HasPrefix(t, "---") || strings.Contains(strings.SplitN(t, "\n", 2)[0], ":"):
-		return "YAML"
-	case t[0] == '#':
-		// A YAML comment, or a Markdown heading: say both.
-		return "text (YAML or Markdown)"
-	}
-	return "text"
 }
 
 // Size is the number of buffer bytes (the .npy payload, or the whole raw file).

@@ -33,7 +33,7 @@ type Code string
 // decode. Warning codes are defined by package validate, except the few
 // found when a capture is opened (below).
 const (
-	CodeNotACapture       Code = "not-a-capture"       // the file is text (JSON, YAML, ...), not a buffer
+	CodeNotACapture       Code = "not-a-capture"       // the file is something else (text, gzip, zip, PNG, ...; see Sniff)
 	CodeBadNPY            Code = "bad-npy"             // a .npy header that cannot be read
 	CodeTruncated         Code = "truncated"           // the file is shorter than its layout or .npy header says
 	CodeShortBuffer       Code = "short-buffer"        // fewer bytes than 3*C core headers

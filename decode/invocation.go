@@ -14,8 +14,8 @@ import (
 // Invocation marks a capture as one kernel launch of a window: several
 // captures of one rank (forward and backward, several steps and layers),
 // each an invocation. Inputs with an Invocation share their rank's process
-// and core threads; each is laid out after the previous one of its rank
-// (see WriteOptions.InvocationGapUs and AbsoluteTime).
+// and core threads; each sits at its real time relative to the rank's
+// earliest (see WriteOptions.InvocationGapUs and AbsoluteTime).
 type Invocation struct {
 	// ID orders the invocations of a rank; unique per rank.
 	ID int64
@@ -37,10 +37,6 @@ func CheckDirection(d string) error {
 	return fmt.Errorf("direction %q is not forward or backward", d)
 }
 
-// DefaultInvocationGapUs is the gap left between the invocations of a rank
-// laid out one after the other.
-const DefaultInvocationGapUs = 10
-
 // placement is where one input's events go: ts = (start_cycle + shift -
 // anchor) / MHz, and which metadata events it writes.
 type placement struct {
@@ -54,6 +50,9 @@ type placement struct {
 	meta  bool
 	slots []abi.Slot
 	args  []byte // `,"invocation_id":N,"step":S,"direction":D`, or nil
+	// overlap is the warning of an invocation whose records overlap in
+	// time those of an earlier-starting invocation of its rank, or "".
+	overlap string
 }
 
 // invocationMode reports whether the inputs are invocations (any has an
@@ -73,11 +72,16 @@ func invocationMode(inputs []Input) (bool, error) {
 
 // place works out every input's placement. Without invocations each
 // input is its own rank, timed from its own anchor (or from cycle 0 with
-// AbsoluteTime), as before. With invocations the inputs of a rank go in
+// AbsoluteTime), as before. With invocations the inputs of a rank share
+// one clock (the device's system counter), so by default they sit at
+// their real relative times: every invocation of a rank is timed from the
+// rank's earliest anchor, which shifts each by (its anchor - that anchor)
+// / MHz, as upstream's window export does. Invocations whose records
+// overlap in time stay where they ran, on the same threads, and get a
+// warning. With InvocationGapUs they are laid end to end instead, in
 // Invocation.ID order, each timed from its own anchor and shifted to start
-// InvocationGapUs after the previous one's last record ends; with
-// AbsoluteTime every input keeps system-counter time (cycle 0 is ts 0),
-// which all invocations on one device share.
+// the gap after the previous one's last record ends; with AbsoluteTime
+// every input keeps system-counter time (cycle 0 is ts 0).
 func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 	ps := make([]placement, len(inputs))
 	inv, err := invocationMode(inputs)
@@ -93,12 +97,13 @@ func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 	if !inv {
 		return ps, nil
 	}
-	gap := float64(DefaultInvocationGapUs)
+	endToEnd := o.InvocationGapUs != nil && !o.AbsoluteTime
+	var gap float64
 	if o.InvocationGapUs != nil {
 		gap = *o.InvocationGapUs
-	}
-	if !(gap >= 0) || math.IsInf(gap, 0) {
-		return nil, fmt.Errorf("the gap between invocations must be >= 0 and finite, got %v us", gap)
+		if !(gap >= 0) || math.IsInf(gap, 0) {
+			return nil, fmt.Errorf("the gap between invocations must be >= 0 and finite, got %v us", gap)
+		}
 	}
 	byRank := map[uint32][]int{}
 	var ranks []uint32
@@ -116,7 +121,6 @@ func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 		})
 		var slots []abi.Slot
 		seen := map[abi.Slot]bool{}
-		var shift uint64
 		for k, i := range idx {
 			in := &inputs[i]
 			if k > 0 && in.Config.Invocation.ID == inputs[idx[k-1]].Config.Invocation.ID {
@@ -130,32 +134,24 @@ func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 			}
 			ps[i].meta = false
 			ps[i].args = invocationArgs(in.Config.Invocation)
-			if o.AbsoluteTime {
-				continue
+		}
+		var err error
+		if endToEnd {
+			err = layEndToEnd(inputs, ps, idx, gap)
+		} else {
+			if !o.AbsoluteTime {
+				base := inputs[idx[0]].Decoded.Summary.Anchor
+				for _, i := range idx {
+					base = min(base, inputs[i].Decoded.Summary.Anchor)
+				}
+				for _, i := range idx {
+					ps[i].anchor = base
+				}
 			}
-			maxEnd, err := lastEnd(in.Decoded)
-			if err != nil {
-				return nil, err
-			}
-			if maxEnd > math.MaxUint64-shift {
-				return nil, fmt.Errorf("%s: invocation %d of rank %d ends past 2^64 cycles once laid out after the ones before it; use --absolute-time", in.Decoded.Capture.Name, in.Config.Invocation.ID, r)
-			}
-			ps[i].shift = shift
-			anchor := ps[i].anchor
-			span := uint64(0)
-			if maxEnd > anchor {
-				span = maxEnd - anchor
-			}
-			gapCycles := math.Round(gap * in.Config.FrequencyMHz)
-			if gapCycles > 1<<62 {
-				return nil, fmt.Errorf("a gap of %v us between invocations is more than 2^62 cycles", gap)
-			}
-			next, c1 := bits.Add64(shift, span, 0)
-			next, c2 := bits.Add64(next, uint64(gapCycles), 0)
-			if c1|c2 != 0 {
-				return nil, fmt.Errorf("the invocations of rank %d span more than 2^64 cycles once laid out; use --absolute-time", r)
-			}
-			shift = next
+			err = markOverlaps(inputs, ps, idx)
+		}
+		if err != nil {
+			return nil, err
 		}
 		slices.SortFunc(slots, func(x, y abi.Slot) int {
 			return cmp.Or(cmp.Compare(x.CoreType, y.CoreType), cmp.Compare(x.BlockID, y.BlockID))
@@ -165,6 +161,113 @@ func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 		ps[first].slots = slots
 	}
 	return ps, nil
+}
+
+// layEndToEnd shifts the invocations idx of one rank (in id order) so
+// that each starts gap us after the previous one's last record ends.
+func layEndToEnd(inputs []Input, ps []placement, idx []int, gap float64) error {
+	var shift uint64
+	for _, i := range idx {
+		in := &inputs[i]
+		r := in.Config.Rank
+		maxEnd, err := lastEnd(in.Decoded)
+		if err != nil {
+			return err
+		}
+		if maxEnd > math.MaxUint64-shift {
+			return fmt.Errorf("%s: invocation %d of rank %d ends past 2^64 cycles once laid out after the ones before it; use --absolute-time", in.Decoded.Capture.Name, in.Config.Invocation.ID, r)
+		}
+		ps[i].shift = shift
+		anchor := ps[i].anchor
+		span := uint64(0)
+		if maxEnd > anchor {
+			span = maxEnd - anchor
+		}
+		gapCycles := math.Round(gap * in.Config.FrequencyMHz)
+		if gapCycles > 1<<62 {
+			return fmt.Errorf("a gap of %v us between invocations is more than 2^62 cycles", gap)
+		}
+		next, c1 := bits.Add64(shift, span, 0)
+		next, c2 := bits.Add64(next, uint64(gapCycles), 0)
+		if c1|c2 != 0 {
+			return fmt.Errorf("the invocations of rank %d span more than 2^64 cycles once laid out; use --absolute-time", r)
+		}
+		shift = next
+	}
+	return nil
+}
+
+// markOverlaps sets the overlap warning of each invocation of one rank
+// (idx) whose records, placed at their real times, overlap those of an
+// invocation that starts no later: its slices then share threads and time
+// with the other's, as they ran (or as two copies of one capture would).
+func markOverlaps(inputs []Input, ps []placement, idx []int) error {
+	type span struct {
+		i          int
+		start, end uint64 // cycles: the earliest start, the latest end
+	}
+	var spans []span
+	for _, i := range idx {
+		d := inputs[i].Decoded
+		if d.Summary.Records == 0 {
+			continue
+		}
+		end, err := lastEnd(d)
+		if err != nil {
+			return err
+		}
+		spans = append(spans, span{i, d.Summary.Earliest, end})
+	}
+	// idx is in id order: a stable sort keeps it among equal starts.
+	slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	if len(spans) == 0 {
+		return nil
+	}
+	prev := spans[0] // of the spans before s, the first that ends last
+	for _, s := range spans[1:] {
+		if s.start < prev.end {
+			a, b := &inputs[prev.i], &inputs[s.i]
+			w := fmt.Sprintf("invocation %d (%s) of rank %d overlaps invocation %d (%s) in time: cycles %d-%d against %d-%d; their slices share the core threads",
+				b.Config.Invocation.ID, b.Decoded.Capture.Name, b.Config.Rank, a.Config.Invocation.ID, a.Decoded.Capture.Name,
+				s.start, s.end, prev.start, prev.end)
+			if a.Decoded.Summary.Anchor == b.Decoded.Summary.Anchor {
+				w += fmt.Sprintf(" (both anchored at cycle %d: the same capture twice?)", a.Decoded.Summary.Anchor)
+			}
+			ps[s.i].overlap = w + "; --invocation-gap-us lays them end to end"
+		}
+		if s.end > prev.end {
+			prev = s
+		}
+	}
+	return nil
+}
+
+// windowWarnings are the warnings of a window of invocations: the records
+// its cores dropped, then each invocation that overlaps another in time.
+func windowWarnings(dropped uint64, ps []placement) []string {
+	var ws []string
+	if w := Warning(dropped); w != "" {
+		ws = append(ws, w)
+	}
+	for i := range ps {
+		if ps[i].overlap != "" {
+			ws = append(ws, ps[i].overlap)
+		}
+	}
+	return ws
+}
+
+// reportOverlaps hands the overlap warnings to o.Overlaps, when set.
+func reportOverlaps(ps []placement, o *WriteOptions) {
+	if o.Overlaps == nil {
+		return
+	}
+	*o.Overlaps = (*o.Overlaps)[:0]
+	for i := range ps {
+		if ps[i].overlap != "" {
+			*o.Overlaps = append(*o.Overlaps, ps[i].overlap)
+		}
+	}
 }
 
 // lastEnd returns the largest end_cycle of the capture's records.

@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -72,18 +73,19 @@ func TestInvocationsLaidOut(t *testing.T) {
 		got = append(got, ev{e.Args["invocation_id"].(json.Number).String() + e.Args["direction"].(string), e.Tid.String(), e.Ts.String(), e.Dur.String()})
 		require.Equal(t, json.Number("3"), e.Args["step"])
 	}
-	// Forward from its anchor (cycle 1000); backward from its own anchor
-	// (9000), shifted to 20 us span + 10 us gap = 30 us.
+	// Both from the rank's earliest anchor (cycle 1000): backward, whose
+	// own anchor is 9000, sits (9000 - 1000) / 50 MHz = 160 us later.
 	require.Equal(t, []ev{
 		{"0forward", "1000", "0", "10"},
 		{"0forward", "2001", "2", "18"},
-		{"1backward", "1000", "30", "5"},
-		{"1backward", "1002", "32", "4"},
+		{"1backward", "1000", "160", "5"},
+		{"1backward", "1002", "162", "4"},
 	}, got)
 
 	m := f.MegaKernelCycleTrace
 	require.Equal(t, json.Number("2"), m["invocationCount"])
 	require.Equal(t, json.Number("4"), m["recordCount"])
+	require.Equal(t, []any{}, m["warnings"])
 	require.Len(t, m["ranks"], 2)
 	require.Equal(t, []any{
 		map[string]any{"invocationId": json.Number("0"), "step": json.Number("3"), "direction": "forward", "kernelName": "MegaKernel",
@@ -108,15 +110,72 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 		}
 		return ts
 	}
-	zero := 0.0
+	zero, ten := 0.0, 10.0
 	require.Equal(t, []string{"0", "2", "20", "22"}, ts(WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)))
-	// Given in the other order: ids still decide the layout.
+	// Given in the other order: ids still decide the layout end to end
+	// (20 us span + 10 us gap = 30 us); real times do not depend on it.
 	in := invocationInputs(t)
-	require.Equal(t, []string{"30", "32", "0", "2"}, ts(WriteOptions{}, []Input{in[1], in[0]}))
+	require.Equal(t, []string{"30", "32", "0", "2"}, ts(WriteOptions{InvocationGapUs: &ten}, []Input{in[1], in[0]}))
+	require.Equal(t, []string{"160", "162", "0", "2"}, ts(WriteOptions{}, []Input{in[1], in[0]}))
 	// System-counter time: cycle c is c × 0.02 us.
 	require.Equal(t, []string{"20", "22", "180", "182"}, ts(WriteOptions{AbsoluteTime: true}, invocationInputs(t)))
+	// It wins over a gap.
+	require.Equal(t, []string{"20", "22", "180", "182"}, ts(WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)))
 	neg := -1.0
 	require.ErrorContains(t, WriteTrace(&bytes.Buffer{}, invocationInputs(t), WriteOptions{InvocationGapUs: &neg}), "must be >= 0")
+}
+
+// Invocations that overlap in time (here one anchor, as when one capture
+// is given twice; upstream shifts such invocations by 0 too) stay where
+// they ran and are warned about, in the window's warnings, the capture's
+// object and Overlaps, with either format; laid end to end they are not.
+func TestInvocationsOverlap(t *testing.T) {
+	in := invocationInputs(t)
+	in[1].Decoded = in[0].Decoded
+	in[1].Config.Invocation.Direction = "backward"
+	want := "invocation 1 (fwd.bin) of rank 0 overlaps invocation 0 (fwd.bin) in time: cycles 1000-2000 against 1000-2000; " +
+		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
+	var overlaps []string
+	var out bytes.Buffer
+	require.NoError(t, WriteTrace(&out, in, WriteOptions{Overlaps: &overlaps}))
+	require.Equal(t, []string{want}, overlaps)
+	f, err := parseTrace(out.Bytes())
+	require.NoError(t, err)
+	var ts []string
+	for _, e := range xEvents(f) {
+		ts = append(ts, e.Ts.String())
+	}
+	require.Equal(t, []string{"0", "2", "0", "2"}, ts)
+	require.Equal(t, []any{want}, f.MegaKernelCycleTrace["warnings"])
+	ranks := f.MegaKernelCycleTrace["ranks"].([]any)
+	require.Equal(t, []any{}, ranks[0].(map[string]any)["warnings"])
+	require.Equal(t, []any{want}, ranks[1].(map[string]any)["warnings"])
+
+	// Perfetto: the second invocation's metadata instant carries it, and
+	// the trace's megaKernelCycleTrace JSON twice, as above.
+	overlaps = nil
+	out.Reset()
+	require.NoError(t, WritePerfetto(&out, in, WriteOptions{Overlaps: &overlaps}))
+	require.Equal(t, []string{want}, overlaps)
+	require.Equal(t, 3, bytes.Count(out.Bytes(), []byte(want)))
+
+	// Records that only touch (one ends where the next starts) do not
+	// overlap; end to end nothing does.
+	zero := 0.0
+	for _, o := range []WriteOptions{{InvocationGapUs: &zero}, {}} {
+		if o.InvocationGapUs == nil {
+			in = invocationInputs(t)
+			b := capturetest.New(24, 16, 16)
+			b.Enter(abi.CoreTypeAIC, 0, 2000).Span(abi.CoreTypeAIC, 0, 2000, 2100, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 3)
+			d, err := mustDecode("next.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+			require.NoError(t, err)
+			in[1].Decoded = d
+		}
+		overlaps = []string{"stale"}
+		o.Overlaps = &overlaps
+		require.NoError(t, WriteTrace(&bytes.Buffer{}, in, o))
+		require.Empty(t, overlaps)
+	}
 }
 
 func TestInvocationsRefused(t *testing.T) {
@@ -136,17 +195,33 @@ func TestInvocationsRefused(t *testing.T) {
 
 // TestPropInvocationsShifted: each invocation's events are the events it
 // has decoded alone, in the same order, with the same durations and args
-// (plus the invocation's), each ts moved by one constant; invocation k
+// (plus the invocation's), each ts moved by one constant. By default that
+// constant is upstream's: (the anchorCycle of its trace alone - the
+// smallest of the window's) / MHz; and an invocation is warned about
+// exactly when its records (from its trace alone) start before those of
+// an invocation that starts no earlier end. With a gap, invocation k
 // starts where k-1 ends plus the gap, computed here from the events of
 // k-1 decoded alone.
 func TestPropInvocationsShifted(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 3).Draw(rt, "invocations")
+		endToEnd := rapid.Bool().Draw(rt, "endToEnd")
 		gap := float64(rapid.IntRange(0, 50).Draw(rt, "gapUs"))
 		var inputs []Input
 		var alone [][]traceEvent
+		var anchors []*big.Rat
+		type span struct {
+			start, end *big.Rat
+		}
+		spans := make([]*span, n) // nil: no records
+		// Apart, invocation k runs k × 2^40 cycles later: their records
+		// overlap only where a draw reaches past 2^40 cycles.
+		apart := rapid.Bool().Draw(rt, "apart")
 		for k := range n {
 			g := drawCapture(rt)
+			if apart {
+				delayCycles(g.b, uint64(k)<<40)
+			}
 			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.b.Bytes(), g.opts)
 			if err != nil {
 				rt.Fatalf("valid capture refused: %v", err)
@@ -162,12 +237,29 @@ func TestPropInvocationsShifted(t *testing.T) {
 				rt.Fatal(err)
 			}
 			alone = append(alone, xEvents(f))
+			anchors = append(anchors, ratOf(rt, f.MegaKernelCycleTrace["anchorCycle"].(json.Number)))
+			for _, e := range alone[k] {
+				s, e := ratOf(rt, e.Args["start_cycle"].(json.Number)), ratOf(rt, e.Args["end_cycle"].(json.Number))
+				if spans[k] == nil {
+					spans[k] = &span{s, e}
+				}
+				if s.Cmp(spans[k].start) < 0 {
+					spans[k].start = s
+				}
+				if e.Cmp(spans[k].end) > 0 {
+					spans[k].end = e
+				}
+			}
 			step := int64(k / 2)
 			cfg.Invocation = &Invocation{ID: int64(k), Step: &step, Direction: Directions[k%2]}
 			inputs = append(inputs, Input{d, cfg})
 		}
+		o := WriteOptions{Overlaps: new([]string)}
+		if endToEnd {
+			o.InvocationGapUs = &gap
+		}
 		var out bytes.Buffer
-		err := WriteTrace(&out, inputs, WriteOptions{InvocationGapUs: &gap})
+		err := WriteTrace(&out, inputs, o)
 		if err != nil && strings.Contains(err.Error(), "2^64") {
 			rt.Skip("cycles near 2^64 do not lay out")
 		}
@@ -181,9 +273,49 @@ func TestPropInvocationsShifted(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
+		mhz := new(big.Rat).SetInt64(int64(defaultConfig().FrequencyMHz))
+		earliest := anchors[0]
+		for _, a := range anchors {
+			if a.Cmp(earliest) < 0 {
+				earliest = a
+			}
+		}
+		var warned []string
+		if !endToEnd {
+			for k := range n {
+				if spans[k] == nil {
+					continue
+				}
+				for j := range n {
+					if j == k || spans[j] == nil {
+						continue
+					}
+					c := spans[j].start.Cmp(spans[k].start)
+					if (c < 0 || c == 0 && j < k) && spans[k].start.Cmp(spans[j].end) < 0 {
+						warned = append(warned, fmt.Sprintf("invocation %d (inv%d.bin)", k, k))
+						break
+					}
+				}
+			}
+		}
+		if len(*o.Overlaps) != len(warned) {
+			rt.Fatalf("overlap warnings %q, want one for each of %q", *o.Overlaps, warned)
+		}
+		for i, w := range warned {
+			if !strings.HasPrefix((*o.Overlaps)[i], w+" of rank 0 overlaps") {
+				rt.Fatalf("overlap warning %q, want one for %s", (*o.Overlaps)[i], w)
+			}
+		}
+		if ws := f.MegaKernelCycleTrace["warnings"].([]any); len(ws) < len(warned) || len(warned) > 0 && ws[len(ws)-1] != (*o.Overlaps)[len(warned)-1] {
+			rt.Fatalf("window warnings %q, overlaps %q", ws, *o.Overlaps)
+		}
 		xs := xEvents(f)
 		start := new(big.Rat) // where invocation k's time 0 must be
 		for k := range n {
+			if !endToEnd {
+				start = new(big.Rat).Sub(anchors[k], earliest)
+				start.Quo(start, mhz)
+			}
 			got := xs[:len(alone[k])]
 			xs = xs[len(alone[k]):]
 			end := new(big.Rat)
@@ -208,17 +340,38 @@ func TestPropInvocationsShifted(t *testing.T) {
 					rt.Fatalf("invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3))
 				}
 				cycles := new(big.Rat).Sub(ratOf(rt, want.Args["end_cycle"].(json.Number)), ratOf(rt, want.Args["start_cycle"].(json.Number)))
-				exactDur := cycles.Quo(cycles, new(big.Rat).SetInt64(int64(defaultConfig().FrequencyMHz)))
+				exactDur := cycles.Quo(cycles, mhz)
 				if e := new(big.Rat).Add(ratOf(rt, want.Ts), exactDur); e.Cmp(end) > 0 {
 					end = e
 				}
 			}
-			start.Add(start, end).Add(start, new(big.Rat).SetFloat64(gap))
+			if endToEnd {
+				start.Add(start, end).Add(start, new(big.Rat).SetFloat64(gap))
+			}
 		}
 		if len(xs) != 0 {
 			rt.Fatalf("%d events more than the invocations have alone", len(xs))
 		}
 	})
+}
+
+// delayCycles moves every cycle b holds (nonzero entry cycles, live
+// records' start and end) by delay.
+func delayCycles(b *capturetest.Builder, delay uint64) {
+	for i := range b.Layout.NumSlots() {
+		s := b.Layout.Slot(i)
+		h := b.Buf[s.Offset:]
+		if e := binary.LittleEndian.Uint64(h[abi.CoreHeaderEntryCycleOffset:]); e != 0 {
+			binary.LittleEndian.PutUint64(h[abi.CoreHeaderEntryCycleOffset:], e+delay)
+		}
+		live := min(binary.LittleEndian.Uint32(h[abi.CoreHeaderRecordCountOffset:]), s.Capacity)
+		for j := range live {
+			r := b.Buf[s.RecordOffset(j):]
+			for _, off := range []int{abi.ProfileRecordStartCycleOffset, abi.ProfileRecordEndCycleOffset} {
+				binary.LittleEndian.PutUint64(r[off:], binary.LittleEndian.Uint64(r[off:])+delay)
+			}
+		}
+	}
 }
 
 // durClose says whether two printed durations differ by at most the 3 ns

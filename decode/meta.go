@@ -11,9 +11,9 @@ import (
 // appendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
-func appendMeta(b []byte, inputs []Input, flows []FlowStats) []byte {
+func appendMeta(b []byte, inputs []Input, flows []FlowStats, ps []placement) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
-		return appendRankMeta(b, &inputs[0], flows[0])
+		return appendRankMeta(b, &inputs[0], flows[0], "")
 	}
 	var records, dropped uint64
 	for i := range inputs {
@@ -29,6 +29,15 @@ func appendMeta(b []byte, inputs []Input, flows []FlowStats) []byte {
 	b = strconv.AppendUint(b, dropped, 10)
 	if inputs[0].Config.Invocation != nil {
 		b = appendInvocations(b, inputs)
+		// The window's warnings, as upstream's window object has them.
+		b = append(b, `,"warnings":[`...)
+		for i, w := range windowWarnings(dropped, ps) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, w)
+		}
+		b = append(b, ']')
 	}
 	b = append(b, `,"ranks":[`...)
 	for i := range inputs {
@@ -36,14 +45,16 @@ func appendMeta(b []byte, inputs []Input, flows []FlowStats) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, "\n"...)
-		b = appendRankMeta(b, &inputs[i], flows[i])
+		b = appendRankMeta(b, &inputs[i], flows[i], ps[i].overlap)
 	}
 	return append(b, "\n]}"...)
 }
 
 // appendRankMeta appends one capture's object, keys in the reference's
 // order, then abiVersion and abiFingerprint (the ABI it was decoded with).
-func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
+// overlap is the capture's warning as an invocation that overlaps another
+// in time, or "".
+func appendRankMeta(b []byte, in *Input, flows FlowStats, overlap string) []byte {
 	cfg, sum := &in.Config, in.Decoded.Summary
 	b = append(b, `{"schemaVersion":`...)
 	b = strconv.AppendInt(b, SchemaVersion, 10)
@@ -82,7 +93,11 @@ func appendRankMeta(b []byte, in *Input, flows FlowStats) []byte {
 	b = appendJSONString(b, cfg.OwnerLabel)
 	b = append(b, `,"warnings":[`...)
 	sep := false
-	for _, w := range in.Decoded.Warnings.Lines() {
+	lines := in.Decoded.Warnings.Lines()
+	if overlap != "" {
+		lines = append(lines, overlap)
+	}
+	for _, w := range lines {
 		if sep {
 			b = append(b, ',')
 		}

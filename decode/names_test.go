@@ -62,7 +62,7 @@ func TestParseNamesErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"stages: [1, 2]\n", `n.yaml:1:9: stages: expected a mapping of id -> name, got a list`},
 		{"- 1\n", `n.yaml:1:1: expected a mapping with stages, graph_stages and tasks, got a list`},
-		{"stage:\n  1: x\n", `n.yaml:1:1: stage: unknown key "stage" (known: stages, graph_stages, tasks)`},
+		{"stage:\n  1: x\n", "n.yaml:1:1: stage: unknown key \"stage\"; did you mean stages?\nknown keys: stages, graph_stages, tasks"},
 		{"tasks:\n  1: a\ntasks:\n  2: b\n", `n.yaml:3:1: tasks: duplicate key "tasks"`},
 		{"tasks:\n  abc: x\n", `n.yaml:2:3: tasks.abc: key "abc" is not an id (decimal, or hex with 0x)`},
 		{"tasks:\n  -1: x\n", `n.yaml:2:3: tasks.-1: key "-1" is not an id (decimal, or hex with 0x)`},

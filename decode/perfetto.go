@@ -96,6 +96,7 @@ func writePerfetto(w io.Writer, inputs []Input, o WriteOptions, flows []flowLook
 	if err != nil {
 		return err
 	}
+	reportOverlaps(placements, &o)
 	f, err := newPerfettoFormat(inputs, placements)
 	if err != nil {
 		return err
@@ -261,7 +262,7 @@ func (f *perfettoFormat) head([]Input) []byte { return nil }
 func (f *perfettoFormat) tail(inputs []Input, flows []FlowStats) []byte {
 	var md []byte
 	md = appendStringField(md, fChromeMetadataName, "megaKernelCycleTrace")
-	md = appendBytesField(md, fChromeMetadataJSON, appendMeta(nil, inputs, flows))
+	md = appendBytesField(md, fChromeMetadataJSON, appendMeta(nil, inputs, flows, f.places))
 	bundle := appendBytesField(nil, fBundleMetadata, md)
 	var pkt []byte
 	pkt = appendVarintField(pkt, fPacketTimestamp, f.offset)
@@ -642,6 +643,9 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	s("kernelName", cfg.KernelName)
 	s("ownerLabel", cfg.OwnerLabel)
 	warnings := r.in.Decoded.Warnings.Lines()
+	if w := r.f.places[r.index].overlap; w != "" {
+		warnings = append(warnings, w)
+	}
 	if cfg.Deps != nil {
 		st := r.flowStats()
 		u("dependencyArrows", st.Arrows)

@@ -135,16 +135,25 @@ func assignInputs(m *pfModel, inputs []Input) error {
 	return nil
 }
 
-// checkExactTimes checks, unless the inputs are invocations (laid out by
-// place), that every slice begins and ends at exactly
+// checkExactTimes checks, unless the inputs are invocations laid end to
+// end (InvocationGapUs), that every slice begins and ends at exactly
 // timestampOffsetNs + round((cycle − time 0) × 1000 / MHz) ns, rounded
 // once (half away from time 0), computed here with math/big from the
 // record's start_cycle and end_cycle args: time 0 is the input's anchor,
-// or cycle 0 with AbsoluteTime.
+// for invocations the smallest anchor of their rank's (upstream's window
+// placement), or cycle 0 with AbsoluteTime.
 func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
+	base := map[uint32]uint64{} // rank -> its invocations' smallest anchor
 	for _, in := range inputs {
-		if in.Config.Invocation != nil {
+		if in.Config.Invocation == nil {
+			continue
+		}
+		if o.InvocationGapUs != nil && !o.AbsoluteTime {
 			return nil
+		}
+		a := in.Decoded.Summary.Anchor
+		if b, ok := base[in.Config.Rank]; !ok || a < b {
+			base[in.Config.Rank] = a
 		}
 	}
 	var offset *big.Int
@@ -159,7 +168,11 @@ func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
 	at := func(arg string, in *Input) *big.Int {
 		cycle, _ := new(big.Int).SetString(arg, 10)
 		anchor := new(big.Int)
-		if !o.AbsoluteTime {
+		switch {
+		case o.AbsoluteTime:
+		case in.Config.Invocation != nil:
+			anchor.SetUint64(base[in.Config.Rank])
+		default:
 			anchor.SetUint64(in.Decoded.Summary.Anchor)
 		}
 		d := new(big.Int).Sub(cycle, anchor)

@@ -66,12 +66,19 @@ type WriteOptions struct {
 	// Progress, when set, is called with the number of events just
 	// written, from the goroutine that called WriteTrace.
 	Progress func(events int)
-	// InvocationGapUs is the gap between invocations of a rank laid out
-	// one after the other (nil: DefaultInvocationGapUs).
+	// InvocationGapUs, when set, lays the invocations of a rank end to
+	// end, this many microseconds apart, instead of at their real times
+	// (nil: each shifted by its anchor's distance from the rank's
+	// earliest anchor).
 	InvocationGapUs *float64
 	// AbsoluteTime times every event from system-counter cycle 0 instead
-	// of from its capture's anchor.
+	// of from its capture's anchor (or its rank's earliest anchor); it
+	// wins over InvocationGapUs.
 	AbsoluteTime bool
+	// Overlaps, when set, receives the warning of each invocation whose
+	// records overlap in time those of another of its rank, placed at
+	// their real times (they share the rank's threads).
+	Overlaps *[]string
 	// FlowStats, when it has one entry per input, receives what each
 	// input's dependency arrows came to (zero for an input without Deps).
 	FlowStats []FlowStats
@@ -113,11 +120,12 @@ const SchemaVersion = 1
 // Inputs with an Invocation are kernel launches of a window: several may
 // share a rank, whose process and core threads the first of them writes;
 // every X event's args end with invocation_id, step and direction; each
-// invocation is timed from its own anchor and laid out after the previous
-// one of its rank (WriteOptions.InvocationGapUs, AbsoluteTime); and
-// megaKernelCycleTrace takes the several-input form with
-// "invocationCount" and "invocations" before "ranks". Without
-// Invocations the output is as described above.
+// invocation is timed from its rank's earliest anchor, so that it sits at
+// its real time (or laid end to end: WriteOptions.InvocationGapUs; or
+// AbsoluteTime); and megaKernelCycleTrace takes the several-input form
+// with "invocationCount", "invocations" and "warnings" (the window's: the
+// dropped records, the invocations that overlap in time) before "ranks".
+// Without Invocations the output is as described above.
 //
 // Records that start before their time 0 (their core's entry, or the
 // anchor of its invocation) get a negative ts, as the reference decoder
@@ -140,6 +148,7 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 	if err != nil {
 		return err
 	}
+	reportOverlaps(placements, &o)
 	for i := range inputs {
 		inputs[i].Decoded.Warnings.Shifted, inputs[i].Decoded.Warnings.ShiftCycles = o.ShiftNegativeTS, 0
 	}
@@ -413,8 +422,8 @@ type jsonFormat struct{ placements []placement }
 
 func (jsonFormat) head([]Input) []byte { return []byte(`{"traceEvents":[`) }
 
-func (jsonFormat) tail(inputs []Input, flows []FlowStats) []byte {
-	meta := appendMeta(nil, inputs, flows)
+func (f jsonFormat) tail(inputs []Input, flows []FlowStats) []byte {
+	meta := appendMeta(nil, inputs, flows, f.placements)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)

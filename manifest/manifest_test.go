@@ -46,7 +46,7 @@ func TestParseErrors(t *testing.T) {
 		"- {rank: 1}":                        `m.yaml:1:3: [0]: missing required key "capture"`,
 		"- {capture: null}":                  "m.yaml:1:13: [0].capture: expected a string, got null",
 		"- {capture: ''}":                    "m.yaml:1:13: [0].capture: empty capture path",
-		"- {capture: a, dir: forward}":       `m.yaml:1:16: [0].dir: unknown key "dir" (known: capture, rank, invocation_id, step, direction, kernel_name)`,
+		"- {capture: a, dir: forward}":       "m.yaml:1:16: [0].dir: unknown key \"dir\"; did you mean direction?\nknown keys of an entry: capture, rank, invocation_id, step, direction, kernel_name",
 		"- {capture: a, capture: b}":         `m.yaml:1:16: [0].capture: duplicate key "capture"`,
 		"- {capture: a, direction: sideway}": `m.yaml:1:27: [0].direction: direction "sideway" is not forward or backward`,
 		"- {capture: a, direction: [x]}":     "m.yaml:1:27: [0].direction: expected a string, got a list",

@@ -28,10 +28,9 @@ func (s *Schedule) ErrorAt(path, format string, args ...any) *Error {
 	return e
 }
 
-// errorsAt gives each problem its position, reading the text once for
+// locate gives each problem of l its position, reading the text once for
 // all of them.
-func (s *Schedule) errorsAt(probs []problem) []*Error {
-	errs := make([]*Error, len(probs))
+func (s *Schedule) locate(l *ErrorList) {
 	var root *yaml.Node
 	if s.src != nil && !s.fromJSON {
 		var doc yaml.Node
@@ -39,18 +38,15 @@ func (s *Schedule) errorsAt(probs []problem) []*Error {
 			root = doc.Content[0]
 		}
 	}
-	for i, pr := range probs {
-		e := &Error{File: s.File, Path: pr.path, Msg: pr.msg}
+	l.Each(func(e *Error) {
 		switch {
 		case s.src == nil:
 		case s.fromJSON:
-			e.Line, e.Col = jsonPosition(s.src, pr.path)
+			e.Line, e.Col = jsonPosition(s.src, e.Path)
 		case root != nil:
-			e.Line, e.Col = nodePosition(root, pr.path)
+			e.Line, e.Col = nodePosition(root, e.Path)
 		}
-		errs[i] = e
-	}
-	return errs
+	})
 }
 
 // yamlPosition returns the line and column of the node at path in the YAML

@@ -220,47 +220,48 @@ const (
 	waitWarnings                  // a warning in Result.Warnings (PlanFile)
 )
 
-// planner collects a schedule's planning problems: a YAML path and a
-// message each, given a position only when they are reported.
+// planner collects a schedule's planning problems and warnings: a YAML
+// path and a message each, in lists that keep the first few of a message
+// and count the rest (yamlpos.List); positions are given only when they
+// are reported (locate).
 type planner struct {
 	s     *Schedule
-	probs []problem
+	probs ErrorList
 	// warns are the waits no scheduled task triggers, with waitWarnings.
-	warns []problem
-	// omitted counts the problems past maxErrors.
-	omitted int
+	warns ErrorList
 	// skip, when set, tells problems at paths the parser already reported
 	// (see planPartial); they are not reported again.
 	skip func(path string) bool
 }
 
-type problem struct{ path, msg string }
-
 func (p *planner) add(path, format string, args ...any) {
 	if p.skip != nil && p.skip(path) {
 		return
 	}
-	if len(p.probs) >= maxErrors {
-		p.omitted++
-		return
-	}
-	p.probs = append(p.probs, problem{path, fmt.Sprintf(format, args...)})
+	p.probs.Max = maxErrors
+	p.probs.Add(&Error{File: p.s.File, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (p *planner) failed() bool { return len(p.probs)+p.omitted > 0 }
+func (p *planner) failed() bool { return p.probs.Len() > 0 }
 
 // err returns the problems as an *ErrorList in file order, or nil.
 func (p *planner) err() error {
 	if !p.failed() {
 		return nil
 	}
-	list := &ErrorList{Max: maxErrors}
-	for _, e := range p.s.errorsAt(p.probs) {
-		list.Add(e)
+	p.s.locate(&p.probs)
+	p.probs.Sort()
+	return &p.probs
+}
+
+// warnings renders the warnings, one line each, in file order.
+func (p *planner) warnings() []string {
+	if p.warns.Len() == 0 {
+		return nil
 	}
-	list.Omitted += p.omitted
-	list.Sort()
-	return list
+	p.s.locate(&p.warns)
+	p.warns.Sort()
+	return strings.Split(p.warns.Error(), "\n")
 }
 
 // plan applies every rule, recording each problem, and returns the sizes
@@ -422,11 +423,14 @@ func (p *planner) untriggeredWaits(waits waitCheck) {
 			if e := s.Tasks[id].DependentEvent; e.Valid() && !triggered[e] && !reported[id] {
 				reported[id] = true
 				path := fmt.Sprintf("tasks[%d].dependent_event", id)
-				const msg = "task %d waits on event %d, which no scheduled task of this rank triggers: the device hangs there unless a peer rank sets it (as a peer's ShmemPutMemSignal does, writing no trigger record)"
+				// The path names the task: the message, the same for every
+				// task waiting on e, is said once with a count.
+				const msg = "waits on event %d, which no scheduled task of this rank triggers: the device hangs there unless a peer rank sets it (as a peer's ShmemPutMemSignal does, writing no trigger record)"
 				if waits == waitWarnings {
-					p.warns = append(p.warns, problem{path, fmt.Sprintf(msg, id, e)})
+					p.warns.Max, p.warns.What = maxErrors, "warnings"
+					p.warns.Add(&Error{File: s.File, Path: path, Msg: fmt.Sprintf(msg, e)})
 				} else {
-					p.add(path, msg, id, e)
+					p.add(path, msg, e)
 				}
 			}
 		}

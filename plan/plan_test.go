@@ -3,6 +3,8 @@ package plan
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -135,12 +137,13 @@ func TestParseFileNotFound(t *testing.T) {
 	}
 }
 
-// TestErrorListBounded: a million bad entries make 20 errors and a count.
+// TestErrorListBounded: a thousand different bad entries make 20 errors
+// and a count.
 func TestErrorListBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("num_workers: 2\ntasks: []\ncube_task_indices: [")
 	for i := 0; i < 1000; i++ {
-		b.WriteString("-1, ")
+		fmt.Fprintf(&b, "%d, ", -1-i)
 	}
 	b.WriteString("]\n")
 	_, err := Parse("bad.yaml", []byte(b.String()))
@@ -153,6 +156,98 @@ func TestErrorListBounded(t *testing.T) {
 	}
 	if !strings.HasSuffix(err.Error(), "(980 more errors)") {
 		t.Errorf("error text ends %q", err.Error()[len(err.Error())-40:])
+	}
+}
+
+// TestOneMistakeOnce: one task type misspelt in every GroupedMatMul task
+// of the example (448 of them) is its first three places, the last one
+// with the count of the rest, the suggestion, and the known names once.
+func TestOneMistakeOnce(t *testing.T) {
+	data, err := os.ReadFile("../examples/moe_layer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.ReplaceAll(string(data), "task_type: GroupedMatMul", "task_type: GroupedMatmul")
+	n := strings.Count(typo, "GroupedMatmul")
+	_, err = Parse("moe.yaml", []byte(typo))
+	if err == nil {
+		t.Fatal("the typo is accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 3 places, the last with the count, the known names:\n%s", len(lines), err)
+	}
+	for _, l := range lines[:4] {
+		if !strings.Contains(l, `.task_type: unknown task type "GroupedMatmul"; did you mean GroupedMatMul?`) {
+			t.Errorf("line %q", l)
+		}
+	}
+	if want := fmt.Sprintf("(the last of %d more like this)", n-3); !strings.HasSuffix(lines[3], want) {
+		t.Errorf("line %q, want it to end %q", lines[3], want)
+	}
+	if !strings.HasPrefix(lines[4], "known task types: Terminate, ") || strings.Count(err.Error(), "ShmemGetMem") != 1 {
+		t.Errorf("the known names are not said once:\n%s", err)
+	}
+}
+
+// TestOneEventWarnedOnce: 100 tasks waiting on one event no task of the
+// rank triggers (a peer's signal) are warned about as the first three,
+// the last with the count of the other 96; with --strict (CheckText) the
+// errors read the same, the count exact (not capped before it is made);
+// a second such event has its own lines; the distinct ones past 20 are
+// counted as warnings.
+func TestOneEventWarnedOnce(t *testing.T) {
+	schedule := func(events int) []byte {
+		var b strings.Builder
+		b.WriteString("num_workers: 2\ntasks:\n")
+		var idx []string
+		for e := range events {
+			for i := range 100 {
+				fmt.Fprintf(&b, "  - {task_type: AddCustom, dependent_event: %d}\n", 5+e)
+				idx = append(idx, fmt.Sprint(e*100+i))
+			}
+		}
+		fmt.Fprintf(&b, "vector_task_indices: [%s]\n", strings.Join(idx, ", "))
+		return []byte(b.String())
+	}
+	_, r, err := PlanText("s.yaml", schedule(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"s.yaml:3:45: tasks[0].dependent_event: waits on event 5, ",
+		"s.yaml:4:45: tasks[1].dependent_event: waits on event 5, ",
+		"s.yaml:5:45: tasks[2].dependent_event: waits on event 5, ",
+		"s.yaml:102:45: tasks[99].dependent_event: waits on event 5, ",
+	}
+	if len(r.Warnings) != len(want) {
+		t.Fatalf("%d warnings, want %d:\n%s", len(r.Warnings), len(want), strings.Join(r.Warnings, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(r.Warnings[i], w) {
+			t.Errorf("warning %d: %q, want it to start %q", i, r.Warnings[i], w)
+		}
+	}
+	if !strings.HasSuffix(r.Warnings[3], "(the last of 97 more like this)") {
+		t.Errorf("last warning %q", r.Warnings[3])
+	}
+	_, _, err = CheckText("s.yaml", schedule(1))
+	if err == nil {
+		t.Fatal("CheckText accepts the untriggered waits")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[3], "(the last of 97 more like this)") || !strings.HasPrefix(lines[3], want[3]) {
+		t.Errorf("CheckText:\n%s", err)
+	}
+	// Eight events: 20 warnings are kept (three for each of six events,
+	// two of the seventh's), the six with more get their last line with a
+	// count, and the other 198 (the seventh's and eighth's) are counted.
+	_, r, err = PlanText("s.yaml", schedule(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Warnings); n != 20+6+1 || r.Warnings[n-1] != "(198 more warnings)" {
+		t.Errorf("%d warnings, the last %q", n, r.Warnings[n-1])
 	}
 }
 

@@ -283,9 +283,7 @@ func check(file string, data []byte, lim yamlpos.Limits, waits waitCheck) (*Sche
 		if err := p.err(); err != nil {
 			return s, r, err
 		}
-		for _, w := range s.errorsAt(p.warns) {
-			r.Warnings = append(r.Warnings, w.Error())
-		}
+		r.Warnings = p.warnings()
 		return s, r, nil
 	}
 	var list *ErrorList
@@ -312,10 +310,8 @@ func check(file string, data []byte, lim yamlpos.Limits, waits waitCheck) (*Sche
 	}}
 	p.plan(waits)
 	if p.failed() {
-		for _, e := range p.s.errorsAt(p.probs) {
-			list.Add(e)
-		}
-		list.Omitted += p.omitted
+		p.s.locate(&p.probs)
+		list.Merge(&p.probs)
 		list.Sort()
 	}
 	return nil, Result{}, list

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -70,7 +69,7 @@ func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
 		if name, ok := p.Str(v, "mode"); ok {
 			mode, known := ParseMode(name)
 			if !known {
-				p.Errorf(v, "mode", "unknown mode %q (known: event_driven, aiv_pipeline)", name)
+				p.Unknown(v, "mode", "mode", name, []string{"event_driven", "aiv_pipeline"})
 			}
 			s.Mode = mode
 		}
@@ -149,17 +148,17 @@ func (p *yamlParser) taskType(n *yaml.Node, path string) (abi.TaskType, bool) {
 	}
 	t, ok := abi.ParseTaskType(name)
 	if !ok {
-		p.Errorf(n, path, "unknown task type %q (known: %s)", name, taskTypeNames())
+		p.Unknown(n, path, "task type", name, taskTypeNames())
 	}
 	return t, ok
 }
 
-func taskTypeNames() string {
+func taskTypeNames() []string {
 	var names []string
 	for _, t := range abi.TaskTypes() {
 		names = append(names, t.String())
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // event reads an optional event id; absent, null, or EVENT_INVALID_ID

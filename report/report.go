@@ -346,7 +346,8 @@ func (p *page) summary(in *Input) {
 				card{Label: "rank spread", Value: fp(x.SpreadPct, 1) + " %", Sub: gu(x.SpreadCycles) + " cycles between slowest and fastest"})
 		}
 	}
-	c := card{Label: "dropped records", Value: gu(dropped), Sub: "of " + gu(records+dropped) + " written"}
+	// The cores tried to write records+dropped; records were kept.
+	c := card{Label: "dropped records", Value: gu(dropped), Sub: gu(records) + " written of " + gu(records+dropped) + " attempted"}
 	if dropped > 0 {
 		c.Class = "bad"
 	}

@@ -95,13 +95,53 @@ func niceStep(max float64, want int) float64 {
 	return 10 * p
 }
 
+// tickCharW bounds the width of one character of a tick label (10 px
+// text, .tick in the page's style): a digit is about 0.56 em in the
+// common sans-serif fonts, so 6.5 px leaves room for wider ones; tickGap
+// is the least room left between two labels.
+const (
+	tickCharW = 6.5
+	tickGap   = 8
+)
+
+// nextStep is the 1, 2 or 5 × 10^k step after step.
+func nextStep(step float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(step)+1e-9))
+	switch m := step / p; {
+	case m < 1.5:
+		return 2 * p
+	case m < 3.5:
+		return 5 * p
+	}
+	return 10 * p
+}
+
+// tickStep is the step of an axis w px wide for values 0 to max: about 8
+// intervals, fewer when the labels would not fit between the ticks (a
+// wide number on a narrow chart), never labels that run into each other.
+func tickStep(w, max float64) float64 {
+	step := niceStep(max, 8)
+	for step <= max {
+		// Labels grow with the value: the last is the widest.
+		widest := 0
+		for v := 0.0; v <= max*1.0000001; v += step {
+			widest = len(tickLabel(v, step))
+		}
+		if w*step/max >= float64(widest)*tickCharW+tickGap {
+			break
+		}
+		step = nextStep(step)
+	}
+	return step
+}
+
 // xAxis draws a time axis under a plot from x0 (value 0) to x0+w (value
 // max) at y, with vertical grid lines up to top, ticks labelled in the
 // unit, and a caption.
 func (c *chart) xAxis(x0, w, top, y, max float64, caption string) {
 	c.grid(x0, y, x0+w, y, "axis")
 	if max > 0 {
-		step := niceStep(max, 8)
+		step := tickStep(w, max)
 		for v := 0.0; v <= max*1.0000001; v += step {
 			x := x0 + w*v/max
 			c.grid(x, top, x, y, "gridline")

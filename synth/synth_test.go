@@ -145,7 +145,7 @@ tasks:
 cube_task_indices: [0]
 vector_task_indices: [1]
 `,
-		want: `s.yaml:4:42: tasks[1].dependent_event: task 1 waits on event 2, which no scheduled task of this rank triggers: the device hangs there unless a peer rank sets it (as a peer's ShmemPutMemSignal does, writing no trigger record)`,
+		want: `s.yaml:4:42: tasks[1].dependent_event: waits on event 2, which no scheduled task of this rank triggers: the device hangs there unless a peer rank sets it (as a peer's ShmemPutMemSignal does, writing no trigger record)`,
 	}, {
 		name: "cycle",
 		src: `num_workers: 2

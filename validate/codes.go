@@ -70,7 +70,7 @@ type CodeInfo struct {
 // the table in docs/validate.md is this list.
 func Codes() []CodeInfo {
 	return []CodeInfo{
-		{capture.CodeNotACapture, capture.Error, "the file is text (JSON, YAML, ...), not a profiling buffer; said before anything else"},
+		{capture.CodeNotACapture, capture.Error, "the file is something else, named by its first bytes (text, JSON, YAML, gzip, a zip archive, a PNG image, an ELF binary, a Perfetto trace, an empty file), not a profiling buffer; said before anything else"},
 		{capture.CodeBadNPY, capture.Error, "a .npy header that cannot be read"},
 		{capture.CodeTruncated, capture.Error, "the file is shorter than its layout (or its .npy header) says; the message says how many bytes are missing"},
 		{capture.CodeShortBuffer, capture.Error, "fewer bytes than the 3*C core headers"},

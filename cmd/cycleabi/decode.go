@@ -121,13 +121,17 @@ backward, several steps), one capture each, from --invocation-manifest FILE
 kernel_name}; capture paths relative to the manifest) or from capture
 arguments with --step and/or --direction once per capture. Invocation ids
 default to the order given, per rank; a rank defaults to the one in the file
-name, else 0. The invocations of a rank share its process and core threads;
-each is timed from its own first core entry and laid out after the previous
-one ends, --invocation-gap-us apart, unless --absolute-time keeps
+name, else 0. The invocations of a rank share its process and core threads
+and sit at their real times: each is shifted by (its anchor - the rank's
+earliest anchor) / MHz, as hyper-parallel's window export places them.
+Invocations that overlap in time (the same capture given twice, say) stay
+where they ran, with a warning. --invocation-gap-us N lays them end to end
+instead, in invocation id order, N us apart; --absolute-time keeps
 system-counter time. Every slice's args gain invocation_id, step and
-direction, and megaKernelCycleTrace gains invocationCount and invocations
+direction, and megaKernelCycleTrace gains invocationCount, invocations
 (invocationId, step, direction, kernelName, rank, deviceId, anchorCycle,
-recordCount, droppedRecordCount, capture).
+recordCount, droppedRecordCount, capture) and warnings (dropped records,
+overlaps).
 
 Names file (--names, YAML or JSON; keys decimal or 0x hex):
 
@@ -162,7 +166,7 @@ decode with the signal (the shell reports 130, 143, 129).`),
 		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default trace.pftrace with --format perfetto)`)
+	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
 	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
 	f.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
 	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
@@ -180,6 +184,8 @@ decode with the signal (the shell reports 130, 143, 129).`),
 	// pflag prints "(default [])" after an empty uint list; the usage
 	// already says what the default is.
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
+	// The usage states the default, which depends on --format.
+	fs.Lookup("output").DefValue = ""
 	f.invocations.register(fs)
 	return cmd
 }
@@ -310,8 +316,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	var overlaps []string
 	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs)),
-		ShiftNegativeTS: f.negativeTS == negativeShift}
+		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
 	}
@@ -352,6 +359,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 		arrows += opts.FlowStats[i].Arrows
 		orphans += opts.FlowStats[i].WaitsWithoutProducer
+	}
+	for _, w := range overlaps {
+		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
 	}
 	where := outputPhrase(f.output, out.Replaces())
 	layout := ""

@@ -57,3 +57,16 @@ func TestHelpTextPlaceholders(t *testing.T) {
 	assert.Equal(t, "a with b", joinLast([]string{"a", "b"}, " with "))
 	assert.Equal(t, "a", joinLast([]string{"a"}, " with "))
 }
+
+// No flag states its default twice (its usage text, and pflag's
+// "(default ...)" after it), in any command's help.
+func TestHelpDefaultsOnce(t *testing.T) {
+	for _, cmd := range []string{"plan", "synth", "validate", "dump", "decode", "merge", "analyze", "diff", "report"} {
+		help, _, code := runMain(t, cmd, "--help")
+		assert.Equal(t, exitOK, code, cmd)
+		_, flags, _ := strings.Cut(help, "\nFlags:")
+		for _, line := range strings.Split(flags, "\n") {
+			assert.LessOrEqual(t, strings.Count(line, "(default"), 1, "%s --help: %s", cmd, line)
+		}
+	}
+}

@@ -41,9 +41,8 @@ type windowTrace struct {
 
 func TestDecodeInvocations(t *testing.T) {
 	dir := window(t)
-	// The example's last record ends 2458.84 us after its anchor; the
-	// second launch's anchor goes 10 us later (the default gap), at
-	// 2468.84, and its first record 0.58 us after that.
+	// One capture given twice: one anchor, so both launches sit at their
+	// real time, the first record 0.58 us after it, with a warning.
 	for name, args := range map[string][]string{
 		"manifest": {"decode", "--invocation-manifest", filepath.Join(dir, "window.yaml")},
 		"flags": {"decode", filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), "--rank", "2", "--rank", "2",
@@ -69,18 +68,39 @@ func TestDecodeInvocations(t *testing.T) {
 			}
 		}
 		require.Equal(t, 1, procs, name)
-		require.Equal(t, []string{"0.58", "2469.42"}, firsts, name)
+		require.Equal(t, []string{"0.58", "0.58"}, firsts, name)
+		require.Contains(t, stderr, "cycleabi: warning: invocation 1 ("+filepath.Join(dir, "bwd.bin")+") of rank 2 overlaps invocation 0 ("+filepath.Join(dir, "fwd.bin")+") in time", name)
+		require.Contains(t, stderr, "the same capture twice?", name)
 		require.Equal(t, 2, tr.MegaKernelCycleTrace.InvocationCount)
 		require.Equal(t, "backward", tr.MegaKernelCycleTrace.Invocations[1]["direction"])
 		require.Equal(t, filepath.Join(dir, "bwd.bin"), tr.MegaKernelCycleTrace.Invocations[1]["capture"])
 	}
 
+	// --invocation-gap-us lays them end to end: the example's last record
+	// ends 2458.84 us after its anchor; the second launch's anchor goes
+	// 10 us later, at 2468.84, and its first record 0.58 us after that.
+	// No overlap then.
+	out := filepath.Join(dir, "gap.json")
+	_, stderr, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--invocation-gap-us", "10", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	require.NotContains(t, stderr, "overlaps")
+	var gapped windowTrace
+	data, _ := os.ReadFile(out)
+	require.NoError(t, json.Unmarshal(data, &gapped))
+	var firsts []string
+	for _, e := range gapped.TraceEvents {
+		if e.Ph == "X" && (len(firsts) == 0 || e.Args["invocation_id"] != 0.0 && len(firsts) == 1) {
+			firsts = append(firsts, string(e.Ts))
+		}
+	}
+	require.Equal(t, []string{"0.58", "2469.42"}, firsts)
+
 	// --absolute-time: system-counter microseconds, the same for both.
-	out := filepath.Join(dir, "abs.json")
-	_, stderr, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--absolute-time", "--invocation-gap-us", "0", "-o", out)
+	out = filepath.Join(dir, "abs.json")
+	_, stderr, code = runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--absolute-time", "--invocation-gap-us", "0", "-o", out)
 	require.Equal(t, 0, code, stderr)
 	var tr windowTrace
-	data, _ := os.ReadFile(out)
+	data, _ = os.ReadFile(out)
 	require.NoError(t, json.Unmarshal(data, &tr))
 	for _, e := range tr.TraceEvents {
 		if e.Ph == "X" {

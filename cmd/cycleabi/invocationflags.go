@@ -58,8 +58,8 @@ func (n *fileName) Set(s string) error {
 // register adds every invocation flag (decode).
 func (f *invocationFlags) register(fs *pflag.FlagSet) {
 	f.registerLabels(fs)
-	fs.Float64Var(&f.gapUs, "invocation-gap-us", decode.DefaultInvocationGapUs, "gap between invocations of a rank laid out one after the other, in microseconds")
-	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of each capture's first core entry")
+	fs.Float64Var(&f.gapUs, "invocation-gap-us", 0, "lay the invocations of a rank end to end, this many microseconds apart, instead of at their real times")
+	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of the first core entry (each capture's, or a rank's earliest invocation's)")
 }
 
 // invocationSet is the captures of a window and each one's invocation.

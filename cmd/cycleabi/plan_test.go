@@ -172,12 +172,12 @@ vector_task_indices: [1]
 	if out != "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n" {
 		t.Errorf("flags %q", out)
 	}
-	if !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "task 0 waits on event 7") ||
+	if !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7") ||
 		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1 {
 		t.Errorf("stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
 	}
 	out, errOut, code = runMain(t, "plan", path, "--strict")
-	if code != exitInvalid || out != "" || !strings.Contains(errOut, "task 0 waits on event 7, which no scheduled task of this rank triggers") {
+	if code != exitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers") {
 		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, _, code = runMain(t, "plan", path, "--format", "json")

@@ -85,6 +85,20 @@ document.addEventListener("securitypolicyviolation",function(e){var b=document.b
     if (s.getBoundingClientRect().height > 0) { shown.push(s.id); }
   });
   b.setAttribute("data-sections", shown.join(" "));
+  var overlaps = [];
+  Array.prototype.forEach.call(document.querySelectorAll("svg.chart"), function (s) {
+    var ticks = Array.prototype.map.call(s.querySelectorAll("text.tick"), function (t) {
+      var r = t.getBoundingClientRect();
+      return {l: r.left, r: r.right, y: Math.round(r.top), t: t.textContent};
+    });
+    ticks.sort(function (a, c) { return a.y - c.y || a.l - c.l; });
+    for (var i = 1; i < ticks.length; i++) {
+      if (ticks[i].y === ticks[i - 1].y && ticks[i].l < ticks[i - 1].r + 2) {
+        overlaps.push(s.id + ": " + ticks[i - 1].t + " " + ticks[i].t);
+      }
+    }
+  });
+  b.setAttribute("data-tick-overlaps", overlaps.join(", "));
   var t = document.querySelector('table[data-table="task_types"]');
   if (t) {
     t.tHead.rows[0].cells[1].click();
@@ -131,6 +145,9 @@ func TestReportInChromium(t *testing.T) {
 	require.NotNil(t, body, "the dumped DOM has a body")
 	assert.Equal(t, "summary timeline cores types critical-path ranks base", htmlcheck.Attr(body, "data-sections"), "every section, in order, laid out")
 	assert.Equal(t, "", htmlcheck.Attr(body, "data-errors"), "no script error")
+	// Axis labels as the browser lays them out: none runs into the next
+	// (2 px apart at least).
+	assert.Equal(t, "", htmlcheck.Attr(body, "data-tick-overlaps"), "tick labels that overlap")
 	assert.Equal(t, "https://example.invalid/probe.png", htmlcheck.Attr(body, "data-blocked"),
 		"the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own")
 	assert.Equal(t, "GroupedMatMul", htmlcheck.Attr(body, "data-sorted"), "a click sorts the task types by count, largest first")

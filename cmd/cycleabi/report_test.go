@@ -562,3 +562,20 @@ func TestReportBaseWindow(t *testing.T) {
 		assert.Contains(t, errOut, c.want, c.args)
 	}
 }
+
+// The dropped card says how many records the cores wrote and how many
+// they tried to: the example's validate summary is "2974 records, 10
+// dropped".
+func TestReportDroppedCard(t *testing.T) {
+	page := reportPage(t, "../../examples/moe_layer.bin")
+	doc, err := html.Parse(bytes.NewReader(page))
+	require.NoError(t, err)
+	var cards []string
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && strings.HasPrefix(htmlcheck.Attr(n, "class"), "card") && n.Data == "div" && htmlcheck.Attr(n, "class") != "cards" {
+			cards = append(cards, htmlcheck.Text(n))
+		}
+	})
+	// Label, value and line under it, run together.
+	require.Contains(t, cards, "dropped records"+"10"+"2974 written of 2984 attempted")
+}

@@ -1133,19 +1133,117 @@ def _source_bytes(source):
                     % type(source).__name__)
 
 
-_TEXT_SAMPLE = 512
+_SNIFF_SIZE = 512
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+_ELF_MAGIC = b"\x7fELF"
 
 
-def _text_kind(data):
-    # What a file that is text looks like ("JSON (or YAML)", "YAML",
-    # "text (YAML or Markdown)", "text", "blank text"), or None when it is
-    # not text (capture.go's textKind): a capture is never text, since every
-    # header holds zero bytes.
-    sample = bytes(data[:_TEXT_SAMPLE])
+def _file_kind(data):
+    # What a file that cannot be a capture is ("a PNG image", "JSON (a
+    # trace, ...)"), or None (sniff.go's Sniff, less .npy, told before):
+    # text never is one, since every header holds zero bytes; the magic
+    # bytes name a file only when its first 64 bytes are not a header slot 0
+    # could hold.
+    if len(data) == 0:
+        return "empty (0 bytes)"
+    head = bytes(data[:_SNIFF_SIZE])
+    kind = _text_kind(head)
+    if kind is not None:
+        return kind
+    if len(head) >= HEADER_SIZE:
+        def u32(off):
+            return struct.unpack_from("<I", head, off)[0]
+        core_type = u32(_HEADER_OFFSET["core_type"])
+        if (u32(_HEADER_OFFSET["reserved"]) == 0 and u32(_HEADER_OFFSET["block_id"]) == 0
+                and core_type in (0, int(REGIONS[0].core_type))):
+            return None
+    if head.startswith(_GZIP_MAGIC):
+        return "gzip-compressed data (a compressed trace?)"
+    if head.startswith(_ZIP_MAGICS):
+        return "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)"
+    if head.startswith(_PNG_MAGIC):
+        return "a PNG image"
+    if head.startswith(_ELF_MAGIC):
+        return "an ELF program or library"
+    if _perfetto_packet(head):
+        return "a Perfetto protobuf trace"
+    return None
+
+
+def _uvarint(b, i):
+    # (value, next index) of the varint at b[i:]; (None, 0) when b ends
+    # first, (None, -1) when it overflows 64 bits (encoding/binary.Uvarint).
+    x, s = 0, 0
+    for k in range(i, len(b)):
+        if k - i == 10:
+            return None, -1
+        c = b[k]
+        if c < 0x80:
+            if k - i == 9 and c > 1:
+                return None, -1
+            return x | c << s, k + 1
+        x |= (c & 0x7f) << s
+        s += 7
+    return None, 0
+
+
+def _perfetto_packet(head):
+    # Whether head starts as a Perfetto trace (sniff.go's perfettoPacket).
+    if len(head) < 2 or head[0] != 0x0A:
+        return False
+    n, i = _uvarint(head, 1)
+    if i <= 0 or n == 0:
+        return False
+    end = len(head)
+    cut = end - i < n
+    if not cut:
+        end = i + n
+    fields = 0
+    while i < end:
+        tag, j = _uvarint(head[:end], i)
+        if j < 0 or j > 0 and tag >> 3 == 0:
+            return False
+        if j == 0:
+            break
+        i = j
+        wire = tag & 7
+        if wire == 0:
+            _, j = _uvarint(head[:end], i)
+            if j < 0:
+                return False
+            if j == 0:
+                break
+            skip = j - i
+        elif wire == 1:
+            skip = 8
+        elif wire == 5:
+            skip = 4
+        elif wire == 2:
+            l, j = _uvarint(head[:end], i)
+            if j < 0:
+                return False
+            if j == 0 or l > end - j:
+                break
+            skip = j - i + l
+        else:
+            return False
+        if skip > end - i:
+            break
+        i += skip
+        fields += 1
+    return fields > 0 and (i == end or cut)
+
+
+def _text_kind(sample):
+    # What a sample that is text looks like ("JSON (a trace, ...)", "YAML
+    # (...)", "text (YAML or Markdown)", "text", "blank text"), or None when
+    # it is not text (sniff.go's textKind).
     if not sample:
         return None
     text = None
-    for cut in range(4 if len(sample) == _TEXT_SAMPLE else 1):
+    for cut in range(4 if len(sample) == _SNIFF_SIZE else 1):
         try:
             text = sample[:len(sample) - cut].decode("utf-8")
             break
@@ -1160,9 +1258,9 @@ def _text_kind(data):
     if not t:
         return "blank text"
     if t[0] in "{[":
-        return "JSON (or YAML)"
+        return "JSON (a trace, a schedule or a names file?)"
     if t.startswith("---") or ":" in t.split("\n", 1)[0]:
-        return "YAML"
+        return "YAML (a schedule, a names file or a manifest?)"
     if t[0] == "#":
         return "text (YAML or Markdown)"
     return "text"
@@ -1190,7 +1288,7 @@ def _open(source, name):
                              ".npy dtype %s is big-endian; the buffer's bytes are read as stored (little-endian, as "
                              "the device wrote them), not as the dtype says" % descr))
         return name, "npy", data_off, data[data_off:data_off + payload], warnings
-    kind = _text_kind(data)
+    kind = _file_kind(data)
     if kind is not None:
         raise CaptureError(CODE_NOT_A_CAPTURE, 0,
                            "not a capture: the file is %s; a capture is the profiling buffer's bytes "

@@ -192,6 +192,11 @@ func TestInvalidSchemas(t *testing.T) {
 			got := err.Error() + "\n"
 			golden.Check(t, strings.TrimSuffix(file, ".yaml")+".golden", []byte(got))
 			for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+				// The notes after the errors (the known names, said once)
+				// name no place.
+				if strings.HasPrefix(line, "known ") {
+					continue
+				}
 				assert.Regexp(t, `^testdata/invalid/[a-z_]+\.yaml:\d+:\d+: `, line, "every error names file:line:col")
 			}
 		})

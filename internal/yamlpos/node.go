@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,34 @@ func (r *Reader) Errorf(n *yaml.Node, path, format string, args ...any) {
 	r.Errs.Add(At(r.File, n, path, format, args...))
 }
 
+// listIndexRE matches the list indices of a YAML path.
+var listIndexRE = regexp.MustCompile(`\[\d+\]`)
+
+// Unknown records the problem of a name that is none of the known ones (a
+// misspelt key, task type or mode), what it is naming it: `unknown WHAT
+// "name"`, with the closest known name suggested (Suggest), and the known
+// names as the problem's note, which its List says once.
+func (r *Reader) Unknown(n *yaml.Node, path, what, name string, known []string) {
+	e := At(r.File, n, path, "unknown %s %q%s", what, name, Suggest(name, known))
+	e.Note = "known " + what + "s"
+	if what == "key" {
+		// The keys known depend on the mapping: say which, its list
+		// indices dropped (an entry of tasks[] for tasks[3]), as the note
+		// is one for every entry.
+		m := listIndexRE.ReplaceAllString(strings.TrimSuffix(strings.TrimSuffix(path, name), "."), "[]")
+		switch {
+		case m == "[]":
+			e.Note += " of an entry"
+		case strings.HasSuffix(m, "[]"):
+			e.Note += " of an entry of " + m
+		case m != "":
+			e.Note += " of " + m
+		}
+	}
+	e.Note += ": " + strings.Join(known, ", ")
+	r.Errs.Add(e)
+}
+
 // Join appends key to a YAML path.
 func Join(path, key string) string {
 	if path == "" {
@@ -61,7 +90,7 @@ func (r *Reader) Mapping(n *yaml.Node, path string, known, required []string) ma
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := Resolve(n.Content[i]), n.Content[i+1]
 		if !contains(known, k.Value) {
-			r.Errorf(k, Join(path, k.Value), "unknown key %q (known: %s)", k.Value, strings.Join(known, ", "))
+			r.Unknown(k, Join(path, k.Value), "key", k.Value, known)
 			continue
 		}
 		if _, dup := out[k.Value]; dup {

@@ -1,7 +1,9 @@
 package agreement_test
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand"
 	"os"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
 	"github.com/megakernel/cycleabi/internal/pytest"
@@ -166,6 +169,54 @@ func fuzzCaptureJobs(t *testing.T) []*pyJob {
 // mutants are the gold capture with one header or record field set to an
 // edge value, raw and wrapped in .npy headers (good, truncated, broken),
 // from a fixed seed: inputs on which the error paths must agree.
+// mistakenFiles are files given where a capture belongs (capture.Sniff
+// names them), cut short too, and captures that begin with one's magic
+// bytes, which are read as captures.
+func mistakenFiles(t *testing.T, gold []byte) []*pyJob {
+	t.Helper()
+	var pf, gz bytes.Buffer
+	c, err := capture.FromBytes("gold", gold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(c, capture.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := decode.WritePerfetto(&pf, []decode.Input{{Decoded: d, Config: decode.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel"}}}, decode.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(&gz)
+	zw.Write(gold)
+	zw.Close()
+	var zb bytes.Buffer
+	za := zip.NewWriter(&zb)
+	w, _ := za.Create("archive/data.pkl")
+	w.Write(gold[:1000])
+	za.Close()
+	files := map[string][]byte{
+		"perfetto": pf.Bytes(), "gzip": gz.Bytes(), "zip": zb.Bytes(),
+		"png":   append([]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x01\x00\x00\x00\x00\x80\x08\x06\x00\x00\x00\x5c\x72\xa8\x66"), gold[:200]...),
+		"elf":   append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x3e\x00\x01\x00\x00\x00"), gold[:200]...),
+		"empty": {},
+	}
+	var jobs []*pyJob
+	for name, b := range files {
+		for _, cut := range []int{len(b), 63, 64, 30} {
+			if cut <= len(b) {
+				jobs = append(jobs, &pyJob{label: fmt.Sprintf("%s cut at %d", name, cut), data: b[:cut]})
+			}
+		}
+		// The magic as the low bytes of AIC/0's entry cycle: a capture.
+		if len(b) >= 4 {
+			g := append([]byte{}, gold...)
+			copy(g, b[:4])
+			jobs = append(jobs, &pyJob{label: "gold starting with the magic of " + name, data: g})
+		}
+	}
+	return jobs
+}
+
 func mutants(t *testing.T) []*pyJob {
 	gold := readFile(t, goldBin)
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 32, AIV: 16})
@@ -233,6 +284,7 @@ func mutants(t *testing.T) []*pyJob {
 	for _, cut := range []int{0, 3, 6, 9, 10, 11, 40, 127, 128, 129, len(whole) - 1} {
 		jobs = append(jobs, &pyJob{label: fmt.Sprintf("npy cut at %d", cut), data: whole[:cut]})
 	}
+	jobs = append(jobs, mistakenFiles(t, gold)...)
 	// Layouts the search cannot settle, and requests the headers contradict.
 	amb, err := abi.NewLayout(33, abi.Capacities{AIC: 16, AIV: 16})
 	if err != nil {

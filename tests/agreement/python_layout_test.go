@@ -21,8 +21,9 @@ import (
 // TestPythonDocExample runs the example of docs/python.md as written
 // (the first python block of the page, at most five lines,
 // from the repository root with gen/py on PYTHONPATH) and requires its
-// output to be the per-task-type counts and durations Go decodes from the
-// same capture.
+// output to be the counts and durations of every compute descriptor Go
+// decodes from the same capture, and the page to state the graph stages'
+// share of the compute time as it is.
 func TestPythonDocExample(t *testing.T) {
 	page := string(readFile(t, "../../docs/python.md"))
 	_, block, ok := strings.Cut(page, "```python\n")
@@ -52,11 +53,18 @@ func TestPythonDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every compute record, as analyze counts compute: the example must
+	// not leave out the graph stages' (it did, with 86 % of the time).
 	count, cycles := map[uint32]int{}, map[uint32]uint64{}
+	var total, graph uint64
 	if err := d.Records(func(r decode.Record) bool {
-		if ns, _ := abi.LookupDesc(r.DescID); ns == abi.NamespaceTaskType {
+		if decode.IsCompute(r.DescID) {
 			count[r.DescID]++
 			cycles[r.DescID] += r.EndCycle - r.StartCycle
+			total += r.EndCycle - r.StartCycle
+			if ns, _ := abi.LookupDesc(r.DescID); ns == abi.NamespaceGraphStage {
+				graph += r.EndCycle - r.StartCycle
+			}
 		}
 		return true
 	}); err != nil {
@@ -77,6 +85,9 @@ func TestPythonDocExample(t *testing.T) {
 	}
 	if len(ids) < 3 || string(got) != want.String() {
 		t.Errorf("docs/python.md's example prints\n%s\nGo decodes\n%s", got, want.String())
+	}
+	if share := fmt.Sprintf("hold %.0f %% of the compute time", 100*float64(graph)/float64(total)); !strings.Contains(strings.Join(strings.Fields(page), " "), share) {
+		t.Errorf("docs/python.md does not say the graph stages %s", share)
 	}
 	t.Logf("the docs/python.md example prints:\n%s", got)
 }

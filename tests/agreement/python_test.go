@@ -78,7 +78,7 @@ for job in json.load(open(sys.argv[2])):
                "dropped": c.dropped_count, "columns": list(recs.dtype.names), "records": recs.tolist()}
     except abi.CaptureError as e:
         out = {"error": {"code": e.code, "offset": e.offset, "slot": e.slot,
-                         "record": -1 if e.record is None else e.record}}
+                         "record": -1 if e.record is None else e.record, "message": e.message}}
     except abi.LayoutError as e:
         out = {"plain": str(e)}
     print(json.dumps(out))
@@ -111,6 +111,9 @@ type pyResult struct {
 		Offset int64   `json:"offset"`
 		Slot   *string `json:"slot"`
 		Record int     `json:"record"`
+		// Message is compared for not-a-capture, whose message is all
+		// it says (what the file is).
+		Message string `json:"message"`
 	} `json:"error"`
 	Plain string `json:"plain"`
 }
@@ -265,6 +268,9 @@ func compareWithGo(t *testing.T, jobs []*pyJob, results []pyResult) (accepted in
 			}
 			if py.Error.Code != string(p.Code) || py.Error.Offset != p.Off || slot != p.Slot || py.Error.Record != p.Record {
 				t.Errorf("%s: Python's error %s %s record %d @%#x; Go's: %v", where, py.Error.Code, slot, py.Error.Record, py.Error.Offset, p)
+			}
+			if p.Code == capture.CodeNotACapture && py.Error.Message != p.Msg {
+				t.Errorf("%s: Python says %q; Go %q", where, py.Error.Message, p.Msg)
 			}
 			found := false
 			for _, f := range vr.Findings {
