@@ -95,6 +95,13 @@ func (d *Dir) Commit() error {
 	})
 	locked(func() {
 		if err == nil {
+			// An empty folder stands in the way (os.Rename replaces no
+			// folder); one that gained files since CreateDir is not removed.
+			if st, serr := os.Lstat(d.name); serr == nil && st.IsDir() {
+				err = os.Remove(d.name)
+			}
+		}
+		if err == nil {
 			err = os.Rename(d.temp, d.name)
 		}
 		if err != nil {

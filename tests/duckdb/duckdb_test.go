@@ -382,3 +382,85 @@ func cmpI(a, b int64) int {
 	}
 	return 0
 }
+
+// TestManyRanks exports 256 small ranks (the AIV-pipeline example, a seed
+// each) and checks that DuckDB reads them all: per rank the record count
+// and total cycles, and per rank and descriptor the record count, as the
+// decoded records give them.
+func TestManyRanks(t *testing.T) {
+	node := duckdb(t)
+	if raceEnabled {
+		t.Skip("256 ranks take a minute under the race detector; make test runs this test without it")
+	}
+	const n = 256
+	s, err := plan.ParseFile("../../examples/aiv_pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "many")
+	w, err := export.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	type key struct{ rank, desc uint32 }
+	perDesc := map[key]uint64{}
+	records := make([]uint64, n)
+	cycles := make([]uint64, n)
+	for i := range n {
+		c, err := synth.Run(s, synth.Options{Seed: uint64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), c.Buffer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decode.Decode(capt, capture.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}
+		a, err := analyze.Analyze(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Add(export.Source{Decoded: d, Analysis: a, Options: o}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Records(func(r decode.Record) bool {
+			records[i]++
+			cycles[i] += r.EndCycle - r.StartCycle
+			perDesc[key{uint32(i), r.DescID}]++
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	views, named := queries(t, dir)
+	res := run(t, node, append(views,
+		"SELECT rank, count(*) AS records, sum(end_cycle - start_cycle) AS cycles FROM records GROUP BY rank ORDER BY rank",
+		named["records per descriptor"]))
+	byRank, byDesc := res[len(views)], res[len(views)+1]
+	if len(byRank) != n {
+		t.Fatalf("DuckDB sees %d ranks, want %d", len(byRank), n)
+	}
+	for _, row := range byRank {
+		r := u64(t, row["rank"])
+		if u64(t, row["records"]) != records[r] || u64(t, row["cycles"]) != cycles[r] {
+			t.Errorf("rank %d: %v records, %v cycles; decoded %d, %d", r, row["records"], row["cycles"], records[r], cycles[r])
+		}
+	}
+	if len(byDesc) != len(perDesc) {
+		t.Fatalf("%d (rank, desc_id) rows, decoded %d", len(byDesc), len(perDesc))
+	}
+	for _, row := range byDesc {
+		k := key{uint32(u64(t, row["rank"])), uint32(u64(t, row["desc_id"]))}
+		if got := u64(t, row["records"]); got != perDesc[k] {
+			t.Errorf("rank %d desc %#x: %d records, decoded %d", k.rank, k.desc, got, perDesc[k])
+		}
+	}
+}
