@@ -41,7 +41,7 @@ import (
 // RowGroupRows is the number of records buffered before a row group is
 // written: it bounds the writer's memory (about 100 bytes a row before
 // encoding) and is large enough for the encodings to pay.
-const RowGroupRows = 1 << 16
+const RowGroupRows = 16384
 
 // Record is one row of the records table.
 type Record struct {
@@ -214,7 +214,7 @@ func metadata(s Source) []parquet.WriterOption {
 	}
 	opts := []parquet.WriterOption{
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
 		parquet.CreatedBy("cycleabi", "", ""),
 	}
 	for _, p := range kv {
@@ -275,41 +275,63 @@ func writeRecords(pw *parquet.GenericWriter[Record], s Source, inv Invocation) e
 		v = math.Round(v)
 		return int64(v), v >= -(1<<63) && v < 1<<63
 	}
-	// The labels of a record depend on its descriptor and, for some, its
-	// task: interned, so that a million records make a few hundred strings.
-	type key struct{ desc, task uint32 }
+	// The labels of a record depend on its descriptor and, when the names
+	// file names task stages or a schedule gives task types, on its task:
+	// they are computed once per key and kept in a direct-mapped table, so
+	// a million records make a few hundred strings and no map lookups.
+	byTask := o.Deps != nil || (o.Names != nil && len(o.Names.Tasks) > 0)
 	type labels struct {
+		desc, task      uint32
+		ok              bool
 		name, kind      string
 		taskType, stage *string
 	}
-	cache := map[key]*labels{}
+	var cache [4096]labels
 	coreNames := map[abi.CoreType]string{}
 	for _, t := range abi.CoreTypes() {
 		coreNames[t] = t.String()
 	}
-	batch := make([]Record, 0, 4096)
+	core := coreNames[abi.CoreTypes()[0]]
+	coreType := abi.CoreTypes()[0]
+	// The walk fills batches on this goroutine while another encodes the
+	// previous ones: two cores for one capture, and a bounded number of
+	// batches in flight.
+	const batchRows, inFlight = 4096, 3
+	full, empty := make(chan []Record, inFlight), make(chan []Record, inFlight)
+	for range inFlight {
+		empty <- make([]Record, 0, batchRows)
+	}
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range full {
+			if err == nil {
+				_, err = pw.Write(b)
+			}
+			empty <- b[:0]
+		}
+		written <- err
+	}()
+	batch := <-empty
 	var werr error
 	flush := func() bool {
-		if _, err := pw.Write(batch); err != nil {
-			werr = err
-			return false
-		}
-		batch = batch[:0]
+		full <- batch
+		batch = <-empty
 		return true
 	}
 	err := d.Records(func(r decode.Record) bool {
-		k := key{r.DescID, r.TaskID}
-		lb := cache[k]
-		if lb == nil {
-			lb = &labels{name: o.Names.EventName(&r.ProfileRecord, false, ""), kind: l.Kind(&r.ProfileRecord)}
+		task := uint32(0)
+		if byTask {
+			task = r.TaskID
+		}
+		lb := &cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
+		if !lb.ok || lb.desc != r.DescID || lb.task != task {
+			*lb = labels{desc: r.DescID, task: task, ok: true, name: o.Names.EventName(&r.ProfileRecord, false, ""), kind: l.Kind(&r.ProfileRecord)}
 			if t := l.TaskType(&r.ProfileRecord); t != "" {
 				lb.taskType = &t
 			}
 			if st := l.Stage(&r.ProfileRecord); st != "" {
 				lb.stage = &st
-			}
-			if len(cache) < 1<<16 {
-				cache[k] = lb
 			}
 		}
 		start, ok1 := ns(r.StartCycle)
@@ -318,13 +340,20 @@ func writeRecords(pw *parquet.GenericWriter[Record], s Source, inv Invocation) e
 			werr = fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", d.FileOffset(&r), coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, anchor)
 			return false
 		}
-		batch = append(batch, Record{CoreType: coreNames[r.CoreType], BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
+		if r.CoreType != coreType {
+			coreType, core = r.CoreType, coreNames[r.CoreType]
+		}
+		batch = append(batch, Record{CoreType: core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
 			DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
 			Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: inv})
 		return len(batch) < cap(batch) || flush()
 	})
-	if err == nil && werr == nil {
-		flush()
+	if len(batch) > 0 {
+		full <- batch
+	}
+	close(full)
+	if wErr := <-written; err == nil && werr == nil {
+		werr = wErr
 	}
 	if err != nil {
 		return err
