@@ -18,12 +18,12 @@ func NewLabeler(names *decode.Names, deps *decode.Dependencies) *Labeler {
 
 // Kind is the record's kind: KindCompute, KindWait, KindTrigger or
 // KindOther.
-func (l *Labeler) Kind(r *abi.ProfileRecord) string { return kindOf(r.DescID) }
+func (l *Labeler) Kind(r *abi.ProfileRecord) string { return l.n.kind(r.DescID) }
 
 // TaskType is the task type a compute record counts under in
 // Report.TaskTypes; "" for other kinds.
 func (l *Labeler) TaskType(r *abi.ProfileRecord) string {
-	if kindOf(r.DescID) != KindCompute {
+	if l.n.kind(r.DescID) != KindCompute {
 		return ""
 	}
 	return l.n.taskType(r)
@@ -33,7 +33,7 @@ func (l *Labeler) TaskType(r *abi.ProfileRecord) string {
 // record, Report.Waits (the stage of the waiting task) for a wait; ""
 // for other kinds.
 func (l *Labeler) Stage(r *abi.ProfileRecord) string {
-	switch kindOf(r.DescID) {
+	switch l.n.kind(r.DescID) {
 	case KindCompute:
 		return l.n.stage(r)
 	case KindWait:
