@@ -78,10 +78,12 @@ fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 # The size goal of the Perfetto trace is checked on the full 32 MB benchmark
-# capture, which the race detector makes too slow: it runs once without.
+# capture, and DuckDB reads an export of 256 ranks: the race detector makes
+# both too slow, so they run once without.
 go-test:
 	$(GO) test -race ./...
 	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/
+	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
 
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
 # CYCLEABI_REQUIRE_CXX turns "no C++ compiler on PATH" from a skip into a failure.
@@ -99,6 +101,7 @@ bench:
 	./scripts/rss-merge.sh 3
 	./scripts/rss-merge.sh 3 0 1000000
 	./scripts/rss-sparse.sh
+	./scripts/rss-export.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
@@ -113,6 +116,9 @@ ci: export CYCLEABI_REQUIRE_PY := 1
 # CYCLEABI_REQUIRE_PROTOC turns "no protoc on PATH" (the drift check of the
 # generated Perfetto types, decode/internal/perfettopb) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_PROTOC := 1
+# CYCLEABI_REQUIRE_DUCKDB turns "no DuckDB" (node and `npm ci` in
+# tests/duckdb: the export's documented queries) from a skip into a failure.
+ci: export CYCLEABI_REQUIRE_DUCKDB := 1
 ci: test cpp-test
 	CYCLEABI_REQUIRE_CXX=1 $(MAKE) --no-print-directory abi-drill
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi

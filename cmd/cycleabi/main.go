@@ -74,7 +74,8 @@ device buffer. The byte layout comes from abi/schema.yaml.
   merge     place a decoded trace inside the framework's trace, under its outer kernel
   analyze   where each core's time went, stats per task type and stage, the critical path
   diff      compare two captures or analyze reports
-  report    one self-contained HTML page of the analysis, with charts`),
+  report    one self-contained HTML page of the analysis, with charts
+  export    the records as Parquet tables, for DuckDB, Spark or Trino`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// Printed as "cycleabi version " + Version: cobra's default,
@@ -105,6 +106,7 @@ var guides = map[string]string{
 	"analyze":  "docs/analyze.md",
 	"diff":     "docs/analyze.md",
 	"report":   "docs/analyze.md",
+	"export":   "docs/cluster.md",
 }
 
 // versionText is what --version prints after "cycleabi version ": the

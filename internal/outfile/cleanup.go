@@ -67,7 +67,7 @@ func HandleSignals() {
 			s := <-sigs
 			mu.Lock() // kept: nothing is created or renamed from here on
 			for name := range temps {
-				os.Remove(name)
+				os.RemoveAll(name) // a file, or an output folder (CreateDir)
 			}
 			if s == syscall.SIGPIPE {
 				// Raised again, SIGPIPE would not kill a Go program.

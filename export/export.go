@@ -1,0 +1,362 @@
+// Package export writes captures' records as Apache Parquet, for SQL
+// engines (DuckDB, Spark, Trino) to answer questions across many ranks.
+//
+// One folder holds three tables, Hive-partitioned by rank so that an
+// engine reads one rank's files for a question about one rank, and so that
+// ranks exported by separate jobs (one per machine) are merged by copying
+// their folders together:
+//
+//	DIR/records/rank=R/part-NNNNN.parquet   one row per record
+//	DIR/cores/rank=R/part-NNNNN.parquet     one row per entered core
+//	DIR/ranks/rank=R/part-NNNNN.parquet     one row per capture
+//
+// NNNNN is the capture's place among the inputs of its export, so the
+// invocations of a window (several captures of one rank) are files side by
+// side. The rank is in the path only: engines add it as a column
+// (DuckDB's hive_partitioning, Spark's partition discovery).
+//
+// A record's kind, task type and stage are the ones analyze groups it
+// under (analyze.Labeler), so a GROUP BY over the records gives analyze's
+// figures. Columns are written with Parquet's own encodings: dictionaries
+// for the few-valued columns (names, kinds, core types, descriptors),
+// delta encoding for the cycle and nanosecond columns, which rise through a
+// rank's records in trace order; pages are zstd-compressed.
+package export
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// RowGroupRows is the number of records buffered before a row group is
+// written: it bounds the writer's memory (about 100 bytes a row before
+// encoding) and is large enough for the encodings to pay.
+const RowGroupRows = 16384
+
+// Record is one row of the records table.
+type Record struct {
+	CoreType       string `parquet:"core_type,dict"`
+	BlockID        uint32 `parquet:"block_id"`
+	StartCycle     uint64 `parquet:"start_cycle,delta"`
+	EndCycle       uint64 `parquet:"end_cycle,delta"`
+	DescID         uint32 `parquet:"desc_id,dict"`
+	TaskID         uint32 `parquet:"task_id"`
+	StageTaskIndex uint32 `parquet:"stage_task_index"`
+	OwnerID        uint32 `parquet:"owner_id,dict"`
+	// Name is the record's display name, as decode's trace shows it.
+	Name string `parquet:"name,dict"`
+	// Kind is compute, wait, trigger or other.
+	Kind string `parquet:"kind,dict"`
+	// TaskType is set for compute records, Stage for compute and wait
+	// records (for a wait: the stage of the waiting task).
+	TaskType *string `parquet:"task_type,dict,optional"`
+	Stage    *string `parquet:"stage,dict,optional"`
+	// StartNs and EndNs are nanoseconds from the rank's anchor (the
+	// earliest entry of a core with records), negative for a record that
+	// starts before it.
+	StartNs int64 `parquet:"start_ns,delta"`
+	EndNs   int64 `parquet:"end_ns,delta"`
+	Invocation
+}
+
+// Invocation labels the rows of a capture that is one launch of a window;
+// null for a rank's only capture.
+type Invocation struct {
+	InvocationID *int64  `parquet:"invocation_id,optional"`
+	Step         *int64  `parquet:"step,optional"`
+	Direction    *string `parquet:"direction,dict,optional"`
+}
+
+// Core is one row of the cores table: where one entered core's time went,
+// in cycles, as analyze reports it.
+type Core struct {
+	CoreType      string `parquet:"core_type,dict"`
+	BlockID       uint32 `parquet:"block_id"`
+	EntryCycle    uint64 `parquet:"entry_cycle"`
+	EndCycle      uint64 `parquet:"end_cycle"`
+	Records       uint64 `parquet:"records"`
+	ComputeCycles uint64 `parquet:"compute_cycles"`
+	WaitCycles    uint64 `parquet:"wait_cycles"`
+	TriggerCycles uint64 `parquet:"trigger_cycles"`
+	OtherCycles   uint64 `parquet:"other_cycles"`
+	IdleCycles    uint64 `parquet:"idle_cycles"`
+	Invocation
+}
+
+// Rank is one row of the ranks table: a capture's facts and totals.
+type Rank struct {
+	Capture        string  `parquet:"capture"`
+	FrequencyMHz   float64 `parquet:"frequency_mhz"`
+	AnchorCycle    uint64  `parquet:"anchor_cycle"`
+	ABIVersion     int32   `parquet:"abi_version"`
+	ABIFingerprint string  `parquet:"abi_fingerprint"`
+	CubeSlots      uint32  `parquet:"cube_slots"`
+	// Capacities are the record capacities by core type.
+	Capacities     map[string]uint32 `parquet:"capacities"`
+	BufferBytes    uint64            `parquet:"buffer_bytes"`
+	Records        uint64            `parquet:"records"`
+	Dropped        uint64            `parquet:"dropped"`
+	MakespanCycles uint64            `parquet:"makespan_cycles"`
+	MakespanUs     float64           `parquet:"makespan_us"`
+	SpanCycles     uint64            `parquet:"span_cycles"`
+	ComputeCycles  uint64            `parquet:"compute_cycles"`
+	WaitCycles     uint64            `parquet:"wait_cycles"`
+	TriggerCycles  uint64            `parquet:"trigger_cycles"`
+	OtherCycles    uint64            `parquet:"other_cycles"`
+	IdleCycles     uint64            `parquet:"idle_cycles"`
+	// BusiestStage is the stage with the most compute cycles ("" when the
+	// capture has no compute record).
+	BusiestStage string `parquet:"busiest_stage"`
+	Invocation
+}
+
+// Source is one capture to export: decoded, analyzed, and the options it
+// was analyzed with (rank, frequency, names, schedule, invocation).
+type Source struct {
+	Decoded  *decode.Decoded
+	Analysis *analyze.Rank
+	Options  analyze.Options
+}
+
+// Writer writes the tables of an export folder, one capture at a time;
+// nothing is in place until Commit.
+type Writer struct {
+	dir   *outfile.Dir
+	parts int
+}
+
+// Create starts an export into the folder path, which must not exist or
+// be empty (see outfile.CreateDir).
+func Create(path string) (*Writer, error) {
+	d, err := outfile.CreateDir(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{dir: d}, nil
+}
+
+// Commit puts the folder in place.
+func (w *Writer) Commit() error { return w.dir.Commit() }
+
+// Abort removes what was written.
+func (w *Writer) Abort() { w.dir.Abort() }
+
+// Add writes one capture's records, cores and rank row.
+func (w *Writer) Add(s Source) error {
+	part := w.parts
+	w.parts++
+	o := s.Options
+	d := s.Decoded
+	rel := func(table string) string {
+		return table + "/rank=" + strconv.FormatUint(uint64(o.Rank), 10) + "/part-" + fmt.Sprintf("%05d", part) + ".parquet"
+	}
+	meta := metadata(s)
+	inv := invocation(o.Invocation)
+
+	if err := writeTable(w.dir, rel("records"), meta, func(pw *parquet.GenericWriter[Record]) error {
+		return writeRecords(pw, s, inv)
+	}); err != nil {
+		return err
+	}
+	if err := writeTable(w.dir, rel("cores"), meta, func(pw *parquet.GenericWriter[Core]) error {
+		rows := make([]Core, 0, len(s.Analysis.Cores))
+		for _, c := range s.Analysis.Cores {
+			rows = append(rows, Core{CoreType: c.CoreType, BlockID: c.BlockID, EntryCycle: c.EntryCycle, EndCycle: c.EndCycle,
+				Records: c.Records, ComputeCycles: c.ComputeCycles, WaitCycles: c.WaitCycles, TriggerCycles: c.TriggerCycles,
+				OtherCycles: c.OtherCycles, IdleCycles: c.IdleCycles, Invocation: inv})
+		}
+		_, err := pw.Write(rows)
+		return err
+	}); err != nil {
+		return err
+	}
+	return writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
+		a := s.Analysis
+		r := Rank{Capture: a.Capture, FrequencyMHz: a.CycleFrequencyMHz, AnchorCycle: d.Summary.Anchor,
+			ABIVersion: int32(abi.Version), ABIFingerprint: abi.FingerprintHex, CubeSlots: a.Layout.CubeSlots,
+			Capacities: a.Layout.Capacities, BufferBytes: a.Layout.Size, Records: a.Records, Dropped: a.Dropped,
+			MakespanCycles: a.MakespanCycles, MakespanUs: a.MakespanUs, Invocation: inv}
+		if t := a.Totals; t != nil {
+			r.SpanCycles, r.ComputeCycles, r.WaitCycles, r.TriggerCycles, r.OtherCycles, r.IdleCycles =
+				t.SpanCycles, t.ComputeCycles, t.WaitCycles, t.TriggerCycles, t.OtherCycles, t.IdleCycles
+		}
+		if len(a.Stages) > 0 {
+			r.BusiestStage = a.Stages[0].Name
+		}
+		_, err := pw.Write([]Rank{r})
+		return err
+	})
+}
+
+// metadata is what every file of a capture carries in its key-value
+// metadata: enough to tell where its rows came from without the ranks
+// table.
+func metadata(s Source) []parquet.WriterOption {
+	a := s.Analysis
+	kv := [][2]string{
+		{"cycleabi.capture", a.Capture},
+		{"cycleabi.rank", strconv.FormatUint(uint64(a.Rank), 10)},
+		{"cycleabi.frequency_mhz", strconv.FormatFloat(a.CycleFrequencyMHz, 'g', -1, 64)},
+		{"cycleabi.anchor_cycle", strconv.FormatUint(s.Decoded.Summary.Anchor, 10)},
+		{"cycleabi.layout", s.Decoded.Layout.Layout.String()},
+		{"cycleabi.abi_version", strconv.Itoa(abi.Version)},
+		{"cycleabi.abi_fingerprint", abi.FingerprintHex},
+	}
+	opts := []parquet.WriterOption{
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
+		parquet.CreatedBy("cycleabi", "", ""),
+	}
+	for _, p := range kv {
+		opts = append(opts, parquet.KeyValueMetadata(p[0], p[1]))
+	}
+	return opts
+}
+
+func invocation(v *analyze.Invocation) Invocation {
+	if v == nil {
+		return Invocation{}
+	}
+	id := v.ID
+	return Invocation{InvocationID: &id, Step: v.Step, Direction: v.Direction}
+}
+
+// writeTable writes one Parquet file of the folder through fill.
+func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption, fill func(*parquet.GenericWriter[T]) error) error {
+	path, err := dir.Path(rel)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	pw := parquet.NewGenericWriter[T](f, opts...)
+	err = fill(pw)
+	if cerr := pw.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", rel, err)
+	}
+	return nil
+}
+
+// errNsRange reports a record too far from the anchor for int64
+// nanoseconds (about 292 years).
+var errNsRange = errors.New("is more than 2^63 ns from the anchor")
+
+// writeRecords writes a capture's records in trace order, in batches.
+func writeRecords(pw *parquet.GenericWriter[Record], s Source, inv Invocation) error {
+	d, o := s.Decoded, s.Options
+	l := analyze.NewLabeler(o.Names, o.Deps)
+	anchor := d.Summary.Anchor
+	nsPerCycle := 1000 / o.FrequencyMHz
+	ns := func(cycle uint64) (int64, bool) {
+		var v float64
+		if cycle >= anchor {
+			v = float64(cycle-anchor) * nsPerCycle
+		} else {
+			v = -float64(anchor-cycle) * nsPerCycle
+		}
+		v = math.Round(v)
+		return int64(v), v >= -(1<<63) && v < 1<<63
+	}
+	// The labels of a record depend on its descriptor and, when the names
+	// file names task stages or a schedule gives task types, on its task:
+	// they are computed once per key and kept in a direct-mapped table, so
+	// a million records make a few hundred strings and no map lookups.
+	byTask := o.Deps != nil || (o.Names != nil && len(o.Names.Tasks) > 0)
+	type labels struct {
+		desc, task      uint32
+		ok              bool
+		name, kind      string
+		taskType, stage *string
+	}
+	var cache [4096]labels
+	coreNames := map[abi.CoreType]string{}
+	for _, t := range abi.CoreTypes() {
+		coreNames[t] = t.String()
+	}
+	core := coreNames[abi.CoreTypes()[0]]
+	coreType := abi.CoreTypes()[0]
+	// The walk fills batches on this goroutine while another encodes the
+	// previous ones: two cores for one capture, and a bounded number of
+	// batches in flight.
+	const batchRows, inFlight = 4096, 3
+	full, empty := make(chan []Record, inFlight), make(chan []Record, inFlight)
+	for range inFlight {
+		empty <- make([]Record, 0, batchRows)
+	}
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for b := range full {
+			if err == nil {
+				_, err = pw.Write(b)
+			}
+			empty <- b[:0]
+		}
+		written <- err
+	}()
+	batch := <-empty
+	var werr error
+	flush := func() bool {
+		full <- batch
+		batch = <-empty
+		return true
+	}
+	err := d.Records(func(r decode.Record) bool {
+		task := uint32(0)
+		if byTask {
+			task = r.TaskID
+		}
+		lb := &cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
+		if !lb.ok || lb.desc != r.DescID || lb.task != task {
+			*lb = labels{desc: r.DescID, task: task, ok: true, name: o.Names.EventName(&r.ProfileRecord, false, ""), kind: l.Kind(&r.ProfileRecord)}
+			if t := l.TaskType(&r.ProfileRecord); t != "" {
+				lb.taskType = &t
+			}
+			if st := l.Stage(&r.ProfileRecord); st != "" {
+				lb.stage = &st
+			}
+		}
+		start, ok1 := ns(r.StartCycle)
+		end, ok2 := ns(r.EndCycle)
+		if !ok1 || !ok2 {
+			werr = fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", d.FileOffset(&r), coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, anchor)
+			return false
+		}
+		if r.CoreType != coreType {
+			coreType, core = r.CoreType, coreNames[r.CoreType]
+		}
+		batch = append(batch, Record{CoreType: core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
+			DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
+			Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: inv})
+		return len(batch) < cap(batch) || flush()
+	})
+	if len(batch) > 0 {
+		full <- batch
+	}
+	close(full)
+	if wErr := <-written; err == nil && werr == nil {
+		werr = wErr
+	}
+	if err != nil {
+		return err
+	}
+	return werr
+}

@@ -1,0 +1,466 @@
+package duckdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/export"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
+)
+
+// rankCount is how many ranks the export holds: synthesized from the MoE
+// example with a seed each, so every rank's timings differ.
+const rankCount = 4
+
+const mhz = 50
+
+// rankData is one exported rank as the test knows it from Go.
+type rankData struct {
+	rank     uint32
+	analysis *analyze.Rank
+	recs     []decode.Record
+	anchor   uint64
+	names    *decode.Names
+}
+
+// duckdb returns the command that runs SQL in DuckDB, or skips.
+func duckdb(t *testing.T) string {
+	node, err := exec.LookPath("node")
+	_, modErr := os.Stat("node_modules/@duckdb/node-api")
+	if err != nil || modErr != nil {
+		msg := "DuckDB is not installed here (needs node and `npm ci` in tests/duckdb)"
+		if os.Getenv("CYCLEABI_REQUIRE_DUCKDB") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return node
+}
+
+// queries returns docs/cluster.md's DuckDB views (with step42 replaced by
+// dir) and its named queries.
+func queries(t *testing.T, dir string) (views []string, named map[string]string) {
+	doc, err := os.ReadFile("../../docs/cluster.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named = map[string]string{}
+	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		block := m[1]
+		if strings.HasPrefix(block, "-- query: ") {
+			name, sql, _ := strings.Cut(strings.TrimPrefix(block, "-- query: "), "\n")
+			named[name] = sql
+			continue
+		}
+		for _, stmt := range strings.Split(block, ";") {
+			if s := strings.TrimSpace(stmt); s != "" {
+				views = append(views, strings.ReplaceAll(s, "'step42/", "'"+filepath.ToSlash(dir)+"/"))
+			}
+		}
+	}
+	if len(views) != 3 || len(named) != 5 {
+		t.Fatalf("docs/cluster.md: %d views and %d named queries, want 3 and 5", len(views), len(named))
+	}
+	return views, named
+}
+
+func run(t *testing.T, node string, stmts []string) [][]map[string]any {
+	in, err := json.Marshal(stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "run.mjs")
+	cmd.Stdin = bytes.NewReader(in)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("duckdb: %v\n%s", err, stderr.String())
+	}
+	var res [][]map[string]any
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// u64 reads a DuckDB integer, which comes as a number or (past 2^53) a string.
+func u64(t *testing.T, v any) uint64 {
+	switch x := v.(type) {
+	case float64:
+		return uint64(x)
+	case string:
+		n, err := strconv.ParseUint(x, 10, 64)
+		if err != nil {
+			t.Fatalf("%q is not an integer", x)
+		}
+		return n
+	}
+	t.Fatalf("%v (%T) is not an integer", v, v)
+	return 0
+}
+
+func i64(t *testing.T, v any) int64 {
+	if s, ok := v.(string); ok {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("%q is not an integer", s)
+		}
+		return n
+	}
+	return int64(v.(float64))
+}
+
+func f64(t *testing.T, v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	t.Fatalf("%v is not a number", v)
+	return 0
+}
+
+// exportRanks synthesizes, decodes, analyzes and exports rankCount ranks.
+func exportRanks(t *testing.T, dir string) []rankData {
+	s, err := plan.ParseFile("../../examples/moe_layer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := decode.LoadNames("../../examples/moe_layer.names.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := export.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	var ranks []rankData
+	for i := range rankCount {
+		c, err := synth.Run(s, synth.Options{Seed: uint64(i + 1), CapacityScale: 0.8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), c.Buffer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decode.Decode(capt, capture.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz, Names: names}
+		a, err := analyze.Analyze(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Add(export.Source{Decoded: d, Analysis: a, Options: o}); err != nil {
+			t.Fatal(err)
+		}
+		rd := rankData{rank: uint32(i), analysis: a, anchor: d.Summary.Anchor, names: names}
+		if err := d.Records(func(r decode.Record) bool { rd.recs = append(rd.recs, r); return true }); err != nil {
+			t.Fatal(err)
+		}
+		ranks = append(ranks, rd)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return ranks
+}
+
+// TestDocQueriesMatchAnalyze exports several ranks, runs every query of
+// docs/cluster.md in DuckDB, and holds each answer to analyze's figures for
+// the same captures, or to the records counted here.
+func TestDocQueriesMatchAnalyze(t *testing.T) {
+	node := duckdb(t)
+	dir := filepath.Join(t.TempDir(), "step42")
+	ranks := exportRanks(t, dir)
+	views, named := queries(t, dir)
+	var order []string
+	for name := range named {
+		order = append(order, name)
+	}
+	sort.Strings(order)
+	stmts := slices.Clone(views)
+	for _, name := range order {
+		stmts = append(stmts, named[name])
+	}
+	res := run(t, node, stmts)
+	answer := map[string][]map[string]any{}
+	for i, name := range order {
+		answer[name] = res[len(views)+i]
+	}
+
+	t.Run("time by kind", func(t *testing.T) {
+		type key struct {
+			rank uint32
+			kind string
+		}
+		count := map[key]uint64{}
+		for _, r := range ranks {
+			l := analyze.NewLabeler(r.names, nil)
+			for i := range r.recs {
+				count[key{r.rank, l.Kind(&r.recs[i].ProfileRecord)}]++
+			}
+		}
+		rows := answer["time by kind"]
+		if len(rows) != len(count) {
+			t.Fatalf("%d rows, want %d", len(rows), len(count))
+		}
+		for _, row := range rows {
+			k := key{uint32(u64(t, row["rank"])), row["kind"].(string)}
+			a := ranks[k.rank].analysis.Totals
+			want := map[string]uint64{analyze.KindCompute: a.ComputeCycles, analyze.KindWait: a.WaitCycles,
+				analyze.KindTrigger: a.TriggerCycles, analyze.KindOther: a.OtherCycles}[k.kind]
+			if got := u64(t, row["cycles"]); got != want {
+				t.Errorf("rank %d %s: %d cycles, analyze says %d", k.rank, k.kind, got, want)
+			}
+			if got := u64(t, row["records"]); got != count[k] {
+				t.Errorf("rank %d %s: %d records, %d decoded", k.rank, k.kind, got, count[k])
+			}
+		}
+	})
+
+	t.Run("slowest rank per stage", func(t *testing.T) {
+		per := map[string][]struct {
+			rank   uint32
+			cycles uint64
+		}{}
+		for _, r := range ranks {
+			for _, st := range r.analysis.Stages {
+				per[st.Name] = append(per[st.Name], struct {
+					rank   uint32
+					cycles uint64
+				}{r.rank, st.TotalCycles})
+			}
+		}
+		rows := answer["slowest rank per stage"]
+		if len(rows) != len(per) {
+			t.Fatalf("%d stages, analyze has %d", len(rows), len(per))
+		}
+		for _, row := range rows {
+			stage := row["stage"].(string)
+			vals := per[stage]
+			best := vals[0]
+			var cyc []float64
+			lo := vals[0].cycles
+			for _, v := range vals {
+				if v.cycles > best.cycles {
+					best = v
+				}
+				lo = min(lo, v.cycles)
+				cyc = append(cyc, float64(v.cycles))
+			}
+			slices.Sort(cyc)
+			med := cyc[len(cyc)/2]
+			if len(cyc)%2 == 0 {
+				med = (cyc[len(cyc)/2-1] + cyc[len(cyc)/2]) / 2
+			}
+			if got := uint32(u64(t, row["slowest_rank"])); got != best.rank {
+				t.Errorf("%s: slowest rank %d, analyze says %d", stage, got, best.rank)
+			}
+			if u64(t, row["max_cycles"]) != best.cycles || u64(t, row["min_cycles"]) != lo || f64(t, row["median_cycles"]) != med {
+				t.Errorf("%s: max/min/median %v/%v/%v, analyze gives %d/%d/%g", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"], best.cycles, lo, med)
+			}
+		}
+	})
+
+	t.Run("wait share per rank", func(t *testing.T) {
+		rows := answer["wait share per rank"]
+		if len(rows) != len(ranks) {
+			t.Fatalf("%d rows, want %d", len(rows), len(ranks))
+		}
+		for _, row := range rows {
+			r := ranks[u64(t, row["rank"])]
+			if got, want := f64(t, row["wait_pct"]), r.analysis.Totals.WaitPct; math.Abs(got-want) > 1e-6 {
+				t.Errorf("rank %d: wait %% %v, analyze says %v", r.rank, got, want)
+			}
+		}
+	})
+
+	t.Run("longest records", func(t *testing.T) {
+		type rec struct {
+			rank       uint32
+			core, name string
+			block      uint32
+			cycles     uint64
+			startNs    int64
+		}
+		var all []rec
+		for _, r := range ranks {
+			for i := range r.recs {
+				x := &r.recs[i]
+				all = append(all, rec{r.rank, x.CoreType.String(), r.names.EventName(&x.ProfileRecord, false, ""), x.BlockID,
+					x.EndCycle - x.StartCycle, (int64(x.StartCycle) - int64(r.anchor)) * (1000 / mhz)})
+			}
+		}
+		slices.SortFunc(all, func(a, b rec) int {
+			switch {
+			case a.cycles != b.cycles:
+				return -cmpU(a.cycles, b.cycles)
+			case a.rank != b.rank:
+				return cmpU(uint64(a.rank), uint64(b.rank))
+			case a.startNs != b.startNs:
+				return cmpI(a.startNs, b.startNs)
+			case a.core != b.core:
+				return strings.Compare(a.core, b.core)
+			}
+			return cmpU(uint64(a.block), uint64(b.block))
+		})
+		rows := answer["longest records"]
+		if len(rows) != 10 {
+			t.Fatalf("%d rows, want 10", len(rows))
+		}
+		for i, row := range rows {
+			got := rec{uint32(u64(t, row["rank"])), row["core_type"].(string), row["name"].(string), uint32(u64(t, row["block_id"])),
+				u64(t, row["cycles"]), i64(t, row["start_ns"])}
+			if got != all[i] {
+				t.Errorf("row %d: %+v, decoded %+v", i, got, all[i])
+			}
+		}
+	})
+
+	t.Run("records per descriptor", func(t *testing.T) {
+		type key struct{ rank, desc uint32 }
+		want := map[key]uint64{}
+		for _, r := range ranks {
+			for i := range r.recs {
+				want[key{r.rank, r.recs[i].DescID}]++
+			}
+		}
+		rows := answer["records per descriptor"]
+		if len(rows) != len(want) {
+			t.Fatalf("%d rows, want %d", len(rows), len(want))
+		}
+		for _, row := range rows {
+			k := key{uint32(u64(t, row["rank"])), uint32(u64(t, row["desc_id"]))}
+			if got := u64(t, row["records"]); got != want[k] {
+				t.Errorf("rank %d desc %#x: %d records, decoded %d", k.rank, k.desc, got, want[k])
+			}
+		}
+	})
+}
+
+func cmpU(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpI(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestManyRanks exports 256 small ranks (the AIV-pipeline example, a seed
+// each) and checks that DuckDB reads them all: per rank the record count
+// and total cycles, and per rank and descriptor the record count, as the
+// decoded records give them.
+func TestManyRanks(t *testing.T) {
+	node := duckdb(t)
+	if raceEnabled {
+		t.Skip("256 ranks take a minute under the race detector; make test runs this test without it")
+	}
+	const n = 256
+	s, err := plan.ParseFile("../../examples/aiv_pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "many")
+	w, err := export.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	type key struct{ rank, desc uint32 }
+	perDesc := map[key]uint64{}
+	records := make([]uint64, n)
+	cycles := make([]uint64, n)
+	for i := range n {
+		c, err := synth.Run(s, synth.Options{Seed: uint64(i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), c.Buffer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decode.Decode(capt, capture.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}
+		a, err := analyze.Analyze(d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Add(export.Source{Decoded: d, Analysis: a, Options: o}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Records(func(r decode.Record) bool {
+			records[i]++
+			cycles[i] += r.EndCycle - r.StartCycle
+			perDesc[key{uint32(i), r.DescID}]++
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	views, named := queries(t, dir)
+	res := run(t, node, append(views,
+		"SELECT rank, count(*) AS records, sum(end_cycle - start_cycle) AS cycles FROM records GROUP BY rank ORDER BY rank",
+		named["records per descriptor"]))
+	byRank, byDesc := res[len(views)], res[len(views)+1]
+	if len(byRank) != n {
+		t.Fatalf("DuckDB sees %d ranks, want %d", len(byRank), n)
+	}
+	for _, row := range byRank {
+		r := u64(t, row["rank"])
+		if u64(t, row["records"]) != records[r] || u64(t, row["cycles"]) != cycles[r] {
+			t.Errorf("rank %d: %v records, %v cycles; decoded %d, %d", r, row["records"], row["cycles"], records[r], cycles[r])
+		}
+	}
+	if len(byDesc) != len(perDesc) {
+		t.Fatalf("%d (rank, desc_id) rows, decoded %d", len(byDesc), len(perDesc))
+	}
+	for _, row := range byDesc {
+		k := key{uint32(u64(t, row["rank"])), uint32(u64(t, row["desc_id"]))}
+		if got := u64(t, row["records"]); got != perDesc[k] {
+			t.Errorf("rank %d desc %#x: %d records, decoded %d", k.rank, k.desc, got, perDesc[k])
+		}
+	}
+}
