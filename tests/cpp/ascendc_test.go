@@ -145,3 +145,20 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// TestDocsReplacement holds docs/cpp-header.md to the replacement of the
+// runtime's recorder that TestAscendCPreset compiles: the docs show the
+// file, whole, as one code block.
+func TestDocsReplacement(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join(ascendcDir, "cycle_trace_recorder.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/cpp-header.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```cpp\n"+string(file)+"```\n") {
+		t.Errorf("docs/cpp-header.md does not show %s/cycle_trace_recorder.h as a code block:\n%s", ascendcDir, file)
+	}
+}
