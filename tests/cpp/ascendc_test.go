@@ -132,7 +132,7 @@ func TestRecorderNeedsCoreType(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := cxx.Try("c++11", "-I", genCpp, "-fsyntax-only", src)
-	if err == nil || !strings.Contains(out, "define CYCLEABI_CORE_TYPE (1 AIC, 2 AIV)") {
+	if err == nil || !strings.Contains(out, "define CYCLEABI_CORE_TYPE (") {
 		t.Errorf("using Recorder without CYCLEABI_CORE_TYPE: err %v\n%s", err, out)
 	}
 }
