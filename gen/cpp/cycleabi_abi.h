@@ -9,35 +9,56 @@
 // record_capacity ProfileRecord entries; every slot of a region has the same
 // record capacity.
 //
-// A kernel finds and initialises its slot at entry, then appends one record per
-// piece of work:
+// A kernel keeps one Recorder per core: Init at kernel entry finds the core's
+// slot and writes its header, and Record appends one record per piece of work:
 //
-//   CYCLEABI_GM cycleabi::CoreHeader* slot = cycleabi::InitSlot(
-//       buffer, cycleabi::CoreType::AIC, block_id, cube_slots, aic_capacity, aiv_capacity, entry_cycle);
+//   cycleabi::Recorder recorder;  // the core type is CYCLEABI_CORE_TYPE
+//   recorder.Init(block_id, buffer, aic_capacity, aiv_capacity);
 //   ...
-//   if (slot != nullptr) {
-//     cycleabi::AppendRecord(slot, start_cycle, end_cycle, desc_id, task_id, stage_task_index, owner_id);
-//   }
+//   recorder.Record(desc_id, task_id, stage_task_index, owner_id, start_cycle, end_cycle);
 //
-// AppendRecord never writes past the slot's capacity: a record that does not
-// fit is only counted in dropped_count. The helpers do plain stores; any cache
-// maintenance the target needs before the host reads the buffer is the
-// kernel's.
+// Record keeps record_count in the object (no read of the buffer per record)
+// and never writes past the slot's capacity: a record that does not fit is only
+// counted in dropped_count. It writes the record, then CYCLEABI_BARRIER(), then
+// record_count, then CYCLEABI_BARRIER(), so a host that reads record_count N
+// from a live or crashed buffer finds records 0..N-1 complete. Init calls
+// CYCLEABI_TRAP() and writes nothing when a capacity is not valid or the core
+// has no slot.
 //
-// Qualifiers. Define these before including the header; the defaults suit a
+// The free functions InitSlot and AppendRecord write the same bytes in the same
+// order for a kernel that keeps no object (AppendRecord reads record_count and
+// record_capacity from the CoreHeader on every call). The helpers do plain
+// stores; any cache maintenance the target needs before the host reads the
+// buffer is the kernel's.
+//
+// Configuration. Define these before including the header; the defaults suit a
 // host compiler:
 //
-//   CYCLEABI_FN  qualifies every helper function.            Default: inline
-//   CYCLEABI_GM  qualifies every pointer into the buffer.    Default: empty
+//   CYCLEABI_FN          qualifies every function.
+//                        Default: inline.
+//   CYCLEABI_GM          qualifies every pointer into the buffer.
+//                        Default: empty.
+//   CYCLEABI_BARRIER()   orders the buffer writes around record_count.
+//                        Default: nothing.
+//   CYCLEABI_NOW()       reads the system counter (Recorder::Now).
+//                        Default: 0.
+//   CYCLEABI_TRAP()      stops the kernel (Recorder::Init on a bad layout).
+//                        Default: nothing.
+//   CYCLEABI_CORE_TYPE   the core type Recorder writes as: 1 AIC, 2 AIV.
+//                        Default: none.
+//   CYCLEABI_CUBE_SLOTS  the buffer's cube slot count, for Recorder.
+//                        Default: kMinCubeSlots.
 //
-//   AscendC:  #define CYCLEABI_FN __aicore__ inline
-//             #define CYCLEABI_GM __gm__
+//   AscendC:  #define CYCLEABI_ASCENDC (before the include) sets them all:
+//             __aicore__ inline, __gm__, PipeBarrier<PIPE_ALL>(),
+//             GetSystemCycle(), Trap(), and the core type from
+//             __DAV_C220_CUBE__; it includes kernel_operator.h.
 //   CUDA:     #define CYCLEABI_FN __device__ __forceinline__
 //             (CYCLEABI_GM stays empty; use __host__ __device__ inline
 //             to call the helpers from host code as well)
 //
-// Freestanding: only <stdint.h> and <stddef.h>; no exceptions, RTTI, STL or
-// heap. Requires C++11 or later.
+// Freestanding: only <stdint.h> and <stddef.h> (and kernel_operator.h under
+// CYCLEABI_ASCENDC); no exceptions, RTTI, STL or heap. Requires C++11 or later.
 
 #ifndef CYCLEABI_ABI_H_
 #define CYCLEABI_ABI_H_
@@ -45,11 +66,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// The AscendC preset: every qualifier and hook as an AscendC kernel needs them.
+// Each one already defined is kept.
+#ifdef CYCLEABI_ASCENDC
+#include "kernel_operator.h"
+#ifndef CYCLEABI_FN
+#define CYCLEABI_FN __aicore__ inline
+#endif
+#ifndef CYCLEABI_GM
+#define CYCLEABI_GM __gm__
+#endif
+#ifndef CYCLEABI_BARRIER
+#define CYCLEABI_BARRIER() AscendC::PipeBarrier<PIPE_ALL>()
+#endif
+#ifndef CYCLEABI_NOW
+#define CYCLEABI_NOW() AscendC::GetSystemCycle()
+#endif
+#ifndef CYCLEABI_TRAP
+#define CYCLEABI_TRAP() AscendC::Trap()
+#endif
+#ifndef CYCLEABI_CORE_TYPE
+#ifdef __DAV_C220_CUBE__
+#define CYCLEABI_CORE_TYPE 1  // CoreType::AIC
+#else
+#define CYCLEABI_CORE_TYPE 2  // CoreType::AIV
+#endif
+#endif
+#endif  // CYCLEABI_ASCENDC
+
 #ifndef CYCLEABI_FN
 #define CYCLEABI_FN inline
 #endif
 #ifndef CYCLEABI_GM
 #define CYCLEABI_GM
+#endif
+#ifndef CYCLEABI_BARRIER
+#define CYCLEABI_BARRIER() ((void)0)
+#endif
+#ifndef CYCLEABI_NOW
+#define CYCLEABI_NOW() 0
+#endif
+#ifndef CYCLEABI_TRAP
+#define CYCLEABI_TRAP() ((void)0)
+#endif
+#ifndef CYCLEABI_CUBE_SLOTS
+#define CYCLEABI_CUBE_SLOTS cycleabi::kMinCubeSlots
 #endif
 
 // The ABI version and fingerprint as macros, for #if checks in build scripts;
@@ -775,20 +836,16 @@ CYCLEABI_FN CYCLEABI_GM CoreHeader* InitSlot(CYCLEABI_GM uint8_t* buffer, CoreTy
   return header;
 }
 
-// AppendRecord appends one ProfileRecord to the slot whose header is header
-// (records follow the header in memory). When record_count < record_capacity it
-// writes the record at index record_count, increments record_count and returns
-// true; otherwise it writes no record, increments dropped_count (a u32: it
-// wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and
-// returns false. It never writes past the slot's capacity.
-CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cycle,
-                              uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
-                              uint32_t stage_task_index, uint32_t owner_id) {
-  const uint32_t index = header->record_count;
-  if (index >= header->record_capacity) {
-    header->dropped_count = header->dropped_count + 1;
-    return false;
-  }
+namespace detail {
+
+// PutRecord writes record index of the slot whose header is header, then
+// publishes it: the record's fields, CYCLEABI_BARRIER(), record_count = index +
+// 1, CYCLEABI_BARRIER(). A reader that sees record_count N finds records 0..N-1
+// complete. index must be below the slot's record_capacity (the callers check
+// it).
+CYCLEABI_FN void PutRecord(CYCLEABI_GM CoreHeader* header, uint32_t index, uint64_t start_cycle,
+                           uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
+                           uint32_t stage_task_index, uint32_t owner_id) {
   CYCLEABI_GM uint8_t* records = reinterpret_cast<CYCLEABI_GM uint8_t*>(header) + kCoreHeaderSize;
   CYCLEABI_GM ProfileRecord* record = reinterpret_cast<CYCLEABI_GM ProfileRecord*>(records) + index;
   record->start_cycle = start_cycle;
@@ -797,9 +854,115 @@ CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cyc
   record->task_id = task_id;
   record->stage_task_index = stage_task_index;
   record->owner_id = owner_id;
+  CYCLEABI_BARRIER();
   header->record_count = index + 1;
+  CYCLEABI_BARRIER();
+}
+
+}  // namespace detail
+
+// AppendRecord appends one ProfileRecord to the slot whose header is header
+// (records follow the header in memory). When record_count < record_capacity it
+// writes the record at index record_count, then publishes record_count + 1
+// (detail::PutRecord: the record before the count, with CYCLEABI_BARRIER()
+// between them and after) and returns true; otherwise it writes no record,
+// increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host
+// mirror abi.WriteRecord does) and returns false. It never writes past the
+// slot's capacity.
+CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cycle,
+                              uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
+                              uint32_t stage_task_index, uint32_t owner_id) {
+  const uint32_t index = header->record_count;
+  if (index >= header->record_capacity) {
+    header->dropped_count = header->dropped_count + 1;
+    return false;
+  }
+  detail::PutRecord(header, index, start_cycle, end_cycle, desc_id, task_id, stage_task_index, owner_id);
   return true;
 }
+
+// Device-side recorder.
+
+// BasicRecorder writes the slot of one core of type kCoreType in a buffer with
+// kCubeSlots cube slots, keeping the slot's record_count and record_capacity in
+// the object. Recorder is the one a kernel uses, for CYCLEABI_CORE_TYPE and
+// CYCLEABI_CUBE_SLOTS; a host program that writes as several core types names
+// them here.
+template <CoreType kCoreType, uint32_t kCubeSlots>
+class BasicRecorder {
+ public:
+  static_assert(SlotCount(kCoreType, 1) != 0,
+                "BasicRecorder: the core type is not a CoreType; define CYCLEABI_CORE_TYPE (1 AIC, 2 AIV) "
+                "or CYCLEABI_ASCENDC before including cycleabi_abi.h");
+  static_assert(kCubeSlots >= kMinCubeSlots, "BasicRecorder: CYCLEABI_CUBE_SLOTS is below kMinCubeSlots");
+
+  // A recorder before Init, or after an Init that trapped, writes nothing:
+  // every Record is a drop that is not counted anywhere.
+  CYCLEABI_FN BasicRecorder() : header_(nullptr), count_(0), capacity_(0), dropped_(0) {}
+
+  // Init is the core's kernel entry: it finds the slot of block worker_id in
+  // buffer and writes its CoreHeader (entry_cycle = Now(), record_count and
+  // dropped_count 0, the core type, worker_id, the region's record capacity,
+  // the rest zeroed). When a capacity is not valid (IsValidCapacity: a multiple
+  // of kRecordCapacityAlignment, at most kMaxRecordsPerCore) or worker_id has
+  // no slot, it calls CYCLEABI_TRAP() and writes nothing.
+  CYCLEABI_FN void Init(uint32_t worker_id, CYCLEABI_GM uint8_t* buffer, uint32_t aic_capacity,
+                        uint32_t aiv_capacity) {
+    header_ = nullptr;
+    count_ = 0;
+    capacity_ = 0;
+    dropped_ = 0;
+    if (!IsValidCapacity(aic_capacity) || !IsValidCapacity(aiv_capacity)) {
+      CYCLEABI_TRAP();
+      return;
+    }
+    header_ = InitSlot(buffer, kCoreType, worker_id, kCubeSlots, aic_capacity, aiv_capacity, Now());
+    if (header_ == nullptr) {
+      CYCLEABI_TRAP();
+      return;
+    }
+    capacity_ = RecordCapacity(kCoreType, aic_capacity, aiv_capacity);
+  }
+
+  // Now is the system counter after CYCLEABI_BARRIER(), so that it counts the
+  // work issued before it.
+  CYCLEABI_FN uint64_t Now() const {
+    CYCLEABI_BARRIER();
+    return static_cast<uint64_t>(CYCLEABI_NOW());
+  }
+
+  // Record appends one record and returns true; when the slot is full it writes
+  // no record, counts it in dropped_count (a u32 that wraps after 2^32 - 1
+  // drops) and returns false. The record is written before record_count is
+  // published (detail::PutRecord).
+  CYCLEABI_FN bool Record(uint32_t desc_id, uint32_t task_id, uint32_t stage_task_index,
+                          uint32_t owner_id, uint64_t start_cycle, uint64_t end_cycle) {
+    if (count_ >= capacity_) {
+      if (header_ != nullptr) {
+        header_->dropped_count = ++dropped_;
+      }
+      return false;
+    }
+    detail::PutRecord(header_, count_, start_cycle, end_cycle, desc_id, task_id, stage_task_index, owner_id);
+    ++count_;
+    return true;
+  }
+
+ private:
+  CYCLEABI_GM CoreHeader* header_;
+  uint32_t count_;
+  uint32_t capacity_;
+  uint32_t dropped_;
+};
+
+// Recorder is the recorder of the core this file is compiled for. Without
+// CYCLEABI_CORE_TYPE it names no core type, and using it stops at
+// BasicRecorder's static_assert.
+#ifdef CYCLEABI_CORE_TYPE
+typedef BasicRecorder<static_cast<CoreType>(CYCLEABI_CORE_TYPE), CYCLEABI_CUBE_SLOTS> Recorder;
+#else
+typedef BasicRecorder<static_cast<CoreType>(0), CYCLEABI_CUBE_SLOTS> Recorder;
+#endif
 
 }  // namespace cycleabi
 

@@ -84,11 +84,22 @@ func layoutAsserts(s *schema.Schema) string {
 	return b.String()
 }
 
+// recorderInstances instantiates BasicRecorder, every member, for each
+// core type of s: a class template's members are compiled only when used.
+func recorderInstances(s *schema.Schema) string {
+	var b strings.Builder
+	for _, r := range s.Layout.Regions {
+		fmt.Fprintf(&b, "template class BasicRecorder<%s::%s, %s>;\n", s.Layout.CoreTypes.Name, r.CoreType.Name, constName(s.Layout.MinCubeSlots.Name))
+	}
+	return b.String()
+}
+
 // TestHeadersCompile compiles the in-memory headers of the real and the
 // small schema (a file that includes only the header, which must stand
 // alone; TestGeneratedHeaderIsCurrent makes the real one gen/cpp's) with
 // every compiler on PATH at every standard, together with static_asserts on the constexpr layout helpers computed here from the
-// model: the helpers follow the schema's regions, whatever their order.
+// model: the helpers follow the schema's regions, whatever their order. The
+// Recorder is instantiated for every core type.
 func TestHeadersCompile(t *testing.T) {
 	compilers := cxxtest.Compilers(t)
 	_, real := loadReal(t)
@@ -105,7 +116,7 @@ func TestHeadersCompile(t *testing.T) {
 			t.Fatal(err)
 		}
 		dir := writeHeader(t, mustHeader(t, c.file, c.data))
-		src := writeSource(t, dir, "layout_asserts.cpp", "#include \""+HeaderFile+"\"\n\nnamespace cycleabi {\n"+layoutAsserts(s)+"}  // namespace cycleabi\n")
+		src := writeSource(t, dir, "layout_asserts.cpp", "#include \""+HeaderFile+"\"\n\nnamespace cycleabi {\n"+layoutAsserts(s)+recorderInstances(s)+"}  // namespace cycleabi\n")
 		for _, cxx := range compilers {
 			for _, std := range cxxtest.Standards {
 				t.Run(c.name+"/"+cxx.Name+"/"+std, func(t *testing.T) {

@@ -46,6 +46,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.genFamilies()
 	g.genLayout()
 	g.genWriter()
+	g.genRecorder()
 	g.genEpilogue()
 	if err := g.Err(s.File); err != nil {
 		return nil, err

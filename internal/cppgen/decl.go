@@ -27,38 +27,10 @@ func (g *gen) genPrologue() {
 	g.comment("", fmt.Sprintf("Each core of a MegaKernel appends %s entries to its own slot of one profiling buffer; the host (gen/go/abi) plans the buffer's size and decodes it. The layout: %s, where cube_slots >= k%s. A slot is a %s followed by record_capacity %s entries; every slot of a region has the same record capacity.",
 		rec, g.regionSummary(), lay.MinCubeSlots.Name, hdr, rec))
 	g.P("//")
-	g.comment("", "A kernel finds and initialises its slot at entry, then appends one record per piece of work:")
+	g.genUsage()
 	g.P("//")
-	args := []string{"buffer", "cycleabi::" + g.coreType(lay.Regions[0].CoreType), "block_id", "cube_slots"}
-	args = append(args, g.capacityParams()...)
-	args = append(args, "entry_cycle")
-	g.P("//   CYCLEABI_GM cycleabi::%s* slot = cycleabi::InitSlot(", hdr)
-	g.P("//       %s);", strings.Join(args, ", "))
-	rargs := []string{"slot"}
-	for _, f := range g.recordParams() {
-		rargs = append(rargs, f.Name)
-	}
-	g.P("//   ...")
-	g.P("//   if (slot != nullptr) {")
-	g.P("//     cycleabi::AppendRecord(%s);", strings.Join(rargs, ", "))
-	g.P("//   }")
-	g.P("//")
-	g.comment("", "AppendRecord never writes past the slot's capacity: a record that does not fit is only counted in dropped_count. The helpers do plain stores; any cache maintenance the target needs before the host reads the buffer is the kernel's.")
-	g.P("//")
-	g.P("// Qualifiers. Define these before including the header; the defaults suit a")
-	g.P("// host compiler:")
-	g.P("//")
-	g.P("//   CYCLEABI_FN  qualifies every helper function.            Default: inline")
-	g.P("//   CYCLEABI_GM  qualifies every pointer into the buffer.    Default: empty")
-	g.P("//")
-	g.P("//   AscendC:  #define CYCLEABI_FN __aicore__ inline")
-	g.P("//             #define CYCLEABI_GM __gm__")
-	g.P("//   CUDA:     #define CYCLEABI_FN __device__ __forceinline__")
-	g.P("//             (CYCLEABI_GM stays empty; use __host__ __device__ inline")
-	g.P("//             to call the helpers from host code as well)")
-	g.P("//")
-	g.P("// Freestanding: only <stdint.h> and <stddef.h>; no exceptions, RTTI, STL or")
-	g.P("// heap. Requires C++11 or later.")
+	g.P("// Freestanding: only <stdint.h> and <stddef.h> (and kernel_operator.h under")
+	g.P("// CYCLEABI_ASCENDC); no exceptions, RTTI, STL or heap. Requires C++11 or later.")
 	g.P("")
 	g.P("#ifndef %s", guard)
 	g.P("#define %s", guard)
@@ -66,12 +38,14 @@ func (g *gen) genPrologue() {
 	g.P("#include <stddef.h>")
 	g.P("#include <stdint.h>")
 	g.P("")
+	g.genPreset()
 	g.P("#ifndef CYCLEABI_FN")
 	g.P("#define CYCLEABI_FN inline")
 	g.P("#endif")
 	g.P("#ifndef CYCLEABI_GM")
 	g.P("#define CYCLEABI_GM")
 	g.P("#endif")
+	g.genHookDefaults()
 	g.P("")
 	g.P("// The ABI version and fingerprint as macros, for #if checks in build scripts;")
 	g.P("// C++ code uses cycleabi::kAbiVersion and cycleabi::kFingerprint.")
@@ -459,34 +433,22 @@ func (g *gen) genWriter() {
 	g.P("  return header;")
 	g.P("}")
 
-	var decls []string
 	for _, f := range g.recordParams() {
 		switch f.Name {
 		case "header", "index", "record", "i":
 			g.ErrorAt(f.Pos, "%s field %s takes the name of a local of AppendRecord", rec, f.Name)
 		}
-		decls = append(decls, cppType(f.Type)+" "+f.Name)
 	}
+	g.genPutRecord()
 	g.P("")
-	g.comment("", fmt.Sprintf("AppendRecord appends one %s to the slot whose header is header (records follow the header in memory). When record_count < record_capacity it writes the record at index record_count, increments record_count and returns true; otherwise it writes no record, increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and returns false. It never writes past the slot's capacity.", rec))
-	g.signature("CYCLEABI_FN bool AppendRecord", append([]string{"CYCLEABI_GM " + hdr + "* header"}, decls...))
+	g.comment("", fmt.Sprintf("AppendRecord appends one %s to the slot whose header is header (records follow the header in memory). When record_count < record_capacity it writes the record at index record_count, then publishes record_count + 1 (detail::PutRecord: the record before the count, with CYCLEABI_BARRIER() between them and after) and returns true; otherwise it writes no record, increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and returns false. It never writes past the slot's capacity.", rec))
+	g.signature("CYCLEABI_FN bool AppendRecord", append([]string{"CYCLEABI_GM " + hdr + "* header"}, fieldDecls(g.recordParams())...))
 	g.P("  const uint32_t index = header->record_count;")
 	g.P("  if (index >= header->record_capacity) {")
 	g.P("    header->dropped_count = header->dropped_count + 1;")
 	g.P("    return false;")
 	g.P("  }")
-	g.P("  CYCLEABI_GM uint8_t* records = reinterpret_cast<CYCLEABI_GM uint8_t*>(header) + %s;", constName(hdr, "Size"))
-	g.P("  CYCLEABI_GM %s* record = reinterpret_cast<CYCLEABI_GM %s*>(records) + index;", rec, rec)
-	for _, f := range lay.Record.Fields {
-		if f.Type == schema.Pad {
-			g.P("  for (uint32_t i = 0; i < %d; ++i) {", f.Size)
-			g.P("    record->%s[i] = 0;", f.Name)
-			g.P("  }")
-			continue
-		}
-		g.P("  record->%s = %s;", f.Name, f.Name)
-	}
-	g.P("  header->record_count = index + 1;")
+	g.P("  detail::PutRecord(header, index, %s);", strings.Join(fieldNames(g.recordParams()), ", "))
 	g.P("  return true;")
 	g.P("}")
 }

@@ -207,6 +207,13 @@ func (g *gen) buffer() {
 	g.p("")
 	g.p("A slot's stride is at most %s = %d (it fits in a u32).", l.StrideLimit.Name, l.StrideLimit.Value)
 	g.p("")
+	g.p("A core writes each record's %d bytes before it raises record_count to count", rec.Size)
+	g.p("the record, with a barrier between them and after (the generated C++ writers")
+	g.p("call `CYCLEABI_BARRIER()` there). So whenever record_count reads N, records")
+	g.p("0 .. N-1 are complete, even in a buffer read while the kernel runs or after it")
+	g.p("crashed. A record that does not fit raises dropped_count instead and writes")
+	g.p("nothing.")
+	g.p("")
 	var cells []string
 	for _, r := range l.Regions {
 		n := r.CoreType.Name

@@ -6,7 +6,9 @@
 //     PATH writes whole captures through the header's device-side helpers
 //     and prints a manifest of what it wrote; the Go decoders must read back
 //     exactly the manifest. One capture is committed (testdata/gold.bin) and
-//     always decoded, even where no compiler exists.
+//     always decoded, even where no compiler exists. Run with --recorder,
+//     the harness writes as kernels holding a cycleabi::BasicRecorder per
+//     core, and must write the same bytes.
 //  2. The header's structs and enums, compiled with -g, are read back from
 //     the object file's DWARF and compared with abi/schema.yaml.
 //  3. The header compiled with stand-ins for the AscendC and CUDA qualifiers
@@ -172,8 +174,15 @@ func buildHarness(t *testing.T, b harnessBuild) string {
 // model, or a sanitizer report, fails the test with the harness's stderr.
 func runHarness(t *testing.T, exe string, scenarios ...string) (dir string, manifestText []byte) {
 	t.Helper()
+	return runHarnessWith(t, exe, nil, scenarios...)
+}
+
+// runHarnessWith is runHarness with flags before the directory
+// (--recorder).
+func runHarnessWith(t *testing.T, exe string, flags []string, scenarios ...string) (dir string, manifestText []byte) {
+	t.Helper()
 	dir = t.TempDir()
-	cmd := exec.Command(exe, append([]string{dir}, scenarios...)...)
+	cmd := exec.Command(exe, append(append(append([]string{}, flags...), dir), scenarios...)...)
 	cmd.Env = append(os.Environ(), sanitizeEnv...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

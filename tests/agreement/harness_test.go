@@ -11,6 +11,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/validate"
 )
 
 // harnessScenarios are the captures the harness writes, in its order; a
@@ -74,6 +76,66 @@ func TestHarnessAgreement(t *testing.T) {
 				t.Errorf("%s: %s differs from %s's", o.build, name, outputs[0].build)
 			}
 		}
+	}
+}
+
+// TestRecorderAgreement runs every build of the harness as kernels that
+// write through cycleabi::BasicRecorder (--recorder) and as kernels that
+// write through InitSlot and AppendRecord: every capture and the manifest
+// must be the same bytes both ways, and the first build's recorder
+// captures are held to their manifest by every Go reader and validate
+// finds no error in them, with the manifest's record and drop counts.
+func TestRecorderAgreement(t *testing.T) {
+	for i, b := range harnessBuilds(t) {
+		t.Run(b.String(), func(t *testing.T) {
+			t.Parallel()
+			exe := buildHarness(t, b)
+			freeDir, freeText := runHarness(t, exe)
+			dir, text := runHarnessWith(t, exe, []string{"--recorder"})
+			if !bytes.Equal(text, freeText) {
+				t.Fatalf("the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText))
+			}
+			m, err := parseManifest(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, c := range m {
+				names = append(names, c.Name)
+			}
+			if !slices.Equal(names, harnessScenarios) {
+				t.Fatalf("harness --recorder wrote captures %v, want %v", names, harnessScenarios)
+			}
+			for _, c := range m {
+				t.Run(c.Name, func(t *testing.T) {
+					path := filepath.Join(dir, c.File)
+					data, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					free, err := os.ReadFile(filepath.Join(freeDir, c.File))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(data, free) {
+						t.Fatalf("%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free))
+					}
+					if i > 0 {
+						return
+					}
+					checkAgreement(t, path, c)
+					planned := c.Capacities
+					r, err := validate.CheckBytes(path, data, validate.Options{Layout: capture.Request{CubeSlots: c.CubeSlots, Capacities: &planned}, MaxFindings: -1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !r.OK() || r.Records != c.Records || r.Dropped != c.Dropped {
+						t.Errorf("validate: %d errors, %d records, %d dropped; the manifest has %d records, %d dropped; findings %v",
+							r.Errors(), r.Records, r.Dropped, c.Records, c.Dropped, r.Findings)
+					}
+				})
+			}
+		})
 	}
 }
 

@@ -20,9 +20,11 @@ import (
 // qualifierProbe calls every helper of the header through its macros.
 const qualifierProbe = "cxx/qualifier_probe.cpp"
 
-// aicoreSection is where the section stand-in for __aicore__ puts every
-// function it qualifies.
-const aicoreSection = ".text.cycleabi_aicore"
+// aicoreTag is the ABI tag the stand-in for __aicore__ puts on every
+// function it qualifies: it shows in the function's mangled name, template
+// members included (compilers ignore a section attribute there, so the
+// tag, not the section, is what the check reads).
+const aicoreTag = "cycleabi_aicore"
 
 // A qualifierConfig compiles the probe with the qualifier macros
 // predefined the way one device build does, played by stand-ins a host
@@ -35,10 +37,10 @@ const aicoreSection = ".text.cycleabi_aicore"
 //     and the AST (-ast-dump=json) must show the annotation on every
 //     function the header declares and CYCLEABI_GM on every pointer to a
 //     wire struct or to buffer bytes, whether or not the probe calls it.
-//   - ascendc/section+volatile (every compiler): __aicore__ puts the
-//     function in its own section and keeps it (used); __gm__ is volatile,
-//     which no pointer conversion drops silently. Every cycleabi function
-//     in the object must be in that section.
+//   - ascendc/abi_tag+volatile (every compiler): __aicore__ gives the
+//     function an ABI tag, which its mangled name carries, and keeps it
+//     (used); __gm__ is volatile, which no pointer conversion drops
+//     silently. Every cycleabi function in the object must carry the tag.
 //   - cuda/device (clang's CUDA front end, device side, no CUDA SDK
 //     needed): CYCLEABI_FN = __device__ __forceinline__ as the header
 //     documents; a helper without it is a host function, and calling it
@@ -66,8 +68,8 @@ var (
 		`-DCYCLEABI_GM=__gm__`,
 		`-DPROBE_KERNEL=__aicore__`,
 	}
-	ascendcSection = []string{
-		`-D__aicore__=__attribute__((section("` + aicoreSection + `"), used))`,
+	ascendcTag = []string{
+		`-D__aicore__=__attribute__((abi_tag("` + aicoreTag + `"), used))`,
 		`-D__gm__=volatile`,
 		`-DCYCLEABI_FN=__aicore__ inline`,
 		`-DCYCLEABI_GM=__gm__`,
@@ -97,14 +99,14 @@ var qualifierConfigs = []qualifierConfig{
 		},
 	},
 	{
-		name: "ascendc/section+volatile", catches: []string{"CYCLEABI_FN", "CYCLEABI_GM"},
+		name: "ascendc/abi_tag+volatile", catches: []string{"CYCLEABI_FN", "CYCLEABI_GM"},
 		check: func(cxx cxxtest.Compiler, std, includeDir, tmp string) error {
 			obj := filepath.Join(tmp, "probe.o")
-			args := append(append([]string{"-I", includeDir}, ascendcSection...), "-O0", "-c", "-o", obj, qualifierProbe)
+			args := append(append([]string{"-I", includeDir}, ascendcTag...), "-O0", "-c", "-o", obj, qualifierProbe)
 			if out, err := cxx.Try(std, args...); err != nil {
 				return fmt.Errorf("compile failed: %v\n%s", err, out)
 			}
-			return checkSections(obj)
+			return checkTags(obj)
 		},
 	},
 	{
@@ -217,9 +219,10 @@ func checkAST(dump []byte) error {
 	return nil
 }
 
-// checkSections requires every function of namespace cycleabi in the
-// object to be in aicoreSection.
-func checkSections(obj string) error {
+// checkTags requires every function of namespace cycleabi in the object
+// (const members, _ZNK, included) to carry aicoreTag in its mangled name
+// (B<length><tag> after the function's name).
+func checkTags(obj string) error {
 	f, err := elf.Open(obj)
 	if err != nil {
 		return err
@@ -229,19 +232,17 @@ func checkSections(obj string) error {
 	if err != nil {
 		return err
 	}
+	mangledTag := fmt.Sprintf("B%d%s", len(aicoreTag), aicoreTag)
 	var problems []string
 	found := 0
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || !strings.HasPrefix(s.Name, "_ZN8cycleabi") {
+		inNamespace := strings.HasPrefix(s.Name, "_ZN8cycleabi") || strings.HasPrefix(s.Name, "_ZNK8cycleabi")
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || !inNamespace {
 			continue
 		}
 		found++
-		section := "(undefined)"
-		if s.Section > elf.SHN_UNDEF && s.Section < elf.SHN_LORESERVE && int(s.Section) < len(f.Sections) {
-			section = f.Sections[s.Section].Name
-		}
-		if section != aicoreSection {
-			problems = append(problems, fmt.Sprintf("function %s is in section %s, not %s: it has no __aicore__ (CYCLEABI_FN)", s.Name, section, aicoreSection))
+		if !strings.Contains(s.Name, mangledTag) {
+			problems = append(problems, fmt.Sprintf("function %s has no ABI tag %s: it has no __aicore__ (CYCLEABI_FN)", s.Name, aicoreTag))
 		}
 	}
 	if found == 0 {

@@ -3,7 +3,9 @@
 // header compiles standalone under strict flags at every standard, under the
 // qualifier configurations a device build uses, and a host program built from
 // it (testdata/layout_check.cpp) gives the same layout numbers and writes the same
-// slot bytes as the Go code.
+// slot bytes as the Go code. Another (testdata/recorder_check.cpp, run by
+// recorder_test.go) watches the device writers through their hooks: the
+// publish order, full slots and the traps.
 package cpp_test
 
 import (

@@ -4,7 +4,14 @@
 // with every C++ compiler on PATH, run it, decode every capture with the Go
 // decoders and require the records, counts and drops to equal the manifest.
 //
-// Usage: harness OUTDIR [SCENARIO...]
+// Usage: harness [--recorder] OUTDIR [SCENARIO...]
+//
+// The kernels write through the free functions (InitSlot, AppendRecord), or
+// with --recorder through one cycleabi::BasicRecorder per core (Init,
+// Record); both must write the same bytes. The header's hooks count what
+// the writers do: two barriers per record written and none per drop, one
+// barrier and one clock read per Recorder::Init (whose entry cycle is the
+// clock), a trap exactly where a core has no slot.
 //
 // Writes OUTDIR/<scenario>.bin for each scenario (every scenario when none is
 // named) and prints the manifest to stdout. A helper that disagrees with the
@@ -29,11 +36,28 @@
 // its records in index order; slots not listed were never entered and must
 // read as all zero.
 
+#include <cstdint>
+
+namespace {
+uint64_t barriers_ = 0;
+uint64_t clock_ = 0;
+uint64_t clock_reads_ = 0;
+uint64_t traps_ = 0;
+uint64_t ReadClock() {
+  ++clock_reads_;
+  return clock_;
+}
+}  // namespace
+
+#define CYCLEABI_BARRIER() (++barriers_)
+#define CYCLEABI_NOW() ReadClock()
+#define CYCLEABI_TRAP() (++traps_)
 #include "cycleabi_abi.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +83,77 @@ void Fail(const std::string& what) {
 }
 
 std::string Slot(CoreType t, uint32_t block) { return std::string(TypeName(t)) + "/" + std::to_string(block); }
+
+// recorder_ is --recorder: the kernels write through BasicRecorder.
+bool recorder_ = false;
+
+// AnyRecorder is a BasicRecorder of any core type and cube slot count,
+// which are template arguments, for a harness that writes as every core.
+class AnyRecorder {
+ public:
+  virtual ~AnyRecorder() {}
+  virtual void Init(uint32_t worker_id, uint8_t* buffer, uint32_t aic_capacity, uint32_t aiv_capacity) = 0;
+  virtual bool Record(uint32_t desc_id, uint32_t task_id, uint32_t stage_task_index, uint32_t owner_id,
+                      uint64_t start_cycle, uint64_t end_cycle) = 0;
+};
+
+template <CoreType kCoreType, uint32_t kCubeSlots>
+class RecorderOf : public AnyRecorder {
+ public:
+  void Init(uint32_t worker_id, uint8_t* buffer, uint32_t aic_capacity, uint32_t aiv_capacity) override {
+    r_.Init(worker_id, buffer, aic_capacity, aiv_capacity);
+  }
+  bool Record(uint32_t desc_id, uint32_t task_id, uint32_t stage_task_index, uint32_t owner_id, uint64_t start_cycle,
+              uint64_t end_cycle) override {
+    return r_.Record(desc_id, task_id, stage_task_index, owner_id, start_cycle, end_cycle);
+  }
+
+ private:
+  cycleabi::BasicRecorder<kCoreType, kCubeSlots> r_;
+};
+
+template <uint32_t kCubeSlots>
+AnyRecorder* NewRecorderFor(CoreType t) {
+  if (t == CoreType::AIC) {
+    return new RecorderOf<CoreType::AIC, kCubeSlots>();
+  }
+  return new RecorderOf<CoreType::AIV, kCubeSlots>();
+}
+
+// NewRecorder is the recorder of a core of type t in a buffer of cube_slots
+// cube slots: every cube slot count a scenario uses is instantiated here.
+AnyRecorder* NewRecorder(CoreType t, uint32_t cube_slots) {
+  switch (cube_slots) {
+    case cycleabi::kMinCubeSlots:
+      return NewRecorderFor<cycleabi::kMinCubeSlots>(t);
+    case 25:
+      return NewRecorderFor<25>(t);
+    case 40:
+      return NewRecorderFor<40>(t);
+  }
+  Fail("no Recorder is instantiated for cube_slots " + std::to_string(cube_slots) + " (add it to NewRecorder)");
+  return nullptr;
+}
+
+// Counters are the hooks' counts, to compare before and after a call.
+struct Counters {
+  uint64_t barriers, clock_reads, traps;
+};
+Counters Count() {
+  Counters c = {barriers_, clock_reads_, traps_};
+  return c;
+}
+// Since checks what the hooks saw since before: barriers, clock reads and
+// traps; what names the call.
+void Since(const Counters& before, uint64_t barriers, uint64_t clock_reads, uint64_t traps, const std::string& what) {
+  if (barriers_ - before.barriers != barriers || clock_reads_ - before.clock_reads != clock_reads ||
+      traps_ - before.traps != traps) {
+    Fail(what + " passed " + std::to_string(barriers_ - before.barriers) + " barriers, read the clock " +
+         std::to_string(clock_reads_ - before.clock_reads) + " times and trapped " +
+         std::to_string(traps_ - before.traps) + " times; want " + std::to_string(barriers) + ", " +
+         std::to_string(clock_reads) + " and " + std::to_string(traps));
+  }
+}
 
 // RecordModel is one record as the kernel asked for it to be written.
 struct RecordModel {
@@ -121,11 +216,13 @@ class Capture {
     for (uint32_t b = 0; b < 2 * cube_slots_; ++b) {
       slots_.push_back(Model(CoreType::AIV, b, cube_slots_ * aic_stride + b * aiv_stride, aiv_capacity_));
     }
+    recorders_.resize(slots_.size());
   }
 
   uint32_t cube_slots() const { return cube_slots_; }
 
-  // Enter is a core's kernel entry: InitSlot on its slot.
+  // Enter is a core's kernel entry: InitSlot on its slot, or Init of its
+  // recorder, whose clock reads entry_cycle.
   void Enter(CoreType t, uint32_t block, uint64_t entry_cycle) {
     SlotModel& m = Find(t, block);
     const uint64_t offset =
@@ -133,10 +230,20 @@ class Capture {
     if (offset != m.offset) {
       Fail("SlotOffset of " + Slot(t, block) + " is " + std::to_string(offset) + ", want " + std::to_string(m.offset));
     }
-    CoreHeader* header = cycleabi::InitSlot(buffer_.data(), t, block, cube_slots_, aic_capacity_, aiv_capacity_,
-                                            entry_cycle);
-    if (header != reinterpret_cast<CoreHeader*>(buffer_.data() + m.offset)) {
-      Fail("InitSlot of " + Slot(t, block) + " did not return the header at its slot offset");
+    const Counters before = Count();
+    if (recorder_) {
+      AnyRecorder* r = NewRecorder(t, cube_slots_);
+      recorders_[Index(t, block)].reset(r);
+      clock_ = entry_cycle;
+      r->Init(block, buffer_.data(), aic_capacity_, aiv_capacity_);
+      Since(before, 1, 1, 0, "Recorder::Init of " + Slot(t, block));
+    } else {
+      CoreHeader* header = cycleabi::InitSlot(buffer_.data(), t, block, cube_slots_, aic_capacity_, aiv_capacity_,
+                                              entry_cycle);
+      if (header != reinterpret_cast<CoreHeader*>(buffer_.data() + m.offset)) {
+        Fail("InitSlot of " + Slot(t, block) + " did not return the header at its slot offset");
+      }
+      Since(before, 0, 0, 0, "InitSlot of " + Slot(t, block));
     }
     m.entered = true;
     m.entry_cycle = entry_cycle;
@@ -145,9 +252,20 @@ class Capture {
   }
 
   // EnterMissing is kernel entry on a core that has no slot: InitSlot must
-  // return nullptr and write nothing.
+  // return nullptr and write nothing; Recorder::Init must trap and write
+  // nothing, and its Record too. (A core type that is not a CoreType has
+  // no Recorder: BasicRecorder refuses it at compile time.)
   void EnterMissing(CoreType t, uint32_t block) {
     const std::vector<uint8_t> before = buffer_;
+    if (recorder_ && (t == CoreType::AIC || t == CoreType::AIV)) {
+      std::unique_ptr<AnyRecorder> r(NewRecorder(t, cube_slots_));
+      const Counters counters = Count();
+      r->Init(block, buffer_.data(), aic_capacity_, aiv_capacity_);
+      if (r->Record(cycleabi::kRuntimeStageWaitDependency, 0, 0, 0, 1, 2)) {
+        Fail("Record on " + Slot(t, block) + ", which has no slot, returned true");
+      }
+      Since(counters, 1, 1, 1, "Recorder::Init and Record of " + Slot(t, block) + ", which has no slot,");
+    }
     if (cycleabi::InitSlot(buffer_.data(), t, block, cube_slots_, aic_capacity_, aiv_capacity_, kMaxU64) != nullptr) {
       Fail("InitSlot found a slot for " + Slot(t, block) + ", which the layout does not have");
     }
@@ -168,9 +286,12 @@ class Capture {
     }
     CoreHeader* header = cycleabi::SlotHeader(buffer_.data(), t, block, cube_slots_, aic_capacity_, aiv_capacity_);
     const bool fits = m.records.size() < m.record_capacity;
-    const bool written = cycleabi::AppendRecord(header, start, end, desc, task, index, owner);
+    const Counters before = Count();
+    const bool written = recorder_ ? recorders_[Index(t, block)]->Record(desc, task, index, owner, start, end)
+                                   : cycleabi::AppendRecord(header, start, end, desc, task, index, owner);
+    Since(before, written ? 2 : 0, 0, 0, std::string(recorder_ ? "Record" : "AppendRecord") + " on " + Slot(t, block));
     if (written != fits) {
-      Fail("AppendRecord on " + Slot(t, block) + " with " + std::to_string(m.records.size()) + " of " +
+      Fail(std::string(recorder_ ? "Record" : "AppendRecord") + " on " + Slot(t, block) + " with " + std::to_string(m.records.size()) + " of " +
            std::to_string(m.record_capacity) + " records returned " + (written ? "true" : "false"));
     }
     if (fits) {
@@ -254,14 +375,16 @@ class Capture {
     return m;
   }
 
-  SlotModel& Find(CoreType t, uint32_t block) {
-    const uint64_t index = t == CoreType::AIC ? block : static_cast<uint64_t>(cube_slots_) + block;
+  // Index is the slot's index in slots_ and recorders_.
+  size_t Index(CoreType t, uint32_t block) const {
     const uint64_t count = t == CoreType::AIC ? cube_slots_ : 2 * static_cast<uint64_t>(cube_slots_);
     if (block >= count) {
       Fail("the scenario names " + Slot(t, block) + ", which the layout does not have");
     }
-    return slots_[index];
+    return t == CoreType::AIC ? block : static_cast<size_t>(cube_slots_) + block;
   }
+
+  SlotModel& Find(CoreType t, uint32_t block) { return slots_[Index(t, block)]; }
 
   std::string name_;
   uint32_t cube_slots_;
@@ -269,6 +392,7 @@ class Capture {
   uint32_t aiv_capacity_;
   std::vector<uint8_t> buffer_;
   std::vector<SlotModel> slots_;
+  std::vector<std::unique_ptr<AnyRecorder> > recorders_;  // one per slot, with --recorder
 };
 
 const uint32_t kNoOwner = cycleabi::kInvalidOwnerID;
@@ -475,14 +599,19 @@ const Scenario kScenarios[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: harness OUTDIR [SCENARIO...]\n");
+  int first = 1;
+  if (argc > 1 && std::strcmp(argv[1], "--recorder") == 0) {
+    recorder_ = true;
+    first = 2;
+  }
+  if (argc <= first) {
+    std::fprintf(stderr, "usage: harness [--recorder] OUTDIR [SCENARIO...]\n");
     return 2;
   }
-  const std::string dir = argv[1];
+  const std::string dir = argv[first];
   const size_t count = sizeof(kScenarios) / sizeof(kScenarios[0]);
   std::vector<const Scenario*> chosen;
-  for (int i = 2; i < argc; ++i) {
+  for (int i = first + 1; i < argc; ++i) {
     const Scenario* found = nullptr;
     for (size_t j = 0; j < count; ++j) {
       if (std::strcmp(argv[i], kScenarios[j].name) == 0) {

@@ -8,6 +8,8 @@
 // PROBE_KERNEL qualifies the kernel entry point (__global__, __aicore__);
 // PROBE_HOST_CALLER adds a host function that calls the helpers too.
 
+// The Recorder of a vector core (the probe's helpers run as one).
+#define CYCLEABI_CORE_TYPE 2
 #include "cycleabi_abi.h"
 
 #ifndef PROBE_KERNEL
@@ -47,6 +49,11 @@ CYCLEABI_FN uint64_t ProbeBody(CYCLEABI_GM uint8_t* buffer, uint32_t block_id, u
   header = cycleabi::InitSlot(buffer, cycleabi::CoreType::AIV, block_id, cube_slots, aic_capacity, aiv_capacity, now);
   if (header != nullptr && cycleabi::AppendRecord(header, now, now + 1, cycleabi::kRuntimeStageTriggerEvent, block_id,
                                                   0, cycleabi::kInvalidOwnerID)) {
+    acc += 1;
+  }
+  cycleabi::Recorder recorder;
+  recorder.Init(block_id, buffer, aic_capacity, aiv_capacity);
+  if (recorder.Record(cycleabi::kRuntimeStageTriggerEvent, block_id, 0, cycleabi::kInvalidOwnerID, now, recorder.Now())) {
     acc += 1;
   }
   return acc;

@@ -1,0 +1,5 @@
+#include "runtime_config.hpp"  // NUM_WORKERS_CUBE
+#define CYCLEABI_ASCENDC
+#define CYCLEABI_CUBE_SLOTS NUM_WORKERS_CUBE
+#include "cycleabi_abi.h"
+namespace MulticoreRuntime { typedef cycleabi::Recorder CycleTraceRecorder; }
