@@ -144,6 +144,16 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	end := a.last.EndCycle
 	p := &Path{EndCycle: end, ByKind: map[string]uint64{}}
 	var segs []Segment
+	// The segments' task IDs, allocated a slab at a time rather than one
+	// by one (a path has up to two segments per record).
+	var taskIDs []uint32
+	taskID := func(id uint32) *uint32 {
+		if len(taskIDs) == cap(taskIDs) {
+			taskIDs = make([]uint32, 0, 4096)
+		}
+		taskIDs = append(taskIDs, id)
+		return &taskIDs[len(taskIDs)-1]
+	}
 	seg := func(core string, task *uint32, kind string, start, end uint64, r *abi.ProfileRecord) {
 		s := Segment{Core: core, TaskID: task, Kind: kind, StartCycle: start, EndCycle: end}
 		if r != nil {
@@ -160,20 +170,32 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	// out of start order (or of zero length) could otherwise release
 	// each other in a cycle. Each step then either reaches a record not
 	// yet visited or moves back on the current core, so the walk ends.
-	visited := map[[2]int]bool{}
+	// One bit per record of each slot the path reaches.
+	visited := make([][]uint64, len(d.Summary.Active))
+	seen := func(active int, idx uint32) bool {
+		v := visited[active]
+		return v != nil && v[idx/64]&(1<<(idx%64)) != 0
+	}
+	cores := make([]string, len(d.Summary.Active))
 	for {
 		r, idx, err := w.at(active, pos)
 		if err != nil {
 			return nil, err
 		}
-		visited[[2]int{active, int(idx)}] = true
-		core := d.Summary.Active[active].Slot.String()
-		task := r.TaskID
+		if visited[active] == nil {
+			visited[active] = make([]uint64, (d.Summary.Active[active].Count+63)/64)
+		}
+		visited[active][idx/64] |= 1 << (idx % 64)
+		if cores[active] == "" {
+			cores[active] = d.Summary.Active[active].Slot.String()
+		}
+		core := cores[active]
+		task := taskID(r.TaskID)
 		kind := a.names.kind(r.DescID)
 		if e, ok := deps.WaitEvent(&r); ok {
-			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !visited[[2]int{int(rel.Active), int(rel.Index)}] {
+			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !seen(int(rel.Active), rel.Index) {
 				start := min(rel.EndCycle, end)
-				seg(core, &task, kind, start, end, &r)
+				seg(core, task, kind, start, end, &r)
 				end = start
 				active = int(rel.Active)
 				if pos, err = w.position(active, rel.Index); err != nil {
@@ -183,7 +205,7 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 			}
 		}
 		start := min(r.StartCycle, end)
-		seg(core, &task, kind, start, end, &r)
+		seg(core, task, kind, start, end, &r)
 		end = start
 		if pos == 0 {
 			entry := accs[active].core.EntryCycle
