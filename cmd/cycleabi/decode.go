@@ -329,6 +329,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	if err != nil {
 		out.Abort()
+		var u *decode.Unrepresentable
+		if errors.As(err, &u) {
+			return invalid(err) // a record the format cannot hold
+		}
 		return usage(err)
 	}
 	if err := out.Commit(); err != nil {
