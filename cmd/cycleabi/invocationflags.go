@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
@@ -68,6 +69,23 @@ type invocationSet struct {
 	ranks       []uint32
 	invocations []decode.Invocation
 	kernelNames []string // "" where the command's --kernel-name applies
+	// manifest and lines: the manifest, and the line of each capture in it
+	// (nil for captures given as arguments).
+	manifest string
+	lines    []int
+}
+
+// where names the place each capture was given: "window.yaml:12" for a
+// manifest's, nil for arguments.
+func (s *invocationSet) where() []string {
+	if s.lines == nil {
+		return nil
+	}
+	w := make([]string, len(s.lines))
+	for i, l := range s.lines {
+		w[i] = s.manifest + ":" + strconv.Itoa(l)
+	}
+	return w
 }
 
 // captures returns the capture paths: the manifest's (checked as decode
@@ -106,7 +124,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 		if err != nil {
 			return nil, err
 		}
-		s := &invocationSet{}
+		s := &invocationSet{manifest: f.manifest, lines: make([]int, 0, len(entries))}
 		next := map[uint32]int64{}
 		for _, e := range entries {
 			// The likely mistake: a path relative to the working directory.
@@ -132,6 +150,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 			s.ranks = append(s.ranks, rank)
 			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.kernelNames = append(s.kernelNames, e.KernelName)
+			s.lines = append(s.lines, e.Line)
 		}
 		return s, s.checkIDs()
 	}
