@@ -92,16 +92,18 @@ func (s *invocationSet) where() []string {
 // checks it: one capture per invocation id of a rank), or the arguments,
 // whose --step and --direction are checked as decode checks them.
 // Exactly one of the two must give some.
-func (f *invocationFlags) captures(args []string) ([]string, error) {
+// places names where each capture was given in the manifest (nil for
+// arguments): see invocationSet.where.
+func (f *invocationFlags) captures(args []string) (paths, places []string, err error) {
 	if f.manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
-		return args, nil
+		return args, nil, nil
 	}
 	// A missing capture is validate's to report, with the others.
 	s, err := f.resolveSet(args, nil, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.captures, nil
+	return s.captures, s.where(), nil
 }
 
 // resolve returns the window's invocations, or nil when the captures are
