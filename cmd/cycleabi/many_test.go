@@ -62,6 +62,12 @@ func TestManyCapturesFewFiles(t *testing.T) {
 		out, errOut, code = runMain(t, "validate", "--invocation-manifest", manifest)
 		assert.Equal(t, 0, code, errOut)
 		assert.Equal(t, n, strings.Count(out, ": 1800 records, 0 dropped; 0 errors; 0 warnings;"), "one summary per capture")
+		at := -1
+		for i := range n {
+			next := strings.Index(out, fmt.Sprintf("/c%d.npy (", i))
+			require.Greater(t, next, at, "capture %d is shown after capture %d", i, i-1)
+			at = next
+		}
 	})
 }
 
