@@ -97,4 +97,9 @@ func TestDiffReportErrors(t *testing.T) {
 	_, errOut, code = runMain(t, "diff", base, two)
 	assert.Equal(t, 1, code, errOut)
 	assert.Contains(t, errOut, "rank 1 ("+r1+") is not in the base analysis")
+	// report's --base pairs its sections the same way.
+	_, errOut, code = runMain(t, "report", r0, r1, "--base", other, "-o", filepath.Join(dir, "r.html"))
+	assert.Equal(t, 1, code, errOut)
+	assert.Contains(t, errOut, "rank 7 ("+r1+") is not in the new analysis")
+	assert.NoFileExists(t, filepath.Join(dir, "r.html"))
 }
