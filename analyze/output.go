@@ -210,9 +210,11 @@ func (k *Rank) statTable(title, col string, stats []Stat) *table {
 	return t
 }
 
+// pathHead is the head of the tables of critical-path segments.
+var pathHead = []string{"core", "task_id", "kind", "task_type", "stage", "start_cycle", "end_cycle", "cycles", "start µs", "µs"}
+
 func (k *Rank) pathTable() *table {
-	t := &table{title: "Critical path segments",
-		head: []string{"core", "task_id", "kind", "task_type", "stage", "start_cycle", "end_cycle", "cycles", "start µs", "µs"}}
+	t := &table{title: "Critical path segments", head: pathHead}
 	if k.CriticalPath == nil {
 		return t
 	}
@@ -241,7 +243,7 @@ func (k *Rank) longestTable(n int) *table {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(segs[y].Cycles(), segs[x].Cycles()) })
-	t := &table{title: "Critical path: longest segments", head: k.pathTable().head}
+	t := &table{title: "Critical path: longest segments", head: pathHead}
 	if n > 0 && len(order) > n {
 		t.omitted = len(order) - n
 		order = order[:n]
