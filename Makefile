@@ -88,7 +88,7 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan, synth and merge, and the start cost (docs/performance.md)
+## bench: throughput and memory of decode, validate, plan, synth and merge, the start cost (docs/performance.md), and the scale rows of docs/memory.md
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
@@ -99,6 +99,7 @@ bench:
 	./scripts/rss-merge.sh 3
 	./scripts/rss-merge.sh 3 0 1000000
 	./scripts/rss-sparse.sh
+	./scripts/rss-scale.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
