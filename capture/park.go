@@ -15,12 +15,12 @@ import (
 var MaxParkedOpen = 64
 
 // OpenParked opens the capture at path as Open (or, partial, OpenPartial)
-// does, for a run that holds
-// many captures at once (a manifest of thousands): its file is closed when
-// MaxParkedOpen others have been read since it was, and opened again on
-// its next read, so that the number of captures held does not meet the
-// limit on open files. A file that is no longer the one first opened
-// (replaced, or resized) is refused when it is opened again.
+// does, for a run that holds many captures at once (a manifest of
+// thousands): its file is closed when MaxParkedOpen others have been read
+// since it was, and opened again on its next read, so that the number of
+// captures held does not meet the limit on open files. A file that is no
+// longer the one first opened (replaced, or resized) is refused when it
+// is opened again.
 func OpenParked(path string, partial bool) (*Capture, error) {
 	c, err := open(path, partial)
 	if err != nil {
