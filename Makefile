@@ -90,7 +90,7 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan, synth and merge, the start cost (docs/performance.md), and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
+## bench: throughput and memory of decode, validate, plan, synth, merge and export, the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
@@ -103,6 +103,7 @@ bench:
 	./scripts/rss-sparse.sh
 	./scripts/rss-export.sh 3
 	./scripts/bench-recorder.sh 9
+	./scripts/rss-scale.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

@@ -1,9 +1,12 @@
 package analyze
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -44,11 +47,74 @@ func NewReport(ranks []*Rank) *Report {
 	return r
 }
 
-// WriteJSON writes the report as one indented JSON document.
+// WriteJSON writes the report as one indented JSON document. The critical
+// paths' segments (up to two per record) are written one at a time, so
+// that the document is never whole in memory.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	var segs [][]Segment
+	for _, k := range r.Ranks {
+		if p := k.CriticalPath; p != nil {
+			segs = append(segs, p.Segments)
+			p.Segments = nil
+		}
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	i := 0
+	for _, k := range r.Ranks {
+		if p := k.CriticalPath; p != nil {
+			p.Segments = segs[i]
+			i++
+		}
+	}
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	// Each path's "segments": null, in rank order, is its segments.
+	marker := []byte(`"segments": null`)
+	for _, s := range segs {
+		at := bytes.Index(b, marker)
+		if at < 0 {
+			return errors.New("analyze: a critical path's segments are not in its JSON")
+		}
+		indent := string(b[bytes.LastIndexByte(b[:at], '\n')+1 : at])
+		bw.Write(b[:at+len(marker)-len("null")])
+		b = b[at+len(marker):]
+		if err := writeSegments(bw, s, indent); err != nil {
+			return err
+		}
+	}
+	bw.Write(b)
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// writeSegments writes segs as json.MarshalIndent would inside an object
+// whose keys are indented by indent.
+func writeSegments(w *bufio.Writer, segs []Segment, indent string) error {
+	switch {
+	case segs == nil:
+		w.WriteString("null")
+		return nil
+	case len(segs) == 0:
+		w.WriteString("[]")
+		return nil
+	}
+	w.WriteString("[\n")
+	for i := range segs {
+		b, err := json.MarshalIndent(&segs[i], indent+"  ", "  ")
+		if err != nil {
+			return err
+		}
+		w.WriteString(indent + "  ")
+		w.Write(b)
+		if i < len(segs)-1 {
+			w.WriteByte(',')
+		}
+		w.WriteByte('\n')
+	}
+	w.WriteString(indent + "]")
+	return nil
 }
 
 // Tables are the names of the tables WriteCSV writes.
@@ -144,19 +210,46 @@ func (k *Rank) statTable(title, col string, stats []Stat) *table {
 	return t
 }
 
+// pathHead is the head of the tables of critical-path segments.
+var pathHead = []string{"core", "task_id", "kind", "task_type", "stage", "start_cycle", "end_cycle", "cycles", "start µs", "µs"}
+
 func (k *Rank) pathTable() *table {
-	t := &table{title: "Critical path segments",
-		head: []string{"core", "task_id", "kind", "task_type", "stage", "start_cycle", "end_cycle", "cycles", "start µs", "µs"}}
+	t := &table{title: "Critical path segments", head: pathHead}
 	if k.CriticalPath == nil {
 		return t
 	}
-	for _, s := range k.CriticalPath.Segments {
-		task := ""
-		if s.TaskID != nil {
-			task = u(uint64(*s.TaskID))
-		}
-		t.rows = append(t.rows, []string{s.Core, task, s.Kind, s.TaskType, s.Stage, u(s.StartCycle), u(s.EndCycle),
-			u(s.Cycles()), f2(s.StartUs), f2(s.DurationUs)})
+	for i := range k.CriticalPath.Segments {
+		t.rows = append(t.rows, segmentRow(&k.CriticalPath.Segments[i]))
+	}
+	return t
+}
+
+func segmentRow(s *Segment) []string {
+	task := ""
+	if s.TaskID != nil {
+		task = u(uint64(*s.TaskID))
+	}
+	return []string{s.Core, task, s.Kind, s.TaskType, s.Stage, u(s.StartCycle), u(s.EndCycle),
+		u(s.Cycles()), f2(s.StartUs), f2(s.DurationUs)}
+}
+
+// longestTable is the table of the n longest segments of the critical
+// path (0: all), longest first, ties in time order. Only the rows shown
+// are rendered: a path has up to two segments per record.
+func (k *Rank) longestTable(n int) *table {
+	segs := k.CriticalPath.Segments
+	order := make([]int32, len(segs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(segs[y].Cycles(), segs[x].Cycles()) })
+	t := &table{title: "Critical path: longest segments", head: pathHead}
+	if n > 0 && len(order) > n {
+		t.omitted = len(order) - n
+		order = order[:n]
+	}
+	for _, i := range order {
+		t.rows = append(t.rows, segmentRow(&segs[i]))
 	}
 	return t
 }
@@ -407,14 +500,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 	tables := k.pathSummaryTables()
 	emit(tables[0]) // six kinds at most
 	emit(tables[1].top(top))
-	longest := k.pathTable()
-	longest.title = "Critical path: longest segments"
-	slices.SortStableFunc(longest.rows, func(x, y []string) int {
-		a, _ := strconv.ParseUint(x[7], 10, 64)
-		b, _ := strconv.ParseUint(y[7], 10, 64)
-		return cmp.Compare(b, a)
-	})
-	t := longest.top(top)
+	t := k.longestTable(top)
 	if md {
 		t.markdown(tw)
 	} else {

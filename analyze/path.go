@@ -136,15 +136,18 @@ func (w *pathWalker) position(active int, idx uint32) (int, error) {
 func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error) {
 	w := &pathWalker{d: d, orders: make([]*slotOrder, len(d.Summary.Active))}
 	deps := a.o.Deps
-	active := int(a.last.Active)
-	pos, err := w.position(active, a.last.Index)
-	if err != nil {
-		return nil, err
+	p := &Path{EndCycle: a.last.EndCycle, ByKind: map[string]uint64{}}
+	// The segments' task IDs, allocated a slab at a time rather than one
+	// by one (a path has up to two segments per record).
+	var taskIDs []uint32
+	taskID := func(id uint32) *uint32 {
+		if len(taskIDs) == cap(taskIDs) {
+			taskIDs = make([]uint32, 0, 4096)
+		}
+		taskIDs = append(taskIDs, id)
+		return &taskIDs[len(taskIDs)-1]
 	}
-	end := a.last.EndCycle
-	p := &Path{EndCycle: end, ByKind: map[string]uint64{}}
-	var segs []Segment
-	seg := func(core string, task *uint32, kind string, start, end uint64, r *abi.ProfileRecord) {
+	segment := func(core string, task *uint32, kind string, start, end uint64, r *abi.ProfileRecord) Segment {
 		s := Segment{Core: core, TaskID: task, Kind: kind, StartCycle: start, EndCycle: end}
 		if r != nil {
 			s.Stage = a.names.taskStage(r.TaskID)
@@ -154,56 +157,96 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 				s.TaskType = t
 			}
 		}
-		segs = append(segs, s)
+		return s
 	}
-	// A producer already on the path is not followed again: records
-	// out of start order (or of zero length) could otherwise release
-	// each other in a cycle. Each step then either reaches a record not
-	// yet visited or moves back on the current core, so the walk ends.
-	visited := map[[2]int]bool{}
-	for {
-		r, idx, err := w.at(active, pos)
+	cores := make([]string, len(d.Summary.Active))
+	// walk walks the path back from the record that ends last, handing
+	// each segment (the latest first) to seg, and returns where the path
+	// starts. It runs twice: to count the segments, then to fill a slice
+	// of exactly that many (a path has up to two segments per record:
+	// the slice is the analysis's largest, and append's spare room and
+	// copies would double it).
+	walk := func(seg func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord)) (uint64, error) {
+		active := int(a.last.Active)
+		pos, err := w.position(active, a.last.Index)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		visited[[2]int{active, int(idx)}] = true
-		core := d.Summary.Active[active].Slot.String()
-		task := r.TaskID
-		kind := a.names.kind(r.DescID)
-		if e, ok := deps.WaitEvent(&r); ok {
-			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !visited[[2]int{int(rel.Active), int(rel.Index)}] {
-				start := min(rel.EndCycle, end)
-				seg(core, &task, kind, start, end, &r)
-				end = start
-				active = int(rel.Active)
-				if pos, err = w.position(active, rel.Index); err != nil {
-					return nil, err
+		end := a.last.EndCycle
+		// A producer already on the path is not followed again: records
+		// out of start order (or of zero length) could otherwise release
+		// each other in a cycle. Each step then either reaches a record not
+		// yet visited or moves back on the current core, so the walk ends.
+		// One bit per record of each slot the path reaches.
+		visited := make([][]uint64, len(d.Summary.Active))
+		seen := func(active int, idx uint32) bool {
+			v := visited[active]
+			return v != nil && v[idx/64]&(1<<(idx%64)) != 0
+		}
+		for {
+			r, idx, err := w.at(active, pos)
+			if err != nil {
+				return 0, err
+			}
+			if visited[active] == nil {
+				visited[active] = make([]uint64, (d.Summary.Active[active].Count+63)/64)
+			}
+			visited[active][idx/64] |= 1 << (idx % 64)
+			if cores[active] == "" {
+				cores[active] = d.Summary.Active[active].Slot.String()
+			}
+			core := cores[active]
+			kind := a.names.kind(r.DescID)
+			if e, ok := deps.WaitEvent(&r); ok {
+				if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !seen(int(rel.Active), rel.Index) {
+					start := min(rel.EndCycle, end)
+					seg(core, r.TaskID, true, kind, start, end, &r)
+					end = start
+					active = int(rel.Active)
+					if pos, err = w.position(active, rel.Index); err != nil {
+						return 0, err
+					}
+					continue
 				}
-				continue
 			}
-		}
-		start := min(r.StartCycle, end)
-		seg(core, &task, kind, start, end, &r)
-		end = start
-		if pos == 0 {
-			entry := accs[active].core.EntryCycle
-			if entry < end {
-				seg(core, nil, KindLaunch, entry, end, nil)
-				end = entry
+			start := min(r.StartCycle, end)
+			seg(core, r.TaskID, true, kind, start, end, &r)
+			end = start
+			if pos == 0 {
+				entry := accs[active].core.EntryCycle
+				if entry < end {
+					seg(core, 0, false, KindLaunch, entry, end, nil)
+					end = entry
+				}
+				return end, nil
 			}
-			break
-		}
-		pos--
-		prev, _, err := w.at(active, pos)
-		if err != nil {
-			return nil, err
-		}
-		if prev.EndCycle < end {
-			seg(core, nil, KindGap, prev.EndCycle, end, nil)
-			end = prev.EndCycle
+			pos--
+			prev, _, err := w.at(active, pos)
+			if err != nil {
+				return 0, err
+			}
+			if prev.EndCycle < end {
+				seg(core, 0, false, KindGap, prev.EndCycle, end, nil)
+				end = prev.EndCycle
+			}
 		}
 	}
-	slices.Reverse(segs)
+	n := 0
+	if _, err := walk(func(string, uint32, bool, string, uint64, uint64, *abi.ProfileRecord) { n++ }); err != nil {
+		return nil, err
+	}
+	segs := make([]Segment, n)
+	end, err := walk(func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord) {
+		var id *uint32
+		if hasTask {
+			id = taskID(task)
+		}
+		n--
+		segs[n] = segment(core, id, kind, start, end, r)
+	})
+	if err != nil {
+		return nil, err
+	}
 	p.StartCycle = end
 	p.TotalCycles = p.EndCycle - p.StartCycle
 	p.TotalUs = a.us(p.TotalCycles)

@@ -181,6 +181,11 @@ func (c *Capture) Scan(l abi.Layout, opts ScanOptions) (*Summary, error) {
 		}
 		return nil, err
 	}
+	if a := sc.sum.Active; cap(a) > len(a) {
+		// The summary outlives the scan (decode keeps one per capture
+		// of a run): no room left over from append.
+		sc.sum.Active = append([]ActiveSlot(nil), a...)
+	}
 	return sc.sum, nil
 }
 

@@ -35,9 +35,16 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, n
 	}
 	defer m.close()
 	pool := 2 * workers
+	// A batch of a small capture is all of it (and one more, so that the
+	// first batch is the last): of a run over thousands of small
+	// captures, each allocates what it needs, not a full batch per job.
+	batch := formatBatch
+	if n := d.Summary.Records; n < formatBatch {
+		batch = int(n) + 1
+	}
 	free := make(chan *formatJob, pool)
 	for range pool {
-		free <- &formatJob{recs: make([]Record, 0, formatBatch), b: make([]byte, 0, formatBatch*400),
+		free <- &formatJob{recs: make([]Record, 0, batch), b: make([]byte, 0, batch*400),
 			done: make(chan struct{}, 1), free: free}
 	}
 	// Never full: at most pool jobs exist.
@@ -84,7 +91,7 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *Decoded, workers int, n
 				return errAborted
 			}
 		}
-		if walkErr != nil || len(recs) < formatBatch {
+		if walkErr != nil || len(recs) < batch {
 			return walkErr
 		}
 	}

@@ -470,14 +470,37 @@ func (r *perfettoRenderer) timeAnchor() uint64 { return r.anchor }
 
 func (r *perfettoRenderer) flowStats() FlowStats { return r.f.stats[r.index] }
 
+// Unrepresentable is a record of a valid capture that an output format
+// cannot hold (another format can): the input is invalid for that
+// format. It is printed as a capture problem is:
+//
+//	far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than ...
+type Unrepresentable struct {
+	// File names the capture, Slot the record's slot ("AIC/0"), Record
+	// its index in the slot and Off its file offset.
+	File   string
+	Slot   string
+	Record int
+	Off    int64
+	// Msg says why the format cannot hold it and what to use instead.
+	Msg string
+}
+
+func (e *Unrepresentable) Error() string {
+	return fmt.Sprintf("%s: %s record %d @%#x: %s", e.File, e.Slot, e.Record, e.Off, e.Msg)
+}
+
+func unrepresentable(d *Decoded, rec *Record, msg string) *Unrepresentable {
+	return &Unrepresentable{File: d.Capture.Name, Slot: d.Slot(rec).String(), Record: int(rec.Index), Off: d.FileOffset(rec), Msg: msg}
+}
+
 // at is the timestamp of cycle, or an error naming the record.
 func (r *perfettoRenderer) at(cycle uint64, rec *Record) (uint64, error) {
 	c, carry := bits.Add64(cycle, r.shift, 0)
 	ts, ok := r.clock.at(c, r.anchor, r.f.offset)
 	if !ok || carry != 0 {
-		d := r.in.Decoded
-		return 0, fmt.Errorf("%s: %s record %d at offset %d: cycle %d is more than 2^63-1 ns from time 0 (cycle %d) at %v MHz: the perfetto format cannot hold it (use --format json)",
-			d.Capture.Name, d.Slot(rec), rec.Index, d.FileOffset(rec), cycle, r.anchor, r.in.Config.FrequencyMHz)
+		return 0, unrepresentable(r.in.Decoded, rec, fmt.Sprintf("cycle %d is more than 2^63-1 ns from time 0 (cycle %d) at %v MHz: the perfetto format cannot hold it (use --format json)",
+			cycle, r.anchor, r.in.Config.FrequencyMHz))
 	}
 	return ts, nil
 }
@@ -1014,9 +1037,8 @@ func (r *perfettoRenderer) appendName(dst []byte, rec *Record, d *pfDesc, stage 
 // core's tracks, and writes its descriptor.
 func (r *perfettoRenderer) newLane(b []byte, c *pfCore, rec *Record) (*pfTrack, []byte, error) {
 	if len(c.lanes) >= maxLanes {
-		d := r.in.Decoded
-		return nil, b, fmt.Errorf("%s: %s record %d at offset %d overlaps %d earlier records of its core without nesting in them: the perfetto format shows at most %d such at once (use --format json)",
-			d.Capture.Name, c.name, rec.Index, d.FileOffset(rec), len(c.lanes), maxLanes)
+		return nil, b, unrepresentable(r.in.Decoded, rec, fmt.Sprintf("it overlaps %d earlier records of its core without nesting in them: the perfetto format shows at most %d such at once (use --format json)",
+			len(c.lanes), maxLanes))
 	}
 	t := &pfTrack{uuid: r.nextLane}
 	r.nextLane++

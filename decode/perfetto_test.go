@@ -919,7 +919,7 @@ func TestPerfettoRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := perfettoOf(Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 at offset") {
+	if _, err := perfettoOf(Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
 		t.Fatalf("timestamp past int64: %v", err)
 	}
 	cfg := defaultConfig()

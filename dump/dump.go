@@ -9,9 +9,11 @@ package dump
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,9 +52,14 @@ var ErrNoLayout = errors.New("the capture's layout cannot be resolved")
 // Write dumps the capture c to w. It returns ErrNoLayout (wrapped, with the
 // problem) when only the capture's first header could be shown, and other
 // errors for options that make no layout, an unknown --slot, or I/O.
+//
+// Memory does not grow with the capture's findings: one check of the whole
+// capture counts them and notes which slots have any, and each slot shown
+// is checked again on its own while its records are written, its findings
+// shown as they are found (see slot).
 func Write(w io.Writer, c *capture.Capture, o Options) error {
 	bw := bufio.NewWriter(w)
-	d := &dumper{w: bw, c: c, o: o, notes: map[string][]validate.Finding{}, names: o.Names.WithFamily(o.Family)}
+	d := &dumper{w: bw, c: c, o: o, names: o.Names.WithFamily(o.Family)}
 	err := d.run()
 	if ferr := bw.Flush(); err == nil {
 		err = ferr
@@ -60,16 +67,48 @@ func Write(w io.Writer, c *capture.Capture, o Options) error {
 	return err
 }
 
+// bufferedRecords: the findings of a slot of at most this many walked
+// records are gathered before it is shown; a larger slot's are shown as
+// validate finds them, in record order. It is validate's limit on the
+// slots it reads back to find overlaps, the one check whose findings come
+// out of record order (all at once, after the slot's records). Tests lower
+// it to compare the two ways.
+var bufferedRecords = 1 << 16
+
 type dumper struct {
-	w     *bufio.Writer
-	c     *capture.Capture
-	o     Options
-	l     abi.Layout
-	notes map[string][]validate.Finding // by slot ("" for the capture's), the findings shown
+	w *bufio.Writer
+	c *capture.Capture
+	o Options
+	l abi.Layout
+	// notes are the capture's own findings (of no slot), noted the slots
+	// that some finding concerns.
+	notes []validate.Finding
+	noted slotSet
 	// names are Options.Names read under Options.Family.
 	names *decode.Names
 	// offWidth is the hex digits of the largest file offset.
 	offWidth int
+}
+
+// slotSet is a set of slots, a bit per block ID and core type.
+type slotSet map[abi.CoreType][]uint64
+
+func (s slotSet) add(name string) {
+	t, block, err := parseSlot(name)
+	if err != nil {
+		return
+	}
+	bits := s[t]
+	for int(block/64) >= len(bits) {
+		bits = append(bits, 0)
+	}
+	bits[block/64] |= 1 << (block % 64)
+	s[t] = bits
+}
+
+func (s slotSet) has(sl abi.Slot) bool {
+	bits := s[sl.CoreType]
+	return int(sl.BlockID/64) < len(bits) && bits[sl.BlockID/64]&(1<<(sl.BlockID%64)) != 0
 }
 
 func (d *dumper) run() error {
@@ -81,23 +120,21 @@ func (d *dumper) run() error {
 	}
 	fmt.Fprintf(d.w, "\nABI v%d fingerprint %s\n", abi.Version, abi.FingerprintHex)
 
-	var want *abi.Slot
-	wantName := ""
 	if d.o.Slot != "" {
-		t, block, err := parseSlot(d.o.Slot)
-		if err != nil {
+		if _, _, err := parseSlot(d.o.Slot); err != nil {
 			return err
 		}
-		wantName = abi.Slot{CoreType: t, BlockID: block}.String()
 	}
-	// Keep the findings of what will be shown: the capture's, and those of
-	// the shown slots' headers and records.
-	records := d.o.Records
+	// Count the findings, keep the capture's own (a few by their nature:
+	// one per code at most, but for the header-field ones of plan
+	// mismatches, one per core type) and note the slots that have any.
+	d.noted = slotSet{}
 	r, err := validate.Check(c, validate.Options{Layout: d.o.Layout, Family: d.o.Family, MaxFindings: 1, OnFinding: func(f *validate.Finding) {
-		if f.Slot != "" && (wantName != "" && f.Slot != wantName || f.Record >= 0 && records >= 0 && f.Record >= records) {
-			return
+		if f.Slot == "" {
+			d.notes = append(d.notes, *f)
+		} else {
+			d.noted.add(f.Slot)
 		}
-		d.notes[f.Slot] = append(d.notes[f.Slot], *f)
 	}})
 	if err != nil {
 		return err
@@ -106,22 +143,27 @@ func (d *dumper) run() error {
 		return d.noLayout(r)
 	}
 	d.l = r.Layout
+	want := -1
 	if d.o.Slot != "" {
 		t, block, _ := parseSlot(d.o.Slot)
 		s, ok := d.l.SlotOf(t, block)
 		if !ok {
 			return fmt.Errorf("--slot %s: the layout has %d %s slots", d.o.Slot, d.l.SlotCount(t), t)
 		}
-		want = &s
+		for i := range d.l.NumSlots() {
+			if d.l.Slot(i) == s {
+				want = i
+			}
+		}
 	}
 	fmt.Fprintf(d.w, "layout: %s; %d slots, %d bytes (%s)\n", d.l, d.l.NumSlots(), d.l.Size(), r.Resolved.How)
 	fmt.Fprintf(d.w, "%d records, %d dropped; %s, %s (cycleabi validate lists them all)\n",
 		r.Records, r.Dropped, plural(r.Errors(), "error"), plural(r.Warnings(), "warning"))
-	for _, f := range d.notes[""] {
+	for _, f := range d.notes {
 		fmt.Fprintf(d.w, "! %s\n", f.String())
 	}
-	if want != nil {
-		return d.slot(*want)
+	if want >= 0 {
+		return d.slot(want)
 	}
 	for i := 0; i < d.l.NumSlots(); {
 		s := d.l.Slot(i)
@@ -130,7 +172,7 @@ func (d *dumper) run() error {
 			return err
 		}
 		if !idle {
-			if err := d.slot(s); err != nil {
+			if err := d.slot(i); err != nil {
 				return err
 			}
 			i++
@@ -162,7 +204,7 @@ func (d *dumper) run() error {
 // idle: the slot's header is all zero and no finding concerns it, so one
 // line says all there is to say.
 func (d *dumper) idle(s abi.Slot) (bool, error) {
-	if len(d.notes[s.String()]) > 0 {
+	if d.noted.has(s) {
 		return false, nil
 	}
 	h, _, err := d.header(int64(s.Offset))
@@ -181,20 +223,32 @@ func (d *dumper) header(off int64) (abi.CoreHeader, []byte, error) {
 	return h, b, err
 }
 
-// slot shows a slot's header and its first records.
-func (d *dumper) slot(s abi.Slot) error {
+// check validates slot i of the layout alone, handing f each of its
+// findings (of a shown record, when not all are shown).
+func (d *dumper) check(i int, f func(*validate.Finding)) error {
+	name := d.l.Slot(i).String()
+	_, err := validate.Check(d.c, validate.Options{Layout: d.o.Layout, Family: d.o.Family, MaxFindings: 1, Slots: &capture.SlotRange{From: i, To: i + 1},
+		OnFinding: func(n *validate.Finding) {
+			if n.Slot == name && (d.o.Records < 0 || n.Record < d.o.Records) {
+				f(n)
+			}
+		}})
+	return err
+}
+
+// slot shows slot i's header and its first records, each field followed
+// by the findings in it, and then the slot's findings that no shown field
+// holds. A slot of at most bufferedRecords records is checked once, its
+// findings gathered and sorted by record; a larger one is checked twice:
+// once for the header's findings (a few), then again while its records
+// are written, each as soon as validate has moved past it.
+func (d *dumper) slot(i int) error {
+	s := d.l.Slot(i)
 	h, hb, err := d.header(int64(s.Offset))
 	if err != nil {
 		return err
 	}
 	off := d.c.FileOffset(int64(s.Offset))
-	fmt.Fprintf(d.w, "\n%s @%s (%d bytes: the header, then room for %d records)", s, d.hex(off), s.Stride(), s.Capacity)
-	if h.IsZero() {
-		d.w.WriteString("; unused: the header is all zero")
-	}
-	d.w.WriteByte('\n')
-	notes := d.notes[s.String()]
-	d.fields(off, hb, abi.CoreHeaderFields(), notes, -1, &h, nil)
 	walked := 0
 	if !h.IsZero() {
 		walked = int(min(h.RecordCount, s.Capacity))
@@ -203,27 +257,105 @@ func (d *dumper) slot(s abi.Slot) error {
 	if d.o.Records >= 0 {
 		shown = min(walked, d.o.Records)
 	}
-	rb := make([]byte, abi.ProfileRecordSize)
-	for i := range shown {
-		roff := int64(s.Offset) + abi.CoreHeaderSize + int64(i)*abi.ProfileRecordSize
-		if _, err := d.c.ReadAt(rb, roff); err != nil {
-			return err
+	buffered := walked <= bufferedRecords
+	var notes, other []validate.Finding
+	// held says whether a shown field holds the finding.
+	held := func(f *validate.Finding) bool {
+		if f.Record < 0 {
+			return f.Off >= off && f.Off < off+abi.CoreHeaderSize
 		}
-		r, err := abi.DecodeProfileRecord(rb)
+		roff := off + abi.CoreHeaderSize + int64(f.Record)*abi.ProfileRecordSize
+		return f.Record < shown && f.Off >= roff && f.Off < roff+abi.ProfileRecordSize
+	}
+	err = d.check(i, func(f *validate.Finding) {
+		if buffered || f.Record < 0 {
+			notes = append(notes, *f)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	// Stable: the findings of one record keep the order they were found in.
+	slices.SortStableFunc(notes, func(a, b validate.Finding) int { return cmp.Compare(a.Record, b.Record) })
+	fmt.Fprintf(d.w, "\n%s @%s (%d bytes: the header, then room for %d records)", s, d.hex(off), s.Stride(), s.Capacity)
+	if h.IsZero() {
+		d.w.WriteString("; unused: the header is all zero")
+	}
+	d.w.WriteByte('\n')
+	at := 0 // notes[at:] are of records not yet written
+	for at < len(notes) && notes[at].Record < 0 {
+		at++
+	}
+	d.fields(off, hb, abi.CoreHeaderFields(), notes[:at], -1, &h, nil)
+	for _, f := range notes[:at] {
+		if !held(&f) {
+			other = append(other, f)
+		}
+	}
+	notes = notes[at:]
+
+	rb := make([]byte, abi.ProfileRecordSize)
+	next := 0 // the next record to write
+	// write writes the records before record end, each with its findings:
+	// notes, from the first, are of the records from next on.
+	write := func(end int) error {
+		for ; next < min(end, shown); next++ {
+			roff := int64(s.Offset) + abi.CoreHeaderSize + int64(next)*abi.ProfileRecordSize
+			if _, err := d.c.ReadAt(rb, roff); err != nil {
+				return err
+			}
+			r, err := abi.DecodeProfileRecord(rb)
+			if err != nil {
+				return err
+			}
+			k := 0
+			for k < len(notes) && notes[k].Record == next {
+				k++
+			}
+			fmt.Fprintf(d.w, "  record %d @%s\n", next, d.hex(d.c.FileOffset(roff)))
+			d.fields(d.c.FileOffset(roff), rb, abi.ProfileRecordFields(), notes[:k], next, &h, &r)
+			notes = notes[k:]
+		}
+		return nil
+	}
+	for _, f := range notes {
+		if !held(&f) {
+			other = append(other, f)
+		}
+	}
+	if !buffered {
+		var werr error
+		err = d.check(i, func(f *validate.Finding) {
+			switch {
+			case f.Record < 0 || werr != nil:
+			case !held(f) || f.Record < next:
+				// Not under a field, or (never, by validate's order)
+				// found after its record was written.
+				other = append(other, *f)
+			default:
+				// Every record before f's is written: notes holds
+				// the findings of f's record alone.
+				if werr = write(f.Record); werr == nil {
+					notes = append(notes, *f)
+				}
+			}
+		})
+		if err == nil {
+			err = werr
+		}
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(d.w, "  record %d @%s\n", i, d.hex(d.c.FileOffset(roff)))
-		d.fields(d.c.FileOffset(roff), rb, abi.ProfileRecordFields(), notes, i, &h, &r)
+	}
+	if err := write(shown); err != nil {
+		return err
 	}
 	if more := walked - shown; more > 0 {
 		fmt.Fprintf(d.w, "  ... %s (--records N shows more)\n", plural(more, "more record"))
 	}
 	// Findings of the slot that no shown field holds.
-	for _, f := range notes {
-		if f.Record >= shown || f.Off < off || f.Off >= off+int64(s.Stride()) {
-			fmt.Fprintf(d.w, "  ! %s\n", f.String())
-		}
+	for _, f := range other {
+		fmt.Fprintf(d.w, "  ! %s\n", f.String())
 	}
 	return nil
 }

@@ -24,14 +24,14 @@ const chunksPerWorker = 4
 
 // parallel says on how many goroutines Check walks the slots: Walkers
 // (GOMAXPROCS when 0) when that is more than one, with no OnFinding hook
-// (it sees findings in the order they are found) and a cap of at most
-// parallelMaxFindings; else 1.
+// (it sees findings in the order they are found), no range of slots, and a
+// cap of at most parallelMaxFindings; else 1.
 func (v *validator) parallel() int {
 	w := v.o.Walkers
 	if w <= 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	if !fastPaths || w < 2 || v.o.OnFinding != nil || v.col.limit > parallelMaxFindings {
+	if !fastPaths || w < 2 || v.o.OnFinding != nil || v.o.Slots != nil || v.col.limit > parallelMaxFindings {
 		return 1
 	}
 	return w

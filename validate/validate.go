@@ -71,6 +71,12 @@ type Options struct {
 	// task-type desc_id is unknown when the family's table (not the
 	// TaskType enum) does not name it. abi.FamilyNone for the enum.
 	Family abi.Family
+	// Slots, when set, restricts the check to the layout's slots
+	// [Slots.From, Slots.To): their findings, records and dropped
+	// records, with the capture's own findings (as the range alone makes
+	// them: a range without records is no error). Dump checks one slot at
+	// a time this way, to show its findings without keeping every slot's.
+	Slots *capture.SlotRange
 }
 
 // LayoutSource says where a capture's layout came from.
@@ -218,7 +224,7 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 		f.File = "" // as every finding of the walk: the result names the file
 		v.col.add(f)
 	}
-	opts := capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint}
+	opts := capture.ScanOptions{Problem: v.problem, Record: v.record, Slot: v.slot, Block: v.block, Hint: res.Hint, Slots: o.Slots}
 	if !fastPaths {
 		opts.Block = nil
 	}

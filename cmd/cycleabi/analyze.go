@@ -155,7 +155,11 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		}
 	}
 	sched := in.layout.schedule
-	decoded, err := decodeAll(paths, req)
+	var places []string
+	if invs != nil {
+		places = invs.where()
+	}
+	decoded, err := decodeAll(paths, req, places)
 	defer func() {
 		for _, d := range decoded {
 			if d != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
@@ -261,7 +262,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
 		return usage(err)
 	}
-	decoded, err := decodeAll(paths, req)
+	var places []string
+	if invs != nil {
+		places = invs.where()
+	}
+	decoded, err := decodeAll(paths, req, places)
 	defer func() {
 		for _, d := range decoded {
 			if d != nil {
@@ -336,6 +341,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	if err != nil {
 		out.Abort()
+		var u *decode.Unrepresentable
+		if errors.As(err, &u) {
+			return invalid(err) // a record the format cannot hold
+		}
 		return usage(err)
 	}
 	if err := out.Commit(); err != nil {
@@ -432,33 +441,34 @@ func layoutPhrase(res *capture.Resolved) string {
 }
 
 // decodeAll opens and checks every capture (the first pass), at most
-// GOMAXPROCS at once. Errors are reported in argument order; the exit
-// status is 1 when every failure is an invalid capture, else 2.
-func decodeAll(paths []string, req capture.Request) ([]*decode.Decoded, error) {
+// GOMAXPROCS at once. Errors are reported in argument order, each after
+// where[i] when where is given (the manifest line that lists the capture);
+// the exit status is 1 when every failure is an invalid capture, else 2.
+// The captures' files are parked (capture.OpenParked): a run over
+// thousands of captures holds a few open at a time.
+func decodeAll(paths []string, req capture.Request, where []string) ([]*decode.Decoded, error) {
 	decoded := make([]*decode.Decoded, len(paths))
 	errs := make([]error, len(paths))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, path := range paths {
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			open := capture.Open
-			if req.Partial {
-				open = capture.OpenPartial
-			}
-			c, err := open(path)
-			if err != nil {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				c, err := capture.OpenParked(paths[i], req.Partial)
+				if err == nil {
+					if decoded[i], err = decode.Decode(c, req); err != nil {
+						c.Close()
+					}
+				}
+				if err != nil && where != nil {
+					err = fmt.Errorf("%s: %w", where[i], err)
+				}
 				errs[i] = err
-				return
 			}
-			d, err := decode.Decode(c, req)
-			if err != nil {
-				c.Close()
-				errs[i] = err
-				return
-			}
-			decoded[i] = d
 		})
 	}
 	wg.Wait()

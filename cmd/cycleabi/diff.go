@@ -94,11 +94,9 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	}
 	d, err := analyze.Compare(reps[0], reps[1], f.allowMismatch)
 	if err != nil {
-		var m *analyze.ABIMismatch
-		if errors.As(err, &m) {
-			return invalid(err)
-		}
-		return usage(err)
+		// ABIs that differ, or sections that do not pair: what the
+		// inputs hold, not how diff was asked.
+		return invalid(err)
 	}
 	if err := compareInputs(cmd, d, f.strict); err != nil {
 		return err

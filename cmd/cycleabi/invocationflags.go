@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
@@ -68,22 +69,41 @@ type invocationSet struct {
 	ranks       []uint32
 	invocations []decode.Invocation
 	kernelNames []string // "" where the command's --kernel-name applies
+	// manifest and lines: the manifest, and the line of each capture in it
+	// (nil for captures given as arguments).
+	manifest string
+	lines    []int
+}
+
+// where names the place each capture was given: "window.yaml:12" for a
+// manifest's, nil for arguments.
+func (s *invocationSet) where() []string {
+	if s.lines == nil {
+		return nil
+	}
+	w := make([]string, len(s.lines))
+	for i, l := range s.lines {
+		w[i] = s.manifest + ":" + strconv.Itoa(l)
+	}
+	return w
 }
 
 // captures returns the capture paths: the manifest's (checked as decode
 // checks it: one capture per invocation id of a rank), or the arguments,
 // whose --step and --direction are checked as decode checks them.
 // Exactly one of the two must give some.
-func (f *invocationFlags) captures(args []string) ([]string, error) {
+// places names where each capture was given in the manifest (nil for
+// arguments): see invocationSet.where.
+func (f *invocationFlags) captures(args []string) (paths, places []string, err error) {
 	if f.manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
-		return args, nil
+		return args, nil, nil
 	}
 	// A missing capture is validate's to report, with the others.
 	s, err := f.resolveSet(args, nil, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.captures, nil
+	return s.captures, s.where(), nil
 }
 
 // resolve returns the window's invocations, or nil when the captures are
@@ -106,7 +126,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 		if err != nil {
 			return nil, err
 		}
-		s := &invocationSet{}
+		s := &invocationSet{manifest: f.manifest, lines: make([]int, 0, len(entries))}
 		next := map[uint32]int64{}
 		for _, e := range entries {
 			// The likely mistake: a path relative to the working directory.
@@ -132,6 +152,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 			s.ranks = append(s.ranks, rank)
 			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.kernelNames = append(s.kernelNames, e.KernelName)
+			s.lines = append(s.lines, e.Line)
 		}
 		return s, s.checkIDs()
 	}

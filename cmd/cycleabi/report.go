@@ -136,11 +136,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			return err
 		}
 		if in.Diff, err = analyze.Compare(in.Base, rep, f.allowMismatch); err != nil {
-			var m *analyze.ABIMismatch
-			if errors.As(err, &m) {
-				return invalid(err)
-			}
-			return usage(err)
+			return invalid(err) // as for diff: ABIs or sections that do not pair
 		}
 		if err := compareInputs(cmd, in.Diff, f.strict); err != nil {
 			return err

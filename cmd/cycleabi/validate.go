@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
@@ -124,7 +125,8 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	if paths, err = f.invocations.captures(paths); err != nil {
+	paths, places, err := f.invocations.captures(paths)
+	if err != nil {
 		return usage(err)
 	}
 	fam, err := f.family.resolve("")
@@ -145,7 +147,6 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(n + 1))
 		o.Walkers = n
 	}
-	results, errs := validateAll(paths, o)
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	code, printed := exitOK, false
 	fail := func(c int) { code = max(code, c) }
@@ -153,29 +154,36 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if f.format == "json" {
 		doc = validate.NewDocument(f.strict, o.MaxFindings)
 	}
-	for i, r := range results {
-		if errs[i] != nil {
-			fmt.Fprintf(stderr, "cycleabi: %v\n", errs[i])
+	err = validateAll(paths, o, func(i int, r *validate.Result, err error) error {
+		if err != nil {
+			if places != nil {
+				err = fmt.Errorf("%s: %w", places[i], err)
+			}
+			fmt.Fprintf(stderr, "cycleabi: %v\n", err)
 			fail(exitUsage)
 			if doc != nil {
-				doc.AddIOError(paths[i], errs[i])
+				doc.AddIOError(paths[i], err)
 			}
-			continue
+			return nil
 		}
 		if !r.OK() || f.strict && r.Warnings() > 0 {
 			fail(exitInvalid)
 		}
 		if doc != nil {
 			doc.Add(r)
-			continue
+			return nil
 		}
 		if printed {
 			fmt.Fprintln(out)
 		}
+		printed = true
 		if err := validate.WriteText(out, r); err != nil {
 			return usage(err)
 		}
-		printed = true
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if doc != nil {
 		if err := writeJSON(out, doc); err != nil {
@@ -188,27 +196,62 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	return nil
 }
 
-// validateAll validates every capture, at most o.Walkers (else GOMAXPROCS)
-// at once (each holds a bounded buffer, so memory stays bounded too);
-// results come back in argument order.
-func validateAll(paths []string, o validate.Options) ([]*validate.Result, []error) {
-	results := make([]*validate.Result, len(paths))
-	errs := make([]error, len(paths))
+// validateAll validates every capture, at most o.Walkers (else
+// GOMAXPROCS) at once, and hands each result to done in argument order as
+// soon as it and those before it are in: at most a few times as many
+// results as are validated at once wait to be handed on (each holds a
+// bounded buffer and its kept findings), so memory does not grow with the
+// number of captures. It stops at done's first error.
+func validateAll(paths []string, o validate.Options, done func(i int, r *validate.Result, err error) error) error {
 	n := o.Walkers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	sem := make(chan struct{}, n)
+	type result struct {
+		r   *validate.Result
+		err error
+	}
+	// A result waits in its slot of the ring until handed on; a worker
+	// takes capture i only once capture i-len(ring) has been.
+	ring := make([]chan result, 4*n)
+	for i := range ring {
+		ring[i] = make(chan result, 1)
+	}
+	free := make(chan struct{}, len(ring))
+	for range len(ring) {
+		free <- struct{}{}
+	}
+	stop := make(chan struct{})
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, path := range paths {
+	for range min(n, len(paths)) {
 		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i], errs[i] = validate.CheckFile(path, o)
+			for {
+				select {
+				case <-free:
+				case <-stop:
+					return
+				}
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				r, err := validate.CheckFile(paths[i], o)
+				ring[i%len(ring)] <- result{r, err}
+			}
 		})
 	}
+	var err error
+	for i := range paths {
+		res := <-ring[i%len(ring)]
+		free <- struct{}{}
+		if err = done(i, res.r, res.err); err != nil {
+			break
+		}
+	}
+	close(stop)
 	wg.Wait()
-	return results, errs
+	return err
 }
 
 func writeJSON(w io.Writer, v any) error {
