@@ -221,6 +221,15 @@ type CrossRank struct {
 	// that over the shortest, in percent.
 	SpreadCycles uint64  `json:"spread_cycles"`
 	SpreadPct    float64 `json:"spread_pct"`
+	// Rule states how slow ranks are told (SlowRule); MedianMakespanCycles
+	// is what it measures from; SlowRanks are the ranks it finds.
+	Rule                 string    `json:"slow_rule"`
+	MedianMakespanCycles float64   `json:"median_makespan_cycles"`
+	SlowRanks            []Section `json:"slow_ranks"`
+	// Stages and TaskTypes are the compute cycles of each stage and task
+	// type across ranks, the largest max first.
+	Stages    []Spread `json:"stages"`
+	TaskTypes []Spread `json:"task_types"`
 }
 
 // RankMakespan is one rank's makespan.
@@ -230,6 +239,17 @@ type RankMakespan struct {
 	Capture        string      `json:"capture"`
 	MakespanCycles uint64      `json:"makespan_cycles"`
 	MakespanUs     float64     `json:"makespan_us"`
+	// The rank's totals (Totals), its busiest stage (the most compute
+	// cycles) and whether SlowRule finds it slow.
+	ComputeCycles uint64  `json:"compute_cycles"`
+	WaitCycles    uint64  `json:"wait_cycles"`
+	TriggerCycles uint64  `json:"trigger_cycles"`
+	OtherCycles   uint64  `json:"other_cycles"`
+	IdleCycles    uint64  `json:"idle_cycles"`
+	BusyPct       float64 `json:"busy_pct"`
+	WaitPct       float64 `json:"wait_pct"`
+	BusiestStage  string  `json:"busiest_stage"`
+	Slow          bool    `json:"slow"`
 }
 
 // Kinds of records and path segments.

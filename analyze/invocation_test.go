@@ -71,11 +71,13 @@ func TestCompareInvocations(t *testing.T) {
 	assert.Equal(t, uint64(200), base.CrossRank.SpreadCycles)
 	js, err := json.Marshal(base.CrossRank.Ranks[1])
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0}`, string(js))
+	assert.JSONEq(t, `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0,`+
+		`"compute_cycles":0,"wait_cycles":0,"trigger_cycles":0,"other_cycles":0,"idle_cycles":0,"busy_pct":0,"wait_pct":0,"busiest_stage":"","slow":false}`, string(js))
 	// Plain ranks keep their JSON: no invocation keys.
 	plain, err := json.Marshal(NewReport([]*Rank{section(0, nil, "r0", 1), section(1, nil, "r1", 2)}).CrossRank)
 	require.NoError(t, err)
 	assert.NotContains(t, string(plain), "invocation")
+	assert.Contains(t, string(plain), `"slow_ranks":[{"rank":1}]`, "rank 1's makespan is twice rank 0's")
 
 	for _, c := range []struct {
 		base, new []*Rank

@@ -43,6 +43,7 @@ func NewReport(ranks []*Rank) *Report {
 	if lo > 0 {
 		x.SpreadPct = 100 * float64(hi-lo) / float64(lo)
 	}
+	compareRanks(x, ranks)
 	r.CrossRank = x
 	return r
 }
@@ -388,6 +389,11 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		tw.printf("\n")
 		r.crossTable().text(tw)
 		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		for _, t := range r.spreadTables(top) {
+			tw.printf("\n")
+			t.text(tw)
+		}
+		tw.printf("%s\n", r.slowRanks())
 	}
 	return tw.err
 }
@@ -405,6 +411,11 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 		tw.printf("\n")
 		r.crossTable().markdown(tw)
 		tw.printf("\nSlowest %s, spread %d cycles (%s%%).\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		for _, t := range r.spreadTables(top) {
+			tw.printf("\n")
+			t.markdown(tw)
+		}
+		tw.printf("\n%s.\n", r.slowRanks())
 	}
 	return tw.err
 }
@@ -600,4 +611,46 @@ func (t *table) which() string {
 		return ""
 	}
 	return t.omittedWhich + "; "
+}
+
+// spreadTables are the stages and task types across ranks, top rows each
+// (0: all), the largest max first.
+func (r *Report) spreadTables(top int) []*table {
+	mk := func(title, col string, spreads []Spread) *table {
+		t := &table{title: title, head: []string{col, "ranks", "min", "min at", "median", "max", "max at", "slow"}}
+		for i, s := range spreads {
+			if top > 0 && i == top {
+				t.rows = append(t.rows, []string{"... " + u(uint64(len(spreads)-top)) + " more (--top 0 shows all)"})
+				break
+			}
+			slow := "-"
+			if n := len(s.Slow); n > 0 {
+				slow = s.Slow[0].String()
+				if n > 1 {
+					slow += " and " + u(uint64(n-1)) + " more"
+				}
+			}
+			t.rows = append(t.rows, []string{s.Name, u(uint64(s.Ranks)), u(s.MinCycles), s.MinRank.String(), f1(s.MedianCycles), u(s.MaxCycles), s.MaxRank.String(), slow})
+		}
+		return t
+	}
+	x := r.CrossRank
+	return []*table{mk("Stages across ranks (compute cycles)", "stage", x.Stages), mk("Task types across ranks (compute cycles)", "task type", x.TaskTypes)}
+}
+
+// slowRanks says which ranks SlowRule finds slow.
+func (r *Report) slowRanks() string {
+	x := r.CrossRank
+	if len(x.SlowRanks) == 0 {
+		return "no slow rank (" + x.Rule + ")"
+	}
+	var names []string
+	for i, s := range x.SlowRanks {
+		if i == 8 {
+			names = append(names, "and "+u(uint64(len(x.SlowRanks)-8))+" more")
+			break
+		}
+		names = append(names, s.String())
+	}
+	return "slow ranks: " + strings.Join(names, ", ") + " (" + u(uint64(len(x.SlowRanks))) + " of " + u(uint64(len(x.Ranks))) + "; " + x.Rule + ")"
 }

@@ -136,7 +136,11 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 <section id="ranks">
 <h2>Ranks</h2>
 {{with .CrossRank}}<p>{{.Text}}</p>
-<div class="pair"><div>{{template "chart" .Chart}}</div><div class="scroll">{{template "table" .Table}}</div></div>
+<p>{{.Slow}}</p>
+{{template "chart" .Columns}}
+{{with .Heat}}{{template "chart" .}}{{end}}
+<div class="pair">{{with .Chart}}<div>{{template "chart" .}}</div>{{end}}<div class="scroll">{{template "table" .Table}}</div></div>
+<div class="scroll">{{template "table" .Spreads}}</div>
 {{else}}<p class="note">One capture: give one capture per rank to compare the ranks.</p>
 {{end}}</section>
 

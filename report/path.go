@@ -320,9 +320,55 @@ func newCrossView(rep *analyze.Report) *crossView {
 			{F: "capture", V: r.Capture, Text: r.Capture, Class: "txt"},
 			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
 	}
-	v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")
+	if len(x.Ranks) <= maxBarRanks {
+		v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")
+	}
 	v.Table = t
+	v.Columns = rankColumnsChart(x)
+	if len(x.Stages) > 0 {
+		v.Heat = heatMap(rep)
+	}
+	v.Slow = slowText(x)
+	v.Spreads = spreadTable(x)
 	return v
+}
+
+// maxBarRanks is the most ranks the bar chart beside the ranks table
+// draws, one bar each; the column chart shows any number.
+const maxBarRanks = 24
+
+func slowText(x *analyze.CrossRank) string {
+	if len(x.SlowRanks) == 0 {
+		return "No slow rank (" + x.Rule + ")."
+	}
+	s := fmt.Sprintf("%d of %d ranks slow (%s):", len(x.SlowRanks), len(x.Ranks), x.Rule)
+	for i, r := range x.SlowRanks {
+		if i == 16 {
+			return s + fmt.Sprintf(" and %d more.", len(x.SlowRanks)-16)
+		}
+		if i > 0 {
+			s += ","
+		}
+		s += " " + r.String()
+	}
+	return s + "."
+}
+
+// spreadTable lists the stages across ranks: min, median and max compute
+// cycles, who holds the extremes, and the slow ranks of each.
+func spreadTable(x *analyze.CrossRank) *table {
+	t := &table{Name: "stage_spread", Caption: "Stages across ranks (compute cycles)",
+		Head: []head{{Text: "stage"}, {Text: "ranks", Num: true}, {Text: "min", Num: true}, {Text: "min at"}, {Text: "median", Num: true}, {Text: "max", Num: true}, {Text: "max at"}, {Text: "slow ranks", Num: true}}}
+	for i, sp := range x.Stages {
+		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Cells: []cell{
+			{F: "name", V: sp.Name, Text: sp.Name, Class: "name"},
+			ucell("ranks", uint64(sp.Ranks)), ucell("min_cycles", sp.MinCycles),
+			{V: sp.MinRank.String(), Text: sp.MinRank.String(), Class: "txt"},
+			fcell("median_cycles", sp.MedianCycles, 1), ucell("max_cycles", sp.MaxCycles),
+			{V: sp.MaxRank.String(), Text: sp.MaxRank.String(), Class: "txt"},
+			{V: strconv.Itoa(len(sp.Slow)), Text: strconv.Itoa(len(sp.Slow)), Class: "num"}}})
+	}
+	return t
 }
 
 func newDiffView(index int, r *analyze.RankDiff) *diffView {

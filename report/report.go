@@ -168,6 +168,11 @@ type crossView struct {
 	Text  string
 	Chart *chart
 	Table *table
+	// Slow states the slow-rank rule and what it finds; Columns and Heat
+	// are the charts across ranks (makespans; stages × ranks).
+	Slow          string
+	Columns, Heat *chart
+	Spreads       *table
 }
 
 type diffView struct {

@@ -153,6 +153,10 @@ func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (ch
 				i, _ := strconv.Atoi(row.Key)
 				l := analysis["cross_rank"].(map[string]any)["ranks"].([]any)
 				obj, ok, wantRows = l[i].(map[string]any), true, len(l)
+			case "stage_spread":
+				i, _ := strconv.Atoi(row.Key)
+				l := analysis["cross_rank"].(map[string]any)["stages"].([]any)
+				obj, ok, wantRows = l[i].(map[string]any), true, len(l)
 			case "diff_summary":
 				obj, ok = rank, true
 			case "diff_task_types":
