@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/megakernel/cycleabi/internal/infile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -113,12 +114,13 @@ type notFoundError struct{ msg string }
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return fs.ErrNotExist }
 
-// ReadFile reads the input file at path, at most lim.Input bytes: a
-// larger regular file is refused before it is read, and a stream (a
-// FIFO, standard input) once it passes the cap. A missing file is an
+// ReadFile reads the regular file at path, at most lim.Input bytes: a
+// larger file is refused from its size, before it is read, and anything
+// but a regular file (a FIFO, a device) is refused as package infile
+// says. A missing file is an
 // error saying "what not found" that matches fs.ErrNotExist ("schedule file not found").
 func ReadFile(path, what string, lim Limits) ([]byte, error) {
-	f, err := os.Open(path)
+	f, st, err := infile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &notFoundError{path + ": " + what + " not found"}
@@ -126,17 +128,13 @@ func ReadFile(path, what string, lim Limits) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-		if size > lim.Input {
-			return nil, &LimitError{File: path, Size: size, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
-		}
+	if st.Size() > lim.Input {
+		return nil, &LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
 	}
+	// The file may grow between the stat and the read: the read is
+	// bounded too.
 	var b bytes.Buffer
-	if size >= 0 {
-		b.Grow(int(size) + 1)
-	}
+	b.Grow(int(st.Size()) + 1)
 	n, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,25 +89,23 @@ func TestReadFileCap(t *testing.T) {
 	assert.EqualError(t, err, path+".missing: schedule file not found")
 }
 
-// A stream has no size to check first: it is read up to the cap and
-// refused once past it.
-func TestReadFileStreamCap(t *testing.T) {
+// A FIFO is refused at once, whether or not a writer ever comes (it used
+// to block open forever with none, and to be read up to the cap with one).
+func TestReadFileRefusesFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	done := make(chan error, 1)
 	go func() {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		f.Write(make([]byte, 4096))
+		_, err := ReadFile(fifo, "names file", Limits{Input: 1000, YAML: 1})
+		done <- err
 	}()
-	_, err := ReadFile(fifo, "names file", Limits{Input: 1000, YAML: 1})
-	var le *LimitError
-	if assert.ErrorAs(t, err, &le) {
-		assert.Contains(t, err.Error(), "more bytes is more than the cap of 1000 bytes")
+	select {
+	case err := <-done:
+		assert.EqualError(t, err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)")
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadFile of a FIFO with no writer still blocked after 5 s")
 	}
 }
 
