@@ -78,3 +78,25 @@ func TestSpecialFileInputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, left, 2, "only the FIFO and mk.json are left")
 }
+
+// Help and version text that cannot be written (a full disk) is an I/O
+// error, exit 2, as any other output is; they used to exit 0.
+func TestHelpToFullDisk(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here:", err)
+	}
+	defer full.Close()
+	for _, args := range [][]string{{"--help"}, {"decode", "--help"}, {"--version"}, {"help", "merge"}} {
+		errF, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		require.NoError(t, err)
+		oldOut, oldErr := os.Stdout, os.Stderr
+		os.Stdout, os.Stderr = full, errF
+		code := run(args)
+		os.Stdout, os.Stderr = oldOut, oldErr
+		errF.Close()
+		stderr, _ := os.ReadFile(errF.Name())
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.Contains(t, string(stderr), "no space left on device", args)
+	}
+}
