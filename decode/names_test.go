@@ -50,6 +50,12 @@ tasks:
 	if err != nil || !reflect.DeepEqual(got.Tasks, map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
 		t.Errorf("scalar names: got %+v, %v", got, err)
 	}
+	// Valid JSON go-yaml refused: a surrogate pair (Python's json.dump
+	// writes one for every emoji), a raw DEL.
+	got, err = ParseNames("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
+	if err != nil || !reflect.DeepEqual(got.Tasks, map[uint32]string{0: "😀", 1: "a\x7fb"}) {
+		t.Errorf("JSON escapes: got %+v, %v", got, err)
+	}
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
 		got, err := ParseNames("empty.yaml", []byte(empty))
 		if err != nil || len(got.Stages) != 0 || len(got.Tasks) != 0 {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/internal/infile"
@@ -149,12 +150,65 @@ func ReadFile(path, what string, lim Limits) ([]byte, error) {
 // syntax error: "YAML", "YAML or JSON") and returns its root node, alias
 // resolved, or nil for a file with no document (empty, or only
 // comments). Text longer than lim.YAML is refused with a *LimitError
-// (note says what else the user can do). Anything after the document is
-// an *Error at its line and column: a second document ("---"), or text
-// that is no document (`{...} {...}`, `{...} garbage [`).
+// (note says what else the user can do). Text that opens with '{' or '['
+// is read as JSON when it is JSON (see parseJSON), else as YAML (flow
+// YAML is not always JSON); when it is neither, the error further into
+// the file is reported. A character YAML does not allow (a
+// control character, a byte that is not UTF-8) is an *Error at its line
+// and column, and so is anything after the document: a second document
+// ("---"), or text that is no document (`{...} {...}`, `{...} garbage [`).
 func Document(file, what string, data []byte, lim Limits, note string) (*yaml.Node, error) {
 	if int64(len(data)) > lim.YAML {
 		return nil, &LimitError{File: file, Size: int64(len(data)), Limit: lim.YAML, Env: MaxYAMLBytesEnv, What: "text read as YAML", Note: note}
+	}
+	if !looksLikeJSON(data) {
+		return yamlDocument(file, what, data)
+	}
+	root, jerr := parseJSON(data)
+	if jerr == nil {
+		return root, nil
+	}
+	root, yerr := yamlDocument(file, what, data)
+	if yerr == nil {
+		return root, nil
+	}
+	// Neither reads it: report the reader that got further, JSON's when
+	// the file is JSON with a mistake late in it, YAML's when it is flow
+	// YAML (unquoted keys, comments) with a mistake.
+	line, col := positionOf(data, jerr.Off)
+	var ye *Error
+	if errors.As(yerr, &ye) && (ye.Line > line || ye.Line == line && ye.Col >= col) {
+		return nil, yerr
+	}
+	msg := jerr.Msg
+	if !jerr.Trailing {
+		msg = "invalid JSON: " + msg
+	}
+	return nil, &Error{File: file, Line: line, Col: col, Msg: msg}
+}
+
+// Root returns the root node of data as Document reads it, without caps
+// and errors: nil when it does not parse (for placing a problem found
+// after parsing).
+func Root(data []byte) *yaml.Node {
+	if looksLikeJSON(data) {
+		if root, err := parseJSON(data); err == nil {
+			return root
+		}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return Resolve(doc.Content[0])
+}
+
+// yamlDocument is Document for YAML, read by go-yaml.
+func yamlDocument(file, what string, data []byte) (*yaml.Node, error) {
+	if off, msg := unreadable(data); off >= 0 {
+		// go-yaml names no place for these.
+		line, col := positionOf(data, off)
+		return nil, &Error{File: file, Line: line, Col: col, Msg: "invalid " + what + ": " + msg}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -162,7 +216,12 @@ func Document(file, what string, data []byte, lim Limits, note string) (*yaml.No
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, Syntax(file, what, err)
+		e := Syntax(file, what, err)
+		if off := surrogateEscape(data); off >= 0 && strings.Contains(err.Error(), "invalid Unicode character escape code") {
+			e.Line, e.Col = positionOf(data, off)
+			e.Msg = "invalid " + what + ": " + string(data[off:off+6]) + " is half of a UTF-16 surrogate pair, which YAML does not read outside JSON; write the character itself, or \\U and 8 hex digits"
+		}
+		return nil, e
 	}
 	var root *yaml.Node
 	if len(doc.Content) > 0 {
@@ -181,6 +240,53 @@ func Document(file, what string, data []byte, lim Limits, note string) (*yaml.No
 		}
 		return nil, &Error{File: file, Line: line, Col: col, Msg: "text after the end of the document"}
 	}
+}
+
+// unreadable returns the offset of the first character go-yaml's reader
+// refuses, and what it is, or -1: a byte that is not UTF-8, or a character
+// outside YAML's printable set (C0 controls but tab, line feed and
+// carriage return; DEL; C1 controls but U+0085; U+FFFE and U+FFFF). Text
+// with a UTF-16 byte order mark is left to go-yaml, which reads UTF-16.
+func unreadable(data []byte) (int, string) {
+	if len(data) >= 2 && (data[0] == 0xFE && data[1] == 0xFF || data[0] == 0xFF && data[1] == 0xFE) {
+		return -1, ""
+	}
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F {
+				return i, fmt.Sprintf("control character %U is not allowed", c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return i, fmt.Sprintf("byte %#02x is not valid UTF-8", c)
+		case r < 0xA0 && r != 0x85 || r == 0xFFFE || r == 0xFFFF:
+			return i, fmt.Sprintf("control character %U is not allowed", r)
+		}
+		i += size
+	}
+	return -1, ""
+}
+
+// surrogateEscape returns the offset of the first \u escape of a UTF-16
+// surrogate (\uD800 to \uDFFF) that is not itself escaped, or -1.
+func surrogateEscape(data []byte) int {
+	for i := 0; i+6 <= len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if data[i+1] == 'u' && data[i+2]|0x20 == 'd' && strings.ContainsRune("89abAB", rune(data[i+3])) {
+			if _, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16); err == nil {
+				return i
+			}
+		}
+		i++ // the escaped character, which may be a backslash
+	}
+	return -1
 }
 
 // trailingAt finds where text follows the document whose content is
