@@ -118,9 +118,29 @@ func (e *notFoundError) Unwrap() error { return fs.ErrNotExist }
 // ReadFile reads the regular file at path, at most lim.Input bytes: a
 // larger file is refused from its size, before it is read, and anything
 // but a regular file (a FIFO, a device) is refused as package infile
-// says. A missing file is an
-// error saying "what not found" that matches fs.ErrNotExist ("schedule file not found").
+// says. A missing file is an error saying "what not found" that matches
+// fs.ErrNotExist ("schedule file not found").
 func ReadFile(path, what string, lim Limits) ([]byte, error) {
+	return readFile(path, what, lim, func(int64, []byte) error { return nil })
+}
+
+// ReadDocumentFile is ReadFile for a file that is read as a YAML node
+// tree (Document) unless it takes a fast path: one larger than lim.YAML
+// is refused from its size, read no further than its first 4 KiB, unless
+// fast (nil: none) says that opening may take a fast path. note is the
+// *LimitError's note, as for Document.
+func ReadDocumentFile(path, what string, lim Limits, fast func(head []byte) bool, note string) ([]byte, error) {
+	return readFile(path, what, lim, func(size int64, head []byte) error {
+		if size <= lim.YAML || fast != nil && fast(head) {
+			return nil
+		}
+		return &LimitError{File: path, Size: size, Limit: lim.YAML, Env: MaxYAMLBytesEnv, What: "text read as YAML", Note: note}
+	})
+}
+
+// readFile reads the file at path after check accepts its size and its
+// first 4 KiB.
+func readFile(path, what string, lim Limits, check func(size int64, head []byte) error) ([]byte, error) {
 	f, st, err := infile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -132,15 +152,23 @@ func ReadFile(path, what string, lim Limits) ([]byte, error) {
 	if st.Size() > lim.Input {
 		return nil, &LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
 	}
+	head := make([]byte, min(st.Size(), 4096))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := check(st.Size(), head[:n]); err != nil {
+		return nil, err
+	}
 	// The file may grow between the stat and the read: the read is
 	// bounded too.
 	var b bytes.Buffer
 	b.Grow(int(st.Size()) + 1)
-	n, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
+	n64, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if n > lim.Input {
+	if n64 > lim.Input {
 		return nil, &LimitError{File: path, Size: -1, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
 	}
 	return b.Bytes(), nil

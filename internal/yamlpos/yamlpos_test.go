@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -214,4 +215,27 @@ func TestDocumentTrailingCombinations(t *testing.T) {
 			assert.Equal(t, wantLine, e.Line, "%q: %v", text, err)
 		}
 	}
+}
+
+// A file too large for the YAML parser that cannot take a fast path is
+// refused from its size: at most its first 4 KiB are read (a 652 MB
+// names file took 1.53 GB to be refused).
+func TestReadDocumentFileRefusedFromSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("tasks:\n"+strings.Repeat("  - {task_type: MatMul}\n", 1<<20)), 0o644))
+	lim := Limits{Input: 1 << 30, YAML: 1 << 20}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadDocumentFile(path, "schedule file", lim, func(head []byte) bool { return head[0] == '{' }, "or write JSON")
+	runtime.ReadMemStats(&after)
+	var le *LimitError
+	if assert.ErrorAs(t, err, &le) {
+		assert.Equal(t, path+": 25165831 bytes is more than the cap of 1048576 bytes (1 MiB) on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it; or write JSON", err.Error())
+	}
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated to refuse it")
+	// A fast path may read it whole.
+	b, err := ReadDocumentFile(path, "schedule file", lim, func([]byte) bool { return true }, "")
+	assert.NoError(t, err)
+	assert.Len(t, b, 25165831)
 }
