@@ -260,7 +260,7 @@ func PlanFile(path string) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	data, err := readSchedule(path, lim)
 	if err != nil {
 		return nil, Result{}, err
 	}
