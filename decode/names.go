@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
 	"go.yaml.in/yaml/v3"
 )
@@ -173,14 +172,11 @@ func LoadNames(path string) (*Names, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, st, err := infile.Open(path)
+	f, st, err := yamlpos.Open(path, "names file", lim)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st.Size() > lim.Input {
-		return nil, &yamlpos.LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: yamlpos.MaxInputBytesEnv, What: "names files"}
-	}
 	return loadNames(path, f, st.Size(), lim)
 }
 

@@ -138,20 +138,33 @@ func ReadDocumentFile(path, what string, lim Limits, fast func(head []byte) bool
 	})
 }
 
-// readFile reads the file at path after check accepts its size and its
-// first 4 KiB.
-func readFile(path, what string, lim Limits, check func(size int64, head []byte) error) ([]byte, error) {
+// Open opens the input file at path (what it is: "names file") as
+// package infile does, refusing one larger than lim.Input from its size.
+// A missing file is an error saying "what not found" that matches
+// fs.ErrNotExist.
+func Open(path, what string, lim Limits) (*os.File, fs.FileInfo, error) {
 	f, st, err := infile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &notFoundError{path + ": " + what + " not found"}
+			return nil, nil, &notFoundError{path + ": " + what + " not found"}
 		}
+		return nil, nil, err
+	}
+	if st.Size() > lim.Input {
+		f.Close()
+		return nil, nil, &LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
+	}
+	return f, st, nil
+}
+
+// readFile reads the file at path after check accepts its size and its
+// first 4 KiB.
+func readFile(path, what string, lim Limits, check func(size int64, head []byte) error) ([]byte, error) {
+	f, st, err := Open(path, what, lim)
+	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st.Size() > lim.Input {
-		return nil, &LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
-	}
 	head := make([]byte, min(st.Size(), 4096))
 	n, err := f.ReadAt(head, 0)
 	if err != nil && !errors.Is(err, io.EOF) {
