@@ -115,18 +115,10 @@ type notFoundError struct{ msg string }
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return fs.ErrNotExist }
 
-// ReadFile reads the regular file at path, at most lim.Input bytes: a
-// larger file is refused from its size, before it is read, and anything
-// but a regular file (a FIFO, a device) is refused as package infile
-// says. A missing file is an error saying "what not found" that matches
-// fs.ErrNotExist ("schedule file not found").
-func ReadFile(path, what string, lim Limits) ([]byte, error) {
-	return readFile(path, what, lim, func(int64, []byte) error { return nil })
-}
-
-// ReadDocumentFile is ReadFile for a file that is read as a YAML node
-// tree (Document) unless it takes a fast path: one larger than lim.YAML
-// is refused from its size, read no further than its first 4 KiB, unless
+// ReadDocumentFile reads the regular file at path (see Open), at most
+// lim.Input bytes, for a reader that takes it as a YAML node tree
+// (Document) unless it takes a fast path: a file larger than lim.YAML is
+// refused from its size, read no further than its first 4 KiB, unless
 // fast (nil: none) says that opening may take a fast path. note is the
 // *LimitError's note, as for Document.
 func ReadDocumentFile(path, what string, lim Limits, fast func(head []byte) bool, note string) ([]byte, error) {

@@ -80,12 +80,12 @@ func TestDocumentCap(t *testing.T) {
 func TestReadFileCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	require.NoError(t, os.WriteFile(path, make([]byte, 2048), 0o644))
-	b, err := ReadFile(path, "schedule file", Limits{Input: 2048, YAML: 1})
+	b, err := ReadDocumentFile(path, "schedule file", Limits{Input: 2048, YAML: 1 << 20}, nil, "")
 	assert.NoError(t, err)
 	assert.Len(t, b, 2048)
-	_, err = ReadFile(path, "schedule file", Limits{Input: 1024, YAML: 1})
+	_, err = ReadDocumentFile(path, "schedule file", Limits{Input: 1024, YAML: 1 << 20}, nil, "")
 	assert.EqualError(t, err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it")
-	_, err = ReadFile(path+".missing", "schedule file", noCap)
+	_, err = ReadDocumentFile(path+".missing", "schedule file", noCap, nil, "")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.EqualError(t, err, path+".missing: schedule file not found")
 }
@@ -99,14 +99,14 @@ func TestReadFileRefusesFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := ReadFile(fifo, "names file", Limits{Input: 1000, YAML: 1})
+		_, err := ReadDocumentFile(fifo, "names file", Limits{Input: 1000, YAML: 1}, nil, "")
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		assert.EqualError(t, err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)")
 	case <-time.After(5 * time.Second):
-		t.Fatal("ReadFile of a FIFO with no writer still blocked after 5 s")
+		t.Fatal("ReadDocumentFile of a FIFO with no writer still blocked after 5 s")
 	}
 }
 
