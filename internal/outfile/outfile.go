@@ -144,8 +144,15 @@ func (f *File) createTemp() error {
 		f.file, f.anon = file, true
 		return nil
 	}
+	return f.createNamed()
+}
+
+// createNamed creates and registers a named temporary file beside the
+// target.
+func (f *File) createNamed() error {
+	dir := f.dir
 	for range 100 {
-		name := tempName(dir, base)
+		name := tempName(dir, f.base)
 		var file *os.File
 		var err error
 		// Created under the registry's lock, so a signal either finds
@@ -174,20 +181,24 @@ func (f *File) createTemp() error {
 	return fmt.Errorf("writing %s: cannot create a temporary file in %s: too many name collisions", f.name, dir)
 }
 
+// link gives the nameless temporary file a name (tests replace it).
+var link = linkAnonymous
+
 // putInPlace gives the nameless temporary file a temporary name and
 // renames it over the target, under the registry's lock (a signal between
-// the two removes the name).
-func (f *File) putInPlace() error {
-	var err error
+// the two removes the name). linked is false when the file system would
+// not name the file, and nothing was done.
+func (f *File) putInPlace() (linked bool, err error) {
 	locked(func() {
 		for range 100 {
 			name := tempName(f.dir, f.base)
-			if err = linkAnonymous(f.file, name); errors.Is(err, fs.ErrExist) {
+			if err = link(f.file, name); errors.Is(err, fs.ErrExist) {
 				continue
 			}
 			if err != nil {
 				return
 			}
+			linked = true
 			temps[name] = struct{}{}
 			if err = os.Rename(name, f.target); err != nil {
 				os.Remove(name)
@@ -196,7 +207,22 @@ func (f *File) putInPlace() error {
 			return
 		}
 	})
-	return f.wrap(err)
+	return linked, f.wrap(err)
+}
+
+// toNamed copies the nameless temporary file into a named one, for a file
+// system that made the first but will not name it.
+func (f *File) toNamed() error {
+	anon := f.file
+	defer anon.Close()
+	if err := f.createNamed(); err != nil {
+		return err
+	}
+	f.anon = false
+	if _, err := io.Copy(f.file, io.NewSectionReader(anon, 0, f.written)); err != nil {
+		return f.wrap(err)
+	}
+	return nil
 }
 
 // Name returns the path as given to Create ("-" for standard output).
@@ -260,10 +286,22 @@ func (f *File) Commit() error {
 	if err == nil && f.keep {
 		err = f.wrap(f.file.Chmod(f.mode))
 	}
-	if f.anon {
-		if err == nil {
-			err = f.putInPlace()
+	if f.anon && err == nil {
+		linked, lerr := f.putInPlace()
+		if !linked {
+			// Named the slow way: copied into a named temporary file,
+			// which is then synced, given its mode and renamed below.
+			if err = f.toNamed(); err == nil {
+				err = f.wrap(f.file.Sync())
+			}
+			if err == nil && f.keep {
+				err = f.wrap(f.file.Chmod(f.mode))
+			}
+		} else {
+			err = lerr
 		}
+	}
+	if f.anon {
 		if cerr := f.file.Close(); err == nil && cerr != nil {
 			err = f.wrap(cerr)
 		}
