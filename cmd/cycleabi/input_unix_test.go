@@ -49,6 +49,7 @@ func TestSpecialFileInputs(t *testing.T) {
 		for _, args := range [][]string{
 			{"validate", special.path},
 			{"dump", special.path},
+			{"dump", capture, "--names", special.path},
 			{"decode", special.path, "-o", filepath.Join(dir, "t.json")},
 			{"analyze", special.path},
 			{"report", special.path, "-o", filepath.Join(dir, "r.html")},
