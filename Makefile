@@ -104,6 +104,7 @@ bench:
 	./scripts/rss-export.sh 3
 	./scripts/bench-recorder.sh 9
 	./scripts/rss-scale.sh 3
+	./scripts/rss-names.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

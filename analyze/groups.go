@@ -81,21 +81,21 @@ func newFastGroups(a *analyzer) *fastGroups {
 		n = min(len(a.o.Deps.Schedule.Tasks), maxDenseTasks)
 	}
 	g.graphType, g.waitStage = make(taskCache, n), make(taskCache, n)
-	if a.o.Names != nil && len(a.o.Names.Tasks) > 0 {
+	if a.o.Names != nil && a.o.Names.Tasks.Len() > 0 {
 		// Records look tasks up in no useful order, each only two or
 		// three times: a table indexed by task id, built once, is several
 		// times faster than the names file's map.
 		maxID := -1
-		for id := range a.o.Names.Tasks {
+		for id := range a.o.Names.Tasks.All() {
 			maxID = max(maxID, int(id))
 		}
-		if maxID < 2*len(a.o.Names.Tasks)+1024 && maxID < maxDenseTasks {
+		if maxID < 2*a.o.Names.Tasks.Len()+1024 && maxID < maxDenseTasks {
 			g.stageOf = make([]int32, maxID+1)
 			for i := range g.stageOf {
 				g.stageOf[i] = -1
 			}
 			index := map[string]int32{}
-			for id, name := range a.o.Names.Tasks {
+			for id, name := range a.o.Names.Tasks.All() {
 				i, ok := index[name]
 				if !ok {
 					i = int32(len(g.stageNames))

@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/megakernel/cycleabi/internal/infile"
 )
 
 // Input is one thing besides the captures that an analysis was made with
@@ -26,7 +27,7 @@ type Input struct {
 // FileInput returns the Input of a file given with flag, hashing its
 // bytes as they are now.
 func FileInput(flag, path string) (Input, error) {
-	f, err := os.Open(path)
+	f, _, err := infile.Open(path)
 	if err != nil {
 		return Input{}, err
 	}

@@ -20,7 +20,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/megakernel/cycleabi/internal/infile"
 )
 
 // Format is how the buffer is stored.
@@ -70,18 +71,9 @@ func Open(path string) (*Capture, error) { return open(path, false) }
 func OpenPartial(path string) (*Capture, error) { return open(path, true) }
 
 func open(path string, partial bool) (*Capture, error) {
-	f, err := os.Open(path)
+	f, st, err := infile.Open(path)
 	if err != nil {
 		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	c, err := fromReaderAt(path, f, st.Size(), partial)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/megakernel/cycleabi/internal/infile"
 )
 
 // MaxParkedOpen is how many files of captures from OpenParked are open at
@@ -133,14 +135,13 @@ func (p *parkedFile) reopen() (*os.File, error) {
 	if err := same(st); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p.path)
+	// Through infile, as the first open: a FIFO put at the path since
+	// is refused, not waited on.
+	f, st, err := infile.Open(p.path)
 	if err != nil {
 		return nil, err
 	}
-	if st, err = f.Stat(); err == nil {
-		err = same(st)
-	}
-	if err != nil {
+	if err := same(st); err != nil {
 		f.Close()
 		return nil, err
 	}

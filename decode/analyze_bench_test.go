@@ -36,7 +36,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	stages, tasks := spec.Names()
-	names := &decode.Names{Stages: stages, Tasks: tasks}
+	names := &decode.Names{Stages: stages, Tasks: decode.TaskNamesOf(tasks)}
 	sched := &plan.Schedule{File: "bench.yaml"}
 	// Tasks write two or three records each.
 	for id := range spec.Records/2 + 1 {

@@ -234,7 +234,8 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		hasStage := rapid.Bool().Draw(t, "has_stage")
 		r := &renderer{cfg: &Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &placement{}}
 		if hasStage {
-			r.tasks = newTaskStages(map[uint32]string{rec.TaskID: stage})
+			tn := TaskNamesOf(map[uint32]string{rec.TaskID: stage})
+			r.tasks = newTaskStages(&tn)
 		}
 		r.slots = []slotText{{argsStart: newText("<args>" + string(argPlan[0].key)), entry: newText(string(strconv.AppendUint(slices.Clone(entryKey), entry, 10)))}}
 		ns, index := abi.LookupDesc(rec.DescID)

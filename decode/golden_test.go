@@ -63,7 +63,7 @@ func namingCapture() (*capturetest.Builder, *Names) {
 			abi.RuntimeStageBase + 1:            "Prefetch",
 			taskType(abi.TaskTypeGroupedMatMul): "GroupedGEMM",
 		},
-		Tasks: map[uint32]string{1: "Gate", 4: "Combine", 6: "SwiGLU"},
+		Tasks: TaskNamesOf(map[uint32]string{1: "Gate", 4: "Combine", 6: "SwiGLU"}),
 	}
 	return b, names
 }

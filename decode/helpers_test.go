@@ -235,13 +235,14 @@ func drawCapture(t *rapid.T) genCapture {
 			}
 		}
 	}
-	g.names = &Names{
-		Stages: map[uint32]string{abi.GraphStageBase + 1: "Dispatch", abi.RuntimeStageTerminateTask: "Shut\"down"},
-		Tasks:  map[uint32]string{1: "Gate", 2: "Combine\u00e9"},
-	}
+	tasks := map[uint32]string{1: "Gate", 2: "Combine\u00e9"}
 	if rapid.Bool().Draw(t, "sparseTasks") {
 		// Far-apart task ids: the writer's sparse lookup.
-		g.names.Tasks[0xFFFFFFF0] = "Far"
+		tasks[0xFFFFFFF0] = "Far"
+	}
+	g.names = &Names{
+		Stages: map[uint32]string{abi.GraphStageBase + 1: "Dispatch", abi.RuntimeStageTerminateTask: "Shut\"down"},
+		Tasks:  TaskNamesOf(tasks),
 	}
 	if rapid.Bool().Draw(t, "noNames") {
 		g.names = nil

@@ -1,8 +1,10 @@
 package decode
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,7 +35,7 @@ type Names struct {
 	// Tasks maps a task_id to the name of the task's stage (its "task
 	// stage"): shown as args.task_stage and prefixed to the names of its
 	// WaitDependency and TriggerEvent records.
-	Tasks map[uint32]string
+	Tasks TaskNames
 	// Family is the kernel family the capture's ids are read under: its
 	// stage names and task-type table come after the file's names and
 	// before the schema's (abi.Family.DescSchemaName), and its stage
@@ -43,7 +45,7 @@ type Names struct {
 }
 
 // WithFamily returns names read under family f: a copy of n (which may be
-// nil) with Family set. The maps are shared, not copied.
+// nil) with Family set. The tables are shared, not copied.
 func (n *Names) WithFamily(f abi.Family) *Names {
 	if n == nil {
 		if f == abi.FamilyNone {
@@ -117,8 +119,7 @@ func (n *Names) TaskStage(id uint32) (string, bool) {
 	if n == nil {
 		return "", false
 	}
-	name, ok := n.Tasks[id]
-	return name, ok
+	return n.Tasks.Lookup(id)
 }
 
 // EventName returns the trace-event name of a record (docs/decode.md):
@@ -159,19 +160,64 @@ type NamesErrors = yamlpos.List
 const maxNamesErrors = 20
 
 // LoadNames reads a names file (YAML or JSON, which YAML reads the same
-// way; large files of the usual shapes take a fast path). A file larger
-// than the input cap of package yamlpos (1 GiB, CYCLEABI_MAX_INPUT_BYTES)
-// is refused before it is read.
+// way). The usual shapes take a fast path that reads the file as a stream,
+// into tables of a few bytes a task (TaskNames); a file the fast paths do
+// not read is read as YAML nodes, which is capped (8 MiB,
+// CYCLEABI_MAX_YAML_BYTES): a larger one is refused from its size, having
+// been read only as far as the fast path went. A file larger than the
+// input cap of package yamlpos (1 GiB, CYCLEABI_MAX_INPUT_BYTES) is
+// refused before it is read.
 func LoadNames(path string) (*Names, error) {
 	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, err
 	}
-	data, err := yamlpos.ReadFile(path, "names file", lim)
+	f, st, err := yamlpos.Open(path, "names file", lim)
 	if err != nil {
 		return nil, err
 	}
-	return parseNames(path, data, lim)
+	defer f.Close()
+	return loadNames(path, f, st.Size(), lim)
+}
+
+// loadNames reads the size-byte names file r, named file in errors: whole
+// when the YAML parser may read it, else as a stream through the fast
+// path, and a second time to place a task named twice (locateDup).
+func loadNames(file string, r io.ReaderAt, size int64, lim yamlpos.Limits) (*Names, error) {
+	if size <= lim.YAML {
+		data, err := io.ReadAll(io.NewSectionReader(r, 0, size))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return parseNames(file, data, lim)
+	}
+	n, stop, ok := parseNamesFast(file, io.NewSectionReader(r, 0, size), nil)
+	switch {
+	case ok:
+		return n, nil
+	case stop.err != nil:
+		return nil, &NamesErrors{Errs: []*NamesError{stop.err}}
+	case stop.dup != nil:
+		return nil, &NamesErrors{Errs: []*NamesError{locateDup(file, io.NewSectionReader(r, 0, size), *stop.dup)}}
+	}
+	return nil, &yamlpos.LimitError{File: file, Size: size, Limit: lim.YAML, Env: yamlpos.MaxYAMLBytesEnv,
+		What: "text read as YAML", Note: fastNote(stop)}
+}
+
+// locateDup finds where task id is named a second time in the names file
+// src, by reading it again through the fast path, which stops there.
+func locateDup(file string, src io.Reader, id uint32) *NamesError {
+	if _, stop, _ := parseNamesFast(file, src, &id); stop.err != nil {
+		return stop.err
+	}
+	return &NamesError{File: file, Path: fmt.Sprintf("tasks.%d", id), Msg: fmt.Sprintf("id %d is already named", id)}
+}
+
+// fastNote says where the fast path stopped, for a file too large for the
+// YAML parser.
+func fastNote(stop fastStop) string {
+	return fmt.Sprintf("a JSON object of objects of plain strings, or block YAML of \"id: name\" lines, takes a fast path up to the %s cap instead; it stopped at line %d, column %d",
+		yamlpos.MaxInputBytesEnv, stop.line, stop.col)
 }
 
 // ParseNames parses the contents of a names file; file labels errors.
@@ -189,14 +235,14 @@ func ParseNames(file string, data []byte) (*Names, error) {
 }
 
 func parseNames(file string, data []byte, lim yamlpos.Limits) (*Names, error) {
-	n, stop, ok := parseNamesFast(data)
+	n, stop, ok := parseNamesFast(file, bytes.NewReader(data), nil)
 	if ok {
 		return n, nil
 	}
-	line, col := yamlpos.PositionOf(data, stop)
-	note := fmt.Sprintf("a JSON object of objects of plain strings, or block YAML of \"id: name\" lines, takes a fast path up to the %s cap instead; it stopped at line %d, column %d",
-		yamlpos.MaxInputBytesEnv, line, col)
-	return parseNamesYAML(file, data, lim, note)
+	if int64(len(data)) > lim.YAML && stop.err != nil {
+		return nil, &NamesErrors{Errs: []*NamesError{stop.err}}
+	}
+	return parseNamesYAML(file, data, lim, fastNote(stop))
 }
 
 // namesSections are the keys of a names file.
@@ -207,7 +253,7 @@ var namesSections = []string{"stages", "graph_stages", "tasks"}
 // reported from here.
 func parseNamesYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Names, error) {
 	p := namesParser{Reader: yamlpos.Reader{File: file, Errs: NamesErrors{Max: maxNamesErrors}}}
-	names := &Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
+	names := &Names{Stages: map[uint32]string{}}
 	root, err := yamlpos.Document(file, "YAML or JSON", data, lim, note)
 	if err != nil {
 		var e *NamesError
@@ -249,7 +295,7 @@ func parseNamesYAML(file string, data []byte, lim yamlpos.Limits, note string) (
 			})
 		case "tasks":
 			p.section(v, key, 1<<32-1, func(_ *yaml.Node, id uint32, name string) {
-				names.Tasks[id] = name
+				names.Tasks.add(id, name) // each id once: section checks
 			})
 		}
 	}
@@ -257,6 +303,7 @@ func parseNamesYAML(file string, data []byte, lim yamlpos.Limits, note string) (
 		p.Errs.Sort()
 		return nil, err
 	}
+	names.Tasks.finish()
 	return names, nil
 }
 
@@ -300,6 +347,10 @@ func (p *namesParser) section(n *yaml.Node, path string, max uint64, set func(ke
 		}
 		if strings.TrimSpace(v.Value) == "" {
 			p.Errorf(v, at, "a name must not be empty")
+			continue
+		}
+		if len(v.Value) > MaxNameBytes {
+			p.Errorf(v, at, "%s", longName())
 			continue
 		}
 		set(k, uint32(id), v.Value)

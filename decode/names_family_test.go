@@ -10,9 +10,9 @@ import (
 // schema; classes come from the family's stages, else the schema's rule
 // (TerminateTask and unnamed runtime ids are no class: analyze's "other").
 func TestNamesFamily(t *testing.T) {
-	file := &Names{Stages: map[uint32]string{0x10002: "FirstGMM"}, Tasks: map[uint32]string{4: "Dispatch"}}
+	file := &Names{Stages: map[uint32]string{0x10002: "FirstGMM"}, Tasks: TaskNamesOf(map[uint32]string{4: "Dispatch"})}
 	moe := file.WithFamily(abi.FamilyMegaMoe)
-	if moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || moe.Tasks[4] != "Dispatch" {
+	if moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || func() string { n, _ := moe.TaskStage(4); return n }() != "Dispatch" {
 		t.Fatalf("WithFamily = %+v (of %+v)", moe, file)
 	}
 	if (*Names)(nil).WithFamily(abi.FamilyNone) != nil {

@@ -1,34 +1,65 @@
 package decode
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/jsonscan"
 )
 
 // Names files list every task of a graph, so they can be large (a
-// 500k-record capture comes with ~170k tasks). go-yaml builds a node tree
-// of ~200 bytes per scalar: 120 MB for such a file. The two fast paths here
-// read the common shapes straight into the maps: a JSON object of objects
-// of strings without escapes, and block YAML whose entries are
-// "  <id>: <plain name>" lines. Each accepts only files it is sure go-yaml
-// reads the same way, with no problem in them; anything else (including
-// every error) goes through the YAML parser, which reports it with its
-// line and column. FuzzNamesFastPaths holds them to agreeing.
+// 500k-record capture comes with ~170k tasks; 10M tasks are 139 MB of
+// YAML). go-yaml builds a node tree of ~200 bytes per scalar: 120 MB for
+// such a file. The two fast paths here read the common shapes straight
+// into the tables, from a stream (never the whole file at once): a JSON
+// object of objects of strings without escapes, and block YAML whose
+// entries are "  <id>: <plain name>" lines. Each accepts only files it is
+// sure go-yaml reads the same way, with no problem in them; anything else
+// (including every error) goes through the YAML parser, which reports it
+// with its line and column, as long as the file is small enough for it.
+// FuzzNamesFastPaths holds them to agreeing. Two problems a fast path
+// reports itself, as the YAML path would, since a file that has them is
+// often too large for it: a name longer than MaxNameBytes, and a task
+// named twice.
 
-// parseNamesFast reads a names file by the fast path its first byte
-// suggests; ok is false when the YAML parser must read it, and stop is
-// then the offset where the fast path stopped.
-func parseNamesFast(data []byte) (n *Names, stop int, ok bool) {
-	if !yamlPrintable(data) || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
-		return nil, 0, false
+// MaxNameBytes caps the length of one name in a names file (a stage name
+// is shown in every event of its stage; 4 KiB is far beyond any real one).
+const MaxNameBytes = 4096
+
+// maxNamesLine bounds a line the block YAML fast path reads: an id, a
+// name of MaxNameBytes and a comment.
+const maxNamesLine = 64 << 10
+
+// fastStop is where a fast path stopped, for the message when the file
+// is too large for the YAML parser; err, when set, is a problem the fast
+// path found itself (see above) and is the file's error.
+type fastStop struct {
+	line, col int
+	err       *NamesError
+	// dup is a task named twice in a sparse table, found only at the
+	// end: locateDup reads the file again to place it.
+	dup *uint32
+}
+
+// parseNamesFast reads a names file from src by the fast path its first
+// character that is not a space suggests; ok is false when the YAML
+// parser must read it.
+//
+// watch, when not nil, is a task id to report when named a second time
+// (see locateDup).
+func parseNamesFast(file string, src io.Reader, watch *uint32) (n *Names, stop fastStop, ok bool) {
+	r := bufio.NewReaderSize(src, maxNamesLine)
+	head, _ := r.Peek(maxNamesLine)
+	if bytes.HasPrefix(head, []byte("\xef\xbb\xbf")) {
+		return nil, fastStop{line: 1, col: 1}, false
 	}
-	if t := bytes.TrimLeft(data, " \r\n"); len(t) > 0 && t[0] == '{' {
-		return parseNamesJSON(data)
+	if t := bytes.TrimLeft(head, " \r\n"); len(t) > 0 && t[0] == '{' {
+		return parseNamesJSON(newFastNames(file, watch), r)
 	}
-	return parseNamesBlockYAML(data)
+	return parseNamesBlockYAML(newFastNames(file, watch), r)
 }
 
 // yamlPrintable reports whether data is UTF-8 of only the characters YAML
@@ -61,19 +92,24 @@ var sectionMax = map[string]uint64{"stages": 1<<32 - 1, "graph_stages": abi.Grap
 // fastNames collects a names file read by a fast path, refusing what the
 // YAML path would report as a problem.
 type fastNames struct {
-	names   *Names
-	seen    map[string]bool
-	section string
-	// intern holds one copy of each name: a task stage name is shared by
-	// thousands of tasks.
+	file string
+	key  []byte // the JSON path's copy of the key being read
+	// watch is a task id whose second naming is reported; watchSeen
+	// says it was named once.
+	watch     *uint32
+	watchSeen bool
+	names     *Names
+	seen      map[string]bool
+	section   string
+	// intern holds one copy of each stage name (the few of stages and
+	// graph_stages; TaskNames holds the tasks' once each).
 	intern map[string]string
 	ok     bool
+	err    *NamesError
 }
 
-// newFastNames starts the names of a file of at most entries entries
-// (sized up front: growing a map of a million tasks doubles its memory).
-func newFastNames(entries int) *fastNames {
-	return &fastNames{names: &Names{Stages: map[uint32]string{}, Tasks: make(map[uint32]string, entries)},
+func newFastNames(file string, watch *uint32) *fastNames {
+	return &fastNames{file: file, watch: watch, names: &Names{Stages: map[uint32]string{}},
 		seen: map[string]bool{}, intern: map[string]string{}, ok: true}
 }
 
@@ -86,30 +122,63 @@ func (f *fastNames) startSection(name []byte) {
 	f.seen[f.section] = true
 }
 
-func (f *fastNames) entry(key, value []byte) {
+// entry reads key: value at line and col (of the key; the value starts
+// at valueCol).
+func (f *fastNames) entry(key, value []byte, line, col, valueCol int) {
 	id, ok := parseIDBytes(key)
 	if !f.ok || !ok || id > sectionMax[f.section] || isBlank(value) {
 		f.ok = false
 		return
 	}
+	// The path is built only for a problem: a string an entry would be
+	// 10M allocations for a 10M-task file.
+	at := func() string { return f.section + "." + string(key) }
+	if len(value) > MaxNameBytes {
+		f.fail(&NamesError{File: f.file, Line: line, Col: valueCol, Path: at(), Msg: longName()})
+		return
+	}
+	switch f.section {
+	case "stages":
+		f.stage(uint32(id), f.internName(value))
+	case "graph_stages":
+		desc := uint32(abi.GraphStageBase) + uint32(id)
+		f.stage(desc, abi.FormatDisplay(abi.NamespaceGraphStage, desc, f.internName(value)))
+	case "tasks":
+		if f.watch != nil && uint32(id) == *f.watch {
+			if f.watchSeen {
+				f.fail(&NamesError{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
+				return
+			}
+			f.watchSeen = true
+		}
+		if !f.names.Tasks.addBytes(uint32(id), value) {
+			f.fail(&NamesError{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
+		}
+	}
+}
+
+func (f *fastNames) fail(e *NamesError) {
+	f.ok, f.err = false, e
+}
+
+func (f *fastNames) internName(value []byte) string {
 	name, interned := f.intern[string(value)]
 	if !interned {
 		name = string(value)
 		f.intern[name] = name
 	}
-	switch f.section {
-	case "stages":
-		f.stage(uint32(id), name)
-	case "graph_stages":
-		desc := uint32(abi.GraphStageBase) + uint32(id)
-		f.stage(desc, abi.FormatDisplay(abi.NamespaceGraphStage, desc, name))
-	case "tasks":
-		if _, dup := f.names.Tasks[uint32(id)]; dup {
-			f.ok = false
-			return
-		}
-		f.names.Tasks[uint32(id)] = name
-	}
+	return name
+}
+
+// finish ends the file: a task named twice in a sparse table is found
+// here, and placed by the caller.
+func (f *fastNames) finish() (dup uint32, ok bool) {
+	return f.names.Tasks.finish()
+}
+
+// longName is the problem of a name over MaxNameBytes.
+func longName() string {
+	return fmt.Sprintf("a name is longer than the cap of %d bytes", MaxNameBytes)
 }
 
 // stage names a desc_id; naming one twice (in one section, or in stages
@@ -162,26 +231,183 @@ func isBlank(b []byte) bool { return len(bytes.Trim(b, " \r\n")) == 0 }
 
 // parseNamesJSON reads a names file that is a JSON object of objects of
 // strings without escapes.
-func parseNamesJSON(data []byte) (*Names, int, bool) {
-	j := jsonscan.Scanner{Data: data}
-	f := newFastNames(bytes.Count(data, []byte(":")))
-	ok := j.Object(func(section []byte) bool {
+func parseNamesJSON(f *fastNames, r *bufio.Reader) (*Names, fastStop, bool) {
+	j := &jsonStream{r: r, line: 1, col: 1}
+	ok := j.object(func(section []byte) bool {
 		// null, a list or a bad section: the YAML path says which.
-		if f.startSection(section); !f.ok || j.Peek() != '{' {
+		if f.startSection(section); !f.ok || j.peek() != '{' {
 			return false
 		}
-		return j.Object(func(key []byte) bool {
-			value, ok := j.Str()
+		return j.object(func(key []byte) bool {
+			line, col := j.keyLine, j.keyCol
+			key = append(f.key[:0], key...) // str reuses its buffer
+			f.key = key
+			value, ok := j.str()
 			if ok {
-				f.entry(key, value)
+				f.entry(key, value, line, col, j.strCol)
 			}
 			return ok && f.ok
 		})
 	})
-	if !ok || !j.AtEnd() {
-		return nil, j.I, false
+	if !ok || !j.atEnd() {
+		return nil, fastStop{line: j.line, col: j.col, err: f.err}, false
 	}
-	return f.names, j.I, true
+	return f.done(j.line, j.col)
+}
+
+// done ends a file a fast path read whole.
+func (f *fastNames) done(line, col int) (*Names, fastStop, bool) {
+	if dup, ok := f.finish(); !ok {
+		return nil, fastStop{line: line, col: col, dup: &dup}, false
+	}
+	return f.names, fastStop{}, true
+}
+
+// jsonStream reads the JSON of the fast path from a stream, a byte at a
+// time, keeping the line and column (in characters) of the next byte.
+// It accepts only JSON that YAML reads the same way (as package jsonscan
+// does for text in memory): no escapes, control characters, tabs or lone
+// carriage returns, a key's colon on the key's line.
+type jsonStream struct {
+	r         *bufio.Reader
+	line, col int
+	buf       []byte
+	// Where the last key and string started.
+	keyLine, keyCol, strCol int
+}
+
+func (j *jsonStream) next() (byte, bool) {
+	c, err := j.r.ReadByte()
+	if err != nil {
+		return 0, false
+	}
+	if c == '\n' {
+		j.line, j.col = j.line+1, 1
+	} else if c&0xC0 != 0x80 {
+		j.col++
+	}
+	return c, true
+}
+
+// peek returns the next byte that is not space, or 0 at the end or at a
+// lone carriage return or a tab (which end every loop).
+func (j *jsonStream) peek() byte {
+	for {
+		b, err := j.r.Peek(1)
+		if err != nil {
+			return 0
+		}
+		switch b[0] {
+		case ' ', '\n':
+			j.next()
+		case '\r':
+			if b2, err := j.r.Peek(2); err != nil || b2[1] != '\n' {
+				return 0
+			}
+			j.next()
+			j.next()
+		default:
+			return b[0]
+		}
+	}
+}
+
+func (j *jsonStream) punct(c byte) bool {
+	if j.peek() != c {
+		return false
+	}
+	j.next()
+	return true
+}
+
+func (j *jsonStream) atEnd() bool {
+	if j.peek() != 0 {
+		return false
+	}
+	_, err := j.r.Peek(1)
+	return err != nil
+}
+
+// str reads a string without escapes or control characters, of printable
+// UTF-8 (see yamlPrintable); past MaxNameBytes it stops and returns what
+// it has, which the caller reports as too long. The result is valid
+// until the next str.
+func (j *jsonStream) str() ([]byte, bool) {
+	if j.peek() != '"' {
+		return nil, false
+	}
+	j.strCol = j.col // of the quote, as go-yaml places a quoted scalar
+	j.next()
+	j.buf = j.buf[:0]
+	for {
+		c, ok := j.next()
+		switch {
+		case !ok || c == '\\' || c < 0x20 || c == 0x7f:
+			return nil, false
+		case c == '"':
+			if !yamlPrintable(j.buf) {
+				return nil, false
+			}
+			return j.buf, true
+		}
+		j.buf = append(j.buf, c)
+		if len(j.buf) > MaxNameBytes {
+			return j.buf, true // too long: entry says so
+		}
+	}
+}
+
+// key reads an object key and its colon, on the key's line.
+func (j *jsonStream) key() ([]byte, bool) {
+	if j.peek() != '"' {
+		return nil, false
+	}
+	j.keyLine, j.keyCol = j.line, j.col
+	name, ok := j.str()
+	for {
+		b, err := j.r.Peek(1)
+		if err != nil || b[0] != ' ' {
+			break
+		}
+		j.next()
+	}
+	if !ok || len(name) > 64 || !j.punct2(':') {
+		return nil, false
+	}
+	return name, true
+}
+
+// punct2 consumes c with no space before it.
+func (j *jsonStream) punct2(c byte) bool {
+	b, err := j.r.Peek(1)
+	if err != nil || b[0] != c {
+		return false
+	}
+	j.next()
+	return true
+}
+
+// object reads {key: value, ...}, calling field with each key, which must
+// read the value.
+func (j *jsonStream) object(field func(key []byte) bool) bool {
+	if !j.punct('{') {
+		return false
+	}
+	if j.punct('}') {
+		return true
+	}
+	for {
+		key, ok := j.key()
+		if !ok || !field(key) {
+			return false
+		}
+		if j.punct('}') {
+			return true
+		}
+		if !j.punct(',') {
+			return false
+		}
+	}
 }
 
 // parseNamesBlockYAML reads the block YAML a generator writes:
@@ -194,20 +420,28 @@ func parseNamesJSON(data []byte) (*Names, int, bool) {
 //
 // Names must be plain scalars of letters, digits, '_', '-' and '.',
 // starting with a letter or '_'; keys decimal or 0x hex.
-func parseNamesBlockYAML(data []byte) (*Names, int, bool) {
-	f := newFastNames(bytes.Count(data, []byte("\n")))
+func parseNamesBlockYAML(f *fastNames, r *bufio.Reader) (*Names, fastStop, bool) {
+	file := f.file
 	indent := -1
-	all, stop := data, 0
-	for len(data) > 0 {
-		stop = len(all) - len(data)
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
+	lineNo := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		if len(line) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return nil, fastStop{line: lineNo + 1, col: 1}, false
 		}
+		lineNo++
+		stop := fastStop{line: lineNo, col: 1}
+		if err == bufio.ErrBufferFull {
+			// A line longer than any entry with a name under the cap.
+			stop.err = &NamesError{File: file, Line: lineNo, Col: 1, Msg: fmt.Sprintf("a line of more than %d bytes: %s", maxNamesLine, longName())}
+			return nil, stop, false
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.IndexByte(line, '\t') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
+		if !yamlPrintable(line) || bytes.IndexByte(line, '\t') >= 0 || bytes.IndexByte(line, '\r') >= 0 {
 			return nil, stop, false
 		}
 		text := stripComment(line)
@@ -238,17 +472,19 @@ func parseNamesBlockYAML(data []byte) (*Names, int, bool) {
 			if n != indent || !ok {
 				return nil, stop, false
 			}
-			value = bytes.TrimLeft(value, " ")
-			if !plainName(value) {
+			trimmed := bytes.TrimLeft(value, " ")
+			valueCol := n + len(key) + 2 + len(value) - len(trimmed) + 1
+			if !plainName(trimmed) {
 				return nil, stop, false
 			}
-			f.entry(key, value)
+			f.entry(key, trimmed, lineNo, n+1, valueCol)
 		}
 		if !f.ok {
+			stop.err = f.err
 			return nil, stop, false
 		}
 	}
-	return f.names, len(all), true
+	return f.done(lineNo+1, 1)
 }
 
 // stripComment removes a " #..." comment, or a whole-line "#..." one.
@@ -280,9 +516,10 @@ func plainName(b []byte) bool {
 			return false
 		}
 	}
-	switch string(bytes.ToLower(b)) {
-	case "null", "true", "false", ".inf", ".nan":
-		return false
+	for _, word := range []string{"null", "true", "false", ".inf", ".nan"} {
+		if bytes.EqualFold(b, []byte(word)) {
+			return false
+		}
 	}
 	return true
 }

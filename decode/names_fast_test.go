@@ -1,9 +1,10 @@
 package decode
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,7 @@ import (
 // checkFastAgrees: when a fast path accepts a file, the YAML parser
 // accepts it too and reads the same names.
 func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast bool) {
-	n, _, ok := parseNamesFast(data)
+	n, _, ok := parseNamesFast("f", bytes.NewReader(data), nil)
 	if !ok {
 		return false
 	}
@@ -23,7 +24,7 @@ func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast b
 	if err != nil {
 		t.Fatalf("fast path accepts what YAML refuses (%v):\n%s", err, data)
 	}
-	if !reflect.DeepEqual(n, want) {
+	if !sameNames(n, want) {
 		t.Fatalf("fast path reads %+v, YAML %+v:\n%s", n, want, data)
 	}
 	return true
@@ -165,6 +166,56 @@ func TestParseIDBytes(t *testing.T) {
 		wantOK := idRE.MatchString(key) && err == nil
 		if ok != wantOK || ok && got != want {
 			t.Fatalf("parseIDBytes(%q) = %d, %v; want %d, %v", key, got, ok, want, wantOK)
+		}
+	})
+}
+
+// FuzzNamesStream holds the stream path (a file too large for the YAML
+// parser) to the in-memory one: it accepts only what ParseNames accepts,
+// to the same names, and a problem it reports itself (a name too long, a
+// task named twice) ParseNames reports at the same place.
+func FuzzNamesStream(f *testing.F) {
+	for _, seed := range []string{
+		"tasks:\n  1: a\n  1: b\n", `{"tasks": {"1": "a", "1": "b"}}`, "tasks:\n  4000000000: a\n  7: b\n  4000000000: c\n",
+		"tasks:\n  1: " + strings.Repeat("x", MaxNameBytes+1) + "\n", `{"tasks": {"2": "` + strings.Repeat("é", MaxNameBytes/2+1) + `"}}`,
+		"graph_stages:\n  0: x\ntasks:\n  0: a\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		all := yamlpos.Limits{Input: 1 << 30, YAML: 1 << 30}
+		n, err := loadNames("f", bytes.NewReader(data), int64(len(data)), yamlpos.Limits{Input: 1 << 30, YAML: 0})
+		want, werr := parseNames("f", data, all)
+		var le *yamlpos.LimitError
+		switch {
+		case err == nil:
+			if werr != nil || !sameNames(n, want) {
+				t.Fatalf("stream path reads %+v, in memory %+v, %v", n, want, werr)
+			}
+		case errors.As(err, &le):
+		default:
+			var list *NamesErrors
+			if !errors.As(err, &list) || len(list.Errs) != 1 {
+				t.Fatalf("stream path error %T %v", err, err)
+			}
+			e := list.Errs[0]
+			var wl *NamesErrors
+			if !errors.As(werr, &wl) {
+				t.Fatalf("stream path refuses (%v), in memory: %v", err, werr)
+			}
+			for _, w := range wl.Errs {
+				if w.Line == e.Line && w.Col == e.Col && strings.HasPrefix(w.Msg, e.Msg) {
+					return
+				}
+			}
+			// The text does not parse, further on than where the stream
+			// path stopped: in memory, only that is reported.
+			if w := wl.Errs[0]; len(wl.Errs) == 1 && (w.Line > e.Line || w.Line == e.Line && w.Col > e.Col) {
+				return
+			}
+			if wl.Omitted == 0 {
+				t.Fatalf("stream path: %v\nin memory, not at that place: %v", err, werr)
+			}
 		}
 	})
 }

@@ -65,7 +65,7 @@ func FuzzNamesFile(f *testing.F) {
 				t.Fatalf("EventName of desc_id %#x = %q, does not end in %q", id, got, name)
 			}
 		}
-		for id, name := range n.Tasks {
+		for id, name := range n.Tasks.All() {
 			if got, ok := n.TaskStage(id); !ok || got != name {
 				t.Fatalf("TaskStage(%d) = %q, %v; the file says %q", id, got, ok, name)
 			}

@@ -3,6 +3,7 @@ package decode
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -33,26 +34,32 @@ tasks:
 }`
 	want := &Names{
 		Stages: map[uint32]string{0x10001: "Prefetch", 0x10006: "Shutdown", 0x30000: "Dispatch", 0x3001f: "Combine"},
-		Tasks:  map[uint32]string{7: "Dispatch", 17: `Combine "late"`},
+		Tasks:  TaskNamesOf(map[uint32]string{7: "Dispatch", 17: `Combine "late"`}),
 	}
 	for name, text := range map[string]string{"names.yaml": yamlText, "names.json": jsonText} {
 		got, err := ParseNames(name, []byte(text))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !reflect.DeepEqual(got, want) {
+		if !sameNames(got, want) {
 			t.Errorf("%s: got %+v, want %+v", name, got, want)
 		}
 	}
 	// A name is any scalar but null, as written: the one string rule of
 	// every YAML reader (yamlpos.Reader).
 	got, err := ParseNames("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
-	if err != nil || !reflect.DeepEqual(got.Tasks, map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
+	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
 		t.Errorf("scalar names: got %+v, %v", got, err)
+	}
+	// Valid JSON go-yaml refused: a surrogate pair (Python's json.dump
+	// writes one for every emoji), a raw DEL.
+	got, err = ParseNames("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
+	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{0: "😀", 1: "a\x7fb"}) {
+		t.Errorf("JSON escapes: got %+v, %v", got, err)
 	}
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
 		got, err := ParseNames("empty.yaml", []byte(empty))
-		if err != nil || len(got.Stages) != 0 || len(got.Tasks) != 0 {
+		if err != nil || len(got.Stages) != 0 || got.Tasks.Len() != 0 {
 			t.Errorf("%q: got %+v, %v; want no names", empty, got, err)
 		}
 	}
@@ -129,7 +136,7 @@ func TestLoadNames(t *testing.T) {
 func TestEventName(t *testing.T) {
 	names := &Names{
 		Stages: map[uint32]string{0x30001: "Dispatch", 0x20067: "MyMatMul"},
-		Tasks:  map[uint32]string{5: "Combine"},
+		Tasks:  TaskNamesOf(map[uint32]string{5: "Combine"}),
 	}
 	rec := func(desc, task, index, owner uint32) *abi.ProfileRecord {
 		return &abi.ProfileRecord{DescID: desc, TaskID: task, StageTaskIndex: index, OwnerID: owner}
@@ -192,7 +199,7 @@ func TestParseNamesMutations(t *testing.T) {
 func TestParseNamesYAMLCap(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
 	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
-	if n, err := ParseNames("n.yaml", []byte(fast)); err != nil || len(n.Tasks) != 3 {
+	if n, err := ParseNames("n.yaml", []byte(fast)); err != nil || n.Tasks.Len() != 3 {
 		t.Fatalf("fast path: %+v, %v", n, err)
 	}
 	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
@@ -206,4 +213,13 @@ func TestParseNamesYAMLCap(t *testing.T) {
 			t.Errorf("%v\nlacks %q", err, want)
 		}
 	}
+}
+
+// sameNames reports whether a and b name the same stages and tasks,
+// however their tables are laid out.
+func sameNames(a, b *Names) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return reflect.DeepEqual(a.Stages, b.Stages) && reflect.DeepEqual(maps.Collect(a.Tasks.All()), maps.Collect(b.Tasks.All()))
 }

@@ -438,7 +438,7 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 		nextLane: uint64(i+1) << 40,
 	}
 	if cfg.Names != nil {
-		r.tasks = newTaskStages(cfg.Names.Tasks)
+		r.tasks = newTaskStages(&cfg.Names.Tasks)
 		r.stageByIndex = make([]uint64, len(r.tasks.stages))
 		for _, st := range r.tasks.stages {
 			r.stageNames = append(r.stageNames, validUTF8(st.name))

@@ -989,7 +989,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 		cfg.OwnerLabel = "Ex\xc3pert"
 		cfg.Names = &Names{
 			Stages: map[uint32]string{abi.GraphStageBase + 1: strings.Repeat("Down", 60)},
-			Tasks:  map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)},
+			Tasks:  TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
 		}
 		if _, err := checkPerfettoTrace(Input{Decoded: d, Config: cfg}); err != nil {
 			t.Fatalf("detailed %v: %v", detailed, err)
@@ -1179,7 +1179,7 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	d := decoded32MB(t)
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
-	cfg.Names = &Names{Stages: stages, Tasks: tasks}
+	cfg.Names = &Names{Stages: stages, Tasks: TaskNamesOf(tasks)}
 	in := []Input{{Decoded: d, Config: cfg}}
 	js := &countingWriter{w: io.Discard}
 	if err := WriteTrace(js, in, WriteOptions{}); err != nil {

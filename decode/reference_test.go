@@ -65,7 +65,7 @@ func TestReferenceDecoder(t *testing.T) {
 			for id, n := range cfg.Names.Stages {
 				stages[strconv.FormatUint(uint64(id), 10)] = n
 			}
-			for id, n := range cfg.Names.Tasks {
+			for id, n := range cfg.Names.Tasks.All() {
 				tasks[strconv.FormatUint(uint64(id), 10)] = n
 			}
 		}

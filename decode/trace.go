@@ -523,7 +523,7 @@ func newRenderer(i int, in *Input, pl *placement) *renderer {
 		descs: new([1 << descCacheBits]*descText), detailed: cfg.DetailedNames,
 		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
-		r.tasks = newTaskStages(cfg.Names.Tasks)
+		r.tasks = newTaskStages(&cfg.Names.Tasks)
 	}
 	r.slots = make([]slotText, len(sum.Active))
 	for i, a := range sum.Active {
@@ -554,18 +554,13 @@ func (r *renderer) desc(id uint32) *descText {
 	return d
 }
 
-// taskStages looks up task stage names. Task ids are usually dense (a
-// names file lists tasks 0..N-1), and records' tasks are looked up in no
-// useful order: a slice indexed by task id is several times faster than a
-// map of ~100k entries. Sparse ids keep a map. Either holds, for a task,
-// 1 + the index of its stage's name in stages (0: no stage): a names file
-// has a few dozen stage names for its ~100k tasks, so the table by task
-// is 4 bytes a task, not a 16-byte string header and a bit, and each
-// name's JSON is escaped once, not at every event.
+// taskStages looks up task stage names in the names file's TaskNames
+// (a slice indexed by task id for dense ids, several times faster than a
+// map for records that look their tasks up in no useful order), with each
+// of its few dozen names JSON-escaped once, not at every event.
 type taskStages struct {
-	dense  []uint32
-	sparse map[uint32]uint32
-	stages []taskStage
+	names  *TaskNames
+	stages []taskStage // by index in names.names
 }
 
 // taskStage is a stage name of a names file's tasks.
@@ -574,39 +569,17 @@ type taskStage struct {
 	body string // name JSON-escaped, without quotes: name itself when it needs no escape
 }
 
-func newTaskStages(m map[uint32]string) taskStages {
-	if len(m) == 0 {
+func newTaskStages(m *TaskNames) taskStages {
+	if m.Len() == 0 {
 		return taskStages{}
 	}
-	var t taskStages
-	index := map[string]uint32{}
-	intern := func(name string) uint32 {
-		i, ok := index[name]
-		if !ok {
-			st := taskStage{name: name, body: name}
-			if esc := appendJSONStringBody(nil, name); string(esc) != name {
-				st.body = string(esc)
-			}
-			t.stages = append(t.stages, st)
-			i = uint32(len(t.stages))
-			index[name] = i
+	t := taskStages{names: m}
+	for _, name := range m.names {
+		st := taskStage{name: name, body: name}
+		if esc := appendJSONStringBody(nil, name); string(esc) != name {
+			st.body = string(esc)
 		}
-		return i
-	}
-	maxID := uint32(0)
-	for id := range m {
-		maxID = max(maxID, id)
-	}
-	if uint64(maxID) >= 2*uint64(len(m))+1024 {
-		t.sparse = make(map[uint32]uint32, len(m))
-		for id, name := range m {
-			t.sparse[id] = intern(name)
-		}
-		return t
-	}
-	t.dense = make([]uint32, maxID+1)
-	for id, name := range m {
-		t.dense[id] = intern(name)
+		t.stages = append(t.stages, st)
 	}
 	return t
 }
@@ -614,13 +587,10 @@ func newTaskStages(m map[uint32]string) taskStages {
 // index returns the index in stages of task id's stage; -1 when the task
 // has none.
 func (t *taskStages) index(id uint32) int {
-	var i uint32
-	if int(id) < len(t.dense) {
-		i = t.dense[id]
-	} else if t.sparse != nil {
-		i = t.sparse[id]
+	if t.names == nil {
+		return -1
 	}
-	return int(i) - 1
+	return t.names.nameIndex(id)
 }
 
 // stage returns the stage of task id; nil when the task has none.

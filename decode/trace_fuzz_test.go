@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"maps"
 	"math"
 	"strconv"
 	"testing"
@@ -195,7 +196,7 @@ func namesValid(n *decode.Names) bool {
 	if n == nil {
 		return true
 	}
-	for _, m := range []map[uint32]string{n.Stages, n.Tasks} {
+	for _, m := range []map[uint32]string{n.Stages, maps.Collect(n.Tasks.All())} {
 		for _, s := range m {
 			if !utf8.ValidString(s) {
 				return false

@@ -322,8 +322,9 @@ func TestTaskStages(t *testing.T) {
 		"sparse": {0: "A", 1: "", 7: "A", 0xFFFFFFFF: "Z\n"},
 		"none":   nil,
 	} {
-		ts := newTaskStages(m)
-		if name == "dense" && ts.dense == nil || name == "sparse" && ts.sparse == nil {
+		tn := TaskNamesOf(m)
+		ts := newTaskStages(&tn)
+		if name == "dense" && tn.pairs != nil || name == "sparse" && tn.pairs == nil {
 			t.Errorf("%s: got %+v", name, ts)
 		}
 		distinct := map[string]bool{}

@@ -279,7 +279,7 @@ func writeRecords(pw *parquet.GenericWriter[Record], s Source, inv Invocation) e
 	// file names task stages or a schedule gives task types, on its task:
 	// they are computed once per key and kept in a direct-mapped table, so
 	// a million records make a few hundred strings and no map lookups.
-	byTask := o.Deps != nil || (o.Names != nil && len(o.Names.Tasks) > 0)
+	byTask := o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0)
 	type labels struct {
 		desc, task      uint32
 		ok              bool

@@ -59,7 +59,7 @@ func Load(path string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := yamlpos.ReadFile(path, "invocation manifest", lim)
+	data, err := yamlpos.ReadDocumentFile(path, "invocation manifest", lim, nil, "")
 	if err != nil {
 		return nil, err
 	}

@@ -33,10 +33,7 @@ func (s *Schedule) ErrorAt(path, format string, args ...any) *Error {
 func (s *Schedule) locate(l *ErrorList) {
 	var root *yaml.Node
 	if s.src != nil && !s.fromJSON {
-		var doc yaml.Node
-		if yaml.Unmarshal(s.src, &doc) == nil && len(doc.Content) > 0 {
-			root = doc.Content[0]
-		}
+		root = yamlpos.Root(s.src)
 	}
 	l.Each(func(e *Error) {
 		switch {
@@ -52,11 +49,11 @@ func (s *Schedule) locate(l *ErrorList) {
 // yamlPosition returns the line and column of the node at path in the YAML
 // text src, or of the nearest ancestor present; 0, 0 if src does not parse.
 func yamlPosition(src []byte, path string) (line, col int) {
-	var doc yaml.Node
-	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 {
+	root := yamlpos.Root(src)
+	if root == nil {
 		return 0, 0
 	}
-	return nodePosition(doc.Content[0], path)
+	return nodePosition(root, path)
 }
 
 // nodePosition returns the line and column of the node at path under

@@ -23,6 +23,7 @@
 package plan
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -211,7 +212,7 @@ func ParseFile(path string) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	data, err := readSchedule(path, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func CheckFile(path string) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	data, err := readSchedule(path, lim)
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -259,7 +260,7 @@ func PlanFile(path string) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	data, err := yamlpos.ReadFile(path, "schedule file", lim)
+	data, err := readSchedule(path, lim)
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -344,6 +345,16 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// readSchedule reads the schedule at path: one too large for the YAML
+// parser that does not open as JSON (the fast path) is refused from its
+// size, without being read.
+func readSchedule(path string, lim yamlpos.Limits) ([]byte, error) {
+	return yamlpos.ReadDocumentFile(path, "schedule file", lim, func(head []byte) bool {
+		t := bytes.TrimLeft(head, " \t\r\n")
+		return len(t) == 0 || t[0] == '{'
+	}, fmt.Sprintf("plain JSON (no escapes, tabs or exponents) takes a fast path up to the %s cap instead", yamlpos.MaxInputBytesEnv))
 }
 
 func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {

@@ -75,7 +75,11 @@ func Write(w io.Writer, in *Input) error {
 		return fmt.Errorf("report: nothing to report (no analyzed rank)")
 	}
 	p := build(in)
-	return pageTemplate().Execute(w, p)
+	u := &utf8Writer{w: w}
+	if err := pageTemplate().Execute(u, p); err != nil {
+		return err
+	}
+	return u.Close()
 }
 
 // page is the template's view of an Input.

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/megakernel/cycleabi/internal/infile"
 )
 
 // InputError is a framework or MegaKernel trace that cannot be merged:
@@ -61,7 +62,13 @@ type reader struct {
 
 // openFile opens the file at path for reading; tests replace it to read
 // from memory.
-var openFile = func(path string) (io.ReadSeekCloser, error) { return os.Open(path) }
+var openFile = func(path string) (io.ReadSeekCloser, error) {
+	f, _, err := infile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
 // openReader opens path, decompressing it when it starts with gzip's magic
 // bytes (whatever its name).

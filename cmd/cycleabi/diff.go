@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
@@ -114,7 +114,7 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 
 // diffInput reads a report, or analyzes a capture.
 func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Report, error) {
-	file, err := os.Open(path)
+	file, st, err := infile.Open(path)
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -126,16 +126,17 @@ func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Rep
 		return in.run(cmd, []string{path}, nil)
 	}
 	defer file.Close()
-	st, err := file.Stat()
-	if err != nil {
-		return nil, usage(err)
-	}
 	if st.Size() > maxReportBytes {
 		return nil, usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
 	}
-	data, err := os.ReadFile(path)
+	// Read from the file already open (and checked), bounded in case it
+	// grew since.
+	data, err := io.ReadAll(io.NewSectionReader(file, 0, maxReportBytes+1))
 	if err != nil {
-		return nil, usage(err)
+		return nil, usage(fmt.Errorf("%s: %w", path, err))
+	}
+	if int64(len(data)) > maxReportBytes {
+		return nil, usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
 	}
 	r, err := analyze.ReadReport(path, data)
 	if err != nil {

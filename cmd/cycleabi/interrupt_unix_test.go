@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -67,6 +68,32 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
+// writingTemp reports whether process pid has a temporary file in dir
+// (any file but keep) open that holds bytes: a named one, or on Linux a
+// nameless one (O_TMPFILE), which only /proc/PID/fd shows.
+func writingTemp(pid int, dir, keep string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	if entries, err := os.ReadDir(fds); err == nil {
+		for _, e := range entries {
+			target, err := os.Readlink(filepath.Join(fds, e.Name()))
+			if err != nil || !strings.HasPrefix(target, dir+"/") || target == filepath.Join(dir, keep) {
+				continue
+			}
+			if st, err := os.Stat(filepath.Join(fds, e.Name())); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if st, err := os.Stat(filepath.Join(dir, e.Name())); err == nil && e.Name() != keep && st.Size() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // A decode interrupted while it writes (SIGINT, SIGTERM, SIGHUP) leaves
 // no temporary trace and no spill file behind, keeps the previous trace as
 // it was, and dies of the signal (the shell reports 130, 143, 129). The
@@ -87,12 +114,7 @@ func TestDecodeInterrupted(t *testing.T) {
 			// Signal once the temporary trace holds bytes: decode is
 			// midway through writing.
 			deadline := time.Now().Add(time.Minute)
-			for started := false; !started; {
-				for _, name := range dirNames(t, outDir) {
-					if st, err := os.Stat(filepath.Join(outDir, name)); err == nil && name != "trace.json.gz" && st.Size() > 0 {
-						started = true
-					}
-				}
+			for !writingTemp(cmd.Process.Pid, outDir, "trace.json.gz") {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					cmd.Wait()
@@ -109,6 +131,38 @@ func TestDecodeInterrupted(t *testing.T) {
 			assert.Equal(t, "previous trace", string(got))
 		})
 	}
+
+	// SIGKILL gives decode no chance to clean up: its temporary trace
+	// has no name (Linux) and vanishes with it, or has one that says
+	// whose it is and the next run into the folder removes it. The
+	// previous trace stays as it was.
+	t.Run("SIGKILL", func(t *testing.T) {
+		outDir, spillDir := t.TempDir(), t.TempDir()
+		out := filepath.Join(outDir, "trace.json.gz")
+		require.NoError(t, os.WriteFile(out, []byte("previous trace"), 0o644))
+		cmd := exec.Command(bin, append([]string{"decode", capturePath, "-o", out}, flags...)...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+spillDir)
+		require.NoError(t, cmd.Start())
+		deadline := time.Now().Add(time.Minute)
+		for !writingTemp(cmd.Process.Pid, outDir, "trace.json.gz") {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("no temporary trace appeared in %s", outDir)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		require.NoError(t, cmd.Process.Kill())
+		assert.Equal(t, 128+int(syscall.SIGKILL), shellStatus(cmd.Wait()))
+		got, _ := os.ReadFile(out)
+		assert.Equal(t, "previous trace", string(got))
+		assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR")
+		t.Logf("after SIGKILL: %v", dirNames(t, outDir))
+		second := exec.Command(bin, "decode", "../../examples/moe_layer.bin", "-o", filepath.Join(outDir, "second.json"))
+		msg, err := second.CombinedOutput()
+		require.NoError(t, err, "%s", msg)
+		assert.Equal(t, []string{"second.json", "trace.json.gz"}, dirNames(t, outDir), "files left beside the traces")
+	})
 
 	// A reader that goes away (decode -o - | head -c 10): decode exits
 	// quietly with 141, as a tool killed by SIGPIPE, and leaves no spill

@@ -11,6 +11,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -124,7 +126,20 @@ func main() {
 func run(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	// What cobra writes itself (--help, --version) ignores write errors;
+	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
+	// as any other write to a full disk does.
+	stdout := &checkedWriter{w: os.Stdout}
+	root.SetOut(stdout)
 	err := root.Execute()
+	if err == nil && stdout.err != nil {
+		cause := stdout.err
+		var pe *fs.PathError
+		if errors.As(cause, &pe) {
+			cause = pe.Err
+		}
+		err = usage(&outfile.Error{Path: "standard output", Err: cause})
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -143,4 +158,18 @@ func run(args []string) int {
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
 	fmt.Fprintln(os.Stderr, "cycleabi:", err)
 	return exitUsage
+}
+
+// checkedWriter is a writer that keeps its first write error.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }

@@ -22,9 +22,14 @@
 // place and never replaced. Every error names the path the user gave, never
 // the temporary one.
 //
-// Temporary files are registered in a process-wide list; HandleSignals
-// (called once by each command's main) removes them on SIGINT, SIGTERM,
-// SIGHUP or SIGPIPE before the process ends. CreateScratch makes the
+// On Linux the temporary file has no name until Commit (O_TMPFILE, then
+// linkat and rename), so even SIGKILL or a power cut leaves nothing
+// behind. Where that is not available the temporary file is named
+// ".<target>.tmp-<pid>-<token>-<random>", saying which run owns it; it is
+// registered in a process-wide list that HandleSignals (called once by
+// each command's main) removes on SIGINT, SIGTERM, SIGHUP or SIGPIPE, and
+// one left by a run that died (SIGKILL) is removed by the next output
+// created in the same folder (see sweep). CreateScratch makes the
 // nameless scratch files (spill files) that need no cleanup at all.
 // SameFile refuses an output that is one of the command's inputs.
 package outfile
@@ -34,10 +39,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // Stdout is the path that names standard output.
@@ -50,7 +53,10 @@ type File struct {
 	target string    // the file renamed over (path with symbolic links resolved)
 	w      io.Writer // where Write goes
 	file   *os.File  // the file written; nil for standard output
-	temp   string    // the temporary name, "" when writing in place
+	temp   string    // the temporary name, "" when writing in place or anon
+	anon   bool      // file is a nameless temporary file (O_TMPFILE)
+	dir    string    // the target's folder and name, of a temporary file
+	base   string
 	mode   fs.FileMode
 	keep   bool  // give the temporary file mode (the replaced file's) before the rename
 	err    error // the first write error, returned again by Write and Commit
@@ -120,16 +126,33 @@ func CreateStdout(path string, stdout io.Writer) (*File, error) {
 	return f, nil
 }
 
-// createTemp creates and registers the temporary file beside the target.
-// Unlike os.CreateTemp (mode 0600) it asks for 0666 and lets the umask
-// decide, as os.Create does for the file it stands in for.
+// createTemp creates the temporary file beside the target: on Linux a
+// nameless one (O_TMPFILE) that only gets a name at Commit, so that no
+// death of the process leaves it behind; else a named one, registered for
+// the signal handler, whose name says which run owns it (see sweep).
+// Either way the folder is first swept of temporary files whose run has
+// ended. Unlike os.CreateTemp (mode 0600) it asks for 0666 and lets the
+// umask decide, as os.Create does for the file it stands in for.
 func (f *File) createTemp() error {
 	dir, base := filepath.Split(f.target)
 	if dir == "" {
 		dir = "."
 	}
+	f.dir, f.base = dir, base
+	sweep(dir)
+	if file := openAnonymous(dir); file != nil {
+		f.file, f.anon = file, true
+		return nil
+	}
+	return f.createNamed()
+}
+
+// createNamed creates and registers a named temporary file beside the
+// target.
+func (f *File) createNamed() error {
+	dir := f.dir
 	for range 100 {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		name := tempName(dir, f.base)
 		var file *os.File
 		var err error
 		// Created under the registry's lock, so a signal either finds
@@ -158,6 +181,50 @@ func (f *File) createTemp() error {
 	return fmt.Errorf("writing %s: cannot create a temporary file in %s: too many name collisions", f.name, dir)
 }
 
+// link gives the nameless temporary file a name (tests replace it).
+var link = linkAnonymous
+
+// putInPlace gives the nameless temporary file a temporary name and
+// renames it over the target, under the registry's lock (a signal between
+// the two removes the name). linked is false when the file system would
+// not name the file, and nothing was done.
+func (f *File) putInPlace() (linked bool, err error) {
+	locked(func() {
+		for range 100 {
+			name := tempName(f.dir, f.base)
+			if err = link(f.file, name); errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return
+			}
+			linked = true
+			temps[name] = struct{}{}
+			if err = os.Rename(name, f.target); err != nil {
+				os.Remove(name)
+			}
+			delete(temps, name)
+			return
+		}
+	})
+	return linked, f.wrap(err)
+}
+
+// toNamed copies the nameless temporary file into a named one, for a file
+// system that made the first but will not name it.
+func (f *File) toNamed() error {
+	anon := f.file
+	defer anon.Close()
+	if err := f.createNamed(); err != nil {
+		return err
+	}
+	f.anon = false
+	if _, err := io.Copy(f.file, io.NewSectionReader(anon, 0, f.written)); err != nil {
+		return f.wrap(err)
+	}
+	return nil
+}
+
 // Name returns the path as given to Create ("-" for standard output).
 func (f *File) Name() string { return f.name }
 
@@ -178,7 +245,7 @@ func (f *File) Write(p []byte) (int, error) {
 	if err != nil {
 		f.err = f.wrap(err)
 	}
-	if f.temp != "" {
+	if f.temp != "" || f.anon {
 		f.written += int64(n)
 		if f.written-f.unflushed >= writebackChunk {
 			startWriteback(f.file, f.unflushed, f.written-f.unflushed)
@@ -205,7 +272,7 @@ func (f *File) Commit() error {
 	if f.file == nil { // standard output: nothing to put in place
 		return err
 	}
-	if f.temp == "" {
+	if f.temp == "" && !f.anon {
 		if cerr := f.file.Close(); err == nil && cerr != nil {
 			err = f.wrap(cerr)
 		}
@@ -218,6 +285,32 @@ func (f *File) Commit() error {
 	}
 	if err == nil && f.keep {
 		err = f.wrap(f.file.Chmod(f.mode))
+	}
+	if f.anon && err == nil {
+		linked, lerr := f.putInPlace()
+		if !linked {
+			// Named the slow way: copied into a named temporary file,
+			// which is then synced, given its mode and renamed below.
+			if err = f.toNamed(); err == nil {
+				err = f.wrap(f.file.Sync())
+			}
+			if err == nil && f.keep {
+				err = f.wrap(f.file.Chmod(f.mode))
+			}
+		} else {
+			err = lerr
+		}
+	}
+	if f.anon {
+		if cerr := f.file.Close(); err == nil && cerr != nil {
+			err = f.wrap(cerr)
+		}
+		f.file = nil
+		if err == nil {
+			syncDir(f.dir)
+		}
+		f.err = err
+		return err
 	}
 	if cerr := f.file.Close(); err == nil && cerr != nil {
 		err = f.wrap(cerr)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -62,8 +63,9 @@ func TestCreateCommitAbort(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != "one" {
 		t.Errorf("before Commit, out.json holds %q", got)
 	}
-	if len(temporaries()) != 1 {
-		t.Errorf("registered temporaries: %v", temporaries())
+	// A nameless temporary file (Linux) needs no registering.
+	if want := map[bool]int{true: 0, false: 1}[f.anon]; len(temporaries()) != want {
+		t.Errorf("registered temporaries: %v, want %d", temporaries(), want)
 	}
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
@@ -367,5 +369,38 @@ func TestReplaces(t *testing.T) {
 		if err := f.Commit(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A file system that makes a nameless temporary file but will not name
+// it (linkat fails): the bytes are copied into a named temporary file,
+// which is renamed into place as usual; nothing is left behind.
+func TestUnlinkableTemporary(t *testing.T) {
+	dir := t.TempDir()
+	if openAnonymous(dir) == nil {
+		t.Skip("no nameless temporary files here")
+	}
+	saved := link
+	link = func(*os.File, string) error { return syscall.EPERM }
+	defer func() { link = saved }()
+	path := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(path, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 3*writebackChunk+5)
+	if err := write(t, path, big, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != big {
+		t.Errorf("out.json holds %d bytes, want %d", len(got), len(big))
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v, %v; want the replaced file's 0640", st.Mode(), err)
+	}
+	if names := entries(t, dir); len(names) != 1 {
+		t.Errorf("files in the output folder: %v", names)
+	}
+	if len(temporaries()) != 0 {
+		t.Errorf("temporaries still registered: %v", temporaries())
 	}
 }

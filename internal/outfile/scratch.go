@@ -7,12 +7,18 @@ import (
 
 // CreateScratch creates a scratch file in dir ("" for os.TempDir, which
 // honours TMPDIR) for data the process writes and reads back itself, such
-// as decode's sorted runs. Where the system allows it (Unix) its name is
-// removed at once: the file lives only as long as it is open, so no exit,
-// not even SIGKILL, leaves it behind. Elsewhere it is registered like a
-// temporary output and removed by Close or on a signal. Close it with
-// CloseScratch.
+// as decode's sorted runs. On Linux it never has a name (O_TMPFILE); on
+// other Unix systems its name is removed at once, which leaves a moment
+// in which SIGKILL would leave it behind. Either way the file lives only
+// as long as it is open. Elsewhere it is registered like a temporary
+// output and removed by Close or on a signal. Close it with CloseScratch.
 func CreateScratch(dir, pattern string) (*os.File, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if f := openAnonymous(dir); f != nil {
+		return f, nil
+	}
 	var f *os.File
 	var err error
 	locked(func() {

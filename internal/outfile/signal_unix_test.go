@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -18,8 +20,13 @@ import (
 // says "ready" and waits for a signal.
 const childEnv = "OUTFILE_TEST_CHILD"
 
+// namedEnv makes the child use a named temporary file where it would use
+// a nameless one.
+const namedEnv = "OUTFILE_TEST_NAMED"
+
 func TestMain(m *testing.M) {
 	if path := os.Getenv(childEnv); path != "" {
+		noAnonymous = noAnonymous || os.Getenv(namedEnv) != ""
 		HandleSignals()
 		f, err := Create(path)
 		if err != nil {
@@ -64,7 +71,7 @@ func TestSignalRemovesTemporaries(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), childEnv+"="+out)
+			cmd.Env = append(os.Environ(), childEnv+"="+out, namedEnv+"=1")
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -116,5 +123,78 @@ func TestNamedPipe(t *testing.T) {
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the pipe was replaced: %v %v", st.Mode(), err)
+	}
+}
+
+// startChild starts the test binary as a command midway through writing
+// out (named: with a named temporary file) and returns once it is.
+func startChild(t *testing.T, out string, named bool) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+out)
+	if named {
+		cmd.Env = append(cmd.Env, namedEnv+"=1")
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child said %q", line)
+	}
+	return cmd
+}
+
+// SIGKILL gives no chance to clean up. A nameless temporary file (Linux)
+// leaves nothing; a named one is left, and the next output created in the
+// folder removes it, while the temporary file of a run still writing
+// there stays.
+func TestKilledLeavesNothing(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		t.Run(map[bool]string{false: "nameless", true: "named"}[named], func(t *testing.T) {
+			dir := t.TempDir()
+			if !named && openAnonymous(dir) == nil {
+				t.Skip("no O_TMPFILE here")
+			}
+			out := filepath.Join(dir, "trace.json")
+			if err := os.WriteFile(out, []byte("previous"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			killed := startChild(t, out, named)
+			killed.Process.Kill()
+			killed.Wait()
+			left := entries(t, dir)
+			if !named {
+				if len(left) != 1 || left[0] != "trace.json" {
+					t.Fatalf("a nameless temporary file left %v", left)
+				}
+				return
+			}
+			if len(left) != 2 {
+				t.Fatalf("after SIGKILL: %v, want trace.json and its temporary", left)
+			}
+			// A second writer, alive, into the same folder.
+			alive := startChild(t, filepath.Join(dir, "other.json"), true)
+			defer func() {
+				alive.Process.Kill()
+				alive.Wait()
+			}()
+			if err := write(t, out, "new", true); err != nil {
+				t.Fatal(err)
+			}
+			left = entries(t, dir)
+			prefix := ".other.json.tmp-" + strconv.Itoa(alive.Process.Pid) + "-" + ownerToken(alive.Process.Pid) + "-"
+			if len(left) != 2 || !strings.HasPrefix(left[0], prefix) || left[1] != "trace.json" {
+				t.Errorf("after the next run: %v, want the live writer's temporary and trace.json", left)
+			}
+			if got, _ := os.ReadFile(out); string(got) != "new" {
+				t.Errorf("trace.json holds %q", got)
+			}
+		})
 	}
 }

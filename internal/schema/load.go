@@ -29,7 +29,7 @@ func LoadFile(path string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := yamlpos.ReadFile(path, "schema file", lim)
+	data, err := yamlpos.ReadDocumentFile(path, "schema file", lim, nil, "")
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
+	"github.com/megakernel/cycleabi/internal/infile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -113,35 +115,65 @@ type notFoundError struct{ msg string }
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return fs.ErrNotExist }
 
-// ReadFile reads the input file at path, at most lim.Input bytes: a
-// larger regular file is refused before it is read, and a stream (a
-// FIFO, standard input) once it passes the cap. A missing file is an
-// error saying "what not found" that matches fs.ErrNotExist ("schedule file not found").
-func ReadFile(path, what string, lim Limits) ([]byte, error) {
-	f, err := os.Open(path)
+// ReadDocumentFile reads the regular file at path (see Open), at most
+// lim.Input bytes, for a reader that takes it as a YAML node tree
+// (Document) unless it takes a fast path: a file larger than lim.YAML is
+// refused from its size, read no further than its first 4 KiB, unless
+// fast (nil: none) says that opening may take a fast path. note is the
+// *LimitError's note, as for Document.
+func ReadDocumentFile(path, what string, lim Limits, fast func(head []byte) bool, note string) ([]byte, error) {
+	return readFile(path, what, lim, func(size int64, head []byte) error {
+		if size <= lim.YAML || fast != nil && fast(head) {
+			return nil
+		}
+		return &LimitError{File: path, Size: size, Limit: lim.YAML, Env: MaxYAMLBytesEnv, What: "text read as YAML", Note: note}
+	})
+}
+
+// Open opens the input file at path (what it is: "names file") as
+// package infile does, refusing one larger than lim.Input from its size.
+// A missing file is an error saying "what not found" that matches
+// fs.ErrNotExist.
+func Open(path, what string, lim Limits) (*os.File, fs.FileInfo, error) {
+	f, st, err := infile.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &notFoundError{path + ": " + what + " not found"}
+			return nil, nil, &notFoundError{path + ": " + what + " not found"}
 		}
+		return nil, nil, err
+	}
+	if st.Size() > lim.Input {
+		f.Close()
+		return nil, nil, &LimitError{File: path, Size: st.Size(), Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
+	}
+	return f, st, nil
+}
+
+// readFile reads the file at path after check accepts its size and its
+// first 4 KiB.
+func readFile(path, what string, lim Limits, check func(size int64, head []byte) error) ([]byte, error) {
+	f, st, err := Open(path, what, lim)
+	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-		if size > lim.Input {
-			return nil, &LimitError{File: path, Size: size, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
-		}
+	head := make([]byte, min(st.Size(), 4096))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := check(st.Size(), head[:n]); err != nil {
+		return nil, err
+	}
+	// The file may grow between the stat and the read: the read is
+	// bounded too.
 	var b bytes.Buffer
-	if size >= 0 {
-		b.Grow(int(size) + 1)
-	}
-	n, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
+	b.Grow(int(st.Size()) + 1)
+	n64, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if n > lim.Input {
+	if n64 > lim.Input {
 		return nil, &LimitError{File: path, Size: -1, Limit: lim.Input, Env: MaxInputBytesEnv, What: what + "s"}
 	}
 	return b.Bytes(), nil
@@ -151,12 +183,65 @@ func ReadFile(path, what string, lim Limits) ([]byte, error) {
 // syntax error: "YAML", "YAML or JSON") and returns its root node, alias
 // resolved, or nil for a file with no document (empty, or only
 // comments). Text longer than lim.YAML is refused with a *LimitError
-// (note says what else the user can do). Anything after the document is
-// an *Error at its line and column: a second document ("---"), or text
-// that is no document (`{...} {...}`, `{...} garbage [`).
+// (note says what else the user can do). Text that opens with '{' or '['
+// is read as JSON when it is JSON (see parseJSON), else as YAML (flow
+// YAML is not always JSON); when it is neither, the error further into
+// the file is reported. A character YAML does not allow (a
+// control character, a byte that is not UTF-8) is an *Error at its line
+// and column, and so is anything after the document: a second document
+// ("---"), or text that is no document (`{...} {...}`, `{...} garbage [`).
 func Document(file, what string, data []byte, lim Limits, note string) (*yaml.Node, error) {
 	if int64(len(data)) > lim.YAML {
 		return nil, &LimitError{File: file, Size: int64(len(data)), Limit: lim.YAML, Env: MaxYAMLBytesEnv, What: "text read as YAML", Note: note}
+	}
+	if !looksLikeJSON(data) {
+		return yamlDocument(file, what, data)
+	}
+	root, jerr := parseJSON(data)
+	if jerr == nil {
+		return root, nil
+	}
+	root, yerr := yamlDocument(file, what, data)
+	if yerr == nil {
+		return root, nil
+	}
+	// Neither reads it: report the reader that got further, JSON's when
+	// the file is JSON with a mistake late in it, YAML's when it is flow
+	// YAML (unquoted keys, comments) with a mistake.
+	line, col := positionOf(data, jerr.Off)
+	var ye *Error
+	if errors.As(yerr, &ye) && (ye.Line > line || ye.Line == line && ye.Col >= col) {
+		return nil, yerr
+	}
+	msg := jerr.Msg
+	if !jerr.Trailing {
+		msg = "invalid JSON: " + msg
+	}
+	return nil, &Error{File: file, Line: line, Col: col, Msg: msg}
+}
+
+// Root returns the root node of data as Document reads it, without caps
+// and errors: nil when it does not parse (for placing a problem found
+// after parsing).
+func Root(data []byte) *yaml.Node {
+	if looksLikeJSON(data) {
+		if root, err := parseJSON(data); err == nil {
+			return root
+		}
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return Resolve(doc.Content[0])
+}
+
+// yamlDocument is Document for YAML, read by go-yaml.
+func yamlDocument(file, what string, data []byte) (*yaml.Node, error) {
+	if off, msg := unreadable(data); off >= 0 {
+		// go-yaml names no place for these.
+		line, col := positionOf(data, off)
+		return nil, &Error{File: file, Line: line, Col: col, Msg: "invalid " + what + ": " + msg}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -164,7 +249,12 @@ func Document(file, what string, data []byte, lim Limits, note string) (*yaml.No
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, Syntax(file, what, err)
+		e := Syntax(file, what, err)
+		if off := surrogateEscape(data); off >= 0 && strings.Contains(err.Error(), "invalid Unicode character escape code") {
+			e.Line, e.Col = positionOf(data, off)
+			e.Msg = "invalid " + what + ": " + string(data[off:off+6]) + " is half of a UTF-16 surrogate pair, which YAML does not read outside JSON; write the character itself, or \\U and 8 hex digits"
+		}
+		return nil, e
 	}
 	var root *yaml.Node
 	if len(doc.Content) > 0 {
@@ -183,6 +273,53 @@ func Document(file, what string, data []byte, lim Limits, note string) (*yaml.No
 		}
 		return nil, &Error{File: file, Line: line, Col: col, Msg: "text after the end of the document"}
 	}
+}
+
+// unreadable returns the offset of the first character go-yaml's reader
+// refuses, and what it is, or -1: a byte that is not UTF-8, or a character
+// outside YAML's printable set (C0 controls but tab, line feed and
+// carriage return; DEL; C1 controls but U+0085; U+FFFE and U+FFFF). Text
+// with a UTF-16 byte order mark is left to go-yaml, which reads UTF-16.
+func unreadable(data []byte) (int, string) {
+	if len(data) >= 2 && (data[0] == 0xFE && data[1] == 0xFF || data[0] == 0xFF && data[1] == 0xFE) {
+		return -1, ""
+	}
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' || c == 0x7F {
+				return i, fmt.Sprintf("control character %U is not allowed", c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return i, fmt.Sprintf("byte %#02x is not valid UTF-8", c)
+		case r < 0xA0 && r != 0x85 || r == 0xFFFE || r == 0xFFFF:
+			return i, fmt.Sprintf("control character %U is not allowed", r)
+		}
+		i += size
+	}
+	return -1, ""
+}
+
+// surrogateEscape returns the offset of the first \u escape of a UTF-16
+// surrogate (\uD800 to \uDFFF) that is not itself escaped, or -1.
+func surrogateEscape(data []byte) int {
+	for i := 0; i+6 <= len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if data[i+1] == 'u' && data[i+2]|0x20 == 'd' && strings.ContainsRune("89abAB", rune(data[i+3])) {
+			if _, err := strconv.ParseUint(string(data[i+2:i+6]), 16, 16); err == nil {
+				return i
+			}
+		}
+		i++ // the escaped character, which may be a backslash
+	}
+	return -1
 }
 
 // trailingAt finds where text follows the document whose content is

@@ -2,10 +2,12 @@
 // cycleabi reads — the ABI schema, task schedules, names files and
 // invocation manifests:
 //
-//   - ReadFile reads a file under a size cap checked before reading, and
-//     Document parses one YAML document under a cap of its own (go-yaml's
-//     nodes take about 30 times the text; see Limits), refusing anything
-//     after the document at its line and column;
+//   - Open and ReadDocumentFile open and read a regular file under size
+//     caps checked from its size, before reading, and Document parses one
+//     document under a cap of its own (go-yaml's nodes take about 30
+//     times the text; see Limits), JSON by a JSON reader that builds the
+//     same nodes, refusing anything after the document at its line and
+//     column;
 //   - Reader reads the nodes by one set of rules (aliases, null, what a
 //     string and an integer are, unknown and duplicate keys);
 //   - problems are reported the same way everywhere:

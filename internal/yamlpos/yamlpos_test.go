@@ -5,9 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,35 +80,33 @@ func TestDocumentCap(t *testing.T) {
 func TestReadFileCap(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.yaml")
 	require.NoError(t, os.WriteFile(path, make([]byte, 2048), 0o644))
-	b, err := ReadFile(path, "schedule file", Limits{Input: 2048, YAML: 1})
+	b, err := ReadDocumentFile(path, "schedule file", Limits{Input: 2048, YAML: 1 << 20}, nil, "")
 	assert.NoError(t, err)
 	assert.Len(t, b, 2048)
-	_, err = ReadFile(path, "schedule file", Limits{Input: 1024, YAML: 1})
+	_, err = ReadDocumentFile(path, "schedule file", Limits{Input: 1024, YAML: 1 << 20}, nil, "")
 	assert.EqualError(t, err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it")
-	_, err = ReadFile(path+".missing", "schedule file", noCap)
+	_, err = ReadDocumentFile(path+".missing", "schedule file", noCap, nil, "")
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 	assert.EqualError(t, err, path+".missing: schedule file not found")
 }
 
-// A stream has no size to check first: it is read up to the cap and
-// refused once past it.
-func TestReadFileStreamCap(t *testing.T) {
+// A FIFO is refused at once, whether or not a writer ever comes (it used
+// to block open forever with none, and to be read up to the cap with one).
+func TestReadFileRefusesFIFO(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	done := make(chan error, 1)
 	go func() {
-		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			return
-		}
-		defer f.Close()
-		f.Write(make([]byte, 4096))
+		_, err := ReadDocumentFile(fifo, "names file", Limits{Input: 1000, YAML: 1}, nil, "")
+		done <- err
 	}()
-	_, err := ReadFile(fifo, "names file", Limits{Input: 1000, YAML: 1})
-	var le *LimitError
-	if assert.ErrorAs(t, err, &le) {
-		assert.Contains(t, err.Error(), "more bytes is more than the cap of 1000 bytes")
+	select {
+	case err := <-done:
+		assert.EqualError(t, err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)")
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadDocumentFile of a FIFO with no writer still blocked after 5 s")
 	}
 }
 
@@ -215,4 +215,27 @@ func TestDocumentTrailingCombinations(t *testing.T) {
 			assert.Equal(t, wantLine, e.Line, "%q: %v", text, err)
 		}
 	}
+}
+
+// A file too large for the YAML parser that cannot take a fast path is
+// refused from its size: at most its first 4 KiB are read (a 652 MB
+// names file took 1.53 GB to be refused).
+func TestReadDocumentFileRefusedFromSize(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("tasks:\n"+strings.Repeat("  - {task_type: MatMul}\n", 1<<20)), 0o644))
+	lim := Limits{Input: 1 << 30, YAML: 1 << 20}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ReadDocumentFile(path, "schedule file", lim, func(head []byte) bool { return head[0] == '{' }, "or write JSON")
+	runtime.ReadMemStats(&after)
+	var le *LimitError
+	if assert.ErrorAs(t, err, &le) {
+		assert.Equal(t, path+": 25165831 bytes is more than the cap of 1048576 bytes (1 MiB) on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it; or write JSON", err.Error())
+	}
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated to refuse it")
+	// A fast path may read it whole.
+	b, err := ReadDocumentFile(path, "schedule file", lim, func([]byte) bool { return true }, "")
+	assert.NoError(t, err)
+	assert.Len(t, b, 25165831)
 }

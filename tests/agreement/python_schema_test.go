@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -204,7 +205,7 @@ func TestPythonDescNames(t *testing.T) {
 	names := &decode.Names{
 		Stages: map[uint32]string{0x10001: "Prefetch", abi.RuntimeStageTriggerEvent: "Signal", 0x30000: "Dispatch",
 			0x30005: "Expert FFN \"quoted\"", abi.TaskTypeBase + uint32(abi.TaskTypeMatMul): "MyMatMul", 7: "seven", 0xFFFFFFFF: ""},
-		Tasks: map[uint32]string{0: "Combine", 3: "", 17: "Dispatch_π"},
+		Tasks: decode.TaskNamesOf(map[uint32]string{0: "Combine", 3: "", 17: "Dispatch_π"}),
 	}
 	type rec struct {
 		Desc, Task, Index, Owner uint32
@@ -213,7 +214,7 @@ func TestPythonDescNames(t *testing.T) {
 	for i, id := range list {
 		recs = append(recs, rec{id, []uint32{0, 3, 17, 5}[i%4], uint32(i % 7), []uint32{abi.InvalidOwnerID, 0, 42}[i%3]})
 	}
-	input, err := json.Marshal(map[string]any{"ids": list, "stages": names.Stages, "tasks": names.Tasks, "records": recs})
+	input, err := json.Marshal(map[string]any{"ids": list, "stages": names.Stages, "tasks": maps.Collect(names.Tasks.All()), "records": recs})
 	if err != nil {
 		t.Fatal(err)
 	}
