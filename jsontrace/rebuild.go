@@ -129,7 +129,7 @@ func (r *reader) describe(s *Source, n int) error {
 // task-stage prefix, where it differs from the schema's; each task's
 // task_stage.
 func (s *Source) names() *decode.Names {
-	n := &decode.Names{Stages: map[uint32]string{}, Tasks: s.tasks}
+	n := &decode.Names{Stages: map[uint32]string{}, Tasks: decode.TaskNamesOf(s.tasks)}
 	for id, d := range s.descs {
 		base := d.name
 		if s.DetailedNames {
@@ -146,7 +146,7 @@ func (s *Source) names() *decode.Names {
 		}
 		n.Stages[id] = base
 	}
-	if len(n.Stages) == 0 && len(n.Tasks) == 0 {
+	if len(n.Stages) == 0 && n.Tasks.Len() == 0 {
 		return nil
 	}
 	return n

@@ -93,9 +93,8 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	captures, inputs := paths, append([]string{}, paths...)
+	inputs := append([]string{}, paths...)
 	if invs != nil {
-		captures = invs.captures
 		inputs = append([]string{f.invocations.manifest}, invs.captures...)
 	}
 	var baseInvs *invocationSet
@@ -111,26 +110,26 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
 		return usage(err)
 	}
-	in := &report.Input{Kernel: f.in.family.kernelName, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
+	in := &report.Input{Kernel: f.in.family.kernelName}
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
 		if err != nil {
 			return usage(err)
 		}
-		in.Timelines[i] = tl
+		// What validate says of each capture, with the same layout
+		// request (errors cannot be left: decode failed on them above;
+		// warnings can).
+		check, err := f.in.sources.check(i, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1})
+		if err != nil {
+			return usage(err)
+		}
+		in.Timelines, in.Checks = append(in.Timelines, tl), append(in.Checks, check)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	in.Report = rep
-	// What validate says of each capture, with the same layout request
-	// (errors cannot be left: decode failed on them above; warnings can).
-	for i, path := range captures {
-		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1}); err != nil {
-			return usage(err)
-		}
-	}
 	if len(f.base) > 0 || baseInvs != nil {
 		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err
@@ -151,7 +150,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		open = ""
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: report of %d capture(s) written to %s, %s%s\n",
-		len(captures), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
+		len(rep.Ranks), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
 	return nil
 }
 
