@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// exampleTrace decodes the shipped example capture (which drops records)
+// into a JSON trace, gzip-compressed when name ends in .gz.
+func exampleTrace(t *testing.T, name string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml",
+		"--soc", "ascend950", "-o", out)
+	require.Equal(t, 0, code, stderr)
+	return out
+}
+
+// TestTraceCommands: every command that reads captures takes the JSON
+// trace decode wrote of one, told by content, and reports what it
+// reports of the capture (less what a trace cannot carry, said in notes).
+func TestTraceCommands(t *testing.T) {
+	trace := exampleTrace(t, "moe.json.gz")
+	capArgs := []string{"../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml", "--soc", "ascend950", "--plan", "../../examples/moe_layer.yaml"}
+
+	stdout, stderr, code := runMain(t, append([]string{"analyze", "--format", "json"}, capArgs...)...)
+	require.Equal(t, 0, code, stderr)
+	var want analyze.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &want))
+	// No --names nor --soc: the trace states its names and frequency.
+	stdout, stderr, code = runMain(t, "analyze", trace, "--plan", "../../examples/moe_layer.yaml", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	var got analyze.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	w, g := want.Ranks[0], got.Ranks[0]
+	assert.Equal(t, w.CycleFrequencyMHz, g.CycleFrequencyMHz)
+	assert.Equal(t, w.Records, g.Records)
+	assert.Equal(t, w.Dropped, g.Dropped)
+	assert.Equal(t, w.Layout, g.Layout)
+	assert.Equal(t, w.MakespanCycles, g.MakespanCycles)
+	assert.Equal(t, w.Stages, g.Stages)
+	assert.Equal(t, w.TaskTypes, g.TaskTypes)
+	assert.Equal(t, w.Waits, g.Waits)
+	assert.Equal(t, w.CriticalPath, g.CriticalPath)
+	assert.Equal(t, w.Flows, g.Flows)
+	assert.Equal(t, w.Totals.ActiveCores, g.Totals.ActiveCores)
+	assert.Less(t, g.Totals.Cores, w.Totals.Cores, "the example has entered cores that wrote nothing")
+	assert.Equal(t, g.Totals.ActiveCores, g.Totals.Cores)
+	assert.NotEmpty(t, g.Notes)
+	assert.Empty(t, w.Notes)
+
+	stdout, _, code = runMain(t, "analyze", trace)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "note: a trace holds only the cores that wrote records")
+	assert.Contains(t, stdout, "note: the device dropped 10 records")
+
+	stdout, stderr, code = runMain(t, "validate", trace)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "2974 records, 10 dropped")
+	assert.Contains(t, stdout, "dropped-total")
+	assert.Contains(t, stderr, "cycleabi: note: "+trace)
+	_, _, code = runMain(t, "validate", trace, "--strict")
+	assert.Equal(t, 1, code, "dropped records are a warning, as for the capture")
+
+	pf := filepath.Join(t.TempDir(), "moe.pftrace")
+	_, stderr, code = runMain(t, "decode", trace, "-o", pf)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "2974 records from 1 capture(s)")
+	st, err := os.Stat(pf)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(10000))
+
+	// A capture diffed with its trace: no change in anything diff shows.
+	stdout, stderr, code = runMain(t, append([]string{"diff", trace}, capArgs...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "no change")
+
+	page := filepath.Join(t.TempDir(), "r.html")
+	_, stderr, code = runMain(t, "report", trace, "-o", page)
+	require.Equal(t, 0, code, stderr)
+}
+
+// TestTraceRefusals: a broken trace is invalid input (exit 1) named with
+// its line and byte offset; flags that only a capture needs are refused.
+func TestTraceRefusals(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte("{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"MegaKernelInternal\",\"args\":{}}\n]}"), 0o644))
+	for _, cmd := range []string{"analyze", "decode", "validate", "report"} {
+		_, stderr, code := runMain(t, cmd, bad, "-o", filepath.Join(dir, "out-"+cmd))
+		if cmd == "validate" {
+			_, stderr, code = runMain(t, cmd, bad)
+		}
+		assert.Equal(t, 1, code, "%s: %s", cmd, stderr)
+		assert.Contains(t, stderr, bad+":2: byte 17: a MegaKernelInternal event without args.rank", cmd)
+	}
+	trace := exampleTrace(t, "t.json")
+	for _, args := range [][]string{
+		{"analyze", trace, "--rank", "3"},
+		{"analyze", trace, "--aic-capacity", "64", "--aiv-capacity", "64"},
+		{"analyze", trace, "--step", "1"},
+	} {
+		_, stderr, code := runMain(t, args...)
+		assert.Equal(t, 2, code, "%v: %s", args, stderr)
+		assert.True(t, strings.Contains(stderr, "trace states its"), "%v: %s", args, stderr)
+	}
+}
