@@ -61,6 +61,13 @@ keeps the cores with the most compute, and a line says how many rows each
 table left out), json, markdown, or csv with --table
 cores|types|stages|owners|waits|path (every row).
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors.`,
 		Example: `  cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml

@@ -146,6 +146,13 @@ Names file (--names, YAML or JSON; keys decimal or 0x hex):
 Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
 as TaskType_<t>, anything else as DescId_<desc_id>.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid (the message names the
 file, byte offset, slot and record), 2 for usage or I/O errors (and an
 output that is an input), 141 when the reader of -o - goes away (quietly,

@@ -63,6 +63,13 @@ every report. The page stays small whatever the capture: charts are binned,
 at most 96 rows (cores are grouped beyond), 2000 Gantt bars and 1000 rows
 per table.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html

@@ -90,6 +90,13 @@ once per capture in order, are checked as decode checks them, so a decode
 command line of a window validates unchanged; the findings do not depend
 on them.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 		Example: `  cycleabi validate examples/moe_layer.bin
