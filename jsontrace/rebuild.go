@@ -118,7 +118,7 @@ func (r *reader) describe(s *Source, n int) error {
 		s.Notes = append(s.Notes, fmt.Sprintf("the device dropped %d records (the trace's droppedRecordCount); which cores dropped them is not in a trace", *dropped))
 	}
 	if s.FrequencyMHz == 0 {
-		s.Notes = append(s.Notes, "the trace states no cycle frequency (cycleFrequencyMHz)")
+		s.Notes = append(s.Notes, "the trace states no cycle frequency (cycleFrequencyMHz): --soc or --freq-mhz gives it")
 	}
 	s.Names = s.names()
 	return r.layout(s, rm)
