@@ -28,7 +28,7 @@ const (
 	MaxCubeSlots = 4096
 	// MaxNames bounds the distinct descriptor and task names kept over
 	// all the captures of a trace.
-	MaxNames = 1 << 20
+	MaxNames = 1 << 18
 )
 
 // Error is a trace that cannot be read back into captures: malformed
@@ -295,10 +295,8 @@ func (r *reader) event(raw []byte, at tracemerge.Pos) error {
 	if r.fields, ok = tracemerge.Fields(raw, r.fields); !ok {
 		return r.st.Errorf(at, "a trace event is not an object")
 	}
-	if ph, _ := tracemerge.String(tracemerge.Lookup(r.fields, "ph")); ph != "X" {
-		return nil
-	}
-	if cat, _ := tracemerge.String(tracemerge.Lookup(r.fields, "cat")); cat != "MegaKernelInternal" {
+	// Compared as written: both writers write these without escapes.
+	if string(tracemerge.Lookup(r.fields, "ph")) != `"X"` || string(tracemerge.Lookup(r.fields, "cat")) != `"MegaKernelInternal"` {
 		return nil
 	}
 	args := tracemerge.Lookup(r.fields, "args")
@@ -446,19 +444,11 @@ func (r *reader) invocationArgs(s *Source, at tracemerge.Pos) error {
 func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) error {
 	stage, hasStage := "", false
 	if a := tracemerge.Lookup(r.args, "task_stage"); a != nil {
-		var ok bool
-		if stage, ok = tracemerge.String(a); !ok {
-			return r.st.Errorf(at, "args.task_stage is %.40s, expected a string", a)
+		var err error
+		if stage, err = r.taskStage(s, rec.TaskID, a, at); err != nil {
+			return err
 		}
 		hasStage = true
-		if prev, ok := s.tasks[rec.TaskID]; !ok {
-			if err := r.addName(at); err != nil {
-				return err
-			}
-			s.tasks[rec.TaskID] = stage
-		} else if prev != stage {
-			return r.st.Errorf(at, "args.task_stage %q of task %d, where its events before say %q", stage, rec.TaskID, prev)
-		}
 	}
 	if _, ok := s.descs[rec.DescID]; ok {
 		return nil
@@ -473,6 +463,29 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) erro
 	s.descs[rec.DescID] = &descName{name: name, stage: stage, hasStage: hasStage, index: rec.StageTaskIndex, owner: rec.OwnerID,
 		wait: abi.TaskStagePrefixed(rec.DescID), firstEvent: at}
 	return nil
+}
+
+// taskStage returns the task_stage arg a of task id, checked against
+// what its events before said.
+func (r *reader) taskStage(s *Source, id uint32, a []byte, at tracemerge.Pos) (string, error) {
+	prev, seen := s.tasks[id]
+	// As its events before wrote it: no allocation.
+	if seen && len(a) == len(prev)+2 && a[0] == '"' && string(a[1:len(a)-1]) == prev {
+		return prev, nil
+	}
+	stage, ok := tracemerge.String(a)
+	switch {
+	case !ok:
+		return "", r.st.Errorf(at, "args.task_stage is %.40s, expected a string", a)
+	case seen && prev != stage:
+		return "", r.st.Errorf(at, "args.task_stage %q of task %d, where its events before say %q", stage, id, prev)
+	case !seen:
+		if err := r.addName(at); err != nil {
+			return "", err
+		}
+		s.tasks[id] = stage
+	}
+	return stage, nil
 }
 
 func (r *reader) addName(at tracemerge.Pos) error {

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/validate"
 )
 
 // ev is a record event as the reference decoder writes it, with args
@@ -160,6 +162,7 @@ func TestErrors(t *testing.T) {
 		{"end before start", trace(ev("X", `"end_cycle":1000`)), "args.end_cycle 1000 is before args.start_cycle 1100", 2},
 		{"core type", trace(ev("X", `"core_type":"NPU"`)), `args.core_type is "NPU"`, 2},
 		{"two entries", trace(good, ev("X", `"core_entry_cycle":999`)), "args.core_entry_cycle 999 of AIV/3, where its events before say 1000", 3},
+		{"two stages", trace(ev("X", `"task_stage":"A"`), ev("X", `"task_stage":"B"`)), `args.task_stage "B" of task 7, where its events before say "A"`, 3},
 		{"count", strings.Replace(trace(good, good), `"recordCount":1`, `"recordCount":1`, 1), "the metadata says 1 records, the trace holds 2", 0},
 		{"capacity", strings.Replace(trace(good), `"AIV":16`, `"AIV":0`, 1), "AIV/3 has 1 record events, more than its capacity 0", 2},
 		{"buffer", strings.Replace(trace(good), bufBytes, "41473", 1), "profileBufferBytes 41473 is no whole number of cube slots", 0},
@@ -188,5 +191,39 @@ func TestErrors(t *testing.T) {
 				t.Fatalf("error %v names no byte offset", err)
 			}
 		})
+	}
+}
+
+// TestValidatePointsAtEvents: validate's finding about a record names the
+// byte offset of the record's event in the trace, and the trace's dropped
+// count is a dropped-total warning.
+func TestValidatePointsAtEvents(t *testing.T) {
+	second := ev("TaskType_MatMul", `"start_cycle":1150,"end_cycle":1250`)
+	text := strings.Replace(trace(ev("TaskType_MatMul", ""), second), `"recordCount":1`, `"recordCount":2`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Sources[0].Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, f := range res.Findings {
+		codes = append(codes, string(f.Code))
+		switch f.Code {
+		case validate.CodeOverlap:
+			if want := int64(strings.Index(text, second)); f.Off != want || f.Record != 1 || f.Slot != "AIV/3" {
+				t.Errorf("overlap at %s record %d @%d, want AIV/3 record 1 at the second event's byte %d", f.Slot, f.Record, f.Off, want)
+			}
+		case validate.CodeDroppedTotal:
+			if !strings.Contains(f.Message(), "2 records dropped") {
+				t.Errorf("dropped-total: %s", f.Message())
+			}
+		}
+	}
+	if !slices.Contains(codes, string(validate.CodeOverlap)) || !slices.Contains(codes, string(validate.CodeDroppedTotal)) || res.Dropped != 2 {
+		t.Fatalf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped)
 	}
 }

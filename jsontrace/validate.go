@@ -1,7 +1,9 @@
 package jsontrace
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/validate"
@@ -40,6 +42,9 @@ func (s *Source) Validate(o validate.Options) (*validate.Result, error) {
 			}
 		}
 	}
+	// Record order and event order mostly agree; the findings go by
+	// their new offsets.
+	slices.SortStableFunc(res.Findings, func(a, b validate.Finding) int { return cmp.Compare(a.Off, b.Off) })
 	if s.Dropped > 0 {
 		// The capture's own dropped-total warning, without the per-core
 		// counts a trace does not hold.

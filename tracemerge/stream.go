@@ -112,13 +112,36 @@ type Field struct {
 // already) into dst, reusing its storage. It reports false when raw is not
 // an object. The slices alias raw.
 func Fields(raw []byte, dst []Field) ([]Field, bool) {
-	var ms [32]member
-	all, ok := members(raw, ms[:0])
+	// members' walk, into dst: one trace event's fields without an
+	// allocation once dst has grown.
 	dst = dst[:0]
-	for _, m := range all {
-		dst = append(dst, Field{Key: m.key, Value: m.val})
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return dst, false
 	}
-	return dst, ok
+	i = skipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return dst, true
+	}
+	for i < len(raw) {
+		ks := i
+		i = skipString(raw, i)
+		key, ok := keyBytes(raw[ks:i])
+		if !ok {
+			return dst, false
+		}
+		i = skipWS(raw, i)
+		i = skipWS(raw, i+1) // the colon
+		vs := i
+		i = skipValue(raw, i)
+		dst = append(dst, Field{Key: key, Value: raw[vs:i]})
+		i = skipWS(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return dst, true
+		}
+		i = skipWS(raw, i+1) // the comma
+	}
+	return dst, true
 }
 
 // Lookup returns the value of key among fs, nil when absent.
