@@ -85,6 +85,9 @@ func TestTraceCommands(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "r.html")
 	_, stderr, code = runMain(t, "report", trace, "-o", page)
 	require.Equal(t, 0, code, stderr)
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<p class="note">Note: a trace holds only the cores that wrote records`)
 }
 
 // TestTraceRefusals: a broken trace is invalid input (exit 1) named with
