@@ -166,6 +166,7 @@ func TestErrors(t *testing.T) {
 		{"count", strings.Replace(trace(good, good), `"recordCount":1`, `"recordCount":1`, 1), "the metadata says 1 records, the trace holds 2", 0},
 		{"capacity", strings.Replace(trace(good), `"AIV":16`, `"AIV":0`, 1), "AIV/3 has 1 record events, more than its capacity 0", 2},
 		{"buffer", strings.Replace(trace(good), bufBytes, "41473", 1), "profileBufferBytes 41473 is no whole number of cube slots", 0},
+		{"huge", strings.Replace(strings.Replace(trace(good), `"AIV":16`, `"AIV":134217712`, 1), `"profileBufferBytes":`+bufBytes, `"cubeSlots":4096`, 1), "more than the 1099511627776 bytes of buffers", 0},
 		{"schema", strings.Replace(trace(good), `"schemaVersion":1`, `"schemaVersion":2`, 1), "schemaVersion 2 is not one this build reads", 0},
 		{"other rank", trace(ev("X", `"rank":3`)), "events of rank 3, which megaKernelCycleTrace does not describe", 2},
 		{"invocation", trace(ev("X", `"invocation_id":0`)), "events of invocation 0 of rank 0, which megaKernelCycleTrace.invocations does not list", 2},

@@ -18,6 +18,10 @@ import (
 // over all cores (8 MiB of records and event offsets).
 const placeBudget = 8 << 20 / (abi.ProfileRecordSize + 8)
 
+// maxRebuiltBytes bounds the (sparse) scratch file of a trace's rebuilt
+// buffers: 1 TiB, far past any device's memory.
+const maxRebuiltBytes = 1 << 40
+
 // What every trace leaves out, said once per capture.
 const (
 	noteIdleCores = "a trace holds only the cores that wrote records: cores that entered the kernel and wrote none are not in it"
@@ -271,6 +275,10 @@ func (r *reader) rebuild(dir string, sorted []*Source) (*Trace, error) {
 		s.trace, s.base, s.table = t, end, end+size
 		end += size + size/abi.ProfileRecordSize*8
 		cores += len(s.cores)
+		if end > maxRebuiltBytes {
+			t.Close()
+			return nil, &Error{File: r.path, Msg: fmt.Sprintf("%s: its stated layout (%d bytes) and those before it are more than the %d bytes of buffers cycleabi rebuilds (no device holds such a buffer)", s.Name, size, int64(maxRebuiltBytes))}
+		}
 	}
 	if err := f.Truncate(end); err != nil {
 		return fail(err)
