@@ -115,3 +115,35 @@ func TestTraceRefusals(t *testing.T) {
 		assert.True(t, strings.Contains(stderr, "trace states its"), "%v: %s", args, stderr)
 	}
 }
+
+// TestTraceRoundTrip: decode of the trace decode wrote (detailed names,
+// another owner label, a names file) writes the same events, byte for
+// byte: everything an event shows is read back.
+func TestTraceRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first.json"), filepath.Join(dir, "second.json")
+	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml",
+		"--detailed-names", "--owner-label", "Expert", "--kernel-name", "MegaMoe", "--soc", "ascend950", "-o", first)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = runMain(t, "decode", first, "-o", second)
+	require.Equal(t, 0, code, stderr)
+	a, err := os.ReadFile(first)
+	require.NoError(t, err)
+	b, err := os.ReadFile(second)
+	require.NoError(t, err)
+	events := func(b []byte) string {
+		s, _, ok := strings.Cut(string(b), "\n],\n")
+		require.True(t, ok, "no end of traceEvents")
+		return s
+	}
+	require.Equal(t, events(a), events(b))
+	// The metadata too, but for how the layout was found.
+	var ma, mb struct{ MegaKernelCycleTrace map[string]any }
+	require.NoError(t, json.Unmarshal(a, &ma))
+	require.NoError(t, json.Unmarshal(b, &mb))
+	for _, k := range []string{"layoutSource", "cubeSlotsSource", "layoutFound"} {
+		delete(ma.MegaKernelCycleTrace, k)
+		delete(mb.MegaKernelCycleTrace, k)
+	}
+	assert.Equal(t, ma, mb)
+}
