@@ -111,9 +111,6 @@ type Source struct {
 	spoolIndex int32
 }
 
-// Capture is the rebuilt capture (raw, in the scratch file).
-func (s *Source) Capture() *capture.Capture { return s.capture }
-
 // Request is the layout request the rebuilt capture decodes with: the
 // layout it was rebuilt in.
 func (s *Source) Request() capture.Request {

@@ -31,11 +31,6 @@ func OpenStream(path string) (*Stream, error) {
 	return &Stream{r: r}, nil
 }
 
-// NewStream reads the plain JSON text src; name labels it in errors.
-func NewStream(name string, src io.Reader) *Stream {
-	return &Stream{r: &reader{name: name, src: src, buf: make([]byte, 256<<10), line: 1}}
-}
-
 // Close releases the file and the gzip reader.
 func (s *Stream) Close() { s.r.close() }
 
