@@ -170,13 +170,12 @@ func (c *core) String() string { return c.t.String() + "/" + strconv.FormatUint(
 // descName is the first event of a desc_id: its name is derived from it
 // once the metadata (read last) says how names were built.
 type descName struct {
-	name       string
-	stage      string
-	hasStage   bool
-	index      uint32
-	owner      uint32
-	wait       bool
-	firstEvent tracemerge.Pos
+	name     string
+	stage    string
+	hasStage bool
+	index    uint32
+	owner    uint32
+	wait     bool
 }
 
 // spoolEntry is a record on its way to its slot: source, core, record,
@@ -189,8 +188,7 @@ type reader struct {
 	st      *tracemerge.Stream
 	sources map[sourceKey]*Source
 	order   []*Source
-	meta    *meta
-	sawMeta bool
+	meta    *meta // nil until the trace's megaKernelCycleTrace is read
 	names   int
 	spool   *os.File
 	w       *bufio.Writer
@@ -225,7 +223,6 @@ func Read(path, dir string) (*Trace, error) {
 			if err != nil {
 				return err
 			}
-			r.sawMeta = true
 			r.meta = new(meta)
 			if err := json.Unmarshal(raw, r.meta); err != nil {
 				return st.Errorf(at, "megaKernelCycleTrace: %v", err)
@@ -240,7 +237,7 @@ func Read(path, dir string) (*Trace, error) {
 	if err := r.w.Flush(); err != nil {
 		return nil, fmt.Errorf("%s: writing the spool: %w", path, err)
 	}
-	if !r.sawMeta {
+	if r.meta == nil {
 		return nil, &Error{File: path, Msg: "no megaKernelCycleTrace object: not a MegaKernel trace (upstream's profiler export or cycleabi decode writes one)"}
 	}
 	if v := r.meta.SchemaVersion; v != nil && *v != decode.SchemaVersion {
@@ -458,7 +455,7 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) erro
 		return err
 	}
 	s.descs[rec.DescID] = &descName{name: name, stage: stage, hasStage: hasStage, index: rec.StageTaskIndex, owner: rec.OwnerID,
-		wait: abi.TaskStagePrefixed(rec.DescID), firstEvent: at}
+		wait: abi.TaskStagePrefixed(rec.DescID)}
 	return nil
 }
 
