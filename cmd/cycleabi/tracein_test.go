@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,4 +147,48 @@ func TestTraceRoundTrip(t *testing.T) {
 		delete(mb.MegaKernelCycleTrace, k)
 	}
 	assert.Equal(t, ma, mb)
+}
+
+// TestUpstreamWindow: a window as upstream's export writes it (events with
+// invocation_id, step and direction; invocations[] in the metadata, which
+// states no frequency or capacities) is analyzed an invocation a section,
+// at --freq-mhz, with notes for what the window leaves unsaid.
+func TestUpstreamWindow(t *testing.T) {
+	event := func(inv, block, start int, dir string) string {
+		return fmt.Sprintf(`{"name":"TaskType_MatMul","cat":"MegaKernelInternal","ph":"X","pid":2,"tid":%d,"ts":0.0,"dur":1.0,"args":{"rank":2,"device_id":0,"core_type":"AIC","block_id":%d,"task_id":0,"desc_id":131175,"stage_task_index":0,"task_number":1,"start_cycle":%d,"end_cycle":%d,"core_entry_cycle":100,"task_type":103,"invocation_id":%d,"step":7,"direction":"%s"}}`,
+			1000+block, block, start, start+500, inv, dir)
+	}
+	text := `{"traceEvents": [` + strings.Join([]string{
+		`{"name":"process_name","ph":"M","pid":2,"tid":0,"args":{"name":"MegaMoe rank 2 device 0"}}`,
+		event(0, 0, 1000, "forward"), event(0, 1, 1200, "forward"), event(1, 0, 9000, "backward"),
+	}, ", ") + `], "megaKernelCycleTrace": {"schemaVersion": 1, "windowIndex": 0, "anchorCycle": 100, "invocationCount": 2, "recordCount": 3, "droppedRecordCount": 0, "detailedTaskNames": false, "invocations": [` +
+		`{"invocationId": 0, "step": 7, "direction": "forward", "kernelName": "MegaMoe", "rank": 2, "deviceId": 0, "anchorCycle": 100, "recordCount": 2, "droppedRecordCount": 0}, ` +
+		`{"invocationId": 1, "step": 7, "direction": "backward", "kernelName": "MegaMoeGrad", "rank": 2, "deviceId": 0, "anchorCycle": 100, "recordCount": 1, "droppedRecordCount": 0}], "warnings": []}}`
+	path := filepath.Join(t.TempDir(), "mega_kernel_trace.json")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	stdout, stderr, code := runMain(t, "analyze", path, "--freq-mhz", "100", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	var rep analyze.Report
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	require.Len(t, rep.Ranks, 2)
+	for i, want := range []struct {
+		dir     string
+		kernel  string
+		records uint64
+		aic     uint32
+	}{{"forward", "MegaMoe", 2, 16}, {"backward", "MegaMoeGrad", 1, 16}} {
+		k := rep.Ranks[i]
+		require.NotNil(t, k.Invocation)
+		assert.Equal(t, int64(i), k.Invocation.ID)
+		assert.Equal(t, want.dir, *k.Invocation.Direction)
+		assert.Equal(t, int64(7), *k.Invocation.Step)
+		assert.Equal(t, want.kernel, k.Invocation.KernelName)
+		assert.Equal(t, uint32(2), k.Rank)
+		assert.Equal(t, want.records, k.Records)
+		assert.Equal(t, 100.0, k.CycleFrequencyMHz)
+		assert.Equal(t, want.aic, k.Layout.Capacities["AIC"], "the smallest capacity that holds the records")
+		assert.Contains(t, strings.Join(k.Notes, "\n"), "the trace states no record capacities")
+		assert.Contains(t, strings.Join(k.Notes, "\n"), "the trace states no cycle frequency")
+	}
+	assert.Equal(t, uint64(1200+500-100), rep.Ranks[0].MakespanCycles)
 }
