@@ -11,7 +11,7 @@
 #
 # Needs GNU time at /usr/bin/time. The capture and the trace go to a
 # temporary directory under TMPDIR (about 1.8 GB), removed on exit;
-# analyze's spool and rebuilt capture take another 0.6 GB there while it
+# analyze's spool and rebuilt capture take another 0.4 GB there while it
 # runs.
 set -euo pipefail
 runs="${1:-3}"
