@@ -192,3 +192,26 @@ func TestUpstreamWindow(t *testing.T) {
 	}
 	assert.Equal(t, uint64(1200+500-100), rep.Ranks[0].MakespanCycles)
 }
+
+// TestTraceGainsArrows: decode --plan of a trace without arrows writes
+// what decode --plan of the capture writes: the same events and arrows.
+func TestTraceGainsArrows(t *testing.T) {
+	dir := t.TempDir()
+	plain, fromTrace, fromCapture := filepath.Join(dir, "plain.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "c.json")
+	for _, args := range [][]string{
+		{"decode", "../../examples/moe_layer.bin", "-o", plain},
+		{"decode", plain, "--plan", "../../examples/moe_layer.yaml", "-o", fromTrace},
+		{"decode", "../../examples/moe_layer.bin", "--plan", "../../examples/moe_layer.yaml", "-o", fromCapture},
+	} {
+		_, stderr, code := runMain(t, args...)
+		require.Equal(t, 0, code, stderr)
+	}
+	a, err := os.ReadFile(fromTrace)
+	require.NoError(t, err)
+	b, err := os.ReadFile(fromCapture)
+	require.NoError(t, err)
+	ea, _, _ := strings.Cut(string(a), "\n],\n")
+	eb, _, _ := strings.Cut(string(b), "\n],\n")
+	require.Contains(t, eb, `"ph":"s"`, "the capture's trace has arrows")
+	require.Equal(t, eb, ea)
+}
