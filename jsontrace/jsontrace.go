@@ -44,6 +44,11 @@ func Sniff(path string) (bool, error) {
 		return false, err
 	}
 	defer f.Close()
+	// A pipe or device is not read here: a read would consume it, and
+	// what reads captures refuses it by name.
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return false, err
+	}
 	var head [sniffBytes]byte
 	n, err := io.ReadFull(f, head[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
