@@ -39,16 +39,16 @@ const sniffBytes = 512
 // "traceEvents" or "megaKernelCycleTrace" (both writers put one of them
 // first). A capture never passes: its bytes are a binary buffer.
 func Sniff(path string) (bool, error) {
+	// A pipe or device is not opened here (opening a pipe waits for its
+	// writer, reading it consumes it); what reads captures refuses it.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	// A pipe or device is not read here: a read would consume it, and
-	// what reads captures refuses it by name.
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false, err
-	}
 	var head [sniffBytes]byte
 	n, err := io.ReadFull(f, head[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
