@@ -215,3 +215,32 @@ func TestTraceGainsArrows(t *testing.T) {
 	require.Contains(t, eb, `"ph":"s"`, "the capture's trace has arrows")
 	require.Equal(t, eb, ea)
 }
+
+// TestTraceKernelFamily: a trace's kernelName chooses the kernel family,
+// so a MegaMoe trace's runtime-namespace stage (0x10001 Dispatch) is
+// compute, as for its capture analyzed with --kernel-name MegaMoe.
+func TestTraceKernelFamily(t *testing.T) {
+	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
+	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"%s","ownerLabel":"Expert"}`
+	dir := t.TempDir()
+	for _, c := range []struct {
+		kernel  string
+		compute bool
+	}{{"MegaMoe", true}, {"MegaKernel", false}} {
+		path := filepath.Join(dir, c.kernel+".json")
+		require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+fmt.Sprintf(meta, c.kernel)+`}`), 0o644))
+		stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
+		require.Equal(t, 0, code, stderr)
+		var rep analyze.Report
+		require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+		k := rep.Ranks[0]
+		if c.compute {
+			assert.Equal(t, uint64(500), k.Totals.ComputeCycles, c.kernel)
+			require.Len(t, k.Stages, 1)
+			assert.Equal(t, "Dispatch", k.Stages[0].Name)
+		} else {
+			assert.Equal(t, uint64(0), k.Totals.ComputeCycles, c.kernel)
+			assert.Equal(t, uint64(500), k.Totals.OtherCycles, c.kernel)
+		}
+	}
+}
