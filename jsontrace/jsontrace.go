@@ -27,7 +27,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"os"
+
+	"github.com/megakernel/cycleabi/internal/infile"
 )
 
 // sniffBytes is how much of a file Sniff looks at.
@@ -39,12 +40,8 @@ const sniffBytes = 512
 // "traceEvents" or "megaKernelCycleTrace" (both writers put one of them
 // first). A capture never passes: its bytes are a binary buffer.
 func Sniff(path string) (bool, error) {
-	// A pipe or device is not opened here (opening a pipe waits for its
-	// writer, reading it consumes it); what reads captures refuses it.
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return false, err
-	}
-	f, err := os.Open(path)
+	// The one way an input is opened: a pipe or device is refused, named.
+	f, _, err := infile.Open(path)
 	if err != nil {
 		return false, err
 	}

@@ -72,15 +72,17 @@ func drawInvocation(t *rapid.T, rank uint32, label string) *invocation {
 		t.Skip("no records") // a trace of nothing is refused (TestErrors)
 	}
 	perturb(t, c.Buffer, c.Layout, label)
-	names := &decode.Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
+	names := &decode.Names{Stages: map[uint32]string{}}
+	tasks := map[uint32]string{}
 	for id := range s.Tasks {
 		if rapid.IntRange(0, 2).Draw(t, label+"taskName") == 0 {
-			names.Tasks[uint32(id)] = rapid.SampledFrom(namePool).Draw(t, label+"task")
+			tasks[uint32(id)] = rapid.SampledFrom(namePool).Draw(t, label+"task")
 		}
 		if g := s.Tasks[id].GraphStage; g != plan.NoGraphStage && rapid.Bool().Draw(t, label+"graphName") {
 			names.Stages[abi.GraphStageBase+g] = rapid.SampledFrom(namePool).Draw(t, label+"graph")
 		}
 	}
+	names.Tasks = decode.TaskNamesOf(tasks)
 	if rapid.Bool().Draw(t, label+"override") {
 		names.Stages[abi.TaskTypeBase+uint32(abi.TaskTypeMatMul)] = "MyMatMul"
 	}
@@ -188,7 +190,7 @@ func TestAnalyzeTraceEqualsCapture(t *testing.T) {
 			for id, n := range inv.cfg.Names.Stages {
 				stages[strconv.FormatUint(uint64(id), 10)] = n
 			}
-			for id, n := range inv.cfg.Names.Tasks {
+			for id, n := range inv.cfg.Names.Tasks.All() {
 				tasks[strconv.FormatUint(uint64(id), 10)] = n
 			}
 			rc.Invocations = append(rc.Invocations, refInvocation{Buffer: buf, AIC: inv.layout.Capacities.AIC, AIV: inv.layout.Capacities.AIV,
@@ -313,19 +315,21 @@ func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, na
 // still name a waiting task's stage through the schedule; no event of
 // the trace names it.)
 func carriedNames(t *testing.T, d *decode.Decoded, names *decode.Names) *decode.Names {
-	out := &decode.Names{Stages: map[uint32]string{}, Tasks: map[uint32]string{}}
+	out := &decode.Names{Stages: map[uint32]string{}}
+	tasks := map[uint32]string{}
 	err := d.Records(func(r decode.Record) bool {
 		if n, ok := names.Stages[r.DescID]; ok {
 			out.Stages[r.DescID] = n
 		}
-		if n, ok := names.Tasks[r.TaskID]; ok {
-			out.Tasks[r.TaskID] = n
+		if n, ok := names.Tasks.Lookup(r.TaskID); ok {
+			tasks[r.TaskID] = n
 		}
 		return true
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	out.Tasks = decode.TaskNamesOf(tasks)
 	return out
 }
 

@@ -76,7 +76,7 @@ func TestReadOne(t *testing.T) {
 	if s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16 {
 		t.Fatalf("source %+v", s)
 	}
-	if s.Names == nil || s.Names.Tasks[7] != "Combine" || len(s.Names.Stages) != 0 {
+	if stage, _ := s.Names.TaskStage(7); s.Names == nil || stage != "Combine" || s.Names.Tasks.Len() != 1 || len(s.Names.Stages) != 0 {
 		t.Fatalf("names %+v: want task 7 Combine and no stage name (WaitDependency is the schema's)", s.Names)
 	}
 	d, err := s.Decode()

@@ -125,6 +125,7 @@ func (r *reader) describe(s *Source, n int) error {
 		s.Notes = append(s.Notes, "the trace states no cycle frequency (cycleFrequencyMHz): --soc or --freq-mhz gives it")
 	}
 	s.Names = s.names()
+	s.tasks, s.descs = nil, nil // in Names now
 	return r.layout(s, rm)
 }
 
