@@ -90,7 +90,7 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of decode, validate, plan, synth, merge and export, the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
+## bench: throughput and memory of decode, validate, plan, synth, merge, export and analyze of a JSON trace (docs/json-traces.md), the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
@@ -105,6 +105,7 @@ bench:
 	./scripts/bench-recorder.sh 9
 	./scripts/rss-scale.sh 3
 	./scripts/rss-names.sh 3
+	./scripts/rss-trace.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

@@ -45,6 +45,10 @@ type Options struct {
 	// Invocation says which kernel launch of a window the capture is; nil
 	// for a capture that is its rank's only one.
 	Invocation *Invocation
+	// Notes say what the input could not carry, reported with the
+	// analysis: set for a capture read back from a JSON trace (package
+	// jsontrace), which holds no idle cores nor per-core dropped counts.
+	Notes []string
 }
 
 // Invocation labels a capture that is one kernel launch (invocation) of a
@@ -127,6 +131,10 @@ type Rank struct {
 	// Flows are the dependency arrows decode --plan draws (releasing
 	// mode); nil without a schedule.
 	Flows *Flows `json:"flows"`
+	// Notes say what the input could not carry (a JSON trace: cores
+	// that wrote nothing, per-core dropped counts, ...); absent for a
+	// capture.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Layout is a capture's buffer layout, in the keys validate's JSON uses.
@@ -372,7 +380,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		return nil, err
 	}
 	res := &Rank{Rank: o.Rank, Invocation: o.Invocation, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
-		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{},
+		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{}, Notes: o.Notes,
 		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, Size: sum.Layout.Size(), Capacities: map[string]uint32{}}}
 	for _, t := range abi.CoreTypes() {
 		res.Layout.Capacities[t.String()] = sum.Layout.Capacities.For(t)

@@ -491,6 +491,16 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 	if k.Flows != nil {
 		tw.printf("%d wait records, %d with a releasing producer, %d without\n", k.Flows.Waits, k.Flows.Arrows, k.Flows.WaitsWithoutProducer)
 	}
+	for _, n := range k.Notes {
+		if md {
+			tw.printf("\n> Note: %s", n)
+		} else {
+			tw.printf("note: %s\n", n)
+		}
+	}
+	if md && len(k.Notes) > 0 {
+		tw.printf("\n")
+	}
 	tw.printf("\n")
 	emit(k.regionsTable())
 	emit(k.topCores(top))

@@ -86,6 +86,7 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 <section id="summary">
 <h2>Summary</h2>
 {{range .Banners}}<p class="banner" role="alert">{{.}}</p>
+{{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
 {{end}}<div class="cards">{{range .Cards}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>
 <div class="scroll">{{template "table" .Summary}}</div>
 {{with .DetailNote}}<p class="note">{{.}}</p>{{end}}

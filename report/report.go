@@ -89,6 +89,9 @@ type page struct {
 	Fingerprint string
 	Subtitle    string
 	Banners     []string
+	// Notes say what an input could not carry (a JSON trace's notes),
+	// once each.
+	Notes       []string
 	Cards       []card
 	Summary     *table
 	SummaryNote string
@@ -303,6 +306,11 @@ func (p *page) summary(in *Input) {
 		}
 		if k.Dropped > 0 && (chk == nil || chk.Count("dropped-total") == 0) {
 			p.Banners = append(p.Banners, fmt.Sprintf("Rank %d (%s): %s records were dropped: the buffer was too small, the timeline has holes.", k.Rank, k.Capture, gu(k.Dropped)))
+		}
+		for _, n := range k.Notes {
+			if !slices.Contains(p.Notes, n) {
+				p.Notes = append(p.Notes, n)
+			}
 		}
 		drop := ucell("dropped", k.Dropped)
 		if k.Dropped > 0 {

@@ -61,6 +61,13 @@ keeps the cores with the most compute, and a line says how many rows each
 table left out), json, markdown, or csv with --table
 cores|types|stages|owners|waits|path (every row).
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors.`,
 		Example: `  cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml
@@ -98,9 +105,11 @@ type analyzeInputs struct {
 	ranks     []uint
 	// req is the layout request runEach read the captures with, and
 	// families the kernel family of each capture (report validates them
-	// with both too).
+	// with both too); sources what it read (closed once it returns:
+	// report validates them while they are open).
 	req      capture.Request
 	families []abi.Family
+	sources  *sources
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
@@ -135,13 +144,7 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		return nil, usage(err)
 	}
 	in.req = req
-	var ranks []uint32
-	if invs != nil {
-		paths, ranks = invs.captures, invs.ranks
-	} else if ranks, err = captureRanks(paths, in.ranks); err != nil {
-		return nil, usage(err)
-	}
-	mhz, _, err := frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
+	mhz, soc, err := frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -155,43 +158,33 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		}
 	}
 	sched := in.layout.schedule
-	var places []string
-	if invs != nil {
-		places = invs.where()
-	}
-	decoded, err := decodeAll(paths, req, places)
-	defer func() {
-		for _, d := range decoded {
-			if d != nil {
-				d.Capture.Close()
-			}
-		}
-	}()
+	src, err := loadSources(paths, in.ranks, invs, req, layoutFlagsGiven(fs.Changed, &in.layout))
+	defer src.close()
 	if err != nil {
 		return nil, err
 	}
-	inputNames := make([]*decode.Names, len(decoded))
-	in.families = make([]abi.Family, len(decoded))
-	for i := range decoded {
-		kernel := ""
-		if invs != nil {
-			kernel = invs.kernelNames[i]
-		}
-		fam, err := in.family.resolve(kernel)
+	in.sources = src
+	inputNames := make([]*decode.Names, len(src.decoded))
+	in.families = make([]abi.Family, len(src.decoded))
+	for i := range src.decoded {
+		// A manifest's kernel_name, or a trace's kernelName, chooses the
+		// family before --kernel-name.
+		fam, err := in.family.resolve(src.kernelNames[i])
 		if err != nil {
 			return nil, usage(err)
 		}
-		inputNames[i], in.families[i] = names.WithFamily(fam), fam
+		inputNames[i], in.families[i] = src.names(i, names).WithFamily(fam), fam
 	}
-	deps, err := dependenciesAll(decoded, sched, inputNames)
+	deps, err := dependenciesAll(src.decoded, sched, inputNames)
 	if err != nil {
 		return nil, err
 	}
-	results := make([]*analyze.Rank, len(decoded))
-	for i, d := range decoded {
-		o := analyze.Options{Rank: ranks[i], FrequencyMHz: mhz, Names: inputNames[i], Deps: deps[i]}
-		if invs != nil {
-			o.Invocation = invs.label(i)
+	results := make([]*analyze.Rank, len(src.decoded))
+	for i, d := range src.decoded {
+		f, _ := src.frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, soc)
+		o := analyze.Options{Rank: src.ranks[i], FrequencyMHz: f, Names: inputNames[i], Deps: deps[i], Notes: src.notes(i)}
+		if src.invocations != nil {
+			o.Invocation = invocationLabel(src.invocations[i], src.kernelNames[i])
 		}
 		results[i], err = analyze.Analyze(d, o)
 		if err != nil {

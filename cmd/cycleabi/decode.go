@@ -146,6 +146,13 @@ Names file (--names, YAML or JSON; keys decimal or 0x hex):
 Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
 as TaskType_<t>, anything else as DescId_<desc_id>.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid (the message names the
 file, byte offset, slot and record), 2 for usage or I/O errors (and an
 output that is an input), 141 when the reader of -o - goes away (quietly,
@@ -218,15 +225,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	var ranks []uint32
 	if invs != nil {
-		paths, ranks = invs.captures, invs.ranks
-	} else if ranks, err = captureRanks(paths, f.ranks); err != nil {
-		return usage(err)
-	}
-	deviceIDs, err := captureDeviceIDs(ranks, f.deviceIDs)
-	if err != nil {
-		return usage(err)
+		paths = invs.captures
 	}
 	mhz, socName, err := frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
 	if err != nil {
@@ -262,18 +262,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
 		return usage(err)
 	}
-	var places []string
-	if invs != nil {
-		places = invs.where()
-	}
-	decoded, err := decodeAll(paths, req, places)
-	defer func() {
-		for _, d := range decoded {
-			if d != nil {
-				d.Capture.Close()
-			}
-		}
-	}()
+	src, err := loadSources(paths, f.ranks, invs, req, layoutFlagsGiven(fs.Changed, &f.layout))
+	defer src.close()
 	if err != nil {
 		var p *capture.Problem
 		var ee *exitError
@@ -282,40 +272,61 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 		return err
 	}
+	deviceIDs, err := captureDeviceIDs(src.ranks, f.deviceIDs)
+	if err != nil {
+		return usage(err)
+	}
 
-	inputs := make([]decode.Input, len(paths))
-	inputNames := make([]*decode.Names, len(paths))
-	for i := range decoded {
+	inputs := make([]decode.Input, len(src.decoded))
+	inputNames := make([]*decode.Names, len(src.decoded))
+	for i := range src.decoded {
+		// A manifest's kernel_name, or a trace's kernelName, names its
+		// capture and chooses its family before --kernel-name.
 		kernel := f.family.kernelName
-		if invs != nil && invs.kernelNames[i] != "" {
-			kernel = invs.kernelNames[i]
+		if k := src.kernelNames[i]; k != "" {
+			kernel = k
 		}
 		fam, err := f.family.resolve(kernel)
 		if err != nil {
 			return usage(err)
 		}
-		inputNames[i] = names.WithFamily(fam)
+		inputNames[i] = src.names(i, names).WithFamily(fam)
 		owner := f.ownerLabel
 		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
 			owner = fam.OwnerLabel()
 		}
 		inputs[i].Config = decode.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
 	}
-	deps, err := dependenciesAll(decoded, sched, inputNames)
+	deps, err := dependenciesAll(src.decoded, sched, inputNames)
 	if err != nil {
 		return err
 	}
 	var records uint64
-	for i, d := range decoded {
+	for i, d := range src.decoded {
 		c := &inputs[i].Config
 		inputs[i].Decoded = d
-		c.Rank, c.DeviceID, c.SoCName, c.FrequencyMHz = ranks[i], deviceIDs[i], socName, mhz
+		c.Rank, c.DeviceID = src.ranks[i], deviceIDs[i]
+		c.FrequencyMHz, c.SoCName = src.frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, socName)
 		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, deps[i]
-		if invs != nil {
-			c.Invocation = &invs.invocations[i]
+		if t := src.traces[i]; t != nil {
+			// A trace converted keeps what it states, unless a flag says
+			// otherwise.
+			if len(f.deviceIDs) == 0 {
+				c.DeviceID = t.DeviceID
+			}
+			if !fs.Changed("detailed-names") {
+				c.DetailedNames = t.DetailedNames
+			}
+			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
+				c.OwnerLabel = t.OwnerLabel
+			}
+		}
+		if src.invocations != nil {
+			c.Invocation = src.invocations[i]
 		}
 		records += d.Summary.Records
 	}
+	src.printNotes(cmd.ErrOrStderr())
 
 	out, err := decode.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {

@@ -29,10 +29,10 @@ func newDiffCmd() *cobra.Command {
 	var f diffFlags
 	cmd := &cobra.Command{
 		Use:   "diff BASE NEW [flags]",
-		Short: "Compare two captures (or two analyze --format json reports)",
-		Long: `diff analyzes BASE and NEW (each a capture, analyzed as 'cycleabi analyze'
-does with the same flags, or a report 'cycleabi analyze --format json'
-wrote) and compares them rank by rank: makespan, busy % and imbalance per
+		Short: "Compare two captures (or JSON traces, or analyze --format json reports)",
+		Long: `diff analyzes BASE and NEW (each a capture or a MegaKernel JSON trace,
+analyzed as 'cycleabi analyze' does with the same flags, or a report
+'cycleabi analyze --format json' wrote) and compares them rank by rank: makespan, busy % and imbalance per
 region, and per task type and stage the count, total, mean and p90 cycles,
 each with its absolute and relative change, task types and stages by the
 largest absolute change in total first. A capture diffed with itself shows
@@ -112,8 +112,13 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	})
 }
 
-// diffInput reads a report, or analyzes a capture.
+// diffInput reads a report, or analyzes a capture or a JSON trace.
 func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Report, error) {
+	if trace, err := isTrace(path); err != nil {
+		return nil, err
+	} else if trace {
+		return in.run(cmd, []string{path}, nil)
+	}
 	file, st, err := infile.Open(path)
 	if err != nil {
 		return nil, usage(err)

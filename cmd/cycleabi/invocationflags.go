@@ -219,10 +219,10 @@ func (s *invocationSet) checkIDs() error {
 	return nil
 }
 
-// label is capture i's invocation as analyze reports it.
-func (s *invocationSet) label(i int) *analyze.Invocation {
-	inv := s.invocations[i]
-	v := &analyze.Invocation{ID: inv.ID, Step: inv.Step, KernelName: s.kernelNames[i]}
+// invocationLabel is an invocation as analyze reports it; kernelName is
+// the manifest's or trace's kernel name ("" when neither gives one).
+func invocationLabel(inv *decode.Invocation, kernelName string) *analyze.Invocation {
+	v := &analyze.Invocation{ID: inv.ID, Step: inv.Step, KernelName: kernelName}
 	if inv.Direction != "" {
 		v.Direction = &inv.Direction
 	}

@@ -32,8 +32,12 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	png, err := os.ReadFile("../../docs/report.png")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(in("report.png"), png, 0o644))
+	// A MegaKernel JSON trace, gzip or not, is read as its captures by
+	// every command below but dump (TestTraceCommands); dump names it.
+	_, stderr, code = runMain(t, "dump", in("trace.json.gz"))
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, in("trace.json.gz")+": not-a-capture @0x0: not a capture: the file is gzip-compressed data (a compressed trace?);")
 	files := map[string]string{
-		"trace.json.gz": "gzip-compressed data (a compressed trace?)",
 		"tiny.gz":       "gzip-compressed data (a compressed trace?)",
 		"trace.pftrace": "a Perfetto protobuf trace",
 		"tensor.pt":     "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)",

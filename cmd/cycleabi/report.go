@@ -63,6 +63,13 @@ every report. The page stays small whatever the capture: charts are binned,
 at most 96 rows (cores are grouped beyond), 2000 Gantt bars and 1000 rows
 per table.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
@@ -93,9 +100,8 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	captures, inputs := paths, append([]string{}, paths...)
+	inputs := append([]string{}, paths...)
 	if invs != nil {
-		captures = invs.captures
 		inputs = append([]string{f.invocations.manifest}, invs.captures...)
 	}
 	var baseInvs *invocationSet
@@ -111,26 +117,26 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
 		return usage(err)
 	}
-	in := &report.Input{Kernel: f.in.family.kernelName, Timelines: make([]*analyze.Timeline, len(captures)), Checks: make([]*validate.Result, len(captures))}
+	in := &report.Input{Kernel: f.in.family.kernelName}
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
 		if err != nil {
 			return usage(err)
 		}
-		in.Timelines[i] = tl
+		// What validate says of each capture, with the same layout
+		// request (errors cannot be left: decode failed on them above;
+		// warnings can).
+		check, err := f.in.sources.check(i, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1})
+		if err != nil {
+			return usage(err)
+		}
+		in.Timelines, in.Checks = append(in.Timelines, tl), append(in.Checks, check)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	in.Report = rep
-	// What validate says of each capture, with the same layout request
-	// (errors cannot be left: decode failed on them above; warnings can).
-	for i, path := range captures {
-		if in.Checks[i], err = validate.CheckFile(path, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1}); err != nil {
-			return usage(err)
-		}
-	}
 	if len(f.base) > 0 || baseInvs != nil {
 		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err
@@ -151,7 +157,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		open = ""
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: report of %d capture(s) written to %s, %s%s\n",
-		len(captures), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
+		len(rep.Ranks), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
 	return nil
 }
 

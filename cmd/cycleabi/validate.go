@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -89,6 +90,13 @@ once per capture in order, are checked as decode checks them, so a decode
 command line of a window validates unchanged; the findings do not depend
 on them.
 
+A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
+'cycleabi decode' writes; plain or gzip, told by its content) stands in for
+captures: its ranks (and a window's invocations) are read back from the
+events' args, its names, frequency, dropped count and layout from the trace,
+and what a trace cannot carry (cores that wrote nothing, per-core dropped
+counts) is said in notes. See docs/json-traces.md.
+
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 		Example: `  cycleabi validate examples/moe_layer.bin
@@ -154,13 +162,23 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if f.format == "json" {
 		doc = validate.NewDocument(f.strict, o.MaxFindings)
 	}
-	err = validateAll(paths, o, func(i int, r *validate.Result, err error) error {
+	err = validateAll(paths, o, func(i int, r *validate.Result, notes []string, err error) error {
+		for _, n := range notes {
+			fmt.Fprintf(stderr, "cycleabi: note: %s\n", n)
+		}
 		if err != nil {
 			if places != nil {
 				err = fmt.Errorf("%s: %w", places[i], err)
 			}
 			fmt.Fprintf(stderr, "cycleabi: %v\n", err)
-			fail(exitUsage)
+			// A trace that cannot be read back is invalid input; a file
+			// that cannot be read is an I/O error.
+			var te *jsontrace.Error
+			if errors.As(err, &te) {
+				fail(exitInvalid)
+			} else {
+				fail(exitUsage)
+			}
 			if doc != nil {
 				doc.AddIOError(paths[i], err)
 			}
@@ -201,21 +219,19 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 // soon as it and those before it are in: at most a few times as many
 // results as are validated at once wait to be handed on (each holds a
 // bounded buffer and its kept findings), so memory does not grow with the
-// number of captures. It stops at done's first error.
-func validateAll(paths []string, o validate.Options, done func(i int, r *validate.Result, err error) error) error {
+// number of captures. It stops at done's first error. A JSON trace gives
+// a result per capture it holds (each rank, or invocation of a window),
+// each with what the trace could not carry (notes, "NAME: note").
+func validateAll(paths []string, o validate.Options, done func(i int, r *validate.Result, notes []string, err error) error) error {
 	n := o.Walkers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
-	type result struct {
-		r   *validate.Result
-		err error
-	}
-	// A result waits in its slot of the ring until handed on; a worker
-	// takes capture i only once capture i-len(ring) has been.
-	ring := make([]chan result, 4*n)
+	// A path's results wait in its slot of the ring until handed on; a
+	// worker takes path i only once path i-len(ring) has been.
+	ring := make([]chan []checked, 4*n)
 	for i := range ring {
-		ring[i] = make(chan result, 1)
+		ring[i] = make(chan []checked, 1)
 	}
 	free := make(chan struct{}, len(ring))
 	for range len(ring) {
@@ -236,22 +252,64 @@ func validateAll(paths []string, o validate.Options, done func(i int, r *validat
 				if i >= len(paths) {
 					return
 				}
-				r, err := validate.CheckFile(paths[i], o)
-				ring[i%len(ring)] <- result{r, err}
+				ring[i%len(ring)] <- checkPath(paths[i], o)
 			}
 		})
 	}
 	var err error
+outer:
 	for i := range paths {
-		res := <-ring[i%len(ring)]
+		rs := <-ring[i%len(ring)]
 		free <- struct{}{}
-		if err = done(i, res.r, res.err); err != nil {
-			break
+		for _, c := range rs {
+			if err = done(i, c.r, c.notes, c.err); err != nil {
+				break outer
+			}
 		}
 	}
 	close(stop)
 	wg.Wait()
 	return err
+}
+
+// checked is one capture validated: its result, or the error that kept it
+// from one, and for a capture of a JSON trace what the trace could not
+// carry.
+type checked struct {
+	r     *validate.Result
+	notes []string
+	err   error
+}
+
+// checkPath validates the capture at path, or each capture of the JSON
+// trace at path.
+func checkPath(path string, o validate.Options) []checked {
+	trace, err := isTrace(path)
+	if err != nil || !trace {
+		var r *validate.Result
+		if err == nil {
+			r, err = validate.CheckFile(path, o)
+		}
+		return []checked{{r: r, err: err}}
+	}
+	t, err := jsontrace.Read(path, "")
+	if err != nil {
+		return []checked{{err: err}}
+	}
+	defer t.Close()
+	var out []checked
+	for _, src := range t.Sources {
+		r, err := src.Validate(o)
+		if err != nil {
+			return append(out, checked{err: err})
+		}
+		c := checked{r: r}
+		for _, n := range src.Notes {
+			c.notes = append(c.notes, src.Name+": "+n)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func writeJSON(w io.Writer, v any) error {

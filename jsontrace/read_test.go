@@ -1,0 +1,230 @@
+package jsontrace_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// ev is a record event as the reference decoder writes it, with args
+// replaced or added by extra ("key":value pairs) and removed by drop.
+func ev(name string, extra string, drop ...string) string {
+	args := map[string]string{
+		"rank": "0", "device_id": "0", "core_type": `"AIV"`, "block_id": "3", "task_id": "7", "desc_id": "131175",
+		"stage_task_index": "0", "task_number": "1", "start_cycle": "1100", "end_cycle": "1200", "core_entry_cycle": "1000",
+	}
+	order := []string{"rank", "device_id", "core_type", "block_id", "task_id", "desc_id", "stage_task_index", "task_number", "start_cycle", "end_cycle", "core_entry_cycle"}
+	var parts []string
+	for _, k := range order {
+		skip := false
+		for _, d := range drop {
+			skip = skip || d == k
+		}
+		if !skip && !strings.Contains(extra, `"`+k+`":`) {
+			parts = append(parts, `"`+k+`":`+args[k])
+		}
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return `{"name":"` + name + `","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2003,"ts":2.0,"dur":2.0,"args":{` + strings.Join(parts, ",") + `}}`
+}
+
+const meta1 = `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":2,"profileBufferBytes":` + bufBytes + `,"detailedTaskNames":false,"kernelName":"MegaMoe","ownerLabel":"Owner"}`
+
+// bufBytes is the buffer of 24 cube slots at capacity 16: 24·(64+512) +
+// 48·(64+512).
+const bufBytes = "41472"
+
+func trace(events ...string) string {
+	return "{\"traceEvents\":[\n" + strings.Join(events, ",\n") + "\n],\n" + meta1 + "}"
+}
+
+func write(t *testing.T, name, text string) string {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadOne reads one record back with the metadata's layout, dropped
+// count, frequency and kernel name, and the names its event carries.
+func TestReadOne(t *testing.T) {
+	text := trace(
+		`{"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"MegaMoe rank 0 device 0"}}`,
+		ev("Combine_WaitDependency", `"desc_id":65536,"task_stage":"Combine","owner_id":4`))
+	p := write(t, "t.json", text)
+	tr, err := jsontrace.Read(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if len(tr.Sources) != 1 {
+		t.Fatalf("%d sources", len(tr.Sources))
+	}
+	s := tr.Sources[0]
+	if s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16 {
+		t.Fatalf("source %+v", s)
+	}
+	if stage, _ := s.Names.TaskStage(7); s.Names == nil || stage != "Combine" || s.Names.Tasks.Len() != 1 || len(s.Names.Stages) != 0 {
+		t.Fatalf("names %+v: want task 7 Combine and no stage name (WaitDependency is the schema's)", s.Names)
+	}
+	d, err := s.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Summary.Records != 1 || d.Summary.Dropped != 2 || d.Summary.Anchor != 1000 || len(d.Summary.Active) != 1 || d.Summary.Active[0].Slot.String() != "AIV/3" {
+		t.Fatalf("summary %+v", d.Summary)
+	}
+	var n int
+	d.Records(func(r decode.Record) bool {
+		n++
+		if r.StartCycle != 1100 || r.EndCycle != 1200 || r.DescID != 65536 || r.TaskID != 7 || r.OwnerID != 4 || r.EntryCycle != 1000 {
+			t.Fatalf("record %+v", r)
+		}
+		return true
+	})
+	if n != 1 {
+		t.Fatalf("%d records", n)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, want := range []string{"wrote none", "dropped count", "dropped 2 records"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	want := int64(strings.Index(text, `{"name":"Combine_WaitDependency"`))
+	off, ok := s.EventOffset(int64(s.Layout.SlotOffset(d.Summary.Active[0].Slot.CoreType, 3) + 64))
+	if !ok || off != want {
+		t.Fatalf("EventOffset = %d, %v; want %d", off, ok, want)
+	}
+}
+
+// TestGzipAndSniff: a gzip trace reads as the plain one; Sniff tells
+// traces by content, not name.
+func TestGzipAndSniff(t *testing.T) {
+	text := trace(ev("TaskType_MatMul", ""))
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte(text))
+	w.Close()
+	gz := write(t, "trace.bin", z.String()) // the name says nothing
+	tr, err := jsontrace.Read(gz, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Close()
+	for _, c := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"plain.json", text, true},
+		{"gz.bin", z.String(), true},
+		{"meta-first.json", "  {\"megaKernelCycleTrace\":{}}", true},
+		{"report.json", `{"abi_version": 1, "ranks": []}`, false},
+		{"capture.json", "\x00\x00\x00\x00{\"traceEvents\"", false},
+		{"schedule.yaml", "num_workers: 4\n", false},
+		{"empty.json", "", false},
+	} {
+		ok, err := jsontrace.Sniff(write(t, c.name, c.text))
+		if err != nil || ok != c.want {
+			t.Errorf("Sniff(%s) = %v, %v; want %v", c.name, ok, err, c.want)
+		}
+	}
+}
+
+// TestErrors: a trace that cannot be read back is an *Error naming the
+// file, and the line and byte offset of the event at fault where there
+// is one.
+func TestErrors(t *testing.T) {
+	good := ev("TaskType_MatMul", "")
+	for _, c := range []struct {
+		name, text, want string
+		line             int
+	}{
+		{"not json", "{\"traceEvents\":[\n" + good + ",\n{oops}]}", `expected an object key, found 'o'`, 3},
+		{"not an object", `["traceEvents"]`, "a MegaKernel trace is a JSON object", 1},
+		{"no metadata", `{"traceEvents":[` + good + `]}`, "no megaKernelCycleTrace object", 0},
+		{"no events", trace(), "no MegaKernel record events", 0},
+		{"missing arg", trace(ev("X", "", "end_cycle")), "without args.end_cycle", 2},
+		{"bad arg", trace(ev("X", `"start_cycle":-1`)), "args.start_cycle is -1, expected a non-negative integer", 2},
+		{"too big", trace(ev("X", `"desc_id":4294967296`)), "args.desc_id 4294967296 does not fit", 2},
+		{"end before start", trace(ev("X", `"end_cycle":1000`)), "args.end_cycle 1000 is before args.start_cycle 1100", 2},
+		{"core type", trace(ev("X", `"core_type":"NPU"`)), `args.core_type is "NPU"`, 2},
+		{"two entries", trace(good, ev("X", `"core_entry_cycle":999`)), "args.core_entry_cycle 999 of AIV/3, where its events before say 1000", 3},
+		{"two stages", trace(ev("X", `"task_stage":"A"`), ev("X", `"task_stage":"B"`)), `args.task_stage "B" of task 7, where its events before say "A"`, 3},
+		{"count", strings.Replace(trace(good, good), `"recordCount":1`, `"recordCount":1`, 1), "the metadata says 1 records, the trace holds 2", 0},
+		{"capacity", strings.Replace(trace(good), `"AIV":16`, `"AIV":0`, 1), "AIV/3 has 1 record events, more than its capacity 0", 2},
+		{"buffer", strings.Replace(trace(good), bufBytes, "41473", 1), "profileBufferBytes 41473 is no whole number of cube slots", 0},
+		{"huge", strings.Replace(strings.Replace(trace(good), `"AIV":16`, `"AIV":134217712`, 1), `"profileBufferBytes":`+bufBytes, `"cubeSlots":4096`, 1), "more than the 1099511627776 bytes of buffers", 0},
+		{"schema", strings.Replace(trace(good), `"schemaVersion":1`, `"schemaVersion":2`, 1), "schemaVersion 2 is not one this build reads", 0},
+		{"other rank", trace(ev("X", `"rank":3`)), "events of rank 3, which megaKernelCycleTrace does not describe", 2},
+		{"invocation", trace(ev("X", `"invocation_id":0`)), "events of invocation 0 of rank 0, which megaKernelCycleTrace.invocations does not list", 2},
+		{"window without ids", strings.Replace(trace(good), `"kernelName"`, `"invocations":[{"invocationId":0}],"kernelName"`, 1), "without args.invocation_id in a window", 2},
+		{"step", trace(ev("X", `"invocation_id":0,"step":"x"`)), `args.step is "x"`, 2},
+		{"truncated", trace(good)[:60], "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := write(t, "t.json", c.text)
+			tr, err := jsontrace.Read(p, "")
+			if err == nil {
+				tr.Close()
+				t.Fatal("no error")
+			}
+			var e *jsontrace.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("%T %v: not a *jsontrace.Error", err, err)
+			}
+			if e.File != p || !strings.Contains(e.Msg, c.want) || c.line != 0 && e.Line != c.line {
+				t.Fatalf("error %v (line %d); want %q at line %d", err, e.Line, c.want, c.line)
+			}
+			if c.line != 0 && !strings.Contains(err.Error(), "byte ") {
+				t.Fatalf("error %v names no byte offset", err)
+			}
+		})
+	}
+}
+
+// TestValidatePointsAtEvents: validate's finding about a record names the
+// byte offset of the record's event in the trace, and the trace's dropped
+// count is a dropped-total warning.
+func TestValidatePointsAtEvents(t *testing.T) {
+	second := ev("TaskType_MatMul", `"start_cycle":1150,"end_cycle":1250`)
+	text := strings.Replace(trace(ev("TaskType_MatMul", ""), second), `"recordCount":1`, `"recordCount":2`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res, err := tr.Sources[0].Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, f := range res.Findings {
+		codes = append(codes, string(f.Code))
+		switch f.Code {
+		case validate.CodeOverlap:
+			if want := int64(strings.Index(text, second)); f.Off != want || f.Record != 1 || f.Slot != "AIV/3" {
+				t.Errorf("overlap at %s record %d @%d, want AIV/3 record 1 at the second event's byte %d", f.Slot, f.Record, f.Off, want)
+			}
+		case validate.CodeDroppedTotal:
+			if !strings.Contains(f.Message(), "2 records dropped") {
+				t.Errorf("dropped-total: %s", f.Message())
+			}
+		}
+	}
+	if !slices.Contains(codes, string(validate.CodeOverlap)) || !slices.Contains(codes, string(validate.CodeDroppedTotal)) || res.Dropped != 2 {
+		t.Fatalf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped)
+	}
+}
