@@ -41,7 +41,7 @@ import (
 // RowGroupRows is the number of records buffered before a row group is
 // written: it bounds the writer's memory (about 100 bytes a row before
 // encoding) and is large enough for the encodings to pay.
-const RowGroupRows = 16384
+const RowGroupRows = 1 << 14
 
 // Record is one row of the records table.
 type Record struct {
@@ -120,14 +120,6 @@ type Rank struct {
 	Invocation
 }
 
-// Source is one capture to export: decoded, analyzed, and the options it
-// was analyzed with (rank, frequency, names, schedule, invocation).
-type Source struct {
-	Decoded  *decode.Decoded
-	Analysis *analyze.Rank
-	Options  analyze.Options
-}
-
 // Writer writes the tables of an export folder, one capture at a time;
 // nothing is in place until Commit.
 type Writer struct {
@@ -151,26 +143,33 @@ func (w *Writer) Commit() error { return w.dir.Commit() }
 // Abort removes what was written.
 func (w *Writer) Abort() { w.dir.Abort() }
 
-// Add writes one capture's records, cores and rank row.
-func (w *Writer) Add(s Source) error {
+// Add analyzes one capture under o and writes its records, cores and rank
+// row, walking the capture once: the records are written as analyze.Analyze
+// walks them (Options.Each), the cores and rank rows from its result,
+// which Add returns.
+func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
-	o := s.Options
-	d := s.Decoded
 	rel := func(table string) string {
 		return table + "/rank=" + strconv.FormatUint(uint64(o.Rank), 10) + "/part-" + fmt.Sprintf("%05d", part) + ".parquet"
 	}
-	meta := metadata(s)
+	meta := metadata(d, o)
 	inv := invocation(o.Invocation)
 
+	var a *analyze.Rank
 	if err := writeTable(w.dir, rel("records"), meta, func(pw *parquet.GenericWriter[Record]) error {
-		return writeRecords(pw, s, inv)
+		rw := newRecordWriter(pw, d, o, inv)
+		o := o
+		o.Each = rw.add
+		var err error
+		a, err = analyze.Analyze(d, o)
+		return rw.close(err)
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeTable(w.dir, rel("cores"), meta, func(pw *parquet.GenericWriter[Core]) error {
-		rows := make([]Core, 0, len(s.Analysis.Cores))
-		for _, c := range s.Analysis.Cores {
+		rows := make([]Core, 0, len(a.Cores))
+		for _, c := range a.Cores {
 			rows = append(rows, Core{CoreType: c.CoreType, BlockID: c.BlockID, EntryCycle: c.EntryCycle, EndCycle: c.EndCycle,
 				Records: c.Records, ComputeCycles: c.ComputeCycles, WaitCycles: c.WaitCycles, TriggerCycles: c.TriggerCycles,
 				OtherCycles: c.OtherCycles, IdleCycles: c.IdleCycles, Invocation: inv})
@@ -178,10 +177,9 @@ func (w *Writer) Add(s Source) error {
 		_, err := pw.Write(rows)
 		return err
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	return writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
-		a := s.Analysis
+	err := writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
 		r := Rank{Capture: a.Capture, FrequencyMHz: a.CycleFrequencyMHz, AnchorCycle: d.Summary.Anchor,
 			ABIVersion: int32(abi.Version), ABIFingerprint: abi.FingerprintHex, CubeSlots: a.Layout.CubeSlots,
 			Capacities: a.Layout.Capacities, BufferBytes: a.Layout.Size, Records: a.Records, Dropped: a.Dropped,
@@ -196,19 +194,22 @@ func (w *Writer) Add(s Source) error {
 		_, err := pw.Write([]Rank{r})
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // metadata is what every file of a capture carries in its key-value
 // metadata: enough to tell where its rows came from without the ranks
 // table.
-func metadata(s Source) []parquet.WriterOption {
-	a := s.Analysis
+func metadata(d *decode.Decoded, o analyze.Options) []parquet.WriterOption {
 	kv := [][2]string{
-		{"cycleabi.capture", a.Capture},
-		{"cycleabi.rank", strconv.FormatUint(uint64(a.Rank), 10)},
-		{"cycleabi.frequency_mhz", strconv.FormatFloat(a.CycleFrequencyMHz, 'g', -1, 64)},
-		{"cycleabi.anchor_cycle", strconv.FormatUint(s.Decoded.Summary.Anchor, 10)},
-		{"cycleabi.layout", s.Decoded.Layout.Layout.String()},
+		{"cycleabi.capture", d.Capture.Name},
+		{"cycleabi.rank", strconv.FormatUint(uint64(o.Rank), 10)},
+		{"cycleabi.frequency_mhz", strconv.FormatFloat(o.FrequencyMHz, 'g', -1, 64)},
+		{"cycleabi.anchor_cycle", strconv.FormatUint(d.Summary.Anchor, 10)},
+		{"cycleabi.layout", d.Layout.Layout.String()},
 		{"cycleabi.abi_version", strconv.Itoa(abi.Version)},
 		{"cycleabi.abi_fingerprint", abi.FingerprintHex},
 	}
@@ -259,104 +260,123 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 // nanoseconds (about 292 years).
 var errNsRange = errors.New("is more than 2^63 ns from the anchor")
 
-// writeRecords writes a capture's records in trace order, in batches.
-func writeRecords(pw *parquet.GenericWriter[Record], s Source, inv Invocation) error {
-	d, o := s.Decoded, s.Options
-	l := analyze.NewLabeler(o.Names, o.Deps)
-	anchor := d.Summary.Anchor
-	nsPerCycle := 1000 / o.FrequencyMHz
-	ns := func(cycle uint64) (int64, bool) {
-		var v float64
-		if cycle >= anchor {
-			v = float64(cycle-anchor) * nsPerCycle
-		} else {
-			v = -float64(anchor-cycle) * nsPerCycle
-		}
-		v = math.Round(v)
-		return int64(v), v >= -(1<<63) && v < 1<<63
-	}
-	// The labels of a record depend on its descriptor and, when the names
-	// file names task stages or a schedule gives task types, on its task:
-	// they are computed once per key and kept in a direct-mapped table, so
-	// a million records make a few hundred strings and no map lookups.
-	byTask := o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0)
-	type labels struct {
-		desc, task      uint32
-		ok              bool
-		name, kind      string
-		taskType, stage *string
-	}
-	var cache [4096]labels
-	coreNames := map[abi.CoreType]string{}
+// recordWriter writes a capture's records in trace order as the walk
+// hands them over: it fills batches on the walk's goroutine while another
+// goroutine encodes the previous ones (two cores for one capture, a
+// bounded number of batches in flight).
+type recordWriter struct {
+	d          *decode.Decoded
+	o          analyze.Options
+	inv        Invocation
+	l          *analyze.Labeler
+	anchor     uint64
+	nsPerCycle float64
+	// byTask: the labels depend on the task too (names file task stages,
+	// or a schedule's task types), not only on the descriptor.
+	byTask      bool
+	cache       [4096]labels
+	coreNames   map[abi.CoreType]string
+	coreType    abi.CoreType
+	core        string
+	batch       []Record
+	full, empty chan []Record
+	written     chan error
+}
+
+// labels are what a record shows besides its fields, computed once per
+// descriptor (and task, when they depend on it) and kept in a
+// direct-mapped table: a million records make a few hundred strings.
+type labels struct {
+	desc, task      uint32
+	ok              bool
+	name, kind      string
+	taskType, stage *string
+}
+
+const batchRows, batchesInFlight = 4096, 3
+
+func newRecordWriter(pw *parquet.GenericWriter[Record], d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
+	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
+		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
+		coreNames: map[abi.CoreType]string{}, full: make(chan []Record, batchesInFlight),
+		empty: make(chan []Record, batchesInFlight), written: make(chan error, 1)}
 	for _, t := range abi.CoreTypes() {
-		coreNames[t] = t.String()
+		w.coreNames[t] = t.String()
 	}
-	core := coreNames[abi.CoreTypes()[0]]
-	coreType := abi.CoreTypes()[0]
-	// The walk fills batches on this goroutine while another encodes the
-	// previous ones: two cores for one capture, and a bounded number of
-	// batches in flight.
-	const batchRows, inFlight = 4096, 3
-	full, empty := make(chan []Record, inFlight), make(chan []Record, inFlight)
-	for range inFlight {
-		empty <- make([]Record, 0, batchRows)
+	w.coreType = abi.CoreTypes()[0]
+	w.core = w.coreNames[w.coreType]
+	for range batchesInFlight {
+		w.empty <- make([]Record, 0, batchRows)
 	}
-	written := make(chan error, 1)
 	go func() {
 		var err error
-		for b := range full {
+		for b := range w.full {
 			if err == nil {
 				_, err = pw.Write(b)
 			}
-			empty <- b[:0]
+			w.empty <- b[:0]
 		}
-		written <- err
+		w.written <- err
 	}()
-	batch := <-empty
-	var werr error
-	flush := func() bool {
-		full <- batch
-		batch = <-empty
-		return true
+	w.batch = <-w.empty
+	return w
+}
+
+// ns is a cycle's time from the anchor in ns, and whether int64 holds it.
+func (w *recordWriter) ns(cycle uint64) (int64, bool) {
+	var v float64
+	if cycle >= w.anchor {
+		v = float64(cycle-w.anchor) * w.nsPerCycle
+	} else {
+		v = -float64(w.anchor-cycle) * w.nsPerCycle
 	}
-	err := d.Records(func(r decode.Record) bool {
-		task := uint32(0)
-		if byTask {
-			task = r.TaskID
-		}
-		lb := &cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
-		if !lb.ok || lb.desc != r.DescID || lb.task != task {
-			*lb = labels{desc: r.DescID, task: task, ok: true, name: o.Names.EventName(&r.ProfileRecord, false, ""), kind: l.Kind(&r.ProfileRecord)}
-			if t := l.TaskType(&r.ProfileRecord); t != "" {
-				lb.taskType = &t
-			}
-			if st := l.Stage(&r.ProfileRecord); st != "" {
-				lb.stage = &st
-			}
-		}
-		start, ok1 := ns(r.StartCycle)
-		end, ok2 := ns(r.EndCycle)
-		if !ok1 || !ok2 {
-			werr = fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", d.FileOffset(&r), coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, anchor)
-			return false
-		}
-		if r.CoreType != coreType {
-			coreType, core = r.CoreType, coreNames[r.CoreType]
-		}
-		batch = append(batch, Record{CoreType: core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
-			DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
-			Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: inv})
-		return len(batch) < cap(batch) || flush()
-	})
-	if len(batch) > 0 {
-		full <- batch
+	v = math.Round(v)
+	return int64(v), v >= -(1<<63) && v < 1<<63
+}
+
+// add takes the next record of the walk.
+func (w *recordWriter) add(r *decode.Record) error {
+	task := uint32(0)
+	if w.byTask {
+		task = r.TaskID
 	}
-	close(full)
-	if wErr := <-written; err == nil && werr == nil {
-		werr = wErr
+	lb := &w.cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
+	if !lb.ok || lb.desc != r.DescID || lb.task != task {
+		*lb = labels{desc: r.DescID, task: task, ok: true, name: w.o.Names.EventName(&r.ProfileRecord, false, ""), kind: w.l.Kind(&r.ProfileRecord)}
+		if t := w.l.TaskType(&r.ProfileRecord); t != "" {
+			lb.taskType = &t
+		}
+		if st := w.l.Stage(&r.ProfileRecord); st != "" {
+			lb.stage = &st
+		}
 	}
-	if err != nil {
-		return err
+	start, ok1 := w.ns(r.StartCycle)
+	end, ok2 := w.ns(r.EndCycle)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", w.d.FileOffset(r), w.coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, w.anchor)
 	}
-	return werr
+	if r.CoreType != w.coreType {
+		w.coreType, w.core = r.CoreType, w.coreNames[r.CoreType]
+	}
+	w.batch = append(w.batch, Record{CoreType: w.core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
+		DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
+		Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: w.inv})
+	if len(w.batch) == cap(w.batch) {
+		w.full <- w.batch
+		w.batch = <-w.empty
+	}
+	return nil
+}
+
+// close hands over the last batch and waits for the encoder; err is the
+// walk's, returned first.
+func (w *recordWriter) close(err error) error {
+	if len(w.batch) > 0 {
+		w.full <- w.batch
+	}
+	close(w.full)
+	if werr := <-w.written; err == nil {
+		err = werr
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"os"
+	"reflect"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +15,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// source decodes and analyzes the shipped example as rank r.
-func source(t *testing.T, r uint32, inv *analyze.Invocation) export.Source {
+// source decodes the shipped example, to be analyzed as rank r.
+func source(t *testing.T, r uint32, inv *analyze.Invocation) (*decode.Decoded, analyze.Options) {
 	t.Helper()
 	c, err := capture.Open("../examples/moe_layer.bin")
 	if err != nil {
@@ -30,12 +31,7 @@ func source(t *testing.T, r uint32, inv *analyze.Invocation) export.Source {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := analyze.Options{Rank: r, FrequencyMHz: 50, Names: names, Invocation: inv}
-	a, err := analyze.Analyze(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return export.Source{Decoded: d, Analysis: a, Options: o}
+	return d, analyze.Options{Rank: r, FrequencyMHz: 50, Names: names, Invocation: inv}
 }
 
 func readRows[T any](t *testing.T, path string) ([]T, *parquet.File) {
@@ -68,22 +64,26 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := int64(7)
-	src := source(t, 3, &analyze.Invocation{ID: 2, Step: &step})
-	if err := w.Add(src); err != nil {
+	d, o := source(t, 3, &analyze.Invocation{ID: 2, Step: &step})
+	a, err := w.Add(d, o)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if want, err := analyze.Analyze(d, o); err != nil || !reflect.DeepEqual(a, want) {
+		t.Fatalf("Add's analysis differs from Analyze's (%v)", err)
 	}
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
 	rows, pf := readRows[export.Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"))
 	var want []decode.Record
-	if err := src.Decoded.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
+	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != len(want) || len(rows) != 2974 {
 		t.Fatalf("%d rows, %d records decoded (the example has 2974)", len(rows), len(want))
 	}
-	anchor := int64(src.Decoded.Summary.Anchor)
+	anchor := int64(d.Summary.Anchor)
 	for i, r := range rows {
 		d := want[i]
 		if r.CoreType != d.CoreType.String() || r.BlockID != d.BlockID || r.StartCycle != d.StartCycle || r.EndCycle != d.EndCycle ||
@@ -93,7 +93,7 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		if r.StartNs != (int64(d.StartCycle)-anchor)*20 || r.EndNs != (int64(d.EndCycle)-anchor)*20 {
 			t.Fatalf("row %d: ns %d..%d, cycles %d..%d from anchor %d", i, r.StartNs, r.EndNs, d.StartCycle, d.EndCycle, anchor)
 		}
-		if name := src.Options.Names.EventName(&d.ProfileRecord, false, ""); r.Name != name {
+		if name := o.Names.EventName(&d.ProfileRecord, false, ""); r.Name != name {
 			t.Fatalf("row %d named %q, decode names it %q", i, r.Name, name)
 		}
 		if r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != nil {
@@ -104,13 +104,12 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		}
 	}
 	for key, want := range map[string]string{"cycleabi.rank": "3", "cycleabi.abi_fingerprint": abi.FingerprintHex,
-		"cycleabi.frequency_mhz": "50", "cycleabi.layout": src.Decoded.Layout.Layout.String()} {
+		"cycleabi.frequency_mhz": "50", "cycleabi.layout": d.Layout.Layout.String()} {
 		if got, _ := pf.Lookup(key); got != want {
 			t.Errorf("metadata %s = %q, want %q", key, got, want)
 		}
 	}
 	ranks, _ := readRows[export.Rank](t, filepath.Join(dir, "ranks/rank=3/part-00000.parquet"))
-	a := src.Analysis
 	if len(ranks) != 1 || ranks[0].Records != a.Records || ranks[0].Dropped != 10 || ranks[0].WaitCycles != a.Totals.WaitCycles ||
 		ranks[0].Capacities["AIC"] != 64 || ranks[0].BusiestStage != a.Stages[0].Name {
 		t.Errorf("ranks row %+v", ranks)
@@ -145,7 +144,7 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Add(source(t, 0, nil)); err != nil {
+	if _, err := w.Add(source(t, 0, nil)); err != nil {
 		t.Fatal(err)
 	}
 	w.Abort()
@@ -159,7 +158,7 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Add(source(t, 1, nil)); err != nil {
+	if _, err := w.Add(source(t, 1, nil)); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Commit(); err != nil {

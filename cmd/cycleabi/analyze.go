@@ -110,6 +110,12 @@ type analyzeInputs struct {
 	req      capture.Request
 	families []abi.Family
 	sources  *sources
+	// analyze, when not nil, analyzes each capture in Analyze's stead (export
+	// writes the records as the analysis walks them); discard drops each
+	// analysis once each has seen it, so that memory does not grow with the
+	// number of captures when no report is wanted.
+	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
+	discard bool
 }
 
 func (in *analyzeInputs) register(fs *pflag.FlagSet) {
@@ -186,7 +192,11 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		if src.invocations != nil {
 			o.Invocation = invocationLabel(src.invocations[i], src.kernelNames[i])
 		}
-		results[i], err = analyze.Analyze(d, o)
+		analyzeOne := analyze.Analyze
+		if in.analyze != nil {
+			analyzeOne = in.analyze
+		}
+		results[i], err = analyzeOne(d, o)
 		if err != nil {
 			return nil, usage(err)
 		}
@@ -194,6 +204,9 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 			if err := each(i, d, results[i], o); err != nil {
 				return nil, err
 			}
+		}
+		if in.discard {
+			results[i] = &analyze.Rank{Rank: results[i].Rank, Invocation: results[i].Invocation}
 		}
 	}
 	rep := analyze.NewReport(results)

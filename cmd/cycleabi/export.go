@@ -88,12 +88,10 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	}
 	defer w.Abort()
 	var records, captures uint64
+	f.in.analyze, f.in.discard = w.Add, true
 	_, err = f.in.runEach(cmd, paths, invs, func(_ int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		records += r.Records
 		captures++
-		if err := w.Add(export.Source{Decoded: d, Analysis: r, Options: o}); err != nil {
-			return usage(err)
-		}
 		return nil
 	})
 	if err != nil {

@@ -171,11 +171,8 @@ func exportRanks(t *testing.T, dir string) []rankData {
 			t.Fatal(err)
 		}
 		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz, Names: names}
-		a, err := analyze.Analyze(d, o)
+		a, err := w.Add(d, o)
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Add(export.Source{Decoded: d, Analysis: a, Options: o}); err != nil {
 			t.Fatal(err)
 		}
 		rd := rankData{rank: uint32(i), analysis: a, anchor: d.Summary.Anchor, names: names}
@@ -420,12 +417,7 @@ func TestManyRanks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}
-		a, err := analyze.Analyze(d, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Add(export.Source{Decoded: d, Analysis: a, Options: o}); err != nil {
+		if _, err := w.Add(d, analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.Records(func(r decode.Record) bool {
