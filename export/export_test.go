@@ -2,8 +2,8 @@ package export_test
 
 import (
 	"os"
-	"reflect"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
