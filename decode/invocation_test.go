@@ -131,7 +131,15 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 // object and Overlaps, with either format; laid end to end they are not.
 func TestInvocationsOverlap(t *testing.T) {
 	in := invocationInputs(t)
-	in[1].Decoded = in[0].Decoded
+	// The same capture twice, decoded twice as the CLI would (WriteTrace
+	// counts each input's warnings in its own Decoded).
+	again := capturetest.New(24, 16, 16)
+	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
+	again.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
+	again.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
+	d, err := mustDecode("fwd.bin", again.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	require.NoError(t, err)
+	in[1].Decoded = d
 	in[1].Config.Invocation.Direction = "backward"
 	want := "invocation 1 (fwd.bin) of rank 0 overlaps invocation 0 (fwd.bin) in time: cycles 1000-2000 against 1000-2000; " +
 		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"

@@ -47,6 +47,10 @@ type Config struct {
 }
 
 // Input is one decoded capture and how to show it.
+//
+// Each Input has a Decoded of its own, never shared with another Input:
+// the writer counts the warnings it sees in it while inputs render in
+// parallel (the same capture twice is decoded twice).
 type Input struct {
 	Decoded *Decoded
 	Config  Config
