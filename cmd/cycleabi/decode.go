@@ -47,117 +47,39 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode CAPTURE... [flags]",
 		Short: "Turn captures into a Chrome/Perfetto trace",
-		Long: helpText(`decode checks each capture against the ABI (a raw buffer, or a NumPy .npy
-file), then writes a Chrome Trace Event JSON file: one process per rank
-(pid = rank), one thread per core that wrote records (AIC/3, AIV/17), one
-slice per record, in time order. Open it in https://ui.perfetto.dev
-("Open trace file"). The trace is written to a temporary file beside it and
-renamed into place, so a failed or interrupted decode leaves nothing behind
-and a previous trace as it was; a name ending in .gz is gzip-compressed
-(Perfetto opens it directly); -o - writes to stdout; a device or named pipe
-is written in place. An output that is one of the inputs (a capture, the
-names file, the plan, the invocation manifest) is refused. Slots whose
-records are out of start order are sorted in bounded runs spilled to
-TMPDIR.
+		Long: helpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
+file, or a MegaKernel Chrome JSON trace, plain or gzip) and writes one
+trace of them all: Chrome Trace Event JSON, or with --format perfetto (the
+default for -o NAME.pftrace) Perfetto's own protobuf, a quarter the size.
+Open either in https://ui.perfetto.dev ("Open trace file"). One process
+per rank, one thread per core that wrote records (AIC/3, AIV/17), one
+slice per record, in time order; timestamps in µs from the earliest core
+entry, at --soc's system-counter frequency or --freq-mhz.
 
---format perfetto (the default for a -o name ending in .pftrace or
-.perfetto-trace; --format json there, or perfetto for a .json name, is
-written as asked with a warning) writes a native Perfetto protobuf trace
-instead, from the same records: a quarter of the JSON's size on large
-captures (under a third on small ones), timestamps in exact nanoseconds,
-tracks nested rank > region > core (AIC > AIC/3), arrows as flows, and
-each core's constant args (rank, device_id, core_type, block_id,
-core_entry_cycle) once, on a core_info instant before its first slice.
-Open it in https://ui.perfetto.dev (Open trace file) or trace_processor.
+  layout      found from the capture, as validate finds it; --cube-slots,
+              and {capacity flags}, give it instead
+  names       --names FILE names stages, graph stages and task stages; a
+              kernel family (--kernel-name, --kernel-family) names its own
+  arrows      --plan SCHEDULE adds dependency arrows (--flows, --max-flows)
+  ranks       several captures go into one trace; ranks from --rank, else
+              from the file names (rank3.bin)
+  windows     --invocation-manifest FILE, or --step/--direction per
+              capture: a rank's launches at their real times
+              (--invocation-gap-us lays them end to end)
+  early       records before time 0 are shifted so none is negative
+              (--negative-ts keep writes them negative, as the reference)
+  truncated   an error; --partial decodes what the file holds and says
+              what is missing
 
-The layout (cube slot count and capacities) is found from the capture
-itself, as validate finds it; the summary says how. --cube-slots, and
-{capacity flags}, give it instead ('cycleabi plan
---format flags' prints them); values the headers contradict are refused
-with both named. --plan SCHEDULE's layout stands in when the headers state
-none. Timestamps are microseconds since the
-earliest core entry, from the system-counter frequency of --soc, or
---freq-mhz.
+The trace is written under a temporary name and renamed into place: a
+failed or interrupted decode leaves nothing and the previous trace as it
+was. -o NAME.gz writes gzip; -o - writes to stdout; an output that is one
+of the inputs is refused.
 
-With --plan, the trace also gets dependency arrows: from the producer of
-an event (the TriggerEvent record of a task whose trigger_event it is, or
-the compute record of such a ShmemPutMemSignal task) to each wait record of
-a task whose dependent_event it is. --flows releasing (the default) draws
-the releasing producer's arrow only: the producer with the latest
-end_cycle at or before the wait's end_cycle. --flows all also draws every
-other producer that ends within the wait; --flows none draws none and
-leaves the schedule to the layout alone.
---max-flows caps the arrows per capture. A wait that no producer ended
-before gets no arrow; such waits are counted in the trace's warnings and
-on stderr. A capture the schedule cannot have written (task ids beyond its
-task table, a wait of a task without dependent_event) is an error.
-
-Records can start before time 0 (before the earliest core entry). JSON
-with a negative ts, as the reference decoder writes it, loses them in
-Perfetto, whose JSON importer drops such events; so by default
-(--negative-ts shift) every timestamp moves later by the same time, the
-largest distance of a record before time 0, as the .pftrace writer does:
-the earliest record is at 0, the summary warns, and megaKernelCycleTrace
-gains timestampShiftCycles (ts = (cycle - anchorCycle +
-timestampShiftCycles) / MHz). --negative-ts keep writes the reference's
-negative timestamps, with a warning.
-
-A truncated capture (a copy cut short, a .npy file too) is an error;
---partial decodes it as far as the file goes instead, when its headers
-(or the layout flags) say what the whole layout is: every record the file
-holds whole, with a warning per missing part (a slot's records from where
-the file ends, by index and byte offset; the slots whose headers are
-gone) on stderr and in the trace's warnings.
-
-Several captures (one per rank) go into one trace, decoded concurrently.
-Ranks come from --rank, once per capture in order, or else from each file
-name (rank3.bin, capture_r3.npy); a single capture without either is rank 0. A rank in a name that does
-not fit in 31 bits is an error.
-With several captures, megaKernelCycleTrace and metadata hold a "ranks"
-list with each capture's object.
-
-Invocations: a window of several kernel launches per rank (forward and
-backward, several steps), one capture each, from --invocation-manifest FILE
-(a YAML/JSON list of {capture, rank, invocation_id, step, direction,
-kernel_name}; capture paths relative to the manifest) or from capture
-arguments with --step and/or --direction once per capture. Invocation ids
-default to the order given, per rank; a rank defaults to the one in the file
-name, else 0. The invocations of a rank share its process and core threads
-and sit at their real times: each is shifted by (its anchor - the rank's
-earliest anchor) / MHz, as hyper-parallel's window export places them.
-Invocations that overlap in time (the same capture given twice, say) stay
-where they ran, with a warning. --invocation-gap-us N lays them end to end
-instead, in invocation id order, N us apart; --absolute-time keeps
-system-counter time. Every slice's args gain invocation_id, step and
-direction, and megaKernelCycleTrace gains invocationCount, invocations
-(invocationId, step, direction, kernelName, rank, deviceId, anchorCycle,
-recordCount, droppedRecordCount, capture) and warnings (dropped records,
-overlaps).
-
-Names file (--names, YAML or JSON; keys decimal or 0x hex):
-
-  stages:        # desc_id -> name; overrides the schema's name
-    0x10001: Prefetch
-  graph_stages:  # graph stage s -> name (desc_id 0x30000 + s)
-    0: Dispatch
-  tasks:         # task_id -> task stage: args.task_stage, and the prefix
-    17: Combine  # of its WaitDependency/TriggerEvent ("Combine_TriggerEvent")
-
-Without a name, a graph stage shows as GraphStage_<s>, an unknown task type
-as TaskType_<t>, anything else as DescId_<desc_id>.
-
-A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
-'cycleabi decode' writes; plain or gzip, told by its content) stands in for
-captures: its ranks (and a window's invocations) are read back from the
-events' args, its names, frequency, dropped count and layout from the trace,
-and what a trace cannot carry (cores that wrote nothing, per-core dropped
-counts) is said in notes. See docs/json-traces.md.
-
-Exit status: 0 on success, 1 when a capture is invalid (the message names the
-file, byte offset, slot and record), 2 for usage or I/O errors (and an
-output that is an input), 141 when the reader of -o - goes away (quietly,
-as cat does); SIGINT, SIGTERM and SIGHUP remove the temporary files and end
-decode with the signal (the shell reports 130, 143, 129).`),
+Exit status: 0 on success, 1 when a capture is invalid (the message names
+the file, byte offset, slot and record), 2 for usage or I/O errors, 141
+when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
+temporary file and end decode with the signal.`),
 		Example: helpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json

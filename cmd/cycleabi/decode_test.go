@@ -353,7 +353,7 @@ func TestDecodeCommandHelp(t *testing.T) {
 	stdout, _, code := runMain(t, "decode", "--help")
 	require.Equal(t, exitOK, code)
 	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
-		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "graph_stages:", "ui.perfetto.dev"} {
+		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "--partial", "--negative-ts", "ui.perfetto.dev", "docs/decode.md"} {
 		assert.Contains(t, stdout, flag)
 	}
 	assert.True(t, bytes.Contains([]byte(stdout), []byte("Exit status")))

@@ -36,7 +36,7 @@ func TestHelpFollowsSchema(t *testing.T) {
 	decode, _, _ := runMain(t, "decode", "--help")
 	dump, _, _ := runMain(t, "dump", "--help")
 	if len(abi.Regions()) == 2 { // today's schema: the text as written
-		assert.Contains(t, decode, "--cube-slots, and\n--aic-capacity with --aiv-capacity, give it instead")
+		assert.Contains(t, decode, "--cube-slots,\n              and --aic-capacity with --aiv-capacity, give it instead")
 		assert.Contains(t, decode, "--rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48\n")
 		assert.Contains(t, dump, "--records 0 --aic-capacity 80 --aiv-capacity 80\n")
 	}
@@ -68,5 +68,23 @@ func TestHelpDefaultsOnce(t *testing.T) {
 		for _, line := range strings.Split(flags, "\n") {
 			assert.LessOrEqual(t, strings.Count(line, "(default"), 1, "%s --help: %s", cmd, line)
 		}
+	}
+}
+
+// TestHelpShape: every command's --help gives its synopsis, an example and
+// its flags, names its page in docs/ and stays a screenful or two: the
+// reference lives in docs/, not in the help.
+func TestHelpShape(t *testing.T) {
+	const maxLines = 100
+	for _, c := range newRootCmd().Commands() {
+		if !c.IsAvailableCommand() {
+			continue
+		}
+		help, _, code := runMain(t, c.Name(), "--help")
+		assert.Equal(t, exitOK, code, c.Name())
+		for _, want := range []string{"Usage:\n", "Examples:\n", "Flags:\n", "docs/cli/" + c.Name() + ".md", guides[c.Name()]} {
+			assert.Contains(t, help, want, "cycleabi %s --help", c.Name())
+		}
+		assert.LessOrEqual(t, strings.Count(help, "\n"), maxLines, "cycleabi %s --help: the reference belongs in docs/", c.Name())
 	}
 }
