@@ -49,11 +49,6 @@ type Options struct {
 	// analysis: set for a capture read back from a JSON trace (package
 	// jsontrace), which holds no idle cores nor per-core dropped counts.
 	Notes []string
-	// Each, when not nil, is called with every record as Analyze walks
-	// them (trace order), so that a tool that also shows the records one by
-	// one (export) walks the capture once; an error it returns stops the
-	// walk and is Analyze's.
-	Each func(r *decode.Record) error
 }
 
 // Invocation labels a capture that is one kernel launch (invocation) of a
@@ -334,7 +329,6 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	}
 	first := make([]bool, len(accs))
 	var fl Flows
-	var eachErr error
 	err := d.Records(func(r decode.Record) bool {
 		acc := &accs[r.Active]
 		c := &acc.core
@@ -380,16 +374,8 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 		default:
 			c.OtherCycles = satAdd(c.OtherCycles, dur)
 		}
-		if o.Each != nil {
-			if eachErr = o.Each(&r); eachErr != nil {
-				return false
-			}
-		}
 		return true
 	})
-	if err == nil {
-		err = eachErr
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -144,9 +144,10 @@ func (w *Writer) Commit() error { return w.dir.Commit() }
 func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
-// row, walking the capture once: the records are written as analyze.Analyze
-// walks them (Options.Each), the cores and rank rows from its result,
-// which Add returns.
+// row; it returns the analysis. The records are written in a walk of their
+// own after the analysis's: walked together (a hook in Analyze's walk) the
+// two took no less CPU but held the analysis's groups and the row groups
+// being encoded at once, 63 MiB against 37 on the 256 MB capture.
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
@@ -156,13 +157,20 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	meta := metadata(d, o)
 	inv := invocation(o.Invocation)
 
-	var a *analyze.Rank
+	a, err := analyze.Analyze(d, o)
+	if err != nil {
+		return nil, err
+	}
 	if err := writeTable(w.dir, rel("records"), meta, func(pw *parquet.GenericWriter[Record]) error {
 		rw := newRecordWriter(pw, d, o, inv)
-		o := o
-		o.Each = rw.add
-		var err error
-		a, err = analyze.Analyze(d, o)
+		var addErr error
+		err := d.Records(func(r decode.Record) bool {
+			addErr = rw.add(&r)
+			return addErr == nil
+		})
+		if err == nil {
+			err = addErr
+		}
 		return rw.close(err)
 	}); err != nil {
 		return nil, err
@@ -179,7 +187,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	}); err != nil {
 		return nil, err
 	}
-	err := writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
+	err = writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
 		r := Rank{Capture: a.Capture, FrequencyMHz: a.CycleFrequencyMHz, AnchorCycle: d.Summary.Anchor,
 			ABIVersion: int32(abi.Version), ABIFingerprint: abi.FingerprintHex, CubeSlots: a.Layout.CubeSlots,
 			Capacities: a.Layout.Capacities, BufferBytes: a.Layout.Size, Records: a.Records, Dropped: a.Dropped,
