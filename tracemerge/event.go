@@ -9,53 +9,20 @@ import (
 	"unicode/utf8"
 )
 
-// member is one top-level member of an event object: the key unescaped,
-// the value's raw bytes, and where they lie in the event.
-type member struct {
-	key        []byte // unescaped (usually a slice of the event)
-	val        []byte
-	start, end int // the value's span
-}
+// member is one top-level member of an event object (Field, which
+// stream.go exports for other readers of traces).
+type member = Field
 
 // members lists the members of an object read (and checked) by
 // reader.value. It reports false when raw is not an object.
-func members(raw []byte, dst []member) ([]member, bool) {
-	dst = dst[:0]
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return dst, false
-	}
-	i = skipWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return dst, true
-	}
-	for i < len(raw) {
-		ks := i
-		i = skipString(raw, i)
-		key, ok := keyBytes(raw[ks:i])
-		if !ok {
-			return dst, false
-		}
-		i = skipWS(raw, i)
-		i = skipWS(raw, i+1) // the colon
-		vs := i
-		i = skipValue(raw, i)
-		dst = append(dst, member{key: key, val: raw[vs:i], start: vs, end: i})
-		i = skipWS(raw, i)
-		if i >= len(raw) || raw[i] == '}' {
-			return dst, true
-		}
-		i = skipWS(raw, i+1) // the comma
-	}
-	return dst, true
-}
+func members(raw []byte, dst []member) ([]member, bool) { return Fields(raw, dst) }
 
 // get returns the value of key, nil when absent; of a repeated key, the
 // last value, as Python's json module and encoding/json read it.
 func get(ms []member, key string) []byte {
 	for i := len(ms) - 1; i >= 0; i-- {
-		if string(ms[i].key) == key {
-			return ms[i].val
+		if string(ms[i].Key) == key {
+			return ms[i].Value
 		}
 	}
 	return nil

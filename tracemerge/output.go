@@ -123,23 +123,23 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 		hasArgs := false
 		for _, mem := range ms {
 			var repl []byte
-			switch string(mem.key) {
+			switch string(mem.Key) {
 			case "pid":
 				repl = inv.outer.pid
 			case "tid":
 				repl = strconv.AppendInt(nil, t.tid, 10)
 			case "ts":
-				if parseTime(mem.val, &ts) != timeOK {
-					return r.errorAt(at, "ts %s is not a decimal number", mem.val)
+				if parseTime(mem.Value, &ts) != timeOK {
+					return r.errorAt(at, "ts %s is not a decimal number", mem.Value)
 				}
 				nts.add(&ts, &inv.delta)
 				repl = m.appendTime(nil, inv, nts.append(nil))
 			case "dur":
-				if inv.outer.quoted && mem.val[0] != '"' {
-					repl = m.appendTime(nil, inv, mem.val)
+				if inv.outer.quoted && mem.Value[0] != '"' {
+					repl = m.appendTime(nil, inv, mem.Value)
 				}
 			case "args":
-				if !flow && len(mem.val) > 0 && mem.val[0] == '{' {
+				if !flow && len(mem.Value) > 0 && mem.Value[0] == '{' {
 					hasArgs = true
 					closing := mem.end - 1
 					b = append(b, raw[last:closing]...)

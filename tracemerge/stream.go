@@ -99,16 +99,17 @@ func (s *Stream) Errorf(at Pos, format string, args ...any) error {
 // Field is one member of a JSON object read by Fields: the key unescaped
 // and the value's raw bytes.
 type Field struct {
-	Key   []byte
+	Key   []byte // unescaped (usually a slice of the object)
 	Value []byte
+	// start and end are where Value lies in the object.
+	start, end int
 }
 
 // Fields lists the members of an object a Stream read (so checked
 // already) into dst, reusing its storage. It reports false when raw is not
 // an object. The slices alias raw.
 func Fields(raw []byte, dst []Field) ([]Field, bool) {
-	// members' walk, into dst: one trace event's fields without an
-	// allocation once dst has grown.
+	// One trace event's fields without an allocation once dst has grown.
 	dst = dst[:0]
 	i := skipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -129,7 +130,7 @@ func Fields(raw []byte, dst []Field) ([]Field, bool) {
 		i = skipWS(raw, i+1) // the colon
 		vs := i
 		i = skipValue(raw, i)
-		dst = append(dst, Field{Key: key, Value: raw[vs:i]})
+		dst = append(dst, Field{Key: key, Value: raw[vs:i], start: vs, end: i})
 		i = skipWS(raw, i)
 		if i >= len(raw) || raw[i] == '}' {
 			return dst, true

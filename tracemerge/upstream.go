@@ -318,7 +318,7 @@ func textHas(v []byte, tokens []string) bool {
 // lowercased and with "_" as " ", reads "task type"), or nil.
 func taskType(args []member) []byte {
 	for i := range args {
-		k := string(args[i].key)
+		k := string(args[i].Key)
 		if len(k) < len("task type") {
 			continue // no shorter key reads "task type"
 		}
