@@ -229,17 +229,7 @@ func ParseFile(path string) (*Schedule, error) {
 // value the text already got wrong is not repeated; when a value every
 // rule needs is wrong, such as num_workers, nothing is planned). Problems
 // are an *ErrorList; reading the file can fail as ParseFile does.
-func CheckFile(path string) (*Schedule, Result, error) {
-	lim, err := yamlpos.CurrentLimits()
-	if err != nil {
-		return nil, Result{}, err
-	}
-	data, err := readSchedule(path, lim)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	return check(path, data, lim, waitErrors)
-}
+func CheckFile(path string) (*Schedule, Result, error) { return checkFile(path, waitErrors) }
 
 // CheckText is CheckFile for the schedule text data; file names it in errors.
 func CheckText(file string, data []byte) (*Schedule, Result, error) {
@@ -255,7 +245,11 @@ func CheckText(file string, data []byte) (*Schedule, Result, error) {
 // a problem: in a multi-rank kernel a peer rank may set the event, and the
 // buffer is sized all the same. `cycleabi plan` runs it (--strict runs
 // CheckFile).
-func PlanFile(path string) (*Schedule, Result, error) {
+func PlanFile(path string) (*Schedule, Result, error) { return checkFile(path, waitWarnings) }
+
+// checkFile reads the schedule at path and checks it, with waits on
+// untriggered events errors or warnings.
+func checkFile(path string, waits waitCheck) (*Schedule, Result, error) {
 	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, Result{}, err
@@ -264,7 +258,7 @@ func PlanFile(path string) (*Schedule, Result, error) {
 	if err != nil {
 		return nil, Result{}, err
 	}
-	return check(path, data, lim, waitWarnings)
+	return check(path, data, lim, waits)
 }
 
 // PlanText is PlanFile for the schedule text data; file names it in errors.
