@@ -8,10 +8,12 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/chrome"
 )
 
 // Config says how one capture appears in the trace.
@@ -670,9 +672,9 @@ func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	if !r.place.meta {
 		return b
 	}
-	b = fmt.Appendf(b, "\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", cfg.Rank)
-	b = appendJSONString(b, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID))
-	b = append(b, "}}"...)
+	pid := strconv.FormatUint(uint64(cfg.Rank), 10)
+	b = chrome.AppendNameEvent(append(b, '\n'), "process_name", pid, 0,
+		appendJSONString(nil, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID)))
 	slots := r.place.slots
 	if cfg.Invocation == nil {
 		slots = make([]abi.Slot, 0, len(r.slots))
@@ -685,10 +687,8 @@ func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	}
 	for i, s := range slots {
 		tid := threadID(s)
-		b = fmt.Appendf(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", cfg.Rank, tid)
-		b = appendJSONString(b, s.String())
-		b = append(b, "}}"...)
-		b = fmt.Appendf(b, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"sort_index\":%d}}", cfg.Rank, tid, i)
+		b = chrome.AppendNameEvent(append(b, ",\n"...), "thread_name", pid, int64(tid), appendJSONString(nil, s.String()))
+		b = chrome.AppendSortIndexEvent(append(b, ",\n"...), pid, int64(tid), int64(i))
 	}
 	return b
 }

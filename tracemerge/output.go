@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/internal/chrome"
 )
 
 // thread is one new framework thread: a MegaKernel core under the pid its
@@ -42,11 +44,9 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	}
 	for _, t := range threads {
 		sep()
-		b = fmt.Appendf(b, `{"name":"thread_name","ph":"M","pid":%s,"tid":%d,"args":{"name":`, t.pid, t.tid)
-		b = appendJSON(b, t.kernelName+"/"+m.mk.coreName(t.core))
-		b = append(b, "}}"...)
+		b = chrome.AppendNameEvent(b, "thread_name", string(t.pid), t.tid, appendJSON(nil, t.kernelName+"/"+m.mk.coreName(t.core)))
 		sep()
-		b = fmt.Appendf(b, `{"name":"thread_sort_index","ph":"M","pid":%s,"tid":%d,"args":{"sort_index":%d}}`, t.pid, t.tid, t.sortIndex)
+		b = chrome.AppendSortIndexEvent(b, string(t.pid), t.tid, t.sortIndex)
 	}
 	if _, err := w.Write(b); err != nil {
 		return err
