@@ -317,6 +317,16 @@ func newDrill() (*drill, error) {
 			return nil, err
 		}
 	}
+	// Packages installed beside the tests that git does not track (the
+	// DuckDB of tests/duckdb, from npm ci) are linked into the copy, so its
+	// tests run there as they do in the checkout.
+	for _, rel := range []string{"tests/duckdb/node_modules"} {
+		if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
+			if err := os.Symlink(filepath.Join(root, rel), filepath.Join(dir, rel)); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if d.schema, err = os.ReadFile(filepath.Join(dir, "abi", "schema.yaml")); err != nil {
 		return nil, err
 	}
