@@ -179,6 +179,9 @@ var testGroups = []struct {
 		"tests/cpp.TestLayoutMatchesGo":                                     "layout_check.cpp calls AppendRecord with today's record fields and BufferSize and SlotOffset with the AIC and AIV capacities",
 		"tests/cpp.TestRecorderRules,TestRecorderMutants,TestAscendCPreset": "recorder_check.cpp and the AscendC kernel call Record with today's record fields and Init with the AIC and AIV capacities; recorder_check lays out 32-byte records itself, and the mutants edit today's text of the Recorder",
 		"validate.TestCases":                                                "txtar cases written as readable buffers of today's layout",
+		"cmd/cycleabi.TestDiffReportErrors,TestDumpNames,TestDecodeNegativeTS,TestDecodePartial,TestDecodePartialNPY,TestPlanUntriggeredWait,TestDecodeWarnsBytesAfterLayout,TestTraceRefusals,TestTraceKernelFamily,TestDecodePerfettoUnrepresentable": "captures, cuts and traces written for today's wire (the AIC and AIV regions, 32-byte records): their byte offsets, sizes and layout lines",
+		"decode.TestPartialDecode,TestShiftNegativeTS":                                                               "captures built and cut at today's offsets: two regions of 32-byte records",
+		"jsontrace.TestAnalyzeTraceEqualsCapture,TestReadOne,TestGzipAndSniff,TestErrors,TestValidatePointsAtEvents": "region: a trace states record capacities for AIC and AIV only (upstream's recordCapacityPerCore), and the reference decoder writing the property test's traces reads today's two regions of 32-byte records",
 	}},
 }
 
