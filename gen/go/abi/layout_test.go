@@ -1,8 +1,8 @@
 package abi_test
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"strings"
