@@ -74,12 +74,7 @@ the schedule, 2 for usage or I/O errors.`,
   cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
   cycleabi analyze capture.bin --format csv --table stages
   cycleabi analyze --invocation-manifest window.yaml --plan moe.yaml --format json -o window.analysis.json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-				return usage(errors.New("analyze needs at least one CAPTURE"))
-			}
-			return nil
-		},
+		Args: capturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args, &f) },
 	}
 	fs := cmd.Flags()

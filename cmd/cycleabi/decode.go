@@ -87,12 +87,7 @@ temporary file and end decode with the signal.`),
   cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
   cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
   cycleabi decode --invocation-manifest window.yaml -o window.json`),
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-				return usage(errors.New("decode needs at least one CAPTURE"))
-			}
-			return nil
-		},
+		Args: capturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
 	}
 	fs := cmd.Flags()

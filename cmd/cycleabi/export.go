@@ -49,12 +49,7 @@ the schedule, 2 for usage or I/O errors.`,
 		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-				return usage(errors.New("export needs at least one CAPTURE"))
-			}
-			return nil
-		},
+		Args: capturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runExport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()

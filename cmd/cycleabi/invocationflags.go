@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/manifest"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -227,4 +228,13 @@ func invocationLabel(inv *decode.Invocation, kernelName string) *analyze.Invocat
 		v.Direction = &inv.Direction
 	}
 	return v
+}
+
+// capturesOrManifest is the Args check of the commands that read captures:
+// at least one CAPTURE, unless --invocation-manifest names them.
+func capturesOrManifest(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
+		return usage(fmt.Errorf("%s needs at least one CAPTURE", cmd.Name()))
+	}
+	return nil
 }

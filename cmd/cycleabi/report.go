@@ -75,12 +75,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
   cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html
   cycleabi report --invocation-manifest after.yaml --base-invocation-manifest before.yaml -o report.html`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-				return usage(errors.New("report needs at least one CAPTURE"))
-			}
-			return nil
-		},
+		Args: capturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()

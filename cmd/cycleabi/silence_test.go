@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -103,12 +103,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
   cycleabi validate rank*.bin --format json > report.json
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-				return usage(errors.New("validate needs at least one CAPTURE"))
-			}
-			return nil
-		},
+		Args: capturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
