@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/megakernel/cycleabi/analyze"
 )
@@ -39,9 +40,16 @@ func rankColumnsChart(x *analyze.CrossRank) *chart {
 	}
 	b := columns(len(x.Ranks))
 	cw := w / float64(len(b)-1)
-	var medianUs float64
-	if len(x.Ranks) > 0 && x.Ranks[0].MakespanCycles > 0 {
-		medianUs = x.MedianMakespanCycles * x.Ranks[0].MakespanUs / float64(x.Ranks[0].MakespanCycles)
+	// The median in µs, of the ranks' own µs (ranks may count at different
+	// frequencies, so it is not the median cycles at one of them).
+	us := make([]float64, len(x.Ranks))
+	for i, r := range x.Ranks {
+		us[i] = r.MakespanUs
+	}
+	slices.Sort(us)
+	medianUs := us[len(us)/2]
+	if len(us)%2 == 0 {
+		medianUs = (us[len(us)/2-1] + us[len(us)/2]) / 2
 	}
 	for i := 0; i+1 < len(b); i++ {
 		pick := b[i]
