@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// FrequencyMHz is the system-counter frequency (µs = cycles / MHz).
 	FrequencyMHz float64
 	// Names are the kernel's names for stages and tasks; nil for none.
-	Names *decode.Names
+	Names *kernelnames.Names
 	// Deps are the capture's event producers under the schedule it ran
 	// (decode.NewDependencies); nil when no schedule is given: then
 	// there is no critical path and task types of graph-stage records
@@ -270,7 +271,7 @@ const (
 	KindLaunch  = "launch"
 )
 
-// kind classifies a record by its desc_id's class (decode.Names.Class:
+// kind classifies a record by its desc_id's class (kernelnames.Names.Class:
 // the kernel family's class for its stages, the schema's rule otherwise).
 func (n *namer) kind(desc uint32) string {
 	switch n.names.Class(desc) {
@@ -525,7 +526,7 @@ func statsOf[K comparable](g *groups[K], name func(K) string) []Stat {
 
 // namer names the groups of records.
 type namer struct {
-	names *decode.Names
+	names *kernelnames.Names
 	deps  *decode.Dependencies
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -47,7 +48,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 			t.Fatal(err)
 		}
 	}
-	names, err := decode.LoadNames("../examples/moe_layer.names.yaml")
+	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -36,7 +37,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	stages, tasks := spec.Names()
-	names := &decode.Names{Stages: stages, Tasks: decode.TaskNamesOf(tasks)}
+	names := &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	sched := &plan.Schedule{File: "bench.yaml"}
 	// Tasks write two or three records each.
 	for id := range spec.Records/2 + 1 {

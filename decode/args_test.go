@@ -3,6 +3,7 @@ package decode
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"slices"
 	"strconv"
 	"strings"
@@ -234,7 +235,7 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		hasStage := rapid.Bool().Draw(t, "has_stage")
 		r := &renderer{cfg: &Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &placement{}}
 		if hasStage {
-			tn := TaskNamesOf(map[uint32]string{rec.TaskID: stage})
+			tn := kernelnames.TaskNamesOf(map[uint32]string{rec.TaskID: stage})
 			r.tasks = newTaskStages(&tn)
 		}
 		r.slots = []slotText{{argsStart: newText("<args>" + string(argPlan[0].key)), entry: newText(string(strconv.AppendUint(slices.Clone(entryKey), entry, 10)))}}

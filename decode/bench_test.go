@@ -3,6 +3,7 @@ package decode
 import (
 	"compress/gzip"
 	"fmt"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 	}
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
-	cfg.Names = &Names{Stages: stages, Tasks: TaskNamesOf(tasks)}
+	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 
 	var written int64
 	var elapsed time.Duration
@@ -202,7 +203,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 	d := decoded32MB(b)
 	stages, tasks := benchgen.MB32.Names()
 	cfg := defaultConfig()
-	cfg.Names = &Names{Stages: stages, Tasks: TaskNamesOf(tasks)}
+	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			cw := &countingWriter{w: io.Discard}
@@ -245,7 +246,7 @@ func BenchmarkAppendEvent32MB(b *testing.B) {
 			cfg := defaultConfig()
 			if names == "names" {
 				stages, tasks := benchgen.MB32.Names()
-				cfg.Names = &Names{Stages: stages, Tasks: TaskNamesOf(tasks)}
+				cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 			}
 			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &placement{anchor: d.Summary.Anchor, meta: true}), recs)
 		})

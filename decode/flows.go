@@ -3,6 +3,7 @@ package decode
 import (
 	"cmp"
 	"fmt"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -113,13 +114,6 @@ type Dependencies struct {
 // maxMismatches bounds the records a schedule mismatch error names.
 const maxMismatches = 5
 
-// IsCompute reports whether a desc_id is a task's compute: the TaskType or
-// GraphStage namespace.
-func IsCompute(desc uint32) bool {
-	ns, _ := abi.LookupDesc(desc)
-	return ns == abi.NamespaceTaskType || ns == abi.NamespaceGraphStage
-}
-
 // NewDependencies indexes the producers of every event of s in d, in one
 // pass over its records. The capture must match the schedule: a wait,
 // trigger or compute record whose task_id is beyond the task table, or a
@@ -133,7 +127,7 @@ func NewDependencies(d *Decoded, s *plan.Schedule) (*Dependencies, error) {
 // a record's class (wait, trigger or compute) is names.Class, so the
 // compute stages of a kernel family (a MegaMoe Dispatch, say) are
 // producers as task-type records are.
-func NewDependenciesNamed(d *Decoded, s *plan.Schedule, names *Names) (*Dependencies, error) {
+func NewDependenciesNamed(d *Decoded, s *plan.Schedule, names *kernelnames.Names) (*Dependencies, error) {
 	deps := &Dependencies{Schedule: s, producers: map[plan.EventID][]RecordRef{}}
 	var bad []string
 	badCount := 0

@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"path/filepath"
 	"testing"
 
@@ -26,7 +27,7 @@ func taskType(t abi.TaskType) uint32 { return abi.TaskTypeBase + uint32(t) }
 // a slot out of start order, equal starts on AIC and AIV, a core that
 // never recorded anything but dropped records, a core with no entry cycle,
 // and an unused slot.
-func namingCapture() (*capturetest.Builder, *Names) {
+func namingCapture() (*capturetest.Builder, *kernelnames.Names) {
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	rec := func(t abi.CoreType, block uint32, start, end uint64, desc, task, index, owner uint32) {
 		b.Write(t, block, abi.ProfileRecord{StartCycle: start, EndCycle: end, DescID: desc, TaskID: task, StageTaskIndex: index, OwnerID: owner})
@@ -57,13 +58,13 @@ func namingCapture() (*capturetest.Builder, *Names) {
 	b.SetHeader32(aiv, 5, abi.CoreHeaderDroppedCountOffset, 2)
 	b.Enter(aiv, 7, 800) // entered, wrote nothing, dropped 5: no thread, entry not the anchor
 	b.SetHeader32(aiv, 7, abi.CoreHeaderDroppedCountOffset, 5)
-	names := &Names{
+	names := &kernelnames.Names{
 		Stages: map[uint32]string{
 			abi.GraphStageBase:                  "Dispatch",
 			abi.RuntimeStageBase + 1:            "Prefetch",
 			taskType(abi.TaskTypeGroupedMatMul): "GroupedGEMM",
 		},
-		Tasks: TaskNamesOf(map[uint32]string{1: "Gate", 4: "Combine", 6: "SwiGLU"}),
+		Tasks: kernelnames.TaskNamesOf(map[uint32]string{1: "Gate", 4: "Combine", 6: "SwiGLU"}),
 	}
 	return b, names
 }
@@ -159,7 +160,7 @@ func TestGoldenExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := LoadNames(namesFile)
+	names, err := kernelnames.Load(namesFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"math"
 	"regexp"
@@ -142,7 +143,7 @@ type genCapture struct {
 	opts    capture.Request
 	records int    // live records
 	dropped uint64 // records the slots could not hold
-	names   *Names
+	names   *kernelnames.Names
 }
 
 // descPool covers every naming rule: runtime stages (prefixed or not,
@@ -240,9 +241,9 @@ func drawCapture(t *rapid.T) genCapture {
 		// Far-apart task ids: the writer's sparse lookup.
 		tasks[0xFFFFFFF0] = "Far"
 	}
-	g.names = &Names{
+	g.names = &kernelnames.Names{
 		Stages: map[uint32]string{abi.GraphStageBase + 1: "Dispatch", abi.RuntimeStageTerminateTask: "Shut\"down"},
-		Tasks:  TaskNamesOf(tasks),
+		Tasks:  kernelnames.TaskNamesOf(tasks),
 	}
 	if rapid.Bool().Draw(t, "noNames") {
 		g.names = nil

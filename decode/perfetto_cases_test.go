@@ -5,6 +5,7 @@ package decode
 
 import (
 	"bytes"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"math"
 	"math/big"
@@ -28,7 +29,7 @@ import (
 // The shipped examples: the Perfetto trace holds the JSON's slices, alone
 // and as two ranks of one trace.
 func TestPerfettoExamples(t *testing.T) {
-	names, err := LoadNames("../examples/moe_layer.names.yaml")
+	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestPerfettoExamples(t *testing.T) {
 // slices, names and args, on the example with its names file, detailed
 // names or not.
 func TestPerfettoInternedTablesFull(t *testing.T) {
-	names, err := LoadNames("../examples/moe_layer.names.yaml")
+	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,9 +376,9 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 		cfg.DetailedNames = detailed
 		cfg.KernelName = "Mo\xffE"
 		cfg.OwnerLabel = "Ex\xc3pert"
-		cfg.Names = &Names{
+		cfg.Names = &kernelnames.Names{
 			Stages: map[uint32]string{abi.GraphStageBase + 1: strings.Repeat("Down", 60)},
-			Tasks:  TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
+			Tasks:  kernelnames.TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
 		}
 		if _, err := checkPerfettoTrace(Input{Decoded: d, Config: cfg}); err != nil {
 			t.Fatalf("detailed %v: %v", detailed, err)
@@ -567,7 +568,7 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	d := decoded32MB(t)
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
-	cfg.Names = &Names{Stages: stages, Tasks: TaskNamesOf(tasks)}
+	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []Input{{Decoded: d, Config: cfg}}
 	js := &countingWriter{w: io.Discard}
 	if err := WriteTrace(js, in, WriteOptions{}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"math"
 	"runtime"
@@ -35,7 +36,7 @@ type Config struct {
 	// OwnerLabel prefixes the owner id in detailed names ("Owner3_...").
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.
-	Names *Names
+	Names *kernelnames.Names
 	// Invocation, when set, makes the capture one invocation of its rank
 	// (see Invocation); nil for one capture per rank.
 	Invocation *Invocation
@@ -560,12 +561,12 @@ func (r *renderer) desc(id uint32) *descText {
 	return d
 }
 
-// taskStages looks up task stage names in the names file's TaskNames
+// taskStages looks up task stage names in the names file's kernelnames.TaskNames
 // (a slice indexed by task id for dense ids, several times faster than a
 // map for records that look their tasks up in no useful order), with each
 // of its few dozen names JSON-escaped once, not at every event.
 type taskStages struct {
-	names  *TaskNames
+	names  *kernelnames.TaskNames
 	stages []taskStage // by index in names.names
 }
 
@@ -575,12 +576,12 @@ type taskStage struct {
 	body string // name JSON-escaped, without quotes: name itself when it needs no escape
 }
 
-func newTaskStages(m *TaskNames) taskStages {
+func newTaskStages(m *kernelnames.TaskNames) taskStages {
 	if m.Len() == 0 {
 		return taskStages{}
 	}
 	t := taskStages{names: m}
-	for _, name := range m.names {
+	for _, name := range m.Distinct() {
 		st := taskStage{name: name, body: name}
 		if esc := appendJSONStringBody(nil, name); string(esc) != name {
 			st.body = string(esc)
@@ -596,7 +597,7 @@ func (t *taskStages) index(id uint32) int {
 	if t.names == nil {
 		return -1
 	}
-	return t.names.nameIndex(id)
+	return t.names.Index(id)
 }
 
 // stage returns the stage of task id; nil when the task has none.

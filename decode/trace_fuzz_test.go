@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -97,7 +98,7 @@ func FuzzTraceWriter(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a capture written by the writer does not decode: %v", err)
 		}
-		names, err := decode.ParseNames("names.yaml", namesFile)
+		names, err := kernelnames.Parse("names.yaml", namesFile)
 		if err != nil {
 			names = nil
 		}
@@ -192,7 +193,7 @@ func checkTraceJSON(t *testing.T, trace []byte, d *decode.Decoded, cfg decode.Co
 
 // namesValid reports whether every name of n is valid UTF-8 (the trace
 // can only carry those exactly).
-func namesValid(n *decode.Names) bool {
+func namesValid(n *kernelnames.Names) bool {
 	if n == nil {
 		return true
 	}

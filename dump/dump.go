@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -42,7 +42,7 @@ type Options struct {
 	// Names, when set, names descriptors and task stages as decode
 	// names them (a names file, read under Family); nil shows the
 	// family's or the schema's names.
-	Names *decode.Names
+	Names *kernelnames.Names
 }
 
 // ErrNoLayout is returned (after what could be shown was written) when the
@@ -85,7 +85,7 @@ type dumper struct {
 	notes []validate.Finding
 	noted slotSet
 	// names are Options.Names read under Options.Family.
-	names *decode.Names
+	names *kernelnames.Names
 	// offWidth is the hex digits of the largest file offset.
 	offWidth int
 }
@@ -401,7 +401,7 @@ func (d *dumper) padding(off int64, f abi.FieldInfo, raw []byte) {
 // describe renders a field's decoded value and what it means, with the
 // names of names (nil: the schema's), under its family, as decode gives
 // them.
-func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord, names *decode.Names) string {
+func describe(f abi.FieldInfo, v uint64, h *abi.CoreHeader, r *abi.ProfileRecord, names *kernelnames.Names) string {
 	s := fmt.Sprint(v)
 	switch {
 	case f.Enum == "CoreType" && abi.CoreType(v).Valid():

@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/parquet-go/parquet-go"
@@ -27,7 +28,7 @@ func source(t *testing.T, r uint32, inv *analyze.Invocation) (*decode.Decoded, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := decode.LoadNames("../examples/moe_layer.names.yaml")
+	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

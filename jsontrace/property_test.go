@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/jsontrace"
@@ -72,7 +73,7 @@ func drawInvocation(t *rapid.T, rank uint32, label string) *invocation {
 		t.Skip("no records") // a trace of nothing is refused (TestErrors)
 	}
 	perturb(t, c.Buffer, c.Layout, label)
-	names := &decode.Names{Stages: map[uint32]string{}}
+	names := &kernelnames.Names{Stages: map[uint32]string{}}
 	tasks := map[uint32]string{}
 	for id := range s.Tasks {
 		if rapid.IntRange(0, 2).Draw(t, label+"taskName") == 0 {
@@ -82,7 +83,7 @@ func drawInvocation(t *rapid.T, rank uint32, label string) *invocation {
 			names.Stages[abi.GraphStageBase+g] = rapid.SampledFrom(namePool).Draw(t, label+"graph")
 		}
 	}
-	names.Tasks = decode.TaskNamesOf(tasks)
+	names.Tasks = kernelnames.TaskNamesOf(tasks)
 	if rapid.Bool().Draw(t, label+"override") {
 		names.Stages[abi.TaskTypeBase+uint32(abi.TaskTypeMatMul)] = "MyMatMul"
 	}
@@ -298,7 +299,7 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 	}
 }
 
-func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, names *decode.Names) *analyze.Rank {
+func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, names *kernelnames.Names) *analyze.Rank {
 	deps, err := decode.NewDependencies(d, inv.sched)
 	if err != nil {
 		t.Fatalf("NewDependencies: %v", err)
@@ -314,8 +315,8 @@ func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, na
 // desc_ids and tasks of its records. (A graph stage no record has can
 // still name a waiting task's stage through the schedule; no event of
 // the trace names it.)
-func carriedNames(t *testing.T, d *decode.Decoded, names *decode.Names) *decode.Names {
-	out := &decode.Names{Stages: map[uint32]string{}}
+func carriedNames(t *testing.T, d *decode.Decoded, names *kernelnames.Names) *kernelnames.Names {
+	out := &kernelnames.Names{Stages: map[uint32]string{}}
 	tasks := map[uint32]string{}
 	err := d.Records(func(r decode.Record) bool {
 		if n, ok := names.Stages[r.DescID]; ok {
@@ -329,7 +330,7 @@ func carriedNames(t *testing.T, d *decode.Decoded, names *decode.Names) *decode.
 	if err != nil {
 		t.Fatal(err)
 	}
-	out.Tasks = decode.TaskNamesOf(tasks)
+	out.Tasks = kernelnames.TaskNamesOf(tasks)
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/tracemerge"
@@ -79,7 +80,7 @@ type Source struct {
 	// Names are the names the events carry where they differ from the
 	// schema's: desc_id -> stage name, task_id -> task stage (a names
 	// file would give the same); nil when there are none.
-	Names *decode.Names
+	Names *kernelnames.Names
 	// Records is the number of records (events); Dropped the records the
 	// device dropped, as the metadata states (0 when it does not: see
 	// Notes).

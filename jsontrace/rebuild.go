@@ -10,6 +10,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
@@ -133,8 +134,8 @@ func (r *reader) describe(s *Source, n int) error {
 // from its first event's name, less the detailed-name decorations and the
 // task-stage prefix, where it differs from the schema's; each task's
 // task_stage.
-func (s *Source) names() *decode.Names {
-	n := &decode.Names{Stages: map[uint32]string{}, Tasks: decode.TaskNamesOf(s.tasks)}
+func (s *Source) names() *kernelnames.Names {
+	n := &kernelnames.Names{Stages: map[uint32]string{}, Tasks: kernelnames.TaskNamesOf(s.tasks)}
 	for id, d := range s.descs {
 		base := d.name
 		if s.DetailedNames {
@@ -146,7 +147,7 @@ func (s *Source) names() *decode.Names {
 		if d.wait && d.hasStage {
 			base = strings.TrimPrefix(base, d.stage+"_")
 		}
-		if base == (*decode.Names)(nil).StageName(id) || base == referenceFallback(id) {
+		if base == (*kernelnames.Names)(nil).StageName(id) || base == referenceFallback(id) {
 			continue
 		}
 		n.Stages[id] = base

@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
@@ -152,9 +153,9 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	if err := in.family.check(); err != nil {
 		return nil, usage(err)
 	}
-	var names *decode.Names
+	var names *kernelnames.Names
 	if in.namesFile != "" {
-		if names, err = decode.LoadNames(in.namesFile); err != nil {
+		if names, err = kernelnames.Load(in.namesFile); err != nil {
 			return nil, usage(err)
 		}
 	}
@@ -165,7 +166,7 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		return nil, err
 	}
 	in.sources = src
-	inputNames := make([]*decode.Names, len(src.decoded))
+	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	in.families = make([]abi.Family, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, chooses the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
@@ -168,9 +169,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err := f.family.check(); err != nil {
 		return usage(err)
 	}
-	var names *decode.Names
+	var names *kernelnames.Names
 	if f.namesFile != "" {
-		if names, err = decode.LoadNames(f.namesFile); err != nil {
+		if names, err = kernelnames.Load(f.namesFile); err != nil {
 			return usage(err)
 		}
 	}
@@ -195,7 +196,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 
 	inputs := make([]decode.Input, len(src.decoded))
-	inputNames := make([]*decode.Names, len(src.decoded))
+	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
 		// capture and chooses its family before --kernel-name.

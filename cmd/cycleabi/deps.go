@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/plan"
 )
 
@@ -11,7 +12,7 @@ import (
 // under s (nil entries without a schedule), each read under its names
 // (names[i], which may be nil: its kernel family classes its records). A
 // capture that does not match the schedule is invalid input (exit 1).
-func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*decode.Names) ([]*decode.Dependencies, error) {
+func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*kernelnames.Names) ([]*decode.Dependencies, error) {
 	deps := make([]*decode.Dependencies, len(decoded))
 	if s == nil {
 		return deps, nil

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/spf13/cobra"
 )
@@ -56,9 +56,9 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			if err != nil {
 				return usage(err)
 			}
-			var names *decode.Names
+			var names *kernelnames.Names
 			if namesFile != "" {
-				if names, err = decode.LoadNames(namesFile); err != nil {
+				if names, err = kernelnames.Load(namesFile); err != nil {
 					return usage(err)
 				}
 			}

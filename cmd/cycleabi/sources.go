@@ -7,6 +7,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -222,7 +223,7 @@ func (s *sources) notes(i int) []string {
 
 // names returns the names source i is named with: the names file's when
 // given, else its trace's.
-func (s *sources) names(i int, file *decode.Names) *decode.Names {
+func (s *sources) names(i int, file *kernelnames.Names) *kernelnames.Names {
 	if file != nil || s.traces[i] == nil {
 		return file
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/plan"
@@ -58,7 +59,7 @@ func TestPythonDocExample(t *testing.T) {
 	count, cycles := map[uint32]int{}, map[uint32]uint64{}
 	var total, graph uint64
 	if err := d.Records(func(r decode.Record) bool {
-		if decode.IsCompute(r.DescID) {
+		if kernelnames.IsCompute(r.DescID) {
 			count[r.DescID]++
 			cycles[r.DescID] += r.EndCycle - r.StartCycle
 			total += r.EndCycle - r.StartCycle
@@ -81,7 +82,7 @@ func TestPythonDocExample(t *testing.T) {
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 	var want strings.Builder
 	for _, id := range ids {
-		fmt.Fprintf(&want, "%-28s %5d tasks %12.2f us\n", (*decode.Names)(nil).StageName(id), count[id], float64(cycles[id])/mhz)
+		fmt.Fprintf(&want, "%-28s %5d tasks %12.2f us\n", (*kernelnames.Names)(nil).StageName(id), count[id], float64(cycles[id])/mhz)
 	}
 	if len(ids) < 3 || string(got) != want.String() {
 		t.Errorf("docs/python.md's example prints\n%s\nGo decodes\n%s", got, want.String())

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
 	"github.com/megakernel/cycleabi/internal/gogen"
@@ -173,7 +173,7 @@ func upperSnakeNames(s *schema.Schema) []string {
 }
 
 // TestPythonDescNames: desc_name and event_name give decode's names
-// (decode.Names.StageName and EventName) for every namespace edge, every
+// (kernelnames.Names.StageName and EventName) for every namespace edge, every
 // named descriptor and enum value, ids outside every namespace, and names
 // files that override the schema, name graph stages and task stages.
 func TestPythonDescNames(t *testing.T) {
@@ -202,10 +202,10 @@ func TestPythonDescNames(t *testing.T) {
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
 
-	names := &decode.Names{
+	names := &kernelnames.Names{
 		Stages: map[uint32]string{0x10001: "Prefetch", abi.RuntimeStageTriggerEvent: "Signal", 0x30000: "Dispatch",
 			0x30005: "Expert FFN \"quoted\"", abi.TaskTypeBase + uint32(abi.TaskTypeMatMul): "MyMatMul", 7: "seven", 0xFFFFFFFF: ""},
-		Tasks: decode.TaskNamesOf(map[uint32]string{0: "Combine", 3: "", 17: "Dispatch_π"}),
+		Tasks: kernelnames.TaskNamesOf(map[uint32]string{0: "Combine", 3: "", 17: "Dispatch_π"}),
 	}
 	type rec struct {
 		Desc, Task, Index, Owner uint32
@@ -248,7 +248,7 @@ print(json.dumps(out))
 	}
 	bad := 0
 	for i, id := range list {
-		if want := (*decode.Names)(nil).StageName(id); py.Plain[i] != want {
+		if want := (*kernelnames.Names)(nil).StageName(id); py.Plain[i] != want {
 			t.Errorf("desc_name(%#x) = %q, decode %q", id, py.Plain[i], want)
 			bad++
 		}
@@ -484,7 +484,7 @@ print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGE
 
 // TestPythonFamilyNames: under every kernel family, the Python module's
 // family_for_kernel and desc_name give what decode gives (abi.FamilyForKernel,
-// decode.Names{Family}.StageName): every stage id and task type of every
+// kernelnames.Names{Family}.StageName): every stage id and task type of every
 // family, the runtime stages, and ids no family names.
 func TestPythonFamilyNames(t *testing.T) {
 	ids := map[uint32]bool{abi.RuntimeStageWaitDependency: true, abi.RuntimeStageTerminateTask: true, abi.RuntimeStageTriggerEvent: true,
@@ -539,7 +539,7 @@ print(json.dumps(out))
 		t.Fatalf("Python has %d families, Go %d", len(py.Families), len(abi.Families()))
 	}
 	for _, f := range abi.Families() {
-		names := (*decode.Names)(nil).WithFamily(f)
+		names := (*kernelnames.Names)(nil).WithFamily(f)
 		for i, id := range list {
 			if want := names.StageName(id); py.Families[f.String()][i] != want {
 				t.Errorf("%s: desc_name(%#x) = %q, decode %q", f, id, py.Families[f.String()][i], want)

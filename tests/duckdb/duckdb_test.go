@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
@@ -35,7 +36,7 @@ type rankData struct {
 	analysis *analyze.Rank
 	recs     []decode.Record
 	anchor   uint64
-	names    *decode.Names
+	names    *kernelnames.Names
 }
 
 // duckdb returns the command that runs SQL in DuckDB, or skips.
@@ -147,7 +148,7 @@ func exportRanks(t *testing.T, dir string) []rankData {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := decode.LoadNames("../../examples/moe_layer.names.yaml")
+	names, err := kernelnames.Load("../../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

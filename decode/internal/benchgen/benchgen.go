@@ -68,7 +68,7 @@ func (s Spec) Layout() (abi.Layout, error) {
 }
 
 // Names returns a names file's worth of names for a capture of s (the
-// Stages and Tasks of a decode.Names): every graph stage, and a task stage
+// Stages and Tasks of a kernelnames.Names): every graph stage, and a task stage
 // for every task.
 func (s Spec) Names() (stages, tasks map[uint32]string) {
 	stages, tasks = map[uint32]string{}, map[uint32]string{}

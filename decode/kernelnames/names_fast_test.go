@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast b
 
 // The names files a generator writes take a fast path.
 func TestNamesFastPaths(t *testing.T) {
-	example, err := os.ReadFile("../examples/moe_layer.names.yaml")
+	example, err := os.ReadFile("../../examples/moe_layer.names.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestParseIDBytes(t *testing.T) {
 }
 
 // FuzzNamesStream holds the stream path (a file too large for the YAML
-// parser) to the in-memory one: it accepts only what ParseNames accepts,
+// parser) to the in-memory one: it accepts only what Parse accepts,
 // to the same names, and a problem it reports itself (a name too long, a
-// task named twice) ParseNames reports at the same place.
+// task named twice) Parse reports at the same place.
 func FuzzNamesStream(f *testing.F) {
 	for _, seed := range []string{
 		"tasks:\n  1: a\n  1: b\n", `{"tasks": {"1": "a", "1": "b"}}`, "tasks:\n  4000000000: a\n  7: b\n  4000000000: c\n",
@@ -194,12 +194,12 @@ func FuzzNamesStream(f *testing.F) {
 			}
 		case errors.As(err, &le):
 		default:
-			var list *NamesErrors
+			var list *Errors
 			if !errors.As(err, &list) || len(list.Errs) != 1 {
 				t.Fatalf("stream path error %T %v", err, err)
 			}
 			e := list.Errs[0]
-			var wl *NamesErrors
+			var wl *Errors
 			if !errors.As(werr, &wl) {
 				t.Fatalf("stream path refuses (%v), in memory: %v", err, werr)
 			}

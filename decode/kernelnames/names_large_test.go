@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ func TestLoadNamesRefusedFromSize(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "1000000")
 	path := writeNames(t, "n.yaml", "stages: {1: a}\ntasks:\n", 16<<20, "")
 	var err error
-	got := allocated(func() { _, err = LoadNames(path) })
+	got := allocated(func() { _, err = Load(path) })
 	var le *yamlpos.LimitError
 	if !errors.As(err, &le) || le.Limit != 1000000 || !strings.Contains(err.Error(), "stopped at line 1, column 1") {
 		t.Fatalf("got %v, want the YAML cap, stopped at line 1", err)
@@ -63,7 +63,7 @@ func TestLoadNamesStreams(t *testing.T) {
 	path := writeNames(t, "n.yaml", "tasks:\n", 16<<20, "")
 	var n *Names
 	var err error
-	got := allocated(func() { n, err = LoadNames(path) })
+	got := allocated(func() { n, err = Load(path) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,14 +87,14 @@ func TestLoadNamesLongName(t *testing.T) {
 	if err := os.WriteFile(small, []byte("tasks:\n  0: a\n  1: '"+long+"'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := LoadNames(small)
+	_, err := Load(small)
 	want := small + ":3:6: tasks.1: a name is longer than the cap of 4096 bytes"
 	if err == nil || err.Error() != want {
 		t.Errorf("small file: %v\nwant %s", err, want)
 	}
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "100000")
 	big := writeNames(t, "big.yaml", "tasks:\n  0: a\n  1: "+long+"\n", 200000, "")
-	_, err = LoadNames(big)
+	_, err = Load(big)
 	if want := big + ":3:6: tasks.1: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
 		t.Errorf("large YAML file: %v\nwant %s", err, want)
 	}
@@ -103,13 +103,13 @@ func TestLoadNamesLongName(t *testing.T) {
 	if err := os.WriteFile(json, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = LoadNames(json)
+	_, err = Load(json)
 	if want := json + ":2:8: tasks.1: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
 		t.Errorf("large JSON file: %v\nwant %s", err, want)
 	}
 	// A line the block YAML fast path cannot hold: reported as such.
 	huge := writeNames(t, "huge.yaml", "tasks:\n  0: a\n  1: "+strings.Repeat("y", 100<<10)+"\n", 200000, "")
-	_, err = LoadNames(huge)
+	_, err = Load(huge)
 	if want := huge + ":3:1: a line of more than 65536 bytes: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
 		t.Errorf("a 100 KiB line: %v\nwant %s", err, want)
 	}
@@ -120,13 +120,13 @@ func TestLoadNamesLongName(t *testing.T) {
 func TestLoadNamesDuplicateLarge(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "100000")
 	dense := writeNames(t, "dense.yaml", "tasks:\n  0: a\n", 200000, "  1005: c\n")
-	_, err := LoadNames(dense)
+	_, err := Load(dense)
 	lines := strings.Count(mustRead(t, dense), "\n")
 	if want := fmt.Sprintf("%s:%d:3: tasks.1005: id 1005 is already named", dense, lines); err == nil || err.Error() != want {
 		t.Errorf("dense: %v\nwant %s", err, want)
 	}
 	sparse := writeNames(t, "sparse.yaml", "tasks:\n  4000000000: a\n", 200000, "  4000000000: b\n")
-	_, err = LoadNames(sparse)
+	_, err = Load(sparse)
 	lines = strings.Count(mustRead(t, sparse), "\n")
 	if want := fmt.Sprintf("%s:%d:3: tasks.4000000000: id 4000000000 is already named", sparse, lines); err == nil || err.Error() != want {
 		t.Errorf("sparse: %v\nwant %s", err, want)

@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"bufio"
@@ -38,7 +38,7 @@ const maxNamesLine = 64 << 10
 // path found itself (see above) and is the file's error.
 type fastStop struct {
 	line, col int
-	err       *NamesError
+	err       *Error
 	// dup is a task named twice in a sparse table, found only at the
 	// end: locateDup reads the file again to place it.
 	dup *uint32
@@ -105,7 +105,7 @@ type fastNames struct {
 	// graph_stages; TaskNames holds the tasks' once each).
 	intern map[string]string
 	ok     bool
-	err    *NamesError
+	err    *Error
 }
 
 func newFastNames(file string, watch *uint32) *fastNames {
@@ -134,7 +134,7 @@ func (f *fastNames) entry(key, value []byte, line, col, valueCol int) {
 	// 10M allocations for a 10M-task file.
 	at := func() string { return f.section + "." + string(key) }
 	if len(value) > MaxNameBytes {
-		f.fail(&NamesError{File: f.file, Line: line, Col: valueCol, Path: at(), Msg: longName()})
+		f.fail(&Error{File: f.file, Line: line, Col: valueCol, Path: at(), Msg: longName()})
 		return
 	}
 	switch f.section {
@@ -146,18 +146,18 @@ func (f *fastNames) entry(key, value []byte, line, col, valueCol int) {
 	case "tasks":
 		if f.watch != nil && uint32(id) == *f.watch {
 			if f.watchSeen {
-				f.fail(&NamesError{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
+				f.fail(&Error{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
 				return
 			}
 			f.watchSeen = true
 		}
 		if !f.names.Tasks.addBytes(uint32(id), value) {
-			f.fail(&NamesError{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
+			f.fail(&Error{File: f.file, Line: line, Col: col, Path: at(), Msg: fmt.Sprintf("id %d is already named", id)})
 		}
 	}
 }
 
-func (f *fastNames) fail(e *NamesError) {
+func (f *fastNames) fail(e *Error) {
 	f.ok, f.err = false, e
 }
 
@@ -436,7 +436,7 @@ func parseNamesBlockYAML(f *fastNames, r *bufio.Reader) (*Names, fastStop, bool)
 		stop := fastStop{line: lineNo, col: 1}
 		if err == bufio.ErrBufferFull {
 			// A line longer than any entry with a name under the cap.
-			stop.err = &NamesError{File: file, Line: lineNo, Col: 1, Msg: fmt.Sprintf("a line of more than %d bytes: %s", maxNamesLine, longName())}
+			stop.err = &Error{File: file, Line: lineNo, Col: 1, Msg: fmt.Sprintf("a line of more than %d bytes: %s", maxNamesLine, longName())}
 			return nil, stop, false
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))

@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"maps"
@@ -61,4 +61,14 @@ func TestTaskNames(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Dense ids are held in the table indexed by id, sparse ones in the
+// sorted pairs (TestTaskStages in the JSON writer reads both).
+func TestTaskNamesTableKind(t *testing.T) {
+	dense := TaskNamesOf(map[uint32]string{0: "A", 1: "", 2: "A", 5: `B"\`, 7: "A"})
+	sparse := TaskNamesOf(map[uint32]string{0: "A", 1: "", 7: "A", 0xFFFFFFFF: "Z\n"})
+	if dense.pairs != nil || sparse.pairs == nil {
+		t.Errorf("dense pairs %v, sparse pairs %v", dense.pairs, sparse.pairs)
+	}
 }

@@ -1,11 +1,11 @@
-package decode_test
+package kernelnames_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/fuzzseed"
 )
@@ -13,12 +13,12 @@ import (
 // maxNamesText is the largest names file FuzzNamesFile looks at.
 const maxNamesText = 64 << 10
 
-// FuzzNamesFile parses arbitrary text as a kernel's names file. ParseNames
-// never panics; an error is a list of NamesErrors each naming the file and
+// FuzzNamesFile parses arbitrary text as a kernel's names file. Parse
+// never panics; an error is a list of Errors each naming the file and
 // a line; names it accepts are the names StageName and TaskStage give back,
 // and EventName uses them.
 func FuzzNamesFile(f *testing.F) {
-	fuzzseed.Files(f, "../examples/*.names.yaml")
+	fuzzseed.Files(f, "../../examples/*.names.yaml")
 	for _, seed := range []string{
 		"stages:\n  0x10001: Prefetch\ngraph_stages:\n  0: Dispatch\n  1: ExpertFFN\ntasks:\n  0: Dispatch\n  0x11: Combine\n",
 		`{"stages": {"65537": "Prefetch"}, "graph_stages": {"3": "Gate"}, "tasks": {"17": "Combine"}}`,
@@ -37,14 +37,14 @@ func FuzzNamesFile(f *testing.F) {
 			return
 		}
 		const file = "names.yaml"
-		n, err := decode.ParseNames(file, data)
+		n, err := kernelnames.Parse(file, data)
 		if err != nil {
-			var list *decode.NamesErrors
-			var one *decode.NamesError
+			var list *kernelnames.Errors
+			var one *kernelnames.Error
 			switch {
 			case errors.As(err, &list):
 				if list.Len() == 0 {
-					t.Fatalf("empty NamesErrors")
+					t.Fatalf("empty Errors")
 				}
 				for _, e := range list.Errs {
 					checkNamesError(t, e, file)
@@ -52,7 +52,7 @@ func FuzzNamesFile(f *testing.F) {
 			case errors.As(err, &one):
 				checkNamesError(t, one, file)
 			default:
-				t.Fatalf("ParseNames error is not a NamesError: %T %v", err, err)
+				t.Fatalf("Parse error is not a Error: %T %v", err, err)
 			}
 			return
 		}
@@ -77,7 +77,7 @@ func FuzzNamesFile(f *testing.F) {
 	})
 }
 
-func checkNamesError(t *testing.T, e *decode.NamesError, file string) {
+func checkNamesError(t *testing.T, e *kernelnames.Error, file string) {
 	t.Helper()
 	if e.File != file || e.Line < 1 {
 		t.Fatalf("names error without file and line: %+v", e)

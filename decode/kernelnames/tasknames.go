@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"iter"
@@ -51,14 +51,18 @@ func (t *TaskNames) Len() int { return t.n }
 
 // Lookup returns the name of task id's stage.
 func (t *TaskNames) Lookup(id uint32) (string, bool) {
-	if i := t.nameIndex(id); i >= 0 {
+	if i := t.Index(id); i >= 0 {
 		return t.names[i], true
 	}
 	return "", false
 }
 
-// nameIndex returns the index in t.names of task id's name, or -1.
-func (t *TaskNames) nameIndex(id uint32) int {
+// Distinct returns the distinct names, in the order first met: Index
+// indexes it. A writer escapes each once there rather than at every event.
+func (t *TaskNames) Distinct() []string { return t.names }
+
+// Index returns the index in Distinct of task id's name, or -1.
+func (t *TaskNames) Index(id uint32) int {
 	if t.pairs == nil {
 		if int64(id) < t.denseLen {
 			if page := t.dense[id>>pageBits]; page != nil {

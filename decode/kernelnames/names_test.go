@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ tasks:
 		Tasks:  TaskNamesOf(map[uint32]string{7: "Dispatch", 17: `Combine "late"`}),
 	}
 	for name, text := range map[string]string{"names.yaml": yamlText, "names.json": jsonText} {
-		got, err := ParseNames(name, []byte(text))
+		got, err := Parse(name, []byte(text))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -47,18 +47,18 @@ tasks:
 	}
 	// A name is any scalar but null, as written: the one string rule of
 	// every YAML reader (yamlpos.Reader).
-	got, err := ParseNames("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
+	got, err := Parse("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
 	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
 		t.Errorf("scalar names: got %+v, %v", got, err)
 	}
 	// Valid JSON go-yaml refused: a surrogate pair (Python's json.dump
 	// writes one for every emoji), a raw DEL.
-	got, err = ParseNames("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
+	got, err = Parse("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
 	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{0: "😀", 1: "a\x7fb"}) {
 		t.Errorf("JSON escapes: got %+v, %v", got, err)
 	}
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
-		got, err := ParseNames("empty.yaml", []byte(empty))
+		got, err := Parse("empty.yaml", []byte(empty))
 		if err != nil || len(got.Stages) != 0 || got.Tasks.Len() != 0 {
 			t.Errorf("%q: got %+v, %v; want no names", empty, got, err)
 		}
@@ -91,13 +91,13 @@ func TestParseNamesErrors(t *testing.T) {
 		{"tasks:\n  1: a\n---\ntasks:\n  2: b\n", `n.yaml:3:1: a second document starts here; the file must hold one`},
 		{"tasks:\n  1: a\n...\ngarbage [\n", `n.yaml:4:1: text after the end of the document`},
 	} {
-		_, err := ParseNames("n.yaml", []byte(tc.text))
+		_, err := Parse("n.yaml", []byte(tc.text))
 		if err == nil {
 			t.Errorf("%q: no error, want %s", tc.text, tc.want)
 			continue
 		}
-		if _, ok := err.(*NamesErrors); !ok {
-			t.Errorf("%q: error %T, want NamesErrors", tc.text, err)
+		if _, ok := err.(*Errors); !ok {
+			t.Errorf("%q: error %T, want Errors", tc.text, err)
 		}
 		if got := err.Error(); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%q:\n got %s\nwant %s", tc.text, got, tc.want)
@@ -107,8 +107,8 @@ func TestParseNamesErrors(t *testing.T) {
 
 // Every problem in a file is reported, not just the first.
 func TestParseNamesReportsAll(t *testing.T) {
-	_, err := ParseNames("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
-	list, ok := err.(*NamesErrors)
+	_, err := Parse("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
+	list, ok := err.(*Errors)
 	if !ok || list.Len() != 3 {
 		t.Fatalf("got %v, want 3 errors", err)
 	}
@@ -124,11 +124,11 @@ func TestLoadNames(t *testing.T) {
 	if err := os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	n, err := LoadNames(path)
+	n, err := Load(path)
 	if err != nil || n.Stages[abi.GraphStageBase+3] != "Gate" {
 		t.Fatalf("got %+v, %v", n, err)
 	}
-	if _, err := LoadNames(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Load(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: got %v", err)
 	}
 }
@@ -173,7 +173,7 @@ func TestEventName(t *testing.T) {
 }
 
 // TestParseNamesMutations parses every single-node mutant of a names file
-// (yamltest.Mutants) through ParseNames, fast paths included. None may
+// (yamltest.Mutants) through Parse, fast paths included. None may
 // panic; every problem names the file and a line.
 func TestParseNamesMutations(t *testing.T) {
 	text := "stages:\n  0x10001: Prefetch\n  65542: Shutdown\ngraph_stages:\n  0: Dispatch\n  0x1f: Combine\ntasks:\n  7: Dispatch\n  0x11: \"Combine late\"\n"
@@ -184,7 +184,7 @@ func TestParseNamesMutations(t *testing.T) {
 				t.Errorf("%s: panic: %v", what, r)
 			}
 		}()
-		_, err := ParseNames(file, mutant)
+		_, err := Parse(file, mutant)
 		yamltest.Positioned(t, what, file, err)
 	})
 	if n < 30 {
@@ -199,11 +199,11 @@ func TestParseNamesMutations(t *testing.T) {
 func TestParseNamesYAMLCap(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
 	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
-	if n, err := ParseNames("n.yaml", []byte(fast)); err != nil || n.Tasks.Len() != 3 {
+	if n, err := Parse("n.yaml", []byte(fast)); err != nil || n.Tasks.Len() != 3 {
 		t.Fatalf("fast path: %+v, %v", n, err)
 	}
 	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
-	_, err := ParseNames("n.yaml", []byte(slow))
+	_, err := Parse("n.yaml", []byte(slow))
 	var le *yamlpos.LimitError
 	if !errors.As(err, &le) {
 		t.Fatalf("got %T %v, want a LimitError", err, err)

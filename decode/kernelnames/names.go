@@ -1,4 +1,4 @@
-package decode
+package kernelnames
 
 import (
 	"bytes"
@@ -147,19 +147,19 @@ func (n *Names) EventName(r *abi.ProfileRecord, detailed bool, ownerLabel string
 	return ownerLabel + strconv.FormatUint(uint64(r.OwnerID), 10) + "_" + name
 }
 
-// NamesError is one problem in a names file, at a line and column,
+// Error is one problem in a names file, at a line and column,
 // printed as "file:line:col: path: message"; Path is where in the file
 // ("graph_stages.0x3"), or "".
-type NamesError = yamlpos.Error
+type Error = yamlpos.Error
 
-// NamesErrors are every problem found in a names file, in file order (the
+// Errors are every problem found in a names file, in file order (the
 // first 20, and a count of the rest).
-type NamesErrors = yamlpos.List
+type Errors = yamlpos.List
 
 // maxNamesErrors bounds the problems reported for one file.
 const maxNamesErrors = 20
 
-// LoadNames reads a names file (YAML or JSON, which YAML reads the same
+// Load reads a names file (YAML or JSON, which YAML reads the same
 // way). The usual shapes take a fast path that reads the file as a stream,
 // into tables of a few bytes a task (TaskNames); a file the fast paths do
 // not read is read as YAML nodes, which is capped (8 MiB,
@@ -167,7 +167,7 @@ const maxNamesErrors = 20
 // been read only as far as the fast path went. A file larger than the
 // input cap of package yamlpos (1 GiB, CYCLEABI_MAX_INPUT_BYTES) is
 // refused before it is read.
-func LoadNames(path string) (*Names, error) {
+func Load(path string) (*Names, error) {
 	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, err
@@ -196,9 +196,9 @@ func loadNames(file string, r io.ReaderAt, size int64, lim yamlpos.Limits) (*Nam
 	case ok:
 		return n, nil
 	case stop.err != nil:
-		return nil, &NamesErrors{Errs: []*NamesError{stop.err}}
+		return nil, &Errors{Errs: []*Error{stop.err}}
 	case stop.dup != nil:
-		return nil, &NamesErrors{Errs: []*NamesError{locateDup(file, io.NewSectionReader(r, 0, size), *stop.dup)}}
+		return nil, &Errors{Errs: []*Error{locateDup(file, io.NewSectionReader(r, 0, size), *stop.dup)}}
 	}
 	return nil, &yamlpos.LimitError{File: file, Size: size, Limit: lim.YAML, Env: yamlpos.MaxYAMLBytesEnv,
 		What: "text read as YAML", Note: fastNote(stop)}
@@ -206,11 +206,11 @@ func loadNames(file string, r io.ReaderAt, size int64, lim yamlpos.Limits) (*Nam
 
 // locateDup finds where task id is named a second time in the names file
 // src, by reading it again through the fast path, which stops there.
-func locateDup(file string, src io.Reader, id uint32) *NamesError {
+func locateDup(file string, src io.Reader, id uint32) *Error {
 	if _, stop, _ := parseNamesFast(file, src, &id); stop.err != nil {
 		return stop.err
 	}
-	return &NamesError{File: file, Path: fmt.Sprintf("tasks.%d", id), Msg: fmt.Sprintf("id %d is already named", id)}
+	return &Error{File: file, Path: fmt.Sprintf("tasks.%d", id), Msg: fmt.Sprintf("id %d is already named", id)}
 }
 
 // fastNote says where the fast path stopped, for a file too large for the
@@ -220,13 +220,13 @@ func fastNote(stop fastStop) string {
 		yamlpos.MaxInputBytesEnv, stop.line, stop.col)
 }
 
-// ParseNames parses the contents of a names file; file labels errors.
-// Problems come back as NamesErrors, each with its line and column. A
+// Parse parses the contents of a names file; file labels errors.
+// Problems come back as Errors, each with its line and column. A
 // file the fast paths do not read is read as YAML nodes, which is capped
 // (8 MiB, CYCLEABI_MAX_YAML_BYTES: go-yaml's nodes take about 30 times
 // the text): past the cap it is a *yamlpos.LimitError. Anything after the
 // document is a problem.
-func ParseNames(file string, data []byte) (*Names, error) {
+func Parse(file string, data []byte) (*Names, error) {
 	lim, err := yamlpos.CurrentLimits()
 	if err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func parseNames(file string, data []byte, lim yamlpos.Limits) (*Names, error) {
 		return n, nil
 	}
 	if int64(len(data)) > lim.YAML && stop.err != nil {
-		return nil, &NamesErrors{Errs: []*NamesError{stop.err}}
+		return nil, &Errors{Errs: []*Error{stop.err}}
 	}
 	return parseNamesYAML(file, data, lim, fastNote(stop))
 }
@@ -252,11 +252,11 @@ var namesSections = []string{"stages", "graph_stages", "tasks"}
 // paths accept parses to the same Names here, and every problem is
 // reported from here.
 func parseNamesYAML(file string, data []byte, lim yamlpos.Limits, note string) (*Names, error) {
-	p := namesParser{Reader: yamlpos.Reader{File: file, Errs: NamesErrors{Max: maxNamesErrors}}}
+	p := namesParser{Reader: yamlpos.Reader{File: file, Errs: Errors{Max: maxNamesErrors}}}
 	names := &Names{Stages: map[uint32]string{}}
 	root, err := yamlpos.Document(file, "YAML or JSON", data, lim, note)
 	if err != nil {
-		var e *NamesError
+		var e *Error
 		if !errors.As(err, &e) {
 			return nil, err
 		}
@@ -378,4 +378,11 @@ func parseID(k *yaml.Node) (uint64, string) {
 		return 0, fmt.Sprintf("id %s does not fit in 64 bits", k.Value)
 	}
 	return id, ""
+}
+
+// IsCompute reports whether a desc_id is a task's compute: the TaskType or
+// GraphStage namespace.
+func IsCompute(desc uint32) bool {
+	ns, _ := abi.LookupDesc(desc)
+	return ns == abi.NamespaceTaskType || ns == abi.NamespaceGraphStage
 }
