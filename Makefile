@@ -82,7 +82,7 @@ fmt-check:
 # both too slow, so they run once without.
 go-test:
 	$(GO) test -race ./...
-	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/
+	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/render/
 	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
 
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
@@ -94,7 +94,7 @@ cpp-test:
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/ ./validate/ ./plan/ ./synth/
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./decode/... ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/

@@ -9,7 +9,7 @@
 // distributions. Memory is O(cores + groups): at most DefaultExactLimit
 // exact durations in all (4 MiB), and a fixed 58 KiB histogram per group
 // past that (see Stat.Exact),
-// and with a schedule 24 bytes per producer record (decode.Dependencies)
+// and with a schedule 24 bytes per producer record (render.Dependencies)
 // plus the critical path's segments.
 package analyze
 
@@ -23,6 +23,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -36,10 +37,10 @@ type Options struct {
 	// Names are the kernel's names for stages and tasks; nil for none.
 	Names *kernelnames.Names
 	// Deps are the capture's event producers under the schedule it ran
-	// (decode.NewDependencies); nil when no schedule is given: then
+	// (render.NewDependencies); nil when no schedule is given: then
 	// there is no critical path and task types of graph-stage records
 	// are not known.
-	Deps *decode.Dependencies
+	Deps *render.Dependencies
 	// ExactLimit is how many durations the analysis keeps exactly over all
 	// groups (0: DefaultExactLimit); past it, groups switch to histograms.
 	ExactLimit int
@@ -527,7 +528,7 @@ func statsOf[K comparable](g *groups[K], name func(K) string) []Stat {
 // namer names the groups of records.
 type namer struct {
 	names *kernelnames.Names
-	deps  *decode.Dependencies
+	deps  *render.Dependencies
 }
 
 // typeName is the display name of a task type under the capture's

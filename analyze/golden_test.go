@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -27,7 +28,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 	t.Cleanup(func() { c.Close() })
 	c.Name = "examples/moe_layer.bin"
 	var o capture.Request
-	var deps *decode.Dependencies
+	var deps *render.Dependencies
 	var s *plan.Schedule
 	if withPlan {
 		if s, err = plan.ParseFile("../examples/moe_layer.yaml"); err != nil {
@@ -44,7 +45,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 		t.Fatal(err)
 	}
 	if s != nil {
-		if deps, err = decode.NewDependencies(d, s); err != nil {
+		if deps, err = render.NewDependencies(d, s); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -70,19 +71,19 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	}
 	b.Run("decode", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
-			cfg := decode.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names}
-			return decode.WriteTrace(io.Discard, []decode.Input{{Decoded: d, Config: cfg}}, decode.WriteOptions{})
+			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names}
+			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("decode-plan", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
-			deps, err := decode.NewDependencies(d, sched)
+			deps, err := render.NewDependencies(d, sched)
 			if err != nil {
 				return err
 			}
-			cfg := decode.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
-				FlowMode: decode.FlowsReleasing, Deps: deps}
-			return decode.WriteTrace(io.Discard, []decode.Input{{Decoded: d, Config: cfg}}, decode.WriteOptions{})
+			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
+				FlowMode: render.FlowsReleasing, Deps: deps}
+			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("analyze", func(b *testing.B) {
@@ -93,7 +94,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	})
 	b.Run("analyze-plan", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
-			deps, err := decode.NewDependencies(d, sched)
+			deps, err := render.NewDependencies(d, sched)
 			if err != nil {
 				return err
 			}

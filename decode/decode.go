@@ -111,3 +111,39 @@ func (d *Decoded) Slot(r *Record) abi.Slot { return d.Summary.Active[r.Active].S
 func (d *Decoded) FileOffset(r *Record) int64 {
 	return d.Capture.FileOffset(int64(d.Slot(r).RecordOffset(uint32(r.Index))))
 }
+
+// RecordRef names one live record of a decoded capture and its cycles.
+type RecordRef struct {
+	// Active is the index of the record's slot in Summary.Active; Index
+	// the record's index within its slot.
+	Active int32
+	Index  uint32
+	// StartCycle and EndCycle are the record's.
+	StartCycle, EndCycle uint64
+}
+
+// Ref returns the RecordRef of a record from a walk.
+func (r *Record) Ref() RecordRef {
+	return RecordRef{Active: int32(r.Active), Index: uint32(r.Index), StartCycle: r.StartCycle, EndCycle: r.EndCycle}
+}
+
+// A Walk hands out the records of Records in batches that the caller
+// provides, for a consumer that fans them out (the trace writer's
+// parallel formatters): no record is copied twice.
+type Walk struct{ m *merge }
+
+// Walk starts a walk of d's records in trace order; Close ends it.
+func (d *Decoded) Walk() (*Walk, error) {
+	m, err := d.newMerge()
+	if err != nil {
+		return nil, err
+	}
+	return &Walk{m}, nil
+}
+
+// Next appends the next records in trace order to dst, up to its
+// capacity; fewer only when the walk is done or fails to read.
+func (w *Walk) Next(dst []Record) ([]Record, error) { return w.m.next(dst) }
+
+// Close frees what the walk holds (its spill files).
+func (w *Walk) Close() { w.m.close() }

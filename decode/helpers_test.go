@@ -1,13 +1,9 @@
 package decode
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"io"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -23,98 +19,6 @@ func mustDecode(name string, buf []byte, o capture.Request) (*Decoded, error) {
 		return nil, err
 	}
 	return Decode(c, o)
-}
-
-// traceOf writes the trace of inputs to memory.
-func traceOf(inputs ...Input) ([]byte, error) {
-	var out bytes.Buffer
-	err := WriteTrace(&out, inputs, WriteOptions{})
-	return out.Bytes(), err
-}
-
-// defaultConfig is what `cycleabi decode` uses without flags.
-func defaultConfig() Config {
-	return Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
-}
-
-type traceFile struct {
-	TraceEvents          []traceEvent   `json:"traceEvents"`
-	MegaKernelCycleTrace map[string]any `json:"megaKernelCycleTrace"`
-	Metadata             map[string]any `json:"metadata"`
-}
-
-type traceEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat"`
-	Ph   string         `json:"ph"`
-	Pid  json.Number    `json:"pid"`
-	Tid  json.Number    `json:"tid"`
-	Ts   json.Number    `json:"ts"`
-	Dur  json.Number    `json:"dur"`
-	Args map[string]any `json:"args"`
-}
-
-// parseTrace parses a trace with encoding/json, numbers kept as written.
-func parseTrace(b []byte) (*traceFile, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	d.DisallowUnknownFields()
-	var f traceFile
-	if err := d.Decode(&f); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return nil, fmt.Errorf("data after the trace object")
-	}
-	return &f, nil
-}
-
-var (
-	nonNegativeInt = regexp.MustCompile(`^(0|[1-9][0-9]*)$`)
-	micros         = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]{0,2}[1-9])?$`)
-)
-
-// checkPerfetto enforces what Perfetto's JSON importer needs:
-// "traceEvents" is the first key; every event has a string ph and
-// non-negative integer pid and tid; X events have ts and dur as plain
-// decimals with at most three fractional digits (no exponent, no trailing
-// zeros), dur >= 0.
-func checkPerfetto(b []byte) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("trace does not start with an object: %v %v", tok, err)
-	}
-	if tok, err := d.Token(); err != nil || tok != "traceEvents" {
-		return fmt.Errorf(`first key is %v, want "traceEvents" (%v)`, tok, err)
-	}
-	var events []map[string]json.RawMessage
-	if err := d.Decode(&events); err != nil {
-		return err
-	}
-	for i, e := range events {
-		var ph string
-		if err := json.Unmarshal(e["ph"], &ph); err != nil {
-			return fmt.Errorf("event %d: ph %s: %v", i, e["ph"], err)
-		}
-		for _, k := range []string{"pid", "tid"} {
-			if !nonNegativeInt.Match(e[k]) {
-				return fmt.Errorf("event %d: %s %s is not a non-negative integer", i, k, e[k])
-			}
-		}
-		if ph != "X" {
-			continue
-		}
-		for _, k := range []string{"ts", "dur"} {
-			if !micros.Match(e[k]) {
-				return fmt.Errorf("event %d: %s %s is not a plain decimal with at most 3 fractional digits", i, k, e[k])
-			}
-		}
-		if e["dur"][0] == '-' {
-			return fmt.Errorf("event %d: negative dur %s", i, e["dur"])
-		}
-	}
-	return nil
 }
 
 // liveRecord is a record as the reference decoder collects it.
@@ -251,16 +155,16 @@ func drawCapture(t *rapid.T) genCapture {
 	return g
 }
 
-// xEvents returns the X events of a parsed trace.
-func xEvents(f *traceFile) []traceEvent {
-	var out []traceEvent
-	for _, e := range f.TraceEvents {
-		if e.Ph == "X" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func inf() float64 { return math.Inf(1) }
 func nan() float64 { return math.NaN() }
+
+// walkOf renders the walk of d's records as text, one record a line, to
+// compare walks (the trace writers render this sequence).
+func walkOf(d *Decoded) ([]byte, error) {
+	var b []byte
+	err := d.Records(func(r Record) bool {
+		b = fmt.Appendf(b, "%+v\n", r)
+		return true
+	})
+	return b, err
+}

@@ -45,10 +45,10 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 }
 
 // The out-of-order worst case, one slot of random start cycles with ties,
-// gives the same trace bytes whether the slot is sorted in one run in
+// gives the same walk whether the slot is sorted in one run in
 // memory or in many runs spilled to TempDir, and the merge holds one run
 // of records at most, never the slot.
-func TestSpilledRunsSameTrace(t *testing.T) {
+func TestSpilledRunsSameWalk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sparse.bin")
 	const records = 20_000
 	flags, err := benchgen.WriteSparse(path, records, 7)
@@ -83,7 +83,7 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 		if held > run {
 			t.Errorf("run %d: a source holds %d records", run, held)
 		}
-		got, err := traceOf(Input{d, defaultConfig()})
+		got, err := walkOf(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestSpilledRunsSameTrace(t *testing.T) {
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("runs of %d: trace differs from one run: %s", run, golden.FirstDiff(got, want))
+			t.Fatalf("runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want))
 		}
 		if entries, _ := os.ReadDir(d.TempDir); len(entries) != 0 {
 			t.Errorf("runs of %d: left in TempDir: %v", run, entries)

@@ -19,6 +19,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/pytest"
 	"github.com/megakernel/cycleabi/jsontrace"
@@ -33,7 +34,7 @@ type invocation struct {
 	sched  *plan.Schedule
 	buf    []byte
 	layout abi.Layout
-	cfg    decode.Config
+	cfg    render.Config
 	id     int64
 	step   int64
 	dir    string
@@ -87,7 +88,7 @@ func drawInvocation(t *rapid.T, rank uint32, label string) *invocation {
 	if rapid.Bool().Draw(t, label+"override") {
 		names.Stages[abi.TaskTypeBase+uint32(abi.TaskTypeMatMul)] = "MyMatMul"
 	}
-	return &invocation{sched: s, buf: c.Buffer, layout: c.Layout, cfg: decode.Config{
+	return &invocation{sched: s, buf: c.Buffer, layout: c.Layout, cfg: render.Config{
 		Rank: rank, DeviceID: rapid.Uint32Range(0, 7).Draw(t, label+"device"), SoCName: "ascend910b",
 		FrequencyMHz:  rapid.SampledFrom([]float64{50, 1000, 3}).Draw(t, label+"mhz"),
 		DetailedNames: rapid.Bool().Draw(t, label+"detailed"), KernelName: "MegaKernel",
@@ -218,16 +219,16 @@ func TestAnalyzeTraceEqualsCapture(t *testing.T) {
 
 // writeGoTrace writes c's trace as cycleabi decode does.
 func writeGoTrace(t *testing.T, c *traceCase) {
-	var inputs []decode.Input
+	var inputs []render.Input
 	for _, inv := range c.invs {
 		cfg := inv.cfg
 		if c.window {
-			cfg.Invocation = &decode.Invocation{ID: inv.id, Step: &inv.step, Direction: inv.dir}
+			cfg.Invocation = &render.Invocation{ID: inv.id, Step: &inv.step, Direction: inv.dir}
 		}
-		inputs = append(inputs, decode.Input{Decoded: inv.decoded(t), Config: cfg})
+		inputs = append(inputs, render.Input{Decoded: inv.decoded(t), Config: cfg})
 	}
 	var b bytes.Buffer
-	if err := decode.WriteTrace(&b, inputs, decode.WriteOptions{}); err != nil {
+	if err := render.WriteTrace(&b, inputs, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data := b.Bytes()
@@ -300,7 +301,7 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 }
 
 func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, names *kernelnames.Names) *analyze.Rank {
-	deps, err := decode.NewDependencies(d, inv.sched)
+	deps, err := render.NewDependencies(d, inv.sched)
 	if err != nil {
 		t.Fatalf("NewDependencies: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/tracemerge"
@@ -65,7 +66,7 @@ type Source struct {
 	DeviceID uint32
 	// Invocation is set for an invocation of a window (events with
 	// invocation_id), nil otherwise.
-	Invocation *decode.Invocation
+	Invocation *render.Invocation
 	// KernelName is the trace's kernelName for the capture, "" when it
 	// states none. (Kernel families are chosen from it.)
 	KernelName string
@@ -241,8 +242,8 @@ func Read(path, dir string) (*Trace, error) {
 	if r.meta == nil {
 		return nil, &Error{File: path, Msg: "no megaKernelCycleTrace object: not a MegaKernel trace (upstream's profiler export or cycleabi decode writes one)"}
 	}
-	if v := r.meta.SchemaVersion; v != nil && *v != decode.SchemaVersion {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, decode.SchemaVersion)}
+	if v := r.meta.SchemaVersion; v != nil && *v != render.SchemaVersion {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, render.SchemaVersion)}
 	}
 	if len(r.order) == 0 {
 		return nil, &Error{File: path, Msg: "the trace holds no MegaKernel record events (ph X, cat MegaKernelInternal)"}

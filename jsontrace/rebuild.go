@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
@@ -81,14 +81,14 @@ func (r *reader) describe(s *Source, n int) error {
 	}
 	s.Rank = s.key.rank
 	if s.key.hasInv {
-		inv := &decode.Invocation{ID: s.key.inv, Step: s.step, Direction: s.dir}
+		inv := &render.Invocation{ID: s.key.inv, Step: s.step, Direction: s.dir}
 		if im.Step != nil {
 			inv.Step = im.Step
 		}
 		if im.Direction != nil {
 			inv.Direction = *im.Direction
 		}
-		if err := decode.CheckDirection(inv.Direction); err != nil {
+		if err := render.CheckDirection(inv.Direction); err != nil {
 			return &Error{File: r.path, Line: s.first.Line, Offset: s.first.Offset, Msg: fmt.Sprintf("invocation %d of rank %d: %v", s.key.inv, s.key.rank, err)}
 		}
 		s.Invocation = inv

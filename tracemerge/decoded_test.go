@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +21,7 @@ import (
 // figure computed here from the event's own cycle args.
 func TestDecodedWindow(t *testing.T) {
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
-	var inputs []decode.Input
+	var inputs []render.Input
 	step := int64(11)
 	for i, base := range []uint64{1_000_000, 7_777_777} {
 		b := capturetest.New(24, 16, 16)
@@ -30,13 +31,13 @@ func TestDecodedWindow(t *testing.T) {
 		require.NoError(t, err)
 		d, err := decode.Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		require.NoError(t, err)
-		inputs = append(inputs, decode.Input{Decoded: d, Config: decode.Config{
+		inputs = append(inputs, render.Input{Decoded: d, Config: render.Config{
 			Rank: 1, DeviceID: 6, SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "HyperMegaMoe",
-			Invocation: &decode.Invocation{ID: int64(i), Step: &step, Direction: []string{"forward", "backward"}[i]},
+			Invocation: &render.Invocation{ID: int64(i), Step: &step, Direction: []string{"forward", "backward"}[i]},
 		}})
 	}
 	var mkText bytes.Buffer
-	require.NoError(t, decode.WriteTrace(&mkText, inputs, decode.WriteOptions{}))
+	require.NoError(t, render.WriteTrace(&mkText, inputs, render.WriteOptions{}))
 	mk := writeFile(t, "mk.json", mkText.String())
 	fw := writeFile(t, "fw.json", `{"traceEvents":[
 {"ph":"X","cat":"kernel","name":"aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe","pid":6,"tid":3,"ts":"1788773332531494.453","dur":"30.5"},

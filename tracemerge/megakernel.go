@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 )
 
 // SchemaVersions lists the megaKernelCycleTrace schema versions this build
 // reads.
-var SchemaVersions = []int{decode.SchemaVersion}
+var SchemaVersions = []int{render.SchemaVersion}
 
 // mkMeta is the part of a megaKernelCycleTrace object merge reads: one
 // capture's object, or several under "ranks", with the invocations of a

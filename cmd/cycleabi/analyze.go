@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
@@ -309,8 +310,8 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 
 // writeOutputFile is writeOutput, returning the output it committed (its
 // size and whether it replaced a file) for the command to say so.
-func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*decode.Output, error) {
-	out, err := decode.CreateOutput(path, cmd.OutOrStdout())
+func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*render.Output, error) {
+	out, err := render.CreateOutput(path, cmd.OutOrStdout())
 	if err != nil {
 		return nil, usage(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
@@ -123,7 +124,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return usage(err)
 	}
 	req.Partial = f.partial
-	flowMode, err := decode.ParseFlowMode(f.flows)
+	flowMode, err := render.ParseFlowMode(f.flows)
 	if err != nil {
 		return usage(fmt.Errorf("--flows: %w", err))
 	}
@@ -136,7 +137,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// --flows none leaves the schedule to the layout: no arrows, and no
 	// check of the capture against its task table.
 	var sched *plan.Schedule
-	if flowMode != decode.FlowsNone {
+	if flowMode != render.FlowsNone {
 		sched = f.layout.schedule
 	}
 	invs, err := f.invocations.resolve(paths, f.ranks)
@@ -195,7 +196,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return usage(err)
 	}
 
-	inputs := make([]decode.Input, len(src.decoded))
+	inputs := make([]render.Input, len(src.decoded))
 	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
@@ -213,7 +214,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
 			owner = fam.OwnerLabel()
 		}
-		inputs[i].Config = decode.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
+		inputs[i].Config = render.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
 	}
 	deps, err := dependenciesAll(src.decoded, sched, inputNames)
 	if err != nil {
@@ -246,12 +247,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	src.printNotes(cmd.ErrOrStderr())
 
-	out, err := decode.CreateOutput(f.output, cmd.OutOrStdout())
+	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
 		return usage(err)
 	}
 	var overlaps []string
-	opts := decode.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]decode.FlowStats, len(inputs)),
+	opts := render.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]render.FlowStats, len(inputs)),
 		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
@@ -260,9 +261,9 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if bar != nil {
 		opts.Progress = func(n int) { bar.Add(n) }
 	}
-	write := decode.WriteTrace
+	write := render.WriteTrace
 	if format == formatPerfetto {
-		write = decode.WritePerfetto
+		write = render.WritePerfetto
 	}
 	err = write(out, inputs, opts)
 	if bar != nil {
@@ -270,7 +271,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	if err != nil {
 		out.Abort()
-		var u *decode.Unrepresentable
+		var u *render.Unrepresentable
 		if errors.As(err, &u) {
 			return invalid(err) // a record the format cannot hold
 		}
@@ -292,7 +293,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 			}
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
-		if w := decode.FlowWarning(opts.FlowStats[i]); w != "" {
+		if w := render.FlowWarning(opts.FlowStats[i]); w != "" {
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
 		arrows += opts.FlowStats[i].Arrows

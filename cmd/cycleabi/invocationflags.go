@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/manifest"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -68,7 +68,7 @@ func (f *invocationFlags) register(fs *pflag.FlagSet) {
 type invocationSet struct {
 	captures    []string
 	ranks       []uint32
-	invocations []decode.Invocation
+	invocations []render.Invocation
 	kernelNames []string // "" where the command's --kernel-name applies
 	// manifest and lines: the manifest, and the line of each capture in it
 	// (nil for captures given as arguments).
@@ -151,7 +151,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 			next[rank]++
 			s.captures = append(s.captures, e.Capture)
 			s.ranks = append(s.ranks, rank)
-			s.invocations = append(s.invocations, decode.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
+			s.invocations = append(s.invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.kernelNames = append(s.kernelNames, e.KernelName)
 			s.lines = append(s.lines, e.Line)
 		}
@@ -184,13 +184,13 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 		} else if ok {
 			rank = r
 		}
-		inv := decode.Invocation{ID: next[rank]}
+		inv := render.Invocation{ID: next[rank]}
 		next[rank]++
 		if len(f.steps) > 0 {
 			inv.Step = &f.steps[i]
 		}
 		if len(f.directions) > 0 {
-			if err := decode.CheckDirection(f.directions[i]); err != nil {
+			if err := render.CheckDirection(f.directions[i]); err != nil {
 				return nil, fmt.Errorf("--direction: %w", err)
 			}
 			inv.Direction = f.directions[i]
@@ -222,7 +222,7 @@ func (s *invocationSet) checkIDs() error {
 
 // invocationLabel is an invocation as analyze reports it; kernelName is
 // the manifest's or trace's kernel name ("" when neither gives one).
-func invocationLabel(inv *decode.Invocation, kernelName string) *analyze.Invocation {
+func invocationLabel(inv *render.Invocation, kernelName string) *analyze.Invocation {
 	v := &analyze.Invocation{ID: inv.ID, Step: inv.Step, KernelName: kernelName}
 	if inv.Direction != "" {
 		v.Direction = &inv.Direction

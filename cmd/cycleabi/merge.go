@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/tracemerge"
 	"github.com/spf13/cobra"
@@ -119,7 +119,7 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 	if fs.Changed("rank") {
 		o.Rank = f.rank
 	}
-	out, err := decode.CreateOutput(f.output, cmd.OutOrStdout())
+	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
 		return usage(err)
 	}

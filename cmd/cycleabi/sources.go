@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -26,7 +27,7 @@ type sources struct {
 	// file name for a capture file (as before), from the trace for a
 	// trace's; invocations is nil when the sources are no window.
 	ranks       []uint32
-	invocations []*decode.Invocation
+	invocations []*render.Invocation
 	// kernelNames are the window manifest's or the trace's kernel names,
 	// "" where the command's own applies.
 	kernelNames []string
@@ -196,7 +197,7 @@ func (s *sources) checkUnique() error {
 	return nil
 }
 
-func firstInvocation(invs []*decode.Invocation) int {
+func firstInvocation(invs []*render.Invocation) int {
 	for i, v := range invs {
 		if v != nil {
 			return i

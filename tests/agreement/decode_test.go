@@ -9,6 +9,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -78,8 +79,8 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 	}
 
 	var trace bytes.Buffer
-	in := decode.Input{Decoded: d, Config: decode.Config{FrequencyMHz: 50, KernelName: "Agreement", OwnerLabel: "Owner"}}
-	if err := decode.WriteTrace(&trace, []decode.Input{in}, decode.WriteOptions{}); err != nil {
+	in := render.Input{Decoded: d, Config: render.Config{FrequencyMHz: 50, KernelName: "Agreement", OwnerLabel: "Owner"}}
+	if err := render.WriteTrace(&trace, []render.Input{in}, render.WriteOptions{}); err != nil {
 		t.Fatalf("WriteTrace: %v", err)
 	}
 	checkTrace(t, trace.Bytes(), m)

@@ -1,0 +1,36 @@
+package render
+
+import (
+	"github.com/megakernel/cycleabi/decode"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// BenchmarkAppendEvent renders the events of the naming capture over and
+// over: the per-record cost of the trace writer without merging or I/O
+// (run it under valgrind --tool=cachegrind to count instructions).
+func BenchmarkAppendEvent(b *testing.B) {
+	c, names := namingCapture()
+	d, err := mustDecode("naming.bin", c.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := defaultConfig()
+	cfg.Names = names
+	in := &Input{Decoded: d, Config: cfg}
+	var recs []decode.Record
+	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return true }); err != nil {
+		b.Fatal(err)
+	}
+	r := newRenderer(0, in, &placement{anchor: d.Summary.Anchor, meta: true})
+	buf := make([]byte, 0, 1<<16)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		buf = buf[:0]
+		for j := range recs {
+			buf = r.appendEvent(buf, &recs[j])
+		}
+	}
+}

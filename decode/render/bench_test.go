@@ -1,0 +1,293 @@
+package render
+
+import (
+	"compress/gzip"
+	"fmt"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// Benchmarks of the whole decode, as `cycleabi decode` runs it: the first
+// pass (layout, every header and record checked), then the k-way merge and
+// the trace written (to a counting io.Discard). The captures are
+// benchgen's: 72 active slots, about half full, one slot out of start
+// order, with a names file naming every graph stage and task.
+//
+//	go test -run '^$' -bench Decode -benchmem -cpu 1 -count 5 ./decode/
+//
+// events/s counts X events (records); the MB/s column is trace written.
+
+var benchCaptures = map[string]func() ([]byte, error){
+	"32MB":  sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB32) }),
+	"320MB": sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB320) }),
+}
+
+var benchSpecs = map[string]benchgen.Spec{"32MB": benchgen.MB32, "320MB": benchgen.MB320}
+
+// countingWriter counts the bytes written through it to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, size := range []string{"32MB", "320MB"} {
+		for _, from := range []string{"memory", "file"} {
+			b.Run(size+"/"+from, func(b *testing.B) { benchDecode(b, size, from, false) })
+		}
+	}
+}
+
+// BenchmarkFormats writes the 32 MB capture as JSON and as Perfetto
+// protobuf, side by side (-count runs each sub-benchmark that many times
+// in a row; for the two to alternate, so a busy machine slows both alike,
+// run the test binary in a loop, as docs/performance.md shows). cpu-ms is the process's user+sys CPU time
+// per op, steadier than ns/op when other work shares the machine.
+func BenchmarkFormats(b *testing.B) {
+	b.Run("json", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WriteTrace) })
+	b.Run("perfetto", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WritePerfetto) })
+}
+
+// BenchmarkDecodeGzip is the 32 MB capture written as .json.gz (MB/s of
+// trace before compression).
+func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
+
+func benchDecode(b *testing.B, size, from string, gz bool) {
+	benchDecodeFormat(b, size, from, gz, WriteTrace)
+}
+
+func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []Input, WriteOptions) error) {
+	buf, err := benchCaptures[size]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := benchSpecs[size]
+	l, _ := spec.Layout()
+	opts := capture.Request{Capacities: &l.Capacities}
+	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
+	if from == "file" {
+		path := filepath.Join(b.TempDir(), "bench.bin")
+		if err := os.WriteFile(path, buf, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		open = func() (*capture.Capture, error) { return capture.Open(path) }
+	}
+	stages, tasks := spec.Names()
+	cfg := defaultConfig()
+	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
+
+	var written int64
+	var elapsed time.Duration
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		c, err := open()
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := decode.Decode(c, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Count the trace before compression.
+		cw := &countingWriter{w: io.Discard}
+		var zw *gzip.Writer
+		if gz {
+			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
+			cw.w = zw
+		}
+		if err := write(cw, []Input{{Decoded: d, Config: cfg}}, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if zw != nil {
+			zw.Close()
+		}
+		c.Close()
+		elapsed += time.Since(start)
+		written = cw.n
+	}
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+	}
+	b.SetBytes(written)
+	b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(written)/1e6, "MB-trace")
+}
+
+// TestBenchCaptureShape keeps the benchmark honest: the captures are the
+// size the figures claim.
+func TestBenchCaptureShape(t *testing.T) {
+	for name, spec := range benchSpecs {
+		l, err := spec.Layout()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb := float64(l.Size()) / 1e6
+		if want := map[string]float64{"32MB": 32, "320MB": 320}[name]; mb < 0.95*want || mb > 1.1*want {
+			t.Errorf("%s capture is %.1f MB", name, mb)
+		}
+	}
+	buf, err := benchgen.Bytes(benchgen.Spec{Records: 10_000, Unsorted: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := capture.FromBytes("b", buf)
+	l, _ := benchgen.Spec{Records: 10_000}.Layout()
+	d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsorted := 0
+	for _, a := range d.Summary.Active {
+		if !a.Sorted {
+			unsorted++
+		}
+	}
+	if d.Summary.Records != 10_000 || len(d.Summary.Active) != 72 || unsorted != 1 {
+		t.Errorf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted)
+	}
+}
+
+// BenchmarkDecodeOutOfOrder is the spill sort's worst case at 1/16 of
+// scripts/rss-sparse.sh's size: one slot of 1,048,576 records in random
+// start order (16 runs, 15 of them spilled to TempDir), decoded from a
+// sparse file to io.Discard.
+func BenchmarkDecodeOutOfOrder(b *testing.B) {
+	const records = 1 << 20
+	path := filepath.Join(b.TempDir(), "sparse.bin")
+	if _, err := benchgen.WriteSparse(path, records, 1); err != nil {
+		b.Fatal(err)
+	}
+	capacity, _ := abi.RoundUpCapacity(records)
+	opts := capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
+	tmp := b.TempDir()
+	b.ResetTimer()
+	for b.Loop() {
+		c, err := capture.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := decode.Decode(c, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.TempDir = tmp
+		if err := WriteTrace(io.Discard, []Input{{d, defaultConfig()}}, WriteOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		c.Close()
+	}
+	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkDecodeFormatters is the 32 MB capture (from memory, to
+// io.Discard) with its events formatted by the capture's own goroutine
+// (1) or handed in batches to 2 formatters; run with -cpu 2.
+func BenchmarkDecodeFormatters(b *testing.B) {
+	d := decoded32MB(b)
+	stages, tasks := benchgen.MB32.Names()
+	cfg := defaultConfig()
+	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			cw := &countingWriter{w: io.Discard}
+			for b.Loop() {
+				cw.n = 0
+				if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{Formatters: n}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.SetBytes(cw.n)
+		})
+	}
+}
+
+// BenchmarkRecords is the merge alone: the 32 MB capture's 72 slots
+// walked in trace order (from memory), nothing rendered.
+func BenchmarkRecords(b *testing.B) {
+	d := decoded32MB(b)
+	for b.Loop() {
+		n := uint64(0)
+		if err := d.Records(func(r decode.Record) bool { n += r.StartCycle; return true }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(d.Summary.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkAppendEvent32MB renders the first 64Ki events of the 32 MB
+// benchmark capture from memory, without and with its names file, in
+// trace order on one goroutine, in batches as the formatters take them:
+// the formatters' work in decode without the merge, the hand-offs or I/O.
+func BenchmarkAppendEvent32MB(b *testing.B) {
+	d := decoded32MB(b)
+	recs := make([]decode.Record, 0, 1<<16)
+	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }); err != nil {
+		b.Fatal(err)
+	}
+	for _, names := range []string{"no-names", "names"} {
+		b.Run(names, func(b *testing.B) {
+			cfg := defaultConfig()
+			if names == "names" {
+				stages, tasks := benchgen.MB32.Names()
+				cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
+			}
+			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &placement{anchor: d.Summary.Anchor, meta: true}), recs)
+		})
+	}
+}
+
+func benchAppendEvents(b *testing.B, r *renderer, recs []decode.Record) {
+	// Batches of formatBatch into one buffer, as each formatter does.
+	out := make([]byte, 0, 400*formatBatch)
+	var n int64
+	for b.Loop() {
+		n = 0
+		for i := range recs {
+			if i%formatBatch == 0 {
+				n += int64(len(out))
+				out = out[:0]
+			}
+			out = r.appendEvent(out, &recs[i])
+		}
+		n += int64(len(out))
+	}
+	b.SetBytes(n)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/event")
+}
+
+// decoded32MB is the 32 MB benchmark capture, decoded from memory.
+func decoded32MB(tb testing.TB) *decode.Decoded {
+	tb.Helper()
+	buf, err := benchCaptures["32MB"]()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, _ := benchgen.MB32.Layout()
+	c, err := capture.FromBytes("bench.bin", buf)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}

@@ -1,0 +1,499 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+)
+
+// FlowMode says which dependency arrows a trace gets.
+type FlowMode uint8
+
+// The flow modes.
+const (
+	// FlowsNone draws no arrow.
+	FlowsNone FlowMode = iota
+	// FlowsReleasing draws one arrow per wait record, from its releasing
+	// producer: the producer of the waited event with the latest
+	// end_cycle at or before the wait's end_cycle.
+	FlowsReleasing
+	// FlowsAll draws an arrow from every producer of the waited event that
+	// ends within the wait ([start_cycle, end_cycle]), and from the
+	// releasing producer when it ended before the wait started.
+	FlowsAll
+)
+
+var flowModeNames = [...]string{FlowsNone: "none", FlowsReleasing: "releasing", FlowsAll: "all"}
+
+// String returns the mode's name on the command line ("releasing").
+func (m FlowMode) String() string {
+	if int(m) < len(flowModeNames) {
+		return flowModeNames[m]
+	}
+	return fmt.Sprintf("FlowMode(%d)", m)
+}
+
+// ParseFlowMode returns the mode named name: none, releasing or all.
+func ParseFlowMode(name string) (FlowMode, error) {
+	for m, n := range flowModeNames {
+		if n == name {
+			return FlowMode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown flow mode %q (known: releasing, all, none)", name)
+}
+
+// Flow is one dependency arrow: from a producer of Event to a wait record
+// of a task whose dependent_event is Event. From.EndCycle <= To.EndCycle
+// always holds. A protobuf writer emits it as flow_ids on From's slice and
+// terminating_flow_ids on To's.
+type Flow struct {
+	// ID is unique within one capture's flows, from 1 (the trace writer
+	// makes it unique across captures, see WriteTrace).
+	ID    uint64
+	Event plan.EventID
+	From  decode.RecordRef
+	To    decode.RecordRef
+}
+
+// FlowStats count what the arrows of one capture came to.
+type FlowStats struct {
+	// Waits is the number of wait records.
+	Waits uint64
+	// Arrows is the number of arrows drawn (after MaxFlows).
+	Arrows uint64
+	// WaitsWithoutProducer counts the waits that no producer of their event
+	// ended before (clock skew, dropped records, or a schedule that is not
+	// the one the kernel ran).
+	WaitsWithoutProducer uint64
+	// Capped counts arrows left out by MaxFlows.
+	Capped uint64
+	// Unbound counts arrows left out of a trace because the rounding of
+	// timestamps to nanoseconds left no binding point inside both slices
+	// with the producer's first (at most a nanosecond apart; only at
+	// frequencies whose cycle is not a whole number of nanoseconds).
+	Unbound uint64
+}
+
+// Dependencies are the producers of every event in one capture, for the
+// schedule the kernel ran: the TriggerEvent records of the tasks whose
+// trigger_event is the event, and the compute records of its
+// ShmemPutMemSignal tasks (which signal the event themselves and write no
+// trigger record). Memory is 24 bytes per producer record plus a few
+// bytes per event; records of other kinds are not kept.
+type Dependencies struct {
+	// Schedule is the schedule the capture was checked against.
+	Schedule *plan.Schedule
+	// producers[e] are the producers of event e by (EndCycle, Active, Index).
+	producers map[plan.EventID][]decode.RecordRef
+}
+
+// maxMismatches bounds the records a schedule mismatch error names.
+const maxMismatches = 5
+
+// NewDependencies indexes the producers of every event of s in d, in one
+// pass over its records. The capture must match the schedule: a wait,
+// trigger or compute record whose task_id is beyond the task table, or a
+// wait record of a task without dependent_event, is an error naming the
+// first few such records (file offset, slot, record).
+func NewDependencies(d *decode.Decoded, s *plan.Schedule) (*Dependencies, error) {
+	return NewDependenciesNamed(d, s, nil)
+}
+
+// NewDependenciesNamed is NewDependencies for a capture read under names:
+// a record's class (wait, trigger or compute) is names.Class, so the
+// compute stages of a kernel family (a MegaMoe Dispatch, say) are
+// producers as task-type records are.
+func NewDependenciesNamed(d *decode.Decoded, s *plan.Schedule, names *kernelnames.Names) (*Dependencies, error) {
+	deps := &Dependencies{Schedule: s, producers: map[plan.EventID][]decode.RecordRef{}}
+	var bad []string
+	badCount := 0
+	active, last := -1, ^uint64(0)
+	_, err := d.Capture.Scan(d.Summary.Layout, capture.ScanOptions{Record: func(sc *capture.SlotScan, index int, off int64, r *abi.ProfileRecord) {
+		// The hook sees the slots with records in buffer order, as
+		// Summary.Active lists them.
+		if sc.Slot.Offset != last {
+			last = sc.Slot.Offset
+			active++
+		}
+		class := names.Class(r.DescID)
+		wait, trigger, compute := class == abi.StageWait, class == abi.StageTrigger, class == abi.StageCompute
+		if !wait && !trigger && !compute {
+			return
+		}
+		problem := ""
+		switch {
+		case uint64(r.TaskID) >= uint64(len(s.Tasks)):
+			problem = fmt.Sprintf("task_id %d is beyond the schedule's %d tasks", r.TaskID, len(s.Tasks))
+		case wait && !s.Tasks[r.TaskID].DependentEvent.Valid():
+			problem = fmt.Sprintf("a wait record of task %d, which has no dependent_event", r.TaskID)
+		}
+		if problem != "" {
+			if badCount++; len(bad) < maxMismatches {
+				bad = append(bad, fmt.Sprintf("@%#x %s record %d: %s", off, sc.Slot, index, problem))
+			}
+			return
+		}
+		t := &s.Tasks[r.TaskID]
+		if !t.TriggerEvent.Valid() || !(trigger || compute && t.TaskType == abi.TaskTypeShmemPutMemSignal) {
+			return
+		}
+		deps.producers[t.TriggerEvent] = append(deps.producers[t.TriggerEvent],
+			decode.RecordRef{Active: int32(active), Index: uint32(index), StartCycle: r.StartCycle, EndCycle: r.EndCycle})
+	}})
+	if err != nil {
+		return nil, err
+	}
+	if badCount > 0 {
+		more := ""
+		if badCount > len(bad) {
+			more = fmt.Sprintf("\n  ... and %d more", badCount-len(bad))
+		}
+		return nil, &ScheduleMismatch{File: d.Capture.Name, Schedule: s.File, Count: badCount,
+			Msg: fmt.Sprintf("%s does not match schedule %s (%d records):\n  %s%s", d.Capture.Name, s.File, badCount, strings.Join(bad, "\n  "), more)}
+	}
+	for e, ps := range deps.producers {
+		sortByEnd(ps)
+		deps.producers[e] = slices.Clip(ps)
+	}
+	return deps, nil
+}
+
+// sortByEnd sorts producers by end cycle, stably: they were appended in
+// slot and record order, which ties keep. They come as runs already in end
+// order (a slot's records end in order unless they overlap), so a natural
+// merge sort merges the runs pairwise, O(n log runs); many short runs go
+// to the library's stable sort.
+func sortByEnd(ps []decode.RecordRef) {
+	bounds := []int{0}
+	for i := 1; i < len(ps); i++ {
+		if ps[i].EndCycle < ps[i-1].EndCycle {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return
+	}
+	if len(bounds) > len(ps)/8 {
+		slices.SortStableFunc(ps, func(a, b decode.RecordRef) int { return cmp.Compare(a.EndCycle, b.EndCycle) })
+		return
+	}
+	bounds = append(bounds, len(ps))
+	src, dst := ps, make([]decode.RecordRef, len(ps))
+	for len(bounds) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid := bounds[i], bounds[i+1]
+			if i+2 >= len(bounds) {
+				copy(dst[lo:mid], src[lo:mid])
+				next = append(next, mid)
+				continue
+			}
+			hi := bounds[i+2]
+			l, r, k := lo, mid, lo
+			for l < mid && r < hi {
+				// Left first on ties: the earlier slot and record.
+				if src[r].EndCycle < src[l].EndCycle {
+					dst[k] = src[r]
+					r++
+				} else {
+					dst[k] = src[l]
+					l++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[l:mid])
+			copy(dst[k:], src[r:hi])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	if &src[0] != &ps[0] {
+		copy(ps, src)
+	}
+}
+
+// ScheduleMismatch is a capture whose records the schedule given with it
+// cannot have written.
+type ScheduleMismatch struct {
+	// File is the capture, Schedule the schedule file.
+	File, Schedule string
+	// Count is how many records do not match.
+	Count int
+	// Msg names the first few records (file offset, slot, record) and why.
+	Msg string
+}
+
+// Error returns Msg.
+func (e *ScheduleMismatch) Error() string { return e.Msg }
+
+// WaitEvent returns the event a wait record of task id waits on; false for
+// a record that is not a wait or a task out of the table.
+func (deps *Dependencies) WaitEvent(r *abi.ProfileRecord) (plan.EventID, bool) {
+	if r.DescID != abi.RuntimeStageWaitDependency || uint64(r.TaskID) >= uint64(len(deps.Schedule.Tasks)) {
+		return plan.NoEvent, false
+	}
+	e := deps.Schedule.Tasks[r.TaskID].DependentEvent
+	return e, e.Valid()
+}
+
+// Producers returns the producers of event e, by end_cycle.
+func (deps *Dependencies) Producers(e plan.EventID) []decode.RecordRef { return deps.producers[e] }
+
+// Releasing returns the releasing producer of a wait on event e that ends
+// at end: the producer with the latest end_cycle <= end (ties: the last in
+// slot and record order); false when none ends by then.
+func (deps *Dependencies) Releasing(e plan.EventID, end uint64) (decode.RecordRef, bool) {
+	ps := deps.producers[e]
+	i, _ := slices.BinarySearchFunc(ps, end, func(p decode.RecordRef, end uint64) int {
+		if p.EndCycle <= end {
+			return -1
+		}
+		return 1
+	})
+	if i == 0 {
+		return decode.RecordRef{}, false
+	}
+	return ps[i-1], true
+}
+
+// FlowsOf calls yield with the producer of each arrow into wait record w
+// (waiting on e) under mode, releasing producer first; it returns false
+// when no producer ended by the end of the wait.
+func (deps *Dependencies) FlowsOf(e plan.EventID, w decode.RecordRef, mode FlowMode, yield func(decode.RecordRef)) bool {
+	rel, ok := deps.Releasing(e, w.EndCycle)
+	if !ok {
+		return false
+	}
+	if mode == FlowsNone {
+		return true
+	}
+	yield(rel)
+	if mode != FlowsAll {
+		return true
+	}
+	ps := deps.producers[e]
+	i, _ := slices.BinarySearchFunc(ps, w.StartCycle, func(p decode.RecordRef, start uint64) int { return cmp.Compare(p.EndCycle, start) })
+	for ; i < len(ps) && ps[i].EndCycle <= w.EndCycle; i++ {
+		if ps[i] != rel {
+			yield(ps[i])
+		}
+	}
+	return true
+}
+
+// Flows calls yield with every arrow of d in trace order of the waits
+// (for each wait, the releasing producer first), at most maxFlows of them
+// (0: no cap), and returns what they came to. IDs count from 1.
+func Flows(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int, yield func(Flow) bool) (FlowStats, error) {
+	var st FlowStats
+	stopped := false
+	err := d.Records(func(r decode.Record) bool {
+		e, ok := deps.WaitEvent(&r.ProfileRecord)
+		if !ok {
+			return true
+		}
+		st.Waits++
+		w := r.Ref()
+		if !deps.FlowsOf(e, w, mode, func(p decode.RecordRef) {
+			if stopped {
+				return
+			}
+			if maxFlows > 0 && st.Arrows >= uint64(maxFlows) {
+				st.Capped++
+				return
+			}
+			st.Arrows++
+			if !yield(Flow{ID: st.Arrows, Event: e, From: p, To: w}) {
+				stopped = true
+			}
+		}) {
+			st.WaitsWithoutProducer++
+		}
+		return !stopped
+	})
+	return st, err
+}
+
+// renderedNanos returns the nanoseconds a trace shows for a - b cycles
+// (what appendSignedMicros writes, read back), false when they do not fit
+// in an int64.
+func (c *clock) renderedNanos(a, b uint64) (int64, bool) {
+	if c.nsPerCycle != 0 {
+		// Whole nanoseconds a cycle: what appendMicros prints, exactly.
+		neg, d := a < b, a-b
+		if neg {
+			d = b - a
+		}
+		hi, ns := bits.Mul64(d, c.nsPerCycle)
+		if hi != 0 || ns >= 1<<62 {
+			return 0, false
+		}
+		if neg {
+			return -int64(ns), true
+		}
+		return int64(ns), true
+	}
+	var buf [48]byte
+	s := c.appendSignedMicros(buf[:0], a, b)
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var ns, frac int64
+	digits := 0
+	inFrac := false
+	for _, ch := range s {
+		if ch == '.' {
+			inFrac = true
+			continue
+		}
+		d := int64(ch - '0')
+		if inFrac {
+			frac = frac*10 + d
+			digits++
+			continue
+		}
+		if ns > (1<<62)/10 {
+			return 0, false
+		}
+		ns = ns*10 + d
+	}
+	for ; digits < 3; digits++ {
+		frac *= 10
+	}
+	if ns > (1<<62)/1000 {
+		return 0, false
+	}
+	ns = ns*1000 + frac
+	if neg {
+		ns = -ns
+	}
+	return ns, true
+}
+
+// slice returns the interval [ts, ts+dur] in nanoseconds that the trace
+// shows for record r of slot active.
+func (r *renderer) slice(ref decode.RecordRef) (lo, hi int64, ok bool) {
+	start, end := ref.StartCycle+r.place.shift, ref.EndCycle+r.place.shift
+	if ts, dur, ok := r.clock.span(start, end, r.anchor); ok {
+		return ts, ts + dur, true
+	}
+	lo, ok1 := r.clock.renderedNanos(start, r.anchor)
+	dur, ok2 := r.clock.renderedNanos(end, start)
+	return lo, lo + dur, ok1 && ok2 && dur < 1<<62
+}
+
+// flowTimes chooses the binding timestamps of an arrow from p to w, in
+// trace nanoseconds: s in the middle of p's slice, f in w's slice at or
+// after s (the middle of w's slice, or s when that is later). Both are
+// inside their slices as the trace shows them, and s <= f; false when the
+// rounding of the slices leaves no such pair (p's middle after w's end).
+func (r *renderer) flowTimes(p, w decode.RecordRef) (s, f int64, ok bool) {
+	plo, phi, ok1 := r.slice(p)
+	wlo, whi, ok2 := r.slice(w)
+	if !ok1 || !ok2 {
+		return 0, 0, false
+	}
+	s = plo + (phi-plo)/2
+	f = max(s, wlo+(whi-wlo)/2)
+	return s, f, s <= whi
+}
+
+// appendNanos appends signed nanoseconds as microseconds.
+func appendNanos(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	return appendNanosAsMicros(b, uint64(ns))
+}
+
+// appendFlows appends the arrows into wait record rec (",\n" before each
+// event) and counts them in st.
+func (r *renderer) appendFlows(b []byte, rec *decode.Record) []byte {
+	deps := r.deps
+	e, ok := deps.WaitEvent(&rec.ProfileRecord)
+	if !ok {
+		return b
+	}
+	st := &r.flowStats
+	st.Waits++
+	w := rec.Ref()
+	if !deps.FlowsOf(e, w, r.cfg.FlowMode, func(p decode.RecordRef) {
+		if r.cfg.MaxFlows > 0 && st.Arrows >= uint64(r.cfg.MaxFlows) {
+			st.Capped++
+			return
+		}
+		s, f, ok := r.flowTimes(p, w)
+		if !ok {
+			st.Unbound++
+			return
+		}
+		st.Arrows++
+		id := r.flowBase + st.Arrows
+		for _, end := range [2]struct {
+			ph     string
+			active int32
+			ts     int64
+		}{{`","cat":"dependency","ph":"s","id":`, p.Active, s}, {`","cat":"dependency","ph":"f","bp":"e","id":`, w.Active, f}} {
+			b = append(b, ",\n{\"name\":\"event "...)
+			b = strconv.AppendUint(b, uint64(e), 10)
+			b = append(b, end.ph...)
+			b = strconv.AppendUint(b, id, 10)
+			b = append(b, r.slots[end.active].pidTid...)
+			b = appendNanos(b, end.ts)
+			b = append(b, '}')
+		}
+	}) {
+		st.WaitsWithoutProducer++
+	}
+	return b
+}
+
+// FlowIDs walks d once and returns, for writers that attach each arrow to
+// both of its records (a protobuf writer's flow_ids on the producer's
+// slice and terminating_flow_ids on the wait's), a lookup of the arrows
+// each record starts (out) and ends (in), by id: the arrows of Flows under
+// mode and maxFlows, ids base+1, base+2, ... (give input i the base
+// i<<32, as the JSON writer does, so ids are unique in a trace). bind, if
+// not nil, says whether the writer can draw an arrow: those it cannot are
+// left out of the lookup, keep their id (so the others' ids stay those of
+// Flows) and are counted in Unbound rather than Arrows. Every id in the
+// lookup is in one record's out and one record's in; the slices returned
+// are never changed. Memory is O(arrows).
+func FlowIDs(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int, base uint64, bind func(Flow) bool) (func(rec *decode.Record) (out, in []uint64), FlowStats, error) {
+	key := func(active int32, index uint32) uint64 { return uint64(uint32(active))<<32 | uint64(index) }
+	outs, ins := map[uint64][]uint64{}, map[uint64][]uint64{}
+	unbound := uint64(0)
+	st, err := Flows(d, deps, mode, maxFlows, func(f Flow) bool {
+		if bind != nil && !bind(f) {
+			unbound++
+			return true
+		}
+		id := base + f.ID
+		from, to := key(f.From.Active, f.From.Index), key(f.To.Active, f.To.Index)
+		outs[from] = append(outs[from], id)
+		ins[to] = append(ins[to], id)
+		return true
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	st.Arrows -= unbound
+	st.Unbound += unbound
+	return func(rec *decode.Record) (out, in []uint64) {
+		k := key(int32(rec.Active), uint32(rec.Index))
+		return outs[k], ins[k]
+	}, st, nil
+}

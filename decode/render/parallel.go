@@ -1,0 +1,101 @@
+package render
+
+import (
+	"github.com/megakernel/cycleabi/decode"
+	"sync"
+)
+
+// formatBatch is the number of records handed to a formatter at once:
+// about 470 KiB of trace (310 bytes an event without a names file), one
+// chunk for the writer. Smaller batches cost more CPU in hand-offs
+// between goroutines (docs/performance.md has the figures).
+const formatBatch = 1536
+
+// formatJob is a batch of records in trace order and, once done is
+// signalled, their events.
+type formatJob struct {
+	recs []decode.Record
+	b    []byte
+	done chan struct{}
+	free chan *formatJob // where the writer returns the job once written
+}
+
+// renderParallel renders input i's records as render does, with the
+// formatting spread over workers goroutines: this goroutine walks the
+// merge (and counts warnings with note), handing each batch of records to
+// the formatters and, in record order, to the writer, which waits for
+// the batch's text before writing it and then hands the job back. The
+// trace is byte-identical to the serial path's. At most 2×workers batches
+// exist, so memory stays bounded (a few MiB). A batch takes three
+// hand-offs between goroutines (to a formatter, to the writer, back):
+// each may wake a parked thread, which costs more CPU than formatting a
+// few records. Dependency arrows keep the serial path: their numbering
+// and cap follow record order.
+func (p *pipeline) renderParallel(i int, r *renderer, d *decode.Decoded, workers int, note func(*decode.Record)) error {
+	m, err := d.Walk()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	pool := 2 * workers
+	// A batch of a small capture is all of it (and one more, so that the
+	// first batch is the last): of a run over thousands of small
+	// captures, each allocates what it needs, not a full batch per job.
+	batch := formatBatch
+	if n := d.Summary.Records; n < formatBatch {
+		batch = int(n) + 1
+	}
+	free := make(chan *formatJob, pool)
+	for range pool {
+		free <- &formatJob{recs: make([]decode.Record, 0, batch), b: make([]byte, 0, batch*400),
+			done: make(chan struct{}, 1), free: free}
+	}
+	// Never full: at most pool jobs exist.
+	jobs := make(chan *formatJob, pool)
+
+	var wg sync.WaitGroup
+	for range workers {
+		fr := *r
+		fr.descs = new([1 << descCacheBits]*descText)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				b := j.b[:0]
+				for k := range j.recs {
+					b = fr.appendEvent(b, &j.recs[k])
+				}
+				j.b = b
+				j.done <- struct{}{}
+			}
+		}()
+	}
+	defer wg.Wait()
+	defer close(jobs)
+
+	for {
+		var cur *formatJob
+		select {
+		case cur = <-free:
+		case <-p.done:
+			return errAborted
+		}
+		// The merge fills the batch in place: no record is copied twice.
+		recs, walkErr := m.Next(cur.recs[:0])
+		cur.recs = recs
+		for k := range recs {
+			note(&recs[k])
+		}
+		if len(recs) > 0 {
+			jobs <- cur
+			select {
+			case p.outs[i] <- chunk{job: cur}:
+			case <-p.done:
+				return errAborted
+			}
+		}
+		if walkErr != nil || len(recs) < batch {
+			return walkErr
+		}
+	}
+}
