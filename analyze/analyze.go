@@ -9,7 +9,7 @@
 // distributions. Memory is O(cores + groups): at most DefaultExactLimit
 // exact durations in all (4 MiB), and a fixed 58 KiB histogram per group
 // past that (see Stat.Exact),
-// and with a schedule 24 bytes per producer record (render.Dependencies)
+// and with a schedule 24 bytes per producer record (flows.Dependencies)
 // plus the critical path's segments.
 package analyze
 
@@ -22,8 +22,8 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -37,10 +37,10 @@ type Options struct {
 	// Names are the kernel's names for stages and tasks; nil for none.
 	Names *kernelnames.Names
 	// Deps are the capture's event producers under the schedule it ran
-	// (render.NewDependencies); nil when no schedule is given: then
+	// (flows.NewDependencies); nil when no schedule is given: then
 	// there is no critical path and task types of graph-stage records
 	// are not known.
-	Deps *render.Dependencies
+	Deps *flows.Dependencies
 	// ExactLimit is how many durations the analysis keeps exactly over all
 	// groups (0: DefaultExactLimit); past it, groups switch to histograms.
 	ExactLimit int
@@ -528,7 +528,7 @@ func statsOf[K comparable](g *groups[K], name func(K) string) []Stat {
 // namer names the groups of records.
 type namer struct {
 	names *kernelnames.Names
-	deps  *render.Dependencies
+	deps  *flows.Dependencies
 }
 
 // typeName is the display name of a task type under the capture's

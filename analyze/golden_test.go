@@ -10,8 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/plan"
 )
@@ -28,7 +28,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 	t.Cleanup(func() { c.Close() })
 	c.Name = "examples/moe_layer.bin"
 	var o capture.Request
-	var deps *render.Dependencies
+	var deps *flows.Dependencies
 	var s *plan.Schedule
 	if withPlan {
 		if s, err = plan.ParseFile("../examples/moe_layer.yaml"); err != nil {
@@ -45,7 +45,7 @@ func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 		t.Fatal(err)
 	}
 	if s != nil {
-		if deps, err = render.NewDependencies(d, s); err != nil {
+		if deps, err = flows.NewDependencies(d, s); err != nil {
 			t.Fatal(err)
 		}
 	}

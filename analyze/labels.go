@@ -1,8 +1,8 @@
 package analyze
 
 import (
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -13,7 +13,7 @@ type Labeler struct{ n namer }
 
 // NewLabeler labels records under names and deps (either may be nil), as
 // Analyze does under Options with the same Names and Deps.
-func NewLabeler(names *kernelnames.Names, deps *render.Dependencies) *Labeler {
+func NewLabeler(names *kernelnames.Names, deps *flows.Dependencies) *Labeler {
 	return &Labeler{namer{names: names, deps: deps}}
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
@@ -185,7 +185,7 @@ func propBreakdown(t *rapid.T) {
 	if d == nil {
 		return
 	}
-	deps, err := render.NewDependencies(d, s)
+	deps, err := flows.NewDependencies(d, s)
 	if err != nil {
 		t.Fatalf("NewDependencies: %v", err)
 	}
@@ -333,7 +333,7 @@ func propFlows(t *rapid.T) {
 	if d == nil {
 		return
 	}
-	deps, err := render.NewDependencies(d, s)
+	deps, err := flows.NewDependencies(d, s)
 	if err != nil {
 		t.Fatalf("NewDependencies: %v", err)
 	}
@@ -362,14 +362,14 @@ func propFlows(t *rapid.T) {
 	rec := func(ref decode.RecordRef) abi.ProfileRecord { return active[ref.Active].records[ref.Index] }
 	arrowsTo := map[[2]int]int{}
 	all := map[[4]int]bool{}
-	stAll, err := render.Flows(d, deps, render.FlowsAll, 0, func(f render.Flow) bool {
+	stAll, err := flows.Each(d, deps, flows.All, 0, func(f flows.Flow) bool {
 		all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}] = true
 		return true
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := render.Flows(d, deps, render.FlowsReleasing, 0, func(f render.Flow) bool {
+	st, err := flows.Each(d, deps, flows.Releasing, 0, func(f flows.Flow) bool {
 		from, to := rec(f.From), rec(f.To)
 		if from.EndCycle > to.EndCycle || f.From.EndCycle != from.EndCycle || f.To.EndCycle != to.EndCycle {
 			t.Fatalf("arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
@@ -464,7 +464,7 @@ func propTimeline(t *rapid.T) {
 	if d == nil {
 		return
 	}
-	deps, err := render.NewDependencies(d, s)
+	deps, err := flows.NewDependencies(d, s)
 	if err != nil {
 		t.Fatal(err)
 	}

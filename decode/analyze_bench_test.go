@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
@@ -77,12 +78,12 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	})
 	b.Run("decode-plan", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
-			deps, err := render.NewDependencies(d, sched)
+			deps, err := flows.NewDependencies(d, sched)
 			if err != nil {
 				return err
 			}
 			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
-				FlowMode: render.FlowsReleasing, Deps: deps}
+				FlowMode: flows.Releasing, Deps: deps}
 			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
@@ -94,7 +95,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	})
 	b.Run("analyze-plan", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
-			deps, err := render.NewDependencies(d, sched)
+			deps, err := flows.NewDependencies(d, sched)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -301,7 +302,7 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 }
 
 func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, names *kernelnames.Names) *analyze.Rank {
-	deps, err := render.NewDependencies(d, inv.sched)
+	deps, err := flows.NewDependencies(d, inv.sched)
 	if err != nil {
 		t.Fatalf("NewDependencies: %v", err)
 	}

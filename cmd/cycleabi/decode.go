@@ -15,6 +15,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -124,7 +125,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return usage(err)
 	}
 	req.Partial = f.partial
-	flowMode, err := render.ParseFlowMode(f.flows)
+	flowMode, err := flows.ParseMode(f.flows)
 	if err != nil {
 		return usage(fmt.Errorf("--flows: %w", err))
 	}
@@ -137,7 +138,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// --flows none leaves the schedule to the layout: no arrows, and no
 	// check of the capture against its task table.
 	var sched *plan.Schedule
-	if flowMode != render.FlowsNone {
+	if flowMode != flows.None {
 		sched = f.layout.schedule
 	}
 	invs, err := f.invocations.resolve(paths, f.ranks)
@@ -252,7 +253,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return usage(err)
 	}
 	var overlaps []string
-	opts := render.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]render.FlowStats, len(inputs)),
+	opts := render.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]flows.Stats, len(inputs)),
 		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.gapUs
@@ -293,7 +294,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 			}
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
-		if w := render.FlowWarning(opts.FlowStats[i]); w != "" {
+		if w := flows.Warning(opts.FlowStats[i]); w != "" {
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
 		arrows += opts.FlowStats[i].Arrows

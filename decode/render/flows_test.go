@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
-	"sort"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
@@ -143,7 +142,7 @@ func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 // capture, and returns it with the schedule's arrows and a Config drawn
 // over frequencies whose cycles are and are not whole nanoseconds, every
 // flow mode and arrow caps; ok is false when the capture holds no record.
-func randomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *Dependencies, cfg Config, ok bool) {
+func randomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies, cfg Config, ok bool) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed")}
 	c, err := synth.Run(s, opts)
@@ -164,13 +163,13 @@ func randomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *Dependencies, cfg C
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, err = NewDependencies(d, s)
+	deps, err = flows.NewDependencies(d, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg = defaultConfig()
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
-	cfg.FlowMode = rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll, FlowsNone}).Draw(t, "mode")
+	cfg.FlowMode = rapid.SampledFrom([]flows.Mode{flows.Releasing, flows.All, flows.None}).Draw(t, "mode")
 	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
 	cfg.Deps = deps
 	return d, deps, cfg, true
@@ -186,7 +185,7 @@ func propFlowEvents(t *rapid.T) {
 		return
 	}
 	var out bytes.Buffer
-	stats := make([]FlowStats, 1)
+	stats := make([]flows.Stats, 1)
 	if err := WriteTrace(&out, []Input{{Decoded: d, Config: cfg}}, WriteOptions{FlowStats: stats}); err != nil {
 		t.Fatal(err)
 	}
@@ -194,16 +193,16 @@ func propFlowEvents(t *rapid.T) {
 		t.Fatal(err)
 	}
 	arrows := checkFlowEvents(t, out.Bytes())
-	want, err := Flows(d, deps, cfg.FlowMode, cfg.MaxFlows, func(Flow) bool { return true })
+	want, err := flows.Each(d, deps, cfg.FlowMode, cfg.MaxFlows, func(flows.Flow) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.FlowMode == FlowsNone {
+	if cfg.FlowMode == flows.None {
 		want.Arrows = 0
 	}
 	got := stats[0]
 	if uint64(arrows) != got.Arrows || got.Arrows+got.Unbound != want.Arrows || got.Waits != want.Waits || got.WaitsWithoutProducer != want.WaitsWithoutProducer {
-		t.Fatalf("%d arrows in the trace, stats %+v, Flows %+v", arrows, got, want)
+		t.Fatalf("%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
 	}
 	if cfg.FrequencyMHz == 50 && got.Unbound != 0 {
 		t.Fatalf("%d arrows unbound at 20 ns a cycle", got.Unbound)
@@ -223,131 +222,6 @@ func propFlowEvents(t *rapid.T) {
 	if mk.Arrows != got.Arrows || mk.Orphans != got.WaitsWithoutProducer || (got.WaitsWithoutProducer > 0) != strings.Contains(fmt.Sprint(mk.Warnings), "no producer") {
 		t.Fatalf("metadata %+v, stats %+v", mk, got)
 	}
-}
-
-// TestScheduleMismatch: task ids beyond the table and waits of tasks
-// without a dependent_event are an error naming the first records.
-func TestScheduleMismatch(t *testing.T) {
-	s := &plan.Schedule{File: "s.yaml", NumWorkers: 2, Tasks: []plan.Task{plan.NewTask(abi.TaskTypeMatMul), plan.NewTask(abi.TaskTypeMatMul)},
-		CubeTaskIndices: []uint32{0, 1}}
-	s.Tasks[1].DependentEvent, s.Tasks[0].TriggerEvent = 0, 0
-	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := mustDecode("c.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := NewDependencies(d, s); err != nil {
-		t.Fatalf("matching schedule: %v", err)
-	}
-	short := *s
-	short.Tasks = s.Tasks[:1]
-	_, err = NewDependencies(d, &short)
-	var m *ScheduleMismatch
-	if !errors.As(err, &m) || m.Count != 3 || !strings.Contains(err.Error(), "task_id 1 is beyond the schedule's 1 tasks") || !strings.Contains(err.Error(), "AIC/0 record") {
-		t.Fatalf("short schedule: %v", err)
-	}
-	noDep := *s
-	noDep.Tasks = []plan.Task{s.Tasks[0], plan.NewTask(abi.TaskTypeMatMul)}
-	_, err = NewDependencies(d, &noDep)
-	if !errors.As(err, &m) || m.Count != 1 || !strings.Contains(err.Error(), "a wait record of task 1, which has no dependent_event") {
-		t.Fatalf("schedule without the dependency: %v", err)
-	}
-}
-
-// TestSortByEnd: the natural merge sort orders by end cycle and keeps the
-// appended order among equal ends, as a stable sort does.
-func TestSortByEnd(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(0, 300).Draw(t, "n")
-		ps := make([]decode.RecordRef, n)
-		end := uint64(0)
-		for i := range ps {
-			if rapid.IntRange(0, 9).Draw(t, "restart") == 0 {
-				end = rapid.Uint64Range(0, 50).Draw(t, "end")
-			} else {
-				end += rapid.Uint64Range(0, 3).Draw(t, "step")
-			}
-			ps[i] = decode.RecordRef{Index: uint32(i), EndCycle: end}
-		}
-		want := append([]decode.RecordRef(nil), ps...)
-		sort.SliceStable(want, func(i, j int) bool { return want[i].EndCycle < want[j].EndCycle })
-		sortByEnd(ps)
-		for i := range ps {
-			if ps[i] != want[i] {
-				t.Fatalf("at %d: %+v, want %+v", i, ps[i], want[i])
-			}
-		}
-	})
-}
-
-// TestFlowIDs: the per-record lookup holds every arrow of Flows once at
-// its producer and once at its wait.
-func TestFlowIDs(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		s := plantest.Schedule(t, plantest.Limits{})
-		c, err := synth.Run(s, synth.Options{Seed: rapid.Uint64().Draw(t, "seed"), WaitTimeout: synth.DefaultWaitTimeout})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Records() == 0 {
-			return
-		}
-		d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-		if err != nil {
-			t.Fatal(err)
-		}
-		deps, err := NewDependencies(d, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mode := rapid.SampledFrom([]FlowMode{FlowsReleasing, FlowsAll}).Draw(t, "mode")
-		// A writer that cannot draw every third arrow, or draws all.
-		var bind func(Flow) bool
-		if rapid.Bool().Draw(t, "bind") {
-			bind = func(f Flow) bool { return f.ID%3 != 0 }
-		}
-		want := map[uint64][2]decode.RecordRef{}
-		dropped := uint64(0)
-		if _, err := Flows(d, deps, mode, 0, func(f Flow) bool {
-			if bind != nil && f.ID%3 == 0 {
-				dropped++
-				return true
-			}
-			want[7<<32+f.ID] = [2]decode.RecordRef{f.From, f.To}
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		lookup, st, err := FlowIDs(d, deps, mode, 0, 7<<32, bind)
-		if err != nil || st.Arrows != uint64(len(want)) || st.Unbound != dropped {
-			t.Fatalf("FlowIDs: %v, %+v for %d arrows, %d unbound", err, st, len(want), dropped)
-		}
-		seenOut, seenIn := map[uint64]bool{}, map[uint64]bool{}
-		if err := d.Records(func(r decode.Record) bool {
-			out, in := lookup(&r)
-			for _, id := range out {
-				if w, ok := want[id]; !ok || w[0] != r.Ref() || seenOut[id] {
-					t.Fatalf("record %+v starts arrow %d, want %+v", r.Ref(), id, w)
-				}
-				seenOut[id] = true
-			}
-			for _, id := range in {
-				if w, ok := want[id]; !ok || w[1] != r.Ref() || seenIn[id] {
-					t.Fatalf("record %+v ends arrow %d, want %+v", r.Ref(), id, w)
-				}
-				seenIn[id] = true
-			}
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if len(seenOut) != len(want) || len(seenIn) != len(want) {
-			t.Fatalf("%d starts and %d ends of %d arrows", len(seenOut), len(seenIn), len(want))
-		}
-	})
 }
 
 // TestRenderedNanos: the nanoseconds flows bind at are what the trace

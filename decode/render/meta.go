@@ -1,6 +1,7 @@
 package render
 
 import (
+	"github.com/megakernel/cycleabi/decode/flows"
 	"strconv"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -10,9 +11,9 @@ import (
 // appendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
-func appendMeta(b []byte, inputs []Input, flows []FlowStats, ps []placement) []byte {
+func appendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []placement) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
-		return appendRankMeta(b, &inputs[0], flows[0], "")
+		return appendRankMeta(b, &inputs[0], arrows[0], "")
 	}
 	var records, dropped uint64
 	for i := range inputs {
@@ -44,7 +45,7 @@ func appendMeta(b []byte, inputs []Input, flows []FlowStats, ps []placement) []b
 			b = append(b, ',')
 		}
 		b = append(b, "\n"...)
-		b = appendRankMeta(b, &inputs[i], flows[i], ps[i].overlap)
+		b = appendRankMeta(b, &inputs[i], arrows[i], ps[i].overlap)
 	}
 	return append(b, "\n]}"...)
 }
@@ -53,7 +54,7 @@ func appendMeta(b []byte, inputs []Input, flows []FlowStats, ps []placement) []b
 // order, then abiVersion and abiFingerprint (the ABI it was decoded with).
 // overlap is the capture's warning as an invocation that overlaps another
 // in time, or "".
-func appendRankMeta(b []byte, in *Input, flows FlowStats, overlap string) []byte {
+func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []byte {
 	cfg, sum := &in.Config, in.Decoded.Summary
 	b = append(b, `{"schemaVersion":`...)
 	b = strconv.AppendInt(b, SchemaVersion, 10)
@@ -104,7 +105,7 @@ func appendRankMeta(b []byte, in *Input, flows FlowStats, overlap string) []byte
 		sep = true
 	}
 	if in.Config.Deps != nil {
-		if w := FlowWarning(flows); w != "" {
+		if w := flows.Warning(arrows); w != "" {
 			if sep {
 				b = append(b, ',')
 			}
@@ -118,9 +119,9 @@ func appendRankMeta(b []byte, in *Input, flows FlowStats, overlap string) []byte
 	}
 	if in.Config.Deps != nil {
 		b = append(b, `,"dependencyArrows":`...)
-		b = strconv.AppendUint(b, flows.Arrows, 10)
+		b = strconv.AppendUint(b, arrows.Arrows, 10)
 		b = append(b, `,"waitsWithoutProducer":`...)
-		b = strconv.AppendUint(b, flows.WaitsWithoutProducer, 10)
+		b = strconv.AppendUint(b, arrows.WaitsWithoutProducer, 10)
 	}
 	b = appendABI(b)
 	if res := in.Decoded.Layout; res != nil {
@@ -147,14 +148,4 @@ func appendABI(b []byte) []byte {
 	b = strconv.AppendInt(b, abi.Version, 10)
 	b = append(b, `,"abiFingerprint":`...)
 	return appendJSONString(b, abi.FingerprintHex)
-}
-
-// FlowWarning is the trace's warning for a capture with waits that no
-// producer of their event ended before, "" when there are none.
-func FlowWarning(st FlowStats) string {
-	if st.WaitsWithoutProducer == 0 {
-		return ""
-	}
-	return strconv.FormatUint(st.WaitsWithoutProducer, 10) + " of " + strconv.FormatUint(st.Waits, 10) +
-		" wait records have no producer of their event ending before them (clock skew, dropped records, or not the schedule the kernel ran)"
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"io"
 	"math"
 	"math/bits"
@@ -145,7 +146,7 @@ type perfettoFormat struct {
 	ranks []*pfRank
 	// flows and stats are each input's arrows and what they came to.
 	flows []flowLookup
-	stats []FlowStats
+	stats []flows.Stats
 	// coreSeqs[i] is the sequence id of input i's first core with
 	// records (Summary.Active[0]); the others follow it.
 	coreSeqs []uint64
@@ -164,7 +165,7 @@ type pfRank struct {
 
 func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, error) {
 	f := &perfettoFormat{places: places, ranks: make([]*pfRank, len(inputs)),
-		flows: make([]flowLookup, len(inputs)), stats: make([]FlowStats, len(inputs)),
+		flows: make([]flowLookup, len(inputs)), stats: make([]flows.Stats, len(inputs)),
 		coreSeqs: make([]uint64, len(inputs))}
 	byRank := map[uint32]*pfRank{}
 	next := uint64(1)
@@ -236,7 +237,7 @@ func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, err
 // arrows returns input i's arrows from its Deps, as the JSON writer draws
 // them (decode.Decoded.FlowIDs), less those whose producer does not start before
 // its wait ends: trace processor could not tell which end is the start.
-func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, FlowStats, error) {
+func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, flows.Stats, error) {
 	cfg, pl := &in.Config, &f.places[i]
 	clock := newNsClock(cfg.FrequencyMHz)
 	ts := func(cycle uint64) (uint64, bool) {
@@ -244,7 +245,7 @@ func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, FlowStats, error)
 		t, ok := clock.at(c, pl.anchor, f.offset)
 		return t, ok && carry == 0
 	}
-	lookup, st, err := FlowIDs(in.Decoded, cfg.Deps, cfg.FlowMode, cfg.MaxFlows, uint64(i)<<32, func(fl Flow) bool {
+	lookup, st, err := flows.IDs(in.Decoded, cfg.Deps, cfg.FlowMode, cfg.MaxFlows, uint64(i)<<32, func(fl flows.Flow) bool {
 		s, ok1 := ts(fl.From.StartCycle)
 		e, ok2 := ts(fl.To.EndCycle)
 		return ok1 && ok2 && s < e
@@ -258,7 +259,7 @@ func (f *perfettoFormat) head([]Input) []byte { return nil }
 // megaKernelCycleTrace object, on no sequence, written once every input
 // is (its warnings count what the walks saw). Its clock is stated: trace
 // processor reads a Chrome bundle's timestamp without one as MONOTONIC.
-func (f *perfettoFormat) tail(inputs []Input, flows []FlowStats) []byte {
+func (f *perfettoFormat) tail(inputs []Input, flows []flows.Stats) []byte {
 	var md []byte
 	md = appendStringField(md, fChromeMetadataName, "megaKernelCycleTrace")
 	md = appendBytesField(md, fChromeMetadataJSON, appendMeta(nil, inputs, flows, f.places))
@@ -467,7 +468,7 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 
 func (r *perfettoRenderer) timeAnchor() uint64 { return r.anchor }
 
-func (r *perfettoRenderer) flowStats() FlowStats { return r.f.stats[r.index] }
+func (r *perfettoRenderer) flowStats() flows.Stats { return r.f.stats[r.index] }
 
 // Unrepresentable is a record of a valid capture that an output format
 // cannot hold (another format can): the input is invalid for that
@@ -672,7 +673,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 		st := r.flowStats()
 		u("dependencyArrows", st.Arrows)
 		u("waitsWithoutProducer", st.WaitsWithoutProducer)
-		if w := FlowWarning(st); w != "" {
+		if w := flows.Warning(st); w != "" {
 			warnings = append(warnings, w)
 		}
 	}

@@ -6,6 +6,7 @@ package render
 import (
 	"bytes"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"math"
@@ -447,7 +448,7 @@ func propPerfettoDeps(t *rapid.T) {
 	if !ok {
 		return
 	}
-	stats := make([]FlowStats, 1)
+	stats := make([]flows.Stats, 1)
 	m, err := checkPerfettoTraceWith(WriteOptions{FlowStats: stats}, nil, Input{Decoded: d, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -466,7 +467,7 @@ func propPerfettoDeps(t *rapid.T) {
 		return byRecord[key{d.Summary.Active[r.Active].Slot.String(), strconv.FormatUint(r.StartCycle, 10), strconv.FormatUint(r.EndCycle, 10)}]
 	}
 	drawn, unbound := 0, 0
-	want, err := Flows(d, deps, cfg.FlowMode, cfg.MaxFlows, func(f Flow) bool {
+	want, err := flows.Each(d, deps, cfg.FlowMode, cfg.MaxFlows, func(f flows.Flow) bool {
 		from, to := slicesOf(f.From), slicesOf(f.To)
 		if len(from) == 0 || len(to) == 0 {
 			t.Fatalf("arrow %d: no slice for its records", f.ID)
@@ -514,21 +515,21 @@ func TestPerfettoExampleArrows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deps, err := NewDependencies(d, s)
+	deps, err := flows.NewDependencies(d, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []FlowMode{FlowsReleasing, FlowsAll} {
+	for _, mode := range []flows.Mode{flows.Releasing, flows.All} {
 		cfg := defaultConfig()
 		cfg.Deps, cfg.FlowMode = deps, mode
-		stats := make([]FlowStats, 1)
+		stats := make([]flows.Stats, 1)
 		m, err := checkPerfettoTraceWith(WriteOptions{FlowStats: stats}, nil, Input{Decoded: d, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
 		fanIn, fanOut := map[*pfModelSlice]int{}, map[*pfModelSlice]int{}
 		n := uint64(0)
-		if _, err := Flows(d, deps, mode, 0, func(f Flow) bool {
+		if _, err := flows.Each(d, deps, mode, 0, func(f flows.Flow) bool {
 			from, to := m.flowStarts[f.ID], m.flowEnds[f.ID]
 			if from == nil || to == nil || from.args["start_cycle"] != strconv.FormatUint(f.From.StartCycle, 10) ||
 				to.args["end_cycle"] != strconv.FormatUint(f.To.EndCycle, 10) {
@@ -549,7 +550,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 			maxOut = max(maxOut, k)
 		}
 		t.Logf("%v: %d arrows, fan-in up to %d, fan-out up to %d", mode, n, maxIn, maxOut)
-		if n == 0 || stats[0].Arrows != n || stats[0].Unbound != 0 || mode == FlowsAll && (maxIn < 2 || maxOut < 2) {
+		if n == 0 || stats[0].Arrows != n || stats[0].Unbound != 0 || mode == flows.All && (maxIn < 2 || maxOut < 2) {
 			t.Fatalf("%v: %d arrows, stats %+v, fan-in %d, fan-out %d", mode, n, stats[0], maxIn, maxOut)
 		}
 	}

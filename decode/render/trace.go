@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"math"
@@ -43,11 +44,11 @@ type Config struct {
 	Invocation *Invocation
 	// FlowMode says which dependency arrows to draw when Deps is set;
 	// MaxFlows caps the arrows of this capture (0: no cap).
-	FlowMode FlowMode
+	FlowMode flows.Mode
 	MaxFlows int
 	// Deps, when set, are the capture's event producers under the
 	// schedule it ran: the trace gets dependency arrows (FlowMode).
-	Deps *Dependencies
+	Deps *flows.Dependencies
 }
 
 // Input is one decoded capture and how to show it.
@@ -89,7 +90,7 @@ type WriteOptions struct {
 	Overlaps *[]string
 	// FlowStats, when it has one entry per input, receives what each
 	// input's dependency arrows came to (zero for an input without Deps).
-	FlowStats []FlowStats
+	FlowStats []flows.Stats
 	// ShiftNegativeTS moves every JSON timestamp later by the same time
 	// when records start before their time 0, so that none is negative
 	// (Perfetto's JSON importer drops events with a negative ts), as
@@ -195,7 +196,7 @@ func checkInputs(inputs []Input) error {
 type traceFormat interface {
 	head(inputs []Input) []byte
 	renderer(i int, in *Input) eventRenderer
-	tail(inputs []Input, flows []FlowStats) []byte
+	tail(inputs []Input, flows []flows.Stats) []byte
 }
 
 // eventRenderer appends the events of one input: begin before its first
@@ -207,7 +208,7 @@ type eventRenderer interface {
 	// timeAnchor is the cycle the input's time 0 stands for.
 	timeAnchor() uint64
 	// flowStats is what the input's arrows came to, once it is written.
-	flowStats() FlowStats
+	flowStats() flows.Stats
 }
 
 // writeTrace renders the inputs concurrently and writes them in order.
@@ -227,7 +228,7 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 	p := pipeline{
 		outs:  make([]chan chunk, len(inputs)),
 		errs:  make([]error, len(inputs)),
-		flows: make([]FlowStats, len(inputs)),
+		flows: make([]flows.Stats, len(inputs)),
 		done:  make(chan struct{}),
 		// Room for every chunk in flight: the writer's two per
 		// input and the one being filled.
@@ -299,7 +300,7 @@ type pipeline struct {
 	errs []error
 	// flows[i] is what input i's arrows came to, set by its renderer
 	// before it closes outs[i].
-	flows []FlowStats
+	flows []flows.Stats
 	done  chan struct{} // closed when the writer returns
 	free  chan []byte   // written chunks, for reuse
 	// formatters is the number of goroutines that format one input's
@@ -430,7 +431,7 @@ type jsonFormat struct{ placements []placement }
 
 func (jsonFormat) head([]Input) []byte { return []byte(`{"traceEvents":[`) }
 
-func (f jsonFormat) tail(inputs []Input, flows []FlowStats) []byte {
+func (f jsonFormat) tail(inputs []Input, flows []flows.Stats) []byte {
 	meta := appendMeta(nil, inputs, flows, f.placements)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
@@ -472,7 +473,7 @@ func (r *jsonRenderer) end(b []byte) ([]byte, error) { return b, nil }
 
 func (r *jsonRenderer) timeAnchor() uint64 { return r.anchor + r.place.shiftedBy }
 
-func (r *jsonRenderer) flowStats() FlowStats { return r.renderer.flowStats }
+func (r *jsonRenderer) flowStats() flows.Stats { return r.renderer.flowStats }
 
 // slotText holds the parts of an X event that are the same for every
 // record of a slot, already rendered.
@@ -519,8 +520,8 @@ type renderer struct {
 	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
 	place    *placement
 
-	deps      *Dependencies
-	flowStats FlowStats
+	deps      *flows.Dependencies
+	flowStats flows.Stats
 	flowBase  uint64 // added to each arrow's number to make its id
 }
 

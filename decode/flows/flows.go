@@ -1,11 +1,13 @@
-package render
+// Package flows finds the dependency arrows of a decoded capture: the
+// producers of each event under the schedule the kernel ran, and the
+// arrows into each wait record. The trace writers draw them.
+package flows
 
 import (
 	"cmp"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,38 +17,38 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 )
 
-// FlowMode says which dependency arrows a trace gets.
-type FlowMode uint8
+// Mode says which dependency arrows a trace gets.
+type Mode uint8
 
 // The flow modes.
 const (
-	// FlowsNone draws no arrow.
-	FlowsNone FlowMode = iota
-	// FlowsReleasing draws one arrow per wait record, from its releasing
+	// None draws no arrow.
+	None Mode = iota
+	// Releasing draws one arrow per wait record, from its releasing
 	// producer: the producer of the waited event with the latest
 	// end_cycle at or before the wait's end_cycle.
-	FlowsReleasing
-	// FlowsAll draws an arrow from every producer of the waited event that
+	Releasing
+	// All draws an arrow from every producer of the waited event that
 	// ends within the wait ([start_cycle, end_cycle]), and from the
 	// releasing producer when it ended before the wait started.
-	FlowsAll
+	All
 )
 
-var flowModeNames = [...]string{FlowsNone: "none", FlowsReleasing: "releasing", FlowsAll: "all"}
+var modeNames = [...]string{None: "none", Releasing: "releasing", All: "all"}
 
 // String returns the mode's name on the command line ("releasing").
-func (m FlowMode) String() string {
-	if int(m) < len(flowModeNames) {
-		return flowModeNames[m]
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
 	}
-	return fmt.Sprintf("FlowMode(%d)", m)
+	return fmt.Sprintf("Mode(%d)", m)
 }
 
-// ParseFlowMode returns the mode named name: none, releasing or all.
-func ParseFlowMode(name string) (FlowMode, error) {
-	for m, n := range flowModeNames {
+// ParseMode returns the mode named name: none, releasing or all.
+func ParseMode(name string) (Mode, error) {
+	for m, n := range modeNames {
 		if n == name {
-			return FlowMode(m), nil
+			return Mode(m), nil
 		}
 	}
 	return 0, fmt.Errorf("unknown flow mode %q (known: releasing, all, none)", name)
@@ -65,8 +67,8 @@ type Flow struct {
 	To    decode.RecordRef
 }
 
-// FlowStats count what the arrows of one capture came to.
-type FlowStats struct {
+// Stats count what the arrows of one capture came to.
+type Stats struct {
 	// Waits is the number of wait records.
 	Waits uint64
 	// Arrows is the number of arrows drawn (after MaxFlows).
@@ -270,16 +272,16 @@ func (deps *Dependencies) Releasing(e plan.EventID, end uint64) (decode.RecordRe
 // FlowsOf calls yield with the producer of each arrow into wait record w
 // (waiting on e) under mode, releasing producer first; it returns false
 // when no producer ended by the end of the wait.
-func (deps *Dependencies) FlowsOf(e plan.EventID, w decode.RecordRef, mode FlowMode, yield func(decode.RecordRef)) bool {
+func (deps *Dependencies) FlowsOf(e plan.EventID, w decode.RecordRef, mode Mode, yield func(decode.RecordRef)) bool {
 	rel, ok := deps.Releasing(e, w.EndCycle)
 	if !ok {
 		return false
 	}
-	if mode == FlowsNone {
+	if mode == None {
 		return true
 	}
 	yield(rel)
-	if mode != FlowsAll {
+	if mode != All {
 		return true
 	}
 	ps := deps.producers[e]
@@ -292,11 +294,11 @@ func (deps *Dependencies) FlowsOf(e plan.EventID, w decode.RecordRef, mode FlowM
 	return true
 }
 
-// Flows calls yield with every arrow of d in trace order of the waits
+// Each calls yield with every arrow of d in trace order of the waits
 // (for each wait, the releasing producer first), at most maxFlows of them
 // (0: no cap), and returns what they came to. IDs count from 1.
-func Flows(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int, yield func(Flow) bool) (FlowStats, error) {
-	var st FlowStats
+func Each(d *decode.Decoded, deps *Dependencies, mode Mode, maxFlows int, yield func(Flow) bool) (Stats, error) {
+	var st Stats
 	stopped := false
 	err := d.Records(func(r decode.Record) bool {
 		e, ok := deps.WaitEvent(&r.ProfileRecord)
@@ -325,158 +327,22 @@ func Flows(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int, y
 	return st, err
 }
 
-// renderedNanos returns the nanoseconds a trace shows for a - b cycles
-// (what appendSignedMicros writes, read back), false when they do not fit
-// in an int64.
-func (c *clock) renderedNanos(a, b uint64) (int64, bool) {
-	if c.nsPerCycle != 0 {
-		// Whole nanoseconds a cycle: what appendMicros prints, exactly.
-		neg, d := a < b, a-b
-		if neg {
-			d = b - a
-		}
-		hi, ns := bits.Mul64(d, c.nsPerCycle)
-		if hi != 0 || ns >= 1<<62 {
-			return 0, false
-		}
-		if neg {
-			return -int64(ns), true
-		}
-		return int64(ns), true
-	}
-	var buf [48]byte
-	s := c.appendSignedMicros(buf[:0], a, b)
-	neg := len(s) > 0 && s[0] == '-'
-	if neg {
-		s = s[1:]
-	}
-	var ns, frac int64
-	digits := 0
-	inFrac := false
-	for _, ch := range s {
-		if ch == '.' {
-			inFrac = true
-			continue
-		}
-		d := int64(ch - '0')
-		if inFrac {
-			frac = frac*10 + d
-			digits++
-			continue
-		}
-		if ns > (1<<62)/10 {
-			return 0, false
-		}
-		ns = ns*10 + d
-	}
-	for ; digits < 3; digits++ {
-		frac *= 10
-	}
-	if ns > (1<<62)/1000 {
-		return 0, false
-	}
-	ns = ns*1000 + frac
-	if neg {
-		ns = -ns
-	}
-	return ns, true
-}
-
-// slice returns the interval [ts, ts+dur] in nanoseconds that the trace
-// shows for record r of slot active.
-func (r *renderer) slice(ref decode.RecordRef) (lo, hi int64, ok bool) {
-	start, end := ref.StartCycle+r.place.shift, ref.EndCycle+r.place.shift
-	if ts, dur, ok := r.clock.span(start, end, r.anchor); ok {
-		return ts, ts + dur, true
-	}
-	lo, ok1 := r.clock.renderedNanos(start, r.anchor)
-	dur, ok2 := r.clock.renderedNanos(end, start)
-	return lo, lo + dur, ok1 && ok2 && dur < 1<<62
-}
-
-// flowTimes chooses the binding timestamps of an arrow from p to w, in
-// trace nanoseconds: s in the middle of p's slice, f in w's slice at or
-// after s (the middle of w's slice, or s when that is later). Both are
-// inside their slices as the trace shows them, and s <= f; false when the
-// rounding of the slices leaves no such pair (p's middle after w's end).
-func (r *renderer) flowTimes(p, w decode.RecordRef) (s, f int64, ok bool) {
-	plo, phi, ok1 := r.slice(p)
-	wlo, whi, ok2 := r.slice(w)
-	if !ok1 || !ok2 {
-		return 0, 0, false
-	}
-	s = plo + (phi-plo)/2
-	f = max(s, wlo+(whi-wlo)/2)
-	return s, f, s <= whi
-}
-
-// appendNanos appends signed nanoseconds as microseconds.
-func appendNanos(b []byte, ns int64) []byte {
-	if ns < 0 {
-		b = append(b, '-')
-		ns = -ns
-	}
-	return appendNanosAsMicros(b, uint64(ns))
-}
-
-// appendFlows appends the arrows into wait record rec (",\n" before each
-// event) and counts them in st.
-func (r *renderer) appendFlows(b []byte, rec *decode.Record) []byte {
-	deps := r.deps
-	e, ok := deps.WaitEvent(&rec.ProfileRecord)
-	if !ok {
-		return b
-	}
-	st := &r.flowStats
-	st.Waits++
-	w := rec.Ref()
-	if !deps.FlowsOf(e, w, r.cfg.FlowMode, func(p decode.RecordRef) {
-		if r.cfg.MaxFlows > 0 && st.Arrows >= uint64(r.cfg.MaxFlows) {
-			st.Capped++
-			return
-		}
-		s, f, ok := r.flowTimes(p, w)
-		if !ok {
-			st.Unbound++
-			return
-		}
-		st.Arrows++
-		id := r.flowBase + st.Arrows
-		for _, end := range [2]struct {
-			ph     string
-			active int32
-			ts     int64
-		}{{`","cat":"dependency","ph":"s","id":`, p.Active, s}, {`","cat":"dependency","ph":"f","bp":"e","id":`, w.Active, f}} {
-			b = append(b, ",\n{\"name\":\"event "...)
-			b = strconv.AppendUint(b, uint64(e), 10)
-			b = append(b, end.ph...)
-			b = strconv.AppendUint(b, id, 10)
-			b = append(b, r.slots[end.active].pidTid...)
-			b = appendNanos(b, end.ts)
-			b = append(b, '}')
-		}
-	}) {
-		st.WaitsWithoutProducer++
-	}
-	return b
-}
-
-// FlowIDs walks d once and returns, for writers that attach each arrow to
+// IDs walks d once and returns, for writers that attach each arrow to
 // both of its records (a protobuf writer's flow_ids on the producer's
 // slice and terminating_flow_ids on the wait's), a lookup of the arrows
-// each record starts (out) and ends (in), by id: the arrows of Flows under
+// each record starts (out) and ends (in), by id: the arrows of Each under
 // mode and maxFlows, ids base+1, base+2, ... (give input i the base
 // i<<32, as the JSON writer does, so ids are unique in a trace). bind, if
 // not nil, says whether the writer can draw an arrow: those it cannot are
 // left out of the lookup, keep their id (so the others' ids stay those of
-// Flows) and are counted in Unbound rather than Arrows. Every id in the
+// Each) and are counted in Unbound rather than Arrows. Every id in the
 // lookup is in one record's out and one record's in; the slices returned
 // are never changed. Memory is O(arrows).
-func FlowIDs(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int, base uint64, bind func(Flow) bool) (func(rec *decode.Record) (out, in []uint64), FlowStats, error) {
+func IDs(d *decode.Decoded, deps *Dependencies, mode Mode, maxFlows int, base uint64, bind func(Flow) bool) (func(rec *decode.Record) (out, in []uint64), Stats, error) {
 	key := func(active int32, index uint32) uint64 { return uint64(uint32(active))<<32 | uint64(index) }
 	outs, ins := map[uint64][]uint64{}, map[uint64][]uint64{}
 	unbound := uint64(0)
-	st, err := Flows(d, deps, mode, maxFlows, func(f Flow) bool {
+	st, err := Each(d, deps, mode, maxFlows, func(f Flow) bool {
 		if bind != nil && !bind(f) {
 			unbound++
 			return true
@@ -496,4 +362,14 @@ func FlowIDs(d *decode.Decoded, deps *Dependencies, mode FlowMode, maxFlows int,
 		k := key(int32(rec.Active), uint32(rec.Index))
 		return outs[k], ins[k]
 	}, st, nil
+}
+
+// Warning is the trace's warning for a capture with waits that no
+// producer of their event ended before, "" when there are none.
+func Warning(st Stats) string {
+	if st.WaitsWithoutProducer == 0 {
+		return ""
+	}
+	return strconv.FormatUint(st.WaitsWithoutProducer, 10) + " of " + strconv.FormatUint(st.Waits, 10) +
+		" wait records have no producer of their event ending before them (clock skew, dropped records, or not the schedule the kernel ran)"
 }
