@@ -82,7 +82,7 @@ fmt-check:
 # both too slow, so they run once without.
 go-test:
 	$(GO) test -race ./...
-	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/render/
+	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/perfetto/
 	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
 
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks

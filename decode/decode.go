@@ -1,6 +1,7 @@
 // Package decode turns a MegaKernel cycle-trace capture into its records in
-// trace order and writes them as a Chrome Trace Event JSON file that
-// Perfetto UI opens (gen/doc/ABI.md, "Decoding").
+// trace order (gen/doc/ABI.md, "Decoding"); the trace writers are in
+// decode/render (Chrome JSON) and decode/perfetto, the dependency arrows
+// in decode/flows, a kernel's names file in decode/kernelnames.
 //
 // Decoding is two passes over the capture. Decode resolves the layout and
 // scans every slot under the ABI's rules (package capture): it fails on the
@@ -12,9 +13,6 @@
 // and the runs join the merge (at most 4096 of them: runs grow past that).
 // Memory is O(slots + one run), not O(records): a capture ten times larger
 // decodes in the same memory.
-//
-// WriteTrace streams the trace JSON by hand into a buffer (no reflection
-// per event), for one capture or several (one per rank, pid = rank).
 package decode
 
 import (

@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
@@ -264,7 +265,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	write := render.WriteTrace
 	if format == formatPerfetto {
-		write = render.WritePerfetto
+		write = perfetto.Write
 	}
 	err = write(out, inputs, opts)
 	if bar != nil {
@@ -272,7 +273,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	if err != nil {
 		out.Abort()
-		var u *render.Unrepresentable
+		var u *perfetto.Unrepresentable
 		if errors.As(err, &u) {
 			return invalid(err) // a record the format cannot hold
 		}

@@ -1,3 +1,6 @@
+// Package kernelnames reads a kernel's names file (YAML or JSON): the
+// names of its stages, graph stages and task stages, which the trace
+// writers, analyze and dump show instead of numbers.
 package kernelnames
 
 import (

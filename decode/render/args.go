@@ -143,3 +143,13 @@ func (r *renderer) appendExtraArgs(b []byte, rec *decode.Record) []byte {
 	}
 	return b
 }
+
+// ExtraArgFields are the record fields recordArgs does not name, in wire
+// order: a field the schema adds is an arg of every event, of any format.
+func ExtraArgFields() []abi.FieldInfo {
+	var fs []abi.FieldInfo
+	for _, st := range argPlan[len(recordArgs):] {
+		fs = append(fs, st.field)
+	}
+	return fs
+}

@@ -24,7 +24,7 @@ func BenchmarkAppendEvent(b *testing.B) {
 	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return true }); err != nil {
 		b.Fatal(err)
 	}
-	r := newRenderer(0, in, &placement{anchor: d.Summary.Anchor, meta: true})
+	r := newRenderer(0, in, &Placement{anchor: d.Summary.Anchor, meta: true})
 	buf := make([]byte, 0, 1<<16)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -234,7 +234,7 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		entry := rapid.Uint64().Draw(t, "entry")
 		stage := rapid.String().Draw(t, "stage")
 		hasStage := rapid.Bool().Draw(t, "has_stage")
-		r := &renderer{cfg: &Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &placement{}}
+		r := &renderer{cfg: &Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &Placement{}}
 		if hasStage {
 			tn := kernelnames.TaskNamesOf(map[uint32]string{rec.TaskID: stage})
 			r.tasks = newTaskStages(&tn)

@@ -54,16 +54,6 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// BenchmarkFormats writes the 32 MB capture as JSON and as Perfetto
-// protobuf, side by side (-count runs each sub-benchmark that many times
-// in a row; for the two to alternate, so a busy machine slows both alike,
-// run the test binary in a loop, as docs/performance.md shows). cpu-ms is the process's user+sys CPU time
-// per op, steadier than ns/op when other work shares the machine.
-func BenchmarkFormats(b *testing.B) {
-	b.Run("json", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WriteTrace) })
-	b.Run("perfetto", func(b *testing.B) { benchDecodeFormat(b, "32MB", "memory", false, WritePerfetto) })
-}
-
 // BenchmarkDecodeGzip is the 32 MB capture written as .json.gz (MB/s of
 // trace before compression).
 func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
@@ -249,7 +239,7 @@ func BenchmarkAppendEvent32MB(b *testing.B) {
 				stages, tasks := benchgen.MB32.Names()
 				cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 			}
-			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &placement{anchor: d.Summary.Anchor, meta: true}), recs)
+			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &Placement{anchor: d.Summary.Anchor, meta: true}), recs)
 		})
 	}
 }

@@ -38,9 +38,9 @@ func CheckDirection(d string) error {
 	return fmt.Errorf("direction %q is not forward or backward", d)
 }
 
-// placement is where one input's events go: ts = (start_cycle + shift -
+// Placement is where one input's events go: ts = (start_cycle + shift -
 // anchor) / MHz, and which metadata events it writes.
-type placement struct {
+type Placement struct {
 	anchor, shift uint64
 	// shiftedBy is how far anchor was moved back so that no ts is
 	// negative (WriteOptions.ShiftNegativeTS); anchor+shiftedBy is the
@@ -55,6 +55,24 @@ type placement struct {
 	// time those of an earlier-starting invocation of its rank, or "".
 	overlap string
 }
+
+// Anchor is the cycle the input's time 0 stands for, before any shift of
+// negative timestamps.
+func (p *Placement) Anchor() uint64 { return p.anchor }
+
+// Shift is the cycles added to the input's records to place them.
+func (p *Placement) Shift() uint64 { return p.shift }
+
+// Meta says whether this input writes its rank's process and core
+// tracks (the first of its rank); Slots are then the rank's cores.
+func (p *Placement) Meta() bool { return p.meta }
+
+// Slots are the cores of the rank, when Meta.
+func (p *Placement) Slots() []abi.Slot { return p.slots }
+
+// Overlap is the warning of an invocation whose records overlap in time
+// those of an earlier-starting invocation of its rank, or "".
+func (p *Placement) Overlap() string { return p.overlap }
 
 // invocationMode reports whether the inputs are invocations (any has an
 // Invocation; then all must).
@@ -71,7 +89,7 @@ func invocationMode(inputs []Input) (bool, error) {
 	return n > 0, nil
 }
 
-// place works out every input's placement. Without invocations each
+// place works out every input's Placement. Without invocations each
 // input is its own rank, timed from its own anchor (or from cycle 0 with
 // AbsoluteTime), as before. With invocations the inputs of a rank share
 // one clock (the device's system counter), so by default they sit at
@@ -83,8 +101,8 @@ func invocationMode(inputs []Input) (bool, error) {
 // Invocation.ID order, each timed from its own anchor and shifted to start
 // the gap after the previous one's last record ends; with AbsoluteTime
 // every input keeps system-counter time (cycle 0 is ts 0).
-func place(inputs []Input, o *WriteOptions) ([]placement, error) {
-	ps := make([]placement, len(inputs))
+func place(inputs []Input, o *WriteOptions) ([]Placement, error) {
+	ps := make([]Placement, len(inputs))
 	inv, err := invocationMode(inputs)
 	if err != nil {
 		return nil, err
@@ -166,7 +184,7 @@ func place(inputs []Input, o *WriteOptions) ([]placement, error) {
 
 // layEndToEnd shifts the invocations idx of one rank (in id order) so
 // that each starts gap us after the previous one's last record ends.
-func layEndToEnd(inputs []Input, ps []placement, idx []int, gap float64) error {
+func layEndToEnd(inputs []Input, ps []Placement, idx []int, gap float64) error {
 	var shift uint64
 	for _, i := range idx {
 		in := &inputs[i]
@@ -202,7 +220,7 @@ func layEndToEnd(inputs []Input, ps []placement, idx []int, gap float64) error {
 // (idx) whose records, placed at their real times, overlap those of an
 // invocation that starts no later: its slices then share threads and time
 // with the other's, as they ran (or as two copies of one capture would).
-func markOverlaps(inputs []Input, ps []placement, idx []int) error {
+func markOverlaps(inputs []Input, ps []Placement, idx []int) error {
 	type span struct {
 		i          int
 		start, end uint64 // cycles: the earliest start, the latest end
@@ -245,7 +263,7 @@ func markOverlaps(inputs []Input, ps []placement, idx []int) error {
 
 // windowWarnings are the warnings of a window of invocations: the records
 // its cores dropped, then each invocation that overlaps another in time.
-func windowWarnings(dropped uint64, ps []placement) []string {
+func windowWarnings(dropped uint64, ps []Placement) []string {
 	var ws []string
 	if w := decode.Warning(dropped); w != "" {
 		ws = append(ws, w)
@@ -259,7 +277,7 @@ func windowWarnings(dropped uint64, ps []placement) []string {
 }
 
 // reportOverlaps hands the overlap warnings to o.Overlaps, when set.
-func reportOverlaps(ps []placement, o *WriteOptions) {
+func reportOverlaps(ps []Placement, o *WriteOptions) {
 	if o.Overlaps == nil {
 		return
 	}

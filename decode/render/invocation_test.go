@@ -15,7 +15,6 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/stretchr/testify/require"
 )
 
 // invocationInputs are two invocations of rank 0 at 50 MHz (20 ns a
@@ -38,7 +37,9 @@ func invocationInputs(t *testing.T) []Input {
 		dir  string
 	}{{"fwd.bin", fwd, "forward"}, {"bwd.bin", bwd, "backward"}} {
 		d, err := mustDecode(c.name, c.b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cfg := defaultConfig()
 		cfg.Invocation = &Invocation{ID: int64(i), Step: &step, Direction: c.dir}
 		inputs = append(inputs, Input{d, cfg})
@@ -48,10 +49,16 @@ func invocationInputs(t *testing.T) []Input {
 
 func TestInvocationsLaidOut(t *testing.T) {
 	var out bytes.Buffer
-	require.NoError(t, WriteTrace(&out, invocationInputs(t), WriteOptions{}))
+	if err := WriteTrace(&out, invocationInputs(t), WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	f, err := parseTrace(out.Bytes())
-	require.NoError(t, err, "%s", out.Bytes())
-	require.NoError(t, checkPerfetto(out.Bytes()))
+	if err != nil {
+		t.Fatalf("%v (%s)", err, out.Bytes())
+	}
+	if err := checkPerfetto(out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
 
 	type ev struct{ name, tid, ts, dur string }
 	var meta []ev
@@ -64,46 +71,68 @@ func TestInvocationsLaidOut(t *testing.T) {
 		}
 	}
 	// One process, one thread per core of the rank, written once.
-	require.Equal(t, []ev{{"process_name", "0", "", ""},
+	if got, want := meta, []ev{{"process_name", "0", "", ""},
 		{"thread_name", "1000", "", ""}, {"thread_sort_index", "1000", "", ""},
 		{"thread_name", "1002", "", ""}, {"thread_sort_index", "1002", "", ""},
-		{"thread_name", "2001", "", ""}, {"thread_sort_index", "2001", "", ""}}, meta)
+		{"thread_name", "2001", "", ""}, {"thread_sort_index", "2001", "", ""}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	var got []ev
 	for _, e := range xs {
 		got = append(got, ev{e.Args["invocation_id"].(json.Number).String() + e.Args["direction"].(string), e.Tid.String(), e.Ts.String(), e.Dur.String()})
-		require.Equal(t, json.Number("3"), e.Args["step"])
+		if got, want := e.Args["step"], json.Number("3"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %#v, want %#v", got, want)
+		}
 	}
 	// Both from the rank's earliest anchor (cycle 1000): backward, whose
 	// own anchor is 9000, sits (9000 - 1000) / 50 MHz = 160 us later.
-	require.Equal(t, []ev{
+	if got, want := got, []ev{
 		{"0forward", "1000", "0", "10"},
 		{"0forward", "2001", "2", "18"},
 		{"1backward", "1000", "160", "5"},
 		{"1backward", "1002", "162", "4"},
-	}, got)
+	}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 
 	m := f.MegaKernelCycleTrace
-	require.Equal(t, json.Number("2"), m["invocationCount"])
-	require.Equal(t, json.Number("4"), m["recordCount"])
-	require.Equal(t, []any{}, m["warnings"])
-	require.Len(t, m["ranks"], 2)
-	require.Equal(t, []any{
+	if got, want := m["invocationCount"], json.Number("2"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := m["recordCount"], json.Number("4"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := m["warnings"], []any{}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got := len(m["ranks"].([]any)); got != 2 {
+		t.Fatalf("len %d, want %d", got, 2)
+	}
+	if got, want := m["invocations"], []any{
 		map[string]any{"invocationId": json.Number("0"), "step": json.Number("3"), "direction": "forward", "kernelName": "MegaKernel",
 			"rank": json.Number("0"), "deviceId": json.Number("0"), "anchorCycle": json.Number("1000"),
 			"recordCount": json.Number("2"), "droppedRecordCount": json.Number("0"), "capture": "fwd.bin"},
 		map[string]any{"invocationId": json.Number("1"), "step": json.Number("3"), "direction": "backward", "kernelName": "MegaKernel",
 			"rank": json.Number("0"), "deviceId": json.Number("0"), "anchorCycle": json.Number("9000"),
 			"recordCount": json.Number("2"), "droppedRecordCount": json.Number("0"), "capture": "bwd.bin"},
-	}, m["invocations"])
-	require.Equal(t, f.MegaKernelCycleTrace, f.Metadata)
+	}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := f.Metadata, f.MegaKernelCycleTrace; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 }
 
 func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 	ts := func(o WriteOptions, inputs []Input) []string {
 		var out bytes.Buffer
-		require.NoError(t, WriteTrace(&out, inputs, o))
+		if err := WriteTrace(&out, inputs, o); err != nil {
+			t.Fatal(err)
+		}
 		f, err := parseTrace(out.Bytes())
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var ts []string
 		for _, e := range xEvents(f) {
 			ts = append(ts, e.Ts.String())
@@ -111,24 +140,37 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 		return ts
 	}
 	zero, ten := 0.0, 10.0
-	require.Equal(t, []string{"0", "2", "20", "22"}, ts(WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)))
+	if got, want := ts(WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)), []string{"0", "2", "20", "22"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	// Given in the other order: ids still decide the layout end to end
 	// (20 us span + 10 us gap = 30 us); real times do not depend on it.
 	in := invocationInputs(t)
-	require.Equal(t, []string{"30", "32", "0", "2"}, ts(WriteOptions{InvocationGapUs: &ten}, []Input{in[1], in[0]}))
-	require.Equal(t, []string{"160", "162", "0", "2"}, ts(WriteOptions{}, []Input{in[1], in[0]}))
+	if got, want := ts(WriteOptions{InvocationGapUs: &ten}, []Input{in[1], in[0]}), []string{"30", "32", "0", "2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := ts(WriteOptions{}, []Input{in[1], in[0]}), []string{"160", "162", "0", "2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	// System-counter time: cycle c is c × 0.02 us.
-	require.Equal(t, []string{"20", "22", "180", "182"}, ts(WriteOptions{AbsoluteTime: true}, invocationInputs(t)))
+	if got, want := ts(WriteOptions{AbsoluteTime: true}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	// It wins over a gap.
-	require.Equal(t, []string{"20", "22", "180", "182"}, ts(WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)))
+	if got, want := ts(WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	neg := -1.0
-	require.ErrorContains(t, WriteTrace(&bytes.Buffer{}, invocationInputs(t), WriteOptions{InvocationGapUs: &neg}), "must be >= 0")
+	if err := WriteTrace(&bytes.Buffer{}, invocationInputs(t), WriteOptions{InvocationGapUs: &neg}); err == nil || !strings.Contains(err.Error(), "must be >= 0") {
+		t.Fatalf("error %v, want one containing %q", err, "must be >= 0")
+	}
 }
 
 // Invocations that overlap in time (here one anchor, as when one capture
 // is given twice; upstream shifts such invocations by 0 too) stay where
 // they ran and are warned about, in the window's warnings, the capture's
-// object and Overlaps, with either format; laid end to end they are not.
+// object and Overlaps (the Perfetto writer's: decode/perfetto); laid end
+// to end they are not.
 func TestInvocationsOverlap(t *testing.T) {
 	in := invocationInputs(t)
 	// The same capture twice, decoded twice as the CLI would (WriteTrace
@@ -138,34 +180,42 @@ func TestInvocationsOverlap(t *testing.T) {
 	again.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 	again.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
 	d, err := mustDecode("fwd.bin", again.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	in[1].Decoded = d
 	in[1].Config.Invocation.Direction = "backward"
 	want := "invocation 1 (fwd.bin) of rank 0 overlaps invocation 0 (fwd.bin) in time: cycles 1000-2000 against 1000-2000; " +
 		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
 	var overlaps []string
 	var out bytes.Buffer
-	require.NoError(t, WriteTrace(&out, in, WriteOptions{Overlaps: &overlaps}))
-	require.Equal(t, []string{want}, overlaps)
+	if err := WriteTrace(&out, in, WriteOptions{Overlaps: &overlaps}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := overlaps, []string{want}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	f, err := parseTrace(out.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var ts []string
 	for _, e := range xEvents(f) {
 		ts = append(ts, e.Ts.String())
 	}
-	require.Equal(t, []string{"0", "2", "0", "2"}, ts)
-	require.Equal(t, []any{want}, f.MegaKernelCycleTrace["warnings"])
+	if got, want := ts, []string{"0", "2", "0", "2"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := f.MegaKernelCycleTrace["warnings"], []any{want}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 	ranks := f.MegaKernelCycleTrace["ranks"].([]any)
-	require.Equal(t, []any{}, ranks[0].(map[string]any)["warnings"])
-	require.Equal(t, []any{want}, ranks[1].(map[string]any)["warnings"])
-
-	// Perfetto: the second invocation's metadata instant carries it, and
-	// the trace's megaKernelCycleTrace JSON twice, as above.
-	overlaps = nil
-	out.Reset()
-	require.NoError(t, WritePerfetto(&out, in, WriteOptions{Overlaps: &overlaps}))
-	require.Equal(t, []string{want}, overlaps)
-	require.Equal(t, 3, bytes.Count(out.Bytes(), []byte(want)))
+	if got, want := ranks[0].(map[string]any)["warnings"], []any{}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
+	if got, want := ranks[1].(map[string]any)["warnings"], []any{want}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %#v, want %#v", got, want)
+	}
 
 	// Records that only touch (one ends where the next starts) do not
 	// overlap; end to end nothing does.
@@ -176,29 +226,45 @@ func TestInvocationsOverlap(t *testing.T) {
 			b := capturetest.New(24, 16, 16)
 			b.Enter(abi.CoreTypeAIC, 0, 2000).Span(abi.CoreTypeAIC, 0, 2000, 2100, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 3)
 			d, err := mustDecode("next.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			in[1].Decoded = d
 		}
 		overlaps = []string{"stale"}
 		o.Overlaps = &overlaps
-		require.NoError(t, WriteTrace(&bytes.Buffer{}, in, o))
-		require.Empty(t, overlaps)
+		if err := WriteTrace(&bytes.Buffer{}, in, o); err != nil {
+			t.Fatal(err)
+		}
+		if got := overlaps; len(got) != 0 {
+			t.Fatalf("got %v, want none", got)
+		}
 	}
 }
 
 func TestInvocationsRefused(t *testing.T) {
 	in := invocationInputs(t)
 	in[1].Config.Invocation.ID = 0
-	require.EqualError(t, WriteTrace(&bytes.Buffer{}, in, WriteOptions{}), "fwd.bin and bwd.bin are both invocation 0 of rank 0")
+	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0" {
+		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
+	}
 	in = invocationInputs(t)
 	in[1].Config.Invocation = nil
-	require.EqualError(t, WriteTrace(&bytes.Buffer{}, in, WriteOptions{}), "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)")
+	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)" {
+		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)")
+	}
 	in = invocationInputs(t)
 	in[1].Config.Rank = 1
 	in[0].Config.Invocation = nil
-	require.EqualError(t, WriteTrace(&bytes.Buffer{}, in, WriteOptions{}), "1 of 2 captures are invocations: give every capture its invocation, or none")
-	require.Error(t, CheckDirection("sideways"))
-	require.NoError(t, CheckDirection("backward"))
+	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "1 of 2 captures are invocations: give every capture its invocation, or none" {
+		t.Fatalf("error %v, want %q", err, "1 of 2 captures are invocations: give every capture its invocation, or none")
+	}
+	if CheckDirection("sideways") == nil {
+		t.Fatalf("no error")
+	}
+	if err := CheckDirection("backward"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestPropInvocationsShifted: each invocation's events are the events it
@@ -405,11 +471,15 @@ func TestGoldenInvocations(t *testing.T) {
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIV, 4, 500).Span(abi.CoreTypeAIV, 4, 510, 530, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 9)
 	d, err := mustDecode("r3.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := defaultConfig()
 	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"
 	cfg.Invocation = &Invocation{ID: 0}
 	got, err := traceOf(in[0], Input{d, cfg}, in[1])
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checkGolden(t, filepath.Join("testdata", "golden", "invocations.json"), got)
 }

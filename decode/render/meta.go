@@ -8,10 +8,10 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// appendMeta appends the megaKernelCycleTrace object of the inputs: the
+// AppendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
 // "ranks" for several (see WriteTrace).
-func appendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []placement) []byte {
+func AppendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []Placement) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
 		return appendRankMeta(b, &inputs[0], arrows[0], "")
 	}

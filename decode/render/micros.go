@@ -31,7 +31,7 @@ type clock struct {
 // positive and finite (the caller checks).
 func newClock(mhz float64) clock {
 	c := clock{mhz: mhz}
-	if hz, ok := wholeHz(mhz); ok {
+	if hz, ok := WholeHz(mhz); ok {
 		c.hz = hz
 		if 1_000_000_000%hz == 0 {
 			c.nsPerCycle = 1_000_000_000 / hz
@@ -40,10 +40,10 @@ func newClock(mhz float64) clock {
 	return c
 }
 
-// wholeHz returns mhz in hertz when that is a whole number, reading mhz as
+// WholeHz returns mhz in hertz when that is a whole number, reading mhz as
 // the shortest decimal that round-trips (so 1.1 MHz is 1,100,000 Hz, not
 // the binary float's 1,100,000.0000000002).
-func wholeHz(mhz float64) (uint64, bool) {
+func WholeHz(mhz float64) (uint64, bool) {
 	if !(mhz > 0) || math.IsInf(mhz, 0) {
 		return 0, false
 	}

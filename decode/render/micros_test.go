@@ -79,7 +79,7 @@ func TestMicrosExact(t *testing.T) {
 		cycles := rapid.Uint64().Draw(t, "cycles")
 		mhz := float64(hz) / 1e6
 		c := newClock(mhz)
-		got, ok := wholeHz(mhz)
+		got, ok := WholeHz(mhz)
 		if !ok || got != hz {
 			// Not every hz survives the trip through a float64 MHz.
 			t.Skip("hz not representable")
@@ -115,9 +115,9 @@ func TestWholeHz(t *testing.T) {
 		{math.NaN(), 0, false},
 		{1e20, 0, false}, // 1e26 Hz overflows uint64
 	} {
-		hz, ok := wholeHz(tc.mhz)
+		hz, ok := WholeHz(tc.mhz)
 		if hz != tc.hz || ok != tc.ok {
-			t.Errorf("wholeHz(%v) = %d, %v; want %d, %v", tc.mhz, hz, ok, tc.hz, tc.ok)
+			t.Errorf("WholeHz(%v) = %d, %v; want %d, %v", tc.mhz, hz, ok, tc.hz, tc.ok)
 		}
 	}
 	// A frequency past uint64 hertz takes the float path.

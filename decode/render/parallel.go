@@ -21,7 +21,7 @@ type formatJob struct {
 }
 
 // renderParallel renders input i's records as render does, with the
-// formatting spread over workers goroutines: this goroutine walks the
+// formatting spread over one goroutine per formats entry: this goroutine walks the
 // merge (and counts warnings with note), handing each batch of records to
 // the formatters and, in record order, to the writer, which waits for
 // the batch's text before writing it and then hands the job back. The
@@ -31,7 +31,8 @@ type formatJob struct {
 // each may wake a parked thread, which costs more CPU than formatting a
 // few records. Dependency arrows keep the serial path: their numbering
 // and cap follow record order.
-func (p *pipeline) renderParallel(i int, r *renderer, d *decode.Decoded, workers int, note func(*decode.Record)) error {
+func (p *pipeline) renderParallel(i int, formats []func([]byte, *decode.Record) []byte, d *decode.Decoded, note func(*decode.Record)) error {
+	workers := len(formats)
 	m, err := d.Walk()
 	if err != nil {
 		return err
@@ -54,16 +55,14 @@ func (p *pipeline) renderParallel(i int, r *renderer, d *decode.Decoded, workers
 	jobs := make(chan *formatJob, pool)
 
 	var wg sync.WaitGroup
-	for range workers {
-		fr := *r
-		fr.descs = new([1 << descCacheBits]*descText)
+	for _, format := range formats {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
 				b := j.b[:0]
 				for k := range j.recs {
-					b = fr.appendEvent(b, &j.recs[k])
+					b = format(b, &j.recs[k])
 				}
 				j.b = b
 				j.done <- struct{}{}

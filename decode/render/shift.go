@@ -15,7 +15,7 @@ import (
 // its earliest record lands at or after ts 0, and the input with the
 // largest distance exactly at 0). Each input's decode.Warnings.ShiftCycles says
 // by how much (0 when nothing is shifted).
-func shiftNegative(inputs []Input, ps []placement) error {
+func shiftNegative(inputs []Input, ps []Placement) error {
 	// The earliest start of input i before its time 0, in its cycles.
 	before := make([]uint64, len(inputs))
 	worst := -1

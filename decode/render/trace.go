@@ -2,106 +2,18 @@ package render
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
-	"math"
-	"runtime"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/chrome"
 )
-
-// Config says how one capture appears in the trace.
-type Config struct {
-	// Rank is the trace pid; DeviceID is shown with it (the reference
-	// defaults it to the rank).
-	Rank     uint32
-	DeviceID uint32
-	// SoCName is recorded in the trace's metadata as given.
-	SoCName string
-	// FrequencyMHz is the system-counter frequency the cycles count at;
-	// positive and finite (abi.SystemCounterMHz gives it by SoC).
-	FrequencyMHz float64
-	// DetailedNames appends the task number to event names and prefixes
-	// the owner ("<OwnerLabel><owner_id>_").
-	DetailedNames bool
-	// KernelName names the process ("<KernelName> rank 0 device 0").
-	KernelName string
-	// OwnerLabel prefixes the owner id in detailed names ("Owner3_...").
-	OwnerLabel string
-	// Names are the kernel's names for its stages and tasks; nil for none.
-	Names *kernelnames.Names
-	// Invocation, when set, makes the capture one invocation of its rank
-	// (see Invocation); nil for one capture per rank.
-	Invocation *Invocation
-	// FlowMode says which dependency arrows to draw when Deps is set;
-	// MaxFlows caps the arrows of this capture (0: no cap).
-	FlowMode flows.Mode
-	MaxFlows int
-	// Deps, when set, are the capture's event producers under the
-	// schedule it ran: the trace gets dependency arrows (FlowMode).
-	Deps *flows.Dependencies
-}
-
-// Input is one decoded capture and how to show it.
-//
-// Each Input has a decode.Decoded of its own, never shared with another Input:
-// the writer counts the warnings it sees in it while inputs render in
-// parallel (the same capture twice is decoded twice).
-type Input struct {
-	Decoded *decode.Decoded
-	Config  Config
-}
-
-// WriteOptions tune WriteTrace; the zero value is ready to use.
-type WriteOptions struct {
-	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
-	Parallel int
-	// Formatters is the number of goroutines that format each capture's
-	// events (0: GOMAXPROCS; 1: none but the capture's own). The trace is
-	// the same for any. Each capture gets them all: the writer takes the
-	// captures in order, so the one being written is the one that can
-	// use the cores; the next ones fill their few buffered chunks and
-	// wait, using none.
-	Formatters int
-	// Progress, when set, is called with the number of events just
-	// written, from the goroutine that called WriteTrace.
-	Progress func(events int)
-	// InvocationGapUs, when set, lays the invocations of a rank end to
-	// end, this many microseconds apart, instead of at their real times
-	// (nil: each shifted by its anchor's distance from the rank's
-	// earliest anchor).
-	InvocationGapUs *float64
-	// AbsoluteTime times every event from system-counter cycle 0 instead
-	// of from its capture's anchor (or its rank's earliest anchor); it
-	// wins over InvocationGapUs.
-	AbsoluteTime bool
-	// Overlaps, when set, receives the warning of each invocation whose
-	// records overlap in time those of another of its rank, placed at
-	// their real times (they share the rank's threads).
-	Overlaps *[]string
-	// FlowStats, when it has one entry per input, receives what each
-	// input's dependency arrows came to (zero for an input without Deps).
-	FlowStats []flows.Stats
-	// ShiftNegativeTS moves every JSON timestamp later by the same time
-	// when records start before their time 0, so that none is negative
-	// (Perfetto's JSON importer drops events with a negative ts), as
-	// WritePerfetto always does; the zero value writes them negative,
-	// as the reference decoder does. See WriteTrace.
-	ShiftNegativeTS bool
-}
-
-// SchemaVersion is the version of the megaKernelCycleTrace object the
-// reference decoder writes; the shape here is the same.
-const SchemaVersion = 1
 
 // WriteTrace writes one Chrome Trace Event JSON object holding the events
 // of every input, in input order, pid = rank:
@@ -150,14 +62,10 @@ const SchemaVersion = 1
 // buffers, so memory does not grow with the trace. On error, w holds a
 // partial trace: write to a temporary file and discard it (see Output).
 func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
-	if err := checkInputs(inputs); err != nil {
-		return err
-	}
-	placements, err := place(inputs, &o)
+	placements, err := Prepare(inputs, &o)
 	if err != nil {
 		return err
 	}
-	reportOverlaps(placements, &o)
 	for i := range inputs {
 		inputs[i].Decoded.Warnings.Shifted, inputs[i].Decoded.Warnings.ShiftCycles = o.ShiftNegativeTS, 0
 	}
@@ -166,273 +74,17 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 			return err
 		}
 	}
-	return writeTrace(w, inputs, o, jsonFormat{placements})
-}
-
-// checkInputs checks what every trace format needs of its inputs.
-func checkInputs(inputs []Input) error {
-	if len(inputs) == 0 {
-		return errors.New("no captures to write")
-	}
-	for i := range inputs {
-		if err := inputs[i].Config.check(); err != nil {
-			return fmt.Errorf("%s: %w", inputs[i].Decoded.Capture.Name, err)
-		}
-	}
-	ranks := map[uint32]string{}
-	for _, in := range inputs {
-		if prev, dup := ranks[in.Config.Rank]; dup && in.Config.Invocation == nil {
-			return fmt.Errorf("%s and %s both have rank %d (each capture needs its own pid)", prev, in.Decoded.Capture.Name, in.Config.Rank)
-		}
-		ranks[in.Config.Rank] = in.Decoded.Capture.Name
-	}
-	return nil
-}
-
-// traceFormat lays out a trace: the bytes before the inputs' events, a
-// renderer of each input's events, and the bytes after them (which may
-// use what the arrows of each input came to). One merge (Records) feeds
-// every format.
-type traceFormat interface {
-	head(inputs []Input) []byte
-	renderer(i int, in *Input) eventRenderer
-	tail(inputs []Input, flows []flows.Stats) []byte
-}
-
-// eventRenderer appends the events of one input: begin before its first
-// record, record for each record in trace order, end after the last.
-type eventRenderer interface {
-	begin(b []byte) []byte
-	record(b []byte, rec *decode.Record) ([]byte, error)
-	end(b []byte) ([]byte, error)
-	// timeAnchor is the cycle the input's time 0 stands for.
-	timeAnchor() uint64
-	// flowStats is what the input's arrows came to, once it is written.
-	flowStats() flows.Stats
-}
-
-// writeTrace renders the inputs concurrently and writes them in order.
-func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) error {
-	par := o.Parallel
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
-	par = min(par, len(inputs))
-
-	formatters := o.Formatters
-	if formatters <= 0 {
-		// Not GOMAXPROCS/par: captures rendered at once do not run at
-		// once (see Formatters).
-		formatters = runtime.GOMAXPROCS(0)
-	}
-	p := pipeline{
-		outs:  make([]chan chunk, len(inputs)),
-		errs:  make([]error, len(inputs)),
-		flows: make([]flows.Stats, len(inputs)),
-		done:  make(chan struct{}),
-		// Room for every chunk in flight: the writer's two per
-		// input and the one being filled.
-		free: make(chan []byte, par*4),
-
-		formatters: formatters,
-	}
-	for i := range p.outs {
-		p.outs[i] = make(chan chunk, 2)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		sem := make(chan struct{}, par)
-		// Renderers start in input order: the writer drains input i
-		// before i+1, so input i always holds a place.
-		for i := range inputs {
-			select {
-			case sem <- struct{}{}:
-			case <-p.done:
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-sem }()
-				defer close(p.outs[i])
-				p.errs[i] = p.render(i, f.renderer(i, &inputs[i]), &inputs[i])
-			}()
-		}
-	}()
-	err := p.write(w, inputs, f, o.Progress)
-	if err == nil && len(o.FlowStats) == len(inputs) {
-		copy(o.FlowStats, p.flows)
-	}
-	close(p.done)
-	wg.Wait()
-	return err
-}
-
-func (c *Config) check() error {
-	if !(c.FrequencyMHz > 0) || math.IsInf(c.FrequencyMHz, 0) {
-		return fmt.Errorf("cycle frequency must be positive and finite, got %v MHz", c.FrequencyMHz)
-	}
-	// At a frequency this low, 2^64-1 cycles is more microseconds than a
-	// float64 holds: the timestamps would be written as +Inf, not JSON.
-	if math.IsInf(math.MaxUint64/c.FrequencyMHz, 0) {
-		return fmt.Errorf("cycle frequency %v MHz is too low: timestamps would overflow", c.FrequencyMHz)
-	}
-	return nil
-}
-
-// chunkSize is the size of the pieces of trace handed from a renderer to
-// the writer.
-const chunkSize = 256 << 10
-
-type chunk struct {
-	b      []byte
-	events int
-	// job, when set, is a batch of the parallel formatters
-	// (renderParallel): its text is ready once job.done is signalled, and
-	// the writer hands the job back to job.free once written.
-	job *formatJob
-}
-
-type pipeline struct {
-	outs []chan chunk
-	errs []error
-	// flows[i] is what input i's arrows came to, set by its renderer
-	// before it closes outs[i].
-	flows []flows.Stats
-	done  chan struct{} // closed when the writer returns
-	free  chan []byte   // written chunks, for reuse
-	// formatters is the number of goroutines that format one input's
-	// events (1: the input's own goroutine does).
-	formatters int
-}
-
-var errAborted = errors.New("trace writing aborted")
-
-// write drains the renderers' chunks in input order into w, between the
-// format's head and tail.
-func (p *pipeline) write(w io.Writer, inputs []Input, f traceFormat, progress func(int)) error {
-	if _, err := w.Write(f.head(inputs)); err != nil {
-		return err
-	}
-	for i := range inputs {
-		for c := range p.outs[i] {
-			if j := c.job; j != nil {
-				<-j.done
-				c.b, c.events = j.b, len(j.recs)
-			}
-			if _, err := w.Write(c.b); err != nil {
-				return err
-			}
-			if progress != nil && c.events > 0 {
-				progress(c.events)
-			}
-			if c.job != nil {
-				c.job.free <- c.job
-				continue
-			}
-			select {
-			case p.free <- c.b[:0]:
-			default:
-			}
-		}
-		if err := p.errs[i]; err != nil {
-			return err
-		}
-	}
-	_, err := w.Write(f.tail(inputs, p.flows))
-	return err
-}
-
-// send hands a full buffer to the writer and returns an empty one.
-func (p *pipeline) send(i int, b []byte, events int) ([]byte, error) {
-	select {
-	case p.outs[i] <- chunk{b: b, events: events}:
-	case <-p.done:
-		return nil, errAborted
-	}
-	select {
-	case b = <-p.free:
-	default:
-		b = make([]byte, 0, chunkSize+chunkSize/4)
-	}
-	return b, nil
-}
-
-// render writes input i's events through r, in chunks.
-func (p *pipeline) render(i int, r eventRenderer, in *Input) error {
-	b := make([]byte, 0, chunkSize+chunkSize/4)
-	b = r.begin(b)
-	events := 0
-	var err error
-	// The counts of decode.Warnings the walk sees: records that overlap an
-	// earlier one of their slot (records of a slot come in start order),
-	// or start before their core's entry or the anchor.
-	w := &in.Decoded.Warnings
-	w.Overlapping, w.BeforeEntry, w.NegativeTS = 0, 0, 0
-	active, anchor := len(in.Decoded.Summary.Active), r.timeAnchor()
-	maxEnd := make([]uint64, active)
-	started := make([]bool, active)
-	note := func(rec *decode.Record) {
-		if started[rec.Active] && rec.StartCycle < maxEnd[rec.Active] {
-			w.Overlapping++
-		}
-		started[rec.Active] = true
-		maxEnd[rec.Active] = max(maxEnd[rec.Active], rec.EndCycle)
-		if rec.StartCycle < rec.EntryCycle {
-			w.BeforeEntry++
-		}
-		if rec.StartCycle < anchor {
-			w.NegativeTS++
-		}
-	}
-	if jr, ok := r.(*jsonRenderer); ok && !jr.flows && p.formatters > 1 {
-		// Events without arrows format in batches on p.formatters
-		// goroutines (parallel.go), byte for byte as below.
-		if _, err = p.send(i, b, 0); err != nil {
-			return err
-		}
-		return p.renderParallel(i, jr.renderer, in.Decoded, p.formatters, note)
-	}
-	// One decode.Record for the whole walk: &rec passed through the interface
-	// would escape, one allocation per record.
-	var cur decode.Record
-	walkErr := in.Decoded.Records(func(rec decode.Record) bool {
-		cur = rec
-		note(&cur)
-		if b, err = r.record(b, &cur); err != nil {
-			return false
-		}
-		events++
-		if len(b) >= chunkSize {
-			b, err = p.send(i, b, events)
-			events = 0
-		}
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	if walkErr != nil {
-		return walkErr
-	}
-	if b, err = r.end(b); err != nil {
-		return err
-	}
-	p.flows[i] = r.flowStats()
-	_, err = p.send(i, b, events)
-	return err
+	return Write(w, inputs, o, jsonFormat{placements})
 }
 
 // jsonFormat is the Chrome Trace Event JSON object of WriteTrace; each
-// input is laid out by its placement.
-type jsonFormat struct{ placements []placement }
+// input is laid out by its Placement.
+type jsonFormat struct{ placements []Placement }
 
-func (jsonFormat) head([]Input) []byte { return []byte(`{"traceEvents":[`) }
+func (jsonFormat) Head([]Input) []byte { return []byte(`{"traceEvents":[`) }
 
-func (f jsonFormat) tail(inputs []Input, flows []flows.Stats) []byte {
-	meta := appendMeta(nil, inputs, flows, f.placements)
+func (f jsonFormat) Tail(inputs []Input, flows []flows.Stats) []byte {
+	meta := AppendMeta(nil, inputs, flows, f.placements)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
@@ -441,7 +93,7 @@ func (f jsonFormat) tail(inputs []Input, flows []flows.Stats) []byte {
 	return append(b, "}\n"...)
 }
 
-func (f jsonFormat) renderer(i int, in *Input) eventRenderer {
+func (f jsonFormat) Renderer(i int, in *Input) EventRenderer {
 	return &jsonRenderer{renderer: newRenderer(i, in, &f.placements[i]), first: i == 0, flows: in.Config.Deps != nil}
 }
 
@@ -453,7 +105,7 @@ type jsonRenderer struct {
 	first, flows bool
 }
 
-func (r *jsonRenderer) begin(b []byte) []byte {
+func (r *jsonRenderer) Begin(b []byte) []byte {
 	if !r.first && r.place.meta {
 		// Events start with ",\n" themselves; metadata does not.
 		b = append(b, ',')
@@ -461,7 +113,7 @@ func (r *jsonRenderer) begin(b []byte) []byte {
 	return r.appendMetadataEvents(b)
 }
 
-func (r *jsonRenderer) record(b []byte, rec *decode.Record) ([]byte, error) {
+func (r *jsonRenderer) Record(b []byte, rec *decode.Record) ([]byte, error) {
 	b = r.appendEvent(b, rec)
 	if r.flows {
 		b = r.appendFlows(b, rec)
@@ -469,11 +121,22 @@ func (r *jsonRenderer) record(b []byte, rec *decode.Record) ([]byte, error) {
 	return b, nil
 }
 
-func (r *jsonRenderer) end(b []byte) ([]byte, error) { return b, nil }
+func (r *jsonRenderer) End(b []byte) ([]byte, error) { return b, nil }
 
-func (r *jsonRenderer) timeAnchor() uint64 { return r.anchor + r.place.shiftedBy }
+// Formatter formats events on a goroutine of its own, with a desc_id
+// cache of its own; nil with arrows, whose ids follow record order.
+func (r *jsonRenderer) Formatter() func(b []byte, rec *decode.Record) []byte {
+	if r.flows {
+		return nil
+	}
+	fr := *r.renderer
+	fr.descs = new([1 << descCacheBits]*descText)
+	return fr.appendEvent
+}
 
-func (r *jsonRenderer) flowStats() flows.Stats { return r.renderer.flowStats }
+func (r *jsonRenderer) TimeAnchor() uint64 { return r.anchor + r.place.shiftedBy }
+
+func (r *jsonRenderer) FlowStats() flows.Stats { return r.renderer.flowStats }
 
 // slotText holds the parts of an X event that are the same for every
 // record of a slot, already rendered.
@@ -518,14 +181,14 @@ type renderer struct {
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
 	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
-	place    *placement
+	place    *Placement
 
 	deps      *flows.Dependencies
 	flowStats flows.Stats
 	flowBase  uint64 // added to each arrow's number to make its id
 }
 
-func newRenderer(i int, in *Input, pl *placement) *renderer {
+func newRenderer(i int, in *Input, pl *Placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,

@@ -16,6 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
 	"github.com/megakernel/cycleabi/internal/pytest"
@@ -184,7 +185,7 @@ func mistakenFiles(t *testing.T, gold []byte) []*pyJob {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := render.WritePerfetto(&pf, []render.Input{{Decoded: d, Config: render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel"}}}, render.WriteOptions{}); err != nil {
+	if err := perfetto.Write(&pf, []render.Input{{Decoded: d, Config: render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel"}}}, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	zw := gzip.NewWriter(&gz)

@@ -1,10 +1,11 @@
-package render
+package perfetto
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"math/big"
 	"reflect"
 	"strconv"
@@ -14,9 +15,9 @@ import (
 )
 
 // perfettoOf writes the Perfetto trace of inputs to memory.
-func perfettoOf(inputs ...Input) ([]byte, error) {
+func perfettoOf(inputs ...render.Input) ([]byte, error) {
 	var out bytes.Buffer
-	err := WritePerfetto(&out, inputs, WriteOptions{})
+	err := Write(&out, inputs, render.WriteOptions{})
 	return out.Bytes(), err
 }
 
@@ -24,8 +25,8 @@ func perfettoOf(inputs ...Input) ([]byte, error) {
 // (parsePerfettoTrace, then the track tree) and that it holds the JSON's
 // slices: name, category, rank, core, start and duration in nanoseconds,
 // and args, record by record; and the JSON's metadata.
-func checkPerfettoTrace(inputs ...Input) (*pfModel, error) {
-	return checkPerfettoTraceWith(WriteOptions{}, nil, inputs...)
+func checkPerfettoTrace(inputs ...render.Input) (*pfModel, error) {
+	return checkPerfettoTraceWith(render.WriteOptions{}, nil, inputs...)
 }
 
 // shiftedWarnings rewrites, in a megaKernelCycleTrace object (and its
@@ -51,9 +52,9 @@ func shiftedWarnings(meta any) {
 // both writers) and, for the Perfetto writer, arrows given per input.
 // Without those, the flows must be the JSON's arrows too
 // (compareFlowsWithJSON).
-func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input) (*pfModel, error) {
+func checkPerfettoTraceWith(o render.WriteOptions, flows []flowLookup, inputs ...render.Input) (*pfModel, error) {
 	var jsb, pfb bytes.Buffer
-	if err := WriteTrace(&jsb, inputs, o); err != nil {
+	if err := render.WriteTrace(&jsb, inputs, o); err != nil {
 		return nil, err
 	}
 	if err := writePerfetto(&pfb, inputs, o, flows); err != nil {
@@ -95,7 +96,7 @@ func checkPerfettoTraceWith(o WriteOptions, flows []flowLookup, inputs ...Input)
 // then come the inputs' cores with records, input by input, in
 // Summary.Active order. A core's slices must be on its track (or an
 // overlap track under it) and on no other input's sequence.
-func assignInputs(m *pfModel, inputs []Input) error {
+func assignInputs(m *pfModel, inputs []render.Input) error {
 	type core struct {
 		input int
 		slot  string
@@ -131,7 +132,7 @@ func assignInputs(m *pfModel, inputs []Input) error {
 // record's start_cycle and end_cycle args: time 0 is the input's anchor,
 // for invocations the smallest anchor of their rank's (upstream's window
 // placement), or cycle 0 with AbsoluteTime.
-func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
+func checkExactTimes(m *pfModel, inputs []render.Input, o render.WriteOptions) error {
 	base := map[uint32]uint64{} // rank -> its invocations' smallest anchor
 	for _, in := range inputs {
 		if in.Config.Invocation == nil {
@@ -154,7 +155,7 @@ func checkExactTimes(m *pfModel, inputs []Input, o WriteOptions) error {
 	if offset == nil {
 		return fmt.Errorf("no timestampOffsetNs")
 	}
-	at := func(arg string, in *Input) *big.Int {
+	at := func(arg string, in *render.Input) *big.Int {
 		cycle, _ := new(big.Int).SetString(arg, 10)
 		anchor := new(big.Int)
 		switch {
@@ -300,7 +301,7 @@ func compareFlowsWithJSON(m *pfModel, js []byte, f *traceFile) error {
 // track): one process track per rank with its pid and the JSON's process
 // name, its metadata track, regions AIC/AIV named after the core type
 // and ordered explicitly, cores named <region>/<block> ranked by block.
-func checkTrackTree(m *pfModel, inputs []Input) error {
+func checkTrackTree(m *pfModel, inputs []render.Input) error {
 	procs := map[int32]*pfModelTrack{}
 	for _, t := range m.tracks {
 		d := t.desc
@@ -367,7 +368,7 @@ func checkTrackTree(m *pfModel, inputs []Input) error {
 	return nil
 }
 
-func compareWithJSON(m *pfModel, f *traceFile, inputs []Input) error {
+func compareWithJSON(m *pfModel, f *traceFile, inputs []render.Input) error {
 	threads, procNames := map[string]string{}, map[string]string{}
 	for _, e := range f.TraceEvents {
 		switch e.Name {
@@ -426,7 +427,7 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []Input) error {
 	// in float64.
 	startExact, durExact := true, true
 	for _, in := range inputs {
-		if _, whole := wholeHz(in.Config.FrequencyMHz); !whole {
+		if _, whole := render.WholeHz(in.Config.FrequencyMHz); !whole {
 			startExact = false
 		}
 		if c := newNsClock(in.Config.FrequencyMHz); c.nsPerCycle == 0 {

@@ -1,4 +1,4 @@
-package render
+package perfetto
 
 // The Perfetto writer's packets: timestamps, interned names, one record's
 // slice and its annotations, and the tracks that keep slices nested
@@ -157,7 +157,7 @@ func (r *perfettoRenderer) desc(id uint32) *pfDesc {
 }
 
 // record writes the ENDs due before the record starts, then its BEGIN.
-func (r *perfettoRenderer) record(b []byte, rec *decode.Record) ([]byte, error) {
+func (r *perfettoRenderer) Record(b []byte, rec *decode.Record) ([]byte, error) {
 	start, err := r.at(rec.StartCycle, rec)
 	if err != nil {
 		return b, err
@@ -210,7 +210,7 @@ func (r *perfettoRenderer) record(b []byte, rec *decode.Record) ([]byte, error) 
 	// packet before the event.
 	r.interned = r.interned[:0]
 	d := r.desc(rec.DescID)
-	stage, stageIndex := "", r.tasks.index(rec.TaskID)
+	stage, stageIndex := "", r.stageIndex(rec.TaskID)
 	hasStage := stageIndex >= 0
 	if hasStage {
 		stage = r.stageNames[stageIndex]
@@ -251,10 +251,10 @@ func (r *perfettoRenderer) record(b []byte, rec *decode.Record) ([]byte, error) 
 	if rec.OwnerID != abi.InvalidOwnerID {
 		b = appendUintAnnotation(b, annOwnerID, uint64(rec.OwnerID))
 	}
-	if argPlanExtra {
+	if len(extraArgFields) > 0 {
 		r.raw = rec.ProfileRecord.Append(r.raw[:0])
-		for i, st := range argPlan[len(recordArgs):] {
-			b = appendUintAnnotation(b, annExtra+uint64(i), st.field.Value(r.raw))
+		for i, f := range extraArgFields {
+			b = appendUintAnnotation(b, annExtra+uint64(i), f.Value(r.raw))
 		}
 	}
 	b = append(b, r.invArgs...)
@@ -366,7 +366,7 @@ func (r *perfettoRenderer) newLane(b []byte, c *pfCore, rec *decode.Record) (*pf
 
 // end writes the ENDs of every slice still open, then the input's
 // metadata instant.
-func (r *perfettoRenderer) end(b []byte) ([]byte, error) {
+func (r *perfettoRenderer) End(b []byte) ([]byte, error) {
 	for i := range r.cores {
 		b = r.closeUntil(b, &r.cores[i], math.MaxUint64)
 	}
@@ -501,4 +501,13 @@ func appendValidUTF8(dst []byte, s string) []byte {
 		i += size
 	}
 	return dst
+}
+
+// stageIndex returns the index in the names file's distinct task stage
+// names of task id's stage; -1 when it has none.
+func (r *perfettoRenderer) stageIndex(id uint32) int {
+	if r.tasks == nil {
+		return -1
+	}
+	return r.tasks.Index(id)
 }

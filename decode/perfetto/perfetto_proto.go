@@ -1,4 +1,4 @@
-package render
+package perfetto
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 )
 
 // The Perfetto trace format's field numbers and enum values that
-// WritePerfetto writes. They are the contract with Perfetto: each is as
+// Write writes. They are the contract with Perfetto: each is as
 // declared in the Perfetto repository's protos (paths below, under
 // protos/perfetto/), which are proto2, so repeated scalars are written
 // unpacked, one tag per value, as protozero reads them.

@@ -1,6 +1,7 @@
-package render
+package perfetto
 
 import (
+	"github.com/megakernel/cycleabi/decode/render"
 	"math/big"
 	"math/bits"
 	"strconv"
@@ -18,7 +19,7 @@ type nsClock struct {
 }
 
 func newNsClock(mhz float64) nsClock {
-	if hz, ok := wholeHz(mhz); ok {
+	if hz, ok := render.WholeHz(mhz); ok {
 		c := nsClock{hz: hz}
 		if 1_000_000_000%hz == 0 {
 			c.nsPerCycle = 1_000_000_000 / hz

@@ -1,4 +1,4 @@
-package render
+package perfetto
 
 // The Perfetto writer on the examples and on edge cases: interned tables,
 // bounds, refusals, the size goal (perfetto_test.go has the model checks).
@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"io"
 	"math"
 	"math/big"
@@ -50,8 +51,8 @@ func TestPerfettoExamples(t *testing.T) {
 	moe, aiv := defaultConfig(), defaultConfig()
 	moe.Names = names
 	aiv.Rank, aiv.DeviceID = 1, 5
-	inputs := []Input{{Decoded: open("../../examples/moe_layer.bin"), Config: moe}, {Decoded: open("../../examples/aiv_pipeline.npy"), Config: aiv}}
-	for _, in := range [][]Input{inputs[:1], inputs[1:], inputs} {
+	inputs := []render.Input{{Decoded: open("../../examples/moe_layer.bin"), Config: moe}, {Decoded: open("../../examples/aiv_pipeline.npy"), Config: aiv}}
+	for _, in := range [][]render.Input{inputs[:1], inputs[1:], inputs} {
 		m, err := checkPerfettoTrace(in...)
 		if err != nil {
 			t.Fatalf("%d input(s), first %s: %v", len(in), in[0].Decoded.Capture.Name, err)
@@ -90,11 +91,11 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 		for _, detailed := range []bool{false, true} {
 			cfg := defaultConfig()
 			cfg.Names, cfg.DetailedNames = names, detailed
-			pf, err := perfettoOf(Input{Decoded: d, Config: cfg})
+			pf, err := perfettoOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := checkPerfettoTrace(Input{Decoded: d, Config: cfg}); err != nil {
+			if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
 				t.Fatalf("limit %d, detailed %v: %v", limit, detailed, err)
 			}
 			// Full tables write names and stages in full: a bigger trace.
@@ -118,7 +119,7 @@ func propPerfetto(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
-	in := Input{Decoded: d, Config: cfg}
+	in := render.Input{Decoded: d, Config: cfg}
 	if _, err := checkPerfettoTrace(in); err != nil {
 		if !strings.Contains(err.Error(), "2^63-1 ns") {
 			t.Fatal(err)
@@ -186,7 +187,7 @@ func propPerfettoFlows(t *rapid.T) {
 		k := key{d.Slot(r), r.Index}
 		return outs[k], ins[k]
 	}}
-	m, err := checkPerfettoTraceWith(WriteOptions{}, flows, Input{Decoded: d, Config: cfg})
+	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: cfg})
 	if err != nil {
 		if strings.Contains(err.Error(), "2^63-1 ns") {
 			t.Skip("timestamps past 2^63-1 ns")
@@ -238,7 +239,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	m, err := checkPerfettoTraceWith(WriteOptions{}, flows, Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: defaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestPerfettoOverlaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,12 +311,12 @@ func TestPerfettoRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := perfettoOf(Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
+	if _, err := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
 		t.Fatalf("timestamp past int64: %v", err)
 	}
 	cfg := defaultConfig()
 	cfg.Rank = math.MaxInt32 + 1
-	if _, err := perfettoOf(Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
+	if _, err := perfettoOf(render.Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
 		t.Fatalf("rank past int32: %v", err)
 	}
 }
@@ -353,8 +354,8 @@ func TestPerfettoDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := perfettoOf(Input{Decoded: d, Config: defaultConfig()})
-	b, _ := perfettoOf(Input{Decoded: d, Config: defaultConfig()})
+	a, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
+	b, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Fatal("two writes differ")
 	}
@@ -382,7 +383,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 			Stages: map[uint32]string{abi.GraphStageBase + 1: strings.Repeat("Down", 60)},
 			Tasks:  kernelnames.TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
 		}
-		if _, err := checkPerfettoTrace(Input{Decoded: d, Config: cfg}); err != nil {
+		if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
 			t.Fatalf("detailed %v: %v", detailed, err)
 		}
 	}
@@ -405,19 +406,19 @@ func TestPerfettoInvocations(t *testing.T) {
 		return d
 	}
 	step := int64(3)
-	in := func(path string, rank uint32, inv Invocation) Input {
+	in := func(path string, rank uint32, inv render.Invocation) render.Input {
 		cfg := defaultConfig()
 		cfg.Rank, cfg.DeviceID = rank, rank
 		cfg.Invocation = &inv
-		return Input{Decoded: open(path), Config: cfg}
+		return render.Input{Decoded: open(path), Config: cfg}
 	}
-	inputs := []Input{
-		in("../../examples/moe_layer.bin", 0, Invocation{ID: 2, Step: &step, Direction: "backward"}),
-		in("../../examples/aiv_pipeline.npy", 1, Invocation{ID: -1}),
-		in("../../examples/moe_layer.bin", 0, Invocation{ID: 1, Step: &step, Direction: "forward"}),
+	inputs := []render.Input{
+		in("../../examples/moe_layer.bin", 0, render.Invocation{ID: 2, Step: &step, Direction: "backward"}),
+		in("../../examples/aiv_pipeline.npy", 1, render.Invocation{ID: -1}),
+		in("../../examples/moe_layer.bin", 0, render.Invocation{ID: 1, Step: &step, Direction: "forward"}),
 	}
 	gap := 2.5
-	for _, o := range []WriteOptions{{}, {InvocationGapUs: &gap}, {AbsoluteTime: true}} {
+	for _, o := range []render.WriteOptions{{}, {InvocationGapUs: &gap}, {AbsoluteTime: true}} {
 		m, err := checkPerfettoTraceWith(o, nil, inputs...)
 		if err != nil {
 			t.Fatalf("%+v: %v", o, err)
@@ -449,7 +450,7 @@ func propPerfettoDeps(t *rapid.T) {
 		return
 	}
 	stats := make([]flows.Stats, 1)
-	m, err := checkPerfettoTraceWith(WriteOptions{FlowStats: stats}, nil, Input{Decoded: d, Config: cfg})
+	m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +524,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		cfg := defaultConfig()
 		cfg.Deps, cfg.FlowMode = deps, mode
 		stats := make([]flows.Stats, 1)
-		m, err := checkPerfettoTraceWith(WriteOptions{FlowStats: stats}, nil, Input{Decoded: d, Config: cfg})
+		m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -571,13 +572,13 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
-	in := []Input{{Decoded: d, Config: cfg}}
+	in := []render.Input{{Decoded: d, Config: cfg}}
 	js := &countingWriter{w: io.Discard}
-	if err := WriteTrace(js, in, WriteOptions{}); err != nil {
+	if err := render.WriteTrace(js, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var pf bytes.Buffer
-	if err := WritePerfetto(&pf, in, WriteOptions{}); err != nil {
+	if err := Write(&pf, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ratio := float64(pf.Len()) / float64(js.n)
@@ -618,4 +619,39 @@ func regionTrack(name string) bool {
 		}
 	}
 	return false
+}
+
+// Two invocations of rank 0 that overlap in time (one capture given
+// twice): the second's metadata instant carries the warning, and the
+// trace's megaKernelCycleTrace JSON twice (TestInvocationsOverlap in
+// decode/render has the JSON's).
+func TestInvocationsOverlapPerfetto(t *testing.T) {
+	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
+	step := int64(3)
+	var in []render.Input
+	for i, dir := range []string{"forward", "backward"} {
+		b := capturetest.New(24, 16, 16)
+		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
+		b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
+		d, err := mustDecode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := defaultConfig()
+		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: dir}
+		in = append(in, render.Input{Decoded: d, Config: cfg})
+	}
+	want := "invocation 1 (fwd.bin) of rank 0 overlaps invocation 0 (fwd.bin) in time: cycles 1000-2000 against 1000-2000; " +
+		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
+	var overlaps []string
+	var out bytes.Buffer
+	if err := Write(&out, in, render.WriteOptions{Overlaps: &overlaps}); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(overlaps, []string{want}) {
+		t.Fatalf("overlaps %q, want %q", overlaps, want)
+	}
+	if n := bytes.Count(out.Bytes(), []byte(want)); n != 3 {
+		t.Fatalf("the warning is in the trace %d times, want 3", n)
+	}
 }

@@ -1,10 +1,15 @@
-package render
+// Package perfetto writes decoded captures as one native Perfetto trace
+// (protobuf TracePackets, see Write), through the pipeline of
+// decode/render, from the same record walk and placement as the JSON.
+package perfetto
 
 import (
 	"cmp"
 	"fmt"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"io"
 	"math"
 	"math/bits"
@@ -23,7 +28,7 @@ import (
 // changed after they are returned.
 type flowLookup func(rec *decode.Record) (out, in []uint64)
 
-// WritePerfetto writes the inputs as one native Perfetto trace: a
+// Write writes the inputs as one native Perfetto trace: a
 // protobuf Trace, a stream of TracePackets written packet by packet from
 // the same record walk, placements (invocations, AbsoluteTime) and
 // dependency arrows as WriteTrace's JSON, inputs rendered concurrently
@@ -82,21 +87,17 @@ type flowLookup func(rec *decode.Record) (out, in []uint64)
 // object of WriteTrace is written last, as ChromeEventBundle metadata
 // (json_value), which trace processor keeps in its metadata table as
 // "cr-megaKernelCycleTrace".
-func WritePerfetto(w io.Writer, inputs []Input, o WriteOptions) error {
+func Write(w io.Writer, inputs []render.Input, o render.WriteOptions) error {
 	return writePerfetto(w, inputs, o, nil)
 }
 
-// writePerfetto is WritePerfetto with, for tests, arrows given per input
+// writePerfetto is Write with, for tests, arrows given per input
 // (nil, or a nil entry: from Deps).
-func writePerfetto(w io.Writer, inputs []Input, o WriteOptions, flows []flowLookup) error {
-	if err := checkInputs(inputs); err != nil {
-		return err
-	}
-	placements, err := place(inputs, &o)
+func writePerfetto(w io.Writer, inputs []render.Input, o render.WriteOptions, flows []flowLookup) error {
+	placements, err := render.Prepare(inputs, &o)
 	if err != nil {
 		return err
 	}
-	reportOverlaps(placements, &o)
 	f, err := newPerfettoFormat(inputs, placements)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func writePerfetto(w io.Writer, inputs []Input, o WriteOptions, flows []flowLook
 			}
 		}
 	}
-	return writeTrace(w, inputs, o, f)
+	return render.Write(w, inputs, o, f)
 }
 
 // perfettoCategory is every slice's category, as the JSON's "cat".
@@ -139,7 +140,7 @@ const (
 )
 
 type perfettoFormat struct {
-	places []placement
+	places []render.Placement
 	// offset is added to every timestamp so that none is negative.
 	offset uint64
 	// ranks holds each input's rank tracks (shared by its invocations).
@@ -163,7 +164,7 @@ type pfRank struct {
 	cores     map[abi.Slot]uint64
 }
 
-func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, error) {
+func newPerfettoFormat(inputs []render.Input, places []render.Placement) (*perfettoFormat, error) {
 	f := &perfettoFormat{places: places, ranks: make([]*pfRank, len(inputs)),
 		flows: make([]flowLookup, len(inputs)), stats: make([]flows.Stats, len(inputs)),
 		coreSeqs: make([]uint64, len(inputs))}
@@ -182,12 +183,12 @@ func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, err
 			return nil, fmt.Errorf("%s: rank %d exceeds %d, the largest pid a Perfetto process descriptor holds", in.Decoded.Capture.Name, cfg.Rank, math.MaxInt32)
 		}
 		if sum.Records > 0 {
-			first, carry := bits.Add64(sum.Earliest, pl.shift, 0)
-			if carry == 0 && first < pl.anchor {
+			first, carry := bits.Add64(sum.Earliest, pl.Shift(), 0)
+			if carry == 0 && first < pl.Anchor() {
 				c := newNsClock(cfg.FrequencyMHz)
-				ns, ok := c.ns(pl.anchor - first)
+				ns, ok := c.ns(pl.Anchor() - first)
 				if !ok {
-					return nil, fmt.Errorf("%s: a record starts %d cycles before time 0, more than 2^63-1 ns at %v MHz: the perfetto format cannot hold it (use --format json)", in.Decoded.Capture.Name, pl.anchor-first, cfg.FrequencyMHz)
+					return nil, fmt.Errorf("%s: a record starts %d cycles before time 0, more than 2^63-1 ns at %v MHz: the perfetto format cannot hold it (use --format json)", in.Decoded.Capture.Name, pl.Anchor()-first, cfg.FrequencyMHz)
 				}
 				f.offset = max(f.offset, ns)
 			}
@@ -198,13 +199,13 @@ func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, err
 			byRank[cfg.Rank] = rk
 		}
 		f.ranks[i] = rk
-		if !pl.meta {
+		if !pl.Meta() {
 			continue
 		}
 		// The input that writes the rank's metadata: its slots, or with
 		// invocations those of every invocation of the rank.
 		rk.owner = i
-		rk.slots = pl.slots
+		rk.slots = pl.Slots()
 		if cfg.Invocation == nil {
 			rk.slots = make([]abi.Slot, 0, len(sum.Active))
 			for _, a := range sum.Active {
@@ -237,12 +238,12 @@ func newPerfettoFormat(inputs []Input, places []placement) (*perfettoFormat, err
 // arrows returns input i's arrows from its Deps, as the JSON writer draws
 // them (decode.Decoded.FlowIDs), less those whose producer does not start before
 // its wait ends: trace processor could not tell which end is the start.
-func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, flows.Stats, error) {
+func (f *perfettoFormat) arrows(in *render.Input, i int) (flowLookup, flows.Stats, error) {
 	cfg, pl := &in.Config, &f.places[i]
 	clock := newNsClock(cfg.FrequencyMHz)
 	ts := func(cycle uint64) (uint64, bool) {
-		c, carry := bits.Add64(cycle, pl.shift, 0)
-		t, ok := clock.at(c, pl.anchor, f.offset)
+		c, carry := bits.Add64(cycle, pl.Shift(), 0)
+		t, ok := clock.at(c, pl.Anchor(), f.offset)
 		return t, ok && carry == 0
 	}
 	lookup, st, err := flows.IDs(in.Decoded, cfg.Deps, cfg.FlowMode, cfg.MaxFlows, uint64(i)<<32, func(fl flows.Flow) bool {
@@ -253,16 +254,16 @@ func (f *perfettoFormat) arrows(in *Input, i int) (flowLookup, flows.Stats, erro
 	return lookup, st, err
 }
 
-func (f *perfettoFormat) head([]Input) []byte { return nil }
+func (f *perfettoFormat) Head([]render.Input) []byte { return nil }
 
 // tail is the trace's metadata: a ChromeEventBundle holding the
 // megaKernelCycleTrace object, on no sequence, written once every input
 // is (its warnings count what the walks saw). Its clock is stated: trace
 // processor reads a Chrome bundle's timestamp without one as MONOTONIC.
-func (f *perfettoFormat) tail(inputs []Input, flows []flows.Stats) []byte {
+func (f *perfettoFormat) Tail(inputs []render.Input, arrows []flows.Stats) []byte {
 	var md []byte
 	md = appendStringField(md, fChromeMetadataName, "megaKernelCycleTrace")
-	md = appendBytesField(md, fChromeMetadataJSON, appendMeta(nil, inputs, flows, f.places))
+	md = appendBytesField(md, fChromeMetadataJSON, render.AppendMeta(nil, inputs, arrows, f.places))
 	bundle := appendBytesField(nil, fBundleMetadata, md)
 	var pkt []byte
 	pkt = appendVarintField(pkt, fPacketTimestamp, f.offset)
@@ -271,7 +272,7 @@ func (f *perfettoFormat) tail(inputs []Input, flows []flows.Stats) []byte {
 	return appendBytesField(nil, fTracePacket, pkt)
 }
 
-func (f *perfettoFormat) renderer(i int, in *Input) eventRenderer {
+func (f *perfettoFormat) Renderer(i int, in *render.Input) render.EventRenderer {
 	return newPerfettoRenderer(f, i, in)
 }
 
@@ -350,7 +351,7 @@ type pfDesc struct {
 
 // Debug annotation names interned by the first packet of every sequence,
 // in this order (iid = index + 1), then the names of the record fields
-// recordArgs does not show (argPlan's extras, from annExtra on): a field
+// the JSON's named args do not show (render.ExtraArgFields, from annExtra on): a field
 // the schema adds is a slice's annotation, as it is a JSON arg.
 var fixedAnnotationNames = append([]string{
 	"rank", "device_id", "core_type", "block_id", "task_id", "desc_id", "stage_task_index",
@@ -358,14 +359,18 @@ var fixedAnnotationNames = append([]string{
 	"invocation_id", "step", "direction",
 }, extraArgNames()...)
 
-// extraArgNames are the names of argPlan's extras, in wire order.
+// extraArgNames are the names of render.ExtraArgFields, in wire order.
 func extraArgNames() []string {
 	var names []string
-	for _, st := range argPlan[len(recordArgs):] {
-		names = append(names, st.field.Name)
+	for _, f := range extraArgFields {
+		names = append(names, f.Name)
 	}
 	return names
 }
+
+// extraArgFields are the record fields the JSON's args show after the
+// named ones (render.ExtraArgFields).
+var extraArgFields = render.ExtraArgFields()
 
 const (
 	annRank = iota + 1
@@ -384,12 +389,12 @@ const (
 	annInvocationID
 	annStep
 	annDirection
-	annExtra // the first of argPlan's extras
+	annExtra // the first of extraArgFields
 )
 
 type perfettoRenderer struct {
 	f      *perfettoFormat
-	in     *Input
+	in     *render.Input
 	index  int
 	main   pfSeq // the input's own sequence: descriptors, metadata
 	clock  nsClock
@@ -401,7 +406,7 @@ type perfettoRenderer struct {
 	nextLane uint64     // uuid of the next overlap track
 	flows    flowLookup // nil: no arrows
 	invArgs  []byte     // the invocation's annotations, for every slice
-	raw      []byte     // a record's encoding, for the annotations of argPlan's extras
+	raw      []byte     // a record's encoding, for the annotations of extraArgFields
 	dirIID   uint64     // the interned string in invArgs (direction), 0 for none
 
 	// Interned ids, numbered per input, and their strings by iid − 1:
@@ -416,7 +421,7 @@ type perfettoRenderer struct {
 	stageIIDs    map[string]uint64
 	stageByIndex []uint64
 	descs        map[uint32]*pfDesc
-	tasks        taskStages
+	tasks        *kernelnames.TaskNames
 	// stageNames are tasks.stages' names made valid UTF-8 (as a YAML
 	// names file's already are), by index.
 	stageNames []string
@@ -427,21 +432,21 @@ type perfettoRenderer struct {
 	event, packet, interned, name, entry []byte
 }
 
-func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer {
+func newPerfettoRenderer(f *perfettoFormat, i int, in *render.Input) *perfettoRenderer {
 	cfg, pl := &in.Config, &f.places[i]
 	r := &perfettoRenderer{
 		f: f, in: in, index: i, main: pfSeq{id: uint64(i) + 1}, clock: newNsClock(cfg.FrequencyMHz),
-		anchor: pl.anchor, shift: pl.shift, rank: f.ranks[i], flows: f.flows[i],
+		anchor: pl.Anchor(), shift: pl.Shift(), rank: f.ranks[i], flows: f.flows[i],
 		names: map[string]uint64{}, annNames: map[string]uint64{}, descs: map[uint32]*pfDesc{},
 		stageIIDs: map[string]uint64{},
 		detailed:  cfg.DetailedNames, owner: validUTF8(cfg.OwnerLabel),
 		nextLane: uint64(i+1) << 40,
 	}
 	if cfg.Names != nil {
-		r.tasks = newTaskStages(&cfg.Names.Tasks)
-		r.stageByIndex = make([]uint64, len(r.tasks.stages))
-		for _, st := range r.tasks.stages {
-			r.stageNames = append(r.stageNames, validUTF8(st.name))
+		r.tasks = &cfg.Names.Tasks
+		r.stageByIndex = make([]uint64, len(r.tasks.Distinct()))
+		for _, name := range r.tasks.Distinct() {
+			r.stageNames = append(r.stageNames, validUTF8(name))
 		}
 	}
 	for i, name := range fixedAnnotationNames {
@@ -466,9 +471,9 @@ func newPerfettoRenderer(f *perfettoFormat, i int, in *Input) *perfettoRenderer 
 	return r
 }
 
-func (r *perfettoRenderer) timeAnchor() uint64 { return r.anchor }
+func (r *perfettoRenderer) TimeAnchor() uint64 { return r.anchor }
 
-func (r *perfettoRenderer) flowStats() flows.Stats { return r.f.stats[r.index] }
+func (r *perfettoRenderer) FlowStats() flows.Stats { return r.f.stats[r.index] }
 
 // Unrepresentable is a record of a valid capture that an output format
 // cannot hold (another format can): the input is invalid for that
@@ -507,7 +512,7 @@ func (r *perfettoRenderer) at(cycle uint64, rec *decode.Record) (uint64, error) 
 
 // begin writes the sequence's first packet and, from the input that
 // writes its rank's metadata, the rank's track descriptors.
-func (r *perfettoRenderer) begin(b []byte) []byte {
+func (r *perfettoRenderer) Begin(b []byte) []byte {
 	cfg, sum := &r.in.Config, r.in.Decoded.Summary
 
 	b = r.appendFirstPacket(b, &r.main)
@@ -649,7 +654,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	ann := func(name string) uint64 { return r.useAnnotation(&r.main, r.annotationName(name)) }
 	u := func(name string, v uint64) { ev = appendUintAnnotation(ev, ann(name), v) }
 	s := func(name, v string) { ev = appendStringAnnotation(ev, ann(name), validUTF8(v)) }
-	u("schemaVersion", SchemaVersion)
+	u("schemaVersion", render.SchemaVersion)
 	u("rank", uint64(cfg.Rank))
 	u("deviceId", uint64(cfg.DeviceID))
 	s("socName", cfg.SoCName)
@@ -666,11 +671,11 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	s("kernelName", cfg.KernelName)
 	s("ownerLabel", cfg.OwnerLabel)
 	warnings := r.in.Decoded.Warnings.Lines()
-	if w := r.f.places[r.index].overlap; w != "" {
+	if w := r.f.places[r.index].Overlap(); w != "" {
 		warnings = append(warnings, w)
 	}
 	if cfg.Deps != nil {
-		st := r.flowStats()
+		st := r.FlowStats()
 		u("dependencyArrows", st.Arrows)
 		u("waitsWithoutProducer", st.WaitsWithoutProducer)
 		if w := flows.Warning(st); w != "" {
