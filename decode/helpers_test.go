@@ -2,12 +2,12 @@ package decode
 
 import (
 	"fmt"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"math"
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )

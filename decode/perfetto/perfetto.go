@@ -6,16 +6,16 @@ package perfetto
 import (
 	"cmp"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/decode/render"
 	"io"
 	"math"
 	"math/bits"
 	"slices"
 	"strings"
 
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"google.golang.org/protobuf/encoding/protowire"
 )

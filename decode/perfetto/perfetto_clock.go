@@ -1,10 +1,11 @@
 package perfetto
 
 import (
-	"github.com/megakernel/cycleabi/decode/render"
 	"math/big"
 	"math/bits"
 	"strconv"
+
+	"github.com/megakernel/cycleabi/decode/render"
 )
 
 // nsClock turns cycle counts into whole nanoseconds, rounded once, half

@@ -6,11 +6,11 @@ package perfetto
 
 import (
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
 	"math"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"google.golang.org/protobuf/encoding/protowire"
 )

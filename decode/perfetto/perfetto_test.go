@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/render"
 	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

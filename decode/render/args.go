@@ -1,10 +1,10 @@
 package render
 
 import (
-	"github.com/megakernel/cycleabi/decode"
 	"slices"
 	"strconv"
 
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

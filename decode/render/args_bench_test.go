@@ -1,10 +1,10 @@
 package render
 
 import (
-	"github.com/megakernel/cycleabi/decode"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

@@ -3,8 +3,6 @@ package render
 import (
 	"compress/gzip"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +11,9 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

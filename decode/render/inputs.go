@@ -2,10 +2,11 @@ package render
 
 import (
 	"fmt"
+	"math"
+
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"math"
 )
 
 // Config says how one capture appears in the trace.

@@ -3,12 +3,12 @@ package render
 import (
 	"cmp"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
 	"math"
 	"math/bits"
 	"slices"
 	"strconv"
 
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"path/filepath"
-	"pgregory.net/rapid"
 	"reflect"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"pgregory.net/rapid"
 )
 
 // invocationInputs are two invocations of rank 0 at 50 MHz (20 ns a

@@ -1,10 +1,10 @@
 package render
 
 import (
-	"github.com/megakernel/cycleabi/decode/flows"
 	"strconv"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 

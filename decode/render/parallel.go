@@ -1,8 +1,9 @@
 package render
 
 import (
-	"github.com/megakernel/cycleabi/decode"
 	"sync"
+
+	"github.com/megakernel/cycleabi/decode"
 )
 
 // formatBatch is the number of records handed to a formatter at once:

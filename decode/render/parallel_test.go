@@ -2,12 +2,12 @@ package render
 
 import (
 	"bytes"
-	"github.com/megakernel/cycleabi/decode"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"
 )

@@ -3,11 +3,12 @@ package render
 import (
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/flows"
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
 )
 
 // checkInputs checks what every trace format needs of its inputs.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"github.com/megakernel/cycleabi/decode"
 	"math"
 	"math/big"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"

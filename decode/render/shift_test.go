@@ -3,13 +3,13 @@ package render
 import (
 	"bytes"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
 	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )

@@ -3,14 +3,14 @@ package render
 import (
 	"cmp"
 	"fmt"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"io"
 	"slices"
 	"strconv"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/chrome"
 )
