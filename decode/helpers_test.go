@@ -7,7 +7,6 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )
@@ -47,7 +46,6 @@ type genCapture struct {
 	opts    capture.Request
 	records int    // live records
 	dropped uint64 // records the slots could not hold
-	names   *kernelnames.Names
 }
 
 // descPool covers every naming rule: runtime stages (prefixed or not,
@@ -139,18 +137,6 @@ func drawCapture(t *rapid.T) genCapture {
 				break
 			}
 		}
-	}
-	tasks := map[uint32]string{1: "Gate", 2: "Combine\u00e9"}
-	if rapid.Bool().Draw(t, "sparseTasks") {
-		// Far-apart task ids: the writer's sparse lookup.
-		tasks[0xFFFFFFF0] = "Far"
-	}
-	g.names = &kernelnames.Names{
-		Stages: map[uint32]string{abi.GraphStageBase + 1: "Dispatch", abi.RuntimeStageTerminateTask: "Shut\"down"},
-		Tasks:  kernelnames.TaskNamesOf(tasks),
-	}
-	if rapid.Bool().Draw(t, "noNames") {
-		g.names = nil
 	}
 	return g
 }
