@@ -105,6 +105,7 @@ bench:
 	./scripts/bench-recorder.sh 9
 	./scripts/rss-scale.sh 3
 	./scripts/rss-names.sh 3
+	./scripts/bench-names.sh 5
 	./scripts/rss-trace.sh 3
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
