@@ -119,7 +119,7 @@ ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
 # in every test CI runs (the gen/py checks).
 ci: export CYCLEABI_REQUIRE_PY := 1
 # CYCLEABI_REQUIRE_PROTOC turns "no protoc on PATH" (the drift check of the
-# generated Perfetto types, decode/internal/perfettopb) from a skip into a failure.
+# generated Perfetto types, decode/perfetto/internal/perfettopb) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_PROTOC := 1
 # CYCLEABI_REQUIRE_DUCKDB turns "no DuckDB" (node and `npm ci` in
 # tests/duckdb: the export's documented queries) from a skip into a failure.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	pb "github.com/megakernel/cycleabi/decode/internal/perfettopb"
+	pb "github.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"

@@ -11,7 +11,7 @@ import (
 // declared in the Perfetto repository's protos (paths below, under
 // protos/perfetto/), which are proto2, so repeated scalars are written
 // unpacked, one tag per value, as protozero reads them.
-// decode/internal/perfettopb holds the same declarations in a .proto the
+// decode/perfetto/internal/perfettopb holds the same declarations in a .proto the
 // tests decode the output with.
 const (
 	// trace/trace.proto, message Trace.

@@ -9,7 +9,7 @@
 // protobuf-compiler) and protoc-gen-go at the protobuf module version of
 // go.mod, which the test builds from the module cache:
 //
-//	go test ./decode/internal/perfettopb -update
+//	go test ./decode/perfetto/internal/perfettopb -update
 //
 // Without -update, TestGenerated regenerates into a temporary folder and
 // fails when the committed file differs (but for the protoc version in its

@@ -23,7 +23,7 @@ var protocLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*$`)
 // perfetto_subset.proto with protoc and protoc-gen-go at the protobuf
 // module version of go.mod (built from the module cache) and compares it
 // with the committed file, byte for byte but for the protoc version in
-// its header. `go test ./decode/internal/perfettopb -update` rewrites
+// its header. `go test ./decode/perfetto/internal/perfettopb -update` rewrites
 // the file (review the diff). Skipped without protoc on PATH unless
 // CYCLEABI_REQUIRE_PROTOC is set.
 func TestGenerated(t *testing.T) {

@@ -1910,7 +1910,7 @@ const file_perfetto_subset_proto_rawDesc = "" +
 	"\x1eBUILTIN_CLOCK_MONOTONIC_COARSE\x10\x04\x12\x1f\n" +
 	"\x1bBUILTIN_CLOCK_MONOTONIC_RAW\x10\x05\x12\x1a\n" +
 	"\x16BUILTIN_CLOCK_BOOTTIME\x10\x06\x12\x18\n" +
-	"\x14BUILTIN_CLOCK_MAX_ID\x10?B;Z9github.com/megakernel/cycleabi/decode/internal/perfettopb"
+	"\x14BUILTIN_CLOCK_MAX_ID\x10?BDZBgithub.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
 
 var (
 	file_perfetto_subset_proto_rawDescOnce sync.Once
