@@ -50,13 +50,13 @@ func benchFormat(b *testing.B, write func(io.Writer, []render.Input, render.Writ
 		if err != nil {
 			b.Fatal(err)
 		}
-		cw := &countingWriter{w: io.Discard}
+		cw := &countingWriter{W: io.Discard}
 		if err := write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		c.Close()
 		elapsed += time.Since(start)
-		written = cw.n
+		written = cw.N
 	}
 	if cpu := cpuTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")

@@ -110,12 +110,12 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 func propPerfetto(t *rapid.T) {
 	g := drawCapture(t)
 	cfg := defaultConfig()
-	cfg.Names = g.names
+	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
 	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
 	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
-	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
@@ -148,7 +148,7 @@ func FuzzPerfetto(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPerfetto)) }
 // entry on the wait's END, in that order.
 func propPerfettoFlows(t *rapid.T) {
 	g := drawCapture(t)
-	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +573,7 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
-	js := &countingWriter{w: io.Discard}
+	js := &countingWriter{W: io.Discard}
 	if err := render.WriteTrace(js, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -581,8 +581,8 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	if err := Write(&pf, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ratio := float64(pf.Len()) / float64(js.n)
-	t.Logf("%d bytes against %d of JSON: %.2f%%, %.1f bytes a record", pf.Len(), js.n, 100*ratio, float64(pf.Len())/float64(spec.Records))
+	ratio := float64(pf.Len()) / float64(js.N)
+	t.Logf("%d bytes against %d of JSON: %.2f%%, %.1f bytes a record", pf.Len(), js.N, 100*ratio, float64(pf.Len())/float64(spec.Records))
 	if ratio > 0.25 {
 		t.Errorf("the Perfetto trace is %.2f%% of the JSON's size, over the goal of 25%%", 100*ratio)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,35 +15,6 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
-
-// Benchmarks of the whole decode, as `cycleabi decode` runs it: the first
-// pass (layout, every header and record checked), then the k-way merge and
-// the trace written (to a counting io.Discard). The captures are
-// benchgen's: 72 active slots, about half full, one slot out of start
-// order, with a names file naming every graph stage and task.
-//
-//	go test -run '^$' -bench Decode -benchmem -cpu 1 -count 5 ./decode/
-//
-// events/s counts X events (records); the MB/s column is trace written.
-
-var benchCaptures = map[string]func() ([]byte, error){
-	"32MB":  sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB32) }),
-	"320MB": sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB320) }),
-}
-
-var benchSpecs = map[string]benchgen.Spec{"32MB": benchgen.MB32, "320MB": benchgen.MB320}
-
-// countingWriter counts the bytes written through it to w.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
 
 func BenchmarkDecode(b *testing.B) {
 	for _, size := range []string{"32MB", "320MB"} {
@@ -97,11 +67,11 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 			b.Fatal(err)
 		}
 		// Count the trace before compression.
-		cw := &countingWriter{w: io.Discard}
+		cw := &countingWriter{W: io.Discard}
 		var zw *gzip.Writer
 		if gz {
 			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-			cw.w = zw
+			cw.W = zw
 		}
 		if err := write(cw, []Input{{Decoded: d, Config: cfg}}, WriteOptions{}); err != nil {
 			b.Fatal(err)
@@ -111,7 +81,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 		}
 		c.Close()
 		elapsed += time.Since(start)
-		written = cw.n
+		written = cw.N
 	}
 	if cpu := cpuTime() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
@@ -197,14 +167,14 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			cw := &countingWriter{w: io.Discard}
+			cw := &countingWriter{W: io.Discard}
 			for b.Loop() {
-				cw.n = 0
+				cw.N = 0
 				if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{Formatters: n}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.SetBytes(cw.n)
+			b.SetBytes(cw.N)
 		})
 	}
 }
@@ -261,23 +231,4 @@ func benchAppendEvents(b *testing.B, r *renderer, recs []decode.Record) {
 	}
 	b.SetBytes(n)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/event")
-}
-
-// decoded32MB is the 32 MB benchmark capture, decoded from memory.
-func decoded32MB(tb testing.TB) *decode.Decoded {
-	tb.Helper()
-	buf, err := benchCaptures["32MB"]()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	l, _ := benchgen.MB32.Layout()
-	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return d
 }

@@ -3,18 +3,12 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/plan"
-	"github.com/megakernel/cycleabi/plan/plantest"
-	"github.com/megakernel/cycleabi/synth"
 	"pgregory.net/rapid"
 )
 
@@ -136,44 +130,8 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 }
 
 func TestFlowEvents(t *testing.T) { rapid.Check(t, propFlowEvents) }
-func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 
-// randomFlowCapture draws a random schedule, simulates and decodes its
-// capture, and returns it with the schedule's arrows and a Config drawn
-// over frequencies whose cycles are and are not whole nanoseconds, every
-// flow mode and arrow caps; ok is false when the capture holds no record.
-func randomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies, cfg Config, ok bool) {
-	s := plantest.Schedule(t, plantest.Limits{})
-	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed")}
-	c, err := synth.Run(s, opts)
-	if err != nil {
-		var pe *plan.Error
-		if !errors.As(err, &pe) {
-			t.Fatal(err)
-		}
-		opts.WaitTimeout = synth.DefaultWaitTimeout
-		if c, err = synth.Run(s, opts); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if c.Records() == 0 {
-		return nil, nil, cfg, false
-	}
-	d, err = mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps, err = flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = defaultConfig()
-	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
-	cfg.FlowMode = rapid.SampledFrom([]flows.Mode{flows.Releasing, flows.All, flows.None}).Draw(t, "mode")
-	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
-	cfg.Deps = deps
-	return d, deps, cfg, true
-}
+func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 
 // propFlowEvents: the flow events of random captures of random schedules,
 // at frequencies whose cycles are and are not whole nanoseconds, in every

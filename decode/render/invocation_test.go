@@ -294,14 +294,14 @@ func TestPropInvocationsShifted(t *testing.T) {
 		for k := range n {
 			g := drawCapture(rt)
 			if apart {
-				delayCycles(g.b, uint64(k)<<40)
+				delayCycles(g.B, uint64(k)<<40)
 			}
-			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.b.Bytes(), g.opts)
+			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.B.Bytes(), g.Opts)
 			if err != nil {
 				rt.Fatalf("valid capture refused: %v", err)
 			}
 			cfg := defaultConfig()
-			cfg.Names = g.names
+			cfg.Names = g.Names
 			out, err := traceOf(Input{d, cfg})
 			if err != nil {
 				rt.Fatal(err)

@@ -20,9 +20,9 @@ func TestFormattersMatchSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := drawCapture(t)
 		cfg := defaultConfig()
-		cfg.Names = g.names
+		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
-		d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+		d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
 		if err != nil {
 			t.Fatalf("valid capture refused: %v", err)
 		}
@@ -35,8 +35,8 @@ func TestFormattersMatchSerial(t *testing.T) {
 			if err := WriteTrace(&out, []Input{{d, cfg}}, o); err != nil {
 				t.Fatal(err)
 			}
-			if events != g.records {
-				t.Fatalf("%d formatters: progress counted %d events of %d", n, events, g.records)
+			if events != g.Records {
+				t.Fatalf("%d formatters: progress counted %d events of %d", n, events, g.Records)
 			}
 			if n == 1 {
 				want, wantWarn = out.Bytes(), d.Warnings

@@ -25,14 +25,14 @@ import (
 func propTrace(t *rapid.T) {
 	g := drawCapture(t)
 	cfg := defaultConfig()
-	cfg.Names = g.names
+	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
 	// Ten-digit ids make the longest slot texts the renderer stores.
 	cfg.Rank = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "rank")
 	cfg.DeviceID = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "device")
 
-	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
@@ -49,8 +49,8 @@ func propTrace(t *rapid.T) {
 	}
 
 	xs := xEvents(f)
-	if len(xs) != g.records {
-		t.Fatalf("%d X events for %d live records", len(xs), g.records)
+	if len(xs) != g.Records {
+		t.Fatalf("%d X events for %d live records", len(xs), g.Records)
 	}
 	prev := new(big.Float)
 	for i, e := range xs {
@@ -87,16 +87,16 @@ func propTrace(t *rapid.T) {
 	}
 
 	m := f.MegaKernelCycleTrace
-	if got := m["recordCount"].(json.Number).String(); got != itoa(g.records) {
-		t.Fatalf("recordCount %s, want %d", got, g.records)
+	if got := m["recordCount"].(json.Number).String(); got != itoa(g.Records) {
+		t.Fatalf("recordCount %s, want %d", got, g.Records)
 	}
-	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.dropped)) {
-		t.Fatalf("droppedRecordCount %s, want %d", got, g.dropped)
+	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.Dropped)) {
+		t.Fatalf("droppedRecordCount %s, want %d", got, g.Dropped)
 	}
 	// The warnings: dropped records as the reference says it, then one
 	// line per kind of what misleads a viewer, counted here from the
 	// records in slot order.
-	want := decode.Warnings{Dropped: g.dropped}
+	want := decode.Warnings{Dropped: g.Dropped}
 	for _, a := range d.Summary.Active {
 		recs := make([]abi.ProfileRecord, a.Count)
 		if _, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil); err != nil {
@@ -128,8 +128,8 @@ func propTrace(t *rapid.T) {
 	if wantLines := want.Lines(); !slices.Equal(gotWarnings, wantLines) {
 		t.Fatalf("warnings %q, want %q", gotWarnings, wantLines)
 	}
-	if (g.dropped > 0) != (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")) {
-		t.Fatalf("warnings %v with %d dropped", gotWarnings, g.dropped)
+	if (g.Dropped > 0) != (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")) {
+		t.Fatalf("warnings %v with %d dropped", gotWarnings, g.Dropped)
 	}
 	threads := 0
 	for _, e := range f.TraceEvents {
@@ -176,8 +176,8 @@ func propTrace(t *rapid.T) {
 	}
 
 	// Extra bytes after the layout: the same trace.
-	extra := append(slices.Clone(g.b.Bytes()), rapid.SliceOfN(rapid.Byte(), 1, 100).Draw(t, "extra")...)
-	d2, err := mustDecode("gen.bin", extra, g.opts)
+	extra := append(slices.Clone(g.B.Bytes()), rapid.SliceOfN(rapid.Byte(), 1, 100).Draw(t, "extra")...)
+	d2, err := mustDecode("gen.bin", extra, g.Opts)
 	if err != nil {
 		t.Fatalf("trailing bytes refused: %v", err)
 	}

@@ -40,12 +40,12 @@ func TestReferenceDecoder(t *testing.T) {
 	var cases []refCase
 	rapid.Check(t, func(rt *rapid.T) {
 		g := drawCapture(rt)
-		buf := g.b.Bytes()
+		buf := g.B.Bytes()
 		if rapid.IntRange(0, 2).Draw(rt, "bend") == 0 {
 			bend(rt, g, buf)
 		}
 		cfg := defaultConfig()
-		cfg.Names = g.names
+		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(rt, "detailed")
 		cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3}).Draw(rt, "mhz")
 		cfg.Rank = rapid.Uint32Range(0, 3).Draw(rt, "rank")
@@ -56,7 +56,7 @@ func TestReferenceDecoder(t *testing.T) {
 		if err := os.WriteFile(c.Buffer, buf, 0o644); err != nil {
 			rt.Fatal(err)
 		}
-		if p := g.opts.Capacities; p != nil {
+		if p := g.Opts.Capacities; p != nil {
 			c.AIC, c.AIV = &p.AIC, &p.AIV
 		}
 		stages, tasks := map[string]string{}, map[string]string(nil)
@@ -73,9 +73,9 @@ func TestReferenceDecoder(t *testing.T) {
 			"rank": cfg.Rank, "device_id": cfg.DeviceID, "cycle_frequency_mhz": cfg.FrequencyMHz,
 			"detailed_task_names": cfg.DetailedNames, "kernel_name": cfg.KernelName, "owner_label": cfg.OwnerLabel,
 			"stage_names": stages, "soc_name": cfg.SoCName, "task_stage_names": tasks,
-			"cube_slot_count": max(g.opts.CubeSlots, abi.MinCubeSlots),
+			"cube_slot_count": max(g.Opts.CubeSlots, abi.MinCubeSlots),
 		}
-		d, err := mustDecode(c.Buffer, buf, g.opts)
+		d, err := mustDecode(c.Buffer, buf, g.Opts)
 		if err == nil {
 			out, err := traceOf(Input{Decoded: d, Config: cfg})
 			if err != nil {
@@ -106,7 +106,7 @@ func TestReferenceDecoder(t *testing.T) {
 // bend breaks one field of a capture the way a faulty device or a bad
 // copy would; some bends are still valid captures.
 func bend(t *rapid.T, g genCapture, buf []byte) {
-	l := g.b.Layout
+	l := g.B.Layout
 	s := l.Slot(rapid.IntRange(0, l.NumSlots()-1).Draw(t, "slot"))
 	field := rapid.SampledFrom([]int{
 		abi.CoreHeaderRecordCountOffset, abi.CoreHeaderDroppedCountOffset, abi.CoreHeaderCoreTypeOffset,
@@ -115,7 +115,7 @@ func bend(t *rapid.T, g genCapture, buf []byte) {
 	}).Draw(t, "field")
 	v := rapid.SampledFrom([]uint32{0, 1, 2, 16, 17, s.Capacity, s.Capacity + 1, 0xFFFFFFFF}).Draw(t, "value")
 	if field >= 0 {
-		g.b.Put32(int(s.Offset)+field, v)
+		g.B.Put32(int(s.Offset)+field, v)
 		return
 	}
 	// A record's end_cycle: before its start, or not.
@@ -123,5 +123,5 @@ func bend(t *rapid.T, g genCapture, buf []byte) {
 		return
 	}
 	i := rapid.IntRange(0, int(s.Capacity)-1).Draw(t, "record")
-	g.b.Put64(g.b.RecordOffset(s.CoreType, s.BlockID, i, abi.ProfileRecordEndCycleOffset), uint64(v))
+	g.B.Put64(g.B.RecordOffset(s.CoreType, s.BlockID, i, abi.ProfileRecordEndCycleOffset), uint64(v))
 }

@@ -97,7 +97,7 @@ func TestShiftNegativeTS(t *testing.T) {
 func TestShiftNegativeTSProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		g := drawCapture(rt)
-		d, err := mustDecode("c.bin", g.b.Bytes(), g.opts)
+		d, err := mustDecode("c.bin", g.B.Bytes(), g.Opts)
 		if err != nil {
 			rt.Skip("invalid capture")
 		}
