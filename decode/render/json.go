@@ -83,8 +83,8 @@ type jsonFormat struct{ placements []Placement }
 
 func (jsonFormat) Head([]Input) []byte { return []byte(`{"traceEvents":[`) }
 
-func (f jsonFormat) Tail(inputs []Input, flows []flows.Stats) []byte {
-	meta := AppendMeta(nil, inputs, flows, f.placements)
+func (f jsonFormat) Tail(inputs []Input, arrows []flows.Stats) []byte {
+	meta := AppendMeta(nil, inputs, arrows, f.placements)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
