@@ -30,7 +30,7 @@ type Decoded struct {
 	// slots (with records) in buffer order and the anchor cycle.
 	Summary *capture.Summary
 	// Warnings counts what the trace will show differently from what the
-	// device wrote: Decode fills in what the scan saw, WriteTrace the
+	// device wrote: Decode fills in what the scan saw, the trace writer the
 	// rest as it writes the records.
 	Warnings Warnings
 	// Problems are the warnings about the file the first pass found

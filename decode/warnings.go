@@ -18,7 +18,8 @@ func Warning(dropped uint64) string {
 
 // Warnings counts what a viewer will show differently from what the
 // device wrote, one kind per field. Decode sets UnsortedSlots and
-// Dropped; WriteTrace counts the rest as it writes the records.
+// Dropped; the trace writer (decode/render) counts the rest as it writes
+// the records.
 type Warnings struct {
 	// Dropped is the records the cores dropped (full slots).
 	Dropped uint64

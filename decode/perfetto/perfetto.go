@@ -79,11 +79,11 @@ type flowLookup func(rec *decode.Record) (out, in []uint64)
 // (timestampOffsetNs in the metadata). A timestamp past 2^63−1 ns, or a
 // rank past the largest pid, is an error.
 //
-// An input with Deps gets the arrows of decode.Decoded.Flows (FlowMode,
+// An input with Deps gets the arrows of flows.Each (FlowMode,
 // MaxFlows; ids as in the JSON): flow_ids on the producer's BEGIN and
 // terminating_flow_ids on the wait's END. An arrow whose producer starts
 // at the very nanosecond its wait ends has no order Perfetto could keep,
-// and is counted in FlowStats.Unbound instead. The megaKernelCycleTrace
+// and is counted in flows.Stats.Unbound instead. The megaKernelCycleTrace
 // object of WriteTrace is written last, as ChromeEventBundle metadata
 // (json_value), which trace processor keeps in its metadata table as
 // "cr-megaKernelCycleTrace".
@@ -236,7 +236,7 @@ func newPerfettoFormat(inputs []render.Input, places []render.Placement) (*perfe
 }
 
 // arrows returns input i's arrows from its Deps, as the JSON writer draws
-// them (decode.Decoded.FlowIDs), less those whose producer does not start before
+// them (flows.IDs), less those whose producer does not start before
 // its wait ends: trace processor could not tell which end is the start.
 func (f *perfettoFormat) arrows(in *render.Input, i int) (flowLookup, flows.Stats, error) {
 	cfg, pl := &in.Config, &f.places[i]

@@ -343,7 +343,7 @@ func TestNsClock(t *testing.T) {
 	})
 }
 
-// The CLI's flags decide the format through WritePerfetto; here the
+// The CLI's flags decide the format through Write; here the
 // writer: a trace written twice is the same bytes.
 func TestPerfettoDeterministic(t *testing.T) {
 	buf, err := os.ReadFile("../../examples/moe_layer.bin")

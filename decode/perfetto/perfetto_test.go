@@ -92,7 +92,7 @@ func checkPerfettoTraceWith(o render.WriteOptions, flows []flowLookup, inputs ..
 }
 
 // assignInputs sets each slice's and instant's input from its sequence,
-// numbered as WritePerfetto documents: input i's own sequence is i + 1,
+// numbered as Write documents: input i's own sequence is i + 1,
 // then come the inputs' cores with records, input by input, in
 // Summary.Active order. A core's slices must be on its track (or an
 // overlap track under it) and on no other input's sequence.

@@ -136,7 +136,7 @@ func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 // propFlowEvents: the flow events of random captures of random schedules,
 // at frequencies whose cycles are and are not whole nanoseconds, in every
 // mode, follow the Trace Event Format's rules, and the trace's counts
-// agree with Flows.
+// agree with flows.Each.
 func propFlowEvents(t *rapid.T) {
 	d, deps, cfg, ok := randomFlowCapture(t)
 	if !ok {

@@ -84,7 +84,7 @@ type WriteOptions struct {
 	// ShiftNegativeTS moves every JSON timestamp later by the same time
 	// when records start before their time 0, so that none is negative
 	// (Perfetto's JSON importer drops events with a negative ts), as
-	// WritePerfetto always does; the zero value writes them negative,
+	// perfetto.Write always does; the zero value writes them negative,
 	// as the reference decoder does. See WriteTrace.
 	ShiftNegativeTS bool
 }

@@ -53,7 +53,7 @@ import (
 // writes them, which Perfetto's JSON importer drops. With
 // WriteOptions.ShiftNegativeTS the time 0 of every input moves back by
 // the same time instead, the largest distance before time 0 of any input
-// (WritePerfetto's shift): no ts is negative, the earliest record is at 0,
+// (perfetto.Write's shift): no ts is negative, the earliest record is at 0,
 // and each moved input's object gains timestampShiftCycles, the cycles
 // its time 0 moved (ts = (cycle − anchorCycle + timestampShiftCycles) /
 // MHz).

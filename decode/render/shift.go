@@ -9,7 +9,7 @@ import (
 // shiftNegative moves time 0 of every input back by one time when a
 // record of any input starts before its own time 0, so that no JSON
 // timestamp is negative (Perfetto's JSON importer drops such events):
-// the shift WritePerfetto makes, which keeps the inputs' times in step.
+// the shift perfetto.Write makes, which keeps the inputs' times in step.
 // The time is the largest of the inputs' distances before time 0; input
 // i's anchor moves back by that time in its own cycles, rounded up (so
 // its earliest record lands at or after ts 0, and the input with the
