@@ -416,181 +416,47 @@ func (w *walkState) candidate(f *finder) (*candidate, error) {
 	return cd, nil
 }
 
-// walk applies rules 2 to 5 for the cube slot count w.cube: w holds the
-// candidate, or w.rej why there is none; a bad-capacity problem stops it.
-// A header at a region start that names another slot rules the count out,
-// unless the start does not depend on it (the first region, or a given
-// count): then its capacity is read all the same and verify counts it.
+// walk applies the region rules to each region in buffer order for the
+// cube slot count w.cube (region picks the rule), then rulePinned: w
+// holds the candidate's capacities and evidence, or w.rej why there is
+// none; a bad-capacity problem stops it.
 func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Problem {
-	cube := w.cube
-	var start uint64 // buffer offset of the region's slot 0
+	q := regionQuery{cube: w.cube, cubeGiven: cubeGiven, given: given}
 	for i, reg := range regions {
-		t := reg.CoreType
-		n := uint64(reg.SlotsPerCubeSlot) * uint64(cube)
-		var capacity uint32
-		var ev evidence
-		if given != nil {
-			capacity = given.For(t)
-		}
-		if start+abi.CoreHeaderSize > f.size {
-			w.rej = rejection{kind: rPastEnd, region: i}
+		q.i, q.t, q.n = i, reg.CoreType, uint64(reg.SlotsPerCubeSlot)*uint64(w.cube)
+		st := f.region(&q)
+		switch {
+		case st.problem != nil:
+			return st.problem
+		case st.rej.kind != 0:
+			w.rej = st.rej
 			return nil
 		}
-		h := f.header(start)
-		if !h.IsZero() {
-			if (h.CoreType != t || h.BlockID != 0) && i > 0 && !cubeGiven {
-				// A damaged slot 0: the next slot of the region, after
-				// the records its header counts, may still place it.
-				var k uint32
-				var at uint64
-				ok := false
-				if f.damaged {
-					k, at, ok = f.pastDamaged(start, n, h, given, t)
-				}
-				if !ok {
-					w.rej = rejection{kind: rWrongStart, region: i, at: start, h: h}
-					return nil
-				}
-				capacity = k
-				ev = evidence{src: FromHeaders, t: t, block: f.header(at).BlockID, off: at}
-				goto placed
-			}
-			ev = evidence{src: FromHeaders, t: t, off: start}
-			if given == nil {
-				if p := f.badCapacity(h, abi.Slot{CoreType: t}, start); p != nil {
-					return p
-				}
-				capacity = h.RecordCapacity
-			}
-		} else {
-			at, hx, st := f.firstLive(start + abi.CoreHeaderSize)
-			switch st {
-			case liveBudget:
-				w.rej = rejection{kind: rBudget, region: i}
-				return nil
-			case liveNone:
-				if given != nil {
-					break
-				}
-				if i != len(regions)-1 {
-					w.rej = rejection{kind: rZeroMiddle, region: i}
-					return nil
-				}
-				stride, ok := exactStride(f.size-start, n)
-				v, ok2 := capacityOfStride(stride)
-				if !ok || !ok2 {
-					w.rej = rejection{kind: rNoSizeFit, region: i}
-					return nil
-				}
-				capacity, ev = v, evidence{src: FromSize}
-			default:
-				j := regionIndex(hx.CoreType)
-				k := hx.RecordCapacity
-				if given != nil && j >= 0 {
-					k = given.For(hx.CoreType)
-				} else if abi.CheckCapacity(uint64(k)) != nil {
-					w.rej = rejection{kind: rBadCapacity, region: i, at: at, h: hx}
-					return nil
-				}
-				ev = evidence{src: FromHeaders, t: hx.CoreType, block: hx.BlockID, off: at}
-				switch {
-				case j == i:
-					if hx.BlockID == 0 || uint64(hx.BlockID) >= n || start+uint64(hx.BlockID)*abi.SlotStride(k) != at {
-						w.rej = rejection{kind: rMisplaced, region: i, at: at, h: hx}
-						return nil
-					}
-					if given == nil {
-						capacity = k
-					}
-				case j == i+1:
-					back := uint64(hx.BlockID) * abi.SlotStride(k)
-					next := uint64(regions[j].SlotsPerCubeSlot) * uint64(cube)
-					span := at - start // at > start
-					if uint64(hx.BlockID) >= next || back > span {
-						w.rej = rejection{kind: rMisplaced, region: i, at: at, h: hx}
-						return nil
-					}
-					stride, ok := exactStride(span-back, n)
-					v, ok2 := capacityOfStride(stride)
-					if given != nil {
-						ok, ok2, v = span-back == n*abi.SlotStride(capacity), true, capacity
-					}
-					if !ok || !ok2 {
-						w.rej = rejection{kind: rNoDerived, region: i, at: at, h: hx}
-						return nil
-					}
-					capacity, ev.derived, w.derived = v, true, true
-				case given != nil && j > i+1:
-					// Given capacities place a header any number of
-					// regions on (every region between is all zero): each
-					// region before j takes its given slots' strides.
-					place := start
-					for _, r := range regions[i:j] {
-						place += uint64(r.SlotsPerCubeSlot) * uint64(cube) * abi.SlotStride(given.For(r.CoreType))
-					}
-					if uint64(hx.BlockID) >= uint64(regions[j].SlotsPerCubeSlot)*uint64(cube) || place+uint64(hx.BlockID)*abi.SlotStride(k) != at {
-						w.rej = rejection{kind: rMisplaced, region: i, at: at, h: hx}
-						return nil
-					}
-				default:
-					w.rej = rejection{kind: rOtherRegion, region: i, at: at, h: hx}
-					return nil
-				}
-			}
-		}
-	placed:
-		if given != nil {
-			w.from = append(w.from, evidence{src: FromHost})
-		} else {
-			w.from = append(w.from, ev)
-		}
-		// Region 0 starts at 0 whatever C is; a later region's header, a
-		// capacity derived from one, or the size rule depend on C.
-		if w.cubeFrom.src == "" && (ev.src == FromSize || ev.src == FromHeaders && (i > 0 || ev.derived)) {
-			w.cubeFrom = ev
-			w.cubeFrom.derived = false
-		}
-		w.caps.Set(t, capacity)
-		start += n * abi.SlotStride(capacity)
+		w.place(i, st, given != nil)
+		q.start += q.n * abi.SlotStride(st.capacity)
 	}
-	if w.cubeFrom.src == "" && !cubeGiven {
-		// Given capacities and nothing live past the first region: the
-		// count whose layout ends exactly with the buffer (start is now
-		// the layout's size).
-		if given != nil && start == f.size {
-			w.cubeFrom = evidence{src: FromSize}
-		} else {
-			w.rej = rejection{kind: rUnpinned}
-		}
-	}
+	w.cubeFrom, w.rej = f.rulePinned(w, cubeGiven, given, q.start)
 	return nil
 }
 
-// pastDamaged handles a region whose slot-0 header at start names another
-// slot: past the records that header counts, the first live header must
-// name a later slot b of the same region with an aligned capacity K, at
-// start + b*stride(K). It returns K (or the given capacity) and where that
-// header is; verify then counts the damaged header against the candidate.
-func (f *finder) pastDamaged(start, n uint64, h abi.CoreHeader, given *abi.Capacities, t abi.CoreType) (uint32, uint64, bool) {
-	skip := start + abi.CoreHeaderSize + uint64(h.RecordCount)*abi.ProfileRecordSize
-	skip = (skip + abi.CoreHeaderSize - 1) / abi.CoreHeaderSize * abi.CoreHeaderSize
-	if skip+abi.CoreHeaderSize > f.size {
-		return 0, 0, false
+// place records a region's step in the walk: its capacity, its evidence
+// (FromHost for given capacities), and, the first time one depends on the
+// cube slot count, what pins the count: region 0 starts at 0 whatever the
+// count is, but a later region's header, a capacity derived from where one
+// sits, or the size rule depend on it.
+func (w *walkState) place(i int, st step, capsGiven bool) {
+	ev := st.ev
+	if capsGiven {
+		w.from = append(w.from, evidence{src: FromHost})
+	} else {
+		w.from = append(w.from, ev)
 	}
-	at, hx, st := f.firstLive(skip)
-	if st != liveFound || hx.CoreType != t || hx.BlockID == 0 || uint64(hx.BlockID) >= n {
-		return 0, 0, false
+	if w.cubeFrom.src == "" && (ev.src == FromSize || ev.src == FromHeaders && (i > 0 || ev.derived)) {
+		w.cubeFrom = ev
+		w.cubeFrom.derived = false
 	}
-	k := hx.RecordCapacity
-	if given != nil {
-		k = given.For(t)
-	} else if abi.CheckCapacity(uint64(k)) != nil {
-		return 0, 0, false
-	}
-	if start+uint64(hx.BlockID)*abi.SlotStride(k) != at {
-		return 0, 0, false
-	}
-	return k, at, true
+	w.derived = w.derived || ev.derived
+	w.caps.Set(regions[i].CoreType, st.capacity)
 }
 
 // verify checks every slot header of a candidate's layout that the buffer
