@@ -1,12 +1,11 @@
 package capture
 
-import "github.com/megakernel/cycleabi/gen/go/abi"
+import (
+	"fmt"
+	"slices"
 
-// The region rules of the layout search: walk applies them to each region
-// in turn for one cube slot count, and region picks the one whose case it
-// is. Each concludes with a step: the region's capacity and the evidence
-// for it, the rejection that rules the count out, or the bad-capacity
-// problem that stops it. docs/layout.md states them in this order.
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
 
 // regionQuery is what a region rule looks at: region i of a walk of cube
 // cube slots, starting at buffer offset start.
@@ -235,4 +234,143 @@ func (f *finder) rulePinned(w *walkState, cubeGiven bool, given *abi.Capacities,
 		return evidence{src: FromSize}, rejection{}
 	}
 	return evidence{}, rejection{kind: rUnpinned}
+}
+
+// ruleSlotHeaders checks every slot header of a candidate's layout that the buffer
+// holds, and the header right after the layout.
+func (f *finder) ruleSlotHeaders(cd *candidate) {
+	l := cd.layout
+	note := func(msg string) {
+		if cd.mismatches == 0 {
+			cd.first = msg
+		}
+		cd.mismatches++
+	}
+	for i := range l.NumSlots() {
+		s := l.Slot(i)
+		if s.Offset+abi.CoreHeaderSize > f.size {
+			break
+		}
+		h := f.header(s.Offset)
+		if h.IsZero() {
+			continue
+		}
+		if h.CoreType != s.CoreType || h.BlockID != s.BlockID || h.RecordCapacity != s.Capacity {
+			note(fmt.Sprintf("the header at @%#x to name %s with capacity %d (it names %s with capacity %d)",
+				f.file(s.Offset), s, s.Capacity, headerName(h), h.RecordCapacity))
+		}
+	}
+	// The first live header after the layout must not be a slot of the
+	// last region that the layout is too short to hold, where the region's
+	// stride would put it.
+	if end := cd.size; end+abi.CoreHeaderSize <= f.size {
+		last := regions[len(regions)-1].CoreType
+		n, stride := l.SlotCount(last), abi.SlotStride(l.Capacities.For(last))
+		if at, h, st := f.firstLive(end); st == liveFound && h.CoreType == last && h.BlockID >= n &&
+			end+uint64(h.BlockID-n)*stride == at {
+			note(fmt.Sprintf("room for %s, whose header follows the layout at @%#x", headerName(h), f.file(at)))
+		}
+	}
+}
+
+// ruleCrossCheck holds every candidate to the live headers the others were
+// found from: under a candidate, such a header must sit where a slot's
+// header is (ruleSlotHeaders checked those), past the layout, or among the records
+// a live slot wrote; in an unused slot, or past a slot's record_count,
+// nothing was ever written.
+func (f *finder) ruleCrossCheck(cands []*candidate) {
+	var seen []uint64
+	for _, other := range cands {
+		for _, e := range append([]Evidence{other.cubeFrom}, other.from...) {
+			if e.Source != FromHeaders {
+				continue
+			}
+			off := uint64(e.Off - f.c.Base)
+			if slices.Contains(seen, off) {
+				continue
+			}
+			seen = append(seen, off)
+			for _, cd := range cands {
+				s, ok := slotAt(cd.layout, off)
+				if !ok || off == s.Offset {
+					continue
+				}
+				h := f.header(s.Offset)
+				written := uint64(min(h.RecordCount, s.Capacity))
+				if h.IsZero() || off >= s.RecordOffset(uint32(written)) {
+					if cd.mismatches == 0 {
+						cd.first = fmt.Sprintf("no live header at @%#x (%s), which falls in room %s never wrote", f.file(off), e.Slot, s)
+					}
+					cd.mismatches++
+				}
+			}
+		}
+	}
+}
+
+// slotAt returns the slot of l whose bytes hold buffer offset off.
+func slotAt(l abi.Layout, off uint64) (abi.Slot, bool) {
+	for _, r := range regions {
+		n := l.SlotCount(r.CoreType)
+		if n == 0 {
+			continue
+		}
+		start, stride := l.SlotOffset(r.CoreType, 0), abi.SlotStride(l.Capacities.For(r.CoreType))
+		if off >= start && off < start+uint64(n)*stride {
+			return l.SlotOf(r.CoreType, uint32((off-start)/stride))
+		}
+	}
+	return abi.Slot{}, false
+}
+
+// The reasons a cube slot count is ruled out.
+const (
+	_            = iota
+	rPastEnd     // the region would start past the end of the buffer
+	rWrongStart  // the header where the region starts names another slot
+	rBudget      // no live header within the scan budget
+	rZeroMiddle  // every header from a region that is not the last on is zero
+	rNoSizeFit   // an all-zero last region whose capacity fits no exact size
+	rBadCapacity // the first live header after an unused one states no capacity a layout has
+	rMisplaced   // the first live header after an unused one is not where the layout puts it
+	rNoDerived   // no capacity of an all-zero region puts the next region's header there
+	rOtherRegion // the first live header after an unused one names neither this region nor the next
+	rNotLayout   // the capacities make no layout
+	rUnpinned    // nothing found depends on the cube slot count
+)
+
+// rejection is why a walk ruled its cube slot count out.
+type rejection struct {
+	kind   int
+	region int
+	at     uint64 // buffer offset of the header concerned
+	h      abi.CoreHeader
+}
+
+func (r *rejection) String(f *finder) string {
+	first := abi.Slot{CoreType: regions[r.region].CoreType}.String()
+	t := regions[r.region].CoreType
+	switch r.kind {
+	case rPastEnd:
+		return fmt.Sprintf("%s would start past the end of the buffer", first)
+	case rWrongStart:
+		return fmt.Sprintf("the header where %s would start, @%#x, names %s", first, f.file(r.at), headerName(r.h))
+	case rBudget:
+		return fmt.Sprintf("%s is unused and no live header follows within %d MiB", first, zeroScanBudget>>20)
+	case rZeroMiddle:
+		return fmt.Sprintf("every header from %s on is zero, so the capacities of its region and the next cannot be read", first)
+	case rNoSizeFit:
+		return fmt.Sprintf("every %s header is zero and no %s capacity makes the layout end with the buffer", t, t)
+	case rBadCapacity:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, states capacity %d, which no layout has", first, f.file(r.at), r.h.RecordCapacity)
+	case rMisplaced:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s, which this layout does not put there", first, f.file(r.at), headerName(r.h))
+	case rNoDerived:
+		return fmt.Sprintf("every %s header is zero, and no %s capacity puts %s at @%#x", t, t, headerName(r.h), f.file(r.at))
+	case rOtherRegion:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s", first, f.file(r.at), headerName(r.h))
+	case rNotLayout:
+		return "its capacities make no layout"
+	}
+	return "no header past the first region is live, so nothing fixes the cube slot count"
 }
