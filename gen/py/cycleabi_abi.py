@@ -1898,13 +1898,14 @@ def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
     them (layout-mismatch names both). The cube slot count and one capacity
     per region are read from the header where each region starts (or, when
     that core never ran, the first live header after it) and from the
-    buffer size. The rules are package capture's, by the same names (docs/layout.md in the cycleabi repository states them
-    in order): for each cube slot count of rule_cube_range, the region
-    rules (rule_past_end, rule_live_start, rule_damaged_start,
-    rule_unused_start, rule_same_region, rule_next_region,
-    rule_later_region, rule_zero_tail) place each region in buffer order,
-    then rule_pinned and rule_makes_layout make a candidate, which
-    rule_slot_headers and rule_cross_check hold to every header. The only
+    buffer size. The rules are package capture's, by the same names
+    (docs/layout.md in the cycleabi repository states them in order): for
+    each cube slot count of rule_cube_range, the region rules
+    (rule_past_end, rule_live_start, rule_damaged_start, rule_unused_start,
+    rule_same_region, rule_next_region, rule_later_region, rule_zero_tail)
+    place each region in buffer order, then rule_pinned and
+    rule_makes_layout make a candidate, which rule_slot_headers and
+    rule_cross_check hold to every header. The only
     candidate that fits (nothing disagrees, the buffer holds it) is the
     layout; several that fit are ambiguous-layout, none no-layout (or
     truncated, when the one candidate is longer than the buffer; or
