@@ -7,6 +7,16 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
+// The rules of the layout search, in the order they apply (docs/layout.md
+// states them in the same order, by these names). walk applies the region
+// rules to each region in turn for one cube slot count, region picking
+// the one whose case the header where the region starts is; each
+// concludes with a step: the region's capacity and the evidence for it,
+// the rejection that rules the count out, or the bad-capacity problem that
+// stops it. rulePinned then needs something found to depend on the count,
+// and ruleSlotHeaders and ruleCrossCheck hold each candidate to the
+// headers. gen/py's find_layout has the same rules by the same names.
+
 // regionQuery is what a region rule looks at: region i of a walk of cube
 // cube slots, starting at buffer offset start.
 type regionQuery struct {
@@ -30,7 +40,62 @@ type step struct {
 	problem *Problem
 }
 
-func (q *regionQuery) reject(kind int, at uint64, h abi.CoreHeader) step {
+// reason is why a rule rules a cube slot count out.
+type reason uint8
+
+// The reasons a cube slot count is ruled out.
+const (
+	_            reason = iota
+	rPastEnd            // the region would start past the end of the buffer
+	rWrongStart         // the header where the region starts names another slot
+	rBudget             // no live header within the scan budget
+	rZeroMiddle         // every header from a region that is not the last on is zero
+	rNoSizeFit          // an all-zero last region whose capacity fits no exact size
+	rBadCapacity        // the first live header after an unused one states no capacity a layout has
+	rMisplaced          // the first live header after an unused one is not where the layout puts it
+	rNoDerived          // no capacity of an all-zero region puts the next region's header there
+	rOtherRegion        // the first live header after an unused one names neither this region nor the next
+	rNotLayout          // the capacities make no layout
+	rUnpinned           // nothing found depends on the cube slot count
+)
+
+// rejection is why a walk ruled its cube slot count out.
+type rejection struct {
+	kind   reason
+	region int
+	at     uint64 // buffer offset of the header concerned
+	h      abi.CoreHeader
+}
+
+func (r *rejection) String(f *finder) string {
+	first := abi.Slot{CoreType: regions[r.region].CoreType}.String()
+	t := regions[r.region].CoreType
+	switch r.kind {
+	case rPastEnd:
+		return fmt.Sprintf("%s would start past the end of the buffer", first)
+	case rWrongStart:
+		return fmt.Sprintf("the header where %s would start, @%#x, names %s", first, f.file(r.at), headerName(r.h))
+	case rBudget:
+		return fmt.Sprintf("%s is unused and no live header follows within %d MiB", first, zeroScanBudget>>20)
+	case rZeroMiddle:
+		return fmt.Sprintf("every header from %s on is zero, so the capacities of its region and the next cannot be read", first)
+	case rNoSizeFit:
+		return fmt.Sprintf("every %s header is zero and no %s capacity makes the layout end with the buffer", t, t)
+	case rBadCapacity:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, states capacity %d, which no layout has", first, f.file(r.at), r.h.RecordCapacity)
+	case rMisplaced:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s, which this layout does not put there", first, f.file(r.at), headerName(r.h))
+	case rNoDerived:
+		return fmt.Sprintf("every %s header is zero, and no %s capacity puts %s at @%#x", t, t, headerName(r.h), f.file(r.at))
+	case rOtherRegion:
+		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s", first, f.file(r.at), headerName(r.h))
+	case rNotLayout:
+		return "its capacities make no layout"
+	}
+	return "no header past the first region is live, so nothing fixes the cube slot count"
+}
+
+func (q *regionQuery) reject(kind reason, at uint64, h abi.CoreHeader) step {
 	return step{rej: rejection{kind: kind, region: q.i, at: at, h: h}}
 }
 
@@ -321,56 +386,4 @@ func slotAt(l abi.Layout, off uint64) (abi.Slot, bool) {
 		}
 	}
 	return abi.Slot{}, false
-}
-
-// The reasons a cube slot count is ruled out.
-const (
-	_            = iota
-	rPastEnd     // the region would start past the end of the buffer
-	rWrongStart  // the header where the region starts names another slot
-	rBudget      // no live header within the scan budget
-	rZeroMiddle  // every header from a region that is not the last on is zero
-	rNoSizeFit   // an all-zero last region whose capacity fits no exact size
-	rBadCapacity // the first live header after an unused one states no capacity a layout has
-	rMisplaced   // the first live header after an unused one is not where the layout puts it
-	rNoDerived   // no capacity of an all-zero region puts the next region's header there
-	rOtherRegion // the first live header after an unused one names neither this region nor the next
-	rNotLayout   // the capacities make no layout
-	rUnpinned    // nothing found depends on the cube slot count
-)
-
-// rejection is why a walk ruled its cube slot count out.
-type rejection struct {
-	kind   int
-	region int
-	at     uint64 // buffer offset of the header concerned
-	h      abi.CoreHeader
-}
-
-func (r *rejection) String(f *finder) string {
-	first := abi.Slot{CoreType: regions[r.region].CoreType}.String()
-	t := regions[r.region].CoreType
-	switch r.kind {
-	case rPastEnd:
-		return fmt.Sprintf("%s would start past the end of the buffer", first)
-	case rWrongStart:
-		return fmt.Sprintf("the header where %s would start, @%#x, names %s", first, f.file(r.at), headerName(r.h))
-	case rBudget:
-		return fmt.Sprintf("%s is unused and no live header follows within %d MiB", first, zeroScanBudget>>20)
-	case rZeroMiddle:
-		return fmt.Sprintf("every header from %s on is zero, so the capacities of its region and the next cannot be read", first)
-	case rNoSizeFit:
-		return fmt.Sprintf("every %s header is zero and no %s capacity makes the layout end with the buffer", t, t)
-	case rBadCapacity:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, states capacity %d, which no layout has", first, f.file(r.at), r.h.RecordCapacity)
-	case rMisplaced:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s, which this layout does not put there", first, f.file(r.at), headerName(r.h))
-	case rNoDerived:
-		return fmt.Sprintf("every %s header is zero, and no %s capacity puts %s at @%#x", t, t, headerName(r.h), f.file(r.at))
-	case rOtherRegion:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s", first, f.file(r.at), headerName(r.h))
-	case rNotLayout:
-		return "its capacities make no layout"
-	}
-	return "no header past the first region is live, so nothing fixes the cube slot count"
 }
