@@ -93,7 +93,7 @@ type reject struct {
 // headers that disagree with it. The pass runs twice at most: the second,
 // only when the first found no candidate (and no bad capacity), lets
 // ruleDamagedStart read past a damaged header. Resolve then takes the
-// only candidate that fits, and never picks among several.
+// only candidate that fits, and picks among several only by a host plan.
 //
 // Each C costs at most one header read per region plus the shared zero
 // scan; each candidate one read per slot.
