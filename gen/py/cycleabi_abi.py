@@ -1416,9 +1416,22 @@ def _capacity_ok(capacity):
     return capacity % _CAPACITY_ALIGNMENT == 0 and capacity <= _MAX_RECORDS_PER_CORE
 
 
+class _RegionQuery(object):
+    # What a region rule looks at: region i of a walk of cube cube slots,
+    # starting at buffer offset start (package capture's regionQuery).
+    __slots__ = ("i", "t", "name", "first", "n", "start", "cube", "cube_given", "given")
+
+    def __init__(self, cube, cube_given, given):
+        self.cube, self.cube_given, self.given, self.start = cube, cube_given, given, 0
+
+    def at(self, i):
+        self.i, self.t, self.name = i, _REGION_TYPE[i], _REGION_NAME[i]
+        self.first, self.n = self.name + "/0", _REGION_SLOTS[i] * self.cube
+
+
 class _Finder(object):
-    # The layout search of cycleabi (package capture, find.go and layout.go),
-    # rule for rule, so that Python finds the layout Go finds and refuses
+    # The layout search of cycleabi (package capture: find.go, rules.go and
+    # resolve.go), rule for rule and by the same names, so that Python finds the layout Go finds and refuses
     # what Go refuses, at the same offsets.
 
     def __init__(self, buf, base, name):
@@ -1475,112 +1488,147 @@ class _Finder(object):
                             % (h.record_capacity, _CAPACITY_ALIGNMENT, _MAX_RECORDS_PER_CORE), slot=slot, name=self.name)
 
     def walk(self, cube, cube_given, given):
-        # Rules 2 to 5 for one cube slot count: a candidate, or a _Reject
-        # saying why there is none, or the bad-capacity CaptureError that
-        # stopped it.
-        caps, sources, cube_from, start = [0] * len(REGIONS), [], None, 0
-        derived = False
+        # The region rules for each region in buffer order (region picks the
+        # rule), then rule_pinned and rule_makes_layout: a _Candidate, or a
+        # _Reject saying why there is none, or the bad-capacity CaptureError
+        # that stopped it (package capture's walk).
+        caps, sources, cube_from, derived = [0] * len(REGIONS), [], None, False
+        q = _RegionQuery(cube, cube_given, given)
         for i in range(len(REGIONS)):
-            t, t_name = _REGION_TYPE[i], _REGION_NAME[i]
-            n = _REGION_SLOTS[i] * cube
-            first = t_name + "/0"
-            capacity = given[i] if given is not None else 0
-            ev = None
-            if start + HEADER_SIZE > self.size:
-                rej = _Reject("%s would start past the end of the buffer" % first)
-                if not derived:
-                    rej.past_end = i
-                return rej
-            h = self.header(start)
-            damaged = None
-            if any(h) and (h.core_type != t or h.block_id != 0) and i > 0 and not cube_given:
-                # A damaged slot 0: the next slot of the region, after the
-                # records its header counts, may still place it.
-                if self.damaged:
-                    damaged = self.past_damaged(start, n, h, given, i)
-                if damaged is None:
-                    return _Reject("the header where %s would start, @%#x, names %s"
-                                   % (first, self.file(start), _slot_name(h.core_type, h.block_id)))
-                capacity, at, block = damaged
-                ev = _Evidence(FROM_HEADERS, t, block, at)
-            elif any(h):
-                ev = _Evidence(FROM_HEADERS, t, 0, start)
-                if given is None:
-                    if not _capacity_ok(h.record_capacity):
-                        return self.bad_capacity(h, first, start)
-                    capacity = h.record_capacity
-            else:
-                at, hx, state = self.first_live(start + HEADER_SIZE)
-                if state == "budget":
-                    return _Reject("%s is unused and no live header follows within %d MiB" % (first, _ZERO_SCAN_BUDGET >> 20))
-                if state == "none":
-                    if given is None:
-                        if i != len(REGIONS) - 1:
-                            return _Reject("every header from %s on is zero, so the capacities of its region "
-                                            "and the next cannot be read" % first)
-                        v = _capacity_of_stride(_exact_stride(self.size - start, n))
-                        if v is None:
-                            return _Reject("every %s header is zero and no %s capacity makes the layout end with "
-                                            "the buffer" % (t_name, t_name))
-                        capacity, ev = v, _Evidence(FROM_SIZE)
-                else:
-                    j = _region_index(hx.core_type)
-                    k = hx.record_capacity
-                    named = _slot_name(hx.core_type, hx.block_id)
-                    if given is not None and j >= 0:
-                        k = given[j]
-                    elif not _capacity_ok(k):
-                        return _Reject("%s is unused and the first live header after it, @%#x, states capacity %d, "
-                                        "which no layout has" % (first, self.file(at), hx.record_capacity))
-                    ev = _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at)
-                    misplaced = _Reject("%s is unused and the first live header after it, @%#x, names %s, which "
-                                          "this layout does not put there" % (first, self.file(at), named))
-                    if j == i:
-                        if hx.block_id == 0 or hx.block_id >= n or start + hx.block_id * slot_stride(k) != at:
-                            return misplaced
-                        if given is None:
-                            capacity = k
-                    elif j == i + 1:
-                        back = hx.block_id * slot_stride(k)
-                        span = at - start
-                        if hx.block_id >= _REGION_SLOTS[j] * cube or back > span:
-                            return misplaced
-                        if given is not None:
-                            v = capacity if span - back == n * slot_stride(capacity) else None
-                        else:
-                            v = _capacity_of_stride(_exact_stride(span - back, n))
-                        if v is None:
-                            return _Reject("every %s header is zero, and no %s capacity puts %s at @%#x"
-                                            % (t_name, t_name, named, self.file(at)))
-                        capacity, ev.derived, derived = v, True, True
-                    elif given is not None and j > i + 1:
-                        # Given capacities place a header any number of
-                        # regions on (every region between is all zero):
-                        # each region before j takes its given slots' strides.
-                        place = start
-                        for r in range(i, j):
-                            place += _REGION_SLOTS[r] * cube * slot_stride(given[r])
-                        if hx.block_id >= _REGION_SLOTS[j] * cube or place + hx.block_id * slot_stride(k) != at:
-                            return misplaced
-                    else:
-                        return _Reject("%s is unused and the first live header after it, @%#x, names %s"
-                                        % (first, self.file(at), named))
+            q.at(i)
+            st = self.region(q)
+            if not isinstance(st, tuple):
+                if isinstance(st, _Reject) and derived:
+                    st.past_end = None
+                return st
+            capacity, ev = st
             sources.append(_Evidence(FROM_HOST) if given is not None else ev)
             # Region 0 starts at 0 whatever C is; a later region's header, a
             # capacity derived from one, or the size rule depend on C.
             if cube_from is None and ev is not None and (
                     ev.src == FROM_SIZE or ev.src == FROM_HEADERS and (i > 0 or ev.derived)):
                 cube_from = _Evidence(ev.src, ev.core_type, ev.block, ev.off)
+            derived = derived or ev is not None and ev.derived
             caps[i] = capacity
-            start += n * slot_stride(capacity)
-        if cube_from is None and not cube_given:
-            # Given capacities and nothing live past the first region: the
-            # count whose layout ends exactly with the buffer (start is now
-            # the layout's size).
-            if given is not None and start == self.size:
-                cube_from = _Evidence(FROM_SIZE)
-            else:
-                return _Reject("no header past the first region is live, so nothing fixes the cube slot count")
+            q.start += q.n * slot_stride(capacity)
+        cube_from = self.rule_pinned(cube_from, cube_given, given, q.start)
+        if isinstance(cube_from, _Reject):
+            return cube_from
+        return self.rule_makes_layout(cube, caps, cube_from, sources)
+
+    # The region rules, as package capture's rules.go has them: each returns
+    # (capacity, evidence), a _Reject, or a CaptureError.
+
+    def region(self, q):
+        if q.start + HEADER_SIZE > self.size:
+            return self.rule_past_end(q)
+        h = self.header(q.start)
+        if not any(h):
+            return self.rule_unused_start(q)
+        if h.core_type == q.t and h.block_id == 0 or q.i == 0 or q.cube_given:
+            return self.rule_live_start(q, h)
+        return self.rule_damaged_start(q, h)
+
+    def rule_past_end(self, q):
+        rej = _Reject("%s would start past the end of the buffer" % q.first)
+        rej.past_end = q.i
+        return rej
+
+    def rule_live_start(self, q, h):
+        ev = _Evidence(FROM_HEADERS, q.t, 0, q.start)
+        if q.given is not None:
+            return q.given[q.i], ev
+        if not _capacity_ok(h.record_capacity):
+            return self.bad_capacity(h, q.first, q.start)
+        return h.record_capacity, ev
+
+    def rule_damaged_start(self, q, h):
+        if self.damaged:
+            found = self.past_damaged(q.start, q.n, h, q.given, q.i)
+            if found is not None:
+                capacity, at, block = found
+                return capacity, _Evidence(FROM_HEADERS, q.t, block, at)
+        return _Reject("the header where %s would start, @%#x, names %s"
+                       % (q.first, self.file(q.start), _slot_name(h.core_type, h.block_id)))
+
+    def rule_unused_start(self, q):
+        at, hx, state = self.first_live(q.start + HEADER_SIZE)
+        if state == "budget":
+            return _Reject("%s is unused and no live header follows within %d MiB" % (q.first, _ZERO_SCAN_BUDGET >> 20))
+        if state == "none":
+            return self.rule_zero_tail(q)
+        j = _region_index(hx.core_type)
+        k = hx.record_capacity
+        if q.given is not None and j >= 0:
+            k = q.given[j]
+        elif not _capacity_ok(k):
+            return _Reject("%s is unused and the first live header after it, @%#x, states capacity %d, "
+                           "which no layout has" % (q.first, self.file(at), hx.record_capacity))
+        if j == q.i:
+            return self.rule_same_region(q, at, hx, k)
+        if j == q.i + 1:
+            return self.rule_next_region(q, at, hx, k)
+        if q.given is not None and j > q.i + 1:
+            return self.rule_later_region(q, at, hx, k, j)
+        return _Reject("%s is unused and the first live header after it, @%#x, names %s"
+                       % (q.first, self.file(at), _slot_name(hx.core_type, hx.block_id)))
+
+    def misplaced(self, q, at, hx):
+        return _Reject("%s is unused and the first live header after it, @%#x, names %s, which "
+                       "this layout does not put there" % (q.first, self.file(at), _slot_name(hx.core_type, hx.block_id)))
+
+    def rule_same_region(self, q, at, hx, k):
+        if hx.block_id == 0 or hx.block_id >= q.n or q.start + hx.block_id * slot_stride(k) != at:
+            return self.misplaced(q, at, hx)
+        return k, _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at)
+
+    def rule_next_region(self, q, at, hx, k):
+        back = hx.block_id * slot_stride(k)
+        span = at - q.start
+        if hx.block_id >= _REGION_SLOTS[q.i + 1] * q.cube or back > span:
+            return self.misplaced(q, at, hx)
+        if q.given is not None:
+            v = q.given[q.i] if span - back == q.n * slot_stride(q.given[q.i]) else None
+        else:
+            v = _capacity_of_stride(_exact_stride(span - back, q.n))
+        if v is None:
+            return _Reject("every %s header is zero, and no %s capacity puts %s at @%#x"
+                           % (q.name, q.name, _slot_name(hx.core_type, hx.block_id), self.file(at)))
+        return v, _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at, derived=True)
+
+    def rule_later_region(self, q, at, hx, k, j):
+        # Given capacities place a header any number of regions on (every
+        # region between is all zero): each region before j takes its given
+        # slots' strides.
+        place = q.start
+        for r in range(q.i, j):
+            place += _REGION_SLOTS[r] * q.cube * slot_stride(q.given[r])
+        if hx.block_id >= _REGION_SLOTS[j] * q.cube or place + hx.block_id * slot_stride(k) != at:
+            return self.misplaced(q, at, hx)
+        return q.given[q.i], _Evidence(FROM_HEADERS, hx.core_type, hx.block_id, at)
+
+    def rule_zero_tail(self, q):
+        if q.given is not None:
+            return q.given[q.i], None
+        if q.i != len(REGIONS) - 1:
+            return _Reject("every header from %s on is zero, so the capacities of its region "
+                           "and the next cannot be read" % q.first)
+        v = _capacity_of_stride(_exact_stride(self.size - q.start, q.n))
+        if v is None:
+            return _Reject("every %s header is zero and no %s capacity makes the layout end with "
+                           "the buffer" % (q.name, q.name))
+        return v, _Evidence(FROM_SIZE)
+
+    def rule_pinned(self, cube_from, cube_given, given, end):
+        # Given capacities and nothing live past the first region: the count
+        # whose layout ends exactly with the buffer (end is the layout's size).
+        if cube_from is not None or cube_given:
+            return cube_from
+        if given is not None and end == self.size:
+            return _Evidence(FROM_SIZE)
+        return _Reject("no header past the first region is live, so nothing fixes the cube slot count")
+
+    def rule_makes_layout(self, cube, caps, cube_from, sources):
         try:
             return _Candidate(cube, caps, cube_from, sources)
         except LayoutError:
@@ -1609,7 +1657,7 @@ class _Finder(object):
             return None
         return k, at, hx.block_id
 
-    def cross_check(self, cands):
+    def rule_cross_check(self, cands):
         # Holds every candidate to the live headers the others were found
         # from: under a candidate, such a header must sit where a slot's
         # header is (verify checked those), past the layout, or among the
@@ -1633,7 +1681,7 @@ class _Finder(object):
                                 self.file(e.off), e.slot(), slot.name)
                         cd.mismatches += 1
 
-    def verify(self, cd):
+    def rule_slot_headers(self, cd):
         # Every slot header of the candidate's layout the buffer holds must be
         # zero or name its own slot and capacity; the first live header after
         # the layout must not be a slot of the last region it is too short for.
@@ -1680,12 +1728,19 @@ class _Finder(object):
             self.damaged = False
         return s
 
-    def search_pass(self, cube, given):
-        # One pass of the search over the cube slot counts.
-        per_cube = sum(r.slots_per_cube_slot for r in REGIONS) * HEADER_SIZE
-        lo, hi = _MIN_CUBE_SLOTS, min(MAX_FOUND_CUBE_SLOTS, self.size // per_cube)
+    def rule_cube_range(self, cube):
+        # The given count only, or from the minimum up to the smaller of
+        # MAX_FOUND_CUBE_SLOTS and the most whose slot headers alone the
+        # buffer holds.
         if cube:
-            lo = hi = cube
+            return cube, cube
+        per_cube = sum(r.slots_per_cube_slot for r in REGIONS) * HEADER_SIZE
+        return _MIN_CUBE_SLOTS, min(MAX_FOUND_CUBE_SLOTS, self.size // per_cube)
+
+    def search_pass(self, cube, given):
+        # One pass of the search over the cube slot counts: the driver of
+        # the rules.
+        lo, hi = self.rule_cube_range(cube)
         result = {"cands": [], "rejects": [], "problems": [], "first": lo, "tried": 0}
         c = lo - 1
         while c < hi:
@@ -1695,7 +1750,7 @@ class _Finder(object):
             if isinstance(cd, _Reject):
                 last = c
                 if cd.past_end is not None and (given is not None or cd.past_end <= 1):
-                    # The regions before it have capacities that do not
+                    # rule_past_end, when the regions before it have capacities that do not
                     # depend on the count (given, or the first region's, read
                     # where it starts whatever C is): every larger count
                     # starts that region later still.
@@ -1714,10 +1769,10 @@ class _Finder(object):
                 continue
             if cube:
                 cd.cube_from = _Evidence(FROM_HOST)
-            self.verify(cd)
+            self.rule_slot_headers(cd)
             result["cands"].append(cd)
         if len(result["cands"]) > 1:
-            self.cross_check(result["cands"])
+            self.rule_cross_check(result["cands"])
         return result
 
     def fits(self, cd):
@@ -1840,56 +1895,19 @@ def find_layout(buf, base=0, cube_slots=None, capacities=None, name=None):
     With neither cube_slots nor capacities (one per region, in REGIONS
     order) given, the layout is searched from the headers and the buffer
     size alone; given values are used once the headers do not contradict
-    them (layout-mismatch names both). The rules, as package capture states
-    them:
-
-    The unknowns are the cube slot count C and one record capacity per
-    region (in buffer order). Region i starts where region i-1 ends, and
-    its slot b at start + b*stride(capacity). Every slot offset is a
-    multiple of 64. A header is live when its fields are not all zero.
-
-    1. C is tried from the minimum up to the smallest of MAX_FOUND_CUBE_SLOTS
-       and size/(64*slots per cube slot) (only the given C when given). For
-       each C the regions are walked in order:
-    2. The header where the region starts must be zero or name the region's
-       slot 0. A live one gives the region's capacity (a capacity that is
-       not a multiple of the alignment or exceeds MAX_RECORDS_PER_CORE is a
-       bad-capacity error at that header). One that names another slot (a
-       damaged header) rules C out, unless, past the records it counts, the
-       first live header names a later slot b of the region with capacity K
-       at start + b*stride(K); then K is the capacity, and the damaged
-       header counts against the candidate; this is a second pass, run only
-       when the first found no candidate. (In the first region, whose
-       start does not depend on C, and for a given C, a damaged header's
-       capacity is read all the same.)
-    3. When it is zero, the first live header after it is read (the first
-       64-byte block whose header fields are not all zero; at most 256 MiB
-       are read looking). If it names slot b of the same region with
-       capacity K, it must sit at start + b*stride(K): K is the capacity. If
-       it names slot b of the next region with capacity K, this region's
-       headers are all zero, and its capacity is the one whose stride puts
-       that header at its place: stride = (offset - b*stride(K) - start) /
-       (slots of the region), which must be a whole stride of an aligned
-       capacity. Anything else rules C out.
-    4. When every byte after it is zero and it is the last region, its
-       capacity is the one that makes the layout end exactly with the
-       buffer, if one does; otherwise C is ruled out.
-    5. Given capacities replace the ones read (the headers still have to be
-       where the given capacities put them), and the walk must have found
-       something whose place depends on C (a header after the first region,
-       or the size rule), unless C is given; with given capacities and
-       nothing live past the first region, C is the one whose layout ends
-       exactly with the buffer.
-
-    Each C that survives is a candidate, checked against every slot header
-    of its layout (each must be zero or name exactly its own slot and the
-    candidate's capacity), against the first live header after its layout
-    (which must not be a slot of the last region past the layout's last, at
-    the place the region's stride gives it), and against the live headers
-    the other candidates were found from (each must sit at one of its slot
-    headers, past its layout, or among the records a live slot wrote). The
-    only candidate that fits (nothing disagrees, the buffer holds it) is
-    the layout; several that fit are ambiguous-layout, none no-layout (or
+    them (layout-mismatch names both). The cube slot count and one capacity
+    per region are read from the header where each region starts (or, when
+    that core never ran, the first live header after it) and from the
+    buffer size. The rules are package capture's, by the same names
+    (docs/layout.md in the cycleabi repository states them in order): for
+    each cube slot count of rule_cube_range, the region rules
+    (rule_past_end, rule_live_start, rule_damaged_start, rule_unused_start,
+    rule_same_region, rule_next_region, rule_later_region, rule_zero_tail)
+    place each region in buffer order, then rule_pinned and
+    rule_makes_layout make a candidate, which rule_slot_headers and
+    rule_cross_check hold to every header. The only
+    candidate that fits (nothing disagrees, the buffer holds it) is the
+    layout; several that fit are ambiguous-layout, none no-layout (or
     truncated, when the one candidate is longer than the buffer; or
     no-records, when every header is zero): CaptureError.
 

@@ -157,6 +157,7 @@ var testGroups = []struct {
 		"plan":    "golden plans (TestSchedules): the buffer size, and a key per region (drl_workers, ...)",
 
 		"capture.TestDecodingErrors": "region: captures sized by hand for today's 72 headers of 24 cube slots",
+		"capture.TestLayoutCases":    "region: the layout cases (testdata/layout) give one capacity per region of today's schema (aic=, aiv=), and their answers are worked out on today's offsets",
 		"capture.TestFoundCubeSlots,TestFoundAIVPipeline,TestAmbiguousLayout,TestAmbiguousIdleAICRegion,TestPlanPicksTruncatedLayout,TestRequestProblems,TestDamagedFirstHeader": "region: the layout search's findings and messages worked out on today's AIC and AIV regions (TestFoundLayout and TestGivenCapacitiesPlaceTheLastRegion hold it to any regions)",
 		"cmd/cycleabi.TestVersion":                                   "ABI version 1",
 		"cmd/cycleabi.TestPlanCommand":                               "the example plan's buffer size and flags (24 cube slots of AIC and AIV, 32-byte records)",
@@ -176,6 +177,7 @@ var testGroups = []struct {
 		"tests/agreement.TestQualifierConfigs":                              "the qualifier probe (cxx/qualifier_probe.cpp) calls AppendRecord and RecordCapacity with today's arguments",
 		"tests/agreement.TestPythonRefusesWhatValidateRefuses":              "its inputs are validate's txtar buffers of today's layout, which then no longer draw every error code",
 		"tests/agreement.TestPythonFollowsSchemaChange":                     "it applies its own change to today's schema text and expects its two regions",
+		"tests/agreement.TestPythonLayoutCases":                             "it runs capture's layout cases, which give one capacity per region of today's schema (aic=, aiv=)",
 		"tests/cpp.TestLayoutMatchesGo":                                     "layout_check.cpp calls AppendRecord with today's record fields and BufferSize and SlotOffset with the AIC and AIV capacities",
 		"tests/cpp.TestRecorderRules,TestRecorderMutants,TestAscendCPreset": "recorder_check.cpp and the AscendC kernel call Record with today's record fields and Init with the AIC and AIV capacities; recorder_check lays out 32-byte records itself, and the mutants edit today's text of the Recorder",
 		"validate.TestCases":                                                "txtar cases written as readable buffers of today's layout",

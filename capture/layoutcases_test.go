@@ -1,0 +1,50 @@
+package capture_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/internal/golden"
+)
+
+// TestLayoutCases runs the layout search's table, testdata/layout/*.txtar
+// (the format is capturetest.LayoutCase's): each case's capture is
+// resolved under its request, and the answer must be its want section.
+// gen/py's find_layout runs the same table (tests/agreement's
+// TestPythonLayoutCases). Every rejection the search can give shows in a
+// case.
+func TestLayoutCases(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "layout", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases in testdata/layout: %v", err)
+	}
+	var all strings.Builder
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lc, err := capturetest.ParseLayoutCase(data)
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			c, err := capture.FromBytes("capture.bin", lc.Bytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := capturetest.RenderResolution(c.Resolve(lc.Request))
+			all.WriteString(got)
+			golden.CheckSection(t, file, lc.Archive, "want", []byte(got))
+		})
+	}
+	for _, why := range capture.RejectionPatterns() {
+		if !why.MatchString(all.String()) {
+			t.Errorf("no case in testdata/layout shows the rejection %s", why)
+		}
+	}
+}
