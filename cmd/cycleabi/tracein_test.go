@@ -159,8 +159,8 @@ func TestTraceCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(html); !strings.Contains(got, `<p class="note">Note: a trace holds only the cores that wrote records`) {
-		t.Errorf("string(html) = %q, want it to contain %q", got, `<p class="note">Note: a trace holds only the cores that wrote records`)
+	if !strings.Contains(string(html), `<p class="note">Note: a trace holds only the cores that wrote records`) {
+		t.Errorf("the HTML does not contain %q", `<p class="note">Note: a trace holds only the cores that wrote records`)
 	}
 }
 
