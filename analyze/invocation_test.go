@@ -3,10 +3,11 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/golden"
 )
 
 func section(rank uint32, inv *Invocation, capture string, makespan uint64) *Rank {
@@ -103,7 +104,7 @@ func TestCompareInvocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := jsonDiff(string(js), `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0,`+
+	if d := golden.JSONDiff(string(js), `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0,`+
 		`"compute_cycles":0,"wait_cycles":0,"trigger_cycles":0,"other_cycles":0,"idle_cycles":0,"busy_pct":0,"wait_pct":0,"busiest_stage":"","slow":false}`); d != "" {
 		t.Error(d)
 	}
@@ -141,20 +142,4 @@ func TestCompareInvocations(t *testing.T) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
 	}
-}
-
-// jsonDiff says how two JSON texts differ as values (key order and spacing
-// aside), or returns "" when they hold the same value.
-func jsonDiff(got, want string) string {
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		return fmt.Sprintf("got %q, not JSON: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		return fmt.Sprintf("want %q, not JSON: %v", want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		return fmt.Sprintf("got %s, want %s", got, want)
-	}
-	return ""
 }

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/golden"
 )
 
 // mkEvent is one internal event of a hand-written MegaKernel trace.
@@ -247,7 +249,7 @@ func TestKinetoObject(t *testing.T) {
 	}
 	for k, v := range in {
 		if k != "traceEvents" {
-			if d := jsonDiff(string(m.top[k]), string(v)); d != "" {
+			if d := golden.JSONDiff(string(m.top[k]), string(v)); d != "" {
 				t.Fatalf("%s: %s", k, d)
 			}
 		}
@@ -262,7 +264,7 @@ func TestKinetoObject(t *testing.T) {
 	}
 	for i, e := range inEvents {
 		got, _ := json.Marshal(m.events[i])
-		if d := jsonDiff(string(got), string(e)); d != "" {
+		if d := golden.JSONDiff(string(got), string(e)); d != "" {
 			t.Fatalf("framework event %d: %s", i, d)
 		}
 	}
@@ -598,7 +600,7 @@ func TestMergedTwice(t *testing.T) {
 	if got := len(m2.internal()); got != 6 {
 		t.Fatalf("len(m2.internal()) = %d, want 6", got)
 	}
-	if d := jsonDiff(string(mustJSON(m2.res["previousMerge"])), string(m.top["megaKernelTraceMerge"])); d != "" {
+	if d := golden.JSONDiff(string(mustJSON(m2.res["previousMerge"])), string(m.top["megaKernelTraceMerge"])); d != "" {
 		t.Fatalf("previousMerge: %s", d)
 	}
 	// The second merge's threads collide with none of the first's.
@@ -611,20 +613,4 @@ func TestMergedTwice(t *testing.T) {
 func mustJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-// jsonDiff says how two JSON texts differ as values (key order and spacing
-// aside), or returns "" when they hold the same value.
-func jsonDiff(got, want string) string {
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		return fmt.Sprintf("got %q, not JSON: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		return fmt.Sprintf("want %q, not JSON: %v", want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		return fmt.Sprintf("got %s, want %s", got, want)
-	}
-	return ""
 }

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/golden"
 )
 
 // analyzeWindow is a window of two different launches: the example
@@ -68,13 +70,13 @@ func TestAnalyzeInvocations(t *testing.T) {
 	var makespans []uint64
 	for i, path := range []string{fwd, bwd} {
 		sec := rep.Ranks[i]
-		if d := jsonDiff(string(sec["invocation"]), wantInv[i]); d != "" {
+		if d := golden.JSONDiff(string(sec["invocation"]), wantInv[i]); d != "" {
 			t.Errorf("%s: invocation: %s", path, d)
 		}
-		if d := jsonDiff(string(sec["rank"]), "2"); d != "" {
+		if d := golden.JSONDiff(string(sec["rank"]), "2"); d != "" {
 			t.Errorf("%s: rank: %s", path, d)
 		}
-		if d := jsonDiff(string(sec["capture"]), `"`+path+`"`); d != "" {
+		if d := golden.JSONDiff(string(sec["capture"]), `"`+path+`"`); d != "" {
 			t.Errorf("%s: capture: %s", path, d)
 		}
 		// Without its label, the section is the capture analyzed alone.
@@ -112,7 +114,7 @@ func TestAnalyzeInvocations(t *testing.T) {
 		if rep.Cross.Ranks[i].Rank != uint32(2) {
 			t.Errorf("rep.Cross.Ranks[i].Rank = %v, want %v", rep.Cross.Ranks[i].Rank, uint32(2))
 		}
-		if d := jsonDiff(string(rep.Cross.Ranks[i].Invocation), wantInv[i]); d != "" {
+		if d := golden.JSONDiff(string(rep.Cross.Ranks[i].Invocation), wantInv[i]); d != "" {
 			t.Errorf("cross row %d: %s", i, d)
 		}
 		if rep.Cross.Ranks[i].MakespanCycles != makespans[i] {
@@ -143,15 +145,15 @@ func TestAnalyzeInvocations(t *testing.T) {
 	if len(flags.Ranks) != 2 {
 		t.Fatalf("len(flags.Ranks) = %d, want 2: %v", len(flags.Ranks), flags.Ranks)
 	}
-	if d := jsonDiff(string(flags.Ranks[0]["invocation"]), `{"invocation_id":0,"step":7,"direction":"forward"}`); d != "" {
+	if d := golden.JSONDiff(string(flags.Ranks[0]["invocation"]), `{"invocation_id":0,"step":7,"direction":"forward"}`); d != "" {
 		t.Errorf("flags, rank 0: %s", d)
 	}
-	if d := jsonDiff(string(flags.Ranks[1]["invocation"]), wantInv[1]); d != "" {
+	if d := golden.JSONDiff(string(flags.Ranks[1]["invocation"]), wantInv[1]); d != "" {
 		t.Errorf("flags, rank 1: %s", d)
 	}
 	// --direction alone: ids by order, no step.
 	dirs := analyzeJSON(t, fwd, bwd, "--rank", "2", "--rank", "2", "--direction", "backward", "--direction", "forward")
-	if d := jsonDiff(string(dirs.Ranks[1]["invocation"]), `{"invocation_id":1,"step":null,"direction":"forward"}`); d != "" {
+	if d := golden.JSONDiff(string(dirs.Ranks[1]["invocation"]), `{"invocation_id":1,"step":null,"direction":"forward"}`); d != "" {
 		t.Errorf("dirs, rank 1: %s", d)
 	}
 
@@ -461,20 +463,4 @@ func TestDecodeInvocationFlows(t *testing.T) {
 	if want := fmt.Sprintf(", %d dependency arrows (releasing), ", perInv[0]+perInv[1]); !strings.Contains(errOut, want) {
 		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
 	}
-}
-
-// jsonDiff says how two JSON texts differ as values (key order and spacing
-// aside), or returns "" when they hold the same value.
-func jsonDiff(got, want string) string {
-	var g, w any
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		return fmt.Sprintf("got %q, not JSON: %v", got, err)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		return fmt.Sprintf("want %q, not JSON: %v", want, err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		return fmt.Sprintf("got %s, want %s", got, want)
-	}
-	return ""
 }
