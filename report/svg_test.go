@@ -14,9 +14,10 @@ func TestTickStepExample(t *testing.T) {
 	if got := tickStep(250, 35000); got != 10000.0 {
 		t.Errorf("tickStep(250, 35000) = %v, want 10000.0", got)
 	}
+	// "80" is narrow: 8 intervals
 	if got := tickStep(250, 80); got != 10.0 {
 		t.Errorf("tickStep(250, 80) = %v, want 10.0", got)
-	} // "80" is narrow: 8 intervals
+	}
 	// 30 px cannot hold "100,000": the step passes the end, and only 0
 	// is labelled.
 	if got := tickStep(30, 1e5); got != 200000.0 {

@@ -89,7 +89,8 @@ func TestDecodedWindow(t *testing.T) {
 	if got, want := al[1].(map[string]any)["step"], json.Number("11"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("al[1].(map[string]any)[\"step\"] = %v, want %v", got, want)
 	}
+	// (base+941) - (base+3) = 938 cycles × 20 ns
 	if got, want := al[0].(map[string]any)["internalSpanUs"], json.Number("18.76"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("al[0].(map[string]any)[\"internalSpanUs\"] = %v, want %v", got, want)
-	} // (base+941) - (base+3) = 938 cycles × 20 ns
+	}
 }

@@ -319,9 +319,10 @@ func TestBareArrayGzip(t *testing.T) {
 	}
 	checkPlacement(t, m, simpleMK, "500", "3", "aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe", false)
 	names, _ := m.threads("3")
+	// above the numeric tid 12
 	if _, ok := names["13"]; !ok {
 		t.Fatalf("names has no key %v", "13")
-	} // above the numeric tid 12
+	}
 	if got, want := m.res["alignments"].([]any)[0].(map[string]any)["exceedsOuterKernelUs"], json.Number("0.75"); !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

@@ -98,9 +98,10 @@ func TestAnalyzeInvocations(t *testing.T) {
 		}
 		makespans = append(makespans, m)
 	}
+	// the example's, as TestAnalyzeCommand has it
 	if makespans[0] != uint64(122942) {
 		t.Errorf("makespans[0] = %v, want %v", makespans[0], uint64(122942))
-	} // the example's, as TestAnalyzeCommand has it
+	}
 	if makespans[1] == makespans[0] {
 		t.Errorf("the two launches differ: makespans[1] = %v, want other than makespans[0]", makespans[1])
 	}

@@ -146,9 +146,10 @@ func TestDecodeInvocations(t *testing.T) {
 	}
 	for _, e := range tr.TraceEvents {
 		if e.Ph == "X" {
+			// cycle 1008322928762 (anchor + 29) at 50 MHz
 			if got := string(e.Ts); got != "20166458575.24" {
 				t.Fatalf("string(e.Ts) = %q, want %q", got, "20166458575.24")
-			} // cycle 1008322928762 (anchor + 29) at 50 MHz
+			}
 			break
 		}
 	}

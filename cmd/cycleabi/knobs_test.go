@@ -49,9 +49,10 @@ func TestDumpNames(t *testing.T) {
 	if want := "task_id           u32  1 (task stage Gate)\n"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
 	}
+	// a task the file does not name
 	if !strings.Contains(out, "task_id           u32  7\n") {
 		t.Errorf("out = %q, want it to contain %q", out, "task_id           u32  7\n")
-	} // a task the file does not name
+	}
 
 	descLine := regexp.MustCompile(`desc_id +u32  0x[0-9a-f]+ (\S+)(?: \(event (\S+)\))?`)
 	var shown []string

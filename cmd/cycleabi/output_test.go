@@ -76,9 +76,10 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 			}
 		}
 		entries, _ := os.ReadDir(dir)
+		// names, link, hard
 		if len(entries) != 3 {
 			t.Errorf("%v left files behind: len(entries) = %d, want 3: %v", tc.args, len(entries), entries)
-		} // names, link, hard
+		}
 	}
 }
 
