@@ -1,5 +1,6 @@
-// Package imports holds a test of the module's import graph: internal/
+// Package imports holds tests of the module's import graph: internal/
 // is infrastructure (the YAML reader, the atomic writer, the schema model
 // and the emitters abigen runs) below every product package, so no
-// package under internal/ imports one outside it.
+// package under internal/ imports one outside it; and tests use the
+// standard library's testing, so no file imports an assertion library.
 package imports
