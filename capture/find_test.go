@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,8 +13,6 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -142,14 +141,26 @@ func TestFoundCubeSlots(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
 		b.Enter(abi.CoreTypeAIV, 0, 1)
 		c, err := capture.FromBytes("x.bin", b.Bytes())
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := c.Resolve(capture.Request{})
-		require.NoError(t, err, "cube %d", cube)
-		assert.Equal(t, b.Layout, res.Layout)
+		if err != nil {
+			t.Fatalf("cube %d: %v", cube, err)
+		}
+		if !reflect.DeepEqual(res.Layout, b.Layout) {
+			t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
+		}
 		aiv0 := b.HeaderOffset(abi.CoreTypeAIV, 0, 0)
-		assert.Equal(t, fmt.Sprintf("found: %d cube slots from the AIV/0 header at @%#x", cube, aiv0), res.How)
-		assert.Equal(t, capture.Evidence{Source: capture.FromHeaders, Slot: "AIV/0", Off: int64(aiv0)}, res.CubeSlotsFrom)
-		assert.Empty(t, res.Hint)
+		if want := fmt.Sprintf("found: %d cube slots from the AIV/0 header at @%#x", cube, aiv0); res.How != want {
+			t.Errorf("res.How = %q, want %q", res.How, want)
+		}
+		if want := (capture.Evidence{Source: capture.FromHeaders, Slot: "AIV/0", Off: int64(aiv0)}); !reflect.DeepEqual(res.CubeSlotsFrom, want) {
+			t.Errorf("res.CubeSlotsFrom = %v, want %v", res.CubeSlotsFrom, want)
+		}
+		if res.Hint != "" {
+			t.Errorf("res.Hint = %q, want empty", res.Hint)
+		}
 	}
 }
 
@@ -159,12 +170,22 @@ func TestFoundAIVPipeline(t *testing.T) {
 	b := capturetest.New(40, 0, 64)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, 100)...))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := c.Resolve(capture.Request{})
-	require.NoError(t, err)
-	assert.Equal(t, b.Layout, res.Layout)
-	assert.Equal(t, "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)", res.How)
-	assert.True(t, res.CapacitiesFrom[0].Derived)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Layout, b.Layout) {
+		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
+	}
+	if res.How != "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)" {
+		t.Errorf("res.How = %q, want %q", res.How, "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)")
+	}
+	if !res.CapacitiesFrom[0].Derived {
+		t.Errorf("res.CapacitiesFrom[0].Derived = false, want true")
+	}
 }
 
 // Given capacities place a capture whose only live header is a slot of
@@ -177,12 +198,20 @@ func TestGivenCapacitiesPlaceTheLastRegion(t *testing.T) {
 	b := capturetest.NewWith(40, caps)
 	b.Enter(last, 1, 1).Span(last, 1, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := c.Resolve(capture.Request{Capacities: &caps})
-	require.NoError(t, err)
-	assert.Equal(t, b.Layout, res.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Layout, b.Layout) {
+		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
+	}
 	at := b.HeaderOffset(last, 1, 0)
-	assert.Equal(t, capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}, res.CubeSlotsFrom)
+	if want := (capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}); !reflect.DeepEqual(res.CubeSlotsFrom, want) {
+		t.Errorf("res.CubeSlotsFrom = %v, want %v", res.CubeSlotsFrom, want)
+	}
 }
 
 // Several layouts fit: an error listing them, never a silent pick. A
@@ -206,30 +235,50 @@ func TestAmbiguousLayout(t *testing.T) {
 		}
 		size = s
 	}
-	require.GreaterOrEqual(t, len(fits), 2)
+	if got := len(fits); got < 2 {
+		t.Fatalf("len(fits) = %v, want >= %v", got, 2)
+	}
 	buf := make([]byte, size)
 	h := abi.CoreHeader{EntryCycle: 1, RecordCount: 1, CoreType: abi.CoreTypeAIC, RecordCapacity: 16}
 	h.Append(buf[:0])
 	c, err := capture.FromBytes("x.bin", buf)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeAmbiguousLayout, p.Code)
-	assert.Contains(t, p.Msg, "layouts fit the headers and the file size")
-	for _, cube := range fits {
-		assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity", cube))
+	if p.Code != capture.CodeAmbiguousLayout {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeAmbiguousLayout)
 	}
-	assert.Contains(t, p.Msg, "from the file size")
-	assert.NotContains(t, p.Error(), "--", "capture never names a flag")
+	if want := "layouts fit the headers and the file size"; !strings.Contains(p.Msg, want) {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+	}
+	for _, cube := range fits {
+		if want := fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity", cube); !strings.Contains(p.Msg, want) {
+			t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+		}
+	}
+	if !strings.Contains(p.Msg, "from the file size") {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, "from the file size")
+	}
+	if got := p.Error(); strings.Contains(got, "--") {
+		t.Errorf("capture never names a flag: p.Error() = %q, want no %q", got, "--")
+	}
 
 	// The host plan picks among them, and says so.
 	plan := &capture.Plan{Name: "p.yaml", CubeSlots: fits[0]}
 	plan.Capacities.AIC = 16
 	plan.Capacities.AIV = uint32(((size/uint64(fits[0])-aicStride)/2 - hdr) / rec)
 	res, err := c.Resolve(capture.Request{Plan: plan})
-	require.NoError(t, err)
-	assert.Equal(t, fits[0], res.Layout.CubeSlots)
-	assert.Contains(t, res.How, "host plan p.yaml picks it among")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Layout.CubeSlots != fits[0] {
+		t.Errorf("res.Layout.CubeSlots = %v, want %v", res.Layout.CubeSlots, fits[0])
+	}
+	if !strings.Contains(res.How, "host plan p.yaml picks it among") {
+		t.Errorf("res.How = %q, want it to contain %q", res.How, "host plan p.yaml picks it among")
+	}
 }
 
 // An all-zero AIC region states no AIC capacity: 24 cube slots of a large
@@ -245,23 +294,39 @@ func TestAmbiguousIdleAICRegion(t *testing.T) {
 			capA, cube2 = a, region/stride16
 		}
 	}
-	require.NotZero(t, cube2, "no AIC capacity puts AIV/0 where a capacity of 16 does")
+	if cube2 == 0 {
+		t.Fatalf("no AIC capacity puts AIV/0 where a capacity of 16 does: cube2 = 0, want non-zero")
+	}
 	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	tail := max(len(b.Bytes()), int(3*cube2*stride16)-len(b.Bytes()))
 	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, tail)...))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeAmbiguousLayout, p.Code)
-	assert.Contains(t, p.Msg, fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA))
-	assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2))
+	if p.Code != capture.CodeAmbiguousLayout {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeAmbiguousLayout)
+	}
+	if want := fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA); !strings.Contains(p.Msg, want) {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+	}
+	if want := fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2); !strings.Contains(p.Msg, want) {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+	}
 	// Without the tail, only the written layout fits.
 	c, err = capture.FromBytes("x.bin", b.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := c.Resolve(capture.Request{})
-	require.NoError(t, err)
-	assert.Equal(t, b.Layout, res.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Layout, b.Layout) {
+		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
+	}
 }
 
 // A host plan that picks, among several layouts the headers support, one
@@ -276,17 +341,27 @@ func TestPlanPicksTruncatedLayout(t *testing.T) {
 			capA = a
 		}
 	}
-	require.NotZero(t, capA)
+	if capA == 0 {
+		t.Fatalf("capA = 0, want non-zero")
+	}
 	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", b.Bytes()[:len(b.Bytes())-int(stride16)])
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	plan := &capture.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: b.Layout.Capacities}
 	res, err := c.Resolve(capture.Request{Plan: plan})
-	require.Error(t, err, "resolved %+v", res)
+	if err == nil {
+		t.Fatalf("resolved %+v: got no error, want one", res)
+	}
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeTruncated, p.Code)
-	assert.Contains(t, p.Msg, "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots")
+	if p.Code != capture.CodeTruncated {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeTruncated)
+	}
+	if want := "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots"; !strings.Contains(p.Msg, want) {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+	}
 }
 
 // No layout fits: an error saying why for the cube slot counts tried.
@@ -299,28 +374,44 @@ func TestNoLayout(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeNoLayout, p.Code)
-	assert.Contains(t, p.Msg, fmt.Sprintf("24 cube slots: the header where AIV/0 would start, @%#x, names AIC/9", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)))
-	assert.Contains(t, p.Hint, "give the cube slot count and capacities")
+	if p.Code != capture.CodeNoLayout {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeNoLayout)
+	}
+	if want := fmt.Sprintf("24 cube slots: the header where AIV/0 would start, @%#x, names AIC/9", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)); !strings.Contains(p.Msg, want) {
+		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
+	}
+	if want := "give the cube slot count and capacities"; !strings.Contains(p.Hint, want) {
+		t.Errorf("p.Hint = %q, want it to contain %q", p.Hint, want)
+	}
 
 	// Given the cube slot count, the header is read all the same and the
 	// scan names it.
 	res, err := c.Resolve(capture.Request{CubeSlots: 24})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Scan(res.Layout, capture.ScanOptions{})
-	assert.Equal(t, capture.CodeSlotIdentity, problem(t, err).Code)
+	if got := problem(t, err).Code; got != capture.CodeSlotIdentity {
+		t.Errorf("problem(t, err).Code = %q, want %q", got, capture.CodeSlotIdentity)
+	}
 }
 
 // A buffer with no live header says so as no-records, not as a layout
 // problem.
 func TestAllZero(t *testing.T) {
 	c, err := capture.FromBytes("x.bin", make([]byte, 50000))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Resolve(capture.Request{})
-	assert.Equal(t, capture.CodeNoRecords, problem(t, err).Code)
+	if got := problem(t, err).Code; got != capture.CodeNoRecords {
+		t.Errorf("problem(t, err).Code = %q, want %q", got, capture.CodeNoRecords)
+	}
 }
 
 // A request the headers contradict is refused with both values; a
@@ -331,21 +422,37 @@ func TestRequestProblems(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
 	b.Enter(abi.CoreTypeAIV, 0, 1)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Resolve(capture.Request{CubeSlots: 32, Capacities: &abi.Capacities{AIC: 80, AIV: 80}, GivenBy: "the flags"})
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeLayoutMismatch, p.Code)
-	assert.Equal(t, "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80", p.Msg)
+	if p.Code != capture.CodeLayoutMismatch {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeLayoutMismatch)
+	}
+	if p.Msg != "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80" {
+		t.Errorf("p.Msg = %q, want %q", p.Msg, "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80")
+	}
 	_, err = c.Resolve(capture.Request{CubeSlots: 24})
 	p = problem(t, err)
-	assert.Equal(t, capture.CodeLayoutMismatch, p.Code)
-	assert.Equal(t, fmt.Sprintf("the AIV/0 header at @%#x says 32 cube slots; the given values say 24", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)), p.Msg)
+	if p.Code != capture.CodeLayoutMismatch {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeLayoutMismatch)
+	}
+	if want := fmt.Sprintf("the AIV/0 header at @%#x says 32 cube slots; the given values say 24", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)); p.Msg != want {
+		t.Errorf("p.Msg = %q, want %q", p.Msg, want)
+	}
 
 	// The right values agree: given, and said so.
 	res, err := c.Resolve(capture.Request{CubeSlots: 32, Capacities: &abi.Capacities{AIC: 64, AIV: 64}, GivenBy: "the flags"})
-	require.NoError(t, err)
-	assert.Equal(t, "given by the flags", res.How)
-	assert.Equal(t, capture.FromHost, res.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.How != "given by the flags" {
+		t.Errorf("res.How = %q, want %q", res.How, "given by the flags")
+	}
+	if res.Source != capture.FromHost {
+		t.Errorf("res.Source = %q, want %q", res.Source, capture.FromHost)
+	}
 
 	for _, req := range []capture.Request{
 		{CubeSlots: abi.MinCubeSlots - 1},
@@ -354,17 +461,31 @@ func TestRequestProblems(t *testing.T) {
 	} {
 		_, err := c.Resolve(req)
 		var re *capture.RequestError
-		require.ErrorAs(t, err, &re, "%+v", req)
+		if !errors.As(err, &re) {
+			t.Fatalf("%+v: error %v (%T), want one that is a %T", req, err, err, re)
+		}
 		var p *capture.Problem
-		assert.False(t, errors.As(err, &p))
-		assert.NotContains(t, err.Error(), "--")
+		if errors.As(err, &p) {
+			t.Errorf("errors.As(err, &p) = true, want false")
+		}
+		if got := err.Error(); strings.Contains(got, "--") {
+			t.Errorf("err.Error() = %q, want no %q", got, "--")
+		}
 	}
 	_, err = c.Resolve(capture.Request{Capacities: &abi.Capacities{AIC: 17}})
 	var re *capture.RequestError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, capture.PartCapacity, re.Part)
-	assert.Equal(t, abi.CoreTypeAIC, re.CoreType)
-	assert.EqualValues(t, 17, re.Value)
+	if !errors.As(err, &re) {
+		t.Fatalf("error %v (%T), want one that is a %T", err, err, re)
+	}
+	if re.Part != capture.PartCapacity {
+		t.Errorf("re.Part = %v, want %v", re.Part, capture.PartCapacity)
+	}
+	if re.CoreType != abi.CoreTypeAIC {
+		t.Errorf("re.CoreType = %v, want %v", re.CoreType, abi.CoreTypeAIC)
+	}
+	if re.Value != 17 {
+		t.Errorf("re.Value = %v, want 17", re.Value)
+	}
 }
 
 // A damaged AIV/0 header (it names AIC/9) does not hide the layout when
@@ -377,14 +498,26 @@ func TestDamagedFirstHeader(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := c.Resolve(capture.Request{})
-	require.NoError(t, err)
-	assert.Equal(t, b.Layout, res.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Layout, b.Layout) {
+		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
+	}
 	aiv3 := b.HeaderOffset(abi.CoreTypeAIV, 3, 0)
-	assert.Equal(t, fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3), res.How)
+	if want := fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3); res.How != want {
+		t.Errorf("res.How = %q, want %q", res.How, want)
+	}
 	_, err = c.Scan(res.Layout, capture.ScanOptions{})
 	p := problem(t, err)
-	assert.Equal(t, capture.CodeSlotIdentity, p.Code)
-	assert.Equal(t, "AIV/0", p.Slot)
+	if p.Code != capture.CodeSlotIdentity {
+		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeSlotIdentity)
+	}
+	if p.Slot != "AIV/0" {
+		t.Errorf("p.Slot = %q, want %q", p.Slot, "AIV/0")
+	}
 }

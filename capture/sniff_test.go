@@ -14,8 +14,6 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // mistakenFiles are files a user gives where a capture belongs, each
@@ -32,15 +30,23 @@ func mistakenFiles(t testing.TB) map[string]struct {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(bytes.Repeat(trace, 20))
-	require.NoError(t, zw.Close())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	var zb bytes.Buffer
 	za := zip.NewWriter(&zb)
 	w, err := za.Create("archive/data.pkl")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.Write(bytes.Repeat([]byte{0x80, 2, 0x8a, 0x0a}, 100))
-	require.NoError(t, za.Close())
+	if err := za.Close(); err != nil {
+		t.Fatal(err)
+	}
 	var pb bytes.Buffer
-	require.NoError(t, png.Encode(&pb, image.NewGray(image.Rect(0, 0, 3, 2))))
+	if err := png.Encode(&pb, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
 	packet := []byte{0x40}
 	packet = binary.AppendUvarint(packet, 123456789)
 	packet = append(packet, 0x50, 0x01)
@@ -78,18 +84,28 @@ func TestSniffNamesMistakenFiles(t *testing.T) {
 	for name, f := range mistakenFiles(t) {
 		head := f.data[:min(len(f.data), capture.SniffSize)]
 		kind, what := capture.Sniff(head, int64(len(f.data)))
-		assert.Equal(t, f.kind, kind, name)
-		assert.Equal(t, f.what, what, name)
+		if kind != f.kind {
+			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
+		}
+		if what != f.what {
+			t.Errorf("%s: what = %q, want %q", name, what, f.what)
+		}
 		if f.kind == capture.KindNPY {
 			continue
 		}
 		_, err := capture.FromBytes(name, f.data)
 		p := problem(t, err)
-		assert.Equal(t, capture.CodeNotACapture, p.Code, name)
-		assert.Equal(t, "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", p.Msg, name)
+		if p.Code != capture.CodeNotACapture {
+			t.Errorf("%s: p.Code = %q, want %q", name, p.Code, capture.CodeNotACapture)
+		}
+		if p.Msg != "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)" {
+			t.Errorf("%s: p.Msg = %q, want %q", name, p.Msg, "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)")
+		}
 		if len(f.data) > 12 && f.kind != capture.KindJSON && f.kind != capture.KindYAML {
 			k, _ := capture.Sniff(f.data[:12], 12)
-			assert.Equal(t, f.kind, k, "%s cut to 12 bytes", name)
+			if k != f.kind {
+				t.Errorf("%s cut to 12 bytes: k = %v, want %v", name, k, f.kind)
+			}
 		}
 	}
 }
@@ -104,20 +120,30 @@ func TestSniffKeepsCaptures(t *testing.T) {
 		}
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, binary.LittleEndian.Uint64(f.data)).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase, 1)
-		require.True(t, bytes.HasPrefix(b.Bytes(), f.data[:8]), name)
+		if !bytes.HasPrefix(b.Bytes(), f.data[:8]) {
+			t.Fatalf("%s: bytes.HasPrefix(b.Bytes(), f.data[:8]) = false, want true", name)
+		}
 		kind, _ := capture.Sniff(b.Bytes()[:capture.SniffSize], int64(len(b.Bytes())))
-		assert.Equal(t, capture.KindCapture, kind, name)
+		if kind != capture.KindCapture {
+			t.Errorf("%s: kind = %v, want %v", name, kind, capture.KindCapture)
+		}
 		_, err := capture.FromBytes(name, b.Bytes())
-		assert.NoError(t, err, name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 		// With reserved set (which validate refuses) it is named again.
 		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
 		kind, _ = capture.Sniff(b.Bytes()[:capture.SniffSize], int64(len(b.Bytes())))
-		assert.Equal(t, f.kind, kind, name)
+		if kind != f.kind {
+			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
+		}
 	}
 	// An unused slot 0 (all zero) and slot 0 entered: captures.
 	for _, b := range [][]byte{capturetest.New(24, 16, 16).Bytes(), small().Bytes()} {
 		kind, _ := capture.Sniff(b[:capture.SniffSize], int64(len(b)))
-		assert.Equal(t, capture.KindCapture, kind)
+		if kind != capture.KindCapture {
+			t.Errorf("kind = %v, want %v", kind, capture.KindCapture)
+		}
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // small is AIC/0 with three records, AIV/0 entered, AIV/5 with one record
@@ -32,7 +30,9 @@ func small() *capturetest.Builder {
 func run(t *testing.T, name string, buf []byte, o dump.Options) (string, error) {
 	t.Helper()
 	c, err := capture.FromBytes(name, buf)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out bytes.Buffer
 	err = dump.Write(&out, c, o)
 	return out.String(), err
@@ -61,7 +61,9 @@ func TestDump(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, "capture.bin", c.buf, c.o)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			golden.Check(t, filepath.Join("testdata", c.name+".golden"), []byte(out))
 		})
 	}
@@ -69,43 +71,77 @@ func TestDump(t *testing.T) {
 
 func TestDumpFollowsTheSchema(t *testing.T) {
 	out, err := run(t, "capture.bin", small().Bytes(), dump.Options{Slot: "AIC/0", Records: 1})
-	require.NoError(t, err)
-	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
-		assert.Contains(t, out, "  "+f.Name+" ", "every schema field is shown")
+	if err != nil {
+		t.Fatal(err)
 	}
-	assert.Contains(t, out, "0x20067 TaskType_MatMul")
-	assert.Contains(t, out, "1 (AIC)")
+	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
+		if !strings.Contains(out, "  "+f.Name+" ") {
+			t.Errorf("every schema field is shown: out = %q, want it to contain %q", out, "  "+f.Name+" ")
+		}
+	}
+	if !strings.Contains(out, "0x20067 TaskType_MatMul") {
+		t.Errorf("out = %q, want it to contain %q", out, "0x20067 TaskType_MatMul")
+	}
+	if !strings.Contains(out, "1 (AIC)") {
+		t.Errorf("out = %q, want it to contain %q", out, "1 (AIC)")
+	}
 }
 
 func TestDumpFoldsIdleSlots(t *testing.T) {
 	out, err := run(t, "capture.bin", small().Bytes(), dump.Options{Records: 0})
-	require.NoError(t, err)
-	assert.Contains(t, out, "\nAIC/1..AIC/23 idle (23 slots @0x0240..@0x35ff)\n")
-	assert.Contains(t, out, "\nAIV/1..AIV/4 idle (4 slots @")
-	assert.Contains(t, out, "\nAIV/6..AIV/47 idle (42 slots @")
-	assert.NotContains(t, out, "AIC/1 @", "an idle slot gets no header dump")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nAIC/1..AIC/23 idle (23 slots @0x0240..@0x35ff)\n"; !strings.Contains(out, want) {
+		t.Errorf("out = %q, want it to contain %q", out, want)
+	}
+	if !strings.Contains(out, "\nAIV/1..AIV/4 idle (4 slots @") {
+		t.Errorf("out = %q, want it to contain %q", out, "\nAIV/1..AIV/4 idle (4 slots @")
+	}
+	if !strings.Contains(out, "\nAIV/6..AIV/47 idle (42 slots @") {
+		t.Errorf("out = %q, want it to contain %q", out, "\nAIV/6..AIV/47 idle (42 slots @")
+	}
+	if strings.Contains(out, "AIC/1 @") {
+		t.Errorf("an idle slot gets no header dump: out = %q, want no %q", out, "AIC/1 @")
+	}
 }
 
 func TestDumpWithoutLayout(t *testing.T) {
 	b := small()
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 17)
 	out, err := run(t, "capture.bin", b.Bytes(), dump.Options{Records: 8})
-	require.Error(t, err)
-	assert.True(t, errors.Is(err, dump.ErrNoLayout), "%v", err)
+	if err == nil {
+		t.Fatalf("got no error, want one")
+	}
+	if !errors.Is(err, dump.ErrNoLayout) {
+		t.Errorf("%v: errors.Is(err, dump.ErrNoLayout) = false, want true", err)
+	}
 	golden.Check(t, filepath.Join("testdata", "no-layout.golden"), []byte(out))
 
 	// Too short for even one header: the problem and nothing more.
 	out, err = run(t, "short.bin", b.Bytes()[:40], dump.Options{})
-	assert.True(t, errors.Is(err, dump.ErrNoLayout))
-	assert.Contains(t, out, "error short-buffer @0x28")
-	assert.NotContains(t, out, "entry_cycle")
+	if !errors.Is(err, dump.ErrNoLayout) {
+		t.Errorf("errors.Is(err, dump.ErrNoLayout) = false, want true")
+	}
+	if !strings.Contains(out, "error short-buffer @0x28") {
+		t.Errorf("out = %q, want it to contain %q", out, "error short-buffer @0x28")
+	}
+	if strings.Contains(out, "entry_cycle") {
+		t.Errorf("out = %q, want no %q", out, "entry_cycle")
+	}
 }
 
 func TestDumpUsage(t *testing.T) {
 	for _, slot := range []string{"AIV/48", "AIX/1", "AIC/-1", "AIC3"} {
 		_, err := run(t, "capture.bin", small().Bytes(), dump.Options{Slot: slot})
-		require.Error(t, err, slot)
-		assert.False(t, errors.Is(err, dump.ErrNoLayout))
-		assert.True(t, strings.Contains(err.Error(), "--slot"), err.Error())
+		if err == nil {
+			t.Fatalf("%s: got no error, want one", slot)
+		}
+		if errors.Is(err, dump.ErrNoLayout) {
+			t.Errorf("errors.Is(err, dump.ErrNoLayout) = true, want false")
+		}
+		if !strings.Contains(err.Error(), "--slot") {
+			t.Errorf("%s: strings.Contains(err.Error(), \"--slot\") = false, want true", err.Error())
+		}
 	}
 }

@@ -3,9 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
 )
 
 // fnv1a is FNV-1a over the name's bytes, written out (offset basis
@@ -40,17 +39,25 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 	both := 0
 	for _, name := range types {
 		want := Palette[slot(name)]
-		assert.Equal(t, want, Colors{}.Of(name), name)
+		if got := (Colors{}.Of(name)); got != want {
+			t.Errorf("%s: Colors{}.Of(name) = %q, want %q", name, got, want)
+		}
 		if at[name] {
 			// Its own slot's color, whatever else is on the page.
-			assert.Equal(t, want, c.Of(name), name)
+			if got := c.Of(name); got != want {
+				t.Errorf("%s: c.Of(name) = %q, want %q", name, got, want)
+			}
 			if ao[name] {
-				assert.Equal(t, want, co.Of(name), name)
+				if got := co.Of(name); got != want {
+					t.Errorf("%s: co.Of(name) = %q, want %q", name, got, want)
+				}
 				both++
 			}
 		}
 	}
-	assert.GreaterOrEqual(t, both, 2, "the test compares some names across pages")
+	if both < 2 {
+		t.Errorf("the test compares some names across pages: both = %v, want >= %v", both, 2)
+	}
 
 	// Up to len(Palette) names, colliding or not, take distinct colors.
 	var many []string
@@ -61,16 +68,22 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 	cm := NewColors(many)
 	for _, name := range many {
 		col := cm.Of(name)
-		assert.Empty(t, seen[col], "%s and %s share %s", seen[col], name, col)
+		if seen[col] != "" {
+			t.Errorf("%s and %s share %s: seen[col] = %q, want empty", seen[col], name, col, seen[col])
+		}
 		seen[col] = name
 	}
-	assert.Len(t, seen, len(Palette))
+	if got, want := len(seen), len(Palette); got != want {
+		t.Errorf("len(seen) = %d, want %d: %v", got, want, seen)
+	}
 	// The same names, given in another order, keep the same colors.
 	rev := append([]string(nil), many...)
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
-	assert.Equal(t, cm, NewColors(rev))
+	if got, want := NewColors(rev), cm; !reflect.DeepEqual(got, want) {
+		t.Errorf("NewColors(rev) = %v, want %v", got, want)
+	}
 
 	// Groups: each group's names differ (the example's task types and
 	// stages, 15 names, more than the palette), and a name in both groups
@@ -81,11 +94,15 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 		seen := map[string]string{}
 		for _, name := range group {
 			col := cg.Of(name)
-			assert.Empty(t, seen[col], "%s and %s share %s", seen[col], name, col)
+			if seen[col] != "" {
+				t.Errorf("%s and %s share %s: seen[col] = %q, want empty", seen[col], name, col, seen[col])
+			}
 			seen[col] = name
 		}
 	}
-	assert.Equal(t, NewColors(types).Of("SwiGLU"), cg.Of("SwiGLU"), "the task type's color, also as a stage")
+	if got, want := cg.Of("SwiGLU"), NewColors(types).Of("SwiGLU"); got != want {
+		t.Errorf("the task type's color, also as a stage: cg.Of(\"SwiGLU\") = %q, want %q", got, want)
+	}
 }
 
 // machado are Machado, Oliveira and Fernandes (2009)'s matrices for full
@@ -146,7 +163,9 @@ func TestPaletteUnderColorBlindness(t *testing.T) {
 			for _, b := range against {
 				lb := labSeen(t, b, m)
 				d := math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
-				assert.GreaterOrEqual(t, d, float64(minDeltaE), "%s: %s and %s", vision, a, b)
+				if !(d >= float64(minDeltaE)) {
+					t.Errorf("%s: %s and %s: d = %v, want >= %v", vision, a, b, d, float64(minDeltaE))
+				}
 			}
 		}
 	}

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/stretchr/testify/assert"
 )
 
 // groupCores keeps every core, in order, within maxRows rows, each row
@@ -24,12 +24,16 @@ func TestGroupCoresBound(t *testing.T) {
 		}
 		rows := groupCores(cores, tc.maxRows)
 		name := fmt.Sprintf("%d AIC, %d AIV, %d rows", tc.aic, tc.aiv, tc.maxRows)
-		assert.LessOrEqual(t, len(rows), tc.maxRows, name)
+		if got, want := len(rows), tc.maxRows; got > want {
+			t.Errorf("%s: len(rows) = %v, want <= %v", name, got, want)
+		}
 		var members []string
 		var records uint64
 		for _, r := range rows {
 			for _, m := range r.Members {
-				assert.Equal(t, r.CoreType, m[:3], "%s: row %s mixes regions", name, r.Name)
+				if got := m[:3]; got != r.CoreType {
+					t.Errorf("%s: row %s mixes regions: m[:3] = %q, want %q", name, r.Name, got, r.CoreType)
+				}
 			}
 			members = append(members, r.Members...)
 			records += r.Records
@@ -40,10 +44,16 @@ func TestGroupCoresBound(t *testing.T) {
 			want = append(want, c.Core)
 			wantRecords += c.Records
 		}
-		assert.Equal(t, want, members, name)
-		assert.Equal(t, wantRecords, records, name)
+		if !reflect.DeepEqual(members, want) {
+			t.Errorf("%s: members = %v, want %v", name, members, want)
+		}
+		if records != wantRecords {
+			t.Errorf("%s: records = %v, want %v", name, records, wantRecords)
+		}
 		if len(cores) <= tc.maxRows {
-			assert.Len(t, rows, len(cores), "%s: a row per core when they fit", name)
+			if got, want := len(rows), len(cores); got != want {
+				t.Errorf("%s: a row per core when they fit: len(rows) = %d, want %d: %v", name, got, want, rows)
+			}
 		}
 	}
 }

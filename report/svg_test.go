@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"pgregory.net/rapid"
 )
 
@@ -12,11 +11,18 @@ import (
 // 5,000 µs (36 px apart) the labels "10,000", "15,000" ran into each
 // other; every 10,000 they have room.
 func TestTickStepExample(t *testing.T) {
-	assert.Equal(t, 10000.0, tickStep(250, 35000))
-	assert.Equal(t, 10.0, tickStep(250, 80)) // "80" is narrow: 8 intervals
+	if got := tickStep(250, 35000); got != 10000.0 {
+		t.Errorf("tickStep(250, 35000) = %v, want 10000.0", got)
+	}
+	// "80" is narrow: 8 intervals
+	if got := tickStep(250, 80); got != 10.0 {
+		t.Errorf("tickStep(250, 80) = %v, want 10.0", got)
+	}
 	// 30 px cannot hold "100,000": the step passes the end, and only 0
 	// is labelled.
-	assert.Equal(t, 200000.0, tickStep(30, 1e5))
+	if got := tickStep(30, 1e5); got != 200000.0 {
+		t.Errorf("tickStep(30, 1e5) = %v, want 200000.0", got)
+	}
 }
 
 // sansWidth is the advance of a tick label at 10 px in the metrics of

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -348,7 +348,9 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		d := json.NewDecoder(strings.NewReader(fwText))
 		d.UseNumber()
 		var top any
-		require.NoError(rt, d.Decode(&top))
+		if err := d.Decode(&top); err != nil {
+			rt.Fatal(err)
+		}
 		raw, ok := top.([]any)
 		if !ok {
 			raw = top.(map[string]any)["traceEvents"].([]any)
@@ -377,8 +379,12 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("upstream chose tids %v (fallback %v); merge: %v", want.tids, want.fallback, err)
 		}
-		require.Equal(rt, pattern, res.KernelPattern)
-		require.Equal(rt, want.fallback, res.UsedFallbackKernelSelection, "fallback")
+		if res.KernelPattern != pattern {
+			rt.Fatalf("res.KernelPattern = %q, want %q", res.KernelPattern, pattern)
+		}
+		if res.UsedFallbackKernelSelection != want.fallback {
+			rt.Fatalf("fallback: res.UsedFallbackKernelSelection = %v, want %v", res.UsedFallbackKernelSelection, want.fallback)
+		}
 		var got []int64
 		var scores []int
 		for _, a := range res.Alignments {
@@ -386,13 +392,17 @@ func TestSelectionIsUpstreams(t *testing.T) {
 			got = append(got, tid)
 			scores = append(scores, a.OuterKernelScore)
 		}
-		require.Equal(rt, want.tids, got, "outer kernels (by tid)")
+		if !reflect.DeepEqual(got, want.tids) {
+			rt.Fatalf("outer kernels (by tid): got %v, want %v", got, want.tids)
+		}
 		if want.fallback {
 			fallbackOK++
 		} else {
 			namedOK++
 		}
-		require.Equal(rt, want.scores, scores, "outerKernelScore")
+		if !reflect.DeepEqual(scores, want.scores) {
+			rt.Fatalf("outerKernelScore: scores = %v, want %v", scores, want.scores)
+		}
 	})
 }
 
@@ -409,10 +419,16 @@ func TestCamelWords(t *testing.T) {
 		"___":          nil,
 		"GMM1Grad":     {"GMM", "1", "Grad"},
 	} {
-		require.Equal(t, want, camelWords(name), name)
+		if got, w := camelWords(name), want; !reflect.DeepEqual(got, w) {
+			t.Fatalf("%s: camelWords(name) = %v, want %v", name, got, w)
+		}
 	}
-	require.Equal(t, `(?i)(?:Hyper[_]?Mega[_]?Moe|___)`, defaultPatternOf([]string{"HyperMegaMoe", "___", "HyperMegaMoe"}))
-	require.Equal(t, upstreamDefaultPattern, defaultPatternOf([]string{""}))
+	if got := defaultPatternOf([]string{"HyperMegaMoe", "___", "HyperMegaMoe"}); got != `(?i)(?:Hyper[_]?Mega[_]?Moe|___)` {
+		t.Fatalf("got %q, want %q", got, `(?i)(?:Hyper[_]?Mega[_]?Moe|___)`)
+	}
+	if got := defaultPatternOf([]string{""}); got != upstreamDefaultPattern {
+		t.Fatalf("defaultPatternOf([]string{\"\"}) = %q, want %q", got, upstreamDefaultPattern)
+	}
 }
 
 func TestPyHelpers(t *testing.T) {
@@ -420,18 +436,26 @@ func TestPyHelpers(t *testing.T) {
 		`7`: "7", `-0`: "0", `7.0`: "7.0", `1e16`: "1e+16", `1e15`: "1000000000000000.0", `0.0001`: "0.0001",
 		`0.00001`: "1e-05", `"7"`: "7", `null`: "None", `true`: "True", `1.5e300`: "1.5e+300", `-2.50`: "-2.5",
 	} {
-		require.Equal(t, want, pyStr([]byte(in)), in)
+		if got := pyStr([]byte(in)); got != want {
+			t.Fatalf("%s: pyStr([]byte(in)) = %q, want %q", in, got, want)
+		}
 	}
 	for in, want := range map[string]string{
 		`" 1_000.5 "`: "1000.5", `"+5"`: "5", `".5"`: ".5", `"5."`: "5.", `"1e1_0"`: "1e10", `"\u0661\u0662"`: "12",
 		`"INFINITY"`: "inf", `"-nan"`: "-nan", `12`: "12", `-Infinity`: "-inf", `NaN`: "nan",
 	} {
 		text, _, ok := pyFloat([]byte(in))
-		require.True(t, ok, in)
-		require.Equal(t, want, text, in)
+		if !ok {
+			t.Fatalf("%s: ok = false, want true", in)
+		}
+		if text != want {
+			t.Fatalf("%s: text = %q, want %q", in, text, want)
+		}
 	}
 	for _, in := range []string{`"12abc"`, `"1__0"`, `"_1"`, `"1_"`, `null`, `true`, `""`, `"."`, `"1e"`, `{}`} {
 		_, _, ok := pyFloat([]byte(in))
-		require.False(t, ok, in)
+		if ok {
+			t.Fatalf("%s: ok = true, want false", in)
+		}
 	}
 }

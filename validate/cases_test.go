@@ -10,8 +10,6 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/validate"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -36,15 +34,23 @@ func findingLines(r *validate.Result) string {
 // with one of validate's errors.
 func TestCases(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("files is empty, want something")
+	}
 	seen := map[capture.Code]bool{}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
-			require.NoError(t, err)
-			require.NotEmpty(t, bytes.TrimSpace(ar.Comment), "a case opens with the problem it covers")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.TrimSpace(ar.Comment); len(got) == 0 {
+				t.Fatalf("a case opens with the problem it covers: bytes.TrimSpace(ar.Comment) is empty, want something")
+			}
 			var text *txtar.File
 			for i := range ar.Files {
 				switch ar.Files[i].Name {
@@ -55,11 +61,17 @@ func TestCases(t *testing.T) {
 					t.Fatalf("unknown section %q", ar.Files[i].Name)
 				}
 			}
-			require.NotNil(t, text, "no capture section")
+			if text == nil {
+				t.Fatalf("no capture section: text is nil, want non-nil")
+			}
 			tc, err := parseCaptureText(string(text.Data))
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			r, err := validate.CheckBytes("capture.bin", tc.bytes, tc.opts)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, c := range r.Counts {
 				seen[c.Code] = true
 			}
@@ -70,7 +82,9 @@ func TestCases(t *testing.T) {
 	}
 	if !t.Failed() {
 		for _, c := range validate.Codes() {
-			assert.True(t, seen[c.Code], "no case in testdata shows %s", c.Code)
+			if !seen[c.Code] {
+				t.Errorf("no case in testdata shows %s: seen[c.Code] = false, want true", c.Code)
+			}
 		}
 	}
 }
@@ -81,12 +95,18 @@ func assertDecodeAgrees(t *testing.T, tc *textCapture, r *validate.Result) {
 	t.Helper()
 	err := decodeError(tc.bytes, r.Request)
 	if r.OK() {
-		assert.NoError(t, err, "validate found no error, decode must succeed")
+		if err != nil {
+			t.Errorf("validate found no error, decode must succeed: %v", err)
+		}
 		return
 	}
-	require.Error(t, err, "validate found errors, decode must fail")
+	if err == nil {
+		t.Fatalf("validate found errors, decode must fail: got no error, want one")
+	}
 	var p *capture.Problem
-	require.True(t, errors.As(err, &p), "decode's error is a capture.Problem: %v", err)
+	if !errors.As(err, &p) {
+		t.Fatalf("decode's error is a capture.Problem: %v: errors.As(err, &p) = false, want true", err)
+	}
 	if r.Count(p.Code) > countKept(r, p.Code) {
 		return // the cap may have left decode's one out
 	}

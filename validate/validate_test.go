@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -16,15 +17,15 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
 func mustParse(t testing.TB, text string) *textCapture {
 	t.Helper()
 	tc, err := parseCaptureText(text)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return tc
 }
 
@@ -41,19 +42,39 @@ slot AIV/0 entry=1000
 	}{{3, 3}, {0, 20}, {-1, 20}, {25, 20}} {
 		t.Run(fmt.Sprint(c.max), func(t *testing.T) {
 			r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: c.max})
-			require.NoError(t, err)
-			require.Len(t, r.Counts, 1)
-			cc := r.Counts[0]
-			assert.Equal(t, validate.CodeBeforeEntry, cc.Code)
-			assert.Equal(t, 20, cc.Count, "the count is exact whatever the cap")
-			assert.Equal(t, c.kept, cc.Kept)
-			assert.Equal(t, c.kept < 20, cc.Truncated())
-			require.Len(t, r.Findings, c.kept)
-			for i, f := range r.Findings {
-				assert.Equal(t, i, f.Record, "the lowest offsets are kept, in order")
+			if err != nil {
+				t.Fatal(err)
 			}
-			assert.Equal(t, 20, r.Warnings())
-			assert.True(t, r.OK())
+			if len(r.Counts) != 1 {
+				t.Fatalf("len(r.Counts) = %d, want 1: %v", len(r.Counts), r.Counts)
+			}
+			cc := r.Counts[0]
+			if cc.Code != validate.CodeBeforeEntry {
+				t.Errorf("cc.Code = %q, want %q", cc.Code, validate.CodeBeforeEntry)
+			}
+			if cc.Count != 20 {
+				t.Errorf("the count is exact whatever the cap: cc.Count = %v, want 20", cc.Count)
+			}
+			if cc.Kept != c.kept {
+				t.Errorf("cc.Kept = %v, want %v", cc.Kept, c.kept)
+			}
+			if got := cc.Truncated(); got != (c.kept < 20) {
+				t.Errorf("cc.Truncated() = %v, want %v", got, (c.kept < 20))
+			}
+			if len(r.Findings) != c.kept {
+				t.Fatalf("len(r.Findings) = %d, want %d: %v", len(r.Findings), c.kept, r.Findings)
+			}
+			for i, f := range r.Findings {
+				if f.Record != i {
+					t.Errorf("the lowest offsets are kept, in order: f.Record = %v, want %v", f.Record, i)
+				}
+			}
+			if got := r.Warnings(); got != 20 {
+				t.Errorf("r.Warnings() = %v, want 20", got)
+			}
+			if !r.OK() {
+				t.Errorf("r.OK() = false, want true")
+			}
 		})
 	}
 }
@@ -71,16 +92,32 @@ slot AIV/0 entry=1000
 `)
 	for _, max := range []int{-1, 1000} {
 		r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: max})
-		require.NoError(t, err)
-		require.Len(t, r.Counts, 1)
-		assert.Equal(t, 20, r.Counts[0].Count, "the count is exact")
-		assert.Equal(t, 5, r.Counts[0].Kept)
-		assert.Equal(t, 5, r.MaxFindings)
-		require.Len(t, r.Findings, 5)
-		for i, f := range r.Findings {
-			assert.Equal(t, i, f.Record, "the lowest offsets are kept")
+		if err != nil {
+			t.Fatal(err)
 		}
-		assert.Contains(t, r.Summary(), "before-entry 20 (5 shown)")
+		if len(r.Counts) != 1 {
+			t.Fatalf("len(r.Counts) = %d, want 1: %v", len(r.Counts), r.Counts)
+		}
+		if r.Counts[0].Count != 20 {
+			t.Errorf("the count is exact: r.Counts[0].Count = %v, want 20", r.Counts[0].Count)
+		}
+		if r.Counts[0].Kept != 5 {
+			t.Errorf("r.Counts[0].Kept = %v, want 5", r.Counts[0].Kept)
+		}
+		if r.MaxFindings != 5 {
+			t.Errorf("r.MaxFindings = %v, want 5", r.MaxFindings)
+		}
+		if len(r.Findings) != 5 {
+			t.Fatalf("len(r.Findings) = %d, want 5: %v", len(r.Findings), r.Findings)
+		}
+		for i, f := range r.Findings {
+			if f.Record != i {
+				t.Errorf("the lowest offsets are kept: f.Record = %v, want %v", f.Record, i)
+			}
+		}
+		if got := r.Summary(); !strings.Contains(got, "before-entry 20 (5 shown)") {
+			t.Errorf("r.Summary() = %q, want it to contain %q", got, "before-entry 20 (5 shown)")
+		}
 	}
 }
 
@@ -98,15 +135,21 @@ record start=250 end=260
 record start=140 end=160
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: 1})
-	require.NoError(t, err)
-	assert.Equal(t, 2, r.Count(validate.CodeOverlap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Count(validate.CodeOverlap); got != 2 {
+		t.Errorf("r.Count(validate.CodeOverlap) = %v, want 2", got)
+	}
 	var kept []int
 	for _, f := range r.Findings {
 		if f.Code == validate.CodeOverlap {
 			kept = append(kept, f.Record)
 		}
 	}
-	assert.Equal(t, []int{2}, kept, "record 2 (found second, at the lower offset) is kept")
+	if want := []int{2}; !reflect.DeepEqual(kept, want) {
+		t.Errorf("record 2 (found second, at the lower offset) is kept: kept = %v, want %v", kept, want)
+	}
 }
 
 // overlapsBruteForce is the definition: record i overlaps when a record
@@ -396,7 +439,9 @@ func TestMutation(t *testing.T) { rapid.Check(t, propMutation) }
 func TestEveryHeaderEnumIsChecked(t *testing.T) {
 	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
 		if f.Enum != "" {
-			assert.True(t, validate.EnumChecked(f.Enum), "field %s of enum %s is not checked", f.Name, f.Enum)
+			if !validate.EnumChecked(f.Enum) {
+				t.Errorf("field %s of enum %s is not checked: validate.EnumChecked(f.Enum) = false, want true", f.Name, f.Enum)
+			}
 		}
 	}
 }
@@ -404,17 +449,25 @@ func TestEveryHeaderEnumIsChecked(t *testing.T) {
 func TestCodes(t *testing.T) {
 	seen := map[capture.Code]bool{}
 	for _, c := range validate.Codes() {
-		assert.False(t, seen[c.Code], "%s listed twice", c.Code)
+		if seen[c.Code] {
+			t.Errorf("%s listed twice: seen[c.Code] = true, want false", c.Code)
+		}
 		seen[c.Code] = true
-		assert.NotEmpty(t, c.Meaning)
+		if c.Meaning == "" {
+			t.Errorf("c.Meaning is empty, want something")
+		}
 	}
 	// Every error code capture defines is an error here.
 	for _, code := range []capture.Code{capture.CodeBadNPY, capture.CodeTruncated, capture.CodeShortBuffer, capture.CodeBadCapacity,
 		capture.CodeSlotIdentity, capture.CodeCapacityMismatch, capture.CodeReservedNonzero, capture.CodeCountOverCapacity,
 		capture.CodeNegativeInterval, capture.CodeNoRecords} {
 		i := slices.IndexFunc(validate.Codes(), func(c validate.CodeInfo) bool { return c.Code == code })
-		if assert.GreaterOrEqual(t, i, 0, "%s is not listed", code) {
-			assert.Equal(t, capture.Error, validate.Codes()[i].Severity)
+		if i < 0 {
+			t.Errorf("%s is not listed: i = %d, want >= 0", code, i)
+		} else {
+			if got := validate.Codes()[i].Severity; got != capture.Error {
+				t.Errorf("validate.Codes()[i].Severity = %v, want %v", got, capture.Error)
+			}
 		}
 	}
 }
@@ -442,7 +495,9 @@ func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 		})
 	}
 	small, large := allocs(build(64)), allocs(build(640))
-	assert.LessOrEqual(t, large, small, "allocations: %v for 64 records per slot, %v for 640", small, large)
+	if !(large <= small) {
+		t.Errorf("allocations: %v for 64 records per slot, %v for 640: large = %v, want <= %v", small, large, large, small)
+	}
 }
 
 func TestCheckFile(t *testing.T) {
@@ -455,19 +510,37 @@ set AIV/0 reserved=1
 `)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rank0.bin")
-	require.NoError(t, os.WriteFile(path, tc.bytes, 0o644))
+	if err := os.WriteFile(path, tc.bytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r, err := validate.CheckFile(path, validate.Options{})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	inMemory, err := validate.CheckBytes(path, tc.bytes, validate.Options{})
-	require.NoError(t, err)
-	assert.Equal(t, inMemory, r, "reading through ReadAt finds what reading from memory does")
-	assert.Equal(t, 1, r.Errors())
-	assert.True(t, r.LayoutOK)
-	assert.Equal(t, validate.FromHeaders, r.Resolved.Source)
-	assert.EqualValues(t, 1, r.Records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r, inMemory) {
+		t.Errorf("reading through ReadAt finds what reading from memory does: r = %v, want %v", r, inMemory)
+	}
+	if got := r.Errors(); got != 1 {
+		t.Errorf("r.Errors() = %v, want 1", got)
+	}
+	if !r.LayoutOK {
+		t.Errorf("r.LayoutOK = false, want true")
+	}
+	if r.Resolved.Source != validate.FromHeaders {
+		t.Errorf("r.Resolved.Source = %q, want %q", r.Resolved.Source, validate.FromHeaders)
+	}
+	if r.Records != 1 {
+		t.Errorf("r.Records = %v, want 1", r.Records)
+	}
 
 	_, err = validate.CheckFile(filepath.Join(dir, "missing.bin"), validate.Options{})
-	assert.True(t, errors.Is(err, fs.ErrNotExist), "a missing file is an error, not a finding: %v", err)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file is an error, not a finding: %v: errors.Is(err, fs.ErrNotExist) = false, want true", err)
+	}
 }
 
 // An unused AIV/0 states no capacity: the first live AIV header, which
@@ -480,19 +553,39 @@ slot AIV/3 entry=1000
 record start=1100 end=1200
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{})
-	require.NoError(t, err)
-	assert.True(t, r.OK(), findingLines(r))
-	assert.Equal(t, abi.Capacities{AIC: 16, AIV: 32}, r.Layout.Capacities)
-	assert.Equal(t, validate.FromHeaders, r.Resolved.Source)
-	assert.Equal(t, "AIV/3", r.Resolved.CubeSlotsFrom.Slot)
-	assert.Contains(t, r.Summary(), "found: 24 cube slots from the AIV/3 header at @0x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() {
+		t.Errorf("%s: r.OK() = false, want true", findingLines(r))
+	}
+	if want := (abi.Capacities{AIC: 16, AIV: 32}); !reflect.DeepEqual(r.Layout.Capacities, want) {
+		t.Errorf("r.Layout.Capacities = %v, want %v", r.Layout.Capacities, want)
+	}
+	if r.Resolved.Source != validate.FromHeaders {
+		t.Errorf("r.Resolved.Source = %q, want %q", r.Resolved.Source, validate.FromHeaders)
+	}
+	if r.Resolved.CubeSlotsFrom.Slot != "AIV/3" {
+		t.Errorf("r.Resolved.CubeSlotsFrom.Slot = %q, want %q", r.Resolved.CubeSlotsFrom.Slot, "AIV/3")
+	}
+	if got := r.Summary(); !strings.Contains(got, "found: 24 cube slots from the AIV/3 header at @0x") {
+		t.Errorf("r.Summary() = %q, want it to contain %q", got, "found: 24 cube slots from the AIV/3 header at @0x")
+	}
 
 	plan := &validate.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: abi.Capacities{AIC: 16, AIV: 32}}
 	r, err = validate.CheckBytes("x.bin", tc.bytes, validate.Options{Layout: capture.Request{Plan: plan}})
-	require.NoError(t, err)
-	assert.True(t, r.OK(), findingLines(r))
-	assert.Equal(t, plan.Capacities, r.Layout.Capacities)
-	assert.Empty(t, r.Findings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK() {
+		t.Errorf("%s: r.OK() = false, want true", findingLines(r))
+	}
+	if !reflect.DeepEqual(r.Layout.Capacities, plan.Capacities) {
+		t.Errorf("r.Layout.Capacities = %v, want %v", r.Layout.Capacities, plan.Capacities)
+	}
+	if len(r.Findings) != 0 {
+		t.Errorf("r.Findings = %v, want empty", r.Findings)
+	}
 }
 
 // TestEverySchemaCheckIsChecked: each check the schema declares on a
@@ -527,7 +620,9 @@ func TestEverySchemaCheckIsChecked(t *testing.T) {
 			}
 			for _, c := range checks {
 				key := s.name + "." + f.Name + " " + c
-				assert.NotEmpty(t, enforced[key], "the schema declares %s, which no finding code enforces", key)
+				if enforced[key] == "" {
+					t.Errorf("the schema declares %s, which no finding code enforces: enforced[key] is empty, want something", key)
+				}
 			}
 		}
 	}

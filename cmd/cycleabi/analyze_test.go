@@ -1,14 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -19,16 +17,28 @@ const (
 
 func TestAnalyzeCommand(t *testing.T) {
 	out, errOut, code := runMain(t, "analyze", moeCapture, "--plan", moePlan, "--names", moeNames)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Critical path: 122932 cycles")
-	assert.Contains(t, out, "Waits by stage of the waiting task")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.Contains(out, "Critical path: 122932 cycles") {
+		t.Errorf("out = %q, want it to contain %q", out, "Critical path: 122932 cycles")
+	}
+	if !strings.Contains(out, "Waits by stage of the waiting task") {
+		t.Errorf("out = %q, want it to contain %q", out, "Waits by stage of the waiting task")
+	}
 
 	out, _, code = runMain(t, "analyze", moeCapture)
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "only per-core chains are known")
+	if code != 0 {
+		t.Fatalf("code = %v, want 0", code)
+	}
+	if !strings.Contains(out, "only per-core chains are known") {
+		t.Errorf("out = %q, want it to contain %q", out, "only per-core chains are known")
+	}
 
 	out, errOut, code = runMain(t, "analyze", moeCapture, "--plan", moePlan, "--format", "json")
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	var rep struct {
 		ABIFingerprint string `json:"abi_fingerprint"`
 		Ranks          []struct {
@@ -42,17 +52,33 @@ func TestAnalyzeCommand(t *testing.T) {
 			} `json:"flows"`
 		} `json:"ranks"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	require.Len(t, rep.Ranks, 1)
-	assert.Equal(t, uint64(122942), rep.Ranks[0].MakespanCycles)
-	assert.Equal(t, uint64(952), rep.Ranks[0].Flows.Arrows)
-	require.NotNil(t, rep.Ranks[0].CriticalPath)
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ranks) != 1 {
+		t.Fatalf("len(rep.Ranks) = %d, want 1: %v", len(rep.Ranks), rep.Ranks)
+	}
+	if rep.Ranks[0].MakespanCycles != uint64(122942) {
+		t.Errorf("rep.Ranks[0].MakespanCycles = %v, want %v", rep.Ranks[0].MakespanCycles, uint64(122942))
+	}
+	if rep.Ranks[0].Flows.Arrows != uint64(952) {
+		t.Errorf("rep.Ranks[0].Flows.Arrows = %v, want %v", rep.Ranks[0].Flows.Arrows, uint64(952))
+	}
+	if rep.Ranks[0].CriticalPath == nil {
+		t.Fatalf("rep.Ranks[0].CriticalPath is nil, want non-nil")
+	}
 
 	out, _, code = runMain(t, "analyze", moeCapture, "--format", "csv", "--table", "cores")
-	require.Equal(t, 0, code)
+	if code != 0 {
+		t.Fatalf("code = %v, want 0", code)
+	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	assert.Equal(t, "rank,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct", lines[0])
-	assert.Len(t, lines, 1+72)
+	if lines[0] != "rank,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct" {
+		t.Errorf("lines[0] = %q, want %q", lines[0], "rank,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct")
+	}
+	if len(lines) != 1+72 {
+		t.Errorf("len(lines) = %d, want %d: %v", len(lines), 1+72, lines)
+	}
 
 	for _, c := range [][]string{
 		{"analyze", moeCapture, "--format", "csv"},
@@ -64,7 +90,9 @@ func TestAnalyzeCommand(t *testing.T) {
 		{"analyze"},
 	} {
 		_, errOut, code := runMain(t, c...)
-		assert.Equal(t, 2, code, "%v: %s", c, errOut)
+		if code != 2 {
+			t.Errorf("%v: %s: code = %v, want 2", c, errOut, code)
+		}
 	}
 }
 
@@ -73,37 +101,67 @@ func TestAnalyzeCommand(t *testing.T) {
 func TestAnalyzeScheduleMismatch(t *testing.T) {
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short.yaml")
-	require.NoError(t, os.WriteFile(short, []byte("num_workers: 48\ntasks:\n  - {task_type: RmsNorm}\n"), 0o644))
+	if err := os.WriteFile(short, []byte("num_workers: 48\ntasks:\n  - {task_type: RmsNorm}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runMain(t, "analyze", moeCapture, "--plan", short)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "does not match schedule")
-	assert.Contains(t, errOut, "is beyond the schedule's 1 tasks")
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
+	if !strings.Contains(errOut, "does not match schedule") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "does not match schedule")
+	}
+	if !strings.Contains(errOut, "is beyond the schedule's 1 tasks") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "is beyond the schedule's 1 tasks")
+	}
 	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", short, "-o", filepath.Join(dir, "t.json"))
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "does not match schedule")
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
+	if !strings.Contains(errOut, "does not match schedule") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "does not match schedule")
+	}
 	// Without arrows the schedule only gives the layout.
 	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", short, "--flows", "none", "-o", filepath.Join(dir, "t.json"))
-	assert.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Errorf("%s: code = %v, want 0", errOut, code)
+	}
 }
 
 func TestDecodeFlowsCommand(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.json")
 	_, errOut, code := runMain(t, "decode", moeCapture, "--plan", moePlan, "-o", trace)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "952 dependency arrows (releasing), 0 waits without producer")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if want := "952 dependency arrows (releasing), 0 waits without producer"; !strings.Contains(errOut, want) {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
+	}
 	data, err := os.ReadFile(trace)
-	require.NoError(t, err)
-	assert.Equal(t, 952, strings.Count(string(data), `"ph":"f","bp":"e"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), `"ph":"f","bp":"e"`); got != 952 {
+		t.Errorf("got %v, want 952", got)
+	}
 
 	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", moePlan, "--flows", "all", "--max-flows", "10", "-o", trace)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "10 dependency arrows (all)")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.Contains(errOut, "10 dependency arrows (all)") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "10 dependency arrows (all)")
+	}
 
 	_, errOut, code = runMain(t, "decode", moeCapture, "--plan", moePlan, "--flows", "none", "-o", trace)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	data, _ = os.ReadFile(trace)
-	assert.NotContains(t, string(data), `"cat":"dependency"`)
+	if got := string(data); strings.Contains(got, `"cat":"dependency"`) {
+		t.Errorf("string(data) = %q, want no %q", got, `"cat":"dependency"`)
+	}
 
 	for _, c := range [][]string{
 		{"decode", moeCapture, "--flows", "all", "-o", trace},
@@ -111,39 +169,67 @@ func TestDecodeFlowsCommand(t *testing.T) {
 		{"decode", moeCapture, "--plan", moePlan, "--max-flows", "-1", "-o", trace},
 	} {
 		_, errOut, code := runMain(t, c...)
-		assert.Equal(t, 2, code, "%v: %s", c, errOut)
+		if code != 2 {
+			t.Errorf("%v: %s: code = %v, want 2", c, errOut, code)
+		}
 	}
 }
 
 func TestDiffCommand(t *testing.T) {
 	out, errOut, code := runMain(t, "diff", moeCapture, moeCapture, "--plan", moePlan, "--names", moeNames)
-	require.Equal(t, 0, code, errOut)
-	assert.True(t, strings.HasSuffix(out, "no change\n"), out)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.HasSuffix(out, "no change\n") {
+		t.Errorf("%s: strings.HasSuffix(out, \"no change\\n\") = false, want true", out)
+	}
 
 	dir := t.TempDir()
 	report := filepath.Join(dir, "base.json")
 	_, errOut, code = runMain(t, "analyze", moeCapture, "--names", moeNames, "--format", "json", "-o", report)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	out, errOut, code = runMain(t, "diff", report, moeCapture, "--names", moeNames, "--format", "markdown")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "No change.")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.Contains(out, "No change.") {
+		t.Errorf("out = %q, want it to contain %q", out, "No change.")
+	}
 
 	data, err := os.ReadFile(report)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(dir, "other.json")
-	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(data), `"abi_fingerprint": "`, `"abi_fingerprint": "00`, 1)), 0o644))
+	if err := os.WriteFile(other, []byte(strings.Replace(string(data), `"abi_fingerprint": "`, `"abi_fingerprint": "00`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runMain(t, "diff", report, other)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "--allow-abi-mismatch")
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
+	if !strings.Contains(errOut, "--allow-abi-mismatch") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "--allow-abi-mismatch")
+	}
 	_, errOut, code = runMain(t, "diff", report, other, "--allow-abi-mismatch", "--format", "json")
-	assert.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Errorf("%s: code = %v, want 0", errOut, code)
+	}
 
 	bad := filepath.Join(dir, "bad.json")
-	require.NoError(t, os.WriteFile(bad, []byte(`{"ranks": 3}`), 0o644))
+	if err := os.WriteFile(bad, []byte(`{"ranks": 3}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, _, code = runMain(t, "diff", report, bad)
-	assert.Equal(t, 1, code)
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
 	_, _, code = runMain(t, "diff", report)
-	assert.Equal(t, 2, code)
+	if code != 2 {
+		t.Errorf("code = %v, want 2", code)
+	}
 }
 
 // TestAnalyzeRanks: several captures get a section each and the
@@ -151,20 +237,36 @@ func TestDiffCommand(t *testing.T) {
 func TestAnalyzeRanks(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(moeCapture)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
-	require.NoError(t, os.WriteFile(r0, data, 0o644))
+	if err := os.WriteFile(r0, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 
 	out, errOut, code := runMain(t, "analyze", r0, r1, "--plan", moePlan)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "== rank 0: ")
-	assert.Contains(t, out, "== rank 1: ")
-	assert.Contains(t, out, "slowest rank ")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.Contains(out, "== rank 0: ") {
+		t.Errorf("out = %q, want it to contain %q", out, "== rank 0: ")
+	}
+	if !strings.Contains(out, "== rank 1: ") {
+		t.Errorf("out = %q, want it to contain %q", out, "== rank 1: ")
+	}
+	if !strings.Contains(out, "slowest rank ") {
+		t.Errorf("out = %q, want it to contain %q", out, "slowest rank ")
+	}
 
 	out, errOut, code = runMain(t, "analyze", r0, r1, "--format", "json")
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	var rep struct {
 		Ranks     []struct{ Rank uint32 } `json:"ranks"`
 		CrossRank struct {
@@ -175,24 +277,46 @@ func TestAnalyzeRanks(t *testing.T) {
 			SpreadCycles uint64 `json:"spread_cycles"`
 		} `json:"cross_rank"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	require.Len(t, rep.Ranks, 2)
-	require.Len(t, rep.CrossRank.Ranks, 2)
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Ranks) != 2 {
+		t.Fatalf("len(rep.Ranks) = %d, want 2: %v", len(rep.Ranks), rep.Ranks)
+	}
+	if len(rep.CrossRank.Ranks) != 2 {
+		t.Fatalf("len(rep.CrossRank.Ranks) = %d, want 2: %v", len(rep.CrossRank.Ranks), rep.CrossRank.Ranks)
+	}
 	a, b := rep.CrossRank.Ranks[0].MakespanCycles, rep.CrossRank.Ranks[1].MakespanCycles
-	assert.Equal(t, max(a, b)-min(a, b), rep.CrossRank.SpreadCycles)
-	assert.Equal(t, map[bool]uint32{true: 0, false: 1}[a >= b], rep.CrossRank.SlowestRank)
+	if want := max(a, b) - min(a, b); rep.CrossRank.SpreadCycles != want {
+		t.Errorf("rep.CrossRank.SpreadCycles = %v, want %v", rep.CrossRank.SpreadCycles, want)
+	}
+	if want := (map[bool]uint32{true: 0, false: 1}[a >= b]); rep.CrossRank.SlowestRank != want {
+		t.Errorf("rep.CrossRank.SlowestRank = %v, want %v", rep.CrossRank.SlowestRank, want)
+	}
 
 	out, _, code = runMain(t, "analyze", r0, r1, "--format", "csv", "--table", "types")
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "\n1,")
+	if code != 0 {
+		t.Fatalf("code = %v, want 0", code)
+	}
+	if !strings.Contains(out, "\n1,") {
+		t.Errorf("out = %q, want it to contain %q", out, "\n1,")
+	}
 	out, _, code = runMain(t, "analyze", r0, r1, "--format", "markdown")
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "## Rank 1")
+	if code != 0 {
+		t.Fatalf("code = %v, want 0", code)
+	}
+	if !strings.Contains(out, "## Rank 1") {
+		t.Errorf("out = %q, want it to contain %q", out, "## Rank 1")
+	}
 
 	// Two ranks against the same two: no change.
 	out, errOut, code = runMain(t, "diff", r1, r1)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "no change")
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if !strings.Contains(out, "no change") {
+		t.Errorf("out = %q, want it to contain %q", out, "no change")
+	}
 }
 
 // analyze and diff never write over what they read: each input named as
@@ -201,9 +325,13 @@ func TestAnalyzeDiffRefuseInputAsOutput(t *testing.T) {
 	dir := t.TempDir()
 	copyTo := func(src, name string) string {
 		b, err := os.ReadFile(src)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		p := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(p, b, 0o644))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return p
 	}
 	capture := copyTo(moeCapture, "rank0.bin")
@@ -211,17 +339,27 @@ func TestAnalyzeDiffRefuseInputAsOutput(t *testing.T) {
 	names := copyTo(moeNames, "moe.names.yaml")
 	for _, in := range []string{capture, sched, names} {
 		before, err := os.ReadFile(in)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, args := range [][]string{
 			{"analyze", capture, "--plan", sched, "--names", names, "-o", in},
 			{"diff", capture, capture, "--plan", sched, "--names", names, "-o", in},
 		} {
 			_, errOut, code := runMain(t, args...)
-			assert.Equal(t, 2, code, "%v: %s", args, errOut)
-			assert.Contains(t, errOut, "it is an input of this command", args)
+			if code != 2 {
+				t.Errorf("%v: %s: code = %v, want 2", args, errOut, code)
+			}
+			if !strings.Contains(errOut, "it is an input of this command") {
+				t.Errorf("%v: errOut = %q, want it to contain %q", args, errOut, "it is an input of this command")
+			}
 			after, err := os.ReadFile(in)
-			require.NoError(t, err)
-			assert.Equal(t, before, after, "%v changed %s", args, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(after, before) {
+				t.Errorf("%v changed %s: after = %q, want %q", args, in, after, before)
+			}
 		}
 	}
 }

@@ -7,9 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // lineCol is the 1-based line and column of byte off of s (its text is
@@ -26,16 +23,22 @@ func TestDiffReportErrors(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.json")
 	_, errOut, code := runMain(t, "analyze", moeCapture, "--format", "json", "-o", base)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	data, err := os.ReadFile(base)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	text := string(data)
 
 	// replace swaps the first match of re's group 1 for with, and returns
 	// the new text and the group's offset.
 	replace := func(re, with string) (string, int) {
 		m := regexp.MustCompile(re).FindStringSubmatchIndex(text)
-		require.NotNil(t, m, re)
+		if m == nil {
+			t.Fatalf("%s: m is nil, want non-nil", re)
+		}
 		return text[:m[2]] + with + text[m[3]:], m[2]
 	}
 	cases := []struct {
@@ -69,37 +72,71 @@ func TestDiffReportErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, c.name+".json")
-			require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			_, errOut, code := runMain(t, "diff", base, path)
-			assert.Equal(t, 1, code, errOut)
-			assert.Contains(t, errOut, path+":"+lineCol(c.text, c.off)+": ")
-			assert.Contains(t, errOut, c.msg)
+			if code != 1 {
+				t.Errorf("%s: code = %v, want 1", errOut, code)
+			}
+			if !strings.Contains(errOut, path+":"+lineCol(c.text, c.off)+": ") {
+				t.Errorf("errOut = %q, want it to contain %q", errOut, path+":"+lineCol(c.text, c.off)+": ")
+			}
+			if !strings.Contains(errOut, c.msg) {
+				t.Errorf("errOut = %q, want it to contain %q", errOut, c.msg)
+			}
 		})
 	}
 
 	// Sections that do not pair: exit 1.
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
 	capData, err := os.ReadFile(moeCapture)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(r0, capData, 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r0, capData, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	two := filepath.Join(dir, "two.json")
 	_, errOut, code = runMain(t, "analyze", r0, r1, "--format", "json", "-o", two)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	data, err = os.ReadFile(two)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	other := filepath.Join(dir, "other.json")
-	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(data), `"rank": 1,`, `"rank": 7,`, 1)), 0o644))
+	if err := os.WriteFile(other, []byte(strings.Replace(string(data), `"rank": 1,`, `"rank": 7,`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runMain(t, "diff", other, two)
-	assert.Equal(t, 1, code, errOut)
-	assert.Contains(t, errOut, "rank 7 ("+r1+") is not in the new analysis")
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if want := "rank 7 (" + r1 + ") is not in the new analysis"; !strings.Contains(errOut, want) {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
+	}
 	_, errOut, code = runMain(t, "diff", base, two)
-	assert.Equal(t, 1, code, errOut)
-	assert.Contains(t, errOut, "rank 1 ("+r1+") is not in the base analysis")
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if want := "rank 1 (" + r1 + ") is not in the base analysis"; !strings.Contains(errOut, want) {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
+	}
 	// report's --base pairs its sections the same way.
 	_, errOut, code = runMain(t, "report", r0, r1, "--base", other, "-o", filepath.Join(dir, "r.html"))
-	assert.Equal(t, 1, code, errOut)
-	assert.Contains(t, errOut, "rank 7 ("+r1+") is not in the new analysis")
-	assert.NoFileExists(t, filepath.Join(dir, "r.html"))
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if want := "rank 7 (" + r1 + ") is not in the new analysis"; !strings.Contains(errOut, want) {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
+	}
+	if info, err := os.Lstat(filepath.Join(dir, "r.html")); err == nil && !info.IsDir() {
+		t.Errorf("%s exists, want no such file", filepath.Join(dir, "r.html"))
+	}
 }

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // familyCase is a capture of one kernel family, synthesized from a
@@ -153,16 +151,24 @@ func TestKernelFamilyCaptures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			sched := filepath.Join(dir, "s.yaml")
-			require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
+			if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			capPath := filepath.Join(dir, "c.bin")
 			_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-			require.Equal(t, exitOK, code, errOut)
+			if code != exitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+			}
 
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code = runMain(t, append([]string{"decode", capPath, "-o", out}, c.flags...)...)
-			require.Equal(t, exitOK, code, errOut)
+			if code != exitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+			}
 			data, err := os.ReadFile(out)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			names := map[string]bool{}
 			for _, e := range parseCLITrace(t, data).TraceEvents {
 				if e.Ph == "X" {
@@ -174,7 +180,9 @@ func TestKernelFamilyCaptures(t *testing.T) {
 				got = append(got, n)
 			}
 			slices.Sort(got)
-			assert.Equal(t, c.events, got, "decode's event names")
+			if !reflect.DeepEqual(got, c.events) {
+				t.Errorf("decode's event names: got %v, want %v", got, c.events)
+			}
 
 			for _, withPlan := range []bool{false, true} {
 				args := append([]string{"analyze", capPath, "--format", "json"}, c.flags...)
@@ -182,19 +190,33 @@ func TestKernelFamilyCaptures(t *testing.T) {
 					args = append(args, "--plan", sched)
 				}
 				stdout, errOut, code := runMain(t, args...)
-				require.Equal(t, exitOK, code, errOut)
+				if code != exitOK {
+					t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+				}
 				var a familyAnalysis
-				require.NoError(t, json.Unmarshal([]byte(stdout), &a))
-				require.Len(t, a.Ranks, 1)
+				if err := json.Unmarshal([]byte(stdout), &a); err != nil {
+					t.Fatal(err)
+				}
+				if len(a.Ranks) != 1 {
+					t.Fatalf("len(a.Ranks) = %d, want 1: %v", len(a.Ranks), a.Ranks)
+				}
 				r := a.Ranks[0]
-				assert.NotZero(t, r.Totals.ComputeCycles, "plan %v", withPlan)
-				assert.Zero(t, r.Totals.OtherCycles, "plan %v: every record is compute, wait or trigger", withPlan)
+				if r.Totals.ComputeCycles == 0 {
+					t.Errorf("plan %v: r.Totals.ComputeCycles = 0, want non-zero", withPlan)
+				}
+				if r.Totals.OtherCycles != 0 {
+					t.Errorf("plan %v: every record is compute, wait or trigger: r.Totals.OtherCycles = %v, want 0", withPlan, r.Totals.OtherCycles)
+				}
 				types := c.types
 				if !withPlan && c.typesNoPlan != nil {
 					types = c.typesNoPlan
 				}
-				assert.Equal(t, types, groupNames(r.TaskTypes), "plan %v: task types", withPlan)
-				assert.Equal(t, c.stages, groupNames(r.Stages), "plan %v: stages", withPlan)
+				if got, want := groupNames(r.TaskTypes), types; !reflect.DeepEqual(got, want) {
+					t.Errorf("plan %v: task types: groupNames(r.TaskTypes) = %v, want %v", withPlan, got, want)
+				}
+				if got, want := groupNames(r.Stages), c.stages; !reflect.DeepEqual(got, want) {
+					t.Errorf("plan %v: stages: groupNames(r.Stages) = %v, want %v", withPlan, got, want)
+				}
 			}
 		})
 	}
@@ -209,17 +231,25 @@ func TestKernelFamilyChoice(t *testing.T) {
 	c := familyCases[0]
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
-	require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
+	if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-	require.Equal(t, exitOK, code, errOut)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	}
 
 	eventNames := func(args ...string) string {
 		out := filepath.Join(dir, "t.json")
 		_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, args...)...)
-		require.Equal(t, exitOK, code, errOut)
+		if code != exitOK {
+			t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+		}
 		data, err := os.ReadFile(out)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var names []string
 		for _, e := range parseCLITrace(t, data).TraceEvents {
 			if e.Ph == "X" && !slices.Contains(names, e.Name) {
@@ -230,37 +260,65 @@ func TestKernelFamilyChoice(t *testing.T) {
 		return strings.Join(names, " ")
 	}
 	seed := "DescId_65537 DescId_65538 DescId_65539 DescId_65540 DescId_65541 TaskType_MhcPost TriggerEvent WaitDependency"
-	assert.Equal(t, seed, eventNames())
-	assert.Equal(t, seed, eventNames("--kernel-name", "MegaMoe", "--kernel-family", "none"))
-	assert.Equal(t, strings.Join(c.events, " "), eventNames("--kernel-name", "Other", "--kernel-family", "MegaMoe"))
+	if got := eventNames(); got != seed {
+		t.Errorf("eventNames() = %q, want %q", got, seed)
+	}
+	if got := eventNames("--kernel-name", "MegaMoe", "--kernel-family", "none"); got != seed {
+		t.Errorf("got %q, want %q", got, seed)
+	}
+	if got, want := eventNames("--kernel-name", "Other", "--kernel-family", "MegaMoe"), strings.Join(c.events, " "); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 	names := filepath.Join(dir, "n.yaml")
-	require.NoError(t, os.WriteFile(names, []byte("stages:\n  0x10002: FirstGMM\n"), 0o644))
+	if err := os.WriteFile(names, []byte("stages:\n  0x10002: FirstGMM\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	want := append([]string{"FirstGMM"}, slices.DeleteFunc(slices.Clone(c.events), func(n string) bool { return n == "GMM1" })...)
 	slices.Sort(want)
-	assert.Equal(t, strings.Join(want, " "), eventNames("--kernel-name", "MegaMoe", "--names", names), "the names file names 0x10002 first")
+	if got, w := eventNames("--kernel-name", "MegaMoe", "--names", names), strings.Join(want, " "); got != w {
+		t.Errorf("the names file names 0x10002 first: eventNames(\"--kernel-name\", \"MegaMoe\", \"--names\", names) = %q, want %q", got, w)
+	}
 
 	// Detailed names carry the family's owner label unless one is given.
 	out := filepath.Join(dir, "d.json")
 	_, errOut, code = runMain(t, "decode", capPath, "-o", out, "--kernel-name", "MegaMoe", "--detailed-names")
-	require.Equal(t, exitOK, code, errOut)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	}
 	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Contains(t, string(data), `"Expert0_Dispatch_task1"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(data); !strings.Contains(got, `"Expert0_Dispatch_task1"`) {
+		t.Errorf("string(data) = %q, want it to contain %q", got, `"Expert0_Dispatch_task1"`)
+	}
 
 	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json")
-	require.Equal(t, exitOK, code, errOut)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	}
 	var a familyAnalysis
-	require.NoError(t, json.Unmarshal([]byte(stdout), &a))
-	assert.NotZero(t, a.Ranks[0].Totals.OtherCycles, "without the family, MegaMoe's stages are other")
+	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Ranks[0].Totals.OtherCycles == 0 {
+		t.Errorf("without the family, MegaMoe's stages are other: a.Ranks[0].Totals.OtherCycles = 0, want non-zero")
+	}
 
 	for _, cmd := range [][]string{{"decode", capPath, "-o", filepath.Join(dir, "x.json")}, {"analyze", capPath}, {"validate", capPath},
 		{"dump", capPath}, {"report", capPath, "-o", filepath.Join(dir, "r.html")}, {"diff", capPath, capPath}} {
 		_, errOut, code := runMain(t, append(cmd, "--kernel-family", "MoE")...)
-		assert.Equal(t, exitUsage, code, "%v", cmd)
-		assert.Contains(t, errOut, `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMhc,`, "%v", cmd)
+		if code != exitUsage {
+			t.Errorf("%v: code = %v, want %v", cmd, code, exitUsage)
+		}
+		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMhc,`; !strings.Contains(errOut, want) {
+			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
+		}
 	}
 	_, err = os.Stat(filepath.Join(dir, "x.json"))
-	assert.True(t, os.IsNotExist(err), "a refused decode writes nothing")
+	if !os.IsNotExist(err) {
+		t.Errorf("a refused decode writes nothing: os.IsNotExist(err) = false, want true")
+	}
 }
 
 // TestKernelFamilyValidateDump: validate's unknown-task-type warning and
@@ -269,28 +327,48 @@ func TestKernelFamilyChoice(t *testing.T) {
 func TestKernelFamilyValidateDump(t *testing.T) {
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
-	require.NoError(t, os.WriteFile(sched, []byte(`num_workers: 2
+	if err := os.WriteFile(sched, []byte(`num_workers: 2
 tasks:
   - {task_type: GroupedMatMul, profile_desc_id: 0x10002}
   - {task_type: 141}
 cube_task_indices: [0]
 vector_task_indices: [1]
-`), 0o644))
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
-	require.Equal(t, exitOK, code, errOut)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	}
 
 	out, _, code := runMain(t, "validate", capPath)
-	assert.Equal(t, exitOK, code)
-	assert.NotContains(t, out, "unknown-task-type", "141 is ShmemGetMem in the seed's table")
+	if code != exitOK {
+		t.Errorf("code = %v, want %v", code, exitOK)
+	}
+	if strings.Contains(out, "unknown-task-type") {
+		t.Errorf("141 is ShmemGetMem in the seed's table: out = %q, want no %q", out, "unknown-task-type")
+	}
 	out, _, code = runMain(t, "validate", capPath, "--kernel-name", "MegaMoe")
-	assert.Equal(t, exitOK, code)
-	assert.Contains(t, out, "warning unknown-task-type")
-	assert.Contains(t, out, "desc_id=0x2008d (task type 141), expected a task type of the MegaMoe kernel family")
+	if code != exitOK {
+		t.Errorf("code = %v, want %v", code, exitOK)
+	}
+	if !strings.Contains(out, "warning unknown-task-type") {
+		t.Errorf("out = %q, want it to contain %q", out, "warning unknown-task-type")
+	}
+	if want := "desc_id=0x2008d (task type 141), expected a task type of the MegaMoe kernel family"; !strings.Contains(out, want) {
+		t.Errorf("out = %q, want it to contain %q", out, want)
+	}
 
 	out, _, code = runMain(t, "dump", capPath, "--kernel-name", "MegaMoe", "--slot", "AIC/0")
-	assert.Equal(t, exitOK, code)
-	assert.Contains(t, out, "0x10002 GMM1")
+	if code != exitOK {
+		t.Errorf("code = %v, want %v", code, exitOK)
+	}
+	if !strings.Contains(out, "0x10002 GMM1") {
+		t.Errorf("out = %q, want it to contain %q", out, "0x10002 GMM1")
+	}
 	out, _, _ = runMain(t, "dump", capPath, "--slot", "AIC/0")
-	assert.Contains(t, out, "0x10002 DescId_65538")
+	if !strings.Contains(out, "0x10002 DescId_65538") {
+		t.Errorf("out = %q, want it to contain %q", out, "0x10002 DescId_65538")
+	}
 }

@@ -8,12 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // buildBinary builds the command into a temporary folder, for tests that
@@ -26,7 +24,9 @@ func buildBinary(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "cycleabi")
 	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	if err != nil {
+		t.Fatalf("go build: %s: %v", out, err)
+	}
 	return bin
 }
 
@@ -37,14 +37,22 @@ func TestSpecialFileInputs(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	capture, err := filepath.Abs("../../examples/moe_layer.bin")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fw, err := filepath.Abs("../../examples/moe_layer.kineto.json")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mk := filepath.Join(dir, "mk.json")
 	out, err := exec.Command(bin, "decode", capture, "-o", mk).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	if err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
 	for _, special := range []struct{ path, kind string }{{fifo, "a named pipe (FIFO)"}, {dir, "a directory"}} {
 		for _, args := range [][]string{
 			{"validate", special.path},
@@ -70,14 +78,24 @@ func TestSpecialFileInputs(t *testing.T) {
 			err := cmd.Run()
 			timedOut := ctx.Err() != nil
 			cancel()
-			require.False(t, timedOut, "%v: still running after 20 s", args)
-			assert.Equal(t, 2, shellStatus(err), "%v: %s", args, stderr.String())
-			assert.Contains(t, stderr.String(), special.path+": is "+special.kind+", not a regular file", args)
+			if timedOut {
+				t.Fatalf("%v: still running after 20 s: timedOut = true, want false", args)
+			}
+			if got := shellStatus(err); got != 2 {
+				t.Errorf("%v: %s: shellStatus(err) = %v, want 2", args, stderr.String(), got)
+			}
+			if got := stderr.String(); !strings.Contains(got, special.path+": is "+special.kind+", not a regular file") {
+				t.Errorf("%v: stderr.String() = %q, want it to contain %q", args, got, special.path+": is "+special.kind+", not a regular file")
+			}
 		}
 	}
 	left, err := os.ReadDir(dir)
-	require.NoError(t, err)
-	assert.Len(t, left, 2, "only the FIFO and mk.json are left")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 2 {
+		t.Errorf("only the FIFO and mk.json are left: len(left) = %d, want 2: %v", len(left), left)
+	}
 }
 
 // Help and version text that cannot be written (a full disk) is an I/O
@@ -90,14 +108,20 @@ func TestHelpToFullDisk(t *testing.T) {
 	defer full.Close()
 	for _, args := range [][]string{{"--help"}, {"decode", "--help"}, {"--version"}, {"help", "merge"}} {
 		errF, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		oldOut, oldErr := os.Stdout, os.Stderr
 		os.Stdout, os.Stderr = full, errF
 		code := run(args)
 		os.Stdout, os.Stderr = oldOut, oldErr
 		errF.Close()
 		stderr, _ := os.ReadFile(errF.Name())
-		assert.Equal(t, 2, code, "%v: %s", args, stderr)
-		assert.Contains(t, string(stderr), "no space left on device", args)
+		if code != 2 {
+			t.Errorf("%v: %s: code = %v, want 2", args, stderr, code)
+		}
+		if got := string(stderr); !strings.Contains(got, "no space left on device") {
+			t.Errorf("%v: string(stderr) = %q, want it to contain %q", args, got, "no space left on device")
+		}
 	}
 }

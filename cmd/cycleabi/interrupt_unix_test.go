@@ -10,14 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // buildCycleabi builds the command into a temporary folder (signals and
@@ -33,11 +31,15 @@ func buildCycleabi(t *testing.T, records int) (bin, capturePath string, flags []
 	dir := t.TempDir()
 	bin = filepath.Join(dir, "cycleabi")
 	out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	if err != nil {
+		t.Fatalf("go build: %s: %v", out, err)
+	}
 	capturePath = filepath.Join(dir, "sparse.bin")
 	out, err = exec.Command(goTool, "run", "../../decode/internal/benchgen/benchcapture",
 		"-sparse", "-records", strconv.Itoa(records), "-o", capturePath).Output()
-	require.NoError(t, err, "benchcapture")
+	if err != nil {
+		t.Fatalf("benchcapture: %v", err)
+	}
 	return bin, capturePath, strings.Fields(string(out))
 }
 
@@ -60,7 +62,9 @@ func shellStatus(err error) int {
 func dirNames(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
@@ -105,12 +109,16 @@ func TestDecodeInterrupted(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			outDir, spillDir := t.TempDir(), t.TempDir()
 			out := filepath.Join(outDir, "trace.json.gz")
-			require.NoError(t, os.WriteFile(out, []byte("previous trace"), 0o644))
+			if err := os.WriteFile(out, []byte("previous trace"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			cmd := exec.Command(bin, append([]string{"decode", capturePath, "-o", out}, flags...)...)
 			cmd.Env = append(os.Environ(), "TMPDIR="+spillDir)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			require.NoError(t, cmd.Start())
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
 			// Signal once the temporary trace holds bytes: decode is
 			// midway through writing.
 			deadline := time.Now().Add(time.Minute)
@@ -122,13 +130,23 @@ func TestDecodeInterrupted(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			require.NoError(t, cmd.Process.Signal(sig))
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
 			status := shellStatus(cmd.Wait())
-			assert.Equal(t, 128+int(sig), status, "stderr: %s", stderr.String())
-			assert.Equal(t, []string{"trace.json.gz"}, dirNames(t, outDir), "files left beside the trace")
-			assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR")
+			if want := 128 + int(sig); status != want {
+				t.Errorf("stderr: %s: status = %v, want %v", stderr.String(), status, want)
+			}
+			if got, want := dirNames(t, outDir), []string{"trace.json.gz"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("files left beside the trace: dirNames(t, outDir) = %v, want %v", got, want)
+			}
+			if got := dirNames(t, spillDir); len(got) != 0 {
+				t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
+			}
 			got, _ := os.ReadFile(out)
-			assert.Equal(t, "previous trace", string(got))
+			if g := string(got); g != "previous trace" {
+				t.Errorf("string(got) = %q, want %q", g, "previous trace")
+			}
 		})
 	}
 
@@ -139,10 +157,14 @@ func TestDecodeInterrupted(t *testing.T) {
 	t.Run("SIGKILL", func(t *testing.T) {
 		outDir, spillDir := t.TempDir(), t.TempDir()
 		out := filepath.Join(outDir, "trace.json.gz")
-		require.NoError(t, os.WriteFile(out, []byte("previous trace"), 0o644))
+		if err := os.WriteFile(out, []byte("previous trace"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		cmd := exec.Command(bin, append([]string{"decode", capturePath, "-o", out}, flags...)...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+spillDir)
-		require.NoError(t, cmd.Start())
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
 		deadline := time.Now().Add(time.Minute)
 		for !writingTemp(cmd.Process.Pid, outDir, "trace.json.gz") {
 			if time.Now().After(deadline) {
@@ -152,16 +174,28 @@ func TestDecodeInterrupted(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		require.NoError(t, cmd.Process.Kill())
-		assert.Equal(t, 128+int(syscall.SIGKILL), shellStatus(cmd.Wait()))
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		if got := shellStatus(cmd.Wait()); got != 128+int(syscall.SIGKILL) {
+			t.Errorf("shellStatus(cmd.Wait()) = %v, want %v", got, 128+int(syscall.SIGKILL))
+		}
 		got, _ := os.ReadFile(out)
-		assert.Equal(t, "previous trace", string(got))
-		assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR")
+		if g := string(got); g != "previous trace" {
+			t.Errorf("string(got) = %q, want %q", g, "previous trace")
+		}
+		if got := dirNames(t, spillDir); len(got) != 0 {
+			t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
+		}
 		t.Logf("after SIGKILL: %v", dirNames(t, outDir))
 		second := exec.Command(bin, "decode", "../../examples/moe_layer.bin", "-o", filepath.Join(outDir, "second.json"))
 		msg, err := second.CombinedOutput()
-		require.NoError(t, err, "%s", msg)
-		assert.Equal(t, []string{"second.json", "trace.json.gz"}, dirNames(t, outDir), "files left beside the traces")
+		if err != nil {
+			t.Fatalf("%s: %v", msg, err)
+		}
+		if got, want := dirNames(t, outDir), []string{"second.json", "trace.json.gz"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("files left beside the traces: dirNames(t, outDir) = %v, want %v", got, want)
+		}
 	})
 
 	// A reader that goes away (decode -o - | head -c 10): decode exits
@@ -174,16 +208,30 @@ func TestDecodeInterrupted(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
 		head := make([]byte, 10)
 		_, err = io.ReadFull(stdout, head)
-		require.NoError(t, err)
-		assert.Equal(t, `{"traceEv`, string(head[:9]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(head[:9]); got != `{"traceEv` {
+			t.Errorf("string(head[:9]) = %q, want %q", got, `{"traceEv`)
+		}
 		stdout.Close()
 		status := shellStatus(cmd.Wait())
-		assert.Equal(t, 141, status, "stderr: %s", stderr.String())
-		assert.Empty(t, stderr.String(), "a broken pipe is not an error to report")
-		assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR")
+		if status != 141 {
+			t.Errorf("stderr: %s: status = %v, want 141", stderr.String(), status)
+		}
+		if got := stderr.String(); got != "" {
+			t.Errorf("a broken pipe is not an error to report: stderr.String() = %q, want empty", got)
+		}
+		if got := dirNames(t, spillDir); len(got) != 0 {
+			t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
+		}
 	})
 }

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // dump --names shows the names decode gives: every record's name in the
@@ -28,17 +27,32 @@ func TestDumpNames(t *testing.T) {
 		Span(abi.CoreTypeAIC, 0, 1400, 1410, abi.RuntimeStageWaitDependency, 7)
 	path := writeCapture(t, "c.bin", b.Bytes())
 	names := filepath.Join(t.TempDir(), "n.yaml")
-	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Combine\ntasks:\n  1: Gate\n  4: Expert\n"), 0o644))
+	if err := os.WriteFile(names, []byte("graph_stages:\n  2: Combine\ntasks:\n  1: Gate\n  4: Expert\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	plain, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0")
-	require.Equal(t, exitOK, code, stderr)
-	assert.NotContains(t, plain, "task stage")
-	assert.Contains(t, plain, "desc_id           u32  0x30002 GraphStage_2\n")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if strings.Contains(plain, "task stage") {
+		t.Errorf("plain = %q, want no %q", plain, "task stage")
+	}
+	if want := "desc_id           u32  0x30002 GraphStage_2\n"; !strings.Contains(plain, want) {
+		t.Errorf("plain = %q, want it to contain %q", plain, want)
+	}
 
 	out, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0", "--names", names)
-	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, out, "task_id           u32  1 (task stage Gate)\n")
-	assert.Contains(t, out, "task_id           u32  7\n") // a task the file does not name
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if want := "task_id           u32  1 (task stage Gate)\n"; !strings.Contains(out, want) {
+		t.Errorf("out = %q, want it to contain %q", out, want)
+	}
+	// a task the file does not name
+	if !strings.Contains(out, "task_id           u32  7\n") {
+		t.Errorf("out = %q, want it to contain %q", out, "task_id           u32  7\n")
+	}
 
 	descLine := regexp.MustCompile(`desc_id +u32  0x[0-9a-f]+ (\S+)(?: \(event (\S+)\))?`)
 	var shown []string
@@ -52,27 +66,39 @@ func TestDumpNames(t *testing.T) {
 
 	trace := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code = runMain(t, "decode", path, "--names", names, "-o", trace)
-	require.Equal(t, exitOK, code, stderr)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
 	data, err := os.ReadFile(trace)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var doc struct {
 		TraceEvents []struct {
 			Name string `json:"name"`
 			Ph   string `json:"ph"`
 		} `json:"traceEvents"`
 	}
-	require.NoError(t, json.Unmarshal(data, &doc))
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
 	var decoded []string
 	for _, e := range doc.TraceEvents {
 		if e.Ph == "X" {
 			decoded = append(decoded, e.Name)
 		}
 	}
-	assert.Equal(t, decoded, shown)
-	assert.Equal(t, "TaskType_MatMul Gate_TriggerEvent Combine WaitDependency", strings.Join(shown, " "))
+	if !reflect.DeepEqual(shown, decoded) {
+		t.Errorf("shown = %v, want %v", shown, decoded)
+	}
+	if got := strings.Join(shown, " "); got != "TaskType_MatMul Gate_TriggerEvent Combine WaitDependency" {
+		t.Errorf("strings.Join(shown, \" \") = %q, want %q", got, "TaskType_MatMul Gate_TriggerEvent Combine WaitDependency")
+	}
 
 	_, stderr, code = runMain(t, "dump", path, "--names", filepath.Join(t.TempDir(), "missing.yaml"))
-	assert.Equal(t, exitUsage, code, stderr)
+	if code != exitUsage {
+		t.Errorf("%s: code = %v, want %v", stderr, code, exitUsage)
+	}
 }
 
 // decode shifts negative timestamps by default (Perfetto's JSON importer
@@ -88,14 +114,18 @@ func TestDecodeNegativeTS(t *testing.T) {
 	dir := t.TempDir()
 	ts := func(trace string) []string {
 		data, err := os.ReadFile(trace)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var doc struct {
 			TraceEvents []struct {
 				Ph string      `json:"ph"`
 				Ts json.Number `json:"ts"`
 			} `json:"traceEvents"`
 		}
-		require.NoError(t, json.Unmarshal(data, &doc))
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
 		var out []string
 		for _, e := range doc.TraceEvents {
 			if e.Ph == "X" {
@@ -107,21 +137,39 @@ func TestDecodeNegativeTS(t *testing.T) {
 	// 50 MHz: the first record starts 100 cycles (2 µs) before time 0.
 	shifted := filepath.Join(dir, "shifted.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", shifted)
-	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, []string{"0", "4"}, ts(shifted))
-	assert.Contains(t, stderr, "1 record starts before the trace's anchor cycle; every timestamp is moved later by the same time, so that none is negative")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if got, want := ts(shifted), []string{"0", "4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ts(shifted) = %v, want %v", got, want)
+	}
+	if want := "1 record starts before the trace's anchor cycle; every timestamp is moved later by the same time, so that none is negative"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
 
 	kept := filepath.Join(dir, "kept.json")
 	_, stderr, code = runMain(t, "decode", path, "-o", kept, "--negative-ts", "keep")
-	require.Equal(t, exitOK, code, stderr)
-	assert.Equal(t, []string{"-2", "2"}, ts(kept))
-	assert.Contains(t, stderr, "so their ts is negative (Perfetto drops them)")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if got, want := ts(kept), []string{"-2", "2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ts(kept) = %v, want %v", got, want)
+	}
+	if want := "so their ts is negative (Perfetto drops them)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
 
 	_, stderr, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.pftrace"), "--negative-ts", "keep")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "--negative-ts keep")
+	if code != exitUsage {
+		t.Errorf("code = %v, want %v", code, exitUsage)
+	}
+	if !strings.Contains(stderr, "--negative-ts keep") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "--negative-ts keep")
+	}
 	_, _, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.json"), "--negative-ts", "drop")
-	assert.Equal(t, exitUsage, code)
+	if code != exitUsage {
+		t.Errorf("code = %v, want %v", code, exitUsage)
+	}
 }
 
 // decode refuses a truncated capture, pointing at --partial, which
@@ -130,26 +178,41 @@ func TestDecodeNegativeTS(t *testing.T) {
 // layout and AIV/4's header), then every slot after it.
 func TestDecodePartial(t *testing.T) {
 	whole, err := os.ReadFile(moeCapture)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const cut = 60000
 	path := writeCapture(t, "cut.bin", whole[:cut])
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", out)
-	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, stderr, "(decode --partial decodes what the file holds and lists what is missing)")
+	if code != exitInvalid {
+		t.Errorf("code = %v, want %v", code, exitInvalid)
+	}
+	if want := "(decode --partial decodes what the file holds and lists what is missing)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
 
 	_, stderr, code = runMain(t, "decode", path, "-o", out, "--partial")
-	require.Equal(t, exitOK, code, stderr)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 64, AIV: 64})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	aiv4, _ := l.SlotOf(abi.CoreTypeAIV, 4)
 	aiv5, _ := l.SlotOf(abi.CoreTypeAIV, 5)
 	count := int(binary.LittleEndian.Uint32(whole[aiv4.Offset+abi.CoreHeaderRecordCountOffset:]))
 	first := int(aiv4.Offset) + abi.CoreHeaderSize
 	held := (cut - first) / abi.ProfileRecordSize
-	assert.Contains(t, stderr, fmt.Sprintf("cycleabi: warning: %s: truncated AIV/4 record %d @%#x: missing, not decoded: AIV/4 records %d..%d of its record_count %d @%#x..%#x\n",
-		path, held, first+held*32, held, count-1, count, first+held*32, first+count*32))
-	assert.Contains(t, stderr, fmt.Sprintf("cycleabi: warning: %s: truncated @%#x: missing, not decoded: the slots AIV/5..AIV/47 @%#x..%#x", path, aiv5.Offset, aiv5.Offset, l.Size()))
+	if !strings.Contains(stderr, fmt.Sprintf("cycleabi: warning: %s: truncated AIV/4 record %d @%#x: missing, not decoded: AIV/4 records %d..%d of its record_count %d @%#x..%#x\n",
+		path, held, first+held*32, held, count-1, count, first+held*32, first+count*32)) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, fmt.Sprintf("cycleabi: warning: %s: truncated AIV/4 record %d @%#x: missing, not decoded: AIV/4 records %d..%d of its record_count %d @%#x..%#x\n",
+			path, held, first+held*32, held, count-1, count, first+held*32, first+count*32))
+	}
+	if want := fmt.Sprintf("cycleabi: warning: %s: truncated @%#x: missing, not decoded: the slots AIV/5..AIV/47 @%#x..%#x", path, aiv5.Offset, aiv5.Offset, l.Size()); !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
 
 	// Every record the file holds whole, and no other.
 	var want int
@@ -162,8 +225,12 @@ func TestDecodePartial(t *testing.T) {
 		want += min(n, max(0, (cut-int(s.Offset)-abi.CoreHeaderSize)/abi.ProfileRecordSize))
 	}
 	data, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, want, strings.Count(string(data), `"ph":"X"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(data), `"ph":"X"`); got != want {
+		t.Errorf("got %v, want %v", got, want)
+	}
 }
 
 // A .npy file cut short (np.save interrupted) decodes with --partial too:
@@ -171,15 +238,29 @@ func TestDecodePartial(t *testing.T) {
 // file holds.
 func TestDecodePartialNPY(t *testing.T) {
 	whole, err := os.ReadFile("../../examples/aiv_pipeline.npy")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := writeCapture(t, "cut.npy", whole[:30000])
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", out)
-	assert.Equal(t, exitInvalid, code)
-	assert.Contains(t, stderr, "truncated .npy file")
-	assert.Contains(t, stderr, "decode --partial")
+	if code != exitInvalid {
+		t.Errorf("code = %v, want %v", code, exitInvalid)
+	}
+	if !strings.Contains(stderr, "truncated .npy file") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "truncated .npy file")
+	}
+	if !strings.Contains(stderr, "decode --partial") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "decode --partial")
+	}
 	_, stderr, code = runMain(t, "decode", path, "-o", out, "--partial")
-	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stderr, "cycleabi: warning: "+path+": truncated @0x7530: truncated .npy file: its header declares")
-	assert.Contains(t, stderr, ": missing, not decoded: the slots ")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if want := "cycleabi: warning: " + path + ": truncated @0x7530: truncated .npy file: its header declares"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	if !strings.Contains(stderr, ": missing, not decoded: the slots ") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, ": missing, not decoded: the slots ")
+	}
 }

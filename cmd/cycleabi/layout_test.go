@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,8 +14,6 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // The issue's capture: a kernel with 64 workers (32 cube slots), written
@@ -36,67 +36,133 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 	for _, name := range []string{"rank2.bin", "rank2.npy"} {
 		capture := filepath.Join(dir, name)
 		out, code, err := runCaptured("synth", schedule, "--seed", "3", "-o", capture)
-		require.Equal(t, exitOK, code, "%v\n%s", err, out)
-		require.Contains(t, out, "--cube-slots 32")
+		if code != exitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+		}
+		if !strings.Contains(out, "--cube-slots 32") {
+			t.Fatalf("out = %q, want it to contain %q", out, "--cube-slots 32")
+		}
 
 		out, code, err = runCaptured("validate", capture)
-		require.Equal(t, exitOK, code, "%v\n%s", err, out)
-		assert.Regexp(t, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`, out)
+		if code != exitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+		}
+		if !regexp.MustCompile(`layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`).MatchString(out) {
+			t.Errorf("out = %q, want a match for %s", out, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`)
+		}
 
 		out, code, _ = runCaptured("validate", capture, "--format", "json")
-		require.Equal(t, exitOK, code)
+		if code != exitOK {
+			t.Fatalf("code = %v, want %v", code, exitOK)
+		}
 		var doc validate.Document
-		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
 		l := doc.Captures[0].Layout
-		require.NotNil(t, l)
-		assert.EqualValues(t, 32, l.CubeSlots)
-		assert.Equal(t, validate.FromHeaders, l.Source)
-		assert.Equal(t, validate.FromHeaders, l.CubeSlotsSource)
-		assert.Equal(t, map[string]validate.LayoutSource{"AIC": "headers", "AIV": "headers"}, l.CapacitySources)
-		assert.True(t, strings.HasPrefix(l.How, "found: 32 cube slots from the AIV/0 header at @0x"), l.How)
-		require.NotEmpty(t, l.Evidence)
-		assert.Equal(t, validate.EvidenceJSON{What: "cube_slots", Slot: "AIV/0", Offset: l.Evidence[0].Offset}, l.Evidence[0])
+		if l == nil {
+			t.Fatalf("l is nil, want non-nil")
+		}
+		if l.CubeSlots != 32 {
+			t.Errorf("l.CubeSlots = %v, want 32", l.CubeSlots)
+		}
+		if l.Source != validate.FromHeaders {
+			t.Errorf("l.Source = %q, want %q", l.Source, validate.FromHeaders)
+		}
+		if l.CubeSlotsSource != validate.FromHeaders {
+			t.Errorf("l.CubeSlotsSource = %q, want %q", l.CubeSlotsSource, validate.FromHeaders)
+		}
+		if want := map[string]validate.LayoutSource{"AIC": "headers", "AIV": "headers"}; !reflect.DeepEqual(l.CapacitySources, want) {
+			t.Errorf("l.CapacitySources = %v, want %v", l.CapacitySources, want)
+		}
+		if !strings.HasPrefix(l.How, "found: 32 cube slots from the AIV/0 header at @0x") {
+			t.Errorf("%s", l.How)
+		}
+		if len(l.Evidence) == 0 {
+			t.Fatalf("l.Evidence is empty, want something")
+		}
+		if want := (validate.EvidenceJSON{What: "cube_slots", Slot: "AIV/0", Offset: l.Evidence[0].Offset}); !reflect.DeepEqual(l.Evidence[0], want) {
+			t.Errorf("l.Evidence[0] = %v, want %v", l.Evidence[0], want)
+		}
 
 		trace := filepath.Join(dir, "trace.json")
 		_, stderr, code := runMain(t, "decode", capture, "-o", trace)
-		require.Equal(t, exitOK, code, stderr)
-		assert.Contains(t, stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header at @0x")
+		if code != exitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+		}
+		if want := "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header at @0x"; !strings.Contains(stderr, want) {
+			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+		}
 		data, err := os.ReadFile(trace)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var tr struct {
 			Meta map[string]any `json:"megaKernelCycleTrace"`
 		}
-		require.NoError(t, json.Unmarshal(data, &tr))
-		assert.EqualValues(t, 32, tr.Meta["cubeSlots"])
-		assert.Equal(t, "headers", tr.Meta["layoutSource"])
-		assert.Equal(t, "headers", tr.Meta["cubeSlotsSource"])
-		assert.Contains(t, tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header")
+		if err := json.Unmarshal(data, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := tr.Meta["cubeSlots"].(float64); got != 32 {
+			t.Errorf("cubeSlots = %v, want 32", tr.Meta["cubeSlots"])
+		}
+		if !reflect.DeepEqual(tr.Meta["layoutSource"], "headers") {
+			t.Errorf("tr.Meta[\"layoutSource\"] = %v, want %v", tr.Meta["layoutSource"], "headers")
+		}
+		if !reflect.DeepEqual(tr.Meta["cubeSlotsSource"], "headers") {
+			t.Errorf("tr.Meta[\"cubeSlotsSource\"] = %v, want %v", tr.Meta["cubeSlotsSource"], "headers")
+		}
+		if got, _ := tr.Meta["layoutFound"].(string); !strings.Contains(got, "found: 32 cube slots from the AIV/0 header") {
+			t.Errorf("layoutFound = %q, want it to contain %q", tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header")
+		}
 
 		out, code, _ = runCaptured("dump", capture, "--records", "0")
-		require.Equal(t, exitOK, code)
-		assert.Contains(t, out, "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots")
-		assert.Contains(t, out, "(found: 32 cube slots from the AIV/0 header at @0x")
+		if code != exitOK {
+			t.Fatalf("code = %v, want %v", code, exitOK)
+		}
+		if want := "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots"; !strings.Contains(out, want) {
+			t.Errorf("out = %q, want it to contain %q", out, want)
+		}
+		if want := "(found: 32 cube slots from the AIV/0 header at @0x"; !strings.Contains(out, want) {
+			t.Errorf("out = %q, want it to contain %q", out, want)
+		}
 
 		// analyze and diff read the capture as decode does: no flags.
 		out, code, err = runCaptured("analyze", capture, "--format", "json")
-		require.Equal(t, exitOK, code, "%v\n%s", err, out)
+		if code != exitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+		}
 		var rep struct {
 			Ranks []struct {
 				Rank    uint32 `json:"rank"`
 				Records uint64 `json:"records"`
 			} `json:"ranks"`
 		}
-		require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-		require.Len(t, rep.Ranks, 1)
-		assert.EqualValues(t, 2, rep.Ranks[0].Rank)
-		assert.EqualValues(t, tr.Meta["recordCount"], rep.Ranks[0].Records)
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if len(rep.Ranks) != 1 {
+			t.Fatalf("len(rep.Ranks) = %d, want 1: %v", len(rep.Ranks), rep.Ranks)
+		}
+		if rep.Ranks[0].Rank != 2 {
+			t.Errorf("rep.Ranks[0].Rank = %v, want 2", rep.Ranks[0].Rank)
+		}
+		if want, ok := tr.Meta["recordCount"].(float64); !ok || float64(rep.Ranks[0].Records) != want {
+			t.Errorf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"])
+		}
 		out, code, err = runCaptured("diff", capture, capture)
-		require.Equal(t, exitOK, code, "%v\n%s", err, out)
+		if code != exitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+		}
 
 		// So does a window of invocations (the input of cycleabi merge).
 		_, stderr, code = runMain(t, "decode", capture, capture, "--rank", "2", "--rank", "3", "--step", "1", "--step", "1", "-o", trace)
-		require.Equal(t, exitOK, code, stderr)
-		assert.Equal(t, 2, strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"), stderr)
+		if code != exitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+		}
+		if got := strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"); got != 2 {
+			t.Errorf("%s: got %v, want 2", stderr, got)
+		}
 	}
 }
 
@@ -106,9 +172,15 @@ func TestDecodeCommandNPYWarnings(t *testing.T) {
 	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(b)/8)
 	path := writeCapture(t, "be.npy", append(capturetest.NPYWithHeader(hdr, b), 0xee, 0xee))
 	_, stderr, code := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
-	require.Equal(t, exitOK, code, stderr)
-	assert.Contains(t, stderr, "warning: "+path+": bytes-after-layout")
-	assert.Contains(t, stderr, "warning: "+path+": npy-byte-order")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
+	if !strings.Contains(stderr, "warning: "+path+": bytes-after-layout") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "warning: "+path+": bytes-after-layout")
+	}
+	if !strings.Contains(stderr, "warning: "+path+": npy-byte-order") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "warning: "+path+": npy-byte-order")
+	}
 }
 
 // capacityArgs returns a capacity flag for every region of the schema, in

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // manyCaptures writes a manifest of n captures (links to one example
@@ -17,15 +14,21 @@ import (
 func manyCaptures(t *testing.T, n int) string {
 	dir := t.TempDir()
 	src, err := filepath.Abs("../../examples/aiv_pipeline.npy")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var m strings.Builder
 	for i := range n {
 		name := fmt.Sprintf("c%d.npy", i)
-		require.NoError(t, os.Symlink(src, filepath.Join(dir, name)))
+		if err := os.Symlink(src, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 		fmt.Fprintf(&m, "- {capture: %s, rank: %d}\n", name, i)
 	}
 	path := filepath.Join(dir, "window.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(m.String()), 0o644))
+	if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	return path
 }
 
@@ -33,15 +36,23 @@ func manyCaptures(t *testing.T, n int) string {
 // what the process has open now and a few more.
 func withOpenFileLimit(t *testing.T, spare uint64, f func()) {
 	var old syscall.Rlimit
-	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old))
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd:", err)
 	}
 	lim := old
 	lim.Cur = min(old.Cur, uint64(len(fds))+spare)
-	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
-	defer func() { require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)) }()
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+			t.Fatal(err)
+		}
+	}()
 	f()
 }
 
@@ -54,18 +65,32 @@ func TestManyCapturesFewFiles(t *testing.T) {
 	dir := filepath.Dir(manifest)
 	withOpenFileLimit(t, 100, func() {
 		_, errOut, code := runMain(t, "decode", "--invocation-manifest", manifest, "-o", filepath.Join(dir, "trace.json"))
-		assert.Equal(t, 0, code, errOut)
-		assert.Contains(t, errOut, fmt.Sprintf("from %d capture(s)", n))
+		if code != 0 {
+			t.Errorf("%s: code = %v, want 0", errOut, code)
+		}
+		if !strings.Contains(errOut, fmt.Sprintf("from %d capture(s)", n)) {
+			t.Errorf("errOut = %q, want it to contain %q", errOut, fmt.Sprintf("from %d capture(s)", n))
+		}
 		out, errOut, code := runMain(t, "analyze", "--invocation-manifest", manifest, "--format", "csv", "--table", "cores")
-		assert.Equal(t, 0, code, errOut)
-		assert.Contains(t, out, fmt.Sprintf("\n%d,", n-1), "the last rank's cores")
+		if code != 0 {
+			t.Errorf("%s: code = %v, want 0", errOut, code)
+		}
+		if !strings.Contains(out, fmt.Sprintf("\n%d,", n-1)) {
+			t.Errorf("the last rank's cores: out = %q, want it to contain %q", out, fmt.Sprintf("\n%d,", n-1))
+		}
 		out, errOut, code = runMain(t, "validate", "--invocation-manifest", manifest)
-		assert.Equal(t, 0, code, errOut)
-		assert.Equal(t, n, strings.Count(out, ": 1800 records, 0 dropped; 0 errors; 0 warnings;"), "one summary per capture")
+		if code != 0 {
+			t.Errorf("%s: code = %v, want 0", errOut, code)
+		}
+		if got := strings.Count(out, ": 1800 records, 0 dropped; 0 errors; 0 warnings;"); got != n {
+			t.Errorf("one summary per capture: got %v, want %v", got, n)
+		}
 		at := -1
 		for i := range n {
 			next := strings.Index(out, fmt.Sprintf("/c%d.npy (", i))
-			require.Greater(t, next, at, "capture %d is shown after capture %d", i, i-1)
+			if next <= at {
+				t.Fatalf("capture %d is shown after capture %d: next = %v, want > %v", i, i-1, next, at)
+			}
 			at = next
 		}
 	})
@@ -76,12 +101,24 @@ func TestManyCapturesFewFiles(t *testing.T) {
 func TestManifestCaptureErrorsNameTheLine(t *testing.T) {
 	manifest := manyCaptures(t, 5)
 	dir := filepath.Dir(manifest)
-	require.NoError(t, os.Remove(filepath.Join(dir, "c3.npy")))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "c3.npy"), []byte("not a capture at all, but some text"), 0o644))
+	if err := os.Remove(filepath.Join(dir, "c3.npy")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "c3.npy"), []byte("not a capture at all, but some text"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runMain(t, "decode", "--invocation-manifest", manifest, "-o", filepath.Join(dir, "trace.json"))
-	assert.Equal(t, 1, code, errOut)
-	assert.Contains(t, errOut, manifest+":4: ")
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if !strings.Contains(errOut, manifest+":4: ") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, manifest+":4: ")
+	}
 	_, errOut, code = runMain(t, "analyze", "--invocation-manifest", manifest)
-	assert.Equal(t, 1, code, errOut)
-	assert.Contains(t, errOut, manifest+":4: ")
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if !strings.Contains(errOut, manifest+":4: ") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, manifest+":4: ")
+	}
 }

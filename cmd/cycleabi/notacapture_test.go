@@ -5,9 +5,8 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // Every command that reads captures names a file that is not one for what
@@ -18,25 +17,43 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	dir := t.TempDir()
 	in := func(n string) string { return filepath.Join(dir, n) }
 	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "-o", in("trace.json.gz"))
-	require.Equal(t, 0, code, stderr)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", stderr, code)
+	}
 	_, stderr, code = runMain(t, "decode", "../../examples/moe_layer.bin", "-o", in("trace.pftrace"))
-	require.Equal(t, 0, code, stderr)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", stderr, code)
+	}
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte("x"))
 	zw.Close()
-	require.NoError(t, os.WriteFile(in("tiny.gz"), z.Bytes(), 0o644))
+	if err := os.WriteFile(in("tiny.gz"), z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// torch.save's zip: a local file header for archive/data.pkl.
-	require.NoError(t, os.WriteFile(in("tensor.pt"), append([]byte("PK\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00archive/data.pkl"), make([]byte, 300)...), 0o644))
-	require.NoError(t, os.WriteFile(in("empty.bin"), nil, 0o644))
+	if err := os.WriteFile(in("tensor.pt"), append([]byte("PK\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00archive/data.pkl"), make([]byte, 300)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in("empty.bin"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	png, err := os.ReadFile("../../docs/report.png")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(in("report.png"), png, 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in("report.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// A MegaKernel JSON trace, gzip or not, is read as its captures by
 	// every command below but dump (TestTraceCommands); dump names it.
 	_, stderr, code = runMain(t, "dump", in("trace.json.gz"))
-	require.Equal(t, 1, code, stderr)
-	require.Contains(t, stderr, in("trace.json.gz")+": not-a-capture @0x0: not a capture: the file is gzip-compressed data (a compressed trace?);")
+	if code != 1 {
+		t.Fatalf("%s: code = %v, want 1", stderr, code)
+	}
+	if want := in("trace.json.gz") + ": not-a-capture @0x0: not a capture: the file is gzip-compressed data (a compressed trace?);"; !strings.Contains(stderr, want) {
+		t.Fatalf("stderr = %q, want it to contain %q", stderr, want)
+	}
 	files := map[string]string{
 		"tiny.gz":       "gzip-compressed data (a compressed trace?)",
 		"trace.pftrace": "a Perfetto protobuf trace",
@@ -55,16 +72,24 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 			{"diff", "../../examples/moe_layer.bin", in(name)},
 		} {
 			stdout, stderr, code := runMain(t, args...)
-			require.Equal(t, 1, code, "%v: %s", args, stderr)
+			if code != 1 {
+				t.Fatalf("%v: %s: code = %v, want 1", args, stderr, code)
+			}
 			if args[0] == "validate" {
 				// validate lists its findings on stdout.
-				require.Contains(t, stdout, "error not-a-capture @0x0: not a capture: the file is "+what+";", args)
+				if want := "error not-a-capture @0x0: not a capture: the file is " + what + ";"; !strings.Contains(stdout, want) {
+					t.Fatalf("%v: stdout = %q, want it to contain %q", args, stdout, want)
+				}
 			} else {
-				require.Contains(t, stderr, want, args)
+				if !strings.Contains(stderr, want) {
+					t.Fatalf("%v: stderr = %q, want it to contain %q", args, stderr, want)
+				}
 			}
 			for _, out := range []string{"out.json", "out.html"} {
 				_, err := os.Stat(in(out))
-				require.True(t, os.IsNotExist(err), "%v left %s", args, out)
+				if !os.IsNotExist(err) {
+					t.Fatalf("%v left %s: os.IsNotExist(err) = false, want true", args, out)
+				}
 			}
 		}
 	}

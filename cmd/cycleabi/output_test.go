@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // An output that is one of the command's inputs (by name, through a
@@ -19,15 +18,23 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 	dir := t.TempDir()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	names := filepath.Join(dir, "k.names.yaml")
-	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Down\n"), 0o644))
+	if err := os.WriteFile(names, []byte("graph_stages:\n  2: Down\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	schedule := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	link := filepath.Join(dir, "link.json")
-	require.NoError(t, os.Symlink(capturePath, link))
+	if err := os.Symlink(capturePath, link); err != nil {
+		t.Fatal(err)
+	}
 	hard := filepath.Join(dir, "hard.json")
-	require.NoError(t, os.Link(names, hard))
+	if err := os.Link(names, hard); err != nil {
+		t.Fatal(err)
+	}
 
 	manifest := filepath.Join(filepath.Dir(capturePath), "window.yaml")
-	require.NoError(t, os.WriteFile(manifest, []byte("- {capture: cap.bin}\n"), 0o644))
+	if err := os.WriteFile(manifest, []byte("- {capture: cap.bin}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	inputs := []string{capturePath, names, schedule, manifest}
 	before := map[string][]byte{}
 	for _, p := range inputs {
@@ -50,34 +57,57 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"report", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
-		assert.Equal(t, exitUsage, code, "%v: %s", tc.args, stderr)
+		if code != exitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, exitUsage)
+		}
 		out := tc.args[len(tc.args)-1]
-		assert.Contains(t, stderr, "refusing to write "+out, tc.args)
+		if !strings.Contains(stderr, "refusing to write "+out) {
+			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, "refusing to write "+out)
+		}
 		if out != tc.input {
-			assert.Contains(t, stderr, "same file as the input "+tc.input, tc.args)
+			if !strings.Contains(stderr, "same file as the input "+tc.input) {
+				t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, "same file as the input "+tc.input)
+			}
 		}
 		for _, p := range inputs {
 			got, _ := os.ReadFile(p)
-			assert.True(t, bytes.Equal(got, before[p]), "%v changed %s", tc.args, p)
+			if !bytes.Equal(got, before[p]) {
+				t.Errorf("%v changed %s: bytes.Equal(got, before[p]) = false, want true", tc.args, p)
+			}
 		}
 		entries, _ := os.ReadDir(dir)
-		assert.Len(t, entries, 3, "%v left files behind", tc.args) // names, link, hard
+		// names, link, hard
+		if len(entries) != 3 {
+			t.Errorf("%v left files behind: len(entries) = %d, want 3: %v", tc.args, len(entries), entries)
+		}
 	}
 }
 
 // synth -o - writes the capture to stdout and its summary to stderr.
 func TestSynthStdout(t *testing.T) {
 	examples, err := filepath.Abs("../../examples")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(t.TempDir())
 	stdout, stderr, code := runMain(t, "synth", filepath.Join(examples, "moe_layer.yaml"), "--capacity-scale", "0.8", "--seed", "1", "-o", "-")
-	require.Equal(t, exitOK, code, stderr)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
 	want, err := os.ReadFile(filepath.Join(examples, "moe_layer.bin"))
-	require.NoError(t, err)
-	assert.True(t, bytes.Equal([]byte(stdout), want), "stdout is not the capture (%d bytes, want %d)", len(stdout), len(want))
-	assert.Contains(t, stderr, "2974 records written")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal([]byte(stdout), want) {
+		t.Errorf("stdout is not the capture (%d bytes, want %d): bytes.Equal([]byte(stdout), want) = false, want true", len(stdout), len(want))
+	}
+	if !strings.Contains(stderr, "2974 records written") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "2974 records written")
+	}
 	_, err = os.Stat("-")
-	assert.True(t, os.IsNotExist(err), "synth wrote a file named -")
+	if !os.IsNotExist(err) {
+		t.Errorf("synth wrote a file named -: os.IsNotExist(err) = false, want true")
+	}
 }
 
 // A device given as the output is written in place, never replaced.
@@ -92,21 +122,37 @@ func TestDevNullStaysADevice(t *testing.T) {
 		{"decode", capturePath, "-o", os.DevNull},
 	} {
 		_, stderr, code := runMain(t, args...)
-		require.Equal(t, exitOK, code, "%v: %s", args, stderr)
+		if code != exitOK {
+			t.Fatalf("%v: %s: code = %v, want %v", args, stderr, code, exitOK)
+		}
 		st, err := os.Stat(os.DevNull)
-		require.NoError(t, err)
-		assert.False(t, st.Mode().IsRegular(), "%v replaced %s with a regular file", args, os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().IsRegular() {
+			t.Errorf("%v replaced %s with a regular file: st.Mode().IsRegular() = true, want false", args, os.DevNull)
+		}
 	}
 }
 
 func TestVersion(t *testing.T) {
 	stdout, stderr, code := runMain(t, "--version")
-	require.Equal(t, exitOK, code, stderr)
+	if code != exitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	require.Len(t, lines, 2, stdout)
-	assert.Regexp(t, `^cycleabi version (devel|v\S+)`, lines[0])
-	assert.Equal(t, "ABI version 1, fingerprint "+abi.FingerprintHex, lines[1])
-	assert.Len(t, abi.FingerprintHex, 16)
+	if len(lines) != 2 {
+		t.Fatalf("%s: len(lines) = %d, want 2: %v", stdout, len(lines), lines)
+	}
+	if !regexp.MustCompile(`^cycleabi version (devel|v\S+)`).MatchString(lines[0]) {
+		t.Errorf("lines[0] = %q, want a match for %s", lines[0], `^cycleabi version (devel|v\S+)`)
+	}
+	if lines[1] != "ABI version 1, fingerprint "+abi.FingerprintHex {
+		t.Errorf("lines[1] = %q, want %q", lines[1], "ABI version 1, fingerprint "+abi.FingerprintHex)
+	}
+	if len(abi.FingerprintHex) != 16 {
+		t.Errorf("len(abi.FingerprintHex) = %d, want 16: %q", len(abi.FingerprintHex), abi.FingerprintHex)
+	}
 }
 
 // The Perfetto format's output names are checked too: the default
@@ -117,18 +163,28 @@ func TestPerfettoOutputIsNeverAnInput(t *testing.T) {
 	dir := filepath.Dir(capturePath)
 	t.Chdir(dir)
 	before, err := os.ReadFile(capturePath)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, args := range [][]string{
 		{"decode", "trace.pftrace", "--format", "perfetto"},
 		{"decode", capturePath, "-o", capturePath},
 		{"decode", capturePath, "-o", "./trace.pftrace", "--format", "json"},
 	} {
 		_, stderr, code := runMain(t, args...)
-		assert.Equal(t, exitUsage, code, "%v: %s", args, stderr)
-		assert.Contains(t, stderr, "refusing to write", args)
+		if code != exitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", args, stderr, code, exitUsage)
+		}
+		if !strings.Contains(stderr, "refusing to write") {
+			t.Errorf("%v: stderr = %q, want it to contain %q", args, stderr, "refusing to write")
+		}
 		got, _ := os.ReadFile(capturePath)
-		assert.True(t, bytes.Equal(got, before), "%v changed the capture", args)
+		if !bytes.Equal(got, before) {
+			t.Errorf("%v changed the capture: bytes.Equal(got, before) = false, want true", args)
+		}
 		entries, _ := os.ReadDir(dir)
-		assert.Len(t, entries, 1, "%v left files behind", args)
+		if len(entries) != 1 {
+			t.Errorf("%v left files behind: len(entries) = %d, want 1: %v", args, len(entries), entries)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,8 +18,6 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/megakernel/cycleabi/internal/htmlcheck"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -58,7 +57,9 @@ func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 	cmd := exec.CommandContext(ctx, bin, all...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "chromium %v\n%s", args, stderr.String())
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v\n%s: %v", args, stderr.String(), err)
+	}
 	return stdout.Bytes()
 }
 
@@ -119,11 +120,15 @@ func TestReportInChromium(t *testing.T) {
 	probed := filepath.Join(dir, "probed.html")
 	mod := bytes.Replace(page, []byte("<head>"), []byte("<head>"+probeHead), 1)
 	mod = bytes.Replace(mod, []byte("</body>"), []byte(probeLoad+probeTail+"</body>"), 1)
-	require.NoError(t, os.WriteFile(probed, mod, 0o644))
+	if err := os.WriteFile(probed, mod, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	dom := runChromium(t, bin, probed, "--dump-dom")
 	doc, err := html.Parse(bytes.NewReader(dom))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var body *html.Node
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
@@ -136,23 +141,40 @@ func TestReportInChromium(t *testing.T) {
 		if n.Data == "svg" && strings.Contains(htmlcheck.Attr(n, "class"), "chart") {
 			charts++
 			w, h, ok := strings.Cut(htmlcheck.Attr(n, "data-size"), "x")
-			require.True(t, ok, "svg %s has no rendered size", htmlcheck.Attr(n, "id"))
+			if !ok {
+				t.Fatalf("svg %s has no rendered size: ok = false, want true", htmlcheck.Attr(n, "id"))
+			}
 			wi, _ := strconv.Atoi(w)
 			hi, _ := strconv.Atoi(h)
-			assert.True(t, wi > 100 && hi > 20, "svg %s renders %sx%s", htmlcheck.Attr(n, "id"), w, h)
+			if !(wi > 100 && hi > 20) {
+				t.Errorf("svg %s renders %sx%s: wi > 100 && hi > 20 = false, want true", htmlcheck.Attr(n, "id"), w, h)
+			}
 		}
 	})
-	require.NotNil(t, body, "the dumped DOM has a body")
-	assert.Equal(t, "summary timeline cores types critical-path ranks base", htmlcheck.Attr(body, "data-sections"), "every section, in order, laid out")
-	assert.Equal(t, "", htmlcheck.Attr(body, "data-errors"), "no script error")
+	if body == nil {
+		t.Fatalf("the dumped DOM has a body: body is nil, want non-nil")
+	}
+	if got := htmlcheck.Attr(body, "data-sections"); got != "summary timeline cores types critical-path ranks base" {
+		t.Errorf("every section, in order, laid out: htmlcheck.Attr(body, \"data-sections\") = %q, want %q", got, "summary timeline cores types critical-path ranks base")
+	}
+	if got := htmlcheck.Attr(body, "data-errors"); got != "" {
+		t.Errorf("no script error: htmlcheck.Attr(body, \"data-errors\") = %q, want %q", got, "")
+	}
 	// Axis labels as the browser lays them out: none runs into the next
 	// (2 px apart at least).
-	assert.Equal(t, "", htmlcheck.Attr(body, "data-tick-overlaps"), "tick labels that overlap")
-	assert.Equal(t, "https://example.invalid/probe.png", htmlcheck.Attr(body, "data-blocked"),
-		"the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own")
-	assert.Equal(t, "GroupedMatMul", htmlcheck.Attr(body, "data-sorted"), "a click sorts the task types by count, largest first")
+	if got := htmlcheck.Attr(body, "data-tick-overlaps"); got != "" {
+		t.Errorf("tick labels that overlap: htmlcheck.Attr(body, \"data-tick-overlaps\") = %q, want %q", got, "")
+	}
+	if got := htmlcheck.Attr(body, "data-blocked"); got != "https://example.invalid/probe.png" {
+		t.Errorf("the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own: htmlcheck.Attr(body, \"data-blocked\") = %q, want %q", got, "https://example.invalid/probe.png")
+	}
+	if got := htmlcheck.Attr(body, "data-sorted"); got != "GroupedMatMul" {
+		t.Errorf("a click sorts the task types by count, largest first: htmlcheck.Attr(body, \"data-sorted\") = %q, want %q", got, "GroupedMatMul")
+	}
 	// The timeline, the cores, 3 stats charts, the Gantt, by kind, by stage.
-	assert.Equal(t, 8, charts)
+	if charts != 8 {
+		t.Errorf("charts = %v, want 8", charts)
+	}
 
 	// The screenshot, the page and its PDF: with CYCLEABI_KEEP_ARTIFACTS=1
 	// kept in a temporary folder that outlives the test (to look at, or
@@ -161,10 +183,14 @@ func TestReportInChromium(t *testing.T) {
 	shots := t.TempDir()
 	if os.Getenv("CYCLEABI_KEEP_ARTIFACTS") == "1" {
 		shots, err = os.MkdirTemp("", "cycleabi-report-")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	htmlPath, shot := filepath.Join(shots, "report.html"), filepath.Join(shots, "report.png")
-	require.NoError(t, os.WriteFile(htmlPath, page, 0o644))
+	if err := os.WriteFile(htmlPath, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	runChromium(t, bin, htmlPath, "--screenshot="+shot, "--hide-scrollbars")
 	t.Logf("screenshot of the example report: %s (the page: %s)", shot, htmlPath)
 
@@ -173,33 +199,55 @@ func TestReportInChromium(t *testing.T) {
 	pdfPath := filepath.Join(shots, "report.pdf")
 	runChromium(t, bin, htmlPath, "--print-to-pdf="+pdfPath, "--no-pdf-header-footer")
 	pdf, err := os.ReadFile(pdfPath)
-	require.NoError(t, err)
-	require.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "chromium printed a PDF")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Fatalf("chromium printed a PDF: bytes.HasPrefix(pdf, []byte(\"%%PDF-\")) = false, want true")
+	}
 	pages := 0
 	for _, m := range regexp.MustCompile(`/Count (\d+)`).FindAllSubmatch(pdf, -1) {
 		c, _ := strconv.Atoi(string(m[1]))
 		pages = max(pages, c)
 	}
-	assert.True(t, pages >= 3 && pages <= 40, "the printed report has %d pages", pages)
+	if !(pages >= 3 && pages <= 40) {
+		t.Errorf("the printed report has %d pages: pages >= 3 && pages <= 40 = false, want true", pages)
+	}
 	t.Logf("printed: %s (%d pages)", pdfPath, pages)
 	f, err := os.Open(shot)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	img, err := png.Decode(f)
 	f.Close()
-	require.NoError(t, err)
-	require.Equal(t, image.Rect(0, 0, 1280, 3000), img.Bounds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.Bounds(), image.Rect(0, 0, 1280, 3000); !reflect.DeepEqual(got, want) {
+		t.Fatalf("img.Bounds() = %v, want %v", got, want)
+	}
 	readme := readmeImage(img)
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	require.NoError(t, enc.Encode(&buf, readme))
-	if golden.Update() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(readmeShot), 0o755))
-		require.NoError(t, os.WriteFile(readmeShot, buf.Bytes(), 0o644))
+	if err := enc.Encode(&buf, readme); err != nil {
+		t.Fatal(err)
 	}
-	assert.Less(t, buf.Len(), readmeShotMax, "the README's screenshot stays under 300 KB")
+	if golden.Update() {
+		if err := os.MkdirAll(filepath.Dir(readmeShot), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(readmeShot, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := buf.Len(); got >= readmeShotMax {
+		t.Errorf("the README's screenshot stays under 300 KB: buf.Len() = %v, want < %v", got, readmeShotMax)
+	}
 	st, err := os.Stat(readmeShot)
-	if assert.NoError(t, err, "docs/report.png: go test ./cmd/cycleabi -run Chromium -update") {
-		assert.Less(t, st.Size(), int64(readmeShotMax))
+	if err != nil {
+		t.Errorf("docs/report.png: go test ./cmd/cycleabi -run Chromium -update: %v", err)
+	} else if got := st.Size(); got >= int64(readmeShotMax) {
+		t.Errorf("st.Size() = %v, want < %v", got, int64(readmeShotMax))
 	}
 }
 

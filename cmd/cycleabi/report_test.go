@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +16,6 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/htmlcheck"
 	"github.com/megakernel/cycleabi/report"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -24,9 +24,13 @@ func reportPage(t *testing.T, args ...string) []byte {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "report.html")
 	_, errOut, code := runMain(t, append(append([]string{"report"}, args...), "-o", out)...)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	data, err := os.ReadFile(out)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return data
 }
 
@@ -34,9 +38,13 @@ func reportPage(t *testing.T, args ...string) []byte {
 func jsonOf(t *testing.T, args ...string) map[string]any {
 	t.Helper()
 	out, errOut, code := runMain(t, args...)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	var v map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
 	return v
 }
 
@@ -73,27 +81,37 @@ func checkCell(t *testing.T, where string, c htmlcheck.Cell, want any) {
 	switch w := want.(type) {
 	case float64:
 		got, err := strconv.ParseFloat(c.V, 64)
-		if !assert.NoError(t, err, where) {
+		if err != nil {
+			t.Errorf("%s: %v", where, err)
 			return
 		}
-		assert.Equal(t, w, got, "%s: data-v", where)
+		if got != w {
+			t.Errorf("%s: data-v: got %v, want %v", where, got, w)
+		}
 		shown := strings.NewReplacer(",", "", "+", "", " ≈", "").Replace(c.Text)
 		v, err := strconv.ParseFloat(shown, 64)
-		if !assert.NoError(t, err, "%s: text %q", where, c.Text) {
+		if err != nil {
+			t.Errorf("%s: text %q: %v", where, c.Text, err)
 			return
 		}
 		prec := 0
 		if i := strings.IndexByte(shown, '.'); i >= 0 {
 			prec = len(shown) - i - 1
 		}
-		assert.LessOrEqual(t, math.Abs(v-w), 0.5*math.Pow10(-prec)+1e-9*math.Abs(w), "%s: text %q for %v", where, c.Text, w)
+		if got, want := math.Abs(v-w), 0.5*math.Pow10(-prec)+1e-9*math.Abs(w); !(got <= want) {
+			t.Errorf("%s: text %q for %v: math.Abs(v-w) = %v, want <= %v", where, c.Text, w, got, want)
+		}
 	case string:
-		assert.Equal(t, w, c.V, "%s: data-v", where)
-		assert.Equal(t, w, c.Text, "%s: text", where)
+		if c.V != w {
+			t.Errorf("%s: data-v: c.V = %q, want %q", where, c.V, w)
+		}
+		if c.Text != w {
+			t.Errorf("%s: text: c.Text = %q, want %q", where, c.Text, w)
+		}
 	case nil:
-		assert.Fail(t, where+": the JSON value is null")
+		t.Errorf("%s: the JSON value is null", where)
 	default:
-		assert.Failf(t, where, "unexpected JSON value %v", want)
+		t.Errorf("%s: unexpected JSON value %v", where, want)
 	}
 }
 
@@ -103,15 +121,21 @@ func checkCell(t *testing.T, where string, c htmlcheck.Cell, want any) {
 func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (checked int) {
 	t.Helper()
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ranks := analysis["ranks"].([]any)
 	for _, tab := range htmlcheck.Tables(doc) {
 		var rank map[string]any
 		if tab.Rank != "" {
 			i, err := strconv.Atoi(tab.Rank)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if strings.HasPrefix(tab.Name, "diff_") {
-				require.NotNil(t, diff, tab.Name)
+				if diff == nil {
+					t.Fatalf("%s: diff is nil, want non-nil", tab.Name)
+				}
 				rank = diff["ranks"].([]any)[i].(map[string]any)
 			} else {
 				rank = ranks[i].(map[string]any)
@@ -168,19 +192,25 @@ func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (ch
 			default:
 				t.Fatalf("table %q: the test does not know it", tab.Name)
 			}
-			require.True(t, ok, "table %s rank %s: row %q is not in the JSON", tab.Name, tab.Rank, row.Key)
+			if !ok {
+				t.Fatalf("table %s rank %s: row %q is not in the JSON: ok = false, want true", tab.Name, tab.Rank, row.Key)
+			}
 			for _, c := range row.Cells {
 				if c.F == "" {
 					continue
 				}
 				want, ok := field(obj, c.F)
-				require.True(t, ok, "table %s row %q: no field %q in the JSON", tab.Name, row.Key, c.F)
+				if !ok {
+					t.Fatalf("table %s row %q: no field %q in the JSON: ok = false, want true", tab.Name, row.Key, c.F)
+				}
 				checkCell(t, fmt.Sprintf("table %s rank %s row %q field %s", tab.Name, tab.Rank, row.Key, c.F), c, want)
 				checked++
 			}
 		}
 		if wantRows >= 0 {
-			assert.Len(t, tab.Rows, wantRows, "table %s rank %s: rows", tab.Name, tab.Rank)
+			if len(tab.Rows) != wantRows {
+				t.Errorf("table %s rank %s: rows: len(tab.Rows) = %d, want %d: %v", tab.Name, tab.Rank, len(tab.Rows), wantRows, tab.Rows)
+			}
 		}
 	}
 	return checked
@@ -192,34 +222,56 @@ func TestReportNumbersAreAnalyzes(t *testing.T) {
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
 	n := compareTables(t, page, analysis, nil)
 	// 72 cores × 8 fields, the stats, 305 segments × 8 fields ...
-	assert.Greater(t, n, 3000)
+	if n <= 3000 {
+		t.Errorf("n = %v, want > %v", n, 3000)
+	}
 	for _, s := range []string{"2458.8 µs", "53.7 %", "8.5 %", "13 warnings", "dropped-records 10"} {
-		assert.Contains(t, string(page), s)
+		if !strings.Contains(string(page), s) {
+			t.Errorf("the page does not contain %q", s)
+		}
 	}
 
 	// Without a schedule: no path, and the page says why.
 	page = reportPage(t, moeCapture)
 	analysis = jsonOf(t, "analyze", "--format", "json", moeCapture)
-	assert.Greater(t, compareTables(t, page, analysis, nil), 500)
-	assert.Contains(t, string(page), "only per-core chains are known")
+	if got := compareTables(t, page, analysis, nil); got <= 500 {
+		t.Errorf("compareTables(t, page, analysis, nil) = %v, want > %v", got, 500)
+	}
+	if !strings.Contains(string(page), "only per-core chains are known") {
+		t.Errorf("the page does not contain %q", "only per-core chains are known")
+	}
 }
 
 func TestReportRanksAndBase(t *testing.T) {
 	dir := t.TempDir()
 	data, err := os.ReadFile(moeCapture)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
-	require.NoError(t, os.WriteFile(r0, data, 0o644))
+	if err := os.WriteFile(r0, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	// The base: the other way round, so every number changes.
 	baseDir := filepath.Join(dir, "base")
-	require.NoError(t, os.Mkdir(baseDir, 0o755))
+	if err := os.Mkdir(baseDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	b0, b1 := filepath.Join(baseDir, "rank0.bin"), filepath.Join(baseDir, "rank1.bin")
-	require.NoError(t, os.Rename(r1, b0))
+	if err := os.Rename(r1, b0); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	require.Equal(t, 0, code, errOut)
-	require.NoError(t, os.WriteFile(b1, data, 0o644))
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if err := os.WriteFile(b1, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	flags := []string{"--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, append([]string{r0, r1, "--base", b0, "--base", b1}, flags...)...)
@@ -227,54 +279,94 @@ func TestReportRanksAndBase(t *testing.T) {
 	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
 	for _, c := range [][]string{{b0, b1, "-o", baseJSON}, {r0, r1, "-o", newJSON}} {
 		_, errOut, code := runMain(t, append(append([]string{"analyze", "--format", "json"}, c...), flags...)...)
-		require.Equal(t, 0, code, errOut)
+		if code != 0 {
+			t.Fatalf("%s: code = %v, want 0", errOut, code)
+		}
 	}
 	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
-	assert.Greater(t, compareTables(t, page, analysis, diff), 6000)
+	if got := compareTables(t, page, analysis, diff); got <= 6000 {
+		t.Errorf("compareTables(t, page, analysis, diff) = %v, want > %v", got, 6000)
+	}
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
 	for _, tab := range htmlcheck.Tables(doc) {
 		names = append(names, tab.Name)
 	}
 	for _, want := range []string{"cross_rank", "diff_summary", "diff_task_types", "diff_stages"} {
-		assert.Contains(t, names, want)
+		if !slices.Contains(names, want) {
+			t.Errorf("names = %v, want it to contain %v", names, want)
+		}
 	}
-	assert.Contains(t, string(page), "(slowest)")
-	assert.Contains(t, string(page), "makespan vs base (rank 0)")
-	assert.Empty(t, htmlcheck.Valid(page))
-	assert.Empty(t, htmlcheck.External(page))
+	if !strings.Contains(string(page), "(slowest)") {
+		t.Errorf("the page does not contain %q", "(slowest)")
+	}
+	if !strings.Contains(string(page), "makespan vs base (rank 0)") {
+		t.Errorf("the page does not contain %q", "makespan vs base (rank 0)")
+	}
+	if got := htmlcheck.Valid(page); len(got) != 0 {
+		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
+	}
+	if got := htmlcheck.External(page); len(got) != 0 {
+		t.Errorf("htmlcheck.External(page) = %v, want empty", got)
+	}
 
 	// One analyze report as the base.
 	page = reportPage(t, append([]string{r0, r1, "--base", newJSON}, flags...)...)
-	assert.Contains(t, string(page), `data-table="diff_summary"`)
+	if !strings.Contains(string(page), `data-table="diff_summary"`) {
+		t.Errorf("the page does not contain %q", `data-table="diff_summary"`)
+	}
 
 	// A base of another ABI is refused unless allowed.
 	other := filepath.Join(dir, "other.json")
 	js, err := os.ReadFile(newJSON)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(other, bytes.Replace(js, []byte(`"abi_fingerprint": "`), []byte(`"abi_fingerprint": "00`), 1), 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, bytes.Replace(js, []byte(`"abi_fingerprint": "`), []byte(`"abi_fingerprint": "00`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code = runMain(t, append([]string{"report", r0, r1, "--base", other, "-o", filepath.Join(dir, "x.html")}, flags...)...)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "--allow-abi-mismatch")
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
+	if !strings.Contains(errOut, "--allow-abi-mismatch") {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, "--allow-abi-mismatch")
+	}
 	_, err = os.Stat(filepath.Join(dir, "x.html"))
-	assert.True(t, os.IsNotExist(err), "no page is left behind")
+	if !os.IsNotExist(err) {
+		t.Errorf("no page is left behind: os.IsNotExist(err) = false, want true")
+	}
 }
 
 func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 	page := reportPage(t, moeCapture, "--plan", moePlan, "--names", moeNames)
-	assert.Empty(t, htmlcheck.Valid(page))
-	assert.Empty(t, htmlcheck.External(page))
+	if got := htmlcheck.Valid(page); len(got) != 0 {
+		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
+	}
+	if got := htmlcheck.External(page); len(got) != 0 {
+		t.Errorf("htmlcheck.External(page) = %v, want empty", got)
+	}
 	// Not even a URL in text: nothing that looks like one.
-	assert.NotContains(t, string(page), "://")
-	assert.Less(t, len(page), 2<<20, "the example's page is under 2 MB")
+	if strings.Contains(string(page), "://") {
+		t.Errorf("the page contains %q, want none", "://")
+	}
+	if got := len(page); got >= 2<<20 {
+		t.Errorf("the example's page is under 2 MB: len(page) = %v, want < %v", got, 2<<20)
+	}
 	t.Logf("example page: %d bytes", len(page))
 	// The browser refuses any load all the same.
-	assert.Contains(t, string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
+	if !strings.Contains(string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
+		t.Errorf("the page does not contain %q", `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
+	}
 
 	// Every chart has an accessible name and an axis caption with its unit.
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode || n.Data != "svg" {
@@ -282,41 +374,59 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 		}
 		charts++
 		id := htmlcheck.Attr(n, "id")
-		assert.NotEmpty(t, htmlcheck.Attr(n, "aria-label"), id)
+		if got := htmlcheck.Attr(n, "aria-label"); got == "" {
+			t.Errorf("%s: htmlcheck.Attr(n, \"aria-label\") is empty, want something", id)
+		}
 		var captions []string
 		htmlcheck.Walk(n, func(c *html.Node) {
 			if c.Type == html.ElementNode && c.Data == "text" && htmlcheck.Attr(c, "class") == "caption" {
 				captions = append(captions, htmlcheck.Text(c))
 			}
 		})
-		if assert.Len(t, captions, 1, id) {
-			assert.Regexp(t, `µs|share`, captions[0], id)
+		if len(captions) != 1 {
+			t.Errorf("%s: len(captions) = %d, want 1: %q", id, len(captions), captions)
+		} else if !regexp.MustCompile(`µs|share`).MatchString(captions[0]) {
+			t.Errorf("%s: captions[0] = %q, want a match for %s", id, captions[0], `µs|share`)
 		}
 	})
-	assert.Equal(t, 8, charts)
+	if charts != 8 {
+		t.Errorf("charts = %v, want 8", charts)
+	}
 
 	// The checks can fail.
 	for _, bad := range []string{`<img src="x.png">`, `<link rel="stylesheet" href="https://cdn.example/x.css">`,
 		`<div style="background:url(a.png)"></div>`, `<a href="https://example.com">x</a>`, `<script>fetch("/x")</script>`} {
 		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
-		assert.NotEmpty(t, htmlcheck.External(mod), bad)
+		if got := htmlcheck.External(mod); len(got) == 0 {
+			t.Errorf("%s: htmlcheck.External(mod) is empty, want something", bad)
+		}
 	}
 	for _, bad := range []string{`<p><div>x</div></p>`, `<table><tr><td>x</td></tr></table>`, `<span id="summary"></span>`, `<div>`, `<i><b>x</i></b>`} {
 		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
-		assert.NotEmpty(t, htmlcheck.Valid(mod), bad)
+		if got := htmlcheck.Valid(mod); len(got) == 0 {
+			t.Errorf("%s: htmlcheck.Valid(mod) is empty, want something", bad)
+		}
 	}
 }
 
 func TestReportCommandErrors(t *testing.T) {
 	_, _, code := runMain(t, "report")
-	assert.Equal(t, 2, code)
+	if code != 2 {
+		t.Errorf("code = %v, want 2", code)
+	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.bin")
-	require.NoError(t, os.WriteFile(bad, make([]byte, 100), 0o644))
+	if err := os.WriteFile(bad, make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, _, code = runMain(t, "report", bad, "-o", filepath.Join(dir, "r.html"))
-	assert.Equal(t, 1, code)
+	if code != 1 {
+		t.Errorf("code = %v, want 1", code)
+	}
 	_, _, code = runMain(t, "report", moeCapture, "--base", filepath.Join(dir, "missing.bin"), "-o", filepath.Join(dir, "r.html"))
-	assert.Equal(t, 2, code)
+	if code != 2 {
+		t.Errorf("code = %v, want 2", code)
+	}
 }
 
 // A capture with more cores, stages and critical-path segments than a
@@ -350,26 +460,44 @@ func TestReportIsBounded(t *testing.T) {
 		tasks = append(tasks, tk)
 	}
 	sched, err := json.Marshal(map[string]any{"num_workers": workers, "tasks": tasks, "cube_task_indices": cube, "vector_task_indices": vector})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	schedPath, capPath := filepath.Join(dir, "chain.json"), filepath.Join(dir, "chain.bin")
-	require.NoError(t, os.WriteFile(schedPath, sched, 0o644))
+	if err := os.WriteFile(schedPath, sched, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	_, errOut, code := runMain(t, "synth", schedPath, "-o", capPath)
-	require.Equal(t, 0, code, errOut)
+	if code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
 	page := reportPage(t, capPath, "--plan", schedPath)
 	t.Logf("page: %d bytes", len(page))
-	assert.Less(t, len(page), 4<<20)
-	assert.Empty(t, htmlcheck.Valid(page))
+	if got := len(page); got >= 4<<20 {
+		t.Errorf("len(page) = %v, want < %v", got, 4<<20)
+	}
+	if got := htmlcheck.Valid(page); len(got) != 0 {
+		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
+	}
 
 	analysis := jsonOf(t, "analyze", "--format", "json", capPath, "--plan", schedPath)
 	rank := analysis["ranks"].([]any)[0].(map[string]any)
-	require.Len(t, rank["cores"], 3*workers/2)
-	require.Len(t, rank["stages"], chain)
+	if cores, _ := rank["cores"].([]any); len(cores) != 3*workers/2 {
+		t.Fatalf("len(cores) = %d, want %d", len(cores), 3*workers/2)
+	}
+	if stages, _ := rank["stages"].([]any); len(stages) != chain {
+		t.Fatalf("len(stages) = %d, want %d", len(stages), chain)
+	}
 	segments := len(rank["critical_path"].(map[string]any)["segments"].([]any))
-	require.Greater(t, segments, report.MaxGanttSegments)
+	if segments <= report.MaxGanttSegments {
+		t.Fatalf("segments = %v, want > %v", segments, report.MaxGanttSegments)
+	}
 
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode || n.Data != "svg" {
@@ -385,20 +513,30 @@ func TestReportIsBounded(t *testing.T) {
 				}
 			}
 		})
-		assert.LessOrEqual(t, rows, report.MaxChartRows, "%s: rows", id)
+		if rows > report.MaxChartRows {
+			t.Errorf("%s: rows: rows = %v, want <= %v", id, rows, report.MaxChartRows)
+		}
 		// A row's bins, as runs of one color: a few shapes per row and
 		// color, never one per record.
-		assert.LessOrEqual(t, shapes, 4*report.TimelineBins, "%s: shapes", id)
+		if shapes > 4*report.TimelineBins {
+			t.Errorf("%s: shapes: shapes = %v, want <= %v", id, shapes, 4*report.TimelineBins)
+		}
 	})
-	assert.Equal(t, 8, charts)
+	if charts != 8 {
+		t.Errorf("charts = %v, want 8", charts)
+	}
 	for _, tab := range htmlcheck.Tables(doc) {
-		assert.LessOrEqual(t, len(tab.Rows), report.MaxTableRows, "table %s", tab.Name)
+		if got := len(tab.Rows); got > report.MaxTableRows {
+			t.Errorf("table %s: len(tab.Rows) = %v, want <= %v", tab.Name, got, report.MaxTableRows)
+		}
 	}
 	for _, note := range []string{
 		fmt.Sprintf("The %d largest of %d.", report.MaxTableRows, chain),
 		fmt.Sprintf("The %d longest of %d segments.", report.MaxTableRows, segments),
 	} {
-		assert.Contains(t, string(page), note)
+		if !strings.Contains(string(page), note) {
+			t.Errorf("the page does not contain %q", note)
+		}
 	}
 }
 
@@ -408,12 +546,20 @@ func TestReportInvocationWindow(t *testing.T) {
 	args := []string{moeCapture, moeCapture, "--step", "1", "--step", "2", "--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, args...)
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
-	require.Len(t, analysis["ranks"], 2)
-	assert.Greater(t, compareTables(t, page, analysis, nil), 6000)
-	for _, s := range []string{"Rank 0 · invocation 0 (step 1)", "Rank 0 · invocation 1 (step 2)"} {
-		assert.Contains(t, string(page), s)
+	if ranks, _ := analysis["ranks"].([]any); len(ranks) != 2 {
+		t.Fatalf("analyze: len(ranks) = %d, want 2", len(ranks))
 	}
-	assert.Empty(t, htmlcheck.Valid(page))
+	if got := compareTables(t, page, analysis, nil); got <= 6000 {
+		t.Errorf("compareTables(t, page, analysis, nil) = %v, want > %v", got, 6000)
+	}
+	for _, s := range []string{"Rank 0 · invocation 0 (step 1)", "Rank 0 · invocation 1 (step 2)"} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("the page does not contain %q", s)
+		}
+	}
+	if got := htmlcheck.Valid(page); len(got) != 0 {
+		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
+	}
 }
 
 // svgRows returns the row labels of chart id (the text of each rowlabel,
@@ -452,7 +598,9 @@ func svgRows(t *testing.T, doc *html.Node, id string) (labels, paths, background
 			}
 		})
 	})
-	require.True(t, found, "no chart %s", id)
+	if !found {
+		t.Fatalf("no chart %s: found = false, want true", id)
+	}
 	return labels, paths, backgrounds
 }
 
@@ -479,14 +627,24 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 			active = append(active, name)
 		}
 	}
-	require.NotEmpty(t, idle, "the example has entered cores that wrote no record")
-	require.Less(t, len(aic)+len(aiv), report.MaxChartRows, "one core a row")
+	if len(idle) == 0 {
+		t.Fatalf("the example has entered cores that wrote no record: idle is empty, want something")
+	}
+	if got := len(aic) + len(aiv); got >= report.MaxChartRows {
+		t.Fatalf("one core a row: len(aic)+len(aiv) = %v, want < %v", got, report.MaxChartRows)
+	}
 
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	labels, paths, backgrounds := svgRows(t, doc, "r0-timeline")
-	assert.Equal(t, append(aic, aiv...), labels, "a row per entered core, AIC then AIV")
-	require.Len(t, backgrounds, len(labels))
+	if want := append(aic, aiv...); !reflect.DeepEqual(labels, want) {
+		t.Errorf("a row per entered core, AIC then AIV: labels = %v, want %v", labels, want)
+	}
+	if got, want := len(backgrounds), len(labels); got != want {
+		t.Fatalf("len(backgrounds) = %d, want %d: %v", got, want, backgrounds)
+	}
 	drawn := map[string]int{}
 	for _, p := range paths {
 		if core, _, ok := strings.Cut(p, " · "); ok {
@@ -495,17 +653,29 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 	}
 	for i, name := range labels {
 		if idle[name] {
-			assert.Zero(t, drawn[name], "%s wrote no record: nothing drawn on its row", name)
-			assert.Equal(t, name+": idle throughout (entered, wrote no record)", backgrounds[i])
+			if drawn[name] != 0 {
+				t.Errorf("%s wrote no record: nothing drawn on its row: drawn[name] = %v, want 0", name, drawn[name])
+			}
+			if backgrounds[i] != name+": idle throughout (entered, wrote no record)" {
+				t.Errorf("backgrounds[i] = %q, want %q", backgrounds[i], name+": idle throughout (entered, wrote no record)")
+			}
 		} else {
-			assert.NotZero(t, drawn[name], "%s: its bins are drawn", name)
-			assert.Empty(t, backgrounds[i], name)
+			if drawn[name] == 0 {
+				t.Errorf("%s: its bins are drawn: drawn[name] = 0, want non-zero", name)
+			}
+			if backgrounds[i] != "" {
+				t.Errorf("%s: backgrounds[i] = %q, want empty", name, backgrounds[i])
+			}
 		}
 	}
-	assert.Contains(t, string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)))
+	if !strings.Contains(string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle))) {
+		t.Errorf("the page does not contain %q", fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)))
+	}
 
 	bars, _, _ := svgRows(t, doc, "r0-cores")
-	assert.Equal(t, active, bars, "a bar per core with records")
+	if !reflect.DeepEqual(bars, active) {
+		t.Errorf("a bar per core with records: bars = %v, want %v", bars, active)
+	}
 }
 
 // A window compared with a base window: given by its manifest
@@ -518,34 +688,50 @@ func TestReportBaseWindow(t *testing.T) {
 	// The new window: the same launches with their ids swapped, so that
 	// each invocation is compared with the other capture.
 	swapped := filepath.Join(dir, "swapped.yaml")
-	require.NoError(t, os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644))
+	if err := os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	flags := []string{"--plan", moePlan, "--names", moeNames}
 	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
 	for _, c := range [][]string{{base, baseJSON}, {swapped, newJSON}} {
 		_, errOut, code := runMain(t, append([]string{"analyze", "--invocation-manifest", c[0], "--format", "json", "-o", c[1]}, flags...)...)
-		require.Equal(t, 0, code, errOut)
+		if code != 0 {
+			t.Fatalf("%s: code = %v, want 0", errOut, code)
+		}
 	}
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json", "--invocation-manifest", swapped}, flags...)...)
 	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
-	require.Len(t, diff["ranks"], 2)
+	if ranks, _ := diff["ranks"].([]any); len(ranks) != 2 {
+		t.Fatalf("diff: len(ranks) = %d, want 2", len(ranks))
+	}
 	span := func(i int) float64 {
 		return diff["ranks"].([]any)[i].(map[string]any)["makespan_cycles"].(map[string]any)["abs"].(float64)
 	}
-	require.NotZero(t, span(0), "the two captures differ")
+	if got := span(0); got == 0 {
+		t.Fatalf("the two captures differ: span(0) = 0, want non-zero")
+	}
 
 	var pages [][]byte
 	for _, b := range [][]string{{"--base-invocation-manifest", base}, {"--base", baseJSON}} {
 		page := reportPage(t, append(append([]string{"--invocation-manifest", swapped}, b...), flags...)...)
-		assert.Greater(t, compareTables(t, page, analysis, diff), 6000, b[0])
-		for _, s := range []string{"makespan vs base (rank 2)", `data-table="diff_summary"`, "Rank 2 · invocation 1 · "} {
-			assert.True(t, strings.Contains(string(page), s), "%s: the page says %q", b[0], s)
+		if got := compareTables(t, page, analysis, diff); got <= 6000 {
+			t.Errorf("%s: compareTables(t, page, analysis, diff) = %v, want > %v", b[0], got, 6000)
 		}
-		assert.Empty(t, htmlcheck.Valid(page), b[0])
+		for _, s := range []string{"makespan vs base (rank 2)", `data-table="diff_summary"`, "Rank 2 · invocation 1 · "} {
+			if !strings.Contains(string(page), s) {
+				t.Errorf("%s: the page says %q: strings.Contains(string(page), s) = false, want true", b[0], s)
+			}
+		}
+		if got := htmlcheck.Valid(page); len(got) != 0 {
+			t.Errorf("%s: htmlcheck.Valid(page) = %v, want empty", b[0], got)
+		}
 		pages = append(pages, page)
 	}
 	// Both ways give the same page (the base's captures are named as the
 	// manifest resolved them, in the JSON too).
-	assert.True(t, bytes.Equal(pages[1], pages[0]), "the two ways give one page")
+	if !bytes.Equal(pages[1], pages[0]) {
+		t.Errorf("the two ways give one page: bytes.Equal(pages[1], pages[0]) = false, want true")
+	}
 
 	// Not both; the base window's manifest and captures are inputs.
 	for _, c := range []struct {
@@ -562,8 +748,12 @@ func TestReportBaseWindow(t *testing.T) {
 			args = append(args, "-o", filepath.Join(dir, "x.html"))
 		}
 		_, errOut, code := runMain(t, args...)
-		assert.Equal(t, 2, code, c.args)
-		assert.Contains(t, errOut, c.want, c.args)
+		if code != 2 {
+			t.Errorf("%v: code = %v, want 2", c.args, code)
+		}
+		if !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: errOut = %q, want it to contain %q", c.args, errOut, c.want)
+		}
 	}
 }
 
@@ -573,7 +763,9 @@ func TestReportBaseWindow(t *testing.T) {
 func TestReportDroppedCard(t *testing.T) {
 	page := reportPage(t, "../../examples/moe_layer.bin")
 	doc, err := html.Parse(bytes.NewReader(page))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cards []string
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type == html.ElementNode && strings.HasPrefix(htmlcheck.Attr(n, "class"), "card") && n.Data == "div" && htmlcheck.Attr(n, "class") != "cards" {
@@ -581,5 +773,7 @@ func TestReportDroppedCard(t *testing.T) {
 		}
 	})
 	// Label, value and line under it, run together.
-	require.Contains(t, cards, "dropped records"+"10"+"2974 written of 2984 attempted")
+	if !slices.Contains(cards, "dropped records"+"10"+"2974 written of 2984 attempted") {
+		t.Fatalf("cards = %v, want it to contain %v", cards, "dropped records"+"10"+"2974 written of 2984 attempted")
+	}
 }

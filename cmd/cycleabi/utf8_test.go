@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A --kernel-name that is not valid UTF-8 comes out with U+FFFD for each
@@ -28,17 +25,27 @@ func TestKernelNameInvalidUTF8(t *testing.T) {
 		out := filepath.Join(dir, c.out)
 		args := append(c.args, "../../examples/moe_layer.bin", "--kernel-name", name, "-o", out)
 		_, stderr, code := runMain(t, args...)
-		require.Equal(t, 0, code, stderr)
+		if code != 0 {
+			t.Fatalf("%s: code = %v, want 0", stderr, code)
+		}
 		data, err := os.ReadFile(out)
-		require.NoError(t, err)
-		assert.False(t, bytes.Contains(data, []byte("Mo\xff")), "%s carries the raw bytes", c.out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, []byte("Mo\xff")) {
+			t.Errorf("%s carries the raw bytes: bytes.Contains(data, []byte(\"Mo\\xff\")) = true, want false", c.out)
+		}
 		w := want
 		if c.out == "t.json" {
 			w = `Mo\ufffdE\ufffd\ufffd` // as encoding/json writes it
 		}
-		assert.True(t, bytes.Contains(data, []byte(w)), "%s lacks %q", c.out, w)
+		if !bytes.Contains(data, []byte(w)) {
+			t.Errorf("%s lacks %q: bytes.Contains(data, []byte(w)) = false, want true", c.out, w)
+		}
 		if c.out == "r.html" {
-			assert.True(t, utf8.Valid(data), "report.html is not valid UTF-8")
+			if !utf8.Valid(data) {
+				t.Errorf("report.html is not valid UTF-8: utf8.Valid(data) = false, want true")
+			}
 		}
 	}
 }

@@ -3,7 +3,9 @@
 // what the code made and the committed file it must equal; under
 // `go test ./PKG -update` Check writes the file instead, to be reviewed
 // before it is committed. Tests whose goldens are sections of txtar files
-// (the expected output beside the input) use CheckSection.
+// (the expected output beside the input) use CheckSection. JSONDiff
+// compares two JSON texts as values, for tests that hold a piece of JSON
+// output to an expected one.
 //
 // The flag is registered by this package, so a test binary that imports it
 // has -update and no test declares its own.
@@ -12,11 +14,13 @@ package golden
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -138,6 +142,24 @@ func FirstDiff(got, want []byte) string {
 		}
 	}
 	return "no difference"
+}
+
+// JSONDiff compares two JSON texts as values, the way a reader of them
+// would: key order and spacing aside, numbers as float64. It returns "" when
+// they hold the same value, and otherwise both texts, or which one is not
+// JSON.
+func JSONDiff(got, want string) string {
+	var g, w any
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return fmt.Sprintf("got %q, not JSON: %v", got, err)
+	}
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return fmt.Sprintf("want %q, not JSON: %v", want, err)
+	}
+	if !reflect.DeepEqual(g, w) {
+		return fmt.Sprintf("got %s, want %s", got, want)
+	}
+	return ""
 }
 
 func binary(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) }

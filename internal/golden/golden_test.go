@@ -103,3 +103,22 @@ func TestCheckSection(t *testing.T) {
 		t.Fatalf("an existing section rewritten in place: %q", data)
 	}
 }
+
+func TestJSONDiff(t *testing.T) {
+	for _, c := range []struct {
+		got, want, diff string // diff: "" for the same value, else a part of the description
+	}{
+		{`{"a":1,"b":[true,null]}`, "{\"b\": [true, null],\n \"a\": 1.0}", ""},
+		{`"x"`, `"x"`, ""},
+		{`{"a":1}`, `{"a":2}`, `got {"a":1}, want {"a":2}`},
+		{`{"a":1}`, `{"a":1,"b":2}`, "want"},
+		{`[1,2]`, `[2,1]`, "got [1,2]"},
+		{`{"a":1`, `{"a":1}`, "got \"{\\\"a\\\":1\", not JSON"},
+		{`1`, `one`, "want \"one\", not JSON"},
+	} {
+		d := JSONDiff(c.got, c.want)
+		if (d == "") != (c.diff == "") || !strings.Contains(d, c.diff) {
+			t.Errorf("JSONDiff(%q, %q) = %q, want %q", c.got, c.want, d, c.diff)
+		}
+	}
+}

@@ -12,9 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // openWithin runs Open(path) and fails the test when it has not returned
@@ -42,28 +39,44 @@ func openWithin(t *testing.T, path string) (*os.File, fs.FileInfo, error) {
 
 func TestOpenRegular(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cap.bin")
-	require.NoError(t, os.WriteFile(path, []byte("abc"), 0o644))
+	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	f, st, err := openWithin(t, path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer f.Close()
-	assert.Equal(t, int64(3), st.Size())
+	if got := st.Size(); got != int64(3) {
+		t.Errorf("st.Size() = %v, want %v", got, int64(3))
+	}
 	b, err := io.ReadAll(f)
-	require.NoError(t, err)
-	assert.Equal(t, "abc", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "abc" {
+		t.Errorf("string(b) = %q, want %q", got, "abc")
+	}
 }
 
 func TestOpenMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none")
 	_, _, err := openWithin(t, path)
-	assert.ErrorIs(t, err, fs.ErrNotExist)
-	assert.EqualError(t, err, "open "+path+": no such file or directory")
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %v, want one matching %v", err, fs.ErrNotExist)
+	}
+	if err == nil || err.Error() != "open "+path+": no such file or directory" {
+		t.Errorf("error %v, want %q", err, "open "+path+": no such file or directory")
+	}
 }
 
 func TestOpenRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if runtime.GOOS != "windows" {
-		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, c := range []struct{ path, kind string }{
 		{fifo, "a named pipe (FIFO)"},
@@ -75,9 +88,15 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 			f.Close()
 		}
 		var nr *NotRegularError
-		if assert.True(t, errors.As(err, &nr), "%s: %v", c.path, err) {
-			assert.Equal(t, c.kind, nr.Kind)
-			assert.EqualError(t, err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
+		if !errors.As(err, &nr) {
+			t.Errorf("%s: error %v (%T), want a *NotRegularError", c.path, err, err)
+		} else {
+			if nr.Kind != c.kind {
+				t.Errorf("nr.Kind = %q, want %q", nr.Kind, c.kind)
+			}
+			if err == nil || err.Error() != c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)" {
+				t.Errorf("error %v, want %q", err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
+			}
 		}
 	}
 }
@@ -88,16 +107,28 @@ func TestOpenDevStdinRedirected(t *testing.T) {
 		t.Skip("no /dev/stdin")
 	}
 	path := filepath.Join(t.TempDir(), "names.yaml")
-	require.NoError(t, os.WriteFile(path, []byte("tasks: {}\n"), 0o644))
+	if err := os.WriteFile(path, []byte("tasks: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	in, err := os.Open(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer in.Close()
 	saved, err := syscall.Dup(0)
-	require.NoError(t, err)
-	require.NoError(t, syscall.Dup2(int(in.Fd()), 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Dup2(int(in.Fd()), 0); err != nil {
+		t.Fatal(err)
+	}
 	defer func() { syscall.Dup2(saved, 0); syscall.Close(saved) }()
 	f, st, err := openWithin(t, "/dev/stdin")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.Close()
-	assert.Equal(t, int64(10), st.Size())
+	if got := st.Size(); got != int64(10) {
+		t.Errorf("st.Size() = %v, want %v", got, int64(10))
+	}
 }

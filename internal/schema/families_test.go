@@ -2,11 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // upstreamTaskTypes are upstream's task-type tables, copied by hand from
@@ -82,25 +80,43 @@ var upstreamStages = map[string]struct {
 // task type, kernel name and owner label, and every stage a compute stage.
 func TestFamiliesFollowUpstream(t *testing.T) {
 	s := load(t)
-	require.Len(t, s.Families, len(upstreamStages))
+	if got, want := len(s.Families), len(upstreamStages); got != want {
+		t.Fatalf("len(s.Families) = %d, want %d: %v", got, want, s.Families)
+	}
 	for _, f := range s.Families {
 		want, ok := upstreamStages[f.Name]
-		require.True(t, ok, "family %s is not upstream's", f.Name)
+		if !ok {
+			t.Fatalf("family %s is not upstream's: ok = false, want true", f.Name)
+		}
 		got := map[uint32]string{}
 		for _, tt := range f.TaskTypes {
 			got[tt.Value] = tt.Name
 		}
-		assert.Equal(t, upstreamTaskTypes[f.Name], got, "%s task types", f.Name)
-		assert.Equal(t, want.kernels, strings.Join(f.KernelNames, " "), "%s kernel names", f.Name)
-		assert.Equal(t, want.owner, f.OwnerLabel, "%s owner label", f.Name)
+		if !reflect.DeepEqual(got, upstreamTaskTypes[f.Name]) {
+			t.Errorf("%s task types: got %v, want %v", f.Name, got, upstreamTaskTypes[f.Name])
+		}
+		if got := strings.Join(f.KernelNames, " "); got != want.kernels {
+			t.Errorf("%s kernel names: strings.Join(f.KernelNames, \" \") = %q, want %q", f.Name, got, want.kernels)
+		}
+		if f.OwnerLabel != want.owner {
+			t.Errorf("%s owner label: f.OwnerLabel = %q, want %q", f.Name, f.OwnerLabel, want.owner)
+		}
 		var stages []string
 		for _, st := range f.Stages {
-			require.NotNil(t, st.TaskType, "%s.%s", f.Name, st.Name)
+			if st.TaskType == nil {
+				t.Fatalf("%s.%s: st.TaskType is nil, want non-nil", f.Name, st.Name)
+			}
 			stages = append(stages, fmt.Sprintf("%#x %s %s", st.DescID, st.Name, st.TaskType.Name))
-			assert.Equal(t, ClassCompute, st.Class, "%s.%s: upstream's stages are a task's compute", f.Name, st.Name)
+			if st.Class != ClassCompute {
+				t.Errorf("%s.%s: upstream's stages are a task's compute: st.Class = %q, want %q", f.Name, st.Name, st.Class, ClassCompute)
+			}
 		}
-		assert.Equal(t, want.stages, strings.Join(stages, ", "), "%s stages", f.Name)
-		assert.NotEmpty(t, f.Upstream, f.Name)
+		if got := strings.Join(stages, ", "); got != want.stages {
+			t.Errorf("%s stages: strings.Join(stages, \", \") = %q, want %q", f.Name, got, want.stages)
+		}
+		if f.Upstream == "" {
+			t.Errorf("%s: f.Upstream is empty, want something", f.Name)
+		}
 	}
 }
 
@@ -113,18 +129,30 @@ func TestFamilyRules(t *testing.T) {
 	for _, f := range s.Families {
 		for _, k := range f.KernelNames {
 			key := KernelKey(k)
-			assert.Empty(t, kernels[key], "kernel %s selects %s and %s", k, kernels[key], f.Name)
+			if kernels[key] != "" {
+				t.Errorf("kernel %s selects %s and %s: kernels[key] = %q, want empty", k, kernels[key], f.Name, kernels[key])
+			}
 			kernels[key] = f.Name
 		}
 		for _, st := range f.Stages {
 			ns := st.Namespace
-			require.NotNil(t, ns)
-			assert.Nil(t, ns.Enum, "%s.%s", f.Name, st.Name)
-			assert.True(t, uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End())
+			if ns == nil {
+				t.Fatalf("ns is nil, want non-nil")
+			}
+			if ns.Enum != nil {
+				t.Errorf("%s.%s: ns.Enum = %v, want nil", f.Name, st.Name, ns.Enum)
+			}
+			if !(uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End()) {
+				t.Errorf("uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End() = false, want true")
+			}
 			for _, dn := range ns.Names {
-				assert.NotEqual(t, ns.Base+dn.Index, st.DescID, "%s.%s renames %s", f.Name, st.Name, dn.Name)
+				if st.DescID == ns.Base+dn.Index {
+					t.Errorf("%s.%s renames %s: st.DescID = %v, want other than %v", f.Name, st.Name, dn.Name, st.DescID, ns.Base+dn.Index)
+				}
 			}
 		}
 	}
-	assert.Equal(t, "hypermegamoe", KernelKey(" Hyper_Mega_MoE "))
+	if got := KernelKey(" Hyper_Mega_MoE "); got != "hypermegamoe" {
+		t.Errorf("KernelKey(\" Hyper_Mega_MoE \") = %q, want %q", got, "hypermegamoe")
+	}
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,10 +28,16 @@ func TestDocumentValidJSON(t *testing.T) {
 		"\ufeff{\"tasks\":\t{\"0\": \"é\"}}\r\n": "é",
 	} {
 		root, err := Document("n.json", "YAML or JSON", []byte(text), noCapJSON, "")
-		require.NoError(t, err, text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
 		v := root.Content[1].Content[1]
-		assert.Equal(t, want, v.Value, text)
-		assert.Equal(t, "!!str", v.Tag)
+		if v.Value != want {
+			t.Errorf("%s: v.Value = %q, want %q", text, v.Value, want)
+		}
+		if v.Tag != "!!str" {
+			t.Errorf("v.Tag = %q, want %q", v.Tag, "!!str")
+		}
 	}
 }
 
@@ -54,7 +58,9 @@ func TestDocumentPositions(t *testing.T) {
 		{strings.Repeat("[", 1001), "f:1:1001: invalid JSON: arrays and objects nested more than 1000 deep"},
 	} {
 		_, err := Document("f", "YAML or JSON", []byte(c.text), noCapJSON, "")
-		assert.EqualError(t, err, c.want, "%q", c.text)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
 	}
 }
 
@@ -68,10 +74,16 @@ func TestJSONNodesMatchGoYAML(t *testing.T) {
 		"{\"a\":\n\n   {\"b\":   \"c\"}}",
 	} {
 		got, jerr := parseJSON([]byte(text))
-		require.Nil(t, jerr, text)
+		if jerr != nil {
+			t.Fatalf("%s: jerr = %v, want nil", text, jerr)
+		}
 		var doc yaml.Node
-		require.NoError(t, yaml.Unmarshal([]byte(text), &doc), text)
-		assert.Equal(t, dumpNode(doc.Content[0]), dumpNode(got), text)
+		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if g, want := dumpNode(got), dumpNode(doc.Content[0]); g != want {
+			t.Errorf("%s: dumpNode(got) = %q, want %q", text, g, want)
+		}
 	}
 }
 

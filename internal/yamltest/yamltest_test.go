@@ -2,9 +2,8 @@ package yamltest
 
 import (
 	"errors"
+	"reflect"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
 )
@@ -14,7 +13,7 @@ func TestMutants(t *testing.T) {
 	n := Mutants(t, []byte("a: [1]\n"), func(what string, mutant []byte) {
 		got = append(got, what+" => "+string(mutant))
 	})
-	assert.Equal(t, []string{
+	if want := []string{
 		"delete a => {}\n",
 		"delete a[0] => a: []\n",
 		"replace a[0] with !!null => a: [~]\n",
@@ -26,8 +25,12 @@ func TestMutants(t *testing.T) {
 		"replace the document with !!null => ~\n",
 		"replace the document with !!seq => []\n",
 		"replace the document with !!map => {}\n",
-	}, got)
-	assert.Equal(t, len(got), n)
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if want := len(got); n != want {
+		t.Errorf("n = %v, want %v", n, want)
+	}
 }
 
 // recorder is a testing.TB that keeps what Positioned reports.
@@ -47,10 +50,22 @@ func TestPositioned(t *testing.T) {
 		Positioned(r, "case", "f.yaml", err)
 		return len(r.errs)
 	}
-	assert.Zero(t, check(nil))
-	assert.Zero(t, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Line: 2, Col: 1, Msg: "x"}}}))
-	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Msg: "no line"}}}))
-	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "g.yaml", Line: 1, Msg: "other file"}}}))
-	assert.Equal(t, 1, check(errors.New("not a list")))
-	assert.Equal(t, 1, check(&yamlpos.List{}))
+	if got := check(nil); got != 0 {
+		t.Errorf("check(nil) = %v, want 0", got)
+	}
+	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Line: 2, Col: 1, Msg: "x"}}}); got != 0 {
+		t.Errorf("got %v, want 0", got)
+	}
+	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Msg: "no line"}}}); got != 1 {
+		t.Errorf("got %v, want 1", got)
+	}
+	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "g.yaml", Line: 1, Msg: "other file"}}}); got != 1 {
+		t.Errorf("got %v, want 1", got)
+	}
+	if got := check(errors.New("not a list")); got != 1 {
+		t.Errorf("check(errors.New(\"not a list\")) = %v, want 1", got)
+	}
+	if got := check(&yamlpos.List{}); got != 1 {
+		t.Errorf("check(&yamlpos.List{}) = %v, want 1", got)
+	}
 }

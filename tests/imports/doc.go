@@ -1,8 +1,9 @@
-// Package imports holds a test of the module's import graph: internal/
+// Package imports holds tests of the module's import graph: internal/
 // is infrastructure (the YAML reader, the atomic writer, the schema model
 // and the emitters abigen runs) below every product package, so no
-// package under internal/ imports one outside it; and of the seams of
-// decode and the packages split out of it (the record walk below the
-// writers, arrows and names; tracemerge and analyze link only what they
-// use).
+// package under internal/ imports one outside it; of the seams of decode
+// and the packages split out of it (the record walk below the writers,
+// arrows and names; tracemerge and analyze link only what they use); and
+// tests use the standard library's testing, so no file imports an
+// assertion library.
 package imports
