@@ -11,13 +11,6 @@ import (
 	"testing"
 )
 
-// notYet lists the files that still import testify while their package's
-// tests are being moved; an entry whose file no longer imports it fails
-// the test, so the list only shrinks.
-var notYet = map[string]bool{
-	"decode/invocation_test.go": true,
-}
-
 // TestOneAssertionStyle: tests are written with the standard library's
 // testing (t.Errorf, t.Fatalf, reflect.DeepEqual, internal/golden), as the
 // Go project's own are; no Go file of the module imports an assertion
@@ -25,7 +18,6 @@ var notYet = map[string]bool{
 func TestOneAssertionStyle(t *testing.T) {
 	root := filepath.Join("..", "..")
 	files := 0
-	left := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -53,10 +45,6 @@ func TestOneAssertionStyle(t *testing.T) {
 		for _, im := range f.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
 			if p == "github.com/stretchr/testify" || strings.HasPrefix(p, "github.com/stretchr/testify/") {
-				if notYet[rel] {
-					left[rel] = true
-					continue
-				}
 				t.Errorf("%s imports %s: write the check with testing (if got != want { t.Errorf(...) })", rel, p)
 			}
 		}
@@ -64,11 +52,6 @@ func TestOneAssertionStyle(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for f := range notYet {
-		if !left[f] {
-			t.Errorf("%s no longer imports testify: remove it from notYet", f)
-		}
 	}
 	if files < 100 {
 		t.Fatalf("read %d Go files under %s", files, root)
