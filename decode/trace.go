@@ -254,7 +254,7 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 				defer wg.Done()
 				defer func() { <-sem }()
 				defer close(p.outs[i])
-				p.errs[i] = p.render(i, f.renderer(i, &inputs[i]), &inputs[i])
+				p.errs[i] = inputs[i].Decoded.WithSlots(func() error { return p.render(i, f.renderer(i, &inputs[i]), &inputs[i]) })
 			}()
 		}
 	}()
