@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
@@ -99,5 +101,76 @@ func TestWithSlotsChanged(t *testing.T) {
 	err = d.WithSlots(func() error { ran = true; return nil })
 	if err == nil || ran || !strings.Contains(err.Error(), "c.bin: changed since it was first read: 2 records") {
 		t.Fatalf("ran %v, error %v", ran, err)
+	}
+}
+
+// countingReader counts the reads of a capture.
+type countingReader struct {
+	r     *bytes.Reader
+	reads *atomic.Int64
+}
+
+func (c countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads.Add(1)
+	return c.r.ReadAt(p, off)
+}
+
+// blockedWriter blocks every write until open is closed.
+type blockedWriter struct{ open chan struct{} }
+
+func (w blockedWriter) Write(p []byte) (int, error) {
+	<-w.open
+	return len(p), nil
+}
+
+// TestRenderersWaitForWriter: while the writer is stuck, renderers start
+// on at most Parallel captures (each rendered capture waits, in memory,
+// for the writer): they do not run ahead through the rest.
+func TestRenderersWaitForWriter(t *testing.T) {
+	const n, par = 20, 2
+	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
+	var inputs []Input
+	readers := make([]atomic.Int64, n)
+	for i := range n {
+		b := capturetest.New(24, 16, 16)
+		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1200, mm, uint32(i))
+		buf := b.Bytes()
+		c, err := capture.FromReaderAt(fmt.Sprintf("c%d.bin", i), countingReader{bytes.NewReader(buf), &readers[i]}, int64(len(buf)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.DropSlots()
+		cfg := defaultConfig()
+		cfg.Rank = uint32(i)
+		inputs = append(inputs, Input{d, cfg})
+	}
+	for i := range readers {
+		readers[i].Store(0)
+	}
+	w := blockedWriter{make(chan struct{})}
+	done := make(chan error)
+	go func() { done <- WriteTrace(w, inputs, WriteOptions{Parallel: par}) }()
+	time.Sleep(200 * time.Millisecond)
+	started := 0
+	for i := range readers {
+		if readers[i].Load() > 0 {
+			started++
+		}
+	}
+	close(w.open)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if started > par {
+		t.Errorf("%d captures read while the writer was stuck, want at most %d", started, par)
+	}
+	for i := range readers {
+		if readers[i].Load() == 0 {
+			t.Errorf("capture %d never read", i)
+		}
 	}
 }

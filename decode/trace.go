@@ -229,7 +229,8 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 		done:  make(chan struct{}),
 		// Room for every chunk in flight: the writer's two per
 		// input and the one being filled.
-		free: make(chan []byte, par*4),
+		free:   make(chan []byte, par*4),
+		places: make(chan struct{}, par),
 
 		formatters: formatters,
 	}
@@ -240,19 +241,19 @@ func writeTrace(w io.Writer, inputs []Input, o WriteOptions, f traceFormat) erro
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		sem := make(chan struct{}, par)
 		// Renderers start in input order: the writer drains input i
-		// before i+1, so input i always holds a place.
+		// before i+1, so input i always holds a place. The writer gives
+		// the place back once it has written the input, so renderers
+		// run at most par inputs ahead of it, however fast they are.
 		for i := range inputs {
 			select {
-			case sem <- struct{}{}:
+			case p.places <- struct{}{}:
 			case <-p.done:
 				return
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() { <-sem }()
 				defer close(p.outs[i])
 				p.errs[i] = inputs[i].Decoded.WithSlots(func() error { return p.render(i, f.renderer(i, &inputs[i]), &inputs[i]) })
 			}()
@@ -300,6 +301,9 @@ type pipeline struct {
 	flows []FlowStats
 	done  chan struct{} // closed when the writer returns
 	free  chan []byte   // written chunks, for reuse
+	// places holds one token per input being rendered or not yet
+	// written: at most par.
+	places chan struct{}
 	// formatters is the number of goroutines that format one input's
 	// events (1: the input's own goroutine does).
 	formatters int
@@ -337,6 +341,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, f traceFormat, progress fu
 		if err := p.errs[i]; err != nil {
 			return err
 		}
+		<-p.places
 	}
 	_, err := w.Write(f.tail(inputs, p.flows))
 	return err
