@@ -8,13 +8,13 @@
 #             k-1, alternating AIC and AIV over 48 workers (3 records a
 #             task), written by cycleabi synth
 #   validate  validate of a manifest of N captures (links to
-#   decode    examples/aiv_pipeline.npy, one rank each), and decode of it
-#             to /dev/null
+#   vjson     examples/aiv_pipeline.npy, one rank each), as text and
+#   decode    with --format json, and decode of it to /dev/null
 #
 # Prints the median of RUNS runs (default 3) per row: wall seconds and
 # peak RSS (GNU time's maximum resident set size).
 #
-#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,decode (default all)
+#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode (default all)
 #
 # Sizes: DUMP_RECORDS (default "300000 3000000"), CHAIN_TASKS ("40000
 # 400000"), CAPTURES ("1000 10000"). Everything is written to a temporary
@@ -22,7 +22,7 @@
 # on exit.
 set -euo pipefail
 runs="${1:-3}"
-rows="${2:-dump,plan,validate,decode}"
+rows="${2:-dump,plan,validate,vjson,decode}"
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/time ]; then
 	echo "rss-scale: /usr/bin/time (GNU time) not found" >&2
@@ -78,7 +78,7 @@ if [[ ",$rows," == *,plan,* ]]; then
 		measure plan "${n}tasks" "$tmp/cycleabi" analyze "$tmp/chain.bin" --plan "$tmp/chain.json"
 	done
 fi
-if [[ ",$rows," == *,validate,* || ",$rows," == *,decode,* ]]; then
+if [[ ",$rows," == *,validate,* || ",$rows," == *,vjson,* || ",$rows," == *,decode,* ]]; then
 	for n in ${CAPTURES:-1000 10000}; do
 		mkdir -p "$tmp/many"
 		: >"$tmp/many/window.yaml"
@@ -88,6 +88,9 @@ if [[ ",$rows," == *,validate,* || ",$rows," == *,decode,* ]]; then
 		done
 		if [[ ",$rows," == *,validate,* ]]; then
 			measure validate "${n}caps" "$tmp/cycleabi" validate --invocation-manifest "$tmp/many/window.yaml"
+		fi
+		if [[ ",$rows," == *,vjson,* ]]; then
+			measure vjson "${n}caps" "$tmp/cycleabi" validate --invocation-manifest "$tmp/many/window.yaml" --format json
 		fi
 		if [[ ",$rows," == *,decode,* ]]; then
 			measure decode "${n}caps" "$tmp/cycleabi" decode --invocation-manifest "$tmp/many/window.yaml" -o /dev/null
