@@ -11,8 +11,9 @@
 #   vjson     examples/aiv_pipeline.npy, one rank each), as text and
 #   decode    with --format json, and decode of it to /dev/null
 #
-# Prints the median of RUNS runs (default 3) per row: wall seconds and
-# peak RSS (GNU time's maximum resident set size).
+# Prints the median of RUNS runs (default 3) per row: wall seconds, CPU
+# seconds (user and system: the figure to compare for linearity on a busy
+# machine) and peak RSS (GNU time's maximum resident set size).
 #
 #   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode (default all)
 #
@@ -41,16 +42,17 @@ measure() {
 	shift 2
 	: >"$tmp/times"
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -a -o "$tmp/times" -f '%e %M' "$@" >/dev/null 2>"$tmp/stderr" ||
+		/usr/bin/time -a -o "$tmp/times" -f '%e %M %U %S' "$@" >/dev/null 2>"$tmp/stderr" ||
 			{ cat "$tmp/stderr" >&2; exit 1; }
 	done
 	secs=$(cut -d' ' -f1 <"$tmp/times" | median)
 	rss=$(cut -d' ' -f2 <"$tmp/times" | median)
-	awk -v n="$name" -v z="$size" -v s="$secs" -v k="$rss" \
-		'BEGIN { printf "%-9s %12s %9.2f %14.1f\n", n, z, s, k / 1024 }'
+	cpu=$(awk '{print $3 + $4}' <"$tmp/times" | median)
+	awk -v n="$name" -v z="$size" -v s="$secs" -v c="$cpu" -v k="$rss" \
+		'BEGIN { printf "%-9s %12s %9.2f %9.2f %14.1f\n", n, z, s, c, k / 1024 }'
 }
 
-printf '%-9s %12s %9s %14s\n' row size "wall s" "peak RSS MiB"
+printf '%-9s %12s %9s %9s %14s\n' row size "wall s" "cpu s" "peak RSS MiB"
 if [[ ",$rows," == *,dump,* ]]; then
 	for n in ${DUMP_RECORDS:-300000 3000000}; do
 		"$tmp/benchcapture" -records "$n" -unsorted 72 -warnings -o "$tmp/dump.bin" >/dev/null
