@@ -263,7 +263,14 @@ func reportError(name string, data []byte, err error) error {
 	const what = "not an analyze --format json report: "
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var seg *segmentsError
 	switch {
+	case errors.As(err, &seg):
+		// The segments' offsets are into their own text; the first
+		// occurrence of that text is where it was read.
+		base := max(bytes.Index(data, seg.raw), 0)
+		return reportErrorAt(name, data, valueStart(data, base+int(seg.err.Offset)),
+			"%scritical_path.segments.%s: a %s where a %s goes", what, seg.err.Field, seg.err.Value, seg.err.Type)
 	case errors.As(err, &syn):
 		return reportErrorAt(name, data, int(syn.Offset)-1, "%s%s", what, syn.Error())
 	case errors.As(err, &typ):

@@ -52,11 +52,11 @@ func NewReport(ranks []*Rank) *Report {
 // paths' segments (up to two per record) are written one at a time, so
 // that the document is never whole in memory.
 func (r *Report) WriteJSON(w io.Writer) error {
-	var segs [][]Segment
+	var segs []Segments
 	for _, k := range r.Ranks {
 		if p := k.CriticalPath; p != nil {
 			segs = append(segs, p.Segments)
-			p.Segments = nil
+			p.Segments = Segments{}
 		}
 	}
 	b, err := json.MarshalIndent(r, "", "  ")
@@ -73,7 +73,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	// Each path's "segments": null, in rank order, is its segments.
 	marker := []byte(`"segments": null`)
-	for _, s := range segs {
+	for i := range segs {
 		at := bytes.Index(b, marker)
 		if at < 0 {
 			return errors.New("analyze: a critical path's segments are not in its JSON")
@@ -81,7 +81,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		indent := string(b[bytes.LastIndexByte(b[:at], '\n')+1 : at])
 		bw.Write(b[:at+len(marker)-len("null")])
 		b = b[at+len(marker):]
-		if err := writeSegments(bw, s, indent); err != nil {
+		if err := writeSegments(bw, &segs[i], indent); err != nil {
 			return err
 		}
 	}
@@ -92,24 +92,26 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // writeSegments writes segs as json.MarshalIndent would inside an object
 // whose keys are indented by indent.
-func writeSegments(w *bufio.Writer, segs []Segment, indent string) error {
+func writeSegments(w *bufio.Writer, segs *Segments, indent string) error {
 	switch {
-	case segs == nil:
+	case segs.packed == nil && segs.read == nil:
 		w.WriteString("null")
 		return nil
-	case len(segs) == 0:
+	case segs.Len() == 0:
 		w.WriteString("[]")
 		return nil
 	}
 	w.WriteString("[\n")
-	for i := range segs {
-		b, err := json.MarshalIndent(&segs[i], indent+"  ", "  ")
+	n := segs.Len()
+	for i := range n {
+		seg := segs.At(i)
+		b, err := json.MarshalIndent(&seg, indent+"  ", "  ")
 		if err != nil {
 			return err
 		}
 		w.WriteString(indent + "  ")
 		w.Write(b)
-		if i < len(segs)-1 {
+		if i < n-1 {
 			w.WriteByte(',')
 		}
 		w.WriteByte('\n')
@@ -219,8 +221,10 @@ func (k *Rank) pathTable() *table {
 	if k.CriticalPath == nil {
 		return t
 	}
-	for i := range k.CriticalPath.Segments {
-		t.rows = append(t.rows, segmentRow(&k.CriticalPath.Segments[i]))
+	segs := &k.CriticalPath.Segments
+	for i := range segs.Len() {
+		seg := segs.At(i)
+		t.rows = append(t.rows, segmentRow(&seg))
 	}
 	return t
 }
@@ -238,19 +242,13 @@ func segmentRow(s *Segment) []string {
 // path (0: all), longest first, ties in time order. Only the rows shown
 // are rendered: a path has up to two segments per record.
 func (k *Rank) longestTable(n int) *table {
-	segs := k.CriticalPath.Segments
-	order := make([]int32, len(segs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(segs[y].Cycles(), segs[x].Cycles()) })
+	segs := &k.CriticalPath.Segments
 	t := &table{title: "Critical path: longest segments", head: pathHead}
-	if n > 0 && len(order) > n {
-		t.omitted = len(order) - n
-		order = order[:n]
-	}
+	order := segs.Longest(n)
+	t.omitted = segs.Len() - len(order)
 	for _, i := range order {
-		t.rows = append(t.rows, segmentRow(&segs[i]))
+		seg := segs.At(i)
+		t.rows = append(t.rows, segmentRow(&seg))
 	}
 	return t
 }
@@ -517,7 +515,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 		tw.printf("Critical path: not known without --plan SCHEDULE; only per-core chains are known.\n")
 		return
 	}
-	tw.printf("Critical path: %d cycles (%s µs), %d segments, from %s to the last record end\n\n", p.TotalCycles, k.us(p.TotalCycles), len(p.Segments), firstCore(p))
+	tw.printf("Critical path: %d cycles (%s µs), %d segments, from %s to the last record end\n\n", p.TotalCycles, k.us(p.TotalCycles), p.Segments.Len(), firstCore(p))
 	tables := k.pathSummaryTables()
 	emit(tables[0]) // six kinds at most
 	emit(tables[1].top(top))
@@ -530,10 +528,10 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 }
 
 func firstCore(p *Path) string {
-	if len(p.Segments) == 0 {
+	if p.Segments.Len() == 0 {
 		return "-"
 	}
-	return p.Segments[0].Core
+	return p.Segments.At(0).Core
 }
 
 // text writes t with aligned columns: the first left, the rest right.

@@ -29,8 +29,8 @@ type Path struct {
 	// (gap and launch segments have no stage).
 	ByKind  map[string]uint64 `json:"by_kind"`
 	ByStage []NamedCycles     `json:"by_stage"`
-	// Segments in time order.
-	Segments []Segment `json:"segments"`
+	// Segments in time order, held packed: Segments.At gives one.
+	Segments Segments `json:"segments"`
 }
 
 // NamedCycles is a number of cycles under a name.
@@ -137,27 +137,26 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	w := &pathWalker{d: d, orders: make([]*slotOrder, len(d.Summary.Active))}
 	deps := a.o.Deps
 	p := &Path{EndCycle: a.last.EndCycle, ByKind: map[string]uint64{}}
-	// The segments' task IDs, allocated a slab at a time rather than one
-	// by one (a path has up to two segments per record).
-	var taskIDs []uint32
-	taskID := func(id uint32) *uint32 {
-		if len(taskIDs) == cap(taskIDs) {
-			taskIDs = make([]uint32, 0, 4096)
-		}
-		taskIDs = append(taskIDs, id)
-		return &taskIDs[len(taskIDs)-1]
-	}
-	segment := func(core string, task *uint32, kind string, start, end uint64, r *abi.ProfileRecord) Segment {
-		s := Segment{Core: core, TaskID: task, Kind: kind, StartCycle: start, EndCycle: end}
+	// A segment's strings (core, kind, task type, stage) are held once
+	// per distinct combination: a path has up to two segments per record.
+	formOf := map[segForm]uint32{}
+	form := func(core string, hasTask bool, kind string, r *abi.ProfileRecord) uint32 {
+		f := segForm{core: core, kind: kind, hasTask: hasTask}
 		if r != nil {
-			s.Stage = a.names.taskStage(r.TaskID)
+			f.stage = a.names.taskStage(r.TaskID)
 			if kind == KindCompute {
-				s.TaskType, s.Stage = a.names.taskType(r), a.names.stage(r)
+				f.taskType, f.stage = a.names.taskType(r), a.names.stage(r)
 			} else if t, ok := a.names.scheduledType(r.TaskID); ok {
-				s.TaskType = t
+				f.taskType = t
 			}
 		}
-		return s
+		i, ok := formOf[f]
+		if !ok {
+			i = uint32(len(p.Segments.forms))
+			formOf[f] = i
+			p.Segments.forms = append(p.Segments.forms, f)
+		}
+		return i
 	}
 	cores := make([]string, len(d.Summary.Active))
 	// walk walks the path back from the record that ends last, handing
@@ -235,32 +234,25 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	if _, err := walk(func(string, uint32, bool, string, uint64, uint64, *abi.ProfileRecord) { n++ }); err != nil {
 		return nil, err
 	}
-	segs := make([]Segment, n)
+	segs := make([]packedSeg, n)
 	end, err := walk(func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord) {
-		var id *uint32
-		if hasTask {
-			id = taskID(task)
-		}
 		n--
-		segs[n] = segment(core, id, kind, start, end, r)
+		segs[n] = packedSeg{start: start, task: task, form: form(core, hasTask, kind, r)}
 	})
 	if err != nil {
 		return nil, err
 	}
+	p.Segments.packed, p.Segments.end = segs, p.EndCycle
+	p.Segments.rankStart, p.Segments.mhz = a.rankStart, a.o.FrequencyMHz
 	p.StartCycle = end
 	p.TotalCycles = p.EndCycle - p.StartCycle
 	p.TotalUs = a.us(p.TotalCycles)
 	byStage := map[string]uint64{}
 	for i := range segs {
-		s := &segs[i]
-		s.StartUs = a.us(s.StartCycle - min(s.StartCycle, a.rankStart))
-		if s.StartCycle < a.rankStart {
-			s.StartUs = -a.us(a.rankStart - s.StartCycle)
-		}
-		s.DurationUs = a.us(s.Cycles())
-		p.ByKind[s.Kind] += s.Cycles()
-		if s.Kind != KindGap && s.Kind != KindLaunch {
-			byStage[s.Stage] += s.Cycles()
+		f, c := &p.Segments.forms[segs[i].form], p.Segments.cycles(i)
+		p.ByKind[f.kind] += c
+		if f.kind != KindGap && f.kind != KindLaunch {
+			byStage[f.stage] += c
 		}
 	}
 	for name, c := range byStage {
@@ -269,7 +261,6 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	slices.SortFunc(p.ByStage, func(x, y NamedCycles) int {
 		return cmp.Or(cmp.Compare(y.Cycles, x.Cycles), cmp.Compare(x.Name, y.Name))
 	})
-	p.Segments = segs
 	return p, nil
 }
 

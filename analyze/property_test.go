@@ -287,17 +287,19 @@ func checkPath(t *rapid.T, res *analyze.Rank) {
 	if p.EndCycle != res.EndCycle {
 		t.Fatalf("path ends at %d, the last record at %d", p.EndCycle, res.EndCycle)
 	}
-	if len(p.Segments) == 0 || p.Segments[0].StartCycle != p.StartCycle || p.Segments[len(p.Segments)-1].EndCycle != p.EndCycle {
+	n := p.Segments.Len()
+	if n == 0 || p.Segments.At(0).StartCycle != p.StartCycle || p.Segments.At(n-1).EndCycle != p.EndCycle {
 		t.Fatalf("segments do not span [%d, %d]", p.StartCycle, p.EndCycle)
 	}
 	var sum uint64
 	byKind := map[string]uint64{}
-	for i, s := range p.Segments {
+	for i := range n {
+		s := p.Segments.At(i)
 		if s.EndCycle < s.StartCycle {
 			t.Fatalf("segment %d ends before it starts: %+v", i, s)
 		}
-		if i > 0 && p.Segments[i-1].EndCycle != s.StartCycle {
-			t.Fatalf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments[i-1].EndCycle)
+		if i > 0 && p.Segments.At(i-1).EndCycle != s.StartCycle {
+			t.Fatalf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments.At(i-1).EndCycle)
 		}
 		sum += s.EndCycle - s.StartCycle
 		byKind[s.Kind] += s.EndCycle - s.StartCycle

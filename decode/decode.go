@@ -16,6 +16,8 @@
 package decode
 
 import (
+	"fmt"
+
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -41,6 +43,10 @@ type Decoded struct {
 	// during a walk ("": os.TempDir(), which honours TMPDIR). The spill
 	// file has no name there (see outfile.CreateScratch).
 	TempDir string
+
+	// slotsDropped: Summary.Active was dropped (DropSlots) and is
+	// scanned again when needed (WithSlots).
+	slotsDropped bool
 
 	// chunk overrides the records read per slot at once (tests).
 	chunk int
@@ -86,6 +92,38 @@ func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
 		}
 	}
 	return d, nil
+}
+
+// DropSlots drops Summary.Active, the part of a decoded capture that
+// grows with its cores (a slot, entry, count and order per core with
+// records), until WithSlots needs it: a run over thousands of captures
+// keeps, from the first pass to each capture's turn to be written, only
+// the rest of its summary (counts, anchor, layout). The capture must be
+// walked through WithSlots after.
+func (d *Decoded) DropSlots() {
+	d.slotsDropped = true
+	d.Summary.Active = nil
+}
+
+// WithSlots runs fn with Summary.Active: after DropSlots, the capture is
+// scanned again for it (as Decode scanned it: every record checked
+// again, and a capture that changed since is refused) and it is dropped
+// again once fn returns.
+func (d *Decoded) WithSlots(fn func() error) error {
+	if !d.slotsDropped {
+		return fn()
+	}
+	sum, err := d.Capture.Scan(d.Summary.Layout, capture.ScanOptions{Hint: d.Layout.Hint, Partial: d.Layout.Missing > 0})
+	if err != nil {
+		return err
+	}
+	if sum.Records != d.Summary.Records || sum.Dropped != d.Summary.Dropped || sum.Anchor != d.Summary.Anchor || sum.Earliest != d.Summary.Earliest {
+		return fmt.Errorf("%s: changed since it was first read: %d records, %d dropped, anchor cycle %d; now %d, %d, %d",
+			d.Capture.Name, d.Summary.Records, d.Summary.Dropped, d.Summary.Anchor, sum.Records, sum.Dropped, sum.Anchor)
+	}
+	d.Summary.Active = sum.Active
+	defer func() { d.Summary.Active = nil }()
+	return fn()
 }
 
 // Record is one live record with the slot it was read from.

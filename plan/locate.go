@@ -9,6 +9,12 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// DropText frees the schedule's text, which ErrorAt reads again to place
+// an error, for a caller done checking the schedule that keeps it for
+// long (the text of a large schedule is larger than its tables). Errors
+// made after carry no line and column.
+func (s *Schedule) DropText() { s.src = nil }
+
 // ErrorAt returns an *Error about the value at a YAML path in s
 // ("tasks[3].dependent_event"), with the line and column of the value there
 // (or of its nearest ancestor, for a default) when s was parsed from text.

@@ -26,8 +26,8 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 	mhz := k.CycleFrequencyMHz
 	v := &pathView{}
 	from := ""
-	if len(p.Segments) > 0 {
-		from = " from " + p.Segments[0].Core
+	if p.Segments.Len() > 0 {
+		from = " from " + p.Segments.At(0).Core
 	}
 	pct := func(c uint64) string {
 		if p.TotalCycles == 0 {
@@ -36,7 +36,7 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		return fp(100*float64(c)/float64(p.TotalCycles), 1)
 	}
 	v.Text = fmt.Sprintf("%s cycles (%s µs), %d segments%s to the last record end: compute %s %%, wait %s %%, gaps %s %%.",
-		gu(p.TotalCycles), fp(p.TotalUs, 1), len(p.Segments), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
+		gu(p.TotalCycles), fp(p.TotalUs, 1), p.Segments.Len(), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
 	rankIdx := strconv.Itoa(index)
 
 	// Gantt: one row per core on the path, in core order.
@@ -46,8 +46,8 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 	}
 	var cores []string
 	seen := map[string]bool{}
-	for _, s := range p.Segments {
-		if !seen[s.Core] {
+	for i := range p.Segments.Len() {
+		if s := p.Segments.At(i); !seen[s.Core] {
 			seen[s.Core] = true
 			cores = append(cores, s.Core)
 		}
@@ -98,10 +98,11 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		return labelW + plotW*float64(cycle-k.StartCycle)/span
 	}
 	legend := map[string]string{}
-	if len(p.Segments) <= MaxGanttSegments {
+	if p.Segments.Len() <= MaxGanttSegments {
 		var links strings.Builder
-		for i := range p.Segments {
-			s := &p.Segments[i]
+		for i := range p.Segments.Len() {
+			seg := p.Segments.At(i)
+			s := &seg
 			y := top + float64(rowOf[s.Core])*rowH
 			x0, x1 := xOf(s.StartCycle), xOf(s.EndCycle)
 			what := s.Kind
@@ -113,8 +114,8 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 			if s.Kind == analyze.KindCompute {
 				legend[s.Stage] = segColor(s, colors)
 			}
-			if i > 0 && p.Segments[i-1].Core != s.Core {
-				yp := top + float64(rowOf[p.Segments[i-1].Core])*rowH + (rowH-1)/2
+			if prev := p.Segments.At(max(i-1, 0)); i > 0 && prev.Core != s.Core {
+				yp := top + float64(rowOf[prev.Core])*rowH + (rowH-1)/2
 				fmt.Fprintf(&links, "M%s %sV%s", n(x0), n(yp), n(y+(rowH-1)/2))
 			}
 		}
@@ -138,8 +139,9 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		if binLen*uint64(nb) < k.MakespanCycles {
 			binLen++
 		}
-		for i := range p.Segments {
-			s := &p.Segments[i]
+		for i := range p.Segments.Len() {
+			seg := p.Segments.At(i)
+			s := &seg
 			if s.EndCycle <= k.StartCycle {
 				continue
 			}
@@ -260,18 +262,22 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 	v.StageT = st
 
 	// Segments, the longest first when there are too many.
-	segs := make([]*analyze.Segment, len(p.Segments))
-	for i := range p.Segments {
-		segs[i] = &p.Segments[i]
-	}
+	var segs []*analyze.Segment
+	at := func(i int) *analyze.Segment { s := p.Segments.At(i); return &s }
 	sgt := &table{Name: "segments", Rank: rankIdx, Caption: "Segments of the critical path, in time order",
 		Head: []head{{Text: "core"}, {Text: "task_id", Num: true}, {Text: "kind"}, {Text: "task type"}, {Text: "stage"},
 			{Text: "start µs", Num: true}, {Text: "µs", Num: true}, {Text: "start_cycle", Num: true}, {Text: "end_cycle", Num: true}, {Text: "cycles", Num: true}}}
-	if len(segs) > MaxTableRows {
-		slices.SortStableFunc(segs, func(a, b *analyze.Segment) int { return cmp.Compare(b.Cycles(), a.Cycles()) })
-		segs = segs[:MaxTableRows]
-		slices.SortFunc(segs, func(a, b *analyze.Segment) int { return cmp.Compare(a.StartCycle, b.StartCycle) })
-		sgt.Note = fmt.Sprintf("The %d longest of %d segments.", MaxTableRows, len(p.Segments))
+	if p.Segments.Len() > MaxTableRows {
+		longest := p.Segments.Longest(MaxTableRows)
+		slices.Sort(longest) // in time order
+		for _, i := range longest {
+			segs = append(segs, at(i))
+		}
+		sgt.Note = fmt.Sprintf("The %d longest of %d segments.", MaxTableRows, p.Segments.Len())
+	} else {
+		for i := range p.Segments.Len() {
+			segs = append(segs, at(i))
+		}
 	}
 	for _, s := range segs {
 		task := cell{Text: "–"}

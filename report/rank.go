@@ -266,7 +266,7 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	}
 	slices.SortFunc(legend, func(a, b legendItem) int { return strings.Compare(a.Name, b.Name) })
 	// The critical path, sampled at each bin's middle.
-	if p := k.CriticalPath; p != nil && len(p.Segments) > 0 {
+	if p := k.CriticalPath; p != nil && p.Segments.Len() > 0 {
 		var d strings.Builder
 		seg, lastRow := 0, -1
 		for b := 0; b < nb; b++ {
@@ -274,10 +274,10 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 			if mid < p.StartCycle || mid >= p.EndCycle {
 				continue
 			}
-			for seg < len(p.Segments)-1 && p.Segments[seg].EndCycle <= mid {
+			for seg < p.Segments.Len()-1 && p.Segments.At(seg).EndCycle <= mid {
 				seg++
 			}
-			r, ok := rowOf[p.Segments[seg].Core]
+			r, ok := rowOf[p.Segments.At(seg).Core]
 			if !ok {
 				continue
 			}
@@ -292,7 +292,7 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 		}
 		if lastRow >= 0 {
 			fmt.Fprintf(&d, "H%s", n(xs(nb)))
-			title := fmt.Sprintf("critical path: %s µs, %d segments", fp(p.TotalUs, 1), len(p.Segments))
+			title := fmt.Sprintf("critical path: %s µs, %d segments", fp(p.TotalUs, 1), p.Segments.Len())
 			c.Over = append(c.Over, path{D: d.String(), Fill: "none", Stroke: "#FFFFFF", StrokeWidth: "3.2", Class: "halo"},
 				path{D: d.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "1.4", Class: "critpath", Title: title})
 			legend = append(legend, legendItem{Name: "critical path", Class: "legend-path"})

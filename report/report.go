@@ -399,7 +399,7 @@ func rankMHz(rep *analyze.Report, rank uint32) float64 {
 
 func topShare(p *analyze.Path) string {
 	if len(p.ByStage) == 0 || p.TotalCycles == 0 {
-		return fmt.Sprintf("%d segments", len(p.Segments))
+		return fmt.Sprintf("%d segments", p.Segments.Len())
 	}
 	s := p.ByStage[0]
 	return fmt.Sprintf("%s %.1f %% of it", s.Name, 100*float64(s.Cycles)/float64(p.TotalCycles))

@@ -8,13 +8,14 @@
 #             k-1, alternating AIC and AIV over 48 workers (3 records a
 #             task), written by cycleabi synth
 #   validate  validate of a manifest of N captures (links to
-#   decode    examples/aiv_pipeline.npy, one rank each), and decode of it
-#             to /dev/null
+#   vjson     examples/aiv_pipeline.npy, one rank each), as text and
+#   decode    with --format json, and decode of it to /dev/null
 #
-# Prints the median of RUNS runs (default 3) per row: wall seconds and
-# peak RSS (GNU time's maximum resident set size).
+# Prints the median of RUNS runs (default 3) per row: wall seconds, CPU
+# seconds (user and system: the figure to compare for linearity on a busy
+# machine) and peak RSS (GNU time's maximum resident set size).
 #
-#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,decode (default all)
+#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode (default all)
 #
 # Sizes: DUMP_RECORDS (default "300000 3000000"), CHAIN_TASKS ("40000
 # 400000"), CAPTURES ("1000 10000"). Everything is written to a temporary
@@ -22,7 +23,7 @@
 # on exit.
 set -euo pipefail
 runs="${1:-3}"
-rows="${2:-dump,plan,validate,decode}"
+rows="${2:-dump,plan,validate,vjson,decode}"
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/time ]; then
 	echo "rss-scale: /usr/bin/time (GNU time) not found" >&2
@@ -41,16 +42,17 @@ measure() {
 	shift 2
 	: >"$tmp/times"
 	for _ in $(seq "$runs"); do
-		/usr/bin/time -a -o "$tmp/times" -f '%e %M' "$@" >/dev/null 2>"$tmp/stderr" ||
+		/usr/bin/time -a -o "$tmp/times" -f '%e %M %U %S' "$@" >/dev/null 2>"$tmp/stderr" ||
 			{ cat "$tmp/stderr" >&2; exit 1; }
 	done
 	secs=$(cut -d' ' -f1 <"$tmp/times" | median)
 	rss=$(cut -d' ' -f2 <"$tmp/times" | median)
-	awk -v n="$name" -v z="$size" -v s="$secs" -v k="$rss" \
-		'BEGIN { printf "%-9s %12s %9.2f %14.1f\n", n, z, s, k / 1024 }'
+	cpu=$(awk '{print $3 + $4}' <"$tmp/times" | median)
+	awk -v n="$name" -v z="$size" -v s="$secs" -v c="$cpu" -v k="$rss" \
+		'BEGIN { printf "%-9s %12s %9.2f %9.2f %14.1f\n", n, z, s, c, k / 1024 }'
 }
 
-printf '%-9s %12s %9s %14s\n' row size "wall s" "peak RSS MiB"
+printf '%-9s %12s %9s %9s %14s\n' row size "wall s" "cpu s" "peak RSS MiB"
 if [[ ",$rows," == *,dump,* ]]; then
 	for n in ${DUMP_RECORDS:-300000 3000000}; do
 		"$tmp/benchcapture" -records "$n" -unsorted 72 -warnings -o "$tmp/dump.bin" >/dev/null
@@ -78,7 +80,7 @@ if [[ ",$rows," == *,plan,* ]]; then
 		measure plan "${n}tasks" "$tmp/cycleabi" analyze "$tmp/chain.bin" --plan "$tmp/chain.json"
 	done
 fi
-if [[ ",$rows," == *,validate,* || ",$rows," == *,decode,* ]]; then
+if [[ ",$rows," == *,validate,* || ",$rows," == *,vjson,* || ",$rows," == *,decode,* ]]; then
 	for n in ${CAPTURES:-1000 10000}; do
 		mkdir -p "$tmp/many"
 		: >"$tmp/many/window.yaml"
@@ -88,6 +90,9 @@ if [[ ",$rows," == *,validate,* || ",$rows," == *,decode,* ]]; then
 		done
 		if [[ ",$rows," == *,validate,* ]]; then
 			measure validate "${n}caps" "$tmp/cycleabi" validate --invocation-manifest "$tmp/many/window.yaml"
+		fi
+		if [[ ",$rows," == *,vjson,* ]]; then
+			measure vjson "${n}caps" "$tmp/cycleabi" validate --invocation-manifest "$tmp/many/window.yaml" --format json
 		fi
 		if [[ ",$rows," == *,decode,* ]]; then
 			measure decode "${n}caps" "$tmp/cycleabi" decode --invocation-manifest "$tmp/many/window.yaml" -o /dev/null

@@ -51,3 +51,11 @@ func ScanSummary(buf []byte, o Options, block bool) (*capture.Summary, error) {
 	}
 	return c.Scan(res.Layout, opts)
 }
+
+// SetSpillBytes changes how many bytes of entries a DocumentWriter keeps
+// in memory, for tests; it returns a function that restores it.
+func SetSpillBytes(n int) (restore func()) {
+	old := spillBytes
+	spillBytes = n
+	return func() { spillBytes = old }
+}

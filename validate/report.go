@@ -212,6 +212,20 @@ func NewDocument(strict bool, maxFindings int) *Document {
 
 // Add appends a result.
 func (d *Document) Add(r *Result) {
+	c := captureJSON(r)
+	if !c.passes(d.Strict) {
+		d.OK = false
+	}
+	d.Captures = append(d.Captures, c)
+}
+
+// passes says whether the capture leaves the document OK.
+func (c *CaptureJSON) passes(strict bool) bool {
+	return c.IOError == "" && c.Errors == 0 && !(strict && c.Warnings > 0)
+}
+
+// captureJSON is a result's entry in the document.
+func captureJSON(r *Result) CaptureJSON {
 	c := CaptureJSON{File: r.File, Records: r.Records, Dropped: r.Dropped, Errors: r.Errors(), Warnings: r.Warnings(),
 		OK: r.OK(), Codes: map[capture.Code]CodeJSON{}, Findings: []FindingJSON{}}
 	if r.Opened {
@@ -238,14 +252,15 @@ func (d *Document) Add(r *Result) {
 		}
 		c.Findings = append(c.Findings, j)
 	}
-	if c.Errors > 0 || d.Strict && c.Warnings > 0 {
-		d.OK = false
-	}
-	d.Captures = append(d.Captures, c)
+	return c
 }
 
 // AddIOError records a capture that could not be read.
 func (d *Document) AddIOError(file string, err error) {
 	d.OK = false
-	d.Captures = append(d.Captures, CaptureJSON{File: file, Codes: map[capture.Code]CodeJSON{}, Findings: []FindingJSON{}, IOError: err.Error()})
+	d.Captures = append(d.Captures, ioErrorJSON(file, err))
+}
+
+func ioErrorJSON(file string, err error) CaptureJSON {
+	return CaptureJSON{File: file, Codes: map[capture.Code]CodeJSON{}, Findings: []FindingJSON{}, IOError: err.Error()}
 }

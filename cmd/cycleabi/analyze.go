@@ -161,7 +161,7 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 		}
 	}
 	sched := in.layout.schedule
-	src, err := loadSources(paths, in.ranks, invs, req, layoutFlagsGiven(fs.Changed, &in.layout))
+	src, err := loadSources(paths, in.ranks, invs, req, layoutFlagsGiven(fs.Changed, &in.layout), false)
 	defer src.close()
 	if err != nil {
 		return nil, err

@@ -183,7 +183,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
 		return usage(err)
 	}
-	src, err := loadSources(paths, f.ranks, invs, req, layoutFlagsGiven(fs.Changed, &f.layout))
+	// The JSON writer scans each capture again for its cores when it
+	// comes to write it (the Perfetto writer lays out every rank's
+	// tracks first).
+	src, err := loadSources(paths, f.ranks, invs, req, layoutFlagsGiven(fs.Changed, &f.layout), format == formatJSON)
 	defer src.close()
 	if err != nil {
 		var p *capture.Problem
@@ -377,8 +380,10 @@ func layoutPhrase(res *capture.Resolved) string {
 // where[i] when where is given (the manifest line that lists the capture);
 // the exit status is 1 when every failure is an invalid capture, else 2.
 // The captures' files are parked (capture.OpenParked): a run over
-// thousands of captures holds a few open at a time.
-func decodeAll(paths []string, req capture.Request, where []string) ([]*decode.Decoded, error) {
+// thousands of captures holds a few open at a time. With dropSlots, each
+// of several captures keeps only the fixed part of its summary
+// (decode.Decoded.DropSlots) until it is walked.
+func decodeAll(paths []string, req capture.Request, where []string, dropSlots bool) ([]*decode.Decoded, error) {
 	decoded := make([]*decode.Decoded, len(paths))
 	errs := make([]error, len(paths))
 	var next atomic.Int64
@@ -394,6 +399,8 @@ func decodeAll(paths []string, req capture.Request, where []string) ([]*decode.D
 				if err == nil {
 					if decoded[i], err = decode.Decode(c, req); err != nil {
 						c.Close()
+					} else if dropSlots && len(paths) > 1 {
+						decoded[i].DropSlots()
 					}
 				}
 				if err != nil && where != nil {

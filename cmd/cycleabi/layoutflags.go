@@ -132,6 +132,8 @@ func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--plan %s: %w", path, err)
 	}
+	// Checked: what reads the capture against it says no line of it.
+	s.DropText()
 	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities(), WorkerOn: plan.Assign(s, r).WorkerOn}, nil
 }
 

@@ -60,8 +60,9 @@ func isTrace(path string) (bool, error) {
 // loadSources resolves paths (or the window invs, when not nil) into
 // sources, reads the traces among them back into captures and decodes
 // every capture under req (traces under the layout they state). flagRanks
-// is --rank; layoutGiven says a layout flag was set.
-func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capture.Request, layoutGiven bool) (*sources, error) {
+// is --rank; layoutGiven says a layout flag was set. dropSlots drops the
+// active slots of each of several captures once decoded (see decodeAll).
+func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capture.Request, layoutGiven, dropSlots bool) (*sources, error) {
 	s := &sources{}
 	if invs != nil {
 		paths = invs.captures
@@ -94,7 +95,7 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 			places = invs.where()
 		}
 		var err error
-		s.decoded, err = decodeAll(paths, req, places)
+		s.decoded, err = decodeAll(paths, req, places, dropSlots)
 		return s, err
 	}
 	switch {
@@ -119,7 +120,7 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 		}
 	}
 	// Until every source is in order, close() releases the captures.
-	capDecoded, err := decodeAll(capPaths, req, nil)
+	capDecoded, err := decodeAll(capPaths, req, nil, false)
 	s.decoded = capDecoded
 	if err != nil {
 		return s, err

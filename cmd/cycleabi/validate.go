@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -153,9 +151,10 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	code, printed := exitOK, false
 	fail := func(c int) { code = max(code, c) }
-	var doc *validate.Document
+	var doc *validate.DocumentWriter
 	if f.format == "json" {
-		doc = validate.NewDocument(f.strict, o.MaxFindings)
+		doc = validate.NewDocumentWriter(f.strict, o.MaxFindings)
+		defer doc.Close()
 	}
 	err = validateAll(paths, o, func(i int, r *validate.Result, notes []string, err error) error {
 		for _, n := range notes {
@@ -199,7 +198,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		return err
 	}
 	if doc != nil {
-		if err := writeJSON(out, doc); err != nil {
+		if _, err := doc.WriteTo(out); err != nil {
 			return usage(err)
 		}
 	}
@@ -305,10 +304,4 @@ func checkPath(path string, o validate.Options) []checked {
 		out = append(out, c)
 	}
 	return out
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

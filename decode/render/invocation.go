@@ -2,6 +2,7 @@ package render
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -126,6 +127,7 @@ func place(inputs []Input, o *WriteOptions) ([]Placement, error) {
 	}
 	byRank := map[uint32][]int{}
 	var ranks []uint32
+	var shared slotSets
 	for i := range inputs {
 		r := inputs[i].Config.Rank
 		if _, ok := byRank[r]; !ok {
@@ -145,11 +147,17 @@ func place(inputs []Input, o *WriteOptions) ([]Placement, error) {
 			if k > 0 && in.Config.Invocation.ID == inputs[idx[k-1]].Config.Invocation.ID {
 				return nil, fmt.Errorf("%s and %s are both invocation %d of rank %d", inputs[idx[k-1]].Decoded.Capture.Name, in.Decoded.Capture.Name, in.Config.Invocation.ID, r)
 			}
-			for _, a := range in.Decoded.Summary.Active {
-				if !seen[a.Slot] {
-					seen[a.Slot] = true
-					slots = append(slots, a.Slot)
+			err := in.Decoded.WithSlots(func() error {
+				for _, a := range in.Decoded.Summary.Active {
+					if !seen[a.Slot] {
+						seen[a.Slot] = true
+						slots = append(slots, a.Slot)
+					}
 				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
 			}
 			ps[i].meta = false
 			ps[i].args = invocationArgs(in.Config.Invocation)
@@ -177,7 +185,7 @@ func place(inputs []Input, o *WriteOptions) ([]Placement, error) {
 		})
 		first := slices.Min(idx)
 		ps[first].meta = true
-		ps[first].slots = slots
+		ps[first].slots = shared.of(slots)
 	}
 	return ps, nil
 }
@@ -292,11 +300,38 @@ func reportOverlaps(ps []Placement, o *WriteOptions) {
 // lastEnd returns the largest end_cycle of the capture's records.
 func lastEnd(d *decode.Decoded) (uint64, error) {
 	var end uint64
-	err := d.Records(func(r decode.Record) bool {
-		end = max(end, r.EndCycle)
-		return true
+	err := d.WithSlots(func() error {
+		return d.Records(func(r decode.Record) bool {
+			end = max(end, r.EndCycle)
+			return true
+		})
 	})
 	return end, err
+}
+
+// slotSets holds each distinct set of a rank's cores once: the ranks of
+// a window mostly run on the same cores, and a run over thousands of
+// ranks would otherwise keep a copy per rank until it is written.
+type slotSets map[string][]abi.Slot
+
+// of returns the held set equal to slots (slots itself the first time).
+func (m *slotSets) of(slots []abi.Slot) []abi.Slot {
+	if *m == nil {
+		*m = slotSets{}
+	}
+	key := make([]byte, 0, len(slots)*20)
+	for _, s := range slots {
+		key = binary.LittleEndian.AppendUint32(key, uint32(s.CoreType))
+		key = binary.LittleEndian.AppendUint32(key, s.BlockID)
+		key = binary.LittleEndian.AppendUint64(key, s.Offset)
+		key = binary.LittleEndian.AppendUint32(key, s.Capacity)
+	}
+	if held, ok := (*m)[string(key)]; ok {
+		return held
+	}
+	slots = slices.Clip(slots)
+	(*m)[string(key)] = slots
+	return slots
 }
 
 func invocationArgs(inv *Invocation) []byte {

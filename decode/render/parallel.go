@@ -47,11 +47,11 @@ func (p *pipeline) renderParallel(i int, formats []func([]byte, *decode.Record) 
 	if n := d.Summary.Records; n < formatBatch {
 		batch = int(n) + 1
 	}
+	// Jobs are made as the walk needs them, each of a batch or of the
+	// records left (and one more), whichever is less: a capture of a
+	// batch and a half makes one job and a half, not pool full ones.
 	free := make(chan *formatJob, pool)
-	for range pool {
-		free <- &formatJob{recs: make([]decode.Record, 0, batch), b: make([]byte, 0, batch*400),
-			done: make(chan struct{}, 1), free: free}
-	}
+	made, left := 0, d.Summary.Records
 	// Never full: at most pool jobs exist.
 	jobs := make(chan *formatJob, pool)
 
@@ -77,12 +77,23 @@ func (p *pipeline) renderParallel(i int, formats []func([]byte, *decode.Record) 
 		var cur *formatJob
 		select {
 		case cur = <-free:
-		case <-p.done:
-			return errAborted
+		default:
+			if made < pool {
+				n := int(min(uint64(batch), left+1))
+				cur = &formatJob{recs: make([]decode.Record, 0, n), b: make([]byte, 0, n*400), done: make(chan struct{}, 1), free: free}
+				made++
+				break
+			}
+			select {
+			case cur = <-free:
+			case <-p.done:
+				return errAborted
+			}
 		}
 		// The merge fills the batch in place: no record is copied twice.
 		recs, walkErr := m.Next(cur.recs[:0])
 		cur.recs = recs
+		left -= min(left, uint64(len(recs)))
 		for k := range recs {
 			note(&recs[k])
 		}
@@ -94,7 +105,8 @@ func (p *pipeline) renderParallel(i int, formats []func([]byte, *decode.Record) 
 				return errAborted
 			}
 		}
-		if walkErr != nil || len(recs) < batch {
+		// A batch short of its job's room is the last (see merge.next).
+		if walkErr != nil || len(recs) < cap(recs) {
 			return walkErr
 		}
 	}

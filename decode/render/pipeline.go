@@ -114,7 +114,8 @@ func Write(w io.Writer, inputs []Input, o WriteOptions, f Format) error {
 		done:  make(chan struct{}),
 		// Room for every chunk in flight: the writer's two per
 		// input and the one being filled.
-		free: make(chan []byte, par*4),
+		free:   make(chan []byte, par*4),
+		places: make(chan struct{}, par),
 
 		formatters: formatters,
 	}
@@ -125,21 +126,21 @@ func Write(w io.Writer, inputs []Input, o WriteOptions, f Format) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		sem := make(chan struct{}, par)
 		// Renderers start in input order: the writer drains input i
-		// before i+1, so input i always holds a place.
+		// before i+1, so input i always holds a place. The writer gives
+		// the place back once it has written the input, so renderers
+		// run at most par inputs ahead of it, however fast they are.
 		for i := range inputs {
 			select {
-			case sem <- struct{}{}:
+			case p.places <- struct{}{}:
 			case <-p.done:
 				return
 			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() { <-sem }()
 				defer close(p.outs[i])
-				p.errs[i] = p.render(i, f.Renderer(i, &inputs[i]), &inputs[i])
+				p.errs[i] = inputs[i].Decoded.WithSlots(func() error { return p.render(i, f.Renderer(i, &inputs[i]), &inputs[i]) })
 			}()
 		}
 	}()
@@ -173,6 +174,9 @@ type pipeline struct {
 	flows []flows.Stats
 	done  chan struct{} // closed when the writer returns
 	free  chan []byte   // written chunks, for reuse
+	// places holds one token per input being rendered or not yet
+	// written: at most par.
+	places chan struct{}
 	// formatters is the number of goroutines that format one input's
 	// events (1: the input's own goroutine does).
 	formatters int
@@ -210,6 +214,7 @@ func (p *pipeline) write(w io.Writer, inputs []Input, f Format, progress func(in
 		if err := p.errs[i]; err != nil {
 			return err
 		}
+		<-p.places
 	}
 	_, err := w.Write(f.Tail(inputs, p.flows))
 	return err

@@ -168,7 +168,9 @@ func readFile(path, what string, lim Limits, check func(size int64, head []byte)
 	// The file may grow between the stat and the read: the read is
 	// bounded too.
 	var b bytes.Buffer
-	b.Grow(int(st.Size()) + 1)
+	// ReadFrom wants bytes.MinRead bytes of room before each read, the one
+	// that finds the end too: without them the buffer doubles at the end.
+	b.Grow(int(st.Size()) + bytes.MinRead)
 	n64, err := b.ReadFrom(io.LimitReader(f, lim.Input+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -331,3 +331,30 @@ func TestReadDocumentFileRefusedFromSize(t *testing.T) {
 		t.Errorf("len(b) = %d, want 25165831: %q", len(b), b)
 	}
 }
+
+// A file is read into one buffer of its size: bytes.Buffer.ReadFrom asks
+// for bytes.MinRead bytes of room before each read, so a buffer of
+// exactly the size is doubled for the read that finds the end.
+func TestReadFileOneBuffer(t *testing.T) {
+	for _, size := range []int{0, 1, 511, 512, 4096, 3 << 20, 3<<20 - 1, 3<<20 - 100} {
+		path := filepath.Join(t.TempDir(), "s.json")
+		if err := os.WriteFile(path, []byte("{"+strings.Repeat(" ", max(size-1, 0))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		b, err := ReadDocumentFile(path, "schedule file", Limits{Input: 1 << 30, YAML: 1 << 20}, func([]byte) bool { return true }, "")
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := max(size, 1); len(b) != want {
+			t.Fatalf("size %d: read %d bytes", size, len(b))
+		}
+		// The buffer, the 4 KiB head and the file's bookkeeping.
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(size)+16<<10 {
+			t.Errorf("size %d: %d bytes allocated to read it", size, got)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package analyze_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
+)
+
+// chainSchedule is a dependency chain of n tasks over 48 workers: task k
+// waits on task k-1's event, cube and vector tasks in turn (the schedule
+// of scripts/rss-scale.sh's plan row).
+func chainSchedule(t *testing.T, n int) *plan.Schedule {
+	var b bytes.Buffer
+	b.WriteString(`{"num_workers": 48, "tasks": [`)
+	for k := range n {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		typ := "MatMul"
+		if k%2 == 1 {
+			typ = "AddCustom"
+		}
+		fmt.Fprintf(&b, `{"task_type": %q, "trigger_event": %d`, typ, k)
+		if k > 0 {
+			fmt.Fprintf(&b, `, "dependent_event": %d`, k-1)
+		}
+		b.WriteString("}")
+	}
+	for i, list := range []string{"cube", "vector"} {
+		fmt.Fprintf(&b, `], "%s_task_indices": [`, list)
+		for k := i; k < n; k += 2 {
+			if k > 1 {
+				b.WriteString(", ")
+			}
+			fmt.Fprint(&b, k)
+		}
+	}
+	b.WriteString("]}\n")
+	s, err := plan.Parse("chain.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// liveHeap is the live heap after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// heapWatch is an io.Writer that discards what it is given and, every
+// MiB and at the first write, fails when the live heap is over limit.
+type heapWatch struct {
+	n, next int
+	peak    uint64
+	limit   uint64
+}
+
+var errHeap = errors.New("live heap over the limit")
+
+func (w *heapWatch) Write(p []byte) (int, error) {
+	if w.n >= w.next {
+		w.next = w.n + 1<<20
+		h := liveHeap()
+		w.peak = max(w.peak, h)
+		if h > w.limit {
+			return 0, errHeap
+		}
+	}
+	w.n += len(p)
+	return len(p), nil
+}
+
+// TestPathMemory: the critical path of a 60k-task chain (180k records,
+// 300k segments: 25 times the largest path the other tests walk, report's
+// 12k) holds at most 24 bytes a segment once analyzed (a []Segment took
+// 106),
+// and writing it as JSON or text (ten rows a table) adds at most a few MiB to the live heap:
+// segments are built one at a time.
+func TestPathMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates a 60k-task chain")
+	}
+	const tasks = 60_000
+	s := chainSchedule(t, tasks)
+	c, err := synth.Run(s, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := capture.FromBytes("chain.bin", c.Buffer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := flows.NewDependencies(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := liveHeap()
+	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := liveHeap()
+	runtime.KeepAlive(c)
+	runtime.KeepAlive(deps)
+	held := after - min(before, after)
+	n := res.CriticalPath.Segments.Len()
+	if n < 2*tasks {
+		t.Fatalf("%d segments, want at least two a task (a wait and its producer's trigger)", n)
+	}
+	if limit := uint64(24*n + 1<<20); held > limit {
+		t.Errorf("the analysis holds %d bytes (%.1f a segment), want at most %d", held, float64(held)/float64(n), limit)
+	}
+	t.Logf("%d segments: the analysis holds %.1f MiB, %.1f bytes a segment", n, float64(held)/(1<<20), float64(held)/float64(n))
+	rep := analyze.NewReport([]*analyze.Rank{res})
+	start := liveHeap()
+	for i, write := range []func(io.Writer) error{rep.WriteJSON, func(w io.Writer) error { return rep.WriteText(w, 10) }} {
+		w := &heapWatch{limit: start + 8<<20}
+		if err := write(w); err != nil {
+			t.Fatalf("%v: peak live heap %.1f MiB, %.1f at the start", err, float64(w.peak)/(1<<20), float64(start)/(1<<20))
+		}
+		runtime.KeepAlive(rep)
+		if i == 0 && w.n < n*200 {
+			t.Errorf("%d bytes of JSON for %d segments", w.n, n)
+		}
+	}
+}

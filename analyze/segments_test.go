@@ -1,0 +1,44 @@
+package analyze_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// TestReadReportSegments: a report's segments read back are those written
+// (Len, At, and JSON again), and a value of the wrong type among them is
+// placed at its line and column in the report, as elsewhere in it.
+func TestReadReportSegments(t *testing.T) {
+	report := `{"abi_version":1,"abi_fingerprint":"e7b0842e14986bfc","ranks":[{"rank":0,"capture":"a.bin",
+"cycle_frequency_mhz":50,"records":3,"makespan_cycles":100,"makespan_us":2,
+"critical_path":{"start_cycle":1,"end_cycle":101,"total_cycles":100,"by_kind":{"compute":50,"gap":50},"by_stage":[{"name":"Router","cycles":50}],
+"segments":[{"core":"AIC/0","task_id":null,"kind":"gap","start_cycle":1,"end_cycle":51},
+ {"core":"AIC/0","task_id":3,"kind":"compute","start_cycle":51,"end_cycle":101,"task_type":"MatMul","stage":"Router"}]}}]}`
+	r, err := analyze.ReadReport("a.json", []byte(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := &r.Ranks[0].CriticalPath.Segments
+	if segs.Len() != 2 {
+		t.Fatalf("%d segments, want 2", segs.Len())
+	}
+	s := segs.At(1)
+	if s.Core != "AIC/0" || s.TaskID == nil || *s.TaskID != 3 || s.Kind != "compute" || s.StartCycle != 51 || s.EndCycle != 101 || s.TaskType != "MatMul" || s.Stage != "Router" {
+		t.Errorf("segment 1 read as %+v", s)
+	}
+	if s := segs.At(0); s.TaskID != nil || s.Cycles() != 50 {
+		t.Errorf("segment 0 read as %+v", s)
+	}
+	if got := segs.Longest(1); len(got) != 1 || got[0] != 0 {
+		t.Errorf("Longest(1) = %v, want [0] (ties in time order)", got)
+	}
+
+	bad := strings.Replace(report, `"start_cycle":51`, `"start_cycle":"51"`, 1)
+	_, err = analyze.ReadReport("a.json", []byte(bad))
+	want := `a.json:5:61: not an analyze --format json report: critical_path.segments.start_cycle: a string where a uint64 goes`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

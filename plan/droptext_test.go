@@ -1,0 +1,24 @@
+package plan
+
+import "testing"
+
+// TestDropText: an error placed by ErrorAt has the line and column of its
+// value while the text is kept, none once it is dropped.
+func TestDropText(t *testing.T) {
+	for _, text := range []string{
+		`{"num_workers": 2, "tasks": [{"task_type": "MatMul"}, {"task_type": "MatMul", "trigger_event": 1}], "cube_task_indices": [0, 1]}`,
+		"num_workers: 2\ntasks:\n  - {task_type: MatMul}\n  - {task_type: MatMul, trigger_event: 1}\ncube_task_indices: [0, 1]\n",
+	} {
+		s, err := Parse("s.json", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := s.ErrorAt("tasks[1].trigger_event", "bad"); e.Line == 0 || e.Col == 0 {
+			t.Errorf("%q: no place with the text kept: %v", text, e)
+		}
+		s.DropText()
+		if e := s.ErrorAt("tasks[1].trigger_event", "bad"); e.Line != 0 || e.Col != 0 || e.Error() != "s.json: tasks[1].trigger_event: bad" {
+			t.Errorf("%q: placed without its text: %d:%d %v", text, e.Line, e.Col, e)
+		}
+	}
+}
