@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"math"
 	"math/big"
 	"os"
@@ -545,7 +546,7 @@ func mustJSON(v any) []byte {
 // a MegaKernel event, come out as U+FFFD, as decode's JSON trace and
 // encoding/json write them.
 func TestInvalidUTF8Replaced(t *testing.T) {
-	long := strings.Repeat("é", flushAt/2-1) + "\xff" + strings.Repeat("é", flushAt) // é is 2 bytes: some cut lands inside one
+	long := strings.Repeat("é", jsonread.FlushAt/2-1) + "\xff" + strings.Repeat("é", jsonread.FlushAt) // é is 2 bytes: some cut lands inside one
 	fw := writeFile(t, "fw.json", `{"note":"`+long+`","traceEvents":[
 {"ph":"X","cat":"kernel","name":"HyperMegaMoe_`+"\xc3"+`","pid":0,"tid":7,"ts":10,"dur":20,"args":{"a":"`+"\x80"+`b"}}]}`)
 	ev := []mkEvent{{"A\xfe", 0, 1000, "1", "2", -1}}
@@ -555,7 +556,7 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 	require.NoError(t, err)
 	out := buf.String()
 	require.True(t, utf8.ValidString(out), "output is valid UTF-8")
-	require.Contains(t, out, `"note":"`+strings.Repeat("é", flushAt/2-1)+"\uFFFD"+strings.Repeat("é", flushAt)+`"`)
+	require.Contains(t, out, `"note":"`+strings.Repeat("é", jsonread.FlushAt/2-1)+"\uFFFD"+strings.Repeat("é", jsonread.FlushAt)+`"`)
 	require.Contains(t, out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`)
 	require.Contains(t, out, `"args":{"a":"`+"\uFFFD"+`b"}`)
 	require.Contains(t, out, `"name":"A`+"\uFFFD"+`"`)
