@@ -117,9 +117,8 @@ func (r *Reader) scanValue() error {
 		switch state {
 		case stValue:
 			r.ws()
+			// At the end cur is 0, which no case takes.
 			switch c := r.cur(); {
-			case r.i >= r.n:
-				return r.Errorf("expected a JSON value, found %s", r.Found())
 			case c == '{' || c == '[':
 				if err := r.enter(len(stack)); err != nil {
 					return err
@@ -131,7 +130,7 @@ func (r *Reader) scanValue() error {
 				if c == '[' {
 					close = ']'
 				}
-				if r.cur() == close && r.i < r.n {
+				if r.cur() == close {
 					r.i++
 					stack = stack[:len(stack)-1]
 					state = stAfter
@@ -153,14 +152,14 @@ func (r *Reader) scanValue() error {
 			}
 		case stKey:
 			r.ws()
-			if r.cur() != '"' || r.i >= r.n {
+			if r.cur() != '"' {
 				return r.Errorf("expected an object key, found %s", r.Found())
 			}
 			if err := r.scanStr(); err != nil {
 				return err
 			}
 			r.ws()
-			if r.cur() != ':' || r.i >= r.n {
+			if r.cur() != ':' {
 				return r.Errorf("expected ':' after an object key, found %s", r.Found())
 			}
 			r.i++
@@ -173,7 +172,6 @@ func (r *Reader) scanValue() error {
 			top := stack[len(stack)-1]
 			c := r.cur()
 			switch {
-			case r.i >= r.n:
 			case c == ',':
 				r.i++
 				if top == '{' {
