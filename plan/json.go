@@ -59,7 +59,7 @@ func (j *jsonScanner) AtEnd() bool { return j.r.AtEnd() }
 
 // Punct consumes c after white space.
 func (j *jsonScanner) Punct(c byte) bool {
-	if j.r.Peek() != c || j.r.AtEnd() {
+	if j.r.Peek() != c || c == 0 {
 		return false
 	}
 	j.r.Advance()

@@ -94,6 +94,10 @@ type Reader struct {
 	// string.
 	lit, str []byte
 	strSink  Sink
+	// raw is the last string Str read, as written; inBuf says it is a
+	// slice of buf. keyRaw holds a key's copy.
+	raw, keyRaw []byte
+	inBuf       bool
 }
 
 // Open opens the file at path for reading, decompressing it when it

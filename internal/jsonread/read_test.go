@@ -142,3 +142,40 @@ func TestTrailing(t *testing.T) {
 		}
 	}
 }
+
+// TestKeysAcrossRefills: Object hands each key, decoded, and Key its text
+// as written, intact whatever the buffer's size (a refill moves the
+// buffer between a key and its colon).
+func TestKeysAcrossRefills(t *testing.T) {
+	in := `{"alpha"   :1, "b\u00e9ta"` + "\n\n" + `:[2], "gamma_gamma_gamma":{"x":"y"}, "d":"\ud83d\ude00"}`
+	wantKeys := []string{"alpha", "béta", "gamma_gamma_gamma", "d"}
+	wantRaw := []string{`"alpha"`, `"b\u00e9ta"`, `"gamma_gamma_gamma"`, `"d"`}
+	for size := 8; size <= 64; size++ {
+		r := NewSize("x", strings.NewReader(in), size)
+		var keys []string
+		err := r.Object("x", func(key []byte, at Pos) error {
+			keys = append(keys, string(key))
+			return r.Skip()
+		})
+		if err != nil || strings.Join(keys, ",") != strings.Join(wantKeys, ",") {
+			t.Errorf("buffer %d: keys %q, %v; want %q", size, keys, err, wantKeys)
+		}
+		r = NewSize("x", strings.NewReader(in), size)
+		r.Peek()
+		r.Advance()
+		for i := range wantKeys {
+			if i > 0 {
+				if err := r.Expect(',', "','"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			key, raw, err := r.Key()
+			if err != nil || string(key) != wantKeys[i] || string(raw) != wantRaw[i] {
+				t.Errorf("buffer %d: Key = %q, %q, %v; want %q, %q", size, key, raw, err, wantKeys[i], wantRaw[i])
+			}
+			if err := r.Skip(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

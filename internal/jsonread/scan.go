@@ -385,6 +385,20 @@ func (r *Reader) Str() ([]byte, error) {
 	if c := r.Peek(); c != '"' || r.i >= r.n {
 		return nil, r.Errorf("expected a string, found %s", r.Found())
 	}
+	// The common case, a string of ASCII without escapes in the buffer:
+	// a slice of it.
+	for j := r.i + 1; j < r.n; j++ {
+		c := r.buf[j]
+		if c == '"' {
+			s := r.buf[r.i+1 : j]
+			r.raw, r.inBuf = r.buf[r.i:j+1], true
+			r.i = j + 1
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
 	s := &r.strSink
 	s.B = s.B[:0]
 	r.rec, r.mark, r.recErr = s, r.i, nil
@@ -397,6 +411,7 @@ func (r *Reader) Str() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.raw, r.inBuf = s.B, false
 	raw := s.B[1 : len(s.B)-1]
 	if !needsDecoding(raw) {
 		return raw, nil
@@ -415,7 +430,13 @@ func (r *Reader) Key() (key, raw []byte, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	raw = r.strSink.B
+	raw = r.raw
+	if r.inBuf {
+		// A slice of the buffer, which Expect may refill: keep a copy.
+		r.keyRaw = append(r.keyRaw[:0], raw...)
+		raw = r.keyRaw
+		key = raw[1 : len(raw)-1]
+	}
 	if err := r.Expect(':', "':' after an object key"); err != nil {
 		return nil, nil, err
 	}
