@@ -33,7 +33,15 @@ type Error struct {
 	Line   int
 	Offset int64
 	Msg    string
+	// Err is the error's kind when callers need to tell it (ErrTooLong).
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrTooLong is the kind of the error of a value past Reader.MaxValue.
+var ErrTooLong = errors.New("a value too long")
 
 // Error returns "file:line: byte offset: message", or "file: message".
 func (e *Error) Error() string {
@@ -74,6 +82,13 @@ type Reader struct {
 	// first such byte). Without it such bytes are kept as they are in raw
 	// values and decode as U+FFFD, as encoding/json reads them.
 	CheckUTF8 bool
+	// Columns keeps what Col needs; it costs a count of the text's
+	// characters, so only readers that report columns set it.
+	Columns bool
+	// MaxValue bounds a value read whole (Value without a writer, Str);
+	// 0 is MaxValueBytes. Past it Value fails with an error that wraps
+	// ErrTooLong.
+	MaxValue int
 
 	name string
 	src  io.Reader
@@ -83,6 +98,12 @@ type Reader struct {
 	err  error // a read error, reported once the buffer is drained
 	off  int64 // offset of buf[0] in the stream
 	line int
+	// lineStart is the offset after the last line break consumed. With
+	// Columns, colIdx and colVal are a buffer index on the line of colLine
+	// and the characters of that line before it; colBefore holds the
+	// characters of the line before buf[0].
+	lineStart                          int64
+	colIdx, colVal, colLine, colBefore int
 	// closers close the file and the gzip reader.
 	closers []io.Closer
 	// rec, when set, receives the bytes from buf[mark:] as they are
@@ -137,12 +158,12 @@ func NewFile(path string, f io.ReadSeekCloser) (*Reader, error) {
 // NewSize reads src, named name in errors, through a buffer of size bytes
 // (at least 8).
 func NewSize(name string, src io.Reader, size int) *Reader {
-	return &Reader{MaxDepth: DefaultMaxDepth, name: name, src: src, buf: make([]byte, max(size, 8)), line: 1}
+	return &Reader{MaxDepth: DefaultMaxDepth, name: name, src: src, buf: make([]byte, max(size, 8)), line: 1, colLine: 1}
 }
 
 // NewBytes reads data in place: no copy, no refill.
 func NewBytes(name string, data []byte) *Reader {
-	return &Reader{MaxDepth: DefaultMaxDepth, name: name, src: bytes.NewReader(nil), buf: data, n: len(data), eof: true, line: 1}
+	return &Reader{MaxDepth: DefaultMaxDepth, name: name, src: bytes.NewReader(nil), buf: data, n: len(data), eof: true, line: 1, colLine: 1}
 }
 
 // Name is the input's name in errors.
@@ -167,6 +188,10 @@ func (r *Reader) fill() bool {
 		r.mark = 0
 	}
 	if r.i > 0 {
+		if r.Columns {
+			r.colBefore = r.Col() - 1
+			r.colIdx = 0
+		}
 		copy(r.buf, r.buf[r.i:r.n])
 		r.off += int64(r.i)
 		r.n -= r.i
@@ -194,6 +219,25 @@ func (r *Reader) Offset() int64 { return r.off + int64(r.i) }
 
 // Pos is where the next byte is.
 func (r *Reader) Pos() Pos { return Pos{r.line, r.Offset()} }
+
+// Col is the column of the next byte on its line, in characters (UTF-8
+// sequences; a tab is one), 1-based. Reader.Columns must be set.
+func (r *Reader) Col() int {
+	start := int(r.lineStart - r.off) // may be before buf[0]
+	if r.colLine != r.line {
+		r.colLine, r.colIdx, r.colVal = r.line, max(start, 0), 0
+		if start < 0 {
+			r.colVal = r.colBefore
+		}
+	}
+	for _, c := range r.buf[r.colIdx:r.i] {
+		if c&0xC0 != 0x80 {
+			r.colVal++
+		}
+	}
+	r.colIdx = r.i
+	return r.colVal + 1
+}
 
 // Errorf returns an *Error at the next byte (or the read error that ended
 // the input, which is the better explanation).
@@ -227,6 +271,7 @@ func (r *Reader) Peek() byte {
 			case '\n':
 				r.line++
 				r.i++
+				r.lineStart = r.off + int64(r.i)
 			case ' ', '\t', '\r':
 				r.i++
 			default:

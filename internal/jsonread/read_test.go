@@ -179,3 +179,34 @@ func TestKeysAcrossRefills(t *testing.T) {
 		}
 	}
 }
+
+// TestColumns: Col counts the characters before the next byte on its
+// line, through buffers of any size, on lines longer than the buffer too.
+func TestColumns(t *testing.T) {
+	in := `{"é": "ü😀ü", "b": [1,` + "\n" + `  "x"], "long": "` + strings.Repeat("é", 50) + `", ` + "\t" + `"z":` + "\n\n" + `{"ö": null}}`
+	want := func(off int64) int { // an independent count
+		line := in[:off]
+		if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+			line = line[i+1:]
+		}
+		return len([]rune(line)) + 1
+	}
+	for size := 8; size <= 80; size++ {
+		r := NewSize("x", strings.NewReader(in), size)
+		r.Columns = true
+		checked := 0
+		err := r.Object("x", func(key []byte, at Pos) error {
+			if got, w := r.Col(), want(r.Offset()); got != w {
+				t.Errorf("buffer %d, value of %q at byte %d: column %d, want %d", size, key, r.Offset(), got, w)
+			}
+			checked++
+			return r.Skip()
+		})
+		if err != nil || checked != 4 {
+			t.Fatalf("buffer %d: %v, %d values", size, err, checked)
+		}
+		if got, w := r.Col(), want(r.Offset()); got != w {
+			t.Errorf("buffer %d, at the end: column %d, want %d", size, got, w)
+		}
+	}
+}

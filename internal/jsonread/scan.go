@@ -1,6 +1,9 @@
 package jsonread
 
 import (
+	"bytes"
+	"cmp"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -40,8 +43,8 @@ func (r *Reader) record() {
 	}
 	if err := r.rec.write(r.buf[r.mark:r.i]); err != nil {
 		r.recErr = err
-	} else if r.rec.W == nil && len(r.rec.B) > MaxValueBytes {
-		r.recErr = &Error{File: r.name, Line: r.line, Offset: r.Offset(), Msg: "a value longer than 64 MiB"}
+	} else if limit := cmp.Or(r.MaxValue, MaxValueBytes); r.rec.W == nil && len(r.rec.B) > limit {
+		r.recErr = &Error{File: r.name, Line: r.line, Offset: r.Offset(), Msg: fmt.Sprintf("a value longer than %d bytes", limit), Err: ErrTooLong}
 	}
 	r.mark = r.i
 }
@@ -74,6 +77,7 @@ func (r *Reader) ws() {
 			switch r.buf[r.i] {
 			case '\n':
 				r.line++
+				r.lineStart = r.off + int64(r.i) + 1
 			case ' ', '\t', '\r':
 			default:
 				return
@@ -523,3 +527,7 @@ func (r *Reader) End(what string) error {
 	}
 	return r.IOErr()
 }
+
+// Escaped reports whether the last string Str read was written with an
+// escape.
+func (r *Reader) Escaped() bool { return !r.inBuf && bytes.IndexByte(r.raw, '\\') >= 0 }
