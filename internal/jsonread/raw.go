@@ -155,12 +155,7 @@ func keyBytes(b []byte) ([]byte, bool) {
 // needsDecoding reports whether the body of a checked string holds an
 // escape or a byte that is not UTF-8.
 func needsDecoding(raw []byte) bool {
-	for _, c := range raw {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw)
-		}
-	}
-	return false
+	return bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw)
 }
 
 var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
