@@ -7,10 +7,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// JSON is read by a JSON reader of its own, not by go-yaml: go-yaml
+// JSON is read by jsonread, the one JSON reader, not by go-yaml: go-yaml
 // refuses valid JSON (a surrogate pair escape such as "\ud83d\ude00",
 // which Python's json.dump writes for every emoji; a raw DEL, 0x7F, in a
-// string) and reports some of its errors with no place. The reader builds
+// string) and reports some of its errors with no place. jsonReader builds
 // the node tree go-yaml builds for the same text, so every check of the
 // nodes (and its line and column) is the same for JSON and YAML:
 // mappings and lists in flow style, strings double-quoted with !!str,
