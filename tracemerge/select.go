@@ -422,7 +422,3 @@ func eachEvent(r *jsonread.Reader, fn func(raw []byte, at jsonread.Pos) error) e
 		}
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
