@@ -6,8 +6,8 @@ import (
 	"unicode/utf8"
 )
 
-// Field is one member of a JSON object read by Fields: the key decoded
-// and the value's raw bytes.
+// Field is one member of a JSON object read by Fields: the key with its
+// escapes decoded and the value's raw bytes.
 type Field struct {
 	Key   []byte // decoded (usually a slice of the object)
 	Value []byte
@@ -140,13 +140,15 @@ func skipValue(b []byte, i int) int {
 	}
 }
 
-// keyBytes decodes a key; without escapes it is a slice of b.
+// keyBytes decodes a key's escapes; without escapes it is a slice of b,
+// bytes that are not UTF-8 kept (such a key equals no name a caller looks
+// up, decoded or not, and the check would cost every key of every event).
 func keyBytes(b []byte) ([]byte, bool) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return nil, false
 	}
 	raw := b[1 : len(b)-1]
-	if !needsDecoding(raw) {
+	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw, true
 	}
 	return appendUnquoted(nil, raw), true
