@@ -265,6 +265,14 @@ func (r *Reader) SkipBOM() {
 // Peek skips whitespace and returns the next byte, 0 at the end (AtEnd
 // tells the end from a NUL byte).
 func (r *Reader) Peek() byte {
+	// Inlined: most calls find the next token at once.
+	if r.i < r.n && r.buf[r.i] > ' ' {
+		return r.buf[r.i]
+	}
+	return r.peekSlow()
+}
+
+func (r *Reader) peekSlow() byte {
 	for {
 		for r.i < r.n {
 			switch c := r.buf[r.i]; c {

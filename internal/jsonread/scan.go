@@ -435,7 +435,7 @@ func (r *Reader) Key() (key, raw []byte, err error) {
 		return nil, nil, err
 	}
 	raw = r.raw
-	if r.inBuf {
+	if r.inBuf && !r.eof {
 		// A slice of the buffer, which Expect may refill: keep a copy.
 		r.keyRaw = append(r.keyRaw[:0], raw...)
 		raw = r.keyRaw
