@@ -129,10 +129,12 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			})
 		case "megaKernelCycleTrace":
 			var s jsonread.Sink
+			r.Peek()
+			at := r.Pos()
 			if err = r.Value(&s); err == nil {
 				meta = new(mkMeta)
 				if jerr := json.Unmarshal(s.B, meta); jerr != nil {
-					return nil, &InputError{File: path, Msg: "megaKernelCycleTrace: " + jerr.Error()}
+					return nil, r.ErrorAt(at, "megaKernelCycleTrace: %v", jerr)
 				}
 			}
 		default:

@@ -618,3 +618,16 @@ func TestUTF8WriterSplits(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataErrorPlaced: a megaKernelCycleTrace of the wrong shape is
+// named with the line and byte where the object starts.
+func TestMetadataErrorPlaced(t *testing.T) {
+	fw := writeFile(t, "fw.json", `{"traceEvents":[]}`)
+	text := "{\"traceEvents\":[],\n \"megaKernelCycleTrace\": {\"schemaVersion\": \"one\"}}"
+	mk := writeFile(t, "mk.json", text)
+	_, err := Merge(&bytes.Buffer{}, Options{Framework: fw, MegaKernel: mk, Rank: -1})
+	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": json: cannot unmarshal string into Go struct field mkMeta.schemaVersion of type int"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
+	}
+}
