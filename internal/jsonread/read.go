@@ -166,9 +166,6 @@ func NewBytes(name string, data []byte) *Reader {
 	return &Reader{MaxDepth: DefaultMaxDepth, name: name, src: bytes.NewReader(nil), buf: data, n: len(data), eof: true, line: 1, colLine: 1}
 }
 
-// Name is the input's name in errors.
-func (r *Reader) Name() string { return r.name }
-
 // Close releases the file and the gzip reader.
 func (r *Reader) Close() {
 	for i := len(r.closers) - 1; i >= 0; i-- {
@@ -311,11 +308,11 @@ func (r *Reader) Found() string {
 	if r.i >= r.n && !r.fill() {
 		return "the end of the input"
 	}
-	return Describe(r.buf[r.i])
+	return describe(r.buf[r.i])
 }
 
-// Describe names byte c for a message.
-func Describe(c byte) string {
+// describe names byte c for a message.
+func describe(c byte) string {
 	if c < 0x20 || c >= 0x7f {
 		return fmt.Sprintf("byte 0x%02x", c)
 	}
