@@ -233,7 +233,7 @@ func Read(path, dir string) (*Trace, error) {
 		return st.Skip()
 	})
 	if err == nil {
-		err = st.End("a MegaKernel trace")
+		err = st.End("trace object")
 	}
 	if err != nil {
 		return nil, err
