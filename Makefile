@@ -90,7 +90,7 @@ go-test:
 cpp-test:
 	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
 
-## bench: throughput and memory of the layout search, decode, validate, plan, synth, merge, export and analyze of a JSON trace (docs/json-traces.md), the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
+## bench: throughput and memory of the layout search, decode, validate, plan, synth, merge, the JSON reader, export and analyze of a JSON trace (docs/json-traces.md), the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
@@ -98,6 +98,7 @@ bench:
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/jsonread/
 	./scripts/rss-merge.sh 3
 	./scripts/rss-merge.sh 3 0 1000000
 	./scripts/rss-sparse.sh

@@ -15,8 +15,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"github.com/megakernel/cycleabi/internal/outfile"
-	"github.com/megakernel/cycleabi/tracemerge"
 )
 
 // Limits that keep a hostile or broken trace from taking unbounded memory
@@ -35,9 +35,9 @@ const (
 
 // Error is a trace that cannot be read back into captures: malformed
 // JSON, a missing or ill-typed arg, metadata that contradicts the events.
-// It is a *tracemerge.InputError: file, line and byte offset (in the
+// It is a *jsonread.Error: file, line and byte offset (in the
 // decompressed text) of the event or value at fault.
-type Error = tracemerge.InputError
+type Error = jsonread.Error
 
 // Trace is a JSON trace read back into captures. Close it when done: the
 // captures live in a scratch file.
@@ -103,7 +103,7 @@ type Source struct {
 	byKey   map[uint32]int32
 	descs   map[uint32]*descName
 	tasks   map[uint32]string
-	first   tracemerge.Pos
+	first   jsonread.Pos
 	key     sourceKey
 	step    *int64
 	dir     string
@@ -158,7 +158,7 @@ type core struct {
 	block uint32
 	entry uint64
 	count uint64
-	first tracemerge.Pos
+	first jsonread.Pos
 	// While the records are placed: how many are, and the buffered ones
 	// (records and their table entries) from index bufFirst.
 	placed   uint64
@@ -187,7 +187,7 @@ const spoolEntry = 4 + 4 + abi.ProfileRecordSize + 8
 // reader is the state of one Read.
 type reader struct {
 	path    string
-	st      *tracemerge.Stream
+	st      *jsonread.Reader
 	sources map[sourceKey]*Source
 	order   []*Source
 	meta    *meta // nil until the trace's megaKernelCycleTrace is read
@@ -195,8 +195,8 @@ type reader struct {
 	spool   *os.File
 	w       *bufio.Writer
 	ent     [spoolEntry]byte
-	fields  []tracemerge.Field
-	args    []tracemerge.Field
+	fields  []jsonread.Field
+	args    []jsonread.Field
 	events  uint64
 }
 
@@ -205,10 +205,11 @@ type reader struct {
 // TMPDIR). A malformed trace, or one whose metadata contradicts its
 // events, is an *Error naming the line and byte offset.
 func Read(path, dir string) (*Trace, error) {
-	st, err := tracemerge.OpenStream(path)
+	st, err := jsonread.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	st.NonFinite = true // NaN gets an error of its own, not a syntax error
 	defer st.Close()
 	spool, err := outfile.CreateScratch(dir, "cycleabi-trace-spool-*")
 	if err != nil {
@@ -216,23 +217,26 @@ func Read(path, dir string) (*Trace, error) {
 	}
 	defer outfile.CloseScratch(spool)
 	r := &reader{path: path, st: st, sources: map[sourceKey]*Source{}, spool: spool, w: bufio.NewWriterSize(spool, 1<<20)}
-	err = st.Object("a MegaKernel trace", func(key string, at tracemerge.Pos) error {
-		switch key {
+	err = st.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
+		switch string(key) {
 		case "traceEvents":
-			return st.Array(r.event)
+			return st.Array(false, "a trace event", r.event)
 		case "megaKernelCycleTrace":
-			raw, err := st.Value()
-			if err != nil {
+			var raw jsonread.Sink
+			if err := st.Value(&raw); err != nil {
 				return err
 			}
 			r.meta = new(meta)
-			if err := json.Unmarshal(raw, r.meta); err != nil {
-				return st.Errorf(at, "megaKernelCycleTrace: %v", err)
+			if err := json.Unmarshal(raw.B, r.meta); err != nil {
+				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil
 		}
 		return st.Skip()
 	})
+	if err == nil {
+		err = st.End("trace object")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -286,64 +290,64 @@ var eventArgs = []string{"rank", "device_id", "core_type", "block_id", "task_id"
 // event takes one trace event: a record event (ph X, cat
 // MegaKernelInternal) goes to the spool; any other is not a record
 // (metadata, arrows) and is skipped.
-func (r *reader) event(raw []byte, at tracemerge.Pos) error {
+func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	var ok bool
-	if r.fields, ok = tracemerge.Fields(raw, r.fields); !ok {
-		return r.st.Errorf(at, "a trace event is not an object")
+	if r.fields, ok = jsonread.Fields(raw, r.fields); !ok {
+		return r.st.ErrorAt(at, "a trace event is not an object")
 	}
 	// Compared as written: both writers write these without escapes.
-	if string(tracemerge.Lookup(r.fields, "ph")) != `"X"` || string(tracemerge.Lookup(r.fields, "cat")) != `"MegaKernelInternal"` {
+	if string(jsonread.Lookup(r.fields, "ph")) != `"X"` || string(jsonread.Lookup(r.fields, "cat")) != `"MegaKernelInternal"` {
 		return nil
 	}
-	args := tracemerge.Lookup(r.fields, "args")
-	if r.args, ok = tracemerge.Fields(args, r.args); !ok {
-		return r.st.Errorf(at, "a MegaKernelInternal event without an args object: its record cannot be rebuilt")
+	args := jsonread.Lookup(r.fields, "args")
+	if r.args, ok = jsonread.Fields(args, r.args); !ok {
+		return r.st.ErrorAt(at, "a MegaKernelInternal event without an args object: its record cannot be rebuilt")
 	}
 	var v [10]uint64
 	for i, name := range eventArgs {
-		a := tracemerge.Lookup(r.args, name)
+		a := jsonread.Lookup(r.args, name)
 		if a == nil {
-			return r.st.Errorf(at, "a MegaKernelInternal event without args.%s: its record cannot be rebuilt", name)
+			return r.st.ErrorAt(at, "a MegaKernelInternal event without args.%s: its record cannot be rebuilt", name)
 		}
 		if name == "core_type" {
 			continue
 		}
 		n, ok := uintArg(a)
 		if !ok {
-			return r.st.Errorf(at, "args.%s is %.40s, expected a non-negative integer", name, a)
+			return r.st.ErrorAt(at, "args.%s is %.40s, expected a non-negative integer", name, a)
 		}
 		v[i] = n
 	}
 	for i, name := range eventArgs[:7] {
 		if name != "core_type" && v[i] > 1<<32-1 {
-			return r.st.Errorf(at, "args.%s %d does not fit in the record's u32", name, v[i])
+			return r.st.ErrorAt(at, "args.%s %d does not fit in the record's u32", name, v[i])
 		}
 	}
 	rec := abi.ProfileRecord{TaskID: uint32(v[4]), DescID: uint32(v[5]), StageTaskIndex: uint32(v[6]), StartCycle: v[7], EndCycle: v[8], OwnerID: abi.InvalidOwnerID}
-	if a := tracemerge.Lookup(r.args, "owner_id"); a != nil {
+	if a := jsonread.Lookup(r.args, "owner_id"); a != nil {
 		n, ok := uintArg(a)
 		if !ok || n > 1<<32-1 {
-			return r.st.Errorf(at, "args.owner_id is %.40s, expected a u32", a)
+			return r.st.ErrorAt(at, "args.owner_id is %.40s, expected a u32", a)
 		}
 		rec.OwnerID = uint32(n)
 	}
 	if rec.EndCycle < rec.StartCycle {
-		return r.st.Errorf(at, "args.end_cycle %d is before args.start_cycle %d (the ABI wants end_cycle >= start_cycle)", rec.EndCycle, rec.StartCycle)
+		return r.st.ErrorAt(at, "args.end_cycle %d is before args.start_cycle %d (the ABI wants end_cycle >= start_cycle)", rec.EndCycle, rec.StartCycle)
 	}
-	ct, _ := tracemerge.String(tracemerge.Lookup(r.args, "core_type"))
+	ct, _ := jsonread.String(jsonread.Lookup(r.args, "core_type"))
 	t, ok := abi.ParseCoreType(ct)
 	if !ok {
-		return r.st.Errorf(at, "args.core_type is %.40s, expected one of %v", tracemerge.Lookup(r.args, "core_type"), abi.CoreTypes())
+		return r.st.ErrorAt(at, "args.core_type is %.40s, expected one of %v", jsonread.Lookup(r.args, "core_type"), abi.CoreTypes())
 	}
 	block := uint32(v[3])
 	if uint64(block) >= uint64(MaxCubeSlots)*uint64(slotsPerCube(t)) {
-		return r.st.Errorf(at, "args.block_id %d: more %s cores than a layout of %d cube slots holds", block, t, MaxCubeSlots)
+		return r.st.ErrorAt(at, "args.block_id %d: more %s cores than a layout of %d cube slots holds", block, t, MaxCubeSlots)
 	}
 	k := sourceKey{rank: uint32(v[0])}
-	if a := tracemerge.Lookup(r.args, "invocation_id"); a != nil {
+	if a := jsonread.Lookup(r.args, "invocation_id"); a != nil {
 		id, err := strconv.ParseInt(string(a), 10, 64)
 		if err != nil {
-			return r.st.Errorf(at, "args.invocation_id is %.40s, expected an integer", a)
+			return r.st.ErrorAt(at, "args.invocation_id is %.40s, expected an integer", a)
 		}
 		k.inv, k.hasInv = id, true
 	}
@@ -359,7 +363,7 @@ func (r *reader) event(raw []byte, at tracemerge.Pos) error {
 			}
 		}
 	} else if s.DeviceID != uint32(v[1]) {
-		return r.st.Errorf(at, "args.device_id %d, where the events of rank %d before it say device %d", v[1], k.rank, s.DeviceID)
+		return r.st.ErrorAt(at, "args.device_id %d, where the events of rank %d before it say device %d", v[1], k.rank, s.DeviceID)
 	}
 	ci, ok := s.byKey[slotKey(t, block)]
 	if !ok {
@@ -369,10 +373,10 @@ func (r *reader) event(raw []byte, at tracemerge.Pos) error {
 	}
 	c := s.cores[ci]
 	if c.entry != v[9] {
-		return r.st.Errorf(at, "args.core_entry_cycle %d of %s, where its events before say %d (a core enters the kernel once)", v[9], c, c.entry)
+		return r.st.ErrorAt(at, "args.core_entry_cycle %d of %s, where its events before say %d (a core enters the kernel once)", v[9], c, c.entry)
 	}
 	if c.count++; c.count > abi.MaxRecordsPerCore {
-		return r.st.Errorf(at, "%s has more than %d events, more records than a slot can hold", c, abi.MaxRecordsPerCore)
+		return r.st.ErrorAt(at, "%s has more than %d events, more records than a slot can hold", c, abi.MaxRecordsPerCore)
 	}
 	s.Records++
 	if err := r.name(s, &rec, at); err != nil {
@@ -402,12 +406,12 @@ func slotsPerCube(t abi.CoreType) uint32 {
 }
 
 // source returns the capture of k, made at its first event.
-func (r *reader) source(k sourceKey, at tracemerge.Pos) (*Source, error) {
+func (r *reader) source(k sourceKey, at jsonread.Pos) (*Source, error) {
 	if s, ok := r.sources[k]; ok {
 		return s, nil
 	}
 	if len(r.order) >= MaxSources {
-		return nil, r.st.Errorf(at, "more than %d captures (ranks and invocations) in one trace", MaxSources)
+		return nil, r.st.ErrorAt(at, "more than %d captures (ranks and invocations) in one trace", MaxSources)
 	}
 	s := &Source{key: k, first: at, byKey: map[uint32]int32{}, descs: map[uint32]*descName{}, tasks: map[uint32]string{}, spoolIndex: int32(len(r.order))}
 	r.sources[k] = s
@@ -417,18 +421,18 @@ func (r *reader) source(k sourceKey, at tracemerge.Pos) (*Source, error) {
 
 // invocationArgs takes an invocation's step and direction from its first
 // event's args (upstream's window export puts them on every event).
-func (r *reader) invocationArgs(s *Source, at tracemerge.Pos) error {
-	if a := tracemerge.Lookup(r.args, "step"); a != nil && string(a) != "null" {
+func (r *reader) invocationArgs(s *Source, at jsonread.Pos) error {
+	if a := jsonread.Lookup(r.args, "step"); a != nil && string(a) != "null" {
 		n, err := strconv.ParseInt(string(a), 10, 64)
 		if err != nil {
-			return r.st.Errorf(at, "args.step is %.40s, expected an integer or null", a)
+			return r.st.ErrorAt(at, "args.step is %.40s, expected an integer or null", a)
 		}
 		s.step = &n
 	}
-	if a := tracemerge.Lookup(r.args, "direction"); a != nil && string(a) != "null" {
-		d, ok := tracemerge.String(a)
+	if a := jsonread.Lookup(r.args, "direction"); a != nil && string(a) != "null" {
+		d, ok := jsonread.String(a)
 		if !ok {
-			return r.st.Errorf(at, "args.direction is %.40s, expected a string or null", a)
+			return r.st.ErrorAt(at, "args.direction is %.40s, expected a string or null", a)
 		}
 		s.dir = d
 	}
@@ -437,9 +441,9 @@ func (r *reader) invocationArgs(s *Source, at tracemerge.Pos) error {
 
 // name keeps what the event says of its desc_id's and task's names: the
 // first event of each desc_id, and each task's task_stage.
-func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) error {
+func (r *reader) name(s *Source, rec *abi.ProfileRecord, at jsonread.Pos) error {
 	stage, hasStage := "", false
-	if a := tracemerge.Lookup(r.args, "task_stage"); a != nil {
+	if a := jsonread.Lookup(r.args, "task_stage"); a != nil {
 		var err error
 		if stage, err = r.taskStage(s, rec.TaskID, a, at); err != nil {
 			return err
@@ -449,9 +453,9 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) erro
 	if _, ok := s.descs[rec.DescID]; ok {
 		return nil
 	}
-	name, ok := tracemerge.String(tracemerge.Lookup(r.fields, "name"))
+	name, ok := jsonread.String(jsonread.Lookup(r.fields, "name"))
 	if !ok {
-		return r.st.Errorf(at, "a MegaKernelInternal event without a string name")
+		return r.st.ErrorAt(at, "a MegaKernelInternal event without a string name")
 	}
 	if err := r.addName(at); err != nil {
 		return err
@@ -463,18 +467,18 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at tracemerge.Pos) erro
 
 // taskStage returns the task_stage arg a of task id, checked against
 // what its events before said.
-func (r *reader) taskStage(s *Source, id uint32, a []byte, at tracemerge.Pos) (string, error) {
+func (r *reader) taskStage(s *Source, id uint32, a []byte, at jsonread.Pos) (string, error) {
 	prev, seen := s.tasks[id]
 	// As its events before wrote it: no allocation.
 	if seen && len(a) == len(prev)+2 && a[0] == '"' && string(a[1:len(a)-1]) == prev {
 		return prev, nil
 	}
-	stage, ok := tracemerge.String(a)
+	stage, ok := jsonread.String(a)
 	switch {
 	case !ok:
-		return "", r.st.Errorf(at, "args.task_stage is %.40s, expected a string", a)
+		return "", r.st.ErrorAt(at, "args.task_stage is %.40s, expected a string", a)
 	case seen && prev != stage:
-		return "", r.st.Errorf(at, "args.task_stage %q of task %d, where its events before say %q", stage, id, prev)
+		return "", r.st.ErrorAt(at, "args.task_stage %q of task %d, where its events before say %q", stage, id, prev)
 	case !seen:
 		if err := r.addName(at); err != nil {
 			return "", err
@@ -484,9 +488,9 @@ func (r *reader) taskStage(s *Source, id uint32, a []byte, at tracemerge.Pos) (s
 	return stage, nil
 }
 
-func (r *reader) addName(at tracemerge.Pos) error {
+func (r *reader) addName(at jsonread.Pos) error {
 	if r.names++; r.names > MaxNames {
-		return r.st.Errorf(at, "more than %d distinct descriptor and task names", MaxNames)
+		return r.st.ErrorAt(at, "more than %d distinct descriptor and task names", MaxNames)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,5 +227,20 @@ func TestValidatePointsAtEvents(t *testing.T) {
 	}
 	if !slices.Contains(codes, string(validate.CodeOverlap)) || !slices.Contains(codes, string(validate.CodeDroppedTotal)) || res.Dropped != 2 {
 		t.Fatalf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped)
+	}
+}
+
+// TestDataAfterTheTrace: text after the trace's object is an error at its
+// byte, as merge reports it.
+func TestDataAfterTheTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.json")
+	text := "{\"traceEvents\":[]}\n x"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := jsontrace.Read(path, t.TempDir())
+	want := fmt.Sprintf("%s:2: byte %d: data after the trace object: 'x'", path, len(text)-1)
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
 	}
 }

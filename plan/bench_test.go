@@ -117,3 +117,33 @@ func TestBenchmarkSchedule(t *testing.T) {
 		t.Errorf("AIV: %d workers, %d records, capacity %d", aiv.Workers, aiv.RequiredRecords, aiv.RecordCapacity)
 	}
 }
+
+// BenchmarkParseSchedule reads the same JSON schedule both ways, at sizes
+// real schedules have (a 500k-record capture comes with ~170k tasks): by
+// parseJSON, which builds the Schedule from the tokens, and by the
+// YAML path (jsonread's node tree, then the nodes), which every schedule
+// the fast path does not take goes through. The fast path stays because
+// this shows it pays (docs/performance.md).
+func BenchmarkParseSchedule(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		data := scheduleJSON(n)
+		b.Run(fmt.Sprintf("json/%dk", n/1000), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := plan.ParseJSON(data); !ok {
+					b.Fatal("the fast path refused the schedule")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("tree/%dk", n/1000), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := plan.ParseYAML("s.json", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,32 +1,34 @@
 package plan
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/jsonscan"
+	"github.com/megakernel/cycleabi/internal/jsonread"
+	"github.com/megakernel/cycleabi/internal/yamlpos"
 )
 
-// parseJSON is the fast path for schedules written as JSON: a hand-written
-// scanner that builds the Schedule without a node tree (go-yaml needs about
-// 7 s and gigabytes for a million tasks). It accepts only what it is sure
-// YAML reads the same way (plain JSON: no escapes, no tabs, no exponents,
-// no unknown or duplicate keys, every value in range) and reports ok=false
-// for anything else, which then goes through parseYAML and gets its error
-// message there. FuzzJSONMatchesYAML holds the two parsers to agreeing.
+// parseJSON is the path for schedules written as JSON: it builds the
+// Schedule from the tokens of jsonread (the reader every JSON input goes
+// through) without a node tree (BenchmarkParseSchedule in
+// docs/performance.md says what that saves). It accepts only
+// what it is sure parseYAML reads the same way (JSON, which parseYAML
+// reads with jsonread too; no exponents or fractions, no unknown or
+// duplicate keys, every value in range) and reports ok=false for anything
+// else, which then goes through parseYAML and gets its error message
+// there. FuzzJSONMatchesYAML holds the two to agreeing.
 //
-// stop is the offset where the scanner stopped, for a message when the
+// stop is the offset where the reader stopped, for a message when the
 // file is too large for the YAML parser.
 func parseJSON(data []byte) (s *Schedule, stop int, ok bool) {
-	j := jsonScanner{jsonscan.Scanner{Data: data}}
+	j := newJSONScanner(data)
 	s = &Schedule{}
 	if !j.schedule(s) || !j.AtEnd() {
-		return nil, j.I, false
+		return nil, int(j.r.Offset()), false
 	}
-	return s, j.I, true
+	return s, int(j.r.Offset()), true
 }
 
 // taskTypeByName is abi.ParseTaskType as a map, which a []byte key can
@@ -39,8 +41,120 @@ var taskTypeByName = func() map[string]abi.TaskType {
 	return m
 }()
 
-// jsonScanner is jsonscan.Scanner with the schedule's own readers.
-type jsonScanner struct{ jsonscan.Scanner }
+// jsonScanner reads a schedule's tokens, reporting false (and the
+// reader's offset says where) at the first it does not take.
+type jsonScanner struct{ r *jsonread.Reader }
+
+func newJSONScanner(data []byte) *jsonScanner {
+	r := jsonread.NewBytes("", data)
+	r.CheckUTF8 = true
+	return &jsonScanner{r}
+}
+
+// Peek returns the next byte after white space, 0 at the end.
+func (j *jsonScanner) Peek() byte { return j.r.Peek() }
+
+// AtEnd reports whether only white space is left.
+func (j *jsonScanner) AtEnd() bool { return j.r.AtEnd() }
+
+// Punct consumes c after white space.
+func (j *jsonScanner) Punct(c byte) bool {
+	if j.r.Peek() != c || c == 0 {
+		return false
+	}
+	j.r.Advance()
+	return true
+}
+
+// Str reads a string, decoded; valid until the next read.
+func (j *jsonScanner) Str() ([]byte, bool) {
+	s, err := j.r.Str()
+	return s, err == nil
+}
+
+// Int reads an integer in [lo, hi]: an optional minus, then at most 18
+// digits; a fraction or exponent makes it not an integer.
+func (j *jsonScanner) Int(lo, hi int64) (int64, bool) {
+	if c := j.r.Peek(); c != '-' && (c < '0' || c > '9') {
+		return 0, false
+	}
+	lit, err := j.r.Literal()
+	if err != nil {
+		return 0, false
+	}
+	digits := lit
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 18 {
+		return 0, false
+	}
+	// At most 18 digits: no overflow. Literal checked the grammar.
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if lit[0] == '-' {
+		v = -v
+	}
+	return v, lo <= v && v <= hi
+}
+
+// Null consumes a JSON null.
+func (j *jsonScanner) Null() bool {
+	if j.r.Peek() != 'n' {
+		return false
+	}
+	lit, err := j.r.Literal()
+	return err == nil && string(lit) == "null"
+}
+
+// Array reads [item, ...], calling item for each.
+func (j *jsonScanner) Array(item func() bool) bool {
+	if !j.Punct('[') {
+		return false
+	}
+	if j.Punct(']') {
+		return true
+	}
+	for {
+		if !item() {
+			return false
+		}
+		if j.Punct(']') {
+			return true
+		}
+		if !j.Punct(',') {
+			return false
+		}
+	}
+}
+
+// Object reads {key: value, ...}, calling field with each key, which must
+// read the value.
+func (j *jsonScanner) Object(field func(key []byte) bool) bool {
+	if !j.Punct('{') {
+		return false
+	}
+	if j.Punct('}') {
+		return true
+	}
+	for {
+		key, _, err := j.r.Key()
+		if err != nil || !field(key) {
+			return false
+		}
+		if j.Punct('}') {
+			return true
+		}
+		if !j.Punct(',') {
+			return false
+		}
+	}
+}
 
 // object reads {"key": value, ...} with keys from keys, calling field for
 // each, which must read the value. Duplicate keys and keys not in keys fail.
@@ -174,21 +288,19 @@ func (j *jsonScanner) task() (Task, bool) {
 }
 
 // jsonPosition returns the line and column of the value at path in src, a
-// document the fast path accepted, or of its nearest ancestor present: the
-// same position yamlPosition finds. Such a document is ASCII (its strings
-// are known names), so a column is a byte count.
+// document parseJSON accepted, or of its nearest ancestor present: the
+// same position yamlPosition finds.
 func jsonPosition(src []byte, path string) (line, col int) {
-	j := jsonScanner{jsonscan.Scanner{Data: src}}
-	j.Space()
-	at := j.I
+	j := newJSONScanner(src)
+	j.Peek()
+	at := j.r.Offset()
 	for _, seg := range splitPath(path) {
 		if !j.child(seg) {
 			break
 		}
-		at = j.I
+		at = j.r.Offset()
 	}
-	line = 1 + bytes.Count(src[:at], []byte{'\n'})
-	return line, at - bytes.LastIndexByte(src[:at], '\n')
+	return yamlpos.PositionOf(src, int(at))
 }
 
 // child moves from the start of an object or array to the start of the
@@ -200,44 +312,27 @@ func (j *jsonScanner) child(seg string) bool {
 			return false
 		}
 		for ; i > 0; i-- {
-			if !j.skip() || !j.Punct(',') {
+			if j.r.Skip() != nil || !j.Punct(',') {
 				return false
 			}
 		}
-		j.Space()
+		j.Peek()
 		return true
 	}
 	if !j.Punct('{') || j.Peek() == '}' {
 		return false
 	}
 	for {
-		name, ok := j.Key()
-		if !ok {
+		name, _, err := j.r.Key()
+		if err != nil {
 			return false
 		}
-		j.Space()
+		j.Peek()
 		if string(name) == seg {
 			return true
 		}
-		if !j.skip() || !j.Punct(',') {
+		if j.r.Skip() != nil || !j.Punct(',') {
 			return false
 		}
 	}
-}
-
-// skip moves past one value of a document the fast path accepted.
-func (j *jsonScanner) skip() bool {
-	switch j.Peek() {
-	case '"':
-		_, ok := j.Str()
-		return ok
-	case 'n':
-		return j.Null()
-	case '[':
-		return j.Array(j.skip)
-	case '{':
-		return j.Object(func([]byte) bool { return j.skip() })
-	}
-	_, ok := j.Int(math.MinInt64, math.MaxInt64)
-	return ok
 }

@@ -348,7 +348,7 @@ func readSchedule(path string, lim yamlpos.Limits) ([]byte, error) {
 	return yamlpos.ReadDocumentFile(path, "schedule file", lim, func(head []byte) bool {
 		t := bytes.TrimLeft(head, " \t\r\n")
 		return len(t) == 0 || t[0] == '{'
-	}, fmt.Sprintf("plain JSON (no escapes, tabs or exponents) takes a fast path up to the %s cap instead", yamlpos.MaxInputBytesEnv))
+	}, fmt.Sprintf("JSON (integers without a fraction or exponent, no unknown or repeated keys) takes a fast path up to the %s cap instead", yamlpos.MaxInputBytesEnv))
 }
 
 func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {
@@ -359,6 +359,6 @@ func parse(file string, data []byte, lim yamlpos.Limits) (*Schedule, error) {
 		return s, nil
 	}
 	line, col := yamlpos.PositionOf(data, stop)
-	note := fmt.Sprintf("plain JSON (no escapes, tabs or exponents) takes a fast path up to the %s cap instead; it stopped at line %d, column %d", yamlpos.MaxInputBytesEnv, line, col)
+	note := fmt.Sprintf("JSON (integers without a fraction or exponent, no unknown or repeated keys) takes a fast path up to the %s cap instead; it stopped at line %d, column %d", yamlpos.MaxInputBytesEnv, line, col)
 	return parseYAML(file, data, lim, note)
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 func TestBadOptions(t *testing.T) {
@@ -127,7 +130,7 @@ func TestBrokenGzip(t *testing.T) {
 // a MegaKernel event, come out as U+FFFD, as decode's JSON trace and
 // encoding/json write them.
 func TestInvalidUTF8Replaced(t *testing.T) {
-	long := strings.Repeat("é", flushAt/2-1) + "\xff" + strings.Repeat("é", flushAt) // é is 2 bytes: some cut lands inside one
+	long := strings.Repeat("é", jsonread.FlushAt/2-1) + "\xff" + strings.Repeat("é", jsonread.FlushAt) // é is 2 bytes: some cut lands inside one
 	fw := writeFile(t, "fw.json", `{"note":"`+long+`","traceEvents":[
 {"ph":"X","cat":"kernel","name":"HyperMegaMoe_`+"\xc3"+`","pid":0,"tid":7,"ts":10,"dur":20,"args":{"a":"`+"\x80"+`b"}}]}`)
 	ev := []mkEvent{{"A\xfe", 0, 1000, "1", "2", -1}}
@@ -141,7 +144,7 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 	if !utf8.ValidString(out) {
 		t.Fatalf("output is valid UTF-8: utf8.ValidString(out) = false, want true")
 	}
-	if want := `"note":"` + strings.Repeat("é", flushAt/2-1) + "\uFFFD" + strings.Repeat("é", flushAt) + `"`; !strings.Contains(out, want) {
+	if want := `"note":"` + strings.Repeat("é", jsonread.FlushAt/2-1) + "\uFFFD" + strings.Repeat("é", jsonread.FlushAt) + `"`; !strings.Contains(out, want) {
 		t.Fatalf("out = %q, want it to contain %q", out, want)
 	}
 	if !strings.Contains(out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`) {
@@ -221,5 +224,18 @@ func TestUTF8WriterSplits(t *testing.T) {
 				t.Fatalf("cuts at %d and %d: out.String() = %q, want %q", i, j, got, want)
 			}
 		}
+	}
+}
+
+// TestMetadataErrorPlaced: a megaKernelCycleTrace of the wrong shape is
+// named with the line and byte where the object starts.
+func TestMetadataErrorPlaced(t *testing.T) {
+	fw := writeFile(t, "fw.json", `{"traceEvents":[]}`)
+	text := "{\"traceEvents\":[],\n \"megaKernelCycleTrace\": {\"schemaVersion\": \"one\"}}"
+	mk := writeFile(t, "mk.json", text)
+	_, err := Merge(&bytes.Buffer{}, Options{Framework: fw, MegaKernel: mk, Rank: -1})
+	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": json: cannot unmarshal string into Go struct field mkMeta.schemaVersion of type int"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant %s", err, want)
 	}
 }

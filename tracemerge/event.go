@@ -2,20 +2,19 @@ package tracemerge
 
 import (
 	"bytes"
-	"encoding/json"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math/big"
 	"strings"
 	"unicode/utf8"
 )
 
-// member is one top-level member of an event object (Field, which
-// stream.go exports for other readers of traces).
-type member = Field
+// member is one top-level member of an event object.
+type member = jsonread.Field
 
 // members lists the members of an object read (and checked) by
-// reader.value. It reports false when raw is not an object.
-func members(raw []byte, dst []member) ([]member, bool) { return Fields(raw, dst) }
+// jsonread.Reader. It reports false when raw is not an object.
+func members(raw []byte, dst []member) ([]member, bool) { return jsonread.Fields(raw, dst) }
 
 // get returns the value of key, nil when absent; of a repeated key, the
 // last value, as Python's json module and encoding/json read it.
@@ -26,96 +25,6 @@ func get(ms []member, key string) []byte {
 		}
 	}
 	return nil
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the (already checked) value at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	default:
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\n', '\t', '\r':
-				return i
-			}
-			i++
-		}
-		return i
-	}
-}
-
-// keyBytes unescapes a key; without escapes it is a slice of b.
-func keyBytes(b []byte) ([]byte, bool) {
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 {
-		return b[1 : len(b)-1], true
-	}
-	s, ok := unquote(b)
-	return []byte(s), ok
-}
-
-// unquote returns the string a JSON string literal holds.
-func unquote(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(b, '\\') < 0 {
-		return string(b[1 : len(b)-1]), true
-	}
-	var s string
-	if json.Unmarshal(b, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// str returns a string value, or "" and false when v is not a string.
-func str(v []byte) (string, bool) {
-	if len(v) == 0 || v[0] != '"' {
-		return "", false
-	}
-	return unquote(v)
 }
 
 // decimal is an exact decimal number: m × 10^-scale. Trace times are
@@ -147,7 +56,7 @@ const (
 func parseTime(v []byte, d *decimal) timeStatus {
 	quoted := false
 	if len(v) >= 2 && v[0] == '"' {
-		s, ok := unquote(v)
+		s, ok := jsonread.Unquote(v)
 		if !ok {
 			return timeNotNumber
 		}
@@ -161,7 +70,7 @@ func parseTime(v []byte, d *decimal) timeStatus {
 	if quoted && len(v) > 0 && v[0] == '+' {
 		v = v[1:]
 	}
-	if !isJSONNumber(v) && !(quoted && isLooseDecimal(v)) {
+	if !jsonread.IsNumber(v) && !(quoted && isLooseDecimal(v)) {
 		return timeNotNumber
 	}
 	return parseDecimal(v, d)

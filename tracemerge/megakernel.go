@@ -3,7 +3,7 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,59 +93,61 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
-	if r.peek() != '{' {
-		return nil, r.errorf("a MegaKernel trace is a JSON object (what cycleabi decode writes), found %s", describe(r.cur()))
+	defer r.Close()
+	if r.Peek() != '{' {
+		return nil, r.Errorf("a MegaKernel trace is a JSON object (what cycleabi decode writes), found %s", r.Found())
 	}
-	r.i++
+	r.Advance()
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
 	first := true
 	for {
-		if r.peek() == '}' {
-			r.i++
+		if r.Peek() == '}' {
+			r.Advance()
 			break
 		}
 		if !first {
-			if err := r.expect(',', "',' or '}'"); err != nil {
+			if err := r.Expect(',', "',' or '}'"); err != nil {
 				return nil, err
 			}
 		}
 		first = false
-		key, _, err := r.key()
+		key, _, err := r.Key()
 		if err != nil {
 			return nil, err
 		}
-		switch key {
+		switch string(key) {
 		case "traceEvents":
-			err = r.array(false, func(raw []byte, at eventAt) error {
+			err = r.Array(false, "a trace event", func(raw []byte, at jsonread.Pos) error {
 				var ok bool
 				ms, ok = members(raw, ms)
 				if !ok {
-					return r.errorAt(at, "a trace event is not an object")
+					return r.ErrorAt(at, "a trace event is not an object")
 				}
 				return mkScanEvent(r, at, ms, ranks)
 			})
 		case "megaKernelCycleTrace":
-			var s sink
-			if err = r.value(&s); err == nil {
+			var s jsonread.Sink
+			r.Peek()
+			at := r.Pos()
+			if err = r.Value(&s); err == nil {
 				meta = new(mkMeta)
-				if jerr := json.Unmarshal(s.b, meta); jerr != nil {
-					return nil, &InputError{File: path, Msg: "megaKernelCycleTrace: " + jerr.Error()}
+				if jerr := json.Unmarshal(s.B, meta); jerr != nil {
+					return nil, r.ErrorAt(at, "megaKernelCycleTrace: %v", jerr)
 				}
 			}
 		default:
-			err = r.value(&sink{w: io.Discard})
+			err = r.Skip()
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
-	if r.peek() != 0 {
-		return nil, r.errorf("data after the trace object")
+	if !r.AtEnd() {
+		return nil, r.Errorf("data after the trace object")
 	}
-	if err := r.ioErr(); err != nil {
+	if err := r.IOErr(); err != nil {
 		return nil, err
 	}
 	if meta == nil {
@@ -173,8 +175,8 @@ func checkSchema(path string, m *mkMeta) error {
 }
 
 // mkScanEvent takes one MegaKernel trace event into the per-rank tallies.
-func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents) error {
-	ph, _ := str(get(ms, "ph"))
+func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int64]*rankEvents) error {
+	ph, _ := jsonread.String(get(ms, "ph"))
 	flow := ph == "s" || ph == "t" || ph == "f"
 	if ph != "X" && ph != "M" && !flow {
 		return nil
@@ -182,7 +184,7 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 	pid, okPid := intValue(get(ms, "pid"))
 	tid, okTid := intValue(get(ms, "tid"))
 	if !okPid || !okTid {
-		return r.errorAt(at, "a MegaKernel trace event needs integer pid and tid")
+		return r.ErrorAt(at, "a MegaKernel trace event needs integer pid and tid")
 	}
 	re := ranks[pid]
 	if re == nil {
@@ -194,8 +196,8 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 		args, _ = members(a, nil)
 	}
 	if ph == "M" {
-		if name, _ := str(get(ms, "name")); name == "thread_name" {
-			if n, ok := str(get(args, "name")); ok {
+		if name, _ := jsonread.String(get(ms, "name")); name == "thread_name" {
+			if n, ok := jsonread.String(get(args, "name")); ok {
 				re.coreNames[tid] = n
 			}
 		}
@@ -218,7 +220,7 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 	if v := get(args, "invocation_id"); v != nil {
 		var ok bool
 		if id, ok = intValue(v); !ok {
-			return r.errorAt(at, "args.invocation_id %s is not an integer", v)
+			return r.ErrorAt(at, "args.invocation_id %s is not an integer", v)
 		}
 	}
 	inv := re.invocations[id]
@@ -246,15 +248,15 @@ func mkScanEvent(r *reader, at eventAt, ms []member, ranks map[int64]*rankEvents
 	return nil
 }
 
-func mkTime(r *reader, at eventAt, v []byte, field string, d *decimal) error {
+func mkTime(r *jsonread.Reader, at jsonread.Pos, v []byte, field string, d *decimal) error {
 	if v == nil {
-		return r.errorAt(at, "an X event without %s", field)
+		return r.ErrorAt(at, "an X event without %s", field)
 	}
 	switch parseTime(v, d) {
 	case timeNonFinite:
-		return r.errorAt(at, "%s %s is not finite", field, v)
+		return r.ErrorAt(at, "%s %s is not finite", field, v)
 	case timeNotNumber:
-		return r.errorAt(at, "%s %s is not a decimal number", field, v)
+		return r.ErrorAt(at, "%s %s is not a decimal number", field, v)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math"
 	"regexp"
@@ -182,7 +183,7 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer fr.close()
+	defer fr.Close()
 	m.fr = fr
 	if err := m.run(w); err != nil {
 		return nil, err
@@ -194,7 +195,7 @@ type merger struct {
 	o   Options
 	mk  *megaKernel
 	re  *regexp.Regexp
-	fr  *reader
+	fr  *jsonread.Reader
 	res *Result
 
 	// best keeps the earliest KernelIndex+n of the name-matching
@@ -224,7 +225,7 @@ type merger struct {
 func (m *merger) run(w io.Writer) error {
 	m.minTid = math.MaxInt64
 	r := m.fr
-	switch r.peek() {
+	switch r.Peek() {
 	case '[':
 		if _, err := io.WriteString(w, "{\"traceEvents\":[\n"); err != nil {
 			return err
@@ -232,45 +233,45 @@ func (m *merger) run(w io.Writer) error {
 		if err := m.traceEvents(w, true); err != nil {
 			return err
 		}
-		if c := r.peek(); c != 0 {
-			return r.errorf("data after the array of trace events: %s", describe(c))
+		if !r.AtEnd() {
+			return r.Errorf("data after the array of trace events: %s", r.Found())
 		}
-		if err := r.ioErr(); err != nil {
+		if err := r.IOErr(); err != nil {
 			return err
 		}
 		return m.finish(w, ",\n")
 	case '{':
-		r.i++
+		r.Advance()
 		if _, err := io.WriteString(w, "{"); err != nil {
 			return err
 		}
 		sawEvents := false
 		first := true // nothing written yet
 		for inFirst := true; ; inFirst = false {
-			if r.peek() == '}' {
-				r.i++
+			if r.Peek() == '}' {
+				r.Advance()
 				break
 			}
 			if !inFirst {
-				if err := r.expect(',', "',' or '}'"); err != nil {
+				if err := r.Expect(',', "',' or '}'"); err != nil {
 					return err
 				}
 			}
-			key, raw, err := r.key()
+			key, raw, err := r.Key()
 			if err != nil {
 				return err
 			}
-			switch key {
+			switch string(key) {
 			case "traceEvents":
 				if sawEvents {
-					return r.errorf("a second traceEvents key")
+					return r.Errorf("a second traceEvents key")
 				}
 				sawEvents = true
 				if err := writeSep(w, first, raw); err != nil {
 					return err
 				}
-				if r.peek() != '[' {
-					return r.errorf("traceEvents is not an array")
+				if r.Peek() != '[' {
+					return r.Errorf("traceEvents is not an array")
 				}
 				if _, err := io.WriteString(w, "[\n"); err != nil {
 					return err
@@ -280,22 +281,22 @@ func (m *merger) run(w io.Writer) error {
 				}
 			case "megaKernelTraceMerge":
 				// Merged before: keep the earlier diagnostics under ours.
-				s := sink{}
-				if err := r.value(&s); err != nil {
+				s := jsonread.Sink{}
+				if err := r.Value(&s); err != nil {
 					return err
 				}
-				m.res.Previous = json.RawMessage(slices.Clone(s.b))
+				m.res.Previous = json.RawMessage(slices.Clone(s.B))
 				continue
 			default:
 				if err := writeSep(w, first, raw); err != nil {
 					return err
 				}
 				uw := &utf8Writer{w: w}
-				s := sink{w: uw}
-				if err := r.value(&s); err != nil {
+				s := jsonread.Sink{W: uw}
+				if err := r.Value(&s); err != nil {
 					return err
 				}
-				if _, err := uw.Write(s.b); err != nil {
+				if _, err := uw.Write(s.B); err != nil {
 					return err
 				}
 				if err := uw.flush(); err != nil {
@@ -304,10 +305,10 @@ func (m *merger) run(w io.Writer) error {
 			}
 			first = false
 		}
-		if c := r.peek(); c != 0 {
-			return r.errorf("data after the trace object: %s", describe(c))
+		if !r.AtEnd() {
+			return r.Errorf("data after the trace object: %s", r.Found())
 		}
-		if err := r.ioErr(); err != nil {
+		if err := r.IOErr(); err != nil {
 			return err
 		}
 		if !sawEvents {
@@ -319,7 +320,7 @@ func (m *merger) run(w io.Writer) error {
 		}
 		return m.finish(w, sep)
 	default:
-		return r.errorf("a framework trace is a JSON object with traceEvents or an array of events, found %s", describe(r.cur()))
+		return r.Errorf("a framework trace is a JSON object with traceEvents or an array of events, found %s", r.Found())
 	}
 }
 
@@ -343,7 +344,7 @@ func (m *merger) traceEvents(w io.Writer, open bool) error {
 	r := m.fr
 	buf := make([]byte, 0, 256<<10)
 	var fixed []byte
-	err := r.array(open, func(raw []byte, at eventAt) error {
+	err := r.Array(open, "a trace event", func(raw []byte, at jsonread.Pos) error {
 		if !utf8.Valid(raw) {
 			fixed = fixUTF8(fixed, raw)
 			raw = fixed
@@ -379,11 +380,11 @@ func (m *merger) traceEvents(w io.Writer, open bool) error {
 
 // scan looks at one framework event: the tids in use, thread sort
 // indices, and outer-kernel candidates.
-func (m *merger) scan(raw []byte, at eventAt) error {
+func (m *merger) scan(raw []byte, at jsonread.Pos) error {
 	var ok bool
 	m.ms, ok = members(raw, m.ms)
 	if !ok {
-		return m.fr.errorAt(at, "a trace event is not an object")
+		return m.fr.ErrorAt(at, "a trace event is not an object")
 	}
 	seq := m.seq
 	m.seq++
@@ -453,9 +454,9 @@ func (m *merger) scan(raw []byte, at eventAt) error {
 // slices still the event's) or the counter of the reason it is not one.
 // The device test and score are made for named candidates (named) and
 // device kernels.
-func (m *merger) candidate(ms []member, args *[]member, at eventAt, seq int64, named bool) (*kernel, *int) {
+func (m *merger) candidate(ms []member, args *[]member, at jsonread.Pos, seq int64, named bool) (*kernel, *int) {
 	if ph := get(ms, "ph"); ph != nil && string(ph) != "null" {
-		if s, ok := str(ph); !ok || s != "X" {
+		if s, ok := jsonread.String(ph); !ok || s != "X" {
 			return nil, &m.rej.phase
 		}
 	}

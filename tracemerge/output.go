@@ -3,6 +3,7 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math"
 	"slices"
@@ -68,19 +69,19 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	defer r.Close()
 	var ms, args []member
 	var ts, nts decimal
 	written, flows, lost := 0, 0, 0
 	var fixed []byte
-	err = m.mkEvents(r, func(raw []byte, at eventAt) error {
+	err = m.mkEvents(r, func(raw []byte, at jsonread.Pos) error {
 		if !utf8.Valid(raw) {
 			fixed = fixUTF8(fixed, raw)
 			raw = fixed
 		}
 		var ok bool
 		if ms, ok = members(raw, ms); !ok {
-			return r.errorAt(at, "a trace event is not an object")
+			return r.ErrorAt(at, "a trace event is not an object")
 		}
 		ph := string(get(ms, "ph"))
 		flow := ph == `"s"` || ph == `"t"` || ph == `"f"`
@@ -101,7 +102,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 		}
 		if flow {
 			if parseTime(get(ms, "ts"), &ts) != timeOK {
-				return r.errorAt(at, "the MegaKernel trace changed while it was merged")
+				return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
 			}
 			inv = m.flowInvocation(tid, &ts)
 			flows++
@@ -114,7 +115,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 				id, _ = intValue(v)
 			}
 			if inv = byInv[id]; inv == nil {
-				return r.errorAt(at, "the MegaKernel trace changed while it was merged")
+				return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
 			}
 		}
 		t := byID[threadID{string(inv.outer.pid), inv.kernelName, tid}]
@@ -130,7 +131,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 				repl = strconv.AppendInt(nil, t.tid, 10)
 			case "ts":
 				if parseTime(mem.Value, &ts) != timeOK {
-					return r.errorAt(at, "ts %s is not a decimal number", mem.Value)
+					return r.ErrorAt(at, "ts %s is not a decimal number", mem.Value)
 				}
 				nts.add(&ts, &inv.delta)
 				repl = m.appendTime(nil, inv, nts.append(nil))
@@ -141,7 +142,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 			case "args":
 				if !flow && len(mem.Value) > 0 && mem.Value[0] == '{' {
 					hasArgs = true
-					closing := mem.end - 1
+					closing := mem.End - 1
 					b = append(b, raw[last:closing]...)
 					if len(args) > 0 {
 						b = append(b, ',')
@@ -154,9 +155,9 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 				continue
 			}
 			if repl != nil {
-				b = append(b, raw[last:mem.start]...)
+				b = append(b, raw[last:mem.Start]...)
 				b = append(b, repl...)
-				last = mem.end
+				last = mem.End
 			}
 		}
 		if !hasArgs && !flow {
@@ -222,27 +223,27 @@ func (m *merger) appendTime(dst []byte, inv *invocation, text []byte) []byte {
 }
 
 // mkEvents calls fn with each event of the MegaKernel trace.
-func (m *merger) mkEvents(r *reader, fn func(raw []byte, at eventAt) error) error {
-	if err := r.expect('{', "'{'"); err != nil {
+func (m *merger) mkEvents(r *jsonread.Reader, fn func(raw []byte, at jsonread.Pos) error) error {
+	if err := r.Expect('{', "'{'"); err != nil {
 		return err
 	}
 	for first := true; ; first = false {
-		if r.peek() == '}' {
+		if r.Peek() == '}' {
 			return nil
 		}
 		if !first {
-			if err := r.expect(',', "',' or '}'"); err != nil {
+			if err := r.Expect(',', "',' or '}'"); err != nil {
 				return err
 			}
 		}
-		key, _, err := r.key()
+		key, _, err := r.Key()
 		if err != nil {
 			return err
 		}
-		if key == "traceEvents" {
-			return r.array(false, fn)
+		if string(key) == "traceEvents" {
+			return r.Array(false, "a trace event", fn)
 		}
-		if err := r.value(&sink{w: io.Discard}); err != nil {
+		if err := r.Skip(); err != nil {
 			return err
 		}
 	}

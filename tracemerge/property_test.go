@@ -1,8 +1,6 @@
 package tracemerge
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"strings"
@@ -82,69 +80,4 @@ func TestPropMergeKeepsDurationsAndOrder(t *testing.T) {
 			}
 		}
 	})
-}
-
-// TestPropReaderCopiesValues: any JSON value, read through buffers of any
-// size, comes out byte for byte.
-func TestPropReaderCopiesValues(t *testing.T) {
-	var gen func(depth int) *rapid.Generator[any]
-	gen = func(depth int) *rapid.Generator[any] {
-		leaves := []*rapid.Generator[any]{
-			rapid.Map(rapid.String(), func(s string) any { return s }),
-			rapid.Map(rapid.Float64(), func(f float64) any { return f }),
-			rapid.Map(rapid.Int64(), func(i int64) any { return i }),
-			rapid.Just[any](nil), rapid.Just[any](true),
-		}
-		if depth == 0 {
-			return rapid.OneOf(leaves...)
-		}
-		return rapid.OneOf(append(leaves,
-			rapid.Map(rapid.SliceOfN(gen(depth-1), 0, 4), func(v []any) any { return v }),
-			rapid.Map(rapid.MapOfN(rapid.String(), gen(depth-1), 0, 4), func(v map[string]any) any { return v }),
-		)...)
-	}
-	rapid.Check(t, func(rt *rapid.T) {
-		v := gen(3).Draw(rt, "value")
-		js, err := json.MarshalIndent(v, "", rapid.SampledFrom([]string{"", " ", "\t", "  "}).Draw(rt, "indent"))
-		if err != nil {
-			rt.Skip(err)
-		}
-		r := newBytesReader("v.json", js)
-		r.buf = make([]byte, rapid.IntRange(7, 64).Draw(rt, "buffer"))
-		var s sink
-		if err := r.value(&s); err != nil {
-			rt.Fatalf("%v\n%s", err, js)
-		}
-		if !bytes.Equal(s.b, js) {
-			rt.Fatalf("copied\n%s\nwant\n%s", s.b, js)
-		}
-	})
-}
-
-// TestReaderRejects: malformed JSON is an error naming the line and byte.
-func TestReaderRejects(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a" 1}`:       `x:1: byte 5: expected ':' after an object key, found '1'`,
-		"[1,\n2,]":      `x:2: byte 6: expected a value, found ']'`,
-		`"abc`:          `x:1: byte 4: unterminated string`,
-		`"a\qb"`:        `x:1: byte 2: bad escape "\\q" in a string`,
-		`"a\u12x4"`:     `x:1: byte 2: bad \u escape in a string`,
-		"\"a\tb\"":      `x:1: byte 2: control character 0x09 in a string`,
-		`[01]`:          `x:1: byte 1: "01" is not a JSON value`,
-		`{"a":1]`:       `x:1: byte 6: expected ',' or '}', found ']'`,
-		`[1 2]`:         `x:1: byte 3: expected ',' or ']', found '2'`,
-		`@`:             `x:1: byte 0: expected a value, found '@'`,
-		``:              `x:1: byte 0: expected a value, found the end of the input`,
-		`{"a":[1,{"b":`: `x:1: byte 13: expected a value, found the end of the input`,
-	} {
-		r := newBytesReader("x", []byte(in))
-		err := r.value(&sink{})
-		if err == nil || err.Error() != want {
-			t.Fatalf("%s: error %v, want %q", in, err, want)
-		}
-	}
-	deep := strings.Repeat("[", maxDepth+1)
-	if err := newBytesReader("x", []byte(deep)).value(&sink{}); err == nil || !strings.Contains(err.Error(), "nested deeper than 512") {
-		t.Fatalf("error %v, want one containing %q", err, "nested deeper than 512")
-	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"math"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ type kernel struct {
 	device          bool
 	score           int
 	seq             int64 // place in traceEvents
-	at              eventAt
+	at              jsonread.Pos
 	ts, dur         decimal // parsed from the texts once selected
 }
 
@@ -170,13 +171,13 @@ func (m *merger) selectKernels() error {
 	for i, inv := range m.mk.inv {
 		k := selected[i]
 		if parseDecimal([]byte(k.tsText), &k.ts) != timeOK || parseDecimal([]byte(k.durText), &k.dur) != timeOK {
-			return m.fr.errorAt(k.at, "outer kernel %q: ts %s or dur %s has more than %d fractional digits: not a time merge can place events at exactly", k.name, k.tsText, k.durText, maxScale)
+			return m.fr.ErrorAt(k.at, "outer kernel %q: ts %s or dur %s has more than %d fractional digits: not a time merge can place events at exactly", k.name, k.tsText, k.durText, maxScale)
 		}
 		// A viewer reads ts as a double: from 2^53 us on, a double cannot
 		// tell whole microseconds apart, and the invocation's events would
 		// collapse onto a few values.
 		if end := k.tsF + inv.spanF; end >= 1<<53 {
-			return m.fr.errorAt(k.at, "outer kernel %q at ts %s: the invocation's events would end at %g us, past 2^53 us, where a double (what viewers read ts as) no longer holds whole microseconds", k.name, k.tsText, end)
+			return m.fr.ErrorAt(k.at, "outer kernel %q at ts %s: the invocation's events would end at %g us, past 2^53 us, where a double (what viewers read ts as) no longer holds whole microseconds", k.name, k.tsText, end)
 		}
 		inv.outer = k
 	}
@@ -331,11 +332,11 @@ func (m *merger) devicesAfter(last devKey) ([]devKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
+	defer r.Close()
 	h := devHeap{limit: fallbackChunk}
 	var ms, args []member
 	seq := int64(-1)
-	err = eachEvent(r, func(raw []byte, at eventAt) error {
+	err = eachEvent(r, func(raw []byte, at jsonread.Pos) error {
 		seq++
 		ms, _ = members(raw, ms)
 		k, why := m.candidate(ms, &args, at, seq, false)
@@ -360,11 +361,11 @@ func (m *merger) reread(want map[int64]int) ([]*kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.close()
+	defer r.Close()
 	out := make([]*kernel, len(want))
 	var ms, args []member
 	seq := int64(-1)
-	err = eachEvent(r, func(raw []byte, at eventAt) error {
+	err = eachEvent(r, func(raw []byte, at jsonread.Pos) error {
 		seq++
 		i, ok := want[seq]
 		if !ok {
@@ -373,7 +374,7 @@ func (m *merger) reread(want map[int64]int) ([]*kernel, error) {
 		ms, _ = members(raw, ms)
 		k, why := m.candidate(ms, &args, at, seq, true)
 		if why != nil || !k.device {
-			return r.errorAt(at, "the framework trace changed while it was merged")
+			return r.ErrorAt(at, "the framework trace changed while it was merged")
 		}
 		out[i] = k.keep()
 		return nil
@@ -391,37 +392,33 @@ func (m *merger) reread(want map[int64]int) ([]*kernel, error) {
 
 // eachEvent calls fn with each element of the trace's traceEvents (an
 // object's, or the bare array).
-func eachEvent(r *reader, fn func(raw []byte, at eventAt) error) error {
-	switch r.peek() {
+func eachEvent(r *jsonread.Reader, fn func(raw []byte, at jsonread.Pos) error) error {
+	switch r.Peek() {
 	case '[':
-		return r.array(true, fn)
+		return r.Array(true, "a trace event", fn)
 	case '{':
-		r.i++
+		r.Advance()
 	default:
-		return r.errorf("not a trace")
+		return r.Errorf("not a trace")
 	}
 	for first := true; ; first = false {
-		if r.peek() == '}' {
+		if r.Peek() == '}' {
 			return nil
 		}
 		if !first {
-			if err := r.expect(',', "',' or '}'"); err != nil {
+			if err := r.Expect(',', "',' or '}'"); err != nil {
 				return err
 			}
 		}
-		key, _, err := r.key()
+		key, _, err := r.Key()
 		if err != nil {
 			return err
 		}
-		if key == "traceEvents" {
-			return r.array(false, fn)
+		if string(key) == "traceEvents" {
+			return r.Array(false, "a trace event", fn)
 		}
-		if err := r.value(&sink{w: discard{}}); err != nil {
+		if err := r.Skip(); err != nil {
 			return err
 		}
 	}
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,6 +1,7 @@
 package tracemerge
 
 import (
+	"github.com/megakernel/cycleabi/internal/jsonread"
 	"math"
 	"regexp"
 	"strconv"
@@ -30,7 +31,7 @@ func pyFloat(v []byte) (text string, f float64, ok bool) {
 	}
 	switch v[0] {
 	case '"':
-		s, ok := unquote(v)
+		s, ok := jsonread.Unquote(v)
 		if !ok {
 			return "", 0, false
 		}
@@ -42,7 +43,7 @@ func pyFloat(v []byte) (text string, f float64, ok bool) {
 		if string(v) == "-Infinity" {
 			return "-inf", math.Inf(-1), true
 		}
-		if !isJSONNumber(v) {
+		if !jsonread.IsNumber(v) {
 			return "", 0, false
 		}
 		text = string(v)
@@ -186,7 +187,7 @@ func pyStr(v []byte) string {
 	}
 	switch v[0] {
 	case '"':
-		s, _ := unquote(v)
+		s, _ := jsonread.Unquote(v)
 		return s
 	case 't':
 		return "True"
@@ -204,7 +205,7 @@ func pyStr(v []byte) string {
 	if string(v) == "-Infinity" {
 		return "-inf"
 	}
-	if !isJSONNumber(v) {
+	if !jsonread.IsNumber(v) {
 		return string(v)
 	}
 	if !strings.ContainsAny(string(v), ".eE") {
@@ -304,8 +305,8 @@ func textHas(v []byte, tokens []string) bool {
 			i++
 			continue
 		}
-		j := skipString(v, i)
-		s, _ := unquote(v[i:j])
+		j := jsonread.StringEnd(v, i)
+		s, _ := jsonread.Unquote(v[i:j])
 		if containsAny(pyLower(s), tokens) {
 			return true
 		}

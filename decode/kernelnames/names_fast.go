@@ -3,11 +3,13 @@ package kernelnames
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // Names files list every task of a graph, so they can be large (a
@@ -230,29 +232,73 @@ func parseIDBytes(b []byte) (id uint64, ok bool) {
 func isBlank(b []byte) bool { return len(bytes.Trim(b, " \r\n")) == 0 }
 
 // parseNamesJSON reads a names file that is a JSON object of objects of
-// strings without escapes.
-func parseNamesJSON(f *fastNames, r *bufio.Reader) (*Names, fastStop, bool) {
-	j := &jsonStream{r: r, line: 1, col: 1}
-	ok := j.object(func(section []byte) bool {
+// strings, with jsonread, the reader every JSON input goes through.
+func parseNamesJSON(f *fastNames, src io.Reader) (*Names, fastStop, bool) {
+	r := jsonread.NewSize(f.file, src, maxNamesLine)
+	r.CheckUTF8, r.Columns = true, true
+	// A name past the cap is reported, not read whole: an escape is at
+	// most 6 bytes for a byte of the name.
+	r.MaxValue = 6*MaxNameBytes + 2
+	ok := jsonObject(r, func(section []byte, _, _ int) bool {
 		// null, a list or a bad section: the YAML path says which.
-		if f.startSection(section); !f.ok || j.peek() != '{' {
+		if f.startSection(section); !f.ok || r.Peek() != '{' {
 			return false
 		}
-		return j.object(func(key []byte) bool {
-			line, col := j.keyLine, j.keyCol
-			key = append(f.key[:0], key...) // str reuses its buffer
+		return jsonObject(r, func(key []byte, line, col int) bool {
+			key = append(f.key[:0], key...) // Str reuses its buffer
 			f.key = key
-			value, ok := j.str()
-			if ok {
-				f.entry(key, value, line, col, j.strCol)
+			if r.Peek() != '"' {
+				return false
 			}
-			return ok && f.ok
+			valueCol := r.Col()
+			value, err := r.Str()
+			if errors.Is(err, jsonread.ErrTooLong) {
+				value = tooLongName // stands for the name that did not fit
+			} else if err != nil || r.Escaped() || !yamlPrintable(value) {
+				// An escape, as any other file: the YAML path.
+				return false
+			}
+			f.entry(key, value, line, col, valueCol)
+			return f.ok
 		})
 	})
-	if !ok || !j.atEnd() {
-		return nil, fastStop{line: j.line, col: j.col, err: f.err}, false
+	if !ok || !r.AtEnd() {
+		return nil, fastStop{line: r.Pos().Line, col: r.Col(), err: f.err}, false
 	}
-	return f.done(j.line, j.col)
+	return f.done(r.Pos().Line, r.Col())
+}
+
+// tooLongName is longer than MaxNameBytes.
+var tooLongName = make([]byte, MaxNameBytes+1)
+
+// jsonObject reads {key: value, ...}, calling field with each key and its
+// line and column, which must read the value.
+func jsonObject(r *jsonread.Reader, field func(key []byte, line, col int) bool) bool {
+	if r.Peek() != '{' {
+		return false
+	}
+	r.Advance()
+	if r.Peek() == '}' {
+		r.Advance()
+		return true
+	}
+	for {
+		r.Peek()
+		line, col := r.Pos().Line, r.Col()
+		key, _, err := r.Key()
+		if err != nil || len(key) > 64 || !field(key, line, col) {
+			return false
+		}
+		switch r.Peek() {
+		case '}':
+			r.Advance()
+			return true
+		case ',':
+			r.Advance()
+		default:
+			return false
+		}
+	}
 }
 
 // done ends a file a fast path read whole.
@@ -261,153 +307,6 @@ func (f *fastNames) done(line, col int) (*Names, fastStop, bool) {
 		return nil, fastStop{line: line, col: col, dup: &dup}, false
 	}
 	return f.names, fastStop{}, true
-}
-
-// jsonStream reads the JSON of the fast path from a stream, a byte at a
-// time, keeping the line and column (in characters) of the next byte.
-// It accepts only JSON that YAML reads the same way (as package jsonscan
-// does for text in memory): no escapes, control characters, tabs or lone
-// carriage returns, a key's colon on the key's line.
-type jsonStream struct {
-	r         *bufio.Reader
-	line, col int
-	buf       []byte
-	// Where the last key and string started.
-	keyLine, keyCol, strCol int
-}
-
-func (j *jsonStream) next() (byte, bool) {
-	c, err := j.r.ReadByte()
-	if err != nil {
-		return 0, false
-	}
-	if c == '\n' {
-		j.line, j.col = j.line+1, 1
-	} else if c&0xC0 != 0x80 {
-		j.col++
-	}
-	return c, true
-}
-
-// peek returns the next byte that is not space, or 0 at the end or at a
-// lone carriage return or a tab (which end every loop).
-func (j *jsonStream) peek() byte {
-	for {
-		b, err := j.r.Peek(1)
-		if err != nil {
-			return 0
-		}
-		switch b[0] {
-		case ' ', '\n':
-			j.next()
-		case '\r':
-			if b2, err := j.r.Peek(2); err != nil || b2[1] != '\n' {
-				return 0
-			}
-			j.next()
-			j.next()
-		default:
-			return b[0]
-		}
-	}
-}
-
-func (j *jsonStream) punct(c byte) bool {
-	if j.peek() != c {
-		return false
-	}
-	j.next()
-	return true
-}
-
-func (j *jsonStream) atEnd() bool {
-	if j.peek() != 0 {
-		return false
-	}
-	_, err := j.r.Peek(1)
-	return err != nil
-}
-
-// str reads a string without escapes or control characters, of printable
-// UTF-8 (see yamlPrintable); past MaxNameBytes it stops and returns what
-// it has, which the caller reports as too long. The result is valid
-// until the next str.
-func (j *jsonStream) str() ([]byte, bool) {
-	if j.peek() != '"' {
-		return nil, false
-	}
-	j.strCol = j.col // of the quote, as go-yaml places a quoted scalar
-	j.next()
-	j.buf = j.buf[:0]
-	for {
-		c, ok := j.next()
-		switch {
-		case !ok || c == '\\' || c < 0x20 || c == 0x7f:
-			return nil, false
-		case c == '"':
-			if !yamlPrintable(j.buf) {
-				return nil, false
-			}
-			return j.buf, true
-		}
-		j.buf = append(j.buf, c)
-		if len(j.buf) > MaxNameBytes {
-			return j.buf, true // too long: entry says so
-		}
-	}
-}
-
-// key reads an object key and its colon, on the key's line.
-func (j *jsonStream) key() ([]byte, bool) {
-	if j.peek() != '"' {
-		return nil, false
-	}
-	j.keyLine, j.keyCol = j.line, j.col
-	name, ok := j.str()
-	for {
-		b, err := j.r.Peek(1)
-		if err != nil || b[0] != ' ' {
-			break
-		}
-		j.next()
-	}
-	if !ok || len(name) > 64 || !j.punct2(':') {
-		return nil, false
-	}
-	return name, true
-}
-
-// punct2 consumes c with no space before it.
-func (j *jsonStream) punct2(c byte) bool {
-	b, err := j.r.Peek(1)
-	if err != nil || b[0] != c {
-		return false
-	}
-	j.next()
-	return true
-}
-
-// object reads {key: value, ...}, calling field with each key, which must
-// read the value.
-func (j *jsonStream) object(field func(key []byte) bool) bool {
-	if !j.punct('{') {
-		return false
-	}
-	if j.punct('}') {
-		return true
-	}
-	for {
-		key, ok := j.key()
-		if !ok || !field(key) {
-			return false
-		}
-		if j.punct('}') {
-			return true
-		}
-		if !j.punct(',') {
-			return false
-		}
-	}
 }
 
 // parseNamesBlockYAML reads the block YAML a generator writes:

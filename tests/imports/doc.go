@@ -5,5 +5,6 @@
 // and the packages split out of it (the record walk below the writers,
 // arrows and names; tracemerge and analyze link only what they use); and
 // tests use the standard library's testing, so no file imports an
-// assertion library.
+// assertion library; and every JSON input is read through
+// internal/jsonread (TestOneJSONReader).
 package imports

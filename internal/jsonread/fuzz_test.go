@@ -1,0 +1,56 @@
+package jsonread
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzReader holds the reader to encoding/json, through a buffer of any
+// size: it accepts exactly the UTF-8 texts encoding/json accepts, copies
+// the value byte for byte, decodes a string as encoding/json does, and
+// places an error inside the text.
+func FuzzReader(f *testing.F) {
+	for _, s := range []string{`{"tasks":{"0":"\ud83d\ude00"}}`, "[\"a\x7f\"]", `{"a":[1,-0.5e+3,true,null,{}]}`, `[1 2]`, `"\ud800x"`, "{\"a\":\"\x00\"}", `[01]`, `{"a" 1}`, "\"\xe2\x82\"", `[NaN]`, "{} \x00"} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		if bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) >= DefaultMaxDepth {
+			return // encoding/json nests deeper
+		}
+		want := json.Valid(data) && utf8.Valid(data)
+		r := NewSize("f", bytes.NewReader(data), 8+int(size))
+		r.CheckUTF8 = true
+		var s Sink
+		err := r.Value(&s)
+		if err == nil {
+			err = r.End("value")
+		}
+		if want != (err == nil) {
+			t.Fatalf("encoding/json valid=%v, reader error %v", want, err)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) || e.Line < 1 {
+				t.Fatalf("error %v is not placed inside the %d-byte text", err, len(data))
+			}
+			return
+		}
+		if !bytes.Equal(s.B, bytes.TrimSpace(data)) {
+			t.Fatalf("copied %q, want %q", s.B, bytes.TrimSpace(data))
+		}
+		var str string
+		if json.Unmarshal(data, &str) == nil {
+			r := NewSize("f", bytes.NewReader(data), 8+int(size))
+			got, err := r.Str()
+			if err != nil || string(got) != str {
+				t.Fatalf("Str = %q, %v; encoding/json %q", got, err, str)
+			}
+			if u, ok := Unquote(bytes.TrimSpace(data)); !ok || u != str {
+				t.Fatalf("Unquote = %q, %v; encoding/json %q", u, ok, str)
+			}
+		}
+	})
+}

@@ -1,0 +1,73 @@
+package imports
+
+import (
+	"go/build"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestOneJSONReader: every JSON input goes through internal/jsonread.
+// Its users import it; it imports, of the module, only the input opener;
+// and encoding/json decodes input only where a value jsonread has
+// already read and checked is mapped onto a struct (a trace's metadata
+// object) or where the input is a report this module wrote (diff's).
+func TestOneJSONReader(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, dir := range []string{"tracemerge", "jsontrace", "plan", "decode", "internal/yamlpos"} {
+		p, err := build.ImportDir(filepath.Join(root, dir), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(p.Imports, module+"internal/jsonread") {
+			t.Errorf("%s does not read JSON through internal/jsonread", dir)
+		}
+	}
+	p, err := build.ImportDir(filepath.Join(root, "internal", "jsonread"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if dep, ours := strings.CutPrefix(imp, module); ours && dep != "internal/infile" {
+			t.Errorf("internal/jsonread imports %s: it stands below everything but the input opener", dep)
+		}
+	}
+	allowed := map[string]bool{
+		"jsontrace/read.go":        true, // megaKernelCycleTrace, read and checked by jsonread
+		"tracemerge/megakernel.go": true, // the same
+		"analyze/diff.go":          true, // analyze --format json reports
+		"scripts/abidrill/main.go": true, // the output of this module's own commands
+	}
+	decodes := regexp.MustCompile(`json\.(Unmarshal|NewDecoder|Valid)\(`)
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(rel, "internal/jsonread/") || allowed[rel] {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if decodes.Match(src) {
+			t.Errorf("%s decodes JSON with encoding/json: read it with internal/jsonread", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
