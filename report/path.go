@@ -39,42 +39,23 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		gu(p.TotalCycles), fp(p.TotalUs, 1), len(p.Segments), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
 	rankIdx := strconv.Itoa(index)
 
-	// Gantt: one row per core on the path, in core order.
-	order := map[string]int{}
-	for i, c := range k.Cores {
-		order[c.Core] = i
-	}
-	var cores []string
-	seen := map[string]bool{}
+	// Gantt: one row per core on the path, in core order, grouped beyond
+	// MaxChartRows as the other charts group their rows.
+	onPath := map[string]bool{}
 	for _, s := range p.Segments {
-		if !seen[s.Core] {
-			seen[s.Core] = true
-			cores = append(cores, s.Core)
+		onPath[s.Core] = true
+	}
+	var cores []analyze.Core
+	for _, c := range k.Cores {
+		if onPath[c.Core] {
+			cores = append(cores, c)
 		}
 	}
-	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
-	// At most MaxChartRows rows: beyond, consecutive cores of a region
-	// share a row (as in the timeline).
-	rowOf := map[string]int{}
-	var rows []string
-	size := 1
-	if len(cores) > MaxChartRows {
-		size = (len(cores) + MaxChartRows - 2) / (MaxChartRows - 1)
-	}
-	var members int
-	for i, c := range cores {
-		region, _, _ := strings.Cut(c, "/")
-		prev, _, _ := strings.Cut(cores[max(i-1, 0)], "/")
-		if i == 0 || members == size || region != prev {
-			rows = append(rows, c)
-			members = 0
-		} else {
-			first, _, _ := strings.Cut(rows[len(rows)-1], "–")
-			_, block, _ := strings.Cut(c, "/")
-			rows[len(rows)-1] = first + "–" + block
-		}
-		members++
-		rowOf[c] = len(rows) - 1
+	groups := groupCores(cores, MaxChartRows)
+	rowOf := rowIndex(groups)
+	rows := make([]string, len(groups))
+	for i, g := range groups {
+		rows[i] = g.Name
 	}
 	rowH := rowHeight(len(rows))
 	top := 6.0
