@@ -10,12 +10,19 @@ type detail struct {
 	n          int // ranks seen
 	slow       int // the slowest so far
 	slowCycles uint64
+	// total is the number of ranks to come in all when it is known
+	// before the first (0 when not): beyond MaxDetailedRanks, only the
+	// slowest can be detailed from the first rank on.
+	total int
 }
+
+// few tells whether every rank seen can still be detailed.
+func (d *detail) few() bool { return d.n <= MaxDetailedRanks && d.total <= MaxDetailedRanks }
 
 // may tells whether the next rank, of makespan cycles, can still be
 // detailed when every rank has been seen.
 func (d *detail) may(cycles uint64) bool {
-	return d.n < MaxDetailedRanks || cycles > d.slowCycles
+	return (d.n < MaxDetailedRanks && d.total <= MaxDetailedRanks) || d.n == 0 || cycles > d.slowCycles
 }
 
 // add takes the next rank.
@@ -27,9 +34,7 @@ func (d *detail) add(cycles uint64) {
 }
 
 // kept tells whether rank i can still be detailed, after the ranks seen.
-func (d *detail) kept(i int) bool {
-	return d.n <= MaxDetailedRanks || i == d.slow
-}
+func (d *detail) kept(i int) bool { return d.few() || i == d.slow }
 
 // picked lists the detailed ranks, once every rank has been seen.
 func (d *detail) picked() []int {
@@ -44,13 +49,19 @@ func (d *detail) picked() []int {
 
 // Timelines gathers the ranks' timelines as the ranks are analyzed, one
 // after another, and keeps only those the page can draw (the detailed
-// ranks): at most MaxDetailedRanks+1 timelines are held at once, however
-// many ranks there are, and a rank that cannot be drawn needs none made.
+// ranks): at most MaxDetailedRanks+1 timelines are held at once, two when
+// Expect was told there are more ranks than MaxDetailedRanks, however
+// many ranks there are; a rank that cannot be drawn needs none made.
 type Timelines struct {
 	d    detail
 	list []*analyze.Timeline
 	held []int // the entries of list that are not nil
 }
+
+// Expect says, before the first rank is added, how many ranks there
+// will be; without it, the first MaxDetailedRanks are kept until a later
+// one shows there are more.
+func (s *Timelines) Expect(ranks int) { s.d.total = ranks }
 
 // Wants tells whether the page may draw the next rank's timeline, r's;
 // when it does not, Add takes a nil timeline for r.

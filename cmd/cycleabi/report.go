@@ -117,6 +117,9 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	// does not grow with the ranks by a timeline each.
 	var timelines report.Timelines
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+		if i == 0 {
+			timelines.Expect(len(f.in.sources.decoded)) // every source is decoded before the first is analyzed
+		}
 		var tl *analyze.Timeline
 		if timelines.Wants(r) {
 			var err error

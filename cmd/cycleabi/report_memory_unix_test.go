@@ -16,8 +16,9 @@ import (
 
 // reportPerRankBudget is the most live heap report may keep per rank of
 // examples/aiv_pipeline.npy (its analysis, its check's result, its
-// capture's summary: under 20 KiB); a rank's 900-bin timeline, which
-// report kept for every rank until the page was written, is 4 MB.
+// capture's summary); a rank's 900-bin timeline, which report kept for
+// every rank until the page was written, is many times more (the
+// figures are in docs/memory.md).
 const reportPerRankBudget = 64 << 10
 
 // What report keeps of each rank stays a small summary: the peak live
@@ -29,17 +30,15 @@ const reportPerRankBudget = 64 << 10
 // none can be missed) and maxed over the run: bytes, not time, so the
 // load of a shared machine does not move it, and not RSS, which lags the
 // heap by the collector's slack. GOGC=25 has it collect often, so the
-// peak it sees is close to the true one. The 8-rank run's peak is the
-// timelines of its first ranks, held until a fifth rank shows that only
-// the slowest is drawn; 1,024 ranks are enough for what each rank keeps
-// to outgrow that (a regression of r bytes a rank reads as about r less
-// 10 KiB).
+// peak it sees is close to the true one. report holds the timeline of
+// the slowest rank so far and of the rank at hand, whatever the number of
+// ranks, so what grows from 8 ranks to 1,024 is what each rank keeps.
 func TestReportMemoryPerRank(t *testing.T) {
 	const capture, few, many = "../../examples/aiv_pipeline.npy", 8, 1024
 	bin := buildBinary(t)
 	small := reportPeakLiveHeap(t, bin, capture, few, 0)
 	// A regression is stopped as it passes the budget, not run to its end
-	// (keeping the timelines took 4 GB here).
+	// (keeping every rank's timeline would take gigabytes).
 	limit := small + reportPerRankBudget*(many-few)
 	large := reportPeakLiveHeap(t, bin, capture, many, limit)
 	perRank := (large - min(large, small)) / (many - few)
