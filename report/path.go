@@ -39,19 +39,29 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		gu(p.TotalCycles), fp(p.TotalUs, 1), len(p.Segments), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
 	rankIdx := strconv.Itoa(index)
 
-	// Gantt: one row per core on the path, in core order, grouped beyond
-	// MaxChartRows as the other charts group their rows.
-	onPath := map[string]bool{}
-	for _, s := range p.Segments {
-		onPath[s.Core] = true
+	// Gantt: one row per core on the path, in core order.
+	order := map[string]int{}
+	for i, c := range k.Cores {
+		order[c.Core] = i
 	}
-	var cores []analyze.Core
-	for _, c := range k.Cores {
-		if onPath[c.Core] {
-			cores = append(cores, c)
+	var cores []string
+	seen := map[string]bool{}
+	for _, s := range p.Segments {
+		if !seen[s.Core] {
+			seen[s.Core] = true
+			cores = append(cores, s.Core)
 		}
 	}
-	groups := groupCores(cores, MaxChartRows)
+	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
+	// At most MaxChartRows rows, grouped by the one rule of every chart
+	// with a row per core (groupCores).
+	onPath := make([]analyze.Core, 0, len(cores))
+	for _, c := range cores {
+		if i, ok := order[c]; ok {
+			onPath = append(onPath, k.Cores[i])
+		}
+	}
+	groups := groupCores(onPath, MaxChartRows)
 	rowOf := rowIndex(groups)
 	rows := make([]string, len(groups))
 	for i, g := range groups {
