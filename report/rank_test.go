@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -54,26 +55,35 @@ func TestGroupCoresBound(t *testing.T) {
 // timeline, the per-core bars and the critical path's Gantt show the same
 // rows, and they are the rows of the smallest group size that keeps
 // within MaxChartRows (worked out here from the region runs, not by
-// groupCores). 191 or 192 cores are where the Gantt had its own rule: a
-// size of ⌈cores/95⌉, 3 a row, where 2 fit in 96 rows.
+// groupCores). With 191 or 192 cores the Gantt's former rule of its own
+// (⌈cores/95⌉ a row) put 3 cores to a row where 2 fit in 96 rows.
 func TestChartsGroupCoresAlike(t *testing.T) {
 	for _, tc := range []struct{ aic, aiv int }{
 		{24, 48}, {96, 0}, {97, 0}, {150, 40}, {191, 0}, {100, 92}, {191, 1}, {97, 95}, {200, 400},
 	} {
 		name := fmt.Sprintf("%d AIC, %d AIV", tc.aic, tc.aiv)
 		k := &analyze.Rank{CycleFrequencyMHz: 1000, StartCycle: 0, EndCycle: 1000, MakespanCycles: 1000}
-		p := &analyze.Path{EndCycle: 1000, TotalCycles: 1000}
+		var segs []analyze.Segment
 		add := func(region string, count int) {
 			for i := range count {
 				core := fmt.Sprintf("%s/%d", region, i)
 				k.Cores = append(k.Cores, analyze.Core{Core: core, CoreType: region, BlockID: uint32(i),
 					EndCycle: 1000, Records: 1, ComputeCycles: 1000})
-				p.Segments = append(p.Segments, analyze.Segment{Core: core, Kind: analyze.KindCompute, StartCycle: 0, EndCycle: 1})
+				segs = append(segs, analyze.Segment{Core: core, Kind: analyze.KindCompute, StartCycle: 0, EndCycle: 1})
 			}
 		}
 		add("AIC", tc.aic)
 		add("AIV", tc.aiv)
-		k.CriticalPath = p
+		// The path as analyze --format json writes it: its segments are
+		// read back as analyze holds them, whatever that is.
+		doc, err := json.Marshal(map[string]any{"end_cycle": 1000, "total_cycles": 1000, "segments": segs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.CriticalPath = &analyze.Path{}
+		if err := json.Unmarshal(doc, k.CriticalPath); err != nil {
+			t.Fatal(err)
+		}
 		tl := &analyze.Timeline{BinCycles: 2, Bins: TimelineBins}
 
 		want := wantRows([]int{tc.aic, tc.aiv}, MaxChartRows)
