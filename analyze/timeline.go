@@ -42,9 +42,12 @@ type TimelineBin struct {
 	// tracked per bin; when more meet in one bin, one whose share is
 	// below a quarter may be missed.
 	TaskType int `json:"task_type"`
-
-	top [4]typeCycles
 }
+
+// typeSketch counts the compute cycles of the task types met in one bin
+// while a timeline is binned (a heavy-hitters sketch of four); it is not
+// kept in the bin, which a report may hold for a while.
+type typeSketch [4]typeCycles
 
 type typeCycles struct {
 	typ    int32 // index + 1; 0 is empty
@@ -55,7 +58,8 @@ type typeCycles struct {
 const MaxTimelineBins = 1 << 16
 
 // NewTimeline walks d again and bins its records over r's makespan (r is
-// d's analysis with the same options). Memory is O(cores × bins).
+// d's analysis with the same options). Memory is O(cores × bins): 40
+// bytes a bin kept, and 64 more while the records are binned.
 func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, error) {
 	if bins < 1 || bins > MaxTimelineBins {
 		return nil, fmt.Errorf("timeline bins %d: want 1 to %d", bins, MaxTimelineBins)
@@ -71,6 +75,7 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 		row[i] = len(t.Cores)
 		t.Cores = append(t.Cores, CoreTimeline{Core: s.Slot.String(), Bins: make([]TimelineBin, bins)})
 	}
+	sketches := make([]typeSketch, len(t.Cores)*bins)
 	typeIndex := map[string]int32{}
 	descType := map[uint32]int32{} // desc_ids whose type does not depend on the task
 	end := t.binStart(uint64(bins))
@@ -95,7 +100,8 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 				}
 			}
 		}
-		bs := t.Cores[row[rec.Active]].Bins
+		r := row[rec.Active]
+		bs, sk := t.Cores[r].Bins, sketches[r*bins:(r+1)*bins]
 		for b := (lo - t.StartCycle) / t.BinCycles; lo < hi; b++ {
 			binEnd := min(hi, t.binStart(b+1))
 			n := binEnd - lo
@@ -103,7 +109,7 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 			switch kind {
 			case KindCompute:
 				bin.Compute = satAdd(bin.Compute, n)
-				bin.addType(typ, n)
+				sk[b].add(typ, n)
 			case KindWait:
 				bin.Wait = satAdd(bin.Wait, n)
 			case KindTrigger:
@@ -123,7 +129,7 @@ func NewTimeline(d *decode.Decoded, r *Rank, o Options, bins int) (*Timeline, er
 			b := &t.Cores[i].Bins[j]
 			b.TaskType = -1
 			var most uint64
-			for _, c := range b.top {
+			for _, c := range sketches[i*bins+j] {
 				if c.typ != 0 && c.cycles > most {
 					b.TaskType, most = int(c.typ-1), c.cycles
 				}
@@ -142,20 +148,20 @@ func (t *Timeline) binStart(b uint64) uint64 {
 	return satAdd(t.StartCycle, lo)
 }
 
-// addType counts n compute cycles of type typ (index + 1) in the bin.
-func (b *TimelineBin) addType(typ int32, n uint64) {
+// add counts n compute cycles of type typ (index + 1).
+func (s *typeSketch) add(typ int32, n uint64) {
 	low := 0
-	for i := range b.top {
-		c := &b.top[i]
+	for i := range s {
+		c := &s[i]
 		if c.typ == typ || c.typ == 0 {
 			c.typ, c.cycles = typ, satAdd(c.cycles, n)
 			return
 		}
-		if c.cycles < b.top[low].cycles {
+		if c.cycles < s[low].cycles {
 			low = i
 		}
 	}
 	// Full: the new type takes the place of the smallest, keeping its
 	// count as an upper bound (a heavy-hitters sketch).
-	b.top[low] = typeCycles{typ: typ, cycles: satAdd(b.top[low].cycles, n)}
+	s[low] = typeCycles{typ: typ, cycles: satAdd(s[low].cycles, n)}
 }

@@ -53,28 +53,19 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		}
 	}
 	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
-	// At most MaxChartRows rows: beyond, consecutive cores of a region
-	// share a row (as in the timeline).
-	rowOf := map[string]int{}
-	var rows []string
-	size := 1
-	if len(cores) > MaxChartRows {
-		size = (len(cores) + MaxChartRows - 2) / (MaxChartRows - 1)
-	}
-	var members int
-	for i, c := range cores {
-		region, _, _ := strings.Cut(c, "/")
-		prev, _, _ := strings.Cut(cores[max(i-1, 0)], "/")
-		if i == 0 || members == size || region != prev {
-			rows = append(rows, c)
-			members = 0
-		} else {
-			first, _, _ := strings.Cut(rows[len(rows)-1], "–")
-			_, block, _ := strings.Cut(c, "/")
-			rows[len(rows)-1] = first + "–" + block
+	// At most MaxChartRows rows, grouped by the one rule of every chart
+	// with a row per core (groupCores).
+	onPath := make([]analyze.Core, 0, len(cores))
+	for _, c := range cores {
+		if i, ok := order[c]; ok {
+			onPath = append(onPath, k.Cores[i])
 		}
-		members++
-		rowOf[c] = len(rows) - 1
+	}
+	groups := groupCores(onPath, MaxChartRows)
+	rowOf := rowIndex(groups)
+	rows := make([]string, len(groups))
+	for i, g := range groups {
+		rows[i] = g.Name
 	}
 	rowH := rowHeight(len(rows))
 	top := 6.0

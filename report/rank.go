@@ -64,8 +64,10 @@ func withRecords(cores []analyze.Core) []analyze.Core {
 }
 
 // groupCores makes a row of each core, grouping consecutive ones of a
-// region, the same number in each row, so that there are at most maxRows
-// rows.
+// region, the same number in each row (the least that keeps within
+// maxRows rows). It is the one rule of every chart with a row per core
+// (the timeline, the per-core bars, the critical path's Gantt), so the
+// same cores get the same rows in each.
 func groupCores(active []analyze.Core, maxRows int) []coreRow {
 	var runs []int // cores of each region, in order
 	for i, c := range active {
@@ -105,6 +107,17 @@ func groupCores(active []analyze.Core, maxRows int) []coreRow {
 	return rows
 }
 
+// rowIndex maps each member core of rows to its row.
+func rowIndex(rows []coreRow) map[string]int {
+	rowOf := map[string]int{}
+	for r, g := range rows {
+		for _, m := range g.Members {
+			rowOf[m] = r
+		}
+	}
+	return rowOf
+}
+
 // rowHeight is the height of each of a chart's rows: 11 units up to 72
 // rows (every entered core of a 24-block kernel), less beyond, 8.25 at
 // MaxChartRows (row labels are drawn down to 8), never under 4.
@@ -123,12 +136,7 @@ func coreTitle(c *analyze.Core, mhz float64) string {
 // the color of what took most of it, and the critical path over it.
 func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors Colors) (*chart, []legendItem, string) {
 	groups := groupCores(k.Cores, MaxChartRows)
-	rowOf := map[string]int{}
-	for r, g := range groups {
-		for _, m := range g.Members {
-			rowOf[m] = r
-		}
-	}
+	rowOf := rowIndex(groups)
 	nb := tl.Bins
 	// bins[r][b] sums the members of row r.
 	type acc struct {

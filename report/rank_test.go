@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
@@ -56,4 +57,86 @@ func TestGroupCoresBound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every chart with a row per core groups cores by one rule: given the
+// same cores (each with records, each on the critical path), the
+// timeline, the per-core bars and the critical path's Gantt show the same
+// rows, and they are the rows of the smallest group size that keeps
+// within MaxChartRows (worked out here from the region runs, not by
+// groupCores). With 191 or 192 cores the Gantt's former rule of its own
+// (⌈cores/95⌉ a row) put 3 cores to a row where 2 fit in 96 rows.
+func TestChartsGroupCoresAlike(t *testing.T) {
+	for _, tc := range []struct{ aic, aiv int }{
+		{24, 48}, {96, 0}, {97, 0}, {150, 40}, {191, 0}, {100, 92}, {191, 1}, {97, 95}, {200, 400},
+	} {
+		name := fmt.Sprintf("%d AIC, %d AIV", tc.aic, tc.aiv)
+		k := &analyze.Rank{CycleFrequencyMHz: 1000, StartCycle: 0, EndCycle: 1000, MakespanCycles: 1000}
+		var segs []analyze.Segment
+		add := func(region string, count int) {
+			for i := range count {
+				core := fmt.Sprintf("%s/%d", region, i)
+				k.Cores = append(k.Cores, analyze.Core{Core: core, CoreType: region, BlockID: uint32(i),
+					EndCycle: 1000, Records: 1, ComputeCycles: 1000})
+				segs = append(segs, analyze.Segment{Core: core, Kind: analyze.KindCompute, StartCycle: 0, EndCycle: 1})
+			}
+		}
+		add("AIC", tc.aic)
+		add("AIV", tc.aiv)
+		// The path as analyze --format json writes it: its segments are
+		// read back as analyze holds them, whatever that is.
+		doc, err := json.Marshal(map[string]any{"end_cycle": 1000, "total_cycles": 1000, "segments": segs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.CriticalPath = &analyze.Path{}
+		if err := json.Unmarshal(doc, k.CriticalPath); err != nil {
+			t.Fatal(err)
+		}
+		tl := &analyze.Timeline{BinCycles: 2, Bins: TimelineBins}
+
+		want := wantRows([]int{tc.aic, tc.aiv}, MaxChartRows)
+		v := newRankView(0, k, tl, NewColors(), false)
+		for _, c := range []*chart{v.Timeline, v.Cores, v.Path.Gantt} {
+			var got []string
+			for _, x := range c.Texts {
+				if x.Class == "rowlabel" {
+					got = append(got, x.Text)
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: %s rows\n got %d %q\nwant %d %q", name, c.ID, len(got), got, len(want), want)
+			}
+		}
+	}
+}
+
+// wantRows names the rows of regions AIC and AIV with counts[0] and
+// counts[1] cores: the least size whose runs of consecutive cores fit in
+// maxRows, each region cut into runs of that size.
+func wantRows(counts []int, maxRows int) []string {
+	size := 1
+	for {
+		rows := 0
+		for _, c := range counts {
+			rows += (c + size - 1) / size
+		}
+		if rows <= maxRows {
+			break
+		}
+		size++
+	}
+	var names []string
+	for r, c := range counts {
+		region := []string{"AIC", "AIV"}[r]
+		for first := 0; first < c; first += size {
+			last := min(first+size, c) - 1
+			s := fmt.Sprintf("%s/%d", region, first)
+			if last > first {
+				s += fmt.Sprintf("–%d", last)
+			}
+			names = append(names, s)
+		}
+	}
+	return names
 }

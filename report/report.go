@@ -58,7 +58,8 @@ type Input struct {
 	// Report is the analysis of the captures, one rank each.
 	Report *analyze.Report
 	// Timelines[i] bins Report.Ranks[i] (made with TimelineBins bins);
-	// nil, or a nil entry, leaves that overview out.
+	// nil, or a nil entry, leaves that overview out. Only the detailed
+	// ranks' are drawn: Timelines gathers just those, rank by rank.
 	Timelines []*analyze.Timeline
 	// Checks[i] is what validate found in Report.Ranks[i]'s capture; nil
 	// or a nil entry when it was not validated.
@@ -205,21 +206,13 @@ func fcell(f string, v float64, prec int) cell { return cell{F: f, V: fv(v), Tex
 // namecell is a row's first cell.
 func namecell(s string) cell { return cell{Text: s, V: s, Class: "name"} }
 
+// detailed lists the ranks that get the detailed sections (detail).
 func detailed(r *analyze.Report) []int {
-	if len(r.Ranks) <= MaxDetailedRanks {
-		idx := make([]int, len(r.Ranks))
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
+	var d detail
+	for _, k := range r.Ranks {
+		d.add(k.MakespanCycles)
 	}
-	slow := 0
-	for i, k := range r.Ranks {
-		if k.MakespanCycles > r.Ranks[slow].MakespanCycles {
-			slow = i
-		}
-	}
-	return []int{slow}
+	return d.picked()
 }
 
 func build(in *Input) *page {

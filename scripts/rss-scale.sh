@@ -10,20 +10,24 @@
 #   validate  validate of a manifest of N captures (links to
 #   vjson     examples/aiv_pipeline.npy, one rank each), as text and
 #   decode    with --format json, and decode of it to /dev/null
+#   report    report of a manifest of N ranks, each a link to one capture
+#             of 500k records (benchcapture -unsorted 72: every core out of
+#             order, all 72 cores with records), to /dev/null
 #
 # Prints the median of RUNS runs (default 3) per row: wall seconds, CPU
 # seconds (user and system: the figure to compare for linearity on a busy
 # machine) and peak RSS (GNU time's maximum resident set size).
 #
-#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode (default all)
+#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode,report (default all)
 #
 # Sizes: DUMP_RECORDS (default "300000 3000000"), CHAIN_TASKS ("40000
-# 400000"), CAPTURES ("1000 10000"). Everything is written to a temporary
+# 400000"), CAPTURES ("1000 10000"), RANKS ("64 256"; the capture's
+# records: RANK_RECORDS, 500000). Everything is written to a temporary
 # directory under TMPDIR (the 3M-record dump capture is 200 MB), removed
 # on exit.
 set -euo pipefail
 runs="${1:-3}"
-rows="${2:-dump,plan,validate,vjson,decode}"
+rows="${2:-dump,plan,validate,vjson,decode,report}"
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/time ]; then
 	echo "rss-scale: /usr/bin/time (GNU time) not found" >&2
@@ -98,5 +102,18 @@ if [[ ",$rows," == *,validate,* || ",$rows," == *,vjson,* || ",$rows," == *,deco
 			measure decode "${n}caps" "$tmp/cycleabi" decode --invocation-manifest "$tmp/many/window.yaml" -o /dev/null
 		fi
 		rm -rf "$tmp/many"
+	done
+fi
+if [[ ",$rows," == *,report,* ]]; then
+	"$tmp/benchcapture" -records "${RANK_RECORDS:-500000}" -unsorted 72 -o "$tmp/rank.bin" >/dev/null
+	for n in ${RANKS:-64 256}; do
+		mkdir -p "$tmp/ranks"
+		: >"$tmp/ranks/window.yaml"
+		for i in $(seq 0 $((n - 1))); do
+			ln -sf "$tmp/rank.bin" "$tmp/ranks/c$i.bin"
+			echo "- {capture: c$i.bin, rank: $i}" >>"$tmp/ranks/window.yaml"
+		done
+		measure report "${n}ranks" "$tmp/cycleabi" report --invocation-manifest "$tmp/ranks/window.yaml" -o /dev/null
+		rm -rf "$tmp/ranks"
 	done
 fi

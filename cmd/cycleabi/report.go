@@ -113,11 +113,21 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		return usage(err)
 	}
 	in := &report.Input{Kernel: f.in.family.kernelName}
+	// Only the timelines the page can draw are made and kept: memory
+	// does not grow with the ranks by a timeline each.
+	var timelines report.Timelines
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
-		tl, err := analyze.NewTimeline(d, r, o, report.TimelineBins)
-		if err != nil {
-			return usage(err)
+		if i == 0 {
+			timelines.Expect(len(f.in.sources.decoded)) // every source is decoded before the first is analyzed
 		}
+		var tl *analyze.Timeline
+		if timelines.Wants(r) {
+			var err error
+			if tl, err = analyze.NewTimeline(d, r, o, report.TimelineBins); err != nil {
+				return usage(err)
+			}
+		}
+		timelines.Add(r, tl)
 		// What validate says of each capture, with the same layout
 		// request (errors cannot be left: decode failed on them above;
 		// warnings can).
@@ -125,13 +135,13 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		if err != nil {
 			return usage(err)
 		}
-		in.Timelines, in.Checks = append(in.Timelines, tl), append(in.Checks, check)
+		in.Checks = append(in.Checks, check)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	in.Report = rep
+	in.Report, in.Timelines = rep, timelines.List()
 	if len(f.base) > 0 || baseInvs != nil {
 		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err
