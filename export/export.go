@@ -24,9 +24,8 @@
 package export
 
 import (
-	"errors"
 	"fmt"
-	"math"
+	"io"
 	"os"
 	"strconv"
 
@@ -161,8 +160,9 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	if err != nil {
 		return nil, err
 	}
-	if err := writeTable(w.dir, rel("records"), meta, func(pw *parquet.GenericWriter[Record]) error {
-		rw := newRecordWriter(pw, d, o, inv)
+	recordOpts := meta
+	if err := writeTable(w.dir, rel("records"), recordOpts, func(pw *parquet.GenericWriter[Record]) error {
+		rw := newRecordWriter(pw, recordOpts, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
 			addErr = rw.add(&r)
@@ -250,7 +250,11 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	if err != nil {
 		return err
 	}
-	pw := parquet.NewGenericWriter[T](f, opts...)
+	// Only Write: the copied row groups of the records table (see
+	// recordWriter) then pass through the writer's buffer, where an
+	// io.ReaderFrom would take a 32 KiB buffer of its own for each column
+	// chunk.
+	pw := parquet.NewGenericWriter[T](writeOnly{f}, opts...)
 	err = fill(pw)
 	if cerr := pw.Close(); err == nil {
 		err = cerr
@@ -264,127 +268,7 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	return nil
 }
 
-// errNsRange reports a record too far from the anchor for int64
-// nanoseconds (about 292 years).
-var errNsRange = errors.New("is more than 2^63 ns from the anchor")
+// writeOnly hides its Writer's other methods.
+type writeOnly struct{ w io.Writer }
 
-// recordWriter writes a capture's records in trace order as the walk
-// hands them over: it fills batches on the walk's goroutine while another
-// goroutine encodes the previous ones (two cores for one capture, a
-// bounded number of batches in flight).
-type recordWriter struct {
-	d          *decode.Decoded
-	o          analyze.Options
-	inv        Invocation
-	l          *analyze.Labeler
-	anchor     uint64
-	nsPerCycle float64
-	// byTask: the labels depend on the task too (names file task stages,
-	// or a schedule's task types), not only on the descriptor.
-	byTask      bool
-	cache       [4096]labels
-	coreNames   map[abi.CoreType]string
-	coreType    abi.CoreType
-	core        string
-	batch       []Record
-	full, empty chan []Record
-	written     chan error
-}
-
-// labels are what a record shows besides its fields, computed once per
-// descriptor (and task, when they depend on it) and kept in a
-// direct-mapped table: a million records make a few hundred strings.
-type labels struct {
-	desc, task      uint32
-	ok              bool
-	name, kind      string
-	taskType, stage *string
-}
-
-const batchRows, batchesInFlight = 4096, 3
-
-func newRecordWriter(pw *parquet.GenericWriter[Record], d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
-	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
-		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
-		coreNames: map[abi.CoreType]string{}, full: make(chan []Record, batchesInFlight),
-		empty: make(chan []Record, batchesInFlight), written: make(chan error, 1)}
-	for _, t := range abi.CoreTypes() {
-		w.coreNames[t] = t.String()
-	}
-	w.coreType = abi.CoreTypes()[0]
-	w.core = w.coreNames[w.coreType]
-	for range batchesInFlight {
-		w.empty <- make([]Record, 0, batchRows)
-	}
-	go func() {
-		var err error
-		for b := range w.full {
-			if err == nil {
-				_, err = pw.Write(b)
-			}
-			w.empty <- b[:0]
-		}
-		w.written <- err
-	}()
-	w.batch = <-w.empty
-	return w
-}
-
-// ns is a cycle's time from the anchor in ns, and whether int64 holds it.
-func (w *recordWriter) ns(cycle uint64) (int64, bool) {
-	var v float64
-	if cycle >= w.anchor {
-		v = float64(cycle-w.anchor) * w.nsPerCycle
-	} else {
-		v = -float64(w.anchor-cycle) * w.nsPerCycle
-	}
-	v = math.Round(v)
-	return int64(v), v >= -(1<<63) && v < 1<<63
-}
-
-// add takes the next record of the walk.
-func (w *recordWriter) add(r *decode.Record) error {
-	task := uint32(0)
-	if w.byTask {
-		task = r.TaskID
-	}
-	lb := &w.cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
-	if !lb.ok || lb.desc != r.DescID || lb.task != task {
-		*lb = labels{desc: r.DescID, task: task, ok: true, name: w.o.Names.EventName(&r.ProfileRecord, false, ""), kind: w.l.Kind(&r.ProfileRecord)}
-		if t := w.l.TaskType(&r.ProfileRecord); t != "" {
-			lb.taskType = &t
-		}
-		if st := w.l.Stage(&r.ProfileRecord); st != "" {
-			lb.stage = &st
-		}
-	}
-	start, ok1 := w.ns(r.StartCycle)
-	end, ok2 := w.ns(r.EndCycle)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", w.d.FileOffset(r), w.coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, w.anchor)
-	}
-	if r.CoreType != w.coreType {
-		w.coreType, w.core = r.CoreType, w.coreNames[r.CoreType]
-	}
-	w.batch = append(w.batch, Record{CoreType: w.core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
-		DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
-		Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: w.inv})
-	if len(w.batch) == cap(w.batch) {
-		w.full <- w.batch
-		w.batch = <-w.empty
-	}
-	return nil
-}
-
-// close hands over the last batch and waits for the encoder; err is the
-// walk's, returned first.
-func (w *recordWriter) close(err error) error {
-	if len(w.batch) > 0 {
-		w.full <- w.batch
-	}
-	close(w.full)
-	if werr := <-w.written; err == nil {
-		err = werr
-	}
-	return err
-}
+func (w writeOnly) Write(b []byte) (int, error) { return w.w.Write(b) }
