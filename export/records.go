@@ -14,6 +14,19 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
+// recordOptions skip the bounds (min and max) of the string columns' pages,
+// in the page headers and the page index: finding them looks up and
+// compares every value, which cost more than dictionary-encoding the
+// column, and a row group of records in trace order holds nearly every
+// name, kind and core anyway, so no engine could skip one by its bounds.
+var recordOptions = func() []parquet.WriterOption {
+	var opts []parquet.WriterOption
+	for _, c := range []string{"core_type", "name", "kind", "task_type", "stage", "direction"} {
+		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
+	}
+	return opts
+}()
+
 // errNsRange reports a record too far from the anchor for int64
 // nanoseconds (about 292 years).
 var errNsRange = errors.New("is more than 2^63 ns from the anchor")
