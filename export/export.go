@@ -49,22 +49,21 @@ const RowGroupRows = 1 << 14
 
 // Record is one row of the records table.
 type Record struct {
-	CoreType       string `parquet:"core_type,dict,uncompressed"`
-	BlockID        uint32 `parquet:"block_id,dict,uncompressed"`
-	StartCycle     uint64 `parquet:"start_cycle,delta,uncompressed"`
-	EndCycle       uint64 `parquet:"end_cycle,delta,uncompressed"`
-	DescID         uint32 `parquet:"desc_id,dict,uncompressed"`
-	TaskID         uint32 `parquet:"task_id,delta,uncompressed"`
-	StageTaskIndex uint32 `parquet:"stage_task_index,dict,uncompressed"`
-	OwnerID        uint32 `parquet:"owner_id,dict,uncompressed"`
+	CoreType string `parquet:"core_type,dict,uncompressed"`
+	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
+	// ProfileRecord is the record's fields, every field of the schema's
+	// record a column under its schema name (see recordFieldTags): a field
+	// added to abi/schema.yaml is a column with no edit here. Go readers
+	// of the table into Records need ReadOptions.
+	abi.ProfileRecord
 	// Name is the record's display name, as decode's trace shows it.
 	Name string `parquet:"name,dict,uncompressed"`
 	// Kind is compute, wait, trigger or other.
 	Kind string `parquet:"kind,dict,uncompressed"`
 	// TaskType is set for compute records, Stage for compute and wait
-	// records (for a wait: the stage of the waiting task).
-	TaskType *string `parquet:"task_type,dict,optional,uncompressed"`
-	Stage    *string `parquet:"stage,dict,optional,uncompressed"`
+	// records (for a wait: the stage of the waiting task); "" is null.
+	TaskType string `parquet:"task_type,dict,optional,uncompressed"`
+	Stage    string `parquet:"stage,dict,optional,uncompressed"`
 	// StartNs and EndNs are nanoseconds from the rank's anchor (the
 	// earliest entry of a core with records), negative for a record that
 	// starts before it.
@@ -76,9 +75,10 @@ type Record struct {
 // Invocation labels the rows of a capture that is one launch of a window;
 // null for a rank's only capture.
 type Invocation struct {
-	InvocationID *int64  `parquet:"invocation_id,optional"`
-	Step         *int64  `parquet:"step,optional"`
-	Direction    *string `parquet:"direction,dict,optional"`
+	InvocationID *int64 `parquet:"invocation_id,optional"`
+	Step         *int64 `parquet:"step,optional"`
+	// Direction is forward or backward; "" is null.
+	Direction string `parquet:"direction,dict,optional"`
 }
 
 // Core is one row of the cores table: where one entered core's time went,
@@ -134,6 +134,9 @@ type Writer struct {
 // Create starts an export into the folder path, which must not exist or
 // be empty (see outfile.CreateDir).
 func Create(path string) (*Writer, error) {
+	if errRecordFields != nil {
+		return nil, errRecordFields
+	}
 	d, err := outfile.CreateDir(path)
 	if err != nil {
 		return nil, err
@@ -242,7 +245,11 @@ func invocation(v *analyze.Invocation) Invocation {
 		return Invocation{}
 	}
 	id := v.ID
-	return Invocation{InvocationID: &id, Step: v.Step, Direction: v.Direction}
+	inv := Invocation{InvocationID: &id, Step: v.Step}
+	if v.Direction != nil {
+		inv.Direction = *v.Direction
+	}
+	return inv
 }
 
 // writeTable writes one Parquet file of the folder through fill.

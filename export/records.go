@@ -14,13 +14,18 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// recordOptions skip the bounds (min and max) of the string columns' pages,
-// in the page headers and the page index: finding them looks up and
-// compares every value, which cost more than dictionary-encoding the
-// column, and a row group of records in trace order holds nearly every
-// name, kind and core anyway, so no engine could skip one by its bounds.
+// recordOptions are the records table's writer options besides the
+// capture's metadata: the record fields' columns (recordFieldTags), and no
+// bounds (min and max) of the string columns' pages, in the page headers
+// or the page index: finding them looks up and compares every value,
+// which cost more than dictionary-encoding the column, and a row group of
+// records in trace order holds nearly every name, kind and core anyway, so
+// no engine could skip one by its bounds.
 var recordOptions = func() []parquet.WriterOption {
 	var opts []parquet.WriterOption
+	for _, t := range recordFieldTags {
+		opts = append(opts, t)
+	}
 	for _, c := range []string{"core_type", "name", "kind", "task_type", "stage", "direction"} {
 		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
 	}
@@ -104,7 +109,7 @@ type labels struct {
 	desc, task      uint32
 	ok              bool
 	name, kind      string
-	taskType, stage *string
+	taskType, stage string
 	inJob           uint64 // seq+1 of the job holding a copy, 0 for none
 	index           uint32 // the copy's index in that job
 }
@@ -216,9 +221,7 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 		recs := e.scratch[:n]
 		for i := range recs {
 			r, lb := &rows[i], &j.labels[rows[i].label]
-			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, StartCycle: r.rec.StartCycle, EndCycle: r.rec.EndCycle,
-				DescID: r.rec.DescID, TaskID: r.rec.TaskID, StageTaskIndex: r.rec.StageTaskIndex, OwnerID: r.rec.OwnerID,
-				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec, Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
 		}
 		_, err = e.w.Write(recs)
 		rows = rows[n:]
@@ -264,12 +267,7 @@ func (w *recordWriter) add(r *decode.Record) error {
 	lb := &w.cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
 	if !lb.ok || lb.desc != r.DescID || lb.task != task {
 		*lb = labels{desc: r.DescID, task: task, ok: true, name: w.o.Names.EventName(&r.ProfileRecord, false, ""), kind: w.l.Kind(&r.ProfileRecord)}
-		if t := w.l.TaskType(&r.ProfileRecord); t != "" {
-			lb.taskType = &t
-		}
-		if st := w.l.Stage(&r.ProfileRecord); st != "" {
-			lb.stage = &st
-		}
+		lb.taskType, lb.stage = w.l.TaskType(&r.ProfileRecord), w.l.Stage(&r.ProfileRecord)
 	}
 	start, ok1 := w.ns(r.StartCycle)
 	end, ok2 := w.ns(r.EndCycle)
