@@ -129,6 +129,9 @@ type Rank struct {
 type Writer struct {
 	dir   *outfile.Dir
 	parts int
+	// records is the records writer's memory, kept from one capture to
+	// the next.
+	records recordPool
 }
 
 // Create starts an export into the folder path, which must not exist or
@@ -170,7 +173,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	}
 	recordOpts := append(slices.Clip(meta), recordOptions...)
 	if err := writeTable(w.dir, rel("records"), recordOpts, func(pw *parquet.GenericWriter[Record]) error {
-		rw := newRecordWriter(pw, recordOpts, d, o, inv)
+		rw := newRecordWriter(pw, &w.records, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
 			addErr = rw.add(&r)
@@ -216,6 +219,13 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	return a, nil
 }
 
+// tableOptions are the writer options of every table.
+var tableOptions = []parquet.WriterOption{
+	parquet.MaxRowsPerRowGroup(RowGroupRows),
+	parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
+	parquet.CreatedBy("cycleabi", "", ""),
+}
+
 // metadata is what every file of a capture carries in its key-value
 // metadata: enough to tell where its rows came from without the ranks
 // table.
@@ -229,11 +239,7 @@ func metadata(d *decode.Decoded, o analyze.Options) []parquet.WriterOption {
 		{"cycleabi.abi_version", strconv.Itoa(abi.Version)},
 		{"cycleabi.abi_fingerprint", abi.FingerprintHex},
 	}
-	opts := []parquet.WriterOption{
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-		parquet.CreatedBy("cycleabi", "", ""),
-	}
+	opts := slices.Clip(tableOptions)
 	for _, p := range kv {
 		opts = append(opts, parquet.KeyValueMetadata(p[0], p[1]))
 	}

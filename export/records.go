@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -32,6 +33,11 @@ var recordOptions = func() []parquet.WriterOption {
 	return opts
 }()
 
+// encoderOptions are those of the encoders' writers: the records table's
+// but the capture's metadata, which the row groups they write do not
+// carry, so that an encoder serves every capture of an export.
+var encoderOptions = append(slices.Clip(tableOptions), recordOptions...)
+
 // errNsRange reports a record too far from the anchor for int64
 // nanoseconds (about 292 years).
 var errNsRange = errors.New("is more than 2^63 ns from the anchor")
@@ -57,14 +63,14 @@ type recordWriter struct {
 	// byTask: the labels depend on the task too (names file task stages,
 	// or a schedule's task types), not only on the descriptor.
 	byTask    bool
-	cache     [4096]labels
+	cache     *[4096]labels
 	coreIndex map[abi.CoreType]uint8
 	coreNames []string
 	coreType  abi.CoreType
 	core      uint8
 
 	pw   *parquet.GenericWriter[Record]
-	opts []parquet.WriterOption
+	pool *recordPool
 	job  *rowGroupJob // the job the walk fills
 	seq  uint64       // jobs handed over so far
 	enc  *encoder     // the walk's own
@@ -123,28 +129,44 @@ type encoder struct {
 // encodeRows is how many rows an encoder turns into Records at once.
 const encodeRows = 256
 
-func newRecordWriter(pw *parquet.GenericWriter[Record], opts []parquet.WriterOption, d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
+// recordPool is the memory of a records writer, kept for the next one: the
+// walk's label cache, the jobs and the encoders with their writers' column
+// buffers. An export of many small captures then allocates them once.
+type recordPool struct {
+	cache    *[4096]labels
+	jobs     []*rowGroupJob
+	encoders []*encoder
+}
+
+func newRecordWriter(pw *parquet.GenericWriter[Record], p *recordPool, d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
 	encoders := runtime.GOMAXPROCS(0) - 1
+	if p.cache == nil {
+		p.cache = new([4096]labels)
+	}
+	clear(p.cache[:])
+	// Two jobs per goroutine: one being encoded, one filled or queued.
+	for len(p.jobs) < 2*(encoders+1) {
+		p.jobs = append(p.jobs, &rowGroupJob{rows: make([]row, 0, RowGroupRows)})
+	}
+	for len(p.encoders) < encoders+1 {
+		p.encoders = append(p.encoders, &encoder{})
+	}
 	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
 		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
-		coreIndex: map[abi.CoreType]uint8{}, pw: pw, opts: opts, pending: map[uint64]*rowGroupJob{}, enc: &encoder{}}
+		cache: p.cache, coreIndex: map[abi.CoreType]uint8{}, pw: pw, pool: p, pending: map[uint64]*rowGroupJob{},
+		free: slices.Clone(p.jobs), enc: p.encoders[0]}
 	w.changed.L = &w.mu
 	for i, t := range abi.CoreTypes() {
 		w.coreIndex[t] = uint8(i)
 		w.coreNames = append(w.coreNames, t.String())
 	}
 	w.coreType = abi.CoreTypes()[0]
-	// Two jobs per goroutine: one being encoded, one filled or queued.
-	for range 2 * (encoders + 1) {
-		w.free = append(w.free, &rowGroupJob{rows: make([]row, 0, RowGroupRows)})
-	}
 	w.job = w.take()
 	w.job.seq = 0
 	w.done.Add(encoders)
-	for range encoders {
+	for _, e := range p.encoders[1 : encoders+1] {
 		go func() {
 			defer w.done.Done()
-			e := &encoder{}
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			for {
@@ -210,7 +232,7 @@ func (w *recordWriter) commitReady() {
 // encode writes j's rows as a Parquet file into j.file.
 func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 	if e.w == nil {
-		e.w = parquet.NewGenericWriter[Record](&j.file, w.opts...)
+		e.w = parquet.NewGenericWriter[Record](&j.file, encoderOptions...)
 		e.scratch = make([]Record, encodeRows)
 	} else {
 		e.w.Reset(&j.file)
