@@ -34,8 +34,8 @@ var recordOptions = func() []parquet.WriterOption {
 }()
 
 // encoderOptions are those of the encoders' writers: the records table's
-// but the capture's metadata, which the row groups they write do not
-// carry, so that an encoder serves every capture of an export.
+// options without the capture's metadata, which the row groups they write
+// do not carry, so that an encoder serves every capture of an export.
 var encoderOptions = append(slices.Clip(tableOptions), recordOptions...)
 
 // errNsRange reports a record too far from the anchor for int64
@@ -69,11 +69,10 @@ type recordWriter struct {
 	coreType  abi.CoreType
 	core      uint8
 
-	pw   *parquet.GenericWriter[Record]
-	pool *recordPool
-	job  *rowGroupJob // the job the walk fills
-	seq  uint64       // jobs handed over so far
-	enc  *encoder     // the walk's own
+	pw  *parquet.GenericWriter[Record]
+	job *rowGroupJob // the job the walk fills
+	seq uint64       // jobs handed over so far
+	enc *encoder     // the walk's own
 
 	mu      sync.Mutex
 	changed sync.Cond // a job queued or finished, or the writer closed
@@ -153,7 +152,7 @@ func newRecordWriter(pw *parquet.GenericWriter[Record], p *recordPool, d *decode
 	}
 	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
 		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
-		cache: p.cache, coreIndex: map[abi.CoreType]uint8{}, pw: pw, pool: p, pending: map[uint64]*rowGroupJob{},
+		cache: p.cache, coreIndex: map[abi.CoreType]uint8{}, pw: pw, pending: map[uint64]*rowGroupJob{},
 		free: slices.Clone(p.jobs), enc: p.encoders[0]}
 	w.changed.L = &w.mu
 	for i, t := range abi.CoreTypes() {
