@@ -42,9 +42,10 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// RowGroupRows is the number of records buffered before a row group is
-// written: it bounds the writer's memory (about 100 bytes a row before
-// encoding) and is large enough for the encodings to pay.
+// RowGroupRows is the number of records in a row group (the last of a
+// capture may hold fewer): it bounds the writer's memory (64 bytes a row
+// as the walk hands it to an encoder, two row groups per CPU) and is large
+// enough for the encodings to pay.
 const RowGroupRows = 1 << 14
 
 // Record is one row of the records table.
