@@ -571,6 +571,12 @@ func (d *drill) checkCapture(r *report, what string, want, columns []string, wri
 		}
 	}
 	parquetDir := filepath.Join(".bin", what+".parquet")
+	// The previous change's export is in the way: export never replaces
+	// a folder with files in it.
+	if err := os.RemoveAll(filepath.Join(d.dir, parquetDir)); err != nil {
+		r.failf("%v", err)
+		return
+	}
 	if out, err := d.run(cycleabi, "export", capture, "-o", parquetDir); err != nil {
 		r.failf("%s: export fails: %v\n%s", what, err, out)
 		return
