@@ -242,7 +242,9 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 		recs := e.scratch[:n]
 		for i := range recs {
 			r, lb := &rows[i], &j.labels[rows[i].label]
-			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec, Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
+				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
+				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
 		}
 		_, err = e.w.Write(recs)
 		rows = rows[n:]
