@@ -102,7 +102,7 @@ bench:
 	./scripts/rss-merge.sh 3
 	./scripts/rss-merge.sh 3 0 1000000
 	./scripts/rss-sparse.sh
-	./scripts/rss-export.sh 3
+	./scripts/rss-export.sh 5
 	./scripts/bench-recorder.sh 9
 	./scripts/rss-scale.sh 3
 	./scripts/rss-names.sh 3

@@ -18,16 +18,20 @@
 // A record's kind, task type and stage are the ones analyze groups it
 // under (analyze.Labeler), so a GROUP BY over the records gives analyze's
 // figures. Columns are written with Parquet's own encodings: dictionaries
-// for the few-valued columns (names, kinds, core types, descriptors),
-// delta encoding for the cycle and nanosecond columns, which rise through a
-// rank's records in trace order; pages are zstd-compressed.
+// for the few-valued columns (names, kinds, core types, blocks,
+// descriptors, owners, indexes within a stage), delta encoding for the
+// cycle and nanosecond columns, which rise through a rank's records in
+// trace order, and for task ids, which stay near the previous record's.
+// Those pages are not compressed (zstd found nothing more to take out of
+// them, measured on the 256 MB benchmark capture); the other columns' are
+// zstd-compressed.
 package export
 
 import (
-	"errors"
 	"fmt"
-	"math"
+	"io"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -38,43 +42,44 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
-// RowGroupRows is the number of records buffered before a row group is
-// written: it bounds the writer's memory (about 100 bytes a row before
-// encoding) and is large enough for the encodings to pay.
+// RowGroupRows is the number of records in a row group (the last of a
+// capture may hold fewer): it bounds the writer's memory (64 bytes a row
+// as the walk hands it to an encoder, two row groups per CPU) and is large
+// enough for the encodings to pay.
 const RowGroupRows = 1 << 14
 
 // Record is one row of the records table.
 type Record struct {
-	CoreType       string `parquet:"core_type,dict"`
-	BlockID        uint32 `parquet:"block_id"`
-	StartCycle     uint64 `parquet:"start_cycle,delta"`
-	EndCycle       uint64 `parquet:"end_cycle,delta"`
-	DescID         uint32 `parquet:"desc_id,dict"`
-	TaskID         uint32 `parquet:"task_id"`
-	StageTaskIndex uint32 `parquet:"stage_task_index"`
-	OwnerID        uint32 `parquet:"owner_id,dict"`
+	CoreType string `parquet:"core_type,dict,uncompressed"`
+	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
+	// ProfileRecord is the record's fields, every field of the schema's
+	// record a column under its schema name (see recordFieldTags): a field
+	// added to abi/schema.yaml is a column with no edit here. Go readers
+	// of the table into Records need ReadOptions.
+	abi.ProfileRecord
 	// Name is the record's display name, as decode's trace shows it.
-	Name string `parquet:"name,dict"`
+	Name string `parquet:"name,dict,uncompressed"`
 	// Kind is compute, wait, trigger or other.
-	Kind string `parquet:"kind,dict"`
+	Kind string `parquet:"kind,dict,uncompressed"`
 	// TaskType is set for compute records, Stage for compute and wait
-	// records (for a wait: the stage of the waiting task).
-	TaskType *string `parquet:"task_type,dict,optional"`
-	Stage    *string `parquet:"stage,dict,optional"`
+	// records (for a wait: the stage of the waiting task); "" is null.
+	TaskType string `parquet:"task_type,dict,optional,uncompressed"`
+	Stage    string `parquet:"stage,dict,optional,uncompressed"`
 	// StartNs and EndNs are nanoseconds from the rank's anchor (the
 	// earliest entry of a core with records), negative for a record that
 	// starts before it.
-	StartNs int64 `parquet:"start_ns,delta"`
-	EndNs   int64 `parquet:"end_ns,delta"`
+	StartNs int64 `parquet:"start_ns,delta,uncompressed"`
+	EndNs   int64 `parquet:"end_ns,delta,uncompressed"`
 	Invocation
 }
 
 // Invocation labels the rows of a capture that is one launch of a window;
 // null for a rank's only capture.
 type Invocation struct {
-	InvocationID *int64  `parquet:"invocation_id,optional"`
-	Step         *int64  `parquet:"step,optional"`
-	Direction    *string `parquet:"direction,dict,optional"`
+	InvocationID *int64 `parquet:"invocation_id,optional"`
+	Step         *int64 `parquet:"step,optional"`
+	// Direction is forward or backward; "" is null.
+	Direction string `parquet:"direction,dict,optional"`
 }
 
 // Core is one row of the cores table: where one entered core's time went,
@@ -125,11 +130,17 @@ type Rank struct {
 type Writer struct {
 	dir   *outfile.Dir
 	parts int
+	// records is the records writer's memory, kept from one capture to
+	// the next.
+	records recordPool
 }
 
 // Create starts an export into the folder path, which must not exist or
 // be empty (see outfile.CreateDir).
 func Create(path string) (*Writer, error) {
+	if errRecordFields != nil {
+		return nil, errRecordFields
+	}
 	d, err := outfile.CreateDir(path)
 	if err != nil {
 		return nil, err
@@ -145,9 +156,11 @@ func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
 // row; it returns the analysis. The records are written in a walk of their
-// own after the analysis's: walked together (a hook in Analyze's walk) the
-// two took no less CPU but held the analysis's groups and the row groups
-// being encoded at once, 63 MiB against 37 on the 256 MB capture.
+// own while another goroutine analyzes the capture in its walk, so that
+// the analysis takes a CPU the encoders would leave idle until the first
+// row group is filled, not time before the records: walked as one (a hook
+// in Analyze's walk) the two took more CPU, not less (1.45 against 1.35 s
+// on the 256 MB capture).
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
@@ -157,12 +170,18 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	meta := metadata(d, o)
 	inv := invocation(o.Invocation)
 
-	a, err := analyze.Analyze(d, o)
-	if err != nil {
-		return nil, err
+	type analysis struct {
+		a   *analyze.Rank
+		err error
 	}
-	if err := writeTable(w.dir, rel("records"), meta, func(pw *parquet.GenericWriter[Record]) error {
-		rw := newRecordWriter(pw, d, o, inv)
+	analyzed := make(chan analysis, 1)
+	go func() {
+		a, err := analyze.Analyze(d, o)
+		analyzed <- analysis{a, err}
+	}()
+	recordOpts := append(slices.Clip(meta), recordOptions...)
+	werr := writeTable(w.dir, rel("records"), recordOpts, func(pw *parquet.GenericWriter[Record]) error {
+		rw := newRecordWriter(pw, &w.records, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
 			addErr = rw.add(&r)
@@ -172,9 +191,15 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 			err = addErr
 		}
 		return rw.close(err)
-	}); err != nil {
-		return nil, err
+	})
+	an := <-analyzed
+	if an.err != nil {
+		return nil, an.err
 	}
+	if werr != nil {
+		return nil, werr
+	}
+	a := an.a
 	if err := writeTable(w.dir, rel("cores"), meta, func(pw *parquet.GenericWriter[Core]) error {
 		rows := make([]Core, 0, len(a.Cores))
 		for _, c := range a.Cores {
@@ -187,7 +212,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	}); err != nil {
 		return nil, err
 	}
-	err = writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
+	err := writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
 		r := Rank{Capture: a.Capture, FrequencyMHz: a.CycleFrequencyMHz, AnchorCycle: d.Summary.Anchor,
 			ABIVersion: int32(abi.Version), ABIFingerprint: abi.FingerprintHex, CubeSlots: a.Layout.CubeSlots,
 			Capacities: a.Layout.Capacities, BufferBytes: a.Layout.Size, Records: a.Records, Dropped: a.Dropped,
@@ -208,6 +233,13 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	return a, nil
 }
 
+// tableOptions are the writer options of every table.
+var tableOptions = []parquet.WriterOption{
+	parquet.MaxRowsPerRowGroup(RowGroupRows),
+	parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
+	parquet.CreatedBy("cycleabi", "", ""),
+}
+
 // metadata is what every file of a capture carries in its key-value
 // metadata: enough to tell where its rows came from without the ranks
 // table.
@@ -221,11 +253,7 @@ func metadata(d *decode.Decoded, o analyze.Options) []parquet.WriterOption {
 		{"cycleabi.abi_version", strconv.Itoa(abi.Version)},
 		{"cycleabi.abi_fingerprint", abi.FingerprintHex},
 	}
-	opts := []parquet.WriterOption{
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-		parquet.CreatedBy("cycleabi", "", ""),
-	}
+	opts := slices.Clip(tableOptions)
 	for _, p := range kv {
 		opts = append(opts, parquet.KeyValueMetadata(p[0], p[1]))
 	}
@@ -237,7 +265,11 @@ func invocation(v *analyze.Invocation) Invocation {
 		return Invocation{}
 	}
 	id := v.ID
-	return Invocation{InvocationID: &id, Step: v.Step, Direction: v.Direction}
+	inv := Invocation{InvocationID: &id, Step: v.Step}
+	if v.Direction != nil {
+		inv.Direction = *v.Direction
+	}
+	return inv
 }
 
 // writeTable writes one Parquet file of the folder through fill.
@@ -250,7 +282,11 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	if err != nil {
 		return err
 	}
-	pw := parquet.NewGenericWriter[T](f, opts...)
+	// Only Write: the copied row groups of the records table (see
+	// recordWriter) then pass through the writer's buffer, where an
+	// io.ReaderFrom would take a 32 KiB buffer of its own for each column
+	// chunk.
+	pw := parquet.NewGenericWriter[T](writeOnly{f}, opts...)
 	err = fill(pw)
 	if cerr := pw.Close(); err == nil {
 		err = cerr
@@ -264,127 +300,7 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	return nil
 }
 
-// errNsRange reports a record too far from the anchor for int64
-// nanoseconds (about 292 years).
-var errNsRange = errors.New("is more than 2^63 ns from the anchor")
+// writeOnly hides its Writer's other methods.
+type writeOnly struct{ w io.Writer }
 
-// recordWriter writes a capture's records in trace order as the walk
-// hands them over: it fills batches on the walk's goroutine while another
-// goroutine encodes the previous ones (two cores for one capture, a
-// bounded number of batches in flight).
-type recordWriter struct {
-	d          *decode.Decoded
-	o          analyze.Options
-	inv        Invocation
-	l          *analyze.Labeler
-	anchor     uint64
-	nsPerCycle float64
-	// byTask: the labels depend on the task too (names file task stages,
-	// or a schedule's task types), not only on the descriptor.
-	byTask      bool
-	cache       [4096]labels
-	coreNames   map[abi.CoreType]string
-	coreType    abi.CoreType
-	core        string
-	batch       []Record
-	full, empty chan []Record
-	written     chan error
-}
-
-// labels are what a record shows besides its fields, computed once per
-// descriptor (and task, when they depend on it) and kept in a
-// direct-mapped table: a million records make a few hundred strings.
-type labels struct {
-	desc, task      uint32
-	ok              bool
-	name, kind      string
-	taskType, stage *string
-}
-
-const batchRows, batchesInFlight = 4096, 3
-
-func newRecordWriter(pw *parquet.GenericWriter[Record], d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
-	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
-		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
-		coreNames: map[abi.CoreType]string{}, full: make(chan []Record, batchesInFlight),
-		empty: make(chan []Record, batchesInFlight), written: make(chan error, 1)}
-	for _, t := range abi.CoreTypes() {
-		w.coreNames[t] = t.String()
-	}
-	w.coreType = abi.CoreTypes()[0]
-	w.core = w.coreNames[w.coreType]
-	for range batchesInFlight {
-		w.empty <- make([]Record, 0, batchRows)
-	}
-	go func() {
-		var err error
-		for b := range w.full {
-			if err == nil {
-				_, err = pw.Write(b)
-			}
-			w.empty <- b[:0]
-		}
-		w.written <- err
-	}()
-	w.batch = <-w.empty
-	return w
-}
-
-// ns is a cycle's time from the anchor in ns, and whether int64 holds it.
-func (w *recordWriter) ns(cycle uint64) (int64, bool) {
-	var v float64
-	if cycle >= w.anchor {
-		v = float64(cycle-w.anchor) * w.nsPerCycle
-	} else {
-		v = -float64(w.anchor-cycle) * w.nsPerCycle
-	}
-	v = math.Round(v)
-	return int64(v), v >= -(1<<63) && v < 1<<63
-}
-
-// add takes the next record of the walk.
-func (w *recordWriter) add(r *decode.Record) error {
-	task := uint32(0)
-	if w.byTask {
-		task = r.TaskID
-	}
-	lb := &w.cache[(r.DescID*0x9E3779B1^task*0x85EBCA6B)>>20]
-	if !lb.ok || lb.desc != r.DescID || lb.task != task {
-		*lb = labels{desc: r.DescID, task: task, ok: true, name: w.o.Names.EventName(&r.ProfileRecord, false, ""), kind: w.l.Kind(&r.ProfileRecord)}
-		if t := w.l.TaskType(&r.ProfileRecord); t != "" {
-			lb.taskType = &t
-		}
-		if st := w.l.Stage(&r.ProfileRecord); st != "" {
-			lb.stage = &st
-		}
-	}
-	start, ok1 := w.ns(r.StartCycle)
-	end, ok2 := w.ns(r.EndCycle)
-	if !ok1 || !ok2 {
-		return fmt.Errorf("record @%#x (%s/%d): cycle %d %w %d", w.d.FileOffset(r), w.coreNames[r.CoreType], r.BlockID, r.EndCycle, errNsRange, w.anchor)
-	}
-	if r.CoreType != w.coreType {
-		w.coreType, w.core = r.CoreType, w.coreNames[r.CoreType]
-	}
-	w.batch = append(w.batch, Record{CoreType: w.core, BlockID: r.BlockID, StartCycle: r.StartCycle, EndCycle: r.EndCycle,
-		DescID: r.DescID, TaskID: r.TaskID, StageTaskIndex: r.StageTaskIndex, OwnerID: r.OwnerID,
-		Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: start, EndNs: end, Invocation: w.inv})
-	if len(w.batch) == cap(w.batch) {
-		w.full <- w.batch
-		w.batch = <-w.empty
-	}
-	return nil
-}
-
-// close hands over the last batch and waits for the encoder; err is the
-// walk's, returned first.
-func (w *recordWriter) close(err error) error {
-	if len(w.batch) > 0 {
-		w.full <- w.batch
-	}
-	close(w.full)
-	if werr := <-w.written; err == nil {
-		err = werr
-	}
-	return err
-}
+func (w writeOnly) Write(b []byte) (int, error) { return w.w.Write(b) }

@@ -35,7 +35,7 @@ func source(t *testing.T, r uint32, inv *analyze.Invocation) (*decode.Decoded, a
 	return d, analyze.Options{Rank: r, FrequencyMHz: 50, Names: names, Invocation: inv}
 }
 
-func readRows[T any](t *testing.T, path string) ([]T, *parquet.File) {
+func readRows[T any](t *testing.T, path string, opts ...parquet.ReaderOption) ([]T, *parquet.File) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -47,7 +47,7 @@ func readRows[T any](t *testing.T, path string) ([]T, *parquet.File) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := parquet.Read[T](f, st.Size())
+	rows, err := parquet.Read[T](f, st.Size(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestRecordsAreTheCapture(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	rows, pf := readRows[export.Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"))
+	rows, pf := readRows[export.Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"), export.ReadOptions()...)
 	var want []decode.Record
 	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
 		t.Fatal(err)
@@ -97,10 +97,10 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		if name := o.Names.EventName(&d.ProfileRecord, false, ""); r.Name != name {
 			t.Fatalf("row %d named %q, decode names it %q", i, r.Name, name)
 		}
-		if r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != nil {
+		if r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != "" {
 			t.Fatalf("row %d: invocation columns %v %v %v", i, r.InvocationID, r.Step, r.Direction)
 		}
-		if (r.TaskType != nil) != (r.Kind == analyze.KindCompute) {
+		if (r.TaskType != "") != (r.Kind == analyze.KindCompute) {
 			t.Fatalf("row %d (%s) has task type %v", i, r.Kind, r.TaskType)
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
@@ -12,6 +14,9 @@ import (
 )
 
 func init() { addCommand(newExportCmd) }
+
+// exportMemoryLimit is export's soft memory limit (runtime/debug).
+const exportMemoryLimit = 40 << 20
 
 type exportFlags struct {
 	in          analyzeInputs
@@ -82,6 +87,14 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 		return usage(err)
 	}
 	defer w.Abort()
+	// export's live memory is bounded (row groups in flight and the
+	// encoders' buffers, about 20 MiB), but the collector lets the heap
+	// grow to twice it between collections: a soft limit keeps the
+	// process within its budget (docs/performance.md). A limit the user
+	// set (GOMEMLIMIT) stands.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(exportMemoryLimit))
+	}
 	var records, captures uint64
 	f.in.analyze, f.in.discard = w.Add, true
 	_, err = f.in.runEach(cmd, paths, invs, func(_ int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {

@@ -11,7 +11,8 @@
 // writes a capture validate accepts and decode shows, and that a capture
 // written through the regenerated Go writer (every region, every
 // schema-named descriptor) validates and decodes to the new names and
-// fields. Then, per test group (changes applied together), it runs the
+// fields, and that export's records table of either capture has the new
+// columns. Then, per test group (changes applied together), it runs the
 // copy's tests and checks that only the tests that pin today's schema
 // fail: packages whose golden files `go test -update` refreshes, and tests
 // the group names, each with what it pins.
@@ -39,6 +40,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // edit replaces Old with New in abi/schema.yaml; Old must occur exactly once.
@@ -56,6 +59,9 @@ type change struct {
 	// trace holds text decode's trace of the synth capture must contain;
 	// drillTrace what the trace of the writer capture must contain.
 	trace, drillTrace []string
+	// columns are columns the records table of `cycleabi export` of either
+	// capture must have.
+	columns []string
 	// header holds lines the C++ header must contain.
 	header []string
 	// knownGap, when set, says which code outside the schema still needs
@@ -80,6 +86,7 @@ var changes = []change{{
 	},
 	trace:      []string{`"drill_stamp":0`},
 	drillTrace: []string{`"drill_stamp":0`},
+	columns:    []string{"drill_stamp"},
 	header: []string{
 		"static_assert(sizeof(ProfileRecord) == 40,",
 		"static_assert(offsetof(ProfileRecord, drill_stamp) == 32,",
@@ -421,10 +428,10 @@ func (d *drill) runChange(c change) bool {
 			r.failf("%v", err)
 		}
 	}
-	d.checkCapture(r, "synth", c.trace, func(capture string) (string, error) {
+	d.checkCapture(r, "synth", c.trace, c.columns, func(capture string) (string, error) {
 		return d.run(cycleabi, "synth", schedule, "--seed", "1", "-o", capture)
 	}, cycleabi)
-	d.checkCapture(r, "writer", c.drillTrace, func(capture string) (string, error) {
+	d.checkCapture(r, "writer", c.drillTrace, c.columns, func(capture string) (string, error) {
 		return d.run(filepath.Join(bin, "drillcap"), capture)
 	}, cycleabi)
 	return r.done(start, true)
@@ -539,9 +546,10 @@ func (d *drill) checkHeader(r *report, c change) {
 	}
 }
 
-// checkCapture writes a capture, then requires validate to accept it and
-// decode's trace to contain want.
-func (d *drill) checkCapture(r *report, what string, want []string, write func(capture string) (string, error), cycleabi string) {
+// checkCapture writes a capture, then requires validate to accept it,
+// decode's trace to contain want and export's records table to have the
+// columns.
+func (d *drill) checkCapture(r *report, what string, want, columns []string, write func(capture string) (string, error), cycleabi string) {
 	capture := filepath.Join(".bin", what+".bin")
 	if out, err := write(capture); err != nil {
 		r.failf("%s: writing the capture: %v\n%s", what, err, out)
@@ -565,6 +573,49 @@ func (d *drill) checkCapture(r *report, what string, want []string, write func(c
 			r.failf("%s: decode's trace lacks %s", what, w)
 		}
 	}
+	parquetDir := filepath.Join(".bin", what+".parquet")
+	// The previous change's export is in the way: export never replaces
+	// a folder with files in it.
+	if err := os.RemoveAll(filepath.Join(d.dir, parquetDir)); err != nil {
+		r.failf("%v", err)
+		return
+	}
+	if out, err := d.run(cycleabi, "export", capture, "-o", parquetDir); err != nil {
+		r.failf("%s: export fails: %v\n%s", what, err, out)
+		return
+	}
+	have, err := parquetColumns(filepath.Join(d.dir, parquetDir, "records", "rank=0", "part-00000.parquet"))
+	if err != nil {
+		r.failf("%s: reading export's records table: %v", what, err)
+		return
+	}
+	for _, c := range columns {
+		if !slices.Contains(have, c) {
+			r.failf("%s: export's records table has no column %s (it has %s)", what, c, strings.Join(have, ", "))
+		}
+	}
+}
+
+// parquetColumns returns the names of a Parquet file's top-level columns.
+func parquetColumns(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, c := range pf.Schema().Fields() {
+		names = append(names, c.Name())
+	}
+	return names, nil
 }
 
 // runTests applies a group of changes at once and runs the copy's tests:

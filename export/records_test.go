@@ -1,0 +1,209 @@
+package export_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/export"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// bigCapture writes a capture of every slot of 24 cube slots with perSlot
+// records each (more than a few row groups), in start order per slot and
+// interleaved across slots, with compute, wait and trigger records, many
+// tasks and owners. stretch, when not 0, gives the middle record of the
+// first slot that many cycles of duration.
+func bigCapture(t *testing.T, perSlot uint32, stretch uint64) *decode.Decoded {
+	t.Helper()
+	b := capturetest.New(abi.MinCubeSlots, perSlot, perSlot)
+	descs := []uint32{abi.RuntimeStageWaitDependency, abi.TaskTypeBase + uint32(abi.TaskTypeMatMul),
+		abi.TaskTypeBase + uint32(abi.TaskTypeAddCustom), abi.RuntimeStageTriggerEvent, abi.GraphStageBase + 2}
+	for i := range b.Layout.NumSlots() {
+		s := b.Layout.Slot(i)
+		entry := uint64(1000 + 3*i)
+		b.Enter(s.CoreType, s.BlockID, entry)
+		at := entry
+		for k := range perSlot {
+			dur := uint64(5 + (k*7+uint32(i))%40)
+			if stretch != 0 && i == 0 && k == perSlot/2 {
+				dur = stretch
+			}
+			task := k/3 + uint32(i)*perSlot
+			b.Write(s.CoreType, s.BlockID, abi.ProfileRecord{StartCycle: at, EndCycle: at + dur, DescID: descs[(k+uint32(i))%uint32(len(descs))],
+				TaskID: task, StageTaskIndex: k % 97, OwnerID: uint32(i) % 5})
+			at += 50
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	d, err := decode.Decode(c, capture.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// exportOne exports d as rank 0 into a new folder and returns the records
+// file's path.
+func exportOne(t *testing.T, d *decode.Decoded, o analyze.Options) (string, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "out")
+	w, err := export.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Add(d, o); err != nil {
+		w.Abort()
+		return "", err
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "records/rank=0/part-00000.parquet"), nil
+}
+
+// TestRowGroupsInOrder: a capture of several row groups is written whole
+// and in trace order, every row group but the last full, and the file is
+// the same bytes whatever the number of CPUs encoding it (one: the walk
+// encodes alone; two and four: encoders finish out of order).
+func TestRowGroupsInOrder(t *testing.T) {
+	d := bigCapture(t, 1024, 0)
+	var want []decode.Record
+	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 4*export.RowGroupRows {
+		t.Fatalf("the capture has %d records, fewer than four row groups", len(want))
+	}
+	o := analyze.Options{FrequencyMHz: 1000}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var first []byte
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		path, err := exportOne(t, d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first != nil {
+			if !bytes.Equal(b, first) {
+				t.Errorf("with %d CPUs the records file differs from the one written on 1", procs)
+			}
+			continue
+		}
+		first = b
+		rows, pf := readRows[export.Record](t, path, export.ReadOptions()...)
+		if len(rows) != len(want) {
+			t.Fatalf("%d rows, %d records", len(rows), len(want))
+		}
+		l := analyze.NewLabeler(nil, nil)
+		for i, r := range rows {
+			w := want[i]
+			if r.ProfileRecord != w.ProfileRecord || r.CoreType != w.CoreType.String() || r.BlockID != w.BlockID ||
+				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord) {
+				t.Fatalf("row %d is %+v, the record %+v", i, r, w)
+			}
+		}
+		groups := pf.RowGroups()
+		for i, g := range groups {
+			if n := g.NumRows(); i < len(groups)-1 && n != export.RowGroupRows || n == 0 || n > export.RowGroupRows {
+				t.Errorf("row group %d of %d has %d rows", i, len(groups), n)
+			}
+		}
+		if n := (len(want) + export.RowGroupRows - 1) / export.RowGroupRows; len(groups) != n {
+			t.Errorf("%d row groups, want %d", len(groups), n)
+		}
+	}
+}
+
+// TestRecordErrorStopsTheWriter: a record whose end is past int64 ns from
+// the anchor, in the middle of the walk (row groups queued and being
+// encoded), fails the export with the record named, leaves no goroutine
+// behind and nothing in place.
+func TestRecordErrorStopsTheWriter(t *testing.T) {
+	d := bigCapture(t, 1024, 1e16) // 1e19 ns at 1 MHz
+	before := runtime.NumGoroutine()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		_, err := exportOne(t, d, analyze.Options{FrequencyMHz: 1})
+		if err == nil || !strings.Contains(err.Error(), "AIC/0") || !strings.Contains(err.Error(), "2^63 ns from the anchor") {
+			t.Errorf("%d CPUs: %v", procs, err)
+		}
+	}
+	// The encoders have returned once Add has; give the runtime a moment
+	// to count them out.
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d goroutines before the exports, %d after", before, runtime.NumGoroutine())
+}
+
+// TestRecordColumnsFollowSchema: the records table has a column for every
+// field of the schema's record, under its schema name and of its width and
+// signedness, and each row holds the record's fields as decoded, whatever
+// fields the schema has.
+func TestRecordColumnsFollowSchema(t *testing.T) {
+	d, o := source(t, 0, nil)
+	path, err := exportOne(t, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, pf := readRows[export.Record](t, path, export.ReadOptions()...)
+	byName := map[string]parquet.Field{}
+	for _, f := range pf.Schema().Fields() {
+		byName[f.Name()] = f
+	}
+	n := 0
+	for _, f := range abi.ProfileRecordFields() {
+		if f.Type == "pad" {
+			continue
+		}
+		n++
+		c, ok := byName[f.Name]
+		if !ok {
+			t.Errorf("no column %s for the record field", f.Name)
+			continue
+		}
+		it, _ := c.Type().LogicalType().Value.(*format.IntType)
+		if it == nil || it.IsSigned || int(it.BitWidth) != 8*f.Size || !c.Required() {
+			t.Errorf("column %s is %v, the field a %s", f.Name, c, f.Type)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the schema's record has no fields")
+	}
+	var want []decode.Record
+	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if rows[i].ProfileRecord != want[i].ProfileRecord {
+			t.Fatalf("row %d holds %+v, the record is %+v", i, rows[i].ProfileRecord, want[i].ProfileRecord)
+		}
+	}
+}
