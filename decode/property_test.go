@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"pgregory.net/rapid"
 )
 
@@ -14,8 +15,8 @@ import (
 // records by (start_cycle, core_type, block_id), the reference decoder's
 // order, whatever the window size and however many slots are out of order.
 func propMergeOrder(t *rapid.T) {
-	g := drawCapture(t)
-	d, err := mustDecode("gen.bin", g.b.Bytes(), g.opts)
+	g := capturedraw.Draw(t)
+	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatal(err)
 	}

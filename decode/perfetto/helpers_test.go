@@ -8,6 +8,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -41,8 +42,8 @@ var (
 	parseTrace    = decodetest.ParseTrace
 	xEvents       = decodetest.XEvents
 	scanRecords   = decodetest.ScanRecords
-	drawCapture   = decodetest.DrawCapture
-	descPool      = decodetest.DescPool
+	drawCapture   = capturedraw.Draw
+	descPool      = capturedraw.DescPool
 	benchCaptures = decodetest.BenchCaptures
 	benchSpecs    = decodetest.BenchSpecs
 	decoded32MB   = decodetest.Decoded32MB
@@ -52,7 +53,7 @@ type (
 	traceFile      = decodetest.Trace
 	traceEvent     = decodetest.Event
 	liveRecord     = decodetest.LiveRecord
-	genCapture     = decodetest.Capture
+	genCapture     = capturedraw.Capture
 	countingWriter = decodetest.CountingWriter
 )
 

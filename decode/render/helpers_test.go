@@ -9,6 +9,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"pgregory.net/rapid"
 )
@@ -84,8 +85,8 @@ var (
 	parseTrace    = decodetest.ParseTrace
 	xEvents       = decodetest.XEvents
 	scanRecords   = decodetest.ScanRecords
-	drawCapture   = decodetest.DrawCapture
-	descPool      = decodetest.DescPool
+	drawCapture   = capturedraw.Draw
+	descPool      = capturedraw.DescPool
 	benchCaptures = decodetest.BenchCaptures
 	benchSpecs    = decodetest.BenchSpecs
 	decoded32MB   = decodetest.Decoded32MB
@@ -95,7 +96,7 @@ type (
 	traceFile      = decodetest.Trace
 	traceEvent     = decodetest.Event
 	liveRecord     = decodetest.LiveRecord
-	genCapture     = decodetest.Capture
+	genCapture     = capturedraw.Capture
 	countingWriter = decodetest.CountingWriter
 )
 
