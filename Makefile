@@ -84,6 +84,7 @@ go-test:
 	$(GO) test -race ./...
 	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/perfetto/
 	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
+	$(GO) test -count=1 -run '^TestReadFileOneBuffer$$' ./internal/yamlpos/
 
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
 # CYCLEABI_REQUIRE_CXX turns "no C++ compiler on PATH" from a skip into a failure.
