@@ -123,7 +123,8 @@ var testGroups = []struct {
 		"plan":    "golden plans (TestSchedules): the buffer size, and a key per region (drl_workers, ...)",
 
 		"capture.TestDecodingErrors": "region: captures sized by hand for today's 72 headers of 24 cube slots",
-		"capture.TestLayoutCases":    "region: the layout cases (testdata/layout) give one capacity per region of today's schema (aic=, aiv=), and their answers are worked out on today's offsets",
+		"capture/capturetest.TestParseLayoutCaseBuilds,TestParseLayoutCaseErrors": "region: the case parser's own cases give one capacity per region of today's schema (aic=, aiv=) and expect a layout without a third",
+		"capture.TestLayoutCases": "region: the layout cases (testdata/layout) give one capacity per region of today's schema (aic=, aiv=), and their answers are worked out on today's offsets",
 		"capture.TestFoundCubeSlots,TestFoundAIVPipeline,TestAmbiguousLayout,TestAmbiguousIdleAICRegion,TestPlanPicksTruncatedLayout,TestRequestProblems,TestDamagedFirstHeader": "region: the layout search's findings and messages worked out on today's AIC and AIV regions (TestFoundLayout and TestGivenCapacitiesPlaceTheLastRegion hold it to any regions)",
 		"cmd/cycleabi.TestVersion":                                   "ABI version 1",
 		"cmd/cycleabi.TestPlanCommand":                               "the example plan's buffer size and flags (24 cube slots of AIC and AIV, 32-byte records)",
