@@ -54,7 +54,7 @@ func TestOutputsDigest(t *testing.T) {
 	}
 	var digests strings.Builder
 	for _, r := range runs {
-		stdout, stderr, code := runQuiet(t, r.args...)
+		stdout, stderr, code := runMain(t, r.args...)
 		if code != exitOK {
 			t.Fatalf("cycleabi %s: exit %d\n%s", strings.Join(r.args, " "), code, stderr)
 		}
@@ -71,28 +71,4 @@ func TestOutputsDigest(t *testing.T) {
 		fmt.Fprintf(&digests, "%x  %s (stderr)\n", sha256.Sum256([]byte(stderr)), r.name)
 	}
 	golden.Check(t, "testdata/outputs.sha256", []byte(digests.String()))
-}
-
-// runQuiet runs the command line as main does, in this process, and
-// returns what it wrote to stdout and stderr.
-func runQuiet(t *testing.T, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	dir := t.TempDir()
-	outF, err := os.Create(filepath.Join(dir, "stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	errF, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outF, errF
-	code = run(args)
-	os.Stdout, os.Stderr = oldOut, oldErr
-	outF.Close()
-	errF.Close()
-	o, _ := os.ReadFile(outF.Name())
-	e, _ := os.ReadFile(errF.Name())
-	return string(o), string(e), code
 }
