@@ -97,29 +97,13 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if r.Peek() != '{' {
 		return nil, r.Errorf("a MegaKernel trace is a JSON object (what cycleabi decode writes), found %s", r.Found())
 	}
-	r.Advance()
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
-	first := true
-	for {
-		if r.Peek() == '}' {
-			r.Advance()
-			break
-		}
-		if !first {
-			if err := r.Expect(',', "',' or '}'"); err != nil {
-				return nil, err
-			}
-		}
-		first = false
-		key, _, err := r.Key()
-		if err != nil {
-			return nil, err
-		}
+	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
-			err = r.Array(false, "a trace event", func(raw []byte, at jsonread.Pos) error {
+			return r.Array(false, "a trace event", func(raw []byte, at jsonread.Pos) error {
 				var ok bool
 				ms, ok = members(raw, ms)
 				if !ok {
@@ -129,20 +113,19 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			})
 		case "megaKernelCycleTrace":
 			var s jsonread.Sink
-			r.Peek()
-			at := r.Pos()
-			if err = r.Value(&s); err == nil {
-				meta = new(mkMeta)
-				if jerr := json.Unmarshal(s.B, meta); jerr != nil {
-					return nil, r.ErrorAt(at, "megaKernelCycleTrace: %v", jerr)
-				}
+			if err := r.Value(&s); err != nil {
+				return err
 			}
-		default:
-			err = r.Skip()
+			meta = new(mkMeta)
+			if err := json.Unmarshal(s.B, meta); err != nil {
+				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
+			}
+			return nil
 		}
-		if err != nil {
-			return nil, err
-		}
+		return r.Skip()
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !r.AtEnd() {
 		return nil, r.Errorf("data after the trace object")

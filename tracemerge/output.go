@@ -74,7 +74,7 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 	var ts, nts decimal
 	written, flows, lost := 0, 0, 0
 	var fixed []byte
-	err = m.mkEvents(r, func(raw []byte, at jsonread.Pos) error {
+	err = eachEvent(r, func(raw []byte, at jsonread.Pos) error {
 		if !utf8.Valid(raw) {
 			fixed = fixUTF8(fixed, raw)
 			raw = fixed
@@ -220,33 +220,6 @@ func (m *merger) appendTime(dst []byte, inv *invocation, text []byte) []byte {
 		return append(dst, '"')
 	}
 	return append(dst, text...)
-}
-
-// mkEvents calls fn with each event of the MegaKernel trace.
-func (m *merger) mkEvents(r *jsonread.Reader, fn func(raw []byte, at jsonread.Pos) error) error {
-	if err := r.Expect('{', "'{'"); err != nil {
-		return err
-	}
-	for first := true; ; first = false {
-		if r.Peek() == '}' {
-			return nil
-		}
-		if !first {
-			if err := r.Expect(',', "',' or '}'"); err != nil {
-				return err
-			}
-		}
-		key, _, err := r.Key()
-		if err != nil {
-			return err
-		}
-		if string(key) == "traceEvents" {
-			return r.Array(false, "a trace event", fn)
-		}
-		if err := r.Skip(); err != nil {
-			return err
-		}
-	}
 }
 
 // assignThreads gives each (pid, kernel name, core) a tid unused in the

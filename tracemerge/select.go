@@ -391,34 +391,16 @@ func (m *merger) reread(want map[int64]int) ([]*kernel, error) {
 }
 
 // eachEvent calls fn with each element of the trace's traceEvents (an
-// object's, or the bare array).
+// object's, or the bare array). Of an object it reads every member, so
+// that a trace that is not one JSON value is refused wherever it breaks.
 func eachEvent(r *jsonread.Reader, fn func(raw []byte, at jsonread.Pos) error) error {
-	switch r.Peek() {
-	case '[':
+	if r.Peek() == '[' {
 		return r.Array(true, "a trace event", fn)
-	case '{':
-		r.Advance()
-	default:
-		return r.Errorf("not a trace")
 	}
-	for first := true; ; first = false {
-		if r.Peek() == '}' {
-			return nil
-		}
-		if !first {
-			if err := r.Expect(',', "',' or '}'"); err != nil {
-				return err
-			}
-		}
-		key, _, err := r.Key()
-		if err != nil {
-			return err
-		}
+	return r.Object("a trace", func(key []byte, _ jsonread.Pos) error {
 		if string(key) == "traceEvents" {
 			return r.Array(false, "a trace event", fn)
 		}
-		if err := r.Skip(); err != nil {
-			return err
-		}
-	}
+		return r.Skip()
+	})
 }
