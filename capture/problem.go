@@ -46,7 +46,7 @@ const (
 	CodeNoRecords         Code = "no-records"          // not one live record in the whole capture
 	CodeLayoutMismatch    Code = "layout-mismatch"     // the layout requested contradicts the headers
 	CodeNoLayout          Code = "no-layout"           // no layout fits the headers and the file size
-	CodeAmbiguousLayout   Code = "ambiguous-layout"    // several layouts fit; nothing tells them apart
+	CodeAmbiguousLayout   Code = "ambiguous-layout"    // several layouts fit (or come close); nothing tells them apart
 )
 
 // The warning codes found when a capture is opened (Capture.Warnings).

@@ -99,7 +99,7 @@ func (f *finder) pick(s search, req Request) (*Resolved, error) {
 		if cd := s.planned(plan, fit); cd != nil {
 			return f.resolved(cd, req, fmt.Sprintf("; host plan %s picks it among %d layouts that fit", plan.Name, len(fit))), nil
 		}
-		return nil, f.ambiguous(fit, req)
+		return nil, f.ambiguous(fit, true, req)
 	}
 	switch {
 	case len(s.cands) == 1:
@@ -126,7 +126,7 @@ func (f *finder) pick(s search, req Request) (*Resolved, error) {
 			}
 			return f.resolved(cd, req, note), nil
 		}
-		return nil, f.ambiguous(s.cands, req)
+		return nil, f.ambiguous(s.cands, false, req)
 	}
 	if p := s.onlyProblem(); p != nil {
 		return nil, p
@@ -326,10 +326,16 @@ func (f *finder) saysVersus(req Request, cd *candidate) string {
 	return strings.Join(parts, "; ")
 }
 
-// ambiguous is the problem of several layouts that fit.
-func (f *finder) ambiguous(cands []*candidate, req Request) *Problem {
+// ambiguous is the problem of several candidate layouts, which either all
+// fit the headers and the file size or (fit false) all miss somewhere.
+func (f *finder) ambiguous(cands []*candidate, fit bool, req Request) *Problem {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d layouts fit the headers and the file size, and nothing tells them apart: ", len(cands))
+	if fit {
+		fmt.Fprintf(&b, "%d layouts fit the headers and the file size", len(cands))
+	} else {
+		fmt.Fprintf(&b, "no layout fits the headers and the file size; %d come close", len(cands))
+	}
+	b.WriteString(", and nothing tells them apart: ")
 	for i, cd := range cands {
 		if i > 0 {
 			b.WriteString("; ")

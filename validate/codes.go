@@ -77,7 +77,7 @@ func Codes() []CodeInfo {
 		{capture.CodeBadCapacity, capture.Error, "a capacity the layout is read from (the first header of a region) is not a multiple of 16 or exceeds MaxRecordsPerCore"},
 		{capture.CodeLayoutMismatch, capture.Error, "the cube slot count or capacities given (flags) contradict the layout the headers state; the message names both values"},
 		{capture.CodeNoLayout, capture.Error, "no layout fits the headers and the file size; the message says why, per cube slot count tried"},
-		{capture.CodeAmbiguousLayout, capture.Error, "several layouts fit the headers and the file size; the message lists them and what each would need"},
+		{capture.CodeAmbiguousLayout, capture.Error, "several layouts fit the headers and the file size, or several come close and none fits; the message lists them and what each would need"},
 		{capture.CodeSlotIdentity, capture.Error, "a live header's core_type/block_id differ from its slot's place"},
 		{capture.CodeCapacityMismatch, capture.Error, "a live header's record_capacity differs from the layout's"},
 		{capture.CodeReservedNonzero, capture.Error, "a live header's reserved field is not 0"},

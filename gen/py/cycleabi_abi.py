@@ -1808,7 +1808,7 @@ class _Finder(object):
                             "capture is truncated: %s: %d bytes needed, %d present (%d missing)"
                             % (why, need, self.size, need - self.size), name=self.name)
 
-    def ambiguous(self, cands):
+    def ambiguous(self, cands, fit):
         parts = []
         for i, cd in enumerate(cands):
             if i == _MAX_LISTED:
@@ -1822,9 +1822,11 @@ class _Finder(object):
             elif cd.size > self.size:
                 text += ": would need %d more bytes" % (cd.size - self.size)
             parts.append(text)
+        head = ("%d layouts fit the headers and the file size" % len(cands) if fit else
+                "no layout fits the headers and the file size; %d come close" % len(cands))
         return CaptureError(CODE_AMBIGUOUS_LAYOUT, self.base,
-                            "%d layouts fit the headers and the file size, and nothing tells them apart: %s; "
-                            "give the cube slot count and capacities the host planned" % (len(cands), "; ".join(parts)),
+                            "%s, and nothing tells them apart: %s; "
+                            "give the cube slot count and capacities the host planned" % (head, "; ".join(parts)),
                             name=self.name)
 
     def pick(self, s):
@@ -1832,14 +1834,14 @@ class _Finder(object):
         if len(fit) == 1:
             return fit[0]
         if len(fit) > 1:
-            raise self.ambiguous(fit)
+            raise self.ambiguous(fit, True)
         if len(s["cands"]) == 1:
             cd = s["cands"][0]
             if cd.size > self.size:
                 raise self.truncated(cd.size, "the layout its headers declare " + _paren(cd.layout))
             return cd
         if len(s["cands"]) > 1:
-            raise self.ambiguous(s["cands"])
+            raise self.ambiguous(s["cands"], False)
         if len(s["problems"]) == 1:
             raise s["problems"][0]
         if self.all_zero():
