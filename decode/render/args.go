@@ -6,6 +6,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // recordArgs is how a record shows in its trace event's args, after the
@@ -95,7 +96,7 @@ func buildArgPlan(args []recordArg, fields []abi.FieldInfo) ([]argStep, bool) {
 	for _, a := range args {
 		st := argStep{kind: a.kind}
 		if a.kind != argNamespaceIndex {
-			st.key = appendJSONString([]byte{','}, a.name)
+			st.key = jsontext.AppendString([]byte{','}, a.name)
 			st.key = append(st.key, ':')
 		}
 		for name, k := range fieldArgs {
@@ -110,7 +111,7 @@ func buildArgPlan(args []recordArg, fields []abi.FieldInfo) ([]argStep, bool) {
 		if f.Type == "pad" || shown[f.Name] {
 			continue
 		}
-		key := appendJSONString([]byte{','}, f.Name)
+		key := jsontext.AppendString([]byte{','}, f.Name)
 		plan = append(plan, argStep{key: append(key, ':'), kind: argExtra, field: f})
 		extra = true
 	}

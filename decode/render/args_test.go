@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 	"pgregory.net/rapid"
 )
 
@@ -201,11 +202,11 @@ func interpretArgs(rec *decode.Record, entryCycle uint64, stage string, hasStage
 			b = strconv.AppendUint(append(b, st.key...), entryCycle, 10)
 		case argTaskStage:
 			if hasStage {
-				b = appendJSONString(append(b, st.key...), stage)
+				b = jsontext.AppendString(append(b, st.key...), stage)
 			}
 		case argNamespaceIndex:
 			if nsArg != "" {
-				b = append(appendJSONString(append(b, ','), nsArg), ':')
+				b = append(jsontext.AppendString(append(b, ','), nsArg), ':')
 				b = strconv.AppendUint(b, uint64(nsIndex), 10)
 			}
 		case argOwnerID:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // Invocation marks a capture as one kernel launch of a window: several
@@ -351,7 +352,7 @@ func appendStepDirection(b []byte, inv *Invocation) []byte {
 	}
 	b = append(b, `,"direction":`...)
 	if inv.Direction != "" {
-		return appendJSONString(b, inv.Direction)
+		return jsontext.AppendString(b, inv.Direction)
 	}
 	return append(b, "null"...)
 }
@@ -372,7 +373,7 @@ func appendInvocations(b []byte, inputs []Input) []byte {
 		b = strconv.AppendInt(b, inv.ID, 10)
 		b = appendStepDirection(b, inv)
 		b = append(b, `,"kernelName":`...)
-		b = appendJSONString(b, cfg.KernelName)
+		b = jsontext.AppendString(b, cfg.KernelName)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendUint(b, uint64(cfg.Rank), 10)
 		b = append(b, `,"deviceId":`...)
@@ -384,7 +385,7 @@ func appendInvocations(b []byte, inputs []Input) []byte {
 		b = append(b, `,"droppedRecordCount":`...)
 		b = strconv.AppendUint(b, sum.Dropped, 10)
 		b = append(b, `,"capture":`...)
-		b = appendJSONString(b, in.Decoded.Capture.Name)
+		b = jsontext.AppendString(b, in.Decoded.Capture.Name)
 		b = append(b, '}')
 	}
 	return append(b, "\n]"...)

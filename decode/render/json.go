@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/chrome"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // WriteTrace writes one Chrome Trace Event JSON object holding the events
@@ -193,7 +194,7 @@ func newRenderer(i int, in *Input, pl *Placement) *renderer {
 	sum := in.Decoded.Summary
 	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
 		descs: new([1 << descCacheBits]*descText), detailed: cfg.DetailedNames,
-		owner: appendJSONStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
+		owner: jsontext.AppendStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
 		r.tasks = newTaskStages(&cfg.Names.Tasks)
 	}
@@ -203,7 +204,7 @@ func newRenderer(i int, in *Input, pl *Placement) *renderer {
 		s.pidTidTs = newText(fmt.Sprintf(`","cat":"MegaKernelInternal","ph":"X","pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot)))
 		s.pidTid = fmt.Appendf(nil, `,"pid":%d,"tid":%d,"ts":`, cfg.Rank, threadID(a.Slot))
 		s.argsStart = newText(fmt.Sprintf(`,"args":{"rank":%d,"device_id":%d,"core_type":%s,"block_id":%d%s`,
-			cfg.Rank, cfg.DeviceID, appendJSONString(nil, a.Slot.CoreType.String()), a.Slot.BlockID, argPlan[0].key))
+			cfg.Rank, cfg.DeviceID, jsontext.AppendString(nil, a.Slot.CoreType.String()), a.Slot.BlockID, argPlan[0].key))
 		s.entry = newText(fmt.Sprintf("%s%d", entryKey, a.EntryCycle))
 	}
 	return r
@@ -217,10 +218,10 @@ func (r *renderer) desc(id uint32) *descText {
 	if d := *slot; d != nil && d.id == id {
 		return d
 	}
-	d := &descText{id: id, name: appendJSONStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
+	d := &descText{id: id, name: jsontext.AppendStringBody(nil, r.cfg.Names.StageName(id)), prefixed: abi.TaskStagePrefixed(id)}
 	d.idArg = newText(fmt.Sprintf(`,"desc_id":%d,"stage_task_index":`, id))
 	if ns, index := abi.LookupDesc(id); ns.Arg() != "" {
-		d.arg = newText(fmt.Sprintf(`,%s:%d`, appendJSONString(nil, ns.Arg()), index))
+		d.arg = newText(fmt.Sprintf(`,%s:%d`, jsontext.AppendString(nil, ns.Arg()), index))
 	}
 	*slot = d
 	return d
@@ -248,7 +249,7 @@ func newTaskStages(m *kernelnames.TaskNames) taskStages {
 	t := taskStages{names: m}
 	for _, name := range m.Distinct() {
 		st := taskStage{name: name, body: name}
-		if esc := appendJSONStringBody(nil, name); string(esc) != name {
+		if esc := jsontext.AppendStringBody(nil, name); string(esc) != name {
 			st.body = string(esc)
 		}
 		t.stages = append(t.stages, st)
@@ -281,7 +282,7 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	b = append(b, ",\n{\"name\":\""...)
 	if r.detailed && rec.OwnerID != abi.InvalidOwnerID {
 		b = append(b, r.owner...)
-		b = appendUint(b, uint64(rec.OwnerID))
+		b = jsontext.AppendUint(b, uint64(rec.OwnerID))
 		b = append(b, '_')
 	}
 	if stage != nil && d.prefixed {
@@ -291,7 +292,7 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	b = append(b, d.name...)
 	if r.detailed {
 		b = append(b, "_task"...)
-		b = appendUint(b, rec.TaskNumber())
+		b = jsontext.AppendUint(b, rec.TaskNumber())
 	}
 	s := &r.slots[rec.Active]
 	b = s.pidTidTs.put(b)
@@ -300,15 +301,15 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	// over the table costs some 500 instructions per event, a third more;
 	// TestAppendArgsFollowsTable holds this to the table.
 	b = s.argsStart.put(b) // ends with `,"task_id":`, recordArgs' first
-	b = appendUint(b, uint64(rec.TaskID))
+	b = jsontext.AppendUint(b, uint64(rec.TaskID))
 	b = d.idArg.put(b) // `,"desc_id":N,"stage_task_index":`
-	b = appendUint(b, uint64(rec.StageTaskIndex))
+	b = jsontext.AppendUint(b, uint64(rec.StageTaskIndex))
 	b = keyTaskNumber.put(b)
-	b = appendUint(b, rec.TaskNumber())
+	b = jsontext.AppendUint(b, rec.TaskNumber())
 	b = keyStartCycle.put(b)
-	b = appendUint(b, rec.StartCycle)
+	b = jsontext.AppendUint(b, rec.StartCycle)
 	b = keyEndCycle.put(b)
-	b = appendUint(b, rec.EndCycle)
+	b = jsontext.AppendUint(b, rec.EndCycle)
 	b = s.entry.put(b)
 	if stage != nil {
 		b = append(b, `,"task_stage":"`...)
@@ -318,7 +319,7 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	b = d.arg.put(b)
 	if rec.OwnerID != abi.InvalidOwnerID {
 		b = keyOwnerID.put(b)
-		b = appendUint(b, uint64(rec.OwnerID))
+		b = jsontext.AppendUint(b, uint64(rec.OwnerID))
 	}
 	if argPlanExtra {
 		b = r.appendExtraArgs(b, rec)
@@ -340,7 +341,7 @@ func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	}
 	pid := strconv.FormatUint(uint64(cfg.Rank), 10)
 	b = chrome.AppendNameEvent(append(b, '\n'), "process_name", pid, 0,
-		appendJSONString(nil, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID)))
+		jsontext.AppendString(nil, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID)))
 	slots := r.place.slots
 	if cfg.Invocation == nil {
 		slots = make([]abi.Slot, 0, len(r.slots))
@@ -353,7 +354,7 @@ func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	}
 	for i, s := range slots {
 		tid := threadID(s)
-		b = chrome.AppendNameEvent(append(b, ",\n"...), "thread_name", pid, int64(tid), appendJSONString(nil, s.String()))
+		b = chrome.AppendNameEvent(append(b, ",\n"...), "thread_name", pid, int64(tid), jsontext.AppendString(nil, s.String()))
 		b = chrome.AppendSortIndexEvent(append(b, ",\n"...), pid, int64(tid), int64(i))
 	}
 	return b

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // clock turns cycle counts into trace microseconds: plain decimals with at
@@ -206,7 +208,7 @@ func (c *clock) signedNanos(a, b uint64) (int64, bool) {
 // appendNanosAsMicros appends ns/1000 with up to three decimals, trailing
 // zeros trimmed.
 func appendNanosAsMicros(dst []byte, ns uint64) []byte {
-	dst = appendUint(dst, ns/1000)
+	dst = jsontext.AppendUint(dst, ns/1000)
 	return appendMilliFraction(dst, ns%1000)
 }
 
@@ -261,17 +263,4 @@ func appendFloatMicros(dst []byte, us float64) []byte {
 		dst = append(dst, '0')
 	}
 	return dst
-}
-
-// appendMHz appends a frequency the way the reference decoder's JSON shows
-// a Python float: shortest round-trip decimal, ".0" when whole, no exponent.
-func appendMHz(dst []byte, mhz float64) []byte {
-	n := len(dst)
-	dst = strconv.AppendFloat(dst, mhz, 'f', -1, 64)
-	for _, ch := range dst[n:] {
-		if ch == '.' {
-			return dst
-		}
-	}
-	return append(dst, '.', '0')
 }

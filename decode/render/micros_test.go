@@ -127,14 +127,6 @@ func TestWholeHz(t *testing.T) {
 	}
 }
 
-func TestAppendMHz(t *testing.T) {
-	for mhz, want := range map[float64]string{50: "50.0", 1000: "1000.0", 1.5: "1.5", 1e21: "1000000000000000000000.0", 0.0000001: "0.0000001"} {
-		if got := string(appendMHz(nil, mhz)); got != want {
-			t.Errorf("appendMHz(%v) = %s, want %s", mhz, got, want)
-		}
-	}
-}
-
 // exactMicros is (a - b) cycles at mhz in microseconds, as an exact
 // rational: the reference the printed decimals are held to. The
 // frequency is read as the shortest decimal that gives mhz, as the clock

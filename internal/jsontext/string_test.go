@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"encoding/json"
@@ -21,8 +21,8 @@ func TestJSONString(t *testing.T) {
 		"\u2028\u2029": `"\u2028\u2029"`,
 		"%q is not Go": `"%q is not Go"`,
 	} {
-		if got := string(appendJSONString(nil, in)); got != want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", in, got, want)
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -35,7 +35,7 @@ func TestJSONStringRoundTrip(t *testing.T) {
 		if rapid.Bool().Draw(t, "text") {
 			s = rapid.String().Draw(t, "s")
 		}
-		out := appendJSONString(nil, s)
+		out := AppendString(nil, s)
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %s for %q", out, s)
 		}

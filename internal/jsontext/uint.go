@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"encoding/binary"
@@ -6,12 +6,12 @@ import (
 	"slices"
 )
 
-// appendUint appends the decimal form of v to dst, as
+// AppendUint appends the decimal form of v to dst, as
 // strconv.AppendUint(dst, v, 10) does, but formats straight into dst's
 // spare capacity: below 100 from a table of digit pairs, else eight digits
 // at a time with no table and no loop (digits8). strconv formats into a
 // scratch array, two digits a turn, and copies it out.
-func appendUint(dst []byte, v uint64) []byte {
+func AppendUint(dst []byte, v uint64) []byte {
 	if v < 10 {
 		return append(dst, byte('0'+v))
 	}
@@ -20,7 +20,7 @@ func appendUint(dst []byte, v uint64) []byte {
 	}
 	if v >= 1e8 {
 		hi := v / 1e8
-		dst = appendUint(dst, hi) // at most twice: 2^64 has 20 digits
+		dst = AppendUint(dst, hi) // at most twice: 2^64 has 20 digits
 		return appendDigits(dst, digits8(v-hi*1e8), 8)
 	}
 	d := digits8(v)

@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"unicode/utf8"
@@ -6,18 +6,18 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string literal, quotes included.
+// AppendString appends s as a JSON string literal, quotes included.
 // It escapes what JSON requires (quote, backslash, control characters),
 // plus U+2028 and U+2029 so that the output is also valid JavaScript, and
 // replaces invalid UTF-8 with U+FFFD, as encoding/json does.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	dst = appendJSONStringBody(dst, s)
+	dst = AppendStringBody(dst, s)
 	return append(dst, '"')
 }
 
-// appendJSONStringBody appends the escaped contents of s without quotes.
-func appendJSONStringBody(dst []byte, s string) []byte {
+// AppendStringBody appends the escaped contents of s without quotes.
+func AppendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]

@@ -1,4 +1,4 @@
-package render
+package jsontext
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// appendUint must give strconv's digits for every length, at every power
+// AppendUint must give strconv's digits for every length, at every power
 // of ten and either side of it, and whether or not dst has room.
 func TestAppendUintMatchesStrconv(t *testing.T) {
 	vals := []uint64{0, 1, 9, 10, 11, 99, 100, 101, math.MaxUint64, math.MaxUint64 - 1, 1 << 63, 1<<63 - 1}
@@ -26,13 +26,13 @@ func TestAppendUintMatchesStrconv(t *testing.T) {
 	}
 	for _, v := range vals {
 		want := strconv.AppendUint([]byte("x,"), v, 10)
-		if got := appendUint([]byte("x,"), v); !bytes.Equal(got, want) {
-			t.Fatalf("appendUint(%d) = %q, want %q", v, got, want)
+		if got := AppendUint([]byte("x,"), v); !bytes.Equal(got, want) {
+			t.Fatalf("AppendUint(%d) = %q, want %q", v, got, want)
 		}
 		roomy := make([]byte, 2, 64)
 		copy(roomy, "x,")
-		if got := appendUint(roomy, v); !bytes.Equal(got, want) {
-			t.Fatalf("appendUint(%d) with room = %q, want %q", v, got, want)
+		if got := AppendUint(roomy, v); !bytes.Equal(got, want) {
+			t.Fatalf("AppendUint(%d) with room = %q, want %q", v, got, want)
 		}
 	}
 }
@@ -44,9 +44,9 @@ func BenchmarkAppendUint(b *testing.B) {
 		vals[i] = r.Uint64() >> r.IntN(64)
 	}
 	buf := make([]byte, 0, 64)
-	b.Run("appendUint", func(b *testing.B) {
+	b.Run("AppendUint", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
-			buf = appendUint(buf[:0], vals[i&1023])
+			buf = AppendUint(buf[:0], vals[i&1023])
 		}
 	})
 	b.Run("strconv", func(b *testing.B) {
