@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
@@ -73,7 +74,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	b.Run("decode", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
 			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names}
-			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
+			return chromejson.Write(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("decode-plan", func(b *testing.B) {
@@ -84,7 +85,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 			}
 			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
 				FlowMode: flows.Releasing, Deps: deps}
-			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
+			return chromejson.Write(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("analyze", func(b *testing.B) {

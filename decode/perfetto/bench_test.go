@@ -7,6 +7,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 )
@@ -18,12 +19,12 @@ import (
 // the process's user+sys CPU time per op, steadier than ns/op when other
 // work shares the machine.
 func BenchmarkFormats(b *testing.B) {
-	b.Run("json", func(b *testing.B) { benchFormat(b, render.WriteTrace) })
+	b.Run("json", func(b *testing.B) { benchFormat(b, chromejson.Write) })
 	b.Run("perfetto", func(b *testing.B) { benchFormat(b, Write) })
 }
 
 // benchFormat decodes the 32 MB capture from memory and writes it with
-// write, as decode/render's BenchmarkDecode does with the JSON writer.
+// write, as decode/chromejson's BenchmarkDecode does with the JSON writer.
 func benchFormat(b *testing.B, write func(io.Writer, []render.Input, render.WriteOptions) error) {
 	buf, err := benchCaptures["32MB"]()
 	if err != nil {

@@ -1,12 +1,13 @@
 package perfetto
 
 // Helpers of the Perfetto writer's tests; decode/internal/decodetest
-// holds those they share with decode/render's.
+// holds those they share with decode/chromejson's.
 
 import (
 	"bytes"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
@@ -26,7 +27,7 @@ func taskType(t abi.TaskType) uint32 { return abi.TaskTypeBase + uint32(t) }
 // traceOf writes the trace of inputs to memory.
 func traceOf(inputs ...render.Input) ([]byte, error) {
 	var out bytes.Buffer
-	err := render.WriteTrace(&out, inputs, render.WriteOptions{})
+	err := chromejson.Write(&out, inputs, render.WriteOptions{})
 	return out.Bytes(), err
 }
 
@@ -35,7 +36,7 @@ func defaultConfig() render.Config {
 	return render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
 }
 
-// The helpers decode/internal/decodetest shares with decode/render's
+// The helpers decode/internal/decodetest shares with decode/chromejson's
 // tests, by the names these tests use.
 var (
 	mustDecode    = decodetest.Decode

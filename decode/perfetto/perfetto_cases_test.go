@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	pb "github.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
@@ -574,7 +575,7 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
 	js := &countingWriter{W: io.Discard}
-	if err := render.WriteTrace(js, in, render.WriteOptions{}); err != nil {
+	if err := chromejson.Write(js, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var pf bytes.Buffer
@@ -624,7 +625,7 @@ func regionTrack(name string) bool {
 // Two invocations of rank 0 that overlap in time (one capture given
 // twice): the second's metadata instant carries the warning, and the
 // trace's megaKernelCycleTrace JSON twice (TestInvocationsOverlap in
-// decode/render has the JSON's).
+// decode/chromejson has the JSON's).
 func TestInvocationsOverlapPerfetto(t *testing.T) {
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
 	step := int64(3)

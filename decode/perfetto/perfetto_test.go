@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -54,7 +55,7 @@ func shiftedWarnings(meta any) {
 // (compareFlowsWithJSON).
 func checkPerfettoTraceWith(o render.WriteOptions, flows []flowLookup, inputs ...render.Input) (*pfModel, error) {
 	var jsb, pfb bytes.Buffer
-	if err := render.WriteTrace(&jsb, inputs, o); err != nil {
+	if err := chromejson.Write(&jsb, inputs, o); err != nil {
 		return nil, err
 	}
 	if err := writePerfetto(&pfb, inputs, o, flows); err != nil {

@@ -58,9 +58,19 @@ type Placement struct {
 	overlap string
 }
 
-// Anchor is the cycle the input's time 0 stands for, before any shift of
-// negative timestamps.
+// Anchor is the cycle the input's time 0 stands for: moved back by
+// ShiftedBy once ShiftNegative has shifted it.
 func (p *Placement) Anchor() uint64 { return p.anchor }
+
+// ShiftedBy is how far ShiftNegative moved Anchor back so that no
+// timestamp is negative (0 when it did not): Anchor+ShiftedBy is the time
+// 0 the input's records are counted as before (decode.Warnings).
+func (p *Placement) ShiftedBy() uint64 { return p.shiftedBy }
+
+// Args is what every event of an invocation ends its args with, as JSON
+// text: `,"invocation_id":N,"step":S,"direction":D`; nil for an input
+// that is not an invocation.
+func (p *Placement) Args() []byte { return p.args }
 
 // Shift is the cycles added to the input's records to place them.
 func (p *Placement) Shift() uint64 { return p.shift }

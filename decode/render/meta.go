@@ -11,7 +11,9 @@ import (
 
 // AppendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
-// "ranks" for several (see WriteTrace).
+// "ranks" for several (see chromejson.Write). Both formats carry it:
+// the JSON as its megaKernelCycleTrace and metadata members, Perfetto
+// as ChromeEventBundle metadata.
 func AppendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []Placement) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
 		return appendRankMeta(b, &inputs[0], arrows[0], "")

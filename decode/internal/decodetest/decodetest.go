@@ -1,5 +1,5 @@
 // Package decodetest holds what the tests of the trace writers
-// (decode/render, decode/perfetto) share: random captures under every
+// (decode/chromejson, decode/perfetto) share: random captures under every
 // naming rule, decoding from memory, the reference decoder's reading of a
 // capture, a JSON trace read back, the benchmark captures. It imports no
 // writer, so that the writers' own tests can import it.

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/jsontext"
 	"pgregory.net/rapid"
@@ -67,7 +68,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 	}
 	cfg := defaultConfig()
 	cfg.Names = names
-	trace, err := traceOf(Input{d, cfg})
+	trace, err := traceOf(render.Input{Decoded: d, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 	if len(events) == 0 {
 		t.Fatal("no events")
 	}
-	order := append([]string{"rank", "device_id", "core_type", "block_id"}, RecordArgNames()...)
+	order := append([]string{"rank", "device_id", "core_type", "block_id"}, render.RecordArgNames()...)
 	var nsArgs []string
 	for _, ns := range abi.Namespaces() {
 		if ns.Arg() != "" {
@@ -87,7 +88,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 		next := 0
 		for _, k := range keys {
 			at := slices.IndexFunc(order[next:], func(o string) bool {
-				return o == k || o == namespaceArgName && slices.Contains(nsArgs, k)
+				return o == k || o == render.NamespaceArgName && slices.Contains(nsArgs, k)
 			})
 			if at < 0 {
 				t.Fatalf("event %d: arg %q out of order in %v (want the order %v)", i, k, keys, order)
@@ -126,7 +127,8 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 func TestArgPlanAddsNewFields(t *testing.T) {
 	var want []string // the schema's fields recordArgs does not show
 	for _, f := range abi.ProfileRecordFields() {
-		if _, shown := fieldArgs[f.Name]; !shown && f.Type != "pad" {
+		shown := slices.ContainsFunc(recordArgs, func(a render.RecordArg) bool { return a.Name == f.Name })
+		if !shown && f.Type != "pad" {
 			want = append(want, `,"`+f.Name+`":`)
 		}
 	}
@@ -164,7 +166,7 @@ func TestArgPlanAddsNewFields(t *testing.T) {
 // slot arg, a display-only arg or a namespace's arg): JSON objects with a
 // repeated key lose one of the values in most readers.
 func TestArgNamesUnique(t *testing.T) {
-	names := append([]string{"rank", "device_id", "core_type", "block_id"}, RecordArgNames()...)
+	names := append([]string{"rank", "device_id", "core_type", "block_id"}, render.RecordArgNames()...)
 	for _, ns := range abi.Namespaces() {
 		if ns.Arg() != "" {
 			names = append(names, ns.Arg())
@@ -186,34 +188,34 @@ func interpretArgs(rec *decode.Record, entryCycle uint64, stage string, hasStage
 	raw := rec.ProfileRecord.Append(nil)
 	for _, st := range argPlan {
 		switch st.kind {
-		case argTaskID:
+		case render.ArgTaskID:
 			b = strconv.AppendUint(append(b, st.key...), uint64(rec.TaskID), 10)
-		case argDescID:
+		case render.ArgDescID:
 			b = strconv.AppendUint(append(b, st.key...), uint64(rec.DescID), 10)
-		case argStageTaskIndex:
+		case render.ArgStageTaskIndex:
 			b = strconv.AppendUint(append(b, st.key...), uint64(rec.StageTaskIndex), 10)
-		case argTaskNumber:
+		case render.ArgTaskNumber:
 			b = strconv.AppendUint(append(b, st.key...), uint64(rec.StageTaskIndex)+1, 10)
-		case argStartCycle:
+		case render.ArgStartCycle:
 			b = strconv.AppendUint(append(b, st.key...), rec.StartCycle, 10)
-		case argEndCycle:
+		case render.ArgEndCycle:
 			b = strconv.AppendUint(append(b, st.key...), rec.EndCycle, 10)
-		case argEntryCycle:
+		case render.ArgEntryCycle:
 			b = strconv.AppendUint(append(b, st.key...), entryCycle, 10)
-		case argTaskStage:
+		case render.ArgTaskStage:
 			if hasStage {
 				b = jsontext.AppendString(append(b, st.key...), stage)
 			}
-		case argNamespaceIndex:
+		case render.ArgNamespaceIndex:
 			if nsArg != "" {
 				b = append(jsontext.AppendString(append(b, ','), nsArg), ':')
 				b = strconv.AppendUint(b, uint64(nsIndex), 10)
 			}
-		case argOwnerID:
+		case render.ArgOwnerID:
 			if rec.OwnerID != abi.InvalidOwnerID {
 				b = strconv.AppendUint(append(b, st.key...), uint64(rec.OwnerID), 10)
 			}
-		case argExtra:
+		case render.ArgExtra:
 			b = strconv.AppendUint(append(b, st.key...), st.field.Value(raw), 10)
 		}
 	}
@@ -235,7 +237,7 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		entry := rapid.Uint64().Draw(t, "entry")
 		stage := rapid.String().Draw(t, "stage")
 		hasStage := rapid.Bool().Draw(t, "has_stage")
-		r := &renderer{cfg: &Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &Placement{}}
+		r := &renderer{cfg: &render.Config{}, descs: new([1 << descCacheBits]*descText), clock: newClock(50), place: &render.Placement{}}
 		if hasStage {
 			tn := kernelnames.TaskNamesOf(map[uint32]string{rec.TaskID: stage})
 			r.tasks = newTaskStages(&tn)

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/render"
 	"pgregory.net/rapid"
 )
 
@@ -144,7 +145,7 @@ func propFlowEvents(t *rapid.T) {
 	}
 	var out bytes.Buffer
 	stats := make([]flows.Stats, 1)
-	if err := WriteTrace(&out, []Input{{Decoded: d, Config: cfg}}, WriteOptions{FlowStats: stats}); err != nil {
+	if err := Write(&out, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{FlowStats: stats}); err != nil {
 		t.Fatal(err)
 	}
 	if err := checkPerfetto(out.Bytes()); err != nil {

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"cmp"
@@ -11,12 +11,13 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/chrome"
 	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
-// WriteTrace writes one Chrome Trace Event JSON object holding the events
+// Write writes one Chrome Trace Event JSON object holding the events
 // of every input, in input order, pid = rank:
 //
 //	{"traceEvents":[ metadata events, then one "X" event per record in
@@ -24,14 +25,15 @@ import (
 //	 "megaKernelCycleTrace":{...},
 //	 "metadata":{...}}
 //
-// An input whose Config has Deps gets dependency arrows after the X event
-// of each of its wait records: Trace Event Format v1 flow events, one id per
-// arrow (ids are unique in the trace: input i's are i<<32 + 1, 2, ...),
-// "ph":"s" on the producer's thread with ts in the middle of its slice and
-// "ph":"f","bp":"e" on the wait's thread with ts inside the wait's slice,
-// never before the "s"; "cat":"dependency", named "event <E>". Its
-// megaKernelCycleTrace object then also has dependencyArrows and
-// waitsWithoutProducer, and a warning when the latter is not 0.
+// An input whose Config (render.Config) has Deps gets dependency arrows
+// after the X event of each of its wait records: Trace Event Format v1
+// flow events, one id per arrow (ids are unique in the trace: input i's
+// are i<<32 + 1, 2, ...), "ph":"s" on the producer's thread with ts in
+// the middle of its slice and "ph":"f","bp":"e" on the wait's thread with
+// ts inside the wait's slice, never before the "s"; "cat":"dependency",
+// named "event <E>". Its megaKernelCycleTrace object then also has
+// dependencyArrows and waitsWithoutProducer, and a warning when the
+// latter is not 0.
 //
 // For one input, megaKernelCycleTrace is the reference decoder's object
 // plus abiVersion and abiFingerprint; for several it is
@@ -43,8 +45,8 @@ import (
 // share a rank, whose process and core threads the first of them writes;
 // every X event's args end with invocation_id, step and direction; each
 // invocation is timed from its rank's earliest anchor, so that it sits at
-// its real time (or laid end to end: WriteOptions.InvocationGapUs; or
-// AbsoluteTime); and megaKernelCycleTrace takes the several-input form
+// its real time (or laid end to end: render.WriteOptions.InvocationGapUs;
+// or AbsoluteTime); and megaKernelCycleTrace takes the several-input form
 // with "invocationCount", "invocations" and "warnings" (the window's: the
 // dropped records, the invocations that overlap in time) before "ranks".
 // Without Invocations the output is as described above.
@@ -54,16 +56,17 @@ import (
 // writes them, which Perfetto's JSON importer drops. With
 // WriteOptions.ShiftNegativeTS the time 0 of every input moves back by
 // the same time instead, the largest distance before time 0 of any input
-// (perfetto.Write's shift): no ts is negative, the earliest record is at 0,
-// and each moved input's object gains timestampShiftCycles, the cycles
-// its time 0 moved (ts = (cycle − anchorCycle + timestampShiftCycles) /
-// MHz).
+// (render.ShiftNegative, perfetto.Write's shift): no ts is negative, the
+// earliest record is at 0, and each moved input's object gains
+// timestampShiftCycles, the cycles its time 0 moved (ts = (cycle −
+// anchorCycle + timestampShiftCycles) / MHz).
 //
 // Inputs are rendered concurrently and written in order through bounded
-// buffers, so memory does not grow with the trace. On error, w holds a
-// partial trace: write to a temporary file and discard it (see Output).
-func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
-	placements, err := Prepare(inputs, &o)
+// buffers (render.Write), so memory does not grow with the trace. On
+// error, w holds a partial trace: write to a temporary file and discard
+// it (see render.Output).
+func Write(w io.Writer, inputs []render.Input, o render.WriteOptions) error {
+	placements, err := render.Prepare(inputs, &o)
 	if err != nil {
 		return err
 	}
@@ -71,21 +74,21 @@ func WriteTrace(w io.Writer, inputs []Input, o WriteOptions) error {
 		inputs[i].Decoded.Warnings.Shifted, inputs[i].Decoded.Warnings.ShiftCycles = o.ShiftNegativeTS, 0
 	}
 	if o.ShiftNegativeTS {
-		if err := shiftNegative(inputs, placements); err != nil {
+		if err := render.ShiftNegative(inputs, placements); err != nil {
 			return err
 		}
 	}
-	return Write(w, inputs, o, jsonFormat{placements})
+	return render.Write(w, inputs, o, jsonFormat{placements})
 }
 
-// jsonFormat is the Chrome Trace Event JSON object of WriteTrace; each
-// input is laid out by its Placement.
-type jsonFormat struct{ placements []Placement }
+// jsonFormat is the Chrome Trace Event JSON object of Write; each
+// input is laid out by its render.Placement.
+type jsonFormat struct{ placements []render.Placement }
 
-func (jsonFormat) Head([]Input) []byte { return []byte(`{"traceEvents":[`) }
+func (jsonFormat) Head([]render.Input) []byte { return []byte(`{"traceEvents":[`) }
 
-func (f jsonFormat) Tail(inputs []Input, arrows []flows.Stats) []byte {
-	meta := AppendMeta(nil, inputs, arrows, f.placements)
+func (f jsonFormat) Tail(inputs []render.Input, arrows []flows.Stats) []byte {
+	meta := render.AppendMeta(nil, inputs, arrows, f.placements)
 	b := make([]byte, 0, 2*len(meta)+64)
 	b = append(b, "\n],\n\"megaKernelCycleTrace\":"...)
 	b = append(b, meta...)
@@ -94,7 +97,7 @@ func (f jsonFormat) Tail(inputs []Input, arrows []flows.Stats) []byte {
 	return append(b, "}\n"...)
 }
 
-func (f jsonFormat) Renderer(i int, in *Input) EventRenderer {
+func (f jsonFormat) Renderer(i int, in *render.Input) render.EventRenderer {
 	return &jsonRenderer{renderer: newRenderer(i, in, &f.placements[i]), first: i == 0, flows: in.Config.Deps != nil}
 }
 
@@ -107,7 +110,7 @@ type jsonRenderer struct {
 }
 
 func (r *jsonRenderer) Begin(b []byte) []byte {
-	if !r.first && r.place.meta {
+	if !r.first && r.place.Meta() {
 		// Events start with ",\n" themselves; metadata does not.
 		b = append(b, ',')
 	}
@@ -135,7 +138,7 @@ func (r *jsonRenderer) Formatter() func(b []byte, rec *decode.Record) []byte {
 	return fr.appendEvent
 }
 
-func (r *jsonRenderer) TimeAnchor() uint64 { return r.anchor + r.place.shiftedBy }
+func (r *jsonRenderer) TimeAnchor() uint64 { return r.anchor + r.place.ShiftedBy() }
 
 func (r *jsonRenderer) FlowStats() flows.Stats { return r.renderer.flowStats }
 
@@ -172,7 +175,7 @@ var (
 const descCacheBits = 10
 
 type renderer struct {
-	cfg      *Config
+	cfg      *render.Config
 	sum      *capture.Summary
 	clock    clock
 	anchor   uint64
@@ -182,17 +185,17 @@ type renderer struct {
 	owner    []byte // owner label, JSON-escaped
 	detailed bool
 	raw      []byte // a record's encoding, for the args of fields recordArgs does not name
-	place    *Placement
+	place    *render.Placement
 
 	deps      *flows.Dependencies
 	flowStats flows.Stats
 	flowBase  uint64 // added to each arrow's number to make its id
 }
 
-func newRenderer(i int, in *Input, pl *Placement) *renderer {
+func newRenderer(i int, in *render.Input, pl *render.Placement) *renderer {
 	cfg := &in.Config
 	sum := in.Decoded.Summary
-	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.anchor, place: pl,
+	r := &renderer{cfg: cfg, sum: sum, clock: newClock(cfg.FrequencyMHz), anchor: pl.Anchor(), place: pl,
 		descs: new([1 << descCacheBits]*descText), detailed: cfg.DetailedNames,
 		owner: jsontext.AppendStringBody(nil, cfg.OwnerLabel), deps: cfg.Deps, flowBase: uint64(i) << 32}
 	if cfg.Names != nil {
@@ -296,7 +299,7 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	}
 	s := &r.slots[rec.Active]
 	b = s.pidTidTs.put(b)
-	b = r.clock.appendSpan(b, rec.StartCycle+r.place.shift, rec.EndCycle+r.place.shift, r.anchor, &keyDur)
+	b = r.clock.appendSpan(b, rec.StartCycle+r.place.Shift(), rec.EndCycle+r.place.Shift(), r.anchor, &keyDur)
 	// The args: recordArgs (args.go) unrolled, with constant keys. A loop
 	// over the table costs some 500 instructions per event, a third more;
 	// TestAppendArgsFollowsTable holds this to the table.
@@ -324,7 +327,7 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 	if argPlanExtra {
 		b = r.appendExtraArgs(b, rec)
 	}
-	b = append(b, r.place.args...) // the invocation's, last
+	b = append(b, r.place.Args()...) // the invocation's, last
 	return append(b, "}}"...)
 }
 
@@ -336,13 +339,13 @@ func (r *renderer) appendEvent(b []byte, rec *decode.Record) []byte {
 // core of the rank, the others none.
 func (r *renderer) appendMetadataEvents(b []byte) []byte {
 	cfg := r.cfg
-	if !r.place.meta {
+	if !r.place.Meta() {
 		return b
 	}
 	pid := strconv.FormatUint(uint64(cfg.Rank), 10)
 	b = chrome.AppendNameEvent(append(b, '\n'), "process_name", pid, 0,
 		jsontext.AppendString(nil, fmt.Sprintf("%s rank %d device %d", cfg.KernelName, cfg.Rank, cfg.DeviceID)))
-	slots := r.place.slots
+	slots := r.place.Slots()
 	if cfg.Invocation == nil {
 		slots = make([]abi.Slot, 0, len(r.slots))
 		for _, a := range r.sum.Active {

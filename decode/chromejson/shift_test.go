@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )
@@ -17,7 +18,7 @@ import (
 // earlyInputs are two ranks whose first records start before their time
 // 0: rank 0 at 50 MHz by 100 cycles (2 µs), rank 1 at 3 MHz by 3 cycles
 // (1 µs).
-func earlyInputs(t *testing.T) []Input {
+func earlyInputs(t *testing.T) []render.Input {
 	t.Helper()
 	mk := func(entry, s0, e0, s1, e1 uint64) *decode.Decoded {
 		b := capturetest.New(abi.MinCubeSlots, 16, 16)
@@ -32,7 +33,7 @@ func earlyInputs(t *testing.T) []Input {
 	}
 	a, b := defaultConfig(), defaultConfig()
 	b.Rank, b.DeviceID, b.FrequencyMHz = 1, 1, 3
-	return []Input{{Decoded: mk(1000, 900, 950, 1100, 1200), Config: a}, {Decoded: mk(3000, 2997, 2999, 3003, 3006), Config: b}}
+	return []render.Input{{Decoded: mk(1000, 900, 950, 1100, 1200), Config: a}, {Decoded: mk(3000, 2997, 2999, 3003, 3006), Config: b}}
 }
 
 func tsOf(t *testing.T, trace []byte) map[string][]string {
@@ -48,7 +49,7 @@ func tsOf(t *testing.T, trace []byte) map[string][]string {
 	return ts
 }
 
-// The zero WriteOptions write the reference's negative timestamps;
+// The zero render.WriteOptions writes the reference's negative timestamps;
 // ShiftNegativeTS moves every input's by the largest time any input's
 // records start before its time 0 (2 µs here), so the earliest record is
 // at 0 and no ts is negative, and says so.
@@ -67,7 +68,7 @@ func TestShiftNegativeTS(t *testing.T) {
 	} {
 		inputs := earlyInputs(t)
 		var out bytes.Buffer
-		if err := WriteTrace(&out, inputs, WriteOptions{ShiftNegativeTS: tc.shift}); err != nil {
+		if err := Write(&out, inputs, render.WriteOptions{ShiftNegativeTS: tc.shift}); err != nil {
 			t.Fatal(err)
 		}
 		got := tsOf(t, out.Bytes())
@@ -103,11 +104,11 @@ func TestShiftNegativeTSProperty(t *testing.T) {
 		}
 		cfg := defaultConfig()
 		var kept, shifted bytes.Buffer
-		if err := WriteTrace(&kept, []Input{{Decoded: d, Config: cfg}}, WriteOptions{}); err != nil {
+		if err := Write(&kept, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
 			rt.Fatal(err)
 		}
 		negatives := d.Warnings.NegativeTS
-		if err := WriteTrace(&shifted, []Input{{Decoded: d, Config: cfg}}, WriteOptions{ShiftNegativeTS: true}); err != nil {
+		if err := Write(&shifted, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{ShiftNegativeTS: true}); err != nil {
 			rt.Fatal(err)
 		}
 		if negatives == 0 {

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"math"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/megakernel/cycleabi/decode/render"
 )
 
 func TestMicros(t *testing.T) {
@@ -79,7 +81,7 @@ func TestMicrosExact(t *testing.T) {
 		cycles := rapid.Uint64().Draw(t, "cycles")
 		mhz := float64(hz) / 1e6
 		c := newClock(mhz)
-		got, ok := WholeHz(mhz)
+		got, ok := render.WholeHz(mhz)
 		if !ok || got != hz {
 			// Not every hz survives the trip through a float64 MHz.
 			t.Skip("hz not representable")
@@ -98,29 +100,8 @@ func TestMicrosExact(t *testing.T) {
 	})
 }
 
-func TestWholeHz(t *testing.T) {
-	for _, tc := range []struct {
-		mhz float64
-		hz  uint64
-		ok  bool
-	}{
-		{50, 50_000_000, true},
-		{1.1, 1_100_000, true},
-		{0.000001, 1, true},
-		{0.0000001, 0, false},
-		{1.0 / 3, 0, false},
-		{0, 0, false},
-		{-5, 0, false},
-		{math.Inf(1), 0, false},
-		{math.NaN(), 0, false},
-		{1e20, 0, false}, // 1e26 Hz overflows uint64
-	} {
-		hz, ok := WholeHz(tc.mhz)
-		if hz != tc.hz || ok != tc.ok {
-			t.Errorf("WholeHz(%v) = %d, %v; want %d, %v", tc.mhz, hz, ok, tc.hz, tc.ok)
-		}
-	}
-	// A frequency past uint64 hertz takes the float path.
+// A frequency past uint64 hertz (render.WholeHz) takes the float path.
+func TestClockPastUint64Hz(t *testing.T) {
 	c := newClock(1e20)
 	if got := string(c.appendMicros(nil, 1e19)); got != "0.1" {
 		t.Errorf("1e20 MHz: got %s", got)

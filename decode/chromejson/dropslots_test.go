@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
 // rankInputs are two ranks: one with a slot out of start order (sorted
 // when walked), one with a record before its core's entry.
-func rankInputs(t *testing.T) []Input {
+func rankInputs(t *testing.T) []render.Input {
 	t.Helper()
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
 	a := capturetest.New(24, 16, 16)
@@ -25,7 +26,7 @@ func rankInputs(t *testing.T) []Input {
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIV, 5, 700).Span(abi.CoreTypeAIV, 5, 600, 900, mm, 4)
 	b.Enter(abi.CoreTypeAIC, 7, 500).Span(abi.CoreTypeAIC, 7, 800, 950, mm, 5)
-	var inputs []Input
+	var inputs []render.Input
 	for i, buf := range [][]byte{a.Bytes(), b.Bytes()} {
 		d, err := mustDecode(fmt.Sprintf("r%d.bin", i), buf, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		if err != nil {
@@ -33,7 +34,7 @@ func rankInputs(t *testing.T) []Input {
 		}
 		cfg := defaultConfig()
 		cfg.Rank = uint32(i)
-		inputs = append(inputs, Input{d, cfg})
+		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}
 	return inputs
 }
@@ -46,26 +47,26 @@ func TestDropSlots(t *testing.T) {
 	zero := 0.0
 	for _, c := range []struct {
 		name   string
-		inputs func(*testing.T) []Input
-		o      WriteOptions
+		inputs func(*testing.T) []render.Input
+		o      render.WriteOptions
 	}{
-		{"ranks", rankInputs, WriteOptions{}},
-		{"ranks shifted", rankInputs, WriteOptions{ShiftNegativeTS: true}},
-		{"ranks serial", rankInputs, WriteOptions{Formatters: 1}},
-		{"invocations", invocationInputs, WriteOptions{}},
-		{"invocations end to end", invocationInputs, WriteOptions{InvocationGapUs: &zero}},
-		{"invocations absolute", invocationInputs, WriteOptions{AbsoluteTime: true}},
+		{"ranks", rankInputs, render.WriteOptions{}},
+		{"ranks shifted", rankInputs, render.WriteOptions{ShiftNegativeTS: true}},
+		{"ranks serial", rankInputs, render.WriteOptions{Formatters: 1}},
+		{"invocations", invocationInputs, render.WriteOptions{}},
+		{"invocations end to end", invocationInputs, render.WriteOptions{InvocationGapUs: &zero}},
+		{"invocations absolute", invocationInputs, render.WriteOptions{AbsoluteTime: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var kept, dropped bytes.Buffer
-			if err := WriteTrace(&kept, c.inputs(t), c.o); err != nil {
+			if err := Write(&kept, c.inputs(t), c.o); err != nil {
 				t.Fatal(err)
 			}
 			inputs := c.inputs(t)
 			for _, in := range inputs {
 				in.Decoded.DropSlots()
 			}
-			if err := WriteTrace(&dropped, inputs, c.o); err != nil {
+			if err := Write(&dropped, inputs, c.o); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(kept.Bytes(), dropped.Bytes()) {
@@ -108,7 +109,7 @@ func (w blockedWriter) Write(p []byte) (int, error) {
 func TestRenderersWaitForWriter(t *testing.T) {
 	const n, par = 20, 2
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
-	var inputs []Input
+	var inputs []render.Input
 	readers := make([]atomic.Int64, n)
 	for i := range n {
 		b := capturetest.New(24, 16, 16)
@@ -125,14 +126,14 @@ func TestRenderersWaitForWriter(t *testing.T) {
 		d.DropSlots()
 		cfg := defaultConfig()
 		cfg.Rank = uint32(i)
-		inputs = append(inputs, Input{d, cfg})
+		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}
 	for i := range readers {
 		readers[i].Store(0)
 	}
 	w := blockedWriter{make(chan struct{})}
 	done := make(chan error)
-	go func() { done <- WriteTrace(w, inputs, WriteOptions{Parallel: par}) }()
+	go func() { done <- Write(w, inputs, render.WriteOptions{Parallel: par}) }()
 	time.Sleep(200 * time.Millisecond)
 	started := 0
 	for i := range readers {

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -11,19 +11,32 @@ import (
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
+	"github.com/megakernel/cycleabi/decode/render"
 	"pgregory.net/rapid"
+	"testing"
 )
 
 // traceOf writes the trace of inputs to memory.
-func traceOf(inputs ...Input) ([]byte, error) {
+func traceOf(inputs ...render.Input) ([]byte, error) {
 	var out bytes.Buffer
-	err := WriteTrace(&out, inputs, WriteOptions{})
+	err := Write(&out, inputs, render.WriteOptions{})
 	return out.Bytes(), err
 }
 
+// placementOf places one input alone, as Write would: timed from its
+// anchor, writing its process and core tracks.
+func placementOf(tb testing.TB, in *render.Input) *render.Placement {
+	tb.Helper()
+	ps, err := render.Prepare([]render.Input{*in}, &render.WriteOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &ps[0]
+}
+
 // defaultConfig is what `cycleabi decode` uses without flags.
-func defaultConfig() Config {
-	return Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
+func defaultConfig() render.Config {
+	return render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
 }
 
 var (
@@ -101,8 +114,8 @@ type (
 )
 
 // randomFlowCapture is decodetest.RandomFlowCapture with its draw as a
-// Config.
-func randomFlowCapture(t *rapid.T) (*decode.Decoded, *flows.Dependencies, Config, bool) {
+// render.Config.
+func randomFlowCapture(t *rapid.T) (*decode.Decoded, *flows.Dependencies, render.Config, bool) {
 	d, deps, draw, ok := decodetest.RandomFlowCapture(t)
 	cfg := defaultConfig()
 	cfg.FrequencyMHz, cfg.FlowMode, cfg.MaxFlows, cfg.Deps = draw.FrequencyMHz, draw.Mode, draw.MaxFlows, deps

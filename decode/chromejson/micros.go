@@ -1,13 +1,12 @@
-package render
+package chromejson
 
 import (
-	"math"
 	"math/big"
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
@@ -33,33 +32,13 @@ type clock struct {
 // positive and finite (the caller checks).
 func newClock(mhz float64) clock {
 	c := clock{mhz: mhz}
-	if hz, ok := WholeHz(mhz); ok {
+	if hz, ok := render.WholeHz(mhz); ok {
 		c.hz = hz
 		if 1_000_000_000%hz == 0 {
 			c.nsPerCycle = 1_000_000_000 / hz
 		}
 	}
 	return c
-}
-
-// WholeHz returns mhz in hertz when that is a whole number, reading mhz as
-// the shortest decimal that round-trips (so 1.1 MHz is 1,100,000 Hz, not
-// the binary float's 1,100,000.0000000002).
-func WholeHz(mhz float64) (uint64, bool) {
-	if !(mhz > 0) || math.IsInf(mhz, 0) {
-		return 0, false
-	}
-	s := strconv.FormatFloat(mhz, 'f', -1, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 6 {
-		return 0, false
-	}
-	digits := whole + frac + strings.Repeat("0", 6-len(frac))
-	hz, err := strconv.ParseUint(digits, 10, 64)
-	if err != nil || hz == 0 {
-		return 0, false
-	}
-	return hz, true
 }
 
 // appendMicros appends the duration of cycles cycles in microseconds.

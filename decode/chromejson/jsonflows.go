@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"math/bits"
@@ -67,7 +67,7 @@ func (c *clock) renderedNanos(a, b uint64) (int64, bool) {
 // slice returns the interval [ts, ts+dur] in nanoseconds that the trace
 // shows for record r of slot active.
 func (r *renderer) slice(ref decode.RecordRef) (lo, hi int64, ok bool) {
-	start, end := ref.StartCycle+r.place.shift, ref.EndCycle+r.place.shift
+	start, end := ref.StartCycle+r.place.Shift(), ref.EndCycle+r.place.Shift()
 	if ts, dur, ok := r.clock.span(start, end, r.anchor); ok {
 		return ts, ts + dur, true
 	}

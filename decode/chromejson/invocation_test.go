@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )
@@ -20,7 +21,7 @@ import (
 // invocationInputs are two invocations of rank 0 at 50 MHz (20 ns a
 // cycle): a forward one entered at cycle 1000 whose last record ends at
 // 2000 (a 20 us span), and a backward one entered at 9000.
-func invocationInputs(t *testing.T) []Input {
+func invocationInputs(t *testing.T) []render.Input {
 	t.Helper()
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
 	fwd := capturetest.New(24, 16, 16)
@@ -30,7 +31,7 @@ func invocationInputs(t *testing.T) []Input {
 	bwd.Enter(abi.CoreTypeAIC, 0, 9000).Span(abi.CoreTypeAIC, 0, 9000, 9250, mm, 3)
 	bwd.Enter(abi.CoreTypeAIC, 2, 9000).Span(abi.CoreTypeAIC, 2, 9100, 9300, mm, 4)
 	step := int64(3)
-	var inputs []Input
+	var inputs []render.Input
 	for i, c := range []struct {
 		name string
 		b    *capturetest.Builder
@@ -41,15 +42,15 @@ func invocationInputs(t *testing.T) []Input {
 			t.Fatal(err)
 		}
 		cfg := defaultConfig()
-		cfg.Invocation = &Invocation{ID: int64(i), Step: &step, Direction: c.dir}
-		inputs = append(inputs, Input{d, cfg})
+		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: c.dir}
+		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}
 	return inputs
 }
 
 func TestInvocationsLaidOut(t *testing.T) {
 	var out bytes.Buffer
-	if err := WriteTrace(&out, invocationInputs(t), WriteOptions{}); err != nil {
+	if err := Write(&out, invocationInputs(t), render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := parseTrace(out.Bytes())
@@ -124,9 +125,9 @@ func TestInvocationsLaidOut(t *testing.T) {
 }
 
 func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
-	ts := func(o WriteOptions, inputs []Input) []string {
+	ts := func(o render.WriteOptions, inputs []render.Input) []string {
 		var out bytes.Buffer
-		if err := WriteTrace(&out, inputs, o); err != nil {
+		if err := Write(&out, inputs, o); err != nil {
 			t.Fatal(err)
 		}
 		f, err := parseTrace(out.Bytes())
@@ -140,28 +141,28 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 		return ts
 	}
 	zero, ten := 0.0, 10.0
-	if got, want := ts(WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)), []string{"0", "2", "20", "22"}; !reflect.DeepEqual(got, want) {
+	if got, want := ts(render.WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)), []string{"0", "2", "20", "22"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
 	// Given in the other order: ids still decide the layout end to end
 	// (20 us span + 10 us gap = 30 us); real times do not depend on it.
 	in := invocationInputs(t)
-	if got, want := ts(WriteOptions{InvocationGapUs: &ten}, []Input{in[1], in[0]}), []string{"30", "32", "0", "2"}; !reflect.DeepEqual(got, want) {
+	if got, want := ts(render.WriteOptions{InvocationGapUs: &ten}, []render.Input{in[1], in[0]}), []string{"30", "32", "0", "2"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
-	if got, want := ts(WriteOptions{}, []Input{in[1], in[0]}), []string{"160", "162", "0", "2"}; !reflect.DeepEqual(got, want) {
+	if got, want := ts(render.WriteOptions{}, []render.Input{in[1], in[0]}), []string{"160", "162", "0", "2"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
 	// System-counter time: cycle c is c × 0.02 us.
-	if got, want := ts(WriteOptions{AbsoluteTime: true}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
+	if got, want := ts(render.WriteOptions{AbsoluteTime: true}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
 	// It wins over a gap.
-	if got, want := ts(WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
+	if got, want := ts(render.WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
 	neg := -1.0
-	if err := WriteTrace(&bytes.Buffer{}, invocationInputs(t), WriteOptions{InvocationGapUs: &neg}); err == nil || !strings.Contains(err.Error(), "must be >= 0") {
+	if err := Write(&bytes.Buffer{}, invocationInputs(t), render.WriteOptions{InvocationGapUs: &neg}); err == nil || !strings.Contains(err.Error(), "must be >= 0") {
 		t.Fatalf("error %v, want one containing %q", err, "must be >= 0")
 	}
 }
@@ -173,7 +174,7 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 // to end they are not.
 func TestInvocationsOverlap(t *testing.T) {
 	in := invocationInputs(t)
-	// The same capture twice, decoded twice as the CLI would (WriteTrace
+	// The same capture twice, decoded twice as the CLI would (Write
 	// counts each input's warnings in its own decode.Decoded).
 	again := capturetest.New(24, 16, 16)
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
@@ -189,7 +190,7 @@ func TestInvocationsOverlap(t *testing.T) {
 		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
 	var overlaps []string
 	var out bytes.Buffer
-	if err := WriteTrace(&out, in, WriteOptions{Overlaps: &overlaps}); err != nil {
+	if err := Write(&out, in, render.WriteOptions{Overlaps: &overlaps}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := overlaps, []string{want}; !reflect.DeepEqual(got, want) {
@@ -220,7 +221,7 @@ func TestInvocationsOverlap(t *testing.T) {
 	// Records that only touch (one ends where the next starts) do not
 	// overlap; end to end nothing does.
 	zero := 0.0
-	for _, o := range []WriteOptions{{InvocationGapUs: &zero}, {}} {
+	for _, o := range []render.WriteOptions{{InvocationGapUs: &zero}, {}} {
 		if o.InvocationGapUs == nil {
 			in = invocationInputs(t)
 			b := capturetest.New(24, 16, 16)
@@ -233,7 +234,7 @@ func TestInvocationsOverlap(t *testing.T) {
 		}
 		overlaps = []string{"stale"}
 		o.Overlaps = &overlaps
-		if err := WriteTrace(&bytes.Buffer{}, in, o); err != nil {
+		if err := Write(&bytes.Buffer{}, in, o); err != nil {
 			t.Fatal(err)
 		}
 		if got := overlaps; len(got) != 0 {
@@ -245,24 +246,24 @@ func TestInvocationsOverlap(t *testing.T) {
 func TestInvocationsRefused(t *testing.T) {
 	in := invocationInputs(t)
 	in[1].Config.Invocation.ID = 0
-	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0" {
+	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0" {
 		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
 	}
 	in = invocationInputs(t)
 	in[1].Config.Invocation = nil
-	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)" {
+	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)" {
 		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)")
 	}
 	in = invocationInputs(t)
 	in[1].Config.Rank = 1
 	in[0].Config.Invocation = nil
-	if err := WriteTrace(&bytes.Buffer{}, in, WriteOptions{}); err == nil || err.Error() != "1 of 2 captures are invocations: give every capture its invocation, or none" {
+	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "1 of 2 captures are invocations: give every capture its invocation, or none" {
 		t.Fatalf("error %v, want %q", err, "1 of 2 captures are invocations: give every capture its invocation, or none")
 	}
-	if CheckDirection("sideways") == nil {
+	if render.CheckDirection("sideways") == nil {
 		t.Fatalf("no error")
 	}
-	if err := CheckDirection("backward"); err != nil {
+	if err := render.CheckDirection("backward"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -281,7 +282,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 		n := rapid.IntRange(1, 3).Draw(rt, "invocations")
 		endToEnd := rapid.Bool().Draw(rt, "endToEnd")
 		gap := float64(rapid.IntRange(0, 50).Draw(rt, "gapUs"))
-		var inputs []Input
+		var inputs []render.Input
 		var alone [][]traceEvent
 		var anchors []*big.Rat
 		type span struct {
@@ -302,7 +303,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 			}
 			cfg := defaultConfig()
 			cfg.Names = g.Names
-			out, err := traceOf(Input{d, cfg})
+			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -325,15 +326,15 @@ func TestPropInvocationsShifted(t *testing.T) {
 				}
 			}
 			step := int64(k / 2)
-			cfg.Invocation = &Invocation{ID: int64(k), Step: &step, Direction: Directions[k%2]}
-			inputs = append(inputs, Input{d, cfg})
+			cfg.Invocation = &render.Invocation{ID: int64(k), Step: &step, Direction: render.Directions[k%2]}
+			inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 		}
-		o := WriteOptions{Overlaps: new([]string)}
+		o := render.WriteOptions{Overlaps: new([]string)}
 		if endToEnd {
 			o.InvocationGapUs = &gap
 		}
 		var out bytes.Buffer
-		err := WriteTrace(&out, inputs, o)
+		err := Write(&out, inputs, o)
 		if err != nil && strings.Contains(err.Error(), "2^64") {
 			rt.Skip("cycles near 2^64 do not lay out")
 		}
@@ -401,7 +402,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 				if e.Name != want.Name || e.Tid != want.Tid || !durClose(rt, e.Dur, want.Dur) {
 					rt.Fatalf("invocation %d event %d is %+v, alone %+v", k, i, e, want)
 				}
-				if id := e.Args["invocation_id"]; id != json.Number(fmt.Sprint(k)) || e.Args["direction"] != Directions[k%2] {
+				if id := e.Args["invocation_id"]; id != json.Number(fmt.Sprint(k)) || e.Args["direction"] != render.Directions[k%2] {
 					rt.Fatalf("invocation %d event %d args %v", k, i, e.Args)
 				}
 				for a, v := range want.Args {
@@ -476,8 +477,8 @@ func TestGoldenInvocations(t *testing.T) {
 	}
 	cfg := defaultConfig()
 	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"
-	cfg.Invocation = &Invocation{ID: 0}
-	got, err := traceOf(in[0], Input{d, cfg}, in[1])
+	cfg.Invocation = &render.Invocation{ID: 0}
+	got, err := traceOf(in[0], render.Input{Decoded: d, Config: cfg}, in[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package render_test
+package chromejson_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -61,7 +62,7 @@ func traceCapture(spec []byte) *capturetest.Builder {
 
 // FuzzTraceWriter writes the trace of a valid capture built from the input
 // with an arbitrary names file, kernel name, owner label and configuration.
-// WriteTrace refuses exactly the frequencies that are not positive and
+// Write refuses exactly the frequencies that are not positive and
 // finite, or so low that 2^64-1 cycles overflow a float64 of microseconds;
 // otherwise its output is valid UTF-8 and parses as JSON, with one
 // X event per live record, in trace order, each named as Names.EventName
@@ -106,17 +107,17 @@ func FuzzTraceWriter(f *testing.F) {
 		cfg := render.Config{Rank: rank, DeviceID: device, SoCName: "ascend910b", FrequencyMHz: mhz,
 			DetailedNames: detailed, KernelName: kernel, OwnerLabel: owner, Names: names}
 		var out bytes.Buffer
-		err = render.WriteTrace(&out, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Parallel: 1})
+		err = chromejson.Write(&out, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Parallel: 1})
 		// A frequency must be positive and finite, and high enough that
 		// 2^64-1 cycles are a finite number of microseconds.
 		if valid := mhz > 0 && !math.IsInf(mhz, 0) && !math.IsInf(math.MaxUint64/mhz, 0); !valid {
 			if err == nil {
-				t.Fatalf("WriteTrace accepted frequency %v MHz", mhz)
+				t.Fatalf("Write accepted frequency %v MHz", mhz)
 			}
 			return
 		}
 		if err != nil {
-			t.Fatalf("WriteTrace: %v", err)
+			t.Fatalf("Write: %v", err)
 		}
 		checkTraceJSON(t, out.Bytes(), d, cfg)
 	})

@@ -1,6 +1,6 @@
 //go:build race
 
-package render
+package chromejson
 
 // raceEnabled says the tests run with the race detector, ten times slower:
 // the tests of the full-size benchmark capture skip then (make test runs

@@ -1,13 +1,11 @@
-package render
+package chromejson
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
 )
@@ -37,9 +36,9 @@ func mediumCapture(t *testing.T, seed uint64) ([]byte, capture.Request) {
 	return buf, capture.Request{Capacities: &l.Capacities}
 }
 
-func mediumInputs(t *testing.T, n int) []Input {
+func mediumInputs(t *testing.T, n int) []render.Input {
 	t.Helper()
-	inputs := make([]Input, n)
+	inputs := make([]render.Input, n)
 	for i := range inputs {
 		buf, o := mediumCapture(t, uint64(i+1))
 		d, err := mustDecode("rank.bin", buf, o)
@@ -49,20 +48,20 @@ func mediumInputs(t *testing.T, n int) []Input {
 		d.TempDir = t.TempDir()
 		cfg := defaultConfig()
 		cfg.Rank, cfg.DeviceID = uint32(i), uint32(i)
-		inputs[i] = Input{d, cfg}
+		inputs[i] = render.Input{Decoded: d, Config: cfg}
 	}
 	return inputs
 }
 
 // Several captures: the same bytes however many are rendered at once, and
 // each capture's events are the ones it would have alone.
-func TestWriteTraceParallel(t *testing.T) {
+func TestWriteParallel(t *testing.T) {
 	inputs := mediumInputs(t, 3)
 	var want []byte
 	for _, par := range []int{1, 2, 3, 8} {
 		var out bytes.Buffer
 		events := 0
-		if err := WriteTrace(&out, inputs, WriteOptions{Parallel: par, Progress: func(n int) { events += n }}); err != nil {
+		if err := Write(&out, inputs, render.WriteOptions{Parallel: par, Progress: func(n int) { events += n }}); err != nil {
 			t.Fatal(err)
 		}
 		if events != 3*8_000 { // X events; the bar counts records
@@ -104,20 +103,20 @@ func TestWriteTraceParallel(t *testing.T) {
 	}
 }
 
-func TestWriteTraceRefuses(t *testing.T) {
+func TestWriteRefuses(t *testing.T) {
 	inputs := mediumInputs(t, 2)
-	if err := WriteTrace(io.Discard, nil, WriteOptions{}); err == nil {
+	if err := Write(io.Discard, nil, render.WriteOptions{}); err == nil {
 		t.Error("no inputs: no error")
 	}
-	dup := []Input{inputs[0], inputs[1]}
+	dup := []render.Input{inputs[0], inputs[1]}
 	dup[1].Config.Rank = dup[0].Config.Rank
-	if err := WriteTrace(io.Discard, dup, WriteOptions{}); err == nil || !strings.Contains(err.Error(), "both have rank 0") {
+	if err := Write(io.Discard, dup, render.WriteOptions{}); err == nil || !strings.Contains(err.Error(), "both have rank 0") {
 		t.Errorf("duplicate ranks: %v", err)
 	}
 	for _, mhz := range []float64{0, -1, inf(), nan()} {
-		bad := []Input{inputs[0]}
+		bad := []render.Input{inputs[0]}
 		bad[0].Config.FrequencyMHz = mhz
-		if err := WriteTrace(io.Discard, bad, WriteOptions{}); err == nil {
+		if err := Write(io.Discard, bad, render.WriteOptions{}); err == nil {
 			t.Errorf("%v MHz: no error", mhz)
 		}
 	}
@@ -134,11 +133,11 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 // A failing writer stops every renderer: no goroutine is left behind.
-func TestWriteTraceWriterFails(t *testing.T) {
+func TestWriteWriterFails(t *testing.T) {
 	inputs := mediumInputs(t, 4)
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 2 << 20} {
-		err := WriteTrace(&failingWriter{left: left}, inputs, WriteOptions{Parallel: 2})
+		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 2})
 		if err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("left %d: got %v", left, err)
 		}
@@ -183,11 +182,11 @@ func TestReaderAtCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := defaultConfig()
-	a, err := traceOf(Input{mem, cfg})
+	a, err := traceOf(render.Input{Decoded: mem, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := traceOf(Input{file, cfg})
+	b, err := traceOf(render.Input{Decoded: file, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +194,7 @@ func TestReaderAtCapture(t *testing.T) {
 		t.Fatalf("ReaderAt trace differs: %s", golden.FirstDiff(b, a))
 	}
 	fr.armed.Store(true)
-	if _, err := traceOf(Input{file, cfg}); err == nil || !strings.Contains(err.Error(), "device unplugged") {
+	if _, err := traceOf(render.Input{Decoded: file, Config: cfg}); err == nil || !strings.Contains(err.Error(), "device unplugged") {
 		t.Errorf("failing reads: got %v", err)
 	}
 }
@@ -214,8 +213,8 @@ func TestNPYSameTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, _ := traceOf(Input{raw, cfg})
-	y, _ := traceOf(Input{npy, cfg})
+	x, _ := traceOf(render.Input{Decoded: raw, Config: cfg})
+	y, _ := traceOf(render.Input{Decoded: npy, Config: cfg})
 	// How the layout was found names file offsets, 128 bytes apart (the
 	// .npy header): the cube slot count comes from the second region's
 	// first header.
@@ -227,91 +226,6 @@ func TestNPYSameTrace(t *testing.T) {
 	y = bytes.ReplaceAll(y, []byte(npyAt), []byte(rawAt))
 	if !bytes.Equal(x, y) {
 		t.Fatalf(".npy trace differs: %s", golden.FirstDiff(y, x))
-	}
-}
-
-func TestOutput(t *testing.T) {
-	dir := t.TempDir()
-	write := func(path string, data string, commit bool) error {
-		o, err := CreateOutput(path, nil)
-		if err != nil {
-			return err
-		}
-		if _, err := io.WriteString(o, data); err != nil {
-			return err
-		}
-		if !commit {
-			o.Abort()
-			return nil
-		}
-		return o.Commit()
-	}
-	plain := filepath.Join(dir, "t.json")
-	if err := write(plain, "{}", true); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		t.Errorf("t.json holds %q", got)
-	}
-	// The permissions os.Create gives a new file (0666 less the umask).
-	ref := filepath.Join(t.TempDir(), "ref")
-	if f, err := os.Create(ref); err == nil {
-		f.Close()
-	}
-	got, err1 := os.Stat(plain)
-	want, err2 := os.Stat(ref)
-	if err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm() {
-		t.Errorf("t.json mode: %v, %v; want that of os.Create: %v, %v", got, err1, want, err2)
-	}
-	// An aborted write leaves the old trace and no temporary file.
-	if err := write(plain, "partial", false); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		t.Errorf("aborted write changed t.json to %q", got)
-	}
-	aborted := filepath.Join(dir, "new.json")
-	if err := write(aborted, "partial", false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(aborted); !os.IsNotExist(err) {
-		t.Errorf("aborted new.json exists: %v", err)
-	}
-	gz := filepath.Join(dir, "t.json.gz")
-	if err := write(gz, `{"traceEvents":[]}`, true); err != nil {
-		t.Fatal(err)
-	}
-	f, _ := os.Open(gz)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := io.ReadAll(zr); string(got) != `{"traceEvents":[]}` {
-		t.Errorf("gunzipped %q", got)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("files left in the output directory: %v", entries)
-	}
-	// Not a regular file: written in place, never replaced.
-	if err := write(os.DevNull, "{}", true); err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
-		t.Fatalf("%s replaced: %v %v", os.DevNull, st.Mode(), err)
-	}
-	var stdout bytes.Buffer
-	o, err := CreateOutput("-", &stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(o, "{}")
-	if err := o.Commit(); err != nil || stdout.String() != "{}" {
-		t.Errorf("stdout: %q, %v", stdout.String(), err)
-	}
-	if _, err := CreateOutput(filepath.Join(dir, "missing", "t.json"), nil); err == nil {
-		t.Error("output in a missing directory: no error")
 	}
 }
 

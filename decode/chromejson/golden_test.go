@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"path/filepath"
@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
 )
@@ -72,7 +73,7 @@ func namingCapture() (*capturetest.Builder, *kernelnames.Names) {
 
 type goldenCase struct {
 	name   string
-	inputs func(t *testing.T) []Input
+	inputs func(t *testing.T) []render.Input
 }
 
 func goldenCases() []goldenCase {
@@ -86,23 +87,23 @@ func goldenCases() []goldenCase {
 		return d
 	}
 	return []goldenCase{
-		{"naming", func(t *testing.T) []Input {
+		{"naming", func(t *testing.T) []render.Input {
 			b, names := namingCapture()
 			cfg := defaultConfig()
 			cfg.Names = names
-			return []Input{{decodeT(t, "naming.bin", b.Bytes(), planned16), cfg}}
+			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: cfg}}
 		}},
-		{"naming-detailed", func(t *testing.T) []Input {
+		{"naming-detailed", func(t *testing.T) []render.Input {
 			b, names := namingCapture()
 			cfg := defaultConfig()
 			cfg.Names, cfg.DetailedNames, cfg.OwnerLabel = names, true, "Expert"
-			return []Input{{decodeT(t, "naming.bin", b.Bytes(), planned16), cfg}}
+			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: cfg}}
 		}},
-		{"no-names", func(t *testing.T) []Input {
+		{"no-names", func(t *testing.T) []render.Input {
 			b, _ := namingCapture()
-			return []Input{{decodeT(t, "naming.bin", b.Bytes(), planned16), defaultConfig()}}
+			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: defaultConfig()}}
 		}},
-		{"anchor-from-start-3mhz", func(t *testing.T) []Input {
+		{"anchor-from-start-3mhz", func(t *testing.T) []render.Input {
 			// No core has an entry cycle: time 0 is the earliest start.
 			// 3 MHz does not divide 1e9: ns are rounded (333.33 -> 333).
 			b := capturetest.New(abi.MinCubeSlots, 16, 16)
@@ -110,27 +111,27 @@ func goldenCases() []goldenCase {
 			b.Enter(abi.CoreTypeAIV, 0, 0).Span(abi.CoreTypeAIV, 0, 5000, 5003, wait, 1)
 			cfg := defaultConfig()
 			cfg.FrequencyMHz, cfg.SoCName, cfg.KernelName = 3, "unknown", "Mega\"Kernel µ\t"
-			return []Input{{decodeT(t, "anchor.bin", b.Bytes(), capture.Request{}), cfg}}
+			return []render.Input{{Decoded: decodeT(t, "anchor.bin", b.Bytes(), capture.Request{}), Config: cfg}}
 		}},
-		{"negative-ts-950", func(t *testing.T) []Input {
+		{"negative-ts-950", func(t *testing.T) []render.Input {
 			// A record that starts before the earliest entry cycle.
 			b := capturetest.New(abi.MinCubeSlots, 16, 0)
 			b.Enter(abi.CoreTypeAIC, 3, 10_000)
 			b.Span(abi.CoreTypeAIC, 3, 9_990, 10_500, taskType(abi.TaskTypeMatMul), 1)
 			cfg := defaultConfig()
 			cfg.SoCName, cfg.FrequencyMHz = "Ascend950PR", 1000
-			return []Input{{decodeT(t, "neg.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16}}), cfg}}
+			return []render.Input{{Decoded: decodeT(t, "neg.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16}}), Config: cfg}}
 		}},
-		{"multi-rank", func(t *testing.T) []Input {
+		{"multi-rank", func(t *testing.T) []render.Input {
 			b, names := namingCapture()
 			b2 := capturetest.New(abi.MinCubeSlots+1, 0, 16)
 			b2.Enter(abi.CoreTypeAIV, 49, 70).Span(abi.CoreTypeAIV, 49, 75, 95, taskType(abi.TaskTypeShmemGetMem), 2)
 			c1, c2 := defaultConfig(), defaultConfig()
 			c1.Rank, c1.DeviceID, c1.Names = 2, 5, names
 			c2.Rank, c2.DeviceID = 0, 6
-			return []Input{
-				{decodeT(t, "rank2.bin", b.Bytes(), planned16), c1},
-				{decodeT(t, "rank0.bin", b2.Bytes(), capture.Request{CubeSlots: abi.MinCubeSlots + 1, Capacities: &abi.Capacities{AIV: 16}}), c2},
+			return []render.Input{
+				{Decoded: decodeT(t, "rank2.bin", b.Bytes(), planned16), Config: c1},
+				{Decoded: decodeT(t, "rank0.bin", b2.Bytes(), capture.Request{CubeSlots: abi.MinCubeSlots + 1, Capacities: &abi.Capacities{AIV: 16}}), Config: c2},
 			}
 		}},
 	}
@@ -167,7 +168,7 @@ func TestGoldenExample(t *testing.T) {
 	}
 	cfg := defaultConfig()
 	cfg.Names = names
-	got, err := traceOf(Input{d, cfg})
+	got, err := traceOf(render.Input{Decoded: d, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"compress/gzip"
@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -29,10 +30,10 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
 
 func benchDecode(b *testing.B, size, from string, gz bool) {
-	benchDecodeFormat(b, size, from, gz, WriteTrace)
+	benchDecodeFormat(b, size, from, gz, Write)
 }
 
-func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []Input, WriteOptions) error) {
+func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []render.Input, render.WriteOptions) error) {
 	buf, err := benchCaptures[size]()
 	if err != nil {
 		b.Fatal(err)
@@ -73,7 +74,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
 			cw.W = zw
 		}
-		if err := write(cw, []Input{{Decoded: d, Config: cfg}}, WriteOptions{}); err != nil {
+		if err := write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		if zw != nil {
@@ -149,7 +150,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 			b.Fatal(err)
 		}
 		d.TempDir = tmp
-		if err := WriteTrace(io.Discard, []Input{{d, defaultConfig()}}, WriteOptions{}); err != nil {
+		if err := Write(io.Discard, []render.Input{{Decoded: d, Config: defaultConfig()}}, render.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		c.Close()
@@ -170,7 +171,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 			cw := &countingWriter{W: io.Discard}
 			for b.Loop() {
 				cw.N = 0
-				if err := WriteTrace(cw, []Input{{d, cfg}}, WriteOptions{Formatters: n}); err != nil {
+				if err := Write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Formatters: n}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -209,19 +210,20 @@ func BenchmarkAppendEvent32MB(b *testing.B) {
 				stages, tasks := benchgen.MB32.Names()
 				cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 			}
-			benchAppendEvents(b, newRenderer(0, &Input{Decoded: d, Config: cfg}, &Placement{anchor: d.Summary.Anchor, meta: true}), recs)
+			in := &render.Input{Decoded: d, Config: cfg}
+			benchAppendEvents(b, newRenderer(0, in, placementOf(b, in)), recs)
 		})
 	}
 }
 
 func benchAppendEvents(b *testing.B, r *renderer, recs []decode.Record) {
-	// Batches of formatBatch into one buffer, as each formatter does.
-	out := make([]byte, 0, 400*formatBatch)
+	// Batches of render.FormatBatch into one buffer, as each formatter does.
+	out := make([]byte, 0, 400*render.FormatBatch)
 	var n int64
 	for b.Loop() {
 		n = 0
 		for i := range recs {
-			if i%formatBatch == 0 {
+			if i%render.FormatBatch == 0 {
 				n += int64(len(out))
 				out = out[:0]
 			}

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
 )
@@ -77,7 +78,7 @@ func TestReferenceDecoder(t *testing.T) {
 		}
 		d, err := mustDecode(c.Buffer, buf, g.Opts)
 		if err == nil {
-			out, err := traceOf(Input{Decoded: d, Config: cfg})
+			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
 				rt.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"
 )
@@ -31,8 +32,8 @@ func TestFormattersMatchSerial(t *testing.T) {
 		for _, n := range []int{1, 2, 3} {
 			var out bytes.Buffer
 			events := 0
-			o := WriteOptions{Formatters: n, Progress: func(k int) { events += k }}
-			if err := WriteTrace(&out, []Input{{d, cfg}}, o); err != nil {
+			o := render.WriteOptions{Formatters: n, Progress: func(k int) { events += k }}
+			if err := Write(&out, []render.Input{{Decoded: d, Config: cfg}}, o); err != nil {
 				t.Fatal(err)
 			}
 			if events != g.Records {
@@ -54,10 +55,10 @@ func TestFormattersMatchSerial(t *testing.T) {
 	// formatters.
 	inputs := mediumInputs(t, 2)
 	var want []byte
-	for _, o := range []WriteOptions{{Parallel: 1, Formatters: 1}, {Parallel: 1, Formatters: 2}, {Parallel: 1, Formatters: 4},
+	for _, o := range []render.WriteOptions{{Parallel: 1, Formatters: 1}, {Parallel: 1, Formatters: 2}, {Parallel: 1, Formatters: 4},
 		{Parallel: 2, Formatters: 2}, {Parallel: 2, Formatters: 3}, {}} {
 		var out bytes.Buffer
-		if err := WriteTrace(&out, inputs, o); err != nil {
+		if err := Write(&out, inputs, o); err != nil {
 			t.Fatal(err)
 		}
 		if want == nil {
@@ -74,7 +75,7 @@ func TestFormattersWriterFails(t *testing.T) {
 	inputs := mediumInputs(t, 2)
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 1 << 20} {
-		err := WriteTrace(&failingWriter{left: left}, inputs, WriteOptions{Parallel: 1, Formatters: 3})
+		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 1, Formatters: 3})
 		if err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("left %d: got %v", left, err)
 		}

@@ -1,4 +1,4 @@
-package render
+package chromejson
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"
@@ -36,7 +37,7 @@ func propTrace(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
-	out, err := traceOf(Input{Decoded: d, Config: cfg})
+	out, err := traceOf(render.Input{Decoded: d, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func propTrace(t *rapid.T) {
 	if err != nil {
 		t.Fatalf("trailing bytes refused: %v", err)
 	}
-	out2, err := traceOf(Input{Decoded: d2, Config: cfg})
+	out2, err := traceOf(render.Input{Decoded: d2, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

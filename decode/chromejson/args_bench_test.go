@@ -1,10 +1,11 @@
-package render
+package chromejson
 
 import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -19,12 +20,12 @@ func BenchmarkAppendEvent(b *testing.B) {
 	}
 	cfg := defaultConfig()
 	cfg.Names = names
-	in := &Input{Decoded: d, Config: cfg}
+	in := &render.Input{Decoded: d, Config: cfg}
 	var recs []decode.Record
 	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return true }); err != nil {
 		b.Fatal(err)
 	}
-	r := newRenderer(0, in, &Placement{anchor: d.Summary.Anchor, meta: true})
+	r := newRenderer(0, in, placementOf(b, in))
 	buf := make([]byte, 0, 1<<16)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
