@@ -5,6 +5,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -14,7 +15,7 @@ import (
 // (run it under valgrind --tool=cachegrind to count instructions).
 func BenchmarkAppendEvent(b *testing.B) {
 	c, names := namingCapture()
-	d, err := mustDecode("naming.bin", c.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := decodetest.Decode("naming.bin", c.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -62,7 +63,7 @@ func argKeys(t *testing.T, trace []byte) [][]string {
 // record has an owner.
 func TestArgsFollowRecordArgs(t *testing.T) {
 	b, names := namingCapture()
-	d, err := mustDecode("naming.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := decodetest.Decode("naming.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		t.Fatal(err)
 	}

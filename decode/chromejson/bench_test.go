@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -34,11 +35,11 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 }
 
 func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []render.Input, render.WriteOptions) error) {
-	buf, err := benchCaptures[size]()
+	buf, err := decodetest.BenchCaptures[size]()
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := benchSpecs[size]
+	spec := decodetest.BenchSpecs[size]
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
@@ -68,7 +69,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 			b.Fatal(err)
 		}
 		// Count the trace before compression.
-		cw := &countingWriter{W: io.Discard}
+		cw := &decodetest.CountingWriter{W: io.Discard}
 		var zw *gzip.Writer
 		if gz {
 			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
@@ -95,7 +96,7 @@ func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.W
 // TestBenchCaptureShape keeps the benchmark honest: the captures are the
 // size the figures claim.
 func TestBenchCaptureShape(t *testing.T) {
-	for name, spec := range benchSpecs {
+	for name, spec := range decodetest.BenchSpecs {
 		l, err := spec.Layout()
 		if err != nil {
 			t.Fatal(err)
@@ -162,13 +163,13 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 // io.Discard) with its events formatted by the capture's own goroutine
 // (1) or handed in batches to 2 formatters; run with -cpu 2.
 func BenchmarkDecodeFormatters(b *testing.B) {
-	d := decoded32MB(b)
+	d := decodetest.Decoded32MB(b)
 	stages, tasks := benchgen.MB32.Names()
 	cfg := defaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			cw := &countingWriter{W: io.Discard}
+			cw := &decodetest.CountingWriter{W: io.Discard}
 			for b.Loop() {
 				cw.N = 0
 				if err := Write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Formatters: n}); err != nil {
@@ -183,7 +184,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 // BenchmarkRecords is the merge alone: the 32 MB capture's 72 slots
 // walked in trace order (from memory), nothing rendered.
 func BenchmarkRecords(b *testing.B) {
-	d := decoded32MB(b)
+	d := decodetest.Decoded32MB(b)
 	for b.Loop() {
 		n := uint64(0)
 		if err := d.Records(func(r decode.Record) bool { n += r.StartCycle; return true }); err != nil {
@@ -198,7 +199,7 @@ func BenchmarkRecords(b *testing.B) {
 // trace order on one goroutine, in batches as the formatters take them:
 // the formatters' work in decode without the merge, the hand-offs or I/O.
 func BenchmarkAppendEvent32MB(b *testing.B) {
-	d := decoded32MB(b)
+	d := decodetest.Decoded32MB(b)
 	recs := make([]decode.Record, 0, 1<<16)
 	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }); err != nil {
 		b.Fatal(err)

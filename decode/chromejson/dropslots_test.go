@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -28,7 +29,7 @@ func rankInputs(t *testing.T) []render.Input {
 	b.Enter(abi.CoreTypeAIC, 7, 500).Span(abi.CoreTypeAIC, 7, 800, 950, mm, 5)
 	var inputs []render.Input
 	for i, buf := range [][]byte{a.Bytes(), b.Bytes()} {
-		d, err := mustDecode(fmt.Sprintf("r%d.bin", i), buf, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := decodetest.Decode(fmt.Sprintf("r%d.bin", i), buf, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -80,7 +81,7 @@ func goldenCases() []goldenCase {
 	planned16 := capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}}
 	decodeT := func(t *testing.T, name string, buf []byte, o capture.Request) *decode.Decoded {
 		t.Helper()
-		d, err := mustDecode(name, buf, o)
+		d, err := decodetest.Decode(name, buf, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	if err := checkPerfetto(got); err != nil {
 		t.Errorf("Perfetto check: %v", err)
 	}
-	if _, err := parseTrace(got); err != nil {
+	if _, err := decodetest.ParseTrace(got); err != nil {
 		t.Errorf("trace does not parse: %v", err)
 	}
 	golden.Check(t, path, got)

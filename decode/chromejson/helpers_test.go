@@ -9,7 +9,6 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"pgregory.net/rapid"
@@ -90,28 +89,6 @@ func checkPerfetto(b []byte) error {
 func inf() float64 { return math.Inf(1) }
 
 func nan() float64 { return math.NaN() }
-
-// The helpers decode/internal/decodetest shares with decode/perfetto's
-// tests, by the names these tests use.
-var (
-	mustDecode    = decodetest.Decode
-	parseTrace    = decodetest.ParseTrace
-	xEvents       = decodetest.XEvents
-	scanRecords   = decodetest.ScanRecords
-	drawCapture   = capturedraw.Draw
-	descPool      = capturedraw.DescPool
-	benchCaptures = decodetest.BenchCaptures
-	benchSpecs    = decodetest.BenchSpecs
-	decoded32MB   = decodetest.Decoded32MB
-)
-
-type (
-	traceFile      = decodetest.Trace
-	traceEvent     = decodetest.Event
-	liveRecord     = decodetest.LiveRecord
-	genCapture     = capturedraw.Capture
-	countingWriter = decodetest.CountingWriter
-)
 
 // randomFlowCapture is decodetest.RandomFlowCapture with its draw as a
 // render.Config.

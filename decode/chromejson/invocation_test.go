@@ -13,6 +13,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
@@ -37,7 +39,7 @@ func invocationInputs(t *testing.T) []render.Input {
 		b    *capturetest.Builder
 		dir  string
 	}{{"fwd.bin", fwd, "forward"}, {"bwd.bin", bwd, "backward"}} {
-		d, err := mustDecode(c.name, c.b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := decodetest.Decode(c.name, c.b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +55,7 @@ func TestInvocationsLaidOut(t *testing.T) {
 	if err := Write(&out, invocationInputs(t), render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f, err := parseTrace(out.Bytes())
+	f, err := decodetest.ParseTrace(out.Bytes())
 	if err != nil {
 		t.Fatalf("%v (%s)", err, out.Bytes())
 	}
@@ -63,7 +65,7 @@ func TestInvocationsLaidOut(t *testing.T) {
 
 	type ev struct{ name, tid, ts, dur string }
 	var meta []ev
-	var xs []traceEvent
+	var xs []decodetest.Event
 	for _, e := range f.TraceEvents {
 		if e.Ph == "M" {
 			meta = append(meta, ev{e.Name, e.Tid.String(), "", ""})
@@ -130,12 +132,12 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 		if err := Write(&out, inputs, o); err != nil {
 			t.Fatal(err)
 		}
-		f, err := parseTrace(out.Bytes())
+		f, err := decodetest.ParseTrace(out.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ts []string
-		for _, e := range xEvents(f) {
+		for _, e := range decodetest.XEvents(f) {
 			ts = append(ts, e.Ts.String())
 		}
 		return ts
@@ -180,7 +182,7 @@ func TestInvocationsOverlap(t *testing.T) {
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
 	again.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 	again.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
-	d, err := mustDecode("fwd.bin", again.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := decodetest.Decode("fwd.bin", again.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,12 +198,12 @@ func TestInvocationsOverlap(t *testing.T) {
 	if got, want := overlaps, []string{want}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
 	}
-	f, err := parseTrace(out.Bytes())
+	f, err := decodetest.ParseTrace(out.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ts []string
-	for _, e := range xEvents(f) {
+	for _, e := range decodetest.XEvents(f) {
 		ts = append(ts, e.Ts.String())
 	}
 	if got, want := ts, []string{"0", "2", "0", "2"}; !reflect.DeepEqual(got, want) {
@@ -226,7 +228,7 @@ func TestInvocationsOverlap(t *testing.T) {
 			in = invocationInputs(t)
 			b := capturetest.New(24, 16, 16)
 			b.Enter(abi.CoreTypeAIC, 0, 2000).Span(abi.CoreTypeAIC, 0, 2000, 2100, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 3)
-			d, err := mustDecode("next.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+			d, err := decodetest.Decode("next.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +285,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 		endToEnd := rapid.Bool().Draw(rt, "endToEnd")
 		gap := float64(rapid.IntRange(0, 50).Draw(rt, "gapUs"))
 		var inputs []render.Input
-		var alone [][]traceEvent
+		var alone [][]decodetest.Event
 		var anchors []*big.Rat
 		type span struct {
 			start, end *big.Rat
@@ -293,11 +295,11 @@ func TestPropInvocationsShifted(t *testing.T) {
 		// overlap only where a draw reaches past 2^40 cycles.
 		apart := rapid.Bool().Draw(rt, "apart")
 		for k := range n {
-			g := drawCapture(rt)
+			g := capturedraw.Draw(rt)
 			if apart {
 				delayCycles(g.B, uint64(k)<<40)
 			}
-			d, err := mustDecode(fmt.Sprintf("inv%d.bin", k), g.B.Bytes(), g.Opts)
+			d, err := decodetest.Decode(fmt.Sprintf("inv%d.bin", k), g.B.Bytes(), g.Opts)
 			if err != nil {
 				rt.Fatalf("valid capture refused: %v", err)
 			}
@@ -307,11 +309,11 @@ func TestPropInvocationsShifted(t *testing.T) {
 			if err != nil {
 				rt.Fatal(err)
 			}
-			f, err := parseTrace(out)
+			f, err := decodetest.ParseTrace(out)
 			if err != nil {
 				rt.Fatal(err)
 			}
-			alone = append(alone, xEvents(f))
+			alone = append(alone, decodetest.XEvents(f))
 			anchors = append(anchors, ratOf(rt, f.MegaKernelCycleTrace["anchorCycle"].(json.Number)))
 			for _, e := range alone[k] {
 				s, e := ratOf(rt, e.Args["start_cycle"].(json.Number)), ratOf(rt, e.Args["end_cycle"].(json.Number))
@@ -344,7 +346,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 		if err := checkPerfetto(out.Bytes()); err != nil {
 			rt.Fatalf("Perfetto check: %v", err)
 		}
-		f, err := parseTrace(out.Bytes())
+		f, err := decodetest.ParseTrace(out.Bytes())
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -384,7 +386,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 		if ws := f.MegaKernelCycleTrace["warnings"].([]any); len(ws) < len(warned) || len(warned) > 0 && ws[len(ws)-1] != (*o.Overlaps)[len(warned)-1] {
 			rt.Fatalf("window warnings %q, overlaps %q", ws, *o.Overlaps)
 		}
-		xs := xEvents(f)
+		xs := decodetest.XEvents(f)
 		start := new(big.Rat) // where invocation k's time 0 must be
 		for k := range n {
 			if !endToEnd {
@@ -471,7 +473,7 @@ func TestGoldenInvocations(t *testing.T) {
 	in := invocationInputs(t)
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIV, 4, 500).Span(abi.CoreTypeAIV, 4, 510, 530, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 9)
-	d, err := mustDecode("r3.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+	d, err := decodetest.Decode("r3.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 	if err != nil {
 		t.Fatal(err)
 	}

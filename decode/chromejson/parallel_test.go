@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"pgregory.net/rapid"
@@ -19,11 +21,11 @@ import (
 // medium captures many times.
 func TestFormattersMatchSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		g := drawCapture(t)
+		g := capturedraw.Draw(t)
 		cfg := defaultConfig()
 		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
-		d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+		d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 		if err != nil {
 			t.Fatalf("valid capture refused: %v", err)
 		}

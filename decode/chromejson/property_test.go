@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/golden"
@@ -24,7 +26,7 @@ import (
 // args follow the naming rules record by record; and extra bytes after the
 // layout change nothing.
 func propTrace(t *rapid.T) {
-	g := drawCapture(t)
+	g := capturedraw.Draw(t)
 	cfg := defaultConfig()
 	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
@@ -33,7 +35,7 @@ func propTrace(t *rapid.T) {
 	cfg.Rank = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "rank")
 	cfg.DeviceID = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "device")
 
-	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
@@ -44,12 +46,12 @@ func propTrace(t *rapid.T) {
 	if err := checkPerfetto(out); err != nil {
 		t.Fatalf("Perfetto check: %v", err)
 	}
-	f, err := parseTrace(out)
+	f, err := decodetest.ParseTrace(out)
 	if err != nil {
 		t.Fatalf("trace does not parse: %v", err)
 	}
 
-	xs := xEvents(f)
+	xs := decodetest.XEvents(f)
 	if len(xs) != g.Records {
 		t.Fatalf("%d X events for %d live records", len(xs), g.Records)
 	}
@@ -68,7 +70,7 @@ func propTrace(t *rapid.T) {
 	// What the viewer shows is what the device wrote: on each thread, a
 	// record that ends at or before the next one's start does so in
 	// doubles too (ts + dur, as a viewer adds them).
-	last := map[string]traceEvent{}
+	last := map[string]decodetest.Event{}
 	for _, e := range xs {
 		tid := e.Pid.String() + "/" + e.Tid.String()
 		if prev, ok := last[tid]; ok {
@@ -178,7 +180,7 @@ func propTrace(t *rapid.T) {
 
 	// Extra bytes after the layout: the same trace.
 	extra := append(slices.Clone(g.B.Bytes()), rapid.SliceOfN(rapid.Byte(), 1, 100).Draw(t, "extra")...)
-	d2, err := mustDecode("gen.bin", extra, g.Opts)
+	d2, err := decodetest.Decode("gen.bin", extra, g.Opts)
 	if err != nil {
 		t.Fatalf("trailing bytes refused: %v", err)
 	}

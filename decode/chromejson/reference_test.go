@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
@@ -40,7 +42,7 @@ func TestReferenceDecoder(t *testing.T) {
 	}
 	var cases []refCase
 	rapid.Check(t, func(rt *rapid.T) {
-		g := drawCapture(rt)
+		g := capturedraw.Draw(rt)
 		buf := g.B.Bytes()
 		if rapid.IntRange(0, 2).Draw(rt, "bend") == 0 {
 			bend(rt, g, buf)
@@ -76,7 +78,7 @@ func TestReferenceDecoder(t *testing.T) {
 			"stage_names": stages, "soc_name": cfg.SoCName, "task_stage_names": tasks,
 			"cube_slot_count": max(g.Opts.CubeSlots, abi.MinCubeSlots),
 		}
-		d, err := mustDecode(c.Buffer, buf, g.Opts)
+		d, err := decodetest.Decode(c.Buffer, buf, g.Opts)
 		if err == nil {
 			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
@@ -106,7 +108,7 @@ func TestReferenceDecoder(t *testing.T) {
 
 // bend breaks one field of a capture the way a faulty device or a bad
 // copy would; some bends are still valid captures.
-func bend(t *rapid.T, g genCapture, buf []byte) {
+func bend(t *rapid.T, g capturedraw.Capture, buf []byte) {
 	l := g.B.Layout
 	s := l.Slot(rapid.IntRange(0, l.NumSlots()-1).Draw(t, "slot"))
 	field := rapid.SampledFrom([]int{

@@ -10,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"pgregory.net/rapid"
@@ -25,7 +27,7 @@ func earlyInputs(t *testing.T) []render.Input {
 		b.Enter(abi.CoreTypeAIC, 0, entry).
 			Span(abi.CoreTypeAIC, 0, s0, e0, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
 			Span(abi.CoreTypeAIC, 0, s1, e1, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 2)
-		d, err := mustDecode("early.bin", b.Bytes(), capture.Request{})
+		d, err := decodetest.Decode("early.bin", b.Bytes(), capture.Request{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,12 +40,12 @@ func earlyInputs(t *testing.T) []render.Input {
 
 func tsOf(t *testing.T, trace []byte) map[string][]string {
 	t.Helper()
-	f, err := parseTrace(trace)
+	f, err := decodetest.ParseTrace(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := map[string][]string{}
-	for _, e := range xEvents(f) {
+	for _, e := range decodetest.XEvents(f) {
 		ts[e.Pid.String()] = append(ts[e.Pid.String()], e.Ts.String())
 	}
 	return ts
@@ -77,7 +79,7 @@ func TestShiftNegativeTS(t *testing.T) {
 				t.Errorf("shift %v: rank %s ts %v, want %v", tc.shift, pid, got[pid], want)
 			}
 		}
-		f, _ := parseTrace(out.Bytes())
+		f, _ := decodetest.ParseTrace(out.Bytes())
 		ranks := f.MegaKernelCycleTrace["ranks"].([]any)
 		for i, r := range ranks {
 			m := r.(map[string]any)
@@ -97,8 +99,8 @@ func TestShiftNegativeTS(t *testing.T) {
 // negative (at 50 MHz, whole nanoseconds: exactly the same time).
 func TestShiftNegativeTSProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		g := drawCapture(rt)
-		d, err := mustDecode("c.bin", g.B.Bytes(), g.Opts)
+		g := capturedraw.Draw(rt)
+		d, err := decodetest.Decode("c.bin", g.B.Bytes(), g.Opts)
 		if err != nil {
 			rt.Skip("invalid capture")
 		}
@@ -117,9 +119,9 @@ func TestShiftNegativeTSProperty(t *testing.T) {
 			}
 			return
 		}
-		k, _ := parseTrace(kept.Bytes())
-		s, _ := parseTrace(shifted.Bytes())
-		ke, se := xEvents(k), xEvents(s)
+		k, _ := decodetest.ParseTrace(kept.Bytes())
+		s, _ := decodetest.ParseTrace(shifted.Bytes())
+		ke, se := decodetest.XEvents(k), decodetest.XEvents(s)
 		shiftNs := int64(d.Warnings.ShiftCycles) * 20
 		if want := int64(d.Summary.Anchor-d.Summary.Earliest) * 20; shiftNs != want {
 			rt.Fatalf("shifted by %d ns, the earliest record starts %d ns before time 0", shiftNs, want)

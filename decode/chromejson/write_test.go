@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -41,7 +42,7 @@ func mediumInputs(t *testing.T, n int) []render.Input {
 	inputs := make([]render.Input, n)
 	for i := range inputs {
 		buf, o := mediumCapture(t, uint64(i+1))
-		d, err := mustDecode("rank.bin", buf, o)
+		d, err := decodetest.Decode("rank.bin", buf, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestWriteParallel(t *testing.T) {
 	if err := checkPerfetto(want); err != nil {
 		t.Fatal(err)
 	}
-	f, err := parseTrace(want)
+	f, err := decodetest.ParseTrace(want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func (f *flakyReader) ReadAt(p []byte, off int64) (int, error) {
 // trace as in memory; a read failing after the first pass is an error.
 func TestReaderAtCapture(t *testing.T) {
 	buf, o := mediumCapture(t, 7)
-	mem, err := mustDecode("x.bin", buf, o)
+	mem, err := decodetest.Decode("x.bin", buf, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +206,11 @@ func TestNPYSameTrace(t *testing.T) {
 	o := capture.Request{Capacities: &b.Layout.Capacities}
 	cfg := defaultConfig()
 	cfg.Names = names
-	raw, err := mustDecode("c", b.Bytes(), o)
+	raw, err := decodetest.Decode("c", b.Bytes(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	npy, err := mustDecode("c", capturetest.NPY(b.Bytes()), o)
+	npy, err := decodetest.Decode("c", capturetest.NPY(b.Bytes()), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/chromejson"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 )
@@ -26,11 +27,11 @@ func BenchmarkFormats(b *testing.B) {
 // benchFormat decodes the 32 MB capture from memory and writes it with
 // write, as decode/chromejson's BenchmarkDecode does with the JSON writer.
 func benchFormat(b *testing.B, write func(io.Writer, []render.Input, render.WriteOptions) error) {
-	buf, err := benchCaptures["32MB"]()
+	buf, err := decodetest.BenchCaptures["32MB"]()
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec := benchSpecs["32MB"]
+	spec := decodetest.BenchSpecs["32MB"]
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	stages, tasks := spec.Names()
@@ -51,7 +52,7 @@ func benchFormat(b *testing.B, write func(io.Writer, []render.Input, render.Writ
 		if err != nil {
 			b.Fatal(err)
 		}
-		cw := &countingWriter{W: io.Discard}
+		cw := &decodetest.CountingWriter{W: io.Discard}
 		if err := write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -35,28 +34,6 @@ func traceOf(inputs ...render.Input) ([]byte, error) {
 func defaultConfig() render.Config {
 	return render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
 }
-
-// The helpers decode/internal/decodetest shares with decode/chromejson's
-// tests, by the names these tests use.
-var (
-	mustDecode    = decodetest.Decode
-	parseTrace    = decodetest.ParseTrace
-	xEvents       = decodetest.XEvents
-	scanRecords   = decodetest.ScanRecords
-	drawCapture   = capturedraw.Draw
-	descPool      = capturedraw.DescPool
-	benchCaptures = decodetest.BenchCaptures
-	benchSpecs    = decodetest.BenchSpecs
-	decoded32MB   = decodetest.Decoded32MB
-)
-
-type (
-	traceFile      = decodetest.Trace
-	traceEvent     = decodetest.Event
-	liveRecord     = decodetest.LiveRecord
-	genCapture     = capturedraw.Capture
-	countingWriter = decodetest.CountingWriter
-)
 
 // randomFlowCapture is decodetest.RandomFlowCapture with its draw as a
 // Config.

@@ -20,6 +20,8 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	pb "github.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
 	"github.com/megakernel/cycleabi/decode/render"
@@ -109,14 +111,14 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 // the Perfetto trace passes every check and holds the JSON's slices; or,
 // when a timestamp is past 2^63-1 ns, it is refused.
 func propPerfetto(t *rapid.T) {
-	g := drawCapture(t)
+	g := capturedraw.Draw(t)
 	cfg := defaultConfig()
 	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
 	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
 	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
-	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
@@ -127,9 +129,9 @@ func propPerfetto(t *rapid.T) {
 		}
 		// Refused: some JSON timestamp must be that far from the anchor.
 		js, _ := traceOf(in)
-		f, _ := parseTrace(js)
+		f, _ := decodetest.ParseTrace(js)
 		far := false
-		for _, x := range xEvents(f) {
+		for _, x := range decodetest.XEvents(f) {
 			end := new(big.Int).Add(new(big.Int).Abs(jsonNs(x.Ts)), jsonNs(x.Dur))
 			far = far || end.Cmp(new(big.Int).Lsh(big.NewInt(1), 62)) > 0
 		}
@@ -148,12 +150,12 @@ func FuzzPerfetto(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPerfetto)) }
 // flow_ids entry on the producer's BEGIN and one terminating_flow_ids
 // entry on the wait's END, in that order.
 func propPerfettoFlows(t *rapid.T) {
-	g := drawCapture(t)
-	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+	g := capturedraw.Draw(t)
+	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := scanRecords(d)
+	recs, err := decodetest.ScanRecords(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func propPerfettoFlows(t *rapid.T) {
 		slot  abi.Slot
 		index int
 	}
-	type arrow struct{ src, dst liveRecord }
+	type arrow struct{ src, dst decodetest.LiveRecord }
 	arrows := map[uint64]arrow{}
 	outs, ins := map[key][]uint64{}, map[key][]uint64{}
 	n := rapid.IntRange(0, 2*len(recs)).Draw(t, "arrows")
@@ -181,7 +183,7 @@ func propPerfettoFlows(t *rapid.T) {
 		ins[key{dst.Slot, dst.Index}] = append(ins[key{dst.Slot, dst.Index}], id)
 	}
 	cfg := defaultConfig()
-	// 1 ns a cycle: the far-apart cycles drawCapture sometimes writes
+	// 1 ns a cycle: the far-apart cycles capturedraw.Draw sometimes writes
 	// still fit in int64 nanoseconds, and distinct cycles stay distinct.
 	cfg.FrequencyMHz = 1000
 	flows := []flowLookup{func(r *decode.Record) (out, in []uint64) {
@@ -198,7 +200,7 @@ func propPerfettoFlows(t *rapid.T) {
 	if len(m.flowStarts) != len(arrows) || len(m.flowEnds) != len(arrows) {
 		t.Fatalf("%d flow starts, %d ends for %d arrows", len(m.flowStarts), len(m.flowEnds), len(arrows))
 	}
-	same := func(s *pfModelSlice, r liveRecord) bool {
+	same := func(s *pfModelSlice, r decodetest.LiveRecord) bool {
 		return s.core().desc.GetName() == r.Slot.String() && s.args["start_cycle"] == strconv.FormatUint(r.StartCycle, 10) &&
 			s.args["end_cycle"] == strconv.FormatUint(r.EndCycle, 10) && s.args["task_id"] == strconv.FormatUint(uint64(r.TaskID), 10) &&
 			s.args["stage_task_index"] == strconv.FormatUint(uint64(r.StageTaskIndex), 10)
@@ -223,7 +225,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 	b.Span(aiv, 1, 120, 180, trigger, 3) // producer P2: to W1 and W2 (fan-out)
 	b.Span(aiv, 1, 180, 250, wait, 4)    // wait W2
 	b.Span(aic, 0, 200, 300, taskType(abi.TaskTypeMatMul), 5)
-	d, err := mustDecode("fan.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("fan.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +266,7 @@ func TestPerfettoOverlaps(t *testing.T) {
 	b.Span(aic, 0, 160, 300, wait, 4)                         // overlaps both: overlap 2
 	b.Span(aic, 0, 200, 200, trigger, 5)                      // zero length where the first ends: core track
 	b.Span(aic, 0, 250, 260, wait, 6)                         // after overlap 1's slice ends: core track
-	d, err := mustDecode("overlap.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("overlap.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1000).Enter(abi.CoreTypeAIV, 0, 1000)
 	b.Span(abi.CoreTypeAIC, 0, 990, 1010, wait, 1)
 	b.Span(abi.CoreTypeAIV, 0, 1000, 1005, trigger, 1)
-	d, err := mustDecode("early.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("early.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +310,7 @@ func TestPerfettoRefuses(t *testing.T) {
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
 	b.Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, wait, 1)
-	d, err := mustDecode("far.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("far.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +353,7 @@ func TestPerfettoDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mustDecode("moe.bin", buf, capture.Request{})
+	d, err := decodetest.Decode("moe.bin", buf, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +373,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 100, EndCycle: 200, DescID: wait, TaskID: 1, OwnerID: 7})
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 200, EndCycle: 300, DescID: abi.GraphStageBase + 1, TaskID: 2, OwnerID: noOwner})
 	b.Span(abi.CoreTypeAIV, 0, 150, 250, trigger, 2)
-	d, err := mustDecode("names.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("names.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -568,13 +570,13 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes the 32 MB benchmark capture's traces: not with -short, nor with -race (two minutes; make test runs it without)")
 	}
-	spec := benchSpecs["32MB"]
-	d := decoded32MB(t)
+	spec := decodetest.BenchSpecs["32MB"]
+	d := decodetest.Decoded32MB(t)
 	stages, tasks := spec.Names()
 	cfg := defaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
-	js := &countingWriter{W: io.Discard}
+	js := &decodetest.CountingWriter{W: io.Discard}
 	if err := chromejson.Write(js, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +636,7 @@ func TestInvocationsOverlapPerfetto(t *testing.T) {
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 		b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
-		d, err := mustDecode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := decodetest.Decode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		if err != nil {
 			t.Fatal(err)
 		}
