@@ -5,7 +5,6 @@ package decode_test
 import (
 	"io"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -50,7 +50,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	}
 	run := func(b *testing.B, work func(d *decode.Decoded) error) {
 		var elapsed time.Duration
-		cpu0 := cpuTime()
+		cpu0 := decodetest.CPUTime()
 		for b.Loop() {
 			start := time.Now()
 			c, err := capture.FromBytes("bench.bin", buf)
@@ -66,7 +66,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 			}
 			elapsed += time.Since(start)
 		}
-		cpu := cpuTime() - cpu0
+		cpu := decodetest.CPUTime() - cpu0
 		b.SetBytes(int64(len(buf)))
 		b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "records/s")
 		b.ReportMetric(float64(spec.Records)*float64(b.N)/cpu.Seconds(), "records/cpu-s")
@@ -107,12 +107,3 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 }
 
 var benchBytes = sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB32) })
-
-// cpuTime is the user and system time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

@@ -1,13 +1,10 @@
 package chromejson
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
@@ -31,66 +28,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
 
 func benchDecode(b *testing.B, size, from string, gz bool) {
-	benchDecodeFormat(b, size, from, gz, Write)
-}
-
-func benchDecodeFormat(b *testing.B, size, from string, gz bool, write func(io.Writer, []render.Input, render.WriteOptions) error) {
-	buf, err := decodetest.BenchCaptures[size]()
-	if err != nil {
-		b.Fatal(err)
-	}
-	spec := decodetest.BenchSpecs[size]
-	l, _ := spec.Layout()
-	opts := capture.Request{Capacities: &l.Capacities}
-	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
-	if from == "file" {
-		path := filepath.Join(b.TempDir(), "bench.bin")
-		if err := os.WriteFile(path, buf, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		open = func() (*capture.Capture, error) { return capture.Open(path) }
-	}
-	stages, tasks := spec.Names()
-	cfg := defaultConfig()
-	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
-
-	var written int64
-	var elapsed time.Duration
-	cpu0 := cpuTime()
-	b.ResetTimer()
-	for b.Loop() {
-		start := time.Now()
-		c, err := open()
-		if err != nil {
-			b.Fatal(err)
-		}
-		d, err := decode.Decode(c, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		// Count the trace before compression.
-		cw := &decodetest.CountingWriter{W: io.Discard}
-		var zw *gzip.Writer
-		if gz {
-			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-			cw.W = zw
-		}
-		if err := write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
-			b.Fatal(err)
-		}
-		if zw != nil {
-			zw.Close()
-		}
-		c.Close()
-		elapsed += time.Since(start)
-		written = cw.N
-	}
-	if cpu := cpuTime() - cpu0; cpu > 0 {
-		b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-	}
-	b.SetBytes(written)
-	b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(written)/1e6, "MB-trace")
+	decodetest.BenchWrite(b, size, from, gz, defaultConfig(), Write)
 }
 
 // TestBenchCaptureShape keeps the benchmark honest: the captures are the

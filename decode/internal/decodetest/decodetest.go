@@ -1,8 +1,10 @@
 // Package decodetest holds what the tests of the trace writers
 // (decode/chromejson, decode/perfetto) share: random captures under every
 // naming rule, decoding from memory, the reference decoder's reading of a
-// capture, a JSON trace read back, the benchmark captures. It imports no
-// writer, so that the writers' own tests can import it.
+// capture, a JSON trace read back, the benchmark captures and the
+// benchmark that writes them (BenchWrite). It imports no writer, only
+// the pipeline's types (decode/render), so that the writers' own tests
+// can import it.
 package decodetest
 
 import (

@@ -1,14 +1,15 @@
 //go:build unix
 
-package chromejson
+package decodetest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user+sys CPU time so far.
-func cpuTime() time.Duration {
+// CPUTime is the process's user+sys CPU time so far: per op, steadier
+// than ns/op when other work shares the machine.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
