@@ -19,7 +19,7 @@ func BenchmarkAppendEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	in := &render.Input{Decoded: d, Config: cfg}
 	var recs []decode.Record

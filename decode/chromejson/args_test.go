@@ -67,7 +67,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	trace, err := traceOf(render.Input{Decoded: d, Config: cfg})
 	if err != nil {

@@ -28,7 +28,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkDecodeGzip(b *testing.B) { benchDecode(b, "32MB", "memory", true) }
 
 func benchDecode(b *testing.B, size, from string, gz bool) {
-	decodetest.BenchWrite(b, size, from, gz, defaultConfig(), Write)
+	decodetest.BenchWrite(b, size, from, gz, decodetest.DefaultConfig(), Write)
 }
 
 // TestBenchCaptureShape keeps the benchmark honest: the captures are the
@@ -89,7 +89,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 			b.Fatal(err)
 		}
 		d.TempDir = tmp
-		if err := Write(io.Discard, []render.Input{{Decoded: d, Config: defaultConfig()}}, render.WriteOptions{}); err != nil {
+		if err := Write(io.Discard, []render.Input{{Decoded: d, Config: decodetest.DefaultConfig()}}, render.WriteOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		c.Close()
@@ -103,7 +103,7 @@ func BenchmarkDecodeOutOfOrder(b *testing.B) {
 func BenchmarkDecodeFormatters(b *testing.B) {
 	d := decodetest.Decoded32MB(b)
 	stages, tasks := benchgen.MB32.Names()
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	for _, n := range []int{1, 2} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
@@ -144,7 +144,7 @@ func BenchmarkAppendEvent32MB(b *testing.B) {
 	}
 	for _, names := range []string{"no-names", "names"} {
 		b.Run(names, func(b *testing.B) {
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			if names == "names" {
 				stages, tasks := benchgen.MB32.Names()
 				cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}

@@ -33,7 +33,7 @@ func rankInputs(t *testing.T) []render.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Rank = uint32(i)
 		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}
@@ -125,7 +125,7 @@ func TestRenderersWaitForWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.DropSlots()
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Rank = uint32(i)
 		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}

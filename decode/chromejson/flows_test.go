@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"pgregory.net/rapid"
 )
@@ -139,7 +140,7 @@ func FuzzFlowEvents(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propFlowEvents)) }
 // mode, follow the Trace Event Format's rules, and the trace's counts
 // agree with flows.Each.
 func propFlowEvents(t *rapid.T) {
-	d, deps, cfg, ok := randomFlowCapture(t)
+	d, deps, cfg, ok := decodetest.RandomFlowCapture(t)
 	if !ok {
 		return
 	}

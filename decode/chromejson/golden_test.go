@@ -90,19 +90,19 @@ func goldenCases() []goldenCase {
 	return []goldenCase{
 		{"naming", func(t *testing.T) []render.Input {
 			b, names := namingCapture()
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.Names = names
 			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: cfg}}
 		}},
 		{"naming-detailed", func(t *testing.T) []render.Input {
 			b, names := namingCapture()
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.Names, cfg.DetailedNames, cfg.OwnerLabel = names, true, "Expert"
 			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: cfg}}
 		}},
 		{"no-names", func(t *testing.T) []render.Input {
 			b, _ := namingCapture()
-			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: defaultConfig()}}
+			return []render.Input{{Decoded: decodeT(t, "naming.bin", b.Bytes(), planned16), Config: decodetest.DefaultConfig()}}
 		}},
 		{"anchor-from-start-3mhz", func(t *testing.T) []render.Input {
 			// No core has an entry cycle: time 0 is the earliest start.
@@ -110,7 +110,7 @@ func goldenCases() []goldenCase {
 			b := capturetest.New(abi.MinCubeSlots, 16, 16)
 			b.Enter(abi.CoreTypeAIC, 0, 0).Span(abi.CoreTypeAIC, 0, 5001, 5002, taskType(abi.TaskTypeMatMul), 1)
 			b.Enter(abi.CoreTypeAIV, 0, 0).Span(abi.CoreTypeAIV, 0, 5000, 5003, wait, 1)
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.FrequencyMHz, cfg.SoCName, cfg.KernelName = 3, "unknown", "Mega\"Kernel µ\t"
 			return []render.Input{{Decoded: decodeT(t, "anchor.bin", b.Bytes(), capture.Request{}), Config: cfg}}
 		}},
@@ -119,7 +119,7 @@ func goldenCases() []goldenCase {
 			b := capturetest.New(abi.MinCubeSlots, 16, 0)
 			b.Enter(abi.CoreTypeAIC, 3, 10_000)
 			b.Span(abi.CoreTypeAIC, 3, 9_990, 10_500, taskType(abi.TaskTypeMatMul), 1)
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.SoCName, cfg.FrequencyMHz = "Ascend950PR", 1000
 			return []render.Input{{Decoded: decodeT(t, "neg.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16}}), Config: cfg}}
 		}},
@@ -127,7 +127,7 @@ func goldenCases() []goldenCase {
 			b, names := namingCapture()
 			b2 := capturetest.New(abi.MinCubeSlots+1, 0, 16)
 			b2.Enter(abi.CoreTypeAIV, 49, 70).Span(abi.CoreTypeAIV, 49, 75, 95, taskType(abi.TaskTypeShmemGetMem), 2)
-			c1, c2 := defaultConfig(), defaultConfig()
+			c1, c2 := decodetest.DefaultConfig(), decodetest.DefaultConfig()
 			c1.Rank, c1.DeviceID, c1.Names = 2, 5, names
 			c2.Rank, c2.DeviceID = 0, 6
 			return []render.Input{
@@ -167,7 +167,7 @@ func TestGoldenExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	got, err := traceOf(render.Input{Decoded: d, Config: cfg})
 	if err != nil {

@@ -7,11 +7,7 @@ import (
 	"math"
 	"regexp"
 
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
-	"pgregory.net/rapid"
 	"testing"
 )
 
@@ -31,11 +27,6 @@ func placementOf(tb testing.TB, in *render.Input) *render.Placement {
 		tb.Fatal(err)
 	}
 	return &ps[0]
-}
-
-// defaultConfig is what `cycleabi decode` uses without flags.
-func defaultConfig() render.Config {
-	return render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
 }
 
 var (
@@ -89,12 +80,3 @@ func checkPerfetto(b []byte) error {
 func inf() float64 { return math.Inf(1) }
 
 func nan() float64 { return math.NaN() }
-
-// randomFlowCapture is decodetest.RandomFlowCapture with its draw as a
-// render.Config.
-func randomFlowCapture(t *rapid.T) (*decode.Decoded, *flows.Dependencies, render.Config, bool) {
-	d, deps, draw, ok := decodetest.RandomFlowCapture(t)
-	cfg := defaultConfig()
-	cfg.FrequencyMHz, cfg.FlowMode, cfg.MaxFlows, cfg.Deps = draw.FrequencyMHz, draw.Mode, draw.MaxFlows, deps
-	return d, deps, cfg, ok
-}

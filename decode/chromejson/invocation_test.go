@@ -43,7 +43,7 @@ func invocationInputs(t *testing.T) []render.Input {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: c.dir}
 		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
 	}
@@ -303,7 +303,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 			if err != nil {
 				rt.Fatalf("valid capture refused: %v", err)
 			}
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.Names = g.Names
 			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
@@ -350,7 +350,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		mhz := new(big.Rat).SetInt64(int64(defaultConfig().FrequencyMHz))
+		mhz := new(big.Rat).SetInt64(int64(decodetest.DefaultConfig().FrequencyMHz))
 		earliest := anchors[0]
 		for _, a := range anchors {
 			if a.Cmp(earliest) < 0 {
@@ -477,7 +477,7 @@ func TestGoldenInvocations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"
 	cfg.Invocation = &render.Invocation{ID: 0}
 	got, err := traceOf(in[0], render.Input{Decoded: d, Config: cfg}, in[1])

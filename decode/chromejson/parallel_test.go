@@ -22,7 +22,7 @@ import (
 func TestFormattersMatchSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := capturedraw.Draw(t)
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 		d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)

@@ -27,7 +27,7 @@ import (
 // layout change nothing.
 func propTrace(t *rapid.T) {
 	g := capturedraw.Draw(t)
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")

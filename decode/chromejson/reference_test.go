@@ -47,7 +47,7 @@ func TestReferenceDecoder(t *testing.T) {
 		if rapid.IntRange(0, 2).Draw(rt, "bend") == 0 {
 			bend(rt, g, buf)
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(rt, "detailed")
 		cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3}).Draw(rt, "mhz")

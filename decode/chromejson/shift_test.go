@@ -33,7 +33,7 @@ func earlyInputs(t *testing.T) []render.Input {
 		}
 		return d
 	}
-	a, b := defaultConfig(), defaultConfig()
+	a, b := decodetest.DefaultConfig(), decodetest.DefaultConfig()
 	b.Rank, b.DeviceID, b.FrequencyMHz = 1, 1, 3
 	return []render.Input{{Decoded: mk(1000, 900, 950, 1100, 1200), Config: a}, {Decoded: mk(3000, 2997, 2999, 3003, 3006), Config: b}}
 }
@@ -104,7 +104,7 @@ func TestShiftNegativeTSProperty(t *testing.T) {
 		if err != nil {
 			rt.Skip("invalid capture")
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		var kept, shifted bytes.Buffer
 		if err := Write(&kept, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
 			rt.Fatal(err)

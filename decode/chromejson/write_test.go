@@ -47,7 +47,7 @@ func mediumInputs(t *testing.T, n int) []render.Input {
 			t.Fatal(err)
 		}
 		d.TempDir = t.TempDir()
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Rank, cfg.DeviceID = uint32(i), uint32(i)
 		inputs[i] = render.Input{Decoded: d, Config: cfg}
 	}
@@ -182,7 +182,7 @@ func TestReaderAtCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	a, err := traceOf(render.Input{Decoded: mem, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +204,7 @@ func TestReaderAtCapture(t *testing.T) {
 func TestNPYSameTrace(t *testing.T) {
 	b, names := namingCapture()
 	o := capture.Request{Capacities: &b.Layout.Capacities}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	raw, err := decodetest.Decode("c", b.Bytes(), o)
 	if err != nil {

@@ -21,5 +21,5 @@ func BenchmarkFormats(b *testing.B) {
 // benchFormat decodes the 32 MB capture from memory and writes it with
 // write, as decode/chromejson's BenchmarkDecode does with the JSON writer.
 func benchFormat(b *testing.B, write decodetest.WriteFunc) {
-	decodetest.BenchWrite(b, "32MB", "memory", false, defaultConfig(), write)
+	decodetest.BenchWrite(b, "32MB", "memory", false, decodetest.DefaultConfig(), write)
 }

@@ -51,7 +51,7 @@ func TestPerfettoExamples(t *testing.T) {
 		}
 		return d
 	}
-	moe, aiv := defaultConfig(), defaultConfig()
+	moe, aiv := decodetest.DefaultConfig(), decodetest.DefaultConfig()
 	moe.Names = names
 	aiv.Rank, aiv.DeviceID = 1, 5
 	inputs := []render.Input{{Decoded: open("../../examples/moe_layer.bin"), Config: moe}, {Decoded: open("../../examples/aiv_pipeline.npy"), Config: aiv}}
@@ -92,7 +92,7 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 	for _, limit := range []int{2, 1 << 16} {
 		maxInternedNames = limit
 		for _, detailed := range []bool{false, true} {
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.Names, cfg.DetailedNames = names, detailed
 			pf, err := perfettoOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
@@ -112,7 +112,7 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 // when a timestamp is past 2^63-1 ns, it is refused.
 func propPerfetto(t *rapid.T) {
 	g := capturedraw.Draw(t)
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
@@ -182,7 +182,7 @@ func propPerfettoFlows(t *rapid.T) {
 		outs[key{src.Slot, src.Index}] = append(outs[key{src.Slot, src.Index}], id)
 		ins[key{dst.Slot, dst.Index}] = append(ins[key{dst.Slot, dst.Index}], id)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	// 1 ns a cycle: the far-apart cycles capturedraw.Draw sometimes writes
 	// still fit in int64 nanoseconds, and distinct cycles stay distinct.
 	cfg.FrequencyMHz = 1000
@@ -242,7 +242,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestPerfettoOverlaps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,10 +314,10 @@ func TestPerfettoRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
+	if _, err := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
 		t.Fatalf("timestamp past int64: %v", err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Rank = math.MaxInt32 + 1
 	if _, err := perfettoOf(render.Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
 		t.Fatalf("rank past int32: %v", err)
@@ -357,8 +357,8 @@ func TestPerfettoDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
-	b, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
+	a, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
+	b, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Fatal("two writes differ")
 	}
@@ -378,7 +378,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, detailed := range []bool{false, true} {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.DetailedNames = detailed
 		cfg.KernelName = "Mo\xffE"
 		cfg.OwnerLabel = "Ex\xc3pert"
@@ -410,7 +410,7 @@ func TestPerfettoInvocations(t *testing.T) {
 	}
 	step := int64(3)
 	in := func(path string, rank uint32, inv render.Invocation) render.Input {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Rank, cfg.DeviceID = rank, rank
 		cfg.Invocation = &inv
 		return render.Input{Decoded: open(path), Config: cfg}
@@ -448,7 +448,7 @@ func TestPerfettoInvocations(t *testing.T) {
 // the other with the JSON's id; the others are counted as unbound; the
 // stats say so.
 func propPerfettoDeps(t *rapid.T) {
-	d, deps, cfg, ok := randomFlowCapture(t)
+	d, deps, cfg, ok := decodetest.RandomFlowCapture(t)
 	if !ok {
 		return
 	}
@@ -524,7 +524,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []flows.Mode{flows.Releasing, flows.All} {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Deps, cfg.FlowMode = deps, mode
 		stats := make([]flows.Stats, 1)
 		m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
@@ -573,7 +573,7 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	spec := decodetest.BenchSpecs["32MB"]
 	d := decodetest.Decoded32MB(t)
 	stages, tasks := spec.Names()
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
 	js := &decodetest.CountingWriter{W: io.Discard}
@@ -640,7 +640,7 @@ func TestInvocationsOverlapPerfetto(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: dir}
 		in = append(in, render.Input{Decoded: d, Config: cfg})
 	}
