@@ -95,7 +95,7 @@ cpp-test:
 bench:
 	./scripts/bench-table.sh 5
 	./scripts/start-cost.sh 200
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./capture/ ./decode/... ./validate/ ./plan/ ./synth/
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 5 ./capture/ ./decode/... ./internal/jsontext/ ./validate/ ./plan/ ./synth/
 	./scripts/rss-decode.sh 5
 	./scripts/rss-validate.sh 5
 	$(GO) test -run '^$$' -bench Merge -benchmem -count 3 ./tracemerge/

@@ -5,15 +5,16 @@ package decode_test
 import (
 	"io"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -49,7 +50,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	}
 	run := func(b *testing.B, work func(d *decode.Decoded) error) {
 		var elapsed time.Duration
-		cpu0 := cpuTime()
+		cpu0 := decodetest.CPUTime()
 		for b.Loop() {
 			start := time.Now()
 			c, err := capture.FromBytes("bench.bin", buf)
@@ -65,7 +66,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 			}
 			elapsed += time.Since(start)
 		}
-		cpu := cpuTime() - cpu0
+		cpu := decodetest.CPUTime() - cpu0
 		b.SetBytes(int64(len(buf)))
 		b.ReportMetric(float64(spec.Records)*float64(b.N)/elapsed.Seconds(), "records/s")
 		b.ReportMetric(float64(spec.Records)*float64(b.N)/cpu.Seconds(), "records/cpu-s")
@@ -73,7 +74,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	b.Run("decode", func(b *testing.B) {
 		run(b, func(d *decode.Decoded) error {
 			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names}
-			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
+			return chromejson.Write(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("decode-plan", func(b *testing.B) {
@@ -84,7 +85,7 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 			}
 			cfg := render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner", Names: names,
 				FlowMode: flows.Releasing, Deps: deps}
-			return render.WriteTrace(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
+			return chromejson.Write(io.Discard, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{})
 		})
 	})
 	b.Run("analyze", func(b *testing.B) {
@@ -106,12 +107,3 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 }
 
 var benchBytes = sync.OnceValues(func() ([]byte, error) { return benchgen.Bytes(benchgen.MB32) })
-
-// cpuTime is the user and system time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

@@ -9,6 +9,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -100,8 +101,8 @@ func checkDecoded(t *testing.T, d *decode.Decoded, size int) {
 	}
 	var out bytes.Buffer
 	in := render.Input{Decoded: d, Config: render.Config{FrequencyMHz: 50, KernelName: "Fuzz", OwnerLabel: "Owner"}}
-	if err := render.WriteTrace(&out, []render.Input{in}, render.WriteOptions{Parallel: 1}); err != nil {
-		t.Fatalf("WriteTrace: %v", err)
+	if err := chromejson.Write(&out, []render.Input{in}, render.WriteOptions{Parallel: 1}); err != nil {
+		t.Fatalf("chromejson.Write: %v", err)
 	}
 	if x := countX(t, out.Bytes()); uint64(x) != sum.Records {
 		t.Fatalf("the trace has %d X events for %d records", x, sum.Records)

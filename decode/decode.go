@@ -1,7 +1,8 @@
 // Package decode turns a MegaKernel cycle-trace capture into its records in
 // trace order (gen/doc/ABI.md, "Decoding"); the trace writers are in
-// decode/render (Chrome JSON) and decode/perfetto, the dependency arrows
-// in decode/flows, a kernel's names file in decode/kernelnames.
+// decode/chromejson (Chrome JSON) and decode/perfetto, over the pipeline
+// and placement they share in decode/render; the dependency arrows are in
+// decode/flows, a kernel's names file in decode/kernelnames.
 //
 // Decoding is two passes over the capture. Decode resolves the layout and
 // scans every slot under the ABI's rules (package capture): it fails on the

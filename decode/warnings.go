@@ -18,8 +18,8 @@ func Warning(dropped uint64) string {
 
 // Warnings counts what a viewer will show differently from what the
 // device wrote, one kind per field. Decode sets UnsortedSlots and
-// Dropped; the trace writer (decode/render) counts the rest as it writes
-// the records.
+// Dropped; the trace writers' pipeline (decode/render) counts the rest
+// as it writes the records.
 type Warnings struct {
 	// Dropped is the records the cores dropped (full slots).
 	Dropped uint64

@@ -18,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
@@ -229,7 +230,7 @@ func writeGoTrace(t *testing.T, c *traceCase) {
 		inputs = append(inputs, render.Input{Decoded: inv.decoded(t), Config: cfg})
 	}
 	var b bytes.Buffer
-	if err := render.WriteTrace(&b, inputs, render.WriteOptions{}); err != nil {
+	if err := chromejson.Write(&b, inputs, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data := b.Bytes()

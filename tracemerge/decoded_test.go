@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -41,7 +42,7 @@ func TestDecodedWindow(t *testing.T) {
 		}})
 	}
 	var mkText bytes.Buffer
-	if err := render.WriteTrace(&mkText, inputs, render.WriteOptions{}); err != nil {
+	if err := chromejson.Write(&mkText, inputs, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mk := writeFile(t, "mk.json", mkText.String())

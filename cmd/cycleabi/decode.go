@@ -15,6 +15,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/perfetto"
@@ -266,7 +267,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if bar != nil {
 		opts.Progress = func(n int) { bar.Add(n) }
 	}
-	write := render.WriteTrace
+	write := chromejson.Write
 	if format == formatPerfetto {
 		write = perfetto.Write
 	}

@@ -60,7 +60,7 @@ func ParseMode(name string) (Mode, error) {
 // terminating_flow_ids on To's.
 type Flow struct {
 	// ID is unique within one capture's flows, from 1 (the trace writer
-	// makes it unique across captures, see WriteTrace).
+	// makes it unique across captures, see chromejson.Write).
 	ID    uint64
 	Event plan.EventID
 	From  decode.RecordRef

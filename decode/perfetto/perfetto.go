@@ -1,6 +1,7 @@
 // Package perfetto writes decoded captures as one native Perfetto trace
 // (protobuf TracePackets, see Write), through the pipeline of
-// decode/render, from the same record walk and placement as the JSON.
+// decode/render, from the same record walk and placement as the JSON
+// (decode/chromejson), which it does not link.
 package perfetto
 
 import (
@@ -31,7 +32,7 @@ type flowLookup func(rec *decode.Record) (out, in []uint64)
 // Write writes the inputs as one native Perfetto trace: a
 // protobuf Trace, a stream of TracePackets written packet by packet from
 // the same record walk, placements (invocations, AbsoluteTime) and
-// dependency arrows as WriteTrace's JSON, inputs rendered concurrently
+// dependency arrows as chromejson.Write's JSON, inputs rendered concurrently
 // and written in order, so memory does not grow with the trace.
 //
 // Each input has a trusted packet sequence of its own (id 1 + its
@@ -84,7 +85,7 @@ type flowLookup func(rec *decode.Record) (out, in []uint64)
 // terminating_flow_ids on the wait's END. An arrow whose producer starts
 // at the very nanosecond its wait ends has no order Perfetto could keep,
 // and is counted in flows.Stats.Unbound instead. The megaKernelCycleTrace
-// object of WriteTrace is written last, as ChromeEventBundle metadata
+// object (render.AppendMeta) is written last, as ChromeEventBundle metadata
 // (json_value), which trace processor keeps in its metadata table as
 // "cr-megaKernelCycleTrace".
 func Write(w io.Writer, inputs []render.Input, o render.WriteOptions) error {

@@ -18,7 +18,10 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	pb "github.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
 	"github.com/megakernel/cycleabi/decode/render"
@@ -48,7 +51,7 @@ func TestPerfettoExamples(t *testing.T) {
 		}
 		return d
 	}
-	moe, aiv := defaultConfig(), defaultConfig()
+	moe, aiv := decodetest.DefaultConfig(), decodetest.DefaultConfig()
 	moe.Names = names
 	aiv.Rank, aiv.DeviceID = 1, 5
 	inputs := []render.Input{{Decoded: open("../../examples/moe_layer.bin"), Config: moe}, {Decoded: open("../../examples/aiv_pipeline.npy"), Config: aiv}}
@@ -89,7 +92,7 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 	for _, limit := range []int{2, 1 << 16} {
 		maxInternedNames = limit
 		for _, detailed := range []bool{false, true} {
-			cfg := defaultConfig()
+			cfg := decodetest.DefaultConfig()
 			cfg.Names, cfg.DetailedNames = names, detailed
 			pf, err := perfettoOf(render.Input{Decoded: d, Config: cfg})
 			if err != nil {
@@ -108,14 +111,14 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 // the Perfetto trace passes every check and holds the JSON's slices; or,
 // when a timestamp is past 2^63-1 ns, it is refused.
 func propPerfetto(t *rapid.T) {
-	g := drawCapture(t)
-	cfg := defaultConfig()
+	g := capturedraw.Draw(t)
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = g.Names
 	cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 1000, 3, 0.0000003}).Draw(t, "mhz")
 	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
 	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
-	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatalf("valid capture refused: %v", err)
 	}
@@ -126,9 +129,9 @@ func propPerfetto(t *rapid.T) {
 		}
 		// Refused: some JSON timestamp must be that far from the anchor.
 		js, _ := traceOf(in)
-		f, _ := parseTrace(js)
+		f, _ := decodetest.ParseTrace(js)
 		far := false
-		for _, x := range xEvents(f) {
+		for _, x := range decodetest.XEvents(f) {
 			end := new(big.Int).Add(new(big.Int).Abs(jsonNs(x.Ts)), jsonNs(x.Dur))
 			far = far || end.Cmp(new(big.Int).Lsh(big.NewInt(1), 62)) > 0
 		}
@@ -147,12 +150,12 @@ func FuzzPerfetto(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPerfetto)) }
 // flow_ids entry on the producer's BEGIN and one terminating_flow_ids
 // entry on the wait's END, in that order.
 func propPerfettoFlows(t *rapid.T) {
-	g := drawCapture(t)
-	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
+	g := capturedraw.Draw(t)
+	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := scanRecords(d)
+	recs, err := decodetest.ScanRecords(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +163,7 @@ func propPerfettoFlows(t *rapid.T) {
 		slot  abi.Slot
 		index int
 	}
-	type arrow struct{ src, dst liveRecord }
+	type arrow struct{ src, dst decodetest.LiveRecord }
 	arrows := map[uint64]arrow{}
 	outs, ins := map[key][]uint64{}, map[key][]uint64{}
 	n := rapid.IntRange(0, 2*len(recs)).Draw(t, "arrows")
@@ -179,8 +182,8 @@ func propPerfettoFlows(t *rapid.T) {
 		outs[key{src.Slot, src.Index}] = append(outs[key{src.Slot, src.Index}], id)
 		ins[key{dst.Slot, dst.Index}] = append(ins[key{dst.Slot, dst.Index}], id)
 	}
-	cfg := defaultConfig()
-	// 1 ns a cycle: the far-apart cycles drawCapture sometimes writes
+	cfg := decodetest.DefaultConfig()
+	// 1 ns a cycle: the far-apart cycles capturedraw.Draw sometimes writes
 	// still fit in int64 nanoseconds, and distinct cycles stay distinct.
 	cfg.FrequencyMHz = 1000
 	flows := []flowLookup{func(r *decode.Record) (out, in []uint64) {
@@ -197,7 +200,7 @@ func propPerfettoFlows(t *rapid.T) {
 	if len(m.flowStarts) != len(arrows) || len(m.flowEnds) != len(arrows) {
 		t.Fatalf("%d flow starts, %d ends for %d arrows", len(m.flowStarts), len(m.flowEnds), len(arrows))
 	}
-	same := func(s *pfModelSlice, r liveRecord) bool {
+	same := func(s *pfModelSlice, r decodetest.LiveRecord) bool {
 		return s.core().desc.GetName() == r.Slot.String() && s.args["start_cycle"] == strconv.FormatUint(r.StartCycle, 10) &&
 			s.args["end_cycle"] == strconv.FormatUint(r.EndCycle, 10) && s.args["task_id"] == strconv.FormatUint(uint64(r.TaskID), 10) &&
 			s.args["stage_task_index"] == strconv.FormatUint(uint64(r.StageTaskIndex), 10)
@@ -222,7 +225,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 	b.Span(aiv, 1, 120, 180, trigger, 3) // producer P2: to W1 and W2 (fan-out)
 	b.Span(aiv, 1, 180, 250, wait, 4)    // wait W2
 	b.Span(aic, 0, 200, 300, taskType(abi.TaskTypeMatMul), 5)
-	d, err := mustDecode("fan.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("fan.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +242,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,11 +266,11 @@ func TestPerfettoOverlaps(t *testing.T) {
 	b.Span(aic, 0, 160, 300, wait, 4)                         // overlaps both: overlap 2
 	b.Span(aic, 0, 200, 200, trigger, 5)                      // zero length where the first ends: core track
 	b.Span(aic, 0, 250, 260, wait, 6)                         // after overlap 1's slice ends: core track
-	d, err := mustDecode("overlap.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("overlap.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,11 +291,11 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1000).Enter(abi.CoreTypeAIV, 0, 1000)
 	b.Span(abi.CoreTypeAIC, 0, 990, 1010, wait, 1)
 	b.Span(abi.CoreTypeAIV, 0, 1000, 1005, trigger, 1)
-	d, err := mustDecode("early.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("early.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: defaultConfig()})
+	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,14 +310,14 @@ func TestPerfettoRefuses(t *testing.T) {
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
 	b.Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, wait, 1)
-	d, err := mustDecode("far.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("far.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
+	if _, err := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
 		t.Fatalf("timestamp past int64: %v", err)
 	}
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Rank = math.MaxInt32 + 1
 	if _, err := perfettoOf(render.Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
 		t.Fatalf("rank past int32: %v", err)
@@ -350,12 +353,12 @@ func TestPerfettoDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := mustDecode("moe.bin", buf, capture.Request{})
+	d, err := decodetest.Decode("moe.bin", buf, capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
-	b, _ := perfettoOf(render.Input{Decoded: d, Config: defaultConfig()})
+	a, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
+	b, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Fatal("two writes differ")
 	}
@@ -370,12 +373,12 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 100, EndCycle: 200, DescID: wait, TaskID: 1, OwnerID: 7})
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 200, EndCycle: 300, DescID: abi.GraphStageBase + 1, TaskID: 2, OwnerID: noOwner})
 	b.Span(abi.CoreTypeAIV, 0, 150, 250, trigger, 2)
-	d, err := mustDecode("names.bin", b.Bytes(), capture.Request{})
+	d, err := decodetest.Decode("names.bin", b.Bytes(), capture.Request{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, detailed := range []bool{false, true} {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.DetailedNames = detailed
 		cfg.KernelName = "Mo\xffE"
 		cfg.OwnerLabel = "Ex\xc3pert"
@@ -407,7 +410,7 @@ func TestPerfettoInvocations(t *testing.T) {
 	}
 	step := int64(3)
 	in := func(path string, rank uint32, inv render.Invocation) render.Input {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Rank, cfg.DeviceID = rank, rank
 		cfg.Invocation = &inv
 		return render.Input{Decoded: open(path), Config: cfg}
@@ -445,7 +448,7 @@ func TestPerfettoInvocations(t *testing.T) {
 // the other with the JSON's id; the others are counted as unbound; the
 // stats say so.
 func propPerfettoDeps(t *rapid.T) {
-	d, deps, cfg, ok := randomFlowCapture(t)
+	d, deps, cfg, ok := decodetest.RandomFlowCapture(t)
 	if !ok {
 		return
 	}
@@ -521,7 +524,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []flows.Mode{flows.Releasing, flows.All} {
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Deps, cfg.FlowMode = deps, mode
 		stats := make([]flows.Stats, 1)
 		m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
@@ -567,14 +570,14 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("writes the 32 MB benchmark capture's traces: not with -short, nor with -race (two minutes; make test runs it without)")
 	}
-	spec := benchSpecs["32MB"]
-	d := decoded32MB(t)
+	spec := decodetest.BenchSpecs["32MB"]
+	d := decodetest.Decoded32MB(t)
 	stages, tasks := spec.Names()
-	cfg := defaultConfig()
+	cfg := decodetest.DefaultConfig()
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
-	js := &countingWriter{W: io.Discard}
-	if err := render.WriteTrace(js, in, render.WriteOptions{}); err != nil {
+	js := &decodetest.CountingWriter{W: io.Discard}
+	if err := chromejson.Write(js, in, render.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var pf bytes.Buffer
@@ -624,7 +627,7 @@ func regionTrack(name string) bool {
 // Two invocations of rank 0 that overlap in time (one capture given
 // twice): the second's metadata instant carries the warning, and the
 // trace's megaKernelCycleTrace JSON twice (TestInvocationsOverlap in
-// decode/render has the JSON's).
+// decode/chromejson has the JSON's).
 func TestInvocationsOverlapPerfetto(t *testing.T) {
 	mm := abi.TaskTypeBase + uint32(abi.TaskTypeMatMul)
 	step := int64(3)
@@ -633,11 +636,11 @@ func TestInvocationsOverlapPerfetto(t *testing.T) {
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 		b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
-		d, err := mustDecode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
+		d, err := decodetest.Decode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := defaultConfig()
+		cfg := decodetest.DefaultConfig()
 		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: dir}
 		in = append(in, render.Input{Decoded: d, Config: cfg})
 	}

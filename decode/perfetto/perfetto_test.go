@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
+	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -54,7 +56,7 @@ func shiftedWarnings(meta any) {
 // (compareFlowsWithJSON).
 func checkPerfettoTraceWith(o render.WriteOptions, flows []flowLookup, inputs ...render.Input) (*pfModel, error) {
 	var jsb, pfb bytes.Buffer
-	if err := render.WriteTrace(&jsb, inputs, o); err != nil {
+	if err := chromejson.Write(&jsb, inputs, o); err != nil {
 		return nil, err
 	}
 	if err := writePerfetto(&pfb, inputs, o, flows); err != nil {
@@ -71,9 +73,9 @@ func checkPerfettoTraceWith(o render.WriteOptions, flows []flowLookup, inputs ..
 	if err := checkTrackTree(m, inputs); err != nil {
 		return nil, err
 	}
-	// Flow events carry fields parseTrace refuses (id, bp); the slices
+	// Flow events carry fields decodetest.ParseTrace refuses (id, bp); the slices
 	// are the X events either way.
-	var f traceFile
+	var f decodetest.Trace
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
 	if err := dec.Decode(&f); err != nil {
@@ -207,7 +209,7 @@ type jsonFlowEvent struct {
 // at nanoseconds), counted in their stats; an id only one of them draws
 // must be one the other counts as unbound, which needs its stats:
 // without unbound arrows on either side the id sets are equal.
-func compareFlowsWithJSON(m *pfModel, js []byte, f *traceFile) error {
+func compareFlowsWithJSON(m *pfModel, js []byte, f *decodetest.Trace) error {
 	var fe struct {
 		TraceEvents []jsonFlowEvent `json:"traceEvents"`
 	}
@@ -216,7 +218,7 @@ func compareFlowsWithJSON(m *pfModel, js []byte, f *traceFile) error {
 	if err := dec.Decode(&fe); err != nil {
 		return err
 	}
-	xs := xEvents(f)
+	xs := decodetest.XEvents(f)
 	type thread struct{ pid, tid string }
 	byThread := map[thread][]int{}
 	for i, x := range xs {
@@ -368,7 +370,7 @@ func checkTrackTree(m *pfModel, inputs []render.Input) error {
 	return nil
 }
 
-func compareWithJSON(m *pfModel, f *traceFile, inputs []render.Input) error {
+func compareWithJSON(m *pfModel, f *decodetest.Trace, inputs []render.Input) error {
 	threads, procNames := map[string]string{}, map[string]string{}
 	for _, e := range f.TraceEvents {
 		switch e.Name {
@@ -378,7 +380,7 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []render.Input) error {
 			procNames[e.Pid.String()] = e.Args["name"].(string)
 		}
 	}
-	xs := xEvents(f)
+	xs := decodetest.XEvents(f)
 	if len(xs) != len(m.slices) {
 		return fmt.Errorf("%d slices for %d JSON events", len(m.slices), len(xs))
 	}
@@ -505,7 +507,7 @@ func compareWithJSON(m *pfModel, f *traceFile, inputs []render.Input) error {
 // recordCapacityPerCore.<type>, warnings joined by "; ". The arrows
 // drawn may differ (each writer leaves out those it cannot bind), and an
 // invocation's facts are the slices' args.
-func compareMetaInstant(in *pfModelSlice, f *traceFile, i int) error {
+func compareMetaInstant(in *pfModelSlice, f *decodetest.Trace, i int) error {
 	obj := f.MegaKernelCycleTrace
 	if ranks, ok := obj["ranks"].([]any); ok {
 		if i >= len(ranks) {

@@ -2,9 +2,7 @@ package render
 
 import (
 	"slices"
-	"strconv"
 
-	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -13,143 +11,93 @@ import (
 // choices, declared once. Every field of the record struct the table does
 // not show follows, under its schema name, in wire order, so a field added
 // to the schema reaches the trace without an edit here.
-var recordArgs = []recordArg{
-	{"task_id", argTaskID},
-	{"desc_id", argDescID},
-	{"stage_task_index", argStageTaskIndex},
-	{"task_number", argTaskNumber},        // stage_task_index + 1, the task's number in its stage
-	{"start_cycle", argStartCycle},        //
-	{"end_cycle", argEndCycle},            //
-	{"core_entry_cycle", argEntryCycle},   // the core header's entry_cycle
-	{"task_stage", argTaskStage},          // the task's stage in the names file; absent without one
-	{namespaceArgName, argNamespaceIndex}, // "task_type": N, "graph_stage": N; absent for other namespaces
-	{"owner_id", argOwnerID},              // absent when it is InvalidOwnerID
+var recordArgs = []RecordArg{
+	{"task_id", ArgTaskID},
+	{"desc_id", ArgDescID},
+	{"stage_task_index", ArgStageTaskIndex},
+	{"task_number", ArgTaskNumber},        // stage_task_index + 1, the task's number in its stage
+	{"start_cycle", ArgStartCycle},        //
+	{"end_cycle", ArgEndCycle},            //
+	{"core_entry_cycle", ArgEntryCycle},   // the core header's entry_cycle
+	{"task_stage", ArgTaskStage},          // the task's stage in the names file; absent without one
+	{NamespaceArgName, ArgNamespaceIndex}, // "task_type": N, "graph_stage": N; absent for other namespaces
+	{"owner_id", ArgOwnerID},              // absent when it is InvalidOwnerID
 }
 
-// entryKey is `,"core_entry_cycle":`, rendered once per slot with its value.
-var entryKey = func() []byte {
-	for _, st := range argPlan {
-		if st.kind == argEntryCycle {
-			return st.key
-		}
-	}
-	return nil
-}()
+// NamespaceArgName stands for the name of the desc_id's namespace's arg
+// (abi.Namespace.Arg) in RecordArgs.
+const NamespaceArgName = "{namespace arg}"
 
-// namespaceArgName stands for the name of the desc_id's namespace's arg
-// (abi.Namespace.Arg) in recordArgs.
-const namespaceArgName = "{namespace arg}"
-
-// recordArg is one entry of recordArgs: an arg's name and where its value
+// RecordArg is one entry of RecordArgs: an arg's name and where its value
 // comes from.
-type recordArg struct {
-	name string
-	kind argKind
+type RecordArg struct {
+	Name string
+	Kind ArgKind
 }
 
-// argKind says where an arg's value comes from.
-type argKind uint8
+// ArgKind says where an arg's value comes from.
+type ArgKind uint8
 
 // The kinds of args. The first six show the record fields the schema
-// loader requires of every record (abi's layout roles); argExtra any other
+// loader requires of every record (abi's layout roles); ArgExtra any other
 // field.
 const (
-	argTaskID argKind = iota
-	argDescID
-	argStageTaskIndex
-	argStartCycle
-	argEndCycle
-	argOwnerID
-	argTaskNumber
-	argEntryCycle
-	argTaskStage
-	argNamespaceIndex
-	argExtra
+	ArgTaskID ArgKind = iota
+	ArgDescID
+	ArgStageTaskIndex
+	ArgStartCycle
+	ArgEndCycle
+	ArgOwnerID
+	ArgTaskNumber
+	ArgEntryCycle
+	ArgTaskStage
+	ArgNamespaceIndex
+	ArgExtra
 )
 
 // fieldArgs are the kinds that show a record field as it is, by field name.
-var fieldArgs = map[string]argKind{
-	"task_id":          argTaskID,
-	"desc_id":          argDescID,
-	"stage_task_index": argStageTaskIndex,
-	"start_cycle":      argStartCycle,
-	"end_cycle":        argEndCycle,
-	"owner_id":         argOwnerID,
+var fieldArgs = map[string]ArgKind{
+	"task_id":          ArgTaskID,
+	"desc_id":          ArgDescID,
+	"stage_task_index": ArgStageTaskIndex,
+	"start_cycle":      ArgStartCycle,
+	"end_cycle":        ArgEndCycle,
+	"owner_id":         ArgOwnerID,
 }
 
-// argStep is one arg of the args plan: its `,"name":` rendered, and where
-// the value comes from.
-type argStep struct {
-	key   []byte
-	kind  argKind
-	field abi.FieldInfo // argExtra: the record field shown
-}
+// RecordArgs returns the args a record's event shows after the slot's, in
+// trace order: the display table every writer follows. The record fields
+// it does not show follow them (ExtraArgFields).
+func RecordArgs() []RecordArg { return slices.Clone(recordArgs) }
 
-// argPlan is the rendered recordArgs followed by the record fields it does
-// not show; extra says whether there are any such fields.
-var argPlan, argPlanExtra = buildArgPlan(recordArgs, abi.ProfileRecordFields())
-
-func buildArgPlan(args []recordArg, fields []abi.FieldInfo) ([]argStep, bool) {
-	var plan []argStep
-	shown := map[string]bool{}
-	for _, a := range args {
-		st := argStep{kind: a.kind}
-		if a.kind != argNamespaceIndex {
-			st.key = appendJSONString([]byte{','}, a.name)
-			st.key = append(st.key, ':')
-		}
-		for name, k := range fieldArgs {
-			if k == a.kind {
-				shown[name] = true
-			}
-		}
-		plan = append(plan, st)
-	}
-	extra := false
+// ExtraFields returns the fields of a record struct that RecordArgs does
+// not show, in the order given, pad fields left out: each is an arg of its
+// own, under its schema name.
+func ExtraFields(fields []abi.FieldInfo) []abi.FieldInfo {
+	var extra []abi.FieldInfo
 	for _, f := range fields {
-		if f.Type == "pad" || shown[f.Name] {
+		if _, shown := fieldArgs[f.Name]; shown || f.Type == "pad" {
 			continue
 		}
-		key := appendJSONString([]byte{','}, f.Name)
-		plan = append(plan, argStep{key: append(key, ':'), kind: argExtra, field: f})
-		extra = true
+		extra = append(extra, f)
 	}
-	return slices.Clip(plan), extra
+	return extra
 }
 
+// ExtraArgFields are the record fields RecordArgs does not name, in wire
+// order: a field the schema adds is an arg of every event, of any format.
+func ExtraArgFields() []abi.FieldInfo { return ExtraFields(abi.ProfileRecordFields()) }
+
 // RecordArgNames returns the names of a record's args in trace order, after
-// the slot's: with every optional arg present, "{namespace arg}" standing
+// the slot's: with every optional arg present, NamespaceArgName standing
 // for the namespace's arg name.
 func RecordArgNames() []string {
 	var names []string
-	for _, st := range argPlan {
-		if st.kind == argNamespaceIndex {
-			names = append(names, namespaceArgName)
-			continue
-		}
-		names = append(names, string(st.key[2:len(st.key)-2]))
+	for _, a := range recordArgs {
+		names = append(names, a.Name)
+	}
+	for _, f := range ExtraArgFields() {
+		names = append(names, f.Name)
 	}
 	return names
-}
-
-// appendExtraArgs appends the record fields recordArgs does not show, in
-// wire order, read from the record's encoding.
-func (r *renderer) appendExtraArgs(b []byte, rec *decode.Record) []byte {
-	r.raw = rec.ProfileRecord.Append(r.raw[:0])
-	for i := len(recordArgs); i < len(argPlan); i++ {
-		st := &argPlan[i]
-		b = append(b, st.key...)
-		b = strconv.AppendUint(b, st.field.Value(r.raw), 10)
-	}
-	return b
-}
-
-// ExtraArgFields are the record fields recordArgs does not name, in wire
-// order: a field the schema adds is an arg of every event, of any format.
-func ExtraArgFields() []abi.FieldInfo {
-	var fs []abi.FieldInfo
-	for _, st := range argPlan[len(recordArgs):] {
-		fs = append(fs, st.field)
-	}
-	return fs
 }

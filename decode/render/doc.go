@@ -1,11 +1,14 @@
-// Package render writes decoded captures as traces: what every format
-// shares (the inputs and how each is shown, their placement in time, the
-// megaKernelCycleTrace metadata object, the args of a record) and the one
-// ordered, parallel pipeline that walks each input's records and writes
-// the formats' bytes in input order (Write, Format), and the Chrome Trace
-// Event JSON format (WriteTrace), which the reference decoder writes and
-// the Perfetto format (decode/perfetto) follows.
+// Package render holds what the trace writers share: the inputs and how
+// each is shown (Config, Input, WriteOptions), their placement in time
+// (Prepare, Placement, ShiftNegative), the megaKernelCycleTrace metadata
+// object (AppendMeta, which both formats carry as JSON), the args of a
+// record (RecordArgs, ExtraArgFields), the output file (Output,
+// gzip-compressed in parallel), and the one ordered, parallel pipeline
+// that walks each input's records and writes a format's bytes in input
+// order (Write, Format).
 //
-// WriteTrace streams the trace JSON by hand into a buffer (no reflection
-// per event), for one capture or several (one per rank, pid = rank).
+// The formats are packages of their own, each a Format of this pipeline:
+// decode/chromejson writes the Chrome Trace Event JSON, which the
+// reference decoder writes, and decode/perfetto the native Perfetto
+// protobuf; neither links the other.
 package render

@@ -51,7 +51,8 @@ type Input struct {
 	Config  Config
 }
 
-// WriteOptions tune WriteTrace; the zero value is ready to use.
+// WriteOptions tune the writers (chromejson.Write, perfetto.Write); the
+// zero value is ready to use.
 type WriteOptions struct {
 	// Parallel bounds how many captures are rendered at once (0: GOMAXPROCS).
 	Parallel int
@@ -63,7 +64,7 @@ type WriteOptions struct {
 	// wait, using none.
 	Formatters int
 	// Progress, when set, is called with the number of events just
-	// written, from the goroutine that called WriteTrace.
+	// written, from the goroutine that called the writer.
 	Progress func(events int)
 	// InvocationGapUs, when set, lays the invocations of a rank end to
 	// end, this many microseconds apart, instead of at their real times
@@ -85,7 +86,8 @@ type WriteOptions struct {
 	// when records start before their time 0, so that none is negative
 	// (Perfetto's JSON importer drops events with a negative ts), as
 	// perfetto.Write always does; the zero value writes them negative,
-	// as the reference decoder does. See WriteTrace.
+	// as the reference decoder does. See chromejson.Write and
+	// ShiftNegative.
 	ShiftNegativeTS bool
 }
 

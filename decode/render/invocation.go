@@ -11,6 +11,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // Invocation marks a capture as one kernel launch of a window: several
@@ -57,9 +58,19 @@ type Placement struct {
 	overlap string
 }
 
-// Anchor is the cycle the input's time 0 stands for, before any shift of
-// negative timestamps.
+// Anchor is the cycle the input's time 0 stands for: moved back by
+// ShiftedBy once ShiftNegative has shifted it.
 func (p *Placement) Anchor() uint64 { return p.anchor }
+
+// ShiftedBy is how far ShiftNegative moved Anchor back so that no
+// timestamp is negative (0 when it did not): Anchor+ShiftedBy is the time
+// 0 the input's records are counted as before (decode.Warnings).
+func (p *Placement) ShiftedBy() uint64 { return p.shiftedBy }
+
+// Args is what every event of an invocation ends its args with, as JSON
+// text: `,"invocation_id":N,"step":S,"direction":D`; nil for an input
+// that is not an invocation.
+func (p *Placement) Args() []byte { return p.args }
 
 // Shift is the cycles added to the input's records to place them.
 func (p *Placement) Shift() uint64 { return p.shift }
@@ -351,7 +362,7 @@ func appendStepDirection(b []byte, inv *Invocation) []byte {
 	}
 	b = append(b, `,"direction":`...)
 	if inv.Direction != "" {
-		return appendJSONString(b, inv.Direction)
+		return jsontext.AppendString(b, inv.Direction)
 	}
 	return append(b, "null"...)
 }
@@ -372,7 +383,7 @@ func appendInvocations(b []byte, inputs []Input) []byte {
 		b = strconv.AppendInt(b, inv.ID, 10)
 		b = appendStepDirection(b, inv)
 		b = append(b, `,"kernelName":`...)
-		b = appendJSONString(b, cfg.KernelName)
+		b = jsontext.AppendString(b, cfg.KernelName)
 		b = append(b, `,"rank":`...)
 		b = strconv.AppendUint(b, uint64(cfg.Rank), 10)
 		b = append(b, `,"deviceId":`...)
@@ -384,7 +395,7 @@ func appendInvocations(b []byte, inputs []Input) []byte {
 		b = append(b, `,"droppedRecordCount":`...)
 		b = strconv.AppendUint(b, sum.Dropped, 10)
 		b = append(b, `,"capture":`...)
-		b = appendJSONString(b, in.Decoded.Capture.Name)
+		b = jsontext.AppendString(b, in.Decoded.Capture.Name)
 		b = append(b, '}')
 	}
 	return append(b, "\n]"...)

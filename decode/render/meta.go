@@ -6,11 +6,14 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // AppendMeta appends the megaKernelCycleTrace object of the inputs: the
 // reference decoder's object for one input, the per-rank objects under
-// "ranks" for several (see WriteTrace).
+// "ranks" for several (see chromejson.Write). Both formats carry it:
+// the JSON as its megaKernelCycleTrace and metadata members, Perfetto
+// as ChromeEventBundle metadata.
 func AppendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []Placement) []byte {
 	if len(inputs) == 1 && inputs[0].Config.Invocation == nil {
 		return appendRankMeta(b, &inputs[0], arrows[0], "")
@@ -35,7 +38,7 @@ func AppendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []Placement) 
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, w)
+			b = jsontext.AppendString(b, w)
 		}
 		b = append(b, ']')
 	}
@@ -63,9 +66,9 @@ func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []b
 	b = append(b, `,"deviceId":`...)
 	b = strconv.AppendUint(b, uint64(cfg.DeviceID), 10)
 	b = append(b, `,"socName":`...)
-	b = appendJSONString(b, cfg.SoCName)
+	b = jsontext.AppendString(b, cfg.SoCName)
 	b = append(b, `,"cycleFrequencyMHz":`...)
-	b = appendMHz(b, cfg.FrequencyMHz)
+	b = jsontext.AppendFloat(b, cfg.FrequencyMHz)
 	b = append(b, `,"anchorCycle":`...)
 	b = strconv.AppendUint(b, sum.Anchor, 10)
 	b = append(b, `,"recordCapacityPerCore":{`...)
@@ -73,7 +76,7 @@ func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []b
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, t.String())
+		b = jsontext.AppendString(b, t.String())
 		b = append(b, ':')
 		b = strconv.AppendUint(b, uint64(sum.Layout.Capacities.For(t)), 10)
 	}
@@ -88,9 +91,9 @@ func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []b
 	b = append(b, `,"detailedTaskNames":`...)
 	b = strconv.AppendBool(b, cfg.DetailedNames)
 	b = append(b, `,"kernelName":`...)
-	b = appendJSONString(b, cfg.KernelName)
+	b = jsontext.AppendString(b, cfg.KernelName)
 	b = append(b, `,"ownerLabel":`...)
-	b = appendJSONString(b, cfg.OwnerLabel)
+	b = jsontext.AppendString(b, cfg.OwnerLabel)
 	b = append(b, `,"warnings":[`...)
 	sep := false
 	lines := in.Decoded.Warnings.Lines()
@@ -101,7 +104,7 @@ func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []b
 		if sep {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, w)
+		b = jsontext.AppendString(b, w)
 		sep = true
 	}
 	if in.Config.Deps != nil {
@@ -109,7 +112,7 @@ func appendRankMeta(b []byte, in *Input, arrows flows.Stats, overlap string) []b
 			if sep {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, w)
+			b = jsontext.AppendString(b, w)
 		}
 	}
 	b = append(b, ']')
@@ -136,16 +139,16 @@ func appendLayout(b []byte, res *capture.Resolved) []byte {
 	b = append(b, `,"cubeSlots":`...)
 	b = strconv.AppendUint(b, uint64(res.Layout.CubeSlots), 10)
 	b = append(b, `,"layoutSource":`...)
-	b = appendJSONString(b, string(res.Source))
+	b = jsontext.AppendString(b, string(res.Source))
 	b = append(b, `,"cubeSlotsSource":`...)
-	b = appendJSONString(b, string(res.CubeSlotsFrom.Source))
+	b = jsontext.AppendString(b, string(res.CubeSlotsFrom.Source))
 	b = append(b, `,"layoutFound":`...)
-	return appendJSONString(b, res.How)
+	return jsontext.AppendString(b, res.How)
 }
 
 func appendABI(b []byte) []byte {
 	b = append(b, `,"abiVersion":`...)
 	b = strconv.AppendInt(b, abi.Version, 10)
 	b = append(b, `,"abiFingerprint":`...)
-	return appendJSONString(b, abi.FingerprintHex)
+	return jsontext.AppendString(b, abi.FingerprintHex)
 }

@@ -6,11 +6,11 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 )
 
-// formatBatch is the number of records handed to a formatter at once:
-// about 470 KiB of trace (310 bytes an event without a names file), one
-// chunk for the writer. Smaller batches cost more CPU in hand-offs
+// FormatBatch is the number of records handed to a formatter of a
+// ParallelRenderer at once: about 470 KiB of JSON trace (310 bytes an
+// event without a names file), one chunk for the writer. Smaller batches cost more CPU in hand-offs
 // between goroutines (docs/performance.md has the figures).
-const formatBatch = 1536
+const FormatBatch = 1536
 
 // formatJob is a batch of records in trace order and, once done is
 // signalled, their events.
@@ -43,8 +43,8 @@ func (p *pipeline) renderParallel(i int, formats []func([]byte, *decode.Record) 
 	// A batch of a small capture is all of it (and one more, so that the
 	// first batch is the last): of a run over thousands of small
 	// captures, each allocates what it needs, not a full batch per job.
-	batch := formatBatch
-	if n := d.Summary.Records; n < formatBatch {
+	batch := FormatBatch
+	if n := d.Summary.Records; n < FormatBatch {
 		batch = int(n) + 1
 	}
 	// Jobs are made as the walk needs them, each of a batch or of the

@@ -6,16 +6,18 @@ import (
 	"math/bits"
 )
 
-// shiftNegative moves time 0 of every input back by one time when a
+// ShiftNegative moves time 0 of every input back by one time when a
 // record of any input starts before its own time 0, so that no JSON
 // timestamp is negative (Perfetto's JSON importer drops such events):
 // the shift perfetto.Write makes, which keeps the inputs' times in step.
 // The time is the largest of the inputs' distances before time 0; input
 // i's anchor moves back by that time in its own cycles, rounded up (so
 // its earliest record lands at or after ts 0, and the input with the
-// largest distance exactly at 0). Each input's decode.Warnings.ShiftCycles says
-// by how much (0 when nothing is shifted).
-func shiftNegative(inputs []Input, ps []Placement) error {
+// largest distance exactly at 0). Each input's decode.Warnings.ShiftCycles,
+// and its Placement's ShiftedBy, say by how much (0 when nothing is
+// shifted). The JSON writer calls it on Prepare's placements when
+// WriteOptions.ShiftNegativeTS is set.
+func ShiftNegative(inputs []Input, ps []Placement) error {
 	// The earliest start of input i before its time 0, in its cycles.
 	before := make([]uint64, len(inputs))
 	worst := -1

@@ -9,6 +9,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
@@ -19,7 +20,7 @@ func init() {
 
 // checkDecode holds package decode to the manifest: Decode accepts the
 // capture, Records yields exactly the manifest's records, each slot's in
-// index order, the whole in trace order; and the trace WriteTrace writes
+// index order, the whole in trace order; and the trace chromejson.Write writes
 // parses as JSON and has one "X" event per record whose args carry the
 // record's fields exactly (cycles near 2^64 included) and the counts.
 func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
@@ -80,8 +81,8 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 
 	var trace bytes.Buffer
 	in := render.Input{Decoded: d, Config: render.Config{FrequencyMHz: 50, KernelName: "Agreement", OwnerLabel: "Owner"}}
-	if err := render.WriteTrace(&trace, []render.Input{in}, render.WriteOptions{}); err != nil {
-		t.Fatalf("WriteTrace: %v", err)
+	if err := chromejson.Write(&trace, []render.Input{in}, render.WriteOptions{}); err != nil {
+		t.Fatalf("chromejson.Write: %v", err)
 	}
 	checkTrace(t, trace.Bytes(), m)
 }

@@ -3,7 +3,9 @@
 // and the emitters abigen runs) below every product package, so no
 // package under internal/ imports one outside it; of the seams of decode
 // and the packages split out of it (the record walk below the writers,
-// arrows and names; tracemerge and analyze link only what they use); and
+// arrows and names; the Chrome JSON and Perfetto writers above the
+// pipeline they share, neither linking the other; tracemerge and analyze
+// link only what they use); and
 // tests use the standard library's testing, so no file imports an
 // assertion library; and every JSON input is read through
 // internal/jsonread (TestOneJSONReader).

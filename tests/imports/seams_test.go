@@ -29,14 +29,16 @@ func TestDecodeSeams(t *testing.T) {
 		banned []string // packages of the module pkg must not import
 		why    string
 	}{
-		{"decode", []string{"decode/render", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/cycleabi"},
+		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/cycleabi"},
 			"decode walks and merges records; the writers, arrows and names are above it"},
-		{"decode/kernelnames", []string{"decode", "decode/render", "decode/perfetto", "decode/flows", "cmd/cycleabi"},
+		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "cmd/cycleabi"},
 			"a names file is read without a capture (dump, analyze and export read it too)"},
-		{"decode/flows", []string{"decode/render", "decode/perfetto", "cmd/cycleabi"},
+		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "cmd/cycleabi"},
 			"the arrows are found without a writer (analyze uses them)"},
-		{"decode/render", []string{"decode/perfetto", "cmd/cycleabi"},
-			"the JSON writer and the pipeline link no protobuf encoder (tracemerge writes JSON through them)"},
+		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "cmd/cycleabi"},
+			"the pipeline and what the writers share sit below both formats"},
+		{"decode/chromejson", []string{"decode/perfetto", "cmd/cycleabi"},
+			"the JSON writer links no protobuf encoder, and its tests hold the JSON on its own"},
 		{"decode/perfetto", []string{"cmd/cycleabi"},
 			"the CLI is a thin layer over the writers, never below them"},
 	} {
@@ -50,17 +52,23 @@ func TestDecodeSeams(t *testing.T) {
 	}
 }
 
-// TestLinkedOnlyWhatIsUsed: of decode's packages, tracemerge and analyze
-// link (import, directly or through the module's packages) only what they
-// use: tracemerge writes JSON, never Perfetto's protobuf; analyze reads
+// TestLinkedOnlyWhatIsUsed: of decode's packages, each links (imports,
+// directly or through the module's packages) only what it uses: the two
+// writers link the pipeline they share, never each other (Perfetto's
+// tests compare its trace with the JSON's, which their own imports
+// allow); tracemerge reads JSON traces and links no writer; analyze reads
 // records, names and arrows, and writes no trace.
 func TestLinkedOnlyWhatIsUsed(t *testing.T) {
+	protowire := "google.golang.org/protobuf/encoding/protowire"
 	for _, rule := range []struct {
 		pkg    string
 		banned []string // import paths, of the module or not
 	}{
-		{"tracemerge", []string{module + "decode/perfetto", "google.golang.org/protobuf/encoding/protowire"}},
-		{"analyze", []string{module + "decode/render", module + "decode/perfetto", "google.golang.org/protobuf/encoding/protowire"}},
+		{"decode/chromejson", []string{module + "decode/perfetto", protowire}},
+		{"decode/perfetto", []string{module + "decode/chromejson"}},
+		{"decode/render", []string{module + "decode/chromejson", module + "decode/perfetto", protowire}},
+		{"tracemerge", []string{module + "decode/chromejson", module + "decode/perfetto", protowire}},
+		{"analyze", []string{module + "decode/render", module + "decode/chromejson", module + "decode/perfetto", protowire}},
 	} {
 		linked := closure(t, rule.pkg)
 		if !linked[module+"decode"] {

@@ -1,8 +1,10 @@
 // Package decodetest holds what the tests of the trace writers
-// (decode/render, decode/perfetto) share: random captures under every
+// (decode/chromejson, decode/perfetto) share: random captures under every
 // naming rule, decoding from memory, the reference decoder's reading of a
-// capture, a JSON trace read back, the benchmark captures. It imports no
-// writer, so that the writers' own tests can import it.
+// capture, a JSON trace read back, the benchmark captures and the
+// benchmark that writes them (BenchWrite). It imports no writer, only
+// the pipeline's types (decode/render), so that the writers' own tests
+// can import it.
 package decodetest
 
 import (
@@ -18,6 +20,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
+	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
@@ -139,11 +142,17 @@ func Decoded32MB(tb testing.TB) *decode.Decoded {
 	return d
 }
 
+// DefaultConfig is what `cycleabi decode` uses without flags.
+func DefaultConfig() render.Config {
+	return render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel", OwnerLabel: "Owner"}
+}
+
 // RandomFlowCapture draws a random schedule, simulates and decodes its
-// capture, and returns it with the schedule's arrows and a Config drawn
-// over frequencies whose cycles are and are not whole nanoseconds, every
-// flow mode and arrow caps; ok is false when the capture holds no record.
-func RandomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies, draw FlowDraw, ok bool) {
+// capture, and returns it with the schedule's arrows and a Config (the
+// default's, with the arrows) drawn over frequencies whose cycles are and
+// are not whole nanoseconds, every flow mode and arrow caps; ok is false
+// when the capture holds no record.
+func RandomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies, cfg render.Config, ok bool) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	opts := synth.Options{Seed: rapid.Uint64().Draw(t, "seed")}
 	c, err := synth.Run(s, opts)
@@ -158,7 +167,7 @@ func RandomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies,
 		}
 	}
 	if c.Records() == 0 {
-		return nil, nil, draw, false
+		return nil, nil, cfg, false
 	}
 	d, err = Decode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	if err != nil {
@@ -168,16 +177,10 @@ func RandomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies,
 	if err != nil {
 		t.Fatal(err)
 	}
-	draw.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
-	draw.Mode = rapid.SampledFrom([]flows.Mode{flows.Releasing, flows.All, flows.None}).Draw(t, "mode")
-	draw.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
-	return d, deps, draw, true
-}
-
-// FlowDraw is how RandomFlowCapture's trace shows its arrows: a frequency
-// whose cycle is or is not a whole number of nanoseconds, a mode, a cap.
-type FlowDraw struct {
-	FrequencyMHz float64
-	Mode         flows.Mode
-	MaxFlows     int
+	cfg = DefaultConfig()
+	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
+	cfg.FlowMode = rapid.SampledFrom([]flows.Mode{flows.Releasing, flows.All, flows.None}).Draw(t, "mode")
+	cfg.MaxFlows = rapid.SampledFrom([]int{0, 0, 3}).Draw(t, "max")
+	cfg.Deps = deps
+	return d, deps, cfg, true
 }

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package render
-
-import "time"
-
-// cpuTime is not measured here; benchmarks then report no cpu-ms/op.
-func cpuTime() time.Duration { return 0 }

@@ -1,8 +1,0 @@
-//go:build race
-
-package render
-
-// raceEnabled says the tests run with the race detector, ten times slower:
-// the tests of the full-size benchmark capture skip then (make test runs
-// them once more without it).
-const raceEnabled = true
