@@ -114,9 +114,10 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 
 // diffInput reads a report, or analyzes a capture or a JSON trace.
 func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Report, error) {
-	if trace, err := isTrace(path); err != nil {
+	// Opened as every command opens an input: a trace is analyzed.
+	if kind, err := tellInput(path); err != nil {
 		return nil, err
-	} else if trace {
+	} else if kind.isTrace {
 		return in.run(cmd, []string{path}, nil)
 	}
 	file, st, err := infile.Open(path)
