@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,4 +300,50 @@ func TestReadReportMemory(t *testing.T) {
 		t.Fatalf("%d segments read of %d, from %d bytes", got, n, h.n)
 	}
 	t.Logf("%d segments, %.1f MB of JSON: peak live heap %.1f MiB over %.1f at the start", n, float64(h.n)/1e6, float64(h.peak-min(h.peak, start))/(1<<20), float64(start)/(1<<20))
+}
+
+// FuzzReadReportAgrees: ReadReport reads what encoding/json reads (the
+// same report, written back byte for byte) and refuses only what
+// encoding/json refuses, or what it checks after reading (a report
+// without a fingerprint or ranks, of another ABI version, a null rank)
+// and nesting past jsonread's bound in a value it skips.
+func FuzzReadReportAgrees(f *testing.F) {
+	f.Add([]byte(`{"abi_version":1,"abi_fingerprint":"e7b0842e14986bfc","ranks":[{"rank":0,"capture":"a.bin",
+"cycle_frequency_mhz":50,"records":3,"makespan_cycles":100,"makespan_us":2,"start_cycle":1,
+"invocation":{"invocation_id":3,"step":null,"direction":"fwd"},
+"layout":{"cube_slots":1,"capacities":{"AIC":16},"size":4096},
+"cores":[{"core":"AIC/0","core_type":"AIC","block_id":0,"entry_cycle":1,"end_cycle":101,"records":3,"compute_cycles":50,"wait_cycles":20,"trigger_cycles":5,"other_cycles":0,"idle_cycles":25}],
+"regions":{"AIC":{"cores":1,"active_cores":1,"span_cycles":100,"compute_cycles":50,"busy_pct":50,"imbalance":1}},
+"totals":{"cores":1,"span_cycles":100,"compute_cycles":50,"busy_pct":50,"imbalance":1},
+"task_types":[{"name":"MatMul","count":1,"total_cycles":50,"mean_cycles":50,"p50_cycles":50,"p90_cycles":50,"p99_cycles":50,"max_cycles":50,"exact":true}],
+"stages":[{"name":"Router","count":1,"total_cycles":50}],"owners":[],"waits":null,
+"critical_path":{"start_cycle":1,"end_cycle":101,"total_cycles":100,"by_kind":{"compute":50,"gap":50},"by_stage":[{"name":"Router","cycles":50}],
+"segments":[{"core":"AIC/0","task_id":null,"kind":"gap","start_cycle":1,"end_cycle":51,"start_us":0,"duration_us":1},{"core":"AIC/0","task_id":3,"kind":"compute","start_cycle":51,"end_cycle":101,"start_us":1,"duration_us":1,"task_type":"MatMul","stage":"Router"}]},
+"flows":{"waits":1,"arrows":1,"waits_without_producer":0},"notes":["a\u00e9"]}],
+"cross_rank":{"ranks":[{"rank":0,"slow":true}],"slow_ranks":[{"rank":0,"invocation_id":5}],"stages":[{"name":"x","min_rank":{"rank":0}}]},
+"inputs":[{"flag":"--plan","value":"x","sha256":"00"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		got, err := analyze.ReadReport("fuzz.json", data)
+		var want analyze.Report
+		werr := json.Unmarshal(data, &want)
+		if err != nil {
+			checked := want.ABIFingerprint == "" || len(want.Ranks) == 0 || want.ABIVersion != 1 ||
+				slices.Contains(want.Ranks, nil) || strings.Contains(err.Error(), "nested more than")
+			if werr == nil && !checked {
+				t.Fatalf("ReadReport refuses what encoding/json reads: %v", err)
+			}
+			return
+		}
+		if werr != nil {
+			t.Fatalf("ReadReport reads what encoding/json refuses: %v", werr)
+		}
+		var g, w bytes.Buffer
+		gerr, wwerr := got.WriteJSON(&g), want.WriteJSON(&w)
+		if (gerr == nil) != (wwerr == nil) || !bytes.Equal(g.Bytes(), w.Bytes()) {
+			t.Fatalf("ReadReport and encoding/json read different reports:\n%s\n%s", g.Bytes(), w.Bytes())
+		}
+	})
 }
