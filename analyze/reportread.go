@@ -87,6 +87,8 @@ type reportReader struct {
 	strs      map[string]string
 	interning bool
 	structs   map[reflect.Type]*structInfo
+	// held is the bytes of the values made so far (see hold).
+	held uint64
 }
 
 // pos is where a value starts: 1-based line and column (in characters),
@@ -128,6 +130,32 @@ func (d *reportReader) place(err error) error {
 		return d.errAt(d.pos(), "%sit ends before the report does (truncated?)", notReport)
 	}
 	return &yamlpos.Error{File: d.name, Line: je.Line, Col: col, Msg: notReport + je.Msg}
+}
+
+// reportSlack is what a report may hold besides twice its text (see
+// hold).
+var reportSlack uint64 = 64 << 20
+
+// Sizes of a segment held packed, of an odd one's entry besides, and of a
+// distinct form of segment.
+const (
+	packedSize = 16
+	oddSize    = 48
+)
+
+var formSize = 3 * reflect.TypeFor[segForm]().Size()
+
+// hold counts n bytes of values made from the report's text, and refuses
+// a report whose values take more than twice its text so far (plus
+// reportSlack): a report analyze wrote takes less than its text (its
+// segments 16 bytes for some 300 of text), but "{}," makes a rank of some
+// 300 bytes, and a hostile gigabyte of them would take a hundred.
+func (d *reportReader) hold(at pos, n uintptr) error {
+	d.held += uint64(n)
+	if limit := 2*uint64(d.r.Offset()) + reportSlack; d.held > limit {
+		return d.errAt(at, "%sits values would take more than %d bytes after %d bytes of text (twice the text, and %d MiB): not what analyze writes", notReport, limit, d.r.Offset(), reportSlack>>20)
+	}
+	return nil
 }
 
 // mismatch is a value of kind what where a value of type t goes.
@@ -207,6 +235,9 @@ func (d *reportReader) value(v reflect.Value) error {
 			return nil
 		}
 		if v.IsNil() {
+			if err := d.hold(at, v.Type().Elem().Size()); err != nil {
+				return err
+			}
 			v.Set(reflect.New(v.Type().Elem()))
 		}
 		return d.value(v.Elem())
@@ -305,6 +336,7 @@ func (d *reportReader) setString(v reflect.Value, b []byte) {
 	if !ok {
 		s = string(b)
 		d.strs[s] = s
+		d.held += uint64(len(s)) + 48 // checked at the segment's end
 	}
 	v.SetString(s)
 }
@@ -385,6 +417,9 @@ func (d *reportReader) mapValue(v reflect.Value) error {
 		// The key's bytes are the reader's: copied before the value is
 		// read.
 		k := reflect.ValueOf(string(key)).Convert(t.Key())
+		if err := d.hold(d.pos(), t.Key().Size()+t.Elem().Size()+uintptr(len(key))); err != nil {
+			return err
+		}
 		e := reflect.New(t.Elem()).Elem()
 		if err := d.value(e); err != nil {
 			return err
@@ -423,6 +458,9 @@ func (d *reportReader) slice(v reflect.Value) error {
 	t := v.Type()
 	out := reflect.MakeSlice(t, 0, 0)
 	err := d.elements(func() error {
+		if err := d.hold(d.pos(), t.Elem().Size()); err != nil {
+			return err
+		}
 		e := reflect.New(t.Elem()).Elem()
 		if err := d.value(e); err != nil {
 			return err
@@ -476,8 +514,11 @@ func (d *reportReader) segments(segs *Segments) error {
 		if err := d.value(sv); err != nil {
 			return err
 		}
+		odd, forms := len(segs.odd), len(segs.forms)
 		p.add(&seg)
-		return nil
+		// A segment is held packed, an odd one besides (a map entry), and
+		// each distinct form once (in the forms and the packer's index).
+		return d.hold(at, packedSize+oddSize*uintptr(len(segs.odd)-odd)+formSize*uintptr(len(segs.forms)-forms))
 	})
 	if err != nil {
 		return err

@@ -347,3 +347,33 @@ func FuzzReadReportAgrees(f *testing.F) {
 		}
 	})
 }
+
+// TestReadReportHoldsBounded: a report whose values would take more than
+// twice its text (besides a slack, 1 MiB here) is refused where it
+// overflows, placed in it: a rank of some 300 bytes is made of "{}", and
+// so is a segment held besides its packed form. A report analyze wrote
+// holds less than its text.
+func TestReadReportHoldsBounded(t *testing.T) {
+	defer analyze.SetReportSlack(1 << 20)()
+	var js bytes.Buffer
+	if err := moeReport(t, true).WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := analyze.ReadReport("moe.json", js.Bytes()); err != nil {
+		t.Fatalf("a report analyze wrote: %v", err)
+	}
+	empties := func(n int) string { return strings.Repeat("{},", n-1) + "{}" }
+	for name, text := range map[string]string{
+		"ranks":    `{"abi_version":1,"abi_fingerprint":"x","ranks":[` + empties(20000) + `]}`,
+		"segments": `{"abi_version":1,"abi_fingerprint":"x","ranks":[{"critical_path":{"segments":[` + empties(100000) + `]}}]}`,
+		"notes":    `{"abi_version":1,"abi_fingerprint":"x","ranks":[{"notes":[` + strings.Repeat(`"",`, 200000) + `""]}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := analyze.ReadReport("h.json", []byte(text))
+			var ye *yamlpos.Error
+			if !errors.As(err, &ye) || ye.Line != 1 || ye.Col < 50 || !strings.Contains(err.Error(), "twice the text") {
+				t.Errorf("got %v, want the report refused where its values pass twice its text", err)
+			}
+		})
+	}
+}
