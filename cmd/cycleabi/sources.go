@@ -16,9 +16,9 @@ import (
 // sources are the captures a command reads, each a capture file or one
 // capture (a rank, or an invocation of a window) of a MegaKernel JSON
 // trace, which package jsontrace reads back into captures. decode,
-// analyze, report and diff take their inputs through loadSources, which
-// opens each path with the opener validate opens its paths with one at a
-// time (input), so each reads a trace wherever it reads a capture.
+// analyze, report and diff take their inputs through loadSources; it,
+// and validate one path at a time, open each path as an input, so each
+// reads a trace wherever it reads a capture.
 type sources struct {
 	// paths[i] is the file source i came from; trace[i] is its trace
 	// capture, nil for a capture file.
