@@ -39,7 +39,7 @@ func readReport(name string, r *jsonread.Reader) (*Report, error) {
 	var rep Report
 	err := d.value(reflect.ValueOf(&rep).Elem())
 	if err == nil && !r.AtEnd() {
-		err = d.errAt(d.pos(), "%smore after the report's closing brace", notReport)
+		err = d.errAt(d.here(), "%smore after the report's closing brace", notReport)
 	}
 	if err == nil {
 		err = r.IOErr()
@@ -53,7 +53,7 @@ func readReport(name string, r *jsonread.Reader) (*Report, error) {
 	if rep.ABIVersion < 1 || rep.ABIVersion > abi.Version {
 		at := d.versionAt
 		if at.line == 0 {
-			at = d.pos() // no abi_version: the end of the report
+			at = d.here() // no abi_version: the end of the report
 		}
 		return nil, d.errAt(at, "abi_version %d: this cycleabi reads reports of ABI versions 1 to %d", rep.ABIVersion, abi.Version)
 	}
@@ -98,8 +98,8 @@ type pos struct {
 	off       int64
 }
 
-// pos is where the next value starts.
-func (d *reportReader) pos() pos {
+// here is where the next value starts.
+func (d *reportReader) here() pos {
 	d.r.Peek()
 	return pos{line: d.r.Pos().Line, col: d.r.Col(), off: d.r.Offset()}
 }
@@ -127,7 +127,7 @@ func (d *reportReader) place(err error) error {
 		col -= int(gap)
 	}
 	if d.r.AtEnd() {
-		return d.errAt(d.pos(), "%sit ends before the report does (truncated?)", notReport)
+		return d.errAt(d.here(), "%sit ends before the report does (truncated?)", notReport)
 	}
 	return &yamlpos.Error{File: d.name, Line: je.Line, Col: col, Msg: notReport + je.Msg}
 }
@@ -225,7 +225,7 @@ func (d *reportReader) value(v reflect.Value) error {
 	if r.AtEnd() {
 		return r.Errorf("expected a JSON value, found %s", r.Found())
 	}
-	at := d.pos()
+	at := d.here()
 	if v.Kind() == reflect.Pointer {
 		if c == 'n' { // null: a literal of n is no other
 			if _, err := d.literal(at); err != nil {
@@ -398,7 +398,7 @@ func (d *reportReader) object(v reflect.Value) error {
 		}
 		name := info.names[i]
 		if v.Type() == reportType && name == "abi_version" {
-			d.versionAt = d.pos()
+			d.versionAt = d.here()
 		}
 		d.path = append(d.path, name)
 		err := d.value(v.Field(info.index[i]))
@@ -417,7 +417,7 @@ func (d *reportReader) mapValue(v reflect.Value) error {
 		// The key's bytes are the reader's: copied before the value is
 		// read.
 		k := reflect.ValueOf(string(key)).Convert(t.Key())
-		if err := d.hold(d.pos(), t.Key().Size()+t.Elem().Size()+uintptr(len(key))); err != nil {
+		if err := d.hold(d.here(), t.Key().Size()+t.Elem().Size()+uintptr(len(key))); err != nil {
 			return err
 		}
 		e := reflect.New(t.Elem()).Elem()
@@ -458,7 +458,7 @@ func (d *reportReader) slice(v reflect.Value) error {
 	t := v.Type()
 	out := reflect.MakeSlice(t, 0, 0)
 	err := d.elements(func() error {
-		if err := d.hold(d.pos(), t.Elem().Size()); err != nil {
+		if err := d.hold(d.here(), t.Elem().Size()); err != nil {
 			return err
 		}
 		e := reflect.New(t.Elem()).Elem()
@@ -483,7 +483,7 @@ func (d *reportReader) segments(segs *Segments) error {
 	if r.AtEnd() {
 		return r.Errorf("expected a JSON value, found %s", r.Found())
 	}
-	at := d.pos()
+	at := d.here()
 	defer func(path []string, interning bool) { d.path, d.interning = path, interning }(d.path, d.interning)
 	d.path = []string{"critical_path", "segments"}
 	if c != '[' {
