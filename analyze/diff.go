@@ -4,15 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
-
-	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/yamlpos"
 )
 
 // Delta compares one number of a base and a new analysis.
@@ -224,145 +220,6 @@ func (d *Diff) IsZero() bool {
 		}
 	}
 	return true
-}
-
-// ReadReport reads a report written by Report.WriteJSON. Its errors name
-// the file and, where a place is to blame, the line and column
-// ("base.json:12:7: ...").
-func ReadReport(name string, data []byte) (*Report, error) {
-	var r Report
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
-		return nil, reportError(name, data, err)
-	}
-	// One document: nothing but white space after it.
-	rest := int(dec.InputOffset())
-	rest += len(data[rest:]) - len(bytes.TrimLeft(data[rest:], " \t\r\n"))
-	if rest < len(data) {
-		return nil, reportErrorAt(name, data, rest, "not an analyze --format json report: more after the report's closing brace")
-	}
-	if r.ABIFingerprint == "" || len(r.Ranks) == 0 {
-		return nil, fmt.Errorf("%s: not an analyze --format json report (no abi_fingerprint or ranks)", name)
-	}
-	if r.ABIVersion < 1 || r.ABIVersion > abi.Version {
-		return nil, reportErrorAt(name, data, keyOffset(data, "abi_version"),
-			"abi_version %d: this cycleabi reads reports of ABI versions 1 to %d", r.ABIVersion, abi.Version)
-	}
-	for i, k := range r.Ranks {
-		if k == nil {
-			return nil, fmt.Errorf("%s: ranks[%d] is null", name, i)
-		}
-	}
-	return &r, nil
-}
-
-// reportError places a decoding error in the report's text: a syntax
-// error at its byte, a value of the wrong type (or out of range) at the
-// value's start, a truncated report at its end.
-func reportError(name string, data []byte, err error) error {
-	const what = "not an analyze --format json report: "
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	var seg *segmentsError
-	switch {
-	case errors.As(err, &seg):
-		// The segments' offsets are into their own text; the first
-		// occurrence of that text is where it was read.
-		base := max(bytes.Index(data, seg.raw), 0)
-		return reportErrorAt(name, data, valueStart(data, base+int(seg.err.Offset)),
-			"%scritical_path.segments.%s: a %s where a %s goes", what, seg.err.Field, seg.err.Value, seg.err.Type)
-	case errors.As(err, &syn):
-		return reportErrorAt(name, data, int(syn.Offset)-1, "%s%s", what, syn.Error())
-	case errors.As(err, &typ):
-		field := typ.Field
-		if field == "" {
-			field = "the report"
-		}
-		return reportErrorAt(name, data, valueStart(data, int(typ.Offset)),
-			"%s%s: a %s where a %s goes", what, field, typ.Value, typ.Type)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return reportErrorAt(name, data, len(data), "%sit ends before the report does (truncated?)", what)
-	}
-	return fmt.Errorf("%s: %s%w", name, what, err)
-}
-
-// reportErrorAt is an error at byte off of the report (clamped to it).
-func reportErrorAt(name string, data []byte, off int, format string, args ...any) error {
-	line, col := yamlpos.PositionOf(data, off)
-	return &yamlpos.Error{File: name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
-}
-
-// valueStart is where the JSON value that encoding/json's type error
-// places at off begins: off is just past an object's or array's opening
-// bracket, or just past a string, number or literal.
-func valueStart(data []byte, off int) int {
-	off = min(max(off, 0), len(data))
-	if off == 0 {
-		return 0
-	}
-	switch data[off-1] {
-	case '{', '[':
-		return off - 1
-	case '"':
-		for i := off - 2; i >= 0; i-- {
-			if data[i] != '"' {
-				continue
-			}
-			slashes := 0
-			for j := i - 1; j >= 0 && data[j] == '\\'; j-- {
-				slashes++
-			}
-			if slashes%2 == 0 {
-				return i
-			}
-		}
-		return off - 1
-	}
-	i := off
-	for i > 0 && bytes.IndexByte([]byte("+-.0123456789eEtruefalsn"), data[i-1]) >= 0 {
-		i--
-	}
-	return i
-}
-
-// keyOffset is the offset of the value of a key of the report's top-level
-// object (the end of the report when it has no such key).
-func keyOffset(data []byte, key string) int {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	depth := 0
-	wantKey := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return len(data)
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				depth++
-				wantKey = t == '{' && depth == 1
-			} else {
-				depth--
-				wantKey = depth == 1
-			}
-			continue
-		case string:
-			if depth == 1 && wantKey {
-				if t == key {
-					off := int(dec.InputOffset())
-					for off < len(data) && bytes.IndexByte([]byte(" \t\r\n:"), data[off]) >= 0 {
-						off++
-					}
-					return off
-				}
-				wantKey = false
-				continue
-			}
-		}
-		if depth == 1 {
-			wantKey = true
-		}
-	}
 }
 
 // LooksLikeJSON reports whether data starts (after white space) with '{':

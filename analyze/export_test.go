@@ -12,3 +12,15 @@ func StatOf(name string, values []uint64, limit int) Stat {
 	}
 	return statsOf(&g, func(k string) string { return k })[0]
 }
+
+// OddSegments is how many of a path's segments read from JSON are held
+// besides the packed form (their end or µs not the derived ones).
+func OddSegments(s *Segments) int { return len(s.odd) }
+
+// SetReportSlack sets what a report read may hold besides twice its text
+// and returns the restore.
+func SetReportSlack(n uint64) func() {
+	prev := reportSlack
+	reportSlack = n
+	return func() { reportSlack = prev }
+}

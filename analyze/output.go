@@ -94,7 +94,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // whose keys are indented by indent.
 func writeSegments(w *bufio.Writer, segs *Segments, indent string) error {
 	switch {
-	case segs.packed == nil && segs.read == nil:
+	case segs.packed == nil:
 		w.WriteString("null")
 		return nil
 	case segs.Len() == 0:

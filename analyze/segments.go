@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
+	"math"
 	"slices"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // Segments are the critical path's segments in time order. A path has up
 // to two segments per record it crosses, so they are held packed (16
 // bytes a segment: its start, task and an index into the distinct
 // combinations of core, kind, task type and stage) and each is built when
-// asked for, by At. A path read back from JSON holds them as read.
+// asked for, by At. A path read back from JSON is packed as it is read
+// (see segmentPacker).
 type Segments struct {
 	packed []packedSeg
 	forms  []segForm
@@ -21,8 +24,19 @@ type Segments struct {
 	end       uint64
 	rankStart uint64
 	mhz       float64
-	// read are the segments of a path read from JSON (nil for "null").
-	read []Segment
+	// odd holds, for a path read from JSON, the segments whose end, start
+	// µs or duration is not what the packed form derives (the next
+	// segment's start; µs from the rank's start cycle and frequency), by
+	// index: none for a report analyze wrote, so a path read back takes
+	// 16 bytes a segment too, and whatever a file holds reads back as it
+	// was written.
+	odd map[int]oddSeg
+}
+
+// oddSeg is what the packed form does not derive of a segment read.
+type oddSeg struct {
+	end                 uint64
+	startUs, durationUs float64
 }
 
 type packedSeg struct {
@@ -40,19 +54,11 @@ type segForm struct {
 }
 
 // Len is the number of segments.
-func (s *Segments) Len() int {
-	if s.read != nil {
-		return len(s.read)
-	}
-	return len(s.packed)
-}
+func (s *Segments) Len() int { return len(s.packed) }
 
 // At returns segment i (0 <= i < Len()), in time order. Its TaskID points
 // into the path: it is not to be written through.
 func (s *Segments) At(i int) Segment {
-	if s.read != nil {
-		return s.read[i]
-	}
 	p := &s.packed[i]
 	f := &s.forms[p.form]
 	seg := Segment{Core: f.core, Kind: f.kind, TaskType: f.taskType, Stage: f.stage,
@@ -60,16 +66,31 @@ func (s *Segments) At(i int) Segment {
 	if f.hasTask {
 		seg.TaskID = &p.task
 	}
-	if seg.StartCycle < s.rankStart {
-		seg.StartUs = -float64(s.rankStart-seg.StartCycle) / s.mhz
+	if o, ok := s.odd[i]; ok {
+		seg.StartUs, seg.DurationUs = o.startUs, o.durationUs
 	} else {
-		seg.StartUs = float64(seg.StartCycle-s.rankStart) / s.mhz
+		seg.StartUs, seg.DurationUs = s.us(seg.StartCycle, seg.EndCycle)
 	}
-	seg.DurationUs = float64(seg.Cycles()) / s.mhz
 	return seg
 }
 
+// us is a segment's start after the rank's start and its duration, in
+// µs.
+func (s *Segments) us(start, end uint64) (startUs, durationUs float64) {
+	if start < s.rankStart {
+		startUs = -float64(s.rankStart-start) / s.mhz
+	} else {
+		startUs = float64(start-s.rankStart) / s.mhz
+	}
+	return startUs, float64(end-start) / s.mhz
+}
+
 func (s *Segments) segEnd(i int) uint64 {
+	if s.odd != nil {
+		if o, ok := s.odd[i]; ok {
+			return o.end
+		}
+	}
 	if i+1 < len(s.packed) {
 		return s.packed[i+1].start
 	}
@@ -77,12 +98,7 @@ func (s *Segments) segEnd(i int) uint64 {
 }
 
 // cycles is the length of segment i.
-func (s *Segments) cycles(i int) uint64 {
-	if s.read != nil {
-		return s.read[i].Cycles()
-	}
-	return s.segEnd(i) - s.packed[i].start
-}
+func (s *Segments) cycles(i int) uint64 { return s.segEnd(i) - s.packed[i].start }
 
 // Longest returns the indexes of the n longest segments (n <= 0: all),
 // the longest first, ties in time order.
@@ -105,7 +121,7 @@ func (s *Segments) Longest(n int) []int {
 // MarshalJSON writes the segments as a JSON array (null for none held, as
 // a nil slice is written).
 func (s Segments) MarshalJSON() ([]byte, error) {
-	if s.read == nil && s.packed == nil {
+	if s.packed == nil {
 		return []byte("null"), nil
 	}
 	var b bytes.Buffer
@@ -125,26 +141,76 @@ func (s Segments) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads the segments of a path written by MarshalJSON.
+// UnmarshalJSON reads the segments of a path written by MarshalJSON (for
+// a report decoded with encoding/json; ReadReport reads them as it
+// streams) with the reader ReadReport reads them with.
 func (s *Segments) UnmarshalJSON(b []byte) error {
-	var read []Segment
-	if err := json.Unmarshal(b, &read); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) {
-			return &segmentsError{raw: bytes.Clone(b), err: typ}
-		}
-		return err
+	r := jsonread.NewBytes("critical_path.segments", b)
+	r.Columns, r.NonFinite = true, true
+	d := &reportReader{r: r, name: "critical_path.segments"}
+	*s = Segments{}
+	if err := d.segments(s); err != nil {
+		return d.place(err)
 	}
-	*s = Segments{read: read}
 	return nil
 }
 
-// segmentsError is a value of the wrong type among a path's segments:
-// its offset is into raw, the segments' text, which ReadReport places in
-// the report.
-type segmentsError struct {
-	raw []byte
-	err *json.UnmarshalTypeError
+// segmentPacker packs the segments of a path as they are read: each is
+// held once the next one's start is known (its end is that start unless
+// odd).
+type segmentPacker struct {
+	s       *Segments
+	formOf  map[segForm]uint32
+	prev    Segment
+	prevID  uint32
+	hasPrev bool
 }
 
-func (e *segmentsError) Error() string { return "critical_path.segments: " + e.err.Error() }
+func newSegmentPacker(s *Segments, rankStart uint64, mhz float64) *segmentPacker {
+	*s = Segments{packed: []packedSeg{}, rankStart: rankStart, mhz: mhz}
+	return &segmentPacker{s: s, formOf: map[segForm]uint32{}}
+}
+
+// add takes the next segment in the file's order.
+func (p *segmentPacker) add(seg *Segment) {
+	if p.hasPrev {
+		p.put(seg.StartCycle)
+	}
+	p.prev, p.hasPrev = *seg, true
+	if seg.TaskID != nil {
+		p.prevID = *seg.TaskID
+	}
+}
+
+// done packs the last segment.
+func (p *segmentPacker) done() {
+	if p.hasPrev {
+		p.put(p.prev.EndCycle)
+		p.s.end = p.prev.EndCycle
+	}
+}
+
+// put packs the held segment, which the packed form ends at end.
+func (p *segmentPacker) put(end uint64) {
+	g := &p.prev
+	f := segForm{core: g.Core, kind: g.Kind, taskType: g.TaskType, stage: g.Stage, hasTask: g.TaskID != nil}
+	form, ok := p.formOf[f]
+	if !ok {
+		form = uint32(len(p.s.forms))
+		p.formOf[f] = form
+		p.s.forms = append(p.s.forms, f)
+	}
+	ps := packedSeg{start: g.StartCycle, form: form}
+	if f.hasTask {
+		ps.task = p.prevID
+	}
+	i := len(p.s.packed)
+	p.s.packed = append(p.s.packed, ps)
+	su, du := p.s.us(g.StartCycle, g.EndCycle)
+	if g.EndCycle != end || math.Float64bits(su) != math.Float64bits(g.StartUs) || math.Float64bits(du) != math.Float64bits(g.DurationUs) {
+		if p.s.odd == nil {
+			p.s.odd = map[int]oddSeg{}
+		}
+		p.s.odd[i] = oddSeg{end: g.EndCycle, startUs: g.StartUs, durationUs: g.DurationUs}
+	}
+}

@@ -7,6 +7,9 @@
 #   plan      analyze --plan of a dependency chain: task k waits on task
 #             k-1, alternating AIC and AIV over 48 workers (3 records a
 #             task), written by cycleabi synth
+#   diff      diff of the analyze --plan --format json reports of two
+#             such chains (synth seeds 1 and 2): each report's critical
+#             path has five segments a task
 #   validate  validate of a manifest of N captures (links to
 #   vjson     examples/aiv_pipeline.npy, one rank each), as text and
 #   decode    with --format json, and decode of it to /dev/null
@@ -18,7 +21,7 @@
 # seconds (user and system: the figure to compare for linearity on a busy
 # machine) and peak RSS (GNU time's maximum resident set size).
 #
-#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,validate,vjson,decode,report (default all)
+#   ./scripts/rss-scale.sh [RUNS] [ROWS]     ROWS: dump,plan,diff,validate,vjson,decode,report (default all)
 #
 # Sizes: DUMP_RECORDS (default "300000 3000000"), CHAIN_TASKS ("40000
 # 400000"), CAPTURES ("1000 10000"), RANKS ("64 256"; the capture's
@@ -27,7 +30,7 @@
 # on exit.
 set -euo pipefail
 runs="${1:-3}"
-rows="${2:-dump,plan,validate,vjson,decode,report}"
+rows="${2:-dump,plan,diff,validate,vjson,decode,report}"
 cd "$(dirname "$0")/.."
 if [ ! -x /usr/bin/time ]; then
 	echo "rss-scale: /usr/bin/time (GNU time) not found" >&2
@@ -65,7 +68,7 @@ if [[ ",$rows," == *,dump,* ]]; then
 		rm "$tmp/dump.bin"
 	done
 fi
-if [[ ",$rows," == *,plan,* ]]; then
+if [[ ",$rows," == *,plan,* || ",$rows," == *,diff,* ]]; then
 	for n in ${CHAIN_TASKS:-40000 400000}; do
 		awk -v n="$n" 'BEGIN {
 			printf "{\"num_workers\": 48, \"tasks\": ["
@@ -81,7 +84,16 @@ if [[ ",$rows," == *,plan,* ]]; then
 			printf "]}\n"
 		}' >"$tmp/chain.json"
 		"$tmp/cycleabi" synth "$tmp/chain.json" -o "$tmp/chain.bin" >/dev/null 2>&1
-		measure plan "${n}tasks" "$tmp/cycleabi" analyze "$tmp/chain.bin" --plan "$tmp/chain.json"
+		if [[ ",$rows," == *,plan,* ]]; then
+			measure plan "${n}tasks" "$tmp/cycleabi" analyze "$tmp/chain.bin" --plan "$tmp/chain.json"
+		fi
+		if [[ ",$rows," == *,diff,* ]]; then
+			"$tmp/cycleabi" synth "$tmp/chain.json" --seed 2 -o "$tmp/chain2.bin" >/dev/null 2>&1
+			"$tmp/cycleabi" analyze "$tmp/chain.bin" --plan "$tmp/chain.json" --format json -o "$tmp/a.json"
+			"$tmp/cycleabi" analyze "$tmp/chain2.bin" --plan "$tmp/chain.json" --format json -o "$tmp/b.json"
+			measure diff "${n}tasks" "$tmp/cycleabi" diff "$tmp/a.json" "$tmp/b.json"
+			rm "$tmp/chain2.bin" "$tmp/a.json" "$tmp/b.json"
+		fi
 	done
 fi
 if [[ ",$rows," == *,validate,* || ",$rows," == *,vjson,* || ",$rows," == *,decode,* ]]; then

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/internal/infile"
@@ -22,7 +23,9 @@ type diffFlags struct {
 	strict        bool
 }
 
-// maxReportBytes bounds an analyze JSON report read by diff.
+// maxReportBytes bounds an analyze JSON report read by diff (it is
+// streamed, but what it holds is kept: its critical paths, 16 bytes a
+// segment).
 const maxReportBytes = 1 << 30
 
 func newDiffCmd() *cobra.Command {
@@ -114,9 +117,10 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 
 // diffInput reads a report, or analyzes a capture or a JSON trace.
 func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Report, error) {
-	if trace, err := isTrace(path); err != nil {
+	// Opened as every command opens an input: a trace is analyzed.
+	if kind, err := tellInput(path); err != nil {
 		return nil, err
-	} else if trace {
+	} else if kind.isTrace {
 		return in.run(cmd, []string{path}, nil)
 	}
 	file, st, err := infile.Open(path)
@@ -134,17 +138,18 @@ func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Rep
 	if st.Size() > maxReportBytes {
 		return nil, usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
 	}
-	// Read from the file already open (and checked), bounded in case it
-	// grew since.
-	data, err := io.ReadAll(io.NewSectionReader(file, 0, maxReportBytes+1))
-	if err != nil {
-		return nil, usage(fmt.Errorf("%s: %w", path, err))
-	}
-	if int64(len(data)) > maxReportBytes {
+	// Streamed from the file already open (and checked), up to the bound
+	// in case it grew since; what is read is never held whole.
+	r, err := analyze.ReadReportFrom(path, io.NewSectionReader(file, 0, maxReportBytes))
+	var one [1]byte
+	if n, _ := file.ReadAt(one[:], maxReportBytes); n > 0 {
 		return nil, usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
 	}
-	r, err := analyze.ReadReport(path, data)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, usage(err) // the file could not be read
+		}
 		return nil, invalid(err)
 	}
 	return r, nil

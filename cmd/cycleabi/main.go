@@ -54,6 +54,15 @@ func usage(err error) error { return &exitError{code: exitUsage, err: err} }
 // already reported).
 func silent(code int) error { return &exitError{code: code} }
 
+// exitCode is the exit code err carries, exitUsage when it carries none.
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitUsage
+}
+
 var subcommands []func() *cobra.Command
 
 // addCommand registers a subcommand constructor; called from init in each

@@ -16,8 +16,9 @@ import (
 // sources are the captures a command reads, each a capture file or one
 // capture (a rank, or an invocation of a window) of a MegaKernel JSON
 // trace, which package jsontrace reads back into captures. decode,
-// analyze, report, diff and validate all take their inputs through
-// loadSources, so each reads a trace wherever it reads a capture.
+// analyze, report and diff take their inputs through loadSources; it,
+// and validate one path at a time, open each path as an input, so each
+// reads a trace wherever it reads a capture.
 type sources struct {
 	// paths[i] is the file source i came from; trace[i] is its trace
 	// capture, nil for a capture file.
@@ -33,7 +34,7 @@ type sources struct {
 	kernelNames []string
 	// decoded are the sources once decode ran.
 	decoded []*decode.Decoded
-	opened  []*jsontrace.Trace
+	opened  []*input
 }
 
 // close releases the captures and the traces' scratch files.
@@ -43,18 +44,84 @@ func (s *sources) close() {
 			d.Capture.Close()
 		}
 	}
-	for _, t := range s.opened {
-		t.Close()
+	for _, in := range s.opened {
+		in.close()
 	}
 }
 
-// isTrace tells a JSON trace (plain or gzip) from a capture by content.
-func isTrace(path string) (bool, error) {
+// input is one path a command reads: a capture file, or a MegaKernel
+// JSON trace (plain or gzip), told apart by content. Every command that
+// reads captures opens its paths through openInput (loadSources through
+// tellInput and read, to refuse the flags a trace states before reading
+// one), so each reads a trace wherever it reads a capture, with the same
+// errors and exit codes.
+type input struct {
+	path string
+	// isTrace says the file is a JSON trace; trace is the trace read back
+	// into captures, nil until read.
+	isTrace bool
+	trace   *jsontrace.Trace
+}
+
+// tellInput tells a JSON trace from a capture by the content of the file
+// at path. A file that cannot be opened or read is a usage or I/O error.
+func tellInput(path string) (*input, error) {
 	ok, err := jsontrace.Sniff(path)
 	if err != nil {
-		return false, usage(err)
+		return nil, usage(err)
 	}
-	return ok, nil
+	return &input{path: path, isTrace: ok}, nil
+}
+
+// read reads a trace back into its captures; a capture file is left to
+// what reads it (decode, validate). A trace that cannot be read back is
+// invalid input; a file that cannot be read, or a scratch file that
+// cannot be written, a usage or I/O error.
+func (in *input) read() error {
+	if !in.isTrace || in.trace != nil {
+		return nil
+	}
+	t, err := jsontrace.Read(in.path, "")
+	if err != nil {
+		var ie *jsontrace.Error
+		if errors.As(err, &ie) {
+			return invalid(err)
+		}
+		return usage(err)
+	}
+	in.trace = t
+	return nil
+}
+
+// sources are the captures the input holds once read: for a capture file
+// one, nil (the file itself); for a trace one per rank, or per invocation
+// of a window, in the trace's order (by rank, then invocation id).
+func (in *input) sources() []*jsontrace.Source {
+	if in.trace == nil {
+		return []*jsontrace.Source{nil}
+	}
+	return in.trace.Sources
+}
+
+// close releases a trace's scratch file.
+func (in *input) close() {
+	if in.trace != nil {
+		in.trace.Close()
+		in.trace = nil
+	}
+}
+
+// openInput tells what the file at path holds and reads it into its
+// captures (see input.sources). Close the input when done.
+func openInput(path string) (*input, error) {
+	in, err := tellInput(path)
+	if err == nil {
+		err = in.read()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // loadSources resolves paths (or the window invs, when not nil) into
@@ -67,14 +134,14 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 	if invs != nil {
 		paths = invs.captures
 	}
-	kind := make([]bool, len(paths))
+	ins := make([]*input, len(paths))
 	anyTrace := false
 	for i, p := range paths {
 		var err error
-		if kind[i], err = isTrace(p); err != nil {
+		if ins[i], err = tellInput(p); err != nil {
 			return s, err
 		}
-		anyTrace = anyTrace || kind[i]
+		anyTrace = anyTrace || ins[i].isTrace
 	}
 	if !anyTrace {
 		s.paths, s.traces = paths, make([]*jsontrace.Source, len(paths))
@@ -108,7 +175,7 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 	}
 	var capPaths []string
 	for i, p := range paths {
-		if !kind[i] {
+		if !ins[i].isTrace {
 			capPaths = append(capPaths, p)
 		}
 	}
@@ -129,7 +196,7 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 	window := false
 	k := 0
 	for i, p := range paths {
-		if !kind[i] {
+		if !ins[i].isTrace {
 			s.paths = append(s.paths, p)
 			s.traces = append(s.traces, nil)
 			s.ranks = append(s.ranks, capRanks[k])
@@ -139,16 +206,11 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 			k++
 			continue
 		}
-		t, err := jsontrace.Read(p, "")
-		if err != nil {
-			var ie *jsontrace.Error
-			if errors.As(err, &ie) {
-				return s, invalid(err)
-			}
-			return s, usage(err)
+		if err := ins[i].read(); err != nil {
+			return s, err
 		}
-		s.opened = append(s.opened, t)
-		for _, src := range t.Sources {
+		s.opened = append(s.opened, ins[i])
+		for _, src := range ins[i].sources() {
 			d, err := src.Decode()
 			if err != nil {
 				return s, exitFor(err)

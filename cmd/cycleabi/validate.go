@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
-	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -165,14 +163,10 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 				err = fmt.Errorf("%s: %w", places[i], err)
 			}
 			fmt.Fprintf(stderr, "cycleabi: %v\n", err)
-			// A trace that cannot be read back is invalid input; a file
-			// that cannot be read is an I/O error.
-			var te *jsontrace.Error
-			if errors.As(err, &te) {
-				fail(exitInvalid)
-			} else {
-				fail(exitUsage)
-			}
+			// The exit code checkPath gave it: a trace that cannot be read
+			// back is invalid input, a file that cannot be read an I/O
+			// error.
+			fail(exitCode(err))
 			if doc != nil {
 				doc.AddIOError(paths[i], err)
 			}
@@ -276,26 +270,27 @@ type checked struct {
 }
 
 // checkPath validates the capture at path, or each capture of the JSON
-// trace at path.
+// trace at path. The input is opened as every command opens one
+// (openInput), one path at a time, so that a run over many captures holds
+// only the few being validated.
 func checkPath(path string, o validate.Options) []checked {
-	trace, err := isTrace(path)
-	if err != nil || !trace {
-		var r *validate.Result
-		if err == nil {
-			r, err = validate.CheckFile(path, o)
-		}
-		return []checked{{r: r, err: err}}
-	}
-	t, err := jsontrace.Read(path, "")
+	in, err := openInput(path)
 	if err != nil {
 		return []checked{{err: err}}
 	}
-	defer t.Close()
+	defer in.close()
 	var out []checked
-	for _, src := range t.Sources {
+	for _, src := range in.sources() {
+		if src == nil {
+			r, err := validate.CheckFile(path, o)
+			if err != nil {
+				err = usage(err)
+			}
+			return append(out, checked{r: r, err: err})
+		}
 		r, err := src.Validate(o)
 		if err != nil {
-			return append(out, checked{err: err})
+			return append(out, checked{err: usage(err)})
 		}
 		c := checked{r: r}
 		for _, n := range src.Notes {

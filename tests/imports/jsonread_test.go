@@ -15,11 +15,11 @@ import (
 // Its users import it; it imports, of the module, only the input opener;
 // and encoding/json decodes input only where a value jsonread has
 // already read and checked is mapped onto a struct (a trace's metadata
-// object), where the input is a report this module wrote (diff's), or
-// where a test helper reads back what this module's writers wrote.
+// object), or where a test helper reads back what this module's writers
+// wrote. diff's analyze reports are read through jsonread too.
 func TestOneJSONReader(t *testing.T) {
 	root := filepath.Join("..", "..")
-	for _, dir := range []string{"tracemerge", "jsontrace", "plan", "decode/kernelnames", "internal/yamlpos"} {
+	for _, dir := range []string{"tracemerge", "jsontrace", "plan", "decode/kernelnames", "internal/yamlpos", "analyze"} {
 		p, err := build.ImportDir(filepath.Join(root, dir), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -40,8 +40,6 @@ func TestOneJSONReader(t *testing.T) {
 	allowed := map[string]bool{
 		"jsontrace/read.go":        true, // megaKernelCycleTrace, read and checked by jsonread
 		"tracemerge/megakernel.go": true, // the same
-		"analyze/diff.go":          true, // analyze --format json reports
-		"analyze/segments.go":      true, // the same: their critical path's segments
 		// Test helpers reading back what this module's writers wrote.
 		"decode/internal/decodetest/decodetest.go": true, // a JSON trace decode wrote
 		"internal/golden/golden.go":                true, // JSON texts compared as values
