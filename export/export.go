@@ -73,6 +73,25 @@ type Record struct {
 	Invocation
 }
 
+// bareRecord is a Record of a capture outside a window, the same columns
+// (errBareRecord checks), with its invocation columns as values that are
+// all zero, which parquet-go writes as nulls a run at a time, where
+// Record's pointers cost a test and a null written for every row.
+type bareRecord struct {
+	CoreType string `parquet:"core_type,dict,uncompressed"`
+	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
+	abi.ProfileRecord
+	Name         string `parquet:"name,dict,uncompressed"`
+	Kind         string `parquet:"kind,dict,uncompressed"`
+	TaskType     string `parquet:"task_type,dict,optional,uncompressed"`
+	Stage        string `parquet:"stage,dict,optional,uncompressed"`
+	StartNs      int64  `parquet:"start_ns,delta,uncompressed"`
+	EndNs        int64  `parquet:"end_ns,delta,uncompressed"`
+	InvocationID int64  `parquet:"invocation_id,optional"`
+	Step         int64  `parquet:"step,optional"`
+	Direction    string `parquet:"direction,dict,optional"`
+}
+
 // Invocation labels the rows of a capture that is one launch of a window;
 // null for a rank's only capture.
 type Invocation struct {
@@ -140,6 +159,9 @@ type Writer struct {
 func Create(path string) (*Writer, error) {
 	if errRecordFields != nil {
 		return nil, errRecordFields
+	}
+	if errBareRecord != nil {
+		return nil, errBareRecord
 	}
 	d, err := outfile.CreateDir(path)
 	if err != nil {

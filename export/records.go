@@ -119,10 +119,18 @@ type labels struct {
 	index           uint32 // the copy's index in that job
 }
 
-// encoder writes jobs as Parquet files through a writer of its own.
+// encoder writes jobs as Parquet files through writers of its own, one
+// per Go row type.
 type encoder struct {
-	w       *parquet.GenericWriter[Record]
-	scratch []Record
+	full rowEncoder[Record]
+	bare rowEncoder[bareRecord]
+}
+
+// rowEncoder is an encoder's writer of rows of type T, and the rows it
+// fills from a job's.
+type rowEncoder[T any] struct {
+	w       *parquet.GenericWriter[T]
+	scratch []T
 }
 
 // encodeRows is how many rows an encoder turns into Records at once.
@@ -228,11 +236,28 @@ func (w *recordWriter) commitReady() {
 	}
 }
 
-// encode writes j's rows as a Parquet file into j.file.
+// encode writes j's rows as a Parquet file into j.file: as bareRecords
+// for a capture outside a window, whose invocation columns are all null.
 func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
+	if w.inv.InvocationID == nil && w.inv.Step == nil && w.inv.Direction == "" {
+		return encodeRowsAs(&e.bare, j, func(r *row, lb *labels) bareRecord {
+			return bareRecord{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
+				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: r.startNs, EndNs: r.endNs}
+		})
+	}
+	return encodeRowsAs(&e.full, j, func(r *row, lb *labels) Record {
+		return Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
+			Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
+			StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+	})
+}
+
+// encodeRowsAs writes j's rows, each made a T by conv, as a Parquet file
+// into j.file.
+func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, conv func(*row, *labels) T) error {
 	if e.w == nil {
-		e.w = parquet.NewGenericWriter[Record](&j.file, encoderOptions...)
-		e.scratch = make([]Record, encodeRows)
+		e.w = parquet.NewGenericWriter[T](&j.file, encoderOptions...)
+		e.scratch = make([]T, encodeRows)
 	} else {
 		e.w.Reset(&j.file)
 	}
@@ -241,10 +266,7 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 		n := min(len(rows), encodeRows)
 		recs := e.scratch[:n]
 		for i := range recs {
-			r, lb := &rows[i], &j.labels[rows[i].label]
-			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
-				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
-				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+			recs[i] = conv(&rows[i], &j.labels[rows[i].label])
 		}
 		_, err = e.w.Write(recs)
 		rows = rows[n:]

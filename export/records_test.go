@@ -124,6 +124,9 @@ func TestRowGroupsInOrder(t *testing.T) {
 				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord) {
 				t.Fatalf("row %d is %+v, the record %+v", i, r, w)
 			}
+			if r.InvocationID != nil || r.Step != nil || r.Direction != "" {
+				t.Fatalf("row %d of a capture outside a window has invocation columns %v %v %q", i, r.InvocationID, r.Step, r.Direction)
+			}
 		}
 		groups := pf.RowGroups()
 		for i, g := range groups {
