@@ -197,8 +197,10 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		err error
 	}
 	analyzed := make(chan analysis, 1)
+	feed := newFeed(&w.records)
 	go func() {
-		a, err := analyze.Analyze(d, o)
+		a, err := analyze.AnalyzeWalk(d, o, feed.walk)
+		feed.drain()
 		analyzed <- analysis{a, err}
 	}()
 	recordOpts := append(slices.Clip(meta), recordOptions...)
@@ -206,6 +208,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		rw := newRecordWriter(pw, &w.records, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
+			feed.add(&r)
 			addErr = rw.add(&r)
 			return addErr == nil
 		})
@@ -214,6 +217,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		}
 		return rw.close(err)
 	})
+	feed.close()
 	an := <-analyzed
 	if an.err != nil {
 		return nil, an.err

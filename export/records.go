@@ -141,6 +141,7 @@ const encodeRows = 256
 // buffers. An export of many small captures then allocates them once.
 type recordPool struct {
 	cache    *[4096]labels
+	batches  [][]decode.Record // the feed's
 	jobs     []*rowGroupJob
 	encoders []*encoder
 }
