@@ -177,12 +177,12 @@ func (w *Writer) Commit() error { return w.dir.Commit() }
 func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
-// row; it returns the analysis. The records are written in a walk of their
-// own while another goroutine analyzes the capture in its walk, so that
-// the analysis takes a CPU the encoders would leave idle until the first
-// row group is filled, not time before the records: walked as one (a hook
-// in Analyze's walk) the two took more CPU, not less (1.45 against 1.35 s
-// on the 256 MB capture).
+// row; it returns the analysis. One walk of the capture writes the
+// records and hands them on (feed) to the analysis on a goroutine of its
+// own, so that the capture is merged into trace order once and the
+// analysis takes a CPU the encoders would leave idle until the first row
+// group is filled, not time before the records. (The analysis done in the
+// walk's goroutine, a hook in its loop, took more CPU than two walks.)
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
