@@ -241,21 +241,28 @@ func (w *recordWriter) commitReady() {
 // for a capture outside a window, whose invocation columns are all null.
 func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 	if w.inv.InvocationID == nil && w.inv.Step == nil && w.inv.Direction == "" {
-		return encodeRowsAs(&e.bare, j, func(r *row, lb *labels) bareRecord {
-			return bareRecord{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
-				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage, StartNs: r.startNs, EndNs: r.endNs}
+		return encodeRowsAs(&e.bare, j, func(recs []bareRecord, rows []row) {
+			for i := range recs {
+				r, lb, b := &rows[i], &j.labels[rows[i].label], &recs[i]
+				b.CoreType, b.BlockID, b.ProfileRecord, b.StartNs, b.EndNs = w.coreNames[r.core], r.block, r.rec, r.startNs, r.endNs
+				b.Name, b.Kind, b.TaskType, b.Stage = lb.name, lb.kind, lb.taskType, lb.stage
+			}
 		})
 	}
-	return encodeRowsAs(&e.full, j, func(r *row, lb *labels) Record {
-		return Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
-			Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
-			StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+	return encodeRowsAs(&e.full, j, func(recs []Record, rows []row) {
+		for i := range recs {
+			r, lb := &rows[i], &j.labels[rows[i].label]
+			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
+				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
+				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+		}
 	})
 }
 
-// encodeRowsAs writes j's rows, each made a T by conv, as a Parquet file
-// into j.file.
-func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, conv func(*row, *labels) T) error {
+// encodeRowsAs writes j's rows as a Parquet file into j.file, encodeRows
+// at a time made Ts by fill (recs as many as rows; a bareRecord's fields
+// fill leaves alone stay zero).
+func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, fill func(recs []T, rows []row)) error {
 	if e.w == nil {
 		e.w = parquet.NewGenericWriter[T](&j.file, encoderOptions...)
 		e.scratch = make([]T, encodeRows)
@@ -266,9 +273,7 @@ func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, conv func(*row, *labe
 	for rows := j.rows; len(rows) > 0 && err == nil; {
 		n := min(len(rows), encodeRows)
 		recs := e.scratch[:n]
-		for i := range recs {
-			recs[i] = conv(&rows[i], &j.labels[rows[i].label])
-		}
+		fill(recs, rows[:n])
 		_, err = e.w.Write(recs)
 		rows = rows[n:]
 	}
