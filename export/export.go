@@ -29,8 +29,6 @@ package export
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -300,19 +298,15 @@ func invocation(v *analyze.Invocation) Invocation {
 
 // writeTable writes one Parquet file of the folder through fill.
 func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption, fill func(*parquet.GenericWriter[T]) error) error {
-	path, err := dir.Path(rel)
+	f, err := dir.Create(rel)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	// Only Write: the copied row groups of the records table (see
-	// recordWriter) then pass through the writer's buffer, where an
-	// io.ReaderFrom would take a 32 KiB buffer of its own for each column
-	// chunk.
-	pw := parquet.NewGenericWriter[T](writeOnly{f}, opts...)
+	// Only Write (a DirFile has no other method): the copied row groups
+	// of the records table (see recordWriter) then pass through the
+	// writer's buffer, where an io.ReaderFrom would take a 32 KiB buffer
+	// of its own for each column chunk.
+	pw := parquet.NewGenericWriter[T](f, opts...)
 	err = fill(pw)
 	if cerr := pw.Close(); err == nil {
 		err = cerr
@@ -325,8 +319,3 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	}
 	return nil
 }
-
-// writeOnly hides its Writer's other methods.
-type writeOnly struct{ w io.Writer }
-
-func (w writeOnly) Write(b []byte) (int, error) { return w.w.Write(b) }
