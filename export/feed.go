@@ -4,7 +4,8 @@ import "github.com/megakernel/cycleabi/decode"
 
 // feedBatch is how many records the records' walk hands the analysis at
 // once: enough that a hand-over is rare, few enough that the batches in
-// flight stay small (feedBatches of them, 72 bytes a record).
+// flight stay small (feedBatches of them, 64 bytes a record) and in the
+// CPU's cache (docs/performance.md).
 const (
 	feedBatch   = 4096
 	feedBatches = 4
