@@ -133,7 +133,8 @@ type rowEncoder[T any] struct {
 	scratch []T
 }
 
-// encodeRows is how many rows an encoder turns into Records at once.
+// encodeRows is how many rows an encoder turns into Records (or
+// bareRecords) at once.
 const encodeRows = 256
 
 // recordPool is the memory of a records writer, kept for the next one: the
