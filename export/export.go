@@ -175,8 +175,8 @@ func (w *Writer) Commit() error { return w.dir.Commit() }
 func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
-// row; it returns the analysis, made with o.ExactLimit set to
-// analysisExactLimit. One walk of the capture writes the
+// row; it returns the analysis, made with o.ExactLimit set to 1
+// (analysisExactLimit: its percentiles come from histograms). One walk of the capture writes the
 // records and hands them on (feed) to the analysis on a goroutine of its
 // own, so that the capture is merged into trace order once and the
 // analysis takes a CPU the encoders would leave idle until the first row
