@@ -176,12 +176,13 @@ func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
 // row; it returns the analysis, made with o.ExactLimit set to 1
-// (analysisExactLimit: its percentiles come from histograms). One walk of the capture writes the
-// records and hands them on (feed) to the analysis on a goroutine of its
-// own, so that the capture is merged into trace order once and the
-// analysis takes a CPU the encoders would leave idle until the first row
-// group is filled, not time before the records. (The analysis done in the
-// walk's goroutine, a hook in its loop, took more CPU than two walks.)
+// (analysisExactLimit: its percentiles come from histograms). One walk of
+// the capture writes the records and hands them on (feed) to the analysis
+// on a goroutine of its own, so that the capture is merged into trace
+// order once and the analysis takes a CPU the encoders would leave idle
+// until the first row group is filled, not time before the records. (The
+// analysis done in the walk's goroutine, a hook in its loop, took more CPU
+// than two walks.)
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
