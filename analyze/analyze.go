@@ -311,7 +311,14 @@ type analyzer struct {
 // Analyze walks d once and returns its analysis. With o.Deps it also
 // finds the critical path (reading the records on it back from the
 // capture).
-func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
+func Analyze(d *decode.Decoded, o Options) (*Rank, error) { return AnalyzeWalk(d, o, d.Records) }
+
+// AnalyzeWalk is Analyze of the records walk yields, which must be d's
+// records in trace order, as d.Records yields them: for a caller that walks
+// the capture for a purpose of its own and hands the records on, so that
+// the capture is walked once, not twice (export). A walk that stops early
+// leaves an analysis of the records it gave.
+func AnalyzeWalk(d *decode.Decoded, o Options, walk func(yield func(decode.Record) bool) error) (*Rank, error) {
 	if !(o.FrequencyMHz > 0) || math.IsInf(o.FrequencyMHz, 0) {
 		return nil, fmt.Errorf("cycle frequency must be positive and finite, got %v MHz", o.FrequencyMHz)
 	}
@@ -331,7 +338,7 @@ func Analyze(d *decode.Decoded, o Options) (*Rank, error) {
 	}
 	first := make([]bool, len(accs))
 	var fl Flows
-	err := d.Records(func(r decode.Record) bool {
+	err := walk(func(r decode.Record) bool {
 		acc := &accs[r.Active]
 		c := &acc.core
 		if !first[r.Active] {

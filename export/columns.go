@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/parquet-go/parquet-go"
@@ -31,6 +32,34 @@ var fieldEncodings = map[string]string{
 // errRecordFields says why they could not be derived (a generator out of
 // step with the field table).
 var recordFieldTags, errRecordFields = fieldTags(reflect.TypeFor[abi.ProfileRecord](), abi.ProfileRecordFields())
+
+// errBareRecord says how bareRecord's columns differ from Record's, in
+// order, type, repetition, encoding or compression: its row groups are
+// copied into the records table verbatim.
+var errBareRecord = sameColumns(schemaOf[Record](), schemaOf[bareRecord]())
+
+func schemaOf[T any]() *parquet.Schema {
+	opts := make([]parquet.SchemaOption, len(recordFieldTags))
+	for i, t := range recordFieldTags {
+		opts[i] = t
+	}
+	return parquet.SchemaOf(new(T), opts...)
+}
+
+// sameColumns says how b's columns differ from a's, nil when they do not.
+func sameColumns(a, b *parquet.Schema) error {
+	if !parquet.EqualNodes(a, b) {
+		return fmt.Errorf("export: the columns of %s are not those of %s", b.Name(), a.Name())
+	}
+	for _, path := range a.Columns() {
+		ca, _ := a.Lookup(path...)
+		cb, _ := b.Lookup(path...)
+		if ca.Node.Encoding() != cb.Node.Encoding() || ca.Node.Compression() != cb.Node.Compression() {
+			return fmt.Errorf("export: column %s is encoded or compressed otherwise in %s and %s", strings.Join(path, "."), b.Name(), a.Name())
+		}
+	}
+	return nil
+}
 
 func fieldTags(t reflect.Type, fields []abi.FieldInfo) ([]*parquet.StructTagOption, error) {
 	var goFields []reflect.StructField

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestFieldTags: each field of a record struct is named after the
@@ -48,5 +49,47 @@ func TestFieldTags(t *testing.T) {
 		if _, err := fieldTags(reflect.TypeFor[rec](), c.fields); err == nil || !strings.Contains(err.Error(), c.err) {
 			t.Errorf("fields %v: %v, want %q", c.fields, err, c.err)
 		}
+	}
+}
+
+// TestBareRecordIsRecord: the rows of a capture outside a window are
+// written as bareRecords, whose columns must be Record's to the encoding,
+// as their row groups are copied into the table verbatim; sameColumns
+// tells a column encoded otherwise, made optional or left out.
+func TestBareRecordIsRecord(t *testing.T) {
+	if errBareRecord != nil {
+		t.Fatal(errBareRecord)
+	}
+	type base struct {
+		Name string `parquet:"name,dict"`
+		Kind string `parquet:"kind,dict,optional"`
+	}
+	for _, c := range []struct {
+		other any
+		err   string
+	}{
+		{struct {
+			Name string `parquet:"name"`
+			Kind string `parquet:"kind,dict,optional"`
+		}{}, "column name is encoded or compressed otherwise"},
+		{struct {
+			Name string `parquet:"name,dict"`
+			Kind string `parquet:"kind,dict,optional,zstd"`
+		}{}, "column kind is encoded or compressed otherwise"},
+		{struct {
+			Name string `parquet:"name,dict"`
+			Kind string `parquet:"kind,dict"`
+		}{}, "are not"},
+		{struct {
+			Name string `parquet:"name,dict"`
+		}{}, "are not"},
+	} {
+		err := sameColumns(parquet.SchemaOf(base{}), parquet.SchemaOf(c.other))
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%T: %v, want %q", c.other, err, c.err)
+		}
+	}
+	if err := sameColumns(parquet.SchemaOf(base{}), parquet.SchemaOf(base{})); err != nil {
+		t.Error(err)
 	}
 }

@@ -29,8 +29,6 @@ package export
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strconv"
 
@@ -71,6 +69,25 @@ type Record struct {
 	StartNs int64 `parquet:"start_ns,delta,uncompressed"`
 	EndNs   int64 `parquet:"end_ns,delta,uncompressed"`
 	Invocation
+}
+
+// bareRecord is a Record of a capture outside a window, the same columns
+// (errBareRecord checks), with its invocation columns as values that are
+// all zero, which parquet-go writes as nulls a run at a time, where
+// Record's pointers cost a test and a null written for every row.
+type bareRecord struct {
+	CoreType string `parquet:"core_type,dict,uncompressed"`
+	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
+	abi.ProfileRecord
+	Name         string `parquet:"name,dict,uncompressed"`
+	Kind         string `parquet:"kind,dict,uncompressed"`
+	TaskType     string `parquet:"task_type,dict,optional,uncompressed"`
+	Stage        string `parquet:"stage,dict,optional,uncompressed"`
+	StartNs      int64  `parquet:"start_ns,delta,uncompressed"`
+	EndNs        int64  `parquet:"end_ns,delta,uncompressed"`
+	InvocationID int64  `parquet:"invocation_id,optional"`
+	Step         int64  `parquet:"step,optional"`
+	Direction    string `parquet:"direction,dict,optional"`
 }
 
 // Invocation labels the rows of a capture that is one launch of a window;
@@ -141,6 +158,9 @@ func Create(path string) (*Writer, error) {
 	if errRecordFields != nil {
 		return nil, errRecordFields
 	}
+	if errBareRecord != nil {
+		return nil, errBareRecord
+	}
 	d, err := outfile.CreateDir(path)
 	if err != nil {
 		return nil, err
@@ -155,12 +175,14 @@ func (w *Writer) Commit() error { return w.dir.Commit() }
 func (w *Writer) Abort() { w.dir.Abort() }
 
 // Add analyzes one capture under o and writes its records, cores and rank
-// row; it returns the analysis. The records are written in a walk of their
-// own while another goroutine analyzes the capture in its walk, so that
-// the analysis takes a CPU the encoders would leave idle until the first
-// row group is filled, not time before the records: walked as one (a hook
-// in Analyze's walk) the two took more CPU, not less (1.45 against 1.35 s
-// on the 256 MB capture).
+// row; it returns the analysis, made with o.ExactLimit set to 1
+// (analysisExactLimit: its percentiles come from histograms). One walk of
+// the capture writes the records and hands them on (feed) to the analysis
+// on a goroutine of its own, so that the capture is merged into trace
+// order once and the analysis takes a CPU the encoders would leave idle
+// until the first row group is filled, not time before the records. (The
+// analysis done in the walk's goroutine, a hook in its loop, took more CPU
+// than two walks.)
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
 	part := w.parts
 	w.parts++
@@ -175,8 +197,12 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		err error
 	}
 	analyzed := make(chan analysis, 1)
+	feed := newFeed(&w.records)
+	ao := o
+	ao.ExactLimit = analysisExactLimit
 	go func() {
-		a, err := analyze.Analyze(d, o)
+		a, err := analyze.AnalyzeWalk(d, ao, feed.walk)
+		feed.drain()
 		analyzed <- analysis{a, err}
 	}()
 	recordOpts := append(slices.Clip(meta), recordOptions...)
@@ -184,6 +210,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		rw := newRecordWriter(pw, &w.records, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
+			feed.add(&r)
 			addErr = rw.add(&r)
 			return addErr == nil
 		})
@@ -192,6 +219,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		}
 		return rw.close(err)
 	})
+	feed.close()
 	an := <-analyzed
 	if an.err != nil {
 		return nil, an.err
@@ -232,6 +260,13 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	}
 	return a, nil
 }
+
+// analysisExactLimit is the Options.ExactLimit of Add's analysis: the
+// tables hold no duration percentiles, which are all that exact durations
+// make exact (counts, totals and maxima always are), so the analysis keeps
+// one, not millions to sort, and its percentiles come from histograms
+// (within 0.4%).
+const analysisExactLimit = 1
 
 // tableOptions are the writer options of every table.
 var tableOptions = []parquet.WriterOption{
@@ -274,19 +309,15 @@ func invocation(v *analyze.Invocation) Invocation {
 
 // writeTable writes one Parquet file of the folder through fill.
 func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption, fill func(*parquet.GenericWriter[T]) error) error {
-	path, err := dir.Path(rel)
+	f, err := dir.Create(rel)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	// Only Write: the copied row groups of the records table (see
-	// recordWriter) then pass through the writer's buffer, where an
-	// io.ReaderFrom would take a 32 KiB buffer of its own for each column
-	// chunk.
-	pw := parquet.NewGenericWriter[T](writeOnly{f}, opts...)
+	// Only Write (a DirFile has no other method): the copied row groups
+	// of the records table (see recordWriter) then pass through the
+	// writer's buffer, where an io.ReaderFrom would take a 32 KiB buffer
+	// of its own for each column chunk.
+	pw := parquet.NewGenericWriter[T](f, opts...)
 	err = fill(pw)
 	if cerr := pw.Close(); err == nil {
 		err = cerr
@@ -299,8 +330,3 @@ func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption
 	}
 	return nil
 }
-
-// writeOnly hides its Writer's other methods.
-type writeOnly struct{ w io.Writer }
-
-func (w writeOnly) Write(b []byte) (int, error) { return w.w.Write(b) }

@@ -119,13 +119,22 @@ type labels struct {
 	index           uint32 // the copy's index in that job
 }
 
-// encoder writes jobs as Parquet files through a writer of its own.
+// encoder writes jobs as Parquet files through writers of its own, one
+// per Go row type.
 type encoder struct {
-	w       *parquet.GenericWriter[Record]
-	scratch []Record
+	full rowEncoder[Record]
+	bare rowEncoder[bareRecord]
 }
 
-// encodeRows is how many rows an encoder turns into Records at once.
+// rowEncoder is an encoder's writer of rows of type T, and the rows it
+// fills from a job's.
+type rowEncoder[T any] struct {
+	w       *parquet.GenericWriter[T]
+	scratch []T
+}
+
+// encodeRows is how many rows an encoder turns into Records (or
+// bareRecords) at once.
 const encodeRows = 256
 
 // recordPool is the memory of a records writer, kept for the next one: the
@@ -133,6 +142,7 @@ const encodeRows = 256
 // buffers. An export of many small captures then allocates them once.
 type recordPool struct {
 	cache    *[4096]labels
+	batches  [][]decode.Record // the feed's
 	jobs     []*rowGroupJob
 	encoders []*encoder
 }
@@ -228,11 +238,35 @@ func (w *recordWriter) commitReady() {
 	}
 }
 
-// encode writes j's rows as a Parquet file into j.file.
+// encode writes j's rows as a Parquet file into j.file: as bareRecords
+// for a capture outside a window, whose invocation columns are all null.
 func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
+	if w.inv.InvocationID == nil && w.inv.Step == nil && w.inv.Direction == "" {
+		return encodeRowsAs(&e.bare, j, func(recs []bareRecord, rows []row) {
+			for i := range recs {
+				r, lb, b := &rows[i], &j.labels[rows[i].label], &recs[i]
+				b.CoreType, b.BlockID, b.ProfileRecord, b.StartNs, b.EndNs = w.coreNames[r.core], r.block, r.rec, r.startNs, r.endNs
+				b.Name, b.Kind, b.TaskType, b.Stage = lb.name, lb.kind, lb.taskType, lb.stage
+			}
+		})
+	}
+	return encodeRowsAs(&e.full, j, func(recs []Record, rows []row) {
+		for i := range recs {
+			r, lb := &rows[i], &j.labels[rows[i].label]
+			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
+				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
+				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+		}
+	})
+}
+
+// encodeRowsAs writes j's rows as a Parquet file into j.file, encodeRows
+// at a time made Ts by fill (recs as many as rows; a bareRecord's fields
+// fill leaves alone stay zero).
+func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, fill func(recs []T, rows []row)) error {
 	if e.w == nil {
-		e.w = parquet.NewGenericWriter[Record](&j.file, encoderOptions...)
-		e.scratch = make([]Record, encodeRows)
+		e.w = parquet.NewGenericWriter[T](&j.file, encoderOptions...)
+		e.scratch = make([]T, encodeRows)
 	} else {
 		e.w.Reset(&j.file)
 	}
@@ -240,12 +274,7 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 	for rows := j.rows; len(rows) > 0 && err == nil; {
 		n := min(len(rows), encodeRows)
 		recs := e.scratch[:n]
-		for i := range recs {
-			r, lb := &rows[i], &j.labels[rows[i].label]
-			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
-				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
-				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
-		}
+		fill(recs, rows[:n])
 		_, err = e.w.Write(recs)
 		rows = rows[n:]
 	}

@@ -2,8 +2,10 @@ package export_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -124,6 +126,9 @@ func TestRowGroupsInOrder(t *testing.T) {
 				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord) {
 				t.Fatalf("row %d is %+v, the record %+v", i, r, w)
 			}
+			if r.InvocationID != nil || r.Step != nil || r.Direction != "" {
+				t.Fatalf("row %d of a capture outside a window has invocation columns %v %v %q", i, r.InvocationID, r.Step, r.Direction)
+			}
 		}
 		groups := pf.RowGroups()
 		for i, g := range groups {
@@ -134,6 +139,40 @@ func TestRowGroupsInOrder(t *testing.T) {
 		if n := (len(want) + export.RowGroupRows - 1) / export.RowGroupRows; len(groups) != n {
 			t.Errorf("%d row groups, want %d", len(groups), n)
 		}
+	}
+}
+
+// TestAnalysisOfTheWalk: the analysis Add returns, made of the records
+// its walk hands on (several batches of them), is Analyze's of the capture
+// with one exact duration;
+// a capture its analysis refuses fails the export, which returns.
+func TestAnalysisOfTheWalk(t *testing.T) {
+	d := bigCapture(t, 1024, 0)
+	o := analyze.Options{FrequencyMHz: 1000}
+	w, err := export.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	got, err := w.Add(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := o
+	exact.ExactLimit = 1 // as Add's
+	want, err := analyze.Analyze(d, exact)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Records < 3*4096 {
+		t.Fatalf("%d records: too few to fill several batches", got.Records)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Add's analysis differs from Analyze's")
+	}
+	o.FrequencyMHz = math.NaN()
+	if _, err := w.Add(d, o); err == nil || !strings.Contains(err.Error(), "frequency") {
+		t.Errorf("with a NaN frequency: %v", err)
 	}
 }
 

@@ -76,6 +76,43 @@ func (d *Dir) Path(rel string) (string, error) {
 	return p, nil
 }
 
+// Create creates the file rel of the folder (as Path) for writing. Its
+// write-back to disk is started as it is written, every writebackChunk
+// bytes, as a File's is: Commit's fsync then waits for little more than
+// the last chunk of each file instead of all of them.
+func (d *Dir) Create(rel string) (*DirFile, error) {
+	p, err := d.Path(rel)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", d.name, err)
+	}
+	return &DirFile{file: f}, nil
+}
+
+// DirFile is a file of a Dir being written (Dir.Create).
+type DirFile struct {
+	file *os.File
+	// written and unflushed are as a File's.
+	written, unflushed int64
+}
+
+// Write writes p at the end of the file.
+func (f *DirFile) Write(p []byte) (int, error) {
+	n, err := f.file.Write(p)
+	f.written += int64(n)
+	if f.written-f.unflushed >= writebackChunk {
+		startWriteback(f.file, f.unflushed, f.written-f.unflushed)
+		f.unflushed = f.written
+	}
+	return n, err
+}
+
+// Close closes the file; Commit syncs it.
+func (f *DirFile) Close() error { return f.file.Close() }
+
 // Commit syncs the folder's files and renames the folder into place.
 func (d *Dir) Commit() error {
 	if d.closed {
