@@ -29,15 +29,15 @@ func TestDecodeSeams(t *testing.T) {
 		banned []string // packages of the module pkg must not import
 		why    string
 	}{
-		{"decode", []string{"decode/render", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/cycleabi"},
+		{"decode", []string{"decode/render", "decode/perfetto", "decode/flows", "decode/kernelnames", "internal/cli"},
 			"decode walks and merges records; the writers, arrows and names are above it"},
-		{"decode/kernelnames", []string{"decode", "decode/render", "decode/perfetto", "decode/flows", "cmd/cycleabi"},
+		{"decode/kernelnames", []string{"decode", "decode/render", "decode/perfetto", "decode/flows", "internal/cli"},
 			"a names file is read without a capture (dump, analyze and export read it too)"},
-		{"decode/flows", []string{"decode/render", "decode/perfetto", "cmd/cycleabi"},
+		{"decode/flows", []string{"decode/render", "decode/perfetto", "internal/cli"},
 			"the arrows are found without a writer (analyze uses them)"},
-		{"decode/render", []string{"decode/perfetto", "cmd/cycleabi"},
+		{"decode/render", []string{"decode/perfetto", "internal/cli"},
 			"the JSON writer and the pipeline link no protobuf encoder (tracemerge writes JSON through them)"},
-		{"decode/perfetto", []string{"cmd/cycleabi"},
+		{"decode/perfetto", []string{"internal/cli"},
 			"the CLI is a thin layer over the writers, never below them"},
 	} {
 		p := load(t, rule.pkg)
