@@ -8,7 +8,6 @@ import (
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
@@ -17,6 +16,24 @@ func init() { addCommand(newExportCmd) }
 
 // exportMemoryLimit is export's soft memory limit (runtime/debug).
 const exportMemoryLimit = 40 << 20
+
+// Exporter writes one export folder: package export's Writer, which this
+// package does not import (see NewExporter).
+type Exporter interface {
+	// Add analyzes one capture under o and writes its rows; it returns
+	// the capture's analysis.
+	Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
+	// Commit puts the folder in place.
+	Commit() error
+	// Abort removes what was written; after Commit it does nothing.
+	Abort()
+}
+
+// NewExporter starts an export into the folder dir. The cycleabi-export
+// binary sets it (cmd/cycleabi-export); cycleabi leaves it nil, so that the
+// Parquet writer and all it links are in no other command's binary, and
+// its export command runs cycleabi-export instead (exportbin.go).
+var NewExporter func(dir string) (Exporter, error)
 
 type exportFlags struct {
 	in          analyzeInputs
@@ -49,8 +66,13 @@ and copy the folders' rank=R subfolders together: nothing is shared
 between ranks. DIR must not exist or be empty; it appears whole when the
 export succeeds and not at all when it fails or is interrupted.
 
+export is a second program, cycleabi-export, which cycleabi runs with the
+same arguments (beside cycleabi, else on PATH): it alone links the Parquet
+writer, so no other command carries it.
+
 Exit status: 0 on success, 1 when a capture is invalid or does not match
-the schedule, 2 for usage or I/O errors.`,
+the schedule, 2 for usage or I/O errors, or when cycleabi-export is not
+installed or reads another ABI.`,
 		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
@@ -65,6 +87,12 @@ the schedule, 2 for usage or I/O errors.`,
 }
 
 func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
+	if NewExporter == nil {
+		return runExportBinary(cmd)
+	}
+	if err := sameABIAsCaller(); err != nil {
+		return usage(err)
+	}
 	if f.output == "" {
 		return usage(errors.New("export needs -o DIR, the folder to write"))
 	}
@@ -82,7 +110,7 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	if err := outfile.SameFile(f.output, f.in.files(inputs)...); err != nil {
 		return usage(err)
 	}
-	w, err := export.Create(f.output)
+	w, err := NewExporter(f.output)
 	if err != nil {
 		return usage(err)
 	}

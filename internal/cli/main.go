@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -119,6 +120,7 @@ func versionText() string {
 func Main(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetContext(context.WithValue(context.Background(), commandLine{}, args))
 	// What cobra writes itself (--help, --version) ignores write errors;
 	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
 	// as any other write to a full disk does.
