@@ -66,9 +66,10 @@ and copy the folders' rank=R subfolders together: nothing is shared
 between ranks. DIR must not exist or be empty; it appears whole when the
 export succeeds and not at all when it fails or is interrupted.
 
-export is a second program, cycleabi-export, which cycleabi runs with the
-same arguments (beside cycleabi, else on PATH): it alone links the Parquet
-writer, so no other command carries it.
+The Parquet writer is a second program, cycleabi-export, which cycleabi
+runs with these arguments (found beside cycleabi, else on PATH), so that
+no other command links it: install it with go install
+github.com/megakernel/cycleabi/cmd/cycleabi-export@latest, or make build.
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule, 2 for usage or I/O errors, or when cycleabi-export is not
