@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +84,16 @@ func findExportBinary() (string, error) {
 	if beside != "" {
 		where = "found neither in " + beside + " (beside cycleabi) nor on PATH"
 	}
-	return "", fmt.Errorf("export is a second program, %s, %s: install it with `go install %s@latest`, or run `make build` in the repository (it builds both into build/)", ExportBinary, where, exportPackage)
+	return "", fmt.Errorf("export is a second program, %s, %s: install it with `go install %s@%s`, or run `make build` in the repository (it builds both into build/)", ExportBinary, where, exportPackage, installVersion())
+}
+
+// installVersion is the version of cycleabi-export to install beside this
+// cycleabi: its own when go install built it at a version, else latest.
+func installVersion() string {
+	if v := buildinfo.Version(); strings.HasPrefix(v, "v") {
+		return v
+	}
+	return "latest"
 }
 
 // sameABIAsCaller refuses to export for a cycleabi that reads another ABI
