@@ -85,6 +85,13 @@ func TestExportDispatch(t *testing.T) {
 	noPath := t.TempDir() // PATH: a folder with no cycleabi-export
 	capture, names := "../../examples/moe_layer.bin", "../../examples/moe_layer.names.yaml"
 
+	// cycleabi-export --version is cycleabi's: one build, one ABI.
+	v1, _, c1 := runBin(t, noPath, cycleabi, "--version")
+	v2, _, c2 := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--version")
+	if c1 != exitOK || c2 != exitOK || v1 != v2 || !strings.Contains(v2, abi.FingerprintHex) {
+		t.Errorf("--version: cycleabi %q (exit %d), cycleabi-export %q (exit %d); want the same, with the fingerprint", v1, c1, v2, c2)
+	}
+
 	// cycleabi-export run directly: what cycleabi export must write.
 	direct := filepath.Join(t.TempDir(), "direct")
 	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, ExportBinary), capture, "--names", names, "-o", direct); code != exitOK {
