@@ -216,11 +216,13 @@ func TestExportDispatchInterrupted(t *testing.T) {
 	}
 }
 
-// tempHasBytes reports whether dir holds a file with bytes, at any depth.
+// tempHasBytes reports whether dir holds a temporary export folder (its
+// name starts with a dot, outfile.CreateDir) with a file with bytes in it.
 func tempHasBytes(dir string) bool {
 	found := false
 	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		rel, _ := filepath.Rel(dir, path)
+		if err == nil && !d.IsDir() && strings.HasPrefix(rel, ".") {
 			if st, err := d.Info(); err == nil && st.Size() > 0 {
 				found = true
 				return filepath.SkipAll
