@@ -8,9 +8,9 @@ CI_FUZZTIME ?= 10s
 
 all: test
 
-## build: build/cycleabi and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
+## build: build/cycleabi, build/cycleabi-export (which cycleabi export runs, docs/cluster.md) and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
 build:
-	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/abigen
+	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/cycleabi-export ./cmd/abigen
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest
@@ -41,11 +41,11 @@ generate:
 
 ## docs: regenerate docs/cli, a page per command, from the commands' own help (then review the diff)
 docs:
-	$(GO) test ./cmd/cycleabi -run '^TestCLIDocs$$' -count=1 -update
+	$(GO) test ./internal/cli -run '^TestCLIDocs$$' -count=1 -update
 
 ## check-docs: fail with a diff when docs/cli is not what the commands' help says
 check-docs:
-	$(GO) test ./cmd/cycleabi -run '^TestCLIDocs$$' -count=1
+	$(GO) test ./internal/cli -run '^TestCLIDocs$$' -count=1
 	git diff --exit-code -- docs/cli/
 
 ## check-generated: fail with a diff when gen/ is not what abi/schema.yaml generates

@@ -1,12 +1,15 @@
 // Package imports holds tests of the module's import graph: internal/
 // is infrastructure (the YAML reader, the atomic writer, the schema model
 // and the emitters abigen runs) below every product package, so no
-// package under internal/ imports one outside it; of the seams of decode
-// and the packages split out of it (the record walk below the writers,
-// arrows and names; the Chrome JSON and Perfetto writers above the
-// pipeline they share, neither linking the other; tracemerge and analyze
-// link only what they use); and
-// tests use the standard library's testing, so no file imports an
+// package under internal/ imports one outside it, but for internal/cli,
+// the command line, which only cmd/ imports (TestCLIIsTheTop); of the
+// seams of decode and the packages split out of it (the record walk below
+// the writers, arrows and names; the Chrome JSON and Perfetto writers
+// above the pipeline they share, neither linking the other; tracemerge and
+// analyze link only what they use); of the two binaries (cycleabi links no
+// Parquet writer, no HTTP or TLS: cycleabi-export alone does,
+// TestExportIsItsOwnBinary); and tests use the standard library's
+// testing, so no file imports an
 // assertion library; and every JSON input is read through
 // internal/jsonread (TestOneJSONReader).
 package imports

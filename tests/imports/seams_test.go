@@ -2,6 +2,7 @@ package imports
 
 import (
 	"go/build"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,17 +30,17 @@ func TestDecodeSeams(t *testing.T) {
 		banned []string // packages of the module pkg must not import
 		why    string
 	}{
-		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/cycleabi"},
+		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "internal/cli"},
 			"decode walks and merges records; the writers, arrows and names are above it"},
-		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "cmd/cycleabi"},
+		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "internal/cli"},
 			"a names file is read without a capture (dump, analyze and export read it too)"},
-		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "cmd/cycleabi"},
+		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "internal/cli"},
 			"the arrows are found without a writer (analyze uses them)"},
-		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "cmd/cycleabi"},
+		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "internal/cli"},
 			"the pipeline and what the writers share sit below both formats"},
-		{"decode/chromejson", []string{"decode/perfetto", "cmd/cycleabi"},
+		{"decode/chromejson", []string{"decode/perfetto", "internal/cli"},
 			"the JSON writer links no protobuf encoder, and its tests hold the JSON on its own"},
-		{"decode/perfetto", []string{"cmd/cycleabi"},
+		{"decode/perfetto", []string{"internal/cli"},
 			"the CLI is a thin layer over the writers, never below them"},
 	} {
 		p := load(t, rule.pkg)
@@ -82,6 +83,71 @@ func TestLinkedOnlyWhatIsUsed(t *testing.T) {
 	}
 }
 
+// TestExportIsItsOwnBinary: the Parquet writer is linked into
+// cycleabi-export alone. cycleabi's whole closure (the module's packages,
+// the standard library's and the dependencies') holds no parquet-go, none
+// of protobuf's reflection (which parquet-go brings; cycleabi encodes
+// Perfetto's protobuf with protowire alone) and no HTTP or TLS (brotli's
+// http.go brings them), while cycleabi-export links package export. It
+// fails when internal/cli (or anything cycleabi links) imports export.
+func TestExportIsItsOwnBinary(t *testing.T) {
+	banned := []string{"github.com/parquet-go/", "google.golang.org/protobuf/reflect/", "google.golang.org/protobuf/proto", "net/http", "crypto/tls", module + "export"}
+	linked := fullClosure(t, "cmd/cycleabi")
+	if !linked[module+"internal/cli"] || !linked["google.golang.org/protobuf/encoding/protowire"] || !linked["os"] {
+		t.Fatalf("cmd/cycleabi does not link internal/cli, protowire and os: the closure is not followed (%d packages)", len(linked))
+	}
+	for _, b := range banned {
+		var found []string
+		for p := range linked {
+			if p == b || strings.HasPrefix(p, b) && (strings.HasSuffix(b, "/") || strings.HasPrefix(p[len(b):], "/")) {
+				found = append(found, p)
+			}
+		}
+		if len(found) > 0 {
+			slices.Sort(found)
+			t.Errorf("cmd/cycleabi links %s (%d packages: %s): only cmd/cycleabi-export may (export is a second binary, docs/cluster.md)", b, len(found), strings.Join(found[:min(len(found), 3)], ", "))
+		}
+	}
+	if !closure(t, "cmd/cycleabi-export")[module+"export"] {
+		t.Errorf("cmd/cycleabi-export does not link package export")
+	}
+}
+
+// fullClosure returns the import path of every package pkg links, the
+// standard library's and other modules' included, as go list -deps
+// would (less runtime/cgo, which import "C" brings to a cgo build; make
+// build links without cgo); go/build reads the files, so go test's cache
+// sees them.
+func fullClosure(t *testing.T, pkg string) map[string]bool {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type dep struct{ path, srcDir string }
+	seen := map[string]bool{}
+	todo := []dep{{"./" + pkg, root}}
+	for len(todo) > 0 {
+		d := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if d.path == "C" {
+			continue
+		}
+		p, err := build.Import(d.path, d.srcDir, 0)
+		if err != nil {
+			t.Fatalf("%s (imported from %s): %v", d.path, d.srcDir, err)
+		}
+		if seen[p.ImportPath] {
+			continue
+		}
+		seen[p.ImportPath] = true
+		for _, imp := range p.Imports {
+			todo = append(todo, dep{imp, p.Dir})
+		}
+	}
+	return seen
+}
+
 // closure returns every import path pkg links: its imports, and theirs
 // for the module's packages (the others are listed, not followed).
 func closure(t *testing.T, pkg string) map[string]bool {
@@ -102,4 +168,45 @@ func closure(t *testing.T, pkg string) map[string]bool {
 		}
 	}
 	return seen
+}
+
+// TestCLIIsTheTop: internal/cli, the command line, is imported only by the
+// binaries of cmd/ and by nothing of the module's packages, which it sits
+// above (TestInternalIsBelowTheProducts leaves it out for that reason).
+func TestCLIIsTheTop(t *testing.T) {
+	root := filepath.Join("..", "..")
+	users := 0
+	err := filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if dir != root && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(dir, 0)
+		if _, none := err.(*build.NoGoError); none {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, dir)
+		rel = filepath.ToSlash(rel)
+		for _, imp := range append(append(slices.Clone(p.Imports), p.TestImports...), p.XTestImports...) {
+			if imp != module+"internal/cli" {
+				continue
+			}
+			if !strings.HasPrefix(rel, "cmd/") {
+				t.Errorf("%s imports internal/cli: the command line is above every package; only cmd/ runs it", rel)
+			}
+			users++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if users == 0 {
+		t.Fatal("no package of cmd/ imports internal/cli: the rule tests nothing")
+	}
 }

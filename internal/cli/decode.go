@@ -1,0 +1,553 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/chromejson"
+	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/decode/perfetto"
+	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newDecodeCmd) }
+
+type decodeFlags struct {
+	layout        layoutFlags
+	output        string
+	format        string
+	soc           string
+	freqMHz       float64
+	detailedNames bool
+	namesFile     string
+	family        familyFlags
+	ownerLabel    string
+	ranks         []uint
+	deviceIDs     []uint
+	invocations   invocationFlags
+	flows         string
+	maxFlows      int
+	negativeTS    string
+	partial       bool
+}
+
+func newDecodeCmd() *cobra.Command {
+	var f decodeFlags
+	cmd := &cobra.Command{
+		Use:   "decode CAPTURE... [flags]",
+		Short: "Turn captures into a Chrome/Perfetto trace",
+		Long: helpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
+file, or a MegaKernel Chrome JSON trace, plain or gzip) and writes one
+trace of them all: Chrome Trace Event JSON, or with --format perfetto (the
+default for -o NAME.pftrace) Perfetto's own protobuf, a quarter the size.
+Open either in https://ui.perfetto.dev ("Open trace file"). One process
+per rank, one thread per core that wrote records (AIC/3, AIV/17), one
+slice per record, in time order; timestamps in µs from the earliest core
+entry, at --soc's system-counter frequency or --freq-mhz.
+
+  layout      found from the capture, as validate finds it; --cube-slots,
+              and {capacity flags}, give it instead
+  names       --names FILE names stages, graph stages and task stages; a
+              kernel family (--kernel-name, --kernel-family) names its own
+  arrows      --plan SCHEDULE adds dependency arrows (--flows, --max-flows)
+  ranks       several captures go into one trace; ranks from --rank, else
+              from the file names (rank3.bin)
+  windows     --invocation-manifest FILE, or --step/--direction per
+              capture: a rank's launches at their real times
+              (--invocation-gap-us lays them end to end)
+  early       records before time 0 are shifted so none is negative
+              (--negative-ts keep writes them negative, as the reference)
+  truncated   an error; --partial decodes what the file holds and says
+              what is missing
+
+The trace is written under a temporary name and renamed into place: a
+failed or interrupted decode leaves nothing and the previous trace as it
+was. -o NAME.gz writes gzip; -o - writes to stdout; an output that is one
+of the inputs is refused.
+
+Exit status: 0 on success, 1 when a capture is invalid (the message names
+the file, byte offset, slot and record), 2 for usage or I/O errors, 141
+when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
+temporary file and end decode with the signal.`),
+		Example: helpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+  cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
+  cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
+  cycleabi decode capture.bin --names kernel.names.yaml -o trace.pftrace
+  cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
+  cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
+  cycleabi decode --invocation-manifest window.yaml -o window.json`),
+		Args: capturesOrManifest,
+		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
+	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
+	f.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
+	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
+	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
+	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
+	fs.StringVar(&f.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
+	f.family.register(fs, "MegaKernel", "kernel name in the process name")
+	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names; default: the kernel family's owner label (Expert for MegaMoe), else Owner")
+	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
+	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
+	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
+	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.BoolVar(&f.partial, "partial", false, "decode a truncated capture as far as the file goes, and say what is missing (slots and records, by byte offset)")
+	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
+	// pflag prints "(default [])" after an empty uint list; the usage
+	// already says what the default is.
+	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
+	// The usage states the default, which depends on --format.
+	fs.Lookup("output").DefValue = ""
+	f.invocations.register(fs)
+	return cmd
+}
+
+func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
+	fs := cmd.Flags()
+	req, err := f.layout.request(fs)
+	if err != nil {
+		return usage(err)
+	}
+	req.Partial = f.partial
+	flowMode, err := flows.ParseMode(f.flows)
+	if err != nil {
+		return usage(fmt.Errorf("--flows: %w", err))
+	}
+	if f.maxFlows < 0 {
+		return usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
+	}
+	if f.layout.planFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
+		return usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
+	}
+	// --flows none leaves the schedule to the layout: no arrows, and no
+	// check of the capture against its task table.
+	var sched *plan.Schedule
+	if flowMode != flows.None {
+		sched = f.layout.schedule
+	}
+	invs, err := f.invocations.resolve(paths, f.ranks)
+	if err != nil {
+		return usage(err)
+	}
+	if invs != nil {
+		paths = invs.captures
+	}
+	mhz, socName, err := frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
+	if err != nil {
+		return usage(err)
+	}
+	format, err := traceFormat(f.format, f.output)
+	if err != nil {
+		return usage(err)
+	}
+	switch {
+	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
+		return usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+	case f.negativeTS == negativeKeep && format == formatPerfetto:
+		return usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
+	}
+	if format == formatPerfetto && !fs.Changed("output") {
+		f.output = "trace.pftrace"
+	}
+	if w := formatNameMismatch(format, f.output); w != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
+	}
+	if err := f.family.check(); err != nil {
+		return usage(err)
+	}
+	var names *kernelnames.Names
+	if f.namesFile != "" {
+		if names, err = kernelnames.Load(f.namesFile); err != nil {
+			return usage(err)
+		}
+	}
+
+	// Once the output's name is final, before any capture is read.
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
+		return usage(err)
+	}
+	// The JSON writer scans each capture again for its cores when it
+	// comes to write it (the Perfetto writer lays out every rank's
+	// tracks first).
+	src, err := loadSources(paths, f.ranks, invs, req, layoutFlagsGiven(fs.Changed, &f.layout), format == formatJSON)
+	defer src.close()
+	if err != nil {
+		var p *capture.Problem
+		var ee *exitError
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
+			return &exitError{code: ee.code, err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.err)}
+		}
+		return err
+	}
+	deviceIDs, err := captureDeviceIDs(src.ranks, f.deviceIDs)
+	if err != nil {
+		return usage(err)
+	}
+
+	inputs := make([]render.Input, len(src.decoded))
+	inputNames := make([]*kernelnames.Names, len(src.decoded))
+	for i := range src.decoded {
+		// A manifest's kernel_name, or a trace's kernelName, names its
+		// capture and chooses its family before --kernel-name.
+		kernel := f.family.kernelName
+		if k := src.kernelNames[i]; k != "" {
+			kernel = k
+		}
+		fam, err := f.family.resolve(kernel)
+		if err != nil {
+			return usage(err)
+		}
+		inputNames[i] = src.names(i, names).WithFamily(fam)
+		owner := f.ownerLabel
+		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
+			owner = fam.OwnerLabel()
+		}
+		inputs[i].Config = render.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
+	}
+	deps, err := dependenciesAll(src.decoded, sched, inputNames)
+	if err != nil {
+		return err
+	}
+	var records uint64
+	for i, d := range src.decoded {
+		c := &inputs[i].Config
+		inputs[i].Decoded = d
+		c.Rank, c.DeviceID = src.ranks[i], deviceIDs[i]
+		c.FrequencyMHz, c.SoCName = src.frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, socName)
+		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, deps[i]
+		if t := src.traces[i]; t != nil {
+			// A trace converted keeps what it states, unless a flag says
+			// otherwise.
+			if len(f.deviceIDs) == 0 {
+				c.DeviceID = t.DeviceID
+			}
+			if !fs.Changed("detailed-names") {
+				c.DetailedNames = t.DetailedNames
+			}
+			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
+				c.OwnerLabel = t.OwnerLabel
+			}
+		}
+		if src.invocations != nil {
+			c.Invocation = src.invocations[i]
+		}
+		records += d.Summary.Records
+	}
+	src.printNotes(cmd.ErrOrStderr())
+
+	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
+	if err != nil {
+		return usage(err)
+	}
+	var overlaps []string
+	opts := render.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]flows.Stats, len(inputs)),
+		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
+	if fs.Changed("invocation-gap-us") {
+		opts.InvocationGapUs = &f.invocations.gapUs
+	}
+	bar := progressBar(cmd.ErrOrStderr(), records)
+	if bar != nil {
+		opts.Progress = func(n int) { bar.Add(n) }
+	}
+	write := chromejson.Write
+	if format == formatPerfetto {
+		write = perfetto.Write
+	}
+	err = write(out, inputs, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		out.Abort()
+		var u *perfetto.Unrepresentable
+		if errors.As(err, &u) {
+			return invalid(err) // a record the format cannot hold
+		}
+		return usage(err)
+	}
+	if err := out.Commit(); err != nil {
+		return usage(err)
+	}
+
+	stderr := cmd.ErrOrStderr()
+	var arrows, orphans uint64
+	for i, in := range inputs {
+		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
+			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
+		}
+		for i, w := range in.Decoded.Warnings.Lines() {
+			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
+				w += "; plan larger capacities; run validate for offsets"
+			}
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+		if w := flows.Warning(opts.FlowStats[i]); w != "" {
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+		arrows += opts.FlowStats[i].Arrows
+		orphans += opts.FlowStats[i].WaitsWithoutProducer
+	}
+	for _, w := range overlaps {
+		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
+	}
+	where := outputPhrase(f.output, out.Replaces())
+	layout := ""
+	if len(inputs) == 1 {
+		layout = "; layout " + layoutPhrase(inputs[0].Decoded.Layout)
+	} else {
+		for _, in := range inputs {
+			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, layoutPhrase(in.Decoded.Layout))
+		}
+	}
+	flows := ""
+	if sched != nil {
+		flows = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, flowMode, orphans)
+	}
+	viewers := "https://ui.perfetto.dev"
+	if format == formatPerfetto {
+		viewers = "https://ui.perfetto.dev (Open trace file) or trace_processor"
+	}
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", records, len(inputs), flows, where, layout, viewers)
+	return nil
+}
+
+const (
+	formatJSON     = "json"
+	formatPerfetto = "perfetto"
+)
+
+// The values of --negative-ts.
+const (
+	negativeShift = "shift"
+	negativeKeep  = "keep"
+)
+
+// traceFormat resolves --format: as given, else perfetto when the output
+// name (less a .gz) ends in .pftrace or .perfetto-trace, else json.
+func traceFormat(flag, output string) (string, error) {
+	switch flag {
+	case formatJSON, formatPerfetto:
+		return flag, nil
+	case "":
+		name := strings.TrimSuffix(output, ".gz")
+		if strings.HasSuffix(name, ".pftrace") || strings.HasSuffix(name, ".perfetto-trace") {
+			return formatPerfetto, nil
+		}
+		return formatJSON, nil
+	}
+	return "", fmt.Errorf("--format %q: want json or perfetto", flag)
+}
+
+// formatNameMismatch says, when the output's name (less a .gz) claims the
+// other format than the one being written, what a tool that goes by the
+// name will get wrong; "" when they agree or the name claims neither.
+func formatNameMismatch(format, output string) string {
+	name := strings.TrimSuffix(output, ".gz")
+	switch {
+	case format == formatJSON && (strings.HasSuffix(name, ".pftrace") || strings.HasSuffix(name, ".perfetto-trace")):
+		return fmt.Sprintf("%s: writing JSON (--format json) to a name that says a Perfetto protobuf trace", output)
+	case format == formatPerfetto && strings.HasSuffix(name, ".json"):
+		return fmt.Sprintf("%s: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON", output)
+	}
+	return ""
+}
+
+// layoutPhrase renders a resolved layout for decode's summary: "24 cube
+// slots, AIC capacity 64, AIV capacity 64 (found: ...)".
+func layoutPhrase(res *capture.Resolved) string {
+	return res.Layout.String() + " (" + res.How + ")"
+}
+
+// decodeAll opens and checks every capture (the first pass), at most
+// GOMAXPROCS at once. Errors are reported in argument order, each after
+// where[i] when where is given (the manifest line that lists the capture);
+// the exit status is 1 when every failure is an invalid capture, else 2.
+// The captures' files are parked (capture.OpenParked): a run over
+// thousands of captures holds a few open at a time. With dropSlots, each
+// of several captures keeps only the fixed part of its summary
+// (decode.Decoded.DropSlots) until it is walked.
+func decodeAll(paths []string, req capture.Request, where []string, dropSlots bool) ([]*decode.Decoded, error) {
+	decoded := make([]*decode.Decoded, len(paths))
+	errs := make([]error, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(paths) {
+					return
+				}
+				c, err := capture.OpenParked(paths[i], req.Partial)
+				if err == nil {
+					if decoded[i], err = decode.Decode(c, req); err != nil {
+						c.Close()
+					} else if dropSlots && len(paths) > 1 {
+						decoded[i].DropSlots()
+					}
+				}
+				if err != nil && where != nil {
+					err = fmt.Errorf("%s: %w", where[i], err)
+				}
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	var failed []error
+	allInvalid := true
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		failed = append(failed, err)
+		var p *capture.Problem
+		if !errors.As(err, &p) {
+			allInvalid = false
+		}
+	}
+	if len(failed) == 0 {
+		return decoded, nil
+	}
+	err := errors.Join(failed...)
+	if allInvalid {
+		return decoded, invalid(err)
+	}
+	return decoded, usage(err)
+}
+
+// rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
+// "r3" standing alone ("capture_r3.npy", "r3.bin").
+var rankInName = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)rank[_-]?([0-9]+)`),
+	regexp.MustCompile(`(?i)(?:^|[^a-z0-9])r([0-9]+)(?:[^a-z0-9]|$)`),
+}
+
+// maxRank keeps pids within what trace viewers read as an int32.
+const maxRank = math.MaxInt32
+
+// captureRanks returns the rank of each capture: --rank in order, else the
+// number in each file name, else 0 for a single capture.
+func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
+	ranks := make([]uint32, len(paths))
+	if len(flagRanks) > 0 {
+		if len(flagRanks) != len(paths) {
+			return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+		}
+		for i, r := range flagRanks {
+			if r > maxRank {
+				return nil, fmt.Errorf("--rank %d exceeds %d", r, maxRank)
+			}
+			ranks[i] = uint32(r)
+		}
+	} else {
+		for i, path := range paths {
+			r, ok, err := rankFromName(path)
+			switch {
+			case err != nil:
+				return nil, err
+			case ok:
+				ranks[i] = r
+			case len(paths) == 1:
+				ranks[i] = 0
+			default:
+				return nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
+			}
+		}
+	}
+	seen := map[uint32]string{}
+	for i, r := range ranks {
+		if prev, dup := seen[r]; dup {
+			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
+		}
+		seen[r] = paths[i]
+	}
+	return ranks, nil
+}
+
+// rankFromName returns the rank a capture's file name carries, if any; a
+// rank too large to be a trace pid is an error, never rank 0.
+func rankFromName(path string) (uint32, bool, error) {
+	base := filepath.Base(path)
+	for _, re := range rankInName {
+		if m := re.FindStringSubmatch(base); m != nil {
+			r, err := strconv.ParseUint(m[1], 10, 64)
+			if err != nil || r > maxRank {
+				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], maxRank)
+			}
+			return uint32(r), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// captureDeviceIDs returns each capture's device id: --device-id in
+// order, else the rank.
+func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
+	ids := make([]uint32, len(ranks))
+	if len(flagIDs) == 0 {
+		copy(ids, ranks)
+		return ids, nil
+	}
+	if len(flagIDs) != len(ranks) {
+		return nil, fmt.Errorf("%d --device-id values for %d captures: give one per capture, in order", len(flagIDs), len(ranks))
+	}
+	for i, id := range flagIDs {
+		if id > math.MaxUint32 {
+			return nil, fmt.Errorf("--device-id %d exceeds %d", id, uint32(math.MaxUint32))
+		}
+		ids[i] = uint32(id)
+	}
+	return ids, nil
+}
+
+// frequency resolves the system-counter frequency and the SoC name the
+// trace records: --freq-mhz when given (then the SoC is "unknown" unless
+// --soc names it), else the frequency of --soc.
+func frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, string, error) {
+	if mhzGiven {
+		if !(mhz > 0) || math.IsInf(mhz, 0) {
+			return 0, "", fmt.Errorf("--freq-mhz must be positive and finite, got %v", mhz)
+		}
+		if !socGiven {
+			soc = "unknown"
+		}
+		return mhz, soc, nil
+	}
+	mhz, err := abi.SystemCounterMHz(soc)
+	if err != nil {
+		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
+	}
+	return mhz, soc, nil
+}
+
+// socChoices lists the schema's SoC prefixes and frequencies for --help.
+func socChoices() string {
+	var b strings.Builder
+	for i, soc := range abi.SoCs() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%g MHz)", soc.Prefix, soc.MHz)
+	}
+	b.WriteString("; Ascend910B2 matches ascend910b")
+	return b.String()
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
+	"github.com/spf13/cobra"
+)
+
+// The export command is a second binary, as git's subcommands are: the
+// Parquet writer (parquet-go, and through it protobuf's reflection, brotli,
+// net/http and crypto/tls) would otherwise be linked into every command.
+// cycleabi parses export's command line as it does every other (its
+// --help, flag and argument errors are its own), then replaces itself with
+// cycleabi-export, which runs the same command with the same arguments.
+
+// ExportBinary is the name of the program that writes exports.
+const ExportBinary = "cycleabi-export"
+
+// exportPackage is ExportBinary's package, for go install.
+const exportPackage = "github.com/megakernel/cycleabi/cmd/cycleabi-export"
+
+// abiEnv carries the ABI fingerprint cycleabi reads to the cycleabi-export
+// it runs, which refuses to run for another ABI: a stale install of one of
+// the two would otherwise read the captures by another layout than the
+// other's validate and decode.
+const abiEnv = "CYCLEABI_EXPORT_ABI"
+
+// commandLine is the context key under which Main keeps its arguments, for
+// the export command to hand them on.
+type commandLine struct{}
+
+// runExportBinary runs cycleabi-export with the export command's arguments
+// (the command line without the word "export", as cobra found it). On
+// unix the process becomes cycleabi-export, so its output, signals and
+// exit status are that program's own.
+func runExportBinary(cmd *cobra.Command) error {
+	raw, _ := cmd.Context().Value(commandLine{}).([]string)
+	_, args, err := cmd.Root().Find(raw)
+	if err != nil {
+		return usage(err)
+	}
+	path, err := findExportBinary()
+	if err != nil {
+		return usage(err)
+	}
+	env := append(os.Environ(), abiEnv+"="+abi.FingerprintHex)
+	code, err := execExport(path, args, env)
+	if err != nil {
+		return usage(fmt.Errorf("running %s: %w", path, err))
+	}
+	return silent(code)
+}
+
+// findExportBinary returns cycleabi-export beside the running executable
+// (its symbolic links resolved: an install links both from one folder),
+// else on PATH.
+func findExportBinary() (string, error) {
+	name := ExportBinary
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	var beside string
+	if self, err := os.Executable(); err == nil {
+		if self, err = filepath.EvalSymlinks(self); err == nil {
+			beside = filepath.Dir(self)
+			path := filepath.Join(beside, name)
+			if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0) {
+				return path, nil
+			}
+		}
+	}
+	path, err := exec.LookPath(ExportBinary)
+	if err == nil {
+		return path, nil
+	}
+	where := "not found on PATH"
+	if beside != "" {
+		where = "found neither in " + beside + " (beside cycleabi) nor on PATH"
+	}
+	return "", fmt.Errorf("export is a second program, %s, %s: install it with `go install %s@%s`, or run `make build` in the repository (it builds both into build/)", ExportBinary, where, exportPackage, installVersion())
+}
+
+// installVersion is the version of cycleabi-export to install beside this
+// cycleabi: its own when go install built it at a version, else latest.
+func installVersion() string {
+	if v := buildinfo.Version(); strings.HasPrefix(v, "v") {
+		return v
+	}
+	return "latest"
+}
+
+// sameABIAsCaller refuses to export for a cycleabi that reads another ABI
+// than this binary (abiEnv); run directly, cycleabi-export has no caller
+// to match.
+func sameABIAsCaller() error {
+	want, set := os.LookupEnv(abiEnv)
+	if !set || want == abi.FingerprintHex {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		self = ExportBinary
+	}
+	return fmt.Errorf("%s reads ABI version %d (fingerprint %s), and the cycleabi that ran it another ABI (fingerprint %s): install the two from one version (`make build` builds both; or `go install %s@VERSION` with the version `cycleabi --version` shows)",
+		self, abi.Version, abi.FingerprintHex, want, exportPackage)
+}
+
+// ExportMain runs the export command with args (cycleabi-export's own
+// arguments, without the program name) and returns the exit code, as
+// cycleabi export ARGS... would. --version alone prints the version.
+func ExportMain(args []string) int {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		return Main(args)
+	}
+	return Main(append([]string{"export"}, args...))
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/spf13/pflag"
+)
+
+// familyFlags are the flags that choose the kernel family a capture's ids
+// are read under (task types >= 107 and kernel-specific stage ids mean
+// different things per family); every command that names or classifies
+// records shares them. --kernel-family wins; else the kernel name picks
+// the family whose kernel names include it (abi.FamilyForKernel); else
+// there is none and the schema's own tables apply.
+type familyFlags struct {
+	kernelName string
+	family     string
+}
+
+// familyNone is the --kernel-family value that asks for no family.
+const familyNone = "none"
+
+// register adds --kernel-name (with the command's default and what else it
+// does, "" for nothing) and --kernel-family.
+func (f *familyFlags) register(fs *pflag.FlagSet, defaultName, also string) {
+	usage := "kernel name: one of a kernel family's (" + kernelNameList() + "; case and '_' ignored) chooses that family"
+	if also != "" {
+		usage = also + "; " + strings.TrimPrefix(usage, "kernel name: ")
+	}
+	fs.StringVar(&f.kernelName, "kernel-name", defaultName, usage)
+	fs.StringVar(&f.family, "kernel-family", "", "kernel family whose task types and stage ids the captures hold, overriding --kernel-name's: "+
+		familyList()+", or "+familyNone+" for the schema's own table")
+}
+
+// resolve returns the family for a capture whose own kernel name is
+// kernelName (an invocation manifest entry's kernel_name, or a JSON
+// trace's kernelName), which wins over --kernel-name's; "" for none. An
+// unknown --kernel-family is an error listing the families.
+func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
+	if f.family != "" {
+		if strings.EqualFold(strings.TrimSpace(f.family), familyNone) {
+			return abi.FamilyNone, nil
+		}
+		fam, ok := abi.FamilyByName(f.family)
+		if !ok {
+			return abi.FamilyNone, fmt.Errorf("--kernel-family %q: no such family; the families are %s, or %s", f.family, familyList(), familyNone)
+		}
+		return fam, nil
+	}
+	if kernelName == "" {
+		kernelName = f.kernelName
+	}
+	fam, _ := abi.FamilyForKernel(kernelName)
+	return fam, nil
+}
+
+// check reports an unknown --kernel-family before any capture is read.
+func (f *familyFlags) check() error {
+	_, err := f.resolve("")
+	return err
+}
+
+// familyList is "MegaMoe, MegaMoeGrad, ...".
+func familyList() string {
+	var names []string
+	for _, fam := range abi.Families() {
+		names = append(names, fam.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// kernelNameList is "MegaMoe, MegaMoeGrad, ...": every kernel name that
+// chooses a family.
+func kernelNameList() string {
+	var names []string
+	for _, fam := range abi.Families() {
+		names = append(names, fam.KernelNames()...)
+	}
+	return strings.Join(names, ", ")
+}
