@@ -19,6 +19,30 @@ import (
 // chainSchedule is a dependency chain of n tasks over 48 workers: task k
 // waits on task k-1's event, cube and vector tasks in turn (the schedule
 // of scripts/rss-scale.sh's plan row).
+// chainCapture simulates chainSchedule(n) and decodes it, with its
+// dependencies, as analyze --plan does.
+func chainCapture(t *testing.T, n int) (*decode.Decoded, *flows.Dependencies) {
+	t.Helper()
+	s := chainSchedule(t, n)
+	c, err := synth.Run(s, synth.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := capture.FromBytes("chain.bin", c.Buffer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := flows.NewDependencies(d, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, deps
+}
+
 func chainSchedule(t *testing.T, n int) *plan.Schedule {
 	var b bytes.Buffer
 	b.WriteString(`{"num_workers": 48, "tasks": [`)
@@ -95,30 +119,14 @@ func TestPathMemory(t *testing.T) {
 		t.Skip("simulates a 60k-task chain")
 	}
 	const tasks = 60_000
-	s := chainSchedule(t, tasks)
-	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := capture.FromBytes("chain.bin", c.Buffer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, deps := chainCapture(t, tasks)
 	before := liveHeap()
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
 	if err != nil {
 		t.Fatal(err)
 	}
 	after := liveHeap()
-	runtime.KeepAlive(c)
+	runtime.KeepAlive(d)
 	runtime.KeepAlive(deps)
 	held := after - min(before, after)
 	n := res.CriticalPath.Segments.Len()

@@ -14,11 +14,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
-	"github.com/megakernel/cycleabi/synth"
 )
 
 // TestReadReportRoundTrip: a report read back (from bytes or streamed)
@@ -260,30 +256,14 @@ func TestReadReportMemory(t *testing.T) {
 		t.Skip("simulates a 60k-task chain")
 	}
 	const tasks = 60_000
-	s := chainSchedule(t, tasks)
-	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := capture.FromBytes("chain.bin", c.Buffer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
-	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, deps := chainCapture(t, tasks)
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := analyze.NewReport([]*analyze.Rank{res})
 	n := res.CriticalPath.Segments.Len()
-	c, cp, d, deps = nil, nil, nil, nil
+	d, deps = nil, nil
 
 	// The report is written as it is read, through a pipe.
 	pr, pw := io.Pipe()
