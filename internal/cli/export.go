@@ -89,17 +89,19 @@ installed or reads another ABI.`,
 }
 
 func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
-	if NewExporter == nil {
-		return runExportBinary(cmd)
-	}
-	if err := sameABIAsCaller(); err != nil {
-		return usage(err)
-	}
+	// A command line that cannot work is refused before cycleabi-export
+	// is looked for: its mistake is the one to say.
 	if f.output == "" {
 		return usage(errors.New("export needs -o DIR, the folder to write"))
 	}
 	if f.output == outfile.Stdout {
 		return usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
+	}
+	if NewExporter == nil {
+		return runExportBinary(cmd)
+	}
+	if err := sameABIAsCaller(); err != nil {
+		return usage(err)
 	}
 	invs, err := f.invocations.resolve(paths, f.in.ranks)
 	if err != nil {

@@ -146,6 +146,11 @@ func TestExportDispatch(t *testing.T) {
 		if code != exitOK || !strings.Contains(help, "Usage:\n  cycleabi export CAPTURE... -o DIR") || !strings.Contains(help, "a second program, cycleabi-export") {
 			t.Errorf("export --help without cycleabi-export: code = %v, help = %q; want 0 and export's help", code, help)
 		}
+		// A command line that cannot work says its own mistake first.
+		_, stderr, code = runBin(t, noPath, filepath.Join(alone, "cycleabi"), "export", capture)
+		if want := "cycleabi: export needs -o DIR, the folder to write\n"; code != exitUsage || stderr != want {
+			t.Errorf("export without -o nor cycleabi-export: code = %v, stderr = %q; want %v, %q", code, stderr, exitUsage, want)
+		}
 	})
 
 	// A stand-in cycleabi-export shows what it is given: the process
