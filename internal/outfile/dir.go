@@ -95,18 +95,13 @@ func (d *Dir) Create(rel string) (*DirFile, error) {
 // DirFile is a file of a Dir being written (Dir.Create).
 type DirFile struct {
 	file *os.File
-	// written and unflushed are as a File's.
-	written, unflushed int64
+	wb   writeback
 }
 
 // Write writes p at the end of the file.
 func (f *DirFile) Write(p []byte) (int, error) {
 	n, err := f.file.Write(p)
-	f.written += int64(n)
-	if f.written-f.unflushed >= writebackChunk {
-		startWriteback(f.file, f.unflushed, f.written-f.unflushed)
-		f.unflushed = f.written
-	}
+	f.wb.wrote(f.file, n)
 	return n, err
 }
 

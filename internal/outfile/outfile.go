@@ -62,9 +62,8 @@ type File struct {
 	err    error // the first write error, returned again by Write and Commit
 	closed bool
 
-	// Of a temporary file: bytes written, and the first of them whose
-	// write-back to disk is not yet started (startWriteback).
-	written, unflushed int64
+	// Of a temporary file: how far its write-back to disk has started.
+	wb writeback
 }
 
 // writebackChunk is how many bytes of a temporary file are written
@@ -219,7 +218,7 @@ func (f *File) toNamed() error {
 		return err
 	}
 	f.anon = false
-	if _, err := io.Copy(f.file, io.NewSectionReader(anon, 0, f.written)); err != nil {
+	if _, err := io.Copy(f.file, io.NewSectionReader(anon, 0, f.wb.written)); err != nil {
 		return f.wrap(err)
 	}
 	return nil
@@ -246,11 +245,7 @@ func (f *File) Write(p []byte) (int, error) {
 		f.err = f.wrap(err)
 	}
 	if f.temp != "" || f.anon {
-		f.written += int64(n)
-		if f.written-f.unflushed >= writebackChunk {
-			startWriteback(f.file, f.unflushed, f.written-f.unflushed)
-			f.unflushed = f.written
-		}
+		f.wb.wrote(f.file, n)
 	}
 	return n, f.err
 }

@@ -339,8 +339,8 @@ func TestWritebackChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f.unflushed == 0 || f.unflushed == f.written {
-		t.Errorf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.unflushed, f.written)
+	if f.wb.unflushed == 0 || f.wb.unflushed == f.wb.written {
+		t.Errorf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.wb.unflushed, f.wb.written)
 	}
 	if err := f.Commit(); err != nil {
 		t.Fatal(err)
