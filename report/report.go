@@ -210,7 +210,7 @@ func namecell(s string) cell { return cell{Text: s, V: s, Class: "name"} }
 func detailed(r *analyze.Report) []int {
 	var d detail
 	for _, k := range r.Ranks {
-		d.add(k.MakespanCycles)
+		d.add(k)
 	}
 	return d.picked()
 }

@@ -116,6 +116,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	// Only the timelines the page can draw are made and kept: memory
 	// does not grow with the ranks by a timeline each.
 	var timelines report.Timelines
+	checks := map[*analyze.Rank]*validate.Result{}
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		if i == 0 {
 			timelines.Expect(len(f.in.sources.decoded)) // every source is decoded before the first is analyzed
@@ -135,13 +136,17 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		if err != nil {
 			return usage(err)
 		}
-		in.Checks = append(in.Checks, check)
+		checks[r] = check
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	in.Report, in.Timelines = rep, timelines.List()
+	// The report is in rank order, not the order the captures came in.
+	in.Report, in.Timelines = rep, timelines.List(rep)
+	for _, k := range rep.Ranks {
+		in.Checks = append(in.Checks, checks[k])
+	}
 	if len(f.base) > 0 || baseInvs != nil {
 		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err
