@@ -286,30 +286,16 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 
 func newCrossView(rep *analyze.Report) *crossView {
 	x := rep.CrossRank
-	v := &crossView{Text: fmt.Sprintf("Slowest: rank %d. Spread: %s cycles (%s %% over the fastest).", x.SlowestRank, gu(x.SpreadCycles), fp(x.SpreadPct, 1))}
-	var names, fills, titles []string
-	var vals []float64
+	v := &crossView{Text: fmt.Sprintf("Slowest: rank %d. Spread: %s cycles (%s %% over the fastest). Ranks run by rank number, whatever order the captures were given in.", x.SlowestRank, gu(x.SpreadCycles), fp(x.SpreadPct, 1))}
 	t := &table{Name: "cross_rank", Caption: "Makespan per rank",
 		Head: []head{{Text: "rank"}, {Text: ""}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
 	slowMarked := false
 	for i, r := range x.Ranks {
-		slow := r.Rank == x.SlowestRank && !slowMarked
-		name := "rank " + strconv.FormatUint(uint64(r.Rank), 10)
-		fill := "#7A9CC6"
-		cls := ""
+		slow := r.Rank == x.SlowestRank && sameID(r.Invocation, x.SlowestInvocation) && !slowMarked
+		cls, mark := "", ""
 		if slow {
 			slowMarked = true
-			name += " (slowest)"
-			fill = "#B2182B"
-			cls = "slowest"
-		}
-		names = append(names, name)
-		vals = append(vals, r.MakespanUs)
-		fills = append(fills, fill)
-		titles = append(titles, fmt.Sprintf("%s, %s: makespan %s cycles, %s µs", name, r.Capture, gu(r.MakespanCycles), fp(r.MakespanUs, 2)))
-		mark := ""
-		if slow {
-			mark = "slowest"
+			cls, mark = "slowest", "slowest"
 		}
 		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Class: cls, Cells: []cell{
 			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: strconv.FormatUint(uint64(r.Rank), 10), Class: "name"},
@@ -317,10 +303,8 @@ func newCrossView(rep *analyze.Report) *crossView {
 			{F: "capture", V: r.Capture, Text: r.Capture, Class: "txt"},
 			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
 	}
-	if len(x.Ranks) <= maxBarRanks {
-		v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")
-	}
 	v.Table = t
+	v.Fold = len(x.Ranks) > foldRows
 	v.Columns = rankColumnsChart(x)
 	if len(x.Stages) > 0 {
 		v.Heat = heatMap(rep)
@@ -329,10 +313,6 @@ func newCrossView(rep *analyze.Report) *crossView {
 	v.Spreads = spreadTable(x)
 	return v
 }
-
-// maxBarRanks is the most ranks the bar chart beside the ranks table
-// draws, one bar each; the column chart shows any number.
-const maxBarRanks = 24
 
 func slowText(x *analyze.CrossRank) string {
 	if len(x.SlowRanks) == 0 {
