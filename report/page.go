@@ -36,6 +36,7 @@ nav a{color:#24456E;margin-right:12px;text-decoration:none}
 .regions{margin:4px 0;padding-left:18px;font-size:13px}
 svg.chart{display:block;width:100%;height:auto;max-width:1000px}
 svg.bars{max-width:470px}
+svg.columns{max-width:800px}
 svg .rowbg{fill:#F7F8FA}
 svg .rowlabel{font-size:9.5px;fill:#333}
 svg .tick{font-size:10px;fill:#555}
@@ -196,8 +197,7 @@ svg .axisbreak{stroke:#888;stroke-width:1;fill:#fff}
 </html>
 {{define "cards"}}<div class="cards">{{range .}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>{{end}}{{define "ranks"}}<section id="ranks">
 <h2>Ranks</h2>
-{{with .CrossRank}}<p>{{.Text}}</p>
-<p>{{.Slow}}</p>
+{{with .CrossRank}}<p>{{.Text}} {{.Slow}}</p>
 {{template "chart" .Columns}}
 {{with .Heat}}{{template "chart" .}}{{end}}
 {{if .Fold}}<details><summary>Makespan of every rank ({{len .Table.Rows}} ranks)</summary><div class="scroll">{{template "table" .Table}}</div></details>

@@ -372,7 +372,7 @@ func (p *page) summary(in *Input) {
 		c.Class = "bad"
 	}
 	if p.Multi && dropped > 0 {
-		c.Sub += fmt.Sprintf(" · in %s of %s ranks", gu(uint64(findings.droppingRanks())), gu(uint64(len(rep.Ranks))))
+		c.Sub = fmt.Sprintf("%s of %s attempted, in %s of %s ranks", gu(dropped), gu(records+dropped), gu(uint64(findings.droppingRanks())), gu(uint64(len(rep.Ranks))))
 	}
 	p.Cards = append(p.Cards, c)
 	if in.Diff != nil && len(in.Diff.Ranks) > 0 {

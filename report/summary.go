@@ -272,15 +272,15 @@ func clusterCards(rep *analyze.Report) []card {
 		name += fmt.Sprintf(" invocation %d", *x.SlowestInvocation)
 	}
 	cards := []card{{Label: "slowest rank", Value: name,
-		Sub: fmt.Sprintf("%s µs makespan · %s %% over the median (%s µs)", fp(slowUs, 1), signed(over, 1), fp(median, 1))}}
+		Sub: fmt.Sprintf("%s µs, %s %% against the median %s µs", fp(slowUs, 1), signed(over, 1), fp(median, 1))}}
 	if slow != nil {
 		cards = append(cards, stageCard(slow, x))
 	}
-	slowSub := "no slow rank (none more than 5 % over the median)"
+	slowSub := "no slow rank"
 	if len(x.SlowRanks) > 0 {
-		slowSub = fmt.Sprintf("%d slow %s (more than 5 %% over the median)", len(x.SlowRanks), plural(len(x.SlowRanks), "rank", "ranks"))
+		slowSub = fmt.Sprintf("%d slow %s", len(x.SlowRanks), plural(len(x.SlowRanks), "rank", "ranks"))
 	}
-	c := card{Label: "rank spread", Value: fp(x.SpreadPct, 1) + " %", Sub: gu(x.SpreadCycles) + " cycles, slowest over fastest · " + slowSub}
+	c := card{Label: "rank spread", Value: fp(x.SpreadPct, 1) + " %", Sub: gu(x.SpreadCycles) + " cycles · " + slowSub}
 	if len(x.SlowRanks) > 0 {
 		c.Class = "bad"
 	}
@@ -305,11 +305,11 @@ func stageCard(k *analyze.Rank, x *analyze.CrossRank) card {
 		if len(k.Stages) == 0 {
 			return card{Label: "its stages", Value: "–", Sub: "no compute record"}
 		}
-		return card{Label: "its busiest stage", Value: clip(k.Stages[0].Name, 24), Sub: "no stage over its median across ranks"}
+		return card{Label: "its busiest stage", Value: clip(k.Stages[0].Name, 24), Sub: "none over its median across ranks"}
 	}
 	pct := 100 * bestOver / med[best]
 	return card{Label: "where it is slowest", Value: clip(best, 24),
-		Sub: fmt.Sprintf("+%s cycles (+%s %%) over the stage's median across ranks", gu(uint64(bestOver)), fp(pct, 1))}
+		Sub: fmt.Sprintf("+%s cycles, +%s %% over its median", gu(uint64(bestOver)), fp(pct, 1))}
 }
 
 // sameID tells whether a section's invocation is id (both none, or the
