@@ -10,6 +10,25 @@ import (
 	"testing"
 )
 
+// repoRoot is the repository's root: the folder of go.mod, up from here.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = up
+	}
+}
+
 // clusterCaptures synthesizes n ranks of examples/moe_layer.yaml into a
 // temporary folder as rank0.bin … rank<n-1>.bin, rank i with seed
 // 1+i%seeds (so with seeds < n several ranks have the same makespan), and
@@ -27,7 +46,7 @@ func clusterCaptures(t *testing.T, n, seeds int) []string {
 				t.Fatal(err)
 			}
 		} else {
-			if _, errOut, code := runMain(t, "synth", "../../examples/moe_layer.yaml", "--seed", fmt.Sprint(seed), "-o", path); code != 0 {
+			if _, errOut, code := runMain(t, "synth", filepath.Join(repoRoot(t), "examples/moe_layer.yaml"), "--seed", fmt.Sprint(seed), "-o", path); code != 0 {
 				t.Fatalf("synth: %s", errOut)
 			}
 			made[seed] = path

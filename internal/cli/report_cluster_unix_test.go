@@ -37,25 +37,6 @@ const (
 	clusterTimeMax = 60 * time.Second
 )
 
-// repoRoot is the repository's root: the folder of go.mod, up from here.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = up
-	}
-}
-
 // clusterProbe lays out the page and records, on the body, where the
 // summary's parts and the first chart are (document y, px), whether a
 // banner or an open list of ranks is shown, and the rendered heights of
