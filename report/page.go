@@ -95,9 +95,9 @@ svg .axisbreak{stroke:#888;stroke-width:1;fill:#fff}
 <h2>Summary</h2>
 {{if .Multi}}{{template "cards" .Cards}}
 {{with .Findings}}<ul class="findings">{{range .}}<li{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</li>{{end}}</ul>
-{{end}}{{with .RankFindings}}<details><summary>Each rank's findings ({{len .}} ranks)</summary><ul class="findings">{{range .}}<li>{{.}}</li>{{end}}</ul></details>
+{{end}}{{with .RankFindings}}<details><summary>{{$.FindingsTitle}}</summary><ul class="findings">{{range .}}<li>{{.}}</li>{{end}}</ul></details>
 {{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
-{{end}}{{if .FoldSummary}}<details><summary>Captures: each rank's file, records, drops, validate, layout and makespan ({{len .Summary.Rows}} ranks)</summary><div class="scroll">{{template "table" .Summary}}</div></details>
+{{end}}{{if .FoldSummary}}<details><summary>{{.CapturesTitle}}</summary><div class="scroll">{{template "table" .Summary}}</div></details>
 {{else}}<div class="scroll">{{template "table" .Summary}}</div>
 {{end}}{{else}}{{range .Banners}}<p class="banner" role="alert">{{.}}</p>
 {{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>

@@ -24,6 +24,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -96,8 +97,10 @@ type page struct {
 	Multi        bool
 	Findings     []finding
 	RankFindings []string
-	// FoldSummary folds the Captures table (more than foldRows rows).
-	FoldSummary bool
+	// FoldSummary folds the Captures table (more than foldRows rows);
+	// FindingsTitle and CapturesTitle name the folded lists.
+	FoldSummary                  bool
+	FindingsTitle, CapturesTitle string
 	// Notes say what an input could not carry (a JSON trace's notes),
 	// once each.
 	Notes       []string
@@ -365,6 +368,9 @@ func (p *page) summary(in *Input) {
 			}
 		}
 		p.FoldSummary = len(rep.Ranks) > foldRows
+		one, noun := strings.TrimSuffix(findings.noun(), "s"), findings.noun()
+		p.FindingsTitle = fmt.Sprintf("Each %s's findings (%s %s)", one, gu(uint64(len(p.RankFindings))), noun)
+		p.CapturesTitle = fmt.Sprintf("Captures: each %s's file, records, drops, validate, layout and makespan (%s %s)", one, gu(uint64(len(rep.Ranks))), noun)
 	}
 	// The cores tried to write records+dropped; records were kept.
 	c := card{Label: "dropped records", Value: gu(dropped), Sub: gu(records) + " written of " + gu(records+dropped) + " attempted"}
@@ -372,7 +378,7 @@ func (p *page) summary(in *Input) {
 		c.Class = "bad"
 	}
 	if p.Multi && dropped > 0 {
-		c.Sub = fmt.Sprintf("%s of %s attempted, in %s of %s ranks", gu(dropped), gu(records+dropped), gu(uint64(findings.droppingRanks())), gu(uint64(len(rep.Ranks))))
+		c.Sub = fmt.Sprintf("%s of %s attempted, in %s of %s %s", gu(dropped), gu(records+dropped), gu(uint64(findings.droppingRanks())), gu(uint64(len(rep.Ranks))), findings.noun())
 	}
 	p.Cards = append(p.Cards, c)
 	if in.Diff != nil && len(in.Diff.Ranks) > 0 {
@@ -412,7 +418,7 @@ func topShare(p *analyze.Path) string {
 }
 
 func checkBanner(k *analyze.Rank, chk *validate.Result) string {
-	s := fmt.Sprintf("Rank %d (%s): cycleabi validate reports %d errors and %d warnings", k.Rank, k.Capture, chk.Errors(), chk.Warnings())
+	s := fmt.Sprintf("%s (%s): cycleabi validate reports %d errors and %d warnings", upper(sectionLabel(k)), k.Capture, chk.Errors(), chk.Warnings())
 	if len(chk.Counts) > 0 {
 		s += " ("
 		for i, c := range chk.Counts {

@@ -45,7 +45,7 @@ func (f *rankFindings) add(k *analyze.Rank, chk *validate.Result) {
 	case chk != nil && (chk.Errors() > 0 || chk.Warnings() > 0):
 		s = checkBanner(k, chk)
 	case k.Dropped > 0:
-		s = fmt.Sprintf("Rank %d (%s): %s records were dropped: the buffer was too small, the timeline has holes.", k.Rank, k.Capture, gu(k.Dropped))
+		s = fmt.Sprintf("%s (%s): %s records were dropped: the buffer was too small, the timeline has holes.", upper(sectionLabel(k)), k.Capture, gu(k.Dropped))
 	}
 	f.perRank = append(f.perRank, s)
 }
@@ -73,6 +73,39 @@ func checkText(chk *validate.Result) string {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
 	return s
+}
+
+// sectionLabel names a section: "rank 3", "rank 3 invocation 1".
+func sectionLabel(k *analyze.Rank) string { return "rank " + sectionName(k) }
+
+// noun is what the sections are: "ranks", or "invocations" in a window.
+func (f *rankFindings) noun() string {
+	for _, k := range f.ranks {
+		if k.Invocation != nil {
+			return "invocations"
+		}
+	}
+	return "ranks"
+}
+
+// sectionList names sections: rankList of their ranks, or in a window
+// each by rank and invocation ("rank 0 invocation 1, …, and N more").
+func sectionList(ks []*analyze.Rank, most int) string {
+	var ranks []uint32
+	var names []string
+	window := false
+	for _, k := range ks {
+		ranks = append(ranks, k.Rank)
+		names = append(names, sectionLabel(k))
+		window = window || k.Invocation != nil
+	}
+	if !window {
+		return rankList(ranks, most)
+	}
+	if len(names) > most {
+		names = append(names[:most], fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return strings.Join(names, ", ")
 }
 
 // rankList names ranks in rank order, runs of consecutive ones as a range:
@@ -108,7 +141,7 @@ func (f *rankFindings) checkFindings() []finding {
 	type group struct {
 		text   string
 		errors int
-		ranks  []uint32
+		ranks  []*analyze.Rank
 		bad    bool
 	}
 	var groups []*group
@@ -126,7 +159,7 @@ func (f *rankFindings) checkFindings() []finding {
 			by[t] = g
 			groups = append(groups, g)
 		}
-		g.ranks = append(g.ranks, f.ranks[i].Rank)
+		g.ranks = append(g.ranks, f.ranks[i])
 	}
 	if validated == 0 {
 		return nil
@@ -141,7 +174,7 @@ func (f *rankFindings) checkFindings() []finding {
 		}
 		return cmp.Compare(len(b.ranks), len(a.ranks))
 	})
-	n := len(f.ranks)
+	n, noun := len(f.ranks), f.noun()
 	cls := func(g *group) string {
 		if g.bad {
 			return "bad"
@@ -152,11 +185,11 @@ func (f *rankFindings) checkFindings() []finding {
 	first := groups[0]
 	switch {
 	case len(first.ranks) == n && !first.bad:
-		out = append(out, finding{Text: fmt.Sprintf("cycleabi validate finds nothing in any of the %s ranks.", gu(uint64(n)))})
+		out = append(out, finding{Text: fmt.Sprintf("cycleabi validate finds nothing in any of the %s %s.", gu(uint64(n)), noun)})
 	case len(first.ranks) == n:
-		out = append(out, finding{Text: fmt.Sprintf("All %s ranks: cycleabi validate reports, for each, %s.", gu(uint64(n)), first.text), Class: "bad"})
+		out = append(out, finding{Text: fmt.Sprintf("All %s %s: cycleabi validate reports, for each, %s.", gu(uint64(n)), noun, first.text), Class: "bad"})
 	case 2*len(first.ranks) > n:
-		out = append(out, finding{Text: fmt.Sprintf("%s of %s ranks: cycleabi validate reports, for each, %s.", gu(uint64(len(first.ranks))), gu(uint64(n)), first.text), Class: cls(first)})
+		out = append(out, finding{Text: fmt.Sprintf("%s of %s %s: cycleabi validate reports, for each, %s.", gu(uint64(len(first.ranks))), gu(uint64(n)), noun, first.text), Class: cls(first)})
 	default:
 		rest = groups
 	}
@@ -166,13 +199,13 @@ func (f *rankFindings) checkFindings() []finding {
 			for _, g := range rest[i:] {
 				more += len(g.ranks)
 			}
-			out = append(out, finding{Text: fmt.Sprintf("%d more ranks with other findings: each rank's are listed below.", more), Class: "bad"})
+			out = append(out, finding{Text: fmt.Sprintf("%d more %s with other findings: each one's are listed below.", more, noun), Class: "bad"})
 			break
 		}
-		out = append(out, finding{Text: fmt.Sprintf("%s: %s.", upper(rankList(g.ranks, maxNamed)), g.text), Class: cls(g)})
+		out = append(out, finding{Text: fmt.Sprintf("%s: %s.", upper(sectionList(g.ranks, maxNamed)), g.text), Class: cls(g)})
 	}
 	if validated < n {
-		out = append(out, finding{Text: fmt.Sprintf("%d of %d ranks were not validated.", n-validated, n)})
+		out = append(out, finding{Text: fmt.Sprintf("%d of %d %s were not validated.", n-validated, n, noun)})
 	}
 	return out
 }
@@ -188,13 +221,13 @@ func (f *rankFindings) dropFindings() []finding {
 			total += k.Dropped
 		}
 	}
-	n := len(f.ranks)
+	n, noun := len(f.ranks), f.noun()
 	if len(dropping) == 0 {
 		return nil
 	}
 	if len(dropping) == n && slices.IndexFunc(dropping, func(k *analyze.Rank) bool { return k.Dropped != dropping[0].Dropped }) < 0 {
-		return []finding{{Text: fmt.Sprintf("Each of the %s ranks dropped %s records (%s in all): the buffers were too small, the timelines have holes.",
-			gu(uint64(n)), gu(dropping[0].Dropped), gu(total)), Class: "bad"}}
+		return []finding{{Text: fmt.Sprintf("Each of the %s %s dropped %s records (%s in all): the buffers were too small, the timelines have holes.",
+			gu(uint64(n)), noun, gu(dropping[0].Dropped), gu(total)), Class: "bad"}}
 	}
 	slices.SortStableFunc(dropping, func(a, b *analyze.Rank) int { return cmp.Compare(b.Dropped, a.Dropped) })
 	var most []string
@@ -203,10 +236,10 @@ func (f *rankFindings) dropFindings() []finding {
 			most = append(most, fmt.Sprintf("and %d more", len(dropping)-i))
 			break
 		}
-		most = append(most, fmt.Sprintf("rank %d (%s)", k.Rank, gu(k.Dropped)))
+		most = append(most, fmt.Sprintf("%s (%s)", sectionLabel(k), gu(k.Dropped)))
 	}
-	return []finding{{Text: fmt.Sprintf("%s of %s ranks dropped records, %s in all: the buffers were too small, the timelines have holes. The most: %s.",
-		gu(uint64(len(dropping))), gu(uint64(n)), gu(total), strings.Join(most, ", ")), Class: "bad"}}
+	return []finding{{Text: fmt.Sprintf("%s of %s %s dropped records, %s in all: the buffers were too small, the timelines have holes. The most: %s.",
+		gu(uint64(len(dropping))), gu(uint64(n)), noun, gu(total), strings.Join(most, ", ")), Class: "bad"}}
 }
 
 // slowFindings names the slow ranks (analyze.SlowRule), slowest first.

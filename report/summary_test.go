@@ -100,7 +100,7 @@ func TestClusterSummary(t *testing.T) {
 	}
 	page := buf.String()
 	summary := page[strings.Index(page, `<section id="summary">`):strings.Index(page, `<section id="ranks">`)]
-	for _, s := range []string{`class="cards"`, `<ul class="findings">`, `<summary>Each rank's findings (64 ranks)</summary>`, `<summary>Captures:`} {
+	for _, s := range []string{`class="cards"`, `<ul class="findings">`, `<summary>Each rank&#39;s findings (64 ranks)</summary>`, `<summary>Captures:`} {
 		if !strings.Contains(summary, s) {
 			t.Errorf("the summary has no %q", s)
 		}
@@ -198,5 +198,34 @@ func TestColumnsShowTheSpread(t *testing.T) {
 	}
 	if got, want := lines["threshold"], yOf(1.05*m); math.Abs(got-want) > 0.6 {
 		t.Errorf("the slow-rank threshold at y %g, want %g", got, want)
+	}
+}
+
+// Invocations of a window are named as such: by rank and invocation, and
+// counted as invocations, not as ranks of one number.
+func TestWindowSummary(t *testing.T) {
+	var ranks []*analyze.Rank
+	var checks []*validate.Result
+	for i := range 3 {
+		k := &analyze.Rank{Rank: 0, Invocation: &analyze.Invocation{ID: int64(i)}, Capture: "w.bin", CycleFrequencyMHz: 50, MakespanCycles: 1000, MakespanUs: 20, Totals: &analyze.Totals{}}
+		k.Dropped = uint64(i)
+		ranks = append(ranks, k)
+		checks = append(checks, result(map[capture.Code]int{"dropped-records": 1 + i/2}))
+	}
+	p := build(&Input{Report: analyze.NewReport(ranks), Checks: checks})
+	var texts []string
+	for _, f := range p.Findings {
+		texts = append(texts, f.Text)
+	}
+	want := []string{
+		"2 of 3 invocations dropped records, 3 in all: the buffers were too small, the timelines have holes. The most: rank 0 invocation 2 (2), rank 0 invocation 1 (1).",
+		"2 of 3 invocations: cycleabi validate reports, for each, 0 errors, 1 warnings (dropped-records 1).",
+		"Rank 0 invocation 2: 0 errors, 2 warnings (dropped-records 2).",
+	}
+	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
+	}
+	if p.FindingsTitle != "Each invocation's findings (3 invocations)" {
+		t.Errorf("FindingsTitle = %q", p.FindingsTitle)
 	}
 }
