@@ -84,7 +84,11 @@ func rankColumnsChart(x *analyze.CrossRank) *chart {
 			fill = "#B2182B"
 		}
 		bh := top + h - y(r.MakespanUs)
-		title := fmt.Sprintf("rank %d: makespan %s µs (%s cycles), %s %% against the median, busiest stage %s", r.Rank, fp(r.MakespanUs, 2), gu(r.MakespanCycles), signed(100*(r.MakespanUs/medianUs-1), 2), r.BusiestStage)
+		against := ""
+		if medianUs > 0 {
+			against = fmt.Sprintf(", %s %% against the median", signed(100*(r.MakespanUs/medianUs-1), 2))
+		}
+		title := fmt.Sprintf("rank %d: makespan %s µs (%s cycles)%s, busiest stage %s", r.Rank, fp(r.MakespanUs, 2), gu(r.MakespanCycles), against, r.BusiestStage)
 		if b[i+1]-b[i] > 1 {
 			title = fmt.Sprintf("ranks %d–%d, the slowest %s", x.Ranks[b[i]].Rank, x.Ranks[b[i+1]-1].Rank, title)
 		}

@@ -229,3 +229,23 @@ func TestWindowSummary(t *testing.T) {
 		t.Errorf("FindingsTitle = %q", p.FindingsTitle)
 	}
 }
+
+// Ranks that wrote nothing (every makespan 0) still get a chart and a
+// summary with no NaN or Inf in them.
+func TestColumnsOfEmptyRanks(t *testing.T) {
+	var ranks []*analyze.Rank
+	for i := range 3 {
+		ranks = append(ranks, &analyze.Rank{Rank: uint32(i), Totals: &analyze.Totals{}})
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, &Input{Report: analyze.NewReport(ranks)}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	page = page[:strings.Index(page, "<script>")] // the script's isNaN
+	for _, bad := range []string{"NaN", "Inf"} {
+		if i := strings.Index(page, bad); i >= 0 {
+			t.Errorf("the page has %s: %q", bad, page[max(0, i-80):i+10])
+		}
+	}
+}
