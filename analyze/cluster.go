@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // SlowFactor is the slow-rank rule: a rank (or invocation) is slow when
@@ -45,6 +46,26 @@ func (s Section) String() string {
 		t += " invocation " + strconv.FormatInt(*s.Invocation, 10)
 	}
 	return t
+}
+
+// CompareSections orders sections by rank, then by invocation id (a
+// rank's only capture, without one, first), then by capture name: the
+// order of every list of ranks in a report.
+func CompareSections(a, b *Rank) int {
+	if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
+		return c
+	}
+	switch {
+	case a.Invocation == nil && b.Invocation != nil:
+		return -1
+	case a.Invocation != nil && b.Invocation == nil:
+		return 1
+	case a.Invocation != nil:
+		if c := cmp.Compare(a.Invocation.ID, b.Invocation.ID); c != 0 {
+			return c
+		}
+	}
+	return strings.Compare(a.Capture, b.Capture)
 }
 
 func sectionOf(k *Rank) Section {

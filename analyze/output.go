@@ -16,10 +16,14 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// NewReport gathers the analyses of one or more captures, in the order
-// given, with the cross-rank comparison when there are several (ranks, or
-// invocations of a window).
+// NewReport gathers the analyses of one or more captures, with the
+// cross-rank comparison when there are several (ranks, or invocations of
+// a window). It puts ranks in rank order, in place (CompareSections): the
+// order the captures were given never shows in the report, and every tie
+// (the slowest of equal makespans, a stage's min or max, the slow ranks
+// of equal cycles) goes to the lower rank.
 func NewReport(ranks []*Rank) *Report {
+	slices.SortStableFunc(ranks, CompareSections)
 	r := &Report{ABIVersion: abi.Version, ABIFingerprint: abi.FingerprintHex, Ranks: ranks}
 	if len(ranks) < 2 {
 		return r

@@ -10,9 +10,12 @@
 //	DIR/cores/rank=R/part-NNNNN.parquet     one row per entered core
 //	DIR/ranks/rank=R/part-NNNNN.parquet     one row per capture
 //
-// NNNNN is the capture's place among the inputs of its export, so the
-// invocations of a window (several captures of one rank) are files side by
-// side. The rank is in the path only: engines add it as a column
+// NNNNN is the capture's place among its rank's captures in the export
+// (00000 for a rank's only capture), so the invocations of a window
+// (several captures of one rank) are files side by side, and a rank's
+// files are named the same whatever order the captures came in, whatever
+// other ranks the export holds: exports of one rank per job merge into
+// the folder one export of every rank writes. The rank is in the path only: engines add it as a column
 // (DuckDB's hive_partitioning, Spark's partition discovery).
 //
 // A record's kind, task type and stage are the ones analyze groups it
@@ -145,8 +148,9 @@ type Rank struct {
 // Writer writes the tables of an export folder, one capture at a time;
 // nothing is in place until Commit.
 type Writer struct {
-	dir   *outfile.Dir
-	parts int
+	dir *outfile.Dir
+	// parts counts the captures of each rank written so far.
+	parts map[uint32]int
 	// records is the records writer's memory, kept from one capture to
 	// the next.
 	records recordPool
@@ -184,8 +188,11 @@ func (w *Writer) Abort() { w.dir.Abort() }
 // analysis done in the walk's goroutine, a hook in its loop, took more CPU
 // than two walks.)
 func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error) {
-	part := w.parts
-	w.parts++
+	if w.parts == nil {
+		w.parts = map[uint32]int{}
+	}
+	part := w.parts[o.Rank]
+	w.parts[o.Rank]++
 	rel := func(table string) string {
 		return table + "/rank=" + strconv.FormatUint(uint64(o.Rank), 10) + "/part-" + fmt.Sprintf("%05d", part) + ".parquet"
 	}

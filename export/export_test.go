@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -171,5 +172,44 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "records/rank=1/part-00000.parquet")); err != nil {
 		t.Error(err)
+	}
+}
+
+// A rank's files are named by its own captures only: ranks 5, 3 and 5
+// again (an invocation) given in that order are rank=3/part-00000,
+// rank=5/part-00000 and rank=5/part-00001, as one export per rank would
+// name them (the place among all the inputs leaked their order).
+func TestPartsNumberedByRank(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	w, err := export.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rank uint32
+		inv  *analyze.Invocation
+	}{{5, &analyze.Invocation{ID: 0}}, {3, nil}, {5, &analyze.Invocation{ID: 1}}} {
+		d, o := source(t, c.rank, c.inv)
+		if _, err := w.Add(d, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = filepath.WalkDir(filepath.Join(dir, "ranks"), func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"ranks/rank=3/part-00000.parquet", "ranks/rank=5/part-00000.parquet", "ranks/rank=5/part-00001.parquet"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", got, want)
 	}
 }

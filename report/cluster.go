@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/megakernel/cycleabi/analyze"
 )
@@ -25,32 +24,53 @@ func columns(n int) []int {
 	return b
 }
 
-// rankColumnsChart draws each rank's makespan as a column, the slow ones
-// (analyze.SlowRule) red, with the median as a line: readable from two
-// ranks to thousands, where a bar per rank is not.
-func rankColumnsChart(x *analyze.CrossRank) *chart {
-	const left, w, h, top = 56.0, 560.0, 160.0, 8.0
-	c := &chart{ID: "ranks-columns", Class: "columns", W: left + w + 16, Label: "Makespan per rank, slow ranks in red, the median dashed"}
-	most := 0.0
-	for _, r := range x.Ranks {
-		most = max(most, r.MakespanUs)
+// valueAxis is the value range of a chart of near-equal values (the
+// makespans of ranks): from a round value under the smallest (0 when that
+// is near) to a round value over the largest, so that a few percent
+// between ranks is a visible difference in height, not a pixel. step is
+// the distance between its ticks.
+func valueAxis(lo, hi float64) (from, to, step float64) {
+	span := hi - lo
+	if !(span > 0) {
+		span = max(hi*0.02, 1e-9) // equal values: a band around them
 	}
-	if most == 0 {
-		most = 1
+	step = niceStep(span, 4)
+	from = math.Floor((lo-span/4)/step) * step
+	if from < 0 || from < span {
+		from = 0 // the range reaches down near 0 anyway: from 0
+		step = niceStep(hi, 4)
+	}
+	to = math.Ceil(hi/step) * step
+	if to <= hi {
+		to += step
+	}
+	return from, to, step
+}
+
+// rankColumnsChart draws each rank's makespan as a column, the slow ones
+// (analyze.SlowRule) red, with the median dashed and the slow-rank
+// threshold (5 % over the median) dashed red: readable from two ranks to
+// thousands, where a bar per rank is not. Its value axis starts near the
+// fastest rank, not at 0 (said on the axis and under it), so that ranks a
+// few percent apart look a few percent apart.
+func rankColumnsChart(x *analyze.CrossRank) *chart {
+	const left, w, h, top = 64.0, 560.0, 160.0, 8.0
+	c := &chart{ID: "ranks-columns", Class: "columns", W: left + w + 16,
+		Label: "Makespan per rank, by rank number, slow ranks in red, the median dashed, the slow-rank threshold dashed red; the value axis starts near the fastest rank"}
+	lo, hi := x.Ranks[0].MakespanUs, x.Ranks[0].MakespanUs
+	for _, r := range x.Ranks {
+		lo, hi = min(lo, r.MakespanUs), max(hi, r.MakespanUs)
+	}
+	medianUs := medianUs(x)
+	threshold := analyze.SlowFactor * medianUs
+	from, to, step := valueAxis(lo, max(hi, threshold))
+	y := func(v float64) float64 { return top + h - h*(v-from)/(to-from) }
+	for v := from; v <= to*1.0000001; v += step {
+		c.grid(left, y(v), left+w, y(v), "gridline")
+		c.Texts = append(c.Texts, text{X: n(left - 4), Y: n(y(v) + 3.5), Anchor: "end", Class: "tick", Text: tickLabel(v, step)})
 	}
 	b := columns(len(x.Ranks))
 	cw := w / float64(len(b)-1)
-	// The median in µs, of the ranks' own µs (ranks may count at different
-	// frequencies, so it is not the median cycles at one of them).
-	us := make([]float64, len(x.Ranks))
-	for i, r := range x.Ranks {
-		us[i] = r.MakespanUs
-	}
-	slices.Sort(us)
-	medianUs := us[len(us)/2]
-	if len(us)%2 == 0 {
-		medianUs = (us[len(us)/2-1] + us[len(us)/2]) / 2
-	}
 	for i := 0; i+1 < len(b); i++ {
 		pick := b[i]
 		for j := b[i]; j < b[i+1]; j++ {
@@ -63,23 +83,37 @@ func rankColumnsChart(x *analyze.CrossRank) *chart {
 		if r.Slow {
 			fill = "#B2182B"
 		}
-		bh := h * r.MakespanUs / most
-		title := fmt.Sprintf("rank %d: makespan %s µs (%s cycles), busiest stage %s", r.Rank, fp(r.MakespanUs, 2), gu(r.MakespanCycles), r.BusiestStage)
+		bh := top + h - y(r.MakespanUs)
+		against := ""
+		if medianUs > 0 {
+			against = fmt.Sprintf(", %s %% against the median", signed(100*(r.MakespanUs/medianUs-1), 2))
+		}
+		title := fmt.Sprintf("rank %d: makespan %s µs (%s cycles)%s, busiest stage %s", r.Rank, fp(r.MakespanUs, 2), gu(r.MakespanCycles), against, r.BusiestStage)
 		if b[i+1]-b[i] > 1 {
-			title = fmt.Sprintf("ranks at %d..%d, the slowest %s", b[i], b[i+1]-1, title)
+			title = fmt.Sprintf("ranks %d–%d, the slowest %s", x.Ranks[b[i]].Rank, x.Ranks[b[i+1]-1].Rank, title)
 		}
 		c.rect(left+float64(i)*cw, top+h-bh, max(cw-0.5, 0.5), max(bh, 0.5), fill, "bar", title)
 	}
 	if medianUs > 0 {
-		y := top + h - h*medianUs/most
-		c.Over = append(c.Over, path{D: "M" + n(left) + " " + n(y) + "H" + n(left+w), Stroke: "#333", StrokeWidth: "1", Class: "median",
-			Title: "median makespan " + fp(medianUs, 2) + " µs"})
+		ym := y(medianUs)
+		c.Over = append(c.Over, path{D: "M" + n(left) + " " + n(ym) + "H" + n(left+w), Stroke: "#333", StrokeWidth: "1", Class: "median",
+			Title: "median makespan " + fp(medianUs, 2) + " µs"},
+			path{D: "M" + n(left) + " " + n(y(threshold)) + "H" + n(left+w), Stroke: "#B2182B", StrokeWidth: "1", Class: "threshold",
+				Title: "slow above " + fp(threshold, 2) + " µs: 5 % over the median"})
+		c.text(left+w-2, ym+11, "end", "value", "median "+fp(medianUs, 1))
+		c.text(left+w-2, y(threshold)-3, "end", "value", "slow: +5 % over the median")
 	}
 	c.grid(left, top+h, left+w, top+h, "axis")
-	c.text(left-4, top+10, "end", "value", fp(most, 0))
-	c.text(left-4, top+h, "end", "value", "0")
-	c.text(left, top+h+14, "start", "value", fmt.Sprintf("%d ranks in report order, rank %d to rank %d", len(x.Ranks), x.Ranks[0].Rank, x.Ranks[len(x.Ranks)-1].Rank))
-	c.text(left-4, top+h/2, "end", "caption", "µs")
+	c.grid(left, top, left, top+h, "axis")
+	caption := fmt.Sprintf("%s ranks by rank number, rank %d to rank %d", gu(uint64(len(x.Ranks))), x.Ranks[0].Rank, x.Ranks[len(x.Ranks)-1].Rank)
+	if from > 0 {
+		// The axis does not start at 0: a break in it, and said in words.
+		c.Over = append(c.Over, path{D: "M" + n(left-5) + " " + n(top+h-7) + "l10 -4M" + n(left-5) + " " + n(top+h-3) + "l10 -4",
+			Stroke: "#555", StrokeWidth: "1", Class: "axisbreak", Title: "the axis starts at " + tickLabel(from, step) + " µs, not 0"})
+		caption += " · the µs axis starts at " + tickLabel(from, step) + ", not 0"
+	}
+	c.text(left, top+h+14, "start", "value", caption)
+	c.text(left-46, top+h/2, "end", "caption", "µs")
 	c.H = top + h + 24
 	return c
 }
@@ -147,7 +181,7 @@ func heatMap(rep *analyze.Report) *chart {
 	bottom := top + float64(len(stages))*rowH
 	c.text(left, bottom+14, "start", "value", "rank "+sectionName(rep.Ranks[0]))
 	c.text(left+w, bottom+14, "end", "value", "rank "+sectionName(rep.Ranks[len(rep.Ranks)-1]))
-	c.text(left, bottom+30, "start", "value", fmt.Sprintf("%d ranks in report order; red: over the stage's median (full at +%.0f%%), blue: under", len(rep.Ranks), 100*heatSpan))
+	c.text(left, bottom+30, "start", "value", fmt.Sprintf("%d ranks by rank number; red: over the stage's median (full at +%.0f%%), blue: under", len(rep.Ranks), 100*heatSpan))
 	c.H = bottom + 40
 	return c
 }

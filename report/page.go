@@ -36,6 +36,7 @@ nav a{color:#24456E;margin-right:12px;text-decoration:none}
 .regions{margin:4px 0;padding-left:18px;font-size:13px}
 svg.chart{display:block;width:100%;height:auto;max-width:1000px}
 svg.bars{max-width:470px}
+svg.columns{max-width:800px}
 svg .rowbg{fill:#F7F8FA}
 svg .rowlabel{font-size:9.5px;fill:#333}
 svg .tick{font-size:10px;fill:#555}
@@ -64,6 +65,13 @@ td.bad{color:var(--bad);font-weight:600}
 .scroll{overflow-x:auto}
 details{margin:4px 0}
 details summary{cursor:pointer;color:#24456E;font-size:13px}
+ul.findings{margin:6px 0;padding-left:18px}
+ul.findings li{margin:2px 0}
+ul.findings li.bad{color:#7a0d19;font-weight:600}
+details ul.findings li{font-size:12.5px;font-weight:400}
+svg .median{stroke-dasharray:4 3}
+svg .threshold{stroke-dasharray:6 3}
+svg .axisbreak{stroke:#888;stroke-width:1;fill:#fff}
 @media (max-width:980px){.pair{grid-template-columns:1fr}}
 @media print{
  *{-webkit-print-color-adjust:exact;print-color-adjust:exact}
@@ -80,18 +88,26 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 <header>
 <h1>{{.Kernel}}: where the time went</h1>
 <p class="sub">{{.Subtitle}} · ABI v{{.ABIVersion}} · fingerprint <code>{{.Fingerprint}}</code> · made by <code>cycleabi report</code></p>
-<nav><a href="#summary">Summary</a><a href="#timeline">Timeline</a><a href="#cores">Cores</a><a href="#types">Task types and stages</a><a href="#critical-path">Critical path</a><a href="#ranks">Ranks</a><a href="#base">Compared with base</a></nav>
+<nav><a href="#summary">Summary</a>{{if .Multi}}<a href="#ranks">Ranks</a>{{end}}<a href="#timeline">Timeline</a><a href="#cores">Cores</a><a href="#types">Task types and stages</a><a href="#critical-path">Critical path</a>{{if not .Multi}}<a href="#ranks">Ranks</a>{{end}}<a href="#base">Compared with base</a></nav>
 </header>
 
 <section id="summary">
 <h2>Summary</h2>
-{{range .Banners}}<p class="banner" role="alert">{{.}}</p>
+{{if .Multi}}{{template "cards" .Cards}}
+{{with .Findings}}<ul class="findings">{{range .}}<li{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</li>{{end}}</ul>
+{{end}}{{with .RankFindings}}<details><summary>{{$.FindingsTitle}}</summary><ul class="findings">{{range .}}<li>{{.}}</li>{{end}}</ul></details>
 {{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
-{{end}}<div class="cards">{{range .Cards}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>
+{{end}}{{if .FoldSummary}}<details><summary>{{.CapturesTitle}}</summary><div class="scroll">{{template "table" .Summary}}</div></details>
+{{else}}<div class="scroll">{{template "table" .Summary}}</div>
+{{end}}{{else}}{{range .Banners}}<p class="banner" role="alert">{{.}}</p>
+{{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
+{{end}}{{template "cards" .Cards}}
 <div class="scroll">{{template "table" .Summary}}</div>
-{{with .DetailNote}}<p class="note">{{.}}</p>{{end}}
+{{end}}{{with .DetailNote}}<p class="note">{{.}}</p>{{end}}
 </section>
-
+{{if .Multi}}
+{{template "ranks" .}}
+{{end}}
 <section id="timeline">
 <h2>Timeline overview</h2>
 <p class="note">One row per entered core, AIC then AIV (a core that wrote no record is idle throughout); time runs left to right. Compute is colored by task type; wait, trigger and other are greys; white is idle.{{if .Ranks}}{{with index .Ranks 0}}{{if .Path}} The black line is the critical path.{{end}}{{end}}{{end}} Hover a row for its numbers.</p>
@@ -134,18 +150,9 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 {{else}}<p class="note">{{.PathNote}}</p>
 {{end}}{{end}}</section>
 
-<section id="ranks">
-<h2>Ranks</h2>
-{{with .CrossRank}}<p>{{.Text}}</p>
-<p>{{.Slow}}</p>
-{{template "chart" .Columns}}
-{{with .Heat}}{{template "chart" .}}{{end}}
-<div class="pair">{{with .Chart}}<div>{{template "chart" .}}</div>{{end}}<div class="scroll">{{template "table" .Table}}</div></div>
-<div class="scroll">{{template "table" .Spreads}}</div>
-{{else}}<p class="note">One capture: give one capture per rank to compare the ranks.</p>
-{{end}}</section>
+{{if not .Multi}}{{template "ranks" .}}
 
-<section id="base">
+{{end}}<section id="base">
 <h2>Compared with base</h2>
 {{if .HasBase}}<p class="note">New minus base. Red: larger than the base (for times, slower); blue: smaller.</p>
 {{range .InputDifferences}}<p class="banner" role="alert">Inputs differ ({{.}}): the changes may come from them, not from the kernel.</p>
@@ -188,7 +195,16 @@ details summary{cursor:pointer;color:#24456E;font-size:13px}
 </script>
 </body>
 </html>
-{{define "legend"}}<li><span class="sw{{with .Class}} {{.}}{{end}}"{{with .Color}} style="background:{{.}}"{{end}}></span>{{.Name}}</li>{{end}}
+{{define "cards"}}<div class="cards">{{range .}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>{{end}}{{define "ranks"}}<section id="ranks">
+<h2>Ranks</h2>
+{{with .CrossRank}}<p>{{.Text}} {{.Slow}}</p>
+{{template "chart" .Columns}}
+{{with .Heat}}{{template "chart" .}}{{end}}
+{{if .Fold}}<details><summary>Makespan of every rank ({{len .Table.Rows}} ranks)</summary><div class="scroll">{{template "table" .Table}}</div></details>
+{{else}}<div class="scroll">{{template "table" .Table}}</div>
+{{end}}<div class="scroll">{{template "table" .Spreads}}</div>
+{{else}}<p class="note">One capture: give one capture per rank to compare the ranks.</p>
+{{end}}</section>{{end}}{{define "legend"}}<li><span class="sw{{with .Class}} {{.}}{{end}}"{{with .Color}} style="background:{{.}}"{{end}}></span>{{.Name}}</li>{{end}}
 {{define "table"}}<table class="data" data-table="{{.Name}}"{{with .Rank}} data-rank="{{.}}"{{end}}>
 <caption>{{.Caption}}</caption>
 <thead><tr>{{range .Head}}<th{{if .Num}} class="num"{{end}}{{with .Title}} title="{{.}}"{{end}}>{{.Text}}</th>{{end}}</tr></thead>

@@ -23,7 +23,6 @@ func segColor(s *analyze.Segment, colors Colors) string {
 
 func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *pathView {
 	p := k.CriticalPath
-	mhz := k.CycleFrequencyMHz
 	v := &pathView{}
 	from := ""
 	if p.Segments.Len() > 0 {
@@ -38,8 +37,55 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 	v.Text = fmt.Sprintf("%s cycles (%s µs), %d segments%s to the last record end: compute %s %%, wait %s %%, gaps %s %%.",
 		gu(p.TotalCycles), fp(p.TotalUs, 1), p.Segments.Len(), from, pct(p.ByKind[analyze.KindCompute]), pct(p.ByKind[analyze.KindWait]), pct(p.ByKind[analyze.KindGap]))
 	rankIdx := strconv.Itoa(index)
+	v.Gantt, v.Legend = pathGantt(anchor, k, colors)
+	v.Kinds, v.KindTab = pathByKind(anchor, rankIdx, p, k.CycleFrequencyMHz)
+	v.Stages, v.StageT = pathByStage(anchor, rankIdx, p, colors)
+	v.SegTab = pathSegments(rankIdx, p)
+	return v
+}
 
-	// Gantt: one row per core on the path, in core order.
+// gantt is the critical path's Gantt being drawn: its rows (a core on
+// the path, or a group of them) and the colors of the stages drawn.
+type gantt struct {
+	g      *chart
+	k      *analyze.Rank
+	rows   []string
+	rowOf  map[string]int
+	rowH   float64
+	top    float64
+	legend map[string]string
+}
+
+// pathGantt draws the critical path as a Gantt, one row per core it runs
+// on, in core order: a bar per segment, binned past MaxGanttSegments.
+func pathGantt(anchor string, k *analyze.Rank, colors Colors) (*chart, []legendItem) {
+	gt := newGantt(anchor, k)
+	if k.CriticalPath.Segments.Len() <= MaxGanttSegments {
+		gt.bars(colors)
+	} else {
+		gt.binned(colors)
+	}
+	g := gt.g
+	bottom := gt.top + float64(len(gt.rows))*gt.rowH + 2
+	g.H = bottom + 40
+	g.xAxis(labelW, plotW, gt.top, bottom, float64(k.MakespanCycles)/k.CycleFrequencyMHz, "µs since the first core entered")
+	var stages []string
+	for s := range gt.legend {
+		stages = append(stages, s)
+	}
+	slices.Sort(stages)
+	var legend []legendItem
+	for _, s := range stages {
+		legend = append(legend, legendItem{Name: s, Color: gt.legend[s]})
+	}
+	return g, legend
+}
+
+// newGantt lays out the Gantt's rows: the cores on the path in core
+// order, at most MaxChartRows rows, grouped by the one rule of every
+// chart with a row per core (groupCores).
+func newGantt(anchor string, k *analyze.Rank) *gantt {
+	p := k.CriticalPath
 	order := map[string]int{}
 	for i, c := range k.Cores {
 		order[c.Core] = i
@@ -53,8 +99,6 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		}
 	}
 	slices.SortFunc(cores, func(a, b string) int { return cmp.Compare(order[a], order[b]) })
-	// At most MaxChartRows rows, grouped by the one rule of every chart
-	// with a row per core (groupCores).
 	onPath := make([]analyze.Core, 0, len(cores))
 	for _, c := range cores {
 		if i, ok := order[c]; ok {
@@ -62,136 +106,136 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		}
 	}
 	groups := groupCores(onPath, MaxChartRows)
-	rowOf := rowIndex(groups)
 	rows := make([]string, len(groups))
 	for i, g := range groups {
 		rows[i] = g.Name
 	}
-	rowH := rowHeight(len(rows))
-	top := 6.0
-	g := &chart{ID: anchor + "-path", Class: "gantt", W: chartW,
+	gt := &gantt{k: k, rows: rows, rowOf: rowIndex(groups), rowH: rowHeight(len(rows)), top: 6.0, legend: map[string]string{}}
+	gt.g = &chart{ID: anchor + "-path", Class: "gantt", W: chartW,
 		Label: "The critical path as a Gantt chart: one row per core it runs on, one bar per segment"}
 	for i, c := range rows {
-		y := top + float64(i)*rowH
-		g.rect(labelW, y, plotW, rowH-1, "", "rowbg", c)
-		if rowH >= 8 {
-			g.text(labelW-6, y+rowH-2.5, "end", "rowlabel", c)
+		y := gt.top + float64(i)*gt.rowH
+		gt.g.rect(labelW, y, plotW, gt.rowH-1, "", "rowbg", c)
+		if gt.rowH >= 8 {
+			gt.g.text(labelW-6, y+gt.rowH-2.5, "end", "rowlabel", c)
 		}
 	}
+	return gt
+}
+
+// x is where cycle falls on the Gantt's time axis.
+func (gt *gantt) x(cycle uint64) float64 {
+	k := gt.k
 	span := float64(k.MakespanCycles)
 	if span == 0 {
 		span = 1
 	}
-	xOf := func(cycle uint64) float64 {
-		if cycle < k.StartCycle {
-			return labelW
-		}
-		return labelW + plotW*float64(cycle-k.StartCycle)/span
+	if cycle < k.StartCycle {
+		return labelW
 	}
-	legend := map[string]string{}
-	if p.Segments.Len() <= MaxGanttSegments {
-		var links strings.Builder
-		for i := range p.Segments.Len() {
-			seg := p.Segments.At(i)
-			s := &seg
-			y := top + float64(rowOf[s.Core])*rowH
-			x0, x1 := xOf(s.StartCycle), xOf(s.EndCycle)
-			what := s.Kind
-			if s.TaskID != nil {
-				what = fmt.Sprintf("task %d %s (%s, %s)", *s.TaskID, s.Kind, s.TaskType, s.Stage)
-			}
-			g.rect(x0, y, max(x1-x0, 0.4), rowH-1, segColor(s, colors), "seg k-"+s.Kind,
-				fmt.Sprintf("%s %s: %s cycles (%s µs) from %s µs", s.Core, what, gu(s.Cycles()), fp(s.DurationUs, 2), fp(s.StartUs, 2)))
-			if s.Kind == analyze.KindCompute {
-				legend[s.Stage] = segColor(s, colors)
-			}
-			if prev := p.Segments.At(max(i-1, 0)); i > 0 && prev.Core != s.Core {
-				yp := top + float64(rowOf[prev.Core])*rowH + (rowH-1)/2
-				fmt.Fprintf(&links, "M%s %sV%s", n(x0), n(yp), n(y+(rowH-1)/2))
-			}
-		}
-		if links.Len() > 0 {
-			g.Over = append(g.Over, path{D: links.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "0.8", Class: "links",
-				Title: "the path moves to another core: a wait released by a producer there"})
-		}
-	} else {
-		// Binned: each row's bins in the color of the segment covering
-		// most of them.
-		nb := TimelineBins
-		type cnt struct {
-			key    string
-			cycles uint64
-		}
-		best := make([][]cnt, len(rows))
-		for i := range best {
-			best[i] = make([]cnt, nb)
-		}
-		binLen := max(1, k.MakespanCycles/uint64(nb))
-		if binLen*uint64(nb) < k.MakespanCycles {
-			binLen++
-		}
-		for i := range p.Segments.Len() {
-			seg := p.Segments.At(i)
-			s := &seg
-			if s.EndCycle <= k.StartCycle {
-				continue
-			}
-			key := segColor(s, colors)
-			lo := max(s.StartCycle, k.StartCycle)
-			for lo < s.EndCycle {
-				b := (lo - k.StartCycle) / binLen
-				if b >= uint64(nb) {
-					break
-				}
-				hi := min(s.EndCycle, k.StartCycle+(b+1)*binLen)
-				c := &best[rowOf[s.Core]][b]
-				if hi-lo > c.cycles {
-					c.key, c.cycles = key, hi-lo
-				}
-				lo = hi
-			}
-			if s.Kind == analyze.KindCompute {
-				legend[s.Stage] = key
-			}
-		}
-		for r := range rows {
-			ds := map[string]*strings.Builder{}
-			var keys []string
-			y := top + float64(r)*rowH
-			for b := 0; b < nb; {
-				e := b
-				for e < nb && best[r][e].key == best[r][b].key {
-					e++
-				}
-				if key := best[r][b].key; key != "" {
-					if ds[key] == nil {
-						ds[key] = &strings.Builder{}
-						keys = append(keys, key)
-					}
-					x0, x1 := labelW+plotW*float64(b)/float64(nb), labelW+plotW*float64(e)/float64(nb)
-					fmt.Fprintf(ds[key], "M%s %sh%sv%sh-%sz", n(x0), n(y), n(x1-x0), n(rowH-1), n(x1-x0))
-				}
-				b = e
-			}
-			for _, key := range keys {
-				g.Paths = append(g.Paths, path{D: ds[key].String(), Fill: key, Title: rows[r] + " on the path (binned)"})
-			}
-		}
-	}
-	bottom := top + float64(len(rows))*rowH + 2
-	g.H = bottom + 40
-	g.xAxis(labelW, plotW, top, bottom, float64(k.MakespanCycles)/mhz, "µs since the first core entered")
-	v.Gantt = g
-	var stages []string
-	for s := range legend {
-		stages = append(stages, s)
-	}
-	slices.Sort(stages)
-	for _, s := range stages {
-		v.Legend = append(v.Legend, legendItem{Name: s, Color: legend[s]})
-	}
+	return labelW + plotW*float64(cycle-k.StartCycle)/span
+}
 
-	// By kind: one stacked bar and a table.
+// bars draws a bar per segment, and a link where the path moves to
+// another core.
+func (gt *gantt) bars(colors Colors) {
+	p := gt.k.CriticalPath
+	g, rowH, top := gt.g, gt.rowH, gt.top
+	var links strings.Builder
+	for i := range p.Segments.Len() {
+		seg := p.Segments.At(i)
+		s := &seg
+		y := top + float64(gt.rowOf[s.Core])*rowH
+		x0, x1 := gt.x(s.StartCycle), gt.x(s.EndCycle)
+		what := s.Kind
+		if s.TaskID != nil {
+			what = fmt.Sprintf("task %d %s (%s, %s)", *s.TaskID, s.Kind, s.TaskType, s.Stage)
+		}
+		g.rect(x0, y, max(x1-x0, 0.4), rowH-1, segColor(s, colors), "seg k-"+s.Kind,
+			fmt.Sprintf("%s %s: %s cycles (%s µs) from %s µs", s.Core, what, gu(s.Cycles()), fp(s.DurationUs, 2), fp(s.StartUs, 2)))
+		if s.Kind == analyze.KindCompute {
+			gt.legend[s.Stage] = segColor(s, colors)
+		}
+		if prev := p.Segments.At(max(i-1, 0)); i > 0 && prev.Core != s.Core {
+			yp := top + float64(gt.rowOf[prev.Core])*rowH + (rowH-1)/2
+			fmt.Fprintf(&links, "M%s %sV%s", n(x0), n(yp), n(y+(rowH-1)/2))
+		}
+	}
+	if links.Len() > 0 {
+		g.Over = append(g.Over, path{D: links.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "0.8", Class: "links",
+			Title: "the path moves to another core: a wait released by a producer there"})
+	}
+}
+
+// binned draws each row's bins in the color of the segment covering most
+// of them.
+func (gt *gantt) binned(colors Colors) {
+	k := gt.k
+	p := k.CriticalPath
+	nb := TimelineBins
+	type cnt struct {
+		key    string
+		cycles uint64
+	}
+	best := make([][]cnt, len(gt.rows))
+	for i := range best {
+		best[i] = make([]cnt, nb)
+	}
+	binLen := max(1, k.MakespanCycles/uint64(nb))
+	if binLen*uint64(nb) < k.MakespanCycles {
+		binLen++
+	}
+	for i := range p.Segments.Len() {
+		seg := p.Segments.At(i)
+		s := &seg
+		if s.EndCycle <= k.StartCycle {
+			continue
+		}
+		key := segColor(s, colors)
+		lo := max(s.StartCycle, k.StartCycle)
+		for lo < s.EndCycle {
+			b := (lo - k.StartCycle) / binLen
+			if b >= uint64(nb) {
+				break
+			}
+			hi := min(s.EndCycle, k.StartCycle+(b+1)*binLen)
+			c := &best[gt.rowOf[s.Core]][b]
+			if hi-lo > c.cycles {
+				c.key, c.cycles = key, hi-lo
+			}
+			lo = hi
+		}
+		if s.Kind == analyze.KindCompute {
+			gt.legend[s.Stage] = key
+		}
+	}
+	for r := range gt.rows {
+		ds := map[string]*strings.Builder{}
+		var keys []string
+		y := gt.top + float64(r)*gt.rowH
+		for b := 0; b < nb; {
+			e := b
+			for e < nb && best[r][e].key == best[r][b].key {
+				e++
+			}
+			if key := best[r][b].key; key != "" {
+				if ds[key] == nil {
+					ds[key] = &strings.Builder{}
+					keys = append(keys, key)
+				}
+				x0, x1 := labelW+plotW*float64(b)/float64(nb), labelW+plotW*float64(e)/float64(nb)
+				fmt.Fprintf(ds[key], "M%s %sh%sv%sh-%sz", n(x0), n(y), n(x1-x0), n(gt.rowH-1), n(x1-x0))
+			}
+			b = e
+		}
+		for _, key := range keys {
+			gt.g.Paths = append(gt.g.Paths, path{D: ds[key].String(), Fill: key, Title: gt.rows[r] + " on the path (binned)"})
+		}
+	}
+}
+
+// pathByKind is the path's time by kind: one stacked bar and a table.
+func pathByKind(anchor, rankIdx string, p *analyze.Path, mhz float64) (*chart, *table) {
 	kc := &chart{ID: anchor + "-pathkinds", Class: "kindbar", W: chartW, H: 44, Label: "The critical path's time by kind"}
 	x := labelW
 	kt := &table{Name: "path_kinds", Rank: rankIdx, Caption: "Critical path by kind",
@@ -222,9 +266,12 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 	}
 	kc.text(labelW-6, 17, "end", "rowlabel", "by kind")
 	kc.text(labelW+plotW/2, 38, "middle", "caption", "share of the critical path")
-	v.Kinds, v.KindTab = kc, kt
+	return kc, kt
+}
 
-	// By stage.
+// pathByStage is the path's time by stage: bars (nil without stages) and
+// a table.
+func pathByStage(anchor, rankIdx string, p *analyze.Path, colors Colors) (*chart, *table) {
 	var names, fills, titles []string
 	var vals []float64
 	st := &table{Name: "path_stages", Rank: rankIdx, Caption: "Critical path by stage",
@@ -247,12 +294,16 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 		st.Note = fmt.Sprintf("The %d largest of %d.", MaxTableRows, len(st.Rows))
 		st.Rows = st.Rows[:MaxTableRows]
 	}
+	var c *chart
 	if len(names) > 0 {
-		v.Stages = barChart(anchor+"-pathstages", "The critical path's time by stage", names, vals, fills, titles, "µs on the critical path")
+		c = barChart(anchor+"-pathstages", "The critical path's time by stage", names, vals, fills, titles, "µs on the critical path")
 	}
-	v.StageT = st
+	return c, st
+}
 
-	// Segments, the longest first when there are too many.
+// pathSegments is the table of the path's segments in time order, the
+// longest MaxTableRows when there are more.
+func pathSegments(rankIdx string, p *analyze.Path) *table {
 	var segs []*analyze.Segment
 	at := func(i int) *analyze.Segment { s := p.Segments.At(i); return &s }
 	sgt := &table{Name: "segments", Rank: rankIdx, Caption: "Segments of the critical path, in time order",
@@ -280,36 +331,21 @@ func newPathView(anchor string, index int, k *analyze.Rank, colors Colors) *path
 			fcell("start_us", s.StartUs, 2), fcell("duration_us", s.DurationUs, 2),
 			ucell("start_cycle", s.StartCycle), ucell("end_cycle", s.EndCycle), {V: u(s.Cycles()), Text: gu(s.Cycles())}}})
 	}
-	v.SegTab = sgt
-	return v
+	return sgt
 }
 
 func newCrossView(rep *analyze.Report) *crossView {
 	x := rep.CrossRank
-	v := &crossView{Text: fmt.Sprintf("Slowest: rank %d. Spread: %s cycles (%s %% over the fastest).", x.SlowestRank, gu(x.SpreadCycles), fp(x.SpreadPct, 1))}
-	var names, fills, titles []string
-	var vals []float64
+	v := &crossView{Text: fmt.Sprintf("Slowest: rank %d. Spread: %s cycles (%s %% over the fastest). Ranks run by rank number, whatever order the captures were given in.", x.SlowestRank, gu(x.SpreadCycles), fp(x.SpreadPct, 1))}
 	t := &table{Name: "cross_rank", Caption: "Makespan per rank",
 		Head: []head{{Text: "rank"}, {Text: ""}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
 	slowMarked := false
 	for i, r := range x.Ranks {
-		slow := r.Rank == x.SlowestRank && !slowMarked
-		name := "rank " + strconv.FormatUint(uint64(r.Rank), 10)
-		fill := "#7A9CC6"
-		cls := ""
+		slow := r.Rank == x.SlowestRank && sameID(r.Invocation, x.SlowestInvocation) && !slowMarked
+		cls, mark := "", ""
 		if slow {
 			slowMarked = true
-			name += " (slowest)"
-			fill = "#B2182B"
-			cls = "slowest"
-		}
-		names = append(names, name)
-		vals = append(vals, r.MakespanUs)
-		fills = append(fills, fill)
-		titles = append(titles, fmt.Sprintf("%s, %s: makespan %s cycles, %s µs", name, r.Capture, gu(r.MakespanCycles), fp(r.MakespanUs, 2)))
-		mark := ""
-		if slow {
-			mark = "slowest"
+			cls, mark = "slowest", "slowest"
 		}
 		t.Rows = append(t.Rows, row{Key: strconv.Itoa(i), Class: cls, Cells: []cell{
 			{F: "rank", V: strconv.FormatUint(uint64(r.Rank), 10), Text: strconv.FormatUint(uint64(r.Rank), 10), Class: "name"},
@@ -317,10 +353,8 @@ func newCrossView(rep *analyze.Report) *crossView {
 			{F: "capture", V: r.Capture, Text: r.Capture, Class: "txt"},
 			ucell("makespan_cycles", r.MakespanCycles), fcell("makespan_us", r.MakespanUs, 2)}})
 	}
-	if len(x.Ranks) <= maxBarRanks {
-		v.Chart = barChart("ranks-chart", "Makespan per rank, the slowest in red", names, vals, fills, titles, "makespan µs")
-	}
 	v.Table = t
+	v.Fold = len(x.Ranks) > foldRows
 	v.Columns = rankColumnsChart(x)
 	if len(x.Stages) > 0 {
 		v.Heat = heatMap(rep)
@@ -329,10 +363,6 @@ func newCrossView(rep *analyze.Report) *crossView {
 	v.Spreads = spreadTable(x)
 	return v
 }
-
-// maxBarRanks is the most ranks the bar chart beside the ranks table
-// draws, one bar each; the column chart shows any number.
-const maxBarRanks = 24
 
 func slowText(x *analyze.CrossRank) string {
 	if len(x.SlowRanks) == 0 {

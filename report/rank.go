@@ -137,33 +137,7 @@ func coreTitle(c *analyze.Core, mhz float64) string {
 func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors Colors) (*chart, []legendItem, string) {
 	groups := groupCores(k.Cores, MaxChartRows)
 	rowOf := rowIndex(groups)
-	nb := tl.Bins
-	// bins[r][b] sums the members of row r.
-	type acc struct {
-		compute, wait, trigger, other uint64
-		typ                           int
-		typCompute                    uint64
-	}
-	bins := make([][]acc, len(groups))
-	for r := range bins {
-		bins[r] = make([]acc, nb)
-	}
-	for _, ct := range tl.Cores {
-		r, ok := rowOf[ct.Core]
-		if !ok {
-			continue
-		}
-		for b, x := range ct.Bins {
-			a := &bins[r][b]
-			a.compute += x.Compute
-			a.wait += x.Wait
-			a.trigger += x.Trigger
-			a.other += x.Other
-			if x.TaskType >= 0 && (a.typCompute == 0 || x.Compute > a.typCompute) {
-				a.typ, a.typCompute = x.TaskType+1, x.Compute
-			}
-		}
-	}
+	bins := rowBins(groups, rowOf, tl)
 	rowH := rowHeight(len(groups))
 	top := 6.0
 	gap := 6.0 // between AIC and AIV
@@ -179,8 +153,6 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	plotBottom := y + 2
 	c := &chart{ID: anchor + "-timeline", Class: "timeline", W: chartW, H: plotBottom + 40,
 		Label: "Timeline overview: one row per core, time on x, each pixel in the color of what took most of it"}
-	xs := func(b int) float64 { return labelW + plotW*float64(b)/float64(nb) }
-	end := k.EndCycle
 	// Row backgrounds and labels.
 	for r, g := range groups {
 		bg := ""
@@ -198,73 +170,7 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	}
 	typeUse := map[int]int{}
 	for r, g := range groups {
-		ds := map[string]*strings.Builder{}
-		counts := map[string]int{}
-		var order []string
-		runKey, runStart := "", 0
-		flush := func(b int) {
-			if runKey == "" {
-				return
-			}
-			sb := ds[runKey]
-			if sb == nil {
-				sb = &strings.Builder{}
-				ds[runKey] = sb
-				order = append(order, runKey)
-			}
-			fmt.Fprintf(sb, "M%s %sh%sv%sh-%sz", n(xs(runStart)), n(ys[r]), n(xs(b)-xs(runStart)), n(rowH-1), n(xs(b)-xs(runStart)))
-			counts[runKey] += b - runStart
-		}
-		for b := 0; b <= nb; b++ {
-			key := ""
-			if b < nb {
-				a := bins[r][b]
-				lo := tl.StartCycle + uint64(b)*tl.BinCycles
-				length := uint64(0)
-				if lo < end {
-					length = min(tl.BinCycles, end-lo) * uint64(len(g.Members))
-				}
-				busy := a.compute + a.wait + a.trigger + a.other
-				idle := uint64(0)
-				if length > busy {
-					idle = length - busy
-				}
-				best := idle
-				if a.compute > best {
-					best, key = a.compute, "t"+strconv.Itoa(a.typ)
-				}
-				if a.wait > best {
-					best, key = a.wait, "wait"
-				}
-				if a.trigger > best {
-					best, key = a.trigger, "trigger"
-				}
-				if a.other > best {
-					key = "other"
-				}
-				if key == "t0" {
-					key = "compute"
-				}
-			}
-			if key != runKey || b == nb {
-				flush(b)
-				runKey, runStart = key, b
-			}
-		}
-		for _, key := range order {
-			fill, name := KindColors[key], key
-			if strings.HasPrefix(key, "t") && key != "trigger" {
-				t, _ := strconv.Atoi(key[1:])
-				name = tl.TaskTypes[t-1]
-				fill = colors.Of(name)
-				typeUse[t-1]++
-			} else if key == "compute" {
-				name = "compute"
-				fill = KindColors["compute"]
-			}
-			c.Paths = append(c.Paths, path{D: ds[key].String(), Fill: fill,
-				Title: fmt.Sprintf("%s · %s: most of %d of %d bins (%s µs each)", g.Name, name, counts[key], nb, fp(float64(tl.BinCycles)/k.CycleFrequencyMHz, 2))})
-		}
+		timelineRow(c, k, tl, g, bins[r], ys[r], rowH, colors, typeUse)
 	}
 	var legend []legendItem
 	for t, name := range tl.TaskTypes {
@@ -273,42 +179,176 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 		}
 	}
 	slices.SortFunc(legend, func(a, b legendItem) int { return strings.Compare(a.Name, b.Name) })
-	// The critical path, sampled at each bin's middle.
-	if p := k.CriticalPath; p != nil && p.Segments.Len() > 0 {
-		var d strings.Builder
-		seg, lastRow := 0, -1
-		for b := 0; b < nb; b++ {
-			mid := tl.StartCycle + uint64(b)*tl.BinCycles + tl.BinCycles/2
-			if mid < p.StartCycle || mid >= p.EndCycle {
-				continue
-			}
-			for seg < p.Segments.Len()-1 && p.Segments.At(seg).EndCycle <= mid {
-				seg++
-			}
-			r, ok := rowOf[p.Segments.At(seg).Core]
-			if !ok {
-				continue
-			}
-			yc := ys[r] + (rowH-1)/2
-			switch {
-			case lastRow < 0:
-				fmt.Fprintf(&d, "M%s %s", n(xs(b)), n(yc))
-			case r != lastRow:
-				fmt.Fprintf(&d, "H%sV%s", n(xs(b)), n(yc))
-			}
-			lastRow = r
-		}
-		if lastRow >= 0 {
-			fmt.Fprintf(&d, "H%s", n(xs(nb)))
-			title := fmt.Sprintf("critical path: %s µs, %d segments", fp(p.TotalUs, 1), p.Segments.Len())
-			c.Over = append(c.Over, path{D: d.String(), Fill: "none", Stroke: "#FFFFFF", StrokeWidth: "3.2", Class: "halo"},
-				path{D: d.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "1.4", Class: "critpath", Title: title})
-			legend = append(legend, legendItem{Name: "critical path", Class: "legend-path"})
-		}
+	if pathOverTimeline(c, k, tl, rowOf, ys, rowH) {
+		legend = append(legend, legendItem{Name: "critical path", Class: "legend-path"})
 	}
 	// Region labels between the groups.
 	c.xAxis(labelW, plotW, top, plotBottom, float64(k.MakespanCycles)/k.CycleFrequencyMHz, "µs since the first core entered")
-	note := fmt.Sprintf("%d rows, %d bins of %s cycles (%s µs); each bin shows what took most of its time.", len(groups), nb, gu(tl.BinCycles), fp(float64(tl.BinCycles)/k.CycleFrequencyMHz, 3))
+	return c, legend, timelineNote(k, tl, groups)
+}
+
+// binAcc sums a timeline row's bin over its member cores: the cycles of
+// each kind, and the task type with the most compute of any member (+1;
+// 0 for none).
+type binAcc struct {
+	compute, wait, trigger, other uint64
+	typ                           int
+	typCompute                    uint64
+}
+
+// rowBins sums the timeline's bins by row: bins[r][b] sums the members
+// of row r.
+func rowBins(groups []coreRow, rowOf map[string]int, tl *analyze.Timeline) [][]binAcc {
+	bins := make([][]binAcc, len(groups))
+	for r := range bins {
+		bins[r] = make([]binAcc, tl.Bins)
+	}
+	for _, ct := range tl.Cores {
+		r, ok := rowOf[ct.Core]
+		if !ok {
+			continue
+		}
+		for b, x := range ct.Bins {
+			a := &bins[r][b]
+			a.compute += x.Compute
+			a.wait += x.Wait
+			a.trigger += x.Trigger
+			a.other += x.Other
+			if x.TaskType >= 0 && (a.typCompute == 0 || x.Compute > a.typCompute) {
+				a.typ, a.typCompute = x.TaskType+1, x.Compute
+			}
+		}
+	}
+	return bins
+}
+
+// binKey is what took most of a row's bin b: "t<N>" (task type N-1),
+// "compute" (of no known type), "wait", "trigger", "other", or "" (idle).
+func binKey(k *analyze.Rank, tl *analyze.Timeline, g coreRow, a binAcc, b int) string {
+	key := ""
+	lo := tl.StartCycle + uint64(b)*tl.BinCycles
+	length := uint64(0)
+	if lo < k.EndCycle {
+		length = min(tl.BinCycles, k.EndCycle-lo) * uint64(len(g.Members))
+	}
+	busy := a.compute + a.wait + a.trigger + a.other
+	idle := uint64(0)
+	if length > busy {
+		idle = length - busy
+	}
+	best := idle
+	if a.compute > best {
+		best, key = a.compute, "t"+strconv.Itoa(a.typ)
+	}
+	if a.wait > best {
+		best, key = a.wait, "wait"
+	}
+	if a.trigger > best {
+		best, key = a.trigger, "trigger"
+	}
+	if a.other > best {
+		key = "other"
+	}
+	if key == "t0" {
+		key = "compute"
+	}
+	return key
+}
+
+// timelineRow draws one row of the timeline at y: a path per color, of
+// the runs of bins that color takes; typeUse counts the task types drawn.
+func timelineRow(c *chart, k *analyze.Rank, tl *analyze.Timeline, g coreRow, bins []binAcc, y, rowH float64, colors Colors, typeUse map[int]int) {
+	nb := tl.Bins
+	xs := func(b int) float64 { return labelW + plotW*float64(b)/float64(nb) }
+	ds := map[string]*strings.Builder{}
+	counts := map[string]int{}
+	var order []string
+	runKey, runStart := "", 0
+	flush := func(b int) {
+		if runKey == "" {
+			return
+		}
+		sb := ds[runKey]
+		if sb == nil {
+			sb = &strings.Builder{}
+			ds[runKey] = sb
+			order = append(order, runKey)
+		}
+		fmt.Fprintf(sb, "M%s %sh%sv%sh-%sz", n(xs(runStart)), n(y), n(xs(b)-xs(runStart)), n(rowH-1), n(xs(b)-xs(runStart)))
+		counts[runKey] += b - runStart
+	}
+	for b := 0; b <= nb; b++ {
+		key := ""
+		if b < nb {
+			key = binKey(k, tl, g, bins[b], b)
+		}
+		if key != runKey || b == nb {
+			flush(b)
+			runKey, runStart = key, b
+		}
+	}
+	for _, key := range order {
+		fill, name := KindColors[key], key
+		if strings.HasPrefix(key, "t") && key != "trigger" {
+			t, _ := strconv.Atoi(key[1:])
+			name = tl.TaskTypes[t-1]
+			fill = colors.Of(name)
+			typeUse[t-1]++
+		} else if key == "compute" {
+			name = "compute"
+			fill = KindColors["compute"]
+		}
+		c.Paths = append(c.Paths, path{D: ds[key].String(), Fill: fill,
+			Title: fmt.Sprintf("%s · %s: most of %d of %d bins (%s µs each)", g.Name, name, counts[key], nb, fp(float64(tl.BinCycles)/k.CycleFrequencyMHz, 2))})
+	}
+}
+
+// pathOverTimeline draws the critical path over the timeline, sampled at
+// each bin's middle, and tells whether there was one to draw.
+func pathOverTimeline(c *chart, k *analyze.Rank, tl *analyze.Timeline, rowOf map[string]int, ys []float64, rowH float64) bool {
+	p := k.CriticalPath
+	if p == nil || p.Segments.Len() == 0 {
+		return false
+	}
+	nb := tl.Bins
+	xs := func(b int) float64 { return labelW + plotW*float64(b)/float64(nb) }
+	var d strings.Builder
+	seg, lastRow := 0, -1
+	for b := 0; b < nb; b++ {
+		mid := tl.StartCycle + uint64(b)*tl.BinCycles + tl.BinCycles/2
+		if mid < p.StartCycle || mid >= p.EndCycle {
+			continue
+		}
+		for seg < p.Segments.Len()-1 && p.Segments.At(seg).EndCycle <= mid {
+			seg++
+		}
+		r, ok := rowOf[p.Segments.At(seg).Core]
+		if !ok {
+			continue
+		}
+		yc := ys[r] + (rowH-1)/2
+		switch {
+		case lastRow < 0:
+			fmt.Fprintf(&d, "M%s %s", n(xs(b)), n(yc))
+		case r != lastRow:
+			fmt.Fprintf(&d, "H%sV%s", n(xs(b)), n(yc))
+		}
+		lastRow = r
+	}
+	if lastRow < 0 {
+		return false
+	}
+	fmt.Fprintf(&d, "H%s", n(xs(nb)))
+	title := fmt.Sprintf("critical path: %s µs, %d segments", fp(p.TotalUs, 1), p.Segments.Len())
+	c.Over = append(c.Over, path{D: d.String(), Fill: "none", Stroke: "#FFFFFF", StrokeWidth: "3.2", Class: "halo"},
+		path{D: d.String(), Fill: "none", Stroke: "#000000", StrokeWidth: "1.4", Class: "critpath", Title: title})
+	return true
+}
+
+// timelineNote says how the timeline was binned and grouped, and how many
+// cores wrote nothing.
+func timelineNote(k *analyze.Rank, tl *analyze.Timeline, groups []coreRow) string {
+	note := fmt.Sprintf("%d rows, %d bins of %s cycles (%s µs); each bin shows what took most of its time.", len(groups), tl.Bins, gu(tl.BinCycles), fp(float64(tl.BinCycles)/k.CycleFrequencyMHz, 3))
 	if len(groups) > 0 && len(groups[0].Members) > 1 || anyGrouped(groups) {
 		note += fmt.Sprintf(" More than %d entered cores: consecutive cores share a row.", MaxChartRows)
 	}
@@ -321,7 +361,7 @@ func timelineChart(anchor string, k *analyze.Rank, tl *analyze.Timeline, colors 
 	if idle > 0 {
 		note += fmt.Sprintf(" %d entered cores wrote no record: their rows are idle throughout.", idle)
 	}
-	return c, legend, note
+	return note
 }
 
 func anyGrouped(gs []coreRow) bool {

@@ -24,6 +24,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -90,6 +91,16 @@ type page struct {
 	Fingerprint string
 	Subtitle    string
 	Banners     []string
+	// Multi is a page of several ranks (or invocations): its summary says
+	// what they share once (Findings), each rank's own findings folded
+	// (RankFindings), and the Ranks section comes right after it.
+	Multi        bool
+	Findings     []finding
+	RankFindings []string
+	// FoldSummary folds the Captures table (more than foldRows rows);
+	// FindingsTitle and CapturesTitle name the folded lists.
+	FoldSummary                  bool
+	FindingsTitle, CapturesTitle string
 	// Notes say what an input could not carry (a JSON trace's notes),
 	// once each.
 	Notes       []string
@@ -174,13 +185,14 @@ type pathView struct {
 
 type crossView struct {
 	Text  string
-	Chart *chart
 	Table *table
 	// Slow states the slow-rank rule and what it finds; Columns and Heat
 	// are the charts across ranks (makespans; stages × ranks).
 	Slow          string
 	Columns, Heat *chart
 	Spreads       *table
+	// Fold folds the table of every rank's makespan (more than foldRows).
+	Fold bool
 }
 
 type diffView struct {
@@ -210,7 +222,7 @@ func namecell(s string) cell { return cell{Text: s, V: s, Class: "name"} }
 func detailed(r *analyze.Report) []int {
 	var d detail
 	for _, k := range r.Ranks {
-		d.add(k.MakespanCycles)
+		d.add(k)
 	}
 	return d.picked()
 }
@@ -282,6 +294,8 @@ func (p *page) summary(in *Input) {
 			{Text: "layout", Title: "cube slots C (AIV has 2C), record capacity per core, buffer size, where the capacities came from"}, {Text: "MHz", Num: true}, {Text: "makespan µs", Num: true},
 			{Text: "AIC busy %", Num: true}, {Text: "AIV busy %", Num: true}}}
 	var records, dropped uint64
+	var findings rankFindings
+	p.Multi = len(rep.Ranks) > 1
 	for i, k := range rep.Ranks {
 		records += k.Records
 		dropped += k.Dropped
@@ -294,10 +308,14 @@ func (p *page) summary(in *Input) {
 			val = cell{Class: "txt", Text: fmt.Sprintf("%d errors, %d warnings", chk.Errors(), chk.Warnings()), V: strconv.Itoa(chk.Errors()*1000000 + chk.Warnings())}
 			if chk.Errors() > 0 || chk.Warnings() > 0 {
 				val.Class = "txt bad"
-				p.Banners = append(p.Banners, checkBanner(k, chk))
+				if !p.Multi {
+					p.Banners = append(p.Banners, checkBanner(k, chk))
+				}
 			}
 		}
-		if k.Dropped > 0 && (chk == nil || chk.Count("dropped-total") == 0) {
+		if p.Multi {
+			findings.add(k, chk)
+		} else if k.Dropped > 0 && (chk == nil || chk.Count("dropped-total") == 0) {
 			p.Banners = append(p.Banners, fmt.Sprintf("Rank %d (%s): %s records were dropped: the buffer was too small, the timeline has holes.", k.Rank, k.Capture, gu(k.Dropped)))
 		}
 		for _, n := range k.Notes {
@@ -341,25 +359,26 @@ func (p *page) summary(in *Input) {
 				Sub: topShare(k.CriticalPath)})
 		}
 	} else {
-		x := rep.CrossRank
-		p.Subtitle = fmt.Sprintf("%d ranks · %s records", len(rep.Ranks), gu(records))
-		if x != nil {
-			var slow analyze.RankMakespan
-			for _, r := range x.Ranks {
-				if r.Rank == x.SlowestRank {
-					slow = r
-					break
-				}
+		p.Subtitle = fmt.Sprintf("%s ranks · %s records", gu(uint64(len(rep.Ranks))), gu(records))
+		p.Cards = append(p.Cards, clusterCards(rep)...)
+		p.Findings = append(append(append(p.Findings, slowFindings(rep.CrossRank)...), findings.dropFindings()...), findings.checkFindings()...)
+		for _, s := range findings.perRank {
+			if s != "" {
+				p.RankFindings = append(p.RankFindings, s)
 			}
-			p.Cards = append(p.Cards, card{Label: "slowest rank", Value: fmt.Sprintf("rank %d", x.SlowestRank),
-				Sub: fp(slow.MakespanUs, 1) + " µs makespan"},
-				card{Label: "rank spread", Value: fp(x.SpreadPct, 1) + " %", Sub: gu(x.SpreadCycles) + " cycles between slowest and fastest"})
 		}
+		p.FoldSummary = len(rep.Ranks) > foldRows
+		one, noun := strings.TrimSuffix(findings.noun(), "s"), findings.noun()
+		p.FindingsTitle = fmt.Sprintf("Each %s's findings (%s %s)", one, gu(uint64(len(p.RankFindings))), noun)
+		p.CapturesTitle = fmt.Sprintf("Captures: each %s's file, records, drops, validate, layout and makespan (%s %s)", one, gu(uint64(len(rep.Ranks))), noun)
 	}
 	// The cores tried to write records+dropped; records were kept.
 	c := card{Label: "dropped records", Value: gu(dropped), Sub: gu(records) + " written of " + gu(records+dropped) + " attempted"}
 	if dropped > 0 {
 		c.Class = "bad"
+	}
+	if p.Multi && dropped > 0 {
+		c.Sub = fmt.Sprintf("%s of %s attempted, in %s of %s %s", gu(dropped), gu(records+dropped), gu(uint64(findings.droppingRanks())), gu(uint64(len(rep.Ranks))), findings.noun())
 	}
 	p.Cards = append(p.Cards, c)
 	if in.Diff != nil && len(in.Diff.Ranks) > 0 {
@@ -399,7 +418,7 @@ func topShare(p *analyze.Path) string {
 }
 
 func checkBanner(k *analyze.Rank, chk *validate.Result) string {
-	s := fmt.Sprintf("Rank %d (%s): cycleabi validate reports %d errors and %d warnings", k.Rank, k.Capture, chk.Errors(), chk.Warnings())
+	s := fmt.Sprintf("%s (%s): cycleabi validate reports %d errors and %d warnings", upper(sectionLabel(k)), k.Capture, chk.Errors(), chk.Warnings())
 	if len(chk.Counts) > 0 {
 		s += " ("
 		for i, c := range chk.Counts {

@@ -4,12 +4,13 @@ import "github.com/megakernel/cycleabi/analyze"
 
 // detail picks the ranks that get the page's detailed sections, taking
 // the ranks one after another: every rank when there are at most
-// MaxDetailedRanks, else the slowest (the first of equals). The page and
+// MaxDetailedRanks, else the slowest (of equals, the first in rank order,
+// analyze.CompareSections, whatever order the ranks come in). The page and
 // Timelines both ask it, so what is kept is what is drawn.
 type detail struct {
-	n          int // ranks seen
-	slow       int // the slowest so far
-	slowCycles uint64
+	n       int           // ranks seen
+	slow    int           // the slowest so far
+	slowest *analyze.Rank // and its analysis
 	// total is the number of ranks to come in all when it is known
 	// before the first (0 when not): beyond MaxDetailedRanks, only the
 	// slowest can be detailed from the first rank on.
@@ -19,16 +20,25 @@ type detail struct {
 // few tells whether every rank seen can still be detailed.
 func (d *detail) few() bool { return d.n <= MaxDetailedRanks && d.total <= MaxDetailedRanks }
 
-// may tells whether the next rank, of makespan cycles, can still be
-// detailed when every rank has been seen.
-func (d *detail) may(cycles uint64) bool {
-	return (d.n < MaxDetailedRanks && d.total <= MaxDetailedRanks) || d.n == 0 || cycles > d.slowCycles
+// may tells whether the next rank, k, can still be detailed when every
+// rank has been seen.
+func (d *detail) may(k *analyze.Rank) bool {
+	return (d.n < MaxDetailedRanks && d.total <= MaxDetailedRanks) || d.slower(k)
+}
+
+// slower tells whether k takes the place of the slowest so far: a longer
+// makespan, or an equal one at a lower rank.
+func (d *detail) slower(k *analyze.Rank) bool {
+	if d.slowest == nil || k.MakespanCycles != d.slowest.MakespanCycles {
+		return d.slowest == nil || k.MakespanCycles > d.slowest.MakespanCycles
+	}
+	return analyze.CompareSections(k, d.slowest) < 0
 }
 
 // add takes the next rank.
-func (d *detail) add(cycles uint64) {
-	if d.n == 0 || cycles > d.slowCycles {
-		d.slow, d.slowCycles = d.n, cycles
+func (d *detail) add(k *analyze.Rank) {
+	if d.slower(k) {
+		d.slow, d.slowest = d.n, k
 	}
 	d.n++
 }
@@ -53,9 +63,10 @@ func (d *detail) picked() []int {
 // Expect was told there are more ranks than MaxDetailedRanks, however
 // many ranks there are; a rank that cannot be drawn needs none made.
 type Timelines struct {
-	d    detail
-	list []*analyze.Timeline
-	held []int // the entries of list that are not nil
+	d     detail
+	list  []*analyze.Timeline
+	ranks []*analyze.Rank // list[i] is ranks[i]'s
+	held  []int           // the entries of list that are not nil
 }
 
 // Expect says, before the first rank is added, how many ranks there
@@ -65,15 +76,16 @@ func (s *Timelines) Expect(ranks int) { s.d.total = ranks }
 
 // Wants tells whether the page may draw the next rank's timeline, r's;
 // when it does not, Add takes a nil timeline for r.
-func (s *Timelines) Wants(r *analyze.Rank) bool { return s.d.may(r.MakespanCycles) }
+func (s *Timelines) Wants(r *analyze.Rank) bool { return s.d.may(r) }
 
 // Add takes the next rank, r, and its timeline (nil when not wanted), and
 // lets go of those that can no longer be drawn.
 func (s *Timelines) Add(r *analyze.Rank, tl *analyze.Timeline) {
-	if !s.d.may(r.MakespanCycles) {
+	if !s.d.may(r) {
 		tl = nil
 	}
-	s.d.add(r.MakespanCycles)
+	s.d.add(r)
+	s.ranks = append(s.ranks, r)
 	if tl != nil {
 		s.held = append(s.held, len(s.list))
 	}
@@ -89,6 +101,17 @@ func (s *Timelines) Add(r *analyze.Rank, tl *analyze.Timeline) {
 	s.held = held
 }
 
-// List is Input.Timelines: rank i's timeline at i, nil for the ranks the
-// page does not draw.
-func (s *Timelines) List() []*analyze.Timeline { return s.list }
+// List is Input.Timelines for rep, the report of the ranks added (which
+// analyze.NewReport put in rank order): rep.Ranks[i]'s timeline at i, nil
+// for the ranks the page does not draw.
+func (s *Timelines) List(rep *analyze.Report) []*analyze.Timeline {
+	at := make(map[*analyze.Rank]*analyze.Timeline, len(s.held))
+	for _, i := range s.held {
+		at[s.ranks[i]] = s.list[i]
+	}
+	list := make([]*analyze.Timeline, len(rep.Ranks))
+	for i, k := range rep.Ranks {
+		list[i] = at[k]
+	}
+	return list
+}

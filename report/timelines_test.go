@@ -10,10 +10,12 @@ import (
 
 // Timelines keeps, rank after rank, only the timelines the page can draw:
 // at the end exactly those of the detailed ranks (every rank up to
-// MaxDetailedRanks, else the first slowest: worked out here from the
-// makespans, not by detail), never more than MaxDetailedRanks+1 at once
-// (one between ranks when told there are more ranks than that), and it
-// never declines a rank the page then draws.
+// MaxDetailedRanks, else the slowest, of equals the lowest rank: worked
+// out here from the makespans, not by detail), never more than
+// MaxDetailedRanks+1 at once (one between ranks when told there are more
+// ranks than that), and it never declines a rank the page then draws. The
+// ranks come in a shuffled order of rank numbers: List gives the
+// timelines in the report's order (rank order), whatever order they came in.
 func TestTimelinesKeepsWhatThePageDraws(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	cases := [][]uint64{{}, {5}, {3, 3, 3, 3}, {1, 2, 3, 4, 5}, {5, 4, 3, 2, 1}, {2, 9, 9, 1, 9, 3}, {7, 7, 7, 7, 7, 7, 7}}
@@ -26,29 +28,29 @@ func TestTimelinesKeepsWhatThePageDraws(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, expect := range []bool{false, true} {
-			checkTimelines(t, tc, expect)
+			checkTimelines(t, tc, rng.Perm(len(tc)), expect)
 		}
 	}
 }
 
-// checkTimelines feeds Timelines ranks of the makespans spans, told their
-// number first when expect.
-func checkTimelines(t *testing.T, spans []uint64, expect bool) {
+// checkTimelines feeds Timelines ranks of the makespans spans, the i-th
+// numbered rank numbers[i], told their number first when expect.
+func checkTimelines(t *testing.T, spans []uint64, numbers []int, expect bool) {
 	t.Helper()
-	name := fmt.Sprintf("%v (expected: %v)", spans, expect)
-	want := map[int]bool{}
+	name := fmt.Sprintf("%v ranks %v (expected: %v)", spans, numbers, expect)
+	want := map[int]bool{} // by rank number
 	if len(spans) <= MaxDetailedRanks {
-		for i := range spans {
-			want[i] = true
+		for _, r := range numbers {
+			want[r] = true
 		}
 	} else {
 		slow := 0
 		for i, s := range spans {
-			if s > spans[slow] {
+			if s > spans[slow] || s == spans[slow] && numbers[i] < numbers[slow] {
 				slow = i
 			}
 		}
-		want[slow] = true
+		want[numbers[slow]] = true
 	}
 	var s Timelines
 	most := MaxDetailedRanks + 1
@@ -58,48 +60,45 @@ func checkTimelines(t *testing.T, spans []uint64, expect bool) {
 			most = 1
 		}
 	}
-	made := map[*analyze.Timeline]int{}
-	ranks := &analyze.Report{}
+	made := map[*analyze.Timeline]uint32{}
+	var ranks []*analyze.Rank
 	for i, span := range spans {
-		r := &analyze.Rank{MakespanCycles: span}
-		ranks.Ranks = append(ranks.Ranks, r)
+		r := &analyze.Rank{Rank: uint32(numbers[i]), MakespanCycles: span}
+		ranks = append(ranks, r)
 		var tl *analyze.Timeline
 		if s.Wants(r) {
 			tl = &analyze.Timeline{Bins: i}
-			made[tl] = i
-		} else if want[i] {
-			t.Errorf("%s: rank %d is drawn but its timeline was not wanted", name, i)
+			made[tl] = r.Rank
+		} else if want[numbers[i]] {
+			t.Errorf("%s: rank %d is drawn but its timeline was not wanted", name, numbers[i])
 		}
 		s.Add(r, tl)
-		held := 0
-		for _, tl := range s.List() {
-			if tl != nil {
-				held++
-			}
-		}
-		if held > most {
+		if held := len(s.held); held > most {
 			t.Errorf("%s: %d timelines held after rank %d", name, held, i)
 		}
 	}
-	list := s.List()
+	rep := analyze.NewReport(ranks)
+	list := s.List(rep)
 	if len(list) != len(spans) {
 		t.Fatalf("%s: %d entries for %d ranks", name, len(list), len(spans))
 	}
-	for i, tl := range list {
-		if want[i] != (tl != nil) {
-			t.Errorf("%s: rank %d drawn %v, timeline kept %v", name, i, want[i], tl != nil)
-		}
-		if tl != nil && made[tl] != i {
-			t.Errorf("%s: entry %d holds rank %d's timeline", name, i, made[tl])
-		}
-	}
 	var wantIdx []int
-	for i := range spans {
-		if want[i] {
+	for i, tl := range list {
+		r := rep.Ranks[i].Rank
+		if r != uint32(i) {
+			t.Fatalf("%s: the report's rank %d at %d, not in rank order", name, r, i)
+		}
+		if want[int(r)] != (tl != nil) {
+			t.Errorf("%s: rank %d drawn %v, timeline kept %v", name, r, want[int(r)], tl != nil)
+		}
+		if tl != nil && made[tl] != r {
+			t.Errorf("%s: entry %d (rank %d) holds rank %d's timeline", name, i, r, made[tl])
+		}
+		if want[int(r)] {
 			wantIdx = append(wantIdx, i)
 		}
 	}
-	if d := detailed(ranks); len(spans) > 0 && fmt.Sprint(d) != fmt.Sprint(wantIdx) {
+	if d := detailed(rep); len(spans) > 0 && fmt.Sprint(d) != fmt.Sprint(wantIdx) {
 		t.Errorf("%s: the page details %v, want %v", name, d, wantIdx)
 	}
 }

@@ -37,7 +37,10 @@ to a pull request or print:
 
   1. Summary: kernel, ranks, ABI, layout, records, dropped records and
      what 'cycleabi validate' reports (a red banner when anything was
-     dropped or found), makespan, busy % per region;
+     dropped or found), makespan, busy % per region; of several ranks,
+     the slowest rank and stage, the spread and the drops first, what the
+     ranks share said once and the ranks that differ named, each rank's
+     own findings folded;
   2. Timeline overview: a row per entered core (idle throughout when it
      wrote no record), binned to 900 columns, compute colored by task type,
      and the critical path over it (--plan);
@@ -46,8 +49,11 @@ to a pull request or print:
      imbalance per region;
   4. Task types and stages: total time and count/mean/p50/p90/p99/max;
   5. Critical path (--plan): its segments as a Gantt, by kind and by stage;
-  6. Ranks (several captures): makespan per rank, the slowest marked
-     (invocations of a window, as analyze takes them: a section each);
+  6. Ranks (several captures; right after the summary): makespan per
+     rank by rank number, on an axis that starts near the fastest, with
+     the median and the slow-rank threshold (invocations of a window, as
+     analyze takes them: a section each). Ranks run by rank number,
+     whatever order the captures were given in;
   7. Compared with base (--base CAPTURE, repeated, or one analyze --format
      json report; or --base-invocation-manifest FILE, a window): the diff
      table, deltas colored by sign. Sections are paired by rank and, for
@@ -116,6 +122,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	// Only the timelines the page can draw are made and kept: memory
 	// does not grow with the ranks by a timeline each.
 	var timelines report.Timelines
+	checks := map[*analyze.Rank]*validate.Result{}
 	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		if i == 0 {
 			timelines.Expect(len(f.in.sources.decoded)) // every source is decoded before the first is analyzed
@@ -135,13 +142,17 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		if err != nil {
 			return usage(err)
 		}
-		in.Checks = append(in.Checks, check)
+		checks[r] = check
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	in.Report, in.Timelines = rep, timelines.List()
+	// The report is in rank order, not the order the captures came in.
+	in.Report, in.Timelines = rep, timelines.List(rep)
+	for _, k := range rep.Ranks {
+		in.Checks = append(in.Checks, checks[k])
+	}
 	if len(f.base) > 0 || baseInvs != nil {
 		if in.Base, err = reportBase(cmd, &f.in, f.base, baseInvs); err != nil {
 			return err

@@ -300,8 +300,8 @@ func TestReportRanksAndBase(t *testing.T) {
 			t.Errorf("names = %v, want it to contain %v", names, want)
 		}
 	}
-	if !strings.Contains(string(page), "(slowest)") {
-		t.Errorf("the page does not contain %q", "(slowest)")
+	if !strings.Contains(string(page), `class="slowest"`) {
+		t.Errorf("the page does not contain %q (the slowest rank's row)", `class="slowest"`)
 	}
 	if !strings.Contains(string(page), "makespan vs base (rank 0)") {
 		t.Errorf("the page does not contain %q", "makespan vs base (rank 0)")

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// repoRoot is the repository's root: the folder of go.mod, up from here.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = up
+	}
+}
+
+// clusterCaptures synthesizes n ranks of examples/moe_layer.yaml into a
+// temporary folder as rank0.bin … rank<n-1>.bin, rank i with seed
+// 1+i%seeds (so with seeds < n several ranks have the same makespan), and
+// returns their paths in rank order.
+func clusterCaptures(t *testing.T, n, seeds int) []string {
+	t.Helper()
+	dir := t.TempDir()
+	made := map[int]string{}
+	var paths []string
+	for i := range n {
+		path := filepath.Join(dir, fmt.Sprintf("rank%d.bin", i))
+		seed := 1 + i%seeds
+		if first, ok := made[seed]; ok {
+			if err := os.Link(first, path); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if _, errOut, code := runMain(t, "synth", filepath.Join(repoRoot(t), "examples/moe_layer.yaml"), "--seed", fmt.Sprint(seed), "-o", path); code != 0 {
+				t.Fatalf("synth: %s", errOut)
+			}
+			made[seed] = path
+		}
+		paths = append(paths, path)
+	}
+	return paths
+}
+
+// The order the captures are given never shows: analyze (text and JSON)
+// and report of the same twelve ranks, given in rank order and shuffled
+// (glob order too: rank10 before rank2), write the same bytes. The JSON's
+// ranks run by rank number, and the slowest rank is, of the ranks with
+// the longest makespan (three ranks share each), the lowest, as worked out
+// here from the makespans.
+func TestRankOrderNeverLeaks(t *testing.T) {
+	paths := clusterCaptures(t, 12, 4)
+	glob := append([]string(nil), paths...)
+	// What a shell's glob gives: rank0 rank1 rank10 rank11 rank2 ...
+	glob = append(append(append([]string{}, glob[:2]...), glob[10:]...), glob[2:10]...)
+	shuffled := append([]string(nil), paths...)
+	rand.New(rand.NewPCG(4, 0)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	dir := t.TempDir()
+	outputs := func(tag string, order []string) [][]byte {
+		var got [][]byte
+		for _, c := range []struct {
+			name string
+			args []string
+		}{
+			{"analyze.txt", []string{"analyze"}},
+			{"analyze.json", []string{"analyze", "--format", "json"}},
+			{"report.html", []string{"report"}},
+		} {
+			out := filepath.Join(dir, tag+"-"+c.name)
+			args := append(append(append([]string{}, c.args...), order...), "-o", out)
+			if _, errOut, code := runMain(t, args...); code != 0 {
+				t.Fatalf("%v: %s", args, errOut)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, data)
+		}
+		return got
+	}
+	want := outputs("ordered", paths)
+	for tag, order := range map[string][]string{"glob": glob, "shuffled": shuffled} {
+		for i, got := range outputs(tag, order) {
+			if !bytes.Equal(got, want[i]) {
+				t.Errorf("%s order: output %d differs from the one of the captures in rank order (%d and %d bytes)", tag, i, len(got), len(want[i]))
+			}
+		}
+	}
+
+	var rep struct {
+		Ranks []struct {
+			Rank           uint32 `json:"rank"`
+			MakespanCycles uint64 `json:"makespan_cycles"`
+		} `json:"ranks"`
+		CrossRank struct {
+			SlowestRank uint32 `json:"slowest_rank"`
+			Ranks       []struct {
+				Rank uint32 `json:"rank"`
+			} `json:"ranks"`
+		} `json:"cross_rank"`
+	}
+	if err := json.Unmarshal(want[1], &rep); err != nil {
+		t.Fatal(err)
+	}
+	slowest, most := uint32(0), uint64(0)
+	for i, k := range rep.Ranks {
+		if k.Rank != uint32(i) || rep.CrossRank.Ranks[i].Rank != uint32(i) {
+			t.Errorf("ranks[%d] is rank %d (cross_rank: %d), want rank %d", i, k.Rank, rep.CrossRank.Ranks[i].Rank, i)
+		}
+		if k.MakespanCycles > most {
+			slowest, most = k.Rank, k.MakespanCycles
+		}
+	}
+	if rep.CrossRank.SlowestRank != slowest {
+		t.Errorf("slowest_rank = %d, want %d (the lowest of the ranks of makespan %d)", rep.CrossRank.SlowestRank, slowest, most)
+	}
+}

@@ -1,0 +1,271 @@
+//go:build unix
+
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/htmlcheck"
+	"golang.org/x/net/html"
+)
+
+// The first screen of a cluster's report, as the docs show it: 1280×800.
+const (
+	firstScreenW, firstScreenH = 1280, 800
+	clusterShot1024            = "docs/report-1024.png" // from the repository's root
+	clusterShot64              = "docs/report-64.png"
+	clusterShotMax             = 200 << 10
+	// Budgets of a report of 1,024 ranks of examples/moe_layer.bin
+	// (3,000 records each; the figures are in docs/performance.md):
+	// the page, the peak RSS and the time.
+	clusterPageMax = 3 << 20
+	clusterRSSMax  = 128 << 20
+	clusterTimeMax = 60 * time.Second
+)
+
+// clusterProbe lays out the page and records, on the body, where the
+// summary's parts and the first chart are (document y, px), whether a
+// banner or an open list of ranks is shown, and the rendered heights of
+// the makespan columns.
+const clusterProbe = `<script>
+(function () {
+  var b = document.body;
+  function bottom(sel) { var e = document.querySelector(sel); if (!e) { return -1; } var r = e.getBoundingClientRect(); return Math.round(r.bottom + window.scrollY); }
+  function top(sel) { var e = document.querySelector(sel); if (!e) { return -1; } var r = e.getBoundingClientRect(); return Math.round(r.top + window.scrollY); }
+  b.setAttribute("data-cards-bottom", bottom("#summary .cards"));
+  b.setAttribute("data-findings-bottom", bottom("#summary ul.findings"));
+  b.setAttribute("data-first-chart-top", top("svg.chart"));
+  b.setAttribute("data-height", Math.round(document.documentElement.scrollHeight));
+  b.setAttribute("data-banners", document.querySelectorAll(".banner").length);
+  var shown = 0;
+  Array.prototype.forEach.call(document.querySelectorAll("#summary details li, #summary details tr"), function (e) {
+    if (e.checkVisibility()) { shown++; }
+  });
+  b.setAttribute("data-folded-shown", shown);
+  var hs = [];
+  Array.prototype.forEach.call(document.querySelectorAll("#ranks-columns rect.bar"), function (r) {
+    hs.push(r.getBoundingClientRect().height.toFixed(1));
+  });
+  b.setAttribute("data-columns", hs.join(" "));
+  var svg = document.querySelector("#ranks-columns");
+  b.setAttribute("data-columns-scale", svg ? (svg.getBoundingClientRect().width / svg.viewBox.baseVal.width).toFixed(4) : "0");
+})();
+</script>`
+
+// reportChild runs bin's report in dir over paths and returns the page, the time
+// it took and its peak RSS.
+func reportChild(t *testing.T, bin, dir string, paths []string) ([]byte, time.Duration, int64) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.html")
+	cmd := exec.Command(bin, append(append([]string{"report"}, paths...), "-o", out)...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("report of %d captures: %v\n%s", len(paths), err, stderr.String())
+	}
+	took := time.Since(start)
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // KiB on Linux
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page, took, rss
+}
+
+// probeCluster loads page, with the probe, in Chromium 1280 px wide and
+// returns the body's attributes.
+func probeCluster(t *testing.T, chrome string, page []byte) map[string]string {
+	t.Helper()
+	probed := filepath.Join(t.TempDir(), "probed.html")
+	mod := bytes.Replace(page, []byte("<head>"), []byte("<head>"+probeHead), 1)
+	mod = bytes.Replace(mod, []byte("</body>"), []byte(clusterProbe+"</body>"), 1)
+	if err := os.WriteFile(probed, mod, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(runChromium(t, chrome, probed, "--dump-dom")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs := map[string]string{}
+	htmlcheck.Walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "body" {
+			for _, a := range n.Attr {
+				attrs[a.Key] = a.Val
+			}
+		}
+	})
+	return attrs
+}
+
+// firstScreen checks that the first 1280×800 screen holds the cluster's
+// answer: the cards and the findings end within it, no banner, nothing of
+// the folded per-rank lists shown, no script error.
+func firstScreen(t *testing.T, name string, a map[string]string) {
+	t.Helper()
+	num := func(k string) int {
+		v, err := strconv.Atoi(a[k])
+		if err != nil {
+			t.Fatalf("%s: the probe's %s = %q", name, k, a[k])
+		}
+		return v
+	}
+	if got := num("data-cards-bottom"); got <= 0 || got > firstScreenH {
+		t.Errorf("%s: the cluster's cards end at y %d, want within the first %d px", name, got, firstScreenH)
+	}
+	if got := num("data-findings-bottom"); got > firstScreenH {
+		t.Errorf("%s: the findings end at y %d, want within the first %d px", name, got, firstScreenH)
+	}
+	if got := num("data-banners"); got != 0 {
+		t.Errorf("%s: %d banners, want none", name, got)
+	}
+	if got := num("data-folded-shown"); got != 0 {
+		t.Errorf("%s: %d rows of the folded per-rank lists laid out, want none", name, got)
+	}
+	// However many ranks, a few screens: the per-rank lists are folded.
+	if got := num("data-height"); got > 10*firstScreenH {
+		t.Errorf("%s: the page is %d px high, want at most %d", name, got, 10*firstScreenH)
+	}
+	if got := a["data-errors"]; got != "" {
+		t.Errorf("%s: script errors %q", name, got)
+	}
+	t.Logf("%s: cards end at %s px, findings at %s, the first chart starts at %s; the page is %s px high",
+		name, a["data-cards-bottom"], a["data-findings-bottom"], a["data-first-chart-top"], a["data-height"])
+}
+
+// screenshot takes the page's first screen (1280×800) as a PNG, and with
+// -update writes it to the repository's path shot.
+func screenshot(t *testing.T, chrome string, page []byte, root, shot string) {
+	t.Helper()
+	dir := t.TempDir()
+	htmlPath, pngPath := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.png")
+	if err := os.WriteFile(htmlPath, page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runChromium(t, chrome, htmlPath, "--screenshot="+pngPath, "--hide-scrollbars")
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := image.NewRGBA(image.Rect(0, 0, firstScreenW, firstScreenH))
+	draw.Draw(first, first.Bounds(), img, image.Point{}, draw.Src)
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, first); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() >= clusterShotMax {
+		t.Errorf("%s: %d bytes, want under %d", shot, buf.Len(), clusterShotMax)
+	}
+	if golden.Update() {
+		if err := os.WriteFile(filepath.Join(root, shot), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, shot)); err != nil {
+		t.Errorf("%s: go test ./internal/cli -run ClusterReport -update: %v", shot, err)
+	}
+}
+
+// A report of 1,024 ranks, one capture (examples/moe_layer.bin) under
+// 1,024 names given in a random order: written within the budgets of
+// time, memory and size, it loads in Chromium with no script error, and
+// its first screen holds the cluster's answer and findings, not a banner
+// a rank.
+func TestClusterReport1024InChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a report of 1,024 ranks and Chromium")
+	}
+	chrome := chromium(t)
+	root := repoRoot(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	var paths []string
+	for i := range 1024 {
+		p := fmt.Sprintf("rank%d.bin", i)
+		if err := os.Symlink(filepath.Join(root, "examples/moe_layer.bin"), filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	rand.New(rand.NewPCG(10, 24)).Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	page, took, rss := reportChild(t, bin, dir, paths)
+	t.Logf("1,024 ranks: %v, peak RSS %.1f MiB, page %.2f MiB", took.Round(10*time.Millisecond), float64(rss)/(1<<20), float64(len(page))/(1<<20))
+	if len(page) > clusterPageMax {
+		t.Errorf("the page is %d bytes, over %d", len(page), clusterPageMax)
+	}
+	if rss > clusterRSSMax {
+		t.Errorf("peak RSS %d bytes, over %d", rss, clusterRSSMax)
+	}
+	if took > clusterTimeMax {
+		t.Errorf("report took %v, over %v", took, clusterTimeMax)
+	}
+	// Given in random order, the page still runs by rank: rank 0 is the
+	// slowest of equals, the makespan table starts at rank 0.
+	if !bytes.Contains(page, []byte(`<div class="v">rank 0</div>`)) {
+		t.Errorf("the slowest of 1,024 equal ranks is not rank 0")
+	}
+	a := probeCluster(t, chrome, page)
+	firstScreen(t, "1,024 ranks", a)
+	screenshot(t, chrome, page, root, clusterShot1024)
+}
+
+// 64 ranks a few percent apart (synthesized with 64 seeds, given in a
+// random order): the first screen holds the cluster's answer, and the
+// makespan columns, as the browser draws them, differ in height by more
+// than a third of the plot (160 units), though the makespans differ by
+// under 5 %.
+func TestClusterReport64InChromium(t *testing.T) {
+	chrome := chromium(t)
+	root := repoRoot(t)
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	var paths []string
+	lo, hi := 0.0, 0.0
+	for i := range 64 {
+		p := fmt.Sprintf("rank%d.bin", i)
+		if _, errOut, code := runMain(t, "synth", filepath.Join(root, "examples/moe_layer.yaml"), "--seed", strconv.Itoa(i+1), "-o", filepath.Join(dir, p)); code != 0 {
+			t.Fatalf("synth: %s", errOut)
+		}
+		paths = append(paths, p)
+	}
+	rand.New(rand.NewPCG(64, 1)).Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+	page, _, _ := reportChild(t, bin, dir, paths)
+	a := probeCluster(t, chrome, page)
+	firstScreen(t, "64 ranks", a)
+	scale, _ := strconv.ParseFloat(a["data-columns-scale"], 64)
+	heights := strings.Fields(a["data-columns"])
+	if len(heights) != 64 {
+		t.Fatalf("%d columns, want 64", len(heights))
+	}
+	for i, h := range heights {
+		v, _ := strconv.ParseFloat(h, 64)
+		if i == 0 || v < lo {
+			lo = v
+		}
+		hi = max(hi, v)
+	}
+	if plot := 160 * scale; hi-lo < plot/3 {
+		t.Errorf("the columns are %.1f to %.1f px high in a %.1f px plot: differ by under a third", lo, hi, plot)
+	}
+	screenshot(t, chrome, page, root, clusterShot64)
+}
