@@ -6,7 +6,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// regions are the schema's slot regions in buffer order; the resolver
+// regions are the schema's slot regions in buffer order; Request.Check
 // iterates them and never names one.
 var regions = abi.Regions()
 
@@ -62,23 +62,6 @@ type Request struct {
 	// the buffer lacks, instead of a truncated problem. Scan it with
 	// ScanOptions.Partial.
 	Partial bool
-}
-
-// givenBy names the given values as the subject of "say".
-func (r Request) givenBy() string {
-	if r.GivenBy == "" {
-		return "the given values"
-	}
-	return r.GivenBy
-}
-
-// givenNote is " by the flags", or "" when the request does not say who
-// gave its values.
-func (r Request) givenNote() string {
-	if r.GivenBy == "" {
-		return ""
-	}
-	return " by " + r.GivenBy
 }
 
 // RequestPart names the part of a Request a RequestError is about, so that

@@ -1,4 +1,4 @@
-package capture
+package layoutsearch
 
 import (
 	"fmt"
@@ -15,7 +15,8 @@ import (
 // the rejection that rules the count out, or the bad-capacity problem that
 // stops it. rulePinned then needs something found to depend on the count,
 // and ruleSlotHeaders and ruleCrossCheck hold each candidate to the
-// headers. gen/py's find_layout has the same rules by the same names.
+// headers. gen/py's find_layout has the same rules by the same names;
+// words.go words each rejection.
 
 // regionQuery is what a region rule looks at: region i of a walk of cube
 // cube slots, starting at buffer offset start.
@@ -65,34 +66,6 @@ type rejection struct {
 	region int
 	at     uint64 // buffer offset of the header concerned
 	h      abi.CoreHeader
-}
-
-func (r *rejection) String(f *finder) string {
-	first := abi.Slot{CoreType: regions[r.region].CoreType}.String()
-	t := regions[r.region].CoreType
-	switch r.kind {
-	case rPastEnd:
-		return fmt.Sprintf("%s would start past the end of the buffer", first)
-	case rWrongStart:
-		return fmt.Sprintf("the header where %s would start, @%#x, names %s", first, f.file(r.at), headerName(r.h))
-	case rBudget:
-		return fmt.Sprintf("%s is unused and no live header follows within %d MiB", first, zeroScanBudget>>20)
-	case rZeroMiddle:
-		return fmt.Sprintf("every header from %s on is zero, so the capacities of its region and the next cannot be read", first)
-	case rNoSizeFit:
-		return fmt.Sprintf("every %s header is zero and no %s capacity makes the layout end with the buffer", t, t)
-	case rBadCapacity:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, states capacity %d, which no layout has", first, f.file(r.at), r.h.RecordCapacity)
-	case rMisplaced:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s, which this layout does not put there", first, f.file(r.at), headerName(r.h))
-	case rNoDerived:
-		return fmt.Sprintf("every %s header is zero, and no %s capacity puts %s at @%#x", t, t, headerName(r.h), f.file(r.at))
-	case rOtherRegion:
-		return fmt.Sprintf("%s is unused and the first live header after it, @%#x, names %s", first, f.file(r.at), headerName(r.h))
-	case rNotLayout:
-		return "its capacities make no layout"
-	}
-	return "no header past the first region is live, so nothing fixes the cube slot count"
 }
 
 func (q *regionQuery) reject(kind reason, at uint64, h abi.CoreHeader) step {
@@ -350,7 +323,7 @@ func (f *finder) ruleCrossCheck(cands []*candidate) {
 			if e.Source != FromHeaders {
 				continue
 			}
-			off := uint64(e.Off - f.c.Base)
+			off := uint64(e.Off - f.buf.Base)
 			if slices.Contains(seen, off) {
 				continue
 			}

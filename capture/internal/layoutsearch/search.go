@@ -1,36 +1,8 @@
-package capture
+package layoutsearch
 
 import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
-
-// MaxFoundCubeSlots is the largest cube slot count the search tries when
-// the request does not give one. Captures with more cube slots decode when
-// the count is given.
-const MaxFoundCubeSlots = 4096
-
-// zeroScanBudget bounds the bytes the search reads, over one resolution,
-// looking for the first live header after an unused one. Headers it reads
-// otherwise are a few per cube slot count tried, whatever the file size.
-const zeroScanBudget = 256 << 20
-
-// finder runs the search over one capture; it remembers the runs of zero
-// bytes it has read so that no byte is scanned twice.
-type finder struct {
-	c       *Capture
-	size    uint64
-	runs    []zeroRun // the zero runs scanned
-	scanned uint64
-	// damaged enables ruleDamagedStart's reading past a damaged header: a
-	// second pass, when the strict one found no candidate.
-	damaged bool
-	scanBuf []byte
-	hdrBuf  [abi.CoreHeaderSize]byte
-	// first is the buffer's first header, where every C starts region 0.
-	first     abi.CoreHeader
-	firstRead bool
-	allZeroK  int8 // 0 unknown, 1 yes, -1 no
-}
 
 // search is what the search found.
 type search struct {
@@ -74,11 +46,8 @@ type reject struct {
 	r          rejection
 }
 
-// search finds the layouts a capture's headers and size support: the
-// layout search of cycleabi. docs/layout.md states its rules in the order
-// they are applied, by function name; gen/py's find_layout mirrors them
-// (tests/agreement holds it to this search, and both run the cases of
-// testdata/layout).
+// search finds the layouts a capture's headers and size support, for the
+// given cube slot count (0: not given) and capacities (nil: not given).
 //
 // The unknowns are the cube slot count C and one record capacity per
 // region of abi.Regions() (the schema's regions, in buffer order: AIC with
@@ -110,7 +79,7 @@ func (f *finder) search(cube uint32, given *abi.Capacities) search {
 }
 
 // ruleCubeRange is the cube slot counts the search tries: the given one
-// only, or from MinCubeSlots up to the smaller of MaxFoundCubeSlots and
+// only, or from MinCubeSlots up to the smaller of MaxCubeSlots and
 // the most whose slot headers alone the buffer holds.
 func (f *finder) ruleCubeRange(cube uint32) (lo, hi uint64) {
 	if cube != 0 {
@@ -120,7 +89,7 @@ func (f *finder) ruleCubeRange(cube uint32) (lo, hi uint64) {
 	for _, r := range regions {
 		perCube += uint64(r.SlotsPerCubeSlot) * abi.CoreHeaderSize
 	}
-	return uint64(abi.MinCubeSlots), min(uint64(MaxFoundCubeSlots), f.size/perCube)
+	return uint64(abi.MinCubeSlots), min(uint64(MaxCubeSlots), f.size/perCube)
 }
 
 // searchPass is one pass of the search over the cube slot counts: the
@@ -138,23 +107,15 @@ func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
 			continue
 		}
 		if w.rej.kind != 0 {
-			s.addReject(uint32(c), f, &w.rej)
+			s.addReject(uint32(c), &w.rej)
 			if w.rej.kind == rPastEnd && !w.derived && (given != nil || w.rej.region <= 1) {
-				// rulePastEnd, when the regions before it have
-				// capacities that do not depend on the count (given, or
-				// the first region's, read where it starts whatever C
-				// is): every larger count starts that region later
-				// still.
-				for c++; c <= hi; c++ {
-					s.tried++
-					s.addReject(uint32(c), f, &w.rej)
-				}
+				c = s.skipPastEnd(uint32(c), hi, &w.rej)
 			}
 			continue
 		}
 		cd, rej := w.ruleMakesLayout(f)
 		if rej.kind != 0 {
-			s.addReject(uint32(c), f, &rej)
+			s.addReject(uint32(c), &rej)
 			continue
 		}
 		if cube != 0 {
@@ -170,6 +131,20 @@ func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
 	return s
 }
 
+// skipPastEnd applies rulePastEnd to the counts after c up to hi, when the
+// regions before the one past the end have capacities that do not depend
+// on the count (given, or the first region's, read where it starts
+// whatever C is): every larger count starts that region later still. It
+// returns the last count ruled out.
+func (s *search) skipPastEnd(c uint32, hi uint64, r *rejection) uint64 {
+	n := uint64(c)
+	for n++; n <= hi; n++ {
+		s.tried++
+		s.addReject(uint32(n), r)
+	}
+	return n - 1
+}
+
 func (s *search) addProblem(p *Problem) {
 	for _, q := range s.problems {
 		if q.Off == p.Off {
@@ -181,7 +156,7 @@ func (s *search) addProblem(p *Problem) {
 
 // addReject records why c was ruled out, folding consecutive counts ruled
 // out for the same reason; past maxListed reasons it only counts.
-func (s *search) addReject(c uint32, f *finder, r *rejection) {
+func (s *search) addReject(c uint32, r *rejection) {
 	if n := len(s.rejects); n > 0 && s.rejects[n-1].last == c-1 && s.rejects[n-1].r == *r {
 		s.rejects[n-1].last = c
 		return
@@ -191,24 +166,6 @@ func (s *search) addReject(c uint32, f *finder, r *rejection) {
 		return
 	}
 	s.rejects = append(s.rejects, reject{cube: c, last: c, r: *r})
-}
-
-// evidence is an Evidence before its strings are made: the walk runs for
-// thousands of cube slot counts and allocates nothing.
-type evidence struct {
-	src     LayoutSource
-	t       abi.CoreType
-	block   uint32
-	off     uint64 // buffer offset
-	derived bool
-}
-
-func (e evidence) public(f *finder) Evidence {
-	out := Evidence{Source: e.src, Derived: e.derived}
-	if e.src == FromHeaders {
-		out.Slot, out.Off = abi.Slot{CoreType: e.t, BlockID: e.block}.String(), f.file(e.off)
-	}
-	return out
 }
 
 // walkState is one walk's result, reused from one cube slot count to the next.

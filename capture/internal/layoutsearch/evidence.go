@@ -1,4 +1,4 @@
-package capture
+package layoutsearch
 
 import (
 	"encoding/binary"
@@ -6,6 +6,35 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
+
+// The evidence: what the buffer says. The search asks it for the header at
+// an offset (read once for the buffer's first, which every cube slot count
+// starts region 0 with) and for the first live header at or after one (the
+// zero scan, which remembers what it read so that no byte is scanned
+// twice). evidence is where a part of a candidate came from.
+
+// zeroScanBudget bounds the bytes the search reads, over one resolution,
+// looking for the first live header after an unused one. Headers it reads
+// otherwise are a few per cube slot count tried, whatever the file size.
+const zeroScanBudget = 256 << 20
+
+// finder runs one resolution over one buffer; it remembers the runs of
+// zero bytes it has read so that no byte is scanned twice.
+type finder struct {
+	buf     Buffer
+	size    uint64
+	runs    []zeroRun // the zero runs scanned
+	scanned uint64
+	// damaged enables ruleDamagedStart's reading past a damaged header: a
+	// second pass, when the strict one found no candidate.
+	damaged bool
+	scanBuf []byte
+	hdrBuf  [abi.CoreHeaderSize]byte
+	// first is the buffer's first header, where every C starts region 0.
+	first     abi.CoreHeader
+	firstRead bool
+	allZeroK  int8 // 0 unknown, 1 yes, -1 no
+}
 
 // header reads the header at buffer offset off; a zero header when the
 // buffer does not hold one there or it cannot be read.
@@ -16,7 +45,7 @@ func (f *finder) header(off uint64) abi.CoreHeader {
 	if f.firstRead && off == 0 {
 		return f.first // read once per C otherwise
 	}
-	b, err := f.c.view(int64(off), abi.CoreHeaderSize, f.hdrBuf[:])
+	b, err := f.buf.View(int64(off), abi.CoreHeaderSize, f.hdrBuf[:])
 	if err != nil {
 		return abi.CoreHeader{}
 	}
@@ -27,7 +56,8 @@ func (f *finder) header(off uint64) abi.CoreHeader {
 	return h
 }
 
-func (f *finder) file(off uint64) int64 { return f.c.Base + int64(off) }
+// file converts a buffer offset to the file offset messages name.
+func (f *finder) file(off uint64) int64 { return f.buf.Base + int64(off) }
 
 // headerName names what a header says it is: "AIV/3", or "core_type=7
 // block_id=3" for a core type with no region.
@@ -53,8 +83,8 @@ func (f *finder) badCapacity(h abi.CoreHeader, slot abi.Slot, off uint64) *Probl
 	if abi.CheckCapacity(uint64(h.RecordCapacity)) == nil {
 		return nil
 	}
-	return &Problem{File: f.c.Name, Code: CodeBadCapacity, Off: f.file(off) + abi.CoreHeaderRecordCapacityOffset,
-		Slot: slot.String(), Record: -1, Value: fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
+	return &Problem{Code: CodeBadCapacity, Off: f.file(off) + abi.CoreHeaderRecordCapacityOffset,
+		Slot: slot.String(), Value: fmt.Sprintf("record_capacity=%d", h.RecordCapacity),
 		Expected: fmt.Sprintf("a multiple of %d at most %d", abi.RecordCapacityAlignment, abi.MaxRecordsPerCore)}
 }
 
@@ -120,7 +150,7 @@ func (f *finder) firstLive(from uint64) (uint64, abi.CoreHeader, liveState) {
 		if cap(f.scanBuf) < int(n) {
 			f.scanBuf = make([]byte, scanChunk)
 		}
-		b, err := f.c.view(int64(at), int(n), f.scanBuf)
+		b, err := f.buf.View(int64(at), int(n), f.scanBuf)
 		if err != nil {
 			return 0, abi.CoreHeader{}, liveBudget
 		}
@@ -164,4 +194,23 @@ func (f *finder) allZero() bool {
 		}
 	}
 	return f.allZeroK == 1
+}
+
+// evidence is an Evidence before its strings are made: the walk runs for
+// thousands of cube slot counts and allocates nothing.
+type evidence struct {
+	src     Source
+	t       abi.CoreType
+	block   uint32
+	off     uint64 // buffer offset
+	derived bool
+}
+
+// public makes the Evidence of a candidate.
+func (e evidence) public(f *finder) Evidence {
+	out := Evidence{Source: e.src, Derived: e.derived}
+	if e.src == FromHeaders {
+		out.Slot, out.Off = abi.Slot{CoreType: e.t, BlockID: e.block}.String(), f.file(e.off)
+	}
+	return out
 }
