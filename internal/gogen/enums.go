@@ -17,14 +17,14 @@ func (g *generator) genEnums(f *jen.File) {
 // enumValue names the Go constant of an enum member (CoreTypeAIC).
 func enumValue(e *schema.Enum, v *schema.EnumValue) string { return e.Name + exported(v.Name) }
 
-// genEnum emits an enum type, its values, the compile guard and its methods.
+// genEnum emits an enum type, its values and the compile guard, then its
+// methods and lookups.
 func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 	typ := g.declare(e.Name, "enum "+e.Name, e.Pos)
 	if len(e.Values) == 0 {
 		g.errorf("enum %s has no values", e.Name)
 		return
 	}
-	recv := receiver(e.Name)
 	/*
 		// CoreType is a u32 enum on the wire. The kind of AI core that owns a slot.
 		type CoreType uint32
@@ -66,6 +66,13 @@ func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 	})
 	f.Line()
 
+	g.genEnumMethods(f, e, typ)
+	g.genEnumLookups(f, e, typ)
+}
+
+// genEnumMethods emits the enum's String and Valid methods.
+func (g *generator) genEnumMethods(f *jen.File, e *schema.Enum, typ string) {
+	recv := receiver(e.Name)
 	/*
 		// String returns the schema name of t ("AIC"), or "CoreType(7)" for a
 		// value the schema does not name.
@@ -109,7 +116,10 @@ func (g *generator) genEnum(f *jen.File, e *schema.Enum) {
 		jen.Return(jen.False()),
 	)
 	f.Line()
+}
 
+// genEnumLookups emits the enum's value list and its parser.
+func (g *generator) genEnumLookups(f *jen.File, e *schema.Enum, typ string) {
 	/*
 		// CoreTypes returns every CoreType in schema order.
 		func CoreTypes() []CoreType {

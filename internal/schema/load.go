@@ -316,129 +316,173 @@ func (l *loader) enums(n *yaml.Node, global *names) {
 	}
 }
 
+// structs reads the structs, keeping each whose name is good and new.
 func (l *loader) structs(n *yaml.Node, global *names) {
-	type pending struct {
-		f        *Field
-		min, max *yaml.Node
-		path     string
-	}
 	for i, sn := range l.Seq(n, "structs") {
-		path := fmt.Sprintf("structs[%d]", i)
-		m := l.fields(sn, path, []string{"name", "size", "fields", "doc"}, nil)
-		if m == nil {
-			continue
-		}
-		name, ok := l.name(m["name"], path+".name", typeNameRE, "struct name")
-		if ok {
-			path = "structs." + name
-			ok = global.add(m["name"], path, name)
-		}
-		st := &Struct{Name: name, Doc: l.doc(m, path), Pos: pos(sn)}
-		size, sizeOK := l.Uint(m["size"], path+".size", 1<<16)
-		st.Size = int(size)
-		fieldNames := l.scope("field name")
-		var refs []pending
-		prevEnd, maxAlign, layoutOK := 0, 1, sizeOK
-		for j, fn := range l.Seq(m["fields"], path+".fields") {
-			fpath := fmt.Sprintf("%s.fields[%d]", path, j)
-			fm := l.fields(fn, fpath, []string{"name", "type", "offset", "doc"}, []string{"size", "zero", "enum", "min_field", "max_field", "warn_nonzero"})
-			if fm == nil {
-				layoutOK = false
-				continue
-			}
-			f := &Field{Doc: l.doc(fm, fpath), Pos: pos(fn)}
-			fname, nok := l.name(fm["name"], fpath+".name", fieldNameRE, "field name")
-			if nok && fieldNames.add(fm["name"], fpath+".name", fname) {
-				f.Name = fname
-			}
-			typ, tok := l.Str(fm["type"], fpath+".type")
-			f.Type = FieldType(typ)
-			switch {
-			case !tok:
-			case f.Type == Pad:
-				if fm["size"] == nil {
-					l.Errorf(fn, fpath, "a pad field needs a size")
-					tok = false
-				} else if sz, ok := l.Uint(fm["size"], fpath+".size", 1<<16); ok && sz > 0 {
-					f.Size = int(sz)
-				} else {
-					if ok {
-						l.Errorf(fm["size"], fpath+".size", "a pad field's size must be positive")
-					}
-					tok = false
-				}
-				if fm["zero"] != nil || fm["enum"] != nil || fm["min_field"] != nil || fm["max_field"] != nil {
-					l.Errorf(fn, fpath, "a pad field takes no zero, enum, min_field or max_field check (use warn_nonzero)")
-				}
-			case f.Type.Width() > 0:
-				f.Size = f.Type.Width()
-				if fm["size"] != nil {
-					if sz, ok := l.Uint(fm["size"], fpath+".size", 1<<16); ok && int(sz) != f.Size {
-						l.Errorf(fm["size"], fpath+".size", "size %d disagrees with type %s (%d bytes)", sz, typ, f.Size)
-					}
-				}
-				if fm["warn_nonzero"] != nil {
-					l.Errorf(fm["warn_nonzero"], fpath+".warn_nonzero", "warn_nonzero is for pad fields")
-				}
-			default:
-				l.Errorf(fm["type"], fpath+".type", "unknown type %q (want u8, u16, u32, u64 or pad)", typ)
-				tok = false
-			}
-			f.Zero = l.flag(fm["zero"], fpath+".zero")
-			f.WarnNonzero = l.flag(fm["warn_nonzero"], fpath+".warn_nonzero")
-			if en := fm["enum"]; en != nil {
-				if ename, ok := l.Str(en, fpath+".enum"); ok {
-					if f.Enum = l.s.Enum(ename); f.Enum == nil {
-						l.Errorf(en, fpath+".enum", "unknown enum %q", ename)
-					} else if f.Type != U32 {
-						l.Errorf(en, fpath+".enum", "an enum field must be u32, not %s", f.Type)
-					}
-				}
-			}
-			refs = append(refs, pending{f: f, min: fm["min_field"], max: fm["max_field"], path: fpath})
-			off, ook := l.Uint(fm["offset"], fpath+".offset", 1<<16)
-			f.Offset = int(off)
-			if !ook || !tok {
-				// Without this field's extent the next offsets cannot be
-				// judged: report nothing more about them than what they are.
-				layoutOK = false
-			} else if layoutOK {
-				if w := f.Type.Width(); w > 0 {
-					if f.Offset%w != 0 {
-						l.Errorf(fm["offset"], fpath+".offset", "%s field at offset %d is not aligned to %d bytes (C++ would insert hidden padding)", f.Type, f.Offset, w)
-					}
-					maxAlign = max(maxAlign, w)
-				}
-				switch {
-				case f.Offset < prevEnd:
-					l.Errorf(fm["offset"], fpath+".offset", "offset %d overlaps field ending at %d", f.Offset, prevEnd)
-				case f.Offset > prevEnd:
-					l.Errorf(fm["offset"], fpath+".offset", "gap of %d bytes at offset %d not covered by padding", f.Offset-prevEnd, prevEnd)
-				}
-				prevEnd = max(prevEnd, f.End())
-			}
-			st.Fields = append(st.Fields, f)
-		}
-		if layoutOK && len(st.Fields) > 0 {
-			switch {
-			case prevEnd > st.Size:
-				l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d", st.Size, prevEnd)
-			case prevEnd < st.Size:
-				l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d: %d trailing bytes not covered by padding", st.Size, prevEnd, st.Size-prevEnd)
-			case st.Size%maxAlign != 0:
-				l.Errorf(m["size"], path+".size", "size %d is not a multiple of the struct's alignment %d", st.Size, maxAlign)
-			}
-		}
-		if m["fields"] != nil && m["fields"].Kind == yaml.SequenceNode && len(m["fields"].Content) == 0 {
-			l.Errorf(m["fields"], path+".fields", "a struct needs at least one field")
-		}
-		for _, r := range refs {
-			r.f.MinField = l.fieldRef(st, r.f, r.min, r.path+".min_field")
-			r.f.MaxField = l.fieldRef(st, r.f, r.max, r.path+".max_field")
-		}
-		if ok {
+		if st, ok := l.structDef(i, sn, global); ok {
 			l.s.Structs = append(l.s.Structs, st)
 		}
+	}
+}
+
+// fieldRefs are a field's min_field and max_field, resolved once every
+// field of the struct is known.
+type fieldRefs struct {
+	f        *Field
+	min, max *yaml.Node
+	path     string
+}
+
+// extent follows a struct's fields in order: where the last ends, the
+// largest alignment, and whether the offsets can still be judged.
+type extent struct {
+	end, maxAlign int
+	ok            bool
+}
+
+// structDef reads structs[i]: its fields in order, each placed after the
+// one before, then its size; ok false when the struct is not to be kept.
+func (l *loader) structDef(i int, sn *yaml.Node, global *names) (*Struct, bool) {
+	path := fmt.Sprintf("structs[%d]", i)
+	m := l.fields(sn, path, []string{"name", "size", "fields", "doc"}, nil)
+	if m == nil {
+		return nil, false
+	}
+	name, ok := l.name(m["name"], path+".name", typeNameRE, "struct name")
+	if ok {
+		path = "structs." + name
+		ok = global.add(m["name"], path, name)
+	}
+	st := &Struct{Name: name, Doc: l.doc(m, path), Pos: pos(sn)}
+	size, sizeOK := l.Uint(m["size"], path+".size", 1<<16)
+	st.Size = int(size)
+	fieldNames := l.scope("field name")
+	var refs []fieldRefs
+	ext := extent{maxAlign: 1, ok: sizeOK}
+	for j, fn := range l.Seq(m["fields"], path+".fields") {
+		fpath := fmt.Sprintf("%s.fields[%d]", path, j)
+		fm := l.fields(fn, fpath, []string{"name", "type", "offset", "doc"}, []string{"size", "zero", "enum", "min_field", "max_field", "warn_nonzero"})
+		if fm == nil {
+			ext.ok = false
+			continue
+		}
+		f, tok := l.structField(fn, fm, fpath, fieldNames)
+		refs = append(refs, fieldRefs{f: f, min: fm["min_field"], max: fm["max_field"], path: fpath})
+		off, ook := l.Uint(fm["offset"], fpath+".offset", 1<<16)
+		f.Offset = int(off)
+		if !ook || !tok {
+			// Without this field's extent the next offsets cannot be
+			// judged: report nothing more about them than what they are.
+			ext.ok = false
+		} else if ext.ok {
+			l.placeField(&ext, f, fm["offset"], fpath)
+		}
+		st.Fields = append(st.Fields, f)
+	}
+	l.structSize(st, m, path, ext)
+	for _, r := range refs {
+		r.f.MinField = l.fieldRef(st, r.f, r.min, r.path+".min_field")
+		r.f.MaxField = l.fieldRef(st, r.f, r.max, r.path+".max_field")
+	}
+	return st, ok
+}
+
+// structField reads a field's name, type, size and checks; tok false
+// when its type (and so its extent) is unknown.
+func (l *loader) structField(fn *yaml.Node, fm map[string]*yaml.Node, fpath string, fieldNames *names) (*Field, bool) {
+	f := &Field{Doc: l.doc(fm, fpath), Pos: pos(fn)}
+	fname, nok := l.name(fm["name"], fpath+".name", fieldNameRE, "field name")
+	if nok && fieldNames.add(fm["name"], fpath+".name", fname) {
+		f.Name = fname
+	}
+	typ, tok := l.Str(fm["type"], fpath+".type")
+	f.Type = FieldType(typ)
+	switch {
+	case !tok:
+	case f.Type == Pad:
+		tok = l.padField(f, fn, fm, fpath)
+	case f.Type.Width() > 0:
+		f.Size = f.Type.Width()
+		if fm["size"] != nil {
+			if sz, ok := l.Uint(fm["size"], fpath+".size", 1<<16); ok && int(sz) != f.Size {
+				l.Errorf(fm["size"], fpath+".size", "size %d disagrees with type %s (%d bytes)", sz, typ, f.Size)
+			}
+		}
+		if fm["warn_nonzero"] != nil {
+			l.Errorf(fm["warn_nonzero"], fpath+".warn_nonzero", "warn_nonzero is for pad fields")
+		}
+	default:
+		l.Errorf(fm["type"], fpath+".type", "unknown type %q (want u8, u16, u32, u64 or pad)", typ)
+		tok = false
+	}
+	f.Zero = l.flag(fm["zero"], fpath+".zero")
+	f.WarnNonzero = l.flag(fm["warn_nonzero"], fpath+".warn_nonzero")
+	if en := fm["enum"]; en != nil {
+		if ename, ok := l.Str(en, fpath+".enum"); ok {
+			if f.Enum = l.s.Enum(ename); f.Enum == nil {
+				l.Errorf(en, fpath+".enum", "unknown enum %q", ename)
+			} else if f.Type != U32 {
+				l.Errorf(en, fpath+".enum", "an enum field must be u32, not %s", f.Type)
+			}
+		}
+	}
+	return f, tok
+}
+
+// padField reads a pad field's size; false when it has none that is
+// positive.
+func (l *loader) padField(f *Field, fn *yaml.Node, fm map[string]*yaml.Node, fpath string) bool {
+	ok := true
+	if fm["size"] == nil {
+		l.Errorf(fn, fpath, "a pad field needs a size")
+		ok = false
+	} else if sz, sok := l.Uint(fm["size"], fpath+".size", 1<<16); sok && sz > 0 {
+		f.Size = int(sz)
+	} else {
+		if sok {
+			l.Errorf(fm["size"], fpath+".size", "a pad field's size must be positive")
+		}
+		ok = false
+	}
+	if fm["zero"] != nil || fm["enum"] != nil || fm["min_field"] != nil || fm["max_field"] != nil {
+		l.Errorf(fn, fpath, "a pad field takes no zero, enum, min_field or max_field check (use warn_nonzero)")
+	}
+	return ok
+}
+
+// placeField checks that f starts, aligned, where the field before it
+// ends, and extends ext over it.
+func (l *loader) placeField(ext *extent, f *Field, offset *yaml.Node, fpath string) {
+	if w := f.Type.Width(); w > 0 {
+		if f.Offset%w != 0 {
+			l.Errorf(offset, fpath+".offset", "%s field at offset %d is not aligned to %d bytes (C++ would insert hidden padding)", f.Type, f.Offset, w)
+		}
+		ext.maxAlign = max(ext.maxAlign, w)
+	}
+	switch {
+	case f.Offset < ext.end:
+		l.Errorf(offset, fpath+".offset", "offset %d overlaps field ending at %d", f.Offset, ext.end)
+	case f.Offset > ext.end:
+		l.Errorf(offset, fpath+".offset", "gap of %d bytes at offset %d not covered by padding", f.Offset-ext.end, ext.end)
+	}
+	ext.end = max(ext.end, f.End())
+}
+
+// structSize checks the struct's size against where its fields end and
+// their alignment, and that it has a field.
+func (l *loader) structSize(st *Struct, m map[string]*yaml.Node, path string, ext extent) {
+	if ext.ok && len(st.Fields) > 0 {
+		switch {
+		case ext.end > st.Size:
+			l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d", st.Size, ext.end)
+		case ext.end < st.Size:
+			l.Errorf(m["size"], path+".size", "size %d disagrees with fields ending at %d: %d trailing bytes not covered by padding", st.Size, ext.end, st.Size-ext.end)
+		case st.Size%ext.maxAlign != 0:
+			l.Errorf(m["size"], path+".size", "size %d is not a multiple of the struct's alignment %d", st.Size, ext.maxAlign)
+		}
+	}
+	if m["fields"] != nil && m["fields"].Kind == yaml.SequenceNode && len(m["fields"].Content) == 0 {
+		l.Errorf(m["fields"], path+".fields", "a struct needs at least one field")
 	}
 }
 
@@ -462,167 +506,6 @@ func (l *loader) fieldRef(st *Struct, f *Field, n *yaml.Node, path string) *Fiel
 		return other
 	}
 	return nil
-}
-
-// The writer helpers of both emitters and the decoder address these fields
-// by name, so the layout's header and record must have them.
-var (
-	headerRoles = []struct {
-		name string
-		typ  FieldType
-	}{{"entry_cycle", U64}, {"record_count", U32}, {"dropped_count", U32}, {"core_type", U32}, {"block_id", U32}, {"record_capacity", U32}, {"reserved", U32}}
-	recordRoles = []struct {
-		name string
-		typ  FieldType
-	}{{"start_cycle", U64}, {"end_cycle", U64}, {"desc_id", U32}, {"task_id", U32}, {"stage_task_index", U32}, {"owner_id", U32}}
-)
-
-func (l *loader) layout(n *yaml.Node, global *names) {
-	const path = "layout"
-	m := l.fields(n, path, []string{"header", "record", "capacity_alignment", "min_cube_slots", "slot_stride_limit", "regions"}, nil)
-	if m == nil {
-		return
-	}
-	lay := &Layout{Pos: pos(n)}
-	ok := true
-	structRef := func(key string) *Struct {
-		name, sok := l.Str(m[key], path+"."+key)
-		if !sok {
-			ok = false
-			return nil
-		}
-		st := l.s.Struct(name)
-		if st == nil {
-			l.Errorf(m[key], path+"."+key, "unknown struct %q", name)
-			ok = false
-		}
-		return st
-	}
-	constRef := func(key string) *Constant {
-		name, cok := l.Str(m[key], path+"."+key)
-		if !cok {
-			ok = false
-			return nil
-		}
-		c := l.s.Constant(name)
-		if c == nil {
-			l.Errorf(m[key], path+"."+key, "unknown constant %q", name)
-			ok = false
-		}
-		return c
-	}
-	lay.Header = structRef("header")
-	lay.Record = structRef("record")
-	lay.Alignment = constRef("capacity_alignment")
-	lay.MinCubeSlots = constRef("min_cube_slots")
-	lay.StrideLimit = constRef("slot_stride_limit")
-	checkRoles := func(st *Struct, key string, roles []struct {
-		name string
-		typ  FieldType
-	}) {
-		if st == nil {
-			return
-		}
-		for _, r := range roles {
-			if f := st.Field(r.name); f == nil || f.Type != r.typ {
-				l.Errorf(m[key], path+"."+key, "%s needs a %s field %q (the writer helpers and decoder use it)", st.Name, r.typ, r.name)
-				ok = false
-			}
-		}
-	}
-	checkRoles(lay.Header, "header", headerRoles)
-	checkRoles(lay.Record, "record", recordRoles)
-	if lay.Header != nil {
-		if f := lay.Header.Field("core_type"); f != nil {
-			lay.CoreTypes = f.Enum
-		}
-		if lay.CoreTypes == nil {
-			l.Errorf(m["header"], path+".header", "%s.core_type must name its enum (enum: CoreType)", lay.Header.Name)
-			ok = false
-		}
-	}
-	if lay.Alignment != nil && lay.Alignment.Value == 0 {
-		l.Errorf(m["capacity_alignment"], path+".capacity_alignment", "%s must be positive", lay.Alignment.Name)
-		ok = false
-	}
-	if lay.MinCubeSlots != nil && (lay.MinCubeSlots.Value == 0 || lay.MinCubeSlots.Value > math.MaxUint32) {
-		l.Errorf(m["min_cube_slots"], path+".min_cube_slots", "%s must be between 1 and 2^32-1", lay.MinCubeSlots.Name)
-		ok = false
-	}
-	if lay.StrideLimit != nil && lay.StrideLimit.Value > math.MaxUint32 {
-		l.Errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s must fit in a u32", lay.StrideLimit.Name)
-		ok = false
-	}
-	if m["regions"] == nil {
-		ok = false // missing, reported by fields; "no region for" would repeat it
-	}
-	seen := map[string]bool{}
-	for i, rn := range l.Seq(m["regions"], path+".regions") {
-		rpath := fmt.Sprintf("%s.regions[%d]", path, i)
-		rm := l.fields(rn, rpath, []string{"core_type", "slots_per_cube_slot", "doc"}, nil)
-		if rm == nil {
-			ok = false
-			continue
-		}
-		r := &Region{Doc: l.doc(rm, rpath), Pos: pos(rn)}
-		if ct, cok := l.Str(rm["core_type"], rpath+".core_type"); cok && lay.CoreTypes != nil {
-			if r.CoreType = lay.CoreTypes.Value(ct); r.CoreType == nil {
-				l.Errorf(rm["core_type"], rpath+".core_type", "%q is not a %s", ct, lay.CoreTypes.Name)
-				ok = false
-			} else if seen[ct] {
-				l.Errorf(rm["core_type"], rpath+".core_type", "a second region for %s", ct)
-				ok = false
-			}
-			seen[ct] = true
-		} else {
-			ok = false
-		}
-		if k, kok := l.Uint(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", 64); kok && k > 0 {
-			r.SlotsPerCubeSlot = int(k)
-		} else {
-			if kok {
-				l.Errorf(rm["slots_per_cube_slot"], rpath+".slots_per_cube_slot", "must be positive")
-			}
-			ok = false
-		}
-		lay.Regions = append(lay.Regions, r)
-	}
-	if lay.CoreTypes != nil && ok {
-		for _, v := range lay.CoreTypes.Values {
-			if !seen[v.Name] {
-				l.Errorf(m["regions"], path+".regions", "no region for %s %s", lay.CoreTypes.Name, v.Name)
-				ok = false
-			}
-		}
-	}
-	if !ok {
-		return
-	}
-	hdr, rec, align := uint64(lay.Header.Size), uint64(lay.Record.Size), lay.Alignment.Value
-	if rec == 0 {
-		// A record struct declared with size 0 is already reported (its
-		// fields end past it); do not divide by it.
-		return
-	}
-	// Divide rather than multiply: rec*align may overflow 64 bits and wrap
-	// to a small value that passes, deriving MaxRecordsPerCore = 0.
-	if lay.StrideLimit.Value < hdr || (lay.StrideLimit.Value-hdr)/rec < align {
-		l.Errorf(m["slot_stride_limit"], path+".slot_stride_limit", "%s %d leaves no room for %d records", lay.StrideLimit.Name, lay.StrideLimit.Value, align)
-		return
-	}
-	maxRecords := (lay.StrideLimit.Value - hdr) / rec / align * align
-	lay.MaxRecordsPerCore = &Constant{
-		Name:  "MaxRecordsPerCore",
-		Value: maxRecords,
-		Doc:   "The largest record capacity of one slot: its stride must not exceed " + lay.StrideLimit.Name + ".",
-		Derived: fmt.Sprintf("(%s - sizeof(%s)) / sizeof(%s) / %s * %s",
-			lay.StrideLimit.Name, lay.Header.Name, lay.Record.Name, lay.Alignment.Name, lay.Alignment.Name),
-		Pos: lay.Pos,
-	}
-	if global.add(n, path, lay.MaxRecordsPerCore.Name) {
-		l.s.Constants = append(l.s.Constants, lay.MaxRecordsPerCore)
-	}
-	l.s.Layout = lay
 }
 
 var placeholderRE = regexp.MustCompile(`\{[^}]*\}`)
