@@ -138,7 +138,7 @@ func (r Request) Check() error {
 type Evidence struct {
 	Source LayoutSource
 	// Slot and Off name the header a FromHeaders part was read from (or,
-	// with Derived, computed from): "AIV/0" at file offset 0x9610.
+	// with Derived, computed from): "AIV/0" at file offset 0xc600.
 	Slot string
 	Off  int64
 	// Derived: the part was computed from where the header sits, not read
@@ -158,8 +158,8 @@ type Resolved struct {
 	// CapacitiesFrom says where each region's capacity came from, in
 	// abi.Regions() order.
 	CapacitiesFrom []Evidence
-	// How says it in a short phrase for a summary line: "found: 32 cube
-	// slots from the AIV/0 header at @0x9610".
+	// How says it in a short phrase for a summary line: "found: 24 cube
+	// slots from the AIV/0 header at @0xc600".
 	How string
 	// Hint is what to do when the layout is wrong; "" when nothing
 	// suggests it is (the headers agree with it, or it was given).

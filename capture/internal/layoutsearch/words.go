@@ -30,8 +30,8 @@ func (r Request) givenNote() string {
 // paren renders a layout as "(24 cube slots, AIC capacity 16, AIV capacity 16)".
 func paren(l abi.Layout) string { return "(" + l.String() + ")" }
 
-// how renders how a candidate was found: "found: 32 cube slots from the
-// AIV/0 header at @0x9610".
+// how renders how a candidate was found: "found: 24 cube slots from the
+// AIV/0 header at @0xc600" (examples/moe_layer.bin's).
 func (f *finder) how(cd *candidate, req Request) string {
 	parts := []string{howCube(cd, req)}
 	if req.Capacities != nil {
