@@ -31,7 +31,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // Category says what a change breaks.

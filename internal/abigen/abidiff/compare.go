@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // comparer walks two schemas section by section and collects changes.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // families compares the kernel families. Families pair by name; a removed

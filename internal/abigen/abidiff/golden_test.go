@@ -11,8 +11,8 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // diffCase is one testdata/diff/*.txtar: the comment says what the case

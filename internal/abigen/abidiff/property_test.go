@@ -11,12 +11,12 @@ import (
 	"go.yaml.in/yaml/v3"
 	"pgregory.net/rapid"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // The properties run on copies of the real abi/schema.yaml, mutated through
 // its YAML tree and kept loadable.
-const realSchema = "../../abi/schema.yaml"
+const realSchema = "../../../abi/schema.yaml"
 
 // real is abi/schema.yaml and its model, read once: every property
 // iteration mutates a fresh parse of the bytes and compares with the model.

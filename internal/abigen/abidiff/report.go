@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // Report is the comparison of two schemas with the verdict on the version.

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/megakernel/cycleabi/internal/emit"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/emit"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // HeaderFile is the name of the generated header, relative to gen/cpp.

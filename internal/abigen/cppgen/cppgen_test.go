@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 const (
-	realSchemaPath = "../../abi/schema.yaml"
+	realSchemaPath = "../../../abi/schema.yaml"
 	realSchemaName = "abi/schema.yaml" // the name cmd/abigen passes to schema.Load
-	committedPath  = "../../gen/cpp/" + HeaderFile
+	committedPath  = "../../../gen/cpp/" + HeaderFile
 )
 
 // loadReal loads abi/schema.yaml under the name cmd/abigen gives it.

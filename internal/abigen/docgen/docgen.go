@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // File is the name of the reference, relative to the doc output folder.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // families documents the kernel families: how one is chosen, then per

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // File is one generated file in the making. Its zero value is ready to

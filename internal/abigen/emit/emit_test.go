@@ -3,7 +3,7 @@ package emit
 import (
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // TestProblems: a collision is reported at the schema element involved

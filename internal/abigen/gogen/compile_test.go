@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // goTest writes files (as Generate returns them) and extra test files into a
@@ -166,7 +166,7 @@ func TestSmallPackageBuilds(t *testing.T) {
 // constants of the moved fields change, to the new offsets, that the struct,
 // decoder and encoder follow, and that the fingerprint changes.
 func TestFieldTypeChange(t *testing.T) {
-	real, err := os.ReadFile(filepath.Join("..", "..", "abi", "schema.yaml"))
+	real, err := os.ReadFile(filepath.Join("..", "..", "..", "abi", "schema.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestFieldTypeChange(t *testing.T) {
 
 // handDir is the committed generated package, whose hand-written files
 // (every .go file but *_gen.go and tests) complete what Generate writes.
-var handDir = filepath.Join("..", "..", "gen", "go", PackageDir)
+var handDir = filepath.Join("..", "..", "..", "gen", "go", PackageDir)
 
 // handWritten returns the hand-written files of the package by name.
 func handWritten(t *testing.T) map[string][]byte {

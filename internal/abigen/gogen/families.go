@@ -2,7 +2,7 @@ package gogen
 
 import (
 	"github.com/dave/jennifer/jen"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // familyConst names the Family constant of a family (FamilyMegaMoe).

@@ -19,7 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // PackageName is the name of the generated Go package; its files live under

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // realSchema is the repository's schema, loaded under the name abigen uses.
@@ -19,7 +19,7 @@ const realSchema = "abi/schema.yaml"
 
 func loadReal(t *testing.T) *schema.Schema {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(realSchema)))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(realSchema)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join("..", "..", "gen", "go")
+	root := filepath.Join("..", "..", "..", "gen", "go")
 	for path, want := range files {
 		got, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
 		if err != nil {
@@ -213,7 +213,7 @@ func TestGoFieldName(t *testing.T) {
 // value, for every value the loader accepts (up to 2^64-1), as the C++
 // header's has.
 func TestConstantLiterals(t *testing.T) {
-	real, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(realSchema)))
+	real, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(realSchema)))
 	if err != nil {
 		t.Fatal(err)
 	}

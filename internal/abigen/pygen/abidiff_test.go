@@ -13,14 +13,14 @@ import (
 
 	"golang.org/x/tools/txtar"
 
-	"github.com/megakernel/cycleabi/internal/abidiff"
-	"github.com/megakernel/cycleabi/internal/pytest"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/abidiff"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 // abidiff's cases: testdata/base.yaml and one edit per rule (and a few
 // mixed ones), each a txtar of "old.replace"/"old.with" and
-// "new.replace"/"new.with" pairs, as internal/abidiff's golden test reads
+// "new.replace"/"new.with" pairs, as internal/abigen/abidiff's golden test reads
 // them.
 const (
 	diffBase  = "../abidiff/testdata/base.yaml"

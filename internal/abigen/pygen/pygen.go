@@ -21,8 +21,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/megakernel/cycleabi/internal/emit"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/emit"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // ModuleFile is the name of the generated module, relative to gen/py.

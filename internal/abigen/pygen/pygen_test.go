@@ -12,15 +12,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/pytest"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 const (
-	realSchemaPath = "../../abi/schema.yaml"
+	realSchemaPath = "../../../abi/schema.yaml"
 	realSchemaName = "abi/schema.yaml" // the name cmd/abigen passes to schema.Load
-	committedPath  = "../../gen/py/" + ModuleFile
+	committedPath  = "../../../gen/py/" + ModuleFile
 )
 
 func loadReal(t *testing.T) *schema.Schema {

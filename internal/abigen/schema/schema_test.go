@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/yamltest"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
-	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
-const realSchema = "../../abi/schema.yaml"
+const realSchema = "../../../abi/schema.yaml"
 
 func load(t *testing.T) *Schema {
 	t.Helper()

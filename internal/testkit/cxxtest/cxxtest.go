@@ -1,5 +1,5 @@
 // Package cxxtest finds the C++ compilers on PATH and compiles small
-// programs against the generated header, for the tests of internal/cppgen
+// programs against the generated header, for the tests of internal/abigen/cppgen
 // and tests/cpp.
 package cxxtest
 
