@@ -89,7 +89,7 @@ go-test:
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
 # CYCLEABI_REQUIRE_CXX turns "no C++ compiler on PATH" from a skip into a failure.
 cpp-test:
-	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/cppgen/... ./tests/...
+	CYCLEABI_REQUIRE_CXX=1 $(GO) test -count=1 ./internal/abigen/cppgen/... ./tests/...
 
 ## bench: throughput and memory of the layout search, decode, validate, plan, synth, merge, the JSON reader, export and analyze of a JSON trace (docs/json-traces.md), the start cost (docs/performance.md), the scale rows of docs/memory.md, and ns per record of the C++ Recorder against AppendRecord (docs/cpp-header.md)
 bench:

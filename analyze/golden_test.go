@@ -12,7 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
 )
 

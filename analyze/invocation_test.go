@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 func section(rank uint32, inv *Invocation, capture string, makespan uint64) *Rank {

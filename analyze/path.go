@@ -135,109 +135,21 @@ func (w *pathWalker) position(active int, idx uint32) (int, error) {
 // criticalPath walks back from the record that ends last.
 func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error) {
 	w := &pathWalker{d: d, orders: make([]*slotOrder, len(d.Summary.Active))}
-	deps := a.o.Deps
 	p := &Path{EndCycle: a.last.EndCycle, ByKind: map[string]uint64{}}
-	// A segment's strings (core, kind, task type, stage) are held once
-	// per distinct combination: a path has up to two segments per record.
-	formOf := map[segForm]uint32{}
-	form := func(core string, hasTask bool, kind string, r *abi.ProfileRecord) uint32 {
-		f := segForm{core: core, kind: kind, hasTask: hasTask}
-		if r != nil {
-			f.stage = a.names.taskStage(r.TaskID)
-			if kind == KindCompute {
-				f.taskType, f.stage = a.names.taskType(r), a.names.stage(r)
-			} else if t, ok := a.names.scheduledType(r.TaskID); ok {
-				f.taskType = t
-			}
-		}
-		i, ok := formOf[f]
-		if !ok {
-			i = uint32(len(p.Segments.forms))
-			formOf[f] = i
-			p.Segments.forms = append(p.Segments.forms, f)
-		}
-		return i
-	}
-	cores := make([]string, len(d.Summary.Active))
-	// walk walks the path back from the record that ends last, handing
-	// each segment (the latest first) to seg, and returns where the path
-	// starts. It runs twice: to count the segments, then to fill a slice
-	// of exactly that many (a path has up to two segments per record:
-	// the slice is the analysis's largest, and append's spare room and
-	// copies would double it).
-	walk := func(seg func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord)) (uint64, error) {
-		active := int(a.last.Active)
-		pos, err := w.position(active, a.last.Index)
-		if err != nil {
-			return 0, err
-		}
-		end := a.last.EndCycle
-		// A producer already on the path is not followed again: records
-		// out of start order (or of zero length) could otherwise release
-		// each other in a cycle. Each step then either reaches a record not
-		// yet visited or moves back on the current core, so the walk ends.
-		// One bit per record of each slot the path reaches.
-		visited := make([][]uint64, len(d.Summary.Active))
-		seen := func(active int, idx uint32) bool {
-			v := visited[active]
-			return v != nil && v[idx/64]&(1<<(idx%64)) != 0
-		}
-		for {
-			r, idx, err := w.at(active, pos)
-			if err != nil {
-				return 0, err
-			}
-			if visited[active] == nil {
-				visited[active] = make([]uint64, (d.Summary.Active[active].Count+63)/64)
-			}
-			visited[active][idx/64] |= 1 << (idx % 64)
-			if cores[active] == "" {
-				cores[active] = d.Summary.Active[active].Slot.String()
-			}
-			core := cores[active]
-			kind := a.names.kind(r.DescID)
-			if e, ok := deps.WaitEvent(&r); ok {
-				if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !seen(int(rel.Active), rel.Index) {
-					start := min(rel.EndCycle, end)
-					seg(core, r.TaskID, true, kind, start, end, &r)
-					end = start
-					active = int(rel.Active)
-					if pos, err = w.position(active, rel.Index); err != nil {
-						return 0, err
-					}
-					continue
-				}
-			}
-			start := min(r.StartCycle, end)
-			seg(core, r.TaskID, true, kind, start, end, &r)
-			end = start
-			if pos == 0 {
-				entry := accs[active].core.EntryCycle
-				if entry < end {
-					seg(core, 0, false, KindLaunch, entry, end, nil)
-					end = entry
-				}
-				return end, nil
-			}
-			pos--
-			prev, _, err := w.at(active, pos)
-			if err != nil {
-				return 0, err
-			}
-			if prev.EndCycle < end {
-				seg(core, 0, false, KindGap, prev.EndCycle, end, nil)
-				end = prev.EndCycle
-			}
-		}
-	}
+	pw := &pathWalk{a: a, w: w, d: d, accs: accs, cores: make([]string, len(d.Summary.Active))}
+	// The walk runs twice: to count the segments, then to fill a slice of
+	// exactly that many (a path has up to two segments per record: the
+	// slice is the analysis's largest, and append's spare room and copies
+	// would double it).
 	n := 0
-	if _, err := walk(func(string, uint32, bool, string, uint64, uint64, *abi.ProfileRecord) { n++ }); err != nil {
+	if _, err := pw.walk(func(string, uint32, bool, string, uint64, uint64, *abi.ProfileRecord) { n++ }); err != nil {
 		return nil, err
 	}
 	segs := make([]packedSeg, n)
-	end, err := walk(func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord) {
+	forms := segForms{a: a, p: p, of: map[segForm]uint32{}}
+	end, err := pw.walk(func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord) {
 		n--
-		segs[n] = packedSeg{start: start, task: task, form: form(core, hasTask, kind, r)}
+		segs[n] = packedSeg{start: start, task: task, form: forms.form(core, hasTask, kind, r)}
 	})
 	if err != nil {
 		return nil, err
@@ -247,9 +159,123 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	p.StartCycle = end
 	p.TotalCycles = p.EndCycle - p.StartCycle
 	p.TotalUs = a.us(p.TotalCycles)
+	a.pathTotals(p)
+	return p, nil
+}
+
+// segForms holds a segment's strings (core, kind, task type, stage) once
+// per distinct combination: a path has up to two segments per record.
+type segForms struct {
+	a  *analyzer
+	p  *Path
+	of map[segForm]uint32
+}
+
+// form returns the index of the segment's form in the path's forms.
+func (sf *segForms) form(core string, hasTask bool, kind string, r *abi.ProfileRecord) uint32 {
+	names := &sf.a.names
+	f := segForm{core: core, kind: kind, hasTask: hasTask}
+	if r != nil {
+		f.stage = names.taskStage(r.TaskID)
+		if kind == KindCompute {
+			f.taskType, f.stage = names.taskType(r), names.stage(r)
+		} else if t, ok := names.scheduledType(r.TaskID); ok {
+			f.taskType = t
+		}
+	}
+	i, ok := sf.of[f]
+	if !ok {
+		i = uint32(len(sf.p.Segments.forms))
+		sf.of[f] = i
+		sf.p.Segments.forms = append(sf.p.Segments.forms, f)
+	}
+	return i
+}
+
+// pathWalk is one walk of the critical path.
+type pathWalk struct {
+	a     *analyzer
+	w     *pathWalker
+	d     *decode.Decoded
+	accs  []coreAcc
+	cores []string // each active slot's name, made when the path reaches it
+}
+
+// walk walks the path back from the record that ends last, handing each
+// segment (the latest first) to seg, and returns where the path starts.
+func (pw *pathWalk) walk(seg func(core string, task uint32, hasTask bool, kind string, start, end uint64, r *abi.ProfileRecord)) (uint64, error) {
+	a, w, d, deps := pw.a, pw.w, pw.d, pw.a.o.Deps
+	active := int(a.last.Active)
+	pos, err := w.position(active, a.last.Index)
+	if err != nil {
+		return 0, err
+	}
+	end := a.last.EndCycle
+	// A producer already on the path is not followed again: records
+	// out of start order (or of zero length) could otherwise release
+	// each other in a cycle. Each step then either reaches a record not
+	// yet visited or moves back on the current core, so the walk ends.
+	// One bit per record of each slot the path reaches.
+	visited := make([][]uint64, len(d.Summary.Active))
+	seen := func(active int, idx uint32) bool {
+		v := visited[active]
+		return v != nil && v[idx/64]&(1<<(idx%64)) != 0
+	}
+	for {
+		r, idx, err := w.at(active, pos)
+		if err != nil {
+			return 0, err
+		}
+		if visited[active] == nil {
+			visited[active] = make([]uint64, (d.Summary.Active[active].Count+63)/64)
+		}
+		visited[active][idx/64] |= 1 << (idx % 64)
+		if pw.cores[active] == "" {
+			pw.cores[active] = d.Summary.Active[active].Slot.String()
+		}
+		core := pw.cores[active]
+		kind := a.names.kind(r.DescID)
+		if e, ok := deps.WaitEvent(&r); ok {
+			if rel, ok := deps.Releasing(e, r.EndCycle); ok && rel.EndCycle > r.StartCycle && !seen(int(rel.Active), rel.Index) {
+				start := min(rel.EndCycle, end)
+				seg(core, r.TaskID, true, kind, start, end, &r)
+				end = start
+				active = int(rel.Active)
+				if pos, err = w.position(active, rel.Index); err != nil {
+					return 0, err
+				}
+				continue
+			}
+		}
+		start := min(r.StartCycle, end)
+		seg(core, r.TaskID, true, kind, start, end, &r)
+		end = start
+		if pos == 0 {
+			entry := pw.accs[active].core.EntryCycle
+			if entry < end {
+				seg(core, 0, false, KindLaunch, entry, end, nil)
+				end = entry
+			}
+			return end, nil
+		}
+		pos--
+		prev, _, err := w.at(active, pos)
+		if err != nil {
+			return 0, err
+		}
+		if prev.EndCycle < end {
+			seg(core, 0, false, KindGap, prev.EndCycle, end, nil)
+			end = prev.EndCycle
+		}
+	}
+}
+
+// pathTotals sums the path's cycles by kind and by stage (gaps and the
+// launch aside), the stages largest first.
+func (a *analyzer) pathTotals(p *Path) {
 	byStage := map[string]uint64{}
-	for i := range segs {
-		f, c := &p.Segments.forms[segs[i].form], p.Segments.cycles(i)
+	for i := range p.Segments.packed {
+		f, c := &p.Segments.forms[p.Segments.packed[i].form], p.Segments.cycles(i)
 		p.ByKind[f.kind] += c
 		if f.kind != KindGap && f.kind != KindLaunch {
 			byStage[f.stage] += c
@@ -261,7 +287,6 @@ func (a *analyzer) criticalPath(d *decode.Decoded, accs []coreAcc) (*Path, error
 	slices.SortFunc(p.ByStage, func(x, y NamedCycles) int {
 		return cmp.Or(cmp.Compare(y.Cycles, x.Cycles), cmp.Compare(x.Name, y.Name))
 	})
-	return p, nil
 }
 
 // scheduledType is the schedule's task type of task id.

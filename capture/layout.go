@@ -6,7 +6,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// regions are the schema's slot regions in buffer order; the resolver
+// regions are the schema's slot regions in buffer order; Request.Check
 // iterates them and never names one.
 var regions = abi.Regions()
 
@@ -62,23 +62,6 @@ type Request struct {
 	// the buffer lacks, instead of a truncated problem. Scan it with
 	// ScanOptions.Partial.
 	Partial bool
-}
-
-// givenBy names the given values as the subject of "say".
-func (r Request) givenBy() string {
-	if r.GivenBy == "" {
-		return "the given values"
-	}
-	return r.GivenBy
-}
-
-// givenNote is " by the flags", or "" when the request does not say who
-// gave its values.
-func (r Request) givenNote() string {
-	if r.GivenBy == "" {
-		return ""
-	}
-	return " by " + r.GivenBy
 }
 
 // RequestPart names the part of a Request a RequestError is about, so that
@@ -155,7 +138,7 @@ func (r Request) Check() error {
 type Evidence struct {
 	Source LayoutSource
 	// Slot and Off name the header a FromHeaders part was read from (or,
-	// with Derived, computed from): "AIV/0" at file offset 0x9610.
+	// with Derived, computed from): "AIV/0" at file offset 0xc600.
 	Slot string
 	Off  int64
 	// Derived: the part was computed from where the header sits, not read
@@ -175,8 +158,8 @@ type Resolved struct {
 	// CapacitiesFrom says where each region's capacity came from, in
 	// abi.Regions() order.
 	CapacitiesFrom []Evidence
-	// How says it in a short phrase for a summary line: "found: 32 cube
-	// slots from the AIV/0 header at @0x9610".
+	// How says it in a short phrase for a summary line: "found: 24 cube
+	// slots from the AIV/0 header at @0xc600".
 	How string
 	// Hint is what to do when the layout is wrong; "" when nothing
 	// suggests it is (the headers agree with it, or it was given).

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 )

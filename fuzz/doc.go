@@ -1,6 +1,6 @@
 // Package fuzz holds the fuzz targets that span packages: the agreement of
 // decode and validate on any capture bytes, and the ABI schema loader
-// followed by every emitter. The package has no code of its own; its
+// followed by every emitter (Go, C++, Python, docs). The package has no code of its own; its
 // targets are in its tests, their seed corpora under testdata/fuzz/FuzzX/.
 // A target that exercises one package lives in that package (decode:
 // FuzzDecode, the names file, the trace writer; validate: FuzzValidate;

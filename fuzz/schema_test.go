@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen"
-	"github.com/megakernel/cycleabi/internal/docgen"
-	"github.com/megakernel/cycleabi/internal/fuzzseed"
-	"github.com/megakernel/cycleabi/internal/gogen"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/cppgen"
+	"github.com/megakernel/cycleabi/internal/abigen/docgen"
+	"github.com/megakernel/cycleabi/internal/abigen/gogen"
+	"github.com/megakernel/cycleabi/internal/abigen/pygen"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
 )
 
 // maxText is the largest schema FuzzSchemaLoad looks at.
@@ -19,11 +20,11 @@ const maxText = 64 << 10
 // FuzzSchemaLoad loads arbitrary text as an ABI schema. Load never panics;
 // an error is a schema.ErrorList whose every entry names the file and a
 // line (and prints them first); a schema it accepts loads again to the
-// same fingerprint, and every emitter (Go, C++, docs) renders it without
+// same fingerprint, and every emitter (Go, C++, Python, docs) renders it without
 // panicking.
 func FuzzSchemaLoad(f *testing.F) {
-	fuzzseed.Files(f, "../abi/schema.yaml", "../internal/schema/testdata/*.yaml", "../internal/schema/testdata/invalid/*.yaml",
-		"../internal/cppgen/testdata/*.yaml")
+	fuzzseed.Files(f, "../abi/schema.yaml", "../internal/abigen/schema/testdata/*.yaml", "../internal/abigen/schema/testdata/invalid/*.yaml",
+		"../internal/abigen/cppgen/testdata/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > maxText {
 			return
@@ -53,6 +54,7 @@ func FuzzSchemaLoad(f *testing.F) {
 		// language); they must not panic on one the model accepted.
 		_, _ = cppgen.Generate(s)
 		_, _ = gogen.Generate(s)
+		_, _ = pygen.Generate(s)
 		_, _ = docgen.Generate(s)
 	})
 }

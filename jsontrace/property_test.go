@@ -23,7 +23,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/pytest"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"

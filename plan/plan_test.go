@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/yamltest"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/yamltest"
 	"golang.org/x/tools/txtar"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/fuzzseed"
+	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
 	"github.com/megakernel/cycleabi/plan"
 	"golang.org/x/tools/txtar"
 )

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // mkEvent is one internal event of a hand-written MegaKernel trace.

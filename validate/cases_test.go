@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/validate"
 	"golang.org/x/tools/txtar"
 )

@@ -23,9 +23,9 @@ func WriteText(w io.Writer, r *Result) error {
 	return err
 }
 
-// Summary is the one-line summary of a result:
+// Summary is the one-line summary of a result, for the example capture:
 //
-//	rank0.bin: 1234 records, 5 dropped; 1 error (slot-identity 1); 2 warnings (dropped-records 1, dropped-total 1); layout: cube slots 32, AIC capacity 16, AIV capacity 32 (found: 32 cube slots from the AIV/0 header at @0x9610); ABI v1 fingerprint e7b0842e14986bfc
+//	examples/moe_layer.bin: 2974 records, 10 dropped; 0 errors; 11 warnings (dropped-records 10, dropped-total 1); layout: 24 cube slots, AIC capacity 64, AIV capacity 64 (found: 24 cube slots from the AIV/0 header at @0xc600); ABI v1 fingerprint e7b0842e14986bfc
 func (r *Result) Summary() string {
 	var b strings.Builder
 	b.WriteString(r.File)
@@ -132,8 +132,8 @@ type LayoutJSON struct {
 	CapacitySources map[string]LayoutSource `json:"capacity_sources"`
 	// Evidence lists the headers the layout was found from.
 	Evidence []EvidenceJSON `json:"evidence"`
-	// How is the summary line's phrase ("found: 32 cube slots from the
-	// AIV/0 header at @0x9610").
+	// How is the summary line's phrase ("found: 24 cube slots from the
+	// AIV/0 header at @0xc600").
 	How string `json:"how"`
 }
 

@@ -187,8 +187,7 @@ func (lc *LayoutCase) parseRequest(data []byte) error {
 
 // buildCapture runs the capture section's directives.
 func buildCapture(data []byte) ([]byte, error) {
-	var b *Builder
-	var buf []byte
+	var cb caseBuilder
 	err := lines(data, func(w []string) (err error) {
 		defer func() {
 			// The builder panics on what no test means (a slot the layout
@@ -197,117 +196,152 @@ func buildCapture(data []byte) ([]byte, error) {
 				err = fmt.Errorf("%v", r)
 			}
 		}()
-		if buf == nil && w[0] != "layout" && w[0] != "zeros" {
-			return fmt.Errorf("the first line is a layout or zeros line")
-		}
-		if b != nil {
-			b.Buf = buf
-		}
-		switch w[0] {
-		case "layout":
-			kv, err := keyValues(w[1:])
-			if err != nil {
-				return err
-			}
-			cube := uint32(kv["cube"])
-			delete(kv, "cube")
-			caps, err := capacities(kv)
-			if err != nil {
-				return err
-			}
-			if err := noneLeft(kv); err != nil {
-				return err
-			}
-			if _, err := abi.NewLayout(cube, caps); err != nil {
-				return err
-			}
-			b = NewWith(cube, caps)
-		case "zeros":
-			n, err := strconv.ParseUint(w[1], 0, 32)
-			if err != nil || len(w) != 2 {
-				return fmt.Errorf("zeros N")
-			}
-			buf = make([]byte, n)
-			return nil
-		case "enter":
-			t, block, err := parseSlot(w[1])
-			if err != nil || b == nil {
-				return fmt.Errorf("enter SLOT [records=N] after a layout line: %v", err)
-			}
-			kv, err := keyValues(w[2:])
-			if err != nil {
-				return err
-			}
-			b.Enter(t, block, 1)
-			for i := range kv["records"] {
-				b.Span(t, block, 100+10*i, 105+10*i, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), uint32(i))
-			}
-			delete(kv, "records")
-			if err := noneLeft(kv); err != nil {
-				return err
-			}
-		case "set":
-			t, block, err := parseSlot(w[1])
-			if err != nil || b == nil {
-				return fmt.Errorf("set SLOT field=value... after a layout line: %v", err)
-			}
-			if err := setHeader(buf[b.Slot(t, block).Offset:], w[2:]); err != nil {
-				return err
-			}
-		case "header":
-			if len(w) < 3 || !strings.HasPrefix(w[1], "@") {
-				return fmt.Errorf("header @OFFSET SLOT capacity=K")
-			}
-			off, err := strconv.ParseUint(w[1][1:], 0, 64)
-			if err != nil {
-				return err
-			}
-			t, block, err := parseSlot(w[2])
-			if err != nil {
-				return err
-			}
-			kv, err := keyValues(w[3:])
-			if err != nil {
-				return err
-			}
-			if off+abi.CoreHeaderSize > uint64(len(buf)) {
-				return fmt.Errorf("the buffer has %d bytes", len(buf))
-			}
-			h := abi.CoreHeader{EntryCycle: 1, CoreType: t, BlockID: block, RecordCapacity: uint32(kv["capacity"])}
-			h.Append(buf[off:off])
-			delete(kv, "capacity")
-			if err := noneLeft(kv); err != nil {
-				return err
-			}
-		case "append":
-			n, err := strconv.ParseUint(w[1], 0, 32)
-			if err != nil {
-				return err
-			}
-			fill := uint64(0)
-			if len(w) > 2 {
-				if fill, err = strconv.ParseUint(w[2], 0, 8); err != nil {
-					return err
-				}
-			}
-			buf = append(buf, bytes.Repeat([]byte{byte(fill)}, int(n))...)
-			return nil
-		case "truncate":
-			n, err := strconv.ParseUint(w[1], 0, 32)
-			if err != nil || n > uint64(len(buf)) {
-				return fmt.Errorf("truncate N, at most the buffer's %d bytes", len(buf))
-			}
-			buf = buf[:len(buf)-int(n)]
-			return nil
-		default:
-			return fmt.Errorf("unknown directive")
-		}
-		if b != nil {
-			buf = b.Buf
-		}
-		return nil
+		return cb.directive(w)
 	})
-	return buf, err
+	return cb.buf, err
+}
+
+// caseBuilder is the capture a case's directives build: the bytes, and
+// the builder of the last layout line, which writes into them.
+type caseBuilder struct {
+	b   *Builder
+	buf []byte
+}
+
+// directive runs one line: the byte directives (zeros, append, truncate)
+// on the bytes, the others through the builder.
+func (cb *caseBuilder) directive(w []string) error {
+	if cb.buf == nil && w[0] != "layout" && w[0] != "zeros" {
+		return fmt.Errorf("the first line is a layout or zeros line")
+	}
+	switch w[0] {
+	case "zeros":
+		n, err := strconv.ParseUint(w[1], 0, 32)
+		if err != nil || len(w) != 2 {
+			return fmt.Errorf("zeros N")
+		}
+		cb.buf = make([]byte, n)
+		return nil
+	case "append":
+		return cb.append(w)
+	case "truncate":
+		n, err := strconv.ParseUint(w[1], 0, 32)
+		if err != nil || n > uint64(len(cb.buf)) {
+			return fmt.Errorf("truncate N, at most the buffer's %d bytes", len(cb.buf))
+		}
+		cb.buf = cb.buf[:len(cb.buf)-int(n)]
+		return nil
+	}
+	if cb.b != nil {
+		cb.b.Buf = cb.buf
+	}
+	var err error
+	switch w[0] {
+	case "layout":
+		err = cb.layout(w)
+	case "enter":
+		err = cb.enter(w)
+	case "set":
+		var t abi.CoreType
+		var block uint32
+		if t, block, err = parseSlot(w[1]); err != nil || cb.b == nil {
+			return fmt.Errorf("set SLOT field=value... after a layout line: %v", err)
+		}
+		err = setHeader(cb.buf[cb.b.Slot(t, block).Offset:], w[2:])
+	case "header":
+		err = cb.header(w)
+	default:
+		return fmt.Errorf("unknown directive")
+	}
+	if err != nil {
+		return err
+	}
+	if cb.b != nil {
+		cb.buf = cb.b.Buf
+	}
+	return nil
+}
+
+// layout starts the capture: layout cube=C aic=K aiv=K.
+func (cb *caseBuilder) layout(w []string) error {
+	kv, err := keyValues(w[1:])
+	if err != nil {
+		return err
+	}
+	cube := uint32(kv["cube"])
+	delete(kv, "cube")
+	caps, err := capacities(kv)
+	if err != nil {
+		return err
+	}
+	if err := noneLeft(kv); err != nil {
+		return err
+	}
+	if _, err := abi.NewLayout(cube, caps); err != nil {
+		return err
+	}
+	cb.b = NewWith(cube, caps)
+	return nil
+}
+
+// enter enters a slot and writes records: enter SLOT [records=N].
+func (cb *caseBuilder) enter(w []string) error {
+	t, block, err := parseSlot(w[1])
+	if err != nil || cb.b == nil {
+		return fmt.Errorf("enter SLOT [records=N] after a layout line: %v", err)
+	}
+	kv, err := keyValues(w[2:])
+	if err != nil {
+		return err
+	}
+	cb.b.Enter(t, block, 1)
+	for i := range kv["records"] {
+		cb.b.Span(t, block, 100+10*i, 105+10*i, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), uint32(i))
+	}
+	delete(kv, "records")
+	return noneLeft(kv)
+}
+
+// header writes a header anywhere: header @OFFSET SLOT capacity=K.
+func (cb *caseBuilder) header(w []string) error {
+	if len(w) < 3 || !strings.HasPrefix(w[1], "@") {
+		return fmt.Errorf("header @OFFSET SLOT capacity=K")
+	}
+	off, err := strconv.ParseUint(w[1][1:], 0, 64)
+	if err != nil {
+		return err
+	}
+	t, block, err := parseSlot(w[2])
+	if err != nil {
+		return err
+	}
+	kv, err := keyValues(w[3:])
+	if err != nil {
+		return err
+	}
+	if off+abi.CoreHeaderSize > uint64(len(cb.buf)) {
+		return fmt.Errorf("the buffer has %d bytes", len(cb.buf))
+	}
+	h := abi.CoreHeader{EntryCycle: 1, CoreType: t, BlockID: block, RecordCapacity: uint32(kv["capacity"])}
+	h.Append(cb.buf[off:off])
+	delete(kv, "capacity")
+	return noneLeft(kv)
+}
+
+// append appends bytes: append N [FILL].
+func (cb *caseBuilder) append(w []string) error {
+	n, err := strconv.ParseUint(w[1], 0, 32)
+	if err != nil {
+		return err
+	}
+	fill := uint64(0)
+	if len(w) > 2 {
+		if fill, err = strconv.ParseUint(w[2], 0, 8); err != nil {
+			return err
+		}
+	}
+	cb.buf = append(cb.buf, bytes.Repeat([]byte{byte(fill)}, int(n))...)
+	return nil
 }
 
 // setHeader overwrites header fields at the start of h, by schema name.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/megakernel/cycleabi/internal/abidiff"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/abidiff"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // runDiff is `abigen diff OLD NEW [-format text|json]`: it lists every

@@ -7,8 +7,8 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/megakernel/cycleabi/internal/docgen"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/docgen"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // runDoc is `abigen doc [-schema abi/schema.yaml] [-out gen/doc]`: it

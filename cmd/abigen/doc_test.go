@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/docgen"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/docgen"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 func TestRunDoc(t *testing.T) {

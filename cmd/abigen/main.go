@@ -27,13 +27,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/abigen/cppgen"
+	"github.com/megakernel/cycleabi/internal/abigen/docgen"
+	"github.com/megakernel/cycleabi/internal/abigen/gogen"
+	"github.com/megakernel/cycleabi/internal/abigen/pygen"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
-	"github.com/megakernel/cycleabi/internal/cppgen"
-	"github.com/megakernel/cycleabi/internal/docgen"
-	"github.com/megakernel/cycleabi/internal/gogen"
 	"github.com/megakernel/cycleabi/internal/outfile"
-	"github.com/megakernel/cycleabi/internal/pygen"
-	"github.com/megakernel/cycleabi/internal/schema"
 	"github.com/pmezard/go-difflib/difflib"
 )
 

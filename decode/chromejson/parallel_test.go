@@ -11,7 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"pgregory.net/rapid"
 )
 

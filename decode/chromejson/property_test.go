@@ -16,7 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"pgregory.net/rapid"
 )
 

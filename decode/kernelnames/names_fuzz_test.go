@@ -7,7 +7,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/fuzzseed"
+	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
 )
 
 // maxNamesText is the largest names file FuzzNamesFile looks at.

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/testkit/yamltest"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
-	"github.com/megakernel/cycleabi/internal/yamltest"
 )
 
 func TestParseNames(t *testing.T) {

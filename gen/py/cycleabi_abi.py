@@ -1430,8 +1430,8 @@ class _RegionQuery(object):
 
 
 class _Finder(object):
-    # The layout search of cycleabi (package capture: find.go, rules.go and
-    # resolve.go), rule for rule and by the same names, so that Python finds the layout Go finds and refuses
+    # The layout search of cycleabi (package capture/internal/layoutsearch:
+    # search.go, rules.go and decide.go), rule for rule and by the same names, so that Python finds the layout Go finds and refuses
     # what Go refuses, at the same offsets.
 
     def __init__(self, buf, base, name):
@@ -1516,7 +1516,7 @@ class _Finder(object):
             return cube_from
         return self.rule_makes_layout(cube, caps, cube_from, sources)
 
-    # The region rules, as package capture's rules.go has them: each returns
+    # The region rules, as layoutsearch's rules.go has them: each returns
     # (capacity, evidence), a _Reject, or a CaptureError.
 
     def region(self, q):

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/spf13/cobra"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // TestOutputsDigest runs a fixed set of commands on the shipped examples

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/htmlcheck"
+	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
 	"github.com/megakernel/cycleabi/report"
 	"golang.org/x/net/html"
 )

@@ -138,7 +138,7 @@ var testGroups = []struct {
 		"gen/go/abi.TestMaxRecordsPerCore,TestRoundUpCapacity,TestWireLayout,TestInitSlot": "record-field: today's MaxRecordsPerCore and 32-byte records",
 		"gen/go/abi.TestLayoutMatchesSpec,TestSlot":                                        "today's layout: C AIC and 2C AIV slots of 32-byte records",
 		"gen/go/abi.TestCoreType,TestBufferSizeOverflow":                                   "region: today's two core types, and the AIV region's slot count in the overflow message",
-		"internal/schema.TestSchema":                                                       "the wire as it is today (32-byte records, two regions)",
+		"internal/abigen/schema.TestSchema":                                                "the wire as it is today (32-byte records, two regions)",
 		"plan.TestCapacityPastMaximum,TestPlanMatchesModel":                                "record-field: today's MaxRecordsPerCore, and the model's 32-byte records",
 		"tests/agreement.TestGoldRegenerates,TestGoldDecodes,TestHarnessAgreement,TestRecorderAgreement,TestPythonReadsHarnessCaptures,TestPythonSlotViews": "the C++ harness (cxx/harness.cpp) calls AppendRecord and Recorder::Record with today's record fields and BufferSize, SlotOffset and Recorder::Init with the AIC and AIV capacities; testdata/gold.bin is its capture in today's layout",
 		"tests/agreement.TestQualifierConfigs":                              "the qualifier probe (cxx/qualifier_probe.cpp) calls AppendRecord and RecordCapacity with today's arguments",

@@ -576,11 +576,11 @@ func pinnedTests(pinned map[string]string) map[string]string {
 const module = "github.com/megakernel/cycleabi/"
 
 // hasUpdateFlag reports whether a package's tests take -update: they
-// import internal/golden, which declares it.
+// import internal/testkit/golden, which declares it.
 func (d *drill) hasUpdateFlag(pkg string) bool {
 	files, _ := filepath.Glob(filepath.Join(d.dir, pkg, "*_test.go"))
 	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+module+`internal/golden"`)) {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+module+`internal/testkit/golden"`)) {
 			return true
 		}
 	}

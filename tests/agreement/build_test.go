@@ -29,7 +29,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 const (

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 // cxxNamespace is the namespace the header declares everything in.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // The gold capture: the harness's "gold" scenario, written by the C++

@@ -18,8 +18,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
-	"github.com/megakernel/cycleabi/internal/pytest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 // TestPythonReadsCaptures: the C++ harness's gold buffer and the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/pytest"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 // pyFindLayout is the Python program of TestPythonLayoutCases: for each

@@ -17,11 +17,11 @@ import (
 
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
-	"github.com/megakernel/cycleabi/internal/gogen"
-	"github.com/megakernel/cycleabi/internal/pygen"
-	"github.com/megakernel/cycleabi/internal/pytest"
-	"github.com/megakernel/cycleabi/internal/schema"
+	"github.com/megakernel/cycleabi/internal/abigen/gogen"
+	"github.com/megakernel/cycleabi/internal/abigen/pygen"
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 // TestPythonLayoutMatchesSchemaAndDWARF: the module's dtypes have the

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 // qualifierProbe calls every helper of the header through its macros.

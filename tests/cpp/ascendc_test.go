@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 // The kernel-shaped file, the stand-in AscendC headers and the five-line

@@ -21,7 +21,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 const genCpp = "../../gen/cpp"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/cppgen/cxxtest"
+	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 )
 
 // recorderCheck watches the header's device writers through their hooks

@@ -3,6 +3,9 @@
 // and the emitters abigen runs) below every product package, so no
 // package under internal/ imports one outside it, but for internal/cli,
 // the command line, which only cmd/ imports (TestCLIIsTheTop); of the
+// wings of internal/ (the generator wing, internal/abigen, imports no
+// product and no product imports it; the test kit, internal/testkit, is
+// imported by test files only); of the
 // seams of decode and the packages split out of it (the record walk below
 // the writers, arrows and names; the Chrome JSON and Perfetto writers
 // above the pipeline they share, neither linking the other; tracemerge and
@@ -11,5 +14,7 @@
 // TestExportIsItsOwnBinary); and tests use the standard library's
 // testing, so no file imports an
 // assertion library; and every JSON input is read through
-// internal/jsonread (TestOneJSONReader).
+// internal/jsonread (TestOneJSONReader); and the size rules: no
+// hand-written file over 800 lines, no function of a non-test file over
+// 120.
 package imports

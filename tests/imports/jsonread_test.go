@@ -42,7 +42,7 @@ func TestOneJSONReader(t *testing.T) {
 		"tracemerge/megakernel.go": true, // the same
 		// Test helpers reading back what this module's writers wrote.
 		"decode/internal/decodetest/decodetest.go": true, // a JSON trace decode wrote
-		"internal/golden/golden.go":                true, // JSON texts compared as values
+		"internal/testkit/golden/golden.go":        true, // JSON texts compared as values
 		"scripts/abidrill/main.go":                 true, // the output of this module's own commands
 	}
 	decodes := regexp.MustCompile(`json\.(Unmarshal|NewDecoder|Valid)\(`)

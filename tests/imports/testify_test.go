@@ -12,7 +12,7 @@ import (
 )
 
 // TestOneAssertionStyle: tests are written with the standard library's
-// testing (t.Errorf, t.Fatalf, reflect.DeepEqual, internal/golden), as the
+// testing (t.Errorf, t.Fatalf, reflect.DeepEqual, internal/testkit/golden), as the
 // Go project's own are; no Go file of the module imports an assertion
 // library. Every .go file is read, whatever its build tags.
 func TestOneAssertionStyle(t *testing.T) {

@@ -247,166 +247,235 @@ func size(path string) int64 {
 	return st.Size()
 }
 
+// bench is one run of the table: the programs, the run counts and the
+// scratch folder.
+type bench struct {
+	bin, base, python string
+	runs, refRuns     int
+	tmp               string
+}
+
+// decode is cycleabi decode of capture, with its flags, to out.
+func (b *bench) decode(capture string, flags []string, out string, extra ...string) cmd {
+	argv := append([]string{b.bin, "decode", capture}, flags...)
+	return cmd{label: "cycleabi decode", argv: append(append(argv, "-o", out), extra...)}
+}
+
+// measure prints the rows asked for, one stage of the table each.
 func measure(bin, base, python string, runs, refRuns, bigRecords int, tmp string, rows map[string]bool) error {
 	fmt.Printf("runs %d (reference %d), GOMAXPROCS unset unless said; medians: wall (cpu user+sys); peak RSS from one more run of each under GNU time\n\n", runs, refRuns)
 	fmt.Println("| work | tool | against | ratio | goal |")
 	fmt.Println("|---|---|---|---|---|")
-	decode := func(capture string, flags []string, out string, extra ...string) cmd {
-		argv := append([]string{bin, "decode", capture}, flags...)
-		return cmd{label: "cycleabi decode", argv: append(append(argv, "-o", out), extra...)}
-	}
+	b := &bench{bin: bin, base: base, python: python, runs: runs, refRuns: refRuns, tmp: tmp}
 	if rows["decode"] || rows["ref"] || rows["gz"] || rows["perfetto"] {
-		b32, flags, err := capture(tmp, "b32.bin", benchgen.MB32)
-		if err != nil {
+		if err := b.decode32(rows); err != nil {
 			return err
 		}
-		trace := filepath.Join(tmp, "b32.json")
-		dec := decode(b32, flags, trace)
-		if rows["decode"] {
-			cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
-			if _, err := dec.run(); err != nil {
-				return err
-			}
-			sa, sb, err := pair(runs, dec, cp, removing(trace, trace+".copy"))
-			if err != nil {
-				return err
-			}
-			row(fmt.Sprintf("decode 32 MB capture (%d records) → file (%d MB)", benchgen.MB32.Records, size(trace)>>20),
-				dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.5× cp")
-			// decode syncs its output before the rename; cp does not.
-			// The same copy made durable shows what the disk adds.
-			dd := cmd{label: "dd conv=fsync", argv: []string{"dd", "if=" + trace, "of=" + trace + ".copy", "bs=1M", "conv=fsync", "status=none"}}
-			sa, sb, err = pair(runs, dec, dd, removing(trace, trace+".copy"))
-			if err != nil {
-				return err
-			}
-			row("decode 32 MB → file vs a durable copy of its trace", dec, dd, sa, sb, true, "%.2f× the copy", "(no goal: the disk's share)")
-			os.Remove(trace + ".copy")
-		}
-		if rows["ref"] {
-			ref := cmd{label: "reference (scripts/ref-decode.py)", argv: []string{python, "scripts/ref-decode.py", b32, flags[3], flags[5]}}
-			// The reference writes its trace to /dev/null: so does
-			// decode here, like for like.
-			sa, sb, err := pair(refRuns, decode(b32, flags, os.DevNull), ref, nil)
-			if err != nil {
-				return err
-			}
-			row("decode 32 MB → /dev/null vs the Python reference (→ /dev/null)", dec, ref, sa, sb,
-				false, "%.0f× faster", "≥ 400×")
-		}
-		if rows["gz"] {
-			gz := filepath.Join(tmp, "b32.json.gz")
-			dz := decode(b32, flags, gz)
-			if base != "" {
-				bz := filepath.Join(tmp, "b32.base.json.gz")
-				old := cmd{label: "before", argv: append(append([]string{base, "decode", b32}, flags...), "-o", bz)}
-				sa, sb, err := pair(runs, dz, old, nil)
-				if err != nil {
-					return err
-				}
-				row(fmt.Sprintf("decode 32 MB → .json.gz (%d bytes; before %d)", size(gz), size(bz)), dz, old, sa, sb,
-					false, "%.2f× faster", "≥ 1.5× faster, same or smaller")
-				if out, err := exec.Command("gzip", "-t", gz).CombinedOutput(); err != nil {
-					return fmt.Errorf("gzip -t %s: %v %s", gz, err, out)
-				}
-			}
-			sa, sb, err := pair(runs, dz, dec, nil)
-			if err != nil {
-				return err
-			}
-			row("decode 32 MB → .json.gz vs → .json", dz, dec, sa, sb, true, "%.2f× the time", "")
-			os.Remove(gz)
-		}
-		if rows["perfetto"] {
-			// The same capture as Perfetto protobuf and as JSON, both
-			// to files, one core (the Perfetto writer formats each
-			// capture on one goroutine).
-			pf := filepath.Join(tmp, "b32.pftrace")
-			one := []string{"GOMAXPROCS=1"}
-			dp := decode(b32, flags, pf)
-			dp.label, dp.env = "cycleabi decode --format perfetto", one
-			dj := dec
-			dj.label, dj.env = "cycleabi decode (JSON)", one
-			sa, sb, err := pair(runs, dp, dj, nil)
-			if err != nil {
-				return err
-			}
-			row(fmt.Sprintf("decode 32 MB → .pftrace (%d bytes, %.2f%% of the JSON's %d), one core", size(pf), 100*float64(size(pf))/float64(size(trace)), size(trace)),
-				dp, dj, sa, sb, true, "%.2f× the time", "≤ 25% of the size, ≤ 1× the time")
-			os.Remove(pf)
-		}
-		os.Remove(trace)
-		os.Remove(b32)
 	}
 	if rows["validate"] {
-		for _, warn := range []bool{true, false} {
-			spec := benchgen.Spec{Records: 5_000_000, Seed: 1, Full: true, Warnings: warn}
-			name, what := "clean.bin", "validate, clean %d MB capture (%d records)"
-			if warn {
-				name, what = "warn.bin", "validate, %d MB capture (%d records) with warnings"
-			}
-			path, _, err := capture(tmp, name, spec)
-			if err != nil {
-				return err
-			}
-			v := cmd{label: "cycleabi validate", argv: []string{bin, "validate", path}}
-			cat := cmd{label: "cat", argv: []string{"cat", path}}
-			sa, sb, err := pair(runs, v, cat, nil)
-			if err != nil {
-				return err
-			}
-			goal := "≤ 1.5× cat"
-			if warn {
-				goal = "≤ 2× cat"
-			}
-			row(fmt.Sprintf(what, size(path)/1e6, spec.Records), v, cat, sa, sb, true, "%.2f× cat", goal)
-			os.Remove(path)
+		if err := b.validate(); err != nil {
+			return err
 		}
 	}
 	if rows["ranks"] {
-		var paths []string
-		var flags []string
-		for r := range 8 {
-			p, f, err := capture(tmp, fmt.Sprintf("rank%d.bin", r), benchgen.Spec{Records: 1_000_000, Unsorted: 1, Seed: uint64(r + 1)})
-			if err != nil {
-				return err
-			}
-			paths, flags = append(paths, p), f
-		}
-		argv := append(append(append([]string{bin, "decode"}, paths...), flags...), "-o", "/dev/null")
-		two := cmd{label: "GOMAXPROCS=2", env: []string{"GOMAXPROCS=2"}, argv: argv}
-		one := cmd{label: "GOMAXPROCS=1", env: []string{"GOMAXPROCS=1"}, argv: argv}
-		sa, sb, err := pair(runs, two, one, nil)
-		if err != nil {
+		if err := b.ranks(); err != nil {
 			return err
-		}
-		row("8 ranks × 64 MB in one decode → /dev/null", two, one, sa, sb,
-			false, "%.2f× on 2 cores vs 1", "≥ 1.6×")
-		for _, p := range paths {
-			os.Remove(p)
 		}
 	}
 	if rows["big"] && bigRecords > 0 {
-		spec := benchgen.Spec{Records: bigRecords, Unsorted: 1, Seed: 1}
-		path, flags, err := capture(tmp, "big.bin", spec)
+		return b.big(bigRecords)
+	}
+	return nil
+}
+
+// decode32 is the rows of the 32 MB capture: decode to a file, against the
+// reference, to .json.gz, to Perfetto.
+func (b *bench) decode32(rows map[string]bool) error {
+	b32, flags, err := capture(b.tmp, "b32.bin", benchgen.MB32)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(b32)
+	trace := filepath.Join(b.tmp, "b32.json")
+	defer os.Remove(trace)
+	dec := b.decode(b32, flags, trace)
+	if rows["decode"] {
+		if err := b.decodeFile(dec, trace); err != nil {
+			return err
+		}
+	}
+	if rows["ref"] {
+		ref := cmd{label: "reference (scripts/ref-decode.py)", argv: []string{b.python, "scripts/ref-decode.py", b32, flags[3], flags[5]}}
+		// The reference writes its trace to /dev/null: so does
+		// decode here, like for like.
+		sa, sb, err := pair(b.refRuns, b.decode(b32, flags, os.DevNull), ref, nil)
 		if err != nil {
 			return err
 		}
-		trace := filepath.Join(tmp, "big.json")
-		dec := decode(path, flags, trace)
-		cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
-		if _, err := dec.run(); err != nil {
+		row("decode 32 MB → /dev/null vs the Python reference (→ /dev/null)", dec, ref, sa, sb,
+			false, "%.0f× faster", "≥ 400×")
+	}
+	if rows["gz"] {
+		if err := b.gzip(b32, flags, dec); err != nil {
 			return err
 		}
-		sa, sb, err := pair(runs, dec, cp, removing(trace, trace+".copy"))
+	}
+	if rows["perfetto"] {
+		return b.perfetto(b32, flags, dec, trace)
+	}
+	return nil
+}
+
+// decodeFile is decode to a file against cp and against a durable copy.
+func (b *bench) decodeFile(dec cmd, trace string) error {
+	cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
+	if _, err := dec.run(); err != nil {
+		return err
+	}
+	sa, sb, err := pair(b.runs, dec, cp, removing(trace, trace+".copy"))
+	if err != nil {
+		return err
+	}
+	row(fmt.Sprintf("decode 32 MB capture (%d records) → file (%d MB)", benchgen.MB32.Records, size(trace)>>20),
+		dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.5× cp")
+	// decode syncs its output before the rename; cp does not.
+	// The same copy made durable shows what the disk adds.
+	dd := cmd{label: "dd conv=fsync", argv: []string{"dd", "if=" + trace, "of=" + trace + ".copy", "bs=1M", "conv=fsync", "status=none"}}
+	sa, sb, err = pair(b.runs, dec, dd, removing(trace, trace+".copy"))
+	if err != nil {
+		return err
+	}
+	row("decode 32 MB → file vs a durable copy of its trace", dec, dd, sa, sb, true, "%.2f× the copy", "(no goal: the disk's share)")
+	os.Remove(trace + ".copy")
+	return nil
+}
+
+// gzip is decode to .json.gz, against the base binary and against JSON.
+func (b *bench) gzip(b32 string, flags []string, dec cmd) error {
+	gz := filepath.Join(b.tmp, "b32.json.gz")
+	defer os.Remove(gz)
+	dz := b.decode(b32, flags, gz)
+	if b.base != "" {
+		bz := filepath.Join(b.tmp, "b32.base.json.gz")
+		old := cmd{label: "before", argv: append(append([]string{b.base, "decode", b32}, flags...), "-o", bz)}
+		sa, sb, err := pair(b.runs, dz, old, nil)
 		if err != nil {
 			return err
 		}
-		row(fmt.Sprintf("decode %.1f GB capture → file (%.1f GB)", float64(size(path))/1e9, float64(size(trace))/1e9),
-			dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.2× cp, ≤ 32 MiB")
+		row(fmt.Sprintf("decode 32 MB → .json.gz (%d bytes; before %d)", size(gz), size(bz)), dz, old, sa, sb,
+			false, "%.2f× faster", "≥ 1.5× faster, same or smaller")
+		if out, err := exec.Command("gzip", "-t", gz).CombinedOutput(); err != nil {
+			return fmt.Errorf("gzip -t %s: %v %s", gz, err, out)
+		}
+	}
+	sa, sb, err := pair(b.runs, dz, dec, nil)
+	if err != nil {
+		return err
+	}
+	row("decode 32 MB → .json.gz vs → .json", dz, dec, sa, sb, true, "%.2f× the time", "")
+	return nil
+}
+
+// perfetto is the same capture as Perfetto protobuf and as JSON, both to
+// files, one core (the Perfetto writer formats each capture on one
+// goroutine).
+func (b *bench) perfetto(b32 string, flags []string, dec cmd, trace string) error {
+	pf := filepath.Join(b.tmp, "b32.pftrace")
+	defer os.Remove(pf)
+	one := []string{"GOMAXPROCS=1"}
+	dp := b.decode(b32, flags, pf)
+	dp.label, dp.env = "cycleabi decode --format perfetto", one
+	dj := dec
+	dj.label, dj.env = "cycleabi decode (JSON)", one
+	sa, sb, err := pair(b.runs, dp, dj, nil)
+	if err != nil {
+		return err
+	}
+	row(fmt.Sprintf("decode 32 MB → .pftrace (%d bytes, %.2f%% of the JSON's %d), one core", size(pf), 100*float64(size(pf))/float64(size(trace)), size(trace)),
+		dp, dj, sa, sb, true, "%.2f× the time", "≤ 25% of the size, ≤ 1× the time")
+	return nil
+}
+
+// validate is validate of a clean capture and of one with warnings,
+// against cat.
+func (b *bench) validate() error {
+	for _, warn := range []bool{true, false} {
+		spec := benchgen.Spec{Records: 5_000_000, Seed: 1, Full: true, Warnings: warn}
+		name, what := "clean.bin", "validate, clean %d MB capture (%d records)"
+		if warn {
+			name, what = "warn.bin", "validate, %d MB capture (%d records) with warnings"
+		}
+		path, _, err := capture(b.tmp, name, spec)
+		if err != nil {
+			return err
+		}
+		v := cmd{label: "cycleabi validate", argv: []string{b.bin, "validate", path}}
+		cat := cmd{label: "cat", argv: []string{"cat", path}}
+		sa, sb, err := pair(b.runs, v, cat, nil)
+		if err != nil {
+			return err
+		}
+		goal := "≤ 1.5× cat"
+		if warn {
+			goal = "≤ 2× cat"
+		}
+		row(fmt.Sprintf(what, size(path)/1e6, spec.Records), v, cat, sa, sb, true, "%.2f× cat", goal)
+		os.Remove(path)
+	}
+	return nil
+}
+
+// ranks is 8 ranks in one decode on two cores against one.
+func (b *bench) ranks() error {
+	var paths []string
+	var flags []string
+	defer func() {
+		for _, p := range paths {
+			os.Remove(p)
+		}
+	}()
+	for r := range 8 {
+		p, f, err := capture(b.tmp, fmt.Sprintf("rank%d.bin", r), benchgen.Spec{Records: 1_000_000, Unsorted: 1, Seed: uint64(r + 1)})
+		if err != nil {
+			return err
+		}
+		paths, flags = append(paths, p), f
+	}
+	argv := append(append(append([]string{b.bin, "decode"}, paths...), flags...), "-o", "/dev/null")
+	two := cmd{label: "GOMAXPROCS=2", env: []string{"GOMAXPROCS=2"}, argv: argv}
+	one := cmd{label: "GOMAXPROCS=1", env: []string{"GOMAXPROCS=1"}, argv: argv}
+	sa, sb, err := pair(b.runs, two, one, nil)
+	if err != nil {
+		return err
+	}
+	row("8 ranks × 64 MB in one decode → /dev/null", two, one, sa, sb,
+		false, "%.2f× on 2 cores vs 1", "≥ 1.6×")
+	return nil
+}
+
+// big is decode of a capture of records records to a file, against cp.
+func (b *bench) big(records int) error {
+	spec := benchgen.Spec{Records: records, Unsorted: 1, Seed: 1}
+	path, flags, err := capture(b.tmp, "big.bin", spec)
+	if err != nil {
+		return err
+	}
+	trace := filepath.Join(b.tmp, "big.json")
+	defer func() {
 		os.Remove(trace)
 		os.Remove(trace + ".copy")
 		os.Remove(path)
+	}()
+	dec := b.decode(path, flags, trace)
+	cp := cmd{label: "cp trace.json", argv: []string{"cp", trace, trace + ".copy"}}
+	if _, err := dec.run(); err != nil {
+		return err
 	}
+	sa, sb, err := pair(b.runs, dec, cp, removing(trace, trace+".copy"))
+	if err != nil {
+		return err
+	}
+	row(fmt.Sprintf("decode %.1f GB capture → file (%.1f GB)", float64(size(path))/1e9, float64(size(trace))/1e9),
+		dec, cp, sa, sb, true, "%.2f× cp", "≤ 1.2× cp, ≤ 32 MiB")
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
 // requireProtoc turns "protoc is not on PATH" from a skip into a failure

@@ -1,0 +1,206 @@
+package abidiff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+)
+
+// diffCase is one testdata/diff/*.txtar: the comment says what the case
+// covers; old.yaml and new.yaml are testdata/base.yaml with the case's
+// edits applied, each edit a pair of sections "SIDE.replace" (text that must
+// occur exactly once) and "SIDE.with" (what replaces it), SIDE being old or
+// new, each without the newline txtar ends a section with; "want" is the
+// text report. A case named after a rule id must report
+// that rule.
+type diffCase struct {
+	name     string
+	archive  *txtar.Archive
+	old, new []byte
+}
+
+func loadCase(t *testing.T, base []byte, path string) diffCase {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := diffCase{name: strings.TrimSuffix(filepath.Base(path), ".txtar"), archive: ar, old: base, new: base}
+	files := ar.Files
+	for i := 0; i < len(files); i++ {
+		f := files[i]
+		side, kind, _ := strings.Cut(f.Name, ".")
+		if f.Name == "want" {
+			continue
+		}
+		if kind != "replace" || (side != "old" && side != "new") || i+1 == len(files) || files[i+1].Name != side+".with" {
+			t.Fatalf("%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
+		}
+		replace := bytes.TrimSuffix(f.Data, []byte("\n"))
+		with := bytes.TrimSuffix(files[i+1].Data, []byte("\n"))
+		i++
+		dst := &c.old
+		if side == "new" {
+			dst = &c.new
+		}
+		if n := bytes.Count(*dst, replace); n != 1 {
+			t.Fatalf("%s: %s.replace occurs %d times in the %s schema, want exactly once:\n%s", path, side, n, side, replace)
+		}
+		*dst = bytes.Replace(*dst, replace, with, 1)
+	}
+	return c
+}
+
+func (c diffCase) schemas(t *testing.T) (old, new *schema.Schema) {
+	t.Helper()
+	old, err := schema.Load("old.yaml", c.old)
+	if err != nil {
+		t.Fatalf("old schema does not load:\n%v", err)
+	}
+	new, err = schema.Load("new.yaml", c.new)
+	if err != nil {
+		t.Fatalf("new schema does not load:\n%v", err)
+	}
+	return old, new
+}
+
+func TestGolden(t *testing.T) {
+	base, err := os.ReadFile("testdata/base.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := filepath.Glob("testdata/diff/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases in testdata/diff: %v", err)
+	}
+	reported := map[Rule]bool{}
+	for _, path := range paths {
+		c := loadCase(t, base, path)
+		t.Run(c.name, func(t *testing.T) {
+			old, new := c.schemas(t)
+			r := NewReport(old, new)
+			for _, ch := range r.Changes {
+				reported[ch.Rule] = true
+			}
+			if rule := Rule(c.name); rule.known() && !hasRule(r.Changes, rule) {
+				t.Errorf("case %s does not report rule %s", c.name, rule)
+			}
+			var got bytes.Buffer
+			if err := r.WriteText(&got); err != nil {
+				t.Fatal(err)
+			}
+			golden.CheckSection(t, path, c.archive, "want", got.Bytes())
+		})
+	}
+	for _, info := range Rules {
+		if !reported[info.Rule] {
+			t.Errorf("no case in testdata/diff reports rule %s", info.Rule)
+		}
+	}
+}
+
+func hasRule(changes []Change, rule Rule) bool {
+	for _, c := range changes {
+		if c.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+func (r Rule) known() bool {
+	_, ok := categoryOf[r]
+	return ok
+}
+
+// TestCaseInvariants checks, over every golden case and in both directions,
+// what must hold whatever the change: the fingerprint changed exactly when
+// fingerprint-changed is reported, which always makes the report breaking;
+// no other rule explains nothing (a changed fingerprint comes with the
+// specific change that moved it); changes are grouped by category; and the
+// JSON report says the same as the text one.
+func TestCaseInvariants(t *testing.T) {
+	base, err := os.ReadFile("testdata/base.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob("testdata/diff/*.txtar")
+	for _, path := range paths {
+		c := loadCase(t, base, path)
+		old, new := c.schemas(t)
+		for _, dir := range []struct {
+			name     string
+			old, new *schema.Schema
+		}{{"forward", old, new}, {"backward", new, old}} {
+			t.Run(c.name+"/"+dir.name, func(t *testing.T) {
+				checkInvariants(t, dir.old, dir.new)
+			})
+		}
+	}
+}
+
+func checkInvariants(t tb, old, new *schema.Schema) {
+	t.Helper()
+	changes := Compare(old, new)
+	fpChanged := old.Fingerprint != new.Fingerprint
+	if got := hasRule(changes, FingerprintChanged); got != fpChanged {
+		t.Errorf("fingerprint %s -> %s but fingerprint-changed reported = %t", old.FingerprintHex(), new.FingerprintHex(), got)
+	}
+	if fpChanged {
+		var wire, other bool
+		for _, c := range changes {
+			wire = wire || c.Category == BreakingWire
+			other = other || c.Rule != FingerprintChanged
+		}
+		if !wire {
+			t.Errorf("fingerprint changed but no breaking-wire change: %v", changes)
+		}
+		if !other {
+			t.Errorf("fingerprint changed and nothing says why: %v", changes)
+		}
+	}
+	for i := 1; i < len(changes); i++ {
+		if changes[i].Category < changes[i-1].Category {
+			t.Errorf("change %d (%s) sorts before change %d (%s)", i, changes[i], i-1, changes[i-1])
+		}
+	}
+	for _, c := range changes {
+		if c.Category != c.Rule.Category() {
+			t.Errorf("%s: category %s, rule says %s", c, c.Category, c.Rule.Category())
+		}
+		if c.Old.Line == 0 && c.New.Line == 0 {
+			t.Errorf("%s: no location on either side", c)
+		}
+	}
+	var buf bytes.Buffer
+	r := &Report{Old: old, New: new, Changes: changes}
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Changes      []struct{ Rule, Category, Path, Message, Old, New string }
+		Breaking, OK bool
+	}
+	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
+		t.Fatalf("JSON report does not parse: %v\n%s", err, buf.Bytes())
+	}
+	if len(j.Changes) != len(changes) || j.Breaking != r.Breaking() || j.OK != r.OK() {
+		t.Fatalf("JSON report disagrees with the changes:\n%s", buf.Bytes())
+	}
+	for i, c := range changes {
+		got := j.Changes[i]
+		want := []string{string(c.Rule), c.Category.String(), c.Path, c.Message, c.Old.String(), c.New.String()}
+		if fmt.Sprint([]string{got.Rule, got.Category, got.Path, got.Message, got.Old, got.New}) != fmt.Sprint(want) {
+			t.Errorf("JSON change %d = %+v, want %q", i, got, want)
+		}
+	}
+}

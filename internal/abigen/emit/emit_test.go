@@ -1,0 +1,33 @@
+package emit
+
+import (
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/abigen/schema"
+)
+
+// TestProblems: a collision is reported at the schema element involved
+// (the earlier one's when the later is the file's own name), and Err lists
+// the problems in file order whatever order they were found in.
+func TestProblems(t *testing.T) {
+	var f File
+	f.Lang = "C++"
+	if err := f.Err("s.yaml"); err != nil {
+		t.Fatalf("no problem recorded, Err = %v", err)
+	}
+	f.Declare("kA", "enum A", schema.Pos{Line: 9, Col: 3})
+	f.Declare("kA", "the header's own kA", schema.Pos{}) // blamed on line 9
+	f.Declare("kB", "the header's own kB", schema.Pos{})
+	f.Declare("kB", "constant B", schema.Pos{Line: 4, Col: 5})
+	f.ErrorAt(schema.Pos{Line: 9, Col: 1}, "first on line %d", 9)
+	f.P("x = %d", 1)
+	want := "s.yaml:4:5: C++ name kB of constant B is already taken by the header's own kB\n" +
+		"s.yaml:9:1: first on line 9\n" +
+		"s.yaml:9:3: C++ name kA of the header's own kA is already taken by enum A"
+	if err := f.Err("s.yaml"); err == nil || err.Error() != want {
+		t.Errorf("Err =\n%v\nwant\n%s", err, want)
+	}
+	if got := f.Buf.String(); got != "x = 1\n" {
+		t.Errorf("P wrote %q", got)
+	}
+}
