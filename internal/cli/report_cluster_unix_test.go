@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/megakernel/cycleabi/internal/golden"
-	"github.com/megakernel/cycleabi/internal/htmlcheck"
+	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
 	"golang.org/x/net/html"
 )
 

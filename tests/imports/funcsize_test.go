@@ -19,8 +19,6 @@ const maxFuncLines = 120
 // goes.
 var longFuncs = map[string]bool{
 	"cli.runDecode":              true, // internal/cli/decode.go: the input layer takes it apart
-	"report.newPathView":         true, // report/path.go
-	"report.timelineChart":       true, // report/rank.go
 	"tracemerge.writeMegaKernel": true, // tracemerge/output.go
 }
 
