@@ -4,13 +4,17 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all build wheel test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
 
 all: test
 
 ## build: build/cycleabi, build/cycleabi-export (which cycleabi export runs, docs/cluster.md) and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
 build:
 	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/cycleabi-export ./cmd/abigen
+
+## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._{x86_64,aarch64}.whl: per platform the static cycleabi and cycleabi-export and the Python package (import cycleabi), for pip install (docs/python.md)
+wheel:
+	$(GO) run ./scripts/wheel -o dist
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest
@@ -86,6 +90,14 @@ go-test:
 	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
 	$(GO) test -count=1 -run '^TestReadFileOneBuffer$$' ./internal/yamlpos/
 
+## test-arm64: the core packages' tests built for linux/arm64 and run under qemu-user (qemu-aarch64), -short
+# The packages a capture goes through, from the generated ABI to the export.
+ARM64_PKGS ?= ./gen/go/abi/... ./capture/... ./validate/... ./decode/... ./analyze/... ./export/...
+QEMU_AARCH64 ?= $(shell command -v qemu-aarch64 || command -v qemu-aarch64-static)
+test-arm64:
+	@if [ -z "$(QEMU_AARCH64)" ]; then echo "test-arm64: no qemu-aarch64 on PATH (apt-get install qemu-user)"; exit 2; fi
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) test -short -count=1 -exec $(QEMU_AARCH64) $(ARM64_PKGS)
+
 ## cpp-test: the C++ header with every compiler on PATH, and the C++/Go agreement checks
 # CYCLEABI_REQUIRE_CXX turns "no C++ compiler on PATH" from a skip into a failure.
 cpp-test:
@@ -126,11 +138,16 @@ ci: export CYCLEABI_REQUIRE_PROTOC := 1
 # CYCLEABI_REQUIRE_DUCKDB turns "no DuckDB" (node and `npm ci` in
 # tests/duckdb: the export's documented queries) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_DUCKDB := 1
-ci: test cpp-test
+# CYCLEABI_REQUIRE_VENV and CYCLEABI_REQUIRE_QEMU turn "no python3 -m venv"
+# (the wheel's pip install test) and "no qemu-aarch64" (running its aarch64
+# programs) from skips into failures.
+ci: export CYCLEABI_REQUIRE_VENV := 1
+ci: export CYCLEABI_REQUIRE_QEMU := 1
+ci: test cpp-test test-arm64
 	CYCLEABI_REQUIRE_CXX=1 $(MAKE) --no-print-directory abi-drill
 	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
 	./scripts/fuzz.sh $(CI_FUZZTIME)
 
 clean:
 	rm -f trace.json trace.json.gz trace.merged.json trace.pftrace report.html
-	rm -rf build/demo
+	rm -rf build/demo dist

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
@@ -37,7 +38,9 @@ func TestGenerated(t *testing.T) {
 	dir := t.TempDir()
 	plugin := filepath.Join(dir, "protoc-gen-go")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if out, err := exec.Command(gobin, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go").CombinedOutput(); err != nil {
+	build := exec.Command(gobin, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
+	build.Env = hostEnv(t, gobin)
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building protoc-gen-go: %v\n%s", err, out)
 	}
 	cmd := exec.Command(protoc, "--plugin=protoc-gen-go="+plugin, "--go_out="+dir, "--go_opt=paths=source_relative", "perfetto_subset.proto")
@@ -56,4 +59,30 @@ func TestGenerated(t *testing.T) {
 		}
 	}
 	golden.Check(t, "perfetto_subset.pb.go", got)
+}
+
+// hostEnv is the environment for building a program protoc runs: this
+// process's, with the target set to the host. A test built for another
+// architecture (make test-arm64: GOARCH=arm64 go test -exec qemu-aarch64)
+// inherits GOOS and GOARCH from its go test, but the plugin it builds runs
+// on the host, where protoc runs it.
+func hostEnv(t *testing.T, gobin string) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GOOS" || k == "GOARCH" || strings.HasPrefix(k, "GOARM") || k == "GO386" || k == "GOAMD64" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	out, err := exec.Command(gobin, "env", "GOHOSTOS", "GOHOSTARCH").Output()
+	if err != nil {
+		t.Fatalf("go env GOHOSTOS GOHOSTARCH: %v", err)
+	}
+	host := strings.Fields(string(out))
+	if len(host) != 2 {
+		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", out)
+	}
+	return append(env, "GOOS="+host[0], "GOARCH="+host[1], "CGO_ENABLED=0")
 }

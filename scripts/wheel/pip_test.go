@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/pytest"
+)
+
+// requireVenv turns "python3 -m venv does not work here" from a skip into
+// a failure (make ci sets it; Debian's python3-venv provides it).
+const requireVenv = "CYCLEABI_REQUIRE_VENV"
+
+// venvPython makes a fresh virtual environment in dir and returns its
+// interpreter. The environment sees the system's site-packages, where
+// NumPy is (the wheel requires it and pip install --no-index cannot
+// fetch it); pip installs into the environment itself.
+func venvPython(t *testing.T, dir string) string {
+	t.Helper()
+	py := pytest.Interpreter(t)
+	if out, err := exec.Command(py, "-c", "import venv, ensurepip").CombinedOutput(); err != nil {
+		msg := py + " has no venv with pip (apt-get install python3-venv): " + strings.TrimSpace(string(out))
+		if os.Getenv(requireVenv) != "" {
+			t.Fatal(msg + " (" + requireVenv + " is set)")
+		}
+		t.Skip(msg + "; set " + requireVenv + " to fail instead")
+	}
+	env := filepath.Join(dir, "venv")
+	if out, err := exec.Command(py, "-m", "venv", "--system-site-packages", env).CombinedOutput(); err != nil {
+		t.Fatalf("%s -m venv: %v\n%s", py, err, out)
+	}
+	return filepath.Join(env, "bin", "python")
+}
+
+// TestPipInstall installs the host's wheel into a fresh venv with pip,
+// offline (--no-index), and uses it as a user would: the programs from the
+// venv's bin, not from PATH; import cycleabi reads the example capture;
+// cycleabi.analyze gives what `cycleabi analyze --format json` prints,
+// for a capture and for the JSON trace decode writes of it.
+func TestPipInstall(t *testing.T) {
+	w := built(t)
+	wheel := w[runtime.GOARCH]
+	if wheel == "" {
+		t.Skipf("no wheel for GOARCH %s", runtime.GOARCH)
+	}
+	dir := t.TempDir()
+	python := venvPython(t, dir)
+	bin := filepath.Dir(python)
+	// PATH without the venv: the package must find its programs by itself.
+	env := append(os.Environ(), "PIP_NO_INPUT=1", "PYTHONDONTWRITEBYTECODE=1")
+	run := func(name string, args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = root, env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr.String())
+		}
+		return out
+	}
+	run(python, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--disable-pip-version-check", "--quiet", wheel)
+
+	cycleabi := filepath.Join(bin, "cycleabi")
+	version := string(run(cycleabi, "--version"))
+	if !strings.HasPrefix(version, "cycleabi version ") {
+		t.Errorf("cycleabi --version: %q", version)
+	}
+	if out := run(filepath.Join(bin, "cycleabi-export"), "--version"); !strings.HasPrefix(string(out), "cycleabi version ") { // the export program says the same
+		t.Errorf("cycleabi-export --version: %q", out)
+	}
+	// The line of docs/python.md and the issue, as written.
+	if out := strings.TrimSpace(string(run(python, "-c", "import cycleabi; print(len(cycleabi.read_capture('examples/moe_layer.bin').records()))"))); out != "2974" {
+		t.Errorf("records of examples/moe_layer.bin: %s, want 2974", out)
+	}
+	script := `import cycleabi, sys
+print(cycleabi.program())
+print(cycleabi.desc_name(0x20000 + int(cycleabi.TaskType.SwiGLU)), cycleabi.family("MegaMoe").name, cycleabi.ABI_VERSION)
+try:
+    cycleabi.analyze("examples/moe_layer.yaml")
+except cycleabi.CommandError as e:
+    print(e.returncode, "examples/moe_layer.yaml" in str(e))
+`
+	lines := strings.Split(strings.TrimSpace(string(run(python, "-c", script))), "\n")
+	if len(lines) != 3 || lines[0] != cycleabi || lines[1] != "TaskType_SwiGLU MegaMoe 1" || lines[2] != "1 True" {
+		t.Errorf("program, names, analyze of a schedule:\n%s\nwant %s, TaskType_SwiGLU MegaMoe 1, 1 True", strings.Join(lines, "\n"), cycleabi)
+	}
+
+	trace := filepath.Join(dir, "moe.trace.json")
+	run(cycleabi, "decode", "examples/moe_layer.bin", "--names", "examples/moe_layer.names.yaml", "-o", trace)
+	for _, c := range []struct {
+		name string
+		args []string // analyze's arguments
+		py   string   // the same as cycleabi.analyze's
+	}{
+		{"capture", []string{"examples/moe_layer.bin", "--plan", "examples/moe_layer.yaml", "--names", "examples/moe_layer.names.yaml"},
+			`cycleabi.analyze("examples/moe_layer.bin", plan="examples/moe_layer.yaml", names="examples/moe_layer.names.yaml")`},
+		{"JSON trace", []string{trace, "--plan", "examples/moe_layer.yaml", "--top", "3"},
+			`cycleabi.analyze(sys.argv[1], plan="examples/moe_layer.yaml", top=3)`},
+	} {
+		cli := run(cycleabi, append([]string{"analyze", "--format", "json"}, c.args...)...)
+		py := run(python, "-c", "import cycleabi, json, sys; print(json.dumps("+c.py+"))", trace)
+		var a, b any
+		if err := json.Unmarshal(cli, &a); err != nil {
+			t.Fatalf("%s: the CLI's JSON: %v", c.name, err)
+		}
+		if err := json.Unmarshal(py, &b); err != nil {
+			t.Fatalf("%s: cycleabi.analyze's dict as JSON: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: cycleabi.analyze differs from cycleabi analyze --format json:\n%.400s\nwant\n%.400s", c.name, py, cli)
+		}
+		// The CLI counts the records Python read.
+		var counts struct{ Ranks []struct{ Records int } }
+		if err := json.Unmarshal(cli, &counts); err != nil || len(counts.Ranks) != 1 || counts.Ranks[0].Records != 2974 {
+			t.Errorf("%s: analyze's ranks %+v (%v), want one of 2974 records", c.name, counts.Ranks, err)
+		}
+	}
+}
