@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/internal/pytest"
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
 // requireVenv turns "python3 -m venv does not work here" from a skip into
