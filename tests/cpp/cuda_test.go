@@ -351,3 +351,63 @@ func TestCUDAPresetPTX(t *testing.T) {
 		})
 	}
 }
+
+// TestCUDAExample compiles examples/cuda/toy_moe.cu, the toy MegaKernel
+// scripts/gpu-check.sh runs, with clang against stand-ins for the CUDA
+// names and runtime calls it uses (testdata/cuda/cuda_runtime.h): the
+// device side to PTX and the host side, in every publish mode and as the
+// harness's shared library. The recording kernel publishes with
+// st.release (at exit once, from Flush; at system scope for the live
+// build); the kernel that does not record has no release store.
+func TestCUDAExample(t *testing.T) {
+	cc := findCUDAClang(t)
+	const example = "../../examples/cuda/toy_moe.cu"
+	release := regexp.MustCompile(`st\.release\.(gpu|sys)\.u32`)
+	for _, c := range []struct {
+		name    string
+		defines []string
+		scope   string
+		exact   int // release stores in the recording kernel; 0: at least one
+	}{
+		{"every-record", nil, "gpu", 0},
+		{"every-16", []string{"-DCYCLEABI_PUBLISH_EVERY_K=16"}, "gpu", 0},
+		{"at-exit", []string{"-DCYCLEABI_PUBLISH_AT_EXIT"}, "gpu", 1},
+		{"live", []string{"-DCYCLEABI_CUDA_SYSTEM_SCOPE"}, "sys", 0},
+		{"library", []string{"-DTOY_MOE_LIBRARY"}, "gpu", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			defines := append([]string{"-std=c++17", "-I", cudaDir, "-I", "../../examples/cuda"}, c.defines...)
+			entries := ptxEntries(compilePTX(t, cc, example, defines...))
+			on, off := entries["_Z18MegaKernel_toy_moeILb1EEv9ToyParams"], entries["_Z18MegaKernel_toy_moeILb0EEv9ToyParams"]
+			if on == "" || off == "" {
+				t.Fatalf("the PTX lacks MegaKernel_toy_moe<true> or <false>: kernels %v", keysOf(entries))
+			}
+			stores := release.FindAllStringSubmatch(on, -1)
+			if len(stores) == 0 || (c.exact != 0 && len(stores) != c.exact) {
+				t.Errorf("MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
+			}
+			for _, s := range stores {
+				if s[1] != c.scope {
+					t.Errorf("MegaKernel_toy_moe<true>: %s, want scope %s", s[0], c.scope)
+				}
+			}
+			if release.MatchString(off) {
+				t.Errorf("MegaKernel_toy_moe<false> publishes, but records nothing")
+			}
+			args := cudaArgs(cc.arch, append(append([]string{"-include", cudaStandin, "-I", genCpp}, defines...),
+				"--cuda-host-only", "-fsyntax-only", example)...)
+			if b, err := exec.Command(cc.path, args...).CombinedOutput(); err != nil {
+				t.Errorf("the host side does not compile: %v\n%s", err, b)
+			}
+		})
+	}
+}
+
+func keysOf(m map[string]string) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
