@@ -80,7 +80,7 @@ export PATH="$out/bin:$PATH"
 go run ./examples/cuda/tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
 cycleabi plan "$schedule" --format json >"$out/plan.json" || exit 1
 
-nvflags=(-std=c++17 -O3 -arch="$CUDA_ARCH" -I "$root/gen/cpp" -I "$root/examples/cuda" -Xcompiler -Wall)
+nvflags=(-std=c++17 -O3 -arch="$CUDA_ARCH" -I "$root/gen/cpp" -I "$root/examples/cuda" -Xcompiler -Wall -lpthread)
 declare -A modes=([every]="" [every16]="-DCYCLEABI_PUBLISH_EVERY_K=16" [exit]="-DCYCLEABI_PUBLISH_AT_EXIT"
 	[live]="-DCYCLEABI_CUDA_SYSTEM_SCOPE")
 pids=()
