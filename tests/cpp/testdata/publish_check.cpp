@@ -14,7 +14,8 @@
 // buffer of 24 cube slots (capacity CAPACITY in both regions), records
 // RECORDS records through a DynamicRecorder, calls Flush, then does the same
 // through InitSlot and AppendRecord on AIC block 2 (without Flush: it has
-// none). It prints
+// none); and checks that BasicRecorder<AIV> writes the bytes
+// DynamicRecorder does. It prints
 //
 //   recorder <log>
 //   append <log>
@@ -148,6 +149,34 @@ int main(int argc, char** argv) {
     cycleabi::AppendRecord(header, 100ull * i + 1, 100ull * i + 51, Desc(i), Task(i), i, i % 3);
   }
   std::printf("append%s\n", g_log.c_str());
+
+  // The same slot through BasicRecorder, whose core type is fixed at
+  // compile time, in a second buffer: the same bytes as DynamicRecorder's.
+  {
+    std::vector<uint8_t> basic(buffer.size(), 0xA5);
+    std::vector<uint8_t> dynamic(buffer.size(), 0xA5);
+    cycleabi::DynamicRecorder<kCube> d;
+    cycleabi::BasicRecorder<cycleabi::CoreType::AIV, kCube> b;
+    g_slot = dynamic.data() + kCube * stride + 5 * stride;
+    g_published = 0;
+    g_clock = 0;  // the same entry_cycle in both
+    d.Init(cycleabi::CoreType::AIV, 5, dynamic.data(), capacity, capacity);
+    for (uint32_t i = 0; i < records; ++i) {
+      d.Record(Desc(i), Task(i), i, i % 3, 100ull * i + 1, 100ull * i + 51);
+    }
+    d.Flush();
+    g_slot = basic.data() + kCube * stride + 5 * stride;
+    g_published = 0;
+    g_clock = 0;
+    b.Init(5, basic.data(), capacity, capacity);
+    for (uint32_t i = 0; i < records; ++i) {
+      b.Record(Desc(i), Task(i), i, i % 3, 100ull * i + 1, 100ull * i + 51);
+    }
+    b.Flush();
+    if (basic != dynamic) {
+      Violation("BasicRecorder and DynamicRecorder wrote different bytes");
+    }
+  }
 
   uint64_t h = 14695981039346656037ull;
   for (size_t i = 0; i < buffer.size(); ++i) {
