@@ -302,6 +302,9 @@ func TestCUDAPresetPTX(t *testing.T) {
 	t.Logf("%s --cuda-gpu-arch=%s", cc.path, cc.arch)
 	release := regexp.MustCompile(`st\.release\.(gpu|sys)\.u32`)
 	fence := regexp.MustCompile(`\b(membar|fence)\.`)
+	// Release stores per kernel; many is at least one (a compiler may
+	// unroll record_many's loop) or none.
+	const many = -1
 	type want struct{ recordOne, recordMany, flushOnly int }
 	cases := []struct {
 		name    string
@@ -310,12 +313,12 @@ func TestCUDAPresetPTX(t *testing.T) {
 		fences  bool
 		want    want
 	}{
-		{"every-record", nil, "gpu", false, want{1, 1, 0}},
-		{"every-16", []string{"-DCYCLEABI_PUBLISH_EVERY_K=16"}, "gpu", false, want{0, 1, 0}},
+		{"every-record", nil, "gpu", false, want{1, many, 0}},
+		{"every-16", []string{"-DCYCLEABI_PUBLISH_EVERY_K=16"}, "gpu", false, want{0, many, 0}},
 		{"at-exit", []string{"-DCYCLEABI_PUBLISH_AT_EXIT"}, "gpu", false, want{0, 0, 1}},
-		{"every-record/system-scope", []string{"-DCYCLEABI_CUDA_SYSTEM_SCOPE"}, "sys", false, want{1, 1, 0}},
+		{"every-record/system-scope", []string{"-DCYCLEABI_CUDA_SYSTEM_SCOPE"}, "sys", false, want{1, many, 0}},
 		{"at-exit/system-scope", []string{"-DCYCLEABI_PUBLISH_AT_EXIT", "-DCYCLEABI_CUDA_SYSTEM_SCOPE"}, "sys", false, want{0, 0, 1}},
-		{"every-record/kernel's barrier", []string{"-DCYCLEABI_BARRIER()=__threadfence_system()"}, "gpu", true, want{1, 1, 0}},
+		{"every-record/kernel's barrier", []string{"-DCYCLEABI_BARRIER()=__threadfence_system()"}, "gpu", true, want{1, many, 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -330,8 +333,8 @@ func TestCUDAPresetPTX(t *testing.T) {
 					t.Fatalf("no kernel %s in the PTX", k.name)
 				}
 				stores := release.FindAllStringSubmatch(body, -1)
-				if len(stores) != k.n {
-					t.Errorf("%s: %d release stores of record_count, want %d", k.name, len(stores), k.n)
+				if k.n == many && len(stores) == 0 || k.n != many && len(stores) != k.n {
+					t.Errorf("%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
 				}
 				for _, s := range stores {
 					if s[1] != c.scope {
@@ -341,8 +344,8 @@ func TestCUDAPresetPTX(t *testing.T) {
 				if !strings.Contains(body, "trap;") {
 					t.Errorf("%s: no trap for a bad layout", k.name)
 				}
-				if got := fence.MatchString(body); got != (c.fences && k.n > 0) {
-					t.Errorf("%s: fence in the PTX %v, want %v", k.name, got, c.fences && k.n > 0)
+				if got := fence.MatchString(body); got != (c.fences && k.n != 0) {
+					t.Errorf("%s: fence in the PTX %v, want %v", k.name, got, c.fences && k.n != 0)
 				}
 			}
 			now := entries["now_only"]
