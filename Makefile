@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build wheel test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench fuzz ci clean
+.PHONY: all build wheel test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
 
 all: test
 
@@ -121,6 +121,10 @@ bench:
 	./scripts/rss-names.sh 3
 	./scripts/bench-names.sh 5
 	./scripts/rss-trace.sh 3
+
+## gpu-check: on a machine with an NVIDIA GPU and nvcc, the recorder on real silicon: examples/cuda in every publish mode, the whole chain, ns per Record, the slowdown and the live reader (docs/cuda.md); says so and checks nothing without nvcc
+gpu-check:
+	./scripts/gpu-check.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

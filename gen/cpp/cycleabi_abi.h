@@ -10,52 +10,78 @@
 // record capacity.
 //
 // A kernel keeps one Recorder per core: Init at kernel entry finds the core's
-// slot and writes its header, and Record appends one record per piece of work:
+// slot and writes its header, Record appends one record per piece of work, and
+// Flush at kernel exit publishes what the publish mode has not yet:
 //
 //   cycleabi::Recorder recorder;  // the core type is CYCLEABI_CORE_TYPE
 //   recorder.Init(block_id, buffer, aic_capacity, aiv_capacity);
 //   ...
 //   recorder.Record(desc_id, task_id, stage_task_index, owner_id, start_cycle, end_cycle);
+//   ...
+//   recorder.Flush();
+//
+// A kernel whose blocks play several core types picks the type at run time with
+// DynamicRecorder (same bytes): recorder.Init(core_type, block_id, buffer,
+// ...).
 //
 // Record keeps record_count in the object (no read of the buffer per record)
 // and never writes past the slot's capacity: a record that does not fit is only
-// counted in dropped_count. It writes the record, then CYCLEABI_BARRIER(), then
-// record_count, then CYCLEABI_BARRIER(), so a host that reads record_count N
-// from a live or crashed buffer finds records 0..N-1 complete. Init calls
+// counted in dropped_count. It writes the record, then publishes record_count
+// as the publish mode says (CYCLEABI_BARRIER(), CYCLEABI_PUBLISH_STORE,
+// CYCLEABI_BARRIER()): a host that reads record_count N from a live or crashed
+// buffer finds records 0..N-1 complete in every mode. Init calls
 // CYCLEABI_TRAP() and writes nothing when a capacity is not valid or the core
 // has no slot.
 //
-// The free functions InitSlot and AppendRecord write the same bytes in the same
-// order for a kernel that keeps no object (AppendRecord reads record_count and
-// record_capacity from the CoreHeader on every call). The helpers do plain
-// stores; any cache maintenance the target needs before the host reads the
-// buffer is the kernel's.
+// Publish modes (define at most one; the bytes after Flush are the same):
+//
+//   (default)                      every record: record_count is published
+//                                  after each record; a crash loses none.
+//   CYCLEABI_PUBLISH_EVERY_K K     every K records (and at Flush): a crash
+//                                  loses at most K-1 records.
+//   CYCLEABI_PUBLISH_AT_EXIT       at Flush only: a crash loses every record
+//                                  since the last Flush.
+//
+// The free functions InitSlot and AppendRecord write the same bytes for a
+// kernel that keeps no object (AppendRecord reads record_count and
+// record_capacity from the CoreHeader on every call, so it publishes every
+// record in every mode). The helpers do plain stores but for
+// CYCLEABI_PUBLISH_STORE; any cache maintenance the target needs before the
+// host reads the buffer is the kernel's.
 //
 // Configuration. Define these before including the header; the defaults suit a
 // host compiler:
 //
-//   CYCLEABI_FN          qualifies every function.
-//                        Default: inline.
-//   CYCLEABI_GM          qualifies every pointer into the buffer.
-//                        Default: empty.
-//   CYCLEABI_BARRIER()   orders the buffer writes around record_count.
-//                        Default: nothing.
-//   CYCLEABI_NOW()       reads the system counter (Recorder::Now).
-//                        Default: 0.
-//   CYCLEABI_TRAP()      stops the kernel (Recorder::Init on a bad layout).
-//                        Default: nothing.
-//   CYCLEABI_CORE_TYPE   the core type Recorder writes as: 1 AIC, 2 AIV.
-//                        Default: none.
-//   CYCLEABI_CUBE_SLOTS  the buffer's cube slot count, for Recorder.
-//                        Default: kMinCubeSlots.
+//   CYCLEABI_FN                  qualifies every function.
+//                                Default: inline.
+//   CYCLEABI_GM                  qualifies every pointer into the buffer.
+//                                Default: empty.
+//   CYCLEABI_BARRIER()           a full barrier around the store of record_count.
+//                                Default: nothing.
+//   CYCLEABI_PUBLISH_STORE(p, n) stores record_count n at p, after the record.
+//                                Default: *(p) = (n).
+//   CYCLEABI_NOW_BARRIER()       runs before the clock read (Recorder::Now).
+//                                Default: CYCLEABI_BARRIER().
+//   CYCLEABI_NOW()               reads the system counter (Recorder::Now).
+//                                Default: 0.
+//   CYCLEABI_TRAP()              stops the kernel (Recorder::Init on a bad layout).
+//                                Default: nothing.
+//   CYCLEABI_CORE_TYPE           the core type Recorder writes as: 1 AIC, 2 AIV.
+//                                Default: none.
+//   CYCLEABI_CUBE_SLOTS          the buffer's cube slot count, for Recorder.
+//                                Default: kMinCubeSlots.
 //
 //   AscendC:  #define CYCLEABI_ASCENDC (before the include) sets them all:
-//             __aicore__ inline, __gm__, PipeBarrier<PIPE_ALL>(),
-//             GetSystemCycle(), Trap(), and the core type from
-//             __DAV_C220_CUBE__; it includes kernel_operator.h.
-//   CUDA:     #define CYCLEABI_FN __device__ __forceinline__
-//             (CYCLEABI_GM stays empty; use __host__ __device__ inline
-//             to call the helpers from host code as well)
+//             __aicore__ inline, __gm__, PipeBarrier<PIPE_ALL>() (so Now()
+//             and the publish keep upstream's order), GetSystemCycle(),
+//             Trap(), and the core type from __DAV_C220_CUBE__; it
+//             includes kernel_operator.h.
+//   CUDA:     #define CYCLEABI_CUDA sets __host__ __device__ __forceinline__,
+//             %globaltimer (ns) as the clock with no barrier before it,
+//             __trap(), and a release store of record_count at GPU scope
+//             (st.release.gpu; at system scope, st.release.sys, with
+//             CYCLEABI_CUDA_SYSTEM_SCOPE, for a buffer in mapped host
+//             memory) and no barrier. No core type: use DynamicRecorder.
 //
 // Freestanding: only <stdint.h> and <stddef.h> (and kernel_operator.h under
 // CYCLEABI_ASCENDC); no exceptions, RTTI, STL or heap. Requires C++11 or later.
@@ -94,6 +120,30 @@
 #endif
 #endif  // CYCLEABI_ASCENDC
 
+// The CUDA preset: every qualifier and hook as a CUDA kernel needs them (nvcc
+// provides the names; the preset includes nothing). Each one already defined is
+// kept. Publishing is one release store of record_count at GPU scope, or at
+// system scope with CYCLEABI_CUDA_SYSTEM_SCOPE (a buffer in mapped host memory,
+// read while the kernel runs); Now() reads %globaltimer with no barrier before
+// it. Needs sm_70 or newer.
+#ifdef CYCLEABI_CUDA
+#ifndef CYCLEABI_FN
+#define CYCLEABI_FN __host__ __device__ __forceinline__
+#endif
+#ifndef CYCLEABI_PUBLISH_STORE
+#define CYCLEABI_PUBLISH_STORE(p, n) cycleabi::cuda::ReleaseStore((p), (n))
+#endif
+#ifndef CYCLEABI_NOW_BARRIER
+#define CYCLEABI_NOW_BARRIER() ((void)0)
+#endif
+#ifndef CYCLEABI_NOW
+#define CYCLEABI_NOW() cycleabi::cuda::GlobalTimer()
+#endif
+#ifndef CYCLEABI_TRAP
+#define CYCLEABI_TRAP() cycleabi::cuda::Trap()
+#endif
+#endif  // CYCLEABI_CUDA
+
 #ifndef CYCLEABI_FN
 #define CYCLEABI_FN inline
 #endif
@@ -103,6 +153,12 @@
 #ifndef CYCLEABI_BARRIER
 #define CYCLEABI_BARRIER() ((void)0)
 #endif
+#ifndef CYCLEABI_PUBLISH_STORE
+#define CYCLEABI_PUBLISH_STORE(p, n) (*(p) = (n))
+#endif
+#ifndef CYCLEABI_NOW_BARRIER
+#define CYCLEABI_NOW_BARRIER() CYCLEABI_BARRIER()
+#endif
 #ifndef CYCLEABI_NOW
 #define CYCLEABI_NOW() 0
 #endif
@@ -111,6 +167,9 @@
 #endif
 #ifndef CYCLEABI_CUBE_SLOTS
 #define CYCLEABI_CUBE_SLOTS cycleabi::kMinCubeSlots
+#endif
+#if defined(CYCLEABI_PUBLISH_EVERY_RECORD) + defined(CYCLEABI_PUBLISH_EVERY_K) + defined(CYCLEABI_PUBLISH_AT_EXIT) > 1
+#error "cycleabi_abi.h: define at most one of CYCLEABI_PUBLISH_EVERY_RECORD, CYCLEABI_PUBLISH_EVERY_K and CYCLEABI_PUBLISH_AT_EXIT"
 #endif
 
 // The ABI version and fingerprint as macros, for #if checks in build scripts;
@@ -792,6 +851,62 @@ CYCLEABI_FN bool BufferSize(uint32_t cube_slots, uint32_t aic_capacity, uint32_t
   return true;
 }
 
+// Publishing.
+
+// kPublishInterval is the publish mode: Record publishes record_count after
+// every kPublishInterval-th record of a slot, 1 by default (every record), K
+// with CYCLEABI_PUBLISH_EVERY_K K, and 0 with CYCLEABI_PUBLISH_AT_EXIT (only
+// Flush publishes).
+#if defined(CYCLEABI_PUBLISH_AT_EXIT)
+constexpr uint32_t kPublishInterval = 0;
+#elif defined(CYCLEABI_PUBLISH_EVERY_K)
+static_assert(0 + CYCLEABI_PUBLISH_EVERY_K + 0 >= 1, "CYCLEABI_PUBLISH_EVERY_K: define it as K, a number of records >= 1");
+constexpr uint32_t kPublishInterval = CYCLEABI_PUBLISH_EVERY_K;
+#else
+constexpr uint32_t kPublishInterval = 1;
+#endif
+
+#ifdef CYCLEABI_CUDA
+namespace cuda {
+
+// GlobalTimer reads %globaltimer, the GPU's nanosecond timer (decode it with
+// --soc nvidia: 1000 MHz); 0 in host code.
+CYCLEABI_FN uint64_t GlobalTimer() {
+#ifdef __CUDA_ARCH__
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+  return t;
+#else
+  return 0;
+#endif
+}
+
+// Trap stops the kernel (__trap()); it does nothing in host code.
+CYCLEABI_FN void Trap() {
+#ifdef __CUDA_ARCH__
+  __trap();
+#endif
+}
+
+// ReleaseStore stores n to *p after every memory access of this thread before
+// it is visible: st.release at GPU scope (other blocks, and the host after the
+// kernel), or at system scope under CYCLEABI_CUDA_SYSTEM_SCOPE (the host while
+// the kernel runs). In host code it is a release store.
+CYCLEABI_FN void ReleaseStore(CYCLEABI_GM uint32_t* p, uint32_t n) {
+#if defined(__CUDA_ARCH__) && defined(CYCLEABI_CUDA_SYSTEM_SCOPE)
+  asm volatile("st.release.sys.u32 [%0], %1;" : : "l"(p), "r"(n) : "memory");
+#elif defined(__CUDA_ARCH__)
+  asm volatile("st.release.gpu.u32 [%0], %1;" : : "l"(p), "r"(n) : "memory");
+#elif defined(__GNUC__)
+  __atomic_store_n(p, n, __ATOMIC_RELEASE);
+#else
+  *p = n;
+#endif
+}
+
+}  // namespace cuda
+#endif  // CYCLEABI_CUDA
+
 // Device-side writer.
 
 // SlotHeader is the CoreHeader of the slot of core (core_type, block_id) in
@@ -838,11 +953,9 @@ CYCLEABI_FN CYCLEABI_GM CoreHeader* InitSlot(CYCLEABI_GM uint8_t* buffer, CoreTy
 
 namespace detail {
 
-// PutRecord writes record index of the slot whose header is header, then
-// publishes it: the record's fields, CYCLEABI_BARRIER(), record_count = index +
-// 1, CYCLEABI_BARRIER(). A reader that sees record_count N finds records 0..N-1
-// complete. index must be below the slot's record_capacity (the callers check
-// it).
+// PutRecord writes the fields of record index of the slot whose header is
+// header; PublishCount publishes it. index must be below the slot's
+// record_capacity (the callers check it).
 CYCLEABI_FN void PutRecord(CYCLEABI_GM CoreHeader* header, uint32_t index, uint64_t start_cycle,
                            uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
                            uint32_t stage_task_index, uint32_t owner_id) {
@@ -854,9 +967,22 @@ CYCLEABI_FN void PutRecord(CYCLEABI_GM CoreHeader* header, uint32_t index, uint6
   record->task_id = task_id;
   record->stage_task_index = stage_task_index;
   record->owner_id = owner_id;
+}
+
+// PublishCount publishes record_count = count after the records before it:
+// CYCLEABI_BARRIER(), CYCLEABI_PUBLISH_STORE, CYCLEABI_BARRIER(). A reader that
+// sees record_count N finds records 0..N-1 complete.
+CYCLEABI_FN void PublishCount(CYCLEABI_GM CoreHeader* header, uint32_t count) {
   CYCLEABI_BARRIER();
-  header->record_count = index + 1;
+  CYCLEABI_PUBLISH_STORE(&header->record_count, count);
   CYCLEABI_BARRIER();
+}
+
+// PublishesAt reports whether Record publishes when the slot holds count
+// records: always every record, at multiples of K every K, never at exit (Flush
+// does).
+CYCLEABI_FN constexpr bool PublishesAt(uint32_t count) {
+  return kPublishInterval != 0 && count % (kPublishInterval != 0 ? kPublishInterval : 1) == 0;
 }
 
 }  // namespace detail
@@ -864,11 +990,11 @@ CYCLEABI_FN void PutRecord(CYCLEABI_GM CoreHeader* header, uint32_t index, uint6
 // AppendRecord appends one ProfileRecord to the slot whose header is header
 // (records follow the header in memory). When record_count < record_capacity it
 // writes the record at index record_count, then publishes record_count + 1
-// (detail::PutRecord: the record before the count, with CYCLEABI_BARRIER()
-// between them and after) and returns true; otherwise it writes no record,
-// increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host
-// mirror abi.WriteRecord does) and returns false. It never writes past the
-// slot's capacity.
+// (detail::PublishCount, in every publish mode: it keeps the count nowhere
+// else) and returns true; otherwise it writes no record, increments
+// dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host mirror
+// abi.WriteRecord does) and returns false. It never writes past the slot's
+// capacity.
 CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cycle,
                               uint64_t end_cycle, uint32_t desc_id, uint32_t task_id,
                               uint32_t stage_task_index, uint32_t owner_id) {
@@ -878,36 +1004,36 @@ CYCLEABI_FN bool AppendRecord(CYCLEABI_GM CoreHeader* header, uint64_t start_cyc
     return false;
   }
   detail::PutRecord(header, index, start_cycle, end_cycle, desc_id, task_id, stage_task_index, owner_id);
+  detail::PublishCount(header, index + 1);
   return true;
 }
 
 // Device-side recorder.
 
-// BasicRecorder writes the slot of one core of type kCoreType in a buffer with
-// kCubeSlots cube slots, keeping the slot's record_count and record_capacity in
-// the object. Recorder is the one a kernel uses, for CYCLEABI_CORE_TYPE and
-// CYCLEABI_CUBE_SLOTS; a host program that writes as several core types names
-// them here.
-template <CoreType kCoreType, uint32_t kCubeSlots>
-class BasicRecorder {
+// DynamicRecorder writes the slot of one core in a buffer with kCubeSlots cube
+// slots, keeping the slot's record_count and record_capacity in the object; the
+// core type is given to Init at run time, for a kernel whose blocks play
+// several core types. BasicRecorder fixes the core type at compile time, and
+// Recorder is the one a kernel uses, for CYCLEABI_CORE_TYPE and
+// CYCLEABI_CUBE_SLOTS.
+template <uint32_t kCubeSlots>
+class DynamicRecorder {
  public:
-  static_assert(SlotCount(kCoreType, 1) != 0,
-                "BasicRecorder: the core type is not a CoreType; define CYCLEABI_CORE_TYPE (1 AIC, 2 AIV) "
-                "or CYCLEABI_ASCENDC before including cycleabi_abi.h");
-  static_assert(kCubeSlots >= kMinCubeSlots, "BasicRecorder: CYCLEABI_CUBE_SLOTS is below kMinCubeSlots");
+  static_assert(kCubeSlots >= kMinCubeSlots, "DynamicRecorder: CYCLEABI_CUBE_SLOTS is below kMinCubeSlots");
 
   // A recorder before Init, or after an Init that trapped, writes nothing:
   // every Record is a drop that is not counted anywhere.
-  CYCLEABI_FN BasicRecorder() : header_(nullptr), count_(0), capacity_(0), dropped_(0) {}
+  CYCLEABI_FN DynamicRecorder() : header_(nullptr), count_(0), capacity_(0), dropped_(0) {}
 
-  // Init is the core's kernel entry: it finds the slot of block worker_id in
-  // buffer and writes its CoreHeader (entry_cycle = Now(), record_count and
-  // dropped_count 0, the core type, worker_id, the region's record capacity,
-  // the rest zeroed). When a capacity is not valid (IsValidCapacity: a multiple
-  // of kRecordCapacityAlignment, at most kMaxRecordsPerCore) or worker_id has
-  // no slot, it calls CYCLEABI_TRAP() and writes nothing.
-  CYCLEABI_FN void Init(uint32_t worker_id, CYCLEABI_GM uint8_t* buffer, uint32_t aic_capacity,
-                        uint32_t aiv_capacity) {
+  // Init is the core's kernel entry: it finds the slot of core (core_type,
+  // worker_id) in buffer and writes its CoreHeader (entry_cycle = Now(),
+  // record_count and dropped_count 0, the core type, worker_id, the region's
+  // record capacity, the rest zeroed). When a capacity is not valid
+  // (IsValidCapacity: a multiple of kRecordCapacityAlignment, at most
+  // kMaxRecordsPerCore) or the core has no slot, it calls CYCLEABI_TRAP() and
+  // writes nothing.
+  CYCLEABI_FN void Init(CoreType core_type, uint32_t worker_id, CYCLEABI_GM uint8_t* buffer,
+                        uint32_t aic_capacity, uint32_t aiv_capacity) {
     header_ = nullptr;
     count_ = 0;
     capacity_ = 0;
@@ -916,25 +1042,27 @@ class BasicRecorder {
       CYCLEABI_TRAP();
       return;
     }
-    header_ = InitSlot(buffer, kCoreType, worker_id, kCubeSlots, aic_capacity, aiv_capacity, Now());
+    header_ = InitSlot(buffer, core_type, worker_id, kCubeSlots, aic_capacity, aiv_capacity, Now());
     if (header_ == nullptr) {
       CYCLEABI_TRAP();
       return;
     }
-    capacity_ = RecordCapacity(kCoreType, aic_capacity, aiv_capacity);
+    capacity_ = RecordCapacity(core_type, aic_capacity, aiv_capacity);
   }
 
-  // Now is the system counter after CYCLEABI_BARRIER(), so that it counts the
-  // work issued before it.
+  // Now is the system counter after CYCLEABI_NOW_BARRIER() (by default
+  // CYCLEABI_BARRIER()), so that it counts the work issued before it where the
+  // target needs a barrier for that.
   CYCLEABI_FN uint64_t Now() const {
-    CYCLEABI_BARRIER();
+    CYCLEABI_NOW_BARRIER();
     return static_cast<uint64_t>(CYCLEABI_NOW());
   }
 
   // Record appends one record and returns true; when the slot is full it writes
   // no record, counts it in dropped_count (a u32 that wraps after 2^32 - 1
   // drops) and returns false. The record is written before record_count is
-  // published (detail::PutRecord).
+  // published (detail::PublishCount), which happens here after every record,
+  // after every K-th, or not at all (at exit), as the publish mode says.
   CYCLEABI_FN bool Record(uint32_t desc_id, uint32_t task_id, uint32_t stage_task_index,
                           uint32_t owner_id, uint64_t start_cycle, uint64_t end_cycle) {
     if (count_ >= capacity_) {
@@ -945,7 +1073,19 @@ class BasicRecorder {
     }
     detail::PutRecord(header_, count_, start_cycle, end_cycle, desc_id, task_id, stage_task_index, owner_id);
     ++count_;
+    if (detail::PublishesAt(count_)) {
+      detail::PublishCount(header_, count_);
+    }
     return true;
+  }
+
+  // Flush publishes every record written so far (record_count) unless Record
+  // already has; call it at kernel exit, and wherever a reader should see the
+  // records. In the every-record mode it does nothing.
+  CYCLEABI_FN void Flush() {
+    if (header_ != nullptr && !detail::PublishesAt(count_)) {
+      detail::PublishCount(header_, count_);
+    }
   }
 
  private:
@@ -953,6 +1093,24 @@ class BasicRecorder {
   uint32_t count_;
   uint32_t capacity_;
   uint32_t dropped_;
+};
+
+// BasicRecorder is the DynamicRecorder of a core of type kCoreType.
+template <CoreType kCoreType, uint32_t kCubeSlots>
+class BasicRecorder : public DynamicRecorder<kCubeSlots> {
+ public:
+  static_assert(SlotCount(kCoreType, 1) != 0,
+                "BasicRecorder: the core type is not a CoreType; define CYCLEABI_CORE_TYPE (1 AIC, 2 AIV) "
+                "or CYCLEABI_ASCENDC before including cycleabi_abi.h");
+
+  CYCLEABI_FN BasicRecorder() : DynamicRecorder<kCubeSlots>() {}
+
+  // Init is DynamicRecorder::Init for kCoreType: the core's kernel entry,
+  // upstream's signature.
+  CYCLEABI_FN void Init(uint32_t worker_id, CYCLEABI_GM uint8_t* buffer, uint32_t aic_capacity,
+                        uint32_t aiv_capacity) {
+    DynamicRecorder<kCubeSlots>::Init(kCoreType, worker_id, buffer, aic_capacity, aiv_capacity);
+  }
 };
 
 // Recorder is the recorder of the core this file is compiled for. Without

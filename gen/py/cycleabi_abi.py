@@ -317,6 +317,9 @@ SOCS = (
     SoC("ascend910_93", 50.0),
     # Ascend 950 series.
     SoC("ascend950", 1000.0),
+    # NVIDIA GPUs, as --soc nvidia (a name without "ascend" gets it):
+    # %globaltimer, the CUDA preset's clock, counts nanoseconds.
+    SoC("ascendnvidia", 1000.0),
 )
 
 #: The kernel families in schema order (see KernelFamily).

@@ -80,6 +80,7 @@ var (
 		`-D__global__=__attribute__((global))`,
 		`-D__forceinline__=__inline__ __attribute__((always_inline))`,
 		`-DPROBE_KERNEL=__global__`,
+		`-D__trap()=__builtin_trap()`,
 	}
 	// cudaFlags compile CUDA with clang alone: no CUDA installation, one
 	// GPU architecture, no implicit host+device constexpr.

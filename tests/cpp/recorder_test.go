@@ -67,19 +67,29 @@ var recorderMutants = []struct {
 	fails: []string{"order/recorder", "order/append"},
 }, {
 	name:  "a field written after the count",
-	old:   "  record->owner_id = owner_id;\n  CYCLEABI_BARRIER();\n  header->record_count = index + 1;\n",
-	new:   "  CYCLEABI_BARRIER();\n  header->record_count = index + 1;\n  record->owner_id = owner_id;\n",
+	old:   "  record->owner_id = owner_id;\n}\n",
+	new:   "  header->record_count = index + 1;\n  record->owner_id = owner_id;\n}\n",
 	fails: []string{"order/recorder", "order/append"},
 }, {
 	name:  "no barrier between the body and the count",
-	old:   "  CYCLEABI_BARRIER();\n  header->record_count = index + 1;\n",
-	new:   "  header->record_count = index + 1;\n",
+	old:   "  CYCLEABI_BARRIER();\n  CYCLEABI_PUBLISH_STORE(&header->record_count, count);\n",
+	new:   "  CYCLEABI_PUBLISH_STORE(&header->record_count, count);\n",
 	fails: []string{"order/recorder", "order/append"},
 }, {
 	name:  "no barrier after the count",
-	old:   "  header->record_count = index + 1;\n  CYCLEABI_BARRIER();\n}",
-	new:   "  header->record_count = index + 1;\n}",
+	old:   "  CYCLEABI_PUBLISH_STORE(&header->record_count, count);\n  CYCLEABI_BARRIER();\n}",
+	new:   "  CYCLEABI_PUBLISH_STORE(&header->record_count, count);\n}",
 	fails: []string{"order/recorder", "order/append"},
+}, {
+	name:  "AppendRecord does not publish",
+	old:   "  detail::PublishCount(header, index + 1);\n",
+	new:   "",
+	fails: []string{"order/append"},
+}, {
+	name:  "Record does not publish",
+	old:   "    if (detail::PublishesAt(count_)) {\n      detail::PublishCount(header_, count_);\n    }\n    return true;\n",
+	new:   "    return true;\n",
+	fails: []string{"order/recorder"},
 }, {
 	name:  "no trap on a bad capacity",
 	old:   "    if (!IsValidCapacity(aic_capacity) || !IsValidCapacity(aiv_capacity)) {\n      CYCLEABI_TRAP();\n",

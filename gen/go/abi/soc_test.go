@@ -18,6 +18,9 @@ func TestSystemCounterMHz(t *testing.T) {
 		"Ascend950PR":    1000,
 		" Ascend-910B3 ": 50,
 		"ASCEND 950":     1000,
+		"nvidia":         1000,
+		"NVIDIA H200":    1000,
+		"nvidia_h200":    1000,
 	} {
 		if got, err := abi.SystemCounterMHz(soc); err != nil || got != want {
 			t.Errorf("SystemCounterMHz(%q) = %v, %v; want %v", soc, got, err, want)
@@ -34,7 +37,7 @@ func TestUnsupportedSoC(t *testing.T) {
 		}
 	}
 	_, err := abi.SystemCounterMHz("Ascend310P")
-	want := `abi: unsupported Ascend SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950`
+	want := `abi: unsupported Ascend SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950, ascendnvidia`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant   %s", err, want)
 	}
@@ -56,7 +59,8 @@ func TestNormalizeSoCName(t *testing.T) {
 
 func TestSoCs(t *testing.T) {
 	socs := abi.SoCs()
-	if len(socs) != 4 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) {
+	if len(socs) != 5 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) ||
+		socs[4] != (abi.SoC{Prefix: "ascendnvidia", MHz: 1000}) {
 		t.Errorf("SoCs() = %+v", socs)
 	}
 	socs[0].MHz = 1

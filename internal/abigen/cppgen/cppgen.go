@@ -45,6 +45,7 @@ func Generate(s *schema.Schema) (map[string][]byte, error) {
 	g.genDescriptors()
 	g.genFamilies()
 	g.genLayout()
+	g.genPublishHelpers()
 	g.genWriter()
 	g.genRecorder()
 	g.genEpilogue()

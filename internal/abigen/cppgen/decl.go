@@ -441,7 +441,7 @@ func (g *gen) genWriter() {
 	}
 	g.genPutRecord()
 	g.P("")
-	g.comment("", fmt.Sprintf("AppendRecord appends one %s to the slot whose header is header (records follow the header in memory). When record_count < record_capacity it writes the record at index record_count, then publishes record_count + 1 (detail::PutRecord: the record before the count, with CYCLEABI_BARRIER() between them and after) and returns true; otherwise it writes no record, increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and returns false. It never writes past the slot's capacity.", rec))
+	g.comment("", fmt.Sprintf("AppendRecord appends one %s to the slot whose header is header (records follow the header in memory). When record_count < record_capacity it writes the record at index record_count, then publishes record_count + 1 (detail::PublishCount, in every publish mode: it keeps the count nowhere else) and returns true; otherwise it writes no record, increments dropped_count (a u32: it wraps after 2^32 - 1 drops, as the host mirror abi.WriteRecord does) and returns false. It never writes past the slot's capacity.", rec))
 	g.signature("CYCLEABI_FN bool AppendRecord", append([]string{"CYCLEABI_GM " + hdr + "* header"}, fieldDecls(g.recordParams())...))
 	g.P("  const uint32_t index = header->record_count;")
 	g.P("  if (index >= header->record_capacity) {")
@@ -449,6 +449,7 @@ func (g *gen) genWriter() {
 	g.P("    return false;")
 	g.P("  }")
 	g.P("  detail::PutRecord(header, index, %s);", strings.Join(fieldNames(g.recordParams()), ", "))
+	g.P("  detail::PublishCount(header, index + 1);")
 	g.P("  return true;")
 	g.P("}")
 }

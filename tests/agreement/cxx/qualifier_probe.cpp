@@ -8,8 +8,13 @@
 // PROBE_KERNEL qualifies the kernel entry point (__global__, __aicore__);
 // PROBE_HOST_CALLER adds a host function that calls the helpers too.
 
-// The Recorder of a vector core (the probe's helpers run as one).
+// The Recorder of a vector core (the probe's helpers run as one). The CUDA
+// preset, so that its helpers (cycleabi::cuda) are declared and called too:
+// each configuration predefines CYCLEABI_FN (and CYCLEABI_GM), which the
+// preset keeps, and outside a CUDA device compile the helpers take their
+// host branch.
 #define CYCLEABI_CORE_TYPE 2
+#define CYCLEABI_CUDA
 #include "cycleabi_abi.h"
 
 #ifndef PROBE_KERNEL
@@ -55,6 +60,19 @@ CYCLEABI_FN uint64_t ProbeBody(CYCLEABI_GM uint8_t* buffer, uint32_t block_id, u
   recorder.Init(block_id, buffer, aic_capacity, aiv_capacity);
   if (recorder.Record(cycleabi::kRuntimeStageTriggerEvent, block_id, 0, cycleabi::kInvalidOwnerID, now, recorder.Now())) {
     acc += 1;
+  }
+  recorder.Flush();
+  cycleabi::DynamicRecorder<cycleabi::kMinCubeSlots> any_core;
+  any_core.Init(static_cast<cycleabi::CoreType>(block_id % 3), block_id, buffer, aic_capacity, aiv_capacity);
+  if (any_core.Record(cycleabi::kRuntimeStageTriggerEvent, block_id, 0, cycleabi::kInvalidOwnerID, now, any_core.Now())) {
+    acc += 1;
+  }
+  any_core.Flush();
+  acc += cycleabi::cuda::GlobalTimer();
+  if (header != nullptr) {
+    cycleabi::cuda::ReleaseStore(&header->record_count, block_id);
+  } else {
+    cycleabi::cuda::Trap();
   }
   return acc;
 }
