@@ -25,8 +25,8 @@ func SoCs() []SoC {
 }
 
 // NormalizeSoCName returns the form of a SoC name the table is matched against:
-// lower case, only letters, digits and '_' kept, and "ascend" prefixed when
-// missing ("Ascend910B2" → "ascend910b2", "910_93" → "ascend910_93").
+// lower case, only letters, digits and '_' kept ("Ascend910B2" → "ascend910b2",
+// "NVIDIA H200" → "nvidiah200").
 func NormalizeSoCName(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
@@ -34,11 +34,17 @@ func NormalizeSoCName(name string) string {
 			b.WriteRune(r)
 		}
 	}
-	n := b.String()
-	if !strings.HasPrefix(n, "ascend") {
-		n = "ascend" + n
+	return b.String()
+}
+
+// socMatches reports whether the normalised SoC name n is of the table's
+// prefix: n starts with it, or the prefix is an Ascend one and n, without
+// "ascend", still names it ("910_93" is the Ascend 910_93).
+func socMatches(n, prefix string) bool {
+	if strings.HasPrefix(n, prefix) {
+		return true
 	}
-	return n
+	return strings.HasPrefix(prefix, "ascend") && !strings.HasPrefix(n, "ascend") && strings.HasPrefix("ascend"+n, prefix)
 }
 
 // UnsupportedSoCError reports a SoC name that no prefix of the table matches.
@@ -51,16 +57,17 @@ type UnsupportedSoCError struct {
 
 // Error implements error.
 func (e *UnsupportedSoCError) Error() string {
-	return fmt.Sprintf("abi: unsupported Ascend SoC for MegaKernel profiling: %q; supported SoC prefixes: %s", e.Name, strings.Join(e.Prefixes, ", "))
+	return fmt.Sprintf("abi: unsupported SoC for MegaKernel profiling: %q; supported SoC prefixes: %s", e.Name, strings.Join(e.Prefixes, ", "))
 }
 
 // SystemCounterMHz returns the system-counter frequency in MHz of the SoC named soc:
-// the first table entry whose prefix starts NormalizeSoCName(soc). No match is
-// an *UnsupportedSoCError listing the supported prefixes.
+// the first table entry whose prefix NormalizeSoCName(soc) matches (starts with
+// it; an Ascend prefix is also matched by the name without "ascend"). No match
+// is an *UnsupportedSoCError listing the supported prefixes.
 func SystemCounterMHz(soc string) (float64, error) {
 	name := NormalizeSoCName(soc)
 	for _, s := range socs {
-		if strings.HasPrefix(name, s.Prefix) {
+		if socMatches(name, s.Prefix) {
 			return s.MHz, nil
 		}
 	}

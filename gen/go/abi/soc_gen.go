@@ -12,7 +12,7 @@ var socs = [...]SoC{
 	{Prefix: "ascend910_93", MHz: 50.0},
 	// Ascend 950 series.
 	{Prefix: "ascend950", MHz: 1000.0},
-	// NVIDIA GPUs, as --soc nvidia (a name without "ascend" gets it): %globaltimer,
-	// the CUDA preset's clock, counts nanoseconds.
-	{Prefix: "ascendnvidia", MHz: 1000.0},
+	// NVIDIA GPUs (--soc nvidia): %globaltimer, the CUDA preset's clock, counts
+	// nanoseconds.
+	{Prefix: "nvidia", MHz: 1000.0},
 }

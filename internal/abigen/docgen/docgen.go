@@ -397,7 +397,7 @@ func (g *gen) descriptors() {
 }
 
 // normalizeSoC is the SoC-name normalisation of the schema: lower case,
-// letters, digits and '_' kept, "ascend" prefixed when missing.
+// letters, digits and '_' kept.
 func normalizeSoC(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
@@ -405,11 +405,7 @@ func normalizeSoC(name string) string {
 			b.WriteRune(r)
 		}
 	}
-	n := b.String()
-	if !strings.HasPrefix(n, "ascend") {
-		n = "ascend" + n
-	}
-	return n
+	return b.String()
 }
 
 func (g *gen) socs() {
@@ -418,9 +414,9 @@ func (g *gen) socs() {
 	g.p("")
 	g.p("Cycle values are system-counter ticks (GetSystemCycle), not AI Core clock")
 	g.p("cycles. A SoC name is normalised (lower case; letters, digits and `_`")
-	g.p("kept; `ascend` prefixed when missing) and matched against these prefixes")
-	g.p("in this order; the first match wins. An unknown SoC is an error that lists")
-	g.p("the prefixes.")
+	g.p("kept) and matched against these prefixes in this order; the first match")
+	g.p("wins. A prefix starting `ascend` also matches the name without it (`910_93`")
+	g.p("is the Ascend 910_93). An unknown SoC is an error that lists the prefixes.")
 	if len(g.s.SoCs) > 0 {
 		first := g.s.SoCs[0]
 		example := "Ascend" + strings.ToUpper(strings.TrimPrefix(first.Prefix, "ascend")) + "2"

@@ -1,28 +1,17 @@
 package gogen
 
 import (
-	"strings"
-
 	"github.com/dave/jennifer/jen"
 )
 
-// socNamePrefix is what a normalised SoC name starts with (gen/doc/ABI.md: a name
-// without it gets it prefixed); the schema loader requires every SoC prefix
-// to start with it too.
-const socNamePrefix = "ascend"
-
 // genSoCs emits the SoC table. Normalising and matching a SoC name are
-// hand-written (gen/go/abi/soc.go).
+// hand-written (gen/go/abi/soc.go); the schema loader holds every prefix to
+// the normalised form (lower-case letters, digits and '_').
 func (g *generator) genSoCs(f *jen.File) {
 	socs := g.s.SoCs
 	if len(socs) == 0 {
 		g.errorf("no SoCs")
 		return
-	}
-	for _, s := range socs {
-		if !strings.HasPrefix(s.Prefix, socNamePrefix) {
-			g.errorf("SoC prefix %q does not start with %q and could never match a normalised name", s.Prefix, socNamePrefix)
-		}
 	}
 	/*
 		// socs is the SoC table in match order.

@@ -295,19 +295,27 @@ def event_name(desc_id, task_id=0, stage_task_index=0, owner_id=None, stages=Non
 
 def normalize_soc_name(name):
     """The form of a SoC name SOCS is matched against: lower case, only
-    letters, digits and '_' kept, "ascend" prefixed when missing."""
-    kept = "".join(c for c in name.lower() if c == "_" or unicodedata.category(c)[0] in "LN")
-    return kept if kept.startswith("ascend") else "ascend" + kept
+    letters, digits and '_' kept."""
+    return "".join(c for c in name.lower() if c == "_" or unicodedata.category(c)[0] in "LN")
+
+
+def _soc_matches(name, prefix):
+    """Whether the normalised SoC name is of the prefix: it starts with it, or
+    the prefix is an Ascend one and the name without "ascend" still names it
+    ("910_93" is the Ascend 910_93)."""
+    if name.startswith(prefix):
+        return True
+    return prefix.startswith("ascend") and not name.startswith("ascend") and ("ascend" + name).startswith(prefix)
 
 
 def system_counter_mhz(soc):
     """The system-counter frequency (MHz) of the SoC named soc: the first SOCS
-    entry whose prefix starts normalize_soc_name(soc); ValueError if none."""
+    entry whose prefix normalize_soc_name(soc) matches; ValueError if none."""
     name = normalize_soc_name(soc)
     for s in SOCS:
-        if name.startswith(s.prefix):
+        if _soc_matches(name, s.prefix):
             return s.mhz
-    raise ValueError("unsupported Ascend SoC for MegaKernel profiling: %r; supported SoC prefixes: %s"
+    raise ValueError("unsupported SoC for MegaKernel profiling: %r; supported SoC prefixes: %s"
                      % (soc, ", ".join(sorted(s.prefix for s in SOCS))))
 
 

@@ -132,7 +132,7 @@ var (
 	typeNameRE  = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
 	fieldNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	valueNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
-	socRE       = regexp.MustCompile(`^ascend[a-z0-9_]*$`)
+	socRE       = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
 // reserved are words no schema name may take: Go and C++ keywords and a few
