@@ -46,6 +46,11 @@ type Trace struct {
 	Path string
 	// Sources are its captures, by rank, then invocation id.
 	Sources []*Source
+	// Missing names what megaKernelCycleTrace describes and the events do
+	// not hold at all (a rank or an invocation without one event), one
+	// sentence each; the first source's Notes and Validate say them too.
+	Missing []string
+	metaAt  jsonread.Pos
 	file    *os.File
 }
 
@@ -111,6 +116,8 @@ type Source struct {
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
+	// cutNames counts the names cut to the cap on a name.
+	cutNames int
 }
 
 // Request is the layout request the rebuilt capture decodes with: the
@@ -198,6 +205,7 @@ type reader struct {
 	fields  []jsonread.Field
 	args    []jsonread.Field
 	events  uint64
+	metaAt  jsonread.Pos // where megaKernelCycleTrace's value starts
 }
 
 // Read reads the trace at path (plain or gzip JSON) and rebuilds its
@@ -226,7 +234,7 @@ func Read(path, dir string) (*Trace, error) {
 			if err := st.Value(&raw); err != nil {
 				return err
 			}
-			r.meta = new(meta)
+			r.meta, r.metaAt = new(meta), at
 			if err := json.Unmarshal(raw.B, r.meta); err != nil {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
@@ -261,7 +269,13 @@ func Read(path, dir string) (*Trace, error) {
 			return nil, err
 		}
 	}
-	return r.rebuild(dir, sorted)
+	t, err := r.rebuild(dir, sorted)
+	if err != nil {
+		return nil, err
+	}
+	t.Missing, t.metaAt = r.unaccounted(), r.metaAt
+	t.Sources[0].Notes = append(t.Sources[0].Notes, t.Missing...)
+	return t, nil
 }
 
 // uintArg parses a non-negative JSON integer of at most 64 bits.
@@ -453,7 +467,7 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at jsonread.Pos) error 
 	if _, ok := s.descs[rec.DescID]; ok {
 		return nil
 	}
-	name, ok := jsonread.String(jsonread.Lookup(r.fields, "name"))
+	name, ok := r.cappedName(s, jsonread.Lookup(r.fields, "name"), fmt.Sprintf("the name of the first event of desc_id %d", rec.DescID), at)
 	if !ok {
 		return r.st.ErrorAt(at, "a MegaKernelInternal event without a string name")
 	}
@@ -473,7 +487,13 @@ func (r *reader) taskStage(s *Source, id uint32, a []byte, at jsonread.Pos) (str
 	if seen && len(a) == len(prev)+2 && a[0] == '"' && string(a[1:len(a)-1]) == prev {
 		return prev, nil
 	}
-	stage, ok := jsonread.String(a)
+	var stage string
+	var ok bool
+	if seen {
+		stage, _, ok = jsonread.StringCapped(a, kernelnames.MaxNameBytes)
+	} else {
+		stage, ok = r.cappedName(s, a, fmt.Sprintf("args.task_stage of task %d", id), at)
+	}
 	switch {
 	case !ok:
 		return "", r.st.ErrorAt(at, "args.task_stage is %.40s, expected a string", a)

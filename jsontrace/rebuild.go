@@ -103,6 +103,7 @@ func (r *reader) describe(s *Source, n int) error {
 	}
 	s.DetailedNames = firstBool(rm.Detailed, m.Detailed)
 	s.OwnerLabel = firstString(rm.OwnerLabel, m.OwnerLabel)
+	r.capMetaNames(s)
 
 	count := rm.RecordCount
 	dropped := rm.Dropped

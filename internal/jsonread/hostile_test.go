@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestValueCapNeverHeldPast: a value past MaxValue is refused at the
@@ -129,4 +130,41 @@ func allocated(fn func()) uint64 {
 	fn()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestStringCapped: a string is cut at max bytes, at a character's start,
+// as the decoded string cut by hand would be (escapes of every length at
+// the cut), and one within the cap is whole.
+func TestStringCapped(t *testing.T) {
+	for _, body := range []string{
+		strings.Repeat("a", 50),
+		strings.Repeat(`\u00e9`, 30),
+		strings.Repeat(`\ud83d\ude00`, 20),
+		strings.Repeat("é", 30) + `\n`,
+		"ab" + strings.Repeat(`\"`, 40),
+		strings.Repeat("x", 8),
+	} {
+		want, ok := Unquote([]byte(`"` + body + `"`))
+		if !ok {
+			t.Fatalf("%s: not a string", body)
+		}
+		for max := 1; max <= 20; max++ {
+			got, full, ok := StringCapped([]byte(`"`+body+`"`), max)
+			w := want
+			for len(w) > max {
+				_, size := utf8.DecodeLastRuneInString(w)
+				w = w[:len(w)-size]
+			}
+			wantFull := 0
+			if w != want {
+				wantFull = len(body)
+			}
+			if !ok || got != w || full != wantFull {
+				t.Errorf("%.20s cut at %d: %q, %d, %v; want %q, %d", body, max, got, full, ok, w, wantFull)
+			}
+		}
+	}
+	if _, _, ok := StringCapped([]byte("12"), 4); ok {
+		t.Error("a number is not a string")
+	}
 }

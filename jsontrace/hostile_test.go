@@ -1,0 +1,95 @@
+package jsontrace_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// TestNamesCapped: an event's name and a task_stage longer than a names
+// file's cap are cut to its 4,096 bytes, each with a note naming the
+// event's line and byte, and the metadata's kernelName too (they were
+// kept whole: a 60 MB stage name made decode write it on every event of
+// its descriptor).
+func TestNamesCapped(t *testing.T) {
+	long := strings.Repeat("n", 10000)
+	stage := strings.Repeat("s", 5000)
+	text := trace(ev("TaskType_"+long, `"task_stage":"`+stage+`"`))
+	text = strings.Replace(text, `"kernelName":"MegaMoe"`, `"kernelName":"`+strings.Repeat("k", 7000)+`"`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := tr.Sources[0]
+	if got, _ := s.Names.Tasks.Lookup(7); got != stage[:4096] {
+		t.Errorf("task_stage: %d bytes, want the first 4096", len(got))
+	}
+	for id, n := range s.Names.Stages {
+		if len(n) > 4096 {
+			t.Errorf("stage %d: a name of %d bytes", id, len(n))
+		}
+	}
+	if len(s.KernelName) != 4096 {
+		t.Errorf("kernelName: %d bytes, want 4096", len(s.KernelName))
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, want := range []string{
+		":2: byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
+		":2: byte 17: args.task_stage of task 7 is 5,000 bytes long",
+		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes\n%s\nwant %q", notes, want)
+		}
+	}
+}
+
+// TestMissingRankIsSaid: a rank the metadata lists with not one event in
+// the trace is named (Trace.Missing, the first capture's notes, a
+// missing-capture warning from Validate, which --strict makes exit 1);
+// the same for an invocation of a window. They vanished silently.
+func TestMissingRankIsSaid(t *testing.T) {
+	ranks := `"ranks":[{"rank":0,"recordCount":1},{"rank":2,"recordCount":2974},{"rank":5}],`
+	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"kernelName"`, ranks+`"kernelName"`, 1)
+	text = strings.Replace(text, `"rank":0,"deviceId":0,`, ``, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := []string{
+		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing (an edited or truncated trace?)",
+		"megaKernelCycleTrace.ranks[2] (rank 5) has no events in the trace: its records, if it wrote any, are missing (an edited or truncated trace?)",
+	}
+	if strings.Join(tr.Missing, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Missing = %q, want %q", tr.Missing, want)
+	}
+	notes := strings.Join(tr.Sources[0].Notes, "\n")
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+	res, err := tr.Sources[0].Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Count(validate.CodeMissingCapture); got != 2 || res.Warnings() < 2 {
+		t.Errorf("missing-capture findings: %d (warnings %d), want 2", got, res.Warnings())
+	}
+
+	// A window's invocation without events.
+	inv := `"invocations":[{"invocationId":0,"recordCount":1},{"invocationId":1,"recordCount":40}],`
+	text = strings.Replace(trace(ev("TaskType_MatMul", `"invocation_id":0`)), `"kernelName"`, inv+`"kernelName"`, 1)
+	tr2, err := jsontrace.Read(write(t, "w.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if want := "megaKernelCycleTrace.invocations[1] (invocation 1) has no events in the trace, where its recordCount says 40 records"; len(tr2.Missing) != 1 || !strings.HasPrefix(tr2.Missing[0], want) {
+		t.Errorf("window: Missing = %q, want %q", tr2.Missing, want)
+	}
+}
