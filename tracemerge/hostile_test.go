@@ -1,0 +1,50 @@
+package tracemerge
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLongNamesCapped: an outer kernel's name, which merge copies into
+// the args of every MegaKernel event, and the MegaKernel kernelName, in
+// every new thread's name, are cut to 4,096 bytes with a warning naming
+// the event; the output stays a small multiple of the inputs (a 1 MB
+// name made a 1 MB framework trace a 2.98 GB output).
+func TestLongNamesCapped(t *testing.T) {
+	long := "HyperMegaMoe_" + strings.Repeat("x", 100000)
+	fw := writeFile(t, "k.json", strings.Replace(kinetoTrace, `"HyperMegaMoe_abc123"`, `"`+long+`"`, 1))
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"+strings.Repeat("k", 9000)))
+	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "HyperMegaMoe", KernelPatternSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.raw) > 200000 {
+		t.Errorf("the output is %d bytes for a framework trace of %d", len(m.raw), len(kinetoTrace)+len(long))
+	}
+	for _, e := range m.internal() {
+		args, _ := e["args"].(map[string]any)
+		if p, _ := args["parent_kernel"].(string); p != long[:4096] {
+			t.Errorf("parent_kernel of %d bytes, want the name's first 4096", len(p))
+		}
+	}
+	names, _ := m.threads("0")
+	for tid, name := range names {
+		if len(name) > 4096+20 {
+			t.Errorf("thread %v: a name of %d bytes", tid, len(name))
+		}
+	}
+	var ws []string
+	for _, w := range m.res["warnings"].([]any) {
+		ws = append(ws, w.(string))
+	}
+	warnings := strings.Join(ws, "\n")
+	for _, want := range []string{
+		"k.json:9: byte 497: the outer kernel",
+		": the outer kernel's name is 100,013 bytes long: kept its first 4,096 bytes (the cap on a name, as in a names file) in the events' parent_kernel",
+		": invocation 0: the kernelName is 9,012 bytes long: kept its first 4,096 bytes",
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings\n%s\nlack %q", warnings, want)
+		}
+	}
+}
