@@ -19,8 +19,8 @@ const maxNameNotes = 8
 func (r *reader) cappedName(s *Source, v []byte, what string, at jsonread.Pos) (string, bool) {
 	name, full, ok := jsonread.StringCapped(v, kernelnames.MaxNameBytes)
 	if ok && full > 0 {
-		s.noteCut(fmt.Sprintf("%s:%d: byte %d: %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
-			r.path, at.Line, at.Offset, what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
+		s.noteCut(fmt.Sprintf("line %d, byte %d: %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
+			at.Line, at.Offset, what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
 	}
 	return name, ok
 }
@@ -42,8 +42,8 @@ func (r *reader) capMetaNames(s *Source) {
 		if len(*f.p) > kernelnames.MaxNameBytes {
 			full := len(*f.p)
 			*f.p = string(cutString(*f.p, kernelnames.MaxNameBytes))
-			s.noteCut(fmt.Sprintf("%s:%d: byte %d: megaKernelCycleTrace's %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
-				r.path, r.metaAt.Line, r.metaAt.Offset, f.what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
+			s.noteCut(fmt.Sprintf("line %d, byte %d: megaKernelCycleTrace's %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
+				r.metaAt.Line, r.metaAt.Offset, f.what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
 		}
 	}
 	if s.cutNames > maxNameNotes {

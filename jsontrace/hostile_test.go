@@ -37,8 +37,8 @@ func TestNamesCapped(t *testing.T) {
 	}
 	notes := strings.Join(s.Notes, "\n")
 	for _, want := range []string{
-		":2: byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
-		":2: byte 17: args.task_stage of task 7 is 5,000 bytes long",
+		"line 2, byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
+		"line 2, byte 17: args.task_stage of task 7 is 5,000 bytes long",
 		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
 	} {
 		if !strings.Contains(notes, want) {
