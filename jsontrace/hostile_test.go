@@ -111,3 +111,30 @@ func TestSniffAfterBOMAndWhitespace(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONReadAsPython: the trace reads as Python's json module reads it:
+// an escaped ph or cat is the string it encodes (the record was dropped
+// silently), a key an event holds twice is its last value (the reader
+// took the first), megaKernelCycleTrace: null is no metadata (it was
+// accepted as an empty one), and a second traceEvents is refused at its
+// place (a stream cannot keep only the last; no profiler writes two).
+func TestJSONReadAsPython(t *testing.T) {
+	escaped := strings.Replace(strings.Replace(ev("TaskType_MatMul", ""), `"cat":"MegaKernelInternal"`, `"cat":"MegaKernel\u0049nternal"`, 1), `"ph":"X"`, `"ph":"\u0058"`, 1)
+	text := strings.Replace(trace(ev("TaskType_MatMul", `"end_cycle":1000,"end_cycle":1200`), escaped), `"recordCount":1`, `"recordCount":2`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if s := tr.Sources[0]; s.Records != 2 {
+		t.Errorf("%d records, want 2 (the escaped event counts; end_cycle 1000 then 1200 is 1200, after start_cycle 1100)", s.Records)
+	}
+	null := strings.Replace(trace(ev("TaskType_MatMul", "")), meta1, `"megaKernelCycleTrace":null`, 1)
+	if _, err := jsontrace.Read(write(t, "n.json", null), ""); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
+		t.Errorf("megaKernelCycleTrace null: %v, want no megaKernelCycleTrace object", err)
+	}
+	two := strings.Replace(trace(ev("TaskType_MatMul", "")), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
+	if _, err := jsontrace.Read(write(t, "two.json", two), ""); err == nil || !strings.Contains(err.Error(), ":2: byte 33: a second traceEvents key") {
+		t.Errorf("two traceEvents: %v", err)
+	}
+}

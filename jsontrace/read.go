@@ -225,14 +225,25 @@ func Read(path, dir string) (*Trace, error) {
 	}
 	defer outfile.CloseScratch(spool)
 	r := &reader{path: path, st: st, sources: map[sourceKey]*Source{}, spool: spool, w: bufio.NewWriterSize(spool, 1<<20)}
+	sawEvents := false
 	err = st.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
+			if sawEvents {
+				// Python would keep the last; a stream cannot, and no
+				// profiler writes two.
+				return st.ErrorAt(at, "a second traceEvents key (a trace holds one array of events)")
+			}
+			sawEvents = true
 			return st.Array(false, "a trace event", r.event)
 		case "megaKernelCycleTrace":
 			var raw jsonread.Sink
 			if err := st.Value(&raw); err != nil {
 				return err
+			}
+			if string(raw.B) == "null" {
+				r.meta = nil // as Python reads it: no metadata (a second key replaces the first)
+				return nil
 			}
 			r.meta, r.metaAt = new(meta), at
 			if err := json.Unmarshal(raw.B, r.meta); err != nil {
@@ -309,8 +320,8 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	if r.fields, ok = jsonread.Fields(raw, r.fields); !ok {
 		return r.st.ErrorAt(at, "a trace event is not an object")
 	}
-	// Compared as written: both writers write these without escapes.
-	if string(jsonread.Lookup(r.fields, "ph")) != `"X"` || string(jsonread.Lookup(r.fields, "cat")) != `"MegaKernelInternal"` {
+	// Compared decoded: "MegaKernel\u0049nternal" is MegaKernelInternal.
+	if !jsonread.IsString(jsonread.Lookup(r.fields, "ph"), "X") || !jsonread.IsString(jsonread.Lookup(r.fields, "cat"), "MegaKernelInternal") {
 		return nil
 	}
 	args := jsonread.Lookup(r.fields, "args")

@@ -1,6 +1,7 @@
 package tracemerge
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -47,4 +48,43 @@ func TestLongNamesCapped(t *testing.T) {
 			t.Errorf("warnings\n%s\nlack %q", warnings, want)
 		}
 	}
+}
+
+// TestMegaKernelReadAsPython: merge reads the MegaKernel trace as
+// Python's json module does: megaKernelCycleTrace: null is no metadata
+// (refused as a missing object is; it was taken as an empty one), a
+// second traceEvents is refused at its place (both arrays were merged),
+// and an event whose ph is written with an escape is the event it
+// encodes in both passes (the second pass compared the raw text and
+// failed with "changed while it was merged").
+func TestMegaKernelReadAsPython(t *testing.T) {
+	fw := writeFile(t, "k.json", kinetoTrace)
+	o := Options{Framework: fw, KernelPattern: "HyperMegaMoe", KernelPatternSet: true}
+	o.MegaKernel = writeMK(t, simpleMK, "null")
+	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
+		t.Errorf("null metadata: %v, want no megaKernelCycleTrace object", err)
+	}
+	text := strings.Replace(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
+	o.MegaKernel = writeFile(t, "two.json", text)
+	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "two.json:2: byte 33: a second traceEvents key") {
+		t.Errorf("two traceEvents: %v", err)
+	}
+	text = strings.ReplaceAll(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), `"ph":"X"`, `"ph":"\u0058"`)
+	o.MegaKernel = writeFile(t, "esc.json", text)
+	m, err := runMerge(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.internal()); got != len(simpleMK) {
+		t.Errorf("%d events merged, want %d", got, len(simpleMK))
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -100,9 +100,14 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
+	sawEvents := false
 	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
+			if sawEvents {
+				return r.ErrorAt(at, "a second traceEvents key (a trace holds one array of events)")
+			}
+			sawEvents = true
 			return r.Array(false, "a trace event", func(raw []byte, at jsonread.Pos) error {
 				var ok bool
 				ms, ok = members(raw, ms)
@@ -115,6 +120,10 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			var s jsonread.Sink
 			if err := r.Value(&s); err != nil {
 				return err
+			}
+			if string(s.B) == "null" {
+				meta = nil // as Python reads it: no metadata
+				return nil
 			}
 			meta = new(mkMeta)
 			if err := json.Unmarshal(s.B, meta); err != nil {

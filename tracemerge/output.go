@@ -123,9 +123,9 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 	if mw.ms, ok = members(raw, mw.ms); !ok {
 		return r.ErrorAt(at, "a trace event is not an object")
 	}
-	ph := string(get(mw.ms, "ph"))
-	flow := ph == `"s"` || ph == `"t"` || ph == `"f"`
-	if ph != `"X"` && !flow {
+	ph, _ := jsonread.String(get(mw.ms, "ph")) // escapes decoded, as the first pass reads it
+	flow := ph == "s" || ph == "t" || ph == "f"
+	if ph != "X" && !flow {
 		return nil
 	}
 	if pid, _ := intValue(get(mw.ms, "pid")); pid != m.mk.rank {

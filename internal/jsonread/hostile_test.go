@@ -168,3 +168,25 @@ func TestStringCapped(t *testing.T) {
 		t.Error("a number is not a string")
 	}
 }
+
+// TestOneMeaningOfJSON: a key an object holds twice reads as its last
+// value (Python's json module, encoding/json); a string compares with
+// its escapes decoded.
+func TestOneMeaningOfJSON(t *testing.T) {
+	fs, ok := Fields([]byte(`{"a":1,"b":2,"a":3}`), nil)
+	if !ok || string(Lookup(fs, "a")) != "3" || string(Lookup(fs, "b")) != "2" || Lookup(fs, "c") != nil {
+		t.Errorf("Lookup: a=%s b=%s c=%s; want 3, 2 and absent", Lookup(fs, "a"), Lookup(fs, "b"), Lookup(fs, "c"))
+	}
+	for v, want := range map[string]bool{
+		`"X"`: true, `"\u0058"`: true, `"\u0058 "`: false, `"x"`: false, `X`: false, `""`: false,
+		`"MegaKernel\u0049nternal"`: true, `"MegaKernelInternal"`: true, `"MegaKernel\u0049ntern"`: false,
+	} {
+		s := "X"
+		if strings.Contains(v, "Mega") {
+			s = "MegaKernelInternal"
+		}
+		if got := IsString([]byte(v), s); got != want {
+			t.Errorf("IsString(%s, %q) = %v, want %v", v, s, got, want)
+		}
+	}
+}

@@ -50,14 +50,34 @@ func Fields(raw []byte, dst []Field) ([]Field, bool) {
 	return dst, true
 }
 
-// Lookup returns the value of key among fs, nil when absent.
+// Lookup returns the value of key among fs, nil when absent; of a key
+// an object holds twice, the last value, as Python's json module (which
+// upstream's tools read traces with) and encoding/json take it.
 func Lookup(fs []Field, key string) []byte {
-	for i := range fs {
+	for i := len(fs) - 1; i >= 0; i-- {
 		if string(fs[i].Key) == key {
 			return fs[i].Value
 		}
 	}
 	return nil
+}
+
+// IsString reports whether a raw (checked) JSON value is the string s,
+// its escapes decoded: "\u0058" is "X". Without an escape it costs no
+// allocation.
+func IsString(v []byte, s string) bool {
+	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+		return true
+	}
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	// An escape is at most 12 bytes for 4 of the string.
+	if len(v) > 6*len(s)+14 {
+		return false
+	}
+	u, ok := Unquote(v)
+	return ok && u == s
 }
 
 // String returns the string a raw (checked) JSON value holds, or false
