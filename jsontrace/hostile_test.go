@@ -138,3 +138,26 @@ func TestJSONReadAsPython(t *testing.T) {
 		t.Errorf("two traceEvents: %v", err)
 	}
 }
+
+// TestFrequencyRange: a cycleFrequencyMHz outside 0.001 to 1e6 MHz is
+// refused at the metadata, naming it (1e-300 was taken: decode and export
+// then failed with exit 2, analyze printed times of 300 digits).
+func TestFrequencyRange(t *testing.T) {
+	for _, f := range []string{"1e-300", "0.0009", "0", "-50", "1000001", "1e308"} {
+		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
+		_, err := jsontrace.Read(write(t, "t.json", text), "")
+		want := ":4: byte 333: megaKernelCycleTrace.cycleFrequencyMHz "
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)") {
+			t.Errorf("%s MHz: %v, want %q", f, err, want)
+		}
+	}
+	for _, f := range []string{"0.001", "50", "1e6"} {
+		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
+		tr, err := jsontrace.Read(write(t, "t.json", text), "")
+		if err != nil {
+			t.Errorf("%s MHz: %v", f, err)
+			continue
+		}
+		tr.Close()
+	}
+}

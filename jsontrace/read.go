@@ -31,6 +31,12 @@ const (
 	// MaxNames bounds the distinct descriptor and task names kept over
 	// all the captures of a trace.
 	MaxNames = 1 << 18
+	// MinFrequencyMHz and MaxFrequencyMHz bound a trace's
+	// cycleFrequencyMHz: 1 kHz to 1 THz holds every system counter (50
+	// MHz on Ascend parts) with room, and keeps 2^64-1 cycles a time of
+	// at most 1.8e13 s, so no time is a figure of hundreds of digits.
+	MinFrequencyMHz = 0.001
+	MaxFrequencyMHz = 1e6
 )
 
 // Error is a trace that cannot be read back into captures: malformed
