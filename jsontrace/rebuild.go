@@ -281,7 +281,10 @@ func (r *reader) rebuild(dir string, sorted []*Source) (*Trace, error) {
 		cores += len(s.cores)
 		if end > maxRebuiltBytes {
 			t.Close()
-			return nil, &Error{File: r.path, Msg: fmt.Sprintf("%s: its stated layout (%d bytes) and those before it are more than the %d bytes of buffers cycleabi rebuilds (no device holds such a buffer)", s.Name, size, int64(maxRebuiltBytes))}
+			// end counts each buffer and its table of event offsets (8
+			// bytes a record slot): name both, and the sum compared.
+			return nil, &Error{File: r.path, Msg: fmt.Sprintf("%s: its stated layout (%s bytes, and %s bytes of event offsets) and those before it need %s bytes of scratch, more than the %s cycleabi rebuilds captures in (no device holds such a buffer)",
+				s.Name, groupDigits(uint64(size)), groupDigits(uint64(size/abi.ProfileRecordSize*8)), groupDigits(uint64(end)), groupDigits(maxRebuiltBytes))}
 		}
 	}
 	if err := f.Truncate(end); err != nil {
