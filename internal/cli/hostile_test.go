@@ -80,3 +80,26 @@ func TestTraceMissingRankCLI(t *testing.T) {
 		t.Errorf("analyze: code %d, want 0 and a note %q:\n%s%s", code, want, stdout, stderr)
 	}
 }
+
+// TestValidateManifestRefusesTrace: validate refuses a JSON trace a
+// window's manifest lists (or given --step or --direction), naming the
+// manifest's line, as analyze and decode do: it validated the trace and
+// ignored the manifest's labels.
+func TestValidateManifestRefusesTrace(t *testing.T) {
+	dir := window(t)
+	trace := exampleTrace(t, "moe.json")
+	man := filepath.Join(dir, "traces.yaml")
+	if err := os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 2, step: 7, direction: forward}\n- {capture: "+trace+", rank: 2, step: 7, direction: backward}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := man + ":2: " + trace + ": a JSON trace states its own ranks and invocations"
+	for _, cmd := range []string{"validate", "analyze"} {
+		_, stderr, code := runMain(t, cmd, "--invocation-manifest", man)
+		if code != 2 || (cmd == "validate" && !strings.Contains(stderr, want)) || !strings.Contains(stderr, "a JSON trace states its own ranks and invocations") {
+			t.Errorf("%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
+		}
+	}
+	if _, stderr, code := runMain(t, "validate", "--step", "3", trace); code != 2 || !strings.Contains(stderr, trace+": a JSON trace states its own ranks") {
+		t.Errorf("validate --step: code %d, want 2:\n%s", code, stderr)
+	}
+}
