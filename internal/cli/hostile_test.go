@@ -103,3 +103,4 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 		t.Errorf("validate --step: code %d, want 2:\n%s", code, stderr)
 	}
 }
+
