@@ -103,4 +103,3 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 		t.Errorf("validate --step: code %d, want 2:\n%s", code, stderr)
 	}
 }
-
