@@ -13,6 +13,15 @@ import (
 // thread's name. A 1 MB outer kernel name turned a 1 MB framework trace
 // into a 2.98 GB output.
 func (m *merger) capNames() {
+	for tid, n := range m.mk.coreNames {
+		// A core's thread_name goes into its thread's name, once an
+		// invocation.
+		if len(n) > kernelnames.MaxNameBytes {
+			m.warn("%s: the thread_name of tid %d is %s bytes long: kept its first %s bytes (the cap on a name, as in a names file) in the thread names",
+				m.mk.path, tid, groupInt(len(n)), groupInt(kernelnames.MaxNameBytes))
+			m.mk.coreNames[tid] = cutName(n)
+		}
+	}
 	warned := map[*kernel]bool{}
 	for _, inv := range m.mk.inv {
 		if k := inv.outer; len(k.name) > kernelnames.MaxNameBytes && !warned[k] {

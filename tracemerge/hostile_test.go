@@ -15,6 +15,9 @@ func TestLongNamesCapped(t *testing.T) {
 	long := "HyperMegaMoe_" + strings.Repeat("x", 100000)
 	fw := writeFile(t, "k.json", strings.Replace(kinetoTrace, `"HyperMegaMoe_abc123"`, `"`+long+`"`, 1))
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"+strings.Repeat("k", 9000)))
+	text := readText(t, mk)
+	text = strings.Replace(text, `"args":{"name":"AIC/0"}`, `"args":{"name":"`+strings.Repeat("c", 5000)+`"}`, 1)
+	mk = writeFile(t, "mkc.json", text)
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "HyperMegaMoe", KernelPatternSet: true})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +33,7 @@ func TestLongNamesCapped(t *testing.T) {
 	}
 	names, _ := m.threads("0")
 	for tid, name := range names {
-		if len(name) > 4096+20 {
+		if len(name) > 2*4096+1 { // kernelName/core name, each capped
 			t.Errorf("thread %v: a name of %d bytes", tid, len(name))
 		}
 	}
@@ -43,6 +46,7 @@ func TestLongNamesCapped(t *testing.T) {
 		"k.json:9: byte 497: the outer kernel",
 		": the outer kernel's name is 100,013 bytes long: kept its first 4,096 bytes (the cap on a name, as in a names file) in the events' parent_kernel",
 		": invocation 0: the kernelName is 9,012 bytes long: kept its first 4,096 bytes",
+		"mkc.json: the thread_name of tid 1000 is 5,000 bytes long: kept its first 4,096 bytes",
 	} {
 		if !strings.Contains(warnings, want) {
 			t.Errorf("warnings\n%s\nlack %q", warnings, want)
