@@ -109,6 +109,7 @@ bench:
 	./scripts/rss-names.sh 3
 	./scripts/bench-names.sh 5
 	./scripts/rss-trace.sh 3
+	./scripts/rss-hostile.sh
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:
