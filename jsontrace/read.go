@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -252,7 +253,8 @@ func Read(path, dir string) (*Trace, error) {
 				return nil
 			}
 			r.meta, r.metaAt = new(meta), at
-			if err := json.Unmarshal(raw.B, r.meta); err != nil {
+			// Keys as Python reads them: "RecordCount" is not recordCount.
+			if err := json.Unmarshal(jsonread.ExactKeys(raw.B, reflect.TypeFor[meta]()), r.meta); err != nil {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil

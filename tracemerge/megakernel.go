@@ -3,6 +3,7 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"github.com/megakernel/cycleabi/internal/jsonread"
 	"slices"
 	"strconv"
@@ -126,7 +127,8 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 				return nil
 			}
 			meta = new(mkMeta)
-			if err := json.Unmarshal(s.B, meta); err != nil {
+			// Keys as Python reads them: "RecordCount" is not recordCount.
+			if err := json.Unmarshal(jsonread.ExactKeys(s.B, reflect.TypeFor[mkMeta]()), meta); err != nil {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil

@@ -1,10 +1,12 @@
 package jsonread
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -187,6 +189,40 @@ func TestOneMeaningOfJSON(t *testing.T) {
 		}
 		if got := IsString([]byte(v), s); got != want {
 			t.Errorf("IsString(%s, %q) = %v, want %v", v, s, got, want)
+		}
+	}
+}
+
+// TestExactKeys: members whose key matches a field only without regard
+// to case are dropped, at any depth of struct fields and slices, so that
+// encoding/json reads what Python's json module reads; the rest is kept
+// as written.
+func TestExactKeys(t *testing.T) {
+	type inner struct {
+		Count *int `json:"recordCount"`
+	}
+	type outer struct {
+		Rank  *int    `json:"rank"`
+		Ranks []inner `json:"ranks"`
+		Sub   inner   `json:"sub"`
+	}
+	for in, want := range map[string]string{
+		`{"rank":1}`:                        `{"rank":1}`,
+		`{"RANK":9,"rank":1}`:               `{"rank":1}`,
+		`{"rank":1, "Rank":9}`:              `{"rank":1}`,
+		`{"Rank":9}`:                        `{}`,
+		`{"other":"x","Rank":9,"rank" : 2}`: `{"other":"x","rank" : 2}`,
+		`{"ranks":[{"RecordCount":5},{"recordCount":3}]}`: `{"ranks":[{},{"recordCount":3}]}`,
+		`{"sub":{"recordcount":1,"recordCount":2}}`:       `{"sub":{"recordCount":2}}`,
+		`{"r\"ank":1,"RANKS":[]}`:                         `{"r\"ank":1}`,
+	} {
+		got := string(ExactKeys([]byte(in), reflect.TypeFor[outer]()))
+		if got != want {
+			t.Errorf("ExactKeys(%s) = %s, want %s", in, got, want)
+		}
+		var a outer
+		if err := json.Unmarshal([]byte(got), &a); err != nil {
+			t.Errorf("%s: not JSON: %v", got, err)
 		}
 	}
 }
