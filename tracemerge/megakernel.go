@@ -3,8 +3,8 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"github.com/megakernel/cycleabi/internal/jsonread"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
