@@ -3,13 +3,13 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // SchemaVersions lists the megaKernelCycleTrace schema versions this build
