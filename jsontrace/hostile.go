@@ -3,8 +3,10 @@ package jsontrace
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
@@ -101,6 +103,67 @@ func (r *reader) unaccounted() []string {
 		}
 		if _, ok := r.sources[sourceKey{rank: *e.Rank}]; !ok {
 			out = append(out, missingSentence(fmt.Sprintf("megaKernelCycleTrace.ranks[%d] (rank %d)", i, *e.Rank), e.RecordCount))
+		}
+	}
+	return out
+}
+
+// maxThreadNames bounds the thread_name events kept to check against the
+// record events (more than any trace's cores).
+const maxThreadNames = 1 << 16
+
+// namedThread is a core a thread_name event names: "AIC/5" of pid 0.
+type namedThread struct {
+	pid   uint32
+	t     abi.CoreType
+	block uint32
+	at    jsonread.Pos
+}
+
+// threadName keeps the core a thread_name metadata event names (ph M,
+// name thread_name, args.name "AIC/5", as both writers name a core's
+// thread), to be found among the cores with record events; any other
+// event is no concern of it.
+func (r *reader) threadName(at jsonread.Pos) {
+	if len(r.threads) >= maxThreadNames || !jsonread.IsString(jsonread.Lookup(r.fields, "ph"), "M") ||
+		!jsonread.IsString(jsonread.Lookup(r.fields, "name"), "thread_name") {
+		return
+	}
+	pid, ok := uintArg(jsonread.Lookup(r.fields, "pid"))
+	if !ok || pid > 1<<32-1 {
+		return
+	}
+	var args []jsonread.Field
+	args, ok = jsonread.Fields(jsonread.Lookup(r.fields, "args"), nil)
+	if !ok {
+		return
+	}
+	name, _, _ := jsonread.StringCapped(jsonread.Lookup(args, "name"), 64)
+	typ, block, ok := strings.Cut(name, "/")
+	t, tok := abi.ParseCoreType(typ)
+	b, err := strconv.ParseUint(block, 10, 32)
+	if !ok || !tok || err != nil {
+		return
+	}
+	r.threads = append(r.threads, namedThread{pid: uint32(pid), t: t, block: uint32(b), at: at})
+}
+
+// threadsWithoutEvents names the cores a thread_name event names that
+// have no record event of the same pid: their events are gone (a trace
+// lists the threads of the cores with records only).
+func (r *reader) threadsWithoutEvents() []string {
+	var out []string
+	for _, th := range r.threads {
+		found := false
+		for _, s := range r.order {
+			if ci, ok := s.byKey[slotKey(th.t, th.block)]; ok && s.cores[ci].pid == th.pid {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("core %s/%d of rank %d has a thread_name event (line %d, byte %d) and no record events: its records are missing (an edited or truncated trace?)",
+				th.t, th.block, th.pid, th.at.Line, th.at.Offset))
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package jsontrace_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -161,5 +162,29 @@ func TestFrequencyRange(t *testing.T) {
 			continue
 		}
 		tr.Close()
+	}
+}
+
+// TestMissingCoreIsSaid: a core a thread_name event names (the writers
+// name the threads of the cores with records only) with no record event
+// is named, where the metadata states no recordCount to catch it: every
+// event of a core could vanish silently.
+func TestMissingCoreIsSaid(t *testing.T) {
+	thread := func(pid int, name string) string {
+		return fmt.Sprintf(`{"name":"thread_name","ph":"M","pid":%d,"tid":7,"args":{"name":%q}}`, pid, name)
+	}
+	text := trace(thread(0, "AIV/3"), thread(0, "AIC/9"), thread(1, "AIV/3"), thread(0, "not a core"), ev("TaskType_MatMul", ""))
+	text = strings.Replace(text, `"recordCount":1,`, ``, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := []string{
+		"core AIC/9 of rank 0 has a thread_name event (line 3, byte 90) and no record events: its records are missing (an edited or truncated trace?)",
+		"core AIV/3 of rank 1 has a thread_name event (line 4, byte 163) and no record events: its records are missing (an edited or truncated trace?)",
+	}
+	if got := strings.Join(tr.Missing, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("Missing:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
 	}
 }

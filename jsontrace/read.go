@@ -170,6 +170,7 @@ type sourceKey struct {
 type core struct {
 	t     abi.CoreType
 	block uint32
+	pid   uint32 // its first event's pid: its thread's process
 	entry uint64
 	count uint64
 	first jsonread.Pos
@@ -213,6 +214,9 @@ type reader struct {
 	args    []jsonread.Field
 	events  uint64
 	metaAt  jsonread.Pos // where megaKernelCycleTrace's value starts
+	// threads are the cores the trace's thread_name events name (see
+	// threadName).
+	threads []namedThread
 }
 
 // Read reads the trace at path (plain or gzip JSON) and rebuilds its
@@ -292,7 +296,7 @@ func Read(path, dir string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Missing, t.metaAt = r.unaccounted(), r.metaAt
+	t.Missing, t.metaAt = append(r.unaccounted(), r.threadsWithoutEvents()...), r.metaAt
 	t.Sources[0].Notes = append(t.Sources[0].Notes, t.Missing...)
 	return t, nil
 }
@@ -330,6 +334,7 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	}
 	// Compared decoded: "MegaKernel\u0049nternal" is MegaKernelInternal.
 	if !jsonread.IsString(jsonread.Lookup(r.fields, "ph"), "X") || !jsonread.IsString(jsonread.Lookup(r.fields, "cat"), "MegaKernelInternal") {
+		r.threadName(at)
 		return nil
 	}
 	args := jsonread.Lookup(r.fields, "args")
@@ -402,7 +407,8 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	if !ok {
 		ci = int32(len(s.cores))
 		s.byKey[slotKey(t, block)] = ci
-		s.cores = append(s.cores, &core{t: t, block: block, entry: v[9], first: at})
+		pid, _ := uintArg(jsonread.Lookup(r.fields, "pid"))
+		s.cores = append(s.cores, &core{t: t, block: block, entry: v[9], first: at, pid: uint32(pid)})
 	}
 	c := s.cores[ci]
 	if c.entry != v[9] {
