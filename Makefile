@@ -121,6 +121,7 @@ bench:
 	./scripts/rss-names.sh 3
 	./scripts/bench-names.sh 5
 	./scripts/rss-trace.sh 3
+	./scripts/rss-hostile.sh
 
 ## gpu-check: on a machine with an NVIDIA GPU and nvcc, the recorder on real silicon: examples/cuda in every publish mode, the whole chain, ns per Record, the slowdown and the live reader (docs/cuda.md); says so and checks nothing without nvcc
 gpu-check:

@@ -7,7 +7,8 @@
 // Analysis streams: one walk over the records in trace order (package
 // decode's k-way merge) fills per-core counters and per-group duration
 // distributions. Memory is O(cores + groups): at most DefaultExactLimit
-// exact durations in all (4 MiB), and a fixed 58 KiB histogram per group
+// exact durations in all (4 MiB), and a histogram per group (58 KiB at
+// most, a few hundred bytes for a few values)
 // past that (see Stat.Exact),
 // and with a schedule 24 bytes per producer record (flows.Dependencies)
 // plus the critical path's segments.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Delta compares one number of a base and a new analysis.
@@ -19,6 +20,10 @@ type Delta struct {
 	// Base is 0.
 	Abs    float64  `json:"abs"`
 	RelPct *float64 `json:"rel_pct"`
+	// exact says the numbers are the integers ib and in (cycles,
+	// counts): written exactly, where a float64 rounds past 2^53.
+	exact  bool
+	ib, in uint64
 }
 
 func delta(base, new float64) Delta {
@@ -28,6 +33,51 @@ func delta(base, new float64) Delta {
 		d.RelPct = &r
 	}
 	return d
+}
+
+// intDelta compares two integers: the float64 fields hold them rounded
+// (for sorting and percentages), the text and JSON show them exactly.
+func intDelta(base, new uint64) Delta {
+	d := delta(float64(base), float64(new))
+	d.exact, d.ib, d.in = true, base, new
+	return d
+}
+
+// texts returns Base, New and Abs as exact decimal integers (Abs signed,
+// "+" when positive); ok is false when the delta is not of integers.
+func (d Delta) texts() (base, new, abs string, ok bool) {
+	if !d.exact {
+		return "", "", "", false
+	}
+	base, new = strconv.FormatUint(d.ib, 10), strconv.FormatUint(d.in, 10)
+	switch {
+	case d.in > d.ib:
+		abs = "+" + strconv.FormatUint(d.in-d.ib, 10)
+	case d.in < d.ib:
+		abs = "-" + strconv.FormatUint(d.ib-d.in, 10)
+	default:
+		abs = "0"
+	}
+	return base, new, abs, true
+}
+
+// MarshalJSON writes the delta; integers exactly (2^64−1 as
+// 18446744073709551615, not 18446744073709551616).
+func (d Delta) MarshalJSON() ([]byte, error) {
+	type plain Delta
+	if !d.exact {
+		return json.Marshal(plain(d))
+	}
+	base, new, abs, _ := d.texts()
+	abs = strings.TrimPrefix(abs, "+")
+	rel := []byte("null")
+	if d.RelPct != nil {
+		var err error
+		if rel, err = json.Marshal(*d.RelPct); err != nil {
+			return nil, err
+		}
+	}
+	return fmt.Appendf(nil, `{"base":%s,"new":%s,"abs":%s,"rel_pct":%s}`, base, new, abs, rel), nil
 }
 
 // GroupDiff compares one task type or stage.
@@ -135,7 +185,7 @@ func keyOf(k *Rank) sectionKey {
 
 func compareRank(b, n *Rank) RankDiff {
 	d := RankDiff{Rank: n.Rank, Invocation: n.Invocation, BaseCapture: b.Capture, NewCapture: n.Capture,
-		Makespan: delta(float64(b.MakespanCycles), float64(n.MakespanCycles)),
+		Makespan: intDelta(b.MakespanCycles, n.MakespanCycles),
 		BusyPct:  map[string]Delta{}, Imbalance: map[string]Delta{}}
 	regions := map[string]bool{}
 	for r := range b.Regions {
@@ -186,10 +236,10 @@ func compareGroups(base, new []Stat) []GroupDiff {
 			n = *p.n
 		}
 		out = append(out, GroupDiff{Name: name, InBase: p.b != nil, InNew: p.n != nil,
-			Count:       delta(float64(b.Count), float64(n.Count)),
-			TotalCycles: delta(float64(b.TotalCycles), float64(n.TotalCycles)),
+			Count:       intDelta(b.Count, n.Count),
+			TotalCycles: intDelta(b.TotalCycles, n.TotalCycles),
 			MeanCycles:  delta(b.MeanCycles, n.MeanCycles),
-			P90Cycles:   delta(float64(b.P90Cycles), float64(n.P90Cycles))})
+			P90Cycles:   intDelta(b.P90Cycles, n.P90Cycles)})
 	}
 	slices.SortFunc(out, func(x, y GroupDiff) int {
 		return cmp.Or(cmp.Compare(math.Abs(y.TotalCycles.Abs), math.Abs(x.TotalCycles.Abs)), cmp.Compare(x.Name, y.Name))
@@ -214,7 +264,7 @@ func (d *Diff) IsZero() bool {
 			ds = append(ds, g.Count, g.TotalCycles, g.MeanCycles, g.P90Cycles)
 		}
 		for _, x := range ds {
-			if x.Abs != 0 {
+			if x.Abs != 0 || x.ib != x.in {
 				return false
 			}
 		}
@@ -243,6 +293,9 @@ func fmtDelta(d Delta, prec int) []string {
 		if *d.RelPct > 0 {
 			rel = "+" + rel
 		}
+	}
+	if base, new, abs, ok := d.texts(); ok && prec == 0 {
+		return []string{base, new, abs, rel}
 	}
 	abs := strconv.FormatFloat(d.Abs, 'f', prec, 64)
 	if math.Abs(d.Abs) < 0.5*math.Pow10(-prec) {

@@ -26,15 +26,15 @@ const (
 
 // dist keeps the durations of one group: the count, total and maximum
 // exactly, the values themselves while the analysis's budget of exact
-// values lasts, then a log-bucketed histogram (HDR-like): fixed memory
-// (58 KiB), and a
+// values lasts, then a log-bucketed histogram (HDR-like): at most 58 KiB
+// (a few hundred bytes for a few values), and a
 // percentile read from it is within 1/256 of the true value (the middle
 // of a bucket whose width is at most 1/128 of its lower bound), and never
 // above the maximum.
 type dist struct {
 	n, total, max uint64     // total saturates at 2^64-1 (see satAdd)
 	exact         [][]uint64 // chunks of chunkLen values
-	hist          []uint64   // histBuckets counts once exact overflowed, else nil
+	hist          *histogram // the counts once exact overflowed, else nil
 	budget        *int       // exact values the analysis may still keep
 }
 
@@ -48,23 +48,99 @@ func (d *dist) add(v uint64) {
 		if *d.budget > 0 {
 			*d.budget--
 			last := len(d.exact) - 1
-			if last < 0 || len(d.exact[last]) == chunkLen {
+			switch {
+			case last < 0:
+				// The first chunk grows as it fills (by append, to
+				// chunkLen): a group of a few values, one per stage of a
+				// capture of 65,536 stages, took 8 KiB for its chunk.
+				d.exact = [][]uint64{make([]uint64, 0, 2)}
+				last = 0
+			case len(d.exact[last]) >= chunkLen:
 				d.exact = append(d.exact, make([]uint64, 0, chunkLen))
 				last++
 			}
 			d.exact[last] = append(d.exact[last], v)
 			return
 		}
-		d.hist = make([]uint64, histBuckets)
+		d.hist = new(histogram)
 		for _, c := range d.exact {
 			for _, x := range c {
-				d.hist[bucketOf(x)]++
+				d.hist.add(bucketOf(x))
 			}
 			*d.budget += len(c)
 		}
 		d.exact = nil
 	}
-	d.hist[bucketOf(v)]++
+	d.hist.add(bucketOf(v))
+}
+
+// histogram counts values by bucket: a short sorted list of the buckets
+// in use while there are at most sparseMax (a group of a few values, one
+// per stage of a capture of 65,536 stages, took the whole 58 KiB), then
+// pages of histSub buckets (1 KiB each), made as values reach them.
+type histogram struct {
+	sparse []histCount
+	pages  *[histBuckets / histSub]*[histSub]uint64
+}
+
+type histCount struct {
+	b int32
+	n uint64
+}
+
+// sparseMax is how many buckets a histogram lists before it pages.
+const sparseMax = 32
+
+func (h *histogram) add(b int) {
+	if h.pages == nil {
+		i, found := slices.BinarySearchFunc(h.sparse, int32(b), func(c histCount, b int32) int { return int(c.b - b) })
+		if found {
+			h.sparse[i].n++
+			return
+		}
+		if len(h.sparse) < sparseMax {
+			h.sparse = slices.Insert(h.sparse, i, histCount{b: int32(b), n: 1})
+			return
+		}
+		h.pages = new([histBuckets / histSub]*[histSub]uint64)
+		for _, c := range h.sparse {
+			h.inc(int(c.b), c.n)
+		}
+		h.sparse = nil
+	}
+	h.inc(b, 1)
+}
+
+func (h *histogram) inc(b int, n uint64) {
+	p := h.pages[b/histSub]
+	if p == nil {
+		p = new([histSub]uint64)
+		h.pages[b/histSub] = p
+	}
+	p[b%histSub] += n
+}
+
+// each calls fn with each bucket in use and its count, in bucket order,
+// until fn returns false.
+func (h *histogram) each(fn func(b int, n uint64) bool) {
+	if h.pages == nil {
+		for _, c := range h.sparse {
+			if !fn(int(c.b), c.n) {
+				return
+			}
+		}
+		return
+	}
+	for i, p := range h.pages {
+		if p == nil {
+			continue
+		}
+		for j, n := range p {
+			if n > 0 && !fn(i*histSub+j, n) {
+				return
+			}
+		}
+	}
 }
 
 // bucketOf returns the histogram bucket of v.
@@ -122,12 +198,13 @@ func (d *dist) percentiles(ps ...uint64) []uint64 {
 	}
 	for i, p := range ps {
 		want, seen := rank(p, d.n), uint64(0)
-		for b, c := range d.hist {
+		d.hist.each(func(b int, c uint64) bool {
 			if seen += c; seen > want {
 				out[i] = min(bucketMid(b), d.max)
-				break
+				return false
 			}
-		}
+			return true
+		})
 	}
 	return out
 }

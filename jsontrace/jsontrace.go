@@ -52,6 +52,7 @@ func Sniff(path string) (bool, error) {
 		return false, err
 	}
 	b := head[:n]
+	var src io.Reader = f
 	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return false, err
@@ -61,7 +62,24 @@ func Sniff(path string) (bool, error) {
 			return false, nil // gzip of nothing readable: not a trace
 		}
 		n, _ = io.ReadFull(gz, head[:])
-		b = head[:n]
+		b, src = head[:n], gz
+	}
+	// A UTF-8 byte order mark, then any amount of whitespace, as the
+	// reader takes them: look at the first sniffBytes after them.
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	for {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		full := n == len(head)
+		if !full || len(b) == len(head) {
+			break
+		}
+		// Fill the rest of head after what is left.
+		k := copy(head[:], b)
+		m, _ := io.ReadFull(src, head[k:])
+		n, b = k+m, head[:k+m]
+		if m == 0 {
+			break
+		}
 	}
 	return looksLikeTrace(b), nil
 }

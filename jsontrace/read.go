@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 
@@ -31,6 +32,12 @@ const (
 	// MaxNames bounds the distinct descriptor and task names kept over
 	// all the captures of a trace.
 	MaxNames = 1 << 18
+	// MinFrequencyMHz and MaxFrequencyMHz bound a trace's
+	// cycleFrequencyMHz: 1 kHz to 1 THz holds every system counter (50
+	// MHz on Ascend parts) with room, and keeps 2^64-1 cycles a time of
+	// at most 1.8e13 s, so no time is a figure of hundreds of digits.
+	MinFrequencyMHz = 0.001
+	MaxFrequencyMHz = 1e6
 )
 
 // Error is a trace that cannot be read back into captures: malformed
@@ -46,6 +53,11 @@ type Trace struct {
 	Path string
 	// Sources are its captures, by rank, then invocation id.
 	Sources []*Source
+	// Missing names what megaKernelCycleTrace describes and the events do
+	// not hold at all (a rank or an invocation without one event), one
+	// sentence each; the first source's Notes and Validate say them too.
+	Missing []string
+	metaAt  jsonread.Pos
 	file    *os.File
 }
 
@@ -111,6 +123,8 @@ type Source struct {
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
+	// cutNames counts the names cut to the cap on a name.
+	cutNames int
 }
 
 // Request is the layout request the rebuilt capture decodes with: the
@@ -156,6 +170,7 @@ type sourceKey struct {
 type core struct {
 	t     abi.CoreType
 	block uint32
+	pid   uint32 // its first event's pid: its thread's process
 	entry uint64
 	count uint64
 	first jsonread.Pos
@@ -198,6 +213,10 @@ type reader struct {
 	fields  []jsonread.Field
 	args    []jsonread.Field
 	events  uint64
+	metaAt  jsonread.Pos // where megaKernelCycleTrace's value starts
+	// threads are the cores the trace's thread_name events name (see
+	// threadName).
+	threads []namedThread
 }
 
 // Read reads the trace at path (plain or gzip JSON) and rebuilds its
@@ -217,17 +236,29 @@ func Read(path, dir string) (*Trace, error) {
 	}
 	defer outfile.CloseScratch(spool)
 	r := &reader{path: path, st: st, sources: map[sourceKey]*Source{}, spool: spool, w: bufio.NewWriterSize(spool, 1<<20)}
+	sawEvents := false
 	err = st.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
+			if sawEvents {
+				// Python would keep the last; a stream cannot, and no
+				// profiler writes two.
+				return st.ErrorAt(at, "a second traceEvents key (a trace holds one array of events)")
+			}
+			sawEvents = true
 			return st.Array(false, "a trace event", r.event)
 		case "megaKernelCycleTrace":
 			var raw jsonread.Sink
 			if err := st.Value(&raw); err != nil {
 				return err
 			}
-			r.meta = new(meta)
-			if err := json.Unmarshal(raw.B, r.meta); err != nil {
+			if string(raw.B) == "null" {
+				r.meta = nil // as Python reads it: no metadata (a second key replaces the first)
+				return nil
+			}
+			r.meta, r.metaAt = new(meta), at
+			// Keys as Python reads them: "RecordCount" is not recordCount.
+			if err := json.Unmarshal(jsonread.ExactKeys(raw.B, reflect.TypeFor[meta]()), r.meta); err != nil {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil
@@ -261,7 +292,13 @@ func Read(path, dir string) (*Trace, error) {
 			return nil, err
 		}
 	}
-	return r.rebuild(dir, sorted)
+	t, err := r.rebuild(dir, sorted)
+	if err != nil {
+		return nil, err
+	}
+	t.Missing, t.metaAt = append(r.unaccounted(), r.threadsWithoutEvents()...), r.metaAt
+	t.Sources[0].Notes = append(t.Sources[0].Notes, t.Missing...)
+	return t, nil
 }
 
 // uintArg parses a non-negative JSON integer of at most 64 bits.
@@ -295,8 +332,9 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	if r.fields, ok = jsonread.Fields(raw, r.fields); !ok {
 		return r.st.ErrorAt(at, "a trace event is not an object")
 	}
-	// Compared as written: both writers write these without escapes.
-	if string(jsonread.Lookup(r.fields, "ph")) != `"X"` || string(jsonread.Lookup(r.fields, "cat")) != `"MegaKernelInternal"` {
+	// Compared decoded: "MegaKernel\u0049nternal" is MegaKernelInternal.
+	if !jsonread.IsString(jsonread.Lookup(r.fields, "ph"), "X") || !jsonread.IsString(jsonread.Lookup(r.fields, "cat"), "MegaKernelInternal") {
+		r.threadName(at)
 		return nil
 	}
 	args := jsonread.Lookup(r.fields, "args")
@@ -369,7 +407,8 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 	if !ok {
 		ci = int32(len(s.cores))
 		s.byKey[slotKey(t, block)] = ci
-		s.cores = append(s.cores, &core{t: t, block: block, entry: v[9], first: at})
+		pid, _ := uintArg(jsonread.Lookup(r.fields, "pid"))
+		s.cores = append(s.cores, &core{t: t, block: block, entry: v[9], first: at, pid: uint32(pid)})
 	}
 	c := s.cores[ci]
 	if c.entry != v[9] {
@@ -453,7 +492,7 @@ func (r *reader) name(s *Source, rec *abi.ProfileRecord, at jsonread.Pos) error 
 	if _, ok := s.descs[rec.DescID]; ok {
 		return nil
 	}
-	name, ok := jsonread.String(jsonread.Lookup(r.fields, "name"))
+	name, ok := r.cappedName(s, jsonread.Lookup(r.fields, "name"), fmt.Sprintf("the name of the first event of desc_id %d", rec.DescID), at)
 	if !ok {
 		return r.st.ErrorAt(at, "a MegaKernelInternal event without a string name")
 	}
@@ -473,7 +512,13 @@ func (r *reader) taskStage(s *Source, id uint32, a []byte, at jsonread.Pos) (str
 	if seen && len(a) == len(prev)+2 && a[0] == '"' && string(a[1:len(a)-1]) == prev {
 		return prev, nil
 	}
-	stage, ok := jsonread.String(a)
+	var stage string
+	var ok bool
+	if seen {
+		stage, _, ok = jsonread.StringCapped(a, kernelnames.MaxNameBytes)
+	} else {
+		stage, ok = r.cappedName(s, a, fmt.Sprintf("args.task_stage of task %d", id), at)
+	}
 	switch {
 	case !ok:
 		return "", r.st.ErrorAt(at, "args.task_stage is %.40s, expected a string", a)

@@ -167,7 +167,11 @@ func TestErrors(t *testing.T) {
 		{"count", strings.Replace(trace(good, good), `"recordCount":1`, `"recordCount":1`, 1), "the metadata says 1 records, the trace holds 2", 0},
 		{"capacity", strings.Replace(trace(good), `"AIV":16`, `"AIV":0`, 1), "AIV/3 has 1 record events, more than its capacity 0", 2},
 		{"buffer", strings.Replace(trace(good), bufBytes, "41473", 1), "profileBufferBytes 41473 is no whole number of cube slots", 0},
-		{"huge", strings.Replace(strings.Replace(trace(good), `"AIV":16`, `"AIV":134217712`, 1), `"profileBufferBytes":`+bufBytes, `"cubeSlots":4096`, 1), "more than the 1099511627776 bytes of buffers", 0},
+		{"huge", strings.Replace(strings.Replace(trace(good), `"AIV":16`, `"AIV":134217712`, 1), `"profileBufferBytes":`+bufBytes, `"cubeSlots":4096`, 1), "need 43,980,463,472,640 bytes of scratch, more than the 1,099,511,627,776", 0},
+		// Under 1 TiB of buffer, over it with the event offsets: the
+		// message named the buffer only ("879611346944 bytes ... more
+		// than the 1099511627776").
+		{"huge with offsets", strings.Replace(strings.Replace(trace(good), `"AIV":16`, `"AIV":3355440`, 1), `"profileBufferBytes":`+bufBytes, `"cubeSlots":4096`, 1), "its stated layout (879,611,346,944 bytes, and 219,902,836,736 bytes of event offsets) and those before it need 1,099,514,183,680 bytes of scratch, more than the 1,099,511,627,776 cycleabi rebuilds captures in", 0},
 		{"schema", strings.Replace(trace(good), `"schemaVersion":1`, `"schemaVersion":2`, 1), "schemaVersion 2 is not one this build reads", 0},
 		{"other rank", trace(ev("X", `"rank":3`)), "events of rank 3, which megaKernelCycleTrace does not describe", 2},
 		{"invocation", trace(ev("X", `"invocation_id":0`)), "events of invocation 0 of rank 0, which megaKernelCycleTrace.invocations does not list", 2},

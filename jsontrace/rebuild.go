@@ -96,13 +96,15 @@ func (r *reader) describe(s *Source, n int) error {
 	s.KernelName = firstString(pick(im, func(e *invocationMeta) *string { return e.KernelName }), rm.KernelName, m.KernelName)
 	s.SoCName = firstString(rm.SoCName, m.SoCName)
 	if mhz := firstFloat(rm.MHz, m.MHz); mhz != nil {
-		if !(*mhz > 0) || *mhz > 1e9 {
-			return &Error{File: r.path, Msg: fmt.Sprintf("megaKernelCycleTrace.cycleFrequencyMHz %v is not a frequency", *mhz)}
+		if !(*mhz >= MinFrequencyMHz && *mhz <= MaxFrequencyMHz) {
+			return &Error{File: r.path, Line: r.metaAt.Line, Offset: r.metaAt.Offset,
+				Msg: fmt.Sprintf("megaKernelCycleTrace.cycleFrequencyMHz %v is not a system-counter frequency (%v to %v MHz)", *mhz, MinFrequencyMHz, MaxFrequencyMHz)}
 		}
 		s.FrequencyMHz = *mhz
 	}
 	s.DetailedNames = firstBool(rm.Detailed, m.Detailed)
 	s.OwnerLabel = firstString(rm.OwnerLabel, m.OwnerLabel)
+	r.capMetaNames(s)
 
 	count := rm.RecordCount
 	dropped := rm.Dropped
@@ -279,7 +281,10 @@ func (r *reader) rebuild(dir string, sorted []*Source) (*Trace, error) {
 		cores += len(s.cores)
 		if end > maxRebuiltBytes {
 			t.Close()
-			return nil, &Error{File: r.path, Msg: fmt.Sprintf("%s: its stated layout (%d bytes) and those before it are more than the %d bytes of buffers cycleabi rebuilds (no device holds such a buffer)", s.Name, size, int64(maxRebuiltBytes))}
+			// end counts each buffer and its table of event offsets (8
+			// bytes a record slot): name both, and the sum compared.
+			return nil, &Error{File: r.path, Msg: fmt.Sprintf("%s: its stated layout (%s bytes, and %s bytes of event offsets) and those before it need %s bytes of scratch, more than the %s cycleabi rebuilds captures in (no device holds such a buffer)",
+				s.Name, groupDigits(uint64(size)), groupDigits(uint64(size/abi.ProfileRecordSize*8)), groupDigits(uint64(end)), groupDigits(maxRebuiltBytes))}
 		}
 	}
 	if err := f.Truncate(end); err != nil {

@@ -54,5 +54,18 @@ func (s *Source) Validate(o validate.Options) (*validate.Result, error) {
 			Expected: "0; plan larger capacities"}}}, res.Findings...)
 		res.Counts = append(res.Counts, validate.CodeCount{Code: validate.CodeDroppedTotal, Severity: capture.Warning, Count: 1, Kept: 1})
 	}
+	if s.trace != nil && len(s.trace.Sources) > 0 && s.trace.Sources[0] == s {
+		// What the metadata lists and no event holds, said once, on the
+		// trace's first capture.
+		var missing []validate.Finding
+		for _, m := range s.trace.Missing {
+			missing = append(missing, validate.Finding{Problem: capture.Problem{File: s.Name, Severity: capture.Warning,
+				Code: validate.CodeMissingCapture, Off: s.trace.metaAt.Offset, Record: -1, Value: m, Expected: "its events"}})
+		}
+		if len(missing) > 0 {
+			res.Findings = append(missing, res.Findings...)
+			res.Counts = append(res.Counts, validate.CodeCount{Code: validate.CodeMissingCapture, Severity: capture.Warning, Count: len(missing), Kept: len(missing)})
+		}
+	}
 	return res, nil
 }

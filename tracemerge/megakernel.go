@@ -3,12 +3,13 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // SchemaVersions lists the megaKernelCycleTrace schema versions this build
@@ -100,9 +101,14 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
+	sawEvents := false
 	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
+			if sawEvents {
+				return r.ErrorAt(at, "a second traceEvents key (a trace holds one array of events)")
+			}
+			sawEvents = true
 			return r.Array(false, "a trace event", func(raw []byte, at jsonread.Pos) error {
 				var ok bool
 				ms, ok = members(raw, ms)
@@ -116,8 +122,13 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			if err := r.Value(&s); err != nil {
 				return err
 			}
+			if string(s.B) == "null" {
+				meta = nil // as Python reads it: no metadata
+				return nil
+			}
 			meta = new(mkMeta)
-			if err := json.Unmarshal(s.B, meta); err != nil {
+			// Keys as Python reads them: "RecordCount" is not recordCount.
+			if err := json.Unmarshal(jsonread.ExactKeys(s.B, reflect.TypeFor[mkMeta]()), meta); err != nil {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil

@@ -395,8 +395,8 @@ func (m *merger) scan(raw []byte, at jsonread.Pos) error {
 		m.minTid = min(m.minTid, tid)
 	}
 	ph := get(ms, "ph")
-	if string(ph) == `"M"` {
-		if string(get(ms, "name")) == `"thread_sort_index"` {
+	if jsonread.IsString(ph, "M") {
+		if jsonread.IsString(get(ms, "name"), "thread_sort_index") {
 			m.args, _ = members(get(ms, "args"), m.args)
 			if idx, ok := intValue(get(m.args, "sort_index")); ok {
 				m.sortIndex[threadKey(get(ms, "pid"), tidRaw)] = idx

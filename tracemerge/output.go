@@ -32,170 +32,200 @@ type threadID struct {
 // writeMegaKernel writes the new threads' metadata and the MegaKernel
 // events, each after ",\n" (the framework's events come before).
 func (m *merger) writeMegaKernel(w io.Writer) error {
+	m.capNames()
 	threads, byID, err := m.assignThreads()
 	if err != nil {
 		return err
 	}
-	var b []byte
-	sep := func() {
-		if m.events > 0 {
-			b = append(b, ",\n"...)
-		}
-		m.events++
-	}
+	mw := &mkWriter{m: m, w: w, byID: byID, byInv: map[int64]*invocation{}, extra: map[int64][]byte{}}
 	for _, t := range threads {
-		sep()
-		b = chrome.AppendNameEvent(b, "thread_name", string(t.pid), t.tid, appendJSON(nil, t.kernelName+"/"+m.mk.coreName(t.core)))
-		sep()
-		b = chrome.AppendSortIndexEvent(b, string(t.pid), t.tid, t.sortIndex)
+		mw.sep()
+		mw.b = chrome.AppendNameEvent(mw.b, "thread_name", string(t.pid), t.tid, appendJSON(nil, t.kernelName+"/"+m.mk.coreName(t.core)))
+		mw.sep()
+		mw.b = chrome.AppendSortIndexEvent(mw.b, string(t.pid), t.tid, t.sortIndex)
 	}
-	if _, err := w.Write(b); err != nil {
+	if err := mw.flush(); err != nil {
 		return err
 	}
-	b = b[:0]
-
-	byInv := map[int64]*invocation{}
-	extra := map[int64][]byte{}
 	for _, inv := range m.mk.inv {
 		inv.delta.sub(&inv.outer.ts, &inv.first)
-		byInv[inv.id] = inv
+		mw.byInv[inv.id] = inv
+		// The outer kernel's name goes on every event: capped (capNames).
 		e := []byte(`"parent_kernel":`)
 		e = appendJSON(e, inv.outer.name)
 		e = fmt.Appendf(e, `,"parent_kernel_ts":%s,"parent_kernel_dur":%s,"cycle_trace_rank":%d,"cycle_trace_device_id":%d`,
 			inv.outer.ts.String(), inv.outer.dur.String(), m.mk.rank, m.mk.deviceID)
-		extra[inv.id] = e
+		mw.extra[inv.id] = e
 	}
 	r, err := openReader(m.mk.path)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	var ms, args []member
-	var ts, nts decimal
-	written, flows, lost := 0, 0, 0
-	var fixed []byte
-	err = eachEvent(r, func(raw []byte, at jsonread.Pos) error {
-		if !utf8.Valid(raw) {
-			fixed = fixUTF8(fixed, raw)
-			raw = fixed
-		}
-		var ok bool
-		if ms, ok = members(raw, ms); !ok {
-			return r.ErrorAt(at, "a trace event is not an object")
-		}
-		ph := string(get(ms, "ph"))
-		flow := ph == `"s"` || ph == `"t"` || ph == `"f"`
-		if ph != `"X"` && !flow {
-			return nil
-		}
-		pid, _ := intValue(get(ms, "pid"))
-		if pid != m.mk.rank {
-			return nil
-		}
-		tid, _ := intValue(get(ms, "tid"))
-		var inv *invocation
-		id := int64(0)
-		argsRaw := get(ms, "args")
-		args = args[:0]
-		if len(argsRaw) > 0 && argsRaw[0] == '{' {
-			args, _ = members(argsRaw, args)
-		}
-		if flow {
-			if parseTime(get(ms, "ts"), &ts) != timeOK {
-				return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
-			}
-			inv = m.flowInvocation(tid, &ts)
-			flows++
-			if inv == nil {
-				lost++
-				return nil
-			}
-		} else {
-			if v := get(args, "invocation_id"); v != nil {
-				id, _ = intValue(v)
-			}
-			if inv = byInv[id]; inv == nil {
-				return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
-			}
-		}
-		t := byID[threadID{string(inv.outer.pid), inv.kernelName, tid}]
-		sep()
-		last := 0
-		hasArgs := false
-		for _, mem := range ms {
-			var repl []byte
-			switch string(mem.Key) {
-			case "pid":
-				repl = inv.outer.pid
-			case "tid":
-				repl = strconv.AppendInt(nil, t.tid, 10)
-			case "ts":
-				if parseTime(mem.Value, &ts) != timeOK {
-					return r.ErrorAt(at, "ts %s is not a decimal number", mem.Value)
-				}
-				nts.add(&ts, &inv.delta)
-				repl = m.appendTime(nil, inv, nts.append(nil))
-			case "dur":
-				if inv.outer.quoted && mem.Value[0] != '"' {
-					repl = m.appendTime(nil, inv, mem.Value)
-				}
-			case "args":
-				if !flow && len(mem.Value) > 0 && mem.Value[0] == '{' {
-					hasArgs = true
-					closing := mem.End - 1
-					b = append(b, raw[last:closing]...)
-					if len(args) > 0 {
-						b = append(b, ',')
-					}
-					b = append(b, extra[id]...)
-					last = closing
-				}
-				continue
-			default:
-				continue
-			}
-			if repl != nil {
-				b = append(b, raw[last:mem.Start]...)
-				b = append(b, repl...)
-				last = mem.End
-			}
-		}
-		if !hasArgs && !flow {
-			// Before the event's closing brace.
-			closing := len(raw) - 1
-			b = append(b, raw[last:closing]...)
-			b = append(b, `,"args":{`...)
-			b = append(b, extra[id]...)
-			b = append(b, '}')
-			last = closing
-		}
-		b = append(b, raw[last:]...)
-		if flow {
-			m.res.MergedFlowEventCount++
-		} else {
-			written++
-		}
-		if len(b) >= 192<<10 {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
-		}
-		return nil
-	})
-	if err != nil {
+	mw.r = r
+	if err := eachEvent(r, mw.event); err != nil {
 		return err
 	}
-	if _, err := w.Write(b); err != nil {
+	if err := mw.flush(); err != nil {
 		return err
 	}
-	if written != m.mk.events || flows != m.mk.flows {
+	if mw.written != m.mk.events || mw.flows != m.mk.flows {
 		return &InputError{File: m.mk.path, Msg: "the MegaKernel trace changed while it was merged"}
 	}
-	if lost > 0 {
-		m.warn("%d of the MegaKernel trace's %d flow events (dependency arrows' ends) lie in no invocation's span on their core and were left out", lost, flows)
+	if mw.lost > 0 {
+		m.warn("%d of the MegaKernel trace's %d flow events (dependency arrows' ends) lie in no invocation's span on their core and were left out", mw.lost, mw.flows)
 	}
-	m.res.MergedEventCount = written
+	m.res.MergedEventCount = mw.written
+	return nil
+}
+
+// mkWriter is the state of the second pass over the MegaKernel trace,
+// which writes its events into the framework's.
+type mkWriter struct {
+	m     *merger
+	w     io.Writer
+	r     *jsonread.Reader
+	b     []byte // output not written yet
+	byID  map[threadID]*thread
+	byInv map[int64]*invocation
+	// extra holds the args each invocation's events get.
+	extra                map[int64][]byte
+	ms, args             []member
+	ts, nts              decimal
+	fixed                []byte
+	written, flows, lost int
+}
+
+// sep writes the separator before an event and counts it.
+func (mw *mkWriter) sep() {
+	if mw.m.events > 0 {
+		mw.b = append(mw.b, ",\n"...)
+	}
+	mw.m.events++
+}
+
+func (mw *mkWriter) flush() error {
+	_, err := mw.w.Write(mw.b)
+	mw.b = mw.b[:0]
+	return err
+}
+
+// event writes one event of the MegaKernel trace: an X event or a flow
+// event of the rank merged, moved under its invocation's outer kernel;
+// any other is left out.
+func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
+	m, r := mw.m, mw.r
+	if !utf8.Valid(raw) {
+		mw.fixed = fixUTF8(mw.fixed, raw)
+		raw = mw.fixed
+	}
+	var ok bool
+	if mw.ms, ok = members(raw, mw.ms); !ok {
+		return r.ErrorAt(at, "a trace event is not an object")
+	}
+	ph, _ := jsonread.String(get(mw.ms, "ph")) // escapes decoded, as the first pass reads it
+	flow := ph == "s" || ph == "t" || ph == "f"
+	if ph != "X" && !flow {
+		return nil
+	}
+	if pid, _ := intValue(get(mw.ms, "pid")); pid != m.mk.rank {
+		return nil
+	}
+	tid, _ := intValue(get(mw.ms, "tid"))
+	var inv *invocation
+	id := int64(0)
+	argsRaw := get(mw.ms, "args")
+	mw.args = mw.args[:0]
+	if len(argsRaw) > 0 && argsRaw[0] == '{' {
+		mw.args, _ = members(argsRaw, mw.args)
+	}
+	if flow {
+		if parseTime(get(mw.ms, "ts"), &mw.ts) != timeOK {
+			return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
+		}
+		inv = m.flowInvocation(tid, &mw.ts)
+		mw.flows++
+		if inv == nil {
+			mw.lost++
+			return nil
+		}
+	} else {
+		if v := get(mw.args, "invocation_id"); v != nil {
+			id, _ = intValue(v)
+		}
+		if inv = mw.byInv[id]; inv == nil {
+			return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
+		}
+	}
+	mw.sep()
+	if err := mw.rewrite(raw, at, inv, mw.byID[threadID{string(inv.outer.pid), inv.kernelName, tid}], id, flow); err != nil {
+		return err
+	}
+	if flow {
+		m.res.MergedFlowEventCount++
+	} else {
+		mw.written++
+	}
+	if len(mw.b) >= 192<<10 {
+		return mw.flush()
+	}
+	return nil
+}
+
+// rewrite appends event raw with its pid, tid and times moved under inv's
+// outer kernel on thread t, and (an X event) the invocation's args.
+func (mw *mkWriter) rewrite(raw []byte, at jsonread.Pos, inv *invocation, t *thread, id int64, flow bool) error {
+	m, b := mw.m, mw.b
+	last := 0
+	hasArgs := false
+	for _, mem := range mw.ms {
+		var repl []byte
+		switch string(mem.Key) {
+		case "pid":
+			repl = inv.outer.pid
+		case "tid":
+			repl = strconv.AppendInt(nil, t.tid, 10)
+		case "ts":
+			if parseTime(mem.Value, &mw.ts) != timeOK {
+				return mw.r.ErrorAt(at, "ts %s is not a decimal number", mem.Value)
+			}
+			mw.nts.add(&mw.ts, &inv.delta)
+			repl = m.appendTime(nil, inv, mw.nts.append(nil))
+		case "dur":
+			if inv.outer.quoted && mem.Value[0] != '"' {
+				repl = m.appendTime(nil, inv, mem.Value)
+			}
+		case "args":
+			if !flow && len(mem.Value) > 0 && mem.Value[0] == '{' {
+				hasArgs = true
+				closing := mem.End - 1
+				b = append(b, raw[last:closing]...)
+				if len(mw.args) > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, mw.extra[id]...)
+				last = closing
+			}
+			continue
+		default:
+			continue
+		}
+		if repl != nil {
+			b = append(b, raw[last:mem.Start]...)
+			b = append(b, repl...)
+			last = mem.End
+		}
+	}
+	if !hasArgs && !flow {
+		// Before the event's closing brace.
+		closing := len(raw) - 1
+		b = append(b, raw[last:closing]...)
+		b = append(b, `,"args":{`...)
+		b = append(b, mw.extra[id]...)
+		b = append(b, '}')
+		last = closing
+	}
+	mw.b = append(b, raw[last:]...)
 	return nil
 }
 

@@ -56,6 +56,10 @@ const (
 	// CodeIdleWorker: with --plan, a core the host plan gives tasks (a
 	// worker) wrote no record and dropped none (one finding per core).
 	CodeIdleWorker capture.Code = "idle-worker"
+	// CodeMissingCapture: a JSON trace's megaKernelCycleTrace lists a rank
+	// or an invocation, or a thread_name event names a core, that has not
+	// one record event in the trace (one finding for each, naming it).
+	CodeMissingCapture capture.Code = "missing-capture"
 )
 
 // CodeInfo documents one finding code.
@@ -98,5 +102,6 @@ func Codes() []CodeInfo {
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},
 		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or the cube slot count, differ from the host plan"},
 		{CodeIdleWorker, capture.Warning, "with --plan: a core the host plan gives tasks (a worker) wrote no record and dropped none; one finding per core, naming it"},
+		{CodeMissingCapture, capture.Warning, "a JSON trace's megaKernelCycleTrace lists a rank or invocation, or a thread_name event names a core, with not one record event in the trace; one finding for each, naming it (said on the first capture of the trace)"},
 	}
 }

@@ -140,7 +140,7 @@ func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Rep
 	}
 	// Streamed from the file already open (and checked), up to the bound
 	// in case it grew since; what is read is never held whole.
-	r, err := analyze.ReadReportFrom(path, io.NewSectionReader(file, 0, maxReportBytes))
+	r, err := analyze.ReadReportToCompare(path, io.NewSectionReader(file, 0, maxReportBytes))
 	var one [1]byte
 	if n, _ := file.ReadAt(one[:], maxReportBytes); n > 0 {
 		return nil, usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))

@@ -139,6 +139,11 @@ func loadSources(paths []string, flagRanks []uint, invs *invocationSet, req capt
 	for i, p := range paths {
 		var err error
 		if ins[i], err = tellInput(p); err != nil {
+			if w := invs.whereOrNil(); w != nil {
+				// A manifest's entry: named by its line, as decode names
+				// a capture it cannot read (a FIFO lost the prefix).
+				return s, usage(fmt.Errorf("%s: %w", w[i], errors.Unwrap(err)))
+			}
 			return s, err
 		}
 		anyTrace = anyTrace || ins[i].isTrace
@@ -341,4 +346,12 @@ func layoutFlagsGiven(changed func(string) bool, f *layoutFlags) bool {
 		}
 	}
 	return false
+}
+
+// whereOrNil is where for a window, nil for none (s nil).
+func (s *invocationSet) whereOrNil() []string {
+	if s == nil {
+		return nil
+	}
+	return s.where()
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -124,9 +125,17 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	labelled := f.invocations.manifest != "" || len(f.invocations.steps) > 0 || len(f.invocations.directions) > 0
 	paths, places, err := f.invocations.captures(paths)
 	if err != nil {
 		return usage(err)
+	}
+	if labelled {
+		// As the other commands: a trace's labels are its own, never the
+		// manifest's (validate ignored them).
+		if err := refuseTraces(paths, places); err != nil {
+			return err
+		}
 	}
 	fam, err := f.family.resolve("")
 	if err != nil {
@@ -299,4 +308,20 @@ func checkPath(path string, o validate.Options) []checked {
 		out = append(out, c)
 	}
 	return out
+}
+
+// refuseTraces refuses a JSON trace among captures given labels (a
+// manifest, --step, --direction), naming the manifest's line. A file
+// that cannot be read is left to validate to report with the others.
+func refuseTraces(paths, places []string) error {
+	for i, p := range paths {
+		if ok, err := jsontrace.Sniff(p); err == nil && ok {
+			where := p
+			if i < len(places) && places[i] != "" {
+				where = places[i] + ": " + p
+			}
+			return usage(fmt.Errorf("%s: a JSON trace states its own ranks and invocations: give it as an argument, without --invocation-manifest, --step or --direction", where))
+		}
+	}
+	return nil
 }

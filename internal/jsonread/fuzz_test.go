@@ -13,7 +13,7 @@ import (
 // the value byte for byte, decodes a string as encoding/json does, and
 // places an error inside the text.
 func FuzzReader(f *testing.F) {
-	for _, s := range []string{`{"tasks":{"0":"\ud83d\ude00"}}`, "[\"a\x7f\"]", `{"a":[1,-0.5e+3,true,null,{}]}`, `[1 2]`, `"\ud800x"`, "{\"a\":\"\x00\"}", `[01]`, `{"a" 1}`, "\"\xe2\x82\"", `[NaN]`, "{} \x00"} {
+	for _, s := range []string{`{"a":1,"a":2}`, `{"\u0061":[1],"b":{"a":3},"a":null}`, `"MegaKernel\u0049nternal"`, `{"tasks":{"0":"\ud83d\ude00"}}`, "[\"a\x7f\"]", `{"a":[1,-0.5e+3,true,null,{}]}`, `[1 2]`, `"\ud800x"`, "{\"a\":\"\x00\"}", `[01]`, `{"a" 1}`, "\"\xe2\x82\"", `[NaN]`, "{} \x00"} {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
@@ -41,8 +41,24 @@ func FuzzReader(f *testing.F) {
 		if !bytes.Equal(s.B, bytes.TrimSpace(data)) {
 			t.Fatalf("copied %q, want %q", s.B, bytes.TrimSpace(data))
 		}
+		// An object's members: each key's value (the last, of a key
+		// written twice) as encoding/json's map holds it.
+		var obj map[string]json.RawMessage
+		if tr := bytes.TrimSpace(data); len(tr) > 0 && tr[0] == '{' && json.Unmarshal(data, &obj) == nil {
+			fs, ok := Fields(s.B, nil)
+			if !ok {
+				t.Fatalf("Fields refused the object %q", s.B)
+			}
+			for k, v := range obj {
+				if got := Lookup(fs, k); !bytes.Equal(got, v) {
+					t.Fatalf("Lookup(%q) = %q, encoding/json %q", k, got, v)
+				}
+			}
+		}
+		// A string (encoding/json also "reads" null into a string, leaving
+		// it as it was: not a string).
 		var str string
-		if json.Unmarshal(data, &str) == nil {
+		if tr := bytes.TrimSpace(data); len(tr) > 0 && tr[0] == '"' && json.Unmarshal(data, &str) == nil {
 			r := NewSize("f", bytes.NewReader(data), 8+int(size))
 			got, err := r.Str()
 			if err != nil || string(got) != str {
@@ -50,6 +66,19 @@ func FuzzReader(f *testing.F) {
 			}
 			if u, ok := Unquote(bytes.TrimSpace(data)); !ok || u != str {
 				t.Fatalf("Unquote = %q, %v; encoding/json %q", u, ok, str)
+			}
+			// Cut at any cap: the string cut at a character's start.
+			limit := int(size%16) + 1
+			want := str
+			for len(want) > limit {
+				_, n := utf8.DecodeLastRuneInString(want)
+				want = want[:len(want)-n]
+			}
+			if c, _, ok := StringCapped(bytes.TrimSpace(data), limit); !ok || c != want {
+				t.Fatalf("StringCapped(%d) = %q, %v; want %q", limit, c, ok, want)
+			}
+			if !IsString(bytes.TrimSpace(data), str) {
+				t.Fatalf("IsString(%q) false", str)
 			}
 		}
 	})

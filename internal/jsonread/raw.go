@@ -50,14 +50,34 @@ func Fields(raw []byte, dst []Field) ([]Field, bool) {
 	return dst, true
 }
 
-// Lookup returns the value of key among fs, nil when absent.
+// Lookup returns the value of key among fs, nil when absent; of a key
+// an object holds twice, the last value, as Python's json module (which
+// upstream's tools read traces with) and encoding/json take it.
 func Lookup(fs []Field, key string) []byte {
-	for i := range fs {
+	for i := len(fs) - 1; i >= 0; i-- {
 		if string(fs[i].Key) == key {
 			return fs[i].Value
 		}
 	}
 	return nil
+}
+
+// IsString reports whether a raw (checked) JSON value is the string s,
+// its escapes decoded: "\u0058" is "X". Without an escape it costs no
+// allocation.
+func IsString(v []byte, s string) bool {
+	if len(v) == len(s)+2 && v[0] == '"' && string(v[1:len(v)-1]) == s {
+		return true
+	}
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	// An escape is at most 12 bytes for 4 of the string.
+	if len(v) > 6*len(s)+14 {
+		return false
+	}
+	u, ok := Unquote(v)
+	return ok && u == s
 }
 
 // String returns the string a raw (checked) JSON value holds, or false
@@ -234,3 +254,42 @@ func hex4(b []byte, off int) (rune, bool) {
 
 // StringEnd returns the index after the (checked) string starting at b[i].
 func StringEnd(b []byte, i int) int { return skipString(b, i) }
+
+// StringCapped returns the string a raw (checked) JSON value holds, cut
+// to at most max bytes (at a character's start), and, when it was cut,
+// the length of its text as written, quotes aside (0 when not cut). It reports
+// false when v is not a string. Only about 6 times max bytes of v are
+// decoded, so a hostile name of megabytes costs no copy of itself.
+func StringCapped(v []byte, max int) (s string, full int, ok bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", 0, false
+	}
+	raw := v[1 : len(v)-1]
+	if len(raw) <= max && !needsDecoding(raw) {
+		return string(raw), 0, true
+	}
+	// An escape is at most 12 bytes (a surrogate pair) for 4 of the
+	// string, and no escape less than 1 byte for 6: 6*max+12 bytes of
+	// the text hold the first max bytes of the string.
+	if len(raw) <= 6*max+12 {
+		d := appendUnquoted(nil, raw)
+		if len(d) <= max {
+			return string(d), 0, true
+		}
+		return string(cutUTF8(d, max)), len(raw), true
+	}
+	d := appendUnquoted(nil, raw[:6*max+12])
+	return string(cutUTF8(d, max)), len(raw), true
+}
+
+// cutUTF8 cuts b to at most max bytes at the start of a character.
+func cutUTF8(b []byte, max int) []byte {
+	if len(b) <= max {
+		return b
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return b[:i]
+}

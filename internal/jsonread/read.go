@@ -55,7 +55,7 @@ func (e *Error) Error() string {
 // memory: one value read whole (a trace event, a key, a string), or one
 // nesting, past these is an error.
 const (
-	MaxValueBytes = 64 << 20
+	MaxValueBytes = 16 << 20
 	// DefaultMaxDepth is Reader.MaxDepth unless the caller sets it.
 	DefaultMaxDepth = 512
 	// maxLiteral bounds a number or literal.
@@ -111,6 +111,7 @@ type Reader struct {
 	rec    *Sink
 	mark   int
 	recErr error
+	recAt  Pos // where the value being recorded starts
 	// lit and str hold a literal or string cut by a refill, and a decoded
 	// string.
 	lit, str []byte
@@ -152,6 +153,9 @@ func NewFile(path string, f io.ReadSeekCloser) (*Reader, error) {
 		r.src = gz
 		r.closers = append(r.closers, gz)
 	}
+	// A UTF-8 byte order mark (which some editors write) is not part of
+	// the JSON; whitespace after it is skipped as anywhere.
+	r.SkipBOM()
 	return r, nil
 }
 

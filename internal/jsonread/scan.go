@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -41,10 +42,21 @@ func (r *Reader) record() {
 	if r.rec == nil || r.recErr != nil {
 		return
 	}
-	if err := r.rec.write(r.buf[r.mark:r.i]); err != nil {
+	p := r.buf[r.mark:r.i]
+	limit := cmp.Or(r.MaxValue, MaxValueBytes)
+	if r.rec.W == nil && len(r.rec.B)+len(p) > limit {
+		// Refused before the bytes past the cap are kept: what is held
+		// never exceeds the cap. The error names where the value starts.
+		r.recErr = &Error{File: r.name, Line: r.recAt.Line, Offset: r.recAt.Offset, Msg: fmt.Sprintf("a value longer than %s bytes (the cap on one value read whole: a trace event, a key, a string)", groupDigits(int64(limit))), Err: ErrTooLong}
+	} else if r.rec.W == nil && cap(r.rec.B)-len(r.rec.B) < len(p) {
+		// Doubling, and never past the cap: refusing a hostile value
+		// allocates at most twice the cap in all (append's growth of
+		// 1.25 allocated five times it).
+		b := make([]byte, len(r.rec.B), min(max(2*cap(r.rec.B), len(r.rec.B)+len(p), 4096), limit))
+		copy(b, r.rec.B)
+		r.rec.B = append(b, p...)
+	} else if err := r.rec.write(p); err != nil {
 		r.recErr = err
-	} else if limit := cmp.Or(r.MaxValue, MaxValueBytes); r.rec.W == nil && len(r.rec.B) > limit {
-		r.recErr = &Error{File: r.name, Line: r.line, Offset: r.Offset(), Msg: fmt.Sprintf("a value longer than %d bytes", limit), Err: ErrTooLong}
 	}
 	r.mark = r.i
 }
@@ -57,7 +69,7 @@ func (r *Reader) Value(s *Sink) error {
 	if r.Peek(); r.i >= r.n {
 		return r.Errorf("expected a JSON value, found %s", r.Found())
 	}
-	r.rec, r.mark, r.recErr = s, r.i, nil
+	r.rec, r.mark, r.recErr, r.recAt = s, r.i, nil, r.Pos()
 	err := r.scanValue()
 	if err == nil {
 		r.record()
@@ -227,6 +239,9 @@ func (r *Reader) scanStr() error {
 			// The buffer ends inside the string.
 			if !r.fill() {
 				return r.ErrorAt(start, "a string has no closing quote")
+			}
+			if r.recErr != nil {
+				return r.recErr // past the cap: read no further
 			}
 			continue
 		}
@@ -405,7 +420,7 @@ func (r *Reader) Str() ([]byte, error) {
 	}
 	s := &r.strSink
 	s.B = s.B[:0]
-	r.rec, r.mark, r.recErr = s, r.i, nil
+	r.rec, r.mark, r.recErr, r.recAt = s, r.i, nil, r.Pos()
 	err := r.scanStr()
 	if err == nil {
 		r.record()
@@ -531,3 +546,12 @@ func (r *Reader) End(what string) error {
 // Escaped reports whether the last string Str read was written with an
 // escape.
 func (r *Reader) Escaped() bool { return !r.inBuf && bytes.IndexByte(r.raw, '\\') >= 0 }
+
+// groupDigits writes n with a comma every three digits.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

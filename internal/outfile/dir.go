@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 )
 
 // Dir is an output folder written whole or not at all: its files are
@@ -44,8 +42,12 @@ func CreateDir(path string) (*Dir, error) {
 	if parent == "" {
 		parent = "."
 	}
+	sweep(parent)
 	for range 100 {
-		name := filepath.Join(parent, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		// Named as a temporary file is, with its owner: a run killed
+		// while it writes leaves it, and the next output created here
+		// removes it (sweep).
+		name := tempName(parent, base)
 		locked(func() {
 			err = os.Mkdir(name, 0o777)
 			if err == nil {

@@ -25,7 +25,31 @@ const childEnv = "OUTFILE_TEST_CHILD"
 // a nameless one.
 const namedEnv = "OUTFILE_TEST_NAMED"
 
+// dirEnv makes the child write an output folder (CreateDir) where it
+// would write a file; noProcEnv makes it run as without /proc.
+const (
+	dirEnv    = "OUTFILE_TEST_DIR"
+	noProcEnv = "OUTFILE_TEST_NOPROC"
+)
+
 func TestMain(m *testing.M) {
+	if os.Getenv(noProcEnv) != "" {
+		procRoot = "/nonexistent-proc"
+	}
+	if path := os.Getenv(dirEnv); path != "" {
+		d, err := CreateDir(path)
+		if err != nil {
+			os.Exit(3)
+		}
+		f, err := d.Create("part-0.parquet")
+		if err != nil {
+			os.Exit(3)
+		}
+		f.Write([]byte("half a file"))
+		os.Stdout.WriteString("ready\n")
+		time.Sleep(time.Minute)
+		os.Exit(4)
+	}
 	if path := os.Getenv(childEnv); path != "" {
 		noAnonymous = noAnonymous || os.Getenv(namedEnv) != ""
 		HandleSignals()

@@ -16,9 +16,11 @@ import (
 // pid and token (ownerToken: on Linux the boot and the process's start
 // time) say which run wrote it. A run killed by SIGKILL, or a machine that
 // lost power, leaves one behind; the next output created in the same
-// folder removes every such file whose run has ended (sweep). Files whose
-// run is alive, files of other names, and what is not a regular file are
-// never touched.
+// folder removes every such file whose run has ended (sweep). An output
+// folder's temporary folder (CreateDir) is named the same way and swept
+// the same way, with what it holds. Files whose run is alive, files of
+// other names, and what is neither a regular file nor a folder (a
+// symbolic link) are never touched.
 
 // tempMarker separates the target's name from the owner in a temporary
 // file's name.
@@ -95,8 +97,15 @@ func sweep(dir string) {
 				continue
 			}
 			path := filepath.Join(dir, name)
-			if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+			st, err := os.Lstat(path)
+			switch {
+			case err != nil:
+			case st.Mode().IsRegular():
 				os.Remove(path)
+			case st.IsDir():
+				// An output folder's temporary (CreateDir), named the same
+				// way: a killed export left .out.tmp-<random> folders.
+				os.RemoveAll(path)
 			}
 		}
 		if err != nil {

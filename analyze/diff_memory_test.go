@@ -1,0 +1,84 @@
+package analyze_test
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// TestReadReportToCompare: a report read to be compared keeps no cores
+// nor path segments, yet compares as the report read whole does; and
+// what it holds does not grow with its cores (a report of 1M cores took
+// 352 MiB to diff).
+func TestReadReportToCompare(t *testing.T) {
+	d, deps := chainCapture(t, 2000)
+	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := analyze.NewReport([]*analyze.Rank{res}).WriteJSON(&text); err != nil {
+		t.Fatal(err)
+	}
+	full, err := analyze.ReadReportFrom("r.json", bytes.NewReader(text.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := analyze.ReadReportToCompare("r.json", bytes.NewReader(text.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := lean.Ranks[0]; len(k.Cores) != 0 || k.CriticalPath == nil || k.CriticalPath.Segments.Len() != 0 {
+		t.Errorf("lean: %d cores, path %v", len(k.Cores), k.CriticalPath)
+	}
+	if len(full.Ranks[0].Cores) == 0 || full.Ranks[0].CriticalPath.Segments.Len() == 0 {
+		t.Fatal("the full report has no cores or segments: the test proves nothing")
+	}
+	diffText := func(b, n *analyze.Report) string {
+		dd, err := analyze.Compare(b, n, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := dd.WriteJSON(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if a, b := diffText(full, full), diffText(lean, lean); a != b {
+		t.Errorf("the lean reports compare otherwise:\n%s\nwant\n%s", b, a)
+	}
+
+	// A report of many cores: what reading it to compare holds does not
+	// grow with them.
+	held := func(cores int) uint64 {
+		var b strings.Builder
+		b.WriteString(`{"abi_version":1,"abi_fingerprint":"x","ranks":[{"rank":0,"capture":"c","cores":[`)
+		for i := range cores {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"core":"AIV/%d","core_type":"AIV","block_id":%d,"records":3,"compute_cycles":100}`, i, i)
+		}
+		b.WriteString("]}]}")
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := analyze.ReadReportToCompare("many.json", strings.NewReader(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(r)
+		return after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+	}
+	small, big := held(10), held(200_000)
+	if big > small+1<<20 {
+		t.Errorf("reading 200,000 cores to compare holds %d bytes more than 10 do", big-small)
+	}
+}

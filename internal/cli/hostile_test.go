@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// TestTraceBOMAndLeadingWhitespace: a trace that starts with a UTF-8 byte
+// order mark, or with 600 spaces (more than the 512 bytes the sniffer
+// read), or both, is read as the trace it is by every command, end to
+// end. The mark made it "bad-capacity AIC/0", the spaces "blank text".
+func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
+	plain := exampleTrace(t, "moe.json")
+	text, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := func(path string) int {
+		t.Helper()
+		stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
+		if code != 0 {
+			t.Fatalf("analyze %s: code %d, want 0: %s", filepath.Base(path), code, stderr)
+		}
+		var r analyze.Report
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		return int(r.Ranks[0].Records)
+	}
+	want := records(plain)
+	dir := t.TempDir()
+	for name, prefix := range map[string]string{
+		"bom.json":       "\xef\xbb\xbf",
+		"spaces.json":    strings.Repeat(" ", 600),
+		"bomspaces.json": "\xef\xbb\xbf" + strings.Repeat(" ", 600) + "\n\t\r\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, append([]byte(prefix), text...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := records(p); got != want {
+			t.Errorf("%s: %d records, want %d", name, got, want)
+		}
+		if _, stderr, code := runMain(t, "validate", p); code != 0 {
+			t.Errorf("validate %s: code %d, want 0: %s", name, code, stderr)
+		}
+		if _, stderr, code := runMain(t, "decode", p, "-o", filepath.Join(dir, "out.json")); code != 0 {
+			t.Errorf("decode %s: code %d, want 0: %s", name, code, stderr)
+		}
+	}
+}
+
+// TestTraceMissingRankCLI: a rank the trace's metadata lists with no
+// event is a missing-capture warning in validate (exit 1 with --strict)
+// and a note in analyze; it vanished with exit 0.
+func TestTraceMissingRankCLI(t *testing.T) {
+	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(text), `"megaKernelCycleTrace":{`, `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":2974,"droppedRecordCount":10},{"rank":2,"recordCount":2974}],`, 1)
+	p := filepath.Join(t.TempDir(), "two.json")
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records"
+	stdout, stderr, code := runMain(t, "validate", p)
+	if code != 0 || !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "missing-capture") {
+		t.Errorf("validate: code %d, want 0 and a missing-capture warning %q:\n%s%s", code, want, stdout, stderr)
+	}
+	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
+		t.Errorf("validate --strict: code %d, want 1", code)
+	}
+	if stdout, stderr, code := runMain(t, "analyze", p); code != 0 || !strings.Contains(stdout, "note: "+want) {
+		t.Errorf("analyze: code %d, want 0 and a note %q:\n%s%s", code, want, stdout, stderr)
+	}
+}
+
+// TestValidateManifestRefusesTrace: validate refuses a JSON trace a
+// window's manifest lists (or given --step or --direction), naming the
+// manifest's line, as analyze and decode do: it validated the trace and
+// ignored the manifest's labels.
+func TestValidateManifestRefusesTrace(t *testing.T) {
+	dir := window(t)
+	trace := exampleTrace(t, "moe.json")
+	man := filepath.Join(dir, "traces.yaml")
+	if err := os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 2, step: 7, direction: forward}\n- {capture: "+trace+", rank: 2, step: 7, direction: backward}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := man + ":2: " + trace + ": a JSON trace states its own ranks and invocations"
+	for _, cmd := range []string{"validate", "analyze"} {
+		_, stderr, code := runMain(t, cmd, "--invocation-manifest", man)
+		if code != 2 || (cmd == "validate" && !strings.Contains(stderr, want)) || !strings.Contains(stderr, "a JSON trace states its own ranks and invocations") {
+			t.Errorf("%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
+		}
+	}
+	if _, stderr, code := runMain(t, "validate", "--step", "3", trace); code != 2 || !strings.Contains(stderr, trace+": a JSON trace states its own ranks") {
+		t.Errorf("validate --step: code %d, want 2:\n%s", code, stderr)
+	}
+}

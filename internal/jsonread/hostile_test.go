@@ -1,0 +1,228 @@
+package jsonread
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestValueCapNeverHeldPast: a value past MaxValue is refused at the
+// cap, naming where it starts, and the sink never holds a byte past the
+// cap (it held the cap plus one buffer before the check ran after the
+// append), through buffers of any size, in a string, an array and an
+// object.
+func TestValueCapNeverHeldPast(t *testing.T) {
+	const limit = 100
+	for _, in := range []string{
+		"\n  \"" + strings.Repeat("x", 1000) + `"`,
+		"\n  [" + strings.Repeat("1,", 500) + "1]",
+		"\n  {\"k\":\"" + strings.Repeat("é", 500) + `"}`,
+	} {
+		for size := 8; size <= 300; size += 23 {
+			r := NewSize("x", strings.NewReader(in), size)
+			r.MaxValue = limit
+			var s Sink
+			err := r.Value(&s)
+			if !errors.Is(err, ErrTooLong) {
+				t.Fatalf("%.10q (buffer %d): %v, want ErrTooLong", in, size, err)
+			}
+			if want := "x:2: byte 3: a value longer than 100 bytes (the cap on one value read whole: a trace event, a key, a string)"; err.Error() != want {
+				t.Errorf("%.10q (buffer %d): %v, want %s", in, size, err, want)
+			}
+			if len(s.B) > limit {
+				t.Errorf("%.10q (buffer %d): the sink holds %d bytes, past the cap of %d", in, size, len(s.B), limit)
+			}
+		}
+	}
+	// A value of exactly the cap is read.
+	in := `"` + strings.Repeat("x", limit-2) + `"`
+	r := NewSize("x", strings.NewReader(in), 8)
+	r.MaxValue = limit
+	if got, err := r.Str(); err != nil || len(got) != limit-2 {
+		t.Errorf("a value of the cap: %d bytes, %v", len(got), err)
+	}
+}
+
+// endless is a reader of a JSON string that never ends: the test's input
+// of any size without holding it.
+type endless struct{ started bool }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if !e.started {
+		e.started = true
+		p[0] = '"'
+		return 1, nil
+	}
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// TestDefaultCapBoundsMemory: a 100 MB string (here: one that never ends)
+// is refused after the reader allocated about the cap, not several times
+// it: the peak memory of a hostile value is the cap's.
+func TestDefaultCapBoundsMemory(t *testing.T) {
+	r := NewSize("x", io.LimitReader(&endless{}, 100<<20), 256<<10)
+	got := allocated(func() {
+		if err := r.Value(&Sink{}); !errors.Is(err, ErrTooLong) {
+			t.Fatalf("%v, want ErrTooLong", err)
+		}
+	})
+	// Appending to the cap allocates about twice it in all (the slice
+	// doubles); the old reader held 64 MiB and allocated about 150.
+	if got > 5*MaxValueBytes/2 {
+		t.Errorf("refusing a 100 MB value allocated %d bytes, more than 2.5 times the cap of %d", got, MaxValueBytes)
+	}
+	if MaxValueBytes > 16<<20 {
+		t.Errorf("MaxValueBytes %d: the cap keeps a hostile trace within 64 MiB only up to 16 MiB (docs/limits.md)", MaxValueBytes)
+	}
+}
+
+// TestOpenSkipsBOM: a file that starts with a UTF-8 byte order mark, then
+// any amount of whitespace, reads as the JSON after them, plain or
+// gzip-compressed (the mark was "expected a JSON value, found byte 0xef").
+func TestOpenSkipsBOM(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"bom.json":    "\xef\xbb\xbf{\"a\":1}",
+		"bomws.json":  "\xef\xbb\xbf" + strings.Repeat(" ", 600) + "\n\t{\"a\":1}",
+		"spaces.json": strings.Repeat(" ", 600) + "{\"a\":1}",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Sink
+		err = r.Value(&s)
+		if err == nil {
+			err = r.End("value")
+		}
+		r.Close()
+		if err != nil || string(s.B) != `{"a":1}` {
+			t.Errorf("%s: %q, %v", name, s.B, err)
+		}
+	}
+	// A mark anywhere else is not skipped.
+	p := filepath.Join(dir, "late.json")
+	os.WriteFile(p, []byte(" \xef\xbb\xbf{}"), 0o644)
+	r, _ := Open(p)
+	defer r.Close()
+	if err := r.Value(&Sink{}); err == nil || !strings.Contains(err.Error(), "byte 0xef") {
+		t.Errorf("a mark after a space: %v", err)
+	}
+}
+
+// allocated is the bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestStringCapped: a string is cut at max bytes, at a character's start,
+// as the decoded string cut by hand would be (escapes of every length at
+// the cut), and one within the cap is whole.
+func TestStringCapped(t *testing.T) {
+	for _, body := range []string{
+		strings.Repeat("a", 50),
+		strings.Repeat(`\u00e9`, 30),
+		strings.Repeat(`\ud83d\ude00`, 20),
+		strings.Repeat("é", 30) + `\n`,
+		"ab" + strings.Repeat(`\"`, 40),
+		strings.Repeat("x", 8),
+	} {
+		want, ok := Unquote([]byte(`"` + body + `"`))
+		if !ok {
+			t.Fatalf("%s: not a string", body)
+		}
+		for max := 1; max <= 20; max++ {
+			got, full, ok := StringCapped([]byte(`"`+body+`"`), max)
+			w := want
+			for len(w) > max {
+				_, size := utf8.DecodeLastRuneInString(w)
+				w = w[:len(w)-size]
+			}
+			wantFull := 0
+			if w != want {
+				wantFull = len(body)
+			}
+			if !ok || got != w || full != wantFull {
+				t.Errorf("%.20s cut at %d: %q, %d, %v; want %q, %d", body, max, got, full, ok, w, wantFull)
+			}
+		}
+	}
+	if _, _, ok := StringCapped([]byte("12"), 4); ok {
+		t.Error("a number is not a string")
+	}
+}
+
+// TestOneMeaningOfJSON: a key an object holds twice reads as its last
+// value (Python's json module, encoding/json); a string compares with
+// its escapes decoded.
+func TestOneMeaningOfJSON(t *testing.T) {
+	fs, ok := Fields([]byte(`{"a":1,"b":2,"a":3}`), nil)
+	if !ok || string(Lookup(fs, "a")) != "3" || string(Lookup(fs, "b")) != "2" || Lookup(fs, "c") != nil {
+		t.Errorf("Lookup: a=%s b=%s c=%s; want 3, 2 and absent", Lookup(fs, "a"), Lookup(fs, "b"), Lookup(fs, "c"))
+	}
+	for v, want := range map[string]bool{
+		`"X"`: true, `"\u0058"`: true, `"\u0058 "`: false, `"x"`: false, `X`: false, `""`: false,
+		`"MegaKernel\u0049nternal"`: true, `"MegaKernelInternal"`: true, `"MegaKernel\u0049ntern"`: false,
+	} {
+		s := "X"
+		if strings.Contains(v, "Mega") {
+			s = "MegaKernelInternal"
+		}
+		if got := IsString([]byte(v), s); got != want {
+			t.Errorf("IsString(%s, %q) = %v, want %v", v, s, got, want)
+		}
+	}
+}
+
+// TestExactKeys: members whose key matches a field only without regard
+// to case are dropped, at any depth of struct fields and slices, so that
+// encoding/json reads what Python's json module reads; the rest is kept
+// as written.
+func TestExactKeys(t *testing.T) {
+	type inner struct {
+		Count *int `json:"recordCount"`
+	}
+	type outer struct {
+		Rank  *int    `json:"rank"`
+		Ranks []inner `json:"ranks"`
+		Sub   inner   `json:"sub"`
+	}
+	for in, want := range map[string]string{
+		`{"rank":1}`:                        `{"rank":1}`,
+		`{"RANK":9,"rank":1}`:               `{"rank":1}`,
+		`{"rank":1, "Rank":9}`:              `{"rank":1}`,
+		`{"Rank":9}`:                        `{}`,
+		`{"other":"x","Rank":9,"rank" : 2}`: `{"other":"x","rank" : 2}`,
+		`{"ranks":[{"RecordCount":5},{"recordCount":3}]}`: `{"ranks":[{},{"recordCount":3}]}`,
+		`{"sub":{"recordcount":1,"recordCount":2}}`:       `{"sub":{"recordCount":2}}`,
+		`{"r\"ank":1,"RANKS":[]}`:                         `{"r\"ank":1}`,
+	} {
+		got := string(ExactKeys([]byte(in), reflect.TypeFor[outer]()))
+		if got != want {
+			t.Errorf("ExactKeys(%s) = %s, want %s", in, got, want)
+		}
+		var a outer
+		if err := json.Unmarshal([]byte(got), &a); err != nil {
+			t.Errorf("%s: not JSON: %v", got, err)
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package jsontrace_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// TestNamesCapped: an event's name and a task_stage longer than a names
+// file's cap are cut to its 4,096 bytes, each with a note naming the
+// event's line and byte, and the metadata's kernelName too (they were
+// kept whole: a 60 MB stage name made decode write it on every event of
+// its descriptor).
+func TestNamesCapped(t *testing.T) {
+	long := strings.Repeat("n", 10000)
+	stage := strings.Repeat("s", 5000)
+	text := trace(ev("TaskType_"+long, `"task_stage":"`+stage+`"`))
+	text = strings.Replace(text, `"kernelName":"MegaMoe"`, `"kernelName":"`+strings.Repeat("k", 7000)+`"`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := tr.Sources[0]
+	if got, _ := s.Names.Tasks.Lookup(7); got != stage[:4096] {
+		t.Errorf("task_stage: %d bytes, want the first 4096", len(got))
+	}
+	for id, n := range s.Names.Stages {
+		if len(n) > 4096 {
+			t.Errorf("stage %d: a name of %d bytes", id, len(n))
+		}
+	}
+	if len(s.KernelName) != 4096 {
+		t.Errorf("kernelName: %d bytes, want 4096", len(s.KernelName))
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, want := range []string{
+		"line 2, byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
+		"line 2, byte 17: args.task_stage of task 7 is 5,000 bytes long",
+		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes\n%s\nwant %q", notes, want)
+		}
+	}
+}
+
+// TestMissingRankIsSaid: a rank the metadata lists with not one event in
+// the trace is named (Trace.Missing, the first capture's notes, a
+// missing-capture warning from Validate, which --strict makes exit 1);
+// the same for an invocation of a window. They vanished silently.
+func TestMissingRankIsSaid(t *testing.T) {
+	ranks := `"ranks":[{"rank":0,"recordCount":1},{"rank":2,"recordCount":2974},{"rank":5}],`
+	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"kernelName"`, ranks+`"kernelName"`, 1)
+	text = strings.Replace(text, `"rank":0,"deviceId":0,`, ``, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := []string{
+		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing (an edited or truncated trace?)",
+		"megaKernelCycleTrace.ranks[2] (rank 5) has no events in the trace: its records, if it wrote any, are missing (an edited or truncated trace?)",
+	}
+	if strings.Join(tr.Missing, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("Missing = %q, want %q", tr.Missing, want)
+	}
+	notes := strings.Join(tr.Sources[0].Notes, "\n")
+	for _, w := range want {
+		if !strings.Contains(notes, w) {
+			t.Errorf("notes %q lack %q", notes, w)
+		}
+	}
+	res, err := tr.Sources[0].Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Count(validate.CodeMissingCapture); got != 2 || res.Warnings() < 2 {
+		t.Errorf("missing-capture findings: %d (warnings %d), want 2", got, res.Warnings())
+	}
+
+	// A window's invocation without events.
+	inv := `"invocations":[{"invocationId":0,"recordCount":1},{"invocationId":1,"recordCount":40}],`
+	text = strings.Replace(trace(ev("TaskType_MatMul", `"invocation_id":0`)), `"kernelName"`, inv+`"kernelName"`, 1)
+	tr2, err := jsontrace.Read(write(t, "w.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if want := "megaKernelCycleTrace.invocations[1] (invocation 1) has no events in the trace, where its recordCount says 40 records"; len(tr2.Missing) != 1 || !strings.HasPrefix(tr2.Missing[0], want) {
+		t.Errorf("window: Missing = %q, want %q", tr2.Missing, want)
+	}
+}
+
+// TestSniffAfterBOMAndWhitespace: the sniffer looks past a byte order
+// mark and any amount of whitespace (it read 512 bytes), and the first
+// key after them may lie anywhere (here across its 512-byte reads).
+func TestSniffAfterBOMAndWhitespace(t *testing.T) {
+	body := trace(ev("TaskType_MatMul", ""))
+	for _, prefix := range []string{"\xef\xbb\xbf", strings.Repeat(" ", 600), "\xef\xbb\xbf" + strings.Repeat("\n", 509), strings.Repeat(" ", 5000)} {
+		ok, err := jsontrace.Sniff(write(t, "t.json", prefix+body))
+		if err != nil || !ok {
+			t.Errorf("%d bytes of prefix: Sniff = %v, %v; want a trace", len(prefix), ok, err)
+		}
+	}
+	for _, text := range []string{strings.Repeat(" ", 2000), "\xef\xbb\xbf", strings.Repeat(" ", 600) + "[1]"} {
+		if ok, err := jsontrace.Sniff(write(t, "t.json", text)); err != nil || ok {
+			t.Errorf("%.10q: Sniff = %v, %v; want not a trace", text, ok, err)
+		}
+	}
+}
+
+// TestJSONReadAsPython: the trace reads as Python's json module reads it:
+// an escaped ph or cat is the string it encodes (the record was dropped
+// silently), a key an event holds twice is its last value (the reader
+// took the first), megaKernelCycleTrace: null is no metadata (it was
+// accepted as an empty one), and a second traceEvents is refused at its
+// place (a stream cannot keep only the last; no profiler writes two).
+func TestJSONReadAsPython(t *testing.T) {
+	escaped := strings.Replace(strings.Replace(ev("TaskType_MatMul", ""), `"cat":"MegaKernelInternal"`, `"cat":"MegaKernel\u0049nternal"`, 1), `"ph":"X"`, `"ph":"\u0058"`, 1)
+	// The metadata's recordCount too: 7, then 2 (the last); and
+	// "RecordCount" is another key, which encoding/json alone took for it.
+	text := strings.Replace(trace(ev("TaskType_MatMul", `"end_cycle":1000,"end_cycle":1200`), escaped), `"recordCount":1`, `"recordCount":7,"recordCount":2,"RecordCount":99`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if s := tr.Sources[0]; s.Records != 2 {
+		t.Errorf("%d records, want 2 (the escaped event counts; end_cycle 1000 then 1200 is 1200, after start_cycle 1100)", s.Records)
+	}
+	null := strings.Replace(trace(ev("TaskType_MatMul", "")), meta1, `"megaKernelCycleTrace":null`, 1)
+	if _, err := jsontrace.Read(write(t, "n.json", null), ""); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
+		t.Errorf("megaKernelCycleTrace null: %v, want no megaKernelCycleTrace object", err)
+	}
+	two := strings.Replace(trace(ev("TaskType_MatMul", "")), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
+	if _, err := jsontrace.Read(write(t, "two.json", two), ""); err == nil || !strings.Contains(err.Error(), ":2: byte 33: a second traceEvents key") {
+		t.Errorf("two traceEvents: %v", err)
+	}
+}
+
+// TestFrequencyRange: a cycleFrequencyMHz outside 0.001 to 1e6 MHz is
+// refused at the metadata, naming it (1e-300 was taken: decode and export
+// then failed with exit 2, analyze printed times of 300 digits).
+func TestFrequencyRange(t *testing.T) {
+	for _, f := range []string{"1e-300", "0.0009", "0", "-50", "1000001", "1e308"} {
+		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
+		_, err := jsontrace.Read(write(t, "t.json", text), "")
+		want := ":4: byte 333: megaKernelCycleTrace.cycleFrequencyMHz "
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)") {
+			t.Errorf("%s MHz: %v, want %q", f, err, want)
+		}
+	}
+	for _, f := range []string{"0.001", "50", "1e6"} {
+		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
+		tr, err := jsontrace.Read(write(t, "t.json", text), "")
+		if err != nil {
+			t.Errorf("%s MHz: %v", f, err)
+			continue
+		}
+		tr.Close()
+	}
+}
+
+// TestMissingCoreIsSaid: a core a thread_name event names (the writers
+// name the threads of the cores with records only) with no record event
+// is named, where the metadata states no recordCount to catch it: every
+// event of a core could vanish silently.
+func TestMissingCoreIsSaid(t *testing.T) {
+	thread := func(pid int, name string) string {
+		return fmt.Sprintf(`{"name":"thread_name","ph":"M","pid":%d,"tid":7,"args":{"name":%q}}`, pid, name)
+	}
+	text := trace(thread(0, "AIV/3"), thread(0, "AIC/9"), thread(1, "AIV/3"), thread(0, "not a core"), ev("TaskType_MatMul", ""))
+	text = strings.Replace(text, `"recordCount":1,`, ``, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := []string{
+		"core AIC/9 of rank 0 has a thread_name event (line 3, byte 90) and no record events: its records are missing (an edited or truncated trace?)",
+		"core AIV/3 of rank 1 has a thread_name event (line 4, byte 163) and no record events: its records are missing (an edited or truncated trace?)",
+	}
+	if got := strings.Join(tr.Missing, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("Missing:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}

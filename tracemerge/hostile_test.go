@@ -1,0 +1,94 @@
+package tracemerge
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestLongNamesCapped: an outer kernel's name, which merge copies into
+// the args of every MegaKernel event, and the MegaKernel kernelName, in
+// every new thread's name, are cut to 4,096 bytes with a warning naming
+// the event; the output stays a small multiple of the inputs (a 1 MB
+// name made a 1 MB framework trace a 2.98 GB output).
+func TestLongNamesCapped(t *testing.T) {
+	long := "HyperMegaMoe_" + strings.Repeat("x", 100000)
+	fw := writeFile(t, "k.json", strings.Replace(kinetoTrace, `"HyperMegaMoe_abc123"`, `"`+long+`"`, 1))
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"+strings.Repeat("k", 9000)))
+	text := readText(t, mk)
+	text = strings.Replace(text, `"args":{"name":"AIC/0"}`, `"args":{"name":"`+strings.Repeat("c", 5000)+`"}`, 1)
+	mk = writeFile(t, "mkc.json", text)
+	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "HyperMegaMoe", KernelPatternSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.raw) > 200000 {
+		t.Errorf("the output is %d bytes for a framework trace of %d", len(m.raw), len(kinetoTrace)+len(long))
+	}
+	for _, e := range m.internal() {
+		args, _ := e["args"].(map[string]any)
+		if p, _ := args["parent_kernel"].(string); p != long[:4096] {
+			t.Errorf("parent_kernel of %d bytes, want the name's first 4096", len(p))
+		}
+	}
+	names, _ := m.threads("0")
+	for tid, name := range names {
+		if len(name) > 2*4096+1 { // kernelName/core name, each capped
+			t.Errorf("thread %v: a name of %d bytes", tid, len(name))
+		}
+	}
+	var ws []string
+	for _, w := range m.res["warnings"].([]any) {
+		ws = append(ws, w.(string))
+	}
+	warnings := strings.Join(ws, "\n")
+	for _, want := range []string{
+		"k.json:9: byte 497: the outer kernel",
+		": the outer kernel's name is 100,013 bytes long: kept its first 4,096 bytes (the cap on a name, as in a names file) in the events' parent_kernel",
+		": invocation 0: the kernelName is 9,012 bytes long: kept its first 4,096 bytes",
+		"mkc.json: the thread_name of tid 1000 is 5,000 bytes long: kept its first 4,096 bytes",
+	} {
+		if !strings.Contains(warnings, want) {
+			t.Errorf("warnings\n%s\nlack %q", warnings, want)
+		}
+	}
+}
+
+// TestMegaKernelReadAsPython: merge reads the MegaKernel trace as
+// Python's json module does: megaKernelCycleTrace: null is no metadata
+// (refused as a missing object is; it was taken as an empty one), a
+// second traceEvents is refused at its place (both arrays were merged),
+// and an event whose ph is written with an escape is the event it
+// encodes in both passes (the second pass compared the raw text and
+// failed with "changed while it was merged").
+func TestMegaKernelReadAsPython(t *testing.T) {
+	fw := writeFile(t, "k.json", kinetoTrace)
+	o := Options{Framework: fw, KernelPattern: "HyperMegaMoe", KernelPatternSet: true}
+	o.MegaKernel = writeMK(t, simpleMK, "null")
+	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
+		t.Errorf("null metadata: %v, want no megaKernelCycleTrace object", err)
+	}
+	text := strings.Replace(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
+	o.MegaKernel = writeFile(t, "two.json", text)
+	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "two.json:2: byte 33: a second traceEvents key") {
+		t.Errorf("two traceEvents: %v", err)
+	}
+	text = strings.ReplaceAll(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), `"ph":"X"`, `"ph":"\u0058"`)
+	o.MegaKernel = writeFile(t, "esc.json", text)
+	m, err := runMerge(t, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(m.internal()); got != len(simpleMK) {
+		t.Errorf("%d events merged, want %d", got, len(simpleMK))
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
