@@ -18,8 +18,7 @@ const maxFuncLines = 120
 // and an entry whose function is no longer long fails the test so that it
 // goes.
 var longFuncs = map[string]bool{
-	"cli.runDecode":              true, // internal/cli/decode.go: the input layer takes it apart
-	"tracemerge.writeMegaKernel": true, // tracemerge/output.go
+	"cli.runDecode": true, // internal/cli/decode.go: the input layer takes it apart
 }
 
 // TestNoFuncOverMaxLines: no function of a hand-written non-test file is
