@@ -172,11 +172,11 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, chooses the
 		// family before --kernel-name.
-		fam, err := in.family.resolve(src.kernelNames[i])
+		fam, n, err := in.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names), false)
 		if err != nil {
-			return nil, usage(err)
+			return nil, exitFor(err)
 		}
-		inputNames[i], in.families[i] = src.names(i, names).WithFamily(fam), fam
+		inputNames[i], in.families[i] = n, fam
 	}
 	deps, err := dependenciesAll(src.decoded, sched, inputNames)
 	if err != nil {

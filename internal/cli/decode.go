@@ -207,15 +207,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
 		// capture and chooses its family before --kernel-name.
-		kernel := f.family.kernelName
-		if k := src.kernelNames[i]; k != "" {
-			kernel = k
-		}
-		fam, err := f.family.resolve(kernel)
+		kernel := f.family.kernelFor(src.kernelNames[i])
+		fam, n, err := f.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names), false)
 		if err != nil {
-			return usage(err)
+			return exitFor(err)
 		}
-		inputNames[i] = src.names(i, names).WithFamily(fam)
+		inputNames[i] = n
 		owner := f.ownerLabel
 		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
 			owner = fam.OwnerLabel()
