@@ -71,10 +71,14 @@ type Source struct {
 	// states none. (Kernel families are chosen from it.)
 	KernelName string
 	// SoCName and FrequencyMHz are the trace's socName and
-	// cycleFrequencyMHz: "" and 0 when it states none (upstream's window
-	// export does not).
+	// cycleFrequencyMHz: "" and, when it states none (upstream's window
+	// export does not), the frequency its events imply (FromEvents), else 0.
 	SoCName      string
 	FrequencyMHz float64
+	// FromEvents says FrequencyMHz is not stated but worked out from the
+	// events' cycles and durations ((end_cycle - start_cycle) / dur,
+	// checked to agree over every event; Notes say so).
+	FromEvents bool
 	// DetailedNames and OwnerLabel say how the trace named its events.
 	DetailedNames bool
 	OwnerLabel    string
@@ -108,6 +112,7 @@ type Source struct {
 	step    *int64
 	dir     string
 	devSet  bool
+	freq    eventFreq
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
@@ -379,6 +384,7 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 		return r.st.ErrorAt(at, "%s has more than %d events, more records than a slot can hold", c, abi.MaxRecordsPerCore)
 	}
 	s.Records++
+	s.freq.add(rec.EndCycle-rec.StartCycle, jsonread.Lookup(r.fields, "dur"), at)
 	if err := r.name(s, &rec, at); err != nil {
 		return err
 	}

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// upstreamWindow writes a window trace as upstream's multi-invocation
+// export does: no cycleFrequencyMHz, kernelName or rank at the top (they
+// are per invocation, where present), every event with its cycles and its
+// ts and dur in µs written in full, at mhz. durs, when not nil, replaces
+// the events' durs as written. It returns the path and the events' span
+// in µs by their own timestamps (the latest ts + dur less the earliest
+// ts), the independent figure analyze must agree with.
+func upstreamWindow(t *testing.T, mhz float64, durs []string) (string, float64) {
+	t.Helper()
+	const anchor = 1_000_000
+	// One invocation on one AIV core: 37,020 cycles at 1000 MHz, 37.02 µs.
+	spans := [][2]uint64{{0, 10_000}, {10_000, 20_000}, {20_000, 37_020}}
+	var evs []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range spans {
+		start, end := anchor+s[0], anchor+s[1]
+		ts := float64(start-anchor) / mhz
+		dur := strconv.FormatFloat(float64(end-start)/mhz, 'g', -1, 64)
+		if durs != nil {
+			dur = durs[i]
+		}
+		d, _ := strconv.ParseFloat(dur, 64)
+		lo, hi = min(lo, ts), max(hi, ts+d)
+		evs = append(evs, fmt.Sprintf(`{"name":"TaskType_MatMul","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":%s,"dur":%s,"args":{"rank":0,"device_id":3,"core_type":"AIV","block_id":0,"task_id":%d,"desc_id":131175,"stage_task_index":0,"task_number":1,"start_cycle":%d,"end_cycle":%d,"core_entry_cycle":%d,"invocation_id":0,"step":1,"direction":"forward"}}`,
+			strconv.FormatFloat(ts, 'g', -1, 64), dur, i, start, end, anchor))
+	}
+	meta := fmt.Sprintf(`"megaKernelCycleTrace":{"schemaVersion":1,"windowIndex":0,"anchorCycle":%d,"invocationCount":1,"recordCount":3,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[{"invocationId":0,"step":1,"direction":"forward","kernelName":"MegaKernel","rank":0,"deviceId":3,"recordCount":3,"droppedRecordCount":0}],"warnings":[]}`, anchor)
+	path := filepath.Join(t.TempDir(), "window.json")
+	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(evs, ",\n")+`],`+meta+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, hi - lo
+}
+
+// TestWindowFrequencyFromEvents: a window that states no frequency is
+// read at the one its events imply, and the run says so; analyze's
+// makespan is the events' own span (37.02 µs), not 20 times it (the
+// default 50 MHz of --soc ascend910b gave 740.4 µs before). A flag still
+// decides over the events.
+func TestWindowFrequencyFromEvents(t *testing.T) {
+	path, spanUs := upstreamWindow(t, 1000, nil)
+	stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Ranks[0]
+	const said = "the trace states no cycle frequency (cycleFrequencyMHz): 1000 MHz from its 3 events' cycles over their durations"
+	if !strings.Contains(strings.Join(r.Notes, "\n"), said) {
+		t.Errorf("the report's notes = %q, want them to say the frequency came from the events", r.Notes)
+	}
+	if _, stderr, _ := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json")); !strings.Contains(stderr, said) {
+		t.Errorf("decode: stderr = %q, want it to say the frequency came from the events", stderr)
+	}
+	if r.CycleFrequencyMHz != 1000 || math.Abs(r.MakespanUs-spanUs) > 1e-9 {
+		t.Errorf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs)
+	}
+	stdout, stderr, code = runMain(t, "analyze", path, "--format", "json", "--freq-mhz", "50")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Ranks[0].MakespanUs; math.Abs(got-spanUs*20) > 1e-6 {
+		t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, spanUs*20)
+	}
+}
+
+// TestWindowFrequencyDisagrees: events that imply different frequencies
+// are an error naming two of them (line and byte), exit 1.
+func TestWindowFrequencyDisagrees(t *testing.T) {
+	// The second event's dur says 50 MHz, the others 1000.
+	path, _ := upstreamWindow(t, 1000, []string{"10", "200", "17.02"})
+	_, stderr, code := runMain(t, "analyze", path)
+	if code != exitInvalid {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, exitInvalid)
+	}
+	for _, want := range []string{"events disagree", "the event at line 2", "the event at line 1", "--freq-mhz"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+		}
+	}
+}
