@@ -79,6 +79,9 @@ type Source struct {
 	// events' cycles and durations ((end_cycle - start_cycle) / dur,
 	// checked to agree over every event; Notes say so).
 	FromEvents bool
+	// WindowIndex is upstream's window object's windowIndex, nil when the
+	// trace states none.
+	WindowIndex *int64
 	// DetailedNames and OwnerLabel say how the trace named its events.
 	DetailedNames bool
 	OwnerLabel    string
@@ -506,6 +509,8 @@ func (r *reader) addName(at jsonread.Pos) error {
 // invocations (both writers).
 type meta struct {
 	SchemaVersion *int              `json:"schemaVersion"`
+	WindowIndex   *int64            `json:"windowIndex"`
+	AnchorCycle   *uint64           `json:"anchorCycle"`
 	Rank          *uint32           `json:"rank"`
 	DeviceID      *uint32           `json:"deviceId"`
 	SoCName       *string           `json:"socName"`

@@ -102,6 +102,7 @@ func (r *reader) describe(s *Source, n int) error {
 		s.FrequencyMHz = *mhz
 	}
 	s.DetailedNames = firstBool(rm.Detailed, m.Detailed)
+	s.WindowIndex = m.WindowIndex
 	s.OwnerLabel = firstString(rm.OwnerLabel, m.OwnerLabel)
 
 	count := rm.RecordCount

@@ -47,11 +47,21 @@ func TestInfer(t *testing.T) {
 		{name: "task type 107 alone", ev: Evidence{DescIDs: []uint32{tt + 107}}, noneFits: true, warn: true},
 		// A trace's names decide: the event says TaskType_ShmemGetMem.
 		{name: "named 107", ev: Evidence{DescIDs: []uint32{tt + 107}, StageNames: map[uint32]string{tt + 107: "TaskType_ShmemGetMem"}},
-			want: abi.FamilyMegaMoe, from: "MegaMoe, MegaMoeGrad name them alike"},
+			want: abi.FamilyMegaMoe, from: "MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph name them alike"},
 		// Graph stage ids alone say nothing; a name the trace gives them does.
 		{name: "graph ids", ev: Evidence{DescIDs: []uint32{0x30000, 0x30001}}},
 		{name: "named graph ids", ev: Evidence{DescIDs: []uint32{0x30000, 0x30001}, StageNames: map[uint32]string{0x30000: "Softplus", 0x30001: "Sqrt"}},
-			want: abi.FamilyMegaGateRoute, from: "only MegaGateRoute"},
+			want: abi.FamilyMegaGateRoute, from: "MegaGateRoute, MegaGateRouteGen name them alike"},
+		// Graph-driven MegaMoe: a trace names its graph stages as the
+		// operators' diagnostic names (forward/graph.py@f4ae1a7a).
+		{name: "named MegaMoe graph stages", ev: Evidence{DescIDs: []uint32{wait, 0x30000, 0x30001, 0x30004},
+			StageNames: map[uint32]string{0x30000: "Dispatch", 0x30001: "GMM1", 0x30004: "Combine"}},
+			want: abi.FamilyMegaMoeGraph, from: "desc ids 0x30000, 0x30001, 0x30004 (only MegaMoeGraph names them so)"},
+		{name: "named MegaMoeGrad graph stages", ev: Evidence{DescIDs: []uint32{0x30005, 0x30006}, StageNames: map[uint32]string{0x30005: "CombineGrad", 0x30006: "W1Grad"}},
+			want: abi.FamilyMegaMoeGradGraph},
+		// The fork's generated gate ABI numbers task types 128..134, which
+		// no other table has: they alone choose it.
+		{name: "fork gate task types", ev: Evidence{DescIDs: []uint32{tt + 128, tt + 134}}, want: abi.FamilyMegaGateRouteGen},
 		{name: "a name that contradicts", ev: Evidence{DescIDs: []uint32{0x10001}, StageNames: map[uint32]string{0x10001: "Scatter"}},
 			candidates: nil, warn: false},
 	}

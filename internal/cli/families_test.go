@@ -329,7 +329,7 @@ func TestKernelFamilyChoice(t *testing.T) {
 		if code != exitUsage {
 			t.Errorf("%v: code = %v, want %v", cmd, code, exitUsage)
 		}
-		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMhc,`; !strings.Contains(errOut, want) {
+		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph, MegaMhc,`; !strings.Contains(errOut, want) {
 			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
 		}
 	}
