@@ -100,3 +100,32 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectionCommaSeparated: --direction forward,backward is two
+// directions, as --step 3,3 is two steps: the same window as the flags
+// repeated, byte for byte.
+func TestDirectionCommaSeparated(t *testing.T) {
+	dir := t.TempDir()
+	capPath := "../../examples/moe_layer.bin"
+	outs := [2]string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	for i, args := range [][]string{
+		{"--step", "3", "--step", "3", "--direction", "forward", "--direction", "backward"},
+		{"--step", "3,3", "--direction", "forward,backward"},
+	} {
+		_, stderr, code := runMain(t, append([]string{"decode", capPath, capPath, "-o", outs[i]}, args...)...)
+		if code != exitOK {
+			t.Fatalf("%v: %s: code = %v", args, stderr, code)
+		}
+	}
+	a, err := os.ReadFile(outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(outs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) || !strings.Contains(string(a), `"direction":"backward"`) {
+		t.Errorf("--direction forward,backward wrote another window than the flags repeated")
+	}
+}
