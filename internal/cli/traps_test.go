@@ -129,3 +129,77 @@ func TestDirectionCommaSeparated(t *testing.T) {
 		t.Errorf("--direction forward,backward wrote another window than the flags repeated")
 	}
 }
+
+// headerDropped sums the droppedCount of every core header of a raw
+// capture of 72 slots of the given capacity, read straight from the bytes
+// (CoreHeader: u64 entryCycle, u32 recordCount, u32 droppedCount, ...; a
+// slot is the 64-byte header and capacity 32-byte records).
+func headerDropped(t *testing.T, path string, capacity int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stride := 64 + capacity*32
+	if len(b) != 72*stride {
+		t.Fatalf("%s: %d bytes, want 72 slots of %d", path, len(b), stride)
+	}
+	var n uint64
+	for s := 0; s < 72; s++ {
+		h := b[s*stride:]
+		n += uint64(h[12]) | uint64(h[13])<<8 | uint64(h[14])<<16 | uint64(h[15])<<24
+	}
+	return n
+}
+
+// TestDiffShowsDropped: diff of a run that dropped records and one that
+// did not shows the dropped count change, in JSON and in text, with the
+// counts the captures' headers hold.
+func TestDiffShowsDropped(t *testing.T) {
+	dir := t.TempDir()
+	base := "../../examples/moe_layer.bin"
+	sched := filepath.Join(dir, "s.yaml")
+	src, err := os.ReadFile("../../examples/moe_layer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sched, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The example was synthesized at --capacity-scale 0.8 and dropped
+	// records; at the planned capacities nothing is dropped.
+	newCap := filepath.Join(dir, "new.bin")
+	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != exitOK {
+		t.Fatalf("synth: %s: code = %v", stderr, code)
+	}
+	capOf := func(p string) int {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return (int(st.Size())/72 - 64) / 32
+	}
+	wantBase, wantNew := headerDropped(t, base, capOf(base)), headerDropped(t, newCap, capOf(newCap))
+	if wantBase == wantNew {
+		t.Fatalf("both captures dropped %d: the test needs a change", wantBase)
+	}
+	stdout, stderr, code := runMain(t, "diff", base, newCap, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	var d struct {
+		Ranks []struct {
+			Dropped struct{ Base, New, Abs float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Ranks[0].Dropped; got.Base != float64(wantBase) || got.New != float64(wantNew) || got.Abs != float64(wantNew)-float64(wantBase) {
+		t.Errorf("dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
+	}
+	stdout, _, _ = runMain(t, "diff", base, newCap)
+	if !strings.Contains(stdout, "dropped") {
+		t.Errorf("text diff %q, want a dropped row", stdout)
+	}
+}
