@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -162,4 +163,36 @@ func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, n
 		names = &c
 	}
 	return fam, names, nil
+}
+
+// unnamed is validate --strict's check of the capture file at path (read
+// with req): "" when a flag names its family, a kernel name chooses one,
+// or its ids need none; else what its ids need, naming --kernel-family
+// (validate checked them under no family). A capture that does not read
+// again says nothing here: validate has reported it.
+func (f *familyFlags) unnamed(path string, req capture.Request) string {
+	if f.family != "" {
+		return ""
+	}
+	if _, ok := abi.FamilyForKernel(f.kernelName); ok {
+		return ""
+	}
+	c, err := capture.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	d, err := decode.Decode(c, req)
+	if err != nil {
+		return ""
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return ""
+	}
+	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: recs.DescIDs})
+	if dec.Family != abi.FamilyNone {
+		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
+	}
+	return dec.Warning(path)
 }

@@ -203,3 +203,27 @@ func TestDiffShowsDropped(t *testing.T) {
 		t.Errorf("text diff %q, want a dropped row", stdout)
 	}
 }
+
+// TestValidateStrictFamily: validate --strict refuses a MegaMoe capture
+// read under no family (its stage ids 0x10001.. are MegaMoe's), naming
+// --kernel-family; named, or without --strict, it passes.
+func TestValidateStrictFamily(t *testing.T) {
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capPath := filepath.Join(dir, "c.bin")
+	if _, stderr, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != exitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	_, stderr, code := runMain(t, "validate", capPath, "--strict")
+	if code != exitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
+		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
+	}
+	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
+		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != exitOK {
+			t.Errorf("validate %v: code %v, stderr %q; want 0", args, code, stderr)
+		}
+	}
+}
