@@ -132,6 +132,10 @@ func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, n
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.family == "" && f.fs != nil && f.fs.Changed("kernel-name") {
 		f.say(w, "kernel-name", fmt.Sprintf("cycleabi: note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, kernelNameList()))
 	}
+	if f.family != "" && len(fam.Stages()) == 0 {
+		// Named, and no stage to name a task by: nothing to read.
+		return fam, names.WithFamily(fam), nil
+	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
 		return fam, nil, err
