@@ -1,6 +1,9 @@
 package kernelfamily
 
 import (
+	"encoding/binary"
+	"errors"
+	"io"
 	"maps"
 	"slices"
 
@@ -23,29 +26,61 @@ type Records struct {
 const mixed = ^uint32(0)
 
 // Scan reads every record of d once for its desc ids and, per task, the
-// id a family may name as the task's stage. Its cost is one walk; its
-// memory the distinct ids plus one entry per task with such an id.
+// id a family may name as the task's stage. It reads each core's records
+// as they lie in the capture (no order is needed), a chunk at a time; its
+// memory is the distinct ids plus one entry per task with such an id.
+// Records a partial capture lacks are not read.
 func Scan(d *decode.Decoded) (*Records, error) {
-	ids := map[uint32]struct{}{}
+	// cand[id] says whether id may be a family's stage (stageCandidate,
+	// asked once per distinct id); its keys are the distinct ids.
+	cand := map[uint32]bool{}
+	lastDesc, lastCand := uint32(0), false
+	haveLast := false
 	tasks := map[uint32]uint32{}
+	buf := make([]byte, scanChunk*abi.ProfileRecordSize)
 	err := d.WithSlots(func() error {
-		return d.Records(func(r decode.Record) bool {
-			ids[r.DescID] = struct{}{}
-			if stageCandidate(r.DescID) {
-				if prev, ok := tasks[r.TaskID]; !ok {
-					tasks[r.TaskID] = r.DescID
-				} else if prev != r.DescID {
-					tasks[r.TaskID] = mixed
+		for _, a := range d.Summary.Active {
+			for i := 0; i < a.Count; i += scanChunk {
+				n := min(scanChunk, a.Count-i)
+				b := buf[:n*abi.ProfileRecordSize]
+				got, err := d.Capture.ReadAt(b, int64(a.Slot.RecordOffset(uint32(i))))
+				if err != nil && !errors.Is(err, io.EOF) {
+					return err
+				}
+				for r := 0; r+abi.ProfileRecordSize <= got; r += abi.ProfileRecordSize {
+					desc := binary.LittleEndian.Uint32(b[r+abi.ProfileRecordDescIDOffset:])
+					task := binary.LittleEndian.Uint32(b[r+abi.ProfileRecordTaskIDOffset:])
+					if !haveLast || desc != lastDesc {
+						c, ok := cand[desc]
+						if !ok {
+							c = stageCandidate(desc)
+							cand[desc] = c
+						}
+						lastDesc, lastCand, haveLast = desc, c, true
+					}
+					if lastCand {
+						if prev, ok := tasks[task]; !ok {
+							tasks[task] = desc
+						} else if prev != desc {
+							tasks[task] = mixed
+						}
+					}
+				}
+				if got < len(b) {
+					break
 				}
 			}
-			return true
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Records{DescIDs: slices.Sorted(maps.Keys(ids)), taskDesc: tasks}, nil
+	return &Records{DescIDs: slices.Sorted(maps.Keys(cand)), taskDesc: tasks}, nil
 }
+
+// scanChunk is how many records Scan reads at once (128 KiB).
+const scanChunk = 4096
 
 // stageCandidate reports whether some family may name id as a stage: an
 // id of the runtime or graph-stage namespace the schema does not name.
