@@ -72,6 +72,12 @@ type Decision struct {
 	// Conflicts are ids the chosen family does not name, when a kernel
 	// name chose it (the data may be of another family).
 	Conflicts []uint32
+	// Variants are the families a kernel name does not choose (no kernel
+	// names) that extend the chosen family's name and name every graph
+	// stage id it leaves Unnamed (MegaMoeGraph, for a graph-driven MegaMoe
+	// capture under the kernel name MegaMoe).
+	Variants []abi.Family
+	Unnamed  []uint32
 }
 
 // maxShown bounds the ids a decision's text lists.
@@ -84,11 +90,18 @@ func Infer(e Evidence) Decision {
 	ids = slices.Compact(ids)
 	if f, ok := abi.FamilyForKernel(e.KernelName); ok {
 		d := Decision{Family: f, From: fmt.Sprintf("kernel name %q", e.KernelName)}
+		var graph []uint32
 		for _, id := range ids {
 			if conflicts(f, id, e.StageNames) {
 				d.Conflicts = append(d.Conflicts, id)
 			}
+			if ns, _ := abi.LookupDesc(id); ns == abi.NamespaceGraphStage && e.StageNames[id] == "" {
+				if _, named := f.DescSchemaName(id); !named {
+					graph = append(graph, id)
+				}
+			}
 		}
+		d.Variants, d.Unnamed = variants(f, graph), graph
 		return d
 	}
 	type fit struct {
@@ -144,6 +157,31 @@ func Infer(e Evidence) Decision {
 		return Decision{Family: x.f, From: fmt.Sprintf("%s (%s)", idList(x.shown), only)}
 	}
 	return Decision{Candidates: fams, Ambiguous: true, NoneFits: none, Shown: shown}
+}
+
+// variants returns the families with no kernel names whose name starts
+// with f's and that name every id of graph; none when graph is empty.
+func variants(f abi.Family, graph []uint32) []abi.Family {
+	if len(graph) == 0 {
+		return nil
+	}
+	var out []abi.Family
+	for _, g := range abi.Families() {
+		if g == f || len(g.KernelNames()) > 0 || !strings.HasPrefix(g.String(), f.String()) {
+			continue
+		}
+		all := true
+		for _, id := range graph {
+			if _, ok := g.DescSchemaName(id); !ok {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // conflicts reports whether f cannot be the family of data holding id
@@ -293,6 +331,9 @@ func (d Decision) Warning(what string) string {
 		}
 		return fmt.Sprintf("%s: the records' ids need a kernel family and %s; read under none (task-type and stage tables may be empty): give --kernel-family, one of %s",
 			what, fit, familyList(d.Candidates))
+	case len(d.Variants) > 0:
+		return fmt.Sprintf("%s: graph stages %s have no name under kernel family %s (from the %s); %s name them (upstream's graph-driven builds): give --kernel-family if the data is of one of them",
+			what, idList(d.Unnamed), d.Family, d.From, familyList(d.Variants))
 	case len(d.Conflicts) > 0:
 		return fmt.Sprintf("%s: kernel family %s (from the %s) does not name %s: give --kernel-family if the data is of another family",
 			what, d.Family, d.From, idList(d.Conflicts))

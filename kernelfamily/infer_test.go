@@ -106,6 +106,28 @@ func TestInferConflicts(t *testing.T) {
 	}
 }
 
+// TestInferVariants: the kernel name MegaMoe on graph-driven ids (upstream
+// still calls the kernel MegaMoe) keeps MegaMoe and points to the
+// graph-driven families that name the ids; ids a trace names, or a family
+// with no variant (HyperMegaMhc), draw no such warning.
+func TestInferVariants(t *testing.T) {
+	d := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{wait, 0x30000, 0x30004}})
+	if d.Family != abi.FamilyMegaMoe || !slices.Equal(d.Variants, []abi.Family{abi.FamilyMegaMoeGraph, abi.FamilyMegaMoeGradGraph}) {
+		t.Fatalf("decision %+v", d)
+	}
+	if w := d.Warning("c.bin"); !strings.Contains(w, "MegaMoeGraph, MegaMoeGradGraph name them") || !strings.Contains(w, "--kernel-family") {
+		t.Errorf("Warning = %q", w)
+	}
+	if d := Infer(Evidence{KernelName: "MegaMoeGrad", DescIDs: []uint32{0x30006}}); !slices.Equal(d.Variants, []abi.Family{abi.FamilyMegaMoeGradGraph}) {
+		t.Errorf("MegaMoeGrad: variants %v", d.Variants)
+	}
+	named := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{0x30000}, StageNames: map[uint32]string{0x30000: "Dispatch"}})
+	mhc := Infer(Evidence{KernelName: "HyperMegaMhc", DescIDs: []uint32{0x30000}})
+	if named.Warning("x") != "" || mhc.Warning("x") != "" {
+		t.Errorf("warnings %q, %q; want none", named.Warning("x"), mhc.Warning("x"))
+	}
+}
+
 // TestInferOrderFree: the decision does not depend on the order or
 // repetition of the ids.
 func TestInferOrderFree(t *testing.T) {
