@@ -170,9 +170,10 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	in.families = make([]abi.Family, len(src.decoded))
 	for i := range src.decoded {
-		// A manifest's kernel_name, or a trace's kernelName, chooses the
-		// family before --kernel-name.
-		fam, n, err := in.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names), false)
+		// --kernel-family, else --kernel-name given, else a manifest's
+		// kernel_name or a trace's kernelName, else the records choose
+		// the family (familyFlags.choose).
+		fam, n, err := in.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names))
 		if err != nil {
 			return nil, exitFor(err)
 		}

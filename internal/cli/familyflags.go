@@ -55,10 +55,10 @@ func (f *familyFlags) register(fs *pflag.FlagSet, defaultName, also string) {
 		familyList()+", or "+familyNone+" for the schema's own table")
 }
 
-// resolve returns the family for a capture whose own kernel name is
-// kernelName (an invocation manifest entry's kernel_name, or a JSON
-// trace's kernelName), which wins over --kernel-name's; "" for none. An
-// unknown --kernel-family is an error listing the families.
+// resolve returns the family --kernel-family names, else the one the
+// kernel name kernelName chooses ("": --kernel-name's); no inference
+// (dump and validate; choose infers). An unknown --kernel-family is an
+// error listing the families.
 func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
 	if f.family != "" {
 		if strings.EqualFold(strings.TrimSpace(f.family), familyNone) {
@@ -118,9 +118,9 @@ func (f *familyFlags) kernelFor(own string) string {
 // the kernel name (kernelFor) when a family's; else package kernelfamily
 // infers it from the records and the names a trace gives them. What it
 // was inferred from, a --kernel-name that overrides the data's or chooses
-// no family, and data that needs a family it cannot pick are said on w;
-// with strict the last is an error.
-func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names, strict bool) (abi.Family, *kernelnames.Names, error) {
+// no family, and data that needs a family it cannot pick are said on w
+// (validate --strict refuses the last: unnamed).
+func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (abi.Family, *kernelnames.Names, error) {
 	fam, err := f.resolve("")
 	if err != nil || f.family != "" && fam == abi.FamilyNone {
 		return fam, names.WithFamily(fam), err
@@ -150,9 +150,6 @@ func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, n
 			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
 		}
 		if msg := dec.Warning(what); msg != "" {
-			if strict && dec.Ambiguous {
-				return fam, nil, invalid(fmt.Errorf("--strict: %s", msg))
-			}
 			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
 		}
 		fam = dec.Family
