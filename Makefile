@@ -84,11 +84,19 @@ fmt-check:
 # The size goal of the Perfetto trace is checked on the full 32 MB benchmark
 # capture, and DuckDB reads an export of 256 ranks: the race detector makes
 # both too slow, so they run once without.
+#
+# Each run goes through scripts/testskips, which prints what go test would
+# and keeps the tests that skipped (no DuckDB, no C++ compiler, too slow
+# under -race) with their reasons; the last line names them all.
+SKIPS := build/test-skips.jsonl
+gotest = { $(GO) test -json $(1); echo $$? > build/.gotest-rc; } | $(GO) run ./scripts/testskips -record $(SKIPS); exit $$(cat build/.gotest-rc)
 go-test:
-	$(GO) test -race ./...
-	$(GO) test -count=1 -run '^TestPerfettoSizeGoal$$' ./decode/perfetto/
-	$(GO) test -count=1 -run '^TestManyRanks$$' ./tests/duckdb/
-	$(GO) test -count=1 -run '^TestReadFileOneBuffer$$' ./internal/yamlpos/
+	@mkdir -p build && : > $(SKIPS)
+	@$(call gotest,-race ./...)
+	@$(call gotest,-count=1 -run '^TestPerfettoSizeGoal$$' ./decode/perfetto/)
+	@$(call gotest,-count=1 -run '^TestManyRanks$$' ./tests/duckdb/)
+	@$(call gotest,-count=1 -run '^TestReadFileOneBuffer$$' ./internal/yamlpos/)
+	@$(GO) run ./scripts/testskips -summary $(SKIPS)
 
 ## test-arm64: the core packages' tests built for linux/arm64 and run under qemu-user (qemu-aarch64), -short
 # The packages a capture goes through, from the generated ABI to the export.

@@ -97,12 +97,16 @@ type RankDiff struct {
 	Rank uint32 `json:"rank"`
 	// Invocation is the new side's invocation, when the sections are
 	// invocations of a window (paired by rank and invocation id).
-	Invocation  *Invocation      `json:"invocation,omitempty"`
-	BaseCapture string           `json:"base_capture"`
-	NewCapture  string           `json:"new_capture"`
-	Makespan    Delta            `json:"makespan_cycles"`
-	BusyPct     map[string]Delta `json:"busy_pct"`
-	Imbalance   map[string]Delta `json:"imbalance"`
+	Invocation  *Invocation `json:"invocation,omitempty"`
+	BaseCapture string      `json:"base_capture"`
+	NewCapture  string      `json:"new_capture"`
+	Makespan    Delta       `json:"makespan_cycles"`
+	// Records and Dropped compare the records read and those the device
+	// dropped (a change in what was dropped changes every figure).
+	Records   Delta            `json:"records"`
+	Dropped   Delta            `json:"dropped"`
+	BusyPct   map[string]Delta `json:"busy_pct"`
+	Imbalance map[string]Delta `json:"imbalance"`
 	// TaskTypes and Stages by the largest absolute change in total first.
 	TaskTypes []GroupDiff `json:"task_types"`
 	Stages    []GroupDiff `json:"stages"`
@@ -186,7 +190,8 @@ func keyOf(k *Rank) sectionKey {
 func compareRank(b, n *Rank) RankDiff {
 	d := RankDiff{Rank: n.Rank, Invocation: n.Invocation, BaseCapture: b.Capture, NewCapture: n.Capture,
 		Makespan: intDelta(b.MakespanCycles, n.MakespanCycles),
-		BusyPct:  map[string]Delta{}, Imbalance: map[string]Delta{}}
+		Records:  intDelta(b.Records, n.Records), Dropped: intDelta(b.Dropped, n.Dropped),
+		BusyPct: map[string]Delta{}, Imbalance: map[string]Delta{}}
 	regions := map[string]bool{}
 	for r := range b.Regions {
 		regions[r] = true
@@ -250,7 +255,7 @@ func compareGroups(base, new []Stat) []GroupDiff {
 // IsZero reports whether nothing changed.
 func (d *Diff) IsZero() bool {
 	for _, r := range d.Ranks {
-		ds := []Delta{r.Makespan}
+		ds := []Delta{r.Makespan, r.Records, r.Dropped}
 		for _, x := range r.BusyPct {
 			ds = append(ds, x)
 		}
@@ -314,6 +319,8 @@ func (r *RankDiff) label() string {
 func (r *RankDiff) tables(top int) []*table {
 	sum := &table{title: "Summary", head: []string{"metric", "base", "new", "Δ", "Δ %"}}
 	sum.rows = append(sum.rows, append([]string{"makespan_cycles"}, fmtDelta(r.Makespan, 0)...))
+	sum.rows = append(sum.rows, append([]string{"records"}, fmtDelta(r.Records, 0)...))
+	sum.rows = append(sum.rows, append([]string{"dropped"}, fmtDelta(r.Dropped, 0)...))
 	var keys []string
 	for k := range r.BusyPct {
 		keys = append(keys, k)

@@ -20,8 +20,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/megakernel/cycleabi/internal/infile"
+	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
 // Format is how the buffer is stored.
@@ -74,6 +76,30 @@ func open(path string, partial bool) (*Capture, error) {
 	f, st, err := infile.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	// A gzip-compressed capture is read as its decompressed bytes, as a
+	// .json.gz trace is.
+	if z, err := gunzip(path, f, st.Size()); err != nil || z != nil {
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		zst, err := z.Stat()
+		if err != nil {
+			outfile.CloseScratch(z)
+			return nil, err
+		}
+		c, err := fromReaderAt(path, z, zst.Size(), partial)
+		if err != nil {
+			outfile.CloseScratch(z)
+			var p *Problem
+			if errors.As(err, &p) && p.Code == CodeNotACapture {
+				p.Msg = strings.Replace(p.Msg, "the file is ", "the file is gzip-compressed; decompressed, it is ", 1)
+			}
+			return nil, err
+		}
+		c.closer = scratchCloser{z}
+		return c, nil
 	}
 	c, err := fromReaderAt(path, f, st.Size(), partial)
 	if err != nil {

@@ -83,10 +83,17 @@ type Source struct {
 	// states none. (Kernel families are chosen from it.)
 	KernelName string
 	// SoCName and FrequencyMHz are the trace's socName and
-	// cycleFrequencyMHz: "" and 0 when it states none (upstream's window
-	// export does not).
+	// cycleFrequencyMHz: "" and, when it states none (upstream's window
+	// export does not), the frequency its events imply (FromEvents), else 0.
 	SoCName      string
 	FrequencyMHz float64
+	// FromEvents says FrequencyMHz is not stated but worked out from the
+	// events' cycles and durations ((end_cycle - start_cycle) / dur,
+	// checked to agree over every event; Notes say so).
+	FromEvents bool
+	// WindowIndex is upstream's window object's windowIndex, nil when the
+	// trace states none.
+	WindowIndex *int64
 	// DetailedNames and OwnerLabel say how the trace named its events.
 	DetailedNames bool
 	OwnerLabel    string
@@ -120,6 +127,7 @@ type Source struct {
 	step    *int64
 	dir     string
 	devSet  bool
+	freq    eventFreq
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
@@ -418,6 +426,7 @@ func (r *reader) event(raw []byte, at jsonread.Pos) error {
 		return r.st.ErrorAt(at, "%s has more than %d events, more records than a slot can hold", c, abi.MaxRecordsPerCore)
 	}
 	s.Records++
+	s.freq.add(rec.EndCycle-rec.StartCycle, jsonread.Lookup(r.fields, "dur"), at)
 	if err := r.name(s, &rec, at); err != nil {
 		return err
 	}
@@ -545,6 +554,8 @@ func (r *reader) addName(at jsonread.Pos) error {
 // invocations (both writers).
 type meta struct {
 	SchemaVersion *int              `json:"schemaVersion"`
+	WindowIndex   *int64            `json:"windowIndex"`
+	AnchorCycle   *uint64           `json:"anchorCycle"`
 	Rank          *uint32           `json:"rank"`
 	DeviceID      *uint32           `json:"deviceId"`
 	SoCName       *string           `json:"socName"`

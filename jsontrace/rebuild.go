@@ -103,6 +103,7 @@ func (r *reader) describe(s *Source, n int) error {
 		s.FrequencyMHz = *mhz
 	}
 	s.DetailedNames = firstBool(rm.Detailed, m.Detailed)
+	s.WindowIndex = m.WindowIndex
 	s.OwnerLabel = firstString(rm.OwnerLabel, m.OwnerLabel)
 	r.capMetaNames(s)
 
@@ -125,7 +126,15 @@ func (r *reader) describe(s *Source, n int) error {
 		s.Notes = append(s.Notes, fmt.Sprintf("the device dropped %d records (the trace's droppedRecordCount); which cores dropped them is not in a trace", *dropped))
 	}
 	if s.FrequencyMHz == 0 {
-		s.Notes = append(s.Notes, "the trace states no cycle frequency (cycleFrequencyMHz): --soc or --freq-mhz gives it")
+		if f := &s.freq; f.clash != "" {
+			return &Error{File: r.path, Line: f.clashAt.Line, Offset: f.clashAt.Offset, Msg: f.clash}
+		}
+		mhz, how := s.freq.mhz()
+		if mhz == 0 {
+			how = "the trace states no cycle frequency (cycleFrequencyMHz), nor do its events (no event has cycles and a duration): --soc or --freq-mhz gives it"
+		}
+		s.FrequencyMHz, s.FromEvents = mhz, mhz != 0
+		s.Notes = append(s.Notes, how)
 	}
 	s.Names = s.names()
 	s.tasks, s.descs = nil, nil // in Names now

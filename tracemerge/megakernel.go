@@ -2,6 +2,7 @@ package tracemerge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -36,6 +37,25 @@ type mkInvocationMD struct {
 	KernelName   string          `json:"kernelName"`
 	Rank         int64           `json:"rank"`
 	DeviceID     int64           `json:"deviceId"`
+	// HasRank says the entry states its rank.
+	HasRank bool `json:"-"`
+}
+
+// UnmarshalJSON reads an entry, noting whether it states a rank.
+func (md *mkInvocationMD) UnmarshalJSON(b []byte) error {
+	type plain mkInvocationMD
+	var v struct {
+		plain
+		Rank *int64 `json:"rank"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*md = mkInvocationMD(v.plain)
+	if v.Rank != nil {
+		md.Rank, md.HasRank = *v.Rank, true
+	}
+	return nil
 }
 
 // invocation is one kernel launch of the selected rank as the MegaKernel
@@ -76,15 +96,22 @@ type rankEvents struct {
 // megaKernel is the MegaKernel trace, read once to learn its invocations
 // (their spans) and cores; its events are read again when they are written.
 type megaKernel struct {
-	path       string
-	rank       int64
-	deviceID   int64
-	kernelName string
-	inv        []*invocation // in time order
-	cores      []int64       // tids in the MegaKernel trace, sorted
-	coreNames  map[int64]string
-	events     int
-	flows      int
+	path string
+	// pid is the events' pid the rank's events carry; rank the rank the
+	// trace states for them (megaKernelCycleTrace.rank, or the
+	// invocations'), as upstream's merger takes it: the pid when it
+	// states none.
+	pid      int64
+	rank     int64
+	deviceID int64
+	// deviceStated says the trace states deviceID (else it is the rank).
+	deviceStated bool
+	kernelName   string
+	inv          []*invocation // in time order
+	cores        []int64       // tids in the MegaKernel trace, sorted
+	coreNames    map[int64]string
+	events       int
+	flows        int
 }
 
 // readMegaKernel reads the MegaKernel trace at path and selects the rank
@@ -101,7 +128,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
-	sawEvents := false
+	sawEvents, merged := false, false
 	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
 		case "traceEvents":
@@ -132,6 +159,8 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			return nil
+		case "megaKernelTraceMerge":
+			merged = true
 		}
 		return r.Skip()
 	})
@@ -143,6 +172,9 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	}
 	if err := r.IOErr(); err != nil {
 		return nil, err
+	}
+	if meta == nil && merged {
+		return nil, &InputError{File: path, Msg: "a merged trace (it has megaKernelTraceMerge, which cycleabi merge writes), not a MegaKernel trace: give the trace cycleabi decode (or upstream's export) wrote, which has megaKernelCycleTrace"}
 	}
 	if meta == nil {
 		return nil, &InputError{File: path, Msg: "no megaKernelCycleTrace object: not a trace cycleabi decode wrote"}
@@ -261,12 +293,38 @@ func intValue(v []byte) (int64, bool) {
 	return n, err == nil
 }
 
-// selectRank picks the rank to merge and gathers its invocations.
+// rankOf returns the rank the trace states for the events of pid: under
+// "ranks" (cycleabi decode of several captures, pid = rank) the pid;
+// in a window the rank of the invocations of its events; else the
+// object's rank. The pid when the trace states none.
+func rankOf(meta *mkMeta, pid int64, re *rankEvents) int64 {
+	if len(meta.Ranks) > 0 {
+		return pid
+	}
+	for i := range meta.Invocations {
+		if _, ok := re.invocations[meta.Invocations[i].InvocationID]; ok && meta.Invocations[i].HasRank {
+			return meta.Invocations[i].Rank
+		}
+	}
+	if meta.Rank != nil {
+		return *meta.Rank
+	}
+	return pid
+}
+
+// selectRank picks the rank to merge and gathers its invocations. Ranks
+// are the ones the trace states (rankOf), not the events' pids.
 func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int64) (*megaKernel, error) {
 	var withEvents []int64
+	pidOf := map[int64]int64{}
 	for pid, re := range ranks {
 		if len(re.invocations) > 0 {
-			withEvents = append(withEvents, pid)
+			r := rankOf(meta, pid, re)
+			if other, dup := pidOf[r]; dup {
+				return nil, &InputError{File: path, Msg: fmt.Sprintf("events of pids %d and %d are both of rank %d (megaKernelCycleTrace)", min(pid, other), max(pid, other), r)}
+			}
+			pidOf[r] = pid
+			withEvents = append(withEvents, r)
 		}
 	}
 	slices.Sort(withEvents)
@@ -282,8 +340,9 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	} else if !slices.Contains(withEvents, want) {
 		return nil, &InputError{File: path, Msg: fmt.Sprintf("--rank %d: the MegaKernel trace has events of ranks %s only", want, joinInts(withEvents))}
 	}
-	re := ranks[rank]
-	mk := &megaKernel{path: path, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: re.coreNames}
+	pid := pidOf[rank]
+	re := ranks[pid]
+	mk := &megaKernel{path: path, pid: pid, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: re.coreNames}
 	// The rank's object: the top-level one, or its entry under "ranks".
 	rm := meta
 	for i := range meta.Ranks {
@@ -293,7 +352,7 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 		}
 	}
 	if rm.DeviceID != nil {
-		mk.deviceID = *rm.DeviceID
+		mk.deviceID, mk.deviceStated = *rm.DeviceID, true
 	}
 	// Upstream's kernelName: the invocation's, the trace's, or
 	// "MegaKernel", an empty name counting as none.
@@ -306,7 +365,7 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	for i := range meta.Invocations {
 		if md := &meta.Invocations[i]; md.Rank == rank {
 			byID[md.InvocationID] = md
-			mk.deviceID = md.DeviceID
+			mk.deviceID, mk.deviceStated = md.DeviceID, true
 		}
 	}
 	for _, inv := range re.invocations {
@@ -370,4 +429,28 @@ func (mk *megaKernel) coreName(tid int64) string {
 		return "AIV/" + strconv.FormatInt(tid%1000, 10)
 	}
 	return "core" + strconv.FormatInt(tid, 10)
+}
+
+// hasTopKey reports whether the JSON object in the file at path has key
+// at its top level (false for anything else, or a file that does not
+// read). It streams the file: an error path's question, not the merge's.
+func hasTopKey(path, key string) bool {
+	r, err := openReader(path)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	if r.Peek() != '{' {
+		return false
+	}
+	found := false
+	errFound := errors.New("found")
+	r.Object("a trace", func(k []byte, at jsonread.Pos) error {
+		if string(k) == key {
+			found = true
+			return errFound
+		}
+		return r.Skip()
+	})
+	return found
 }

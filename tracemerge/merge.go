@@ -152,6 +152,10 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	}
 	mk, err := readMegaKernel(o.MegaKernel, o.Rank)
 	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.File == o.MegaKernel && strings.HasPrefix(ie.Msg, "no megaKernelCycleTrace") && hasTopKey(o.Framework, "megaKernelCycleTrace") {
+			return nil, &InputError{File: o.MegaKernel, Msg: fmt.Sprintf("no megaKernelCycleTrace object, and %s, given as the framework trace, has one: the arguments are swapped? (cycleabi merge FRAMEWORK MEGAKERNEL)", o.Framework)}
+		}
 		return nil, err
 	}
 	if o.KernelIndex > math.MaxInt32 {
@@ -494,6 +498,7 @@ func (m *merger) candidate(ms []member, args *[]member, at jsonread.Pos, seq int
 		return nil, &m.rej.durNotPositive
 	}
 	k := &kernel{pid: pid, tid: get(ms, "tid"), tsText: tsText, durText: durText, tsF: tsF, durF: durF, seq: seq, at: at, device: device}
+	k.deviceKey, k.deviceID, k.hasDevice = deviceArg(*args)
 	k.quoted = len(tsRaw) > 0 && tsRaw[0] == '"'
 	if name := get(ms, "name"); name != nil {
 		k.name = pyStr(name)
@@ -529,6 +534,31 @@ func matchName(re *regexp.Regexp, v []byte) bool {
 }
 
 func threadKey(pid, tid []byte) string { return string(pid) + "\x00" + string(tid) }
+
+// deviceArg returns the device an outer event's args name: the first
+// arg whose key, trimmed, lower-cased and with '_' as ' ', is "device" or
+// "device id" (Kineto's args.device, CANN's "Device Id") and whose value
+// is an integer, or a string of one.
+func deviceArg(args []member) (string, int64, bool) {
+	for _, a := range args {
+		if len(a.Key) > len(" device id ") {
+			continue
+		}
+		key := string(a.Key)
+		k := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(key), "_", " "))
+		if k != "device" && k != "device id" {
+			continue
+		}
+		v := a.Value
+		if str, ok := jsonread.String(v); ok {
+			v = []byte(strings.TrimSpace(str))
+		}
+		if n, ok := intValue(v); ok {
+			return key, n, true
+		}
+	}
+	return "", 0, false
+}
 
 func (m *merger) warn(format string, args ...any) {
 	m.res.Warnings = append(m.res.Warnings, fmt.Sprintf(format, args...))

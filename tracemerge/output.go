@@ -128,7 +128,7 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 	if ph != "X" && !flow {
 		return nil
 	}
-	if pid, _ := intValue(get(mw.ms, "pid")); pid != m.mk.rank {
+	if pid, _ := intValue(get(mw.ms, "pid")); pid != m.mk.pid {
 		return nil
 	}
 	tid, _ := intValue(get(mw.ms, "tid"))
@@ -321,6 +321,9 @@ func (m *merger) finish(w io.Writer, sep string) error {
 		}
 		if exceed.sign() > 0 {
 			m.warn("invocation %d runs %s us past its outer kernel %q (span %s us, kernel %s us)", inv.id, exceed.String(), k.name, span.String(), k.dur.String())
+		}
+		if k.hasDevice && m.mk.deviceStated && k.deviceID != m.mk.deviceID {
+			m.warn("invocation %d: the MegaKernel trace is of device %d, its outer kernel %q of device %d (args.%s): a trace of another device?", inv.id, m.mk.deviceID, k.name, k.deviceID, k.deviceKey)
 		}
 		if exceed.cmp(&maxExceed) > 0 {
 			maxExceed.set(&exceed)

@@ -27,6 +27,11 @@ type kernel struct {
 	seq             int64 // place in traceEvents
 	at              jsonread.Pos
 	ts, dur         decimal // parsed from the texts once selected
+	// deviceID is the device the event's args name (args.device,
+	// device_id or "Device Id"), when hasDevice.
+	deviceID  int64
+	hasDevice bool
+	deviceKey string
 }
 
 // before orders candidates as upstream's sort by float(ts) does: by tsF,

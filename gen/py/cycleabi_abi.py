@@ -90,7 +90,7 @@ class DescNamespace(collections.namedtuple(
 
 
 #: The ABI version; raised on every breaking change.
-ABI_VERSION = 1
+ABI_VERSION = 2
 #: The ABI fingerprint: the first 8 bytes of the SHA-256 of the buffer layout,
 #: the same number as Go's abi.Fingerprint and C++'s cycleabi::kFingerprint.
 FINGERPRINT = 0xE7B0842E14986BFC
@@ -354,6 +354,38 @@ FAMILIES = (
             0x11007: FamilyStage("CombineGrad", "compute", 105),
         },
     ),
+    # Graph-driven MegaMoe forward: its stages are graph stages, 0x30000 + the
+    # operator's place in the graph (dispatch, up_proj, swiglu, down_proj,
+    # combine). Upstream keeps the kernel name MegaMoe, which chooses MegaMoe,
+    # so this family is chosen by --kernel-family or by a trace's stage names.
+    KernelFamily(
+        name="MegaMoeGraph", kernel_names=(), owner_label="Expert",
+        upstream="modules/mega_moe/forward/graph.py@f4ae1a7a (stages: 0x30000 + the operator's index in the graph's topological order, named by its diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
+        stages={
+            0x30000: FamilyStage("Dispatch", "compute", None),
+            0x30001: FamilyStage("GMM1", "compute", None),
+            0x30002: FamilyStage("SwiGLU", "compute", None),
+            0x30003: FamilyStage("GMM2", "compute", None),
+            0x30004: FamilyStage("Combine", "compute", None),
+        },
+    ),
+    # Graph-driven MegaMoe backward (see MegaMoeGraph): dispatch, act_grad,
+    # w2_grad, swiglu_grad, gate_grad, combine, w1_grad.
+    KernelFamily(
+        name="MegaMoeGradGraph", kernel_names=(), owner_label="Expert",
+        upstream="modules/mega_moe/backward/graph.py@2640a41d (stages: 0x30000 + topological index, ties in the order the operators were added, named by diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
+        stages={
+            0x30000: FamilyStage("DispatchGrad", "compute", None),
+            0x30001: FamilyStage("ActGrad", "compute", None),
+            0x30002: FamilyStage("W2Grad", "compute", None),
+            0x30003: FamilyStage("SwiGLUGrad", "compute", None),
+            0x30004: FamilyStage("GateGrad", "compute", None),
+            0x30005: FamilyStage("CombineGrad", "compute", None),
+            0x30006: FamilyStage("W1Grad", "compute", None),
+        },
+    ),
     # HyperMegaMhc forward. Its stages are graph stages named from the operator
     # graph on the host, so they come from the trace or a names file.
     KernelFamily(
@@ -366,8 +398,8 @@ FAMILIES = (
     # HyperMegaMhcGrad (MHC backward). Graph stages are named on the host, as
     # for MegaMhc.
     KernelFamily(
-        name="MegaMhcGrad", kernel_names=("HyperMegaMhcGrad",), owner_label="NativeKernel",
-        upstream="profiler/profiling.py@979e2a9 (task types); modules/mega_mhc_grad/plan.py@a1fd381 (kernel name, owner label)",
+        name="MegaMhcGrad", kernel_names=("HyperMegaMhcGrad",), owner_label="TokenPartition",
+        upstream="profiler/profiling.py@979e2a9 (task types); modules/mega_mhc_grad/plan.py@a1fd381 (kernel name); runtime/mhc.py@29d814a6 (owner label, NativeKernel before)",
         task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MhcPost", 108: "MhcNormCast", 109: "MhcProjection", 110: "MhcMapping", 111: "RmsNorm", 112: "MhcInputMix", 113: "RmsNormGrad", 114: "MhcGradPrevA", 115: "MhcGradMapping", 116: "MhcGradPhiRms", 117: "MhcGradPrevXAndPost", 118: "MhcPostGrad", 119: "MhcGradPrevAAndMapping"},
         stages={
         },
@@ -418,6 +450,59 @@ FAMILIES = (
         task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "GateSoftplus", 108: "GateSqrt", 109: "GateAddBias", 110: "GateTopk", 111: "GateGather", 112: "GateReduceSum", 113: "GateAddEpsilon", 114: "GateDiv", 115: "GateMulScale", 116: "GateCastIndex", 117: "GateGradMulsScale", 118: "GateGradBroadcastDenominator", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros"},
         stages={
             0x30000: FamilyStage("MulsScaleGrad", "compute", 117),
+            0x30001: FamilyStage("ZerosLike", "compute", 127),
+        },
+    ),
+    # HyperMegaGate Route under the generated gate ABI of the later fork (task
+    # type 107 is MegaGateRoute, the Gate task types one higher than in
+    # MegaGateRoute, 128..134 added). Upstream keeps the kernel name
+    # HyperMegaGateRoute, which chooses MegaGateRoute, so this family is chosen
+    # by --kernel-family.
+    KernelFamily(
+        name="MegaGateRouteGen", kernel_names=(), owner_label="TokenRowShard",
+        upstream="runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MegaGateRoute", 108: "GateSoftplus", 109: "GateSqrt", 110: "GateAddBias", 111: "GateTopk", 112: "GateGather", 113: "GateReduceSum", 114: "GateAddEpsilon", 115: "GateDiv", 116: "GateMulScale", 117: "GateCastIndex", 118: "GateGradMulsScale", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros", 128: "GateGradLinearIndex", 129: "GateGradScatterSelected", 130: "GateGradMulsDoubleScore", 131: "GateGradDivSqrt", 132: "GateGradSoftplus", 133: "GateGradAddDirect", 134: "GateGradBroadcastDenominator"},
+        stages={
+            0x30000: FamilyStage("Softplus", "compute", 108),
+            0x30001: FamilyStage("Sqrt", "compute", 109),
+            0x30002: FamilyStage("AddBias", "compute", 110),
+            0x30003: FamilyStage("TopK", "compute", 111),
+            0x30004: FamilyStage("Gather", "compute", 112),
+            0x30005: FamilyStage("ReduceSum", "compute", 113),
+            0x30006: FamilyStage("AddEpsilon", "compute", 114),
+            0x30007: FamilyStage("Div", "compute", 115),
+            0x30008: FamilyStage("MulScale", "compute", 116),
+            0x30009: FamilyStage("CastIndex", "compute", 117),
+        },
+    ),
+    # HyperMegaGate RouteGrad under the generated gate ABI (see
+    # MegaGateRouteGen); chosen by --kernel-family.
+    KernelFamily(
+        name="MegaGateRouteGradGen", kernel_names=(), owner_label="TokenRowShard",
+        upstream="runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MegaGateRoute", 108: "GateSoftplus", 109: "GateSqrt", 110: "GateAddBias", 111: "GateTopk", 112: "GateGather", 113: "GateReduceSum", 114: "GateAddEpsilon", 115: "GateDiv", 116: "GateMulScale", 117: "GateCastIndex", 118: "GateGradMulsScale", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros", 128: "GateGradLinearIndex", 129: "GateGradScatterSelected", 130: "GateGradMulsDoubleScore", 131: "GateGradDivSqrt", 132: "GateGradSoftplus", 133: "GateGradAddDirect", 134: "GateGradBroadcastDenominator"},
+        stages={
+            0x30000: FamilyStage("MulsScaleGrad", "compute", 118),
+            0x30001: FamilyStage("BroadcastDenominator", "compute", 134),
+            0x30002: FamilyStage("Neg", "compute", 119),
+            0x30003: FamilyStage("DivSelected", "compute", 120),
+            0x30004: FamilyStage("DivSelectedRatio", "compute", 121),
+            0x30005: FamilyStage("MulCross", "compute", 122),
+            0x30006: FamilyStage("DivDirect", "compute", 123),
+            0x30007: FamilyStage("ReduceSum", "compute", 124),
+            0x30008: FamilyStage("BroadcastRowSum", "compute", 125),
+            0x30009: FamilyStage("AddSelectedGrad", "compute", 126),
+            0x3000A: FamilyStage("ZerosLike", "compute", 127),
+        },
+    ),
+    # HyperMegaGate RouteGrad for top-k 1 under the generated gate ABI (see
+    # MegaGateRouteGen); chosen by --kernel-family.
+    KernelFamily(
+        name="MegaGateRouteGradK1Gen", kernel_names=(), owner_label="TokenRowShard",
+        upstream="runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+        task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "MegaGateRoute", 108: "GateSoftplus", 109: "GateSqrt", 110: "GateAddBias", 111: "GateTopk", 112: "GateGather", 113: "GateReduceSum", 114: "GateAddEpsilon", 115: "GateDiv", 116: "GateMulScale", 117: "GateCastIndex", 118: "GateGradMulsScale", 119: "GateGradNeg", 120: "GateGradDivSelected", 121: "GateGradDivSelectedRatio", 122: "GateGradMulCross", 123: "GateGradDivDirect", 124: "GateGradReduceSum", 125: "GateGradBroadcastRowSum", 126: "GateGradAddSelected", 127: "GateGradZeros", 128: "GateGradLinearIndex", 129: "GateGradScatterSelected", 130: "GateGradMulsDoubleScore", 131: "GateGradDivSqrt", 132: "GateGradSoftplus", 133: "GateGradAddDirect", 134: "GateGradBroadcastDenominator"},
+        stages={
+            0x30000: FamilyStage("MulsScaleGrad", "compute", 118),
             0x30001: FamilyStage("ZerosLike", "compute", 127),
         },
     ),
@@ -627,10 +712,14 @@ def lookup_desc(desc_id):
 
 def desc_schema_name(desc_id, family=None):
     """The display name the schema gives desc_id, or None when it gives none.
-    Under family (a KernelFamily), its stage names and task-type table apply
-    first: a task type the family does not list has no name."""
+    Under family (a KernelFamily, or its name as the CLI's --kernel-family
+    takes it: "MegaMoe", "megamoe"), its stage names and task-type table apply
+    first: a task type the family does not list has no name. An unknown
+    family name is a KeyError listing the families."""
     desc_id = int(desc_id)
     ns, index = lookup_desc(desc_id)
+    if isinstance(family, str):
+        family = _family_named(family)
     if family is not None:
         if desc_id in family.stages:
             if ns is None:
@@ -648,7 +737,7 @@ def desc_schema_name(desc_id, family=None):
 def desc_name(desc_id, stages=None, family=None):
     """The display name of desc_id exactly as decode writes it: stages[desc_id]
     when stages (a names file's desc_id -> name map) has it, else the name
-    family (a KernelFamily, or None) or the schema gives it, else its
+    family (a KernelFamily, its name, or None) or the schema gives it, else its
     namespace's fallback ("TaskType_250", "GraphStage_5"), else DESC_UNKNOWN
     ("DescId_<desc_id>")."""
     desc_id = int(desc_id)
@@ -679,13 +768,19 @@ def family_for_kernel(kernel_name):
     return None
 
 
-def family(name):
-    """The KernelFamily named name, compared case-insensitively; KeyError if
-    there is none."""
+def _family_named(name):
+    """The KernelFamily named name (family() under a name its callers' own
+    family= arguments do not shadow)."""
     for fam in FAMILIES:
         if fam.name.lower() == name.strip().lower():
             return fam
-    raise KeyError(name)
+    raise KeyError("%r: no such kernel family; the families are %s" % (name, ", ".join(f.name for f in FAMILIES)))
+
+
+def family(name):
+    """The KernelFamily named name, compared case-insensitively; KeyError if
+    there is none."""
+    return _family_named(name)
 
 
 def task_stage_prefixed(desc_id):

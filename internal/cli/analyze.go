@@ -170,13 +170,14 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	in.families = make([]abi.Family, len(src.decoded))
 	for i := range src.decoded {
-		// A manifest's kernel_name, or a trace's kernelName, chooses the
-		// family before --kernel-name.
-		fam, err := in.family.resolve(src.kernelNames[i])
+		// --kernel-family, else --kernel-name given, else a manifest's
+		// kernel_name or a trace's kernelName, else the records choose
+		// the family (familyFlags.choose).
+		fam, n, err := in.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names))
 		if err != nil {
-			return nil, usage(err)
+			return nil, exitFor(err)
 		}
-		inputNames[i], in.families[i] = src.names(i, names).WithFamily(fam), fam
+		inputNames[i], in.families[i] = n, fam
 	}
 	deps, err := dependenciesAll(src.decoded, sched, inputNames)
 	if err != nil {

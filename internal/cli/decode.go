@@ -64,7 +64,8 @@ entry, at --soc's system-counter frequency or --freq-mhz.
   layout      found from the capture, as validate finds it; --cube-slots,
               and {capacity flags}, give it instead
   names       --names FILE names stages, graph stages and task stages; a
-              kernel family (--kernel-name, --kernel-family) names its own
+              kernel family (--kernel-name, --kernel-family, else found
+              from the records and said) names its own
   arrows      --plan SCHEDULE adds dependency arrows (--flows, --max-flows)
   ranks       several captures go into one trace; ranks from --rank, else
               from the file names (rank3.bin)
@@ -206,16 +207,14 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
-		// capture and chooses its family before --kernel-name.
-		kernel := f.family.kernelName
-		if k := src.kernelNames[i]; k != "" {
-			kernel = k
-		}
-		fam, err := f.family.resolve(kernel)
+		// capture unless --kernel-name is given; the family is chosen as
+		// familyFlags.choose says.
+		kernel := f.family.kernelFor(src.kernelNames[i])
+		fam, n, err := f.family.choose(cmd.ErrOrStderr(), src.name(i), src.kernelNames[i], src.decoded[i], src.names(i, names))
 		if err != nil {
-			return usage(err)
+			return exitFor(err)
 		}
-		inputNames[i] = src.names(i, names).WithFamily(fam)
+		inputNames[i] = n
 		owner := f.ownerLabel
 		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
 			owner = fam.OwnerLabel()

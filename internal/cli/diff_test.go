@@ -62,7 +62,7 @@ func TestDiffReportErrors(t *testing.T) {
 	add("type", `"records": ([0-9]+)`, `"12\"x"`, `records: a string where a uint64 goes`, 0)
 	add("object", `"records": ([0-9]+)`, `{"a": 1}`, `records: a object where a uint64 goes`, 0)
 	add("negative", `"records": ([0-9]+)`, `-1`, `records: a number -1 where a uint64 goes`, 0)
-	add("version", `"abi_version": ([0-9]+)`, "99", "abi_version 99: this cycleabi reads reports of ABI versions 1 to 1", 0)
+	add("version", `"abi_version": ([0-9]+)`, "99", "abi_version 99: this cycleabi reads reports of ABI versions 1 to 2", 0)
 	cases = append(cases, struct {
 		name, text string
 		off        int

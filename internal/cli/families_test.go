@@ -42,8 +42,13 @@ tasks:
 cube_task_indices: [1, 3]
 vector_task_indices: [0, 2, 4, 5]
 `,
-	flags:  []string{"--kernel-name", "MegaMoe"},
-	events: []string{"Combine", "Dispatch", "GMM1", "GMM2", "SwiGLU", "TaskType_ShmemGetMem", "TriggerEvent", "WaitDependency"},
+	flags: []string{"--kernel-name", "MegaMoe"},
+	// A wait or trigger is named after its task's stage (the task's
+	// compute record's), as upstream's host names it: Dispatch and
+	// Combine signal their peers (no trigger record), Dispatch waits on
+	// nothing, task 5 has no stage.
+	events: []string{"Combine", "Combine_WaitDependency", "Dispatch", "GMM1", "GMM1_TriggerEvent", "GMM1_WaitDependency", "GMM2",
+		"GMM2_TriggerEvent", "GMM2_WaitDependency", "SwiGLU", "SwiGLU_TriggerEvent", "SwiGLU_WaitDependency", "TaskType_ShmemGetMem", "TriggerEvent"},
 	types:  []string{"GroupedMatMul", "ShmemGetMem", "ShmemPutMemSignal", "SwiGLU"},
 	stages: []string{"Combine", "Dispatch", "GMM1", "GMM2", "SwiGLU", "TaskType_ShmemGetMem"},
 }, {
@@ -63,8 +68,10 @@ cube_task_indices: [1, 2, 4, 5]
 vector_task_indices: [0, 3, 6]
 `,
 	flags: []string{"--kernel-name", "mega_moe_grad"},
-	events: []string{"ActGrad", "CombineGrad", "DispatchGrad", "GateGrad", "SwiGLUGrad", "TriggerEvent", "W1Grad", "W2Grad",
-		"WaitDependency"},
+	events: []string{"ActGrad", "ActGrad_TriggerEvent", "ActGrad_WaitDependency", "CombineGrad", "CombineGrad_WaitDependency",
+		"DispatchGrad", "GateGrad", "GateGrad_TriggerEvent", "GateGrad_WaitDependency", "SwiGLUGrad", "SwiGLUGrad_TriggerEvent",
+		"SwiGLUGrad_WaitDependency", "W1Grad", "W1Grad_TriggerEvent", "W1Grad_WaitDependency", "W2Grad", "W2Grad_TriggerEvent",
+		"W2Grad_WaitDependency"},
 	types:  []string{"GroupedMatMul", "ShmemPutMemSignal", "SwiGLUGrad"},
 	stages: []string{"ActGrad", "CombineGrad", "DispatchGrad", "GateGrad", "SwiGLUGrad", "W1Grad", "W2Grad"},
 }, {
@@ -144,8 +151,7 @@ func groupNames(groups []struct {
 // TestKernelFamilyCaptures: captures of MegaMoe, MegaMoeGrad, MHC and Gate
 // kernels, synthesized with their ids, decode with upstream's names and
 // analyze with their compute counted as compute (no cycle is "other"),
-// whatever the schedule says; the same MegaMoe capture read without its
-// family counts its stages as other, as before.
+// whatever the schedule says.
 func TestKernelFamilyCaptures(t *testing.T) {
 	for _, c := range familyCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -222,7 +228,8 @@ func TestKernelFamilyCaptures(t *testing.T) {
 	}
 }
 
-// TestKernelFamilyChoice: without a family the seed's table stays (a
+// TestKernelFamilyChoice: without a flag the family is inferred from the
+// ids and said; under --kernel-family none the seed's table stays (a
 // MegaMoe capture's stages are DescId_<n> and "other", task type 107 is
 // MhcPost); --kernel-family overrides --kernel-name (none asks for no
 // family); an unknown family is a usage error listing the families; a
@@ -260,8 +267,13 @@ func TestKernelFamilyChoice(t *testing.T) {
 		return strings.Join(names, " ")
 	}
 	seed := "DescId_65537 DescId_65538 DescId_65539 DescId_65540 DescId_65541 TaskType_MhcPost TriggerEvent WaitDependency"
-	if got := eventNames(); got != seed {
-		t.Errorf("eventNames() = %q, want %q", got, seed)
+	// Without a flag the family is inferred from the stage ids only
+	// MegaMoe names (0x10001..0x10005), and said.
+	if got, want := eventNames(), strings.Join(c.events, " "); got != want {
+		t.Errorf("eventNames() = %q, want %q", got, want)
+	}
+	if _, errOut, _ := runMain(t, "decode", capPath, "-o", filepath.Join(dir, "i.json")); !strings.Contains(errOut, "read under kernel family MegaMoe, inferred from desc ids 0x10001, 0x10002, 0x10003, 0x10004 and 2 more") {
+		t.Errorf("decode without a family: stderr = %q, want it to say the family and what it was inferred from", errOut)
 	}
 	if got := eventNames("--kernel-name", "MegaMoe", "--kernel-family", "none"); got != seed {
 		t.Errorf("got %q, want %q", got, seed)
@@ -273,7 +285,13 @@ func TestKernelFamilyChoice(t *testing.T) {
 	if err := os.WriteFile(names, []byte("stages:\n  0x10002: FirstGMM\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := append([]string{"FirstGMM"}, slices.DeleteFunc(slices.Clone(c.events), func(n string) bool { return n == "GMM1" })...)
+	var want []string
+	for _, n := range c.events {
+		if n == "GMM1" || strings.HasPrefix(n, "GMM1_") {
+			n = "FirstGMM" + strings.TrimPrefix(n, "GMM1")
+		}
+		want = append(want, n)
+	}
 	slices.Sort(want)
 	if got, w := eventNames("--kernel-name", "MegaMoe", "--names", names), strings.Join(want, " "); got != w {
 		t.Errorf("the names file names 0x10002 first: eventNames(\"--kernel-name\", \"MegaMoe\", \"--names\", names) = %q, want %q", got, w)
@@ -293,7 +311,7 @@ func TestKernelFamilyChoice(t *testing.T) {
 		t.Errorf("string(data) = %q, want it to contain %q", got, `"Expert0_Dispatch_task1"`)
 	}
 
-	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json")
+	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json", "--kernel-family", "none")
 	if code != exitOK {
 		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
 	}
@@ -302,7 +320,7 @@ func TestKernelFamilyChoice(t *testing.T) {
 		t.Fatal(err)
 	}
 	if a.Ranks[0].Totals.OtherCycles == 0 {
-		t.Errorf("without the family, MegaMoe's stages are other: a.Ranks[0].Totals.OtherCycles = 0, want non-zero")
+		t.Errorf("under no family, MegaMoe's stages are other: a.Ranks[0].Totals.OtherCycles = 0, want non-zero")
 	}
 
 	for _, cmd := range [][]string{{"decode", capPath, "-o", filepath.Join(dir, "x.json")}, {"analyze", capPath}, {"validate", capPath},
@@ -311,7 +329,7 @@ func TestKernelFamilyChoice(t *testing.T) {
 		if code != exitUsage {
 			t.Errorf("%v: code = %v, want %v", cmd, code, exitUsage)
 		}
-		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMhc,`; !strings.Contains(errOut, want) {
+		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph, MegaMhc,`; !strings.Contains(errOut, want) {
 			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
 		}
 	}

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/kernelfamily"
 	"github.com/spf13/pflag"
 )
 
@@ -17,6 +22,21 @@ import (
 type familyFlags struct {
 	kernelName string
 	family     string
+	fs         *pflag.FlagSet
+	// said keeps choose's notes to once per run: keyed by what a note
+	// says less the capture it is about.
+	said map[string]bool
+}
+
+// say writes a note or warning once per run for its key.
+func (f *familyFlags) say(w io.Writer, key, line string) {
+	if f.said == nil {
+		f.said = map[string]bool{}
+	}
+	if !f.said[key] {
+		f.said[key] = true
+		fmt.Fprintln(w, line)
+	}
 }
 
 // familyNone is the --kernel-family value that asks for no family.
@@ -29,15 +49,16 @@ func (f *familyFlags) register(fs *pflag.FlagSet, defaultName, also string) {
 	if also != "" {
 		usage = also + "; " + strings.TrimPrefix(usage, "kernel name: ")
 	}
+	f.fs = fs
 	fs.StringVar(&f.kernelName, "kernel-name", defaultName, usage)
 	fs.StringVar(&f.family, "kernel-family", "", "kernel family whose task types and stage ids the captures hold, overriding --kernel-name's: "+
 		familyList()+", or "+familyNone+" for the schema's own table")
 }
 
-// resolve returns the family for a capture whose own kernel name is
-// kernelName (an invocation manifest entry's kernel_name, or a JSON
-// trace's kernelName), which wins over --kernel-name's; "" for none. An
-// unknown --kernel-family is an error listing the families.
+// resolve returns the family --kernel-family names, else the one the
+// kernel name kernelName chooses ("": --kernel-name's); no inference
+// (dump and validate; choose infers). An unknown --kernel-family is an
+// error listing the families.
 func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
 	if f.family != "" {
 		if strings.EqualFold(strings.TrimSpace(f.family), familyNone) {
@@ -79,4 +100,100 @@ func kernelNameList() string {
 		names = append(names, fam.KernelNames()...)
 	}
 	return strings.Join(names, ", ")
+}
+
+// kernelFor returns the kernel name a capture whose own kernel name is
+// own ("" for none) is named by: --kernel-name when the user gave it,
+// else own, else --kernel-name's default.
+func (f *familyFlags) kernelFor(own string) string {
+	if own == "" || f.fs != nil && f.fs.Changed("kernel-name") {
+		return f.kernelName
+	}
+	return own
+}
+
+// choose returns the family capture d (named what, whose own kernel name
+// is own) is read under, and its names with the task stages its records
+// give under that family where names has none. --kernel-family wins; else
+// the kernel name (kernelFor) when a family's; else package kernelfamily
+// infers it from the records and the names a trace gives them. What it
+// was inferred from, a --kernel-name that overrides the data's or chooses
+// no family, and data that needs a family it cannot pick are said on w
+// (validate --strict refuses the last: unnamed).
+func (f *familyFlags) choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (abi.Family, *kernelnames.Names, error) {
+	fam, err := f.resolve("")
+	if err != nil || f.family != "" && fam == abi.FamilyNone {
+		return fam, names.WithFamily(fam), err
+	}
+	kernel := f.kernelFor(own)
+	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
+		fmt.Fprintf(w, "cycleabi: note: %s: --kernel-name %q applied over the data's kernel name %q\n", what, kernel, own)
+	}
+	if _, ok := abi.FamilyForKernel(kernel); !ok && f.family == "" && f.fs != nil && f.fs.Changed("kernel-name") {
+		f.say(w, "kernel-name", fmt.Sprintf("cycleabi: note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, kernelNameList()))
+	}
+	if f.family != "" && len(fam.Stages()) == 0 {
+		// Named, and no stage to name a task by: nothing to read.
+		return fam, names.WithFamily(fam), nil
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return fam, nil, err
+	}
+	if f.family == "" {
+		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		dec := kernelfamily.Infer(ev)
+		if msg := dec.Note(what); msg != "" {
+			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
+		}
+		if msg := dec.Warning(what); msg != "" {
+			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
+		}
+		fam = dec.Family
+	}
+	names = names.WithFamily(fam)
+	if names == nil || names.Tasks.Len() > 0 {
+		return fam, names, nil
+	}
+	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
+		c := *names
+		c.Tasks = kernelnames.TaskNamesOf(tasks)
+		names = &c
+	}
+	return fam, names, nil
+}
+
+// unnamed is validate --strict's check of the capture file at path (read
+// with req): "" when a flag names its family, a kernel name chooses one,
+// or its ids need none; else what its ids need, naming --kernel-family
+// (validate checked them under no family). A capture that does not read
+// again says nothing here: validate has reported it.
+func (f *familyFlags) unnamed(path string, req capture.Request) string {
+	if f.family != "" {
+		return ""
+	}
+	if _, ok := abi.FamilyForKernel(f.kernelName); ok {
+		return ""
+	}
+	c, err := capture.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	d, err := decode.Decode(c, req)
+	if err != nil {
+		return ""
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return ""
+	}
+	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: recs.DescIDs})
+	if dec.Family != abi.FamilyNone {
+		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
+	}
+	return dec.Warning(path)
 }

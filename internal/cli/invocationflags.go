@@ -37,7 +37,7 @@ func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
 func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
 	f.registerManifest(fs)
 	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
-	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
+	fs.StringSliceVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order or comma-separated (as --step): makes the captures invocations of a window")
 	// pflag prints "(default [])" after an empty int64 list.
 	fs.Lookup("step").DefValue = ""
 }

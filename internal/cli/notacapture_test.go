@@ -51,11 +51,13 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("%s: code = %v, want 1", stderr, code)
 	}
-	if want := in("trace.json.gz") + ": not-a-capture @0x0: not a capture: the file is gzip-compressed data (a compressed trace?);"; !strings.Contains(stderr, want) {
+	if want := in("trace.json.gz") + ": not-a-capture @0x0: not a capture: the file is gzip-compressed; decompressed, it is JSON (a trace,"; !strings.Contains(stderr, want) {
 		t.Fatalf("stderr = %q, want it to contain %q", stderr, want)
 	}
 	files := map[string]string{
-		"tiny.gz":       "gzip-compressed data (a compressed trace?)",
+		// A gzip capture is read decompressed, as a .json.gz trace is: what
+		// is not a capture is named for what it holds.
+		"tiny.gz":       "gzip-compressed; decompressed, it is text",
 		"trace.pftrace": "a Perfetto protobuf trace",
 		"tensor.pt":     "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)",
 		"report.png":    "a PNG image",

@@ -147,8 +147,8 @@ func TestVersion(t *testing.T) {
 	if !regexp.MustCompile(`^cycleabi version (devel|v\S+)`).MatchString(lines[0]) {
 		t.Errorf("lines[0] = %q, want a match for %s", lines[0], `^cycleabi version (devel|v\S+)`)
 	}
-	if lines[1] != "ABI version 1, fingerprint "+abi.FingerprintHex {
-		t.Errorf("lines[1] = %q, want %q", lines[1], "ABI version 1, fingerprint "+abi.FingerprintHex)
+	if lines[1] != "ABI version 2, fingerprint "+abi.FingerprintHex {
+		t.Errorf("lines[1] = %q, want %q", lines[1], "ABI version 2, fingerprint "+abi.FingerprintHex)
 	}
 	if len(abi.FingerprintHex) != 16 {
 		t.Errorf("len(abi.FingerprintHex) = %d, want 16: %q", len(abi.FingerprintHex), abi.FingerprintHex)

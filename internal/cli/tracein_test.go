@@ -361,22 +361,39 @@ func TestTraceGainsArrows(t *testing.T) {
 
 // TestTraceKernelFamily: a trace's kernelName chooses the kernel family,
 // so a MegaMoe trace's runtime-namespace stage (0x10001 Dispatch) is
-// compute, as for its capture analyzed with --kernel-name MegaMoe.
+// compute, as for its capture analyzed with --kernel-name MegaMoe. A
+// trace whose kernelName is upstream's default (MegaKernel) has the
+// family inferred from its ids and names, and says so; --kernel-family
+// none reads it under none (the stage is other); a --kernel-name that
+// differs from the trace's is applied and said, never dropped.
 func TestTraceKernelFamily(t *testing.T) {
 	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
 	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"%s","ownerLabel":"Expert"}`
 	dir := t.TempDir()
 	for _, c := range []struct {
 		kernel  string
+		flags   []string
 		compute bool
-	}{{"MegaMoe", true}, {"MegaKernel", false}} {
+		// said is what stderr must hold ("" for nothing).
+		said string
+	}{
+		{"MegaMoe", nil, true, ""},
+		{"MegaKernel", nil, true, "read under kernel family MegaMoe, inferred from desc id 0x10001 (only MegaMoe names them so); --kernel-family overrides"},
+		{"MegaKernel", []string{"--kernel-family", "none"}, false, ""},
+		{"MegaKernel", []string{"--kernel-name", "MegaMoe"}, true, `--kernel-name "MegaMoe" applied over the data's kernel name "MegaKernel"`},
+		{"MegaMoe", []string{"--kernel-name", "MegaMoeGrad"}, false, "kernel family MegaMoeGrad (from the kernel name \"MegaMoeGrad\") does not name desc id 0x10001: give --kernel-family"},
+		{"MegaKernel", []string{"--kernel-name", "HyperMegaMoe"}, true, `--kernel-name "HyperMegaMoe" chooses no kernel family`},
+	} {
 		path := filepath.Join(dir, c.kernel+".json")
 		if err := os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+fmt.Sprintf(meta, c.kernel)+`}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
+		stdout, stderr, code := runMain(t, append([]string{"analyze", path, "--format", "json"}, c.flags...)...)
 		if code != 0 {
 			t.Fatalf("%s: code = %v, want 0", stderr, code)
+		}
+		if c.said == "" && strings.Contains(stderr, "family") || !strings.Contains(stderr, c.said) {
+			t.Errorf("%s %v: stderr = %q, want it to say %q", c.kernel, c.flags, stderr, c.said)
 		}
 		var rep analyze.Report
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -385,7 +402,7 @@ func TestTraceKernelFamily(t *testing.T) {
 		k := rep.Ranks[0]
 		if c.compute {
 			if k.Totals.ComputeCycles != uint64(500) {
-				t.Errorf("%s: k.Totals.ComputeCycles = %v, want %v", c.kernel, k.Totals.ComputeCycles, uint64(500))
+				t.Errorf("%s %v: k.Totals.ComputeCycles = %v, want %v", c.kernel, c.flags, k.Totals.ComputeCycles, uint64(500))
 			}
 			if len(k.Stages) != 1 {
 				t.Fatalf("len(k.Stages) = %d, want 1: %v", len(k.Stages), k.Stages)
@@ -395,10 +412,10 @@ func TestTraceKernelFamily(t *testing.T) {
 			}
 		} else {
 			if k.Totals.ComputeCycles != uint64(0) {
-				t.Errorf("%s: k.Totals.ComputeCycles = %v, want %v", c.kernel, k.Totals.ComputeCycles, uint64(0))
+				t.Errorf("%s %v: k.Totals.ComputeCycles = %v, want %v", c.kernel, c.flags, k.Totals.ComputeCycles, uint64(0))
 			}
 			if k.Totals.OtherCycles != uint64(500) {
-				t.Errorf("%s: k.Totals.OtherCycles = %v, want %v", c.kernel, k.Totals.OtherCycles, uint64(500))
+				t.Errorf("%s %v: k.Totals.OtherCycles = %v, want %v", c.kernel, c.flags, k.Totals.OtherCycles, uint64(500))
 			}
 		}
 	}

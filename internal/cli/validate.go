@@ -106,7 +106,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 	fs := cmd.Flags()
 	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
-	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too, and on a capture whose ids need a kernel family no flag names")
 	f.family.register(fs, "MegaKernel", "")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
 	f.invocations.registerLabels(fs)
@@ -183,6 +183,14 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		}
 		if !r.OK() || f.strict && r.Warnings() > 0 {
 			fail(exitInvalid)
+		}
+		// A capture file (a trace's captures always carry notes) whose ids
+		// need a family no flag named.
+		if f.strict && r.OK() && len(notes) == 0 {
+			if msg := f.family.unnamed(paths[i], r.Request); msg != "" {
+				fmt.Fprintf(stderr, "cycleabi: --strict: %s\n", msg)
+				fail(exitInvalid)
+			}
 		}
 		if doc != nil {
 			doc.Add(r)

@@ -51,8 +51,8 @@ func TestValidateCommandText(t *testing.T) {
 	if code != exitOK {
 		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
 	}
-	if out != valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n" {
-		t.Errorf("out = %q, want %q", out, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n")
+	if out != valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v2 fingerprint "+abi.FingerprintHex+"\n" {
+		t.Errorf("out = %q, want %q", out, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v2 fingerprint "+abi.FingerprintHex+"\n")
 	}
 
 	out, code, _ = runCaptured("validate", invalid)

@@ -520,9 +520,16 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import cycleabi_abi as abi
 d = json.load(open("in.json"))
-out = {"families": {}, "kernels": []}
+out = {"families": {}, "byName": {}, "kernels": []}
 for fam in abi.FAMILIES:
     out["families"][fam.name] = [abi.desc_name(i, family=fam) for i in d["ids"]]
+    # A family by name, as --kernel-family takes it (case ignored).
+    out["byName"][fam.name] = [abi.desc_name(i, family=fam.name.lower()) for i in d["ids"]]
+try:
+    abi.desc_name(0x10002, family="NoSuchFamily")
+    out["unknown"] = "no error"
+except KeyError as e:
+    out["unknown"] = str(e)
 for k in d["kernels"]:
     fam = abi.family_for_kernel(k)
     out["kernels"].append(fam.name if fam else "")
@@ -530,7 +537,9 @@ print(json.dumps(out))
 `, moduleDir(t, genPy))
 	var py struct {
 		Families map[string][]string
+		ByName   map[string][]string
 		Kernels  []string
+		Unknown  string
 	}
 	if err := json.Unmarshal(out, &py); err != nil {
 		t.Fatalf("%v: %.500s", err, out)
@@ -544,7 +553,13 @@ print(json.dumps(out))
 			if want := names.StageName(id); py.Families[f.String()][i] != want {
 				t.Errorf("%s: desc_name(%#x) = %q, decode %q", f, id, py.Families[f.String()][i], want)
 			}
+			if want := names.StageName(id); py.ByName[f.String()][i] != want {
+				t.Errorf("%s by name: desc_name(%#x, family=%q) = %q, decode %q", f, id, strings.ToLower(f.String()), py.ByName[f.String()][i], want)
+			}
 		}
+	}
+	if !strings.Contains(py.Unknown, "no such kernel family") || !strings.Contains(py.Unknown, "MegaMoe") {
+		t.Errorf("desc_name(family=\"NoSuchFamily\"): %q, want a KeyError listing the families", py.Unknown)
 	}
 	for i, k := range kernels {
 		want := ""

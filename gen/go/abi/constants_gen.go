@@ -5,7 +5,7 @@ package abi
 const (
 	// Version is the ABI version; it is raised on every change that breaks the wire
 	// or display contract.
-	Version = 1
+	Version = 2
 	// Fingerprint is the first 8 bytes (big-endian) of the SHA-256 of the schema's
 	// canonical buffer layout (structs, wire enums, layout constants, slot
 	// regions): it changes only with a breaking change on the wire.

@@ -12,20 +12,39 @@ const (
 	FamilyMegaMoe Family = 1
 	// MegaMoe backward: the forward's stages in reverse with the weight gradients.
 	FamilyMegaMoeGrad Family = 2
+	// Graph-driven MegaMoe forward: its stages are graph stages, 0x30000 + the
+	// operator's place in the graph (dispatch, up_proj, swiglu, down_proj,
+	// combine). Upstream keeps the kernel name MegaMoe, which chooses MegaMoe, so
+	// this family is chosen by --kernel-family or by a trace's stage names.
+	FamilyMegaMoeGraph Family = 3
+	// Graph-driven MegaMoe backward (see MegaMoeGraph): dispatch, act_grad,
+	// w2_grad, swiglu_grad, gate_grad, combine, w1_grad.
+	FamilyMegaMoeGradGraph Family = 4
 	// HyperMegaMhc forward. Its stages are graph stages named from the operator
 	// graph on the host, so they come from the trace or a names file.
-	FamilyMegaMhc Family = 3
+	FamilyMegaMhc Family = 5
 	// HyperMegaMhcGrad (MHC backward). Graph stages are named on the host, as for
 	// MegaMhc.
-	FamilyMegaMhcGrad Family = 4
+	FamilyMegaMhcGrad Family = 6
 	// HyperMegaGate Route: an AIV pipeline whose task i writes graph stage i.
-	FamilyMegaGateRoute Family = 5
+	FamilyMegaGateRoute Family = 7
 	// HyperMegaGate RouteGrad, the full backward pipeline.
-	FamilyMegaGateRouteGrad Family = 6
+	FamilyMegaGateRouteGrad Family = 8
 	// HyperMegaGate RouteGrad for top-k 1: two stages only. Upstream gives it the
 	// kernel name HyperMegaGateRouteGrad too, so it is chosen by --kernel-family
 	// alone.
-	FamilyMegaGateRouteGradK1 Family = 7
+	FamilyMegaGateRouteGradK1 Family = 9
+	// HyperMegaGate Route under the generated gate ABI of the later fork (task type
+	// 107 is MegaGateRoute, the Gate task types one higher than in MegaGateRoute,
+	// 128..134 added). Upstream keeps the kernel name HyperMegaGateRoute, which
+	// chooses MegaGateRoute, so this family is chosen by --kernel-family.
+	FamilyMegaGateRouteGen Family = 10
+	// HyperMegaGate RouteGrad under the generated gate ABI (see MegaGateRouteGen);
+	// chosen by --kernel-family.
+	FamilyMegaGateRouteGradGen Family = 11
+	// HyperMegaGate RouteGrad for top-k 1 under the generated gate ABI (see
+	// MegaGateRouteGen); chosen by --kernel-family.
+	FamilyMegaGateRouteGradK1Gen Family = 12
 )
 
 // familyTaskTypeNamespace is the namespace whose ids family task types name
@@ -81,6 +100,52 @@ var families = [...]familySpec{
 		},
 	},
 	{
+		name: "MegaMoeGraph", ownerLabel: "Expert",
+		upstream: "modules/mega_moe/forward/graph.py@f4ae1a7a (stages: 0x30000 + the operator's index in the graph's topological order, named by its diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",
+		taskTypes: []familyTaskType{
+			{value: 0, name: "Terminate"},
+			{value: 10, name: "BeginTaskGraph"},
+			{value: 101, name: "AddCustom"},
+			{value: 102, name: "SwiGLU"},
+			{value: 103, name: "MatMul"},
+			{value: 104, name: "GroupedMatMul"},
+			{value: 105, name: "ShmemPutMemSignal"},
+			{value: 106, name: "SwiGLUGrad"},
+			{value: 107, name: "ShmemGetMem"},
+		},
+		stages: []FamilyStage{
+			{DescID: 0x30000, Name: "Dispatch", Class: StageCompute},
+			{DescID: 0x30001, Name: "GMM1", Class: StageCompute},
+			{DescID: 0x30002, Name: "SwiGLU", Class: StageCompute},
+			{DescID: 0x30003, Name: "GMM2", Class: StageCompute},
+			{DescID: 0x30004, Name: "Combine", Class: StageCompute},
+		},
+	},
+	{
+		name: "MegaMoeGradGraph", ownerLabel: "Expert",
+		upstream: "modules/mega_moe/backward/graph.py@2640a41d (stages: 0x30000 + topological index, ties in the order the operators were added, named by diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",
+		taskTypes: []familyTaskType{
+			{value: 0, name: "Terminate"},
+			{value: 10, name: "BeginTaskGraph"},
+			{value: 101, name: "AddCustom"},
+			{value: 102, name: "SwiGLU"},
+			{value: 103, name: "MatMul"},
+			{value: 104, name: "GroupedMatMul"},
+			{value: 105, name: "ShmemPutMemSignal"},
+			{value: 106, name: "SwiGLUGrad"},
+			{value: 107, name: "ShmemGetMem"},
+		},
+		stages: []FamilyStage{
+			{DescID: 0x30000, Name: "DispatchGrad", Class: StageCompute},
+			{DescID: 0x30001, Name: "ActGrad", Class: StageCompute},
+			{DescID: 0x30002, Name: "W2Grad", Class: StageCompute},
+			{DescID: 0x30003, Name: "SwiGLUGrad", Class: StageCompute},
+			{DescID: 0x30004, Name: "GateGrad", Class: StageCompute},
+			{DescID: 0x30005, Name: "CombineGrad", Class: StageCompute},
+			{DescID: 0x30006, Name: "W1Grad", Class: StageCompute},
+		},
+	},
+	{
 		name: "MegaMhc", kernelNames: []string{"HyperMegaMhc"}, ownerLabel: "TokenPartition",
 		upstream: "profiler/profiling.py@979e2a9 (task types); modules/mega_mhc/plan.py@979e2a9 (kernel name, owner label)",
 		taskTypes: []familyTaskType{
@@ -108,8 +173,8 @@ var families = [...]familySpec{
 		},
 	},
 	{
-		name: "MegaMhcGrad", kernelNames: []string{"HyperMegaMhcGrad"}, ownerLabel: "NativeKernel",
-		upstream: "profiler/profiling.py@979e2a9 (task types); modules/mega_mhc_grad/plan.py@a1fd381 (kernel name, owner label)",
+		name: "MegaMhcGrad", kernelNames: []string{"HyperMegaMhcGrad"}, ownerLabel: "TokenPartition",
+		upstream: "profiler/profiling.py@979e2a9 (task types); modules/mega_mhc_grad/plan.py@a1fd381 (kernel name); runtime/mhc.py@29d814a6 (owner label, NativeKernel before)",
 		taskTypes: []familyTaskType{
 			{value: 0, name: "Terminate"},
 			{value: 10, name: "BeginTaskGraph"},
@@ -265,6 +330,161 @@ var families = [...]familySpec{
 		},
 		stages: []FamilyStage{
 			{DescID: 0x30000, Name: "MulsScaleGrad", Class: StageCompute, TaskType: 117, HasTaskType: true},
+			{DescID: 0x30001, Name: "ZerosLike", Class: StageCompute, TaskType: 127, HasTaskType: true},
+		},
+	},
+	{
+		name: "MegaGateRouteGen", ownerLabel: "TokenRowShard",
+		upstream: "runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+		taskTypes: []familyTaskType{
+			{value: 0, name: "Terminate"},
+			{value: 10, name: "BeginTaskGraph"},
+			{value: 101, name: "AddCustom"},
+			{value: 102, name: "SwiGLU"},
+			{value: 103, name: "MatMul"},
+			{value: 104, name: "GroupedMatMul"},
+			{value: 105, name: "ShmemPutMemSignal"},
+			{value: 106, name: "SwiGLUGrad"},
+			{value: 107, name: "MegaGateRoute"},
+			{value: 108, name: "GateSoftplus"},
+			{value: 109, name: "GateSqrt"},
+			{value: 110, name: "GateAddBias"},
+			{value: 111, name: "GateTopk"},
+			{value: 112, name: "GateGather"},
+			{value: 113, name: "GateReduceSum"},
+			{value: 114, name: "GateAddEpsilon"},
+			{value: 115, name: "GateDiv"},
+			{value: 116, name: "GateMulScale"},
+			{value: 117, name: "GateCastIndex"},
+			{value: 118, name: "GateGradMulsScale"},
+			{value: 119, name: "GateGradNeg"},
+			{value: 120, name: "GateGradDivSelected"},
+			{value: 121, name: "GateGradDivSelectedRatio"},
+			{value: 122, name: "GateGradMulCross"},
+			{value: 123, name: "GateGradDivDirect"},
+			{value: 124, name: "GateGradReduceSum"},
+			{value: 125, name: "GateGradBroadcastRowSum"},
+			{value: 126, name: "GateGradAddSelected"},
+			{value: 127, name: "GateGradZeros"},
+			{value: 128, name: "GateGradLinearIndex"},
+			{value: 129, name: "GateGradScatterSelected"},
+			{value: 130, name: "GateGradMulsDoubleScore"},
+			{value: 131, name: "GateGradDivSqrt"},
+			{value: 132, name: "GateGradSoftplus"},
+			{value: 133, name: "GateGradAddDirect"},
+			{value: 134, name: "GateGradBroadcastDenominator"},
+		},
+		stages: []FamilyStage{
+			{DescID: 0x30000, Name: "Softplus", Class: StageCompute, TaskType: 108, HasTaskType: true},
+			{DescID: 0x30001, Name: "Sqrt", Class: StageCompute, TaskType: 109, HasTaskType: true},
+			{DescID: 0x30002, Name: "AddBias", Class: StageCompute, TaskType: 110, HasTaskType: true},
+			{DescID: 0x30003, Name: "TopK", Class: StageCompute, TaskType: 111, HasTaskType: true},
+			{DescID: 0x30004, Name: "Gather", Class: StageCompute, TaskType: 112, HasTaskType: true},
+			{DescID: 0x30005, Name: "ReduceSum", Class: StageCompute, TaskType: 113, HasTaskType: true},
+			{DescID: 0x30006, Name: "AddEpsilon", Class: StageCompute, TaskType: 114, HasTaskType: true},
+			{DescID: 0x30007, Name: "Div", Class: StageCompute, TaskType: 115, HasTaskType: true},
+			{DescID: 0x30008, Name: "MulScale", Class: StageCompute, TaskType: 116, HasTaskType: true},
+			{DescID: 0x30009, Name: "CastIndex", Class: StageCompute, TaskType: 117, HasTaskType: true},
+		},
+	},
+	{
+		name: "MegaGateRouteGradGen", ownerLabel: "TokenRowShard",
+		upstream: "runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+		taskTypes: []familyTaskType{
+			{value: 0, name: "Terminate"},
+			{value: 10, name: "BeginTaskGraph"},
+			{value: 101, name: "AddCustom"},
+			{value: 102, name: "SwiGLU"},
+			{value: 103, name: "MatMul"},
+			{value: 104, name: "GroupedMatMul"},
+			{value: 105, name: "ShmemPutMemSignal"},
+			{value: 106, name: "SwiGLUGrad"},
+			{value: 107, name: "MegaGateRoute"},
+			{value: 108, name: "GateSoftplus"},
+			{value: 109, name: "GateSqrt"},
+			{value: 110, name: "GateAddBias"},
+			{value: 111, name: "GateTopk"},
+			{value: 112, name: "GateGather"},
+			{value: 113, name: "GateReduceSum"},
+			{value: 114, name: "GateAddEpsilon"},
+			{value: 115, name: "GateDiv"},
+			{value: 116, name: "GateMulScale"},
+			{value: 117, name: "GateCastIndex"},
+			{value: 118, name: "GateGradMulsScale"},
+			{value: 119, name: "GateGradNeg"},
+			{value: 120, name: "GateGradDivSelected"},
+			{value: 121, name: "GateGradDivSelectedRatio"},
+			{value: 122, name: "GateGradMulCross"},
+			{value: 123, name: "GateGradDivDirect"},
+			{value: 124, name: "GateGradReduceSum"},
+			{value: 125, name: "GateGradBroadcastRowSum"},
+			{value: 126, name: "GateGradAddSelected"},
+			{value: 127, name: "GateGradZeros"},
+			{value: 128, name: "GateGradLinearIndex"},
+			{value: 129, name: "GateGradScatterSelected"},
+			{value: 130, name: "GateGradMulsDoubleScore"},
+			{value: 131, name: "GateGradDivSqrt"},
+			{value: 132, name: "GateGradSoftplus"},
+			{value: 133, name: "GateGradAddDirect"},
+			{value: 134, name: "GateGradBroadcastDenominator"},
+		},
+		stages: []FamilyStage{
+			{DescID: 0x30000, Name: "MulsScaleGrad", Class: StageCompute, TaskType: 118, HasTaskType: true},
+			{DescID: 0x30001, Name: "BroadcastDenominator", Class: StageCompute, TaskType: 134, HasTaskType: true},
+			{DescID: 0x30002, Name: "Neg", Class: StageCompute, TaskType: 119, HasTaskType: true},
+			{DescID: 0x30003, Name: "DivSelected", Class: StageCompute, TaskType: 120, HasTaskType: true},
+			{DescID: 0x30004, Name: "DivSelectedRatio", Class: StageCompute, TaskType: 121, HasTaskType: true},
+			{DescID: 0x30005, Name: "MulCross", Class: StageCompute, TaskType: 122, HasTaskType: true},
+			{DescID: 0x30006, Name: "DivDirect", Class: StageCompute, TaskType: 123, HasTaskType: true},
+			{DescID: 0x30007, Name: "ReduceSum", Class: StageCompute, TaskType: 124, HasTaskType: true},
+			{DescID: 0x30008, Name: "BroadcastRowSum", Class: StageCompute, TaskType: 125, HasTaskType: true},
+			{DescID: 0x30009, Name: "AddSelectedGrad", Class: StageCompute, TaskType: 126, HasTaskType: true},
+			{DescID: 0x3000A, Name: "ZerosLike", Class: StageCompute, TaskType: 127, HasTaskType: true},
+		},
+	},
+	{
+		name: "MegaGateRouteGradK1Gen", ownerLabel: "TokenRowShard",
+		upstream: "runtime/generated/gate_abi.py@ec0fa8dd, generated by backends/schema.py (task types: 107 MegaGateRoute .. 134); runtime/baselines/families.json@d131a78 (stage names, kernel name)",
+		taskTypes: []familyTaskType{
+			{value: 0, name: "Terminate"},
+			{value: 10, name: "BeginTaskGraph"},
+			{value: 101, name: "AddCustom"},
+			{value: 102, name: "SwiGLU"},
+			{value: 103, name: "MatMul"},
+			{value: 104, name: "GroupedMatMul"},
+			{value: 105, name: "ShmemPutMemSignal"},
+			{value: 106, name: "SwiGLUGrad"},
+			{value: 107, name: "MegaGateRoute"},
+			{value: 108, name: "GateSoftplus"},
+			{value: 109, name: "GateSqrt"},
+			{value: 110, name: "GateAddBias"},
+			{value: 111, name: "GateTopk"},
+			{value: 112, name: "GateGather"},
+			{value: 113, name: "GateReduceSum"},
+			{value: 114, name: "GateAddEpsilon"},
+			{value: 115, name: "GateDiv"},
+			{value: 116, name: "GateMulScale"},
+			{value: 117, name: "GateCastIndex"},
+			{value: 118, name: "GateGradMulsScale"},
+			{value: 119, name: "GateGradNeg"},
+			{value: 120, name: "GateGradDivSelected"},
+			{value: 121, name: "GateGradDivSelectedRatio"},
+			{value: 122, name: "GateGradMulCross"},
+			{value: 123, name: "GateGradDivDirect"},
+			{value: 124, name: "GateGradReduceSum"},
+			{value: 125, name: "GateGradBroadcastRowSum"},
+			{value: 126, name: "GateGradAddSelected"},
+			{value: 127, name: "GateGradZeros"},
+			{value: 128, name: "GateGradLinearIndex"},
+			{value: 129, name: "GateGradScatterSelected"},
+			{value: 130, name: "GateGradMulsDoubleScore"},
+			{value: 131, name: "GateGradDivSqrt"},
+			{value: 132, name: "GateGradSoftplus"},
+			{value: 133, name: "GateGradAddDirect"},
+			{value: 134, name: "GateGradBroadcastDenominator"},
+		},
+		stages: []FamilyStage{
+			{DescID: 0x30000, Name: "MulsScaleGrad", Class: StageCompute, TaskType: 118, HasTaskType: true},
 			{DescID: 0x30001, Name: "ZerosLike", Class: StageCompute, TaskType: 127, HasTaskType: true},
 		},
 	},

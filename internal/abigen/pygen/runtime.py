@@ -203,10 +203,14 @@ def lookup_desc(desc_id):
 
 def desc_schema_name(desc_id, family=None):
     """The display name the schema gives desc_id, or None when it gives none.
-    Under family (a KernelFamily), its stage names and task-type table apply
-    first: a task type the family does not list has no name."""
+    Under family (a KernelFamily, or its name as the CLI's --kernel-family
+    takes it: "MegaMoe", "megamoe"), its stage names and task-type table apply
+    first: a task type the family does not list has no name. An unknown
+    family name is a KeyError listing the families."""
     desc_id = int(desc_id)
     ns, index = lookup_desc(desc_id)
+    if isinstance(family, str):
+        family = _family_named(family)
     if family is not None:
         if desc_id in family.stages:
             if ns is None:
@@ -224,7 +228,7 @@ def desc_schema_name(desc_id, family=None):
 def desc_name(desc_id, stages=None, family=None):
     """The display name of desc_id exactly as decode writes it: stages[desc_id]
     when stages (a names file's desc_id -> name map) has it, else the name
-    family (a KernelFamily, or None) or the schema gives it, else its
+    family (a KernelFamily, its name, or None) or the schema gives it, else its
     namespace's fallback ("TaskType_250", "GraphStage_5"), else DESC_UNKNOWN
     ("DescId_<desc_id>")."""
     desc_id = int(desc_id)
@@ -255,13 +259,19 @@ def family_for_kernel(kernel_name):
     return None
 
 
-def family(name):
-    """The KernelFamily named name, compared case-insensitively; KeyError if
-    there is none."""
+def _family_named(name):
+    """The KernelFamily named name (family() under a name its callers' own
+    family= arguments do not shadow)."""
     for fam in FAMILIES:
         if fam.name.lower() == name.strip().lower():
             return fam
-    raise KeyError(name)
+    raise KeyError("%r: no such kernel family; the families are %s" % (name, ", ".join(f.name for f in FAMILIES)))
+
+
+def family(name):
+    """The KernelFamily named name, compared case-insensitively; KeyError if
+    there is none."""
+    return _family_named(name)
 
 
 def task_stage_prefixed(desc_id):

@@ -1,0 +1,88 @@
+package jsontrace
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
+)
+
+// durSlackUs is how far an event's dur may be from its cycles at the
+// trace's frequency: 3 ns. Upstream's export writes the division in full
+// (17 significant digits); cycleabi decode writes three decimals of a µs
+// and may shorten a dur by a nanosecond or two so that a viewer's ts + dur
+// does not pass the next record's ts (decode/chromejson). A frequency 20
+// times off does not come near.
+const durSlackUs = 3e-3
+
+// eventFreq bounds the cycle frequency a capture's events imply: each
+// event of c cycles and dur d µs says the frequency is within
+// [c/(d+slack), c/(d-slack)]. The bounds are intersected as events come
+// (no event is kept); the estimate is taken from the event with the
+// most cycles, the most precise.
+type eventFreq struct {
+	n          int
+	lo, hi     float64
+	loAt, hiAt jsonread.Pos
+	bestCycles uint64
+	bestDur    float64
+	bestAt     jsonread.Pos
+	// clash says which two events disagree, "" while none do.
+	clash   string
+	clashAt jsonread.Pos
+}
+
+// add takes one event's cycles and raw dur; an event without a numeric
+// positive dur, or of no cycles, says nothing. The first two events
+// whose bounds no longer meet are kept for err.
+func (f *eventFreq) add(cycles uint64, dur []byte, at jsonread.Pos) {
+	d, err := strconv.ParseFloat(string(dur), 64)
+	if err != nil || !(d > 0) || math.IsInf(d, 0) || cycles == 0 || f.clash != "" {
+		return
+	}
+	c := float64(cycles)
+	lo := c / (d + durSlackUs)
+	hi := math.Inf(1)
+	if d > durSlackUs {
+		hi = c / (d - durSlackUs)
+	}
+	if f.n == 0 {
+		f.lo, f.hi = 0, math.Inf(1)
+	}
+	f.n++
+	if lo > f.lo {
+		f.lo, f.loAt = lo, at
+	}
+	if hi < f.hi {
+		f.hi, f.hiAt = hi, at
+	}
+	if f.lo > f.hi {
+		f.clash = fmt.Sprintf("the trace states no cycle frequency and its events disagree on it: the event at line %d (byte %d) takes at least %.6g MHz (end_cycle - start_cycle over dur), the event at line %d (byte %d) at most %.6g MHz; give --freq-mhz or --soc",
+			f.loAt.Line, f.loAt.Offset, f.lo, f.hiAt.Line, f.hiAt.Offset, f.hi)
+		f.clashAt = at
+	}
+	if cycles > f.bestCycles {
+		f.bestCycles, f.bestDur, f.bestAt = cycles, d, at
+	}
+}
+
+// mhz returns the frequency the events imply and a sentence saying how
+// it was found; 0 when no event has cycles and a duration. The estimate
+// is given with the fewest decimals (up to 6) that stay within 1e-9 of
+// it: the writer's 50 MHz comes back as 50, not 49.99999999999999.
+func (f *eventFreq) mhz() (float64, string) {
+	if f.n == 0 {
+		return 0, ""
+	}
+	m := float64(f.bestCycles) / f.bestDur
+	for k := 0.0; k <= 6; k++ {
+		p := math.Pow(10, k)
+		if r := math.Round(m*p) / p; math.Abs(r-m) <= 1e-9*m {
+			m = r
+			break
+		}
+	}
+	return m, fmt.Sprintf("the trace states no cycle frequency (cycleFrequencyMHz): %s MHz from its %d events' cycles over their durations (the event at line %d: %d cycles in %s µs; all agree within %g µs); --freq-mhz or --soc overrides",
+		strconv.FormatFloat(m, 'f', -1, 64), f.n, f.bestAt.Line, f.bestCycles, strconv.FormatFloat(f.bestDur, 'f', -1, 64), durSlackUs)
+}

@@ -1,0 +1,139 @@
+package kernelfamily
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// The ids below are written out from upstream's tables
+// (modules/mega_moe/profiling.py@206213f: 0x10001..0x10005 MegaMoe,
+// 0x11001..0x11007 MegaMoeGrad; task types: profiler/profiling.py@0e81ad83
+// and scheduler/config.py@8f3c6ce), not read from the schema.
+const (
+	wait    = 0x10000
+	trigger = 0x10007
+	tt      = 0x20000 // task-type namespace base
+)
+
+func TestInfer(t *testing.T) {
+	cases := []struct {
+		name string
+		ev   Evidence
+		// want is the family chosen; candidates the warning's list, in
+		// order; from a part of the decision's From.
+		want       abi.Family
+		candidates []abi.Family
+		noneFits   bool
+		from       string
+		warn       bool
+	}{
+		{name: "MegaMoe stages", ev: Evidence{DescIDs: []uint32{wait, 0x10001, 0x10002, 0x10003, 0x10004, 0x10005, trigger}},
+			want: abi.FamilyMegaMoe, from: "desc ids 0x10001, 0x10002, 0x10003, 0x10004 and 1 more (only MegaMoe names them so)"},
+		{name: "MegaMoeGrad stages", ev: Evidence{DescIDs: []uint32{0x11007, 0x11001, wait}},
+			want: abi.FamilyMegaMoeGrad, from: "desc ids 0x11001, 0x11007 (only MegaMoeGrad"},
+		{name: "one stage", ev: Evidence{DescIDs: []uint32{0x10003}}, want: abi.FamilyMegaMoe, from: "desc id 0x10003 "},
+		{name: "kernel name wins", ev: Evidence{KernelName: "mega_moe_grad", DescIDs: []uint32{0x11002}},
+			want: abi.FamilyMegaMoeGrad, from: `kernel name "mega_moe_grad"`},
+		{name: "upstream's default kernel name chooses nothing", ev: Evidence{KernelName: "MegaKernel", DescIDs: []uint32{0x10002}},
+			want: abi.FamilyMegaMoe, from: "0x10002"},
+		{name: "forward and backward stages: no family fits", ev: Evidence{DescIDs: []uint32{0x10001, 0x11001}},
+			candidates: []abi.Family{abi.FamilyMegaMoe, abi.FamilyMegaMoeGrad}, warn: true},
+		{name: "generic ids need no family", ev: Evidence{DescIDs: []uint32{wait, trigger, tt + 103, tt + 104, 0x30002}}},
+		// 107 is ShmemGetMem under MegaMoe, GateSoftplus under the 8f3c6ce
+		// Gate table, MhcPost in the seed's (the schema's own).
+		{name: "task type 107 alone", ev: Evidence{DescIDs: []uint32{tt + 107}}, noneFits: true, warn: true},
+		// A trace's names decide: the event says TaskType_ShmemGetMem.
+		{name: "named 107", ev: Evidence{DescIDs: []uint32{tt + 107}, StageNames: map[uint32]string{tt + 107: "TaskType_ShmemGetMem"}},
+			want: abi.FamilyMegaMoe, from: "MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph name them alike"},
+		// Graph stage ids alone say nothing; a name the trace gives them does.
+		{name: "graph ids", ev: Evidence{DescIDs: []uint32{0x30000, 0x30001}}},
+		{name: "named graph ids", ev: Evidence{DescIDs: []uint32{0x30000, 0x30001}, StageNames: map[uint32]string{0x30000: "Softplus", 0x30001: "Sqrt"}},
+			want: abi.FamilyMegaGateRoute, from: "MegaGateRoute, MegaGateRouteGen name them alike"},
+		// Graph-driven MegaMoe: a trace names its graph stages as the
+		// operators' diagnostic names (forward/graph.py@f4ae1a7a).
+		{name: "named MegaMoe graph stages", ev: Evidence{DescIDs: []uint32{wait, 0x30000, 0x30001, 0x30004},
+			StageNames: map[uint32]string{0x30000: "Dispatch", 0x30001: "GMM1", 0x30004: "Combine"}},
+			want: abi.FamilyMegaMoeGraph, from: "desc ids 0x30000, 0x30001, 0x30004 (only MegaMoeGraph names them so)"},
+		{name: "named MegaMoeGrad graph stages", ev: Evidence{DescIDs: []uint32{0x30005, 0x30006}, StageNames: map[uint32]string{0x30005: "CombineGrad", 0x30006: "W1Grad"}},
+			want: abi.FamilyMegaMoeGradGraph},
+		// The fork's generated gate ABI numbers task types 128..134, which
+		// no other table has: they alone choose it.
+		{name: "fork gate task types", ev: Evidence{DescIDs: []uint32{tt + 128, tt + 134}}, want: abi.FamilyMegaGateRouteGen},
+		{name: "a name that contradicts", ev: Evidence{DescIDs: []uint32{0x10001}, StageNames: map[uint32]string{0x10001: "Scatter"}},
+			candidates: nil, warn: false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := Infer(c.ev)
+			if d.Family != c.want {
+				t.Errorf("Family = %v, want %v (decision %+v)", d.Family, c.want, d)
+			}
+			if c.candidates != nil && !slices.Equal(d.Candidates, c.candidates) {
+				t.Errorf("Candidates = %v, want %v", d.Candidates, c.candidates)
+			}
+			if d.NoneFits != c.noneFits {
+				t.Errorf("NoneFits = %v, want %v", d.NoneFits, c.noneFits)
+			}
+			if !strings.Contains(d.From, c.from) {
+				t.Errorf("From = %q, want it to contain %q", d.From, c.from)
+			}
+			w := d.Warning("x")
+			if (w != "") != c.warn {
+				t.Errorf("Warning = %q, want one: %v", w, c.warn)
+			}
+			if c.warn && !strings.Contains(w, "--kernel-family") {
+				t.Errorf("Warning = %q, want it to name --kernel-family", w)
+			}
+			if (d.Note("x") != "") != (d.Family != abi.FamilyNone && !strings.HasPrefix(d.From, "kernel name")) {
+				t.Errorf("Note = %q for %+v", d.Note("x"), d)
+			}
+		})
+	}
+}
+
+// TestInferConflicts: a kernel name chooses even against the ids, and the
+// ids its family does not name are listed for the warning.
+func TestInferConflicts(t *testing.T) {
+	d := Infer(Evidence{KernelName: "MegaMoeGrad", DescIDs: []uint32{wait, 0x10001, 0x11001}})
+	if d.Family != abi.FamilyMegaMoeGrad || !slices.Equal(d.Conflicts, []uint32{0x10001}) {
+		t.Fatalf("decision %+v, want MegaMoeGrad with conflict 0x10001", d)
+	}
+	if w := d.Warning("t.json"); !strings.Contains(w, "0x10001") || !strings.Contains(w, "--kernel-family") {
+		t.Errorf("Warning = %q", w)
+	}
+}
+
+// TestInferVariants: the kernel name MegaMoe on graph-driven ids (upstream
+// still calls the kernel MegaMoe) keeps MegaMoe and points to the
+// graph-driven families that name the ids; ids a trace names, or a family
+// with no variant (HyperMegaMhc), draw no such warning.
+func TestInferVariants(t *testing.T) {
+	d := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{wait, 0x30000, 0x30004}})
+	if d.Family != abi.FamilyMegaMoe || !slices.Equal(d.Variants, []abi.Family{abi.FamilyMegaMoeGraph, abi.FamilyMegaMoeGradGraph}) {
+		t.Fatalf("decision %+v", d)
+	}
+	if w := d.Warning("c.bin"); !strings.Contains(w, "MegaMoeGraph, MegaMoeGradGraph name them") || !strings.Contains(w, "--kernel-family") {
+		t.Errorf("Warning = %q", w)
+	}
+	if d := Infer(Evidence{KernelName: "MegaMoeGrad", DescIDs: []uint32{0x30006}}); !slices.Equal(d.Variants, []abi.Family{abi.FamilyMegaMoeGradGraph}) {
+		t.Errorf("MegaMoeGrad: variants %v", d.Variants)
+	}
+	named := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{0x30000}, StageNames: map[uint32]string{0x30000: "Dispatch"}})
+	mhc := Infer(Evidence{KernelName: "HyperMegaMhc", DescIDs: []uint32{0x30000}})
+	if named.Warning("x") != "" || mhc.Warning("x") != "" {
+		t.Errorf("warnings %q, %q; want none", named.Warning("x"), mhc.Warning("x"))
+	}
+}
+
+// TestInferOrderFree: the decision does not depend on the order or
+// repetition of the ids.
+func TestInferOrderFree(t *testing.T) {
+	a := Infer(Evidence{DescIDs: []uint32{0x10005, 0x10001, 0x10001, wait}})
+	b := Infer(Evidence{DescIDs: []uint32{wait, 0x10001, 0x10005}})
+	if a.Family != b.Family || a.From != b.From {
+		t.Errorf("%+v != %+v", a, b)
+	}
+}

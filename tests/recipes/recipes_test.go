@@ -1,0 +1,145 @@
+// Package recipes runs the shell blocks of the docs as a new user would:
+// each in a fresh temporary directory, with the built cycleabi and
+// cycleabi-export first on PATH and the repository's examples/ beside it.
+package recipes
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A block is one ```sh block of a page, with what the comments right
+// before it say:
+//
+//	<!-- recipe: skip: why it cannot run here -->
+//	<!-- recipe: setup: shell commands run first (files the block names) -->
+//
+// A block without a skip marker runs, and must exit 0.
+type block struct {
+	page   string
+	line   int
+	script string
+	setup  []string
+	skip   string
+}
+
+var marker = regexp.MustCompile(`^<!-- recipe: (skip|setup): (.*) -->$`)
+
+// blocks reads the shell blocks of the Markdown page at path.
+func blocks(t *testing.T, path string) []block {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []block
+	var pending block
+	var cur *block
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur != nil && strings.HasPrefix(line, "```"):
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			cur.script += line + "\n"
+		case line == "```sh" || line == "```bash" || line == "```shell":
+			b := pending
+			b.page, b.line = path, n
+			cur, pending = &b, block{}
+		case marker.MatchString(line):
+			m := marker.FindStringSubmatch(line)
+			if m[1] == "skip" {
+				pending.skip = m[2]
+			} else {
+				pending.setup = append(pending.setup, m[2])
+			}
+		case strings.TrimSpace(line) != "":
+			if pending.skip != "" || pending.setup != nil {
+				t.Errorf("%s:%d: a recipe marker not right before a shell block", path, n)
+			}
+			pending = block{}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDocRecipes runs every shell block of docs/*.md that is not marked
+// skip, and lists the skipped ones with their reasons.
+func TestDocRecipes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds both programs and runs every recipe of the docs")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, cmd := range []string{"cycleabi", "cycleabi-export"} {
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
+		}
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	ran := 0
+	for _, p := range pages {
+		for _, b := range blocks(t, p) {
+			rel, _ := filepath.Rel(root, b.page)
+			where := rel + ":" + itoa(b.line)
+			if b.skip != "" {
+				skipped = append(skipped, where+": "+b.skip)
+				continue
+			}
+			ran++
+			t.Run(where, func(t *testing.T) { run(t, root, bin, b) })
+		}
+	}
+	t.Logf("ran %d recipes; skipped %d:\n  %s", ran, len(skipped), strings.Join(skipped, "\n  "))
+	if ran == 0 {
+		t.Fatal("no recipe ran")
+	}
+}
+
+func run(t *testing.T, root, bin string, b block) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	script := "set -e\n" + strings.Join(b.setup, "\n") + "\n" + b.script
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the recipe at %s:%d fails (%v):\n%s\n--- output:\n%s", b.page, b.line, err, script, out)
+	}
+}
+
+func itoa(n int) string {
+	s := ""
+	for {
+		s = string(rune('0'+n%10)) + s
+		if n /= 10; n == 0 {
+			return s
+		}
+	}
+}
