@@ -8,8 +8,8 @@ package main
 import (
 	"os"
 
+	"github.com/megakernel/cycleabi/cmd/internal/cli"
 	"github.com/megakernel/cycleabi/export"
-	"github.com/megakernel/cycleabi/internal/cli"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
 

@@ -4,13 +4,13 @@
 // bytes field by field, decodes it into a Perfetto-ready trace, and
 // analyzes and compares captures.
 //
-// The commands live in internal/cli, which cmd/cycleabi-export shares.
+// The commands live in cmd/internal/cli, which cmd/cycleabi-export shares.
 package main
 
 import (
 	"os"
 
-	"github.com/megakernel/cycleabi/internal/cli"
+	"github.com/megakernel/cycleabi/cmd/internal/cli"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
 

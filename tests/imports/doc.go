@@ -1,8 +1,8 @@
 // Package imports holds tests of the module's import graph: internal/
 // is infrastructure (the YAML reader, the atomic writer, the schema model
 // and the emitters abigen runs) below every product package, so no
-// package under internal/ imports one outside it, but for internal/cli,
-// the command line, which only cmd/ imports (TestCLIIsTheTop); of the
+// package under internal/ imports one outside it; the command line,
+// cmd/internal/cli, only cmd/ imports (TestCLIIsTheTop); of the
 // seams of decode and the packages split out of it (the record walk below
 // the writers, arrows and names; the Chrome JSON and Perfetto writers
 // above the pipeline they share, neither linking the other; tracemerge and

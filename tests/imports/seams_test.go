@@ -30,17 +30,17 @@ func TestDecodeSeams(t *testing.T) {
 		banned []string // packages of the module pkg must not import
 		why    string
 	}{
-		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "internal/cli"},
+		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/internal/cli"},
 			"decode walks and merges records; the writers, arrows and names are above it"},
-		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "internal/cli"},
+		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "cmd/internal/cli"},
 			"a names file is read without a capture (dump, analyze and export read it too)"},
-		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "internal/cli"},
+		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "cmd/internal/cli"},
 			"the arrows are found without a writer (analyze uses them)"},
-		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "internal/cli"},
+		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "cmd/internal/cli"},
 			"the pipeline and what the writers share sit below both formats"},
-		{"decode/chromejson", []string{"decode/perfetto", "internal/cli"},
+		{"decode/chromejson", []string{"decode/perfetto", "cmd/internal/cli"},
 			"the JSON writer links no protobuf encoder, and its tests hold the JSON on its own"},
-		{"decode/perfetto", []string{"internal/cli"},
+		{"decode/perfetto", []string{"cmd/internal/cli"},
 			"the CLI is a thin layer over the writers, never below them"},
 	} {
 		p := load(t, rule.pkg)
@@ -89,12 +89,12 @@ func TestLinkedOnlyWhatIsUsed(t *testing.T) {
 // of protobuf's reflection (which parquet-go brings; cycleabi encodes
 // Perfetto's protobuf with protowire alone) and no HTTP or TLS (brotli's
 // http.go brings them), while cycleabi-export links package export. It
-// fails when internal/cli (or anything cycleabi links) imports export.
+// fails when cmd/internal/cli (or anything cycleabi links) imports export.
 func TestExportIsItsOwnBinary(t *testing.T) {
 	banned := []string{"github.com/parquet-go/", "google.golang.org/protobuf/reflect/", "google.golang.org/protobuf/proto", "net/http", "crypto/tls", module + "export"}
 	linked := fullClosure(t, "cmd/cycleabi")
-	if !linked[module+"internal/cli"] || !linked["google.golang.org/protobuf/encoding/protowire"] || !linked["os"] {
-		t.Fatalf("cmd/cycleabi does not link internal/cli, protowire and os: the closure is not followed (%d packages)", len(linked))
+	if !linked[module+"cmd/internal/cli"] || !linked["google.golang.org/protobuf/encoding/protowire"] || !linked["os"] {
+		t.Fatalf("cmd/cycleabi does not link cmd/internal/cli, protowire and os: the closure is not followed (%d packages)", len(linked))
 	}
 	for _, b := range banned {
 		var found []string
@@ -170,9 +170,10 @@ func closure(t *testing.T, pkg string) map[string]bool {
 	return seen
 }
 
-// TestCLIIsTheTop: internal/cli, the command line, is imported only by the
+// TestCLIIsTheTop: cmd/internal/cli, the command line, is imported only by the
 // binaries of cmd/ and by nothing of the module's packages, which it sits
-// above (TestInternalIsBelowTheProducts leaves it out for that reason).
+// above (Go's internal/ rule already keeps it from packages outside cmd/;
+// this also keeps cmd/'s other programs, abigen, from it).
 func TestCLIIsTheTop(t *testing.T) {
 	root := filepath.Join("..", "..")
 	users := 0
@@ -193,11 +194,11 @@ func TestCLIIsTheTop(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		rel = filepath.ToSlash(rel)
 		for _, imp := range append(append(slices.Clone(p.Imports), p.TestImports...), p.XTestImports...) {
-			if imp != module+"internal/cli" {
+			if imp != module+"cmd/internal/cli" {
 				continue
 			}
 			if !strings.HasPrefix(rel, "cmd/") {
-				t.Errorf("%s imports internal/cli: the command line is above every package; only cmd/ runs it", rel)
+				t.Errorf("%s imports cmd/internal/cli: the command line is above every package; only cmd/ runs it", rel)
 			}
 			users++
 		}
@@ -207,6 +208,6 @@ func TestCLIIsTheTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	if users == 0 {
-		t.Fatal("no package of cmd/ imports internal/cli: the rule tests nothing")
+		t.Fatal("no package of cmd/ imports cmd/internal/cli: the rule tests nothing")
 	}
 }

@@ -10,9 +10,9 @@ import (
 )
 
 const (
-	moeCapture = "../../examples/moe_layer.bin"
-	moePlan    = "../../examples/moe_layer.yaml"
-	moeNames   = "../../examples/moe_layer.names.yaml"
+	moeCapture = "../../../examples/moe_layer.bin"
+	moePlan    = "../../../examples/moe_layer.yaml"
+	moeNames   = "../../../examples/moe_layer.names.yaml"
 )
 
 func TestAnalyzeCommand(t *testing.T) {

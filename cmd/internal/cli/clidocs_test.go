@@ -15,7 +15,7 @@ import (
 // cliDocsDir is where a page per command lives, written from the cobra
 // commands themselves: `make docs` (this test with -update) rewrites them,
 // and `make test` fails when one differs from what the commands say.
-const cliDocsDir = "../../docs/cli"
+const cliDocsDir = "../../../docs/cli"
 
 // TestCLIDocs renders docs/cli: an index and one page per command, each
 // the command's synopsis, description, example and flags as --help has

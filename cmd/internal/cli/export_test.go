@@ -51,7 +51,7 @@ func wantExport(t *testing.T, dir string) {
 // cycleabi-export: the folder appears whole and stderr counts the records.
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
-	stdout, stderr, code := runMain(t, "export", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml", "-o", out)
+	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)
 	if code != exitOK {
 		t.Fatalf("code = %v, want %v; stderr: %s", code, exitOK, stderr)
 	}
@@ -72,7 +72,7 @@ func TestExportRefusesAnotherABI(t *testing.T) {
 	other := strings.Repeat("0", len(abi.FingerprintHex))
 	t.Setenv(abiEnv, other)
 	out := filepath.Join(dir, "other")
-	_, stderr, code := runMain(t, "export", "../../examples/moe_layer.bin", "-o", out)
+	_, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", out)
 	if code != exitUsage {
 		t.Errorf("code = %v, want %v", code, exitUsage)
 	}
@@ -87,7 +87,7 @@ func TestExportRefusesAnotherABI(t *testing.T) {
 
 	t.Setenv(abiEnv, abi.FingerprintHex)
 	same := filepath.Join(dir, "same")
-	if _, stderr, code := runMain(t, "export", "../../examples/moe_layer.bin", "-o", same); code != exitOK {
+	if _, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", same); code != exitOK {
 		t.Fatalf("the same ABI: code = %v, want %v; stderr: %s", code, exitOK, stderr)
 	}
 	wantExport(t, same)

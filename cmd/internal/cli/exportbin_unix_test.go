@@ -26,7 +26,7 @@ func buildBoth(t *testing.T) string {
 		t.Skip("no go tool on PATH to build cycleabi")
 	}
 	dir := t.TempDir()
-	out, err := exec.Command(goTool, "build", "-o", dir+"/", "../../cmd/cycleabi", "../../cmd/"+ExportBinary).CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", dir+"/", "../../../cmd/cycleabi", "../../../cmd/"+ExportBinary).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %s: %v", out, err)
 	}
@@ -83,7 +83,7 @@ func TestExportDispatch(t *testing.T) {
 	bin := buildBoth(t)
 	cycleabi := filepath.Join(bin, "cycleabi")
 	noPath := t.TempDir() // PATH: a folder with no cycleabi-export
-	capture, names := "../../examples/moe_layer.bin", "../../examples/moe_layer.names.yaml"
+	capture, names := "../../../examples/moe_layer.bin", "../../../examples/moe_layer.names.yaml"
 
 	// cycleabi-export --version is cycleabi's: one build, one ABI.
 	v1, _, c1 := runBin(t, noPath, cycleabi, "--version")
@@ -188,7 +188,7 @@ func TestExportDispatchInterrupted(t *testing.T) {
 	bin := buildBoth(t)
 	dir := t.TempDir()
 	capturePath := filepath.Join(dir, "big.bin")
-	flags, err := exec.Command("go", "run", "../../decode/internal/benchgen/benchcapture", "-records", strconv.Itoa(1<<20), "-o", capturePath).Output()
+	flags, err := exec.Command("go", "run", "../../../decode/internal/benchgen/benchcapture", "-records", strconv.Itoa(1<<20), "-o", capturePath).Output()
 	if err != nil {
 		t.Fatalf("benchcapture: %v", err)
 	}

@@ -23,7 +23,7 @@ func buildBinary(t *testing.T) string {
 		t.Skip("no go tool on PATH to build cycleabi")
 	}
 	bin := filepath.Join(t.TempDir(), "cycleabi")
-	out, err := exec.Command(goTool, "build", "-o", bin, "../../cmd/cycleabi").CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", bin, "../../../cmd/cycleabi").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %s: %v", out, err)
 	}
@@ -40,11 +40,11 @@ func TestSpecialFileInputs(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	capture, err := filepath.Abs("../../examples/moe_layer.bin")
+	capture, err := filepath.Abs("../../../examples/moe_layer.bin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fw, err := filepath.Abs("../../examples/moe_layer.kineto.json")
+	fw, err := filepath.Abs("../../../examples/moe_layer.kineto.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,12 +31,12 @@ func buildCycleabi(t *testing.T, records int) (bin, capturePath string, flags []
 	}
 	dir := t.TempDir()
 	bin = filepath.Join(dir, "cycleabi")
-	out, err := exec.Command(goTool, "build", "-o", bin, "../../cmd/cycleabi").CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", bin, "../../../cmd/cycleabi").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %s: %v", out, err)
 	}
 	capturePath = filepath.Join(dir, "sparse.bin")
-	out, err = exec.Command(goTool, "run", "../../decode/internal/benchgen/benchcapture",
+	out, err = exec.Command(goTool, "run", "../../../decode/internal/benchgen/benchcapture",
 		"-sparse", "-records", strconv.Itoa(records), "-o", capturePath).Output()
 	if err != nil {
 		t.Fatalf("benchcapture: %v", err)
@@ -190,7 +190,7 @@ func TestDecodeInterrupted(t *testing.T) {
 			t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
 		}
 		t.Logf("after SIGKILL: %v", dirNames(t, outDir))
-		second := exec.Command(bin, "decode", "../../examples/moe_layer.bin", "-o", filepath.Join(outDir, "second.json"))
+		second := exec.Command(bin, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(outDir, "second.json"))
 		msg, err := second.CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s: %v", msg, err)

@@ -14,7 +14,7 @@ import (
 func window(t *testing.T) (dir string) {
 	t.Helper()
 	dir = t.TempDir()
-	data, err := os.ReadFile("../../examples/moe_layer.bin")
+	data, err := os.ReadFile("../../../examples/moe_layer.bin")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,7 +237,7 @@ func TestDecodePartial(t *testing.T) {
 // its header's payload size is then a warning, and the buffer what the
 // file holds.
 func TestDecodePartialNPY(t *testing.T) {
-	whole, err := os.ReadFile("../../examples/aiv_pipeline.npy")
+	whole, err := os.ReadFile("../../../examples/aiv_pipeline.npy")
 	if err != nil {
 		t.Fatal(err)
 	}

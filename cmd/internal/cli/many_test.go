@@ -13,7 +13,7 @@ import (
 // capture, each its own rank) and returns its path.
 func manyCaptures(t *testing.T, n int) string {
 	dir := t.TempDir()
-	src, err := filepath.Abs("../../examples/aiv_pipeline.npy")
+	src, err := filepath.Abs("../../../examples/aiv_pipeline.npy")
 	if err != nil {
 		t.Fatal(err)
 	}

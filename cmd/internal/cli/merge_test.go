@@ -19,24 +19,24 @@ import (
 func TestMergeExample(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json.gz") // read through gzip
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml", "-o", mk)
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
-	fwBefore, err := os.ReadFile("../../examples/moe_layer.kineto.json")
+	fwBefore, err := os.ReadFile("../../../examples/moe_layer.kineto.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	out := filepath.Join(dir, "merged.json.gz")
-	_, stderr, code = runMain(t, "merge", "../../examples/moe_layer.kineto.json", mk, "-o", out)
+	_, stderr, code = runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", out)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
 	if stderr != "cycleabi: 2974 events of 1 invocation(s) merged into "+out+"\n" {
 		t.Fatalf("stderr = %q, want %q", stderr, "cycleabi: 2974 events of 1 invocation(s) merged into "+out+"\n")
 	}
-	fwAfter, _ := os.ReadFile("../../examples/moe_layer.kineto.json")
+	fwAfter, _ := os.ReadFile("../../../examples/moe_layer.kineto.json")
 	if !bytes.Equal(fwAfter, fwBefore) {
 		t.Fatalf("the input is never modified: fwAfter = %q, want %q", fwAfter, fwBefore)
 	}
@@ -67,11 +67,11 @@ func TestMergeExample(t *testing.T) {
 func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "-o", mk)
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
-	fw := "../../examples/moe_layer.kineto.json"
+	fw := "../../../examples/moe_layer.kineto.json"
 	out := filepath.Join(dir, "out.json")
 	for _, c := range []struct {
 		args []string
@@ -149,12 +149,12 @@ func readTrace(t *testing.T, path string) []byte {
 func TestMergeKeepsArrows(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--plan", "../../examples/moe_layer.yaml", "--names", "../../examples/moe_layer.names.yaml", "-o", mk)
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--plan", "../../../examples/moe_layer.yaml", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
 	out := filepath.Join(dir, "merged.json")
-	_, stderr, code = runMain(t, "merge", "../../examples/moe_layer.kineto.json", mk, "-o", out)
+	_, stderr, code = runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", out)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
@@ -246,12 +246,12 @@ func rat(t *testing.T, n json.Number) *big.Rat {
 func TestMergeNamesWrongFiles(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "-o", mk)
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
 	pf := filepath.Join(dir, "trace.pftrace")
-	_, stderr, code = runMain(t, "decode", "../../examples/moe_layer.bin", "--format", "perfetto", "-o", pf)
+	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "--format", "perfetto", "-o", pf)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
@@ -267,15 +267,15 @@ func TestMergeNamesWrongFiles(t *testing.T) {
 	if err := os.WriteFile(gz, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fw := "../../examples/moe_layer.kineto.json"
+	fw := "../../../examples/moe_layer.kineto.json"
 	out := filepath.Join(dir, "out.json")
 	for _, c := range []struct {
 		fw, mk, want string
 	}{
-		{fw, "../../examples/moe_layer.bin", "../../examples/moe_layer.bin: this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace"},
+		{fw, "../../../examples/moe_layer.bin", "../../../examples/moe_layer.bin: this is binary data (a raw capture? cycleabi decode turns it into a trace), not a MegaKernel trace"},
 		{fw, pf, pf + ": this is a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json), not a MegaKernel trace"},
 		{gz, mk, gz + ": this is gzip holding a Perfetto protobuf trace"},
-		{"../../examples/moe_layer.bin", mk, "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a framework trace"},
+		{"../../../examples/moe_layer.bin", mk, "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a framework trace"},
 	} {
 		_, stderr, code := runMain(t, "merge", c.fw, c.mk, "-o", out)
 		if code != 1 {

@@ -16,11 +16,11 @@ import (
 func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	dir := t.TempDir()
 	in := func(n string) string { return filepath.Join(dir, n) }
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "-o", in("trace.json.gz"))
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", in("trace.json.gz"))
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
-	_, stderr, code = runMain(t, "decode", "../../examples/moe_layer.bin", "-o", in("trace.pftrace"))
+	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", in("trace.pftrace"))
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
@@ -38,7 +38,7 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	if err := os.WriteFile(in("empty.bin"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	png, err := os.ReadFile("../../docs/report.png")
+	png, err := os.ReadFile("../../../docs/report.png")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 			{"decode", in(name), "-o", in("out.json")},
 			{"analyze", in(name)},
 			{"report", in(name), "-o", in("out.html")},
-			{"diff", "../../examples/moe_layer.bin", in(name)},
+			{"diff", "../../../examples/moe_layer.bin", in(name)},
 		} {
 			stdout, stderr, code := runMain(t, args...)
 			if code != 1 {

@@ -85,7 +85,7 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 
 // synth -o - writes the capture to stdout and its summary to stderr.
 func TestSynthStdout(t *testing.T) {
-	examples, err := filepath.Abs("../../examples")
+	examples, err := filepath.Abs("../../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestDevNullStaysADevice(t *testing.T) {
 	}
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	for _, args := range [][]string{
-		{"synth", "../../examples/moe_layer.yaml", "-o", os.DevNull},
+		{"synth", "../../../examples/moe_layer.yaml", "-o", os.DevNull},
 		{"decode", capturePath, "-o", os.DevNull},
 	} {
 		_, stderr, code := runMain(t, args...)

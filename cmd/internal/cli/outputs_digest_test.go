@@ -28,6 +28,11 @@ func TestOutputsDigest(t *testing.T) {
 		kineto  = "../../examples/moe_layer.kineto.json"
 		aiv     = "../../examples/aiv_pipeline.npy"
 	)
+	// From cmd/internal, two folders down as internal/cli was where the
+	// digests were taken: the commands name their inputs as given, and a
+	// Perfetto trace's strings carry their length, so the inputs' paths
+	// must be spelled as they were.
+	t.Chdir("..")
 	dir := t.TempDir()
 	out := func(name string) string { return filepath.Join(dir, name) }
 	runs := []struct {
@@ -70,5 +75,5 @@ func TestOutputsDigest(t *testing.T) {
 		fmt.Fprintf(&digests, "%x  %s (stdout)\n", sha256.Sum256([]byte(stdout)), r.name)
 		fmt.Fprintf(&digests, "%x  %s (stderr)\n", sha256.Sum256([]byte(stderr)), r.name)
 	}
-	golden.Check(t, "testdata/outputs.sha256", []byte(digests.String()))
+	golden.Check(t, "cli/testdata/outputs.sha256", []byte(digests.String()))
 }

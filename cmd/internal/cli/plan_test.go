@@ -41,7 +41,7 @@ func writeSchedule(t *testing.T, src string) string {
 }
 
 func TestPlanCommand(t *testing.T) {
-	const moe = "../../examples/moe_layer.yaml"
+	const moe = "../../../examples/moe_layer.yaml"
 	out, code, err := runCaptured("plan", moe)
 	if code != exitOK {
 		t.Fatalf("exit %d: %v", code, err)

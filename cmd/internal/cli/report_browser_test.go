@@ -114,7 +114,7 @@ func TestReportInChromium(t *testing.T) {
 	bin := chromium(t)
 	// From the repository's root, so the page names the example as the
 	// README does.
-	t.Chdir("../..")
+	t.Chdir("../../..")
 	page := reportPage(t, "examples/moe_layer.bin", "--plan", "examples/moe_layer.yaml", "--names", "examples/moe_layer.names.yaml")
 	dir := t.TempDir()
 	probed := filepath.Join(dir, "probed.html")

@@ -761,7 +761,7 @@ func TestReportBaseWindow(t *testing.T) {
 // they tried to: the example's validate summary is "2974 records, 10
 // dropped".
 func TestReportDroppedCard(t *testing.T) {
-	page := reportPage(t, "../../examples/moe_layer.bin")
+	page := reportPage(t, "../../../examples/moe_layer.bin")
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 func TestSynthCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "moe.bin")
-	out, code, err := runCaptured("synth", "../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
+	out, code, err := runCaptured("synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
 	if code != exitOK {
 		t.Fatalf("exit %d: %v", code, err)
 	}
@@ -24,13 +24,13 @@ func TestSynthCommand(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 	got, _ := os.ReadFile(bin)
-	want, _ := os.ReadFile("../../examples/moe_layer.bin")
+	want, _ := os.ReadFile("../../../examples/moe_layer.bin")
 	if !bytes.Equal(got, want) {
 		t.Error("synth did not reproduce examples/moe_layer.bin")
 	}
 
 	npy := filepath.Join(dir, "moe.npy")
-	if _, code, err := runCaptured("synth", "../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != exitOK {
+	if _, code, err := runCaptured("synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != exitOK {
 		t.Fatal(err)
 	}
 	got, _ = os.ReadFile(npy)

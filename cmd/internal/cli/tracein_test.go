@@ -17,7 +17,7 @@ import (
 func exampleTrace(t *testing.T, name string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), name)
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml",
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml",
 		"--soc", "ascend950", "-o", out)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
@@ -30,7 +30,7 @@ func exampleTrace(t *testing.T, name string) string {
 // reports of the capture (less what a trace cannot carry, said in notes).
 func TestTraceCommands(t *testing.T) {
 	trace := exampleTrace(t, "moe.json.gz")
-	capArgs := []string{"../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml", "--soc", "ascend950", "--plan", "../../examples/moe_layer.yaml"}
+	capArgs := []string{"../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--soc", "ascend950", "--plan", "../../../examples/moe_layer.yaml"}
 
 	stdout, stderr, code := runMain(t, append([]string{"analyze", "--format", "json"}, capArgs...)...)
 	if code != 0 {
@@ -41,7 +41,7 @@ func TestTraceCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No --names nor --soc: the trace states its names and frequency.
-	stdout, stderr, code = runMain(t, "analyze", trace, "--plan", "../../examples/moe_layer.yaml", "--format", "json")
+	stdout, stderr, code = runMain(t, "analyze", trace, "--plan", "../../../examples/moe_layer.yaml", "--format", "json")
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
@@ -206,7 +206,7 @@ func TestTraceRefusals(t *testing.T) {
 func TestTraceRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "first.json"), filepath.Join(dir, "second.json")
-	_, stderr, code := runMain(t, "decode", "../../examples/moe_layer.bin", "--names", "../../examples/moe_layer.names.yaml",
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml",
 		"--detailed-names", "--owner-label", "Expert", "--kernel-name", "MegaMoe", "--soc", "ascend950", "-o", first)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
@@ -332,9 +332,9 @@ func TestTraceGainsArrows(t *testing.T) {
 	dir := t.TempDir()
 	plain, fromTrace, fromCapture := filepath.Join(dir, "plain.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "c.json")
 	for _, args := range [][]string{
-		{"decode", "../../examples/moe_layer.bin", "-o", plain},
-		{"decode", plain, "--plan", "../../examples/moe_layer.yaml", "-o", fromTrace},
-		{"decode", "../../examples/moe_layer.bin", "--plan", "../../examples/moe_layer.yaml", "-o", fromCapture},
+		{"decode", "../../../examples/moe_layer.bin", "-o", plain},
+		{"decode", plain, "--plan", "../../../examples/moe_layer.yaml", "-o", fromTrace},
+		{"decode", "../../../examples/moe_layer.bin", "--plan", "../../../examples/moe_layer.yaml", "-o", fromCapture},
 	} {
 		_, stderr, code := runMain(t, args...)
 		if code != 0 {

@@ -23,7 +23,7 @@ func TestKernelNameInvalidUTF8(t *testing.T) {
 		{"t.pftrace", []string{"decode", "--format", "perfetto"}},
 	} {
 		out := filepath.Join(dir, c.out)
-		args := append(c.args, "../../examples/moe_layer.bin", "--kernel-name", name, "-o", out)
+		args := append(c.args, "../../../examples/moe_layer.bin", "--kernel-name", name, "-o", out)
 		_, stderr, code := runMain(t, args...)
 		if code != 0 {
 			t.Fatalf("%s: code = %v, want 0", stderr, code)

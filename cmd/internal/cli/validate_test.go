@@ -252,8 +252,8 @@ func TestValidateCommandTruncated(t *testing.T) {
 }
 
 func TestValidateCommandPlan(t *testing.T) {
-	const schedule = "../../examples/moe_layer.yaml"
-	capture := "../../examples/moe_layer.bin" // synthesised with --capacity-scale 0.8: capacities 64, the plan's 80
+	const schedule = "../../../examples/moe_layer.yaml"
+	capture := "../../../examples/moe_layer.bin" // synthesised with --capacity-scale 0.8: capacities 64, the plan's 80
 	out, code, err := runCaptured("validate", capture, "--plan", schedule)
 	if code != exitOK {
 		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
