@@ -6,6 +6,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/megakernel/cycleabi/cmd/internal/cli"
@@ -15,12 +16,14 @@ import (
 
 func main() {
 	outfile.HandleSignals()
-	cli.NewExporter = func(dir string) (cli.Exporter, error) {
-		w, err := export.Create(dir)
-		if err != nil {
-			return nil, err // not a nil *export.Writer in a non-nil Exporter
-		}
-		return w, nil
+	os.Exit(cli.RunExport(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, newExporter))
+}
+
+// newExporter starts an export into dir with package export's writer.
+func newExporter(dir string) (cli.Exporter, error) {
+	w, err := export.Create(dir)
+	if err != nil {
+		return nil, err // not a nil *export.Writer in a non-nil Exporter
 	}
-	os.Exit(cli.ExportMain(os.Args[1:]))
+	return w, nil
 }

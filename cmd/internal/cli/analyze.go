@@ -18,8 +18,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-func init() { addCommand(newAnalyzeCmd) }
-
 type analyzeFlags struct {
 	in          analyzeInputs
 	invocations invocationFlags

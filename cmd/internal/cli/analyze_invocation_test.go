@@ -57,6 +57,7 @@ func analyzeJSON(t *testing.T, args ...string) invReport {
 // its capture alone, labelled with its invocation; the cross table
 // compares the invocations.
 func TestAnalyzeInvocations(t *testing.T) {
+	t.Parallel()
 	dir := analyzeWindow(t)
 	man, fwd, bwd := filepath.Join(dir, "window.yaml"), filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	rep := analyzeJSON(t, "--invocation-manifest", man, "--plan", moePlan, "--names", moeNames)
@@ -205,6 +206,7 @@ func TestAnalyzeInvocations(t *testing.T) {
 // found before any capture is read, and the manifest is an input -o may
 // not name.
 func TestAnalyzeInvocationErrors(t *testing.T) {
+	t.Parallel()
 	dir := analyzeWindow(t)
 	man, fwd, bwd := filepath.Join(dir, "window.yaml"), filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	dup := filepath.Join(dir, "dup.yaml")
@@ -283,6 +285,7 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 // TestDiffInvocations: reports of windows are compared invocation by
 // invocation, paired by rank and invocation id whatever their order.
 func TestDiffInvocations(t *testing.T) {
+	t.Parallel()
 	dir := analyzeWindow(t)
 	base := filepath.Join(dir, "base.json")
 	_, errOut, code := runMain(t, "analyze", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--format", "json", "-o", base)
@@ -375,6 +378,7 @@ func TestDiffInvocations(t *testing.T) {
 // inside a slice of the same invocation, on the same rank, never earlier,
 // and every launch gets its own arrows (the example has 952).
 func TestDecodeInvocationFlows(t *testing.T) {
+	t.Parallel()
 	dir := analyzeWindow(t)
 	out := filepath.Join(dir, "flows.json")
 	_, errOut, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--plan", moePlan, "-o", out)

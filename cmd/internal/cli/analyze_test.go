@@ -16,6 +16,7 @@ const (
 )
 
 func TestAnalyzeCommand(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := runMain(t, "analyze", moeCapture, "--plan", moePlan, "--names", moeNames)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", errOut, code)
@@ -99,6 +100,7 @@ func TestAnalyzeCommand(t *testing.T) {
 // TestAnalyzeScheduleMismatch: a schedule the capture was not written by
 // is invalid input, named in the error.
 func TestAnalyzeScheduleMismatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	short := filepath.Join(dir, "short.yaml")
 	if err := os.WriteFile(short, []byte("num_workers: 48\ntasks:\n  - {task_type: RmsNorm}\n"), 0o644); err != nil {
@@ -129,6 +131,7 @@ func TestAnalyzeScheduleMismatch(t *testing.T) {
 }
 
 func TestDecodeFlowsCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "t.json")
 	_, errOut, code := runMain(t, "decode", moeCapture, "--plan", moePlan, "-o", trace)
@@ -176,6 +179,7 @@ func TestDecodeFlowsCommand(t *testing.T) {
 }
 
 func TestDiffCommand(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := runMain(t, "diff", moeCapture, moeCapture, "--plan", moePlan, "--names", moeNames)
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", errOut, code)
@@ -235,6 +239,7 @@ func TestDiffCommand(t *testing.T) {
 // TestAnalyzeRanks: several captures get a section each and the
 // cross-rank table, in every format.
 func TestAnalyzeRanks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(moeCapture)
 	if err != nil {
@@ -322,6 +327,7 @@ func TestAnalyzeRanks(t *testing.T) {
 // analyze and diff never write over what they read: each input named as
 // -o is refused with exit 2 and left byte for byte as it was.
 func TestAnalyzeDiffRefuseInputAsOutput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	copyTo := func(src, name string) string {
 		b, err := os.ReadFile(src)

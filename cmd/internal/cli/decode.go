@@ -26,8 +26,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newDecodeCmd) }
-
 type decodeFlags struct {
 	layout        layoutFlags
 	output        string

@@ -13,32 +13,30 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
 
-// runMain runs the command line through Main, as main does, in this
+// runMain runs the command line through Run, as main does, in this
 // process, and returns what it wrote to stdout and stderr.
 func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	dir := t.TempDir()
-	outF, err := os.Create(filepath.Join(dir, "stdout"))
+	var out, errOut bytes.Buffer
+	p := &program{name: "cycleabi", args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, newExporter: testExporter}
+	code = p.run(t.Context())
+	return out.String(), errOut.String(), code
+}
+
+// testExporter is how the in-process tests export: as cycleabi-export
+// does, with package export's writer (a test's imports are not the
+// cycleabi binary's; tests/imports holds the binary to that).
+func testExporter(dir string) (Exporter, error) {
+	w, err := export.Create(dir)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	errF, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	oldOut, oldErr := os.Stdout, os.Stderr
-	os.Stdout, os.Stderr = outF, errF
-	code = Main(args)
-	os.Stdout, os.Stderr = oldOut, oldErr
-	outF.Close()
-	errF.Close()
-	o, _ := os.ReadFile(outF.Name())
-	e, _ := os.ReadFile(errF.Name())
-	return string(o), string(e), code
+	return w, nil
 }
 
 type cliTrace struct {
@@ -73,6 +71,7 @@ func decodeCapture() *capturetest.Builder {
 }
 
 func TestDecodeCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	names := filepath.Join(dir, "k.names.yaml")
@@ -316,6 +315,7 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 // byte offset and the slot, and no trace is left behind (an existing one
 // is untouched).
 func TestDecodeCommandInvalid(t *testing.T) {
+	t.Parallel()
 	good := writeCapture(t, "rank0.bin", decodeCapture().Bytes())
 	b := decodeCapture()
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset, 7)
@@ -367,6 +367,7 @@ func TestDecodeCommandInvalid(t *testing.T) {
 }
 
 func TestDecodeCommandUsage(t *testing.T) {
+	t.Parallel()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	other := writeCapture(t, "other.bin", decodeCapture().Bytes())
 	badNames := filepath.Join(t.TempDir(), "bad.yaml")
@@ -419,6 +420,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 // Several captures: one trace, pid = rank from the file names (or --rank
 // in order), each capture's own events.
 func TestDecodeCommandRanks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r3 := filepath.Join(dir, "rank3.bin")
 	r1 := filepath.Join(dir, "capture_r1.npy")
@@ -486,6 +488,7 @@ func TestDecodeCommandRanks(t *testing.T) {
 }
 
 func TestRankFromName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]int{
 		"rank3.bin": 3, "/data/rank_12/x.bin": -1, "run/rank-5.npy": 5, "capture_r3.npy": 3, "r0.bin": 0,
 		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
@@ -517,6 +520,7 @@ func TestRankFromName(t *testing.T) {
 }
 
 func TestDecodeCommandHelp(t *testing.T) {
+	t.Parallel()
 	stdout, _, code := runMain(t, "decode", "--help")
 	if code != exitOK {
 		t.Fatalf("code = %v, want %v", code, exitOK)
@@ -543,6 +547,7 @@ func TestDecodeCommandHelp(t *testing.T) {
 // The progress bar is for a person watching a terminal: never on a pipe,
 // a file or a buffer, never for short work.
 func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	if err != nil {
 		t.Fatal(err)
@@ -586,6 +591,7 @@ func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
 // and says why; with --plan the plan's capacities stand in, as for validate,
 // and the same capture decodes and validates.
 func TestDecodeCommandPlan(t *testing.T) {
+	t.Parallel()
 	idle, schedule := idleFirstSlot(t)
 	out := filepath.Join(t.TempDir(), "trace.json")
 
@@ -597,7 +603,7 @@ func TestDecodeCommandPlan(t *testing.T) {
 	if want := "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
-	_, code, _ = runCaptured("validate", idle)
+	_, code, _ = runOut(t, "validate", idle)
 	if code != exitOK {
 		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, exitOK)
 	}
@@ -620,9 +626,9 @@ func TestDecodeCommandPlan(t *testing.T) {
 	if spans != 2 {
 		t.Errorf("spans = %v, want 2", spans)
 	}
-	_, code, err = runCaptured("validate", idle, "--plan", schedule)
+	_, code, errOut := runOut(t, "validate", idle, "--plan", schedule)
 	if code != exitOK {
-		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", err, code, exitOK)
+		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, exitOK)
 	}
 
 	// --cube-slots overrides the plan's count; the headers contradict it.
@@ -650,6 +656,7 @@ func TestDecodeCommandPlan(t *testing.T) {
 // differently from what the device wrote, on stderr and in the trace's
 // warnings; never one line per record.
 func TestDecodeCommandWarningCounts(t *testing.T) {
+	t.Parallel()
 	b := decodeCapture()
 	// AIV/1: three records out of start order, two of them overlapping
 	// an earlier one, and one starting before the core's entry and the

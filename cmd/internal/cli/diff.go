@@ -12,8 +12,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newDiffCmd) }
-
 type diffFlags struct {
 	in            analyzeInputs
 	format        string

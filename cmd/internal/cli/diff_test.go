@@ -20,6 +20,7 @@ func lineCol(s string, off int) string {
 // 1) named with the line and column to blame; sections that do not pair
 // are invalid input too.
 func TestDiffReportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.json")
 	_, errOut, code := runMain(t, "analyze", moeCapture, "--format", "json", "-o", base)

@@ -9,8 +9,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newDumpCmd) }
-
 func newDumpCmd() *cobra.Command {
 	var (
 		layout    layoutFlags

@@ -9,10 +9,11 @@ import (
 )
 
 func TestDumpCommand(t *testing.T) {
+	t.Parallel()
 	path := writeCapture(t, "ok.bin", validCapture().Bytes())
-	out, code, err := runCaptured("dump", path, "--records", "1")
+	out, code, errOut := runOut(t, "dump", path, "--records", "1")
 	if code != exitOK {
-		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
+		t.Errorf("%v: code = %v, want %v", errOut, code, exitOK)
 	}
 	if !strings.Contains(out, "0x20067 TaskType_MatMul") {
 		t.Errorf("out = %q, want it to contain %q", out, "0x20067 TaskType_MatMul")
@@ -24,7 +25,7 @@ func TestDumpCommand(t *testing.T) {
 		t.Errorf("out = %q, want it to contain %q", out, "AIC/1..AIC/23 idle (23 slots")
 	}
 
-	out, code, _ = runCaptured("dump", path, "--slot", "AIV/9")
+	out, code, _ = runOut(t, "dump", path, "--slot", "AIV/9")
 	if code != exitOK {
 		t.Errorf("code = %v, want %v", code, exitOK)
 	}
@@ -35,7 +36,7 @@ func TestDumpCommand(t *testing.T) {
 	b := validCapture()
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 20)
 	bad := writeCapture(t, "bad.bin", b.Bytes())
-	out, code, _ = runCaptured("dump", bad)
+	out, code, _ = runOut(t, "dump", bad)
 	if code != exitInvalid {
 		t.Errorf("a capture without a layout is shown as far as it goes, exit 1: code = %v, want %v", code, exitInvalid)
 	}
@@ -54,17 +55,18 @@ func TestDumpCommand(t *testing.T) {
 		{"dump", filepath.Join(t.TempDir(), "missing.bin")},
 		{"dump", path, "--aiv-capacity", "16"},
 	} {
-		_, code, err := runCaptured(args...)
+		_, code, errOut := runOut(t, args...)
 		if code != exitUsage {
-			t.Errorf("%v: %v: code = %v, want %v", args, err, code, exitUsage)
+			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, exitUsage)
 		}
 	}
 }
 
 // dump finds the layout as decode and validate do, --plan included.
 func TestDumpCommandPlan(t *testing.T) {
+	t.Parallel()
 	idle, schedule := idleFirstSlot(t)
-	out, code, _ := runCaptured("dump", idle)
+	out, code, _ := runOut(t, "dump", idle)
 	if code != exitOK {
 		t.Errorf("code = %v, want %v", code, exitOK)
 	}
@@ -74,9 +76,9 @@ func TestDumpCommandPlan(t *testing.T) {
 	if strings.Contains(out, "hint:") {
 		t.Errorf("out = %q, want no %q", out, "hint:")
 	}
-	out, code, err := runCaptured("dump", idle, "--plan", schedule)
+	out, code, errOut := runOut(t, "dump", idle, "--plan", schedule)
 	if code != exitOK {
-		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
+		t.Errorf("%v: code = %v, want %v", errOut, code, exitOK)
 	}
 	if strings.Contains(out, "plan-mismatch") {
 		t.Errorf("the headers agree with the plan: out = %q, want no %q", out, "plan-mismatch")

@@ -12,13 +12,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newExportCmd) }
-
 // exportMemoryLimit is export's soft memory limit (runtime/debug).
 const exportMemoryLimit = 40 << 20
 
 // Exporter writes one export folder: package export's Writer, which this
-// package does not import (see NewExporter).
+// package does not import (cycleabi-export passes its Create to RunExport).
 type Exporter interface {
 	// Add analyzes one capture under o and writes its rows; it returns
 	// the capture's analysis.
@@ -29,19 +27,13 @@ type Exporter interface {
 	Abort()
 }
 
-// NewExporter starts an export into the folder dir. The cycleabi-export
-// binary sets it (cmd/cycleabi-export); cycleabi leaves it nil, so that the
-// Parquet writer and all it links are in no other command's binary, and
-// its export command runs cycleabi-export instead (exportbin.go).
-var NewExporter func(dir string) (Exporter, error)
-
 type exportFlags struct {
 	in          analyzeInputs
 	invocations invocationFlags
 	output      string
 }
 
-func newExportCmd() *cobra.Command {
+func newExportCmd(p *program) *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:   "export CAPTURE... -o DIR [flags]",
@@ -79,7 +71,7 @@ installed or reads another ABI.`,
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
 		Args: capturesOrManifest,
-		RunE: func(cmd *cobra.Command, args []string) error { return runExport(cmd, args, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return p.runExport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
 	f.in.register(fs)
@@ -88,7 +80,7 @@ installed or reads another ABI.`,
 	return cmd
 }
 
-func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
+func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	// A command line that cannot work is refused before cycleabi-export
 	// is looked for: its mistake is the one to say.
 	if f.output == "" {
@@ -97,8 +89,8 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	if f.output == outfile.Stdout {
 		return usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
 	}
-	if NewExporter == nil {
-		return runExportBinary(cmd)
+	if p.newExporter == nil {
+		return p.runExportBinary(cmd)
 	}
 	if err := sameABIAsCaller(); err != nil {
 		return usage(err)
@@ -114,7 +106,7 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	if err := outfile.SameFile(f.output, f.in.files(inputs)...); err != nil {
 		return usage(err)
 	}
-	w, err := NewExporter(f.output)
+	w, err := p.newExporter(f.output)
 	if err != nil {
 		return usage(err)
 	}

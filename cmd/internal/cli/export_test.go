@@ -47,8 +47,10 @@ func wantExport(t *testing.T, dir string) {
 	}
 }
 
-// In this process export writes through NewExporter, as in
+// In this process export writes through testExporter, as in
 // cycleabi-export: the folder appears whole and stderr counts the records.
+// Not in parallel: export sets the process's soft memory limit for its
+// run (debug.SetMemoryLimit), and two runs at once could leave it set.
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
 	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)

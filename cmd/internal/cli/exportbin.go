@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,17 +34,12 @@ const exportPackage = "github.com/megakernel/cycleabi/cmd/cycleabi-export"
 // other's validate and decode.
 const abiEnv = "CYCLEABI_EXPORT_ABI"
 
-// commandLine is the context key under which Main keeps its arguments, for
-// the export command to hand them on.
-type commandLine struct{}
-
 // runExportBinary runs cycleabi-export with the export command's arguments
 // (the command line without the word "export", as cobra found it). On
 // unix the process becomes cycleabi-export, so its output, signals and
 // exit status are that program's own.
-func runExportBinary(cmd *cobra.Command) error {
-	raw, _ := cmd.Context().Value(commandLine{}).([]string)
-	_, args, err := cmd.Root().Find(raw)
+func (p *program) runExportBinary(cmd *cobra.Command) error {
+	_, args, err := cmd.Root().Find(p.args)
 	if err != nil {
 		return usage(err)
 	}
@@ -51,7 +48,7 @@ func runExportBinary(cmd *cobra.Command) error {
 		return usage(err)
 	}
 	env := append(os.Environ(), abiEnv+"="+abi.FingerprintHex)
-	code, err := execExport(path, args, env)
+	code, err := execExport(path, args, env, p.stdin, p.stdout, p.stderr)
 	if err != nil {
 		return usage(fmt.Errorf("running %s: %w", path, err))
 	}
@@ -112,12 +109,13 @@ func sameABIAsCaller() error {
 		self, abi.Version, abi.FingerprintHex, want, exportPackage)
 }
 
-// ExportMain runs the export command with args (cycleabi-export's own
-// arguments, without the program name) and returns the exit code, as
-// cycleabi export ARGS... would. --version alone prints the version.
-func ExportMain(args []string) int {
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
-		return Main(args)
+// RunExport runs the export command with args (cycleabi-export's own
+// arguments, without the program name), writing through newExporter, and
+// returns the exit code, as cycleabi export ARGS... would. --version alone
+// prints the version.
+func RunExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newExporter func(dir string) (Exporter, error)) int {
+	if !(len(args) == 1 && (args[0] == "--version" || args[0] == "-v")) {
+		args = append([]string{"export"}, args...)
 	}
-	return Main(append([]string{"export"}, args...))
+	return (&program{name: "cycleabi", args: args, stdin: stdin, stdout: stdout, stderr: stderr, newExporter: newExporter}).run(ctx)
 }

@@ -80,6 +80,7 @@ func sameFiles(t *testing.T, a, b string) {
 // cycleabi (through a symbolic link too), else on PATH; without it, it
 // names what to install and exits 2, and its --help still shows.
 func TestExportDispatch(t *testing.T) {
+	t.Parallel()
 	bin := buildBoth(t)
 	cycleabi := filepath.Join(bin, "cycleabi")
 	noPath := t.TempDir() // PATH: a folder with no cycleabi-export
@@ -185,6 +186,7 @@ func TestExportDispatch(t *testing.T) {
 // reports 130: the signal reaches cycleabi-export, which cleans up as
 // when run directly.
 func TestExportDispatchInterrupted(t *testing.T) {
+	t.Parallel()
 	bin := buildBoth(t)
 	dir := t.TempDir()
 	capturePath := filepath.Join(dir, "big.bin")

@@ -147,6 +147,7 @@ func groupNames(groups []struct {
 // whatever the schedule says; the same MegaMoe capture read without its
 // family counts its stages as other, as before.
 func TestKernelFamilyCaptures(t *testing.T) {
+	t.Parallel()
 	for _, c := range familyCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -228,6 +229,7 @@ func TestKernelFamilyCaptures(t *testing.T) {
 // family); an unknown family is a usage error listing the families; a
 // names file still names first.
 func TestKernelFamilyChoice(t *testing.T) {
+	t.Parallel()
 	c := familyCases[0]
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
@@ -325,6 +327,7 @@ func TestKernelFamilyChoice(t *testing.T) {
 // dump's descriptor names follow the family: task type 107 is known to
 // MegaMoe (ShmemGetMem), 141 is not; dump names 0x10002 GMM1.
 func TestKernelFamilyValidateDump(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(sched, []byte(`num_workers: 2

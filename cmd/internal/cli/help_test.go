@@ -13,6 +13,7 @@ import (
 // examples every region's capacity flag (a schema with a third region
 // shows a third flag, as the ABI drill checks); no placeholder is left.
 func TestHelpFollowsSchema(t *testing.T) {
+	t.Parallel()
 	root, _, code := runMain(t, "--help")
 	if code != exitOK {
 		t.Errorf("code = %v, want %v", code, exitOK)
@@ -60,6 +61,7 @@ func TestHelpFollowsSchema(t *testing.T) {
 }
 
 func TestHelpTextPlaceholders(t *testing.T) {
+	t.Parallel()
 	var flags []string
 	for _, r := range abi.Regions() {
 		flags = append(flags, "--"+strings.ToLower(r.CoreType.String())+"-capacity")
@@ -88,6 +90,7 @@ func TestHelpTextPlaceholders(t *testing.T) {
 // No flag states its default twice (its usage text, and pflag's
 // "(default ...)" after it), in any command's help.
 func TestHelpDefaultsOnce(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"plan", "synth", "validate", "dump", "decode", "merge", "analyze", "diff", "report"} {
 		help, _, code := runMain(t, cmd, "--help")
 		if code != exitOK {
@@ -106,8 +109,9 @@ func TestHelpDefaultsOnce(t *testing.T) {
 // its flags, names its page in docs/ and stays a screenful or two: the
 // reference lives in docs/, not in the help.
 func TestHelpShape(t *testing.T) {
+	t.Parallel()
 	const maxLines = 100
-	for _, c := range newRootCmd().Commands() {
+	for _, c := range (&program{name: "cycleabi"}).newRootCmd().Commands() {
 		if !c.IsAvailableCommand() {
 			continue
 		}
@@ -115,7 +119,7 @@ func TestHelpShape(t *testing.T) {
 		if code != exitOK {
 			t.Errorf("%s: code = %v, want %v", c.Name(), code, exitOK)
 		}
-		for _, want := range []string{"Usage:\n", "Examples:\n", "Flags:\n", "docs/cli/" + c.Name() + ".md", guides[c.Name()]} {
+		for _, want := range []string{"Usage:\n", "Examples:\n", "Flags:\n", "docs/cli/" + c.Name() + ".md", guideOf(c.Name())} {
 			if !strings.Contains(help, want) {
 				t.Errorf("cycleabi %s --help: help = %q, want it to contain %q", c.Name(), help, want)
 			}

@@ -34,6 +34,7 @@ func buildBinary(t *testing.T) string {
 // with an error naming it (it used to block in open forever); so is a
 // directory. Each run has 20 s.
 func TestSpecialFileInputs(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -101,26 +102,19 @@ func TestSpecialFileInputs(t *testing.T) {
 // Help and version text that cannot be written (a full disk) is an I/O
 // error, exit 2, as any other output is; they used to exit 0.
 func TestHelpToFullDisk(t *testing.T) {
+	t.Parallel()
 	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
 	if err != nil {
 		t.Skip("no /dev/full here:", err)
 	}
 	defer full.Close()
 	for _, args := range [][]string{{"--help"}, {"decode", "--help"}, {"--version"}, {"help", "merge"}} {
-		errF, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		oldOut, oldErr := os.Stdout, os.Stderr
-		os.Stdout, os.Stderr = full, errF
-		code := Main(args)
-		os.Stdout, os.Stderr = oldOut, oldErr
-		errF.Close()
-		stderr, _ := os.ReadFile(errF.Name())
+		var stderr strings.Builder
+		code := Run(context.Background(), args, strings.NewReader(""), full, &stderr)
 		if code != 2 {
-			t.Errorf("%v: %s: code = %v, want 2", args, stderr, code)
+			t.Errorf("%v: %s: code = %v, want 2", args, stderr.String(), code)
 		}
-		if got := string(stderr); !strings.Contains(got, "no space left on device") {
+		if got := stderr.String(); !strings.Contains(got, "no space left on device") {
 			t.Errorf("%v: string(stderr) = %q, want it to contain %q", args, got, "no space left on device")
 		}
 	}

@@ -105,6 +105,7 @@ func writingTemp(pid int, dir, keep string) bool {
 // capture is the out-of-order worst case, so decode is sorting runs into
 // TMPDIR when the signal comes, or merging them.
 func TestDecodeInterrupted(t *testing.T) {
+	t.Parallel()
 	bin, capturePath, flags := buildCycleabi(t, 1<<20)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {

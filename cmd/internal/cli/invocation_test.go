@@ -46,6 +46,7 @@ type windowTrace struct {
 }
 
 func TestDecodeInvocations(t *testing.T) {
+	t.Parallel()
 	dir := window(t)
 	// One capture given twice: one anchor, so both launches sit at their
 	// real time, the first record 0.58 us after it, with a warning.
@@ -156,6 +157,7 @@ func TestDecodeInvocations(t *testing.T) {
 }
 
 func TestDecodeInvocationErrors(t *testing.T) {
+	t.Parallel()
 	dir := window(t)
 	fwd, bwd, man := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), filepath.Join(dir, "window.yaml")
 	out := filepath.Join(dir, "out.json")
@@ -192,6 +194,7 @@ func TestDecodeInvocationErrors(t *testing.T) {
 }
 
 func TestValidateManifest(t *testing.T) {
+	t.Parallel()
 	dir := window(t)
 	stdout, stderr, code := runMain(t, "validate", "--invocation-manifest", filepath.Join(dir, "window.yaml"))
 	if code != 0 {
@@ -251,6 +254,7 @@ func TestValidateManifest(t *testing.T) {
 // is: --step and --direction pass when decode would take them and are
 // refused with decode's message when decode would refuse them.
 func TestValidateLabels(t *testing.T) {
+	t.Parallel()
 	dir := window(t)
 	fwd, bwd := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	stdout, stderr, code := runMain(t, "validate", fwd, bwd, "--step", "3", "--step", "3", "--direction", "forward", "--direction", "backward")

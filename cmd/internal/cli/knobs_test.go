@@ -19,6 +19,7 @@ import (
 // dump (its event name where it differs from its descriptor's) is the
 // name of its event in decode's trace with the same names file.
 func TestDumpNames(t *testing.T) {
+	t.Parallel()
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1000).
 		Span(abi.CoreTypeAIC, 0, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
@@ -106,6 +107,7 @@ func TestDumpNames(t *testing.T) {
 // writes the reference's negative ones, with a warning; keep is refused
 // for a Perfetto trace, which cannot hold them.
 func TestDecodeNegativeTS(t *testing.T) {
+	t.Parallel()
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1000).
 		Span(abi.CoreTypeAIC, 0, 900, 950, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
@@ -177,6 +179,7 @@ func TestDecodeNegativeTS(t *testing.T) {
 // the example cut inside AIV/4's records (offsets worked out from the
 // layout and AIV/4's header), then every slot after it.
 func TestDecodePartial(t *testing.T) {
+	t.Parallel()
 	whole, err := os.ReadFile(moeCapture)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +240,7 @@ func TestDecodePartial(t *testing.T) {
 // its header's payload size is then a warning, and the buffer what the
 // file holds.
 func TestDecodePartialNPY(t *testing.T) {
+	t.Parallel()
 	whole, err := os.ReadFile("../../../examples/aiv_pipeline.npy")
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // by synth, decodes and validates with no layout flag, and both say how
 // the layout was found; dump shows it in its header.
 func TestLayoutFoundWithoutFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var tasks, cube, vector []string
 	for i := range 96 {
@@ -35,23 +36,23 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		strings.Join(tasks, ", "), strings.Join(cube, ", "), strings.Join(vector, ", ")))
 	for _, name := range []string{"rank2.bin", "rank2.npy"} {
 		capture := filepath.Join(dir, name)
-		out, code, err := runCaptured("synth", schedule, "--seed", "3", "-o", capture)
+		out, code, errOut := runOut(t, "synth", schedule, "--seed", "3", "-o", capture)
 		if code != exitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, exitOK)
 		}
 		if !strings.Contains(out, "--cube-slots 32") {
 			t.Fatalf("out = %q, want it to contain %q", out, "--cube-slots 32")
 		}
 
-		out, code, err = runCaptured("validate", capture)
+		out, code, errOut = runOut(t, "validate", capture)
 		if code != exitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, exitOK)
 		}
 		if !regexp.MustCompile(`layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`).MatchString(out) {
 			t.Errorf("out = %q, want a match for %s", out, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`)
 		}
 
-		out, code, _ = runCaptured("validate", capture, "--format", "json")
+		out, code, _ = runOut(t, "validate", capture, "--format", "json")
 		if code != exitOK {
 			t.Fatalf("code = %v, want %v", code, exitOK)
 		}
@@ -116,7 +117,7 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 			t.Errorf("layoutFound = %q, want it to contain %q", tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header")
 		}
 
-		out, code, _ = runCaptured("dump", capture, "--records", "0")
+		out, code, _ = runOut(t, "dump", capture, "--records", "0")
 		if code != exitOK {
 			t.Fatalf("code = %v, want %v", code, exitOK)
 		}
@@ -128,9 +129,9 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		}
 
 		// analyze and diff read the capture as decode does: no flags.
-		out, code, err = runCaptured("analyze", capture, "--format", "json")
+		out, code, errOut = runOut(t, "analyze", capture, "--format", "json")
 		if code != exitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, exitOK)
 		}
 		var rep struct {
 			Ranks []struct {
@@ -150,9 +151,9 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		if want, ok := tr.Meta["recordCount"].(float64); !ok || float64(rep.Ranks[0].Records) != want {
 			t.Errorf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"])
 		}
-		out, code, err = runCaptured("diff", capture, capture)
+		out, code, errOut = runOut(t, "diff", capture, capture)
 		if code != exitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", err, out, code, exitOK)
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, exitOK)
 		}
 
 		// So does a window of invocations (the input of cycleabi merge).
@@ -168,6 +169,7 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 
 // decode prints what opening the capture warned about (.npy).
 func TestDecodeCommandNPYWarnings(t *testing.T) {
+	t.Parallel()
 	b := validCapture().Bytes()
 	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(b)/8)
 	path := writeCapture(t, "be.npy", append(capturetest.NPYWithHeader(hdr, b), 0xee, 0xee))

@@ -1,8 +1,10 @@
 // Package cli is the cycleabi command line: its root command and every
 // subcommand, shared by the binaries in cmd/.
 //
-// Each subcommand lives in its own file and registers itself with
-// addCommand; the work is done by the packages they call.
+// Run executes one command line with the streams it is given; the package
+// keeps no state of its own, so runs may go on side by side (the tests'
+// do). Each subcommand lives in its own file; the work is done by the
+// packages they call.
 package cli
 
 import (
@@ -11,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -61,13 +62,31 @@ func exitCode(err error) int {
 	return exitUsage
 }
 
-var subcommands []func() *cobra.Command
+// program is one run of a command line: the streams it writes and, for
+// export, how it writes Parquet.
+type program struct {
+	// name is the program's name, for --version and the errors' prefix.
+	name string
+	// args is the command line, without the program's name.
+	args   []string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// newExporter starts an export (package export's Create, which only
+	// cycleabi-export links); nil in cycleabi, whose export command runs
+	// cycleabi-export instead (exportbin.go).
+	newExporter func(dir string) (Exporter, error)
+}
 
-// addCommand registers a subcommand constructor; called from init in each
-// subcommand's file.
-func addCommand(newCmd func() *cobra.Command) { subcommands = append(subcommands, newCmd) }
+// commands returns the subcommands, each built afresh for one run.
+func (p *program) commands() []*cobra.Command {
+	return []*cobra.Command{
+		newAnalyzeCmd(), newDecodeCmd(), newDiffCmd(), newDumpCmd(), newExportCmd(p),
+		newMergeCmd(), newPlanCmd(), newReportCmd(), newSynthCmd(), newValidateCmd(),
+	}
+}
 
-func newRootCmd() *cobra.Command {
+func (p *program) newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cycleabi",
 		Short: "Plan, simulate, validate and decode MegaKernel cycle-trace captures",
@@ -93,9 +112,8 @@ device buffer. The byte layout comes from abi/schema.yaml.
 		Version: versionText(),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
-	for _, newCmd := range subcommands {
-		c := newCmd()
-		if guide, ok := guides[c.Name()]; ok {
+	for _, c := range p.commands() {
+		if guide := guideOf(c.Name()); guide != "" {
 			c.Long = strings.TrimRight(c.Long, "\n") + "\n\nIn the cycleabi repository: docs/cli/" + c.Name() + ".md (this page) and " + guide + "."
 		}
 		root.AddCommand(c)
@@ -103,19 +121,26 @@ device buffer. The byte layout comes from abi/schema.yaml.
 	return root
 }
 
-// guides names the guide in docs/ that explains each command, for the last
-// line of its --help.
-var guides = map[string]string{
-	"plan":     "docs/plan.md",
-	"synth":    "docs/plan.md",
-	"validate": "docs/validate.md",
-	"dump":     "docs/capture-to-trace.md",
-	"decode":   "docs/decode.md (docs/perfetto.md for --format perfetto)",
-	"merge":    "docs/merge.md",
-	"analyze":  "docs/analyze.md",
-	"diff":     "docs/analyze.md",
-	"report":   "docs/analyze.md",
-	"export":   "docs/cluster.md",
+// guideOf names the guide in docs/ that explains a command, for the last
+// line of its --help ("" for none).
+func guideOf(command string) string {
+	switch command {
+	case "plan", "synth":
+		return "docs/plan.md"
+	case "validate":
+		return "docs/validate.md"
+	case "dump":
+		return "docs/capture-to-trace.md"
+	case "decode":
+		return "docs/decode.md (docs/perfetto.md for --format perfetto)"
+	case "merge":
+		return "docs/merge.md"
+	case "analyze", "diff", "report":
+		return "docs/analyze.md"
+	case "export":
+		return "docs/cluster.md"
+	}
+	return ""
 }
 
 // versionText is what --version prints after "cycleabi version ": the
@@ -124,18 +149,24 @@ func versionText() string {
 	return fmt.Sprintf("%s\nABI version %d, fingerprint %s", buildinfo.Version(), abi.Version, abi.FingerprintHex)
 }
 
-// Main executes the command line args (without the program name) and
-// returns the process exit code.
-func Main(args []string) int {
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetContext(context.WithValue(context.Background(), commandLine{}, args))
+// Run executes the command line args (without the program name) as
+// cycleabi, reading stdin and writing stdout and stderr, and returns the
+// process exit code. ctx is the commands' context.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return (&program{name: "cycleabi", args: args, stdin: stdin, stdout: stdout, stderr: stderr}).run(ctx)
+}
+
+func (p *program) run(ctx context.Context) int {
+	root := p.newRootCmd()
+	root.SetArgs(p.args)
 	// What cobra writes itself (--help, --version) ignores write errors;
 	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
 	// as any other write to a full disk does.
-	stdout := &checkedWriter{w: os.Stdout}
+	stdout := &checkedWriter{w: p.stdout}
 	root.SetOut(stdout)
-	err := root.Execute()
+	root.SetErr(p.stderr)
+	root.SetIn(p.stdin)
+	err := root.ExecuteContext(ctx)
 	if err == nil && stdout.err != nil {
 		cause := stdout.err
 		var pe *fs.PathError
@@ -155,12 +186,12 @@ func Main(args []string) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "cycleabi:", ee.err)
+			fmt.Fprintln(p.stderr, p.name+":", ee.err)
 		}
 		return ee.code
 	}
 	// Errors cobra raises itself (unknown command, bad args) are usage errors.
-	fmt.Fprintln(os.Stderr, "cycleabi:", err)
+	fmt.Fprintln(p.stderr, p.name+":", err)
 	return exitUsage
 }
 

@@ -60,6 +60,7 @@ func withOpenFileLimit(t *testing.T, spare uint64, f func()) {
 // analyze and validate read them all (each capture's file is open only
 // while it is read).
 func TestManyCapturesFewFiles(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	manifest := manyCaptures(t, n)
 	dir := filepath.Dir(manifest)
@@ -99,6 +100,7 @@ func TestManyCapturesFewFiles(t *testing.T) {
 // A capture of a manifest that cannot be read is named with the
 // manifest's line.
 func TestManifestCaptureErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
 	manifest := manyCaptures(t, 5)
 	dir := filepath.Dir(manifest)
 	if err := os.Remove(filepath.Join(dir, "c3.npy")); err != nil {

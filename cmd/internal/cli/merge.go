@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newMergeCmd) }
-
 type mergeFlags struct {
 	output           string
 	kernelPattern    string

@@ -17,6 +17,7 @@ import (
 // TestMergeExample decodes the shipped capture and merges it into the
 // shipped Kineto trace, as make demo does.
 func TestMergeExample(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json.gz") // read through gzip
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
@@ -65,6 +66,7 @@ func TestMergeExample(t *testing.T) {
 }
 
 func TestMergeErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)
@@ -147,6 +149,7 @@ func readTrace(t *testing.T, path string) []byte {
 // threads and still inside one of the merged slices of its thread (where
 // Perfetto binds it).
 func TestMergeKeepsArrows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--plan", "../../../examples/moe_layer.yaml", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
@@ -244,6 +247,7 @@ func rat(t *testing.T, n json.Number) *big.Rat {
 // where a JSON trace belongs is named for what it is (exit 1), not a JSON
 // syntax error at its first byte.
 func TestMergeNamesWrongFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)

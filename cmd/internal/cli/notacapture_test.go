@@ -14,6 +14,7 @@ import (
 // files a new user gives by mistake, each made as cycleabi or the tool
 // that writes it makes it.
 func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := func(n string) string { return filepath.Join(dir, n) }
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", in("trace.json.gz"))

@@ -15,6 +15,7 @@ import (
 // symbolic link, or a hard link) is refused with exit 2, naming both
 // paths, and the input is left byte for byte as it was.
 func TestOutputIsNeverAnInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	names := filepath.Join(dir, "k.names.yaml")
@@ -112,6 +113,7 @@ func TestSynthStdout(t *testing.T) {
 
 // A device given as the output is written in place, never replaced.
 func TestDevNullStaysADevice(t *testing.T) {
+	t.Parallel()
 	st, err := os.Stat(os.DevNull)
 	if err != nil || st.Mode().IsRegular() {
 		t.Skipf("no device at %s", os.DevNull)
@@ -136,6 +138,7 @@ func TestDevNullStaysADevice(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runMain(t, "--version")
 	if code != exitOK {
 		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)

@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newPlanCmd) }
-
 func newPlanCmd() *cobra.Command {
 	var (
 		format string

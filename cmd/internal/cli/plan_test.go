@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,23 +10,13 @@ import (
 
 // runCaptured runs the command line like run does and returns what it
 // printed on stdout, the exit code, and the error it would print.
-func runCaptured(args ...string) (stdout string, code int, err error) {
-	root := newRootCmd()
-	root.SetArgs(args)
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	err = root.Execute()
-	var ee *exitError
-	switch {
-	case err == nil:
-		code = exitOK
-	case errors.As(err, &ee):
-		code = ee.code
-	default:
-		code = exitUsage
-	}
-	return out.String(), code, err
+// runOut is runMain for tests that read everything a command wrote as
+// one text: its stdout, then its stderr; and stderr alone, where the error
+// that ends a failed run is.
+func runOut(t *testing.T, args ...string) (out string, code int, errOut string) {
+	t.Helper()
+	stdout, stderr, code := runMain(t, args...)
+	return stdout + stderr, code, stderr
 }
 
 func writeSchedule(t *testing.T, src string) string {
@@ -41,10 +29,11 @@ func writeSchedule(t *testing.T, src string) string {
 }
 
 func TestPlanCommand(t *testing.T) {
+	t.Parallel()
 	const moe = "../../../examples/moe_layer.yaml"
-	out, code, err := runCaptured("plan", moe)
+	out, code, errOut := runOut(t, "plan", moe)
 	if code != exitOK {
-		t.Fatalf("exit %d: %v", code, err)
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	for _, want := range []string{
 		"65 required by the busiest worker, capacity 80 per core",
@@ -57,10 +46,10 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 
-	out, _, _ = runCaptured("plan", moe, "--format", "json")
+	out, _, _ = runOut(t, "plan", moe, "--format", "json")
 	var r map[string]any
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("json output: %v\n%s", err, out)
+		t.Fatalf("json output: %v\n%s", errOut, out)
 	}
 	for k, v := range map[string]float64{
 		"aic_required_records": 65, "aiv_required_records": 65, "aic_record_capacity": 80,
@@ -71,12 +60,13 @@ func TestPlanCommand(t *testing.T) {
 		}
 	}
 
-	if out, _, _ = runCaptured("plan", moe, "--format", "flags"); out != "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n" {
+	if out, _, _ = runOut(t, "plan", moe, "--format", "flags"); out != "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n" {
 		t.Errorf("flags output %q", out)
 	}
 }
 
 func TestPlanCommandErrors(t *testing.T) {
+	t.Parallel()
 	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
 	for _, tc := range []struct {
 		args []string
@@ -89,9 +79,9 @@ func TestPlanCommandErrors(t *testing.T) {
 		{[]string{"plan", bad, "--format", "xml"}, exitUsage, "--format must be text, json or flags"},
 		{[]string{"plan"}, exitUsage, "accepts 1 arg"},
 	} {
-		_, code, err := runCaptured(tc.args...)
-		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, err, tc.code, tc.msg)
+		_, code, errOut := runOut(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
 		}
 	}
 }
@@ -99,20 +89,21 @@ func TestPlanCommandErrors(t *testing.T) {
 // One run reports every problem of a schedule (exit 1), the text's and the
 // plan's alike.
 func TestPlanReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	path := writeSchedule(t, "num_workers: 3\ntasks:\n  - {task_type: MatMull}\ncube_task_indices: [0]\nvector_task_indices: [4]\n")
-	_, code, err := runCaptured("plan", path)
+	_, code, errOut := runOut(t, "plan", path)
 	if code != exitInvalid {
-		t.Fatalf("exit %d, want %d: %v", code, exitInvalid, err)
+		t.Fatalf("exit %d, want %d: %v", code, exitInvalid, errOut)
 	}
 	// num_workers 3 is odd: nothing is planned over it, but the index past
 	// the table and the task type are reported with it.
 	want := path + `:1:14: num_workers: num_workers must be even and non-negative in event_driven mode, got 3
 ` + path + `:3:17: tasks[0].task_type: unknown task type "MatMull"`
-	if err == nil || !strings.HasPrefix(err.Error(), want) {
-		t.Fatalf("got\n%v\nwant it to start\n%s", err, want)
+	if !strings.HasPrefix(errOut, "cycleabi: "+want) {
+		t.Fatalf("got\n%v\nwant it to start\ncycleabi: %s", errOut, want)
 	}
-	if !strings.Contains(err.Error(), path+":5:23: vector_task_indices[0]: task 4 is out of range") {
-		t.Errorf("the index past the table is not reported:\n%v", err)
+	if !strings.Contains(errOut, path+":5:23: vector_task_indices[0]: task 4 is out of range") {
+		t.Errorf("the index past the table is not reported:\n%v", errOut)
 	}
 }
 
@@ -121,28 +112,29 @@ func TestPlanReportsEveryProblem(t *testing.T) {
 func TestPlanYAMLCap(t *testing.T) {
 	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
-	_, code, err := runCaptured("plan", path)
-	if code != exitUsage || err == nil || !strings.Contains(err.Error(), "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
-		t.Fatalf("exit %d: %v", code, err)
+	_, code, errOut := runOut(t, "plan", path)
+	if code != exitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
-	if _, code, err := runCaptured("plan", path); code != exitOK {
-		t.Fatalf("exit %d: %v", code, err)
+	if _, code, errOut := runOut(t, "plan", path); code != exitOK {
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
-	_, code, err = runCaptured("plan", path)
-	if code != exitUsage || err == nil || !strings.Contains(err.Error(), "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
-		t.Fatalf("exit %d: %v", code, err)
+	_, code, errOut = runOut(t, "plan", path)
+	if code != exitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 }
 
 // An AIV pipeline of one worker at the default stride is sized as the
 // reference sizes it, and the text says no AIV worker is active.
 func TestPlanPipelineOneWorker(t *testing.T) {
+	t.Parallel()
 	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
-	out, code, err := runCaptured("plan", path)
+	out, code, errOut := runOut(t, "plan", path)
 	if code != exitOK {
-		t.Fatalf("exit %d: %v", code, err)
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
 		if !strings.Contains(out, want) {
@@ -156,6 +148,7 @@ func TestPlanPipelineOneWorker(t *testing.T) {
 // warning naming that case, with the reference's capacities and exit 0;
 // --strict makes it the error it was (exit 1, nothing on stdout).
 func TestPlanUntriggeredWait(t *testing.T) {
+	t.Parallel()
 	path := writeSchedule(t, `num_workers: 2
 tasks:
   - {task_type: GroupedMatMul, dependent_event: 7, trigger_event: 8}

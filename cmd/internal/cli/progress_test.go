@@ -10,6 +10,7 @@ import (
 // always at the end of the work), says the share, count and rate, and is
 // erased by Finish.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	clock := time.Unix(1000, 0)
 	p := newProgress(&b, 1000, func() time.Time { return clock })

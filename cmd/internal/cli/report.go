@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newReportCmd) }
-
 type reportFlags struct {
 	in            analyzeInputs
 	invocations   invocationFlags

@@ -34,6 +34,7 @@ const reportPerRankBudget = 64 << 10
 // the slowest rank so far and of the rank at hand, whatever the number of
 // ranks, so what grows from 8 ranks to 1,024 is what each rank keeps.
 func TestReportMemoryPerRank(t *testing.T) {
+	t.Parallel()
 	const capture, few, many = "../../../examples/aiv_pipeline.npy", 8, 1024
 	bin := buildBinary(t)
 	small := reportPeakLiveHeap(t, bin, capture, few, 0)

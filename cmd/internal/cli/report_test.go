@@ -217,6 +217,7 @@ func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (ch
 }
 
 func TestReportNumbersAreAnalyzes(t *testing.T) {
+	t.Parallel()
 	args := []string{moeCapture, "--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, args...)
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
@@ -243,6 +244,7 @@ func TestReportNumbersAreAnalyzes(t *testing.T) {
 }
 
 func TestReportRanksAndBase(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(moeCapture)
 	if err != nil {
@@ -342,6 +344,7 @@ func TestReportRanksAndBase(t *testing.T) {
 }
 
 func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
+	t.Parallel()
 	page := reportPage(t, moeCapture, "--plan", moePlan, "--names", moeNames)
 	if got := htmlcheck.Valid(page); len(got) != 0 {
 		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
@@ -410,6 +413,7 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 }
 
 func TestReportCommandErrors(t *testing.T) {
+	t.Parallel()
 	_, _, code := runMain(t, "report")
 	if code != 2 {
 		t.Errorf("code = %v, want 2", code)
@@ -433,6 +437,7 @@ func TestReportCommandErrors(t *testing.T) {
 // page draws or lists: every chart and table stays within the report's
 // bounds, and says what it left out.
 func TestReportIsBounded(t *testing.T) {
+	t.Parallel()
 	// A chain of tasks, each waiting on the one before, alternating AIC
 	// and AIV over 400 workers (600 cores), each task its own graph stage:
 	// 2400 stages, a critical path of about 12,000 segments on every core.
@@ -543,6 +548,7 @@ func TestReportIsBounded(t *testing.T) {
 // Invocations of a window (two launches of one rank): a section each,
 // labelled, and the page's numbers are analyze's for the same window.
 func TestReportInvocationWindow(t *testing.T) {
+	t.Parallel()
 	args := []string{moeCapture, moeCapture, "--step", "1", "--step", "2", "--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, args...)
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
@@ -608,6 +614,7 @@ func svgRows(t *testing.T, doc *html.Node, id string) (labels, paths, background
 // wrote no record too: drawn idle (no bin of any kind, the background's
 // tooltip says so). The per-core bars keep the cores with records.
 func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
+	t.Parallel()
 	args := []string{moeCapture, "--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, args...)
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
@@ -683,6 +690,7 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 // of the base window, then --base), the page's comparison is diff's of
 // the two windows' analyses, invocation by invocation.
 func TestReportBaseWindow(t *testing.T) {
+	t.Parallel()
 	dir := analyzeWindow(t) // window.yaml: fwd.bin then bwd.bin, rank 2
 	base := filepath.Join(dir, "window.yaml")
 	// The new window: the same launches with their ids swapped, so that
@@ -761,6 +769,7 @@ func TestReportBaseWindow(t *testing.T) {
 // they tried to: the example's validate summary is "2974 records, 10
 // dropped".
 func TestReportDroppedCard(t *testing.T) {
+	t.Parallel()
 	page := reportPage(t, "../../../examples/moe_layer.bin")
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {

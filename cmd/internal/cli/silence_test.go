@@ -21,6 +21,7 @@ import (
 // decode warns of bytes after the layout as validate does, in the same
 // words: validate's line, less its "warning " prefix, is in decode's.
 func TestDecodeWarnsBytesAfterLayout(t *testing.T) {
+	t.Parallel()
 	path := writeCapture(t, "trail.bin", append(validCapture().Bytes(), make([]byte, 96)...))
 	out, _, code := runMain(t, "validate", path)
 	if code != exitOK {
@@ -90,6 +91,7 @@ func TestDecodeSaysReplaced(t *testing.T) {
 // report says where the page went and how large it is, and when it
 // replaced a file.
 func TestReportSaysWhereAndSize(t *testing.T) {
+	t.Parallel()
 	path := writeCapture(t, "c.bin", validCapture().Bytes())
 	page := filepath.Join(t.TempDir(), "r.html")
 	for _, replaced := range []string{"", " (replaced the file that was there)"} {
@@ -121,6 +123,7 @@ func TestReportSaysWhereAndSize(t *testing.T) {
 // record_count is 0; not a core that dropped every record, and nothing
 // without --plan.
 func TestValidateIdleWorkers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	idle := filepath.Join(dir, "idle.bin")
 	_, stderr, code := runMain(t, "synth", moePlan, "--idle-cores", "5", "-o", idle)
@@ -195,6 +198,7 @@ func TestValidateIdleWorkers(t *testing.T) {
 // here), and refuse with --strict; the same inputs, or the same bytes
 // under another name, draw no word.
 func TestDiffInputsDiffer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	sha := func(path string) string {
 		data, err := os.ReadFile(path)

@@ -17,6 +17,7 @@ import (
 // went wrong: a trace that cannot be read back is invalid input (1), a
 // file that cannot be read a usage or I/O error (2).
 func TestOpenInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
 	capData, err := os.ReadFile(moeCapture)

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -13,8 +14,6 @@ import (
 	"github.com/megakernel/cycleabi/synth"
 	"github.com/spf13/cobra"
 )
-
-func init() { addCommand(newSynthCmd) }
 
 func newSynthCmd() *cobra.Command {
 	var (
@@ -98,7 +97,7 @@ decode and validate the layout it used.`,
 			if err != nil {
 				return invalid(err)
 			}
-			if err := capture.WriteFile(out, c.Buffer, f); err != nil {
+			if err := writeCaptureTo(out, cmd.OutOrStdout(), c.Buffer, f); err != nil {
 				return usage(err)
 			}
 			w := cmd.OutOrStdout()
@@ -144,4 +143,18 @@ func entered(c *synth.Capture) int {
 		}
 	}
 	return n
+}
+
+// writeCaptureTo writes buffer to path ("-": stdout) in format f, whole or
+// not at all, as capture.WriteFile does.
+func writeCaptureTo(path string, stdout io.Writer, buffer []byte, f capture.Format) error {
+	out, err := outfile.CreateStdout(path, stdout)
+	if err != nil {
+		return err
+	}
+	if err := capture.Write(out, buffer, f); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Commit()
 }

@@ -13,11 +13,12 @@ import (
 // TestSynthCommand: the demo's command line reproduces the committed
 // capture, and .npy is chosen by the file name.
 func TestSynthCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "moe.bin")
-	out, code, err := runCaptured("synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
+	out, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
 	if code != exitOK {
-		t.Fatalf("exit %d: %v", code, err)
+		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	if !strings.Contains(out, "2974 records written, 10 dropped") ||
 		!strings.Contains(out, "decode flags: --cube-slots 24 --aic-capacity 64 --aiv-capacity 64") {
@@ -30,8 +31,8 @@ func TestSynthCommand(t *testing.T) {
 	}
 
 	npy := filepath.Join(dir, "moe.npy")
-	if _, code, err := runCaptured("synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != exitOK {
-		t.Fatal(err)
+	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != exitOK {
+		t.Fatal(errOut)
 	}
 	got, _ = os.ReadFile(npy)
 	if !bytes.Equal(got, append(capture.NPYHeader(uint64(len(want))), want...)) {
@@ -40,6 +41,7 @@ func TestSynthCommand(t *testing.T) {
 }
 
 func TestSynthCommandErrors(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "x.bin")
 	deadlock := writeSchedule(t, `num_workers: 2
 tasks:
@@ -63,16 +65,16 @@ vector_task_indices: [1]
 		{[]string{"synth", deadlock, "-o", out, "--wait-timeout", "18446744073709551615"}, exitUsage, "--wait-timeout must be at most 4294967296 cycles"},
 		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, exitUsage, "x.bin"},
 	} {
-		_, code, err := runCaptured(tc.args...)
-		if code != tc.code || err == nil || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, err, tc.code, tc.msg)
+		_, code, errOut := runOut(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
 		}
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed synth left a capture behind")
 	}
 	// With a watchdog the deadlocked schedule simulates.
-	if _, code, err := runCaptured("synth", deadlock, "-o", out, "--wait-timeout", "100"); code != exitOK {
-		t.Errorf("with --wait-timeout: exit %d, %v", code, err)
+	if _, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100"); code != exitOK {
+		t.Errorf("with --wait-timeout: exit %d, %v", code, errOut)
 	}
 }

@@ -29,6 +29,7 @@ func exampleTrace(t *testing.T, name string) string {
 // trace decode wrote of one, told by content, and reports what it
 // reports of the capture (less what a trace cannot carry, said in notes).
 func TestTraceCommands(t *testing.T) {
+	t.Parallel()
 	trace := exampleTrace(t, "moe.json.gz")
 	capArgs := []string{"../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--soc", "ascend950", "--plan", "../../../examples/moe_layer.yaml"}
 
@@ -167,6 +168,7 @@ func TestTraceCommands(t *testing.T) {
 // TestTraceRefusals: a broken trace is invalid input (exit 1) named with
 // its line and byte offset; flags that only a capture needs are refused.
 func TestTraceRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"MegaKernelInternal\",\"args\":{}}\n]}"), 0o644); err != nil {
@@ -204,6 +206,7 @@ func TestTraceRefusals(t *testing.T) {
 // another owner label, a names file) writes the same events, byte for
 // byte: everything an event shows is read back.
 func TestTraceRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "first.json"), filepath.Join(dir, "second.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml",
@@ -255,6 +258,7 @@ func TestTraceRoundTrip(t *testing.T) {
 // states no frequency or capacities) is analyzed an invocation a section,
 // at --freq-mhz, with notes for what the window leaves unsaid.
 func TestUpstreamWindow(t *testing.T) {
+	t.Parallel()
 	event := func(inv, block, start int, dir string) string {
 		return fmt.Sprintf(`{"name":"TaskType_MatMul","cat":"MegaKernelInternal","ph":"X","pid":2,"tid":%d,"ts":0.0,"dur":1.0,"args":{"rank":2,"device_id":0,"core_type":"AIC","block_id":%d,"task_id":0,"desc_id":131175,"stage_task_index":0,"task_number":1,"start_cycle":%d,"end_cycle":%d,"core_entry_cycle":100,"task_type":103,"invocation_id":%d,"step":7,"direction":"%s"}}`,
 			1000+block, block, start, start+500, inv, dir)
@@ -329,6 +333,7 @@ func TestUpstreamWindow(t *testing.T) {
 // TestTraceGainsArrows: decode --plan of a trace without arrows writes
 // what decode --plan of the capture writes: the same events and arrows.
 func TestTraceGainsArrows(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plain, fromTrace, fromCapture := filepath.Join(dir, "plain.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "c.json")
 	for _, args := range [][]string{
@@ -363,6 +368,7 @@ func TestTraceGainsArrows(t *testing.T) {
 // so a MegaMoe trace's runtime-namespace stage (0x10001 Dispatch) is
 // compute, as for its capture analyzed with --kernel-name MegaMoe.
 func TestTraceKernelFamily(t *testing.T) {
+	t.Parallel()
 	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
 	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"%s","ownerLabel":"Expert"}`
 	dir := t.TempDir()

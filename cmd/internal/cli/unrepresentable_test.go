@@ -15,6 +15,7 @@ import (
 // Perfetto timestamp holds: invalid input for --format perfetto (exit 1),
 // placed at its byte as capture problems are, and no trace is left.
 func TestDecodePerfettoUnrepresentable(t *testing.T) {
+	t.Parallel()
 	b := capturetest.New(abi.MinCubeSlots, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, abi.RuntimeStageWaitDependency, 1)
 	dir := t.TempDir()

@@ -12,6 +12,7 @@ import (
 // bad byte in every output, as the JSON trace has always written it
 // (report.html used to carry the bytes raw).
 func TestKernelNameInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	const name, want = "Mo\xffE\xe2\x82", "Mo\uFFFDE\uFFFD\uFFFD"
 	for _, c := range []struct {

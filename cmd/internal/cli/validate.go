@@ -11,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { addCommand(newValidateCmd) }
-
 type validateFlags struct {
 	layout      layoutFlags
 	invocations invocationFlags

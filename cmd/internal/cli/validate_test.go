@@ -35,6 +35,7 @@ func writeCapture(t *testing.T, name string, b []byte) string {
 }
 
 func TestValidateCommandText(t *testing.T) {
+	t.Parallel()
 	valid := writeCapture(t, "ok.bin", validCapture().Bytes())
 
 	bad := validCapture()
@@ -47,15 +48,15 @@ func TestValidateCommandText(t *testing.T) {
 	warned.Put64(warned.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordStartCycleOffset), 1150)
 	warnings := writeCapture(t, "warn.bin", warned.Bytes())
 
-	out, code, err := runCaptured("validate", valid)
+	out, code, errOut := runOut(t, "validate", valid)
 	if code != exitOK {
-		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
+		t.Errorf("%v: code = %v, want %v", errOut, code, exitOK)
 	}
 	if out != valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n" {
 		t.Errorf("out = %q, want %q", out, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v1 fingerprint "+abi.FingerprintHex+"\n")
 	}
 
-	out, code, _ = runCaptured("validate", invalid)
+	out, code, _ = runOut(t, "validate", invalid)
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -71,25 +72,25 @@ func TestValidateCommandText(t *testing.T) {
 		t.Errorf("lines[1] = %q, want it to contain %q", lines[1], want)
 	}
 
-	out, code, _ = runCaptured("validate", warnings)
+	out, code, _ = runOut(t, "validate", warnings)
 	if code != exitOK {
 		t.Errorf("warnings alone pass: code = %v, want %v", code, exitOK)
 	}
 	if want := "warning overlap AIC/0 record 1 @0x60: start_cycle=1150 before end_cycle=1200 of record 0"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
 	}
-	_, code, _ = runCaptured("validate", warnings, "--strict")
+	_, code, _ = runOut(t, "validate", warnings, "--strict")
 	if code != exitInvalid {
 		t.Errorf("--strict fails on warnings: code = %v, want %v", code, exitInvalid)
 	}
-	_, code, _ = runCaptured("validate", valid, "--strict")
+	_, code, _ = runOut(t, "validate", valid, "--strict")
 	if code != exitOK {
 		t.Errorf("code = %v, want %v", code, exitOK)
 	}
 
 	// Several captures: each gets its findings and summary; a missing one
 	// is an I/O error (exit 2) that does not stop the others.
-	out, code, _ = runCaptured("validate", valid, filepath.Join(t.TempDir(), "missing.bin"), invalid)
+	out, code, _ = runOut(t, "validate", valid, filepath.Join(t.TempDir(), "missing.bin"), invalid)
 	if code != exitUsage {
 		t.Errorf("code = %v, want %v", code, exitUsage)
 	}
@@ -105,11 +106,12 @@ func TestValidateCommandText(t *testing.T) {
 }
 
 func TestValidateCommandJSON(t *testing.T) {
+	t.Parallel()
 	b := validCapture()
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderReservedOffset, 9)
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderDroppedCountOffset, 3)
 	path := writeCapture(t, "rank0.npy", capturetest.NPY(b.Bytes()))
-	out, code, _ := runCaptured("validate", path, "--format", "json", "--max-findings", "1")
+	out, code, _ := runOut(t, "validate", path, "--format", "json", "--max-findings", "1")
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -214,12 +216,12 @@ func TestValidateCommandJSON(t *testing.T) {
 	}
 
 	// An unreadable capture is in the document with its I/O error.
-	out, code, _ = runCaptured("validate", filepath.Join(t.TempDir(), "gone.bin"), "--format", "json")
+	out, _, code = runMain(t, "validate", filepath.Join(t.TempDir(), "gone.bin"), "--format", "json")
 	if code != exitUsage {
 		t.Errorf("code = %v, want %v", code, exitUsage)
 	}
 	doc = validate.Document{}
-	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &doc); err != nil {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Captures) != 1 {
@@ -234,9 +236,10 @@ func TestValidateCommandJSON(t *testing.T) {
 }
 
 func TestValidateCommandTruncated(t *testing.T) {
+	t.Parallel()
 	b := validCapture().Bytes()
 	path := writeCapture(t, "cut.bin", b[:len(b)-100])
-	out, code, _ := runCaptured("validate", path)
+	out, code, _ := runOut(t, "validate", path)
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -252,11 +255,12 @@ func TestValidateCommandTruncated(t *testing.T) {
 }
 
 func TestValidateCommandPlan(t *testing.T) {
+	t.Parallel()
 	const schedule = "../../../examples/moe_layer.yaml"
 	capture := "../../../examples/moe_layer.bin" // synthesised with --capacity-scale 0.8: capacities 64, the plan's 80
-	out, code, err := runCaptured("validate", capture, "--plan", schedule)
+	out, code, errOut := runOut(t, "validate", capture, "--plan", schedule)
 	if code != exitOK {
-		t.Errorf("%v: code = %v, want %v", err, code, exitOK)
+		t.Errorf("%v: code = %v, want %v", errOut, code, exitOK)
 	}
 	if want := "warning plan-mismatch AIC/0 @0x18: record_capacity=64 (and 23 more live AIC headers), expected 80 (the AIC capacity of host plan " + schedule + ")"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -264,13 +268,13 @@ func TestValidateCommandPlan(t *testing.T) {
 	if !strings.Contains(out, "plan-mismatch 2") {
 		t.Errorf("out = %q, want it to contain %q", out, "plan-mismatch 2")
 	}
-	_, code, _ = runCaptured("validate", capture, "--plan", schedule, "--strict")
+	_, code, _ = runOut(t, "validate", capture, "--plan", schedule, "--strict")
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
 
 	// --cube-slots the headers contradict: an error naming both counts.
-	out, code, _ = runCaptured("validate", capture, "--plan", schedule, "--cube-slots", "25")
+	out, code, _ = runOut(t, "validate", capture, "--plan", schedule, "--cube-slots", "25")
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -280,7 +284,7 @@ func TestValidateCommandPlan(t *testing.T) {
 
 	// The recipe of docs/capture-to-trace.md: the plan's flags (80) against a capture written
 	// with --capacity-scale 0.8 (64): both values, not "truncated".
-	out, code, _ = runCaptured("validate", capture, "--cube-slots", "24", "--aic-capacity", "80", "--aiv-capacity", "80")
+	out, code, _ = runOut(t, "validate", capture, "--cube-slots", "24", "--aic-capacity", "80", "--aiv-capacity", "80")
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -292,17 +296,18 @@ func TestValidateCommandPlan(t *testing.T) {
 	}
 
 	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
-	_, code, err = runCaptured("validate", capture, "--plan", bad)
+	_, code, errOut = runOut(t, "validate", capture, "--plan", bad)
 	if code != exitUsage {
-		t.Errorf("a schedule that does not plan is a usage error: %v: code = %v, want %v", err, code, exitUsage)
+		t.Errorf("a schedule that does not plan is a usage error: %v: code = %v, want %v", errOut, code, exitUsage)
 	}
-	_, code, _ = runCaptured("validate", capture, "--plan", filepath.Join(t.TempDir(), "none.yaml"))
+	_, code, _ = runOut(t, "validate", capture, "--plan", filepath.Join(t.TempDir(), "none.yaml"))
 	if code != exitUsage {
 		t.Errorf("code = %v, want %v", code, exitUsage)
 	}
 }
 
 func TestValidateCommandUsage(t *testing.T) {
+	t.Parallel()
 	valid := writeCapture(t, "ok.bin", validCapture().Bytes())
 	for _, args := range [][]string{
 		{"validate"},
@@ -313,13 +318,13 @@ func TestValidateCommandUsage(t *testing.T) {
 		append([]string{"validate", valid}, capacityArgs(map[abi.CoreType]uint32{abi.CoreTypeAIC: 17}, 16)...),
 		{"validate", valid, "--no-such-flag"},
 	} {
-		_, code, err := runCaptured(args...)
+		_, code, errOut := runOut(t, args...)
 		if code != exitUsage {
-			t.Errorf("%v: %v: code = %v, want %v", args, err, code, exitUsage)
+			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, exitUsage)
 		}
 	}
 	// Host capacities that differ from the headers: an error naming both, exit 1.
-	out, code, _ := runCaptured("validate", valid, "--aic-capacity", "0", "--aiv-capacity", "16")
+	out, code, _ := runOut(t, "validate", valid, "--aic-capacity", "0", "--aiv-capacity", "16")
 	if code != exitInvalid {
 		t.Errorf("code = %v, want %v", code, exitInvalid)
 	}
@@ -335,11 +340,11 @@ func TestValidateCommandUsage(t *testing.T) {
 		b.Enter(abi.CoreTypeAIV, uint32(i+1), 1000).SetHeader32(abi.CoreTypeAIV, uint32(i+1), abi.CoreHeaderDroppedCountOffset, 1)
 	}
 	many := writeCapture(t, "many.bin", b.Bytes())
-	out, _, _ = runCaptured("validate", many, "--max-findings", "0")
+	out, _, _ = runOut(t, "validate", many, "--max-findings", "0")
 	if got := strings.Count(out, "warning dropped-records"); got != 16 {
 		t.Errorf("strings.Count(out, \"warning dropped-records\") = %v, want 16", got)
 	}
-	out, _, _ = runCaptured("validate", many, "--max-findings", "5")
+	out, _, _ = runOut(t, "validate", many, "--max-findings", "5")
 	if got := strings.Count(out, "warning dropped-records"); got != 5 {
 		t.Errorf("strings.Count(out, \"warning dropped-records\") = %v, want 5", got)
 	}
@@ -355,9 +360,9 @@ func TestValidateRestoresGOMAXPROCS(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	for _, env := range []string{"", "1"} {
 		t.Setenv("GOMAXPROCS", env)
-		_, code, err := runCaptured("validate", valid, valid)
+		_, code, errOut := runOut(t, "validate", valid, valid)
 		if code != exitOK {
-			t.Fatalf("%v: code = %v, want %v", err, code, exitOK)
+			t.Fatalf("%v: code = %v, want %v", errOut, code, exitOK)
 		}
 		if got := runtime.GOMAXPROCS(0); got != before {
 			t.Errorf("GOMAXPROCS=%q: runtime.GOMAXPROCS(0) = %v, want %v", env, got, before)
