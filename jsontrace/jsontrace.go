@@ -17,7 +17,7 @@
 // dropped count, the header fields, and the device's record order within
 // a core.
 //
-// Reading streams: one pass over the JSON (package tracemerge's reader)
+// Reading streams: one pass over the JSON (internal/jsonread's reader)
 // appends each record to a spool file, a second pass over the spool puts
 // the records in their slots. Memory is O(cores + distinct names), not
 // O(events).

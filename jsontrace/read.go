@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
+	"github.com/megakernel/cycleabi/tracemeta"
 	"os"
 	"slices"
 	"strconv"
@@ -226,10 +226,11 @@ func Read(path, dir string) (*Trace, error) {
 			if err := st.Value(&raw); err != nil {
 				return err
 			}
-			r.meta = new(meta)
-			if err := json.Unmarshal(raw.B, r.meta); err != nil {
+			m, err := tracemeta.Unmarshal(raw.B)
+			if err != nil {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
+			r.meta = m
 			return nil
 		}
 		return st.Skip()
@@ -246,8 +247,8 @@ func Read(path, dir string) (*Trace, error) {
 	if r.meta == nil {
 		return nil, &Error{File: path, Msg: "no megaKernelCycleTrace object: not a MegaKernel trace (upstream's profiler export or cycleabi decode writes one)"}
 	}
-	if v := r.meta.SchemaVersion; v != nil && *v != render.SchemaVersion {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, render.SchemaVersion)}
+	if v := r.meta.SchemaVersion; v != nil && *v != tracemeta.SchemaVersion {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, tracemeta.SchemaVersion)}
 	}
 	if len(r.order) == 0 {
 		return nil, &Error{File: path, Msg: "the trace holds no MegaKernel record events (ph X, cat MegaKernelInternal)"}
@@ -498,32 +499,7 @@ func (r *reader) addName(at jsonread.Pos) error {
 // meta is the megaKernelCycleTrace object: one capture's (the reference
 // decoder's keys), several under ranks (cycleabi decode), and a window's
 // invocations (both writers).
-type meta struct {
-	SchemaVersion *int              `json:"schemaVersion"`
-	Rank          *uint32           `json:"rank"`
-	DeviceID      *uint32           `json:"deviceId"`
-	SoCName       *string           `json:"socName"`
-	MHz           *float64          `json:"cycleFrequencyMHz"`
-	Capacities    map[string]uint32 `json:"recordCapacityPerCore"`
-	RecordCount   *uint64           `json:"recordCount"`
-	Dropped       *uint64           `json:"droppedRecordCount"`
-	BufferBytes   *uint64           `json:"profileBufferBytes"`
-	Detailed      *bool             `json:"detailedTaskNames"`
-	KernelName    *string           `json:"kernelName"`
-	OwnerLabel    *string           `json:"ownerLabel"`
-	CubeSlots     *uint32           `json:"cubeSlots"`
-	Ranks         []meta            `json:"ranks"`
-	Invocations   []invocationMeta  `json:"invocations"`
-}
+type meta = tracemeta.Object
 
 // invocationMeta is one entry of megaKernelCycleTrace.invocations.
-type invocationMeta struct {
-	InvocationID int64   `json:"invocationId"`
-	Step         *int64  `json:"step"`
-	Direction    *string `json:"direction"`
-	KernelName   *string `json:"kernelName"`
-	Rank         *uint32 `json:"rank"`
-	DeviceID     *uint32 `json:"deviceId"`
-	RecordCount  *uint64 `json:"recordCount"`
-	Dropped      *uint64 `json:"droppedRecordCount"`
-}
+type invocationMeta = tracemeta.Invocation

@@ -3,39 +3,21 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/internal/jsonread"
+	"github.com/megakernel/cycleabi/tracemeta"
 )
 
 // SchemaVersions lists the megaKernelCycleTrace schema versions this build
 // reads.
-var SchemaVersions = []int{render.SchemaVersion}
+var SchemaVersions = []int{tracemeta.SchemaVersion}
 
-// mkMeta is the part of a megaKernelCycleTrace object merge reads: one
-// capture's object, or several under "ranks", with the invocations of a
-// multi-invocation decode.
-type mkMeta struct {
-	SchemaVersion *int             `json:"schemaVersion"`
-	Rank          *int64           `json:"rank"`
-	DeviceID      *int64           `json:"deviceId"`
-	KernelName    *string          `json:"kernelName"`
-	Ranks         []mkMeta         `json:"ranks"`
-	Invocations   []mkInvocationMD `json:"invocations"`
-}
-
-// mkInvocationMD is one entry of megaKernelCycleTrace.invocations.
-type mkInvocationMD struct {
-	InvocationID int64           `json:"invocationId"`
-	Step         json.RawMessage `json:"step"`
-	Direction    *string         `json:"direction"`
-	KernelName   string          `json:"kernelName"`
-	Rank         int64           `json:"rank"`
-	DeviceID     int64           `json:"deviceId"`
-}
+// mkMeta is the megaKernelCycleTrace object, of which merge reads the
+// schema version, ranks, device ids, kernel names and invocations.
+type mkMeta = tracemeta.Object
 
 // invocation is one kernel launch of the selected rank as the MegaKernel
 // trace shows it.
@@ -116,10 +98,11 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			if err := r.Value(&s); err != nil {
 				return err
 			}
-			meta = new(mkMeta)
-			if err := json.Unmarshal(s.B, meta); err != nil {
+			m, err := tracemeta.Unmarshal(s.B)
+			if err != nil {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
+			meta = m
 			return nil
 		}
 		return r.Skip()
@@ -276,13 +259,13 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	// The rank's object: the top-level one, or its entry under "ranks".
 	rm := meta
 	for i := range meta.Ranks {
-		if r := meta.Ranks[i].Rank; r != nil && *r == rank {
+		if r := meta.Ranks[i].Rank; r != nil && int64(*r) == rank {
 			rm = &meta.Ranks[i]
 			break
 		}
 	}
 	if rm.DeviceID != nil {
-		mk.deviceID = *rm.DeviceID
+		mk.deviceID = int64(*rm.DeviceID)
 	}
 	// Upstream's kernelName: the invocation's, the trace's, or
 	// "MegaKernel", an empty name counting as none.
@@ -291,23 +274,27 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	} else if meta.KernelName != nil && *meta.KernelName != "" {
 		mk.kernelName = *meta.KernelName
 	}
-	byID := map[int64]*mkInvocationMD{}
+	byID := map[int64]*tracemeta.Invocation{}
 	for i := range meta.Invocations {
-		if md := &meta.Invocations[i]; md.Rank == rank {
+		// An entry without a rank or device id counts as 0's.
+		if md := &meta.Invocations[i]; md.Rank == nil && rank == 0 || md.Rank != nil && int64(*md.Rank) == rank {
 			byID[md.InvocationID] = md
-			mk.deviceID = md.DeviceID
+			mk.deviceID = 0
+			if md.DeviceID != nil {
+				mk.deviceID = int64(*md.DeviceID)
+			}
 		}
 	}
 	for _, inv := range re.invocations {
 		inv.kernelName = mk.kernelName
 		inv.step = json.RawMessage("null")
 		if md := byID[inv.id]; md != nil {
-			if len(md.Step) > 0 {
-				inv.step = md.Step
+			if md.Step != nil {
+				inv.step = strconv.AppendInt(nil, *md.Step, 10)
 			}
 			inv.direction = md.Direction
-			if md.KernelName != "" {
-				inv.kernelName = md.KernelName
+			if md.KernelName != nil && *md.KernelName != "" {
+				inv.kernelName = *md.KernelName
 			}
 		}
 		inv.spanF = inv.endF - inv.firstF
