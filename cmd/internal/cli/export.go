@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -89,6 +91,9 @@ func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 	if f.output == outfile.Stdout {
 		return usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
 	}
+	if err := checkExportFolder(f.output); err != nil {
+		return usage(err)
+	}
 	if p.newExporter == nil {
 		return p.runExportBinary(cmd)
 	}
@@ -133,5 +138,33 @@ func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 		return usage(err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d records of %d capture(s) as Parquet (records/, cores/, ranks/)\n", f.output, records, captures)
+	return nil
+}
+
+// checkExportFolder refuses, before any capture is read, an -o that
+// export could only fail to put its folder at once the work is done:
+// the folder is written under a temporary name beside it and renamed
+// into place, and a rename replaces no symbolic link (a dangling one,
+// or one to an empty folder) and no file. What CreateDir checks itself
+// (a folder with files in it) it says when export starts.
+func checkExportFolder(path string) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		parent := filepath.Dir(filepath.Clean(path))
+		if pst, err := os.Stat(parent); err != nil {
+			return fmt.Errorf("-o %s: its folder %s: %w", path, parent, errors.Unwrap(err))
+		} else if !pst.IsDir() {
+			return fmt.Errorf("-o %s: %s is not a folder", path, parent)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("-o %s: %w", path, err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("-o %s is a symbolic link (to %s): export renames its folder into place, which a link cannot take; give the folder's own path", path, target)
+	case !st.IsDir():
+		return fmt.Errorf("-o %s exists and is not a folder: give a new folder, nothing is replaced", path)
+	}
 	return nil
 }

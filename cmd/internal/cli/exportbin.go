@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
@@ -47,12 +48,77 @@ func (p *program) runExportBinary(cmd *cobra.Command) error {
 	if err != nil {
 		return usage(err)
 	}
-	env := append(os.Environ(), abiEnv+"="+abi.FingerprintHex)
-	code, err := execExport(path, args, env, p.stdin, p.stdout, p.stderr)
+	if err := checkExportBinary(cmd.Context(), path); err != nil {
+		return usage(err)
+	}
+	code, err := execExport(path, args, exportEnv(os.Environ()), p.stdin, p.stdout, p.stderr)
 	if err != nil {
 		return usage(fmt.Errorf("running %s: %w", path, err))
 	}
 	return silent(code)
+}
+
+// exportEnv is the environment cycleabi-export runs with: environ with
+// abiEnv set to this build's fingerprint, last and alone. An inherited
+// abiEnv is dropped: a process environment keeps the first of two
+// entries of one name (Go's os.Getenv does), so it would otherwise stand
+// in for this cycleabi's own and let a cycleabi-export of another ABI
+// run.
+func exportEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, abiEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, abiEnv+"="+abi.FingerprintHex)
+}
+
+// versionCheckTimeout bounds how long checkExportBinary waits for
+// `cycleabi-export --version`.
+const versionCheckTimeout = 30 * time.Second
+
+// checkExportBinary runs `path --version` and refuses a program that does
+// not say it is cycleabi-export of this ABI (the fingerprint line
+// --version prints): a program that only bears the name, which could exit
+// 0 without writing a thing, never makes cycleabi export report success,
+// and a stale install is named before it runs.
+func checkExportBinary(ctx context.Context, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, versionCheckTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w: it is not a %s cycleabi can run; reinstall it (`go install %s@%s`, or `make build`)", path, err, ExportBinary, exportPackage, installVersion())
+	}
+	fp, ok := fingerprintOf(string(out))
+	switch {
+	case !ok:
+		return fmt.Errorf("%s --version does not say it is %s of an ABI (it printed %q): reinstall it (`go install %s@%s`, or `make build`)", path, ExportBinary, firstLine(string(out)), exportPackage, installVersion())
+	case fp != abi.FingerprintHex:
+		return fmt.Errorf("%s reads another ABI (fingerprint %s) than this cycleabi (fingerprint %s): install the two from one version (`make build` builds both; or `go install %s@VERSION` with the version `cycleabi --version` shows)", path, fp, abi.FingerprintHex, exportPackage)
+	}
+	return nil
+}
+
+// fingerprintOf finds the ABI fingerprint in --version's output: the
+// word after "fingerprint" on its line "ABI version N, fingerprint HEX".
+func fingerprintOf(version string) (string, bool) {
+	for line := range strings.Lines(version) {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "ABI version ")
+		if !ok {
+			continue
+		}
+		if _, fp, ok := strings.Cut(rest, ", fingerprint "); ok && fp != "" && !strings.ContainsAny(fp, " \t") {
+			return fp, true
+		}
+	}
+	return "", false
+}
+
+// firstLine is s's first line, for quoting a program's output.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // findExportBinary returns cycleabi-export beside the running executable

@@ -154,13 +154,14 @@ func TestExportDispatch(t *testing.T) {
 		}
 	})
 
-	// A stand-in cycleabi-export shows what it is given: the process
-	// (cycleabi's, replaced), the caller's ABI, the arguments; its exit
-	// status is cycleabi's.
+	// A stand-in cycleabi-export (which answers --version as one of this
+	// ABI does) shows what it is given: the process (cycleabi's,
+	// replaced), the caller's ABI, the arguments; its exit status is
+	// cycleabi's.
 	t.Run("handoff", func(t *testing.T) {
 		dir := t.TempDir()
 		copyFile(t, cycleabi, filepath.Join(dir, "cycleabi"))
-		script := "#!/bin/sh\necho \"$$\"\necho \"$" + abiEnv + "\"\nfor a in \"$@\"; do echo \"[$a]\"; done\nexit 7\n"
+		script := standIn(abi.FingerprintHex, "echo \"$$\"\necho \"$"+abiEnv+"\"\nfor a in \"$@\"; do echo \"[$a]\"; done\nexit 7")
 		if err := os.WriteFile(filepath.Join(dir, ExportBinary), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
