@@ -184,7 +184,7 @@ func TestNotJSONNamed(t *testing.T) {
 		"empty":     {"", "this is an empty file", false},
 		"yaml":      {"tasks:\n  - id: 0\n", `this is text that is not JSON (it starts "tasks:")`, false},
 		"html":      {"<!doctype html>", "this is HTML or XML", false},
-		"bad gzip":  {"\x1f\x8b\x00", "gzip data that does not open", false},
+		"bad gzip":  {"\x1f\x8b\x08\x00", "gzip data that does not open", false},
 	} {
 		p := writeFile(t, "x", c.data)
 		o := Options{Framework: p, MegaKernel: mk}

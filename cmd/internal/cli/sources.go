@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
 )
 
@@ -66,11 +67,11 @@ type input struct {
 // tellInput tells a JSON trace from a capture by the content of the file
 // at path. A file that cannot be opened or read is a usage or I/O error.
 func tellInput(path string) (*input, error) {
-	ok, err := jsontrace.Sniff(path)
+	s, err := sniff.File(path)
 	if err != nil {
 		return nil, usage(err)
 	}
-	return &input{path: path, isTrace: ok}, nil
+	return &input{path: path, isTrace: s.Kind == sniff.JSON && s.Trace}, nil
 }
 
 // read reads a trace back into its captures; a capture file is left to
