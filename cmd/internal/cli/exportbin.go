@@ -175,13 +175,23 @@ func sameABIAsCaller() error {
 		self, abi.Version, abi.FingerprintHex, want, exportPackage)
 }
 
-// RunExport runs the export command with args (cycleabi-export's own
-// arguments, without the program name), writing through newExporter, and
-// returns the exit code, as cycleabi export ARGS... would. --version alone
-// prints the version.
+// RunExport runs cycleabi-export: the export command alone, with args
+// (its own arguments, without the program name), writing through
+// newExporter; it returns the exit code, as cycleabi export ARGS... would.
+// Its --version, help and errors name cycleabi-export.
 func RunExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newExporter func(dir string) (Exporter, error)) int {
-	if !(len(args) == 1 && (args[0] == "--version" || args[0] == "-v")) {
-		args = append([]string{"export"}, args...)
-	}
-	return (&program{name: "cycleabi", args: args, stdin: stdin, stdout: stdout, stderr: stderr, newExporter: newExporter}).run(ctx)
+	p := &program{name: ExportBinary, args: args, stdin: stdin, stdout: stdout, stderr: stderr, newExporter: newExporter, exportOnly: true}
+	return p.run(ctx)
+}
+
+// newExportRootCmd is cycleabi-export's command tree: export alone, named
+// for the program.
+func (p *program) newExportRootCmd() *cobra.Command {
+	root := newExportCmd(p)
+	root.Use = ExportBinary + " CAPTURE... -o DIR [flags]"
+	root.Example = strings.ReplaceAll(root.Example, "cycleabi export ", ExportBinary+" ")
+	root.Version = versionText()
+	root.SilenceUsage, root.SilenceErrors = true, true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	return root
 }

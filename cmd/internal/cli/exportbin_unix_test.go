@@ -86,11 +86,19 @@ func TestExportDispatch(t *testing.T) {
 	noPath := t.TempDir() // PATH: a folder with no cycleabi-export
 	capture, names := "../../../examples/moe_layer.bin", "../../../examples/moe_layer.names.yaml"
 
-	// cycleabi-export --version is cycleabi's: one build, one ABI.
+	// cycleabi-export --version names itself, with cycleabi's build and
+	// ABI: one build, one ABI. Its help and errors name it too.
 	v1, _, c1 := runBin(t, noPath, cycleabi, "--version")
 	v2, _, c2 := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--version")
-	if c1 != exitOK || c2 != exitOK || v1 != v2 || !strings.Contains(v2, abi.FingerprintHex) {
-		t.Errorf("--version: cycleabi %q (exit %d), cycleabi-export %q (exit %d); want the same, with the fingerprint", v1, c1, v2, c2)
+	if c1 != exitOK || c2 != exitOK || "cycleabi-export"+strings.TrimPrefix(v1, "cycleabi") != v2 || !strings.Contains(v2, abi.FingerprintHex) {
+		t.Errorf("--version: cycleabi %q (exit %d), cycleabi-export %q (exit %d); want the same lines, each naming its program, with the fingerprint", v1, c1, v2, c2)
+	}
+	help, _, _ := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--help")
+	if !strings.Contains(help, "Usage:\n  cycleabi-export CAPTURE... -o DIR [flags]\n") || strings.Contains(help, "Available Commands") {
+		t.Errorf("cycleabi-export --help = %q, want its own usage line and no subcommands", help)
+	}
+	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--bogus"); code != exitUsage || stderr != "cycleabi-export: unknown flag: --bogus\n" {
+		t.Errorf("cycleabi-export --bogus: code = %v, stderr = %q; want %v, %q", code, stderr, exitUsage, "cycleabi-export: unknown flag: --bogus\n")
 	}
 
 	// cycleabi-export run directly: what cycleabi export must write.

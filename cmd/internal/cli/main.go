@@ -76,6 +76,9 @@ type program struct {
 	// cycleabi-export links); nil in cycleabi, whose export command runs
 	// cycleabi-export instead (exportbin.go).
 	newExporter func(dir string) (Exporter, error)
+	// exportOnly makes the export command the root: cycleabi-export's
+	// command tree.
+	exportOnly bool
 }
 
 // commands returns the subcommands, each built afresh for one run.
@@ -87,6 +90,9 @@ func (p *program) commands() []*cobra.Command {
 }
 
 func (p *program) newRootCmd() *cobra.Command {
+	if p.exportOnly {
+		return p.newExportRootCmd()
+	}
 	root := &cobra.Command{
 		Use:   "cycleabi",
 		Short: "Plan, simulate, validate and decode MegaKernel cycle-trace captures",
