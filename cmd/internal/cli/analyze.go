@@ -169,8 +169,12 @@ func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invoc
 	in.families = make([]abi.Family, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, chooses the
-		// family before --kernel-name.
-		fam, err := in.family.resolve(src.kernelNames[i])
+		// family; a --kernel-name that differs is refused.
+		kernel, err := in.family.kernel(fs.Changed("kernel-name"), src, i)
+		if err != nil {
+			return nil, usage(err)
+		}
+		fam, err := in.family.resolve(kernel)
 		if err != nil {
 			return nil, usage(err)
 		}

@@ -204,10 +204,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	inputNames := make([]*kernelnames.Names, len(src.decoded))
 	for i := range src.decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
-		// capture and chooses its family before --kernel-name.
-		kernel := f.family.kernelName
-		if k := src.kernelNames[i]; k != "" {
-			kernel = k
+		// capture and chooses its family; a --kernel-name that differs is
+		// refused.
+		kernel, err := f.family.kernel(fs.Changed("kernel-name"), src, i)
+		if err != nil {
+			return usage(err)
 		}
 		fam, err := f.family.resolve(kernel)
 		if err != nil {

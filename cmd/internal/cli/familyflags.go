@@ -56,6 +56,26 @@ func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
 	return fam, nil
 }
 
+// kernel returns the kernel name source i of src is read and named under:
+// its own (a JSON trace's kernelName, an invocation manifest entry's
+// kernel_name) when it has one, else --kernel-name's. A --kernel-name
+// given on the command line (given) that differs from a source's own is
+// refused, naming both: it is never silently dropped.
+func (f *familyFlags) kernel(given bool, src *sources, i int) (string, error) {
+	own := src.kernelNames[i]
+	if own == "" {
+		return f.kernelName, nil
+	}
+	if given && f.kernelName != own {
+		from := "its invocation manifest entry's kernel_name"
+		if src.traces[i] != nil {
+			from = "the trace's kernelName"
+		}
+		return "", fmt.Errorf("--kernel-name %s: %s is named %q by %s; give no --kernel-name to keep it, or --kernel-family to read its ids under another family", f.kernelName, src.name(i), own, from)
+	}
+	return own, nil
+}
+
 // check reports an unknown --kernel-family before any capture is read.
 func (f *familyFlags) check() error {
 	_, err := f.resolve("")

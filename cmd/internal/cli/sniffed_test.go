@@ -55,3 +55,29 @@ func TestInputsSniffed(t *testing.T) {
 		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, exitInvalid, want)
 	}
 }
+
+// A --kernel-name that differs from the trace's kernelName is refused,
+// naming both, by every command that reads traces; it had been dropped
+// without a word (the trace's name won). The same name is no conflict.
+func TestKernelNameAgainstTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "mk.json")
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != exitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	want := "cycleabi: --kernel-name MegaMoe: " + trace + ` is named "HyperMegaMoe" by the trace's kernelName; give no --kernel-name to keep it, or --kernel-family to read its ids under another family` + "\n"
+	for _, args := range [][]string{
+		{"analyze", trace, "--kernel-name", "MegaMoe"},
+		{"decode", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "again.json")},
+		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
+	} {
+		_, stderr, code := runMain(t, args...)
+		if code != exitUsage || stderr != want {
+			t.Errorf("%v: code = %v, stderr = %q; want %v, %q", args, code, stderr, exitUsage, want)
+		}
+	}
+	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != exitOK {
+		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
+	}
+}
