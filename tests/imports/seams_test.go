@@ -138,6 +138,31 @@ func TestExportIsItsOwnBinary(t *testing.T) {
 	}
 }
 
+// TestExportProgramHoldsOnlyExport: cycleabi-export is built from the
+// shared command-line base (cmd/internal/clibase: the inputs' flags and
+// loading, and the export command), analyze and export; it links none of
+// cycleabi's other commands' packages: no trace writer (Chrome JSON,
+// Perfetto), no merger, report, dump or synth, no HTML templates (the
+// report's), and not cycleabi's command line (cmd/internal/cli).
+func TestExportProgramHoldsOnlyExport(t *testing.T) {
+	linked := fullClosure(t, "cmd/cycleabi-export")
+	for _, want := range []string{module + "cmd/internal/clibase", module + "analyze", module + "export"} {
+		if !linked[want] {
+			t.Fatalf("cmd/cycleabi-export does not link %s: the rule tests nothing (%d packages)", want, len(linked))
+		}
+	}
+	for _, b := range []string{"cmd/internal/cli", "decode/chromejson", "decode/perfetto", "tracemerge", "report", "dump", "synth"} {
+		if linked[module+b] {
+			t.Errorf("cmd/cycleabi-export links %s: the export program holds only export", b)
+		}
+	}
+	for _, b := range []string{"html/template"} {
+		if linked[b] {
+			t.Errorf("cmd/cycleabi-export links %s", b)
+		}
+	}
+}
+
 // fullClosure returns the import path of every package pkg links, the
 // standard library's and other modules' included, as go list -deps
 // would (less runtime/cgo, which import "C" brings to a cgo build; make

@@ -4,23 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/render"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type analyzeFlags struct {
-	in          analyzeInputs
-	invocations invocationFlags
+	in          clibase.AnalyzeInputs
+	invocations clibase.InvocationFlags
 	format      string
 	table       string
 	top         int
@@ -74,173 +69,17 @@ the schedule, 2 for usage or I/O errors.`,
   cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
   cycleabi analyze capture.bin --format csv --table stages
   cycleabi analyze --invocation-manifest window.yaml --plan moe.yaml --format json -o window.analysis.json`,
-		Args: capturesOrManifest,
+		Args: clibase.CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.in.register(fs)
-	f.invocations.registerLabels(fs)
+	f.in.Register(fs)
+	f.invocations.RegisterLabels(fs)
 	fs.StringVar(&f.format, "format", "text", "text, json, markdown or csv")
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
 	fs.IntVar(&f.top, "top", 10, "rows per table in text and markdown, the cores table included (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
 	return cmd
-}
-
-// analyzeInputs decodes, checks and analyzes captures as analyze and diff
-// share it.
-type analyzeInputs struct {
-	layout    layoutFlags
-	soc       string
-	freqMHz   float64
-	namesFile string
-	family    familyFlags
-	// kernelUse is what else --kernel-name does in the command ("" for nothing).
-	kernelUse string
-	ranks     []uint
-	// req is the layout request runEach read the captures with, and
-	// families the kernel family of each capture (report validates them
-	// with both too); sources what it read (closed once it returns:
-	// report validates them while they are open).
-	req      capture.Request
-	families []abi.Family
-	sources  *sources
-	// analyze, when not nil, analyzes each capture in Analyze's stead (export
-	// writes the records as the analysis walks them); discard drops each
-	// analysis once each has seen it, so that memory does not grow with the
-	// number of captures when no report is wanted.
-	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
-	discard bool
-}
-
-func (in *analyzeInputs) register(fs *pflag.FlagSet) {
-	in.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
-	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
-	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
-	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
-	in.family.register(fs, "MegaKernel", in.kernelUse)
-	fs.UintSliceVar(&in.ranks, "rank", nil, "rank of each capture, repeated in order (default: from the file name, else 0)")
-	fs.Lookup("rank").DefValue = ""
-}
-
-// files are the files analyze reads for paths: the captures, the
-// schedule and the names file, none of which its output may replace.
-func (in *analyzeInputs) files(paths []string) []string {
-	return append([]string{in.layout.planFile, in.namesFile}, paths...)
-}
-
-// run analyzes paths, one capture per rank, or with invs (non-nil) the
-// invocations of a window, whose captures and ranks it gives.
-func (in *analyzeInputs) run(cmd *cobra.Command, paths []string, invs *invocationSet) (*analyze.Report, error) {
-	return in.runEach(cmd, paths, invs, nil)
-}
-
-// runEach is run, calling each (when not nil) with every capture while it
-// is open: its index, the decoded capture, its analysis and the options
-// it was analyzed with (report bins its timeline there).
-func (in *analyzeInputs) runEach(cmd *cobra.Command, paths []string, invs *invocationSet, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
-	fs := cmd.Flags()
-	req, err := in.layout.request(fs)
-	if err != nil {
-		return nil, usage(err)
-	}
-	in.req = req
-	mhz, soc, err := frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
-	if err != nil {
-		return nil, usage(err)
-	}
-	if err := in.family.check(); err != nil {
-		return nil, usage(err)
-	}
-	var names *kernelnames.Names
-	if in.namesFile != "" {
-		if names, err = kernelnames.Load(in.namesFile); err != nil {
-			return nil, usage(err)
-		}
-	}
-	sched := in.layout.schedule
-	src, err := loadSources(paths, in.ranks, invs, req, layoutFlagsGiven(fs.Changed, &in.layout), false)
-	defer src.close()
-	if err != nil {
-		return nil, err
-	}
-	in.sources = src
-	inputNames := make([]*kernelnames.Names, len(src.decoded))
-	in.families = make([]abi.Family, len(src.decoded))
-	for i := range src.decoded {
-		// A manifest's kernel_name, or a trace's kernelName, chooses the
-		// family; a --kernel-name that differs is refused.
-		kernel, err := in.family.kernel(fs.Changed("kernel-name"), src, i)
-		if err != nil {
-			return nil, usage(err)
-		}
-		fam, err := in.family.resolve(kernel)
-		if err != nil {
-			return nil, usage(err)
-		}
-		inputNames[i], in.families[i] = src.names(i, names).WithFamily(fam), fam
-	}
-	deps, err := dependenciesAll(src.decoded, sched, inputNames)
-	if err != nil {
-		return nil, err
-	}
-	results := make([]*analyze.Rank, len(src.decoded))
-	for i, d := range src.decoded {
-		f, _ := src.frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, soc)
-		o := analyze.Options{Rank: src.ranks[i], FrequencyMHz: f, Names: inputNames[i], Deps: deps[i], Notes: src.notes(i)}
-		if src.invocations != nil {
-			o.Invocation = invocationLabel(src.invocations[i], src.kernelNames[i])
-		}
-		analyzeOne := analyze.Analyze
-		if in.analyze != nil {
-			analyzeOne = in.analyze
-		}
-		results[i], err = analyzeOne(d, o)
-		if err != nil {
-			return nil, usage(err)
-		}
-		if each != nil {
-			if err := each(i, d, results[i], o); err != nil {
-				return nil, err
-			}
-		}
-		if in.discard {
-			results[i] = &analyze.Rank{Rank: results[i].Rank, Invocation: results[i].Invocation}
-		}
-	}
-	rep := analyze.NewReport(results)
-	inputs, err := in.recorded()
-	if err != nil {
-		return nil, usage(err)
-	}
-	rep.Inputs = &inputs
-	return rep, nil
-}
-
-// recorded returns the inputs besides the captures that the analysis is
-// made with, as the report records them for diff to compare: the kernel
-// family the captures were read under (whatever chose it: --kernel-family,
-// --kernel-name or a manifest's kernel_name; the distinct ones in capture
-// order), and the --plan and --names files.
-func (in *analyzeInputs) recorded() ([]analyze.Input, error) {
-	var fams []string
-	for _, f := range in.families {
-		if !slices.Contains(fams, f.String()) {
-			fams = append(fams, f.String())
-		}
-	}
-	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")}}
-	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.planFile}, {"--names", in.namesFile}} {
-		if f.path == "" {
-			continue
-		}
-		input, err := analyze.FileInput(f.flag, f.path)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, input)
-	}
-	return inputs, nil
 }
 
 // compareInputs says on stderr where the inputs of the two analyses of d
@@ -250,7 +89,7 @@ func compareInputs(cmd *cobra.Command, d *analyze.Diff, strict bool) error {
 		return nil
 	}
 	if strict {
-		return invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
+		return clibase.Invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
 	}
 	for _, line := range d.InputDifferences {
 		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: inputs differ: %s\n", line)
@@ -263,30 +102,30 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	switch f.format {
 	case "text", "json", "markdown":
 		if f.table != "" {
-			return usage(errors.New("--table goes with --format csv"))
+			return clibase.Usage(errors.New("--table goes with --format csv"))
 		}
 	case "csv":
 		if f.table == "" {
-			return usage(fmt.Errorf("--format csv needs --table (one of %v)", analyze.Tables))
+			return clibase.Usage(fmt.Errorf("--format csv needs --table (one of %v)", analyze.Tables))
 		}
 	default:
-		return usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
+		return clibase.Usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
 	}
 	if f.top < 0 {
-		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+		return clibase.Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
-	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	invs, err := f.invocations.Resolve(paths, f.in.Ranks)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	inputs := paths
 	if invs != nil {
-		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
 	}
-	if err := outfile.SameFile(f.output, f.in.files(inputs)...); err != nil {
-		return usage(err)
+	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
+		return clibase.Usage(err)
 	}
-	rep, err := f.in.run(cmd, paths, invs)
+	rep, err := f.in.Run(cmd, paths, invs)
 	if err != nil {
 		return err
 	}
@@ -315,18 +154,18 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*render.Output, error) {
 	out, err := render.CreateOutput(path, cmd.OutOrStdout())
 	if err != nil {
-		return nil, usage(err)
+		return nil, clibase.Usage(err)
 	}
 	if err := write(out); err != nil {
 		out.Abort()
-		var ue *exitError
+		var ue *clibase.ExitError
 		if errors.As(err, &ue) {
 			return nil, err
 		}
-		return nil, usage(err)
+		return nil, clibase.Usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return nil, usage(err)
+		return nil, clibase.Usage(err)
 	}
 	return out, nil
 }

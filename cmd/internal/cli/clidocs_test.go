@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/internal/golden"
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,7 @@ const cliDocsDir = "../../../docs/cli"
 // them. A page no command has any more is an error too.
 func TestCLIDocs(t *testing.T) {
 	t.Parallel()
-	root := (&program{name: "cycleabi"}).newRootCmd()
+	root := newRootCmd(&clibase.Program{Name: "cycleabi"})
 	want := map[string]bool{"README.md": true}
 	var index strings.Builder
 	index.WriteString("# Command reference\n\n" + generatedNote + "\n\n")

@@ -4,41 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
-	"regexp"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/decode/render"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
 )
 
 type decodeFlags struct {
-	layout        layoutFlags
+	layout        clibase.LayoutFlags
 	output        string
 	format        string
 	soc           string
 	freqMHz       float64
 	detailedNames bool
 	namesFile     string
-	family        familyFlags
+	family        clibase.FamilyFlags
 	ownerLabel    string
 	ranks         []uint
 	deviceIDs     []uint
-	invocations   invocationFlags
+	invocations   clibase.InvocationFlags
 	flows         string
 	maxFlows      int
 	negativeTS    string
@@ -50,7 +43,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode CAPTURE... [flags]",
 		Short: "Turn captures into a Chrome/Perfetto trace",
-		Long: helpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
+		Long: clibase.HelpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
 file, or a MegaKernel Chrome JSON trace, plain or gzip) and writes one
 trace of them all: Chrome Trace Event JSON, or with --format perfetto (the
 default for -o NAME.pftrace) Perfetto's own protobuf, a quarter the size.
@@ -83,25 +76,25 @@ Exit status: 0 on success, 1 when a capture is invalid (the message names
 the file, byte offset, slot and record), 2 for usage or I/O errors, 141
 when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
 temporary file and end decode with the signal.`),
-		Example: helpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+		Example: clibase.HelpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
   cycleabi decode capture.bin --names kernel.names.yaml -o trace.pftrace
   cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
   cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
   cycleabi decode --invocation-manifest window.yaml -o window.json`),
-		Args: capturesOrManifest,
+		Args: clibase.CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
 	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
-	f.layout.register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
-	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+socChoices())
+	f.layout.Register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
+	fs.StringVar(&f.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at, matched by prefix: "+clibase.SoCChoices())
 	fs.Float64Var(&f.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
 	fs.StringVar(&f.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
-	f.family.register(fs, "MegaKernel", "kernel name in the process name")
+	f.family.Register(fs, "MegaKernel", "kernel name in the process name")
 	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names; default: the kernel family's owner label (Expert for MegaMoe), else Owner")
 	fs.UintSliceVar(&f.ranks, "rank", nil, "rank (trace pid) of each capture, repeated in order (default: from the file name, else 0)")
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
@@ -114,53 +107,53 @@ temporary file and end decode with the signal.`),
 	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
 	// The usage states the default, which depends on --format.
 	fs.Lookup("output").DefValue = ""
-	f.invocations.register(fs)
+	f.invocations.Register(fs)
 	return cmd
 }
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
-	req, err := f.layout.request(fs)
+	req, err := f.layout.Request(fs)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	req.Partial = f.partial
 	flowMode, err := flows.ParseMode(f.flows)
 	if err != nil {
-		return usage(fmt.Errorf("--flows: %w", err))
+		return clibase.Usage(fmt.Errorf("--flows: %w", err))
 	}
 	if f.maxFlows < 0 {
-		return usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
+		return clibase.Usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
 	}
-	if f.layout.planFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
-		return usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
+	if f.layout.PlanFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
+		return clibase.Usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
 	}
 	// --flows none leaves the schedule to the layout: no arrows, and no
 	// check of the capture against its task table.
 	var sched *plan.Schedule
 	if flowMode != flows.None {
-		sched = f.layout.schedule
+		sched = f.layout.Schedule
 	}
-	invs, err := f.invocations.resolve(paths, f.ranks)
+	invs, err := f.invocations.Resolve(paths, f.ranks)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	if invs != nil {
-		paths = invs.captures
+		paths = invs.Captures
 	}
-	mhz, socName, err := frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
+	mhz, socName, err := clibase.Frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	format, err := traceFormat(f.format, f.output)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	switch {
 	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
-		return usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+		return clibase.Usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
 	case f.negativeTS == negativeKeep && format == formatPerfetto:
-		return usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
+		return clibase.Usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
 	}
 	if format == formatPerfetto && !fs.Changed("output") {
 		f.output = "trace.pftrace"
@@ -168,71 +161,71 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if w := formatNameMismatch(format, f.output); w != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
 	}
-	if err := f.family.check(); err != nil {
-		return usage(err)
+	if err := f.family.Check(); err != nil {
+		return clibase.Usage(err)
 	}
 	var names *kernelnames.Names
 	if f.namesFile != "" {
 		if names, err = kernelnames.Load(f.namesFile); err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
 	}
 
 	// Once the output's name is final, before any capture is read.
-	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.planFile, f.invocations.manifest}, paths...)...); err != nil {
-		return usage(err)
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.PlanFile, f.invocations.Manifest}, paths...)...); err != nil {
+		return clibase.Usage(err)
 	}
 	// The JSON writer scans each capture again for its cores when it
 	// comes to write it (the Perfetto writer lays out every rank's
 	// tracks first).
-	src, err := loadSources(paths, f.ranks, invs, req, layoutFlagsGiven(fs.Changed, &f.layout), format == formatJSON)
-	defer src.close()
+	src, err := clibase.LoadSources(paths, f.ranks, invs, req, clibase.LayoutFlagsGiven(fs.Changed, &f.layout), format == formatJSON)
+	defer src.Close()
 	if err != nil {
 		var p *capture.Problem
-		var ee *exitError
+		var ee *clibase.ExitError
 		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
-			return &exitError{code: ee.code, err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.err)}
+			return &clibase.ExitError{Code: ee.Code, Err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.Err)}
 		}
 		return err
 	}
-	deviceIDs, err := captureDeviceIDs(src.ranks, f.deviceIDs)
+	deviceIDs, err := captureDeviceIDs(src.Ranks, f.deviceIDs)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 
-	inputs := make([]render.Input, len(src.decoded))
-	inputNames := make([]*kernelnames.Names, len(src.decoded))
-	for i := range src.decoded {
+	inputs := make([]render.Input, len(src.Decoded))
+	inputNames := make([]*kernelnames.Names, len(src.Decoded))
+	for i := range src.Decoded {
 		// A manifest's kernel_name, or a trace's kernelName, names its
 		// capture and chooses its family; a --kernel-name that differs is
 		// refused.
-		kernel, err := f.family.kernel(fs.Changed("kernel-name"), src, i)
+		kernel, err := f.family.Kernel(fs.Changed("kernel-name"), src, i)
 		if err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
-		fam, err := f.family.resolve(kernel)
+		fam, err := f.family.Resolve(kernel)
 		if err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
-		inputNames[i] = src.names(i, names).WithFamily(fam)
+		inputNames[i] = src.Names(i, names).WithFamily(fam)
 		owner := f.ownerLabel
 		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
 			owner = fam.OwnerLabel()
 		}
 		inputs[i].Config = render.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
 	}
-	deps, err := dependenciesAll(src.decoded, sched, inputNames)
+	deps, err := clibase.DependenciesAll(src.Decoded, sched, inputNames)
 	if err != nil {
 		return err
 	}
 	var records uint64
-	for i, d := range src.decoded {
+	for i, d := range src.Decoded {
 		c := &inputs[i].Config
 		inputs[i].Decoded = d
-		c.Rank, c.DeviceID = src.ranks[i], deviceIDs[i]
-		c.FrequencyMHz, c.SoCName = src.frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, socName)
+		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
+		c.FrequencyMHz, c.SoCName = src.Frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, socName)
 		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, deps[i]
-		if t := src.traces[i]; t != nil {
+		if t := src.Traces[i]; t != nil {
 			// A trace converted keeps what it states, unless a flag says
 			// otherwise.
 			if len(f.deviceIDs) == 0 {
@@ -245,24 +238,24 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 				c.OwnerLabel = t.OwnerLabel
 			}
 		}
-		if src.invocations != nil {
-			c.Invocation = src.invocations[i]
+		if src.Invocations != nil {
+			c.Invocation = src.Invocations[i]
 		}
 		records += d.Summary.Records
 	}
-	src.printNotes(cmd.ErrOrStderr())
+	src.PrintNotes(cmd.ErrOrStderr())
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	var overlaps []string
-	opts := render.WriteOptions{AbsoluteTime: f.invocations.absolute, FlowStats: make([]flows.Stats, len(inputs)),
+	opts := render.WriteOptions{AbsoluteTime: f.invocations.Absolute, FlowStats: make([]flows.Stats, len(inputs)),
 		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
 	if fs.Changed("invocation-gap-us") {
-		opts.InvocationGapUs = &f.invocations.gapUs
+		opts.InvocationGapUs = &f.invocations.GapUs
 	}
-	bar := progressBar(cmd.ErrOrStderr(), records)
+	bar := clibase.ProgressBar(cmd.ErrOrStderr(), records)
 	if bar != nil {
 		opts.Progress = func(n int) { bar.Add(n) }
 	}
@@ -278,12 +271,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		out.Abort()
 		var u *perfetto.Unrepresentable
 		if errors.As(err, &u) {
-			return invalid(err) // a record the format cannot hold
+			return clibase.Invalid(err) // a record the format cannot hold
 		}
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 
 	stderr := cmd.ErrOrStderr()
@@ -310,10 +303,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	where := outputPhrase(f.output, out.Replaces())
 	layout := ""
 	if len(inputs) == 1 {
-		layout = "; layout " + layoutPhrase(inputs[0].Decoded.Layout)
+		layout = "; layout " + clibase.LayoutPhrase(inputs[0].Decoded.Layout)
 	} else {
 		for _, in := range inputs {
-			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, layoutPhrase(in.Decoded.Layout))
+			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, clibase.LayoutPhrase(in.Decoded.Layout))
 		}
 	}
 	flows := ""
@@ -369,135 +362,6 @@ func formatNameMismatch(format, output string) string {
 	return ""
 }
 
-// layoutPhrase renders a resolved layout for decode's summary: "24 cube
-// slots, AIC capacity 64, AIV capacity 64 (found: ...)".
-func layoutPhrase(res *capture.Resolved) string {
-	return res.Layout.String() + " (" + res.How + ")"
-}
-
-// decodeAll opens and checks every capture (the first pass), at most
-// GOMAXPROCS at once. Errors are reported in argument order, each after
-// where[i] when where is given (the manifest line that lists the capture);
-// the exit status is 1 when every failure is an invalid capture, else 2.
-// The captures' files are parked (capture.OpenParked): a run over
-// thousands of captures holds a few open at a time. With dropSlots, each
-// of several captures keeps only the fixed part of its summary
-// (decode.Decoded.DropSlots) until it is walked.
-func decodeAll(paths []string, req capture.Request, where []string, dropSlots bool) ([]*decode.Decoded, error) {
-	decoded := make([]*decode.Decoded, len(paths))
-	errs := make([]error, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(paths)) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
-					return
-				}
-				c, err := capture.OpenParked(paths[i], req.Partial)
-				if err == nil {
-					if decoded[i], err = decode.Decode(c, req); err != nil {
-						c.Close()
-					} else if dropSlots && len(paths) > 1 {
-						decoded[i].DropSlots()
-					}
-				}
-				if err != nil && where != nil {
-					err = fmt.Errorf("%s: %w", where[i], err)
-				}
-				errs[i] = err
-			}
-		})
-	}
-	wg.Wait()
-	var failed []error
-	allInvalid := true
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		failed = append(failed, err)
-		var p *capture.Problem
-		if !errors.As(err, &p) {
-			allInvalid = false
-		}
-	}
-	if len(failed) == 0 {
-		return decoded, nil
-	}
-	err := errors.Join(failed...)
-	if allInvalid {
-		return decoded, invalid(err)
-	}
-	return decoded, usage(err)
-}
-
-// rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
-// "r3" standing alone ("capture_r3.npy", "r3.bin").
-var rankInName = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)rank[_-]?([0-9]+)`),
-	regexp.MustCompile(`(?i)(?:^|[^a-z0-9])r([0-9]+)(?:[^a-z0-9]|$)`),
-}
-
-// maxRank keeps pids within what trace viewers read as an int32.
-const maxRank = math.MaxInt32
-
-// captureRanks returns the rank of each capture: --rank in order, else the
-// number in each file name, else 0 for a single capture.
-func captureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
-	ranks := make([]uint32, len(paths))
-	if len(flagRanks) > 0 {
-		if len(flagRanks) != len(paths) {
-			return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
-		}
-		for i, r := range flagRanks {
-			if r > maxRank {
-				return nil, fmt.Errorf("--rank %d exceeds %d", r, maxRank)
-			}
-			ranks[i] = uint32(r)
-		}
-	} else {
-		for i, path := range paths {
-			r, ok, err := rankFromName(path)
-			switch {
-			case err != nil:
-				return nil, err
-			case ok:
-				ranks[i] = r
-			case len(paths) == 1:
-				ranks[i] = 0
-			default:
-				return nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
-			}
-		}
-	}
-	seen := map[uint32]string{}
-	for i, r := range ranks {
-		if prev, dup := seen[r]; dup {
-			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
-		}
-		seen[r] = paths[i]
-	}
-	return ranks, nil
-}
-
-// rankFromName returns the rank a capture's file name carries, if any; a
-// rank too large to be a trace pid is an error, never rank 0.
-func rankFromName(path string) (uint32, bool, error) {
-	base := filepath.Base(path)
-	for _, re := range rankInName {
-		if m := re.FindStringSubmatch(base); m != nil {
-			r, err := strconv.ParseUint(m[1], 10, 64)
-			if err != nil || r > maxRank {
-				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], maxRank)
-			}
-			return uint32(r), true, nil
-		}
-	}
-	return 0, false, nil
-}
-
 // captureDeviceIDs returns each capture's device id: --device-id in
 // order, else the rank.
 func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
@@ -516,37 +380,4 @@ func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
 		ids[i] = uint32(id)
 	}
 	return ids, nil
-}
-
-// frequency resolves the system-counter frequency and the SoC name the
-// trace records: --freq-mhz when given (then the SoC is "unknown" unless
-// --soc names it), else the frequency of --soc.
-func frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, string, error) {
-	if mhzGiven {
-		if !(mhz > 0) || math.IsInf(mhz, 0) {
-			return 0, "", fmt.Errorf("--freq-mhz must be positive and finite, got %v", mhz)
-		}
-		if !socGiven {
-			soc = "unknown"
-		}
-		return mhz, soc, nil
-	}
-	mhz, err := abi.SystemCounterMHz(soc)
-	if err != nil {
-		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
-	}
-	return mhz, soc, nil
-}
-
-// socChoices lists the schema's SoC prefixes and frequencies for --help.
-func socChoices() string {
-	var b strings.Builder
-	for i, soc := range abi.SoCs() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%g MHz)", soc.Prefix, soc.MHz)
-	}
-	b.WriteString("; Ascend910B2 matches ascend910b")
-	return b.String()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
@@ -23,15 +24,15 @@ import (
 func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	p := &program{name: "cycleabi", args: args, stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, newExporter: testExporter}
-	code = p.run(t.Context())
+	p := &clibase.Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, NewExporter: testExporter, Root: newRootCmd}
+	code = p.Run(t.Context())
 	return out.String(), errOut.String(), code
 }
 
 // testExporter is how the in-process tests export: as cycleabi-export
 // does, with package export's writer (a test's imports are not the
 // cycleabi binary's; tests/imports holds the binary to that).
-func testExporter(dir string) (Exporter, error) {
+func testExporter(dir string) (clibase.Exporter, error) {
 	w, err := export.Create(dir)
 	if err != nil {
 		return nil, err
@@ -82,8 +83,8 @@ func TestDecodeCommand(t *testing.T) {
 	out := filepath.Join(dir, "trace.json")
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", out, "--names", names, "--detailed-names",
 		"--kernel-name", "MoE", "--owner-label", "Expert", "--soc", "Ascend910B2")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -119,8 +120,8 @@ func TestDecodeCommand(t *testing.T) {
 
 	// --freq-mhz overrides the SoC; the trace then records an unknown SoC.
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", out, "--freq-mhz", "1000", "--rank", "4", "--device-id", "9")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
@@ -143,8 +144,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	t.Chdir(t.TempDir())
 
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", "-")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if got := len(parseCLITrace(t, []byte(stdout)).TraceEvents); got != 8 {
 		t.Errorf("len(parseCLITrace(t, []byte(stdout)).TraceEvents) = %d, want 8", got)
@@ -158,8 +159,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	}
 
 	stdout, stderr, code = runMain(t, "decode", capturePath, "-o", "t.json.gz")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -183,8 +184,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 
 	// The default output is trace.json in the working directory.
 	_, stderr, code = runMain(t, "decode", capturePath)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	_, err = os.Stat("trace.json")
 	if err != nil {
@@ -212,8 +213,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", "t.pftrace")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if !strings.Contains(stderr, "written to t.pftrace; layout ") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to t.pftrace; layout ")
@@ -230,8 +231,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, err = os.ReadFile("trace.pftrace")
 	if err != nil {
@@ -242,8 +243,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", "t.perfetto-trace.gz")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	f, err := os.Open("t.perfetto-trace.gz")
 	if err != nil {
@@ -263,8 +264,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "json", "-o", "j.pftrace")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, _ = os.ReadFile("j.pftrace")
 	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
@@ -277,16 +278,16 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	// The reverse is written as asked, with the same kind of warning; a
 	// name that claims neither format draws none.
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto", "-o", "p.json.gz")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if want := "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
 	for _, args := range [][]string{{"-o", "n.bin", "--format", "perfetto"}, {"-o", "n.trace", "--format", "json"}, {"-o", "x.pftrace"}, {"-o", "x.json"}} {
 		_, stderr, code = runMain(t, append([]string{"decode", capturePath}, args...)...)
-		if code != exitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+		if code != clibase.ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 		}
 		if strings.Contains(stderr, "warning: ") {
 			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "warning: ")
@@ -294,8 +295,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
-	if code != exitUsage {
-		t.Errorf("code = %v, want %v", code, exitUsage)
+	if code != clibase.ExitUsage {
+		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
 	}
 	if want := `--format "proto": want json or perfetto`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -303,8 +304,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 
 	// With the schedule it ran, the example's arrows are flows.
 	_, stderr, code = runMain(t, "decode", moeBin, "--plan", moeYAML, "-o", "moe.pftrace")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if want := "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -324,8 +325,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 	out := filepath.Join(dir, "trace.json")
 
 	_, stderr, code := runMain(t, "decode", good, bad, "-o", out)
-	if code != exitInvalid {
-		t.Errorf("code = %v, want %v", code, exitInvalid)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
 	}
 	off := b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset)
 	if want := fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off); !strings.Contains(stderr, want) {
@@ -340,8 +341,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, code = runMain(t, "decode", bad, "-o", out)
-	if code != exitInvalid {
-		t.Errorf("code = %v, want %v", code, exitInvalid)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
 	}
 	data, _ := os.ReadFile(out)
 	if got := string(data); got != "old" {
@@ -357,8 +358,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 	n.Put64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 5)
 	neg := writeCapture(t, "neg.npy", capturetest.NPY(n.Bytes()))
 	_, stderr, code = runMain(t, "decode", neg, "-o", out)
-	if code != exitInvalid {
-		t.Errorf("code = %v, want %v", code, exitInvalid)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
 	}
 	npyOff := int64(len(capturetest.NPY(nil))) + int64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset))
 	if want := fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff); !strings.Contains(stderr, want) {
@@ -404,8 +405,8 @@ func TestDecodeCommandUsage(t *testing.T) {
 			args = tc.args
 		}
 		_, stderr, code := runMain(t, args...)
-		if code != exitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, exitUsage)
+		if code != clibase.ExitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, clibase.ExitUsage)
 		}
 		if !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, tc.want)
@@ -445,8 +446,8 @@ func TestDecodeCommandRanks(t *testing.T) {
 		return x
 	}
 	_, stderr, code := runMain(t, "decode", r3, r1, "-o", out)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, _ := os.ReadFile(out)
 	tr := parseCLITrace(t, data)
@@ -468,8 +469,8 @@ func TestDecodeCommandRanks(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", r3, r1, "--rank", "7", "--rank", "8", "--device-id", "0,1", "-o", out)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
@@ -494,7 +495,7 @@ func TestRankFromName(t *testing.T) {
 		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
 		"r3x.bin": -1,
 	} {
-		r, ok, err := rankFromName(name)
+		r, ok, err := clibase.RankFromName(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -508,12 +509,12 @@ func TestRankFromName(t *testing.T) {
 	}
 	// A rank that cannot be a pid is an error, never rank 0.
 	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
-		_, _, err := rankFromName(name)
+		_, _, err := clibase.RankFromName(name)
 		if err == nil || !strings.Contains(err.Error(), "exceeds 2147483647") {
 			t.Errorf("%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
 		}
 	}
-	_, err := captureRanks([]string{"rank99999999999.bin"}, nil)
+	_, err := clibase.CaptureRanks([]string{"rank99999999999.bin"}, nil)
 	if want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
@@ -522,8 +523,8 @@ func TestRankFromName(t *testing.T) {
 func TestDecodeCommandHelp(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := runMain(t, "decode", "--help")
-	if code != exitOK {
-		t.Fatalf("code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
 	}
 	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
 		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "--partial", "--negative-ts", "ui.perfetto.dev", "docs/decode.md"} {
@@ -539,8 +540,8 @@ func TestDecodeCommandHelp(t *testing.T) {
 	}
 	// The rank flags still parse after their DefValue was blanked.
 	_, _, code = runMain(t, "decode", "--help", "--rank", "1", "--rank", "2")
-	if code != exitOK {
-		t.Errorf("code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
 	}
 }
 
@@ -553,15 +554,15 @@ func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := progressBar(f, 1<<30); got != nil {
+	if got := clibase.ProgressBar(f, 1<<30); got != nil {
 		t.Errorf("a file is not a terminal: progressBar(f, 1<<30) = %v, want nil", got)
 	}
-	if got := progressBar(&bytes.Buffer{}, 1<<30); got != nil {
+	if got := clibase.ProgressBar(&bytes.Buffer{}, 1<<30); got != nil {
 		t.Errorf("progressBar(&bytes.Buffer{}, 1<<30) = %v, want nil", got)
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
-		if got := progressBar(tty, 10); got != nil {
+		if got := clibase.ProgressBar(tty, 10); got != nil {
 			t.Errorf("short work gets no bar: progressBar(tty, 10) = %v, want nil", got)
 		}
 	}
@@ -597,20 +598,20 @@ func TestDecodeCommandPlan(t *testing.T) {
 
 	// An unused AIC/0 no longer needs the plan: AIC/1 states the capacity.
 	_, stderr, code := runMain(t, "decode", idle, "-o", out)
-	if code != exitOK {
-		t.Errorf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	if want := "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
 	_, code, _ = runOut(t, "validate", idle)
-	if code != exitOK {
-		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, clibase.ExitOK)
 	}
 
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -627,14 +628,14 @@ func TestDecodeCommandPlan(t *testing.T) {
 		t.Errorf("spans = %v, want 2", spans)
 	}
 	_, code, errOut := runOut(t, "validate", idle, "--plan", schedule)
-	if code != exitOK {
-		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, clibase.ExitOK)
 	}
 
 	// --cube-slots overrides the plan's count; the headers contradict it.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
-	if code != exitInvalid {
-		t.Errorf("code = %v, want %v", code, exitInvalid)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
 	}
 	if !strings.Contains(stderr, "layout-mismatch") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "layout-mismatch")
@@ -644,8 +645,8 @@ func TestDecodeCommandPlan(t *testing.T) {
 	}
 	// A schedule that does not plan is a usage error.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
-	if code != exitUsage {
-		t.Errorf("code = %v, want %v", code, exitUsage)
+	if code != clibase.ExitUsage {
+		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
 	}
 	if !strings.Contains(stderr, "--plan") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "--plan")
@@ -670,8 +671,8 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 	capturePath := writeCapture(t, "cap.bin", b.Bytes())
 	out := filepath.Join(t.TempDir(), "trace.json")
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", out)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
 	}
 	want := []string{
 		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",

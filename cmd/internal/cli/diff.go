@@ -7,13 +7,14 @@ import (
 	"io/fs"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
 type diffFlags struct {
-	in            analyzeInputs
+	in            clibase.AnalyzeInputs
 	format        string
 	top           int
 	output        string
@@ -58,14 +59,14 @@ Exit status: 0 on success, 1 when an input is invalid or the ABIs differ,
   cycleabi diff before.json after.bin --format markdown`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usage(errors.New("diff needs BASE and NEW"))
+				return clibase.Usage(errors.New("diff needs BASE and NEW"))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runDiff(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.in.register(fs)
+	f.in.Register(fs)
 	fs.StringVar(&f.format, "format", "text", "text, json or markdown")
 	fs.IntVar(&f.top, "top", 10, "rows per task type and stage table in text and markdown (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
@@ -78,13 +79,13 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	switch f.format {
 	case "text", "json", "markdown":
 	default:
-		return usage(fmt.Errorf("--format %q: expected text, json or markdown", f.format))
+		return clibase.Usage(fmt.Errorf("--format %q: expected text, json or markdown", f.format))
 	}
 	if f.top < 0 {
-		return usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+		return clibase.Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
-	if err := outfile.SameFile(f.output, f.in.files(args)...); err != nil {
-		return usage(err)
+	if err := outfile.SameFile(f.output, f.in.Files(args)...); err != nil {
+		return clibase.Usage(err)
 	}
 	var reps [2]*analyze.Report
 	for i, path := range args {
@@ -97,7 +98,7 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	if err != nil {
 		// ABIs that differ, or sections that do not pair: what the
 		// inputs hold, not how diff was asked.
-		return invalid(err)
+		return clibase.Invalid(err)
 	}
 	if err := compareInputs(cmd, d, f.strict); err != nil {
 		return err
@@ -114,41 +115,41 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 }
 
 // diffInput reads a report, or analyzes a capture or a JSON trace.
-func diffInput(cmd *cobra.Command, in *analyzeInputs, path string) (*analyze.Report, error) {
+func diffInput(cmd *cobra.Command, in *clibase.AnalyzeInputs, path string) (*analyze.Report, error) {
 	// Opened as every command opens an input: a trace is analyzed.
-	if kind, err := tellInput(path); err != nil {
+	if kind, err := clibase.TellInput(path); err != nil {
 		return nil, err
-	} else if kind.isTrace {
-		return in.run(cmd, []string{path}, nil)
+	} else if kind.IsTrace {
+		return in.Run(cmd, []string{path}, nil)
 	}
 	file, st, err := infile.Open(path)
 	if err != nil {
-		return nil, usage(err)
+		return nil, clibase.Usage(err)
 	}
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(file, head)
 	head = head[:n]
 	if !analyze.LooksLikeJSON(head) {
 		file.Close()
-		return in.run(cmd, []string{path}, nil)
+		return in.Run(cmd, []string{path}, nil)
 	}
 	defer file.Close()
 	if st.Size() > maxReportBytes {
-		return nil, usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
+		return nil, clibase.Usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
 	}
 	// Streamed from the file already open (and checked), up to the bound
 	// in case it grew since; what is read is never held whole.
 	r, err := analyze.ReadReportFrom(path, io.NewSectionReader(file, 0, maxReportBytes))
 	var one [1]byte
 	if n, _ := file.ReadAt(one[:], maxReportBytes); n > 0 {
-		return nil, usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
+		return nil, clibase.Usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
 	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, usage(err) // the file could not be read
+			return nil, clibase.Usage(err) // the file could not be read
 		}
-		return nil, invalid(err)
+		return nil, clibase.Invalid(err)
 	}
 	return r, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -54,8 +55,8 @@ func wantExport(t *testing.T, dir string) {
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
 	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)
-	if code != exitOK {
-		t.Fatalf("code = %v, want %v; stderr: %s", code, exitOK, stderr)
+	if code != clibase.ExitOK {
+		t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -72,11 +73,11 @@ func TestExportCommand(t *testing.T) {
 func TestExportRefusesAnotherABI(t *testing.T) {
 	dir := t.TempDir()
 	other := strings.Repeat("0", len(abi.FingerprintHex))
-	t.Setenv(abiEnv, other)
+	t.Setenv(clibase.ABIEnv, other)
 	out := filepath.Join(dir, "other")
 	_, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", out)
-	if code != exitUsage {
-		t.Errorf("code = %v, want %v", code, exitUsage)
+	if code != clibase.ExitUsage {
+		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
 	}
 	for _, want := range []string{"fingerprint " + abi.FingerprintHex, "another ABI (fingerprint " + other + ")", "make build", "go install github.com/megakernel/cycleabi/cmd/cycleabi-export@"} {
 		if !strings.Contains(stderr, want) {
@@ -87,10 +88,10 @@ func TestExportRefusesAnotherABI(t *testing.T) {
 		t.Errorf("os.Stat(out): err = %v, want not exist: nothing is written for another ABI", err)
 	}
 
-	t.Setenv(abiEnv, abi.FingerprintHex)
+	t.Setenv(clibase.ABIEnv, abi.FingerprintHex)
 	same := filepath.Join(dir, "same")
-	if _, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", same); code != exitOK {
-		t.Fatalf("the same ABI: code = %v, want %v; stderr: %s", code, exitOK, stderr)
+	if _, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", same); code != clibase.ExitOK {
+		t.Fatalf("the same ABI: code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
 	}
 	wantExport(t, same)
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -26,7 +27,7 @@ func buildBoth(t *testing.T) string {
 		t.Skip("no go tool on PATH to build cycleabi")
 	}
 	dir := t.TempDir()
-	out, err := exec.Command(goTool, "build", "-o", dir+"/", "../../../cmd/cycleabi", "../../../cmd/"+ExportBinary).CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", dir+"/", "../../../cmd/cycleabi", "../../../cmd/"+clibase.ExportBinary).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %s: %v", out, err)
 	}
@@ -89,22 +90,22 @@ func TestExportDispatch(t *testing.T) {
 	// cycleabi-export --version names itself, with cycleabi's build and
 	// ABI: one build, one ABI. Its help and errors name it too.
 	v1, _, c1 := runBin(t, noPath, cycleabi, "--version")
-	v2, _, c2 := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--version")
-	if c1 != exitOK || c2 != exitOK || "cycleabi-export"+strings.TrimPrefix(v1, "cycleabi") != v2 || !strings.Contains(v2, abi.FingerprintHex) {
+	v2, _, c2 := runBin(t, noPath, filepath.Join(bin, clibase.ExportBinary), "--version")
+	if c1 != clibase.ExitOK || c2 != clibase.ExitOK || "cycleabi-export"+strings.TrimPrefix(v1, "cycleabi") != v2 || !strings.Contains(v2, abi.FingerprintHex) {
 		t.Errorf("--version: cycleabi %q (exit %d), cycleabi-export %q (exit %d); want the same lines, each naming its program, with the fingerprint", v1, c1, v2, c2)
 	}
-	help, _, _ := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--help")
+	help, _, _ := runBin(t, noPath, filepath.Join(bin, clibase.ExportBinary), "--help")
 	if !strings.Contains(help, "Usage:\n  cycleabi-export CAPTURE... -o DIR [flags]\n") || strings.Contains(help, "Available Commands") {
 		t.Errorf("cycleabi-export --help = %q, want its own usage line and no subcommands", help)
 	}
-	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, ExportBinary), "--bogus"); code != exitUsage || stderr != "cycleabi-export: unknown flag: --bogus\n" {
-		t.Errorf("cycleabi-export --bogus: code = %v, stderr = %q; want %v, %q", code, stderr, exitUsage, "cycleabi-export: unknown flag: --bogus\n")
+	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, clibase.ExportBinary), "--bogus"); code != clibase.ExitUsage || stderr != "cycleabi-export: unknown flag: --bogus\n" {
+		t.Errorf("cycleabi-export --bogus: code = %v, stderr = %q; want %v, %q", code, stderr, clibase.ExitUsage, "cycleabi-export: unknown flag: --bogus\n")
 	}
 
 	// cycleabi-export run directly: what cycleabi export must write.
 	direct := filepath.Join(t.TempDir(), "direct")
-	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, ExportBinary), capture, "--names", names, "-o", direct); code != exitOK {
-		t.Fatalf("cycleabi-export: code = %v, want %v; stderr: %s", code, exitOK, stderr)
+	if _, stderr, code := runBin(t, noPath, filepath.Join(bin, clibase.ExportBinary), capture, "--names", names, "-o", direct); code != clibase.ExitOK {
+		t.Fatalf("cycleabi-export: code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
 	}
 	wantExport(t, direct)
 
@@ -127,8 +128,8 @@ func TestExportDispatch(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "moe.parquet")
 			stdout, stderr, code := runBin(t, c.path, c.bin, append(c.args, out)...)
-			if code != exitOK {
-				t.Fatalf("code = %v, want %v; stderr: %s", code, exitOK, stderr)
+			if code != clibase.ExitOK {
+				t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
 			}
 			if want := out + ": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n"; stdout != "" || stderr != want {
 				t.Errorf("stdout, stderr = %q, %q, want %q, %q", stdout, stderr, "", want)
@@ -140,8 +141,8 @@ func TestExportDispatch(t *testing.T) {
 	t.Run("missing", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "moe.parquet")
 		stdout, stderr, code := runBin(t, noPath, filepath.Join(alone, "cycleabi"), "export", capture, "-o", out)
-		if code != exitUsage {
-			t.Errorf("code = %v, want %v", code, exitUsage)
+		if code != clibase.ExitUsage {
+			t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
 		}
 		want := "cycleabi: export is a second program, cycleabi-export, found neither in " + alone +
 			" (beside cycleabi) nor on PATH: install it with `go install github.com/megakernel/cycleabi/cmd/cycleabi-export@latest`, or run `make build` in the repository (it builds both into build/)\n"
@@ -152,13 +153,13 @@ func TestExportDispatch(t *testing.T) {
 			t.Errorf("os.Stat(out): err = %v, want not exist", err)
 		}
 		help, _, code := runBin(t, noPath, filepath.Join(alone, "cycleabi"), "export", "--help")
-		if code != exitOK || !strings.Contains(help, "Usage:\n  cycleabi export CAPTURE... -o DIR") || !strings.Contains(help, "a second program, cycleabi-export") {
+		if code != clibase.ExitOK || !strings.Contains(help, "Usage:\n  cycleabi export CAPTURE... -o DIR") || !strings.Contains(help, "a second program, cycleabi-export") {
 			t.Errorf("export --help without cycleabi-export: code = %v, help = %q; want 0 and export's help", code, help)
 		}
 		// A command line that cannot work says its own mistake first.
 		_, stderr, code = runBin(t, noPath, filepath.Join(alone, "cycleabi"), "export", capture)
-		if want := "cycleabi: export needs -o DIR, the folder to write\n"; code != exitUsage || stderr != want {
-			t.Errorf("export without -o nor cycleabi-export: code = %v, stderr = %q; want %v, %q", code, stderr, exitUsage, want)
+		if want := "cycleabi: export needs -o DIR, the folder to write\n"; code != clibase.ExitUsage || stderr != want {
+			t.Errorf("export without -o nor cycleabi-export: code = %v, stderr = %q; want %v, %q", code, stderr, clibase.ExitUsage, want)
 		}
 	})
 
@@ -169,8 +170,8 @@ func TestExportDispatch(t *testing.T) {
 	t.Run("handoff", func(t *testing.T) {
 		dir := t.TempDir()
 		copyFile(t, cycleabi, filepath.Join(dir, "cycleabi"))
-		script := standIn(abi.FingerprintHex, "echo \"$$\"\necho \"$"+abiEnv+"\"\nfor a in \"$@\"; do echo \"[$a]\"; done\nexit 7")
-		if err := os.WriteFile(filepath.Join(dir, ExportBinary), []byte(script), 0o755); err != nil {
+		script := standIn(abi.FingerprintHex, "echo \"$$\"\necho \"$"+clibase.ABIEnv+"\"\nfor a in \"$@\"; do echo \"[$a]\"; done\nexit 7")
+		if err := os.WriteFile(filepath.Join(dir, clibase.ExportBinary), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		cmd := exec.Command(filepath.Join(dir, "cycleabi"), "export", capture, "-o", "a b", "--rank", "3")

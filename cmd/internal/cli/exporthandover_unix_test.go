@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -38,9 +39,9 @@ func TestExportHandOverChecks(t *testing.T) {
 	// another ABI.
 	t.Run("inherited", func(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "moe.parquet")
-		_, stderr, code := runBin(t, noPath, "/usr/bin/env", abiEnv+"=0123456789abcdef", cycleabi, "export", capture, "-o", out)
-		if code != exitOK {
-			t.Fatalf("code = %v, want %v; stderr: %s", code, exitOK, stderr)
+		_, stderr, code := runBin(t, noPath, "/usr/bin/env", clibase.ABIEnv+"=0123456789abcdef", cycleabi, "export", capture, "-o", out)
+		if code != clibase.ExitOK {
+			t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
 		}
 		wantExport(t, out)
 	})
@@ -55,13 +56,13 @@ func TestExportHandOverChecks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyFile(t, cycleabi, filepath.Join(dir, "cycleabi"))
-			if err := os.WriteFile(filepath.Join(dir, ExportBinary), []byte(standIn(c.fp, "exit 0")), 0o755); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, clibase.ExportBinary), []byte(standIn(c.fp, "exit 0")), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			out := filepath.Join(t.TempDir(), "moe.parquet")
 			_, stderr, code := runBin(t, noPath+":/bin:/usr/bin", filepath.Join(dir, "cycleabi"), "export", capture, "-o", out)
-			if code != exitUsage || !strings.Contains(stderr, c.want) {
-				t.Errorf("code = %v, stderr = %q; want %v and it to contain %q", code, stderr, exitUsage, c.want)
+			if code != clibase.ExitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("code = %v, stderr = %q; want %v and it to contain %q", code, stderr, clibase.ExitUsage, c.want)
 			}
 		})
 	}
@@ -80,8 +81,8 @@ func TestExportRefusesALink(t *testing.T) {
 		}
 		_, stderr, code := runMain(t, "export", capture0, "-o", link)
 		want := "cycleabi: -o " + link + " is a symbolic link (to " + target + "): export renames its folder into place, which a link cannot take; give the folder's own path\n"
-		if code != exitUsage || stderr != want {
-			t.Errorf("code = %v, stderr = %q; want %v, %q", code, stderr, exitUsage, want)
+		if code != clibase.ExitUsage || stderr != want {
+			t.Errorf("code = %v, stderr = %q; want %v, %q", code, stderr, clibase.ExitUsage, want)
 		}
 		if got, err := os.Readlink(link); err != nil || got != target {
 			t.Errorf("the link now reads %q, %v; want %q", got, err, target)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // familyCase is a capture of one kernel family, synthesized from a
@@ -157,14 +159,14 @@ func TestKernelFamilyCaptures(t *testing.T) {
 			}
 			capPath := filepath.Join(dir, "c.bin")
 			_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-			if code != exitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+			if code != clibase.ExitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 			}
 
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code = runMain(t, append([]string{"decode", capPath, "-o", out}, c.flags...)...)
-			if code != exitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+			if code != clibase.ExitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 			}
 			data, err := os.ReadFile(out)
 			if err != nil {
@@ -191,8 +193,8 @@ func TestKernelFamilyCaptures(t *testing.T) {
 					args = append(args, "--plan", sched)
 				}
 				stdout, errOut, code := runMain(t, args...)
-				if code != exitOK {
-					t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+				if code != clibase.ExitOK {
+					t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 				}
 				var a familyAnalysis
 				if err := json.Unmarshal([]byte(stdout), &a); err != nil {
@@ -238,15 +240,15 @@ func TestKernelFamilyChoice(t *testing.T) {
 	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 	}
 
 	eventNames := func(args ...string) string {
 		out := filepath.Join(dir, "t.json")
 		_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, args...)...)
-		if code != exitOK {
-			t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+		if code != clibase.ExitOK {
+			t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -284,8 +286,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	// Detailed names carry the family's owner label unless one is given.
 	out := filepath.Join(dir, "d.json")
 	_, errOut, code = runMain(t, "decode", capPath, "-o", out, "--kernel-name", "MegaMoe", "--detailed-names")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -296,8 +298,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	}
 
 	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json")
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 	}
 	var a familyAnalysis
 	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
@@ -310,8 +312,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	for _, cmd := range [][]string{{"decode", capPath, "-o", filepath.Join(dir, "x.json")}, {"analyze", capPath}, {"validate", capPath},
 		{"dump", capPath}, {"report", capPath, "-o", filepath.Join(dir, "r.html")}, {"diff", capPath, capPath}} {
 		_, errOut, code := runMain(t, append(cmd, "--kernel-family", "MoE")...)
-		if code != exitUsage {
-			t.Errorf("%v: code = %v, want %v", cmd, code, exitUsage)
+		if code != clibase.ExitUsage {
+			t.Errorf("%v: code = %v, want %v", cmd, code, clibase.ExitUsage)
 		}
 		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMhc,`; !strings.Contains(errOut, want) {
 			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
@@ -341,20 +343,20 @@ vector_task_indices: [1]
 	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
-	if code != exitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, exitOK)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
 	}
 
 	out, _, code := runMain(t, "validate", capPath)
-	if code != exitOK {
-		t.Errorf("code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
 	}
 	if strings.Contains(out, "unknown-task-type") {
 		t.Errorf("141 is ShmemGetMem in the seed's table: out = %q, want no %q", out, "unknown-task-type")
 	}
 	out, _, code = runMain(t, "validate", capPath, "--kernel-name", "MegaMoe")
-	if code != exitOK {
-		t.Errorf("code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
 	}
 	if !strings.Contains(out, "warning unknown-task-type") {
 		t.Errorf("out = %q, want it to contain %q", out, "warning unknown-task-type")
@@ -364,8 +366,8 @@ vector_task_indices: [1]
 	}
 
 	out, _, code = runMain(t, "dump", capPath, "--kernel-name", "MegaMoe", "--slot", "AIC/0")
-	if code != exitOK {
-		t.Errorf("code = %v, want %v", code, exitOK)
+	if code != clibase.ExitOK {
+		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
 	}
 	if !strings.Contains(out, "0x10002 GMM1") {
 		t.Errorf("out = %q, want it to contain %q", out, "0x10002 GMM1")

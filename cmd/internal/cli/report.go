@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/report"
@@ -14,8 +15,8 @@ import (
 )
 
 type reportFlags struct {
-	in            analyzeInputs
-	invocations   invocationFlags
+	in            clibase.AnalyzeInputs
+	invocations   clibase.InvocationFlags
 	base          []string
 	baseManifest  string
 	output        string
@@ -73,15 +74,15 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
   cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html
   cycleabi report --invocation-manifest after.yaml --base-invocation-manifest before.yaml -o report.html`,
-		Args: capturesOrManifest,
+		Args: clibase.CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.in.kernelUse = "kernel name in the page's title"
-	f.in.register(fs)
-	f.invocations.registerLabels(fs)
+	f.in.KernelUse = "kernel name in the page's title"
+	f.in.Register(fs)
+	f.invocations.RegisterLabels(fs)
 	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report (of a window too)")
-	fs.Var((*fileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
+	fs.Var((*clibase.FileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
 	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (kernel family, --plan, --names)")
@@ -89,49 +90,49 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 }
 
 func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
-	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	invs, err := f.invocations.Resolve(paths, f.in.Ranks)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	inputs := append([]string{}, paths...)
 	if invs != nil {
-		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
 	}
-	var baseInvs *invocationSet
+	var baseInvs *clibase.InvocationSet
 	if f.baseManifest != "" {
 		if len(f.base) > 0 {
-			return usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
+			return clibase.Usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
 		}
-		if baseInvs, err = (&invocationFlags{manifest: f.baseManifest}).resolve(nil, nil); err != nil {
-			return usage(fmt.Errorf("--base-invocation-manifest: %w", err))
+		if baseInvs, err = (&clibase.InvocationFlags{Manifest: f.baseManifest}).Resolve(nil, nil); err != nil {
+			return clibase.Usage(fmt.Errorf("--base-invocation-manifest: %w", err))
 		}
-		inputs = append(append(inputs, f.baseManifest), baseInvs.captures...)
+		inputs = append(append(inputs, f.baseManifest), baseInvs.Captures...)
 	}
-	if err := outfile.SameFile(f.output, append(f.in.files(inputs), f.base...)...); err != nil {
-		return usage(err)
+	if err := outfile.SameFile(f.output, append(f.in.Files(inputs), f.base...)...); err != nil {
+		return clibase.Usage(err)
 	}
-	in := &report.Input{Kernel: f.in.family.kernelName}
+	in := &report.Input{Kernel: f.in.Family.KernelName}
 	// Only the timelines the page can draw are made and kept: memory
 	// does not grow with the ranks by a timeline each.
 	var timelines report.Timelines
-	rep, err := f.in.runEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+	rep, err := f.in.RunEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		if i == 0 {
-			timelines.Expect(len(f.in.sources.decoded)) // every source is decoded before the first is analyzed
+			timelines.Expect(len(f.in.Sources.Decoded)) // every source is decoded before the first is analyzed
 		}
 		var tl *analyze.Timeline
 		if timelines.Wants(r) {
 			var err error
 			if tl, err = analyze.NewTimeline(d, r, o, report.TimelineBins); err != nil {
-				return usage(err)
+				return clibase.Usage(err)
 			}
 		}
 		timelines.Add(r, tl)
 		// What validate says of each capture, with the same layout
 		// request (errors cannot be left: decode failed on them above;
 		// warnings can).
-		check, err := f.in.sources.check(i, validate.Options{Layout: f.in.req, Family: f.in.families[i], MaxFindings: 1})
+		check, err := f.in.Sources.Check(i, validate.Options{Layout: f.in.Req, Family: f.in.Families[i], MaxFindings: 1})
 		if err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
 		in.Checks = append(in.Checks, check)
 		return nil
@@ -145,7 +146,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			return err
 		}
 		if in.Diff, err = analyze.Compare(in.Base, rep, f.allowMismatch); err != nil {
-			return invalid(err) // as for diff: ABIs or sections that do not pair
+			return clibase.Invalid(err) // as for diff: ABIs or sections that do not pair
 		}
 		if err := compareInputs(cmd, in.Diff, f.strict); err != nil {
 			return err
@@ -176,16 +177,16 @@ func pageSize(n int64) string {
 // path may be an analyze --format json report instead), or the base
 // window invs (non-nil) gives. --rank applies to the base when it has as
 // many captures as the report.
-func reportBase(cmd *cobra.Command, in *analyzeInputs, paths []string, invs *invocationSet) (*analyze.Report, error) {
+func reportBase(cmd *cobra.Command, in *clibase.AnalyzeInputs, paths []string, invs *clibase.InvocationSet) (*analyze.Report, error) {
 	b := *in
-	if len(b.ranks) != len(paths) || invs != nil {
-		b.ranks = nil
+	if len(b.Ranks) != len(paths) || invs != nil {
+		b.Ranks = nil
 	}
 	if invs != nil {
-		return b.run(cmd, nil, invs)
+		return b.Run(cmd, nil, invs)
 	}
 	if len(paths) == 1 {
 		return diffInput(cmd, &b, paths[0])
 	}
-	return b.run(cmd, paths, nil)
+	return b.Run(cmd, paths, nil)
 }

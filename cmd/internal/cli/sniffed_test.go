@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // Every command tells its inputs apart with the one sniffer: a trace
@@ -15,7 +17,7 @@ func TestInputsSniffed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != exitOK {
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != clibase.ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	data, err := os.ReadFile(trace)
@@ -30,12 +32,12 @@ func TestInputsSniffed(t *testing.T) {
 		return p
 	}
 	want, _, code := runMain(t, "analyze", trace)
-	if code != exitOK {
+	if code != clibase.ExitOK {
 		t.Fatalf("analyze mk.json: code = %v", code)
 	}
 	spaced := write("spaced.json", append([]byte(strings.Repeat(" ", 600)), data...))
 	got, stderr, code := runMain(t, "analyze", spaced)
-	if got = strings.ReplaceAll(got, spaced, trace); code != exitOK || got != want {
+	if got = strings.ReplaceAll(got, spaced, trace); code != clibase.ExitOK || got != want {
 		t.Errorf("analyze of the trace after 600 spaces: code = %v, %s\ngot %q\nwant %q", code, stderr, got, want)
 	}
 
@@ -51,8 +53,8 @@ func TestInputsSniffed(t *testing.T) {
 	}
 	u := write("utf16.json", utf16)
 	out, _, code := runMain(t, "validate", u)
-	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != exitInvalid || !strings.Contains(out, want) {
-		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, exitInvalid, want)
+	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != clibase.ExitInvalid || !strings.Contains(out, want) {
+		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, clibase.ExitInvalid, want)
 	}
 }
 
@@ -63,7 +65,7 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != exitOK {
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != clibase.ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	want := "cycleabi: --kernel-name MegaMoe: " + trace + ` is named "HyperMegaMoe" by the trace's kernelName; give no --kernel-name to keep it, or --kernel-family to read its ids under another family` + "\n"
@@ -73,11 +75,11 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != exitUsage || stderr != want {
-			t.Errorf("%v: code = %v, stderr = %q; want %v, %q", args, code, stderr, exitUsage, want)
+		if code != clibase.ExitUsage || stderr != want {
+			t.Errorf("%v: code = %v, stderr = %q; want %v, %q", args, code, stderr, clibase.ExitUsage, want)
 		}
 	}
-	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != exitOK {
+	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != clibase.ExitOK {
 		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
 	}
 }

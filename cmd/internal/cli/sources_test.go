@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/jsontrace"
 )
 
@@ -66,15 +67,15 @@ func TestOpenInput(t *testing.T) {
 		{"gzip trace", gz, true, []uint32{0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := openInput(c.path)
+			in, err := clibase.OpenInput(c.path)
 			if err != nil {
 				t.Fatalf("openInput(%s): %v", c.path, err)
 			}
-			defer in.close()
-			if in.isTrace != c.isTrace {
-				t.Errorf("isTrace = %v, want %v", in.isTrace, c.isTrace)
+			defer in.Close()
+			if in.IsTrace != c.isTrace {
+				t.Errorf("isTrace = %v, want %v", in.IsTrace, c.isTrace)
 			}
-			srcs := in.sources()
+			srcs := in.Sources()
 			if c.ranks == nil {
 				if len(srcs) != 1 || srcs[0] != nil {
 					t.Errorf("sources() = %v, want one nil source (the file itself)", srcs)
@@ -104,7 +105,7 @@ func TestOpenInput(t *testing.T) {
 	// What the opener yields as a capture file, validate then refuses as
 	// what it is: invalid input.
 	out, _, code := runMain(t, "validate", notTrace)
-	if code != exitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
+	if code != clibase.ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
 		t.Errorf("validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
 	}
 
@@ -113,18 +114,18 @@ func TestOpenInput(t *testing.T) {
 		code       int
 		trace      bool // the error is a trace's, placed in it
 	}{
-		{"missing file", filepath.Join(dir, "missing.bin"), exitUsage, false},
-		{"directory", dir, exitUsage, false},
-		{"trace without megaKernelCycleTrace", noMeta, exitInvalid, true},
-		{"truncated trace", cut, exitInvalid, true},
+		{"missing file", filepath.Join(dir, "missing.bin"), clibase.ExitUsage, false},
+		{"directory", dir, clibase.ExitUsage, false},
+		{"trace without megaKernelCycleTrace", noMeta, clibase.ExitInvalid, true},
+		{"truncated trace", cut, clibase.ExitInvalid, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := openInput(c.path)
+			in, err := clibase.OpenInput(c.path)
 			if err == nil {
-				in.close()
+				in.Close()
 				t.Fatalf("openInput(%s) succeeded, want an error", c.path)
 			}
-			if got := exitCode(err); got != c.code {
+			if got := clibase.ExitCode(err); got != c.code {
 				t.Errorf("exitCode(%v) = %d, want %d", err, got, c.code)
 			}
 			var te *jsontrace.Error

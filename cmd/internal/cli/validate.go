@@ -7,17 +7,18 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
 
 type validateFlags struct {
-	layout      layoutFlags
-	invocations invocationFlags
+	layout      clibase.LayoutFlags
+	invocations clibase.InvocationFlags
 	format      string
 	strict      bool
 	maxFindings int
-	family      familyFlags
+	family      clibase.FamilyFlags
 }
 
 func newValidateCmd() *cobra.Command {
@@ -25,7 +26,7 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate CAPTURE... [flags]",
 		Short: "Check captures against every ABI invariant and report every violation",
-		Long: helpText(`validate walks each capture (a raw buffer, or a NumPy .npy file) once and
+		Long: clibase.HelpText(`validate walks each capture (a raw buffer, or a NumPy .npy file) once and
 reports everything wrong with it, where decode stops at the first problem.
 
 Errors are exactly the conditions under which decode fails, so validate
@@ -97,38 +98,38 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
   cycleabi validate rank*.bin --format json > report.json
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
-		Args: capturesOrManifest,
+		Args: clibase.CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.layout.register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
+	f.layout.Register(fs, "schedule (YAML or JSON) whose plan the capture is checked against")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 on warnings too")
-	f.family.register(fs, "MegaKernel", "")
+	f.family.Register(fs, "MegaKernel", "")
 	fs.IntVar(&f.maxFindings, "max-findings", validate.DefaultMaxFindings, "findings shown per code (counts stay exact); 0 = all, up to 65536 per code")
-	f.invocations.registerLabels(fs)
+	f.invocations.RegisterLabels(fs)
 	return cmd
 }
 
 func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	fs := cmd.Flags()
 	if f.format != "text" && f.format != "json" {
-		return usage(fmt.Errorf("--format must be text or json, got %q", f.format))
+		return clibase.Usage(fmt.Errorf("--format must be text or json, got %q", f.format))
 	}
 	if f.maxFindings < 0 {
-		return usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
+		return clibase.Usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
 	}
-	req, err := f.layout.request(fs)
+	req, err := f.layout.Request(fs)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
-	paths, places, err := f.invocations.captures(paths)
+	paths, places, err := f.invocations.Captures(paths)
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
-	fam, err := f.family.resolve("")
+	fam, err := f.family.Resolve("")
 	if err != nil {
-		return usage(err)
+		return clibase.Usage(err)
 	}
 	o := validate.Options{Layout: req, MaxFindings: f.maxFindings, Family: fam}
 	if f.maxFindings == 0 {
@@ -145,7 +146,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		o.Walkers = n
 	}
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	code, printed := exitOK, false
+	code, printed := clibase.ExitOK, false
 	fail := func(c int) { code = max(code, c) }
 	var doc *validate.DocumentWriter
 	if f.format == "json" {
@@ -164,14 +165,14 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 			// The exit code checkPath gave it: a trace that cannot be read
 			// back is invalid input, a file that cannot be read an I/O
 			// error.
-			fail(exitCode(err))
+			fail(clibase.ExitCode(err))
 			if doc != nil {
 				doc.AddIOError(paths[i], err)
 			}
 			return nil
 		}
 		if !r.OK() || f.strict && r.Warnings() > 0 {
-			fail(exitInvalid)
+			fail(clibase.ExitInvalid)
 		}
 		if doc != nil {
 			doc.Add(r)
@@ -182,7 +183,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		}
 		printed = true
 		if err := validate.WriteText(out, r); err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
 		return nil
 	})
@@ -191,11 +192,11 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	}
 	if doc != nil {
 		if _, err := doc.WriteTo(out); err != nil {
-			return usage(err)
+			return clibase.Usage(err)
 		}
 	}
-	if code != exitOK {
-		return silent(code)
+	if code != clibase.ExitOK {
+		return clibase.Silent(code)
 	}
 	return nil
 }
@@ -272,23 +273,23 @@ type checked struct {
 // (openInput), one path at a time, so that a run over many captures holds
 // only the few being validated.
 func checkPath(path string, o validate.Options) []checked {
-	in, err := openInput(path)
+	in, err := clibase.OpenInput(path)
 	if err != nil {
 		return []checked{{err: err}}
 	}
-	defer in.close()
+	defer in.Close()
 	var out []checked
-	for _, src := range in.sources() {
+	for _, src := range in.Sources() {
 		if src == nil {
 			r, err := validate.CheckFile(path, o)
 			if err != nil {
-				err = usage(err)
+				err = clibase.Usage(err)
 			}
 			return append(out, checked{r: r, err: err})
 		}
 		r, err := src.Validate(o)
 		if err != nil {
-			return append(out, checked{err: usage(err)})
+			return append(out, checked{err: clibase.Usage(err)})
 		}
 		c := checked{r: r}
 		for _, n := range src.Notes {

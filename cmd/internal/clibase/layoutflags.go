@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"errors"
@@ -11,16 +11,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// layoutFlags are the flags that say what is known of a capture's layout;
+// LayoutFlags are the flags that say what is known of a capture's layout;
 // decode, validate and dump share them so all read a capture the same way.
 // They only fill a capture.Request: capture.Resolve decides.
-type layoutFlags struct {
+type LayoutFlags struct {
 	cubeSlots  uint32
 	capacities []capacityFlag // one per region of the schema, in buffer order
-	planFile   string
-	// schedule is --plan's schedule once request has parsed it: its task
+	PlanFile   string
+	// Schedule is --plan's Schedule once request has parsed it: its task
 	// table also gives decode's arrows and analyze's critical path.
-	schedule *plan.Schedule
+	Schedule *plan.Schedule
 }
 
 // capacityFlag is the --<core type>-capacity flag of one region.
@@ -29,13 +29,13 @@ type capacityFlag struct {
 	value    uint32
 }
 
-// capacityFlagName is the flag that gives t's capacity: "aic-capacity",
+// CapacityFlagName is the flag that gives t's capacity: "aic-capacity",
 // as plan's Flags name it.
-var capacityFlagName = plan.CapacityFlag
+var CapacityFlagName = plan.CapacityFlag
 
-// register adds the layout flags; planUsage is the command's help for
+// Register adds the layout flags; planUsage is the command's help for
 // --plan.
-func (f *layoutFlags) register(fs *pflag.FlagSet, planUsage string) {
+func (f *LayoutFlags) Register(fs *pflag.FlagSet, planUsage string) {
 	fs.Uint32Var(&f.cubeSlots, "cube-slots", 0, fmt.Sprintf("cube slot count C of the buffer (at least %d); default: found from the capture", abi.MinCubeSlots))
 	f.capacities = nil
 	for _, r := range abi.Regions() {
@@ -43,19 +43,19 @@ func (f *layoutFlags) register(fs *pflag.FlagSet, planUsage string) {
 	}
 	var names []string
 	for _, c := range f.capacities {
-		names = append(names, "--"+capacityFlagName(c.coreType))
+		names = append(names, "--"+CapacityFlagName(c.coreType))
 	}
 	for i := range f.capacities {
 		c := &f.capacities[i]
-		fs.Uint32Var(&c.value, capacityFlagName(c.coreType), 0,
+		fs.Uint32Var(&c.value, CapacityFlagName(c.coreType), 0,
 			fmt.Sprintf("host-planned %s record capacity (give all of %s, or none); default: found from the capture", c.coreType, strings.Join(names, ", ")))
 	}
-	fs.StringVar(&f.planFile, "plan", "", planUsage)
+	fs.StringVar(&f.PlanFile, "plan", "", planUsage)
 }
 
-// request turns the flags into a capture.Request, and plans --plan's
+// Request turns the flags into a capture.Request, and plans --plan's
 // schedule. fs tells which flags were set.
-func (f *layoutFlags) request(fs *pflag.FlagSet) (capture.Request, error) {
+func (f *LayoutFlags) Request(fs *pflag.FlagSet) (capture.Request, error) {
 	req := capture.Request{GivenBy: "the flags"}
 	if fs.Changed("cube-slots") {
 		if err := capture.CheckCubeSlots(f.cubeSlots); err != nil {
@@ -66,8 +66,8 @@ func (f *layoutFlags) request(fs *pflag.FlagSet) (capture.Request, error) {
 	var given, missing []string
 	var caps abi.Capacities
 	for _, c := range f.capacities {
-		name := "--" + capacityFlagName(c.coreType)
-		if fs.Changed(capacityFlagName(c.coreType)) {
+		name := "--" + CapacityFlagName(c.coreType)
+		if fs.Changed(CapacityFlagName(c.coreType)) {
 			given = append(given, name)
 			caps.Set(c.coreType, c.value)
 		} else {
@@ -81,12 +81,12 @@ func (f *layoutFlags) request(fs *pflag.FlagSet) (capture.Request, error) {
 	if len(given) > 0 {
 		req.Capacities = &caps
 	}
-	if f.planFile != "" {
-		s, p, err := loadPlan(f.planFile)
+	if f.PlanFile != "" {
+		s, p, err := loadPlan(f.PlanFile)
 		if err != nil {
 			return req, err
 		}
-		f.schedule, req.Plan = s, p
+		f.Schedule, req.Plan = s, p
 	}
 	return req, flagError(req.Check())
 }
@@ -105,21 +105,21 @@ func flagError(err error) error {
 	case capture.PartCubeSlots:
 		return fmt.Errorf("--cube-slots %d: %w", re.Value, re.Err)
 	case capture.PartCapacity:
-		return fmt.Errorf("--%s %d: %w", capacityFlagName(re.CoreType), re.Value, re.Err)
+		return fmt.Errorf("--%s %d: %w", CapacityFlagName(re.CoreType), re.Value, re.Err)
 	}
 	return fmt.Errorf("--cube-slots with the capacity flags: %w", re.Err)
 }
 
-// exitFor maps an error from opening, resolving or reading a capture to an
+// ExitFor maps an error from opening, resolving or reading a capture to an
 // exit code: a capture that breaks the ABI is invalid (1); a refused flag
 // value or anything else, such as a missing file, is a usage or I/O error
 // (2).
-func exitFor(err error) error {
+func ExitFor(err error) error {
 	var p *capture.Problem
 	if errors.As(err, &p) {
-		return invalid(err)
+		return Invalid(err)
 	}
-	return usage(flagError(err))
+	return Usage(flagError(err))
 }
 
 // loadPlan parses and plans the schedule of --plan.
@@ -137,22 +137,22 @@ func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	return s, &capture.Plan{Name: path, CubeSlots: r.CubeSlotCount, Capacities: r.Capacities(), WorkerOn: plan.Assign(s, r).WorkerOn}, nil
 }
 
-// helpText fills in what a command's help says of the schema, so the help
+// HelpText fills in what a command's help says of the schema, so the help
 // follows it: {record size} is the record's size in bytes ("32"), {core
 // types} the regions' core types ("AIC and AIV"), {capacity flags} the
 // regions' capacity flags ("--aic-capacity with --aiv-capacity"), and
 // {capacity args V...} those flags with the values V in order, the last
 // value for every region past them ("--aic-capacity 32 --aiv-capacity 48").
-func helpText(s string) string {
+func HelpText(s string) string {
 	var types, flags []string
 	for _, r := range abi.Regions() {
 		types = append(types, r.CoreType.String())
-		flags = append(flags, "--"+capacityFlagName(r.CoreType))
+		flags = append(flags, "--"+CapacityFlagName(r.CoreType))
 	}
 	s = strings.NewReplacer(
 		"{record size}", fmt.Sprint(abi.ProfileRecordSize),
-		"{core types}", joinLast(types, " and "),
-		"{capacity flags}", joinLast(flags, " with "),
+		"{core types}", JoinLast(types, " and "),
+		"{capacity flags}", JoinLast(flags, " with "),
 	).Replace(s)
 	for {
 		i := strings.Index(s, "{capacity args ")
@@ -175,8 +175,8 @@ func helpText(s string) string {
 	}
 }
 
-// joinLast joins words with ", ", the last two with last: "a, b and c".
-func joinLast(words []string, last string) string {
+// JoinLast joins words with ", ", the last two with last: "a, b and c".
+func JoinLast(words []string, last string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
 	}

@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 )
 
-// dependenciesAll indexes the event producers of each decoded capture
+// DependenciesAll indexes the event producers of each decoded capture
 // under s (nil entries without a schedule), each read under its names
 // (names[i], which may be nil: its kernel family classes its records). A
 // capture that does not match the schedule is invalid input (exit 1).
-func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*kernelnames.Names) ([]*flows.Dependencies, error) {
+func DependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*kernelnames.Names) ([]*flows.Dependencies, error) {
 	deps := make([]*flows.Dependencies, len(decoded))
 	if s == nil {
 		return deps, nil
@@ -23,9 +23,9 @@ func dependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*kerne
 		if deps[i], err = flows.NewDependenciesNamed(d, s, names[i]); err != nil {
 			var m *flows.ScheduleMismatch
 			if errors.As(err, &m) {
-				return nil, invalid(err)
+				return nil, Invalid(err)
 			}
-			return nil, usage(err)
+			return nil, Usage(err)
 		}
 	}
 	return deps, nil

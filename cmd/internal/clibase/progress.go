@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 // progressMinRecords is the work below which no progress line is shown.
 const progressMinRecords = 1 << 18
 
-// progressEvery is how often the progress line is redrawn at most.
-const progressEvery = 100 * time.Millisecond
+// ProgressEvery is how often the progress line is redrawn at most.
+const ProgressEvery = 100 * time.Millisecond
 
 // progress is decode's one-line progress report on a terminal: the share of
 // the records written, the count and the rate, redrawn in place at most
@@ -31,17 +31,17 @@ type progress struct {
 	now   func() time.Time
 }
 
-// progressBar returns a progress line over records on stderr when stderr is
+// ProgressBar returns a progress line over records on stderr when stderr is
 // a terminal and the work is long enough to watch; nil otherwise.
-func progressBar(stderr io.Writer, records uint64) *progress {
+func ProgressBar(stderr io.Writer, records uint64) *progress {
 	f, ok := stderr.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) || records < progressMinRecords {
 		return nil
 	}
-	return newProgress(f, records, time.Now)
+	return NewProgress(f, records, time.Now)
 }
 
-func newProgress(w io.Writer, total uint64, now func() time.Time) *progress {
+func NewProgress(w io.Writer, total uint64, now func() time.Time) *progress {
 	t := now()
 	return &progress{w: w, total: total, start: t, now: now}
 }
@@ -52,7 +52,7 @@ func (p *progress) Add(n int) {
 	defer p.mu.Unlock()
 	p.done += uint64(n)
 	t := p.now()
-	if t.Sub(p.last) < progressEvery && p.done < p.total {
+	if t.Sub(p.last) < ProgressEvery && p.done < p.total {
 		return
 	}
 	p.last = t

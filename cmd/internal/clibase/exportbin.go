@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"context"
@@ -29,33 +29,33 @@ const ExportBinary = "cycleabi-export"
 // exportPackage is ExportBinary's package, for go install.
 const exportPackage = "github.com/megakernel/cycleabi/cmd/cycleabi-export"
 
-// abiEnv carries the ABI fingerprint cycleabi reads to the cycleabi-export
+// ABIEnv carries the ABI fingerprint cycleabi reads to the cycleabi-export
 // it runs, which refuses to run for another ABI: a stale install of one of
 // the two would otherwise read the captures by another layout than the
 // other's validate and decode.
-const abiEnv = "CYCLEABI_EXPORT_ABI"
+const ABIEnv = "CYCLEABI_EXPORT_ABI"
 
 // runExportBinary runs cycleabi-export with the export command's arguments
 // (the command line without the word "export", as cobra found it). On
 // unix the process becomes cycleabi-export, so its output, signals and
 // exit status are that program's own.
-func (p *program) runExportBinary(cmd *cobra.Command) error {
-	_, args, err := cmd.Root().Find(p.args)
+func (p *Program) runExportBinary(cmd *cobra.Command) error {
+	_, args, err := cmd.Root().Find(p.Args)
 	if err != nil {
-		return usage(err)
+		return Usage(err)
 	}
 	path, err := findExportBinary()
 	if err != nil {
-		return usage(err)
+		return Usage(err)
 	}
 	if err := checkExportBinary(cmd.Context(), path); err != nil {
-		return usage(err)
+		return Usage(err)
 	}
-	code, err := execExport(path, args, exportEnv(os.Environ()), p.stdin, p.stdout, p.stderr)
+	code, err := execExport(path, args, exportEnv(os.Environ()), p.Stdin, p.Stdout, p.Stderr)
 	if err != nil {
-		return usage(fmt.Errorf("running %s: %w", path, err))
+		return Usage(fmt.Errorf("running %s: %w", path, err))
 	}
-	return silent(code)
+	return Silent(code)
 }
 
 // exportEnv is the environment cycleabi-export runs with: environ with
@@ -67,11 +67,11 @@ func (p *program) runExportBinary(cmd *cobra.Command) error {
 func exportEnv(environ []string) []string {
 	env := make([]string, 0, len(environ)+1)
 	for _, kv := range environ {
-		if !strings.HasPrefix(kv, abiEnv+"=") {
+		if !strings.HasPrefix(kv, ABIEnv+"=") {
 			env = append(env, kv)
 		}
 	}
-	return append(env, abiEnv+"="+abi.FingerprintHex)
+	return append(env, ABIEnv+"="+abi.FingerprintHex)
 }
 
 // versionCheckTimeout bounds how long checkExportBinary waits for
@@ -163,7 +163,7 @@ func installVersion() string {
 // than this binary (abiEnv); run directly, cycleabi-export has no caller
 // to match.
 func sameABIAsCaller() error {
-	want, set := os.LookupEnv(abiEnv)
+	want, set := os.LookupEnv(ABIEnv)
 	if !set || want == abi.FingerprintHex {
 		return nil
 	}
@@ -180,18 +180,18 @@ func sameABIAsCaller() error {
 // newExporter; it returns the exit code, as cycleabi export ARGS... would.
 // Its --version, help and errors name cycleabi-export.
 func RunExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, newExporter func(dir string) (Exporter, error)) int {
-	p := &program{name: ExportBinary, args: args, stdin: stdin, stdout: stdout, stderr: stderr, newExporter: newExporter, exportOnly: true}
-	return p.run(ctx)
+	p := &Program{Name: ExportBinary, Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, NewExporter: newExporter}
+	return p.Run(ctx)
 }
 
-// newExportRootCmd is cycleabi-export's command tree: export alone, named
+// NewExportRootCmd is cycleabi-export's command tree: export alone, named
 // for the program.
-func (p *program) newExportRootCmd() *cobra.Command {
-	root := newExportCmd(p)
+func (p *Program) NewExportRootCmd() *cobra.Command {
+	root := NewExportCmd(p)
 	root.Use = ExportBinary + " CAPTURE... -o DIR [flags]"
 	root.Example = strings.ReplaceAll(root.Example, "cycleabi export ", ExportBinary+" ")
-	root.Version = versionText()
+	root.Version = VersionText()
 	root.SilenceUsage, root.SilenceErrors = true, true
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return Usage(err) })
 	return root
 }

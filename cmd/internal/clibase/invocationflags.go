@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"errors"
@@ -14,27 +14,27 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// invocationFlags say which captures are invocations of a window (several
+// InvocationFlags say which captures are invocations of a window (several
 // kernel launches per rank): --invocation-manifest, or --step/--direction
 // once per capture. decode uses them all, analyze all but the layout in
 // time (--invocation-gap-us, --absolute-time); validate takes the
 // captures, and checks the labels as decode does.
-type invocationFlags struct {
-	manifest   string
+type InvocationFlags struct {
+	Manifest   string
 	steps      []int64
 	directions []string
-	gapUs      float64
-	absolute   bool
+	GapUs      float64
+	Absolute   bool
 }
 
 // registerManifest adds --invocation-manifest only.
-func (f *invocationFlags) registerManifest(fs *pflag.FlagSet) {
-	fs.Var((*fileName)(&f.manifest), "invocation-manifest", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
+func (f *InvocationFlags) registerManifest(fs *pflag.FlagSet) {
+	fs.Var((*FileName)(&f.Manifest), "invocation-manifest", "YAML/JSON list of {capture, rank, invocation_id, step, direction, kernel_name}, capture paths relative to it; instead of CAPTURE arguments")
 }
 
-// registerLabels adds --invocation-manifest, --step and --direction
+// RegisterLabels adds --invocation-manifest, --step and --direction
 // (analyze, report, validate).
-func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
+func (f *InvocationFlags) RegisterLabels(fs *pflag.FlagSet) {
 	f.registerManifest(fs)
 	fs.Int64SliceVar(&f.steps, "step", nil, "training step of each capture, repeated in order: makes the captures invocations of a window")
 	fs.StringArrayVar(&f.directions, "direction", nil, "forward or backward, for each capture, repeated in order: makes the captures invocations of a window")
@@ -42,61 +42,61 @@ func (f *invocationFlags) registerLabels(fs *pflag.FlagSet) {
 	fs.Lookup("step").DefValue = ""
 }
 
-// fileName is a flag naming a file: an empty name is refused when the
+// FileName is a flag naming a file: an empty name is refused when the
 // flag is parsed (--invocation-manifest "" would otherwise read as "no
 // manifest", and a command with no capture would succeed saying nothing).
-type fileName string
+type FileName string
 
-func (n *fileName) String() string { return string(*n) }
-func (n *fileName) Type() string   { return "string" }
-func (n *fileName) Set(s string) error {
+func (n *FileName) String() string { return string(*n) }
+func (n *FileName) Type() string   { return "string" }
+func (n *FileName) Set(s string) error {
 	if s == "" {
 		return errors.New("needs a file name")
 	}
-	*n = fileName(s)
+	*n = FileName(s)
 	return nil
 }
 
-// register adds every invocation flag (decode).
-func (f *invocationFlags) register(fs *pflag.FlagSet) {
-	f.registerLabels(fs)
-	fs.Float64Var(&f.gapUs, "invocation-gap-us", 0, "lay the invocations of a rank end to end, this many microseconds apart, instead of at their real times")
-	fs.BoolVar(&f.absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of the first core entry (each capture's, or a rank's earliest invocation's)")
+// Register adds every invocation flag (decode).
+func (f *InvocationFlags) Register(fs *pflag.FlagSet) {
+	f.RegisterLabels(fs)
+	fs.Float64Var(&f.GapUs, "invocation-gap-us", 0, "lay the invocations of a rank end to end, this many microseconds apart, instead of at their real times")
+	fs.BoolVar(&f.Absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of the first core entry (each capture's, or a rank's earliest invocation's)")
 }
 
-// invocationSet is the captures of a window and each one's invocation.
-type invocationSet struct {
-	captures    []string
-	ranks       []uint32
-	invocations []render.Invocation
-	kernelNames []string // "" where the command's --kernel-name applies
-	// manifest and lines: the manifest, and the line of each capture in it
+// InvocationSet is the captures of a window and each one's invocation.
+type InvocationSet struct {
+	Captures    []string
+	Ranks       []uint32
+	Invocations []render.Invocation
+	KernelNames []string // "" where the command's --kernel-name applies
+	// Manifest and lines: the Manifest, and the line of each capture in it
 	// (nil for captures given as arguments).
-	manifest string
+	Manifest string
 	lines    []int
 }
 
 // where names the place each capture was given: "window.yaml:12" for a
 // manifest's, nil for arguments.
-func (s *invocationSet) where() []string {
+func (s *InvocationSet) where() []string {
 	if s.lines == nil {
 		return nil
 	}
 	w := make([]string, len(s.lines))
 	for i, l := range s.lines {
-		w[i] = s.manifest + ":" + strconv.Itoa(l)
+		w[i] = s.Manifest + ":" + strconv.Itoa(l)
 	}
 	return w
 }
 
-// captures returns the capture paths: the manifest's (checked as decode
+// Captures returns the capture paths: the manifest's (checked as decode
 // checks it: one capture per invocation id of a rank), or the arguments,
 // whose --step and --direction are checked as decode checks them.
 // Exactly one of the two must give some.
 // places names where each capture was given in the manifest (nil for
 // arguments): see invocationSet.where.
-func (f *invocationFlags) captures(args []string) (paths, places []string, err error) {
-	if f.manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
+func (f *InvocationFlags) Captures(args []string) (paths, places []string, err error) {
+	if f.Manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
 		return args, nil, nil
 	}
 	// A missing capture is validate's to report, with the others.
@@ -104,42 +104,42 @@ func (f *invocationFlags) captures(args []string) (paths, places []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.captures, s.where(), nil
+	return s.Captures, s.where(), nil
 }
 
-// resolve returns the window's invocations, or nil when the captures are
+// Resolve returns the window's invocations, or nil when the captures are
 // plain (one per rank, as before). flagRanks is --rank.
-func (f *invocationFlags) resolve(args []string, flagRanks []uint) (*invocationSet, error) {
+func (f *InvocationFlags) Resolve(args []string, flagRanks []uint) (*InvocationSet, error) {
 	return f.resolveSet(args, flagRanks, true)
 }
 
 // resolveSet is resolve; mustExist refuses a manifest's capture that is
 // not there, naming the manifest's line.
-func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist bool) (*invocationSet, error) {
-	if f.manifest != "" {
+func (f *InvocationFlags) resolveSet(args []string, flagRanks []uint, mustExist bool) (*InvocationSet, error) {
+	if f.Manifest != "" {
 		if len(args) > 0 {
 			return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
 		}
 		if len(f.steps) > 0 || len(f.directions) > 0 || len(flagRanks) > 0 {
 			return nil, errors.New("--invocation-manifest gives each capture's rank, step and direction: --rank, --step and --direction go with capture arguments")
 		}
-		entries, err := manifest.Load(f.manifest)
+		entries, err := manifest.Load(f.Manifest)
 		if err != nil {
 			return nil, err
 		}
-		s := &invocationSet{manifest: f.manifest, lines: make([]int, 0, len(entries))}
+		s := &InvocationSet{Manifest: f.Manifest, lines: make([]int, 0, len(entries))}
 		next := map[uint32]int64{}
 		for _, e := range entries {
 			// The likely mistake: a path relative to the working directory.
 			if mustExist {
 				if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.manifest, e.Line, e.Capture)
+					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.Manifest, e.Line, e.Capture)
 				}
 			}
 			rank := uint32(0)
 			if e.Rank != nil {
 				rank = *e.Rank
-			} else if r, ok, err := rankFromName(e.Capture); err != nil {
+			} else if r, ok, err := RankFromName(e.Capture); err != nil {
 				return nil, err
 			} else if ok {
 				rank = r
@@ -149,10 +149,10 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 				id = *e.InvocationID
 			}
 			next[rank]++
-			s.captures = append(s.captures, e.Capture)
-			s.ranks = append(s.ranks, rank)
-			s.invocations = append(s.invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
-			s.kernelNames = append(s.kernelNames, e.KernelName)
+			s.Captures = append(s.Captures, e.Capture)
+			s.Ranks = append(s.Ranks, rank)
+			s.Invocations = append(s.Invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
+			s.KernelNames = append(s.KernelNames, e.KernelName)
 			s.lines = append(s.lines, e.Line)
 		}
 		return s, s.checkIDs()
@@ -170,7 +170,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 	if len(flagRanks) > 0 && len(flagRanks) != n {
 		return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), n)
 	}
-	s := &invocationSet{captures: args}
+	s := &InvocationSet{Captures: args}
 	next := map[uint32]int64{}
 	for i, path := range args {
 		rank := uint32(0)
@@ -179,7 +179,7 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], maxRank)
 			}
 			rank = uint32(flagRanks[i])
-		} else if r, ok, err := rankFromName(path); err != nil {
+		} else if r, ok, err := RankFromName(path); err != nil {
 			return nil, err
 		} else if ok {
 			rank = r
@@ -195,23 +195,23 @@ func (f *invocationFlags) resolveSet(args []string, flagRanks []uint, mustExist 
 			}
 			inv.Direction = f.directions[i]
 		}
-		s.ranks = append(s.ranks, rank)
-		s.invocations = append(s.invocations, inv)
-		s.kernelNames = append(s.kernelNames, "")
+		s.Ranks = append(s.Ranks, rank)
+		s.Invocations = append(s.Invocations, inv)
+		s.KernelNames = append(s.KernelNames, "")
 	}
 	return s, s.checkIDs()
 }
 
 // checkIDs refuses two captures with one invocation id in one rank, before
 // any capture is read.
-func (s *invocationSet) checkIDs() error {
+func (s *InvocationSet) checkIDs() error {
 	type key struct {
 		rank uint32
 		id   int64
 	}
 	seen := map[key]string{}
-	for i, path := range s.captures {
-		k := key{s.ranks[i], s.invocations[i].ID}
+	for i, path := range s.Captures {
+		k := key{s.Ranks[i], s.Invocations[i].ID}
 		if prev, dup := seen[k]; dup {
 			return fmt.Errorf("%s and %s are both invocation %d of rank %d", prev, path, k.id, k.rank)
 		}
@@ -230,11 +230,11 @@ func invocationLabel(inv *render.Invocation, kernelName string) *analyze.Invocat
 	return v
 }
 
-// capturesOrManifest is the Args check of the commands that read captures:
+// CapturesOrManifest is the Args check of the commands that read captures:
 // at least one CAPTURE, unless --invocation-manifest names them.
-func capturesOrManifest(cmd *cobra.Command, args []string) error {
+func CapturesOrManifest(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 && !cmd.Flags().Changed("invocation-manifest") {
-		return usage(fmt.Errorf("%s needs at least one CAPTURE", cmd.Name()))
+		return Usage(fmt.Errorf("%s needs at least one CAPTURE", cmd.Name()))
 	}
 	return nil
 }

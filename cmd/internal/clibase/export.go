@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"errors"
@@ -30,12 +30,12 @@ type Exporter interface {
 }
 
 type exportFlags struct {
-	in          analyzeInputs
-	invocations invocationFlags
+	in          AnalyzeInputs
+	Invocations InvocationFlags
 	output      string
 }
 
-func newExportCmd(p *program) *cobra.Command {
+func NewExportCmd(p *Program) *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:   "export CAPTURE... -o DIR [flags]",
@@ -72,48 +72,48 @@ installed or reads another ABI.`,
 		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
-		Args: capturesOrManifest,
+		Args: CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return p.runExport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
-	f.in.register(fs)
-	f.invocations.registerLabels(fs)
+	f.in.Register(fs)
+	f.Invocations.RegisterLabels(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "the folder to create (required): it must not exist or be empty")
 	return cmd
 }
 
-func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
+func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	// A command line that cannot work is refused before cycleabi-export
 	// is looked for: its mistake is the one to say.
 	if f.output == "" {
-		return usage(errors.New("export needs -o DIR, the folder to write"))
+		return Usage(errors.New("export needs -o DIR, the folder to write"))
 	}
 	if f.output == outfile.Stdout {
-		return usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
+		return Usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
 	}
 	if err := checkExportFolder(f.output); err != nil {
-		return usage(err)
+		return Usage(err)
 	}
-	if p.newExporter == nil {
+	if p.NewExporter == nil {
 		return p.runExportBinary(cmd)
 	}
 	if err := sameABIAsCaller(); err != nil {
-		return usage(err)
+		return Usage(err)
 	}
-	invs, err := f.invocations.resolve(paths, f.in.ranks)
+	invs, err := f.Invocations.Resolve(paths, f.in.Ranks)
 	if err != nil {
-		return usage(err)
+		return Usage(err)
 	}
 	inputs := paths
 	if invs != nil {
-		inputs = append([]string{f.invocations.manifest}, invs.captures...)
+		inputs = append([]string{f.Invocations.Manifest}, invs.Captures...)
 	}
-	if err := outfile.SameFile(f.output, f.in.files(inputs)...); err != nil {
-		return usage(err)
+	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
+		return Usage(err)
 	}
-	w, err := p.newExporter(f.output)
+	w, err := p.NewExporter(f.output)
 	if err != nil {
-		return usage(err)
+		return Usage(err)
 	}
 	defer w.Abort()
 	// export's live memory is bounded (row groups in flight and the
@@ -126,7 +126,7 @@ func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 	}
 	var records, captures uint64
 	f.in.analyze, f.in.discard = w.Add, true
-	_, err = f.in.runEach(cmd, paths, invs, func(_ int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+	_, err = f.in.RunEach(cmd, paths, invs, func(_ int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		records += r.Records
 		captures++
 		return nil
@@ -135,7 +135,7 @@ func (p *program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 		return err
 	}
 	if err := w.Commit(); err != nil {
-		return usage(err)
+		return Usage(err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d records of %d capture(s) as Parquet (records/, cores/, ranks/)\n", f.output, records, captures)
 	return nil

@@ -1,4 +1,4 @@
-package cli
+package clibase
 
 import (
 	"fmt"
@@ -8,77 +8,77 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// familyFlags are the flags that choose the kernel family a capture's ids
+// FamilyFlags are the flags that choose the kernel family a capture's ids
 // are read under (task types >= 107 and kernel-specific stage ids mean
 // different things per family); every command that names or classifies
 // records shares them. --kernel-family wins; else the kernel name picks
 // the family whose kernel names include it (abi.FamilyForKernel); else
 // there is none and the schema's own tables apply.
-type familyFlags struct {
-	kernelName string
-	family     string
+type FamilyFlags struct {
+	KernelName string
+	Family     string
 }
 
 // familyNone is the --kernel-family value that asks for no family.
 const familyNone = "none"
 
-// register adds --kernel-name (with the command's default and what else it
+// Register adds --kernel-name (with the command's default and what else it
 // does, "" for nothing) and --kernel-family.
-func (f *familyFlags) register(fs *pflag.FlagSet, defaultName, also string) {
+func (f *FamilyFlags) Register(fs *pflag.FlagSet, defaultName, also string) {
 	usage := "kernel name: one of a kernel family's (" + kernelNameList() + "; case and '_' ignored) chooses that family"
 	if also != "" {
 		usage = also + "; " + strings.TrimPrefix(usage, "kernel name: ")
 	}
-	fs.StringVar(&f.kernelName, "kernel-name", defaultName, usage)
-	fs.StringVar(&f.family, "kernel-family", "", "kernel family whose task types and stage ids the captures hold, overriding --kernel-name's: "+
+	fs.StringVar(&f.KernelName, "kernel-name", defaultName, usage)
+	fs.StringVar(&f.Family, "kernel-family", "", "kernel family whose task types and stage ids the captures hold, overriding --kernel-name's: "+
 		familyList()+", or "+familyNone+" for the schema's own table")
 }
 
-// resolve returns the family for a capture whose own kernel name is
+// Resolve returns the family for a capture whose own kernel name is
 // kernelName (an invocation manifest entry's kernel_name, or a JSON
 // trace's kernelName), which wins over --kernel-name's; "" for none. An
 // unknown --kernel-family is an error listing the families.
-func (f *familyFlags) resolve(kernelName string) (abi.Family, error) {
-	if f.family != "" {
-		if strings.EqualFold(strings.TrimSpace(f.family), familyNone) {
+func (f *FamilyFlags) Resolve(kernelName string) (abi.Family, error) {
+	if f.Family != "" {
+		if strings.EqualFold(strings.TrimSpace(f.Family), familyNone) {
 			return abi.FamilyNone, nil
 		}
-		fam, ok := abi.FamilyByName(f.family)
+		fam, ok := abi.FamilyByName(f.Family)
 		if !ok {
-			return abi.FamilyNone, fmt.Errorf("--kernel-family %q: no such family; the families are %s, or %s", f.family, familyList(), familyNone)
+			return abi.FamilyNone, fmt.Errorf("--kernel-family %q: no such family; the families are %s, or %s", f.Family, familyList(), familyNone)
 		}
 		return fam, nil
 	}
 	if kernelName == "" {
-		kernelName = f.kernelName
+		kernelName = f.KernelName
 	}
 	fam, _ := abi.FamilyForKernel(kernelName)
 	return fam, nil
 }
 
-// kernel returns the kernel name source i of src is read and named under:
+// Kernel returns the Kernel name source i of src is read and named under:
 // its own (a JSON trace's kernelName, an invocation manifest entry's
-// kernel_name) when it has one, else --kernel-name's. A --kernel-name
+// kernel_name) when it has one, else --Kernel-name's. A --Kernel-name
 // given on the command line (given) that differs from a source's own is
 // refused, naming both: it is never silently dropped.
-func (f *familyFlags) kernel(given bool, src *sources, i int) (string, error) {
-	own := src.kernelNames[i]
+func (f *FamilyFlags) Kernel(given bool, src *Sources, i int) (string, error) {
+	own := src.KernelNames[i]
 	if own == "" {
-		return f.kernelName, nil
+		return f.KernelName, nil
 	}
-	if given && f.kernelName != own {
+	if given && f.KernelName != own {
 		from := "its invocation manifest entry's kernel_name"
-		if src.traces[i] != nil {
+		if src.Traces[i] != nil {
 			from = "the trace's kernelName"
 		}
-		return "", fmt.Errorf("--kernel-name %s: %s is named %q by %s; give no --kernel-name to keep it, or --kernel-family to read its ids under another family", f.kernelName, src.name(i), own, from)
+		return "", fmt.Errorf("--kernel-name %s: %s is named %q by %s; give no --kernel-name to keep it, or --kernel-family to read its ids under another family", f.KernelName, src.Name(i), own, from)
 	}
 	return own, nil
 }
 
-// check reports an unknown --kernel-family before any capture is read.
-func (f *familyFlags) check() error {
-	_, err := f.resolve("")
+// Check reports an unknown --kernel-family before any capture is read.
+func (f *FamilyFlags) Check() error {
+	_, err := f.Resolve("")
 	return err
 }
 
