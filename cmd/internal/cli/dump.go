@@ -81,6 +81,6 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
 	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
 	family.Register(fs, "MegaKernel", "")
-	fs.StringVar(&namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages, as for decode")
+	clibase.RegisterNames(fs, &namesFile)
 	return cmd
 }

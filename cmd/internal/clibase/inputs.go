@@ -41,12 +41,10 @@ type AnalyzeInputs struct {
 
 func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
 	in.layout.Register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
-	fs.StringVar(&in.soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (µs figures)")
-	fs.Float64Var(&in.freqMHz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
-	fs.StringVar(&in.namesFile, "names", "", "YAML or JSON file naming stages, graph stages and task stages")
+	RegisterFrequency(fs, &in.soc, &in.freqMHz)
+	RegisterNames(fs, &in.namesFile)
 	in.Family.Register(fs, "MegaKernel", in.KernelUse)
-	fs.UintSliceVar(&in.Ranks, "rank", nil, "rank of each capture, repeated in order (default: from the file name, else 0)")
-	fs.Lookup("rank").DefValue = ""
+	RegisterRanks(fs, &in.Ranks)
 }
 
 // Files are the Files analyze reads for paths: the captures, the
