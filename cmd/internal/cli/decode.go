@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -11,12 +12,12 @@ import (
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type decodeFlags struct {
@@ -140,10 +141,6 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if invs != nil {
 		paths = invs.Captures
 	}
-	mhz, socName, err := clibase.Frequency(f.soc, fs.Changed("soc"), f.freqMHz, fs.Changed("freq-mhz"))
-	if err != nil {
-		return clibase.Usage(err)
-	}
 	format, err := traceFormat(f.format, f.output)
 	if err != nil {
 		return clibase.Usage(err)
@@ -160,16 +157,6 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if w := formatNameMismatch(format, f.output); w != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
 	}
-	if err := f.family.Check(); err != nil {
-		return clibase.Usage(err)
-	}
-	var names *kernelnames.Names
-	if f.namesFile != "" {
-		if names, err = kernelnames.Load(f.namesFile); err != nil {
-			return clibase.Usage(err)
-		}
-	}
-
 	// Once the output's name is final, before any capture is read.
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.PlanFile, f.invocations.Manifest}, paths...)...); err != nil {
 		return clibase.Usage(err)
@@ -177,8 +164,14 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// The JSON writer scans each capture again for its cores when it
 	// comes to write it (the Perfetto writer lays out every rank's
 	// tracks first).
-	src, err := clibase.LoadSources(paths, f.ranks, invs, req, clibase.LayoutFlagsGiven(fs.Changed, &f.layout), format == formatJSON)
-	defer src.Close()
+	l, err := clibase.Load(clibase.Options{
+		Paths: paths, Window: invs, Request: req, LayoutGiven: clibase.LayoutFlagsGiven(fs.Changed, &f.layout),
+		Schedule: sched, Ranks: f.ranks,
+		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
+		NamesFile: f.namesFile, Family: &f.family, KernelNameGiven: fs.Changed("kernel-name"),
+		DropSlots: format == formatJSON,
+	})
+	defer l.Close()
 	if err != nil {
 		var p *capture.Problem
 		var ee *clibase.ExitError
@@ -187,61 +180,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 		return err
 	}
+	src := l.Sources
 	deviceIDs, err := captureDeviceIDs(src.Ranks, f.deviceIDs)
 	if err != nil {
 		return clibase.Usage(err)
 	}
-
-	inputs := make([]render.Input, len(src.Decoded))
-	inputNames := make([]*kernelnames.Names, len(src.Decoded))
-	for i := range src.Decoded {
-		// A manifest's kernel_name, or a trace's kernelName, names its
-		// capture and chooses its family; a --kernel-name that differs is
-		// refused.
-		kernel, err := f.family.Kernel(fs.Changed("kernel-name"), src, i)
-		if err != nil {
-			return clibase.Usage(err)
-		}
-		fam, err := f.family.Resolve(kernel)
-		if err != nil {
-			return clibase.Usage(err)
-		}
-		inputNames[i] = src.Names(i, names).WithFamily(fam)
-		owner := f.ownerLabel
-		if !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
-			owner = fam.OwnerLabel()
-		}
-		inputs[i].Config = render.Config{KernelName: kernel, OwnerLabel: owner, Names: inputNames[i]}
-	}
-	deps, err := clibase.DependenciesAll(src.Decoded, sched, inputNames)
-	if err != nil {
-		return err
-	}
-	var records uint64
-	for i, d := range src.Decoded {
-		c := &inputs[i].Config
-		inputs[i].Decoded = d
-		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
-		c.FrequencyMHz, c.SoCName = src.Frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, socName)
-		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, deps[i]
-		if t := src.Traces[i]; t != nil {
-			// A trace converted keeps what it states, unless a flag says
-			// otherwise.
-			if len(f.deviceIDs) == 0 {
-				c.DeviceID = t.DeviceID
-			}
-			if !fs.Changed("detailed-names") {
-				c.DetailedNames = t.DetailedNames
-			}
-			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
-				c.OwnerLabel = t.OwnerLabel
-			}
-		}
-		if src.Invocations != nil {
-			c.Invocation = src.Invocations[i]
-		}
-		records += d.Summary.Records
-	}
+	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
 	src.PrintNotes(cmd.ErrOrStderr())
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
@@ -278,7 +222,24 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return clibase.Usage(err)
 	}
 
-	stderr := cmd.ErrOrStderr()
+	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
+		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
+	})
+	return nil
+}
+
+// decodeSummary is what decode's closing line says besides the inputs.
+type decodeSummary struct {
+	records   uint64
+	where     string // the output, as outputPhrase names it
+	withFlows bool   // a schedule gave the dependency arrows
+	flowMode  flows.Mode
+	format    string
+}
+
+// summarizeDecode writes decode's warnings (each capture's, its arrows',
+// the window's overlaps) and its closing line to stderr.
+func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stats, overlaps []string, sum decodeSummary) {
 	var arrows, orphans uint64
 	for i, in := range inputs {
 		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
@@ -290,16 +251,15 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 			}
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
-		if w := flows.Warning(opts.FlowStats[i]); w != "" {
+		if w := flows.Warning(stats[i]); w != "" {
 			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
 		}
-		arrows += opts.FlowStats[i].Arrows
-		orphans += opts.FlowStats[i].WaitsWithoutProducer
+		arrows += stats[i].Arrows
+		orphans += stats[i].WaitsWithoutProducer
 	}
 	for _, w := range overlaps {
 		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
 	}
-	where := outputPhrase(f.output, out.Replaces())
 	layout := ""
 	if len(inputs) == 1 {
 		layout = "; layout " + clibase.LayoutPhrase(inputs[0].Decoded.Layout)
@@ -308,16 +268,15 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, clibase.LayoutPhrase(in.Decoded.Layout))
 		}
 	}
-	flows := ""
-	if sched != nil {
-		flows = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, flowMode, orphans)
+	arrowsPhrase := ""
+	if sum.withFlows {
+		arrowsPhrase = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, sum.flowMode, orphans)
 	}
 	viewers := "https://ui.perfetto.dev"
-	if format == formatPerfetto {
+	if sum.format == formatPerfetto {
 		viewers = "https://ui.perfetto.dev (Open trace file) or trace_processor"
 	}
-	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", records, len(inputs), flows, where, layout, viewers)
-	return nil
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", sum.records, len(inputs), arrowsPhrase, sum.where, layout, viewers)
 }
 
 const (
@@ -379,4 +338,42 @@ func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
 		ids[i] = uint32(id)
 	}
 	return ids, nil
+}
+
+// renderInputs are the trace writer's inputs for what l loaded, under
+// decode's flags, and their records in all. A trace converted keeps what
+// it states (device id, detailed names, owner label) unless a flag says
+// otherwise.
+func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *clibase.Loaded, deviceIDs []uint32, flowMode flows.Mode) ([]render.Input, uint64) {
+	src := l.Sources
+	inputs := make([]render.Input, len(src.Decoded))
+	var records uint64
+	for i, d := range src.Decoded {
+		owner := f.ownerLabel
+		if fam := l.Families[i]; !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
+			owner = fam.OwnerLabel()
+		}
+		c := &inputs[i].Config
+		*c = render.Config{KernelName: l.Kernels[i], OwnerLabel: owner, Names: l.Names[i]}
+		inputs[i].Decoded = d
+		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
+		c.FrequencyMHz, c.SoCName, _ = l.Frequency(i)
+		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, l.Deps[i]
+		if t := src.Traces[i]; t != nil {
+			if len(f.deviceIDs) == 0 {
+				c.DeviceID = t.DeviceID
+			}
+			if !fs.Changed("detailed-names") {
+				c.DetailedNames = t.DetailedNames
+			}
+			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
+				c.OwnerLabel = t.OwnerLabel
+			}
+		}
+		if src.Invocations != nil {
+			c.Invocation = src.Invocations[i]
+		}
+		records += d.Summary.Records
+	}
+	return inputs, records
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -47,7 +46,18 @@ func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
 	RegisterRanks(fs, &in.Ranks)
 }
 
-// Files are the Files analyze reads for paths: the captures, the
+// Options are the options in's flags give for reading paths (or the
+// window invs) under the layout request req.
+func (in *AnalyzeInputs) Options(fs *pflag.FlagSet, paths []string, invs *InvocationSet, req capture.Request) Options {
+	return Options{
+		Paths: paths, Window: invs, Request: req, LayoutGiven: LayoutFlagsGiven(fs.Changed, &in.layout),
+		Schedule: in.layout.Schedule, Ranks: in.Ranks,
+		SoC: in.soc, FreqMHz: in.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
+		NamesFile: in.namesFile, Family: &in.Family, KernelNameGiven: fs.Changed("kernel-name"),
+	}
+}
+
+// Files are the files analyze reads for paths: the captures, the
 // schedule and the names file, none of which its output may replace.
 func (in *AnalyzeInputs) Files(paths []string) []string {
 	return append([]string{in.layout.PlanFile, in.namesFile}, paths...)
@@ -69,49 +79,17 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *Invoc
 		return nil, Usage(err)
 	}
 	in.Req = req
-	mhz, soc, err := Frequency(in.soc, fs.Changed("soc"), in.freqMHz, fs.Changed("freq-mhz"))
-	if err != nil {
-		return nil, Usage(err)
-	}
-	if err := in.Family.Check(); err != nil {
-		return nil, Usage(err)
-	}
-	var names *kernelnames.Names
-	if in.namesFile != "" {
-		if names, err = kernelnames.Load(in.namesFile); err != nil {
-			return nil, Usage(err)
-		}
-	}
-	sched := in.layout.Schedule
-	src, err := LoadSources(paths, in.Ranks, invs, req, LayoutFlagsGiven(fs.Changed, &in.layout), false)
-	defer src.Close()
+	l, err := Load(in.Options(fs, paths, invs, req))
+	defer l.Close()
 	if err != nil {
 		return nil, err
 	}
-	in.Sources = src
-	inputNames := make([]*kernelnames.Names, len(src.Decoded))
-	in.Families = make([]abi.Family, len(src.Decoded))
-	for i := range src.Decoded {
-		// A manifest's kernel_name, or a trace's kernelName, chooses the
-		// family; a --kernel-name that differs is refused.
-		kernel, err := in.Family.Kernel(fs.Changed("kernel-name"), src, i)
-		if err != nil {
-			return nil, Usage(err)
-		}
-		fam, err := in.Family.Resolve(kernel)
-		if err != nil {
-			return nil, Usage(err)
-		}
-		inputNames[i], in.Families[i] = src.Names(i, names).WithFamily(fam), fam
-	}
-	deps, err := DependenciesAll(src.Decoded, sched, inputNames)
-	if err != nil {
-		return nil, err
-	}
+	src := l.Sources
+	in.Sources, in.Families = src, l.Families
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
-		f, _ := src.Frequency(i, fs.Changed("soc") || fs.Changed("freq-mhz"), mhz, soc)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: inputNames[i], Deps: deps[i], Notes: src.notes(i)}
+		f, _, _ := l.Frequency(i)
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}
