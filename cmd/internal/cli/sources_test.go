@@ -69,7 +69,7 @@ func TestOpenInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in, err := clibase.OpenInput(c.path)
 			if err != nil {
-				t.Fatalf("openInput(%s): %v", c.path, err)
+				t.Fatalf("OpenInput(%s): %v", c.path, err)
 			}
 			defer in.Close()
 			if in.IsTrace != c.isTrace {
@@ -123,7 +123,7 @@ func TestOpenInput(t *testing.T) {
 			in, err := clibase.OpenInput(c.path)
 			if err == nil {
 				in.Close()
-				t.Fatalf("openInput(%s) succeeded, want an error", c.path)
+				t.Fatalf("OpenInput(%s) succeeded, want an error", c.path)
 			}
 			if got := clibase.ExitCode(err); got != c.code {
 				t.Errorf("exitCode(%v) = %d, want %d", err, got, c.code)

@@ -270,7 +270,7 @@ type checked struct {
 
 // checkPath validates the capture at path, or each capture of the JSON
 // trace at path. The input is opened as every command opens one
-// (openInput), one path at a time, so that a run over many captures holds
+// (clibase.OpenInput), one path at a time, so that a run over many captures holds
 // only the few being validated.
 func checkPath(path string, o validate.Options) []checked {
 	in, err := clibase.OpenInput(path)

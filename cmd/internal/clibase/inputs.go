@@ -23,7 +23,7 @@ type AnalyzeInputs struct {
 	// KernelUse is what else --kernel-name does in the command ("" for nothing).
 	KernelUse string
 	Ranks     []uint
-	// Req is the layout request runEach read the captures with, and
+	// Req is the layout request RunEach read the captures with, and
 	// families the kernel family of each capture (report validates them
 	// with both too); sources what it read (closed once it returns:
 	// report validates them while they are open).

@@ -17,7 +17,7 @@ import (
 // Sources are the captures a command reads, each a capture file or one
 // capture (a rank, or an invocation of a window) of a MegaKernel JSON
 // trace, which package jsontrace reads back into captures. decode,
-// analyze, report and diff take their inputs through loadSources; it,
+// analyze, report and diff take their inputs through LoadSources (Load); it,
 // and validate one path at a time, open each path as an input, so each
 // reads a trace wherever it reads a capture.
 type Sources struct {
@@ -52,8 +52,8 @@ func (s *Sources) Close() {
 
 // Input is one path a command reads: a capture file, or a MegaKernel
 // JSON trace (plain or gzip), told apart by content. Every command that
-// reads captures opens its paths through openInput (loadSources through
-// tellInput and read, to refuse the flags a trace states before reading
+// reads captures opens its paths through OpenInput (LoadSources through
+// TellInput and read, to refuse the flags a trace states before reading
 // one), so each reads a trace wherever it reads a capture, with the same
 // errors and exit codes.
 type Input struct {
