@@ -190,7 +190,8 @@ type reader struct {
 	st      *jsonread.Reader
 	sources map[sourceKey]*Source
 	order   []*Source
-	meta    *meta // nil until the trace's megaKernelCycleTrace is read
+	meta    *meta            // nil until the trace's megaKernelCycleTrace is read
+	merge   *tracemeta.Merge // a merged trace's megaKernelTraceMerge, nil for none
 	names   int
 	spool   *os.File
 	w       *bufio.Writer
@@ -231,6 +232,19 @@ func Read(path, dir string) (*Trace, error) {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
 			r.meta = m
+			return nil
+		case "megaKernelTraceMerge":
+			// A merged trace (cycleabi merge): its MegaKernel part is
+			// read, with where merge placed it noted.
+			var raw jsonread.Sink
+			if err := st.Value(&raw); err != nil {
+				return err
+			}
+			m, err := tracemeta.UnmarshalMerge(raw.B)
+			if err != nil {
+				return st.ErrorAt(at, "megaKernelTraceMerge: %v", err)
+			}
+			r.merge = m
 			return nil
 		}
 		return st.Skip()

@@ -229,6 +229,15 @@ func reader(r io.Reader, size int64, gunzip bool) (Result, error) {
 			res, _ = classify(rest, size)
 		}
 	}
+	if res.Kind == JSON && !res.Trace && len(res.Start) > 0 && res.Start[0] == '{' && len(head) == Size {
+		// A trace's keys may follow other members (a framework trace
+		// merged into, whose deviceProperties come first): look further.
+		found, err := traceKeyWithin(r, traceKeyWindow)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Trace = found
+	}
 	if res.Kind != Gzip || !gunzip {
 		return res, nil
 	}
@@ -268,6 +277,38 @@ func readHead(r io.Reader, n int) ([]byte, error) {
 		return nil, err
 	}
 	return head[:k], nil
+}
+
+// traceKeyWindow is how far past its first Size bytes a JSON object is
+// searched for a trace's keys.
+const traceKeyWindow = 1 << 20
+
+var traceKeys = [][]byte{[]byte(`"traceEvents"`), []byte(`"megaKernelCycleTrace"`)}
+
+// traceKeyWithin reads up to n more bytes of r and says whether one of a
+// trace's keys is among them.
+func traceKeyWithin(r io.Reader, n int64) (bool, error) {
+	const keep = len(`"megaKernelCycleTrace"`) - 1 // a key cut between chunks
+	buf := make([]byte, 0, 64<<10)
+	lr := io.LimitReader(r, n)
+	for {
+		k, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		for _, key := range traceKeys {
+			if bytes.Contains(buf, key) {
+				return true, nil
+			}
+		}
+		if errors.Is(err, io.EOF) || k == 0 && err == nil && len(buf) == 0 {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(buf) > keep {
+			buf = append(buf[:0], buf[len(buf)-keep:]...)
+		}
+	}
 }
 
 // skipSpace reads r past whitespace and returns up to Size bytes from the

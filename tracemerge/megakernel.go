@@ -66,6 +66,11 @@ type megaKernel struct {
 	coreNames  map[int64]string
 	events     int
 	flows      int
+	// meta is the MegaKernel trace's megaKernelCycleTrace object as
+	// written, when it describes one capture (no ranks, no invocations):
+	// the merged trace carries it, so that the MegaKernel part of the
+	// merged trace reads back as the trace that was merged (jsontrace).
+	meta []byte
 }
 
 // readMegaKernel reads the MegaKernel trace at path and selects the rank
@@ -81,6 +86,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	}
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
+	var raw []byte
 	var ms []member
 	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
@@ -102,7 +108,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 			if err != nil {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
-			meta = m
+			meta, raw = m, slices.Clone(s.B)
 			return nil
 		}
 		return r.Skip()
@@ -122,7 +128,11 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if err := checkSchema(path, meta); err != nil {
 		return nil, err
 	}
-	return selectRank(path, meta, ranks, rank)
+	mk, err := selectRank(path, meta, ranks, rank)
+	if err == nil && meta.Ranks == nil && meta.Invocations == nil {
+		mk.meta = raw
+	}
+	return mk, err
 }
 
 func checkSchema(path string, m *mkMeta) error {

@@ -8,8 +8,9 @@
 // Object is that object, member by member: decode/render fills one and
 // appends it (AppendRank, AppendWindow); jsontrace, which reads a trace
 // back into captures, and tracemerge, which places one in a framework's
-// trace, unmarshal into it. The package imports only the ABI, so a
-// reader of traces links no decoder.
+// trace, unmarshal into it. Merge is the part of a merged trace's
+// megaKernelTraceMerge object a reader of the merged trace notes. The
+// package imports only the ABI, so a reader of traces links no decoder.
 package tracemeta
 
 import (
@@ -258,4 +259,33 @@ func Unmarshal(data []byte) (*Object, error) {
 		return nil, err
 	}
 	return o, nil
+}
+
+// Merge is what a reader of a merged trace (what cycleabi merge writes)
+// notes of its megaKernelTraceMerge object: where merge placed the
+// MegaKernel part, one alignment per invocation.
+type Merge struct {
+	Alignments []Alignment `json:"alignments"`
+}
+
+// Alignment is one invocation's placement under the framework's kernel.
+type Alignment struct {
+	InvocationID    int64       `json:"invocationId"`
+	OuterKernelName string      `json:"outerKernelName"`
+	OuterKernelTs   json.Number `json:"outerKernelTs"`
+}
+
+// UnmarshalMerge reads the megaKernelTraceMerge object from data, as
+// Unmarshal does the megaKernelCycleTrace object.
+func UnmarshalMerge(data []byte) (*Merge, error) {
+	m := new(Merge)
+	err := json.Unmarshal(data, m)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return nil, fmt.Errorf("%s is a %s; the schema has %s", te.Field, te.Value, te.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }

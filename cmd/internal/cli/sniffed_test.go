@@ -83,3 +83,48 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
 	}
 }
+
+// A merged trace is an input wherever a trace is: analyze of what merge
+// wrote reports what analyze of the MegaKernel trace that was merged
+// reports, but for the file's name and a note of where merge placed it
+// (it had been refused: "no megaKernelCycleTrace object").
+func TestAnalyzeMergedTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mk, merged := filepath.Join(dir, "mk.json"), filepath.Join(dir, "merged.json")
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk); code != clibase.ExitOK {
+		t.Fatalf("decode: %s: code = %v", stderr, code)
+	}
+	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != clibase.ExitOK {
+		t.Fatalf("merge: %s: code = %v", stderr, code)
+	}
+	for _, format := range []string{"text", "json"} {
+		want, stderr, code := runMain(t, "analyze", mk, "--format", format)
+		if code != clibase.ExitOK {
+			t.Fatalf("analyze mk.json: %s: code = %v", stderr, code)
+		}
+		got, stderr, code := runMain(t, "analyze", merged, "--format", format)
+		if code != clibase.ExitOK {
+			t.Fatalf("analyze merged.json: %s: code = %v", stderr, code)
+		}
+		const note = `a merged trace: its MegaKernel part is read, which merge placed under the framework's "MegaKernel_moe_layer_7f3a9c" at 1733800000240.375 µs; its records come from their cycles, which merge keeps (it moves only the events' timestamps)`
+		if !strings.Contains(got, note) && !strings.Contains(got, strings.ReplaceAll(note, `"`, `\"`)) {
+			t.Errorf("--format %s: the merged trace's analysis does not note the alignment %q", format, note)
+		}
+		got = strings.ReplaceAll(got, merged, mk)
+		var kept []string
+		for line := range strings.Lines(got) {
+			if !strings.Contains(line, "a merged trace: its MegaKernel part") {
+				kept = append(kept, line)
+			} else if format == "json" {
+				// A note in a JSON list: the one before it loses its comma.
+				if n := len(kept); n > 0 {
+					kept[n-1] = strings.Replace(kept[n-1], "\",\n", "\"\n", 1)
+				}
+			}
+		}
+		if got = strings.Join(kept, ""); got != want {
+			t.Errorf("--format %s: analyze merged.json differs from analyze mk.json:\ngot  %s\nwant %s", format, got, want)
+		}
+	}
+}
