@@ -45,11 +45,11 @@ generate:
 
 ## docs: regenerate docs/cli, a page per command, from the commands' own help (then review the diff)
 docs:
-	$(GO) test ./internal/cli -run '^TestCLIDocs$$' -count=1 -update
+	$(GO) test ./cmd/internal/cli -run '^TestCLIDocs$$' -count=1 -update
 
 ## check-docs: fail with a diff when docs/cli is not what the commands' help says
 check-docs:
-	$(GO) test ./internal/cli -run '^TestCLIDocs$$' -count=1
+	$(GO) test ./cmd/internal/cli -run '^TestCLIDocs$$' -count=1
 	git diff --exit-code -- docs/cli/
 
 ## check-generated: fail with a diff when gen/ is not what abi/schema.yaml generates

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/sniff"
 	"io"
 	"strings"
 
@@ -166,13 +167,15 @@ func fromReaderAt(name string, r io.ReaderAt, size int64, partial bool) (*Captur
 		}
 		return c, nil
 	}
-	kind, what, err := SniffReader(r, size)
+	// What a file given by mistake is, from the module's one sniffer
+	// (without looking inside gzip: its phrase is the compressed file's).
+	s, err := sniff.Head(io.NewSectionReader(r, 0, size), size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if kind != KindCapture {
+	if s.Kind != sniff.Capture {
 		return nil, &Problem{File: name, Severity: Error, Code: CodeNotACapture, Off: 0, Record: -1,
-			Msg: fmt.Sprintf("not a capture: the file is %s; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", what)}
+			Msg: fmt.Sprintf("not a capture: the file is %s; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", s.What)}
 	}
 	return c, nil
 }

@@ -15,6 +15,9 @@ import (
 // before it fills the disk.
 const MaxGunzipBytes = 64 << 30
 
+// gzipMagic starts gzip data: ID1, ID2, CM = deflate (RFC 1952).
+var gzipMagic = [3]byte{0x1f, 0x8b, 0x08}
+
 // scratchCloser removes a decompressed capture's scratch file on Close.
 type scratchCloser struct{ f *os.File }
 
@@ -29,7 +32,7 @@ func (s scratchCloser) Close() error {
 // would leave them.
 func gunzip(path string, f io.ReaderAt, size int64) (*os.File, error) {
 	var head [3]byte
-	if n, _ := f.ReadAt(head[:], 0); n < 3 || head != [3]byte(gzipMagic) {
+	if n, _ := f.ReadAt(head[:], 0); n < 3 || head != gzipMagic {
 		return nil, nil
 	}
 	zr, err := gzip.NewReader(io.NewSectionReader(f, 0, size))

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/sniff"
 	"io"
 	"math"
 	"math/bits"
@@ -12,7 +13,7 @@ import (
 )
 
 // npyMagic opens every .npy file (format versions 1.0 to 3.0).
-const npyMagic = "\x93NUMPY"
+const npyMagic = sniff.NPYMagic
 
 // maxNPYHeader bounds the header we are willing to read; NumPy writes a few
 // hundred bytes.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
 )
 
@@ -95,19 +96,21 @@ func TestMissingRankIsSaid(t *testing.T) {
 	}
 }
 
-// TestSniffAfterBOMAndWhitespace: the sniffer looks past a byte order
+// TestSniffAfterBOMAndWhitespace: the sniffer (package sniff, which
+// every command asks whether a file is a trace) looks past a byte order
 // mark and any amount of whitespace (it read 512 bytes), and the first
 // key after them may lie anywhere (here across its 512-byte reads).
 func TestSniffAfterBOMAndWhitespace(t *testing.T) {
 	body := trace(ev("TaskType_MatMul", ""))
 	for _, prefix := range []string{"\xef\xbb\xbf", strings.Repeat(" ", 600), "\xef\xbb\xbf" + strings.Repeat("\n", 509), strings.Repeat(" ", 5000)} {
-		ok, err := jsontrace.Sniff(write(t, "t.json", prefix+body))
-		if err != nil || !ok {
+		r, err := sniff.File(write(t, "t.json", prefix+body))
+		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || !ok {
 			t.Errorf("%d bytes of prefix: Sniff = %v, %v; want a trace", len(prefix), ok, err)
 		}
 	}
 	for _, text := range []string{strings.Repeat(" ", 2000), "\xef\xbb\xbf", strings.Repeat(" ", 600) + "[1]"} {
-		if ok, err := jsontrace.Sniff(write(t, "t.json", text)); err != nil || ok {
+		r, err := sniff.File(write(t, "t.json", text))
+		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || ok {
 			t.Errorf("%.10q: Sniff = %v, %v; want not a trace", text, ok, err)
 		}
 	}

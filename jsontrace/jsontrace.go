@@ -17,78 +17,13 @@
 // dropped count, the header fields, and the device's record order within
 // a core.
 //
-// Reading streams: one pass over the JSON (package tracemerge's reader)
+// Reading streams: one pass over the JSON (internal/jsonread's reader)
 // appends each record to a spool file, a second pass over the spool puts
 // the records in their slots. Memory is O(cores + distinct names), not
 // O(events).
+//
+// Whether a file is a trace is package sniff's to say (sniff.File: JSON
+// whose object names traceEvents or megaKernelCycleTrace among its first
+// bytes, plain or gzip-compressed, after a byte-order mark and
+// whitespace); every command asks it before reading one.
 package jsontrace
-
-import (
-	"bytes"
-	"compress/gzip"
-	"io"
-
-	"github.com/megakernel/cycleabi/internal/infile"
-)
-
-// sniffBytes is how much of a file Sniff looks at.
-const sniffBytes = 512
-
-// Sniff reports whether the file at path holds a Chrome JSON trace, plain
-// or gzip-compressed, by its content (its name is not looked at): its
-// first non-blank byte opens an object whose leading bytes name
-// "traceEvents" or "megaKernelCycleTrace" (both writers put one of them
-// first). A capture never passes: its bytes are a binary buffer.
-func Sniff(path string) (bool, error) {
-	// The one way an input is opened: a pipe or device is refused, named.
-	f, _, err := infile.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	var head [sniffBytes]byte
-	n, err := io.ReadFull(f, head[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return false, err
-	}
-	b := head[:n]
-	var src io.Reader = f
-	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return false, err
-		}
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return false, nil // gzip of nothing readable: not a trace
-		}
-		n, _ = io.ReadFull(gz, head[:])
-		b, src = head[:n], gz
-	}
-	// A UTF-8 byte order mark, then any amount of whitespace, as the
-	// reader takes them: look at the first sniffBytes after them.
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-	for {
-		b = bytes.TrimLeft(b, " \t\r\n")
-		full := n == len(head)
-		if !full || len(b) == len(head) {
-			break
-		}
-		// Fill the rest of head after what is left.
-		k := copy(head[:], b)
-		m, _ := io.ReadFull(src, head[k:])
-		n, b = k+m, head[:k+m]
-		if m == 0 {
-			break
-		}
-	}
-	return looksLikeTrace(b), nil
-}
-
-// looksLikeTrace is Sniff's test on the leading (decompressed) bytes.
-func looksLikeTrace(b []byte) bool {
-	t := bytes.TrimLeft(b, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return false
-	}
-	return bytes.Contains(t, []byte(`"traceEvents"`)) || bytes.Contains(t, []byte(`"megaKernelCycleTrace"`))
-}

@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"slices"
 	"strconv"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/jsonread"
 	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/tracemeta"
 )
 
 // Limits that keep a hostile or broken trace from taking unbounded memory
@@ -213,7 +212,8 @@ type reader struct {
 	st      *jsonread.Reader
 	sources map[sourceKey]*Source
 	order   []*Source
-	meta    *meta // nil until the trace's megaKernelCycleTrace is read
+	meta    *meta            // nil until the trace's megaKernelCycleTrace is read
+	merge   *tracemeta.Merge // a merged trace's megaKernelTraceMerge, nil for none
 	names   int
 	spool   *os.File
 	w       *bufio.Writer
@@ -264,11 +264,24 @@ func Read(path, dir string) (*Trace, error) {
 				r.meta = nil // as Python reads it: no metadata (a second key replaces the first)
 				return nil
 			}
-			r.meta, r.metaAt = new(meta), at
-			// Keys as Python reads them: "RecordCount" is not recordCount.
-			if err := json.Unmarshal(jsonread.ExactKeys(raw.B, reflect.TypeFor[meta]()), r.meta); err != nil {
+			m, err := tracemeta.Unmarshal(raw.B)
+			if err != nil {
 				return st.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
+			r.meta, r.metaAt = m, at
+			return nil
+		case "megaKernelTraceMerge":
+			// A merged trace (cycleabi merge): its MegaKernel part is
+			// read, with where merge placed it noted.
+			var raw jsonread.Sink
+			if err := st.Value(&raw); err != nil {
+				return err
+			}
+			m, err := tracemeta.UnmarshalMerge(raw.B)
+			if err != nil {
+				return st.ErrorAt(at, "megaKernelTraceMerge: %v", err)
+			}
+			r.merge = m
 			return nil
 		}
 		return st.Skip()
@@ -285,8 +298,8 @@ func Read(path, dir string) (*Trace, error) {
 	if r.meta == nil {
 		return nil, &Error{File: path, Msg: "no megaKernelCycleTrace object: not a MegaKernel trace (upstream's profiler export or cycleabi decode writes one)"}
 	}
-	if v := r.meta.SchemaVersion; v != nil && *v != render.SchemaVersion {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, render.SchemaVersion)}
+	if v := r.meta.SchemaVersion; v != nil && *v != tracemeta.SchemaVersion {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("megaKernelCycleTrace.schemaVersion %d is not one this build reads (%d)", *v, tracemeta.SchemaVersion)}
 	}
 	if len(r.order) == 0 {
 		return nil, &Error{File: path, Msg: "the trace holds no MegaKernel record events (ph X, cat MegaKernelInternal)"}
@@ -552,34 +565,7 @@ func (r *reader) addName(at jsonread.Pos) error {
 // meta is the megaKernelCycleTrace object: one capture's (the reference
 // decoder's keys), several under ranks (cycleabi decode), and a window's
 // invocations (both writers).
-type meta struct {
-	SchemaVersion *int              `json:"schemaVersion"`
-	WindowIndex   *int64            `json:"windowIndex"`
-	AnchorCycle   *uint64           `json:"anchorCycle"`
-	Rank          *uint32           `json:"rank"`
-	DeviceID      *uint32           `json:"deviceId"`
-	SoCName       *string           `json:"socName"`
-	MHz           *float64          `json:"cycleFrequencyMHz"`
-	Capacities    map[string]uint32 `json:"recordCapacityPerCore"`
-	RecordCount   *uint64           `json:"recordCount"`
-	Dropped       *uint64           `json:"droppedRecordCount"`
-	BufferBytes   *uint64           `json:"profileBufferBytes"`
-	Detailed      *bool             `json:"detailedTaskNames"`
-	KernelName    *string           `json:"kernelName"`
-	OwnerLabel    *string           `json:"ownerLabel"`
-	CubeSlots     *uint32           `json:"cubeSlots"`
-	Ranks         []meta            `json:"ranks"`
-	Invocations   []invocationMeta  `json:"invocations"`
-}
+type meta = tracemeta.Object
 
 // invocationMeta is one entry of megaKernelCycleTrace.invocations.
-type invocationMeta struct {
-	InvocationID int64   `json:"invocationId"`
-	Step         *int64  `json:"step"`
-	Direction    *string `json:"direction"`
-	KernelName   *string `json:"kernelName"`
-	Rank         *uint32 `json:"rank"`
-	DeviceID     *uint32 `json:"deviceId"`
-	RecordCount  *uint64 `json:"recordCount"`
-	Dropped      *uint64 `json:"droppedRecordCount"`
-}
+type invocationMeta = tracemeta.Invocation

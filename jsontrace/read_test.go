@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/megakernel/cycleabi/sniff"
 	"os"
 	"path/filepath"
 	"slices"
@@ -137,9 +138,9 @@ func TestGzipAndSniff(t *testing.T) {
 		{"schedule.yaml", "num_workers: 4\n", false},
 		{"empty.json", "", false},
 	} {
-		ok, err := jsontrace.Sniff(write(t, c.name, c.text))
-		if err != nil || ok != c.want {
-			t.Errorf("Sniff(%s) = %v, %v; want %v", c.name, ok, err, c.want)
+		r, err := sniff.File(write(t, c.name, c.text))
+		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || ok != c.want {
+			t.Errorf("sniff.File(%s): a trace %v, %v; want %v", c.name, ok, err, c.want)
 		}
 	}
 }

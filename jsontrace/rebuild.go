@@ -136,6 +136,9 @@ func (r *reader) describe(s *Source, n int) error {
 		s.FrequencyMHz, s.FromEvents = mhz, mhz != 0
 		s.Notes = append(s.Notes, how)
 	}
+	if r.merge != nil {
+		s.Notes = append(s.Notes, r.mergeNote(s))
+	}
 	s.Names = s.names()
 	s.tasks, s.descs = nil, nil // in Names now
 	return r.layout(s, rm)
@@ -394,4 +397,18 @@ func firstBool(vs ...*bool) bool {
 		}
 	}
 	return false
+}
+
+// mergeNote says that s is the MegaKernel part of a merged trace, and
+// where merge placed it (its invocation's alignment): the records are
+// read from their cycles, which merge keeps; only the events' timestamps
+// moved.
+func (r *reader) mergeNote(s *Source) string {
+	const cycles = "; its records come from their cycles, which merge keeps (it moves only the events' timestamps)"
+	for _, a := range r.merge.Alignments {
+		if s.Invocation == nil || a.InvocationID == s.Invocation.ID {
+			return fmt.Sprintf("a merged trace: its MegaKernel part is read, which merge placed under the framework's %q at %s µs", a.OuterKernelName, a.OuterKernelTs) + cycles
+		}
+	}
+	return "a merged trace: its MegaKernel part is read" + cycles
 }

@@ -184,7 +184,7 @@ func TestNotJSONNamed(t *testing.T) {
 		"empty":     {"", "this is an empty file", false},
 		"yaml":      {"tasks:\n  - id: 0\n", `this is text that is not JSON (it starts "tasks:")`, false},
 		"html":      {"<!doctype html>", "this is HTML or XML", false},
-		"bad gzip":  {"\x1f\x8b\x00", "gzip data that does not open", false},
+		"bad gzip":  {"\x1f\x8b\x08\x00", "gzip data that does not open", false},
 	} {
 		p := writeFile(t, "x", c.data)
 		o := Options{Framework: p, MegaKernel: mk}
@@ -234,7 +234,7 @@ func TestMetadataErrorPlaced(t *testing.T) {
 	text := "{\"traceEvents\":[],\n \"megaKernelCycleTrace\": {\"schemaVersion\": \"one\"}}"
 	mk := writeFile(t, "mk.json", text)
 	_, err := Merge(&bytes.Buffer{}, Options{Framework: fw, MegaKernel: mk, Rank: -1})
-	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": json: cannot unmarshal string into Go struct field mkMeta.schemaVersion of type int"
+	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": schemaVersion is a string; the schema has int"
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v\nwant %s", err, want)
 	}

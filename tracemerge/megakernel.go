@@ -4,59 +4,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/jsonread"
+	"github.com/megakernel/cycleabi/tracemeta"
 )
 
 // SchemaVersions lists the megaKernelCycleTrace schema versions this build
 // reads.
-var SchemaVersions = []int{render.SchemaVersion}
+var SchemaVersions = []int{tracemeta.SchemaVersion}
 
-// mkMeta is the part of a megaKernelCycleTrace object merge reads: one
-// capture's object, or several under "ranks", with the invocations of a
-// multi-invocation decode.
-type mkMeta struct {
-	SchemaVersion *int             `json:"schemaVersion"`
-	Rank          *int64           `json:"rank"`
-	DeviceID      *int64           `json:"deviceId"`
-	KernelName    *string          `json:"kernelName"`
-	Ranks         []mkMeta         `json:"ranks"`
-	Invocations   []mkInvocationMD `json:"invocations"`
-}
-
-// mkInvocationMD is one entry of megaKernelCycleTrace.invocations.
-type mkInvocationMD struct {
-	InvocationID int64           `json:"invocationId"`
-	Step         json.RawMessage `json:"step"`
-	Direction    *string         `json:"direction"`
-	KernelName   string          `json:"kernelName"`
-	Rank         int64           `json:"rank"`
-	DeviceID     int64           `json:"deviceId"`
-	// HasRank says the entry states its rank.
-	HasRank bool `json:"-"`
-}
-
-// UnmarshalJSON reads an entry, noting whether it states a rank.
-func (md *mkInvocationMD) UnmarshalJSON(b []byte) error {
-	type plain mkInvocationMD
-	var v struct {
-		plain
-		Rank *int64 `json:"rank"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*md = mkInvocationMD(v.plain)
-	if v.Rank != nil {
-		md.Rank, md.HasRank = *v.Rank, true
-	}
-	return nil
-}
+// mkMeta is the megaKernelCycleTrace object, of which merge reads the
+// schema version, ranks, device ids, kernel names and invocations.
+type mkMeta = tracemeta.Object
 
 // invocation is one kernel launch of the selected rank as the MegaKernel
 // trace shows it.
@@ -112,6 +74,11 @@ type megaKernel struct {
 	coreNames    map[int64]string
 	events       int
 	flows        int
+	// meta is the MegaKernel trace's megaKernelCycleTrace object as
+	// written, when it describes one capture (no ranks, no invocations):
+	// the merged trace carries it, so that the MegaKernel part of the
+	// merged trace reads back as the trace that was merged (jsontrace).
+	meta []byte
 }
 
 // readMegaKernel reads the MegaKernel trace at path and selects the rank
@@ -128,6 +95,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	ranks := map[int64]*rankEvents{}
 	var meta *mkMeta
 	var ms []member
+	var raw []byte
 	sawEvents, merged := false, false
 	err = r.Object("a MegaKernel trace", func(key []byte, at jsonread.Pos) error {
 		switch string(key) {
@@ -153,11 +121,11 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 				meta = nil // as Python reads it: no metadata
 				return nil
 			}
-			meta = new(mkMeta)
-			// Keys as Python reads them: "RecordCount" is not recordCount.
-			if err := json.Unmarshal(jsonread.ExactKeys(s.B, reflect.TypeFor[mkMeta]()), meta); err != nil {
+			m, err := tracemeta.Unmarshal(s.B)
+			if err != nil {
 				return r.ErrorAt(at, "megaKernelCycleTrace: %v", err)
 			}
+			meta, raw = m, slices.Clone(s.B)
 			return nil
 		case "megaKernelTraceMerge":
 			merged = true
@@ -173,7 +141,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if err := r.IOErr(); err != nil {
 		return nil, err
 	}
-	if meta == nil && merged {
+	if merged { // a merged trace carries the megaKernelCycleTrace of what was merged too
 		return nil, &InputError{File: path, Msg: "a merged trace (it has megaKernelTraceMerge, which cycleabi merge writes), not a MegaKernel trace: give the trace cycleabi decode (or upstream's export) wrote, which has megaKernelCycleTrace"}
 	}
 	if meta == nil {
@@ -182,7 +150,11 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if err := checkSchema(path, meta); err != nil {
 		return nil, err
 	}
-	return selectRank(path, meta, ranks, rank)
+	mk, err := selectRank(path, meta, ranks, rank)
+	if err == nil && meta.Ranks == nil && meta.Invocations == nil {
+		mk.meta = raw
+	}
+	return mk, err
 }
 
 func checkSchema(path string, m *mkMeta) error {
@@ -302,12 +274,12 @@ func rankOf(meta *mkMeta, pid int64, re *rankEvents) int64 {
 		return pid
 	}
 	for i := range meta.Invocations {
-		if _, ok := re.invocations[meta.Invocations[i].InvocationID]; ok && meta.Invocations[i].HasRank {
-			return meta.Invocations[i].Rank
+		if _, ok := re.invocations[meta.Invocations[i].InvocationID]; ok && meta.Invocations[i].Rank != nil {
+			return int64(*meta.Invocations[i].Rank)
 		}
 	}
 	if meta.Rank != nil {
-		return *meta.Rank
+		return int64(*meta.Rank)
 	}
 	return pid
 }
@@ -346,13 +318,13 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	// The rank's object: the top-level one, or its entry under "ranks".
 	rm := meta
 	for i := range meta.Ranks {
-		if r := meta.Ranks[i].Rank; r != nil && *r == rank {
+		if r := meta.Ranks[i].Rank; r != nil && int64(*r) == rank {
 			rm = &meta.Ranks[i]
 			break
 		}
 	}
 	if rm.DeviceID != nil {
-		mk.deviceID, mk.deviceStated = *rm.DeviceID, true
+		mk.deviceID, mk.deviceStated = int64(*rm.DeviceID), true
 	}
 	// Upstream's kernelName: the invocation's, the trace's, or
 	// "MegaKernel", an empty name counting as none.
@@ -361,23 +333,27 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 	} else if meta.KernelName != nil && *meta.KernelName != "" {
 		mk.kernelName = *meta.KernelName
 	}
-	byID := map[int64]*mkInvocationMD{}
+	byID := map[int64]*tracemeta.Invocation{}
 	for i := range meta.Invocations {
-		if md := &meta.Invocations[i]; md.Rank == rank {
+		// An entry without a rank or device id counts as 0's.
+		if md := &meta.Invocations[i]; md.Rank == nil && rank == 0 || md.Rank != nil && int64(*md.Rank) == rank {
 			byID[md.InvocationID] = md
-			mk.deviceID, mk.deviceStated = md.DeviceID, true
+			mk.deviceID, mk.deviceStated = 0, md.DeviceID != nil
+			if md.DeviceID != nil {
+				mk.deviceID = int64(*md.DeviceID)
+			}
 		}
 	}
 	for _, inv := range re.invocations {
 		inv.kernelName = mk.kernelName
 		inv.step = json.RawMessage("null")
 		if md := byID[inv.id]; md != nil {
-			if len(md.Step) > 0 {
-				inv.step = md.Step
+			if md.Step != nil {
+				inv.step = strconv.AppendInt(nil, *md.Step, 10)
 			}
 			inv.direction = md.Direction
-			if md.KernelName != "" {
-				inv.kernelName = md.KernelName
+			if md.KernelName != nil && *md.KernelName != "" {
+				inv.kernelName = *md.KernelName
 			}
 		}
 		inv.spanF = inv.endF - inv.firstF

@@ -196,11 +196,12 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 }
 
 type merger struct {
-	o   Options
-	mk  *megaKernel
-	re  *regexp.Regexp
-	fr  *jsonread.Reader
-	res *Result
+	o      Options
+	fwMeta bool // the framework trace has a megaKernelCycleTrace member
+	mk     *megaKernel
+	re     *regexp.Regexp
+	fr     *jsonread.Reader
+	res    *Result
 
 	// best keeps the earliest KernelIndex+n of the name-matching
 	// candidates with the best score seen (bestScore; bestCount of them);
@@ -291,6 +292,12 @@ func (m *merger) run(w io.Writer) error {
 				}
 				m.res.Previous = json.RawMessage(slices.Clone(s.B))
 				continue
+			case "megaKernelCycleTrace":
+				// Merged before with a MegaKernel trace's object: that
+				// object stays, and this merge adds none (one member of a
+				// name).
+				m.fwMeta = true
+				fallthrough
 			default:
 				if err := writeSep(w, first, raw); err != nil {
 					return err

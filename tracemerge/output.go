@@ -349,6 +349,12 @@ func (m *merger) finish(w io.Writer, sep string) error {
 	}
 	b := append([]byte(sep), `"megaKernelTraceMerge":`...)
 	b = append(b, js...)
+	if m.mk.meta != nil && !m.fwMeta {
+		// The merged MegaKernel trace's own object: the merged trace is
+		// then read back as that trace wherever a trace is an input.
+		b = append(b, `,"megaKernelCycleTrace":`...)
+		b = append(b, m.mk.meta...)
+	}
 	b = append(b, "}\n"...)
 	_, err = w.Write(b)
 	return err

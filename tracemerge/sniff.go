@@ -2,44 +2,38 @@ package tracemerge
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
-	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/sniff"
 )
 
 // sniffJSON checks that the file at path starts like JSON (after gzip,
-// whitespace and a byte-order mark) and otherwise says what it is: a
-// capture, a Perfetto trace, an image, an archive, so that a file given
-// in the wrong place gets an error naming it, not a JSON syntax error at
-// byte 0. what is the role the file was given as ("a framework trace").
+// a byte-order mark and whitespace: package sniff, the module's one
+// sniffer, says what it is) and otherwise names what it is: a capture, a
+// Perfetto trace, an image, an archive, so that a file given in the wrong
+// place gets an error naming it, not a JSON syntax error at byte 0. what
+// is the role the file was given as ("a framework trace").
 func sniffJSON(path, what string) error {
 	f, err := openFile(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	head := make([]byte, 512)
-	n, _ := io.ReadFull(f, head)
-	head = head[:n]
-	gz := ""
-	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			return &InputError{File: path, Msg: fmt.Sprintf("gzip data that does not open (%v), not %s", err, what)}
-		}
-		head = make([]byte, 512)
-		n, _ := io.ReadFull(zr, head)
-		head, gz = head[:n], "gzip holding "
+	s, err := sniff.Reader(f, -1)
+	if err != nil {
+		return err
 	}
-	kind := fileKind(head)
-	if kind == "" {
+	if s.Kind == sniff.JSON {
 		return nil
 	}
-	return &InputError{File: path, Msg: fmt.Sprintf("this is %s%s, not %s (a Chrome JSON trace: %s)", gz, kind, what, expectedJSON(what))}
+	if s.Kind == sniff.Gzip && !s.InGzip {
+		return &InputError{File: path, Msg: fmt.Sprintf("%s, not %s", s.What, what)}
+	}
+	gz := ""
+	if s.InGzip {
+		gz = "gzip holding "
+	}
+	return &InputError{File: path, Msg: fmt.Sprintf("this is %s%s, not %s (a Chrome JSON trace: %s)", gz, kindPhrase(s), what, expectedJSON(what))}
 }
 
 func expectedJSON(what string) string {
@@ -49,64 +43,28 @@ func expectedJSON(what string) string {
 	return "torch profiler / Kineto, or CANN msprof's trace.json"
 }
 
-// fileKind names what head (a file's first bytes) is when it is not the
-// start of JSON; "" when it may be JSON.
-func fileKind(head []byte) string {
-	t := bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	t = bytes.TrimLeft(t, " \t\r\n")
-	if len(head) == 0 {
+// kindPhrase names what s is for merge, which reads JSON traces: the
+// sniffer's phrase, with merge's hint where a file is given for a trace
+// by mistake.
+func kindPhrase(s sniff.Result) string {
+	switch s.Kind {
+	case sniff.Empty:
 		return "an empty file"
-	}
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && !hasControl(head) {
-		return ""
-	}
-	for _, k := range []struct{ magic, kind string }{
-		{"\x93NUMPY", "a NumPy .npy file (a capture? cycleabi decode turns it into a trace)"},
-		{"\x89PNG\r\n\x1a\n", "a PNG image"},
-		{"PK\x03\x04", "a zip archive (torch.save? a capture is saved with numpy().tofile or np.save)"},
-		{"%PDF", "a PDF document"},
-		{"\x7fELF", "an ELF executable"},
-		{"\x28\xb5\x2f\xfd", "zstd-compressed data"},
-		{"BZh", "bzip2-compressed data"},
-		{"\xfd7zXZ", "xz-compressed data"},
-	} {
-		if bytes.HasPrefix(head, []byte(k.magic)) {
-			return k.kind
-		}
-	}
-	if len(t) > 0 && t[0] == '<' {
-		return "HTML or XML (a report.html?)"
-	}
-	if isPerfetto(head) {
+	case sniff.NPY:
+		return "a NumPy .npy file (a capture? cycleabi decode turns it into a trace)"
+	case sniff.Zip:
+		return "a zip archive (torch.save? a capture is saved with numpy().tofile or np.save)"
+	case sniff.Perfetto:
 		return "a Perfetto protobuf trace (.pftrace; merge reads JSON traces: decode with --format json)"
-	}
-	if !utf8.Valid(head[:max(0, len(head)-3)]) || hasControl(head) {
+	case sniff.Capture:
 		return "binary data (a raw capture? cycleabi decode turns it into a trace)"
-	}
-	return fmt.Sprintf("text that is not JSON (it starts %q)", firstLine(t))
-}
-
-// isPerfetto reports whether b starts like a Perfetto Trace: field 1
-// (TracePacket, length-delimited) with a length varint, then a packet
-// whose first byte is a plausible field tag.
-func isPerfetto(b []byte) bool {
-	if len(b) < 3 || b[0] != 0x0a {
-		return false
-	}
-	i, l := 1, 0
-	for shift := 0; i < len(b) && shift < 35; shift += 7 {
-		c := b[i]
-		i++
-		l |= int(c&0x7f) << shift
-		if c < 0x80 {
-			break
+	case sniff.Text, sniff.YAML:
+		if len(bytes.TrimSpace(s.Start)) == 0 {
+			return s.What
 		}
+		return fmt.Sprintf("text that is not JSON (it starts %q)", firstLine(s.Start))
 	}
-	if l == 0 || i >= len(b) {
-		return false
-	}
-	wire := b[i] & 7
-	return b[i] >= 8 && (wire == 0 || wire == 1 || wire == 2 || wire == 5)
+	return s.What
 }
 
 func firstLine(b []byte) string {
@@ -117,16 +75,4 @@ func firstLine(b []byte) string {
 		b = b[:40]
 	}
 	return string(b)
-}
-
-// hasControl reports whether b holds a control character other than tab,
-// newline and carriage return: JSON has none anywhere (a string escapes
-// them), binary data (a capture that happens to start with '[') does.
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ package perfetto
 import (
 	"cmp"
 	"fmt"
+	"github.com/megakernel/cycleabi/tracemeta"
 	"io"
 	"math"
 	"math/bits"
@@ -655,7 +656,7 @@ func (r *perfettoRenderer) appendMetaInstant(b []byte) []byte {
 	ann := func(name string) uint64 { return r.useAnnotation(&r.main, r.annotationName(name)) }
 	u := func(name string, v uint64) { ev = appendUintAnnotation(ev, ann(name), v) }
 	s := func(name, v string) { ev = appendStringAnnotation(ev, ann(name), validUTF8(v)) }
-	u("schemaVersion", render.SchemaVersion)
+	u("schemaVersion", tracemeta.SchemaVersion)
 	u("rank", uint64(cfg.Rank))
 	u("deviceId", uint64(cfg.DeviceID))
 	s("socName", cfg.SoCName)

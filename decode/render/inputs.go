@@ -91,10 +91,6 @@ type WriteOptions struct {
 	ShiftNegativeTS bool
 }
 
-// SchemaVersion is the version of the megaKernelCycleTrace object the
-// reference decoder writes; the shape here is the same.
-const SchemaVersion = 1
-
 func (c *Config) check() error {
 	if !(c.FrequencyMHz > 0) || math.IsInf(c.FrequencyMHz, 0) {
 		return fmt.Errorf("cycle frequency must be positive and finite, got %v MHz", c.FrequencyMHz)

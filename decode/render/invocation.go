@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"github.com/megakernel/cycleabi/tracemeta"
 	"math"
 	"math/bits"
 	"slices"
@@ -367,36 +368,22 @@ func appendStepDirection(b []byte, inv *Invocation) []byte {
 	return append(b, "null"...)
 }
 
-// appendInvocations appends `,"invocationCount":N,"invocations":[...]`:
-// one entry per input, in input order.
-func appendInvocations(b []byte, inputs []Input) []byte {
-	b = append(b, `,"invocationCount":`...)
-	b = strconv.AppendInt(b, int64(len(inputs)), 10)
-	b = append(b, `,"invocations":[`...)
+// invocationsMeta is the window's invocations for its megaKernelCycleTrace
+// object: one entry per input, in input order.
+func invocationsMeta(inputs []Input) []tracemeta.Invocation {
+	invs := make([]tracemeta.Invocation, len(inputs))
 	for i := range inputs {
 		in := &inputs[i]
 		cfg, inv, sum := &in.Config, in.Config.Invocation, in.Decoded.Summary
-		if i > 0 {
-			b = append(b, ',')
+		invs[i] = tracemeta.Invocation{
+			InvocationID: inv.ID, Step: inv.Step,
+			KernelName: &cfg.KernelName, Rank: &cfg.Rank, DeviceID: &cfg.DeviceID,
+			AnchorCycle: &sum.Anchor, RecordCount: &sum.Records, Dropped: &sum.Dropped,
+			Capture: &in.Decoded.Capture.Name,
 		}
-		b = append(b, "\n{\"invocationId\":"...)
-		b = strconv.AppendInt(b, inv.ID, 10)
-		b = appendStepDirection(b, inv)
-		b = append(b, `,"kernelName":`...)
-		b = jsontext.AppendString(b, cfg.KernelName)
-		b = append(b, `,"rank":`...)
-		b = strconv.AppendUint(b, uint64(cfg.Rank), 10)
-		b = append(b, `,"deviceId":`...)
-		b = strconv.AppendUint(b, uint64(cfg.DeviceID), 10)
-		b = append(b, `,"anchorCycle":`...)
-		b = strconv.AppendUint(b, sum.Anchor, 10)
-		b = append(b, `,"recordCount":`...)
-		b = strconv.AppendUint(b, sum.Records, 10)
-		b = append(b, `,"droppedRecordCount":`...)
-		b = strconv.AppendUint(b, sum.Dropped, 10)
-		b = append(b, `,"capture":`...)
-		b = jsontext.AppendString(b, in.Decoded.Capture.Name)
-		b = append(b, '}')
+		if inv.Direction != "" {
+			invs[i].Direction = &inv.Direction
+		}
 	}
-	return append(b, "\n]"...)
+	return invs
 }

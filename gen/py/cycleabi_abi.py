@@ -1240,42 +1240,70 @@ def _source_bytes(source):
 
 
 _SNIFF_SIZE = 512
-_GZIP_MAGIC = b"\x1f\x8b\x08"
-_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
-_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-_ELF_MAGIC = b"\x7fELF"
+_UTF8_BOM = b"\xef\xbb\xbf"
+_SPACE = b" \t\r\n"
+# The magic bytes of the kinds told by them, in sniff.go's order.
+_MAGICS = (
+    (b"\x1f\x8b\x08", "gzip-compressed data (a compressed trace?)"),
+    (b"PK\x03\x04", "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)"),
+    (b"PK\x05\x06", "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"%PDF", "a PDF document"),
+    (b"\x7fELF", "an ELF program or library"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed data"),
+    (b"BZh", "bzip2-compressed data"),
+    (b"\xfd7zXZ\x00", "xz-compressed data"),
+)
 
 
 def _file_kind(data):
     # What a file that cannot be a capture is ("a PNG image", "JSON (a
-    # trace, ...)"), or None (sniff.go's Sniff, less .npy, told before):
-    # text never is one, since every header holds zero bytes; the magic
-    # bytes name a file only when its first 64 bytes are not a header slot 0
-    # could hold.
+    # trace, ...)"), or None (package sniff's Head, less .npy, told
+    # before): text never is one, since every header holds zero bytes; a
+    # byte-order mark and any amount of whitespace may open text; the
+    # magic bytes name a file only when its first 64 bytes are not a
+    # header slot 0 could hold.
     if len(data) == 0:
         return "empty (0 bytes)"
     head = bytes(data[:_SNIFF_SIZE])
+    kind, blank = _classify(head)
+    if blank and len(head) == _SNIFF_SIZE:
+        # Whitespace to the end of the sample: look at the text after it.
+        i = _SNIFF_SIZE
+        while i < len(data) and data[i] in _SPACE:
+            i += 1
+        if i < len(data):
+            rest = bytes(data[i:i + _SNIFF_SIZE])
+            if head.startswith(_UTF8_BOM):
+                rest = _UTF8_BOM + rest
+            kind, _ = _classify(rest)
+    return kind
+
+
+def _classify(head):
+    # (what head is or None, whether it is blank text): sniff.go's classify.
+    if head.startswith(b"\x93NUMPY"):
+        return "a NumPy .npy file", False
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32 text (save it as UTF-8)", False
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16 text (save it as UTF-8)", False
     kind = _text_kind(head)
     if kind is not None:
-        return kind
+        return kind, kind == "blank text"
     if len(head) >= HEADER_SIZE:
         def u32(off):
             return struct.unpack_from("<I", head, off)[0]
         core_type = u32(_HEADER_OFFSET["core_type"])
         if (u32(_HEADER_OFFSET["reserved"]) == 0 and u32(_HEADER_OFFSET["block_id"]) == 0
                 and core_type in (0, int(REGIONS[0].core_type))):
-            return None
-    if head.startswith(_GZIP_MAGIC):
-        return "gzip-compressed data (a compressed trace?)"
-    if head.startswith(_ZIP_MAGICS):
-        return "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)"
-    if head.startswith(_PNG_MAGIC):
-        return "a PNG image"
-    if head.startswith(_ELF_MAGIC):
-        return "an ELF program or library"
+            return None, False
+    for magic, what in _MAGICS:
+        if head.startswith(magic):
+            return what, False
     if _perfetto_packet(head):
-        return "a Perfetto protobuf trace"
-    return None
+        return "a Perfetto protobuf trace", False
+    return None, False
 
 
 def _uvarint(b, i):
@@ -1344,27 +1372,36 @@ def _perfetto_packet(head):
 
 def _text_kind(sample):
     # What a sample that is text looks like ("JSON (a trace, ...)", "YAML
-    # (...)", "text (YAML or Markdown)", "text", "blank text"), or None when
-    # it is not text (sniff.go's textKind).
+    # (...)", "HTML or XML (...)", "text (YAML or Markdown)", "text",
+    # "blank text"), or None when it is not text (sniff.go's text): after
+    # a UTF-8 byte-order mark; JSON may hold bytes that are not UTF-8 or
+    # not printable, never a control character.
     if not sample:
         return None
+    b = sample[len(_UTF8_BOM):] if sample.startswith(_UTF8_BOM) else sample
+    if not b:
+        return "blank text"
     text = None
-    for cut in range(4 if len(sample) == _SNIFF_SIZE else 1):
+    for cut in range(4 if len(sample) >= _SNIFF_SIZE else 1):
         try:
-            text = sample[:len(sample) - cut].decode("utf-8")
+            text = b[:len(b) - cut].decode("utf-8")
             break
         except UnicodeDecodeError:
             continue
-    if text is None:
-        return None
-    for c in text:
-        if c not in "\n\r\t" and c != " " and unicodedata.category(c)[0] not in "LMNPS":
+    printable = text is not None and all(
+        c in "\n\r\t" or c == " " or unicodedata.category(c)[0] in "LMNPS" for c in text)
+    if not printable:
+        start = b.lstrip(_SPACE)
+        if not start or start[:1] not in (b"{", b"[") or any(c < 0x20 and c not in b"\t\n\r" for c in b):
             return None
+        text = b.decode("utf-8", "replace")
     t = text.strip()
     if not t:
         return "blank text"
     if t[0] in "{[":
         return "JSON (a trace, a schedule or a names file?)"
+    if t[0] == "<":
+        return "HTML or XML (a report.html?)"
     if t.startswith("---") or ":" in t.split("\n", 1)[0]:
         return "YAML (a schedule, a names file or a manifest?)"
     if t[0] == "#":

@@ -171,7 +171,7 @@ func fuzzCaptureJobs(t *testing.T) []*pyJob {
 // mutants are the gold capture with one header or record field set to an
 // edge value, raw and wrapped in .npy headers (good, truncated, broken),
 // from a fixed seed: inputs on which the error paths must agree.
-// mistakenFiles are files given where a capture belongs (capture.Sniff
+// mistakenFiles are files given where a capture belongs (package sniff
 // names them), cut short too, and captures that begin with one's magic
 // bytes, which are read as captures.
 func mistakenFiles(t *testing.T, gold []byte) []*pyJob {

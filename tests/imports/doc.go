@@ -1,8 +1,8 @@
 // Package imports holds tests of the module's import graph: internal/
 // is infrastructure (the YAML reader, the atomic writer, the schema model
 // and the emitters abigen runs) below every product package, so no
-// package under internal/ imports one outside it, but for internal/cli,
-// the command line, which only cmd/ imports (TestCLIIsTheTop); of the
+// package under internal/ imports one outside it; the command line,
+// cmd/internal/cli, only cmd/ imports (TestCLIIsTheTop); of the
 // wings of internal/ (the generator wing, internal/abigen, imports no
 // product and no product imports it; the test kit, internal/testkit, is
 // imported by test files only); of the

@@ -30,17 +30,17 @@ func TestDecodeSeams(t *testing.T) {
 		banned []string // packages of the module pkg must not import
 		why    string
 	}{
-		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "internal/cli"},
+		{"decode", []string{"decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "decode/kernelnames", "cmd/internal/cli"},
 			"decode walks and merges records; the writers, arrows and names are above it"},
-		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "internal/cli"},
+		{"decode/kernelnames", []string{"decode", "decode/render", "decode/chromejson", "decode/perfetto", "decode/flows", "cmd/internal/cli"},
 			"a names file is read without a capture (dump, analyze and export read it too)"},
-		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "internal/cli"},
+		{"decode/flows", []string{"decode/render", "decode/chromejson", "decode/perfetto", "cmd/internal/cli"},
 			"the arrows are found without a writer (analyze uses them)"},
-		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "internal/cli"},
+		{"decode/render", []string{"decode/chromejson", "decode/perfetto", "cmd/internal/cli"},
 			"the pipeline and what the writers share sit below both formats"},
-		{"decode/chromejson", []string{"decode/perfetto", "internal/cli"},
+		{"decode/chromejson", []string{"decode/perfetto", "cmd/internal/cli"},
 			"the JSON writer links no protobuf encoder, and its tests hold the JSON on its own"},
-		{"decode/perfetto", []string{"internal/cli"},
+		{"decode/perfetto", []string{"cmd/internal/cli"},
 			"the CLI is a thin layer over the writers, never below them"},
 	} {
 		p := load(t, rule.pkg)
@@ -68,7 +68,6 @@ func TestLinkedOnlyWhatIsUsed(t *testing.T) {
 		{"decode/chromejson", []string{module + "decode/perfetto", protowire}},
 		{"decode/perfetto", []string{module + "decode/chromejson"}},
 		{"decode/render", []string{module + "decode/chromejson", module + "decode/perfetto", protowire}},
-		{"tracemerge", []string{module + "decode/chromejson", module + "decode/perfetto", protowire}},
 		{"analyze", []string{module + "decode/render", module + "decode/chromejson", module + "decode/perfetto", protowire}},
 	} {
 		linked := closure(t, rule.pkg)
@@ -83,18 +82,44 @@ func TestLinkedOnlyWhatIsUsed(t *testing.T) {
 	}
 }
 
+// TestTraceReadersLinkNoDecoder: the megaKernelCycleTrace object is one
+// type, in tracemeta, which the writer (decode/render) and both readers
+// use; tracemeta links only the ABI, so tracemerge, which reads a decoded
+// trace and writes a framework's, links no part of the decoder, the
+// capture reader or the planner (it once linked decode/render, and with
+// it all of those, for one constant).
+func TestTraceReadersLinkNoDecoder(t *testing.T) {
+	decoder := []string{module + "decode", module + "decode/render", module + "decode/chromejson", module + "decode/perfetto", module + "decode/flows", module + "capture", module + "plan", "google.golang.org/protobuf/encoding/protowire"}
+	for _, pkg := range []string{"tracemeta", "tracemerge"} {
+		linked := closure(t, pkg)
+		if pkg != "tracemeta" && !linked[module+"tracemeta"] {
+			t.Errorf("%s does not link tracemeta: it reads the megaKernelCycleTrace object into a type of its own", pkg)
+		}
+		for _, b := range decoder {
+			if linked[b] {
+				t.Errorf("%s links %s: a reader of traces needs no decoder", pkg, strings.TrimPrefix(b, module))
+			}
+		}
+	}
+	for _, pkg := range []string{"decode/render", "jsontrace"} {
+		if !closure(t, pkg)[module+"tracemeta"] {
+			t.Errorf("%s does not link tracemeta: the megaKernelCycleTrace object is one type", pkg)
+		}
+	}
+}
+
 // TestExportIsItsOwnBinary: the Parquet writer is linked into
 // cycleabi-export alone. cycleabi's whole closure (the module's packages,
 // the standard library's and the dependencies') holds no parquet-go, none
 // of protobuf's reflection (which parquet-go brings; cycleabi encodes
 // Perfetto's protobuf with protowire alone) and no HTTP or TLS (brotli's
 // http.go brings them), while cycleabi-export links package export. It
-// fails when internal/cli (or anything cycleabi links) imports export.
+// fails when cmd/internal/cli (or anything cycleabi links) imports export.
 func TestExportIsItsOwnBinary(t *testing.T) {
 	banned := []string{"github.com/parquet-go/", "google.golang.org/protobuf/reflect/", "google.golang.org/protobuf/proto", "net/http", "crypto/tls", module + "export"}
 	linked := fullClosure(t, "cmd/cycleabi")
-	if !linked[module+"internal/cli"] || !linked["google.golang.org/protobuf/encoding/protowire"] || !linked["os"] {
-		t.Fatalf("cmd/cycleabi does not link internal/cli, protowire and os: the closure is not followed (%d packages)", len(linked))
+	if !linked[module+"cmd/internal/cli"] || !linked["google.golang.org/protobuf/encoding/protowire"] || !linked["os"] {
+		t.Fatalf("cmd/cycleabi does not link cmd/internal/cli, protowire and os: the closure is not followed (%d packages)", len(linked))
 	}
 	for _, b := range banned {
 		var found []string
@@ -110,6 +135,31 @@ func TestExportIsItsOwnBinary(t *testing.T) {
 	}
 	if !closure(t, "cmd/cycleabi-export")[module+"export"] {
 		t.Errorf("cmd/cycleabi-export does not link package export")
+	}
+}
+
+// TestExportProgramHoldsOnlyExport: cycleabi-export is built from the
+// shared command-line base (cmd/internal/clibase: the inputs' flags and
+// loading, and the export command), analyze and export; it links none of
+// cycleabi's other commands' packages: no trace writer (Chrome JSON,
+// Perfetto), no merger, report, dump or synth, no HTML templates (the
+// report's), and not cycleabi's command line (cmd/internal/cli).
+func TestExportProgramHoldsOnlyExport(t *testing.T) {
+	linked := fullClosure(t, "cmd/cycleabi-export")
+	for _, want := range []string{module + "cmd/internal/clibase", module + "analyze", module + "export"} {
+		if !linked[want] {
+			t.Fatalf("cmd/cycleabi-export does not link %s: the rule tests nothing (%d packages)", want, len(linked))
+		}
+	}
+	for _, b := range []string{"cmd/internal/cli", "decode/chromejson", "decode/perfetto", "tracemerge", "report", "dump", "synth"} {
+		if linked[module+b] {
+			t.Errorf("cmd/cycleabi-export links %s: the export program holds only export", b)
+		}
+	}
+	for _, b := range []string{"html/template"} {
+		if linked[b] {
+			t.Errorf("cmd/cycleabi-export links %s", b)
+		}
 	}
 }
 
@@ -170,9 +220,10 @@ func closure(t *testing.T, pkg string) map[string]bool {
 	return seen
 }
 
-// TestCLIIsTheTop: internal/cli, the command line, is imported only by the
+// TestCLIIsTheTop: cmd/internal/cli, the command line, is imported only by the
 // binaries of cmd/ and by nothing of the module's packages, which it sits
-// above (TestInternalIsBelowTheProducts leaves it out for that reason).
+// above (Go's internal/ rule already keeps it from packages outside cmd/;
+// this also keeps cmd/'s other programs, abigen, from it).
 func TestCLIIsTheTop(t *testing.T) {
 	root := filepath.Join("..", "..")
 	users := 0
@@ -193,11 +244,11 @@ func TestCLIIsTheTop(t *testing.T) {
 		rel, _ := filepath.Rel(root, dir)
 		rel = filepath.ToSlash(rel)
 		for _, imp := range append(append(slices.Clone(p.Imports), p.TestImports...), p.XTestImports...) {
-			if imp != module+"internal/cli" {
+			if imp != module+"cmd/internal/cli" {
 				continue
 			}
 			if !strings.HasPrefix(rel, "cmd/") {
-				t.Errorf("%s imports internal/cli: the command line is above every package; only cmd/ runs it", rel)
+				t.Errorf("%s imports cmd/internal/cli: the command line is above every package; only cmd/ runs it", rel)
 			}
 			users++
 		}
@@ -207,6 +258,6 @@ func TestCLIIsTheTop(t *testing.T) {
 		t.Fatal(err)
 	}
 	if users == 0 {
-		t.Fatal("no package of cmd/ imports internal/cli: the rule tests nothing")
+		t.Fatal("no package of cmd/ imports cmd/internal/cli: the rule tests nothing")
 	}
 }

@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/decode/chromejson"
+	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/decode/perfetto"
+	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/plan"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+type decodeFlags struct {
+	layout        clibase.LayoutFlags
+	output        string
+	format        string
+	soc           string
+	freqMHz       float64
+	detailedNames bool
+	namesFile     string
+	family        clibase.FamilyFlags
+	ownerLabel    string
+	ranks         []uint
+	deviceIDs     []uint
+	invocations   clibase.InvocationFlags
+	flows         string
+	maxFlows      int
+	negativeTS    string
+	partial       bool
+}
+
+func newDecodeCmd() *cobra.Command {
+	var f decodeFlags
+	cmd := &cobra.Command{
+		Use:   "decode CAPTURE... [flags]",
+		Short: "Turn captures into a Chrome/Perfetto trace",
+		Long: clibase.HelpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
+file, or a MegaKernel Chrome JSON trace, plain or gzip) and writes one
+trace of them all: Chrome Trace Event JSON, or with --format perfetto (the
+default for -o NAME.pftrace) Perfetto's own protobuf, a quarter the size.
+Open either in https://ui.perfetto.dev ("Open trace file"). One process
+per rank, one thread per core that wrote records (AIC/3, AIV/17), one
+slice per record, in time order; timestamps in µs from the earliest core
+entry, at --soc's system-counter frequency or --freq-mhz.
+
+  layout      found from the capture, as validate finds it; --cube-slots,
+              and {capacity flags}, give it instead
+  names       --names FILE names stages, graph stages and task stages; a
+              kernel family (--kernel-name, --kernel-family, else found
+              from the records and said) names its own
+  arrows      --plan SCHEDULE adds dependency arrows (--flows, --max-flows)
+  ranks       several captures go into one trace; ranks from --rank, else
+              from the file names (rank3.bin)
+  windows     --invocation-manifest FILE, or --step/--direction per
+              capture: a rank's launches at their real times
+              (--invocation-gap-us lays them end to end)
+  early       records before time 0 are shifted so none is negative
+              (--negative-ts keep writes them negative, as the reference)
+  truncated   an error; --partial decodes what the file holds and says
+              what is missing
+
+The trace is written under a temporary name and renamed into place: a
+failed or interrupted decode leaves nothing and the previous trace as it
+was. -o NAME.gz writes gzip; -o - writes to stdout; an output that is one
+of the inputs is refused.
+
+Exit status: 0 on success, 1 when a capture is invalid (the message names
+the file, byte offset, slot and record), 2 for usage or I/O errors, 141
+when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
+temporary file and end decode with the signal.`),
+		Example: clibase.HelpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+  cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
+  cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
+  cycleabi decode capture.bin --names kernel.names.yaml -o trace.pftrace
+  cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
+  cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
+  cycleabi decode --invocation-manifest window.yaml -o window.json`),
+		Args: clibase.CapturesOrManifest,
+		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
+	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
+	f.layout.Register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
+	clibase.RegisterFrequency(fs, &f.soc, &f.freqMHz)
+	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
+	clibase.RegisterNames(fs, &f.namesFile)
+	f.family.Register(fs, "MegaKernel", "kernel name in the process name")
+	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names; default: the kernel family's owner label (Expert for MegaMoe), else Owner")
+	clibase.RegisterRanks(fs, &f.ranks)
+	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
+	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
+	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.BoolVar(&f.partial, "partial", false, "decode a truncated capture as far as the file goes, and say what is missing (slots and records, by byte offset)")
+	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
+	// pflag prints "(default [])" after an empty uint list; the usage
+	// already says what the default is.
+	fs.Lookup("rank").DefValue, fs.Lookup("device-id").DefValue = "", ""
+	// The usage states the default, which depends on --format.
+	fs.Lookup("output").DefValue = ""
+	f.invocations.Register(fs)
+	return cmd
+}
+
+func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
+	fs := cmd.Flags()
+	req, err := f.layout.Request(fs)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	req.Partial = f.partial
+	flowMode, err := flows.ParseMode(f.flows)
+	if err != nil {
+		return clibase.Usage(fmt.Errorf("--flows: %w", err))
+	}
+	if f.maxFlows < 0 {
+		return clibase.Usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
+	}
+	if f.layout.PlanFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
+		return clibase.Usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
+	}
+	// --flows none leaves the schedule to the layout: no arrows, and no
+	// check of the capture against its task table.
+	var sched *plan.Schedule
+	if flowMode != flows.None {
+		sched = f.layout.Schedule
+	}
+	invs, err := f.invocations.Resolve(paths, f.ranks)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	if invs != nil {
+		paths = invs.Captures
+	}
+	format, err := traceFormat(f.format, f.output)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	switch {
+	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
+		return clibase.Usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+	case f.negativeTS == negativeKeep && format == formatPerfetto:
+		return clibase.Usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
+	}
+	if format == formatPerfetto && !fs.Changed("output") {
+		f.output = "trace.pftrace"
+	}
+	if w := formatNameMismatch(format, f.output); w != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: %s\n", w)
+	}
+	// Once the output's name is final, before any capture is read.
+	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.PlanFile, f.invocations.Manifest}, paths...)...); err != nil {
+		return clibase.Usage(err)
+	}
+	// The JSON writer scans each capture again for its cores when it
+	// comes to write it (the Perfetto writer lays out every rank's
+	// tracks first).
+	l, err := clibase.Load(clibase.Options{
+		Paths: paths, Window: invs, Request: req, LayoutGiven: clibase.LayoutFlagsGiven(fs.Changed, &f.layout),
+		Schedule: sched, Ranks: f.ranks,
+		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
+		NamesFile: f.namesFile, Family: &f.family, KernelNameGiven: fs.Changed("kernel-name"),
+		DropSlots: format == formatJSON, Warn: cmd.ErrOrStderr(),
+	})
+	defer l.Close()
+	if err != nil {
+		var p *capture.Problem
+		var ee *clibase.ExitError
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
+			return &clibase.ExitError{Code: ee.Code, Err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.Err)}
+		}
+		return err
+	}
+	src := l.Sources
+	deviceIDs, err := captureDeviceIDs(src.Ranks, f.deviceIDs)
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
+	src.PrintNotes(cmd.ErrOrStderr())
+
+	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
+	if err != nil {
+		return clibase.Usage(err)
+	}
+	var overlaps []string
+	opts := render.WriteOptions{AbsoluteTime: f.invocations.Absolute, FlowStats: make([]flows.Stats, len(inputs)),
+		ShiftNegativeTS: f.negativeTS == negativeShift, Overlaps: &overlaps}
+	if fs.Changed("invocation-gap-us") {
+		opts.InvocationGapUs = &f.invocations.GapUs
+	}
+	bar := clibase.ProgressBar(cmd.ErrOrStderr(), records)
+	if bar != nil {
+		opts.Progress = func(n int) { bar.Add(n) }
+	}
+	write := chromejson.Write
+	if format == formatPerfetto {
+		write = perfetto.Write
+	}
+	err = write(out, inputs, opts)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		out.Abort()
+		var u *perfetto.Unrepresentable
+		if errors.As(err, &u) {
+			return clibase.Invalid(err) // a record the format cannot hold
+		}
+		return clibase.Usage(err)
+	}
+	if err := out.Commit(); err != nil {
+		return clibase.Usage(err)
+	}
+
+	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
+		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
+	})
+	return nil
+}
+
+// decodeSummary is what decode's closing line says besides the inputs.
+type decodeSummary struct {
+	records   uint64
+	where     string // the output, as outputPhrase names it
+	withFlows bool   // a schedule gave the dependency arrows
+	flowMode  flows.Mode
+	format    string
+}
+
+// summarizeDecode writes decode's warnings (each capture's, its arrows',
+// the window's overlaps) and its closing line to stderr.
+func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stats, overlaps []string, sum decodeSummary) {
+	var arrows, orphans uint64
+	for i, in := range inputs {
+		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
+			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
+		}
+		for i, w := range in.Decoded.Warnings.Lines() {
+			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
+				w += "; plan larger capacities; run validate for offsets"
+			}
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+		if w := flows.Warning(stats[i]); w != "" {
+			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+		}
+		arrows += stats[i].Arrows
+		orphans += stats[i].WaitsWithoutProducer
+	}
+	for _, w := range overlaps {
+		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
+	}
+	layout := ""
+	if len(inputs) == 1 {
+		layout = "; layout " + clibase.LayoutPhrase(inputs[0].Decoded.Layout)
+	} else {
+		for _, in := range inputs {
+			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, clibase.LayoutPhrase(in.Decoded.Layout))
+		}
+	}
+	arrowsPhrase := ""
+	if sum.withFlows {
+		arrowsPhrase = fmt.Sprintf(", %d dependency arrows (%s), %d waits without producer", arrows, sum.flowMode, orphans)
+	}
+	viewers := "https://ui.perfetto.dev"
+	if sum.format == formatPerfetto {
+		viewers = "https://ui.perfetto.dev (Open trace file) or trace_processor"
+	}
+	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", sum.records, len(inputs), arrowsPhrase, sum.where, layout, viewers)
+}
+
+const (
+	formatJSON     = "json"
+	formatPerfetto = "perfetto"
+)
+
+// The values of --negative-ts.
+const (
+	negativeShift = "shift"
+	negativeKeep  = "keep"
+)
+
+// traceFormat resolves --format: as given, else perfetto when the output
+// name (less a .gz) ends in .pftrace or .perfetto-trace, else json.
+func traceFormat(flag, output string) (string, error) {
+	switch flag {
+	case formatJSON, formatPerfetto:
+		return flag, nil
+	case "":
+		name := strings.TrimSuffix(output, ".gz")
+		if strings.HasSuffix(name, ".pftrace") || strings.HasSuffix(name, ".perfetto-trace") {
+			return formatPerfetto, nil
+		}
+		return formatJSON, nil
+	}
+	return "", fmt.Errorf("--format %q: want json or perfetto", flag)
+}
+
+// formatNameMismatch says, when the output's name (less a .gz) claims the
+// other format than the one being written, what a tool that goes by the
+// name will get wrong; "" when they agree or the name claims neither.
+func formatNameMismatch(format, output string) string {
+	name := strings.TrimSuffix(output, ".gz")
+	switch {
+	case format == formatJSON && (strings.HasSuffix(name, ".pftrace") || strings.HasSuffix(name, ".perfetto-trace")):
+		return fmt.Sprintf("%s: writing JSON (--format json) to a name that says a Perfetto protobuf trace", output)
+	case format == formatPerfetto && strings.HasSuffix(name, ".json"):
+		return fmt.Sprintf("%s: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON", output)
+	}
+	return ""
+}
+
+// captureDeviceIDs returns each capture's device id: --device-id in
+// order, else the rank.
+func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
+	ids := make([]uint32, len(ranks))
+	if len(flagIDs) == 0 {
+		copy(ids, ranks)
+		return ids, nil
+	}
+	if len(flagIDs) != len(ranks) {
+		return nil, fmt.Errorf("%d --device-id values for %d captures: give one per capture, in order", len(flagIDs), len(ranks))
+	}
+	for i, id := range flagIDs {
+		if id > math.MaxUint32 {
+			return nil, fmt.Errorf("--device-id %d exceeds %d", id, uint32(math.MaxUint32))
+		}
+		ids[i] = uint32(id)
+	}
+	return ids, nil
+}
+
+// renderInputs are the trace writer's inputs for what l loaded, under
+// decode's flags, and their records in all. A trace converted keeps what
+// it states (device id, detailed names, owner label) unless a flag says
+// otherwise.
+func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *clibase.Loaded, deviceIDs []uint32, flowMode flows.Mode) ([]render.Input, uint64) {
+	src := l.Sources
+	inputs := make([]render.Input, len(src.Decoded))
+	var records uint64
+	for i, d := range src.Decoded {
+		owner := f.ownerLabel
+		if fam := l.Families[i]; !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
+			owner = fam.OwnerLabel()
+		}
+		c := &inputs[i].Config
+		*c = render.Config{KernelName: l.Kernels[i], OwnerLabel: owner, Names: l.Names[i]}
+		inputs[i].Decoded = d
+		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
+		c.FrequencyMHz, c.SoCName, _ = l.Frequency(i)
+		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, l.Deps[i]
+		if t := src.Traces[i]; t != nil {
+			if len(f.deviceIDs) == 0 {
+				c.DeviceID = t.DeviceID
+			}
+			if !fs.Changed("detailed-names") {
+				c.DetailedNames = t.DetailedNames
+			}
+			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
+				c.OwnerLabel = t.OwnerLabel
+			}
+		}
+		if src.Invocations != nil {
+			c.Invocation = src.Invocations[i]
+		}
+		records += d.Summary.Records
+	}
+	return inputs, records
+}

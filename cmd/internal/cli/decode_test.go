@@ -1,0 +1,713 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/export"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/plan"
+)
+
+// runMain runs the command line through Run, as main does, in this
+// process, and returns what it wrote to stdout and stderr.
+func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	p := &clibase.Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, NewExporter: testExporter, Root: newRootCmd}
+	code = p.Run(t.Context())
+	return out.String(), errOut.String(), code
+}
+
+// testExporter is how the in-process tests export: as cycleabi-export
+// does, with package export's writer (a test's imports are not the
+// cycleabi binary's; tests/imports holds the binary to that).
+func testExporter(dir string) (clibase.Exporter, error) {
+	w, err := export.Create(dir)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+type cliTrace struct {
+	TraceEvents []struct {
+		Name string         `json:"name"`
+		Ph   string         `json:"ph"`
+		Pid  int            `json:"pid"`
+		Tid  int            `json:"tid"`
+		Args map[string]any `json:"args"`
+	} `json:"traceEvents"`
+	MegaKernelCycleTrace map[string]any `json:"megaKernelCycleTrace"`
+}
+
+func parseCLITrace(t *testing.T, data []byte) *cliTrace {
+	t.Helper()
+	var tr cliTrace
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatalf("trace does not parse: %v", err)
+	}
+	return &tr
+}
+
+// decodeCapture has AIC/0 (two records, owner 3, task 1) and AIV/0
+// (one graph-stage record) entered; capacities read from the headers.
+func decodeCapture() *capturetest.Builder {
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 1000, EndCycle: 1100, DescID: abi.RuntimeStageWaitDependency, TaskID: 1, OwnerID: 3}).
+		Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 1100, EndCycle: 1600, DescID: abi.TaskTypeBase + uint32(abi.TaskTypeMatMul), TaskID: 1, StageTaskIndex: 1, OwnerID: 3})
+	b.Enter(abi.CoreTypeAIV, 0, 1010).Span(abi.CoreTypeAIV, 0, 1050, 1150, abi.GraphStageBase+2, 2)
+	return b
+}
+
+func TestDecodeCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	names := filepath.Join(dir, "k.names.yaml")
+	if err := os.WriteFile(names, []byte("graph_stages:\n  2: Down\ntasks:\n  1: Gate\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(dir, "trace.json")
+	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", out, "--names", names, "--detailed-names",
+		"--kernel-name", "MoE", "--owner-label", "Expert", "--soc", "Ascend910B2")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want empty", stdout)
+	}
+	if want := "3 records from 1 capture(s) written to " + out; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := parseCLITrace(t, data)
+	var got []string
+	for _, e := range tr.TraceEvents {
+		got = append(got, e.Name)
+	}
+	if want := []string{"process_name", "thread_name", "thread_sort_index", "thread_name", "thread_sort_index",
+		"Expert3_Gate_WaitDependency_task1", "Down_task1", "Expert3_TaskType_MatMul_task2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(tr.TraceEvents[0].Args["name"], "MoE rank 0 device 0") {
+		t.Errorf("tr.TraceEvents[0].Args[\"name\"] = %v, want %v", tr.TraceEvents[0].Args["name"], "MoE rank 0 device 0")
+	}
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["socName"], "Ascend910B2") {
+		t.Errorf("tr.MegaKernelCycleTrace[\"socName\"] = %v, want %v", tr.MegaKernelCycleTrace["socName"], "Ascend910B2")
+	}
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["cycleFrequencyMHz"], 50.0) {
+		t.Errorf("tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"] = %v, want 50.0", tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
+	}
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["abiFingerprint"], abi.FingerprintHex) {
+		t.Errorf("tr.MegaKernelCycleTrace[\"abiFingerprint\"] = %v, want %v", tr.MegaKernelCycleTrace["abiFingerprint"], abi.FingerprintHex)
+	}
+
+	// --freq-mhz overrides the SoC; the trace then records an unknown SoC.
+	_, stderr, code = runMain(t, "decode", capturePath, "-o", out, "--freq-mhz", "1000", "--rank", "4", "--device-id", "9")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, _ = os.ReadFile(out)
+	tr = parseCLITrace(t, data)
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["socName"], "unknown") {
+		t.Errorf("tr.MegaKernelCycleTrace[\"socName\"] = %v, want %v", tr.MegaKernelCycleTrace["socName"], "unknown")
+	}
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["cycleFrequencyMHz"], 1000.0) {
+		t.Errorf("tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"] = %v, want 1000.0", tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
+	}
+	if !reflect.DeepEqual(tr.TraceEvents[0].Args["name"], "MegaKernel rank 4 device 9") {
+		t.Errorf("tr.TraceEvents[0].Args[\"name\"] = %v, want %v", tr.TraceEvents[0].Args["name"], "MegaKernel rank 4 device 9")
+	}
+	if tr.TraceEvents[0].Pid != 4 {
+		t.Errorf("tr.TraceEvents[0].Pid = %v, want 4", tr.TraceEvents[0].Pid)
+	}
+}
+
+func TestDecodeCommandStdoutAndGzip(t *testing.T) {
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	t.Chdir(t.TempDir())
+
+	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", "-")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if got := len(parseCLITrace(t, []byte(stdout)).TraceEvents); got != 8 {
+		t.Errorf("len(parseCLITrace(t, []byte(stdout)).TraceEvents) = %d, want 8", got)
+	}
+	if !strings.Contains(stderr, "written to stdout") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to stdout")
+	}
+	_, err := os.Stat("trace.json")
+	if !os.IsNotExist(err) {
+		t.Errorf("-o - also wrote trace.json: os.IsNotExist(err) = false, want true")
+	}
+
+	stdout, stderr, code = runMain(t, "decode", capturePath, "-o", "t.json.gz")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want empty", stdout)
+	}
+	f, err := os.Open("t.json.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
+		t.Errorf("len(parseCLITrace(t, data).TraceEvents) = %d, want 8", got)
+	}
+
+	// The default output is trace.json in the working directory.
+	_, stderr, code = runMain(t, "decode", capturePath)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	_, err = os.Stat("trace.json")
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// --format perfetto, or an output name ending in .pftrace or
+// .perfetto-trace (before a .gz), writes the protobuf trace; --format
+// json wins over the name; the default name follows the format.
+func TestDecodeCommandPerfetto(t *testing.T) {
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	moeBin, err := filepath.Abs(moeCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moeYAML, err := filepath.Abs(moePlan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	isPerfetto := func(data []byte) bool {
+		return len(data) > 0 && data[0] == 0x0a && bytes.Contains(data, []byte("megaKernelCycleTrace")) &&
+			bytes.Contains(data, []byte("TaskType_MatMul"))
+	}
+
+	_, stderr, code := runMain(t, "decode", capturePath, "-o", "t.pftrace")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if !strings.Contains(stderr, "written to t.pftrace; layout ") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to t.pftrace; layout ")
+	}
+	if want := "; open it in https://ui.perfetto.dev (Open trace file) or trace_processor\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	data, err := os.ReadFile("t.pftrace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isPerfetto(data) {
+		t.Errorf("t.pftrace is not a Perfetto trace: isPerfetto(data) = false, want true")
+	}
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, err = os.ReadFile("trace.pftrace")
+	if err != nil {
+		t.Fatalf("--format perfetto without -o writes trace.pftrace: %v", err)
+	}
+	if !isPerfetto(data) {
+		t.Errorf("isPerfetto(data) = false, want true")
+	}
+
+	_, stderr, code = runMain(t, "decode", capturePath, "-o", "t.perfetto-trace.gz")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	f, err := os.Open("t.perfetto-trace.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err = io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isPerfetto(data) {
+		t.Errorf("isPerfetto(data) = false, want true")
+	}
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "json", "-o", "j.pftrace")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, _ = os.ReadFile("j.pftrace")
+	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
+		t.Errorf("len(parseCLITrace(t, data).TraceEvents) = %d, want 8", got)
+	}
+	if want := "cycleabi: warning: j.pftrace: writing JSON (--format json) to a name that says a Perfetto protobuf trace\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+
+	// The reverse is written as asked, with the same kind of warning; a
+	// name that claims neither format draws none.
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto", "-o", "p.json.gz")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if want := "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	for _, args := range [][]string{{"-o", "n.bin", "--format", "perfetto"}, {"-o", "n.trace", "--format", "json"}, {"-o", "x.pftrace"}, {"-o", "x.json"}} {
+		_, stderr, code = runMain(t, append([]string{"decode", capturePath}, args...)...)
+		if code != clibase.ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		}
+		if strings.Contains(stderr, "warning: ") {
+			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "warning: ")
+		}
+	}
+
+	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
+	if code != clibase.ExitUsage {
+		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	}
+	if want := `--format "proto": want json or perfetto`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+
+	// With the schedule it ran, the example's arrows are flows.
+	_, stderr, code = runMain(t, "decode", moeBin, "--plan", moeYAML, "-o", "moe.pftrace")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if want := "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+}
+
+// A capture that breaks the ABI: exit 1, the message names the file, the
+// byte offset and the slot, and no trace is left behind (an existing one
+// is untouched).
+func TestDecodeCommandInvalid(t *testing.T) {
+	t.Parallel()
+	good := writeCapture(t, "rank0.bin", decodeCapture().Bytes())
+	b := decodeCapture()
+	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset, 7)
+	bad := writeCapture(t, "rank1.bin", b.Bytes())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "trace.json")
+
+	_, stderr, code := runMain(t, "decode", good, bad, "-o", out)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	}
+	off := b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset)
+	if want := fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off); !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("a failed decode left files behind: entries = %v, want empty", entries)
+	}
+
+	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, code = runMain(t, "decode", bad, "-o", out)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	}
+	data, _ := os.ReadFile(out)
+	if got := string(data); got != "old" {
+		t.Errorf("a failed decode replaced the old trace: string(data) = %q, want %q", got, "old")
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("len(entries) = %d, want 1: %v", len(entries), entries)
+	}
+
+	// A negative interval names the record too.
+	n := decodeCapture()
+	n.Put64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 5)
+	neg := writeCapture(t, "neg.npy", capturetest.NPY(n.Bytes()))
+	_, stderr, code = runMain(t, "decode", neg, "-o", out)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	}
+	npyOff := int64(len(capturetest.NPY(nil))) + int64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset))
+	if want := fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff); !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+}
+
+func TestDecodeCommandUsage(t *testing.T) {
+	t.Parallel()
+	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
+	other := writeCapture(t, "other.bin", decodeCapture().Bytes())
+	badNames := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(badNames, []byte("tasks:\n  x: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "t.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"decode"}, "decode needs at least one CAPTURE"},
+		{[]string{"decode", capturePath, "--freq-mhz", "0"}, "--freq-mhz must be positive and finite, got 0"},
+		{[]string{"decode", capturePath, "--freq-mhz", "-5"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--freq-mhz", "NaN"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--freq-mhz", "+Inf"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--soc", "tpu4"}, "--soc:"},
+		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity given without --aiv-capacity"},
+		{[]string{"decode", capturePath, "--cube-slots", "8"}, "below the schema's minimum"},
+		{append([]string{"decode", capturePath}, capacityArgs(map[abi.CoreType]uint32{abi.CoreTypeAIC: 17}, 16)...), "--aic-capacity 17"},
+		{[]string{"decode", capturePath, other}, "cannot tell the rank of " + capturePath},
+		{[]string{"decode", capturePath, other, "--rank", "1"}, "1 --rank values for 2 captures"},
+		{[]string{"decode", capturePath, other, "--rank", "1", "--rank", "1"}, "both have rank 1"},
+		{[]string{"decode", capturePath, "--rank", "4294967295"}, "exceeds"},
+		{[]string{"decode", capturePath, other, "--rank", "1,2", "--device-id", "3"}, "1 --device-id values for 2 captures"},
+		{[]string{"decode", capturePath, "--names", badNames}, badNames + ":2:3: tasks.x: key \"x\" is not an id"},
+		{[]string{"decode", capturePath, "--names", badNames + ".missing"}, "names file not found"},
+		{[]string{"decode", filepath.Join(t.TempDir(), "missing.bin")}, "no such file"},
+		{[]string{"decode", capturePath, "-o", filepath.Join(t.TempDir(), "no", "dir", "t.json")}, "no such file"},
+		{[]string{"decode", capturePath, "--bogus"}, "unknown flag: --bogus"},
+	} {
+		args := append(tc.args, "-o", out)
+		if strings.Contains(strings.Join(tc.args, " "), " -o ") {
+			args = tc.args
+		}
+		_, stderr, code := runMain(t, args...)
+		if code != clibase.ExitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, clibase.ExitUsage)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, tc.want)
+		}
+	}
+	_, err := os.Stat(out)
+	if !os.IsNotExist(err) {
+		t.Errorf("a usage error wrote a trace: os.IsNotExist(err) = false, want true")
+	}
+}
+
+// Several captures: one trace, pid = rank from the file names (or --rank
+// in order), each capture's own events.
+func TestDecodeCommandRanks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r3 := filepath.Join(dir, "rank3.bin")
+	r1 := filepath.Join(dir, "capture_r1.npy")
+	if err := os.WriteFile(r3, decodeCapture().Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	one := capturetest.New(abi.MinCubeSlots, 16, 16)
+	one.Enter(abi.CoreTypeAIC, 0, 5).Span(abi.CoreTypeAIC, 0, 5, 9, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
+	one.Enter(abi.CoreTypeAIV, 0, 5)
+	if err := os.WriteFile(r1, capturetest.NPY(one.Bytes()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.json")
+
+	pidsOf := func(tr *cliTrace) map[int]int {
+		x := map[int]int{}
+		for _, e := range tr.TraceEvents {
+			if e.Ph == "X" {
+				x[e.Pid]++
+			}
+		}
+		return x
+	}
+	_, stderr, code := runMain(t, "decode", r3, r1, "-o", out)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, _ := os.ReadFile(out)
+	tr := parseCLITrace(t, data)
+	if got, want := pidsOf(tr), map[int]int{3: 3, 1: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pidsOf(tr) = %v, want %v", got, want)
+	}
+	ranks := tr.MegaKernelCycleTrace["ranks"].([]any)
+	if len(ranks) != 2 {
+		t.Fatalf("len(ranks) = %d, want 2: %v", len(ranks), ranks)
+	}
+	if got, want := ranks[0].(map[string]any)["rank"], 3.0; !reflect.DeepEqual(got, want) {
+		t.Errorf("ranks[0].(map[string]any)[\"rank\"] = %v, want %v", got, want)
+	}
+	if got, want := ranks[0].(map[string]any)["deviceId"], 3.0; !reflect.DeepEqual(got, want) {
+		t.Errorf("device id defaults to the rank: ranks[0].(map[string]any)[\"deviceId\"] = %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["recordCount"], 4.0) {
+		t.Errorf("tr.MegaKernelCycleTrace[\"recordCount\"] = %v, want 4.0", tr.MegaKernelCycleTrace["recordCount"])
+	}
+
+	_, stderr, code = runMain(t, "decode", r3, r1, "--rank", "7", "--rank", "8", "--device-id", "0,1", "-o", out)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, _ = os.ReadFile(out)
+	tr = parseCLITrace(t, data)
+	if got, want := pidsOf(tr), map[int]int{7: 3, 8: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pidsOf(tr) = %v, want %v", got, want)
+	}
+	var processes []any
+	for _, e := range tr.TraceEvents {
+		if e.Name == "process_name" {
+			processes = append(processes, e.Args["name"])
+		}
+	}
+	if want := []any{"MegaKernel rank 7 device 0", "MegaKernel rank 8 device 1"}; !reflect.DeepEqual(processes, want) {
+		t.Errorf("processes = %v, want %v", processes, want)
+	}
+}
+
+func TestRankFromName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]int{
+		"rank3.bin": 3, "/data/rank_12/x.bin": -1, "run/rank-5.npy": 5, "capture_r3.npy": 3, "r0.bin": 0,
+		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
+		"r3x.bin": -1,
+	} {
+		r, ok, err := clibase.RankFromName(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := int(r)
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Errorf("%s: got %v, want %v", name, got, want)
+		}
+	}
+	// A rank that cannot be a pid is an error, never rank 0.
+	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
+		_, _, err := clibase.RankFromName(name)
+		if err == nil || !strings.Contains(err.Error(), "exceeds 2147483647") {
+			t.Errorf("%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
+		}
+	}
+	_, err := clibase.CaptureRanks([]string{"rank99999999999.bin"}, nil)
+	if want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want one containing %q", err, want)
+	}
+}
+
+func TestDecodeCommandHelp(t *testing.T) {
+	t.Parallel()
+	stdout, _, code := runMain(t, "decode", "--help")
+	if code != clibase.ExitOK {
+		t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+	}
+	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
+		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "--partial", "--negative-ts", "ui.perfetto.dev", "docs/decode.md"} {
+		if !strings.Contains(stdout, flag) {
+			t.Errorf("stdout = %q, want it to contain %q", stdout, flag)
+		}
+	}
+	if !bytes.Contains([]byte(stdout), []byte("Exit status")) {
+		t.Errorf("bytes.Contains([]byte(stdout), []byte(\"Exit status\")) = false, want true")
+	}
+	if strings.Contains(stdout, "(default [])") {
+		t.Errorf("an empty list default says nothing: stdout = %q, want no %q", stdout, "(default [])")
+	}
+	// The rank flags still parse after their DefValue was blanked.
+	_, _, code = runMain(t, "decode", "--help", "--rank", "1", "--rank", "2")
+	if code != clibase.ExitOK {
+		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	}
+}
+
+// The progress bar is for a person watching a terminal: never on a pipe,
+// a file or a buffer, never for short work.
+func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := clibase.ProgressBar(f, 1<<30); got != nil {
+		t.Errorf("a file is not a terminal: progressBar(f, 1<<30) = %v, want nil", got)
+	}
+	if got := clibase.ProgressBar(&bytes.Buffer{}, 1<<30); got != nil {
+		t.Errorf("progressBar(&bytes.Buffer{}, 1<<30) = %v, want nil", got)
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		if got := clibase.ProgressBar(tty, 10); got != nil {
+			t.Errorf("short work gets no bar: progressBar(tty, 10) = %v, want nil", got)
+		}
+	}
+}
+
+// idleFirstSlot writes a small schedule and a capture of its plan in which
+// AIC/0 never ran (its header is all zero) while AIC/1 and AIV/0 did.
+func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
+	t.Helper()
+	schedule := writeSchedule(t, "num_workers: 4\ntasks: [{task_type: MatMul}, {task_type: MatMul}, {task_type: AddCustom}]\n"+
+		"cube_task_indices: [0, 1]\nvector_task_indices: [2]\n")
+	s, err := plan.ParseFile(schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := plan.Plan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := capturetest.NewWith(r.CubeSlotCount, r.Capacities())
+	b.Enter(abi.CoreTypeAIC, 1, 1000).Span(abi.CoreTypeAIC, 1, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
+	b.Enter(abi.CoreTypeAIV, 0, 1000).Span(abi.CoreTypeAIV, 0, 1100, 1150, abi.TaskTypeBase+uint32(abi.TaskTypeAddCustom), 2)
+	return writeCapture(t, "idle.bin", b.Bytes()), schedule
+}
+
+// An unused AIC/0 states no capacity: decode reads the layout from it, fails
+// and says why; with --plan the plan's capacities stand in, as for validate,
+// and the same capture decodes and validates.
+func TestDecodeCommandPlan(t *testing.T) {
+	t.Parallel()
+	idle, schedule := idleFirstSlot(t)
+	out := filepath.Join(t.TempDir(), "trace.json")
+
+	// An unused AIC/0 no longer needs the plan: AIC/1 states the capacity.
+	_, stderr, code := runMain(t, "decode", idle, "-o", out)
+	if code != clibase.ExitOK {
+		t.Errorf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	if want := "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+	_, code, _ = runOut(t, "validate", idle)
+	if code != clibase.ExitOK {
+		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, clibase.ExitOK)
+	}
+
+	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := parseCLITrace(t, data)
+	spans := 0
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "X" {
+			spans++
+		}
+	}
+	if spans != 2 {
+		t.Errorf("spans = %v, want 2", spans)
+	}
+	_, code, errOut := runOut(t, "validate", idle, "--plan", schedule)
+	if code != clibase.ExitOK {
+		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	}
+
+	// --cube-slots overrides the plan's count; the headers contradict it.
+	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
+	if code != clibase.ExitInvalid {
+		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	}
+	if !strings.Contains(stderr, "layout-mismatch") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "layout-mismatch")
+	}
+	if !strings.Contains(stderr, "says 24 cube slots; the flags say 25") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "says 24 cube slots; the flags say 25")
+	}
+	// A schedule that does not plan is a usage error.
+	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
+	if code != clibase.ExitUsage {
+		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	}
+	if !strings.Contains(stderr, "--plan") {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, "--plan")
+	}
+}
+
+// decode says, one line per kind with a count, what the viewer will show
+// differently from what the device wrote, on stderr and in the trace's
+// warnings; never one line per record.
+func TestDecodeCommandWarningCounts(t *testing.T) {
+	t.Parallel()
+	b := decodeCapture()
+	// AIV/1: three records out of start order, two of them overlapping
+	// an earlier one, and one starting before the core's entry and the
+	// anchor (1000).
+	b.Enter(abi.CoreTypeAIV, 1, 1020).
+		Span(abi.CoreTypeAIV, 1, 1200, 1400, abi.GraphStageBase, 5).
+		Span(abi.CoreTypeAIV, 1, 1100, 1300, abi.GraphStageBase, 6).
+		Span(abi.CoreTypeAIV, 1, 1250, 1260, abi.GraphStageBase, 7).
+		Span(abi.CoreTypeAIV, 1, 900, 950, abi.GraphStageBase, 8)
+	b.SetHeader32(abi.CoreTypeAIV, 1, abi.CoreHeaderDroppedCountOffset, 2)
+	capturePath := writeCapture(t, "cap.bin", b.Bytes())
+	out := filepath.Join(t.TempDir(), "trace.json")
+	_, stderr, code := runMain(t, "decode", capturePath, "-o", out)
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	}
+	want := []string{
+		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",
+		"2 records overlap an earlier record of their core (viewers move them to another track); run validate for offsets",
+		"1 record starts before their core's entry_cycle; run validate for offsets",
+		"1 record starts before the trace's anchor cycle; every timestamp is moved later by the same time, so that none is negative; run validate for offsets",
+		"1 slot holds records out of start_cycle order (shown sorted); run validate for offsets",
+	}
+	for _, w := range want {
+		if want := "cycleabi: warning: " + capturePath + " (rank 0): " + w + "\n"; !strings.Contains(stderr, want) {
+			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+		}
+	}
+	if got, w := strings.Count(stderr, "\n"), len(want)+1; got != w {
+		t.Errorf("%s: strings.Count(stderr, \"\\n\") = %v, want %v", stderr, got, w)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := parseCLITrace(t, data)
+	var got []string
+	for _, w := range tr.MegaKernelCycleTrace["warnings"].([]any) {
+		got = append(got, w.(string))
+	}
+	want[0] = "Device dropped 2 cycle trace records"
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+
+	// validate counts the same: the line points at it for the offsets.
+	stdout, _, _ := runMain(t, "validate", capturePath)
+	for _, c := range []string{"overlap 2", "before-entry 1", "unsorted-slot 1"} {
+		if !strings.Contains(stdout, c) {
+			t.Errorf("stdout = %q, want it to contain %q", stdout, c)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/dump"
+	"github.com/spf13/cobra"
+)
+
+func newDumpCmd() *cobra.Command {
+	var (
+		layout    clibase.LayoutFlags
+		slot      string
+		records   int
+		family    clibase.FamilyFlags
+		namesFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "dump CAPTURE [flags]",
+		Short: "Show a capture's bytes field by field",
+		Long: clibase.HelpText(`dump prints a capture (a raw buffer, or a NumPy .npy file) the way
+flatc --annotate shows a FlatBuffer: for every field of each slot's header
+and of its first records, the file offset, the raw bytes, the schema's field
+name and type, the decoded value and what it means (core type, descriptor
+name, task number, owner; with --names, the names decode gives descriptors
+and task stages). validate's findings are shown under the fields
+they concern ("^ error slot-identity: ..."). Runs of unused slots (all-zero
+headers) are folded into one line ("AIC/4..AIC/23 idle").
+
+The layout is found as decode and validate find it: from the capture
+itself unless --cube-slots, {capacity flags}, or --plan
+say otherwise; the header line says how. When it cannot be resolved, dump
+shows the problem and the first header, and exits 1.
+
+Exit status: 0 when the capture was shown (whatever it holds), 1 when its
+layout cannot be resolved, 2 for usage or I/O errors.`),
+		Example: clibase.HelpText(`  cycleabi dump examples/moe_layer.bin | less
+  cycleabi dump capture.npy --slot AIV/3 --records 100
+  cycleabi dump capture.bin --records 0 {capacity args 80}`),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return clibase.Usage(errors.New("dump takes one CAPTURE"))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req, err := layout.Request(cmd.Flags())
+			if err != nil {
+				return clibase.Usage(err)
+			}
+			fam, err := family.Resolve("")
+			if err != nil {
+				return clibase.Usage(err)
+			}
+			var names *kernelnames.Names
+			if namesFile != "" {
+				if names, err = kernelnames.Load(namesFile); err != nil {
+					return clibase.Usage(err)
+				}
+			}
+			c, err := capture.Open(args[0])
+			if err != nil {
+				return clibase.ExitFor(err)
+			}
+			defer c.Close()
+			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam, Names: names})
+			switch {
+			case err == nil:
+				return nil
+			case errors.Is(err, dump.ErrNoLayout):
+				return clibase.Silent(clibase.ExitInvalid) // the problem is in the dump
+			}
+			return clibase.ExitFor(err)
+		},
+	}
+	fs := cmd.Flags()
+	layout.Register(fs, "schedule (YAML or JSON) whose host plan the capture is shown against, as for validate")
+	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
+	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
+	family.Register(fs, "MegaKernel", "")
+	clibase.RegisterNames(fs, &namesFile)
+	return cmd
+}

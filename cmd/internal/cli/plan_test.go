@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+)
+
+// runCaptured runs the command line like run does and returns what it
+// printed on stdout, the exit code, and the error it would print.
+// runOut is runMain for tests that read everything a command wrote as
+// one text: its stdout, then its stderr; and stderr alone, where the error
+// that ends a failed run is.
+func runOut(t *testing.T, args ...string) (out string, code int, errOut string) {
+	t.Helper()
+	stdout, stderr, code := runMain(t, args...)
+	return stdout + stderr, code, stderr
+}
+
+func writeSchedule(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPlanCommand(t *testing.T) {
+	t.Parallel()
+	const moe = "../../../examples/moe_layer.yaml"
+	out, code, errOut := runOut(t, "plan", moe)
+	if code != clibase.ExitOK {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+	for _, want := range []string{
+		"65 required by the busiest worker, capacity 80 per core",
+		"cube slots    24 (24 AIC + 48 AIV slots)",
+		"buffer size   188928 bytes (184.5 KiB)",
+		"decode flags  --cube-slots 24 --aic-capacity 80 --aiv-capacity 80",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text output lacks %q:\n%s", want, out)
+		}
+	}
+
+	out, _, _ = runOut(t, "plan", moe, "--format", "json")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("json output: %v\n%s", errOut, out)
+	}
+	for k, v := range map[string]float64{
+		"aic_required_records": 65, "aiv_required_records": 65, "aic_record_capacity": 80,
+		"aiv_record_capacity": 80, "cube_slot_count": 24, "buffer_size": 188928,
+	} {
+		if r[k] != v {
+			t.Errorf("json %s = %v, want %v", k, r[k], v)
+		}
+	}
+
+	if out, _, _ = runOut(t, "plan", moe, "--format", "flags"); out != "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n" {
+		t.Errorf("flags output %q", out)
+	}
+}
+
+func TestPlanCommandErrors(t *testing.T) {
+	t.Parallel()
+	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"plan", bad}, clibase.ExitInvalid, "s.yaml:1:14: num_workers: num_workers must be even"},
+		{[]string{"plan", writeSchedule(t, "tasks: [{task_type: Nope}]\n")}, clibase.ExitInvalid, `unknown task type "Nope"`},
+		{[]string{"plan", "no-such-file.yaml"}, clibase.ExitUsage, "no-such-file.yaml: schedule file not found"},
+		{[]string{"plan", bad, "--format", "xml"}, clibase.ExitUsage, "--format must be text, json or flags"},
+		{[]string{"plan"}, clibase.ExitUsage, "accepts 1 arg"},
+	} {
+		_, code, errOut := runOut(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+}
+
+// One run reports every problem of a schedule (exit 1), the text's and the
+// plan's alike.
+func TestPlanReportsEveryProblem(t *testing.T) {
+	t.Parallel()
+	path := writeSchedule(t, "num_workers: 3\ntasks:\n  - {task_type: MatMull}\ncube_task_indices: [0]\nvector_task_indices: [4]\n")
+	_, code, errOut := runOut(t, "plan", path)
+	if code != clibase.ExitInvalid {
+		t.Fatalf("exit %d, want %d: %v", code, clibase.ExitInvalid, errOut)
+	}
+	// num_workers 3 is odd: nothing is planned over it, but the index past
+	// the table and the task type are reported with it.
+	want := path + `:1:14: num_workers: num_workers must be even and non-negative in event_driven mode, got 3
+` + path + `:3:17: tasks[0].task_type: unknown task type "MatMull"`
+	if !strings.HasPrefix(errOut, "cycleabi: "+want) {
+		t.Fatalf("got\n%v\nwant it to start\ncycleabi: %s", errOut, want)
+	}
+	if !strings.Contains(errOut, path+":5:23: vector_task_indices[0]: task 4 is out of range") {
+		t.Errorf("the index past the table is not reported:\n%v", errOut)
+	}
+}
+
+// A schedule past the YAML cap is refused with the cap and the variable
+// that raises it, before go-yaml builds its nodes; raising it plans it.
+func TestPlanYAMLCap(t *testing.T) {
+	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
+	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
+	_, code, errOut := runOut(t, "plan", path)
+	if code != clibase.ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
+	if _, code, errOut := runOut(t, "plan", path); code != clibase.ExitOK {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
+	_, code, errOut = runOut(t, "plan", path)
+	if code != clibase.ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+}
+
+// An AIV pipeline of one worker at the default stride is sized as the
+// reference sizes it, and the text says no AIV worker is active.
+func TestPlanPipelineOneWorker(t *testing.T) {
+	t.Parallel()
+	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
+	out, code, errOut := runOut(t, "plan", path)
+	if code != clibase.ExitOK {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPlanUntriggeredWait: a wait on an event no task of this rank
+// triggers (a peer's ShmemPutMemSignal sets it in a multi-rank MoE) is a
+// warning naming that case, with the reference's capacities and exit 0;
+// --strict makes it the error it was (exit 1, nothing on stdout).
+func TestPlanUntriggeredWait(t *testing.T) {
+	t.Parallel()
+	path := writeSchedule(t, `num_workers: 2
+tasks:
+  - {task_type: GroupedMatMul, dependent_event: 7, trigger_event: 8}
+  - {task_type: ShmemPutMemSignal, dependent_event: 8}
+cube_task_indices: [0]
+vector_task_indices: [1]
+`)
+	out, errOut, code := runMain(t, "plan", path, "--format", "flags")
+	if code != clibase.ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// The reference: task 0 writes wait, compute and trigger (3), task 1
+	// (a ShmemPutMemSignal) wait and compute (2); both round up to 16.
+	if out != "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n" {
+		t.Errorf("flags %q", out)
+	}
+	if !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7") ||
+		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1 {
+		t.Errorf("stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
+	}
+	out, errOut, code = runMain(t, "plan", path, "--strict")
+	if code != clibase.ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, _, code = runMain(t, "plan", path, "--format", "json")
+	var r struct {
+		AIC      uint32   `json:"aic_record_capacity"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != clibase.ExitOK || err != nil || r.AIC != 16 || len(r.Warnings) != 1 {
+		t.Errorf("--format json: exit %d, %v, %+v", code, err, r)
+	}
+}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+)
+
+// Every command tells its inputs apart with the one sniffer: a trace
+// after 600 spaces is a trace (it had been "blank text": 512 bytes were
+// read), a trace after a byte-order mark is not read as a capture (it had
+// been, "bad-capacity AIC/0"), and UTF-16 text is named for what it is.
+func TestInputsSniffed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "mk.json")
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want, _, code := runMain(t, "analyze", trace)
+	if code != clibase.ExitOK {
+		t.Fatalf("analyze mk.json: code = %v", code)
+	}
+	spaced := write("spaced.json", append([]byte(strings.Repeat(" ", 600)), data...))
+	got, stderr, code := runMain(t, "analyze", spaced)
+	if got = strings.ReplaceAll(got, spaced, trace); code != clibase.ExitOK || got != want {
+		t.Errorf("analyze of the trace after 600 spaces: code = %v, %s\ngot %q\nwant %q", code, stderr, got, want)
+	}
+
+	bom := write("bom.json", append([]byte("\xef\xbb\xbf"), data...))
+	all, _, _ := runOut(t, "validate", bom)
+	if strings.Contains(all, "bad-capacity") || strings.Contains(all, "not-a-capture") {
+		t.Errorf("validate of the trace after a byte-order mark read it as a capture: %s", all)
+	}
+
+	utf16 := []byte("\xff\xfe")
+	for _, c := range []byte(`{"traceEvents": []}`) {
+		utf16 = append(utf16, c, 0)
+	}
+	u := write("utf16.json", utf16)
+	out, _, code := runMain(t, "validate", u)
+	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != clibase.ExitInvalid || !strings.Contains(out, want) {
+		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, clibase.ExitInvalid, want)
+	}
+}
+
+// A --kernel-name that differs from the trace's kernelName is applied,
+// with a note naming both, by every command that reads traces; it had
+// been dropped without a word (the trace's name won). The same name says
+// nothing.
+func TestKernelNameAgainstTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "mk.json")
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	again := filepath.Join(dir, "again.json")
+	want := "cycleabi: note: " + trace + `: --kernel-name "MegaMoe" applied over the data's kernel name "HyperMegaMoe"` + "\n"
+	for _, args := range [][]string{
+		{"analyze", trace, "--kernel-name", "MegaMoe"},
+		{"decode", trace, "--kernel-name", "MegaMoe", "-o", again},
+		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
+	} {
+		_, stderr, code := runMain(t, args...)
+		if code != clibase.ExitOK || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, clibase.ExitOK, want)
+		}
+	}
+	// Applied: the trace decode writes again is named by the flag.
+	if b, err := os.ReadFile(again); err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`) {
+		t.Errorf("decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
+	}
+	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != clibase.ExitOK || strings.Contains(stderr, "applied over") {
+		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
+	}
+}
+
+// A merged trace is an input wherever a trace is: analyze of what merge
+// wrote reports what analyze of the MegaKernel trace that was merged
+// reports, but for the file's name and a note of where merge placed it
+// (it had been refused: "no megaKernelCycleTrace object").
+func TestAnalyzeMergedTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mk, merged := filepath.Join(dir, "mk.json"), filepath.Join(dir, "merged.json")
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk); code != clibase.ExitOK {
+		t.Fatalf("decode: %s: code = %v", stderr, code)
+	}
+	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != clibase.ExitOK {
+		t.Fatalf("merge: %s: code = %v", stderr, code)
+	}
+	for _, format := range []string{"text", "json"} {
+		want, stderr, code := runMain(t, "analyze", mk, "--format", format)
+		if code != clibase.ExitOK {
+			t.Fatalf("analyze mk.json: %s: code = %v", stderr, code)
+		}
+		got, stderr, code := runMain(t, "analyze", merged, "--format", format)
+		if code != clibase.ExitOK {
+			t.Fatalf("analyze merged.json: %s: code = %v", stderr, code)
+		}
+		const note = `a merged trace: its MegaKernel part is read, which merge placed under the framework's "MegaKernel_moe_layer_7f3a9c" at 1733800000240.375 µs; its records come from their cycles, which merge keeps (it moves only the events' timestamps)`
+		if !strings.Contains(got, note) && !strings.Contains(got, strings.ReplaceAll(note, `"`, `\"`)) {
+			t.Errorf("--format %s: the merged trace's analysis does not note the alignment %q", format, note)
+		}
+		got = strings.ReplaceAll(got, merged, mk)
+		var kept []string
+		for line := range strings.Lines(got) {
+			if !strings.Contains(line, "a merged trace: its MegaKernel part") {
+				kept = append(kept, line)
+			} else if format == "json" {
+				// A note in a JSON list: the one before it loses its comma.
+				if n := len(kept); n > 0 {
+					kept[n-1] = strings.Replace(kept[n-1], "\",\n", "\"\n", 1)
+				}
+			}
+		}
+		if got = strings.Join(kept, ""); got != want {
+			t.Errorf("--format %s: analyze merged.json differs from analyze mk.json:\ngot  %s\nwant %s", format, got, want)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/jsontrace"
+)
+
+// TestOpenInput: the one opener of an input path yields, by content, a
+// capture file as one source (the file itself, nil), a JSON trace (plain
+// or gzip) as one source per rank, and refuses with the exit code of what
+// went wrong: a trace that cannot be read back is invalid input (1), a
+// file that cannot be read a usage or I/O error (2).
+func TestOpenInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
+	capData, err := os.ReadFile(moeCapture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r0, capData, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1); code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	two := filepath.Join(dir, "two.json")
+	if _, errOut, code := runMain(t, "decode", r0, r1, "-o", two); code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	gz := filepath.Join(dir, "one.json.gz")
+	if _, errOut, code := runMain(t, "decode", moeCapture, "-o", gz); code != 0 {
+		t.Fatalf("%s: code = %v, want 0", errOut, code)
+	}
+	if data, err := os.ReadFile(gz); err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		t.Fatalf("%s is not gzip (%v)", gz, err)
+	}
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notTrace := write("other.json", `{"ranks": [1, 2]}`)
+	noMeta := write("nometa.json", `{"traceEvents": []}`)
+	cut := write("cut.json", `{"traceEvents": [{"ph": "X", `)
+
+	for _, c := range []struct {
+		name    string
+		path    string
+		isTrace bool
+		ranks   []uint32 // of the trace's sources; nil: one nil source
+	}{
+		{"capture", moeCapture, false, nil},
+		// Not a trace by content: a capture file to the opener, which the
+		// capture reader then refuses as what it is.
+		{"json that is no trace", notTrace, false, nil},
+		{"trace of two ranks", two, true, []uint32{0, 1}},
+		{"gzip trace", gz, true, []uint32{0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := clibase.OpenInput(c.path)
+			if err != nil {
+				t.Fatalf("OpenInput(%s): %v", c.path, err)
+			}
+			defer in.Close()
+			if in.IsTrace != c.isTrace {
+				t.Errorf("isTrace = %v, want %v", in.IsTrace, c.isTrace)
+			}
+			srcs := in.Sources()
+			if c.ranks == nil {
+				if len(srcs) != 1 || srcs[0] != nil {
+					t.Errorf("sources() = %v, want one nil source (the file itself)", srcs)
+				}
+				return
+			}
+			var ranks []uint32
+			for _, s := range srcs {
+				ranks = append(ranks, s.Rank)
+				// Each source decodes: the rebuilt capture is there to read.
+				d, err := s.Decode()
+				if err != nil {
+					t.Errorf("%s: Decode: %v", s.Name, err)
+					continue
+				}
+				if d.Summary.Records == 0 {
+					t.Errorf("%s: no records decoded", s.Name)
+				}
+				d.Capture.Close()
+			}
+			if !slices.Equal(ranks, c.ranks) {
+				t.Errorf("ranks = %v, want %v", ranks, c.ranks)
+			}
+		})
+	}
+
+	// What the opener yields as a capture file, validate then refuses as
+	// what it is: invalid input.
+	out, _, code := runMain(t, "validate", notTrace)
+	if code != clibase.ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
+		t.Errorf("validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
+	}
+
+	for _, c := range []struct {
+		name, path string
+		code       int
+		trace      bool // the error is a trace's, placed in it
+	}{
+		{"missing file", filepath.Join(dir, "missing.bin"), clibase.ExitUsage, false},
+		{"directory", dir, clibase.ExitUsage, false},
+		{"trace without megaKernelCycleTrace", noMeta, clibase.ExitInvalid, true},
+		{"truncated trace", cut, clibase.ExitInvalid, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := clibase.OpenInput(c.path)
+			if err == nil {
+				in.Close()
+				t.Fatalf("OpenInput(%s) succeeded, want an error", c.path)
+			}
+			if got := clibase.ExitCode(err); got != c.code {
+				t.Errorf("exitCode(%v) = %d, want %d", err, got, c.code)
+			}
+			var te *jsontrace.Error
+			if errors.As(err, &te) != c.trace {
+				t.Errorf("%v: a trace's error = %v, want %v", err, !c.trace, c.trace)
+			}
+			if !bytes.Contains([]byte(err.Error()), []byte(c.path)) {
+				t.Errorf("%v does not name %s", err, c.path)
+			}
+		})
+	}
+}

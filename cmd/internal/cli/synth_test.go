@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+)
+
+// TestSynthCommand: the demo's command line reproduces the committed
+// capture, and .npy is chosen by the file name.
+func TestSynthCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "moe.bin")
+	out, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
+	if code != clibase.ExitOK {
+		t.Fatalf("exit %d: %v", code, errOut)
+	}
+	if !strings.Contains(out, "2974 records written, 10 dropped") ||
+		!strings.Contains(out, "decode flags: --cube-slots 24 --aic-capacity 64 --aiv-capacity 64") {
+		t.Errorf("output:\n%s", out)
+	}
+	got, _ := os.ReadFile(bin)
+	want, _ := os.ReadFile("../../../examples/moe_layer.bin")
+	if !bytes.Equal(got, want) {
+		t.Error("synth did not reproduce examples/moe_layer.bin")
+	}
+
+	npy := filepath.Join(dir, "moe.npy")
+	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != clibase.ExitOK {
+		t.Fatal(errOut)
+	}
+	got, _ = os.ReadFile(npy)
+	if !bytes.Equal(got, append(capture.NPYHeader(uint64(len(want))), want...)) {
+		t.Error("the .npy capture is not the header and the same bytes")
+	}
+}
+
+func TestSynthCommandErrors(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "x.bin")
+	deadlock := writeSchedule(t, `num_workers: 2
+tasks:
+  - {task_type: MatMul, dependent_event: 2, trigger_event: 1}
+  - {task_type: SwiGLU, dependent_event: 1, trigger_event: 2}
+cube_task_indices: [0]
+vector_task_indices: [1]
+`)
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"synth", deadlock, "-o", out}, clibase.ExitInvalid, "deadlock: AIC/0 runs task 0"},
+		{[]string{"synth", deadlock}, clibase.ExitUsage, "-o CAPTURE is required"},
+		{[]string{"synth", deadlock, "-o", out, "--format", "hdf5"}, clibase.ExitUsage, "--format must be bin or npy"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "0"}, clibase.ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "NaN"}, clibase.ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "Inf"}, clibase.ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--idle-cores", "3", "--wait-timeout", "100"}, clibase.ExitInvalid, "cannot make 3 of 2 workers idle"},
+		{[]string{"synth", deadlock, "-o", out, "--wait-timeout", "18446744073709551615"}, clibase.ExitUsage, "--wait-timeout must be at most 4294967296 cycles"},
+		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, clibase.ExitUsage, "x.bin"},
+	} {
+		_, code, errOut := runOut(t, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed synth left a capture behind")
+	}
+	// With a watchdog the deadlocked schedule simulates.
+	if _, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100"); code != clibase.ExitOK {
+		t.Errorf("with --wait-timeout: exit %d, %v", code, errOut)
+	}
+}

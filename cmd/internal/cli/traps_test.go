@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+)
+
+// upstreamWindow writes a window trace as upstream's multi-invocation
+// export does: no cycleFrequencyMHz, kernelName or rank at the top (they
+// are per invocation, where present), every event with its cycles and its
+// ts and dur in µs written in full, at mhz. durs, when not nil, replaces
+// the events' durs as written. It returns the path and the events' span
+// in µs by their own timestamps (the latest ts + dur less the earliest
+// ts), the independent figure analyze must agree with.
+func upstreamWindow(t *testing.T, mhz float64, durs []string) (string, float64) {
+	t.Helper()
+	const anchor = 1_000_000
+	// One invocation on one AIV core: 37,020 cycles at 1000 MHz, 37.02 µs.
+	spans := [][2]uint64{{0, 10_000}, {10_000, 20_000}, {20_000, 37_020}}
+	var evs []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range spans {
+		start, end := anchor+s[0], anchor+s[1]
+		ts := float64(start-anchor) / mhz
+		dur := strconv.FormatFloat(float64(end-start)/mhz, 'g', -1, 64)
+		if durs != nil {
+			dur = durs[i]
+		}
+		d, _ := strconv.ParseFloat(dur, 64)
+		lo, hi = min(lo, ts), max(hi, ts+d)
+		evs = append(evs, fmt.Sprintf(`{"name":"TaskType_MatMul","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":%s,"dur":%s,"args":{"rank":0,"device_id":3,"core_type":"AIV","block_id":0,"task_id":%d,"desc_id":131175,"stage_task_index":0,"task_number":1,"start_cycle":%d,"end_cycle":%d,"core_entry_cycle":%d,"invocation_id":0,"step":1,"direction":"forward"}}`,
+			strconv.FormatFloat(ts, 'g', -1, 64), dur, i, start, end, anchor))
+	}
+	meta := fmt.Sprintf(`"megaKernelCycleTrace":{"schemaVersion":1,"windowIndex":0,"anchorCycle":%d,"invocationCount":1,"recordCount":3,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[{"invocationId":0,"step":1,"direction":"forward","kernelName":"MegaKernel","rank":0,"deviceId":3,"recordCount":3,"droppedRecordCount":0}],"warnings":[]}`, anchor)
+	path := filepath.Join(t.TempDir(), "window.json")
+	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(evs, ",\n")+`],`+meta+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, hi - lo
+}
+
+// TestWindowFrequencyFromEvents: a window that states no frequency is
+// read at the one its events imply, and the run says so; analyze's
+// makespan is the events' own span (37.02 µs), not 20 times it (the
+// default 50 MHz of --soc ascend910b gave 740.4 µs before). A flag still
+// decides over the events.
+func TestWindowFrequencyFromEvents(t *testing.T) {
+	path, spanUs := upstreamWindow(t, 1000, nil)
+	stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Ranks[0]
+	const said = "the trace states no cycle frequency (cycleFrequencyMHz): 1000 MHz from its 3 events' cycles over their durations"
+	if !strings.Contains(strings.Join(r.Notes, "\n"), said) {
+		t.Errorf("the report's notes = %q, want them to say the frequency came from the events", r.Notes)
+	}
+	if _, stderr, _ := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json")); !strings.Contains(stderr, said) {
+		t.Errorf("decode: stderr = %q, want it to say the frequency came from the events", stderr)
+	}
+	if r.CycleFrequencyMHz != 1000 || math.Abs(r.MakespanUs-spanUs) > 1e-9 {
+		t.Errorf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs)
+	}
+	stdout, stderr, code = runMain(t, "analyze", path, "--format", "json", "--freq-mhz", "50")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Ranks[0].MakespanUs; math.Abs(got-spanUs*20) > 1e-6 {
+		t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, spanUs*20)
+	}
+}
+
+// TestWindowFrequencyDisagrees: events that imply different frequencies
+// are an error naming two of them (line and byte), exit 1.
+func TestWindowFrequencyDisagrees(t *testing.T) {
+	// The second event's dur says 50 MHz, the others 1000.
+	path, _ := upstreamWindow(t, 1000, []string{"10", "200", "17.02"})
+	_, stderr, code := runMain(t, "analyze", path)
+	if code != clibase.ExitInvalid {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitInvalid)
+	}
+	for _, want := range []string{"events disagree", "the event at line 2", "the event at line 1", "--freq-mhz"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+		}
+	}
+}
+
+// TestDirectionCommaSeparated: --direction forward,backward is two
+// directions, as --step 3,3 is two steps: the same window as the flags
+// repeated, byte for byte.
+func TestDirectionCommaSeparated(t *testing.T) {
+	dir := t.TempDir()
+	capPath := "../../../examples/moe_layer.bin"
+	outs := [2]string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	for i, args := range [][]string{
+		{"--step", "3", "--step", "3", "--direction", "forward", "--direction", "backward"},
+		{"--step", "3,3", "--direction", "forward,backward"},
+	} {
+		_, stderr, code := runMain(t, append([]string{"decode", capPath, capPath, "-o", outs[i]}, args...)...)
+		if code != clibase.ExitOK {
+			t.Fatalf("%v: %s: code = %v", args, stderr, code)
+		}
+	}
+	a, err := os.ReadFile(outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(outs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) || !strings.Contains(string(a), `"direction":"backward"`) {
+		t.Errorf("--direction forward,backward wrote another window than the flags repeated")
+	}
+}
+
+// headerDropped sums the droppedCount of every core header of a raw
+// capture of 72 slots of the given capacity, read straight from the bytes
+// (CoreHeader: u64 entryCycle, u32 recordCount, u32 droppedCount, ...; a
+// slot is the 64-byte header and capacity 32-byte records).
+func headerDropped(t *testing.T, path string, capacity int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stride := 64 + capacity*32
+	if len(b) != 72*stride {
+		t.Fatalf("%s: %d bytes, want 72 slots of %d", path, len(b), stride)
+	}
+	var n uint64
+	for s := 0; s < 72; s++ {
+		h := b[s*stride:]
+		n += uint64(h[12]) | uint64(h[13])<<8 | uint64(h[14])<<16 | uint64(h[15])<<24
+	}
+	return n
+}
+
+// TestDiffShowsDropped: diff of a run that dropped records and one that
+// did not shows the dropped count change, in JSON and in text, with the
+// counts the captures' headers hold.
+func TestDiffShowsDropped(t *testing.T) {
+	dir := t.TempDir()
+	base := "../../../examples/moe_layer.bin"
+	sched := filepath.Join(dir, "s.yaml")
+	src, err := os.ReadFile("../../../examples/moe_layer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sched, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The example was synthesized at --capacity-scale 0.8 and dropped
+	// records; at the planned capacities nothing is dropped.
+	newCap := filepath.Join(dir, "new.bin")
+	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != clibase.ExitOK {
+		t.Fatalf("synth: %s: code = %v", stderr, code)
+	}
+	capOf := func(p string) int {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return (int(st.Size())/72 - 64) / 32
+	}
+	wantBase, wantNew := headerDropped(t, base, capOf(base)), headerDropped(t, newCap, capOf(newCap))
+	if wantBase == wantNew {
+		t.Fatalf("both captures dropped %d: the test needs a change", wantBase)
+	}
+	stdout, stderr, code := runMain(t, "diff", base, newCap, "--format", "json")
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	var d struct {
+		Ranks []struct {
+			Dropped struct{ Base, New, Abs float64 }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Ranks[0].Dropped; got.Base != float64(wantBase) || got.New != float64(wantNew) || got.Abs != float64(wantNew)-float64(wantBase) {
+		t.Errorf("dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
+	}
+	stdout, _, _ = runMain(t, "diff", base, newCap)
+	if !strings.Contains(stdout, "dropped") {
+		t.Errorf("text diff %q, want a dropped row", stdout)
+	}
+}
+
+// TestValidateStrictFamily: validate --strict refuses a MegaMoe capture
+// read under no family (its stage ids 0x10001.. are MegaMoe's), naming
+// --kernel-family; named, or without --strict, it passes.
+func TestValidateStrictFamily(t *testing.T) {
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capPath := filepath.Join(dir, "c.bin")
+	if _, stderr, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	_, stderr, code := runMain(t, "validate", capPath, "--strict")
+	if code != clibase.ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
+		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
+	}
+	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
+		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != clibase.ExitOK {
+			t.Errorf("validate %v: code %v, stderr %q; want 0", args, code, stderr)
+		}
+	}
+}

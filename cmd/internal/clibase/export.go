@@ -1,0 +1,170 @@
+package clibase
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/spf13/cobra"
+)
+
+// exportMemoryLimit is export's soft memory limit (runtime/debug).
+const exportMemoryLimit = 40 << 20
+
+// Exporter writes one export folder: package export's Writer, which this
+// package does not import (cycleabi-export passes its Create to RunExport).
+type Exporter interface {
+	// Add analyzes one capture under o and writes its rows; it returns
+	// the capture's analysis.
+	Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
+	// Commit puts the folder in place.
+	Commit() error
+	// Abort removes what was written; after Commit it does nothing.
+	Abort()
+}
+
+type exportFlags struct {
+	in          AnalyzeInputs
+	Invocations InvocationFlags
+	output      string
+}
+
+func NewExportCmd(p *Program) *cobra.Command {
+	var f exportFlags
+	cmd := &cobra.Command{
+		Use:   "export CAPTURE... -o DIR [flags]",
+		Short: "Write captures' records as Parquet tables for DuckDB, Spark or Trino",
+		Long: `export checks each capture as analyze does (same layout, names and schedule
+flags) and writes its records as Apache Parquet into a new folder,
+Hive-partitioned by rank:
+
+  DIR/records/rank=R/part-NNNNN.parquet   one row per record: every record
+      field, its display name, its kind (compute, wait, trigger, other), task
+      type and stage as analyze counts them, start and end in ns from the
+      rank's anchor, and invocation_id, step and direction in a window
+  DIR/cores/rank=R/part-NNNNN.parquet     one row per entered core: where its
+      time went, in cycles, as analyze reports it
+  DIR/ranks/rank=R/part-NNNNN.parquet     one row per capture: its layout,
+      frequency, ABI fingerprint, anchor and totals
+
+The rank is in the path: engines add it as a column (DuckDB:
+read_parquet('DIR/records/*/*.parquet', hive_partitioning = true)). Export
+one rank per job on as many machines as there are, into separate folders,
+and copy the folders' rank=R subfolders together: nothing is shared
+between ranks. DIR must not exist or be empty; it appears whole when the
+export succeeds and not at all when it fails or is interrupted.
+
+The Parquet writer is a second program, cycleabi-export, which cycleabi
+runs with these arguments (found beside cycleabi, else on PATH): it links
+parquet-go, and through it protobuf's reflection, brotli, net/http and
+crypto/tls, which no other command needs. Install it with go install
+github.com/megakernel/cycleabi/cmd/cycleabi-export@latest, or make build.
+
+Exit status: 0 on success, 1 when a capture is invalid or does not match
+the schedule, 2 for usage or I/O errors, or when cycleabi-export is not
+installed or reads another ABI.`,
+		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
+  cycleabi export rank*.bin -o step42
+  duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
+		Args: CapturesOrManifest,
+		RunE: func(cmd *cobra.Command, args []string) error { return p.runExport(cmd, args, &f) },
+	}
+	fs := cmd.Flags()
+	f.in.Register(fs)
+	f.Invocations.RegisterLabels(fs)
+	fs.StringVarP(&f.output, "output", "o", "", "the folder to create (required): it must not exist or be empty")
+	return cmd
+}
+
+func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
+	// A command line that cannot work is refused before cycleabi-export
+	// is looked for: its mistake is the one to say.
+	if f.output == "" {
+		return Usage(errors.New("export needs -o DIR, the folder to write"))
+	}
+	if f.output == outfile.Stdout {
+		return Usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
+	}
+	if err := checkExportFolder(f.output); err != nil {
+		return Usage(err)
+	}
+	if p.NewExporter == nil {
+		return p.runExportBinary(cmd)
+	}
+	if err := sameABIAsCaller(); err != nil {
+		return Usage(err)
+	}
+	invs, err := f.Invocations.Resolve(paths, f.in.Ranks)
+	if err != nil {
+		return Usage(err)
+	}
+	inputs := paths
+	if invs != nil {
+		inputs = append([]string{f.Invocations.Manifest}, invs.Captures...)
+	}
+	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
+		return Usage(err)
+	}
+	w, err := p.NewExporter(f.output)
+	if err != nil {
+		return Usage(err)
+	}
+	defer w.Abort()
+	// export's live memory is bounded (row groups in flight and the
+	// encoders' buffers, about 20 MiB), but the collector lets the heap
+	// grow to twice it between collections: a soft limit keeps the
+	// process within its budget (docs/performance.md). A limit the user
+	// set (GOMEMLIMIT) stands.
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(exportMemoryLimit))
+	}
+	var records, captures uint64
+	f.in.analyze, f.in.discard = w.Add, true
+	_, err = f.in.RunEach(cmd, paths, invs, func(_ int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
+		records += r.Records
+		captures++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return Usage(err)
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d records of %d capture(s) as Parquet (records/, cores/, ranks/)\n", f.output, records, captures)
+	return nil
+}
+
+// checkExportFolder refuses, before any capture is read, an -o that
+// export could only fail to put its folder at once the work is done:
+// the folder is written under a temporary name beside it and renamed
+// into place, and a rename replaces no symbolic link (a dangling one,
+// or one to an empty folder) and no file. What CreateDir checks itself
+// (a folder with files in it) it says when export starts.
+func checkExportFolder(path string) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		parent := filepath.Dir(filepath.Clean(path))
+		if pst, err := os.Stat(parent); err != nil {
+			return fmt.Errorf("-o %s: its folder %s: %w", path, parent, errors.Unwrap(err))
+		} else if !pst.IsDir() {
+			return fmt.Errorf("-o %s: %s is not a folder", path, parent)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("-o %s: %w", path, err)
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return fmt.Errorf("-o %s is a symbolic link (to %s): export renames its folder into place, which a link cannot take; give the folder's own path", path, target)
+	case !st.IsDir():
+		return fmt.Errorf("-o %s exists and is not a folder: give a new folder, nothing is replaced", path)
+	}
+	return nil
+}

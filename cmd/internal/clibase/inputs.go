@@ -1,0 +1,148 @@
+package clibase
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// AnalyzeInputs decodes, checks and analyzes captures as analyze and diff
+// share it.
+type AnalyzeInputs struct {
+	layout    LayoutFlags
+	soc       string
+	freqMHz   float64
+	namesFile string
+	Family    FamilyFlags
+	// KernelUse is what else --kernel-name does in the command ("" for nothing).
+	KernelUse string
+	Ranks     []uint
+	// Req is the layout request RunEach read the captures with, and
+	// families the kernel family of each capture (report validates them
+	// with both too); sources what it read (closed once it returns:
+	// report validates them while they are open).
+	Req      capture.Request
+	Families []abi.Family
+	Sources  *Sources
+	// analyze, when not nil, analyzes each capture in Analyze's stead (export
+	// writes the records as the analysis walks them); discard drops each
+	// analysis once each has seen it, so that memory does not grow with the
+	// number of captures when no report is wanted.
+	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
+	discard bool
+}
+
+func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
+	in.layout.Register(fs, "schedule (YAML or JSON) the kernel ran: the critical path and the flow counts need it; its host plan stands in when the capture's headers state no layout, as for decode")
+	RegisterFrequency(fs, &in.soc, &in.freqMHz)
+	RegisterNames(fs, &in.namesFile)
+	in.Family.Register(fs, "MegaKernel", in.KernelUse)
+	RegisterRanks(fs, &in.Ranks)
+}
+
+// Options are the options in's flags give for reading paths (or the
+// window invs) under the layout request req.
+func (in *AnalyzeInputs) Options(fs *pflag.FlagSet, paths []string, invs *InvocationSet, req capture.Request) Options {
+	return Options{
+		Paths: paths, Window: invs, Request: req, LayoutGiven: LayoutFlagsGiven(fs.Changed, &in.layout),
+		Schedule: in.layout.Schedule, Ranks: in.Ranks,
+		SoC: in.soc, FreqMHz: in.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
+		NamesFile: in.namesFile, Family: &in.Family, KernelNameGiven: fs.Changed("kernel-name"),
+	}
+}
+
+// Files are the files analyze reads for paths: the captures, the
+// schedule and the names file, none of which its output may replace.
+func (in *AnalyzeInputs) Files(paths []string) []string {
+	return append([]string{in.layout.PlanFile, in.namesFile}, paths...)
+}
+
+// Run analyzes paths, one capture per rank, or with invs (non-nil) the
+// invocations of a window, whose captures and ranks it gives.
+func (in *AnalyzeInputs) Run(cmd *cobra.Command, paths []string, invs *InvocationSet) (*analyze.Report, error) {
+	return in.RunEach(cmd, paths, invs, nil)
+}
+
+// RunEach is run, calling each (when not nil) with every capture while it
+// is open: its index, the decoded capture, its analysis and the options
+// it was analyzed with (report bins its timeline there).
+func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *InvocationSet, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
+	fs := cmd.Flags()
+	req, err := in.layout.Request(fs)
+	if err != nil {
+		return nil, Usage(err)
+	}
+	in.Req = req
+	o := in.Options(fs, paths, invs, req)
+	o.Warn = cmd.ErrOrStderr()
+	l, err := Load(o)
+	defer l.Close()
+	if err != nil {
+		return nil, err
+	}
+	src := l.Sources
+	in.Sources, in.Families = src, l.Families
+	results := make([]*analyze.Rank, len(src.Decoded))
+	for i, d := range src.Decoded {
+		f, _, _ := l.Frequency(i)
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i)}
+		if src.Invocations != nil {
+			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
+		}
+		analyzeOne := analyze.Analyze
+		if in.analyze != nil {
+			analyzeOne = in.analyze
+		}
+		results[i], err = analyzeOne(d, o)
+		if err != nil {
+			return nil, Usage(err)
+		}
+		if each != nil {
+			if err := each(i, d, results[i], o); err != nil {
+				return nil, err
+			}
+		}
+		if in.discard {
+			results[i] = &analyze.Rank{Rank: results[i].Rank, Invocation: results[i].Invocation}
+		}
+	}
+	rep := analyze.NewReport(results)
+	inputs, err := in.recorded()
+	if err != nil {
+		return nil, Usage(err)
+	}
+	rep.Inputs = &inputs
+	return rep, nil
+}
+
+// recorded returns the inputs besides the captures that the analysis is
+// made with, as the report records them for diff to compare: the kernel
+// family the captures were read under (whatever chose it: --kernel-family,
+// --kernel-name or a manifest's kernel_name; the distinct ones in capture
+// order), and the --plan and --names files.
+func (in *AnalyzeInputs) recorded() ([]analyze.Input, error) {
+	var fams []string
+	for _, f := range in.Families {
+		if !slices.Contains(fams, f.String()) {
+			fams = append(fams, f.String())
+		}
+	}
+	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")}}
+	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.PlanFile}, {"--names", in.namesFile}} {
+		if f.path == "" {
+			continue
+		}
+		input, err := analyze.FileInput(f.flag, f.path)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, input)
+	}
+	return inputs, nil
+}

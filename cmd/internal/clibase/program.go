@@ -1,0 +1,149 @@
+// Package clibase is what the two programs' command lines share: the exit
+// codes, a program's run (Program), the flags that say how captures are
+// read (layout, kernel family, frequency, names, ranks, an invocation
+// window) and the loading of captures and traces under them
+// (AnalyzeInputs, LoadSources), and the export command. cycleabi's other
+// commands are package cli's; cycleabi-export is built from this package,
+// analyze and export alone, so it links no trace writer, merger, report
+// or dump.
+//
+// A Program runs one command line with the streams it is given; the
+// package keeps no state of its own, so runs may go on side by side.
+package clibase
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
+	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	ExitOK      = 0 // success
+	ExitInvalid = 1 // the input was read and is invalid (or findings under --strict)
+	ExitUsage   = 2 // bad flags or arguments, or an I/O error
+)
+
+// ExitError carries the exit code a subcommand wants; errors without one
+// exit with exitUsage when cobra rejected the command line, exitInvalid otherwise.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Invalid marks err as "the input is Invalid" (exit 1).
+func Invalid(err error) error { return &ExitError{Code: ExitInvalid, Err: err} }
+
+// Usage marks err as a Usage or I/O problem (exit 2).
+func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
+
+// Silent exits with code without printing anything more (the command has
+// already reported).
+func Silent(code int) error { return &ExitError{Code: code} }
+
+// ExitCode is the exit code err carries, exitUsage when it carries none.
+func ExitCode(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitUsage
+}
+
+// Program is one run of a command line: the streams it writes and, for
+// export, how it writes Parquet.
+type Program struct {
+	// Name is the program's Name, for --version and the errors' prefix.
+	Name string
+	// Args is the command line, without the program's name.
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// NewExporter starts an export (package export's Create, which only
+	// cycleabi-export links); nil in cycleabi, whose export command runs
+	// cycleabi-export instead (exportbin.go).
+	NewExporter func(dir string) (Exporter, error)
+	// Root builds the command tree (cycleabi's, package cli's); nil for
+	// export alone, cycleabi-export's.
+	Root func(p *Program) *cobra.Command
+}
+
+// VersionText is what --version prints after "cycleabi version ": the
+// program's build and the ABI it reads.
+func VersionText() string {
+	return fmt.Sprintf("%s\nABI version %d, fingerprint %s", buildinfo.Version(), abi.Version, abi.FingerprintHex)
+}
+
+func (p *Program) Run(ctx context.Context) int {
+	var root *cobra.Command
+	if p.Root != nil {
+		root = p.Root(p)
+	} else {
+		root = p.NewExportRootCmd()
+	}
+	root.SetArgs(p.Args)
+	// What cobra writes itself (--help, --version) ignores write errors;
+	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
+	// as any other write to a full disk does.
+	stdout := &checkedWriter{w: p.Stdout}
+	root.SetOut(stdout)
+	root.SetErr(p.Stderr)
+	root.SetIn(p.Stdin)
+	err := root.ExecuteContext(ctx)
+	if err == nil && stdout.Err != nil {
+		cause := stdout.Err
+		var pe *fs.PathError
+		if errors.As(cause, &pe) {
+			cause = pe.Err
+		}
+		err = Usage(&outfile.Error{Path: "standard output", Err: cause})
+	}
+	if err == nil {
+		return ExitOK
+	}
+	if outfile.BrokenPipe(err) {
+		// The reader of our output went away (| head): exit quietly, as
+		// cat does; deferred cleanups have run.
+		return outfile.BrokenPipeStatus
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintln(p.Stderr, p.Name+":", ee.Err)
+		}
+		return ee.Code
+	}
+	// Errors cobra raises itself (unknown command, bad args) are usage errors.
+	fmt.Fprintln(p.Stderr, p.Name+":", err)
+	return ExitUsage
+}
+
+// checkedWriter is a writer that keeps its first write error.
+type checkedWriter struct {
+	w   io.Writer
+	Err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.Err == nil {
+		c.Err = err
+	}
+	return n, err
+}

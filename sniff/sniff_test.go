@@ -1,0 +1,259 @@
+package sniff_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"image"
+	"image/png"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/sniff"
+)
+
+// mistakenFiles are files a user gives where a capture belongs, each
+// written by the library that writes such files (the Perfetto trace by
+// hand: a TracePacket with a timestamp, field 8, and a sequence id, 10),
+// with the kind Sniff must say and the phrase the error must hold.
+func mistakenFiles(t testing.TB) map[string]struct {
+	data []byte
+	kind sniff.Kind
+	what string
+} {
+	t.Helper()
+	trace := []byte(`{"traceEvents":[],"megaKernelCycleTrace":{}}` + "\n")
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat(trace, 20))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var zb bytes.Buffer
+	za := zip.NewWriter(&zb)
+	w, err := za.Create("archive/data.pkl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(bytes.Repeat([]byte{0x80, 2, 0x8a, 0x0a}, 100))
+	if err := za.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var pb bytes.Buffer
+	if err := png.Encode(&pb, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
+		t.Fatal(err)
+	}
+	packet := []byte{0x40}
+	packet = binary.AppendUvarint(packet, 123456789)
+	packet = append(packet, 0x50, 0x01)
+	pf := []byte{0x0a}
+	pf = binary.AppendUvarint(pf, uint64(len(packet)))
+	pf = append(pf, packet...)
+	pf = append(append(pf, pf...), pf...) // three packets
+	elf, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		elf = append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00\x01\x00\x00\x00"), make([]byte, 100)...)
+	}
+	type c = struct {
+		data []byte
+		kind sniff.Kind
+		what string
+	}
+	return map[string]c{
+		"trace.json.gz":   {gz.Bytes(), sniff.Gzip, "gzip-compressed data (a compressed trace?)"},
+		"tensor.pt":       {zb.Bytes(), sniff.Zip, "a zip archive (torch.save? save the tensor with numpy().tofile or np.save)"},
+		"report.png":      {pb.Bytes(), sniff.PNG, "a PNG image"},
+		"cycleabi":        {elf[:min(len(elf), 4096)], sniff.ELF, "an ELF program or library"},
+		"trace.pftrace":   {pf, sniff.Perfetto, "a Perfetto protobuf trace"},
+		"empty.bin":       {nil, sniff.Empty, "empty (0 bytes)"},
+		"trace.json":      {trace, sniff.JSON, "JSON (a trace, a schedule or a names file?)"},
+		"moe.yaml":        {[]byte("num_workers: 48\ntasks: []\n"), sniff.YAML, "YAML (a schedule, a names file or a manifest?)"},
+		"notes.txt":       {[]byte("hello\n"), sniff.Text, "text"},
+		"capture.npy.bin": {capturetest.NPYWithHeader("{'descr': '|u1', 'fortran_order': False, 'shape': (0,), }", nil), sniff.NPY, "a NumPy .npy file"},
+	}
+}
+
+// Files that are not captures are named for what they are, by Sniff and
+// in the loader's error, before anything about fields; cut to fewer bytes
+// than a core header, they still are.
+func TestSniffNamesMistakenFiles(t *testing.T) {
+	for name, f := range mistakenFiles(t) {
+		head := f.data[:min(len(f.data), sniff.Size)]
+		kind, what := sniffBytes(head, int64(len(f.data)))
+		if kind != f.kind {
+			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
+		}
+		if what != f.what {
+			t.Errorf("%s: what = %q, want %q", name, what, f.what)
+		}
+		if f.kind == sniff.NPY {
+			continue
+		}
+		_, err := capture.FromBytes(name, f.data)
+		p := problem(t, err)
+		if p.Code != capture.CodeNotACapture {
+			t.Errorf("%s: p.Code = %q, want %q", name, p.Code, capture.CodeNotACapture)
+		}
+		if p.Msg != "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)" {
+			t.Errorf("%s: p.Msg = %q, want %q", name, p.Msg, "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)")
+		}
+		if len(f.data) > 12 && f.kind != sniff.JSON && f.kind != sniff.YAML {
+			k, _ := sniffBytes(f.data[:12], 12)
+			if k != f.kind {
+				t.Errorf("%s cut to 12 bytes: k = %v, want %v", name, k, f.kind)
+			}
+		}
+	}
+}
+
+// A capture whose first bytes happen to be one of those magics (the low
+// bytes of AIC/0's entry cycle) is a capture: Sniff names a file only
+// when its first 64 bytes are no header slot 0 could hold.
+func TestSniffKeepsCaptures(t *testing.T) {
+	for name, f := range mistakenFiles(t) {
+		if len(f.data) < 8 || f.kind == sniff.NPY || f.kind == sniff.JSON || f.kind == sniff.YAML || f.kind == sniff.Text {
+			continue
+		}
+		b := capturetest.New(24, 16, 16)
+		b.Enter(abi.CoreTypeAIC, 0, binary.LittleEndian.Uint64(f.data)).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase, 1)
+		if !bytes.HasPrefix(b.Bytes(), f.data[:8]) {
+			t.Fatalf("%s: bytes.HasPrefix(b.Bytes(), f.data[:8]) = false, want true", name)
+		}
+		kind, _ := sniffBytes(b.Bytes()[:sniff.Size], int64(len(b.Bytes())))
+		if kind != sniff.Capture {
+			t.Errorf("%s: kind = %v, want %v", name, kind, sniff.Capture)
+		}
+		_, err := capture.FromBytes(name, b.Bytes())
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		// With reserved set (which validate refuses) it is named again.
+		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
+		kind, _ = sniffBytes(b.Bytes()[:sniff.Size], int64(len(b.Bytes())))
+		if kind != f.kind {
+			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
+		}
+	}
+	// An unused slot 0 (all zero) and slot 0 entered: captures.
+	for _, b := range [][]byte{capturetest.New(24, 16, 16).Bytes(), small().Bytes()} {
+		kind, _ := sniffBytes(b[:sniff.Size], int64(len(b)))
+		if kind != sniff.Capture {
+			t.Errorf("kind = %v, want %v", kind, sniff.Capture)
+		}
+	}
+}
+
+// FuzzSniff: Sniff reads any bytes without panicking; a file it names by
+// magic bytes is one no capture could be (shorter than a core header, or
+// a first header validate refuses: reserved set, or not AIC/0 nor
+// unused), read here with the generated header decoder; and the loader
+// refuses exactly the files Sniff names, as not-a-capture.
+func FuzzSniff(f *testing.F) {
+	for _, m := range mistakenFiles(f) {
+		f.Add(m.data)
+	}
+	f.Add(small().Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		kind, what := sniffBytes(data[:min(len(data), sniff.Size)], int64(len(data)))
+		switch kind {
+		case sniff.Gzip, sniff.Zip, sniff.PNG, sniff.ELF, sniff.Perfetto:
+			if h, err := abi.DecodeCoreHeader(data); err == nil && h.Reserved == 0 && h.BlockID == 0 &&
+				(h.CoreType == 0 || h.CoreType == abi.Regions()[0].CoreType) {
+				t.Fatalf("named %q, but its first header could be slot 0's: %+v", what, h)
+			}
+		}
+		_, err := capture.FromBytes("f", data)
+		var p *capture.Problem
+		named := errors.As(err, &p) && p.Code == capture.CodeNotACapture
+		if named != (kind != sniff.Capture && kind != sniff.NPY) {
+			t.Fatalf("Sniff says %d (%q); the loader: %v", kind, what, err)
+		}
+	})
+}
+
+// sniffBytes is sniff.Bytes as kind and phrase.
+func sniffBytes(head []byte, size int64) (sniff.Kind, string) {
+	r := sniff.Bytes(head, size)
+	return r.Kind, r.What
+}
+
+func problem(t *testing.T, err error) *capture.Problem {
+	t.Helper()
+	var p *capture.Problem
+	if !errors.As(err, &p) {
+		t.Fatalf("want a *capture.Problem, got %v: errors.As(err, &p) = false, want true", err)
+	}
+	return p
+}
+
+// Text may start with a UTF-8 byte-order mark and any amount of
+// whitespace: a trace so written is a trace (it had been read as a
+// capture, "bad-capacity AIC/0", with a BOM; as blank text after 498
+// spaces, since 512 bytes were read). UTF-16 and UTF-32 text are named.
+func TestReaderText(t *testing.T) {
+	trace := `{"traceEvents":[],"megaKernelCycleTrace":{}}`
+	gzipped := func(s string) string {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write([]byte(s))
+		zw.Close()
+		return b.String()
+	}
+	utf16le := func(s string) string {
+		b := []byte("\xff\xfe")
+		for _, c := range []byte(s) {
+			b = append(b, c, 0)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, data string
+		kind       sniff.Kind
+		trace, gz  bool
+		what       string
+	}{
+		{"plain", trace, sniff.JSON, true, false, ""},
+		{"BOM", "\xef\xbb\xbf" + trace, sniff.JSON, true, false, ""},
+		{"600 spaces", strings.Repeat(" ", 600) + trace, sniff.JSON, true, false, ""},
+		{"BOM, 100000 newlines", "\xef\xbb\xbf" + strings.Repeat("\r\n", 50000) + trace, sniff.JSON, true, false, ""},
+		{"blank, long", strings.Repeat(" \n", 5000), sniff.Text, false, false, "blank text"},
+		{"a schedule", `{"num_workers": 2, "tasks": []}`, sniff.JSON, false, false, ""},
+		{"keys after 600 bytes", `{"deviceProperties": "` + strings.Repeat("x", 600) + `", "traceEvents": []}`, sniff.JSON, true, false, ""},
+		{"keys after 70000 bytes", `{"deviceProperties": "` + strings.Repeat("x", 70000) + `", "megaKernelCycleTrace": {}}`, sniff.JSON, true, false, ""},
+		{"a long schedule", `{"tasks": "` + strings.Repeat("x", 600) + `"}`, sniff.JSON, false, false, ""},
+		{"gzip of a trace", gzipped(strings.Repeat(" ", 700) + trace), sniff.JSON, true, true, ""},
+		{"gzip of YAML", gzipped("num_workers: 2\n"), sniff.YAML, false, true, "gzip holding YAML (a schedule, a names file or a manifest?)"},
+		{"gzip of gzip", gzipped(gzipped(trace)), sniff.Gzip, false, true, "gzip holding gzip-compressed data (a compressed trace?)"},
+		{"UTF-16", utf16le(trace), sniff.UTF16, false, false, "UTF-16 text (save it as UTF-8)"},
+		{"UTF-32", "\xff\xfe\x00\x00{\x00\x00\x00", sniff.UTF32, false, false, "UTF-32 text (save it as UTF-8)"},
+		{"HTML", "<!DOCTYPE html>\n<html>", sniff.HTML, false, false, "HTML or XML (a report.html?)"},
+		{"PDF", "%PDF-1.7\n\x80\x81\x82", sniff.PDF, false, false, "a PDF document"},
+		{"zstd", "\x28\xb5\x2f\xfd\x00\x58", sniff.Zstd, false, false, "zstd-compressed data"},
+	} {
+		r, err := sniff.Reader(strings.NewReader(c.data), int64(len(c.data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind != c.kind || r.Trace != c.trace || r.InGzip != c.gz || c.what != "" && r.What != c.what {
+			t.Errorf("%s: Reader = %v, trace %v, in gzip %v, %q; want %v, %v, %v, %q", c.name, r.Kind, r.Trace, r.InGzip, r.What, c.kind, c.trace, c.gz, c.what)
+		}
+	}
+}
+
+// small is a capture of the smallest layout with a few records.
+func small() *capturetest.Builder {
+	b := capturetest.New(abi.MinCubeSlots, 16, 32)
+	b.Enter(abi.CoreTypeAIV, 0, 800)
+	b.Enter(abi.CoreTypeAIC, 0, 1000).
+		Span(abi.CoreTypeAIC, 0, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
+		Span(abi.CoreTypeAIC, 0, 1250, 1300, abi.RuntimeStageTriggerEvent, 1)
+	b.Enter(abi.CoreTypeAIV, 5, 900).
+		Span(abi.CoreTypeAIV, 5, 950, 990, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 2)
+	return b
+}
