@@ -188,6 +188,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
 	src.PrintNotes(cmd.ErrOrStderr())
+	src.PrintWarnings(cmd.ErrOrStderr())
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {

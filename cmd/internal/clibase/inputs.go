@@ -88,10 +88,11 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *Invoc
 	}
 	src := l.Sources
 	in.Sources, in.Families = src, l.Families
+	src.PrintWarnings(cmd.ErrOrStderr())
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i)}
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i), Warnings: src.warnings(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}

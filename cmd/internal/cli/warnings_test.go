@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// hostileTrace writes the example trace with a stage name and the
+// metadata's kernelName longer than the cap on a name, and a rank its
+// metadata lists with no events; it returns the path and the two
+// warnings every command must print about it (the first cut name, the
+// missing rank).
+func hostileTrace(t *testing.T) (string, []string) {
+	t.Helper()
+	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(text), `"name":"MoeGateUp"`, `"name":"MoeGateUp`+strings.Repeat("x", 5000)+`"`, 1)
+	s = strings.Replace(s, `"megaKernelCycleTrace":{`, `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":2974,"droppedRecordCount":10},{"rank":2,"recordCount":2974}],`, 1)
+	p := filepath.Join(t.TempDir(), "hostile.json")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, []string{
+		"the name of the first event of desc_id 196609 is 5,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
+		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing",
+	}
+}
+
+// TestTraceWarningsCLI: a name cut to the cap on a name and a rank the
+// metadata lists with no events are warnings, "cycleabi: warning: FILE:
+// ...", in every command that reads the trace (they were notes, and
+// export said nothing), and in analyze's output (text "warning:", JSON
+// "warnings", the report's banner); validate reports them as name-capped
+// and missing-capture findings, said once (not also as notes).
+// Not in parallel: export sets the process's memory limit.
+func TestTraceWarningsCLI(t *testing.T) {
+	p, want := hostileTrace(t)
+	dir := t.TempDir()
+	stderrHas := func(cmd, stderr string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(stderr, "cycleabi: warning: "+p+": ") || !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks the warning %q:\n%s", cmd, w, stderr)
+			}
+			if strings.Contains(stderr, "note: "+p+": line") || strings.Contains(stderr, "note: "+p+": megaKernelCycleTrace.ranks") {
+				t.Errorf("%s: a warning said as a note too:\n%s", cmd, stderr)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"decode", p, "-o", filepath.Join(dir, "t.json")},
+		{"report", p, "-o", filepath.Join(dir, "r.html")},
+		{"export", p, "-o", filepath.Join(dir, "e.parquet")},
+		{"diff", p, p},
+	} {
+		_, stderr, code := runMain(t, args...)
+		if code != 0 {
+			t.Errorf("%s: code %d, want 0:\n%s", args[0], code, stderr)
+		}
+		stderrHas(args[0], stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(html), `<p class="banner" role="alert">Warning: `) || !strings.Contains(string(html), w) {
+			t.Errorf("the report lacks the warning %q", w)
+		}
+	}
+
+	stdout, stderr, code := runMain(t, "analyze", p)
+	if code != 0 {
+		t.Fatalf("analyze: code %d:\n%s", code, stderr)
+	}
+	stderrHas("analyze", stderr)
+	for _, w := range want {
+		found := false
+		for _, line := range strings.Split(stdout, "\n") {
+			found = found || strings.HasPrefix(line, "warning: ") && strings.Contains(line, w)
+		}
+		if !found {
+			t.Errorf("analyze: stdout lacks a line \"warning: ...%s\"", w)
+		}
+	}
+	stdout, _, _ = runMain(t, "analyze", "--format", "json", p)
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rep.Ranks[0].Warnings, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) || strings.Contains(strings.Join(rep.Ranks[0].Notes, "\n"), w) {
+			t.Errorf("analyze --format json: warnings %q, want %q among them (and not among the notes)", got, w)
+		}
+	}
+
+	stdout, stderr, code = runMain(t, "validate", p)
+	if code != 0 || strings.Contains(stderr, "warning: "+p) {
+		t.Errorf("validate: code %d, want 0 and the warnings as findings only:\n%s", code, stderr)
+	}
+	for _, w := range []string{"warning name-capped", "line 189, byte", want[0], "warning missing-capture", want[1]} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("validate: stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
+		t.Errorf("validate --strict: code %d, want 1", code)
+	}
+}
