@@ -36,6 +36,9 @@ type AnalyzeInputs struct {
 	// number of captures when no report is wanted.
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
+	// Warned counts the warnings RunEach's inputs drew: a trace's
+	// (Sources.PrintWarnings) and the kernel family's (FamilyFlags.Warned).
+	Warned int
 }
 
 func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
@@ -88,7 +91,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *Invoc
 	}
 	src := l.Sources
 	in.Sources, in.Families = src, l.Families
-	src.PrintWarnings(cmd.ErrOrStderr())
+	in.Warned = src.PrintWarnings(cmd.ErrOrStderr()) + in.Family.Warned
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
