@@ -149,11 +149,10 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 		}
 		return rep.WriteText(w, f.top)
 	})
-	if err == nil && f.strict && f.in.Warned > 0 {
-		fmt.Fprintln(cmd.ErrOrStderr(), "cycleabi: --strict: the inputs drew the warnings above; the analysis is written")
-		return clibase.Silent(clibase.ExitInvalid)
+	if err != nil {
+		return err
 	}
-	return err
+	return clibase.StrictWarned(cmd.ErrOrStderr(), f.strict, f.in.Warned)
 }
 
 // writeOutput writes a report to path ("-": stdout) as decode writes its

@@ -114,6 +114,27 @@ func TestTraceWarningsCLI(t *testing.T) {
 	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
 		t.Errorf("validate --strict: code %d, want 1", code)
 	}
+
+	// decode --strict and export --strict write their output, then exit 1
+	// (they had no --strict: exit 2); on a clean trace they exit 0.
+	clean := exampleTrace(t, "clean.json")
+	for _, c := range []struct {
+		cmd, out string
+	}{{"decode", "s.json"}, {"export", "s.parquet"}} {
+		for _, in := range []struct {
+			path string
+			code int
+		}{{p, 1}, {clean, 0}} {
+			out := filepath.Join(t.TempDir(), c.out)
+			_, stderr, code := runMain(t, c.cmd, "--strict", in.path, "-o", out)
+			if code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written") {
+				t.Errorf("%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
+			}
+			if _, err := os.Stat(out); err != nil {
+				t.Errorf("%s --strict %s: the output is not written: %v", c.cmd, in.path, err)
+			}
+		}
+	}
 }
 
 // TestAnalyzeStrict: analyze --strict exits 1 when an input drew a

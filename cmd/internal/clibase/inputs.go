@@ -1,6 +1,8 @@
 package clibase
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -47,6 +49,17 @@ func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
 	RegisterNames(fs, &in.namesFile)
 	in.Family.Register(fs, "MegaKernel", in.KernelUse)
 	RegisterRanks(fs, &in.Ranks)
+}
+
+// StrictWarned ends a --strict run (strict set) whose inputs drew n
+// warnings, once its output is written: with n > 0 it says so and
+// returns exit status 1; else nil.
+func StrictWarned(w io.Writer, strict bool, n int) error {
+	if !strict || n == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "cycleabi: --strict: the inputs drew the warnings above; the output is written")
+	return Silent(ExitInvalid)
 }
 
 // Options are the options in's flags give for reading paths (or the
