@@ -62,7 +62,9 @@ A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
 captures: its ranks (and a window's invocations) are read back from the
 events' args, its names, frequency, dropped count and layout from the trace,
 and what a trace cannot carry (cores that wrote nothing, per-core dropped
-counts) is said in notes. See docs/json-traces.md.
+counts) is said in notes; a name cut to 4,096 bytes, or a rank, invocation
+or core the trace's metadata describes with no events, in warnings. See
+docs/json-traces.md.
 
 --strict exits 1 when the inputs drew a warning, after writing the
 analysis: a trace's name cut to the cap on a name, a rank, invocation or
