@@ -52,6 +52,11 @@ type Options struct {
 	// analysis: set for a capture read back from a JSON trace (package
 	// jsontrace), which holds no idle cores nor per-core dropped counts.
 	Notes []string
+	// Warnings say what of the input was not taken as it stands, reported
+	// with the analysis: a JSON trace's names cut to the cap on a name,
+	// the ranks, invocations and cores its metadata describes that have
+	// no events (jsontrace.Source.Warnings).
+	Warnings []string
 }
 
 // Invocation labels a capture that is one kernel launch (invocation) of a
@@ -138,6 +143,10 @@ type Rank struct {
 	// that wrote nothing, per-core dropped counts, ...); absent for a
 	// capture.
 	Notes []string `json:"notes,omitempty"`
+	// Warnings say what of the input was not taken as it stands (a JSON
+	// trace: a name cut to 4,096 bytes, a rank, invocation or core its
+	// metadata describes with no events); absent when there are none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Layout is a capture's buffer layout, in the keys validate's JSON uses.
@@ -390,7 +399,7 @@ func AnalyzeWalk(d *decode.Decoded, o Options, walk func(yield func(decode.Recor
 		return nil, err
 	}
 	res := &Rank{Rank: o.Rank, Invocation: o.Invocation, Capture: d.Capture.Name, CycleFrequencyMHz: o.FrequencyMHz,
-		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{}, Notes: o.Notes,
+		Records: sum.Records, Dropped: sum.Dropped, Regions: map[string]*Totals{}, Notes: o.Notes, Warnings: o.Warnings,
 		Layout: Layout{CubeSlots: sum.Layout.CubeSlots, Size: sum.Layout.Size(), Capacities: map[string]uint32{}}}
 	for _, t := range abi.CoreTypes() {
 		res.Layout.Capacities[t.String()] = sum.Layout.Capacities.For(t)

@@ -493,6 +493,13 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 	if k.Flows != nil {
 		tw.printf("%d wait records, %d with a releasing producer, %d without\n", k.Flows.Waits, k.Flows.Arrows, k.Flows.WaitsWithoutProducer)
 	}
+	for _, w := range k.Warnings {
+		if md {
+			tw.printf("\n> Warning: %s", w)
+		} else {
+			tw.printf("warning: %s\n", w)
+		}
+	}
 	for _, n := range k.Notes {
 		if md {
 			tw.printf("\n> Note: %s", n)
@@ -500,7 +507,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 			tw.printf("note: %s\n", n)
 		}
 	}
-	if md && len(k.Notes) > 0 {
+	if md && len(k.Notes)+len(k.Warnings) > 0 {
 		tw.printf("\n")
 	}
 	tw.printf("\n")

@@ -8,6 +8,17 @@ import (
 	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
+// CheckFrequency returns nil when mhz is a system-counter frequency in
+// the range a trace's cycleFrequencyMHz and --freq-mhz are held to
+// (MinFrequencyMHz to MaxFrequencyMHz), else an error naming what (the
+// value's source: "--freq-mhz"), the value and the range.
+func CheckFrequency(what string, mhz float64) error {
+	if mhz >= MinFrequencyMHz && mhz <= MaxFrequencyMHz {
+		return nil
+	}
+	return fmt.Errorf("%s %v is not a system-counter frequency (%v to %v MHz)", what, mhz, MinFrequencyMHz, MaxFrequencyMHz)
+}
+
 // durSlackUs is how far an event's dur may be from its cycles at the
 // trace's frequency: 3 ns. Upstream's export writes the division in full
 // (17 significant digits); cycleabi decode writes three decimals of a µs

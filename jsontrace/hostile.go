@@ -10,27 +10,36 @@ import (
 	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
-// maxNameNotes bounds the notes about cut names kept per capture; the
-// rest are counted in one more.
-const maxNameNotes = 8
+// maxNameWarnings bounds the warnings about cut names kept per capture;
+// the rest are counted in one more.
+const maxNameWarnings = 8
+
+// cutName is a name cut to the cap on a name: where its event (or the
+// metadata) starts, and the warning that says so.
+type cutName struct {
+	at  jsonread.Pos
+	msg string
+}
 
 // cappedName returns the name a raw JSON string holds, cut to
-// kernelnames.MaxNameBytes as a names file's name is capped, with a note
-// naming the event when it was cut. what names the value in the note
-// ("the event's name"). It reports false when v is not a string.
+// kernelnames.MaxNameBytes as a names file's name is capped, with a
+// warning naming the event when it was cut. what names the value in the
+// warning ("the event's name"). It reports false when v is not a string.
 func (r *reader) cappedName(s *Source, v []byte, what string, at jsonread.Pos) (string, bool) {
 	name, full, ok := jsonread.StringCapped(v, kernelnames.MaxNameBytes)
 	if ok && full > 0 {
-		s.noteCut(fmt.Sprintf("line %d, byte %d: %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
+		s.warnCut(at, fmt.Sprintf("line %d, byte %d: %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
 			at.Line, at.Offset, what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
 	}
 	return name, ok
 }
 
-// noteCut keeps a note about a cut name, the first maxNameNotes of them.
-func (s *Source) noteCut(note string) {
-	if s.cutNames++; s.cutNames <= maxNameNotes {
-		s.Notes = append(s.Notes, note)
+// warnCut keeps a warning about a cut name, the first maxNameWarnings of
+// them (validate's name-capped findings); all are counted.
+func (s *Source) warnCut(at jsonread.Pos, msg string) {
+	if s.cutNames++; s.cutNames <= maxNameWarnings {
+		s.Warnings = append(s.Warnings, msg)
+		s.cuts = append(s.cuts, cutName{at: at, msg: msg})
 	}
 }
 
@@ -44,14 +53,18 @@ func (r *reader) capMetaNames(s *Source) {
 		if len(*f.p) > kernelnames.MaxNameBytes {
 			full := len(*f.p)
 			*f.p = string(cutString(*f.p, kernelnames.MaxNameBytes))
-			s.noteCut(fmt.Sprintf("line %d, byte %d: megaKernelCycleTrace's %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
+			s.warnCut(r.metaAt, fmt.Sprintf("line %d, byte %d: megaKernelCycleTrace's %s is %s bytes long: kept its first %s bytes, the cap on a name (as in a names file)",
 				r.metaAt.Line, r.metaAt.Offset, f.what, groupDigits(uint64(full)), groupDigits(kernelnames.MaxNameBytes)))
 		}
 	}
-	if s.cutNames > maxNameNotes {
-		s.Notes = append(s.Notes, fmt.Sprintf("%d more names were cut to %d bytes", s.cutNames-maxNameNotes, kernelnames.MaxNameBytes))
+	if s.cutNames > maxNameWarnings {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d more names were cut to %d bytes", s.cutNames-maxNameWarnings, kernelnames.MaxNameBytes))
 	}
 }
+
+// CutNames is how many names of the capture were cut to the cap on a
+// name (kernelnames.MaxNameBytes); Warnings say the first few.
+func (s *Source) CutNames() int { return s.cutNames }
 
 // cutString cuts s to at most max bytes at the start of a character.
 func cutString(s string, max int) string {

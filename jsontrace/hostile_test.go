@@ -2,19 +2,23 @@ package jsontrace_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
 )
 
 // TestNamesCapped: an event's name and a task_stage longer than a names
-// file's cap are cut to its 4,096 bytes, each with a note naming the
-// event's line and byte, and the metadata's kernelName too (they were
-// kept whole: a 60 MB stage name made decode write it on every event of
-// its descriptor).
+// file's cap are cut to its 4,096 bytes, each with a warning naming the
+// event's line and byte (Source.Warnings, not its notes: the issue asks
+// for a warning), and the metadata's kernelName too (they were kept
+// whole: a 60 MB stage name made decode write it on every event of its
+// descriptor); validate reports each as a name-capped warning at its
+// event.
 func TestNamesCapped(t *testing.T) {
 	long := strings.Repeat("n", 10000)
 	stage := strings.Repeat("s", 5000)
@@ -37,20 +41,80 @@ func TestNamesCapped(t *testing.T) {
 	if len(s.KernelName) != 4096 {
 		t.Errorf("kernelName: %d bytes, want 4096", len(s.KernelName))
 	}
-	notes := strings.Join(s.Notes, "\n")
+	warnings, notes := strings.Join(s.Warnings, "\n"), strings.Join(s.Notes, "\n")
 	for _, want := range []string{
 		"line 2, byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
 		"line 2, byte 17: args.task_stage of task 7 is 5,000 bytes long",
 		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
 	} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes\n%s\nwant %q", notes, want)
+		if !strings.Contains(warnings, want) || strings.Contains(notes, want) {
+			t.Errorf("warnings\n%s\nnotes\n%s\nwant %q among the warnings only", warnings, notes, want)
 		}
+	}
+	if len(s.Warnings) != 3 || s.CutNames() != 3 {
+		t.Errorf("%d warnings, %d names cut; want 3 and 3", len(s.Warnings), s.CutNames())
+	}
+	res, err := s.Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Count(validate.CodeNameCapped); got != 3 {
+		t.Errorf("name-capped findings: %d, want 3", got)
+	}
+	var offs []int64
+	for _, f := range res.Findings {
+		if f.Code == validate.CodeNameCapped {
+			offs = append(offs, f.Off)
+			if f.Severity != capture.Warning || !strings.Contains(f.Value, "bytes long: kept its first 4,096 bytes") {
+				t.Errorf("finding %v, want a warning saying the name was cut", &f.Problem)
+			}
+		}
+	}
+	// Two at the event (byte 17), one at the metadata (after the events).
+	if len(offs) != 3 || offs[0] != 17 || offs[1] != 17 || offs[2] <= 17 {
+		t.Errorf("name-capped offsets %v, want 17, 17 and the metadata's", offs)
+	}
+}
+
+// TestNamesCappedCounted: past the eighth, cut names are counted in one
+// more warning, and validate's count of name-capped stays exact.
+func TestNamesCappedCounted(t *testing.T) {
+	// Eleven tasks, each with a task_stage of 5,000 bytes.
+	var evs []string
+	for i := range 11 {
+		evs = append(evs, ev("TaskType_MatMul", fmt.Sprintf(`"task_id":%d,"start_cycle":%d,"end_cycle":%d,"task_stage":"%s"`, 100+i, 1100+10*i, 1105+10*i, strings.Repeat("s", 5000))))
+	}
+	text := strings.Replace(trace(evs...), `"recordCount":1,`, `"recordCount":11,`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	s := tr.Sources[0]
+	if s.CutNames() != 11 || len(s.Warnings) != 9 {
+		t.Fatalf("%d names cut, %d warnings; want 11 and 9 (eight, and one counting the rest)", s.CutNames(), len(s.Warnings))
+	}
+	if want := "3 more names were cut to 4096 bytes"; s.Warnings[8] != want {
+		t.Errorf("last warning %q, want %q", s.Warnings[8], want)
+	}
+	res, err := s.Validate(validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Count(validate.CodeNameCapped); got != 11 {
+		t.Errorf("name-capped count %d, want 11 (every cut name)", got)
+	}
+	res, err = s.Validate(validate.Options{MaxFindings: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(res.Counts, func(c validate.CodeCount) bool { return c.Code == validate.CodeNameCapped }); i < 0 || res.Counts[i].Count != 11 || res.Counts[i].Kept != 2 {
+		t.Errorf("--max-findings 2: name-capped counts %v, want 11 kept 2", res.Counts)
 	}
 }
 
 // TestMissingRankIsSaid: a rank the metadata lists with not one event in
-// the trace is named (Trace.Missing, the first capture's notes, a
+// the trace is named (Trace.Missing, the first capture's warnings, a
 // missing-capture warning from Validate, which --strict makes exit 1);
 // the same for an invocation of a window. They vanished silently.
 func TestMissingRankIsSaid(t *testing.T) {
@@ -69,10 +133,10 @@ func TestMissingRankIsSaid(t *testing.T) {
 	if strings.Join(tr.Missing, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("Missing = %q, want %q", tr.Missing, want)
 	}
-	notes := strings.Join(tr.Sources[0].Notes, "\n")
+	warnings, notes := strings.Join(tr.Sources[0].Warnings, "\n"), strings.Join(tr.Sources[0].Notes, "\n")
 	for _, w := range want {
-		if !strings.Contains(notes, w) {
-			t.Errorf("notes %q lack %q", notes, w)
+		if !strings.Contains(warnings, w) || strings.Contains(notes, w) {
+			t.Errorf("warnings %q, notes %q: want %q among the warnings only", warnings, notes, w)
 		}
 	}
 	res, err := tr.Sources[0].Validate(validate.Options{})

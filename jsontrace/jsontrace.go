@@ -15,7 +15,9 @@
 // unchanged. What a trace cannot carry is said in Source.Notes, never
 // made up: cores that entered the kernel but wrote nothing, each core's
 // dropped count, the header fields, and the device's record order within
-// a core.
+// a core. What of a trace was not taken as it stands (a name cut to the
+// cap on a name, a rank the metadata lists without events) is said in
+// Source.Warnings.
 //
 // Reading streams: one pass over the JSON (internal/jsonread's reader)
 // appends each record to a spool file, a second pass over the spool puts

@@ -54,7 +54,7 @@ type Trace struct {
 	Sources []*Source
 	// Missing names what megaKernelCycleTrace describes and the events do
 	// not hold at all (a rank or an invocation without one event), one
-	// sentence each; the first source's Notes and Validate say them too.
+	// sentence each; the first source's Warnings and Validate say them too.
 	Missing []string
 	metaAt  jsonread.Pos
 	file    *os.File
@@ -112,6 +112,13 @@ type Source struct {
 	// Notes say what the trace cannot carry, or did not state, and what
 	// stands in for it.
 	Notes []string
+	// Warnings say what of the trace was not taken as it stands: a name
+	// cut to the cap on a name (naming its event), and, on the trace's
+	// first capture, what the metadata describes and the events do not
+	// hold (Trace.Missing). Commands print them as warnings (--strict
+	// fails on them); validate reports them as name-capped and
+	// missing-capture findings.
+	Warnings []string
 
 	capture *capture.Capture
 	trace   *Trace
@@ -130,8 +137,10 @@ type Source struct {
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
-	// cutNames counts the names cut to the cap on a name.
+	// cutNames counts the names cut to the cap on a name; cuts are the
+	// first maxNameWarnings of them.
 	cutNames int
+	cuts     []cutName
 }
 
 // Request is the layout request the rebuilt capture decodes with: the
@@ -318,7 +327,7 @@ func Read(path, dir string) (*Trace, error) {
 		return nil, err
 	}
 	t.Missing, t.metaAt = append(r.unaccounted(), r.threadsWithoutEvents()...), r.metaAt
-	t.Sources[0].Notes = append(t.Sources[0].Notes, t.Missing...)
+	t.Sources[0].Warnings = append(t.Sources[0].Warnings, t.Missing...)
 	return t, nil
 }
 

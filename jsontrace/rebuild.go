@@ -96,9 +96,8 @@ func (r *reader) describe(s *Source, n int) error {
 	s.KernelName = firstString(pick(im, func(e *invocationMeta) *string { return e.KernelName }), rm.KernelName, m.KernelName)
 	s.SoCName = firstString(rm.SoCName, m.SoCName)
 	if mhz := firstFloat(rm.MHz, m.MHz); mhz != nil {
-		if !(*mhz >= MinFrequencyMHz && *mhz <= MaxFrequencyMHz) {
-			return &Error{File: r.path, Line: r.metaAt.Line, Offset: r.metaAt.Offset,
-				Msg: fmt.Sprintf("megaKernelCycleTrace.cycleFrequencyMHz %v is not a system-counter frequency (%v to %v MHz)", *mhz, MinFrequencyMHz, MaxFrequencyMHz)}
+		if err := CheckFrequency("megaKernelCycleTrace.cycleFrequencyMHz", *mhz); err != nil {
+			return &Error{File: r.path, Line: r.metaAt.Line, Offset: r.metaAt.Offset, Msg: err.Error()}
 		}
 		s.FrequencyMHz = *mhz
 	}

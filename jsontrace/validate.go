@@ -54,6 +54,20 @@ func (s *Source) Validate(o validate.Options) (*validate.Result, error) {
 			Expected: "0; plan larger capacities"}}}, res.Findings...)
 		res.Counts = append(res.Counts, validate.CodeCount{Code: validate.CodeDroppedTotal, Severity: capture.Warning, Count: 1, Kept: 1})
 	}
+	if s.cutNames > 0 {
+		// The names cut to the cap on a name, at their events.
+		var cut []validate.Finding
+		for _, c := range s.cuts {
+			cut = append(cut, validate.Finding{Problem: capture.Problem{File: s.Name, Severity: capture.Warning,
+				Code: validate.CodeNameCapped, Off: c.at.Offset, Record: -1, Value: c.msg, Expected: "a name of at most 4,096 bytes"}})
+		}
+		if m := o.MaxFindings; m > 0 && len(cut) > m {
+			cut = cut[:m]
+		}
+		res.Findings = append(res.Findings, cut...)
+		slices.SortStableFunc(res.Findings, func(a, b validate.Finding) int { return cmp.Compare(a.Off, b.Off) })
+		res.Counts = append(res.Counts, validate.CodeCount{Code: validate.CodeNameCapped, Severity: capture.Warning, Count: s.cutNames, Kept: len(cut)})
+	}
 	if s.trace != nil && len(s.trace.Sources) > 0 && s.trace.Sources[0] == s {
 		// What the metadata lists and no event holds, said once, on the
 		// trace's first capture.

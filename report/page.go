@@ -96,10 +96,12 @@ svg .axisbreak{stroke:#888;stroke-width:1;fill:#fff}
 {{if .Multi}}{{template "cards" .Cards}}
 {{with .Findings}}<ul class="findings">{{range .}}<li{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</li>{{end}}</ul>
 {{end}}{{with .RankFindings}}<details><summary>{{$.FindingsTitle}}</summary><ul class="findings">{{range .}}<li>{{.}}</li>{{end}}</ul></details>
+{{end}}{{range .Warnings}}<p class="banner" role="alert">Warning: {{.}}</p>
 {{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
 {{end}}{{if .FoldSummary}}<details><summary>{{.CapturesTitle}}</summary><div class="scroll">{{template "table" .Summary}}</div></details>
 {{else}}<div class="scroll">{{template "table" .Summary}}</div>
 {{end}}{{else}}{{range .Banners}}<p class="banner" role="alert">{{.}}</p>
+{{end}}{{range .Warnings}}<p class="banner" role="alert">Warning: {{.}}</p>
 {{end}}{{range .Notes}}<p class="note">Note: {{.}}</p>
 {{end}}{{template "cards" .Cards}}
 <div class="scroll">{{template "table" .Summary}}</div>

@@ -102,8 +102,10 @@ type page struct {
 	FoldSummary                  bool
 	FindingsTitle, CapturesTitle string
 	// Notes say what an input could not carry (a JSON trace's notes),
-	// once each.
+	// once each; Warnings what of an input was not taken as it stands (a
+	// trace's cut names, its missing ranks), once each.
 	Notes       []string
+	Warnings    []string
 	Cards       []card
 	Summary     *table
 	SummaryNote string
@@ -321,6 +323,11 @@ func (p *page) summary(in *Input) {
 		for _, n := range k.Notes {
 			if !slices.Contains(p.Notes, n) {
 				p.Notes = append(p.Notes, n)
+			}
+		}
+		for _, w := range k.Warnings {
+			if !slices.Contains(p.Warnings, w) {
+				p.Warnings = append(p.Warnings, w)
 			}
 		}
 		drop := ucell("dropped", k.Dropped)

@@ -20,6 +20,7 @@ type analyzeFlags struct {
 	table       string
 	top         int
 	output      string
+	strict      bool
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -61,10 +62,19 @@ A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
 captures: its ranks (and a window's invocations) are read back from the
 events' args, its names, frequency, dropped count and layout from the trace,
 and what a trace cannot carry (cores that wrote nothing, per-core dropped
-counts) is said in notes. See docs/json-traces.md.
+counts) is said in notes; a name cut to 4,096 bytes, or a rank, invocation
+or core the trace's metadata describes with no events, in warnings. See
+docs/json-traces.md.
+
+--strict exits 1 when the inputs drew a warning, after writing the
+analysis: a trace's name cut to the cap on a name, a rank, invocation or
+core its metadata describes with no events, a kernel family the records
+leave open or contradict (the warnings of validate --strict, where they
+are findings).
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
-the schedule, 2 for usage or I/O errors.`,
+the schedule (or, with --strict, an input drew a warning), 2 for usage or
+I/O errors.`,
 		Example: `  cycleabi analyze examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml
   cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
   cycleabi analyze capture.bin --format csv --table stages
@@ -79,6 +89,7 @@ the schedule, 2 for usage or I/O errors.`,
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
 	fs.IntVar(&f.top, "top", 10, "rows per table in text and markdown, the cores table included (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 when an input drew a warning (a trace's name cut or rank missing, a kernel family left open), once the analysis is written")
 	return cmd
 }
 
@@ -129,7 +140,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(cmd, f.output, func(w io.Writer) error {
+	err = writeOutput(cmd, f.output, func(w io.Writer) error {
 		switch f.format {
 		case "json":
 			return rep.WriteJSON(w)
@@ -140,6 +151,10 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 		}
 		return rep.WriteText(w, f.top)
 	})
+	if err != nil {
+		return err
+	}
+	return clibase.StrictWarned(cmd.ErrOrStderr(), f.strict, f.in.Warned)
 }
 
 // writeOutput writes a report to path ("-": stdout) as decode writes its

@@ -37,6 +37,7 @@ type decodeFlags struct {
 	maxFlows      int
 	negativeTS    string
 	partial       bool
+	strict        bool
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -75,7 +76,11 @@ was. -o NAME.gz writes gzip; -o - writes to stdout; an output that is one
 of the inputs is refused.
 
 Exit status: 0 on success, 1 when a capture is invalid (the message names
-the file, byte offset, slot and record), 2 for usage or I/O errors, 141
+the file, byte offset, slot and record) or, with --strict, an input drew a
+warning about what it holds (a JSON trace's name cut to the cap on a name,
+a rank, invocation or core its metadata describes with no events, a kernel
+family the records leave open; the trace is written all the same), 2 for
+usage or I/O errors, 141
 when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
 temporary file and end decode with the signal.`),
 		Example: clibase.HelpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
@@ -101,6 +106,7 @@ temporary file and end decode with the signal.`),
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
 	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 when an input drew a warning (a trace's name cut or rank missing, a kernel family left open), once the trace is written")
 	fs.BoolVar(&f.partial, "partial", false, "decode a truncated capture as far as the file goes, and say what is missing (slots and records, by byte offset)")
 	fs.StringVar(&f.negativeTS, "negative-ts", negativeShift, "records that start before time 0: shift moves every timestamp later by the same time so that none is negative (Perfetto drops negative ones); keep writes them negative, as the reference decoder does (JSON only)")
 	// pflag prints "(default [])" after an empty uint list; the usage
@@ -188,6 +194,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
 	src.PrintNotes(cmd.ErrOrStderr())
+	warned := src.PrintWarnings(cmd.ErrOrStderr()) + f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
@@ -226,7 +233,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
 		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
 	})
-	return nil
+	return clibase.StrictWarned(cmd.ErrOrStderr(), f.strict, warned)
 }
 
 // decodeSummary is what decode's closing line says besides the inputs.

@@ -381,10 +381,10 @@ func TestDecodeCommandUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"decode"}, "decode needs at least one CAPTURE"},
-		{[]string{"decode", capturePath, "--freq-mhz", "0"}, "--freq-mhz must be positive and finite, got 0"},
-		{[]string{"decode", capturePath, "--freq-mhz", "-5"}, "--freq-mhz must be positive"},
-		{[]string{"decode", capturePath, "--freq-mhz", "NaN"}, "--freq-mhz must be positive"},
-		{[]string{"decode", capturePath, "--freq-mhz", "+Inf"}, "--freq-mhz must be positive"},
+		{[]string{"decode", capturePath, "--freq-mhz", "0"}, "--freq-mhz 0 is not a system-counter frequency (0.001 to 1e+06 MHz)"},
+		{[]string{"decode", capturePath, "--freq-mhz", "-5"}, "--freq-mhz -5 is not"},
+		{[]string{"decode", capturePath, "--freq-mhz", "NaN"}, "--freq-mhz NaN is not"},
+		{[]string{"decode", capturePath, "--freq-mhz", "+Inf"}, "--freq-mhz +Inf is not"},
 		{[]string{"decode", capturePath, "--soc", "tpu4"}, "--soc:"},
 		{[]string{"decode", capturePath, "--aic-capacity", "16"}, "--aic-capacity given without --aiv-capacity"},
 		{[]string{"decode", capturePath, "--cube-slots", "8"}, "below the schema's minimum"},

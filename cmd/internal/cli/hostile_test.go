@@ -57,7 +57,7 @@ func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
 
 // TestTraceMissingRankCLI: a rank the trace's metadata lists with no
 // event is a missing-capture warning in validate (exit 1 with --strict)
-// and a note in analyze; it vanished with exit 0.
+// and a warning in analyze; it vanished with exit 0.
 func TestTraceMissingRankCLI(t *testing.T) {
 	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
 	if err != nil {
@@ -76,8 +76,8 @@ func TestTraceMissingRankCLI(t *testing.T) {
 	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
 		t.Errorf("validate --strict: code %d, want 1", code)
 	}
-	if stdout, stderr, code := runMain(t, "analyze", p); code != 0 || !strings.Contains(stdout, "note: "+want) {
-		t.Errorf("analyze: code %d, want 0 and a note %q:\n%s%s", code, want, stdout, stderr)
+	if stdout, stderr, code := runMain(t, "analyze", p); code != 0 || !strings.Contains(stdout, "warning: "+want) || !strings.Contains(stderr, "cycleabi: warning: "+p+": "+want) {
+		t.Errorf("analyze: code %d, want 0 and a warning %q:\n%s%s", code, want, stdout, stderr)
 	}
 }
 

@@ -73,7 +73,9 @@ A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
 captures: its ranks (and a window's invocations) are read back from the
 events' args, its names, frequency, dropped count and layout from the trace,
 and what a trace cannot carry (cores that wrote nothing, per-core dropped
-counts) is said in notes. See docs/json-traces.md.
+counts) is said in notes; a name cut to 4,096 bytes, or a rank, invocation
+or core the trace's metadata describes with no events, in warnings. See
+docs/json-traces.md.
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,

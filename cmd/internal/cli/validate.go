@@ -91,7 +91,9 @@ A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
 captures: its ranks (and a window's invocations) are read back from the
 events' args, its names, frequency, dropped count and layout from the trace,
 and what a trace cannot carry (cores that wrote nothing, per-core dropped
-counts) is said in notes. See docs/json-traces.md.
+counts) is said in notes; a name cut to 4,096 bytes is a name-capped
+warning, a rank, invocation or core the trace's metadata describes with
+no events a missing-capture warning. See docs/json-traces.md.
 
 Exit status: 0 when no capture has an error (warnings allowed), 1 when one
 has (or has warnings, with --strict), 2 for usage or I/O errors.`),

@@ -15,6 +15,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/jsontrace"
 )
 
 // LayoutPhrase renders a resolved layout for decode's summary: "24 cube
@@ -151,8 +152,10 @@ func RankFromName(path string) (uint32, bool, error) {
 // --soc names it), else the Frequency of --soc.
 func Frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, string, error) {
 	if mhzGiven {
-		if !(mhz > 0) || math.IsInf(mhz, 0) {
-			return 0, "", fmt.Errorf("--freq-mhz must be positive and finite, got %v", mhz)
+		// The range a trace's cycleFrequencyMHz is held to: 1e-300 made
+		// a 300-digit µs figure in analyze and report.
+		if err := jsontrace.CheckFrequency("--freq-mhz", mhz); err != nil {
+			return 0, "", err
 		}
 		if !socGiven {
 			soc = "unknown"

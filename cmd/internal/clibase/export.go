@@ -33,6 +33,7 @@ type exportFlags struct {
 	in          AnalyzeInputs
 	Invocations InvocationFlags
 	output      string
+	strict      bool
 }
 
 func NewExportCmd(p *Program) *cobra.Command {
@@ -67,8 +68,9 @@ crypto/tls, which no other command needs. Install it with go install
 github.com/megakernel/cycleabi/cmd/cycleabi-export@latest, or make build.
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match
-the schedule, 2 for usage or I/O errors, or when cycleabi-export is not
-installed or reads another ABI.`,
+the schedule (or, with --strict, an input drew a warning: the folder is
+written all the same), 2 for usage or I/O errors, or when cycleabi-export
+is not installed or reads another ABI.`,
 		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
@@ -79,6 +81,7 @@ installed or reads another ABI.`,
 	f.in.Register(fs)
 	f.Invocations.RegisterLabels(fs)
 	fs.StringVarP(&f.output, "output", "o", "", "the folder to create (required): it must not exist or be empty")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 when an input drew a warning (a trace's name cut or rank missing, a kernel family left open), once the folder is written")
 	return cmd
 }
 
@@ -138,7 +141,7 @@ func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 		return Usage(err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d records of %d capture(s) as Parquet (records/, cores/, ranks/)\n", f.output, records, captures)
-	return nil
+	return StrictWarned(cmd.ErrOrStderr(), f.strict, f.in.Warned)
 }
 
 // checkExportFolder refuses, before any capture is read, an -o that

@@ -27,6 +27,9 @@ type FamilyFlags struct {
 	// said keeps Choose's notes to once per run: keyed by what a note
 	// says less the capture it is about.
 	said map[string]bool
+	// Warned counts the captures Choose warned about: a family the
+	// records leave open or contradict (analyze --strict fails on it).
+	Warned int
 }
 
 // say writes a note or warning once per run for its key.
@@ -160,6 +163,7 @@ func (f *FamilyFlags) Choose(w io.Writer, what, own string, d *decode.Decoded, n
 			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
 		}
 		if msg := dec.Warning(what); msg != "" {
+			f.Warned++
 			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
 		}
 		fam = dec.Family

@@ -10,7 +10,7 @@ import "github.com/spf13/pflag"
 // frequency the cycles count at (Frequency resolves them).
 func RegisterFrequency(fs *pflag.FlagSet, soc *string, mhz *float64) {
 	fs.StringVar(soc, "soc", "ascend910b", "SoC whose system-counter frequency the cycles count at (the µs figures), matched by prefix: "+SoCChoices()+"; a trace's own frequency stands unless --soc or --freq-mhz is given")
-	fs.Float64Var(mhz, "freq-mhz", 0, "system-counter frequency in MHz; overrides --soc")
+	fs.Float64Var(mhz, "freq-mhz", 0, "system-counter frequency in MHz, 0.001 to 1e6 (as a trace's cycleFrequencyMHz); overrides --soc")
 }
 
 // RegisterNames adds --names, the names file.

@@ -1,6 +1,8 @@
 package clibase
 
 import (
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -36,6 +38,9 @@ type AnalyzeInputs struct {
 	// number of captures when no report is wanted.
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
+	// Warned counts the warnings RunEach's inputs drew: a trace's
+	// (Sources.PrintWarnings) and the kernel family's (FamilyFlags.Warned).
+	Warned int
 }
 
 func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
@@ -44,6 +49,17 @@ func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
 	RegisterNames(fs, &in.namesFile)
 	in.Family.Register(fs, "MegaKernel", in.KernelUse)
 	RegisterRanks(fs, &in.Ranks)
+}
+
+// StrictWarned ends a --strict run (strict set) whose inputs drew n
+// warnings, once its output is written: with n > 0 it says so and
+// returns exit status 1; else nil.
+func StrictWarned(w io.Writer, strict bool, n int) error {
+	if !strict || n == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "cycleabi: --strict: the inputs drew the warnings above; the output is written")
+	return Silent(ExitInvalid)
 }
 
 // Options are the options in's flags give for reading paths (or the
@@ -88,10 +104,11 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *Invoc
 	}
 	src := l.Sources
 	in.Sources, in.Families = src, l.Families
+	in.Warned = src.PrintWarnings(cmd.ErrOrStderr()) + in.Family.Warned
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i)}
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i), Warnings: src.warnings(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}

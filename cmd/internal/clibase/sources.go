@@ -291,6 +291,15 @@ func (s *Sources) notes(i int) []string {
 	return s.Traces[i].Notes
 }
 
+// warnings are what of source i's trace was not taken as it stands (none
+// for a capture).
+func (s *Sources) warnings(i int) []string {
+	if s.Traces[i] == nil {
+		return nil
+	}
+	return s.Traces[i].Warnings
+}
+
 // Names returns the Names source i is named with: the Names file's when
 // given, else its trace's.
 func (s *Sources) Names(i int, file *kernelnames.Names) *kernelnames.Names {
@@ -333,6 +342,24 @@ func (s *Sources) PrintNotes(w io.Writer) {
 			fmt.Fprintf(w, "cycleabi: note: %s: %s\n", s.Name(i), n)
 		}
 	}
+}
+
+// PrintWarnings writes what of each trace was not taken as it stands (a
+// name cut, a rank, invocation or core missing) to stderr, once per
+// warning and trace, and returns how many it wrote (--strict fails on
+// any).
+func (s *Sources) PrintWarnings(w io.Writer) int {
+	n := 0
+	for i, t := range s.Traces {
+		if t == nil {
+			continue
+		}
+		for _, m := range t.Warnings {
+			fmt.Fprintf(w, "cycleabi: warning: %s: %s\n", s.Name(i), m)
+			n++
+		}
+	}
+	return n
 }
 
 // LayoutFlagsGiven reports whether a flag that states a capture's layout

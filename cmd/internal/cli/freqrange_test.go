@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+)
+
+// --freq-mhz is held to the range a trace's cycleFrequencyMHz is (0.001
+// to 1e6 MHz), with one message in every command that takes it: before,
+// 1e-300 gave a 300-digit µs figure in analyze and report (exit 0), an
+// overflow in decode and a failure half-way through export, and 1e300
+// passed everywhere. A flag is a usage error (exit 2); nothing is
+// written. Not in parallel: export sets the process's memory limit.
+func TestFreqMHzRange(t *testing.T) {
+	const capture = "../../../examples/moe_layer.bin"
+	for _, cmd := range []string{"decode", "analyze", "report", "export"} {
+		// Each value as given, and as the message shows it.
+		for _, v := range [][2]string{{"1e-300", "1e-300"}, {"0", "0"}, {"-1", "-1"}, {"NaN", "NaN"}, {"+Inf", "+Inf"},
+			{"1e300", "1e+300"}, {"0.0009", "0.0009"}, {"1000001", "1.000001e+06"}} {
+			out := filepath.Join(t.TempDir(), "out")
+			_, stderr, code := runMain(t, cmd, capture, "--freq-mhz", v[0], "-o", out)
+			if code != clibase.ExitUsage {
+				t.Errorf("%s --freq-mhz %s: code = %v, want %v; stderr: %s", cmd, v[0], code, clibase.ExitUsage, stderr)
+			}
+			if want := "cycleabi: --freq-mhz " + v[1] + " is not a system-counter frequency (0.001 to 1e+06 MHz)\n"; stderr != want {
+				t.Errorf("%s --freq-mhz %s: stderr = %q, want %q", cmd, v[0], stderr, want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s --freq-mhz %s: %s written (err %v)", cmd, v[0], out, err)
+			}
+		}
+	}
+	// The ends of the range are frequencies.
+	for _, v := range []string{"0.001", "1e6"} {
+		if _, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v); code != clibase.ExitOK || strings.Contains(stderr, "frequency") {
+			t.Errorf("analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, clibase.ExitOK, stderr)
+		}
+	}
+}

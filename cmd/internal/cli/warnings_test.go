@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+)
+
+// hostileTrace writes the example trace with a stage name and the
+// metadata's kernelName longer than the cap on a name, and a rank its
+// metadata lists with no events; it returns the path and the two
+// warnings every command must print about it (the first cut name, the
+// missing rank).
+func hostileTrace(t *testing.T) (string, []string) {
+	t.Helper()
+	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(text), `"name":"MoeGateUp"`, `"name":"MoeGateUp`+strings.Repeat("x", 5000)+`"`, 1)
+	s = strings.Replace(s, `"megaKernelCycleTrace":{`, `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":2974,"droppedRecordCount":10},{"rank":2,"recordCount":2974}],`, 1)
+	p := filepath.Join(t.TempDir(), "hostile.json")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, []string{
+		"the name of the first event of desc_id 196609 is 5,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
+		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing",
+	}
+}
+
+// TestTraceWarningsCLI: a name cut to the cap on a name and a rank the
+// metadata lists with no events are warnings, "cycleabi: warning: FILE:
+// ...", in every command that reads the trace (they were notes, and
+// export said nothing), and in analyze's output (text "warning:", JSON
+// "warnings", the report's banner); validate reports them as name-capped
+// and missing-capture findings, said once (not also as notes).
+// Not in parallel: export sets the process's memory limit.
+func TestTraceWarningsCLI(t *testing.T) {
+	p, want := hostileTrace(t)
+	dir := t.TempDir()
+	stderrHas := func(cmd, stderr string) {
+		t.Helper()
+		for _, w := range want {
+			if !strings.Contains(stderr, "cycleabi: warning: "+p+": ") || !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr lacks the warning %q:\n%s", cmd, w, stderr)
+			}
+			if strings.Contains(stderr, "note: "+p+": line") || strings.Contains(stderr, "note: "+p+": megaKernelCycleTrace.ranks") {
+				t.Errorf("%s: a warning said as a note too:\n%s", cmd, stderr)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"decode", p, "-o", filepath.Join(dir, "t.json")},
+		{"report", p, "-o", filepath.Join(dir, "r.html")},
+		{"export", p, "-o", filepath.Join(dir, "e.parquet")},
+		{"diff", p, p},
+	} {
+		_, stderr, code := runMain(t, args...)
+		if code != 0 {
+			t.Errorf("%s: code %d, want 0:\n%s", args[0], code, stderr)
+		}
+		stderrHas(args[0], stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(html), `<p class="banner" role="alert">Warning: `) || !strings.Contains(string(html), w) {
+			t.Errorf("the report lacks the warning %q", w)
+		}
+	}
+
+	stdout, stderr, code := runMain(t, "analyze", p)
+	if code != 0 {
+		t.Fatalf("analyze: code %d:\n%s", code, stderr)
+	}
+	stderrHas("analyze", stderr)
+	for _, w := range want {
+		found := false
+		for _, line := range strings.Split(stdout, "\n") {
+			found = found || strings.HasPrefix(line, "warning: ") && strings.Contains(line, w)
+		}
+		if !found {
+			t.Errorf("analyze: stdout lacks a line \"warning: ...%s\"", w)
+		}
+	}
+	stdout, _, _ = runMain(t, "analyze", "--format", "json", p)
+	var rep analyze.Report
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(rep.Ranks[0].Warnings, "\n")
+	for _, w := range want {
+		if !strings.Contains(got, w) || strings.Contains(strings.Join(rep.Ranks[0].Notes, "\n"), w) {
+			t.Errorf("analyze --format json: warnings %q, want %q among them (and not among the notes)", got, w)
+		}
+	}
+
+	stdout, stderr, code = runMain(t, "validate", p)
+	if code != 0 || strings.Contains(stderr, "warning: "+p) {
+		t.Errorf("validate: code %d, want 0 and the warnings as findings only:\n%s", code, stderr)
+	}
+	for _, w := range []string{"warning name-capped", "line 189, byte", want[0], "warning missing-capture", want[1]} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("validate: stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
+		t.Errorf("validate --strict: code %d, want 1", code)
+	}
+
+	// decode --strict and export --strict write their output, then exit 1
+	// (they had no --strict: exit 2); on a clean trace they exit 0.
+	clean := exampleTrace(t, "clean.json")
+	for _, c := range []struct {
+		cmd, out string
+	}{{"decode", "s.json"}, {"export", "s.parquet"}} {
+		for _, in := range []struct {
+			path string
+			code int
+		}{{p, 1}, {clean, 0}} {
+			out := filepath.Join(t.TempDir(), c.out)
+			_, stderr, code := runMain(t, c.cmd, "--strict", in.path, "-o", out)
+			if code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written") {
+				t.Errorf("%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
+			}
+			if _, err := os.Stat(out); err != nil {
+				t.Errorf("%s --strict %s: the output is not written: %v", c.cmd, in.path, err)
+			}
+		}
+	}
+}
+
+// TestAnalyzeStrict: analyze --strict exits 1 when an input drew a
+// warning (a trace's cut name or missing rank; a kernel family the
+// records contradict), with the analysis written all the same; without
+// a warning it exits 0. analyze had no --strict: the issue asks for the
+// missing rank to be an error with --strict.
+func TestAnalyzeStrict(t *testing.T) {
+	t.Parallel()
+	hostile, _ := hostileTrace(t)
+	clean := exampleTrace(t, "clean.json")
+	// A trace of MegaMoe read under --kernel-name MegaMoeGrad: its desc
+	// id is not that family's (TestTraceKernelFamily).
+	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
+	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"MegaMoe","ownerLabel":"Expert"}`
+	family := filepath.Join(t.TempDir(), "moe.json")
+	if err := os.WriteFile(family, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{hostile}, 1},
+		{[]string{family, "--kernel-name", "MegaMoeGrad"}, 1},
+		{[]string{family}, 0},
+		{[]string{clean}, 0},
+		{[]string{"../../../examples/moe_layer.bin"}, 0},
+	} {
+		stdout, stderr, code := runMain(t, append([]string{"analyze", "--strict"}, c.args...)...)
+		if code != c.code {
+			t.Errorf("analyze --strict %v: code %d, want %d:\n%s", c.args, code, c.code, stderr)
+		}
+		if !strings.Contains(stdout, "== rank 0: ") {
+			t.Errorf("analyze --strict %v: no analysis written:\n%s", c.args, stdout)
+		}
+		said := strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above")
+		if said != (c.code == 1) || c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: ") {
+			t.Errorf("analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
+		}
+		// Without --strict: exit 0 whatever the warnings.
+		if _, stderr, code := runMain(t, append([]string{"analyze"}, c.args...)...); code != 0 {
+			t.Errorf("analyze %v: code %d, want 0:\n%s", c.args, code, stderr)
+		}
+	}
+}
