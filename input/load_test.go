@@ -1,4 +1,4 @@
-package clibase
+package input
 
 import "testing"
 
@@ -7,7 +7,7 @@ import "testing"
 // the SoC's table.
 func TestLoadProvenance(t *testing.T) {
 	t.Parallel()
-	const capture = "../../../examples/moe_layer.bin"
+	const capture = "../examples/moe_layer.bin"
 	for _, c := range []struct {
 		name       string
 		o          Options
@@ -16,8 +16,8 @@ func TestLoadProvenance(t *testing.T) {
 		mhz        float64
 		freqFrom   From
 	}{
-		{"defaults", Options{SoC: "ascend910b", Family: &FamilyFlags{KernelName: "MegaKernel"}}, "MegaKernel", FromDefault, 50, FromSoC},
-		{"flags", Options{SoC: "ascend910b", FreqMHz: 1000, FreqGiven: true, Family: &FamilyFlags{KernelName: "MegaMoe"}, KernelNameGiven: true}, "MegaMoe", FromFlag, 1000, FromFlag},
+		{"defaults", Options{SoC: "ascend910b", Family: &FamilyOptions{KernelName: "MegaKernel"}}, "MegaKernel", FromDefault, 50, FromSoC},
+		{"flags", Options{SoC: "ascend910b", FreqMHz: 1000, FreqGiven: true, Family: &FamilyOptions{KernelName: "MegaMoe", KernelNameGiven: true}}, "MegaMoe", FromFlag, 1000, FromFlag},
 	} {
 		c.o.Paths = []string{capture}
 		l, err := Load(c.o)
