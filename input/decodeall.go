@@ -87,40 +87,47 @@ const MaxRank = math.MaxInt32
 // CaptureRanks returns the rank of each capture: --rank in order, else the
 // number in each file name, else 0 for a single capture.
 func CaptureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
-	ranks := make([]uint32, len(paths))
+	ranks, _, err := captureRanks(paths, flagRanks)
+	return ranks, err
+}
+
+// captureRanks is CaptureRanks, with where each rank came from (FromFlag,
+// FromFileName, FromDefault).
+func captureRanks(paths []string, flagRanks []uint) ([]uint32, []From, error) {
+	ranks, from := make([]uint32, len(paths)), make([]From, len(paths))
 	if len(flagRanks) > 0 {
 		if len(flagRanks) != len(paths) {
-			return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+			return nil, nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
 		}
 		for i, r := range flagRanks {
 			if r > MaxRank {
-				return nil, fmt.Errorf("--rank %d exceeds %d", r, MaxRank)
+				return nil, nil, fmt.Errorf("--rank %d exceeds %d", r, MaxRank)
 			}
-			ranks[i] = uint32(r)
+			ranks[i], from[i] = uint32(r), FromFlag
 		}
 	} else {
 		for i, path := range paths {
 			r, ok, err := RankFromName(path)
 			switch {
 			case err != nil:
-				return nil, err
+				return nil, nil, err
 			case ok:
-				ranks[i] = r
+				ranks[i], from[i] = r, FromFileName
 			case len(paths) == 1:
-				ranks[i] = 0
+				ranks[i], from[i] = 0, FromDefault
 			default:
-				return nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
+				return nil, nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
 			}
 		}
 	}
 	seen := map[uint32]string{}
 	for i, r := range ranks {
 		if prev, dup := seen[r]; dup {
-			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
+			return nil, nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
 		}
 		seen[r] = paths[i]
 	}
-	return ranks, nil
+	return ranks, from, nil
 }
 
 // RankFromName returns the rank a capture's file name carries, if any; a

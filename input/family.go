@@ -108,6 +108,17 @@ func (f *FamilyOptions) KernelFor(own string, from From) (string, From) {
 	return f.KernelName, FromDefault
 }
 
+// Choice is the kernel family a capture is read under, where it came
+// from (FromFlag, FromKernelName, FromData or FromDefault) and what chose
+// it (kernelfamily's words: "kernel name \"MegaMoe\"", "stage ids ..."),
+// with the names it is read with.
+type Choice struct {
+	Family   abi.Family
+	From     From
+	Evidence string
+	Names    *kernelnames.Names
+}
+
 // Choose returns the family capture d (named what, whose own kernel name
 // is own) is read under, and its names with the task stages its records
 // give under that family where names has none. --kernel-family wins; else
@@ -116,10 +127,12 @@ func (f *FamilyOptions) KernelFor(own string, from From) (string, From) {
 // was inferred from, a --kernel-name that overrides the data's or chooses
 // no family, and data that needs a family it cannot pick are said on w
 // (validate --strict refuses the last: Unnamed).
-func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (abi.Family, *kernelnames.Names, error) {
+func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
+	c := Choice{Family: fam, From: FromFlag}
 	if err != nil || f.Family != "" && fam == abi.FamilyNone {
-		return fam, names.WithFamily(fam), err
+		c.Names = names.WithFamily(fam)
+		return c, err
 	}
 	kernel, _ := f.KernelFor(own, FromTrace)
 	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
@@ -130,11 +143,12 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 	}
 	if f.Family != "" && len(fam.Stages()) == 0 {
 		// Named, and no stage to name a task by: nothing to read.
-		return fam, names.WithFamily(fam), nil
+		c.Names = names.WithFamily(fam)
+		return c, nil
 	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
-		return fam, nil, err
+		return c, err
 	}
 	if f.Family == "" {
 		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
@@ -148,18 +162,37 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 		if msg := dec.Warning(what); msg != "" {
 			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
 		}
-		fam = dec.Family
+		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From
 	}
-	names = names.WithFamily(fam)
+	c.Names = withTasks(names.WithFamily(c.Family), c.Family, recs)
+	return c, nil
+}
+
+// familyFrom is where kernelfamily's decision dec came from: the kernel
+// name kernel when it chooses a family, else the ids when they chose one,
+// else nothing (the schema's own tables).
+func familyFrom(kernel string, dec kernelfamily.Decision) From {
+	if _, ok := abi.FamilyForKernel(kernel); ok {
+		return FromKernelName
+	}
+	if dec.Family != abi.FamilyNone {
+		return FromData
+	}
+	return FromDefault
+}
+
+// withTasks is names with the task stages recs give under fam where
+// names has none.
+func withTasks(names *kernelnames.Names, fam abi.Family, recs *kernelfamily.Records) *kernelnames.Names {
 	if names == nil || names.Tasks.Len() > 0 {
-		return fam, names, nil
+		return names
 	}
 	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
 		c := *names
 		c.Tasks = kernelnames.TaskNamesOf(tasks)
 		names = &c
 	}
-	return fam, names, nil
+	return names
 }
 
 // Unnamed is validate --strict's check of the capture file at path (read

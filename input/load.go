@@ -22,9 +22,24 @@ const (
 	FromSoC      From = "SoC"      // the SoC's table (--soc, or its default)
 	FromDefault  From = "default"  // nothing said it: the flag's default
 	// FromData is an interpretation inferred from the capture's own
-	// records (a kernel family from its stage ids: FamilyOptions.Choose says
-	// what it was inferred from).
+	// records (a kernel family from its stage ids: Loaded.FamilyEvidence
+	// says what it was inferred from).
 	FromData From = "inferred from the data"
+	// FromHeaders is a layout the capture states: found from its
+	// headers (and, for a last region whose headers are all zero, its size).
+	FromHeaders From = "headers"
+	// FromPlan is a layout the host plan of --plan gives, where the
+	// capture states none.
+	FromPlan From = "plan"
+	// FromKernelName is a kernel family the kernel name chose (KernelFrom
+	// says where the kernel name came from).
+	FromKernelName From = "kernel name"
+	// FromEvents is a frequency worked out from a trace's events, their
+	// cycles over their µs, where the trace states none (upstream's
+	// window export).
+	FromEvents From = "the events' cycles over µs"
+	// FromFileName is a rank read from a capture's file name ("rank3.bin").
+	FromFileName From = "file name"
 )
 
 // Options are how a command reads its inputs: what its flags said (the
@@ -68,16 +83,33 @@ type Options struct {
 // where each came from.
 type Loaded struct {
 	*Sources
+	// LayoutFrom[i] is where source i's layout came from: FromFlag (the
+	// layout flags), FromHeaders (the capture's own), FromPlan (--plan's
+	// host plan) or FromTrace; Decoded[i].Layout.How says it in words.
+	LayoutFrom []From
 	// Kernels[i] is source i's kernel name and KernelFrom where it came
-	// from; Families[i] the kernel family its ids are read under.
+	// from: FromFlag, FromTrace, FromManifest or FromDefault.
 	Kernels    []string
 	KernelFrom []From
-	Families   []abi.Family
-	// Names[i] names source i's stages (under its family).
-	Names []*kernelnames.Names
+	// Families[i] is the kernel family source i's ids are read under,
+	// FamilyFrom where it came from (FromFlag: --kernel-family;
+	// FromKernelName; FromData, inferred from its ids and a trace's names;
+	// FromDefault: none chose one, the schema's own tables apply), and
+	// FamilyEvidence what chose it ("kernel name \"MegaMoe\"", "stage ids
+	// ..."; "" for FromFlag and FromDefault).
+	Families       []abi.Family
+	FamilyFrom     []From
+	FamilyEvidence []string
+	// Names[i] names source i's stages (under its family); NamesFrom[i]
+	// is where the names came from: FromFlag (--names), FromTrace, or
+	// FromDefault (the schema's).
+	Names     []*kernelnames.Names
+	NamesFrom []From
 	// Deps[i] are source i's dependencies under the schedule (nil
-	// without one).
-	Deps []*flows.Dependencies
+	// without one); ScheduleFrom is FromFlag when --plan gave one, ""
+	// when none did.
+	Deps         []*flows.Dependencies
+	ScheduleFrom From
 	// the frequency the flags (or the SoC's default) resolved to
 	mhz            float64
 	soc            string
@@ -86,11 +118,14 @@ type Loaded struct {
 
 // Frequency returns source i's system-counter frequency and SoC name, and
 // where they came from: a trace's own unless --soc or --freq-mhz was
-// given.
+// given (FromTrace where it states one, FromEvents where its events
+// imply it), else the flags' (FromFlag) or --soc's default (FromSoC).
 func (l *Loaded) Frequency(i int) (float64, string, From) {
 	mhz, soc := l.Sources.Frequency(i, l.frequencyGiven, l.mhz, l.soc)
-	switch {
-	case l.Traces[i] != nil && !l.frequencyGiven && l.Traces[i].FrequencyMHz != 0:
+	switch t := l.Traces[i]; {
+	case t != nil && !l.frequencyGiven && t.FrequencyMHz != 0 && t.FromEvents:
+		return mhz, soc, FromEvents
+	case t != nil && !l.frequencyGiven && t.FrequencyMHz != 0:
 		return mhz, soc, FromTrace
 	case l.frequencyGiven:
 		return mhz, soc, FromFlag
@@ -132,9 +167,22 @@ func Load(o Options) (*Loaded, error) {
 		return l, err
 	}
 	n := len(l.Decoded)
+	l.LayoutFrom = make([]From, n)
 	l.Kernels, l.KernelFrom = make([]string, n), make([]From, n)
-	l.Families, l.Names = make([]abi.Family, n), make([]*kernelnames.Names, n)
+	l.Families, l.FamilyFrom, l.FamilyEvidence = make([]abi.Family, n), make([]From, n), make([]string, n)
+	l.Names, l.NamesFrom = make([]*kernelnames.Names, n), make([]From, n)
+	if o.Schedule != nil {
+		l.ScheduleFrom = FromFlag
+	}
 	for i := range l.Decoded {
+		l.LayoutFrom[i] = l.layoutFrom(i)
+		l.NamesFrom[i] = FromDefault
+		switch {
+		case names != nil:
+			l.NamesFrom[i] = FromFlag
+		case l.Traces[i] != nil && l.Traces[i].Names != nil:
+			l.NamesFrom[i] = FromTrace
+		}
 		// --kernel-name when given (Choose says where it differs from
 		// the data's own), else a manifest's kernel_name or a trace's
 		// kernelName, else --kernel-name's default; the family is
@@ -145,11 +193,27 @@ func Load(o Options) (*Loaded, error) {
 			own = FromTrace
 		}
 		l.Kernels[i], l.KernelFrom[i] = o.Family.KernelFor(l.KernelNames[i], own)
-		l.Families[i], l.Names[i], err = o.Family.Choose(o.Warn, l.Name(i), l.KernelNames[i], l.Decoded[i], l.Sources.Names(i, names))
+		c, err := o.Family.Choose(o.Warn, l.Name(i), l.KernelNames[i], l.Decoded[i], l.Sources.Names(i, names))
 		if err != nil {
 			return l, classify(err)
 		}
+		l.Families[i], l.FamilyFrom[i], l.FamilyEvidence[i], l.Names[i] = c.Family, c.From, c.Evidence, c.Names
 	}
 	l.Deps, err = DependenciesAll(l.Decoded, o.Schedule, l.Names)
 	return l, err
+}
+
+// layoutFrom is where source i's layout came from (capture.Resolved's
+// Source, or the trace that states it).
+func (l *Loaded) layoutFrom(i int) From {
+	if l.Traces[i] != nil {
+		return FromTrace
+	}
+	switch l.Decoded[i].Layout.Source {
+	case capture.FromHost:
+		return FromFlag
+	case capture.FromPlan:
+		return FromPlan
+	}
+	return FromHeaders
 }

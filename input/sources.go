@@ -29,6 +29,10 @@ type Sources struct {
 	// trace's; invocations is nil when the sources are no window.
 	Ranks       []uint32
 	Invocations []*render.Invocation
+	// RankFrom is where each source's rank came from: FromFlag (--rank),
+	// FromFileName, FromManifest, FromTrace, or FromDefault (0 for a
+	// single capture).
+	RankFrom []From
 	// KernelNames are the window manifest's or the trace's kernel names,
 	// "" where the command's own applies.
 	KernelNames []string
@@ -151,13 +155,13 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 	if !anyTrace {
 		s.paths, s.Traces = paths, make([]*jsontrace.Source, len(paths))
 		if invs != nil {
-			s.Ranks, s.KernelNames = invs.Ranks, invs.KernelNames
+			s.Ranks, s.RankFrom, s.KernelNames = invs.Ranks, invs.RankFrom, invs.KernelNames
 			for i := range invs.Invocations {
 				s.Invocations = append(s.Invocations, &invs.Invocations[i])
 			}
 		} else {
 			var err error
-			if s.Ranks, err = CaptureRanks(paths, flagRanks); err != nil {
+			if s.Ranks, s.RankFrom, err = captureRanks(paths, flagRanks); err != nil {
 				return s, usage(err)
 			}
 			s.KernelNames = make([]string, len(paths))
@@ -185,9 +189,10 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 		}
 	}
 	var capRanks []uint32
+	var capFrom []From
 	if len(capPaths) > 0 {
 		var err error
-		if capRanks, err = CaptureRanks(capPaths, nil); err != nil {
+		if capRanks, capFrom, err = captureRanks(capPaths, nil); err != nil {
 			return s, usage(err)
 		}
 	}
@@ -204,7 +209,7 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 		if !ins[i].IsTrace {
 			s.paths = append(s.paths, p)
 			s.Traces = append(s.Traces, nil)
-			s.Ranks = append(s.Ranks, capRanks[k])
+			s.Ranks, s.RankFrom = append(s.Ranks, capRanks[k]), append(s.RankFrom, capFrom[k])
 			s.Invocations = append(s.Invocations, nil)
 			s.KernelNames = append(s.KernelNames, "")
 			ordered = append(ordered, capDecoded[k])
@@ -222,7 +227,7 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 			}
 			s.paths = append(s.paths, p)
 			s.Traces = append(s.Traces, src)
-			s.Ranks = append(s.Ranks, src.Rank)
+			s.Ranks, s.RankFrom = append(s.Ranks, src.Rank), append(s.RankFrom, FromTrace)
 			s.Invocations = append(s.Invocations, src.Invocation)
 			// The trace's kernelName is where a kernel family is chosen
 			// from, as a manifest's kernel_name is.

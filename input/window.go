@@ -22,8 +22,11 @@ type Window struct {
 
 // InvocationSet is the captures of a window and each one's invocation.
 type InvocationSet struct {
-	Captures    []string
+	Captures []string
+	// Ranks are each capture's rank, RankFrom where it came from:
+	// FromManifest, FromFlag (--rank), FromFileName or FromDefault (0).
 	Ranks       []uint32
+	RankFrom    []From
 	Invocations []render.Invocation
 	KernelNames []string // "" where the command's --kernel-name applies
 	// Manifest and lines: the Manifest, and the line of each capture in it
@@ -79,13 +82,13 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.Manifest, e.Line, e.Capture)
 				}
 			}
-			rank := uint32(0)
+			rank, from := uint32(0), FromDefault
 			if e.Rank != nil {
-				rank = *e.Rank
+				rank, from = *e.Rank, FromManifest
 			} else if r, ok, err := RankFromName(e.Capture); err != nil {
 				return nil, err
 			} else if ok {
-				rank = r
+				rank, from = r, FromFileName
 			}
 			id := next[rank]
 			if e.InvocationID != nil {
@@ -93,7 +96,7 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 			}
 			next[rank]++
 			s.Captures = append(s.Captures, e.Capture)
-			s.Ranks = append(s.Ranks, rank)
+			s.Ranks, s.RankFrom = append(s.Ranks, rank), append(s.RankFrom, from)
 			s.Invocations = append(s.Invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
 			s.KernelNames = append(s.KernelNames, e.KernelName)
 			s.lines = append(s.lines, e.Line)
@@ -116,16 +119,16 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 	s := &InvocationSet{Captures: args}
 	next := map[uint32]int64{}
 	for i, path := range args {
-		rank := uint32(0)
+		rank, from := uint32(0), FromDefault
 		if len(flagRanks) > 0 {
 			if flagRanks[i] > MaxRank {
 				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], MaxRank)
 			}
-			rank = uint32(flagRanks[i])
+			rank, from = uint32(flagRanks[i]), FromFlag
 		} else if r, ok, err := RankFromName(path); err != nil {
 			return nil, err
 		} else if ok {
-			rank = r
+			rank, from = r, FromFileName
 		}
 		inv := render.Invocation{ID: next[rank]}
 		next[rank]++
@@ -138,7 +141,7 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 			}
 			inv.Direction = f.Directions[i]
 		}
-		s.Ranks = append(s.Ranks, rank)
+		s.Ranks, s.RankFrom = append(s.Ranks, rank), append(s.RankFrom, from)
 		s.Invocations = append(s.Invocations, inv)
 		s.KernelNames = append(s.KernelNames, "")
 	}
