@@ -156,11 +156,9 @@ func Load(o Options) (*Loaded, error) {
 	if err := o.Family.Check(); err != nil {
 		return l, usage(err)
 	}
-	var names *kernelnames.Names
-	if o.NamesFile != "" {
-		if names, err = kernelnames.Load(o.NamesFile); err != nil {
-			return l, usage(err)
-		}
+	names, err := LoadNames(o.NamesFile)
+	if err != nil {
+		return l, err
 	}
 	l.Sources, err = LoadSources(o.Paths, o.Ranks, o.Window, o.Request, o.LayoutGiven, o.DropSlots)
 	if err != nil {

@@ -176,7 +176,7 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 	}
 	switch {
 	case invs != nil:
-		return s, usage(errors.New("a JSON trace states its own ranks and invocations: give it as an argument, without --invocation-manifest, --step or --direction"))
+		return s, usage(errors.New(traceInWindow))
 	case len(flagRanks) > 0:
 		return s, usage(errors.New("--rank goes with captures: a JSON trace states its ranks"))
 	case layoutGiven:

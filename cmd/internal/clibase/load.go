@@ -6,27 +6,27 @@ import (
 	"github.com/megakernel/cycleabi/input"
 )
 
-// Load is input.Load, its errors carrying their exit codes (exitFor).
+// Load is input.Load, its errors carrying their exit codes (ExitForInput).
 func Load(o input.Options) (*input.Loaded, error) {
 	l, err := input.Load(o)
-	return l, exitFor(err)
+	return l, ExitForInput(err)
 }
 
 // OpenInput is input.OpenInput, its errors carrying their exit codes.
 func OpenInput(path string) (*input.Input, error) {
 	in, err := input.OpenInput(path)
-	return in, exitFor(err)
+	return in, ExitForInput(err)
 }
 
 // TellInput is input.TellInput, its errors carrying their exit codes.
 func TellInput(path string) (*input.Input, error) {
 	in, err := input.TellInput(path)
-	return in, exitFor(err)
+	return in, ExitForInput(err)
 }
 
-// exitFor gives an error of package input its exit code: an invalid input
+// ExitForInput gives an error of package input its exit code: an invalid input
 // 1, a usage or I/O problem 2. The error reads as it did.
-func exitFor(err error) error {
+func ExitForInput(err error) error {
 	var ie *input.Error
 	if err == nil || !errors.As(err, &ie) {
 		return err

@@ -57,14 +57,14 @@ func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 // already reported).
 func Silent(code int) error { return &ExitError{Code: code} }
 
-// ExitCode is the exit code err carries (an input.Error's too: exitFor),
+// ExitCode is the exit code err carries (an input.Error's too: ExitForInput),
 // exitUsage when it carries none.
 func ExitCode(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	if errors.As(exitFor(err), &ee) {
+	if errors.As(ExitForInput(err), &ee) {
 		return ee.Code // package input's Error
 	}
 	return ExitUsage
