@@ -50,7 +50,7 @@ type Options struct {
 	// window, whose captures and ranks it gives.
 	Paths  []string
 	Window *InvocationSet
-	// Request is the layout the flags ask for (LayoutFlags.Request);
+	// Request is the layout the layout flags ask for (capture.Request);
 	// LayoutGiven says a layout flag was set (a trace states its own).
 	Request     capture.Request
 	LayoutGiven bool
