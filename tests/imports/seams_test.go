@@ -139,8 +139,8 @@ func TestExportIsItsOwnBinary(t *testing.T) {
 }
 
 // TestExportProgramHoldsOnlyExport: cycleabi-export is built from the
-// shared command-line base (cmd/internal/clibase: the inputs' flags and
-// loading, and the export command), analyze and export; it links none of
+// shared command-line base (cmd/internal/clibase: the inputs' flags over
+// package input, and the export command), analyze and export; it links none of
 // cycleabi's other commands' packages: no trace writer (Chrome JSON,
 // Perfetto), no merger, report, dump or synth, no HTML templates (the
 // report's), and not cycleabi's command line (cmd/internal/cli).

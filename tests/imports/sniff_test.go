@@ -14,8 +14,8 @@ import (
 // no other package's code holds the magic bytes of the kinds it names
 // (PNG, zip, ELF, PDF, .npy) or a Perfetto test of its own (there were
 // three sniffers, each with its own table), and the packages that read
-// inputs (the capture loader, the trace merger, the command line's input
-// loading) import
+// inputs (the capture loader, the trace merger, the input layer of
+// every command, package input) import
 // it. Test files, which write such files, are not looked at.
 func TestOneSniffer(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -52,7 +52,7 @@ func TestOneSniffer(t *testing.T) {
 	if found == 0 {
 		t.Fatal("package sniff holds none of the magic bytes: the rule tests nothing")
 	}
-	for _, pkg := range []string{"capture", "tracemerge", "cmd/internal/clibase"} {
+	for _, pkg := range []string{"capture", "tracemerge", "input"} {
 		if !slices.Contains(load(t, pkg).Imports, module+"sniff") {
 			t.Errorf("%s does not import sniff: it tells its inputs apart by some other rule", pkg)
 		}

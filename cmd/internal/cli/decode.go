@@ -14,6 +14,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/perfetto"
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
@@ -171,11 +172,11 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// The JSON writer scans each capture again for its cores when it
 	// comes to write it (the Perfetto writer lays out every rank's
 	// tracks first).
-	l, err := clibase.Load(clibase.Options{
+	l, err := clibase.Load(input.Options{
 		Paths: paths, Window: invs, Request: req, LayoutGiven: clibase.LayoutFlagsGiven(fs.Changed, &f.layout),
 		Schedule: sched, Ranks: f.ranks,
 		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
-		NamesFile: f.namesFile, Family: &f.family, KernelNameGiven: fs.Changed("kernel-name"),
+		NamesFile: f.namesFile, Family: f.family.Options(),
 		DropSlots: format == formatJSON, Warn: cmd.ErrOrStderr(),
 	})
 	defer l.Close()
@@ -193,8 +194,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return clibase.Usage(err)
 	}
 	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
-	src.PrintNotes(cmd.ErrOrStderr())
-	warned := src.PrintWarnings(cmd.ErrOrStderr()) + f.family.Warned
+	clibase.PrintNotes(cmd.ErrOrStderr(), src)
+	warned := clibase.PrintWarnings(cmd.ErrOrStderr(), src) + f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
@@ -352,7 +353,7 @@ func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
 // decode's flags, and their records in all. A trace converted keeps what
 // it states (device id, detailed names, owner label) unless a flag says
 // otherwise.
-func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *clibase.Loaded, deviceIDs []uint32, flowMode flows.Mode) ([]render.Input, uint64) {
+func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *input.Loaded, deviceIDs []uint32, flowMode flows.Mode) ([]render.Input, uint64) {
 	src := l.Sources
 	inputs := make([]render.Input, len(src.Decoded))
 	var records uint64

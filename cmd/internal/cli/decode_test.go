@@ -16,6 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/plan"
 )
 
@@ -495,7 +496,7 @@ func TestRankFromName(t *testing.T) {
 		"Rank7.bin": 7, "node2_rank5.bin": 5, "moe_layer.bin": -1, "trace_2024.bin": -1, "err3.bin": -1,
 		"r3x.bin": -1,
 	} {
-		r, ok, err := clibase.RankFromName(name)
+		r, ok, err := input.RankFromName(name)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -509,12 +510,12 @@ func TestRankFromName(t *testing.T) {
 	}
 	// A rank that cannot be a pid is an error, never rank 0.
 	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
-		_, _, err := clibase.RankFromName(name)
+		_, _, err := input.RankFromName(name)
 		if err == nil || !strings.Contains(err.Error(), "exceeds 2147483647") {
 			t.Errorf("%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
 		}
 	}
-	_, err := clibase.CaptureRanks([]string{"rank99999999999.bin"}, nil)
+	_, err := input.CaptureRanks([]string{"rank99999999999.bin"}, nil)
 	if want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/dump"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/cobra"
 )
 
@@ -55,11 +55,9 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			if err != nil {
 				return clibase.Usage(err)
 			}
-			var names *kernelnames.Names
-			if namesFile != "" {
-				if names, err = kernelnames.Load(namesFile); err != nil {
-					return clibase.Usage(err)
-				}
+			names, err := input.LoadNames(namesFile)
+			if err != nil {
+				return clibase.ExitForInput(err)
 			}
 			c, err := capture.Open(args[0])
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/report"
 	"github.com/megakernel/cycleabi/validate"
@@ -106,7 +107,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	if invs != nil {
 		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
 	}
-	var baseInvs *clibase.InvocationSet
+	var baseInvs *input.InvocationSet
 	if f.baseManifest != "" {
 		if len(f.base) > 0 {
 			return clibase.Usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
@@ -190,7 +191,7 @@ func pageSize(n int64) string {
 // path may be an analyze --format json report instead), or the base
 // window invs (non-nil) gives. --rank applies to the base when it has as
 // many captures as the report.
-func reportBase(cmd *cobra.Command, in *clibase.AnalyzeInputs, paths []string, invs *clibase.InvocationSet) (*analyze.Report, error) {
+func reportBase(cmd *cobra.Command, in *clibase.AnalyzeInputs, paths []string, invs *input.InvocationSet) (*analyze.Report, error) {
 	b := *in
 	if len(b.Ranks) != len(paths) || invs != nil {
 		b.Ranks = nil

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
-	"github.com/megakernel/cycleabi/sniff"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -134,8 +134,8 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if labelled {
 		// As the other commands: a trace's labels are its own, never the
 		// manifest's (validate ignored them).
-		if err := refuseTraces(paths, places); err != nil {
-			return err
+		if err := input.RefuseTraces(paths, places); err != nil {
+			return clibase.ExitForInput(err)
 		}
 	}
 	fam, err := f.family.Resolve("")
@@ -317,20 +317,4 @@ func checkPath(path string, o validate.Options) []checked {
 		out = append(out, c)
 	}
 	return out
-}
-
-// refuseTraces refuses a JSON trace among captures given labels (a
-// manifest, --step, --direction), naming the manifest's line. A file
-// that cannot be read is left to validate to report with the others.
-func refuseTraces(paths, places []string) error {
-	for i, p := range paths {
-		if r, err := sniff.File(p); err == nil && r.Kind == sniff.JSON && r.Trace {
-			where := p
-			if i < len(places) && places[i] != "" {
-				where = places[i] + ": " + p
-			}
-			return clibase.Usage(fmt.Errorf("%s: a JSON trace states its own ranks and invocations: give it as an argument, without --invocation-manifest, --step or --direction", where))
-		}
-	}
-	return nil
 }

@@ -1,213 +1,37 @@
 package clibase
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
-	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/kernelfamily"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/pflag"
 )
 
-// FamilyFlags are the flags that choose the kernel family a capture's ids
-// are read under (task types >= 107 and kernel-specific stage ids mean
-// different things per family); every command that names or classifies
-// records shares them. --kernel-family wins; else the kernel name picks
-// the family whose kernel names include it (abi.FamilyForKernel); else
-// package kernelfamily infers it from the records (Choose), or there is
-// none and the schema's own tables apply.
+// FamilyFlags are --kernel-name and --kernel-family, which choose the
+// kernel family a capture's ids are read under; every command that names
+// or classifies records shares them. What they decide is
+// input.FamilyOptions' (Resolve, KernelFor, Choose, Unnamed).
 type FamilyFlags struct {
-	KernelName string
-	Family     string
-	fs         *pflag.FlagSet
-	// said keeps Choose's notes to once per run: keyed by what a note
-	// says less the capture it is about.
-	said map[string]bool
-	// Warned counts the captures Choose warned about: a family the
-	// records leave open or contradict (analyze --strict fails on it).
-	Warned int
+	input.FamilyOptions
+	fs *pflag.FlagSet
 }
-
-// say writes a note or warning once per run for its key.
-func (f *FamilyFlags) say(w io.Writer, key, line string) {
-	if f.said == nil {
-		f.said = map[string]bool{}
-	}
-	if !f.said[key] {
-		f.said[key] = true
-		fmt.Fprintln(w, line)
-	}
-}
-
-// familyNone is the --kernel-family value that asks for no family.
-const familyNone = "none"
 
 // Register adds --kernel-name (with the command's default and what else it
 // does, "" for nothing) and --kernel-family.
 func (f *FamilyFlags) Register(fs *pflag.FlagSet, defaultName, also string) {
-	usage := "kernel name: one of a kernel family's (" + kernelNameList() + "; case and '_' ignored) chooses that family"
+	usage := "kernel name: one of a kernel family's (" + input.KernelNameList() + "; case and '_' ignored) chooses that family"
 	if also != "" {
 		usage = also + "; " + strings.TrimPrefix(usage, "kernel name: ")
 	}
 	f.fs = fs
 	fs.StringVar(&f.KernelName, "kernel-name", defaultName, usage)
 	fs.StringVar(&f.Family, "kernel-family", "", "kernel family whose task types and stage ids the captures hold, overriding --kernel-name's: "+
-		familyList()+", or "+familyNone+" for the schema's own table")
+		input.FamilyList()+", or "+input.FamilyNone+" for the schema's own table")
 }
 
-// Resolve returns the family --kernel-family names, else the one the
-// kernel name kernelName chooses ("": --kernel-name's); no inference
-// (dump and validate; Choose infers). An unknown --kernel-family is an
-// error listing the families.
-func (f *FamilyFlags) Resolve(kernelName string) (abi.Family, error) {
-	if f.Family != "" {
-		if strings.EqualFold(strings.TrimSpace(f.Family), familyNone) {
-			return abi.FamilyNone, nil
-		}
-		fam, ok := abi.FamilyByName(f.Family)
-		if !ok {
-			return abi.FamilyNone, fmt.Errorf("--kernel-family %q: no such family; the families are %s, or %s", f.Family, familyList(), familyNone)
-		}
-		return fam, nil
-	}
-	if kernelName == "" {
-		kernelName = f.KernelName
-	}
-	fam, _ := abi.FamilyForKernel(kernelName)
-	return fam, nil
-}
-
-// Check reports an unknown --kernel-family before any capture is read.
-func (f *FamilyFlags) Check() error {
-	_, err := f.Resolve("")
-	return err
-}
-
-// familyList is "MegaMoe, MegaMoeGrad, ...".
-func familyList() string {
-	var names []string
-	for _, fam := range abi.Families() {
-		names = append(names, fam.String())
-	}
-	return strings.Join(names, ", ")
-}
-
-// kernelNameList is "MegaMoe, MegaMoeGrad, ...": every kernel name that
-// chooses a family.
-func kernelNameList() string {
-	var names []string
-	for _, fam := range abi.Families() {
-		names = append(names, fam.KernelNames()...)
-	}
-	return strings.Join(names, ", ")
-}
-
-// KernelFor returns the kernel name a capture whose own kernel name is
-// own ("" for none: a JSON trace's kernelName, an invocation manifest
-// entry's kernel_name) is named by, and where it came from: --kernel-name
-// when the user gave it (given; Choose says so where it differs from own:
-// it is applied, never silently dropped), else own (from), else
-// --kernel-name's default.
-func (f *FamilyFlags) KernelFor(own string, from From, given bool) (string, From) {
-	switch {
-	case given:
-		return f.KernelName, FromFlag
-	case own != "":
-		return own, from
-	}
-	return f.KernelName, FromDefault
-}
-
-// given says --kernel-name was set on the command line.
-func (f *FamilyFlags) given() bool { return f.fs != nil && f.fs.Changed("kernel-name") }
-
-// Choose returns the family capture d (named what, whose own kernel name
-// is own) is read under, and its names with the task stages its records
-// give under that family where names has none. --kernel-family wins; else
-// the kernel name (KernelFor) when a family's; else package kernelfamily
-// infers it from the records and the names a trace gives them. What it
-// was inferred from, a --kernel-name that overrides the data's or chooses
-// no family, and data that needs a family it cannot pick are said on w
-// (validate --strict refuses the last: Unnamed).
-func (f *FamilyFlags) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (abi.Family, *kernelnames.Names, error) {
-	fam, err := f.Resolve("")
-	if err != nil || f.Family != "" && fam == abi.FamilyNone {
-		return fam, names.WithFamily(fam), err
-	}
-	kernel, _ := f.KernelFor(own, FromTrace, f.given())
-	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
-		fmt.Fprintf(w, "cycleabi: note: %s: --kernel-name %q applied over the data's kernel name %q\n", what, kernel, own)
-	}
-	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.given() {
-		f.say(w, "kernel-name", fmt.Sprintf("cycleabi: note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, kernelNameList()))
-	}
-	if f.Family != "" && len(fam.Stages()) == 0 {
-		// Named, and no stage to name a task by: nothing to read.
-		return fam, names.WithFamily(fam), nil
-	}
-	recs, err := kernelfamily.Scan(d)
-	if err != nil {
-		return fam, nil, err
-	}
-	if f.Family == "" {
-		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
-		if names != nil {
-			ev.StageNames = names.Stages
-		}
-		dec := kernelfamily.Infer(ev)
-		if msg := dec.Note(what); msg != "" {
-			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
-		}
-		if msg := dec.Warning(what); msg != "" {
-			f.Warned++
-			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
-		}
-		fam = dec.Family
-	}
-	names = names.WithFamily(fam)
-	if names == nil || names.Tasks.Len() > 0 {
-		return fam, names, nil
-	}
-	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
-		c := *names
-		c.Tasks = kernelnames.TaskNamesOf(tasks)
-		names = &c
-	}
-	return fam, names, nil
-}
-
-// Unnamed is validate --strict's check of the capture file at path (read
-// with req): "" when a flag names its family, a kernel name chooses one,
-// or its ids need none; else what its ids need, naming --kernel-family
-// (validate checked them under no family). A capture that does not read
-// again says nothing here: validate has reported it.
-func (f *FamilyFlags) Unnamed(path string, req capture.Request) string {
-	if f.Family != "" {
-		return ""
-	}
-	if _, ok := abi.FamilyForKernel(f.KernelName); ok {
-		return ""
-	}
-	c, err := capture.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	d, err := decode.Decode(c, req)
-	if err != nil {
-		return ""
-	}
-	recs, err := kernelfamily.Scan(d)
-	if err != nil {
-		return ""
-	}
-	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: recs.DescIDs})
-	if dec.Family != abi.FamilyNone {
-		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
-	}
-	return dec.Warning(path)
+// Options returns the options the flags give, saying whether
+// --kernel-name was set on the command line.
+func (f *FamilyFlags) Options() *input.FamilyOptions {
+	f.KernelNameGiven = f.fs != nil && f.fs.Changed("kernel-name")
+	return &f.FamilyOptions
 }

@@ -1,6 +1,12 @@
 package clibase
 
-import "github.com/spf13/pflag"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/spf13/pflag"
+)
 
 // The flags every command that reads captures shares, each registered here
 // with its one help text: decode, analyze, report, diff and export (through
@@ -22,4 +28,17 @@ func RegisterNames(fs *pflag.FlagSet, file *string) {
 func RegisterRanks(fs *pflag.FlagSet, ranks *[]uint) {
 	fs.UintSliceVar(ranks, "rank", nil, "rank of each capture (a trace's pid), repeated in order (default: from the file name, else 0; a JSON trace states its own)")
 	fs.Lookup("rank").DefValue = ""
+}
+
+// SoCChoices lists the schema's SoC prefixes and frequencies for --help.
+func SoCChoices() string {
+	var b strings.Builder
+	for i, soc := range abi.SoCs() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%g MHz)", soc.Prefix, soc.MHz)
+	}
+	b.WriteString("; Ascend910B2 matches ascend910b")
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,7 +32,7 @@ type AnalyzeInputs struct {
 	// report validates them while they are open).
 	Req      capture.Request
 	Families []abi.Family
-	Sources  *Sources
+	Sources  *input.Sources
 	// analyze, when not nil, analyzes each capture in Analyze's stead (export
 	// writes the records as the analysis walks them); discard drops each
 	// analysis once each has seen it, so that memory does not grow with the
@@ -64,12 +65,12 @@ func StrictWarned(w io.Writer, strict bool, n int) error {
 
 // Options are the options in's flags give for reading paths (or the
 // window invs) under the layout request req.
-func (in *AnalyzeInputs) Options(fs *pflag.FlagSet, paths []string, invs *InvocationSet, req capture.Request) Options {
-	return Options{
+func (in *AnalyzeInputs) Options(fs *pflag.FlagSet, paths []string, invs *input.InvocationSet, req capture.Request) input.Options {
+	return input.Options{
 		Paths: paths, Window: invs, Request: req, LayoutGiven: LayoutFlagsGiven(fs.Changed, &in.layout),
 		Schedule: in.layout.Schedule, Ranks: in.Ranks,
 		SoC: in.soc, FreqMHz: in.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
-		NamesFile: in.namesFile, Family: &in.Family, KernelNameGiven: fs.Changed("kernel-name"),
+		NamesFile: in.namesFile, Family: in.Family.Options(),
 	}
 }
 
@@ -81,14 +82,14 @@ func (in *AnalyzeInputs) Files(paths []string) []string {
 
 // Run analyzes paths, one capture per rank, or with invs (non-nil) the
 // invocations of a window, whose captures and ranks it gives.
-func (in *AnalyzeInputs) Run(cmd *cobra.Command, paths []string, invs *InvocationSet) (*analyze.Report, error) {
+func (in *AnalyzeInputs) Run(cmd *cobra.Command, paths []string, invs *input.InvocationSet) (*analyze.Report, error) {
 	return in.RunEach(cmd, paths, invs, nil)
 }
 
 // RunEach is run, calling each (when not nil) with every capture while it
 // is open: its index, the decoded capture, its analysis and the options
 // it was analyzed with (report bins its timeline there).
-func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *InvocationSet, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
+func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input.InvocationSet, each func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error) (*analyze.Report, error) {
 	fs := cmd.Flags()
 	req, err := in.layout.Request(fs)
 	if err != nil {
@@ -104,11 +105,11 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *Invoc
 	}
 	src := l.Sources
 	in.Sources, in.Families = src, l.Families
-	in.Warned = src.PrintWarnings(cmd.ErrOrStderr()) + in.Family.Warned
+	in.Warned = PrintWarnings(cmd.ErrOrStderr(), src) + in.Family.Warned
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.notes(i), Warnings: src.warnings(i)}
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}

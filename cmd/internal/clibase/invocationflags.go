@@ -3,13 +3,10 @@ package clibase
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode/render"
-	"github.com/megakernel/cycleabi/manifest"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -70,29 +67,9 @@ func (f *InvocationFlags) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.Absolute, "absolute-time", false, "time events from system-counter cycle 0 (shared by a device's invocations) instead of the first core entry (each capture's, or a rank's earliest invocation's)")
 }
 
-// InvocationSet is the captures of a window and each one's invocation.
-type InvocationSet struct {
-	Captures    []string
-	Ranks       []uint32
-	Invocations []render.Invocation
-	KernelNames []string // "" where the command's --kernel-name applies
-	// Manifest and lines: the Manifest, and the line of each capture in it
-	// (nil for captures given as arguments).
-	Manifest string
-	lines    []int
-}
-
-// where names the place each capture was given: "window.yaml:12" for a
-// manifest's, nil for arguments.
-func (s *InvocationSet) where() []string {
-	if s.lines == nil {
-		return nil
-	}
-	w := make([]string, len(s.lines))
-	for i, l := range s.lines {
-		w[i] = s.Manifest + ":" + strconv.Itoa(l)
-	}
-	return w
+// window is the window the flags say.
+func (f *InvocationFlags) window() input.Window {
+	return input.Window{Manifest: f.Manifest, Steps: f.steps, Directions: f.directions}
 }
 
 // Captures returns the capture paths: the manifest's (checked as decode
@@ -106,124 +83,17 @@ func (f *InvocationFlags) Captures(args []string) (paths, places []string, err e
 		return args, nil, nil
 	}
 	// A missing capture is validate's to report, with the others.
-	s, err := f.resolveSet(args, nil, false)
+	s, err := f.window().Resolve(args, nil, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Captures, s.where(), nil
+	return s.Captures, s.Where(), nil
 }
 
 // Resolve returns the window's invocations, or nil when the captures are
 // plain (one per rank, as before). flagRanks is --rank.
-func (f *InvocationFlags) Resolve(args []string, flagRanks []uint) (*InvocationSet, error) {
-	return f.resolveSet(args, flagRanks, true)
-}
-
-// resolveSet is resolve; mustExist refuses a manifest's capture that is
-// not there, naming the manifest's line.
-func (f *InvocationFlags) resolveSet(args []string, flagRanks []uint, mustExist bool) (*InvocationSet, error) {
-	if f.Manifest != "" {
-		if len(args) > 0 {
-			return nil, errors.New("give captures either as arguments or in --invocation-manifest, not both")
-		}
-		if len(f.steps) > 0 || len(f.directions) > 0 || len(flagRanks) > 0 {
-			return nil, errors.New("--invocation-manifest gives each capture's rank, step and direction: --rank, --step and --direction go with capture arguments")
-		}
-		entries, err := manifest.Load(f.Manifest)
-		if err != nil {
-			return nil, err
-		}
-		s := &InvocationSet{Manifest: f.Manifest, lines: make([]int, 0, len(entries))}
-		next := map[uint32]int64{}
-		for _, e := range entries {
-			// The likely mistake: a path relative to the working directory.
-			if mustExist {
-				if _, err := os.Stat(e.Capture); errors.Is(err, fs.ErrNotExist) {
-					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.Manifest, e.Line, e.Capture)
-				}
-			}
-			rank := uint32(0)
-			if e.Rank != nil {
-				rank = *e.Rank
-			} else if r, ok, err := RankFromName(e.Capture); err != nil {
-				return nil, err
-			} else if ok {
-				rank = r
-			}
-			id := next[rank]
-			if e.InvocationID != nil {
-				id = *e.InvocationID
-			}
-			next[rank]++
-			s.Captures = append(s.Captures, e.Capture)
-			s.Ranks = append(s.Ranks, rank)
-			s.Invocations = append(s.Invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
-			s.KernelNames = append(s.KernelNames, e.KernelName)
-			s.lines = append(s.lines, e.Line)
-		}
-		return s, s.checkIDs()
-	}
-	if len(f.steps) == 0 && len(f.directions) == 0 {
-		return nil, nil
-	}
-	n := len(args)
-	if len(f.steps) > 0 && len(f.steps) != n {
-		return nil, fmt.Errorf("%d --step values for %d captures: give one per capture, in order", len(f.steps), n)
-	}
-	if len(f.directions) > 0 && len(f.directions) != n {
-		return nil, fmt.Errorf("%d --direction values for %d captures: give one per capture, in order", len(f.directions), n)
-	}
-	if len(flagRanks) > 0 && len(flagRanks) != n {
-		return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), n)
-	}
-	s := &InvocationSet{Captures: args}
-	next := map[uint32]int64{}
-	for i, path := range args {
-		rank := uint32(0)
-		if len(flagRanks) > 0 {
-			if flagRanks[i] > maxRank {
-				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], maxRank)
-			}
-			rank = uint32(flagRanks[i])
-		} else if r, ok, err := RankFromName(path); err != nil {
-			return nil, err
-		} else if ok {
-			rank = r
-		}
-		inv := render.Invocation{ID: next[rank]}
-		next[rank]++
-		if len(f.steps) > 0 {
-			inv.Step = &f.steps[i]
-		}
-		if len(f.directions) > 0 {
-			if err := render.CheckDirection(f.directions[i]); err != nil {
-				return nil, fmt.Errorf("--direction: %w", err)
-			}
-			inv.Direction = f.directions[i]
-		}
-		s.Ranks = append(s.Ranks, rank)
-		s.Invocations = append(s.Invocations, inv)
-		s.KernelNames = append(s.KernelNames, "")
-	}
-	return s, s.checkIDs()
-}
-
-// checkIDs refuses two captures with one invocation id in one rank, before
-// any capture is read.
-func (s *InvocationSet) checkIDs() error {
-	type key struct {
-		rank uint32
-		id   int64
-	}
-	seen := map[key]string{}
-	for i, path := range s.Captures {
-		k := key{s.Ranks[i], s.Invocations[i].ID}
-		if prev, dup := seen[k]; dup {
-			return fmt.Errorf("%s and %s are both invocation %d of rank %d", prev, path, k.id, k.rank)
-		}
-		seen[k] = path
-	}
-	return nil
+func (f *InvocationFlags) Resolve(args []string, flagRanks []uint) (*input.InvocationSet, error) {
+	return f.window().Resolve(args, flagRanks, true)
 }
 
 // invocationLabel is an invocation as analyze reports it; kernelName is

@@ -7,6 +7,7 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/pflag"
 )
@@ -59,7 +60,7 @@ func (f *LayoutFlags) Request(fs *pflag.FlagSet) (capture.Request, error) {
 	req := capture.Request{GivenBy: "the flags"}
 	if fs.Changed("cube-slots") {
 		if err := capture.CheckCubeSlots(f.cubeSlots); err != nil {
-			return req, flagError(err)
+			return req, input.WordRequest(err)
 		}
 		req.CubeSlots = f.cubeSlots
 	}
@@ -88,26 +89,7 @@ func (f *LayoutFlags) Request(fs *pflag.FlagSet) (capture.Request, error) {
 		}
 		f.Schedule, req.Plan = s, p
 	}
-	return req, flagError(req.Check())
-}
-
-// flagError words a capture.RequestError with the flag that gave the
-// refused value; other errors are returned as they are.
-func flagError(err error) error {
-	var re *capture.RequestError
-	if err == nil {
-		return nil
-	}
-	if !errors.As(err, &re) {
-		return err
-	}
-	switch re.Part {
-	case capture.PartCubeSlots:
-		return fmt.Errorf("--cube-slots %d: %w", re.Value, re.Err)
-	case capture.PartCapacity:
-		return fmt.Errorf("--%s %d: %w", CapacityFlagName(re.CoreType), re.Value, re.Err)
-	}
-	return fmt.Errorf("--cube-slots with the capacity flags: %w", re.Err)
+	return req, input.WordRequest(req.Check())
 }
 
 // ExitFor maps an error from opening, resolving or reading a capture to an
@@ -119,7 +101,7 @@ func ExitFor(err error) error {
 	if errors.As(err, &p) {
 		return Invalid(err)
 	}
-	return Usage(flagError(err))
+	return Usage(input.WordRequest(err))
 }
 
 // loadPlan parses and plans the schedule of --plan.
@@ -181,4 +163,24 @@ func JoinLast(words []string, last string) string {
 		return strings.Join(words, "")
 	}
 	return strings.Join(words[:len(words)-1], ", ") + last + words[len(words)-1]
+}
+
+// LayoutFlagsGiven reports whether a flag that states a capture's layout
+// (--cube-slots, a capacity flag) was set.
+func LayoutFlagsGiven(changed func(string) bool, f *LayoutFlags) bool {
+	if changed("cube-slots") {
+		return true
+	}
+	for _, c := range f.capacities {
+		if changed(CapacityFlagName(c.coreType)) {
+			return true
+		}
+	}
+	return false
+}
+
+// LayoutPhrase renders a resolved layout for decode's summary: "24 cube
+// slots, AIC capacity 64, AIV capacity 64 (found: ...)".
+func LayoutPhrase(res *capture.Resolved) string {
+	return res.Layout.String() + " (" + res.How + ")"
 }

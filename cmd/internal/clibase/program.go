@@ -1,8 +1,9 @@
 // Package clibase is what the two programs' command lines share: the exit
 // codes, a program's run (Program), the flags that say how captures are
 // read (layout, kernel family, frequency, names, ranks, an invocation
-// window) and the loading of captures and traces under them
-// (AnalyzeInputs, LoadSources), and the export command. cycleabi's other
+// window), which fill package input's Options, with input's errors
+// mapped to exit codes (Load), analyze's run over the inputs
+// (AnalyzeInputs), and the export command. cycleabi's other
 // commands are package cli's; cycleabi-export is built from this package,
 // analyze and export alone, so it links no trace writer, merger, report
 // or dump.
@@ -56,11 +57,15 @@ func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 // already reported).
 func Silent(code int) error { return &ExitError{Code: code} }
 
-// ExitCode is the exit code err carries, exitUsage when it carries none.
+// ExitCode is the exit code err carries (an input.Error's too: ExitForInput),
+// exitUsage when it carries none.
 func ExitCode(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
+	}
+	if errors.As(ExitForInput(err), &ee) {
+		return ee.Code // package input's Error
 	}
 	return ExitUsage
 }

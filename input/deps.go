@@ -1,4 +1,4 @@
-package clibase
+package input
 
 import (
 	"errors"
@@ -23,9 +23,9 @@ func DependenciesAll(decoded []*decode.Decoded, s *plan.Schedule, names []*kerne
 		if deps[i], err = flows.NewDependenciesNamed(d, s, names[i]); err != nil {
 			var m *flows.ScheduleMismatch
 			if errors.As(err, &m) {
-				return nil, Invalid(err)
+				return nil, invalid(err)
 			}
-			return nil, Usage(err)
+			return nil, usage(err)
 		}
 	}
 	return deps, nil

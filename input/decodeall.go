@@ -1,4 +1,4 @@
-package clibase
+package input
 
 import (
 	"errors"
@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -17,12 +16,6 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/jsontrace"
 )
-
-// LayoutPhrase renders a resolved layout for decode's summary: "24 cube
-// slots, AIC capacity 64, AIV capacity 64 (found: ...)".
-func LayoutPhrase(res *capture.Resolved) string {
-	return res.Layout.String() + " (" + res.How + ")"
-}
 
 // decodeAll opens and checks every capture (the first pass), at most
 // GOMAXPROCS at once. Errors are reported in argument order, each after
@@ -77,9 +70,9 @@ func decodeAll(paths []string, req capture.Request, where []string, dropSlots bo
 	}
 	err := errors.Join(failed...)
 	if allInvalid {
-		return decoded, Invalid(err)
+		return decoded, invalid(err)
 	}
-	return decoded, Usage(err)
+	return decoded, usage(err)
 }
 
 // rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
@@ -89,46 +82,53 @@ var rankInName = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(?:^|[^a-z0-9])r([0-9]+)(?:[^a-z0-9]|$)`),
 }
 
-// maxRank keeps pids within what trace viewers read as an int32.
-const maxRank = math.MaxInt32
+// MaxRank keeps pids within what trace viewers read as an int32.
+const MaxRank = math.MaxInt32
 
 // CaptureRanks returns the rank of each capture: --rank in order, else the
 // number in each file name, else 0 for a single capture.
 func CaptureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
-	ranks := make([]uint32, len(paths))
+	ranks, _, err := captureRanks(paths, flagRanks)
+	return ranks, err
+}
+
+// captureRanks is CaptureRanks, with where each rank came from (FromFlag,
+// FromFileName, FromDefault).
+func captureRanks(paths []string, flagRanks []uint) ([]uint32, []From, error) {
+	ranks, from := make([]uint32, len(paths)), make([]From, len(paths))
 	if len(flagRanks) > 0 {
 		if len(flagRanks) != len(paths) {
-			return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+			return nil, nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
 		}
 		for i, r := range flagRanks {
-			if r > maxRank {
-				return nil, fmt.Errorf("--rank %d exceeds %d", r, maxRank)
+			if r > MaxRank {
+				return nil, nil, fmt.Errorf("--rank %d exceeds %d", r, MaxRank)
 			}
-			ranks[i] = uint32(r)
+			ranks[i], from[i] = uint32(r), FromFlag
 		}
 	} else {
 		for i, path := range paths {
 			r, ok, err := RankFromName(path)
 			switch {
 			case err != nil:
-				return nil, err
+				return nil, nil, err
 			case ok:
-				ranks[i] = r
+				ranks[i], from[i] = r, FromFileName
 			case len(paths) == 1:
-				ranks[i] = 0
+				ranks[i], from[i] = 0, FromDefault
 			default:
-				return nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
+				return nil, nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
 			}
 		}
 	}
 	seen := map[uint32]string{}
 	for i, r := range ranks {
 		if prev, dup := seen[r]; dup {
-			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
+			return nil, nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
 		}
 		seen[r] = paths[i]
 	}
-	return ranks, nil
+	return ranks, from, nil
 }
 
 // RankFromName returns the rank a capture's file name carries, if any; a
@@ -138,8 +138,8 @@ func RankFromName(path string) (uint32, bool, error) {
 	for _, re := range rankInName {
 		if m := re.FindStringSubmatch(base); m != nil {
 			r, err := strconv.ParseUint(m[1], 10, 64)
-			if err != nil || r > maxRank {
-				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], maxRank)
+			if err != nil || r > MaxRank {
+				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], MaxRank)
 			}
 			return uint32(r), true, nil
 		}
@@ -167,17 +167,4 @@ func Frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, 
 		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
 	}
 	return mhz, soc, nil
-}
-
-// SoCChoices lists the schema's SoC prefixes and frequencies for --help.
-func SoCChoices() string {
-	var b strings.Builder
-	for i, soc := range abi.SoCs() {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s (%g MHz)", soc.Prefix, soc.MHz)
-	}
-	b.WriteString("; Ascend910B2 matches ascend910b")
-	return b.String()
 }

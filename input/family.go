@@ -1,0 +1,232 @@
+package input
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/decode/kernelnames"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/kernelfamily"
+)
+
+// FamilyOptions choose the kernel family a capture's ids are read under
+// (task types >= 107 and kernel-specific stage ids mean different things
+// per family): --kernel-family wins; else the kernel name picks the
+// family whose kernel names include it (abi.FamilyForKernel); else
+// package kernelfamily infers it from the records (Choose), or there is
+// none and the schema's own tables apply. The command line's FamilyFlags
+// fill them.
+type FamilyOptions struct {
+	// KernelName is --kernel-name (its default when not given);
+	// KernelNameGiven says the user gave it.
+	KernelName      string
+	KernelNameGiven bool
+	// Family is --kernel-family ("" for none given).
+	Family string
+	// said keeps Choose's notes to once per run: keyed by what a note
+	// says less the capture it is about.
+	said map[string]bool
+	// Warned counts the captures Choose warned about: a family the
+	// records leave open or contradict (--strict fails on it).
+	Warned int
+}
+
+// say writes a note or warning once per run for its key.
+func (f *FamilyOptions) say(w io.Writer, key, line string) {
+	if f.said == nil {
+		f.said = map[string]bool{}
+	}
+	if !f.said[key] {
+		f.said[key] = true
+		fmt.Fprintln(w, line)
+	}
+}
+
+// FamilyNone is the --kernel-family value that asks for no family.
+const FamilyNone = "none"
+
+// Resolve returns the family --kernel-family names, else the one the
+// kernel name kernelName chooses ("": --kernel-name's); no inference
+// (dump and validate; Choose infers). An unknown --kernel-family is an
+// error listing the families.
+func (f *FamilyOptions) Resolve(kernelName string) (abi.Family, error) {
+	if f.Family != "" {
+		if strings.EqualFold(strings.TrimSpace(f.Family), FamilyNone) {
+			return abi.FamilyNone, nil
+		}
+		fam, ok := abi.FamilyByName(f.Family)
+		if !ok {
+			return abi.FamilyNone, fmt.Errorf("--kernel-family %q: no such family; the families are %s, or %s", f.Family, FamilyList(), FamilyNone)
+		}
+		return fam, nil
+	}
+	if kernelName == "" {
+		kernelName = f.KernelName
+	}
+	fam, _ := abi.FamilyForKernel(kernelName)
+	return fam, nil
+}
+
+// Check reports an unknown --kernel-family before any capture is read.
+func (f *FamilyOptions) Check() error {
+	_, err := f.Resolve("")
+	return err
+}
+
+// FamilyList is "MegaMoe, MegaMoeGrad, ...".
+func FamilyList() string {
+	var names []string
+	for _, fam := range abi.Families() {
+		names = append(names, fam.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// KernelNameList is "MegaMoe, MegaMoeGrad, ...": every kernel name that
+// chooses a family.
+func KernelNameList() string {
+	var names []string
+	for _, fam := range abi.Families() {
+		names = append(names, fam.KernelNames()...)
+	}
+	return strings.Join(names, ", ")
+}
+
+// KernelFor returns the kernel name a capture whose own kernel name is
+// own ("" for none: a JSON trace's kernelName, an invocation manifest
+// entry's kernel_name) is named by, and where it came from: --kernel-name
+// when the user gave it (KernelNameGiven; Choose says so where it differs
+// from own: it is applied, never silently dropped), else own (from), else
+// --kernel-name's default.
+func (f *FamilyOptions) KernelFor(own string, from From) (string, From) {
+	switch {
+	case f.KernelNameGiven:
+		return f.KernelName, FromFlag
+	case own != "":
+		return own, from
+	}
+	return f.KernelName, FromDefault
+}
+
+// Choice is the kernel family a capture is read under, where it came
+// from (FromFlag, FromKernelName, FromData or FromDefault) and what chose
+// it (kernelfamily's words: "kernel name \"MegaMoe\"", "stage ids ..."),
+// with the names it is read with.
+type Choice struct {
+	Family   abi.Family
+	From     From
+	Evidence string
+	Names    *kernelnames.Names
+}
+
+// Choose returns the family capture d (named what, whose own kernel name
+// is own) is read under, and its names with the task stages its records
+// give under that family where names has none. --kernel-family wins; else
+// the kernel name (KernelFor) when a family's; else package kernelfamily
+// infers it from the records and the names a trace gives them. What it
+// was inferred from, a --kernel-name that overrides the data's or chooses
+// no family, and data that needs a family it cannot pick are said on w
+// (validate --strict refuses the last: Unnamed).
+func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
+	fam, err := f.Resolve("")
+	c := Choice{Family: fam, From: FromFlag}
+	if err != nil || f.Family != "" && fam == abi.FamilyNone {
+		c.Names = names.WithFamily(fam)
+		return c, err
+	}
+	kernel, _ := f.KernelFor(own, FromTrace)
+	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
+		fmt.Fprintf(w, "cycleabi: note: %s: --kernel-name %q applied over the data's kernel name %q\n", what, kernel, own)
+	}
+	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
+		f.say(w, "kernel-name", fmt.Sprintf("cycleabi: note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
+	}
+	if f.Family != "" && len(fam.Stages()) == 0 {
+		// Named, and no stage to name a task by: nothing to read.
+		c.Names = names.WithFamily(fam)
+		return c, nil
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return c, err
+	}
+	if f.Family == "" {
+		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		dec := kernelfamily.Infer(ev)
+		if msg := dec.Note(what); msg != "" {
+			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
+		}
+		if msg := dec.Warning(what); msg != "" {
+			f.Warned++
+			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
+		}
+		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From
+	}
+	c.Names = withTasks(names.WithFamily(c.Family), c.Family, recs)
+	return c, nil
+}
+
+// familyFrom is where kernelfamily's decision dec came from: the kernel
+// name kernel when it chooses a family, else the ids when they chose one,
+// else nothing (the schema's own tables).
+func familyFrom(kernel string, dec kernelfamily.Decision) From {
+	if _, ok := abi.FamilyForKernel(kernel); ok {
+		return FromKernelName
+	}
+	if dec.Family != abi.FamilyNone {
+		return FromData
+	}
+	return FromDefault
+}
+
+// withTasks is names with the task stages recs give under fam where
+// names has none.
+func withTasks(names *kernelnames.Names, fam abi.Family, recs *kernelfamily.Records) *kernelnames.Names {
+	if names == nil || names.Tasks.Len() > 0 {
+		return names
+	}
+	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
+		c := *names
+		c.Tasks = kernelnames.TaskNamesOf(tasks)
+		names = &c
+	}
+	return names
+}
+
+// Unnamed is validate --strict's check of the capture file at path (read
+// with req): "" when a flag names its family, a kernel name chooses one,
+// or its ids need none; else what its ids need, naming --kernel-family
+// (validate checked them under no family). A capture that does not read
+// again says nothing here: validate has reported it.
+func (f *FamilyOptions) Unnamed(path string, req capture.Request) string {
+	if f.Family != "" {
+		return ""
+	}
+	if _, ok := abi.FamilyForKernel(f.KernelName); ok {
+		return ""
+	}
+	c, err := capture.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer c.Close()
+	d, err := decode.Decode(c, req)
+	if err != nil {
+		return ""
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return ""
+	}
+	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: recs.DescIDs})
+	if dec.Family != abi.FamilyNone {
+		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
+	}
+	return dec.Warning(path)
+}
