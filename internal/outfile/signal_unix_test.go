@@ -160,24 +160,11 @@ func TestNamedPipe(t *testing.T) {
 // out (named: with a named temporary file) and returns once it is.
 func startChild(t *testing.T, out string, named bool) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+out)
+	env := []string{childEnv + "=" + out}
 	if named {
-		cmd.Env = append(cmd.Env, namedEnv+"=1")
+		env = append(env, namedEnv+"=1")
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child said %q", line)
-	}
-	return cmd
+	return startEnvChild(t, env...)
 }
 
 // SIGKILL gives no chance to clean up. A nameless temporary file (Linux)

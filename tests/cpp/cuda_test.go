@@ -166,21 +166,11 @@ var publishMutants = []struct {
 
 func TestPublishModeMutants(t *testing.T) {
 	cxx := cxxtest.Compilers(t)[0]
-	data, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := string(data)
+	header := committedHeader(t)
 	for _, m := range publishMutants {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			if n := strings.Count(header, m.old); n != 1 {
-				t.Fatalf("the header has %d copies of the text this mutant changes, want 1 (update the mutant):\n%s", n, m.old)
-			}
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(strings.Replace(header, m.old, m.new, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := mutatedHeader(t, header, m.old, m.new)
 			sc := publishScenarios[0]
 			lines := runPublishCheck(t, cxx, dir, m.mode.defines, [][2]int{sc})[0]
 			wantR, wantA := wantPublishLog(m.mode, true, sc[0], sc[1])

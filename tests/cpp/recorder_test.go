@@ -122,27 +122,42 @@ var recorderMutants = []struct {
 	fails: []string{"reinit"},
 }}
 
+// committedHeader is gen/cpp's header as committed.
+func committedHeader(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// mutatedHeader writes header with old, which must stand in it exactly
+// once, replaced by new into a folder of the test's, and returns the
+// folder.
+func mutatedHeader(t *testing.T, header, old, new string) string {
+	t.Helper()
+	if n := strings.Count(header, old); n != 1 {
+		t.Fatalf("the header has %d copies of the text this mutant changes, want 1 (update the mutant):\n%s", n, old)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(strings.Replace(header, old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestRecorderMutants runs recorder_check against copies of the header
 // with one rule broken each, and requires the checks of that rule to fail
 // (a crash counts: a check that does not print PASS failed): the checks
 // that pass on the committed header can tell a broken one.
 func TestRecorderMutants(t *testing.T) {
 	cxx := cxxtest.Compilers(t)[0]
-	data, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	header := string(data)
+	header := committedHeader(t)
 	for _, m := range recorderMutants {
 		t.Run(m.name, func(t *testing.T) {
 			t.Parallel()
-			if n := strings.Count(header, m.old); n != 1 {
-				t.Fatalf("the header has %d copies of the text this mutant changes, want 1 (update the mutant):\n%s", n, m.old)
-			}
-			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(strings.Replace(header, m.old, m.new, 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := mutatedHeader(t, header, m.old, m.new)
 			lines, ok := runRecorderCheck(t, cxx, "c++11", dir)
 			if ok {
 				t.Errorf("recorder_check passed on the mutant:\n%s", strings.Join(lines, "\n"))
