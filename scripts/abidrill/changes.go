@@ -3,6 +3,12 @@ package main
 // The drill's data: the schema changes it applies and the tests each
 // group of them runs, with what they pin. The checks are in main.go.
 
+import (
+	"fmt"
+
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
 // edit replaces Old with New in abi/schema.yaml; Old must occur exactly once.
 type edit struct{ Old, New string }
 
@@ -28,8 +34,10 @@ type change struct {
 	knownGap string
 }
 
-// versionRaise raises the ABI version, as a breaking change must.
-var versionRaise = edit{"version: 1\n", "version: 2\n"}
+// versionRaise raises the ABI version, as a breaking change must: from
+// the version the schema states today (the generated abi.Version, which
+// the drift checks hold to the schema) to the next.
+var versionRaise = edit{fmt.Sprintf("version: %d\n", abi.Version), fmt.Sprintf("version: %d\n", abi.Version+1)}
 
 var changes = []change{{
 	name: "record-field",
@@ -126,10 +134,10 @@ var testGroups = []struct {
 		"capture/capturetest.TestParseLayoutCaseBuilds,TestParseLayoutCaseErrors": "region: the case parser's own cases give one capacity per region of today's schema (aic=, aiv=) and expect a layout without a third",
 		"capture.TestLayoutCases": "region: the layout cases (testdata/layout) give one capacity per region of today's schema (aic=, aiv=), and their answers are worked out on today's offsets",
 		"capture.TestFoundCubeSlots,TestFoundAIVPipeline,TestAmbiguousLayout,TestAmbiguousIdleAICRegion,TestPlanPicksTruncatedLayout,TestRequestProblems,TestDamagedFirstHeader": "region: the layout search's findings and messages worked out on today's AIC and AIV regions (TestFoundLayout and TestGivenCapacitiesPlaceTheLastRegion hold it to any regions)",
-		"cmd/internal/cli.TestVersion":                                   "ABI version 1",
+		"cmd/internal/cli.TestVersion":                                   "the ABI version",
 		"cmd/internal/cli.TestPlanCommand":                               "the example plan's buffer size and flags (24 cube slots of AIC and AIV, 32-byte records)",
 		"cmd/internal/cli.TestDecodeCommandPlan,TestValidateCommandPlan": "record-field: the found header's offset in 32-byte records; region: the layout line of a two-region capture",
-		"cmd/internal/cli.TestDumpCommandPlan,TestValidateCommandText":   "the layout and ABI lines of a capture in today's layout (ABI v1, the AIC and AIV capacities, 32-byte offsets)",
+		"cmd/internal/cli.TestDumpCommandPlan,TestValidateCommandText":   "the layout and ABI lines of a capture in today's layout (the ABI version, the AIC and AIV capacities, 32-byte offsets)",
 		"cmd/internal/cli.TestLayoutFoundWithoutFlags,TestValidateCommandJSON,TestValidateCommandTruncated,TestValidateCommandUsage": "region: the layout lines and capacity maps of captures with today's two regions",
 		"decode/chromejson.TestBenchCaptureShape": "the benchmark captures' shape: 72 slots of 32-byte records",
 		"decode/chromejson.TestReferenceDecoder":  "the reference decoder (decode/testdata/reference) reads today's buffer: two regions of 32-byte records",
