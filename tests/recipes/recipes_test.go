@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// A block is one ```sh block of a page, with what the comments right
-// before it say:
+// A block is one ```sh block of a page (indented too: a block in a list
+// item), with what the comments right before it say:
 //
 //	<!-- recipe: skip: why it cannot run here -->
 //	<!-- recipe: setup: shell commands run first (files the block names) -->
@@ -42,19 +42,22 @@ func blocks(t *testing.T, path string) []block {
 	var out []block
 	var pending block
 	var cur *block
+	indent := "" // the open block's fence's indent (a block in a list item)
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+		raw := sc.Text()
+		line := strings.TrimLeft(raw, " ")
 		switch {
 		case cur != nil && strings.HasPrefix(line, "```"):
 			out = append(out, *cur)
 			cur = nil
 		case cur != nil:
-			cur.script += line + "\n"
+			cur.script += strings.TrimPrefix(raw, indent) + "\n"
 		case line == "```sh" || line == "```bash" || line == "```shell":
 			b := pending
 			b.page, b.line = path, n
 			cur, pending = &b, block{}
+			indent = raw[:len(raw)-len(line)]
 		case marker.MatchString(line):
 			m := marker.FindStringSubmatch(line)
 			if m[1] == "skip" {
