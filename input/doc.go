@@ -8,5 +8,6 @@
 //
 // It knows nothing of a command line: the command line's flag groups
 // fill Options, and map an Error to an exit code (Invalid: 1, else 2).
-// Notes and warnings of loading go to Options.Warn.
+// Notes and warnings of loading go to Options.Warn, a line each, naming
+// no program (the command line puts its own name before them).
 package input

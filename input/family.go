@@ -139,10 +139,10 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 	}
 	kernel, _ := f.KernelFor(own, FromTrace)
 	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
-		fmt.Fprintf(w, "cycleabi: note: %s: --kernel-name %q applied over the data's kernel name %q\n", what, kernel, own)
+		fmt.Fprintf(w, "note: %s: --kernel-name %q applied over the data's kernel name %q\n", what, kernel, own)
 	}
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
-		f.say(w, "kernel-name", fmt.Sprintf("cycleabi: note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
+		f.say(w, "kernel-name", fmt.Sprintf("note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
 	}
 	if f.Family != "" && len(fam.Stages()) == 0 {
 		// Named, and no stage to name a task by: nothing to read.
@@ -160,11 +160,11 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 		}
 		dec := kernelfamily.Infer(ev)
 		if msg := dec.Note(what); msg != "" {
-			f.say(w, dec.Note(""), "cycleabi: note: "+msg)
+			f.say(w, dec.Note(""), "note: "+msg)
 		}
 		if msg := dec.Warning(what); msg != "" {
 			f.Warned++
-			f.say(w, dec.Warning(""), "cycleabi: warning: "+msg)
+			f.say(w, dec.Warning(""), "warning: "+msg)
 		}
 		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From
 	}

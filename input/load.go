@@ -70,8 +70,9 @@ type Options struct {
 	// neither).
 	Family *FamilyOptions
 	// Warn is where the notes and warnings of loading go (a family
-	// inferred, a --kernel-name applied over the data's): the command's
-	// standard error.
+	// inferred, a --kernel-name applied over the data's), a line each
+	// beginning "note: " or "warning: ": the command's standard error,
+	// which puts the running program's name before each line.
 	Warn io.Writer
 	// DropSlots drops each of several captures' slots once decoded
 	// (LoadSources).

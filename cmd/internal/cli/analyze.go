@@ -154,7 +154,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	if err != nil {
 		return err
 	}
-	return clibase.StrictWarned(cmd.ErrOrStderr(), f.strict, f.in.Warned)
+	return clibase.StrictWarned(cmd, f.strict, f.in.Warned)
 }
 
 // writeOutput writes a report to path ("-": stdout) as decode writes its

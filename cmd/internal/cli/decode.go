@@ -177,7 +177,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		Schedule: sched, Ranks: f.ranks,
 		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
 		NamesFile: f.namesFile, Family: f.family.Options(),
-		DropSlots: format == formatJSON, Warn: cmd.ErrOrStderr(),
+		DropSlots: format == formatJSON, Warn: clibase.Stderr(cmd),
 	})
 	defer l.Close()
 	if err != nil {
@@ -194,8 +194,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return clibase.Usage(err)
 	}
 	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
-	clibase.PrintNotes(cmd.ErrOrStderr(), src)
-	warned := clibase.PrintWarnings(cmd.ErrOrStderr(), src) + f.family.Warned
+	clibase.PrintNotes(cmd, src)
+	warned := clibase.PrintWarnings(cmd, src) + f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
@@ -234,7 +234,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
 		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
 	})
-	return clibase.StrictWarned(cmd.ErrOrStderr(), f.strict, warned)
+	return clibase.StrictWarned(cmd, f.strict, warned)
 }
 
 // decodeSummary is what decode's closing line says besides the inputs.

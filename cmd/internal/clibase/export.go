@@ -141,7 +141,7 @@ func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 		return Usage(err)
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d records of %d capture(s) as Parquet (records/, cores/, ranks/)\n", f.output, records, captures)
-	return StrictWarned(cmd.ErrOrStderr(), f.strict, f.in.Warned)
+	return StrictWarned(cmd, f.strict, f.in.Warned)
 }
 
 // checkExportFolder refuses, before any capture is read, an -o that

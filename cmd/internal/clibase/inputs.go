@@ -2,7 +2,6 @@ package clibase
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -52,14 +51,14 @@ func (in *AnalyzeInputs) Register(fs *pflag.FlagSet) {
 	RegisterRanks(fs, &in.Ranks)
 }
 
-// StrictWarned ends a --strict run (strict set) whose inputs drew n
-// warnings, once its output is written: with n > 0 it says so and
+// StrictWarned ends a --strict run (strict set) of cmd whose inputs drew
+// n warnings, once its output is written: with n > 0 it says so and
 // returns exit status 1; else nil.
-func StrictWarned(w io.Writer, strict bool, n int) error {
+func StrictWarned(cmd *cobra.Command, strict bool, n int) error {
 	if !strict || n == 0 {
 		return nil
 	}
-	fmt.Fprintln(w, "cycleabi: --strict: the inputs drew the warnings above; the output is written")
+	fmt.Fprintln(cmd.ErrOrStderr(), ProgramName(cmd)+": --strict: the inputs drew the warnings above; the output is written")
 	return Silent(ExitInvalid)
 }
 
@@ -97,7 +96,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	}
 	in.Req = req
 	o := in.Options(fs, paths, invs, req)
-	o.Warn = cmd.ErrOrStderr()
+	o.Warn = Stderr(cmd)
 	l, err := Load(o)
 	defer l.Close()
 	if err != nil {
@@ -105,7 +104,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	}
 	src := l.Sources
 	in.Sources, in.Families = src, l.Families
-	in.Warned = PrintWarnings(cmd.ErrOrStderr(), src) + in.Family.Warned
+	in.Warned = PrintWarnings(cmd, src) + in.Family.Warned
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)

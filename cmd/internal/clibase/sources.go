@@ -1,37 +1,82 @@
 package clibase
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
 	"github.com/megakernel/cycleabi/input"
+	"github.com/spf13/cobra"
 )
 
-// PrintNotes writes what each trace could not carry to stderr, once per
-// note and trace.
-func PrintNotes(w io.Writer, s *input.Sources) {
+// ProgramName is the name of the program cmd runs in, its root command's
+// ("cycleabi", or "cycleabi-export" run on its own or by cycleabi
+// export): what begins every line it writes to standard error.
+func ProgramName(cmd *cobra.Command) string {
+	return cmd.Root().Name()
+}
+
+// Stderr is cmd's standard error with the program's name (ProgramName)
+// and ": " put before every line: where package input's notes and
+// warnings go (Options.Warn), which name no program.
+func Stderr(cmd *cobra.Command) io.Writer {
+	return &prefixWriter{w: cmd.ErrOrStderr(), prefix: []byte(ProgramName(cmd) + ": ")}
+}
+
+// prefixWriter writes prefix before every line written to w.
+type prefixWriter struct {
+	w      io.Writer
+	prefix []byte
+	mid    bool // the last write ended inside a line
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	var out []byte
+	for rest := b; len(rest) > 0; {
+		if !p.mid {
+			out = append(out, p.prefix...)
+		}
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i+1]
+		}
+		out = append(out, line...)
+		rest = rest[len(line):]
+		p.mid = line[len(line)-1] != '\n'
+	}
+	if _, err := p.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// PrintNotes writes what each trace could not carry to cmd's standard
+// error, once per note and trace.
+func PrintNotes(cmd *cobra.Command, s *input.Sources) {
+	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
 	for i, t := range s.Traces {
 		if t == nil {
 			continue
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintf(w, "cycleabi: note: %s: %s\n", s.Name(i), n)
+			fmt.Fprintf(w, "%s: note: %s: %s\n", prog, s.Name(i), n)
 		}
 	}
 }
 
 // PrintWarnings writes what of each trace was not taken as it stands (a
-// name cut, a rank, invocation or core missing) to stderr, once per
-// warning and trace, and returns how many it wrote (--strict fails on
-// any).
-func PrintWarnings(w io.Writer, s *input.Sources) int {
+// name cut, a rank, invocation or core missing) to cmd's standard error,
+// once per warning and trace, and returns how many it wrote (--strict
+// fails on any).
+func PrintWarnings(cmd *cobra.Command, s *input.Sources) int {
+	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
 	n := 0
 	for i, t := range s.Traces {
 		if t == nil {
 			continue
 		}
 		for _, m := range t.Warnings {
-			fmt.Fprintf(w, "cycleabi: warning: %s: %s\n", s.Name(i), m)
+			fmt.Fprintf(w, "%s: warning: %s: %s\n", prog, s.Name(i), m)
 			n++
 		}
 	}
