@@ -83,7 +83,7 @@ func under(rel, dir string) bool { return rel+"/" == dir || strings.HasPrefix(re
 // TestGeneratorWingImportsNoProduct: a package of the generator wing
 // imports, of the module, only the wing, the basement of internal/ and,
 // in its tests, the test kit, so that abigen runs whatever state the
-// products are in. The command line (internal/cli) is no part of the
+// products are in. The command line (cmd/internal/cli) is no part of the
 // basement.
 func TestGeneratorWingImportsNoProduct(t *testing.T) {
 	wing := 0

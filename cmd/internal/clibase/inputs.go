@@ -39,7 +39,7 @@ type AnalyzeInputs struct {
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
 	// Warned counts the warnings RunEach's inputs drew: a trace's
-	// (Sources.PrintWarnings) and the kernel family's (FamilyFlags.Warned).
+	// (PrintWarnings) and the kernel family's (input.FamilyOptions.Warned).
 	Warned int
 }
 

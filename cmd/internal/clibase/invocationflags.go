@@ -75,11 +75,11 @@ func (f *InvocationFlags) window() input.Window {
 // Captures returns the capture paths: the manifest's (checked as decode
 // checks it: one capture per invocation id of a rank), or the arguments,
 // whose --step and --direction are checked as decode checks them.
-// Exactly one of the two must give some.
-// places names where each capture was given in the manifest (nil for
-// arguments): see invocationSet.where.
+// Exactly one of the two must give some. places names where each capture
+// was given in the manifest (nil for arguments): see
+// input.InvocationSet.Where.
 func (f *InvocationFlags) Captures(args []string) (paths, places []string, err error) {
-	if f.Manifest == "" && len(f.steps) == 0 && len(f.directions) == 0 {
+	if !f.Labelled() {
 		return args, nil, nil
 	}
 	// A missing capture is validate's to report, with the others.
