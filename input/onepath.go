@@ -41,12 +41,19 @@ func LoadNames(path string) (*kernelnames.Names, error) {
 func RefuseTraces(paths, places []string) error {
 	for i, p := range paths {
 		if in, err := TellInput(p); err == nil && in.IsTrace {
-			where := p
-			if i < len(places) && places[i] != "" {
-				where = places[i] + ": " + p
-			}
-			return usage(fmt.Errorf("%s: %s", where, traceInWindow))
+			return refuseTrace(paths, places, i)
 		}
 	}
 	return nil
+}
+
+// refuseTrace is the error for the JSON trace paths[i] among a window's
+// captures, named by its manifest line (places[i], when given): Load's
+// and RefuseTraces' one wording.
+func refuseTrace(paths, places []string, i int) error {
+	where := paths[i]
+	if i < len(places) && places[i] != "" {
+		where = places[i] + ": " + paths[i]
+	}
+	return usage(fmt.Errorf("%s: %s", where, traceInWindow))
 }

@@ -176,7 +176,12 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 	}
 	switch {
 	case invs != nil:
-		return s, usage(errors.New(traceInWindow))
+		places := invs.Where()
+		for i := range paths {
+			if ins[i].IsTrace {
+				return s, refuseTrace(paths, places, i)
+			}
+		}
 	case len(flagRanks) > 0:
 		return s, usage(errors.New("--rank goes with captures: a JSON trace states its ranks"))
 	case layoutGiven:

@@ -83,7 +83,8 @@ func TestTraceMissingRankCLI(t *testing.T) {
 
 // TestValidateManifestRefusesTrace: validate refuses a JSON trace a
 // window's manifest lists (or given --step or --direction), naming the
-// manifest's line, as analyze and decode do: it validated the trace and
+// manifest's line, as analyze, decode and report do (in the same words:
+// they named neither the line nor the trace): it validated the trace and
 // ignored the manifest's labels.
 func TestValidateManifestRefusesTrace(t *testing.T) {
 	dir := window(t)
@@ -93,13 +94,17 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := man + ":2: " + trace + ": a JSON trace states its own ranks and invocations"
-	for _, cmd := range []string{"validate", "analyze"} {
-		_, stderr, code := runMain(t, cmd, "--invocation-manifest", man)
-		if code != 2 || (cmd == "validate" && !strings.Contains(stderr, want)) || !strings.Contains(stderr, "a JSON trace states its own ranks and invocations") {
+	for _, cmd := range []string{"validate", "analyze", "decode", "report"} {
+		args := []string{cmd, "--invocation-manifest", man}
+		if cmd != "validate" {
+			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
+		}
+		_, stderr, code := runMain(t, args...)
+		if code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
 		}
-	}
-	if _, stderr, code := runMain(t, "validate", "--step", "3", trace); code != 2 || !strings.Contains(stderr, trace+": a JSON trace states its own ranks") {
-		t.Errorf("validate --step: code %d, want 2:\n%s", code, stderr)
+		if _, stderr, code := runMain(t, cmd, "--step", "3", trace); code != 2 || !strings.Contains(stderr, "cycleabi: "+trace+": a JSON trace states its own ranks") {
+			t.Errorf("%s --step: code %d, want 2 naming the trace:\n%s", cmd, code, stderr)
+		}
 	}
 }
