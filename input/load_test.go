@@ -1,6 +1,7 @@
 package input
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,28 @@ func TestLoadProvenance(t *testing.T) {
 			}
 		}
 		l.Close()
+	}
+}
+
+// TestLoadRefusesCaptureFlagsWithTrace: --rank and the layout flags go
+// with captures; given with a JSON trace (after a capture), the usage
+// error names the trace, as a trace in a window is named. They named no
+// file.
+func TestLoadRefusesCaptureFlagsWithTrace(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Ranks: []uint{0, 1}}, statedTrace + ": --rank goes with captures: a JSON trace states its ranks"},
+		{Options{Request: flagLayout(t), LayoutGiven: true}, statedTrace + ": --cube-slots and the capacity flags go with captures: a JSON trace states its layout"},
+	} {
+		c.o.Paths, c.o.SoC, c.o.Family = []string{exampleCapture, statedTrace}, "ascend910b", &FamilyOptions{KernelName: "MegaKernel"}
+		l, err := Load(c.o)
+		l.Close()
+		var ie *Error
+		if err == nil || err.Error() != c.want || !errors.As(err, &ie) || ie.Invalid {
+			t.Errorf("got %v, want the usage error %q", err, c.want)
+		}
 	}
 }

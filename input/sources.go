@@ -139,7 +139,7 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 		paths = invs.Captures
 	}
 	ins := make([]*Input, len(paths))
-	anyTrace := false
+	firstTrace := -1
 	for i, p := range paths {
 		var err error
 		if ins[i], err = TellInput(p); err != nil {
@@ -150,9 +150,11 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 			}
 			return s, err
 		}
-		anyTrace = anyTrace || ins[i].IsTrace
+		if ins[i].IsTrace && firstTrace < 0 {
+			firstTrace = i
+		}
 	}
-	if !anyTrace {
+	if firstTrace < 0 {
 		s.paths, s.Traces = paths, make([]*jsontrace.Source, len(paths))
 		if invs != nil {
 			s.Ranks, s.RankFrom, s.KernelNames = invs.Ranks, invs.RankFrom, invs.KernelNames
@@ -176,16 +178,11 @@ func LoadSources(paths []string, flagRanks []uint, invs *InvocationSet, req capt
 	}
 	switch {
 	case invs != nil:
-		places := invs.Where()
-		for i := range paths {
-			if ins[i].IsTrace {
-				return s, refuseTrace(paths, places, i)
-			}
-		}
+		return s, refuseTrace(paths, invs.Where(), firstTrace)
 	case len(flagRanks) > 0:
-		return s, usage(errors.New("--rank goes with captures: a JSON trace states its ranks"))
+		return s, usage(fmt.Errorf("%s: --rank goes with captures: a JSON trace states its ranks", paths[firstTrace]))
 	case layoutGiven:
-		return s, usage(errors.New("--cube-slots and the capacity flags go with captures: a JSON trace states its layout"))
+		return s, usage(fmt.Errorf("%s: --cube-slots and the capacity flags go with captures: a JSON trace states its layout", paths[firstTrace]))
 	}
 	var capPaths []string
 	for i, p := range paths {
