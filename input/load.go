@@ -165,6 +165,15 @@ func Load(o Options) (*Loaded, error) {
 	if err != nil {
 		return l, err
 	}
+	if !l.frequencyGiven {
+		// A trace stating no frequency whose events give none that
+		// holds: --freq-mhz or --soc reads it.
+		for _, t := range l.Traces {
+			if t != nil && t.FreqErr != nil {
+				return l, invalid(t.FreqErr)
+			}
+		}
+	}
 	n := len(l.Decoded)
 	l.LayoutFrom = make([]From, n)
 	l.Kernels, l.KernelFrom = make([]string, n), make([]From, n)

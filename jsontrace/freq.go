@@ -69,7 +69,7 @@ func (f *eventFreq) add(cycles uint64, dur []byte, at jsonread.Pos) {
 		f.hi, f.hiAt = hi, at
 	}
 	if f.lo > f.hi {
-		f.clash = fmt.Sprintf("the trace states no cycle frequency and its events disagree on it: the event at line %d (byte %d) takes at least %.6g MHz (end_cycle - start_cycle over dur), the event at line %d (byte %d) at most %.6g MHz; give --freq-mhz or --soc",
+		f.clash = fmt.Sprintf("the trace states no cycle frequency and its events disagree on it: the event at line %d (byte %d) takes at least %.6g MHz (end_cycle - start_cycle over dur), the event at line %d (byte %d) at most %.6g MHz",
 			f.loAt.Line, f.loAt.Offset, f.lo, f.hiAt.Line, f.hiAt.Offset, f.hi)
 		f.clashAt = at
 	}
@@ -96,4 +96,32 @@ func (f *eventFreq) mhz() (float64, string) {
 	}
 	return m, fmt.Sprintf("the trace states no cycle frequency (cycleFrequencyMHz): %s MHz from its %d events' cycles over their durations (the event at line %d: %d cycles in %s µs; all agree within %g µs); --freq-mhz or --soc overrides",
 		strconv.FormatFloat(m, 'f', -1, 64), f.n, f.bestAt.Line, f.bestCycles, strconv.FormatFloat(f.bestDur, 'f', -1, 64), durSlackUs)
+}
+
+// eventFrequency sets the frequency of s, whose trace (at path) states
+// none, to the one its events imply, saying how in a note; or, when they
+// imply none, disagree on it or imply one no system counter runs at,
+// leaves it 0 and says so (FreqErr for the last two: a flag decides).
+func (s *Source) eventFrequency(path string) {
+	f := &s.freq
+	refuse := func(msg string, at jsonread.Pos) {
+		s.FreqErr = &Error{File: path, Line: at.Line, Offset: at.Offset, Msg: msg + "; give --freq-mhz or --soc"}
+		s.Notes = append(s.Notes, msg+"; read at the frequency --freq-mhz or --soc gives")
+	}
+	if f.clash != "" {
+		refuse(f.clash, f.clashAt)
+		return
+	}
+	mhz, how := f.mhz()
+	if mhz == 0 {
+		s.Notes = append(s.Notes, "the trace states no cycle frequency (cycleFrequencyMHz), nor do its events (no event has cycles and a duration): --soc or --freq-mhz gives it")
+		return
+	}
+	if CheckFrequency("", mhz) != nil {
+		refuse(fmt.Sprintf("the trace states no cycle frequency (cycleFrequencyMHz), and its events imply %v MHz (the event at line %d: %d cycles in %s µs), which is not a system-counter frequency (%v to %v MHz)",
+			mhz, f.bestAt.Line, f.bestCycles, strconv.FormatFloat(f.bestDur, 'f', -1, 64), MinFrequencyMHz, MaxFrequencyMHz), f.bestAt)
+		return
+	}
+	s.FrequencyMHz, s.FromEvents = mhz, true
+	s.Notes = append(s.Notes, how)
 }

@@ -90,6 +90,12 @@ type Source struct {
 	// events' cycles and durations ((end_cycle - start_cycle) / dur,
 	// checked to agree over every event; Notes say so).
 	FromEvents bool
+	// FreqErr says why the trace, which states no frequency, gives none:
+	// its events disagree on it, or imply one outside MinFrequencyMHz to
+	// MaxFrequencyMHz (FrequencyMHz is then 0). It names the events. The
+	// trace is read only at a frequency the command line gives (--freq-mhz,
+	// --soc): package input refuses it without one, validate reports it.
+	FreqErr *Error
 	// WindowIndex is upstream's window object's windowIndex, nil when the
 	// trace states none.
 	WindowIndex *int64

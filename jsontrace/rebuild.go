@@ -125,15 +125,7 @@ func (r *reader) describe(s *Source, n int) error {
 		s.Notes = append(s.Notes, fmt.Sprintf("the device dropped %d records (the trace's droppedRecordCount); which cores dropped them is not in a trace", *dropped))
 	}
 	if s.FrequencyMHz == 0 {
-		if f := &s.freq; f.clash != "" {
-			return &Error{File: r.path, Line: f.clashAt.Line, Offset: f.clashAt.Offset, Msg: f.clash}
-		}
-		mhz, how := s.freq.mhz()
-		if mhz == 0 {
-			how = "the trace states no cycle frequency (cycleFrequencyMHz), nor do its events (no event has cycles and a duration): --soc or --freq-mhz gives it"
-		}
-		s.FrequencyMHz, s.FromEvents = mhz, mhz != 0
-		s.Notes = append(s.Notes, how)
+		s.eventFrequency(r.path)
 	}
 	if r.merge != nil {
 		s.Notes = append(s.Notes, r.mergeNote(s))

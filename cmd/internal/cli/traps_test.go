@@ -86,18 +86,50 @@ func TestWindowFrequencyFromEvents(t *testing.T) {
 	}
 }
 
-// TestWindowFrequencyDisagrees: events that imply different frequencies
-// are an error naming two of them (line and byte), exit 1.
+// TestWindowFrequencyDisagrees: events that imply different frequencies,
+// or one no system counter runs at, are an error naming the events (line
+// and byte), exit 1, in validate too; the error says to give --freq-mhz
+// or --soc, and with either the trace is read at it (the clash was an
+// error whatever the flags said, so the advice led nowhere, and a
+// frequency of 1e-9 MHz from the events was taken as it came).
 func TestWindowFrequencyDisagrees(t *testing.T) {
 	// The second event's dur says 50 MHz, the others 1000.
-	path, _ := upstreamWindow(t, 1000, []string{"10", "200", "17.02"})
-	_, stderr, code := runMain(t, "analyze", path)
-	if code != clibase.ExitInvalid {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitInvalid)
-	}
-	for _, want := range []string{"events disagree", "the event at line 2", "the event at line 1", "--freq-mhz"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	clash, _ := upstreamWindow(t, 1000, []string{"10", "200", "17.02"})
+	// Every dur 1e8 times too long: 1e-5 MHz, a hundredth of the lowest
+	// system-counter frequency (1 kHz).
+	slow, _ := upstreamWindow(t, 1000, []string{"1e9", "1e9", "1.702e9"})
+	for _, c := range []struct {
+		path  string
+		wants []string
+	}{
+		{clash, []string{"events disagree", "the event at line 2", "the event at line 1", "--freq-mhz"}},
+		{slow, []string{"its events imply 1e-05 MHz (the event at line 3: 17020 cycles in 1702000000 µs), which is not a system-counter frequency (0.001 to 1e+06 MHz)", ":3: byte ", "--freq-mhz"}},
+	} {
+		for _, cmd := range []string{"analyze", "validate"} {
+			_, stderr, code := runMain(t, cmd, c.path)
+			if code != clibase.ExitInvalid {
+				t.Errorf("%s %s: code = %v, want %v:\n%s", cmd, c.path, code, clibase.ExitInvalid, stderr)
+			}
+			for _, want := range c.wants {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("%s: stderr = %q, want it to contain %q", cmd, stderr, want)
+				}
+			}
+		}
+		stdout, stderr, code := runMain(t, "analyze", c.path, "--format", "json", "--freq-mhz", "50")
+		if code != clibase.ExitOK {
+			t.Fatalf("--freq-mhz 50: %s: code = %v, want 0", stderr, code)
+		}
+		var rep analyze.Report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		// 37,020 cycles at 50 MHz, whatever the durs say.
+		if got := rep.Ranks[0].MakespanUs; math.Abs(got-37020.0/50) > 1e-6 {
+			t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, 37020.0/50)
+		}
+		if _, stderr, code := runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json")); code != clibase.ExitOK {
+			t.Errorf("decode --soc: code %d, want 0:\n%s", code, stderr)
 		}
 	}
 }

@@ -306,6 +306,11 @@ func checkPath(path string, o validate.Options) []checked {
 			}
 			return append(out, checked{r: r, err: err})
 		}
+		if src.FreqErr != nil {
+			// validate takes no --freq-mhz: the events' frequency is
+			// the trace's, and it gives none that holds.
+			return append(out, checked{err: clibase.Invalid(fmt.Errorf("%w (to decode, analyze or report it)", src.FreqErr))})
+		}
 		r, err := src.Validate(o)
 		if err != nil {
 			return append(out, checked{err: clibase.Usage(err)})
