@@ -19,12 +19,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/sniff"
 	"io"
 	"strings"
 
 	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/sniff"
 )
 
 // Format is how the buffer is stored.

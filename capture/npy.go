@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/sniff"
 	"io"
 	"math"
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/megakernel/cycleabi/sniff"
 )
 
 // npyMagic opens every .npy file (format versions 1.0 to 3.0).

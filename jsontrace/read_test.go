@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/sniff"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
 )
 

@@ -2,11 +2,12 @@ package tracemerge
 
 import (
 	"bytes"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math/big"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // member is one top-level member of an event object.

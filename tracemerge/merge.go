@@ -17,13 +17,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // Options say what to merge and how to pick the outer kernels.

@@ -3,7 +3,6 @@ package tracemerge
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"io"
 	"math"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/internal/chrome"
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // thread is one new framework thread: a MegaKernel core under the pid its

@@ -4,10 +4,11 @@ import (
 	"cmp"
 	"container/heap"
 	"fmt"
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // kernel is an outer-kernel candidate: a complete framework event with a

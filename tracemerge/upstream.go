@@ -1,13 +1,14 @@
 package tracemerge
 
 import (
-	"github.com/megakernel/cycleabi/internal/jsonread"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/megakernel/cycleabi/internal/jsonread"
 )
 
 // This file holds the rules by which hyper-parallel's merger

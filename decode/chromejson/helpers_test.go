@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"testing"
 
 	"github.com/megakernel/cycleabi/decode/render"
-	"testing"
 )
 
 // traceOf writes the trace of inputs to memory.

@@ -7,7 +7,6 @@ package perfetto
 import (
 	"cmp"
 	"fmt"
-	"github.com/megakernel/cycleabi/tracemeta"
 	"io"
 	"math"
 	"math/bits"
@@ -19,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/tracemeta"
 	"google.golang.org/protobuf/encoding/protowire"
 )
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
-	"github.com/megakernel/cycleabi/tracemeta"
 	"math"
 	"math/bits"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/jsontext"
+	"github.com/megakernel/cycleabi/tracemeta"
 )
 
 // Invocation marks a capture as one kernel launch of a window: several
