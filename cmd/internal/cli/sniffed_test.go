@@ -88,6 +88,18 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != clibase.ExitOK || strings.Contains(stderr, "applied over") {
 		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
 	}
+	// Said once per run, as the family's other notes: a trace of three
+	// ranks, all HyperMegaMoe, gets one note (it got one per rank: 1,024
+	// lines for 1,024 ranks).
+	three := filepath.Join(dir, "three.json")
+	ex := "../../../examples/moe_layer.bin"
+	if _, stderr, code := runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three); code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	_, stderr, code := runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
+	if n := strings.Count(stderr, "applied over"); code != clibase.ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name") {
+		t.Errorf("analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
+	}
 }
 
 // A merged trace is an input wherever a trace is: analyze of what merge
