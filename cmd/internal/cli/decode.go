@@ -258,10 +258,10 @@ func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stat
 			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
 				w += "; plan larger capacities; run validate for offsets"
 			}
-			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+			fmt.Fprintf(stderr, "cycleabi: warning: %s: %s\n", rankedName(in), w)
 		}
 		if w := flows.Warning(stats[i]); w != "" {
-			fmt.Fprintf(stderr, "cycleabi: warning: %s (rank %d): %s\n", in.Decoded.Capture.Name, in.Config.Rank, w)
+			fmt.Fprintf(stderr, "cycleabi: warning: %s: %s\n", rankedName(in), w)
 		}
 		arrows += stats[i].Arrows
 		orphans += stats[i].WaitsWithoutProducer
@@ -274,7 +274,7 @@ func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stat
 		layout = "; layout " + clibase.LayoutPhrase(inputs[0].Decoded.Layout)
 	} else {
 		for _, in := range inputs {
-			fmt.Fprintf(stderr, "cycleabi: %s (rank %d): layout %s\n", in.Decoded.Capture.Name, in.Config.Rank, clibase.LayoutPhrase(in.Decoded.Layout))
+			fmt.Fprintf(stderr, "cycleabi: %s: layout %s\n", rankedName(in), clibase.LayoutPhrase(in.Decoded.Layout))
 		}
 	}
 	arrowsPhrase := ""
@@ -286,6 +286,18 @@ func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stat
 		viewers = "https://ui.perfetto.dev (Open trace file) or trace_processor"
 	}
 	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", sum.records, len(inputs), arrowsPhrase, sum.where, layout, viewers)
+}
+
+// rankedName names input in on decode's stderr with its rank, "rank0.bin
+// (rank 0)", unless its name states the rank already: a capture of a JSON
+// trace of several ("two.json (rank 1)", "w.json (rank 2, invocation 4)")
+// said it twice.
+func rankedName(in render.Input) string {
+	name, rank := in.Decoded.Capture.Name, in.Config.Rank
+	if strings.Contains(name, fmt.Sprintf(" (rank %d)", rank)) || strings.Contains(name, fmt.Sprintf(" (rank %d, ", rank)) {
+		return name
+	}
+	return fmt.Sprintf("%s (rank %d)", name, rank)
 }
 
 const (

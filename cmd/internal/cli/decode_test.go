@@ -712,3 +712,37 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeNamesTraceRanksOnce: decode's stderr names each capture with
+// its rank once: a capture of a JSON trace of several ranks is named by
+// the trace with its rank already ("two.json (rank 1)"), which decode's
+// warnings and layout lines said again ("two.json (rank 1) (rank 1)").
+func TestDecodeNamesTraceRanksOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ex := "../../../examples/moe_layer.bin" // 10 records dropped: a warning per capture
+	two := filepath.Join(dir, "two.json")
+	if _, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two); code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	_, stderr, code := runMain(t, "decode", two, "-o", filepath.Join(dir, "again.json"))
+	if code != clibase.ExitOK {
+		t.Fatalf("%s: code = %v", stderr, code)
+	}
+	for _, want := range []string{
+		"cycleabi: warning: " + two + " (rank 1): Device dropped 10",
+		"cycleabi: " + two + " (rank 1): layout 24 cube slots",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "(rank 0) (rank 0)") || strings.Contains(stderr, "(rank 1) (rank 1)") {
+		t.Errorf("a rank said twice:\n%s", stderr)
+	}
+	// A capture file is named with its rank, as before.
+	_, stderr, _ = runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", filepath.Join(dir, "three.json"))
+	if !strings.Contains(stderr, "cycleabi: "+ex+" (rank 1): layout") {
+		t.Errorf("a capture file is not named with its rank:\n%s", stderr)
+	}
+}
