@@ -29,7 +29,10 @@ func LoadNames(path string) (*kernelnames.Names, error) {
 	}
 	names, err := kernelnames.Load(path)
 	if err != nil {
-		return nil, usage(err)
+		if what := Misgiven(path, "--names"); what != "" {
+			return nil, usage(fmt.Errorf("--names %s is not a names file: %s", path, what))
+		}
+		return nil, usage(fmt.Errorf("--names: %w", err))
 	}
 	return names, nil
 }

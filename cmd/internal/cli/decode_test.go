@@ -746,3 +746,24 @@ func TestDecodeNamesTraceRanksOnce(t *testing.T) {
 		t.Errorf("a capture file is not named with its rank:\n%s", stderr)
 	}
 }
+
+// TestSwappedNamesAndPlan: the schedule given as --names, or the names
+// file as --plan, is named for what it is, in one line, exit 2; the
+// parser's half-dozen "unknown key" lines said nothing of the mix-up.
+func TestSwappedNamesAndPlan(t *testing.T) {
+	t.Parallel()
+	const ex, sched, names = "../../../examples/moe_layer.bin", "../../../examples/moe_layer.yaml", "../../../examples/moe_layer.names.yaml"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", ex, "--names", sched}, "cycleabi: --names " + sched + " is not a names file: it is a schedule: give it with --plan\n"},
+		{[]string{"decode", ex, "--plan", names, "-o", filepath.Join(t.TempDir(), "t.json")}, "cycleabi: --plan " + names + " is not a schedule: it is a names file: give it with --names\n"},
+		{[]string{"analyze", ex, "--names", ex}, "cycleabi: --names " + ex + " is not a names file: it is binary data (a capture?), which commands take as an argument\n"},
+	} {
+		_, stderr, code := runMain(t, c.args...)
+		if code != clibase.ExitUsage || stderr != c.want {
+			t.Errorf("%v: code %d, stderr %q; want %d, %q", c.args, code, stderr, clibase.ExitUsage, c.want)
+		}
+	}
+}

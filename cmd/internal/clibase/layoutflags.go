@@ -108,6 +108,9 @@ func ExitFor(err error) error {
 func loadPlan(path string) (*plan.Schedule, *capture.Plan, error) {
 	s, err := plan.ParseFile(path)
 	if err != nil {
+		if what := input.Misgiven(path, "--plan"); what != "" {
+			return nil, nil, fmt.Errorf("--plan %s is not a schedule: %s", path, what)
+		}
 		return nil, nil, fmt.Errorf("--plan: %w", err)
 	}
 	r, err := plan.Plan(s)
