@@ -8,15 +8,13 @@ import (
 	"os"
 
 	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/megakernel/cycleabi/sniff"
 )
 
 // MaxGunzipBytes bounds what a gzip-compressed capture may decompress to
 // (64 GiB, past any device's profiling buffer): a gzip bomb is refused
 // before it fills the disk.
 const MaxGunzipBytes = 64 << 30
-
-// gzipMagic starts gzip data: ID1, ID2, CM = deflate (RFC 1952).
-var gzipMagic = [3]byte{0x1f, 0x8b, 0x08}
 
 // scratchCloser removes a decompressed capture's scratch file on Close.
 type scratchCloser struct{ f *os.File }
@@ -29,10 +27,12 @@ func (s scratchCloser) Close() error {
 // gunzip decompresses the gzip capture read through f (of path) into a
 // scratch file, which is returned, rewound; nil when f is not gzip.
 // Offsets in the capture are then of the decompressed bytes, as gunzip
-// would leave them.
+// would leave them. Package sniff says what is gzip: a capture whose
+// first header happens to begin with gzip's magic bytes is a capture.
 func gunzip(path string, f io.ReaderAt, size int64) (*os.File, error) {
-	var head [3]byte
-	if n, _ := f.ReadAt(head[:], 0); n < 3 || head != gzipMagic {
+	head := make([]byte, min(size, sniff.Size))
+	read, _ := f.ReadAt(head, 0)
+	if sniff.Bytes(head[:read], size).Kind != sniff.Gzip {
 		return nil, nil
 	}
 	zr, err := gzip.NewReader(io.NewSectionReader(f, 0, size))

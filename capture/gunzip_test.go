@@ -50,4 +50,23 @@ func TestGzipCapture(t *testing.T) {
 	if !errors.As(err, &p) || p.Code != capture.CodeTruncated || p.File != bad {
 		t.Fatalf("Open of a truncated .gz: %v, want a truncated problem naming %s", err, bad)
 	}
+
+	// A capture whose entry cycle begins with gzip's magic bytes (1f 8b
+	// 08) is a capture, as package sniff tells it (a header slot 0 could
+	// hold): it was gunzipped, and failed "decompressing: flate: corrupt
+	// input".
+	raw[0], raw[1], raw[2] = 0x1f, 0x8b, 0x08
+	magic := filepath.Join(dir, "magic.bin")
+	if err := os.WriteFile(magic, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = capture.Open(magic)
+	if err != nil {
+		t.Fatalf("Open of a capture that begins with gzip's magic: %v", err)
+	}
+	got, err = io.ReadAll(io.NewSectionReader(c, 0, c.Size()))
+	c.Close()
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("a capture that begins with gzip's magic: read %d bytes (%v), want its own %d", len(got), err, len(raw))
+	}
 }
