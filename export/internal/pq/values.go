@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // entries checks d's levels against the leaf and rows and returns the
@@ -54,11 +55,18 @@ func (l *leaf) checkValues(d *Data, present int) error {
 	switch c := l.col; c.Type {
 	case Int:
 		n, kind = len(d.Ints), "integers"
+		if c.Bits == 64 || len(d.Ints) == 0 {
+			break
+		}
+		// Every value fits when the least and greatest do.
 		lo, hi := intRange(c)
-		for i, v := range d.Ints {
-			if c.Signed && (int64(v) < int64(lo) || int64(v) > int64(hi)) || !c.Signed && v > hi {
-				return fmt.Errorf("value %d (%#x) does not fit %d bits", i, v, c.Bits)
+		mn, mx := intBounds(c, d.Ints)
+		if c.Signed && (int64(mn) < int64(lo) || int64(mx) > int64(hi)) || !c.Signed && mx > hi {
+			bad := mx
+			if c.Signed && int64(mn) < int64(lo) {
+				bad = mn
 			}
+			return fmt.Errorf("value %d (%#x) does not fit %d bits", slices.Index(d.Ints, bad), bad, c.Bits)
 		}
 	case Double:
 		n, kind = len(d.Doubles), "doubles"
@@ -89,6 +97,23 @@ func intRange(c Column) (lo, hi uint64) {
 		return uint64(int64(-1) << (c.Bits - 1)), uint64(1)<<(c.Bits-1) - 1
 	}
 	return 0, math.MaxUint64 >> (64 - c.Bits)
+}
+
+// intBounds are the least and greatest of vals (at least one) in the
+// column's order.
+func intBounds(c Column, vals []uint64) (mn, mx uint64) {
+	if c.Signed {
+		a, b := int64(vals[0]), int64(vals[0])
+		for _, v := range vals[1:] {
+			a, b = min(a, int64(v)), max(b, int64(v))
+		}
+		return uint64(a), uint64(b)
+	}
+	mn, mx = vals[0], vals[0]
+	for _, v := range vals[1:] {
+		mn, mx = min(mn, v), max(mx, v)
+	}
+	return mn, mx
 }
 
 // physicalSize is the bytes a plain value of the column takes (not
@@ -185,6 +210,8 @@ func (e *Encoder) dictionary(c Column, d *Data) (body []byte, n int, idx []uint3
 			e.dense[v] = 0
 		}
 		e.touched = e.touched[:0]
+		var lastV uint64
+		var lastX uint32
 		for _, v := range d.Ints {
 			var x uint32
 			if v < denseLimit {
@@ -196,6 +223,8 @@ func (e *Encoder) dictionary(c Column, d *Data) (body []byte, n int, idx []uint3
 					body = appendInt(body, c, v)
 				}
 				x--
+			} else if v == lastV && n > 0 {
+				x = lastX // runs of one value are common (an owner, a descriptor)
 			} else if y, ok := e.dictInt[v]; ok {
 				x = y
 			} else {
@@ -203,6 +232,9 @@ func (e *Encoder) dictionary(c Column, d *Data) (body []byte, n int, idx []uint3
 				n++
 				e.dictInt[v] = x
 				body = appendInt(body, c, v)
+			}
+			if v >= denseLimit {
+				lastV, lastX = v, x
 			}
 			idx = append(idx, x)
 		}
@@ -232,19 +264,7 @@ func (e *Encoder) dictionary(c Column, d *Data) (body []byte, n int, idx []uint3
 func (e *Encoder) bounds(c Column, d *Data) (lo, hi []byte, ok bool) {
 	switch c.Type {
 	case Int:
-		less := func(a, b uint64) bool { return a < b }
-		if c.Signed {
-			less = func(a, b uint64) bool { return int64(a) < int64(b) }
-		}
-		mn, mx := d.Ints[0], d.Ints[0]
-		for _, v := range d.Ints[1:] {
-			if less(v, mn) {
-				mn = v
-			}
-			if less(mx, v) {
-				mx = v
-			}
-		}
+		mn, mx := intBounds(c, d.Ints)
 		return appendInt(nil, c, mn), appendInt(nil, c, mx), true
 	case Double:
 		mn, mx := math.Inf(1), math.Inf(-1)
