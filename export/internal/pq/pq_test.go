@@ -283,8 +283,12 @@ func valueGen(c pq.Column) *rapid.Generator[any] {
 // repetition and codec), in row groups of random sizes, read back by
 // parquet-go as they were written, the schema as described, the
 // statistics the values' own.
-func TestRoundTrip(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
+func TestRoundTrip(t *testing.T) { rapid.Check(t, propRoundTrip) }
+
+func FuzzRoundTrip(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propRoundTrip)) }
+
+func propRoundTrip(t *rapid.T) {
+	{
 		rows := rapid.IntRange(0, 1200).Draw(t, "rows")
 		var cols []column
 		for i := range rapid.IntRange(1, 5).Draw(t, "columns") {
@@ -311,7 +315,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 		checkStatistics(t, pf, cols, groups)
-	})
+	}
 }
 
 // checkStatistics: every chunk's null count and bounds are those of its
