@@ -476,3 +476,30 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNullsOnly: a dictionary column of nulls only is a data page of its
+// levels alone, whatever dictionary it was given (its strings are no
+// values of the page).
+func TestNullsOnly(t *testing.T) {
+	col := pq.Column{Name: "s", Type: pq.String, Encoding: pq.Dict, Optional: true}
+	s, err := pq.NewSchema("t", col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w := pq.NewWriter(&b, s, "")
+	if err := w.Write([]pq.Data{{Strings: []string{strings.Repeat("x", 1000)}, Index: []uint32{}, Def: make([]uint8, 100)}}, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cols := []column{{col: col, rows: make([][]any, 100)}}
+	got, pf := readBack(t, b.Bytes(), cols)
+	if !same(got[0], cols[0].rows) {
+		t.Fatalf("reads back %v", got[0])
+	}
+	if n := pf.Metadata().RowGroups[0].Columns[0].MetaData.TotalUncompressedSize; n > 100 {
+		t.Errorf("the chunk of 100 nulls is %d bytes: it holds the dictionary's strings", n)
+	}
+}

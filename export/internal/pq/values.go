@@ -153,12 +153,23 @@ func appendPlain(dst []byte, c Column, d *Data) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
 		}
 	case String:
-		for _, s := range d.Strings {
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
-			dst = append(dst, s...)
+		if d.Index == nil {
+			for _, s := range d.Strings {
+				dst = appendString(dst, s)
+			}
+			break
+		}
+		// Indexed strings written plain: a dictionary column of nulls only.
+		for _, x := range d.Index {
+			dst = appendString(dst, d.Strings[x])
 		}
 	}
 	return dst
+}
+
+func appendString(dst []byte, s string) []byte {
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s)))
+	return append(dst, s...)
 }
 
 func appendInt(dst []byte, c Column, v uint64) []byte {
