@@ -32,15 +32,16 @@ package export
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/export/internal/pq"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // RowGroupRows is the number of records in a row group (the last of a
@@ -48,102 +49,6 @@ import (
 // as the walk hands it to an encoder, two row groups per CPU) and is large
 // enough for the encodings to pay.
 const RowGroupRows = 1 << 14
-
-// Record is one row of the records table.
-type Record struct {
-	CoreType string `parquet:"core_type,dict,uncompressed"`
-	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
-	// ProfileRecord is the record's fields, every field of the schema's
-	// record a column under its schema name (see recordFieldTags): a field
-	// added to abi/schema.yaml is a column with no edit here. Go readers
-	// of the table into Records need ReadOptions.
-	abi.ProfileRecord
-	// Name is the record's display name, as decode's trace shows it.
-	Name string `parquet:"name,dict,uncompressed"`
-	// Kind is compute, wait, trigger or other.
-	Kind string `parquet:"kind,dict,uncompressed"`
-	// TaskType is set for compute records, Stage for compute and wait
-	// records (for a wait: the stage of the waiting task); "" is null.
-	TaskType string `parquet:"task_type,dict,optional,uncompressed"`
-	Stage    string `parquet:"stage,dict,optional,uncompressed"`
-	// StartNs and EndNs are nanoseconds from the rank's anchor (the
-	// earliest entry of a core with records), negative for a record that
-	// starts before it.
-	StartNs int64 `parquet:"start_ns,delta,uncompressed"`
-	EndNs   int64 `parquet:"end_ns,delta,uncompressed"`
-	Invocation
-}
-
-// bareRecord is a Record of a capture outside a window, the same columns
-// (errBareRecord checks), with its invocation columns as values that are
-// all zero, which parquet-go writes as nulls a run at a time, where
-// Record's pointers cost a test and a null written for every row.
-type bareRecord struct {
-	CoreType string `parquet:"core_type,dict,uncompressed"`
-	BlockID  uint32 `parquet:"block_id,dict,uncompressed"`
-	abi.ProfileRecord
-	Name         string `parquet:"name,dict,uncompressed"`
-	Kind         string `parquet:"kind,dict,uncompressed"`
-	TaskType     string `parquet:"task_type,dict,optional,uncompressed"`
-	Stage        string `parquet:"stage,dict,optional,uncompressed"`
-	StartNs      int64  `parquet:"start_ns,delta,uncompressed"`
-	EndNs        int64  `parquet:"end_ns,delta,uncompressed"`
-	InvocationID int64  `parquet:"invocation_id,optional"`
-	Step         int64  `parquet:"step,optional"`
-	Direction    string `parquet:"direction,dict,optional"`
-}
-
-// Invocation labels the rows of a capture that is one launch of a window;
-// null for a rank's only capture.
-type Invocation struct {
-	InvocationID *int64 `parquet:"invocation_id,optional"`
-	Step         *int64 `parquet:"step,optional"`
-	// Direction is forward or backward; "" is null.
-	Direction string `parquet:"direction,dict,optional"`
-}
-
-// Core is one row of the cores table: where one entered core's time went,
-// in cycles, as analyze reports it.
-type Core struct {
-	CoreType      string `parquet:"core_type,dict"`
-	BlockID       uint32 `parquet:"block_id"`
-	EntryCycle    uint64 `parquet:"entry_cycle"`
-	EndCycle      uint64 `parquet:"end_cycle"`
-	Records       uint64 `parquet:"records"`
-	ComputeCycles uint64 `parquet:"compute_cycles"`
-	WaitCycles    uint64 `parquet:"wait_cycles"`
-	TriggerCycles uint64 `parquet:"trigger_cycles"`
-	OtherCycles   uint64 `parquet:"other_cycles"`
-	IdleCycles    uint64 `parquet:"idle_cycles"`
-	Invocation
-}
-
-// Rank is one row of the ranks table: a capture's facts and totals.
-type Rank struct {
-	Capture        string  `parquet:"capture"`
-	FrequencyMHz   float64 `parquet:"frequency_mhz"`
-	AnchorCycle    uint64  `parquet:"anchor_cycle"`
-	ABIVersion     int32   `parquet:"abi_version"`
-	ABIFingerprint string  `parquet:"abi_fingerprint"`
-	CubeSlots      uint32  `parquet:"cube_slots"`
-	// Capacities are the record capacities by core type.
-	Capacities     map[string]uint32 `parquet:"capacities"`
-	BufferBytes    uint64            `parquet:"buffer_bytes"`
-	Records        uint64            `parquet:"records"`
-	Dropped        uint64            `parquet:"dropped"`
-	MakespanCycles uint64            `parquet:"makespan_cycles"`
-	MakespanUs     float64           `parquet:"makespan_us"`
-	SpanCycles     uint64            `parquet:"span_cycles"`
-	ComputeCycles  uint64            `parquet:"compute_cycles"`
-	WaitCycles     uint64            `parquet:"wait_cycles"`
-	TriggerCycles  uint64            `parquet:"trigger_cycles"`
-	OtherCycles    uint64            `parquet:"other_cycles"`
-	IdleCycles     uint64            `parquet:"idle_cycles"`
-	// BusiestStage is the stage with the most compute cycles ("" when the
-	// capture has no compute record).
-	BusiestStage string `parquet:"busiest_stage"`
-	Invocation
-}
 
 // Writer writes the tables of an export folder, one capture at a time;
 // nothing is in place until Commit.
@@ -159,11 +64,8 @@ type Writer struct {
 // Create starts an export into the folder path, which must not exist or
 // be empty (see outfile.CreateDir).
 func Create(path string) (*Writer, error) {
-	if errRecordFields != nil {
-		return nil, errRecordFields
-	}
-	if errBareRecord != nil {
-		return nil, errBareRecord
+	if errRecords != nil {
+		return nil, errRecords
 	}
 	d, err := outfile.CreateDir(path)
 	if err != nil {
@@ -197,7 +99,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		return table + "/rank=" + strconv.FormatUint(uint64(o.Rank), 10) + "/part-" + fmt.Sprintf("%05d", part) + ".parquet"
 	}
 	meta := metadata(d, o)
-	inv := invocation(o.Invocation)
+	inv := invocationOf(o.Invocation)
 
 	type analysis struct {
 		a   *analyze.Rank
@@ -212,8 +114,7 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		feed.drain()
 		analyzed <- analysis{a, err}
 	}()
-	recordOpts := append(slices.Clip(meta), recordOptions...)
-	werr := writeTable(w.dir, rel("records"), recordOpts, func(pw *parquet.GenericWriter[Record]) error {
+	werr := writeTable(w.dir, rel("records"), recordsTable, meta, func(pw *pq.Writer) error {
 		rw := newRecordWriter(pw, &w.records, d, o, inv)
 		var addErr error
 		err := d.Records(func(r decode.Record) bool {
@@ -235,37 +136,64 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 		return nil, werr
 	}
 	a := an.a
-	if err := writeTable(w.dir, rel("cores"), meta, func(pw *parquet.GenericWriter[Core]) error {
-		rows := make([]Core, 0, len(a.Cores))
-		for _, c := range a.Cores {
-			rows = append(rows, Core{CoreType: c.CoreType, BlockID: c.BlockID, EntryCycle: c.EntryCycle, EndCycle: c.EndCycle,
-				Records: c.Records, ComputeCycles: c.ComputeCycles, WaitCycles: c.WaitCycles, TriggerCycles: c.TriggerCycles,
-				OtherCycles: c.OtherCycles, IdleCycles: c.IdleCycles, Invocation: inv})
-		}
-		_, err := pw.Write(rows)
-		return err
+	if err := writeTable(w.dir, rel("cores"), coresSchema, meta, func(pw *pq.Writer) error {
+		return pw.Write(coreColumns(a.Cores, inv), len(a.Cores))
 	}); err != nil {
 		return nil, err
 	}
-	err := writeTable(w.dir, rel("ranks"), meta, func(pw *parquet.GenericWriter[Rank]) error {
-		r := Rank{Capture: a.Capture, FrequencyMHz: a.CycleFrequencyMHz, AnchorCycle: d.Summary.Anchor,
-			ABIVersion: int32(abi.Version), ABIFingerprint: abi.FingerprintHex, CubeSlots: a.Layout.CubeSlots,
-			Capacities: a.Layout.Capacities, BufferBytes: a.Layout.Size, Records: a.Records, Dropped: a.Dropped,
-			MakespanCycles: a.MakespanCycles, MakespanUs: a.MakespanUs, Invocation: inv}
-		if t := a.Totals; t != nil {
-			r.SpanCycles, r.ComputeCycles, r.WaitCycles, r.TriggerCycles, r.OtherCycles, r.IdleCycles =
-				t.SpanCycles, t.ComputeCycles, t.WaitCycles, t.TriggerCycles, t.OtherCycles, t.IdleCycles
-		}
-		if len(a.Stages) > 0 {
-			r.BusiestStage = a.Stages[0].Name
-		}
-		_, err := pw.Write([]Rank{r})
-		return err
-	})
-	if err != nil {
+	if err := writeTable(w.dir, rel("ranks"), ranksSchema, meta, func(pw *pq.Writer) error {
+		return pw.Write(rankColumns(a, d.Summary.Anchor, inv), 1)
+	}); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// coreColumns are the cores table's columns of cores.
+func coreColumns(cores []analyze.Core, inv invocation) []pq.Data {
+	cols := make([]pq.Data, coresSchema.Leaves())
+	for _, c := range cores {
+		cols[0].Strings = append(cols[0].Strings, c.CoreType)
+		for i, v := range []uint64{uint64(c.BlockID), c.EntryCycle, c.EndCycle, c.Records, c.ComputeCycles,
+			c.WaitCycles, c.TriggerCycles, c.OtherCycles, c.IdleCycles} {
+			cols[1+i].Ints = append(cols[1+i].Ints, v)
+		}
+	}
+	inv.fill(cols[10:], len(cores), &invocationBuf{})
+	return cols
+}
+
+// rankColumns are the ranks table's columns of a capture's analysis.
+func rankColumns(a *analyze.Rank, anchor uint64, inv invocation) []pq.Data {
+	var t analyze.Totals
+	if a.Totals != nil {
+		t = *a.Totals
+	}
+	busiest := ""
+	if len(a.Stages) > 0 {
+		busiest = a.Stages[0].Name
+	}
+	str := func(s string) pq.Data { return pq.Data{Strings: []string{s}} }
+	num := func(v uint64) pq.Data { return pq.Data{Ints: []uint64{v}} }
+	dbl := func(v float64) pq.Data { return pq.Data{Doubles: []float64{v}} }
+	// A map's entries in the order of their keys, for the same bytes
+	// every time; a row with no entries is one null entry.
+	var keys, vals pq.Data
+	for _, k := range slices.Sorted(maps.Keys(a.Layout.Capacities)) {
+		keys.Strings, vals.Ints = append(keys.Strings, k), append(vals.Ints, uint64(a.Layout.Capacities[k]))
+		keys.Def, keys.Rep = append(keys.Def, 1), append(keys.Rep, b2u8(len(keys.Rep) > 0))
+	}
+	if len(keys.Def) == 0 {
+		keys.Def, keys.Rep = []uint8{0}, []uint8{0}
+	}
+	vals.Def, vals.Rep = keys.Def, keys.Rep
+	cols := []pq.Data{str(a.Capture), dbl(a.CycleFrequencyMHz), num(anchor), num(uint64(int64(abi.Version))),
+		str(abi.FingerprintHex), num(uint64(a.Layout.CubeSlots)), keys, vals, num(a.Layout.Size), num(a.Records),
+		num(a.Dropped), num(a.MakespanCycles), dbl(a.MakespanUs), num(t.SpanCycles), num(t.ComputeCycles),
+		num(t.WaitCycles), num(t.TriggerCycles), num(t.OtherCycles), num(t.IdleCycles), str(busiest),
+		{}, {}, {}}
+	inv.fill(cols[len(cols)-3:], 1, &invocationBuf{})
+	return cols
 }
 
 // analysisExactLimit is the Options.ExactLimit of Add's analysis: the
@@ -275,18 +203,14 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 // (within 0.4%).
 const analysisExactLimit = 1
 
-// tableOptions are the writer options of every table.
-var tableOptions = []parquet.WriterOption{
-	parquet.MaxRowsPerRowGroup(RowGroupRows),
-	parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}),
-	parquet.CreatedBy("cycleabi", "", ""),
-}
+// createdBy is what every file says wrote it.
+var createdBy = "cycleabi version " + buildinfo.Version()
 
 // metadata is what every file of a capture carries in its key-value
 // metadata: enough to tell where its rows came from without the ranks
 // table.
-func metadata(d *decode.Decoded, o analyze.Options) []parquet.WriterOption {
-	kv := [][2]string{
+func metadata(d *decode.Decoded, o analyze.Options) [][2]string {
+	return [][2]string{
 		{"cycleabi.capture", d.Capture.Name},
 		{"cycleabi.rank", strconv.FormatUint(uint64(o.Rank), 10)},
 		{"cycleabi.frequency_mhz", strconv.FormatFloat(o.FrequencyMHz, 'g', -1, 64)},
@@ -295,36 +219,66 @@ func metadata(d *decode.Decoded, o analyze.Options) []parquet.WriterOption {
 		{"cycleabi.abi_version", strconv.Itoa(abi.Version)},
 		{"cycleabi.abi_fingerprint", abi.FingerprintHex},
 	}
-	opts := slices.Clip(tableOptions)
-	for _, p := range kv {
-		opts = append(opts, parquet.KeyValueMetadata(p[0], p[1]))
-	}
-	return opts
 }
 
-func invocation(v *analyze.Invocation) Invocation {
+// invocation is a capture's place in a window: the invocation columns'
+// values, null (nil, "") for a rank's only capture.
+type invocation struct {
+	id, step  *int64
+	direction string
+}
+
+func invocationOf(v *analyze.Invocation) invocation {
 	if v == nil {
-		return Invocation{}
+		return invocation{}
 	}
 	id := v.ID
-	inv := Invocation{InvocationID: &id, Step: v.Step}
+	inv := invocation{id: &id, step: v.Step}
 	if v.Direction != nil {
-		inv.Direction = *v.Direction
+		inv.direction = *v.Direction
 	}
 	return inv
 }
 
-// writeTable writes one Parquet file of the folder through fill.
-func writeTable[T any](dir *outfile.Dir, rel string, opts []parquet.WriterOption, fill func(*parquet.GenericWriter[T]) error) error {
+// invocationBuf is the memory of the invocation columns' data.
+type invocationBuf struct {
+	nulls    []uint8
+	id, step []uint64
+	index    []uint32
+}
+
+// fill sets cols (invocation_id, step, direction) to n rows of v.
+func (v invocation) fill(cols []pq.Data, n int, b *invocationBuf) {
+	b.nulls = slices.Grow(b.nulls[:0], n)[:n]
+	clear(b.nulls)
+	ints := func(x *int64, buf *[]uint64) pq.Data {
+		if x == nil {
+			return pq.Data{Def: b.nulls}
+		}
+		*buf = slices.Grow((*buf)[:0], n)[:n]
+		for i := range *buf {
+			(*buf)[i] = uint64(*x)
+		}
+		return pq.Data{Ints: *buf}
+	}
+	cols[0], cols[1] = ints(v.id, &b.id), ints(v.step, &b.step)
+	if v.direction == "" {
+		cols[2] = pq.Data{Def: b.nulls}
+		return
+	}
+	b.index = slices.Grow(b.index[:0], n)[:n]
+	clear(b.index)
+	cols[2] = pq.Data{Strings: []string{v.direction}, Index: b.index}
+}
+
+// writeTable writes one Parquet file of the folder, of schema s and
+// metadata meta, through fill.
+func writeTable(dir *outfile.Dir, rel string, s *pq.Schema, meta [][2]string, fill func(*pq.Writer) error) error {
 	f, err := dir.Create(rel)
 	if err != nil {
 		return err
 	}
-	// Only Write (a DirFile has no other method): the copied row groups
-	// of the records table (see recordWriter) then pass through the
-	// writer's buffer, where an io.ReaderFrom would take a 32 KiB buffer
-	// of its own for each column chunk.
-	pw := parquet.NewGenericWriter[T](f, opts...)
+	pw := pq.NewWriter(f, s, createdBy, meta...)
 	err = fill(pw)
 	if cerr := pw.Close(); err == nil {
 		err = cerr

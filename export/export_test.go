@@ -81,7 +81,7 @@ func TestRecordsAreTheCapture(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	rows, pf := readRows[export.Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"), export.ReadOptions()...)
+	rows, pf := readRows[Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"), recordReadOptions(t)...)
 	var want []decode.Record
 	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
 		t.Fatal(err)
@@ -115,12 +115,12 @@ func TestRecordsAreTheCapture(t *testing.T) {
 			t.Errorf("metadata %s = %q, want %q", key, got, want)
 		}
 	}
-	ranks, _ := readRows[export.Rank](t, filepath.Join(dir, "ranks/rank=3/part-00000.parquet"))
+	ranks, _ := readRows[Rank](t, filepath.Join(dir, "ranks/rank=3/part-00000.parquet"))
 	if len(ranks) != 1 || ranks[0].Records != a.Records || ranks[0].Dropped != 10 || ranks[0].WaitCycles != a.Totals.WaitCycles ||
 		ranks[0].Capacities["AIC"] != 64 || ranks[0].BusiestStage != a.Stages[0].Name {
 		t.Errorf("ranks row %+v", ranks)
 	}
-	cores, _ := readRows[export.Core](t, filepath.Join(dir, "cores/rank=3/part-00000.parquet"))
+	cores, _ := readRows[Core](t, filepath.Join(dir, "cores/rank=3/part-00000.parquet"))
 	if len(cores) != len(a.Cores) {
 		t.Fatalf("%d core rows, analyze has %d cores", len(cores), len(a.Cores))
 	}

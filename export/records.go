@@ -1,7 +1,7 @@
 package export
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -11,32 +11,14 @@ import (
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/export/internal/pq"
 	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/parquet-go/parquet-go"
 )
 
-// recordOptions are the records table's writer options besides the
-// capture's metadata: the record fields' columns (recordFieldTags), and no
-// bounds (min and max) of the string columns' pages, in the page headers
-// or the page index: finding them looks up and compares every value,
-// which cost more than dictionary-encoding the column, and a row group of
-// records in trace order holds nearly every name, kind and core anyway, so
-// no engine could skip one by its bounds.
-var recordOptions = func() []parquet.WriterOption {
-	var opts []parquet.WriterOption
-	for _, t := range recordFieldTags {
-		opts = append(opts, t)
-	}
-	for _, c := range []string{"core_type", "name", "kind", "task_type", "stage", "direction"} {
-		opts = append(opts, parquet.SkipPageBounds(c), parquet.SkipPageStatistics(c))
-	}
-	return opts
-}()
-
-// encoderOptions are those of the encoders' writers: the records table's
-// options without the capture's metadata, which the row groups they write
-// do not carry, so that an encoder serves every capture of an export.
-var encoderOptions = append(slices.Clip(tableOptions), recordOptions...)
+// recordsTable is the records table's schema and where its record
+// fields' values are in a record's wire bytes; errRecords says why it
+// could not be made (a field of the schema's record that is no integer).
+var recordsTable, recordFields, errRecords = recordsSchema()
 
 // errNsRange reports a record too far from the anchor for int64
 // nanoseconds (about 292 years).
@@ -44,19 +26,17 @@ var errNsRange = errors.New("is more than 2^63 ns from the anchor")
 
 // recordWriter writes a capture's records in trace order as the walk hands
 // them over, encoding row groups on every CPU. The walk fills a row group's
-// rows (a job) and queues it; an encoder writes a queued job as a Parquet
-// file of its own in memory (encoding and compressing it: nearly all the
-// work), and the finished row groups are copied, column chunks as they
-// are, into the capture's file in the walk's order (parquet-go's verbatim
-// copy of a file's row group). There is one encoder goroutine per CPU but
-// one, and the walk encodes a queued job itself when it has no free job to
-// fill, so that as many goroutines work as there are CPUs and none waits
-// while there is work. A fixed number of jobs bounds memory at any capture
-// size.
+// rows (a job) and queues it; an encoder encodes a queued job's row group
+// in memory (encoding and compressing it: nearly all the work), and the
+// finished row groups are appended to the capture's file in the walk's
+// order. There is one encoder goroutine per CPU but one, and the walk
+// encodes a queued job itself when it has no free job to fill, so that as
+// many goroutines work as there are CPUs and none waits while there is
+// work. A fixed number of jobs bounds memory at any capture size.
 type recordWriter struct {
 	d          *decode.Decoded
 	o          analyze.Options
-	inv        Invocation
+	inv        invocation
 	l          *analyze.Labeler
 	anchor     uint64
 	nsPerCycle float64
@@ -69,7 +49,7 @@ type recordWriter struct {
 	coreType  abi.CoreType
 	core      uint8
 
-	pw  *parquet.GenericWriter[Record]
+	pw  *pq.Writer
 	job *rowGroupJob // the job the walk fills
 	seq uint64       // jobs handed over so far
 	enc *encoder     // the walk's own
@@ -92,8 +72,8 @@ type rowGroupJob struct {
 	seq    uint64
 	rows   []row
 	labels []labels // what rows' label indexes point at
-	file   bytes.Buffer
-	ready  bool // encoded into file (or given up after an error)
+	group  pq.RowGroup
+	ready  bool // encoded into group (or given up after an error)
 }
 
 // row is a record as the walk keeps it for an encoder: its fields and
@@ -119,23 +99,27 @@ type labels struct {
 	index           uint32 // the copy's index in that job
 }
 
-// encoder writes jobs as Parquet files through writers of its own, one
-// per Go row type.
+// encoder encodes jobs' row groups, with the columns' data it fills from
+// a job's rows and the dictionaries of the job's labels.
 type encoder struct {
-	full rowEncoder[Record]
-	bare rowEncoder[bareRecord]
+	pq     *pq.Encoder
+	data   []pq.Data // a Data per column of the records table
+	wire   []byte
+	labels [4]labelDict // name, kind, task type, stage
+	defs   [2][]uint8   // task type's and stage's definition levels
+	inv    invocationBuf
 }
 
-// rowEncoder is an encoder's writer of rows of type T, and the rows it
-// fills from a job's.
-type rowEncoder[T any] struct {
-	w       *parquet.GenericWriter[T]
-	scratch []T
+// labelDict is a label column's dictionary in a job: its distinct
+// strings, and each of the job's labels' index among them (noLabel for
+// null: an optional label that is "").
+type labelDict struct {
+	strings []string
+	index   map[string]uint32
+	of      []uint32
 }
 
-// encodeRows is how many rows an encoder turns into Records (or
-// bareRecords) at once.
-const encodeRows = 256
+const noLabel = math.MaxUint32
 
 // recordPool is the memory of a records writer, kept for the next one: the
 // walk's label cache, the jobs and the encoders with their writers' column
@@ -147,7 +131,7 @@ type recordPool struct {
 	encoders []*encoder
 }
 
-func newRecordWriter(pw *parquet.GenericWriter[Record], p *recordPool, d *decode.Decoded, o analyze.Options, inv Invocation) *recordWriter {
+func newRecordWriter(pw *pq.Writer, p *recordPool, d *decode.Decoded, o analyze.Options, inv invocation) *recordWriter {
 	encoders := runtime.GOMAXPROCS(0) - 1
 	if p.cache == nil {
 		p.cache = new([4096]labels)
@@ -158,7 +142,7 @@ func newRecordWriter(pw *parquet.GenericWriter[Record], p *recordPool, d *decode
 		p.jobs = append(p.jobs, &rowGroupJob{rows: make([]row, 0, RowGroupRows)})
 	}
 	for len(p.encoders) < encoders+1 {
-		p.encoders = append(p.encoders, &encoder{})
+		p.encoders = append(p.encoders, &encoder{pq: pq.NewEncoder()})
 	}
 	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
 		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
@@ -197,7 +181,6 @@ func (w *recordWriter) take() *rowGroupJob {
 	j := w.free[len(w.free)-1]
 	w.free = w.free[:len(w.free)-1]
 	j.rows, j.labels, j.ready = j.rows[:0], j.labels[:0], false
-	j.file.Reset()
 	return j
 }
 
@@ -232,70 +215,106 @@ func (w *recordWriter) commitReady() {
 		delete(w.pending, w.next)
 		w.next++
 		if w.err == nil {
-			w.err = copyRowGroups(w.pw, j.file.Bytes())
+			w.err = w.pw.Append(&j.group)
 		}
 		w.free = append(w.free, j)
 	}
 }
 
-// encode writes j's rows as a Parquet file into j.file: as bareRecords
-// for a capture outside a window, whose invocation columns are all null.
+// encode encodes j's rows as a row group into j.group.
 func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
-	if w.inv.InvocationID == nil && w.inv.Step == nil && w.inv.Direction == "" {
-		return encodeRowsAs(&e.bare, j, func(recs []bareRecord, rows []row) {
-			for i := range recs {
-				r, lb, b := &rows[i], &j.labels[rows[i].label], &recs[i]
-				b.CoreType, b.BlockID, b.ProfileRecord, b.StartNs, b.EndNs = w.coreNames[r.core], r.block, r.rec, r.startNs, r.endNs
-				b.Name, b.Kind, b.TaskType, b.Stage = lb.name, lb.kind, lb.taskType, lb.stage
+	if e.data == nil {
+		e.data = make([]pq.Data, recordsTable.Leaves())
+	}
+	for i := range e.data {
+		d := &e.data[i]
+		*d = pq.Data{Ints: d.Ints[:0], Strings: d.Strings[:0], Index: d.Index[:0]}
+	}
+	cols := e.data
+	core, block := &cols[0], &cols[1]
+	fields := cols[2 : 2+len(recordFields)]
+	labelCols := cols[2+len(recordFields) : 6+len(recordFields)]
+	startNs, endNs := &cols[6+len(recordFields)], &cols[7+len(recordFields)]
+	core.Strings = append(core.Strings, w.coreNames...)
+	for k := range e.labels {
+		e.labels[k].build(j.labels, k, k >= 2)
+		labelCols[k].Strings = append(labelCols[k].Strings, e.labels[k].strings...)
+		if k >= 2 {
+			labelCols[k].Def = e.defs[k-2][:0]
+		}
+	}
+	for i := range j.rows {
+		r := &j.rows[i]
+		core.Index = append(core.Index, uint32(r.core))
+		block.Ints = append(block.Ints, uint64(r.block))
+		e.wire = r.rec.Append(e.wire[:0])
+		for f, rf := range recordFields {
+			fields[f].Ints = append(fields[f].Ints, wireValue(e.wire[rf.offset:], rf.size))
+		}
+		for k := range e.labels {
+			c, x := &labelCols[k], e.labels[k].of[r.label]
+			if k >= 2 {
+				c.Def = append(c.Def, b2u8(x != noLabel))
 			}
-		})
-	}
-	return encodeRowsAs(&e.full, j, func(recs []Record, rows []row) {
-		for i := range recs {
-			r, lb := &rows[i], &j.labels[rows[i].label]
-			recs[i] = Record{CoreType: w.coreNames[r.core], BlockID: r.block, ProfileRecord: r.rec,
-				Name: lb.name, Kind: lb.kind, TaskType: lb.taskType, Stage: lb.stage,
-				StartNs: r.startNs, EndNs: r.endNs, Invocation: w.inv}
+			if x != noLabel {
+				c.Index = append(c.Index, x)
+			}
 		}
-	})
+		startNs.Ints = append(startNs.Ints, uint64(r.startNs))
+		endNs.Ints = append(endNs.Ints, uint64(r.endNs))
+	}
+	e.defs[0], e.defs[1] = labelCols[2].Def, labelCols[3].Def
+	w.inv.fill(cols[8+len(recordFields):], len(j.rows), &e.inv)
+	return e.pq.Encode(recordsTable, cols, len(j.rows), &j.group)
 }
 
-// encodeRowsAs writes j's rows as a Parquet file into j.file, encodeRows
-// at a time made Ts by fill (recs as many as rows; a bareRecord's fields
-// fill leaves alone stay zero).
-func encodeRowsAs[T any](e *rowEncoder[T], j *rowGroupJob, fill func(recs []T, rows []row)) error {
-	if e.w == nil {
-		e.w = parquet.NewGenericWriter[T](&j.file, encoderOptions...)
-		e.scratch = make([]T, encodeRows)
-	} else {
-		e.w.Reset(&j.file)
+// build makes the dictionary of label k (name, kind, task type, stage) of
+// a job's labels; "" is null where nullable.
+func (d *labelDict) build(labels []labels, k int, nullable bool) {
+	d.strings, d.of = d.strings[:0], d.of[:0]
+	if d.index == nil {
+		d.index = map[string]uint32{}
 	}
-	var err error
-	for rows := j.rows; len(rows) > 0 && err == nil; {
-		n := min(len(rows), encodeRows)
-		recs := e.scratch[:n]
-		fill(recs, rows[:n])
-		_, err = e.w.Write(recs)
-		rows = rows[n:]
+	clear(d.index)
+	for i := range labels {
+		s := labels[i].label(k)
+		if nullable && s == "" {
+			d.of = append(d.of, noLabel)
+			continue
+		}
+		x, ok := d.index[s]
+		if !ok {
+			x = uint32(len(d.strings))
+			d.index[s] = x
+			d.strings = append(d.strings, s)
+		}
+		d.of = append(d.of, x)
 	}
-	if cerr := e.w.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
-// copyRowGroups appends the row groups of the Parquet file b to pw.
-func copyRowGroups(pw *parquet.GenericWriter[Record], b []byte) error {
-	f, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		return err
+// label is label k of the record: 0 name, 1 kind, 2 task type, 3 stage.
+func (l *labels) label(k int) string {
+	return [...]string{l.name, l.kind, l.taskType, l.stage}[k]
+}
+
+// wireValue is the little-endian integer of size bytes at b.
+func wireValue(b []byte, size int) uint64 {
+	switch size {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.LittleEndian.Uint16(b))
+	case 4:
+		return uint64(binary.LittleEndian.Uint32(b))
 	}
-	for _, rg := range f.RowGroups() {
-		if _, err := pw.WriteRowGroup(rg); err != nil {
-			return err
-		}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func b2u8(b bool) uint8 {
+	if b {
+		return 1
 	}
-	return nil
+	return 0
 }
 
 // ns is a cycle's time from the anchor in ns, and whether int64 holds it.

@@ -115,7 +115,7 @@ func TestRowGroupsInOrder(t *testing.T) {
 			continue
 		}
 		first = b
-		rows, pf := readRows[export.Record](t, path, export.ReadOptions()...)
+		rows, pf := readRows[Record](t, path, recordReadOptions(t)...)
 		if len(rows) != len(want) {
 			t.Fatalf("%d rows, %d records", len(rows), len(want))
 		}
@@ -212,7 +212,7 @@ func TestRecordColumnsFollowSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, pf := readRows[export.Record](t, path, export.ReadOptions()...)
+	rows, pf := readRows[Record](t, path, recordReadOptions(t)...)
 	byName := map[string]parquet.Field{}
 	for _, f := range pf.Schema().Fields() {
 		byName[f.Name()] = f

@@ -1,7 +1,6 @@
 // Command cycleabi-export writes captures' records as Apache Parquet: it is
-// `cycleabi export`, a program of its own so that the Parquet writer and
-// what it links (protobuf's reflection, brotli, net/http, crypto/tls) are in
-// no other command. cycleabi runs it for `cycleabi export ARGS...`; run
+// `cycleabi export`, a program of its own so that the Parquet writer
+// (export/internal/pq, with zstd) is in no other command. cycleabi runs it for `cycleabi export ARGS...`; run
 // directly, `cycleabi-export ARGS...` does the same. It is built from
 // cmd/internal/clibase (the inputs' flags and loading, and the export
 // command), analyze and export: none of cycleabi's other commands.

@@ -10,8 +10,8 @@
 // the writers, arrows and names; the Chrome JSON and Perfetto writers
 // above the pipeline they share, neither linking the other; tracemerge and
 // analyze link only what they use); of the two binaries (cycleabi links no
-// Parquet writer, no HTTP or TLS: cycleabi-export alone does,
-// TestExportIsItsOwnBinary); and tests use the standard library's
+// Parquet writer, cycleabi-export its own, and neither a Parquet library,
+// HTTP or TLS: TestExportIsItsOwnBinary); and tests use the standard library's
 // testing, so no file imports an
 // assertion library; and every JSON input is read through
 // internal/jsonread (TestOneJSONReader); and the size rules: no

@@ -62,9 +62,8 @@ between ranks. DIR must not exist or be empty; it appears whole when the
 export succeeds and not at all when it fails or is interrupted.
 
 The Parquet writer is a second program, cycleabi-export, which cycleabi
-runs with these arguments (found beside cycleabi, else on PATH): it links
-parquet-go, and through it protobuf's reflection, brotli, net/http and
-crypto/tls, which no other command needs. Install it with go install
+runs with these arguments (found beside cycleabi, else on PATH), so that
+no other command carries it. Install it with go install
 github.com/megakernel/cycleabi/cmd/cycleabi-export@latest, or make build.
 
 Exit status: 0 on success, 1 when a capture is invalid or does not match

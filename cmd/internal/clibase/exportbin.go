@@ -17,8 +17,9 @@ import (
 )
 
 // The export command is a second binary, as git's subcommands are: the
-// Parquet writer (parquet-go, and through it protobuf's reflection, brotli,
-// net/http and crypto/tls) would otherwise be linked into every command.
+// Parquet writer would otherwise be linked into every command (it was
+// parquet-go's, which brought protobuf's reflection, brotli, net/http and
+// crypto/tls; it is export's own now, docs/cluster.md#two-programs).
 // cycleabi parses export's command line as it does every other (its
 // --help, flag and argument errors are its own), then replaces itself with
 // cycleabi-export, which runs the same command with the same arguments.
