@@ -378,18 +378,43 @@ func (t *textWriter) printf(format string, args ...any) {
 }
 
 // WriteText writes the report as aligned text tables; top bounds the rows
-// of the stats and path tables (0: all).
+// of the stats and path tables (0: all). Up to MaxTextSections sections
+// it writes each one's analysis, then the tables across them; past it,
+// the cluster's summary first, then the tables across sections (the
+// Ranks table cut to the top slowest), then the analyses of the
+// TextSlowest slowest sections only (WriteTextPerRank writes every one).
 func (r *Report) WriteText(w io.Writer, top int) error {
+	if len(r.Ranks) > MaxTextSections {
+		return r.writeClusterText(w, top)
+	}
+	return r.WriteTextPerRank(w, top)
+}
+
+// WriteTextPerRank writes the report as WriteText does up to
+// MaxTextSections sections, whatever their number: every section's
+// analysis, in rank order, then the tables across them.
+func (r *Report) WriteTextPerRank(w io.Writer, top int) error {
 	tw := &textWriter{w: w}
 	for i, k := range r.Ranks {
 		if i > 0 {
 			tw.printf("\n")
 		}
-		k.writeSections(tw, top, false)
+		k.writeSections(tw, top, false, "")
 	}
+	r.writeCrossText(tw, top, false)
+	return tw.err
+}
+
+// writeCrossText writes the tables across sections, with cut the table
+// of their makespans cut to the top slowest.
+func (r *Report) writeCrossText(tw *textWriter, top int, cut bool) {
 	if r.CrossRank != nil {
 		tw.printf("\n")
-		r.crossTable().text(tw)
+		t := r.crossTable()
+		if cut {
+			t = r.topSections(t, top)
+		}
+		t.text(tw)
 		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
@@ -397,7 +422,6 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		}
 		tw.printf("%s\n", r.slowRanks())
 	}
-	return tw.err
 }
 
 // WriteMarkdown writes the report as Markdown tables (for pull requests).
@@ -407,7 +431,7 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 		if i > 0 {
 			tw.printf("\n")
 		}
-		k.writeSections(tw, top, true)
+		k.writeSections(tw, top, true, "")
 	}
 	if r.CrossRank != nil {
 		tw.printf("\n")
@@ -475,7 +499,9 @@ func (k *Rank) label() string {
 	return s
 }
 
-func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
+// writeSections writes section k's analysis, its heading saying why it
+// is shown when why is not "".
+func (k *Rank) writeSections(tw *textWriter, top int, md bool, why string) {
 	emit := func(t *table) {
 		if md {
 			t.markdown(tw)
@@ -487,7 +513,10 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool) {
 	if md {
 		tw.printf("## R%s: %s\n\n", k.label()[1:], k.Capture)
 	} else {
-		tw.printf("== %s: %s ==\n", k.label(), k.Capture)
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		tw.printf("== %s: %s%s ==\n", k.label(), k.Capture, why)
 	}
 	tw.printf("%d records, %d dropped; makespan %d cycles (%s µs at %g MHz)\n", k.Records, k.Dropped, k.MakespanCycles, k.us(k.MakespanCycles), k.CycleFrequencyMHz)
 	if k.Flows != nil {

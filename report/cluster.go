@@ -61,7 +61,7 @@ func rankColumnsChart(x *analyze.CrossRank) *chart {
 	for _, r := range x.Ranks {
 		lo, hi = min(lo, r.MakespanUs), max(hi, r.MakespanUs)
 	}
-	medianUs := medianUs(x)
+	medianUs := x.MedianMakespanUs()
 	threshold := analyze.SlowFactor * medianUs
 	from, to, step := valueAxis(lo, max(hi, threshold))
 	y := func(v float64) float64 { return top + h - h*(v-from)/(to-from) }

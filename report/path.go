@@ -341,7 +341,7 @@ func newCrossView(rep *analyze.Report) *crossView {
 		Head: []head{{Text: "rank"}, {Text: ""}, {Text: "capture"}, {Text: "makespan cycles", Num: true}, {Text: "makespan µs", Num: true}}}
 	slowMarked := false
 	for i, r := range x.Ranks {
-		slow := r.Rank == x.SlowestRank && sameID(r.Invocation, x.SlowestInvocation) && !slowMarked
+		slow := r.Rank == x.SlowestRank && analyze.SameInvocation(r.Invocation, x.SlowestInvocation) && !slowMarked
 		cls, mark := "", ""
 		if slow {
 			slowMarked = true

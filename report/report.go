@@ -320,16 +320,6 @@ func (p *page) summary(in *Input) {
 		} else if k.Dropped > 0 && (chk == nil || chk.Count("dropped-total") == 0) {
 			p.Banners = append(p.Banners, fmt.Sprintf("Rank %d (%s): %s records were dropped: the buffer was too small, the timeline has holes.", k.Rank, k.Capture, gu(k.Dropped)))
 		}
-		for _, n := range k.Notes {
-			if !slices.Contains(p.Notes, n) {
-				p.Notes = append(p.Notes, n)
-			}
-		}
-		for _, w := range k.Warnings {
-			if !slices.Contains(p.Warnings, w) {
-				p.Warnings = append(p.Warnings, w)
-			}
-		}
 		drop := ucell("dropped", k.Dropped)
 		if k.Dropped > 0 {
 			drop.Class = "bad"
@@ -351,6 +341,12 @@ func (p *page) summary(in *Input) {
 		}})
 	}
 	p.Summary = t
+	for _, n := range analyze.SharedLines(rep.Ranks, func(k *analyze.Rank) []string { return k.Notes }) {
+		p.Notes = append(p.Notes, n.Text)
+	}
+	for _, w := range analyze.SharedLines(rep.Ranks, func(k *analyze.Rank) []string { return k.Warnings }) {
+		p.Warnings = append(p.Warnings, w.Text)
+	}
 	if len(rep.Ranks) == 1 {
 		k := rep.Ranks[0]
 		p.Subtitle = fmt.Sprintf("rank %d · %s · %s records", k.Rank, k.Capture, gu(k.Records))
@@ -367,8 +363,14 @@ func (p *page) summary(in *Input) {
 		}
 	} else {
 		p.Subtitle = fmt.Sprintf("%s ranks · %s records", gu(uint64(len(rep.Ranks))), gu(records))
-		p.Cards = append(p.Cards, clusterCards(rep)...)
-		p.Findings = append(append(append(p.Findings, slowFindings(rep.CrossRank)...), findings.dropFindings()...), findings.checkFindings()...)
+		c := rep.Cluster()
+		p.Cards = append(p.Cards, clusterCards(c, rep.CrossRank)...)
+		for _, s := range []string{c.SlowFinding(), c.DropFinding()} {
+			if s != "" {
+				p.Findings = append(p.Findings, finding{Text: s, Class: "bad"})
+			}
+		}
+		p.Findings = append(p.Findings, findings.checkFindings()...)
 		for _, s := range findings.perRank {
 			if s != "" {
 				p.RankFindings = append(p.RankFindings, s)

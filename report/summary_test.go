@@ -116,22 +116,6 @@ func TestClusterSummary(t *testing.T) {
 	}
 }
 
-// TestRankList: runs of consecutive ranks as ranges, at most most parts.
-func TestRankList(t *testing.T) {
-	for _, c := range []struct {
-		ranks []uint32
-		want  string
-	}{
-		{[]uint32{5}, "rank 5"},
-		{[]uint32{1, 2, 3, 7, 9, 10}, "ranks 1–3, 7, 9–10"},
-		{[]uint32{0, 2, 4, 6, 8, 10, 12, 14}, "ranks 0, 2, 4, 6, 8, 10, and 2 more"},
-	} {
-		if got := rankList(c.ranks, maxNamed); got != c.want {
-			t.Errorf("rankList(%v) = %q, want %q", c.ranks, got, c.want)
-		}
-	}
-}
-
 // 64 ranks a few percent apart look a few percent apart: the column
 // chart's axis starts near the fastest (and says so), the fastest and
 // the slowest columns differ in height by more than a third of the plot,

@@ -3,7 +3,8 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/megakernel/cycleabi/analyze"
 )
 
 // chart is one inline SVG: its drawing as lists of shapes, drawn in the
@@ -160,26 +161,7 @@ func tickLabel(v, step float64) string {
 	return groupDigits(strconv.FormatFloat(v, 'f', prec, 64))
 }
 
-// groupDigits puts thin separators between groups of three digits of a
-// formatted number's integer part ("1234567.5" → "1,234,567.5").
-func groupDigits(s string) string {
-	sign := ""
-	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
-		sign, s = s[:1], s[1:]
-	}
-	intPart, frac := s, ""
-	if i := strings.IndexByte(s, '.'); i >= 0 {
-		intPart, frac = s[:i], s[i:]
-	}
-	if len(intPart) <= 4 {
-		return sign + intPart + frac
-	}
-	var b strings.Builder
-	for i, r := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return sign + b.String() + frac
-}
+// groupDigits puts separators between groups of three digits of a
+// formatted number's integer part ("1234567.5" → "1,234,567.5"), as the
+// analysis's text does.
+var groupDigits = analyze.GroupDigits

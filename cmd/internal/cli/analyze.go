@@ -21,6 +21,7 @@ type analyzeFlags struct {
 	top         int
 	output      string
 	strict      bool
+	perRank     bool
 }
 
 func newAnalyzeCmd() *cobra.Command {
@@ -52,9 +53,20 @@ Invocations of a window (several captures of a rank, as decode takes them:
 get a section each, labelled with the invocation id, step and direction,
 and the cross table has one row per invocation.
 
+Past 16 ranks (or invocations) the text leads with the cluster's summary,
+the one 'cycleabi report' puts first on its page: the slowest rank, its
+makespan against the median and the stage where it is furthest over that
+stage's median, the spread, the slow ranks, the drops, and each note or
+warning once with the ranks it concerns. The cross-rank tables follow,
+the Ranks table cut to the --top slowest (a line says how many rows it
+left out), then the sections of the 3 slowest ranks by makespan only,
+each heading saying which slowest it is. --per-rank writes every rank's
+section, then the cross-rank tables, as up to 16 ranks.
+
 --format text (default; --top rows per table, 0 for all: the cores table
-keeps the cores with the most compute, and a line says how many rows each
-table left out), json, markdown, or csv with --table
+keeps the cores with the most compute, past 16 ranks the Ranks table the
+slowest ranks, and a line says how many rows each table left out), json,
+markdown, or csv with --table
 cores|types|stages|owners|waits|path (every row).
 
 A MegaKernel Chrome JSON trace (what hyper-parallel's profiler export or
@@ -89,6 +101,7 @@ I/O errors.`,
 	fs.StringVar(&f.table, "table", "", "with --format csv: cores, types, stages, owners, waits or path")
 	fs.IntVar(&f.top, "top", 10, "rows per table in text and markdown, the cores table included (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
+	fs.BoolVar(&f.perRank, "per-rank", false, "with --format text past 16 ranks: every rank's section, not the summary and the 3 slowest")
 	fs.BoolVar(&f.strict, "strict", false, "exit 1 when an input drew a warning (a trace's name cut or rank missing, a kernel family left open), once the analysis is written")
 	return cmd
 }
@@ -122,6 +135,9 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	default:
 		return clibase.Usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
 	}
+	if f.perRank && f.format != "text" {
+		return clibase.Usage(fmt.Errorf("--per-rank goes with --format text (%s writes every rank)", f.format))
+	}
 	if f.top < 0 {
 		return clibase.Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
@@ -148,6 +164,9 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 			return rep.WriteMarkdown(w, f.top)
 		case "csv":
 			return rep.WriteCSV(w, f.table)
+		}
+		if f.perRank {
+			return rep.WriteTextPerRank(w, f.top)
 		}
 		return rep.WriteText(w, f.top)
 	})
