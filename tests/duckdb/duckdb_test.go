@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -317,15 +318,15 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 		slices.SortFunc(all, func(a, b rec) int {
 			switch {
 			case a.cycles != b.cycles:
-				return -cmpU(a.cycles, b.cycles)
+				return -cmp.Compare(a.cycles, b.cycles)
 			case a.rank != b.rank:
-				return cmpU(uint64(a.rank), uint64(b.rank))
+				return cmp.Compare(uint64(a.rank), uint64(b.rank))
 			case a.startNs != b.startNs:
-				return cmpI(a.startNs, b.startNs)
+				return cmp.Compare(a.startNs, b.startNs)
 			case a.core != b.core:
 				return strings.Compare(a.core, b.core)
 			}
-			return cmpU(uint64(a.block), uint64(b.block))
+			return cmp.Compare(uint64(a.block), uint64(b.block))
 		})
 		rows := answer["longest records"]
 		if len(rows) != 10 {
@@ -359,26 +360,6 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			}
 		}
 	})
-}
-
-func cmpU(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpI(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestManyRanks exports 256 small ranks (the AIV-pipeline example, a seed

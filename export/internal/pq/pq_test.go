@@ -2,6 +2,7 @@ package pq_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -401,11 +402,11 @@ func wantBounds(c pq.Column, vals []any) (lo, hi []byte) {
 		case string:
 			return strings.Compare(a, b.(string))
 		case float64:
-			return cmpFloat(a, b.(float64))
+			return cmp.Compare(a, b.(float64))
 		case int64:
-			return cmpInt(a, b.(int64))
+			return cmp.Compare(a, b.(int64))
 		}
-		return cmpInt(a.(uint64), b.(uint64))
+		return cmp.Compare(a.(uint64), b.(uint64))
 	})
 	first, last := vals[0], vals[len(vals)-1]
 	if f, ok := first.(float64); ok && f == 0 {
@@ -415,26 +416,6 @@ func wantBounds(c pq.Column, vals []any) (lo, hi []byte) {
 		last = 0.0
 	}
 	return enc(first), enc(last)
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt[T int64 | uint64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // TestRefused: a schema or data the format cannot hold as described is an
