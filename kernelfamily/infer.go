@@ -322,7 +322,7 @@ func familyList(fams []abi.Family) string {
 func (d Decision) Warning(what string) string {
 	switch {
 	case d.Ambiguous && d.NoneFits:
-		return fmt.Sprintf("%s: %s mean otherwise under kernel families %s than under the schema's own table, which is used: give --kernel-family if the data is of one of them",
+		return fmt.Sprintf("%s: %s mean otherwise under kernel families %s than under the schema's own table, which is used: give --kernel-family if the data is of one of them, or --kernel-family none if it is of the schema's own",
 			what, idList(d.Shown), familyList(d.Candidates))
 	case d.Ambiguous && len(d.Candidates) > 0:
 		fit := "fit several"

@@ -395,3 +395,21 @@ vector_task_indices: [1]
 		t.Errorf("out = %q, want it to contain %q", out, "0x10002 DescId_65538")
 	}
 }
+
+// TestSchemaOwnTableAmbiguity: the shipped AIV-pipeline example's task
+// types (107..112) mean otherwise under the Gate families; the warning
+// names the flag for either answer, and --kernel-family none, the one that
+// says the data is of the schema's own table, silences it.
+func TestSchemaOwnTableAmbiguity(t *testing.T) {
+	t.Parallel()
+	aiv := "../../../examples/aiv_pipeline.npy"
+	out := filepath.Join(t.TempDir(), "t.json")
+	_, errOut, code := runMain(t, "decode", aiv, "--soc", "Ascend950", "-o", out)
+	if code != clibase.ExitOK || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "--kernel-family none if it is of the schema's own") {
+		t.Errorf("code %v, stderr %q: want a warning naming --kernel-family none", code, errOut)
+	}
+	_, errOut, code = runMain(t, "decode", aiv, "--soc", "Ascend950", "--kernel-family", "none", "-o", out)
+	if code != clibase.ExitOK || strings.Contains(errOut, "warning") {
+		t.Errorf("--kernel-family none: code %v, stderr %q: want no warning", code, errOut)
+	}
+}
