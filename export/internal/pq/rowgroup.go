@@ -72,7 +72,6 @@ type Encoder struct {
 	body    []byte // a page before compression
 	levels  []uint32
 	idx     []uint32
-	ints    []uint64
 	scratch []uint64
 	// Dictionaries: dense for integers below denseLimit, by map above.
 	dense   []uint32 // index+1, 0 for none
