@@ -447,6 +447,7 @@ func TestRefused(t *testing.T) {
 		{[]pq.Data{{Ints: []uint64{1, 256}}, ok}, "column u8: value 1 (0x100) does not fit 8 bits"},
 		{[]pq.Data{{Ints: []uint64{1}}, ok}, "column u8: 1 integers for 2 values"},
 		{[]pq.Data{{Ints: []uint64{1, 2}, Def: []uint8{1, 1}}, ok}, "column u8: levels for a required column"},
+		{[]pq.Data{{Ints: []uint64{1, 2}}, {Strings: []string{"x"}, Def: []uint8{1, 0}, Rep: []uint8{0, 0}}}, "column s: repetition levels for a column that does not repeat"},
 		{[]pq.Data{{Ints: []uint64{1, 2}}, {Strings: []string{"x"}, Index: []uint32{1}, Def: []uint8{1, 0}}}, "column s: index 0 is 1, past the dictionary's 1 strings"},
 		{[]pq.Data{{Ints: []uint64{1, 2}}, {Strings: []string{"x"}, Def: []uint8{1, 1}}}, "column s: 1 strings for 2 values"},
 		{[]pq.Data{{Ints: []uint64{1, 2}}}, "1 columns of data for the 2 of t"},

@@ -29,6 +29,8 @@ func (l *leaf) entries(d *Data, rows int) (entries, present int, err error) {
 		if starts != rows {
 			return 0, 0, fmt.Errorf("%d rows, %d of them started", rows, starts)
 		}
+	case d.Rep != nil:
+		return 0, 0, errors.New("repetition levels for a column that does not repeat")
 	case l.maxDef > 0:
 		if d.Def != nil && len(d.Def) != rows {
 			return 0, 0, fmt.Errorf("%d definition levels for %d rows", len(d.Def), rows)
