@@ -37,9 +37,6 @@ type RowGroup struct {
 	chunks []chunk
 }
 
-// Rows is the number of rows in the group.
-func (g *RowGroup) Rows() int64 { return g.rows }
-
 // chunk is what the footer says of a column chunk.
 type chunk struct {
 	encodings                []int32

@@ -72,7 +72,6 @@ func (w *Writer) Append(g *RowGroup) error {
 	}
 	chunks := make([]chunk, len(g.chunks))
 	for i, c := range g.chunks {
-		c.encodings = append([]int32(nil), c.encodings...)
 		c.dataOffset += at
 		if c.dictOffset >= 0 {
 			c.dictOffset += at
