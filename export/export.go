@@ -159,7 +159,7 @@ func coreColumns(cores []analyze.Core, inv invocation) []pq.Data {
 			cols[1+i].Ints = append(cols[1+i].Ints, v)
 		}
 	}
-	inv.fill(cols[10:], len(cores), &invocationBuf{})
+	inv.fill(cols[len(cols)-len(invocationColumns):], len(cores), &invocationBuf{})
 	return cols
 }
 
@@ -192,7 +192,7 @@ func rankColumns(a *analyze.Rank, anchor uint64, inv invocation) []pq.Data {
 		num(a.Dropped), num(a.MakespanCycles), dbl(a.MakespanUs), num(t.SpanCycles), num(t.ComputeCycles),
 		num(t.WaitCycles), num(t.TriggerCycles), num(t.OtherCycles), num(t.IdleCycles), str(busiest),
 		{}, {}, {}}
-	inv.fill(cols[len(cols)-3:], 1, &invocationBuf{})
+	inv.fill(cols[len(cols)-len(invocationColumns):], 1, &invocationBuf{})
 	return cols
 }
 

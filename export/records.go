@@ -230,11 +230,12 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 		d := &e.data[i]
 		*d = pq.Data{Ints: d.Ints[:0], Strings: d.Strings[:0], Index: d.Index[:0]}
 	}
+	// The columns in recordsSchema's order: core type, block, the record's
+	// fields, the four labels, the two times, the invocation's.
 	cols := e.data
 	core, block := &cols[0], &cols[1]
-	fields := cols[2 : 2+len(recordFields)]
-	labelCols := cols[2+len(recordFields) : 6+len(recordFields)]
-	startNs, endNs := &cols[6+len(recordFields)], &cols[7+len(recordFields)]
+	fields, rest := cols[2:2+len(recordFields)], cols[2+len(recordFields):]
+	labelCols, startNs, endNs := rest[:len(e.labels)], &rest[len(e.labels)], &rest[len(e.labels)+1]
 	core.Strings = append(core.Strings, w.coreNames...)
 	for k := range e.labels {
 		e.labels[k].build(j.labels, k, k >= 2)
@@ -264,7 +265,7 @@ func (e *encoder) encode(w *recordWriter, j *rowGroupJob) error {
 		endNs.Ints = append(endNs.Ints, uint64(r.endNs))
 	}
 	e.defs[0], e.defs[1] = labelCols[2].Def, labelCols[3].Def
-	w.inv.fill(cols[8+len(recordFields):], len(j.rows), &e.inv)
+	w.inv.fill(cols[len(cols)-len(invocationColumns):], len(j.rows), &e.inv)
 	return e.pq.Encode(recordsTable, cols, len(j.rows), &j.group)
 }
 
