@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/flows"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
 )
@@ -115,9 +116,7 @@ func (w *heapWatch) Write(p []byte) (int, error) {
 // and writing it as JSON or text (ten rows a table) adds at most a few MiB to the live heap:
 // segments are built one at a time.
 func TestPathMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates a 60k-task chain")
-	}
+	short.Skip(t, "simulates a 60k-task chain")
 	const tasks = 60_000
 	d, deps := chainCapture(t, tasks)
 	before := liveHeap()

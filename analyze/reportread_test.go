@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
 )
 
@@ -252,9 +253,7 @@ func (h *heapReader) Read(p []byte) (int, error) {
 // slice grows by doubling). encoding/json held the text and 106 bytes a
 // segment.
 func TestReadReportMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("simulates a 60k-task chain")
-	}
+	short.Skip(t, "simulates a 60k-task chain")
 	const tasks = 60_000
 	d, deps := chainCapture(t, tasks)
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})

@@ -9,6 +9,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // stagesCapture is a capture of n records, each of its own graph stage
@@ -51,9 +52,7 @@ func stagesCapture(t *testing.T, n int) *decode.Decoded {
 // first chunk of exact durations took 8 KiB whatever it held (65,536
 // stages: 626 MiB of RSS).
 func TestStageMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a capture of 65,536 stages")
-	}
+	short.Skip(t, "a capture of 65,536 stages")
 	const stages = 1 << 16
 	small, big := stagesCapture(t, 64), stagesCapture(t, stages)
 	alloc := func(d *decode.Decoded) uint64 {

@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \} *\n$`)
@@ -97,9 +98,7 @@ func TestWriteThenOpen(t *testing.T) {
 // dicts of every length around the 64-byte padding steps (skipped without
 // python3 and NumPy).
 func TestNPYHeaderDictNumPy(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs python3")
-	}
+	short.Skip(t, "runs python3")
 	python := ""
 	for _, p := range []string{"python3", "/usr/bin/python3"} {
 		if exec.Command(p, "-c", "import numpy").Run() == nil {

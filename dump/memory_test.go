@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // findingsRecord is record i of findingsCapture's AIV/0: in start
@@ -159,9 +160,7 @@ func (w *heapWatch) Write(p []byte) (int, error) {
 // capture's bytes and a few MiB (keeping every finding took over 100 MiB,
 // and showing them took time quadratic in the slot's findings).
 func TestDumpMemoryDoesNotGrowWithFindings(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes ~300 MB of dump")
-	}
+	short.Skip(t, "writes ~300 MB of dump")
 	const n = 400_000
 	c, err := capture.Open(sparseFindingsFile(t, n))
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // stubNvcc stands in for nvcc: each program it "builds" is a script that
@@ -50,9 +52,7 @@ esac
 // live reader that saw incomplete records fails the run; and without nvcc
 // the script checks nothing and exits 0, or 1 under GPU_CHECK_REQUIRE=1.
 func TestGPUCheckScript(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the commands")
-	}
+	short.Skip(t, "builds the commands")
 	for _, tool := range []string{"bash", "go", "python3", "timeout", "awk"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s", tool)

@@ -26,6 +26,7 @@ import (
 	pb "github.com/megakernel/cycleabi/decode/perfetto/internal/perfettopb"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/plan"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -567,8 +568,9 @@ func TestPerfettoExampleArrows(t *testing.T) {
 // slices on a core's own track name no track (the sequence's default),
 // and their timestamps are small deltas on the core's sequence clock.
 func TestPerfettoSizeGoal(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("writes the 32 MB benchmark capture's traces: not with -short, nor with -race (two minutes; make test runs it without)")
+	short.Skip(t, "writes the 32 MB benchmark capture's traces")
+	if raceEnabled {
+		t.Skip("writes the 32 MB benchmark capture's traces: two minutes under -race (make ci runs it without)")
 	}
 	spec := decodetest.BenchSpecs["32MB"]
 	d := decodetest.Decoded32MB(t)

@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // A go test -json stream of a package with a passing, a failing and two
@@ -28,33 +33,141 @@ const stream = `{"Action":"start","Package":"m/tests/duckdb"}
 
 func TestPass(t *testing.T) {
 	var out bytes.Buffer
-	skips, err := pass(strings.NewReader(stream), &out)
+	outcomes, err := pass(strings.NewReader(stream), &out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := out.String(), "    x_test.go:3: got 1, want 2\nFAIL\tm/tests/duckdb\t0.1s\n"; got != want {
 		t.Errorf("output = %q, want %q (a failing test's output and the package line only)", got, want)
 	}
-	if len(skips) != 2 || skips[0].Reason != "DuckDB is not installed here (needs node and `npm ci` in tests/duckdb)" || skips[1].Reason != "no reason given" {
-		t.Fatalf("skips = %+v", skips)
+	want := []outcome{
+		{Package: "m/tests/duckdb", Test: "TestQueries", Action: "skip", Reason: "DuckDB is not installed here (needs node and `npm ci` in tests/duckdb)"},
+		{Package: "m/tests/duckdb", Test: "TestBare", Action: "skip", Reason: "no reason given"},
+		{Package: "m/tests/duckdb", Test: "TestOK", Action: "pass"},
 	}
-	line := summarize(skips)
+	if len(outcomes) != len(want) {
+		t.Fatalf("outcomes = %+v, want %+v", outcomes, want)
+	}
+	for i := range want {
+		if outcomes[i] != want[i] {
+			t.Errorf("outcomes[%d] = %+v, want %+v", i, outcomes[i], want[i])
+		}
+	}
+	line := summarize("make test", outcomes)
 	for _, want := range []string{"make test skipped 2 check(s)", "DuckDB is not installed here", "(duckdb.TestQueries)", "no reason given (duckdb.TestBare)"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("summary %q, want it to contain %q", line, want)
 		}
 	}
-	if got := summarize(nil); got != "make test: skipped nothing" {
+	if got := summarize("make test", nil); got != "make test: skipped nothing" {
 		t.Errorf("summarize(nil) = %q", got)
 	}
 }
 
 func TestSummaryBounded(t *testing.T) {
-	var s []skip
+	var s []outcome
 	for _, n := range []string{"TestA", "TestB", "TestC", "TestD", "TestE"} {
-		s = append(s, skip{Package: "m/p", Test: n, Reason: "no compiler"})
+		s = append(s, outcome{Package: "m/p", Test: n, Action: "skip", Reason: "no compiler"})
 	}
-	if got, want := summarize(s), "make test skipped 5 check(s): no compiler (p.TestA, p.TestB, p.TestC and 2 more)"; got != want {
+	if got, want := summarize("make test", s), "make test skipped 5 check(s): no compiler (p.TestA, p.TestB, p.TestC and 2 more)"; got != want {
 		t.Errorf("summarize = %q, want %q", got, want)
+	}
+}
+
+// A test is named once however many runs skipped it, not at all when
+// another run of the same target ran it (make ci's race run skips what
+// its run without the race detector then runs), and the tests -short
+// leaves to make ci are counted apart.
+func TestSummaryOncePerTest(t *testing.T) {
+	s := []outcome{
+		{Package: "m/tests/duckdb", Test: "TestManyRanks", Action: "skip", Reason: "no DuckDB"},
+		{Package: "m/tests/duckdb", Test: "TestManyRanks", Action: "skip", Reason: "no DuckDB"},
+		{Package: "m/decode/perfetto", Test: "TestSizeGoal", Action: "skip", Reason: "too slow under -race"},
+		{Package: "m/decode/perfetto", Test: "TestSizeGoal", Action: "pass"},
+		{Package: "m/report", Test: "TestBrowser", Action: "skip", Reason: ShortPrefix + " runs chromium (make ci runs it)"},
+		{Package: "m/scripts/wheel", Test: "TestWheels", Action: "skip", Reason: ShortPrefix + " builds two wheels (make ci runs it)"},
+	}
+	if got, want := summarize("make ci", s), "make ci skipped 1 check(s): no DuckDB (duckdb.TestManyRanks); and 2 test(s) left to make ci by -short"; got != want {
+		t.Errorf("summarize = %q,\nwant        %q", got, want)
+	}
+	if got, want := summarize("make test", s[4:]), "make test: skipped nothing else; 2 test(s) left to make ci by -short"; got != want {
+		t.Errorf("summarize = %q,\nwant        %q", got, want)
+	}
+}
+
+// A test its package's timeout stops never gets a fail event of its own:
+// the runner prints its name and the timeout's panic all the same, and
+// the record still holds the skips of the package's other tests.
+func TestTimeoutNamesTheTest(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module sleepy\n\ngo 1.26\n")
+	write("sleepy_test.go", `package sleepy
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSkips(t *testing.T) { t.Skip("nothing to do here") }
+
+func TestSleepsPastTheTimeout(t *testing.T) {
+	t.Log("going to sleep")
+	time.Sleep(11 * time.Minute)
+}
+`)
+	t.Setenv("GO", goTool)
+	t.Setenv("GOFLAGS", "")
+	record := filepath.Join(t.TempDir(), "skips.jsonl")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out bytes.Buffer
+	rc, err := run([]string{"-record", record, "--", "-count=1", "-timeout=2s", "."}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc == 0 {
+		t.Errorf("exit status 0, want go test's failure")
+	}
+	for _, want := range []string{
+		"--- UNFINISHED: TestSleepsPastTheTimeout",
+		"going to sleep",
+		"panic: test timed out after 2s",
+		"running tests:",
+		"FAIL\tsleepy",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if i, j := strings.Index(out.String(), "panic: test timed out"), strings.Index(out.String(), "FAIL\tsleepy"); i > j {
+		t.Errorf("the timeout's panic comes after the package's FAIL line:\n%s", out.String())
+	}
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"test":"TestSkips","action":"skip","reason":"nothing to do here"`) {
+		t.Errorf("record = %s, want TestSkips' skip in it", b)
+	}
+}
+
+// The prefix the summary counts apart is the one short.Skip writes (a
+// command may not import the test kit, so it is written twice).
+func TestShortPrefixIsTestkits(t *testing.T) {
+	if ShortPrefix != short.Prefix {
+		t.Errorf("ShortPrefix = %q, short.Prefix = %q", ShortPrefix, short.Prefix)
 	}
 }

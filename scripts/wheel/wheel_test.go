@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // root is the repository's root, from this package's directory.
@@ -65,9 +67,7 @@ var (
 // built builds the wheels once for the tests of this package.
 func built(t *testing.T) map[string]string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("builds cycleabi for two platforms (-short)")
-	}
+	short.Skip(t, "builds cycleabi for two platforms")
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "cycleabi-wheel-test-")
 		if buildErr != nil {

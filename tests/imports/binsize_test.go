@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // exportSizeLimit is half of cycleabi-export's size when it linked
@@ -17,9 +19,7 @@ const exportSizeLimit = 24_786_631 / 2
 // holds it under exportSizeLimit: a dependency that brings a codec, HTTP
 // or a reflection registry back fails here before it ships.
 func TestExportProgramSize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cycleabi-export")
-	}
+	short.Skip(t, "builds cycleabi-export")
 	bin := filepath.Join(t.TempDir(), "cycleabi-export")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cycleabi-export")
 	cmd.Dir = filepath.Join("..", "..")

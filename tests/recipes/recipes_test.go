@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // A block is one ```sh block of a page (indented too: a block in a list
@@ -81,9 +83,7 @@ func blocks(t *testing.T, path string) []block {
 // TestDocRecipes runs every shell block of docs/*.md that is not marked
 // skip, and lists the skipped ones with their reasons.
 func TestDocRecipes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds both programs and runs every recipe of the docs")
-	}
+	short.Skip(t, "builds both programs and runs every recipe of the docs")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -19,9 +19,6 @@ import (
 // every byte the commands write as it was. A change of output that is
 // meant is reviewed as a change of that file (go test -update).
 func TestOutputsDigest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("decodes the shipped examples a dozen times")
-	}
 	const (
 		capture = "../../examples/moe_layer.bin"
 		names   = "../../examples/moe_layer.names.yaml"

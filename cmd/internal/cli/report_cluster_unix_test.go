@@ -19,6 +19,7 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"golang.org/x/net/html"
 )
 
@@ -203,9 +204,7 @@ func screenshot(t *testing.T, chrome string, page []byte, root, shot string) {
 // its first screen holds the cluster's answer and findings, not a banner
 // a rank.
 func TestClusterReport1024InChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a report of 1,024 ranks and Chromium")
-	}
+	short.Skip(t, "a report of 1,024 ranks and Chromium")
 	chrome := chromium(t)
 	root := repoRoot(t)
 	bin := buildBinary(t)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
 // goTest writes files (as Generate returns them) and extra test files into a
@@ -147,9 +148,7 @@ func TestSmall(t *testing.T) {
 // TestSmallPackageBuilds compiles, vets and exercises the package generated
 // from testdata/small.yaml.
 func TestSmallPackageBuilds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
+	short.Skip(t, "runs the go command")
 	s, err := schema.LoadFile("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -20,13 +20,22 @@ import (
 //
 // A reader fed these meets every missing key and every wrong kind of node
 // its input can have, the holes a fuzzer finds only by luck.
+//
+// Under -short (make test) try sees every ShortStride-th mutant, each kind
+// of mutation still among them; make ci tries them all (the schema's 1,139
+// take about a minute, several under the race detector).
 func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) int {
 	t.Helper()
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		t.Fatalf("yamltest: the document to mutate does not parse: %v", err)
 	}
+	made := 0
 	emit := func(what string) {
+		made++
+		if testing.Short() && made%ShortStride != 1 {
+			return
+		}
 		out, err := yaml.Marshal(&root)
 		if err != nil {
 			t.Fatalf("yamltest: %s: %v", what, err)
@@ -84,6 +93,9 @@ func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) in
 	walk(&root, "")
 	return count
 }
+
+// ShortStride is how many mutants under -short stand for one tried.
+const ShortStride = 8
 
 // Positioned fails t unless err is nil or a *yamlpos.List whose every
 // problem names file and a line.

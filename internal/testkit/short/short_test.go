@@ -1,0 +1,34 @@
+package short
+
+import (
+	"strings"
+	"testing"
+)
+
+// skipT records what Skip does with a test.
+type skipT struct {
+	testing.TB
+	skipped string
+}
+
+func (s *skipT) Helper() {}
+func (s *skipT) Skipf(format string, args ...any) {
+	s.skipped = format
+	for _, a := range args {
+		s.skipped = strings.Replace(s.skipped, "%s", a.(string), 1)
+	}
+}
+
+func TestSkip(t *testing.T) {
+	s := &skipT{TB: t}
+	Skip(s, "builds two wheels")
+	if !testing.Short() {
+		if s.skipped != "" {
+			t.Errorf("skipped without -short: %q", s.skipped)
+		}
+		return
+	}
+	if want := Prefix + " builds two wheels (make ci runs it)"; s.skipped != want {
+		t.Errorf("skip reason %q, want %q", s.skipped, want)
+	}
+}
