@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build wheel test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
+.PHONY: all build wheel wheels test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test checks test-race test-long drill-browser drill-wheel drill-gpu-script drill-recipes drill-sizes drill-scale vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
 
 all: test
 
@@ -72,8 +72,11 @@ check-abi:
 abi-drill:
 	$(GO) run ./scripts/abidrill
 
-## test: everything — vet, gofmt, generated-file and docs/cli drift, ABI diff, and every test with the race detector
-test: vet fmt-check check-generated check-docs check-abi go-test
+## test: the everyday loop, a few minutes on 2 cores (docs/testing.md): vet, gofmt, generated-file and docs/cli drift, the ABI diff, and go test -short ./... (the drills and the checks at scale are left to make ci)
+test: checks go-test
+
+## checks: vet, gofmt, generated-file and docs/cli drift and the ABI diff, no test run
+checks: vet fmt-check check-generated check-docs check-abi
 
 vet:
 	$(GO) vet ./...
@@ -81,22 +84,59 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# The size goal of the Perfetto trace is checked on the full 32 MB benchmark
-# capture, and DuckDB reads an export of 256 ranks: the race detector makes
-# both too slow, so they run once without.
-#
-# Each run goes through scripts/testskips, which prints what go test would
-# and keeps the tests that skipped (no DuckDB, no C++ compiler, too slow
-# under -race) with their reasons; the last line names them all.
-SKIPS := build/test-skips.jsonl
-gotest = { $(GO) test -json $(1); echo $$? > build/.gotest-rc; } | $(GO) run ./scripts/testskips -record $(SKIPS); exit $$(cat build/.gotest-rc)
-go-test:
-	@mkdir -p build && : > $(SKIPS)
-	@$(call gotest,-race ./...)
-	@$(call gotest,-count=1 -run '^TestPerfettoSizeGoal$$' ./decode/perfetto/)
-	@$(call gotest,-count=1 -run '^TestManyRanks$$' ./tests/duckdb/)
-	@$(call gotest,-count=1 -run '^TestReadFileOneBuffer$$' ./internal/yamlpos/)
-	@$(GO) run ./scripts/testskips -summary $(SKIPS)
+# Each go test run goes through scripts/testskips, which prints what go
+# test would (a test a timeout stops included, with its panic), keeps each
+# test that skipped with its reason, and ends the target with one line
+# naming them, whether the run passed or not. The tests -short leaves to
+# make ci (internal/testkit/short) are counted on that line, not named.
+# A timeout is a package's whole run: each is set well above the slowest
+# package's time here (docs/testing.md), so a slow machine is no failure.
+TESTSKIPS := build/testskips
+$(TESTSKIPS): $(wildcard scripts/testskips/*.go)
+	@mkdir -p build && $(GO) build -o $@ ./scripts/testskips
+# gotest LABEL, RECORD, ARGS: go test -json ARGS through testskips into
+# RECORD, then the summary line, then go test's exit status.
+gotest = rc=0; GO='$(GO)' $(TESTSKIPS) run -record $(2) -- $(3) || rc=$$?; $(TESTSKIPS) summary -label '$(1)' $(2); exit $$rc
+
+go-test: $(TESTSKIPS)
+	@: > build/skips-test.jsonl
+	@$(call gotest,make test,build/skips-test.jsonl,-short -timeout 8m ./...)
+
+## test-race: every test of make test under the race detector (make ci)
+test-race: $(TESTSKIPS)
+	@: > build/skips-race.jsonl
+	@$(call gotest,make test-race,build/skips-race.jsonl,-race -short -timeout 20m ./...)
+
+## test-long: every test without -short and without the race detector: the drills (browser, wheel and pip, GPU script, doc recipes, protoc, sizes) and the checks at scale (make ci)
+test-long: $(TESTSKIPS)
+	@: > build/skips-long.jsonl
+	@$(call gotest,make test-long,build/skips-long.jsonl,-count=1 -timeout 20m ./...)
+
+# The drills, each alone: what make test-long runs among the rest.
+## drill-browser: the report's pages rendered by headless Chromium (the cards, the 1,024-rank page)
+drill-browser: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-browser,build/skips-drill.jsonl,-count=1 -timeout 10m -run 'InChromium' ./cmd/internal/cli/)
+## drill-wheel: both wheels built, checked and pip-installed into a fresh venv
+drill-wheel: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-wheel,build/skips-drill.jsonl,-count=1 -timeout 15m ./scripts/wheel/)
+## drill-gpu-script: make gpu-check's script driven with a stand-in nvcc
+drill-gpu-script: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-gpu-script,build/skips-drill.jsonl,-count=1 -timeout 10m -run '^TestGPUCheckScript$$' ./scripts/)
+## drill-recipes: every runnable shell block of docs/*.md, run as written
+drill-recipes: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-recipes,build/skips-drill.jsonl,-count=1 -timeout 10m ./tests/recipes/)
+## drill-sizes: the programs' sizes and what they link
+drill-sizes: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-sizes,build/skips-drill.jsonl,-count=1 -timeout 10m ./tests/imports/)
+## drill-scale: the memory bounds, size goals and mutants at scale (60k-task chains, 65,536 stages, the 32 MB capture, 256-rank exports, every schema mutant)
+drill-scale: $(TESTSKIPS)
+	@: > build/skips-drill.jsonl
+	@$(call gotest,make drill-scale,build/skips-drill.jsonl,-count=1 -timeout 15m -run 'Memory|SizeGoal|ManyRanks|OneBuffer|Mutations' ./analyze/ ./dump/ ./decode/perfetto/ ./tests/duckdb/ ./internal/yamlpos/ ./internal/abigen/schema/)
 
 ## test-arm64: the core packages' tests built for linux/arm64 and run under qemu-user (qemu-aarch64), -short
 # The packages a capture goes through, from the generated ABI to the export.
@@ -139,7 +179,7 @@ gpu-check:
 fuzz:
 	./scripts/fuzz.sh $(FUZZTIME)
 
-## ci: what CI runs (.ci/run): the whole test suite, the ABI-change drill and the fuzz budget
+## ci: what CI runs (.ci/run): the checks, every test under the race detector (-short), every test without it and without -short (the drills and the checks at scale), the arm64 tests, the ABI-change drill and the fuzz budget, then one line naming what was skipped
 # CYCLEABI_REQUIRE_CHROMIUM turns "no chromium on PATH" (the report's browser test) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_CHROMIUM := 1
 # CYCLEABI_REQUIRE_PY turns "no Python with NumPy" from a skip into a failure
@@ -156,10 +196,19 @@ ci: export CYCLEABI_REQUIRE_DUCKDB := 1
 # programs) from skips into failures.
 ci: export CYCLEABI_REQUIRE_VENV := 1
 ci: export CYCLEABI_REQUIRE_QEMU := 1
-ci: test cpp-test test-arm64
-	CYCLEABI_REQUIRE_CXX=1 $(MAKE) --no-print-directory abi-drill
-	@if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1; fi
-	./scripts/fuzz.sh $(CI_FUZZTIME)
+# CYCLEABI_REQUIRE_CXX turns "no C++ compiler on PATH" from a skip into a failure.
+ci: export CYCLEABI_REQUIRE_CXX := 1
+ci: checks $(TESTSKIPS)
+	@: > build/skips-race.jsonl; : > build/skips-long.jsonl
+	@rc=0; \
+	GO='$(GO)' $(TESTSKIPS) run -record build/skips-race.jsonl -- -race -short -timeout 20m ./... || rc=1; \
+	GO='$(GO)' $(TESTSKIPS) run -record build/skips-long.jsonl -- -count=1 -timeout 20m ./... || rc=1; \
+	$(MAKE) --no-print-directory test-arm64 || rc=1; \
+	$(MAKE) --no-print-directory abi-drill || rc=1; \
+	if git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null; then $(MAKE) --no-print-directory check-abi ABI_BASE=HEAD~1 || rc=1; fi; \
+	./scripts/fuzz.sh $(CI_FUZZTIME) || rc=1; \
+	$(TESTSKIPS) summary -label 'make ci' build/skips-race.jsonl build/skips-long.jsonl; \
+	exit $$rc
 
 clean:
 	rm -f trace.json trace.json.gz trace.merged.json trace.pftrace report.html

@@ -18,6 +18,7 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
+	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"golang.org/x/net/html"
 )
 
@@ -30,6 +31,7 @@ const (
 // chromium finds the distribution's Chromium: the test skips without it,
 // unless CYCLEABI_REQUIRE_CHROMIUM is set (make ci sets it).
 func chromium(t *testing.T) string {
+	short.Skip(t, "runs headless Chromium")
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
