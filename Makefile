@@ -12,9 +12,13 @@ all: test
 build:
 	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/cycleabi-export ./cmd/abigen
 
-## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._{x86_64,aarch64}.whl: per platform the static cycleabi and cycleabi-export and the Python package (import cycleabi), for pip install (docs/python.md)
+## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._ARCH.whl for this machine's architecture: the static programs and the Python package (import cycleabi), for pip install (docs/python.md)
 wheel:
-	$(GO) run ./scripts/wheel -o dist
+	$(GO) run ./scripts/wheel -o dist -arch $$($(GO) env GOARCH)
+
+## wheels: the wheels of both platforms, x86_64 and aarch64
+wheels:
+	$(GO) run ./scripts/wheel -o dist -arch amd64,arm64
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest

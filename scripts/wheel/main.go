@@ -113,6 +113,7 @@ func build(root, out string, arches []string) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("no wheel for GOARCH %q (amd64, arm64)", arch)
 		}
+		fmt.Fprintf(os.Stderr, "wheel: building the programs for linux/%s (a few minutes from a cold build cache)\n", arch)
 		bins, v, err := compile(root, filepath.Join(tmp, arch), p)
 		if err != nil {
 			return nil, err
@@ -125,6 +126,7 @@ func build(root, out string, arches []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		fmt.Fprintf(os.Stderr, "wheel: wrote %s\n", path)
 		paths = append(paths, path)
 	}
 	return paths, nil
