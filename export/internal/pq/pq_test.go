@@ -316,6 +316,35 @@ func propRoundTrip(t *rapid.T) {
 			}
 		}
 		checkStatistics(t, pf, cols, groups)
+		checkOffsets(t, pf)
+	}
+}
+
+// checkOffsets: the row groups' chunks tile the file from its first
+// magic on, in column order, each named by the offset of its first page
+// (file_offset, and the dictionary's offset when it has one, else the
+// data page's), and each row group starts at its first chunk.
+func checkOffsets(t fataler, pf *parquet.File) {
+	at := int64(4) // past "PAR1"
+	for g, rg := range pf.Metadata().RowGroups {
+		if rg.FileOffset != at {
+			t.Fatalf("row group %d: file_offset %d, want %d", g, rg.FileOffset, at)
+		}
+		var size int64
+		for k, cc := range rg.Columns {
+			first := cc.MetaData.DataPageOffset
+			if cc.MetaData.DictionaryPageOffset != 0 {
+				first = cc.MetaData.DictionaryPageOffset
+			}
+			if cc.FileOffset != at || first != at {
+				t.Fatalf("row group %d, chunk %d: file_offset %d, first page at %d, want both %d", g, k, cc.FileOffset, first, at)
+			}
+			at += cc.MetaData.TotalCompressedSize
+			size += cc.MetaData.TotalCompressedSize
+		}
+		if rg.TotalCompressedSize != size {
+			t.Fatalf("row group %d: total_compressed_size %d, its chunks' %d", g, rg.TotalCompressedSize, size)
+		}
 	}
 }
 

@@ -167,7 +167,14 @@ func (w *Writer) footer(t *thrift) {
 // columnChunk appends a ColumnChunk with its ColumnMetaData.
 func (w *Writer) columnChunk(t *thrift, l *leaf, c *chunk) {
 	t.enter()
-	t.i64(2, 0) // file_offset: 0, the metadata being in the footer only
+	// file_offset: where the chunk's first page starts, as parquet-mr
+	// writes it (the format deprecates the field, but it is required, and
+	// readers built on parquet-mr place chunks by it).
+	start := c.dataOffset
+	if c.dictOffset >= 0 {
+		start = c.dictOffset
+	}
+	t.i64(2, start)
 	t.begin(3)
 	t.i32(1, physical(l.col))
 	t.list(2, tI32, len(c.encodings))
