@@ -1,0 +1,49 @@
+// Reads each Parquet file named in the JSON array on standard input with
+// two readers written apart from cycleabi's writer and from each other
+// (DuckDB, in C++, and hyparquet, in JavaScript) and prints, as one JSON object keyed by
+// file, each reader's rows and hyparquet's column statistics, every cell
+// in one canonical text so that Go can compare them with parquet-go's:
+// null is "null", an integer its decimal digits (64-bit ones included,
+// unsigned read as unsigned), a float its shortest form, a map
+// "{key:value,...}" in key order. Used by readers_test.go.
+import { DuckDBInstance } from '@duckdb/node-api';
+import { parquetReadObjects, parquetMetadataAsync, asyncBufferFromFile } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+
+function cell(v) {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string') return String(v);
+  if (typeof v === 'boolean') return String(v);
+  // A map: hyparquet gives an object, DuckDB a value with entries.
+  let entries;
+  if (Array.isArray(v.entries)) entries = v.entries.map((e) => [e.key, e.value]);
+  else entries = Object.entries(v);
+  entries.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
+  return '{' + entries.map(([k, x]) => `${cell(k)}:${cell(x)}`).join(',') + '}';
+}
+
+const rowsOf = (objects) => objects.map((o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, cell(v)])));
+
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const db = await DuckDBInstance.create(':memory:');
+const conn = await db.connect();
+const out = {};
+for (const f of JSON.parse(input)) {
+  const duck = await conn.runAndReadAll(`SELECT * FROM read_parquet('${f.replaceAll("'", "''")}', hive_partitioning = false)`);
+  const file = await asyncBufferFromFile(f);
+  const meta = await parquetMetadataAsync(file);
+  out[f] = {
+    duckdb: rowsOf(duck.getRowObjects()),
+    hyparquet: rowsOf(await parquetReadObjects({ file, compressors })),
+    // [row group][column]: the chunk's path, null count and bounds as
+    // hyparquet reads them (bounds "null" when the chunk has none).
+    statistics: meta.row_groups.map((g) => g.columns.map((c) => ({
+      path: c.meta_data.path_in_schema.join('.'),
+      nulls: cell(c.meta_data.statistics?.null_count),
+      min: cell(c.meta_data.statistics?.min_value),
+      max: cell(c.meta_data.statistics?.max_value),
+    }))),
+  };
+}
+process.stdout.write(JSON.stringify(out));
