@@ -14,7 +14,6 @@ import (
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
-	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/plan"
@@ -25,20 +24,9 @@ import (
 func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	p := &clibase.Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, NewExporter: testExporter, Root: newRootCmd}
+	p := &clibase.Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Root: newRootCmd}
 	code = p.Run(t.Context())
 	return out.String(), errOut.String(), code
-}
-
-// testExporter is how the in-process tests export: as cycleabi-export
-// does, with package export's writer (a test's imports are not the
-// cycleabi binary's; tests/imports holds the binary to that).
-func testExporter(dir string) (clibase.Exporter, error) {
-	w, err := export.Create(dir)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
 }
 
 type cliTrace struct {

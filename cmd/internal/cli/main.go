@@ -1,7 +1,6 @@
 // Package cli is the cycleabi command line: its root command and every
-// subcommand but export's body, which is package clibase's with the
-// loading of inputs both programs share (cycleabi-export is built from
-// clibase alone).
+// subcommand but export's, which is package clibase's with the loading of
+// inputs.
 //
 // Run executes one command line with the streams it is given; the package
 // keeps no state of its own, so runs may go on side by side (the tests'
@@ -21,7 +20,7 @@ import (
 // commands returns the subcommands, each built afresh for one run.
 func commands(p *clibase.Program) []*cobra.Command {
 	return []*cobra.Command{
-		newAnalyzeCmd(), newDecodeCmd(), newDiffCmd(), newDumpCmd(), clibase.NewExportCmd(p),
+		newAnalyzeCmd(), newDecodeCmd(), newDiffCmd(), newDumpCmd(), clibase.NewExportCmd(),
 		newMergeCmd(), newPlanCmd(), newReportCmd(), newSynthCmd(), newValidateCmd(),
 	}
 }

@@ -1,12 +1,9 @@
-// Package clibase is what the two programs' command lines share: the exit
-// codes, a program's run (Program), the flags that say how captures are
-// read (layout, kernel family, frequency, names, ranks, an invocation
-// window), which fill package input's Options, with input's errors
-// mapped to exit codes (Load), analyze's run over the inputs
-// (AnalyzeInputs), and the export command. cycleabi's other
-// commands are package cli's; cycleabi-export is built from this package,
-// analyze and export alone, so it links no trace writer, merger, report
-// or dump.
+// Package clibase is the command line's base: the exit codes, a
+// program's run (Program), the flags that say how captures are read
+// (layout, kernel family, frequency, names, ranks, an invocation window),
+// which fill package input's Options, with input's errors mapped to exit
+// codes (Load), analyze's run over the inputs (AnalyzeInputs), and the
+// export command. cycleabi's other commands are package cli's.
 //
 // A Program runs one command line with the streams it is given; the
 // package keeps no state of its own, so runs may go on side by side.
@@ -70,8 +67,7 @@ func ExitCode(err error) int {
 	return ExitUsage
 }
 
-// Program is one run of a command line: the streams it writes and, for
-// export, how it writes Parquet.
+// Program is one run of a command line: the streams it reads and writes.
 type Program struct {
 	// Name is the program's Name, for --version and the errors' prefix.
 	Name string
@@ -80,12 +76,7 @@ type Program struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// NewExporter starts an export (package export's Create, which only
-	// cycleabi-export links); nil in cycleabi, whose export command runs
-	// cycleabi-export instead (exportbin.go).
-	NewExporter func(dir string) (Exporter, error)
-	// Root builds the command tree (cycleabi's, package cli's); nil for
-	// export alone, cycleabi-export's.
+	// Root builds the command tree (cycleabi's, package cli's).
 	Root func(p *Program) *cobra.Command
 }
 
@@ -96,12 +87,7 @@ func VersionText() string {
 }
 
 func (p *Program) Run(ctx context.Context) int {
-	var root *cobra.Command
-	if p.Root != nil {
-		root = p.Root(p)
-	} else {
-		root = p.NewExportRootCmd()
-	}
+	root := p.Root(p)
 	root.SetArgs(p.Args)
 	// What cobra writes itself (--help, --version) ignores write errors;
 	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
