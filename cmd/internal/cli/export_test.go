@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // exportFiles lists the files of an export folder, relative to it.
@@ -54,8 +52,8 @@ func wantExport(t *testing.T, dir string) {
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
 	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
+	if code != ExitOK {
+		t.Fatalf("code = %v, want %v; stderr: %s", code, ExitOK, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -82,8 +80,8 @@ func TestExportNamesItself(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code := runMain(t, "export", "--strict", trace, "--kernel-name", "MegaMoeGrad", "-o", filepath.Join(dir, "out"))
-	if code != clibase.ExitInvalid {
-		t.Fatalf("code %d, want %d (--strict):\n%s", code, clibase.ExitInvalid, stderr)
+	if code != ExitInvalid {
+		t.Fatalf("code %d, want %d (--strict):\n%s", code, ExitInvalid, stderr)
 	}
 	for _, want := range []string{
 		"cycleabi: note: " + trace + `: --kernel-name "MegaMoeGrad" applied over the data's kernel name "MegaMoe"`,

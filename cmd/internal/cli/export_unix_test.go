@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // `cycleabi export` writes Parquet in cycleabi's own process: built
@@ -39,8 +37,8 @@ func TestExportAlone(t *testing.T) {
 	noPath := t.TempDir() // PATH: an empty folder
 	capture, names := "../../../examples/moe_layer.bin", "../../../examples/moe_layer.names.yaml"
 	inProcess := filepath.Join(t.TempDir(), "in-process")
-	if _, stderr, code := runMain(t, "export", capture, "--names", names, "-o", inProcess); code != clibase.ExitOK {
-		t.Fatalf("in process: code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
+	if _, stderr, code := runMain(t, "export", capture, "--names", names, "-o", inProcess); code != ExitOK {
+		t.Fatalf("in process: code = %v, want %v; stderr: %s", code, ExitOK, stderr)
 	}
 	for _, c := range []struct {
 		name string
@@ -53,8 +51,8 @@ func TestExportAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "moe.parquet")
 			stdout, stderr, code := runBin(t, noPath, cycleabi, append(c.args, out)...)
-			if code != clibase.ExitOK {
-				t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
+			if code != ExitOK {
+				t.Fatalf("code = %v, want %v; stderr: %s", code, ExitOK, stderr)
 			}
 			if want := out + ": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n"; stdout != "" || stderr != want {
 				t.Errorf("stdout, stderr = %q, %q, want %q, %q", stdout, stderr, "", want)
@@ -161,8 +159,8 @@ func TestExportRefusesALink(t *testing.T) {
 		}
 		_, stderr, code := runMain(t, "export", capture0, "-o", link)
 		want := "cycleabi: -o " + link + " is a symbolic link (to " + target + "): export renames its folder into place, which a link cannot take; give the folder's own path\n"
-		if code != clibase.ExitUsage || stderr != want {
-			t.Errorf("code = %v, stderr = %q; want %v, %q", code, stderr, clibase.ExitUsage, want)
+		if code != ExitUsage || stderr != want {
+			t.Errorf("code = %v, stderr = %q; want %v, %q", code, stderr, ExitUsage, want)
 		}
 		if got, err := os.Readlink(link); err != nil || got != target {
 			t.Errorf("the link now reads %q, %v; want %q", got, err, target)

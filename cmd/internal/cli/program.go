@@ -1,13 +1,4 @@
-// Package clibase is the command line's base: the exit codes, a
-// program's run (Program), the flags that say how captures are read
-// (layout, kernel family, frequency, names, ranks, an invocation window),
-// which fill package input's Options, with input's errors mapped to exit
-// codes (Load), analyze's run over the inputs (AnalyzeInputs), and the
-// export command. cycleabi's other commands are package cli's.
-//
-// A Program runs one command line with the streams it is given; the
-// package keeps no state of its own, so runs may go on side by side.
-package clibase
+package cli
 
 import (
 	"context"
@@ -19,7 +10,6 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every subcommand.
@@ -76,8 +66,6 @@ type Program struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// Root builds the command tree (cycleabi's, package cli's).
-	Root func(p *Program) *cobra.Command
 }
 
 // VersionText is what --version prints after "cycleabi version ": the
@@ -87,7 +75,7 @@ func VersionText() string {
 }
 
 func (p *Program) Run(ctx context.Context) int {
-	root := p.Root(p)
+	root := newRootCmd(p)
 	root.SetArgs(p.Args)
 	// What cobra writes itself (--help, --version) ignores write errors;
 	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
