@@ -191,11 +191,7 @@ func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) erro
 	}
 	if err := write(out); err != nil {
 		out.Abort()
-		var ue *ExitError
-		if errors.As(err, &ue) {
-			return nil, err
-		}
-		return nil, Usage(err)
+		return nil, err // its exit code is ExitCode's: a write error's is ExitUsage
 	}
 	if err := out.Commit(); err != nil {
 		return nil, Usage(err)

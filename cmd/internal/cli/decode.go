@@ -171,7 +171,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	// The JSON writer scans each capture again for its cores when it
 	// comes to write it (the Perfetto writer lays out every rank's
 	// tracks first).
-	l, err := Load(input.Options{
+	l, err := input.Load(input.Options{
 		Paths: paths, Window: invs, Request: req, LayoutGiven: LayoutFlagsGiven(fs.Changed, &f.layout),
 		Schedule: sched, Ranks: f.ranks,
 		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
@@ -181,9 +181,8 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	defer l.Close()
 	if err != nil {
 		var p *capture.Problem
-		var ee *ExitError
-		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
-			return &ExitError{Code: ee.Code, Err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.Err)}
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated {
+			return fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", err)
 		}
 		return err
 	}

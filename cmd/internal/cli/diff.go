@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
@@ -116,7 +117,7 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 // diffInput reads a report, or analyzes a capture or a JSON trace.
 func diffInput(cmd *cobra.Command, in *AnalyzeInputs, path string) (*analyze.Report, error) {
 	// Opened as every command opens an input: a trace is analyzed.
-	if kind, err := TellInput(path); err != nil {
+	if kind, err := input.TellInput(path); err != nil {
 		return nil, err
 	} else if kind.IsTrace {
 		return in.Run(cmd, []string{path}, nil)

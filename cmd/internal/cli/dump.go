@@ -56,11 +56,11 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			}
 			names, err := input.LoadNames(namesFile)
 			if err != nil {
-				return ExitForInput(err)
+				return err
 			}
 			c, err := capture.Open(args[0])
 			if err != nil {
-				return ExitFor(err)
+				return input.WordRequest(err)
 			}
 			defer c.Close()
 			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam, Names: names})
@@ -70,7 +70,7 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			case errors.Is(err, dump.ErrNoLayout):
 				return Silent(ExitInvalid) // the problem is in the dump
 			}
-			return ExitFor(err)
+			return input.WordRequest(err)
 		},
 	}
 	fs := cmd.Flags()

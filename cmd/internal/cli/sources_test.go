@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/jsontrace"
 )
 
@@ -66,7 +67,7 @@ func TestOpenInput(t *testing.T) {
 		{"gzip trace", gz, true, []uint32{0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := OpenInput(c.path)
+			in, err := input.OpenInput(c.path)
 			if err != nil {
 				t.Fatalf("OpenInput(%s): %v", c.path, err)
 			}
@@ -119,7 +120,7 @@ func TestOpenInput(t *testing.T) {
 		{"truncated trace", cut, ExitInvalid, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := OpenInput(c.path)
+			in, err := input.OpenInput(c.path)
 			if err == nil {
 				in.Close()
 				t.Fatalf("OpenInput(%s) succeeded, want an error", c.path)

@@ -134,7 +134,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		// As the other commands: a trace's labels are its own, never the
 		// manifest's (validate ignored them).
 		if err := input.RefuseTraces(paths, places); err != nil {
-			return ExitForInput(err)
+			return err
 		}
 	}
 	fam, err := f.family.Resolve("")
@@ -291,7 +291,7 @@ type checked struct {
 // (OpenInput), one path at a time, so that a run over many captures holds
 // only the few being validated.
 func checkPath(path string, o validate.Options) []checked {
-	in, err := OpenInput(path)
+	in, err := input.OpenInput(path)
 	if err != nil {
 		return []checked{{err: err}}
 	}
