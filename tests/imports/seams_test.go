@@ -3,6 +3,8 @@ package imports
 import (
 	"go/build"
 	"io/fs"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -115,10 +117,22 @@ func TestTraceReadersLinkNoDecoder(t *testing.T) {
 // Perfetto's protobuf with protowire alone) nor HTTP and TLS.
 // parquet-go's writer linked every codec, brotli and through its http.go
 // net/http and crypto/tls, and protobuf's reflection: 15.4 MB of binary
-// (docs/performance.md#start-cost). The packages are those go list -deps
-// ./cmd/cycleabi lists (fullClosure).
+// (docs/performance.md#start-cost). The packages are those `go list
+// -deps ./cmd/cycleabi` lists for a make build (CGO_ENABLED=0), and
+// those fullClosure follows through go/build (whose files go test's cache
+// sees).
 func TestOneProgramLinksNoNetworkOrReflection(t *testing.T) {
 	linked := fullClosure(t, "cmd/cycleabi")
+	cmd := exec.Command("go", "list", "-deps", "./cmd/cycleabi")
+	cmd.Dir = filepath.Join("..", "..")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/cycleabi: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		linked[p] = true
+	}
 	for _, want := range []string{module + "cmd/internal/cli", module + "export", module + "export/internal/pq", "google.golang.org/protobuf/encoding/protowire", "os"} {
 		if !linked[want] {
 			t.Fatalf("cmd/cycleabi does not link %s: the closure is not followed (%d packages)", want, len(linked))
