@@ -8,11 +8,11 @@ CI_FUZZTIME ?= 10s
 
 all: test
 
-## build: build/cycleabi, build/cycleabi-export (which cycleabi export runs, docs/cluster.md) and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
+## build: build/cycleabi (every command, export included) and build/abigen, linked statically (CGO_ENABLED=0): the binaries the benchmarks measure
 build:
-	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/cycleabi-export ./cmd/abigen
+	CGO_ENABLED=0 $(GO) build -o build/ ./cmd/cycleabi ./cmd/abigen
 
-## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._ARCH.whl for this machine's architecture: the static programs and the Python package (import cycleabi), for pip install (docs/python.md)
+## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._ARCH.whl for this machine's architecture: the static cycleabi and the Python package (import cycleabi), for pip install (docs/python.md)
 wheel:
 	$(GO) run ./scripts/wheel -o dist -arch $$($(GO) env GOARCH)
 

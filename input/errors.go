@@ -12,7 +12,8 @@ import (
 // read and is invalid (a capture that breaks the ABI, a trace that cannot
 // be read back, a capture that does not match the schedule); otherwise it
 // is a usage or I/O problem (a refused option, a file that cannot be
-// read). The command line maps the two to its exit codes 1 and 2.
+// read). The command line maps the two to its exit codes 1 and 2, in one
+// place (cmd/internal/cli's ExitCode); callers return an Error as it is.
 type Error struct {
 	Invalid bool
 	Err     error

@@ -75,7 +75,7 @@ gpu() {
 
 # Build: the cycleabi commands, the task table, and the kernel in each
 # publish mode (in parallel; nvcc takes a while).
-go build -o "$out/bin/" ./cmd/cycleabi ./cmd/cycleabi-export || { echo "gpu-check: go build failed"; exit 1; }
+go build -o "$out/bin/" ./cmd/cycleabi || { echo "gpu-check: go build failed"; exit 1; }
 export PATH="$out/bin:$PATH"
 go run ./examples/cuda/tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
 cycleabi plan "$schedule" --format json >"$out/plan.json" || exit 1

@@ -27,9 +27,7 @@ if [ ! -x /usr/bin/time ]; then
 fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-# cycleabi export runs cycleabi-export, found beside it (docs/cluster.md):
-# the figures are what a user sees, the exec included.
-CGO_ENABLED=0 go build -o "$tmp/" ./cmd/cycleabi ./cmd/cycleabi-export # as make build
+CGO_ENABLED=0 go build -o "$tmp/" ./cmd/cycleabi # as make build
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 

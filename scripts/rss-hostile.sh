@@ -13,8 +13,9 @@
 #
 #   ./scripts/rss-hostile.sh [BIN]
 #
-# BIN is a folder holding cycleabi and cycleabi-export to measure instead
-# of building them from this tree (to measure another version).
+# BIN is a folder holding cycleabi to measure instead of building it from
+# this tree (to measure another version; an older one's cycleabi-export,
+# which its export ran, is copied too when the folder has one).
 #
 # Needs GNU time at /usr/bin/time and python3 (to write the inputs). The
 # inputs (about 0.5 GB) go to a temporary directory, removed on exit.
@@ -29,10 +30,10 @@ done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 if [ -n "${1:-}" ]; then
-	cp "$1/cycleabi" "$1/cycleabi-export" "$tmp/"
+	cp "$1/cycleabi" "$tmp/"
+	if [ -e "$1/cycleabi-export" ]; then cp "$1/cycleabi-export" "$tmp/"; fi
 else
 	CGO_ENABLED=0 go build -o "$tmp/cycleabi" ./cmd/cycleabi # as make build
-	CGO_ENABLED=0 go build -o "$tmp/cycleabi-export" ./cmd/cycleabi-export
 fi
 "$tmp/cycleabi" decode examples/moe_layer.bin -o "$tmp/base.json" 2>/dev/null
 

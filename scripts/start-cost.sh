@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# Start cost: the median wall time of `cycleabi --version` and of validate on
-# a small capture (the shipped example, 152 KB) against a hello-world Go
-# binary, and the same for cycleabi-export, the second program that
-# `cycleabi export` runs (docs/cluster.md): its --version, and an export of
-# the example run directly and through cycleabi (the exec's cost). Each
-# command runs RUNS times, interleaved so a busy machine slows all alike.
-# Every binary is built as make build builds (CGO_ENABLED=0); their sizes
-# and the modules each links (go version -m) are printed first.
+# Start cost: the median wall time of `cycleabi --version`, of validate on
+# a small capture (the shipped example, 152 KB) and of an export of it to
+# Parquet, against a hello-world Go binary. Each command runs RUNS times,
+# interleaved so a busy machine slows all alike. Both binaries are built
+# as make build builds (CGO_ENABLED=0); their sizes and the modules each
+# links (go version -m) are printed first.
 # Usage: scripts/start-cost.sh [RUNS]
 set -euo pipefail
 runs="${1:-200}"
@@ -15,10 +13,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$tmp/hello.go"
 (cd "$tmp" && CGO_ENABLED=0 go build -o hello hello.go)
-CGO_ENABLED=0 go build -o "$tmp/" ./cmd/cycleabi ./cmd/cycleabi-export
+CGO_ENABLED=0 go build -o "$tmp/" ./cmd/cycleabi
 
 echo "binaries (bytes; the modules each links, go version -m):"
-for b in hello cycleabi cycleabi-export; do
+for b in hello cycleabi; do
 	deps=$(go version -m "$tmp/$b" | awk '$1 == "dep" {sub(/^github.com\/|^google.golang.org\//, "", $2); printf "%s%s", sep, $2; sep = ", "}')
 	printf '  %-16s %9d  %s\n' "$b" "$(stat -c %s "$tmp/$b")" "${deps:-(standard library only)}"
 done
@@ -36,16 +34,14 @@ export_us() {
 	rm -rf "$tmp/out"
 	time_us "$@" -o "$tmp/out"
 }
-rows=(hello version export-version validate export-direct export-exec)
+rows=(hello version validate export)
 for k in "${rows[@]}"; do : >"$tmp/$k.t"; done
 ex=examples/moe_layer.bin
 for _ in $(seq "$runs"); do
 	time_us "$tmp/hello" >>"$tmp/hello.t"
 	time_us "$tmp/cycleabi" --version >>"$tmp/version.t"
-	time_us "$tmp/cycleabi-export" --version >>"$tmp/export-version.t"
 	time_us "$tmp/cycleabi" validate "$ex" >>"$tmp/validate.t"
-	export_us "$tmp/cycleabi-export" "$ex" >>"$tmp/export-direct.t"
-	export_us "$tmp/cycleabi" export "$ex" >>"$tmp/export-exec.t"
+	export_us "$tmp/cycleabi" export "$ex" >>"$tmp/export.t"
 done
 [ -d "$tmp/out" ] || { echo "start-cost: the export of $ex failed" >&2; exit 1; }
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -55,10 +51,8 @@ printf '  %-45s %6d us\n' "hello-world Go binary" "$h"
 for k in "${rows[@]:1}"; do
 	case $k in
 	version) what="cycleabi --version" ;;
-	export-version) what="cycleabi-export --version" ;;
 	validate) what="cycleabi validate (152 KB)" ;;
-	export-direct) what="cycleabi-export (152 KB -> Parquet)" ;;
-	export-exec) what="cycleabi export (the same, through cycleabi)" ;;
+	export) what="cycleabi export (152 KB -> Parquet)" ;;
 	esac
 	m=$(median "$tmp/$k.t")
 	printf '  %-45s %6d us  (%s x hello)\n' "$what" "$m" "$(awk -v a="$m" -v b="$h" 'BEGIN {printf "%.2f", a/b}')"

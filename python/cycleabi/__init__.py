@@ -64,7 +64,7 @@ def _script_dirs():
 
 
 def program(name="cycleabi"):
-    """The path of the program name ("cycleabi" or "cycleabi-export"): the
+    """The path of the program name ("cycleabi"): the
     one in the interpreter's scripts directory, where the wheel installs
     it, else the first on PATH. Raises FileNotFoundError without one."""
     for d in _script_dirs():

@@ -1,7 +1,7 @@
 // Command wheel builds cycleabi's platform wheels (make wheel): for each
 // of linux x86_64 and aarch64 one wheel holding the statically linked
-// cycleabi and cycleabi-export of that platform as the wheel's scripts
-// (pip puts them on the environment's PATH), the generated Python module
+// cycleabi of that platform as the wheel's script (pip puts it on the
+// environment's PATH), the generated Python module
 // gen/py/cycleabi_abi.py, and the package python/cycleabi (import
 // cycleabi: the module's names, analyze and run). See docs/python.md.
 //
@@ -46,9 +46,9 @@ var platforms = map[string]platform{
 }
 
 // programs are the commands each wheel carries as scripts.
-var programs = []string{"cycleabi", "cycleabi-export"}
+var programs = []string{"cycleabi"}
 
-const summary = "The MegaKernel cycle-trace ABI of Ascend NPUs: the cycleabi programs and its Python/NumPy module"
+const summary = "The MegaKernel cycle-trace ABI of Ascend NPUs: the cycleabi program and its Python/NumPy module"
 
 // description is the wheel's long description (METADATA's body).
 const description = `# cycleabi
@@ -57,8 +57,8 @@ The host side of the MegaKernel profiling buffer: every Cube (AIC) and
 Vector (AIV) core of an Ascend NPU appends 32-byte cycle records into its
 own slot of one device buffer. This wheel installs
 
-- the programs cycleabi and cycleabi-export (validate, decode to Perfetto,
-  merge, analyze, diff, report, export to Parquet), on the environment's PATH;
+- the program cycleabi (validate, decode to Perfetto, merge, analyze, diff,
+  report, export to Parquet), on the environment's PATH;
 - import cycleabi: read_capture (a capture into NumPy), the ABI's names
   and kernel families, analyze (the figures of cycleabi analyze as a dict)
   and run (any command).

@@ -75,9 +75,6 @@ func TestPipInstall(t *testing.T) {
 	if !strings.HasPrefix(version, "cycleabi version ") {
 		t.Errorf("cycleabi --version: %q", version)
 	}
-	if out := run(filepath.Join(bin, "cycleabi-export"), "--version"); !strings.HasPrefix(string(out), "cycleabi-export version ") { // the export program names itself
-		t.Errorf("cycleabi-export --version: %q", out)
-	}
 	// The line of docs/python.md and the issue, as written.
 	if out := strings.TrimSpace(string(run(python, "-c", "import cycleabi; print(len(cycleabi.read_capture('examples/moe_layer.bin').records()))"))); out != "2974" {
 		t.Errorf("records of examples/moe_layer.bin: %s, want 2974", out)

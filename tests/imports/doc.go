@@ -9,9 +9,10 @@
 // seams of decode and the packages split out of it (the record walk below
 // the writers, arrows and names; the Chrome JSON and Perfetto writers
 // above the pipeline they share, neither linking the other; tracemerge and
-// analyze link only what they use); of the two binaries (cycleabi links no
-// Parquet writer, cycleabi-export its own, and neither a Parquet library,
-// HTTP or TLS: TestExportIsItsOwnBinary); and tests use the standard library's
+// analyze link only what they use); of the one program (cycleabi links export's
+// own Parquet writer and no Parquet library, protobuf reflection, HTTP or
+// TLS: TestOneProgramLinksNoNetworkOrReflection; its size and start cost
+// stay bounded: TestProgramSize, TestStartCost); and tests use the standard library's
 // testing, so no file imports an
 // assertion library; and every JSON input is read through
 // internal/jsonread (TestOneJSONReader); and the size rules: no

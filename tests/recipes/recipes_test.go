@@ -1,6 +1,6 @@
 // Package recipes runs the shell blocks of the docs as a new user would:
-// each in a fresh temporary directory, with the built cycleabi and
-// cycleabi-export first on PATH and the repository's examples/ beside it.
+// each in a fresh temporary directory, with the built cycleabi first on
+// PATH and the repository's examples/ beside it.
 package recipes
 
 import (
@@ -83,18 +83,16 @@ func blocks(t *testing.T, path string) []block {
 // TestDocRecipes runs every shell block of docs/*.md that is not marked
 // skip, and lists the skipped ones with their reasons.
 func TestDocRecipes(t *testing.T) {
-	short.Skip(t, "builds both programs and runs every recipe of the docs")
+	short.Skip(t, "builds cycleabi and runs every recipe of the docs")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	for _, cmd := range []string{"cycleabi", "cycleabi-export"} {
-		build := exec.Command("go", "build", "-o", filepath.Join(bin, cmd), "./cmd/"+cmd)
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, out)
-		}
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "./cmd/cycleabi")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build cycleabi: %v\n%s", err, out)
 	}
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {

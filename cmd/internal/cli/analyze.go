@@ -7,15 +7,14 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
 type analyzeFlags struct {
-	in          clibase.AnalyzeInputs
-	invocations clibase.InvocationFlags
+	in          AnalyzeInputs
+	invocations InvocationFlags
 	format      string
 	table       string
 	top         int
@@ -91,7 +90,7 @@ I/O errors.`,
   cycleabi analyze rank0.bin rank1.bin --format json -o analysis.json
   cycleabi analyze capture.bin --format csv --table stages
   cycleabi analyze --invocation-manifest window.yaml --plan moe.yaml --format json -o window.analysis.json`,
-		Args: clibase.CapturesOrManifest,
+		Args: CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnalyze(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
@@ -113,7 +112,7 @@ func compareInputs(cmd *cobra.Command, d *analyze.Diff, strict bool) error {
 		return nil
 	}
 	if strict {
-		return clibase.Invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
+		return Invalid(fmt.Errorf("--strict: the analyses were made with different inputs: %s", strings.Join(d.InputDifferences, "; ")))
 	}
 	for _, line := range d.InputDifferences {
 		fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: warning: inputs differ: %s\n", line)
@@ -126,31 +125,31 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	switch f.format {
 	case "text", "json", "markdown":
 		if f.table != "" {
-			return clibase.Usage(errors.New("--table goes with --format csv"))
+			return Usage(errors.New("--table goes with --format csv"))
 		}
 	case "csv":
 		if f.table == "" {
-			return clibase.Usage(fmt.Errorf("--format csv needs --table (one of %v)", analyze.Tables))
+			return Usage(fmt.Errorf("--format csv needs --table (one of %v)", analyze.Tables))
 		}
 	default:
-		return clibase.Usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
+		return Usage(fmt.Errorf("--format %q: expected text, json, markdown or csv", f.format))
 	}
 	if f.perRank && f.format != "text" {
-		return clibase.Usage(fmt.Errorf("--per-rank goes with --format text (%s writes every rank)", f.format))
+		return Usage(fmt.Errorf("--per-rank goes with --format text (%s writes every rank)", f.format))
 	}
 	if f.top < 0 {
-		return clibase.Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+		return Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
 	invs, err := f.invocations.Resolve(paths, f.in.Ranks)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	inputs := paths
 	if invs != nil {
 		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
 	}
 	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	rep, err := f.in.Run(cmd, paths, invs)
 	if err != nil {
@@ -173,7 +172,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	if err != nil {
 		return err
 	}
-	return clibase.StrictWarned(cmd, f.strict, f.in.Warned)
+	return StrictWarned(cmd, f.strict, f.in.Warned)
 }
 
 // writeOutput writes a report to path ("-": stdout) as decode writes its
@@ -188,18 +187,14 @@ func writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) e
 func writeOutputFile(cmd *cobra.Command, path string, write func(io.Writer) error) (*render.Output, error) {
 	out, err := render.CreateOutput(path, cmd.OutOrStdout())
 	if err != nil {
-		return nil, clibase.Usage(err)
+		return nil, Usage(err)
 	}
 	if err := write(out); err != nil {
 		out.Abort()
-		var ue *clibase.ExitError
-		if errors.As(err, &ue) {
-			return nil, err
-		}
-		return nil, clibase.Usage(err)
+		return nil, err // its exit code is ExitCode's: a write error's is ExitUsage
 	}
 	if err := out.Commit(); err != nil {
-		return nil, clibase.Usage(err)
+		return nil, Usage(err)
 	}
 	return out, nil
 }

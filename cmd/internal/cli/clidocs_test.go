@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +22,7 @@ const cliDocsDir = "../../../docs/cli"
 // them. A page no command has any more is an error too.
 func TestCLIDocs(t *testing.T) {
 	t.Parallel()
-	root := newRootCmd(&clibase.Program{Name: "cycleabi"})
+	root := newRootCmd(&Program{Name: "cycleabi"})
 	want := map[string]bool{"README.md": true}
 	var index strings.Builder
 	index.WriteString("# Command reference\n\n" + generatedNote + "\n\n")

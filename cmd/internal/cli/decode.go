@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/perfetto"
@@ -22,18 +21,18 @@ import (
 )
 
 type decodeFlags struct {
-	layout        clibase.LayoutFlags
+	layout        LayoutFlags
 	output        string
 	format        string
 	soc           string
 	freqMHz       float64
 	detailedNames bool
 	namesFile     string
-	family        clibase.FamilyFlags
+	family        FamilyFlags
 	ownerLabel    string
 	ranks         []uint
 	deviceIDs     []uint
-	invocations   clibase.InvocationFlags
+	invocations   InvocationFlags
 	flows         string
 	maxFlows      int
 	negativeTS    string
@@ -46,7 +45,7 @@ func newDecodeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decode CAPTURE... [flags]",
 		Short: "Turn captures into a Chrome/Perfetto trace",
-		Long: clibase.HelpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
+		Long: HelpText(`decode checks each capture against the ABI (a raw buffer, a NumPy .npy
 file, or a MegaKernel Chrome JSON trace, plain or gzip) and writes one
 trace of them all: Chrome Trace Event JSON, or with --format perfetto (the
 default for -o NAME.pftrace) Perfetto's own protobuf, a quarter the size.
@@ -84,26 +83,26 @@ family the records leave open; the trace is written all the same), 2 for
 usage or I/O errors, 141
 when the reader of -o - goes away; SIGINT, SIGTERM and SIGHUP remove the
 temporary file and end decode with the signal.`),
-		Example: clibase.HelpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
+		Example: HelpText(`  cycleabi decode examples/moe_layer.bin --names examples/moe_layer.names.yaml
   cycleabi decode capture.npy --soc Ascend950 --detailed-names -o trace.json.gz
   cycleabi decode rank0.bin rank1.bin rank2.bin rank3.bin -o moe.json
   cycleabi decode capture.bin --names kernel.names.yaml -o trace.pftrace
   cycleabi decode a.bin b.bin --rank 4 --rank 5 {capacity args 32 48}
   cycleabi decode fwd.bin bwd.bin --step 3 --step 3 --direction forward --direction backward
   cycleabi decode --invocation-manifest window.yaml -o window.json`),
-		Args: clibase.CapturesOrManifest,
+		Args: CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDecode(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&f.output, "output", "o", "trace.json", `trace file; "-" for stdout; a name ending in .gz is gzip-compressed (default: trace.json, or trace.pftrace with --format perfetto)`)
 	fs.StringVar(&f.format, "format", "", `trace format: json (Chrome Trace Event JSON) or perfetto (native Perfetto protobuf); default: perfetto for a -o name ending in .pftrace or .perfetto-trace (before any .gz), else json`)
 	f.layout.Register(fs, "schedule (YAML or JSON) the kernel ran: the dependency arrows come from it, and its host plan stands in when the capture's headers state no layout")
-	clibase.RegisterFrequency(fs, &f.soc, &f.freqMHz)
+	RegisterFrequency(fs, &f.soc, &f.freqMHz)
 	fs.BoolVar(&f.detailedNames, "detailed-names", false, `owner and task number in event names ("Owner3_TaskType_MatMul_task2")`)
-	clibase.RegisterNames(fs, &f.namesFile)
+	RegisterNames(fs, &f.namesFile)
 	f.family.Register(fs, "MegaKernel", "kernel name in the process name")
 	fs.StringVar(&f.ownerLabel, "owner-label", "Owner", "prefix of the owner id in detailed names; default: the kernel family's owner label (Expert for MegaMoe), else Owner")
-	clibase.RegisterRanks(fs, &f.ranks)
+	RegisterRanks(fs, &f.ranks)
 	fs.UintSliceVar(&f.deviceIDs, "device-id", nil, "device id of each capture, repeated in order (default: the rank)")
 	fs.StringVar(&f.flows, "flows", "releasing", "dependency arrows with --plan: releasing, all or none")
 	fs.IntVar(&f.maxFlows, "max-flows", 0, "at most this many dependency arrows per capture (0: no cap)")
@@ -123,18 +122,18 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
 	req, err := f.layout.Request(fs)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	req.Partial = f.partial
 	flowMode, err := flows.ParseMode(f.flows)
 	if err != nil {
-		return clibase.Usage(fmt.Errorf("--flows: %w", err))
+		return Usage(fmt.Errorf("--flows: %w", err))
 	}
 	if f.maxFlows < 0 {
-		return clibase.Usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
+		return Usage(fmt.Errorf("--max-flows %d: must be 0 (no cap) or more", f.maxFlows))
 	}
 	if f.layout.PlanFile == "" && (fs.Changed("flows") || fs.Changed("max-flows")) {
-		return clibase.Usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
+		return Usage(errors.New("--flows and --max-flows need --plan SCHEDULE (the schedule the kernel ran)"))
 	}
 	// --flows none leaves the schedule to the layout: no arrows, and no
 	// check of the capture against its task table.
@@ -144,20 +143,20 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	invs, err := f.invocations.Resolve(paths, f.ranks)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	if invs != nil {
 		paths = invs.Captures
 	}
 	format, err := traceFormat(f.format, f.output)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	switch {
 	case f.negativeTS != negativeShift && f.negativeTS != negativeKeep:
-		return clibase.Usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
+		return Usage(fmt.Errorf("--negative-ts %q: want shift or keep", f.negativeTS))
 	case f.negativeTS == negativeKeep && format == formatPerfetto:
-		return clibase.Usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
+		return Usage(errors.New("--negative-ts keep: a Perfetto protobuf trace holds no negative timestamp (its writer always shifts them); keep goes with --format json"))
 	}
 	if format == formatPerfetto && !fs.Changed("output") {
 		f.output = "trace.pftrace"
@@ -167,39 +166,38 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	}
 	// Once the output's name is final, before any capture is read.
 	if err := outfile.SameFile(f.output, append([]string{f.namesFile, f.layout.PlanFile, f.invocations.Manifest}, paths...)...); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	// The JSON writer scans each capture again for its cores when it
 	// comes to write it (the Perfetto writer lays out every rank's
 	// tracks first).
-	l, err := clibase.Load(input.Options{
-		Paths: paths, Window: invs, Request: req, LayoutGiven: clibase.LayoutFlagsGiven(fs.Changed, &f.layout),
+	l, err := input.Load(input.Options{
+		Paths: paths, Window: invs, Request: req, LayoutGiven: LayoutFlagsGiven(fs.Changed, &f.layout),
 		Schedule: sched, Ranks: f.ranks,
 		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
 		NamesFile: f.namesFile, Family: f.family.Options(),
-		DropSlots: format == formatJSON, Warn: clibase.Stderr(cmd),
+		DropSlots: format == formatJSON, Warn: Stderr(cmd),
 	})
 	defer l.Close()
 	if err != nil {
 		var p *capture.Problem
-		var ee *clibase.ExitError
-		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated && errors.As(err, &ee) {
-			return &clibase.ExitError{Code: ee.Code, Err: fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", ee.Err)}
+		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated {
+			return fmt.Errorf("%w\n(decode --partial decodes what the file holds and lists what is missing)", err)
 		}
 		return err
 	}
 	src := l.Sources
 	deviceIDs, err := captureDeviceIDs(src.Ranks, f.deviceIDs)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
-	clibase.PrintNotes(cmd, src)
-	warned := clibase.PrintWarnings(cmd, src) + f.family.Warned
+	PrintNotes(cmd, src)
+	warned := PrintWarnings(cmd, src) + f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	var overlaps []string
 	opts := render.WriteOptions{AbsoluteTime: f.invocations.Absolute, FlowStats: make([]flows.Stats, len(inputs)),
@@ -207,7 +205,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	if fs.Changed("invocation-gap-us") {
 		opts.InvocationGapUs = &f.invocations.GapUs
 	}
-	bar := clibase.ProgressBar(cmd.ErrOrStderr(), records)
+	bar := ProgressBar(cmd.ErrOrStderr(), records)
 	if bar != nil {
 		opts.Progress = func(n int) { bar.Add(n) }
 	}
@@ -223,18 +221,18 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		out.Abort()
 		var u *perfetto.Unrepresentable
 		if errors.As(err, &u) {
-			return clibase.Invalid(err) // a record the format cannot hold
+			return Invalid(err) // a record the format cannot hold
 		}
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 
 	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
 		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
 	})
-	return clibase.StrictWarned(cmd, f.strict, warned)
+	return StrictWarned(cmd, f.strict, warned)
 }
 
 // decodeSummary is what decode's closing line says besides the inputs.
@@ -271,10 +269,10 @@ func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stat
 	}
 	layout := ""
 	if len(inputs) == 1 {
-		layout = "; layout " + clibase.LayoutPhrase(inputs[0].Decoded.Layout)
+		layout = "; layout " + LayoutPhrase(inputs[0].Decoded.Layout)
 	} else {
 		for _, in := range inputs {
-			fmt.Fprintf(stderr, "cycleabi: %s: layout %s\n", rankedName(in), clibase.LayoutPhrase(in.Decoded.Layout))
+			fmt.Fprintf(stderr, "cycleabi: %s: layout %s\n", rankedName(in), LayoutPhrase(in.Decoded.Layout))
 		}
 	}
 	arrowsPhrase := ""

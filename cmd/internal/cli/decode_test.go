@@ -13,8 +13,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
-	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/plan"
@@ -25,20 +23,9 @@ import (
 func runMain(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	p := &clibase.Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, NewExporter: testExporter, Root: newRootCmd}
+	p := &Program{Name: "cycleabi", Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}
 	code = p.Run(t.Context())
 	return out.String(), errOut.String(), code
-}
-
-// testExporter is how the in-process tests export: as cycleabi-export
-// does, with package export's writer (a test's imports are not the
-// cycleabi binary's; tests/imports holds the binary to that).
-func testExporter(dir string) (clibase.Exporter, error) {
-	w, err := export.Create(dir)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
 }
 
 type cliTrace struct {
@@ -84,8 +71,8 @@ func TestDecodeCommand(t *testing.T) {
 	out := filepath.Join(dir, "trace.json")
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", out, "--names", names, "--detailed-names",
 		"--kernel-name", "MoE", "--owner-label", "Expert", "--soc", "Ascend910B2")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -121,8 +108,8 @@ func TestDecodeCommand(t *testing.T) {
 
 	// --freq-mhz overrides the SoC; the trace then records an unknown SoC.
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", out, "--freq-mhz", "1000", "--rank", "4", "--device-id", "9")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
@@ -145,8 +132,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	t.Chdir(t.TempDir())
 
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", "-")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if got := len(parseCLITrace(t, []byte(stdout)).TraceEvents); got != 8 {
 		t.Errorf("len(parseCLITrace(t, []byte(stdout)).TraceEvents) = %d, want 8", got)
@@ -160,8 +147,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	}
 
 	stdout, stderr, code = runMain(t, "decode", capturePath, "-o", "t.json.gz")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -185,8 +172,8 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 
 	// The default output is trace.json in the working directory.
 	_, stderr, code = runMain(t, "decode", capturePath)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	_, err = os.Stat("trace.json")
 	if err != nil {
@@ -214,8 +201,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", "t.pftrace")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if !strings.Contains(stderr, "written to t.pftrace; layout ") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to t.pftrace; layout ")
@@ -232,8 +219,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, err = os.ReadFile("trace.pftrace")
 	if err != nil {
@@ -244,8 +231,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", "t.perfetto-trace.gz")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	f, err := os.Open("t.perfetto-trace.gz")
 	if err != nil {
@@ -265,8 +252,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "json", "-o", "j.pftrace")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, _ = os.ReadFile("j.pftrace")
 	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
@@ -279,16 +266,16 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	// The reverse is written as asked, with the same kind of warning; a
 	// name that claims neither format draws none.
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto", "-o", "p.json.gz")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
 	for _, args := range [][]string{{"-o", "n.bin", "--format", "perfetto"}, {"-o", "n.trace", "--format", "json"}, {"-o", "x.pftrace"}, {"-o", "x.json"}} {
 		_, stderr, code = runMain(t, append([]string{"decode", capturePath}, args...)...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		if strings.Contains(stderr, "warning: ") {
 			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "warning: ")
@@ -296,8 +283,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 	if want := `--format "proto": want json or perfetto`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -305,8 +292,8 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 
 	// With the schedule it ran, the example's arrows are flows.
 	_, stderr, code = runMain(t, "decode", moeBin, "--plan", moeYAML, "-o", "moe.pftrace")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -326,8 +313,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 	out := filepath.Join(dir, "trace.json")
 
 	_, stderr, code := runMain(t, "decode", good, bad, "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	off := b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset)
 	if want := fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off); !strings.Contains(stderr, want) {
@@ -342,8 +329,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, code = runMain(t, "decode", bad, "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	data, _ := os.ReadFile(out)
 	if got := string(data); got != "old" {
@@ -359,8 +346,8 @@ func TestDecodeCommandInvalid(t *testing.T) {
 	n.Put64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 5)
 	neg := writeCapture(t, "neg.npy", capturetest.NPY(n.Bytes()))
 	_, stderr, code = runMain(t, "decode", neg, "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	npyOff := int64(len(capturetest.NPY(nil))) + int64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset))
 	if want := fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff); !strings.Contains(stderr, want) {
@@ -406,8 +393,8 @@ func TestDecodeCommandUsage(t *testing.T) {
 			args = tc.args
 		}
 		_, stderr, code := runMain(t, args...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, ExitUsage)
 		}
 		if !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, tc.want)
@@ -447,8 +434,8 @@ func TestDecodeCommandRanks(t *testing.T) {
 		return x
 	}
 	_, stderr, code := runMain(t, "decode", r3, r1, "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, _ := os.ReadFile(out)
 	tr := parseCLITrace(t, data)
@@ -470,8 +457,8 @@ func TestDecodeCommandRanks(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", r3, r1, "--rank", "7", "--rank", "8", "--device-id", "0,1", "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
@@ -524,8 +511,8 @@ func TestRankFromName(t *testing.T) {
 func TestDecodeCommandHelp(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := runMain(t, "decode", "--help")
-	if code != clibase.ExitOK {
-		t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("code = %v, want %v", code, ExitOK)
 	}
 	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
 		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "--partial", "--negative-ts", "ui.perfetto.dev", "docs/decode.md"} {
@@ -541,8 +528,8 @@ func TestDecodeCommandHelp(t *testing.T) {
 	}
 	// The rank flags still parse after their DefValue was blanked.
 	_, _, code = runMain(t, "decode", "--help", "--rank", "1", "--rank", "2")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 }
 
@@ -555,15 +542,15 @@ func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := clibase.ProgressBar(f, 1<<30); got != nil {
+	if got := ProgressBar(f, 1<<30); got != nil {
 		t.Errorf("a file is not a terminal: progressBar(f, 1<<30) = %v, want nil", got)
 	}
-	if got := clibase.ProgressBar(&bytes.Buffer{}, 1<<30); got != nil {
+	if got := ProgressBar(&bytes.Buffer{}, 1<<30); got != nil {
 		t.Errorf("progressBar(&bytes.Buffer{}, 1<<30) = %v, want nil", got)
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
-		if got := clibase.ProgressBar(tty, 10); got != nil {
+		if got := ProgressBar(tty, 10); got != nil {
 			t.Errorf("short work gets no bar: progressBar(tty, 10) = %v, want nil", got)
 		}
 	}
@@ -599,20 +586,20 @@ func TestDecodeCommandPlan(t *testing.T) {
 
 	// An unused AIC/0 no longer needs the plan: AIC/1 states the capacity.
 	_, stderr, code := runMain(t, "decode", idle, "-o", out)
-	if code != clibase.ExitOK {
-		t.Errorf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
 	_, code, _ = runOut(t, "validate", idle)
-	if code != clibase.ExitOK {
-		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, ExitOK)
 	}
 
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -629,14 +616,14 @@ func TestDecodeCommandPlan(t *testing.T) {
 		t.Errorf("spans = %v, want 2", spans)
 	}
 	_, code, errOut := runOut(t, "validate", idle, "--plan", schedule)
-	if code != clibase.ExitOK {
-		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, ExitOK)
 	}
 
 	// --cube-slots overrides the plan's count; the headers contradict it.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if !strings.Contains(stderr, "layout-mismatch") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "layout-mismatch")
@@ -646,8 +633,8 @@ func TestDecodeCommandPlan(t *testing.T) {
 	}
 	// A schedule that does not plan is a usage error.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 	if !strings.Contains(stderr, "--plan") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "--plan")
@@ -672,8 +659,8 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 	capturePath := writeCapture(t, "cap.bin", b.Bytes())
 	out := filepath.Join(t.TempDir(), "trace.json")
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	want := []string{
 		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",
@@ -722,11 +709,11 @@ func TestDecodeNamesTraceRanksOnce(t *testing.T) {
 	dir := t.TempDir()
 	ex := "../../../examples/moe_layer.bin" // 10 records dropped: a warning per capture
 	two := filepath.Join(dir, "two.json")
-	if _, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two); code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	_, stderr, code := runMain(t, "decode", two, "-o", filepath.Join(dir, "again.json"))
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	for _, want := range []string{
@@ -762,8 +749,8 @@ func TestSwappedNamesAndPlan(t *testing.T) {
 		{[]string{"analyze", ex, "--names", ex}, "cycleabi: --names " + ex + " is not a names file: it is binary data (a capture?), which commands take as an argument\n"},
 	} {
 		_, stderr, code := runMain(t, c.args...)
-		if code != clibase.ExitUsage || stderr != c.want {
-			t.Errorf("%v: code %d, stderr %q; want %d, %q", c.args, code, stderr, clibase.ExitUsage, c.want)
+		if code != ExitUsage || stderr != c.want {
+			t.Errorf("%v: code %d, stderr %q; want %d, %q", c.args, code, stderr, ExitUsage, c.want)
 		}
 	}
 }

@@ -7,14 +7,14 @@ import (
 	"io/fs"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/infile"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
 type diffFlags struct {
-	in            clibase.AnalyzeInputs
+	in            AnalyzeInputs
 	format        string
 	top           int
 	output        string
@@ -59,7 +59,7 @@ Exit status: 0 on success, 1 when an input is invalid or the ABIs differ,
   cycleabi diff before.json after.bin --format markdown`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return clibase.Usage(errors.New("diff needs BASE and NEW"))
+				return Usage(errors.New("diff needs BASE and NEW"))
 			}
 			return nil
 		},
@@ -79,13 +79,13 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	switch f.format {
 	case "text", "json", "markdown":
 	default:
-		return clibase.Usage(fmt.Errorf("--format %q: expected text, json or markdown", f.format))
+		return Usage(fmt.Errorf("--format %q: expected text, json or markdown", f.format))
 	}
 	if f.top < 0 {
-		return clibase.Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
+		return Usage(fmt.Errorf("--top %d: must be 0 (all) or more", f.top))
 	}
 	if err := outfile.SameFile(f.output, f.in.Files(args)...); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	var reps [2]*analyze.Report
 	for i, path := range args {
@@ -98,7 +98,7 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 	if err != nil {
 		// ABIs that differ, or sections that do not pair: what the
 		// inputs hold, not how diff was asked.
-		return clibase.Invalid(err)
+		return Invalid(err)
 	}
 	if err := compareInputs(cmd, d, f.strict); err != nil {
 		return err
@@ -115,16 +115,16 @@ func runDiff(cmd *cobra.Command, args []string, f *diffFlags) error {
 }
 
 // diffInput reads a report, or analyzes a capture or a JSON trace.
-func diffInput(cmd *cobra.Command, in *clibase.AnalyzeInputs, path string) (*analyze.Report, error) {
+func diffInput(cmd *cobra.Command, in *AnalyzeInputs, path string) (*analyze.Report, error) {
 	// Opened as every command opens an input: a trace is analyzed.
-	if kind, err := clibase.TellInput(path); err != nil {
+	if kind, err := input.TellInput(path); err != nil {
 		return nil, err
 	} else if kind.IsTrace {
 		return in.Run(cmd, []string{path}, nil)
 	}
 	file, st, err := infile.Open(path)
 	if err != nil {
-		return nil, clibase.Usage(err)
+		return nil, Usage(err)
 	}
 	head := make([]byte, 512)
 	n, _ := io.ReadFull(file, head)
@@ -135,21 +135,21 @@ func diffInput(cmd *cobra.Command, in *clibase.AnalyzeInputs, path string) (*ana
 	}
 	defer file.Close()
 	if st.Size() > maxReportBytes {
-		return nil, clibase.Usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
+		return nil, Usage(fmt.Errorf("%s: a %d-byte report is larger than the %d bytes diff reads", path, st.Size(), maxReportBytes))
 	}
 	// Streamed from the file already open (and checked), up to the bound
 	// in case it grew since; what is read is never held whole.
 	r, err := analyze.ReadReportToCompare(path, io.NewSectionReader(file, 0, maxReportBytes))
 	var one [1]byte
 	if n, _ := file.ReadAt(one[:], maxReportBytes); n > 0 {
-		return nil, clibase.Usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
+		return nil, Usage(fmt.Errorf("%s: the report grew past the %d bytes diff reads while it was read", path, maxReportBytes))
 	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return nil, clibase.Usage(err) // the file could not be read
+			return nil, Usage(err) // the file could not be read
 		}
-		return nil, clibase.Invalid(err)
+		return nil, Invalid(err)
 	}
 	return r, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/cobra"
@@ -12,16 +11,16 @@ import (
 
 func newDumpCmd() *cobra.Command {
 	var (
-		layout    clibase.LayoutFlags
+		layout    LayoutFlags
 		slot      string
 		records   int
-		family    clibase.FamilyFlags
+		family    FamilyFlags
 		namesFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "dump CAPTURE [flags]",
 		Short: "Show a capture's bytes field by field",
-		Long: clibase.HelpText(`dump prints a capture (a raw buffer, or a NumPy .npy file) the way
+		Long: HelpText(`dump prints a capture (a raw buffer, or a NumPy .npy file) the way
 flatc --annotate shows a FlatBuffer: for every field of each slot's header
 and of its first records, the file offset, the raw bytes, the schema's field
 name and type, the decoded value and what it means (core type, descriptor
@@ -37,31 +36,31 @@ shows the problem and the first header, and exits 1.
 
 Exit status: 0 when the capture was shown (whatever it holds), 1 when its
 layout cannot be resolved, 2 for usage or I/O errors.`),
-		Example: clibase.HelpText(`  cycleabi dump examples/moe_layer.bin | less
+		Example: HelpText(`  cycleabi dump examples/moe_layer.bin | less
   cycleabi dump capture.npy --slot AIV/3 --records 100
   cycleabi dump capture.bin --records 0 {capacity args 80}`),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return clibase.Usage(errors.New("dump takes one CAPTURE"))
+				return Usage(errors.New("dump takes one CAPTURE"))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req, err := layout.Request(cmd.Flags())
 			if err != nil {
-				return clibase.Usage(err)
+				return Usage(err)
 			}
 			fam, err := family.Resolve("")
 			if err != nil {
-				return clibase.Usage(err)
+				return Usage(err)
 			}
 			names, err := input.LoadNames(namesFile)
 			if err != nil {
-				return clibase.ExitForInput(err)
+				return err
 			}
 			c, err := capture.Open(args[0])
 			if err != nil {
-				return clibase.ExitFor(err)
+				return input.WordRequest(err)
 			}
 			defer c.Close()
 			err = dump.Write(cmd.OutOrStdout(), c, dump.Options{Layout: req, Slot: slot, Records: records, Family: fam, Names: names})
@@ -69,9 +68,9 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 			case err == nil:
 				return nil
 			case errors.Is(err, dump.ErrNoLayout):
-				return clibase.Silent(clibase.ExitInvalid) // the problem is in the dump
+				return Silent(ExitInvalid) // the problem is in the dump
 			}
-			return clibase.ExitFor(err)
+			return input.WordRequest(err)
 		},
 	}
 	fs := cmd.Flags()
@@ -79,6 +78,6 @@ layout cannot be resolved, 2 for usage or I/O errors.`),
 	fs.StringVar(&slot, "slot", "", "show only this slot (AIC/3, AIV/17), even when unused")
 	fs.IntVar(&records, "records", dump.DefaultRecords, "records shown per slot; -1 shows them all")
 	family.Register(fs, "MegaKernel", "")
-	clibase.RegisterNames(fs, &namesFile)
+	RegisterNames(fs, &namesFile)
 	return cmd
 }

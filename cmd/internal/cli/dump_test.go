@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -13,8 +12,8 @@ func TestDumpCommand(t *testing.T) {
 	t.Parallel()
 	path := writeCapture(t, "ok.bin", validCapture().Bytes())
 	out, code, errOut := runOut(t, "dump", path, "--records", "1")
-	if code != clibase.ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
 	}
 	if !strings.Contains(out, "0x20067 TaskType_MatMul") {
 		t.Errorf("out = %q, want it to contain %q", out, "0x20067 TaskType_MatMul")
@@ -27,8 +26,8 @@ func TestDumpCommand(t *testing.T) {
 	}
 
 	out, code, _ = runOut(t, "dump", path, "--slot", "AIV/9")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if !strings.Contains(out, "AIV/9 @") {
 		t.Errorf("out = %q, want it to contain %q", out, "AIV/9 @")
@@ -38,8 +37,8 @@ func TestDumpCommand(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 20)
 	bad := writeCapture(t, "bad.bin", b.Bytes())
 	out, code, _ = runOut(t, "dump", bad)
-	if code != clibase.ExitInvalid {
-		t.Errorf("a capture without a layout is shown as far as it goes, exit 1: code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("a capture without a layout is shown as far as it goes, exit 1: code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "error bad-capacity AIC/0 @0x18: record_capacity=20"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -57,8 +56,8 @@ func TestDumpCommand(t *testing.T) {
 		{"dump", path, "--aiv-capacity", "16"},
 	} {
 		_, code, errOut := runOut(t, args...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, ExitUsage)
 		}
 	}
 }
@@ -68,8 +67,8 @@ func TestDumpCommandPlan(t *testing.T) {
 	t.Parallel()
 	idle, schedule := idleFirstSlot(t)
 	out, code, _ := runOut(t, "dump", idle)
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if want := "(found: 24 cube slots from the AIV/0 header at @0x3600, AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused))"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -78,8 +77,8 @@ func TestDumpCommandPlan(t *testing.T) {
 		t.Errorf("out = %q, want no %q", out, "hint:")
 	}
 	out, code, errOut := runOut(t, "dump", idle, "--plan", schedule)
-	if code != clibase.ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
 	}
 	if strings.Contains(out, "plan-mismatch") {
 		t.Errorf("the headers agree with the plan: out = %q, want no %q", out, "plan-mismatch")

@@ -6,9 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
 // exportFiles lists the files of an export folder, relative to it.
@@ -48,15 +45,15 @@ func wantExport(t *testing.T, dir string) {
 	}
 }
 
-// In this process export writes through testExporter, as in
-// cycleabi-export: the folder appears whole and stderr counts the records.
+// export writes the folder in this process: it appears whole and stderr
+// counts the records.
 // Not in parallel: export sets the process's soft memory limit for its
 // run (debug.SetMemoryLimit), and two runs at once could leave it set.
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
 	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
+	if code != ExitOK {
+		t.Fatalf("code = %v, want %v; stderr: %s", code, ExitOK, stderr)
 	}
 	if stdout != "" {
 		t.Errorf("stdout = %q, want empty", stdout)
@@ -67,31 +64,33 @@ func TestExportCommand(t *testing.T) {
 	wantExport(t, out)
 }
 
-// A cycleabi-export run by a cycleabi of another ABI (abiEnv) refuses,
-// names both fingerprints and how to install a matching pair, and writes
-// nothing; run by its own ABI, or directly (no abiEnv), it exports.
-func TestExportRefusesAnotherABI(t *testing.T) {
+// Every note, warning and --strict line export writes begins with the
+// program's name: the kernel family's (package input's, through
+// Options.Warn), the trace's (PrintWarnings) and --strict's
+// (StrictWarned).
+func TestExportNamesItself(t *testing.T) {
 	dir := t.TempDir()
-	other := strings.Repeat("0", len(abi.FingerprintHex))
-	t.Setenv(clibase.ABIEnv, other)
-	out := filepath.Join(dir, "other")
-	_, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", out)
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	// A trace of MegaMoe read under --kernel-name MegaMoeGrad (a note, and
+	// a warning: its desc id is not that family's), whose metadata lists
+	// a rank with no events (a trace warning).
+	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
+	meta := `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":1},{"rank":2,"recordCount":3}],"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"MegaMoe","ownerLabel":"Expert"}`
+	trace := filepath.Join(dir, "moe.json")
+	if err := os.WriteFile(trace, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{"fingerprint " + abi.FingerprintHex, "another ABI (fingerprint " + other + ")", "make build", "go install github.com/megakernel/cycleabi/cmd/cycleabi-export@"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	_, stderr, code := runMain(t, "export", "--strict", trace, "--kernel-name", "MegaMoeGrad", "-o", filepath.Join(dir, "out"))
+	if code != ExitInvalid {
+		t.Fatalf("code %d, want %d (--strict):\n%s", code, ExitInvalid, stderr)
+	}
+	for _, want := range []string{
+		"cycleabi: note: " + trace + `: --kernel-name "MegaMoeGrad" applied over the data's kernel name "MegaMoe"`,
+		"cycleabi: warning: " + trace + ": kernel family MegaMoeGrad",
+		"cycleabi: warning: " + trace + ": megaKernelCycleTrace.ranks[1] (rank 2) has no events",
+		"cycleabi: --strict: the inputs drew the warnings above",
+	} {
+		if !strings.Contains(stderr, "\n"+want) && !strings.HasPrefix(stderr, want) {
+			t.Errorf("stderr lacks a line beginning %q:\n%s", want, stderr)
 		}
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("os.Stat(out): err = %v, want not exist: nothing is written for another ABI", err)
-	}
-
-	t.Setenv(clibase.ABIEnv, abi.FingerprintHex)
-	same := filepath.Join(dir, "same")
-	if _, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "-o", same); code != clibase.ExitOK {
-		t.Fatalf("the same ABI: code = %v, want %v; stderr: %s", code, clibase.ExitOK, stderr)
-	}
-	wantExport(t, same)
 }

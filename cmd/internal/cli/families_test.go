@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // familyCase is a capture of one kernel family, synthesized from a
@@ -165,14 +163,14 @@ func TestKernelFamilyCaptures(t *testing.T) {
 			}
 			capPath := filepath.Join(dir, "c.bin")
 			_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-			if code != clibase.ExitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+			if code != ExitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 			}
 
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code = runMain(t, append([]string{"decode", capPath, "-o", out}, c.flags...)...)
-			if code != clibase.ExitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+			if code != ExitOK {
+				t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 			}
 			data, err := os.ReadFile(out)
 			if err != nil {
@@ -199,8 +197,8 @@ func TestKernelFamilyCaptures(t *testing.T) {
 					args = append(args, "--plan", sched)
 				}
 				stdout, errOut, code := runMain(t, args...)
-				if code != clibase.ExitOK {
-					t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+				if code != ExitOK {
+					t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 				}
 				var a familyAnalysis
 				if err := json.Unmarshal([]byte(stdout), &a); err != nil {
@@ -247,15 +245,15 @@ func TestKernelFamilyChoice(t *testing.T) {
 	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 
 	eventNames := func(args ...string) string {
 		out := filepath.Join(dir, "t.json")
 		_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, args...)...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -304,8 +302,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	// Detailed names carry the family's owner label unless one is given.
 	out := filepath.Join(dir, "d.json")
 	_, errOut, code = runMain(t, "decode", capPath, "-o", out, "--kernel-name", "MegaMoe", "--detailed-names")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -316,8 +314,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	}
 
 	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json", "--kernel-family", "none")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 	var a familyAnalysis
 	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
@@ -330,8 +328,8 @@ func TestKernelFamilyChoice(t *testing.T) {
 	for _, cmd := range [][]string{{"decode", capPath, "-o", filepath.Join(dir, "x.json")}, {"analyze", capPath}, {"validate", capPath},
 		{"dump", capPath}, {"report", capPath, "-o", filepath.Join(dir, "r.html")}, {"diff", capPath, capPath}} {
 		_, errOut, code := runMain(t, append(cmd, "--kernel-family", "MoE")...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: code = %v, want %v", cmd, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: code = %v, want %v", cmd, code, ExitUsage)
 		}
 		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph, MegaMhc,`; !strings.Contains(errOut, want) {
 			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
@@ -361,20 +359,20 @@ vector_task_indices: [1]
 	}
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 
 	out, _, code := runMain(t, "validate", capPath)
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if strings.Contains(out, "unknown-task-type") {
 		t.Errorf("141 is ShmemGetMem in the seed's table: out = %q, want no %q", out, "unknown-task-type")
 	}
 	out, _, code = runMain(t, "validate", capPath, "--kernel-name", "MegaMoe")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if !strings.Contains(out, "warning unknown-task-type") {
 		t.Errorf("out = %q, want it to contain %q", out, "warning unknown-task-type")
@@ -384,8 +382,8 @@ vector_task_indices: [1]
 	}
 
 	out, _, code = runMain(t, "dump", capPath, "--kernel-name", "MegaMoe", "--slot", "AIC/0")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if !strings.Contains(out, "0x10002 GMM1") {
 		t.Errorf("out = %q, want it to contain %q", out, "0x10002 GMM1")
@@ -405,11 +403,11 @@ func TestSchemaOwnTableAmbiguity(t *testing.T) {
 	aiv := "../../../examples/aiv_pipeline.npy"
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, errOut, code := runMain(t, "decode", aiv, "--soc", "Ascend950", "-o", out)
-	if code != clibase.ExitOK || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "--kernel-family none if it is of the schema's own") {
+	if code != ExitOK || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "--kernel-family none if it is of the schema's own") {
 		t.Errorf("code %v, stderr %q: want a warning naming --kernel-family none", code, errOut)
 	}
 	_, errOut, code = runMain(t, "decode", aiv, "--soc", "Ascend950", "--kernel-family", "none", "-o", out)
-	if code != clibase.ExitOK || strings.Contains(errOut, "warning") {
+	if code != ExitOK || strings.Contains(errOut, "warning") {
 		t.Errorf("--kernel-family none: code %v, stderr %q: want no warning", code, errOut)
 	}
 }

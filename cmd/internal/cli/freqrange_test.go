@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // --freq-mhz is held to the range a trace's cycleFrequencyMHz is (0.001
@@ -23,8 +21,8 @@ func TestFreqMHzRange(t *testing.T) {
 			{"1e300", "1e+300"}, {"0.0009", "0.0009"}, {"1000001", "1.000001e+06"}} {
 			out := filepath.Join(t.TempDir(), "out")
 			_, stderr, code := runMain(t, cmd, capture, "--freq-mhz", v[0], "-o", out)
-			if code != clibase.ExitUsage {
-				t.Errorf("%s --freq-mhz %s: code = %v, want %v; stderr: %s", cmd, v[0], code, clibase.ExitUsage, stderr)
+			if code != ExitUsage {
+				t.Errorf("%s --freq-mhz %s: code = %v, want %v; stderr: %s", cmd, v[0], code, ExitUsage, stderr)
 			}
 			if want := "cycleabi: --freq-mhz " + v[1] + " is not a system-counter frequency (0.001 to 1e+06 MHz)\n"; stderr != want {
 				t.Errorf("%s --freq-mhz %s: stderr = %q, want %q", cmd, v[0], stderr, want)
@@ -36,8 +34,8 @@ func TestFreqMHzRange(t *testing.T) {
 	}
 	// The ends of the range are frequencies.
 	for _, v := range []string{"0.001", "1e6"} {
-		if _, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v); code != clibase.ExitOK || strings.Contains(stderr, "frequency") {
-			t.Errorf("analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, clibase.ExitOK, stderr)
+		if _, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v); code != ExitOK || strings.Contains(stderr, "frequency") {
+			t.Errorf("analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, ExitOK, stderr)
 		}
 	}
 }

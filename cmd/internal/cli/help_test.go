@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -16,8 +15,8 @@ import (
 func TestHelpFollowsSchema(t *testing.T) {
 	t.Parallel()
 	root, _, code := runMain(t, "--help")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 	if want := fmt.Sprintf("core appends %d-byte cycle records", abi.ProfileRecordSize); !strings.Contains(root, want) {
 		t.Errorf("root = %q, want it to contain %q", root, want)
@@ -30,8 +29,8 @@ func TestHelpFollowsSchema(t *testing.T) {
 	}
 	for _, cmd := range []string{"decode", "validate", "dump"} {
 		help, _, code := runMain(t, cmd, "--help")
-		if code != clibase.ExitOK {
-			t.Errorf("%s: code = %v, want %v", cmd, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Errorf("%s: code = %v, want %v", cmd, code, ExitOK)
 		}
 		for _, p := range []string{"{capacity", "{core types}", "{record size}"} {
 			if strings.Contains(help, p) {
@@ -71,19 +70,19 @@ func TestHelpTextPlaceholders(t *testing.T) {
 	for i, f := range flags {
 		args += fmt.Sprintf(" %s %d", f, []int{7, 9}[min(i, 1)])
 	}
-	if got := clibase.HelpText("x {capacity args 7 9} y"); got != "x"+args+" y" {
+	if got := HelpText("x {capacity args 7 9} y"); got != "x"+args+" y" {
 		t.Errorf("helpText(\"x {capacity args 7 9} y\") = %q, want %q", got, "x"+args+" y")
 	}
-	if got := clibase.HelpText("a {capacity args "); got != "a {capacity args " {
+	if got := HelpText("a {capacity args "); got != "a {capacity args " {
 		t.Errorf("an unclosed placeholder is left to be seen: helpText(\"a {capacity args \") = %q, want %q", got, "a {capacity args ")
 	}
-	if got := clibase.JoinLast([]string{"a", "b", "c"}, " and "); got != "a, b and c" {
+	if got := JoinLast([]string{"a", "b", "c"}, " and "); got != "a, b and c" {
 		t.Errorf("joinLast([]string{\"a\", \"b\", \"c\"}, \" and \") = %q, want %q", got, "a, b and c")
 	}
-	if got := clibase.JoinLast([]string{"a", "b"}, " with "); got != "a with b" {
+	if got := JoinLast([]string{"a", "b"}, " with "); got != "a with b" {
 		t.Errorf("joinLast([]string{\"a\", \"b\"}, \" with \") = %q, want %q", got, "a with b")
 	}
-	if got := clibase.JoinLast([]string{"a"}, " with "); got != "a" {
+	if got := JoinLast([]string{"a"}, " with "); got != "a" {
 		t.Errorf("joinLast([]string{\"a\"}, \" with \") = %q, want %q", got, "a")
 	}
 }
@@ -94,8 +93,8 @@ func TestHelpDefaultsOnce(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"plan", "synth", "validate", "dump", "decode", "merge", "analyze", "diff", "report"} {
 		help, _, code := runMain(t, cmd, "--help")
-		if code != clibase.ExitOK {
-			t.Errorf("%s: code = %v, want %v", cmd, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Errorf("%s: code = %v, want %v", cmd, code, ExitOK)
 		}
 		_, flags, _ := strings.Cut(help, "\nFlags:")
 		for _, line := range strings.Split(flags, "\n") {
@@ -112,13 +111,13 @@ func TestHelpDefaultsOnce(t *testing.T) {
 func TestHelpShape(t *testing.T) {
 	t.Parallel()
 	const maxLines = 100
-	for _, c := range newRootCmd(&clibase.Program{Name: "cycleabi"}).Commands() {
+	for _, c := range newRootCmd(&Program{Name: "cycleabi"}).Commands() {
 		if !c.IsAvailableCommand() {
 			continue
 		}
 		help, _, code := runMain(t, c.Name(), "--help")
-		if code != clibase.ExitOK {
-			t.Errorf("%s: code = %v, want %v", c.Name(), code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Errorf("%s: code = %v, want %v", c.Name(), code, ExitOK)
 		}
 		for _, want := range []string{"Usage:\n", "Examples:\n", "Flags:\n", "docs/cli/" + c.Name() + ".md", guideOf(c.Name())} {
 			if !strings.Contains(help, want) {

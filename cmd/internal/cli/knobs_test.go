@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -34,8 +33,8 @@ func TestDumpNames(t *testing.T) {
 	}
 
 	plain, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if strings.Contains(plain, "task stage") {
 		t.Errorf("plain = %q, want no %q", plain, "task stage")
@@ -45,8 +44,8 @@ func TestDumpNames(t *testing.T) {
 	}
 
 	out, stderr, code := runMain(t, "dump", path, "--slot", "AIC/0", "--names", names)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "task_id           u32  1 (task stage Gate)\n"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -68,8 +67,8 @@ func TestDumpNames(t *testing.T) {
 
 	trace := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code = runMain(t, "decode", path, "--names", names, "-o", trace)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, err := os.ReadFile(trace)
 	if err != nil {
@@ -98,8 +97,8 @@ func TestDumpNames(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "dump", path, "--names", filepath.Join(t.TempDir(), "missing.yaml"))
-	if code != clibase.ExitUsage {
-		t.Errorf("%s: code = %v, want %v", stderr, code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("%s: code = %v, want %v", stderr, code, ExitUsage)
 	}
 }
 
@@ -140,8 +139,8 @@ func TestDecodeNegativeTS(t *testing.T) {
 	// 50 MHz: the first record starts 100 cycles (2 µs) before time 0.
 	shifted := filepath.Join(dir, "shifted.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", shifted)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if got, want := ts(shifted), []string{"0", "4"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ts(shifted) = %v, want %v", got, want)
@@ -152,8 +151,8 @@ func TestDecodeNegativeTS(t *testing.T) {
 
 	kept := filepath.Join(dir, "kept.json")
 	_, stderr, code = runMain(t, "decode", path, "-o", kept, "--negative-ts", "keep")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if got, want := ts(kept), []string{"-2", "2"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("ts(kept) = %v, want %v", got, want)
@@ -163,15 +162,15 @@ func TestDecodeNegativeTS(t *testing.T) {
 	}
 
 	_, stderr, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.pftrace"), "--negative-ts", "keep")
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 	if !strings.Contains(stderr, "--negative-ts keep") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "--negative-ts keep")
 	}
 	_, _, code = runMain(t, "decode", path, "-o", filepath.Join(dir, "t.json"), "--negative-ts", "drop")
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 }
 
@@ -189,16 +188,16 @@ func TestDecodePartial(t *testing.T) {
 	path := writeCapture(t, "cut.bin", whole[:cut])
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "(decode --partial decodes what the file holds and lists what is missing)"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}
 
 	_, stderr, code = runMain(t, "decode", path, "-o", out, "--partial")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 64, AIV: 64})
 	if err != nil {
@@ -249,8 +248,8 @@ func TestDecodePartialNPY(t *testing.T) {
 	path := writeCapture(t, "cut.npy", whole[:30000])
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", path, "-o", out)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if !strings.Contains(stderr, "truncated .npy file") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "truncated .npy file")
@@ -259,8 +258,8 @@ func TestDecodePartialNPY(t *testing.T) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "decode --partial")
 	}
 	_, stderr, code = runMain(t, "decode", path, "-o", out, "--partial")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: " + path + ": truncated @0x7530: truncated .npy file: its header declares"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)

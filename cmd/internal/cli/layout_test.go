@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -38,24 +37,24 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 	for _, name := range []string{"rank2.bin", "rank2.npy"} {
 		capture := filepath.Join(dir, name)
 		out, code, errOut := runOut(t, "synth", schedule, "--seed", "3", "-o", capture)
-		if code != clibase.ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
 		}
 		if !strings.Contains(out, "--cube-slots 32") {
 			t.Fatalf("out = %q, want it to contain %q", out, "--cube-slots 32")
 		}
 
 		out, code, errOut = runOut(t, "validate", capture)
-		if code != clibase.ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
 		}
 		if !regexp.MustCompile(`layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`).MatchString(out) {
 			t.Errorf("out = %q, want a match for %s", out, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`)
 		}
 
 		out, code, _ = runOut(t, "validate", capture, "--format", "json")
-		if code != clibase.ExitOK {
-			t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("code = %v, want %v", code, ExitOK)
 		}
 		var doc validate.Document
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -89,8 +88,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 
 		trace := filepath.Join(dir, "trace.json")
 		_, stderr, code := runMain(t, "decode", capture, "-o", trace)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		if want := "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header at @0x"; !strings.Contains(stderr, want) {
 			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -119,8 +118,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		}
 
 		out, code, _ = runOut(t, "dump", capture, "--records", "0")
-		if code != clibase.ExitOK {
-			t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("code = %v, want %v", code, ExitOK)
 		}
 		if want := "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots"; !strings.Contains(out, want) {
 			t.Errorf("out = %q, want it to contain %q", out, want)
@@ -131,8 +130,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 
 		// analyze and diff read the capture as decode does: no flags.
 		out, code, errOut = runOut(t, "analyze", capture, "--format", "json")
-		if code != clibase.ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
 		}
 		var rep struct {
 			Ranks []struct {
@@ -153,14 +152,14 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 			t.Errorf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"])
 		}
 		out, code, errOut = runOut(t, "diff", capture, capture)
-		if code != clibase.ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
 		}
 
 		// So does a window of invocations (the input of cycleabi merge).
 		_, stderr, code = runMain(t, "decode", capture, capture, "--rank", "2", "--rank", "3", "--step", "1", "--step", "1", "-o", trace)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		if got := strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"); got != 2 {
 			t.Errorf("%s: got %v, want 2", stderr, got)
@@ -175,8 +174,8 @@ func TestDecodeCommandNPYWarnings(t *testing.T) {
 	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(b)/8)
 	path := writeCapture(t, "be.npy", append(capturetest.NPYWithHeader(hdr, b), 0xee, 0xee))
 	_, stderr, code := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if !strings.Contains(stderr, "warning: "+path+": bytes-after-layout") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "warning: "+path+": bytes-after-layout")
@@ -195,7 +194,7 @@ func capacityArgs(caps map[abi.CoreType]uint32, def uint32) []string {
 		if !ok {
 			v = def
 		}
-		args = append(args, "--"+clibase.CapacityFlagName(r.CoreType), strconv.FormatUint(uint64(v), 10))
+		args = append(args, "--"+CapacityFlagName(r.CoreType), strconv.FormatUint(uint64(v), 10))
 	}
 	return args
 }

@@ -1,12 +1,15 @@
 // Package cli is the cycleabi command line: its root command and every
-// subcommand but export's body, which is package clibase's with the
-// loading of inputs both programs share (cycleabi-export is built from
-// clibase alone).
+// subcommand, each in its own file (the work is done by the packages they
+// call); the exit codes and a program's run (program.go); the flags that
+// say how captures are read (layout, kernel family, frequency, names,
+// ranks, an invocation window), which fill package input's Options
+// (*flags.go), with input's errors mapped to exit codes (load.go); and
+// analyze's run over the inputs, which analyze, diff, report and export
+// share (inputs.go).
 //
 // Run executes one command line with the streams it is given; the package
 // keeps no state of its own, so runs may go on side by side (the tests'
-// do). Each subcommand lives in its own file; the work is done by the
-// packages they call.
+// do).
 package cli
 
 import (
@@ -14,24 +17,23 @@ import (
 	"io"
 	"strings"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/spf13/cobra"
 )
 
 // commands returns the subcommands, each built afresh for one run.
-func commands(p *clibase.Program) []*cobra.Command {
+func commands(p *Program) []*cobra.Command {
 	return []*cobra.Command{
-		newAnalyzeCmd(), newDecodeCmd(), newDiffCmd(), newDumpCmd(), clibase.NewExportCmd(p),
+		newAnalyzeCmd(), newDecodeCmd(), newDiffCmd(), newDumpCmd(), NewExportCmd(),
 		newMergeCmd(), newPlanCmd(), newReportCmd(), newSynthCmd(), newValidateCmd(),
 	}
 }
 
 // newRootCmd is cycleabi's command tree.
-func newRootCmd(p *clibase.Program) *cobra.Command {
+func newRootCmd(p *Program) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "cycleabi",
 		Short: "Plan, simulate, validate and decode MegaKernel cycle-trace captures",
-		Long: clibase.HelpText(`cycleabi works with the profiling buffer a MegaKernel writes on Ascend NPUs:
+		Long: HelpText(`cycleabi works with the profiling buffer a MegaKernel writes on Ascend NPUs:
 every {core types} core appends {record size}-byte cycle records into its own slot of one
 device buffer. The byte layout comes from abi/schema.yaml.
 
@@ -50,9 +52,9 @@ device buffer. The byte layout comes from abi/schema.yaml.
 		// Printed as "cycleabi version " + Version: cobra's default,
 		// which (unlike SetVersionTemplate) keeps text/template out of
 		// the binary (2.5 MB, 1.2 MiB of RSS).
-		Version: clibase.VersionText(),
+		Version: VersionText(),
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return clibase.Usage(err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return Usage(err) })
 	for _, c := range commands(p) {
 		if guide := guideOf(c.Name()); guide != "" {
 			c.Long = strings.TrimRight(c.Long, "\n") + "\n\nIn the cycleabi repository: docs/cli/" + c.Name() + ".md (this page) and " + guide + "."
@@ -88,5 +90,5 @@ func guideOf(command string) string {
 // cycleabi, reading stdin and writing stdout and stderr, and returns the
 // process exit code. ctx is the commands' context.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return (&clibase.Program{Name: "cycleabi", Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr, Root: newRootCmd}).Run(ctx)
+	return (&Program{Name: "cycleabi", Args: args, Stdin: stdin, Stdout: stdout, Stderr: stderr}).Run(ctx)
 }

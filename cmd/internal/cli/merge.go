@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/tracemerge"
@@ -77,7 +76,7 @@ few outer kernels), 2 for usage or I/O errors.`,
   cycleabi merge msprof_trace.json multi_rank.json --rank 3 -o merged_r3.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return clibase.Usage(errors.New("merge needs FRAMEWORK_TRACE and MEGAKERNEL_TRACE"))
+				return Usage(errors.New("merge needs FRAMEWORK_TRACE and MEGAKERNEL_TRACE"))
 			}
 			return nil
 		},
@@ -96,16 +95,16 @@ few outer kernels), 2 for usage or I/O errors.`,
 func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 	fs := cmd.Flags()
 	if f.output == "" {
-		return clibase.Usage(errors.New("merge needs -o MERGED"))
+		return Usage(errors.New("merge needs -o MERGED"))
 	}
 	if f.kernelIndex < 0 {
-		return clibase.Usage(fmt.Errorf("--kernel-index must be >= 0, got %d", f.kernelIndex))
+		return Usage(fmt.Errorf("--kernel-index must be >= 0, got %d", f.kernelIndex))
 	}
 	if fs.Changed("rank") && f.rank < 0 {
-		return clibase.Usage(fmt.Errorf("--rank must be >= 0, got %d", f.rank))
+		return Usage(fmt.Errorf("--rank must be >= 0, got %d", f.rank))
 	}
 	if err := outfile.SameFile(f.output, args...); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	o := tracemerge.Options{
 		Framework: args[0], MegaKernel: args[1],
@@ -120,7 +119,7 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 	}
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	res, err := tracemerge.Merge(out, o)
 	if err != nil {
@@ -128,12 +127,12 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 		var ie *tracemerge.InputError
 		var se *tracemerge.SelectionError
 		if errors.As(err, &ie) || errors.As(err, &se) {
-			return clibase.Invalid(err)
+			return Invalid(err)
 		}
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	if err := out.Commit(); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	stderr := cmd.ErrOrStderr()
 	for _, w := range res.Warnings {

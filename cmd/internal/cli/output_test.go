@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -59,8 +58,8 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"report", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, ExitUsage)
 		}
 		out := tc.args[len(tc.args)-1]
 		if !strings.Contains(stderr, "refusing to write "+out) {
@@ -93,8 +92,8 @@ func TestSynthStdout(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	stdout, stderr, code := runMain(t, "synth", filepath.Join(examples, "moe_layer.yaml"), "--capacity-scale", "0.8", "--seed", "1", "-o", "-")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	want, err := os.ReadFile(filepath.Join(examples, "moe_layer.bin"))
 	if err != nil {
@@ -125,8 +124,8 @@ func TestDevNullStaysADevice(t *testing.T) {
 		{"decode", capturePath, "-o", os.DevNull},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%v: %s: code = %v, want %v", args, stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v: %s: code = %v, want %v", args, stderr, code, ExitOK)
 		}
 		st, err := os.Stat(os.DevNull)
 		if err != nil {
@@ -141,8 +140,8 @@ func TestDevNullStaysADevice(t *testing.T) {
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	stdout, stderr, code := runMain(t, "--version")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	if len(lines) != 2 {
@@ -176,8 +175,8 @@ func TestPerfettoOutputIsNeverAnInput(t *testing.T) {
 		{"decode", capturePath, "-o", "./trace.pftrace", "--format", "json"},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", args, stderr, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: %s: code = %v, want %v", args, stderr, code, ExitUsage)
 		}
 		if !strings.Contains(stderr, "refusing to write") {
 			t.Errorf("%v: stderr = %q, want it to contain %q", args, stderr, "refusing to write")

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
@@ -58,7 +57,7 @@ func TestOutputsDigest(t *testing.T) {
 	var digests strings.Builder
 	for _, r := range runs {
 		stdout, stderr, code := runMain(t, r.args...)
-		if code != clibase.ExitOK {
+		if code != ExitOK {
 			t.Fatalf("cycleabi %s: exit %d\n%s", strings.Join(r.args, " "), code, stderr)
 		}
 		data, err := os.ReadFile(out(r.name))

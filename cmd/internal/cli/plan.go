@@ -8,7 +8,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
@@ -62,7 +61,7 @@ the offending value (exit status 1). YAML text is read under a cap of 8 MiB
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "text" && format != "json" && format != "flags" {
-				return clibase.Usage(fmt.Errorf("--format must be text, json or flags, got %q", format))
+				return Usage(fmt.Errorf("--format must be text, json or flags, got %q", format))
 			}
 			read := plan.PlanFile
 			if strict {
@@ -98,9 +97,9 @@ the offending value (exit status 1). YAML text is read under a cap of 8 MiB
 func scheduleError(err error) error {
 	var list *plan.ErrorList
 	if errors.As(err, &list) {
-		return clibase.Invalid(err)
+		return Invalid(err)
 	}
-	return clibase.Usage(err)
+	return Usage(err)
 }
 
 func printPlan(w io.Writer, file string, r plan.Result) error {
@@ -110,7 +109,7 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 		counts = append(counts, fmt.Sprintf("%d %s", r.Region(reg.CoreType).Workers, reg.CoreType))
 		slots = append(slots, fmt.Sprintf("%d %s", uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount), reg.CoreType))
 	}
-	workers := clibase.JoinLast(counts, " and ") + " workers"
+	workers := JoinLast(counts, " and ") + " workers"
 	if vector := r.Region(plan.VectorCores); r.Mode == plan.AIVPipeline {
 		workers = fmt.Sprintf("%d %s workers, each running the whole vector queue", vector.Workers, vector.CoreType)
 		if vector.Workers == 0 {

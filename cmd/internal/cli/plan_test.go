@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // runCaptured runs the command line like run does and returns what it
@@ -34,7 +32,7 @@ func TestPlanCommand(t *testing.T) {
 	t.Parallel()
 	const moe = "../../../examples/moe_layer.yaml"
 	out, code, errOut := runOut(t, "plan", moe)
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	for _, want := range []string{
@@ -75,11 +73,11 @@ func TestPlanCommandErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"plan", bad}, clibase.ExitInvalid, "s.yaml:1:14: num_workers: num_workers must be even"},
-		{[]string{"plan", writeSchedule(t, "tasks: [{task_type: Nope}]\n")}, clibase.ExitInvalid, `unknown task type "Nope"`},
-		{[]string{"plan", "no-such-file.yaml"}, clibase.ExitUsage, "no-such-file.yaml: schedule file not found"},
-		{[]string{"plan", bad, "--format", "xml"}, clibase.ExitUsage, "--format must be text, json or flags"},
-		{[]string{"plan"}, clibase.ExitUsage, "accepts 1 arg"},
+		{[]string{"plan", bad}, ExitInvalid, "s.yaml:1:14: num_workers: num_workers must be even"},
+		{[]string{"plan", writeSchedule(t, "tasks: [{task_type: Nope}]\n")}, ExitInvalid, `unknown task type "Nope"`},
+		{[]string{"plan", "no-such-file.yaml"}, ExitUsage, "no-such-file.yaml: schedule file not found"},
+		{[]string{"plan", bad, "--format", "xml"}, ExitUsage, "--format must be text, json or flags"},
+		{[]string{"plan"}, ExitUsage, "accepts 1 arg"},
 	} {
 		_, code, errOut := runOut(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
@@ -94,8 +92,8 @@ func TestPlanReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	path := writeSchedule(t, "num_workers: 3\ntasks:\n  - {task_type: MatMull}\ncube_task_indices: [0]\nvector_task_indices: [4]\n")
 	_, code, errOut := runOut(t, "plan", path)
-	if code != clibase.ExitInvalid {
-		t.Fatalf("exit %d, want %d: %v", code, clibase.ExitInvalid, errOut)
+	if code != ExitInvalid {
+		t.Fatalf("exit %d, want %d: %v", code, ExitInvalid, errOut)
 	}
 	// num_workers 3 is odd: nothing is planned over it, but the index past
 	// the table and the task type are reported with it.
@@ -115,16 +113,16 @@ func TestPlanYAMLCap(t *testing.T) {
 	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
 	_, code, errOut := runOut(t, "plan", path)
-	if code != clibase.ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
+	if code != ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
-	if _, code, errOut := runOut(t, "plan", path); code != clibase.ExitOK {
+	if _, code, errOut := runOut(t, "plan", path); code != ExitOK {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
 	_, code, errOut = runOut(t, "plan", path)
-	if code != clibase.ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
+	if code != ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 }
@@ -135,7 +133,7 @@ func TestPlanPipelineOneWorker(t *testing.T) {
 	t.Parallel()
 	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
 	out, code, errOut := runOut(t, "plan", path)
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
@@ -159,7 +157,7 @@ cube_task_indices: [0]
 vector_task_indices: [1]
 `)
 	out, errOut, code := runMain(t, "plan", path, "--format", "flags")
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// The reference: task 0 writes wait, compute and trigger (3), task 1
@@ -172,7 +170,7 @@ vector_task_indices: [1]
 		t.Errorf("stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
 	}
 	out, errOut, code = runMain(t, "plan", path, "--strict")
-	if code != clibase.ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers") {
+	if code != ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers") {
 		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	out, _, code = runMain(t, "plan", path, "--format", "json")
@@ -180,7 +178,7 @@ vector_task_indices: [1]
 		AIC      uint32   `json:"aic_record_capacity"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); code != clibase.ExitOK || err != nil || r.AIC != 16 || len(r.Warnings) != 1 {
+	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || r.AIC != 16 || len(r.Warnings) != 1 {
 		t.Errorf("--format json: exit %d, %v, %+v", code, err, r)
 	}
 }

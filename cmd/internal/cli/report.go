@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/outfile"
@@ -16,8 +15,8 @@ import (
 )
 
 type reportFlags struct {
-	in            clibase.AnalyzeInputs
-	invocations   clibase.InvocationFlags
+	in            AnalyzeInputs
+	invocations   InvocationFlags
 	base          []string
 	baseManifest  string
 	output        string
@@ -83,7 +82,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 		Example: `  cycleabi report examples/moe_layer.bin --plan examples/moe_layer.yaml --names examples/moe_layer.names.yaml -o report.html
   cycleabi report rank0.bin rank1.bin --base before/rank0.bin --base before/rank1.bin -o report.html
   cycleabi report --invocation-manifest after.yaml --base-invocation-manifest before.yaml -o report.html`,
-		Args: clibase.CapturesOrManifest,
+		Args: CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
@@ -91,7 +90,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	f.in.Register(fs)
 	f.invocations.RegisterLabels(fs)
 	fs.StringArrayVar(&f.base, "base", nil, "capture to compare with (repeat for several ranks), or one analyze --format json report (of a window too)")
-	fs.Var((*clibase.FileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
+	fs.Var((*FileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
 	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (kernel family, --plan, --names)")
@@ -101,7 +100,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	invs, err := f.invocations.Resolve(paths, f.in.Ranks)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	inputs := append([]string{}, paths...)
 	if invs != nil {
@@ -110,15 +109,15 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	var baseInvs *input.InvocationSet
 	if f.baseManifest != "" {
 		if len(f.base) > 0 {
-			return clibase.Usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
+			return Usage(errors.New("give the base either with --base or with --base-invocation-manifest, not both"))
 		}
-		if baseInvs, err = (&clibase.InvocationFlags{Manifest: f.baseManifest}).Resolve(nil, nil); err != nil {
-			return clibase.Usage(fmt.Errorf("--base-invocation-manifest: %w", err))
+		if baseInvs, err = (&InvocationFlags{Manifest: f.baseManifest}).Resolve(nil, nil); err != nil {
+			return Usage(fmt.Errorf("--base-invocation-manifest: %w", err))
 		}
 		inputs = append(append(inputs, f.baseManifest), baseInvs.Captures...)
 	}
 	if err := outfile.SameFile(f.output, append(f.in.Files(inputs), f.base...)...); err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	in := &report.Input{Kernel: f.in.Family.KernelName}
 	// Only the timelines the page can draw are made and kept: memory
@@ -133,7 +132,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		if timelines.Wants(r) {
 			var err error
 			if tl, err = analyze.NewTimeline(d, r, o, report.TimelineBins); err != nil {
-				return clibase.Usage(err)
+				return Usage(err)
 			}
 		}
 		timelines.Add(r, tl)
@@ -142,7 +141,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		// warnings can).
 		check, err := f.in.Sources.Check(i, validate.Options{Layout: f.in.Req, Family: f.in.Families[i], MaxFindings: 1})
 		if err != nil {
-			return clibase.Usage(err)
+			return Usage(err)
 		}
 		checks[r] = check
 		return nil
@@ -160,7 +159,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 			return err
 		}
 		if in.Diff, err = analyze.Compare(in.Base, rep, f.allowMismatch); err != nil {
-			return clibase.Invalid(err) // as for diff: ABIs or sections that do not pair
+			return Invalid(err) // as for diff: ABIs or sections that do not pair
 		}
 		if err := compareInputs(cmd, in.Diff, f.strict); err != nil {
 			return err
@@ -191,7 +190,7 @@ func pageSize(n int64) string {
 // path may be an analyze --format json report instead), or the base
 // window invs (non-nil) gives. --rank applies to the base when it has as
 // many captures as the report.
-func reportBase(cmd *cobra.Command, in *clibase.AnalyzeInputs, paths []string, invs *input.InvocationSet) (*analyze.Report, error) {
+func reportBase(cmd *cobra.Command, in *AnalyzeInputs, paths []string, invs *input.InvocationSet) (*analyze.Report, error) {
 	b := *in
 	if len(b.Ranks) != len(paths) || invs != nil {
 		b.Ranks = nil

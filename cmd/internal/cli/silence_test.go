@@ -15,7 +15,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -25,8 +24,8 @@ func TestDecodeWarnsBytesAfterLayout(t *testing.T) {
 	t.Parallel()
 	path := writeCapture(t, "trail.bin", append(validCapture().Bytes(), make([]byte, 96)...))
 	out, _, code := runMain(t, "validate", path)
-	if code != clibase.ExitOK {
-		t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("code = %v, want %v", code, ExitOK)
 	}
 	var line string
 	for l := range strings.Lines(out) {
@@ -42,8 +41,8 @@ func TestDecodeWarnsBytesAfterLayout(t *testing.T) {
 	}
 
 	_, stderr, code := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: " + path + ": " + line + "\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -51,8 +50,8 @@ func TestDecodeWarnsBytesAfterLayout(t *testing.T) {
 
 	// A capture that ends with its layout gets no such warning.
 	_, stderr, code = runMain(t, "decode", writeCapture(t, "ok.bin", validCapture().Bytes()), "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if strings.Contains(stderr, "bytes-after-layout") {
 		t.Errorf("stderr = %q, want no %q", stderr, "bytes-after-layout")
@@ -66,23 +65,23 @@ func TestDecodeSaysReplaced(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, args := range [][]string{{}, {"--format", "perfetto"}, {"-o", "named.json"}} {
 		_, stderr, code := runMain(t, append([]string{"decode", path}, args...)...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		if strings.Contains(stderr, "replaced") {
 			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "replaced")
 		}
 		_, stderr, code = runMain(t, append([]string{"decode", path}, args...)...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		if !strings.Contains(stderr, " (replaced the file that was there)") {
 			t.Errorf("%v: stderr = %q, want it to contain %q", args, stderr, " (replaced the file that was there)")
 		}
 	}
 	_, stderr, code := runMain(t, "decode", path, "-o", "-")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if !strings.Contains(stderr, "written to stdout;") {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to stdout;")
@@ -97,8 +96,8 @@ func TestReportSaysWhereAndSize(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "r.html")
 	for _, replaced := range []string{"", " (replaced the file that was there)"} {
 		_, stderr, code := runMain(t, "report", path, "-o", page)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 		}
 		st, err := os.Stat(page)
 		if err != nil {
@@ -110,8 +109,8 @@ func TestReportSaysWhereAndSize(t *testing.T) {
 		}
 	}
 	stdout, stderr, code := runMain(t, "report", path, "-o", "-")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := fmt.Sprintf("written to stdout, %d bytes", len(stdout)); !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -128,12 +127,12 @@ func TestValidateIdleWorkers(t *testing.T) {
 	dir := t.TempDir()
 	idle := filepath.Join(dir, "idle.bin")
 	_, stderr, code := runMain(t, "synth", moePlan, "--idle-cores", "5", "-o", idle)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	out, _, code := runMain(t, "validate", idle, "--plan", moePlan)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", out, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", out, code, ExitOK)
 	}
 	data, err := os.ReadFile(idle)
 	if err != nil {
@@ -164,8 +163,8 @@ func TestValidateIdleWorkers(t *testing.T) {
 		t.Errorf("out = %q, want no %q", out, "idle-worker")
 	}
 	_, _, code = runMain(t, "validate", idle, "--plan", moePlan, "--strict")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 
 	// The example with AIV/2's record_count 0, and AIV/4's too but with
@@ -211,8 +210,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 	}
 	base := filepath.Join(dir, "base.json")
 	_, stderr, code := runMain(t, "analyze", moeCapture, "--plan", moePlan, "--format", "json", "-o", base)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	data, err := os.ReadFile(base)
 	if err != nil {
@@ -234,8 +233,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := runMain(t, "diff", base, moeCapture, "--plan", plan2, "--strict")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if strings.Contains(stderr+out, "inputs differ") {
 		t.Errorf("stderr+out = %q, want no %q", stderr+out, "inputs differ")
@@ -244,8 +243,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 	namesLine := fmt.Sprintf("--names: base none, new %s (sha256 %s…)", moeNames, sha(moeNames)[:12])
 	planLine := fmt.Sprintf("--plan: base %s (sha256 %s…), new none", moePlan, sha(moePlan)[:12])
 	out, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: inputs differ: " + planLine + "\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -257,8 +256,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 		t.Errorf("%s", out)
 	}
 	out, _, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--format", "json")
-	if code != clibase.ExitOK {
-		t.Fatalf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("code = %v, want %v", code, ExitOK)
 	}
 	var d struct {
 		InputDifferences []string `json:"input_differences"`
@@ -270,8 +269,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 		t.Errorf("d.InputDifferences = %v, want %v", d.InputDifferences, want)
 	}
 	_, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--strict")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "--strict: the analyses were made with different inputs: " + planLine; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -279,8 +278,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 
 	// The kernel family the captures were read under, whatever chose it.
 	_, stderr, code = runMain(t, "diff", base, moeCapture, "--plan", moePlan, "--kernel-name", "MegaMoe")
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: inputs differ: --kernel-family: base None, new MegaMoe\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -288,8 +287,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 
 	page := filepath.Join(dir, "r.html")
 	_, stderr, code = runMain(t, "report", moeCapture, "--base", base, "-o", page)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
 	}
 	if want := "cycleabi: warning: inputs differ: " + planLine + "\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
@@ -299,8 +298,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 		t.Errorf("html = %q, want it to contain %q", html, "Inputs differ ("+planLine+")")
 	}
 	_, _, code = runMain(t, "report", moeCapture, "--base", base, "--strict", "-o", page)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // Every command tells its inputs apart with the one sniffer: a trace
@@ -17,7 +15,7 @@ func TestInputsSniffed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	data, err := os.ReadFile(trace)
@@ -32,12 +30,12 @@ func TestInputsSniffed(t *testing.T) {
 		return p
 	}
 	want, _, code := runMain(t, "analyze", trace)
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("analyze mk.json: code = %v", code)
 	}
 	spaced := write("spaced.json", append([]byte(strings.Repeat(" ", 600)), data...))
 	got, stderr, code := runMain(t, "analyze", spaced)
-	if got = strings.ReplaceAll(got, spaced, trace); code != clibase.ExitOK || got != want {
+	if got = strings.ReplaceAll(got, spaced, trace); code != ExitOK || got != want {
 		t.Errorf("analyze of the trace after 600 spaces: code = %v, %s\ngot %q\nwant %q", code, stderr, got, want)
 	}
 
@@ -53,8 +51,8 @@ func TestInputsSniffed(t *testing.T) {
 	}
 	u := write("utf16.json", utf16)
 	out, _, code := runMain(t, "validate", u)
-	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != clibase.ExitInvalid || !strings.Contains(out, want) {
-		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, clibase.ExitInvalid, want)
+	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != ExitInvalid || !strings.Contains(out, want) {
+		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, ExitInvalid, want)
 	}
 }
 
@@ -66,7 +64,7 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	again := filepath.Join(dir, "again.json")
@@ -77,15 +75,15 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != clibase.ExitOK || !strings.HasPrefix(stderr, want) {
-			t.Errorf("%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, clibase.ExitOK, want)
+		if code != ExitOK || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, ExitOK, want)
 		}
 	}
 	// Applied: the trace decode writes again is named by the flag.
 	if b, err := os.ReadFile(again); err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`) {
 		t.Errorf("decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
 	}
-	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != clibase.ExitOK || strings.Contains(stderr, "applied over") {
+	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != ExitOK || strings.Contains(stderr, "applied over") {
 		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
 	}
 	// Said once per run, as the family's other notes: a trace of three
@@ -93,11 +91,11 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	// lines for 1,024 ranks).
 	three := filepath.Join(dir, "three.json")
 	ex := "../../../examples/moe_layer.bin"
-	if _, stderr, code := runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three); code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	_, stderr, code := runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
-	if n := strings.Count(stderr, "applied over"); code != clibase.ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name") {
+	if n := strings.Count(stderr, "applied over"); code != ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name") {
 		t.Errorf("analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
 	}
 }
@@ -110,19 +108,19 @@ func TestAnalyzeMergedTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	mk, merged := filepath.Join(dir, "mk.json"), filepath.Join(dir, "merged.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk); code != ExitOK {
 		t.Fatalf("decode: %s: code = %v", stderr, code)
 	}
-	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != ExitOK {
 		t.Fatalf("merge: %s: code = %v", stderr, code)
 	}
 	for _, format := range []string{"text", "json"} {
 		want, stderr, code := runMain(t, "analyze", mk, "--format", format)
-		if code != clibase.ExitOK {
+		if code != ExitOK {
 			t.Fatalf("analyze mk.json: %s: code = %v", stderr, code)
 		}
 		got, stderr, code := runMain(t, "analyze", merged, "--format", format)
-		if code != clibase.ExitOK {
+		if code != ExitOK {
 			t.Fatalf("analyze merged.json: %s: code = %v", stderr, code)
 		}
 		const note = `a merged trace: its MegaKernel part is read, which merge placed under the framework's "MegaKernel_moe_layer_7f3a9c" at 1733800000240.375 µs; its records come from their cycles, which merge keeps (it moves only the events' timestamps)`

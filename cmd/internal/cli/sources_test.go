@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/jsontrace"
 )
 
@@ -67,7 +67,7 @@ func TestOpenInput(t *testing.T) {
 		{"gzip trace", gz, true, []uint32{0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := clibase.OpenInput(c.path)
+			in, err := input.OpenInput(c.path)
 			if err != nil {
 				t.Fatalf("OpenInput(%s): %v", c.path, err)
 			}
@@ -105,7 +105,7 @@ func TestOpenInput(t *testing.T) {
 	// What the opener yields as a capture file, validate then refuses as
 	// what it is: invalid input.
 	out, _, code := runMain(t, "validate", notTrace)
-	if code != clibase.ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
+	if code != ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
 		t.Errorf("validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
 	}
 
@@ -114,18 +114,18 @@ func TestOpenInput(t *testing.T) {
 		code       int
 		trace      bool // the error is a trace's, placed in it
 	}{
-		{"missing file", filepath.Join(dir, "missing.bin"), clibase.ExitUsage, false},
-		{"directory", dir, clibase.ExitUsage, false},
-		{"trace without megaKernelCycleTrace", noMeta, clibase.ExitInvalid, true},
-		{"truncated trace", cut, clibase.ExitInvalid, true},
+		{"missing file", filepath.Join(dir, "missing.bin"), ExitUsage, false},
+		{"directory", dir, ExitUsage, false},
+		{"trace without megaKernelCycleTrace", noMeta, ExitInvalid, true},
+		{"truncated trace", cut, ExitInvalid, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := clibase.OpenInput(c.path)
+			in, err := input.OpenInput(c.path)
 			if err == nil {
 				in.Close()
 				t.Fatalf("OpenInput(%s) succeeded, want an error", c.path)
 			}
-			if got := clibase.ExitCode(err); got != c.code {
+			if got := ExitCode(err); got != c.code {
 				t.Errorf("exitCode(%v) = %d, want %d", err, got, c.code)
 			}
 			var te *jsontrace.Error

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
@@ -61,26 +60,26 @@ decode and validate the layout it used.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return clibase.Usage(errors.New("-o CAPTURE is required"))
+				return Usage(errors.New("-o CAPTURE is required"))
 			}
 			f := capture.Raw
 			switch {
 			case format != "":
 				var ok bool
 				if f, ok = captureFormats[format]; !ok {
-					return clibase.Usage(fmt.Errorf("--format must be bin or npy, got %q", format))
+					return Usage(fmt.Errorf("--format must be bin or npy, got %q", format))
 				}
 			case strings.EqualFold(filepath.Ext(out), ".npy"):
 				f = capture.NPY
 			}
 			if sc := opts.CapacityScale; cmd.Flags().Changed("capacity-scale") && !(sc > 0 && !math.IsInf(sc, 1)) {
-				return clibase.Usage(fmt.Errorf("--capacity-scale must be positive, got %v", opts.CapacityScale))
+				return Usage(fmt.Errorf("--capacity-scale must be positive, got %v", opts.CapacityScale))
 			}
 			if opts.IdleCores < 0 {
-				return clibase.Usage(fmt.Errorf("--idle-cores must be >= 0, got %d", opts.IdleCores))
+				return Usage(fmt.Errorf("--idle-cores must be >= 0, got %d", opts.IdleCores))
 			}
 			if waitTimeout > synth.MaxWaitTimeout {
-				return clibase.Usage(fmt.Errorf("--wait-timeout must be at most %d cycles, got %d", uint64(synth.MaxWaitTimeout), waitTimeout))
+				return Usage(fmt.Errorf("--wait-timeout must be at most %d cycles, got %d", uint64(synth.MaxWaitTimeout), waitTimeout))
 			}
 			opts.WaitTimeout = waitTimeout
 			if opts.IdleCores > 0 && !cmd.Flags().Changed("wait-timeout") {
@@ -88,7 +87,7 @@ decode and validate the layout it used.`,
 			}
 
 			if err := outfile.SameFile(out, args[0]); err != nil {
-				return clibase.Usage(err)
+				return Usage(err)
 			}
 			s, err := plan.ParseFile(args[0])
 			if err != nil {
@@ -96,10 +95,10 @@ decode and validate the layout it used.`,
 			}
 			c, err := synth.Run(s, opts)
 			if err != nil {
-				return clibase.Invalid(err)
+				return Invalid(err)
 			}
 			if err := writeCaptureTo(out, cmd.OutOrStdout(), c.Buffer, f); err != nil {
-				return clibase.Usage(err)
+				return Usage(err)
 			}
 			w := cmd.OutOrStdout()
 			if out == outfile.Stdout {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // TestSynthCommand: the demo's command line reproduces the committed
@@ -18,7 +17,7 @@ func TestSynthCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "moe.bin")
 	out, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("exit %d: %v", code, errOut)
 	}
 	if !strings.Contains(out, "2974 records written, 10 dropped") ||
@@ -32,7 +31,7 @@ func TestSynthCommand(t *testing.T) {
 	}
 
 	npy := filepath.Join(dir, "moe.npy")
-	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != clibase.ExitOK {
+	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != ExitOK {
 		t.Fatal(errOut)
 	}
 	got, _ = os.ReadFile(npy)
@@ -56,15 +55,15 @@ vector_task_indices: [1]
 		code int
 		msg  string
 	}{
-		{[]string{"synth", deadlock, "-o", out}, clibase.ExitInvalid, "deadlock: AIC/0 runs task 0"},
-		{[]string{"synth", deadlock}, clibase.ExitUsage, "-o CAPTURE is required"},
-		{[]string{"synth", deadlock, "-o", out, "--format", "hdf5"}, clibase.ExitUsage, "--format must be bin or npy"},
-		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "0"}, clibase.ExitUsage, "--capacity-scale must be positive"},
-		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "NaN"}, clibase.ExitUsage, "--capacity-scale must be positive"},
-		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "Inf"}, clibase.ExitUsage, "--capacity-scale must be positive"},
-		{[]string{"synth", deadlock, "-o", out, "--idle-cores", "3", "--wait-timeout", "100"}, clibase.ExitInvalid, "cannot make 3 of 2 workers idle"},
-		{[]string{"synth", deadlock, "-o", out, "--wait-timeout", "18446744073709551615"}, clibase.ExitUsage, "--wait-timeout must be at most 4294967296 cycles"},
-		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, clibase.ExitUsage, "x.bin"},
+		{[]string{"synth", deadlock, "-o", out}, ExitInvalid, "deadlock: AIC/0 runs task 0"},
+		{[]string{"synth", deadlock}, ExitUsage, "-o CAPTURE is required"},
+		{[]string{"synth", deadlock, "-o", out, "--format", "hdf5"}, ExitUsage, "--format must be bin or npy"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "0"}, ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "NaN"}, ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--capacity-scale", "Inf"}, ExitUsage, "--capacity-scale must be positive"},
+		{[]string{"synth", deadlock, "-o", out, "--idle-cores", "3", "--wait-timeout", "100"}, ExitInvalid, "cannot make 3 of 2 workers idle"},
+		{[]string{"synth", deadlock, "-o", out, "--wait-timeout", "18446744073709551615"}, ExitUsage, "--wait-timeout must be at most 4294967296 cycles"},
+		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, ExitUsage, "x.bin"},
 	} {
 		_, code, errOut := runOut(t, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
@@ -75,7 +74,7 @@ vector_task_indices: [1]
 		t.Error("a failed synth left a capture behind")
 	}
 	// With a watchdog the deadlocked schedule simulates.
-	if _, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100"); code != clibase.ExitOK {
+	if _, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100"); code != ExitOK {
 		t.Errorf("with --wait-timeout: exit %d, %v", code, errOut)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // upstreamWindow writes a window trace as upstream's multi-invocation
@@ -56,7 +55,7 @@ func upstreamWindow(t *testing.T, mhz float64, durs []string) (string, float64) 
 func TestWindowFrequencyFromEvents(t *testing.T) {
 	path, spanUs := upstreamWindow(t, 1000, nil)
 	stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	var rep analyze.Report
@@ -75,7 +74,7 @@ func TestWindowFrequencyFromEvents(t *testing.T) {
 		t.Errorf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs)
 	}
 	stdout, stderr, code = runMain(t, "analyze", path, "--format", "json", "--freq-mhz", "50")
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -107,8 +106,8 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 	} {
 		for _, cmd := range []string{"analyze", "validate"} {
 			_, stderr, code := runMain(t, cmd, c.path)
-			if code != clibase.ExitInvalid {
-				t.Errorf("%s %s: code = %v, want %v:\n%s", cmd, c.path, code, clibase.ExitInvalid, stderr)
+			if code != ExitInvalid {
+				t.Errorf("%s %s: code = %v, want %v:\n%s", cmd, c.path, code, ExitInvalid, stderr)
 			}
 			for _, want := range c.wants {
 				if !strings.Contains(stderr, want) {
@@ -117,7 +116,7 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 			}
 		}
 		stdout, stderr, code := runMain(t, "analyze", c.path, "--format", "json", "--freq-mhz", "50")
-		if code != clibase.ExitOK {
+		if code != ExitOK {
 			t.Fatalf("--freq-mhz 50: %s: code = %v, want 0", stderr, code)
 		}
 		var rep analyze.Report
@@ -128,7 +127,7 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 		if got := rep.Ranks[0].MakespanUs; math.Abs(got-37020.0/50) > 1e-6 {
 			t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, 37020.0/50)
 		}
-		if _, stderr, code := runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json")); code != clibase.ExitOK {
+		if _, stderr, code := runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json")); code != ExitOK {
 			t.Errorf("decode --soc: code %d, want 0:\n%s", code, stderr)
 		}
 	}
@@ -146,7 +145,7 @@ func TestDirectionCommaSeparated(t *testing.T) {
 		{"--step", "3,3", "--direction", "forward,backward"},
 	} {
 		_, stderr, code := runMain(t, append([]string{"decode", capPath, capPath, "-o", outs[i]}, args...)...)
-		if code != clibase.ExitOK {
+		if code != ExitOK {
 			t.Fatalf("%v: %s: code = %v", args, stderr, code)
 		}
 	}
@@ -202,7 +201,7 @@ func TestDiffShowsDropped(t *testing.T) {
 	// The example was synthesized at --capacity-scale 0.8 and dropped
 	// records; at the planned capacities nothing is dropped.
 	newCap := filepath.Join(dir, "new.bin")
-	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != ExitOK {
 		t.Fatalf("synth: %s: code = %v", stderr, code)
 	}
 	capOf := func(p string) int {
@@ -217,7 +216,7 @@ func TestDiffShowsDropped(t *testing.T) {
 		t.Fatalf("both captures dropped %d: the test needs a change", wantBase)
 	}
 	stdout, stderr, code := runMain(t, "diff", base, newCap, "--format", "json")
-	if code != clibase.ExitOK {
+	if code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	var d struct {
@@ -247,15 +246,15 @@ func TestValidateStrictFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	capPath := filepath.Join(dir, "c.bin")
-	if _, stderr, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != clibase.ExitOK {
+	if _, stderr, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
 		t.Fatalf("%s: code = %v", stderr, code)
 	}
 	_, stderr, code := runMain(t, "validate", capPath, "--strict")
-	if code != clibase.ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
+	if code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
 		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
 	}
 	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
-		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != clibase.ExitOK {
+		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != ExitOK {
 			t.Errorf("validate %v: code %v, stderr %q; want 0", args, code, stderr)
 		}
 	}

@@ -7,19 +7,18 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
 
 type validateFlags struct {
-	layout      clibase.LayoutFlags
-	invocations clibase.InvocationFlags
+	layout      LayoutFlags
+	invocations InvocationFlags
 	format      string
 	strict      bool
 	maxFindings int
-	family      clibase.FamilyFlags
+	family      FamilyFlags
 }
 
 func newValidateCmd() *cobra.Command {
@@ -27,7 +26,7 @@ func newValidateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate CAPTURE... [flags]",
 		Short: "Check captures against every ABI invariant and report every violation",
-		Long: clibase.HelpText(`validate walks each capture (a raw buffer, or a NumPy .npy file) once and
+		Long: HelpText(`validate walks each capture (a raw buffer, or a NumPy .npy file) once and
 reports everything wrong with it, where decode stops at the first problem.
 
 Errors are exactly the conditions under which decode fails, so validate
@@ -101,7 +100,7 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
   cycleabi validate rank*.bin --format json > report.json
   cycleabi validate capture.npy --plan examples/moe_layer.yaml --strict
   cycleabi validate capture.bin $(cycleabi plan schedule.yaml --format flags)`,
-		Args: clibase.CapturesOrManifest,
+		Args: CapturesOrManifest,
 		RunE: func(cmd *cobra.Command, args []string) error { return runValidate(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
@@ -117,30 +116,30 @@ has (or has warnings, with --strict), 2 for usage or I/O errors.`),
 func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	fs := cmd.Flags()
 	if f.format != "text" && f.format != "json" {
-		return clibase.Usage(fmt.Errorf("--format must be text or json, got %q", f.format))
+		return Usage(fmt.Errorf("--format must be text or json, got %q", f.format))
 	}
 	if f.maxFindings < 0 {
-		return clibase.Usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
+		return Usage(fmt.Errorf("--max-findings must be at least 0 (0 shows every finding), got %d", f.maxFindings))
 	}
 	req, err := f.layout.Request(fs)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	labelled := f.invocations.Labelled()
 	paths, places, err := f.invocations.Captures(paths)
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	if labelled {
 		// As the other commands: a trace's labels are its own, never the
 		// manifest's (validate ignored them).
 		if err := input.RefuseTraces(paths, places); err != nil {
-			return clibase.ExitForInput(err)
+			return err
 		}
 	}
 	fam, err := f.family.Resolve("")
 	if err != nil {
-		return clibase.Usage(err)
+		return Usage(err)
 	}
 	o := validate.Options{Layout: req, MaxFindings: f.maxFindings, Family: fam}
 	if f.maxFindings == 0 {
@@ -157,7 +156,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		o.Walkers = n
 	}
 	out, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	code, printed := clibase.ExitOK, false
+	code, printed := ExitOK, false
 	fail := func(c int) { code = max(code, c) }
 	var doc *validate.DocumentWriter
 	if f.format == "json" {
@@ -176,21 +175,21 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 			// The exit code checkPath gave it: a trace that cannot be read
 			// back is invalid input, a file that cannot be read an I/O
 			// error.
-			fail(clibase.ExitCode(err))
+			fail(ExitCode(err))
 			if doc != nil {
 				doc.AddIOError(paths[i], err)
 			}
 			return nil
 		}
 		if !r.OK() || f.strict && r.Warnings() > 0 {
-			fail(clibase.ExitInvalid)
+			fail(ExitInvalid)
 		}
 		// A capture file (a trace's captures always carry notes) whose ids
 		// need a family no flag named.
 		if f.strict && r.OK() && len(notes) == 0 {
 			if msg := f.family.Unnamed(paths[i], r.Request); msg != "" {
 				fmt.Fprintf(stderr, "cycleabi: --strict: %s\n", msg)
-				fail(clibase.ExitInvalid)
+				fail(ExitInvalid)
 			}
 		}
 		if doc != nil {
@@ -202,7 +201,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		}
 		printed = true
 		if err := validate.WriteText(out, r); err != nil {
-			return clibase.Usage(err)
+			return Usage(err)
 		}
 		return nil
 	})
@@ -211,11 +210,11 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	}
 	if doc != nil {
 		if _, err := doc.WriteTo(out); err != nil {
-			return clibase.Usage(err)
+			return Usage(err)
 		}
 	}
-	if code != clibase.ExitOK {
-		return clibase.Silent(code)
+	if code != ExitOK {
+		return Silent(code)
 	}
 	return nil
 }
@@ -289,10 +288,10 @@ type checked struct {
 
 // checkPath validates the capture at path, or each capture of the JSON
 // trace at path. The input is opened as every command opens one
-// (clibase.OpenInput), one path at a time, so that a run over many captures holds
+// (OpenInput), one path at a time, so that a run over many captures holds
 // only the few being validated.
 func checkPath(path string, o validate.Options) []checked {
-	in, err := clibase.OpenInput(path)
+	in, err := input.OpenInput(path)
 	if err != nil {
 		return []checked{{err: err}}
 	}
@@ -302,18 +301,18 @@ func checkPath(path string, o validate.Options) []checked {
 		if src == nil {
 			r, err := validate.CheckFile(path, o)
 			if err != nil {
-				err = clibase.Usage(err)
+				err = Usage(err)
 			}
 			return append(out, checked{r: r, err: err})
 		}
 		if src.FreqErr != nil {
 			// validate takes no --freq-mhz: the events' frequency is
 			// the trace's, and it gives none that holds.
-			return append(out, checked{err: clibase.Invalid(fmt.Errorf("%w (to decode, analyze or report it)", src.FreqErr))})
+			return append(out, checked{err: Invalid(fmt.Errorf("%w (to decode, analyze or report it)", src.FreqErr))})
 		}
 		r, err := src.Validate(o)
 		if err != nil {
-			return append(out, checked{err: clibase.Usage(err)})
+			return append(out, checked{err: Usage(err)})
 		}
 		c := checked{r: r}
 		for _, n := range src.Notes {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
 )
@@ -50,16 +49,16 @@ func TestValidateCommandText(t *testing.T) {
 	warnings := writeCapture(t, "warn.bin", warned.Bytes())
 
 	out, code, errOut := runOut(t, "validate", valid)
-	if code != clibase.ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
 	}
 	if out != valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v2 fingerprint "+abi.FingerprintHex+"\n" {
 		t.Errorf("out = %q, want %q", out, valid+": 2 records, 0 dropped; 0 errors; 0 warnings; layout: 24 cube slots, AIC capacity 16, AIV capacity 16 (found: 24 cube slots from the AIV/0 header at @0x3600); ABI v2 fingerprint "+abi.FingerprintHex+"\n")
 	}
 
 	out, code, _ = runOut(t, "validate", invalid)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
@@ -74,26 +73,26 @@ func TestValidateCommandText(t *testing.T) {
 	}
 
 	out, code, _ = runOut(t, "validate", warnings)
-	if code != clibase.ExitOK {
-		t.Errorf("warnings alone pass: code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("warnings alone pass: code = %v, want %v", code, ExitOK)
 	}
 	if want := "warning overlap AIC/0 record 1 @0x60: start_cycle=1150 before end_cycle=1200 of record 0"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
 	}
 	_, code, _ = runOut(t, "validate", warnings, "--strict")
-	if code != clibase.ExitInvalid {
-		t.Errorf("--strict fails on warnings: code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("--strict fails on warnings: code = %v, want %v", code, ExitInvalid)
 	}
 	_, code, _ = runOut(t, "validate", valid, "--strict")
-	if code != clibase.ExitOK {
-		t.Errorf("code = %v, want %v", code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("code = %v, want %v", code, ExitOK)
 	}
 
 	// Several captures: each gets its findings and summary; a missing one
 	// is an I/O error (exit 2) that does not stop the others.
 	out, code, _ = runOut(t, "validate", valid, filepath.Join(t.TempDir(), "missing.bin"), invalid)
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 	if want := "missing.bin: no such file or directory"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -113,8 +112,8 @@ func TestValidateCommandJSON(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderDroppedCountOffset, 3)
 	path := writeCapture(t, "rank0.npy", capturetest.NPY(b.Bytes()))
 	out, code, _ := runOut(t, "validate", path, "--format", "json", "--max-findings", "1")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	var doc validate.Document
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -218,8 +217,8 @@ func TestValidateCommandJSON(t *testing.T) {
 
 	// An unreadable capture is in the document with its I/O error.
 	out, _, code = runMain(t, "validate", filepath.Join(t.TempDir(), "gone.bin"), "--format", "json")
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 	doc = validate.Document{}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
@@ -241,8 +240,8 @@ func TestValidateCommandTruncated(t *testing.T) {
 	b := validCapture().Bytes()
 	path := writeCapture(t, "cut.bin", b[:len(b)-100])
 	out, code, _ := runOut(t, "validate", path)
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if !strings.Contains(out, "error truncated @") {
 		t.Errorf("out = %q, want it to contain %q", out, "error truncated @")
@@ -260,8 +259,8 @@ func TestValidateCommandPlan(t *testing.T) {
 	const schedule = "../../../examples/moe_layer.yaml"
 	capture := "../../../examples/moe_layer.bin" // synthesised with --capacity-scale 0.8: capacities 64, the plan's 80
 	out, code, errOut := runOut(t, "validate", capture, "--plan", schedule)
-	if code != clibase.ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
 	}
 	if want := "warning plan-mismatch AIC/0 @0x18: record_capacity=64 (and 23 more live AIC headers), expected 80 (the AIC capacity of host plan " + schedule + ")"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -270,14 +269,14 @@ func TestValidateCommandPlan(t *testing.T) {
 		t.Errorf("out = %q, want it to contain %q", out, "plan-mismatch 2")
 	}
 	_, code, _ = runOut(t, "validate", capture, "--plan", schedule, "--strict")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 
 	// --cube-slots the headers contradict: an error naming both counts.
 	out, code, _ = runOut(t, "validate", capture, "--plan", schedule, "--cube-slots", "25")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "error layout-mismatch @0xc600: the AIV/0 header at @0xc600 says 24 cube slots; the flags say 25"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -286,8 +285,8 @@ func TestValidateCommandPlan(t *testing.T) {
 	// The recipe of docs/capture-to-trace.md: the plan's flags (80) against a capture written
 	// with --capacity-scale 0.8 (64): both values, not "truncated".
 	out, code, _ = runOut(t, "validate", capture, "--cube-slots", "24", "--aic-capacity", "80", "--aiv-capacity", "80")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "error layout-mismatch @0x18: the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -298,12 +297,12 @@ func TestValidateCommandPlan(t *testing.T) {
 
 	bad := writeSchedule(t, "num_workers: 3\ntasks: []\n")
 	_, code, errOut = runOut(t, "validate", capture, "--plan", bad)
-	if code != clibase.ExitUsage {
-		t.Errorf("a schedule that does not plan is a usage error: %v: code = %v, want %v", errOut, code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("a schedule that does not plan is a usage error: %v: code = %v, want %v", errOut, code, ExitUsage)
 	}
 	_, code, _ = runOut(t, "validate", capture, "--plan", filepath.Join(t.TempDir(), "none.yaml"))
-	if code != clibase.ExitUsage {
-		t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
+	if code != ExitUsage {
+		t.Errorf("code = %v, want %v", code, ExitUsage)
 	}
 }
 
@@ -320,14 +319,14 @@ func TestValidateCommandUsage(t *testing.T) {
 		{"validate", valid, "--no-such-flag"},
 	} {
 		_, code, errOut := runOut(t, args...)
-		if code != clibase.ExitUsage {
-			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, clibase.ExitUsage)
+		if code != ExitUsage {
+			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, ExitUsage)
 		}
 	}
 	// Host capacities that differ from the headers: an error naming both, exit 1.
 	out, code, _ := runOut(t, "validate", valid, "--aic-capacity", "0", "--aiv-capacity", "16")
-	if code != clibase.ExitInvalid {
-		t.Errorf("code = %v, want %v", code, clibase.ExitInvalid)
+	if code != ExitInvalid {
+		t.Errorf("code = %v, want %v", code, ExitInvalid)
 	}
 	if want := "error layout-mismatch @0x18: the headers of AIC/0 and AIV/0 say capacities 16 and 16; the flags say 0 and 16"; !strings.Contains(out, want) {
 		t.Errorf("out = %q, want it to contain %q", out, want)
@@ -362,8 +361,8 @@ func TestValidateRestoresGOMAXPROCS(t *testing.T) {
 	for _, env := range []string{"", "1"} {
 		t.Setenv("GOMAXPROCS", env)
 		_, code, errOut := runOut(t, "validate", valid, valid)
-		if code != clibase.ExitOK {
-			t.Fatalf("%v: code = %v, want %v", errOut, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%v: code = %v, want %v", errOut, code, ExitOK)
 		}
 		if got := runtime.GOMAXPROCS(0); got != before {
 			t.Errorf("GOMAXPROCS=%q: runtime.GOMAXPROCS(0) = %v, want %v", env, got, before)

@@ -1,16 +1,4 @@
-// Package clibase is what the two programs' command lines share: the exit
-// codes, a program's run (Program), the flags that say how captures are
-// read (layout, kernel family, frequency, names, ranks, an invocation
-// window), which fill package input's Options, with input's errors
-// mapped to exit codes (Load), analyze's run over the inputs
-// (AnalyzeInputs), and the export command. cycleabi's other
-// commands are package cli's; cycleabi-export is built from this package,
-// analyze and export alone, so it links no trace writer, merger, report
-// or dump.
-//
-// A Program runs one command line with the streams it is given; the
-// package keeps no state of its own, so runs may go on side by side.
-package clibase
+package cli
 
 import (
 	"context"
@@ -19,10 +7,11 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every subcommand.
@@ -32,8 +21,8 @@ const (
 	ExitUsage   = 2 // bad flags or arguments, or an I/O error
 )
 
-// ExitError carries the exit code a subcommand wants; errors without one
-// exit with exitUsage when cobra rejected the command line, exitInvalid otherwise.
+// ExitError carries the exit code a subcommand wants; ExitCode gives
+// every other error its own.
 type ExitError struct {
 	Code int
 	Err  error
@@ -57,21 +46,39 @@ func Usage(err error) error { return &ExitError{Code: ExitUsage, Err: err} }
 // already reported).
 func Silent(code int) error { return &ExitError{Code: code} }
 
-// ExitCode is the exit code err carries (an input.Error's too: ExitForInput),
-// exitUsage when it carries none.
+// ExitCode is the exit status err ends a run with, the one place an
+// error becomes an exit code (Run's, and validate's for each input):
+//
+//   - nil: ExitOK;
+//   - the reader of the output gone (a broken pipe): outfile.BrokenPipeStatus;
+//   - an ExitError: the code the command gave it (Invalid, Usage, Silent);
+//   - package input's Error: ExitInvalid when an input was read and is
+//     invalid, ExitUsage for a refused option or a file that cannot be read;
+//   - a capture.Problem, a capture that breaks the ABI: ExitInvalid;
+//   - anything else (cobra's own errors, a flag's, I/O): ExitUsage.
 func ExitCode(err error) int {
 	var ee *ExitError
-	if errors.As(err, &ee) {
+	var ie *input.Error
+	var p *capture.Problem
+	switch {
+	case err == nil:
+		return ExitOK
+	case outfile.BrokenPipe(err):
+		return outfile.BrokenPipeStatus
+	case errors.As(err, &ee):
 		return ee.Code
-	}
-	if errors.As(ExitForInput(err), &ee) {
-		return ee.Code // package input's Error
+	case errors.As(err, &ie):
+		if ie.Invalid {
+			return ExitInvalid
+		}
+		return ExitUsage
+	case errors.As(err, &p):
+		return ExitInvalid
 	}
 	return ExitUsage
 }
 
-// Program is one run of a command line: the streams it writes and, for
-// export, how it writes Parquet.
+// Program is one run of a command line: the streams it reads and writes.
 type Program struct {
 	// Name is the program's Name, for --version and the errors' prefix.
 	Name string
@@ -80,13 +87,6 @@ type Program struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
-	// NewExporter starts an export (package export's Create, which only
-	// cycleabi-export links); nil in cycleabi, whose export command runs
-	// cycleabi-export instead (exportbin.go).
-	NewExporter func(dir string) (Exporter, error)
-	// Root builds the command tree (cycleabi's, package cli's); nil for
-	// export alone, cycleabi-export's.
-	Root func(p *Program) *cobra.Command
 }
 
 // VersionText is what --version prints after "cycleabi version ": the
@@ -96,12 +96,7 @@ func VersionText() string {
 }
 
 func (p *Program) Run(ctx context.Context) int {
-	var root *cobra.Command
-	if p.Root != nil {
-		root = p.Root(p)
-	} else {
-		root = p.NewExportRootCmd()
-	}
+	root := newRootCmd(p)
 	root.SetArgs(p.Args)
 	// What cobra writes itself (--help, --version) ignores write errors;
 	// stdout remembers the first, so `cycleabi --help > /dev/full` fails
@@ -119,24 +114,21 @@ func (p *Program) Run(ctx context.Context) int {
 		}
 		err = Usage(&outfile.Error{Path: "standard output", Err: cause})
 	}
-	if err == nil {
-		return ExitOK
-	}
-	if outfile.BrokenPipe(err) {
+	code := ExitCode(err)
+	var ee *ExitError
+	switch {
+	case err == nil:
+	case outfile.BrokenPipe(err):
 		// The reader of our output went away (| head): exit quietly, as
 		// cat does; deferred cleanups have run.
-		return outfile.BrokenPipeStatus
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
+	case errors.As(err, &ee):
 		if ee.Err != nil {
 			fmt.Fprintln(p.Stderr, p.Name+":", ee.Err)
 		}
-		return ee.Code
+	default:
+		fmt.Fprintln(p.Stderr, p.Name+":", err)
 	}
-	// Errors cobra raises itself (unknown command, bad args) are usage errors.
-	fmt.Fprintln(p.Stderr, p.Name+":", err)
-	return ExitUsage
+	return code
 }
 
 // checkedWriter is a writer that keeps its first write error.

@@ -1,4 +1,4 @@
-package clibase
+package cli
 
 import (
 	"strings"

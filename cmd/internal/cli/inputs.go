@@ -1,4 +1,4 @@
-package clibase
+package cli
 
 import (
 	"fmt"
@@ -97,7 +97,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	in.Req = req
 	o := in.Options(fs, paths, invs, req)
 	o.Warn = Stderr(cmd)
-	l, err := Load(o)
+	l, err := input.Load(o)
 	defer l.Close()
 	if err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
-package clibase
+package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -90,18 +89,6 @@ func (f *LayoutFlags) Request(fs *pflag.FlagSet) (capture.Request, error) {
 		f.Schedule, req.Plan = s, p
 	}
 	return req, input.WordRequest(req.Check())
-}
-
-// ExitFor maps an error from opening, resolving or reading a capture to an
-// exit code: a capture that breaks the ABI is invalid (1); a refused flag
-// value or anything else, such as a missing file, is a usage or I/O error
-// (2).
-func ExitFor(err error) error {
-	var p *capture.Problem
-	if errors.As(err, &p) {
-		return Invalid(err)
-	}
-	return Usage(input.WordRequest(err))
 }
 
 // loadPlan parses and plans the schedule of --plan.

@@ -1,4 +1,4 @@
-package clibase
+package cli
 
 import (
 	"bytes"
@@ -10,8 +10,7 @@ import (
 )
 
 // ProgramName is the name of the program cmd runs in, its root command's
-// ("cycleabi", or "cycleabi-export" run on its own or by cycleabi
-// export): what begins every line it writes to standard error.
+// ("cycleabi"): what begins every line it writes to standard error.
 func ProgramName(cmd *cobra.Command) string {
 	return cmd.Root().Name()
 }

@@ -1,4 +1,4 @@
-package clibase
+package cli
 
 import (
 	"errors"
@@ -10,24 +10,13 @@ import (
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/spf13/cobra"
 )
 
 // exportMemoryLimit is export's soft memory limit (runtime/debug).
 const exportMemoryLimit = 40 << 20
-
-// Exporter writes one export folder: package export's Writer, which this
-// package does not import (cycleabi-export passes its Create to RunExport).
-type Exporter interface {
-	// Add analyzes one capture under o and writes its rows; it returns
-	// the capture's analysis.
-	Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
-	// Commit puts the folder in place.
-	Commit() error
-	// Abort removes what was written; after Commit it does nothing.
-	Abort()
-}
 
 type exportFlags struct {
 	in          AnalyzeInputs
@@ -36,7 +25,9 @@ type exportFlags struct {
 	strict      bool
 }
 
-func NewExportCmd(p *Program) *cobra.Command {
+// NewExportCmd is the export command: captures' records written as
+// Parquet by package export, in this process.
+func NewExportCmd() *cobra.Command {
 	var f exportFlags
 	cmd := &cobra.Command{
 		Use:   "export CAPTURE... -o DIR [flags]",
@@ -61,20 +52,14 @@ and copy the folders' rank=R subfolders together: nothing is shared
 between ranks. DIR must not exist or be empty; it appears whole when the
 export succeeds and not at all when it fails or is interrupted.
 
-The Parquet writer is a second program, cycleabi-export, which cycleabi
-runs with these arguments (found beside cycleabi, else on PATH), so that
-no other command carries it. Install it with go install
-github.com/megakernel/cycleabi/cmd/cycleabi-export@latest, or make build.
-
 Exit status: 0 on success, 1 when a capture is invalid or does not match
 the schedule (or, with --strict, an input drew a warning: the folder is
-written all the same), 2 for usage or I/O errors, or when cycleabi-export
-is not installed or reads another ABI.`,
+written all the same), 2 for usage or I/O errors.`,
 		Example: `  cycleabi export examples/moe_layer.bin --names examples/moe_layer.names.yaml -o moe.parquet
   cycleabi export rank*.bin -o step42
   duckdb -c "SELECT rank, stage, sum(end_ns - start_ns) FROM read_parquet('step42/records/*/*.parquet', hive_partitioning = true) WHERE kind = 'compute' GROUP BY ALL"`,
 		Args: CapturesOrManifest,
-		RunE: func(cmd *cobra.Command, args []string) error { return p.runExport(cmd, args, &f) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runExport(cmd, args, &f) },
 	}
 	fs := cmd.Flags()
 	f.in.Register(fs)
@@ -84,9 +69,9 @@ is not installed or reads another ABI.`,
 	return cmd
 }
 
-func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
-	// A command line that cannot work is refused before cycleabi-export
-	// is looked for: its mistake is the one to say.
+func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
+	// A command line that cannot work is refused before any capture is
+	// read.
 	if f.output == "" {
 		return Usage(errors.New("export needs -o DIR, the folder to write"))
 	}
@@ -94,12 +79,6 @@ func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 		return Usage(errors.New("export writes a folder of files, not standard output: give -o DIR"))
 	}
 	if err := checkExportFolder(f.output); err != nil {
-		return Usage(err)
-	}
-	if p.NewExporter == nil {
-		return p.runExportBinary(cmd)
-	}
-	if err := sameABIAsCaller(); err != nil {
 		return Usage(err)
 	}
 	invs, err := f.Invocations.Resolve(paths, f.in.Ranks)
@@ -113,7 +92,7 @@ func (p *Program) runExport(cmd *cobra.Command, paths []string, f *exportFlags) 
 	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
 		return Usage(err)
 	}
-	w, err := p.NewExporter(f.output)
+	w, err := export.Create(f.output)
 	if err != nil {
 		return Usage(err)
 	}
