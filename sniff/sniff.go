@@ -101,8 +101,8 @@ const utf8BOM = "\xef\xbb\xbf"
 // it when shorter) and whose size is size is.
 //
 // Text is never a capture (every core header holds zero bytes; text holds
-// none). The other kinds are told by their magic bytes, and only when the
-// file cannot be a capture anyway: it is shorter than one core header, or
+// none). The other kinds are told by their byte-order marks and magic
+// bytes, and only when the file cannot be a capture anyway: it is shorter than one core header, or
 // its first 64 bytes are not a header slot 0 could hold (reserved not 0,
 // or a core type and block id other than unused or the first region's
 // block 0), which validate would refuse. So Bytes never turns a capture
@@ -120,6 +120,10 @@ func classify(head []byte, size int64) (Result, bool) {
 		return Result{Kind: Empty, What: "empty (0 bytes)"}, false
 	case bytes.HasPrefix(head, []byte(NPYMagic)):
 		return Result{Kind: NPY, What: "a NumPy .npy file"}, false
+	case couldBeSlot0(head):
+		// Before any byte-order mark: AIC/0's entry cycle may end in
+		// 0xfeff (one capture in 32,768), and text holds no zero bytes.
+		return Result{Kind: Capture}, false
 	case bytes.HasPrefix(head, []byte("\xff\xfe\x00\x00")), bytes.HasPrefix(head, []byte("\x00\x00\xfe\xff")):
 		return Result{Kind: UTF32, What: "UTF-32 text (save it as UTF-8)"}, false
 	case bytes.HasPrefix(head, []byte("\xff\xfe")), bytes.HasPrefix(head, []byte("\xfe\xff")):
@@ -127,9 +131,6 @@ func classify(head []byte, size int64) (Result, bool) {
 	}
 	if r, blank, ok := text(head); ok {
 		return r, blank
-	}
-	if couldBeSlot0(head) {
-		return Result{Kind: Capture}, false
 	}
 	for _, m := range magics {
 		if bytes.HasPrefix(head, []byte(m.magic)) {
