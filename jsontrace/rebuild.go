@@ -248,6 +248,11 @@ func (r *reader) layout(s *Source, rm *meta) error {
 	if err != nil {
 		return &Error{File: r.path, Msg: fmt.Sprintf("%s: the stated layout: %v", s.Name, err)}
 	}
+	if rm.BufferBytes != nil && statedCaps && rm.CubeSlots != nil && *rm.BufferBytes != l.Size() {
+		// Which of the two is right cannot be told: refused, as a
+		// profileBufferBytes no layout has is.
+		return &Error{File: r.path, Msg: fmt.Sprintf("%s: profileBufferBytes %d contradicts cubeSlots %d at the stated capacities (recordCapacityPerCore), whose buffer is %d bytes", s.Name, *rm.BufferBytes, cube, l.Size())}
+	}
 	s.Layout = l
 	if !statedCaps {
 		var parts []string
