@@ -118,6 +118,9 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 		}
 		results[i], err = analyzeOne(d, o)
 		if err != nil {
+			if e := ExitForInput(err); e != err {
+				return nil, e // export's record no int64 of ns holds: invalid input
+			}
 			return nil, Usage(err)
 		}
 		if each != nil {
