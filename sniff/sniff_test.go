@@ -298,3 +298,24 @@ func TestSniffKeepsCapturesStartingWithABOM(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderFindsTraceKeysPastAMegabyte: a JSON object whose trace keys
+// follow a first member of any size (a merged trace: cycleabi merge
+// writes the framework trace's members first) is a trace to Reader; it
+// looked in the first megabyte only. An object without them is not.
+func TestReaderFindsTraceKeysPastAMegabyte(t *testing.T) {
+	big := `{"deviceProperties":[` + strings.Repeat(`{"name":"NPU"},`, 300000) + `{}],`
+	for _, c := range []struct {
+		text  string
+		trace bool
+	}{
+		{big + `"traceEvents":[],"megaKernelCycleTrace":{}}`, true},
+		{big + `"megaKernelCycleTrace":{}}`, true},
+		{big + `"other":[]}`, false},
+	} {
+		r, err := sniff.Reader(strings.NewReader(c.text), int64(len(c.text)))
+		if err != nil || r.Kind != sniff.JSON || r.Trace != c.trace {
+			t.Errorf("%d bytes, ending %q: %v, trace %v, %v; want JSON, trace %v", len(c.text), c.text[len(c.text)-30:], r.Kind, r.Trace, err, c.trace)
+		}
+	}
+}
