@@ -2,6 +2,7 @@ package clibase
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -87,7 +88,7 @@ const versionCheckTimeout = 30 * time.Second
 func checkExportBinary(ctx context.Context, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, versionCheckTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	out, err := versionOutput(ctx, path)
 	if err != nil {
 		return fmt.Errorf("%s --version: %w: it is not a %s cycleabi can run; reinstall it (`go install %s@%s`, or `make build`)", path, err, ExportBinary, exportPackage, installVersion())
 	}
@@ -99,6 +100,55 @@ func checkExportBinary(ctx context.Context, path string) error {
 		return fmt.Errorf("%s reads another ABI (fingerprint %s) than this cycleabi (fingerprint %s): install the two from one version (`make build` builds both; or `go install %s@VERSION` with the version `cycleabi --version` shows)", path, fp, abi.FingerprintHex, exportPackage)
 	}
 	return nil
+}
+
+// maxVersionOutput bounds what checkExportBinary reads of --version's
+// output (cycleabi-export prints a few hundred bytes); versionWaitDelay,
+// how long it waits for the output to close once the program has exited
+// or been killed (a child of it may hold it open).
+const (
+	maxVersionOutput = 64 << 10
+	versionWaitDelay = 2 * time.Second
+)
+
+// versionOutput runs `path --version` and returns its standard output,
+// refusing more than maxVersionOutput bytes: a program that printed
+// forever drove cycleabi export to 2 GiB, and one whose child kept the
+// output open held it past the timeout.
+func versionOutput(ctx context.Context, path string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.WaitDelay = versionWaitDelay
+	out := &cappedBuffer{max: maxVersionOutput, full: cancel}
+	cmd.Stdout = out
+	err := cmd.Run()
+	if out.over {
+		return nil, fmt.Errorf("it printed more than %d bytes", maxVersionOutput)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		err = nil // it exited; a child of it still holds the output
+	}
+	return out.b, err
+}
+
+// cappedBuffer keeps up to max bytes written to it; past them it calls
+// full (which kills the program writing) and refuses the rest.
+type cappedBuffer struct {
+	b    []byte
+	max  int
+	over bool
+	full func()
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if len(c.b)+len(p) > c.max {
+		c.over = true
+		c.full()
+		return 0, errors.New("too much output")
+	}
+	c.b = append(c.b, p...)
+	return len(p), nil
 }
 
 // fingerprintOf finds the ABI fingerprint in --version's output: the
@@ -148,7 +198,14 @@ func findExportBinary() (string, error) {
 	if beside != "" {
 		where = "found neither in " + beside + " (beside cycleabi) nor on PATH"
 	}
-	return "", fmt.Errorf("export is a second program, %s, %s: install it with `go install %s@%s`, or run `make build` in the repository (it builds both into build/)", ExportBinary, where, exportPackage, installVersion())
+	if errors.Is(err, exec.ErrDot) {
+		// Found through a relative PATH entry (PATH=.), which Go does
+		// not run (it would run whatever the current folder holds).
+		where = "found on PATH only through a relative entry (" + path + "), which is not run (it would run whatever the current folder holds): put its absolute folder on PATH, or"
+	} else {
+		where += ":"
+	}
+	return "", fmt.Errorf("export is a second program, %s, %s install it with `go install %s@%s`, or run `make build` in the repository (it builds both into build/)", ExportBinary, where, exportPackage, installVersion())
 }
 
 // installVersion is the version of cycleabi-export to install beside this
