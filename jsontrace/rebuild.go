@@ -124,9 +124,16 @@ func (r *reader) describe(s *Source, n int) error {
 	case *dropped > 0:
 		s.Notes = append(s.Notes, fmt.Sprintf("the device dropped %d records (the trace's droppedRecordCount); which cores dropped them is not in a trace", *dropped))
 	}
-	if s.FrequencyMHz == 0 {
-		s.eventFrequency(r.path)
+	if s.FrequencyMHz == 0 && s.SoCName != "" {
+		// The trace's own SoC, before its events: what decode does with a
+		// capture and --soc.
+		if mhz, err := abi.SystemCounterMHz(s.SoCName); err == nil {
+			s.FrequencyMHz = mhz
+			s.Notes = append(s.Notes, fmt.Sprintf("the trace states no cycle frequency (cycleFrequencyMHz): %s MHz, the system counter of its socName %s; --freq-mhz or --soc overrides",
+				strconv.FormatFloat(mhz, 'f', -1, 64), s.SoCName))
+		}
 	}
+	s.freqNote = len(s.Notes) // the events' frequency, once all are read (reader.eventFrequency)
 	if r.merge != nil {
 		s.Notes = append(s.Notes, r.mergeNote(s))
 	}
