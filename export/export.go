@@ -31,6 +31,7 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,6 +41,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/export/internal/pq"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
@@ -131,6 +133,10 @@ func (w *Writer) Add(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error
 	an := <-analyzed
 	if an.err != nil {
 		return nil, an.err
+	}
+	if errors.Is(werr, errNsRange) {
+		// The capture cannot be written, not the output: invalid input.
+		return nil, &input.Error{Invalid: true, Err: werr}
 	}
 	if werr != nil {
 		return nil, werr

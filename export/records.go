@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -34,12 +36,12 @@ var errNsRange = errors.New("is more than 2^63 ns from the anchor")
 // many goroutines work as there are CPUs and none waits while there is
 // work. A fixed number of jobs bounds memory at any capture size.
 type recordWriter struct {
-	d          *decode.Decoded
-	o          analyze.Options
-	inv        invocation
-	l          *analyze.Labeler
-	anchor     uint64
-	nsPerCycle float64
+	d      *decode.Decoded
+	o      analyze.Options
+	inv    invocation
+	l      *analyze.Labeler
+	anchor uint64
+	scale  nsScale
 	// byTask: the labels depend on the task too (names file task stages,
 	// or a schedule's task types), not only on the descriptor.
 	byTask    bool
@@ -145,7 +147,7 @@ func newRecordWriter(pw *pq.Writer, p *recordPool, d *decode.Decoded, o analyze.
 		p.encoders = append(p.encoders, &encoder{pq: pq.NewEncoder()})
 	}
 	w := &recordWriter{d: d, o: o, inv: inv, l: analyze.NewLabeler(o.Names, o.Deps), anchor: d.Summary.Anchor,
-		nsPerCycle: 1000 / o.FrequencyMHz, byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
+		scale: newNsScale(o.FrequencyMHz), byTask: o.Deps != nil || (o.Names != nil && o.Names.Tasks.Len() > 0),
 		cache: p.cache, coreIndex: map[abi.CoreType]uint8{}, pw: pw, pending: map[uint64]*rowGroupJob{},
 		free: slices.Clone(p.jobs), enc: p.encoders[0]}
 	w.changed.L = &w.mu
@@ -320,14 +322,75 @@ func b2u8(b bool) uint8 {
 
 // ns is a cycle's time from the anchor in ns, and whether int64 holds it.
 func (w *recordWriter) ns(cycle uint64) (int64, bool) {
-	var v float64
 	if cycle >= w.anchor {
-		v = float64(cycle-w.anchor) * w.nsPerCycle
-	} else {
-		v = -float64(w.anchor-cycle) * w.nsPerCycle
+		return w.scale.ns(cycle-w.anchor, false)
 	}
-	v = math.Round(v)
-	return int64(v), v >= -(1<<63) && v < 1<<63
+	return w.scale.ns(w.anchor-cycle, true)
+}
+
+// nsScale turns cycles into nanoseconds exactly: d cycles at f MHz are
+// d·1000/f ns rounded to the nearest (half away from zero), f read as the
+// exact value of its float64 (a dyadic rational), with no float64 on the
+// way, which is 20 ns off at 2^53 cycles. mul/div is 1000/f in lowest
+// terms; when either does not fit 64 bits (a frequency such as 0.001 MHz,
+// whose float64 has a denominator of 2^62), big holds it instead.
+type nsScale struct {
+	mul, div uint64
+	big      *big.Rat
+}
+
+func newNsScale(mhz float64) nsScale {
+	f := new(big.Rat)
+	if f.SetFloat64(mhz) == nil || f.Sign() <= 0 {
+		return nsScale{} // no frequency: every time is out of range
+	}
+	r := new(big.Rat).Quo(big.NewRat(1000, 1), f)
+	if r.Num().IsUint64() && r.Denom().IsUint64() {
+		return nsScale{mul: r.Num().Uint64(), div: r.Denom().Uint64()}
+	}
+	return nsScale{big: r}
+}
+
+// ns is d cycles in ns, negated when neg, and whether int64 holds it.
+func (s nsScale) ns(d uint64, neg bool) (int64, bool) {
+	var q uint64
+	switch {
+	case s.big != nil:
+		n := new(big.Int).Mul(new(big.Int).SetUint64(d), s.big.Num())
+		n, rem := n.QuoRem(n, s.big.Denom(), new(big.Int))
+		if rem.Lsh(rem, 1).Cmp(s.big.Denom()) >= 0 {
+			n.Add(n, big.NewInt(1))
+		}
+		if !n.IsUint64() {
+			return 0, false
+		}
+		q = n.Uint64()
+	case s.div == 0:
+		return 0, false
+	default:
+		hi, lo := bits.Mul64(d, s.mul)
+		if hi >= s.div {
+			return 0, false // the quotient needs more than 64 bits
+		}
+		var rem uint64
+		q, rem = bits.Div64(hi, lo, s.div)
+		if rem >= s.div-rem { // half or more: away from zero
+			if q == math.MaxUint64 {
+				return 0, false
+			}
+			q++
+		}
+	}
+	if neg {
+		if q > 1<<63 {
+			return 0, false
+		}
+		return -int64(q-1) - 1, true // -2^63 too
+	}
+	if q >= 1<<63 {
+		return 0, false
+	}
+	return int64(q), true
 }
 
 // add takes the next record of the walk.

@@ -98,12 +98,64 @@ func (f *eventFreq) mhz() (float64, string) {
 		strconv.FormatFloat(m, 'f', -1, 64), f.n, f.bestAt.Line, f.bestCycles, strconv.FormatFloat(f.bestDur, 'f', -1, 64), durSlackUs)
 }
 
-// eventFrequency sets the frequency of s, whose trace (at path) states
-// none, to the one its events imply, saying how in a note; or, when they
-// imply none, disagree on it or imply one no system counter runs at,
-// leaves it 0 and says so (FreqErr for the last two: a flag decides).
-func (s *Source) eventFrequency(path string) {
-	f := &s.freq
+// merge takes o's events into f, as if f had been given them too.
+func (f *eventFreq) merge(o *eventFreq) {
+	switch {
+	case f.clash != "" || o.n == 0:
+		return
+	case o.clash != "" || f.n == 0:
+		*f = *o
+		return
+	}
+	f.n += o.n
+	if o.lo > f.lo {
+		f.lo, f.loAt = o.lo, o.loAt
+	}
+	if o.hi < f.hi {
+		f.hi, f.hiAt = o.hi, o.hiAt
+	}
+	if f.lo > f.hi {
+		f.clash = fmt.Sprintf("the trace states no cycle frequency and its events disagree on it: the event at line %d (byte %d) takes at least %.6g MHz (end_cycle - start_cycle over dur), the event at line %d (byte %d) at most %.6g MHz",
+			f.loAt.Line, f.loAt.Offset, f.lo, f.hiAt.Line, f.hiAt.Offset, f.hi)
+		f.clashAt = f.loAt
+		if f.hiAt.Offset > f.loAt.Offset {
+			f.clashAt = f.hiAt
+		}
+	}
+	if o.bestCycles > f.bestCycles {
+		f.bestCycles, f.bestDur, f.bestAt = o.bestCycles, o.bestDur, o.bestAt
+	}
+}
+
+// eventFrequency gives every capture of the trace that states no
+// frequency (nor a SoC that has one) the one frequency all of those
+// captures' events imply: a window's invocations are read at one figure,
+// not each at its own (an invocation whose events had no cycles fell back
+// to 50 MHz while its sibling's said 1000), and invocations whose events
+// disagree are the error events that disagree are.
+func (r *reader) eventFrequency(sorted []*Source) {
+	var all eventFreq
+	var unstated []*Source
+	for _, s := range sorted {
+		if s.FrequencyMHz == 0 {
+			all.merge(&s.freq)
+			unstated = append(unstated, s)
+		}
+	}
+	for _, s := range unstated {
+		notes := s.Notes[s.freqNote:]
+		s.Notes = s.Notes[:s.freqNote:s.freqNote]
+		s.setEventFrequency(r.path, &all)
+		s.Notes = append(s.Notes, notes...)
+	}
+}
+
+// setEventFrequency sets the frequency of s, whose trace (at path) states
+// none, to the one f, the trace's events, implies, saying how in a note;
+// or, when they imply none, disagree on it or imply one no system counter
+// runs at, leaves it 0 and says so (FreqErr for the last two: a flag
+// decides).
+func (s *Source) setEventFrequency(path string, f *eventFreq) {
 	refuse := func(msg string, at jsonread.Pos) {
 		s.FreqErr = &Error{File: path, Line: at.Line, Offset: at.Offset, Msg: msg + "; give --freq-mhz or --soc"}
 		s.Notes = append(s.Notes, msg+"; read at the frequency --freq-mhz or --soc gives")

@@ -209,6 +209,62 @@ func TestJSONReadAsPython(t *testing.T) {
 	}
 }
 
+// TestRepeatedMetadataKeyReplaces: a key the megaKernelCycleTrace object
+// repeats is its last value, as Python reads it: a second
+// "recordCapacityPerCore": {"AIV": 4096} states AIV only (refused, as that
+// object written once is), where it was merged into the first (AIC 16, AIV
+// 4096), and a second cubeSlots replaces the first.
+func TestRepeatedMetadataKeyReplaces(t *testing.T) {
+	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
+		`"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCapacityPerCore":{"AIV":4096}`, 1)
+	_, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err == nil || !strings.Contains(err.Error(), "recordCapacityPerCore states no AIC capacity") {
+		t.Errorf("a second recordCapacityPerCore of AIV only: %v, want it refused as AIV only", err)
+	}
+	once := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`, `"recordCapacityPerCore":{"AIV":4096}`, 1)
+	_, errOnce := jsontrace.Read(write(t, "once.json", once), "")
+	tail := func(err error) string { s := fmt.Sprint(err); return s[strings.LastIndex(s, ".json: ")+1:] }
+	if err == nil || errOnce == nil || tail(err) != tail(errOnce) {
+		t.Errorf("repeated: %v; written once: %v; want the same", err, errOnce)
+	}
+	text = strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
+		`"recordCapacityPerCore":{"AIC":32},"recordCapacityPerCore":{"AIC":16,"AIV":16},"cubeSlots":30,"cubeSlots":24`, 1)
+	tr, err := jsontrace.Read(write(t, "t.json", text), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if l := tr.Sources[0].Layout; l.CubeSlots != 24 || l.Capacities.AIC != 16 || l.Capacities.AIV != 16 {
+		t.Errorf("layout %d cube slots, %+v; want the last keys' 24 and AIC 16, AIV 16", l.CubeSlots, l.Capacities)
+	}
+}
+
+// TestBufferBytesContradictingLayoutIsRefused: a profileBufferBytes that
+// is not the size of the layout its cubeSlots and recordCapacityPerCore
+// state is refused, naming all three (it was ignored: the trace says two
+// things and one was taken silently).
+func TestBufferBytesContradictingLayoutIsRefused(t *testing.T) {
+	for _, c := range []struct {
+		slots string
+		ok    bool
+	}{{`"cubeSlots":24,`, true}, {`"cubeSlots":25,`, false}, {"", true}} {
+		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCount":1,`, c.slots+`"recordCount":1,`, 1)
+		tr, err := jsontrace.Read(write(t, "t.json", text), "")
+		if c.ok {
+			if err != nil {
+				t.Errorf("%s: %v", c.slots, err)
+			} else {
+				tr.Close()
+			}
+			continue
+		}
+		want := "profileBufferBytes " + bufBytes + " contradicts cubeSlots 25 at the stated capacities (recordCapacityPerCore), whose buffer is 43200 bytes"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", c.slots, err, want)
+		}
+	}
+}
+
 // TestFrequencyRange: a cycleFrequencyMHz outside 0.001 to 1e6 MHz is
 // refused at the metadata, naming it (1e-300 was taken: decode and export
 // then failed with exit 2, analyze printed times of 300 digits).

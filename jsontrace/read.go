@@ -83,7 +83,9 @@ type Source struct {
 	KernelName string
 	// SoCName and FrequencyMHz are the trace's socName and
 	// cycleFrequencyMHz: "" and, when it states none (upstream's window
-	// export does not), the frequency its events imply (FromEvents), else 0.
+	// export does not), its socName's system-counter frequency, else the
+	// one all the trace's events imply (FromEvents: one figure for every
+	// capture of the trace), else 0.
 	SoCName      string
 	FrequencyMHz float64
 	// FromEvents says FrequencyMHz is not stated but worked out from the
@@ -140,6 +142,9 @@ type Source struct {
 	dir     string
 	devSet  bool
 	freq    eventFreq
+	// freqNote is where in Notes the note of a frequency worked out
+	// from the trace's events goes (with the notes describe makes).
+	freqNote int
 	// spoolIndex is the source's index in the spool's entries (the order
 	// sources first appear in the trace).
 	spoolIndex int32
@@ -328,6 +333,7 @@ func Read(path, dir string) (*Trace, error) {
 			return nil, err
 		}
 	}
+	r.eventFrequency(sorted)
 	t, err := r.rebuild(dir, sorted)
 	if err != nil {
 		return nil, err

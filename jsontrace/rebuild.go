@@ -124,9 +124,16 @@ func (r *reader) describe(s *Source, n int) error {
 	case *dropped > 0:
 		s.Notes = append(s.Notes, fmt.Sprintf("the device dropped %d records (the trace's droppedRecordCount); which cores dropped them is not in a trace", *dropped))
 	}
-	if s.FrequencyMHz == 0 {
-		s.eventFrequency(r.path)
+	if s.FrequencyMHz == 0 && s.SoCName != "" {
+		// The trace's own SoC, before its events: what decode does with a
+		// capture and --soc.
+		if mhz, err := abi.SystemCounterMHz(s.SoCName); err == nil {
+			s.FrequencyMHz = mhz
+			s.Notes = append(s.Notes, fmt.Sprintf("the trace states no cycle frequency (cycleFrequencyMHz): %s MHz, the system counter of its socName %s; --freq-mhz or --soc overrides",
+				strconv.FormatFloat(mhz, 'f', -1, 64), s.SoCName))
+		}
 	}
+	s.freqNote = len(s.Notes) // the events' frequency, once all are read (reader.eventFrequency)
 	if r.merge != nil {
 		s.Notes = append(s.Notes, r.mergeNote(s))
 	}
@@ -247,6 +254,11 @@ func (r *reader) layout(s *Source, rm *meta) error {
 	l, err := abi.NewLayout(cube, caps)
 	if err != nil {
 		return &Error{File: r.path, Msg: fmt.Sprintf("%s: the stated layout: %v", s.Name, err)}
+	}
+	if rm.BufferBytes != nil && statedCaps && rm.CubeSlots != nil && *rm.BufferBytes != l.Size() {
+		// Which of the two is right cannot be told: refused, as a
+		// profileBufferBytes no layout has is.
+		return &Error{File: r.path, Msg: fmt.Sprintf("%s: profileBufferBytes %d contradicts cubeSlots %d at the stated capacities (recordCapacityPerCore), whose buffer is %d bytes", s.Name, *rm.BufferBytes, cube, l.Size())}
 	}
 	s.Layout = l
 	if !statedCaps {

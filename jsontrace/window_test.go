@@ -1,8 +1,10 @@
 package jsontrace_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -40,5 +42,77 @@ func TestUpstreamWindowObject(t *testing.T) {
 func TestAscend910B2(t *testing.T) {
 	if mhz, err := abi.SystemCounterMHz("Ascend910B2"); err != nil || mhz != 50 {
 		t.Errorf("SystemCounterMHz(\"Ascend910B2\") = %v, %v; want 50", mhz, err)
+	}
+}
+
+// windowOf writes a window trace of upstream's shape (no frequency, no
+// socName unless meta adds one) of one event per invocation, each
+// invocation id with its cycles and dur.
+func windowOf(t *testing.T, extraMeta string, evs ...[3]int) string {
+	var events, invs []string
+	for _, e := range evs {
+		id, cycles, dur := e[0], e[1], e[2]
+		events = append(events, fmt.Sprintf(`{"name":"DescId_65538","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":1000,"ts":0,"dur":%d,"args":{"rank":0,"device_id":0,"core_type":"AIC","block_id":0,"task_id":1,"desc_id":65538,"stage_task_index":0,"task_number":1,"start_cycle":7000,"end_cycle":%d,"core_entry_cycle":7000,"owner_id":0,"invocation_id":%d}}`, dur, 7000+cycles, id))
+		invs = append(invs, fmt.Sprintf(`{"invocationId":%d,"step":0,"direction":"forward","rank":0,"deviceId":0,"recordCount":1,"droppedRecordCount":0}`, id))
+	}
+	meta := fmt.Sprintf(`"megaKernelCycleTrace":{"schemaVersion":1,%s"windowIndex":0,"anchorCycle":7000,"invocationCount":%d,"recordCount":%d,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[%s],"warnings":[]}`,
+		extraMeta, len(evs), len(evs), strings.Join(invs, ","))
+	path := filepath.Join(t.TempDir(), "w.json")
+	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(events, ",\n")+`],`+meta+`}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestWindowReadAtOneFrequency: a window's invocations are read at the one
+// frequency all its events imply: an invocation whose events have no
+// cycles takes its sibling's 1000 MHz (it fell back to 50 MHz: 80 µs
+// reported for 4 µs), and invocations whose events disagree (1000 against
+// 50 MHz) are the error disagreeing events are, on every invocation (both
+// were accepted, each at its own).
+func TestWindowReadAtOneFrequency(t *testing.T) {
+	tr, err := jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 0, 4}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tr.Sources {
+		if s.FrequencyMHz != 1000 || !s.FromEvents || s.FreqErr != nil {
+			t.Errorf("%s: %v MHz (from events %v, %v), want 1000 from the window's events", s.Name, s.FrequencyMHz, s.FromEvents, s.FreqErr)
+		}
+	}
+	tr.Close()
+	tr, err = jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 200, 4}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, s := range tr.Sources {
+		if s.FreqErr == nil || !strings.Contains(s.FreqErr.Error(), "its events disagree on it: the event at line 1") || s.FrequencyMHz != 0 {
+			t.Errorf("%s: %v MHz, %v; want the events' disagreement", s.Name, s.FrequencyMHz, s.FreqErr)
+		}
+	}
+}
+
+// TestTraceSoCGivesFrequency: a trace that states its socName and no
+// frequency is read at that SoC's system counter (ascend950: 1000 MHz),
+// before its events (it was read at the default 50 MHz: 2458.84 µs for
+// 122.94 µs); an unknown socName leaves it to the events.
+func TestTraceSoCGivesFrequency(t *testing.T) {
+	tr, err := jsontrace.Read(windowOf(t, `"socName":"ascend950",`, [3]int{1, 4000, 80}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Sources[0]
+	if s.FrequencyMHz != 1000 || s.FromEvents || s.SoCName != "ascend950" {
+		t.Errorf("%v MHz (from events %v, SoC %q), want 1000 from ascend950", s.FrequencyMHz, s.FromEvents, s.SoCName)
+	}
+	tr.Close()
+	tr, err = jsontrace.Read(windowOf(t, `"socName":"tpu9",`, [3]int{1, 4000, 80}), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if s := tr.Sources[0]; s.FrequencyMHz != 50 || !s.FromEvents {
+		t.Errorf("an unknown SoC: %v MHz (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents)
 	}
 }

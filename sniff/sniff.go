@@ -64,7 +64,8 @@ type Result struct {
 	// What names it for an error ("a PNG image", "blank text").
 	What string
 	// Trace says JSON is a trace: an object with a traceEvents or
-	// megaKernelCycleTrace member among its first Size bytes.
+	// megaKernelCycleTrace member (Bytes looks among the first Size bytes,
+	// Reader and File through the whole object).
 	Trace bool
 	// InGzip says Kind is of what gzip-compressed data holds (File and
 	// Reader look inside; Bytes does not).
@@ -101,8 +102,8 @@ const utf8BOM = "\xef\xbb\xbf"
 // it when shorter) and whose size is size is.
 //
 // Text is never a capture (every core header holds zero bytes; text holds
-// none). The other kinds are told by their magic bytes, and only when the
-// file cannot be a capture anyway: it is shorter than one core header, or
+// none). The other kinds are told by their byte-order marks and magic
+// bytes, and only when the file cannot be a capture anyway: it is shorter than one core header, or
 // its first 64 bytes are not a header slot 0 could hold (reserved not 0,
 // or a core type and block id other than unused or the first region's
 // block 0), which validate would refuse. So Bytes never turns a capture
@@ -120,6 +121,10 @@ func classify(head []byte, size int64) (Result, bool) {
 		return Result{Kind: Empty, What: "empty (0 bytes)"}, false
 	case bytes.HasPrefix(head, []byte(NPYMagic)):
 		return Result{Kind: NPY, What: "a NumPy .npy file"}, false
+	case couldBeSlot0(head):
+		// Before any byte-order mark: AIC/0's entry cycle may end in
+		// 0xfeff (one capture in 32,768), and text holds no zero bytes.
+		return Result{Kind: Capture}, false
 	case bytes.HasPrefix(head, []byte("\xff\xfe\x00\x00")), bytes.HasPrefix(head, []byte("\x00\x00\xfe\xff")):
 		return Result{Kind: UTF32, What: "UTF-32 text (save it as UTF-8)"}, false
 	case bytes.HasPrefix(head, []byte("\xff\xfe")), bytes.HasPrefix(head, []byte("\xfe\xff")):
@@ -127,9 +132,6 @@ func classify(head []byte, size int64) (Result, bool) {
 	}
 	if r, blank, ok := text(head); ok {
 		return r, blank
-	}
-	if couldBeSlot0(head) {
-		return Result{Kind: Capture}, false
 	}
 	for _, m := range magics {
 		if bytes.HasPrefix(head, []byte(m.magic)) {
@@ -231,8 +233,9 @@ func reader(r io.Reader, size int64, gunzip bool) (Result, error) {
 	}
 	if res.Kind == JSON && !res.Trace && len(res.Start) > 0 && res.Start[0] == '{' && len(head) == Size {
 		// A trace's keys may follow other members (a framework trace
-		// merged into, whose deviceProperties come first): look further.
-		found, err := traceKeyWithin(r, traceKeyWindow)
+		// merged into, whose deviceProperties come first, a megabyte or
+		// more): look further, to the end if need be, a piece at a time.
+		found, err := traceKeyIn(r)
 		if err != nil {
 			return Result{}, err
 		}
@@ -279,20 +282,18 @@ func readHead(r io.Reader, n int) ([]byte, error) {
 	return head[:k], nil
 }
 
-// traceKeyWindow is how far past its first Size bytes a JSON object is
-// searched for a trace's keys.
-const traceKeyWindow = 1 << 20
-
 var traceKeys = [][]byte{[]byte(`"traceEvents"`), []byte(`"megaKernelCycleTrace"`)}
 
-// traceKeyWithin reads up to n more bytes of r and says whether one of a
-// trace's keys is among them.
-func traceKeyWithin(r io.Reader, n int64) (bool, error) {
+// traceKeyIn reads r to the first of a trace's keys, or to its end, 64 KiB
+// at a time (memory does not grow with the file), and says whether it
+// found one. A merged trace's keys follow the framework trace's members,
+// which may be of any size: looking in the first megabyte only, a merged
+// trace cycleabi wrote was not read back.
+func traceKeyIn(r io.Reader) (bool, error) {
 	const keep = len(`"megaKernelCycleTrace"`) - 1 // a key cut between chunks
 	buf := make([]byte, 0, 64<<10)
-	lr := io.LimitReader(r, n)
 	for {
-		k, err := lr.Read(buf[len(buf):cap(buf)])
+		k, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+k]
 		for _, key := range traceKeys {
 			if bytes.Contains(buf, key) {

@@ -257,3 +257,65 @@ func small() *capturetest.Builder {
 		Span(abi.CoreTypeAIV, 5, 950, 990, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 2)
 	return b
 }
+
+// TestSniffKeepsCapturesStartingWithABOM: a capture whose AIC/0 entry
+// cycle begins with a byte-order mark (UTF-16 and UTF-32 either way,
+// UTF-8) or gzip's magic is a capture, to Bytes and to Reader, plain and
+// inside gzip; with reserved set (no capture) the mark names it again.
+func TestSniffKeepsCapturesStartingWithABOM(t *testing.T) {
+	marks := map[string]sniff.Kind{
+		"\xff\xfe": sniff.UTF16, "\xfe\xff": sniff.UTF16,
+		"\xff\xfe\x00\x00": sniff.UTF32, "\x00\x00\xfe\xff": sniff.UTF32,
+		"\xef\xbb\xbf": sniff.Text, "\x1f\x8b\x08": sniff.Gzip,
+	}
+	for mark, named := range marks {
+		pre := []byte(mark + "AAAAAAAA")[:8] // ff fe, then no 00 00 of UTF-32's
+		b := capturetest.New(24, 16, 16)
+		b.Enter(abi.CoreTypeAIC, 0, binary.LittleEndian.Uint64(pre)).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase, 1)
+		data := b.Bytes()
+		if r := sniff.Bytes(data[:sniff.Size], int64(len(data))); r.Kind != sniff.Capture {
+			t.Errorf("% x: Bytes = %v (%s), want a capture", mark, r.Kind, r.What)
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(data)
+		zw.Close()
+		for _, in := range []struct {
+			data []byte
+			gzip bool
+		}{{data, false}, {gz.Bytes(), true}} {
+			r, err := sniff.Reader(bytes.NewReader(in.data), int64(len(in.data)))
+			if err != nil || r.Kind != sniff.Capture || r.InGzip != in.gzip {
+				t.Errorf("% x (gzip %v): Reader = %v (%s), in gzip %v, %v; want a capture", mark, in.gzip, r.Kind, r.What, r.InGzip, err)
+			}
+		}
+		if named == sniff.Text {
+			continue // the rest holds zero bytes, so it is no text
+		}
+		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
+		if r := sniff.Bytes(data[:sniff.Size], int64(len(data))); r.Kind != named {
+			t.Errorf("% x with reserved set: Bytes = %v (%s), want %v", mark, r.Kind, r.What, named)
+		}
+	}
+}
+
+// TestReaderFindsTraceKeysPastAMegabyte: a JSON object whose trace keys
+// follow a first member of any size (a merged trace: cycleabi merge
+// writes the framework trace's members first) is a trace to Reader; it
+// looked in the first megabyte only. An object without them is not.
+func TestReaderFindsTraceKeysPastAMegabyte(t *testing.T) {
+	big := `{"deviceProperties":[` + strings.Repeat(`{"name":"NPU"},`, 300000) + `{}],`
+	for _, c := range []struct {
+		text  string
+		trace bool
+	}{
+		{big + `"traceEvents":[],"megaKernelCycleTrace":{}}`, true},
+		{big + `"megaKernelCycleTrace":{}}`, true},
+		{big + `"other":[]}`, false},
+	} {
+		r, err := sniff.Reader(strings.NewReader(c.text), int64(len(c.text)))
+		if err != nil || r.Kind != sniff.JSON || r.Trace != c.trace {
+			t.Errorf("%d bytes, ending %q: %v, trace %v, %v; want JSON, trace %v", len(c.text), c.text[len(c.text)-30:], r.Kind, r.Trace, err, c.trace)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package tracemerge
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLongNamesCapped: an outer kernel's name, which merge copies into
@@ -91,4 +93,25 @@ func readText(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestLongKernelNameCappedBeforePattern: the outer-kernel pattern merge
+// makes from a kernelName is made from the name cut to 4,096 bytes: an
+// 8 MB kernelName of camel-case words took 1.7 GiB and a minute, then
+// failed as "--kernel-pattern: expression too large", a flag no one gave.
+func TestLongKernelNameCappedBeforePattern(t *testing.T) {
+	fw := writeFile(t, "k.json", kinetoTrace)
+	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"+strings.Repeat("Ab", 4<<20)))
+	start := time.Now()
+	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
+	if err != nil && strings.Contains(err.Error(), "--kernel-pattern") && !strings.Contains(err.Error(), "give --kernel-pattern") {
+		t.Errorf("merge blames a --kernel-pattern no one gave: %.200s", err)
+	}
+	var se *SelectionError
+	if err != nil && !errors.As(err, &se) {
+		t.Errorf("merge: %.200s, want no outer kernel found (the capped name matches none)", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("merge took %v", d)
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -166,13 +167,23 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 	}
 	pattern := o.KernelPattern
 	if !o.KernelPatternSet {
+		// From each kernelName cut to the cap on a name first (capNames
+		// warns of it): an 8 MB kernelName made a pattern of 1.7 GiB.
 		var names []string
 		for _, inv := range mk.inv {
-			names = append(names, inv.kernelName)
+			names = append(names, cutName(inv.kernelName))
 		}
 		pattern = defaultPatternOf(names)
 	}
 	re, err := regexp.Compile(pattern)
+	if err != nil && !o.KernelPatternSet {
+		why := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			why = se.Code.String() // not the pattern, which may be long
+		}
+		return nil, &InputError{File: o.MegaKernel, Msg: fmt.Sprintf("the outer-kernel pattern made from its kernelName does not compile (%s): give --kernel-pattern", why)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--kernel-pattern: %w", err)
 	}

@@ -255,7 +255,8 @@ func Ptr[T any](v T) *T { return &v }
 // ("ranks.rank is a number -1; the schema has uint32"), not by a Go type.
 func Unmarshal(data []byte) (*Object, error) {
 	o := new(Object)
-	// Keys as Python reads them: "RecordCount" is not recordCount.
+	// Keys as Python reads them: "RecordCount" is not recordCount, and a
+	// key repeated is its last value.
 	err := json.Unmarshal(jsonread.ExactKeys(data, reflect.TypeFor[Object]()), o)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
@@ -285,7 +286,7 @@ type Alignment struct {
 // Unmarshal does the megaKernelCycleTrace object.
 func UnmarshalMerge(data []byte) (*Merge, error) {
 	m := new(Merge)
-	err := json.Unmarshal(data, m)
+	err := json.Unmarshal(jsonread.ExactKeys(data, reflect.TypeFor[Merge]()), m)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		return nil, fmt.Errorf("%s is a %s; the schema has %s", te.Field, te.Value, te.Type)

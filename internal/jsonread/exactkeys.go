@@ -12,16 +12,33 @@ import (
 // case is ignored ("RecordCount" for recordCount). encoding/json takes
 // such a key for the field; Python, which upstream's tools read traces
 // with, keeps it as another key, which no one reads. Objects of struct
-// types inside t (a field, a slice's elements) are treated the same way.
-// raw is returned as it is when it holds no such key.
+// types inside t (a field, a slice's or map's elements) are treated the
+// same way. A key an object repeats (in an object of a struct or map
+// type) is read as Python reads it too: the last member replaces the
+// earlier ones, which are dropped, where encoding/json would merge a
+// repeated object into the first (a second "recordCapacityPerCore":
+// {"AIV": 4096} would keep the first's AIC). raw is returned as it is
+// when it holds no such key.
 func ExactKeys(raw []byte, t reflect.Type) []byte {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	names := map[string]reflect.Type{}
+	var elem reflect.Type // a map's values
 	switch t.Kind() {
 	case reflect.Slice:
 		return exactKeysArray(raw, t.Elem())
+	case reflect.Map:
+		elem = t.Elem()
 	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			names[name] = f.Type
+		}
 	default:
 		return raw
 	}
@@ -29,22 +46,24 @@ func ExactKeys(raw []byte, t reflect.Type) []byte {
 	if !ok {
 		return raw
 	}
-	names := map[string]reflect.Type{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !f.IsExported() {
-			continue
-		}
-		names[name] = f.Type
+	last := make(map[string]int, len(fs))
+	for i, f := range fs {
+		last[string(f.Key)] = i
 	}
 	// Rebuilt member by member when anything changes: the members kept
 	// (key as written, value possibly rebuilt) joined by commas.
 	parts := make([][]byte, 0, len(fs))
 	changed := false
-	for _, f := range fs {
+	for i, f := range fs {
 		key := string(f.Key)
+		if last[key] != i {
+			changed = true // replaced by a later member
+			continue
+		}
 		ft, exact := names[key]
+		if elem != nil {
+			ft, exact = elem, true
+		}
 		if !exact {
 			folded := false
 			for n := range names {

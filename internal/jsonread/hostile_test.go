@@ -194,17 +194,19 @@ func TestOneMeaningOfJSON(t *testing.T) {
 }
 
 // TestExactKeys: members whose key matches a field only without regard
-// to case are dropped, at any depth of struct fields and slices, so that
-// encoding/json reads what Python's json module reads; the rest is kept
-// as written.
+// to case are dropped, at any depth of struct fields, slices and maps, and
+// so are the earlier members of a repeated key, so that encoding/json
+// reads what Python's json module reads; the rest is kept as written.
 func TestExactKeys(t *testing.T) {
 	type inner struct {
 		Count *int `json:"recordCount"`
 	}
 	type outer struct {
-		Rank  *int    `json:"rank"`
-		Ranks []inner `json:"ranks"`
-		Sub   inner   `json:"sub"`
+		Rank   *int             `json:"rank"`
+		Ranks  []inner          `json:"ranks"`
+		Sub    inner            `json:"sub"`
+		Caps   map[string]int   `json:"caps"`
+		ByName map[string]inner `json:"byName"`
 	}
 	for in, want := range map[string]string{
 		`{"rank":1}`:                        `{"rank":1}`,
@@ -215,6 +217,13 @@ func TestExactKeys(t *testing.T) {
 		`{"ranks":[{"RecordCount":5},{"recordCount":3}]}`: `{"ranks":[{},{"recordCount":3}]}`,
 		`{"sub":{"recordcount":1,"recordCount":2}}`:       `{"sub":{"recordCount":2}}`,
 		`{"r\"ank":1,"RANKS":[]}`:                         `{"r\"ank":1}`,
+		// A repeated key: the last replaces the earlier (Python's dict),
+		// where encoding/json merges a repeated object into the first.
+		`{"rank":1,"rank":2}`:                                `{"rank":2}`,
+		`{"sub":{"recordCount":1},"sub":{}}`:                 `{"sub":{}}`,
+		`{"caps":{"AIC":64,"AIV":64},"caps":{"AIV":4096}}`:   `{"caps":{"AIV":4096}}`,
+		`{"caps":{"AIV":1,"AIV":2,"AIC":3}}`:                 `{"caps":{"AIV":2,"AIC":3}}`,
+		`{"byName":{"a":{"RecordCount":1,"recordCount":2}}}`: `{"byName":{"a":{"recordCount":2}}}`,
 	} {
 		got := string(ExactKeys([]byte(in), reflect.TypeFor[outer]()))
 		if got != want {

@@ -229,7 +229,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return Usage(err)
 	}
 
-	summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
+	warned += summarizeDecode(cmd.ErrOrStderr(), inputs, opts.FlowStats, overlaps, decodeSummary{
 		records: records, where: outputPhrase(f.output, out.Replaces()), withFlows: sched != nil, flowMode: flowMode, format: format,
 	})
 	return StrictWarned(cmd, f.strict, warned)
@@ -245,27 +245,33 @@ type decodeSummary struct {
 }
 
 // summarizeDecode writes decode's warnings (each capture's, its arrows',
-// the window's overlaps) and its closing line to stderr.
-func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stats, overlaps []string, sum decodeSummary) {
+// the window's overlaps) and its closing line to stderr, and returns how
+// many warnings it wrote: --strict exits 1 on them (dropped records, as
+// validate --strict does; decode --strict exited 0 on them).
+func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stats, overlaps []string, sum decodeSummary) (warned int) {
 	var arrows, orphans uint64
+	warn := func(format string, args ...any) {
+		fmt.Fprintf(stderr, format, args...)
+		warned++
+	}
 	for i, in := range inputs {
 		for _, w := range append(slices.Clip(in.Decoded.Capture.Warnings), in.Decoded.Problems...) {
-			fmt.Fprintf(stderr, "cycleabi: warning: %v\n", &w)
+			warn("cycleabi: warning: %v\n", &w)
 		}
 		for i, w := range in.Decoded.Warnings.Lines() {
 			if i == 0 && in.Decoded.Warnings.Dropped > 0 {
 				w += "; plan larger capacities; run validate for offsets"
 			}
-			fmt.Fprintf(stderr, "cycleabi: warning: %s: %s\n", rankedName(in), w)
+			warn("cycleabi: warning: %s: %s\n", rankedName(in), w)
 		}
 		if w := flows.Warning(stats[i]); w != "" {
-			fmt.Fprintf(stderr, "cycleabi: warning: %s: %s\n", rankedName(in), w)
+			warn("cycleabi: warning: %s: %s\n", rankedName(in), w)
 		}
 		arrows += stats[i].Arrows
 		orphans += stats[i].WaitsWithoutProducer
 	}
 	for _, w := range overlaps {
-		fmt.Fprintf(stderr, "cycleabi: warning: %s\n", w)
+		warn("cycleabi: warning: %s\n", w)
 	}
 	layout := ""
 	if len(inputs) == 1 {
@@ -284,6 +290,7 @@ func summarizeDecode(stderr io.Writer, inputs []render.Input, stats []flows.Stat
 		viewers = "https://ui.perfetto.dev (Open trace file) or trace_processor"
 	}
 	fmt.Fprintf(stderr, "cycleabi: %d records from %d capture(s)%s written to %s%s; open it in %s\n", sum.records, len(inputs), arrowsPhrase, sum.where, layout, viewers)
+	return warned
 }
 
 // rankedName names input in on decode's stderr with its rank, "rank0.bin

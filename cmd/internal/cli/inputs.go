@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -118,6 +119,9 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 		}
 		results[i], err = analyzeOne(d, o)
 		if err != nil {
+			if errors.As(err, new(*input.Error)) {
+				return nil, err // export's record no int64 of ns holds: invalid input (ExitCode)
+			}
 			return nil, Usage(err)
 		}
 		if each != nil {

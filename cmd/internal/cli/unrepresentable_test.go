@@ -40,3 +40,31 @@ func TestDecodePerfettoUnrepresentable(t *testing.T) {
 		t.Errorf("%s: code = %v, want 0", errOut, code)
 	}
 }
+
+// TestExportFarRecordIsInvalidInput: a record more than 2^63 ns from the
+// anchor, which decode and analyze read, is invalid input to export (exit
+// 1, the record named), not a usage error (it exited 2), and no output
+// is left.
+func TestExportFarRecordIsInvalidInput(t *testing.T) {
+	t.Parallel()
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 1, 1<<62, abi.RuntimeStageWaitDependency, 1)
+	dir := t.TempDir()
+	capPath, out := filepath.Join(dir, "far.bin"), filepath.Join(dir, "out")
+	if err := os.WriteFile(capPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runMain(t, "export", capPath, "-o", out)
+	if code != 1 {
+		t.Errorf("%s: code = %v, want 1", errOut, code)
+	}
+	if want := "(AIC/0): cycle 4611686018427387904 is more than 2^63 ns from the anchor 1"; !strings.Contains(errOut, want) {
+		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		t.Errorf("%s exists, want no such file", out)
+	}
+	if _, errOut, code := runMain(t, "analyze", capPath); code != 0 {
+		t.Errorf("analyze: %s: code = %v, want 0", errOut, code)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
 // hostileTrace writes the example trace with a stage name and the
@@ -116,8 +118,10 @@ func TestTraceWarningsCLI(t *testing.T) {
 	}
 
 	// decode --strict and export --strict write their output, then exit 1
-	// (they had no --strict: exit 2); on a clean trace they exit 0.
-	clean := exampleTrace(t, "clean.json")
+	// (they had no --strict: exit 2); on a clean trace they exit 0 (the
+	// example's trace states dropped records, a warning decode --strict
+	// exits 1 on: TestDecodeStrictDropped).
+	clean := cleanTrace(t)
 	for _, c := range []struct {
 		cmd, out string
 	}{{"decode", "s.json"}, {"export", "s.parquet"}} {
@@ -179,5 +183,40 @@ func TestAnalyzeStrict(t *testing.T) {
 		if _, stderr, code := runMain(t, append([]string{"analyze"}, c.args...)...); code != 0 {
 			t.Errorf("analyze %v: code %d, want 0:\n%s", c.args, code, stderr)
 		}
+	}
+}
+
+// cleanTrace writes the trace decode writes of a capture that draws no
+// warning (no records dropped).
+func cleanTrace(t *testing.T) string {
+	t.Helper()
+	b := capturetest.New(abi.MinCubeSlots, 16, 16)
+	b.Enter(abi.CoreTypeAIC, 0, 100).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
+	dir := t.TempDir()
+	capPath, out := filepath.Join(dir, "clean.bin"), filepath.Join(dir, "clean.json")
+	if err := os.WriteFile(capPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runMain(t, "decode", "--strict", "--soc", "ascend950", "--kernel-family", "none", capPath, "-o", out); code != 0 {
+		t.Fatalf("decode --strict of a clean capture: code %d:\n%s", code, stderr)
+	}
+	return out
+}
+
+// TestDecodeStrictDropped: decode --strict of a capture whose cores
+// dropped records writes the trace, warns, and exits 1, as validate
+// --strict does (it exited 0).
+func TestDecodeStrictDropped(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "t.json")
+	_, stderr, code := runMain(t, "decode", "--strict", "../../../examples/moe_layer.bin", "-o", out)
+	if code != 1 || !strings.Contains(stderr, "Device dropped 10 cycle trace records") || !strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written") {
+		t.Errorf("code %d, want 1 with the dropped records' warning and --strict's line:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the trace is not written: %v", err)
+	}
+	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(t.TempDir(), "u.json")); code != 0 {
+		t.Errorf("without --strict: code %d, want 0:\n%s", code, stderr)
 	}
 }

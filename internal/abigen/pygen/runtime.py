@@ -752,8 +752,8 @@ def _file_kind(data):
     # trace, ...)"), or None (package sniff's Head, less .npy, told
     # before): text never is one, since every header holds zero bytes; a
     # byte-order mark and any amount of whitespace may open text; the
-    # magic bytes name a file only when its first 64 bytes are not a
-    # header slot 0 could hold.
+    # byte-order marks and magic bytes name a file only when its first 64
+    # bytes are not a header slot 0 could hold.
     if len(data) == 0:
         return "empty (0 bytes)"
     head = bytes(data[:_SNIFF_SIZE])
@@ -775,6 +775,15 @@ def _classify(head):
     # (what head is or None, whether it is blank text): sniff.go's classify.
     if head.startswith(b"\x93NUMPY"):
         return "a NumPy .npy file", False
+    if len(head) >= HEADER_SIZE:
+        # Before any byte-order mark: AIC/0's entry cycle may end in
+        # 0xfeff, and text holds no zero bytes.
+        def u32(off):
+            return struct.unpack_from("<I", head, off)[0]
+        core_type = u32(_HEADER_OFFSET["core_type"])
+        if (u32(_HEADER_OFFSET["reserved"]) == 0 and u32(_HEADER_OFFSET["block_id"]) == 0
+                and core_type in (0, int(REGIONS[0].core_type))):
+            return None, False
     if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
         return "UTF-32 text (save it as UTF-8)", False
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -782,13 +791,6 @@ def _classify(head):
     kind = _text_kind(head)
     if kind is not None:
         return kind, kind == "blank text"
-    if len(head) >= HEADER_SIZE:
-        def u32(off):
-            return struct.unpack_from("<I", head, off)[0]
-        core_type = u32(_HEADER_OFFSET["core_type"])
-        if (u32(_HEADER_OFFSET["reserved"]) == 0 and u32(_HEADER_OFFSET["block_id"]) == 0
-                and core_type in (0, int(REGIONS[0].core_type))):
-            return None, False
     for magic, what in _MAGICS:
         if head.startswith(magic):
             return what, False
