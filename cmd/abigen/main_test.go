@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 )
 
 // repoOutputs points the generator at the repository's own files.
@@ -386,7 +387,7 @@ func TestVersion(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("%s: code = %v, want 0", stderr, code)
 	}
-	if !regexp.MustCompile(`^abigen (devel|v\S+).*\n../../abi/schema.yaml: ABI version ` + fmt.Sprint(abi.Version) + `, fingerprint ` + abi.FingerprintHex + "\n$").MatchString(stdout) {
-		t.Errorf("stdout = %q, want a match for %s", stdout, `^abigen (devel|v\S+).*\n../../abi/schema.yaml: ABI version `+fmt.Sprint(abi.Version)+`, fingerprint `+abi.FingerprintHex+"\n$")
+	if !regexp.MustCompile(`^abigen ` + regexp.QuoteMeta(buildinfo.Version()) + `\n../../abi/schema.yaml: ABI version ` + fmt.Sprint(abi.Version) + `, fingerprint ` + abi.FingerprintHex + "\n$").MatchString(stdout) {
+		t.Errorf("stdout = %q, want a match for %s", stdout, `^abigen `+regexp.QuoteMeta(buildinfo.Version())+`\n../../abi/schema.yaml: ABI version `+fmt.Sprint(abi.Version)+`, fingerprint `+abi.FingerprintHex+"\n$")
 	}
 }

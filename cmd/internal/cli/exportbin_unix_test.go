@@ -16,6 +16,7 @@ import (
 
 	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 )
 
 // buildBoth builds cycleabi and cycleabi-export into one temporary
@@ -145,7 +146,7 @@ func TestExportDispatch(t *testing.T) {
 			t.Errorf("code = %v, want %v", code, clibase.ExitUsage)
 		}
 		want := "cycleabi: export is a second program, cycleabi-export, found neither in " + alone +
-			" (beside cycleabi) nor on PATH: install it with `go install github.com/megakernel/cycleabi/cmd/cycleabi-export@latest`, or run `make build` in the repository (it builds both into build/)\n"
+			" (beside cycleabi) nor on PATH: install it with `go install github.com/megakernel/cycleabi/cmd/cycleabi-export@v" + buildinfo.Version() + "`, or run `make build` in the repository (it builds both into build/)\n"
 		if stdout != "" || stderr != want {
 			t.Errorf("stdout, stderr = %q, %q, want %q, %q", stdout, stderr, "", want)
 		}

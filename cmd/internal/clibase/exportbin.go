@@ -152,12 +152,9 @@ func findExportBinary() (string, error) {
 }
 
 // installVersion is the version of cycleabi-export to install beside this
-// cycleabi: its own when go install built it at a version, else latest.
+// cycleabi: its own, as the module's tag (v0.5.0).
 func installVersion() string {
-	if v := buildinfo.Version(); strings.HasPrefix(v, "v") {
-		return v
-	}
-	return "latest"
+	return "v" + buildinfo.Version()
 }
 
 // sameABIAsCaller refuses to export for a cycleabi that reads another ABI
