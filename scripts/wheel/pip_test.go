@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
 
@@ -72,10 +73,11 @@ func TestPipInstall(t *testing.T) {
 
 	cycleabi := filepath.Join(bin, "cycleabi")
 	version := string(run(cycleabi, "--version"))
-	if !strings.HasPrefix(version, "cycleabi version ") {
-		t.Errorf("cycleabi --version: %q", version)
+	// The version make build and go install print: VERSION's.
+	if !strings.HasPrefix(version, "cycleabi version "+buildinfo.Version()+"\n") {
+		t.Errorf("cycleabi --version: %q, want version %s", version, buildinfo.Version())
 	}
-	if out := run(filepath.Join(bin, "cycleabi-export"), "--version"); !strings.HasPrefix(string(out), "cycleabi-export version ") { // the export program names itself
+	if out := run(filepath.Join(bin, "cycleabi-export"), "--version"); !strings.HasPrefix(string(out), "cycleabi-export version "+buildinfo.Version()+"\n") { // the export program names itself
 		t.Errorf("cycleabi-export --version: %q", out)
 	}
 	// The line of docs/python.md and the issue, as written.
