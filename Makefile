@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build wheel test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
+.PHONY: all build wheel release test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
 
 all: test
 
@@ -15,6 +15,10 @@ build:
 ## wheel: dist/cycleabi-VERSION-py3-none-manylinux_..._{x86_64,aarch64}.whl: per platform the static cycleabi and cycleabi-export and the Python package (import cycleabi), for pip install (docs/python.md)
 wheel:
 	$(GO) run ./scripts/wheel -o dist
+
+## release: check the tree is a release (clean, CHANGELOG.md's newest entry is internal/buildinfo/VERSION with the schema's ABI, gen/ current, no tag elsewhere), then build its wheels into dist (docs/development.md#releasing)
+release:
+	$(GO) run ./scripts/release -o dist
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest
