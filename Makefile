@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build wheel wheels test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test checks test-race test-long drill-browser drill-wheel drill-gpu-script drill-recipes drill-sizes drill-scale vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
+.PHONY: all build wheel wheels release test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test checks test-race test-long drill-browser drill-wheel drill-gpu-script drill-recipes drill-sizes drill-scale vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
 
 all: test
 
@@ -19,6 +19,10 @@ wheel:
 ## wheels: the wheels of both platforms, x86_64 and aarch64
 wheels:
 	$(GO) run ./scripts/wheel -o dist -arch amd64,arm64
+
+## release: check the tree is a release (clean, CHANGELOG.md's newest entry is internal/buildinfo/VERSION with the schema's ABI, gen/ current, no tag elsewhere), then build its wheels into dist (docs/development.md#releasing)
+release:
+	$(GO) run ./scripts/release -o dist
 
 ## demo: plan the shipped MoE schedule, simulate its capture into build/demo, validate it, decode it to trace.json (with dependency arrows), analyze it, write its report.html, and merge the trace into the example Kineto trace
 # The capture is simulated with --capacity-scale 0.8 on purpose: the busiest

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/megakernel/cycleabi/internal/abigen/docgen"
-	"github.com/megakernel/cycleabi/internal/abigen/schema"
 )
 
 // runDoc is `abigen doc [-schema abi/schema.yaml] [-out gen/doc]`: it
@@ -35,14 +34,13 @@ func runDoc(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	s, err := schema.LoadFile(*schemaPath)
+	// The reference names the schema by its path in the module, as the
+	// other generated files do, whatever the working directory.
+	s, err := load(*schemaPath)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	// The reference names the schema by its path in the module, as the
-	// other generated files do, whatever the working directory.
-	s.File = modulePath(*schemaPath)
 	rendered, err := docgen.Generate(s)
 	if err != nil {
 		fmt.Fprintln(stderr, "abigen doc:", err)

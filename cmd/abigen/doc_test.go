@@ -9,6 +9,7 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/docgen"
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 )
 
 func TestRunDoc(t *testing.T) {
@@ -27,6 +28,7 @@ func TestRunDoc(t *testing.T) {
 	}
 	// Named by its path in the module, whatever path it was read from.
 	s.File = "abi/schema.yaml"
+	s.Release = buildinfo.Version()
 	want, err := docgen.Generate(s)
 	if err != nil {
 		t.Fatal(err)

@@ -141,13 +141,10 @@ func (o outputs) dirs() []string { return []string{o.goOut, o.cppOut, o.docOut, 
 // render loads the schema and runs every emitter, returning the files keyed
 // by their path on disk. Nothing is written.
 func render(o outputs) (map[string][]byte, error) {
-	s, err := schema.LoadFile(o.schema)
+	s, err := load(o.schema)
 	if err != nil {
 		return nil, err
 	}
-	// Generated files name the schema by its path in the module, whatever
-	// path it was read from, so output does not depend on the working dir.
-	s.File = modulePath(o.schema)
 	files := map[string][]byte{}
 	for _, e := range []struct {
 		name string
@@ -168,6 +165,20 @@ func render(o outputs) (map[string][]byte, error) {
 		}
 	}
 	return files, nil
+}
+
+// load reads the schema at path to generate from it: named by its path
+// in the module, whatever path it was read from, so that the output does
+// not depend on the working directory, and stamped with this abigen's
+// version (buildinfo, the repository's VERSION), which the banners name.
+func load(path string) (*schema.Schema, error) {
+	s, err := schema.LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s.File = modulePath(path)
+	s.Release = buildinfo.Version()
+	return s, nil
 }
 
 // modulePath returns path relative to the root of the module that holds

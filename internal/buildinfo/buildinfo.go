@@ -1,45 +1,64 @@
-// Package buildinfo says which build of a command is running, for its
-// --version output.
+// Package buildinfo says which version of cycleabi is running, for its
+// --version output, the banners of the files abigen generates and the
+// wheel's name.
+//
+// The version is the file VERSION beside this package, which a release
+// bumps (docs/development.md, "Releasing"), embedded into every program
+// that links the package: a program reports the same version whether it
+// was built by `make build`, `go install ./cmd/...`, go run or the wheel
+// builder, with or without VCS stamping (-buildvcs), and a commit between
+// two releases reports the last release's version (its changes are under
+// Unreleased in CHANGELOG.md).
 package buildinfo
 
 import (
-	"runtime/debug"
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
 )
 
-// Version returns the program's version: the module version it was built
-// at (go install ...@v1.2.3), else "devel" followed by the VCS revision
-// and whether the tree was modified when the build stamped one
-// ("devel 7c421dc0a1b2 modified"), else "devel".
+//go:embed VERSION
+var versionFile string
+
+// Version returns cycleabi's version, the text of VERSION without its
+// line end: "0.5.0", or a pre-release "0.6.0-rc.1".
 func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "devel"
-	}
-	return version(bi)
+	return strings.TrimSpace(versionFile)
 }
 
-func version(bi *debug.BuildInfo) string {
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		return v
+// versionForm is what VERSION may hold: a semantic version's X.Y.Z, with
+// an optional -alpha.N, -beta.N or -rc.N; the Go module's tag is it with a
+// v before, the wheel's version its PEP 440 form (PEP440).
+var versionForm = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-(alpha|beta|rc)\.(0|[1-9]\d*))?$`)
+
+// Parse checks the text of a VERSION file and returns the version it
+// holds, without its line end. The file holds the version and one line
+// end, nothing else.
+func Parse(text string) (string, error) {
+	v, ok := strings.CutSuffix(text, "\n")
+	if !ok {
+		return "", fmt.Errorf("VERSION %q does not end with a line end", text)
 	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
+	if !versionForm.MatchString(v) {
+		return "", fmt.Errorf("VERSION %q is not X.Y.Z or X.Y.Z-alpha.N, -beta.N or -rc.N", v)
 	}
-	if rev == "" {
-		return "devel"
+	return v, nil
+}
+
+// PEP440 returns the PEP 440 form of a version Parse accepts, the
+// wheel's version and the Python module's __version__:
+//
+//	0.5.0          0.5.0
+//	0.6.0-rc.1     0.6.0rc1 (alpha.N aN, beta.N bN)
+func PEP440(version string) (string, error) {
+	m := versionForm.FindStringSubmatch(version)
+	if m == nil {
+		return "", fmt.Errorf("version %q is not X.Y.Z or X.Y.Z-alpha.N, -beta.N or -rc.N", version)
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
+	v := m[1] + "." + m[2] + "." + m[3]
+	if m[4] != "" {
+		v += map[string]string{"alpha": "a", "beta": "b", "rc": "rc"}[m[4]] + m[5]
 	}
-	v := "devel " + rev
-	if modified == "true" {
-		v += " modified"
-	}
-	return v
+	return v, nil
 }

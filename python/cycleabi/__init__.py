@@ -28,16 +28,10 @@ import cycleabi_abi as abi
 __all__ = sorted(
     [k for k, v in vars(abi).items() if not k.startswith("_") and not isinstance(v, types.ModuleType)]
     + ["abi", "analyze", "program", "run", "CommandError", "__version__"])
+# __version__ is the generated module's: the version of cycleabi that
+# generated it (the repository's VERSION, in PEP 440 form), which is the
+# wheel's version and what `cycleabi --version` prints, installed or not.
 globals().update({k: getattr(abi, k) for k in __all__ if hasattr(abi, k)})
-
-try:
-    from importlib.metadata import version as _version, PackageNotFoundError as _NotFound
-    try:
-        __version__ = _version("cycleabi")
-    except _NotFound:  # imported from a source tree, not installed
-        __version__ = "0.0.0+unknown"
-except ImportError:  # Python < 3.8
-    __version__ = "0.0.0+unknown"
 
 
 class CommandError(subprocess.CalledProcessError):

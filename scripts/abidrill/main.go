@@ -79,6 +79,10 @@ func main() {
 					fmt.Fprintf(os.Stderr, "abi-drill: abigen: %v\n%s", err, out)
 					os.Exit(1)
 				}
+				if err := d.noteInChangelog(c.name); err != nil {
+					fmt.Fprintln(os.Stderr, "abi-drill:", err)
+					os.Exit(1)
+				}
 				fmt.Println(d.dir)
 				return
 			}
@@ -139,6 +143,7 @@ func main() {
 type drill struct {
 	root, dir string // the checkout, and its temporary copy
 	schema    []byte // the pristine schema
+	changelog []byte // the pristine CHANGELOG.md
 	abigen    string // abigen, built once from the copy
 	cxx       string // a C++ compiler, "" when there is none
 }
@@ -194,6 +199,9 @@ func newDrill() (*drill, error) {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "abi", "schema.orig.yaml"), d.schema, 0o644); err != nil {
+		return nil, err
+	}
+	if d.changelog, err = os.ReadFile(filepath.Join(dir, changelogFile)); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "cmd", "drillcap"), 0o755); err != nil {
@@ -287,9 +295,10 @@ func (d *drill) runChange(c change) bool {
 	return r.done(start, true)
 }
 
-// restore puts the pristine schema and gen/ back.
+// restore puts the pristine schema, gen/ and changelog back.
 func (d *drill) restore() {
 	_ = os.WriteFile(filepath.Join(d.dir, "abi", "schema.yaml"), d.schema, 0o644)
+	_ = os.WriteFile(filepath.Join(d.dir, changelogFile), d.changelog, 0o644)
 	if out, err := d.run(d.abigen); err != nil {
 		fmt.Fprintf(os.Stderr, "abi-drill: restoring gen/: %v\n%s", err, out)
 	}
@@ -480,6 +489,10 @@ func (d *drill) runTests(name string, edits []edit, pinned map[string]string) bo
 	}
 	if out, err := d.run(d.abigen); err != nil {
 		r.failf("abigen refused the schema: %v\n%s", err, out)
+		return r.done(start, false)
+	}
+	if err := d.noteInChangelog(name); err != nil {
+		r.failf("%v", err)
 		return r.done(start, false)
 	}
 	// The example captures are synth's output, regenerated as after any

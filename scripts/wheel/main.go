@@ -8,25 +8,25 @@
 //	go run ./scripts/wheel [-o dist] [-arch amd64,arm64]
 //
 // Everything is local: go build (CGO_ENABLED=0, -trimpath) and
-// archive/zip; no network, no Python. The version is the module version
-// the programs were built at (what `cycleabi --version` prints), in PEP
-// 440 form (pep440). Every zip entry has the same time and a fixed mode,
-// so two builds of one commit are byte for byte the same.
+// archive/zip; no network, no Python. The version is the repository's
+// internal/buildinfo/VERSION, which the programs embed (what `cycleabi
+// --version` prints), in its PEP 440 form. The metadata names the licence
+// (License-Expression: Apache-2.0) and each wheel holds the repository's
+// LICENSE. Every zip entry has the same time and a fixed mode, so two
+// builds of one commit are byte for byte the same.
 package main
 
 import (
 	"bytes"
-	"debug/buildinfo"
 	"debug/elf"
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/outfile"
 )
 
@@ -98,30 +98,27 @@ func build(root, out string, arches []string) ([]string, error) {
 		return nil, err
 	}
 	license, err := os.ReadFile(filepath.Join(root, licenseFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		license = nil // no licence committed: the wheel says none
-	} else if err != nil {
+	if err != nil {
+		return nil, err
+	}
+	version, err := wheelVersion(root)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
 	var paths []string
-	version := ""
 	for _, arch := range arches {
 		p, ok := platforms[arch]
 		if !ok {
 			return nil, fmt.Errorf("no wheel for GOARCH %q (amd64, arm64)", arch)
 		}
 		fmt.Fprintf(os.Stderr, "wheel: building the programs for linux/%s (a few minutes from a cold build cache)\n", arch)
-		bins, v, err := compile(root, filepath.Join(tmp, arch), p)
+		bins, err := compile(root, filepath.Join(tmp, arch), p)
 		if err != nil {
 			return nil, err
 		}
-		if version != "" && v != version {
-			return nil, fmt.Errorf("the %s programs are version %s, the others %s", arch, v, version)
-		}
-		version = v
 		path, err := writeWheel(out, version, p, pkg, license, bins)
 		if err != nil {
 			return nil, err
@@ -132,9 +129,26 @@ func build(root, out string, arches []string) ([]string, error) {
 	return paths, nil
 }
 
-// compile builds the programs for p into dir and returns them with the
-// PEP 440 form of their module version.
-func compile(root, dir string, p platform) ([]entry, string, error) {
+// versionFile is the file that holds cycleabi's version, which the
+// programs embed (package buildinfo).
+const versionFile = "internal/buildinfo/VERSION"
+
+// wheelVersion is the PEP 440 form of the version in root's VERSION file:
+// the version the programs built from root print.
+func wheelVersion(root string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(versionFile)))
+	if err != nil {
+		return "", err
+	}
+	v, err := buildinfo.Parse(string(data))
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", versionFile, err)
+	}
+	return buildinfo.PEP440(v)
+}
+
+// compile builds the programs for p into dir and returns them.
+func compile(root, dir string, p platform) ([]entry, error) {
 	args := []string{"build", "-trimpath", "-buildvcs=auto", "-o", dir + string(filepath.Separator)}
 	for _, name := range programs {
 		args = append(args, "./cmd/"+name)
@@ -143,34 +157,21 @@ func compile(root, dir string, p platform) ([]entry, string, error) {
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+p.goarch, "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, "", fmt.Errorf("go %s (GOARCH=%s): %v\n%s", strings.Join(args, " "), p.goarch, err, out)
+		return nil, fmt.Errorf("go %s (GOARCH=%s): %v\n%s", strings.Join(args, " "), p.goarch, err, out)
 	}
 	var bins []entry
-	version := ""
 	for _, name := range programs {
 		path := filepath.Join(dir, name)
 		if err := checkELF(path, p.machine); err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		bi, err := buildinfo.ReadFile(path)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", path, err)
-		}
-		v, err := pep440(bi.Main.Version)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %v", path, err)
-		}
-		if version != "" && v != version {
-			return nil, "", fmt.Errorf("%s is version %s, %s %s", path, v, programs[0], version)
-		}
-		version = v
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		bins = append(bins, entry{name: name, data: data, exec: true})
 	}
-	return bins, version, nil
+	return bins, nil
 }
 
 // checkELF fails unless path is an ELF program for machine.
@@ -203,9 +204,13 @@ func packageFiles(root string) ([]entry, error) {
 	return entries, nil
 }
 
-// licenseFile is the repository's licence file, put into every wheel when
-// there is one (none is committed yet).
-const licenseFile = "LICENSE"
+// licenseFile is the repository's licence file, which every wheel holds
+// (PEP 639: under the .dist-info's licenses/, named by License-File), and
+// license its SPDX expression.
+const (
+	licenseFile = "LICENSE"
+	license     = "Apache-2.0"
+)
 
 // writeWheel writes the wheel of version for p into out and returns its
 // path.
@@ -217,11 +222,10 @@ func writeWheel(out, version string, p platform, pkg []entry, licenseData []byte
 		entries = append(entries, entry{name: dist + ".data/scripts/" + b.name, data: b.data, exec: true})
 	}
 	var meta bytes.Buffer
-	fmt.Fprintf(&meta, "Metadata-Version: 2.1\nName: cycleabi\nVersion: %s\nSummary: %s\n", version, summary)
+	// Metadata 2.4 is the first with License-Expression (PEP 639).
+	fmt.Fprintf(&meta, "Metadata-Version: 2.4\nName: cycleabi\nVersion: %s\nSummary: %s\n", version, summary)
+	fmt.Fprintf(&meta, "License-Expression: %s\nLicense-File: %s\n", license, licenseFile)
 	fmt.Fprintf(&meta, "Requires-Python: >=3.8\nRequires-Dist: numpy>=1.21\n")
-	if licenseData != nil {
-		fmt.Fprintf(&meta, "License-File: %s\n", licenseFile)
-	}
 	fmt.Fprintf(&meta, "Description-Content-Type: text/markdown\n\n%s", description)
 	entries = append(entries, entry{name: info + "METADATA", data: meta.Bytes()})
 	var wheel bytes.Buffer
@@ -230,9 +234,7 @@ func writeWheel(out, version string, p platform, pkg []entry, licenseData []byte
 		fmt.Fprintf(&wheel, "Tag: py3-none-%s\n", t)
 	}
 	entries = append(entries, entry{name: info + "WHEEL", data: wheel.Bytes()})
-	if licenseData != nil {
-		entries = append(entries, entry{name: info + "licenses/" + licenseFile, data: licenseData})
-	}
+	entries = append(entries, entry{name: info + "licenses/" + licenseFile, data: licenseData})
 	entries = append(entries, entry{name: info + "RECORD", data: record(entries, info+"RECORD")})
 	var zipped bytes.Buffer
 	if err := writeZip(&zipped, entries); err != nil {

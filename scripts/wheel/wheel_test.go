@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
@@ -29,32 +30,31 @@ var root = filepath.Join("..", "..")
 // reading of what a version may be, independent of pep440.
 var pep440Canonical = regexp.MustCompile(`^([1-9][0-9]*!)?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*((a|b|rc)(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?(\+[a-z0-9]+(\.[a-z0-9]+)*)?$`)
 
-func TestPEP440(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"v1.2.3", "1.2.3"},
-		{"v1.2.3+dirty", "1.2.3+dirty"},
-		{"v1.2.3-rc.1", "1.2.3rc1"},
-		{"v0.4.0-beta.2", "0.4.0b2"},
-		{"v0.0.0-20261204203046-450c912c6639", "0.0.0.dev20261204203046+g450c912c6639"},
-		{"v0.0.0-20261204203046-450c912c6639+dirty", "0.0.0.dev20261204203046+g450c912c6639.dirty"},
-		{"v1.2.4-0.20261204203046-450c912c6639", "1.2.4.dev20261204203046+g450c912c6639"},
-		{"v1.2.3-rc.1.0.20261204203046-450c912c6639", "1.2.3rc1.dev20261204203046+g450c912c6639"},
-		{"(devel)", "0.0.0+devel"},
-		{"", "0.0.0+devel"},
-		{"(devel)+dirty", "0.0.0+devel.dirty"},
-	} {
-		got, err := pep440(c.in)
-		if err != nil || got != c.want {
-			t.Errorf("pep440(%q) = %q, %v; want %q", c.in, got, err, c.want)
-		}
-		if !pep440Canonical.MatchString(got) {
-			t.Errorf("pep440(%q) = %q: not a canonical PEP 440 version", c.in, got)
+// TestVersion: the wheel's version is VERSION's PEP 440 form, which PEP
+// 440's own expression accepts, and a VERSION that is not a version is
+// refused naming the file.
+func TestVersion(t *testing.T) {
+	got, err := wheelVersion(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := buildinfo.PEP440(buildinfo.Version()); got != want || !pep440Canonical.MatchString(got) {
+		t.Errorf("wheelVersion = %q, want %q (canonical PEP 440)", got, want)
+	}
+	for _, v := range []string{"0.6.0-rc.1", "1.0.0-alpha.0", "1.0.0-beta.12"} {
+		if p, err := buildinfo.PEP440(v); err != nil || !pep440Canonical.MatchString(p) {
+			t.Errorf("PEP440(%q) = %q, %v: not a canonical PEP 440 version", v, p, err)
 		}
 	}
-	for _, bad := range []string{"1.2.3", "v1.2", "v1.2.3-pre.0.20261204203046-450c912c6639", "v1.2.3-foo"} {
-		if got, err := pep440(bad); err == nil {
-			t.Errorf("pep440(%q) = %q, want an error", bad, got)
-		}
+	bad := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(bad, "internal", "buildinfo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, filepath.FromSlash(versionFile)), []byte("v0.5.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := wheelVersion(bad); err == nil || !strings.Contains(err.Error(), "internal/buildinfo/VERSION") {
+		t.Errorf("wheelVersion of a VERSION holding v0.5.0 = %q, %v; want an error naming the file", v, err)
 	}
 }
 
@@ -137,6 +137,10 @@ func TestWheels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	license, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for arch, machine := range map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64} {
 		path := w[arch]
 		base := filepath.Base(path)
@@ -145,8 +149,8 @@ func TestWheels(t *testing.T) {
 			t.Fatalf("wheel name %q", base)
 		}
 		version, tags := m[1], strings.Split(m[2], ".")
-		if !pep440Canonical.MatchString(version) {
-			t.Errorf("%s: version %q is not PEP 440", base, version)
+		if want, _ := buildinfo.PEP440(buildinfo.Version()); version != want {
+			t.Errorf("%s: version %q, want VERSION's %q", base, version, want)
 		}
 		files, modes, order := readWheel(t, path)
 		dist := "cycleabi-" + version
@@ -197,8 +201,14 @@ func TestWheels(t *testing.T) {
 		if !strings.Contains(wheelFile, "Root-Is-Purelib: false\n") {
 			t.Errorf("%s: WHEEL is not a platform wheel's:\n%s", base, wheelFile)
 		}
-		if !strings.Contains(string(files[dist+".dist-info/METADATA"]), "\nVersion: "+version+"\n") {
-			t.Errorf("%s: METADATA does not say version %s", base, version)
+		meta := string(files[dist+".dist-info/METADATA"])
+		for _, line := range []string{"Metadata-Version: 2.4", "Version: " + version, "License-Expression: Apache-2.0", "License-File: LICENSE"} {
+			if !strings.Contains("\n"+meta, "\n"+line+"\n") {
+				t.Errorf("%s: METADATA lacks %q:\n%s", base, line, meta)
+			}
+		}
+		if !bytes.Equal(files[dist+".dist-info/licenses/LICENSE"], license) {
+			t.Errorf("%s: .dist-info/licenses/LICENSE is not the repository's LICENSE", base)
 		}
 		checkRecord(t, base, dist, files, order)
 	}
@@ -296,7 +306,7 @@ func runUnderQemu(t *testing.T, wheel string) {
 				args = append([]string{qemu}, args...)
 			}
 			out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-			if err != nil || !strings.HasPrefix(string(out), "cycleabi version ") {
+			if err != nil || !strings.HasPrefix(string(out), "cycleabi version "+buildinfo.Version()+"\n") {
 				t.Errorf("%s: %v\n%s", strings.Join(args, " "), err, out)
 			}
 			t.Logf("%s: %s", strings.Join(args, " "), strings.TrimSpace(string(out)))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 )
 
@@ -29,6 +30,8 @@ func loadReal(t *testing.T) (*schema.Schema, []byte) {
 	if err != nil {
 		t.Fatalf("the real schema does not load: %v", err)
 	}
+	// Stamped with the version, as abigen stamps what it writes into gen/.
+	s.Release = buildinfo.Version()
 	return s, data
 }
 

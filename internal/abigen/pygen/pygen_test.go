@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 )
@@ -33,6 +34,8 @@ func loadReal(t *testing.T) *schema.Schema {
 	if err != nil {
 		t.Fatalf("the real schema does not load: %v", err)
 	}
+	// Stamped with the version, as abigen stamps what it writes into gen/.
+	s.Release = buildinfo.Version()
 	return s
 }
 
@@ -356,5 +359,36 @@ print(json.dumps([f.cube_slots] + list(f.layout.capacities)))
 	}
 	if lines[3] != "[2, 8, 0, 16]" {
 		t.Errorf("layout of far.bin in Python %s, want [2, 8, 0, 16]", lines[3])
+	}
+}
+
+// TestVersion: the module's __version__ is the Release abigen stamps, in
+// PEP 440 form; a model without one has none, and a Release that is not a
+// version is refused.
+func TestVersion(t *testing.T) {
+	for _, c := range []struct{ release, want string }{
+		{"0.5.0", "\n__version__ = \"0.5.0\"\n"},
+		{"0.6.0-rc.1", "\n__version__ = \"0.6.0rc1\"\n"},
+		{"", ""},
+	} {
+		s := loadReal(t)
+		s.Release = c.release
+		files, err := Generate(s)
+		if err != nil {
+			t.Fatalf("Release %q: %v", c.release, err)
+		}
+		mod := string(files[ModuleFile])
+		if c.want == "" {
+			if strings.Contains(mod, "__version__ =") {
+				t.Errorf("Release %q: the module sets __version__", c.release)
+			}
+		} else if !strings.Contains(mod, c.want) {
+			t.Errorf("Release %q: the module lacks %q", c.release, c.want)
+		}
+	}
+	s := loadReal(t)
+	s.Release = "v0.5.0"
+	if _, err := Generate(s); err == nil || !strings.Contains(err.Error(), "v0.5.0") {
+		t.Errorf("Release v0.5.0: err = %v, want one naming it", err)
 	}
 }
