@@ -40,7 +40,7 @@ func TestRelativeLinks(t *testing.T) {
 			return err
 		}
 		if d.IsDir() {
-			if n := d.Name(); p != root && (n == "testdata" || n == "build" || strings.HasPrefix(n, ".")) {
+			if n := d.Name(); p != root && (n == "testdata" || n == "build" || n == "node_modules" || strings.HasPrefix(n, ".")) {
 				return filepath.SkipDir
 			}
 			return nil
