@@ -37,6 +37,10 @@ A schedule:
     - {task_type: 102}        # by TaskType name or number; absent event = none
   cube_task_indices: [0]      # the ordered queue dealt round-robin to AIC workers
   vector_task_indices: [1]    # the ordered queue dealt round-robin to AIV workers
+  kernel_family: MegaMoe      # optional: the task-type table names are read in
+
+A task_type name is read in kernel_family's table (under MegaMoe,
+ShmemGetMem is 107), or the schema's TaskType enum without one (141).
 
 A task writes a compute record, a wait record when it has a dependent_event,
 and a trigger record unless it is a ShmemPutMemSignal; in an AIV pipeline
