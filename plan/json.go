@@ -195,6 +195,7 @@ const (
 	keyCubeTaskIndices
 	keyVectorTaskIndices
 	keyKernelFamily
+	keyReplicaGradients
 )
 
 const (
@@ -241,6 +242,10 @@ func (j *jsonScanner) schedule(s *Schedule) bool {
 			} else {
 				ok = false
 			}
+		case keyReplicaGradients:
+			var n int64
+			n, ok = j.Int(0, math.MaxUint32)
+			s.ReplicaGradients = uint32(n)
 		}
 		return ok
 	})

@@ -13,7 +13,7 @@ import (
 
 // The keys a schedule may have, in the order they are documented.
 var (
-	scheduleKeys = []string{"mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "kernel_family"}
+	scheduleKeys = []string{"mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "kernel_family", "replica_gradients"}
 	taskKeys     = []string{"task_type", "dependent_event", "trigger_event", "graph_stage", "owner_id", "stage_task_index", "profile_desc_id"}
 )
 
@@ -96,6 +96,11 @@ func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
 		s.Tasks = make([]Task, len(items))
 		for i, item := range items {
 			s.Tasks[i] = p.task(item, fmt.Sprintf("tasks[%d]", i), s.KernelFamily)
+		}
+	}
+	if v := m["replica_gradients"]; v != nil {
+		if n, ok := p.Int(v, "replica_gradients", 0, math.MaxUint32); ok {
+			s.ReplicaGradients = uint32(n)
 		}
 	}
 	s.CubeTaskIndices = p.indices(m["cube_task_indices"], "cube_task_indices")

@@ -79,3 +79,39 @@ func TestScheduleKernelFamilyErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanKernelGradients: in kernel-gradients mode plan sizes AIV for the
+// even vector cores' ReplicaW2Return records (40 here, where the queue
+// needs 2), says so, and warns on stderr that upstream's planner (16, the
+// queue alone) would drop 24 on each; with records that fit upstream's
+// capacity it does not warn.
+func TestPlanKernelGradients(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "kg.yaml")
+	for _, c := range []struct {
+		replicas string
+		caps     string
+		warn     bool
+	}{{"40", "--aiv-capacity 48", true}, {"16", "--aiv-capacity 16", false}} {
+		src := "num_workers: 48\nkernel_family: MegaMoe\nreplica_gradients: " + c.replicas + "\ntasks:\n  - {task_type: ShmemGetMem, trigger_event: 1}\n" +
+			"  - {task_type: GroupedMatMul, dependent_event: 1}\ncube_task_indices: [1]\nvector_task_indices: [0]\n"
+		if err := os.WriteFile(sched, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, errOut, code := runMain(t, "plan", sched)
+		if code != clibase.ExitOK {
+			t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+		}
+		if want := "replica records  " + c.replicas + " ReplicaW2Return records on each even AIV core (kernel-gradients mode)"; !strings.Contains(stdout, want) {
+			t.Errorf("replicas %s: stdout %q lacks %q", c.replicas, stdout, want)
+		}
+		if !strings.Contains(stdout, c.caps) {
+			t.Errorf("replicas %s: stdout %q lacks %q", c.replicas, stdout, c.caps)
+		}
+		const warning = "kg.yaml:3:20: replica_gradients: each even vector core writes 40 ReplicaW2Return records; upstream's planner counts only the vector queue (2 records on the busiest AIV worker) and sizes AIV at 16, so the device would drop 24 of them on each; this plan's AIV capacity is 48"
+		if got := strings.Contains(errOut, warning); got != c.warn {
+			t.Errorf("replicas %s: stderr %q: warning %v, want %v", c.replicas, errOut, got, c.warn)
+		}
+	}
+}
