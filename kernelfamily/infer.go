@@ -74,8 +74,9 @@ type Decision struct {
 	Conflicts []uint32
 	// Variants are the families a kernel name does not choose (no kernel
 	// names) that extend the chosen family's name and name every graph
-	// stage id it leaves Unnamed (MegaMoeGraph, for a graph-driven MegaMoe
-	// capture under the kernel name MegaMoe).
+	// stage id it leaves Unnamed (none in today's schema: MegaMoe names
+	// the graph-driven MegaMoe's graph stages itself, which MegaMoeGraph
+	// once named alone).
 	Variants []abi.Family
 	Unnamed  []uint32
 }

@@ -43,12 +43,19 @@ var taskTypeByName = func() map[string]abi.TaskType {
 
 // jsonScanner reads a schedule's tokens, reporting false (and the
 // reader's offset says where) at the first it does not take.
-type jsonScanner struct{ r *jsonread.Reader }
+type jsonScanner struct {
+	r *jsonread.Reader
+	// family is the kernel_family read so far, whose table names a task
+	// type; named says a task type was given by name (a kernel_family
+	// after it is left to parseYAML, which reads the family first).
+	family abi.Family
+	named  bool
+}
 
 func newJSONScanner(data []byte) *jsonScanner {
 	r := jsonread.NewBytes("", data)
 	r.CheckUTF8 = true
-	return &jsonScanner{r}
+	return &jsonScanner{r: r}
 }
 
 // Peek returns the next byte after white space, 0 at the end.
@@ -187,6 +194,8 @@ const (
 	keyTasks
 	keyCubeTaskIndices
 	keyVectorTaskIndices
+	keyKernelFamily
+	keyReplicaGradients
 )
 
 const (
@@ -225,6 +234,18 @@ func (j *jsonScanner) schedule(s *Schedule) bool {
 			s.CubeTaskIndices, ok = j.indices()
 		case keyVectorTaskIndices:
 			s.VectorTaskIndices, ok = j.indices()
+		case keyKernelFamily:
+			var name []byte
+			if name, ok = j.Str(); ok && !j.named {
+				s.KernelFamily, ok = KernelFamily(string(name))
+				j.family = s.KernelFamily
+			} else {
+				ok = false
+			}
+		case keyReplicaGradients:
+			var n int64
+			n, ok = j.Int(0, math.MaxUint32)
+			s.ReplicaGradients = uint32(n)
 		}
 		return ok
 	})
@@ -255,7 +276,14 @@ func (j *jsonScanner) task() (Task, bool) {
 			if j.Peek() == '"' {
 				var name []byte
 				if name, ok = j.Str(); ok {
-					t.TaskType, ok = taskTypeByName[string(name)]
+					j.named = true
+					if j.family == abi.FamilyNone {
+						t.TaskType, ok = taskTypeByName[string(name)]
+					} else {
+						var v uint32
+						v, ok = j.family.ParseTaskType(string(name))
+						t.TaskType = abi.TaskType(v)
+					}
 				}
 				return ok
 			}

@@ -33,9 +33,15 @@ type Result struct {
 	CubeSlotCount uint32
 	// BufferSize is the whole buffer in bytes.
 	BufferSize uint64
+	// ReplicaW2Returns are the ReplicaW2Return records each even vector
+	// core writes in kernel-gradients mode (the schedule's
+	// replica_gradients); 0 outside that mode.
+	ReplicaW2Returns uint64
 	// Warnings are what PlanFile and PlanText found that does not stop
 	// the plan, each "file:line:col: path: message": a wait on an event no
-	// scheduled task of this rank triggers (a peer rank may set it).
+	// scheduled task of this rank triggers (a peer rank may set it); in
+	// kernel-gradients mode, a capacity upstream's planner would give that
+	// drops ReplicaW2Return records.
 	Warnings []string
 }
 
@@ -48,7 +54,9 @@ type RegionPlan struct {
 	// AIV workers (in an AIV pipeline each runs the whole vector queue);
 	// none in a region the schedule model does not know.
 	Workers uint32
-	// RequiredRecords are the records the region's busiest worker writes.
+	// RequiredRecords are the records the region's busiest worker writes
+	// (in kernel-gradients mode, for AIV, an even vector core's
+	// ReplicaW2Return records when they are more).
 	RequiredRecords uint64
 	// RecordCapacity is RequiredRecords rounded up to
 	// abi.RecordCapacityAlignment.
@@ -125,7 +133,8 @@ func LayoutFlags(cubeSlots uint32, caps abi.Capacities) string {
 // and num_workers, then <region>_workers, <region>_required_records and
 // <region>_record_capacity for each region of the schema in buffer order
 // (a key per region and field: "aic_workers", "aiv_workers", ...), then
-// cube_slot_count and buffer_size, and warnings when there are any.
+// cube_slot_count and buffer_size, replica_w2_return_records in
+// kernel-gradients mode, and warnings when there are any.
 func (r Result) MarshalJSON() ([]byte, error) {
 	mode, err := json.Marshal(r.Mode)
 	if err != nil {
@@ -149,6 +158,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		}
 	}
 	fmt.Fprintf(&b, `,"cube_slot_count":%d,"buffer_size":%d`, r.CubeSlotCount, r.BufferSize)
+	if r.ReplicaW2Returns > 0 {
+		fmt.Fprintf(&b, `,"replica_w2_return_records":%d`, r.ReplicaW2Returns)
+	}
 	if len(r.Warnings) > 0 {
 		w, err := json.Marshal(r.Warnings)
 		if err != nil {
@@ -227,8 +239,12 @@ const (
 type planner struct {
 	s     *Schedule
 	probs ErrorList
-	// warns are the waits no scheduled task triggers, with waitWarnings.
+	// warns are the waits no scheduled task triggers, with waitWarnings,
+	// and the ReplicaW2Return records upstream's capacity would drop.
 	warns ErrorList
+	// queueAIV is the busiest AIV worker's records from the vector queue
+	// alone, what upstream's planner sizes AIV for.
+	queueAIV uint64
 	// skip, when set, tells problems at paths the parser already reported
 	// (see planPartial); they are not reported again.
 	skip func(path string) bool
@@ -287,6 +303,9 @@ func (p *planner) plan(waits waitCheck) Result {
 		}
 	case AIVPipeline:
 		workersOK = p.aivPipeline(vector)
+		if s.ReplicaGradients > 0 {
+			p.add("replica_gradients", "kernel-gradients mode runs on the event-driven runtime, not an AIV pipeline (replica_gradients %d)", s.ReplicaGradients)
+		}
 	default:
 		p.add("mode", "unsupported mode %v", s.Mode)
 		return r
@@ -324,6 +343,7 @@ func (p *planner) plan(waits waitCheck) Result {
 	if !capsOK {
 		return r
 	}
+	p.replicaCapacity(&r)
 	var err error
 	if r.BufferSize, err = abi.BufferSize(r.CubeSlotCount, r.Capacities()); err != nil {
 		p.add("num_workers", "buffer for %d cube slots: %v", r.CubeSlotCount, err)
@@ -380,8 +400,34 @@ func (p *planner) eventDriven(cube, vector *RegionPlan, indicesOK bool) bool {
 	if ok && indicesOK {
 		cube.RequiredRecords = busiestWorker(s, s.CubeTaskIndices, cube.Workers)
 		vector.RequiredRecords = busiestWorker(s, s.VectorTaskIndices, vector.Workers)
+		// Kernel-gradients mode: the even vector cores run no queue task
+		// and write one ReplicaW2Return per owned replica gradient
+		// (ProcessReplicaGradients, ops/runtime/worker_kernel.h@7b1c95f9);
+		// every AIV slot has one capacity, so it must hold the larger.
+		p.queueAIV = vector.RequiredRecords
+		vector.RequiredRecords = max(vector.RequiredRecords, uint64(s.ReplicaGradients))
 	}
 	return ok
+}
+
+// replicaCapacity notes r's ReplicaW2Return records in kernel-gradients
+// mode and warns when the capacity upstream's planner gives AIV (the
+// busiest queue worker's records rounded up: it does not count these)
+// would drop some of them on every even vector core.
+func (p *planner) replicaCapacity(r *Result) {
+	n := uint64(p.s.ReplicaGradients)
+	if n == 0 || p.s.Mode != EventDriven {
+		return
+	}
+	r.ReplicaW2Returns = n
+	upstream, err := abi.RoundUpCapacity(p.queueAIV)
+	if err != nil || uint64(upstream) >= n {
+		return
+	}
+	p.warns.Max, p.warns.What = maxErrors, "warnings"
+	p.warns.Add(&Error{File: p.s.File, Path: "replica_gradients", Msg: fmt.Sprintf(
+		"each even vector core writes %d ReplicaW2Return records; upstream's planner counts only the vector queue (%d records on the busiest %s worker) and sizes %s at %d, so the device would drop %d of them on each; this plan's %s capacity is %d",
+		n, p.queueAIV, VectorCores, VectorCores, upstream, n-uint64(upstream), VectorCores, r.Region(VectorCores).RecordCapacity)})
 }
 
 // profileDescs reports a task that gives both graph_stage and

@@ -13,6 +13,8 @@
 //	  - {task_type: 102}        # by number or TaskType name; absent event = none
 //	cube_task_indices: [0]      # the ordered queue dealt to AIC workers
 //	vector_task_indices: [1]    # the ordered queue dealt to AIV workers
+//	kernel_family: MegaMoe      # optional: the task-type table names are read in
+//	replica_gradients: 6        # optional: kernel-gradients mode (see Schedule.ReplicaGradients)
 //
 // A task may also carry graph_stage, owner_id and stage_task_index, which
 // only the simulator (package synth) uses. Every problem is reported with
@@ -175,6 +177,18 @@ type Schedule struct {
 	CubeTaskIndices []uint32
 	// VectorTaskIndices is the ordered queue of task ids dealt to AIV workers.
 	VectorTaskIndices []uint32
+	// KernelFamily is kernel_family, the kernel family whose task-type
+	// table a task_type given by name is looked up in (under MegaMoe,
+	// ShmemGetMem is 107, the value the device writes), or abi.FamilyNone
+	// for the schema's TaskType enum (where ShmemGetMem is 141).
+	KernelFamily abi.Family
+	// ReplicaGradients is replica_gradients: in kernel-gradients mode, the
+	// replica gradients the rank owns (upstream's owned_count in
+	// ProcessReplicaGradients). Every even vector core then runs no queue
+	// task and writes one ReplicaW2Return record (0x10008) per owned
+	// gradient, so the AIV capacity must hold that many records; 0 (the
+	// default) is not that mode.
+	ReplicaGradients uint32
 
 	// src is the file's text, kept so that an error found after parsing
 	// can be given a line and column (see ErrorAt); fromJSON says the JSON
@@ -289,7 +303,7 @@ func check(file string, data []byte, lim yamlpos.Limits, waits waitCheck) (*Sche
 	for i, e := range list.Errs {
 		bad[i] = e.Path
 		switch e.Path {
-		case "", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices":
+		case "", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "kernel_family", "replica_gradients":
 			// A value every rule needs, or the whole file: planning
 			// would only repeat the problem in other words.
 			return nil, Result{}, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -12,7 +13,7 @@ import (
 
 // The keys a schedule may have, in the order they are documented.
 var (
-	scheduleKeys = []string{"mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices"}
+	scheduleKeys = []string{"mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "kernel_family", "replica_gradients"}
 	taskKeys     = []string{"task_type", "dependent_event", "trigger_event", "graph_stage", "owner_id", "stage_task_index", "profile_desc_id"}
 )
 
@@ -80,25 +81,40 @@ func (p *yamlParser) schedule(n *yaml.Node, s *Schedule) {
 	if v := m["vector_worker_stride"]; v != nil {
 		s.VectorWorkerStride, _ = p.Int(v, "vector_worker_stride", 1, math.MaxInt64)
 	}
+	// The family first: the tasks' task_type names are read in its table.
+	if v := m["kernel_family"]; v != nil {
+		if name, ok := p.Str(v, "kernel_family"); ok {
+			f, known := KernelFamily(name)
+			if !known {
+				p.Unknown(v, "kernel_family", "kernel family", name, familyNames())
+			}
+			s.KernelFamily = f
+		}
+	}
 	if v := m["tasks"]; v != nil {
 		items := p.Seq(v, "tasks")
 		s.Tasks = make([]Task, len(items))
 		for i, item := range items {
-			s.Tasks[i] = p.task(item, fmt.Sprintf("tasks[%d]", i))
+			s.Tasks[i] = p.task(item, fmt.Sprintf("tasks[%d]", i), s.KernelFamily)
+		}
+	}
+	if v := m["replica_gradients"]; v != nil {
+		if n, ok := p.Int(v, "replica_gradients", 0, math.MaxUint32); ok {
+			s.ReplicaGradients = uint32(n)
 		}
 	}
 	s.CubeTaskIndices = p.indices(m["cube_task_indices"], "cube_task_indices")
 	s.VectorTaskIndices = p.indices(m["vector_task_indices"], "vector_task_indices")
 }
 
-func (p *yamlParser) task(n *yaml.Node, path string) Task {
+func (p *yamlParser) task(n *yaml.Node, path string, f abi.Family) Task {
 	t := NewTask(0)
 	m := p.Mapping(n, path, taskKeys, []string{"task_type"})
 	if m == nil {
 		return t
 	}
 	if v := m["task_type"]; v != nil {
-		t.TaskType, _ = p.taskType(v, path+".task_type")
+		t.TaskType, _ = p.taskType(v, path+".task_type", f)
 	}
 	t.DependentEvent = p.event(m["dependent_event"], path+".dependent_event")
 	t.TriggerEvent = p.event(m["trigger_event"], path+".trigger_event")
@@ -134,10 +150,12 @@ func (p *yamlParser) task(n *yaml.Node, path string) Task {
 	return t
 }
 
-// taskType reads a TaskType given by name ("MatMul") or number (103). A
-// number the schema does not name is accepted (the device may know newer
-// task types) as long as its descriptor stays in the task-type namespace.
-func (p *yamlParser) taskType(n *yaml.Node, path string) (abi.TaskType, bool) {
+// taskType reads a TaskType given by name ("MatMul") or number (103): a
+// name is f's (KernelFamily), the schema's TaskType enum's under
+// abi.FamilyNone. A number the schema does not name is accepted (the
+// device may know newer task types) as long as its descriptor stays in the
+// task-type namespace.
+func (p *yamlParser) taskType(n *yaml.Node, path string, f abi.Family) (abi.TaskType, bool) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
 		v, ok := p.Int(n, path, 0, abi.TaskTypeCount-1)
 		return abi.TaskType(v), ok
@@ -146,19 +164,34 @@ func (p *yamlParser) taskType(n *yaml.Node, path string) (abi.TaskType, bool) {
 	if !ok {
 		return 0, false
 	}
-	t, ok := abi.ParseTaskType(name)
+	t, ok := f.ParseTaskType(name)
 	if !ok {
-		p.Unknown(n, path, "task type", name, taskTypeNames())
+		what := "task type"
+		if f != abi.FamilyNone {
+			what = f.String() + " task type"
+		}
+		p.Unknown(n, path, what, name, f.TaskTypeNames())
 	}
-	return t, ok
+	return abi.TaskType(t), ok
 }
 
-func taskTypeNames() []string {
-	var names []string
-	for _, t := range abi.TaskTypes() {
-		names = append(names, t.String())
+// KernelFamily returns the family a schedule's kernel_family names,
+// compared as --kernel-family compares it (abi.FamilyByName; "none" is
+// abi.FamilyNone, the schema's own table).
+func KernelFamily(name string) (abi.Family, bool) {
+	if strings.EqualFold(strings.TrimSpace(name), "none") {
+		return abi.FamilyNone, true
 	}
-	return names
+	return abi.FamilyByName(name)
+}
+
+// familyNames lists kernel_family's values.
+func familyNames() []string {
+	var names []string
+	for _, f := range abi.Families() {
+		names = append(names, f.String())
+	}
+	return append(names, "none")
 }
 
 // event reads an optional event id; absent, null, or EVENT_INVALID_ID

@@ -434,7 +434,7 @@ func (sim *simulator) finishTask(c *core) []*core {
 	c.queue = c.queue[1:]
 	t := &sim.s.Tasks[id]
 	start := c.clock
-	end := start + jitter(c.rng, computeCycles(t.TaskType))
+	end := start + jitter(c.rng, computeCycles(sim.s.KernelFamily, t.TaskType))
 	sim.write(c, start, end, t.ComputeDesc(), id, t, c.worker)
 	c.clock = end + between(c.rng, gapCycles[0], gapCycles[1])
 	if sim.r.Mode == plan.AIVPipeline {

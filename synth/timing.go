@@ -16,8 +16,22 @@ import (
 // capture's entry cycles lie within 1e10 cycles above it.
 const BaseEntryCycle = 1_000_000_000_000
 
-// computeCycles is the median compute duration per task type.
-func computeCycles(t abi.TaskType) uint64 {
+// computeCycles is the median compute duration of task type t under
+// family f: a family's task type takes the time of the schema's task type
+// of its name (MegaMoe's 107 is ShmemGetMem, a transfer, not the schema's
+// 107, MhcPost).
+func computeCycles(f abi.Family, t abi.TaskType) uint64 {
+	if f != abi.FamilyNone {
+		name, ok := f.TaskTypeName(uint32(t))
+		if !ok {
+			return 500
+		}
+		v, ok := abi.FamilyNone.ParseTaskType(name)
+		if !ok {
+			return 500
+		}
+		t = abi.TaskType(v)
+	}
 	switch t {
 	case abi.TaskTypeTerminate:
 		return 12

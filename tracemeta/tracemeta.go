@@ -39,8 +39,8 @@ type Object struct {
 	SoCName       *string  `json:"socName"`
 	MHz           *float64 `json:"cycleFrequencyMHz"`
 	AnchorCycle   *uint64  `json:"anchorCycle"`
-	// WindowIndex is upstream's window object's windowIndex (read, never
-	// written: cycleabi's window object has none).
+	// WindowIndex is a window object's windowIndex: which window of a
+	// profiling session upstream's profiler exported, counted from 0.
 	WindowIndex *int64            `json:"windowIndex"`
 	Capacities  map[string]uint32 `json:"recordCapacityPerCore"` // by core type name
 	MaxCapacity *uint64           `json:"maxRecordCapacityPerCore"`
@@ -148,19 +148,35 @@ func (o *Object) AppendRank(b []byte) []byte {
 }
 
 // AppendWindow appends o as the object of several captures: the ABI and
-// the totals, the invocations and warnings of a window (when o has
-// invocations), then each capture's object under "ranks", one a line.
+// the totals, then each capture's object under "ranks", one a line. The
+// object of a window of invocations (o has invocations) is written as
+// upstream's profiler writes its window's (profiler/profiler.py@8f3c6ce,
+// _build_trace): schemaVersion, windowIndex, the window's anchorCycle
+// (the cycle its ts 0 stands for), invocationCount, recordCount,
+// droppedRecordCount, detailedTaskNames, invocations and warnings (nil
+// members written as 0 and false), then the ABI and the ranks.
 func (o *Object) AppendWindow(b []byte) []byte {
 	b = append(b, `{"schemaVersion":`...)
 	b = strconv.AppendInt(b, SchemaVersion, 10)
-	b = appendABI(b)
-	b = append(b, `,"recordCount":`...)
-	b = strconv.AppendUint(b, deref(o.RecordCount), 10)
-	b = append(b, `,"droppedRecordCount":`...)
-	b = strconv.AppendUint(b, deref(o.Dropped), 10)
-	if o.Invocations != nil {
+	if o.Invocations == nil {
+		b = appendABI(b)
+		b = append(b, `,"recordCount":`...)
+		b = strconv.AppendUint(b, deref(o.RecordCount), 10)
+		b = append(b, `,"droppedRecordCount":`...)
+		b = strconv.AppendUint(b, deref(o.Dropped), 10)
+	} else {
+		b = append(b, `,"windowIndex":`...)
+		b = strconv.AppendInt(b, deref(o.WindowIndex), 10)
+		b = append(b, `,"anchorCycle":`...)
+		b = strconv.AppendUint(b, deref(o.AnchorCycle), 10)
 		b = append(b, `,"invocationCount":`...)
 		b = strconv.AppendInt(b, int64(len(o.Invocations)), 10)
+		b = append(b, `,"recordCount":`...)
+		b = strconv.AppendUint(b, deref(o.RecordCount), 10)
+		b = append(b, `,"droppedRecordCount":`...)
+		b = strconv.AppendUint(b, deref(o.Dropped), 10)
+		b = append(b, `,"detailedTaskNames":`...)
+		b = strconv.AppendBool(b, deref(o.Detailed))
 		b = append(b, `,"invocations":[`...)
 		for i := range o.Invocations {
 			if i > 0 {
@@ -170,6 +186,7 @@ func (o *Object) AppendWindow(b []byte) []byte {
 		}
 		b = append(b, "\n]"...)
 		b = appendStrings(append(b, `,"warnings":`...), o.Warnings)
+		b = appendABI(b)
 	}
 	b = append(b, `,"ranks":[`...)
 	for i := range o.Ranks {

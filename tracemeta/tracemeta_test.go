@@ -48,3 +48,38 @@ func TestUnmarshalNamesTheMember(t *testing.T) {
 }
 
 func itoa[T int | uint64](v T) string { return strconv.FormatUint(uint64(v), 10) }
+
+// The window object of invocations opens with upstream's window object's
+// members in its order (profiler/profiler.py@8f3c6ce, _build_trace):
+// schemaVersion, windowIndex, anchorCycle, invocationCount, recordCount,
+// droppedRecordCount, detailedTaskNames, invocations, warnings; the ABI and
+// the ranks follow. Several captures that are not a window keep the ABI
+// first and none of the window's members.
+func TestAppendWindow(t *testing.T) {
+	w := Object{
+		WindowIndex: Ptr[int64](2), AnchorCycle: Ptr[uint64](500), RecordCount: Ptr[uint64](5), Dropped: Ptr[uint64](1),
+		Detailed: Ptr(true), Warnings: []string{"w"},
+		Invocations: []Invocation{{InvocationID: 0, KernelName: Ptr("MegaMoe"), AnchorCycle: Ptr[uint64](500)}},
+	}
+	abiMembers := `"abiVersion":` + itoa(abi.Version) + `,"abiFingerprint":"` + abi.FingerprintHex + `"`
+	want := `{"schemaVersion":1,"windowIndex":2,"anchorCycle":500,"invocationCount":1,"recordCount":5,"droppedRecordCount":1,` +
+		`"detailedTaskNames":true,"invocations":[` + "\n" +
+		`{"invocationId":0,"step":null,"direction":null,"kernelName":"MegaMoe","rank":0,"deviceId":0,"anchorCycle":500,"recordCount":0,"droppedRecordCount":0,"capture":""}` +
+		"\n" + `],"warnings":["w"],` + abiMembers + `,"ranks":[` + "\n]}"
+	if got := string(w.AppendWindow(nil)); got != want {
+		t.Errorf("AppendWindow:\n got %s\nwant %s", got, want)
+	}
+	back, err := Unmarshal(w.AppendWindow(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *back.WindowIndex != 2 || *back.AnchorCycle != 500 || !*back.Detailed || *back.InvocationCount != 1 {
+		t.Errorf("read back: %+v", back)
+	}
+
+	ranks := Object{RecordCount: Ptr[uint64](5), Dropped: Ptr[uint64](0), WindowIndex: Ptr[int64](2)}
+	want = `{"schemaVersion":1,` + abiMembers + `,"recordCount":5,"droppedRecordCount":0,"ranks":[` + "\n]}"
+	if got := string(ranks.AppendWindow(nil)); got != want {
+		t.Errorf("AppendWindow without invocations:\n got %s\nwant %s", got, want)
+	}
+}

@@ -72,9 +72,11 @@ func (n *Names) family() abi.Family {
 // Class returns what a record with desc_id id is, by the schema and n's
 // family: the family's class for one of its stages; for other ids, a
 // WaitDependency is a wait, a TriggerEvent a trigger, and an id in the
-// task-type or graph-stage namespace compute (IsCompute). Anything else
-// (TerminateTask, an unnamed runtime stage, an id in no namespace) is
-// abi.StageClass(0), none.
+// task-type or graph-stage namespace compute (IsCompute), and so is a
+// ReplicaW2Return (the even vector cores' own work in kernel-gradients
+// mode, adding a replica's W2 gradient into its owner's: without it those
+// cores would show no compute at all). Anything else (TerminateTask, an
+// unnamed runtime stage, an id in no namespace) is abi.StageClass(0), none.
 func (n *Names) Class(id uint32) abi.StageClass {
 	// analyze asks for every record: no family lookup without a family.
 	if n != nil && n.Family != abi.FamilyNone {
@@ -87,7 +89,7 @@ func (n *Names) Class(id uint32) abi.StageClass {
 		return abi.StageWait
 	case id == abi.RuntimeStageTriggerEvent:
 		return abi.StageTrigger
-	case IsCompute(id):
+	case id == abi.RuntimeStageReplicaW2Return, IsCompute(id):
 		return abi.StageCompute
 	}
 	return 0

@@ -32,6 +32,11 @@ type Config struct {
 	// Invocation, when set, makes the capture one invocation of its rank
 	// (see Invocation); nil for one capture per rank.
 	Invocation *Invocation
+	// WindowIndex is the window object's windowIndex: which window of a
+	// profiling session the invocations are, counted from 0 as upstream's
+	// profiler counts them (the index of the window trace they were read
+	// from; 0 for captures). The first input's is written.
+	WindowIndex int64
 	// FlowMode says which dependency arrows to draw when Deps is set;
 	// MaxFlows caps the arrows of this capture (0: no cap).
 	FlowMode flows.Mode

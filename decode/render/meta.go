@@ -27,6 +27,16 @@ func AppendMeta(b []byte, inputs []Input, arrows []flows.Stats, ps []Placement) 
 		w.Invocations = invocationsMeta(inputs)
 		// The window's warnings, as upstream's window object has them.
 		w.Warnings = windowWarnings(dropped, ps)
+		// As upstream's window object: its index in the session, the
+		// cycle its ts 0 stands for (the earliest anchor the invocations
+		// are timed from), whether the names are detailed.
+		w.WindowIndex = tracemeta.Ptr(inputs[0].Config.WindowIndex)
+		w.Detailed = &inputs[0].Config.DetailedNames
+		anchor := ps[0].Anchor()
+		for i := range ps {
+			anchor = min(anchor, ps[i].Anchor())
+		}
+		w.AnchorCycle = &anchor
 	}
 	for i := range inputs {
 		w.Ranks[i] = rankMeta(&inputs[i], arrows[i], ps[i].overlap)

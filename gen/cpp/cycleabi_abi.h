@@ -378,6 +378,10 @@ constexpr uint32_t kRuntimeStageWaitDependency = 0x10000;
 constexpr uint32_t kRuntimeStageTerminateTask = 0x10006;
 // Signalling the task's trigger event.
 constexpr uint32_t kRuntimeStageTriggerEvent = 0x10007;
+// Kernel-gradients mode: an even vector core adding one replica's W2 gradient
+// back into its owner's (task_id 0, stage_task_index = the peer rank, owner_id
+// = rank*(home experts + slots) + owner); counted as compute.
+constexpr uint32_t kRuntimeStageReplicaW2Return = 0x10008;
 // RuntimeStageDescId is the desc_id of index in namespace RuntimeStage (index
 // must be below kRuntimeStageCount).
 CYCLEABI_FN constexpr uint32_t RuntimeStageDescId(uint32_t index) {
@@ -409,11 +413,16 @@ CYCLEABI_FN constexpr uint32_t GraphStageDescId(uint32_t graph_stage) {
 // trigger.
 namespace families {
 
-// MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine. Its
-// stages are runtime-namespace ids, one compute stage per task. Kernel names:
-// MegaMoe. Owner label: Expert. Upstream: modules/mega_moe/profiling.py@206213f
-// (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task
-// types).
+// MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine. Older
+// kernels write runtime-namespace ids, one compute stage per task; the
+// graph-driven kernel keeps the kernel name MegaMoe and writes graph stages,
+// 0x30000 + the operator's place in the graph, named here too (the two ranges
+// never collide). Kernel names: MegaMoe. Owner label: Expert. Upstream:
+// modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label);
+// modules/mega_moe/forward/graph.py@f4ae1a7a (graph stages: 0x30000 + the
+// operator's index in the graph's topological order, named by its
+// diagnostic_name); profiler/profiling.py@0e81ad83 (task types);
+// profiler/profiling.py@c852d237 (107 ShmemGetMem, pull dispatch).
 namespace MegaMoe {
 constexpr uint32_t kTaskTypeTerminate = 0;
 constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
@@ -441,12 +450,33 @@ static_assert(kStageGMM2 - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.GMM2
 // tokens' ranks.
 constexpr uint32_t kStageCombine = 0x10005;
 static_assert(kStageCombine - kRuntimeStageBase < kRuntimeStageCount, "MegaMoe.Combine must lie in RuntimeStage (abi/schema.yaml)");
+// Dispatch: compute. The dispatch operator, first in the forward graph's
+// topological order (graph stage 0).
+constexpr uint32_t kGraphStageDispatch = 0x30000;
+static_assert(kGraphStageDispatch - kGraphStageBase < kGraphStageCount, "MegaMoe.Dispatch must lie in GraphStage (abi/schema.yaml)");
+// GMM1: compute. The up_proj operator grouped matmul (graph stage 1).
+constexpr uint32_t kGraphStageGMM1 = 0x30001;
+static_assert(kGraphStageGMM1 - kGraphStageBase < kGraphStageCount, "MegaMoe.GMM1 must lie in GraphStage (abi/schema.yaml)");
+// SwiGLU: compute. The swiglu operator (graph stage 2).
+constexpr uint32_t kGraphStageSwiGLU = 0x30002;
+static_assert(kGraphStageSwiGLU - kGraphStageBase < kGraphStageCount, "MegaMoe.SwiGLU must lie in GraphStage (abi/schema.yaml)");
+// GMM2: compute. The down_proj operator grouped matmul (graph stage 3).
+constexpr uint32_t kGraphStageGMM2 = 0x30003;
+static_assert(kGraphStageGMM2 - kGraphStageBase < kGraphStageCount, "MegaMoe.GMM2 must lie in GraphStage (abi/schema.yaml)");
+// Combine: compute. The combine operator (graph stage 4).
+constexpr uint32_t kGraphStageCombine = 0x30004;
+static_assert(kGraphStageCombine - kGraphStageBase < kGraphStageCount, "MegaMoe.Combine must lie in GraphStage (abi/schema.yaml)");
 }  // namespace MegaMoe
 
 // MegaMoe backward: the forward's stages in reverse with the weight gradients.
-// Kernel names: MegaMoeGrad. Owner label: Expert. Upstream:
+// The graph-driven kernel keeps the kernel name MegaMoeGrad and writes graph
+// stages (0x30000 + the operator's place in the graph), named here too. Kernel
+// names: MegaMoeGrad. Owner label: Expert. Upstream:
 // modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label);
-// profiler/profiling.py@0e81ad83 (task types).
+// modules/mega_moe/backward/graph.py@2640a41d (graph stages: 0x30000 +
+// topological index, ties in the order the operators were added, named by
+// diagnostic_name); profiler/profiling.py@0e81ad83 (task types);
+// profiler/profiling.py@c852d237 (107 ShmemGetMem).
 namespace MegaMoeGrad {
 constexpr uint32_t kTaskTypeTerminate = 0;
 constexpr uint32_t kTaskTypeBeginTaskGraph = 10;
@@ -482,14 +512,38 @@ static_assert(kStageW1Grad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGra
 // to the tokens' ranks.
 constexpr uint32_t kStageCombineGrad = 0x11007;
 static_assert(kStageCombineGrad - kRuntimeStageBase < kRuntimeStageCount, "MegaMoeGrad.CombineGrad must lie in RuntimeStage (abi/schema.yaml)");
+// DispatchGrad: compute. The dispatch operator, first in the backward graph's
+// topological order (graph stage 0).
+constexpr uint32_t kGraphStageDispatchGrad = 0x30000;
+static_assert(kGraphStageDispatchGrad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.DispatchGrad must lie in GraphStage (abi/schema.yaml)");
+// ActGrad: compute. The act_grad operator (graph stage 1; it and w2_grad follow
+// dispatch, in the order they were added).
+constexpr uint32_t kGraphStageActGrad = 0x30001;
+static_assert(kGraphStageActGrad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.ActGrad must lie in GraphStage (abi/schema.yaml)");
+// W2Grad: compute. The w2_grad operator (graph stage 2).
+constexpr uint32_t kGraphStageW2Grad = 0x30002;
+static_assert(kGraphStageW2Grad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.W2Grad must lie in GraphStage (abi/schema.yaml)");
+// SwiGLUGrad: compute. The swiglu_grad operator (graph stage 3).
+constexpr uint32_t kGraphStageSwiGLUGrad = 0x30003;
+static_assert(kGraphStageSwiGLUGrad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.SwiGLUGrad must lie in GraphStage (abi/schema.yaml)");
+// GateGrad: compute. The gate_grad operator (graph stage 4).
+constexpr uint32_t kGraphStageGateGrad = 0x30004;
+static_assert(kGraphStageGateGrad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.GateGrad must lie in GraphStage (abi/schema.yaml)");
+// CombineGrad: compute. The combine operator (graph stage 5; it and w1_grad
+// follow gate_grad, in the order they were added).
+constexpr uint32_t kGraphStageCombineGrad = 0x30005;
+static_assert(kGraphStageCombineGrad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.CombineGrad must lie in GraphStage (abi/schema.yaml)");
+// W1Grad: compute. The w1_grad operator (graph stage 6).
+constexpr uint32_t kGraphStageW1Grad = 0x30006;
+static_assert(kGraphStageW1Grad - kGraphStageBase < kGraphStageCount, "MegaMoeGrad.W1Grad must lie in GraphStage (abi/schema.yaml)");
 }  // namespace MegaMoeGrad
 
 // Graph-driven MegaMoe forward: its stages are graph stages, 0x30000 + the
 // operator's place in the graph (dispatch, up_proj, swiglu, down_proj,
-// combine). Upstream keeps the kernel name MegaMoe, which chooses MegaMoe, so
-// this family is chosen by --kernel-family or by a trace's stage names. Owner
-// label: Expert. Upstream: modules/mega_moe/forward/graph.py@f4ae1a7a (stages:
-// 0x30000 + the operator's index in the graph's topological order, named by its
+// combine). Kept as an alias: MegaMoe, which upstream's kernel name MegaMoe
+// chooses, names these stages too; this family names only them. Owner label:
+// Expert. Upstream: modules/mega_moe/forward/graph.py@f4ae1a7a (stages: 0x30000
+// + the operator's index in the graph's topological order, named by its
 // diagnostic_name); profiler/profiling.py@0e81ad83 (task types).
 namespace MegaMoeGraph {
 constexpr uint32_t kTaskTypeTerminate = 0;
@@ -520,10 +574,12 @@ static_assert(kStageCombine - kGraphStageBase < kGraphStageCount, "MegaMoeGraph.
 }  // namespace MegaMoeGraph
 
 // Graph-driven MegaMoe backward (see MegaMoeGraph): dispatch, act_grad,
-// w2_grad, swiglu_grad, gate_grad, combine, w1_grad. Owner label: Expert.
-// Upstream: modules/mega_moe/backward/graph.py@2640a41d (stages: 0x30000 +
-// topological index, ties in the order the operators were added, named by
-// diagnostic_name); profiler/profiling.py@0e81ad83 (task types).
+// w2_grad, swiglu_grad, gate_grad, combine, w1_grad. Kept as an alias:
+// MegaMoeGrad, which the kernel name MegaMoeGrad chooses, names these stages
+// too. Owner label: Expert. Upstream:
+// modules/mega_moe/backward/graph.py@2640a41d (stages: 0x30000 + topological
+// index, ties in the order the operators were added, named by diagnostic_name);
+// profiler/profiling.py@0e81ad83 (task types).
 namespace MegaMoeGradGraph {
 constexpr uint32_t kTaskTypeTerminate = 0;
 constexpr uint32_t kTaskTypeBeginTaskGraph = 10;

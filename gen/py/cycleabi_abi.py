@@ -277,6 +277,11 @@ RUNTIME_STAGE_WAIT_DEPENDENCY = 0x10000
 RUNTIME_STAGE_TERMINATE_TASK = 0x10006
 #: TriggerEvent (RuntimeStage index 7): Signalling the task's trigger event.
 RUNTIME_STAGE_TRIGGER_EVENT = 0x10007
+#: ReplicaW2Return (RuntimeStage index 8): Kernel-gradients mode: an even
+#: vector core adding one replica's W2 gradient back into its owner's (task_id
+#: 0, stage_task_index = the peer rank, owner_id = rank*(home experts + slots)
+#: + owner); counted as compute.
+RUNTIME_STAGE_REPLICA_W2_RETURN = 0x10008
 #: TaskType: Compute of a task, by task type (index = TaskType value). First
 #: desc_id.
 TASK_TYPE_BASE = 0x20000
@@ -292,7 +297,7 @@ NAMESPACES = (
     DescNamespace(
         name="RuntimeStage", base=0x10000, count=0x10000,
         display="{name}", fallback="DescId_{desc_id}", arg=None, enum=None,
-        names={0: "WaitDependency", 6: "TerminateTask", 7: "TriggerEvent"},
+        names={0: "WaitDependency", 6: "TerminateTask", 7: "TriggerEvent", 8: "ReplicaW2Return"},
         task_stage_prefix=frozenset([0, 7]),
     ),
     DescNamespace(
@@ -329,10 +334,13 @@ SOCS = (
 #: The kernel families in schema order (see KernelFamily).
 FAMILIES = (
     # MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine.
-    # Its stages are runtime-namespace ids, one compute stage per task.
+    # Older kernels write runtime-namespace ids, one compute stage per task;
+    # the graph-driven kernel keeps the kernel name MegaMoe and writes graph
+    # stages, 0x30000 + the operator's place in the graph, named here too (the
+    # two ranges never collide).
     KernelFamily(
         name="MegaMoe", kernel_names=("MegaMoe",), owner_label="Expert",
-        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); modules/mega_moe/forward/graph.py@f4ae1a7a (graph stages: 0x30000 + the operator's index in the graph's topological order, named by its diagnostic_name); profiler/profiling.py@0e81ad83 (task types); profiler/profiling.py@c852d237 (107 ShmemGetMem, pull dispatch)",
         task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
         stages={
             0x10001: FamilyStage("Dispatch", "compute", 105),
@@ -340,13 +348,20 @@ FAMILIES = (
             0x10003: FamilyStage("SwiGLU", "compute", 102),
             0x10004: FamilyStage("GMM2", "compute", 104),
             0x10005: FamilyStage("Combine", "compute", 105),
+            0x30000: FamilyStage("Dispatch", "compute", None),
+            0x30001: FamilyStage("GMM1", "compute", None),
+            0x30002: FamilyStage("SwiGLU", "compute", None),
+            0x30003: FamilyStage("GMM2", "compute", None),
+            0x30004: FamilyStage("Combine", "compute", None),
         },
     ),
     # MegaMoe backward: the forward's stages in reverse with the weight
-    # gradients.
+    # gradients. The graph-driven kernel keeps the kernel name MegaMoeGrad and
+    # writes graph stages (0x30000 + the operator's place in the graph), named
+    # here too.
     KernelFamily(
         name="MegaMoeGrad", kernel_names=("MegaMoeGrad",), owner_label="Expert",
-        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+        upstream="modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); modules/mega_moe/backward/graph.py@2640a41d (graph stages: 0x30000 + topological index, ties in the order the operators were added, named by diagnostic_name); profiler/profiling.py@0e81ad83 (task types); profiler/profiling.py@c852d237 (107 ShmemGetMem)",
         task_types={0: "Terminate", 10: "BeginTaskGraph", 101: "AddCustom", 102: "SwiGLU", 103: "MatMul", 104: "GroupedMatMul", 105: "ShmemPutMemSignal", 106: "SwiGLUGrad", 107: "ShmemGetMem"},
         stages={
             0x11001: FamilyStage("DispatchGrad", "compute", 105),
@@ -356,12 +371,19 @@ FAMILIES = (
             0x11005: FamilyStage("GateGrad", "compute", 104),
             0x11006: FamilyStage("W1Grad", "compute", 104),
             0x11007: FamilyStage("CombineGrad", "compute", 105),
+            0x30000: FamilyStage("DispatchGrad", "compute", None),
+            0x30001: FamilyStage("ActGrad", "compute", None),
+            0x30002: FamilyStage("W2Grad", "compute", None),
+            0x30003: FamilyStage("SwiGLUGrad", "compute", None),
+            0x30004: FamilyStage("GateGrad", "compute", None),
+            0x30005: FamilyStage("CombineGrad", "compute", None),
+            0x30006: FamilyStage("W1Grad", "compute", None),
         },
     ),
     # Graph-driven MegaMoe forward: its stages are graph stages, 0x30000 + the
     # operator's place in the graph (dispatch, up_proj, swiglu, down_proj,
-    # combine). Upstream keeps the kernel name MegaMoe, which chooses MegaMoe,
-    # so this family is chosen by --kernel-family or by a trace's stage names.
+    # combine). Kept as an alias: MegaMoe, which upstream's kernel name MegaMoe
+    # chooses, names these stages too; this family names only them.
     KernelFamily(
         name="MegaMoeGraph", kernel_names=(), owner_label="Expert",
         upstream="modules/mega_moe/forward/graph.py@f4ae1a7a (stages: 0x30000 + the operator's index in the graph's topological order, named by its diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",
@@ -375,7 +397,9 @@ FAMILIES = (
         },
     ),
     # Graph-driven MegaMoe backward (see MegaMoeGraph): dispatch, act_grad,
-    # w2_grad, swiglu_grad, gate_grad, combine, w1_grad.
+    # w2_grad, swiglu_grad, gate_grad, combine, w1_grad. Kept as an alias:
+    # MegaMoeGrad, which the kernel name MegaMoeGrad chooses, names these
+    # stages too.
     KernelFamily(
         name="MegaMoeGradGraph", kernel_names=(), owner_label="Expert",
         upstream="modules/mega_moe/backward/graph.py@2640a41d (stages: 0x30000 + topological index, ties in the order the operators were added, named by diagnostic_name); profiler/profiling.py@0e81ad83 (task types)",

@@ -71,9 +71,9 @@ var changes = []change{{
 	name: "runtime-stage",
 	edits: []edit{{"        - {index: 7, name: TriggerEvent, task_stage_prefix: true, doc: Signalling the task's trigger event.}\n",
 		"        - {index: 7, name: TriggerEvent, task_stage_prefix: true, doc: Signalling the task's trigger event.}\n" +
-			"        - {index: 8, name: DrillStage, doc: A runtime stage the ABI drill adds.}\n"}},
+			"        - {index: 9, name: DrillStage, doc: A runtime stage the ABI drill adds.}\n"}},
 	rules:      []string{"compatible stage-added"},
-	drillTrace: []string{`"name":"DrillStage"`, `"desc_id":65544`},
+	drillTrace: []string{`"name":"DrillStage"`, `"desc_id":65545`},
 }, {
 	name: "namespace",
 	edits: []edit{{"      doc: Kernel-defined graph stages; names come from the kernel's names file.\n",

@@ -395,6 +395,9 @@ func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *input.Loaded, deviceIDs 
 			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
 				c.OwnerLabel = t.OwnerLabel
 			}
+			if t.WindowIndex != nil {
+				c.WindowIndex = *t.WindowIndex
+			}
 		}
 		if src.Invocations != nil {
 			c.Invocation = src.Invocations[i]

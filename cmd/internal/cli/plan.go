@@ -36,6 +36,16 @@ A schedule:
     - {task_type: 102}        # by TaskType name or number; absent event = none
   cube_task_indices: [0]      # the ordered queue dealt round-robin to AIC workers
   vector_task_indices: [1]    # the ordered queue dealt round-robin to AIV workers
+  kernel_family: MegaMoe      # optional: the task-type table names are read in
+  replica_gradients: 6        # optional: kernel-gradients mode's owned replica gradients
+
+A task_type name is read in kernel_family's table (under MegaMoe,
+ShmemGetMem is 107), or the schema's TaskType enum without one (141).
+
+In kernel-gradients mode (replica_gradients > 0) every even AIV core runs no
+queue task and writes one ReplicaW2Return record per owned replica gradient;
+the AIV capacity holds them, and a warning says when upstream's planner, which
+does not count them, would give a capacity that drops some.
 
 A task writes a compute record, a wait record when it has a dependent_event,
 and a trigger record unless it is a ShmemPutMemSignal; in an AIV pipeline
@@ -122,6 +132,9 @@ func printPlan(w io.Writer, file string, r plan.Result) error {
 	for _, reg := range abi.Regions() {
 		p := r.Region(reg.CoreType)
 		fmt.Fprintf(tw, "%s records\t%d required by the busiest worker, capacity %d per core\n", reg.CoreType, p.RequiredRecords, p.RecordCapacity)
+	}
+	if r.ReplicaW2Returns > 0 {
+		fmt.Fprintf(tw, "replica records\t%d ReplicaW2Return records on each even %s core (kernel-gradients mode)\n", r.ReplicaW2Returns, plan.VectorCores)
 	}
 	fmt.Fprintf(tw, "cube slots\t%d (%s slots)\n", r.CubeSlotCount, strings.Join(slots, " + "))
 	fmt.Fprintf(tw, "buffer size\t%d bytes (%s)\n", r.BufferSize, humanBytes(r.BufferSize))

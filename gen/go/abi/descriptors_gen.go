@@ -42,6 +42,11 @@ const (
 	RuntimeStageTerminateTask uint32 = 0x10006
 	// TriggerEvent (RuntimeStage index 7): Signalling the task's trigger event.
 	RuntimeStageTriggerEvent uint32 = 0x10007
+	// ReplicaW2Return (RuntimeStage index 8): Kernel-gradients mode: an even vector
+	// core adding one replica's W2 gradient back into its owner's (task_id 0,
+	// stage_task_index = the peer rank, owner_id = rank*(home experts + slots) +
+	// owner); counted as compute.
+	RuntimeStageReplicaW2Return uint32 = 0x10008
 )
 
 // unknownDescFormat formats a desc_id that falls in no namespace.
@@ -56,6 +61,7 @@ var namespaces = [...]namespaceSpec{
 			{index: 0, name: "WaitDependency", taskStagePrefix: true},
 			{index: 6, name: "TerminateTask"},
 			{index: 7, name: "TriggerEvent", taskStagePrefix: true},
+			{index: 8, name: "ReplicaW2Return"},
 		},
 	},
 	{

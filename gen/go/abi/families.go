@@ -181,6 +181,50 @@ func (f Family) TaskTypeName(t uint32) (string, bool) {
 	return name, ok
 }
 
+// ParseTaskType returns the task type named name under f: the value f's
+// table gives it (under MegaMoe, "ShmemGetMem" is 107), or under FamilyNone
+// the enum member's (141); false when f has no task type of that name.
+func (f Family) ParseTaskType(name string) (uint32, bool) {
+	if f == FamilyNone {
+		if s := familyTaskTypeNamespace.spec(); s != nil {
+			for _, d := range s.names {
+				if d.name == name {
+					return d.index, true
+				}
+			}
+		}
+		return 0, false
+	}
+	if s := f.spec(); s != nil {
+		for _, t := range s.taskTypes {
+			if t.name == name {
+				return t.value, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// TaskTypeNames returns the names of f's task types in table order (under
+// FamilyNone the enum's members').
+func (f Family) TaskTypeNames() []string {
+	var out []string
+	if f == FamilyNone {
+		if s := familyTaskTypeNamespace.spec(); s != nil {
+			for _, d := range s.names {
+				out = append(out, d.name)
+			}
+		}
+		return out
+	}
+	if s := f.spec(); s != nil {
+		for _, t := range s.taskTypes {
+			out = append(out, t.name)
+		}
+	}
+	return out
+}
+
 // taskTypeEnumName names t after the enum the task-type namespace uses.
 func taskTypeEnumName(t uint32) (string, bool) {
 	s := familyTaskTypeNamespace.spec()

@@ -8,18 +8,25 @@ const (
 	// FamilyNone is no family: the enum-named namespace's enum and the
 	// namespaces' names apply.
 	FamilyNone Family = 0
-	// MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine. Its
-	// stages are runtime-namespace ids, one compute stage per task.
+	// MegaMoe forward: dispatch, two grouped matmuls around SwiGLU, combine. Older
+	// kernels write runtime-namespace ids, one compute stage per task; the
+	// graph-driven kernel keeps the kernel name MegaMoe and writes graph stages,
+	// 0x30000 + the operator's place in the graph, named here too (the two ranges
+	// never collide).
 	FamilyMegaMoe Family = 1
 	// MegaMoe backward: the forward's stages in reverse with the weight gradients.
+	// The graph-driven kernel keeps the kernel name MegaMoeGrad and writes graph
+	// stages (0x30000 + the operator's place in the graph), named here too.
 	FamilyMegaMoeGrad Family = 2
 	// Graph-driven MegaMoe forward: its stages are graph stages, 0x30000 + the
 	// operator's place in the graph (dispatch, up_proj, swiglu, down_proj,
-	// combine). Upstream keeps the kernel name MegaMoe, which chooses MegaMoe, so
-	// this family is chosen by --kernel-family or by a trace's stage names.
+	// combine). Kept as an alias: MegaMoe, which upstream's kernel name MegaMoe
+	// chooses, names these stages too; this family names only them.
 	FamilyMegaMoeGraph Family = 3
 	// Graph-driven MegaMoe backward (see MegaMoeGraph): dispatch, act_grad,
-	// w2_grad, swiglu_grad, gate_grad, combine, w1_grad.
+	// w2_grad, swiglu_grad, gate_grad, combine, w1_grad. Kept as an alias:
+	// MegaMoeGrad, which the kernel name MegaMoeGrad chooses, names these stages
+	// too.
 	FamilyMegaMoeGradGraph Family = 4
 	// HyperMegaMhc forward. Its stages are graph stages named from the operator
 	// graph on the host, so they come from the trace or a names file.
@@ -56,7 +63,7 @@ const familyTaskTypeNamespace = NamespaceTaskType
 var families = [...]familySpec{
 	{
 		name: "MegaMoe", kernelNames: []string{"MegaMoe"}, ownerLabel: "Expert",
-		upstream: "modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+		upstream: "modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); modules/mega_moe/forward/graph.py@f4ae1a7a (graph stages: 0x30000 + the operator's index in the graph's topological order, named by its diagnostic_name); profiler/profiling.py@0e81ad83 (task types); profiler/profiling.py@c852d237 (107 ShmemGetMem, pull dispatch)",
 		taskTypes: []familyTaskType{
 			{value: 0, name: "Terminate"},
 			{value: 10, name: "BeginTaskGraph"},
@@ -74,11 +81,16 @@ var families = [...]familySpec{
 			{DescID: 0x10003, Name: "SwiGLU", Class: StageCompute, TaskType: 102, HasTaskType: true},
 			{DescID: 0x10004, Name: "GMM2", Class: StageCompute, TaskType: 104, HasTaskType: true},
 			{DescID: 0x10005, Name: "Combine", Class: StageCompute, TaskType: 105, HasTaskType: true},
+			{DescID: 0x30000, Name: "Dispatch", Class: StageCompute},
+			{DescID: 0x30001, Name: "GMM1", Class: StageCompute},
+			{DescID: 0x30002, Name: "SwiGLU", Class: StageCompute},
+			{DescID: 0x30003, Name: "GMM2", Class: StageCompute},
+			{DescID: 0x30004, Name: "Combine", Class: StageCompute},
 		},
 	},
 	{
 		name: "MegaMoeGrad", kernelNames: []string{"MegaMoeGrad"}, ownerLabel: "Expert",
-		upstream: "modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); profiler/profiling.py@0e81ad83 (task types)",
+		upstream: "modules/mega_moe/profiling.py@206213f (stages, kernel name, owner label); modules/mega_moe/backward/graph.py@2640a41d (graph stages: 0x30000 + topological index, ties in the order the operators were added, named by diagnostic_name); profiler/profiling.py@0e81ad83 (task types); profiler/profiling.py@c852d237 (107 ShmemGetMem)",
 		taskTypes: []familyTaskType{
 			{value: 0, name: "Terminate"},
 			{value: 10, name: "BeginTaskGraph"},
@@ -98,6 +110,13 @@ var families = [...]familySpec{
 			{DescID: 0x11005, Name: "GateGrad", Class: StageCompute, TaskType: 104, HasTaskType: true},
 			{DescID: 0x11006, Name: "W1Grad", Class: StageCompute, TaskType: 104, HasTaskType: true},
 			{DescID: 0x11007, Name: "CombineGrad", Class: StageCompute, TaskType: 105, HasTaskType: true},
+			{DescID: 0x30000, Name: "DispatchGrad", Class: StageCompute},
+			{DescID: 0x30001, Name: "ActGrad", Class: StageCompute},
+			{DescID: 0x30002, Name: "W2Grad", Class: StageCompute},
+			{DescID: 0x30003, Name: "SwiGLUGrad", Class: StageCompute},
+			{DescID: 0x30004, Name: "GateGrad", Class: StageCompute},
+			{DescID: 0x30005, Name: "CombineGrad", Class: StageCompute},
+			{DescID: 0x30006, Name: "W1Grad", Class: StageCompute},
 		},
 	},
 	{

@@ -82,3 +82,45 @@ func TestFamilyNames(t *testing.T) {
 		t.Error("an unnamed family")
 	}
 }
+
+// TestFamilyParseTaskType: a task-type name is looked up in the family's
+// table (ShmemGetMem is 107 under the MoE families, upstream's
+// TASK_SHMEM_GET_MEM; 141 in the schema's own enum), and a name the table
+// lacks is none.
+func TestFamilyParseTaskType(t *testing.T) {
+	cases := []struct {
+		f    Family
+		name string
+		want uint32
+		ok   bool
+	}{
+		{FamilyMegaMoe, "ShmemGetMem", 107, true},
+		{FamilyMegaMoeGrad, "ShmemGetMem", 107, true},
+		{FamilyNone, "ShmemGetMem", 141, true},
+		{FamilyMegaMhc, "ShmemGetMem", 0, false},
+		{FamilyMegaMhc, "MhcPost", 107, true},
+		{FamilyMegaGateRoute, "GateSoftplus", 107, true},
+		{FamilyMegaGateRouteGen, "GateSoftplus", 108, true},
+		{FamilyMegaMoe, "RmsNorm", 0, false},
+		{FamilyNone, "RmsNorm", 111, true},
+		{Family(200), "MatMul", 0, false},
+	}
+	for _, c := range cases {
+		got, ok := c.f.ParseTaskType(c.name)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%v.ParseTaskType(%q) = %d, %v; want %d, %v", c.f, c.name, got, ok, c.want, c.ok)
+		}
+	}
+	names := FamilyMegaMoe.TaskTypeNames()
+	if len(names) != 9 || names[0] != "Terminate" || names[8] != "ShmemGetMem" {
+		t.Errorf("FamilyMegaMoe.TaskTypeNames() = %v", names)
+	}
+	for _, f := range append(Families(), FamilyNone) {
+		for _, name := range f.TaskTypeNames() {
+			v, ok := f.ParseTaskType(name)
+			if back, _ := f.TaskTypeName(v); !ok || back != name {
+				t.Errorf("%v: %q parses to %d (%v), which is named %q", f, name, v, ok, back)
+			}
+		}
+	}
+}

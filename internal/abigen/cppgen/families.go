@@ -62,7 +62,13 @@ func (g *gen) genFamily(f *schema.Family) {
 			what += " of a " + st.TaskType.Name + " task"
 		}
 		g.comment("", fmt.Sprintf("%s: %s. %s", st.Name, what, st.Doc))
+		// A name an earlier stage of the family has (in another
+		// namespace) takes its namespace's: MegaMoe's kStageDispatch
+		// (0x10001) and kGraphStageDispatch (0x30000).
 		name := constName("Stage", st.Name)
+		if f.EarlierNamed(st) {
+			name = constName(st.Namespace.Name, st.Name)
+		}
 		g.P("constexpr uint32_t %s = %s;", name, hexLiteral(uint64(st.DescID)))
 		base, count := constName(st.Namespace.Name, "Base"), constName(st.Namespace.Name, "Count")
 		g.P("static_assert(%s - %s < %s, \"%s.%s must lie in %s (%s)\");", name, base, count, f.Name, st.Name, st.Namespace.Name, g.s.File)

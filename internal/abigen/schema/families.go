@@ -119,7 +119,11 @@ func (l *loader) familyTaskTypes(fam *Family, n *yaml.Node, path string, ns *Nam
 }
 
 func (l *loader) familyStages(fam *Family, n *yaml.Node, path string) {
-	names := l.scope("stage name")
+	// A name is unique among the family's stages of one namespace: the
+	// graph-driven MegaMoe kernel names its graph stages as the older one
+	// named its runtime-namespace stages (Dispatch, GMM1, ...), under one
+	// kernel name. The C++ emitter tells such a pair apart (EarlierNamed).
+	names := map[string]*names{}
 	ids := map[uint64]Pos{}
 	for j, sn := range l.Seq(n, path) {
 		spath := fmt.Sprintf("%s[%d]", path, j)
@@ -129,9 +133,6 @@ func (l *loader) familyStages(fam *Family, n *yaml.Node, path string) {
 		}
 		st := &FamilyStage{Pos: pos(sn)}
 		sname, ok := l.name(sm["name"], spath+".name", valueNameRE, "stage name")
-		if ok {
-			ok = names.add(sm["name"], spath+".name", sname)
-		}
 		st.Name = sname
 		if id, iok := l.Uint(sm["desc_id"], spath+".desc_id", math.MaxUint32); iok {
 			st.DescID = uint32(id)
@@ -144,6 +145,14 @@ func (l *loader) familyStages(fam *Family, n *yaml.Node, path string) {
 			}
 		} else {
 			ok = false
+		}
+		if ok && st.Namespace != nil {
+			scope := names[st.Namespace.Name]
+			if scope == nil {
+				scope = l.scope(st.Namespace.Name + " stage name")
+				names[st.Namespace.Name] = scope
+			}
+			ok = scope.add(sm["name"], spath+".name", sname)
 		}
 		if c, cok := l.Str(sm["class"], spath+".class"); cok {
 			st.Class = StageClass(c)

@@ -67,6 +67,15 @@ var upstreamTaskTypes = func() map[string]map[uint32]string {
 	}
 }()
 
+// modules/mega_moe/forward/graph.py@f4ae1a7a and backward/graph.py@2640a41d:
+// 0x30000 + the operator's topological index (ties in the order added),
+// named by its diagnostic_name; no task type is given.
+const (
+	moeGraph     = "0x30000 Dispatch -, 0x30001 GMM1 -, 0x30002 SwiGLU -, 0x30003 GMM2 -, 0x30004 Combine -"
+	moeGradGraph = "0x30000 DispatchGrad -, 0x30001 ActGrad -, 0x30002 W2Grad -, 0x30003 SwiGLUGrad -, " +
+		"0x30004 GateGrad -, 0x30005 CombineGrad -, 0x30006 W1Grad -"
+)
+
 // upstreamStages are the stage ids, names and task types of
 // modules/mega_moe/profiling.py@206213f and modules/mega_gate/profiling.py
 // with plan.py@8f3c6ce (graph stage i = 0x30000 + i, task i of type
@@ -75,18 +84,16 @@ var upstreamStages = map[string]struct {
 	kernels, owner string
 	stages         string // "id name tasktype" triples
 }{
+	// The graph-driven kernel keeps the kernel names MegaMoe and
+	// MegaMoeGrad, so those families name its graph stages too (below).
 	"MegaMoe": {"MegaMoe", "Expert", "0x10001 Dispatch ShmemPutMemSignal, 0x10002 GMM1 GroupedMatMul, 0x10003 SwiGLU SwiGLU, " +
-		"0x10004 GMM2 GroupedMatMul, 0x10005 Combine ShmemPutMemSignal"},
+		"0x10004 GMM2 GroupedMatMul, 0x10005 Combine ShmemPutMemSignal, " + moeGraph},
 	"MegaMoeGrad": {"MegaMoeGrad", "Expert", "0x11001 DispatchGrad ShmemPutMemSignal, 0x11002 ActGrad GroupedMatMul, " +
 		"0x11003 W2Grad GroupedMatMul, 0x11004 SwiGLUGrad SwiGLUGrad, 0x11005 GateGrad GroupedMatMul, " +
-		"0x11006 W1Grad GroupedMatMul, 0x11007 CombineGrad ShmemPutMemSignal"},
-	// modules/mega_moe/forward/graph.py@f4ae1a7a and backward/graph.py@2640a41d:
-	// 0x30000 + the operator's topological index (ties in the order added),
-	// named by its diagnostic_name; no task type is given.
-	"MegaMoeGraph": {"", "Expert", "0x30000 Dispatch -, 0x30001 GMM1 -, 0x30002 SwiGLU -, 0x30003 GMM2 -, 0x30004 Combine -"},
-	"MegaMoeGradGraph": {"", "Expert", "0x30000 DispatchGrad -, 0x30001 ActGrad -, 0x30002 W2Grad -, 0x30003 SwiGLUGrad -, " +
-		"0x30004 GateGrad -, 0x30005 CombineGrad -, 0x30006 W1Grad -"},
-	"MegaMhc": {"HyperMegaMhc", "TokenPartition", ""},
+		"0x11006 W1Grad GroupedMatMul, 0x11007 CombineGrad ShmemPutMemSignal, " + moeGradGraph},
+	"MegaMoeGraph":     {"", "Expert", moeGraph},
+	"MegaMoeGradGraph": {"", "Expert", moeGradGraph},
+	"MegaMhc":          {"HyperMegaMhc", "TokenPartition", ""},
 	// runtime/mhc.py@29d814a6: TokenPartition (NativeKernel before).
 	"MegaMhcGrad": {"HyperMegaMhcGrad", "TokenPartition", ""},
 	"MegaGateRoute": {"HyperMegaGateRoute", "TokenRowShard", "0x30000 Softplus GateSoftplus, 0x30001 Sqrt GateSqrt, " +

@@ -336,6 +336,22 @@ type FamilyStage struct {
 	Pos      Pos
 }
 
+// EarlierNamed reports whether a stage before st in f's list has st's
+// name (in another namespace: the loader refuses a name twice in one), as
+// the graph-driven MegaMoe's Dispatch (0x30000) shares the older Dispatch's
+// (0x10001). The C++ emitter names such a stage after its namespace.
+func (f *Family) EarlierNamed(st *FamilyStage) bool {
+	for _, e := range f.Stages {
+		if e == st {
+			return false
+		}
+		if e.Name == st.Name {
+			return true
+		}
+	}
+	return false
+}
+
 // KernelKey is how kernel names are compared: lower case, without '_', so
 // that MegaMoe, megamoe and mega_moe select the same family.
 func KernelKey(name string) string {

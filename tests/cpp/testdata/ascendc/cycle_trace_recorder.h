@@ -2,4 +2,5 @@
 #define CYCLEABI_ASCENDC
 #define CYCLEABI_CUBE_SLOTS NUM_WORKERS_CUBE
 #include "cycleabi_abi.h"
-namespace MulticoreRuntime { typedef cycleabi::Recorder CycleTraceRecorder; }
+namespace hyper_parallel { namespace multicore { typedef cycleabi::Recorder CycleTraceRecorder; } }
+namespace MulticoreRuntime { typedef cycleabi::Recorder CycleTraceRecorder; }  // older runtimes

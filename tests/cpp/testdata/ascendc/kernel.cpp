@@ -18,17 +18,25 @@ struct IsSame<A, A> {
   static constexpr bool value = true;
 };
 
-static_assert(IsSame<MulticoreRuntime::CycleTraceRecorder,
-                     cycleabi::BasicRecorder<static_cast<cycleabi::CoreType>(EXPECT_CORE_TYPE), EXPECT_CUBE_SLOTS>>::value,
+typedef cycleabi::BasicRecorder<static_cast<cycleabi::CoreType>(EXPECT_CORE_TYPE), EXPECT_CUBE_SLOTS> Expected;
+static_assert(IsSame<hyper_parallel::multicore::CycleTraceRecorder, Expected>::value,
+              "the preset picked another core type or cube slot count");
+// The runtime's namespace before ops/runtime/cycle_trace_recorder.h@e24fb0d6.
+static_assert(IsSame<MulticoreRuntime::CycleTraceRecorder, Expected>::value,
               "the preset picked another core type or cube slot count");
 
 }  // namespace
 
-// The worker loop's shape: Init at entry, Now around each task, Record after it.
+// The worker loop's shape: Init at entry, Now around each task, Record
+// after it, in the runtime's namespace (hyper_parallel::multicore since
+// ops/runtime/cycle_trace_recorder.h@e24fb0d6), where the worker names the
+// recorder unqualified.
+namespace hyper_parallel {
+namespace multicore {
 extern "C" __aicore__ void MegaKernelWorker(__gm__ uint8_t* profile_buffer, uint32_t worker_id,
                                             uint32_t aic_record_capacity, uint32_t aiv_record_capacity,
                                             uint32_t task_count) {
-  MulticoreRuntime::CycleTraceRecorder recorder;
+  CycleTraceRecorder recorder;
   recorder.Init(worker_id, profile_buffer, aic_record_capacity, aiv_record_capacity);
   for (uint32_t task_id = 0; task_id < task_count; ++task_id) {
     const uint64_t start = recorder.Now();
@@ -36,3 +44,5 @@ extern "C" __aicore__ void MegaKernelWorker(__gm__ uint8_t* profile_buffer, uint
                     start, recorder.Now());
   }
 }
+}  // namespace multicore
+}  // namespace hyper_parallel
