@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 )
 
 // TestScheduleShmemGetMemByFamily: a schedule's task_type names are read
@@ -35,12 +33,12 @@ func TestScheduleShmemGetMemByFamily(t *testing.T) {
 			t.Fatal(err)
 		}
 		capPath := filepath.Join(dir, "c.bin")
-		if _, errOut, code := runMain(t, "synth", sched, "-o", capPath); code != clibase.ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, clibase.ExitOK)
+		if _, errOut, code := runMain(t, "synth", sched, "-o", capPath); code != ExitOK {
+			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK)
 		}
 		out := filepath.Join(dir, "t.json")
-		if _, errOut, code := runMain(t, "decode", capPath, "-o", out, "--kernel-family", "MegaMoe"); code != clibase.ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, clibase.ExitOK)
+		if _, errOut, code := runMain(t, "decode", capPath, "-o", out, "--kernel-family", "MegaMoe"); code != ExitOK {
+			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -74,8 +72,8 @@ func TestScheduleKernelFamilyErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, errOut, code := runMain(t, "plan", sched)
-		if code != clibase.ExitInvalid || !strings.Contains(errOut, c.want) {
-			t.Errorf("plan: code %v, stderr %q; want %v and %q", code, errOut, clibase.ExitInvalid, c.want)
+		if code != ExitInvalid || !strings.Contains(errOut, c.want) {
+			t.Errorf("plan: code %v, stderr %q; want %v and %q", code, errOut, ExitInvalid, c.want)
 		}
 	}
 }
@@ -100,8 +98,8 @@ func TestPlanKernelGradients(t *testing.T) {
 			t.Fatal(err)
 		}
 		stdout, errOut, code := runMain(t, "plan", sched)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 		}
 		if want := "replica records  " + c.replicas + " ReplicaW2Return records on each even AIV core (kernel-gradients mode)"; !strings.Contains(stdout, want) {
 			t.Errorf("replicas %s: stdout %q lacks %q", c.replicas, stdout, want)

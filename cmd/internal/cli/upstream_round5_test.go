@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -57,8 +56,8 @@ func TestReplicaW2Return(t *testing.T) {
 	for _, fam := range families {
 		out := filepath.Join(dir, fam+".json")
 		args := append([]string{"decode", capPath, "-o", out, "--kernel-family", fam}, layout...)
-		if _, errOut, code := runMain(t, args...); code != clibase.ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, clibase.ExitOK)
+		if _, errOut, code := runMain(t, args...); code != ExitOK {
+			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK)
 		}
 		data, err := os.ReadFile(out)
 		if err != nil {
@@ -81,8 +80,8 @@ func TestReplicaW2Return(t *testing.T) {
 		}
 
 		stdout, errOut, code := runMain(t, append([]string{"analyze", capPath, "--format", "json", "--kernel-family", fam}, layout...)...)
-		if code != clibase.ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, clibase.ExitOK)
+		if code != ExitOK {
+			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK)
 		}
 		var a struct {
 			Ranks []struct {
@@ -171,14 +170,14 @@ vector_task_indices: [0, 3, 5]
 			t.Fatal(err)
 		}
 		capPath := filepath.Join(dir, "c.bin")
-		if _, errOut, code := runMain(t, "synth", sched, "--seed", "5", "-o", capPath); code != clibase.ExitOK {
-			t.Fatalf("case %d: %s: code = %v, want %v", i, errOut, code, clibase.ExitOK)
+		if _, errOut, code := runMain(t, "synth", sched, "--seed", "5", "-o", capPath); code != ExitOK {
+			t.Fatalf("case %d: %s: code = %v, want %v", i, errOut, code, ExitOK)
 		}
 		for _, flags := range c.flags {
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, flags...)...)
-			if code != clibase.ExitOK {
-				t.Fatalf("case %d %v: %s: code = %v, want %v", i, flags, errOut, code, clibase.ExitOK)
+			if code != ExitOK {
+				t.Fatalf("case %d %v: %s: code = %v, want %v", i, flags, errOut, code, ExitOK)
 			}
 			if strings.Contains(errOut, "warning") {
 				t.Errorf("case %d %v: decode warns: %s", i, flags, errOut)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
-	"github.com/megakernel/cycleabi/cmd/internal/clibase"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
@@ -66,8 +65,8 @@ func TestWindowObjectAsUpstream(t *testing.T) {
 	out := filepath.Join(dir, "w.json")
 	_, errOut, code := runMain(t, "decode", caps[0], caps[1], "--step", "1", "--step", "1", "--direction", "backward", "--direction", "forward",
 		"--cube-slots", "24", "--aic-capacity", "16", "--aiv-capacity", "16", "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -87,8 +86,8 @@ func TestWindowObjectAsUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code = runMain(t, "decode", up, "-o", out)
-	if code != clibase.ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, clibase.ExitOK)
+	if code != ExitOK {
+		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
 	}
 	if data, err = os.ReadFile(out); err != nil {
 		t.Fatal(err)
