@@ -18,21 +18,22 @@ import (
 )
 
 // A block is one ```sh block of a page (indented too: a block in a list
-// item), with what the comments right before it say:
+// item), with what the comment right before it says:
 //
 //	<!-- recipe: skip: why it cannot run here -->
-//	<!-- recipe: setup: shell commands run first (files the block names) -->
 //
-// A block without a skip marker runs, and must exit 0.
+// A block without a skip marker runs as a reader would copy it, in a
+// folder holding examples/ and nothing else, and must exit 0: it makes
+// the files it names in its own lines, which the reader sees. There is
+// no hidden setup: a marker of any other kind is an error.
 type block struct {
 	page   string
 	line   int
 	script string
-	setup  []string
 	skip   string
 }
 
-var marker = regexp.MustCompile(`^<!-- recipe: (skip|setup): (.*) -->$`)
+var marker = regexp.MustCompile(`^<!-- recipe: ([a-z]+): (.*) -->$`)
 
 // blocks reads the shell blocks of the Markdown page at path.
 func blocks(t *testing.T, path string) []block {
@@ -62,13 +63,12 @@ func blocks(t *testing.T, path string) []block {
 			indent = raw[:len(raw)-len(line)]
 		case marker.MatchString(line):
 			m := marker.FindStringSubmatch(line)
-			if m[1] == "skip" {
-				pending.skip = m[2]
-			} else {
-				pending.setup = append(pending.setup, m[2])
+			if m[1] != "skip" {
+				t.Errorf("%s:%d: a recipe marker %q: a block makes its inputs in lines a reader sees, and the only marker is skip", path, n, m[1])
 			}
+			pending.skip = m[2]
 		case strings.TrimSpace(line) != "":
-			if pending.skip != "" || pending.setup != nil {
+			if pending.skip != "" {
 				t.Errorf("%s:%d: a recipe marker not right before a shell block", path, n)
 			}
 			pending = block{}
@@ -123,7 +123,7 @@ func run(t *testing.T, root, bin string, b block) {
 	if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")); err != nil {
 		t.Fatal(err)
 	}
-	script := "set -e\n" + strings.Join(b.setup, "\n") + "\n" + b.script
+	script := "set -e\n" + b.script
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", script)
