@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -201,32 +200,20 @@ func withTasks(names *kernelnames.Names, fam abi.Family, recs *kernelfamily.Reco
 	return names
 }
 
-// Unnamed is validate --strict's check of the capture file at path (read
-// with req): "" when a flag names its family, a kernel name chooses one,
-// or its ids need none; else what its ids need, naming --kernel-family
-// (validate checked them under no family). A capture that does not read
-// again says nothing here: validate has reported it.
-func (f *FamilyOptions) Unnamed(path string, req capture.Request) string {
+// Unnamed is validate --strict's check of the capture file at path, from
+// the distinct desc ids validate's walk read (validate.Result.DescIDs):
+// "" when a flag names its family, a kernel name chooses one, or its ids
+// need none; else what its ids need, naming --kernel-family (validate
+// checked them under no family). It reads nothing: the capture is walked
+// once.
+func (f *FamilyOptions) Unnamed(path string, ids []uint32) string {
 	if f.Family != "" {
 		return ""
 	}
 	if _, ok := abi.FamilyForKernel(f.KernelName); ok {
 		return ""
 	}
-	c, err := capture.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer c.Close()
-	d, err := decode.Decode(c, req)
-	if err != nil {
-		return ""
-	}
-	recs, err := kernelfamily.Scan(d)
-	if err != nil {
-		return ""
-	}
-	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: recs.DescIDs})
+	dec := kernelfamily.Infer(kernelfamily.Evidence{DescIDs: ids})
 	if dec.Family != abi.FamilyNone {
 		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
 	}

@@ -52,6 +52,9 @@ func (v *validator) record(s *capture.SlotScan, index int, off int64, r *abi.Pro
 		}
 		st.prevStart = start
 	}
+	if v.ids != nil {
+		v.ids[r.DescID] = struct{}{}
+	}
 	if ns, i := abi.LookupDesc(r.DescID); ns == abi.NamespaceNone || ns == abi.NamespaceTaskType && !knownTaskType(i, v.o.Family) {
 		v.badDesc(st, index, off, r)
 	}
@@ -118,6 +121,7 @@ func (v *validator) block(s *capture.SlotScan, first int, off int64, b []byte) c
 		maxIdx:       st.maxIdx,
 		minStart:     ^uint64(0),
 		ok:           &v.descOK,
+		ids:          v.ids,
 		fam:          v.o.Family,
 	}
 	if full(idxBeforeEntry) {
@@ -184,6 +188,7 @@ type blockWalk struct {
 	minStart     uint64
 	unsorted     bool
 	ok           *[256]uint32
+	ids          map[uint32]struct{}
 	fam          abi.Family
 }
 
@@ -192,7 +197,7 @@ type blockWalk struct {
 func (w *blockWalk) one(b []byte, index int) bool {
 	start, end := startOf(b, 0), binary.LittleEndian.Uint64(b[abi.ProfileRecordEndCycleOffset:])
 	desc := binary.LittleEndian.Uint32(b[abi.ProfileRecordDescIDOffset:])
-	if end < start || w.ok[descSlot(desc)] != desc && descBad(w.ok, desc, w.fam) || start < w.entry {
+	if end < start || w.ok[descSlot(desc)] != desc && descBad(w.ok, desc, w.fam, w.ids) || start < w.entry {
 		return false
 	}
 	switch {
@@ -308,12 +313,16 @@ func b2u(b bool) uint {
 func descSlot(id uint32) uint8 { return uint8((id * 0x9E3779B1) >> 24) }
 
 // descBad says whether desc_id draws a warning; a fine one goes in the
-// cache ok of those known to draw none.
-func descBad(ok *[256]uint32, id uint32, fam abi.Family) bool {
+// cache ok of those known to draw none, and in ids (when collected): the
+// block check lets the records of a cached id by without another look.
+func descBad(ok *[256]uint32, id uint32, fam abi.Family, ids map[uint32]struct{}) bool {
 	if descCode(id, fam) != "" {
 		return true
 	}
 	ok[descSlot(id)] = id
+	if ids != nil {
+		ids[id] = struct{}{}
+	}
 	return false
 }
 

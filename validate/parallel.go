@@ -2,6 +2,7 @@ package validate
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -166,6 +167,7 @@ func (v *validator) fork() *validator {
 func (v *validator) join(w *validator) {
 	v.col.join(w.col)
 	v.dropped += w.dropped
+	maps.Copy(v.ids, w.ids)
 	v.droppingCores += w.droppingCores
 	for _, n := range w.needed {
 		if n.records > v.neededRecords(n.t) {

@@ -15,6 +15,8 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -77,6 +79,10 @@ type Options struct {
 	// them: a range without records is no error). Dump checks one slot at
 	// a time this way, to show its findings without keeping every slot's.
 	Slots *capture.SlotRange
+	// DescIDs asks for Result.DescIDs: the distinct desc_id values of the
+	// records walked (validate --strict infers a kernel family from them,
+	// where it read the capture a second time).
+	DescIDs bool
 }
 
 // LayoutSource says where a capture's layout came from.
@@ -124,6 +130,10 @@ type Result struct {
 	// MaxFindings is the cap per code that applied (at most
 	// MaxKeptFindings).
 	MaxFindings int
+	// DescIDs are the distinct desc_id values of the records walked,
+	// ascending, when Options.DescIDs asks for them (nil otherwise, and
+	// when no layout resolved).
+	DescIDs []uint32
 }
 
 // Errors is the number of error findings (counted, not only kept).
@@ -241,6 +251,9 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 		return nil, err
 	}
 	r.Records, r.Dropped = sum.Records, sum.Dropped
+	if v.ids != nil {
+		r.DescIDs = slices.Sorted(maps.Keys(v.ids))
+	}
 	v.droppedTotal()
 	v.planMismatches()
 	if err := v.idleWorkers(sum); err != nil {
@@ -283,6 +296,10 @@ type validator struct {
 	// descOK caches desc_ids that draw no warning, at descSlot(id); an
 	// empty place holds an id that does not hash there.
 	descOK [256]uint32
+	// ids holds every desc_id walked, when Options.DescIDs asks: the
+	// record hook adds each record's, and descBad each it puts in descOK
+	// (which the block check lets by unasked).
+	ids map[uint32]struct{}
 
 	// Text shared by many findings.
 	descExpected     string
@@ -325,6 +342,9 @@ func newValidator(c *capture.Capture, o Options) *validator {
 	// Every place starts with an id that does not hash there: 0 hashes to
 	// place 0, 1 does not.
 	v.descOK[0] = 1
+	if o.DescIDs {
+		v.ids = map[uint32]struct{}{}
+	}
 	return v
 }
 

@@ -15,7 +15,9 @@
 // stay bounded: TestProgramSize, TestStartCost); and tests use the standard library's
 // testing, so no file imports an
 // assertion library; and every JSON input is read through
-// internal/jsonread (TestOneJSONReader); and the size rules: no
+// internal/jsonread (TestOneJSONReader); the layout finder's files call
+// one way, no stage calling a later one (TestLayoutSearchReadsOneWay); and
+// the size rules: no
 // hand-written file over 800 lines, no function of a non-test file over
 // 120.
 package imports

@@ -1,22 +1,77 @@
 package layoutsearch
 
 import (
-	"fmt"
-
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// The decision: from the request and the candidates the search found to
-// the layout, or to the problem that says why there is none. A given
-// layout (cube slot count and capacities) is used as given once the
+// The decision: from the request and the candidates the search found to a
+// decision, data that words.go turns into the Result or the Problem. A
+// given layout (cube slot count and capacities) is used as given once the
 // headers do not contradict it; otherwise the one candidate that fits is
 // the layout, the host plan picks among several, and stands in when the
-// headers state nothing. The messages are words.go's.
+// headers state nothing. The decision runs the search; it words nothing.
 
-// decide is Resolve.
-func (f *finder) decide(req Request) (*Result, *Problem) {
-	if p := f.shortBuffer(max(req.CubeSlots, abi.MinCubeSlots)); p != nil {
-		return nil, p
+// verdict is what a decision concludes.
+type verdict uint8
+
+// The verdicts, each with the fields of decision it sets.
+const (
+	_ verdict = iota
+	// vShortBuffer: the buffer cannot hold the headers of cube cube slots.
+	vShortBuffer
+	// vMismatch: the request contradicts the one layout that fits the
+	// headers, cd.
+	vMismatch
+	// vGiven: the given layout l, with missing bytes for a partial
+	// capture whose headers declare it too.
+	vGiven
+	// vGivenDeclared: the given layout l is longer than the buffer, and
+	// the headers declare it too: truncated.
+	vGivenDeclared
+	// vGivenTooLong: the given layout l is longer than the buffer, and
+	// the headers (own) do not declare it.
+	vGivenTooLong
+	// vResolved: candidate cd, which the host plan picked among among
+	// candidates (0: it was the only one) that fit (fit) or come close;
+	// missing bytes for a partial capture.
+	vResolved
+	// vTruncated: candidate cd (picked as for vResolved) is longer than
+	// the buffer.
+	vTruncated
+	// vAmbiguous: several candidates, cands, that all fit (fit) or all
+	// come close, and nothing picks one.
+	vAmbiguous
+	// vProblem: problem, the bad capacity that alone stopped the search.
+	vProblem
+	// vPlan: the host plan's layout l stands in, its cube slot count from
+	// cubeFrom and its capacities from capsFrom.
+	vPlan
+	// vNoRecords: no live header at all.
+	vNoRecords
+	// vNoLayout: the search s found no candidate.
+	vNoLayout
+)
+
+// decision is what decide concludes: a verdict and the data its wording
+// needs.
+type decision struct {
+	verdict            verdict
+	cube               uint32
+	l                  abi.Layout
+	cd                 *candidate
+	cands              []*candidate
+	fit                bool
+	among              int
+	missing            uint64
+	own, s             search
+	problem            *Problem
+	cubeFrom, capsFrom Evidence
+}
+
+// decide is Resolve's decision.
+func (f *finder) decide(req Request) decision {
+	if cube := max(req.CubeSlots, abi.MinCubeSlots); f.short(cube) {
+		return decision{verdict: vShortBuffer, cube: cube}
 	}
 	if req.CubeSlots == 0 && req.Capacities == nil {
 		return f.pick(f.search(0, nil), req)
@@ -24,7 +79,7 @@ func (f *finder) decide(req Request) (*Result, *Problem) {
 	// The headers' own layout, to name when the request contradicts it.
 	own := f.search(0, nil)
 	if fit := own.perfect(); len(fit) == 1 && !req.allows(fit[0]) {
-		return nil, f.mismatch(req, fit[0])
+		return decision{verdict: vMismatch, cd: fit[0]}
 	}
 	if req.CubeSlots != 0 && req.Capacities != nil {
 		return f.given(req, own)
@@ -32,23 +87,24 @@ func (f *finder) decide(req Request) (*Result, *Problem) {
 	return f.pick(f.search(req.CubeSlots, req.Capacities), req)
 }
 
+// short reports whether the buffer is too short for the core headers of
+// cube cube slots.
+func (f *finder) short(cube uint32) bool {
+	headers, _ := abi.NewLayout(cube, abi.Capacities{})
+	return f.size < headers.Size()
+}
+
 // allows reports whether the candidate has the request's given values.
 func (r Request) allows(cd *candidate) bool {
 	return (r.CubeSlots == 0 || r.CubeSlots == cd.cube) && (r.Capacities == nil || *r.Capacities == cd.caps)
 }
 
-// given resolves a request that gives the whole layout; own is what the
+// given decides a request that gives the whole layout; own is what the
 // headers alone support.
-func (f *finder) given(req Request, own search) (*Result, *Problem) {
+func (f *finder) given(req Request, own search) decision {
 	l, _ := abi.NewLayout(req.CubeSlots, *req.Capacities) // checked by the caller
-	from := make([]Evidence, len(regions))
-	for i := range from {
-		from[i] = Evidence{Source: FromHost}
-	}
-	res := &Result{Layout: l, Source: FromHost, CubeSlotsFrom: Evidence{Source: FromHost}, CapacitiesFrom: from,
-		How: "given" + req.givenNote()}
 	if l.Size() <= f.size {
-		return res, nil
+		return decision{verdict: vGiven, l: l}
 	}
 	// Too long for the buffer: truncated only when the headers say so
 	// (or, for a partial decode, say nothing of a layout).
@@ -58,48 +114,47 @@ func (f *finder) given(req Request, own search) (*Result, *Problem) {
 	}
 	switch {
 	case declared && req.Partial:
-		res.Missing = l.Size() - f.size
-		return res, nil
+		return decision{verdict: vGiven, l: l, missing: l.Size() - f.size}
 	case declared:
-		return nil, f.truncated(l.Size(), "the layout given"+req.givenNote()+", which its headers declare too, "+paren(l))
+		return decision{verdict: vGivenDeclared, l: l}
 	}
-	return nil, f.givenTooLong(req, l, own)
+	return decision{verdict: vGivenTooLong, l: l, own: own}
 }
 
 // pick chooses the layout among the search's candidates, or says why it
 // cannot: the candidates that fit first, then those that come close, then
 // the host plan or the reason nothing was found.
-func (f *finder) pick(s search, req Request) (*Result, *Problem) {
+func (f *finder) pick(s search, req Request) decision {
 	if fit := s.perfect(); len(fit) > 0 {
-		return f.pickFit(fit, req)
+		return pickFit(fit, req)
 	}
 	if len(s.cands) > 0 {
 		return f.pickClose(s.cands, req)
 	}
 	if p := s.onlyProblem(); p != nil {
-		return nil, p
+		return decision{verdict: vProblem, problem: p}
 	}
 	if req.Plan != nil {
-		if res, ok := f.planLayout(req); ok {
-			return res, nil
+		if d, ok := f.planLayout(req); ok {
+			return d
 		}
 	}
 	if s.allZero {
-		return nil, f.noRecords()
+		return decision{verdict: vNoRecords}
 	}
-	return nil, f.noLayout(s, req)
+	return decision{verdict: vNoLayout, s: s}
 }
 
 // pickFit chooses among the candidates that fit: the only one, or the host
 // plan's among several.
-func (f *finder) pickFit(fit []*candidate, req Request) (*Result, *Problem) {
+func pickFit(fit []*candidate, req Request) decision {
 	if len(fit) == 1 {
-		return f.resolved(fit[0], req, ""), nil
+		return decision{verdict: vResolved, cd: fit[0]}
 	}
 	if cd := planned(req.Plan, fit); cd != nil {
-		return f.resolved(cd, req, fmt.Sprintf("; host plan %s picks it among %d layouts that fit", req.Plan.Name, len(fit))), nil
+		return decision{verdict: vResolved, cd: cd, among: len(fit), fit: true}
 	}
-	return nil, f.ambiguous(fit, true, req)
+	return decision{verdict: vAmbiguous, cands: fit, fit: true}
 }
 
 // pickClose chooses among candidates none of which fits: the only layout
@@ -107,25 +162,22 @@ func (f *finder) pickFit(fit []*candidate, req Request) (*Result, *Problem) {
 // one that does) or the buffer is short, or the host plan's among several.
 // A layout the buffer is too short for is a truncated capture, never a
 // layout to scan.
-func (f *finder) pickClose(cands []*candidate, req Request) (*Result, *Problem) {
-	cd, note := cands[0], ""
+func (f *finder) pickClose(cands []*candidate, req Request) decision {
+	d := decision{verdict: vResolved, cd: cands[0]}
 	if len(cands) > 1 {
-		if cd = planned(req.Plan, cands); cd == nil {
-			return nil, f.ambiguous(cands, false, req)
+		if d.cd = planned(req.Plan, cands); d.cd == nil {
+			return decision{verdict: vAmbiguous, cands: cands}
 		}
-		note = fmt.Sprintf("; host plan %s picks it among %d candidates", req.Plan.Name, len(cands))
+		d.among = len(cands)
 	}
 	switch {
-	case cd.size <= f.size:
-		return f.resolved(cd, req, note), nil
+	case d.cd.size <= f.size:
 	case req.Partial:
-		return f.partial(cd, req, note), nil
+		d.missing = d.cd.size - f.size
+	default:
+		d.verdict = vTruncated
 	}
-	why := "the layout its headers declare " + paren(cd.layout)
-	if len(cands) > 1 {
-		why = fmt.Sprintf("the layout host plan %s picks among the %d its headers support %s", req.Plan.Name, len(cands), paren(cd.layout))
-	}
-	return nil, f.truncated(cd.size, why)
+	return d
 }
 
 // perfect returns the candidates that fit: every header agrees, and the
@@ -164,44 +216,20 @@ func (s search) onlyProblem() *Problem {
 
 // planLayout is the host plan's layout, with the request's given parts;
 // false when it makes no layout or the buffer is too short for it.
-func (f *finder) planLayout(req Request) (*Result, bool) {
+func (f *finder) planLayout(req Request) (decision, bool) {
 	p := req.Plan
 	cube, caps := p.CubeSlots, p.Capacities
-	cubeFrom, capsFrom := Evidence{Source: FromPlan}, Evidence{Source: FromPlan}
+	d := decision{verdict: vPlan, cubeFrom: Evidence{Source: FromPlan}, capsFrom: Evidence{Source: FromPlan}}
 	if req.CubeSlots != 0 {
-		cube, cubeFrom = req.CubeSlots, Evidence{Source: FromHost}
+		cube, d.cubeFrom = req.CubeSlots, Evidence{Source: FromHost}
 	}
 	if req.Capacities != nil {
-		caps, capsFrom = *req.Capacities, Evidence{Source: FromHost}
+		caps, d.capsFrom = *req.Capacities, Evidence{Source: FromHost}
 	}
 	l, err := abi.NewLayout(cube, caps)
 	if err != nil || l.Size() > f.size {
-		return nil, false
+		return decision{}, false
 	}
-	from := make([]Evidence, len(regions))
-	for i := range from {
-		from[i] = capsFrom
-	}
-	return &Result{Layout: l, Source: capsFrom.Source, CubeSlotsFrom: cubeFrom, CapacitiesFrom: from,
-		How:  fmt.Sprintf("from host plan %s: the headers state no layout", p.Name),
-		Hint: fmt.Sprintf("the headers state no layout, so host plan %s's was used; if it is wrong, give the cube slot count and capacities the capture was written with", p.Name)}, true
-}
-
-// partial is resolved for a candidate longer than the buffer, which a
-// Request.Partial takes as the layout of a truncated capture.
-func (f *finder) partial(cd *candidate, req Request, note string) *Result {
-	res := f.resolved(cd, req, note)
-	res.Missing = cd.size - f.size
-	res.How += fmt.Sprintf("; the file is truncated, %d bytes short of it", res.Missing)
-	return res
-}
-
-// resolved turns a candidate into the result, with how it was found.
-func (f *finder) resolved(cd *candidate, req Request, note string) *Result {
-	res := &Result{Layout: cd.layout, Source: FromHeaders, CubeSlotsFrom: cd.cubeFrom, CapacitiesFrom: cd.from}
-	if req.Capacities != nil {
-		res.Source = FromHost
-	}
-	res.How = f.how(cd, req) + note
-	return res
+	d.l = l
+	return d, true
 }

@@ -4,17 +4,24 @@
 // function name; gen/py's find_layout mirrors them (tests/agreement holds
 // it to this search, and both run the cases of capture/testdata/layout).
 //
-// The files read in the order a resolution runs:
+// The files read in the order a resolution's data flows through them,
+// and each calls only its own functions and those of the files before it
+// (tests/imports' TestLayoutSearchReadsOneWay):
 //
 //   - evidence.go: what the buffer says — its headers, read once each,
 //     and the zero scan that finds the first live header after an unused
 //     one;
-//   - search.go and rules.go: the search, which tries each cube slot count
-//     and applies the rules to the evidence, region by region, to make
+//   - search.go: what the search finds — the candidates, the counts ruled
+//     out, the state of a walk;
+//   - rules.go: the rules, and the pass (search) that tries each cube slot
+//     count and applies them to the evidence, region by region, to make
 //     the candidate layouts;
 //   - decide.go: the decision — the one candidate that fits, the host
-//     plan's among several, the given layout, or the problem;
-//   - words.go: the wording of the result and of every problem.
+//     plan's among several, the given layout, or why there is none — as
+//     data (a decision), wording nothing;
+//   - words.go: the wording: the decision turned into the Result or the
+//     Problem, and every rejection;
+//   - this file: Resolve, which decides and words the decision.
 //
 // The package knows nothing of package capture: it reads a Buffer and
 // answers a Request with a Result or a Problem, which capture turns into
@@ -131,5 +138,5 @@ type Problem struct {
 // the candidates).
 func Resolve(b Buffer, req Request) (*Result, *Problem) {
 	f := &finder{buf: b, size: b.Size}
-	return f.decide(req)
+	return f.word(f.decide(req), req)
 }

@@ -4,6 +4,11 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
+// What the search finds and how it keeps it: the candidates, the counts
+// ruled out (folded into runs), the bad capacities, and the state one walk
+// of the regions carries from rule to rule. rules.go's pass fills them;
+// decide.go reads them. Nothing here reads the buffer or applies a rule.
+
 // search is what the search found.
 type search struct {
 	cands   []*candidate
@@ -44,91 +49,6 @@ func (cd *candidate) fits(size uint64) bool { return cd.mismatches == 0 && cd.si
 type reject struct {
 	cube, last uint32
 	r          rejection
-}
-
-// search finds the layouts a capture's headers and size support, for the
-// given cube slot count (0: not given) and capacities (nil: not given).
-//
-// The unknowns are the cube slot count C and one record capacity per
-// region of abi.Regions() (the schema's regions, in buffer order: AIC with
-// C slots, then AIV with 2C). Region i starts where region i-1 ends, and
-// its slot b at start + b*stride(capacity). A header is live when its
-// seven fields are not all zero.
-//
-// ruleCubeRange gives the counts to try. For each, walk applies the region
-// rules (rules.go) to each region in order, then rulePinned; a count that
-// survives is a candidate once ruleMakesLayout builds its layout, and
-// ruleSlotHeaders, then (between candidates) ruleCrossCheck, count the
-// headers that disagree with it. The pass runs twice at most: the second,
-// only when the first found no candidate (and no bad capacity), lets
-// ruleDamagedStart read past a damaged header. Resolve then takes the
-// only candidate that fits, and picks among several only by a host plan.
-//
-// Each C costs at most one header read per region plus the shared zero
-// scan; each candidate one read per slot.
-func (f *finder) search(cube uint32, given *abi.Capacities) search {
-	s := f.searchPass(cube, given)
-	if len(s.cands) == 0 && len(s.problems) == 0 {
-		f.damaged = true
-		if again := f.searchPass(cube, given); len(again.cands) > 0 {
-			s = again
-		}
-		f.damaged = false
-	}
-	return s
-}
-
-// ruleCubeRange is the cube slot counts the search tries: the given one
-// only, or from MinCubeSlots up to the smaller of MaxCubeSlots and
-// the most whose slot headers alone the buffer holds.
-func (f *finder) ruleCubeRange(cube uint32) (lo, hi uint64) {
-	if cube != 0 {
-		return uint64(cube), uint64(cube)
-	}
-	perCube := uint64(0)
-	for _, r := range regions {
-		perCube += uint64(r.SlotsPerCubeSlot) * abi.CoreHeaderSize
-	}
-	return uint64(abi.MinCubeSlots), min(uint64(MaxCubeSlots), f.size/perCube)
-}
-
-// searchPass is one pass of the search over the cube slot counts: the
-// driver of the rules.
-func (f *finder) searchPass(cube uint32, given *abi.Capacities) search {
-	s := search{size: f.size}
-	lo, hi := f.ruleCubeRange(cube)
-	s.first = uint32(lo)
-	var w walkState
-	for c := lo; c <= hi; c++ {
-		s.tried++
-		w.reset(uint32(c))
-		if p := f.walk(&w, cube != 0, given); p != nil {
-			s.addProblem(p)
-			continue
-		}
-		if w.rej.kind != 0 {
-			s.addReject(uint32(c), &w.rej)
-			if w.rej.kind == rPastEnd && !w.derived && (given != nil || w.rej.region <= 1) {
-				c = s.skipPastEnd(uint32(c), hi, &w.rej)
-			}
-			continue
-		}
-		cd, rej := w.ruleMakesLayout(f)
-		if rej.kind != 0 {
-			s.addReject(uint32(c), &rej)
-			continue
-		}
-		if cube != 0 {
-			cd.cubeFrom = Evidence{Source: FromHost}
-		}
-		f.ruleSlotHeaders(cd)
-		s.cands = append(s.cands, cd)
-	}
-	if len(s.cands) > 1 {
-		f.ruleCrossCheck(s.cands)
-	}
-	s.allZero = f.allZero()
-	return s
 }
 
 // skipPastEnd applies rulePastEnd to the counts after c up to hi, when the
@@ -183,44 +103,6 @@ type walkState struct {
 func (w *walkState) reset(cube uint32) {
 	from := w.from[:0]
 	*w = walkState{cube: cube, from: from}
-}
-
-// ruleMakesLayout makes the walk's result a candidate, or rules the count
-// out when its capacities make no layout (abi.NewLayout refuses them).
-// The layout is built here, once per candidate.
-func (w *walkState) ruleMakesLayout(f *finder) (*candidate, rejection) {
-	l, err := abi.NewLayout(w.cube, w.caps)
-	if err != nil {
-		return nil, rejection{kind: rNotLayout}
-	}
-	cd := &candidate{cube: w.cube, caps: w.caps, layout: l, size: l.Size(), cubeFrom: w.cubeFrom.public(f), from: make([]Evidence, len(w.from))}
-	for i, e := range w.from {
-		cd.from[i] = e.public(f)
-	}
-	return cd, rejection{}
-}
-
-// walk applies the region rules to each region in buffer order for the
-// cube slot count w.cube (region picks the rule), then rulePinned: w
-// holds the candidate's capacities and evidence, or w.rej why there is
-// none; a bad-capacity problem stops it.
-func (f *finder) walk(w *walkState, cubeGiven bool, given *abi.Capacities) *Problem {
-	q := regionQuery{cube: w.cube, cubeGiven: cubeGiven, given: given}
-	for i, reg := range regions {
-		q.i, q.t, q.n = i, reg.CoreType, uint64(reg.SlotsPerCubeSlot)*uint64(w.cube)
-		st := f.region(&q)
-		switch {
-		case st.problem != nil:
-			return st.problem
-		case st.rej.kind != 0:
-			w.rej = st.rej
-			return nil
-		}
-		w.place(i, st, given != nil)
-		q.start += q.n * abi.SlotStride(st.capacity)
-	}
-	w.cubeFrom, w.rej = f.rulePinned(w, cubeGiven, given, q.start)
-	return nil
 }
 
 // place records a region's step in the walk: its capacity, its evidence

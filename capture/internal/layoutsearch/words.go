@@ -8,7 +8,85 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 )
 
-// The wording: how a layout was found, and every problem and rejection.
+// The wording: the decision turned into the Result, with how the layout
+// was found, or into the Problem; and every rejection.
+
+// word turns the decision into the result or the problem.
+func (f *finder) word(d decision, req Request) (*Result, *Problem) {
+	switch d.verdict {
+	case vShortBuffer:
+		return nil, f.shortBuffer(d.cube)
+	case vMismatch:
+		return nil, f.mismatch(req, d.cd)
+	case vGiven:
+		return f.givenLayout(d.l, d.missing, req), nil
+	case vGivenDeclared:
+		return nil, f.truncated(d.l.Size(), "the layout given"+req.givenNote()+", which its headers declare too, "+paren(d.l))
+	case vGivenTooLong:
+		return nil, f.givenTooLong(req, d.l, d.own)
+	case vResolved:
+		return f.resolved(d, req), nil
+	case vTruncated:
+		why := "the layout its headers declare " + paren(d.cd.layout)
+		if d.among > 1 {
+			why = fmt.Sprintf("the layout host plan %s picks among the %d its headers support %s", req.Plan.Name, d.among, paren(d.cd.layout))
+		}
+		return nil, f.truncated(d.cd.size, why)
+	case vAmbiguous:
+		return nil, f.ambiguous(d.cands, d.fit, req)
+	case vProblem:
+		return nil, d.problem
+	case vPlan:
+		return f.plan(d, req), nil
+	case vNoRecords:
+		return nil, f.noRecords()
+	}
+	return nil, f.noLayout(d.s)
+}
+
+// givenLayout is the result of a request that gives the whole layout l.
+func (f *finder) givenLayout(l abi.Layout, missing uint64, req Request) *Result {
+	from := make([]Evidence, len(regions))
+	for i := range from {
+		from[i] = Evidence{Source: FromHost}
+	}
+	return &Result{Layout: l, Source: FromHost, CubeSlotsFrom: Evidence{Source: FromHost}, CapacitiesFrom: from,
+		How: "given" + req.givenNote(), Missing: missing}
+}
+
+// resolved is the result of a candidate, with how it was found, how the
+// host plan picked it and, for a partial capture, how many bytes it lacks.
+func (f *finder) resolved(d decision, req Request) *Result {
+	cd := d.cd
+	res := &Result{Layout: cd.layout, Source: FromHeaders, CubeSlotsFrom: cd.cubeFrom, CapacitiesFrom: cd.from}
+	if req.Capacities != nil {
+		res.Source = FromHost
+	}
+	res.How = f.how(cd, req)
+	switch {
+	case d.among > 0 && d.fit:
+		res.How += fmt.Sprintf("; host plan %s picks it among %d layouts that fit", req.Plan.Name, d.among)
+	case d.among > 0:
+		res.How += fmt.Sprintf("; host plan %s picks it among %d candidates", req.Plan.Name, d.among)
+	}
+	if d.missing > 0 {
+		res.Missing = d.missing
+		res.How += fmt.Sprintf("; the file is truncated, %d bytes short of it", res.Missing)
+	}
+	return res
+}
+
+// plan is the result of the host plan's layout standing in.
+func (f *finder) plan(d decision, req Request) *Result {
+	from := make([]Evidence, len(regions))
+	for i := range from {
+		from[i] = d.capsFrom
+	}
+	name := req.Plan.Name
+	return &Result{Layout: d.l, Source: d.capsFrom.Source, CubeSlotsFrom: d.cubeFrom, CapacitiesFrom: from,
+		How:  fmt.Sprintf("from host plan %s: the headers state no layout", name),
+		Hint: fmt.Sprintf("the headers state no layout, so host plan %s's was used; if it is wrong, give the cube slot count and capacities the capture was written with", name)}
+}
 
 // givenBy names the given values as the subject of "say".
 func (r Request) givenBy() string {
@@ -191,7 +269,7 @@ func (cd *candidate) describe(f *finder, req Request) string {
 }
 
 // noLayout is the problem of a search that found no candidate.
-func (f *finder) noLayout(s search, req Request) *Problem {
+func (f *finder) noLayout(s search) *Problem {
 	var b strings.Builder
 	b.WriteString("no layout fits the headers and the file size")
 	if s.tried > 0 {
@@ -221,14 +299,11 @@ func (f *finder) truncated(need uint64, why string) *Problem {
 }
 
 // shortBuffer is the problem of a buffer too short for the headers of
-// cube cube slots, nil when it is not.
+// cube cube slots.
 func (f *finder) shortBuffer(cube uint32) *Problem {
 	headers, _ := abi.NewLayout(cube, abi.Capacities{})
-	if need := headers.Size(); f.size < need {
-		return &Problem{Code: CodeShortBuffer, Off: f.buf.Base + int64(f.size),
-			Msg: fmt.Sprintf("buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)", f.size, headers.NumSlots(), cube, need)}
-	}
-	return nil
+	return &Problem{Code: CodeShortBuffer, Off: f.buf.Base + int64(f.size),
+		Msg: fmt.Sprintf("buffer has %d bytes, fewer than the %d core headers of %d cube slots need (%d)", f.size, headers.NumSlots(), cube, headers.Size())}
 }
 
 // givenTooLong is the problem of a given layout longer than the buffer

@@ -141,7 +141,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 	if err != nil {
 		return Usage(err)
 	}
-	o := validate.Options{Layout: req, MaxFindings: f.maxFindings, Family: fam}
+	o := validate.Options{Layout: req, MaxFindings: f.maxFindings, Family: fam, DescIDs: f.strict}
 	if f.maxFindings == 0 {
 		o.MaxFindings = -1
 	}
@@ -187,7 +187,7 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		// A capture file (a trace's captures always carry notes) whose ids
 		// need a family no flag named.
 		if f.strict && r.OK() && len(notes) == 0 {
-			if msg := f.family.Unnamed(paths[i], r.Request); msg != "" {
+			if msg := f.family.Unnamed(paths[i], r.DescIDs); msg != "" {
 				fmt.Fprintf(stderr, "cycleabi: --strict: %s\n", msg)
 				fail(ExitInvalid)
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -367,5 +368,64 @@ func TestValidateRestoresGOMAXPROCS(t *testing.T) {
 		if got := runtime.GOMAXPROCS(0); got != before {
 			t.Errorf("GOMAXPROCS=%q: runtime.GOMAXPROCS(0) = %v, want %v", env, got, before)
 		}
+	}
+}
+
+// TestValidateStrictReadsOnce: validate --strict infers the kernel family
+// a capture's ids need from the ids its walk read, where it opened and
+// decoded the capture a second time: a 9 MiB MegaMoe capture read under
+// no family is read about once (the bytes this process reads, which
+// /proc/self/io counts), and still refused, naming --kernel-family.
+func TestValidateStrictReadsOnce(t *testing.T) {
+	rchar := func() int64 {
+		b, err := os.ReadFile("/proc/self/io")
+		if err != nil {
+			t.Skipf("no /proc/self/io to count the bytes read: %v", err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), "rchar: "); ok {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+		}
+		t.Skip("/proc/self/io has no rchar")
+		return 0
+	}
+	var stages []uint32
+	for _, f := range abi.Families() {
+		if f.String() == "MegaMoe" {
+			for _, st := range f.Stages() {
+				stages = append(stages, st.DescID)
+			}
+		}
+	}
+	if len(stages) == 0 {
+		t.Fatal("the schema has no MegaMoe stages")
+	}
+	b := capturetest.New(abi.MinCubeSlots, 4096, 4096)
+	for i := range b.Layout.NumSlots() {
+		s := b.Layout.Slot(i)
+		b.Enter(s.CoreType, s.BlockID, 1000)
+		for j := range s.Capacity {
+			at := 1000 + 10*uint64(j)
+			b.Span(s.CoreType, s.BlockID, at, at+5, stages[int(j)%len(stages)], j)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "c.bin")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(len(b.Bytes()))
+	before := rchar()
+	_, stderr, code := runMain(t, "validate", path, "--strict")
+	read := rchar() - before
+	if code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
+		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
+	}
+	if read < size/2 || read > size*3/2 {
+		t.Errorf("validate --strict read %d bytes of a %d-byte capture; want it read once", read, size)
 	}
 }

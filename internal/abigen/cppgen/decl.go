@@ -211,21 +211,16 @@ func (g *gen) genNamespace(ns *schema.Namespace) {
 }
 
 /*
+constexpr uint64_t kNoSlot = ...;
 CYCLEABI_FN constexpr bool IsValidCapacity(uint64_t capacity) { ... }
 CYCLEABI_FN bool RoundUpCapacity(uint64_t required, uint32_t* capacity) { ... }
 CYCLEABI_FN constexpr uint64_t SlotStride(uint32_t record_capacity) { ... }
-CYCLEABI_FN constexpr uint64_t SlotCount(CoreType core_type, uint32_t cube_slots) { ... }
-CYCLEABI_FN constexpr uint32_t RecordCapacity(CoreType core_type, uint32_t aic_capacity, ...) { ... }
-CYCLEABI_FN constexpr uint64_t RegionOffset(CoreType core_type, uint32_t cube_slots, ...) { ... }
-CYCLEABI_FN constexpr uint64_t SlotOffset(CoreType core_type, uint32_t block_id, ...) { ... }
-CYCLEABI_FN bool BufferSize(uint32_t cube_slots, ..., uint64_t* size) { ... }
+(then genSlotHelpers' and genBufferSize's)
 */
 func (g *gen) genLayout() {
 	lay := g.lay
 	hdr, rec := lay.Header.Name, lay.Record.Name
-	ct := lay.CoreTypes.Name
 	align, maxRecords := constName(lay.Alignment.Name), constName(lay.MaxRecordsPerCore.Name)
-	caps := g.capacityDecls()
 	for _, name := range []string{"kNoSlot", "IsValidCapacity", "RoundUpCapacity", "SlotStride", "SlotCount", "RecordCapacity", "RegionOffset", "SlotOffset", "BufferSize"} {
 		g.Declare(name, "a layout helper", schema.Pos{})
 	}
@@ -257,6 +252,21 @@ func (g *gen) genLayout() {
 	g.P("CYCLEABI_FN constexpr uint64_t SlotStride(uint32_t record_capacity) {")
 	g.P("  return %s + static_cast<uint64_t>(record_capacity) * %s;", constName(hdr, "Size"), constName(rec, "Size"))
 	g.P("}")
+
+	g.genSlotHelpers()
+	g.genBufferSize()
+}
+
+/*
+CYCLEABI_FN constexpr uint64_t SlotCount(CoreType core_type, uint32_t cube_slots) { ... }
+CYCLEABI_FN constexpr uint32_t RecordCapacity(CoreType core_type, uint32_t aic_capacity, ...) { ... }
+CYCLEABI_FN constexpr uint64_t RegionOffset(CoreType core_type, uint32_t cube_slots, ...) { ... }
+CYCLEABI_FN constexpr uint64_t SlotOffset(CoreType core_type, uint32_t block_id, ...) { ... }
+*/
+func (g *gen) genSlotHelpers() {
+	lay := g.lay
+	ct := lay.CoreTypes.Name
+	caps := g.capacityDecls()
 
 	g.P("")
 	g.comment("", fmt.Sprintf("SlotCount is the number of slots of core_type in a buffer with cube_slots cube slots (%s); 0 for a value that is not a %s.", g.regionSummary(), ct))
@@ -298,6 +308,15 @@ func (g *gen) genLayout() {
 	g.P("                   block_id * SlotStride(RecordCapacity(core_type, %s))", g.capacityArgs())
 	g.P("             : kNoSlot;")
 	g.P("}")
+}
+
+/*
+namespace detail { CYCLEABI_FN bool AddRegion(uint64_t* total, uint64_t slot_count, uint64_t stride) { ... } }
+CYCLEABI_FN bool BufferSize(uint32_t cube_slots, ..., uint64_t* size) { ... }
+*/
+func (g *gen) genBufferSize() {
+	lay := g.lay
+	caps, params := g.capacityDecls(), g.capacityParams()
 
 	g.P("")
 	g.P("namespace detail {")
