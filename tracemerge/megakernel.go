@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,12 @@ type invocation struct {
 	firstF, endF, spanF float64
 	events              int
 	cores               map[int64]bool // tids with events
+	// noID says its events carry no invocation_id (upstream's merger
+	// then calls it invocation None).
+	noID bool
+	// placedEndF is, in upstream mode, the latest placed ts + dur in
+	// float64, as upstream's alignment report computes it.
+	placedEndF float64
 
 	outer *kernel // the outer kernel it is placed under
 	delta decimal // outer.ts - first
@@ -228,7 +235,7 @@ func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int
 	_, durF, _ := pyFloat(get(ms, "dur"))
 	endF := tsF + durF
 	if inv == nil {
-		inv = &invocation{id: id, cores: map[int64]bool{}, firstF: tsF, endF: endF}
+		inv = &invocation{id: id, cores: map[int64]bool{}, firstF: tsF, endF: endF, noID: get(args, "invocation_id") == nil, placedEndF: math.Inf(-1)}
 		inv.first.set(&ts)
 		inv.end.set(&end)
 		re.invocations[id] = inv

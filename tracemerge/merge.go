@@ -53,6 +53,11 @@ type Options struct {
 	OuterPID *string
 	// Rank selects one rank of a multi-rank MegaKernel trace; -1: the only one.
 	Rank int64
+	// Upstream writes what upstream's merger writes (docs/merge.md,
+	// "--upstream-compat"): times placed in float64 arithmetic, threads
+	// of their own per invocation with upstream's tids and sort indexes,
+	// and megaKernelTraceMerge with upstream's keys only.
+	Upstream bool
 }
 
 // Alignment says where one invocation was placed, with upstream's keys
@@ -191,7 +196,8 @@ func Merge(w io.Writer, o Options) (*Result, error) {
 		SchemaVersion: ResultSchemaVersion, MegaKernelTrace: o.MegaKernel, Rank: mk.rank, DeviceID: mk.deviceID,
 		KernelPattern: pattern, KernelIndex: o.KernelIndex, OuterPid: o.OuterPID, AllowHostWrapperAlignment: o.AllowHostWrapper,
 		Alignments: []Alignment{}, Warnings: []string{},
-	}, sortIndex: map[string]int64{}, maxTid: math.MinInt64}
+	}, sortIndex: map[string]int64{}, maxTid: math.MinInt64,
+		pidMaxTid: map[string]int64{}, pidMinSort: map[string]int64{}}
 	m.best.limit = o.KernelIndex + len(mk.inv)
 	m.devices.limit = fallbackChunk
 	m.inOrder = newRuns(mk.inv, o.KernelIndex)
@@ -235,8 +241,13 @@ type merger struct {
 	sortIndex map[string]int64 // pid "\x00" tid -> thread_sort_index
 	maxTid    int64
 	minTid    int64
-	events    int // framework events copied
-	ms, args  []member
+	// pidMaxTid and pidMinSort are, per pid (raw JSON), the largest
+	// integer tid and the smallest thread_sort_index: upstream's merger
+	// numbers and sorts new threads per pid from them.
+	pidMaxTid  map[string]int64
+	pidMinSort map[string]int64
+	events     int // framework events copied
+	ms, args   []member
 }
 
 func (m *merger) run(w io.Writer) error {
@@ -416,6 +427,12 @@ func (m *merger) scan(raw []byte, at jsonread.Pos) error {
 	if tid, ok := intValue(tidRaw); ok {
 		m.maxTid = max(m.maxTid, tid)
 		m.minTid = min(m.minTid, tid)
+		if m.o.Upstream {
+			pid := string(get(ms, "pid"))
+			if t, seen := m.pidMaxTid[pid]; !seen || tid > t {
+				m.pidMaxTid[pid] = tid
+			}
+		}
 	}
 	ph := get(ms, "ph")
 	if jsonread.IsString(ph, "M") {
@@ -423,6 +440,11 @@ func (m *merger) scan(raw []byte, at jsonread.Pos) error {
 			m.args, _ = members(get(ms, "args"), m.args)
 			if idx, ok := intValue(get(m.args, "sort_index")); ok {
 				m.sortIndex[threadKey(get(ms, "pid"), tidRaw)] = idx
+				if pid := string(get(ms, "pid")); m.o.Upstream {
+					if s, seen := m.pidMinSort[pid]; !seen || idx < s {
+						m.pidMinSort[pid] = idx
+					}
+				}
 			}
 		}
 	}

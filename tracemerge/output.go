@@ -27,6 +27,7 @@ type threadID struct {
 	pid        string
 	kernelName string
 	core       int64
+	inv        int64 // upstream mode: the invocation (threads of its own); else 0
 }
 
 // writeMegaKernel writes the new threads' metadata and the MegaKernel
@@ -53,8 +54,13 @@ func (m *merger) writeMegaKernel(w io.Writer) error {
 		// The outer kernel's name goes on every event: capped (capNames).
 		e := []byte(`"parent_kernel":`)
 		e = appendJSON(e, inv.outer.name)
+		ts, dur := inv.outer.ts.String(), inv.outer.dur.String()
+		if m.o.Upstream {
+			// float(ts), float(dur), as upstream writes them.
+			ts, dur = pyFloatRepr(inv.outer.tsF), pyFloatRepr(inv.outer.durF)
+		}
 		e = fmt.Appendf(e, `,"parent_kernel_ts":%s,"parent_kernel_dur":%s,"cycle_trace_rank":%d,"cycle_trace_device_id":%d`,
-			inv.outer.ts.String(), inv.outer.dur.String(), m.mk.rank, m.mk.deviceID)
+			ts, dur, m.mk.rank, m.mk.deviceID)
 		mw.extra[inv.id] = e
 	}
 	r, err := openReader(m.mk.path)
@@ -139,6 +145,11 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 	if len(argsRaw) > 0 && argsRaw[0] == '{' {
 		mw.args, _ = members(argsRaw, mw.args)
 	}
+	if flow && m.o.Upstream {
+		// Upstream's merger takes only the X events.
+		mw.flows++
+		return nil
+	}
 	if flow {
 		if parseTime(get(mw.ms, "ts"), &mw.ts) != timeOK {
 			return r.ErrorAt(at, "the MegaKernel trace changed while it was merged")
@@ -158,7 +169,11 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 		}
 	}
 	mw.sep()
-	if err := mw.rewrite(raw, at, inv, mw.byID[threadID{string(inv.outer.pid), inv.kernelName, tid}], id, flow); err != nil {
+	key := threadID{string(inv.outer.pid), inv.kernelName, tid, 0}
+	if m.o.Upstream {
+		key.inv = inv.id
+	}
+	if err := mw.rewrite(raw, at, inv, mw.byID[key], id, flow); err != nil {
 		return err
 	}
 	if flow {
@@ -189,10 +204,21 @@ func (mw *mkWriter) rewrite(raw []byte, at jsonread.Pos, inv *invocation, t *thr
 			if parseTime(mem.Value, &mw.ts) != timeOK {
 				return mw.r.ErrorAt(at, "ts %s is not a decimal number", mem.Value)
 			}
+			if m.o.Upstream {
+				// outer_ts + ts - anchor, left to right in doubles.
+				_, tsF, _ := pyFloat(mem.Value)
+				placed := (inv.outer.tsF + tsF) - inv.firstF
+				if !flow {
+					_, durF, _ := pyFloat(get(mw.ms, "dur"))
+					inv.placedEndF = max(inv.placedEndF, placed+durF)
+				}
+				repl = []byte(pyFloatRepr(placed))
+				break
+			}
 			mw.nts.add(&mw.ts, &inv.delta)
 			repl = m.appendTime(nil, inv, mw.nts.append(nil))
 		case "dur":
-			if inv.outer.quoted && mem.Value[0] != '"' {
+			if !m.o.Upstream && inv.outer.quoted && mem.Value[0] != '"' {
 				repl = m.appendTime(nil, inv, mem.Value)
 			}
 		case "args":
@@ -255,6 +281,9 @@ func (m *merger) appendTime(dst []byte, inv *invocation, text []byte) []byte {
 // assignThreads gives each (pid, kernel name, core) a tid unused in the
 // framework trace and a sort index just after its outer kernel's thread.
 func (m *merger) assignThreads() ([]*thread, map[threadID]*thread, error) {
+	if m.o.Upstream {
+		return m.upstreamThreads()
+	}
 	byID := map[threadID]*thread{}
 	var threads []*thread
 	next := map[string]int64{} // per pid: the next sort index
@@ -274,7 +303,7 @@ func (m *merger) assignThreads() ([]*thread, map[threadID]*thread, error) {
 		}
 		slices.Sort(cores)
 		for _, c := range cores {
-			id := threadID{string(pid), inv.kernelName, c}
+			id := threadID{string(pid), inv.kernelName, c, 0}
 			if byID[id] != nil {
 				continue
 			}
@@ -306,9 +335,54 @@ func (m *merger) assignThreads() ([]*thread, map[threadID]*thread, error) {
 	return threads, byID, nil
 }
 
+// upstreamThreads assigns threads as upstream's merger does: each
+// invocation its own, one per core in (core type, block) order, tids
+// from one past the largest integer tid of the outer kernel's pid (1
+// when it has none), sort indexes counting up from the pid's smallest
+// thread_sort_index (0 when none) less the number of new threads, so
+// that they sort before the pid's threads.
+func (m *merger) upstreamThreads() ([]*thread, map[threadID]*thread, error) {
+	byID := map[threadID]*thread{}
+	var threads []*thread
+	count := map[string]int64{}
+	for _, inv := range m.mk.inv {
+		count[string(inv.outer.pid)] += int64(len(inv.cores))
+	}
+	nextSort, nextTid := map[string]int64{}, map[string]int64{}
+	for pid, n := range count {
+		nextSort[pid] = m.pidMinSort[pid] - n
+		nextTid[pid] = 1
+		if t, ok := m.pidMaxTid[pid]; ok {
+			if t > math.MaxInt64-n {
+				return nil, nil, &SelectionError{"no free range of thread ids in the framework trace"}
+			}
+			nextTid[pid] = t + 1
+		}
+	}
+	for _, inv := range m.mk.inv {
+		pid := string(inv.outer.pid)
+		cores := make([]int64, 0, len(inv.cores))
+		for c := range inv.cores {
+			cores = append(cores, c)
+		}
+		slices.Sort(cores)
+		for _, c := range cores {
+			t := &thread{pid: inv.outer.pid, kernelName: inv.kernelName, core: c, tid: nextTid[pid], sortIndex: nextSort[pid]}
+			nextTid[pid]++
+			nextSort[pid]++
+			byID[threadID{pid, inv.kernelName, c, inv.id}] = t
+			threads = append(threads, t)
+		}
+	}
+	return threads, byID, nil
+}
+
 // finish records the alignments and writes megaKernelTraceMerge and the
 // closing brace.
 func (m *merger) finish(w io.Writer, sep string) error {
+	if m.o.Upstream {
+		return m.finishUpstream(w, sep)
+	}
 	res := m.res
 	var maxExceed decimal
 	for _, inv := range m.mk.inv {
@@ -363,4 +437,82 @@ func (m *merger) finish(w io.Writer, sep string) error {
 func appendJSON(b []byte, s string) []byte {
 	js, _ := json.Marshal(s)
 	return append(b, js...)
+}
+
+// upstreamAlignment is an alignment as upstream's merger reports it: its
+// keys only, times as float64 (float(ts), and its arithmetic).
+type upstreamAlignment struct {
+	InvocationID         *int64          `json:"invocationId"`
+	Direction            *string         `json:"direction"`
+	KernelName           string          `json:"kernelName"`
+	Rank                 int64           `json:"rank"`
+	DeviceID             int64           `json:"deviceId"`
+	OuterKernelName      string          `json:"outerKernelName"`
+	OuterKernelPid       json.RawMessage `json:"outerKernelPid"`
+	OuterKernelTid       json.RawMessage `json:"outerKernelTid"`
+	OuterKernelTs        json.RawMessage `json:"outerKernelTs"`
+	OuterKernelDur       json.RawMessage `json:"outerKernelDur"`
+	OuterKernelScore     int             `json:"outerKernelScore"`
+	OuterKernelIsDevice  bool            `json:"outerKernelIsDevice"`
+	InternalEventCount   int             `json:"internalEventCount"`
+	InternalSpanUs       json.RawMessage `json:"internalSpanUs"`
+	ExceedsOuterKernelUs json.RawMessage `json:"exceedsOuterKernelUs"`
+}
+
+// upstreamResult is megaKernelTraceMerge with upstream's keys only.
+type upstreamResult struct {
+	SchemaVersion               int                 `json:"schemaVersion"`
+	KernelPattern               string              `json:"kernelPattern"`
+	KernelIndex                 int                 `json:"kernelIndex"`
+	UsedFallbackKernelSelection bool                `json:"usedFallbackKernelSelection"`
+	AllowHostWrapperAlignment   bool                `json:"allowHostWrapperAlignment"`
+	MergedInvocationCount       int                 `json:"mergedInvocationCount"`
+	MergedEventCount            int                 `json:"mergedEventCount"`
+	Alignments                  []upstreamAlignment `json:"alignments"`
+	Warnings                    []string            `json:"warnings"`
+}
+
+// finishUpstream writes megaKernelTraceMerge as upstream's merger does
+// (its keys, its float64 figures; the warnings are cycleabi's words) and
+// the closing brace; the MegaKernel trace's own object is not carried.
+func (m *merger) finishUpstream(w io.Writer, sep string) error {
+	res := m.res
+	out := upstreamResult{
+		SchemaVersion: res.SchemaVersion, KernelPattern: res.KernelPattern, KernelIndex: res.KernelIndex,
+		UsedFallbackKernelSelection: res.UsedFallbackKernelSelection, AllowHostWrapperAlignment: res.AllowHostWrapperAlignment,
+		MergedInvocationCount: len(m.mk.inv), MergedEventCount: res.MergedEventCount,
+		Alignments: []upstreamAlignment{}, Warnings: res.Warnings,
+	}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	num := func(f float64) json.RawMessage { return json.RawMessage(pyFloatRepr(f)) }
+	for _, inv := range m.mk.inv {
+		k := inv.outer
+		exceed := max((inv.placedEndF-k.tsF)-k.durF, 0)
+		if exceed > 0 {
+			m.warn("invocation %d runs %s us past its outer kernel %q", inv.id, pyFloatRepr(exceed), k.name)
+			out.Warnings = m.res.Warnings
+		}
+		a := upstreamAlignment{
+			Direction: inv.direction, KernelName: inv.kernelName, Rank: m.mk.rank, DeviceID: m.mk.deviceID,
+			OuterKernelName: k.name, OuterKernelPid: json.RawMessage(k.pid), OuterKernelTid: json.RawMessage(k.tid),
+			OuterKernelTs: num(k.tsF), OuterKernelDur: num(k.durF), OuterKernelScore: k.score, OuterKernelIsDevice: k.device,
+			InternalEventCount: inv.events, InternalSpanUs: num(inv.spanF), ExceedsOuterKernelUs: num(exceed),
+		}
+		if !inv.noID {
+			id := inv.id
+			a.InvocationID = &id
+		}
+		out.Alignments = append(out.Alignments, a)
+	}
+	js, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	b := append([]byte(sep), `"megaKernelTraceMerge":`...)
+	b = append(b, js...)
+	b = append(b, "}\n"...)
+	_, err = w.Write(b)
+	return err
 }

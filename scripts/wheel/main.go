@@ -188,11 +188,13 @@ func checkELF(path string, machine elf.Machine) error {
 }
 
 // packageFiles are the wheel's Python files, at their paths in the wheel:
-// the generated module, top-level as gen/py has it, and the package.
+// the generated module, top-level as gen/py has it, and the package
+// (cycleabi, with cycleabi.hyper_parallel).
 func packageFiles(root string) ([]entry, error) {
 	var entries []entry
 	for _, f := range []struct{ src, dst string }{
 		{"python/cycleabi/__init__.py", "cycleabi/__init__.py"},
+		{"python/cycleabi/hyper_parallel.py", "cycleabi/hyper_parallel.py"},
 		{"gen/py/cycleabi_abi.py", "cycleabi_abi.py"},
 	} {
 		data, err := os.ReadFile(filepath.Join(root, f.src))

@@ -160,6 +160,9 @@ func TestWheels(t *testing.T) {
 		if !bytes.Contains(files["cycleabi/__init__.py"], []byte("import cycleabi_abi")) {
 			t.Errorf("%s: cycleabi/__init__.py does not import the generated module", base)
 		}
+		if hp, err := os.ReadFile(filepath.Join(root, "python", "cycleabi", "hyper_parallel.py")); err != nil || !bytes.Equal(files["cycleabi/hyper_parallel.py"], hp) {
+			t.Errorf("%s: cycleabi/hyper_parallel.py is not python/cycleabi/hyper_parallel.py (%v)", base, err)
+		}
 		// One program: export is a command of cycleabi's.
 		var scripts []string
 		for _, name := range order {

@@ -15,6 +15,7 @@ type mergeFlags struct {
 	kernelPattern    string
 	kernelIndex      int
 	allowHostWrapper bool
+	upstream         bool
 	outerPID         string
 	rank             int64
 }
@@ -64,6 +65,16 @@ plus one candidate per invocation, and, for the fallback, the earliest
 262,144 device kernels (8 MiB; out of ts order, it reads the trace again
 for each further 262,144).
 
+--upstream-compat writes what hyper-parallel's own merger writes, for
+tools that compare with it (cycleabi.hyper_parallel.merge_chrome_traces
+uses it): times placed in float64 arithmetic (outer ts + ts - first ts,
+as Python adds them: 10010.523000000001), never as strings; threads of
+their own per invocation, tids from one past the pid's largest, sorted
+before the pid's threads; megaKernelTraceMerge with upstream's keys only
+(float figures, invocationId null for a trace without invocation ids);
+no dependency arrows and no megaKernelCycleTrace carried
+(docs/python.md lists what still differs).
+
 A multi-rank MegaKernel trace is merged one rank at a time (--rank R), each
 into its own device's framework trace.
 
@@ -89,6 +100,7 @@ few outer kernels), 2 for usage or I/O errors.`,
 	fs.BoolVar(&f.allowHostWrapper, "allow-host-wrapper", false, "accept host-only outer events (cpu_op, user_annotation, ...) when selection picks them, with a warning")
 	fs.StringVar(&f.outerPID, "outer-pid", "", "take outer kernels only from this pid (compared as text: 7 matches pid 7 and \"7\")")
 	fs.Int64Var(&f.rank, "rank", 0, "rank to merge from a multi-rank MegaKernel trace")
+	fs.BoolVar(&f.upstream, "upstream-compat", false, "write what hyper-parallel's merger writes: float64 times, threads per invocation, its megaKernelTraceMerge keys only")
 	return cmd
 }
 
@@ -110,6 +122,7 @@ func runMerge(cmd *cobra.Command, args []string, f *mergeFlags) error {
 		Framework: args[0], MegaKernel: args[1],
 		KernelPattern: f.kernelPattern, KernelPatternSet: fs.Changed("kernel-pattern"),
 		KernelIndex: f.kernelIndex, AllowHostWrapper: f.allowHostWrapper, Rank: -1,
+		Upstream: f.upstream,
 	}
 	if fs.Changed("outer-pid") {
 		o.OuterPID = &f.outerPID

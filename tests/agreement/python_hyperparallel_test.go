@@ -1,0 +1,46 @@
+package agreement_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+)
+
+// TestHyperParallelDropIn runs testdata/hyper_parallel_check.py:
+// cycleabi.hyper_parallel (python/cycleabi) against upstream's behaviour,
+// event for event — parse_cycle_buffer against the transcription of
+// upstream's decoder in decode/testdata/reference, merge_chrome_traces
+// (through `cycleabi merge --upstream-compat`, built here) against
+// upstream's placement rules on the cases of its unit tests, and
+// install() on a stand-in of upstream's module layout.
+func TestHyperParallelDropIn(t *testing.T) {
+	py := pytest.Interpreter(t)
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "../../cmd/cycleabi")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, f := range []string{"../../python/cycleabi/hyper_parallel.py", "../../python/cycleabi/__init__.py",
+		"../../decode/testdata/reference/cycle_trace.py", "../../examples/moe_layer.bin", "testdata/hyper_parallel_check.py"} {
+		if _, err := os.ReadFile(f); err != nil { // so that go test's cache sees them
+			t.Fatal(err)
+		}
+	}
+	root, _ := filepath.Abs("../..")
+	cmd := exec.Command(py, "testdata/hyper_parallel_check.py", root)
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"ok decode plain numpy", "ok decode refuses negative", "ok decode opt-in names",
+		"ok merge window paths", "ok merge float rounding, overrun objects", "ok install"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
