@@ -31,7 +31,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["install", "merge_chrome_traces", "parse_cycle_buffer", "UPSTREAM_TABLES"]
+import cycleabi_abi as abi
+
+__all__ = ["gate_profile_records", "install", "merge_chrome_traces", "parse_cycle_buffer", "UPSTREAM_TABLES"]
 
 # What the upstream decoder it stands in for uses, at the latest upstream
 # read (zhangfeiran/hyper-parallel profiler/profiling.py @7b1c95f9 and
@@ -49,11 +51,9 @@ UPSTREAM_TABLES = {
                         106: "SwiGLUGrad", 107: "ShmemGetMem"},
 }
 
-_HEADER = np.dtype([("entry_cycle", "<u8"), ("record_count", "<u4"), ("dropped_count", "<u4"),
-                    ("core_type", "<u4"), ("block_id", "<u4"), ("record_capacity", "<u4"),
-                    ("reserved", "<u4"), ("pad", "V32")])
-_RECORD = np.dtype([("start_cycle", "<u8"), ("end_cycle", "<u8"), ("desc_id", "<u4"),
-                    ("task_id", "<u4"), ("stage_task_index", "<u4"), ("owner_id", "<u4")])
+# The ABI's own dtypes (gen/py), so an ABI change reaches the drop-in too.
+_HEADER = abi.HEADER_DTYPE
+_RECORD = abi.RECORD_DTYPE
 _HEADER_FIELDS = ("entry_cycle", "record_count", "dropped_count", "core_type", "block_id",
                   "record_capacity", "reserved")
 _CORE_NAMES = {1: "AIC", 2: "AIV"}
@@ -379,6 +379,68 @@ def parse_cycle_buffer(buffer, *args, cycleabi=False, tables=None, **kwargs):
     }
 
 
+# A Gate profile buffer (upstream's runtime/gate.py @ec0fa8dd): 24 AIC slots
+# of capacity 0, then 48 AIV slots of capacity 16, one record per stage of
+# the invocation's image on each worker that ran.
+_GATE_WORKERS = 48
+_GATE_CAPACITY = 16
+_GATE_AIV_AT = 24 * abi.CORE_HEADER_SIZE
+_GATE_BYTES = _GATE_AIV_AT + _GATE_WORKERS * (abi.CORE_HEADER_SIZE + _GATE_CAPACITY * abi.PROFILE_RECORD_SIZE)
+_GATE_STAGE_BASE = 0x30000
+
+
+def _stage_fields(stage):
+    """A stage's logical name and source spans: upstream's stage object
+    (logical_name, source_spans) or a (name, spans) pair."""
+    if hasattr(stage, "logical_name"):
+        return stage.logical_name, stage.source_spans
+    name, spans = stage
+    return name, spans
+
+
+def gate_profile_records(buffer, stages, direction="forward"):
+    """The records of one Gate invocation's profile buffer, as upstream's
+    GateProfile.records() returns them: a tuple of dicts (direction, worker,
+    stage: the logical name of the image's stage, start_cycle, end_cycle,
+    source: its source spans as strings), worker by worker.
+
+    buffer is the invocation's profile buffer (bytes, a NumPy array, a CPU
+    tensor's .numpy(), anything with the buffer protocol); stages the
+    image's stages in order (upstream's objects with logical_name and
+    source_spans, or (name, spans) pairs). Raises ValueError, with
+    upstream's words, on a buffer of another size, on any dropped record, a
+    worker whose record count is not the number of stages, and a record
+    whose descriptor, task, stage index or owner is not its own."""
+    raw = _raw(buffer)
+    if len(raw) != _GATE_BYTES:
+        raise ValueError(f"Gate profile buffer must be {_GATE_BYTES} bytes, got {len(raw)}")
+    stages = [_stage_fields(s) for s in stages]
+    stride = abi.CORE_HEADER_SIZE + _GATE_CAPACITY * abi.PROFILE_RECORD_SIZE
+    out = []
+    for worker in range(_GATE_WORKERS):
+        offset = _GATE_AIV_AT + worker * stride
+        h = raw[offset:offset + abi.CORE_HEADER_SIZE].view(_HEADER)[0]
+        count = int(h["record_count"])
+        if not count:
+            continue
+        if (int(h["dropped_count"]) or count != len(stages) or int(h["record_capacity"]) != _GATE_CAPACITY
+                or int(h["core_type"]) != 2 or int(h["block_id"]) != worker):
+            raise ValueError(f"Invalid or dropped Gate profile records for worker {worker}")
+        recs = raw[offset + abi.CORE_HEADER_SIZE:offset + abi.CORE_HEADER_SIZE
+                   + count * abi.PROFILE_RECORD_SIZE].view(_RECORD)
+        index = np.arange(count)
+        if (np.any(recs["task_id"] != index) or np.any(recs["desc_id"] != _GATE_STAGE_BASE + index)
+                or np.any(recs["stage_task_index"] != worker) or np.any(recs["owner_id"] != worker)
+                or np.any(recs["end_cycle"] < recs["start_cycle"])):
+            raise ValueError("Gate profile descriptor/worker identity mismatch")
+        for i in range(count):
+            name, spans = stages[i]
+            out.append({"direction": direction, "worker": worker, "stage": name,
+                        "start_cycle": int(recs["start_cycle"][i]), "end_cycle": int(recs["end_cycle"][i]),
+                        "source": tuple(str(span) for span in spans)})
+    return tuple(out)
+
+
 def _program():
     from cycleabi import program  # the package's: the wheel's program, else PATH's
     return program()
@@ -520,4 +582,27 @@ def install(package=_PROFILER):
             rebound.append(name + ".merge_chrome_traces")
     if not rebound:
         raise ImportError(f"{package} holds neither _parse_cycle_buffer nor merge_chrome_traces")
+    rebound += _install_gate(package.rsplit(".", 1)[0] + ".runtime.gate")
     return sorted(rebound)
+
+
+def _install_gate(name):
+    """GateProfile.records of the runtime's gate module, where it is
+    installed (it needs torch), decodes through gate_profile_records."""
+    try:
+        gate = importlib.import_module(name)
+    except ImportError:
+        return []
+    profile = getattr(gate, "GateProfile", None)
+    if profile is None or not callable(getattr(profile, "records", None)):
+        return []
+
+    def records(self):
+        self.event.synchronize()
+        buffer = self.buffer.cpu()
+        buffer = buffer.numpy() if hasattr(buffer, "numpy") else buffer
+        return gate_profile_records(buffer, self.image.stages, self.direction)
+    records.__doc__ = gate_profile_records.__doc__
+    records.__wrapped_by__ = "cycleabi"
+    profile.records = records
+    return [name + ".GateProfile.records"]

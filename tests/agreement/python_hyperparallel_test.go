@@ -15,8 +15,9 @@ import (
 // event for event — parse_cycle_buffer against the transcription of
 // upstream's decoder in decode/testdata/reference, merge_chrome_traces
 // (through `cycleabi merge --upstream-compat`, built here) against
-// upstream's placement rules on the cases of its unit tests, and
-// install() on a stand-in of upstream's module layout.
+// upstream's placement rules on the cases of its unit tests,
+// gate_profile_records against Gate buffers written as upstream lays them
+// out, and install() on a stand-in of upstream's module layout.
 func TestHyperParallelDropIn(t *testing.T) {
 	py := pytest.Interpreter(t)
 	bin := t.TempDir()
@@ -38,7 +39,7 @@ func TestHyperParallelDropIn(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, want := range []string{"ok decode plain numpy", "ok decode refuses negative", "ok decode opt-in names",
-		"ok merge window paths", "ok merge float rounding, overrun objects", "ok install"} {
+		"ok merge window paths", "ok merge float rounding, overrun objects", "ok gate records", "ok gate refuses identity", "ok install"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}

@@ -290,6 +290,49 @@ with tempfile.TemporaryDirectory() as tmp:
     assert got.startswith("ValueError: "), got
     print("ok merge refuses no match")
 
+    # gate_profile_records: Gate buffers written here as upstream's
+    # runtime/gate.py (@ec0fa8dd) lays them out (24 AIC headers of capacity
+    # 0, 48 AIV slots of 16 records), with the records each worker writes
+    # for each stage of the image; the dicts wanted are built from what was
+    # written, as upstream's GateProfile.records() builds them.
+    import struct
+    class Stage:
+        def __init__(self, name, spans):
+            self.logical_name, self.source_spans = name, spans
+    stages = [Stage("softplus", ["gate.py:10"]), Stage("topk", ["gate.py:20", "gate.py:21"]), Stage("gather", [])]
+    def gate_buffer(workers, count=None, dropped=0, bad=None):
+        b = bytearray(24 * 64 + 48 * (64 + 16 * 32))
+        want = []
+        for w in workers:
+            off = 24 * 64 + w * (64 + 16 * 32)
+            n = len(stages) if count is None else count
+            struct.pack_into("<QIIIIII", b, off, 1000 + w, n, dropped, 2, w, 16, 0)
+            for i in range(n):
+                start, end = 2000 + 100 * w + 10 * i, 2005 + 100 * w + 10 * i
+                desc, task, index, owner = 0x30000 + i, i, w, w
+                if bad == (w, i):
+                    owner = w + 1
+                struct.pack_into("<QQIIII", b, off + 64 + 32 * i, start, end, desc, task, index, owner)
+                if i < len(stages):
+                    want.append({"direction": "backward", "worker": w, "stage": stages[i].logical_name,
+                                 "start_cycle": start, "end_cycle": end,
+                                 "source": tuple(str(s) for s in stages[i].source_spans)})
+        return bytes(b), tuple(want)
+    buf, want = gate_buffer([0, 5, 47])
+    for form in (buf, np.frombuffer(buf, dtype=np.uint8), memoryview(buf)):
+        got = hp.gate_profile_records(form, stages, "backward")
+        assert got == want, (got[:2], want[:2])
+    assert hp.gate_profile_records(gate_buffer([])[0], stages) == ()
+    print("ok gate records")
+    for name, b, msg in [
+            ("dropped", gate_buffer([3], dropped=1)[0], "ValueError: Invalid or dropped Gate profile records for worker 3"),
+            ("count", gate_buffer([4], count=2)[0], "ValueError: Invalid or dropped Gate profile records for worker 4"),
+            ("identity", gate_buffer([6], bad=(6, 1))[0], "ValueError: Gate profile descriptor/worker identity mismatch"),
+            ("size", buf[:-1], "ValueError: Gate profile buffer must be 29184 bytes, got 29183")]:
+        got = error(lambda: hp.gate_profile_records(b, stages, "backward"))
+        assert got == msg, (name, got, msg)
+        print("ok gate refuses", name)
+
     # install(): a stand-in of upstream's layout, each function raising
     # if upstream's own ran.
     root = os.path.join(tmp, "site")
@@ -320,6 +363,14 @@ with tempfile.TemporaryDirectory() as tmp:
         "    def __init__(self, data):\n        self._last_trace = _PreparedMegaKernelRuntime().parse(data, detailed_task_names=False)\n"
         "    def export_chrome_trace(self, path):\n"
         "        open(path, 'w').write(json.dumps(self._last_trace))\n        return self._last_trace\n")
+    gate_dir = os.path.join(root, "hyper_parallel", "core", "multicore", "runtime")
+    os.makedirs(gate_dir)
+    open(os.path.join(gate_dir, "__init__.py"), "w").close()
+    open(os.path.join(gate_dir, "gate.py"), "w").write(
+        "class GateProfile:\n"
+        "    def __init__(self, direction, image, buffer, event):\n"
+        "        self.direction, self.image, self.buffer, self.event = direction, image, buffer, event\n"
+        "    def records(self):\n        raise RuntimeError('upstream gate records ran')\n")
     sys.path.insert(0, root)
     rebound = hp.install()
     import hyper_parallel.core.multicore.profiler as P
@@ -332,4 +383,21 @@ with tempfile.TemporaryDirectory() as tmp:
     assert "TaskType_101" in names and "TaskType_AddCustom" not in names, sorted(names)[:20]  # its table, not ours
     merged = PP.merge_chrome_traces([outer("MegaMoe_x", 5.0, 1e6, pid=1)], trace, os.path.join(tmp, "m.json"))
     assert merged["megaKernelTraceMerge"]["mergedEventCount"] == trace["megaKernelCycleTrace"]["recordCount"]
+    from hyper_parallel.core.multicore.runtime import gate as G
+    class Synced:
+        def synchronize(self):
+            pass
+    class Host:  # a tensor already on the host: .cpu() is itself
+        def __init__(self, data):
+            self.data = data
+        def cpu(self):
+            return self
+        def numpy(self):
+            return np.frombuffer(self.data, dtype=np.uint8)
+    class Image:
+        pass
+    image = Image()
+    image.stages = stages
+    assert G.GateProfile("backward", image, Host(buf), Synced()).records() == want
+    assert "hyper_parallel.core.multicore.runtime.gate.GateProfile.records" in rebound, rebound
     print("ok install", " ".join(rebound))
