@@ -9,6 +9,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/kernelfamily"
 )
 
@@ -133,7 +134,7 @@ type Choice struct {
 func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
 	c := Choice{Family: fam, From: FromFlag}
-	if err != nil || f.Family != "" && fam == abi.FamilyNone {
+	if err != nil {
 		c.Names = names.WithFamily(fam)
 		return c, err
 	}
@@ -146,16 +147,27 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
 		f.say(w, "kernel-name", fmt.Sprintf("note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
 	}
-	if f.Family != "" && len(fam.Stages()) == 0 {
-		// Named, and no stage to name a task by: nothing to read.
-		c.Names = names.WithFamily(fam)
-		return c, nil
-	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
 		return c, err
 	}
-	if f.Family == "" {
+	if f.Family != "" {
+		// Named by the flag: said when the ids are not the family's,
+		// as when a kernel name chose it.
+		ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		if msg := kernelfamily.Given(fam, "flag --kernel-family", ev).Warning(what); msg != "" {
+			f.Warned++
+			f.say(w, msg, "warning: "+msg)
+		}
+		if len(fam.Stages()) == 0 {
+			// No stage to name a task by.
+			c.Names = names.WithFamily(fam)
+			return c, nil
+		}
+	} else {
 		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
 		if names != nil {
 			ev.StageNames = names.Stages
@@ -231,4 +243,42 @@ func (f *FamilyOptions) Unnamed(path string, req capture.Request) string {
 		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
 	}
 	return dec.Warning(path)
+}
+
+// TraceFamily is the family validate reads a JSON trace's capture src
+// under, and, when strict, what validate --strict refuses of it ("" for
+// nothing), as Unnamed does of a capture file: --kernel-family wins; else
+// the kernel name (KernelFor: --kernel-name when given, else the
+// trace's) when a family's; else none, and with strict the ids (and the
+// names the trace's events give them) are held to the families: ids of
+// a family read under none, or needing one no flag picks, are refused.
+func (f *FamilyOptions) TraceFamily(src *jsontrace.Source, strict bool) (abi.Family, string) {
+	if f.Family != "" {
+		fam, _ := f.Resolve("")
+		return fam, ""
+	}
+	kernel, _ := f.KernelFor(src.KernelName, FromTrace)
+	if fam, ok := abi.FamilyForKernel(kernel); ok {
+		return fam, ""
+	}
+	if !strict {
+		return abi.FamilyNone, ""
+	}
+	d, err := src.Decode()
+	if err != nil {
+		return abi.FamilyNone, ""
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return abi.FamilyNone, ""
+	}
+	ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+	if src.Names != nil {
+		ev.StageNames = src.Names.Stages
+	}
+	dec := kernelfamily.Infer(ev)
+	if dec.Family != abi.FamilyNone {
+		return abi.FamilyNone, fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", src.Name, dec.Family, dec.From, dec.Family)
+	}
+	return abi.FamilyNone, dec.Warning(src.Name)
 }
