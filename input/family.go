@@ -131,7 +131,13 @@ type Choice struct {
 // was inferred from, a --kernel-name that overrides the data's or chooses
 // no family, and data that needs a family it cannot pick are said on w
 // (validate --strict refuses the last: Unnamed).
-func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
+//
+// A trace decode wrote states the family it was read under (ownFamily,
+// "" for none stated, and what chose it, ownFrom): with no flag naming a
+// family or a kernel name, the trace is read under it (FromTrace), held
+// to its ids as a flag's family is, so that the trace read back gives the
+// analysis its capture gave.
+func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
 	c := Choice{Family: fam, From: FromFlag}
 	if err != nil {
@@ -151,7 +157,38 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 	if err != nil {
 		return c, err
 	}
-	if f.Family != "" {
+	stated := abi.FamilyNone
+	useStated := false
+	if f.Family == "" && !f.KernelNameGiven && ownFamily != "" {
+		if strings.EqualFold(ownFamily, FamilyNone) {
+			useStated = true
+		} else if g, ok := abi.FamilyByName(ownFamily); ok {
+			stated, useStated = g, true
+		} else {
+			f.Warned++
+			f.say(w, "family "+ownFamily, fmt.Sprintf("warning: %s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
+		}
+	}
+	if useStated {
+		fam = stated
+		c = Choice{Family: fam, From: FromTrace, Evidence: "the trace's kernelFamily"}
+		if ownFrom != "" {
+			c.Evidence += " (" + ownFrom + ")"
+		}
+		ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		if msg := kernelfamily.Given(fam, "trace's kernelFamily", ev).Warning(what); msg != "" {
+			f.Warned++
+			f.say(w, msg, "warning: "+msg)
+		}
+		if len(fam.Stages()) == 0 {
+			// As under the flag: no stage to name a task by.
+			c.Names = names.WithFamily(fam)
+			return c, nil
+		}
+	} else if f.Family != "" {
 		// Named by the flag: said when the ids are not the family's,
 		// as when a kernel name chose it.
 		ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
@@ -281,4 +318,29 @@ func (f *FamilyOptions) TraceFamily(src *jsontrace.Source, strict bool) (abi.Fam
 		return abi.FamilyNone, fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", src.Name, dec.Family, dec.From, dec.Family)
 	}
 	return abi.FamilyNone, dec.Warning(src.Name)
+}
+
+// FamilyStated is what a trace decode writes of source i's kernel family
+// (its megaKernelCycleTrace kernelFamily and kernelFamilyFrom): the
+// family's name ("none" for the schema's own tables) and what chose it,
+// in words. A trace read back is read under it (Choose).
+func (l *Loaded) FamilyStated(i int) (name, from string) {
+	name = FamilyNone
+	if f := l.Families[i]; f != abi.FamilyNone {
+		name = f.String()
+	}
+	switch l.FamilyFrom[i] {
+	case FromFlag:
+		from = "--kernel-family"
+	case FromTrace:
+		from = l.ownFamilyFrom[i]
+		if from == "" {
+			from = "the trace's kernelFamily"
+		}
+	case FromDefault:
+		from = "nothing chose one: the schema's own tables"
+	default:
+		from = l.FamilyEvidence[i]
+	}
+	return name, from
 }
