@@ -236,18 +236,28 @@ func familyFrom(kernel string, dec kernelfamily.Decision) From {
 	return FromDefault
 }
 
-// withTasks is names with the task stages recs give under fam where
-// names has none.
+// withTasks is names with the task stages recs give under fam for the
+// tasks names does not name: a names file that names some tasks (or one
+// not in the capture) leaves the others' stages to the records.
 func withTasks(names *kernelnames.Names, fam abi.Family, recs *kernelfamily.Records) *kernelnames.Names {
-	if names == nil || names.Tasks.Len() > 0 {
+	if names == nil {
 		return names
 	}
-	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
-		c := *names
-		c.Tasks = kernelnames.TaskNamesOf(tasks)
-		names = &c
+	tasks := recs.TaskStages(fam, names.StageName)
+	if tasks == nil {
+		return names
 	}
-	return names
+	c := *names
+	if names.Tasks.Len() == 0 {
+		c.Tasks = kernelnames.TaskNamesOf(tasks)
+		return &c
+	}
+	merged, added := names.Tasks.With(tasks)
+	if !added {
+		return names
+	}
+	c.Tasks = merged
+	return &c
 }
 
 // Unnamed is validate --strict's check of the capture file at path (read
