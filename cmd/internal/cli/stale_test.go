@@ -50,3 +50,32 @@ func TestStaleSlotReachesAnalyze(t *testing.T) {
 		t.Errorf("validate: exit %v, want 0 and a stale-slot warning:\n%s", code, stdout)
 	}
 }
+
+// TestReportStrictAsAnalyze: report's --strict means what analyze's does:
+// an input that drew a warning (here a stale slot) exits 1 once the page
+// is written (it exited 0: report's --strict only refused a base).
+func TestReportStrictAsAnalyze(t *testing.T) {
+	t.Parallel()
+	b := capturetest.New(24, 16, 16)
+	for i, block := range []uint32{0, 1} {
+		entry := uint64(1_000_000_000 + i)
+		b.Enter(abi.CoreTypeAIC, block, entry).Span(abi.CoreTypeAIC, block, entry+10, entry+1000, 0x20067, 1)
+	}
+	b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1010, 2000, 0x20067, 1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stale.bin")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "r.html")
+	_, stderr, code := runMain(t, "report", path, "-o", page, "--strict")
+	if code != ExitInvalid || !strings.Contains(stderr, "--strict: the inputs drew the warnings above") {
+		t.Errorf("report --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
+	}
+	if _, err := os.Stat(page); err != nil {
+		t.Errorf("report --strict wrote no page: %v", err)
+	}
+	if _, stderr, code := runMain(t, "report", path, "-o", page); code != ExitOK {
+		t.Errorf("report: exit %v, want 0\n%s", code, stderr)
+	}
+}
