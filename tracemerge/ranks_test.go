@@ -87,3 +87,24 @@ func TestMergeKeepsRanksApart(t *testing.T) {
 		t.Fatalf("error %v, want one containing %q", err, want)
 	}
 }
+
+// TestMergeSameTraceTwiceRefused: merge X X (a MegaKernel trace given as
+// the framework trace too) has no outer kernel: its own records
+// (MegaKernelInternal, whose cat holds "kernel") are never candidates, and
+// the error says the framework trace looks like a MegaKernel trace (it
+// chose a WaitDependency as the outer kernel).
+func TestMergeSameTraceTwiceRefused(t *testing.T) {
+	mk := writeJSON(t, "mk.json", map[string]any{
+		"traceEvents": []any{
+			upInternal("WaitDependency", 10, 50, -1, "AIV", 0),
+			upInternal("GMM1", 20, 5, -1, "AIC", 0),
+		},
+		"megaKernelCycleTrace": map[string]any{"schemaVersion": 1, "rank": 0, "kernelName": "MegaKernel"},
+	})
+	_, err := runMerge(t, Options{Framework: mk, MegaKernel: mk, Rank: -1})
+	for _, want := range []string{"no outer kernel", "2 of its events are a MegaKernel's own records (cat MegaKernelInternal)", "is " + mk + " a MegaKernel trace?"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v, want one containing %q", err, want)
+		}
+	}
+}
