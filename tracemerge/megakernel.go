@@ -371,35 +371,7 @@ func selectRank(path string, meta *mkMeta, sc *scanned, want int64) (*megaKernel
 	}
 	pid := pidOf[rank]
 	mk := &megaKernel{path: path, pid: pid, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: sc.coreNames[pid], keys: map[eventKey]bool{}}
-	// The rank's invocations: its keys' tallies, one per invocation id.
-	byInv := map[int64]*invocation{}
-	cores := map[int64]bool{}
-	for _, k := range keys {
-		if rankOfKey[k] != rank {
-			continue
-		}
-		mk.keys[k] = true
-		t := sc.byKey[k]
-		for tid := range t.cores {
-			cores[tid] = true
-		}
-		inv := byInv[k.id]
-		if inv == nil {
-			byInv[k.id] = t
-			continue
-		}
-		inv.firstF, inv.endF = min(inv.firstF, t.firstF), max(inv.endF, t.endF)
-		if t.first.cmp(&inv.first) < 0 {
-			inv.first.set(&t.first)
-		}
-		if t.end.cmp(&inv.end) > 0 {
-			inv.end.set(&t.end)
-		}
-		inv.events += t.events
-		for tid := range t.cores {
-			inv.cores[tid] = true
-		}
-	}
+	byInv, cores := mk.gather(sc, keys, rankOfKey)
 	// The rank's object: the top-level one, or its entry under "ranks".
 	rm := meta
 	for i := range meta.Ranks {
@@ -457,6 +429,41 @@ func selectRank(path string, meta *mkMeta, sc *scanned, want int64) (*megaKernel
 	}
 	slices.Sort(mk.cores)
 	return mk, nil
+}
+
+// gather is the rank's invocations (its keys' tallies, one per invocation
+// id: the events of one id at several keys are one invocation) and the
+// tids of its cores; it marks the rank's keys in mk.keys.
+func (mk *megaKernel) gather(sc *scanned, keys []eventKey, rankOfKey map[eventKey]int64) (map[int64]*invocation, map[int64]bool) {
+	byInv := map[int64]*invocation{}
+	cores := map[int64]bool{}
+	for _, k := range keys {
+		if rankOfKey[k] != mk.rank {
+			continue
+		}
+		mk.keys[k] = true
+		t := sc.byKey[k]
+		for tid := range t.cores {
+			cores[tid] = true
+		}
+		inv := byInv[k.id]
+		if inv == nil {
+			byInv[k.id] = t
+			continue
+		}
+		inv.firstF, inv.endF = min(inv.firstF, t.firstF), max(inv.endF, t.endF)
+		if t.first.cmp(&inv.first) < 0 {
+			inv.first.set(&t.first)
+		}
+		if t.end.cmp(&inv.end) > 0 {
+			inv.end.set(&t.end)
+		}
+		inv.events += t.events
+		for tid := range t.cores {
+			inv.cores[tid] = true
+		}
+	}
+	return byInv, cores
 }
 
 func compareKeys(a, b eventKey) int {

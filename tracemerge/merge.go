@@ -214,10 +214,10 @@ type merger struct {
 	// MegaKernel's own records (candidate), for the error of a
 	// MegaKernel trace given as the framework trace.
 	mkRecords int
-	mk     *megaKernel
-	re     *regexp.Regexp
-	fr     *jsonread.Reader
-	res    *Result
+	mk        *megaKernel
+	re        *regexp.Regexp
+	fr        *jsonread.Reader
+	res       *Result
 
 	// best keeps the earliest KernelIndex+n of the name-matching
 	// candidates with the best score seen (bestScore; bestCount of them);
