@@ -40,6 +40,12 @@ type Decoded struct {
 	// beside the capture's own (Capture.Warnings): bytes after the
 	// layout, which validate reports in the same words.
 	Problems []capture.Problem
+	// Stale are the cores whose span lies far outside the launch's
+	// (capture.StaleSlots): an earlier launch's slots in a buffer not
+	// zeroed between launches, which would stretch the makespan from
+	// the launch's to the time between the launches. Not looked for in a
+	// partial decode.
+	Stale []capture.Stale
 	// TempDir is where sorted runs of out-of-order slots are spilled
 	// during a walk ("": os.TempDir(), which honours TMPDIR). The spill
 	// file has no name there (see outfile.CreateScratch).
@@ -90,6 +96,11 @@ func Decode(c *capture.Capture, req capture.Request) (*Decoded, error) {
 	for _, a := range sum.Active {
 		if !a.Sorted {
 			d.Warnings.UnsortedSlots++
+		}
+	}
+	if res.Missing == 0 {
+		if d.Stale, err = c.StaleSlots(sum); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil

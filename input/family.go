@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/kernelfamily"
 )
 
@@ -129,10 +130,16 @@ type Choice struct {
 // was inferred from, a --kernel-name that overrides the data's or chooses
 // no family, and data that needs a family it cannot pick are said on w
 // (validate --strict refuses the last: Unnamed).
-func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
+//
+// A trace decode wrote states the family it was read under (ownFamily,
+// "" for none stated, and what chose it, ownFrom): with no flag naming a
+// family or a kernel name, the trace is read under it (FromTrace), held
+// to its ids as a flag's family is, so that the trace read back gives the
+// analysis its capture gave.
+func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
 	c := Choice{Family: fam, From: FromFlag}
-	if err != nil || f.Family != "" && fam == abi.FamilyNone {
+	if err != nil {
 		c.Names = names.WithFamily(fam)
 		return c, err
 	}
@@ -145,16 +152,58 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own string, d *decode.Decoded,
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
 		f.say(w, "kernel-name", fmt.Sprintf("note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
 	}
-	if f.Family != "" && len(fam.Stages()) == 0 {
-		// Named, and no stage to name a task by: nothing to read.
-		c.Names = names.WithFamily(fam)
-		return c, nil
-	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
 		return c, err
 	}
-	if f.Family == "" {
+	stated := abi.FamilyNone
+	useStated := false
+	if f.Family == "" && !f.KernelNameGiven && ownFamily != "" {
+		if strings.EqualFold(ownFamily, FamilyNone) {
+			useStated = true
+		} else if g, ok := abi.FamilyByName(ownFamily); ok {
+			stated, useStated = g, true
+		} else {
+			f.Warned++
+			f.say(w, "family "+ownFamily, fmt.Sprintf("warning: %s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
+		}
+	}
+	if useStated {
+		fam = stated
+		c = Choice{Family: fam, From: FromTrace, Evidence: "the trace's kernelFamily"}
+		if ownFrom != "" {
+			c.Evidence += " (" + ownFrom + ")"
+		}
+		ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		if msg := kernelfamily.Given(fam, "trace's kernelFamily", ev).Warning(what); msg != "" {
+			f.Warned++
+			f.say(w, msg, "warning: "+msg)
+		}
+		if len(fam.Stages()) == 0 {
+			// As under the flag: no stage to name a task by.
+			c.Names = names.WithFamily(fam)
+			return c, nil
+		}
+	} else if f.Family != "" {
+		// Named by the flag: said when the ids are not the family's,
+		// as when a kernel name chose it.
+		ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+		if names != nil {
+			ev.StageNames = names.Stages
+		}
+		if msg := kernelfamily.Given(fam, "flag --kernel-family", ev).Warning(what); msg != "" {
+			f.Warned++
+			f.say(w, msg, "warning: "+msg)
+		}
+		if len(fam.Stages()) == 0 {
+			// No stage to name a task by.
+			c.Names = names.WithFamily(fam)
+			return c, nil
+		}
+	} else {
 		ev := kernelfamily.Evidence{KernelName: kernel, DescIDs: recs.DescIDs}
 		if names != nil {
 			ev.StageNames = names.Stages
@@ -186,18 +235,28 @@ func familyFrom(kernel string, dec kernelfamily.Decision) From {
 	return FromDefault
 }
 
-// withTasks is names with the task stages recs give under fam where
-// names has none.
+// withTasks is names with the task stages recs give under fam for the
+// tasks names does not name: a names file that names some tasks (or one
+// not in the capture) leaves the others' stages to the records.
 func withTasks(names *kernelnames.Names, fam abi.Family, recs *kernelfamily.Records) *kernelnames.Names {
-	if names == nil || names.Tasks.Len() > 0 {
+	if names == nil {
 		return names
 	}
-	if tasks := recs.TaskStages(fam, names.StageName); tasks != nil {
-		c := *names
-		c.Tasks = kernelnames.TaskNamesOf(tasks)
-		names = &c
+	tasks := recs.TaskStages(fam, names.StageName)
+	if tasks == nil {
+		return names
 	}
-	return names
+	c := *names
+	if names.Tasks.Len() == 0 {
+		c.Tasks = kernelnames.TaskNamesOf(tasks)
+		return &c
+	}
+	merged, added := names.Tasks.With(tasks)
+	if !added {
+		return names
+	}
+	c.Tasks = merged
+	return &c
 }
 
 // Unnamed is validate --strict's check of the capture file at path, from
@@ -218,4 +277,67 @@ func (f *FamilyOptions) Unnamed(path string, ids []uint32) string {
 		return fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", path, dec.Family, dec.From, dec.Family)
 	}
 	return dec.Warning(path)
+}
+
+// TraceFamily is the family validate reads a JSON trace's capture src
+// under, and, when strict, what validate --strict refuses of it ("" for
+// nothing), as Unnamed does of a capture file: --kernel-family wins; else
+// the kernel name (KernelFor: --kernel-name when given, else the
+// trace's) when a family's; else none, and with strict the ids (and the
+// names the trace's events give them) are held to the families: ids of
+// a family read under none, or needing one no flag picks, are refused.
+func (f *FamilyOptions) TraceFamily(src *jsontrace.Source, strict bool) (abi.Family, string) {
+	if f.Family != "" {
+		fam, _ := f.Resolve("")
+		return fam, ""
+	}
+	kernel, _ := f.KernelFor(src.KernelName, FromTrace)
+	if fam, ok := abi.FamilyForKernel(kernel); ok {
+		return fam, ""
+	}
+	if !strict {
+		return abi.FamilyNone, ""
+	}
+	d, err := src.Decode()
+	if err != nil {
+		return abi.FamilyNone, ""
+	}
+	recs, err := kernelfamily.Scan(d)
+	if err != nil {
+		return abi.FamilyNone, ""
+	}
+	ev := kernelfamily.Evidence{DescIDs: recs.DescIDs}
+	if src.Names != nil {
+		ev.StageNames = src.Names.Stages
+	}
+	dec := kernelfamily.Infer(ev)
+	if dec.Family != abi.FamilyNone {
+		return abi.FamilyNone, fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", src.Name, dec.Family, dec.From, dec.Family)
+	}
+	return abi.FamilyNone, dec.Warning(src.Name)
+}
+
+// FamilyStated is what a trace decode writes of source i's kernel family
+// (its megaKernelCycleTrace kernelFamily and kernelFamilyFrom): the
+// family's name ("none" for the schema's own tables) and what chose it,
+// in words. A trace read back is read under it (Choose).
+func (l *Loaded) FamilyStated(i int) (name, from string) {
+	name = FamilyNone
+	if f := l.Families[i]; f != abi.FamilyNone {
+		name = f.String()
+	}
+	switch l.FamilyFrom[i] {
+	case FromFlag:
+		from = "--kernel-family"
+	case FromTrace:
+		from = l.ownFamilyFrom[i]
+		if from == "" {
+			from = "the trace's kernelFamily"
+		}
+	case FromDefault:
+		from = "nothing chose one: the schema's own tables"
+	default:
+		from = l.FamilyEvidence[i]
+	}
+	return name, from
 }

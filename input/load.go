@@ -84,6 +84,9 @@ type Options struct {
 // where each came from.
 type Loaded struct {
 	*Sources
+	// ownFamilyFrom[i] is what chose the family a trace states for
+	// source i (its kernelFamilyFrom; FamilyStated).
+	ownFamilyFrom []string
 	// LayoutFrom[i] is where source i's layout came from: FromFlag (the
 	// layout flags), FromHeaders (the capture's own), FromPlan (--plan's
 	// host plan) or FromTrace; Decoded[i].Layout.How says it in words.
@@ -179,6 +182,7 @@ func Load(o Options) (*Loaded, error) {
 	l.Kernels, l.KernelFrom = make([]string, n), make([]From, n)
 	l.Families, l.FamilyFrom, l.FamilyEvidence = make([]abi.Family, n), make([]From, n), make([]string, n)
 	l.Names, l.NamesFrom = make([]*kernelnames.Names, n), make([]From, n)
+	l.ownFamilyFrom = make([]string, n)
 	if o.Schedule != nil {
 		l.ScheduleFrom = FromFlag
 	}
@@ -201,7 +205,12 @@ func Load(o Options) (*Loaded, error) {
 			own = FromTrace
 		}
 		l.Kernels[i], l.KernelFrom[i] = o.Family.KernelFor(l.KernelNames[i], own)
-		c, err := o.Family.Choose(o.Warn, l.Name(i), l.KernelNames[i], l.Decoded[i], l.Sources.Names(i, names))
+		var ownFamily, ownFrom string
+		if t := l.Traces[i]; t != nil {
+			ownFamily, ownFrom = t.KernelFamily, t.KernelFamilyFrom
+			l.ownFamilyFrom[i] = ownFrom
+		}
+		c, err := o.Family.Choose(o.Warn, l.Name(i), l.KernelNames[i], ownFamily, ownFrom, l.Decoded[i], l.Sources.Names(i, names))
 		if err != nil {
 			return l, classify(err)
 		}

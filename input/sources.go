@@ -1,6 +1,8 @@
 package input
 
 import (
+	"slices"
+
 	"errors"
 	"fmt"
 
@@ -298,12 +300,22 @@ func (s *Sources) Notes(i int) []string {
 }
 
 // Warnings are what of source i's trace was not taken as it stands (a
-// name cut, a rank, invocation or core missing; none for a capture).
+// name cut, a rank, invocation or core missing), and for any source the
+// cores far outside the launch (decode.Decoded.Stale).
 func (s *Sources) Warnings(i int) []string {
-	if s.Traces[i] == nil {
-		return nil
+	var w []string
+	if s.Traces[i] != nil {
+		w = s.Traces[i].Warnings
 	}
-	return s.Traces[i].Warnings
+	if d := s.Decoded[i]; d != nil && len(d.Stale) > 0 {
+		// A core far outside the launch (an earlier launch's slot)
+		// stretches the makespan: said wherever the capture is read.
+		w = slices.Clone(w)
+		for _, st := range d.Stale {
+			w = append(w, st.Message())
+		}
+	}
+	return w
 }
 
 // Names returns the Names source i is named with: the Names file's when

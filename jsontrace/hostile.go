@@ -44,12 +44,13 @@ func (s *Source) warnCut(at jsonread.Pos, msg string) {
 }
 
 // capMetaNames cuts the names the metadata gives a capture (kernelName,
-// ownerLabel, socName, an invocation's direction) to the cap on a name.
+// ownerLabel, socName, kernelFamily and kernelFamilyFrom, an invocation's
+// direction) to the cap on a name.
 func (r *reader) capMetaNames(s *Source) {
 	for _, f := range []struct {
 		p    *string
 		what string
-	}{{&s.KernelName, "kernelName"}, {&s.OwnerLabel, "ownerLabel"}, {&s.SoCName, "socName"}} {
+	}{{&s.KernelName, "kernelName"}, {&s.OwnerLabel, "ownerLabel"}, {&s.SoCName, "socName"}, {&s.KernelFamily, "kernelFamily"}, {&s.KernelFamilyFrom, "kernelFamilyFrom"}} {
 		if len(*f.p) > kernelnames.MaxNameBytes {
 			full := len(*f.p)
 			*f.p = string(cutString(*f.p, kernelnames.MaxNameBytes))

@@ -81,6 +81,11 @@ type Source struct {
 	// KernelName is the trace's kernelName for the capture, "" when it
 	// states none. (Kernel families are chosen from it.)
 	KernelName string
+	// KernelFamily and KernelFamilyFrom are the trace's kernelFamily and
+	// kernelFamilyFrom: the family decode read the ids under ("none" for
+	// the schema's own tables) and what chose it; "" when it states none
+	// (upstream's export, an older cycleabi).
+	KernelFamily, KernelFamilyFrom string
 	// SoCName and FrequencyMHz are the trace's socName and
 	// cycleFrequencyMHz: "" and, when it states none (upstream's window
 	// export does not), its socName's system-counter frequency, else the

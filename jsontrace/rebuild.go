@@ -95,6 +95,8 @@ func (r *reader) describe(s *Source, n int) error {
 	}
 	s.KernelName = firstString(pick(im, func(e *invocationMeta) *string { return e.KernelName }), rm.KernelName, m.KernelName)
 	s.SoCName = firstString(rm.SoCName, m.SoCName)
+	s.KernelFamily = firstString(rm.KernelFamily, m.KernelFamily)
+	s.KernelFamilyFrom = firstString(rm.KernelFamilyFrom, m.KernelFamilyFrom)
 	if mhz := firstFloat(rm.MHz, m.MHz); mhz != nil {
 		if err := CheckFrequency("megaKernelCycleTrace.cycleFrequencyMHz", *mhz); err != nil {
 			return &Error{File: r.path, Line: r.metaAt.Line, Offset: r.metaAt.Offset, Msg: err.Error()}

@@ -69,9 +69,13 @@ type Decision struct {
 	// used; Shown are the ids the Candidates name otherwise.
 	NoneFits bool
 	Shown    []uint32
-	// Conflicts are ids the chosen family does not name, when a kernel
-	// name chose it (the data may be of another family).
+	// Conflicts are ids the chosen family does not name (or names
+	// otherwise than the data does), when a kernel name or a flag chose
+	// it (Given): the data may be of another family. Fits is then the
+	// family the ids fit (Infer without the kernel name), FamilyNone
+	// when none does or it is the chosen one.
 	Conflicts []uint32
+	Fits      abi.Family
 	// Variants are the families a kernel name does not choose (no kernel
 	// names) that extend the chosen family's name and name every graph
 	// stage id it leaves Unnamed (none in today's schema: MegaMoe names
@@ -103,6 +107,7 @@ func Infer(e Evidence) Decision {
 			}
 		}
 		d.Variants, d.Unnamed = variants(f, graph), graph
+		d.Fits = fits(f, d.Conflicts, e)
 		return d
 	}
 	type fit struct {
@@ -158,6 +163,39 @@ func Infer(e Evidence) Decision {
 		return Decision{Family: x.f, From: fmt.Sprintf("%s (%s)", idList(x.shown), only)}
 	}
 	return Decision{Candidates: fams, Ambiguous: true, NoneFits: none, Shown: shown}
+}
+
+// Given holds family f, which from chose ("flag --kernel-family"), to the
+// evidence e as Infer holds a family a kernel name chose: the ids f does
+// not name, or names otherwise than the data, are Conflicts, and Fits the
+// family they fit. Under FamilyNone (the schema's own tables) the
+// conflicts are the ids only families name.
+func Given(f abi.Family, from string, e Evidence) Decision {
+	ids := slices.Clone(e.DescIDs)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	d := Decision{Family: f, From: from}
+	for _, id := range ids {
+		if conflicts(f, id, e.StageNames) {
+			d.Conflicts = append(d.Conflicts, id)
+		}
+	}
+	d.Fits = fits(f, d.Conflicts, e)
+	return d
+}
+
+// fits is the family the evidence e fits when the chosen family f
+// leaves ids (conflicts) unnamed: what Infer chooses from the ids and
+// names alone, when that is not f.
+func fits(f abi.Family, conflicts []uint32, e Evidence) abi.Family {
+	if len(conflicts) == 0 {
+		return abi.FamilyNone
+	}
+	e.KernelName = ""
+	if g := Infer(e).Family; g != f {
+		return g
+	}
+	return abi.FamilyNone
 }
 
 // variants returns the families with no kernel names whose name starts
@@ -336,8 +374,16 @@ func (d Decision) Warning(what string) string {
 		return fmt.Sprintf("%s: graph stages %s have no name under kernel family %s (from the %s); %s name them (upstream's graph-driven builds): give --kernel-family if the data is of one of them",
 			what, idList(d.Unnamed), d.Family, d.From, familyList(d.Variants))
 	case len(d.Conflicts) > 0:
-		return fmt.Sprintf("%s: kernel family %s (from the %s) does not name %s: give --kernel-family if the data is of another family",
-			what, d.Family, d.From, idList(d.Conflicts))
+		advice := "give --kernel-family if the data is of another family"
+		if d.Fits != abi.FamilyNone {
+			advice = fmt.Sprintf("they are kernel family %s's: give --kernel-family %s", d.Fits, d.Fits)
+		}
+		if d.Family == abi.FamilyNone {
+			return fmt.Sprintf("%s: the schema's own tables (no kernel family, from the %s) do not name %s: %s",
+				what, d.From, idList(d.Conflicts), advice)
+		}
+		return fmt.Sprintf("%s: kernel family %s (from the %s) does not name %s: %s",
+			what, d.Family, d.From, idList(d.Conflicts), advice)
 	}
 	return ""
 }

@@ -135,3 +135,23 @@ func TestInferOrderFree(t *testing.T) {
 		t.Errorf("%+v != %+v", a, b)
 	}
 }
+
+// TestGivenFamilyThatDoesNotFit: a family given by flag is held to the
+// ids as one a kernel name chose: MegaMhc and the schema's own tables
+// leave MegaMoe's stage ids unnamed, and the warning names them and
+// MegaMoe; the right family draws nothing.
+func TestGivenFamilyThatDoesNotFit(t *testing.T) {
+	ev := Evidence{DescIDs: []uint32{0x10001, 0x10002, 0x10000}}
+	for _, f := range []abi.Family{abi.FamilyMegaMhc, abi.FamilyNone} {
+		d := Given(f, "flag --kernel-family", ev)
+		if !slices.Equal(d.Conflicts, []uint32{0x10001, 0x10002}) || d.Fits != abi.FamilyMegaMoe {
+			t.Errorf("%v: Conflicts %#x, Fits %v; want 0x10001, 0x10002 and MegaMoe", f, d.Conflicts, d.Fits)
+		}
+		if w := d.Warning("c.bin"); !strings.Contains(w, "name desc ids 0x10001, 0x10002: they are kernel family MegaMoe's: give --kernel-family MegaMoe") {
+			t.Errorf("%v: warning %q", f, w)
+		}
+	}
+	if d := Given(abi.FamilyMegaMoe, "flag --kernel-family", ev); d.Warning("c.bin") != "" {
+		t.Errorf("MegaMoe: warning %q, want none", d.Warning("c.bin"))
+	}
+}

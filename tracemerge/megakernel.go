@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -53,13 +54,21 @@ func (inv *invocation) span() decimal {
 	return d
 }
 
-// rankEvents is what the first pass over the MegaKernel trace gathers per
-// pid (rank).
-type rankEvents struct {
-	invocations map[int64]*invocation
-	flows       int              // flow events (dependency arrows' ends)
-	cores       map[int64]bool   // tids with X events
-	coreNames   map[int64]string // thread_name metadata
+// eventKey is what tells an X event's rank and invocation: its pid, its
+// args.rank (hasRank: it states one) and its args.invocation_id (0 when
+// absent). The events of one key are of one rank (eventRank).
+type eventKey struct {
+	pid, rank int64
+	hasRank   bool
+	id        int64
+}
+
+// scanned is what the first pass over the MegaKernel trace gathers: the
+// events' spans by key, and per pid the flow events and thread names.
+type scanned struct {
+	byKey     map[eventKey]*invocation
+	flows     map[int64]int              // per pid: flow events (dependency arrows' ends)
+	coreNames map[int64]map[int64]string // per pid: thread_name metadata
 }
 
 // megaKernel is the MegaKernel trace, read once to learn its invocations
@@ -67,10 +76,11 @@ type rankEvents struct {
 type megaKernel struct {
 	path string
 	// pid is the events' pid the rank's events carry; rank the rank the
-	// trace states for them (megaKernelCycleTrace.rank, or the
-	// invocations'), as upstream's merger takes it: the pid when it
-	// states none.
+	// trace states for them (eventRank): their args.rank, else
+	// megaKernelCycleTrace's, as upstream's merger takes it, the pid
+	// when it states none. keys are the event keys of the rank merged.
 	pid      int64
+	keys     map[eventKey]bool
 	rank     int64
 	deviceID int64
 	// deviceStated says the trace states deviceID (else it is the rank).
@@ -99,7 +109,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if r.Peek() != '{' {
 		return nil, r.Errorf("a MegaKernel trace is a JSON object (what cycleabi decode writes), found %s", r.Found())
 	}
-	ranks := map[int64]*rankEvents{}
+	sc := &scanned{byKey: map[eventKey]*invocation{}, flows: map[int64]int{}, coreNames: map[int64]map[int64]string{}}
 	var meta *mkMeta
 	var ms []member
 	var raw []byte
@@ -117,7 +127,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 				if !ok {
 					return r.ErrorAt(at, "a trace event is not an object")
 				}
-				return mkScanEvent(r, at, ms, ranks)
+				return mkScanEvent(r, at, ms, sc)
 			})
 		case "megaKernelCycleTrace":
 			var s jsonread.Sink
@@ -157,7 +167,7 @@ func readMegaKernel(path string, rank int64) (*megaKernel, error) {
 	if err := checkSchema(path, meta); err != nil {
 		return nil, err
 	}
-	mk, err := selectRank(path, meta, ranks, rank)
+	mk, err := selectRank(path, meta, sc, rank)
 	if err == nil && meta.Ranks == nil && meta.Invocations == nil {
 		mk.meta = raw
 	}
@@ -179,8 +189,8 @@ func checkSchema(path string, m *mkMeta) error {
 	return nil
 }
 
-// mkScanEvent takes one MegaKernel trace event into the per-rank tallies.
-func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int64]*rankEvents) error {
+// mkScanEvent takes one MegaKernel trace event into the tallies.
+func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, sc *scanned) error {
 	ph, _ := jsonread.String(get(ms, "ph"))
 	flow := ph == "s" || ph == "t" || ph == "f"
 	if ph != "X" && ph != "M" && !flow {
@@ -191,11 +201,6 @@ func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int
 	if !okPid || !okTid {
 		return r.ErrorAt(at, "a MegaKernel trace event needs integer pid and tid")
 	}
-	re := ranks[pid]
-	if re == nil {
-		re = &rankEvents{invocations: map[int64]*invocation{}, cores: map[int64]bool{}, coreNames: map[int64]string{}}
-		ranks[pid] = re
-	}
 	var args []member
 	if a := get(ms, "args"); len(a) > 0 && a[0] == '{' {
 		args, _ = members(a, nil)
@@ -203,7 +208,10 @@ func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int
 	if ph == "M" {
 		if name, _ := jsonread.String(get(ms, "name")); name == "thread_name" {
 			if n, ok := jsonread.String(get(args, "name")); ok {
-				re.coreNames[tid] = n
+				if sc.coreNames[pid] == nil {
+					sc.coreNames[pid] = map[int64]string{}
+				}
+				sc.coreNames[pid][tid] = n
 			}
 		}
 		return nil
@@ -215,30 +223,27 @@ func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int
 	if flow {
 		// Placed with the invocation whose span holds it on its core
 		// (decode's arrows bind inside slices), when written.
-		re.flows++
+		sc.flows[pid]++
 		return nil
 	}
 	if err := mkTime(r, at, get(ms, "dur"), "dur", &dur); err != nil {
 		return err
 	}
-	id := int64(0)
-	if v := get(args, "invocation_id"); v != nil {
-		var ok bool
-		if id, ok = intValue(v); !ok {
-			return r.ErrorAt(at, "args.invocation_id %s is not an integer", v)
-		}
+	key, msg := keyOf(pid, args)
+	if msg != "" {
+		return r.ErrorAt(at, "%s", msg)
 	}
-	inv := re.invocations[id]
+	inv := sc.byKey[key]
 	var end decimal
 	end.add(&ts, &dur)
 	_, tsF, _ := pyFloat(get(ms, "ts"))
 	_, durF, _ := pyFloat(get(ms, "dur"))
 	endF := tsF + durF
 	if inv == nil {
-		inv = &invocation{id: id, cores: map[int64]bool{}, firstF: tsF, endF: endF, noID: get(args, "invocation_id") == nil, placedEndF: math.Inf(-1)}
+		inv = &invocation{id: key.id, cores: map[int64]bool{}, firstF: tsF, endF: endF, noID: get(args, "invocation_id") == nil, placedEndF: math.Inf(-1)}
 		inv.first.set(&ts)
 		inv.end.set(&end)
-		re.invocations[id] = inv
+		sc.byKey[key] = inv
 	}
 	inv.firstF, inv.endF = min(inv.firstF, tsF), max(inv.endF, endF)
 	if ts.cmp(&inv.first) < 0 {
@@ -249,8 +254,27 @@ func mkScanEvent(r *jsonread.Reader, at jsonread.Pos, ms []member, ranks map[int
 	}
 	inv.events++
 	inv.cores[tid] = true
-	re.cores[tid] = true
 	return nil
+}
+
+// keyOf returns the key of an X event of pid with args, or why it has
+// none (an args.rank or args.invocation_id that is not an integer).
+func keyOf(pid int64, args []member) (eventKey, string) {
+	k := eventKey{pid: pid}
+	if v := get(args, "invocation_id"); v != nil {
+		var ok bool
+		if k.id, ok = intValue(v); !ok {
+			return k, fmt.Sprintf("args.invocation_id %s is not an integer", v)
+		}
+	}
+	if v := get(args, "rank"); v != nil {
+		var ok bool
+		if k.rank, ok = intValue(v); !ok {
+			return k, fmt.Sprintf("args.rank %s is not an integer", v)
+		}
+		k.hasRank = true
+	}
+	return k, ""
 }
 
 func mkTime(r *jsonread.Reader, at jsonread.Pos, v []byte, field string, d *decimal) error {
@@ -272,38 +296,71 @@ func intValue(v []byte) (int64, bool) {
 	return n, err == nil
 }
 
-// rankOf returns the rank the trace states for the events of pid: under
-// "ranks" (cycleabi decode of several captures, pid = rank) the pid;
-// in a window the rank of the invocations of its events; else the
-// object's rank. The pid when the trace states none.
-func rankOf(meta *mkMeta, pid int64, re *rankEvents) int64 {
-	if len(meta.Ranks) > 0 {
-		return pid
+// eventRank returns the rank of the events of key k: their args.rank
+// (upstream's export and decode write it on every event); else under
+// "ranks" (cycleabi decode of several captures, pid = rank) the pid; in a
+// window the rank of the invocation with their invocation id (when
+// several invocations share the id, the pid, if the id's events are at
+// several pids (pidPerRank) and one of those invocations is of that
+// rank); else the object's rank; else the pid. It reports a problem when
+// a window's invocations of that id are of several ranks and the events
+// say which of them in neither args.rank nor pid.
+func eventRank(meta *mkMeta, k eventKey, pidPerRank bool) (int64, string) {
+	if k.hasRank {
+		return k.rank, ""
 	}
+	if len(meta.Ranks) > 0 {
+		return k.pid, ""
+	}
+	var ranks []int64
 	for i := range meta.Invocations {
-		if _, ok := re.invocations[meta.Invocations[i].InvocationID]; ok && meta.Invocations[i].Rank != nil {
-			return int64(*meta.Invocations[i].Rank)
+		if md := &meta.Invocations[i]; md.InvocationID == k.id && md.Rank != nil && !slices.Contains(ranks, int64(*md.Rank)) {
+			ranks = append(ranks, int64(*md.Rank))
 		}
 	}
-	if meta.Rank != nil {
-		return int64(*meta.Rank)
+	switch {
+	case len(ranks) == 1:
+		return ranks[0], ""
+	case pidPerRank && slices.Contains(ranks, k.pid):
+		return k.pid, ""
+	case len(ranks) > 1:
+		slices.Sort(ranks)
+		return 0, fmt.Sprintf("invocation %d is of ranks %s (megaKernelCycleTrace.invocations) and its events of pid %d state no args.rank: which rank's they are is not known", k.id, joinInts(ranks), k.pid)
 	}
-	return pid
+	if meta.Rank != nil {
+		return int64(*meta.Rank), ""
+	}
+	return k.pid, ""
 }
 
 // selectRank picks the rank to merge and gathers its invocations. Ranks
-// are the ones the trace states (rankOf), not the events' pids.
-func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int64) (*megaKernel, error) {
-	var withEvents []int64
+// are the ones the trace states (eventRank), not the events' pids: a
+// window of ranks 0 and 1 whose events are all at pid 0 (upstream's
+// export) holds two ranks, and invocations of one id in two ranks are two
+// invocations.
+func selectRank(path string, meta *mkMeta, sc *scanned, want int64) (*megaKernel, error) {
+	rankOfKey := map[eventKey]int64{}
 	pidOf := map[int64]int64{}
-	for pid, re := range ranks {
-		if len(re.invocations) > 0 {
-			r := rankOf(meta, pid, re)
-			if other, dup := pidOf[r]; dup {
-				return nil, &InputError{File: path, Msg: fmt.Sprintf("events of pids %d and %d are both of rank %d (megaKernelCycleTrace)", min(pid, other), max(pid, other), r)}
-			}
-			pidOf[r] = pid
+	var withEvents []int64
+	keys := slices.SortedFunc(maps.Keys(sc.byKey), compareKeys)
+	pidsOfID := map[int64]map[int64]bool{}
+	for _, k := range keys {
+		if pidsOfID[k.id] == nil {
+			pidsOfID[k.id] = map[int64]bool{}
+		}
+		pidsOfID[k.id][k.pid] = true
+	}
+	for _, k := range keys {
+		r, msg := eventRank(meta, k, len(pidsOfID[k.id]) > 1)
+		if msg != "" {
+			return nil, &InputError{File: path, Msg: msg}
+		}
+		rankOfKey[k] = r
+		if other, seen := pidOf[r]; !seen {
+			pidOf[r] = k.pid
 			withEvents = append(withEvents, r)
+		} else if other != k.pid {
+			return nil, &InputError{File: path, Msg: fmt.Sprintf("events of pids %d and %d are both of rank %d (megaKernelCycleTrace)", min(k.pid, other), max(k.pid, other), r)}
 		}
 	}
 	slices.Sort(withEvents)
@@ -320,8 +377,8 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 		return nil, &InputError{File: path, Msg: fmt.Sprintf("--rank %d: the MegaKernel trace has events of ranks %s only", want, joinInts(withEvents))}
 	}
 	pid := pidOf[rank]
-	re := ranks[pid]
-	mk := &megaKernel{path: path, pid: pid, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: re.coreNames}
+	mk := &megaKernel{path: path, pid: pid, rank: rank, deviceID: rank, kernelName: "MegaKernel", coreNames: sc.coreNames[pid], keys: map[eventKey]bool{}}
+	byInv, cores := mk.gather(sc, keys, rankOfKey)
 	// The rank's object: the top-level one, or its entry under "ranks".
 	rm := meta
 	for i := range meta.Ranks {
@@ -351,7 +408,7 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 			}
 		}
 	}
-	for _, inv := range re.invocations {
+	for _, inv := range byInv {
 		inv.kernelName = mk.kernelName
 		inv.step = json.RawMessage("null")
 		if md := byID[inv.id]; md != nil {
@@ -367,18 +424,69 @@ func selectRank(path string, meta *mkMeta, ranks map[int64]*rankEvents, want int
 		mk.inv = append(mk.inv, inv)
 		mk.events += inv.events
 	}
-	mk.flows = re.flows
+	mk.flows = sc.flows[pid]
 	slices.SortFunc(mk.inv, func(a, b *invocation) int {
 		if c := a.first.cmp(&b.first); c != 0 {
 			return c
 		}
 		return compareInt(a.id, b.id)
 	})
-	for tid := range re.cores {
+	for tid := range cores {
 		mk.cores = append(mk.cores, tid)
 	}
 	slices.Sort(mk.cores)
 	return mk, nil
+}
+
+// gather is the rank's invocations (its keys' tallies, one per invocation
+// id: the events of one id at several keys are one invocation) and the
+// tids of its cores; it marks the rank's keys in mk.keys.
+func (mk *megaKernel) gather(sc *scanned, keys []eventKey, rankOfKey map[eventKey]int64) (map[int64]*invocation, map[int64]bool) {
+	byInv := map[int64]*invocation{}
+	cores := map[int64]bool{}
+	for _, k := range keys {
+		if rankOfKey[k] != mk.rank {
+			continue
+		}
+		mk.keys[k] = true
+		t := sc.byKey[k]
+		for tid := range t.cores {
+			cores[tid] = true
+		}
+		inv := byInv[k.id]
+		if inv == nil {
+			byInv[k.id] = t
+			continue
+		}
+		inv.firstF, inv.endF = min(inv.firstF, t.firstF), max(inv.endF, t.endF)
+		if t.first.cmp(&inv.first) < 0 {
+			inv.first.set(&t.first)
+		}
+		if t.end.cmp(&inv.end) > 0 {
+			inv.end.set(&t.end)
+		}
+		inv.events += t.events
+		for tid := range t.cores {
+			inv.cores[tid] = true
+		}
+	}
+	return byInv, cores
+}
+
+func compareKeys(a, b eventKey) int {
+	if c := compareInt(a.pid, b.pid); c != 0 {
+		return c
+	}
+	if a.hasRank != b.hasRank {
+		if a.hasRank {
+			return 1
+		}
+		return -1
+	}
+	if c := compareInt(a.rank, b.rank); c != 0 {
+		return c
+	}
+	return compareInt(a.id, b.id)
 }
 
 func compareInt(a, b int64) int {

@@ -134,7 +134,8 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 	if ph != "X" && !flow {
 		return nil
 	}
-	if pid, _ := intValue(get(mw.ms, "pid")); pid != m.mk.pid {
+	pid, _ := intValue(get(mw.ms, "pid"))
+	if pid != m.mk.pid {
 		return nil
 	}
 	tid, _ := intValue(get(mw.ms, "tid"))
@@ -149,6 +150,14 @@ func (mw *mkWriter) event(raw []byte, at jsonread.Pos) error {
 		// Upstream's merger takes only the X events.
 		mw.flows++
 		return nil
+	}
+	if !flow {
+		// Another rank's events may share the pid (upstream's export
+		// writes pid 0 for every rank): the rank is the key's.
+		key, _ := keyOf(pid, mw.args)
+		if !m.mk.keys[key] {
+			return nil
+		}
 	}
 	if flow {
 		if parseTime(get(mw.ms, "ts"), &mw.ts) != timeOK {

@@ -101,6 +101,10 @@ type rejects struct {
 	// unnamed is the reason an event is neither named nor a device
 	// kernel; scan counts only named events, so it stays 0.
 	unnamed int
+	// megaKernel counts a MegaKernel's own records (cat
+	// MegaKernelInternal: merged before, or a MegaKernel trace given as
+	// the framework trace), never outer kernels.
+	megaKernel int
 }
 
 func (r *rejects) String() string {
@@ -117,6 +121,7 @@ func (r *rejects) String() string {
 		{r.durNotPositive, "dur not above 0"},
 		{r.pid, "another pid than --outer-pid"},
 		{r.phase, "ph not X"},
+		{r.megaKernel, "cat MegaKernelInternal (a MegaKernel's own records)"},
 	} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d with %s", p.n, p.what))
@@ -126,7 +131,7 @@ func (r *rejects) String() string {
 }
 
 func (r *rejects) total() int {
-	return r.phase + r.pid + r.tsNotNumber + r.tsNonFinite + r.tsNegative + r.durNotNumber + r.durNonFinite + r.durNotPositive
+	return r.megaKernel + r.phase + r.pid + r.tsNotNumber + r.tsNonFinite + r.tsNegative + r.durNotNumber + r.durNonFinite + r.durNotPositive
 }
 
 // nearMisses says, after "matches nothing", which events the name matched
@@ -289,6 +294,9 @@ func (m *merger) fallback() ([]*kernel, error) {
 	n := len(m.mk.inv)
 	if m.o.KernelIndex+n > m.deviceCount {
 		msg := fmt.Sprintf("no outer kernel: no candidate in %s matches %s%s, and the fallback has %d device kernel(s) (cat with kernel, npu, ascend or aicore, or a Task Type with kernel, ai_core, aicore, aic or aiv) where %d invocation(s) from --kernel-index %d need %d", m.o.Framework, m.re, m.nearMisses(), m.deviceCount, n, m.o.KernelIndex, m.o.KernelIndex+n)
+		if m.mkRecords > 0 {
+			msg += fmt.Sprintf("; %d of its events are a MegaKernel's own records (cat MegaKernelInternal), never outer kernels: is %s a MegaKernel trace? The framework trace (torch profiler, msprof) holds the kernel that launched the MegaKernel", m.mkRecords, m.o.Framework)
+		}
 		return nil, &SelectionError{msg}
 	}
 	w := m.inOrder

@@ -51,6 +51,13 @@ type Object struct {
 	KernelName  *string           `json:"kernelName"`
 	OwnerLabel  *string           `json:"ownerLabel"`
 	Warnings    []string          `json:"warnings"`
+	// KernelFamily is the kernel family decode read the capture's ids
+	// under ("none" for the schema's own tables), KernelFamilyFrom what
+	// chose it ("--kernel-family", "kernel name \"MegaMoe\"", the ids it
+	// was inferred from): a trace read back is read under it. Written
+	// only by a decode that knew it.
+	KernelFamily     *string `json:"kernelFamily"`
+	KernelFamilyFrom *string `json:"kernelFamilyFrom"`
 	// ShiftCycles is how far the timestamps were shifted to keep them
 	// non-negative (written only when they were).
 	ShiftCycles *uint64 `json:"timestampShiftCycles"`
@@ -133,6 +140,12 @@ func (o *Object) AppendRank(b []byte) []byte {
 	b = appendOptionalUint(b, `,"timestampShiftCycles":`, o.ShiftCycles)
 	b = appendOptionalUint(b, `,"dependencyArrows":`, o.DependencyArrows)
 	b = appendOptionalUint(b, `,"waitsWithoutProducer":`, o.WaitsWithoutProducer)
+	if o.KernelFamily != nil {
+		b = append(b, `,"kernelFamily":`...)
+		b = jsontext.AppendString(b, *o.KernelFamily)
+		b = append(b, `,"kernelFamilyFrom":`...)
+		b = jsontext.AppendString(b, deref(o.KernelFamilyFrom))
+	}
 	b = appendABI(b)
 	if o.CubeSlots != nil {
 		b = append(b, `,"cubeSlots":`...)

@@ -40,6 +40,11 @@ const (
 	// CodeEntryCycleZero: a slot holds records but its entry_cycle is 0
 	// (the core never stamped its entry).
 	CodeEntryCycleZero capture.Code = "entry-cycle-zero"
+	// CodeStaleSlot: a core's span (entry_cycle to its last record's
+	// end) lies far outside the span of the other cores of the launch
+	// (capture.StaleSlots): most likely an earlier launch's slot in a
+	// buffer not zeroed between launches (one finding per such core).
+	CodeStaleSlot capture.Code = "stale-slot"
 	// CodeUnknownDesc: a record's desc_id is in no descriptor namespace.
 	CodeUnknownDesc capture.Code = "unknown-desc"
 	// CodeUnknownTaskType: a task-type desc_id names a task type the
@@ -102,6 +107,7 @@ func Codes() []CodeInfo {
 		{CodeBeforeEntry, capture.Warning, "a record starts before its core's entry_cycle (it may start before the trace's time 0: decode then shifts every timestamp)"},
 		{CodeOverlap, capture.Warning, "a record starts before the end of an earlier record of the same core, in start order"},
 		{CodeEntryCycleZero, capture.Warning, "a slot holds records but its entry_cycle is 0"},
+		{CodeStaleSlot, capture.Warning, "a core entered far outside the other cores' span (more than 4 times that span away): likely an earlier launch's slot, the buffer not zeroed between launches; one finding per core, naming the launch's span"},
 		{CodeUnknownDesc, capture.Warning, "a desc_id in no descriptor namespace"},
 		{CodeUnknownTaskType, capture.Warning, "a task-type desc_id whose task type is not in the TaskType enum"},
 		{CodeUnknownCoreType, capture.Warning, "a live header's core_type is not in the CoreType enum"},

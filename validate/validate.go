@@ -255,6 +255,9 @@ func Check(c *capture.Capture, o Options) (*Result, error) {
 		r.DescIDs = slices.Sorted(maps.Keys(v.ids))
 	}
 	v.droppedTotal()
+	if err := v.staleSlots(sum); err != nil {
+		return nil, err
+	}
 	v.planMismatches()
 	if err := v.idleWorkers(sum); err != nil {
 		return nil, err
@@ -378,4 +381,18 @@ func plural(n uint64, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// staleSlots reports the cores whose span lies far outside the launch's
+// (capture.StaleSlots), at each one's entry_cycle.
+func (v *validator) staleSlots(sum *capture.Summary) error {
+	stale, err := v.c.StaleSlots(sum)
+	if err != nil {
+		return err
+	}
+	for _, s := range stale {
+		v.warn(CodeStaleSlot, v.c.FileOffset(int64(s.Slot.Slot.Offset)+abi.CoreHeaderEntryCycleOffset), s.Slot.Slot.String(), -1,
+			fmt.Sprintf("entry_cycle=%d, %s", s.Slot.EntryCycle, s.Where()), "an entry within the launch: "+capture.StaleCause)
+	}
+	return nil
 }

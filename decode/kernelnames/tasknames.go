@@ -46,6 +46,29 @@ func TaskNamesOf(m map[uint32]string) TaskNames {
 	return t
 }
 
+// With returns t with the task stages of extra added for the tasks t
+// does not name (t's own names win), and whether it added any; t itself
+// when none is added (nothing is copied then).
+func (t *TaskNames) With(extra map[uint32]string) (TaskNames, bool) {
+	var missing []uint32
+	for id := range extra {
+		if t.Index(id) < 0 {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return *t, false
+	}
+	m := make(map[uint32]string, t.n+len(missing))
+	for id, name := range t.All() {
+		m[id] = name
+	}
+	for _, id := range missing {
+		m[id] = extra[id]
+	}
+	return TaskNamesOf(m), true
+}
+
 // Len returns the number of tasks named.
 func (t *TaskNames) Len() int { return t.n }
 

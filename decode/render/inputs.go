@@ -25,6 +25,11 @@ type Config struct {
 	DetailedNames bool
 	// KernelName names the process ("<KernelName> rank 0 device 0").
 	KernelName string
+	// KernelFamily is the kernel family the ids were read under ("none"
+	// for the schema's own tables; "" when not known: not written) and
+	// KernelFamilyFrom what chose it: the trace's metadata carries both,
+	// so that the trace read back is read under the same family.
+	KernelFamily, KernelFamilyFrom string
 	// OwnerLabel prefixes the owner id in detailed names ("Owner3_...").
 	OwnerLabel string
 	// Names are the kernel's names for its stages and tasks; nil for none.

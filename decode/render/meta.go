@@ -66,6 +66,9 @@ func rankMeta(in *Input, arrows flows.Stats, overlap string) tracemeta.Object {
 	for _, t := range abi.CoreTypes() {
 		o.Capacities[t.String()] = uint32(sum.Layout.Capacities.For(t))
 	}
+	if cfg.KernelFamily != "" {
+		o.KernelFamily, o.KernelFamilyFrom = &cfg.KernelFamily, &cfg.KernelFamilyFrom
+	}
 	if overlap != "" {
 		o.Warnings = append(o.Warnings, overlap)
 	}

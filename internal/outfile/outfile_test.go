@@ -404,3 +404,32 @@ func TestUnlinkableTemporary(t *testing.T) {
 		t.Errorf("temporaries still registered: %v", temporaries())
 	}
 }
+
+// TestSameFileDevice: an output that is a device (/dev/null, as standard
+// output or by name) replaces no input, so --names /dev/null with
+// standard output at /dev/null is not "the same file as the input"; a
+// regular file is still refused.
+func TestSameFileDevice(t *testing.T) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer null.Close()
+	saved := os.Stdout
+	os.Stdout = null
+	err = SameFile(Stdout, os.DevNull)
+	os.Stdout = saved
+	if err != nil {
+		t.Errorf("SameFile(-, %s) with standard output at %s: %v, want nil", os.DevNull, os.DevNull, err)
+	}
+	if err := SameFile(os.DevNull, os.DevNull); err != nil {
+		t.Errorf("SameFile(%s, %s): %v, want nil", os.DevNull, os.DevNull, err)
+	}
+	f := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SameFile(f, f); err == nil {
+		t.Errorf("SameFile(%s, %s): nil, want the clash", f, f)
+	}
+}

@@ -23,7 +23,8 @@ func (e *SameFileError) Error() string {
 // device and inode, after symbolic links) as one of inputs, so that a
 // command never replaces what it reads. "-" as output is standard output
 // (refused when it is redirected to an input); an output or input that
-// does not exist, and an empty input, match nothing.
+// does not exist, an empty input, and an output that is no file a write
+// replaces (a device such as /dev/null, a pipe, a socket) match nothing.
 func SameFile(output string, inputs ...string) error {
 	var out os.FileInfo
 	var err error
@@ -33,6 +34,12 @@ func SameFile(output string, inputs ...string) error {
 		out, err = os.Stat(output)
 	}
 	if err != nil {
+		return nil
+	}
+	if out.Mode()&(os.ModeDevice|os.ModeCharDevice|os.ModeNamedPipe|os.ModeSocket) != 0 {
+		// Writing a device (/dev/null, a terminal), a pipe or a socket
+		// replaces no input: --names /dev/null with standard output at
+		// /dev/null is no clash.
 		return nil
 	}
 	for _, in := range inputs {

@@ -112,8 +112,12 @@ def analyze(*paths, **options):
     hyper-parallel's profiler export). Keyword arguments are analyze's flags
     (plan=, names=, rank=[...], kernel_family=, freq_mhz=, ...; see
     `cycleabi analyze --help`). Raises CommandError, with analyze's message,
-    when analyze refuses the input."""
+    when analyze refuses the input.
+
+    The paths come after "--", so a path that starts with "-" is read as a
+    path, never as a flag; --format json and -o - come after every flag
+    the keyword arguments give, so none of them overrides them."""
     if "format" in options or "output" in options or "o" in options:
         raise TypeError("analyze always reads --format json from standard output")
-    proc = run("analyze", *paths, "--format", "json", "-o", "-", *_flags(options), capture_output=True)
+    proc = run("analyze", *_flags(options), "--format", "json", "-o", "-", "--", *paths, capture_output=True)
     return json.loads(proc.stdout)

@@ -381,6 +381,7 @@ func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *input.Loaded, deviceIDs 
 		}
 		c := &inputs[i].Config
 		*c = render.Config{KernelName: l.Kernels[i], OwnerLabel: owner, Names: l.Names[i]}
+		c.KernelFamily, c.KernelFamilyFrom = l.FamilyStated(i)
 		inputs[i].Decoded = d
 		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
 		c.FrequencyMHz, c.SoCName, _ = l.Frequency(i)

@@ -71,7 +71,7 @@ Exit status: 0 on success, 1 when an input is invalid or the ABIs differ,
 	fs.IntVar(&f.top, "top", 10, "rows per task type and stage table in text and markdown (0: all)")
 	fs.StringVarP(&f.output, "output", "o", "-", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare reports of different ABI fingerprints")
-	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) to compare analyses made with different inputs (kernel family, --plan, --names)")
+	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) to compare analyses made with different inputs (kernel family, frequency, SoC, --plan, --names)")
 	return cmd
 }
 

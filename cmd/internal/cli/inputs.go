@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -33,6 +34,9 @@ type AnalyzeInputs struct {
 	Req      capture.Request
 	Families []abi.Family
 	Sources  *input.Sources
+	// clocks are the distinct cycle frequencies (MHz) and SoCs the
+	// captures were read at, in capture order (recorded for diff).
+	mhzs, socs []string
 	// analyze, when not nil, analyzes each capture in Analyze's stead (export
 	// writes the records as the analysis walks them); discard drops each
 	// analysis once each has seen it, so that memory does not grow with the
@@ -108,7 +112,13 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	in.Warned = PrintWarnings(cmd, src) + in.Family.Warned
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
-		f, _, _ := l.Frequency(i)
+		f, soc, _ := l.Frequency(i)
+		if m := strconv.FormatFloat(f, 'f', -1, 64); !slices.Contains(in.mhzs, m) {
+			in.mhzs = append(in.mhzs, m)
+		}
+		if !slices.Contains(in.socs, soc) {
+			in.socs = append(in.socs, soc)
+		}
 		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
@@ -145,8 +155,10 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 // recorded returns the inputs besides the captures that the analysis is
 // made with, as the report records them for diff to compare: the kernel
 // family the captures were read under (whatever chose it: --kernel-family,
-// --kernel-name or a manifest's kernel_name; the distinct ones in capture
-// order), and the --plan and --names files.
+// --kernel-name, a manifest's kernel_name, a trace's kernelFamily or the
+// data; the distinct ones in capture order), the cycle frequency and SoC
+// they were read at (whatever gave them: --freq-mhz, --soc, a trace, the
+// default), and the --plan and --names files.
 func (in *AnalyzeInputs) recorded() ([]analyze.Input, error) {
 	var fams []string
 	for _, f := range in.Families {
@@ -154,7 +166,8 @@ func (in *AnalyzeInputs) recorded() ([]analyze.Input, error) {
 			fams = append(fams, f.String())
 		}
 	}
-	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")}}
+	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")},
+		{Flag: "--freq-mhz", Value: strings.Join(in.mhzs, ",")}, {Flag: "--soc", Value: strings.Join(in.socs, ",")}}
 	for _, f := range []struct{ flag, path string }{{"--plan", in.layout.PlanFile}, {"--names", in.namesFile}} {
 		if f.path == "" {
 			continue

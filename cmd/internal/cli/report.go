@@ -59,9 +59,14 @@ to a pull request or print:
      invocations of a window, invocation id. A base window can also be
      given as its analysis: 'cycleabi analyze --invocation-manifest
      BASE.yaml --format json -o base.json', then --base base.json.
-     A base analyzed with other inputs (kernel family, --plan, --names) is
-     compared with a warning naming them, on stderr and in the section;
-     --strict refuses it.
+     A base analyzed with other inputs (kernel family, frequency, SoC,
+     --plan, --names) is compared with a warning naming them, on stderr and
+     in the section; --strict refuses it.
+
+--strict means what it means in analyze, decode and export, and diff:
+exit 1 when an input drew a warning (a trace's name cut or rank missing,
+a kernel family left open or not fitting, a stale slot), once the page is
+written; and refuse a base analyzed with other inputs.
 
 Task types and stages keep one color (from their name) in every chart and
 every report. The page stays small whatever the capture: charts are binned,
@@ -93,7 +98,7 @@ the schedule (or the base's ABI differs), 2 for usage or I/O errors.`,
 	fs.Var((*FileName)(&f.baseManifest), "base-invocation-manifest", "a window to compare with: its manifest, as --invocation-manifest takes it (instead of --base)")
 	fs.StringVarP(&f.output, "output", "o", "report.html", `output file; "-" for stdout`)
 	fs.BoolVar(&f.allowMismatch, "allow-abi-mismatch", false, "compare with a base of another ABI fingerprint")
-	fs.BoolVar(&f.strict, "strict", false, "refuse (exit 1) a base analyzed with other inputs (kernel family, --plan, --names)")
+	fs.BoolVar(&f.strict, "strict", false, "exit 1 when an input drew a warning, once the page is written (as analyze); refuse (exit 1) a base analyzed with other inputs (kernel family, frequency, SoC, --plan, --names)")
 	return cmd
 }
 
@@ -175,7 +180,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "cycleabi: report of %d capture(s) written to %s, %s%s\n",
 		len(rep.Ranks), outputPhrase(f.output, out.Replaces()), pageSize(out.Written()), open)
-	return nil
+	return StrictWarned(cmd, f.strict, f.in.Warned)
 }
 
 // pageSize renders a page's size: "48213 bytes (47.1 KiB)".

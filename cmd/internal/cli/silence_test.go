@@ -223,7 +223,8 @@ func TestDiffInputsDiffer(t *testing.T) {
 	if err := json.Unmarshal(data, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if want := []map[string]string{{"flag": "--kernel-family", "value": "None"}, {"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}; !reflect.DeepEqual(rep.Inputs, want) {
+	if want := []map[string]string{{"flag": "--kernel-family", "value": "None"}, {"flag": "--freq-mhz", "value": "50"}, {"flag": "--soc", "value": "ascend910b"},
+		{"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}; !reflect.DeepEqual(rep.Inputs, want) {
 		t.Errorf("rep.Inputs = %v, want %v", rep.Inputs, want)
 	}
 

@@ -64,17 +64,15 @@ func PrintNotes(cmd *cobra.Command, s *input.Sources) {
 }
 
 // PrintWarnings writes what of each trace was not taken as it stands (a
-// name cut, a rank, invocation or core missing) to cmd's standard error,
+// name cut, a rank, invocation or core missing), and each source's cores
+// far outside its launch (an earlier launch's slots), to cmd's standard error,
 // once per warning and trace, and returns how many it wrote (--strict
 // fails on any).
 func PrintWarnings(cmd *cobra.Command, s *input.Sources) int {
 	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
 	n := 0
-	for i, t := range s.Traces {
-		if t == nil {
-			continue
-		}
-		for _, m := range t.Warnings {
+	for i := range s.Traces {
+		for _, m := range s.Warnings(i) {
 			fmt.Fprintf(w, "%s: warning: %s: %s\n", prog, s.Name(i), m)
 			n++
 		}

@@ -369,7 +369,8 @@ func TestTraceGainsArrows(t *testing.T) {
 // compute, as for its capture analyzed with --kernel-name MegaMoe. A
 // trace whose kernelName is upstream's default (MegaKernel) has the
 // family inferred from its ids and names, and says so; --kernel-family
-// none reads it under none (the stage is other); a --kernel-name that
+// none reads it under none (the stage is other), with a warning that
+// its ids are MegaMoe's; a --kernel-name that
 // differs from the trace's is applied and said, never dropped.
 func TestTraceKernelFamily(t *testing.T) {
 	t.Parallel()
@@ -385,9 +386,9 @@ func TestTraceKernelFamily(t *testing.T) {
 	}{
 		{"MegaMoe", nil, true, ""},
 		{"MegaKernel", nil, true, "read under kernel family MegaMoe, inferred from desc id 0x10001 (only MegaMoe names them so); --kernel-family overrides"},
-		{"MegaKernel", []string{"--kernel-family", "none"}, false, ""},
+		{"MegaKernel", []string{"--kernel-family", "none"}, false, "the schema's own tables (no kernel family, from the flag --kernel-family) do not name desc id 0x10001: they are kernel family MegaMoe's: give --kernel-family MegaMoe"},
 		{"MegaKernel", []string{"--kernel-name", "MegaMoe"}, true, `--kernel-name "MegaMoe" applied over the data's kernel name "MegaKernel"`},
-		{"MegaMoe", []string{"--kernel-name", "MegaMoeGrad"}, false, "kernel family MegaMoeGrad (from the kernel name \"MegaMoeGrad\") does not name desc id 0x10001: give --kernel-family"},
+		{"MegaMoe", []string{"--kernel-name", "MegaMoeGrad"}, false, "kernel family MegaMoeGrad (from the kernel name \"MegaMoeGrad\") does not name desc id 0x10001: they are kernel family MegaMoe's: give --kernel-family MegaMoe"},
 		{"MegaKernel", []string{"--kernel-name", "HyperMegaMoe"}, true, `--kernel-name "HyperMegaMoe" chooses no kernel family`},
 	} {
 		path := filepath.Join(dir, c.kernel+".json")

@@ -7,7 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/input"
+	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
 	"github.com/spf13/cobra"
 )
@@ -163,7 +165,11 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 		doc = validate.NewDocumentWriter(f.strict, o.MaxFindings)
 		defer doc.Close()
 	}
-	err = validateAll(paths, o, func(i int, r *validate.Result, notes []string, err error) error {
+	var family func(*jsontrace.Source) (abi.Family, string)
+	if f.family.Family == "" {
+		family = func(src *jsontrace.Source) (abi.Family, string) { return f.family.TraceFamily(src, f.strict) }
+	}
+	err = validateAll(paths, o, family, func(i int, r *validate.Result, notes []string, unnamed string, err error) error {
 		for _, n := range notes {
 			fmt.Fprintf(stderr, "cycleabi: note: %s\n", n)
 		}
@@ -182,6 +188,12 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 			return nil
 		}
 		if !r.OK() || f.strict && r.Warnings() > 0 {
+			fail(ExitInvalid)
+		}
+		// A trace's capture whose ids need a family no flag or kernel
+		// name picked (TraceFamily), as a capture file's below.
+		if f.strict && r.OK() && unnamed != "" {
+			fmt.Fprintf(stderr, "cycleabi: --strict: %s\n", unnamed)
 			fail(ExitInvalid)
 		}
 		// A capture file (a trace's captures always carry notes) whose ids
@@ -227,7 +239,10 @@ func runValidate(cmd *cobra.Command, paths []string, f *validateFlags) error {
 // number of captures. It stops at done's first error. A JSON trace gives
 // a result per capture it holds (each rank, or invocation of a window),
 // each with what the trace could not carry (notes, "NAME: note").
-func validateAll(paths []string, o validate.Options, done func(i int, r *validate.Result, notes []string, err error) error) error {
+//
+// family, when not nil, gives the family a trace's capture is validated
+// under and what --strict refuses of it (input.FamilyOptions.TraceFamily).
+func validateAll(paths []string, o validate.Options, family func(*jsontrace.Source) (abi.Family, string), done func(i int, r *validate.Result, notes []string, unnamed string, err error) error) error {
 	n := o.Walkers
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -257,7 +272,7 @@ func validateAll(paths []string, o validate.Options, done func(i int, r *validat
 				if i >= len(paths) {
 					return
 				}
-				ring[i%len(ring)] <- checkPath(paths[i], o)
+				ring[i%len(ring)] <- checkPath(paths[i], o, family)
 			}
 		})
 	}
@@ -267,7 +282,7 @@ outer:
 		rs := <-ring[i%len(ring)]
 		free <- struct{}{}
 		for _, c := range rs {
-			if err = done(i, c.r, c.notes, c.err); err != nil {
+			if err = done(i, c.r, c.notes, c.unnamed, c.err); err != nil {
 				break outer
 			}
 		}
@@ -281,16 +296,17 @@ outer:
 // from one, and for a capture of a JSON trace what the trace could not
 // carry.
 type checked struct {
-	r     *validate.Result
-	notes []string
-	err   error
+	r       *validate.Result
+	notes   []string
+	unnamed string // what --strict refuses of a trace's capture's ids
+	err     error
 }
 
 // checkPath validates the capture at path, or each capture of the JSON
 // trace at path. The input is opened as every command opens one
 // (OpenInput), one path at a time, so that a run over many captures holds
 // only the few being validated.
-func checkPath(path string, o validate.Options) []checked {
+func checkPath(path string, o validate.Options, family func(*jsontrace.Source) (abi.Family, string)) []checked {
 	in, err := input.OpenInput(path)
 	if err != nil {
 		return []checked{{err: err}}
@@ -310,11 +326,15 @@ func checkPath(path string, o validate.Options) []checked {
 			// the trace's, and it gives none that holds.
 			return append(out, checked{err: Invalid(fmt.Errorf("%w (to decode, analyze or report it)", src.FreqErr))})
 		}
-		r, err := src.Validate(o)
+		so, unnamed := o, ""
+		if family != nil {
+			so.Family, unnamed = family(src)
+		}
+		r, err := src.Validate(so)
 		if err != nil {
 			return append(out, checked{err: Usage(err)})
 		}
-		c := checked{r: r}
+		c := checked{r: r, unnamed: unnamed}
 		for _, n := range src.Notes {
 			c.notes = append(c.notes, src.Name+": "+n)
 		}

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWrongFamilyIsSaid: a kernel family that does not fit the data is
+// said however it was chosen (--kernel-family, a kernel name, a trace's),
+// naming the ids it leaves unnamed and the family they are of, and
+// --strict fails on it, for a capture and for its trace alike; validate
+// --strict of a MegaMoe trace read under no family fails as the capture
+// does.
+func TestWrongFamilyIsSaid(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sched := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	capPath := filepath.Join(dir, "c.bin")
+	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
+		t.Fatalf("synth: %s", errOut)
+	}
+	moeTrace := filepath.Join(dir, "moe.json")  // kernelName MegaMoe
+	plainTrace := filepath.Join(dir, "mk.json") // kernelName MegaKernel, events named by MegaMoe's ids
+	for _, d := range [][]string{{"-o", moeTrace, "--kernel-name", "MegaMoe"}, {"-o", plainTrace}} {
+		if _, errOut, code := runMain(t, append([]string{"decode", capPath}, d...)...); code != ExitOK {
+			t.Fatalf("decode %v: %s", d, errOut)
+		}
+	}
+	for _, in := range []string{capPath, moeTrace, plainTrace} {
+		for _, choose := range [][]string{
+			{"--kernel-family", "MegaMhc"}, {"--kernel-family", "MegaGateRoute"}, {"--kernel-family", "none"},
+			{"--kernel-name", "HyperMegaMhc"},
+		} {
+			name := filepath.Base(in) + " " + strings.Join(choose, " ")
+			args := append([]string{"analyze", in, "--strict"}, choose...)
+			_, errOut, code := runMain(t, args...)
+			if code != ExitInvalid {
+				t.Errorf("%s: exit %v, want %v (--strict)\n%s", name, code, ExitInvalid, errOut)
+			}
+			for _, want := range []string{"name desc ids 0x10001, 0x10002", "they are kernel family MegaMoe's: give --kernel-family MegaMoe"} {
+				if !strings.Contains(errOut, want) {
+					t.Errorf("%s: stderr lacks %q:\n%s", name, want, errOut)
+				}
+			}
+		}
+		// The right family is silent.
+		if _, errOut, code := runMain(t, "analyze", in, "--strict", "--kernel-family", "MegaMoe"); code != ExitOK {
+			t.Errorf("%s --kernel-family MegaMoe: exit %v\n%s", in, code, errOut)
+		}
+	}
+	// validate --strict: read under no family, the capture and its plain
+	// trace fail alike; the trace named MegaMoe is read under MegaMoe.
+	for in, want := range map[string]int{capPath: ExitInvalid, plainTrace: ExitInvalid, moeTrace: ExitOK} {
+		_, errOut, code := runMain(t, "validate", "--strict", in)
+		if code != want {
+			t.Errorf("validate --strict %s: exit %v, want %v\n%s", filepath.Base(in), code, want, errOut)
+		}
+		if want != ExitOK && !strings.Contains(errOut, "its ids are kernel family MegaMoe's") {
+			t.Errorf("validate --strict %s: stderr lacks the family:\n%s", filepath.Base(in), errOut)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/capture/capturetest"
+	"github.com/megakernel/cycleabi/gen/go/abi"
+)
+
+// TestStaleSlotReachesAnalyze: a capture holding an earlier launch's slot
+// (a buffer not zeroed between launches) is not analyzed silently into a
+// makespan of the time between the launches: the warning naming the core
+// and the likely cause is on stderr and in the analysis itself (text and
+// JSON), --strict fails on it, and validate reports it as stale-slot.
+func TestStaleSlotReachesAnalyze(t *testing.T) {
+	t.Parallel()
+	b := capturetest.New(24, 16, 16)
+	const at = 2_000_000_000
+	for i, block := range []uint32{0, 1, 2} {
+		entry := uint64(at + i*5)
+		b.Enter(abi.CoreTypeAIC, block, entry).Span(abi.CoreTypeAIC, block, entry+100, entry+125_000, 0x20067, 1)
+	}
+	old := uint64(at - 1_635_000_000) // 32.7 s at 50 MHz before
+	b.Enter(abi.CoreTypeAIV, 1, old).Span(abi.CoreTypeAIV, 1, old+100, old+120_000, 0x20067, 1)
+	path := filepath.Join(t.TempDir(), "stale.bin")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "AIV/1 entered at cycle 365000000, 1634880000 cycles before the span of the other 3 cores"
+	for _, format := range []string{"text", "json"} {
+		stdout, stderr, code := runMain(t, "analyze", path, "--format", format)
+		if code != ExitOK {
+			t.Fatalf("analyze --format %s: exit %v\n%s", format, code, stderr)
+		}
+		if !strings.Contains(stderr, "warning: "+path+": "+want) || !strings.Contains(stderr, "not zeroed between launches") {
+			t.Errorf("analyze --format %s: stderr lacks the stale slot:\n%s", format, stderr)
+		}
+		if !strings.Contains(stdout, want) {
+			t.Errorf("analyze --format %s: the analysis lacks the stale slot:\n%s", format, stdout)
+		}
+	}
+	if _, stderr, code := runMain(t, "analyze", path, "--strict"); code != ExitInvalid {
+		t.Errorf("analyze --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
+	}
+	stdout, _, code := runMain(t, "validate", path)
+	if code != ExitOK || !strings.Contains(stdout, "stale-slot") {
+		t.Errorf("validate: exit %v, want 0 and a stale-slot warning:\n%s", code, stdout)
+	}
+}
+
+// TestReportStrictAsAnalyze: report's --strict means what analyze's does:
+// an input that drew a warning (here a stale slot) exits 1 once the page
+// is written (it exited 0: report's --strict only refused a base).
+func TestReportStrictAsAnalyze(t *testing.T) {
+	t.Parallel()
+	b := capturetest.New(24, 16, 16)
+	for i, block := range []uint32{0, 1} {
+		entry := uint64(1_000_000_000 + i)
+		b.Enter(abi.CoreTypeAIC, block, entry).Span(abi.CoreTypeAIC, block, entry+10, entry+1000, 0x20067, 1)
+	}
+	b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1010, 2000, 0x20067, 1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stale.bin")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "r.html")
+	_, stderr, code := runMain(t, "report", path, "-o", page, "--strict")
+	if code != ExitInvalid || !strings.Contains(stderr, "--strict: the inputs drew the warnings above") {
+		t.Errorf("report --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
+	}
+	if _, err := os.Stat(page); err != nil {
+		t.Errorf("report --strict wrote no page: %v", err)
+	}
+	if _, stderr, code := runMain(t, "report", path, "-o", page); code != ExitOK {
+		t.Errorf("report: exit %v, want 0\n%s", code, stderr)
+	}
+}
