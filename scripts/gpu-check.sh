@@ -22,7 +22,11 @@
 #
 #   scripts/gpu-check.sh [OUT_DIR]          (make gpu-check)
 #
-# Environment: CUDA_ARCH (default from nvidia-smi's compute capability,
+# A GPU machine without Go takes the programs built elsewhere: `make
+# gpu-check-bin` writes build/gpu/ (static cycleabi and tasktable), and
+# GPU_CHECK_BIN=build/gpu (carried along with the checkout) runs with those.
+#
+# Environment: GPU_CHECK_BIN (above), CUDA_ARCH (default from nvidia-smi's compute capability,
 # e.g. sm_90 on an H100/H200), NVCC (nvcc), PYTHON (python3), LIVE_LAUNCHES
 # (40: 40 x 2,984 = 119,360 records for the live reader), TIME_RUNS (30).
 set -uo pipefail
@@ -38,7 +42,13 @@ NVCC="${NVCC:-nvcc}"
 PYTHON="${PYTHON:-python3}"
 command -v "$NVCC" >/dev/null 2>&1 || skip "no nvcc on PATH (install the CUDA toolkit, or set NVCC)"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || skip "nvidia-smi finds no NVIDIA GPU"
-command -v go >/dev/null 2>&1 || skip "no go on PATH (the cycleabi commands are built from this checkout)"
+if [ -n "${GPU_CHECK_BIN:-}" ]; then
+	for p in cycleabi tasktable; do
+		[ -x "$GPU_CHECK_BIN/$p" ] || { echo "gpu-check: GPU_CHECK_BIN=$GPU_CHECK_BIN has no program $p (make gpu-check-bin builds both)"; exit 2; }
+	done
+else
+	command -v go >/dev/null 2>&1 || skip "no go on PATH to build the cycleabi commands (or build them elsewhere with make gpu-check-bin and set GPU_CHECK_BIN)"
+fi
 command -v "$PYTHON" >/dev/null 2>&1 || skip "no $PYTHON on PATH (the checks are Python)"
 
 out="${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")}"
@@ -75,9 +85,13 @@ gpu() {
 
 # Build: the cycleabi commands, the task table, and the kernel in each
 # publish mode (in parallel; nvcc takes a while).
-go build -o "$out/bin/" ./cmd/cycleabi || { echo "gpu-check: go build failed"; exit 1; }
+if [ -n "${GPU_CHECK_BIN:-}" ]; then
+	cp "$GPU_CHECK_BIN/cycleabi" "$GPU_CHECK_BIN/tasktable" "$out/bin/" || exit 2
+else
+	go build -o "$out/bin/" ./cmd/cycleabi ./examples/cuda/tasktable || { echo "gpu-check: go build failed"; exit 1; }
+fi
 export PATH="$out/bin:$PATH"
-go run ./examples/cuda/tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
+tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
 cycleabi plan "$schedule" --format json >"$out/plan.json" || exit 1
 
 nvflags=(-std=c++17 -O3 -arch="$CUDA_ARCH" -I "$root/gen/cpp" -I "$root/examples/cuda" -Xcompiler -Wall -lpthread)

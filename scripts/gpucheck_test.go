@@ -100,4 +100,33 @@ func TestGPUCheckScript(t *testing.T) {
 	if out, err = run("NVCC="+filepath.Join(stubs, "no-such-nvcc"), "GPU_CHECK_REQUIRE=1"); err == nil {
 		t.Errorf("gpu-check without nvcc under GPU_CHECK_REQUIRE=1 exited 0:\n%s", out)
 	}
+
+	// A GPU machine without Go: the programs built here (make
+	// gpu-check-bin), carried as GPU_CHECK_BIN, and no go on PATH.
+	prebuilt := t.TempDir()
+	build := exec.Command("go", "build", "-o", prebuilt+string(filepath.Separator), "../cmd/cycleabi", "../examples/cuda/tasktable")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	var noGo []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
+			noGo = append(noGo, dir)
+		}
+	}
+	withoutGo := func(env ...string) (string, error) {
+		cmd := exec.Command("bash", "gpu-check.sh", t.TempDir())
+		cmd.Env = append(append(os.Environ(), "PATH="+stubs+":"+strings.Join(noGo, ":"), "PYTHON=python3", "STUB_INCOMPLETE=0"), env...)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	out, err = withoutGo("GPU_CHECK_BIN=" + prebuilt)
+	if err != nil || !strings.Contains(out, "| arrows | ok | 952 arrows |") {
+		t.Errorf("gpu-check with GPU_CHECK_BIN and no go: %v\n%s", err, out)
+	}
+	out, err = withoutGo()
+	if err != nil || !strings.Contains(out, "nothing was checked") || !strings.Contains(out, "GPU_CHECK_BIN") {
+		t.Errorf("gpu-check with neither go nor GPU_CHECK_BIN: %v\n%s", err, out)
+	}
 }
