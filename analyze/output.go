@@ -540,6 +540,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool, why string) {
 		tw.printf("\n")
 	}
 	tw.printf("\n")
+	k.writeDiagnosis(tw, top, md)
 	emit(k.regionsTable())
 	emit(k.topCores(top))
 	emit(k.statTable("Task types (compute records, cycles)", "task_type", k.TaskTypes).top(top))
