@@ -178,6 +178,7 @@ func (h *hangWalk) record(r *decode.Record, kind string) {
 	case KindOther:
 		if r.DescID == abi.RuntimeStageTerminateTask {
 			bit = seenCompute // a Terminate task's compute record
+			l.computes++
 		}
 	case KindTrigger:
 		bit = seenTrigger
@@ -198,7 +199,9 @@ func (a *analyzer) diagnose(d *decode.Decoded, h *hangWalk, res *Rank) *Diagnosi
 		return nil // a schedule that does not plan: decode --plan refused it already
 	}
 	g := newHangGraph(a, d, h, res, s, r)
-	if len(g.nodes) == 0 {
+	if !slices.ContainsFunc(g.nodes, func(n *hangNode) bool { return n.core.Task != nil }) {
+		// Every core finished its queue (a trigger nobody waits on may
+		// be missing): the kernel did not stop.
 		return nil
 	}
 	g.follow()
