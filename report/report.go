@@ -350,6 +350,10 @@ func (p *page) summary(in *Input) {
 	if len(rep.Ranks) == 1 {
 		k := rep.Ranks[0]
 		p.Subtitle = fmt.Sprintf("rank %d · %s · %s records", k.Rank, k.Capture, gu(k.Records))
+		if k.Diagnosis != nil {
+			p.Cards = append(p.Cards, stoppedCard(k.Diagnosis))
+			p.Banners = append(stoppedBanners(k), p.Banners...)
+		}
 		p.Cards = append(p.Cards, card{Label: "makespan", Value: fp(k.MakespanUs, 1) + " µs", Sub: gu(k.MakespanCycles) + " cycles at " + fp(k.CycleFrequencyMHz, 0) + " MHz"})
 		for _, region := range []string{"AIC", "AIV"} {
 			if r := k.Regions[region]; r != nil {
@@ -365,7 +369,7 @@ func (p *page) summary(in *Input) {
 		p.Subtitle = fmt.Sprintf("%s ranks · %s records", gu(uint64(len(rep.Ranks))), gu(records))
 		c := rep.Cluster()
 		p.Cards = append(p.Cards, clusterCards(c, rep.CrossRank)...)
-		for _, s := range []string{c.SlowFinding(), c.DropFinding()} {
+		for _, s := range []string{stoppedFinding(rep.Ranks), c.SlowFinding(), c.DropFinding()} {
 			if s != "" {
 				p.Findings = append(p.Findings, finding{Text: s, Class: "bad"})
 			}
