@@ -27,9 +27,10 @@ type Diagnosis struct {
 	// schedule (--plan), which the chain of waits needs.
 	NeedsPlan bool `json:"needs_plan"`
 	// Cores are, with a schedule, each worker core that did not finish its
-	// queue; without one, the cores whose last record shows they stopped
-	// inside a task, then the cores whose records end first. By core type
-	// then block id.
+	// queue, those that wait after the others, each part by core type then
+	// block id; without one, the cores whose last record shows they
+	// stopped inside a task, then (up to MaxListed) the cores whose records
+	// end first.
 	Cores []StoppedCore `json:"cores"`
 	// Roots are where the chains of waits end: empty without a schedule.
 	Roots []Root `json:"roots"`
@@ -260,7 +261,7 @@ func (a *analyzer) diagnoseRecords(d *decode.Decoded, h *hangWalk, res *Rank) *D
 		}
 	}
 	return &Diagnosis{NeedsPlan: true, Cores: cores, Roots: []Root{},
-		Summary: fmt.Sprintf("the kernel looks stopped: %d core(s) stopped inside a task, the first %s after %s; give its schedule (--plan SCHEDULE) to follow the chain of waits to its root",
+		Summary: fmt.Sprintf("the kernel looks stopped: %d core(s) stopped inside a task, the first %s, after %s; give its schedule (--plan SCHEDULE) to follow the chain of waits to its root",
 			len(inside), first.Core, first.LastRecord)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -479,5 +480,42 @@ func TestDiagnosisMemory(t *testing.T) {
 	h, g := alloc(healthy), alloc(hung)
 	if g > h {
 		t.Errorf("the stopped capture's analysis allocated %d bytes, the healthy one's %d", g, h)
+	}
+}
+
+// TestDocHangExample keeps the worked example of docs/analyze.md's "When a
+// kernel hangs" the real output: each line it quotes is a line of the
+// analysis of `synth --stop-in-task 100`, with the schedule and without.
+func TestDocHangExample(t *testing.T) {
+	page, err := os.ReadFile("../docs/analyze.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(page), "## When a kernel hangs")
+	if !ok {
+		t.Fatal(`docs/analyze.md has no "## When a kernel hangs"`)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	s := moeSchedule(t)
+	c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
+	var out bytes.Buffer
+	for _, withPlan := range []bool{true, false} {
+		rep := analyze.NewReport([]*analyze.Rank{analyzeSim(t, s, c, withPlan)})
+		if err := rep.WriteText(&out, 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quoted := 0
+	for _, block := range strings.Split(sec, "```text\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+			quoted++
+			if !strings.Contains(out.String(), line+"\n") {
+				t.Errorf("docs/analyze.md quotes a line the analysis does not print:\n%s", line)
+			}
+		}
+	}
+	if quoted == 0 {
+		t.Error("the section quotes no output")
 	}
 }

@@ -361,5 +361,16 @@ func (g *hangGraph) diagnosis() *Diagnosis {
 	for i, n := range g.nodes {
 		cores[i] = n.core
 	}
+	// The cores where chains end first, then those that wait.
+	slices.SortStableFunc(cores, func(x, y StoppedCore) int {
+		return cmp.Compare(b2i(x.State == StateWaiting), b2i(y.State == StateWaiting))
+	})
 	return &Diagnosis{Cores: cores, Roots: roots, Summary: diagnosisSummary(len(cores), roots)}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
