@@ -34,6 +34,15 @@ func stoppedCard(dg *analyze.Diagnosis) card {
 	return c
 }
 
+// stopped opens the page of one capture whose kernel stopped with its
+// card and banners.
+func (p *page) stopped(k *analyze.Rank) {
+	if k.Diagnosis != nil {
+		p.Cards = append(p.Cards, stoppedCard(k.Diagnosis))
+		p.Banners = append(stoppedBanners(k), p.Banners...)
+	}
+}
+
 // stoppedBanners say, for each capture whose kernel stopped, its
 // diagnosis in full: the summary and each root.
 func stoppedBanners(k *analyze.Rank) []string {

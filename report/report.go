@@ -350,10 +350,7 @@ func (p *page) summary(in *Input) {
 	if len(rep.Ranks) == 1 {
 		k := rep.Ranks[0]
 		p.Subtitle = fmt.Sprintf("rank %d · %s · %s records", k.Rank, k.Capture, gu(k.Records))
-		if k.Diagnosis != nil {
-			p.Cards = append(p.Cards, stoppedCard(k.Diagnosis))
-			p.Banners = append(stoppedBanners(k), p.Banners...)
-		}
+		p.stopped(k)
 		p.Cards = append(p.Cards, card{Label: "makespan", Value: fp(k.MakespanUs, 1) + " µs", Sub: gu(k.MakespanCycles) + " cycles at " + fp(k.CycleFrequencyMHz, 0) + " MHz"})
 		for _, region := range []string{"AIC", "AIV"} {
 			if r := k.Regions[region]; r != nil {

@@ -15,20 +15,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newSynthCmd() *cobra.Command {
-	var (
-		out         string
-		format      string
-		opts        synth.Options
-		waitTimeout uint64
-		stopIn      []uint
-		skip        []uint
-		starve      []uint
-	)
-	cmd := &cobra.Command{
-		Use:   "synth SCHEDULE -o CAPTURE",
-		Short: "Simulate the device writing a capture for a task schedule",
-		Long: `synth plans the buffer for a task schedule (see 'cycleabi plan --help'), then
+// synthLong is synth's --help.
+const synthLong = `synth plans the buffer for a task schedule (see 'cycleabi plan --help'), then
 simulates the MegaKernel writing it: every core that enters writes its
 header, and each worker runs its tasks in order, appending a wait, compute
 and trigger record per task under the device's rules (a record is written
@@ -72,7 +60,22 @@ to a temporary file beside CAPTURE, renamed over it once complete, so an
 existing file stays as it was until then. -o - writes to stdout (the
 summary then goes to stderr); a device or named pipe is written in place.
 CAPTURE may not be the schedule itself. synth prints the flags that tell
-decode and validate the layout it used.`,
+decode and validate the layout it used.`
+
+func newSynthCmd() *cobra.Command {
+	var (
+		out         string
+		format      string
+		opts        synth.Options
+		waitTimeout uint64
+		stopIn      []uint
+		skip        []uint
+		starve      []uint
+	)
+	cmd := &cobra.Command{
+		Use:   "synth SCHEDULE -o CAPTURE",
+		Short: "Simulate the device writing a capture for a task schedule",
+		Long:  synthLong,
 		Example: `  cycleabi synth examples/moe_layer.yaml -o moe.bin
   cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
   cycleabi synth examples/aiv_pipeline.yaml --idle-cores 2 -o pipeline.npy
