@@ -253,6 +253,9 @@ type CrossRank struct {
 	// type across ranks, the largest max first.
 	Stages    []Spread `json:"stages"`
 	TaskTypes []Spread `json:"task_types"`
+	// Stopped are the sections whose kernel stopped before its work was
+	// done, the first to stop first; absent when none did.
+	Stopped []StoppedSection `json:"stopped,omitempty"`
 }
 
 // RankMakespan is one rank's makespan.

@@ -120,7 +120,7 @@ func (c *Cluster) writeText(tw *textWriter, x *CrossRank, top int) {
 		}
 		tw.printf("\n")
 	}
-	for _, s := range []string{c.SlowFinding(), c.DropFinding()} {
+	for _, s := range []string{x.StoppedFinding(), c.SlowFinding(), c.DropFinding()} {
 		if s != "" {
 			tw.printf("%s\n", s)
 		}

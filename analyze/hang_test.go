@@ -519,3 +519,44 @@ func TestDocHangExample(t *testing.T) {
 		t.Error("the section quotes no output")
 	}
 }
+
+// TestStoppedRanks: of a cluster's ranks, the one whose cores stopped
+// first is named first, the ranks that stopped after it follow, in every
+// output, and the healthy rank is not named.
+func TestStoppedRanks(t *testing.T) {
+	s := moeSchedule(t)
+	var ranks []*analyze.Rank
+	for i, f := range []synth.Faults{{}, {StopInTask: []uint32{600}}, {StopInTask: []uint32{100}}} {
+		k := analyzeSim(t, s, run(t, s, synth.Options{Seed: 1, Faults: f}), true)
+		k.Rank, k.Capture = uint32(i), fmt.Sprintf("rank%d.bin", i)
+		ranks = append(ranks, k)
+	}
+	rep := analyze.NewReport(ranks)
+	st := rep.CrossRank.Stopped
+	if len(st) != 2 || st[0].Rank != 2 || st[1].Rank != 1 || st[0].StopCycle >= st[1].StopCycle {
+		t.Fatalf("stopped %+v, want rank 2 then rank 1", st)
+	}
+	want := "2 of 3 ranks stopped before their work was done; rank 2 stopped first: " + ranks[2].Diagnosis.Summary + "; after it: rank 1 (+"
+	var text, md, js bytes.Buffer
+	if err := rep.WriteText(&text, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteMarkdown(&md, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the %s output lacks %q", name, want)
+		}
+	}
+	back, err := analyze.ReadReport("r.json", js.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.CrossRank.Stopped; fmt.Sprint(got) != fmt.Sprint(st) {
+		t.Errorf("read back %+v, want %+v", got, st)
+	}
+}

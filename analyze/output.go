@@ -48,6 +48,7 @@ func NewReport(ranks []*Rank) *Report {
 		x.SpreadPct = 100 * float64(hi-lo) / float64(lo)
 	}
 	compareRanks(x, ranks)
+	x.Stopped = stoppedSections(ranks)
 	r.CrossRank = x
 	return r
 }
@@ -421,6 +422,9 @@ func (r *Report) writeCrossText(tw *textWriter, top int, cut bool) {
 			t.text(tw)
 		}
 		tw.printf("%s\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("%s\n", f)
+		}
 	}
 }
 
@@ -442,6 +446,9 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 			t.markdown(tw)
 		}
 		tw.printf("\n%s.\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("\n%s.\n", f)
+		}
 	}
 	return tw.err
 }

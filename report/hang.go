@@ -63,31 +63,3 @@ func stoppedBanners(k *analyze.Rank) []string {
 	}
 	return out
 }
-
-// stoppedFinding is the cluster's finding about its stopped ranks: which
-// stopped first (the earliest last record of a core that stopped), "" when
-// none did.
-func stoppedFinding(ranks []*analyze.Rank) string {
-	var first *analyze.Rank
-	var firstEnd uint64
-	n := 0
-	for _, k := range ranks {
-		if k.Diagnosis == nil {
-			continue
-		}
-		n++
-		end := k.EndCycle
-		for _, c := range k.Diagnosis.Cores {
-			if c.LastEndCycle != 0 && c.LastEndCycle < end {
-				end = c.LastEndCycle
-			}
-		}
-		if first == nil || end < firstEnd {
-			first, firstEnd = k, end
-		}
-	}
-	if first == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d of %d ranks stopped before their work was done; rank %d stopped first: %s", n, len(ranks), first.Rank, first.Diagnosis.Summary)
-}

@@ -41,8 +41,9 @@ func TestStoppedFinding(t *testing.T) {
 	}
 	in.Report.Ranks[1].Diagnosis = stoppedAt(7, "AIV/2", 40)
 	in.Report.Ranks[3].Diagnosis = stoppedAt(9, "AIC/0", 30)
+	in.Report = analyze.NewReport(in.Report.Ranks)
 	p := build(in)
-	if len(p.Findings) == 0 || !strings.HasPrefix(p.Findings[0].Text, "2 of 4 ranks stopped before their work was done; rank 3 stopped first") {
+	if len(p.Findings) == 0 || p.Findings[0].Text != "2 of 4 ranks stopped before their work was done; rank 3 stopped first: "+stoppedAt(9, "AIC/0", 30).Summary+"; after it: rank 1 (+10 cycles)" {
 		t.Errorf("findings %+v, want rank 3 first", p.Findings)
 	}
 }

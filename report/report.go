@@ -366,7 +366,7 @@ func (p *page) summary(in *Input) {
 		p.Subtitle = fmt.Sprintf("%s ranks · %s records", gu(uint64(len(rep.Ranks))), gu(records))
 		c := rep.Cluster()
 		p.Cards = append(p.Cards, clusterCards(c, rep.CrossRank)...)
-		for _, s := range []string{stoppedFinding(rep.Ranks), c.SlowFinding(), c.DropFinding()} {
+		for _, s := range []string{rep.CrossRank.StoppedFinding(), c.SlowFinding(), c.DropFinding()} {
 			if s != "" {
 				p.Findings = append(p.Findings, finding{Text: s, Class: "bad"})
 			}
