@@ -417,6 +417,9 @@ func (r *Report) writeCrossText(tw *textWriter, top int, cut bool) {
 		}
 		t.text(tw)
 		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("why: %s\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.text(tw)
@@ -441,6 +444,9 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 		tw.printf("\n")
 		r.crossTable().markdown(tw)
 		tw.printf("\nSlowest %s, spread %d cycles (%s%%).\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("\nWhy: %s.\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.markdown(tw)

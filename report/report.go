@@ -122,6 +122,8 @@ type page struct {
 
 type card struct {
 	Label, Value, Sub, Class string
+	// Href, when set, links the card's value to the figure that shows it.
+	Href string
 }
 
 // table is a titled grid; cells with F name the JSON field they show.
