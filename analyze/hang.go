@@ -195,6 +195,9 @@ func (a *analyzer) diagnose(d *decode.Decoded, h *hangWalk, res *Rank) *Diagnosi
 		return a.diagnoseRecords(d, h, res)
 	}
 	s := a.o.Deps.Schedule
+	if s.Mode == plan.EventDriven && h.allFinished(s) {
+		return nil // the usual case, told without planning or allocating
+	}
 	r, err := plan.Plan(s)
 	if err != nil {
 		return nil // a schedule that does not plan: decode --plan refused it already
@@ -207,6 +210,18 @@ func (a *analyzer) diagnose(d *decode.Decoded, h *hangWalk, res *Rank) *Diagnosi
 	}
 	g.follow()
 	return g.diagnosis()
+}
+
+// allFinished reports whether every task of s's queues finished.
+func (h *hangWalk) allFinished(s *plan.Schedule) bool {
+	for _, q := range [][]uint32{s.CubeTaskIndices, s.VectorTaskIndices} {
+		for _, id := range q {
+			if uint64(id) >= uint64(len(h.tasks)) || !h.finished(s, id) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // finished reports whether task t finished: its compute, and its trigger

@@ -20,7 +20,6 @@ type hangNode struct {
 	holes   []uint32     // tasks it went past without their trigger
 	edges   []int        // the nodes of its event's unfinished triggers
 	roots   []int        // the roots it ends at on its own (no edge)
-	queuePo map[uint32]int
 }
 
 // hangGraph follows the chains of waits between a capture's stopped cores.
@@ -28,18 +27,35 @@ type hangGraph struct {
 	a      *analyzer
 	h      *hangWalk
 	s      *plan.Schedule
-	nodes  []*hangNode
-	byTask map[uint32]int // a stopped core's unfinished tasks: its node
-	roots  []Root
-	keys   map[string]int // a root's key: its index in roots
-	// dropped are the tasks of the cores that dropped records: their core.
-	dropped map[uint32]string
+	nodes []*hangNode
+	// owner is, per task id, the node of the stopped core that holds it
+	// unfinished (a task it went past without its trigger, or one from
+	// the task it was on), droppedOwner(k) for a task of the k-th core that
+	// dropped records, or noOwner; wentPast marks the tasks a core went
+	// past without their trigger. Eight bytes per task, and only for a
+	// capture that stopped.
+	owner    []int32
+	wentPast []bool
+	// droppedCores name the cores that dropped records.
+	droppedCores []string
+	roots        []Root
+	keys         map[string]int // a root's key: its index in roots
 }
+
+// noOwner marks a task no stopped core holds (hangGraph.owner).
+const noOwner = -1
+
+// dropped is the owner value of a task of the k-th core that dropped
+// records.
+func droppedOwner(k int) int32 { return int32(-2 - k) }
 
 // newHangGraph finds each worker core that did not finish its queue under
 // the schedule's assignment, and where it is in it.
 func newHangGraph(a *analyzer, d *decode.Decoded, h *hangWalk, res *Rank, s *plan.Schedule, r plan.Result) *hangGraph {
-	g := &hangGraph{a: a, h: h, s: s, byTask: map[uint32]int{}, keys: map[string]int{}, dropped: map[uint32]string{}}
+	g := &hangGraph{a: a, h: h, s: s, keys: map[string]int{}, owner: make([]int32, len(s.Tasks)), wentPast: make([]bool, len(s.Tasks))}
+	for i := range g.owner {
+		g.owner[i] = noOwner
+	}
 	assign := plan.Assign(s, r)
 	active := map[uint64]int{}
 	for i, as := range d.Summary.Active {
@@ -65,11 +81,6 @@ func newHangGraph(a *analyzer, d *decode.Decoded, h *hangWalk, res *Rank, s *pla
 		}
 		if node := g.place(slot, q, r.Mode, entered[slot.String()], last, dropped); node != nil {
 			g.nodes = append(g.nodes, node)
-		}
-	}
-	for i, n := range g.nodes {
-		for t := range n.queuePo {
-			g.byTask[t] = i
 		}
 	}
 	return g
@@ -122,9 +133,8 @@ func (g *hangGraph) place(slot abi.Slot, q []uint32, mode plan.Mode, entered boo
 		if dropped > 0 {
 			// Its records past its capacity are lost: taken as finished,
 			// unless a chain of waits leads to one of its tasks.
-			for _, id := range q {
-				g.dropped[id] = slot.String()
-			}
+			g.droppedCores = append(g.droppedCores, slot.String())
+			g.hold(q, droppedOwner(len(g.droppedCores)-1))
 			return nil
 		}
 	}
@@ -133,10 +143,7 @@ func (g *hangGraph) place(slot abi.Slot, q []uint32, mode plan.Mode, entered boo
 		n.core.State, n.task = StateTriggerMissing, q[pos-1]
 		lt := n.task
 		n.core.LastTask, n.core.LastTaskType = &lt, g.a.names.typeName(g.s.Tasks[lt].TaskType)
-		n.queuePo = map[uint32]int{}
-		for _, id := range n.holes {
-			n.queuePo[id] = -1
-		}
+		g.holdHoles(n)
 		return n
 	}
 	n.task = q[pos]
@@ -152,17 +159,29 @@ func (g *hangGraph) place(slot abi.Slot, q []uint32, mode plan.Mode, entered boo
 		n.core.LastTask, n.core.LastTaskType = &lt, g.a.names.typeName(g.s.Tasks[lt].TaskType)
 	}
 	n.core.Task, n.core.TaskType = &n.task, g.a.names.typeName(g.s.Tasks[n.task].TaskType)
-	n.queuePo = map[uint32]int{}
-	for i, id := range q[pos:] {
-		n.queuePo[id] = pos + i
-	}
-	for _, id := range n.holes {
-		n.queuePo[id] = -1
+	if mode != plan.AIVPipeline { // a pipeline's cores share one queue and wait on nothing
+		g.hold(q[pos:], int32(len(g.nodes)))
+		g.holdHoles(n)
 	}
 	if n.core.State == "" {
 		g.state(n, mode)
 	}
 	return n
+}
+
+// hold gives the tasks ids to owner.
+func (g *hangGraph) hold(ids []uint32, owner int32) {
+	for _, id := range ids {
+		g.owner[id] = owner
+	}
+}
+
+// holdHoles gives n (the next node) the tasks it went past.
+func (g *hangGraph) holdHoles(n *hangNode) {
+	for _, id := range n.holes {
+		g.owner[id] = int32(len(g.nodes))
+		g.wentPast[id] = true
+	}
 }
 
 // state decides whether a core that entered stopped inside its task or
@@ -224,9 +243,10 @@ func (g *hangGraph) link(i int, n *hangNode, ts []uint32) {
 		if len(n.core.Unfinished) < MaxListed {
 			n.core.Unfinished = append(n.core.Unfinished, id)
 		}
-		j, ok := g.byTask[id]
-		if !ok {
-			if core, ok := g.dropped[id]; ok {
+		o := g.owner[id]
+		if o < 0 {
+			if o != noOwner {
+				core := g.droppedCores[-2-o]
 				r := g.addRoot(RootRecordsDropped, []RootTask{g.rootTask(id, core, plan.NoEvent)})
 				if !slices.Contains(n.roots, r) {
 					n.roots = append(n.roots, r)
@@ -234,8 +254,9 @@ func (g *hangGraph) link(i int, n *hangNode, ts []uint32) {
 			}
 			continue
 		}
+		j := int(o)
 		m := g.nodes[j]
-		if m.queuePo[id] < 0 { // m went past it
+		if g.wentPast[id] { // m went past it
 			r := g.taskRoot(RootTriggerNotSent, id, j, g.s.Tasks[id].TriggerEvent)
 			if !slices.Contains(n.roots, r) {
 				n.roots = append(n.roots, r)
