@@ -13,20 +13,20 @@ import (
 
 // hangNode is a worker core that did not finish its queue.
 type hangNode struct {
-	core    StoppedCore
-	slot    abi.Slot
-	task    uint32       // the task it was on or waits for
-	event   plan.EventID // the event it waits on (StateWaiting)
-	holes   []uint32     // tasks it went past without their trigger
-	edges   []int        // the nodes of its event's unfinished triggers
-	roots   []int        // the roots it ends at on its own (no edge)
+	core  StoppedCore
+	slot  abi.Slot
+	task  uint32       // the task it was on or waits for
+	event plan.EventID // the event it waits on (StateWaiting)
+	holes []uint32     // tasks it went past without their trigger
+	edges []int        // the nodes of its event's unfinished triggers
+	roots []int        // the roots it ends at on its own (no edge)
 }
 
 // hangGraph follows the chains of waits between a capture's stopped cores.
 type hangGraph struct {
-	a      *analyzer
-	h      *hangWalk
-	s      *plan.Schedule
+	a     *analyzer
+	h     *hangWalk
+	s     *plan.Schedule
 	nodes []*hangNode
 	// owner is, per task id, the node of the stopped core that holds it
 	// unfinished (a task it went past without its trigger, or one from
