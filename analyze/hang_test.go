@@ -485,7 +485,8 @@ func TestDiagnosisMemory(t *testing.T) {
 
 // TestDocHangExample keeps the worked example of docs/analyze.md's "When a
 // kernel hangs" the real output: each line it quotes is a line of the
-// analysis of `synth --stop-in-task 100`, with the schedule and without.
+// analysis of `synth --stop-in-task 100`, with the schedule and without,
+// or of the three ranks of its cluster example.
 func TestDocHangExample(t *testing.T) {
 	page, err := os.ReadFile("../docs/analyze.md")
 	if err != nil {
@@ -504,6 +505,15 @@ func TestDocHangExample(t *testing.T) {
 		if err := rep.WriteText(&out, 4); err != nil {
 			t.Fatal(err)
 		}
+	}
+	var ranks []*analyze.Rank
+	for i, f := range []synth.Faults{{}, {StopInTask: []uint32{600}}, {StopInTask: []uint32{100}}} {
+		k := analyzeSim(t, s, run(t, s, synth.Options{Seed: 1, Faults: f}), true)
+		k.Rank, k.Capture = uint32(i), fmt.Sprintf("rank%d.bin", i)
+		ranks = append(ranks, k)
+	}
+	if err := analyze.NewReport(ranks).WriteText(&out, 0); err != nil {
+		t.Fatal(err)
 	}
 	quoted := 0
 	for _, block := range strings.Split(sec, "```text\n")[1:] {
