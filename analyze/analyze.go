@@ -52,6 +52,10 @@ type Options struct {
 	// analysis: set for a capture read back from a JSON trace (package
 	// jsontrace), which holds no idle cores nor per-core dropped counts.
 	Notes []string
+	// TraceCores says the input holds only the cores with records (a JSON
+	// trace, package jsontrace): a core without one may have entered the
+	// kernel, which a stopped kernel's diagnosis then says.
+	TraceCores bool
 	// Warnings say what of the input was not taken as it stands, reported
 	// with the analysis: a JSON trace's names cut to the cap on a name,
 	// the ranks, invocations and cores its metadata describes that have

@@ -20,6 +20,9 @@ type hangNode struct {
 	holes []uint32     // tasks it went past without their trigger
 	edges []int        // the nodes of its event's unfinished triggers
 	roots []int        // the roots it ends at on its own (no edge)
+	// unseen: a core of a JSON trace without records, which may not have
+	// entered the kernel (Options.TraceCores).
+	unseen bool
 }
 
 // hangGraph follows the chains of waits between a capture's stopped cores.
@@ -79,7 +82,9 @@ func newHangGraph(a *analyzer, d *decode.Decoded, h *hangWalk, res *Rank, s *pla
 		if ok {
 			last, dropped = &h.last[ai], d.Summary.Active[ai].Dropped
 		}
-		if node := g.place(slot, q, r.Mode, entered[slot.String()], last, dropped); node != nil {
+		in := entered[slot.String()]
+		if node := g.place(slot, q, r.Mode, in || a.o.TraceCores, last, dropped); node != nil {
+			node.unseen = !in
 			g.nodes = append(g.nodes, node)
 		}
 	}
@@ -221,7 +226,11 @@ func (g *hangGraph) follow() {
 	for i, n := range g.nodes {
 		switch n.core.State {
 		case StateStoppedInside:
-			n.roots = append(n.roots, g.root(RootStoppedInside, []int{i}, plan.NoEvent))
+			kind := RootStoppedInside
+			if n.unseen {
+				kind = RootNeverEntered // nothing says it started its task
+			}
+			n.roots = append(n.roots, g.root(kind, []int{i}, plan.NoEvent))
 		case StateNeverEntered:
 			n.roots = append(n.roots, g.root(RootNeverEntered, []int{i}, plan.NoEvent))
 		case StateWaiting:
@@ -271,7 +280,11 @@ func (g *hangGraph) link(i int, n *hangNode, ts []uint32) {
 			}
 		}
 	}
-	if n.core.TriggersFinished == n.core.Triggers {
+	switch {
+	case n.core.TriggersFinished < n.core.Triggers:
+	case n.unseen:
+		n.roots = append(n.roots, g.root(RootNeverEntered, []int{i}, plan.NoEvent))
+	default:
 		n.roots = append(n.roots, g.starved(i, n))
 	}
 }
@@ -335,7 +348,11 @@ func (g *hangGraph) addRoot(kind string, tasks []RootTask) int {
 	if i, ok := g.keys[key.String()]; ok {
 		return i
 	}
-	g.roots = append(g.roots, Root{Kind: kind, Tasks: tasks, Message: rootMessage(kind, tasks)})
+	msg := rootMessage(kind, tasks)
+	if kind == RootNeverEntered && g.a.o.TraceCores {
+		msg = tasks[0].taskName() + " never ran: its core wrote no record (a JSON trace holds no core without one, so whether it entered the kernel is not known)"
+	}
+	g.roots = append(g.roots, Root{Kind: kind, Tasks: tasks, Message: msg})
 	g.keys[key.String()] = len(g.roots) - 1
 	return len(g.roots) - 1
 }

@@ -50,6 +50,33 @@ func TestHangCommands(t *testing.T) {
 	}
 }
 
+// TestHangFromTrace: the capture's JSON trace gets the same diagnosis;
+// one whose core never entered (a trace holds no core without records)
+// says that the core wrote no record.
+func TestHangFromTrace(t *testing.T) {
+	t.Parallel()
+	const moe = "../../../examples/moe_layer.yaml"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		fault []string
+		root  string
+	}{
+		{[]string{"--stop-in-task", "100"}, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met"},
+		{[]string{"--idle-cores", "1", "--hang"}, "root: task 6 (MatMul) on AIC/0 never ran: its core wrote no record (a JSON trace holds no core without one"},
+	} {
+		bin, trace := filepath.Join(dir, "c.bin"), filepath.Join(dir, "c.json")
+		if out, code, _ := runOut(t, append([]string{"synth", moe, "-o", bin}, tc.fault...)...); code != ExitOK {
+			t.Fatalf("synth: %s", out)
+		}
+		if out, code, _ := runOut(t, "decode", bin, "--plan", moe, "--kernel-family", "none", "-o", trace); code != ExitOK {
+			t.Fatalf("decode: %s", out)
+		}
+		if out, _, _ := runOut(t, "analyze", trace, "--plan", moe, "--kernel-family", "none"); !strings.Contains(out, tc.root) {
+			t.Errorf("%v: analyze of the trace:\n%s\nwant %q", tc.fault, out, tc.root)
+		}
+	}
+}
+
 // TestSynthFaultErrors: the fault flags' values and their clash with a
 // watchdog are usage errors; a fault the schedule cannot have is invalid.
 func TestSynthFaultErrors(t *testing.T) {

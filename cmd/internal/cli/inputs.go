@@ -109,7 +109,8 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i)}
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i),
+			TraceCores: src.Traces[i] != nil}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}
