@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // The kinds of a slow section's cause (SlowCause.Kind).
@@ -56,7 +57,7 @@ func slowCause(k *Rank, x *CrossRank, ranks []*Rank, stage SlowestStage) SlowCau
 	if k.Totals != nil && len(active) > 0 {
 		if med := medianOf(active); float64(k.Totals.ActiveCores) < med {
 			return SlowCause{CauseCoresNotEntered, fmt.Sprintf("%s of its cores wrote no record (%d active; the median %s: %s), and it waits %s%% of its span on their work",
-				f1(med-float64(k.Totals.ActiveCores)), k.Totals.ActiveCores, singular(x), f1(med), f1(k.Totals.WaitPct)), "cores"}
+				num(med-float64(k.Totals.ActiveCores)), k.Totals.ActiveCores, singular(x), num(med), f1(k.Totals.WaitPct)), "cores"}
 		}
 	}
 	if stage.Over {
@@ -105,3 +106,6 @@ func (r *Report) whySlowest() string {
 	}
 	return c.Cause.Text
 }
+
+// num is a count that may be a median of two: "6", "6.5".
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -22,7 +22,7 @@ func TestCauseCard(t *testing.T) {
 	}{
 		{"stage", func(k *analyze.Rank) { k.Stages[0].TotalCycles = 1300 }, analyze.CauseStage, "where it is slowest", "", "+300 cycles"},
 		{"cores", func(k *analyze.Rank) { k.Totals.ActiveCores, k.Totals.WaitPct = 42, 93 }, analyze.CauseCoresNotEntered,
-			"why it is slowest: cores not entered", "#cores", "6.0 of its cores wrote no record (42 active; the median rank: 48.0), and it waits 93.0% of its span"},
+			"why it is slowest: cores not entered", "#cores", "6 of its cores wrote no record (42 active; the median rank: 48), and it waits 93.0% of its span"},
 		{"waits", func(k *analyze.Rank) { k.Totals.WaitPct = 80 }, analyze.CauseWaits, "why it is slowest: waits", "#critical-path",
 			"it waits 80.0% of its span (the median rank: 50.0%): a dependency chain holds it up"},
 		{"dropped", func(k *analyze.Rank) { k.Dropped = 10 }, analyze.CauseDropped, "why it is slowest: dropped records", "#summary", "it dropped 10 records"},
