@@ -44,11 +44,15 @@ func slowCause(k *Rank, x *CrossRank, ranks []*Rank, stage SlowestStage) SlowCau
 	}
 	active := make([]float64, 0, len(ranks))
 	waitPct := make([]float64, 0, len(ranks))
+	var paths []float64
 	dropping := 0
 	for _, o := range ranks {
 		if o.Totals != nil {
 			active = append(active, float64(o.Totals.ActiveCores))
 			waitPct = append(waitPct, o.Totals.WaitPct)
+		}
+		if o.CriticalPath != nil {
+			paths = append(paths, o.CriticalPath.TotalUs)
 		}
 		if o.Dropped > 0 {
 			dropping++
@@ -67,8 +71,8 @@ func slowCause(k *Rank, x *CrossRank, ranks []*Rank, stage SlowestStage) SlowCau
 	if k.Totals != nil && len(waitPct) > 0 {
 		if med := medianOf(waitPct); k.Totals.WaitPct > med+5 {
 			what := "its critical path (with --plan) shows the chain"
-			if p := k.CriticalPath; p != nil {
-				what = fmt.Sprintf("its critical path is %s µs", f2(p.TotalUs))
+			if p := k.CriticalPath; p != nil && len(paths) > 0 {
+				what = fmt.Sprintf("its critical path is %s µs, the median %s's %s µs", f2(p.TotalUs), singular(x), f2(medianOf(paths)))
 			}
 			return SlowCause{CauseWaits, fmt.Sprintf("no stage over its median, but it waits %s%% of its span (the median %s: %s%%): a dependency chain holds it up; %s",
 				f1(k.Totals.WaitPct), singular(x), f1(med), what), "critical-path"}

@@ -24,7 +24,11 @@ func TestCauseCard(t *testing.T) {
 		{"cores", func(k *analyze.Rank) { k.Totals.ActiveCores, k.Totals.WaitPct = 42, 93 }, analyze.CauseCoresNotEntered,
 			"why it is slowest: cores not entered", "#cores", "6 of its cores wrote no record (42 active; the median rank: 48), and it waits 93.0% of its span"},
 		{"waits", func(k *analyze.Rank) { k.Totals.WaitPct = 80 }, analyze.CauseWaits, "why it is slowest: waits", "#critical-path",
-			"it waits 80.0% of its span (the median rank: 50.0%): a dependency chain holds it up"},
+			"it waits 80.0% of its span (the median rank: 50.0%): a dependency chain holds it up; its critical path (with --plan) shows the chain"},
+		{"waits on a path", func(k *analyze.Rank) {
+			k.Totals.WaitPct = 80
+			k.CriticalPath.TotalUs = 40
+		}, analyze.CauseWaits, "why it is slowest: waits", "#critical-path", "its critical path is 40.00 µs, the median rank's 20.00 µs"},
 		{"dropped", func(k *analyze.Rank) { k.Dropped = 10 }, analyze.CauseDropped, "why it is slowest: dropped records", "#summary", "it dropped 10 records"},
 		{"stopped", func(k *analyze.Rank) { k.Diagnosis = stoppedAt(9, "AIC/0", 30) }, analyze.CauseStopped, "why it is slowest: stopped", "#summary", "its kernel stopped: "},
 	} {
@@ -33,6 +37,9 @@ func TestCauseCard(t *testing.T) {
 			for _, k := range in.Report.Ranks {
 				k.Totals = &analyze.Totals{ActiveCores: 48, WaitPct: 50}
 				k.Stages = []analyze.Stat{{Name: "GateUp", Count: 1, TotalCycles: 1000}}
+				if tc.name == "waits on a path" {
+					k.CriticalPath = &analyze.Path{TotalUs: 20}
+				}
 			}
 			k := in.Report.Ranks[3]
 			k.MakespanCycles, k.MakespanUs = 2000, 40
