@@ -109,11 +109,11 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	results := make([]*analyze.Rank, len(src.Decoded))
 	for i, d := range src.Decoded {
 		f, _, _ := l.Frequency(i)
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i),
-			TraceCores: src.Traces[i] != nil}
+		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i)}
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}
+		o.TraceCores = src.Traces[i] != nil
 		analyzeOne := analyze.Analyze
 		if in.analyze != nil {
 			analyzeOne = in.analyze
