@@ -48,6 +48,7 @@ func NewReport(ranks []*Rank) *Report {
 		x.SpreadPct = 100 * float64(hi-lo) / float64(lo)
 	}
 	compareRanks(x, ranks)
+	x.Stopped = stoppedSections(ranks)
 	r.CrossRank = x
 	return r
 }
@@ -416,11 +417,17 @@ func (r *Report) writeCrossText(tw *textWriter, top int, cut bool) {
 		}
 		t.text(tw)
 		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("why: %s\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.text(tw)
 		}
 		tw.printf("%s\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("%s\n", f)
+		}
 	}
 }
 
@@ -437,11 +444,17 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 		tw.printf("\n")
 		r.crossTable().markdown(tw)
 		tw.printf("\nSlowest %s, spread %d cycles (%s%%).\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("\nWhy: %s.\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.markdown(tw)
 		}
 		tw.printf("\n%s.\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("\n%s.\n", f)
+		}
 	}
 	return tw.err
 }
@@ -540,6 +553,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool, why string) {
 		tw.printf("\n")
 	}
 	tw.printf("\n")
+	k.writeDiagnosis(tw, top, md)
 	emit(k.regionsTable())
 	emit(k.topCores(top))
 	emit(k.statTable("Task types (compute records, cycles)", "task_type", k.TaskTypes).top(top))

@@ -123,6 +123,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 		if src.Invocations != nil {
 			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
 		}
+		o.TraceCores = src.Traces[i] != nil
 		analyzeOne := analyze.Analyze
 		if in.analyze != nil {
 			analyzeOne = in.analyze
