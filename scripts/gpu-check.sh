@@ -15,6 +15,9 @@
 #   live      the buffer in mapped host memory, read by a host thread while
 #             the kernel runs: every published record checked field by
 #             field against the task table
+#   hang      a trigger withheld on purpose: the buffer read from mapped
+#             memory while the kernel is stuck, and analyze --plan names
+#             the withheld trigger as the root of the hang
 #
 # and prints one summary table. Exit status 1 when a check failed. Without
 # nvcc (or a GPU) it says so and exits 0 having checked nothing (it is not
@@ -214,6 +217,28 @@ if [ "$build_ok" = 1 ] && gpu "$out/live.log" "$out/toy_moe_live" live "$out/tab
 	row live "$status" "$n records checked ($running while the kernel ran), $bad incomplete$cost"
 else
 	row live FAIL "$(tail -n3 "$out/live.log" 2>/dev/null | tr '\n' ' ')"
+fi
+
+# The hang: the live build with the table's first trigger withheld; the
+# host copies the mapped buffer while the kernel is stuck, and cycleabi
+# analyze --plan must name that task's unsent trigger as the root.
+if [ "$build_ok" = 1 ] && gpu "$out/hang.log" "$out/toy_moe_live" hang "$out/table.txt" "$out/hang.bin"; then
+	task="$(result "$out/hang.log" hang_task)"
+	stuck="$(result "$out/hang.log" hang_read_while_stuck)"
+	if cycleabi analyze "$out/hang.bin" --soc nvidia --plan "$schedule" --format json -o "$out/hang.json" 2>"$out/hang_analyze.log"; then
+		root="$("$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["ranks"][0].get("diagnosis") or {}
+print(" ".join("%s:%s" % (r["kind"], ",".join(str(t["task"]) for t in r["tasks"])) for r in d.get("roots", [])) or "none")
+' "$out/hang.json")"
+		status=ok
+		[ "$root" = "trigger-not-sent:$task" ] && [ "$stuck" = 1 ] || status=FAIL
+		row hang "$status" "task $task's trigger withheld, buffer read while stuck: $stuck; analyze's root: $root"
+	else
+		row hang FAIL "analyze: $(tail -n2 "$out/hang_analyze.log" | tr '\n' ' ')"
+	fi
+else
+	row hang FAIL "$(tail -n3 "$out/hang.log" 2>/dev/null | tr '\n' ' ')"
 fi
 
 echo

@@ -31,6 +31,8 @@ bench) echo "result bare_loop_ns 35.0"; echo "result record_loop_ns 50.0"; echo 
 time) echo "result off_us 747.0"; echo "result on_us 752.0"; echo "result slowdown_pct 0.67" ;;
 live) echo "result live_records_checked 119360"; echo "result live_records_seen_running 90000"
 	echo "result live_incomplete $STUB_INCOMPLETE" ;;
+hang) cycleabi synth examples/moe_layer.yaml --skip-trigger "${STUB_HANG_ROOT:-0}" -o "$3" >/dev/null || exit 1
+	echo "result hang_task 0"; echo "result hang_read_while_stuck 1"; echo "result hang_cores_stopped 48" ;;
 esac
 TOY
 	chmod +x "$out" ;;
@@ -82,10 +84,18 @@ func TestGPUCheckScript(t *testing.T) {
 		"| cost every | ok | 50.0 ns/Record (bare loop 35.0 ns); schedule +0.67 % (747.0 → 752.0 µs); goal met (≤ 300 ns) |",
 		"| cost exit | ok | 50.0 ns/Record",
 		"| live | ok | 119360 records checked (90000 while the kernel ran), 0 incomplete",
+		"| hang | ok | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:0 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
 		}
+	}
+
+	// A capture whose hang analyze puts elsewhere (another task's trigger
+	// withheld than the kernel says) fails the hang check.
+	out, err = run("STUB_INCOMPLETE=0", "STUB_HANG_ROOT=1")
+	if err == nil || !strings.Contains(out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |") {
+		t.Errorf("gpu-check with a hang analyze roots elsewhere: %v\n%s", err, out)
 	}
 
 	out, err = run("STUB_INCOMPLETE=3")
