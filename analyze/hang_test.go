@@ -570,3 +570,33 @@ func TestStoppedRanks(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", got, st)
 	}
 }
+
+// TestDiagnosisRetained: what a stopped capture's analysis keeps alive
+// (a cluster holds 1,024 of them) is within half again a healthy one's:
+// the diagnosis keeps its cores and roots, not the graph it was found
+// with (a core's task pointer into its graph node once kept every node:
+// 41 KB an analysis against a healthy one's 21 KB; 23.5 KB since).
+func TestDiagnosisRetained(t *testing.T) {
+	s := moeSchedule(t)
+	retained := func(o synth.Options) int64 {
+		c := run(t, s, o)
+		const n = 32
+		keep := make([]*analyze.Rank, 0, n)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range n {
+			keep = append(keep, analyzeSim(t, s, c, true))
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(keep)
+		return (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	}
+	healthy := retained(synth.Options{Seed: 1})
+	stopped := retained(synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
+	t.Logf("retained per analysis: healthy %d, stopped %d bytes", healthy, stopped)
+	if stopped > healthy*3/2 {
+		t.Errorf("a stopped analysis keeps %d bytes alive, a healthy one %d: over half again", stopped, healthy)
+	}
+}

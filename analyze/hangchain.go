@@ -163,7 +163,8 @@ func (g *hangGraph) place(slot abi.Slot, q []uint32, mode plan.Mode, entered boo
 		lt := q[pos-1]
 		n.core.LastTask, n.core.LastTaskType = &lt, g.a.names.typeName(g.s.Tasks[lt].TaskType)
 	}
-	n.core.Task, n.core.TaskType = &n.task, g.a.names.typeName(g.s.Tasks[n.task].TaskType)
+	task := n.task // a copy: a pointer into n would keep every node alive with the analysis
+	n.core.Task, n.core.TaskType = &task, g.a.names.typeName(g.s.Tasks[n.task].TaskType)
 	if mode != plan.AIVPipeline { // a pipeline's cores share one queue and wait on nothing
 		g.hold(q[pos:], int32(len(g.nodes)))
 		g.holdHoles(n)
