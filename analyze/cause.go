@@ -36,20 +36,23 @@ type SlowCause struct {
 }
 
 // slowCause finds the cause of k's slowness against the sections of x:
-// a stop first, then cores that wrote nothing, a stage over its median,
-// more waiting than the median section, dropped records.
+// a stop first, then cores that wrote nothing, a stage over its median by
+// at least half as much as the section is slow, more waiting than the
+// median section, any stage over its median, dropped records.
 func slowCause(k *Rank, x *CrossRank, ranks []*Rank, stage SlowestStage) SlowCause {
 	if dg := k.Diagnosis; dg != nil {
 		return SlowCause{CauseStopped, "its kernel stopped: " + dg.Summary, "summary"}
 	}
 	active := make([]float64, 0, len(ranks))
 	waitPct := make([]float64, 0, len(ranks))
+	waitCycles := make([]float64, 0, len(ranks))
 	var paths []float64
 	dropping := 0
 	for _, o := range ranks {
 		if o.Totals != nil {
 			active = append(active, float64(o.Totals.ActiveCores))
 			waitPct = append(waitPct, o.Totals.WaitPct)
+			waitCycles = append(waitCycles, float64(o.Totals.WaitCycles))
 		}
 		if o.CriticalPath != nil {
 			paths = append(paths, o.CriticalPath.TotalUs)
@@ -64,19 +67,36 @@ func slowCause(k *Rank, x *CrossRank, ranks []*Rank, stage SlowestStage) SlowCau
 				num(med-float64(k.Totals.ActiveCores)), k.Totals.ActiveCores, singular(x), num(med), f1(k.Totals.WaitPct)), "cores"}
 		}
 	}
-	if stage.Over {
-		return SlowCause{CauseStage, fmt.Sprintf("stage %s, +%s cycles (+%s%%) over its median", stage.Name,
-			GroupDigits(fmt.Sprint(uint64(stage.OverCycles))), f1(stage.OverPct)), "types"}
+	stageCause := SlowCause{CauseStage, fmt.Sprintf("stage %s, +%s cycles (+%s%%) over its median", stage.Name,
+		GroupDigits(fmt.Sprint(uint64(stage.OverCycles))), f1(stage.OverPct)), "types"}
+	// A stage over its median is the cause when it is about as much over
+	// as the section is slow: a stage 3 % over in a section 13 % slower
+	// explains little, and more waiting (a chain) comes first. Waiting is
+	// the cause when a larger share of the span waits than the median
+	// section's, or when its cores wait, in all, about as much more than
+	// the median section's as the section is slow (a chain stretches the
+	// waits with the span, so their share barely moves).
+	slowPct := 0.0
+	if x.MedianMakespanCycles > 0 {
+		slowPct = 100 * (float64(k.MakespanCycles) - x.MedianMakespanCycles) / x.MedianMakespanCycles
+	}
+	if stage.Over && 2*stage.OverPct >= slowPct {
+		return stageCause
 	}
 	if k.Totals != nil && len(waitPct) > 0 {
-		if med := medianOf(waitPct); k.Totals.WaitPct > med+5 {
+		medCycles := medianOf(waitCycles)
+		moreWait := medCycles > 0 && slowPct > 0 && 2*100*(float64(k.Totals.WaitCycles)-medCycles)/medCycles >= slowPct
+		if med := medianOf(waitPct); k.Totals.WaitPct > med+5 || moreWait {
 			what := "its critical path (with --plan) shows the chain"
 			if p := k.CriticalPath; p != nil && len(paths) > 0 {
 				what = fmt.Sprintf("its critical path is %s µs, the median %s's %s µs", f2(p.TotalUs), singular(x), f2(medianOf(paths)))
 			}
-			return SlowCause{CauseWaits, fmt.Sprintf("no stage over its median, but it waits %s%% of its span (the median %s: %s%%): a dependency chain holds it up; %s",
-				f1(k.Totals.WaitPct), singular(x), f1(med), what), "critical-path"}
+			return SlowCause{CauseWaits, fmt.Sprintf("its cores wait %s cycles in all, %s%% of its span (the median %s: %s cycles, %s%%): a dependency chain holds it up; %s",
+				GroupDigits(fmt.Sprint(k.Totals.WaitCycles)), f1(k.Totals.WaitPct), singular(x), GroupDigits(fmt.Sprint(uint64(medCycles))), f1(med), what), "critical-path"}
 		}
+	}
+	if stage.Over {
+		return stageCause
 	}
 	if k.Dropped > 0 && 2*dropping <= len(ranks) {
 		return SlowCause{CauseDropped, fmt.Sprintf("it dropped %s records (most sections none): its timeline has holes", GroupDigits(fmt.Sprint(k.Dropped))), "summary"}

@@ -23,10 +23,10 @@ func TestCauseCard(t *testing.T) {
 		{"stage", func(k *analyze.Rank) { k.Stages[0].TotalCycles = 1300 }, analyze.CauseStage, "where it is slowest", "", "+300 cycles"},
 		{"cores", func(k *analyze.Rank) { k.Totals.ActiveCores, k.Totals.WaitPct = 42, 93 }, analyze.CauseCoresNotEntered,
 			"why it is slowest: cores not entered", "#cores", "6 of its cores wrote no record (42 active; the median rank: 48), and it waits 93.0% of its span"},
-		{"waits", func(k *analyze.Rank) { k.Totals.WaitPct = 80 }, analyze.CauseWaits, "why it is slowest: waits", "#critical-path",
-			"it waits 80.0% of its span (the median rank: 50.0%): a dependency chain holds it up; its critical path (with --plan) shows the chain"},
+		{"waits", func(k *analyze.Rank) { k.Totals.WaitPct, k.Totals.WaitCycles = 80, 1600 }, analyze.CauseWaits, "why it is slowest: waits", "#critical-path",
+			"its cores wait 1600 cycles in all, 80.0% of its span (the median rank: 1000 cycles, 50.0%): a dependency chain holds it up; its critical path (with --plan) shows the chain"},
 		{"waits on a path", func(k *analyze.Rank) {
-			k.Totals.WaitPct = 80
+			k.Totals.WaitPct, k.Totals.WaitCycles = 80, 1600
 			k.CriticalPath.TotalUs = 40
 		}, analyze.CauseWaits, "why it is slowest: waits", "#critical-path", "its critical path is 40.00 µs, the median rank's 20.00 µs"},
 		{"dropped", func(k *analyze.Rank) { k.Dropped = 10 }, analyze.CauseDropped, "why it is slowest: dropped records", "#summary", "it dropped 10 records"},
@@ -35,7 +35,7 @@ func TestCauseCard(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := clusterInput(5, func(int) *validate.Result { return nil }, nil)
 			for _, k := range in.Report.Ranks {
-				k.Totals = &analyze.Totals{ActiveCores: 48, WaitPct: 50}
+				k.Totals = &analyze.Totals{ActiveCores: 48, WaitPct: 50, WaitCycles: 1000}
 				k.Stages = []analyze.Stat{{Name: "GateUp", Count: 1, TotalCycles: 1000}}
 				if tc.name == "waits on a path" {
 					k.CriticalPath = &analyze.Path{TotalUs: 20}
