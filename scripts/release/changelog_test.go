@@ -74,7 +74,7 @@ func TestChangelogPlanted(t *testing.T) {
 		{"a line that is not the schema's", unreleased("- " + refingered.String() + ": a new task type."), version, raised, false, "the newest ABI line (under [Unreleased]) says " + refingered.String()},
 		{"the line, released", releaseOf(unreleased("- " + raised.String() + ": a new field.")), next, raised, true, ""},
 		{"released with entries under Unreleased", unreleased("- Something."), version, current, true, "Unreleased still has entries at the release of " + version},
-		{"release naming no ABI", releaseOf(text), next, current, false, "release " + next + " names no ABI"},
+		{"release naming no ABI", releaseOf(released), next, current, false, "release " + next + " names no ABI"},
 		{"no Unreleased", strings.Replace(text, "## [Unreleased]\n", "", 1), version, current, false, "the first version's heading is not ## [Unreleased]"},
 		{"no date", strings.Replace(text, top+" - ", top+" ", 1), version, current, false, "is not a version's heading"},
 		{"a bad date", strings.Replace(text, top+" - ", top+" - 2026-13-", 1), version, current, false, "has no date YYYY-MM-DD"},
