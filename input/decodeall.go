@@ -17,32 +17,36 @@ import (
 	"github.com/megakernel/cycleabi/jsontrace"
 )
 
-// decodeAll opens and checks every capture (the first pass), at most
-// GOMAXPROCS at once. Errors are reported in argument order, each after
-// where[i] when where is given (the manifest line that lists the capture);
-// the exit status is 1 when every failure is an invalid capture, else 2.
-// The captures' files are parked (capture.OpenParked): a run over
-// thousands of captures holds a few open at a time. With dropSlots, each
-// of several captures keeps only the fixed part of its summary
-// (decode.Decoded.DropSlots) until it is walked.
-func decodeAll(paths []string, req capture.Request, where []string, dropSlots bool) ([]*decode.Decoded, error) {
-	decoded := make([]*decode.Decoded, len(paths))
-	errs := make([]error, len(paths))
+// decodeAll opens and checks every source's capture file (the first
+// pass), at most GOMAXPROCS at once, setting each one's Decoded. Errors
+// are reported in argument order, each after where[i] when where is given
+// (the manifest line that lists the capture); the exit status is 1 when
+// every failure is an invalid capture, else 2. The captures' files are
+// parked (capture.OpenParked): a run over thousands of captures holds a
+// few open at a time. With dropSlots, each of several captures keeps only
+// the fixed part of its summary (decode.Decoded.DropSlots) until it is
+// walked.
+func decodeAll(srcs []*Source, req capture.Request, where []string, dropSlots bool) error {
+	errs := make([]error, len(srcs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+	for range min(runtime.GOMAXPROCS(0), len(srcs)) {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
+				if i >= len(srcs) {
 					return
 				}
-				c, err := capture.OpenParked(paths[i], req.Partial)
+				c, err := capture.OpenParked(srcs[i].Path, req.Partial)
 				if err == nil {
-					if decoded[i], err = decode.Decode(c, req); err != nil {
+					var d *decode.Decoded
+					if d, err = decode.Decode(c, req); err != nil {
 						c.Close()
-					} else if dropSlots && len(paths) > 1 {
-						decoded[i].DropSlots()
+					} else {
+						srcs[i].Decoded = d
+						if dropSlots && len(srcs) > 1 {
+							d.DropSlots()
+						}
 					}
 				}
 				if err != nil && where != nil {
@@ -66,13 +70,13 @@ func decodeAll(paths []string, req capture.Request, where []string, dropSlots bo
 		}
 	}
 	if len(failed) == 0 {
-		return decoded, nil
+		return nil
 	}
 	err := errors.Join(failed...)
 	if allInvalid {
-		return decoded, invalid(err)
+		return invalid(err)
 	}
-	return decoded, usage(err)
+	return usage(err)
 }
 
 // rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
@@ -88,47 +92,96 @@ const MaxRank = math.MaxInt32
 // CaptureRanks returns the rank of each capture: --rank in order, else the
 // number in each file name, else 0 for a single capture.
 func CaptureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
-	ranks, _, err := captureRanks(paths, flagRanks)
-	return ranks, err
+	srcs, err := captureSources(paths, flagRanks)
+	if err != nil {
+		return nil, err
+	}
+	ranks := make([]uint32, len(srcs))
+	for i, s := range srcs {
+		ranks[i] = s.Rank
+	}
+	return ranks, nil
 }
 
-// captureRanks is CaptureRanks, with where each rank came from (FromFlag,
-// FromFileName, FromDefault).
-func captureRanks(paths []string, flagRanks []uint) ([]uint32, []From, error) {
-	ranks, from := make([]uint32, len(paths)), make([]From, len(paths))
-	if len(flagRanks) > 0 {
-		if len(flagRanks) != len(paths) {
-			return nil, nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+// captureSources are the sources of the capture files paths (one per
+// rank), each with its rank (Rank; flagRanks is --rank) and none decoded
+// yet; two of one rank are an error.
+func captureSources(paths []string, flagRanks []uint) ([]*Source, error) {
+	if len(flagRanks) > 0 && len(flagRanks) != len(paths) {
+		return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), len(paths))
+	}
+	srcs := make([]*Source, len(paths))
+	for i, path := range paths {
+		s := &Source{Path: path}
+		var err error
+		if s.Rank, s.RankFrom, err = Rank(flagAt(flagRanks, i), nil, "", path, len(paths) == 1); err != nil {
+			return nil, err
 		}
-		for i, r := range flagRanks {
-			if r > MaxRank {
-				return nil, nil, fmt.Errorf("--rank %d exceeds %d", r, MaxRank)
-			}
-			ranks[i], from[i] = uint32(r), FromFlag
-		}
-	} else {
-		for i, path := range paths {
-			r, ok, err := RankFromName(path)
-			switch {
-			case err != nil:
-				return nil, nil, err
-			case ok:
-				ranks[i], from[i] = r, FromFileName
-			case len(paths) == 1:
-				ranks[i], from[i] = 0, FromDefault
-			default:
-				return nil, nil, fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
-			}
+		srcs[i] = s
+	}
+	seen := rankSet{}
+	for i, s := range srcs {
+		if j, dup := seen.add(rankKey{rank: s.Rank, inv: -1}, i); dup {
+			return nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", paths[j], paths[i], s.Rank)
 		}
 	}
-	seen := map[uint32]string{}
-	for i, r := range ranks {
-		if prev, dup := seen[r]; dup {
-			return nil, nil, fmt.Errorf("%s and %s both have rank %d (launches of one rank are invocations of a window: give --step or --direction once per capture, or --invocation-manifest)", prev, paths[i], r)
-		}
-		seen[r] = paths[i]
+	return srcs, nil
+}
+
+// flagAt is the i-th value of a repeated flag, nil when it was not given.
+func flagAt(values []uint, i int) *uint {
+	if len(values) == 0 {
+		return nil
 	}
-	return ranks, from, nil
+	return &values[i]
+}
+
+// Rank decides a capture's rank, and where it came from: --rank (flag;
+// nil when not given) over the rank the data states (stated, nil for
+// none: a manifest's rank, statedFrom FromManifest, or a trace's,
+// FromTrace) over the number in its file name (path; FromFileName) over 0
+// (FromDefault) when orZero (a single capture, or a window's); a capture
+// whose rank nothing states is otherwise an error, as is a rank too large
+// to be a trace pid.
+func Rank(flag *uint, stated *uint32, statedFrom From, path string, orZero bool) (uint32, From, error) {
+	switch {
+	case flag != nil:
+		if *flag > MaxRank {
+			return 0, "", fmt.Errorf("--rank %d exceeds %d", *flag, MaxRank)
+		}
+		return uint32(*flag), FromFlag, nil
+	case stated != nil:
+		return *stated, statedFrom, nil
+	}
+	r, ok, err := RankFromName(path)
+	switch {
+	case err != nil:
+		return 0, "", err
+	case ok:
+		return r, FromFileName, nil
+	case orZero:
+		return 0, FromDefault, nil
+	}
+	return 0, "", fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
+}
+
+// rankKey is a source's rank and invocation id (-1 for none); rankSet
+// the keys seen so far, each with the index of the first source of it:
+// the one check that no two sources are one rank (and invocation).
+type rankKey struct {
+	rank uint32
+	inv  int64
+}
+
+type rankSet map[rankKey]int
+
+// add records source i's key k, or returns the earlier source j of k.
+func (s rankSet) add(k rankKey, i int) (j int, dup bool) {
+	if j, dup := s[k]; dup {
+		return j, true
+	}
+	s[k] = i
+	return 0, false
 }
 
 // RankFromName returns the rank a capture's file name carries, if any; a

@@ -316,28 +316,3 @@ func (f *FamilyOptions) TraceFamily(src *jsontrace.Source, strict bool) (abi.Fam
 	}
 	return abi.FamilyNone, dec.Warning(src.Name)
 }
-
-// FamilyStated is what a trace decode writes of source i's kernel family
-// (its megaKernelCycleTrace kernelFamily and kernelFamilyFrom): the
-// family's name ("none" for the schema's own tables) and what chose it,
-// in words. A trace read back is read under it (Choose).
-func (l *Loaded) FamilyStated(i int) (name, from string) {
-	name = FamilyNone
-	if f := l.Families[i]; f != abi.FamilyNone {
-		name = f.String()
-	}
-	switch l.FamilyFrom[i] {
-	case FromFlag:
-		from = "--kernel-family"
-	case FromTrace:
-		from = l.ownFamilyFrom[i]
-		if from == "" {
-			from = "the trace's kernelFamily"
-		}
-	case FromDefault:
-		from = "nothing chose one: the schema's own tables"
-	default:
-		from = l.FamilyEvidence[i]
-	}
-	return name, from
-}

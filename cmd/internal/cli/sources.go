@@ -51,14 +51,11 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 
 // PrintNotes writes what each trace could not carry to cmd's standard
 // error, once per note and trace.
-func PrintNotes(cmd *cobra.Command, s *input.Sources) {
+func PrintNotes(cmd *cobra.Command, srcs []*input.Source) {
 	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
-	for i, t := range s.Traces {
-		if t == nil {
-			continue
-		}
-		for _, n := range t.Notes {
-			fmt.Fprintf(w, "%s: note: %s: %s\n", prog, s.Name(i), n)
+	for _, s := range srcs {
+		for _, n := range s.Notes() {
+			fmt.Fprintf(w, "%s: note: %s: %s\n", prog, s.Name(), n)
 		}
 	}
 }
@@ -68,12 +65,12 @@ func PrintNotes(cmd *cobra.Command, s *input.Sources) {
 // far outside its launch (an earlier launch's slots), to cmd's standard error,
 // once per warning and trace, and returns how many it wrote (--strict
 // fails on any).
-func PrintWarnings(cmd *cobra.Command, s *input.Sources) int {
+func PrintWarnings(cmd *cobra.Command, srcs []*input.Source) int {
 	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
 	n := 0
-	for i := range s.Traces {
-		for _, m := range s.Warnings(i) {
-			fmt.Fprintf(w, "%s: warning: %s: %s\n", prog, s.Name(i), m)
+	for _, s := range srcs {
+		for _, m := range s.Warnings() {
+			fmt.Fprintf(w, "%s: warning: %s: %s\n", prog, s.Name(), m)
 			n++
 		}
 	}
