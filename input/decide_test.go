@@ -1,7 +1,6 @@
 package input
 
 import (
-	"io"
 	"strings"
 	"testing"
 
@@ -163,7 +162,7 @@ func TestChoosePrecedence(t *testing.T) {
 		{"data's kernel name over inferred", FamilyOptions{KernelName: "MegaKernel"}, "MegaMoe", "", abi.FamilyMegaMoe, FromKernelName},
 		{"none", FamilyOptions{KernelName: "MegaKernel"}, "", "", abi.FamilyNone, FromDefault},
 	} {
-		got, err := tc.f.Choose(io.Discard, "x", tc.own, tc.ownFamily, "", d, nil)
+		got, err := tc.f.Choose(new([]Finding), "x", tc.own, tc.ownFamily, "", d, nil)
 		if err != nil || got.Family != tc.want || got.From != tc.from {
 			t.Errorf("%s: got %v, %q, %v; want %v, %q", tc.name, got.Family, got.From, err, tc.want, tc.from)
 		}

@@ -2,7 +2,6 @@ package input
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
@@ -34,14 +33,14 @@ type FamilyOptions struct {
 	Warned int
 }
 
-// say writes a note or warning once per run for its key.
-func (f *FamilyOptions) say(w io.Writer, key, line string) {
+// say adds a note or warning to found once per run for its key.
+func (f *FamilyOptions) say(found *[]Finding, key string, line Finding) {
 	if f.said == nil {
 		f.said = map[string]bool{}
 	}
 	if !f.said[key] {
 		f.said[key] = true
-		fmt.Fprintln(w, line)
+		*found = append(*found, line)
 	}
 }
 
@@ -128,15 +127,15 @@ type Choice struct {
 // the kernel name (KernelFor) when a family's; else package kernelfamily
 // infers it from the records and the names a trace gives them. What it
 // was inferred from, a --kernel-name that overrides the data's or chooses
-// no family, and data that needs a family it cannot pick are said on w
-// (validate --strict refuses the last: Unnamed).
+// no family, and data that needs a family it cannot pick are added to
+// found (validate --strict refuses the last: Unnamed).
 //
 // A trace decode wrote states the family it was read under (ownFamily,
 // "" for none stated, and what chose it, ownFrom): with no flag naming a
 // family or a kernel name, the trace is read under it (FromTrace), held
 // to its ids as a flag's family is, so that the trace read back gives the
 // analysis its capture gave.
-func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
+func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
 	c := Choice{Family: fam, From: FromFlag}
 	if err != nil {
@@ -147,10 +146,10 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
 		// Once per run for each name it replaces, as the other notes: a
 		// trace of 1,024 ranks said it 1,024 times.
-		f.say(w, "applied over "+own, fmt.Sprintf("note: %s: --kernel-name %q applied over the data's kernel name %q", what, kernel, own))
+		f.say(found, "applied over "+own, note("%s: --kernel-name %q applied over the data's kernel name %q", what, kernel, own))
 	}
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
-		f.say(w, "kernel-name", fmt.Sprintf("note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
+		f.say(found, "kernel-name", note("--kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
 	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
@@ -165,7 +164,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 			stated, useStated = g, true
 		} else {
 			f.Warned++
-			f.say(w, "family "+ownFamily, fmt.Sprintf("warning: %s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
+			f.say(found, "family "+ownFamily, warning("%s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
 		}
 	}
 	if useStated {
@@ -180,7 +179,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 		}
 		if msg := kernelfamily.Given(fam, "trace's kernelFamily", ev).Warning(what); msg != "" {
 			f.Warned++
-			f.say(w, msg, "warning: "+msg)
+			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
 			// As under the flag: no stage to name a task by.
@@ -196,7 +195,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 		}
 		if msg := kernelfamily.Given(fam, "flag --kernel-family", ev).Warning(what); msg != "" {
 			f.Warned++
-			f.say(w, msg, "warning: "+msg)
+			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
 			// No stage to name a task by.
@@ -210,11 +209,11 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 		}
 		dec := kernelfamily.Infer(ev)
 		if msg := dec.Note(what); msg != "" {
-			f.say(w, dec.Note(""), "note: "+msg)
+			f.say(found, dec.Note(""), note("%s", msg))
 		}
 		if msg := dec.Warning(what); msg != "" {
 			f.Warned++
-			f.say(w, dec.Warning(""), "warning: "+msg)
+			f.say(found, dec.Warning(""), warning("%s", msg))
 		}
 		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From
 	}

@@ -2,7 +2,6 @@ package input
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -74,11 +73,6 @@ type Options struct {
 	// Family is the --kernel-name and --kernel-family options (nil for
 	// neither).
 	Family *FamilyOptions
-	// Warn is where the notes and warnings of loading go (a family
-	// inferred, a --kernel-name applied over the data's), a line each
-	// beginning "note: " or "warning: ": the command's standard error,
-	// which puts the running program's name before each line.
-	Warn io.Writer
 	// DeviceIDs is --device-id (nil when not given); OwnerLabel and
 	// DetailedNames are --owner-label and --detailed-names (their
 	// defaults when not given), OwnerLabelGiven and DetailedNamesGiven
@@ -99,6 +93,11 @@ type Options struct {
 // where each came from.
 type Loaded struct {
 	Sources []*Source
+	// Findings are the notes and warnings loading drew, in the order
+	// drawn, each said once per run (FamilyOptions keeps what it said):
+	// the command writes them, whatever the error. Each source's own are
+	// its Notes and Warnings.
+	Findings []Finding
 	// ScheduleFrom is FromFlag when --plan gave a schedule, "" when none
 	// did.
 	ScheduleFrom From
@@ -192,9 +191,6 @@ func layoutFrom(s *Source) From {
 // (Usage, Invalid).
 func Load(o Options) (*Loaded, error) {
 	l := &Loaded{}
-	if o.Warn == nil {
-		o.Warn = io.Discard
-	}
 	if o.Family == nil {
 		o.Family = &FamilyOptions{}
 	}
@@ -246,7 +242,7 @@ func Load(o Options) (*Loaded, error) {
 		if t := s.Trace; t != nil {
 			ownFamily, s.ownFamilyFrom = t.KernelFamily, t.KernelFamilyFrom
 		}
-		c, err := o.Family.Choose(o.Warn, s.Name(), s.OwnKernel, ownFamily, s.ownFamilyFrom, s.Decoded, names)
+		c, err := o.Family.Choose(&l.Findings, s.Name(), s.OwnKernel, ownFamily, s.ownFamilyFrom, s.Decoded, names)
 		if err != nil {
 			return l, classify(err)
 		}

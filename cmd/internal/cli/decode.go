@@ -176,9 +176,10 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		NamesFile: f.namesFile, Family: f.family.Options(),
 		DeviceIDs: f.deviceIDs, OwnerLabel: f.ownerLabel, OwnerLabelGiven: fs.Changed("owner-label"),
 		DetailedNames: f.detailedNames, DetailedNamesGiven: fs.Changed("detailed-names"),
-		DropSlots: format == formatJSON, Warn: Stderr(cmd),
+		DropSlots: format == formatJSON,
 	})
 	defer l.Close()
+	warned := PrintInputs(cmd, l, err, true)
 	if err != nil {
 		var p *capture.Problem
 		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated {
@@ -187,8 +188,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return err
 	}
 	inputs, records := renderInputs(l.Sources, f, flowMode)
-	PrintNotes(cmd, l.Sources)
-	warned := PrintWarnings(cmd, l.Sources) + f.family.Warned
+	warned += f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {

@@ -42,7 +42,7 @@ type AnalyzeInputs struct {
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
 	// Warned counts the warnings RunEach's inputs drew: a trace's
-	// (PrintWarnings) and the kernel family's (input.FamilyOptions.Warned).
+	// (PrintInputs) and the kernel family's (input.FamilyOptions.Warned).
 	Warned int
 }
 
@@ -99,14 +99,14 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	}
 	in.Req = req
 	o := in.Options(fs, paths, invs, req)
-	o.Warn = Stderr(cmd)
 	l, err := input.Load(o)
 	defer l.Close()
+	warned := PrintInputs(cmd, l, err, false)
 	if err != nil {
 		return nil, err
 	}
 	in.Sources = l.Sources
-	in.Warned = PrintWarnings(cmd, l.Sources) + in.Family.Warned
+	in.Warned = warned + in.Family.Warned
 	results := make([]*analyze.Rank, len(l.Sources))
 	for i, s := range l.Sources {
 		d, f, soc := s.Decoded, s.FrequencyMHz, s.SoC
