@@ -3,18 +3,12 @@ package input
 import (
 	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/jsontrace"
 )
 
 // decodeAll opens and checks every source's capture file (the first
@@ -79,16 +73,6 @@ func decodeAll(srcs []*Source, req capture.Request, where []string, dropSlots bo
 	return usage(err)
 }
 
-// rankInName finds a rank in a file name: "rank3", "rank_3", "rank-3", or
-// "r3" standing alone ("capture_r3.npy", "r3.bin").
-var rankInName = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)rank[_-]?([0-9]+)`),
-	regexp.MustCompile(`(?i)(?:^|[^a-z0-9])r([0-9]+)(?:[^a-z0-9]|$)`),
-}
-
-// MaxRank keeps pids within what trace viewers read as an int32.
-const MaxRank = math.MaxInt32
-
 // CaptureRanks returns the rank of each capture: --rank in order, else the
 // number in each file name, else 0 for a single capture.
 func CaptureRanks(paths []string, flagRanks []uint) ([]uint32, error) {
@@ -136,35 +120,6 @@ func flagAt(values []uint, i int) *uint {
 	return &values[i]
 }
 
-// Rank decides a capture's rank, and where it came from: --rank (flag;
-// nil when not given) over the rank the data states (stated, nil for
-// none: a manifest's rank, statedFrom FromManifest, or a trace's,
-// FromTrace) over the number in its file name (path; FromFileName) over 0
-// (FromDefault) when orZero (a single capture, or a window's); a capture
-// whose rank nothing states is otherwise an error, as is a rank too large
-// to be a trace pid.
-func Rank(flag *uint, stated *uint32, statedFrom From, path string, orZero bool) (uint32, From, error) {
-	switch {
-	case flag != nil:
-		if *flag > MaxRank {
-			return 0, "", fmt.Errorf("--rank %d exceeds %d", *flag, MaxRank)
-		}
-		return uint32(*flag), FromFlag, nil
-	case stated != nil:
-		return *stated, statedFrom, nil
-	}
-	r, ok, err := RankFromName(path)
-	switch {
-	case err != nil:
-		return 0, "", err
-	case ok:
-		return r, FromFileName, nil
-	case orZero:
-		return 0, FromDefault, nil
-	}
-	return 0, "", fmt.Errorf("cannot tell the rank of %s: give --rank once per capture in order, or name the files like rank3.bin or capture_r3.npy", path)
-}
-
 // rankKey is a source's rank and invocation id (-1 for none); rankSet
 // the keys seen so far, each with the index of the first source of it:
 // the one check that no two sources are one rank (and invocation).
@@ -182,42 +137,4 @@ func (s rankSet) add(k rankKey, i int) (j int, dup bool) {
 	}
 	s[k] = i
 	return 0, false
-}
-
-// RankFromName returns the rank a capture's file name carries, if any; a
-// rank too large to be a trace pid is an error, never rank 0.
-func RankFromName(path string) (uint32, bool, error) {
-	base := filepath.Base(path)
-	for _, re := range rankInName {
-		if m := re.FindStringSubmatch(base); m != nil {
-			r, err := strconv.ParseUint(m[1], 10, 64)
-			if err != nil || r > MaxRank {
-				return 0, false, fmt.Errorf("%s: rank %s in the file name exceeds %d; give --rank once per capture in order", path, m[1], MaxRank)
-			}
-			return uint32(r), true, nil
-		}
-	}
-	return 0, false, nil
-}
-
-// Frequency resolves the system-counter Frequency and the SoC name the
-// trace records: --freq-mhz when given (then the SoC is "unknown" unless
-// --soc names it), else the Frequency of --soc.
-func Frequency(soc string, socGiven bool, mhz float64, mhzGiven bool) (float64, string, error) {
-	if mhzGiven {
-		// The range a trace's cycleFrequencyMHz is held to: 1e-300 made
-		// a 300-digit µs figure in analyze and report.
-		if err := jsontrace.CheckFrequency("--freq-mhz", mhz); err != nil {
-			return 0, "", err
-		}
-		if !socGiven {
-			soc = "unknown"
-		}
-		return mhz, soc, nil
-	}
-	mhz, err := abi.SystemCounterMHz(soc)
-	if err != nil {
-		return 0, "", fmt.Errorf("--soc: %w (or give --freq-mhz)", err)
-	}
-	return mhz, soc, nil
 }

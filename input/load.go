@@ -2,12 +2,9 @@ package input
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/gen/go/abi"
-	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/plan"
 )
 
@@ -122,66 +119,6 @@ func (l *Loaded) Window() bool {
 	return len(l.Sources) > 0 && l.Sources[0].Invocation != nil
 }
 
-// flagFrequency is the frequency and SoC the flags resolved to (--soc's
-// default when neither --soc nor --freq-mhz was given).
-type flagFrequency struct {
-	mhz   float64
-	soc   string
-	given bool
-}
-
-// sourceFrequency decides the system-counter frequency and SoC name of a
-// source whose trace is t (nil for a capture file), and where they came
-// from: --soc or --freq-mhz when given (FromFlag), else the trace's own
-// (FromTrace where it states one, FromEvents where its events imply it;
-// a trace naming no SoC keeps the flags'), else --soc's default (FromSoC).
-func sourceFrequency(t *jsontrace.Source, f flagFrequency) (float64, string, From) {
-	switch {
-	case f.given:
-		return f.mhz, f.soc, FromFlag
-	case t == nil || t.FrequencyMHz == 0:
-		return f.mhz, f.soc, FromSoC
-	}
-	soc, from := f.soc, FromTrace
-	if t.SoCName != "" {
-		soc = t.SoCName
-	}
-	if t.FromEvents {
-		from = FromEvents
-	}
-	return t.FrequencyMHz, soc, from
-}
-
-// namesOf decides the names a source whose trace is t (nil for a capture
-// file) is named with, before its family adds its own: the names file's
-// (file, nil for none; FromFlag), else the trace's (FromTrace), else
-// none (FromDefault: the schema's).
-func namesOf(file *kernelnames.Names, t *jsontrace.Source) (*kernelnames.Names, From) {
-	switch {
-	case file != nil:
-		return file, FromFlag
-	case t != nil && t.Names != nil:
-		return t.Names, FromTrace
-	}
-	return nil, FromDefault
-}
-
-// layoutFrom decides where a source's layout came from: the trace that
-// states it, else capture.Resolved's Source (the flags, the plan, or the
-// capture's headers).
-func layoutFrom(s *Source) From {
-	if s.Trace != nil {
-		return FromTrace
-	}
-	switch s.Decoded.Layout.Source {
-	case capture.FromHost:
-		return FromFlag
-	case capture.FromPlan:
-		return FromPlan
-	}
-	return FromHeaders
-}
-
 // Load reads a command's inputs under o: the frequency the flags give,
 // the names file, every source (loadSources), then each source's
 // frequency (sourceFrequency), kernel name and family
@@ -267,49 +204,4 @@ func Load(o Options) (*Loaded, error) {
 		}
 	}
 	return l, nil
-}
-
-// deviceID decides a source's device id: --device-id (flag; nil when not
-// given) over its trace's (t, nil for a capture file) over its rank
-// (FromDefault).
-func deviceID(flag *uint, t *jsontrace.Source, rank uint32) (uint32, From, error) {
-	switch {
-	case flag != nil:
-		if *flag > math.MaxUint32 {
-			return 0, "", fmt.Errorf("--device-id %d exceeds %d", *flag, uint32(math.MaxUint32))
-		}
-		return uint32(*flag), FromFlag, nil
-	case t != nil:
-		return t.DeviceID, FromTrace, nil
-	}
-	return rank, FromDefault, nil
-}
-
-// ownerLabel decides the label before an owner id in a source's detailed
-// names: --owner-label when given, else its trace's (t, nil for a capture
-// file) when it states one, else its kernel family's (fam) when it has
-// one (Expert for MegaMoe), else --owner-label's default.
-func ownerLabel(o Options, t *jsontrace.Source, fam abi.Family) (string, From) {
-	switch {
-	case o.OwnerLabelGiven:
-		return o.OwnerLabel, FromFlag
-	case t != nil && t.OwnerLabel != "":
-		return t.OwnerLabel, FromTrace
-	case fam.OwnerLabel() != "":
-		return fam.OwnerLabel(), FromFamily
-	}
-	return o.OwnerLabel, FromDefault
-}
-
-// detailedNames decides whether a source's events are named with owner
-// and task number: --detailed-names when given, else what its trace (t,
-// nil for a capture file) states, else --detailed-names's default.
-func detailedNames(o Options, t *jsontrace.Source) (bool, From) {
-	switch {
-	case o.DetailedNamesGiven:
-		return o.DetailedNames, FromFlag
-	case t != nil:
-		return t.DetailedNames, FromTrace
-	}
-	return o.DetailedNames, FromDefault
 }
