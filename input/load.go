@@ -114,11 +114,6 @@ func (l *Loaded) Close() {
 	}
 }
 
-// Window says the sources are the invocations of a window.
-func (l *Loaded) Window() bool {
-	return len(l.Sources) > 0 && l.Sources[0].Invocation != nil
-}
-
 // Load reads a command's inputs under o: the frequency the flags give,
 // the names file, every source (loadSources), then each source's
 // frequency (sourceFrequency), kernel name and family
