@@ -4,7 +4,7 @@ FUZZTIME  ?= 30s
 # CI's fuzz budget per target; keeps the whole CI under 15 minutes.
 CI_FUZZTIME ?= 10s
 
-.PHONY: all build wheel wheels release test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test checks test-race test-long drill-browser drill-wheel drill-gpu-script drill-recipes drill-sizes drill-scale vet fmt-check go-test cpp-test bench gpu-check fuzz ci clean
+.PHONY: all build wheel wheels release test-arm64 demo examples docs check-docs generate check-generated check-abi abi-drill test checks test-race test-long drill-browser drill-wheel drill-gpu-script drill-recipes drill-sizes drill-scale vet fmt-check go-test cpp-test bench gpu-check gpu-check-bin fuzz ci clean
 
 all: test
 
@@ -182,6 +182,10 @@ bench:
 ## gpu-check: on a machine with an NVIDIA GPU and nvcc, the recorder on real silicon: examples/cuda in every publish mode, the whole chain, ns per Record, the slowdown and the live reader (docs/cuda.md); says so and checks nothing without nvcc
 gpu-check:
 	./scripts/gpu-check.sh
+
+## gpu-check-bin: build/gpu/, the static programs gpu-check runs (cycleabi, tasktable), for a GPU machine without Go (GPU_CHECK_BIN=build/gpu make gpu-check there)
+gpu-check-bin:
+	CGO_ENABLED=0 $(GO) build -o build/gpu/ ./cmd/cycleabi ./examples/cuda/tasktable
 
 ## fuzz: run every Fuzz target in turn for FUZZTIME each
 fuzz:

@@ -52,6 +52,10 @@ type Options struct {
 	// analysis: set for a capture read back from a JSON trace (package
 	// jsontrace), which holds no idle cores nor per-core dropped counts.
 	Notes []string
+	// TraceCores says the input holds only the cores with records (a JSON
+	// trace, package jsontrace): a core without one may have entered the
+	// kernel, which a stopped kernel's diagnosis then says.
+	TraceCores bool
 	// Warnings say what of the input was not taken as it stands, reported
 	// with the analysis: a JSON trace's names cut to the cap on a name,
 	// the ranks, invocations and cores its metadata describes that have
@@ -139,6 +143,9 @@ type Rank struct {
 	// Flows are the dependency arrows decode --plan draws (releasing
 	// mode); nil without a schedule.
 	Flows *Flows `json:"flows"`
+	// Diagnosis says why the kernel stopped before its work was done;
+	// absent for a capture whose kernel finished.
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 	// Notes say what the input could not carry (a JSON trace: cores
 	// that wrote nothing, per-core dropped counts, ...); absent for a
 	// capture.
@@ -250,6 +257,9 @@ type CrossRank struct {
 	// type across ranks, the largest max first.
 	Stages    []Spread `json:"stages"`
 	TaskTypes []Spread `json:"task_types"`
+	// Stopped are the sections whose kernel stopped before its work was
+	// done, the first to stop first; absent when none did.
+	Stopped []StoppedSection `json:"stopped,omitempty"`
 }
 
 // RankMakespan is one rank's makespan.
@@ -348,6 +358,7 @@ func AnalyzeWalk(d *decode.Decoded, o Options, walk func(yield func(decode.Recor
 	}
 	first := make([]bool, len(accs))
 	var fl Flows
+	hang := newHangWalk(d, o)
 	err := walk(func(r decode.Record) bool {
 		acc := &accs[r.Active]
 		c := &acc.core
@@ -371,7 +382,9 @@ func AnalyzeWalk(d *decode.Decoded, o Options, walk func(yield func(decode.Recor
 		if !a.hasLast || r.EndCycle > a.last.EndCycle {
 			a.last, a.hasLast = r.Ref(), true
 		}
-		switch a.names.kind(r.DescID) {
+		kind := a.names.kind(r.DescID)
+		hang.record(&r, kind)
+		switch kind {
 		case KindCompute:
 			c.ComputeCycles = satAdd(c.ComputeCycles, dur)
 			fast.compute(&r.ProfileRecord, dur)
@@ -416,6 +429,7 @@ func AnalyzeWalk(d *decode.Decoded, o Options, walk func(yield func(decode.Recor
 	res.Stages = statsOf(&a.stages, func(k string) string { return k })
 	res.Owners = statsOf(&a.owners, func(k uint32) string { return strconv.FormatUint(uint64(k), 10) })
 	res.Waits = statsOf(&a.waits, func(k string) string { return k })
+	res.Diagnosis = a.diagnose(d, hang, res)
 	if o.Deps != nil {
 		res.Flows = &fl
 		if a.hasLast {

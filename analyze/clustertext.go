@@ -112,6 +112,9 @@ func (c *Cluster) writeText(tw *textWriter, x *CrossRank, top int) {
 			tw.printf("where it is slowest: stage %s, +%s cycles (+%s%%) over its median across %s\n",
 				s.Name, GroupDigits(strconv.FormatUint(uint64(s.OverCycles), 10)), f1(s.OverPct), c.Noun)
 		}
+		if cs := c.Cause; cs.Kind != CauseStage && cs.Kind != CauseNone {
+			tw.printf("why: %s\n", cs.Text)
+		}
 	}
 	if x != nil {
 		tw.printf("spread: %d cycles (%s%%) from the fastest to the slowest", x.SpreadCycles, f1(x.SpreadPct))
@@ -120,7 +123,7 @@ func (c *Cluster) writeText(tw *textWriter, x *CrossRank, top int) {
 		}
 		tw.printf("\n")
 	}
-	for _, s := range []string{c.SlowFinding(), c.DropFinding()} {
+	for _, s := range []string{x.StoppedFinding(), c.SlowFinding(), c.DropFinding()} {
 		if s != "" {
 			tw.printf("%s\n", s)
 		}

@@ -2,6 +2,7 @@ package analyze_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/megakernel/cycleabi/synth"
 )
 
 // moeReport analyzes the shipped example as
@@ -153,6 +155,37 @@ func TestDocWalkthrough(t *testing.T) {
 		}
 		if !bytes.Contains(page, []byte(line)) {
 			t.Errorf("docs/analyze.md's walkthrough lacks the line %q of the output", line)
+		}
+	}
+}
+
+// TestWriteJSONIsMarshalIndent: the report written a rank at a time is
+// the document json.MarshalIndent makes of the whole report: several
+// ranks (a plan's critical path with its segments, a rank without one,
+// a stopped rank's diagnosis), the cross-rank comparison, with inputs and
+// without, none and no ranks.
+func TestWriteJSONIsMarshalIndent(t *testing.T) {
+	withPlan, without := moeReport(t, true), moeReport(t, false)
+	s := moeSchedule(t)
+	stopped := analyzeSim(t, s, run(t, s, synth.Options{Seed: 2, Faults: synth.Faults{StopInTask: []uint32{100}}}), true)
+	three := analyze.NewReport([]*analyze.Rank{withPlan.Ranks[0], without.Ranks[0], stopped})
+	inputs := []analyze.Input{{Flag: "--plan", Value: "moe_layer.yaml"}}
+	withInputs := analyze.NewReport(three.Ranks)
+	withInputs.Inputs = &inputs
+	for name, r := range map[string]*analyze.Report{
+		"one": withPlan, "three": three, "inputs": withInputs,
+		"none": {ABIVersion: 2, ABIFingerprint: "x"}, "empty": {Ranks: []*analyze.Rank{}},
+	} {
+		want, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := r.WriteJSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != string(want)+"\n" {
+			t.Errorf("%s: WriteJSON differs from MarshalIndent:\n%s", name, golden.FirstDiff(got.Bytes(), append(want, '\n')))
 		}
 	}
 }

@@ -48,36 +48,90 @@ func NewReport(ranks []*Rank) *Report {
 		x.SpreadPct = 100 * float64(hi-lo) / float64(lo)
 	}
 	compareRanks(x, ranks)
+	x.Stopped = stoppedSections(ranks)
 	r.CrossRank = x
 	return r
 }
 
-// WriteJSON writes the report as one indented JSON document. The critical
-// paths' segments (up to two per record) are written one at a time, so
-// that the document is never whole in memory.
+// WriteJSON writes the report as one indented JSON document, the bytes
+// json.MarshalIndent(r, "", "  ") would give. It is written a rank at a
+// time, and each critical path's segments (up to two per record) one at a
+// time, so that the document is never whole in memory: at 1,024 ranks it
+// is tens of megabytes.
 func (r *Report) WriteJSON(w io.Writer) error {
-	var segs []Segments
-	for _, k := range r.Ranks {
-		if p := k.CriticalPath; p != nil {
-			segs = append(segs, p.Segments)
-			p.Segments = Segments{}
+	bw := bufio.NewWriter(w)
+	field := func(key string, v any, last bool) error {
+		b, err := json.MarshalIndent(v, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString("  \"" + key + "\": ")
+		bw.Write(b)
+		if !last {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		return nil
+	}
+	bw.WriteString("{\n")
+	if err := field("abi_version", r.ABIVersion, false); err != nil {
+		return err
+	}
+	if err := field("abi_fingerprint", r.ABIFingerprint, false); err != nil {
+		return err
+	}
+	bw.WriteString(`  "ranks": `)
+	switch {
+	case r.Ranks == nil:
+		bw.WriteString("null")
+	case len(r.Ranks) == 0:
+		bw.WriteString("[]")
+	default:
+		bw.WriteString("[\n")
+		for i, k := range r.Ranks {
+			bw.WriteString("    ")
+			if err := writeRank(bw, k, "    "); err != nil {
+				return err
+			}
+			if i < len(r.Ranks)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ]")
+	}
+	bw.WriteString(",\n")
+	if err := field("cross_rank", r.CrossRank, r.Inputs == nil); err != nil {
+		return err
+	}
+	if r.Inputs != nil {
+		if err := field("inputs", r.Inputs, true); err != nil {
+			return err
 		}
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	i := 0
-	for _, k := range r.Ranks {
-		if p := k.CriticalPath; p != nil {
-			p.Segments = segs[i]
-			i++
-		}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// writeRank writes k as json.MarshalIndent would at prefix, its critical
+// path's segments one at a time.
+func writeRank(bw *bufio.Writer, k *Rank, prefix string) error {
+	var segs *Segments
+	var saved Segments
+	if p := k.CriticalPath; p != nil {
+		saved, segs = p.Segments, &saved
+		p.Segments = Segments{}
+	}
+	b, err := json.MarshalIndent(k, prefix, "  ")
+	if segs != nil {
+		k.CriticalPath.Segments = saved
 	}
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(w)
-	// Each path's "segments": null, in rank order, is its segments.
-	marker := []byte(`"segments": null`)
-	for i := range segs {
+	if segs != nil {
+		// The path's "segments": null is its segments.
+		marker := []byte(`"segments": null`)
 		at := bytes.Index(b, marker)
 		if at < 0 {
 			return errors.New("analyze: a critical path's segments are not in its JSON")
@@ -85,13 +139,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		indent := string(b[bytes.LastIndexByte(b[:at], '\n')+1 : at])
 		bw.Write(b[:at+len(marker)-len("null")])
 		b = b[at+len(marker):]
-		if err := writeSegments(bw, &segs[i], indent); err != nil {
+		if err := writeSegments(bw, segs, indent); err != nil {
 			return err
 		}
 	}
 	bw.Write(b)
-	bw.WriteByte('\n')
-	return bw.Flush()
+	return nil
 }
 
 // writeSegments writes segs as json.MarshalIndent would inside an object
@@ -416,11 +469,17 @@ func (r *Report) writeCrossText(tw *textWriter, top int, cut bool) {
 		}
 		t.text(tw)
 		tw.printf("slowest %s, spread %d cycles (%s%%)\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("why: %s\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.text(tw)
 		}
 		tw.printf("%s\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("%s\n", f)
+		}
 	}
 }
 
@@ -437,11 +496,17 @@ func (r *Report) WriteMarkdown(w io.Writer, top int) error {
 		tw.printf("\n")
 		r.crossTable().markdown(tw)
 		tw.printf("\nSlowest %s, spread %d cycles (%s%%).\n", r.slowest(), r.CrossRank.SpreadCycles, f1(r.CrossRank.SpreadPct))
+		if why := r.whySlowest(); why != "" {
+			tw.printf("\nWhy: %s.\n", why)
+		}
 		for _, t := range r.spreadTables(top) {
 			tw.printf("\n")
 			t.markdown(tw)
 		}
 		tw.printf("\n%s.\n", r.slowRanks())
+		if f := r.CrossRank.StoppedFinding(); f != "" {
+			tw.printf("\n%s.\n", f)
+		}
 	}
 	return tw.err
 }
@@ -540,6 +605,7 @@ func (k *Rank) writeSections(tw *textWriter, top int, md bool, why string) {
 		tw.printf("\n")
 	}
 	tw.printf("\n")
+	k.writeDiagnosis(tw, top, md)
 	emit(k.regionsTable())
 	emit(k.topCores(top))
 	emit(k.statTable("Task types (compute records, cycles)", "task_type", k.TaskTypes).top(top))

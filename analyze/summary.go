@@ -34,6 +34,8 @@ type Cluster struct {
 	// Stage is where the slowest section is furthest over the stage's
 	// median across sections.
 	Stage SlowestStage
+	// Cause is why the slowest section is slow (SlowCause).
+	Cause SlowCause
 	// Slow are CrossRank.SlowRanks, the slowest (in µs) first.
 	Slow []Section
 	// Dropping are the sections that dropped records, the most first
@@ -84,6 +86,7 @@ func (r *Report) Cluster() *Cluster {
 			c.SlowestOverPct = 100 * (c.Slowest.MakespanUs/c.MedianMakespanUs - 1)
 		}
 		c.Stage = slowestStage(c.Slowest, x)
+		c.Cause = slowCause(c.Slowest, x, r.Ranks, c.Stage)
 	}
 	c.Slow = slowestFirst(x)
 	for _, k := range r.Ranks {

@@ -197,7 +197,7 @@ svg .axisbreak{stroke:#888;stroke-width:1;fill:#fff}
 </script>
 </body>
 </html>
-{{define "cards"}}<div class="cards">{{range .}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{.Value}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>{{end}}{{define "ranks"}}<section id="ranks">
+{{define "cards"}}<div class="cards">{{range .}}<div class="card{{with .Class}} {{.}}{{end}}"><div class="l">{{.Label}}</div><div class="v">{{if .Href}}<a href="{{.Href}}">{{.Value}}</a>{{else}}{{.Value}}{{end}}</div><div class="s">{{.Sub}}</div></div>{{end}}</div>{{end}}{{define "ranks"}}<section id="ranks">
 <h2>Ranks</h2>
 {{with .CrossRank}}<p>{{.Text}} {{.Slow}}</p>
 {{template "chart" .Columns}}

@@ -122,6 +122,8 @@ type page struct {
 
 type card struct {
 	Label, Value, Sub, Class string
+	// Href, when set, links the card's value to the figure that shows it.
+	Href string
 }
 
 // table is a titled grid; cells with F name the JSON field they show.
@@ -350,6 +352,7 @@ func (p *page) summary(in *Input) {
 	if len(rep.Ranks) == 1 {
 		k := rep.Ranks[0]
 		p.Subtitle = fmt.Sprintf("rank %d · %s · %s records", k.Rank, k.Capture, gu(k.Records))
+		p.stopped(k)
 		p.Cards = append(p.Cards, card{Label: "makespan", Value: fp(k.MakespanUs, 1) + " µs", Sub: gu(k.MakespanCycles) + " cycles at " + fp(k.CycleFrequencyMHz, 0) + " MHz"})
 		for _, region := range []string{"AIC", "AIV"} {
 			if r := k.Regions[region]; r != nil {
@@ -365,7 +368,7 @@ func (p *page) summary(in *Input) {
 		p.Subtitle = fmt.Sprintf("%s ranks · %s records", gu(uint64(len(rep.Ranks))), gu(records))
 		c := rep.Cluster()
 		p.Cards = append(p.Cards, clusterCards(c, rep.CrossRank)...)
-		for _, s := range []string{c.SlowFinding(), c.DropFinding()} {
+		for _, s := range []string{rep.CrossRank.StoppedFinding(), c.SlowFinding(), c.DropFinding()} {
 			if s != "" {
 				p.Findings = append(p.Findings, finding{Text: s, Class: "bad"})
 			}

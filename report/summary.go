@@ -184,7 +184,7 @@ func clusterCards(c *analyze.Cluster, x *analyze.CrossRank) []card {
 	cards := []card{{Label: "slowest rank", Value: name,
 		Sub: fmt.Sprintf("%s µs, %s %% against the median %s µs", fp(slowUs, 1), signed(c.SlowestOverPct, 1), fp(c.MedianMakespanUs, 1))}}
 	if c.Slowest != nil {
-		cards = append(cards, stageCard(c.Stage))
+		cards = append(cards, causeCard(c))
 	}
 	slowSub := "no slow rank"
 	if len(x.SlowRanks) > 0 {
@@ -196,6 +196,23 @@ func clusterCards(c *analyze.Cluster, x *analyze.CrossRank) []card {
 	}
 	return append(cards, sc)
 }
+
+// causeCard says why the slowest rank is slow, with a link to the figure
+// that shows it: the stage card when a stage is the cause or nothing
+// stands out.
+func causeCard(c *analyze.Cluster) card {
+	cs := c.Cause
+	labels := map[string]string{analyze.CauseStopped: "why it is slowest: stopped", analyze.CauseCoresNotEntered: "why it is slowest: cores not entered",
+		analyze.CauseWaits: "why it is slowest: waits", analyze.CauseDropped: "why it is slowest: dropped records"}
+	label, ok := labels[cs.Kind]
+	if !ok {
+		return stageCard(c.Stage)
+	}
+	return card{Label: label, Value: "see " + figureNames[cs.Figure], Sub: clip(cs.Text, 160), Class: "bad", Href: "#" + cs.Figure}
+}
+
+// figureNames are the page's sections a cause points to.
+var figureNames = map[string]string{"summary": "summary", "cores": "cores", "types": "task types", "critical-path": "critical path"}
 
 // stageCard shows the stage in which the slowest rank is furthest over
 // the stage's median across ranks (its busiest stage when it is over in

@@ -15,6 +15,9 @@
 #   live      the buffer in mapped host memory, read by a host thread while
 #             the kernel runs: every published record checked field by
 #             field against the task table
+#   hang      a trigger withheld on purpose: the buffer read from mapped
+#             memory while the kernel is stuck, and analyze --plan names
+#             the withheld trigger as the root of the hang
 #
 # and prints one summary table. Exit status 1 when a check failed. Without
 # nvcc (or a GPU) it says so and exits 0 having checked nothing (it is not
@@ -22,7 +25,11 @@
 #
 #   scripts/gpu-check.sh [OUT_DIR]          (make gpu-check)
 #
-# Environment: CUDA_ARCH (default from nvidia-smi's compute capability,
+# A GPU machine without Go takes the programs built elsewhere: `make
+# gpu-check-bin` writes build/gpu/ (static cycleabi and tasktable), and
+# GPU_CHECK_BIN=build/gpu (carried along with the checkout) runs with those.
+#
+# Environment: GPU_CHECK_BIN (above), CUDA_ARCH (default from nvidia-smi's compute capability,
 # e.g. sm_90 on an H100/H200), NVCC (nvcc), PYTHON (python3), LIVE_LAUNCHES
 # (40: 40 x 2,984 = 119,360 records for the live reader), TIME_RUNS (30).
 set -uo pipefail
@@ -38,7 +45,13 @@ NVCC="${NVCC:-nvcc}"
 PYTHON="${PYTHON:-python3}"
 command -v "$NVCC" >/dev/null 2>&1 || skip "no nvcc on PATH (install the CUDA toolkit, or set NVCC)"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 || skip "nvidia-smi finds no NVIDIA GPU"
-command -v go >/dev/null 2>&1 || skip "no go on PATH (the cycleabi commands are built from this checkout)"
+if [ -n "${GPU_CHECK_BIN:-}" ]; then
+	for p in cycleabi tasktable; do
+		[ -x "$GPU_CHECK_BIN/$p" ] || { echo "gpu-check: GPU_CHECK_BIN=$GPU_CHECK_BIN has no program $p (make gpu-check-bin builds both)"; exit 2; }
+	done
+else
+	command -v go >/dev/null 2>&1 || skip "no go on PATH to build the cycleabi commands (or build them elsewhere with make gpu-check-bin and set GPU_CHECK_BIN)"
+fi
 command -v "$PYTHON" >/dev/null 2>&1 || skip "no $PYTHON on PATH (the checks are Python)"
 
 out="${1:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")}"
@@ -75,9 +88,13 @@ gpu() {
 
 # Build: the cycleabi commands, the task table, and the kernel in each
 # publish mode (in parallel; nvcc takes a while).
-go build -o "$out/bin/" ./cmd/cycleabi || { echo "gpu-check: go build failed"; exit 1; }
+if [ -n "${GPU_CHECK_BIN:-}" ]; then
+	cp "$GPU_CHECK_BIN/cycleabi" "$GPU_CHECK_BIN/tasktable" "$out/bin/" || exit 2
+else
+	go build -o "$out/bin/" ./cmd/cycleabi ./examples/cuda/tasktable || { echo "gpu-check: go build failed"; exit 1; }
+fi
 export PATH="$out/bin:$PATH"
-go run ./examples/cuda/tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
+tasktable "$schedule" >"$out/table.txt" || { echo "gpu-check: tasktable failed"; exit 1; }
 cycleabi plan "$schedule" --format json >"$out/plan.json" || exit 1
 
 nvflags=(-std=c++17 -O3 -arch="$CUDA_ARCH" -I "$root/gen/cpp" -I "$root/examples/cuda" -Xcompiler -Wall -lpthread)
@@ -200,6 +217,28 @@ if [ "$build_ok" = 1 ] && gpu "$out/live.log" "$out/toy_moe_live" live "$out/tab
 	row live "$status" "$n records checked ($running while the kernel ran), $bad incomplete$cost"
 else
 	row live FAIL "$(tail -n3 "$out/live.log" 2>/dev/null | tr '\n' ' ')"
+fi
+
+# The hang: the live build with the table's first trigger withheld; the
+# host copies the mapped buffer while the kernel is stuck, and cycleabi
+# analyze --plan must name that task's unsent trigger as the root.
+if [ "$build_ok" = 1 ] && gpu "$out/hang.log" "$out/toy_moe_live" hang "$out/table.txt" "$out/hang.bin"; then
+	task="$(result "$out/hang.log" hang_task)"
+	stuck="$(result "$out/hang.log" hang_read_while_stuck)"
+	if cycleabi analyze "$out/hang.bin" --soc nvidia --plan "$schedule" --format json -o "$out/hang.json" 2>"$out/hang_analyze.log"; then
+		root="$("$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["ranks"][0].get("diagnosis") or {}
+print(" ".join("%s:%s" % (r["kind"], ",".join(str(t["task"]) for t in r["tasks"])) for r in d.get("roots", [])) or "none")
+' "$out/hang.json")"
+		status=ok
+		[ "$root" = "trigger-not-sent:$task" ] && [ "$stuck" = 1 ] || status=FAIL
+		row hang "$status" "task $task's trigger withheld, buffer read while stuck: $stuck; analyze's root: $root"
+	else
+		row hang FAIL "analyze: $(tail -n2 "$out/hang_analyze.log" | tr '\n' ' ')"
+	fi
+else
+	row hang FAIL "$(tail -n3 "$out/hang.log" 2>/dev/null | tr '\n' ' ')"
 fi
 
 echo

@@ -31,6 +31,8 @@ bench) echo "result bare_loop_ns 35.0"; echo "result record_loop_ns 50.0"; echo 
 time) echo "result off_us 747.0"; echo "result on_us 752.0"; echo "result slowdown_pct 0.67" ;;
 live) echo "result live_records_checked 119360"; echo "result live_records_seen_running 90000"
 	echo "result live_incomplete $STUB_INCOMPLETE" ;;
+hang) cycleabi synth examples/moe_layer.yaml --skip-trigger "${STUB_HANG_ROOT:-0}" -o "$3" >/dev/null || exit 1
+	echo "result hang_task 0"; echo "result hang_read_while_stuck 1"; echo "result hang_cores_stopped 48" ;;
 esac
 TOY
 	chmod +x "$out" ;;
@@ -82,10 +84,18 @@ func TestGPUCheckScript(t *testing.T) {
 		"| cost every | ok | 50.0 ns/Record (bare loop 35.0 ns); schedule +0.67 % (747.0 → 752.0 µs); goal met (≤ 300 ns) |",
 		"| cost exit | ok | 50.0 ns/Record",
 		"| live | ok | 119360 records checked (90000 while the kernel ran), 0 incomplete",
+		"| hang | ok | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:0 |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
 		}
+	}
+
+	// A capture whose hang analyze puts elsewhere (another task's trigger
+	// withheld than the kernel says) fails the hang check.
+	out, err = run("STUB_INCOMPLETE=0", "STUB_HANG_ROOT=1")
+	if err == nil || !strings.Contains(out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |") {
+		t.Errorf("gpu-check with a hang analyze roots elsewhere: %v\n%s", err, out)
 	}
 
 	out, err = run("STUB_INCOMPLETE=3")
@@ -99,5 +109,34 @@ func TestGPUCheckScript(t *testing.T) {
 	}
 	if out, err = run("NVCC="+filepath.Join(stubs, "no-such-nvcc"), "GPU_CHECK_REQUIRE=1"); err == nil {
 		t.Errorf("gpu-check without nvcc under GPU_CHECK_REQUIRE=1 exited 0:\n%s", out)
+	}
+
+	// A GPU machine without Go: the programs built here (make
+	// gpu-check-bin), carried as GPU_CHECK_BIN, and no go on PATH.
+	prebuilt := t.TempDir()
+	build := exec.Command("go", "build", "-o", prebuilt+string(filepath.Separator), "../cmd/cycleabi", "../examples/cuda/tasktable")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	var noGo []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
+			noGo = append(noGo, dir)
+		}
+	}
+	withoutGo := func(env ...string) (string, error) {
+		cmd := exec.Command("bash", "gpu-check.sh", t.TempDir())
+		cmd.Env = append(append(os.Environ(), "PATH="+stubs+":"+strings.Join(noGo, ":"), "PYTHON=python3", "STUB_INCOMPLETE=0"), env...)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	out, err = withoutGo("GPU_CHECK_BIN=" + prebuilt)
+	if err != nil || !strings.Contains(out, "| arrows | ok | 952 arrows |") {
+		t.Errorf("gpu-check with GPU_CHECK_BIN and no go: %v\n%s", err, out)
+	}
+	out, err = withoutGo()
+	if err != nil || !strings.Contains(out, "nothing was checked") || !strings.Contains(out, "GPU_CHECK_BIN") {
+		t.Errorf("gpu-check with neither go nor GPU_CHECK_BIN: %v\n%s", err, out)
 	}
 }

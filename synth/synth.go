@@ -87,6 +87,9 @@ type Options struct {
 	WaitTimeout uint64
 	// MaxBufferBytes bounds the buffer; 0 means DefaultMaxBufferBytes.
 	MaxBufferBytes uint64
+	// Faults make the kernel hang as a faulty one would (see Faults); the
+	// zero value injects none.
+	Faults Faults
 }
 
 // Capture is a simulated profiling buffer and what was written into it.
@@ -115,6 +118,13 @@ type SlotManifest struct {
 	Records []abi.ProfileRecord
 	// Dropped counts the records that did not fit.
 	Dropped uint32
+	// Stopped is true when the core stopped inside its task StoppedIn
+	// (Faults.StopInTask); Blocked when it waits forever on the event
+	// BlockedOn for its task NextTask (only under Faults: without them
+	// such a wait is an error or times out).
+	Stopped, Blocked bool
+	NextTask         uint32
+	BlockedOn        plan.EventID
 }
 
 // Dropped returns the records dropped over all slots.
@@ -140,7 +150,7 @@ func Run(s *plan.Schedule, opts Options) (*Capture, error) {
 	// Without a wait timeout, a wait that no scheduled task triggers
 	// would never end: plan.Check refuses it, naming the task.
 	check := plan.Check
-	if opts.WaitTimeout != 0 {
+	if opts.WaitTimeout != 0 || opts.Faults.any() {
 		check = plan.Plan
 	}
 	r, err := check(s)
@@ -149,6 +159,9 @@ func Run(s *plan.Schedule, opts Options) (*Capture, error) {
 	}
 	if opts.WaitTimeout > MaxWaitTimeout {
 		return nil, fmt.Errorf("wait timeout %d cycles is more than the maximum %d", opts.WaitTimeout, uint64(MaxWaitTimeout))
+	}
+	if err := opts.Faults.check(s, r, opts.WaitTimeout); err != nil {
+		return nil, err
 	}
 	caps, err := capacities(r, opts)
 	if err != nil {
@@ -221,6 +234,7 @@ type core struct {
 	worker  uint32   // worker index (the AIV pipeline's shard)
 	clock   uint64   // cycle at which the core is free for its next record
 	blocked bool
+	stopped bool // stopped inside queue[0] for good (Faults.StopInTask)
 }
 
 type simulator struct {
@@ -352,7 +366,12 @@ func (sim *simulator) run() error {
 		}
 		stuck := sim.stuck()
 		if len(stuck) == 0 {
+			sim.markStopped()
 			return nil
+		}
+		if sim.opts.Faults.any() {
+			sim.markStopped()
+			return nil // the kernel hangs: the blocked cores stay blocked
 		}
 		if sim.opts.WaitTimeout == 0 {
 			return sim.deadlock(stuck)
@@ -393,6 +412,9 @@ func (sim *simulator) prepare() {
 			}
 		}
 	}
+	for _, e := range sim.opts.Faults.StarveEvents {
+		sim.event(e).pending++ // a trigger the schedule does not have
+	}
 }
 
 func (sim *simulator) event(e plan.EventID) *event {
@@ -422,6 +444,10 @@ func (sim *simulator) advance(c *core) []*core {
 			sim.write(c, c.clock, end, abi.RuntimeStageWaitDependency, id, t, c.worker)
 			c.clock = end + between(c.rng, gapCycles[0], gapCycles[1])
 		}
+		if sim.opts.Faults.stopsIn(id, sim.r.Mode, c.worker) {
+			c.stopped = true // inside the task: its compute is never published
+			return woken
+		}
 		woken = append(woken, sim.finishTask(c)...)
 	}
 	return woken
@@ -439,6 +465,9 @@ func (sim *simulator) finishTask(c *core) []*core {
 	c.clock = end + between(c.rng, gapCycles[0], gapCycles[1])
 	if sim.r.Mode == plan.AIVPipeline {
 		return nil
+	}
+	if slices.Contains(sim.opts.Faults.SkipTrigger, id) {
+		return nil // the trigger is never sent; the core goes on
 	}
 	fireAt := end // a put-with-signal signals the event itself
 	if t.TaskType != abi.TaskTypeShmemPutMemSignal {

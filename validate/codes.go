@@ -70,6 +70,12 @@ const (
 	// longer than a names file's cap and was cut to it (one finding per
 	// name, up to eight per capture; the count is exact).
 	CodeNameCapped capture.Code = "name-capped"
+	// CodeStoppedInTask: a core's last record is a wait, or the compute of
+	// a task type that writes a trigger record after it: the task never
+	// finished, and the kernel looks stopped (hung or crashed); analyze
+	// --plan follows its chain of waits (one finding per core; a core that
+	// dropped records is left out).
+	CodeStoppedInTask capture.Code = "stopped-in-task"
 )
 
 // CodeInfo documents one finding code.
@@ -114,6 +120,7 @@ func Codes() []CodeInfo {
 		{CodePlanMismatch, capture.Warning, "with --plan: live headers' record_capacity (one finding per core type, with how many), or the cube slot count, differ from the host plan"},
 		{CodeIdleWorker, capture.Warning, "with --plan: a core the host plan gives tasks (a worker) wrote no record and dropped none; one finding per core, naming it"},
 		{CodeMissingCapture, capture.Warning, "a JSON trace's megaKernelCycleTrace lists a rank or invocation, or a thread_name event names a core, with not one record event in the trace; one finding for each, naming it (said on the first capture of the trace)"},
+		{CodeStoppedInTask, capture.Warning, "a core's last record is a wait, or a task type's compute with no trigger after it: the task never finished and the kernel looks stopped (hung or crashed); `cycleabi analyze --plan` names the root"},
 		{CodeNameCapped, capture.Warning, "a name a JSON trace gives (an event's name, a task_stage, the metadata's kernelName, ownerLabel or socName) is longer than 4,096 bytes, a names file's cap, and was cut to it; one finding per name, at its event, the first eight of a capture shown"},
 	}
 }

@@ -456,6 +456,8 @@ func (v *validator) slot(s *capture.SlotScan) {
 	}
 	if h.DroppedCount > 0 {
 		v.droppedSlot(s, name)
+	} else if s.Records > 0 {
+		v.stoppedInTask(s, name)
 	}
 	if p := v.o.Layout.Plan; p != nil && h.RecordCapacity != p.Capacities.For(s.Slot.CoreType) {
 		v.planDiffers(s, name)
@@ -463,6 +465,44 @@ func (v *validator) slot(s *capture.SlotScan) {
 	if st := &v.cur; s.Records > 0 && st.off == s.Off && st.firstBreak >= 0 && st.exact {
 		v.exactOverlaps(s, st)
 	}
+}
+
+// stoppedInTask reports a core whose last record shows that it stopped
+// inside a task: the device publishes a record once it is complete, so a
+// wait right after the previous task's trigger with nothing after it, or
+// the compute of a task type that always triggers, right after its wait
+// or the previous task's trigger, with no trigger after it, is a task that
+// never finished. A core's first record alone says nothing: records that
+// do not follow the runtime's wait, compute, trigger order (a hand-made
+// capture, a kernel family's own records) draw no finding.
+func (v *validator) stoppedInTask(s *capture.SlotScan, name string) {
+	if s.Records < 2 {
+		return
+	}
+	prevAt := s.Slot.RecordOffset(uint32(s.Records - 2))
+	off := s.Off + int64(prevAt-s.Slot.Offset)
+	var b [2 * abi.ProfileRecordSize]byte
+	if _, err := v.c.ReadAt(b[:], off); err != nil {
+		return // the record hook read them already: nothing new to say
+	}
+	prev, err1 := abi.DecodeProfileRecord(b[:abi.ProfileRecordSize])
+	r, err2 := abi.DecodeProfileRecord(b[abi.ProfileRecordSize:])
+	if err1 != nil || err2 != nil {
+		return
+	}
+	afterTrigger := prev.DescID == abi.RuntimeStageTriggerEvent && prev.TaskID != r.TaskID
+	what := ""
+	switch ns, t := abi.LookupDesc(r.DescID); {
+	case r.DescID == abi.RuntimeStageWaitDependency && afterTrigger:
+		what = fmt.Sprintf("task %d's wait", r.TaskID)
+	case ns == abi.NamespaceTaskType && v.o.Family == abi.FamilyNone && abi.TaskType(t) != abi.TaskTypeShmemPutMemSignal &&
+		knownTaskType(t, v.o.Family) && (afterTrigger || prev.DescID == abi.RuntimeStageWaitDependency && prev.TaskID == r.TaskID):
+		what = fmt.Sprintf("task %d's compute (%s), with no trigger after it", r.TaskID, abi.TaskType(t))
+	default:
+		return
+	}
+	v.warn(CodeStoppedInTask, off+abi.ProfileRecordSize, name, s.Records-1, "the core's last record is "+what,
+		"the task's records to its trigger: it never finished, the kernel looks stopped (cycleabi analyze --plan SCHEDULE names the root)")
 }
 
 func enumExpected(enum string) string {

@@ -14,6 +14,15 @@
 //                                   every published record checked field by
 //                                   field against the table (build with
 //                                   -DCYCLEABI_CUDA_SYSTEM_SCOPE)
+//   toy_moe hang TABLE OUT.bin [TASK]
+//                                   a kernel that hangs: TASK's trigger (by
+//                                   default the table's first) is withheld,
+//                                   so the cores waiting on its event wait
+//                                   forever; the host copies the buffer from
+//                                   mapped host memory while the kernel is
+//                                   stuck, writes it, and lets the waits give
+//                                   up (the cores stop where they are) so the
+//                                   process can end (the live build)
 //
 // Every result is a line "result KEY VALUE" (scripts/gpu-check.sh reads
 // them); errors go to stderr with exit status 1. Built as a shared library
@@ -158,7 +167,8 @@ struct Device {
   // without recording) and returns its time in µs.
   double Run(uint8_t* buffer, bool record) {
     Check(cudaMemset(counts, 0, std::max<size_t>(1, t.event_triggers.size()) * sizeof(uint32_t)), "cudaMemset");
-    ToyParams p{blocks, ops, triggers, counts, buffer, t.aic_capacity, t.aiv_capacity, timeouts, kWaitTimeoutNS};
+    ToyParams p{blocks, ops, triggers, counts, buffer, t.aic_capacity, t.aiv_capacity, timeouts, kWaitTimeoutNS,
+                -1, 0};
     Check(cudaEventRecord(begin), "cudaEventRecord");
     if (record) {
       MegaKernel_toy_moe<true><<<static_cast<unsigned>(t.blocks.size()), kThreadsPerBlock>>>(p);
@@ -351,6 +361,56 @@ void Live(const char* table_path, int launches) {
   }
 }
 
+// Hang runs the schedule once with task's trigger withheld (task < 0: the
+// table's first trigger), on a buffer in mapped host memory: the host
+// copies the buffer while the kernel is stuck, writes it to out_path, and
+// reports the task and how many cores the hang stopped.
+void Hang(const char* table_path, const char* out_path, long task) {
+  // The host reads the buffer kReadAfterMS into the launch, while the waits
+  // on the withheld trigger still spin; they give up at kGiveUpNS, long
+  // after the rest of the schedule (about a millisecond) has finished.
+  const unsigned kReadAfterMS = 1000;
+  const unsigned long long kGiveUpNS = 3000000000ull;
+  Table t = ReadTable(table_path);
+  bool found = false;
+  for (const ToyOp& op : t.ops) {
+    if (op.kind == kToyTrigger && op.event >= 0 && (task < 0 || op.task_id == static_cast<uint32_t>(task))) {
+      task = op.task_id;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    throw Failure{"task " + std::to_string(task) + " sends no trigger the table can withhold"};
+  }
+  Device d(t);
+  uint8_t* host = nullptr;
+  Check(cudaHostAlloc(reinterpret_cast<void**>(&host), t.buffer_bytes, cudaHostAllocMapped), "cudaHostAlloc");
+  uint8_t* dev = nullptr;
+  Check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), host, 0), "cudaHostGetDevicePointer");
+  std::memset(host, 0, t.buffer_bytes);  // zeroed before the launch: no stale slot
+  Check(cudaMemset(d.counts, 0, std::max<size_t>(1, t.event_triggers.size()) * sizeof(uint32_t)), "cudaMemset");
+  ToyParams p{d.blocks, d.ops, d.triggers, d.counts, dev, t.aic_capacity, t.aiv_capacity, d.timeouts, kGiveUpNS,
+              static_cast<int32_t>(task), 1};
+  MegaKernel_toy_moe<true><<<static_cast<unsigned>(t.blocks.size()), kThreadsPerBlock>>>(p);
+  Check(cudaGetLastError(), "launch");
+  Check(cudaEventRecord(d.end), "cudaEventRecord");
+  std::this_thread::sleep_for(std::chrono::milliseconds(kReadAfterMS));
+  const bool stuck = cudaEventQuery(d.end) == cudaErrorNotReady;
+  std::atomic_thread_fence(std::memory_order_acquire);
+  std::vector<uint8_t> copy(host, host + t.buffer_bytes);  // what a debugger would read off the stuck kernel
+  Check(cudaEventSynchronize(d.end), "kernel");
+  uint32_t stopped = 0;
+  Check(cudaMemcpy(&stopped, d.timeouts, sizeof(stopped), cudaMemcpyDeviceToHost), "copy");
+  cudaFreeHost(host);
+  FILE* f = std::fopen(out_path, "wb");
+  if (f == nullptr || std::fwrite(copy.data(), 1, copy.size(), f) != copy.size() || std::fclose(f) != 0) {
+    throw Failure{std::string(out_path) + ": cannot write"};
+  }
+  std::printf("result hang_task %ld\nresult hang_read_while_stuck %d\nresult hang_cores_stopped %u\n", task,
+              stuck ? 1 : 0, stopped);
+}
+
 #endif  // TOY_MOE_LIBRARY
 
 }  // namespace
@@ -385,9 +445,12 @@ int main(int argc, char** argv) {
       Bench();
     } else if (cmd == "live" && argc == 4) {
       Live(argv[2], std::max(1, std::atoi(argv[3])));
+    } else if (cmd == "hang" && (argc == 4 || argc == 5)) {
+      Hang(argv[2], argv[3], argc == 5 ? std::atol(argv[4]) : -1);
     } else {
       std::fprintf(stderr,
-                   "usage: toy_moe capture TABLE OUT.bin | time TABLE RUNS | bench | live TABLE LAUNCHES\n");
+                   "usage: toy_moe capture TABLE OUT.bin | time TABLE RUNS | bench | live TABLE LAUNCHES | "
+                   "hang TABLE OUT.bin [TASK]\n");
       return 2;
     }
   } catch (const Failure& f) {

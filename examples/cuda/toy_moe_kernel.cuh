@@ -50,6 +50,11 @@ struct ToyParams {
   uint32_t aic_capacity, aiv_capacity;
   uint32_t* timeouts;              // waits that gave up
   unsigned long long wait_timeout_ns;
+  // The hang mode (toy_moe hang): the task whose trigger is withheld (-1:
+  // none), and whether a wait that gives up stops its core where it is
+  // (no record of the wait, no Flush), as a core of a hung kernel would.
+  int32_t withheld_task;
+  uint32_t stop_on_timeout;
 };
 
 __device__ __forceinline__ uint32_t ToyLoadAcquire(const uint32_t* p) {
@@ -86,6 +91,9 @@ __global__ void MegaKernel_toy_moe(ToyParams p) {
         while (op.event >= 0 && ToyLoadAcquire(&p.event_counts[op.event]) < p.event_triggers[op.event]) {
           if (recorder.Now() - start > p.wait_timeout_ns) {
             atomicAdd(p.timeouts, 1u);
+            if (p.stop_on_timeout) {
+              return;  // hung here: what was published stays, nothing more
+            }
             break;
           }
         }
@@ -99,6 +107,9 @@ __global__ void MegaKernel_toy_moe(ToyParams p) {
         }
         break;
       default:  // kToyTrigger
+        if (static_cast<int32_t>(op.task_id) == p.withheld_task) {
+          continue;  // the trigger withheld: not sent, not recorded
+        }
         if (op.event >= 0) {
           ToySignal(&p.event_counts[op.event]);
         }

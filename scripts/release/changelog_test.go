@@ -45,6 +45,10 @@ func TestChangelogPlanted(t *testing.T) {
 	if !strings.Contains(text, top) || !strings.Contains(text, "## [Unreleased]\n") {
 		t.Fatalf("%s lacks %q or ## [Unreleased]", changelogFile, top)
 	}
+	// The committed text as a release would have it: Unreleased's entries
+	// (there may be some between releases) moved out of the way.
+	at := strings.Index(text, "## [Unreleased]\n") + len("## [Unreleased]\n")
+	released := text[:at] + "\n" + text[at+strings.Index(text[at:], "\n## ["):]
 	raised := abiID{current.version + 1, "0123456789abcdef"}
 	refingered := abiID{current.version, "fedcba9876543210"}
 	unreleased := func(lines string) string {
@@ -61,7 +65,7 @@ func TestChangelogPlanted(t *testing.T) {
 		want                string // in the error; empty for none
 	}{
 		{"as committed", text, version, current, false, ""},
-		{"as committed, released", text, version, current, true, ""},
+		{"as committed, released", released, version, current, true, ""},
 		{"VERSION bumped without an entry", text, next, current, false, "the newest release is " + version + ", but VERSION is " + next},
 		{"ABI version raised without a line", text, version, raised, false, "add a line \"" + raised.String() + "\" under Unreleased"},
 		{"fingerprint changed without a line", text, version, refingered, false, "but abi/schema.yaml is " + refingered.String()},

@@ -120,6 +120,7 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 		if s.Invocation != nil {
 			o.Invocation = invocationLabel(s.Invocation, s.OwnKernel)
 		}
+		o.TraceCores = s.Trace != nil
 		analyzeOne := analyze.Analyze
 		if in.analyze != nil {
 			analyzeOne = in.analyze

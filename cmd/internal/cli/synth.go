@@ -15,17 +15,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newSynthCmd() *cobra.Command {
-	var (
-		out         string
-		format      string
-		opts        synth.Options
-		waitTimeout uint64
-	)
-	cmd := &cobra.Command{
-		Use:   "synth SCHEDULE -o CAPTURE",
-		Short: "Simulate the device writing a capture for a task schedule",
-		Long: `synth plans the buffer for a task schedule (see 'cycleabi plan --help'), then
+// synthLong is synth's --help.
+const synthLong = `synth plans the buffer for a task schedule (see 'cycleabi plan --help'), then
 simulates the MegaKernel writing it: every core that enters writes its
 header, and each worker runs its tasks in order, appending a wait, compute
 and trigger record per task under the device's rules (a record is written
@@ -47,16 +38,48 @@ A wait that can never end (an event nobody triggers, a cycle of waits) is an
 error naming the task, unless --wait-timeout gives the cycles after which a
 waiting core gives up (with --idle-cores it defaults to 50000, 1 ms).
 
+Faults that hang the kernel, for testing 'cycleabi analyze --plan''s
+diagnosis: the capture is what the device leaves when the launch times out,
+only the records that finished; each core that cannot go on stays where it
+is (exclusive with --wait-timeout):
+  --stop-in-task ID   the core running task ID stops inside it: its wait is
+                      recorded, its compute never finishes (an AIV
+                      pipeline's worker 0 stops there)
+  --skip-trigger ID   task ID never sends its trigger; its core goes on
+  --starve-event E    event E needs one trigger more than the schedule's
+                      tasks send, so it never fires
+  --hang              a wait that can never end (a cycle of waits in the
+                      schedule, an event no scheduled task triggers, a
+                      trigger on an idle core) blocks its core for good
+                      instead of being an error
+The flags repeat; the summary names the cores that stopped or wait forever.
+
 The capture is written as raw bytes (--format bin) or as a NumPy .npy file
 of uint8 (--format npy; the default when CAPTURE ends in .npy), atomically:
 to a temporary file beside CAPTURE, renamed over it once complete, so an
 existing file stays as it was until then. -o - writes to stdout (the
 summary then goes to stderr); a device or named pipe is written in place.
 CAPTURE may not be the schedule itself. synth prints the flags that tell
-decode and validate the layout it used.`,
+decode and validate the layout it used.`
+
+func newSynthCmd() *cobra.Command {
+	var (
+		out         string
+		format      string
+		opts        synth.Options
+		waitTimeout uint64
+		stopIn      []uint
+		skip        []uint
+		starve      []uint
+	)
+	cmd := &cobra.Command{
+		Use:   "synth SCHEDULE -o CAPTURE",
+		Short: "Simulate the device writing a capture for a task schedule",
+		Long:  synthLong,
 		Example: `  cycleabi synth examples/moe_layer.yaml -o moe.bin
   cycleabi synth examples/moe_layer.yaml --capacity-scale 0.8 --seed 1 -o examples/moe_layer.bin
-  cycleabi synth examples/aiv_pipeline.yaml --idle-cores 2 -o pipeline.npy`,
+  cycleabi synth examples/aiv_pipeline.yaml --idle-cores 2 -o pipeline.npy
+  cycleabi synth examples/moe_layer.yaml --stop-in-task 100 -o hung.bin`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -82,7 +105,14 @@ decode and validate the layout it used.`,
 				return Usage(fmt.Errorf("--wait-timeout must be at most %d cycles, got %d", uint64(synth.MaxWaitTimeout), waitTimeout))
 			}
 			opts.WaitTimeout = waitTimeout
-			if opts.IdleCores > 0 && !cmd.Flags().Changed("wait-timeout") {
+			if err := faultFlags(&opts.Faults, stopIn, skip, starve); err != nil {
+				return Usage(err)
+			}
+			hangs := opts.Faults.Hang || len(stopIn)+len(skip)+len(starve) > 0
+			if hangs && waitTimeout != 0 {
+				return Usage(errors.New("--wait-timeout ends the waits that --stop-in-task, --skip-trigger, --starve-event and --hang make endless: give one or the other"))
+			}
+			if opts.IdleCores > 0 && !hangs && !cmd.Flags().Changed("wait-timeout") {
 				opts.WaitTimeout = synth.DefaultWaitTimeout
 			}
 
@@ -107,6 +137,9 @@ decode and validate the layout it used.`,
 			fmt.Fprintf(w, "wrote %s (%s, %d bytes): %d records written, %d dropped, %d of %d slots entered\n",
 				out, formatFlag(f), len(c.Buffer), c.Records(), c.Dropped(), entered(c), len(c.Slots))
 			fmt.Fprintf(w, "decode flags: %s\n", plan.LayoutFlags(c.Layout.CubeSlots, c.Layout.Capacities))
+			if hangs {
+				printHang(w, c)
+			}
 			return nil
 		},
 	}
@@ -117,6 +150,10 @@ decode and validate the layout it used.`,
 	fl.Float64Var(&opts.CapacityScale, "capacity-scale", 0, "scale the planned capacities by `F`, rounded down to a multiple of 16")
 	fl.IntVar(&opts.IdleCores, "idle-cores", 0, "number of workers that never enter the kernel")
 	fl.Uint64Var(&waitTimeout, "wait-timeout", 0, "`cycles` after which a wait that can never end gives up (0: such a wait is an error)")
+	fl.UintSliceVar(&stopIn, "stop-in-task", nil, "the core running task `ID` stops inside it (repeatable)")
+	fl.UintSliceVar(&skip, "skip-trigger", nil, "task `ID` never sends its trigger (repeatable)")
+	fl.UintSliceVar(&starve, "starve-event", nil, "event `E` needs one trigger more than the schedule sends (repeatable)")
+	fl.BoolVar(&opts.Faults.Hang, "hang", false, "a wait that can never end blocks its core for good instead of being an error")
 	fl.Uint64Var(&opts.MaxBufferBytes, "max-bytes", synth.DefaultMaxBufferBytes, "refuse to simulate a buffer larger than this many bytes")
 	return cmd
 }
@@ -133,6 +170,49 @@ func formatFlag(f capture.Format) string {
 		}
 	}
 	return f.String()
+}
+
+// faultFlags fills f from the fault flags' values, each a task id or
+// event (a u32; the event 0xFFFFFFFF means none).
+func faultFlags(f *synth.Faults, stopIn, skip, starve []uint) error {
+	for _, l := range []struct {
+		flag string
+		vals []uint
+		to   func(uint32)
+	}{
+		{"--stop-in-task", stopIn, func(v uint32) { f.StopInTask = append(f.StopInTask, v) }},
+		{"--skip-trigger", skip, func(v uint32) { f.SkipTrigger = append(f.SkipTrigger, v) }},
+		{"--starve-event", starve, func(v uint32) { f.StarveEvents = append(f.StarveEvents, plan.EventID(v)) }},
+	} {
+		for _, v := range l.vals {
+			if v >= math.MaxUint32 {
+				return fmt.Errorf("%s must be below %d, got %d", l.flag, uint64(math.MaxUint32), v)
+			}
+			l.to(uint32(v))
+		}
+	}
+	return nil
+}
+
+// printHang says where the hung kernel's cores stopped: those stopped
+// inside a task, and how many wait forever.
+func printHang(w io.Writer, c *synth.Capture) {
+	var stopped []string
+	blocked := 0
+	for i := range c.Slots {
+		m := &c.Slots[i]
+		switch {
+		case m.Stopped:
+			stopped = append(stopped, fmt.Sprintf("%s inside task %d", m.Slot, m.NextTask))
+		case m.Blocked:
+			blocked++
+		}
+	}
+	what := "stopped: none"
+	if len(stopped) > 0 {
+		what = "stopped: " + strings.Join(stopped, ", ")
+	}
+	fmt.Fprintf(w, "the kernel hangs: %s; %d core(s) wait forever\n", what, blocked)
 }
 
 func entered(c *synth.Capture) int {

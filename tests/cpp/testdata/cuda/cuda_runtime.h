@@ -10,7 +10,7 @@
 
 #include "cuda_runtime_standin.h"
 
-enum cudaError { cudaSuccess = 0, cudaErrorSetOnActiveProcess = 36 };
+enum cudaError { cudaSuccess = 0, cudaErrorSetOnActiveProcess = 36, cudaErrorNotReady = 600 };
 typedef enum cudaError cudaError_t;
 enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
 enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
@@ -42,6 +42,7 @@ __host__ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlock
 __host__ cudaError_t cudaEventCreate(cudaEvent_t* event);
 __host__ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
 __host__ cudaError_t cudaEventSynchronize(cudaEvent_t event);
+__host__ cudaError_t cudaEventQuery(cudaEvent_t event);
 __host__ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
 __host__ cudaError_t cudaEventDestroy(cudaEvent_t event);
 __host__ cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t sharedMem,

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHangCommands: synth's fault flags write a hung capture, which
+// analyze --plan diagnoses in text and JSON (exit 0), analyze without the
+// schedule asks for it, and validate warns stopped-in-task.
+func TestHangCommands(t *testing.T) {
+	t.Parallel()
+	const moe = "../../../examples/moe_layer.yaml"
+	hung := filepath.Join(t.TempDir(), "hung.bin")
+	out, code, errOut := runOut(t, "synth", moe, "--stop-in-task", "100", "-o", hung)
+	if code != ExitOK || !strings.Contains(out, "the kernel hangs: stopped: AIC/6 inside task 100; 47 core(s) wait forever") {
+		t.Fatalf("synth: exit %d, %s", code, out+errOut)
+	}
+	out, code, _ = runOut(t, "analyze", hung, "--plan", moe, "--kernel-family", "none")
+	if code != ExitOK || !strings.Contains(out, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met") {
+		t.Errorf("analyze --plan: exit %d:\n%s", code, out)
+	}
+	stdout, _, code := runMain(t, "analyze", hung, "--plan", moe, "--kernel-family", "none", "--format", "json")
+	var rep struct {
+		Ranks []struct {
+			Diagnosis struct {
+				Roots []struct {
+					Kind  string `json:"kind"`
+					Tasks []struct {
+						Task uint32 `json:"task"`
+						Core string `json:"core"`
+					} `json:"tasks"`
+				} `json:"roots"`
+			} `json:"diagnosis"`
+		} `json:"ranks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
+		t.Fatalf("analyze --format json: exit %d, %v", code, err)
+	}
+	if r := rep.Ranks[0].Diagnosis.Roots; len(r) != 1 || r[0].Kind != "stopped-inside" || r[0].Tasks[0].Task != 100 || r[0].Tasks[0].Core != "AIC/6" {
+		t.Errorf("JSON roots %+v, want task 100 on AIC/6 stopped inside", r)
+	}
+	if out, _, _ := runOut(t, "analyze", hung, "--kernel-family", "none"); !strings.Contains(out, "give its schedule (--plan SCHEDULE)") {
+		t.Errorf("analyze without --plan:\n%s", out)
+	}
+	if out, code, _ := runOut(t, "validate", hung); code != ExitOK || !strings.Contains(out, "warning stopped-in-task AIC/6") {
+		t.Errorf("validate: exit %d:\n%s", code, out)
+	}
+}
+
+// TestHangFromTrace: the capture's JSON trace gets the same diagnosis;
+// one whose core never entered (a trace holds no core without records)
+// says that the core wrote no record.
+func TestHangFromTrace(t *testing.T) {
+	t.Parallel()
+	const moe = "../../../examples/moe_layer.yaml"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		fault []string
+		root  string
+	}{
+		{[]string{"--stop-in-task", "100"}, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met"},
+		{[]string{"--idle-cores", "1", "--hang"}, "root: task 6 (MatMul) on AIC/0 never ran: its core wrote no record (a JSON trace holds no core without one"},
+	} {
+		bin, trace := filepath.Join(dir, "c.bin"), filepath.Join(dir, "c.json")
+		if out, code, _ := runOut(t, append([]string{"synth", moe, "-o", bin}, tc.fault...)...); code != ExitOK {
+			t.Fatalf("synth: %s", out)
+		}
+		if out, code, _ := runOut(t, "decode", bin, "--plan", moe, "--kernel-family", "none", "-o", trace); code != ExitOK {
+			t.Fatalf("decode: %s", out)
+		}
+		if out, _, _ := runOut(t, "analyze", trace, "--plan", moe, "--kernel-family", "none"); !strings.Contains(out, tc.root) {
+			t.Errorf("%v: analyze of the trace:\n%s\nwant %q", tc.fault, out, tc.root)
+		}
+	}
+}
+
+// TestSynthFaultErrors: the fault flags' values and their clash with a
+// watchdog are usage errors; a fault the schedule cannot have is invalid.
+func TestSynthFaultErrors(t *testing.T) {
+	t.Parallel()
+	const moe = "../../../examples/moe_layer.yaml"
+	out := filepath.Join(t.TempDir(), "x.bin")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--hang", "--wait-timeout", "100"}, ExitUsage, "give one or the other"},
+		{[]string{"--stop-in-task", "4294967295"}, ExitUsage, "--stop-in-task must be below 4294967295"},
+		{[]string{"--starve-event", "-1"}, ExitUsage, "starve-event"},
+		{[]string{"--stop-in-task", "99999"}, ExitInvalid, "cannot stop inside task 99999: no queue holds it"},
+		{[]string{"--skip-trigger", "11"}, ExitInvalid, "a ShmemPutMemSignal's put signals its event itself"},
+		{[]string{"--starve-event", "999"}, ExitInvalid, "cannot starve event 999"},
+	} {
+		_, code, errOut := runOut(t, append([]string{"synth", moe, "-o", out}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+// TestCauseCard: the cluster's second card says why the slowest rank is
+// slow, whatever the cause, and links the figure that shows it; a stage
+// over its median keeps the stage card.
+func TestCauseCard(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		slow   func(k *analyze.Rank)
+		kind   string
+		label  string
+		href   string
+		inText string
+	}{
+		{"stage", func(k *analyze.Rank) { k.Stages[0].TotalCycles = 1300 }, analyze.CauseStage, "where it is slowest", "", "+300 cycles"},
+		{"cores", func(k *analyze.Rank) { k.Totals.ActiveCores, k.Totals.WaitPct = 42, 93 }, analyze.CauseCoresNotEntered,
+			"why it is slowest: cores not entered", "#cores", "6 of its cores wrote no record (42 active; the median rank: 48), and it waits 93.0% of its span"},
+		{"waits", func(k *analyze.Rank) { k.Totals.WaitPct = 80 }, analyze.CauseWaits, "why it is slowest: waits", "#critical-path",
+			"it waits 80.0% of its span (the median rank: 50.0%): a dependency chain holds it up; its critical path (with --plan) shows the chain"},
+		{"waits on a path", func(k *analyze.Rank) {
+			k.Totals.WaitPct = 80
+			k.CriticalPath.TotalUs = 40
+		}, analyze.CauseWaits, "why it is slowest: waits", "#critical-path", "its critical path is 40.00 µs, the median rank's 20.00 µs"},
+		{"dropped", func(k *analyze.Rank) { k.Dropped = 10 }, analyze.CauseDropped, "why it is slowest: dropped records", "#summary", "it dropped 10 records"},
+		{"stopped", func(k *analyze.Rank) { k.Diagnosis = stoppedAt(9, "AIC/0", 30) }, analyze.CauseStopped, "why it is slowest: stopped", "#summary", "its kernel stopped: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := clusterInput(5, func(int) *validate.Result { return nil }, nil)
+			for _, k := range in.Report.Ranks {
+				k.Totals = &analyze.Totals{ActiveCores: 48, WaitPct: 50}
+				k.Stages = []analyze.Stat{{Name: "GateUp", Count: 1, TotalCycles: 1000}}
+				if tc.name == "waits on a path" {
+					k.CriticalPath = &analyze.Path{TotalUs: 20}
+				}
+			}
+			k := in.Report.Ranks[3]
+			k.MakespanCycles, k.MakespanUs = 2000, 40
+			tc.slow(k)
+			in.Report = analyze.NewReport(in.Report.Ranks)
+			c := in.Report.Cluster()
+			if c.Cause.Kind != tc.kind || !strings.Contains(c.Cause.Text, tc.inText) {
+				t.Fatalf("cause %+v, want %s with %q", c.Cause, tc.kind, tc.inText)
+			}
+			p := build(in)
+			card := p.Cards[1]
+			if card.Label != tc.label || card.Href != tc.href {
+				t.Errorf("card %+v, want %q linking %q", card, tc.label, tc.href)
+			}
+			var b strings.Builder
+			if err := in.Report.WriteText(&b, 0); err != nil {
+				t.Fatal(err)
+			}
+			if tc.kind != analyze.CauseStage && !strings.Contains(b.String(), "why: "+c.Cause.Text) {
+				t.Errorf("the text lacks the cause:\n%s", b.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,49 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/megakernel/cycleabi/analyze"
+	"github.com/megakernel/cycleabi/validate"
+)
+
+func stoppedAt(task uint32, core string, lastEnd uint64) *analyze.Diagnosis {
+	root := analyze.Root{Kind: analyze.RootStoppedInside, Tasks: []analyze.RootTask{{Task: task, TaskType: "MatMul", Core: core}},
+		Message: "task stops here", BlockedCores: 3}
+	return &analyze.Diagnosis{Summary: "the kernel stopped: 3 worker core(s) did not finish their queues; root: task stops here",
+		Cores: []analyze.StoppedCore{{Core: core, State: analyze.StateStoppedInside, LastEndCycle: lastEnd}}, Roots: []analyze.Root{root}}
+}
+
+// TestStoppedCard: a stopped capture's page opens with a card naming the
+// root's task, and a banner with the diagnosis; a healthy one has neither.
+func TestStoppedCard(t *testing.T) {
+	in := clusterInput(1, func(int) *validate.Result { return nil }, nil)
+	if p := build(in); p.Cards[0].Label == "kernel stopped" || len(p.Banners) != 0 {
+		t.Fatalf("a healthy capture's page: first card %+v, banners %q", p.Cards[0], p.Banners)
+	}
+	in.Report.Ranks[0].Diagnosis = stoppedAt(100, "AIC/6", 5)
+	p := build(in)
+	if c := p.Cards[0]; c.Label != "kernel stopped" || c.Value != "task 100" || c.Class != "bad" || !strings.Contains(c.Sub, "task stops here") {
+		t.Errorf("first card %+v, want the stopped task", c)
+	}
+	if len(p.Banners) != 1 || !strings.Contains(p.Banners[0], "the kernel stopped: 3 worker core(s)") {
+		t.Errorf("banners %q, want the diagnosis", p.Banners)
+	}
+}
+
+// TestStoppedFinding: of a cluster's stopped ranks, the one whose cores
+// stopped earliest is named first.
+func TestStoppedFinding(t *testing.T) {
+	in := clusterInput(4, func(int) *validate.Result { return nil }, nil)
+	for _, k := range in.Report.Ranks {
+		k.EndCycle = 100
+	}
+	in.Report.Ranks[1].Diagnosis = stoppedAt(7, "AIV/2", 40)
+	in.Report.Ranks[3].Diagnosis = stoppedAt(9, "AIC/0", 30)
+	in.Report = analyze.NewReport(in.Report.Ranks)
+	p := build(in)
+	if len(p.Findings) == 0 || p.Findings[0].Text != "2 of 4 ranks stopped before their work was done; rank 3 stopped first: "+stoppedAt(9, "AIC/0", 30).Summary+"; after it: rank 1 (+10 cycles)" {
+		t.Errorf("findings %+v, want rank 3 first", p.Findings)
+	}
+}
