@@ -28,9 +28,6 @@ type FamilyOptions struct {
 	// said keeps Choose's notes to once per run: keyed by what a note
 	// says less the capture it is about.
 	said map[string]bool
-	// Warned counts the captures Choose warned about: a family the
-	// records leave open or contradict (--strict fails on it).
-	Warned int
 }
 
 // say adds a note or warning to found once per run for its key.
@@ -163,7 +160,6 @@ func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom s
 		} else if g, ok := abi.FamilyByName(ownFamily); ok {
 			stated, useStated = g, true
 		} else {
-			f.Warned++
 			f.say(found, "family "+ownFamily, warning("%s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
 		}
 	}
@@ -178,7 +174,6 @@ func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom s
 			ev.StageNames = names.Stages
 		}
 		if msg := kernelfamily.Given(fam, "trace's kernelFamily", ev).Warning(what); msg != "" {
-			f.Warned++
 			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
@@ -194,7 +189,6 @@ func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom s
 			ev.StageNames = names.Stages
 		}
 		if msg := kernelfamily.Given(fam, "flag --kernel-family", ev).Warning(what); msg != "" {
-			f.Warned++
 			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
@@ -212,7 +206,6 @@ func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom s
 			f.say(found, dec.Note(""), note("%s", msg))
 		}
 		if msg := dec.Warning(what); msg != "" {
-			f.Warned++
 			f.say(found, dec.Warning(""), warning("%s", msg))
 		}
 		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From

@@ -188,7 +188,6 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return err
 	}
 	inputs, records := renderInputs(l.Sources, f, flowMode)
-	warned += f.family.Warned
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {

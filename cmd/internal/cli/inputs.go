@@ -41,8 +41,8 @@ type AnalyzeInputs struct {
 	// number of captures when no report is wanted.
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
-	// Warned counts the warnings RunEach's inputs drew: a trace's
-	// (PrintInputs) and the kernel family's (input.FamilyOptions.Warned).
+	// Warned counts the warnings RunEach's inputs drew (PrintInputs): a
+	// trace's, a source's stale cores, the kernel family's.
 	Warned int
 }
 
@@ -101,12 +101,11 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	o := in.Options(fs, paths, invs, req)
 	l, err := input.Load(o)
 	defer l.Close()
-	warned := PrintInputs(cmd, l, err, false)
+	in.Warned = PrintInputs(cmd, l, err, false)
 	if err != nil {
 		return nil, err
 	}
 	in.Sources = l.Sources
-	in.Warned = warned + in.Family.Warned
 	results := make([]*analyze.Rank, len(l.Sources))
 	for i, s := range l.Sources {
 		d, f, soc := s.Decoded, s.FrequencyMHz, s.SoC

@@ -51,21 +51,24 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 
 // PrintInputs writes to cmd's standard error what reading the inputs
 // drew, the one path package input's notes and warnings take there (each
-// line after the program's name, Stderr): l's findings (loadErr or not),
-// then, once l loaded (loadErr nil), each source's notes when notes is set
+// line after the program's name): l's findings (loadErr or not), then,
+// once l loaded (loadErr nil), each source's notes when notes is set
 // (decode; analyze carries them in its report) and each source's
 // warnings: what of its trace was not taken as it stands (a name cut, a
 // rank, invocation or core missing) and its cores far outside its launch
-// (an earlier launch's slots). It returns how many warnings the sources
-// drew (--strict fails on any; input.FamilyOptions.Warned counts the
-// findings').
+// (an earlier launch's slots). It returns how many warnings it wrote
+// (--strict fails on any).
 func PrintInputs(cmd *cobra.Command, l *input.Loaded, loadErr error, notes bool) int {
 	w := Stderr(cmd)
+	n := 0
 	for _, f := range l.Findings {
 		fmt.Fprintln(w, f)
+		if f.Warning {
+			n++
+		}
 	}
 	if loadErr != nil {
-		return 0
+		return n
 	}
 	// A source's note or warning is one line, whatever it holds, as
 	// before the findings were data.
@@ -77,7 +80,6 @@ func PrintInputs(cmd *cobra.Command, l *input.Loaded, loadErr error, notes bool)
 			}
 		}
 	}
-	n := 0
 	for _, s := range l.Sources {
 		for _, m := range s.Warnings() {
 			fmt.Fprintf(raw, "%s: warning: %s: %s\n", prog, s.Name(), m)
