@@ -11,7 +11,7 @@ import (
 
 // Input is one path a command reads: a capture file, or a MegaKernel
 // JSON trace (plain or gzip), told apart by content. Every command that
-// reads captures opens its paths through OpenInput (LoadSources through
+// reads captures opens its paths through OpenInput (Load through
 // TellInput and read, to refuse the flags a trace states before reading
 // one), so each reads a trace wherever it reads a capture, with the same
 // errors and exit codes.
