@@ -117,8 +117,10 @@ func (l *Loaded) Close() {
 // Load reads a command's inputs under o: the frequency the flags give,
 // the names file, every source (loadSources), then each source's
 // frequency (sourceFrequency), kernel name and family
-// (FamilyOptions.KernelFor and Choose), its names (namesOf), and its
-// dependencies under the schedule. The returned Loaded is never nil:
+// (FamilyOptions.KernelFor and Choose), its names (namesOf), its
+// dependencies under the schedule, its device id (deviceID), owner label
+// (ownerLabel) and detailed names (detailedNames): each decided here,
+// once, for the commands to read. The returned Loaded is never nil:
 // close it when done, whatever the error. Errors carry their exit code
 // (Usage, Invalid).
 func Load(o Options) (*Loaded, error) {
