@@ -49,14 +49,14 @@ func TestLoadReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 			l, err := Load(Options{Paths: []string{path}, SoC: "ascend910b"})
 			if err != nil {
 				t.Errorf("%s %s: %v", name, kind, err)
-				l.Sources.Close()
+				l.Close()
 				continue
 			}
-			d := l.Decoded[0]
+			d := l.Sources[0].Decoded
 			if d.Summary.Records != 1 || d.Summary.Anchor != entry {
 				t.Errorf("%s %s: %d records, anchor %#x; want 1, %#x", name, kind, d.Summary.Records, d.Summary.Anchor, entry)
 			}
-			l.Sources.Close()
+			l.Close()
 		}
 	}
 }

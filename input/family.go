@@ -2,7 +2,6 @@ package input
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/megakernel/cycleabi/decode"
@@ -29,19 +28,16 @@ type FamilyOptions struct {
 	// said keeps Choose's notes to once per run: keyed by what a note
 	// says less the capture it is about.
 	said map[string]bool
-	// Warned counts the captures Choose warned about: a family the
-	// records leave open or contradict (--strict fails on it).
-	Warned int
 }
 
-// say writes a note or warning once per run for its key.
-func (f *FamilyOptions) say(w io.Writer, key, line string) {
+// say adds a note or warning to found once per run for its key.
+func (f *FamilyOptions) say(found *[]Finding, key string, line Finding) {
 	if f.said == nil {
 		f.said = map[string]bool{}
 	}
 	if !f.said[key] {
 		f.said[key] = true
-		fmt.Fprintln(w, line)
+		*found = append(*found, line)
 	}
 }
 
@@ -128,15 +124,15 @@ type Choice struct {
 // the kernel name (KernelFor) when a family's; else package kernelfamily
 // infers it from the records and the names a trace gives them. What it
 // was inferred from, a --kernel-name that overrides the data's or chooses
-// no family, and data that needs a family it cannot pick are said on w
-// (validate --strict refuses the last: Unnamed).
+// no family, and data that needs a family it cannot pick are added to
+// found (validate --strict refuses the last: Unnamed).
 //
 // A trace decode wrote states the family it was read under (ownFamily,
 // "" for none stated, and what chose it, ownFrom): with no flag naming a
 // family or a kernel name, the trace is read under it (FromTrace), held
 // to its ids as a flag's family is, so that the trace read back gives the
 // analysis its capture gave.
-func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
+func (f *FamilyOptions) Choose(found *[]Finding, what, own, ownFamily, ownFrom string, d *decode.Decoded, names *kernelnames.Names) (Choice, error) {
 	fam, err := f.Resolve("")
 	c := Choice{Family: fam, From: FromFlag}
 	if err != nil {
@@ -147,10 +143,10 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 	if own != "" && kernel != own && abi.KernelKey(own) != abi.KernelKey(kernel) {
 		// Once per run for each name it replaces, as the other notes: a
 		// trace of 1,024 ranks said it 1,024 times.
-		f.say(w, "applied over "+own, fmt.Sprintf("note: %s: --kernel-name %q applied over the data's kernel name %q", what, kernel, own))
+		f.say(found, "applied over "+own, note("%s: --kernel-name %q applied over the data's kernel name %q", what, kernel, own))
 	}
 	if _, ok := abi.FamilyForKernel(kernel); !ok && f.Family == "" && f.KernelNameGiven {
-		f.say(w, "kernel-name", fmt.Sprintf("note: --kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
+		f.say(found, "kernel-name", note("--kernel-name %q chooses no kernel family (their kernel names: %s); the family is inferred from the records", kernel, KernelNameList()))
 	}
 	recs, err := kernelfamily.Scan(d)
 	if err != nil {
@@ -164,8 +160,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 		} else if g, ok := abi.FamilyByName(ownFamily); ok {
 			stated, useStated = g, true
 		} else {
-			f.Warned++
-			f.say(w, "family "+ownFamily, fmt.Sprintf("warning: %s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
+			f.say(found, "family "+ownFamily, warning("%s: the trace's kernelFamily %q is no family this build knows (%s, or %s): the family is chosen as for a trace that states none", what, ownFamily, FamilyList(), FamilyNone))
 		}
 	}
 	if useStated {
@@ -179,8 +174,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 			ev.StageNames = names.Stages
 		}
 		if msg := kernelfamily.Given(fam, "trace's kernelFamily", ev).Warning(what); msg != "" {
-			f.Warned++
-			f.say(w, msg, "warning: "+msg)
+			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
 			// As under the flag: no stage to name a task by.
@@ -195,8 +189,7 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 			ev.StageNames = names.Stages
 		}
 		if msg := kernelfamily.Given(fam, "flag --kernel-family", ev).Warning(what); msg != "" {
-			f.Warned++
-			f.say(w, msg, "warning: "+msg)
+			f.say(found, msg, warning("%s", msg))
 		}
 		if len(fam.Stages()) == 0 {
 			// No stage to name a task by.
@@ -210,11 +203,10 @@ func (f *FamilyOptions) Choose(w io.Writer, what, own, ownFamily, ownFrom string
 		}
 		dec := kernelfamily.Infer(ev)
 		if msg := dec.Note(what); msg != "" {
-			f.say(w, dec.Note(""), "note: "+msg)
+			f.say(found, dec.Note(""), note("%s", msg))
 		}
 		if msg := dec.Warning(what); msg != "" {
-			f.Warned++
-			f.say(w, dec.Warning(""), "warning: "+msg)
+			f.say(found, dec.Warning(""), warning("%s", msg))
 		}
 		c.Family, c.From, c.Evidence = dec.Family, familyFrom(kernel, dec), dec.From
 	}
@@ -315,29 +307,4 @@ func (f *FamilyOptions) TraceFamily(src *jsontrace.Source, strict bool) (abi.Fam
 		return abi.FamilyNone, fmt.Sprintf("%s: its ids are kernel family %s's (inferred from %s), and validate read them under none: give --kernel-family %s", src.Name, dec.Family, dec.From, dec.Family)
 	}
 	return abi.FamilyNone, dec.Warning(src.Name)
-}
-
-// FamilyStated is what a trace decode writes of source i's kernel family
-// (its megaKernelCycleTrace kernelFamily and kernelFamilyFrom): the
-// family's name ("none" for the schema's own tables) and what chose it,
-// in words. A trace read back is read under it (Choose).
-func (l *Loaded) FamilyStated(i int) (name, from string) {
-	name = FamilyNone
-	if f := l.Families[i]; f != abi.FamilyNone {
-		name = f.String()
-	}
-	switch l.FamilyFrom[i] {
-	case FromFlag:
-		from = "--kernel-family"
-	case FromTrace:
-		from = l.ownFamilyFrom[i]
-		if from == "" {
-			from = "the trace's kernelFamily"
-		}
-	case FromDefault:
-		from = "nothing chose one: the schema's own tables"
-	default:
-		from = l.FamilyEvidence[i]
-	}
-	return name, from
 }

@@ -1,12 +1,10 @@
 package input
 
 import (
-	"io"
+	"fmt"
 
 	"github.com/megakernel/cycleabi/capture"
-	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 )
 
@@ -40,6 +38,9 @@ const (
 	FromEvents From = "the events' cycles over µs"
 	// FromFileName is a rank read from a capture's file name ("rank3.bin").
 	FromFileName From = "file name"
+	// FromFamily is an owner label the kernel family gives (Expert for
+	// MegaMoe).
+	FromFamily From = "kernel family"
 )
 
 // Options are how a command reads its inputs: what its flags said (the
@@ -69,168 +70,135 @@ type Options struct {
 	// Family is the --kernel-name and --kernel-family options (nil for
 	// neither).
 	Family *FamilyOptions
-	// Warn is where the notes and warnings of loading go (a family
-	// inferred, a --kernel-name applied over the data's), a line each
-	// beginning "note: " or "warning: ": the command's standard error,
-	// which puts the running program's name before each line.
-	Warn io.Writer
+	// DeviceIDs is --device-id (nil when not given); OwnerLabel and
+	// DetailedNames are --owner-label and --detailed-names (their
+	// defaults when not given), OwnerLabelGiven and DetailedNamesGiven
+	// say which was set (decode's flags; the trace a source came from
+	// states its own otherwise).
+	DeviceIDs          []uint
+	OwnerLabel         string
+	OwnerLabelGiven    bool
+	DetailedNames      bool
+	DetailedNamesGiven bool
 	// DropSlots drops each of several captures' slots once decoded
-	// (LoadSources).
+	// (decodeAll).
 	DropSlots bool
 }
 
 // Loaded are a command's inputs once loaded: the sources (captures, and
-// captures read back from traces), and each source's interpretations with
+// captures read back from traces), each with its interpretations and
 // where each came from.
 type Loaded struct {
-	*Sources
-	// ownFamilyFrom[i] is what chose the family a trace states for
-	// source i (its kernelFamilyFrom; FamilyStated).
-	ownFamilyFrom []string
-	// LayoutFrom[i] is where source i's layout came from: FromFlag (the
-	// layout flags), FromHeaders (the capture's own), FromPlan (--plan's
-	// host plan) or FromTrace; Decoded[i].Layout.How says it in words.
-	LayoutFrom []From
-	// Kernels[i] is source i's kernel name and KernelFrom where it came
-	// from: FromFlag, FromTrace, FromManifest or FromDefault.
-	Kernels    []string
-	KernelFrom []From
-	// Families[i] is the kernel family source i's ids are read under,
-	// FamilyFrom where it came from (FromFlag: --kernel-family;
-	// FromKernelName; FromData, inferred from its ids and a trace's names;
-	// FromDefault: none chose one, the schema's own tables apply), and
-	// FamilyEvidence what chose it ("kernel name \"MegaMoe\"", "stage ids
-	// ..."; "" for FromFlag and FromDefault).
-	Families       []abi.Family
-	FamilyFrom     []From
-	FamilyEvidence []string
-	// Names[i] names source i's stages (under its family); NamesFrom[i]
-	// is where the names came from: FromFlag (--names), FromTrace, or
-	// FromDefault (the schema's).
-	Names     []*kernelnames.Names
-	NamesFrom []From
-	// Deps[i] are source i's dependencies under the schedule (nil
-	// without one); ScheduleFrom is FromFlag when --plan gave one, ""
-	// when none did.
-	Deps         []*flows.Dependencies
+	Sources []*Source
+	// Findings are the notes and warnings loading drew, in the order
+	// drawn, each said once per run (FamilyOptions keeps what it said):
+	// the command writes them, whatever the error. Each source's own are
+	// its Notes and Warnings.
+	Findings []Finding
+	// ScheduleFrom is FromFlag when --plan gave a schedule, "" when none
+	// did.
 	ScheduleFrom From
-	// the frequency the flags (or the SoC's default) resolved to
-	mhz            float64
-	soc            string
-	frequencyGiven bool
+	// opened are the traces read, whose scratch files Close removes.
+	opened []*Input
 }
 
-// Frequency returns source i's system-counter frequency and SoC name, and
-// where they came from: a trace's own unless --soc or --freq-mhz was
-// given (FromTrace where it states one, FromEvents where its events
-// imply it), else the flags' (FromFlag) or --soc's default (FromSoC).
-func (l *Loaded) Frequency(i int) (float64, string, From) {
-	mhz, soc := l.Sources.Frequency(i, l.frequencyGiven, l.mhz, l.soc)
-	switch t := l.Traces[i]; {
-	case t != nil && !l.frequencyGiven && t.FrequencyMHz != 0 && t.FromEvents:
-		return mhz, soc, FromEvents
-	case t != nil && !l.frequencyGiven && t.FrequencyMHz != 0:
-		return mhz, soc, FromTrace
-	case l.frequencyGiven:
-		return mhz, soc, FromFlag
+// Close releases the captures and the traces' scratch files.
+func (l *Loaded) Close() {
+	for _, s := range l.Sources {
+		if s.Decoded != nil {
+			s.Decoded.Capture.Close()
+		}
 	}
-	return mhz, soc, FromSoC
+	for _, in := range l.opened {
+		in.Close()
+	}
 }
 
 // Load reads a command's inputs under o: the frequency the flags give,
-// the names file, every source (LoadSources), then each source's kernel
-// name and family (FamilyOptions.KernelFor and Choose), its
-// names, and its dependencies under the schedule. The returned Loaded is
-// never nil: close its Sources when done, whatever the error. Errors
-// carry their exit code (Usage, Invalid).
+// the names file, every source (loadSources), then each source's
+// frequency (sourceFrequency), kernel name and family
+// (FamilyOptions.KernelFor and Choose), its names (namesOf), its
+// dependencies under the schedule, its device id (deviceID), owner label
+// (ownerLabel) and detailed names (detailedNames): each decided here,
+// once, for the commands to read. The returned Loaded is never nil:
+// close it when done, whatever the error. Errors carry their exit code
+// (Usage, Invalid).
 func Load(o Options) (*Loaded, error) {
-	l := &Loaded{Sources: &Sources{}}
-	if o.Warn == nil {
-		o.Warn = io.Discard
-	}
+	l := &Loaded{}
 	if o.Family == nil {
 		o.Family = &FamilyOptions{}
 	}
+	var freq flagFrequency
 	var err error
-	l.mhz, l.soc, err = Frequency(o.SoC, o.SoCGiven, o.FreqMHz, o.FreqGiven)
+	freq.mhz, freq.soc, err = Frequency(o.SoC, o.SoCGiven, o.FreqMHz, o.FreqGiven)
 	if err != nil {
 		return l, usage(err)
 	}
-	l.frequencyGiven = o.SoCGiven || o.FreqGiven
+	freq.given = o.SoCGiven || o.FreqGiven
 	if err := o.Family.Check(); err != nil {
 		return l, usage(err)
 	}
-	names, err := LoadNames(o.NamesFile)
+	file, err := LoadNames(o.NamesFile)
 	if err != nil {
 		return l, err
 	}
-	l.Sources, err = LoadSources(o.Paths, o.Ranks, o.Window, o.Request, o.LayoutGiven, o.DropSlots)
-	if err != nil {
+	if err := l.loadSources(o); err != nil {
 		return l, err
 	}
-	if !l.frequencyGiven {
+	if !freq.given {
 		// A trace stating no frequency whose events give none that
 		// holds: --freq-mhz or --soc reads it.
-		for _, t := range l.Traces {
-			if t != nil && t.FreqErr != nil {
-				return l, invalid(t.FreqErr)
+		for _, s := range l.Sources {
+			if s.Trace != nil && s.Trace.FreqErr != nil {
+				return l, invalid(s.Trace.FreqErr)
 			}
 		}
 	}
-	n := len(l.Decoded)
-	l.LayoutFrom = make([]From, n)
-	l.Kernels, l.KernelFrom = make([]string, n), make([]From, n)
-	l.Families, l.FamilyFrom, l.FamilyEvidence = make([]abi.Family, n), make([]From, n), make([]string, n)
-	l.Names, l.NamesFrom = make([]*kernelnames.Names, n), make([]From, n)
-	l.ownFamilyFrom = make([]string, n)
 	if o.Schedule != nil {
 		l.ScheduleFrom = FromFlag
 	}
-	for i := range l.Decoded {
-		l.LayoutFrom[i] = l.layoutFrom(i)
-		l.NamesFrom[i] = FromDefault
-		switch {
-		case names != nil:
-			l.NamesFrom[i] = FromFlag
-		case l.Traces[i] != nil && l.Traces[i].Names != nil:
-			l.NamesFrom[i] = FromTrace
-		}
+	for _, s := range l.Sources {
+		s.LayoutFrom = layoutFrom(s)
+		s.FrequencyMHz, s.SoC, s.FrequencyFrom = sourceFrequency(s.Trace, freq)
+		var names *kernelnames.Names
+		names, s.NamesFrom = namesOf(file, s.Trace)
 		// --kernel-name when given (Choose says where it differs from
 		// the data's own), else a manifest's kernel_name or a trace's
 		// kernelName, else --kernel-name's default; the family is
 		// --kernel-family's, else the kernel name's, else inferred from
 		// the records (FamilyOptions.Choose).
 		own := FromManifest
-		if l.Traces[i] != nil {
+		if s.Trace != nil {
 			own = FromTrace
 		}
-		l.Kernels[i], l.KernelFrom[i] = o.Family.KernelFor(l.KernelNames[i], own)
-		var ownFamily, ownFrom string
-		if t := l.Traces[i]; t != nil {
-			ownFamily, ownFrom = t.KernelFamily, t.KernelFamilyFrom
-			l.ownFamilyFrom[i] = ownFrom
+		s.Kernel, s.KernelFrom = o.Family.KernelFor(s.OwnKernel, own)
+		var ownFamily string
+		if t := s.Trace; t != nil {
+			ownFamily, s.ownFamilyFrom = t.KernelFamily, t.KernelFamilyFrom
 		}
-		c, err := o.Family.Choose(o.Warn, l.Name(i), l.KernelNames[i], ownFamily, ownFrom, l.Decoded[i], l.Sources.Names(i, names))
+		c, err := o.Family.Choose(&l.Findings, s.Name(), s.OwnKernel, ownFamily, s.ownFamilyFrom, s.Decoded, names)
 		if err != nil {
 			return l, classify(err)
 		}
-		l.Families[i], l.FamilyFrom[i], l.FamilyEvidence[i], l.Names[i] = c.Family, c.From, c.Evidence, c.Names
+		s.Family, s.FamilyFrom, s.FamilyEvidence, s.Names = c.Family, c.From, c.Evidence, c.Names
 	}
-	l.Deps, err = DependenciesAll(l.Decoded, o.Schedule, l.Names)
-	return l, err
-}
-
-// layoutFrom is where source i's layout came from (capture.Resolved's
-// Source, or the trace that states it).
-func (l *Loaded) layoutFrom(i int) From {
-	if l.Traces[i] != nil {
-		return FromTrace
+	for _, s := range l.Sources {
+		if s.Deps, err = dependencies(s.Decoded, o.Schedule, s.Names); err != nil {
+			return l, err
+		}
 	}
-	switch l.Decoded[i].Layout.Source {
-	case capture.FromHost:
-		return FromFlag
-	case capture.FromPlan:
-		return FromPlan
+	if len(o.DeviceIDs) > 0 && len(o.DeviceIDs) != len(l.Sources) {
+		return l, usage(fmt.Errorf("%d --device-id values for %d captures: give one per capture, in order", len(o.DeviceIDs), len(l.Sources)))
 	}
-	return FromHeaders
+	for i, s := range l.Sources {
+		if s.DeviceID, s.DeviceFrom, err = deviceID(flagAt(o.DeviceIDs, i), s.Trace, s.Rank); err != nil {
+			return l, usage(err)
+		}
+		s.OwnerLabel, s.OwnerLabelFrom = ownerLabel(o, s.Trace, s.Family)
+		s.DetailedNames, s.DetailedNamesFrom = detailedNames(o, s.Trace)
+		if s.Trace != nil && s.Trace.WindowIndex != nil {
+			s.WindowIndex = *s.Trace.WindowIndex
+		}
+	}
+	return l, nil
 }

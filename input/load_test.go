@@ -146,19 +146,19 @@ func TestLoadProvenance(t *testing.T) {
 			l.Close()
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if len(l.Decoded) != len(c.want) {
-			t.Fatalf("%s: %d sources, want %d", c.name, len(l.Decoded), len(c.want))
+		if len(l.Sources) != len(c.want) {
+			t.Fatalf("%s: %d sources, want %d", c.name, len(l.Sources), len(c.want))
 		}
 		if l.ScheduleFrom != c.schedule {
 			t.Errorf("%s: schedule from %q, want %q", c.name, l.ScheduleFrom, c.schedule)
 		}
 		for i, w := range c.want {
-			mhz, _, freqFrom := l.Frequency(i)
-			got := provenance{layout: l.LayoutFrom[i], kernel: l.Kernels[i], kernelFrom: l.KernelFrom[i],
-				family: l.Families[i], familyFrom: l.FamilyFrom[i], evidence: w.evidence,
-				mhz: mhz, freqFrom: freqFrom, names: l.NamesFrom[i], rank: l.Ranks[i], rankFrom: l.RankFrom[i]}
-			if !strings.Contains(l.FamilyEvidence[i], w.evidence) {
-				got.evidence = l.FamilyEvidence[i]
+			s := l.Sources[i]
+			got := provenance{layout: s.LayoutFrom, kernel: s.Kernel, kernelFrom: s.KernelFrom,
+				family: s.Family, familyFrom: s.FamilyFrom, evidence: w.evidence,
+				mhz: s.FrequencyMHz, freqFrom: s.FrequencyFrom, names: s.NamesFrom, rank: s.Rank, rankFrom: s.RankFrom}
+			if !strings.Contains(s.FamilyEvidence, w.evidence) {
+				got.evidence = s.FamilyEvidence
 			}
 			if got != w {
 				t.Errorf("%s: source %d:\n got %+v\nwant %+v", c.name, i, got, w)

@@ -22,28 +22,44 @@ type Window struct {
 
 // InvocationSet is the captures of a window and each one's invocation.
 type InvocationSet struct {
-	Captures []string
-	// Ranks are each capture's rank, RankFrom where it came from:
-	// FromManifest, FromFlag (--rank), FromFileName or FromDefault (0).
-	Ranks       []uint32
-	RankFrom    []From
-	Invocations []render.Invocation
-	KernelNames []string // "" where the command's --kernel-name applies
-	// Manifest and lines: the Manifest, and the line of each capture in it
-	// (nil for captures given as arguments).
+	Entries []WindowEntry
+	// Manifest is the manifest the entries are of ("" for captures given
+	// as arguments).
 	Manifest string
-	lines    []int
+}
+
+// WindowEntry is one capture of a window: its path, its rank and where
+// that came from (Rank: FromManifest, FromFlag (--rank), FromFileName or
+// FromDefault (0)), its invocation, its kernel name ("" where the
+// command's --kernel-name applies), and its line in the manifest (0 for a
+// capture given as an argument).
+type WindowEntry struct {
+	Capture    string
+	Rank       uint32
+	RankFrom   From
+	Invocation render.Invocation
+	KernelName string
+	line       int
+}
+
+// Captures are the paths of the window's captures, in order.
+func (s *InvocationSet) Captures() []string {
+	paths := make([]string, len(s.Entries))
+	for i, e := range s.Entries {
+		paths[i] = e.Capture
+	}
+	return paths
 }
 
 // where names the place each capture was given: "window.yaml:12" for a
 // manifest's, nil for arguments.
 func (s *InvocationSet) where() []string {
-	if s.lines == nil {
+	if s.Manifest == "" {
 		return nil
 	}
-	w := make([]string, len(s.lines))
-	for i, l := range s.lines {
-		w[i] = s.Manifest + ":" + strconv.Itoa(l)
+	w := make([]string, len(s.Entries))
+	for i, e := range s.Entries {
+		w[i] = s.Manifest + ":" + strconv.Itoa(e.line)
 	}
 	return w
 }
@@ -73,7 +89,7 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 		if err != nil {
 			return nil, err
 		}
-		s := &InvocationSet{Manifest: f.Manifest, lines: make([]int, 0, len(entries))}
+		s := &InvocationSet{Manifest: f.Manifest, Entries: make([]WindowEntry, 0, len(entries))}
 		next := map[uint32]int64{}
 		for _, e := range entries {
 			// The likely mistake: a path relative to the working directory.
@@ -82,24 +98,17 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 					return nil, fmt.Errorf("%s:%d: capture %s not found (a relative capture path is relative to the manifest's folder)", f.Manifest, e.Line, e.Capture)
 				}
 			}
-			rank, from := uint32(0), FromDefault
-			if e.Rank != nil {
-				rank, from = *e.Rank, FromManifest
-			} else if r, ok, err := RankFromName(e.Capture); err != nil {
+			rank, from, err := Rank(nil, e.Rank, FromManifest, e.Capture, true)
+			if err != nil {
 				return nil, err
-			} else if ok {
-				rank, from = r, FromFileName
 			}
 			id := next[rank]
 			if e.InvocationID != nil {
 				id = *e.InvocationID
 			}
 			next[rank]++
-			s.Captures = append(s.Captures, e.Capture)
-			s.Ranks, s.RankFrom = append(s.Ranks, rank), append(s.RankFrom, from)
-			s.Invocations = append(s.Invocations, render.Invocation{ID: id, Step: e.Step, Direction: e.Direction})
-			s.KernelNames = append(s.KernelNames, e.KernelName)
-			s.lines = append(s.lines, e.Line)
+			s.Entries = append(s.Entries, WindowEntry{Capture: e.Capture, Rank: rank, RankFrom: from,
+				Invocation: render.Invocation{ID: id, Step: e.Step, Direction: e.Direction}, KernelName: e.KernelName, line: e.Line})
 		}
 		return s, s.checkIDs()
 	}
@@ -116,19 +125,12 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 	if len(flagRanks) > 0 && len(flagRanks) != n {
 		return nil, fmt.Errorf("%d --rank values for %d captures: give one per capture, in order", len(flagRanks), n)
 	}
-	s := &InvocationSet{Captures: args}
+	s := &InvocationSet{}
 	next := map[uint32]int64{}
 	for i, path := range args {
-		rank, from := uint32(0), FromDefault
-		if len(flagRanks) > 0 {
-			if flagRanks[i] > MaxRank {
-				return nil, fmt.Errorf("--rank %d exceeds %d", flagRanks[i], MaxRank)
-			}
-			rank, from = uint32(flagRanks[i]), FromFlag
-		} else if r, ok, err := RankFromName(path); err != nil {
+		rank, from, err := Rank(flagAt(flagRanks, i), nil, "", path, true)
+		if err != nil {
 			return nil, err
-		} else if ok {
-			rank, from = r, FromFileName
 		}
 		inv := render.Invocation{ID: next[rank]}
 		next[rank]++
@@ -141,9 +143,7 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 			}
 			inv.Direction = f.Directions[i]
 		}
-		s.Ranks, s.RankFrom = append(s.Ranks, rank), append(s.RankFrom, from)
-		s.Invocations = append(s.Invocations, inv)
-		s.KernelNames = append(s.KernelNames, "")
+		s.Entries = append(s.Entries, WindowEntry{Capture: path, Rank: rank, RankFrom: from, Invocation: inv})
 	}
 	return s, s.checkIDs()
 }
@@ -151,17 +151,11 @@ func (f Window) Resolve(args []string, flagRanks []uint, mustExist bool) (*Invoc
 // checkIDs refuses two captures with one invocation id in one rank, before
 // any capture is read.
 func (s *InvocationSet) checkIDs() error {
-	type key struct {
-		rank uint32
-		id   int64
-	}
-	seen := map[key]string{}
-	for i, path := range s.Captures {
-		k := key{s.Ranks[i], s.Invocations[i].ID}
-		if prev, dup := seen[k]; dup {
-			return fmt.Errorf("%s and %s are both invocation %d of rank %d", prev, path, k.id, k.rank)
+	seen := rankSet{}
+	for i, e := range s.Entries {
+		if j, dup := seen.add(rankKey{rank: e.Rank, inv: e.Invocation.ID}, i); dup {
+			return fmt.Errorf("%s and %s are both invocation %d of rank %d", s.Entries[j].Capture, e.Capture, e.Invocation.ID, e.Rank)
 		}
-		seen[k] = path
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func runAnalyze(cmd *cobra.Command, paths []string, f *analyzeFlags) error {
 	}
 	inputs := paths
 	if invs != nil {
-		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
+		inputs = append([]string{f.invocations.Manifest}, invs.Captures()...)
 	}
 	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
 		return Usage(err)

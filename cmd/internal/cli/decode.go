@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -17,7 +16,6 @@ import (
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type decodeFlags struct {
@@ -146,7 +144,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		return Usage(err)
 	}
 	if invs != nil {
-		paths = invs.Captures
+		paths = invs.Captures()
 	}
 	format, err := traceFormat(f.format, f.output)
 	if err != nil {
@@ -176,9 +174,12 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		Schedule: sched, Ranks: f.ranks,
 		SoC: f.soc, FreqMHz: f.freqMHz, SoCGiven: fs.Changed("soc"), FreqGiven: fs.Changed("freq-mhz"),
 		NamesFile: f.namesFile, Family: f.family.Options(),
-		DropSlots: format == formatJSON, Warn: Stderr(cmd),
+		DeviceIDs: f.deviceIDs, OwnerLabel: f.ownerLabel, OwnerLabelGiven: fs.Changed("owner-label"),
+		DetailedNames: f.detailedNames, DetailedNamesGiven: fs.Changed("detailed-names"),
+		DropSlots: format == formatJSON,
 	})
 	defer l.Close()
+	warned := PrintInputs(cmd, l, err, true)
 	if err != nil {
 		var p *capture.Problem
 		if !f.partial && errors.As(err, &p) && p.Code == capture.CodeTruncated {
@@ -186,14 +187,7 @@ func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 		}
 		return err
 	}
-	src := l.Sources
-	deviceIDs, err := captureDeviceIDs(src.Ranks, f.deviceIDs)
-	if err != nil {
-		return Usage(err)
-	}
-	inputs, records := renderInputs(fs, f, l, deviceIDs, flowMode)
-	PrintNotes(cmd, src)
-	warned := PrintWarnings(cmd, src) + f.family.Warned
+	inputs, records := renderInputs(l.Sources, f, flowMode)
 
 	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
 	if err != nil {
@@ -346,64 +340,24 @@ func formatNameMismatch(format, output string) string {
 	return ""
 }
 
-// captureDeviceIDs returns each capture's device id: --device-id in
-// order, else the rank.
-func captureDeviceIDs(ranks []uint32, flagIDs []uint) ([]uint32, error) {
-	ids := make([]uint32, len(ranks))
-	if len(flagIDs) == 0 {
-		copy(ids, ranks)
-		return ids, nil
-	}
-	if len(flagIDs) != len(ranks) {
-		return nil, fmt.Errorf("%d --device-id values for %d captures: give one per capture, in order", len(flagIDs), len(ranks))
-	}
-	for i, id := range flagIDs {
-		if id > math.MaxUint32 {
-			return nil, fmt.Errorf("--device-id %d exceeds %d", id, uint32(math.MaxUint32))
-		}
-		ids[i] = uint32(id)
-	}
-	return ids, nil
-}
-
-// renderInputs are the trace writer's inputs for what l loaded, under
-// decode's flags, and their records in all. A trace converted keeps what
-// it states (device id, detailed names, owner label) unless a flag says
-// otherwise.
-func renderInputs(fs *pflag.FlagSet, f *decodeFlags, l *input.Loaded, deviceIDs []uint32, flowMode flows.Mode) ([]render.Input, uint64) {
-	src := l.Sources
-	inputs := make([]render.Input, len(src.Decoded))
+// renderInputs are the trace writer's inputs for the sources srcs under
+// decode's flags, and their records in all. Each source's
+// interpretations (device id, detailed names, owner label: a trace
+// converted keeps what it states unless a flag says otherwise) are
+// input.Load's.
+func renderInputs(srcs []*input.Source, f *decodeFlags, flowMode flows.Mode) ([]render.Input, uint64) {
+	inputs := make([]render.Input, len(srcs))
 	var records uint64
-	for i, d := range src.Decoded {
-		owner := f.ownerLabel
-		if fam := l.Families[i]; !fs.Changed("owner-label") && fam.OwnerLabel() != "" {
-			owner = fam.OwnerLabel()
-		}
+	for i, s := range srcs {
 		c := &inputs[i].Config
-		*c = render.Config{KernelName: l.Kernels[i], OwnerLabel: owner, Names: l.Names[i]}
-		c.KernelFamily, c.KernelFamilyFrom = l.FamilyStated(i)
-		inputs[i].Decoded = d
-		c.Rank, c.DeviceID = src.Ranks[i], deviceIDs[i]
-		c.FrequencyMHz, c.SoCName, _ = l.Frequency(i)
-		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = f.detailedNames, flowMode, f.maxFlows, l.Deps[i]
-		if t := src.Traces[i]; t != nil {
-			if len(f.deviceIDs) == 0 {
-				c.DeviceID = t.DeviceID
-			}
-			if !fs.Changed("detailed-names") {
-				c.DetailedNames = t.DetailedNames
-			}
-			if !fs.Changed("owner-label") && t.OwnerLabel != "" {
-				c.OwnerLabel = t.OwnerLabel
-			}
-			if t.WindowIndex != nil {
-				c.WindowIndex = *t.WindowIndex
-			}
-		}
-		if src.Invocations != nil {
-			c.Invocation = src.Invocations[i]
-		}
-		records += d.Summary.Records
+		*c = render.Config{KernelName: s.Kernel, OwnerLabel: s.OwnerLabel, Names: s.Names}
+		c.KernelFamily, c.KernelFamilyFrom = s.FamilyStated()
+		inputs[i].Decoded = s.Decoded
+		c.Rank, c.DeviceID = s.Rank, s.DeviceID
+		c.FrequencyMHz, c.SoCName = s.FrequencyMHz, s.SoC
+		c.DetailedNames, c.FlowMode, c.MaxFlows, c.Deps = s.DetailedNames, flowMode, f.maxFlows, s.Deps
+		c.WindowIndex, c.Invocation = s.WindowIndex, s.Invocation
+		records += s.Decoded.Summary.Records
 	}
 	return inputs, records
 }

@@ -87,7 +87,7 @@ func runExport(cmd *cobra.Command, paths []string, f *exportFlags) error {
 	}
 	inputs := paths
 	if invs != nil {
-		inputs = append([]string{f.Invocations.Manifest}, invs.Captures...)
+		inputs = append([]string{f.Invocations.Manifest}, invs.Captures()...)
 	}
 	if err := outfile.SameFile(f.output, f.in.Files(inputs)...); err != nil {
 		return Usage(err)

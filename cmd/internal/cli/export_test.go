@@ -65,8 +65,8 @@ func TestExportCommand(t *testing.T) {
 }
 
 // Every note, warning and --strict line export writes begins with the
-// program's name: the kernel family's (package input's, through
-// Options.Warn), the trace's (PrintWarnings) and --strict's
+// program's name: the kernel family's (package input's findings) and the
+// trace's, both through PrintInputs, and --strict's
 // (StrictWarned).
 func TestExportNamesItself(t *testing.T) {
 	dir := t.TempDir()

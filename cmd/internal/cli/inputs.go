@@ -10,7 +10,6 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
-	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,13 +26,12 @@ type AnalyzeInputs struct {
 	// KernelUse is what else --kernel-name does in the command ("" for nothing).
 	KernelUse string
 	Ranks     []uint
-	// Req is the layout request RunEach read the captures with, and
-	// families the kernel family of each capture (report validates them
-	// with both too); sources what it read (closed once it returns:
-	// report validates them while they are open).
-	Req      capture.Request
-	Families []abi.Family
-	Sources  *input.Sources
+	// Req is the layout request RunEach read the captures with (report
+	// validates them with it too); Sources what it read, each with its
+	// kernel family (closed once it returns: report validates them while
+	// they are open).
+	Req     capture.Request
+	Sources []*input.Source
 	// clocks are the distinct cycle frequencies (MHz) and SoCs the
 	// captures were read at, in capture order (recorded for diff).
 	mhzs, socs []string
@@ -43,8 +41,8 @@ type AnalyzeInputs struct {
 	// number of captures when no report is wanted.
 	analyze func(d *decode.Decoded, o analyze.Options) (*analyze.Rank, error)
 	discard bool
-	// Warned counts the warnings RunEach's inputs drew: a trace's
-	// (PrintWarnings) and the kernel family's (input.FamilyOptions.Warned).
+	// Warned counts the warnings RunEach's inputs drew (PrintInputs): a
+	// trace's, a source's stale cores, the kernel family's.
 	Warned int
 }
 
@@ -101,29 +99,27 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 	}
 	in.Req = req
 	o := in.Options(fs, paths, invs, req)
-	o.Warn = Stderr(cmd)
 	l, err := input.Load(o)
 	defer l.Close()
+	in.Warned = PrintInputs(cmd, l, err, false)
 	if err != nil {
 		return nil, err
 	}
-	src := l.Sources
-	in.Sources, in.Families = src, l.Families
-	in.Warned = PrintWarnings(cmd, src) + in.Family.Warned
-	results := make([]*analyze.Rank, len(src.Decoded))
-	for i, d := range src.Decoded {
-		f, soc, _ := l.Frequency(i)
+	in.Sources = l.Sources
+	results := make([]*analyze.Rank, len(l.Sources))
+	for i, s := range l.Sources {
+		d, f, soc := s.Decoded, s.FrequencyMHz, s.SoC
 		if m := strconv.FormatFloat(f, 'f', -1, 64); !slices.Contains(in.mhzs, m) {
 			in.mhzs = append(in.mhzs, m)
 		}
 		if !slices.Contains(in.socs, soc) {
 			in.socs = append(in.socs, soc)
 		}
-		o := analyze.Options{Rank: src.Ranks[i], FrequencyMHz: f, Names: l.Names[i], Deps: l.Deps[i], Notes: src.Notes(i), Warnings: src.Warnings(i)}
-		if src.Invocations != nil {
-			o.Invocation = invocationLabel(src.Invocations[i], src.KernelNames[i])
+		o := analyze.Options{Rank: s.Rank, FrequencyMHz: f, Names: s.Names, Deps: s.Deps, Notes: s.Notes(), Warnings: s.Warnings()}
+		if s.Invocation != nil {
+			o.Invocation = invocationLabel(s.Invocation, s.OwnKernel)
 		}
-		o.TraceCores = src.Traces[i] != nil
+		o.TraceCores = s.Trace != nil
 		analyzeOne := analyze.Analyze
 		if in.analyze != nil {
 			analyzeOne = in.analyze
@@ -162,9 +158,9 @@ func (in *AnalyzeInputs) RunEach(cmd *cobra.Command, paths []string, invs *input
 // default), and the --plan and --names files.
 func (in *AnalyzeInputs) recorded() ([]analyze.Input, error) {
 	var fams []string
-	for _, f := range in.Families {
-		if !slices.Contains(fams, f.String()) {
-			fams = append(fams, f.String())
+	for _, s := range in.Sources {
+		if f := s.Family.String(); !slices.Contains(fams, f) {
+			fams = append(fams, f)
 		}
 	}
 	inputs := []analyze.Input{{Flag: "--kernel-family", Value: strings.Join(fams, ",")},

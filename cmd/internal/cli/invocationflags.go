@@ -87,7 +87,7 @@ func (f *InvocationFlags) Captures(args []string) (paths, places []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Captures, s.Where(), nil
+	return s.Captures(), s.Where(), nil
 }
 
 // Resolve returns the window's invocations, or nil when the captures are

@@ -109,7 +109,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	}
 	inputs := append([]string{}, paths...)
 	if invs != nil {
-		inputs = append([]string{f.invocations.Manifest}, invs.Captures...)
+		inputs = append([]string{f.invocations.Manifest}, invs.Captures()...)
 	}
 	var baseInvs *input.InvocationSet
 	if f.baseManifest != "" {
@@ -119,7 +119,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		if baseInvs, err = (&InvocationFlags{Manifest: f.baseManifest}).Resolve(nil, nil); err != nil {
 			return Usage(fmt.Errorf("--base-invocation-manifest: %w", err))
 		}
-		inputs = append(append(inputs, f.baseManifest), baseInvs.Captures...)
+		inputs = append(append(inputs, f.baseManifest), baseInvs.Captures()...)
 	}
 	if err := outfile.SameFile(f.output, append(f.in.Files(inputs), f.base...)...); err != nil {
 		return Usage(err)
@@ -131,7 +131,7 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 	checks := map[*analyze.Rank]*validate.Result{}
 	rep, err := f.in.RunEach(cmd, paths, invs, func(i int, d *decode.Decoded, r *analyze.Rank, o analyze.Options) error {
 		if i == 0 {
-			timelines.Expect(len(f.in.Sources.Decoded)) // every source is decoded before the first is analyzed
+			timelines.Expect(len(f.in.Sources)) // every source is decoded before the first is analyzed
 		}
 		var tl *analyze.Timeline
 		if timelines.Wants(r) {
@@ -144,7 +144,8 @@ func runReport(cmd *cobra.Command, paths []string, f *reportFlags) error {
 		// What validate says of each capture, with the same layout
 		// request (errors cannot be left: decode failed on them above;
 		// warnings can).
-		check, err := f.in.Sources.Check(i, validate.Options{Layout: f.in.Req, Family: f.in.Families[i], MaxFindings: 1})
+		src := f.in.Sources[i]
+		check, err := src.Check(validate.Options{Layout: f.in.Req, Family: src.Family, MaxFindings: 1})
 		if err != nil {
 			return Usage(err)
 		}

@@ -16,8 +16,8 @@ func ProgramName(cmd *cobra.Command) string {
 }
 
 // Stderr is cmd's standard error with the program's name (ProgramName)
-// and ": " put before every line: where package input's notes and
-// warnings go (Options.Warn), which name no program.
+// and ": " put before every line: where package input's findings go
+// (PrintInputs), which name no program.
 func Stderr(cmd *cobra.Command) io.Writer {
 	return &prefixWriter{w: cmd.ErrOrStderr(), prefix: []byte(ProgramName(cmd) + ": ")}
 }
@@ -49,31 +49,40 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// PrintNotes writes what each trace could not carry to cmd's standard
-// error, once per note and trace.
-func PrintNotes(cmd *cobra.Command, s *input.Sources) {
-	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
-	for i, t := range s.Traces {
-		if t == nil {
-			continue
-		}
-		for _, n := range t.Notes {
-			fmt.Fprintf(w, "%s: note: %s: %s\n", prog, s.Name(i), n)
+// PrintInputs writes to cmd's standard error what reading the inputs
+// drew, the one path package input's notes and warnings take there (each
+// line after the program's name): l's findings (loadErr or not), then,
+// once l loaded (loadErr nil), each source's notes when notes is set
+// (decode; analyze carries them in its report) and each source's
+// warnings: what of its trace was not taken as it stands (a name cut, a
+// rank, invocation or core missing) and its cores far outside its launch
+// (an earlier launch's slots). It returns how many warnings it wrote
+// (--strict fails on any).
+func PrintInputs(cmd *cobra.Command, l *input.Loaded, loadErr error, notes bool) int {
+	w := Stderr(cmd)
+	n := 0
+	for _, f := range l.Findings {
+		fmt.Fprintln(w, f)
+		if f.Warning {
+			n++
 		}
 	}
-}
-
-// PrintWarnings writes what of each trace was not taken as it stands (a
-// name cut, a rank, invocation or core missing), and each source's cores
-// far outside its launch (an earlier launch's slots), to cmd's standard error,
-// once per warning and trace, and returns how many it wrote (--strict
-// fails on any).
-func PrintWarnings(cmd *cobra.Command, s *input.Sources) int {
-	w, prog := cmd.ErrOrStderr(), ProgramName(cmd)
-	n := 0
-	for i := range s.Traces {
-		for _, m := range s.Warnings(i) {
-			fmt.Fprintf(w, "%s: warning: %s: %s\n", prog, s.Name(i), m)
+	if loadErr != nil {
+		return n
+	}
+	// A source's note or warning is one line, whatever it holds, as
+	// before the findings were data.
+	raw, prog := cmd.ErrOrStderr(), ProgramName(cmd)
+	for _, s := range l.Sources {
+		for _, m := range s.Notes() {
+			if notes {
+				fmt.Fprintf(raw, "%s: note: %s: %s\n", prog, s.Name(), m)
+			}
+		}
+	}
+	for _, s := range l.Sources {
+		for _, m := range s.Warnings() {
+			fmt.Fprintf(raw, "%s: warning: %s: %s\n", prog, s.Name(), m)
 			n++
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/input"
@@ -136,5 +137,24 @@ func TestOpenInput(t *testing.T) {
 				t.Errorf("%v does not name %s", err, c.path)
 			}
 		})
+	}
+}
+
+// TestFindingsSaidOnLoadError: what loading drew before it failed (a
+// --kernel-name that chooses no family) is still said, before the error,
+// each line after the program's name: the findings are data PrintInputs
+// writes whatever Load returned.
+func TestFindingsSaidOnLoadError(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "t.json")
+	_, stderr, code := runMain(t, "decode", moeCapture, "-o", out, "--kernel-name", "HyperMegaMoe", "--device-id", "1", "--device-id", "2")
+	note := `cycleabi: note: --kernel-name "HyperMegaMoe" chooses no kernel family`
+	fail := "2 --device-id values for 1 captures: give one per capture, in order"
+	if code != ExitUsage {
+		t.Errorf("code = %d, want %d (usage)", code, ExitUsage)
+	}
+	n, e := strings.Index(stderr, note), strings.Index(stderr, fail)
+	if n < 0 || e < 0 || n > e {
+		t.Errorf("stderr = %q, want %q and then %q", stderr, note, fail)
 	}
 }
