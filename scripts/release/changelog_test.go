@@ -45,10 +45,18 @@ func TestChangelogPlanted(t *testing.T) {
 	if !strings.Contains(text, top) || !strings.Contains(text, "## [Unreleased]\n") {
 		t.Fatalf("%s lacks %q or ## [Unreleased]", changelogFile, top)
 	}
-	// The committed text as a release would have it: Unreleased's entries
-	// (there may be some between releases) moved out of the way.
+	// The committed text as the release of VERSION would have it:
+	// Unreleased's entries (there may be some between releases, an ABI
+	// line among them) moved under VERSION's heading.
 	at := strings.Index(text, "## [Unreleased]\n") + len("## [Unreleased]\n")
-	released := text[:at] + "\n" + text[at+strings.Index(text[at:], "\n## ["):]
+	end := at + strings.Index(text[at:], "\n## [")
+	entries := strings.TrimSpace(text[at:end])
+	released := text[:at] + text[end:]
+	if entries != "" {
+		h := strings.Index(released, top)
+		h += strings.Index(released[h:], "\n") + 1
+		released = released[:h] + "\n" + entries + "\n" + released[h:]
+	}
 	raised := abiID{current.version + 1, "0123456789abcdef"}
 	refingered := abiID{current.version, "fedcba9876543210"}
 	unreleased := func(lines string) string {
