@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,14 +15,7 @@ import (
 func TestWrongFamilyIsSaid(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	capPath := filepath.Join(dir, "c.bin")
-	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
-		t.Fatalf("synth: %s", errOut)
-	}
+	capPath := megaMoeCapture(t, dir)
 	moeTrace := filepath.Join(dir, "moe.json")  // kernelName MegaMoe
 	plainTrace := filepath.Join(dir, "mk.json") // kernelName MegaKernel, events named by MegaMoe's ids
 	for _, d := range [][]string{{"-o", moeTrace, "--kernel-name", "MegaMoe"}, {"-o", plainTrace}} {

@@ -14,14 +14,7 @@ import (
 func TestNamesFileKeepsStageInference(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	capPath := filepath.Join(dir, "c.bin")
-	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
-		t.Fatalf("synth: %s", errOut)
-	}
+	capPath := megaMoeCapture(t, dir)
 	for _, c := range []struct {
 		names       string
 		want, avoid []string

@@ -102,14 +102,7 @@ func TestTraceReadBackAnalyzesAsItsCapture(t *testing.T) {
 func TestDiffSaysClockAndFamily(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	capPath := filepath.Join(dir, "c.bin")
-	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
-		t.Fatalf("synth: %s", errOut)
-	}
+	capPath := megaMoeCapture(t, dir)
 	analysis := func(name string, flags ...string) string {
 		p := filepath.Join(dir, name)
 		if _, errOut, code := runMain(t, append([]string{"analyze", capPath, "--format", "json", "-o", p}, flags...)...); code != ExitOK {

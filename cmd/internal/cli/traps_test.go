@@ -236,19 +236,27 @@ func TestDiffShowsDropped(t *testing.T) {
 	}
 }
 
-// TestValidateStrictFamily: validate --strict refuses a MegaMoe capture
-// read under no family (its stage ids 0x10001.. are MegaMoe's), naming
-// --kernel-family; named, or without --strict, it passes.
-func TestValidateStrictFamily(t *testing.T) {
-	dir := t.TempDir()
+// megaMoeCapture synthesizes the first family case's MegaMoe schedule
+// (seed 3) into dir and returns the capture's path.
+func megaMoeCapture(t *testing.T, dir string) string {
+	t.Helper()
 	sched := filepath.Join(dir, "s.yaml")
 	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	capPath := filepath.Join(dir, "c.bin")
-	if _, stderr, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
+	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
+		t.Fatalf("synth: %s", errOut)
 	}
+	return capPath
+}
+
+// TestValidateStrictFamily: validate --strict refuses a MegaMoe capture
+// read under no family (its stage ids 0x10001.. are MegaMoe's), naming
+// --kernel-family; named, or without --strict, it passes.
+func TestValidateStrictFamily(t *testing.T) {
+	dir := t.TempDir()
+	capPath := megaMoeCapture(t, dir)
 	_, stderr, code := runMain(t, "validate", capPath, "--strict")
 	if code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
 		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
