@@ -24,8 +24,9 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/short"
 )
 
-// readers returns node when DuckDB and hyparquet are installed
-// (npm ci in tests/duckdb), or skips.
+// readers returns node when DuckDB, hyparquet and polars are installed
+// (npm ci in tests/duckdb; polarsMissing says what more polars needs), or
+// skips.
 func readers(t *testing.T) string {
 	node := duckdb(t)
 	for _, m := range []string{"hyparquet", "hyparquet-compressors"} {
@@ -37,14 +38,23 @@ func readers(t *testing.T) string {
 			t.Skip(msg)
 		}
 	}
+	if msg := polarsMissing(node); msg != "" {
+		if os.Getenv("CYCLEABI_REQUIRE_DUCKDB") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
 	return node
 }
 
 // readerOutput is what readers.mjs prints of one file.
 type readerOutput struct {
-	DuckDB     []map[string]string `json:"duckdb"`
-	Hyparquet  []map[string]string `json:"hyparquet"`
-	Statistics [][]struct {
+	DuckDB    []map[string]string `json:"duckdb"`
+	Hyparquet []map[string]string `json:"hyparquet"`
+	Polars    []map[string]string `json:"polars"`
+	// PolarsSchema is each column's name and type as polars reads them.
+	PolarsSchema [][2]string `json:"polarsSchema"`
+	Statistics   [][]struct {
 		Path, Nulls, Min, Max string
 	} `json:"statistics"`
 }
@@ -94,13 +104,14 @@ func wideCapture(t *testing.T, n int, base uint64) []byte {
 // with the records at 1, 3 and 7 row groups, of plain captures and of a
 // window's invocations, reads back cell for cell the same in three
 // readers written apart from export's writer and from each other:
-// parquet-go (Go, here), DuckDB (C++) and hyparquet (JavaScript),
-// readers.mjs running the last two. Cycles past 2^63 are read as
-// unsigned by all three. Each
+// parquet-go (Go, here), DuckDB (C++), hyparquet (JavaScript) and polars
+// (Rust), readers.mjs running the last three. Cycles past 2^63 are read
+// as unsigned by all four. Each
 // column chunk's null count and bounds, as hyparquet reads them, are
-// those of its cells as parquet-go reads them, computed here.
+// those of its cells as parquet-go reads them, computed here; polars'
+// JS API offers no statistics, so its columns' types are checked instead.
 func TestReadersAgree(t *testing.T) {
-	short.Skip(t, "exports 100,000 records and reads them with two readers in node")
+	short.Skip(t, "exports 100,000 records and reads them with three readers in node")
 	node := readers(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
@@ -166,7 +177,7 @@ func TestReadersAgree(t *testing.T) {
 		for _, r := range []struct {
 			name string
 			rows []map[string]string
-		}{{"DuckDB", g.DuckDB}, {"hyparquet", g.Hyparquet}} {
+		}{{"DuckDB", g.DuckDB}, {"hyparquet", g.Hyparquet}, {"polars", g.Polars}} {
 			if len(r.rows) != len(want) {
 				t.Errorf("%s: %s reads %d rows, parquet-go %d", f, r.name, len(r.rows), len(want))
 				continue
@@ -178,6 +189,7 @@ func TestReadersAgree(t *testing.T) {
 				}
 			}
 		}
+		checkPolarsSchema(t, f, g.PolarsSchema)
 		if len(g.Statistics) != len(chunks) {
 			t.Fatalf("%s: hyparquet reads %d row groups, parquet-go %d", f, len(g.Statistics), len(chunks))
 		}
