@@ -201,7 +201,8 @@ ci: export CYCLEABI_REQUIRE_PY := 1
 # generated Perfetto types, decode/perfetto/internal/perfettopb) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_PROTOC := 1
 # CYCLEABI_REQUIRE_DUCKDB turns "no DuckDB" (node and `npm ci` in
-# tests/duckdb: the export's documented queries) from a skip into a failure.
+# tests/duckdb: the export's documented queries) and a missing reader of
+# the export's files (hyparquet, polars) from a skip into a failure.
 ci: export CYCLEABI_REQUIRE_DUCKDB := 1
 # CYCLEABI_REQUIRE_VENV and CYCLEABI_REQUIRE_QEMU turn "no python3 -m venv"
 # (the wheel's pip install test) and "no qemu-aarch64" (running its aarch64
