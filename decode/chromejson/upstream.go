@@ -319,6 +319,15 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 	}
 
 	var entries []uint64
+	total := uint64(0) // the live records, at most: one allocation for them
+	for slot := uint64(0); slot < cube+vector; slot++ {
+		offset, capacity := slot*(upHeaderSize+upRecordSize*p.aic), p.aic
+		if slot >= cube {
+			offset, capacity = cube*(upHeaderSize+upRecordSize*p.aic)+(slot-cube)*(upHeaderSize+upRecordSize*p.aiv), p.aiv
+		}
+		total += min(u32(raw, offset+8), capacity)
+	}
+	p.records = make([]upRecord, 0, total)
 	for slot := uint64(0); slot < cube+vector; slot++ {
 		coreType, block, offset, capacity := uint64(1), slot, slot*(upHeaderSize+upRecordSize*p.aic), p.aic
 		if slot >= cube {
@@ -688,7 +697,11 @@ func writeUpstreamWindow(u *upWriter, win *UpstreamWindow, parsed []*upParsed) e
 			r  *upRecord
 			ts float64
 		}
-		var all []ref
+		n := 0
+		for _, p := range parsed {
+			n += len(p.records)
+		}
+		all := make([]ref, 0, n)
 		for _, p := range parsed {
 			u.metadataEvents(p, &sep, seen)
 			shift := pyDivide(p.anchor, global, p.inv.Config.CycleFrequencyMHz)
