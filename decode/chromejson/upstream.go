@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -246,8 +247,11 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 		return nil, fail(-1, "cycle_frequency_mhz must be positive, got %s", c.CycleFrequencyMHz)
 	}
 	if c.CubeSlotCount != nil {
-		if *c.CubeSlotCount < 24 || *c.CubeSlotCount > 1<<19 {
+		if *c.CubeSlotCount < 24 {
 			return nil, fail(-1, "profile Cube slot count must be at least 24, got %d", *c.CubeSlotCount)
+		}
+		if *c.CubeSlotCount > 1<<19 {
+			return nil, fail(-1, "profile Cube slot count %d is past %d", *c.CubeSlotCount, 1<<19)
 		}
 		tables.CubeSlots, tables.VectorSlots = *c.CubeSlotCount, 2**c.CubeSlotCount
 	}
@@ -275,7 +279,9 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 		return nil, fail(-1, "MegaKernel profile buffer is too small: expected at least %d bytes, got %d", minimum, n)
 	}
 	check := func(capacity uint64, core string) error {
-		if capacity > tables.MaxRecords {
+		// A header holds a u32: a larger capacity from the Host matches no
+		// slot (and would overflow the layout's size).
+		if capacity > tables.MaxRecords || capacity > math.MaxUint32 {
 			return fail(-1, "%s profile record capacity exceeds the %d-record limit: %d", core, tables.MaxRecords, capacity)
 		}
 		if capacity%16 != 0 {

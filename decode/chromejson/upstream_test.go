@@ -126,3 +126,14 @@ func TestReadUpstreamRequest(t *testing.T) {
 	_, err = ReadUpstreamRequest(strings.NewReader(`{"invocations": [{}, {}]}`))
 	assert.ErrorContains(t, err, "2 invocations without a window")
 }
+
+// Capacities from the Host past what a header holds are refused, not
+// multiplied into a layout size that wraps around.
+func TestWriteUpstreamHugeCapacity(t *testing.T) {
+	x := upstreamOne(upstreamBuffer(0, [2]uint64{150, 175}))
+	x.Tables.MaxRecords = 1<<64 - 1
+	huge := uint64(1) << 59
+	x.Invocations[0].Config.AICCapacity, x.Invocations[0].Config.AIVCapacity = &huge, &huge
+	var out bytes.Buffer
+	assert.ErrorContains(t, WriteUpstream(&out, x), "AIC profile record capacity exceeds")
+}

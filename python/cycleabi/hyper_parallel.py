@@ -464,7 +464,7 @@ def _is_text(v):
     return True
 
 
-def _names_map(m, values):
+def _names_map(m):
     """A stage or task-stage table as the request writes it, or None when
     the program cannot write its names as Python does (keys not 64-bit
     unsigned ints, names not strings)."""
@@ -474,7 +474,7 @@ def _names_map(m, values):
         return None
     out = {}
     for k, v in m.items():
-        if not _is_int(k, 0, 1 << 64) or not (_is_text(v) if values else _is_text(v)):
+        if not _is_int(k, 0, 1 << 64) or not _is_text(v):
             return None
         out[str(k)] = v
     return out
@@ -488,8 +488,8 @@ def _request_config(v):
     if not (_is_int(mhz, 1, 1 << 1000) or (isinstance(mhz, float) and math.isfinite(mhz))):
         return None
     device = v.get("device_id")
-    stage = _names_map(v.get("stage_names"), True)
-    task_stage = _names_map(v.get("task_stage_names"), True)
+    stage = _names_map(v.get("stage_names"))
+    task_stage = _names_map(v.get("task_stage_names"))
     soc = v["soc_name"]
     caps = [v.get("aic_record_capacity"), v.get("aiv_record_capacity")]
     cube = v.get("cube_slot_count")
@@ -509,7 +509,7 @@ def _request_tables(tables):
     t = dict(UPSTREAM_TABLES, **(tables or {}))
     out = {k: t[k] for k in ("CUBE_SLOT_COUNT", "VECTOR_SLOT_COUNT", "MAX_RECORDS_PER_CORE")}
     for k in ("DEFAULT_STAGE_NAMES", "TASK_TYPE_NAMES"):
-        m = _names_map(t[k], True)
+        m = _names_map(t[k])
         if m is None:
             return None
         out[k] = m
