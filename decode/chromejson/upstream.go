@@ -2,10 +2,8 @@ package chromejson
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -69,59 +67,39 @@ func (n UpstreamNumber) positive() bool {
 
 func (n UpstreamNumber) String() string { return string(n.appendTo(nil)) }
 
-// UnmarshalJSON reads a number as Python's json module does: a float when
-// its text has a fraction or an exponent, else an int.
-func (n *UpstreamNumber) UnmarshalJSON(b []byte) error {
-	s := string(bytes.TrimSpace(b))
-	if strings.ContainsAny(s, ".eE") {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return fmt.Errorf("%s is not a number", s)
-		}
-		*n = UpstreamNumber{Float: f}
-		return nil
-	}
-	i, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return fmt.Errorf("%s is not a number", s)
-	}
-	*n = UpstreamNumber{Int: i}
-	return nil
-}
-
 // UpstreamConfig is one invocation's _CycleTraceConfig (and the two
 // capacities _parse_cycle_buffer takes besides).
 type UpstreamConfig struct {
-	Rank              int64             `json:"rank"`
-	DeviceID          *int64            `json:"device_id"`
-	CycleFrequencyMHz UpstreamNumber    `json:"cycle_frequency_mhz"`
-	DetailedTaskNames bool              `json:"detailed_task_names"`
-	KernelName        string            `json:"kernel_name"`
-	OwnerLabel        string            `json:"owner_label"`
-	StageNames        map[uint64]string `json:"stage_names"`
-	SocName           *string           `json:"soc_name"`
-	TaskStageNames    map[uint64]string `json:"task_stage_names"`
-	CubeSlotCount     *int              `json:"cube_slot_count"`
-	AICCapacity       *uint64           `json:"aic_record_capacity"`
-	AIVCapacity       *uint64           `json:"aiv_record_capacity"`
+	Rank              int64
+	DeviceID          *int64
+	CycleFrequencyMHz UpstreamNumber
+	DetailedTaskNames bool
+	KernelName        string
+	OwnerLabel        string
+	StageNames        map[uint64]string
+	SocName           *string
+	TaskStageNames    map[uint64]string
+	CubeSlotCount     *int
+	AICCapacity       *uint64
+	AIVCapacity       *uint64
 }
 
 // UpstreamInvocation is one kernel call's buffer and what the window says
 // of it (profiler.py's _RawInvocation and its runtime's kernel name).
 type UpstreamInvocation struct {
-	Name         string         `json:"-"` // the buffer's file, for errors
-	Buffer       []byte         `json:"-"`
-	Config       UpstreamConfig `json:"-"`
-	InvocationID int64          `json:"invocationId"`
-	Step         int64          `json:"step"`
-	Direction    string         `json:"direction"`
-	KernelName   string         `json:"kernelName"`
+	Name         string // the buffer's file, for errors
+	Buffer       []byte
+	Config       UpstreamConfig
+	InvocationID int64
+	Step         int64
+	Direction    string
+	KernelName   string
 }
 
 // UpstreamWindow is the capture window whose export is written.
 type UpstreamWindow struct {
-	Index             int64 `json:"windowIndex"`
-	DetailedTaskNames bool  `json:"detailedTaskNames"`
+	Index             int64
+	DetailedTaskNames bool
 }
 
 // UpstreamExport is what an export writes: one invocation's parse
@@ -130,62 +108,6 @@ type UpstreamExport struct {
 	Tables      UpstreamTables
 	Window      *UpstreamWindow
 	Invocations []UpstreamInvocation
-}
-
-// ReadUpstreamRequest reads the JSON request the drop-in writes (see
-// docs/python.md): {"tables": {...}, "window": {...} or absent,
-// "invocations": [{"config": {...}, "invocationId", "step", "direction",
-// "kernelName"}]}. Buffers are attached by the caller, in order.
-func ReadUpstreamRequest(r io.Reader) (UpstreamExport, error) {
-	var req struct {
-		Tables *struct {
-			CubeSlots   *int              `json:"CUBE_SLOT_COUNT"`
-			VectorSlots *int              `json:"VECTOR_SLOT_COUNT"`
-			MaxRecords  *uint64           `json:"MAX_RECORDS_PER_CORE"`
-			StageNames  map[uint64]string `json:"DEFAULT_STAGE_NAMES"`
-			TaskTypes   map[uint64]string `json:"TASK_TYPE_NAMES"`
-		} `json:"tables"`
-		Window      *UpstreamWindow `json:"window"`
-		Invocations []struct {
-			Config UpstreamConfig `json:"config"`
-			UpstreamInvocation
-		} `json:"invocations"`
-	}
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return UpstreamExport{}, err
-	}
-	x := UpstreamExport{Tables: DefaultUpstreamTables(), Window: req.Window}
-	if t := req.Tables; t != nil {
-		if t.CubeSlots != nil {
-			x.Tables.CubeSlots = *t.CubeSlots
-		}
-		if t.VectorSlots != nil {
-			x.Tables.VectorSlots = *t.VectorSlots
-		}
-		if t.MaxRecords != nil {
-			x.Tables.MaxRecords = *t.MaxRecords
-		}
-		if t.StageNames != nil {
-			x.Tables.StageNames = t.StageNames
-		}
-		if t.TaskTypes != nil {
-			x.Tables.TaskTypeNames = t.TaskTypes
-		}
-	}
-	if x.Tables.CubeSlots < 0 || x.Tables.VectorSlots < 0 || x.Tables.CubeSlots+x.Tables.VectorSlots > 1<<20 {
-		return UpstreamExport{}, fmt.Errorf("tables: slot counts %d and %d out of range", x.Tables.CubeSlots, x.Tables.VectorSlots)
-	}
-	for _, inv := range req.Invocations {
-		i := inv.UpstreamInvocation
-		i.Config = inv.Config
-		x.Invocations = append(x.Invocations, i)
-	}
-	if x.Window == nil && len(x.Invocations) != 1 {
-		return UpstreamExport{}, fmt.Errorf("%d invocations without a window: one parse is one invocation", len(x.Invocations))
-	}
-	return x, nil
 }
 
 const (
@@ -272,11 +194,28 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 			p.stageNames[k] = v
 		}
 	}
-	raw := inv.Buffer
+	if err := p.layout(c, fail); err != nil {
+		return nil, err
+	}
+	if err := p.slots(fail); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// upFail makes an *UpstreamError of the invocation's buffer.
+type upFail func(off int64, format string, args ...any) error
+
+// layout resolves the two capacities and the layout's size as upstream
+// does: from the Host when it gives them, else from the AIC and AIV
+// headers.
+func (p *upParsed) layout(c *UpstreamConfig, fail upFail) error {
+	tables := p.tables
+	raw := p.inv.Buffer
 	n := uint64(len(raw))
 	cube, vector := uint64(tables.CubeSlots), uint64(tables.VectorSlots)
 	if minimum := (cube + vector) * upHeaderSize; n < minimum {
-		return nil, fail(-1, "MegaKernel profile buffer is too small: expected at least %d bytes, got %d", minimum, n)
+		return fail(-1, "MegaKernel profile buffer is too small: expected at least %d bytes, got %d", minimum, n)
 	}
 	check := func(capacity uint64, core string) error {
 		// A header holds a u32: a larger capacity from the Host matches no
@@ -296,34 +235,41 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 	case c.AICCapacity == nil && c.AIVCapacity == nil:
 		p.aic = u32(raw, 24)
 		if err := check(p.aic, "AIC"); err != nil {
-			return nil, err
+			return err
 		}
 		aivAt := cube * (upHeaderSize + upRecordSize*p.aic)
 		if n < aivAt+upHeaderSize {
-			return nil, fail(-1, "MegaKernel profile buffer is too small for the AIV header: expected at least %d bytes, got %d", aivAt+upHeaderSize, n)
+			return fail(-1, "MegaKernel profile buffer is too small for the AIV header: expected at least %d bytes, got %d", aivAt+upHeaderSize, n)
 		}
 		p.aiv = u32(raw, aivAt+24)
 		if err := check(p.aiv, "AIV"); err != nil {
-			return nil, err
+			return err
 		}
 		if p.bufferBytes = size(p.aic, p.aiv); n < p.bufferBytes {
-			return nil, fail(-1, "MegaKernel profile buffer is too small for its declared capacities: expected at least %d bytes, got %d", p.bufferBytes, n)
+			return fail(-1, "MegaKernel profile buffer is too small for its declared capacities: expected at least %d bytes, got %d", p.bufferBytes, n)
 		}
 	case c.AICCapacity == nil || c.AIVCapacity == nil:
-		return nil, fail(-1, "AIC and AIV profile capacities must be provided together")
+		return fail(-1, "AIC and AIV profile capacities must be provided together")
 	default:
 		p.aic, p.aiv = *c.AICCapacity, *c.AIVCapacity
 		if err := check(p.aic, "AIC"); err != nil {
-			return nil, err
+			return err
 		}
 		if err := check(p.aiv, "AIV"); err != nil {
-			return nil, err
+			return err
 		}
 		if p.bufferBytes = size(p.aic, p.aiv); n < p.bufferBytes {
-			return nil, fail(-1, "MegaKernel profile buffer is smaller than its Host-computed layout: expected at least %d bytes, got %d", p.bufferBytes, n)
+			return fail(-1, "MegaKernel profile buffer is smaller than its Host-computed layout: expected at least %d bytes, got %d", p.bufferBytes, n)
 		}
 	}
 
+	return nil
+}
+
+// slots reads every slot's header and live records as upstream does
+// (refusing what it refuses), and times the records from the anchor.
+func (p *upParsed) slots(fail upFail) error {
+	raw, cube, vector := p.inv.Buffer, uint64(p.tables.CubeSlots), uint64(p.tables.VectorSlots)
 	var entries []uint64
 	total := uint64(0) // the live records, at most: one allocation for them
 	for slot := uint64(0); slot < cube+vector; slot++ {
@@ -348,13 +294,13 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 		at := int64(offset)
 		switch {
 		case gotType != coreType || gotBlock != block:
-			return nil, fail(at, "Profile slot identity mismatch: slot=%d, expected=(%d, %d), got=(%d, %d)", slot, coreType, block, gotType, gotBlock)
+			return fail(at, "Profile slot identity mismatch: slot=%d, expected=(%d, %d), got=(%d, %d)", slot, coreType, block, gotType, gotBlock)
 		case gotCapacity != capacity:
-			return nil, fail(at, "Profile slot capacity mismatch: slot=%d, expected=%d, got=%d", slot, capacity, gotCapacity)
+			return fail(at, "Profile slot capacity mismatch: slot=%d, expected=%d, got=%d", slot, capacity, gotCapacity)
 		case reserved != 0:
-			return nil, fail(at, "Profile core header reserved field must be zero: slot=%d, got=%d", slot, reserved)
+			return fail(at, "Profile core header reserved field must be zero: slot=%d, got=%d", slot, reserved)
 		case count > capacity:
-			return nil, fail(at, "Profile record count exceeds capacity: slot=%d, count=%d, capacity=%d", slot, count, capacity)
+			return fail(at, "Profile record count exceeds capacity: slot=%d, count=%d, capacity=%d", slot, count, capacity)
 		}
 		p.dropped += drop
 		if count == 0 {
@@ -369,13 +315,13 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 			rec := upRecord{start: u64(raw, r), end: u64(raw, r+8), desc: uint32(u32(raw, r+16)), task: uint32(u32(raw, r+20)),
 				index: uint32(u32(raw, r+24)), owner: uint32(u32(raw, r+28)), core: uint32(coreType), block: uint32(block), entry: entry}
 			if rec.end < rec.start {
-				return nil, fail(int64(r), "Profile cycle interval is negative: slot=%d, record=%d, start=%d, end=%d", slot, i, rec.start, rec.end)
+				return fail(int64(r), "Profile cycle interval is negative: slot=%d, record=%d, start=%d, end=%d", slot, i, rec.start, rec.end)
 			}
 			p.records = append(p.records, rec)
 		}
 	}
 	if len(p.records) == 0 {
-		return nil, fail(-1, "MegaKernel cycle profile buffer contains no records; verify that the current profiler schedule is active and that the profiled operator completed")
+		return fail(-1, "MegaKernel cycle profile buffer contains no records; verify that the current profiler schedule is active and that the profiled operator completed")
 	}
 	if len(entries) > 0 {
 		p.anchor = slices.Min(entries)
@@ -392,13 +338,13 @@ func parseUpstream(inv *UpstreamInvocation, tables UpstreamTables) (*upParsed, e
 	slices.SortFunc(p.threads, func(a, b [2]uint32) int {
 		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 	})
-	mhz := c.CycleFrequencyMHz
+	mhz := p.inv.Config.CycleFrequencyMHz
 	for i := range p.records {
 		r := &p.records[i]
 		r.ts = pyDivide(r.start, p.anchor, mhz)
 		r.dur = pyDivide(r.end, r.start, mhz)
 	}
-	return p, nil
+	return nil
 }
 
 // pyDivide is (a - b) / mhz in Python's arithmetic: an int difference

@@ -109,7 +109,7 @@ func TestWriteUpstreamShapes(t *testing.T) {
 }
 
 func TestReadUpstreamRequest(t *testing.T) {
-	x, err := ReadUpstreamRequest(strings.NewReader(`{"tables": {"CUBE_SLOT_COUNT": 24, "DEFAULT_STAGE_NAMES": {"65536": "Wait"}},
+	x, err := ReadUpstreamRequest("req.json", []byte(`{"tables": {"CUBE_SLOT_COUNT": 24, "DEFAULT_STAGE_NAMES": {"65536": "Wait"}},
 		"invocations": [{"config": {"rank": 1, "cycle_frequency_mhz": 50.0, "kernel_name": "K", "owner_label": "O",
 		"stage_names": {"196609": "GMM1"}, "soc_name": null, "device_id": null}}]}`))
 	require.NoError(t, err)
@@ -121,10 +121,15 @@ func TestReadUpstreamRequest(t *testing.T) {
 	assert.Equal(t, map[uint64]string{0x10000: "Wait"}, x.Tables.StageNames)
 	assert.Equal(t, 48, x.Tables.VectorSlots)
 
-	_, err = ReadUpstreamRequest(strings.NewReader(`{"invocations": [{"config": {"rank": 1, "colour": 2}}]}`))
+	_, err = ReadUpstreamRequest("req.json", []byte(`{"invocations": [{"config": {"rank": 1, "colour": 2}}]}`))
 	assert.ErrorContains(t, err, "colour")
-	_, err = ReadUpstreamRequest(strings.NewReader(`{"invocations": [{}, {}]}`))
+	_, err = ReadUpstreamRequest("req.json", []byte(`{"invocations": [{}, {}]}`))
 	assert.ErrorContains(t, err, "2 invocations without a window")
+	_, err = ReadUpstreamRequest("req.json", []byte(`{"invocations": [{"config": {"rank": 1.5}}]}`))
+	assert.ErrorContains(t, err, "req.json")
+	assert.ErrorContains(t, err, "expected an integer")
+	_, err = ReadUpstreamRequest("req.json", []byte(`{"window": null, "invocations": [{}]} x`))
+	assert.ErrorContains(t, err, "data after the request")
 }
 
 // Capacities from the Host past what a header holds are refused, not

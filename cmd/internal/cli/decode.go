@@ -394,18 +394,19 @@ func runDecodeUpstream(cmd *cobra.Command, paths []string, f *decodeFlags) error
 	if err := outfile.SameFile(f.output, append([]string{f.upstreamReq}, paths...)...); err != nil {
 		return Usage(err)
 	}
-	var req io.Reader = cmd.InOrStdin()
-	if f.upstreamReq != "-" {
-		file, err := os.Open(f.upstreamReq)
-		if err != nil {
-			return Usage(err)
-		}
-		defer file.Close()
-		req = file
+	var req []byte
+	var err error
+	if f.upstreamReq == "-" {
+		req, err = io.ReadAll(cmd.InOrStdin())
+	} else {
+		req, err = os.ReadFile(f.upstreamReq)
 	}
-	x, err := chromejson.ReadUpstreamRequest(req)
 	if err != nil {
-		return Usage(fmt.Errorf("--upstream-config %s: %w", f.upstreamReq, err))
+		return Usage(err)
+	}
+	x, err := chromejson.ReadUpstreamRequest(f.upstreamReq, req)
+	if err != nil {
+		return Usage(fmt.Errorf("--upstream-config: %w", err))
 	}
 	if len(x.Invocations) != len(paths) {
 		return Usage(fmt.Errorf("--upstream-config %s describes %d invocations, and %d captures are given", f.upstreamReq, len(x.Invocations), len(paths)))
