@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/internal/jsonread"
+	"github.com/megakernel/cycleabi/internal/jsontext"
 )
 
 // This file holds the rules by which hyper-parallel's merger
@@ -221,56 +222,8 @@ func pyStr(v []byte) string {
 	return pyFloatRepr(f)
 }
 
-// pyFloatRepr is Python's repr of a float: the shortest digits that read
-// back, in fixed notation when the exponent is in [-4, 16), else as
-// d.ddde+XX.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	case math.IsNaN(f):
-		return "nan"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // [-]d[.ddd]e±XX
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
-	}
-	mant, exp, _ := strings.Cut(e, "e")
-	x, _ := strconv.Atoi(exp)
-	digits := strings.Replace(mant, ".", "", 1)
-	if x < -4 || x >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if x < 0 {
-			es, x = "-", -x
-		}
-		return sign + m + "e" + es + padExp(x)
-	}
-	var s string
-	switch {
-	case x < 0:
-		s = "0." + strings.Repeat("0", -x-1) + digits
-	case x+1 >= len(digits):
-		s = digits + strings.Repeat("0", x+1-len(digits)) + ".0"
-	default:
-		s = digits[:x+1] + "." + digits[x+1:]
-	}
-	return sign + s
-}
-
-func padExp(x int) string {
-	s := strconv.Itoa(x)
-	if len(s) < 2 {
-		s = "0" + s
-	}
-	return s
-}
+// pyFloatRepr is Python's repr of a float (jsontext.AppendPyFloat).
+func pyFloatRepr(f float64) string { return string(jsontext.AppendPyFloat(nil, f)) }
 
 // Tokens of upstream's device-kernel test and score.
 var (

@@ -11,6 +11,13 @@
 parse_cycle_buffer returns what hyper-parallel's profiler function
 _parse_cycle_buffer returns (profiler/profiling.py), event for event, from
 the buffer's bytes read with NumPy instead of one struct.unpack per record.
+export_chrome_trace writes the file json.dumps(parse_cycle_buffer(...),
+ensure_ascii=False) writes, byte for byte, with `cycleabi decode
+--upstream-compat`, without building the dicts; build_window is upstream's
+window of invocations (profiler/profiler.py's _build_trace), and install()
+makes the profiler's windows lazy and its export go through the program.
+parse_cycle_buffer itself is as slow as upstream's by nature: the result is
+half a million Python dicts for a large capture, whoever builds them.
 merge_chrome_traces runs `cycleabi merge --upstream-compat` and returns
 the merged trace as upstream's merge_chrome_traces (profiler/
 trace_merger.py) returns it. The differences that remain are listed in the
@@ -27,13 +34,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
 import cycleabi_abi as abi
 
-__all__ = ["gate_profile_records", "install", "merge_chrome_traces", "parse_cycle_buffer", "UPSTREAM_TABLES"]
+__all__ = ["build_window", "export_chrome_trace", "gate_profile_records", "install", "merge_chrome_traces",
+           "parse_cycle_buffer", "UPSTREAM_TABLES"]
 
 # What the upstream decoder it stands in for uses, at the latest upstream
 # read (zhangfeiran/hyper-parallel profiler/profiling.py @7b1c95f9 and
@@ -267,6 +277,37 @@ def _bind(args, kwargs):
     return values
 
 
+def _checked(buffer, v, tables):
+    """The checks parse_cycle_buffer makes before it builds anything, in
+    upstream's order and words, and what they find: the tables in force,
+    the raw bytes, the capacities, the layout's size, the slots' records,
+    the active entry cycles, the dropped count and the stage names."""
+    tables = dict(UPSTREAM_TABLES, **(tables or {}))
+    mhz = v["cycle_frequency_mhz"]
+    if mhz <= 0:
+        raise ValueError(f"cycle_frequency_mhz must be positive, got {mhz}")
+    cube = v.get("cube_slot_count")
+    if cube is not None:
+        # The hyper_multicore decoder's config: cube_slot_count AIC slots
+        # (at least its 24), twice as many AIV slots.
+        if cube < UPSTREAM_TABLES["CUBE_SLOT_COUNT"]:
+            raise ValueError(f"profile Cube slot count must be at least {UPSTREAM_TABLES['CUBE_SLOT_COUNT']}, "
+                             f"got {cube}")
+        tables["CUBE_SLOT_COUNT"], tables["VECTOR_SLOT_COUNT"] = cube, 2 * cube
+    stage_names = _resolve_stage_names(tables, v["stage_names"])
+    raw = _raw(buffer)
+    minimum = (tables["CUBE_SLOT_COUNT"] + tables["VECTOR_SLOT_COUNT"]) * 64
+    if len(raw) < minimum:
+        raise ValueError(f"MegaKernel profile buffer is too small: expected at least {minimum} bytes, "
+                         f"got {len(raw)}")
+    aic, aiv, need = _layout(raw, tables, v.get("aic_record_capacity"), v.get("aiv_record_capacity"))
+    parts, entries, dropped = _records(raw, tables, aic, aiv)
+    if not parts:
+        raise ValueError("MegaKernel cycle profile buffer contains no records; verify that the current profiler "
+                         "schedule is active and that the profiled operator completed")
+    return tables, raw, aic, aiv, need, parts, entries, dropped, stage_names
+
+
 def parse_cycle_buffer(buffer, *args, cycleabi=False, tables=None, **kwargs):
     """Decode one invocation's device buffer as upstream's _parse_cycle_buffer.
 
@@ -282,34 +323,13 @@ def parse_cycle_buffer(buffer, *args, cycleabi=False, tables=None, **kwargs):
     raises. cycleabi=True names events as cycleabi decode does; tables
     (UPSTREAM_TABLES's keys) is the upstream version's constants."""
     v = _bind(args, kwargs)
-    tables = dict(UPSTREAM_TABLES, **(tables or {}))
+    tables, raw, aic, aiv, need, parts, entries, dropped, stage_names = _checked(buffer, v, tables)
     mhz = v["cycle_frequency_mhz"]
-    if mhz <= 0:
-        raise ValueError(f"cycle_frequency_mhz must be positive, got {mhz}")
-    cube = v.get("cube_slot_count")
-    if cube is not None:
-        # The hyper_multicore decoder's config: cube_slot_count AIC slots
-        # (at least its 24), twice as many AIV slots.
-        if cube < UPSTREAM_TABLES["CUBE_SLOT_COUNT"]:
-            raise ValueError(f"profile Cube slot count must be at least {UPSTREAM_TABLES['CUBE_SLOT_COUNT']}, "
-                             f"got {cube}")
-        tables["CUBE_SLOT_COUNT"], tables["VECTOR_SLOT_COUNT"] = cube, 2 * cube
     rank, device_id = v["rank"], v["device_id"]
     kernel_name, owner_label = v["kernel_name"], v["owner_label"]
     detailed = v["detailed_task_names"]
-    stage_names = _resolve_stage_names(tables, v["stage_names"])
     task_stages = dict(v.get("task_stage_names") or {})
-    raw = _raw(buffer)
-    minimum = (tables["CUBE_SLOT_COUNT"] + tables["VECTOR_SLOT_COUNT"]) * 64
-    if len(raw) < minimum:
-        raise ValueError(f"MegaKernel profile buffer is too small: expected at least {minimum} bytes, "
-                         f"got {len(raw)}")
-    aic, aiv, need = _layout(raw, tables, v.get("aic_record_capacity"), v.get("aiv_record_capacity"))
     device = rank if device_id is None else device_id
-    parts, entries, dropped = _records(raw, tables, aic, aiv)
-    if not parts:
-        raise ValueError("MegaKernel cycle profile buffer contains no records; verify that the current profiler "
-                         "schedule is active and that the profiled operator completed")
     recs = np.concatenate([p[0] for p in parts])
     sizes = [len(p[0]) for p in parts]
     core = np.repeat(np.array([p[1] for p in parts], dtype=np.int64), sizes)
@@ -377,6 +397,333 @@ def parse_cycle_buffer(buffer, *args, cycleabi=False, tables=None, **kwargs):
             "warnings": [] if dropped == 0 else [f"Device dropped {dropped} cycle trace records"],
         },
     }
+
+
+def build_window(parsed, invocations, window_index, detailed_task_names):
+    """The trace of a capture window as upstream's profiler builds it
+    (profiler/profiler.py's _build_trace, @2640a41d): parsed holds each
+    invocation's parse_cycle_buffer dict, invocations the matching
+    {"invocationId", "step", "direction", "kernelName"} dicts. Each
+    invocation's events move by (its anchor - the window's earliest
+    anchor) / its MHz and gain invocation_id, step and direction; metadata
+    events are written once per (name, pid, tid), then every duration event
+    sorted by (ts, pid, tid)."""
+    if not parsed:
+        return {"traceEvents": [], "megaKernelCycleTrace": {
+            "schemaVersion": 1, "windowIndex": window_index, "invocationCount": 0, "recordCount": 0,
+            "droppedRecordCount": 0, "detailedTaskNames": detailed_task_names, "invocations": [], "warnings": []}}
+    anchor = min(t["megaKernelCycleTrace"]["anchorCycle"] for t in parsed)
+    meta, seen, spans, listed = [], set(), [], []
+    records = dropped = 0
+    for inv, trace in zip(invocations, parsed):
+        m = trace["megaKernelCycleTrace"]
+        shift = (m["anchorCycle"] - anchor) / m["cycleFrequencyMHz"]
+        records += m["recordCount"]
+        dropped += m["droppedRecordCount"]
+        listed.append({"invocationId": inv["invocationId"], "step": inv["step"], "direction": inv["direction"],
+                       "kernelName": inv["kernelName"], "rank": m["rank"], "deviceId": m["deviceId"],
+                       "anchorCycle": m["anchorCycle"], "recordCount": m["recordCount"],
+                       "droppedRecordCount": m["droppedRecordCount"]})
+        extra = {"invocation_id": inv["invocationId"], "step": inv["step"], "direction": inv["direction"]}
+        for e in trace["traceEvents"]:
+            if e["ph"] == "M":
+                key = (e["name"], e["pid"], e["tid"])
+                if key not in seen:
+                    seen.add(key)
+                    meta.append(e)
+                continue
+            e = dict(e)
+            e["ts"] += shift
+            e["args"] = {**e.get("args", {}), **extra}
+            spans.append(e)
+    spans.sort(key=lambda e: (e["ts"], e["pid"], e["tid"]))
+    return {"traceEvents": meta + spans, "megaKernelCycleTrace": {
+        "schemaVersion": 1, "windowIndex": window_index, "anchorCycle": anchor, "invocationCount": len(parsed),
+        "recordCount": records, "droppedRecordCount": dropped, "detailedTaskNames": detailed_task_names,
+        "invocations": listed, "warnings": [] if dropped == 0 else [f"Device dropped {dropped} cycle trace records"]}}
+
+
+# The fast path: `cycleabi decode --upstream-compat` writes the file that
+# json.dumps(trace, ensure_ascii=False) of parse_cycle_buffer's dict (or of
+# build_window's) writes, byte for byte, from the buffers and a request
+# naming each one's configuration.
+_INT64 = 1 << 63
+
+
+def _is_int(v, lo=-_INT64, hi=_INT64):
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v < hi
+
+
+def _is_text(v):
+    if not isinstance(v, str):
+        return False
+    try:
+        v.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _names_map(m):
+    """A stage or task-stage table as the request writes it, or None when
+    the program cannot write its names as Python does (keys not 64-bit
+    unsigned ints, names not strings)."""
+    if m is None:
+        return {}
+    if not isinstance(m, Mapping):
+        return None
+    out = {}
+    for k, v in m.items():
+        if not _is_int(k, 0, 1 << 64) or not _is_text(v):
+            return None
+        out[str(k)] = v
+    return out
+
+
+def _request_config(v):
+    """parse_cycle_buffer's bound values as the request's config, or None
+    where a value is of a kind only the Python path writes as upstream
+    does (a rank that is not an int, a name that is not a string, ...)."""
+    mhz = v["cycle_frequency_mhz"]
+    if not (_is_int(mhz, 1, 1 << 1000) or (isinstance(mhz, float) and math.isfinite(mhz))):
+        return None
+    device = v.get("device_id")
+    stage = _names_map(v.get("stage_names"))
+    task_stage = _names_map(v.get("task_stage_names"))
+    soc = v["soc_name"]
+    caps = [v.get("aic_record_capacity"), v.get("aiv_record_capacity")]
+    cube = v.get("cube_slot_count")
+    if not (_is_int(v["rank"]) and (device is None or _is_int(device)) and isinstance(v["detailed_task_names"], bool)
+            and _is_text(v["kernel_name"]) and _is_text(v["owner_label"]) and (soc is None or _is_text(soc))
+            and stage is not None and task_stage is not None and all(c is None or _is_int(c, 0) for c in caps)
+            and (cube is None or _is_int(cube, 0, 1 << 20))):
+        return None
+    return {"rank": v["rank"], "device_id": device, "cycle_frequency_mhz": mhz,
+            "detailed_task_names": v["detailed_task_names"], "kernel_name": v["kernel_name"],
+            "owner_label": v["owner_label"], "stage_names": stage, "soc_name": soc,
+            "task_stage_names": task_stage, "cube_slot_count": cube,
+            "aic_record_capacity": caps[0], "aiv_record_capacity": caps[1]}
+
+
+def _request_tables(tables):
+    t = dict(UPSTREAM_TABLES, **(tables or {}))
+    out = {k: t[k] for k in ("CUBE_SLOT_COUNT", "VECTOR_SLOT_COUNT", "MAX_RECORDS_PER_CORE")}
+    for k in ("DEFAULT_STAGE_NAMES", "TASK_TYPE_NAMES"):
+        m = _names_map(t[k])
+        if m is None:
+            return None
+        out[k] = m
+    if not all(_is_int(out[k], 0) for k in ("CUBE_SLOT_COUNT", "VECTOR_SLOT_COUNT", "MAX_RECORDS_PER_CORE")):
+        return None
+    return out
+
+
+def _run_export(request, buffers, output):
+    """Run `cycleabi decode --upstream-compat` on the buffers (written to a
+    temporary folder) and the request; output "-" returns the trace's bytes."""
+    with tempfile.TemporaryDirectory(prefix="cycleabi-export-") as tmp:
+        files = []
+        for i, b in enumerate(buffers):
+            files.append(os.path.join(tmp, f"invocation{i}.bin"))
+            with open(files[-1], "wb") as f:
+                f.write(memoryview(b))
+        req = os.path.join(tmp, "request.json")
+        with open(req, "w", encoding="utf-8") as f:
+            json.dump(request, f, ensure_ascii=False)
+        cmd = [_program(), "decode", "--upstream-compat", *files, "--upstream-config", req, "-o", output]
+        proc = subprocess.run(cmd, capture_output=True)
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    if proc.returncode == 1:
+        raise ValueError(err)
+    if proc.returncode != 0:
+        raise OSError(err or f"cycleabi decode exited with status {proc.returncode}")
+    return proc.stdout
+
+
+def export_chrome_trace(path, buffer, *args, tables=None, **kwargs):
+    """Write the file json.dumps(parse_cycle_buffer(buffer, ...),
+    ensure_ascii=False) writes, through `cycleabi decode --upstream-compat`,
+    without building the dict in Python. Takes parse_cycle_buffer's
+    arguments after the path; raises as it raises. Returns nothing: the
+    dict is parse_cycle_buffer's to build (the slow part, by nature)."""
+    if kwargs.get("cycleabi"):
+        raise ValueError("export_chrome_trace writes upstream's names; cycleabi=True is parse_cycle_buffer's")
+    values = _bind(args, dict(kwargs))
+    checked = _checked(buffer, values, tables)
+    raw = checked[1]
+    config = _request_config(values)
+    t = _request_tables(tables)
+    if config is None or t is None:
+        trace = parse_cycle_buffer(buffer, *args, tables=tables, **kwargs)
+        Path(path).write_text(json.dumps(trace, ensure_ascii=False), encoding="utf-8")
+        return
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _run_export({"tables": t, "invocations": [{"config": config}]}, [raw], os.fspath(out))
+
+
+_DEFER = threading.local()  # on inside the patched _build_trace
+
+
+def _deferred(buffer, args, kwargs, tables):
+    """The patched profiler's parse inside its window build: the buffer
+    checked as upstream checks it (raising as it raises, when it would),
+    kept for the program with its config; None where only the Python path
+    writes the values as upstream does."""
+    values = _bind(args, dict(kwargs))
+    raw = _checked(buffer, values, tables)[1]
+    config = _request_config(values)
+    if config is None:
+        return None
+    return _Deferred(raw, config)
+
+
+def _lazy_window(profiler, invocations, tables):
+    """upstream's _build_trace(invocations), deferred: a _LazyTrace whose
+    file export_chrome_trace writes through the program; None where the
+    Python path must build it (a runtime whose parse does more than return
+    _parse_cycle_buffer's dict, values the program does not write)."""
+    t = _request_tables(tables)
+    window = {"windowIndex": getattr(profiler, "_window_index", None),
+              "detailedTaskNames": getattr(profiler, "_detailed_task_names", None)}
+    if t is None or not _is_int(window["windowIndex"]) or not isinstance(window["detailedTaskNames"], bool):
+        return None
+    _DEFER.on = True
+    try:
+        parsed = [inv.runtime.parse(inv.data, detailed_task_names=window["detailedTaskNames"]) for inv in invocations]
+    finally:
+        _DEFER.on = False
+    listed, buffers = [], []
+    for inv, p in zip(invocations, parsed):
+        kernel = getattr(inv.runtime, "kernel_name", None)
+        if not (isinstance(p, _Deferred) and _is_int(inv.invocation_id) and _is_int(inv.step)
+                and _is_text(inv.direction) and _is_text(kernel)):
+            return None
+        listed.append({"config": p.config, "invocationId": inv.invocation_id, "step": inv.step,
+                       "direction": inv.direction, "kernelName": kernel})
+        buffers.append(p.buffer)
+    return _LazyTrace({"tables": t, "window": window, "invocations": listed}, buffers)
+
+
+def _install_fast_export(module, tables):
+    """The profiler classes of module that build windows (_build_trace) and
+    export them (export_chrome_trace): the window is built lazily, and
+    exported through `cycleabi decode --upstream-compat`."""
+    patched = []
+    for name, cls in list(vars(module).items()):
+        if not isinstance(cls, type) or getattr(cls, "__module__", None) != module.__name__:
+            continue
+        build, export = cls.__dict__.get("_build_trace"), cls.__dict__.get("export_chrome_trace")
+        if not (callable(build) and callable(export)):
+            continue
+        # Installed again: wrap upstream's own methods, with the tables now.
+        build, export = getattr(build, "__wrapped__", build), getattr(export, "__wrapped__", export)
+
+        def _build_trace(self, invocations, _build=build):
+            if invocations:
+                lazy = _lazy_window(self, invocations, tables)
+                if lazy is not None:
+                    return lazy
+            return _build(self, invocations)
+
+        def export_chrome_trace(self, path, _export=export):
+            trace = getattr(self, "_last_trace", None)
+            if isinstance(trace, _LazyTrace) and trace.pending:
+                out = Path(path)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                _run_export(trace._request, trace._buffers, os.fspath(out))
+                return trace
+            return _export(self, path)
+        for f, orig in ((_build_trace, build), (export_chrome_trace, export)):
+            f.__doc__, f.__wrapped_by__, f.__wrapped__ = orig.__doc__, "cycleabi", orig
+            f.__name__ = f.__qualname__ = orig.__name__
+        cls._build_trace, cls.export_chrome_trace = _build_trace, export_chrome_trace
+        patched += [f"{module.__name__}.{name}._build_trace", f"{module.__name__}.{name}.export_chrome_trace"]
+    return patched
+
+
+class _Deferred:
+    """What the patched profiler's parse returns while it builds a window:
+    the buffer (validated as upstream validates it) and the request's config."""
+
+    __slots__ = ("buffer", "config")
+
+    def __init__(self, buffer, config):
+        self.buffer, self.config = buffer, config
+
+
+_PENDING = object()
+
+
+class _LazyTrace(dict):
+    """upstream's window trace dict, built on first use. Until then it holds
+    the buffers and the request that `cycleabi decode --upstream-compat`
+    turns into the trace's file; any read (items, [], ==, json.dumps,
+    copy, pickle, ...) builds the dict from that program's output."""
+
+    def __init__(self, request, buffers):
+        dict.__init__(self, traceEvents=_PENDING, megaKernelCycleTrace=_PENDING)
+        self._request, self._buffers = request, buffers
+
+    @property
+    def pending(self):
+        """Whether the dict is not built yet."""
+        return self._request is not None
+
+    def _load(self):
+        if self._request is not None:
+            data = _run_export(self._request, self._buffers, "-")
+            dict.clear(self)
+            dict.update(self, json.loads(data))
+            self._request = self._buffers = None
+        return self
+
+    def __repr__(self):
+        return dict.__repr__(self._load())
+
+    def __eq__(self, other):
+        if isinstance(other, _LazyTrace):
+            other._load()
+        return dict.__eq__(self._load(), other)
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = None
+
+    def __reduce__(self):
+        return (dict, (dict(self._load()),))
+
+    def __reduce_ex__(self, protocol):
+        return self.__reduce__()
+
+    def __copy__(self):
+        return dict(self._load())
+
+    def __deepcopy__(self, memo):
+        import copy
+        return copy.deepcopy(dict(self._load()), memo)
+
+    def copy(self):
+        return dict(self._load())
+
+
+def _loading(name):
+    method = getattr(dict, name)
+
+    def call(self, *args, **kwargs):
+        return method(self._load(), *args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+for _name in ("__getitem__", "__iter__", "__reversed__", "__or__", "__ror__", "__ior__", "__setitem__",
+              "__delitem__", "get", "keys", "values", "items", "pop", "popitem",
+              "setdefault", "update", "clear"):
+    if hasattr(dict, _name):
+        setattr(_LazyTrace, _name, _loading(_name))
+del _name
 
 
 # A Gate profile buffer (upstream's runtime/gate.py @ec0fa8dd): 24 AIC slots
@@ -549,8 +896,15 @@ def install(package=_PROFILER):
     rebound, wherever the profiler's modules hold them, to
     parse_cycle_buffer (with the installed module's own tables: slot
     counts, capacity limit, stage and task-type names) and
-    merge_chrome_traces. Nothing else of its workflow changes. Returns the
-    names rebound, as "module.name"."""
+    merge_chrome_traces. Its profiler's window (a class with _build_trace
+    and export_chrome_trace, upstream's TorchMegaKernelProfiler) is built
+    lazily: at the window's end the buffers are checked as upstream checks
+    them (raising as it raises) and kept; export_chrome_trace(path) writes
+    the file through `cycleabi decode --upstream-compat`, in the bytes
+    upstream's json.dumps writes, and returns the trace dict, which is
+    built (by that program, read back with json.loads) only when something
+    reads it. Nothing else of its workflow changes. Returns the names
+    rebound, as "module.name"."""
     rebound = []
     names = [package] + [package + "." + m for m in ("profiling", "profiler", "trace_merger")]
     modules = []
@@ -566,6 +920,10 @@ def install(package=_PROFILER):
             tables = _upstream_tables(m)
 
     def _parse_cycle_buffer(buffer, *args, **kwargs):
+        if getattr(_DEFER, "on", False):
+            deferred = _deferred(buffer, args, kwargs, tables)
+            if deferred is not None:
+                return deferred
         return parse_cycle_buffer(buffer, *args, tables=tables, **kwargs)
     _parse_cycle_buffer.__doc__ = parse_cycle_buffer.__doc__
     _parse_cycle_buffer.__wrapped_by__ = "cycleabi"
@@ -580,6 +938,8 @@ def install(package=_PROFILER):
         if callable(getattr(m, "merge_chrome_traces", None)):
             m.merge_chrome_traces = merge_chrome_traces
             rebound.append(name + ".merge_chrome_traces")
+        if name.endswith(".profiler") or name == package:
+            rebound += _install_fast_export(m, tables)
     if not rebound:
         raise ImportError(f"{package} holds neither _parse_cycle_buffer nor merge_chrome_traces")
     rebound += _install_gate(package.rsplit(".", 1)[0] + ".runtime.gate")

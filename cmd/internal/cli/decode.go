@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/internal/outfile"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type decodeFlags struct {
@@ -36,6 +38,8 @@ type decodeFlags struct {
 	negativeTS    string
 	partial       bool
 	strict        bool
+	upstream      bool
+	upstreamReq   string
 }
 
 func newDecodeCmd() *cobra.Command {
@@ -113,11 +117,16 @@ temporary file and end decode with the signal.`),
 	// The usage states the default, which depends on --format.
 	fs.Lookup("output").DefValue = ""
 	f.invocations.Register(fs)
+	fs.BoolVar(&f.upstream, "upstream-compat", false, "write the trace as hyper-parallel's export_chrome_trace writes it (json.dumps of its _parse_cycle_buffer dict, or of its window of invocations), byte for byte; the captures are raw buffers, described by --upstream-config")
+	fs.StringVar(&f.upstreamReq, "upstream-config", "", `with --upstream-compat: JSON file ("-" for stdin) giving each capture's _CycleTraceConfig fields, the window and upstream's tables, as cycleabi.hyper_parallel writes it (see docs/python.md)`)
 	return cmd
 }
 
 func runDecode(cmd *cobra.Command, paths []string, f *decodeFlags) error {
 	fs := cmd.Flags()
+	if f.upstream || fs.Changed("upstream-config") {
+		return runDecodeUpstream(cmd, paths, f)
+	}
 	req, err := f.layout.Request(fs)
 	if err != nil {
 		return Usage(err)
@@ -360,4 +369,69 @@ func renderInputs(srcs []*input.Source, f *decodeFlags, flowMode flows.Mode) ([]
 		records += s.Decoded.Summary.Records
 	}
 	return inputs, records
+}
+
+// runDecodeUpstream is decode --upstream-compat: the captures, described by
+// --upstream-config, written as upstream's export_chrome_trace writes them
+// (chromejson.WriteUpstream).
+func runDecodeUpstream(cmd *cobra.Command, paths []string, f *decodeFlags) error {
+	fs := cmd.Flags()
+	if !f.upstream {
+		return Usage(errors.New("--upstream-config goes with --upstream-compat"))
+	}
+	var other []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if fl.Name != "upstream-compat" && fl.Name != "upstream-config" && fl.Name != "output" {
+			other = append(other, "--"+fl.Name)
+		}
+	})
+	if len(other) > 0 {
+		return Usage(fmt.Errorf("--upstream-compat takes its configuration from --upstream-config, not %s", strings.Join(other, ", ")))
+	}
+	if f.upstreamReq == "" {
+		return Usage(errors.New("--upstream-compat needs --upstream-config FILE (each capture's _CycleTraceConfig fields)"))
+	}
+	if err := outfile.SameFile(f.output, append([]string{f.upstreamReq}, paths...)...); err != nil {
+		return Usage(err)
+	}
+	var req []byte
+	var err error
+	if f.upstreamReq == "-" {
+		req, err = io.ReadAll(cmd.InOrStdin())
+	} else {
+		req, err = os.ReadFile(f.upstreamReq)
+	}
+	if err != nil {
+		return Usage(err)
+	}
+	x, err := chromejson.ReadUpstreamRequest(f.upstreamReq, req)
+	if err != nil {
+		return Usage(fmt.Errorf("--upstream-config: %w", err))
+	}
+	if len(x.Invocations) != len(paths) {
+		return Usage(fmt.Errorf("--upstream-config %s describes %d invocations, and %d captures are given", f.upstreamReq, len(x.Invocations), len(paths)))
+	}
+	for i, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return Usage(err)
+		}
+		x.Invocations[i].Name, x.Invocations[i].Buffer = p, b
+	}
+	out, err := render.CreateOutput(f.output, cmd.OutOrStdout())
+	if err != nil {
+		return Usage(err)
+	}
+	if err := chromejson.WriteUpstream(out, x); err != nil {
+		out.Abort()
+		var bad *chromejson.UpstreamError
+		if errors.As(err, &bad) {
+			return Invalid(err)
+		}
+		return Usage(err)
+	}
+	if err := out.Commit(); err != nil {
+		return Usage(err)
+	}
+	return nil
 }
