@@ -5,6 +5,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -50,9 +51,7 @@ func TestCrossRankSpreads(t *testing.T) {
 		for _, s := range x.SlowRanks {
 			got = append(got, s.Rank)
 		}
-		if fmt.Sprint(got) != fmt.Sprint(slow) {
-			t.Fatalf("slow ranks %v, want %v (makespans %v)", got, slow, ms)
-		}
+		require.Equalf(t, fmt.Sprint(slow), fmt.Sprint(got), "slow ranks %v, want %v (makespans %v)", got, slow, ms)
 		seen := map[string]bool{}
 		for _, sp := range x.Stages {
 			seen[sp.Name] = true
@@ -71,14 +70,12 @@ func TestCrossRankSpreads(t *testing.T) {
 				lo, hi = min(lo, c), max(hi, c)
 			}
 			if sp.Ranks != len(v) || sp.MinCycles != lo || sp.MaxCycles != hi || sp.MedianCycles != med(v) {
-				t.Fatalf("%s: %+v, want ranks %d min %d max %d median %g", sp.Name, sp, len(v), lo, hi, med(v))
+				require.FailNow(t, fmt.Sprintf("%s: %+v, want ranks %d min %d max %d median %g", sp.Name, sp, len(v), lo, hi, med(v)))
 			}
 			// The holder of the max (min) is the first rank with that value.
 			for i, c := range v {
 				if c == hi {
-					if sp.MaxRank.Rank != holders[i] {
-						t.Fatalf("%s: max at rank %d, want %d", sp.Name, sp.MaxRank.Rank, holders[i])
-					}
+					require.Equalf(t, holders[i], sp.MaxRank.Rank, "%s: max at rank", sp.Name)
 					break
 				}
 			}
@@ -88,20 +85,14 @@ func TestCrossRankSpreads(t *testing.T) {
 					slowN++
 				}
 			}
-			if len(sp.Slow) != slowN {
-				t.Fatalf("%s: %d slow ranks, want %d", sp.Name, len(sp.Slow), slowN)
-			}
+			require.Lenf(t, sp.Slow, slowN, "%s", sp.Name)
 			for i := 1; i < len(sp.Slow); i++ {
-				if cyclesOf(ranks, sp.Name, sp.Slow[i-1].Rank) < cyclesOf(ranks, sp.Name, sp.Slow[i].Rank) {
-					t.Fatalf("%s: slow ranks not slowest first", sp.Name)
-				}
+				require.GreaterOrEqualf(t, cyclesOf(ranks, sp.Name, sp.Slow[i-1].Rank), cyclesOf(ranks, sp.Name, sp.Slow[i].Rank), "%s: slow ranks not slowest first", sp.Name)
 			}
 		}
 		for _, k := range ranks {
 			for _, st := range k.Stages {
-				if !seen[st.Name] {
-					t.Fatalf("stage %s missing from the spreads", st.Name)
-				}
+				require.Truef(t, seen[st.Name], "stage %s missing from the spreads", st.Name)
 			}
 		}
 	})

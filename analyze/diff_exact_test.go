@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDiffExactIntegers: diff shows cycles and counts exactly, in text,
@@ -18,16 +20,10 @@ func TestDiffExactIntegers(t *testing.T) {
 		b := &Report{Ranks: []*Rank{{MakespanCycles: c.base, TaskTypes: []Stat{{Name: "MatMul", Count: c.base, TotalCycles: c.base, P90Cycles: c.base}}}}}
 		n := &Report{Ranks: []*Rank{{MakespanCycles: c.new, TaskTypes: []Stat{{Name: "MatMul", Count: c.new, TotalCycles: c.new, P90Cycles: c.new}}}}}
 		d, err := Compare(b, n, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.IsZero() {
-			t.Errorf("%d -> %d: IsZero", c.base, c.new)
-		}
+		require.NoError(t, err)
+		assert.Falsef(t, d.IsZero(), "%d -> %d: IsZero", c.base, c.new)
 		var buf bytes.Buffer
-		if err := d.WriteJSON(&buf); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.WriteJSON(&buf))
 		var doc struct {
 			Ranks []struct {
 				Makespan struct{ Base, New, Abs json.Number } `json:"makespan_cycles"`
@@ -35,26 +31,18 @@ func TestDiffExactIntegers(t *testing.T) {
 		}
 		dec := json.NewDecoder(&buf)
 		dec.UseNumber()
-		if err := dec.Decode(&doc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, dec.Decode(&doc))
 		m := doc.Ranks[0].Makespan
 		wantAbs := new(big.Int).Sub(new(big.Int).SetUint64(c.new), new(big.Int).SetUint64(c.base))
-		if string(m.Base) != big.NewInt(0).SetUint64(c.base).String() || string(m.New) != big.NewInt(0).SetUint64(c.new).String() || string(m.Abs) != wantAbs.String() {
-			t.Errorf("%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
-		}
+		assert.Falsef(t, string(m.Base) != big.NewInt(0).SetUint64(c.base).String() || string(m.New) != big.NewInt(0).SetUint64(c.new).String() || string(m.Abs) != wantAbs.String(), "%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
 		buf.Reset()
-		if err := d.WriteText(&buf, 0); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.WriteText(&buf, 0))
 		signed := wantAbs.String()
 		if wantAbs.Sign() > 0 {
 			signed = "+" + signed
 		}
 		for _, want := range []string{new(big.Int).SetUint64(c.new).String(), signed} {
-			if !strings.Contains(buf.String(), want) {
-				t.Errorf("%d -> %d: text lacks %s:\n%s", c.base, c.new, want, buf.String())
-			}
+			assert.Containsf(t, buf.String(), want, "%d -> %d: text lacks", c.base, c.new)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestReadReportToCompare: a report read to be compared keeps no cores
@@ -17,41 +19,25 @@ import (
 func TestReadReportToCompare(t *testing.T) {
 	d, deps := chainCapture(t, 2000)
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var text bytes.Buffer
-	if err := analyze.NewReport([]*analyze.Rank{res}).WriteJSON(&text); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, analyze.NewReport([]*analyze.Rank{res}).WriteJSON(&text))
 	full, err := analyze.ReadReportFrom("r.json", bytes.NewReader(text.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lean, err := analyze.ReadReportToCompare("r.json", bytes.NewReader(text.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if k := lean.Ranks[0]; len(k.Cores) != 0 || k.CriticalPath == nil || k.CriticalPath.Segments.Len() != 0 {
-		t.Errorf("lean: %d cores, path %v", len(k.Cores), k.CriticalPath)
+		assert.Fail(t, fmt.Sprintf("lean: %d cores, path %v", len(k.Cores), k.CriticalPath))
 	}
-	if len(full.Ranks[0].Cores) == 0 || full.Ranks[0].CriticalPath.Segments.Len() == 0 {
-		t.Fatal("the full report has no cores or segments: the test proves nothing")
-	}
+	require.False(t, len(full.Ranks[0].Cores) == 0 || full.Ranks[0].CriticalPath.Segments.Len() == 0, "the full report has no cores or segments: the test proves nothing")
 	diffText := func(b, n *analyze.Report) string {
 		dd, err := analyze.Compare(b, n, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var out bytes.Buffer
-		if err := dd.WriteJSON(&out); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, dd.WriteJSON(&out))
 		return out.String()
 	}
-	if a, b := diffText(full, full), diffText(lean, lean); a != b {
-		t.Errorf("the lean reports compare otherwise:\n%s\nwant\n%s", b, a)
-	}
+	assert.Equal(t, diffText(lean, lean), diffText(full, full), "the lean reports compare otherwise")
 
 	// A report of many cores: what reading it to compare holds does not
 	// grow with them.
@@ -69,16 +55,12 @@ func TestReadReportToCompare(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		r, err := analyze.ReadReportToCompare("many.json", strings.NewReader(b.String()))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		runtime.KeepAlive(r)
 		return after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
 	}
 	small, big := held(10), held(200_000)
-	if big > small+1<<20 {
-		t.Errorf("reading 200,000 cores to compare holds %d bytes more than 10 do", big-small)
-	}
+	assert.LessOrEqualf(t, big, small+1<<20, "reading 200,000 cores to compare holds %d bytes more than 10 do", big-small)
 }

@@ -3,6 +3,9 @@ package analyze
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHistogramAsDense: the histogram lists the counts a dense array of
@@ -25,9 +28,7 @@ func TestHistogramAsDense(t *testing.T) {
 		}
 		var got []int
 		h.each(func(b int, n uint64) bool {
-			if dense[b] != n {
-				t.Errorf("%d distinct: bucket %d counts %d, want %d", distinct, b, n, dense[b])
-			}
+			assert.Equalf(t, n, dense[b], "%d distinct: bucket %d counts", distinct, b)
 			got = append(got, b)
 			return true
 		})
@@ -37,16 +38,10 @@ func TestHistogramAsDense(t *testing.T) {
 				want = append(want, b)
 			}
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%d distinct: %d buckets listed, want %d", distinct, len(got), len(want))
-		}
+		require.Lenf(t, got, len(want), "%d distinct", distinct)
 		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%d distinct: buckets out of order at %d: %d, want %d", distinct, i, got[i], want[i])
-			}
+			require.Equalf(t, want[i], got[i], "%d distinct: buckets out of order at %d", distinct, i)
 		}
-		if distinct <= sparseMax && (h.pages != nil || cap(h.sparse) > sparseMax) {
-			t.Errorf("%d distinct buckets: paged (or %d listed), want a short list", distinct, cap(h.sparse))
-		}
+		assert.Falsef(t, distinct <= sparseMax && (h.pages != nil || cap(h.sparse) > sparseMax), "%d distinct buckets: paged (or %d listed), want a short list", distinct, cap(h.sparse))
 	}
 }

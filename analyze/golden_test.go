@@ -3,6 +3,7 @@ package analyze_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // moeReport analyzes the shipped example as
@@ -24,41 +27,29 @@ import (
 func moeReport(t *testing.T, withPlan bool) *analyze.Report {
 	t.Helper()
 	c, err := capture.Open("../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	c.Name = "examples/moe_layer.bin"
 	var o capture.Request
 	var deps *flows.Dependencies
 	var s *plan.Schedule
 	if withPlan {
-		if s, err = plan.ParseFile("../examples/moe_layer.yaml"); err != nil {
-			t.Fatal(err)
-		}
+		s, err = plan.ParseFile("../examples/moe_layer.yaml")
+		require.NoError(t, err)
 		r, err := plan.Plan(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		o.Plan = &capture.Plan{Name: "moe_layer.yaml", CubeSlots: r.CubeSlotCount, Capacities: r.Capacities()}
 	}
 	d, err := decode.Decode(c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if s != nil {
-		if deps, err = flows.NewDependencies(d, s); err != nil {
-			t.Fatal(err)
-		}
+		deps, err = flows.NewDependencies(d, s)
+		require.NoError(t, err)
 	}
 	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Names: names, Deps: deps})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return analyze.NewReport([]*analyze.Rank{r})
 }
 
@@ -75,15 +66,11 @@ func TestGoldenMoELayer(t *testing.T) {
 		{"moe_layer.path.csv", func(b *bytes.Buffer) error { return rep.WriteCSV(b, "path") }},
 	} {
 		var b bytes.Buffer
-		if err := c.write(&b); err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
+		require.NoErrorf(t, c.write(&b), "%s", c.name)
 		golden.Check(t, filepath.Join("testdata", "golden", c.name), b.Bytes())
 	}
 	var b bytes.Buffer
-	if err := moeReport(t, false).WriteText(&b, 3); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, moeReport(t, false).WriteText(&b, 3))
 	golden.Check(t, filepath.Join("testdata", "golden", "moe_layer.noplan.txt"), b.Bytes())
 }
 
@@ -92,29 +79,18 @@ func TestGoldenMoELayer(t *testing.T) {
 func TestDiffSelf(t *testing.T) {
 	rep := moeReport(t, true)
 	d, err := analyze.Compare(rep, rep, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !d.IsZero() {
-		t.Fatalf("self-diff is not zero: %+v", d)
-	}
+	require.NoError(t, err)
+	require.Truef(t, d.IsZero(), "self-diff is not zero: %+v", d)
 	var js bytes.Buffer
-	if err := rep.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rep.WriteJSON(&js))
 	back, err := analyze.ReadReport("moe.json", js.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d, err = analyze.Compare(rep, back, false); err != nil || !d.IsZero() {
-		t.Fatalf("diff with its own JSON report: %v %+v", err, d)
-	}
+	require.NoError(t, err)
+	d, err = analyze.Compare(rep, back, false)
+	require.Falsef(t, err != nil || !d.IsZero(), "diff with its own JSON report: %v %+v", err, d)
 	var text bytes.Buffer
-	if err := d.WriteText(&text, 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.WriteText(&text, 0))
 	if !bytes.HasSuffix(text.Bytes(), []byte("no change\n")) || bytes.Contains(text.Bytes(), []byte("+")) {
-		t.Fatalf("self-diff text shows a change:\n%s", text.Bytes())
+		require.FailNow(t, fmt.Sprintf("self-diff text shows a change:\n%s", text.Bytes()))
 	}
 	// A change shows, and the largest change in total comes first.
 	other := moeReport(t, true)
@@ -122,18 +98,16 @@ func TestDiffSelf(t *testing.T) {
 	other.Ranks[0].Stages[3].TotalCycles += 5000
 	other.Ranks[0].Stages[1].TotalCycles -= 7
 	if d, err = analyze.Compare(rep, other, false); err != nil || d.IsZero() {
-		t.Fatalf("diff of a change: %v, zero %v", err, d.IsZero())
+		require.FailNow(t, fmt.Sprintf("diff of a change: %v, zero %v", err, d.IsZero()))
 	}
 	r := d.Ranks[0]
-	if r.Makespan.Abs != 100 || r.Stages[0].Name != rep.Ranks[0].Stages[3].Name || r.Stages[0].TotalCycles.Abs != 5000 || r.Stages[1].TotalCycles.Abs != -7 {
-		t.Fatalf("diff: %+v", r)
-	}
+	require.Falsef(t, r.Makespan.Abs != 100 || r.Stages[0].Name != rep.Ranks[0].Stages[3].Name || r.Stages[0].TotalCycles.Abs != 5000 || r.Stages[1].TotalCycles.Abs != -7, "diff: %+v", r)
 	other.ABIFingerprint = "0000000000000000"
 	if _, err := analyze.Compare(rep, other, false); err == nil {
-		t.Fatal("different ABI fingerprints compared without --allow-abi-mismatch")
+		require.FailNow(t, "different ABI fingerprints compared without --allow-abi-mismatch")
 	}
 	if _, err := analyze.Compare(rep, other, true); err != nil {
-		t.Fatalf("--allow-abi-mismatch: %v", err)
+		require.FailNow(t, fmt.Sprintf("allow-abi-mismatch: %v", err))
 	}
 }
 
@@ -142,20 +116,14 @@ func TestDiffSelf(t *testing.T) {
 // rows it shortens.
 func TestDocWalkthrough(t *testing.T) {
 	page, err := os.ReadFile("../docs/analyze.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b bytes.Buffer
-	if err := moeReport(t, true).WriteText(&b, 3); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, moeReport(t, true).WriteText(&b, 3))
 	for _, line := range strings.Split(b.String(), "\n") {
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "AIC/") || strings.HasPrefix(line, "AIV/") {
 			continue
 		}
-		if !bytes.Contains(page, []byte(line)) {
-			t.Errorf("docs/analyze.md's walkthrough lacks the line %q of the output", line)
-		}
+		assert.Containsf(t, string(page), string([]byte(line)), "docs/analyze.md's walkthrough lacks the line %q of the output", line)
 	}
 }
 
@@ -177,15 +145,11 @@ func TestWriteJSONIsMarshalIndent(t *testing.T) {
 		"none": {ABIVersion: 2, ABIFingerprint: "x"}, "empty": {Ranks: []*analyze.Rank{}},
 	} {
 		want, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got bytes.Buffer
-		if err := r.WriteJSON(&got); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, r.WriteJSON(&got))
 		if got.String() != string(want)+"\n" {
-			t.Errorf("%s: WriteJSON differs from MarshalIndent:\n%s", name, golden.FirstDiff(got.Bytes(), append(want, '\n')))
+			assert.Fail(t, fmt.Sprintf("%s: WriteJSON differs from MarshalIndent:\n%s", name, golden.FirstDiff(got.Bytes(), append(want, '\n'))))
 		}
 	}
 }

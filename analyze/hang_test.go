@@ -18,6 +18,8 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -212,9 +214,7 @@ func cycleAt(s *plan.Schedule, q []uint32, i int) (plan.EventID, bool) {
 func moeSchedule(t *testing.T) *plan.Schedule {
 	t.Helper()
 	s, err := plan.ParseFile("../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -233,28 +233,21 @@ func TestDiagnosisMoE(t *testing.T) {
 	s := moeSchedule(t)
 	t.Run("healthy", func(t *testing.T) {
 		for _, withPlan := range []bool{true, false} {
-			if dg := analyzeSim(t, s, run(t, s, synth.Options{Seed: 1}), withPlan).Diagnosis; dg != nil {
-				t.Errorf("plan %v: a healthy capture has the diagnosis %+v", withPlan, dg)
-			}
+			assert.Nilf(t, analyzeSim(t, s, run(t, s, synth.Options{Seed: 1}), withPlan).Diagnosis, "plan %v: a healthy capture has the diagnosis", withPlan)
 		}
-		if dg := moeReport(t, true).Ranks[0].Diagnosis; dg != nil {
-			t.Errorf("the example capture (records dropped) has the diagnosis %+v", dg)
-		}
+		assert.Nil(t, moeReport(t, true).Ranks[0].Diagnosis, "the example capture (records dropped) has the diagnosis")
 	})
 	t.Run("stop", func(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
 		checkDiagnosis(t, analyzeSim(t, s, c, true), wantRoot{kind: analyze.RootStoppedInside, task: 100, core: "AIC/6", event: plan.NoEvent})
 		dg := analyzeSim(t, s, c, false).Diagnosis
-		if dg == nil || !dg.NeedsPlan || len(dg.Cores) == 0 || dg.Cores[0].Core != "AIC/6" || !strings.Contains(dg.Summary, "--plan") {
-			t.Errorf("without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
-		}
+		assert.Falsef(t, dg == nil || !dg.NeedsPlan || len(dg.Cores) == 0 || dg.Cores[0].Core != "AIC/6" || !strings.Contains(dg.Summary, "--plan"), "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
 	})
 	t.Run("skip", func(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{SkipTrigger: []uint32{3}}})
 		checkDiagnosis(t, analyzeSim(t, s, c, true), wantRoot{kind: analyze.RootTriggerNotSent, task: 3, core: "AIV/6", event: 0})
-		if dg := analyzeSim(t, s, c, false).Diagnosis; dg == nil || !dg.NeedsPlan || dg.Cores[0].Core != "AIV/6" {
-			t.Errorf("without the schedule: %+v, want AIV/6 first", dg)
-		}
+		dg := analyzeSim(t, s, c, false).Diagnosis
+		assert.Falsef(t, dg == nil || !dg.NeedsPlan || dg.Cores[0].Core != "AIV/6", "without the schedule: %+v, want AIV/6 first", dg)
 	})
 	t.Run("starve", func(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StarveEvents: []plan.EventID{5}}})
@@ -267,14 +260,10 @@ func TestDiagnosisMoE(t *testing.T) {
 	t.Run("cycle", func(t *testing.T) {
 		s := moeSchedule(t)
 		r, err := plan.Plan(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		q := plan.Assign(s, r).Queue(plan.CubeCores, 3)
 		e, ok := cycleAt(s, q, 2)
-		if !ok {
-			t.Fatal("no later trigger on AIC/3")
-		}
+		require.True(t, ok, "no later trigger on AIC/3")
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{Hang: true}})
 		checkDiagnosis(t, analyzeSim(t, s, c, true), wantRoot{kind: analyze.RootWaitCycle, task: q[2], core: "AIC/3", event: e})
 	})
@@ -362,9 +351,7 @@ func propDiagnosis(t *rapid.T) {
 	if s == nil {
 		return
 	}
-	if dg := analyzeSim(t, s, healthy, true).Diagnosis; dg != nil {
-		t.Fatalf("a healthy capture has the diagnosis %+v", dg)
-	}
+	require.Nil(t, analyzeSim(t, s, healthy, true).Diagnosis, "a healthy capture has the diagnosis")
 	var queued []uint32
 	queued = append(append(queued, s.CubeTaskIndices...), s.VectorTaskIndices...)
 	if len(queued) == 0 {
@@ -425,9 +412,7 @@ func propDiagnosis(t *rapid.T) {
 	rk := analyzeSim(t, s, c, true)
 	if stoppedCount(c) == 0 {
 		// A trigger nobody waits on: the kernel still finishes.
-		if rk.Diagnosis != nil {
-			t.Fatalf("a kernel that finished has the diagnosis %+v", rk.Diagnosis)
-		}
+		require.Nil(t, rk.Diagnosis, "a kernel that finished has the diagnosis")
 		return
 	}
 	switch kind {
@@ -444,9 +429,7 @@ func propDiagnosis(t *rapid.T) {
 // coreOf is the core that runs task id under the schedule's assignment.
 func coreOf(t *rapid.T, s *plan.Schedule, id uint32) string {
 	r, err := plan.Plan(s)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	require.NoError(t, err)
 	a := plan.Assign(s, r)
 	for _, ct := range []abi.CoreType{plan.CubeCores, plan.VectorCores} {
 		for w := range r.Region(ct).Workers {
@@ -478,9 +461,7 @@ func TestDiagnosisMemory(t *testing.T) {
 		return after.TotalAlloc - before.TotalAlloc
 	}
 	h, g := alloc(healthy), alloc(hung)
-	if g > h {
-		t.Errorf("the stopped capture's analysis allocated %d bytes, the healthy one's %d", g, h)
-	}
+	assert.LessOrEqual(t, g, h, "the stopped capture's analysis allocated")
 }
 
 // TestDocHangExample keeps the worked example of docs/analyze.md's "When a
@@ -489,22 +470,16 @@ func TestDiagnosisMemory(t *testing.T) {
 // or of the three ranks of its cluster example.
 func TestDocHangExample(t *testing.T) {
 	page, err := os.ReadFile("../docs/analyze.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, sec, ok := strings.Cut(string(page), "## When a kernel hangs")
-	if !ok {
-		t.Fatal(`docs/analyze.md has no "## When a kernel hangs"`)
-	}
+	require.True(t, ok, "docs/analyze.md has no \"## When a kernel hangs\"")
 	sec, _, _ = strings.Cut(sec, "\n## ")
 	s := moeSchedule(t)
 	c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
 	var out bytes.Buffer
 	for _, withPlan := range []bool{true, false} {
 		rep := analyze.NewReport([]*analyze.Rank{analyzeSim(t, s, c, withPlan)})
-		if err := rep.WriteText(&out, 4); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rep.WriteText(&out, 4))
 	}
 	var ranks []*analyze.Rank
 	for i, f := range []synth.Faults{{}, {StopInTask: []uint32{600}}, {StopInTask: []uint32{100}}} {
@@ -512,22 +487,16 @@ func TestDocHangExample(t *testing.T) {
 		k.Rank, k.Capture = uint32(i), fmt.Sprintf("rank%d.bin", i)
 		ranks = append(ranks, k)
 	}
-	if err := analyze.NewReport(ranks).WriteText(&out, 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, analyze.NewReport(ranks).WriteText(&out, 0))
 	quoted := 0
 	for _, block := range strings.Split(sec, "```text\n")[1:] {
 		block, _, _ = strings.Cut(block, "```")
 		for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
 			quoted++
-			if !strings.Contains(out.String(), line+"\n") {
-				t.Errorf("docs/analyze.md quotes a line the analysis does not print:\n%s", line)
-			}
+			assert.Containsf(t, out.String(), line+"\n", "docs/analyze.md quotes a line the analysis does not print:\n%s", line)
 		}
 	}
-	if quoted == 0 {
-		t.Error("the section quotes no output")
-	}
+	assert.NotEqual(t, 0, quoted, "the section quotes no output")
 }
 
 // TestStoppedRanks: of a cluster's ranks, the one whose cores stopped
@@ -543,32 +512,18 @@ func TestStoppedRanks(t *testing.T) {
 	}
 	rep := analyze.NewReport(ranks)
 	st := rep.CrossRank.Stopped
-	if len(st) != 2 || st[0].Rank != 2 || st[1].Rank != 1 || st[0].StopCycle >= st[1].StopCycle {
-		t.Fatalf("stopped %+v, want rank 2 then rank 1", st)
-	}
+	require.Falsef(t, len(st) != 2 || st[0].Rank != 2 || st[1].Rank != 1 || st[0].StopCycle >= st[1].StopCycle, "stopped %+v, want rank 2 then rank 1", st)
 	want := "2 of 3 ranks stopped before their work was done; rank 2 stopped first: " + ranks[2].Diagnosis.Summary + "; after it: rank 1 (+"
 	var text, md, js bytes.Buffer
-	if err := rep.WriteText(&text, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteMarkdown(&md, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := rep.WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, rep.WriteText(&text, 0))
+	require.NoError(t, rep.WriteMarkdown(&md, 0))
+	require.NoError(t, rep.WriteJSON(&js))
 	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the %s output lacks %q", name, want)
-		}
+		assert.Containsf(t, out, want, "the %s output lacks", name)
 	}
 	back, err := analyze.ReadReport("r.json", js.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := back.CrossRank.Stopped; fmt.Sprint(got) != fmt.Sprint(st) {
-		t.Errorf("read back %+v, want %+v", got, st)
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, fmt.Sprint(st), fmt.Sprint(back.CrossRank.Stopped), "read back, want %+v", st)
 }
 
 // TestDiagnosisRetained: what a stopped capture's analysis keeps alive
@@ -596,7 +551,5 @@ func TestDiagnosisRetained(t *testing.T) {
 	healthy := retained(synth.Options{Seed: 1})
 	stopped := retained(synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
 	t.Logf("retained per analysis: healthy %d, stopped %d bytes", healthy, stopped)
-	if stopped > healthy*3/2 {
-		t.Errorf("a stopped analysis keeps %d bytes alive, a healthy one %d: over half again", stopped, healthy)
-	}
+	assert.LessOrEqualf(t, stopped, healthy*3/2, "a stopped analysis keeps bytes alive, a healthy one %d: over half again", healthy)
 }

@@ -1,10 +1,10 @@
 package analyze_test
 
 import (
-	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
 )
 
 // InputDifferences: a line per flag whose inputs differ (files by their
@@ -32,8 +32,6 @@ func TestInputDifferences(t *testing.T) {
 		{"unrecorded", &analyze.Report{}, rep(plan), []string{"the base analysis does not record its inputs (an analyze --format json report of an older cycleabi): they cannot be compared"}},
 		{"neither", &analyze.Report{}, &analyze.Report{}, nil},
 	} {
-		if got := analyze.InputDifferences(tc.base, tc.new); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
+		assert.Equalf(t, tc.want, analyze.InputDifferences(tc.base, tc.new), "%s", tc.name)
 	}
 }

@@ -3,11 +3,11 @@ package analyze
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func section(rank uint32, inv *Invocation, capture string, makespan uint64) *Rank {
@@ -28,16 +28,10 @@ func TestInvocationLabels(t *testing.T) {
 		"invocation 2 (backward)":         {ID: 2, Direction: &dir},
 		"invocation 7 (step 3, backward)": {ID: 7, Step: &step, Direction: &dir},
 	} {
-		if got := v.String(); got != want {
-			t.Errorf("v.String() = %q, want %q", got, want)
-		}
+		assert.Equal(t, want, v.String(), "v.String()")
 	}
-	if got := section(4, nil, "a", 0).label(); got != "rank 4" {
-		t.Errorf("section(4, nil, \"a\", 0).label() = %q, want %q", got, "rank 4")
-	}
-	if got := section(4, &Invocation{ID: 7, Step: &step, Direction: &dir}, "a", 0).label(); got != "rank 4 invocation 7 (step 3, backward)" {
-		t.Errorf("got %q, want %q", got, "rank 4 invocation 7 (step 3, backward)")
-	}
+	assert.Equal(t, "rank 4", section(4, nil, "a", 0).label(), "section(4, nil, \"a\", 0).label()")
+	assert.Equal(t, "rank 4 invocation 7 (step 3, backward)", section(4, &Invocation{ID: 7, Step: &step, Direction: &dir}, "a", 0).label())
 }
 
 // TestCompareInvocations: sections are paired by (rank, invocation id),
@@ -53,12 +47,8 @@ func TestCompareInvocations(t *testing.T) {
 		section(0, inv(0, 4, "forward"), "F0", 100),
 	})
 	d, err := Compare(base, next, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Ranks) != 3 {
-		t.Fatalf("len(d.Ranks) = %d, want 3: %v", len(d.Ranks), d.Ranks)
-	}
+	require.NoError(t, err)
+	require.Len(t, d.Ranks, 3, "len(d.Ranks)")
 	type pair struct {
 		base, new string
 		abs       float64
@@ -67,58 +57,28 @@ func TestCompareInvocations(t *testing.T) {
 	for _, r := range d.Ranks {
 		got = append(got, pair{r.BaseCapture, r.NewCapture, r.Makespan.Abs})
 	}
-	if want := []pair{{"f0", "F0", 0}, {"b0", "B0", -50}, {"f1", "F1", 30}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if *d.Ranks[1].Invocation.Step != int64(4) {
-		t.Errorf("labelled with the new side's invocation: *d.Ranks[1].Invocation.Step = %v, want %v", *d.Ranks[1].Invocation.Step, int64(4))
-	}
+	assert.Equal(t, []pair{{"f0", "F0", 0}, {"b0", "B0", -50}, {"f1", "F1", 30}}, got)
+	assert.Equalf(t, int64(4), *d.Ranks[1].Invocation.Step, "labelled with the new side's invocation: *d.Ranks[1].Invocation.Step = %v, want %v", *d.Ranks[1].Invocation.Step, int64(4))
 	var text bytes.Buffer
-	if err := d.WriteText(&text, 0); err != nil {
-		t.Fatal(err)
-	}
-	if got := text.String(); !strings.Contains(got, "== rank 0 invocation 1 (step 4, backward): b0 -> B0 ==\n") {
-		t.Errorf("text.String() = %q, want it to contain %q", got, "== rank 0 invocation 1 (step 4, backward): b0 -> B0 ==\n")
-	}
-	if got := text.String(); strings.Contains(got, "no change") {
-		t.Errorf("text.String() = %q, want no %q", got, "no change")
-	}
+	require.NoError(t, d.WriteText(&text, 0))
+	assert.Contains(t, text.String(), "== rank 0 invocation 1 (step 4, backward): b0 -> B0 ==\n", "text.String()")
+	assert.NotContainsf(t, text.String(), "no change", "text.String(), want no %q", "no change")
 
 	// The cross table of the base: the slowest is rank 1's invocation 0.
-	if base.CrossRank == nil {
-		t.Fatalf("base.CrossRank is nil, want non-nil")
-	}
-	if base.CrossRank.SlowestRank != uint32(1) {
-		t.Errorf("base.CrossRank.SlowestRank = %v, want %v", base.CrossRank.SlowestRank, uint32(1))
-	}
-	if base.CrossRank.SlowestInvocation == nil {
-		t.Fatalf("base.CrossRank.SlowestInvocation is nil, want non-nil")
-	}
-	if *base.CrossRank.SlowestInvocation != int64(0) {
-		t.Errorf("*base.CrossRank.SlowestInvocation = %v, want %v", *base.CrossRank.SlowestInvocation, int64(0))
-	}
-	if base.CrossRank.SpreadCycles != uint64(200) {
-		t.Errorf("base.CrossRank.SpreadCycles = %v, want %v", base.CrossRank.SpreadCycles, uint64(200))
-	}
+	require.NotNil(t, base.CrossRank, "base.CrossRank is nil, want non-nil")
+	assert.Equal(t, uint32(1), base.CrossRank.SlowestRank, "base.CrossRank.SlowestRank")
+	require.NotNil(t, base.CrossRank.SlowestInvocation, "base.CrossRank.SlowestInvocation is nil, want non-nil")
+	assert.Equalf(t, int64(0), *base.CrossRank.SlowestInvocation, "*base.CrossRank.SlowestInvocation = %v, want %v", *base.CrossRank.SlowestInvocation, int64(0))
+	assert.Equal(t, uint64(200), base.CrossRank.SpreadCycles, "base.CrossRank.SpreadCycles")
 	js, err := json.Marshal(base.CrossRank.Ranks[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := golden.JSONDiff(string(js), `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0,`+
-		`"compute_cycles":0,"wait_cycles":0,"trigger_cycles":0,"other_cycles":0,"idle_cycles":0,"busy_pct":0,"wait_pct":0,"busiest_stage":"","slow":false}`); d != "" {
-		t.Error(d)
-	}
+	require.NoError(t, err)
+	assert.Empty(t, golden.JSONDiff(string(js), `{"rank":0,"invocation":{"invocation_id":1,"step":3,"direction":"backward"},"capture":"b0","makespan_cycles":200,"makespan_us":0,`+
+		`"compute_cycles":0,"wait_cycles":0,"trigger_cycles":0,"other_cycles":0,"idle_cycles":0,"busy_pct":0,"wait_pct":0,"busiest_stage":"","slow":false}`))
 	// Plain ranks keep their JSON: no invocation keys.
 	plain, err := json.Marshal(NewReport([]*Rank{section(0, nil, "r0", 1), section(1, nil, "r1", 2)}).CrossRank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(plain); strings.Contains(got, "invocation") {
-		t.Errorf("string(plain) = %q, want no %q", got, "invocation")
-	}
-	if got := string(plain); !strings.Contains(got, `"slow_ranks":[{"rank":1}]`) {
-		t.Errorf("rank 1's makespan is twice rank 0's: string(plain) = %q, want it to contain %q", got, `"slow_ranks":[{"rank":1}]`)
-	}
+	require.NoError(t, err)
+	assert.NotContainsf(t, string(plain), "invocation", "string(plain), want no %q", "invocation")
+	assert.Contains(t, string(plain), `"slow_ranks":[{"rank":1}]`, "rank 1's makespan is twice rank 0's: string(plain)")
 
 	for _, c := range []struct {
 		base, new []*Rank
@@ -138,8 +98,6 @@ func TestCompareInvocations(t *testing.T) {
 			"rank 2 (C) is not in the base analysis"},
 	} {
 		_, err := Compare(NewReport(c.base), NewReport(c.new), false)
-		if err == nil || err.Error() != c.want {
-			t.Errorf("error %v, want %q", err, c.want)
-		}
+		assert.Falsef(t, err == nil || err.Error() != c.want, "error %v, want %q", err, c.want)
 	}
 }

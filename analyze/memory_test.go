@@ -15,6 +15,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // chainSchedule is a dependency chain of n tasks over 48 workers: task k
@@ -26,21 +28,13 @@ func chainCapture(t *testing.T, n int) (*decode.Decoded, *flows.Dependencies) {
 	t.Helper()
 	s := chainSchedule(t, n)
 	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cp, err := capture.FromBytes("chain.bin", c.Buffer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d, deps
 }
 
@@ -72,9 +66,7 @@ func chainSchedule(t *testing.T, n int) *plan.Schedule {
 	}
 	b.WriteString("]}\n")
 	s, err := plan.Parse("chain.json", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -121,31 +113,23 @@ func TestPathMemory(t *testing.T) {
 	d, deps := chainCapture(t, tasks)
 	before := liveHeap()
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	after := liveHeap()
 	runtime.KeepAlive(d)
 	runtime.KeepAlive(deps)
 	held := after - min(before, after)
 	n := res.CriticalPath.Segments.Len()
-	if n < 2*tasks {
-		t.Fatalf("%d segments, want at least two a task (a wait and its producer's trigger)", n)
-	}
-	if limit := uint64(24*n + 1<<20); held > limit {
-		t.Errorf("the analysis holds %d bytes (%.1f a segment), want at most %d", held, float64(held)/float64(n), limit)
-	}
+	require.GreaterOrEqual(t, n, 2*tasks)
+	assert.LessOrEqualf(t, held, uint64(24*n+1<<20), "the analysis holds bytes (%.1f a segment), want at most", float64(held)/float64(n))
 	t.Logf("%d segments: the analysis holds %.1f MiB, %.1f bytes a segment", n, float64(held)/(1<<20), float64(held)/float64(n))
 	rep := analyze.NewReport([]*analyze.Rank{res})
 	start := liveHeap()
 	for i, write := range []func(io.Writer) error{rep.WriteJSON, func(w io.Writer) error { return rep.WriteText(w, 10) }} {
 		w := &heapWatch{limit: start + 8<<20}
-		if err := write(w); err != nil {
-			t.Fatalf("%v: peak live heap %.1f MiB, %.1f at the start", err, float64(w.peak)/(1<<20), float64(start)/(1<<20))
-		}
+		require.NoErrorf(t, write(w), "peak live heap %.1f MiB, %.1f at the start", float64(w.peak)/(1<<20), float64(start)/(1<<20))
 		runtime.KeepAlive(rep)
 		if i == 0 && w.n < n*200 {
-			t.Errorf("%d bytes of JSON for %d segments", w.n, n)
+			assert.Fail(t, fmt.Sprintf("%d bytes of JSON for %d segments", w.n, n))
 		}
 	}
 }

@@ -2,7 +2,7 @@ package analyze_test
 
 import (
 	"encoding/binary"
-	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -17,6 +17,7 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -25,13 +26,10 @@ func simulate(t *rapid.T, s *plan.Schedule, opts synth.Options) *synth.Capture {
 	c, err := synth.Run(s, opts)
 	if err != nil {
 		var pe *plan.Error
-		if !errors.As(err, &pe) {
-			t.Fatalf("Run: %v", err)
-		}
+		require.ErrorAsf(t, err, &pe, "Run: %v", err)
 		opts.WaitTimeout = synth.DefaultWaitTimeout
-		if c, err = synth.Run(s, opts); err != nil {
-			t.Fatalf("Run with bounded waits: %v", err)
-		}
+		c, err = synth.Run(s, opts)
+		require.NoError(t, err, "Run with bounded waits")
 	}
 	return c
 }
@@ -111,14 +109,10 @@ func nearestRank(sorted []uint64, p float64) uint64 {
 type expectStat struct{ values []uint64 }
 
 func checkStats(t *rapid.T, what string, got []analyze.Stat, want map[string]*expectStat) {
-	if len(got) != len(want) {
-		t.Fatalf("%s: %d groups, want %d", what, len(got), len(want))
-	}
+	require.Lenf(t, got, len(want), "%s", what)
 	for _, s := range got {
 		w := want[s.Name]
-		if w == nil {
-			t.Fatalf("%s: unexpected group %q", what, s.Name)
-		}
+		require.NotNilf(t, w, "%s: unexpected group %q", what, s.Name)
 		v := slices.Sorted(slices.Values(w.values))
 		var total uint64
 		for _, x := range v {
@@ -129,20 +123,14 @@ func checkStats(t *rapid.T, what string, got []analyze.Stat, want map[string]*ex
 		if !s.Exact {
 			// Past the budget of exact values: percentiles within 1/256.
 			for _, p := range [][2]uint64{{s.P50Cycles, exp.P50Cycles}, {s.P90Cycles, exp.P90Cycles}, {s.P99Cycles, exp.P99Cycles}} {
-				if math.Abs(float64(p[0])-float64(p[1])) > float64(p[1])/256+0.5 {
-					t.Fatalf("%s %q: histogram percentile %d, exact %d", what, s.Name, p[0], p[1])
-				}
+				require.LessOrEqualf(t, math.Abs(float64(p[0])-float64(p[1])), float64(p[1])/256+0.5, "%s %q: histogram percentile %d, exact %d", what, s.Name, p[0], p[1])
 			}
 			exp.P50Cycles, exp.P90Cycles, exp.P99Cycles, exp.Exact = s.P50Cycles, s.P90Cycles, s.P99Cycles, false
 		}
-		if s != exp {
-			t.Fatalf("%s %q: got %+v, want %+v", what, s.Name, s, exp)
-		}
+		require.Equalf(t, exp, s, "%s %q", what, s.Name)
 	}
 	for i := 1; i < len(got); i++ {
-		if got[i].TotalCycles > got[i-1].TotalCycles {
-			t.Fatalf("%s: not by total, largest first", what)
-		}
+		require.LessOrEqualf(t, got[i].TotalCycles, got[i-1].TotalCycles, "%s: not by total, largest first", what)
 	}
 }
 
@@ -164,13 +152,9 @@ func decoded(t *rapid.T, s *plan.Schedule, mutate bool) (*decode.Decoded, []byte
 		return nil, nil, c.Layout
 	}
 	cp, err := capture.FromBytes("random.bin", c.Buffer)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
+	require.NoError(t, err, "Decode")
 	return d, c.Buffer, c.Layout
 }
 
@@ -186,18 +170,12 @@ func propBreakdown(t *rapid.T) {
 		return
 	}
 	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatalf("NewDependencies: %v", err)
-	}
+	require.NoError(t, err, "NewDependencies")
 	limit := rapid.SampledFrom([]int{0, 0, 1, 7, 40}).Draw(t, "exact_limit")
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps, ExactLimit: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	slots := readSlots(buf, l)
-	if len(res.Cores) != len(slots) {
-		t.Fatalf("%d cores, want %d entered", len(res.Cores), len(slots))
-	}
+	require.Len(t, res.Cores, len(slots))
 	types, stages, owners, waits := map[string]*expectStat{}, map[string]*expectStat{}, map[string]*expectStat{}, map[string]*expectStat{}
 	add := func(m map[string]*expectStat, k string, v uint64) {
 		if m[k] == nil {
@@ -256,19 +234,17 @@ func propBreakdown(t *rapid.T) {
 		}
 		compute += want.ComputeCycles
 		span += want.EndCycle - want.EntryCycle
-		if got != want {
-			t.Fatalf("core %s:\n got %+v\nwant %+v", sr.slot, got, want)
-		}
+		require.Equalf(t, want, got, "core %s", sr.slot)
 	}
 	makespan := uint64(0)
 	if end > start {
 		makespan = end - start
 	}
 	if res.MakespanCycles != makespan || res.StartCycle != start || res.EndCycle != end {
-		t.Fatalf("makespan %d [%d, %d], want %d [%d, %d]", res.MakespanCycles, res.StartCycle, res.EndCycle, makespan, start, end)
+		require.FailNow(t, fmt.Sprintf("makespan %d [%d, %d], want %d [%d, %d]", res.MakespanCycles, res.StartCycle, res.EndCycle, makespan, start, end))
 	}
 	if res.Totals.ComputeCycles != compute || res.Totals.SpanCycles != span {
-		t.Fatalf("totals %+v, want compute %d span %d", res.Totals, compute, span)
+		require.FailNow(t, fmt.Sprintf("totals %+v, want compute %d span %d", res.Totals, compute, span))
 	}
 	checkStats(t, "task types", res.TaskTypes, types)
 	checkStats(t, "stages", res.Stages, stages)
@@ -281,36 +257,28 @@ func propBreakdown(t *rapid.T) {
 // order, ends at the rank's last record end, and sums to its total.
 func checkPath(t *rapid.T, res *analyze.Rank) {
 	p := res.CriticalPath
-	if p == nil {
-		t.Fatalf("no critical path with a schedule")
-	}
-	if p.EndCycle != res.EndCycle {
-		t.Fatalf("path ends at %d, the last record at %d", p.EndCycle, res.EndCycle)
-	}
+	require.NotNil(t, p, "no critical path with a schedule")
+	require.Equal(t, res.EndCycle, p.EndCycle, "path ends at")
 	n := p.Segments.Len()
 	if n == 0 || p.Segments.At(0).StartCycle != p.StartCycle || p.Segments.At(n-1).EndCycle != p.EndCycle {
-		t.Fatalf("segments do not span [%d, %d]", p.StartCycle, p.EndCycle)
+		require.FailNow(t, fmt.Sprintf("segments do not span [%d, %d]", p.StartCycle, p.EndCycle))
 	}
 	var sum uint64
 	byKind := map[string]uint64{}
 	for i := range n {
 		s := p.Segments.At(i)
-		if s.EndCycle < s.StartCycle {
-			t.Fatalf("segment %d ends before it starts: %+v", i, s)
-		}
+		require.GreaterOrEqualf(t, s.EndCycle, s.StartCycle, "segment %d ends before it starts: %+v", i, s)
 		if i > 0 && p.Segments.At(i-1).EndCycle != s.StartCycle {
-			t.Fatalf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments.At(i-1).EndCycle)
+			require.FailNow(t, fmt.Sprintf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments.At(i-1).EndCycle))
 		}
 		sum += s.EndCycle - s.StartCycle
 		byKind[s.Kind] += s.EndCycle - s.StartCycle
 	}
 	if sum != p.TotalCycles || p.TotalCycles != p.EndCycle-p.StartCycle {
-		t.Fatalf("segments sum to %d, total %d, span %d", sum, p.TotalCycles, p.EndCycle-p.StartCycle)
+		require.FailNow(t, fmt.Sprintf("segments sum to %d, total %d, span %d", sum, p.TotalCycles, p.EndCycle-p.StartCycle))
 	}
 	for k, v := range byKind {
-		if p.ByKind[k] != v {
-			t.Fatalf("by_kind[%s] = %d, segments sum to %d", k, p.ByKind[k], v)
-		}
+		require.Equalf(t, v, p.ByKind[k], "by_kind[%s]", k)
 	}
 }
 
@@ -336,9 +304,7 @@ func propFlows(t *rapid.T) {
 		return
 	}
 	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatalf("NewDependencies: %v", err)
-	}
+	require.NoError(t, err, "NewDependencies")
 	slots := readSlots(buf, l)
 	var active []slotRecords
 	for _, sr := range slots {
@@ -368,38 +334,26 @@ func propFlows(t *rapid.T) {
 		all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}] = true
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	st, err := flows.Each(d, deps, flows.Releasing, 0, func(f flows.Flow) bool {
 		from, to := rec(f.From), rec(f.To)
-		if from.EndCycle > to.EndCycle || f.From.EndCycle != from.EndCycle || f.To.EndCycle != to.EndCycle {
-			t.Fatalf("arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
-		}
-		if to.DescID != abi.RuntimeStageWaitDependency || s.Tasks[to.TaskID].DependentEvent != f.Event {
-			t.Fatalf("arrow %d ends at %+v, not a wait on event %d", f.ID, to, f.Event)
-		}
+		require.LessOrEqualf(t, from.EndCycle, to.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
+		require.Equalf(t, from.EndCycle, f.From.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
+		require.Equalf(t, to.EndCycle, f.To.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
+		require.Falsef(t, to.DescID != abi.RuntimeStageWaitDependency || s.Tasks[to.TaskID].DependentEvent != f.Event, "arrow %d ends at %+v, not a wait on event %d", f.ID, to, f.Event)
 		isProducer := false
 		for _, p := range prods[f.Event] {
 			if p.slot == int(f.From.Active) && p.index == int(f.From.Index) {
 				isProducer = true
 			}
-			if p.end > from.EndCycle && p.end <= to.EndCycle {
-				t.Fatalf("arrow %d starts at a producer ending at %d, but another ends at %d by the wait's end %d", f.ID, from.EndCycle, p.end, to.EndCycle)
-			}
+			require.Falsef(t, p.end > from.EndCycle && p.end <= to.EndCycle, "arrow %d starts at a producer ending at %d, but another ends at %d by the wait's end %d", f.ID, from.EndCycle, p.end, to.EndCycle)
 		}
-		if !isProducer {
-			t.Fatalf("arrow %d starts at %+v, not a producer of event %d", f.ID, from, f.Event)
-		}
-		if !all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}] {
-			t.Fatalf("arrow %d is not among --flows all's", f.ID)
-		}
+		require.Truef(t, isProducer, "arrow %d starts at %+v, not a producer of event %d", f.ID, from, f.Event)
+		require.Truef(t, all[[4]int{int(f.From.Active), int(f.From.Index), int(f.To.Active), int(f.To.Index)}], "arrow %d is not among --flows all's", f.ID)
 		arrowsTo[[2]int{int(f.To.Active), int(f.To.Index)}]++
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	orphans := 0
 	for i, sr := range active {
 		for j, r := range sr.records {
@@ -413,20 +367,19 @@ func propFlows(t *rapid.T) {
 			n := arrowsTo[[2]int{i, j}]
 			switch {
 			case has && n != 1:
-				t.Fatalf("wait %s#%d has %d arrows, want 1", sr.slot, j, n)
+				require.FailNow(t, fmt.Sprintf("wait %s#%d has %d arrows, want 1", sr.slot, j, n))
 			case !has && n != 0:
-				t.Fatalf("wait %s#%d has no producer but %d arrows", sr.slot, j, n)
+				require.FailNow(t, fmt.Sprintf("wait %s#%d has no producer but %d arrows", sr.slot, j, n))
 			case !has:
 				orphans++
 			}
 		}
 	}
-	if st.Waits != uint64(waits) || st.WaitsWithoutProducer != uint64(orphans) || st.Arrows != uint64(waits-orphans) {
-		t.Fatalf("stats %+v, want %d waits, %d without producer", st, waits, orphans)
-	}
-	if stAll.Arrows < st.Arrows || stAll.WaitsWithoutProducer != st.WaitsWithoutProducer {
-		t.Fatalf("--flows all %+v against releasing %+v", stAll, st)
-	}
+	require.Equalf(t, uint64(waits), st.Waits, "stats %+v, want %d waits, %d without producer", st, waits, orphans)
+	require.Equalf(t, uint64(orphans), st.WaitsWithoutProducer, "stats %+v, want %d waits, %d without producer", st, waits, orphans)
+	require.Equalf(t, uint64(waits-orphans), st.Arrows, "stats %+v, want %d waits, %d without producer", st, waits, orphans)
+	require.GreaterOrEqualf(t, stAll.Arrows, st.Arrows, "flows all %+v against releasing %+v", stAll, st)
+	require.Equalf(t, st.WaitsWithoutProducer, stAll.WaitsWithoutProducer, "flows all %+v against releasing %+v", stAll, st)
 }
 
 func TestPercentileHistogram(t *testing.T) {
@@ -441,16 +394,10 @@ func TestPercentileHistogram(t *testing.T) {
 			exact, est uint64
 		}{{50, exact.P50Cycles, hist.P50Cycles}, {90, exact.P90Cycles, hist.P90Cycles}, {99, exact.P99Cycles, hist.P99Cycles}} {
 			want := nearestRank(sorted, c.p)
-			if c.exact != want {
-				t.Fatalf("exact p%v = %d, want %d", c.p, c.exact, want)
-			}
-			if diff := math.Abs(float64(c.est) - float64(want)); diff > float64(want)/256+0.5 {
-				t.Fatalf("histogram p%v = %d, want %d within 1/256", c.p, c.est, want)
-			}
+			require.Equalf(t, want, c.exact, "exact p%v", c.p)
+			require.LessOrEqualf(t, math.Abs(float64(c.est)-float64(want)), float64(want)/256+0.5, "histogram p%v = %d, want %d within 1/256", c.p, c.est, want)
 		}
-		if !exact.Exact || hist.Exact != (len(vals) <= 1) || hist.MaxCycles != sorted[len(sorted)-1] || hist.TotalCycles != exact.TotalCycles {
-			t.Fatalf("exact %+v, histogram %+v", exact, hist)
-		}
+		require.Falsef(t, !exact.Exact || hist.Exact != (len(vals) <= 1) || hist.MaxCycles != sorted[len(sorted)-1] || hist.TotalCycles != exact.TotalCycles, "exact %+v, histogram %+v", exact, hist)
 	})
 }
 
@@ -467,21 +414,15 @@ func propTimeline(t *rapid.T) {
 		return
 	}
 	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	o := analyze.Options{FrequencyMHz: 50, Deps: deps}
 	res, err := analyze.Analyze(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	bins := rapid.IntRange(1, 300).Draw(t, "bins")
 	tl, err := analyze.NewTimeline(d, res, o, bins)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if tl.BinCycles*uint64(bins) < res.MakespanCycles || tl.StartCycle != res.StartCycle {
-		t.Fatalf("%d bins of %d cycles from %d do not cover the makespan %d from %d", bins, tl.BinCycles, tl.StartCycle, res.MakespanCycles, res.StartCycle)
+		require.FailNow(t, fmt.Sprintf("%d bins of %d cycles from %d do not cover the makespan %d from %d", bins, tl.BinCycles, tl.StartCycle, res.MakespanCycles, res.StartCycle))
 	}
 	var rows []analyze.Core
 	for _, c := range res.Cores {
@@ -489,9 +430,7 @@ func propTimeline(t *rapid.T) {
 			rows = append(rows, c)
 		}
 	}
-	if len(tl.Cores) != len(rows) {
-		t.Fatalf("%d timeline rows for %d cores with records", len(tl.Cores), len(rows))
-	}
+	require.Len(t, tl.Cores, len(rows))
 	for i, row := range tl.Cores {
 		c := rows[i]
 		var got analyze.Core
@@ -501,13 +440,14 @@ func propTimeline(t *rapid.T) {
 			got.TriggerCycles += b.Trigger
 			got.OtherCycles += b.Other
 			if (b.TaskType >= 0) != (b.Compute > 0) || b.TaskType >= len(tl.TaskTypes) {
-				t.Fatalf("%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes)
+				require.FailNow(t, fmt.Sprintf("%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes))
 			}
 		}
-		if row.Core != c.Core || got.ComputeCycles != c.ComputeCycles || got.WaitCycles != c.WaitCycles ||
-			got.TriggerCycles != c.TriggerCycles || got.OtherCycles != c.OtherCycles {
-			t.Fatalf("%s: bins sum to %+v, the core has %+v", row.Core, got, c)
-		}
+		require.Equalf(t, c.Core, row.Core, "bins sum to %+v, the core has %+v", got, c)
+		require.Equalf(t, c.ComputeCycles, got.ComputeCycles, "bins sum to %+v, the core has %+v", got, c)
+		require.Equalf(t, c.WaitCycles, got.WaitCycles, "bins sum to %+v, the core has %+v", got, c)
+		require.Equalf(t, c.TriggerCycles, got.TriggerCycles, "bins sum to %+v, the core has %+v", got, c)
+		require.Equalf(t, c.OtherCycles, got.OtherCycles, "bins sum to %+v, the core has %+v", got, c)
 	}
 }
 
@@ -527,24 +467,18 @@ func propDiff(t *rapid.T) {
 			return
 		}
 		r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		reps[i] = analyze.NewReport([]*analyze.Rank{r})
 	}
 	self, err := analyze.Compare(reps[0], reps[0], false)
 	if err != nil || !self.IsZero() {
-		t.Fatalf("self-diff: %v, zero %v", err, self.IsZero())
+		require.FailNow(t, fmt.Sprintf("self-diff: %v, zero %v", err, self.IsZero()))
 	}
 	d, err := analyze.Compare(reps[0], reps[1], false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r := d.Ranks[0]
 	base, new := reps[0].Ranks[0], reps[1].Ranks[0]
-	if r.Makespan.Abs != float64(new.MakespanCycles)-float64(base.MakespanCycles) {
-		t.Fatalf("makespan change %v, want %d - %d", r.Makespan.Abs, new.MakespanCycles, base.MakespanCycles)
-	}
+	require.Equalf(t, float64(new.MakespanCycles)-float64(base.MakespanCycles), r.Makespan.Abs, "makespan change, want %d - %d", new.MakespanCycles, base.MakespanCycles)
 	for _, c := range []struct {
 		got       []analyze.GroupDiff
 		base, new []analyze.Stat
@@ -561,23 +495,18 @@ func propDiff(t *rapid.T) {
 		for _, s := range append(slices.Clone(c.base), c.new...) {
 			names[s.Name] = true
 		}
-		if len(c.got) != len(names) {
-			t.Fatalf("%d groups in the diff, %d in either report", len(c.got), len(names))
-		}
+		require.Len(t, c.got, len(names))
 		for i, g := range c.got {
 			b, inB := find(c.base, g.Name)
 			n, inN := find(c.new, g.Name)
-			if g.InBase != inB || g.InNew != inN || g.TotalCycles.Abs != float64(n.TotalCycles)-float64(b.TotalCycles) ||
-				g.Count.Abs != float64(n.Count)-float64(b.Count) || g.P90Cycles.Abs != float64(n.P90Cycles)-float64(b.P90Cycles) {
-				t.Fatalf("%q: %+v for base %+v new %+v", g.Name, g, b, n)
-			}
-			if (g.TotalCycles.RelPct == nil) != (b.TotalCycles == 0) ||
-				g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9 {
-				t.Fatalf("%q: relative change %v", g.Name, g.TotalCycles.RelPct)
-			}
-			if i > 0 && math.Abs(g.TotalCycles.Abs) > math.Abs(c.got[i-1].TotalCycles.Abs) {
-				t.Fatalf("not sorted by the absolute change in total at %q", g.Name)
-			}
+			require.Equalf(t, inB, g.InBase, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			require.Equalf(t, inN, g.InNew, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			require.Equalf(t, float64(n.TotalCycles)-float64(b.TotalCycles), g.TotalCycles.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			require.Equalf(t, float64(n.Count)-float64(b.Count), g.Count.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			require.Equalf(t, float64(n.P90Cycles)-float64(b.P90Cycles), g.P90Cycles.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
+			require.Falsef(t, (g.TotalCycles.RelPct == nil) != (b.TotalCycles == 0) ||
+				g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9, "%q: relative change %v", g.Name, g.TotalCycles.RelPct)
+			require.Falsef(t, i > 0 && math.Abs(g.TotalCycles.Abs) > math.Abs(c.got[i-1].TotalCycles.Abs), "not sorted by the absolute change in total at %q", g.Name)
 		}
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"reflect"
 	"regexp"
 	"runtime"
 	"slices"
@@ -16,6 +16,8 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestReadReportRoundTrip: a report read back (from bytes or streamed)
@@ -26,31 +28,21 @@ import (
 // the same text.
 func TestReadReportRoundTrip(t *testing.T) {
 	var js bytes.Buffer
-	if err := moeReport(t, true).WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, moeReport(t, true).WriteJSON(&js))
 	for name, read := range map[string]func([]byte) (*analyze.Report, error){
 		"bytes":  func(b []byte) (*analyze.Report, error) { return analyze.ReadReport("moe.json", b) },
 		"stream": func(b []byte) (*analyze.Report, error) { return analyze.ReadReportFrom("moe.json", bytes.NewReader(b)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			r, err := read(js.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			segs := &r.Ranks[0].CriticalPath.Segments
-			if segs.Len() < 100 {
-				t.Fatalf("%d segments read, want the path's", segs.Len())
-			}
-			if n := analyze.OddSegments(segs); n != 0 {
-				t.Errorf("%d segments held besides the packed form, want 0", n)
-			}
+			require.GreaterOrEqual(t, segs.Len(), 100)
+			assert.Equal(t, 0, analyze.OddSegments(segs))
 			var again bytes.Buffer
-			if err := r.WriteJSON(&again); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.WriteJSON(&again))
 			if !bytes.Equal(again.Bytes(), js.Bytes()) {
-				t.Errorf("the report read back writes other bytes (%d, want %d)", again.Len(), js.Len())
+				assert.Fail(t, fmt.Sprintf("the report read back writes other bytes (%d, want %d)", again.Len(), js.Len()))
 			}
 		})
 	}
@@ -61,9 +53,7 @@ func TestReadReportRoundTrip(t *testing.T) {
 	segAt := regexp.MustCompile(`(?s)\{\s*"core"[^{}]*\}`)
 	first := strings.Index(text, `"segments": [`)
 	locs := segAt.FindAllStringIndex(text[first:], 8)
-	if len(locs) < 8 {
-		t.Fatalf("%d segments found in the text", len(locs))
-	}
+	require.GreaterOrEqual(t, len(locs), 8)
 	edits := map[int]func(seg string) string{
 		2: func(s string) string {
 			return replaceNumber(t, s, "end_cycle", func(v float64) float64 { return v - 5 })
@@ -87,20 +77,12 @@ func TestReadReportRoundTrip(t *testing.T) {
 	b.WriteString(text[last:])
 	edited := b.String()
 	r, err := analyze.ReadReport("edited.json", []byte(edited))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	segs := &r.Ranks[0].CriticalPath.Segments
-	if n := analyze.OddSegments(segs); n != len(edits) {
-		t.Errorf("%d segments held besides the packed form, want %d", n, len(edits))
-	}
+	assert.Equal(t, len(edits), analyze.OddSegments(segs))
 	var again bytes.Buffer
-	if err := r.WriteJSON(&again); err != nil {
-		t.Fatal(err)
-	}
-	if again.String() != edited {
-		t.Errorf("the edited report read back writes other bytes")
-	}
+	require.NoError(t, r.WriteJSON(&again))
+	assert.Equal(t, edited, again.String(), "the edited report read back writes other bytes")
 	// Each segment as encoding/json reads the text.
 	var doc struct {
 		Ranks []struct {
@@ -109,17 +91,11 @@ func TestReadReportRoundTrip(t *testing.T) {
 			} `json:"critical_path"`
 		} `json:"ranks"`
 	}
-	if err := json.Unmarshal([]byte(edited), &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(edited), &doc))
 	want := doc.Ranks[0].CriticalPath.Segments
-	if len(want) != segs.Len() {
-		t.Fatalf("%d segments read, encoding/json reads %d", segs.Len(), len(want))
-	}
+	require.Len(t, want, segs.Len())
 	for i := range want {
-		if got := segs.At(i); !reflect.DeepEqual(got, want[i]) {
-			t.Fatalf("segment %d read as %+v, encoding/json reads %+v", i, got, want[i])
-		}
+		require.Equalf(t, want[i], segs.At(i), "segment %d read as", i)
 	}
 }
 
@@ -128,13 +104,9 @@ func replaceNumber(t *testing.T, seg, key string, f func(float64) float64) strin
 	t.Helper()
 	re := regexp.MustCompile(`"` + key + `": ([^,\n]+)`)
 	m := re.FindStringSubmatch(seg)
-	if m == nil {
-		t.Fatalf("no %s in %s", key, seg)
-	}
+	require.NotNilf(t, m, "no %s in %s", key, seg)
 	var v float64
-	if err := json.Unmarshal([]byte(m[1]), &v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(m[1]), &v))
 	out, _ := json.Marshal(f(v))
 	return strings.Replace(seg, m[0], `"`+key+`": `+string(out), 1)
 }
@@ -147,9 +119,7 @@ func replaceNumber(t *testing.T, seg, key string, f func(float64) float64) strin
 // refuses too.
 func TestReadReportAgrees(t *testing.T) {
 	var js bytes.Buffer
-	if err := moeReport(t, true).WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, moeReport(t, true).WriteJSON(&js))
 	text := js.String()
 	cases := map[string]string{
 		"as written":  text,
@@ -174,26 +144,16 @@ func TestReadReportAgrees(t *testing.T) {
 			got, err := analyze.ReadReport("c.json", []byte(c))
 			var want analyze.Report
 			werr := json.Unmarshal([]byte(c), &want)
-			if (err == nil) != (werr == nil) {
-				t.Fatalf("ReadReport: %v; encoding/json: %v", err, werr)
-			}
+			require.Equalf(t, (werr == nil), (err == nil), "ReadReport: %v; encoding/json: %v", err, werr)
 			if err != nil {
 				var ye *yamlpos.Error
-				if !errors.As(err, &ye) || ye.Line == 0 || !strings.Contains(err.Error(), "not an analyze --format json report: ") {
-					t.Errorf("%v: want an error placed at a line and column of the report", err)
-				}
+				assert.Falsef(t, !errors.As(err, &ye) || ye.Line == 0 || !strings.Contains(err.Error(), "not an analyze --format json report: "), "%v: want an error placed at a line and column of the report", err)
 				return
 			}
 			var g, w bytes.Buffer
-			if err := got.WriteJSON(&g); err != nil {
-				t.Fatal(err)
-			}
-			if err := want.WriteJSON(&w); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(g.Bytes(), w.Bytes()) {
-				t.Errorf("ReadReport and encoding/json read different reports")
-			}
+			require.NoError(t, got.WriteJSON(&g))
+			require.NoError(t, want.WriteJSON(&w))
+			assert.Equal(t, []byte(w.Bytes()), []byte(g.Bytes()), "ReadReport and encoding/json read different reports")
 		})
 	}
 }
@@ -213,14 +173,10 @@ func (f failingReader) Read(p []byte) (int, error) {
 // the read error (an I/O error to diff, exit 2), not a truncated report.
 func TestReadReportReadError(t *testing.T) {
 	var js bytes.Buffer
-	if err := moeReport(t, false).WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, moeReport(t, false).WriteJSON(&js))
 	_, err := analyze.ReadReportFrom("base.json", failingReader{bytes.NewReader(js.Bytes()[:js.Len()/2])})
 	var pe *fs.PathError
-	if !errors.As(err, &pe) || strings.Contains(err.Error(), "truncated") {
-		t.Errorf("got %v, want the read error", err)
-	}
+	assert.Falsef(t, !errors.As(err, &pe) || strings.Contains(err.Error(), "truncated"), "got %v, want the read error", err)
 }
 
 // heapReader is an io.Reader of r that, every MiB, fails when the live
@@ -257,9 +213,7 @@ func TestReadReportMemory(t *testing.T) {
 	const tasks = 60_000
 	d, deps := chainCapture(t, tasks)
 	res, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rep := analyze.NewReport([]*analyze.Rank{res})
 	n := res.CriticalPath.Segments.Len()
 	d, deps = nil, nil
@@ -271,12 +225,10 @@ func TestReadReportMemory(t *testing.T) {
 	h := &heapReader{r: pr, limit: start + uint64(40*n) + 8<<20}
 	back, err := analyze.ReadReportFrom("chain.json", h)
 	pr.Close()
-	if err != nil {
-		t.Fatalf("%v: peak live heap %.1f MiB, %.1f at the start, %d segments", err, float64(h.peak)/(1<<20), float64(start)/(1<<20), n)
-	}
+	require.NoErrorf(t, err, "peak live heap %.1f MiB, %.1f at the start, %d segments", float64(h.peak)/(1<<20), float64(start)/(1<<20), n)
 	runtime.KeepAlive(rep)
 	if got := back.Ranks[0].CriticalPath.Segments.Len(); got != n || h.n < 200*n {
-		t.Fatalf("%d segments read of %d, from %d bytes", got, n, h.n)
+		require.FailNow(t, fmt.Sprintf("%d segments read of %d, from %d bytes", got, n, h.n))
 	}
 	t.Logf("%d segments, %.1f MB of JSON: peak live heap %.1f MiB over %.1f at the start", n, float64(h.n)/1e6, float64(h.peak-min(h.peak, start))/(1<<20), float64(start)/(1<<20))
 }
@@ -311,18 +263,14 @@ func FuzzReadReportAgrees(f *testing.F) {
 		if err != nil {
 			checked := want.ABIFingerprint == "" || len(want.Ranks) == 0 || want.ABIVersion != 1 ||
 				slices.Contains(want.Ranks, nil) || strings.Contains(err.Error(), "nested more than")
-			if werr == nil && !checked {
-				t.Fatalf("ReadReport refuses what encoding/json reads: %v", err)
-			}
+			require.Falsef(t, werr == nil && !checked, "ReadReport refuses what encoding/json reads: %v", err)
 			return
 		}
-		if werr != nil {
-			t.Fatalf("ReadReport reads what encoding/json refuses: %v", werr)
-		}
+		require.NoError(t, werr, "ReadReport reads what encoding/json refuses")
 		var g, w bytes.Buffer
 		gerr, wwerr := got.WriteJSON(&g), want.WriteJSON(&w)
 		if (gerr == nil) != (wwerr == nil) || !bytes.Equal(g.Bytes(), w.Bytes()) {
-			t.Fatalf("ReadReport and encoding/json read different reports:\n%s\n%s", g.Bytes(), w.Bytes())
+			require.FailNow(t, fmt.Sprintf("ReadReport and encoding/json read different reports:\n%s\n%s", g.Bytes(), w.Bytes()))
 		}
 	})
 }
@@ -335,12 +283,9 @@ func FuzzReadReportAgrees(f *testing.F) {
 func TestReadReportHoldsBounded(t *testing.T) {
 	defer analyze.SetReportSlack(1 << 20)()
 	var js bytes.Buffer
-	if err := moeReport(t, true).WriteJSON(&js); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := analyze.ReadReport("moe.json", js.Bytes()); err != nil {
-		t.Fatalf("a report analyze wrote: %v", err)
-	}
+	require.NoError(t, moeReport(t, true).WriteJSON(&js))
+	_, err := analyze.ReadReport("moe.json", js.Bytes())
+	require.NoError(t, err, "a report analyze wrote")
 	empties := func(n int) string { return strings.Repeat("{},", n-1) + "{}" }
 	for name, text := range map[string]string{
 		"ranks":    `{"abi_version":1,"abi_fingerprint":"x","ranks":[` + empties(20000) + `]}`,
@@ -350,9 +295,7 @@ func TestReadReportHoldsBounded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := analyze.ReadReport("h.json", []byte(text))
 			var ye *yamlpos.Error
-			if !errors.As(err, &ye) || ye.Line != 1 || ye.Col < 50 || !strings.Contains(err.Error(), "twice the text") {
-				t.Errorf("got %v, want the report refused where its values pass twice its text", err)
-			}
+			assert.Falsef(t, !errors.As(err, &ye) || ye.Line != 1 || ye.Col < 50 || !strings.Contains(err.Error(), "twice the text"), "got %v, want the report refused where its values pass twice its text", err)
 		})
 	}
 }

@@ -1,10 +1,13 @@
 package analyze_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestReadReportSegments: a report's segments read back are those written
@@ -17,28 +20,19 @@ func TestReadReportSegments(t *testing.T) {
 "segments":[{"core":"AIC/0","task_id":null,"kind":"gap","start_cycle":1,"end_cycle":51},
  {"core":"AIC/0","task_id":3,"kind":"compute","start_cycle":51,"end_cycle":101,"task_type":"MatMul","stage":"Router"}]}}]}`
 	r, err := analyze.ReadReport("a.json", []byte(report))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	segs := &r.Ranks[0].CriticalPath.Segments
-	if segs.Len() != 2 {
-		t.Fatalf("%d segments, want 2", segs.Len())
-	}
+	require.Equal(t, 2, segs.Len())
 	s := segs.At(1)
-	if s.Core != "AIC/0" || s.TaskID == nil || *s.TaskID != 3 || s.Kind != "compute" || s.StartCycle != 51 || s.EndCycle != 101 || s.TaskType != "MatMul" || s.Stage != "Router" {
-		t.Errorf("segment 1 read as %+v", s)
-	}
+	assert.Falsef(t, s.Core != "AIC/0" || s.TaskID == nil || *s.TaskID != 3 || s.Kind != "compute" || s.StartCycle != 51 || s.EndCycle != 101 || s.TaskType != "MatMul" || s.Stage != "Router", "segment 1 read as %+v", s)
 	if s := segs.At(0); s.TaskID != nil || s.Cycles() != 50 {
-		t.Errorf("segment 0 read as %+v", s)
+		assert.Fail(t, fmt.Sprintf("segment 0 read as %+v", s))
 	}
-	if got := segs.Longest(1); len(got) != 1 || got[0] != 0 {
-		t.Errorf("Longest(1) = %v, want [0] (ties in time order)", got)
-	}
+	got := segs.Longest(1)
+	assert.Falsef(t, len(got) != 1 || got[0] != 0, "Longest(1) = %v, want [0] (ties in time order)", got)
 
 	bad := strings.Replace(report, `"start_cycle":51`, `"start_cycle":"51"`, 1)
 	_, err = analyze.ReadReport("a.json", []byte(bad))
 	want := `a.json:5:61: not an analyze --format json report: critical_path.segments.start_cycle: a string where a uint64 goes`
-	if err == nil || err.Error() != want {
-		t.Errorf("got %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want, "got %v\nwant %s", err, want)
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stagesCapture is a capture of n records, each of its own graph stage
@@ -37,13 +39,9 @@ func stagesCapture(t *testing.T, n int) *decode.Decoded {
 		b.Span(s.CoreType, s.BlockID, start, start+5+uint64(i%7), abi.GraphStageBase+uint32(i%abi.GraphStageCount), uint32(i))
 	}
 	cp, err := capture.FromBytes("stages.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, capture.Request{CubeSlots: 24, Capacities: &b.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -60,19 +58,13 @@ func TestStageMemory(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		runtime.ReadMemStats(&after)
-		if n := len(r.Stages); n < 64 {
-			t.Fatalf("%d stages analyzed", n)
-		}
+		require.GreaterOrEqual(t, len(r.Stages), 64)
 		return after.TotalAlloc - before.TotalAlloc
 	}
 	base, got := alloc(small), alloc(big)
 	per := float64(got-min(base, got)) / stages
 	t.Logf("%d stages: %.0f bytes allocated a stage (%d in all; %d for 64)", stages, per, got, base)
-	if per > 1024 {
-		t.Errorf("analyze allocates %.0f bytes a stage, want at most 1024", per)
-	}
+	assert.LessOrEqual(t, per, float64(1024), "analyze allocates")
 }

@@ -1,10 +1,13 @@
 package analyze_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRankList: runs of consecutive ranks as ranges, at most most parts.
@@ -17,9 +20,7 @@ func TestRankList(t *testing.T) {
 		{[]uint32{1, 2, 3, 7, 9, 10}, "ranks 1–3, 7, 9–10"},
 		{[]uint32{0, 2, 4, 6, 8, 10, 12, 14}, "ranks 0, 2, 4, 6, 8, 10, and 2 more"},
 	} {
-		if got := analyze.RankList(c.ranks, analyze.MaxNamed); got != c.want {
-			t.Errorf("RankList(%v) = %q, want %q", c.ranks, got, c.want)
-		}
+		assert.Equalf(t, c.want, analyze.RankList(c.ranks, analyze.MaxNamed), "RankList(%v)", c.ranks)
 	}
 }
 
@@ -47,9 +48,7 @@ func TestClusterTextSharedLines(t *testing.T) {
 		ranks = append(ranks, k)
 	}
 	var b strings.Builder
-	if err := analyze.NewReport(ranks).WriteText(&b, 2); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, analyze.NewReport(ranks).WriteText(&b, 2))
 	out := b.String()
 	for _, want := range []string{
 		"== 17 ranks: summary ==\nslowest: rank 4 (r.bin), makespan 1004 cycles",
@@ -58,7 +57,7 @@ func TestClusterTextSharedLines(t *testing.T) {
 		"\nnote (all 17 ranks): every rank's note\nnote (rank 0): note a\n... 2 more notes (--top 0 shows all)\n",
 	} {
 		if !strings.Contains(out, want) {
-			t.Errorf("the text has no %q:\n%s", want, out[:strings.Index(out, "\nRanks\n")])
+			assert.Fail(t, fmt.Sprintf("the text has no %q:\n%s", want, out[:strings.Index(out, "\nRanks\n")]))
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // --top N cuts the cores table too: to the N cores with the most compute
@@ -14,14 +17,10 @@ import (
 func TestTopCutsCoresTable(t *testing.T) {
 	rep := moeReport(t, true)
 	cores := rep.Ranks[0].Cores
-	if len(cores) != 72 {
-		t.Fatalf("the example has %d entered cores, want 72", len(cores))
-	}
+	require.Len(t, cores, 72, "the example")
 	for _, top := range []int{1, 3, 10, 71, 72, 0} {
 		var b bytes.Buffer
-		if err := rep.WriteText(&b, top); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rep.WriteText(&b, top))
 		var want []string
 		for i, c := range cores {
 			// Kept when fewer than top cores beat it.
@@ -36,30 +35,20 @@ func TestTopCutsCoresTable(t *testing.T) {
 			}
 		}
 		got := coreRows(t, b.String())
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("--top %d: cores %v, want %v", top, got, want)
-		}
+		assert.Equalf(t, strings.Join(want, " "), strings.Join(got, " "), "top %d: cores %v, want %v", top, got, want)
 		note := fmt.Sprintf("... %d more rows (cores with less compute; --top 0 shows all)\n", 72-len(want))
-		if has := strings.Contains(b.String(), note); has != (len(want) < 72) {
-			t.Errorf("--top %d: omitted line %q present %v", top, note, has)
-		}
+		assert.Equalf(t, (len(want) < 72), strings.Contains(b.String(), note), "top %d: omitted line %q present", top, note)
 		var md bytes.Buffer
-		if err := rep.WriteMarkdown(&md, top); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, rep.WriteMarkdown(&md, top))
 		mdNote := fmt.Sprintf("\n%d more rows (cores with less compute; `--top 0` shows all).\n", 72-len(want))
-		if has := strings.Contains(md.String(), mdNote); has != (len(want) < 72) {
-			t.Errorf("--top %d: markdown omitted line %q present %v", top, mdNote, has)
-		}
+		assert.Equalf(t, (len(want) < 72), strings.Contains(md.String(), mdNote), "top %d: markdown omitted line %q present", top, mdNote)
 	}
 }
 
 // coreRows returns the first column of the text cores table's rows.
 func coreRows(t *testing.T, text string) []string {
 	_, after, ok := strings.Cut(text, "Where each core's time went (cycles)\n")
-	if !ok {
-		t.Fatal("no cores table")
-	}
+	require.True(t, ok, "no cores table")
 	lines := strings.Split(after, "\n")[1:] // less the head
 	var names []string
 	for _, l := range lines {

@@ -1,6 +1,7 @@
 package capture_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkResolve times finding the layout of a 32 MB capture read from
@@ -24,18 +26,14 @@ func BenchmarkResolve(b *testing.B) {
 		}
 	}
 	path := filepath.Join(b.TempDir(), "b.bin")
-	if err := os.WriteFile(path, bld.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(path, bld.Bytes(), 0o644))
 	c, err := capture.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer c.Close()
 	b.SetBytes(c.Size())
 	for b.Loop() {
 		if _, err := c.Resolve(capture.Request{}); err != nil {
-			b.Fatal(err)
+			require.FailNow(b, fmt.Sprintf("%v", err))
 		}
 	}
 }

@@ -1,12 +1,10 @@
 package capture_test
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // small builds a valid capture: AIC/0 with two records, AIV/5 with one,
@@ -32,18 +32,14 @@ func small() *capturetest.Builder {
 func problem(t *testing.T, err error) *capture.Problem {
 	t.Helper()
 	var p *capture.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("want a *capture.Problem, got %v: errors.As(err, &p) = false, want true", err)
-	}
+	require.ErrorAsf(t, err, &p, "want a *capture.Problem, got %v: errors.As(err, &p) = false, want true", err)
 	return p
 }
 
 func scanBytes(t *testing.T, buf []byte, o capture.Request) (*capture.Summary, error) {
 	t.Helper()
 	c, err := capture.FromBytes("test.bin", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l, err := layoutOf(c.Resolve(o))
 	if err != nil {
 		return nil, err
@@ -53,27 +49,13 @@ func scanBytes(t *testing.T, buf []byte, o capture.Request) (*capture.Summary, e
 
 func TestScanValid(t *testing.T) {
 	sum, err := scanBytes(t, small().Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Records != 3 {
-		t.Errorf("sum.Records = %v, want 3", sum.Records)
-	}
-	if sum.Anchor != 900 {
-		t.Errorf("anchor is the smallest nonzero entry cycle: sum.Anchor = %v, want 900", sum.Anchor)
-	}
-	if len(sum.Active) != 2 {
-		t.Fatalf("len(sum.Active) = %d, want 2: %v", len(sum.Active), sum.Active)
-	}
-	if got := sum.Active[0].Slot.String(); got != "AIC/0" {
-		t.Errorf("sum.Active[0].Slot.String() = %q, want %q", got, "AIC/0")
-	}
-	if got := sum.Active[1].Slot.String(); got != "AIV/5" {
-		t.Errorf("sum.Active[1].Slot.String() = %q, want %q", got, "AIV/5")
-	}
-	if want := (abi.Capacities{AIC: 16, AIV: 32}); !reflect.DeepEqual(sum.Layout.Capacities, want) {
-		t.Errorf("capacities read from the buffer: sum.Layout.Capacities = %v, want %v", sum.Layout.Capacities, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, uint64(3), sum.Records, "sum.Records")
+	assert.Equal(t, uint64(900), sum.Anchor, "anchor is the smallest nonzero entry cycle: sum.Anchor")
+	require.Len(t, sum.Active, 2, "len(sum.Active)")
+	assert.Equal(t, "AIC/0", sum.Active[0].Slot.String(), "sum.Active[0].Slot.String()")
+	assert.Equal(t, "AIV/5", sum.Active[1].Slot.String(), "sum.Active[1].Slot.String()")
+	assert.Equal(t, (abi.Capacities{AIC: 16, AIV: 32}), sum.Layout.Capacities, "capacities read from the buffer: sum.Layout.Capacities")
 }
 
 func TestAnchorFallsBackToStartCycle(t *testing.T) {
@@ -81,15 +63,9 @@ func TestAnchorFallsBackToStartCycle(t *testing.T) {
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIC, 0, abi.CoreHeaderEntryCycleOffset), 0)
 	b.Put64(b.HeaderOffset(abi.CoreTypeAIV, 5, abi.CoreHeaderEntryCycleOffset), 0)
 	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Anchor != 950 {
-		t.Errorf("sum.Anchor = %v, want 950", sum.Anchor)
-	}
-	if sum.Earliest != 950 {
-		t.Errorf("the smallest start_cycle: sum.Earliest = %v, want 950", sum.Earliest)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, uint64(950), sum.Anchor, "sum.Anchor")
+	assert.Equal(t, uint64(950), sum.Earliest, "the smallest start_cycle: sum.Earliest")
 }
 
 func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {
@@ -97,18 +73,10 @@ func TestDroppedCountOfEmptySlotStillCounts(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 9, 5000)
 	b.SetHeader32(abi.CoreTypeAIV, 9, abi.CoreHeaderDroppedCountOffset, 7)
 	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Dropped != 7 {
-		t.Errorf("sum.Dropped = %v, want 7", sum.Dropped)
-	}
-	if len(sum.Active) != 2 {
-		t.Errorf("a slot without records is not active: len(sum.Active) = %d, want 2: %v", len(sum.Active), sum.Active)
-	}
-	if sum.Anchor != 900 {
-		t.Errorf("an entry cycle of a slot without records is not an anchor: sum.Anchor = %v, want 900", sum.Anchor)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, uint64(7), sum.Dropped, "sum.Dropped")
+	assert.Len(t, sum.Active, 2, "a slot without records is not active: len(sum.Active)")
+	assert.Equal(t, uint64(900), sum.Anchor, "an entry cycle of a slot without records is not an anchor: sum.Anchor")
 }
 
 func TestDecodingErrors(t *testing.T) {
@@ -238,27 +206,13 @@ func TestDecodingErrors(t *testing.T) {
 			b := small()
 			_, err := scanBytes(t, c.bend(b), c.opts)
 			p := problem(t, err)
-			if p.Code != c.code {
-				t.Errorf("p.Code = %q, want %q", p.Code, c.code)
-			}
-			if p.Slot != c.slot {
-				t.Errorf("p.Slot = %q, want %q", p.Slot, c.slot)
-			}
-			if p.Record != c.record {
-				t.Errorf("p.Record = %v, want %v", p.Record, c.record)
-			}
-			if p.Off != int64(c.off(b)) {
-				t.Errorf("offset %#x: p.Off = %v, want %v", p.Off, p.Off, int64(c.off(b)))
-			}
-			if p.File != "test.bin" {
-				t.Errorf("p.File = %q, want %q", p.File, "test.bin")
-			}
-			if got := p.Error(); !strings.Contains(got, c.msg) {
-				t.Errorf("p.Error() = %q, want it to contain %q", got, c.msg)
-			}
-			if !strings.HasPrefix(p.Error(), "test.bin: "+string(c.code)+" ") {
-				t.Errorf("%s: strings.HasPrefix(p.Error(), \"test.bin: \"+string(c.code)+\" \") = false, want true", p.Error())
-			}
+			assert.Equal(t, c.code, p.Code, "p.Code")
+			assert.Equal(t, c.slot, p.Slot, "p.Slot")
+			assert.Equal(t, c.record, p.Record, "p.Record")
+			assert.Equal(t, int64(c.off(b)), p.Off, "offset")
+			assert.Equal(t, "test.bin", p.File, "p.File")
+			assert.Contains(t, p.Error(), c.msg, "p.Error()")
+			assert.Truef(t, strings.HasPrefix(p.Error(), "test.bin: "+string(c.code)+" "), "%s: strings.HasPrefix(p.Error(), \"test.bin: \"+string(c.code)+\" \") = false, want true", p.Error())
 		})
 	}
 }
@@ -269,31 +223,19 @@ func TestScanCollectsEveryProblem(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCountOffset, 99)
 	b.Put64(b.RecordOffset(abi.CoreTypeAIV, 5, 0, abi.ProfileRecordEndCycleOffset), 1)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l, err := layoutOf(c.Resolve(capture.Request{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var codes []capture.Code
 	records := 0
 	sum, err := c.Scan(l, capture.ScanOptions{
 		Problem: func(p *capture.Problem) bool { codes = append(codes, p.Code); return true },
 		Record:  func(*capture.SlotScan, int, int64, *abi.ProfileRecord) { records++ },
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []capture.Code{capture.CodeReservedNonzero, capture.CodeCountOverCapacity, capture.CodeNegativeInterval}; !reflect.DeepEqual(codes, want) {
-		t.Errorf("codes = %v, want %v", codes, want)
-	}
-	if records != 16+1 {
-		t.Errorf("a count over capacity walks the records the capacity holds: records = %v, want %v", records, 16+1)
-	}
-	if sum.Records != 17 {
-		t.Errorf("sum.Records = %v, want 17", sum.Records)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []capture.Code{capture.CodeReservedNonzero, capture.CodeCountOverCapacity, capture.CodeNegativeInterval}, codes, "codes")
+	assert.Equal(t, 16+1, records, "a count over capacity walks the records the capacity holds: records")
+	assert.Equal(t, uint64(17), sum.Records, "sum.Records")
 }
 
 func TestUnsortedSlotIsMarked(t *testing.T) {
@@ -303,87 +245,49 @@ func TestUnsortedSlotIsMarked(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 1, 10).Span(abi.CoreTypeAIV, 1, 50, 60, 1, 0).Span(abi.CoreTypeAIV, 1, 20, 30, 1, 0)
 	b.Enter(abi.CoreTypeAIV, 2, 10).Span(abi.CoreTypeAIV, 2, 20, 30, 1, 0).Span(abi.CoreTypeAIV, 2, 20, 25, 1, 0)
 	sum, err := scanBytes(t, b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Active[0].Sorted {
-		t.Errorf("sum.Active[0].Sorted = true, want false")
-	}
-	if !sum.Active[1].Sorted {
-		t.Errorf("equal start cycles are in order: sum.Active[1].Sorted = false, want true")
-	}
+	require.NoError(t, err)
+	assert.False(t, sum.Active[0].Sorted, "sum.Active[0].Sorted = true, want false")
+	assert.True(t, sum.Active[1].Sorted, "equal start cycles are in order: sum.Active[1].Sorted = false, want true")
 }
 
 func TestNPY(t *testing.T) {
 	raw := small().Bytes()
 	want, err := scanBytes(t, raw, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	t.Run("u1", func(t *testing.T) {
 		c, err := capture.FromBytes("x.npy", capturetest.NPY(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Format != capture.NPY {
-			t.Errorf("c.Format = %v, want %v", c.Format, capture.NPY)
-		}
-		if got := c.Size(); got != int64(len(raw)) {
-			t.Errorf("c.Size() = %v, want %v", got, int64(len(raw)))
-		}
-		if c.Base != 128 {
-			t.Errorf("c.Base = %v, want 128", c.Base)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, capture.Format(capture.NPY), c.Format, "c.Format")
+		assert.Equal(t, int64(len(raw)), c.Size(), "c.Size()")
+		assert.Equal(t, int64(128), c.Base, "c.Base")
 		l, err := layoutOf(c.Resolve(capture.Request{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := c.Scan(l, capture.ScanOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("got %v, want %v", got, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
 	})
 	t.Run("u4 2-D C order", func(t *testing.T) {
 		n := len(raw) / 4
 		hdr := "{'descr': '<u4', 'fortran_order': False, 'shape': (" + strconv.Itoa(n/8) + ", 8), }"
 		c, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := c.Size(); got != int64(len(raw)) {
-			t.Errorf("c.Size() = %v, want %v", got, int64(len(raw)))
-		}
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(raw)), c.Size(), "c.Size()")
 	})
 	t.Run("trailing bytes after the array are not the buffer", func(t *testing.T) {
 		c, err := capture.FromBytes("x.npy", append(capturetest.NPY(raw), 1, 2, 3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := c.Size(); got != int64(len(raw)) {
-			t.Errorf("c.Size() = %v, want %v", got, int64(len(raw)))
-		}
+		require.NoError(t, err)
+		assert.Equal(t, int64(len(raw)), c.Size(), "c.Size()")
 		mem, ok := c.InMemory()
-		if !ok {
-			t.Fatalf("ok = false, want true")
-		}
-		if !bytes.Equal(raw, mem) {
-			t.Errorf("InMemory is the buffer, without the bytes after the array: bytes.Equal(raw, mem) = false, want true")
-		}
+		require.True(t, ok, "ok = false, want true")
+		assert.Equal(t, []byte(mem), []byte(raw), "InMemory is the buffer, without the bytes after the array: bytes.Equal(raw, mem) = false, want true")
 	})
 	t.Run("truncated", func(t *testing.T) {
 		f := capturetest.NPY(raw)
 		_, err := capture.FromBytes("x.npy", f[:len(f)-100])
 		p := problem(t, err)
-		if p.Code != capture.CodeTruncated {
-			t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeTruncated)
-		}
-		if got := p.Error(); !strings.Contains(got, "(100 missing)") {
-			t.Errorf("p.Error() = %q, want it to contain %q", got, "(100 missing)")
-		}
+		assert.Equal(t, capture.Code(capture.CodeTruncated), p.Code, "p.Code")
+		assert.Contains(t, p.Error(), "(100 missing)", "p.Error()")
 	})
 	for name, hdr := range map[string]string{
 		"fortran 2-D":   "{'descr': '<u4', 'fortran_order': True, 'shape': (2, 3), }",
@@ -398,26 +302,16 @@ func TestNPY(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, make([]byte, 64)))
 			p := problem(t, err)
-			if p.Code != capture.CodeBadNPY {
-				t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeBadNPY)
-			}
+			assert.Equal(t, capture.Code(capture.CodeBadNPY), p.Code, "p.Code")
 		})
 	}
 	t.Run("detected by magic, not name", func(t *testing.T) {
 		c, err := capture.FromBytes("capture.bin", capturetest.NPY(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Format != capture.NPY {
-			t.Errorf("c.Format = %v, want %v", c.Format, capture.NPY)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, capture.Format(capture.NPY), c.Format, "c.Format")
 		c, err = capture.FromBytes("capture.npy", raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Format != capture.Raw {
-			t.Errorf("c.Format = %v, want %v", c.Format, capture.Raw)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, capture.Format(capture.Raw), c.Format, "c.Format")
 	})
 }
 
@@ -426,89 +320,51 @@ func TestOpenFileMatchesBytes(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []struct{ name, data string }{{"r.bin", string(raw)}, {"r.npy", string(capturetest.NPY(raw))}} {
 		path := filepath.Join(dir, f.name)
-		if err := os.WriteFile(path, []byte(f.data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(f.data), 0o644))
 		c, err := capture.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		_, inMem := c.InMemory()
-		if inMem {
-			t.Errorf("a file is read as needed, not loaded: inMem = true, want false")
-		}
+		assert.False(t, inMem, "a file is read as needed, not loaded: inMem = true, want false")
 		l, err := layoutOf(c.Resolve(capture.Request{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var starts []uint64
 		_, err = c.Scan(l, capture.ScanOptions{Record: func(_ *capture.SlotScan, _ int, _ int64, r *abi.ProfileRecord) {
 			starts = append(starts, r.StartCycle)
 		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := []uint64{1100, 1250, 950}; !reflect.DeepEqual(starts, want) {
-			t.Errorf("starts = %v, want %v", starts, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, []uint64{1100, 1250, 950}, starts, "starts")
 		recs := make([]abi.ProfileRecord, 2)
 		_, err = c.ReadRecords(l.Slot(0), 0, recs, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if recs[1].EndCycle != 1300 {
-			t.Errorf("recs[1].EndCycle = %v, want 1300", recs[1].EndCycle)
-		}
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, uint64(1300), recs[1].EndCycle, "recs[1].EndCycle")
+		require.NoError(t, c.Close())
 	}
 	_, err := capture.Open(filepath.Join(dir, "missing.bin"))
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("error %v, want one matching %v", err, os.ErrNotExist)
-	}
+	assert.ErrorIsf(t, err, os.ErrNotExist, "error %v, want one matching %v", err, os.ErrNotExist)
 }
 
 func TestCubeSlotsBelowMinimumIsAnOptionError(t *testing.T) {
 	c, err := capture.FromBytes("x.bin", small().Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = layoutOf(c.Resolve(capture.Request{CubeSlots: abi.MinCubeSlots - 1}))
-	if err == nil {
-		t.Fatalf("got no error, want one")
-	}
+	require.Error(t, err, "got no error, want one")
 	var p *capture.Problem
-	if errors.As(err, &p) {
-		t.Errorf("a bad option is not a problem of the capture: errors.As(err, &p) = true, want false")
-	}
+	assert.False(t, errors.As(err, &p), "a bad option is not a problem of the capture: errors.As(err, &p) = true, want false")
 }
 
 func TestReadAtBounds(t *testing.T) {
 	raw := small().Bytes()
 	c, err := capture.FromBytes("x.npy", capturetest.NPY(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := make([]byte, 8)
 	n, err := c.ReadAt(p, int64(len(raw))-4)
-	if n != 4 {
-		t.Errorf("n = %v, want 4", n)
-	}
-	if err == nil {
-		t.Errorf("got no error, want one")
-	}
+	assert.Equal(t, 4, n, "n")
+	assert.Error(t, err, "got no error, want one")
 	_, err = c.ReadAt(p, -1)
-	if err == nil {
-		t.Errorf("got no error, want one")
-	}
+	assert.Error(t, err, "got no error, want one")
 	n, err = c.ReadAt(p, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(raw[:8], p[:n]) {
-		t.Errorf("bytes.Equal(raw[:8], p[:n]) = false, want true")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []byte(p[:n]), []byte(raw[:8]), "bytes.Equal(raw[:8], p[:n]) = false, want true")
 }
 
 // A truncated .npy says exactly the payload its header declares, whatever
@@ -531,25 +387,17 @@ func TestNPYTruncatedExact(t *testing.T) {
 		half := f[:len(f)-len(raw)/2]
 		_, err := capture.FromBytes("x.npy", half)
 		p := problem(t, err)
-		if p.Code != capture.CodeTruncated {
-			t.Errorf("%s: p.Code = %q, want %q", tc.descr, p.Code, capture.CodeTruncated)
-		}
+		assert.Equalf(t, capture.Code(capture.CodeTruncated), p.Code, "%s: p.Code", tc.descr)
 		present := uint64(len(raw) - len(raw)/2)
-		if !strings.Contains(p.Msg, fmt.Sprintf("declares %d payload bytes, %d are present (%d missing)", tc.want, present, tc.want-present)) {
-			t.Errorf("%s: p.Msg = %q, want it to contain %q", tc.descr, p.Msg, fmt.Sprintf("declares %d payload bytes, %d are present (%d missing)", tc.want, present, tc.want-present))
-		}
+		assert.Containsf(t, p.Msg, fmt.Sprintf("declares %d payload bytes, %d are present (%d missing)", tc.want, present, tc.want-present), "%s: p.Msg", tc.descr)
 	}
 	// Only a product past 64 bits saturates.
 	hdr := "{'descr': '<u8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"
 	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
-	if got := problem(t, err).Msg; !strings.Contains(got, "declares 18446744073709551615 payload bytes") {
-		t.Errorf("problem(t, err).Msg = %q, want it to contain %q", got, "declares 18446744073709551615 payload bytes")
-	}
+	assert.Contains(t, problem(t, err).Msg, "declares 18446744073709551615 payload bytes", "problem(t, err).Msg")
 	hdr = "{'descr': '<u8', 'fortran_order': False, 'shape': (1152921504606846976,), }" // 2^60 * 8 = 2^63
 	_, err = capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
-	if got := problem(t, err).Msg; !strings.Contains(got, "declares 9223372036854775808 payload bytes") {
-		t.Errorf("problem(t, err).Msg = %q, want it to contain %q", got, "declares 9223372036854775808 payload bytes")
-	}
+	assert.Contains(t, problem(t, err).Msg, "declares 9223372036854775808 payload bytes", "problem(t, err).Msg")
 }
 
 // fortran_order must be a boolean literal.
@@ -559,18 +407,12 @@ func TestNPYFortranOrderIsBoolean(t *testing.T) {
 		hdr := fmt.Sprintf("{'descr': '|u1', 'fortran_order': %s, 'shape': (%d,), }", v, len(raw))
 		_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
 		p := problem(t, err)
-		if p.Code != capture.CodeBadNPY {
-			t.Errorf("%s: p.Code = %q, want %q", v, p.Code, capture.CodeBadNPY)
-		}
-		if want := "fortran_order is " + v + ", not True or False"; !strings.Contains(p.Msg, want) {
-			t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-		}
+		assert.Equalf(t, capture.Code(capture.CodeBadNPY), p.Code, "%s: p.Code", v)
+		assert.Contains(t, p.Msg, "fortran_order is "+v+", not True or False", "p.Msg")
 	}
 	hdr := fmt.Sprintf("{'descr': '|u1', 'shape': (%d,), }", len(raw))
 	_, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw))
-	if got := problem(t, err).Msg; !strings.Contains(got, "fortran_order is missing") {
-		t.Errorf("problem(t, err).Msg = %q, want it to contain %q", got, "fortran_order is missing")
-	}
+	assert.Contains(t, problem(t, err).Msg, "fortran_order is missing", "problem(t, err).Msg")
 }
 
 // Bytes after the array and a big-endian dtype are warnings; the capture
@@ -580,34 +422,18 @@ func TestNPYWarnings(t *testing.T) {
 	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(raw)/8)
 	f := append(capturetest.NPYWithHeader(hdr, raw), 1, 2, 3)
 	c, err := capture.FromBytes("x.npy", f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Warnings) != 2 {
-		t.Fatalf("len(c.Warnings) = %d, want 2: %v", len(c.Warnings), c.Warnings)
-	}
-	if c.Warnings[0].Code != capture.CodeBytesAfterLayout {
-		t.Errorf("c.Warnings[0].Code = %q, want %q", c.Warnings[0].Code, capture.CodeBytesAfterLayout)
-	}
-	if c.Warnings[0].Off != int64(len(f)-3) {
-		t.Errorf("c.Warnings[0].Off = %v, want %v", c.Warnings[0].Off, int64(len(f)-3))
-	}
-	if !strings.Contains(c.Warnings[0].Msg, "3 bytes follow the .npy array") {
-		t.Errorf("c.Warnings[0].Msg = %q, want it to contain %q", c.Warnings[0].Msg, "3 bytes follow the .npy array")
-	}
-	if c.Warnings[1].Code != capture.CodeNPYByteOrder {
-		t.Errorf("c.Warnings[1].Code = %q, want %q", c.Warnings[1].Code, capture.CodeNPYByteOrder)
-	}
-	if !strings.Contains(c.Warnings[1].Msg, "read as stored") {
-		t.Errorf("c.Warnings[1].Msg = %q, want it to contain %q", c.Warnings[1].Msg, "read as stored")
-	}
+	require.NoError(t, err)
+	require.Len(t, c.Warnings, 2, "len(c.Warnings)")
+	assert.Equal(t, capture.Code(capture.CodeBytesAfterLayout), c.Warnings[0].Code, "c.Warnings[0].Code")
+	assert.Equal(t, int64(len(f)-3), c.Warnings[0].Off, "c.Warnings[0].Off")
+	assert.Contains(t, c.Warnings[0].Msg, "3 bytes follow the .npy array", "c.Warnings[0].Msg")
+	assert.Equal(t, capture.Code(capture.CodeNPYByteOrder), c.Warnings[1].Code, "c.Warnings[1].Code")
+	assert.Contains(t, c.Warnings[1].Msg, "read as stored", "c.Warnings[1].Msg")
 	for _, d := range []string{"|u1", "<u8", ">u1", "|V32", ">S8"} {
 		hdr := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }", d, len(raw))
 		c, err := capture.FromBytes("x.npy", capturetest.NPYWithHeader(hdr, raw[:0]))
 		if err == nil {
-			if len(c.Warnings) != 0 {
-				t.Errorf("%s: c.Warnings = %v, want empty", d, c.Warnings)
-			}
+			assert.Emptyf(t, c.Warnings, "%s: c.Warnings", d)
 		}
 	}
 }
@@ -626,19 +452,13 @@ func TestNotACapture(t *testing.T) {
 	} {
 		_, err := capture.FromBytes("x.bin", []byte(text))
 		p := problem(t, err)
-		if p.Code != capture.CodeNotACapture {
-			t.Errorf("%s: p.Code = %q, want %q", text, p.Code, capture.CodeNotACapture)
-		}
-		if !strings.Contains(p.Msg, "not a capture: the file is "+kind) {
-			t.Errorf("%s: p.Msg = %q, want it to contain %q", text, p.Msg, "not a capture: the file is "+kind)
-		}
+		assert.Equalf(t, capture.Code(capture.CodeNotACapture), p.Code, "%s: p.Code", text)
+		assert.Containsf(t, p.Msg, "not a capture: the file is "+kind, "%s: p.Msg", text)
 	}
 	// A capture always holds zero bytes in its first header; so does a
 	// garbage file with one.
 	for _, b := range [][]byte{small().Bytes(), {'{', 0, '}'}} {
 		_, err := capture.FromBytes("x.bin", b)
-		if err != nil {
-			t.Error(err)
-		}
+		assert.NoError(t, err)
 	}
 }

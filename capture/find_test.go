@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -103,31 +104,21 @@ func propFound(t *rapid.T) {
 	l := fc.b.Layout
 	open := func() *capture.Capture {
 		c, err := capture.FromBytes("found.bin", fc.bytes)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return c
 	}
 	want, err := decode.Decode(open(), capture.Request{CubeSlots: l.CubeSlots, Capacities: &l.Capacities})
-	if err != nil {
-		t.Fatalf("with the right layout: %v", err)
-	}
+	require.NoError(t, err, "with the right layout")
 	got, err := decode.Decode(open(), capture.Request{})
-	if err != nil {
-		t.Fatalf("with no layout given (written %d cube slots, %+v): %v", l.CubeSlots, l.Capacities, err)
-	}
+	require.NoErrorf(t, err, "with no layout given (written %d cube slots, %+v)", l.CubeSlots, l.Capacities)
 	if got.Summary.Layout != l {
-		t.Fatalf("found %+v, written %+v (%s)", got.Summary.Layout, l, got.Layout.How)
+		require.FailNow(t, fmt.Sprintf("found %+v, written %+v (%s)", got.Summary.Layout, l, got.Layout.How))
 	}
-	if fmt.Sprint(*got.Summary) != fmt.Sprint(*want.Summary) {
-		t.Fatalf("summaries differ:\n found %+v\n given %+v", *got.Summary, *want.Summary)
-	}
-	if !strings.HasPrefix(got.Layout.How, "found: ") {
-		t.Fatalf("how: %q", got.Layout.How)
-	}
+	require.Equalf(t, fmt.Sprint(*want.Summary), fmt.Sprint(*got.Summary), "summaries differ:\n found %+v\n given %+v", *got.Summary, *want.Summary)
+	require.Truef(t, strings.HasPrefix(got.Layout.How, "found: "), "how: %q", got.Layout.How)
 	r, err := validate.CheckBytes("found.bin", fc.bytes, validate.Options{})
 	if err != nil || !r.OK() || r.Layout != l {
-		t.Fatalf("validate: %v, layout %+v (written %+v)", err, r.Layout, l)
+		require.FailNow(t, fmt.Sprintf("validate: %v, layout %+v (written %+v)", err, r.Layout, l))
 	}
 }
 
@@ -141,26 +132,14 @@ func TestFoundCubeSlots(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
 		b.Enter(abi.CoreTypeAIV, 0, 1)
 		c, err := capture.FromBytes("x.bin", b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		res, err := c.Resolve(capture.Request{})
-		if err != nil {
-			t.Fatalf("cube %d: %v", cube, err)
-		}
-		if !reflect.DeepEqual(res.Layout, b.Layout) {
-			t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
-		}
+		require.NoErrorf(t, err, "cube %d", cube)
+		assert.Equal(t, b.Layout, res.Layout, "res.Layout")
 		aiv0 := b.HeaderOffset(abi.CoreTypeAIV, 0, 0)
-		if want := fmt.Sprintf("found: %d cube slots from the AIV/0 header at @%#x", cube, aiv0); res.How != want {
-			t.Errorf("res.How = %q, want %q", res.How, want)
-		}
-		if want := (capture.Evidence{Source: capture.FromHeaders, Slot: "AIV/0", Off: int64(aiv0)}); !reflect.DeepEqual(res.CubeSlotsFrom, want) {
-			t.Errorf("res.CubeSlotsFrom = %v, want %v", res.CubeSlotsFrom, want)
-		}
-		if res.Hint != "" {
-			t.Errorf("res.Hint = %q, want empty", res.Hint)
-		}
+		assert.Equal(t, fmt.Sprintf("found: %d cube slots from the AIV/0 header at @%#x", cube, aiv0), res.How, "res.How")
+		assert.Equal(t, (capture.Evidence{Source: capture.FromHeaders, Slot: "AIV/0", Off: int64(aiv0)}), res.CubeSlotsFrom, "res.CubeSlotsFrom")
+		assert.Empty(t, res.Hint, "res.Hint")
 	}
 }
 
@@ -170,22 +149,12 @@ func TestFoundAIVPipeline(t *testing.T) {
 	b := capturetest.New(40, 0, 64)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, 100)...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := c.Resolve(capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(res.Layout, b.Layout) {
-		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
-	}
-	if res.How != "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)" {
-		t.Errorf("res.How = %q, want %q", res.How, "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)")
-	}
-	if !res.CapacitiesFrom[0].Derived {
-		t.Errorf("res.CapacitiesFrom[0].Derived = false, want true")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout, "res.Layout")
+	assert.Equal(t, "found: 40 cube slots from the AIV/0 header at @0xa00, AIC capacity 0 from where the AIV/0 header sits (every AIC header is zero)", res.How, "res.How")
+	assert.True(t, res.CapacitiesFrom[0].Derived, "res.CapacitiesFrom[0].Derived = false, want true")
 }
 
 // Given capacities place a capture whose only live header is a slot of
@@ -198,20 +167,12 @@ func TestGivenCapacitiesPlaceTheLastRegion(t *testing.T) {
 	b := capturetest.NewWith(40, caps)
 	b.Enter(last, 1, 1).Span(last, 1, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := c.Resolve(capture.Request{Capacities: &caps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(res.Layout, b.Layout) {
-		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout, "res.Layout")
 	at := b.HeaderOffset(last, 1, 0)
-	if want := (capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}); !reflect.DeepEqual(res.CubeSlotsFrom, want) {
-		t.Errorf("res.CubeSlotsFrom = %v, want %v", res.CubeSlotsFrom, want)
-	}
+	assert.Equal(t, (capture.Evidence{Source: capture.FromHeaders, Slot: fmt.Sprintf("%s/1", last), Off: int64(at)}), res.CubeSlotsFrom, "res.CubeSlotsFrom")
 }
 
 // Several layouts fit: an error listing them, never a silent pick. A
@@ -235,50 +196,30 @@ func TestAmbiguousLayout(t *testing.T) {
 		}
 		size = s
 	}
-	if got := len(fits); got < 2 {
-		t.Fatalf("len(fits) = %v, want >= %v", got, 2)
-	}
+	require.GreaterOrEqual(t, len(fits), 2, "len(fits)")
 	buf := make([]byte, size)
 	h := abi.CoreHeader{EntryCycle: 1, RecordCount: 1, CoreType: abi.CoreTypeAIC, RecordCapacity: 16}
 	h.Append(buf[:0])
 	c, err := capture.FromBytes("x.bin", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	if p.Code != capture.CodeAmbiguousLayout {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeAmbiguousLayout)
-	}
-	if want := "layouts fit the headers and the file size"; !strings.Contains(p.Msg, want) {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-	}
+	assert.Equal(t, capture.Code(capture.CodeAmbiguousLayout), p.Code, "p.Code")
+	assert.Contains(t, p.Msg, "layouts fit the headers and the file size", "p.Msg")
 	for _, cube := range fits {
-		if want := fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity", cube); !strings.Contains(p.Msg, want) {
-			t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-		}
+		assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity", cube), "p.Msg")
 	}
-	if !strings.Contains(p.Msg, "from the file size") {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, "from the file size")
-	}
-	if got := p.Error(); strings.Contains(got, "--") {
-		t.Errorf("capture never names a flag: p.Error() = %q, want no %q", got, "--")
-	}
+	assert.Contains(t, p.Msg, "from the file size", "p.Msg")
+	assert.NotContainsf(t, p.Error(), "--", "capture never names a flag: p.Error(), want no %q", "--")
 
 	// The host plan picks among them, and says so.
 	plan := &capture.Plan{Name: "p.yaml", CubeSlots: fits[0]}
 	plan.Capacities.AIC = 16
 	plan.Capacities.AIV = uint32(((size/uint64(fits[0])-aicStride)/2 - hdr) / rec)
 	res, err := c.Resolve(capture.Request{Plan: plan})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Layout.CubeSlots != fits[0] {
-		t.Errorf("res.Layout.CubeSlots = %v, want %v", res.Layout.CubeSlots, fits[0])
-	}
-	if !strings.Contains(res.How, "host plan p.yaml picks it among") {
-		t.Errorf("res.How = %q, want it to contain %q", res.How, "host plan p.yaml picks it among")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, fits[0], res.Layout.CubeSlots, "res.Layout.CubeSlots")
+	assert.Contains(t, res.How, "host plan p.yaml picks it among", "res.How")
 }
 
 // An all-zero AIC region states no AIC capacity: 24 cube slots of a large
@@ -294,39 +235,23 @@ func TestAmbiguousIdleAICRegion(t *testing.T) {
 			capA, cube2 = a, region/stride16
 		}
 	}
-	if cube2 == 0 {
-		t.Fatalf("no AIC capacity puts AIV/0 where a capacity of 16 does: cube2 = 0, want non-zero")
-	}
+	require.NotEqual(t, uint64(0), cube2, "no AIC capacity puts AIV/0 where a capacity of 16 does: cube2 = 0, want non-zero")
 	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	tail := max(len(b.Bytes()), int(3*cube2*stride16)-len(b.Bytes()))
 	c, err := capture.FromBytes("x.bin", append(b.Bytes(), make([]byte, tail)...))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	if p.Code != capture.CodeAmbiguousLayout {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeAmbiguousLayout)
-	}
-	if want := fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA); !strings.Contains(p.Msg, want) {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-	}
-	if want := fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2); !strings.Contains(p.Msg, want) {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-	}
+	assert.Equal(t, capture.Code(capture.CodeAmbiguousLayout), p.Code, "p.Code")
+	assert.Contains(t, p.Msg, fmt.Sprintf("(24 cube slots, AIC capacity %d, AIV capacity 16)", capA), "p.Msg")
+	assert.Contains(t, p.Msg, fmt.Sprintf("(%d cube slots, AIC capacity 16, AIV capacity 16)", cube2), "p.Msg")
 	// Without the tail, only the written layout fits.
 	c, err = capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := c.Resolve(capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(res.Layout, b.Layout) {
-		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout, "res.Layout")
 }
 
 // A host plan that picks, among several layouts the headers support, one
@@ -341,27 +266,17 @@ func TestPlanPicksTruncatedLayout(t *testing.T) {
 			capA = a
 		}
 	}
-	if capA == 0 {
-		t.Fatalf("capA = 0, want non-zero")
-	}
+	require.NotEqual(t, uint64(0), capA, "capA = 0, want non-zero")
 	b := capturetest.New(24, uint32(capA), 16)
 	b.Enter(abi.CoreTypeAIV, 0, 1).Span(abi.CoreTypeAIV, 0, 2, 3, 1, 0)
 	c, err := capture.FromBytes("x.bin", b.Bytes()[:len(b.Bytes())-int(stride16)])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	plan := &capture.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: b.Layout.Capacities}
 	res, err := c.Resolve(capture.Request{Plan: plan})
-	if err == nil {
-		t.Fatalf("resolved %+v: got no error, want one", res)
-	}
+	require.Errorf(t, err, "resolved %+v: got no error, want one", res)
 	p := problem(t, err)
-	if p.Code != capture.CodeTruncated {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeTruncated)
-	}
-	if want := "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots"; !strings.Contains(p.Msg, want) {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-	}
+	assert.Equal(t, capture.Code(capture.CodeTruncated), p.Code, "p.Code")
+	assert.Contains(t, p.Msg, "the layout host plan p.yaml picks among the 2 its headers support (24 cube slots", "p.Msg")
 }
 
 // No layout fits: an error saying why for the cube slot counts tried.
@@ -374,44 +289,28 @@ func TestNoLayout(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
 	p := problem(t, err)
-	if p.Code != capture.CodeNoLayout {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeNoLayout)
-	}
-	if want := fmt.Sprintf("24 cube slots: the header where AIV/0 would start, @%#x, names AIC/9", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)); !strings.Contains(p.Msg, want) {
-		t.Errorf("p.Msg = %q, want it to contain %q", p.Msg, want)
-	}
-	if want := "give the cube slot count and capacities"; !strings.Contains(p.Hint, want) {
-		t.Errorf("p.Hint = %q, want it to contain %q", p.Hint, want)
-	}
+	assert.Equal(t, capture.Code(capture.CodeNoLayout), p.Code, "p.Code")
+	assert.Contains(t, p.Msg, fmt.Sprintf("24 cube slots: the header where AIV/0 would start, @%#x, names AIC/9", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)), "p.Msg")
+	assert.Contains(t, p.Hint, "give the cube slot count and capacities", "p.Hint")
 
 	// Given the cube slot count, the header is read all the same and the
 	// scan names it.
 	res, err := c.Resolve(capture.Request{CubeSlots: 24})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Scan(res.Layout, capture.ScanOptions{})
-	if got := problem(t, err).Code; got != capture.CodeSlotIdentity {
-		t.Errorf("problem(t, err).Code = %q, want %q", got, capture.CodeSlotIdentity)
-	}
+	assert.Equal(t, capture.Code(capture.CodeSlotIdentity), problem(t, err).Code, "problem(t, err).Code")
 }
 
 // A buffer with no live header says so as no-records, not as a layout
 // problem.
 func TestAllZero(t *testing.T) {
 	c, err := capture.FromBytes("x.bin", make([]byte, 50000))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{})
-	if got := problem(t, err).Code; got != capture.CodeNoRecords {
-		t.Errorf("problem(t, err).Code = %q, want %q", got, capture.CodeNoRecords)
-	}
+	assert.Equal(t, capture.Code(capture.CodeNoRecords), problem(t, err).Code, "problem(t, err).Code")
 }
 
 // A request the headers contradict is refused with both values; a
@@ -422,37 +321,21 @@ func TestRequestProblems(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 2, 3, 1, 0)
 	b.Enter(abi.CoreTypeAIV, 0, 1)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = c.Resolve(capture.Request{CubeSlots: 32, Capacities: &abi.Capacities{AIC: 80, AIV: 80}, GivenBy: "the flags"})
 	p := problem(t, err)
-	if p.Code != capture.CodeLayoutMismatch {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeLayoutMismatch)
-	}
-	if p.Msg != "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80" {
-		t.Errorf("p.Msg = %q, want %q", p.Msg, "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80")
-	}
+	assert.Equal(t, capture.Code(capture.CodeLayoutMismatch), p.Code, "p.Code")
+	assert.Equal(t, "the headers of AIC/0 and AIV/0 say capacities 64 and 64; the flags say 80 and 80", p.Msg, "p.Msg")
 	_, err = c.Resolve(capture.Request{CubeSlots: 24})
 	p = problem(t, err)
-	if p.Code != capture.CodeLayoutMismatch {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeLayoutMismatch)
-	}
-	if want := fmt.Sprintf("the AIV/0 header at @%#x says 32 cube slots; the given values say 24", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)); p.Msg != want {
-		t.Errorf("p.Msg = %q, want %q", p.Msg, want)
-	}
+	assert.Equal(t, capture.Code(capture.CodeLayoutMismatch), p.Code, "p.Code")
+	assert.Equal(t, fmt.Sprintf("the AIV/0 header at @%#x says 32 cube slots; the given values say 24", b.HeaderOffset(abi.CoreTypeAIV, 0, 0)), p.Msg, "p.Msg")
 
 	// The right values agree: given, and said so.
 	res, err := c.Resolve(capture.Request{CubeSlots: 32, Capacities: &abi.Capacities{AIC: 64, AIV: 64}, GivenBy: "the flags"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.How != "given by the flags" {
-		t.Errorf("res.How = %q, want %q", res.How, "given by the flags")
-	}
-	if res.Source != capture.FromHost {
-		t.Errorf("res.Source = %q, want %q", res.Source, capture.FromHost)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "given by the flags", res.How, "res.How")
+	assert.Equal(t, capture.LayoutSource(capture.FromHost), res.Source, "res.Source")
 
 	for _, req := range []capture.Request{
 		{CubeSlots: abi.MinCubeSlots - 1},
@@ -461,31 +344,17 @@ func TestRequestProblems(t *testing.T) {
 	} {
 		_, err := c.Resolve(req)
 		var re *capture.RequestError
-		if !errors.As(err, &re) {
-			t.Fatalf("%+v: error %v (%T), want one that is a %T", req, err, err, re)
-		}
+		require.ErrorAsf(t, err, &re, "%+v: error %v (%T), want one that is a %T", req, err, err, re)
 		var p *capture.Problem
-		if errors.As(err, &p) {
-			t.Errorf("errors.As(err, &p) = true, want false")
-		}
-		if got := err.Error(); strings.Contains(got, "--") {
-			t.Errorf("err.Error() = %q, want no %q", got, "--")
-		}
+		assert.False(t, errors.As(err, &p), "errors.As(err, &p) = true, want false")
+		assert.NotContainsf(t, err.Error(), "--", "err.Error(), want no %q", "--")
 	}
 	_, err = c.Resolve(capture.Request{Capacities: &abi.Capacities{AIC: 17}})
 	var re *capture.RequestError
-	if !errors.As(err, &re) {
-		t.Fatalf("error %v (%T), want one that is a %T", err, err, re)
-	}
-	if re.Part != capture.PartCapacity {
-		t.Errorf("re.Part = %v, want %v", re.Part, capture.PartCapacity)
-	}
-	if re.CoreType != abi.CoreTypeAIC {
-		t.Errorf("re.CoreType = %v, want %v", re.CoreType, abi.CoreTypeAIC)
-	}
-	if re.Value != 17 {
-		t.Errorf("re.Value = %v, want 17", re.Value)
-	}
+	require.ErrorAsf(t, err, &re, "error %v (%T), want one that is a %T", err, err, re)
+	assert.Equal(t, capture.RequestPart(capture.PartCapacity), re.Part, "re.Part")
+	assert.Equal(t, abi.CoreType(abi.CoreTypeAIC), re.CoreType, "re.CoreType")
+	assert.Equal(t, uint64(17), re.Value, "re.Value")
 }
 
 // A damaged AIV/0 header (it names AIC/9) does not hide the layout when
@@ -498,26 +367,14 @@ func TestDamagedFirstHeader(t *testing.T) {
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderCoreTypeOffset, uint32(abi.CoreTypeAIC))
 	b.SetHeader32(abi.CoreTypeAIV, 0, abi.CoreHeaderBlockIDOffset, 9)
 	c, err := capture.FromBytes("x.bin", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := c.Resolve(capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(res.Layout, b.Layout) {
-		t.Errorf("res.Layout = %v, want %v", res.Layout, b.Layout)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, b.Layout, res.Layout, "res.Layout")
 	aiv3 := b.HeaderOffset(abi.CoreTypeAIV, 3, 0)
-	if want := fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3); res.How != want {
-		t.Errorf("res.How = %q, want %q", res.How, want)
-	}
+	assert.Equal(t, fmt.Sprintf("found: 32 cube slots from the AIV/3 header at @%#x, AIV capacity 16 from the AIV/3 header at @%#x (AIV/0 has a damaged header)", aiv3, aiv3), res.How, "res.How")
 	_, err = c.Scan(res.Layout, capture.ScanOptions{})
 	p := problem(t, err)
-	if p.Code != capture.CodeSlotIdentity {
-		t.Errorf("p.Code = %q, want %q", p.Code, capture.CodeSlotIdentity)
-	}
-	if p.Slot != "AIV/0" {
-		t.Errorf("p.Slot = %q, want %q", p.Slot, "AIV/0")
-	}
+	assert.Equal(t, capture.Code(capture.CodeSlotIdentity), p.Code, "p.Code")
+	assert.Equal(t, "AIV/0", p.Slot, "p.Slot")
 }

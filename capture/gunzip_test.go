@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/stretchr/testify/require"
 )
 
 // TestGzipCapture: a gzip-compressed capture opens as the bytes gunzip
@@ -17,39 +19,27 @@ import (
 // a truncated problem naming the file, not a capture of garbage.
 func TestGzipCapture(t *testing.T) {
 	raw, err := os.ReadFile("../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var z bytes.Buffer
 	w := gzip.NewWriter(&z)
 	w.Write(raw)
 	w.Close()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rank0.bin.gz")
-	if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, z.Bytes(), 0o644))
 	c, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := io.ReadAll(io.NewSectionReader(c, 0, c.Size()))
 	c.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !bytes.Equal(got, raw) || c.Format != capture.Raw {
-		t.Fatalf("read %d bytes (format %v), want the %d raw bytes gunzip gives", len(got), c.Format, len(raw))
+		require.FailNow(t, fmt.Sprintf("read %d bytes (format %v), want the %d raw bytes gunzip gives", len(got), c.Format, len(raw)))
 	}
 	bad := filepath.Join(dir, "cut.bin.gz")
-	if err := os.WriteFile(bad, z.Bytes()[:z.Len()/2], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(bad, z.Bytes()[:z.Len()/2], 0o644))
 	_, err = capture.Open(bad)
 	var p *capture.Problem
-	if !errors.As(err, &p) || p.Code != capture.CodeTruncated || p.File != bad {
-		t.Fatalf("Open of a truncated .gz: %v, want a truncated problem naming %s", err, bad)
-	}
+	require.Falsef(t, !errors.As(err, &p) || p.Code != capture.CodeTruncated || p.File != bad, "Open of a truncated .gz: %v, want a truncated problem naming %s", err, bad)
 
 	// A capture whose entry cycle begins with gzip's magic bytes (1f 8b
 	// 08) is a capture, as package sniff tells it (a header slot 0 could
@@ -57,16 +47,10 @@ func TestGzipCapture(t *testing.T) {
 	// input".
 	raw[0], raw[1], raw[2] = 0x1f, 0x8b, 0x08
 	magic := filepath.Join(dir, "magic.bin")
-	if err := os.WriteFile(magic, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(magic, raw, 0o644))
 	c, err = capture.Open(magic)
-	if err != nil {
-		t.Fatalf("Open of a capture that begins with gzip's magic: %v", err)
-	}
+	require.NoError(t, err, "Open of a capture that begins with gzip's magic")
 	got, err = io.ReadAll(io.NewSectionReader(c, 0, c.Size()))
 	c.Close()
-	if err != nil || !bytes.Equal(got, raw) {
-		t.Fatalf("a capture that begins with gzip's magic: read %d bytes (%v), want its own %d", len(got), err, len(raw))
-	}
+	require.Falsef(t, err != nil || !bytes.Equal(got, raw), "a capture that begins with gzip's magic: read %d bytes (%v), want its own %d", len(got), err, len(raw))
 }

@@ -3,12 +3,12 @@ package capture_test
 import (
 	"encoding/binary"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -35,29 +35,24 @@ func TestRecordHookSeesDecodedRecords(t *testing.T) {
 		buf := b.Bytes()
 		for _, c := range []*capture.Capture{inMemory(t, buf), throughReadAt(t, buf)} {
 			l, err := layoutOf(c.Resolve(capture.Request{}))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			seen := 0
 			_, err = c.Scan(l, capture.ScanOptions{Record: func(s *capture.SlotScan, i int, off int64, r *abi.ProfileRecord) {
 				seen++
 				want, err := abi.DecodeProfileRecord(buf[off:])
 				if err != nil || *r != want || off != int64(b.RecordOffset(abi.CoreTypeAIV, 3, i, 0)) {
-					t.Fatalf("record %d @%#x: hook saw %+v, the bytes say %+v (%v)", i, off, *r, want, err)
+					require.FailNow(t, fmt.Sprintf("record %d @%#x: hook saw %+v, the bytes say %+v (%v)", i, off, *r, want, err))
 				}
 			}})
-			if err != nil || seen != n {
-				t.Fatalf("scan: %v, %d of %d records seen", err, seen, n)
-			}
+			require.NoError(t, err, "scan")
+			require.Equal(t, n, seen, "scan")
 		}
 	})
 }
 
 func inMemory(t *rapid.T, buf []byte) *capture.Capture {
 	c, err := capture.FromBytes("x.bin", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -68,9 +63,7 @@ func (r readerAt) ReadAt(p []byte, off int64) (int, error) { return copy(p, r[of
 
 func throughReadAt(t *rapid.T, buf []byte) *capture.Capture {
 	c, err := capture.FromReaderAt("x.bin", readerAt(buf), int64(len(buf)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return c
 }
 
@@ -100,14 +93,12 @@ func TestScanRangesAddUp(t *testing.T) {
 			sum, err := c.Scan(l, capture.ScanOptions{Slots: slots, Buf: &readBuf,
 				Problem: func(p *capture.Problem) bool { seen = append(seen, p.Error()); return true },
 				Slot:    func(s *capture.SlotScan) { seen = append(seen, s.Slot.String()) }})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			return sum, seen
 		}
 		whole, wantSeen := walk(nil)
 		if whole.Records > 0 && cap(readBuf) == 0 {
-			t.Fatalf("a walk of %d records left no read buffer in ScanOptions.Buf", whole.Records)
+			require.FailNow(t, fmt.Sprintf("a walk of %d records left no read buffer in ScanOptions.Buf", whole.Records))
 		}
 		cut := rapid.IntRange(0, l.NumSlots()).Draw(t, "cut")
 		a, aSeen := walk(&capture.SlotRange{From: 0, To: cut})
@@ -116,11 +107,9 @@ func TestScanRangesAddUp(t *testing.T) {
 		if whole.Records == 0 {
 			wantSeen = wantSeen[:len(wantSeen)-1] // the no-records error
 		}
-		if fmt.Sprint(gotSeen) != fmt.Sprint(wantSeen) {
-			t.Fatalf("ranges saw\n%v\nthe whole walk\n%v", gotSeen, wantSeen)
-		}
+		require.Equalf(t, fmt.Sprint(wantSeen), fmt.Sprint(gotSeen), "ranges saw\n%v\nthe whole walk\n%v", gotSeen, wantSeen)
 		if a.Records+z.Records != whole.Records || a.Dropped+z.Dropped != whole.Dropped || len(a.Active)+len(z.Active) != len(whole.Active) {
-			t.Fatalf("ranges: %d+%d records, the whole walk %d", a.Records, z.Records, whole.Records)
+			require.FailNow(t, fmt.Sprintf("ranges: %d+%d records, the whole walk %d", a.Records, z.Records, whole.Records))
 		}
 	})
 }
@@ -157,9 +146,7 @@ func TestBlockHookTaken(t *testing.T) {
 		buf := b.Bytes()
 		c := inMemory(t, buf)
 		l, err := layoutOf(c.Resolve(capture.Request{}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		start := func(off int64) uint64 { return binary.LittleEndian.Uint64(buf[off+abi.ProfileRecordStartCycleOffset:]) }
 		scan := func(block bool) (*capture.Summary, []string, int) {
 			var problems []string
@@ -188,21 +175,13 @@ func TestBlockHookTaken(t *testing.T) {
 				}
 			}
 			sum, err := c.Scan(l, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			return sum, problems, walked
 		}
 		want, wantProblems, _ := scan(false)
 		got, gotProblems, walked := scan(true)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("with the Block hook the scan summed up\n%+v\nwithout it\n%+v", got, want)
-		}
-		if fmt.Sprint(gotProblems) != fmt.Sprint(wantProblems) {
-			t.Fatalf("with the Block hook the scan found\n%v\nwithout it\n%v", gotProblems, wantProblems)
-		}
-		if walked != total {
-			t.Fatalf("the hooks saw %d of %d records", walked, total)
-		}
+		require.Equal(t, want, got, "with the Block hook the scan summed up")
+		require.Equalf(t, fmt.Sprint(wantProblems), fmt.Sprint(gotProblems), "with the Block hook the scan found\n%v\nwithout it\n%v", gotProblems, wantProblems)
+		require.Equal(t, total, walked, "the hooks saw")
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLayoutCases runs the layout search's table, testdata/layout/*.txtar
@@ -19,32 +21,23 @@ import (
 // case.
 func TestLayoutCases(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "layout", "*.txtar"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases in testdata/layout: %v", err)
-	}
+	require.NoError(t, err, "no cases in testdata/layout")
+	require.NotEmpty(t, files, "no cases in testdata/layout")
 	var all strings.Builder
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			lc, err := capturetest.ParseLayoutCase(data)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
+			require.NoErrorf(t, err, "%s", file)
 			c, err := capture.FromBytes("capture.bin", lc.Bytes)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got := capturetest.RenderResolution(c.Resolve(lc.Request))
 			all.WriteString(got)
 			golden.CheckSection(t, file, lc.Archive, "want", []byte(got))
 		})
 	}
 	for _, why := range capture.RejectionPatterns() {
-		if !why.MatchString(all.String()) {
-			t.Errorf("no case in testdata/layout shows the rejection %s", why)
-		}
+		assert.Regexp(t, why, all.String(), "no case in testdata/layout shows the rejection")
 	}
 }

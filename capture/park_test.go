@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Parked captures keep at most MaxParkedOpen files open, read the same
@@ -21,13 +23,9 @@ func TestOpenParked(t *testing.T) {
 	for i := range 5 {
 		b := bytes.Repeat([]byte{byte(i + 1)}, 4096)
 		path := filepath.Join(dir, fmt.Sprintf("c%d.bin", i))
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, b, 0o644))
 		c, err := OpenParked(path, false)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer c.Close()
 		caps, want = append(caps, c), append(want, b)
 	}
@@ -39,29 +37,22 @@ func TestOpenParked(t *testing.T) {
 	for round := range 3 {
 		for i, c := range caps {
 			got := make([]byte, 100)
-			if _, err := c.ReadAt(got, int64(round*100)); err != nil {
-				t.Fatal(err)
-			}
+			_, err := c.ReadAt(got, int64(round*100))
+			require.NoError(t, err)
 			if !bytes.Equal(got, want[i][:100]) {
-				t.Fatalf("capture %d round %d: read %x", i, round, got[:4])
+				require.FailNow(t, fmt.Sprintf("capture %d round %d: read %x", i, round, got[:4]))
 			}
-			if n := openNow(); n > MaxParkedOpen {
-				t.Fatalf("%d files open, at most %d wanted", n, MaxParkedOpen)
-			}
+			require.LessOrEqual(t, openNow(), MaxParkedOpen)
 		}
 	}
 	// caps[0] was closed long ago: it is opened again, and found changed.
 	path := filepath.Join(dir, "c0.bin")
-	if err := os.WriteFile(path, make([]byte, 8192), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, make([]byte, 8192), 0o644))
 	os.Chtimes(path, time.Now(), time.Now().Add(time.Hour))
 	_, err := caps[0].ReadAt(make([]byte, 10), 0)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("c0.bin: the file changed while it was being read (4096 bytes at first, 8192 now)")) {
-		t.Fatalf("changed file: %v", err)
-	}
+	require.Falsef(t, err == nil || !bytes.Contains([]byte(err.Error()), []byte("c0.bin: the file changed while it was being read (4096 bytes at first, 8192 now)")), "changed file: %v", err)
 	caps[1].Close()
 	if _, err := caps[1].ReadAt(make([]byte, 10), 0); err == nil {
-		t.Fatal("a read after Close succeeded")
+		require.FailNow(t, "a read after Close succeeded")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/internal/layoutsearch"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestSearchSpellsCaptureTerms holds the layout search's codes and sources
@@ -19,9 +20,7 @@ func TestSearchSpellsCaptureTerms(t *testing.T) {
 		layoutsearch.CodeAmbiguousLayout: CodeAmbiguousLayout,
 	}
 	for got, want := range codes {
-		if Code(got) != want {
-			t.Errorf("layoutsearch code %q, capture's is %q", got, want)
-		}
+		assert.Equalf(t, want, Code(got), "layoutsearch code %q, capture's", got)
 	}
 	sources := map[layoutsearch.Source]LayoutSource{
 		layoutsearch.FromHeaders: FromHeaders,
@@ -30,8 +29,6 @@ func TestSearchSpellsCaptureTerms(t *testing.T) {
 		layoutsearch.FromPlan:    FromPlan,
 	}
 	for got, want := range sources {
-		if LayoutSource(got) != want {
-			t.Errorf("layoutsearch source %q, capture's is %q", got, want)
-		}
+		assert.Equalf(t, want, LayoutSource(got), "layoutsearch source %q, capture's", got)
 	}
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 'shape': \((\d+),\), \} *\n$`)
@@ -21,16 +23,10 @@ var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 's
 func TestNPYHeader(t *testing.T) {
 	for _, n := range []uint64{0, 1, 41472, 1 << 40, 1<<64 - 1} {
 		h := capture.NPYHeader(n)
-		if len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00" {
-			t.Fatalf("n=%d: header %q", n, h)
-		}
-		if hl := binary.LittleEndian.Uint16(h[8:10]); int(hl) != len(h)-10 {
-			t.Errorf("n=%d: header length %d, header is %d bytes", n, hl, len(h))
-		}
+		require.Falsef(t, len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00", "n=%d: header %q", n, h)
+		assert.Equalf(t, len(h)-10, int(binary.LittleEndian.Uint16(h[8:10])), "n=%d: header length, header is %d bytes", n, len(h))
 		m := npyDict.FindSubmatch(h[10:])
-		if m == nil || string(m[1]) != fmt.Sprint(n) {
-			t.Errorf("n=%d: dict %q", n, h[10:])
-		}
+		assert.Falsef(t, m == nil || string(m[1]) != fmt.Sprint(n), "n=%d: dict %q", n, h[10:])
 	}
 }
 
@@ -40,25 +36,17 @@ func TestWriteFile(t *testing.T) {
 	for _, f := range []capture.Format{capture.Raw, capture.NPY} {
 		path := filepath.Join(dir, "capture."+f.String())
 		os.WriteFile(path, []byte("old contents, replaced whole"), 0o600)
-		if err := capture.WriteFile(path, buf, f); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, capture.WriteFile(path, buf, f))
 		got, _ := os.ReadFile(path)
 		want := buf
 		if f == capture.NPY {
 			want = append(capture.NPYHeader(4), buf...)
 		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: wrote %q", f, got)
-		}
+		assert.Equalf(t, []byte(want), []byte(got), "%s: wrote", f)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("temporary files left behind: %v", entries)
-	}
-	if err := capture.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, capture.Raw); err == nil {
-		t.Error("writing into a missing directory succeeded")
-	}
+	assert.Len(t, entries, 2, "temporary files left behind")
+	assert.Error(t, capture.WriteFile(filepath.Join(dir, "no/such/dir/x.bin"), buf, capture.Raw), "writing into a missing directory succeeded")
 }
 
 // TestWriteThenOpen: what Write writes, Open reads back as the same
@@ -68,29 +56,25 @@ func TestWriteThenOpen(t *testing.T) {
 		buf := rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "buffer")
 		f := rapid.SampledFrom([]capture.Format{capture.Raw, capture.NPY}).Draw(t, "format")
 		var file bytes.Buffer
-		if err := capture.Write(&file, buf, f); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, capture.Write(&file, buf, f))
 		c, err := capture.FromBytes("x", file.Bytes())
 		if err != nil {
 			if f == capture.Raw {
 				return // raw bytes need not be a capture (text is refused)
 			}
-			t.Fatalf("%s: %v", f, err)
+			require.FailNow(t, fmt.Sprintf("%s: %v", f, err))
 		}
 		if c.Format != f && !(f == capture.Raw && bytes.HasPrefix(buf, []byte("\x93NUMPY"))) {
-			t.Fatalf("wrote %s, read %s", f, c.Format)
+			require.FailNow(t, fmt.Sprintf("wrote %s, read %s", f, c.Format))
 		}
 		if c.Format != f {
 			return
 		}
 		got := make([]byte, c.Size())
 		if _, err := c.ReadAt(got, 0); err != nil && len(got) > 0 {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
-		if !bytes.Equal(got, buf) {
-			t.Fatalf("%s: read back %x, wrote %x", f, got, buf)
-		}
+		require.Equalf(t, []byte(buf), []byte(got), "%s: read back", f)
 	})
 }
 
@@ -115,9 +99,7 @@ func TestNPYHeaderDictNumPy(t *testing.T) {
 		dict := fmt.Sprintf("{'descr': '|u1', 'fortran_order': False, 'shape': (%d,),%*s}", n, n%67, "")
 		buf := bytes.Repeat([]byte{byte(n)}, n)
 		path := filepath.Join(dir, fmt.Sprintf("%d.npy", n))
-		if err := os.WriteFile(path, append(capture.NPYHeaderDict(dict), buf...), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, append(capture.NPYHeaderDict(dict), buf...), 0o600))
 	}
 	out, err := exec.Command(python, "-c", `
 import glob, os, sys, numpy as np
@@ -127,7 +109,6 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.npy"))):
     assert a.dtype == np.uint8 and a.shape == (n,) and (a == n).all(), p
 print("ok")
 `, dir).CombinedOutput()
-	if err != nil || string(out) != "ok\n" {
-		t.Fatalf("numpy: %v\n%s", err, out)
-	}
+	require.NoErrorf(t, err, "numpy\n%s", out)
+	require.Equalf(t, "ok\n", string(out), "numpy\n%s", out)
 }

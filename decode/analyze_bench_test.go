@@ -19,6 +19,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkAnalyzeVsDecode runs `cycleabi decode` (to io.Discard) and
@@ -34,9 +35,7 @@ import (
 func BenchmarkAnalyzeVsDecode(b *testing.B) {
 	spec := benchgen.MB32
 	buf, err := benchBytes()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	stages, tasks := spec.Names()
@@ -54,16 +53,10 @@ func BenchmarkAnalyzeVsDecode(b *testing.B) {
 		for b.Loop() {
 			start := time.Now()
 			c, err := capture.FromBytes("bench.bin", buf)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			d, err := decode.Decode(c, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := work(d); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
+			require.NoError(b, work(d))
 			elapsed += time.Since(start)
 		}
 		cpu := decodetest.CPUTime() - cpu0

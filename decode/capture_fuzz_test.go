@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -12,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzDecode feeds arbitrary bytes and layout options to package decode.
@@ -31,17 +33,13 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			var p *capture.Problem
 			if !errors.As(err, &p) {
-				if !capturetest.RequestMakesNoLayout(o) {
-					t.Fatalf("plain error for options that make a layout (%+v): %v", o, err)
-				}
+				require.Truef(t, capturetest.RequestMakesNoLayout(o), "plain error for options that make a layout (%+v): %v", o, err)
 				return
 			}
 			capturetest.CheckProblem(t, err, len(data))
 			return
 		}
-		if capturetest.RequestMakesNoLayout(o) {
-			t.Fatalf("Decode accepted options that make no layout: %+v", o)
-		}
+		require.Falsef(t, capturetest.RequestMakesNoLayout(o), "Decode accepted options that make no layout: %+v", o)
 		checkDecoded(t, d, len(data))
 	})
 }
@@ -59,54 +57,40 @@ func decodeBytes(data []byte, o capture.Request) (*decode.Decoded, error) {
 func checkDecoded(t *testing.T, d *decode.Decoded, size int) {
 	t.Helper()
 	sum := d.Summary
-	if sum.Records == 0 {
-		t.Fatalf("Decode accepted a capture without records")
-	}
-	if sum.Records > uint64(size)/abi.ProfileRecordSize {
-		t.Fatalf("%d records in %d bytes", sum.Records, size)
-	}
+	require.NotEqual(t, uint64(0), sum.Records, "Decode accepted a capture without records")
+	require.LessOrEqualf(t, sum.Records, uint64(size)/abi.ProfileRecordSize, "records in %d bytes", size)
 	perSlot := make([]int, len(sum.Active))
 	var prev *decode.Record
 	n := uint64(0)
 	err := d.Records(func(r decode.Record) bool {
 		n++
-		if r.EndCycle < r.StartCycle {
-			t.Fatalf("record %+v ends before it starts", r)
-		}
+		require.GreaterOrEqualf(t, r.EndCycle, r.StartCycle, "record %+v ends before it starts", r)
 		if r.Active < 0 || r.Active >= len(sum.Active) {
-			t.Fatalf("record %+v names active slot %d of %d", r, r.Active, len(sum.Active))
+			require.FailNow(t, fmt.Sprintf("record %+v names active slot %d of %d", r, r.Active, len(sum.Active)))
 		}
 		a := sum.Active[r.Active]
-		if a.Slot.CoreType != r.CoreType || a.Slot.BlockID != r.BlockID || a.EntryCycle != r.EntryCycle || r.Index < 0 || r.Index >= a.Count {
-			t.Fatalf("record %+v does not belong to active slot %+v", r, a)
-		}
+		require.Equalf(t, r.CoreType, a.Slot.CoreType, "record %+v does not belong to active slot %+v", r, a)
+		require.Equalf(t, r.BlockID, a.Slot.BlockID, "record %+v does not belong to active slot %+v", r, a)
+		require.Equalf(t, r.EntryCycle, a.EntryCycle, "record %+v does not belong to active slot %+v", r, a)
+		require.GreaterOrEqualf(t, r.Index, 0, "record %+v does not belong to active slot %+v", r, a)
+		require.Lessf(t, r.Index, a.Count, "record %+v does not belong to active slot %+v", r, a)
 		perSlot[r.Active]++
 		if prev != nil && !traceOrdered(prev, &r) {
-			t.Fatalf("record %+v follows %+v: not trace order", r, *prev)
+			require.FailNow(t, fmt.Sprintf("record %+v follows %+v: not trace order", r, *prev))
 		}
 		p := r
 		prev = &p
 		return true
 	})
-	if err != nil {
-		t.Fatalf("Records: %v", err)
-	}
-	if n != sum.Records {
-		t.Fatalf("Records yielded %d records, the summary counts %d", n, sum.Records)
-	}
+	require.NoError(t, err, "Records")
+	require.Equal(t, sum.Records, n, "Records yielded")
 	for i, a := range sum.Active {
-		if perSlot[i] != a.Count {
-			t.Fatalf("%s: %d records yielded, %d counted", a.Slot, perSlot[i], a.Count)
-		}
+		require.Equalf(t, a.Count, perSlot[i], "%s", a.Slot)
 	}
 	var out bytes.Buffer
 	in := render.Input{Decoded: d, Config: render.Config{FrequencyMHz: 50, KernelName: "Fuzz", OwnerLabel: "Owner"}}
-	if err := chromejson.Write(&out, []render.Input{in}, render.WriteOptions{Parallel: 1}); err != nil {
-		t.Fatalf("chromejson.Write: %v", err)
-	}
-	if x := countX(t, out.Bytes()); uint64(x) != sum.Records {
-		t.Fatalf("the trace has %d X events for %d records", x, sum.Records)
-	}
+	require.NoError(t, chromejson.Write(&out, []render.Input{in}, render.WriteOptions{Parallel: 1}), "chromejson.Write")
+	require.Equal(t, sum.Records, uint64(countX(t, out.Bytes())), "the trace")
 }
 
 // traceOrdered reports whether b may follow a in trace order: by
@@ -132,9 +116,7 @@ func countX(t *testing.T, trace []byte) int {
 			Ph string `json:"ph"`
 		} `json:"traceEvents"`
 	}
-	if err := json.Unmarshal(trace, &doc); err != nil {
-		t.Fatalf("the trace is not JSON: %v\n%.2000s", err, trace)
-	}
+	require.NoErrorf(t, json.Unmarshal(trace, &doc), "the trace is not JSON\n%.2000s", trace)
 	n := 0
 	for _, e := range doc.TraceEvents {
 		if e.Ph == "X" {

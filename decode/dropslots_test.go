@@ -7,6 +7,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWithSlotsChanged: a capture whose bytes changed after its slots
@@ -17,16 +18,12 @@ func TestWithSlotsChanged(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1200, mm, 1).Span(abi.CoreTypeAIC, 0, 1300, 1400, mm, 2)
 	buf := b.Bytes()
 	d, err := mustDecode("c.bin", buf, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d.DropSlots()
 	// One record fewer.
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCountOffset, 1)
 	copy(buf, b.Bytes())
 	ran := false
 	err = d.WithSlots(func() error { ran = true; return nil })
-	if err == nil || ran || !strings.Contains(err.Error(), "c.bin: changed since it was first read: 2 records") {
-		t.Fatalf("ran %v, error %v", ran, err)
-	}
+	require.Falsef(t, err == nil || ran || !strings.Contains(err.Error(), "c.bin: changed since it was first read: 2 records"), "ran %v, error %v", ran, err)
 }

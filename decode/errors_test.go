@@ -1,7 +1,6 @@
 package decode
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +8,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // One test case per decoding rule (docs/decode.md, gen/doc/ABI.md) that a capture can break:
@@ -92,17 +93,13 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			_, err := mustDecode(name, data, tc.opts)
 			var p *capture.Problem
-			if !errors.As(err, &p) {
-				t.Fatalf("got %v, want a *capture.Problem %s", err, tc.code)
-			}
+			require.ErrorAsf(t, err, &p, "got %v, want a *capture.Problem %s", err, tc.code)
 			if p.Code != tc.code || p.Off != tc.off || p.Slot != tc.slot || p.Record != tc.record {
-				t.Errorf("got %s %q @%#x record %d, want %s %q @%#x record %d\n(%v)", p.Code, p.Slot, p.Off, p.Record, tc.code, tc.slot, tc.off, tc.record, p)
+				assert.Fail(t, fmt.Sprintf("got %s %q @%#x record %d, want %s %q @%#x record %d\n(%v)", p.Code, p.Slot, p.Off, p.Record, tc.code, tc.slot, tc.off, tc.record, p))
 			}
 			msg := err.Error()
 			for _, want := range []string{name + ":", fmt.Sprintf("@%#x", tc.off), tc.slot} {
-				if !strings.Contains(msg, want) {
-					t.Errorf("message %q does not name %q", msg, want)
-				}
+				assert.Contains(t, msg, want, "message")
 			}
 		})
 	}
@@ -114,11 +111,10 @@ func TestDecodeErrorsBaseIsValid(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 100).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	b.Enter(abi.CoreTypeAIV, 0, 100).Span(abi.CoreTypeAIV, 0, 150, 250, abi.RuntimeStageWaitDependency, 2)
 	for _, o := range []capture.Request{{}, {Capacities: &abi.Capacities{AIC: 16, AIV: 32}}} {
-		if _, err := mustDecode("cap.bin", b.Bytes(), o); err != nil {
-			t.Errorf("%+v: %v", o, err)
-		}
+		_, err := mustDecode("cap.bin", b.Bytes(), o)
+		assert.NoErrorf(t, err, "%+v", o)
 		if _, err := mustDecode("cap.npy", capturetest.NPY(b.Bytes()), o); err != nil {
-			t.Errorf("npy %+v: %v", o, err)
+			assert.Fail(t, fmt.Sprintf("npy %+v: %v", o, err))
 		}
 	}
 }

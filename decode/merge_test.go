@@ -14,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -27,21 +29,15 @@ func TestMergeWindowsFitTheirSlots(t *testing.T) {
 		}
 	}
 	d, err := mustDecode("many.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := d.newMerge()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer m.close()
 	held := 0
 	for _, s := range m.srcs {
 		held += cap(s.recs)
 	}
-	if want := int(d.Summary.Records); held > want {
-		t.Errorf("windows hold %d records for %d live records", held, want)
-	}
+	assert.LessOrEqual(t, held, int(d.Summary.Records), "windows hold")
 }
 
 // The out-of-order worst case, one slot of random start cycles with ties,
@@ -52,51 +48,38 @@ func TestSpilledRunsSameWalk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sparse.bin")
 	const records = 20_000
 	flags, err := benchgen.WriteSparse(path, records, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var aiv uint32
 	if _, err := fmt.Sscanf(flags, "--cube-slots 24 --aic-capacity 0 --aiv-capacity %d", &aiv); err != nil {
-		t.Fatalf("flags %q: %v", flags, err)
+		require.FailNow(t, fmt.Sprintf("flags %q: %v", flags, err))
 	}
 	var want []byte
 	for _, run := range []int{records, 1000, 999, 1} {
 		c, err := capture.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer c.Close()
 		d, err := Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: aiv}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d.runRecords, d.TempDir = run, t.TempDir()
 		m, err := d.newMerge()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		held := 0
 		for _, s := range m.srcs {
 			held = max(held, cap(s.recs))
 		}
 		m.close()
-		if held > run {
-			t.Errorf("run %d: a source holds %d records", run, held)
-		}
+		assert.LessOrEqual(t, held, run, "run")
 		got, err := walkOf(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if want == nil {
 			want = got
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want))
+			require.FailNow(t, fmt.Sprintf("runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want)))
 		}
-		if entries, _ := os.ReadDir(d.TempDir); len(entries) != 0 {
-			t.Errorf("runs of %d: left in TempDir: %v", run, entries)
-		}
+		entries, _ := os.ReadDir(d.TempDir)
+		assert.Emptyf(t, entries, "runs of %d: left in TempDir", run)
 	}
 }
 
@@ -111,12 +94,8 @@ func TestRunLength(t *testing.T) {
 		{int(abi.MaxRecordsPerCore) * 72, (int(abi.MaxRecordsPerCore)*72 + maxRuns - 1) / maxRuns},
 	} {
 		got := runLength(c.records)
-		if got != c.want {
-			t.Errorf("runLength(%d) = %d, want %d", c.records, got, c.want)
-		}
-		if runs := (c.records + got - 1) / got; runs > maxRuns {
-			t.Errorf("runLength(%d) = %d: %d runs", c.records, got, runs)
-		}
+		assert.Equalf(t, c.want, got, "runLength(%d)", c.records)
+		assert.LessOrEqualf(t, (c.records+got-1)/got, maxRuns, "runLength(%d) = %d", c.records, got)
 	}
 }
 
@@ -135,18 +114,12 @@ func TestMergeLastCycle(t *testing.T) {
 	b.Enter(aic, 3, 0).Span(aic, 3, 30, 40, abi.TaskTypeBase, 6).Span(aic, 3, last-1, last, abi.TaskTypeBase, 7) // runs out between
 	b.Enter(aiv, 2, 0).Span(aiv, 2, last, last, abi.TaskTypeBase, 8)
 	d, err := mustDecode("last.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []uint32
-	if err := d.Records(func(r Record) bool { got = append(got, r.TaskID); return true }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Records(func(r Record) bool { got = append(got, r.TaskID); return true }))
 	// By hand: (start, core_type, block_id); AIC before AIV.
 	want := []uint32{2, 1, 6, 7, 3, 4, 5, 8}
-	if !slices.Equal(got, want) {
-		t.Errorf("tasks in trace order %v, want %v", got, want)
-	}
+	assert.Truef(t, slices.Equal(got, want), "tasks in trace order %v, want %v", got, want)
 }
 
 // play's winner is the node less puts first, its loser the other, for
@@ -165,8 +138,8 @@ func TestPlay(t *testing.T) {
 		if less(a, b) {
 			want, wantLoser = a, b
 		}
-		if w, l := play(a, b); w != want || l != wantLoser {
-			t.Fatalf("play(%v, %v) = %v, %v; want %v, %v", a, b, w, l, want, wantLoser)
-		}
+		w, l := play(a, b)
+		require.Equalf(t, want, w, "play(%v, %v)", a, b)
+		require.Equalf(t, wantLoser, l, "play(%v, %v)", a, b)
 	})
 }

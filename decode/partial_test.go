@@ -7,6 +7,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -33,9 +34,7 @@ func TestPartialDecode(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 9, 900) // entered, no records
 	whole := b.Bytes()
 	full, err := mustDecode("whole.bin", whole, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type rec struct {
 		slot    string
 		index   int
@@ -43,12 +42,10 @@ func TestPartialDecode(t *testing.T) {
 		slotOff uint64
 	}
 	var all []rec
-	if err := full.Records(func(r Record) bool {
+	require.NoError(t, full.Records(func(r Record) bool {
 		all = append(all, rec{full.Slot(&r).String(), r.Index, full.FileOffset(&r), full.Slot(&r).Offset})
 		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
+	}))
 	l := full.Summary.Layout
 
 	aiv0, _ := l.SlotOf(abi.CoreTypeAIV, 0)
@@ -64,18 +61,14 @@ func TestPartialDecode(t *testing.T) {
 		}
 		n := rapid.IntRange(from, len(whole)-1).Draw(rt, "cut")
 		c, err := capture.FromBytes("cut.bin", whole[:n])
-		if err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, err)
 		whole := req
 		whole.Partial = false
 		if _, err := Decode(c, whole); err == nil {
-			rt.Fatal("a truncated capture decodes without Partial")
+			require.FailNow(rt, "a truncated capture decodes without Partial")
 		}
 		d, err := Decode(c, req)
-		if err != nil {
-			rt.Fatalf("Partial: %v", err)
-		}
+		require.NoError(rt, err, "Partial")
 		// The slot whose header the cut leaves incomplete, if any.
 		cutSlot := -1
 		for i := range l.NumSlots() {
@@ -95,22 +88,18 @@ func TestPartialDecode(t *testing.T) {
 				missing[r.slot] = append(missing[r.slot], r.index)
 			}
 		}
-		if err := d.Records(func(r Record) bool {
+		require.NoError(rt, d.Records(func(r Record) bool {
 			got = append(got, fmt.Sprintf("%s#%d", d.Slot(&r), r.Index))
 			return true
-		}); err != nil {
-			rt.Fatal(err)
-		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			rt.Fatalf("cut at %d: decoded %v, want %v", n, got, want)
-		}
+		}))
+		require.Equalf(rt, fmt.Sprint(want), fmt.Sprint(got), "cut at %d: decoded %v, want %v", n, got, want)
 		gotMissing := map[string][]int{}
 		headersFrom := -1
 		for _, m := range d.Summary.Missing {
 			if m.HeaderMissing {
 				headersFrom = int(m.Off)
 				if last := l.Slot(l.NumSlots() - 1); m.Last.String() != last.String() || m.End != int64(l.Size()) {
-					rt.Fatalf("cut at %d: headers missing up to %s @%#x, want the last slot %s and the layout's end %#x", n, m.Last, m.End, last, l.Size())
+					require.FailNow(rt, fmt.Sprintf("cut at %d: headers missing up to %s @%#x, want the last slot %s and the layout's end %#x", n, m.Last, m.End, last, l.Size()))
 				}
 				continue
 			}
@@ -118,22 +107,15 @@ func TestPartialDecode(t *testing.T) {
 				gotMissing[m.Slot.String()] = append(gotMissing[m.Slot.String()], i)
 			}
 			first := int64(m.Slot.Offset) + abi.CoreHeaderSize
-			if m.Off != first+int64(m.From)*abi.ProfileRecordSize || m.End != first+int64(m.To)*abi.ProfileRecordSize {
-				rt.Fatalf("cut at %d: %v: offsets", n, m)
-			}
+			require.Equalf(rt, first+int64(m.From)*abi.ProfileRecordSize, m.Off, "cut at %d: %v: offsets", n, m)
+			require.Equalf(rt, first+int64(m.To)*abi.ProfileRecordSize, m.End, "cut at %d: %v: offsets", n, m)
 		}
-		if fmt.Sprint(gotMissing) != fmt.Sprint(missing) {
-			rt.Fatalf("cut at %d: missing records %v, want %v", n, gotMissing, missing)
-		}
+		require.Equalf(rt, fmt.Sprint(missing), fmt.Sprint(gotMissing), "cut at %d: missing records %v, want %v", n, gotMissing, missing)
 		wantFrom := -1
 		if cutSlot >= 0 {
 			wantFrom = int(l.Slot(cutSlot).Offset)
 		}
-		if headersFrom != wantFrom {
-			rt.Fatalf("cut at %d: headers missing from %#x, want %#x", n, headersFrom, wantFrom)
-		}
-		if d.Warnings.Truncated != l.Size()-uint64(n) {
-			rt.Fatalf("cut at %d: %d bytes missing, want %d", n, d.Warnings.Truncated, l.Size()-uint64(n))
-		}
+		require.Equalf(rt, wantFrom, headersFrom, "cut at %d: headers missing from", n)
+		require.Equalf(rt, l.Size()-uint64(n), d.Warnings.Truncated, "cut at %d", n)
 	})
 }

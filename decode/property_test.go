@@ -2,12 +2,15 @@ package decode
 
 import (
 	"cmp"
+	"fmt"
 	"math/big"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode/internal/capturedraw"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -17,18 +20,14 @@ import (
 func propMergeOrder(t *rapid.T) {
 	g := capturedraw.Draw(t)
 	d, err := mustDecode("gen.bin", g.B.Bytes(), g.Opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d.chunk = rapid.IntRange(0, 5).Draw(t, "chunk")
 	// Out-of-order slots cut into runs of 1 to 5 records (0: the default,
 	// one run per slot here), some spilled, some in memory.
 	d.runRecords = rapid.IntRange(0, 5).Draw(t, "runRecords")
 	d.TempDir = tempDir
 	want, err := scanRecords(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	slices.SortStableFunc(want, func(a, b liveRecord) int {
 		return cmp.Or(cmp.Compare(a.StartCycle, b.StartCycle), cmp.Compare(a.Slot.CoreType, b.Slot.CoreType), cmp.Compare(a.Slot.BlockID, b.Slot.BlockID))
 	})
@@ -38,19 +37,15 @@ func propMergeOrder(t *rapid.T) {
 		err = d.Records(func(r Record) bool {
 			got = append(got, liveRecord{ProfileRecord: r.ProfileRecord, Slot: d.Slot(&r), Index: r.Index, Entry: r.EntryCycle})
 			if r.CoreType != d.Slot(&r).CoreType || r.BlockID != d.Slot(&r).BlockID {
-				t.Fatalf("record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r))
+				require.FailNow(t, fmt.Sprintf("record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r)))
 			}
 			return len(got) < limit
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if limit == 0 {
 			limit = min(1, len(want)) // yield is called once before it can say stop
 		}
-		if !slices.Equal(got, want[:limit]) {
-			t.Fatalf("pass %d: merge order differs from a stable sort:\n got %v\nwant %v", pass, got, want[:limit])
-		}
+		require.Truef(t, slices.Equal(got, want[:limit]), "pass %d: merge order differs from a stable sort:\n got %v\nwant %v", pass, got, want[:limit])
 	}
 }
 
@@ -60,9 +55,8 @@ var tempDir = os.TempDir()
 func TestMergeOrder(t *testing.T) {
 	tempDir = t.TempDir()
 	rapid.Check(t, propMergeOrder)
-	if entries, _ := os.ReadDir(tempDir); len(entries) != 0 {
-		t.Errorf("spill files left behind: %v", entries)
-	}
+	entries, _ := os.ReadDir(tempDir)
+	assert.Empty(t, entries, "spill files left behind")
 }
 
 func FuzzMergeOrder(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propMergeOrder)) }

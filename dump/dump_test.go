@@ -2,9 +2,7 @@ package dump_test
 
 import (
 	"bytes"
-	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -12,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // small is AIC/0 with three records, AIV/0 entered, AIV/5 with one record
@@ -30,9 +30,7 @@ func small() *capturetest.Builder {
 func run(t *testing.T, name string, buf []byte, o dump.Options) (string, error) {
 	t.Helper()
 	c, err := capture.FromBytes(name, buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out bytes.Buffer
 	err = dump.Write(&out, c, o)
 	return out.String(), err
@@ -61,9 +59,7 @@ func TestDump(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := run(t, "capture.bin", c.buf, c.o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			golden.Check(t, filepath.Join("testdata", c.name+".golden"), []byte(out))
 		})
 	}
@@ -71,77 +67,43 @@ func TestDump(t *testing.T) {
 
 func TestDumpFollowsTheSchema(t *testing.T) {
 	out, err := run(t, "capture.bin", small().Bytes(), dump.Options{Slot: "AIC/0", Records: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
-		if !strings.Contains(out, "  "+f.Name+" ") {
-			t.Errorf("every schema field is shown: out = %q, want it to contain %q", out, "  "+f.Name+" ")
-		}
+		assert.Contains(t, out, "  "+f.Name+" ", "every schema field is shown: out")
 	}
-	if !strings.Contains(out, "0x20067 TaskType_MatMul") {
-		t.Errorf("out = %q, want it to contain %q", out, "0x20067 TaskType_MatMul")
-	}
-	if !strings.Contains(out, "1 (AIC)") {
-		t.Errorf("out = %q, want it to contain %q", out, "1 (AIC)")
-	}
+	assert.Contains(t, out, "0x20067 TaskType_MatMul", "out")
+	assert.Contains(t, out, "1 (AIC)", "out")
 }
 
 func TestDumpFoldsIdleSlots(t *testing.T) {
 	out, err := run(t, "capture.bin", small().Bytes(), dump.Options{Records: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "\nAIC/1..AIC/23 idle (23 slots @0x0240..@0x35ff)\n"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if !strings.Contains(out, "\nAIV/1..AIV/4 idle (4 slots @") {
-		t.Errorf("out = %q, want it to contain %q", out, "\nAIV/1..AIV/4 idle (4 slots @")
-	}
-	if !strings.Contains(out, "\nAIV/6..AIV/47 idle (42 slots @") {
-		t.Errorf("out = %q, want it to contain %q", out, "\nAIV/6..AIV/47 idle (42 slots @")
-	}
-	if strings.Contains(out, "AIC/1 @") {
-		t.Errorf("an idle slot gets no header dump: out = %q, want no %q", out, "AIC/1 @")
-	}
+	require.NoError(t, err)
+	assert.Contains(t, out, "\nAIC/1..AIC/23 idle (23 slots @0x0240..@0x35ff)\n", "out")
+	assert.Contains(t, out, "\nAIV/1..AIV/4 idle (4 slots @", "out")
+	assert.Contains(t, out, "\nAIV/6..AIV/47 idle (42 slots @", "out")
+	assert.NotContainsf(t, out, "AIC/1 @", "an idle slot gets no header dump: out = %q, want no %q", out, "AIC/1 @")
 }
 
 func TestDumpWithoutLayout(t *testing.T) {
 	b := small()
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 17)
 	out, err := run(t, "capture.bin", b.Bytes(), dump.Options{Records: 8})
-	if err == nil {
-		t.Fatalf("got no error, want one")
-	}
-	if !errors.Is(err, dump.ErrNoLayout) {
-		t.Errorf("%v: errors.Is(err, dump.ErrNoLayout) = false, want true", err)
-	}
+	require.Error(t, err, "got no error, want one")
+	assert.ErrorIsf(t, err, dump.ErrNoLayout, "%v: errors.Is(err, dump.ErrNoLayout) = false, want true", err)
 	golden.Check(t, filepath.Join("testdata", "no-layout.golden"), []byte(out))
 
 	// Too short for even one header: the problem and nothing more.
 	out, err = run(t, "short.bin", b.Bytes()[:40], dump.Options{})
-	if !errors.Is(err, dump.ErrNoLayout) {
-		t.Errorf("errors.Is(err, dump.ErrNoLayout) = false, want true")
-	}
-	if !strings.Contains(out, "error short-buffer @0x28") {
-		t.Errorf("out = %q, want it to contain %q", out, "error short-buffer @0x28")
-	}
-	if strings.Contains(out, "entry_cycle") {
-		t.Errorf("out = %q, want no %q", out, "entry_cycle")
-	}
+	assert.ErrorIs(t, err, dump.ErrNoLayout, "errors.Is(err, dump.ErrNoLayout) = false, want true")
+	assert.Contains(t, out, "error short-buffer @0x28", "out")
+	assert.NotContainsf(t, out, "entry_cycle", "out = %q, want no %q", out, "entry_cycle")
 }
 
 func TestDumpUsage(t *testing.T) {
 	for _, slot := range []string{"AIV/48", "AIX/1", "AIC/-1", "AIC3"} {
 		_, err := run(t, "capture.bin", small().Bytes(), dump.Options{Slot: slot})
-		if err == nil {
-			t.Fatalf("%s: got no error, want one", slot)
-		}
-		if errors.Is(err, dump.ErrNoLayout) {
-			t.Errorf("errors.Is(err, dump.ErrNoLayout) = true, want false")
-		}
-		if !strings.Contains(err.Error(), "--slot") {
-			t.Errorf("%s: strings.Contains(err.Error(), \"--slot\") = false, want true", err.Error())
-		}
+		require.Errorf(t, err, "%s: got no error, want one", slot)
+		assert.NotErrorIs(t, err, dump.ErrNoLayout, "errors.Is(err, dump.ErrNoLayout) = true, want false")
+		assert.Contains(t, err.Error(), "--slot")
 	}
 }

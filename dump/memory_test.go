@@ -14,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/dump"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // findingsRecord is record i of findingsCapture's AIV/0: in start
@@ -55,18 +57,12 @@ func findingsCapture(n int) []byte {
 // sparse file (the other slots are holes: all zero, unused).
 func sparseFindingsFile(t *testing.T, n int) string {
 	c, err := abi.RoundUpCapacity(uint64(n))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: c})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "findings.bin")
 	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	h := abi.CoreHeader{EntryCycle: findingsEntry, RecordCount: uint32(n), CoreType: abi.CoreTypeAIV, RecordCapacity: c}
 	b := h.Append(nil)
@@ -75,15 +71,9 @@ func sparseFindingsFile(t *testing.T, n int) string {
 		b = r.Append(b)
 	}
 	_, err = f.WriteAt(b, int64(l.SlotOffset(abi.CoreTypeAIV, 0)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(int64(l.Size())); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(int64(l.Size())))
+	require.NoError(t, f.Close())
 	return path
 }
 
@@ -95,36 +85,20 @@ func TestDumpStreamsLargeSlots(t *testing.T) {
 	for _, o := range []dump.Options{{Records: -1}, {Records: 100}, {Records: 0}, {Slot: "AIV/0", Records: 2999}} {
 		t.Run(fmt.Sprint(o.Slot, o.Records), func(t *testing.T) {
 			gathered, err := run(t, "capture.bin", buf, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			old := dump.SetBufferedRecords(0)
 			defer dump.SetBufferedRecords(old)
 			streamed, err := run(t, "capture.bin", buf, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if streamed != gathered {
-				t.Errorf("streamed = %q, want %q", streamed, gathered)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, gathered, streamed, "streamed")
 			if o.Records == -1 {
 				// Every record's findings are under its fields.
 				// AIV/0's, and one of AIC/2's.
-				if got := strings.Count(gathered, "^ warning overlap:"); got != 3000/7+1+1 {
-					t.Errorf("strings.Count(gathered, \"^ warning overlap:\") = %v, want %v", got, 3000/7+1+1)
-				}
-				if got := strings.Count(gathered, "^ warning before-entry:"); got != 3000+1 {
-					t.Errorf("strings.Count(gathered, \"^ warning before-entry:\") = %v, want %v", got, 3000+1)
-				}
-				if !strings.Contains(gathered, "^ warning nonzero-padding:") {
-					t.Errorf("gathered = %q, want it to contain %q", gathered, "^ warning nonzero-padding:")
-				}
-				if !strings.Contains(gathered, "^ warning dropped-records:") {
-					t.Errorf("gathered = %q, want it to contain %q", gathered, "^ warning dropped-records:")
-				}
-				if !strings.Contains(gathered, "  record 2999 @") {
-					t.Errorf("gathered = %q, want it to contain %q", gathered, "  record 2999 @")
-				}
+				assert.Equal(t, 3000/7+1+1, strings.Count(gathered, "^ warning overlap:"), "strings.Count(gathered, \"^ warning overlap:\")")
+				assert.Equal(t, 3000+1, strings.Count(gathered, "^ warning before-entry:"), "strings.Count(gathered, \"^ warning before-entry:\")")
+				assert.Contains(t, gathered, "^ warning nonzero-padding:", "gathered")
+				assert.Contains(t, gathered, "^ warning dropped-records:", "gathered")
+				assert.Contains(t, gathered, "  record 2999 @", "gathered")
 			}
 		})
 	}
@@ -163,21 +137,15 @@ func TestDumpMemoryDoesNotGrowWithFindings(t *testing.T) {
 	short.Skip(t, "writes ~300 MB of dump")
 	const n = 400_000
 	c, err := capture.Open(sparseFindingsFile(t, n))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	w := &heapWatch{limit: m.HeapAlloc + 8<<20}
 	start := m.HeapAlloc
-	if err := dump.Write(w, c, dump.Options{Records: -1}); err != nil {
-		t.Fatalf("peak live heap %d MiB over %d MiB: %v", w.peak>>20, m.HeapAlloc>>20, err)
-	}
-	if w.n <= n*400 {
-		t.Errorf("every record is shown: w.n = %v, want > %v", w.n, n*400)
-	}
+	require.NoErrorf(t, dump.Write(w, c, dump.Options{Records: -1}), "peak live heap %d MiB over %d MiB", w.peak>>20, m.HeapAlloc>>20)
+	assert.Greater(t, w.n, n*400, "every record is shown: w.n")
 	t.Logf("live heap %.1f MiB at the start, at most %.1f MiB while %d MiB were written",
 		float64(start)/(1<<20), float64(w.peak)/(1<<20), w.n>>20)
 }

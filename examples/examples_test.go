@@ -1,12 +1,15 @@
 package examples_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The capture `make demo` makes: cycleabi synth moe_layer.yaml
@@ -24,23 +27,17 @@ func TestMoELayerFiles(t *testing.T) {
 // a few thousand records, a few of them dropped by the busiest cores.
 func TestMoELayerCapture(t *testing.T) {
 	s, err := plan.ParseFile("moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, err := synth.Run(s, demoOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	golden.Check(t, "moe_layer.bin", c.Buffer)
-	if n := c.Records(); n < 2000 || n > 5000 {
-		t.Errorf("%d records, want a few thousand", n)
-	}
-	if d := c.Dropped(); d == 0 || d > 20 {
-		t.Errorf("%d records dropped, want a few", d)
-	}
-	if len(c.Buffer) >= 1<<20 {
-		t.Errorf("capture is %d bytes; keep committed binaries under 1 MiB", len(c.Buffer))
-	}
+	n := c.Records()
+	assert.GreaterOrEqual(t, n, uint64(2000))
+	assert.LessOrEqual(t, n, uint64(5000))
+	d := c.Dropped()
+	assert.NotEqual(t, uint64(0), d)
+	assert.LessOrEqual(t, d, uint64(20))
+	assert.Less(t, len(c.Buffer), 1<<20, "capture")
 }
 
 // TestExamples: every shipped schedule plans, and simulating it with the
@@ -54,18 +51,12 @@ func TestExamples(t *testing.T) {
 		}
 		n++
 		s, err := plan.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		c, err := synth.Run(s, synth.Options{Seed: 1})
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		require.NoErrorf(t, err, "%s", file)
 		if c.Dropped() != 0 || c.Records() == 0 {
-			t.Errorf("%s: %d records written, %d dropped", file, c.Records(), c.Dropped())
+			assert.Fail(t, fmt.Sprintf("%s: %d records written, %d dropped", file, c.Records(), c.Dropped()))
 		}
 	}
-	if n < 2 {
-		t.Errorf("only %d schedules in examples/", n)
-	}
+	assert.GreaterOrEqual(t, n, 2, "only")
 }

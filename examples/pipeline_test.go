@@ -1,7 +1,7 @@
 package examples_test
 
 import (
-	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -10,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestAIVPipelineCapture: aiv_pipeline.npy is exactly what
@@ -18,31 +20,19 @@ import (
 // and it decodes with the capacities read from its own headers.
 func TestAIVPipelineCapture(t *testing.T) {
 	s, err := plan.ParseFile("aiv_pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, err := synth.Run(s, synth.Options{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 	golden.Check(t, "aiv_pipeline.npy", npy)
 	if c.Dropped() != 0 || c.Records() != 40*45 {
-		t.Errorf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped())
+		assert.Fail(t, fmt.Sprintf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped()))
 	}
 
 	cp, err := capture.FromBytes("aiv_pipeline.npy", npy)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := d.Summary.Layout.Capacities; got != (abi.Capacities{AIC: 0, AIV: 48}) {
-		t.Errorf("capacities %+v, want AIC 0, AIV 48", got)
-	}
-	if !bytes.Equal(npy[cp.Base:], c.Buffer) {
-		t.Error("the .npy payload is not the buffer")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, (abi.Capacities{AIC: 0, AIV: 48}), d.Summary.Layout.Capacities, "capacities")
+	assert.Equal(t, []byte(c.Buffer), []byte(npy[cp.Base:]), "the .npy payload is not the buffer")
 }

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,43 +16,33 @@ import (
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // source decodes the shipped example, to be analyzed as rank r.
 func source(t *testing.T, r uint32, inv *analyze.Invocation) (*decode.Decoded, analyze.Options) {
 	t.Helper()
 	c, err := capture.Open("../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	names, err := kernelnames.Load("../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d, analyze.Options{Rank: r, FrequencyMHz: 50, Names: names, Invocation: inv}
 }
 
 func readRows[T any](t *testing.T, path string, opts ...parquet.ReaderOption) ([]T, *parquet.File) {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	st, _ := f.Stat()
 	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows, err := parquet.Read[T](f, st.Size(), opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rows, pf
 }
 
@@ -62,72 +53,57 @@ func readRows[T any](t *testing.T, path string, opts ...parquet.ReaderOption) ([
 func TestRecordsAreTheCapture(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	step := int64(7)
 	d, o := source(t, 3, &analyze.Invocation{ID: 2, Step: &step})
 	a, err := w.Add(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Add's analysis keeps one exact duration (the tables hold no
 	// percentiles).
 	exact := o
 	exact.ExactLimit = 1
 	if want, err := analyze.Analyze(d, exact); err != nil || !reflect.DeepEqual(a, want) {
-		t.Fatalf("Add's analysis differs from Analyze's (%v)", err)
+		require.FailNow(t, fmt.Sprintf("Add's analysis differs from Analyze's (%v)", err))
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	rows, pf := readRows[Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"), recordReadOptions(t)...)
 	var want []decode.Record
-	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(want) || len(rows) != 2974 {
-		t.Fatalf("%d rows, %d records decoded (the example has 2974)", len(rows), len(want))
-	}
+	require.NoError(t, d.Records(func(r decode.Record) bool { want = append(want, r); return true }))
+	require.Len(t, rows, len(want))
+	require.Len(t, rows, 2974)
 	anchor := int64(d.Summary.Anchor)
 	for i, r := range rows {
 		d := want[i]
-		if r.CoreType != d.CoreType.String() || r.BlockID != d.BlockID || r.StartCycle != d.StartCycle || r.EndCycle != d.EndCycle ||
-			r.DescID != d.DescID || r.TaskID != d.TaskID || r.StageTaskIndex != d.StageTaskIndex || r.OwnerID != d.OwnerID {
-			t.Fatalf("row %d is %+v, the record %+v", i, r, d)
-		}
-		if r.StartNs != (int64(d.StartCycle)-anchor)*20 || r.EndNs != (int64(d.EndCycle)-anchor)*20 {
-			t.Fatalf("row %d: ns %d..%d, cycles %d..%d from anchor %d", i, r.StartNs, r.EndNs, d.StartCycle, d.EndCycle, anchor)
-		}
-		if name := o.Names.EventName(&d.ProfileRecord, false, ""); r.Name != name {
-			t.Fatalf("row %d named %q, decode names it %q", i, r.Name, name)
-		}
-		if r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != "" {
-			t.Fatalf("row %d: invocation columns %v %v %v", i, r.InvocationID, r.Step, r.Direction)
-		}
-		if (r.TaskType != "") != (r.Kind == analyze.KindCompute) {
-			t.Fatalf("row %d (%s) has task type %v", i, r.Kind, r.TaskType)
-		}
+		require.Equalf(t, d.CoreType.String(), r.CoreType, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.BlockID, r.BlockID, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.StartCycle, r.StartCycle, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.EndCycle, r.EndCycle, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.DescID, r.DescID, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.TaskID, r.TaskID, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.StageTaskIndex, r.StageTaskIndex, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, d.OwnerID, r.OwnerID, "row %d is %+v, the record %+v", i, r, d)
+		require.Equalf(t, (int64(d.StartCycle)-anchor)*20, r.StartNs, "row %d: ns.., cycles %d..%d from anchor %d", i, d.StartCycle, d.EndCycle, anchor)
+		require.Equalf(t, (int64(d.EndCycle)-anchor)*20, r.EndNs, "row %d: ns.., cycles %d..%d from anchor %d", i, d.StartCycle, d.EndCycle, anchor)
+		require.Equalf(t, o.Names.EventName(&d.ProfileRecord, false, ""), r.Name, "row %d named", i)
+		require.Falsef(t, r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != "", "row %d: invocation columns %v %v %v", i, r.InvocationID, r.Step, r.Direction)
+		require.Equalf(t, (r.Kind == analyze.KindCompute), (r.TaskType != ""), "row %d (%s) has task type %v", i, r.Kind, r.TaskType)
 	}
 	for key, want := range map[string]string{"cycleabi.rank": "3", "cycleabi.abi_fingerprint": abi.FingerprintHex,
 		"cycleabi.frequency_mhz": "50", "cycleabi.layout": d.Layout.Layout.String()} {
-		if got, _ := pf.Lookup(key); got != want {
-			t.Errorf("metadata %s = %q, want %q", key, got, want)
-		}
+		got, _ := pf.Lookup(key)
+		assert.Equalf(t, want, got, "metadata %s", key)
 	}
 	ranks, _ := readRows[Rank](t, filepath.Join(dir, "ranks/rank=3/part-00000.parquet"))
-	if len(ranks) != 1 || ranks[0].Records != a.Records || ranks[0].Dropped != 10 || ranks[0].WaitCycles != a.Totals.WaitCycles ||
-		ranks[0].Capacities["AIC"] != 64 || ranks[0].BusiestStage != a.Stages[0].Name {
-		t.Errorf("ranks row %+v", ranks)
-	}
+	assert.Falsef(t, len(ranks) != 1 || ranks[0].Records != a.Records || ranks[0].Dropped != 10 || ranks[0].WaitCycles != a.Totals.WaitCycles ||
+		ranks[0].Capacities["AIC"] != 64 || ranks[0].BusiestStage != a.Stages[0].Name, "ranks row %+v", ranks)
 	cores, _ := readRows[Core](t, filepath.Join(dir, "cores/rank=3/part-00000.parquet"))
-	if len(cores) != len(a.Cores) {
-		t.Fatalf("%d core rows, analyze has %d cores", len(cores), len(a.Cores))
-	}
+	require.Len(t, cores, len(a.Cores))
 	for i, c := range cores {
-		if ac := a.Cores[i]; c.CoreType != ac.CoreType || c.BlockID != ac.BlockID || c.IdleCycles != ac.IdleCycles || c.ComputeCycles != ac.ComputeCycles {
-			t.Errorf("core row %d is %+v, analyze %+v", i, c, ac)
-		}
+		ac := a.Cores[i]
+		assert.Equalf(t, ac.CoreType, c.CoreType, "core row %d is %+v, analyze %+v", i, c, ac)
+		assert.Equalf(t, ac.BlockID, c.BlockID, "core row %d is %+v, analyze %+v", i, c, ac)
+		assert.Equalf(t, ac.IdleCycles, c.IdleCycles, "core row %d is %+v, analyze %+v", i, c, ac)
+		assert.Equalf(t, ac.ComputeCycles, c.ComputeCycles, "core row %d is %+v, analyze %+v", i, c, ac)
 	}
 }
 
@@ -140,38 +116,29 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	os.Mkdir(full, 0o755)
 	os.WriteFile(filepath.Join(full, "mine.txt"), []byte("keep"), 0o644)
 	if _, err := export.Create(full); err == nil || !strings.Contains(err.Error(), "not empty") {
-		t.Errorf("a folder with a file in it: %v", err)
+		assert.Fail(t, fmt.Sprintf("a folder with a file in it: %v", err))
 	}
-	if b, _ := os.ReadFile(filepath.Join(full, "mine.txt")); string(b) != "keep" {
-		t.Error("the user's file was touched")
-	}
+	b, _ := os.ReadFile(filepath.Join(full, "mine.txt"))
+	assert.Equal(t, "keep", string(b), "the user's file was touched")
 	aborted := filepath.Join(parent, "aborted")
 	w, err := export.Create(aborted)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.Add(source(t, 0, nil)); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
 	w.Abort()
 	entries, _ := os.ReadDir(parent)
-	if len(entries) != 1 {
-		t.Errorf("after an abort the folder holds %v", entries)
-	}
+	assert.Len(t, entries, 1, "after an abort the folder holds")
 	empty := filepath.Join(parent, "empty")
 	os.Mkdir(empty, 0o755)
 	w, err = export.Create(empty)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.Add(source(t, 1, nil)); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	if _, err := os.Stat(filepath.Join(empty, "records/rank=1/part-00000.parquet")); err != nil {
-		t.Error(err)
+		assert.Fail(t, fmt.Sprintf("%v", err))
 	}
 }
 
@@ -182,21 +149,17 @@ func TestFolderWholeOrNothing(t *testing.T) {
 func TestPartsNumberedByRank(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range []struct {
 		rank uint32
 		inv  *analyze.Invocation
 	}{{5, &analyze.Invocation{ID: 0}}, {3, nil}, {5, &analyze.Invocation{ID: 1}}} {
 		d, o := source(t, c.rank, c.inv)
 		if _, err := w.Add(d, o); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	var got []string
 	err = filepath.WalkDir(filepath.Join(dir, "ranks"), func(path string, e fs.DirEntry, err error) error {
 		if err == nil && !e.IsDir() {
@@ -205,11 +168,7 @@ func TestPartsNumberedByRank(t *testing.T) {
 		}
 		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []string{"ranks/rank=3/part-00000.parquet", "ranks/rank=5/part-00000.parquet", "ranks/rank=5/part-00001.parquet"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("files %v, want %v", got, want)
-	}
+	assert.Equalf(t, strings.Join(want, " "), strings.Join(got, " "), "files %v, want %v", got, want)
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/stretchr/testify/require"
 )
 
 // TestFeed: the records added come out of walk in order, across batches,
@@ -37,13 +38,9 @@ func TestFeed(t *testing.T) {
 		if stopAt >= 0 {
 			want = stopAt
 		}
-		if len(seen) != want {
-			t.Fatalf("stop at %d: %d records walked, want %d", stopAt, len(seen), want)
-		}
+		require.Lenf(t, seen, want, "stop at %d", stopAt)
 		for i, c := range seen {
-			if c != uint64(i) {
-				t.Fatalf("stop at %d: record %d is the %dth added", stopAt, i, c)
-			}
+			require.Equalf(t, uint64(i), c, "stop at %d: record %d is the", stopAt, i)
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package export
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestNsExact: export's start_ns and end_ns are d·1000/f ns rounded to the
@@ -41,16 +44,15 @@ func TestNsExact(t *testing.T) {
 			for _, neg := range []bool{false, true} {
 				got, ok := s.ns(d, neg)
 				w, wok := want(d, neg, mhz)
-				if got != w || ok != wok {
-					t.Errorf("%v MHz, %d cycles (negative %v): %d, %v; want %d, %v", mhz, d, neg, got, ok, w, wok)
-				}
+				assert.Equalf(t, w, got, "%v MHz, %d cycles (negative %v)", mhz, d, neg)
+				assert.Equalf(t, wok, ok, "%v MHz, %d cycles (negative %v)", mhz, d, neg)
 			}
 		}
 	}
-	if got, ok := newNsScale(50).ns(1<<53+1, false); got != (1<<53+1)*20 || !ok {
-		t.Errorf("2^53+1 cycles at 50 MHz: %d ns, want %d", got, (1<<53+1)*20)
-	}
+	got, ok := newNsScale(50).ns(1<<53+1, false)
+	assert.Equal(t, int64((1<<53+1)*20), got, "2^53+1 cycles at 50 MHz")
+	assert.True(t, ok, "2^53+1 cycles at 50 MHz")
 	if got, ok := newNsScale(1000).ns(1<<63, true); got != math.MinInt64 || !ok {
-		t.Errorf("-2^63 cycles at 1000 MHz: %d, %v; want -2^63", got, ok)
+		assert.Fail(t, fmt.Sprintf("2^63 cycles at 1000 MHz: %d, %v; want -2^63", got, ok))
 	}
 }

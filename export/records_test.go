@@ -1,11 +1,10 @@
 package export_test
 
 import (
-	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,6 +18,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // bigCapture writes a capture of every slot of 24 cube slots with perSlot
@@ -48,18 +49,12 @@ func bigCapture(t *testing.T, perSlot uint32, stretch uint64) *decode.Decoded {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "big.bin")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	c, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return d
 }
 
@@ -69,16 +64,12 @@ func exportOne(t *testing.T, d *decode.Decoded, o analyze.Options) (string, erro
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.Add(d, o); err != nil {
 		w.Abort()
 		return "", err
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	return filepath.Join(dir, "records/rank=0/part-00000.parquet"), nil
 }
 
@@ -89,56 +80,41 @@ func exportOne(t *testing.T, d *decode.Decoded, o analyze.Options) (string, erro
 func TestRowGroupsInOrder(t *testing.T) {
 	d := bigCapture(t, 1024, 0)
 	var want []decode.Record
-	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
-		t.Fatal(err)
-	}
-	if len(want) < 4*export.RowGroupRows {
-		t.Fatalf("the capture has %d records, fewer than four row groups", len(want))
-	}
+	require.NoError(t, d.Records(func(r decode.Record) bool { want = append(want, r); return true }))
+	require.GreaterOrEqual(t, len(want), 4*export.RowGroupRows, "the capture")
 	o := analyze.Options{FrequencyMHz: 1000}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	var first []byte
 	for _, procs := range []int{1, 2, 4} {
 		runtime.GOMAXPROCS(procs)
 		path, err := exportOne(t, d, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if first != nil {
-			if !bytes.Equal(b, first) {
-				t.Errorf("with %d CPUs the records file differs from the one written on 1", procs)
-			}
+			assert.Equalf(t, []byte(first), []byte(b), "with %d CPUs the records file differs from the one written on 1", procs)
 			continue
 		}
 		first = b
 		rows, pf := readRows[Record](t, path, recordReadOptions(t)...)
-		if len(rows) != len(want) {
-			t.Fatalf("%d rows, %d records", len(rows), len(want))
-		}
+		require.Len(t, rows, len(want))
 		l := analyze.NewLabeler(nil, nil)
 		for i, r := range rows {
 			w := want[i]
-			if r.ProfileRecord != w.ProfileRecord || r.CoreType != w.CoreType.String() || r.BlockID != w.BlockID ||
-				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord) {
-				t.Fatalf("row %d is %+v, the record %+v", i, r, w)
-			}
-			if r.InvocationID != nil || r.Step != nil || r.Direction != "" {
-				t.Fatalf("row %d of a capture outside a window has invocation columns %v %v %q", i, r.InvocationID, r.Step, r.Direction)
-			}
+			require.Falsef(t, r.ProfileRecord != w.ProfileRecord || r.CoreType != w.CoreType.String() || r.BlockID != w.BlockID ||
+				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord), "row %d is %+v, the record %+v", i, r, w)
+			require.Nilf(t, r.InvocationID, "row %d of a capture outside a window has invocation columns", i)
+			require.Nilf(t, r.Step, "row %d of a capture outside a window has invocation columns", i)
+			require.Emptyf(t, r.Direction, "row %d of a capture outside a window has invocation columns", i)
 		}
 		groups := pf.RowGroups()
 		for i, g := range groups {
-			if n := g.NumRows(); i < len(groups)-1 && n != export.RowGroupRows || n == 0 || n > export.RowGroupRows {
-				t.Errorf("row group %d of %d has %d rows", i, len(groups), n)
-			}
+			n := g.NumRows()
+			assert.Falsef(t, i < len(groups)-1 && n != export.RowGroupRows, "row group %d of %d", i, len(groups))
+			assert.NotEqualf(t, int64(0), n, "row group %d of %d", i, len(groups))
+			assert.LessOrEqualf(t, n, int64(export.RowGroupRows), "row group %d of %d", i, len(groups))
 		}
-		if n := (len(want) + export.RowGroupRows - 1) / export.RowGroupRows; len(groups) != n {
-			t.Errorf("%d row groups, want %d", len(groups), n)
-		}
+		assert.Len(t, groups, (len(want)+export.RowGroupRows-1)/export.RowGroupRows)
 	}
 }
 
@@ -150,29 +126,19 @@ func TestAnalysisOfTheWalk(t *testing.T) {
 	d := bigCapture(t, 1024, 0)
 	o := analyze.Options{FrequencyMHz: 1000}
 	w, err := export.Create(filepath.Join(t.TempDir(), "out"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Abort()
 	got, err := w.Add(d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	exact := o
 	exact.ExactLimit = 1 // as Add's
 	want, err := analyze.Analyze(d, exact)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Records < 3*4096 {
-		t.Fatalf("%d records: too few to fill several batches", got.Records)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Add's analysis differs from Analyze's")
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, got.Records, uint64(3*4096))
+	assert.Equal(t, want, got, "Add's analysis differs from Analyze's")
 	o.FrequencyMHz = math.NaN()
 	if _, err := w.Add(d, o); err == nil || !strings.Contains(err.Error(), "frequency") {
-		t.Errorf("with a NaN frequency: %v", err)
+		assert.Fail(t, fmt.Sprintf("with a NaN frequency: %v", err))
 	}
 }
 
@@ -187,9 +153,7 @@ func TestRecordErrorStopsTheWriter(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		runtime.GOMAXPROCS(procs)
 		_, err := exportOne(t, d, analyze.Options{FrequencyMHz: 1})
-		if err == nil || !strings.Contains(err.Error(), "AIC/0") || !strings.Contains(err.Error(), "2^63 ns from the anchor") {
-			t.Errorf("%d CPUs: %v", procs, err)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "AIC/0") || !strings.Contains(err.Error(), "2^63 ns from the anchor"), "%d CPUs: %v", procs, err)
 	}
 	// The encoders have returned once Add has; give the runtime a moment
 	// to count them out.
@@ -199,7 +163,7 @@ func TestRecordErrorStopsTheWriter(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("%d goroutines before the exports, %d after", before, runtime.NumGoroutine())
+	assert.Fail(t, fmt.Sprintf("%d goroutines before the exports, %d after", before, runtime.NumGoroutine()))
 }
 
 // TestRecordColumnsFollowSchema: the records table has a column for every
@@ -209,9 +173,7 @@ func TestRecordErrorStopsTheWriter(t *testing.T) {
 func TestRecordColumnsFollowSchema(t *testing.T) {
 	d, o := source(t, 0, nil)
 	path, err := exportOne(t, d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rows, pf := readRows[Record](t, path, recordReadOptions(t)...)
 	byName := map[string]parquet.Field{}
 	for _, f := range pf.Schema().Fields() {
@@ -224,25 +186,16 @@ func TestRecordColumnsFollowSchema(t *testing.T) {
 		}
 		n++
 		c, ok := byName[f.Name]
-		if !ok {
-			t.Errorf("no column %s for the record field", f.Name)
+		if !assert.Truef(t, ok, "no column %s for the record field", f.Name) {
 			continue
 		}
 		it, _ := c.Type().LogicalType().Value.(*format.IntType)
-		if it == nil || it.IsSigned || int(it.BitWidth) != 8*f.Size || !c.Required() {
-			t.Errorf("column %s is %v, the field a %s", f.Name, c, f.Type)
-		}
+		assert.Falsef(t, it == nil || it.IsSigned || int(it.BitWidth) != 8*f.Size || !c.Required(), "column %s is %v, the field a %s", f.Name, c, f.Type)
 	}
-	if n == 0 {
-		t.Fatal("the schema's record has no fields")
-	}
+	require.NotEqual(t, 0, n, "the schema's record has no fields")
 	var want []decode.Record
-	if err := d.Records(func(r decode.Record) bool { want = append(want, r); return true }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Records(func(r decode.Record) bool { want = append(want, r); return true }))
 	for i := range rows {
-		if rows[i].ProfileRecord != want[i].ProfileRecord {
-			t.Fatalf("row %d holds %+v, the record is %+v", i, rows[i].ProfileRecord, want[i].ProfileRecord)
-		}
+		require.Equalf(t, want[i].ProfileRecord, rows[i].ProfileRecord, "row %d holds", i)
 	}
 }

@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tables' rows as a Go reader sees them: parquet-go reads the files
@@ -96,14 +99,10 @@ func recordTags(t testing.TB) []*parquet.StructTagOption {
 		if f.Type == "pad" {
 			continue
 		}
-		if len(tags) == len(goFields) || int(goFields[len(tags)].Type.Size()) != f.Size {
-			t.Fatalf("abi.ProfileRecord's fields are not the schema's (at %s)", f.Name)
-		}
+		require.Falsef(t, len(tags) == len(goFields) || int(goFields[len(tags)].Type.Size()) != f.Size, "abi.ProfileRecord's fields are not the schema's (at %s)", f.Name)
 		tags = append(tags, &parquet.StructTagOption{ColumnPath: []string{goFields[len(tags)].Name}, StructTag: reflect.StructTag(`parquet:"` + f.Name + `"`)})
 	}
-	if len(tags) != len(goFields) {
-		t.Fatalf("abi.ProfileRecord has %d fields, the schema's record %d", len(goFields), len(tags))
-	}
+	require.Len(t, tags, len(goFields), "abi.ProfileRecord")
 	return tags
 }
 
@@ -142,9 +141,7 @@ func TestSchemas(t *testing.T) {
 		"records": recordSchema(t), "cores": parquet.SchemaOf(new(Core)), "ranks": parquet.SchemaOf(new(Rank)),
 	} {
 		_, pf := readRows[struct{}](t, filepath.Join(out, table, "rank=0/part-00000.parquet"))
-		if got := schemaText(pf.Schema()); got != schemaText(want) {
-			t.Errorf("the %s table's schema is\n%s\nits rows'\n%s", table, got, schemaText(want))
-		}
+		assert.Equalf(t, schemaText(want), schemaText(pf.Schema()), "the %s table's schema", table)
 	}
 	_, pf := readRows[struct{}](t, filepath.Join(out, "records/rank=0/part-00000.parquet"))
 	// A column's encodings: its values', its dictionary's (PLAIN) and its
@@ -174,13 +171,9 @@ func TestSchemas(t *testing.T) {
 		if m.Codec != format.Uncompressed {
 			got += " " + m.Codec.String()
 		}
-		if got != want[name] {
-			t.Errorf("column %s is %s, want %s", name, got, want[name])
-		}
+		assert.Equalf(t, want[name], got, "column %s", name)
 		bounded := m.Statistics.MinValue != nil
-		if isString := m.Type == format.ByteArray; bounded == isString {
-			t.Errorf("column %s: bounds %x..%x", name, m.Statistics.MinValue, m.Statistics.MaxValue)
-		}
+		assert.NotEqualf(t, m.Type == format.ByteArray, bounded, "column %s: bounds %x..%x", name, m.Statistics.MinValue, m.Statistics.MaxValue)
 	}
 }
 
@@ -189,14 +182,10 @@ func exportTo(t *testing.T, r uint32, inv *analyze.Invocation) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := w.Add(source(t, r, inv)); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	return dir
 }

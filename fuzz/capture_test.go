@@ -10,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzAgreement holds decode and validate to each other on arbitrary
@@ -31,16 +32,12 @@ func FuzzAgreement(f *testing.F) {
 			d, derr = decode.Decode(c, o)
 		}
 		if verr != nil {
-			if derr == nil {
-				t.Fatalf("validate refused options (%v) that decode accepted", verr)
-			}
+			require.Errorf(t, derr, "validate refused options (%v) that decode accepted", verr)
 			return
 		}
-		if derr != nil && !errors.As(derr, new(*capture.Problem)) {
-			t.Fatalf("decode refused options (%v) that validate accepted", derr)
-		}
+		require.Falsef(t, derr != nil && !errors.As(derr, new(*capture.Problem)), "decode refused options (%v) that validate accepted", derr)
 		if r.OK() != (derr == nil) {
-			t.Fatalf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r))
+			require.FailNow(t, fmt.Sprintf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r)))
 		}
 		if derr != nil {
 			p := capturetest.CheckProblem(t, derr, len(data))
@@ -49,11 +46,10 @@ func FuzzAgreement(f *testing.F) {
 					return
 				}
 			}
-			t.Fatalf("decode's error %v is not among validate's findings:\n%s", derr, findingLines(r))
+			require.FailNow(t, fmt.Sprintf("decode's error %v is not among validate's findings:\n%s", derr, findingLines(r)))
 		}
 		if r.Layout != d.Summary.Layout || r.Records != d.Summary.Records || r.Dropped != d.Summary.Dropped {
-			t.Fatalf("validate: layout %+v, %d records, %d dropped; decode: layout %+v, %d records, %d dropped",
-				r.Layout, r.Records, r.Dropped, d.Summary.Layout, d.Summary.Records, d.Summary.Dropped)
+			require.FailNow(t, fmt.Sprintf("validate: layout %+v, %d records, %d dropped; decode: layout %+v, %d records, %d dropped", r.Layout, r.Records, r.Dropped, d.Summary.Layout, d.Summary.Records, d.Summary.Dropped))
 		}
 	})
 }

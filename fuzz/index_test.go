@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestIndex keeps README.md's table of fuzz targets the module's own: every
@@ -46,34 +50,26 @@ func TestIndex(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| (Fuzz\\w+) \\| \\[([^]]+)\\]\\(\\.\\./([^)]+)\\) \\|$")
 	var listed []string
 	for _, m := range row.FindAllStringSubmatch(string(text), -1) {
 		if m[1]+"/"+m[3] != m[4] {
-			t.Errorf("row %s: the link %s is not %s/%s", m[2], m[4], m[1], m[3])
+			assert.Fail(t, fmt.Sprintf("row %s: the link %s is not %s/%s", m[2], m[4], m[1], m[3]))
 		}
 		listed = append(listed, m[1]+" "+m[2]+" "+m[3])
 	}
 	slices.Sort(found)
 	slices.Sort(listed)
 	for _, f := range found {
-		if _, ok := slices.BinarySearch(listed, f); !ok {
-			t.Errorf("fuzz/README.md lacks the target %q (package, name, file)", f)
-		}
+		_, ok := slices.BinarySearch(listed, f)
+		assert.Truef(t, ok, "fuzz/README.md lacks the target %q (package, name, file)", f)
 	}
 	for _, l := range listed {
-		if _, ok := slices.BinarySearch(found, l); !ok {
-			t.Errorf("fuzz/README.md lists %q, which is no fuzz target", l)
-		}
+		_, ok := slices.BinarySearch(found, l)
+		assert.Truef(t, ok, "fuzz/README.md lists %q, which is no fuzz target", l)
 	}
-	if len(found) == 0 {
-		t.Error("no fuzz target found: is the walk still right?")
-	}
+	assert.NotEmpty(t, found, "no fuzz target found: is the walk still right?")
 }

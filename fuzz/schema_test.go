@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/internal/abigen/pygen"
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
+	"github.com/stretchr/testify/require"
 )
 
 // maxText is the largest schema FuzzSchemaLoad looks at.
@@ -33,22 +34,16 @@ func FuzzSchemaLoad(f *testing.F) {
 		s, err := schema.Load(file, data)
 		if err != nil {
 			var list *schema.ErrorList
-			if !errors.As(err, &list) || list.Len() == 0 {
-				t.Fatalf("Load error is not a non-empty schema.ErrorList: %T %v", err, err)
-			}
+			require.Falsef(t, !errors.As(err, &list) || list.Len() == 0, "Load error is not a non-empty schema.ErrorList: %T %v", err, err)
 			for _, e := range list.Errs {
-				if e.File != file || e.Line < 1 {
-					t.Fatalf("schema error without file and line: %+v", e)
-				}
-				if prefix := fmt.Sprintf("%s:%d:", file, e.Line); !strings.HasPrefix(e.Error(), prefix) {
-					t.Fatalf("schema error %q does not start with %q", e.Error(), prefix)
-				}
+				require.Falsef(t, e.File != file || e.Line < 1, "schema error without file and line: %+v", e)
+				require.Truef(t, strings.HasPrefix(e.Error(), fmt.Sprintf("%s:%d:", file, e.Line)), "schema error %q does not start with", e.Error())
 			}
 			return
 		}
 		again, err := schema.Load(file, data)
 		if err != nil || again.Fingerprint != s.Fingerprint || again.Canonical() != s.Canonical() {
-			t.Fatalf("loading the same schema twice: %v, fingerprints %x and %x", err, s.Fingerprint, again.Fingerprint)
+			require.FailNow(t, fmt.Sprintf("loading the same schema twice: %v, fingerprints %x and %x", err, s.Fingerprint, again.Fingerprint))
 		}
 		// The emitters may refuse a schema (a name that collides in one
 		// language); they must not panic on one the model accepted.

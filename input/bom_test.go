@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // BOMs are every byte-order mark (UTF-16 and UTF-32, both orders, and
@@ -35,7 +38,7 @@ func TestLoadReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, entry).Span(abi.CoreTypeAIC, 0, entry+100, entry+200, abi.TaskTypeBase, 1)
 		raw := b.Bytes()
 		if !bytes.HasPrefix(raw, []byte(bom)) {
-			t.Fatalf("%s: the capture starts % x", name, raw[:8])
+			require.FailNow(t, fmt.Sprintf("%s: the capture starts % x", name, raw[:8]))
 		}
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
@@ -43,18 +46,15 @@ func TestLoadReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		zw.Close()
 		for kind, data := range map[string][]byte{"raw": raw, "gzip": gz.Bytes(), "npy": capturetest.NPY(raw)} {
 			path := filepath.Join(dir, name+"."+kind)
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, data, 0o644))
 			l, err := Load(Options{Paths: []string{path}, SoC: "ascend910b"})
-			if err != nil {
-				t.Errorf("%s %s: %v", name, kind, err)
+			if !assert.NoErrorf(t, err, "%s %s", name, kind) {
 				l.Close()
 				continue
 			}
 			d := l.Sources[0].Decoded
 			if d.Summary.Records != 1 || d.Summary.Anchor != entry {
-				t.Errorf("%s %s: %d records, anchor %#x; want 1, %#x", name, kind, d.Summary.Records, d.Summary.Anchor, entry)
+				assert.Fail(t, fmt.Sprintf("%s %s: %d records, anchor %#x; want 1, %#x", name, kind, d.Summary.Records, d.Summary.Anchor, entry))
 			}
 			l.Close()
 		}

@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // flagStructs are the structs of package input allowed several slice
@@ -34,7 +37,7 @@ var notPerSource = map[string]string{
 func TestNoSliceBookkeeping(t *testing.T) {
 	t.Parallel()
 	for _, p := range sliceBookkeeping(t, ".") {
-		t.Error(p)
+		assert.Fail(t, p)
 	}
 }
 
@@ -42,9 +45,7 @@ func TestNoSliceBookkeeping(t *testing.T) {
 // files of dir, a line each.
 func sliceBookkeeping(t *testing.T, dir string) []string {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var found []string
 	fset := token.NewFileSet()
 	for _, path := range files {
@@ -52,13 +53,9 @@ func sliceBookkeeping(t *testing.T, dir string) []string {
 			continue
 		}
 		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		f, err := parser.ParseFile(fset, path, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.TypeSpec:

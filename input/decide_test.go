@@ -1,6 +1,7 @@
 package input
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests of the functions that decide each interpretation of a
@@ -43,9 +46,9 @@ func TestSourceFrequencyPrecedence(t *testing.T) {
 		{"capture, flag", nil, flags, 1000, "unknown", FromFlag},
 	} {
 		mhz, socName, from := sourceFrequency(c.t, c.f)
-		if mhz != c.mhz || socName != c.socIs || from != c.from {
-			t.Errorf("%s: got %v MHz, %q, %q; want %v MHz, %q, %q", c.name, mhz, socName, from, c.mhz, c.socIs, c.from)
-		}
+		assert.Equalf(t, c.mhz, mhz, "%s", c.name)
+		assert.Equalf(t, c.socIs, socName, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
 }
 
@@ -77,11 +80,9 @@ func TestRankPrecedence(t *testing.T) {
 		rank, from, err := Rank(c.flag, c.stated, FromManifest, c.path, c.orZero)
 		switch {
 		case c.wantErr != "":
-			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
-				t.Errorf("%s: got %v, want an error with %q", c.name, err, c.wantErr)
-			}
+			assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.wantErr), "%s: got %v, want an error with %q", c.name, err, c.wantErr)
 		case err != nil || rank != c.rank || from != c.from:
-			t.Errorf("%s: got %d, %q, %v; want %d, %q", c.name, rank, from, err, c.rank, c.from)
+			assert.Fail(t, fmt.Sprintf("%s: got %d, %q, %v; want %d, %q", c.name, rank, from, err, c.rank, c.from))
 		}
 	}
 }
@@ -103,9 +104,8 @@ func TestNamesOfPrecedence(t *testing.T) {
 		{"capture", nil, nil, nil, FromDefault},
 	} {
 		got, from := namesOf(c.file, c.t)
-		if got != c.want || from != c.from {
-			t.Errorf("%s: got %p, %q; want %p, %q", c.name, got, from, c.want, c.from)
-		}
+		assert.Samef(t, c.want, got, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
 }
 
@@ -127,9 +127,8 @@ func TestKernelForPrecedence(t *testing.T) {
 		{"default", dflt, "", "MegaKernel", FromDefault},
 	} {
 		got, from := c.f.KernelFor(c.own, FromManifest)
-		if got != c.want || from != c.from {
-			t.Errorf("%s: got %q, %q; want %q, %q", c.name, got, from, c.want, c.from)
-		}
+		assert.Equalf(t, c.want, got, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
 }
 
@@ -140,14 +139,10 @@ func TestKernelForPrecedence(t *testing.T) {
 func TestChoosePrecedence(t *testing.T) {
 	t.Parallel()
 	c, err := capture.Open(exampleCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		name      string
 		f         FamilyOptions
@@ -163,9 +158,9 @@ func TestChoosePrecedence(t *testing.T) {
 		{"none", FamilyOptions{KernelName: "MegaKernel"}, "", "", abi.FamilyNone, FromDefault},
 	} {
 		got, err := tc.f.Choose(new([]Finding), "x", tc.own, tc.ownFamily, "", d, nil)
-		if err != nil || got.Family != tc.want || got.From != tc.from {
-			t.Errorf("%s: got %v, %q, %v; want %v, %q", tc.name, got.Family, got.From, err, tc.want, tc.from)
-		}
+		require.NoErrorf(t, err, "%s", tc.name)
+		assert.Equalf(t, tc.want, got.Family, "%s", tc.name)
+		assert.Equalf(t, tc.from, got.From, "%s", tc.name)
 	}
 }
 
@@ -186,13 +181,12 @@ func TestDeviceIDPrecedence(t *testing.T) {
 		{"rank", nil, nil, 3, FromDefault},
 	} {
 		got, from, err := deviceID(c.flag, c.t, 3)
-		if err != nil || got != c.want || from != c.from {
-			t.Errorf("%s: got %d, %q, %v; want %d, %q", c.name, got, from, err, c.want, c.from)
-		}
+		require.NoErrorf(t, err, "%s", c.name)
+		assert.Equalf(t, c.want, got, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
-	if _, _, err := deviceID(&big, nil, 0); err == nil || err.Error() != "--device-id 4294967296 exceeds 4294967295" {
-		t.Errorf("too large: got %v", err)
-	}
+	_, _, err := deviceID(&big, nil, 0)
+	assert.Falsef(t, err == nil || err.Error() != "--device-id 4294967296 exceeds 4294967295", "too large: got %v", err)
 }
 
 // TestOwnerLabelPrecedence: --owner-label when given over the trace's
@@ -216,13 +210,10 @@ func TestOwnerLabelPrecedence(t *testing.T) {
 		{"default", dflt, nil, abi.FamilyNone, "Owner", FromDefault},
 	} {
 		got, from := ownerLabel(c.o, c.t, c.fam)
-		if got != c.want || from != c.from {
-			t.Errorf("%s: got %q, %q; want %q, %q", c.name, got, from, c.want, c.from)
-		}
+		assert.Equalf(t, c.want, got, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
-	if abi.FamilyMegaMoe.OwnerLabel() == "" {
-		t.Fatal("MegaMoe gives no owner label: the family case tests nothing")
-	}
+	require.NotEmpty(t, abi.FamilyMegaMoe.OwnerLabel(), "MegaMoe gives no owner label: the family case tests nothing")
 }
 
 // TestDetailedNamesPrecedence: --detailed-names when given over what the
@@ -241,8 +232,7 @@ func TestDetailedNamesPrecedence(t *testing.T) {
 		{"default", Options{}, nil, false, FromDefault},
 	} {
 		got, from := detailedNames(c.o, c.t)
-		if got != c.want || from != c.from {
-			t.Errorf("%s: got %v, %q; want %v, %q", c.name, got, from, c.want, c.from)
-		}
+		assert.Equalf(t, c.want, got, "%s", c.name)
+		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
 }

@@ -2,6 +2,7 @@ package input
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The inputs the provenance test reads.
@@ -31,9 +34,7 @@ func windowTrace(t *testing.T) string {
 	ev := `{"name":"DescId_65538","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":1000,"ts":0,"dur":40,"args":{"rank":2,"device_id":5,"core_type":"AIC","block_id":0,"task_id":1,"desc_id":65538,"stage_task_index":0,"task_number":1,"start_cycle":7000,"end_cycle":9000,"core_entry_cycle":7000,"owner_id":0,"invocation_id":4}}`
 	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"windowIndex":3,"anchorCycle":7000,"invocationCount":1,"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[{"invocationId":4,"step":0,"direction":"forward","rank":2,"deviceId":5,"recordCount":1,"droppedRecordCount":0}],"warnings":[]}`
 	path := filepath.Join(t.TempDir(), "w.json")
-	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644))
 	return path
 }
 
@@ -43,23 +44,15 @@ func windowTrace(t *testing.T) string {
 func manifestWindow(t *testing.T) *InvocationSet {
 	dir := t.TempDir()
 	b, err := os.ReadFile(exampleCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, name := range []string{"a.bin", "cap_r3.bin"} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 	}
 	m := filepath.Join(dir, "w.yaml")
 	text := "- {capture: a.bin, rank: 5, kernel_name: MegaMoe}\n- {capture: cap_r3.bin}\n"
-	if err := os.WriteFile(m, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(m, []byte(text), 0o644))
 	w, err := Window{Manifest: m}.Resolve(nil, nil, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return w
 }
 
@@ -67,14 +60,10 @@ func manifestWindow(t *testing.T) *InvocationSet {
 // capture: its own layout, given (found once without a request).
 func flagLayout(t *testing.T) capture.Request {
 	c, err := capture.Open(exampleCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l := d.Layout.Layout
 	caps := l.Capacities
 	return capture.Request{GivenBy: "the flags", CubeSlots: l.CubeSlots, Capacities: &caps}
@@ -83,9 +72,7 @@ func flagLayout(t *testing.T) capture.Request {
 // schedule is the example capture's schedule, as --plan gives it.
 func schedule(t *testing.T) *plan.Schedule {
 	s, err := plan.ParseFile("../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -144,14 +131,10 @@ func TestLoadProvenance(t *testing.T) {
 		l, err := Load(c.o)
 		if err != nil {
 			l.Close()
-			t.Fatalf("%s: %v", c.name, err)
+			require.FailNow(t, fmt.Sprintf("%s: %v", c.name, err))
 		}
-		if len(l.Sources) != len(c.want) {
-			t.Fatalf("%s: %d sources, want %d", c.name, len(l.Sources), len(c.want))
-		}
-		if l.ScheduleFrom != c.schedule {
-			t.Errorf("%s: schedule from %q, want %q", c.name, l.ScheduleFrom, c.schedule)
-		}
+		require.Lenf(t, l.Sources, len(c.want), "%s", c.name)
+		assert.Equalf(t, c.schedule, l.ScheduleFrom, "%s: schedule from", c.name)
 		for i, w := range c.want {
 			s := l.Sources[i]
 			got := provenance{layout: s.LayoutFrom, kernel: s.Kernel, kernelFrom: s.KernelFrom,
@@ -160,9 +143,7 @@ func TestLoadProvenance(t *testing.T) {
 			if !strings.Contains(s.FamilyEvidence, w.evidence) {
 				got.evidence = s.FamilyEvidence
 			}
-			if got != w {
-				t.Errorf("%s: source %d:\n got %+v\nwant %+v", c.name, i, got, w)
-			}
+			assert.Equalf(t, w, got, "%s: source %d", c.name, i)
 		}
 		l.Close()
 	}
@@ -185,8 +166,6 @@ func TestLoadRefusesCaptureFlagsWithTrace(t *testing.T) {
 		l, err := Load(c.o)
 		l.Close()
 		var ie *Error
-		if err == nil || err.Error() != c.want || !errors.As(err, &ie) || ie.Invalid {
-			t.Errorf("got %v, want the usage error %q", err, c.want)
-		}
+		assert.Falsef(t, err == nil || err.Error() != c.want || !errors.As(err, &ie) || ie.Invalid, "got %v, want the usage error %q", err, c.want)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMisgiven: a schedule given as --names, a names file as --plan, and
@@ -13,9 +16,7 @@ import (
 func TestMisgiven(t *testing.T) {
 	t.Parallel()
 	broken := filepath.Join(t.TempDir(), "broken.yaml")
-	if err := os.WriteFile(broken, []byte("stages: [\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(broken, []byte("stages: [\n"), 0o644))
 	for _, c := range []struct{ path, flag, want string }{
 		{"../examples/moe_layer.yaml", "--names", "it is a schedule: give it with --plan"},
 		{exampleNames, "--plan", "it is a names file: give it with --names"},
@@ -28,8 +29,6 @@ func TestMisgiven(t *testing.T) {
 		{broken, "--plan", ""},
 		{"no-such-file.yaml", "--names", ""},
 	} {
-		if got := Misgiven(c.path, c.flag); got != c.want {
-			t.Errorf("Misgiven(%s, %s) = %q, want %q", c.path, c.flag, got, c.want)
-		}
+		assert.Equalf(t, c.want, Misgiven(c.path, c.flag), "Misgiven(%s, %s)", c.path, c.flag)
 	}
 }

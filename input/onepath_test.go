@@ -2,7 +2,11 @@ package input
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRefuseTraces: a JSON trace among a window's captures is refused,
@@ -10,29 +14,25 @@ import (
 // cannot be read pass (what reads them reports the latter).
 func TestRefuseTraces(t *testing.T) {
 	t.Parallel()
-	if err := RefuseTraces([]string{exampleCapture, "no-such-file.bin"}, nil); err != nil {
-		t.Errorf("captures: %v", err)
-	}
+	assert.NoError(t, RefuseTraces([]string{exampleCapture, "no-such-file.bin"}, nil), "captures")
 	err := RefuseTraces([]string{exampleCapture, statedTrace}, []string{"w.yaml:1", "w.yaml:2"})
 	want := "w.yaml:2: " + statedTrace + ": a JSON trace states its own ranks and invocations: give it as an argument, without --invocation-manifest, --step or --direction"
 	var ie *Error
-	if err == nil || err.Error() != want || !errors.As(err, &ie) || ie.Invalid {
-		t.Errorf("a trace in a window: %v; want the usage error %q", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want || !errors.As(err, &ie) || ie.Invalid, "a trace in a window: %v; want the usage error %q", err, want)
 }
 
 // TestLoadNames: no names file is nil names; one that cannot be read is a
 // usage error naming it.
 func TestLoadNames(t *testing.T) {
 	t.Parallel()
-	if n, err := LoadNames(""); n != nil || err != nil {
-		t.Errorf(`LoadNames("") = %v, %v; want nil, nil`, n, err)
-	}
+	n, err := LoadNames("")
+	require.Nil(t, n, "LoadNames(\"\")")
+	require.NoError(t, err, "LoadNames(\"\")")
 	if n, err := LoadNames(exampleNames); n == nil || err != nil {
-		t.Errorf("LoadNames(%s) = %v, %v; want its names", exampleNames, n, err)
+		assert.Fail(t, fmt.Sprintf("LoadNames(%s) = %v, %v; want its names", exampleNames, n, err))
 	}
 	var ie *Error
 	if _, err := LoadNames("no-such.yaml"); !errors.As(err, &ie) || ie.Invalid {
-		t.Errorf("a missing names file: %v; want a usage error", err)
+		assert.Fail(t, fmt.Sprintf("a missing names file: %v; want a usage error", err))
 	}
 }

@@ -1,7 +1,6 @@
 package jsontrace_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzRead: any bytes are read back or refused with an *Error (or an I/O
@@ -29,30 +29,20 @@ func FuzzRead(f *testing.F) {
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "fuzz.json")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 		tr, err := jsontrace.Read(p, dir)
 		if err != nil {
 			var e *jsontrace.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("not an *Error: %T %v", err, err)
-			}
+			require.ErrorAsf(t, err, &e, "not an *Error: %T %v", err, err)
 			return
 		}
 		defer tr.Close()
 		for _, s := range tr.Sources {
 			d, err := s.Decode()
-			if err != nil {
-				t.Fatalf("%s read back but does not decode: %v", s.Name, err)
-			}
-			if d.Summary.Records != s.Records {
-				t.Fatalf("%d records decoded, %d events", d.Summary.Records, s.Records)
-			}
+			require.NoErrorf(t, err, "%s read back but does not decode", s.Name)
+			require.Equal(t, s.Records, d.Summary.Records)
 			res, err := s.Validate(validate.Options{})
-			if err != nil || !res.OK() {
-				t.Fatalf("%s read back but validate finds errors: %v %+v", s.Name, err, res)
-			}
+			require.Falsef(t, err != nil || !res.OK(), "%s read back but validate finds errors: %v %+v", s.Name, err, res)
 		}
 	})
 }

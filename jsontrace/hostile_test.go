@@ -10,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNamesCapped: an event's name and a task_stage longer than a names
@@ -25,55 +27,38 @@ func TestNamesCapped(t *testing.T) {
 	text := trace(ev("TaskType_"+long, `"task_stage":"`+stage+`"`))
 	text = strings.Replace(text, `"kernelName":"MegaMoe"`, `"kernelName":"`+strings.Repeat("k", 7000)+`"`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	s := tr.Sources[0]
-	if got, _ := s.Names.Tasks.Lookup(7); got != stage[:4096] {
-		t.Errorf("task_stage: %d bytes, want the first 4096", len(got))
-	}
+	got, _ := s.Names.Tasks.Lookup(7)
+	assert.Equalf(t, stage[:4096], got, "task_stage: %d bytes, want the first 4096", len(got))
 	for id, n := range s.Names.Stages {
-		if len(n) > 4096 {
-			t.Errorf("stage %d: a name of %d bytes", id, len(n))
-		}
+		assert.LessOrEqualf(t, len(n), 4096, "stage %d: a name of", id)
 	}
-	if len(s.KernelName) != 4096 {
-		t.Errorf("kernelName: %d bytes, want 4096", len(s.KernelName))
-	}
+	assert.Len(t, s.KernelName, 4096, "kernelName")
 	warnings, notes := strings.Join(s.Warnings, "\n"), strings.Join(s.Notes, "\n")
 	for _, want := range []string{
 		"line 2, byte 17: the name of the first event of desc_id 131175 is 10,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
 		"line 2, byte 17: args.task_stage of task 7 is 5,000 bytes long",
 		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
 	} {
-		if !strings.Contains(warnings, want) || strings.Contains(notes, want) {
-			t.Errorf("warnings\n%s\nnotes\n%s\nwant %q among the warnings only", warnings, notes, want)
-		}
+		assert.Falsef(t, !strings.Contains(warnings, want) || strings.Contains(notes, want), "warnings\n%s\nnotes\n%s\nwant %q among the warnings only", warnings, notes, want)
 	}
 	if len(s.Warnings) != 3 || s.CutNames() != 3 {
-		t.Errorf("%d warnings, %d names cut; want 3 and 3", len(s.Warnings), s.CutNames())
+		assert.Fail(t, fmt.Sprintf("%d warnings, %d names cut; want 3 and 3", len(s.Warnings), s.CutNames()))
 	}
 	res, err := s.Validate(validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := res.Count(validate.CodeNameCapped); got != 3 {
-		t.Errorf("name-capped findings: %d, want 3", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.Count(validate.CodeNameCapped), "name-capped findings")
 	var offs []int64
 	for _, f := range res.Findings {
 		if f.Code == validate.CodeNameCapped {
 			offs = append(offs, f.Off)
-			if f.Severity != capture.Warning || !strings.Contains(f.Value, "bytes long: kept its first 4,096 bytes") {
-				t.Errorf("finding %v, want a warning saying the name was cut", &f.Problem)
-			}
+			assert.Falsef(t, f.Severity != capture.Warning || !strings.Contains(f.Value, "bytes long: kept its first 4,096 bytes"), "finding %v, want a warning saying the name was cut", &f.Problem)
 		}
 	}
 	// Two at the event (byte 17), one at the metadata (after the events).
-	if len(offs) != 3 || offs[0] != 17 || offs[1] != 17 || offs[2] <= 17 {
-		t.Errorf("name-capped offsets %v, want 17, 17 and the metadata's", offs)
-	}
+	assert.Falsef(t, len(offs) != 3 || offs[0] != 17 || offs[1] != 17 || offs[2] <= 17, "name-capped offsets %v, want 17, 17 and the metadata's", offs)
 }
 
 // TestNamesCappedCounted: past the eighth, cut names are counted in one
@@ -86,30 +71,20 @@ func TestNamesCappedCounted(t *testing.T) {
 	}
 	text := strings.Replace(trace(evs...), `"recordCount":1,`, `"recordCount":11,`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	s := tr.Sources[0]
 	if s.CutNames() != 11 || len(s.Warnings) != 9 {
-		t.Fatalf("%d names cut, %d warnings; want 11 and 9 (eight, and one counting the rest)", s.CutNames(), len(s.Warnings))
+		require.FailNow(t, fmt.Sprintf("%d names cut, %d warnings; want 11 and 9 (eight, and one counting the rest)", s.CutNames(), len(s.Warnings)))
 	}
-	if want := "3 more names were cut to 4096 bytes"; s.Warnings[8] != want {
-		t.Errorf("last warning %q, want %q", s.Warnings[8], want)
-	}
+	assert.Equal(t, "3 more names were cut to 4096 bytes", s.Warnings[8], "last warning")
 	res, err := s.Validate(validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := res.Count(validate.CodeNameCapped); got != 11 {
-		t.Errorf("name-capped count %d, want 11 (every cut name)", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 11, res.Count(validate.CodeNameCapped), "name-capped count")
 	res, err = s.Validate(validate.Options{MaxFindings: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if i := slices.IndexFunc(res.Counts, func(c validate.CodeCount) bool { return c.Code == validate.CodeNameCapped }); i < 0 || res.Counts[i].Count != 11 || res.Counts[i].Kept != 2 {
-		t.Errorf("--max-findings 2: name-capped counts %v, want 11 kept 2", res.Counts)
+		assert.Fail(t, fmt.Sprintf("max-findings 2: name-capped counts %v, want 11 kept 2", res.Counts))
 	}
 }
 
@@ -122,41 +97,31 @@ func TestMissingRankIsSaid(t *testing.T) {
 	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"kernelName"`, ranks+`"kernelName"`, 1)
 	text = strings.Replace(text, `"rank":0,"deviceId":0,`, ``, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	want := []string{
 		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing (an edited or truncated trace?)",
 		"megaKernelCycleTrace.ranks[2] (rank 5) has no events in the trace: its records, if it wrote any, are missing (an edited or truncated trace?)",
 	}
-	if strings.Join(tr.Missing, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("Missing = %q, want %q", tr.Missing, want)
-	}
+	require.Equalf(t, strings.Join(want, "\n"), strings.Join(tr.Missing, "\n"), "Missing = %q, want %q", tr.Missing, want)
 	warnings, notes := strings.Join(tr.Sources[0].Warnings, "\n"), strings.Join(tr.Sources[0].Notes, "\n")
 	for _, w := range want {
-		if !strings.Contains(warnings, w) || strings.Contains(notes, w) {
-			t.Errorf("warnings %q, notes %q: want %q among the warnings only", warnings, notes, w)
-		}
+		assert.Falsef(t, !strings.Contains(warnings, w) || strings.Contains(notes, w), "warnings %q, notes %q: want %q among the warnings only", warnings, notes, w)
 	}
 	res, err := tr.Sources[0].Validate(validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got := res.Count(validate.CodeMissingCapture); got != 2 || res.Warnings() < 2 {
-		t.Errorf("missing-capture findings: %d (warnings %d), want 2", got, res.Warnings())
+		assert.Fail(t, fmt.Sprintf("missing-capture findings: %d (warnings %d), want 2", got, res.Warnings()))
 	}
 
 	// A window's invocation without events.
 	inv := `"invocations":[{"invocationId":0,"recordCount":1},{"invocationId":1,"recordCount":40}],`
 	text = strings.Replace(trace(ev("TaskType_MatMul", `"invocation_id":0`)), `"kernelName"`, inv+`"kernelName"`, 1)
 	tr2, err := jsontrace.Read(write(t, "w.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr2.Close()
 	if want := "megaKernelCycleTrace.invocations[1] (invocation 1) has no events in the trace, where its recordCount says 40 records"; len(tr2.Missing) != 1 || !strings.HasPrefix(tr2.Missing[0], want) {
-		t.Errorf("window: Missing = %q, want %q", tr2.Missing, want)
+		assert.Fail(t, fmt.Sprintf("window: Missing = %q, want %q", tr2.Missing, want))
 	}
 }
 
@@ -168,15 +133,13 @@ func TestSniffAfterBOMAndWhitespace(t *testing.T) {
 	body := trace(ev("TaskType_MatMul", ""))
 	for _, prefix := range []string{"\xef\xbb\xbf", strings.Repeat(" ", 600), "\xef\xbb\xbf" + strings.Repeat("\n", 509), strings.Repeat(" ", 5000)} {
 		r, err := sniff.File(write(t, "t.json", prefix+body))
-		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || !ok {
-			t.Errorf("%d bytes of prefix: Sniff = %v, %v; want a trace", len(prefix), ok, err)
-		}
+		require.NoErrorf(t, err, "%d bytes of prefix: Sniff", len(prefix))
+		assert.Truef(t, r.Kind == sniff.JSON && r.Trace, "%d bytes of prefix: Sniff", len(prefix))
 	}
 	for _, text := range []string{strings.Repeat(" ", 2000), "\xef\xbb\xbf", strings.Repeat(" ", 600) + "[1]"} {
 		r, err := sniff.File(write(t, "t.json", text))
-		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || ok {
-			t.Errorf("%.10q: Sniff = %v, %v; want not a trace", text, ok, err)
-		}
+		require.NoErrorf(t, err, "%.10q: Sniff", text)
+		assert.Falsef(t, r.Kind == sniff.JSON && r.Trace, "%.10q: Sniff", text)
 	}
 }
 
@@ -192,20 +155,17 @@ func TestJSONReadAsPython(t *testing.T) {
 	// "RecordCount" is another key, which encoding/json alone took for it.
 	text := strings.Replace(trace(ev("TaskType_MatMul", `"end_cycle":1000,"end_cycle":1200`), escaped), `"recordCount":1`, `"recordCount":7,"recordCount":2,"RecordCount":99`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
-	if s := tr.Sources[0]; s.Records != 2 {
-		t.Errorf("%d records, want 2 (the escaped event counts; end_cycle 1000 then 1200 is 1200, after start_cycle 1100)", s.Records)
-	}
+	s := tr.Sources[0]
+	assert.Equal(t, uint64(2), s.Records)
 	null := strings.Replace(trace(ev("TaskType_MatMul", "")), meta1, `"megaKernelCycleTrace":null`, 1)
 	if _, err := jsontrace.Read(write(t, "n.json", null), ""); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
-		t.Errorf("megaKernelCycleTrace null: %v, want no megaKernelCycleTrace object", err)
+		assert.Fail(t, fmt.Sprintf("megaKernelCycleTrace null: %v, want no megaKernelCycleTrace object", err))
 	}
 	two := strings.Replace(trace(ev("TaskType_MatMul", "")), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
 	if _, err := jsontrace.Read(write(t, "two.json", two), ""); err == nil || !strings.Contains(err.Error(), ":2: byte 33: a second traceEvents key") {
-		t.Errorf("two traceEvents: %v", err)
+		assert.Fail(t, fmt.Sprintf("two traceEvents: %v", err))
 	}
 }
 
@@ -218,25 +178,20 @@ func TestRepeatedMetadataKeyReplaces(t *testing.T) {
 	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
 		`"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCapacityPerCore":{"AIV":4096}`, 1)
 	_, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err == nil || !strings.Contains(err.Error(), "recordCapacityPerCore states no AIC capacity") {
-		t.Errorf("a second recordCapacityPerCore of AIV only: %v, want it refused as AIV only", err)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "recordCapacityPerCore states no AIC capacity"), "a second recordCapacityPerCore of AIV only: %v, want it refused as AIV only", err)
 	once := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`, `"recordCapacityPerCore":{"AIV":4096}`, 1)
 	_, errOnce := jsontrace.Read(write(t, "once.json", once), "")
 	tail := func(err error) string { s := fmt.Sprint(err); return s[strings.LastIndex(s, ".json: ")+1:] }
-	if err == nil || errOnce == nil || tail(err) != tail(errOnce) {
-		t.Errorf("repeated: %v; written once: %v; want the same", err, errOnce)
-	}
+	assert.Falsef(t, err == nil || errOnce == nil || tail(err) != tail(errOnce), "repeated: %v; written once: %v; want the same", err, errOnce)
 	text = strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
 		`"recordCapacityPerCore":{"AIC":32},"recordCapacityPerCore":{"AIC":16,"AIV":16},"cubeSlots":30,"cubeSlots":24`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
-	if l := tr.Sources[0].Layout; l.CubeSlots != 24 || l.Capacities.AIC != 16 || l.Capacities.AIV != 16 {
-		t.Errorf("layout %d cube slots, %+v; want the last keys' 24 and AIC 16, AIV 16", l.CubeSlots, l.Capacities)
-	}
+	l := tr.Sources[0].Layout
+	assert.Equalf(t, uint32(24), l.CubeSlots, "layout cube slots, %+v; want the last keys' 24 and AIC 16, AIV 16", l.Capacities)
+	assert.Equalf(t, uint32(16), l.Capacities.AIC, "layout cube slots, %+v; want the last keys' 24 and AIC 16, AIV 16", l.Capacities)
+	assert.Equalf(t, uint32(16), l.Capacities.AIV, "layout cube slots, %+v; want the last keys' 24 and AIC 16, AIV 16", l.Capacities)
 }
 
 // TestBufferBytesContradictingLayoutIsRefused: a profileBufferBytes that
@@ -252,16 +207,14 @@ func TestBufferBytesContradictingLayoutIsRefused(t *testing.T) {
 		tr, err := jsontrace.Read(write(t, "t.json", text), "")
 		if c.ok {
 			if err != nil {
-				t.Errorf("%s: %v", c.slots, err)
+				assert.Fail(t, fmt.Sprintf("%s: %v", c.slots, err))
 			} else {
 				tr.Close()
 			}
 			continue
 		}
 		want := "profileBufferBytes " + bufBytes + " contradicts cubeSlots 25 at the stated capacities (recordCapacityPerCore), whose buffer is 43200 bytes"
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", c.slots, err, want)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "%s: %v, want %q", c.slots, err, want)
 	}
 }
 
@@ -273,15 +226,12 @@ func TestFrequencyRange(t *testing.T) {
 		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
 		_, err := jsontrace.Read(write(t, "t.json", text), "")
 		want := ":4: byte 333: megaKernelCycleTrace.cycleFrequencyMHz "
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)") {
-			t.Errorf("%s MHz: %v, want %q", f, err, want)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)"), "%s MHz: %v, want %q", f, err, want)
 	}
 	for _, f := range []string{"0.001", "50", "1e6"} {
 		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
 		tr, err := jsontrace.Read(write(t, "t.json", text), "")
-		if err != nil {
-			t.Errorf("%s MHz: %v", f, err)
+		if !assert.NoErrorf(t, err, "%s MHz", f) {
 			continue
 		}
 		tr.Close()
@@ -299,15 +249,11 @@ func TestMissingCoreIsSaid(t *testing.T) {
 	text := trace(thread(0, "AIV/3"), thread(0, "AIC/9"), thread(1, "AIV/3"), thread(0, "not a core"), ev("TaskType_MatMul", ""))
 	text = strings.Replace(text, `"recordCount":1,`, ``, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	want := []string{
 		"core AIC/9 of rank 0 has a thread_name event (line 3, byte 90) and no record events: its records are missing (an edited or truncated trace?)",
 		"core AIV/3 of rank 1 has a thread_name event (line 4, byte 163) and no record events: its records are missing (an edited or truncated trace?)",
 	}
-	if got := strings.Join(tr.Missing, "\n"); got != strings.Join(want, "\n") {
-		t.Errorf("Missing:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(tr.Missing, "\n"), "Missing")
 }

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -29,6 +28,7 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -65,13 +65,10 @@ func drawInvocation(t *rapid.T, rank uint32, label string) *invocation {
 	c, err := synth.Run(s, opts)
 	if err != nil {
 		var pe *plan.Error
-		if !errors.As(err, &pe) {
-			t.Fatalf("synth: %v", err)
-		}
+		require.ErrorAsf(t, err, &pe, "synth: %v", err)
 		opts.WaitTimeout = synth.DefaultWaitTimeout
-		if c, err = synth.Run(s, opts); err != nil {
-			t.Fatalf("synth with bounded waits: %v", err)
-		}
+		c, err = synth.Run(s, opts)
+		require.NoError(t, err, "synth with bounded waits")
 	}
 	if c.Records() == 0 {
 		t.Skip("no records") // a trace of nothing is refused (TestErrors)
@@ -119,13 +116,9 @@ func perturb(t *rapid.T, buf []byte, l abi.Layout, label string) {
 
 func (inv *invocation) decoded(t testing.TB) *decode.Decoded {
 	c, err := capture.FromBytes("capture.bin", inv.buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(c, capture.Request{CubeSlots: inv.layout.CubeSlots, Capacities: &inv.layout.Capacities})
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
+	require.NoError(t, err, "Decode")
 	return d
 }
 
@@ -188,9 +181,7 @@ func TestAnalyzeTraceEqualsCapture(t *testing.T) {
 		rc := refCase{Out: c.path, Window: c.window}
 		for j, inv := range c.invs {
 			buf := filepath.Join(dir, fmt.Sprintf("%d.%d.bin", i, j))
-			if err := os.WriteFile(buf, inv.buf, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(buf, inv.buf, 0o644))
 			stages, tasks := map[string]string{}, map[string]string{}
 			for id, n := range inv.cfg.Names.Stages {
 				stages[strconv.FormatUint(uint64(id), 10)] = n
@@ -208,12 +199,9 @@ func TestAnalyzeTraceEqualsCapture(t *testing.T) {
 	}
 	manifest := filepath.Join(dir, "manifest.json")
 	data, _ := json.Marshal(refs)
-	if err := os.WriteFile(manifest, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(py, filepath.Join("testdata", "ref_trace.py"), manifest).CombinedOutput(); err != nil {
-		t.Fatalf("the reference decoder: %v\n%s", err, out)
-	}
+	require.NoError(t, os.WriteFile(manifest, data, 0o644))
+	out, err := exec.Command(py, filepath.Join("testdata", "ref_trace.py"), manifest).CombinedOutput()
+	require.NoErrorf(t, err, "the reference decoder\n%s", out)
 	for i, c := range cases {
 		checkCase(t, i, c)
 	}
@@ -231,9 +219,7 @@ func writeGoTrace(t *testing.T, c *traceCase) {
 		inputs = append(inputs, render.Input{Decoded: inv.decoded(t), Config: cfg})
 	}
 	var b bytes.Buffer
-	if err := chromejson.Write(&b, inputs, render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, chromejson.Write(&b, inputs, render.WriteOptions{}))
 	data := b.Bytes()
 	if c.gz {
 		var z bytes.Buffer
@@ -243,33 +229,25 @@ func writeGoTrace(t *testing.T, c *traceCase) {
 		data = z.Bytes()
 		c.path += ".gz"
 	}
-	if err := os.WriteFile(c.path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(c.path, data, 0o644))
 }
 
 // checkCase reads c's trace back and compares each capture's analysis
 // with the trace's, on what a trace carries.
 func checkCase(t *testing.T, i int, c *traceCase) {
 	tr, err := jsontrace.Read(c.path, "")
-	if err != nil {
-		t.Fatalf("case %d: %v", i, err)
-	}
+	require.NoErrorf(t, err, "case %d", i)
 	defer tr.Close()
-	if len(tr.Sources) != len(c.invs) {
-		t.Fatalf("case %d: %d captures read back, want %d", i, len(tr.Sources), len(c.invs))
-	}
+	require.Lenf(t, tr.Sources, len(c.invs), "case %d", i)
 	// Sources come by rank, then invocation id: the order drawn.
 	for j, inv := range c.invs {
 		src := tr.Sources[j]
 		if src.Rank != inv.cfg.Rank || src.DeviceID != inv.cfg.DeviceID {
-			t.Fatalf("case %d.%d: rank %d device %d, want %d and %d", i, j, src.Rank, src.DeviceID, inv.cfg.Rank, inv.cfg.DeviceID)
+			require.FailNow(t, fmt.Sprintf("case %d.%d: rank %d device %d, want %d and %d", i, j, src.Rank, src.DeviceID, inv.cfg.Rank, inv.cfg.DeviceID))
 		}
-		if c.window != (src.Invocation != nil) {
-			t.Fatalf("case %d.%d: invocation %v, window %v", i, j, src.Invocation, c.window)
-		}
+		require.Equalf(t, (src.Invocation != nil), c.window, "case %d.%d: invocation %v, window", i, j, src.Invocation)
 		if v := src.Invocation; v != nil && (v.ID != inv.id || v.Step == nil || *v.Step != inv.step || v.Direction != inv.dir) {
-			t.Fatalf("case %d.%d: invocation %+v, want id %d step %d %s", i, j, v, inv.id, inv.step, inv.dir)
+			require.FailNow(t, fmt.Sprintf("case %d.%d: invocation %+v, want id %d step %d %s", i, j, v, inv.id, inv.step, inv.dir))
 		}
 		// Upstream's window export states no frequency: it comes from
 		// the events' cycles and durations, within 1e-9 of the one the
@@ -277,7 +255,7 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 		mhz := src.FrequencyMHz
 		stated := !(c.ref && c.window)
 		if stated == src.FromEvents || stated && mhz != inv.cfg.FrequencyMHz || math.Abs(mhz-inv.cfg.FrequencyMHz) > 1e-9*inv.cfg.FrequencyMHz {
-			t.Fatalf("case %d.%d: frequency %v MHz read back (from events %v), decoded at %v", i, j, mhz, src.FromEvents, inv.cfg.FrequencyMHz)
+			require.FailNow(t, fmt.Sprintf("case %d.%d: frequency %v MHz read back (from events %v), decoded at %v", i, j, mhz, src.FromEvents, inv.cfg.FrequencyMHz))
 		}
 		if !stated {
 			mhz = inv.cfg.FrequencyMHz
@@ -285,9 +263,7 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 		d := inv.decoded(t)
 		want := analyzeOf(t, d, inv, inv.cfg.FrequencyMHz, carriedNames(t, d, inv.cfg.Names), false)
 		td, err := src.Decode()
-		if err != nil {
-			t.Fatalf("case %d.%d: Decode: %v", i, j, err)
-		}
+		require.NoErrorf(t, err, "case %d.%d: Decode", i, j)
 		got := analyzeOf(t, td, inv, mhz, src.Names, true)
 		// A stopped kernel's diagnosis follows chains through cores that
 		// entered and wrote nothing, which a trace cannot hold: it is
@@ -303,12 +279,9 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 				data, _ := os.ReadFile(c.path)
 				os.WriteFile(filepath.Join(d, "trace.json"), data, 0o644)
 			}
-			t.Fatalf("case %d.%d (%s, window %v, detailed %v): analyze of the trace differs from analyze of the capture at\n%s",
-				i, j, map[bool]string{true: "reference", false: "cycleabi decode"}[c.ref], c.window, inv.cfg.DetailedNames, firstDiff(a, b))
+			require.FailNow(t, fmt.Sprintf("case %d.%d (%s, window %v, detailed %v): analyze of the trace differs from analyze of the capture at\n%s", i, j, map[bool]string{true: "reference", false: "cycleabi decode"}[c.ref], c.window, inv.cfg.DetailedNames, firstDiff(a, b)))
 		}
-		if !slices.ContainsFunc(src.Notes, func(n string) bool { return strings.Contains(n, "wrote none") }) {
-			t.Fatalf("case %d.%d: no note on the cores a trace cannot hold: %q", i, j, src.Notes)
-		}
+		require.Truef(t, slices.ContainsFunc(src.Notes, func(n string) bool { return strings.Contains(n, "wrote none") }), "case %d.%d: no note on the cores a trace cannot hold: %q", i, j, src.Notes)
 	}
 }
 
@@ -316,13 +289,9 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 // trace, which holds only the cores with records.
 func analyzeOf(t *testing.T, d *decode.Decoded, inv *invocation, mhz float64, names *kernelnames.Names, traceCores bool) *analyze.Rank {
 	deps, err := flows.NewDependencies(d, inv.sched)
-	if err != nil {
-		t.Fatalf("NewDependencies: %v", err)
-	}
+	require.NoError(t, err, "NewDependencies")
 	r, err := analyze.Analyze(d, analyze.Options{Rank: inv.cfg.Rank, FrequencyMHz: mhz, Names: names, Deps: deps, TraceCores: traceCores})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return r
 }
 
@@ -342,9 +311,7 @@ func carriedNames(t *testing.T, d *decode.Decoded, names *kernelnames.Names) *ke
 		}
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out.Tasks = kernelnames.TaskNamesOf(tasks)
 	return out
 }

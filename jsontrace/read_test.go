@@ -3,7 +3,6 @@ package jsontrace_test
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/jsontrace"
 	"github.com/megakernel/cycleabi/sniff"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // ev is a record event as the reference decoder writes it, with args
@@ -53,9 +54,7 @@ func trace(events ...string) string {
 
 func write(t *testing.T, name, text string) string {
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
 }
 
@@ -67,49 +66,39 @@ func TestReadOne(t *testing.T) {
 		ev("Combine_WaitDependency", `"desc_id":65536,"task_stage":"Combine","owner_id":4`))
 	p := write(t, "t.json", text)
 	tr, err := jsontrace.Read(p, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
-	if len(tr.Sources) != 1 {
-		t.Fatalf("%d sources", len(tr.Sources))
-	}
+	require.Len(t, tr.Sources, 1)
 	s := tr.Sources[0]
-	if s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16 {
-		t.Fatalf("source %+v", s)
-	}
+	require.Falsef(t, s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16, "source %+v", s)
 	if stage, _ := s.Names.TaskStage(7); s.Names == nil || stage != "Combine" || s.Names.Tasks.Len() != 1 || len(s.Names.Stages) != 0 {
-		t.Fatalf("names %+v: want task 7 Combine and no stage name (WaitDependency is the schema's)", s.Names)
+		require.FailNow(t, fmt.Sprintf("names %+v: want task 7 Combine and no stage name (WaitDependency is the schema's)", s.Names))
 	}
 	d, err := s.Decode()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d.Summary.Records != 1 || d.Summary.Dropped != 2 || d.Summary.Anchor != 1000 || len(d.Summary.Active) != 1 || d.Summary.Active[0].Slot.String() != "AIV/3" {
-		t.Fatalf("summary %+v", d.Summary)
+		require.FailNow(t, fmt.Sprintf("summary %+v", d.Summary))
 	}
 	var n int
 	d.Records(func(r decode.Record) bool {
 		n++
-		if r.StartCycle != 1100 || r.EndCycle != 1200 || r.DescID != 65536 || r.TaskID != 7 || r.OwnerID != 4 || r.EntryCycle != 1000 {
-			t.Fatalf("record %+v", r)
-		}
+		require.Equalf(t, uint64(1100), r.StartCycle, "record %+v", r)
+		require.Equalf(t, uint64(1200), r.EndCycle, "record %+v", r)
+		require.Equalf(t, uint32(65536), r.DescID, "record %+v", r)
+		require.Equalf(t, uint32(7), r.TaskID, "record %+v", r)
+		require.Equalf(t, uint32(4), r.OwnerID, "record %+v", r)
+		require.Equalf(t, uint64(1000), r.EntryCycle, "record %+v", r)
 		return true
 	})
-	if n != 1 {
-		t.Fatalf("%d records", n)
-	}
+	require.Equal(t, 1, n)
 	notes := strings.Join(s.Notes, "\n")
 	for _, want := range []string{"wrote none", "dropped count", "dropped 2 records"} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("notes %q lack %q", notes, want)
-		}
+		assert.Contains(t, notes, want, "notes")
 	}
 	want := int64(strings.Index(text, `{"name":"Combine_WaitDependency"`))
 	off, ok := s.EventOffset(int64(s.Layout.SlotOffset(d.Summary.Active[0].Slot.CoreType, 3) + 64))
-	if !ok || off != want {
-		t.Fatalf("EventOffset = %d, %v; want %d", off, ok, want)
-	}
+	require.Truef(t, ok, "EventOffset, %v", ok)
+	require.Equalf(t, want, off, "EventOffset, %v", ok)
 }
 
 // TestGzipAndSniff: a gzip trace reads as the plain one; Sniff tells
@@ -122,9 +111,7 @@ func TestGzipAndSniff(t *testing.T) {
 	w.Close()
 	gz := write(t, "trace.bin", z.String()) // the name says nothing
 	tr, err := jsontrace.Read(gz, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tr.Close()
 	for _, c := range []struct {
 		name, text string
@@ -139,9 +126,8 @@ func TestGzipAndSniff(t *testing.T) {
 		{"empty.json", "", false},
 	} {
 		r, err := sniff.File(write(t, c.name, c.text))
-		if ok := r.Kind == sniff.JSON && r.Trace; err != nil || ok != c.want {
-			t.Errorf("sniff.File(%s): a trace %v, %v; want %v", c.name, ok, err, c.want)
-		}
+		require.NoErrorf(t, err, "sniff.File(%s): a trace", c.name)
+		assert.Equalf(t, c.want, r.Kind == sniff.JSON && r.Trace, "sniff.File(%s): a trace", c.name)
 	}
 }
 
@@ -185,18 +171,14 @@ func TestErrors(t *testing.T) {
 			tr, err := jsontrace.Read(p, "")
 			if err == nil {
 				tr.Close()
-				t.Fatal("no error")
+				require.FailNow(t, "no error")
 			}
 			var e *jsontrace.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("%T %v: not a *jsontrace.Error", err, err)
-			}
+			require.ErrorAsf(t, err, &e, "%T %v: not a *jsontrace.Error", err, err)
 			if e.File != p || !strings.Contains(e.Msg, c.want) || c.line != 0 && e.Line != c.line {
-				t.Fatalf("error %v (line %d); want %q at line %d", err, e.Line, c.want, c.line)
+				require.FailNow(t, fmt.Sprintf("error %v (line %d); want %q at line %d", err, e.Line, c.want, c.line))
 			}
-			if c.line != 0 && !strings.Contains(err.Error(), "byte ") {
-				t.Fatalf("error %v names no byte offset", err)
-			}
+			require.Falsef(t, c.line != 0 && !strings.Contains(err.Error(), "byte "), "error %v names no byte offset", err)
 		})
 	}
 }
@@ -208,30 +190,24 @@ func TestValidatePointsAtEvents(t *testing.T) {
 	second := ev("TaskType_MatMul", `"start_cycle":1150,"end_cycle":1250`)
 	text := strings.Replace(trace(ev("TaskType_MatMul", ""), second), `"recordCount":1`, `"recordCount":2`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	res, err := tr.Sources[0].Validate(validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var codes []string
 	for _, f := range res.Findings {
 		codes = append(codes, string(f.Code))
 		switch f.Code {
 		case validate.CodeOverlap:
-			if want := int64(strings.Index(text, second)); f.Off != want || f.Record != 1 || f.Slot != "AIV/3" {
-				t.Errorf("overlap at %s record %d @%d, want AIV/3 record 1 at the second event's byte %d", f.Slot, f.Record, f.Off, want)
-			}
+			assert.Equal(t, int64(strings.Index(text, second)), f.Off, "overlap at")
+			assert.Equal(t, 1, f.Record, "overlap at")
+			assert.Equal(t, "AIV/3", f.Slot, "overlap at")
 		case validate.CodeDroppedTotal:
-			if !strings.Contains(f.Message(), "2 records dropped") {
-				t.Errorf("dropped-total: %s", f.Message())
-			}
+			assert.Contains(t, f.Message(), "2 records dropped", "dropped-total")
 		}
 	}
 	if !slices.Contains(codes, string(validate.CodeOverlap)) || !slices.Contains(codes, string(validate.CodeDroppedTotal)) || res.Dropped != 2 {
-		t.Fatalf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped)
+		require.FailNow(t, fmt.Sprintf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped))
 	}
 }
 
@@ -240,12 +216,8 @@ func TestValidatePointsAtEvents(t *testing.T) {
 func TestDataAfterTheTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.json")
 	text := "{\"traceEvents\":[]}\n x"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	_, err := jsontrace.Read(path, t.TempDir())
 	want := fmt.Sprintf("%s:2: byte %d: data after the trace object: 'x'", path, len(text)-1)
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v, want %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want, "error %v, want %s", err, want)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestUpstreamWindowObject: the window object as upstream writes it
@@ -20,29 +22,23 @@ func TestUpstreamWindowObject(t *testing.T) {
 	ev := `{"name":"Expert0_GMM1_task1","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":1000,"ts":0,"dur":40,"args":{"rank":2,"device_id":5,"core_type":"AIC","block_id":0,"task_id":1,"desc_id":65538,"stage_task_index":0,"task_number":1,"start_cycle":7000,"end_cycle":9000,"core_entry_cycle":7000,"owner_id":0,"invocation_id":4}}`
 	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"windowIndex":3,"anchorCycle":7000,"invocationCount":1,"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":true,"invocations":[{"invocationId":4,"step":0,"direction":"forward","kernelName":"MegaMoe","rank":2,"deviceId":5,"recordCount":1,"droppedRecordCount":0}],"warnings":[]}`
 	path := filepath.Join(t.TempDir(), "w.json")
-	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644))
 	tr, err := jsontrace.Read(path, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	s := tr.Sources[0]
-	if s.WindowIndex == nil || *s.WindowIndex != 3 || !s.DetailedNames || s.KernelName != "MegaMoe" || s.Rank != 2 || s.DeviceID != 5 {
-		t.Errorf("source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
-	}
+	assert.Falsef(t, s.WindowIndex == nil || *s.WindowIndex != 3 || !s.DetailedNames || s.KernelName != "MegaMoe" || s.Rank != 2 || s.DeviceID != 5, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
 	if s.FrequencyMHz != 2000.0/40 || !s.FromEvents {
-		t.Errorf("frequency %v (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents)
+		assert.Fail(t, fmt.Sprintf("frequency %v (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents))
 	}
 }
 
 // TestAscend910B2: the socName upstream's single-invocation export writes
 // on the 910B is recognised (50 MHz, as every 910B).
 func TestAscend910B2(t *testing.T) {
-	if mhz, err := abi.SystemCounterMHz("Ascend910B2"); err != nil || mhz != 50 {
-		t.Errorf("SystemCounterMHz(\"Ascend910B2\") = %v, %v; want 50", mhz, err)
-	}
+	mhz, err := abi.SystemCounterMHz("Ascend910B2")
+	require.NoError(t, err, "SystemCounterMHz(\"Ascend910B2\")")
+	assert.Equal(t, float64(50), mhz, "SystemCounterMHz(\"Ascend910B2\")")
 }
 
 // windowOf writes a window trace of upstream's shape (no frequency, no
@@ -58,9 +54,7 @@ func windowOf(t *testing.T, extraMeta string, evs ...[3]int) string {
 	meta := fmt.Sprintf(`"megaKernelCycleTrace":{"schemaVersion":1,%s"windowIndex":0,"anchorCycle":7000,"invocationCount":%d,"recordCount":%d,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[%s],"warnings":[]}`,
 		extraMeta, len(evs), len(evs), strings.Join(invs, ","))
 	path := filepath.Join(t.TempDir(), "w.json")
-	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(events, ",\n")+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(events, ",\n")+`],`+meta+`}`), 0o644))
 	return path
 }
 
@@ -72,23 +66,19 @@ func windowOf(t *testing.T, extraMeta string, evs ...[3]int) string {
 // were accepted, each at its own).
 func TestWindowReadAtOneFrequency(t *testing.T) {
 	tr, err := jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 0, 4}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, s := range tr.Sources {
 		if s.FrequencyMHz != 1000 || !s.FromEvents || s.FreqErr != nil {
-			t.Errorf("%s: %v MHz (from events %v, %v), want 1000 from the window's events", s.Name, s.FrequencyMHz, s.FromEvents, s.FreqErr)
+			assert.Fail(t, fmt.Sprintf("%s: %v MHz (from events %v, %v), want 1000 from the window's events", s.Name, s.FrequencyMHz, s.FromEvents, s.FreqErr))
 		}
 	}
 	tr.Close()
 	tr, err = jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 200, 4}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	for _, s := range tr.Sources {
 		if s.FreqErr == nil || !strings.Contains(s.FreqErr.Error(), "its events disagree on it: the event at line 1") || s.FrequencyMHz != 0 {
-			t.Errorf("%s: %v MHz, %v; want the events' disagreement", s.Name, s.FrequencyMHz, s.FreqErr)
+			assert.Fail(t, fmt.Sprintf("%s: %v MHz, %v; want the events' disagreement", s.Name, s.FrequencyMHz, s.FreqErr))
 		}
 	}
 }
@@ -99,20 +89,16 @@ func TestWindowReadAtOneFrequency(t *testing.T) {
 // 122.94 µs); an unknown socName leaves it to the events.
 func TestTraceSoCGivesFrequency(t *testing.T) {
 	tr, err := jsontrace.Read(windowOf(t, `"socName":"ascend950",`, [3]int{1, 4000, 80}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := tr.Sources[0]
 	if s.FrequencyMHz != 1000 || s.FromEvents || s.SoCName != "ascend950" {
-		t.Errorf("%v MHz (from events %v, SoC %q), want 1000 from ascend950", s.FrequencyMHz, s.FromEvents, s.SoCName)
+		assert.Fail(t, fmt.Sprintf("%v MHz (from events %v, SoC %q), want 1000 from ascend950", s.FrequencyMHz, s.FromEvents, s.SoCName))
 	}
 	tr.Close()
 	tr, err = jsontrace.Read(windowOf(t, `"socName":"tpu9",`, [3]int{1, 4000, 80}), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer tr.Close()
 	if s := tr.Sources[0]; s.FrequencyMHz != 50 || !s.FromEvents {
-		t.Errorf("an unknown SoC: %v MHz (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents)
+		assert.Fail(t, fmt.Sprintf("an unknown SoC: %v MHz (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents))
 	}
 }

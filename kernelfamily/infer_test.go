@@ -1,11 +1,14 @@
 package kernelfamily
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The ids below are written out from upstream's tables
@@ -70,27 +73,15 @@ func TestInfer(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := Infer(c.ev)
-			if d.Family != c.want {
-				t.Errorf("Family = %v, want %v (decision %+v)", d.Family, c.want, d)
-			}
-			if c.candidates != nil && !slices.Equal(d.Candidates, c.candidates) {
-				t.Errorf("Candidates = %v, want %v", d.Candidates, c.candidates)
-			}
-			if d.NoneFits != c.noneFits {
-				t.Errorf("NoneFits = %v, want %v", d.NoneFits, c.noneFits)
-			}
-			if !strings.Contains(d.From, c.from) {
-				t.Errorf("From = %q, want it to contain %q", d.From, c.from)
-			}
+			assert.Equalf(t, c.want, d.Family, "Family (decision %+v)", d)
+			assert.Falsef(t, c.candidates != nil && !slices.Equal(d.Candidates, c.candidates), "Candidates = %v, want %v", d.Candidates, c.candidates)
+			assert.Equal(t, c.noneFits, d.NoneFits, "NoneFits")
+			assert.Contains(t, d.From, c.from, "From")
 			w := d.Warning("x")
-			if (w != "") != c.warn {
-				t.Errorf("Warning = %q, want one: %v", w, c.warn)
-			}
-			if c.warn && !strings.Contains(w, "--kernel-family") {
-				t.Errorf("Warning = %q, want it to name --kernel-family", w)
-			}
+			assert.Equalf(t, c.warn, (w != ""), "Warning = %q, want one", w)
+			assert.Falsef(t, c.warn && !strings.Contains(w, "--kernel-family"), "Warning = %q, want it to name --kernel-family", w)
 			if (d.Note("x") != "") != (d.Family != abi.FamilyNone && !strings.HasPrefix(d.From, "kernel name")) {
-				t.Errorf("Note = %q for %+v", d.Note("x"), d)
+				assert.Fail(t, fmt.Sprintf("Note = %q for %+v", d.Note("x"), d))
 			}
 		})
 	}
@@ -100,12 +91,9 @@ func TestInfer(t *testing.T) {
 // ids its family does not name are listed for the warning.
 func TestInferConflicts(t *testing.T) {
 	d := Infer(Evidence{KernelName: "MegaMoeGrad", DescIDs: []uint32{wait, 0x10001, 0x11001}})
-	if d.Family != abi.FamilyMegaMoeGrad || !slices.Equal(d.Conflicts, []uint32{0x10001}) {
-		t.Fatalf("decision %+v, want MegaMoeGrad with conflict 0x10001", d)
-	}
-	if w := d.Warning("t.json"); !strings.Contains(w, "0x10001") || !strings.Contains(w, "--kernel-family") {
-		t.Errorf("Warning = %q", w)
-	}
+	require.Falsef(t, d.Family != abi.FamilyMegaMoeGrad || !slices.Equal(d.Conflicts, []uint32{0x10001}), "decision %+v, want MegaMoeGrad with conflict 0x10001", d)
+	w := d.Warning("t.json")
+	assert.Falsef(t, !strings.Contains(w, "0x10001") || !strings.Contains(w, "--kernel-family"), "Warning = %q", w)
 }
 
 // TestInferVariants: the graph-driven MegaMoe keeps the kernel name
@@ -116,13 +104,13 @@ func TestInferVariants(t *testing.T) {
 	for _, kernel := range []string{"MegaMoe", "MegaMoeGrad"} {
 		d := Infer(Evidence{KernelName: kernel, DescIDs: []uint32{wait, 0x30000, 0x30004}})
 		if f, _ := abi.FamilyForKernel(kernel); d.Family != f || len(d.Variants) != 0 || len(d.Unnamed) != 0 || d.Warning("c.bin") != "" {
-			t.Errorf("%s: decision %+v, warning %q; want %v, no variants, no warning", kernel, d, d.Warning("c.bin"), f)
+			assert.Fail(t, fmt.Sprintf("%s: decision %+v, warning %q; want %v, no variants, no warning", kernel, d, d.Warning("c.bin"), f))
 		}
 	}
 	named := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{0x30000}, StageNames: map[uint32]string{0x30000: "Dispatch"}})
 	mhc := Infer(Evidence{KernelName: "HyperMegaMhc", DescIDs: []uint32{0x30000}})
 	if named.Warning("x") != "" || mhc.Warning("x") != "" {
-		t.Errorf("warnings %q, %q; want none", named.Warning("x"), mhc.Warning("x"))
+		assert.Fail(t, fmt.Sprintf("warnings %q, %q; want none", named.Warning("x"), mhc.Warning("x")))
 	}
 }
 
@@ -131,9 +119,8 @@ func TestInferVariants(t *testing.T) {
 func TestInferOrderFree(t *testing.T) {
 	a := Infer(Evidence{DescIDs: []uint32{0x10005, 0x10001, 0x10001, wait}})
 	b := Infer(Evidence{DescIDs: []uint32{wait, 0x10001, 0x10005}})
-	if a.Family != b.Family || a.From != b.From {
-		t.Errorf("%+v != %+v", a, b)
-	}
+	assert.Equalf(t, b.Family, a.Family, "%+v != %+v", a, b)
+	assert.Equalf(t, b.From, a.From, "%+v != %+v", a, b)
 }
 
 // TestGivenFamilyThatDoesNotFit: a family given by flag is held to the
@@ -144,14 +131,10 @@ func TestGivenFamilyThatDoesNotFit(t *testing.T) {
 	ev := Evidence{DescIDs: []uint32{0x10001, 0x10002, 0x10000}}
 	for _, f := range []abi.Family{abi.FamilyMegaMhc, abi.FamilyNone} {
 		d := Given(f, "flag --kernel-family", ev)
-		if !slices.Equal(d.Conflicts, []uint32{0x10001, 0x10002}) || d.Fits != abi.FamilyMegaMoe {
-			t.Errorf("%v: Conflicts %#x, Fits %v; want 0x10001, 0x10002 and MegaMoe", f, d.Conflicts, d.Fits)
-		}
-		if w := d.Warning("c.bin"); !strings.Contains(w, "name desc ids 0x10001, 0x10002: they are kernel family MegaMoe's: give --kernel-family MegaMoe") {
-			t.Errorf("%v: warning %q", f, w)
-		}
+		assert.Truef(t, slices.Equal(d.Conflicts, []uint32{0x10001, 0x10002}), "%v: Conflicts %#x, Fits", f, d.Conflicts)
+		assert.Equalf(t, abi.Family(abi.FamilyMegaMoe), d.Fits, "%v: Conflicts %#x, Fits", f, d.Conflicts)
+		assert.Containsf(t, d.Warning("c.bin"), "name desc ids 0x10001, 0x10002: they are kernel family MegaMoe's: give --kernel-family MegaMoe", "%v: warning", f)
 	}
-	if d := Given(abi.FamilyMegaMoe, "flag --kernel-family", ev); d.Warning("c.bin") != "" {
-		t.Errorf("MegaMoe: warning %q, want none", d.Warning("c.bin"))
-	}
+	d := Given(abi.FamilyMegaMoe, "flag --kernel-family", ev)
+	assert.Empty(t, d.Warning("c.bin"), "MegaMoe: warning")
 }

@@ -1,12 +1,15 @@
 package kernelfamily
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -14,25 +17,17 @@ import (
 // ids of every record decode's ordered walk hands out.
 func TestScanAgreesWithWalk(t *testing.T) {
 	c, err := capture.Open("../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[uint32]struct{}{}
 	n := 0
-	if err := d.Records(func(r decode.Record) bool { want[r.DescID] = struct{}{}; n++; return true }); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Records(func(r decode.Record) bool { want[r.DescID] = struct{}{}; n++; return true }))
 	got, err := Scan(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got.DescIDs, w) || n != 2974 {
-		t.Errorf("Scan ids %#x, the walk's %#x (%d records)", got.DescIDs, w, n)
+		assert.Fail(t, fmt.Sprintf("Scan ids %#x, the walk's %#x (%d records)", got.DescIDs, w, n))
 	}
 }
 
@@ -41,9 +36,7 @@ func TestScanAgreesWithWalk(t *testing.T) {
 // task with two ids being mixed; 0, which marks no entry, is never a
 // candidate id.
 func TestTaskDescs(t *testing.T) {
-	if stageCandidate(0) {
-		t.Fatal("desc id 0 is a stage candidate: 0 cannot mark a task with no entry")
-	}
+	require.False(t, stageCandidate(0), "desc id 0 is a stage candidate: 0 cannot mark a task with no entry")
 	rapid.Check(t, func(t *rapid.T) {
 		var got taskDescs
 		want := map[uint32]uint32{}
@@ -61,8 +54,6 @@ func TestTaskDescs(t *testing.T) {
 		for k, d := range got.all {
 			have[k] = d
 		}
-		if !maps.Equal(have, want) {
-			t.Fatalf("table %v, notes %v", have, want)
-		}
+		require.Truef(t, maps.Equal(have, want), "table %v, notes %v", have, want)
 	})
 }

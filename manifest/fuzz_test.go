@@ -1,8 +1,11 @@
 package manifest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse: any text gives entries that keep the manifest's promises, or
@@ -21,26 +24,22 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		entries, err := Parse("m.yaml", []byte(text))
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "m.yaml") {
-				t.Fatalf("error does not name the file: %v", err)
-			}
+			require.Truef(t, strings.HasPrefix(err.Error(), "m.yaml"), "error does not name the file: %v", err)
 			return
 		}
-		if len(entries) == 0 {
-			t.Fatal("no entries and no error")
-		}
+		require.NotEmpty(t, entries, "no entries and no error")
 		for i, e := range entries {
 			switch {
 			case e.Capture == "":
-				t.Fatalf("entry %d: empty capture", i)
+				require.FailNow(t, fmt.Sprintf("entry %d: empty capture", i))
 			case e.Direction != "" && e.Direction != "forward" && e.Direction != "backward":
-				t.Fatalf("entry %d: direction %q", i, e.Direction)
+				require.FailNow(t, fmt.Sprintf("entry %d: direction %q", i, e.Direction))
 			case e.Rank != nil && *e.Rank > maxRank:
-				t.Fatalf("entry %d: rank %d", i, *e.Rank)
+				require.FailNow(t, fmt.Sprintf("entry %d: rank %d", i, *e.Rank))
 			case e.InvocationID != nil && *e.InvocationID < 0:
-				t.Fatalf("entry %d: invocation id %d", i, *e.InvocationID)
+				require.FailNow(t, fmt.Sprintf("entry %d: invocation id %d", i, *e.InvocationID))
 			case e.Line < 1:
-				t.Fatalf("entry %d: line %d", i, e.Line)
+				require.FailNow(t, fmt.Sprintf("entry %d: line %d", i, e.Line))
 			}
 		}
 	})

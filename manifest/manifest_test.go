@@ -1,11 +1,11 @@
 package manifest
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -18,36 +18,22 @@ func TestParse(t *testing.T) {
   direction: backward
 `
 	got, err := Parse("runs/w.yaml", []byte(yamlText))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []Entry{
+	require.NoError(t, err)
+	require.Equal(t, []Entry{
 		{Capture: filepath.Join("runs", "fwd_r0.bin"), Rank: ptr(uint32(0)), InvocationID: ptr(int64(4)), Step: ptr(int64(3)), Direction: "forward", KernelName: "HyperMegaMoe", Line: 2},
 		{Capture: "/abs/bwd_r0.bin", Step: ptr(int64(3)), Direction: "backward", Line: 3},
-	}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
+	}, got)
 	js, err := Parse("w.json", []byte(`[{"capture":"a.bin","rank":2},{"capture":"b.bin","rank":2,"direction":null}]`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := Captures(js), []string{"a.bin", "b.bin"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("Captures(js) = %v, want %v", got, want)
-	}
-	if want := ptr(uint32(2)); !reflect.DeepEqual(js[1].Rank, want) {
-		t.Fatalf("js[1].Rank = %v, want %v", js[1].Rank, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, []string{"a.bin", "b.bin"}, Captures(js), "Captures(js)")
+	require.Equal(t, ptr(uint32(2)), js[1].Rank, "js[1].Rank")
 
 	// Aliases are followed; an optional key given as null is absent; an
 	// integer may be hex; a capture named by a number is that file name.
 	got, err = Parse("w.yaml", []byte("- &fwd {capture: 12, step: 0x10, rank: ~, invocation_id: null, kernel_name: null}\n- *fwd\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := Entry{Capture: "12", Step: ptr(int64(16)), Line: 1}
-	if w := []Entry{want, want}; !reflect.DeepEqual(got, w) {
-		t.Fatalf("got %v, want %v", got, w)
-	}
+	require.Equal(t, []Entry{want, want}, got)
 }
 
 func TestParseErrors(t *testing.T) {
@@ -80,15 +66,9 @@ func TestParseErrors(t *testing.T) {
 			"m.yaml:2:3: [1]: missing required key \"capture\"\nm.yaml:2:28: [1].invocation_id: -2 is below the minimum 0",
 	} {
 		_, err := Parse("m.yaml", []byte(in))
-		if err == nil {
-			t.Fatalf("%s: got no error, want one", in)
-		}
-		if got := err.Error(); got != want {
-			t.Fatalf("%s: err.Error() = %q, want %q", in, got, want)
-		}
+		require.Errorf(t, err, "%s: got no error, want one", in)
+		require.Equalf(t, want, err.Error(), "%s: err.Error()", in)
 	}
 	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
-	if !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("error %v, want one matching %v", err, os.ErrNotExist)
-	}
+	require.ErrorIsf(t, err, os.ErrNotExist, "error %v, want one matching %v", err, os.ErrNotExist)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // millionTasks is an event-driven schedule of 1,000,000 tasks, half cube
@@ -51,13 +53,11 @@ func scheduleJSON(n int) []byte {
 // BenchmarkPlan1M plans a parsed 1,000,000-task schedule.
 func BenchmarkPlan1M(b *testing.B) {
 	s, err := plan.Parse("million.json", millionTasks())
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := plan.Plan(s); err != nil {
-			b.Fatal(err)
+			require.FailNow(b, fmt.Sprintf("%v", err))
 		}
 	}
 }
@@ -70,11 +70,9 @@ func BenchmarkParsePlan1M(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := plan.Parse("million.json", data)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		if _, err := plan.Plan(s); err != nil {
-			b.Fatal(err)
+			require.FailNow(b, fmt.Sprintf("%v", err))
 		}
 	}
 }
@@ -85,9 +83,8 @@ func BenchmarkParseYAML10K(b *testing.B) {
 	data := scheduleJSON(10_000)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := plan.ParseYAML("10k.json", data); err != nil {
-			b.Fatal(err)
-		}
+		_, err := plan.ParseYAML("10k.json", data)
+		require.NoError(b, err)
 	}
 }
 
@@ -97,25 +94,22 @@ func BenchmarkParseYAML10K(b *testing.B) {
 func TestBenchmarkSchedule(t *testing.T) {
 	const n = 100_000
 	s, err := plan.Parse("100k.json", scheduleJSON(n))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Check, as `cycleabi plan` does: every wait has its trigger.
 	r, err := plan.Check(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// 50,000 cube tasks over 24 AIC workers: workers 0..7 get 2,084.
 	// Cube entry j is task 2j, a MatMul when j is even, so even workers run
 	// only MatMuls (3 records each: wait, compute, trigger; task 0 has no
 	// wait, but workers 2, 4 and 6 are as busy), odd workers
 	// only puts (2 records). Vector tasks (SwiGLU, ShmemGetMem) all write 3.
-	if aic := r.Region(abi.CoreTypeAIC); aic.Workers != 24 || aic.RequiredRecords != 2084*3 {
-		t.Errorf("AIC: %d workers, %d records", aic.Workers, aic.RequiredRecords)
-	}
-	if aiv := r.Region(abi.CoreTypeAIV); aiv.Workers != 24 || aiv.RequiredRecords != 2084*3 || aiv.RecordCapacity != 6256 {
-		t.Errorf("AIV: %d workers, %d records, capacity %d", aiv.Workers, aiv.RequiredRecords, aiv.RecordCapacity)
-	}
+	aic := r.Region(abi.CoreTypeAIC)
+	assert.Equal(t, uint32(24), aic.Workers, "AIC")
+	assert.Equal(t, uint64(2084*3), aic.RequiredRecords, "AIC")
+	aiv := r.Region(abi.CoreTypeAIV)
+	assert.Equal(t, uint32(24), aiv.Workers, "AIV")
+	assert.Equal(t, uint64(2084*3), aiv.RequiredRecords, "AIV")
+	assert.Equal(t, uint32(6256), aiv.RecordCapacity, "AIV")
 }
 
 // BenchmarkParseSchedule reads the same JSON schedule both ways, at sizes
@@ -131,18 +125,16 @@ func BenchmarkParseSchedule(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, ok := plan.ParseJSON(data); !ok {
-					b.Fatal("the fast path refused the schedule")
-				}
+				_, ok := plan.ParseJSON(data)
+				require.True(b, ok, "the fast path refused the schedule")
 			}
 		})
 		b.Run(fmt.Sprintf("tree/%dk", n/1000), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := plan.ParseYAML("s.json", data); err != nil {
-					b.Fatal(err)
-				}
+				_, err := plan.ParseYAML("s.json", data)
+				require.NoError(b, err)
 			}
 		})
 	}

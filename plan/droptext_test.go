@@ -1,6 +1,12 @@
 package plan
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestDropText: an error placed by ErrorAt has the line and column of its
 // value while the text is kept, none once it is dropped.
@@ -10,15 +16,12 @@ func TestDropText(t *testing.T) {
 		"num_workers: 2\ntasks:\n  - {task_type: MatMul}\n  - {task_type: MatMul, trigger_event: 1}\ncube_task_indices: [0, 1]\n",
 	} {
 		s, err := Parse("s.json", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := s.ErrorAt("tasks[1].trigger_event", "bad"); e.Line == 0 || e.Col == 0 {
-			t.Errorf("%q: no place with the text kept: %v", text, e)
-		}
+		require.NoError(t, err)
+		e := s.ErrorAt("tasks[1].trigger_event", "bad")
+		assert.Falsef(t, e.Line == 0 || e.Col == 0, "%q: no place with the text kept: %v", text, e)
 		s.DropText()
 		if e := s.ErrorAt("tasks[1].trigger_event", "bad"); e.Line != 0 || e.Col != 0 || e.Error() != "s.json: tasks[1].trigger_event: bad" {
-			t.Errorf("%q: placed without its text: %d:%d %v", text, e.Line, e.Col, e)
+			assert.Fail(t, fmt.Sprintf("%q: placed without its text: %d:%d %v", text, e.Line, e.Col, e))
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/yamltest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -22,15 +24,12 @@ import (
 // or the error text. Refresh with go test ./plan -update.
 func TestSchedules(t *testing.T) {
 	files, err := filepath.Glob("testdata/schedules/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no test cases: %v", err)
-	}
+	require.NoError(t, err, "no test cases")
+	require.NotEmpty(t, files, "no test cases")
 	for _, file := range files {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var src, expect *txtar.File
 			strict := false
 			for i := range ar.Files {
@@ -43,14 +42,11 @@ func TestSchedules(t *testing.T) {
 					strict = true
 				}
 			}
-			if src == nil || expect == nil {
-				t.Fatal("need schedule.yaml and expect sections")
-			}
+			require.NotNil(t, src, "need schedule.yaml and expect sections")
+			require.NotNil(t, expect, "need schedule.yaml and expect sections")
 			got := planText(src.Data, strict)
 			wantOK := strings.HasPrefix(filepath.Base(file), "ok_")
-			if gotOK := !strings.HasPrefix(string(got), "error:"); gotOK != wantOK {
-				t.Errorf("outcome does not match the file name:\n%s", got)
-			}
+			assert.Equalf(t, wantOK, !strings.HasPrefix(string(got), "error:"), "outcome does not match the file name:\n%s", got)
 			golden.CheckSection(t, file, ar, "expect", got)
 		})
 	}
@@ -76,16 +72,12 @@ func planText(src []byte, strict bool) []byte {
 func TestPlanErrorIsPositioned(t *testing.T) {
 	src := "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0,\n  5]\n"
 	s, err := Parse("x.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err = Plan(s)
 	var pe *Error
-	if !errors.As(err, &pe) {
-		t.Fatalf("Plan error %v is not an *Error", err)
-	}
+	require.ErrorAsf(t, err, &pe, "Plan error %v is not an *Error", err)
 	if pe.Line != 4 || pe.Col != 3 || pe.Path != "cube_task_indices[1]" {
-		t.Errorf("error at %d:%d %q, want 4:3 cube_task_indices[1]", pe.Line, pe.Col, pe.Path)
+		assert.Fail(t, fmt.Sprintf("error at %d:%d %q, want 4:3 cube_task_indices[1]", pe.Line, pe.Col, pe.Path))
 	}
 }
 
@@ -94,13 +86,12 @@ func TestPlanErrorIsPositioned(t *testing.T) {
 func TestCapacityPastMaximum(t *testing.T) {
 	p := &planner{s: &Schedule{File: "big.yaml"}}
 	if _, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore); !ok {
-		t.Errorf("MaxRecordsPerCore refused: %v", p.err())
+		assert.Fail(t, fmt.Sprintf("MaxRecordsPerCore refused: %v", p.err()))
 	}
 	_, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
 	want := "big.yaml: vector_task_indices: the busiest AIV worker writes 134217713 records, more than the 134217712 a slot can hold"
-	if err := p.err(); ok || err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
-	}
+	err := p.err()
+	assert.Falsef(t, ok || err == nil || err.Error() != want, "got %v, want %s", err, want)
 }
 
 // TestScheduleFromGo plans a schedule built in Go (no text, no positions).
@@ -112,29 +103,22 @@ func TestScheduleFromGo(t *testing.T) {
 		VectorTaskIndices: []uint32{0},
 	}
 	_, err := Plan(s)
-	if err == nil || err.Error() != "cube_task_indices[2]: task 3 is out of range: the schedule has 1 tasks" {
-		t.Errorf("got %v", err)
-	}
+	assert.Falsef(t, err == nil || err.Error() != "cube_task_indices[2]: task 3 is out of range: the schedule has 1 tasks", "got %v", err)
 	s.CubeTaskIndices = s.CubeTaskIndices[:2]
 	r, err := Plan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// One AIC worker runs the MatMul twice: 2 x (compute + trigger).
-	if aic, aiv := r.Region(abi.CoreTypeAIC), r.Region(abi.CoreTypeAIV); aic.RequiredRecords != 4 || aic.RecordCapacity != 16 || aiv.RequiredRecords != 2 {
-		t.Errorf("got %+v", r)
-	}
+	aic, aiv := r.Region(abi.CoreTypeAIC), r.Region(abi.CoreTypeAIV)
+	assert.Equalf(t, uint64(4), aic.RequiredRecords, "got %+v", r)
+	assert.Equalf(t, uint32(16), aic.RecordCapacity, "got %+v", r)
+	assert.Equalf(t, uint64(2), aiv.RequiredRecords, "got %+v", r)
 }
 
 func TestParseFileNotFound(t *testing.T) {
 	_, err := ParseFile("testdata/no-such-schedule.yaml")
-	if err == nil || !strings.Contains(err.Error(), "testdata/no-such-schedule.yaml: schedule file not found") {
-		t.Errorf("got %v", err)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "testdata/no-such-schedule.yaml: schedule file not found"), "got %v", err)
 	var list *ErrorList
-	if errors.As(err, &list) {
-		t.Error("a missing file is not a schedule problem")
-	}
+	assert.False(t, errors.As(err, &list), "a missing file is not a schedule problem")
 }
 
 // TestErrorListBounded: a thousand different bad entries make 20 errors
@@ -148,14 +132,12 @@ func TestErrorListBounded(t *testing.T) {
 	b.WriteString("]\n")
 	_, err := Parse("bad.yaml", []byte(b.String()))
 	var list *ErrorList
-	if !errors.As(err, &list) {
-		t.Fatalf("got %v", err)
-	}
+	require.ErrorAsf(t, err, &list, "got %v", err)
 	if len(list.Errs) != maxErrors || list.Omitted != 1000-maxErrors {
-		t.Errorf("%d errors, %d omitted", len(list.Errs), list.Omitted)
+		assert.Fail(t, fmt.Sprintf("%d errors, %d omitted", len(list.Errs), list.Omitted))
 	}
 	if !strings.HasSuffix(err.Error(), "(980 more errors)") {
-		t.Errorf("error text ends %q", err.Error()[len(err.Error())-40:])
+		assert.Fail(t, fmt.Sprintf("error text ends %q", err.Error()[len(err.Error())-40:]))
 	}
 }
 
@@ -164,30 +146,19 @@ func TestErrorListBounded(t *testing.T) {
 // with the count of the rest, the suggestion, and the known names once.
 func TestOneMistakeOnce(t *testing.T) {
 	data, err := os.ReadFile("../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	typo := strings.ReplaceAll(string(data), "task_type: GroupedMatMul", "task_type: GroupedMatmul")
 	n := strings.Count(typo, "GroupedMatmul")
 	_, err = Parse("moe.yaml", []byte(typo))
-	if err == nil {
-		t.Fatal("the typo is accepted")
-	}
+	require.Error(t, err, "the typo is accepted")
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != 5 {
-		t.Fatalf("%d lines, want 3 places, the last with the count, the known names:\n%s", len(lines), err)
-	}
+	require.Lenf(t, lines, 5, "lines, want 3 places, the last with the count, the known names:\n%s", err)
 	for _, l := range lines[:4] {
-		if !strings.Contains(l, `.task_type: unknown task type "GroupedMatmul"; did you mean GroupedMatMul?`) {
-			t.Errorf("line %q", l)
-		}
+		assert.Contains(t, l, `.task_type: unknown task type "GroupedMatmul"; did you mean GroupedMatMul?`, "line")
 	}
-	if want := fmt.Sprintf("(the last of %d more like this)", n-3); !strings.HasSuffix(lines[3], want) {
-		t.Errorf("line %q, want it to end %q", lines[3], want)
-	}
-	if !strings.HasPrefix(lines[4], "known task types: Terminate, ") || strings.Count(err.Error(), "ShmemGetMem") != 1 {
-		t.Errorf("the known names are not said once:\n%s", err)
-	}
+	want := fmt.Sprintf("(the last of %d more like this)", n-3)
+	assert.Truef(t, strings.HasSuffix(lines[3], want), "line %q, want it to end %q", lines[3], want)
+	assert.Falsef(t, !strings.HasPrefix(lines[4], "known task types: Terminate, ") || strings.Count(err.Error(), "ShmemGetMem") != 1, "the known names are not said once:\n%s", err)
 }
 
 // TestOneEventWarnedOnce: 100 tasks waiting on one event no task of the
@@ -211,9 +182,7 @@ func TestOneEventWarnedOnce(t *testing.T) {
 		return []byte(b.String())
 	}
 	_, r, err := PlanText("s.yaml", schedule(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []string{
 		"s.yaml:3:45: tasks[0].dependent_event: waits on event 5, ",
 		"s.yaml:4:45: tasks[1].dependent_event: waits on event 5, ",
@@ -221,33 +190,23 @@ func TestOneEventWarnedOnce(t *testing.T) {
 		"s.yaml:102:45: tasks[99].dependent_event: waits on event 5, ",
 	}
 	if len(r.Warnings) != len(want) {
-		t.Fatalf("%d warnings, want %d:\n%s", len(r.Warnings), len(want), strings.Join(r.Warnings, "\n"))
+		require.FailNow(t, fmt.Sprintf("%d warnings, want %d:\n%s", len(r.Warnings), len(want), strings.Join(r.Warnings, "\n")))
 	}
 	for i, w := range want {
-		if !strings.HasPrefix(r.Warnings[i], w) {
-			t.Errorf("warning %d: %q, want it to start %q", i, r.Warnings[i], w)
-		}
+		assert.Truef(t, strings.HasPrefix(r.Warnings[i], w), "warning %d: %q, want it to start %q", i, r.Warnings[i], w)
 	}
-	if !strings.HasSuffix(r.Warnings[3], "(the last of 97 more like this)") {
-		t.Errorf("last warning %q", r.Warnings[3])
-	}
+	assert.Truef(t, strings.HasSuffix(r.Warnings[3], "(the last of 97 more like this)"), "last warning %q", r.Warnings[3])
 	_, _, err = CheckText("s.yaml", schedule(1))
-	if err == nil {
-		t.Fatal("CheckText accepts the untriggered waits")
-	}
+	require.Error(t, err, "CheckText accepts the untriggered waits")
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != 4 || !strings.HasSuffix(lines[3], "(the last of 97 more like this)") || !strings.HasPrefix(lines[3], want[3]) {
-		t.Errorf("CheckText:\n%s", err)
-	}
+	assert.Falsef(t, len(lines) != 4 || !strings.HasSuffix(lines[3], "(the last of 97 more like this)") || !strings.HasPrefix(lines[3], want[3]), "CheckText:\n%s", err)
 	// Eight events: 20 warnings are kept (three for each of six events,
 	// two of the seventh's), the six with more get their last line with a
 	// count, and the other 198 (the seventh's and eighth's) are counted.
 	_, r, err = PlanText("s.yaml", schedule(8))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if n := len(r.Warnings); n != 20+6+1 || r.Warnings[n-1] != "(198 more warnings)" {
-		t.Errorf("%d warnings, the last %q", n, r.Warnings[n-1])
+		assert.Fail(t, fmt.Sprintf("%d warnings, the last %q", n, r.Warnings[n-1]))
 	}
 }
 
@@ -259,9 +218,7 @@ func TestAssign(t *testing.T) {
 		VectorTaskIndices: []uint32{3, 4, 5, 3, 4},
 	}
 	r, err := Plan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := Assign(s, r)
 	want := map[string][]uint32{
 		"AIC/0": {0, 2}, "AIC/1": {1}, "AIC/2": nil,
@@ -270,19 +227,13 @@ func TestAssign(t *testing.T) {
 	for name, q := range want {
 		ct, _ := abi.ParseCoreType(name[:3])
 		got := a.Queue(ct, uint32(name[4]-'0'))
-		if !slices.Equal(got, q) {
-			t.Errorf("%s runs %v, want %v", name, got, q)
-		}
+		assert.Truef(t, slices.Equal(got, q), "%s runs %v, want %v", name, got, q)
 	}
 	s.Mode, s.CubeTaskIndices = AIVPipeline, nil
 	r, err = Plan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a = Assign(s, r)
-	if got := a.Queue(abi.CoreTypeAIV, 3); !slices.Equal(got, s.VectorTaskIndices) {
-		t.Errorf("pipeline worker 3 runs %v", got)
-	}
+	assert.True(t, slices.Equal(a.Queue(abi.CoreTypeAIV, 3), s.VectorTaskIndices), "pipeline worker 3 runs")
 }
 
 // TestScheduleMutations parses and plans every single-node mutant of the
@@ -291,16 +242,13 @@ func TestAssign(t *testing.T) {
 // a line.
 func TestScheduleMutations(t *testing.T) {
 	files, err := filepath.Glob("testdata/schedules/ok_*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no valid schedules: %v", err)
-	}
+	require.NoError(t, err, "no valid schedules")
+	require.NotEmpty(t, files, "no valid schedules")
 	const file = "mutant.yaml"
 	total := 0
 	for _, path := range files {
 		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var data []byte
 		for _, f := range ar.Files {
 			if f.Name == "schedule.yaml" {
@@ -309,9 +257,7 @@ func TestScheduleMutations(t *testing.T) {
 		}
 		total += yamltest.Mutants(t, data, func(what string, mutant []byte) {
 			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: %s: panic: %v", path, what, r)
-				}
+				assert.Nilf(t, recover(), "%s: %s: panic", path, what)
 			}()
 			s, err := Parse(file, mutant)
 			if err != nil {
@@ -320,26 +266,20 @@ func TestScheduleMutations(t *testing.T) {
 			}
 			if _, err := Plan(s); err != nil {
 				var pe *Error
-				if !errors.As(err, &pe) || pe.File != file || pe.Line < 1 {
-					t.Errorf("%s: %s: planning error without file and line: %v", path, what, err)
-				}
+				assert.Falsef(t, !errors.As(err, &pe) || pe.File != file || pe.Line < 1, "%s: %s: planning error without file and line: %v", path, what, err)
 			}
 		})
 		// CheckText plans what it can of a schedule with problems in its
 		// text: it must not panic on the defaults a bad value leaves.
 		yamltest.Mutants(t, data, func(what string, mutant []byte) {
 			defer func() {
-				if r := recover(); r != nil {
-					t.Errorf("%s: %s: CheckText panics: %v", path, what, r)
-				}
+				assert.Nilf(t, recover(), "%s: %s: CheckText panics", path, what)
 			}()
 			if _, _, err := CheckText(file, mutant); err != nil {
 				yamltest.Positioned(t, path+": "+what, file, err)
 			}
 		})
 	}
-	if total < 200 {
-		t.Errorf("only %d mutants", total)
-	}
+	assert.GreaterOrEqual(t, total, 200, "only")
 	t.Logf("%d mutants", total)
 }

@@ -1,17 +1,17 @@
 package plan_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -41,26 +41,20 @@ func propRoundUpCapacity(t *rapid.T) {
 	c, err := abi.RoundUpCapacity(req)
 	if req > abi.MaxRecordsPerCore {
 		var ce *abi.CapacityError
-		if !errors.As(err, &ce) {
-			t.Fatalf("RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
-		}
+		require.ErrorAsf(t, err, &ce, "RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
 		return
 	}
-	if err != nil {
-		t.Fatalf("RoundUpCapacity(%d): %v", req, err)
-	}
-	if c%abi.RecordCapacityAlignment != 0 || uint64(c) < req || uint64(c) >= req+abi.RecordCapacityAlignment {
-		t.Fatalf("RoundUpCapacity(%d) = %d", req, c)
-	}
-	if err := abi.CheckCapacity(uint64(c)); err != nil {
-		t.Fatalf("RoundUpCapacity(%d) = %d, which CheckCapacity refuses: %v", req, c, err)
-	}
+	require.NoErrorf(t, err, "RoundUpCapacity(%d)", req)
+	require.Equalf(t, uint32(0), c%abi.RecordCapacityAlignment, "RoundUpCapacity = %d", c)
+	require.GreaterOrEqualf(t, uint64(c), req, "RoundUpCapacity = %d", c)
+	require.Lessf(t, uint64(c), req+abi.RecordCapacityAlignment, "RoundUpCapacity = %d", c)
+	require.NoErrorf(t, abi.CheckCapacity(uint64(c)), "RoundUpCapacity(%d) = %d, which CheckCapacity refuses", req, c)
 	if again, err := abi.RoundUpCapacity(uint64(c)); err != nil || again != c {
-		t.Fatalf("RoundUpCapacity(%d) = %d, %v; not idempotent", c, again, err)
+		require.FailNow(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v; not idempotent", c, again, err))
 	}
 	more := req + rapid.Uint64Range(0, abi.MaxRecordsPerCore-req).Draw(t, "more")
 	if c2, err := abi.RoundUpCapacity(more); err != nil || c2 < c {
-		t.Fatalf("RoundUpCapacity(%d) = %d, %v < RoundUpCapacity(%d) = %d", more, c2, err, req, c)
+		require.FailNow(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v < RoundUpCapacity(%d) = %d", more, c2, err, req, c))
 	}
 }
 
@@ -106,21 +100,16 @@ func propBufferSize(t *rapid.T) {
 	size, err := abi.BufferSize(cubeSlots, caps)
 	l, lerr := abi.NewLayout(cubeSlots, caps)
 	if !fits {
-		if err == nil || lerr == nil {
-			t.Fatalf("cube slots %d, %+v: size %s does not fit, but BufferSize = %d, %v; NewLayout: %v",
-				cubeSlots, caps, want, size, err, lerr)
-		}
+		require.Errorf(t, err, "cube slots %d, %+v: size %s does not fit, but BufferSize = %d, %v; NewLayout: %v", cubeSlots, caps, want, size, err, lerr)
+		require.Errorf(t, lerr, "cube slots %d, %+v: size %s does not fit, but BufferSize = %d, %v; NewLayout: %v", cubeSlots, caps, want, size, err, lerr)
 		return
 	}
-	if err != nil || lerr != nil {
-		t.Fatalf("cube slots %d, %+v: %v / %v", cubeSlots, caps, err, lerr)
-	}
+	require.NoErrorf(t, err, "cube slots %d, %+v", cubeSlots, caps)
+	require.NoErrorf(t, lerr, "cube slots %d, %+v", cubeSlots, caps)
 	if size != want.Uint64() || l.Size() != size {
-		t.Fatalf("cube slots %d, %+v: BufferSize %d, Layout.Size %d, want %s", cubeSlots, caps, size, l.Size(), want)
+		require.FailNow(t, fmt.Sprintf("cube slots %d, %+v: BufferSize %d, Layout.Size %d, want %s", cubeSlots, caps, size, l.Size(), want))
 	}
-	if l.NumSlots() != slots {
-		t.Fatalf("NumSlots = %d for %d cube slots", l.NumSlots(), cubeSlots)
-	}
+	require.Equalf(t, slots, l.NumSlots(), "NumSlots for %d cube slots", cubeSlots)
 	// Slots tile the buffer: each starts where the previous ends; check a
 	// few, including both ends of every boundary between regions.
 	check := []int{0, l.NumSlots() - 1, rapid.IntRange(1, l.NumSlots()-1).Draw(t, "slot")}
@@ -139,10 +128,10 @@ func propBufferSize(t *rapid.T) {
 			prevEnd = p.Offset + p.Stride()
 		}
 		if s.Offset != prevEnd || s.Stride() != abi.SlotStride(s.Capacity) || s.Capacity != caps.For(s.CoreType) {
-			t.Fatalf("slot %d (%s) at %d, stride %d; previous ends at %d", i, s, s.Offset, s.Stride(), prevEnd)
+			require.FailNow(t, fmt.Sprintf("slot %d (%s) at %d, stride %d; previous ends at %d", i, s, s.Offset, s.Stride(), prevEnd))
 		}
 		if i == l.NumSlots()-1 && s.Offset+s.Stride() != size {
-			t.Fatalf("last slot ends at %d, buffer is %d", s.Offset+s.Stride(), size)
+			require.FailNow(t, fmt.Sprintf("last slot ends at %d, buffer is %d", s.Offset+s.Stride(), size))
 		}
 	}
 }
@@ -152,9 +141,7 @@ func propBufferSize(t *rapid.T) {
 // MaxRecordsPerCore+1 are refused.
 func TestLimits(t *testing.T) {
 	for _, c := range []uint32{0, 16, abi.MaxRecordsPerCore} {
-		if err := abi.CheckCapacity(uint64(c)); err != nil {
-			t.Errorf("CheckCapacity(%d): %v", c, err)
-		}
+		assert.NoErrorf(t, abi.CheckCapacity(uint64(c)), "CheckCapacity(%d)", c)
 		var caps abi.Capacities
 		slots := uint64(0)
 		for _, r := range abi.Regions() {
@@ -162,39 +149,28 @@ func TestLimits(t *testing.T) {
 			slots += uint64(r.SlotsPerCubeSlot) * abi.MinCubeSlots
 		}
 		l, err := abi.NewLayout(abi.MinCubeSlots, caps)
-		if err != nil {
-			t.Errorf("NewLayout with capacity %d: %v", c, err)
+		if !assert.NoErrorf(t, err, "NewLayout with capacity %d", c) {
 			continue
 		}
 		stride := uint64(abi.CoreHeaderSize) + uint64(abi.ProfileRecordSize)*uint64(c)
-		if stride > abi.SlotStrideLimit {
-			t.Errorf("capacity %d: stride %d past the u32 limit", c, stride)
-		}
-		if want := slots * stride; l.Size() != want {
-			t.Errorf("capacity %d: size %d, want %d", c, l.Size(), want)
-		}
+		assert.LessOrEqualf(t, stride, uint64(abi.SlotStrideLimit), "capacity %d: stride", c)
+		assert.Equalf(t, slots*stride, l.Size(), "capacity %d: size", c)
 		if r, err := abi.RoundUpCapacity(uint64(c)); err != nil || r != c {
-			t.Errorf("RoundUpCapacity(%d) = %d, %v", c, r, err)
+			assert.Fail(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v", c, r, err))
 		}
 	}
 	for _, c := range []uint64{abi.MaxRecordsPerCore + 16, abi.MaxRecordsPerCore + 1, 8} {
-		if err := abi.CheckCapacity(c); err == nil {
-			t.Errorf("CheckCapacity(%d) accepted", c)
-		}
+		assert.Errorf(t, abi.CheckCapacity(c), "CheckCapacity(%d) accepted", c)
 		if c <= math.MaxUint32 {
-			if _, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: uint32(c)}); err == nil {
-				t.Errorf("NewLayout accepted AIV capacity %d", c)
-			}
+			_, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: uint32(c)})
+			assert.Errorf(t, err, "NewLayout accepted AIV capacity %d", c)
 		}
 	}
-	if _, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1); err == nil {
-		t.Error("RoundUpCapacity(MaxRecordsPerCore+1) accepted")
-	}
+	_, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1)
+	assert.Error(t, err, "RoundUpCapacity(MaxRecordsPerCore+1) accepted")
 	// The maximum is the largest aligned capacity whose stride fits a u32.
-	if abi.SlotStride(abi.MaxRecordsPerCore) > abi.SlotStrideLimit ||
-		abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment) <= abi.SlotStrideLimit {
-		t.Error("MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
-	}
+	assert.False(t, abi.SlotStride(abi.MaxRecordsPerCore) > abi.SlotStrideLimit ||
+		abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment) <= abi.SlotStrideLimit, "MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
 }
 
 func TestPlanMatchesModel(t *testing.T) { rapid.Check(t, propPlanMatchesModel) }
@@ -205,9 +181,7 @@ func FuzzPlanMatchesModel(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPlanMatchesM
 func propPlanMatchesModel(t *rapid.T) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	r, err := plan.Plan(s)
-	if err != nil {
-		t.Fatalf("Plan refused a valid schedule: %v", err)
-	}
+	require.NoError(t, err, "Plan refused a valid schedule")
 	records := func(task plan.Task) uint64 {
 		n := uint64(1)
 		if task.DependentEvent != plan.NoEvent {
@@ -266,13 +240,9 @@ func propPlanMatchesModel(t *rapid.T) {
 		want.Regions = append(want.Regions, m.plan)
 		want.BufferSize += m.slotsPerCube * uint64(cube) * (64 + 32*uint64(m.plan.RecordCapacity))
 	}
-	if !reflect.DeepEqual(r, want) {
-		t.Fatalf("Plan = %+v\nwant   %+v", r, want)
-	}
+	require.Equal(t, want, r, "Plan")
 	for _, reg := range abi.Regions() {
-		if w := r.Region(reg.CoreType).Workers; uint64(w) > uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount) {
-			t.Fatalf("%d %s workers do not fit %d cube slots", w, reg.CoreType, r.CubeSlotCount)
-		}
+		require.LessOrEqualf(t, uint64(r.Region(reg.CoreType).Workers), uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount), "%s workers do not fit %d cube slots", reg.CoreType, r.CubeSlotCount)
 	}
 }
 
@@ -291,22 +261,14 @@ func propScheduleText(t *rapid.T) {
 	for _, style := range []plantest.Style{plantest.YAML, plantest.JSON, plantest.JSONNull} {
 		text := plantest.Text(s, style, byName)
 		y, err := plan.ParseYAML("s", text)
-		if err != nil {
-			t.Fatalf("style %d: YAML parser: %v\n%s", style, err, text)
-		}
-		if got := plan.WithoutSource(y); !reflect.DeepEqual(got, want) {
-			t.Fatalf("style %d: YAML parser read\n%+v\nwant\n%+v\n%s", style, got, want, text)
-		}
+		require.NoErrorf(t, err, "style %d: YAML parser\n%s", style, text)
+		require.Equalf(t, want, plan.WithoutSource(y), "style %d: YAML parser read\n\n%s", style, text)
 		j, ok := plan.ParseJSON(text)
 		if style == plantest.YAML {
 			continue
 		}
-		if !ok {
-			t.Fatalf("style %d: the JSON fast path refused\n%s", style, text)
-		}
-		if got := plan.WithoutSource(j); !reflect.DeepEqual(got, want) {
-			t.Fatalf("style %d: JSON fast path read\n%+v\nwant\n%+v\n%s", style, got, want, text)
-		}
+		require.Truef(t, ok, "style %d: the JSON fast path refused\n%s", style, text)
+		require.Equalf(t, want, plan.WithoutSource(j), "style %d: JSON fast path read\n\n%s", style, text)
 	}
 }
 
@@ -330,12 +292,8 @@ func FuzzJSONMatchesYAML(f *testing.F) {
 			return
 		}
 		y, err := plan.ParseYAML("f", data)
-		if err != nil {
-			t.Fatalf("JSON fast path accepted what YAML refuses (%v):\n%q", err, data)
-		}
-		if a, b := plan.WithoutSource(j), plan.WithoutSource(y); !reflect.DeepEqual(a, b) {
-			t.Fatalf("parsers disagree on %q:\nJSON %+v\nYAML %+v", data, a, b)
-		}
+		require.NoErrorf(t, err, "JSON fast path accepted what YAML refuses:\n%q", data)
+		require.Equalf(t, plan.WithoutSource(y), plan.WithoutSource(j), "parsers disagree on %q:\nJSON", data)
 	})
 }
 
@@ -349,9 +307,8 @@ func propJSONPositions(t *rapid.T) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	style := rapid.SampledFrom([]plantest.Style{plantest.JSON, plantest.JSONNull}).Draw(t, "style")
 	text := plantest.Text(s, style, rapid.Bool().Draw(t, "by_name"))
-	if _, ok := plan.ParseJSON(text); !ok {
-		t.Fatalf("fast path refused\n%s", text)
-	}
+	_, ok := plan.ParseJSON(text)
+	require.Truef(t, ok, "fast path refused\n%s", text)
 	paths := []string{"", "mode", "num_workers", "vector_worker_stride", "tasks", "cube_task_indices", "vector_task_indices", "tasks[999]"}
 	for i := range s.Tasks {
 		for _, k := range []string{"", ".task_type", ".dependent_event", ".trigger_event", ".graph_stage", ".owner_id", ".stage_task_index"} {
@@ -368,8 +325,7 @@ func propJSONPositions(t *rapid.T) {
 	for range 6 {
 		p := rapid.SampledFrom(paths).Draw(t, "path")
 		yl, yc, jl, jc := plan.Positions(text, p)
-		if yl != jl || yc != jc {
-			t.Fatalf("%s: YAML %d:%d, JSON %d:%d\n%s", p, yl, yc, jl, jc, text)
-		}
+		require.Equalf(t, jl, yl, "%s: YAML, JSON\n%s", p, text)
+		require.Equalf(t, jc, yc, "%s: YAML, JSON\n%s", p, text)
 	}
 }

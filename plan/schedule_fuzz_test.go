@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -25,14 +27,11 @@ const maxScheduleInput = 1 << 20
 // size equal to its layout's.
 func FuzzSchedule(f *testing.F) {
 	paths, err := filepath.Glob("testdata/schedules/*.txtar")
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no schedule seeds: %v", err)
-	}
+	require.NoError(f, err, "no schedule seeds")
+	require.NotEmpty(f, paths, "no schedule seeds")
 	for _, path := range paths {
 		a, err := txtar.ParseFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		for _, file := range a.Files {
 			if strings.HasPrefix(file.Name, "schedule") {
 				f.Add(file.Data)
@@ -51,44 +50,32 @@ func FuzzSchedule(f *testing.F) {
 		_, _, checkErr := plan.CheckText(file, data)
 		if checkErr != nil {
 			var list *plan.ErrorList
-			if !errors.As(checkErr, &list) || list.Len() == 0 {
-				t.Fatalf("CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
-			}
+			require.Falsef(t, !errors.As(checkErr, &list) || list.Len() == 0, "CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
 			for _, e := range list.Errs {
-				if e.File != file || e.Line < 1 {
-					t.Fatalf("CheckText error without file and line: %+v", e)
-				}
+				require.Falsef(t, e.File != file || e.Line < 1, "CheckText error without file and line: %+v", e)
 			}
 		}
 		s, err := plan.Parse(file, data)
 		if err == nil {
 			if _, err := plan.Check(s); (err == nil) != (checkErr == nil) {
-				t.Fatalf("Check says %v, CheckText %v", err, checkErr)
+				require.FailNow(t, fmt.Sprintf("Check says %v, CheckText %v", err, checkErr))
 			}
 		} else if checkErr == nil {
-			t.Fatalf("Parse fails (%v), CheckText does not", err)
+			require.FailNow(t, fmt.Sprintf("Parse fails (%v), CheckText does not", err))
 		}
 		if err != nil {
 			var list *plan.ErrorList
-			if !errors.As(err, &list) || len(list.Errs) == 0 {
-				t.Fatalf("Parse error is not a non-empty *plan.ErrorList: %T %v", err, err)
-			}
+			require.Falsef(t, !errors.As(err, &list) || len(list.Errs) == 0, "Parse error is not a non-empty *plan.ErrorList: %T %v", err, err)
 			for _, e := range list.Errs {
-				if e.File != file || e.Line < 1 {
-					t.Fatalf("schedule error without file and line: %+v", e)
-				}
+				require.Falsef(t, e.File != file || e.Line < 1, "schedule error without file and line: %+v", e)
 			}
 			return
 		}
 		r, err := plan.Plan(s)
 		if err != nil {
 			var e *plan.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("Plan error is not a *plan.Error: %T %v", err, err)
-			}
-			if e.File != file || e.Line < 1 {
-				t.Fatalf("plan error without file and line: %+v", e)
-			}
+			require.ErrorAsf(t, err, &e, "Plan error is not a *plan.Error: %T %v", err, err)
+			require.Falsef(t, e.File != file || e.Line < 1, "plan error without file and line: %+v", e)
 			return
 		}
 		checkPlan(t, r)
@@ -97,32 +84,18 @@ func FuzzSchedule(f *testing.F) {
 
 func checkPlan(t *testing.T, r plan.Result) {
 	t.Helper()
-	if len(r.Regions) != len(abi.Regions()) {
-		t.Fatalf("%d region plans for the schema's %d regions", len(r.Regions), len(abi.Regions()))
-	}
+	require.Len(t, r.Regions, len(abi.Regions()))
 	for i, reg := range abi.Regions() {
 		p := r.Regions[i]
-		if p.CoreType != reg.CoreType {
-			t.Fatalf("region plan %d is %s, the schema's region %s", i, p.CoreType, reg.CoreType)
-		}
-		if p.RecordCapacity%abi.RecordCapacityAlignment != 0 || uint64(p.RecordCapacity) < p.RequiredRecords || uint64(p.RecordCapacity) >= p.RequiredRecords+abi.RecordCapacityAlignment {
-			t.Fatalf("%s capacity %d for %d required records", p.CoreType, p.RecordCapacity, p.RequiredRecords)
-		}
-		if uint64(p.Workers) > uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount) {
-			t.Fatalf("%d cube slots for %d %s workers", r.CubeSlotCount, p.Workers, p.CoreType)
-		}
+		require.Equalf(t, reg.CoreType, p.CoreType, "region plan %d", i)
+		require.Equalf(t, uint32(0), p.RecordCapacity%abi.RecordCapacityAlignment, "%s capacity %d for", p.CoreType, p.RecordCapacity)
+		require.GreaterOrEqualf(t, uint64(p.RecordCapacity), p.RequiredRecords, "%s capacity %d for", p.CoreType, p.RecordCapacity)
+		require.Lessf(t, uint64(p.RecordCapacity), p.RequiredRecords+abi.RecordCapacityAlignment, "%s capacity %d for", p.CoreType, p.RecordCapacity)
+		require.LessOrEqualf(t, uint64(p.Workers), uint64(reg.SlotsPerCubeSlot)*uint64(r.CubeSlotCount), "%d cube slots for %d %s workers", r.CubeSlotCount, p.Workers, p.CoreType)
 	}
-	if c := r.Region(abi.CoreTypeAIC).RecordCapacity; r.Mode == plan.AIVPipeline && c != 0 {
-		t.Fatalf("AIV pipeline with AIC capacity %d", c)
-	}
-	if r.CubeSlotCount < abi.MinCubeSlots {
-		t.Fatalf("%d cube slots, fewer than %d", r.CubeSlotCount, abi.MinCubeSlots)
-	}
+	require.False(t, r.Mode == plan.AIVPipeline && r.Region(abi.CoreTypeAIC).RecordCapacity != 0, "AIV pipeline with AIC capacity")
+	require.GreaterOrEqual(t, r.CubeSlotCount, uint32(abi.MinCubeSlots))
 	l, err := r.Layout()
-	if err != nil {
-		t.Fatalf("the plan's layout: %v", err)
-	}
-	if l.Size() != r.BufferSize {
-		t.Fatalf("buffer size %d, layout size %d", r.BufferSize, l.Size())
-	}
+	require.NoError(t, err, "the plan's layout")
+	require.Equal(t, r.BufferSize, l.Size(), "buffer size")
 }

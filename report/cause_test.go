@@ -1,11 +1,14 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCauseCard: the cluster's second card says why the slowest rank is
@@ -47,19 +50,16 @@ func TestCauseCard(t *testing.T) {
 			in.Report = analyze.NewReport(in.Report.Ranks)
 			c := in.Report.Cluster()
 			if c.Cause.Kind != tc.kind || !strings.Contains(c.Cause.Text, tc.inText) {
-				t.Fatalf("cause %+v, want %s with %q", c.Cause, tc.kind, tc.inText)
+				require.FailNow(t, fmt.Sprintf("cause %+v, want %s with %q", c.Cause, tc.kind, tc.inText))
 			}
 			p := build(in)
 			card := p.Cards[1]
-			if card.Label != tc.label || card.Href != tc.href {
-				t.Errorf("card %+v, want %q linking %q", card, tc.label, tc.href)
-			}
+			assert.Equalf(t, tc.label, card.Label, "card %+v", card)
+			assert.Equalf(t, tc.href, card.Href, "card %+v", card)
 			var b strings.Builder
-			if err := in.Report.WriteText(&b, 0); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, in.Report.WriteText(&b, 0))
 			if tc.kind != analyze.CauseStage && !strings.Contains(b.String(), "why: "+c.Cause.Text) {
-				t.Errorf("the text lacks the cause:\n%s", b.String())
+				assert.Fail(t, fmt.Sprintf("the text lacks the cause:\n%s", b.String()))
 			}
 		})
 	}

@@ -3,10 +3,10 @@ package report
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestChartsAcrossManyRanks: at 1,024 ranks the makespan columns and the
@@ -34,26 +34,22 @@ func TestChartsAcrossManyRanks(t *testing.T) {
 			w, _ := strconv.ParseFloat(r.W, 64)
 			x, _ := strconv.ParseFloat(r.X, 64)
 			if w < 1.5 || x+w > c.W {
-				t.Errorf("%s: a column %s px wide at %s in a chart %g px wide", c.ID, r.W, r.X, c.W)
+				assert.Fail(t, fmt.Sprintf("%s: a column %s px wide at %s in a chart %g px wide", c.ID, r.W, r.X, c.W))
 			}
 			if r.Fill == "#B2182B" || reddish(r.Fill) {
 				red++
-				if !strings.Contains(r.Title, "rank "+strconv.Itoa(slow)) {
-					t.Errorf("%s: a red column's tooltip %q does not name rank %d", c.ID, r.Title, slow)
-				}
+				assert.Containsf(t, r.Title, "rank "+strconv.Itoa(slow), "%s: a red column's tooltip does not name rank %d", c.ID, slow)
 			}
 		}
 		for y, cols := range perRow {
 			if c.ID == "ranks-heat" && cols != maxRankColumns {
-				t.Errorf("%s: row at y=%s has %d columns, want %d", c.ID, y, cols, maxRankColumns)
+				assert.Fail(t, fmt.Sprintf("%s: row at y=%s has %d columns, want %d", c.ID, y, cols, maxRankColumns))
 			}
 		}
-		if red != 1 {
-			t.Errorf("%s: %d red columns, want the one of rank %d", c.ID, red, slow)
-		}
+		assert.Equalf(t, 1, red, "%s red columns, want the one of rank %d", c.ID, slow)
 	}
 	if got := len(rep.CrossRank.SlowRanks); got != 1 || rep.CrossRank.SlowRanks[0].Rank != slow {
-		t.Errorf("slow ranks %v, want rank %d alone", rep.CrossRank.SlowRanks, slow)
+		assert.Fail(t, fmt.Sprintf("slow ranks %v, want rank %d alone", rep.CrossRank.SlowRanks, slow))
 	}
 }
 

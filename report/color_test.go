@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // fnv1a is FNV-1a over the name's bytes, written out (offset basis
@@ -39,25 +41,17 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 	both := 0
 	for _, name := range types {
 		want := Palette[slot(name)]
-		if got := (Colors{}.Of(name)); got != want {
-			t.Errorf("%s: Colors{}.Of(name) = %q, want %q", name, got, want)
-		}
+		assert.Equalf(t, want, (Colors{}.Of(name)), "%s: Colors{}.Of(name)", name)
 		if at[name] {
 			// Its own slot's color, whatever else is on the page.
-			if got := c.Of(name); got != want {
-				t.Errorf("%s: c.Of(name) = %q, want %q", name, got, want)
-			}
+			assert.Equalf(t, want, c.Of(name), "%s: c.Of(name)", name)
 			if ao[name] {
-				if got := co.Of(name); got != want {
-					t.Errorf("%s: co.Of(name) = %q, want %q", name, got, want)
-				}
+				assert.Equalf(t, want, co.Of(name), "%s: co.Of(name)", name)
 				both++
 			}
 		}
 	}
-	if both < 2 {
-		t.Errorf("the test compares some names across pages: both = %v, want >= %v", both, 2)
-	}
+	assert.GreaterOrEqual(t, both, 2, "the test compares some names across pages: both")
 
 	// Up to len(Palette) names, colliding or not, take distinct colors.
 	var many []string
@@ -68,22 +62,16 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 	cm := NewColors(many)
 	for _, name := range many {
 		col := cm.Of(name)
-		if seen[col] != "" {
-			t.Errorf("%s and %s share %s: seen[col] = %q, want empty", seen[col], name, col, seen[col])
-		}
+		assert.Emptyf(t, seen[col], "and %s share %s: seen[col], want empty", name, col)
 		seen[col] = name
 	}
-	if got, want := len(seen), len(Palette); got != want {
-		t.Errorf("len(seen) = %d, want %d: %v", got, want, seen)
-	}
+	assert.Equalf(t, len(Palette), len(seen), "len(seen): %v", seen)
 	// The same names, given in another order, keep the same colors.
 	rev := append([]string(nil), many...)
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
-	if got, want := NewColors(rev), cm; !reflect.DeepEqual(got, want) {
-		t.Errorf("NewColors(rev) = %v, want %v", got, want)
-	}
+	assert.Equal(t, cm, NewColors(rev), "NewColors(rev)")
 
 	// Groups: each group's names differ (the example's task types and
 	// stages, 15 names, more than the palette), and a name in both groups
@@ -94,15 +82,11 @@ func TestColorsAreStableAndDistinct(t *testing.T) {
 		seen := map[string]string{}
 		for _, name := range group {
 			col := cg.Of(name)
-			if seen[col] != "" {
-				t.Errorf("%s and %s share %s: seen[col] = %q, want empty", seen[col], name, col, seen[col])
-			}
+			assert.Emptyf(t, seen[col], "and %s share %s: seen[col], want empty", name, col)
 			seen[col] = name
 		}
 	}
-	if got, want := cg.Of("SwiGLU"), NewColors(types).Of("SwiGLU"); got != want {
-		t.Errorf("the task type's color, also as a stage: cg.Of(\"SwiGLU\") = %q, want %q", got, want)
-	}
+	assert.Equal(t, NewColors(types).Of("SwiGLU"), cg.Of("SwiGLU"), "the task type's color, also as a stage: cg.Of(\"SwiGLU\")")
 }
 
 // machado are Machado, Oliveira and Fernandes (2009)'s matrices for full
@@ -118,9 +102,7 @@ var machado = map[string][3][3]float64{
 func labSeen(t *testing.T, hex string, m [3][3]float64) [3]float64 {
 	var v uint32
 	_, err := fmt.Sscanf(hex, "#%06x", &v)
-	if err != nil {
-		t.Fatalf("%s: %v", hex, err)
-	}
+	require.NoErrorf(t, err, "%s", hex)
 	var c, s [3]float64
 	for i := range 3 {
 		x := float64(v>>(16-8*i)&0xFF) / 255
@@ -163,9 +145,7 @@ func TestPaletteUnderColorBlindness(t *testing.T) {
 			for _, b := range against {
 				lb := labSeen(t, b, m)
 				d := math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
-				if !(d >= float64(minDeltaE)) {
-					t.Errorf("%s: %s and %s: d = %v, want >= %v", vision, a, b, d, float64(minDeltaE))
-				}
+				assert.Truef(t, d >= float64(minDeltaE), "%s: %s and %s: d = %v, want >= %v", vision, a, b, d, float64(minDeltaE))
 			}
 		}
 	}

@@ -1,11 +1,14 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func stoppedAt(task uint32, core string, lastEnd uint64) *analyze.Diagnosis {
@@ -20,15 +23,14 @@ func stoppedAt(task uint32, core string, lastEnd uint64) *analyze.Diagnosis {
 func TestStoppedCard(t *testing.T) {
 	in := clusterInput(1, func(int) *validate.Result { return nil }, nil)
 	if p := build(in); p.Cards[0].Label == "kernel stopped" || len(p.Banners) != 0 {
-		t.Fatalf("a healthy capture's page: first card %+v, banners %q", p.Cards[0], p.Banners)
+		require.FailNow(t, fmt.Sprintf("a healthy capture's page: first card %+v, banners %q", p.Cards[0], p.Banners))
 	}
 	in.Report.Ranks[0].Diagnosis = stoppedAt(100, "AIC/6", 5)
 	p := build(in)
-	if c := p.Cards[0]; c.Label != "kernel stopped" || c.Value != "task 100" || c.Class != "bad" || !strings.Contains(c.Sub, "task stops here") {
-		t.Errorf("first card %+v, want the stopped task", c)
-	}
+	c := p.Cards[0]
+	assert.Falsef(t, c.Label != "kernel stopped" || c.Value != "task 100" || c.Class != "bad" || !strings.Contains(c.Sub, "task stops here"), "first card %+v, want the stopped task", c)
 	if len(p.Banners) != 1 || !strings.Contains(p.Banners[0], "the kernel stopped: 3 worker core(s)") {
-		t.Errorf("banners %q, want the diagnosis", p.Banners)
+		assert.Fail(t, fmt.Sprintf("banners %q, want the diagnosis", p.Banners))
 	}
 }
 
@@ -44,6 +46,6 @@ func TestStoppedFinding(t *testing.T) {
 	in.Report = analyze.NewReport(in.Report.Ranks)
 	p := build(in)
 	if len(p.Findings) == 0 || p.Findings[0].Text != "2 of 4 ranks stopped before their work was done; rank 3 stopped first: "+stoppedAt(9, "AIC/0", 30).Summary+"; after it: rank 1 (+10 cycles)" {
-		t.Errorf("findings %+v, want rank 3 first", p.Findings)
+		assert.Fail(t, fmt.Sprintf("findings %+v, want rank 3 first", p.Findings))
 	}
 }

@@ -3,10 +3,11 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // groupCores keeps every core, in order, within maxRows rows, each row
@@ -25,16 +26,12 @@ func TestGroupCoresBound(t *testing.T) {
 		}
 		rows := groupCores(cores, tc.maxRows)
 		name := fmt.Sprintf("%d AIC, %d AIV, %d rows", tc.aic, tc.aiv, tc.maxRows)
-		if got, want := len(rows), tc.maxRows; got > want {
-			t.Errorf("%s: len(rows) = %v, want <= %v", name, got, want)
-		}
+		assert.LessOrEqualf(t, len(rows), tc.maxRows, "%s: len(rows)", name)
 		var members []string
 		var records uint64
 		for _, r := range rows {
 			for _, m := range r.Members {
-				if got := m[:3]; got != r.CoreType {
-					t.Errorf("%s: row %s mixes regions: m[:3] = %q, want %q", name, r.Name, got, r.CoreType)
-				}
+				assert.Equalf(t, r.CoreType, m[:3], "%s: row %s mixes regions: m[:3]", name, r.Name)
 			}
 			members = append(members, r.Members...)
 			records += r.Records
@@ -45,16 +42,10 @@ func TestGroupCoresBound(t *testing.T) {
 			want = append(want, c.Core)
 			wantRecords += c.Records
 		}
-		if !reflect.DeepEqual(members, want) {
-			t.Errorf("%s: members = %v, want %v", name, members, want)
-		}
-		if records != wantRecords {
-			t.Errorf("%s: records = %v, want %v", name, records, wantRecords)
-		}
+		assert.Equalf(t, want, members, "%s: members", name)
+		assert.Equalf(t, wantRecords, records, "%s: records", name)
 		if len(cores) <= tc.maxRows {
-			if got, want := len(rows), len(cores); got != want {
-				t.Errorf("%s: a row per core when they fit: len(rows) = %d, want %d: %v", name, got, want, rows)
-			}
+			assert.Equalf(t, len(cores), len(rows), "%s: a row per core when they fit: len(rows): %v", name, rows)
 		}
 	}
 }
@@ -86,13 +77,9 @@ func TestChartsGroupCoresAlike(t *testing.T) {
 		// The path as analyze --format json writes it: its segments are
 		// read back as analyze holds them, whatever that is.
 		doc, err := json.Marshal(map[string]any{"end_cycle": 1000, "total_cycles": 1000, "segments": segs})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		k.CriticalPath = &analyze.Path{}
-		if err := json.Unmarshal(doc, k.CriticalPath); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(doc, k.CriticalPath))
 		tl := &analyze.Timeline{BinCycles: 2, Bins: TimelineBins}
 
 		want := wantRows([]int{tc.aic, tc.aiv}, MaxChartRows)
@@ -104,9 +91,7 @@ func TestChartsGroupCoresAlike(t *testing.T) {
 					got = append(got, x.Text)
 				}
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: %s rows\n got %d %q\nwant %d %q", name, c.ID, len(got), got, len(want), want)
-			}
+			assert.Equalf(t, want, got, "%s: %s rows\n got %d\nwant %d", name, c.ID, len(got), len(want))
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // result is a validate result with the given warning counts.
@@ -46,9 +48,7 @@ func TestClusterSummary(t *testing.T) {
 	same := result(map[capture.Code]int{"dropped-records": 6})
 	in := clusterInput(1024, func(int) *validate.Result { return same }, func(int) uint64 { return 4752 })
 	p := build(in)
-	if len(p.Banners) != 0 {
-		t.Errorf("%d banners, want none", len(p.Banners))
-	}
+	assert.Empty(t, p.Banners)
 	var texts []string
 	for _, f := range p.Findings {
 		texts = append(texts, f.Text)
@@ -57,11 +57,9 @@ func TestClusterSummary(t *testing.T) {
 		"Each of the 1024 ranks dropped 4752 records (4,866,048 in all): the buffers were too small, the timelines have holes.",
 		"All 1024 ranks: cycleabi validate reports, for each, 0 errors, 6 warnings (dropped-records 6).",
 	}
-	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(texts, "\n"), "findings")
 	if len(p.RankFindings) != 1024 || !p.FoldSummary {
-		t.Errorf("%d ranks' findings, folded %v; want 1024, folded", len(p.RankFindings), p.FoldSummary)
+		assert.Fail(t, fmt.Sprintf("%d ranks' findings, folded %v; want 1024, folded", len(p.RankFindings), p.FoldSummary))
 	}
 
 	// Three ranks differ: two warn otherwise (named as a range), one
@@ -88,32 +86,20 @@ func TestClusterSummary(t *testing.T) {
 		"62 of 64 ranks: cycleabi validate reports, for each, 0 errors, 6 warnings (dropped-records 6).",
 		"Ranks 7–8: 0 errors, 9 warnings (dropped-records 9).",
 	}
-	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(texts, "\n"), "findings")
 
 	// The page: the cluster's cards and findings before any table, each
 	// rank's findings and the captures in <details>.
 	var buf bytes.Buffer
-	if err := Write(&buf, in); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&buf, in))
 	page := buf.String()
 	summary := page[strings.Index(page, `<section id="summary">`):strings.Index(page, `<section id="ranks">`)]
 	for _, s := range []string{`class="cards"`, `<ul class="findings">`, `<summary>Each rank&#39;s findings (64 ranks)</summary>`, `<summary>Captures:`} {
-		if !strings.Contains(summary, s) {
-			t.Errorf("the summary has no %q", s)
-		}
+		assert.Contains(t, summary, s, "the summary has no")
 	}
-	if strings.Index(summary, "<table") < strings.Index(summary, "<details>") {
-		t.Errorf("a table comes before the first <details> in the summary")
-	}
-	if strings.Contains(page, `class="banner"`) {
-		t.Errorf("the page of 64 ranks has a banner")
-	}
-	if strings.Index(page, `<section id="ranks">`) > strings.Index(page, `<section id="timeline">`) {
-		t.Errorf("the Ranks section does not come right after the summary")
-	}
+	assert.GreaterOrEqual(t, strings.Index(summary, "<table"), strings.Index(summary, "<details>"), "a table comes before the first <details> in the summary")
+	assert.NotContains(t, page, `class="banner"`, "the page of 64 ranks has a banner")
+	assert.LessOrEqual(t, strings.Index(page, `<section id="ranks">`), strings.Index(page, `<section id="timeline">`), "the Ranks section does not come right after the summary")
 }
 
 // 64 ranks a few percent apart look a few percent apart: the column
@@ -138,37 +124,26 @@ func TestColumnsShowTheSpread(t *testing.T) {
 			continue
 		}
 		v, err := strconv.ParseFloat(strings.ReplaceAll(tx.Text, ",", ""), 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		y, _ := strconv.ParseFloat(tx.Y, 64)
 		ticks = append(ticks, struct{ v, y float64 }{v, y - 3.5})
 	}
-	if len(ticks) < 3 {
-		t.Fatalf("%d ticks", len(ticks))
-	}
+	require.GreaterOrEqual(t, len(ticks), 3)
 	lo, hi := ticks[0], ticks[len(ticks)-1]
-	if lo.v <= 0 || lo.v > 2410 {
-		t.Errorf("the axis starts at %g, want over 0 and at most the fastest rank's 2410", lo.v)
-	}
-	if !strings.Contains(fmt.Sprint(c.Texts), "starts at "+tickLabel(lo.v, ticks[1].v-ticks[0].v)+", not 0") {
-		t.Errorf("the chart does not say its axis starts at %g, not 0", lo.v)
-	}
+	assert.Greater(t, lo.v, float64(0), "the axis starts at")
+	assert.LessOrEqual(t, lo.v, float64(2410), "the axis starts at")
+	assert.Containsf(t, fmt.Sprint(c.Texts), "starts at "+tickLabel(lo.v, ticks[1].v-ticks[0].v)+", not 0", "the chart does not say its axis starts at %g, not 0", lo.v)
 	yOf := func(v float64) float64 { return lo.y + (v-lo.v)*(hi.y-lo.y)/(hi.v-lo.v) }
 	short, tall := math.Inf(1), 0.0
 	for i, r := range c.Rects {
 		top, _ := strconv.ParseFloat(r.Y, 64)
 		h, _ := strconv.ParseFloat(r.H, 64)
 		want := yOf(ranks[i].MakespanUs)
-		if math.Abs(top-want) > 0.6 || math.Abs(top+h-lo.y) > 0.6 {
-			t.Errorf("rank %d (%g µs): a column from y %g to %g, want %g to %g", i, ranks[i].MakespanUs, top, top+h, want, lo.y)
-		}
+		assert.Falsef(t, math.Abs(top-want) > 0.6 || math.Abs(top+h-lo.y) > 0.6, "rank %d (%g µs): a column from y %g to %g, want %g to %g", i, ranks[i].MakespanUs, top, top+h, want, lo.y)
 		short, tall = min(short, h), max(tall, h)
 	}
 	plot := lo.y - hi.y
-	if tall-short < plot/3 {
-		t.Errorf("the fastest and slowest columns differ by %.1f of a %.1f plot, want over a third", tall-short, plot)
-	}
+	assert.GreaterOrEqualf(t, tall-short, plot/3, "the fastest and slowest columns differ by of a %.1f plot, want over a third", plot)
 	lines := map[string]float64{}
 	for _, o := range c.Over {
 		var x0, y0 float64
@@ -177,12 +152,8 @@ func TestColumnsShowTheSpread(t *testing.T) {
 		}
 	}
 	m := 2410 + 114*(31.5/63) // the median of the 64 evenly spread values
-	if got, want := lines["median"], yOf(m); math.Abs(got-want) > 0.6 {
-		t.Errorf("the median at y %g, want %g", got, want)
-	}
-	if got, want := lines["threshold"], yOf(1.05*m); math.Abs(got-want) > 0.6 {
-		t.Errorf("the slow-rank threshold at y %g, want %g", got, want)
-	}
+	assert.LessOrEqual(t, math.Abs(lines["median"]-yOf(m)), 0.6, "the median at y")
+	assert.LessOrEqual(t, math.Abs(lines["threshold"]-yOf(1.05*m)), 0.6, "the slow-rank threshold at y")
 }
 
 // Invocations of a window are named as such: by rank and invocation, and
@@ -206,12 +177,8 @@ func TestWindowSummary(t *testing.T) {
 		"2 of 3 invocations: cycleabi validate reports, for each, 0 errors, 1 warnings (dropped-records 1).",
 		"Rank 0 invocation 2: 0 errors, 2 warnings (dropped-records 2).",
 	}
-	if strings.Join(texts, "\n") != strings.Join(want, "\n") {
-		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(texts, "\n"), strings.Join(want, "\n"))
-	}
-	if p.FindingsTitle != "Each invocation's findings (3 invocations)" {
-		t.Errorf("FindingsTitle = %q", p.FindingsTitle)
-	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.Join(texts, "\n"), "findings")
+	assert.Equal(t, "Each invocation's findings (3 invocations)", p.FindingsTitle, "FindingsTitle")
 }
 
 // Ranks that wrote nothing (every makespan 0) still get a chart and a
@@ -222,14 +189,12 @@ func TestColumnsOfEmptyRanks(t *testing.T) {
 		ranks = append(ranks, &analyze.Rank{Rank: uint32(i), Totals: &analyze.Totals{}})
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, &Input{Report: analyze.NewReport(ranks)}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&buf, &Input{Report: analyze.NewReport(ranks)}))
 	page := buf.String()
 	page = page[:strings.Index(page, "<script>")] // the script's isNaN
 	for _, bad := range []string{"NaN", "Inf"} {
 		if i := strings.Index(page, bad); i >= 0 {
-			t.Errorf("the page has %s: %q", bad, page[max(0, i-80):i+10])
+			assert.Fail(t, fmt.Sprintf("the page has %s: %q", bad, page[max(0, i-80):i+10]))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -11,18 +13,12 @@ import (
 // 5,000 µs (36 px apart) the labels "10,000", "15,000" ran into each
 // other; every 10,000 they have room.
 func TestTickStepExample(t *testing.T) {
-	if got := tickStep(250, 35000); got != 10000.0 {
-		t.Errorf("tickStep(250, 35000) = %v, want 10000.0", got)
-	}
+	assert.Equal(t, 10000.0, tickStep(250, 35000), "tickStep(250, 35000)")
 	// "80" is narrow: 8 intervals
-	if got := tickStep(250, 80); got != 10.0 {
-		t.Errorf("tickStep(250, 80) = %v, want 10.0", got)
-	}
+	assert.Equal(t, 10.0, tickStep(250, 80), "tickStep(250, 80)")
 	// 30 px cannot hold "100,000": the step passes the end, and only 0
 	// is labelled.
-	if got := tickStep(30, 1e5); got != 200000.0 {
-		t.Errorf("tickStep(30, 1e5) = %v, want 200000.0", got)
-	}
+	assert.Equal(t, 200000.0, tickStep(30, 1e5), "tickStep(30, 1e5)")
 }
 
 // sansWidth is the advance of a tick label at 10 px in the metrics of
@@ -54,16 +50,13 @@ func TestPropTicksFit(t *testing.T) {
 		w := rapid.Float64Range(40, 1200).Draw(t, "width")
 		step := tickStep(w, max)
 		p := math.Pow(10, math.Floor(math.Log10(step)+1e-9))
-		if m := math.Round(step / p); m != 1 && m != 2 && m != 5 || math.Abs(step/p-m) > 1e-9 {
-			t.Fatalf("step %v is not 1, 2 or 5 × 10^k", step)
-		}
+		m := math.Round(step / p)
+		require.Falsef(t, m != 1 && m != 2 && m != 5 || math.Abs(step/p-m) > 1e-9, "step %v is not 1, 2 or 5 × 10^k", step)
 		var prevRight float64 = math.Inf(-1)
 		for v := 0.0; v <= max*1.0000001; v += step {
 			x := w * v / max
 			lw := sansWidth(tickLabel(v, step))
-			if x-lw/2 < prevRight+2 {
-				t.Fatalf("max %v on %v px, step %v: label %q at %.1f px runs into the one before", max, w, step, tickLabel(v, step), x)
-			}
+			require.GreaterOrEqualf(t, x-lw/2, prevRight+2, "max %v on %v px, step %v: label %q at %.1f px runs into the one before", max, w, step, tickLabel(v, step), x)
 			prevRight = x + lw/2
 		}
 		if finer := niceStep(max, 8); step > finer {
@@ -74,9 +67,7 @@ func TestPropTicksFit(t *testing.T) {
 				prev = nextStep(prev)
 			}
 			last := math.Floor(max*1.0000001/prev) * prev
-			if w*prev/max >= float64(len(tickLabel(last, prev)))*tickCharW+tickGap {
-				t.Fatalf("max %v on %v px: step %v, but %v fits", max, w, step, prev)
-			}
+			require.Lessf(t, w*prev/max, float64(len(tickLabel(last, prev)))*tickCharW+tickGap, "max %v on %v px: step %v, but %v fits", max, w, step, prev)
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Timelines keeps, rank after rank, only the timelines the page can draw:
@@ -70,35 +72,24 @@ func checkTimelines(t *testing.T, spans []uint64, numbers []int, expect bool) {
 			tl = &analyze.Timeline{Bins: i}
 			made[tl] = r.Rank
 		} else if want[numbers[i]] {
-			t.Errorf("%s: rank %d is drawn but its timeline was not wanted", name, numbers[i])
+			assert.Fail(t, fmt.Sprintf("%s: rank %d is drawn but its timeline was not wanted", name, numbers[i]))
 		}
 		s.Add(r, tl)
-		if held := len(s.held); held > most {
-			t.Errorf("%s: %d timelines held after rank %d", name, held, i)
-		}
+		held := len(s.held)
+		assert.LessOrEqualf(t, held, most, "%s timelines held after rank %d", name, i)
 	}
 	rep := analyze.NewReport(ranks)
 	list := s.List(rep)
-	if len(list) != len(spans) {
-		t.Fatalf("%s: %d entries for %d ranks", name, len(list), len(spans))
-	}
+	require.Lenf(t, list, len(spans), "%s", name)
 	var wantIdx []int
 	for i, tl := range list {
 		r := rep.Ranks[i].Rank
-		if r != uint32(i) {
-			t.Fatalf("%s: the report's rank %d at %d, not in rank order", name, r, i)
-		}
-		if want[int(r)] != (tl != nil) {
-			t.Errorf("%s: rank %d drawn %v, timeline kept %v", name, r, want[int(r)], tl != nil)
-		}
-		if tl != nil && made[tl] != r {
-			t.Errorf("%s: entry %d (rank %d) holds rank %d's timeline", name, i, r, made[tl])
-		}
+		require.Equalf(t, uint32(i), r, "%s: the report's rank at %d, not in rank order", name, i)
+		assert.Equalf(t, want[int(r)], (tl != nil), "%s: rank %d drawn, timeline kept %v", name, r, tl != nil)
+		assert.Falsef(t, tl != nil && made[tl] != r, "%s: entry %d (rank %d) holds rank %d's timeline", name, i, r, made[tl])
 		if want[int(r)] {
 			wantIdx = append(wantIdx, i)
 		}
 	}
-	if d := detailed(rep); len(spans) > 0 && fmt.Sprint(d) != fmt.Sprint(wantIdx) {
-		t.Errorf("%s: the page details %v, want %v", name, d, wantIdx)
-	}
+	assert.Falsef(t, len(spans) > 0 && fmt.Sprint(detailed(rep)) != fmt.Sprint(wantIdx), "%s: the page details, want %v", name, wantIdx)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // perByte is the rule stated plainly: ranging over a string yields
@@ -29,22 +31,12 @@ func TestUTF8Writer(t *testing.T) {
 				u := &utf8Writer{w: &out}
 				for _, part := range []string{in[:cut], in[cut:cut2], in[cut2:]} {
 					n, err := u.Write([]byte(part))
-					if err != nil {
-						t.Error(err)
-					}
-					if want := len(part); n != want {
-						t.Errorf("n = %v, want %v", n, want)
-					}
+					assert.NoError(t, err)
+					assert.Equal(t, len(part), n, "n")
 				}
-				if err := u.Close(); err != nil {
-					t.Error(err)
-				}
-				if got := out.String(); got != want {
-					t.Errorf("%q cut at %d, %d: out.String() = %q, want %q", in, cut, cut2, got, want)
-				}
-				if !utf8.Valid(out.Bytes()) {
-					t.Errorf("utf8.Valid(out.Bytes()) = false, want true")
-				}
+				assert.NoError(t, u.Close())
+				assert.Equalf(t, want, out.String(), "%q cut at %d, %d: out.String()", in, cut, cut2)
+				assert.True(t, utf8.Valid(out.Bytes()), "utf8.Valid(out.Bytes()) = false, want true")
 			}
 		}
 	}

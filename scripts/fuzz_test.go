@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stubGo stands in for the go command: it lists one package with one fuzz
@@ -36,9 +39,7 @@ func TestFuzzScript(t *testing.T) {
 		t.Skip("no bash")
 	}
 	script, err := os.ReadFile("fuzz.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		mode string
 		ok   bool
@@ -53,14 +54,10 @@ func TestFuzzScript(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			dir := t.TempDir()
 			for _, d := range []string{"bin", "repo/scripts", "repo/p"} {
-				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
 			}
 			write := func(path, text string, mode os.FileMode) {
-				if err := os.WriteFile(filepath.Join(dir, path), []byte(text), mode); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(filepath.Join(dir, path), []byte(text), mode))
 			}
 			write("bin/go", stubGo, 0o755)
 			write("repo/scripts/fuzz.sh", string(script), 0o755)
@@ -69,13 +66,9 @@ func TestFuzzScript(t *testing.T) {
 			cmd.Env = append(os.Environ(), "PATH="+filepath.Join(dir, "bin")+":"+os.Getenv("PATH"),
 				"MODE="+tc.mode, "STUB_RUNS="+runs, "STUB_PKG="+filepath.Join(dir, "repo/p"))
 			out, err := cmd.CombinedOutput()
-			if (err == nil) != tc.ok {
-				t.Fatalf("exit error %v, want ok=%v:\n%s", err, tc.ok, out)
-			}
+			require.Equalf(t, tc.ok, (err == nil), "exit error %v, want ok:\n%s", err, out)
 			got, _ := os.ReadFile(runs)
-			if strings.TrimSpace(string(got)) != tc.runs {
-				t.Errorf("%s fuzz runs, want %s:\n%s", strings.TrimSpace(string(got)), tc.runs, out)
-			}
+			assert.Equalf(t, tc.runs, strings.TrimSpace(string(got)), "fuzz runs:\n%s", out)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package scripts
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // stubNvcc stands in for nvcc: each program it "builds" is a script that
@@ -62,9 +65,7 @@ func TestGPUCheckScript(t *testing.T) {
 	}
 	stubs := t.TempDir()
 	for name, text := range map[string]string{"nvcc": stubNvcc, "nvidia-smi": stubNvidiaSMI} {
-		if err := os.WriteFile(filepath.Join(stubs, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(stubs, name), []byte(text), 0o755))
 	}
 	run := func(env ...string) (string, error) {
 		cmd := exec.Command("bash", "gpu-check.sh", t.TempDir())
@@ -74,9 +75,7 @@ func TestGPUCheckScript(t *testing.T) {
 	}
 
 	out, err := run("STUB_INCOMPLETE=0")
-	if err != nil {
-		t.Fatalf("gpu-check with a clean live reader: %v\n%s", err, out)
-	}
+	require.NoErrorf(t, err, "gpu-check with a clean live reader\n%s", out)
 	for _, want := range []string{
 		"| validate | ok | 2984 records, 0 errors, 0 warnings, plan matched, 188928 bytes = plan |",
 		"| arrows | ok | 952 arrows |",
@@ -86,30 +85,21 @@ func TestGPUCheckScript(t *testing.T) {
 		"| live | ok | 119360 records checked (90000 while the kernel ran), 0 incomplete",
 		"| hang | ok | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:0 |",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "the summary lacks")
 	}
 
 	// A capture whose hang analyze puts elsewhere (another task's trigger
 	// withheld than the kernel says) fails the hang check.
 	out, err = run("STUB_INCOMPLETE=0", "STUB_HANG_ROOT=1")
-	if err == nil || !strings.Contains(out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |") {
-		t.Errorf("gpu-check with a hang analyze roots elsewhere: %v\n%s", err, out)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |"), "gpu-check with a hang analyze roots elsewhere: %v\n%s", err, out)
 
 	out, err = run("STUB_INCOMPLETE=3")
-	if err == nil || !strings.Contains(out, "| live | FAIL | 119360 records checked (90000 while the kernel ran), 3 incomplete") {
-		t.Errorf("gpu-check with 3 incomplete live records: %v\n%s", err, out)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(out, "| live | FAIL | 119360 records checked (90000 while the kernel ran), 3 incomplete"), "gpu-check with 3 incomplete live records: %v\n%s", err, out)
 
 	out, err = run("NVCC=" + filepath.Join(stubs, "no-such-nvcc"))
-	if err != nil || !strings.Contains(out, "nothing was checked") {
-		t.Errorf("gpu-check without nvcc: %v\n%s", err, out)
-	}
-	if out, err = run("NVCC="+filepath.Join(stubs, "no-such-nvcc"), "GPU_CHECK_REQUIRE=1"); err == nil {
-		t.Errorf("gpu-check without nvcc under GPU_CHECK_REQUIRE=1 exited 0:\n%s", out)
-	}
+	assert.Falsef(t, err != nil || !strings.Contains(out, "nothing was checked"), "gpu-check without nvcc: %v\n%s", err, out)
+	out, err = run("NVCC="+filepath.Join(stubs, "no-such-nvcc"), "GPU_CHECK_REQUIRE=1")
+	assert.Errorf(t, err, "gpu-check without nvcc under GPU_CHECK_REQUIRE=1 exited 0:\n%s", out)
 
 	// A GPU machine without Go: the programs built here (make
 	// gpu-check-bin), carried as GPU_CHECK_BIN, and no go on PATH.
@@ -117,7 +107,7 @@ func TestGPUCheckScript(t *testing.T) {
 	build := exec.Command("go", "build", "-o", prebuilt+string(filepath.Separator), "../cmd/cycleabi", "../examples/cuda/tasktable")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, b)
+		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, b))
 	}
 	var noGo []string
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
@@ -132,11 +122,7 @@ func TestGPUCheckScript(t *testing.T) {
 		return string(b), err
 	}
 	out, err = withoutGo("GPU_CHECK_BIN=" + prebuilt)
-	if err != nil || !strings.Contains(out, "| arrows | ok | 952 arrows |") {
-		t.Errorf("gpu-check with GPU_CHECK_BIN and no go: %v\n%s", err, out)
-	}
+	assert.Falsef(t, err != nil || !strings.Contains(out, "| arrows | ok | 952 arrows |"), "gpu-check with GPU_CHECK_BIN and no go: %v\n%s", err, out)
 	out, err = withoutGo()
-	if err != nil || !strings.Contains(out, "nothing was checked") || !strings.Contains(out, "GPU_CHECK_BIN") {
-		t.Errorf("gpu-check with neither go nor GPU_CHECK_BIN: %v\n%s", err, out)
-	}
+	assert.Falsef(t, err != nil || !strings.Contains(out, "nothing was checked") || !strings.Contains(out, "GPU_CHECK_BIN"), "gpu-check with neither go nor GPU_CHECK_BIN: %v\n%s", err, out)
 }

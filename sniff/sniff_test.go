@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/sniff"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // mistakenFiles are files a user gives where a capture belongs, each
@@ -32,23 +35,15 @@ func mistakenFiles(t testing.TB) map[string]struct {
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write(bytes.Repeat(trace, 20))
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, zw.Close())
 	var zb bytes.Buffer
 	za := zip.NewWriter(&zb)
 	w, err := za.Create("archive/data.pkl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w.Write(bytes.Repeat([]byte{0x80, 2, 0x8a, 0x0a}, 100))
-	if err := za.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, za.Close())
 	var pb bytes.Buffer
-	if err := png.Encode(&pb, image.NewGray(image.Rect(0, 0, 3, 2))); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, png.Encode(&pb, image.NewGray(image.Rect(0, 0, 3, 2))))
 	packet := []byte{0x40}
 	packet = binary.AppendUvarint(packet, 123456789)
 	packet = append(packet, 0x50, 0x01)
@@ -86,28 +81,18 @@ func TestSniffNamesMistakenFiles(t *testing.T) {
 	for name, f := range mistakenFiles(t) {
 		head := f.data[:min(len(f.data), sniff.Size)]
 		kind, what := sniffBytes(head, int64(len(f.data)))
-		if kind != f.kind {
-			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
-		}
-		if what != f.what {
-			t.Errorf("%s: what = %q, want %q", name, what, f.what)
-		}
+		assert.Equalf(t, f.kind, kind, "%s: kind", name)
+		assert.Equalf(t, f.what, what, "%s: what", name)
 		if f.kind == sniff.NPY {
 			continue
 		}
 		_, err := capture.FromBytes(name, f.data)
 		p := problem(t, err)
-		if p.Code != capture.CodeNotACapture {
-			t.Errorf("%s: p.Code = %q, want %q", name, p.Code, capture.CodeNotACapture)
-		}
-		if p.Msg != "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)" {
-			t.Errorf("%s: p.Msg = %q, want %q", name, p.Msg, "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)")
-		}
+		assert.Equalf(t, capture.Code(capture.CodeNotACapture), p.Code, "%s: p.Code", name)
+		assert.Equalf(t, "not a capture: the file is "+f.what+"; a capture is the profiling buffer's bytes (tensor.numpy().tofile()) or a .npy file (np.save)", p.Msg, "%s: p.Msg", name)
 		if len(f.data) > 12 && f.kind != sniff.JSON && f.kind != sniff.YAML {
 			k, _ := sniffBytes(f.data[:12], 12)
-			if k != f.kind {
-				t.Errorf("%s cut to 12 bytes: k = %v, want %v", name, k, f.kind)
-			}
+			assert.Equalf(t, f.kind, k, "%s cut to 12 bytes: k", name)
 		}
 	}
 }
@@ -122,30 +107,20 @@ func TestSniffKeepsCaptures(t *testing.T) {
 		}
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, binary.LittleEndian.Uint64(f.data)).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase, 1)
-		if !bytes.HasPrefix(b.Bytes(), f.data[:8]) {
-			t.Fatalf("%s: bytes.HasPrefix(b.Bytes(), f.data[:8]) = false, want true", name)
-		}
+		require.Truef(t, bytes.HasPrefix(b.Bytes(), f.data[:8]), "%s: bytes.HasPrefix(b.Bytes(), f.data[:8]) = false, want true", name)
 		kind, _ := sniffBytes(b.Bytes()[:sniff.Size], int64(len(b.Bytes())))
-		if kind != sniff.Capture {
-			t.Errorf("%s: kind = %v, want %v", name, kind, sniff.Capture)
-		}
+		assert.Equalf(t, sniff.Kind(sniff.Capture), kind, "%s: kind", name)
 		_, err := capture.FromBytes(name, b.Bytes())
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
+		assert.NoErrorf(t, err, "%s", name)
 		// With reserved set (which validate refuses) it is named again.
 		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
 		kind, _ = sniffBytes(b.Bytes()[:sniff.Size], int64(len(b.Bytes())))
-		if kind != f.kind {
-			t.Errorf("%s: kind = %v, want %v", name, kind, f.kind)
-		}
+		assert.Equalf(t, f.kind, kind, "%s: kind", name)
 	}
 	// An unused slot 0 (all zero) and slot 0 entered: captures.
 	for _, b := range [][]byte{capturetest.New(24, 16, 16).Bytes(), small().Bytes()} {
 		kind, _ := sniffBytes(b[:sniff.Size], int64(len(b)))
-		if kind != sniff.Capture {
-			t.Errorf("kind = %v, want %v", kind, sniff.Capture)
-		}
+		assert.Equal(t, sniff.Kind(sniff.Capture), kind, "kind")
 	}
 }
 
@@ -163,17 +138,14 @@ func FuzzSniff(f *testing.F) {
 		kind, what := sniffBytes(data[:min(len(data), sniff.Size)], int64(len(data)))
 		switch kind {
 		case sniff.Gzip, sniff.Zip, sniff.PNG, sniff.ELF, sniff.Perfetto:
-			if h, err := abi.DecodeCoreHeader(data); err == nil && h.Reserved == 0 && h.BlockID == 0 &&
-				(h.CoreType == 0 || h.CoreType == abi.Regions()[0].CoreType) {
-				t.Fatalf("named %q, but its first header could be slot 0's: %+v", what, h)
-			}
+			h, err := abi.DecodeCoreHeader(data)
+			require.Falsef(t, err == nil && h.Reserved == 0 && h.BlockID == 0 &&
+				(h.CoreType == 0 || h.CoreType == abi.Regions()[0].CoreType), "named %q, but its first header could be slot 0's: %+v", what, h)
 		}
 		_, err := capture.FromBytes("f", data)
 		var p *capture.Problem
 		named := errors.As(err, &p) && p.Code == capture.CodeNotACapture
-		if named != (kind != sniff.Capture && kind != sniff.NPY) {
-			t.Fatalf("Sniff says %d (%q); the loader: %v", kind, what, err)
-		}
+		require.Equalf(t, (kind != sniff.Capture && kind != sniff.NPY), named, "Sniff says %d (%q); the loader: %v", kind, what, err)
 	})
 }
 
@@ -186,9 +158,7 @@ func sniffBytes(head []byte, size int64) (sniff.Kind, string) {
 func problem(t *testing.T, err error) *capture.Problem {
 	t.Helper()
 	var p *capture.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("want a *capture.Problem, got %v: errors.As(err, &p) = false, want true", err)
-	}
+	require.ErrorAsf(t, err, &p, "want a *capture.Problem, got %v: errors.As(err, &p) = false, want true", err)
 	return p
 }
 
@@ -237,12 +207,11 @@ func TestReaderText(t *testing.T) {
 		{"zstd", "\x28\xb5\x2f\xfd\x00\x58", sniff.Zstd, false, false, "zstd-compressed data"},
 	} {
 		r, err := sniff.Reader(strings.NewReader(c.data), int64(len(c.data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.Kind != c.kind || r.Trace != c.trace || r.InGzip != c.gz || c.what != "" && r.What != c.what {
-			t.Errorf("%s: Reader = %v, trace %v, in gzip %v, %q; want %v, %v, %v, %q", c.name, r.Kind, r.Trace, r.InGzip, r.What, c.kind, c.trace, c.gz, c.what)
-		}
+		require.NoError(t, err)
+		assert.Equalf(t, c.kind, r.Kind, "%s: Reader, trace, in gzip, %q, %q", c.name, r.What, c.what)
+		assert.Equalf(t, c.trace, r.Trace, "%s: Reader, trace, in gzip, %q, %q", c.name, r.What, c.what)
+		assert.Equalf(t, c.gz, r.InGzip, "%s: Reader, trace, in gzip, %q, %q", c.name, r.What, c.what)
+		assert.Falsef(t, c.what != "" && r.What != c.what, "%s: Reader, trace, in gzip, %q, %q", c.name, r.What, c.what)
 	}
 }
 
@@ -273,9 +242,8 @@ func TestSniffKeepsCapturesStartingWithABOM(t *testing.T) {
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, binary.LittleEndian.Uint64(pre)).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase, 1)
 		data := b.Bytes()
-		if r := sniff.Bytes(data[:sniff.Size], int64(len(data))); r.Kind != sniff.Capture {
-			t.Errorf("% x: Bytes = %v (%s), want a capture", mark, r.Kind, r.What)
-		}
+		r := sniff.Bytes(data[:sniff.Size], int64(len(data)))
+		assert.Equalf(t, sniff.Kind(sniff.Capture), r.Kind, "% x: Bytes (%s), want a capture", mark, r.What)
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
 		zw.Write(data)
@@ -285,16 +253,16 @@ func TestSniffKeepsCapturesStartingWithABOM(t *testing.T) {
 			gzip bool
 		}{{data, false}, {gz.Bytes(), true}} {
 			r, err := sniff.Reader(bytes.NewReader(in.data), int64(len(in.data)))
-			if err != nil || r.Kind != sniff.Capture || r.InGzip != in.gzip {
-				t.Errorf("% x (gzip %v): Reader = %v (%s), in gzip %v, %v; want a capture", mark, in.gzip, r.Kind, r.What, r.InGzip, err)
-			}
+			require.NoErrorf(t, err, "% x (gzip: Reader (%s), in gzip; want a capture", mark, r.What)
+			assert.Equalf(t, sniff.Kind(sniff.Capture), r.Kind, "% x (gzip: Reader (%s), in gzip; want a capture", mark, r.What)
+			assert.Equalf(t, in.gzip, r.InGzip, "% x (gzip: Reader (%s), in gzip; want a capture", mark, r.What)
 		}
 		if named == sniff.Text {
 			continue // the rest holds zero bytes, so it is no text
 		}
 		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
 		if r := sniff.Bytes(data[:sniff.Size], int64(len(data))); r.Kind != named {
-			t.Errorf("% x with reserved set: Bytes = %v (%s), want %v", mark, r.Kind, r.What, named)
+			assert.Fail(t, fmt.Sprintf("% x with reserved set: Bytes = %v (%s), want %v", mark, r.Kind, r.What, named))
 		}
 	}
 }
@@ -315,7 +283,7 @@ func TestReaderFindsTraceKeysPastAMegabyte(t *testing.T) {
 	} {
 		r, err := sniff.Reader(strings.NewReader(c.text), int64(len(c.text)))
 		if err != nil || r.Kind != sniff.JSON || r.Trace != c.trace {
-			t.Errorf("%d bytes, ending %q: %v, trace %v, %v; want JSON, trace %v", len(c.text), c.text[len(c.text)-30:], r.Kind, r.Trace, err, c.trace)
+			assert.Fail(t, fmt.Sprintf("%d bytes, ending %q: %v, trace %v, %v; want JSON, trace %v", len(c.text), c.text[len(c.text)-30:], r.Kind, r.Trace, err, c.trace))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 )
 
 // pingPong is an event-driven schedule of chunks*96 tasks on 48 workers:
@@ -39,11 +40,7 @@ func BenchmarkRun(b *testing.B) {
 	s := pingPong(1024)
 	for b.Loop() {
 		c, err := synth.Run(s, synth.Options{Seed: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if c.Records() != uint64(3*len(s.Tasks)-48) {
-			b.Fatalf("%d records", c.Records())
-		}
+		require.NoError(b, err)
+		require.Equal(b, uint64(3*len(s.Tasks)-48), c.Records())
 	}
 }

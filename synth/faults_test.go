@@ -1,12 +1,15 @@
 package synth_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // slotOf returns the manifest of the slot named name ("AIV/0").
@@ -17,7 +20,7 @@ func slotOf(t *testing.T, c *synth.Capture, name string) *synth.SlotManifest {
 			return &c.Slots[i]
 		}
 	}
-	t.Fatalf("no slot %s", name)
+	require.FailNow(t, fmt.Sprintf("no slot %s", name))
 	return nil
 }
 
@@ -55,16 +58,11 @@ func TestFaults(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := synth.Run(parse(t, chain), synth.Options{Seed: 3, Faults: tc.f})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			m := slotOf(t, c, tc.slot)
-			if got := descs(m); !equal(got, tc.descs) {
-				t.Errorf("%s records %#x, want %#x", tc.slot, got, tc.descs)
-			}
+			assert.Truef(t, equal(descs(m), tc.descs), "%s records, want %#x", tc.slot, tc.descs)
 			if m.Stopped != tc.stop || m.Blocked == tc.stop || m.NextTask != tc.next || (!tc.stop && m.BlockedOn != tc.on) {
-				t.Errorf("%s stopped %v blocked %v next %d on %d, want stopped %v next %d on %d",
-					tc.slot, m.Stopped, m.Blocked, m.NextTask, m.BlockedOn, tc.stop, tc.next, tc.on)
+				assert.Fail(t, fmt.Sprintf("%s stopped %v blocked %v next %d on %d, want stopped %v next %d on %d", tc.slot, m.Stopped, m.Blocked, m.NextTask, m.BlockedOn, tc.stop, tc.next, tc.on))
 			}
 			others := 0
 			for i := range c.Slots {
@@ -72,9 +70,7 @@ func TestFaults(t *testing.T) {
 					others++
 				}
 			}
-			if others != tc.others {
-				t.Errorf("%d other cores hang, want %d", others, tc.others)
-			}
+			assert.Equal(t, tc.others, others)
 		})
 	}
 }
@@ -103,14 +99,12 @@ cube_task_indices: [0]
 vector_task_indices: [1]
 `
 	if _, err := synth.Run(parse(t, cycle), synth.Options{}); err == nil || !strings.Contains(err.Error(), "deadlock") {
-		t.Fatalf("err = %v, want a deadlock", err)
+		require.FailNow(t, fmt.Sprintf("err = %v, want a deadlock", err))
 	}
 	c, err := synth.Run(parse(t, cycle), synth.Options{Faults: synth.Faults{Hang: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if c.Records() != 0 || !slotOf(t, c, "AIC/0").Blocked || !slotOf(t, c, "AIV/0").Blocked {
-		t.Errorf("records %d, AIC/0 %+v, AIV/0 %+v: want both blocked, no records", c.Records(), slotOf(t, c, "AIC/0"), slotOf(t, c, "AIV/0"))
+		assert.Fail(t, fmt.Sprintf("records %d, AIC/0 %+v, AIV/0 %+v: want both blocked, no records", c.Records(), slotOf(t, c, "AIC/0"), slotOf(t, c, "AIV/0")))
 	}
 }
 
@@ -127,8 +121,7 @@ func TestFaultsRefused(t *testing.T) {
 		{synth.Options{Faults: synth.Faults{StarveEvents: []plan.EventID{7}}}, "no scheduled task waits on it"},
 		{synth.Options{WaitTimeout: 100, Faults: synth.Faults{Hang: true}}, "one or the other"},
 	} {
-		if _, err := synth.Run(parse(t, chain), tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: err = %v, want %q", tc.o, err, tc.want)
-		}
+		_, err := synth.Run(parse(t, chain), tc.o)
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), tc.want), "%+v: err = %v, want %q", tc.o, err, tc.want)
 	}
 }

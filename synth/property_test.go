@@ -3,12 +3,14 @@ package synth_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -24,14 +26,10 @@ func simulate(t *rapid.T, s *plan.Schedule, opts synth.Options) *synth.Capture {
 		return c
 	}
 	var pe *plan.Error
-	if !errors.As(err, &pe) || pe.Path == "" {
-		t.Fatalf("Run: %v (want a positioned error about a wait)", err)
-	}
+	require.Falsef(t, !errors.As(err, &pe) || pe.Path == "", "Run: %v (want a positioned error about a wait)", err)
 	opts.WaitTimeout = synth.DefaultWaitTimeout
 	c, err = synth.Run(s, opts)
-	if err != nil {
-		t.Fatalf("Run with bounded waits: %v", err)
-	}
+	require.NoError(t, err, "Run with bounded waits")
 	return c
 }
 
@@ -47,7 +45,7 @@ func propPlannerSound(t *rapid.T) {
 	seed := rapid.Uint64().Draw(t, "seed")
 	c := simulate(t, s, synth.Options{Seed: seed})
 	if c.Dropped() != 0 {
-		t.Fatalf("planned capacities %+v dropped %d records", c.Layout.Capacities, c.Dropped())
+		require.FailNow(t, fmt.Sprintf("planned capacities %+v dropped %d records", c.Layout.Capacities, c.Dropped()))
 	}
 	required := map[abi.CoreType]uint64{}
 	for _, p := range c.Plan.Regions {
@@ -58,9 +56,7 @@ func propPlannerSound(t *rapid.T) {
 		busiest[m.Slot.CoreType] = max(busiest[m.Slot.CoreType], uint64(len(m.Records)))
 	}
 	for ct, req := range required {
-		if busiest[ct] != req {
-			t.Fatalf("%s: the busiest worker wrote %d records, the plan requires %d", ct, busiest[ct], req)
-		}
+		require.Equalf(t, req, busiest[ct], "%s: the busiest worker wrote", ct)
 	}
 
 	ct := rapid.SampledFrom(abi.CoreTypes()).Draw(t, "core_type")
@@ -78,10 +74,7 @@ func propPlannerSound(t *rapid.T) {
 			dropped = max(dropped, uint64(m.Dropped))
 		}
 	}
-	if want := required[ct] - uint64(smaller); dropped != want {
-		t.Fatalf("%s capacity %d (planned %d, required %d): the busiest worker dropped %d, want %d",
-			ct, smaller, planned, required[ct], dropped, want)
-	}
+	require.Equalf(t, required[ct]-uint64(smaller), dropped, "%s capacity %d (planned %d, required %d): the busiest worker dropped", ct, smaller, planned, required[ct])
 }
 
 func TestRoundTrip(t *testing.T) { rapid.Check(t, propRoundTrip) }
@@ -100,20 +93,16 @@ func propRoundTrip(t *rapid.T) {
 	}
 	c := simulate(t, s, opts)
 	if uint64(len(c.Buffer)) != c.Layout.Size() || len(c.Slots) != c.Layout.NumSlots() {
-		t.Fatalf("buffer %d bytes / %d slots for layout %+v", len(c.Buffer), len(c.Slots), c.Layout)
+		require.FailNow(t, fmt.Sprintf("buffer %d bytes / %d slots for layout %+v", len(c.Buffer), len(c.Slots), c.Layout))
 	}
 	encoded := make([]byte, 0, len(c.Buffer))
 	for i, m := range c.Slots {
 		slot := c.Layout.Slot(i)
 		b := c.Buffer[slot.Offset : slot.Offset+slot.Stride()]
 		h, err := abi.DecodeCoreHeader(b)
-		if err != nil {
-			t.Fatalf("%s: %v", slot, err)
-		}
+		require.NoErrorf(t, err, "%s", slot)
 		if !m.Entered {
-			if !h.IsZero() || !bytes.Equal(b, make([]byte, len(b))) {
-				t.Fatalf("%s: the core never entered but its slot is not zero: %+v", slot, h)
-			}
+			require.Falsef(t, !h.IsZero() || !bytes.Equal(b, make([]byte, len(b))), "%s: the core never entered but its slot is not zero: %+v", slot, h)
 			encoded = append(encoded, b...)
 			continue
 		}
@@ -125,28 +114,20 @@ func propRoundTrip(t *rapid.T) {
 			BlockID:        slot.BlockID,
 			RecordCapacity: slot.Capacity,
 		}
-		if h != want {
-			t.Fatalf("%s: header %+v, want %+v", slot, h, want)
-		}
+		require.Equalf(t, want, h, "%s: header", slot)
 		encoded = h.Append(encoded)
 		for k := uint32(0); k < slot.Capacity; k++ {
 			off := abi.CoreHeaderSize + uint64(k)*abi.ProfileRecordSize
 			r, err := abi.DecodeProfileRecord(b[off:])
-			if err != nil {
-				t.Fatalf("%s record %d: %v", slot, k, err)
-			}
+			require.NoErrorf(t, err, "%s record %d", slot, k)
 			if k < h.RecordCount && r != m.Records[k] {
-				t.Fatalf("%s record %d: %+v, synth wrote %+v", slot, k, r, m.Records[k])
+				require.FailNow(t, fmt.Sprintf("%s record %d: %+v, synth wrote %+v", slot, k, r, m.Records[k]))
 			}
-			if k >= h.RecordCount && !r.IsZero() {
-				t.Fatalf("%s record %d past record_count %d is not zero: %+v", slot, k, h.RecordCount, r)
-			}
+			require.Falsef(t, k >= h.RecordCount && !r.IsZero(), "%s record %d past record_count %d is not zero: %+v", slot, k, h.RecordCount, r)
 			encoded = r.Append(encoded)
 		}
 	}
-	if !bytes.Equal(encoded, c.Buffer) {
-		t.Fatalf("re-encoding the decoded slots does not reproduce the capture")
-	}
+	require.Equal(t, []byte(c.Buffer), []byte(encoded), "re-encoding the decoded slots does not reproduce the capture")
 }
 
 func TestTimeline(t *testing.T) { rapid.Check(t, propTimeline) }
@@ -166,9 +147,8 @@ func propTimeline(t *rapid.T) {
 	for _, m := range c.Slots {
 		prevEnd := m.EntryCycle
 		for i, r := range m.Records {
-			if r.EndCycle < r.StartCycle || r.StartCycle <= prevEnd {
-				t.Fatalf("%s record %d [%d, %d] does not follow the previous end %d", m.Slot, i, r.StartCycle, r.EndCycle, prevEnd)
-			}
+			require.GreaterOrEqualf(t, r.EndCycle, r.StartCycle, "%s record %d [", m.Slot, i)
+			require.Greaterf(t, r.StartCycle, prevEnd, "%s record %d [", m.Slot, i)
 			prevEnd = r.EndCycle
 			task := s.Tasks[r.TaskID]
 			if !task.TriggerEvent.Valid() {
@@ -189,10 +169,7 @@ func propTimeline(t *rapid.T) {
 				continue
 			}
 			e := s.Tasks[r.TaskID].DependentEvent
-			if r.EndCycle <= fired[e] {
-				t.Fatalf("%s record %d: task %d's wait ends at %d, before event %d fired at %d",
-					m.Slot, i, r.TaskID, r.EndCycle, e, fired[e])
-			}
+			require.Greaterf(t, r.EndCycle, fired[e], "%s record %d: task %d's wait ends at, before event %d fired at", m.Slot, i, r.TaskID, e)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package synth_test
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,14 +10,14 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func parse(t *testing.T, src string) *plan.Schedule {
 	t.Helper()
 	s, err := plan.Parse("s.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -41,9 +40,7 @@ vector_task_indices: [1, 2, 3, 4]
 // slots, which descriptors, and that each wait ends after its trigger.
 func TestChain(t *testing.T) {
 	c, err := synth.Run(parse(t, chain), synth.Options{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type rec struct {
 		slot     string
 		desc     uint32
@@ -78,24 +75,19 @@ func TestChain(t *testing.T) {
 		}
 	}
 	// AIC 0..1 and AIV 0..3 enter; AIV/1 and AIV/3 are not workers.
-	if fmt.Sprint(len(entered), entered["AIC/1"], entered["AIV/3"], entered["AIC/2"]) != "6 true true false" {
-		t.Errorf("entered: %v", entered)
-	}
+	assert.Equalf(t, "6 true true false", fmt.Sprint(len(entered), entered["AIC/1"], entered["AIV/3"], entered["AIC/2"]), "entered: %v", entered)
 	var got []rec
 	for _, slot := range []string{"AIC/0", "AIV/0", "AIV/2"} {
 		for _, r := range bySlot[slot] {
 			got = append(got, rec{slot, r.DescID, r.TaskID, r.StageTaskIndex, r.OwnerID, ""})
 		}
 	}
-	if len(got) != len(want) || len(bySlot) != 3 {
-		t.Fatalf("got %d records in %d slots:\n%+v", len(got), len(bySlot), got)
-	}
+	require.Len(t, got, len(want))
+	require.Len(t, bySlot, 3)
 	for i, w := range want {
 		g := got[i]
 		g.startsAt = w.startsAt
-		if g != w {
-			t.Errorf("record %d: got %+v, want %+v", i, g, w)
-		}
+		assert.Equalf(t, w, g, "record %d", i)
 		if w.startsAt == "" {
 			continue
 		}
@@ -103,20 +95,14 @@ func TestChain(t *testing.T) {
 		trigger := bySlot[slot][k[0]-'0']
 		self := bySlot[w.slot]
 		for _, r := range self {
-			if r.TaskID == w.task && r.DescID == w.desc && r.EndCycle <= trigger.EndCycle {
-				t.Errorf("record %d (task %d wait) ends at %d, before its trigger %s ends at %d", i, w.task, r.EndCycle, w.startsAt, trigger.EndCycle)
-			}
+			assert.Falsef(t, r.TaskID == w.task && r.DescID == w.desc && r.EndCycle <= trigger.EndCycle, "record %d (task %d wait) ends at %d, before its trigger %s ends at %d", i, w.task, r.EndCycle, w.startsAt, trigger.EndCycle)
 		}
 	}
 	// Compute durations follow the task type: a MatMul is far longer than a SwiGLU.
 	mm, sw := bySlot["AIC/0"][0], bySlot["AIV/0"][1]
-	if mm.EndCycle-mm.StartCycle < 4*(sw.EndCycle-sw.StartCycle) {
-		t.Errorf("MatMul %d cycles, SwiGLU %d", mm.EndCycle-mm.StartCycle, sw.EndCycle-sw.StartCycle)
-	}
+	assert.GreaterOrEqualf(t, mm.EndCycle-mm.StartCycle, 4*(sw.EndCycle-sw.StartCycle), "MatMul cycles, SwiGLU %d", sw.EndCycle-sw.StartCycle)
 	for _, m := range c.Slots {
-		if m.Entered && (m.EntryCycle < synth.BaseEntryCycle || m.EntryCycle > synth.BaseEntryCycle+1e10+1e3) {
-			t.Errorf("%s entered at %d", m.Slot, m.EntryCycle)
-		}
+		assert.Falsef(t, m.Entered && (m.EntryCycle < synth.BaseEntryCycle || m.EntryCycle > synth.BaseEntryCycle+1e10+1e3), "%s entered at %d", m.Slot, m.EntryCycle)
 	}
 }
 
@@ -125,12 +111,8 @@ func TestDeterministic(t *testing.T) {
 	a, _ := synth.Run(s, synth.Options{Seed: 11})
 	b, _ := synth.Run(s, synth.Options{Seed: 11})
 	d, _ := synth.Run(s, synth.Options{Seed: 12})
-	if !bytes.Equal(a.Buffer, b.Buffer) {
-		t.Error("the same seed gave different captures")
-	}
-	if bytes.Equal(a.Buffer, d.Buffer) {
-		t.Error("seeds 11 and 12 gave the same capture")
-	}
+	assert.Equal(t, []byte(b.Buffer), []byte(a.Buffer), "the same seed gave different captures")
+	assert.NotEqual(t, d.Buffer, a.Buffer, "seeds 11 and 12 gave the same capture")
 }
 
 func TestWaitsThatNeverEnd(t *testing.T) {
@@ -169,19 +151,13 @@ vector_task_indices: [0, 1]
 		t.Run(tc.name, func(t *testing.T) {
 			s := parse(t, tc.src)
 			_, err := synth.Run(s, synth.Options{})
-			if err == nil || err.Error() != tc.want {
-				t.Fatalf("got  %v\nwant %s", err, tc.want)
-			}
+			require.Falsef(t, err == nil || err.Error() != tc.want, "got  %v\nwant %s", err, tc.want)
 			var pe *plan.Error
-			if !errors.As(err, &pe) {
-				t.Error("not a *plan.Error")
-			}
+			assert.ErrorAs(t, err, &pe, "not a *plan.Error")
 			// With a watchdog the device gets through, and the wait that
 			// timed out spans exactly the timeout.
 			c, err := synth.Run(s, synth.Options{WaitTimeout: 5000})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			timedOut := 0
 			for _, m := range c.Slots {
 				for _, r := range m.Records {
@@ -190,9 +166,7 @@ vector_task_indices: [0, 1]
 					}
 				}
 			}
-			if timedOut == 0 {
-				t.Error("no wait record spans the timeout")
-			}
+			assert.NotEqual(t, 0, timedOut, "no wait record spans the timeout")
 		})
 	}
 }
@@ -203,9 +177,7 @@ func TestIdleCores(t *testing.T) {
 	s := parse(t, chain)
 	for seed := uint64(0); seed < 8; seed++ {
 		c, err := synth.Run(s, synth.Options{Seed: seed, IdleCores: 1, WaitTimeout: 1234})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		idle := 0
 		for i, m := range c.Slots {
 			if !m.IdleWorker {
@@ -213,18 +185,12 @@ func TestIdleCores(t *testing.T) {
 			}
 			idle++
 			sl := c.Layout.Slot(i)
-			if m.Entered || len(m.Records) != 0 || !bytes.Equal(c.Buffer[sl.Offset:sl.Offset+sl.Stride()], make([]byte, sl.Stride())) {
-				t.Errorf("seed %d: idle %s entered or wrote", seed, m.Slot)
-			}
+			assert.Falsef(t, m.Entered || len(m.Records) != 0 || !bytes.Equal(c.Buffer[sl.Offset:sl.Offset+sl.Stride()], make([]byte, sl.Stride())), "seed %d: idle %s entered or wrote", seed, m.Slot)
 		}
-		if idle != 1 {
-			t.Errorf("seed %d: %d idle workers", seed, idle)
-		}
+		assert.Equalf(t, 1, idle, "seed %d", seed)
 	}
 	_, err := synth.Run(s, synth.Options{IdleCores: 5})
-	if err == nil || !strings.Contains(err.Error(), "cannot make 5 of 4 workers idle") {
-		t.Errorf("got %v", err)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "cannot make 5 of 4 workers idle"), "got %v", err)
 	// Without a timeout, a wait on an idle core's event is a deadlock that
 	// says so.
 	for seed := uint64(0); ; seed++ {
@@ -232,9 +198,7 @@ func TestIdleCores(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "on idle cores") {
 			break
 		}
-		if seed == 50 {
-			t.Fatalf("no seed made a trigger idle: %v", err)
-		}
+		require.NotEqualf(t, uint64(50), seed, "no seed made a trigger idle: %v", err)
 	}
 }
 
@@ -250,21 +214,18 @@ func TestCapacityScale(t *testing.T) {
 		droppedPerAIC uint32
 	}{{1, 48, 0}, {0.8, 32, 8}, {0.3, 0, 40}, {2.1, 96, 0}} {
 		c, err := synth.Run(s, synth.Options{CapacityScale: tc.scale})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if c.Layout.Capacities.AIC != tc.capacity || c.Dropped() != 24*uint64(tc.droppedPerAIC) {
-			t.Errorf("scale %v: AIC capacity %d, dropped %d; want %d, %d", tc.scale, c.Layout.Capacities.AIC, c.Dropped(), tc.capacity, 24*tc.droppedPerAIC)
+			assert.Fail(t, fmt.Sprintf("scale %v: AIC capacity %d, dropped %d; want %d, %d", tc.scale, c.Layout.Capacities.AIC, c.Dropped(), tc.capacity, 24*tc.droppedPerAIC))
 		}
 	}
-	if _, err := synth.Run(s, synth.Options{CapacityScale: -1}); err == nil {
-		t.Error("negative scale accepted")
-	}
+	_, err := synth.Run(s, synth.Options{CapacityScale: -1})
+	assert.Error(t, err, "negative scale accepted")
 	if _, err := synth.Run(s, synth.Options{CapacityScale: 1e9}); err == nil || !strings.Contains(err.Error(), "capacity scale") {
-		t.Errorf("a scale past the maximum capacity: %v", err)
+		assert.Fail(t, fmt.Sprintf("a scale past the maximum capacity: %v", err))
 	}
 	if _, err := synth.Run(s, synth.Options{MaxBufferBytes: 1000}); err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
-		t.Errorf("buffer limit: %v", err)
+		assert.Fail(t, fmt.Sprintf("buffer limit: %v", err))
 	}
 }
 
@@ -281,38 +242,32 @@ tasks: [{task_type: RmsNorm}, {task_type: SwiGLU}, {task_type: AddCustom, stage_
 vector_task_indices: [0, 1, 2]
 `)
 	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	workers := 0
 	for _, m := range c.Slots {
 		b := m.Slot.BlockID
 		switch {
 		case m.Slot.CoreType == abi.CoreTypeAIV && b < 6 && b%2 == 0:
 			workers++
-			if !m.Entered || len(m.Records) != 3 {
-				t.Fatalf("%s: entered %v, wrote %d records", m.Slot, m.Entered, len(m.Records))
-			}
+			require.Truef(t, m.Entered, "%s: entered %v, wrote", m.Slot, m.Entered)
+			require.Lenf(t, m.Records, 3, "%s: entered %v, wrote", m.Slot, m.Entered)
 			for i, r := range m.Records {
 				wantIndex := b / 2
 				if i == 2 {
 					wantIndex = 0
 				}
-				if r.TaskID != uint32(i) || r.StageTaskIndex != wantIndex || r.DescID < abi.TaskTypeBase {
-					t.Errorf("%s record %d: %+v", m.Slot, i, r)
-				}
+				assert.Equalf(t, uint32(i), r.TaskID, "%s record %d: %+v", m.Slot, i, r)
+				assert.Equalf(t, wantIndex, r.StageTaskIndex, "%s record %d: %+v", m.Slot, i, r)
+				assert.GreaterOrEqualf(t, r.DescID, uint32(abi.TaskTypeBase), "%s record %d: %+v", m.Slot, i, r)
 			}
 		case m.Slot.CoreType == abi.CoreTypeAIV && b < 6:
-			if !m.Entered || len(m.Records) != 0 {
-				t.Errorf("%s: entered %v, wrote %d records; want an entered core without work", m.Slot, m.Entered, len(m.Records))
-			}
+			assert.Truef(t, m.Entered, "%s: entered %v, wrote", m.Slot, m.Entered)
+			assert.Emptyf(t, m.Records, "%s: entered %v, wrote", m.Slot, m.Entered)
 		case m.Entered:
-			t.Errorf("%s entered", m.Slot)
+			assert.Fail(t, fmt.Sprintf("%s entered", m.Slot))
 		}
 	}
-	if workers != 3 {
-		t.Errorf("%d AIV workers, want 3", workers)
-	}
+	assert.Equal(t, 3, workers)
 }
 
 // TestWaitTimeoutBounded: a watchdog so long that the cycle counter would
@@ -324,10 +279,8 @@ tasks:
 cube_task_indices: [0]
 `)
 	if _, err := synth.Run(s, synth.Options{WaitTimeout: synth.MaxWaitTimeout}); err != nil {
-		t.Fatalf("WaitTimeout at the maximum: %v", err)
+		require.FailNow(t, fmt.Sprintf("WaitTimeout at the maximum: %v", err))
 	}
 	_, err := synth.Run(s, synth.Options{WaitTimeout: math.MaxUint64})
-	if err == nil || !strings.Contains(err.Error(), "wait timeout 18446744073709551615 cycles is more than the maximum") {
-		t.Fatalf("WaitTimeout MaxUint64: got %v", err)
-	}
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "wait timeout 18446744073709551615 cycles is more than the maximum"), "WaitTimeout MaxUint64: got %v", err)
 }

@@ -3,7 +3,6 @@ package tracemerge
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/megakernel/cycleabi/internal/jsonread"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestBadOptions(t *testing.T) {
@@ -28,9 +29,7 @@ func TestBadOptions(t *testing.T) {
 	} {
 		c.o.Framework, c.o.MegaKernel = fw, mk
 		_, err := runMerge(t, c.o)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("error %v, want one containing %q", err, c.want)
-		}
+		require.Falsef(t, err == nil || !strings.Contains(err.Error(), c.want), "error %v, want one containing %q", err, c.want)
 	}
 }
 
@@ -43,9 +42,7 @@ func TestTooFewKernels(t *testing.T) {
 	}
 	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err == nil || err.Error() != "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1" {
-		t.Fatalf("error %v, want %q", err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1")
-	}
+	require.Falsef(t, err == nil || err.Error() != "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1", "error %v, want %q", err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1")
 }
 
 func TestRefusals(t *testing.T) {
@@ -67,12 +64,8 @@ func TestRefusals(t *testing.T) {
 	} {
 		_, err := runMerge(t, Options{Framework: c.fw, MegaKernel: c.mk})
 		var ie *InputError
-		if !errors.As(err, &ie) {
-			t.Fatalf("%s: error %v (%T), want one that is a %T", name, err, err, ie)
-		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("%s: error %v, want one containing %q", name, err, c.want)
-		}
+		require.ErrorAsf(t, err, &ie, "%s: error %v (%T), want one that is a %T", name, err, err, ie)
+		require.Falsef(t, err == nil || !strings.Contains(err.Error(), c.want), "%s: error %v, want one containing %q", name, err, c.want)
 	}
 }
 
@@ -93,19 +86,14 @@ func TestNotCandidates(t *testing.T) {
 {"ph":"B","cat":"kernel","name":"HyperMegaMoe_9","pid":0,"tid":0,"ts":1}]`)
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
 	var se *SelectionError
-	if !errors.As(err, &se) {
-		t.Fatalf("error %v (%T), want one that is a %T", err, err, se)
-	}
-	if want := `no candidate in ` + fw + ` matches (?i)(?:Hyper[_]?Mega[_]?Moe) (9 event(s) whose name matches are not candidates, which are complete events with a numeric finite ts >= 0 and dur > 0: 3 with ts not a number (null, a boolean, text like "12abc"), 1 with ts not finite, 1 with ts below 0, 2 with dur not finite, 1 with dur not above 0, 1 with ph not X), and the fallback has 0 device kernel(s)`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	require.ErrorAsf(t, err, &se, "error %v (%T), want one that is a %T", err, err, se)
+	want := `no candidate in ` + fw + ` matches (?i)(?:Hyper[_]?Mega[_]?Moe) (9 event(s) whose name matches are not candidates, which are complete events with a numeric finite ts >= 0 and dur > 0: 3 with ts not a number (null, a boolean, text like "12abc"), 1 with ts not finite, 1 with ts below 0, 2 with dur not finite, 1 with dur not above 0, 1 with ph not X), and the fallback has 0 device kernel(s)`
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 
 	// Strings as Python's float() reads them are candidates.
 	fw = writeFile(t, "s.json", `[{"ph":"X","cat":"kernel","name":"HyperMegaMoe_1","pid":0,"tid":0,"ts":" 1_000.5 ","dur":"+2e1"}]`)
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, simpleMK, "1000.5", "0", "HyperMegaMoe_1", true)
 }
 
@@ -117,12 +105,9 @@ func TestBrokenGzip(t *testing.T) {
 	fw := writeFile(t, "k.json.gz", gz.String()[:gz.Len()-12])
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))})
 	var ie *InputError
-	if !errors.As(err, &ie) {
-		t.Fatalf("error %v (%T), want one that is a %T", err, err, ie)
-	}
-	if want := "reading the gzip stream: unexpected EOF"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	require.ErrorAsf(t, err, &ie, "error %v (%T), want one that is a %T", err, err, ie)
+	want := "reading the gzip stream: unexpected EOF"
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 }
 
 // TestInvalidUTF8Replaced: bytes that are not UTF-8, in a framework
@@ -137,28 +122,14 @@ func TestInvalidUTF8Replaced(t *testing.T) {
 	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
 	var buf bytes.Buffer
 	_, err := Merge(&buf, Options{Framework: fw, MegaKernel: mk, Rank: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := buf.String()
-	if !utf8.ValidString(out) {
-		t.Fatalf("output is valid UTF-8: utf8.ValidString(out) = false, want true")
-	}
-	if want := `"note":"` + strings.Repeat("é", jsonread.FlushAt/2-1) + "\uFFFD" + strings.Repeat("é", jsonread.FlushAt) + `"`; !strings.Contains(out, want) {
-		t.Fatalf("out = %q, want it to contain %q", out, want)
-	}
-	if !strings.Contains(out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`) {
-		t.Fatalf("out = %q, want it to contain %q", out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`)
-	}
-	if !strings.Contains(out, `"args":{"a":"`+"\uFFFD"+`b"}`) {
-		t.Fatalf("out = %q, want it to contain %q", out, `"args":{"a":"`+"\uFFFD"+`b"}`)
-	}
-	if !strings.Contains(out, `"name":"A`+"\uFFFD"+`"`) {
-		t.Fatalf("out = %q, want it to contain %q", out, `"name":"A`+"\uFFFD"+`"`)
-	}
-	if want := `"parent_kernel":"HyperMegaMoe_` + "\uFFFD" + `"`; !strings.Contains(out, want) {
-		t.Fatalf("out = %q, want it to contain %q", out, want)
-	}
+	require.True(t, utf8.ValidString(out), "output is valid UTF-8: utf8.ValidString(out) = false, want true")
+	require.Contains(t, out, `"note":"`+strings.Repeat("é", jsonread.FlushAt/2-1)+"\uFFFD"+strings.Repeat("é", jsonread.FlushAt)+`"`, "out")
+	require.Contains(t, out, `"name":"HyperMegaMoe_`+"\uFFFD"+`"`, "out")
+	require.Contains(t, out, `"args":{"a":"`+"\uFFFD"+`b"}`, "out")
+	require.Contains(t, out, `"name":"A`+"\uFFFD"+`"`, "out")
+	require.Contains(t, out, `"parent_kernel":"HyperMegaMoe_`+"\uFFFD"+`"`, "out")
 }
 
 // TestNotJSONNamed: a file given where a JSON trace belongs is named for
@@ -193,12 +164,8 @@ func TestNotJSONNamed(t *testing.T) {
 		}
 		_, err := runMerge(t, o)
 		var ie *InputError
-		if !errors.As(err, &ie) {
-			t.Fatalf("%s: error %v (%T), want one that is a %T", name, err, err, ie)
-		}
-		if err == nil || !strings.Contains(err.Error(), p+": "+c.want) {
-			t.Fatalf("%s: error %v, want one containing %q", name, err, p+": "+c.want)
-		}
+		require.ErrorAsf(t, err, &ie, "%s: error %v (%T), want one that is a %T", name, err, err, ie)
+		require.Falsef(t, err == nil || !strings.Contains(err.Error(), p+": "+c.want), "%s: error %v, want one containing %q", name, err, p+": "+c.want)
 	}
 }
 
@@ -213,16 +180,10 @@ func TestUTF8WriterSplits(t *testing.T) {
 			u := &utf8Writer{w: &out}
 			for _, part := range []string{in[:i], in[i:j], in[j:]} {
 				_, err := u.Write([]byte(part))
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 			}
-			if err := u.flush(); err != nil {
-				t.Fatal(err)
-			}
-			if got := out.String(); got != want {
-				t.Fatalf("cuts at %d and %d: out.String() = %q, want %q", i, j, got, want)
-			}
+			require.NoError(t, u.flush())
+			require.Equalf(t, want, out.String(), "cuts at %d and %d: out.String()", i, j)
 		}
 	}
 }
@@ -235,7 +196,5 @@ func TestMetadataErrorPlaced(t *testing.T) {
 	mk := writeFile(t, "mk.json", text)
 	_, err := Merge(&bytes.Buffer{}, Options{Framework: fw, MegaKernel: mk, Rank: -1})
 	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": schemaVersion is a string; the schema has int"
-	if err == nil || err.Error() != want {
-		t.Errorf("error %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want, "error %v\nwant %s", err, want)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkMerge merges three events into a 20 MB Kineto-style trace
@@ -26,17 +28,12 @@ func BenchmarkMerge(b *testing.B) {
 	}
 	sb.WriteString("\n]}\n")
 	fw := filepath.Join(dir, "fw.json")
-	if err := os.WriteFile(fw, []byte(sb.String()), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(fw, []byte(sb.String()), 0o644))
 	mk := filepath.Join(dir, "mk.json")
-	if err := os.WriteFile(mk, []byte(`{"traceEvents":[{"name":"A","ph":"X","pid":0,"tid":1000,"ts":1,"dur":2}],"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"kernelName":"HyperMegaMoe"}}`), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(mk, []byte(`{"traceEvents":[{"name":"A","ph":"X","pid":0,"tid":1000,"ts":1,"dur":2}],"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"kernelName":"HyperMegaMoe"}}`), 0o644))
 	b.SetBytes(int64(sb.Len()))
 	for b.Loop() {
-		if _, err := Merge(io.Discard, Options{Framework: fw, MegaKernel: mk, Rank: -1}); err != nil {
-			b.Fatal(err)
-		}
+		_, err := Merge(io.Discard, Options{Framework: fw, MegaKernel: mk, Rank: -1})
+		require.NoError(b, err)
 	}
 }

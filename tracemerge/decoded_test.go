@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -14,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDecodedWindow merges what decode writes for a forward and a
@@ -29,70 +29,42 @@ func TestDecodedWindow(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, base).Span(abi.CoreTypeAIC, 0, base+3, base+503, mm, 1).Span(abi.CoreTypeAIC, 0, base+600, base+617, mm, 2)
 		b.Enter(abi.CoreTypeAIV, 5, base+1).Span(abi.CoreTypeAIV, 5, base+40, base+941, mm, 3)
 		c, err := capture.FromBytes(fmt.Sprintf("inv%d.bin", i), b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		inputs = append(inputs, render.Input{Decoded: d, Config: render.Config{
 			Rank: 1, DeviceID: 6, SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "HyperMegaMoe",
 			Invocation: &render.Invocation{ID: int64(i), Step: &step, Direction: []string{"forward", "backward"}[i]},
 		}})
 	}
 	var mkText bytes.Buffer
-	if err := chromejson.Write(&mkText, inputs, render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, chromejson.Write(&mkText, inputs, render.WriteOptions{}))
 	mk := writeFile(t, "mk.json", mkText.String())
 	fw := writeFile(t, "fw.json", `{"traceEvents":[
 {"ph":"X","cat":"kernel","name":"aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe","pid":6,"tid":3,"ts":"1788773332531494.453","dur":"30.5"},
 {"ph":"X","cat":"kernel","name":"aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe","pid":6,"tid":3,"ts":"1788773332538000.001","dur":"30.5"}]}`)
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	outer := []string{"1788773332531494.453", "1788773332538000.001"}
 	first := []int64{1_000_003, 7_777_780}
 	got := m.internal()
-	if len(got) != 6 {
-		t.Fatalf("len(got) = %d, want 6: %v", len(got), got)
-	}
+	require.Len(t, got, 6, "len(got)")
 	for _, e := range got {
 		args := e["args"].(map[string]any)
 		inv, _ := args["invocation_id"].(json.Number).Int64()
 		start, _ := args["start_cycle"].(json.Number).Int64()
 		want := new(big.Rat).Add(rat(t, outer[inv]), big.NewRat((start-first[inv])*20, 1000))
-		if got := want.Cmp(rat(t, e["ts"])); got != 0 {
-			t.Fatalf("%v: ts %v, want %s: want.Cmp(rat(t, e[\"ts\"])) = %v, want 0", e["name"], e["ts"], want.FloatString(3), got)
-		}
-		if want := json.Number("6"); !reflect.DeepEqual(args["cycle_trace_device_id"], want) {
-			t.Fatalf("args[\"cycle_trace_device_id\"] = %v, want %v", args["cycle_trace_device_id"], want)
-		}
-		if want := json.Number("1"); !reflect.DeepEqual(args["cycle_trace_rank"], want) {
-			t.Fatalf("args[\"cycle_trace_rank\"] = %v, want %v", args["cycle_trace_rank"], want)
-		}
-		if want := ([]string{"forward", "backward"}[inv]); !reflect.DeepEqual(args["direction"], want) {
-			t.Fatalf("args[\"direction\"] = %v, want %v", args["direction"], want)
-		}
-		if want := json.Number("6"); !reflect.DeepEqual(e["pid"], want) {
-			t.Fatalf("e[\"pid\"] = %v, want %v", e["pid"], want)
-		}
+		require.Equalf(t, want.Cmp(rat(t, e["ts"])), 0, "%v: ts %v, want %s: want.Cmp(rat(t, e[\"ts\"]))", e["name"], e["ts"], want.FloatString(3))
+		require.Equal(t, json.Number("6"), args["cycle_trace_device_id"], "args[\"cycle_trace_device_id\"]")
+		require.Equal(t, json.Number("1"), args["cycle_trace_rank"], "args[\"cycle_trace_rank\"]")
+		require.Equal(t, ([]string{"forward", "backward"}[inv]), args["direction"], "args[\"direction\"]")
+		require.Equal(t, json.Number("6"), e["pid"], "e[\"pid\"]")
 	}
 	names, _ := m.threads("6")
-	if want := map[string]string{"4": "HyperMegaMoe/AIC/0", "5": "HyperMegaMoe/AIV/5"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("names = %v, want %v", names, want)
-	}
+	require.Equal(t, map[string]string{"4": "HyperMegaMoe/AIC/0", "5": "HyperMegaMoe/AIV/5"}, names, "names")
 	al := m.res["alignments"].([]any)
-	if got, want := al[1].(map[string]any)["direction"], "backward"; !reflect.DeepEqual(got, want) {
-		t.Fatalf("al[1].(map[string]any)[\"direction\"] = %v, want %v", got, want)
-	}
-	if got, want := al[1].(map[string]any)["step"], json.Number("11"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("al[1].(map[string]any)[\"step\"] = %v, want %v", got, want)
-	}
+	require.Equal(t, "backward", al[1].(map[string]any)["direction"], "al[1].(map[string]any)[\"direction\"]")
+	require.Equal(t, json.Number("11"), al[1].(map[string]any)["step"], "al[1].(map[string]any)[\"step\"]")
 	// (base+941) - (base+3) = 938 cycles × 20 ns
-	if got, want := al[0].(map[string]any)["internalSpanUs"], json.Number("18.76"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("al[0].(map[string]any)[\"internalSpanUs\"] = %v, want %v", got, want)
-	}
+	require.Equal(t, json.Number("18.76"), al[0].(map[string]any)["internalSpanUs"], "al[0].(map[string]any)[\"internalSpanUs\"]")
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 type memFile struct{ *bytes.Reader }
@@ -56,16 +59,12 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			var ie *InputError
 			var se *SelectionError
-			if !errors.As(err, &ie) && !errors.As(err, &se) {
-				t.Fatalf("error of an unexpected kind: %v", err)
-			}
+			require.Falsef(t, !errors.As(err, &ie) && !errors.As(err, &se), "error of an unexpected kind: %v", err)
 			return
 		}
 		if json.Valid(data) && !json.Valid(out.Bytes()) {
-			t.Fatalf("valid input, invalid output:\n%s", out.Bytes())
+			require.FailNow(t, fmt.Sprintf("valid input, invalid output:\n%s", out.Bytes()))
 		}
-		if !utf8.Valid(out.Bytes()) {
-			t.Fatalf("output is not UTF-8:\n%q", out.Bytes())
-		}
+		require.Truef(t, utf8.Valid(out.Bytes()), "output is not UTF-8:\n%q", out.Bytes())
 	})
 }

@@ -2,10 +2,14 @@ package tracemerge
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLongNamesCapped: an outer kernel's name, which merge copies into
@@ -21,23 +25,16 @@ func TestLongNamesCapped(t *testing.T) {
 	text = strings.Replace(text, `"args":{"name":"AIC/0"}`, `"args":{"name":"`+strings.Repeat("c", 5000)+`"}`, 1)
 	mk = writeFile(t, "mkc.json", text)
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "HyperMegaMoe", KernelPatternSet: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m.raw) > 200000 {
-		t.Errorf("the output is %d bytes for a framework trace of %d", len(m.raw), len(kinetoTrace)+len(long))
-	}
+	require.NoError(t, err)
+	assert.LessOrEqualf(t, len(m.raw), 200000, "the output bytes for a framework trace of %d", len(kinetoTrace)+len(long))
 	for _, e := range m.internal() {
 		args, _ := e["args"].(map[string]any)
-		if p, _ := args["parent_kernel"].(string); p != long[:4096] {
-			t.Errorf("parent_kernel of %d bytes, want the name's first 4096", len(p))
-		}
+		p, _ := args["parent_kernel"].(string)
+		assert.Equalf(t, long[:4096], p, "parent_kernel of %d bytes, want the name's first 4096", len(p))
 	}
 	names, _ := m.threads("0")
 	for tid, name := range names {
-		if len(name) > 2*4096+1 { // kernelName/core name, each capped
-			t.Errorf("thread %v: a name of %d bytes", tid, len(name))
-		}
+		assert.LessOrEqualf(t, len(name), 2*4096+1, "thread %v: a name of", tid)
 	}
 	var ws []string
 	for _, w := range m.res["warnings"].([]any) {
@@ -50,9 +47,7 @@ func TestLongNamesCapped(t *testing.T) {
 		": invocation 0: the kernelName is 9,012 bytes long: kept its first 4,096 bytes",
 		"mkc.json: the thread_name of tid 1000 is 5,000 bytes long: kept its first 4,096 bytes",
 	} {
-		if !strings.Contains(warnings, want) {
-			t.Errorf("warnings\n%s\nlack %q", warnings, want)
-		}
+		assert.Contains(t, warnings, want, "warnings")
 	}
 }
 
@@ -68,30 +63,24 @@ func TestMegaKernelReadAsPython(t *testing.T) {
 	o := Options{Framework: fw, KernelPattern: "HyperMegaMoe", KernelPatternSet: true}
 	o.MegaKernel = writeMK(t, simpleMK, "null")
 	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
-		t.Errorf("null metadata: %v, want no megaKernelCycleTrace object", err)
+		assert.Fail(t, fmt.Sprintf("null metadata: %v, want no megaKernelCycleTrace object", err))
 	}
 	text := strings.Replace(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
 	o.MegaKernel = writeFile(t, "two.json", text)
 	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "two.json:2: byte 33: a second traceEvents key") {
-		t.Errorf("two traceEvents: %v", err)
+		assert.Fail(t, fmt.Sprintf("two traceEvents: %v", err))
 	}
 	text = strings.ReplaceAll(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), `"ph":"X"`, `"ph":"\u0058"`)
 	o.MegaKernel = writeFile(t, "esc.json", text)
 	m, err := runMerge(t, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(m.internal()); got != len(simpleMK) {
-		t.Errorf("%d events merged, want %d", got, len(simpleMK))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, len(simpleMK), len(m.internal()))
 }
 
 func readText(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }
 
@@ -104,14 +93,8 @@ func TestLongKernelNameCappedBeforePattern(t *testing.T) {
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"+strings.Repeat("Ab", 4<<20)))
 	start := time.Now()
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil && strings.Contains(err.Error(), "--kernel-pattern") && !strings.Contains(err.Error(), "give --kernel-pattern") {
-		t.Errorf("merge blames a --kernel-pattern no one gave: %.200s", err)
-	}
+	assert.Falsef(t, err != nil && strings.Contains(err.Error(), "--kernel-pattern") && !strings.Contains(err.Error(), "give --kernel-pattern"), "merge blames a --kernel-pattern no one gave: %.200s", err)
 	var se *SelectionError
-	if err != nil && !errors.As(err, &se) {
-		t.Errorf("merge: %.200s, want no outer kernel found (the capped name matches none)", err)
-	}
-	if d := time.Since(start); d > 20*time.Second {
-		t.Errorf("merge took %v", d)
-	}
+	assert.Falsef(t, err != nil && !errors.As(err, &se), "merge: %.200s, want no outer kernel found (the capped name matches none)", err)
+	assert.LessOrEqual(t, time.Since(start), time.Duration(20*time.Second), "merge took")
 }

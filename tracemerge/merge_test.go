@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/require"
 )
 
 // mkEvent is one internal event of a hand-written MegaKernel trace.
@@ -52,9 +51,7 @@ func writeMK(t *testing.T, events []mkEvent, meta string) string {
 	}
 	b.WriteString("\n],\n\"megaKernelCycleTrace\":" + meta + ",\n\"metadata\":" + meta + "}\n")
 	p := filepath.Join(t.TempDir(), "mk.json")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
 	return p
 }
 
@@ -73,9 +70,7 @@ var simpleMK = []mkEvent{
 func writeFile(t *testing.T, name, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 	return p
 }
 
@@ -97,22 +92,14 @@ func runMerge(t *testing.T, o Options) (*merged, error) {
 		return nil, err
 	}
 	m := &merged{raw: buf.Bytes()}
-	if !json.Valid(m.raw) {
-		t.Fatalf("output is not JSON:\n%s: json.Valid(m.raw) = false, want true", m.raw)
-	}
-	if err := json.Unmarshal(m.raw, &m.top); err != nil {
-		t.Fatal(err)
-	}
+	require.Truef(t, json.Valid(m.raw), "output is not JSON:\n%s: json.Valid(m.raw) = false, want true", m.raw)
+	require.NoError(t, json.Unmarshal(m.raw, &m.top))
 	d := json.NewDecoder(bytes.NewReader(m.top["traceEvents"]))
 	d.UseNumber()
-	if err := d.Decode(&m.events); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Decode(&m.events))
 	d = json.NewDecoder(bytes.NewReader(m.top["megaKernelTraceMerge"]))
 	d.UseNumber()
-	if err := d.Decode(&m.res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, d.Decode(&m.res))
 	return m, nil
 }
 
@@ -152,9 +139,7 @@ func rat(t *testing.T, v any) *big.Rat {
 	t.Helper()
 	s := fmt.Sprint(v)
 	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		t.Fatalf("not a decimal: %q: ok = false, want true", s)
-	}
+	require.Truef(t, ok, "not a decimal: %q: ok = false, want true", s)
 	return r
 }
 
@@ -164,9 +149,7 @@ func rat(t *testing.T, v any) *big.Rat {
 func checkPlacement(t *testing.T, m *merged, src []mkEvent, outerTs, outerPid, parent string, quoted bool) {
 	t.Helper()
 	got := m.internal()
-	if g, want := len(got), len(src); g < want {
-		t.Fatalf("len(got) = %v, want >= %v", g, want)
-	}
+	require.GreaterOrEqual(t, len(got), len(src), "len(got)")
 	first := rat(t, src[0].ts)
 	for _, e := range src {
 		if r := rat(t, e.ts); r.Cmp(first) < 0 {
@@ -176,39 +159,22 @@ func checkPlacement(t *testing.T, m *merged, src []mkEvent, outerTs, outerPid, p
 	names, _ := m.threads(outerPid)
 	for i, e := range src {
 		g := got[i]
-		if !reflect.DeepEqual(g["name"], e.name) {
-			t.Fatalf("event %d: g[\"name\"] = %v, want %v", i, g["name"], e.name)
-		}
+		require.Equalf(t, e.name, g["name"], "event %d: g[\"name\"]", i)
 		want := new(big.Rat).Add(rat(t, outerTs), new(big.Rat).Sub(rat(t, e.ts), first))
-		if got := want.Cmp(rat(t, g["ts"])); got != 0 {
-			t.Fatalf("event %d ts %v, want %s: want.Cmp(rat(t, g[\"ts\"])) = %v, want 0", i, g["ts"], want.FloatString(6), got)
-		}
-		if got := fmt.Sprint(g["dur"]); got != e.dur {
-			t.Fatalf("event %d dur: fmt.Sprint(g[\"dur\"]) = %q, want %q", i, got, e.dur)
-		}
+		require.Equalf(t, want.Cmp(rat(t, g["ts"])), 0, "event %d ts %v, want %s: want.Cmp(rat(t, g[\"ts\"]))", i, g["ts"], want.FloatString(6))
+		require.Equalf(t, e.dur, fmt.Sprint(g["dur"]), "event %d dur: fmt.Sprint(g[\"dur\"])", i)
 		if quoted {
 			_, isStr := g["ts"].(string)
-			if !isStr {
-				t.Fatalf("ts written as a string like the outer kernel's: isStr = false, want true")
-			}
+			require.True(t, isStr, "ts written as a string like the outer kernel's: isStr = false, want true")
 		}
-		if got := fmt.Sprint(g["pid"]); got != outerPid {
-			t.Fatalf("fmt.Sprint(g[\"pid\"]) = %q, want %q", got, outerPid)
-		}
+		require.Equal(t, outerPid, fmt.Sprint(g["pid"]), "fmt.Sprint(g[\"pid\"])")
 		args := g["args"].(map[string]any)
-		if !reflect.DeepEqual(args["parent_kernel"], parent) {
-			t.Fatalf("args[\"parent_kernel\"] = %v, want %v", args["parent_kernel"], parent)
-		}
-		if want := json.Number(fmt.Sprint(e.pid)); !reflect.DeepEqual(args["cycle_trace_rank"], want) {
-			t.Fatalf("args[\"cycle_trace_rank\"] = %v, want %v", args["cycle_trace_rank"], want)
-		}
-		if _, ok := args["cycle_trace_device_id"]; !ok {
-			t.Fatalf("args has no key %v", "cycle_trace_device_id")
-		}
+		require.Equal(t, parent, args["parent_kernel"], "args[\"parent_kernel\"]")
+		require.Equal(t, json.Number(fmt.Sprint(e.pid)), args["cycle_trace_rank"], "args[\"cycle_trace_rank\"]")
+		_, ok := args["cycle_trace_device_id"]
+		require.Truef(t, ok, "args has no key %v", "cycle_trace_device_id")
 		name := names[fmt.Sprint(g["tid"])]
-		if !strings.HasSuffix(name, fmt.Sprintf("/%d", e.tid%1000)) {
-			t.Fatalf("thread %q of event %d: strings.HasSuffix(name, fmt.Sprintf(\"/%%d\", e.tid%%1000)) = false, want true", name, i)
-		}
+		require.Truef(t, strings.HasSuffix(name, fmt.Sprintf("/%d", e.tid%1000)), "thread %q of event %d: strings.HasSuffix(name, fmt.Sprintf(\"/%%d\", e.tid%%1000)) = false, want true", name, i)
 	}
 }
 
@@ -231,55 +197,36 @@ func TestKinetoObject(t *testing.T) {
 	fw := writeFile(t, "kineto.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, simpleMK, "1020.125", "0", "HyperMegaMoe_abc123", false)
-	if got, want := len(m.internal()), len(simpleMK); got != want {
-		t.Fatalf("len(m.internal()) = %d, want %d", got, want)
-	}
-	if got, want := m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"], json.Number("0"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
+	require.Equal(t, len(simpleMK), len(m.internal()), "len(m.internal())")
+	require.Equal(t, json.Number("0"), m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"])
 
 	// Every other top-level key, as it was.
 	var in map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(kinetoTrace), &in); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(kinetoTrace), &in))
 	for k, v := range in {
 		if k != "traceEvents" {
-			if d := golden.JSONDiff(string(m.top[k]), string(v)); d != "" {
-				t.Fatalf("%s: %s", k, d)
-			}
+			require.Emptyf(t, golden.JSONDiff(string(m.top[k]), string(v)), "%s", k)
 		}
 	}
 	// The framework's events first, byte for byte.
-	if got := string(m.raw); !strings.Contains(got, `{"ph": "X", "cat": "kernel", "name": "HyperMegaMoe_abc123", "pid": 0, "tid": 7, "ts": 1020.125, "dur": 12}`) {
-		t.Fatalf("string(m.raw) = %q, want it to contain %q", got, `{"ph": "X", "cat": "kernel", "name": "HyperMegaMoe_abc123", "pid": 0, "tid": 7, "ts": 1020.125, "dur": 12}`)
-	}
+	require.Contains(t, string(m.raw), `{"ph": "X", "cat": "kernel", "name": "HyperMegaMoe_abc123", "pid": 0, "tid": 7, "ts": 1020.125, "dur": 12}`, "string(m.raw)")
 	var inEvents []json.RawMessage
-	if err := json.Unmarshal(in["traceEvents"], &inEvents); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(in["traceEvents"], &inEvents))
 	for i, e := range inEvents {
 		got, _ := json.Marshal(m.events[i])
-		if d := golden.JSONDiff(string(got), string(e)); d != "" {
-			t.Fatalf("framework event %d: %s", i, d)
-		}
+		d := golden.JSONDiff(string(got), string(e))
+		require.Emptyf(t, d, "framework event %d", i)
 	}
 
 	// New threads: tids above every framework tid (41235), sorted after
 	// stream 7 (sort index 70), named kernel/core.
 	names, sort := m.threads("0")
-	if want := map[string]string{"41236": "HyperMegaMoe/AIC/0", "41237": "HyperMegaMoe/AIV/3", "7": "stream 7"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("names = %v, want %v", names, want)
-	}
-	if want := map[string]string{"41236": "71", "41237": "72", "7": "70"}; !reflect.DeepEqual(sort, want) {
-		t.Fatalf("sort = %v, want %v", sort, want)
-	}
+	require.Equal(t, map[string]string{"41236": "HyperMegaMoe/AIC/0", "41237": "HyperMegaMoe/AIV/3", "7": "stream 7"}, names, "names")
+	require.Equal(t, map[string]string{"41236": "71", "41237": "72", "7": "70"}, sort, "sort")
 
-	if want := map[string]any{
+	require.Equal(t, map[string]any{
 		"schemaVersion": json.Number("1"), "megaKernelTrace": mk, "rank": json.Number("0"), "deviceId": json.Number("0"),
 		"kernelPattern": "(?i)(?:Hyper[_]?Mega[_]?Moe)", "kernelIndex": json.Number("0"), "outerPid": nil,
 		"mergedInvocationCount": json.Number("1"), "mergedEventCount": json.Number("3"), "mergedFlowEventCount": json.Number("0"),
@@ -297,9 +244,7 @@ func TestKinetoObject(t *testing.T) {
 		}},
 		"exceedsOuterKernelUs": json.Number("0"),
 		"warnings":             []any{},
-	}; !reflect.DeepEqual(m.res, want) {
-		t.Fatalf("m.res = %v, want %v", m.res, want)
-	}
+	}, m.res, "m.res")
 }
 
 func TestBareArrayGzip(t *testing.T) {
@@ -314,28 +259,18 @@ func TestBareArrayGzip(t *testing.T) {
 	fw := writeFile(t, "trace.json", gz.String()) // told by magic bytes, not name
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, simpleMK, "500", "3", "aclnnHyperMegaMoe_HyperMegaMoe_HyperMegaMoe", false)
 	names, _ := m.threads("3")
 	// above the numeric tid 12
-	if _, ok := names["13"]; !ok {
-		t.Fatalf("names has no key %v", "13")
-	}
-	if got, want := m.res["alignments"].([]any)[0].(map[string]any)["exceedsOuterKernelUs"], json.Number("0.75"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	if want := json.Number("0.75"); !reflect.DeepEqual(m.res["exceedsOuterKernelUs"], want) {
-		t.Fatalf("m.res[\"exceedsOuterKernelUs\"] = %v, want %v", m.res["exceedsOuterKernelUs"], want)
-	}
+	_, ok := names["13"]
+	require.Truef(t, ok, "names has no key %v", "13")
+	require.Equal(t, json.Number("0.75"), m.res["alignments"].([]any)[0].(map[string]any)["exceedsOuterKernelUs"])
+	require.Equal(t, json.Number("0.75"), m.res["exceedsOuterKernelUs"], "m.res[\"exceedsOuterKernelUs\"]")
 	w, _ := m.res["warnings"].([]any)
-	if len(w) != 1 {
-		t.Fatalf("warnings = %v, want one", m.res["warnings"])
-	}
-	if s, _ := w[0].(string); !strings.Contains(s, "0.75 us past") {
-		t.Fatalf("warning %q, want one containing %q", w[0], "0.75 us past")
-	}
+	require.Lenf(t, w, 1, "warnings = %v, want one", m.res["warnings"])
+	s, _ := w[0].(string)
+	require.Containsf(t, s, "0.75 us past", "warning %q, want one containing", w[0])
 }
 
 func TestCANNStringTimes(t *testing.T) {
@@ -346,25 +281,15 @@ func TestCANNStringTimes(t *testing.T) {
 ]`)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, simpleMK, "1788773332531494.453", "2080", "HyperMegaMoe_0", true)
 	// Exactly: 1788773332531494.453 + (7 - 2.25).
-	if got, want := m.internal()[2]["ts"], "1788773332531499.203"; !reflect.DeepEqual(got, want) {
-		t.Fatalf("m.internal()[2][\"ts\"] = %v, want %v", got, want)
-	}
+	require.Equal(t, "1788773332531499.203", m.internal()[2]["ts"], "m.internal()[2][\"ts\"]")
 	al := m.res["alignments"].([]any)[0].(map[string]any)
-	if !reflect.DeepEqual(al["outerKernelIsDevice"], true) {
-		t.Fatalf("al[\"outerKernelIsDevice\"] = %v, want %v", al["outerKernelIsDevice"], true)
-	}
-	if want := json.Number("1788773332531494.453"); !reflect.DeepEqual(al["outerKernelTs"], want) {
-		t.Fatalf("al[\"outerKernelTs\"] = %v, want %v", al["outerKernelTs"], want)
-	}
+	require.Equal(t, true, al["outerKernelIsDevice"], "al[\"outerKernelIsDevice\"]")
+	require.Equal(t, json.Number("1788773332531494.453"), al["outerKernelTs"], "al[\"outerKernelTs\"]")
 	_, sort := m.threads("2080")
-	if sort["78"] != "4" {
-		t.Fatalf("sort[\"78\"] = %q, want %q", sort["78"], "4")
-	}
+	require.Equal(t, "4", sort["78"], "sort[\"78\"]")
 }
 
 const hostOnly = `{"traceEvents":[
@@ -376,45 +301,27 @@ func TestHostWrapperOnly(t *testing.T) {
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
 	var se *SelectionError
-	if !errors.As(err, &se) {
-		t.Fatalf("error %v (%T), want one that is a %T", err, err, se)
-	}
-	if got := err.Error(); !strings.Contains(got, `are host-only events ["HyperMegaMoe layer"]`) {
-		t.Fatalf("err.Error() = %q, want it to contain %q", got, `are host-only events ["HyperMegaMoe layer"]`)
-	}
-	if got := err.Error(); !strings.Contains(got, "--allow-host-wrapper") {
-		t.Fatalf("err.Error() = %q, want it to contain %q", got, "--allow-host-wrapper")
-	}
+	require.ErrorAsf(t, err, &se, "error %v (%T), want one that is a %T", err, err, se)
+	require.Contains(t, err.Error(), `are host-only events ["HyperMegaMoe layer"]`, "err.Error()")
+	require.Contains(t, err.Error(), "--allow-host-wrapper", "err.Error()")
 
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, AllowHostWrapper: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// In time order: the user_annotation at 90 comes first.
 	checkPlacement(t, m, simpleMK, "90", "1", "HyperMegaMoe layer", false)
 	al := m.res["alignments"].([]any)[0].(map[string]any)
-	if !reflect.DeepEqual(al["outerKernelIsDevice"], false) {
-		t.Fatalf("al[\"outerKernelIsDevice\"] = %v, want %v", al["outerKernelIsDevice"], false)
-	}
-	if !reflect.DeepEqual(m.res["usedFallbackKernelSelection"], false) {
-		t.Fatalf("m.res[\"usedFallbackKernelSelection\"] = %v, want %v", m.res["usedFallbackKernelSelection"], false)
-	}
-	if !reflect.DeepEqual(m.res["allowHostWrapperAlignment"], true) {
-		t.Fatalf("m.res[\"allowHostWrapperAlignment\"] = %v, want %v", m.res["allowHostWrapperAlignment"], true)
-	}
+	require.Equal(t, false, al["outerKernelIsDevice"], "al[\"outerKernelIsDevice\"]")
+	require.Equal(t, false, m.res["usedFallbackKernelSelection"], "m.res[\"usedFallbackKernelSelection\"]")
+	require.Equal(t, true, m.res["allowHostWrapperAlignment"], "m.res[\"allowHostWrapperAlignment\"]")
 	w := m.res["warnings"].([]any)
-	if len(w) != 1 {
-		t.Fatalf("len(w) = %d, want 1: %v", len(w), w)
-	}
-	if s, _ := w[0].(string); !strings.Contains(s, `placed under host-only outer event(s) ["HyperMegaMoe layer"]`) {
-		t.Fatalf("warning %q, want one containing %q", w[0], `placed under host-only outer event(s) ["HyperMegaMoe layer"]`)
-	}
+	require.Len(t, w, 1, "len(w)")
+	s, _ := w[0].(string)
+	require.Containsf(t, s, `placed under host-only outer event(s) ["HyperMegaMoe layer"]`, "warning %q, want one containing", w[0])
 
 	// An explicit pattern matching only host wrappers says so.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "aclnn", KernelPatternSet: true})
-	if want := `are host-only events ["aclnnHyperMegaMoe"]`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	want := `are host-only events ["aclnnHyperMegaMoe"]`
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 }
 
 func TestNoNameMatchFallsBack(t *testing.T) {
@@ -425,31 +332,23 @@ func TestNoNameMatchFallsBack(t *testing.T) {
 {"ph":"X","cat":"kernel","name":"k4","pid":0,"tid":1,"ts":80,"dur":0}]}`)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Span 10.5: k2 (11) is closest.
 	checkPlacement(t, m, simpleMK, "20", "0", "k2", false)
-	if !reflect.DeepEqual(m.res["usedFallbackKernelSelection"], true) {
-		t.Fatalf("m.res[\"usedFallbackKernelSelection\"] = %v, want %v", m.res["usedFallbackKernelSelection"], true)
-	}
-	if s, _ := m.res["warnings"].([]any)[0].(string); !strings.Contains(s, "contiguous run of device kernels by duration similarity") {
-		t.Fatalf("warning %q, want one containing %q", m.res["warnings"].([]any)[0], "contiguous run of device kernels by duration similarity")
-	}
+	require.Equal(t, true, m.res["usedFallbackKernelSelection"], "m.res[\"usedFallbackKernelSelection\"]")
+	s, _ := m.res["warnings"].([]any)[0].(string)
+	require.Containsf(t, s, "contiguous run of device kernels by duration similarity", "warning %q, want one containing", m.res["warnings"].([]any)[0])
 
 	// --kernel-index skips device kernels in the fallback too: from k2
 	// on, k3 (30) is the closer of k3 alone (k4 has dur 0).
 	m, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, simpleMK, "40", "0", "k3", false)
 
 	// An explicit pattern never falls back.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "Mega", KernelPatternSet: true})
-	if want := "--kernel-pattern Mega matches no outer-kernel candidate"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	want := "--kernel-pattern Mega matches no outer-kernel candidate"
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 }
 
 func TestForwardBackward(t *testing.T) {
@@ -470,38 +369,20 @@ func TestForwardBackward(t *testing.T) {
 {"invocationId":1,"step":3,"direction":"backward","kernelName":"HyperMegaMoe","rank":0,"deviceId":4}]}`
 	mk := writeMK(t, ev, meta)
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := m.internal()
 	checkPlacement(t, m, ev[:2], "100", "0", "HyperMegaMoe_fwd", false)
-	if want := json.Number("300.5"); !reflect.DeepEqual(got[2]["ts"], want) {
-		t.Fatalf("got[2][\"ts\"] = %v, want %v", got[2]["ts"], want)
-	}
-	if want := json.Number("302.625"); !reflect.DeepEqual(got[3]["ts"], want) {
-		t.Fatalf("got[3][\"ts\"] = %v, want %v", got[3]["ts"], want)
-	}
-	if g, want := got[3]["args"].(map[string]any)["parent_kernel"], "HyperMegaMoe_bwd"; !reflect.DeepEqual(g, want) {
-		t.Fatalf("got[3][\"args\"].(map[string]any)[\"parent_kernel\"] = %v, want %v", g, want)
-	}
-	if g, want := got[3]["args"].(map[string]any)["cycle_trace_device_id"], json.Number("4"); !reflect.DeepEqual(g, want) {
-		t.Fatalf("got[3][\"args\"].(map[string]any)[\"cycle_trace_device_id\"] = %v, want %v", g, want)
-	}
+	require.Equal(t, json.Number("300.5"), got[2]["ts"], "got[2][\"ts\"]")
+	require.Equal(t, json.Number("302.625"), got[3]["ts"], "got[3][\"ts\"]")
+	require.Equal(t, "HyperMegaMoe_bwd", got[3]["args"].(map[string]any)["parent_kernel"], "got[3][\"args\"].(map[string]any)[\"parent_kernel\"]")
+	require.Equal(t, json.Number("4"), got[3]["args"].(map[string]any)["cycle_trace_device_id"], "got[3][\"args\"].(map[string]any)[\"cycle_trace_device_id\"]")
 	// One thread per core, shared by both invocations.
 	names, sort := m.threads("0")
-	if want := map[string]string{"9": "HyperMegaMoe/AIC/0", "10": "HyperMegaMoe/AIV/1", "11": "HyperMegaMoe/AIC/1"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("names = %v, want %v", names, want)
-	}
-	if want := map[string]string{"9": "8", "10": "9", "11": "10"}; !reflect.DeepEqual(sort, want) {
-		t.Fatalf("sort = %v, want %v", sort, want)
-	}
-	if !reflect.DeepEqual(got[2]["tid"], got[0]["tid"]) {
-		t.Fatalf("got[2][\"tid\"] = %v, want %v", got[2]["tid"], got[0]["tid"])
-	}
+	require.Equal(t, map[string]string{"9": "HyperMegaMoe/AIC/0", "10": "HyperMegaMoe/AIV/1", "11": "HyperMegaMoe/AIC/1"}, names, "names")
+	require.Equal(t, map[string]string{"9": "8", "10": "9", "11": "10"}, sort, "sort")
+	require.Equal(t, got[0]["tid"], got[2]["tid"], "got[2][\"tid\"]")
 	al := m.res["alignments"].([]any)
-	if len(al) != 2 {
-		t.Fatalf("len(al) = %d, want 2: %v", len(al), al)
-	}
+	require.Len(t, al, 2, "len(al)")
 	for i, want := range []map[string]any{
 		{"invocationId": json.Number("0"), "step": json.Number("3"), "direction": "forward", "outerKernelName": "HyperMegaMoe_fwd",
 			"outerKernelTid": json.Number("7"), "outerKernelTs": json.Number("100"), "outerKernelDur": json.Number("20"), "internalSpanUs": json.Number("14.75"), "exceedsOuterKernelUs": json.Number("0"), "internalEventCount": json.Number("2")},
@@ -510,35 +391,20 @@ func TestForwardBackward(t *testing.T) {
 	} {
 		a := al[i].(map[string]any)
 		for k, v := range want {
-			if !reflect.DeepEqual(a[k], v) {
-				t.Fatalf("alignment %d %s: a[k] = %v, want %v", i, k, a[k], v)
-			}
+			require.Equalf(t, v, a[k], "alignment %d %s: a[k]", i, k)
 		}
-		if want := json.Number("0"); !reflect.DeepEqual(a["outerKernelPid"], want) {
-			t.Fatalf("a[\"outerKernelPid\"] = %v, want %v", a["outerKernelPid"], want)
-		}
-		if !reflect.DeepEqual(a["outerKernelIsDevice"], true) {
-			t.Fatalf("a[\"outerKernelIsDevice\"] = %v, want %v", a["outerKernelIsDevice"], true)
-		}
+		require.Equal(t, json.Number("0"), a["outerKernelPid"], "a[\"outerKernelPid\"]")
+		require.Equal(t, true, a["outerKernelIsDevice"], "a[\"outerKernelIsDevice\"]")
 	}
-	if want := json.Number("2"); !reflect.DeepEqual(m.res["mergedInvocationCount"], want) {
-		t.Fatalf("m.res[\"mergedInvocationCount\"] = %v, want %v", m.res["mergedInvocationCount"], want)
-	}
-	if want := json.Number("4"); !reflect.DeepEqual(m.res["mergedEventCount"], want) {
-		t.Fatalf("m.res[\"mergedEventCount\"] = %v, want %v", m.res["mergedEventCount"], want)
-	}
-	if want := json.Number("4"); !reflect.DeepEqual(m.res["deviceId"], want) {
-		t.Fatalf("m.res[\"deviceId\"] = %v, want %v", m.res["deviceId"], want)
-	}
+	require.Equal(t, json.Number("2"), m.res["mergedInvocationCount"], "m.res[\"mergedInvocationCount\"]")
+	require.Equal(t, json.Number("4"), m.res["mergedEventCount"], "m.res[\"mergedEventCount\"]")
+	require.Equal(t, json.Number("4"), m.res["deviceId"], "m.res[\"deviceId\"]")
 
 	// --kernel-index 1 leaves one kernel for two invocations.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 1})
-	if want := "2 invocation(s) from --kernel-index 1 need 3 of the events matching"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
-	if err == nil || !strings.Contains(err.Error(), "has 2") {
-		t.Fatalf("error %v, want one containing %q", err, "has 2")
-	}
+	want := "2 invocation(s) from --kernel-index 1 need 3 of the events matching"
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "has 2"), "error %v, want one containing %q", err, "has 2")
 }
 
 func TestOuterPidAndRank(t *testing.T) {
@@ -550,39 +416,30 @@ func TestOuterPidAndRank(t *testing.T) {
 	meta := `{"schemaVersion":1,"ranks":[{"schemaVersion":1,"rank":0,"deviceId":0,"kernelName":"HyperMegaMoe"},{"schemaVersion":1,"rank":1,"deviceId":5,"kernelName":"HyperMegaMoe"}]}`
 	mk := writeMK(t, ev, meta)
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: -1})
-	if want := "holds ranks 0, 1: merge one at a time with --rank R"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	want := "holds ranks 0, 1: merge one at a time with --rank R"
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 	pid := "0"
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkPlacement(t, m, ev[1:], "1020.125", "0", "HyperMegaMoe_abc123", false)
-	if !reflect.DeepEqual(m.res["outerPid"], "0") {
-		t.Fatalf("m.res[\"outerPid\"] = %v, want %v", m.res["outerPid"], "0")
-	}
+	require.Equal(t, "0", m.res["outerPid"], "m.res[\"outerPid\"]")
 	// --outer-pid filters the candidates, as upstream's outer_pid: on
 	// pid 41235 only the host launch matches.
 	pid = "41235"
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
 	if want := `are host-only events ["aclnnHyperMegaMoe"]`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
+		require.FailNow(t, fmt.Sprintf("error %v, want one containing %q", err, want))
 	}
 	pid = "5"
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
 	if want := "2 event(s) whose name matches are not candidates"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
+		require.FailNow(t, fmt.Sprintf("error %v, want one containing %q", err, want))
 	}
-	if err == nil || !strings.Contains(err.Error(), "2 with another pid than --outer-pid") {
-		t.Fatalf("error %v, want one containing %q", err, "2 with another pid than --outer-pid")
-	}
-	if got, want := m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"], json.Number("5"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "2 with another pid than --outer-pid"), "error %v, want one containing %q", err, "2 with another pid than --outer-pid")
+	require.Equal(t, json.Number("5"), m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"])
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 4})
 	if want := "--rank 4: the MegaKernel trace has events of ranks 0, 1 only"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
+		require.FailNow(t, fmt.Sprintf("error %v, want one containing %q", err, want))
 	}
 }
 
@@ -590,25 +447,15 @@ func TestMergedTwice(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	again := writeFile(t, "m.json", string(m.raw))
 	m2, err := runMerge(t, Options{Framework: again, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(m2.internal()); got != 6 {
-		t.Fatalf("len(m2.internal()) = %d, want 6", got)
-	}
-	if d := golden.JSONDiff(string(mustJSON(m2.res["previousMerge"])), string(m.top["megaKernelTraceMerge"])); d != "" {
-		t.Fatalf("previousMerge: %s", d)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 6, len(m2.internal()), "len(m2.internal())")
+	require.Empty(t, golden.JSONDiff(string(mustJSON(m2.res["previousMerge"])), string(m.top["megaKernelTraceMerge"])), "previousMerge")
 	// The second merge's threads collide with none of the first's.
 	names, _ := m2.threads("0")
-	if len(names) != 5 {
-		t.Fatalf("len(names) = %d, want 5: %v", len(names), names)
-	}
+	require.Len(t, names, 5, "len(names)")
 }
 
 func mustJSON(v any) []byte {

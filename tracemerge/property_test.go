@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -43,13 +44,9 @@ func TestPropMergeKeepsDurationsAndOrder(t *testing.T) {
 		fw := fmt.Sprintf(`[{"ph":"X","cat":"kernel","name":"K_1","pid":1,"tid":2,"ts":%s,"dur":5}]`, tsText)
 		tt := t // files go in the outer test's temp dirs
 		m, err := runMerge(tt, Options{Framework: writeFile(tt, "fw.json", fw), MegaKernel: writeMK(tt, ev, oneRankMeta("K"))})
-		if err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, err)
 		got := m.internal()
-		if len(got) != n {
-			rt.Fatalf("%d events merged, want %d", len(got), n)
-		}
+		require.Len(rt, got, n)
 		first := new(big.Rat)
 		for i, e := range ev {
 			r, _ := new(big.Rat).SetString(e.ts)
@@ -61,23 +58,18 @@ func TestPropMergeKeepsDurationsAndOrder(t *testing.T) {
 		for i, e := range ev {
 			g := got[i]
 			if g["name"] != e.name {
-				rt.Fatalf("event %d is %v, want %s: order changed", i, g["name"], e.name)
+				require.FailNow(rt, fmt.Sprintf("event %d is %v, want %s: order changed", i, g["name"], e.name))
 			}
-			if fmt.Sprint(g["dur"]) != e.dur {
-				rt.Fatalf("event %d dur %v, want %s", i, g["dur"], e.dur)
-			}
+			require.Equalf(rt, e.dur, fmt.Sprint(g["dur"]), "event %d dur %v", i, g["dur"])
 			ts, ok := new(big.Rat).SetString(fmt.Sprint(g["ts"]))
-			if !ok {
-				rt.Fatalf("event %d ts %v", i, g["ts"])
-			}
+			require.Truef(rt, ok, "event %d ts %v", i, g["ts"])
 			src, _ := new(big.Rat).SetString(e.ts)
 			want := new(big.Rat).Add(outer, new(big.Rat).Sub(src, first))
 			if ts.Cmp(want) != 0 {
-				rt.Fatalf("event %d ts %v, want %s", i, g["ts"], want.FloatString(3))
+				require.FailNow(rt, fmt.Sprintf("event %d ts %v, want %s", i, g["ts"], want.FloatString(3)))
 			}
-			if _, isStr := g["ts"].(string); isStr != quoted {
-				rt.Fatalf("event %d ts %#v: quoted %v, want %v", i, g["ts"], isStr, quoted)
-			}
+			_, isStr := g["ts"].(string)
+			require.Equalf(rt, quoted, isStr, "event %d ts %#v: quoted", i, g["ts"])
 		}
 	})
 }

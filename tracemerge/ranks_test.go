@@ -3,6 +3,9 @@ package tracemerge
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // twoRankWindow is a window of rank 0 and rank 1 as upstream's export
@@ -51,31 +54,21 @@ func TestMergeKeepsRanksApart(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			mk := writeJSON(t, "mk.json", twoRankWindow(c.pidPerRank, c.withArgRank, c.sharedID))
 			_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: -1})
-			if want := "holds ranks 0, 1: merge one at a time with --rank R"; err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("no --rank: error %v, want one containing %q", err, want)
-			}
+			want := "holds ranks 0, 1: merge one at a time with --rank R"
+			require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "no --rank: error %v, want one containing %q", err, want)
 			for rank, names := range map[int][]string{0: {"R0a", "R0b"}, 1: {"R1"}} {
 				m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: int64(rank)})
-				if err != nil {
-					t.Fatalf("--rank %d: %v", rank, err)
-				}
+				require.NoErrorf(t, err, "rank %d", rank)
 				var got []string
 				for _, e := range m.internal() {
 					got = append(got, e["name"].(string))
 					args := e["args"].(map[string]any)
-					if r := number(t, args["cycle_trace_rank"]); r != float64(rank) {
-						t.Errorf("--rank %d: %s has cycle_trace_rank %v", rank, e["name"], r)
-					}
-					if d := number(t, args["cycle_trace_device_id"]); d != float64(rank+4) {
-						t.Errorf("--rank %d: %s has cycle_trace_device_id %v, want %d", rank, e["name"], d, rank+4)
-					}
+					assert.Equalf(t, float64(rank), number(t, args["cycle_trace_rank"]), "rank %d: %s has cycle_trace_rank", rank, e["name"])
+					d := number(t, args["cycle_trace_device_id"])
+					assert.Equalf(t, float64(rank+4), d, "rank %d: %s has cycle_trace_device_id, want %d", rank, e["name"], rank+4)
 				}
-				if strings.Join(got, ",") != strings.Join(names, ",") {
-					t.Errorf("--rank %d merged %v, want %v", rank, got, names)
-				}
-				if n := number(t, m.res["mergedInvocationCount"]); n != 1 {
-					t.Errorf("--rank %d: mergedInvocationCount %v, want 1", rank, n)
-				}
+				assert.Equalf(t, strings.Join(names, ","), strings.Join(got, ","), "rank %d merged %v, want %v", rank, got, names)
+				assert.Equalf(t, float64(1), number(t, m.res["mergedInvocationCount"]), "rank %d: mergedInvocationCount", rank)
 			}
 		})
 	}
@@ -83,9 +76,8 @@ func TestMergeKeepsRanksApart(t *testing.T) {
 	// rank an event is of is not known, and merge says so.
 	mk := writeJSON(t, "mk.json", twoRankWindow(false, false, true))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1})
-	if want := "invocation 0 is of ranks 0, 1 (megaKernelCycleTrace.invocations) and its events of pid 0 state no args.rank"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want one containing %q", err, want)
-	}
+	want := "invocation 0 is of ranks 0, 1 (megaKernelCycleTrace.invocations) and its events of pid 0 state no args.rank"
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 }
 
 // TestMergeSameTraceTwiceRefused: merge X X (a MegaKernel trace given as
@@ -103,8 +95,6 @@ func TestMergeSameTraceTwiceRefused(t *testing.T) {
 	})
 	_, err := runMerge(t, Options{Framework: mk, MegaKernel: mk, Rank: -1})
 	for _, want := range []string{"no outer kernel", "2 of its events are a MegaKernel's own records (cat MegaKernelInternal)", "is " + mk + " a MegaKernel trace?"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("error %v, want one containing %q", err, want)
-		}
+		require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 	}
 }

@@ -1,8 +1,12 @@
 package tracemerge
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSwappedArguments: a MegaKernel trace given as the framework trace
@@ -11,14 +15,10 @@ func TestSwappedArguments(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: mk, MegaKernel: fw})
-	if err == nil || !strings.Contains(err.Error(), "the arguments are swapped?") {
-		t.Fatalf("error %v, want one saying the arguments are swapped", err)
-	}
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "the arguments are swapped?"), "error %v, want one saying the arguments are swapped", err)
 	// A framework trace without one in either place is not called swapped.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: fw})
-	if err == nil || strings.Contains(err.Error(), "swapped") || !strings.Contains(err.Error(), "no megaKernelCycleTrace") {
-		t.Fatalf("error %v, want no megaKernelCycleTrace and no word of swapping", err)
-	}
+	require.Falsef(t, err == nil || strings.Contains(err.Error(), "swapped") || !strings.Contains(err.Error(), "no megaKernelCycleTrace"), "error %v, want no megaKernelCycleTrace and no word of swapping", err)
 }
 
 // TestMergedTraceAsMegaKernel: merge's own output given as the MegaKernel
@@ -27,14 +27,10 @@ func TestMergedTraceAsMegaKernel(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	merged := writeFile(t, "m.json", string(m.raw))
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: merged})
-	if err == nil || !strings.Contains(err.Error(), "a merged trace") {
-		t.Fatalf("error %v, want one naming a merged trace", err)
-	}
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "a merged trace"), "error %v, want one naming a merged trace", err)
 }
 
 // TestDeviceMismatch: an outer kernel whose args name another device
@@ -49,15 +45,13 @@ func TestDeviceMismatch(t *testing.T) {
 	}{{`{"device":5}`, true}, {`{"Device Id":"5"}`, true}, {`{"device":3}`, false}, {`{}`, false}} {
 		fw := writeFile(t, "fw.json", `{"traceEvents":[{"name":"HyperMegaMoe_x","cat":"kernel","ph":"X","pid":1,"tid":2,"ts":100,"dur":50,"args":`+c.args+`}]}`)
 		m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var said bool
 		for _, w := range m.res["warnings"].([]any) {
 			said = said || strings.Contains(w.(string), "of device 3, its outer kernel \"HyperMegaMoe_x\" of device 5")
 		}
 		if said != c.warn {
-			t.Errorf("args %s: warnings %v, want the device warning: %v", c.args, m.res["warnings"], c.warn)
+			assert.Fail(t, fmt.Sprintf("args %s: warnings %v, want the device warning: %v", c.args, m.res["warnings"], c.warn))
 		}
 	}
 }

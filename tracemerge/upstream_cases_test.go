@@ -3,10 +3,13 @@ package tracemerge
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests in this file re-state, case by case, upstream's unit tests of
@@ -56,9 +59,7 @@ func upWindow() map[string]any {
 func writeJSON(t *testing.T, name string, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return writeFile(t, name, string(b))
 }
 
@@ -67,15 +68,13 @@ func number(t *testing.T, v any) float64 {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return f
 	case string: // a ts written as the outer kernel's was (CANN's strings)
 		n := json.Number(x)
 		return number(t, n)
 	}
-	t.Fatalf("%v (%T) is not a number", v, v)
+	require.FailNow(t, fmt.Sprintf("%v (%T) is not a number", v, v))
 	return 0
 }
 
@@ -94,31 +93,19 @@ func TestUpstreamWindowMerge(t *testing.T) {
 	mk := writeJSON(t, "mk.json", upWindow())
 	before := [2][]byte{readAll(t, fw), readAll(t, mk)}
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after := [2][]byte{readAll(t, fw), readAll(t, mk)}; !reflect.DeepEqual(before, after) {
-		t.Fatal("an input changed")
-	}
-	if got := string(m.top["displayTimeUnit"]); got != `"ns"` {
-		t.Errorf("displayTimeUnit = %s, want \"ns\"", got)
-	}
-	if got := number(t, m.res["mergedInvocationCount"]); got != 2 {
-		t.Errorf("mergedInvocationCount = %v, want 2", got)
-	}
-	if got := number(t, m.res["mergedEventCount"]); got != 3 {
-		t.Errorf("mergedEventCount = %v, want 3", got)
-	}
+	require.NoError(t, err)
+	require.Equal(t, [2][]byte{readAll(t, fw), readAll(t, mk)}, before, "an input changed")
+	assert.Equal(t, `"ns"`, string(m.top["displayTimeUnit"]), "displayTimeUnit")
+	assert.Equal(t, float64(2), number(t, m.res["mergedInvocationCount"]), "mergedInvocationCount")
+	assert.Equal(t, float64(3), number(t, m.res["mergedEventCount"]), "mergedEventCount")
 	if m.res["usedFallbackKernelSelection"] != false {
-		t.Errorf("usedFallbackKernelSelection = %v, want false", m.res["usedFallbackKernelSelection"])
+		assert.Fail(t, fmt.Sprintf("usedFallbackKernelSelection = %v, want false", m.res["usedFallbackKernelSelection"]))
 	}
 	var outer []string
 	for _, a := range m.res["alignments"].([]any) {
 		outer = append(outer, a.(map[string]any)["outerKernelName"].(string))
 	}
-	if want := []string{"HyperMegaMoe_abc123", "HyperMegaMoeGrad_def456"}; !reflect.DeepEqual(outer, want) {
-		t.Errorf("outer kernels %v, want %v", outer, want)
-	}
+	assert.Equal(t, []string{"HyperMegaMoe_abc123", "HyperMegaMoeGrad_def456"}, outer, "outer kernels")
 	var ts []float64
 	var parents []string
 	pids := map[string]bool{}
@@ -127,26 +114,16 @@ func TestUpstreamWindowMerge(t *testing.T) {
 		parents = append(parents, e["args"].(map[string]any)["parent_kernel"].(string))
 		pids[string(e["pid"].(json.Number))] = true
 	}
-	if want := []float64{1000, 1010, 2000}; !reflect.DeepEqual(ts, want) {
-		t.Errorf("internal ts %v, want %v", ts, want)
-	}
-	if want := []string{"HyperMegaMoe_abc123", "HyperMegaMoe_abc123", "HyperMegaMoeGrad_def456"}; !reflect.DeepEqual(parents, want) {
-		t.Errorf("parent kernels %v, want %v", parents, want)
-	}
-	if !reflect.DeepEqual(pids, map[string]bool{"7": true}) {
-		t.Errorf("internal pids %v, want {7}", pids)
-	}
-	if got := number(t, m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"]); got != 6 {
-		t.Errorf("cycle_trace_device_id = %v, want 6", got)
-	}
+	assert.Equal(t, []float64{1000, 1010, 2000}, ts, "internal ts")
+	assert.Equal(t, []string{"HyperMegaMoe_abc123", "HyperMegaMoe_abc123", "HyperMegaMoeGrad_def456"}, parents, "parent kernels")
+	assert.Equal(t, map[string]bool{"7": true}, pids, "internal pids")
+	assert.Equal(t, float64(6), number(t, m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"]), "cycle_trace_device_id")
 }
 
 func readAll(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -159,25 +136,15 @@ func TestUpstreamEventList(t *testing.T) {
 		"megaKernelCycleTrace": map[string]any{"schemaVersion": 1, "rank": 1, "deviceId": 7, "kernelName": "MegaMoe"},
 	})
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	e := m.internal()[0]
-	if got := number(t, e["ts"]); got != 1234.5 {
-		t.Errorf("ts = %v, want 1234.5", got)
-	}
-	if got := number(t, e["pid"]); got != 99 {
-		t.Errorf("pid = %v, want 99", got)
-	}
-	if got := number(t, e["args"].(map[string]any)["cycle_trace_rank"]); got != 1 {
-		t.Errorf("cycle_trace_rank = %v, want 1 (megaKernelCycleTrace.rank; the event's pid is 0)", got)
-	}
-	if got := number(t, m.res["mergedInvocationCount"]); got != 1 {
-		t.Errorf("mergedInvocationCount = %v, want 1", got)
-	}
+	assert.Equal(t, 1234.5, number(t, e["ts"]), "ts")
+	assert.Equal(t, float64(99), number(t, e["pid"]), "pid")
+	assert.Equal(t, float64(1), number(t, e["args"].(map[string]any)["cycle_trace_rank"]), "cycle_trace_rank")
+	assert.Equal(t, float64(1), number(t, m.res["mergedInvocationCount"]), "mergedInvocationCount")
 	// --rank names the trace's rank, not the pid.
 	if _, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1}); err != nil {
-		t.Errorf("--rank 1: %v", err)
+		assert.Fail(t, fmt.Sprintf("rank 1: %v", err))
 	}
 }
 
@@ -189,13 +156,9 @@ func TestUpstreamCANNMixAIC(t *testing.T) {
 		"megaKernelCycleTrace": map[string]any{"schemaVersion": 1, "kernelName": "MegaMoe"},
 	})
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := m.res["alignments"].([]any)[0].(map[string]any)
-	if a["outerKernelIsDevice"] != true || number(t, a["outerKernelTid"]) != 43 {
-		t.Errorf("alignment %v, want a device kernel on tid 43", a)
-	}
+	assert.Falsef(t, a["outerKernelIsDevice"] != true || number(t, a["outerKernelTid"]) != 43, "alignment %v, want a device kernel on tid 43", a)
 }
 
 // test_inferred_name_fallback_records_approximate_alignment
@@ -209,12 +172,10 @@ func TestUpstreamFallback(t *testing.T) {
 		"megaKernelCycleTrace": map[string]any{"schemaVersion": 1, "kernelName": "NameMissingFromFramework"},
 	})
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := m.res["alignments"].([]any)[0].(map[string]any)
 	if m.res["usedFallbackKernelSelection"] != true || a["outerKernelName"] != "mangled_device_symbol" || len(m.res["warnings"].([]any)) == 0 {
-		t.Errorf("result %v, want the fallback's mangled_device_symbol with a warning", m.res)
+		assert.Fail(t, fmt.Sprintf("result %v, want the fallback's mangled_device_symbol with a warning", m.res))
 	}
 }
 
@@ -235,15 +196,13 @@ func upSingle(t *testing.T, version int) string {
 func TestUpstreamHostWrapper(t *testing.T) {
 	fw, mk := upHostOnly(t, false), upSingle(t, 1)
 	if _, err := runMerge(t, Options{Framework: fw, MegaKernel: mk}); err == nil || !strings.Contains(err.Error(), "host-only") {
-		t.Fatalf("error %v, want one saying host-only", err)
+		require.FailNow(t, fmt.Sprintf("error %v, want one saying host-only", err))
 	}
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, AllowHostWrapper: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a := m.res["alignments"].([]any)[0].(map[string]any)
 	if a["outerKernelIsDevice"] != false || len(m.res["warnings"].([]any)) == 0 {
-		t.Errorf("result %v, want a host alignment with a warning", m.res)
+		assert.Fail(t, fmt.Sprintf("result %v, want a host alignment with a warning", m.res))
 	}
 }
 
@@ -267,9 +226,9 @@ func TestUpstreamInvalidInputs(t *testing.T) {
 		var ie *InputError
 		var se *SelectionError
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+			assert.Fail(t, fmt.Sprintf("%s: error %v, want one containing %q", c.name, err, c.want))
 		} else if c.name == "too few outer kernels" && !errors.As(err, &se) && !errors.As(err, &ie) {
-			t.Errorf("%s: error %T, want a selection error", c.name, err)
+			assert.Fail(t, fmt.Sprintf("%s: error %T, want a selection error", c.name, err))
 		}
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -348,9 +348,7 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		d := json.NewDecoder(strings.NewReader(fwText))
 		d.UseNumber()
 		var top any
-		if err := d.Decode(&top); err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, d.Decode(&top))
 		raw, ok := top.([]any)
 		if !ok {
 			raw = top.(map[string]any)["traceEvents"].([]any)
@@ -368,23 +366,15 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		if wantErr != nil {
 			failed++
 			if err == nil {
-				rt.Fatalf("upstream: %v; merge chose %s", wantErr, mustJSON(res.Alignments))
+				require.FailNow(rt, fmt.Sprintf("upstream: %v; merge chose %s", wantErr, mustJSON(res.Alignments)))
 			}
 			var se *SelectionError
-			if !errors.As(err, &se) {
-				rt.Fatalf("upstream: %v; merge: %v (not a SelectionError)", wantErr, err)
-			}
+			require.ErrorAsf(rt, err, &se, "upstream: %v; merge: %v (not a SelectionError)", wantErr, err)
 			return
 		}
-		if err != nil {
-			rt.Fatalf("upstream chose tids %v (fallback %v); merge: %v", want.tids, want.fallback, err)
-		}
-		if res.KernelPattern != pattern {
-			rt.Fatalf("res.KernelPattern = %q, want %q", res.KernelPattern, pattern)
-		}
-		if res.UsedFallbackKernelSelection != want.fallback {
-			rt.Fatalf("fallback: res.UsedFallbackKernelSelection = %v, want %v", res.UsedFallbackKernelSelection, want.fallback)
-		}
+		require.NoErrorf(rt, err, "upstream chose tids %v (fallback %v); merge", want.tids, want.fallback)
+		require.Equal(rt, pattern, res.KernelPattern, "res.KernelPattern")
+		require.Equal(rt, want.fallback, res.UsedFallbackKernelSelection, "fallback: res.UsedFallbackKernelSelection")
 		var got []int64
 		var scores []int
 		for _, a := range res.Alignments {
@@ -392,17 +382,13 @@ func TestSelectionIsUpstreams(t *testing.T) {
 			got = append(got, tid)
 			scores = append(scores, a.OuterKernelScore)
 		}
-		if !reflect.DeepEqual(got, want.tids) {
-			rt.Fatalf("outer kernels (by tid): got %v, want %v", got, want.tids)
-		}
+		require.Equal(rt, want.tids, got, "outer kernels (by tid)")
 		if want.fallback {
 			fallbackOK++
 		} else {
 			namedOK++
 		}
-		if !reflect.DeepEqual(scores, want.scores) {
-			rt.Fatalf("outerKernelScore: scores = %v, want %v", scores, want.scores)
-		}
+		require.Equal(rt, want.scores, scores, "outerKernelScore: scores")
 	})
 }
 
@@ -419,16 +405,10 @@ func TestCamelWords(t *testing.T) {
 		"___":          nil,
 		"GMM1Grad":     {"GMM", "1", "Grad"},
 	} {
-		if got, w := camelWords(name), want; !reflect.DeepEqual(got, w) {
-			t.Fatalf("%s: camelWords(name) = %v, want %v", name, got, w)
-		}
+		require.Equalf(t, want, camelWords(name), "%s: camelWords(name)", name)
 	}
-	if got := defaultPatternOf([]string{"HyperMegaMoe", "___", "HyperMegaMoe"}); got != `(?i)(?:Hyper[_]?Mega[_]?Moe|___)` {
-		t.Fatalf("got %q, want %q", got, `(?i)(?:Hyper[_]?Mega[_]?Moe|___)`)
-	}
-	if got := defaultPatternOf([]string{""}); got != upstreamDefaultPattern {
-		t.Fatalf("defaultPatternOf([]string{\"\"}) = %q, want %q", got, upstreamDefaultPattern)
-	}
+	require.Equal(t, `(?i)(?:Hyper[_]?Mega[_]?Moe|___)`, defaultPatternOf([]string{"HyperMegaMoe", "___", "HyperMegaMoe"}))
+	require.Equal(t, upstreamDefaultPattern, defaultPatternOf([]string{""}), "defaultPatternOf([]string{\"\"})")
 }
 
 func TestPyHelpers(t *testing.T) {
@@ -436,26 +416,18 @@ func TestPyHelpers(t *testing.T) {
 		`7`: "7", `-0`: "0", `7.0`: "7.0", `1e16`: "1e+16", `1e15`: "1000000000000000.0", `0.0001`: "0.0001",
 		`0.00001`: "1e-05", `"7"`: "7", `null`: "None", `true`: "True", `1.5e300`: "1.5e+300", `-2.50`: "-2.5",
 	} {
-		if got := pyStr([]byte(in)); got != want {
-			t.Fatalf("%s: pyStr([]byte(in)) = %q, want %q", in, got, want)
-		}
+		require.Equalf(t, want, pyStr([]byte(in)), "%s: pyStr([]byte(in))", in)
 	}
 	for in, want := range map[string]string{
 		`" 1_000.5 "`: "1000.5", `"+5"`: "5", `".5"`: ".5", `"5."`: "5.", `"1e1_0"`: "1e10", `"\u0661\u0662"`: "12",
 		`"INFINITY"`: "inf", `"-nan"`: "-nan", `12`: "12", `-Infinity`: "-inf", `NaN`: "nan",
 	} {
 		text, _, ok := pyFloat([]byte(in))
-		if !ok {
-			t.Fatalf("%s: ok = false, want true", in)
-		}
-		if text != want {
-			t.Fatalf("%s: text = %q, want %q", in, text, want)
-		}
+		require.Truef(t, ok, "%s: ok = false, want true", in)
+		require.Equalf(t, want, text, "%s: text", in)
 	}
 	for _, in := range []string{`"12abc"`, `"1__0"`, `"_1"`, `"1_"`, `null`, `true`, `""`, `"."`, `"1e"`, `{}`} {
 		_, _, ok := pyFloat([]byte(in))
-		if ok {
-			t.Fatalf("%s: ok = true, want false", in)
-		}
+		require.Falsef(t, ok, "%s: ok = true, want false", in)
 	}
 }

@@ -2,10 +2,11 @@ package tracemeta
 
 import (
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The rank object is written member by member in the reference decoder's
@@ -23,28 +24,18 @@ func TestAppendRank(t *testing.T) {
 		`"recordCapacityPerCore":{"AIC":16,"AIV":32},"maxRecordCapacityPerCore":` + itoa(abi.MaxRecordsPerCore) +
 		`,"recordCount":2,"droppedRecordCount":1,"profileBufferBytes":4096,"detailedTaskNames":true,"kernelName":"MegaMoe","ownerLabel":"Owner",` +
 		`"warnings":["a \"quoted\" warning"],"timestampShiftCycles":9,"abiVersion":` + itoa(abi.Version) + `,"abiFingerprint":"` + abi.FingerprintHex + `"}`
-	if got := string(o.AppendRank(nil)); got != want {
-		t.Errorf("AppendRank:\n got %s\nwant %s", got, want)
-	}
+	assert.Equal(t, want, string(o.AppendRank(nil)), "AppendRank")
 	// What is written reads back: the readers and the writer share the type.
 	back, err := Unmarshal(o.AppendRank(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *back.Rank != 3 || *back.KernelName != "MegaMoe" || back.Capacities["AIV"] != 32 || *back.SchemaVersion != SchemaVersion || back.CubeSlots != nil {
-		t.Errorf("read back: %+v", back)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, *back.Rank != 3 || *back.KernelName != "MegaMoe" || back.Capacities["AIV"] != 32 || *back.SchemaVersion != SchemaVersion || back.CubeSlots != nil, "read back: %+v", back)
 }
 
 // A member of the wrong type is named by its place in the object.
 func TestUnmarshalNamesTheMember(t *testing.T) {
 	_, err := Unmarshal([]byte(`{"schemaVersion":1,"ranks":[{"rank":-1}]}`))
-	if err == nil || err.Error() != "ranks.rank is a number -1; the schema has uint32" {
-		t.Errorf("err = %v", err)
-	}
-	if strings.Contains(err.Error(), "Object") {
-		t.Errorf("err = %v: names a Go type", err)
-	}
+	assert.Falsef(t, err == nil || err.Error() != "ranks.rank is a number -1; the schema has uint32", "err = %v", err)
+	assert.NotContainsf(t, err.Error(), "Object", "err = %v: names a Go type", err)
 }
 
 func itoa[T int | uint64](v T) string { return strconv.FormatUint(uint64(v), 10) }
@@ -66,20 +57,12 @@ func TestAppendWindow(t *testing.T) {
 		`"detailedTaskNames":true,"invocations":[` + "\n" +
 		`{"invocationId":0,"step":null,"direction":null,"kernelName":"MegaMoe","rank":0,"deviceId":0,"anchorCycle":500,"recordCount":0,"droppedRecordCount":0,"capture":""}` +
 		"\n" + `],"warnings":["w"],` + abiMembers + `,"ranks":[` + "\n]}"
-	if got := string(w.AppendWindow(nil)); got != want {
-		t.Errorf("AppendWindow:\n got %s\nwant %s", got, want)
-	}
+	assert.Equal(t, want, string(w.AppendWindow(nil)), "AppendWindow")
 	back, err := Unmarshal(w.AppendWindow(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *back.WindowIndex != 2 || *back.AnchorCycle != 500 || !*back.Detailed || *back.InvocationCount != 1 {
-		t.Errorf("read back: %+v", back)
-	}
+	require.NoError(t, err)
+	assert.Falsef(t, *back.WindowIndex != 2 || *back.AnchorCycle != 500 || !*back.Detailed || *back.InvocationCount != 1, "read back: %+v", back)
 
 	ranks := Object{RecordCount: Ptr[uint64](5), Dropped: Ptr[uint64](0), WindowIndex: Ptr[int64](2)}
 	want = `{"schemaVersion":1,` + abiMembers + `,"recordCount":5,"droppedRecordCount":0,"ranks":[` + "\n]}"
-	if got := string(ranks.AppendWindow(nil)); got != want {
-		t.Errorf("AppendWindow without invocations:\n got %s\nwant %s", got, want)
-	}
+	assert.Equal(t, want, string(ranks.AppendWindow(nil)), "AppendWindow without invocations")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/require"
 )
 
 // benchSizes are the capture sizes the benchmarks run on (docs/performance.md reports them).
@@ -35,9 +36,7 @@ func benchCaptureOf(tb testing.TB, mib int, warn bool) (string, int64) {
 	tb.Helper()
 	capacity := uint32((mib << 20) / (3 * abi.MinCubeSlots) / abi.ProfileRecordSize / abi.RecordCapacityAlignment * abi.RecordCapacityAlignment)
 	l, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: capacity, AIV: capacity})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	kind := ""
 	if warn {
 		kind = "warn-"
@@ -46,12 +45,8 @@ func benchCaptureOf(tb testing.TB, mib int, warn bool) (string, int64) {
 	if st, err := os.Stat(path); err == nil && uint64(st.Size()) == l.Size() {
 		return path, st.Size()
 	}
-	if err := writeBenchCapture(path+".tmp", l, warn); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.Rename(path+".tmp", path); err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, writeBenchCapture(path+".tmp", l, warn))
+	require.NoError(tb, os.Rename(path+".tmp", path))
 	return path, int64(l.Size())
 }
 
@@ -109,11 +104,9 @@ func BenchmarkValidate(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
 				r, err := validate.CheckFile(path, validate.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				if len(r.Counts) != 0 {
-					b.Fatalf("findings in the benchmark capture: %v", r.Findings)
+					require.FailNow(b, fmt.Sprintf("findings in the benchmark capture: %v", r.Findings))
 				}
 			}
 		})
@@ -129,11 +122,9 @@ func BenchmarkValidateWarnings(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
 				r, err := validate.CheckFile(path, validate.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				if r.Warnings() == 0 || r.Errors() != 0 {
-					b.Fatalf("warnings %d, errors %d", r.Warnings(), r.Errors())
+					require.FailNow(b, fmt.Sprintf("warnings %d, errors %d", r.Warnings(), r.Errors()))
 				}
 			}
 		})
@@ -149,15 +140,11 @@ func BenchmarkScan(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
 				c, err := capture.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				l, err := layoutOf(c.Resolve(capture.Request{}))
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				if _, err := c.Scan(l, capture.ScanOptions{}); err != nil {
-					b.Fatal(err)
+					require.FailNow(b, fmt.Sprintf("%v", err))
 				}
 				c.Close()
 			}

@@ -3,11 +3,14 @@ package validate_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzValidate feeds arbitrary bytes, layout options and a findings cap to
@@ -28,14 +31,10 @@ func FuzzValidate(f *testing.F) {
 		}
 		r, err := validate.CheckBytes(capturetest.FuzzName, data, validate.Options{Layout: o, MaxFindings: int(maxFindings)})
 		if err != nil {
-			if !capturetest.RequestMakesNoLayout(o) {
-				t.Fatalf("CheckBytes failed for options that make a layout (%+v): %v", o, err)
-			}
+			require.Truef(t, capturetest.RequestMakesNoLayout(o), "CheckBytes failed for options that make a layout (%+v): %v", o, err)
 			return
 		}
-		if capturetest.RequestMakesNoLayout(o) && r.LayoutOK {
-			t.Fatalf("CheckBytes resolved a layout from options that make none: %+v", o)
-		}
+		require.Falsef(t, capturetest.RequestMakesNoLayout(o) && r.LayoutOK, "CheckBytes resolved a layout from options that make none: %+v", o)
 		checkResult(t, r, len(data), int(maxFindings))
 	})
 }
@@ -51,29 +50,23 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 	for i, f := range r.Findings {
 		kept[f.Code]++
 		if s, ok := severity[f.Code]; !ok || s != f.Severity {
-			t.Errorf("finding %v: code %q is not a %v code", f.String(), f.Code, f.Severity)
+			assert.Fail(t, fmt.Sprintf("finding %v: code %q is not a %v code", f.String(), f.Code, f.Severity))
 		}
 		if f.Off < 0 || f.Off > int64(size) {
-			t.Errorf("finding %v: offset %#x outside the %d-byte file", f.String(), f.Off, size)
+			assert.Fail(t, fmt.Sprintf("finding %v: offset %#x outside the %d-byte file", f.String(), f.Off, size))
 		}
 		if f.Record < -1 || f.Record >= 0 && f.Slot == "" {
-			t.Errorf("finding %v: record %d slot %q", f.String(), f.Record, f.Slot)
+			assert.Fail(t, fmt.Sprintf("finding %v: record %d slot %q", f.String(), f.Record, f.Slot))
 		}
 		if i > 0 && f.Off < r.Findings[i-1].Off {
-			t.Errorf("findings out of offset order: %v after %v", f.String(), r.Findings[i-1].String())
+			assert.Fail(t, fmt.Sprintf("findings out of offset order: %v after %v", f.String(), r.Findings[i-1].String()))
 		}
 	}
 	errs, warns := 0, 0
 	for _, c := range r.Counts {
-		if c.Count <= 0 || c.Kept < 0 || c.Kept > c.Count || c.Kept != kept[c.Code] || c.Truncated() != (c.Kept < c.Count) {
-			t.Errorf("count %+v, %d kept findings", c, kept[c.Code])
-		}
-		if maxFindings > 0 && c.Kept > maxFindings {
-			t.Errorf("code %s keeps %d findings past the cap %d", c.Code, c.Kept, maxFindings)
-		}
-		if maxFindings < 0 && c.Kept != c.Count {
-			t.Errorf("code %s keeps %d of %d findings without a cap", c.Code, c.Kept, c.Count)
-		}
+		assert.Falsef(t, c.Count <= 0 || c.Kept < 0 || c.Kept > c.Count || c.Kept != kept[c.Code] || c.Truncated() != (c.Kept < c.Count), "count %+v, %d kept findings", c, kept[c.Code])
+		assert.Falsef(t, maxFindings > 0 && c.Kept > maxFindings, "code %s keeps %d findings past the cap %d", c.Code, c.Kept, maxFindings)
+		assert.Falsef(t, maxFindings < 0 && c.Kept != c.Count, "code %s keeps %d of %d findings without a cap", c.Code, c.Kept, c.Count)
 		if c.Severity == capture.Error {
 			errs += c.Count
 		} else {
@@ -81,23 +74,15 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 		}
 		delete(kept, c.Code)
 	}
-	if len(kept) > 0 {
-		t.Errorf("findings of codes with no count: %v", kept)
-	}
+	assert.Empty(t, kept, "findings of codes with no count")
 	if errs != r.Errors() || warns != r.Warnings() || r.OK() != (errs == 0) {
-		t.Errorf("Errors()=%d Warnings()=%d OK()=%v, counts say %d errors %d warnings", r.Errors(), r.Warnings(), r.OK(), errs, warns)
+		assert.Fail(t, fmt.Sprintf("Errors()=%d Warnings()=%d OK()=%v, counts say %d errors %d warnings", r.Errors(), r.Warnings(), r.OK(), errs, warns))
 	}
-	if r.OK() && r.Records == 0 {
-		t.Errorf("OK with no records")
-	}
+	assert.False(t, r.OK() && r.Records == 0, "OK with no records")
 	var text bytes.Buffer
-	if err := validate.WriteText(&text, r); err != nil {
-		t.Errorf("WriteText: %v", err)
-	}
+	assert.NoError(t, validate.WriteText(&text, r), "WriteText")
 	doc := validate.NewDocument(false, maxFindings)
 	doc.Add(r)
 	j, err := json.Marshal(doc)
-	if err != nil || !json.Valid(j) {
-		t.Errorf("the JSON document: %v", err)
-	}
+	assert.Falsef(t, err != nil || !json.Valid(j), "the JSON document: %v", err)
 }

@@ -2,7 +2,7 @@ package validate_test
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -34,23 +36,15 @@ func findingLines(r *validate.Result) string {
 // with one of validate's errors.
 func TestCases(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("files is empty, want something")
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "files is empty, want something")
 	seen := map[capture.Code]bool{}
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
 		t.Run(name, func(t *testing.T) {
 			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := bytes.TrimSpace(ar.Comment); len(got) == 0 {
-				t.Fatalf("a case opens with the problem it covers: bytes.TrimSpace(ar.Comment) is empty, want something")
-			}
+			require.NoError(t, err)
+			require.NotEmpty(t, bytes.TrimSpace(ar.Comment), "a case opens with the problem it covers: bytes.TrimSpace(ar.Comment) is empty, want something")
 			var text *txtar.File
 			for i := range ar.Files {
 				switch ar.Files[i].Name {
@@ -58,20 +52,14 @@ func TestCases(t *testing.T) {
 					text = &ar.Files[i]
 				case "expect":
 				default:
-					t.Fatalf("unknown section %q", ar.Files[i].Name)
+					require.FailNow(t, fmt.Sprintf("unknown section %q", ar.Files[i].Name))
 				}
 			}
-			if text == nil {
-				t.Fatalf("no capture section: text is nil, want non-nil")
-			}
+			require.NotNil(t, text, "no capture section: text is nil, want non-nil")
 			tc, err := parseCaptureText(string(text.Data))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			r, err := validate.CheckBytes("capture.bin", tc.bytes, tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, c := range r.Counts {
 				seen[c.Code] = true
 			}
@@ -85,9 +73,7 @@ func TestCases(t *testing.T) {
 			if c.Code == validate.CodeMissingCapture || c.Code == validate.CodeNameCapped {
 				continue // a JSON trace's, not a capture's: jsontrace's TestMissingRankIsSaid and TestNamesCapped
 			}
-			if !seen[c.Code] {
-				t.Errorf("no case in testdata shows %s: seen[c.Code] = false, want true", c.Code)
-			}
+			assert.Truef(t, seen[c.Code], "no case in testdata shows %s: seen[c.Code] = false, want true", c.Code)
 		}
 	}
 }
@@ -98,18 +84,12 @@ func assertDecodeAgrees(t *testing.T, tc *textCapture, r *validate.Result) {
 	t.Helper()
 	err := decodeError(tc.bytes, r.Request)
 	if r.OK() {
-		if err != nil {
-			t.Errorf("validate found no error, decode must succeed: %v", err)
-		}
+		assert.NoError(t, err, "validate found no error, decode must succeed")
 		return
 	}
-	if err == nil {
-		t.Fatalf("validate found errors, decode must fail: got no error, want one")
-	}
+	require.Error(t, err, "validate found errors, decode must fail: got no error, want one")
 	var p *capture.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("decode's error is a capture.Problem: %v: errors.As(err, &p) = false, want true", err)
-	}
+	require.ErrorAsf(t, err, &p, "decode's error is a capture.Problem: %v: errors.As(err, &p) = false, want true", err)
 	if r.Count(p.Code) > countKept(r, p.Code) {
 		return // the cap may have left decode's one out
 	}
@@ -118,7 +98,7 @@ func assertDecodeAgrees(t *testing.T, tc *textCapture, r *validate.Result) {
 			return
 		}
 	}
-	t.Errorf("decode's error %v is not among validate's findings:\n%s", err, findingLines(r))
+	assert.Fail(t, fmt.Sprintf("decode's error %v is not among validate's findings:\n%s", err, findingLines(r)))
 }
 
 func countKept(r *validate.Result, code capture.Code) int {

@@ -1,6 +1,7 @@
 package validate_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/kernelfamily"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -44,28 +46,18 @@ func propDescIDs(t *rapid.T) {
 	}
 	buf := b.Bytes()
 	c, err := capture.FromBytes("x.bin", buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	recs, err := kernelfamily.Scan(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer validate.SetFastPaths(rapid.Bool().Draw(t, "fast"))()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(rapid.IntRange(1, 4).Draw(t, "procs")))
 	r, err := validate.CheckBytes("x.bin", buf, validate.Options{DescIDs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(r.DescIDs, recs.DescIDs) {
-		t.Fatalf("validate's desc ids %#x, kernelfamily.Scan's %#x", r.DescIDs, recs.DescIDs)
-	}
+	require.NoError(t, err)
+	require.Truef(t, slices.Equal(r.DescIDs, recs.DescIDs), "validate's desc ids %#x, kernelfamily.Scan's %#x", r.DescIDs, recs.DescIDs)
 	if r, _ := validate.CheckBytes("x.bin", buf, validate.Options{}); r.DescIDs != nil {
-		t.Fatalf("desc ids %#x not asked for", r.DescIDs)
+		require.FailNow(t, fmt.Sprintf("desc ids %#x not asked for", r.DescIDs))
 	}
 }
 

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"runtime"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -88,40 +88,24 @@ func propFastPaths(t *rapid.T) {
 		defer validate.SetFastPaths(fast)()
 		seen = nil
 		r, err := validate.CheckBytes("x.bin", buf, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var text bytes.Buffer
-		if err := validate.WriteText(&text, r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, validate.WriteText(&text, r))
 		d := validate.NewDocument(false, o.MaxFindings)
 		d.Add(r)
 		j, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return text.String() + string(j), seen
 	}
 	slowSum, err := validate.ScanSummary(buf, o, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fastSum, err := validate.ScanSummary(buf, o, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(fastSum, slowSum) {
-		t.Fatalf("the scan with the block check summed up\n%+v\nwith the record hook alone\n%+v", fastSum, slowSum)
-	}
+	require.NoError(t, err)
+	require.Equal(t, slowSum, fastSum, "the scan with the block check summed up")
 	slow, slowSeen := run(false)
 	fast, fastSeen := run(true)
-	if fast != slow {
-		t.Fatalf("the fast paths found\n%s\nthe record hook alone\n%s", fast, slow)
-	}
-	if fmt.Sprint(fastSeen) != fmt.Sprint(slowSeen) {
-		t.Fatalf("OnFinding saw %d findings with the fast paths, %d without, or in another order", len(fastSeen), len(slowSeen))
-	}
+	require.Equal(t, slow, fast, "the fast paths found")
+	require.Equalf(t, fmt.Sprint(slowSeen), fmt.Sprint(fastSeen), "OnFinding saw %d findings with the fast paths, %d without, or in another order", len(fastSeen), len(slowSeen))
 }
 
 func TestFastPaths(t *testing.T) { rapid.Check(t, propFastPaths) }

@@ -1,6 +1,10 @@
 package validate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 // rangesFull keeps, per code, the lowest range marked full, and says a
 // range is after a full one only when a lower range was marked; a serial
@@ -10,20 +14,12 @@ func TestRangesFull(t *testing.T) {
 	r.markFull(idxOverlap, 3)
 	r.markFull(idxOverlap, 5) // a later range changes nothing
 	for rng, want := range []bool{false, false, false, false, true, true} {
-		if got := r.fullBefore(idxOverlap, rng); got != want {
-			t.Errorf("range %d after a full one: %v, want %v (range 3 full)", rng, got, want)
-		}
+		assert.Equalf(t, want, r.fullBefore(idxOverlap, rng), "range %d after a full one", rng)
 	}
-	if r.fullBefore(idxBeforeEntry, 7) {
-		t.Error("a code no range filled is full")
-	}
+	assert.False(t, r.fullBefore(idxBeforeEntry, 7), "a code no range filled is full")
 	r.markFull(idxOverlap, 1)
-	if r.fullBefore(idxOverlap, 1) || !r.fullBefore(idxOverlap, 2) {
-		t.Error("marking range 1 full did not lower the full range to 1")
-	}
+	assert.False(t, r.fullBefore(idxOverlap, 1) || !r.fullBefore(idxOverlap, 2), "marking range 1 full did not lower the full range to 1")
 	var serial rangesFull
 	serial.markFull(idxOverlap, 0)
-	if serial.fullBefore(idxOverlap, 1) {
-		t.Error("a serial walk has ranges")
-	}
+	assert.False(t, serial.fullBefore(idxOverlap, 1), "a serial walk has ranges")
 }

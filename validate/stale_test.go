@@ -1,11 +1,12 @@
 package validate
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // staleCapture is a launch of four cores entering at about cycle 1e9 and
@@ -33,32 +34,22 @@ func staleCapture() []byte {
 // entering a few cycles apart, draw none.
 func TestStaleSlotFound(t *testing.T) {
 	r, err := CheckBytes("stale.bin", staleCapture(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []Finding
 	for _, f := range r.Findings {
 		if f.Code == CodeStaleSlot {
 			got = append(got, f)
 		}
 	}
-	if len(got) != 1 || got[0].Slot != "AIV/1" {
-		t.Fatalf("stale-slot findings %+v, want one for AIV/1", got)
-	}
+	require.Falsef(t, len(got) != 1 || got[0].Slot != "AIV/1", "stale-slot findings %+v, want one for AIV/1", got)
 	for _, want := range []string{"entry_cycle=365000000, 1634880000 cycles before the span of the other 4 cores (2000000000..2000125021)", "not zeroed between launches", "zero the profiling buffer before every launch"} {
-		if !strings.Contains(got[0].String(), want) {
-			t.Errorf("finding %q lacks %q", got[0].String(), want)
-		}
+		assert.Contains(t, got[0].String(), want, "finding")
 	}
 	// Without the stale core: nothing.
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1100, 2000, 0x20067, 1)
 	b.Enter(abi.CoreTypeAIV, 0, 1500).Span(abi.CoreTypeAIV, 0, 1600, 9000, 0x20067, 1)
 	r, err = CheckBytes("fresh.bin", b.Bytes(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := r.Count(CodeStaleSlot); n != 0 {
-		t.Errorf("a fresh launch drew %d stale-slot findings", n)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 0, r.Count(CodeStaleSlot), "a fresh launch drew")
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -17,27 +19,20 @@ import (
 func caseResults(t *testing.T) []*validate.Result {
 	t.Helper()
 	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
+	require.NoError(t, err, "no cases")
+	require.NotEmpty(t, files, "no cases")
 	var rs []*validate.Result
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, f := range ar.Files {
 			if f.Name != "capture" {
 				continue
 			}
 			tc, err := parseCaptureText(string(f.Data))
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
+			require.NoErrorf(t, err, "%s", file)
 			r, err := validate.CheckBytes(filepath.Base(file), tc.bytes, tc.opts)
-			if err != nil {
-				t.Fatalf("%s: %v", file, err)
-			}
+			require.NoErrorf(t, err, "%s", file)
 			rs = append(rs, r)
 		}
 	}
@@ -71,15 +66,10 @@ func TestDocumentWriter(t *testing.T) {
 					var want, got bytes.Buffer
 					enc := json.NewEncoder(&want)
 					enc.SetIndent("", "  ")
-					if err := enc.Encode(doc); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := w.WriteTo(&got); err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got.Bytes(), want.Bytes()) {
-						t.Errorf("got\n%s\nwant\n%s", got.Bytes(), want.Bytes())
-					}
+					require.NoError(t, enc.Encode(doc))
+					_, err := w.WriteTo(&got)
+					require.NoError(t, err)
+					assert.Equal(t, []byte(want.Bytes()), []byte(got.Bytes()))
 				})
 			}
 		}

@@ -2,12 +2,10 @@ package validate_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -17,15 +15,15 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
 func mustParse(t testing.TB, text string) *textCapture {
 	t.Helper()
 	tc, err := parseCaptureText(text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return tc
 }
 
@@ -42,39 +40,19 @@ slot AIV/0 entry=1000
 	}{{3, 3}, {0, 20}, {-1, 20}, {25, 20}} {
 		t.Run(fmt.Sprint(c.max), func(t *testing.T) {
 			r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: c.max})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Counts) != 1 {
-				t.Fatalf("len(r.Counts) = %d, want 1: %v", len(r.Counts), r.Counts)
-			}
+			require.NoError(t, err)
+			require.Len(t, r.Counts, 1, "len(r.Counts)")
 			cc := r.Counts[0]
-			if cc.Code != validate.CodeBeforeEntry {
-				t.Errorf("cc.Code = %q, want %q", cc.Code, validate.CodeBeforeEntry)
-			}
-			if cc.Count != 20 {
-				t.Errorf("the count is exact whatever the cap: cc.Count = %v, want 20", cc.Count)
-			}
-			if cc.Kept != c.kept {
-				t.Errorf("cc.Kept = %v, want %v", cc.Kept, c.kept)
-			}
-			if got := cc.Truncated(); got != (c.kept < 20) {
-				t.Errorf("cc.Truncated() = %v, want %v", got, (c.kept < 20))
-			}
-			if len(r.Findings) != c.kept {
-				t.Fatalf("len(r.Findings) = %d, want %d: %v", len(r.Findings), c.kept, r.Findings)
-			}
+			assert.Equal(t, capture.Code(validate.CodeBeforeEntry), cc.Code, "cc.Code")
+			assert.Equal(t, 20, cc.Count, "the count is exact whatever the cap: cc.Count")
+			assert.Equal(t, c.kept, cc.Kept, "cc.Kept")
+			assert.Equal(t, (c.kept < 20), cc.Truncated(), "cc.Truncated()")
+			require.Len(t, r.Findings, c.kept, "len(r.Findings)")
 			for i, f := range r.Findings {
-				if f.Record != i {
-					t.Errorf("the lowest offsets are kept, in order: f.Record = %v, want %v", f.Record, i)
-				}
+				assert.Equal(t, i, f.Record, "the lowest offsets are kept, in order: f.Record")
 			}
-			if got := r.Warnings(); got != 20 {
-				t.Errorf("r.Warnings() = %v, want 20", got)
-			}
-			if !r.OK() {
-				t.Errorf("r.OK() = false, want true")
-			}
+			assert.Equal(t, 20, r.Warnings(), "r.Warnings()")
+			assert.True(t, r.OK(), "r.OK() = false, want true")
 		})
 	}
 }
@@ -92,32 +70,16 @@ slot AIV/0 entry=1000
 `)
 	for _, max := range []int{-1, 1000} {
 		r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: max})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Counts) != 1 {
-			t.Fatalf("len(r.Counts) = %d, want 1: %v", len(r.Counts), r.Counts)
-		}
-		if r.Counts[0].Count != 20 {
-			t.Errorf("the count is exact: r.Counts[0].Count = %v, want 20", r.Counts[0].Count)
-		}
-		if r.Counts[0].Kept != 5 {
-			t.Errorf("r.Counts[0].Kept = %v, want 5", r.Counts[0].Kept)
-		}
-		if r.MaxFindings != 5 {
-			t.Errorf("r.MaxFindings = %v, want 5", r.MaxFindings)
-		}
-		if len(r.Findings) != 5 {
-			t.Fatalf("len(r.Findings) = %d, want 5: %v", len(r.Findings), r.Findings)
-		}
+		require.NoError(t, err)
+		require.Len(t, r.Counts, 1, "len(r.Counts)")
+		assert.Equal(t, 20, r.Counts[0].Count, "the count is exact: r.Counts[0].Count")
+		assert.Equal(t, 5, r.Counts[0].Kept, "r.Counts[0].Kept")
+		assert.Equal(t, 5, r.MaxFindings, "r.MaxFindings")
+		require.Len(t, r.Findings, 5, "len(r.Findings)")
 		for i, f := range r.Findings {
-			if f.Record != i {
-				t.Errorf("the lowest offsets are kept: f.Record = %v, want %v", f.Record, i)
-			}
+			assert.Equal(t, i, f.Record, "the lowest offsets are kept: f.Record")
 		}
-		if got := r.Summary(); !strings.Contains(got, "before-entry 20 (5 shown)") {
-			t.Errorf("r.Summary() = %q, want it to contain %q", got, "before-entry 20 (5 shown)")
-		}
+		assert.Contains(t, r.Summary(), "before-entry 20 (5 shown)", "r.Summary()")
 	}
 }
 
@@ -135,21 +97,15 @@ record start=250 end=260
 record start=140 end=160
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{MaxFindings: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Count(validate.CodeOverlap); got != 2 {
-		t.Errorf("r.Count(validate.CodeOverlap) = %v, want 2", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Count(validate.CodeOverlap), "r.Count(validate.CodeOverlap)")
 	var kept []int
 	for _, f := range r.Findings {
 		if f.Code == validate.CodeOverlap {
 			kept = append(kept, f.Record)
 		}
 	}
-	if want := []int{2}; !reflect.DeepEqual(kept, want) {
-		t.Errorf("record 2 (found second, at the lower offset) is kept: kept = %v, want %v", kept, want)
-	}
+	assert.Equal(t, []int{2}, kept, "record 2 (found second, at the lower offset) is kept: kept")
 }
 
 // overlapsBruteForce is the definition: record i overlaps when a record
@@ -195,22 +151,15 @@ func propOverlaps(t *rapid.T) {
 	}
 	want := overlapsBruteForce(spans)
 	r, err := validate.CheckBytes("x.bin", b.Bytes(), validate.Options{MaxFindings: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := overlapRecords(r); !slices.Equal(got, want) {
-		t.Fatalf("overlaps of %v: got records %v, want %v", spans, got, want)
-	}
+	require.NoError(t, err)
+	got := overlapRecords(r)
+	require.Truef(t, slices.Equal(got, want), "overlaps of %v: got records %v, want %v", spans, got, want)
 	restore := validate.SetExactOverlapLimit(rapid.IntRange(0, n-1).Draw(t, "limit"))
 	defer restore()
 	r, err = validate.CheckBytes("x.bin", b.Bytes(), validate.Options{MaxFindings: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, i := range overlapRecords(r) {
-		if !slices.Contains(want, i) {
-			t.Fatalf("runs: record %d of %v reported, it overlaps nothing", i, spans)
-		}
+		require.Truef(t, slices.Contains(want, i), "runs: record %d of %v reported, it overlaps nothing", i, spans)
 	}
 }
 
@@ -318,26 +267,22 @@ func propAgree(t *rapid.T) {
 	buf := corrupt(t, b)
 	o := randomOptions(t, b.Layout)
 	r, err := validate.CheckBytes("x.bin", buf, o)
-	if err != nil {
-		t.Fatalf("validate: %v", err)
-	}
+	require.NoError(t, err, "validate")
 	derr := decodeError(buf, r.Request)
 	if r.OK() != (derr == nil) {
-		t.Fatalf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r))
+		require.FailNow(t, fmt.Sprintf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r)))
 	}
 	if derr == nil {
 		return
 	}
 	var p *capture.Problem
-	if !errors.As(derr, &p) {
-		t.Fatalf("decode's error is not a capture.Problem: %v", derr)
-	}
+	require.ErrorAsf(t, derr, &p, "decode's error is not a capture.Problem: %v", derr)
 	for _, f := range r.Findings {
 		if f.Severity == capture.Error && f.Code == p.Code && f.Off == p.Off && f.Slot == p.Slot && f.Record == p.Record {
 			return
 		}
 	}
-	t.Fatalf("decode's error %v is not among validate's findings:\n%s", derr, findingLines(r))
+	require.FailNow(t, fmt.Sprintf("decode's error %v is not among validate's findings:\n%s", derr, findingLines(r)))
 }
 
 func TestAgreesWithDecode(t *testing.T) { rapid.Check(t, propAgree) }
@@ -386,9 +331,7 @@ func TestMutationCoversEveryHeaderField(t *testing.T) {
 		rapid.Check(t, func(t *rapid.T) {
 			s := abi.Slot{CoreType: abi.CoreTypeAIV, BlockID: 3, Capacity: 16}
 			_, ok := invalidValue(t, f, s, false, 0)
-			if !ok {
-				t.Fatalf("header field %s: no invalid value known (add it to invalidValue or unconstrainedHeaderFields)", f.Name)
-			}
+			require.Truef(t, ok, "header field %s: no invalid value known (add it to invalidValue or unconstrainedHeaderFields)", f.Name)
 		})
 	}
 }
@@ -407,7 +350,7 @@ func propMutation(t *rapid.T) {
 	}
 	r, err := validate.CheckBytes("x.bin", b.Bytes(), o)
 	if err != nil || !r.OK() {
-		t.Fatalf("the capture before mutation: %v\n%s", err, findingLines(r))
+		require.FailNow(t, fmt.Sprintf("the capture before mutation: %v\n%s", err, findingLines(r)))
 	}
 	s := b.Layout.Slot(rapid.IntRange(0, b.Layout.NumSlots()-1).Draw(t, "slot"))
 	var mutable []abi.FieldInfo
@@ -419,19 +362,15 @@ func propMutation(t *rapid.T) {
 	f := rapid.SampledFrom(mutable).Draw(t, "field")
 	buf := slices.Clone(b.Bytes())
 	v, _ := invalidValue(t, f, s, fromHeaders, uint64(binary.LittleEndian.Uint32(buf[s.Offset+uint64(f.Offset):])))
-	if err := poke(buf, s.Offset+uint64(f.Offset), f.Type, v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, poke(buf, s.Offset+uint64(f.Offset), f.Type, v))
 	r, err = validate.CheckBytes("x.bin", buf, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, f := range r.Findings {
 		if f.Severity == capture.Error && f.Slot == s.String() {
 			return
 		}
 	}
-	t.Fatalf("%s %s=%d: no error names the slot:\n%s", s, f.Name, v, findingLines(r))
+	require.FailNow(t, fmt.Sprintf("%s %s=%d: no error names the slot:\n%s", s, f.Name, v, findingLines(r)))
 }
 
 func TestMutation(t *testing.T) { rapid.Check(t, propMutation) }
@@ -439,9 +378,7 @@ func TestMutation(t *testing.T) { rapid.Check(t, propMutation) }
 func TestEveryHeaderEnumIsChecked(t *testing.T) {
 	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
 		if f.Enum != "" {
-			if !validate.EnumChecked(f.Enum) {
-				t.Errorf("field %s of enum %s is not checked: validate.EnumChecked(f.Enum) = false, want true", f.Name, f.Enum)
-			}
+			assert.Truef(t, validate.EnumChecked(f.Enum), "field %s of enum %s is not checked: validate.EnumChecked(f.Enum) = false, want true", f.Name, f.Enum)
 		}
 	}
 }
@@ -449,13 +386,9 @@ func TestEveryHeaderEnumIsChecked(t *testing.T) {
 func TestCodes(t *testing.T) {
 	seen := map[capture.Code]bool{}
 	for _, c := range validate.Codes() {
-		if seen[c.Code] {
-			t.Errorf("%s listed twice: seen[c.Code] = true, want false", c.Code)
-		}
+		assert.Falsef(t, seen[c.Code], "%s listed twice: seen[c.Code] = true, want false", c.Code)
 		seen[c.Code] = true
-		if c.Meaning == "" {
-			t.Errorf("c.Meaning is empty, want something")
-		}
+		assert.NotEmpty(t, c.Meaning, "c.Meaning is empty, want something")
 	}
 	// Every error code capture defines is an error here.
 	for _, code := range []capture.Code{capture.CodeBadNPY, capture.CodeTruncated, capture.CodeShortBuffer, capture.CodeBadCapacity,
@@ -463,11 +396,9 @@ func TestCodes(t *testing.T) {
 		capture.CodeNegativeInterval, capture.CodeNoRecords} {
 		i := slices.IndexFunc(validate.Codes(), func(c validate.CodeInfo) bool { return c.Code == code })
 		if i < 0 {
-			t.Errorf("%s is not listed: i = %d, want >= 0", code, i)
+			assert.Fail(t, fmt.Sprintf("%s is not listed: i = %d, want >= 0", code, i))
 		} else {
-			if got := validate.Codes()[i].Severity; got != capture.Error {
-				t.Errorf("validate.Codes()[i].Severity = %v, want %v", got, capture.Error)
-			}
+			assert.Equal(t, capture.Severity(capture.Error), validate.Codes()[i].Severity, "validate.Codes()[i].Severity")
 		}
 	}
 }
@@ -490,14 +421,12 @@ func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 		return testing.AllocsPerRun(3, func() {
 			r, err := validate.CheckBytes("x.bin", buf, validate.Options{})
 			if err != nil || len(r.Counts) != 0 {
-				t.Fatalf("%v %v", err, r.Findings)
+				require.FailNow(t, fmt.Sprintf("%v %v", err, r.Findings))
 			}
 		})
 	}
 	small, large := allocs(build(64)), allocs(build(640))
-	if !(large <= small) {
-		t.Errorf("allocations: %v for 64 records per slot, %v for 640: large = %v, want <= %v", small, large, large, small)
-	}
+	assert.Truef(t, large <= small, "allocations: %v for 64 records per slot, %v for 640: large = %v, want <= %v", small, large, large, small)
 }
 
 func TestCheckFile(t *testing.T) {
@@ -510,37 +439,19 @@ set AIV/0 reserved=1
 `)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "rank0.bin")
-	if err := os.WriteFile(path, tc.bytes, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, tc.bytes, 0o644))
 	r, err := validate.CheckFile(path, validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inMemory, err := validate.CheckBytes(path, tc.bytes, validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(r, inMemory) {
-		t.Errorf("reading through ReadAt finds what reading from memory does: r = %v, want %v", r, inMemory)
-	}
-	if got := r.Errors(); got != 1 {
-		t.Errorf("r.Errors() = %v, want 1", got)
-	}
-	if !r.LayoutOK {
-		t.Errorf("r.LayoutOK = false, want true")
-	}
-	if r.Resolved.Source != validate.FromHeaders {
-		t.Errorf("r.Resolved.Source = %q, want %q", r.Resolved.Source, validate.FromHeaders)
-	}
-	if r.Records != 1 {
-		t.Errorf("r.Records = %v, want 1", r.Records)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, inMemory, r, "reading through ReadAt finds what reading from memory does: r")
+	assert.Equal(t, 1, r.Errors(), "r.Errors()")
+	assert.True(t, r.LayoutOK, "r.LayoutOK = false, want true")
+	assert.Equal(t, capture.LayoutSource(validate.FromHeaders), r.Resolved.Source, "r.Resolved.Source")
+	assert.Equal(t, uint64(1), r.Records, "r.Records")
 
 	_, err = validate.CheckFile(filepath.Join(dir, "missing.bin"), validate.Options{})
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a missing file is an error, not a finding: %v: errors.Is(err, fs.ErrNotExist) = false, want true", err)
-	}
+	assert.ErrorIsf(t, err, fs.ErrNotExist, "a missing file is an error, not a finding: %v: errors.Is(err, fs.ErrNotExist) = false, want true", err)
 }
 
 // An unused AIV/0 states no capacity: the first live AIV header, which
@@ -553,39 +464,23 @@ slot AIV/3 entry=1000
 record start=1100 end=1200
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !r.OK() {
-		t.Errorf("%s: r.OK() = false, want true", findingLines(r))
+		assert.Fail(t, fmt.Sprintf("%s: r.OK() = false, want true", findingLines(r)))
 	}
-	if want := (abi.Capacities{AIC: 16, AIV: 32}); !reflect.DeepEqual(r.Layout.Capacities, want) {
-		t.Errorf("r.Layout.Capacities = %v, want %v", r.Layout.Capacities, want)
-	}
-	if r.Resolved.Source != validate.FromHeaders {
-		t.Errorf("r.Resolved.Source = %q, want %q", r.Resolved.Source, validate.FromHeaders)
-	}
-	if r.Resolved.CubeSlotsFrom.Slot != "AIV/3" {
-		t.Errorf("r.Resolved.CubeSlotsFrom.Slot = %q, want %q", r.Resolved.CubeSlotsFrom.Slot, "AIV/3")
-	}
-	if got := r.Summary(); !strings.Contains(got, "found: 24 cube slots from the AIV/3 header at @0x") {
-		t.Errorf("r.Summary() = %q, want it to contain %q", got, "found: 24 cube slots from the AIV/3 header at @0x")
-	}
+	assert.Equal(t, (abi.Capacities{AIC: 16, AIV: 32}), r.Layout.Capacities, "r.Layout.Capacities")
+	assert.Equal(t, capture.LayoutSource(validate.FromHeaders), r.Resolved.Source, "r.Resolved.Source")
+	assert.Equal(t, "AIV/3", r.Resolved.CubeSlotsFrom.Slot, "r.Resolved.CubeSlotsFrom.Slot")
+	assert.Contains(t, r.Summary(), "found: 24 cube slots from the AIV/3 header at @0x", "r.Summary()")
 
 	plan := &validate.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: abi.Capacities{AIC: 16, AIV: 32}}
 	r, err = validate.CheckBytes("x.bin", tc.bytes, validate.Options{Layout: capture.Request{Plan: plan}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !r.OK() {
-		t.Errorf("%s: r.OK() = false, want true", findingLines(r))
+		assert.Fail(t, fmt.Sprintf("%s: r.OK() = false, want true", findingLines(r)))
 	}
-	if !reflect.DeepEqual(r.Layout.Capacities, plan.Capacities) {
-		t.Errorf("r.Layout.Capacities = %v, want %v", r.Layout.Capacities, plan.Capacities)
-	}
-	if len(r.Findings) != 0 {
-		t.Errorf("r.Findings = %v, want empty", r.Findings)
-	}
+	assert.Equal(t, plan.Capacities, r.Layout.Capacities, "r.Layout.Capacities")
+	assert.Empty(t, r.Findings, "r.Findings")
 }
 
 // TestEverySchemaCheckIsChecked: each check the schema declares on a
@@ -620,9 +515,7 @@ func TestEverySchemaCheckIsChecked(t *testing.T) {
 			}
 			for _, c := range checks {
 				key := s.name + "." + f.Name + " " + c
-				if enforced[key] == "" {
-					t.Errorf("the schema declares %s, which no finding code enforces: enforced[key] is empty, want something", key)
-				}
+				assert.NotEmptyf(t, enforced[key], "the schema declares %s, which no finding code enforces: enforced[key] is empty, want something", key)
 			}
 		}
 	}

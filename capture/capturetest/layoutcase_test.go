@@ -3,10 +3,13 @@ package capturetest
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A case's directives build the buffer the Builder builds by hand.
@@ -24,9 +27,7 @@ cube-slots 24
 capacities aic=16 aiv=32
 -- want --
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := New(24, 16, 32)
 	b.Enter(abi.CoreTypeAIV, 3, 1)
 	b.Span(abi.CoreTypeAIV, 3, 100, 105, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 0)
@@ -39,10 +40,10 @@ capacities aic=16 aiv=32
 	want := append(b.Bytes(), bytes.Repeat([]byte{0xff}, 64)...)
 	want = want[:len(want)-16]
 	if !bytes.Equal(lc.Bytes, want) {
-		t.Errorf("the case built %d bytes, not the %d the Builder builds (first difference at %d)", len(lc.Bytes), len(want), firstDiff(lc.Bytes, want))
+		assert.Fail(t, fmt.Sprintf("the case built %d bytes, not the %d the Builder builds (first difference at %d)", len(lc.Bytes), len(want), firstDiff(lc.Bytes, want)))
 	}
 	if lc.Request.CubeSlots != 24 || lc.Request.Capacities == nil || *lc.Request.Capacities != (abi.Capacities{AIC: 16, AIV: 32}) || lc.GoOnly {
-		t.Errorf("request %+v (Go only %v)", lc.Request, lc.GoOnly)
+		assert.Fail(t, fmt.Sprintf("request %+v (Go only %v)", lc.Request, lc.GoOnly))
 	}
 }
 
@@ -72,8 +73,6 @@ func TestParseLayoutCaseErrors(t *testing.T) {
 		{"x\n-- capture --\nzeros 64\n-- request --\ncube-slots\n-- want --\n", "section request: line 1"},
 	} {
 		_, err := ParseLayoutCase([]byte(tc.text))
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: error %v, want one saying %q", tc.text, err, tc.want)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), tc.want), "%q: error %v, want one saying %q", tc.text, err, tc.want)
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // schemaVersion is the version abi/schema.yaml declares, so the edits
@@ -30,23 +33,17 @@ var schemaVersion = func() int {
 func diffSchemas(t *testing.T, edits map[string][][2]string) map[string]string {
 	t.Helper()
 	base, err := os.ReadFile("../../abi/schema.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	paths := map[string]string{}
 	for name, reps := range edits {
 		text := string(base)
 		for _, r := range reps {
-			if n := strings.Count(text, r[0]); n != 1 {
-				t.Fatalf("%s: %q occurs %d times in abi/schema.yaml", name, r[0], n)
-			}
+			require.Equalf(t, 1, strings.Count(text, r[0]), "%s: %q occurs", name, r[0])
 			text = strings.Replace(text, r[0], r[1], 1)
 		}
 		paths[name] = filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(paths[name], []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(paths[name], []byte(text), 0o644))
 	}
 	return paths
 }
@@ -109,22 +106,14 @@ func TestRunDiffExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runDiffArgs(tc.args...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
+			assert.Equalf(t, tc.code, code, "exit\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 			for _, want := range tc.stdout {
-				if !strings.Contains(stdout, want) {
-					t.Errorf("stdout lacks %q:\n%s", want, stdout)
-				}
+				assert.Contains(t, stdout, want, "stdout lacks")
 			}
 			for _, want := range tc.stderr {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr lacks %q:\n%s", want, stderr)
-				}
+				assert.Contains(t, stderr, want, "stderr lacks")
 			}
-			if tc.code == 2 && stdout != "" {
-				t.Errorf("a usage or load error wrote a report:\n%s", stdout)
-			}
+			assert.Falsef(t, tc.code == 2 && stdout != "", "a usage or load error wrote a report:\n%s", stdout)
 		})
 	}
 }
@@ -132,9 +121,7 @@ func TestRunDiffExitCodes(t *testing.T) {
 func TestRunDiffJSON(t *testing.T) {
 	p := diffSchemas(t, map[string][][2]string{"base": nil, "breaking": {renumberType}})
 	code, stdout, _ := runDiffArgs("-format", "json", p["base"], p["breaking"])
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
-	}
+	require.Equal(t, 1, code, "exit")
 	var r struct {
 		Old, New struct {
 			File        string
@@ -144,26 +131,22 @@ func TestRunDiffJSON(t *testing.T) {
 		Changes                     []struct{ Rule, Category, Path, Message, Old, New string }
 		Breaking, VersionRaised, OK bool
 	}
-	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, stdout)
-	}
+	require.NoErrorf(t, json.Unmarshal([]byte(stdout), &r), "not JSON\n%s", stdout)
 	// A renumbered task type moves no byte of the layout, so the fingerprint
 	// stays; the diff still calls it breaking.
-	if r.Old.File != p["base"] || r.New.File != p["breaking"] || r.Old.Fingerprint != r.New.Fingerprint || !r.Breaking || r.OK {
-		t.Fatalf("wrong report: %+v", r)
-	}
+	require.Equalf(t, p["base"], r.Old.File, "wrong report: %+v", r)
+	require.Equalf(t, p["breaking"], r.New.File, "wrong report: %+v", r)
+	require.Equalf(t, r.New.Fingerprint, r.Old.Fingerprint, "wrong report: %+v", r)
+	require.Truef(t, r.Breaking, "wrong report: %+v", r)
+	require.Falsef(t, r.OK, "wrong report: %+v", r)
 	found := false
 	for _, c := range r.Changes {
 		if c.Rule == "enum-value-renumbered" {
 			found = true
-			if c.Category != "breaking-wire" || !strings.HasPrefix(c.Old, p["base"]+":") || !strings.HasPrefix(c.New, p["breaking"]+":") {
-				t.Errorf("change %+v: want breaking-wire with file:line:col on both sides", c)
-			}
+			assert.Falsef(t, c.Category != "breaking-wire" || !strings.HasPrefix(c.Old, p["base"]+":") || !strings.HasPrefix(c.New, p["breaking"]+":"), "change %+v: want breaking-wire with file:line:col on both sides", c)
 		}
 	}
-	if !found {
-		t.Errorf("no enum-value-renumbered change: %+v", r.Changes)
-	}
+	assert.Truef(t, found, "no enum-value-renumbered change: %+v", r.Changes)
 }
 
 // TestRunDiffGit compares a committed schema with the working copy, as
@@ -173,9 +156,7 @@ func TestRunDiffGit(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	base, err := os.ReadFile("../../abi/schema.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	repo := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()
@@ -183,36 +164,28 @@ func TestRunDiffGit(t *testing.T) {
 		cmd.Dir = repo
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
+			require.FailNow(t, fmt.Sprintf("git %v: %v\n%s", args, err, out))
 		}
 	}
 	schemaPath := filepath.Join(repo, "abi", "schema.yaml")
-	if err := os.MkdirAll(filepath.Dir(schemaPath), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(schemaPath, base, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(schemaPath), 0o755))
+	require.NoError(t, os.WriteFile(schemaPath, base, 0o644))
 	git("init", "-q")
 	git("add", "abi/schema.yaml")
 	git("commit", "-q", "-m", "schema")
 	t.Chdir(repo)
 
 	if code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 0 || !strings.Contains(stdout, "no changes.") {
-		t.Fatalf("unchanged working copy: exit %d\n%s%s", code, stdout, stderr)
+		require.FailNow(t, fmt.Sprintf("unchanged working copy: exit %d\n%s%s", code, stdout, stderr))
 	}
 	changed := strings.Replace(string(base), "{name: MatMul, value: 103,", "{name: MatMul, value: 120,", 1)
-	if err := os.WriteFile(schemaPath, []byte(changed), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(schemaPath, []byte(changed), 0o644))
 	code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
-	if code != 1 || !strings.Contains(stdout, "old: git:HEAD:abi/schema.yaml:") || !strings.Contains(stdout, "enum-value-renumbered") {
-		t.Fatalf("breaking working copy: exit %d, want 1\n%s%s", code, stdout, stderr)
-	}
+	require.Falsef(t, code != 1 || !strings.Contains(stdout, "old: git:HEAD:abi/schema.yaml:") || !strings.Contains(stdout, "enum-value-renumbered"), "breaking working copy: exit %d, want 1\n%s%s", code, stdout, stderr)
 	// git::PATH is the staged version: staging the change makes it agree.
 	git("add", "abi/schema.yaml")
 	if code, stdout, stderr := runDiffArgs("git::abi/schema.yaml", "abi/schema.yaml"); code != 0 {
-		t.Fatalf("staged vs working: exit %d\n%s%s", code, stdout, stderr)
+		require.FailNow(t, fmt.Sprintf("staged vs working: exit %d\n%s%s", code, stdout, stderr))
 	}
 
 	for _, tc := range []struct{ source, want string }{
@@ -223,13 +196,11 @@ func TestRunDiffGit(t *testing.T) {
 		{"git:--output=x:abi/schema.yaml", `revision "--output=x" starts with '-'`},
 	} {
 		code, stdout, stderr := runDiffArgs(tc.source, "abi/schema.yaml")
-		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2 and %q", tc.source, code, stderr, tc.want)
-		}
+		assert.Falsef(t, code != 2 || stdout != "" || !strings.Contains(stderr, tc.want), "%s: exit %d, stderr %q; want exit 2 and %q", tc.source, code, stderr, tc.want)
 	}
 
 	t.Setenv("PATH", "")
 	if code, _, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 2 || !strings.Contains(stderr, "git is not installed") {
-		t.Errorf("without git: exit %d, stderr %q; want exit 2 and a message that git is missing", code, stderr)
+		assert.Fail(t, fmt.Sprintf("without git: exit %d, stderr %q; want exit 2 and a message that git is missing", code, stderr))
 	}
 }

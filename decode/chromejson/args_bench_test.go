@@ -8,6 +8,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkAppendEvent renders the events of the naming capture over and
@@ -16,16 +17,12 @@ import (
 func BenchmarkAppendEvent(b *testing.B) {
 	c, names := namingCapture()
 	d, err := decodetest.Decode("naming.bin", c.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	in := &render.Input{Decoded: d, Config: cfg}
 	var recs []decode.Record
-	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return true }); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, d.Records(func(r decode.Record) bool { recs = append(recs, r); return true }))
 	r := newRenderer(0, in, placementOf(b, in))
 	buf := make([]byte, 0, 1<<16)
 	b.ResetTimer()

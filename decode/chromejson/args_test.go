@@ -3,6 +3,7 @@ package chromejson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/jsontext"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -28,9 +31,7 @@ func argKeys(t *testing.T, trace []byte) [][]string {
 			Args json.RawMessage `json:"args"`
 		} `json:"traceEvents"`
 	}
-	if err := json.Unmarshal(trace, &f); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(trace, &f))
 	var out [][]string
 	for _, e := range f.TraceEvents {
 		if e.Ph != "X" {
@@ -38,19 +39,14 @@ func argKeys(t *testing.T, trace []byte) [][]string {
 		}
 		d := json.NewDecoder(bytes.NewReader(e.Args))
 		var keys []string
-		if _, err := d.Token(); err != nil { // {
-			t.Fatal(err)
-		}
+		_, err := d.Token()
+		require.NoError(t, err)
 		for d.More() {
 			k, err := d.Token()
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			keys = append(keys, k.(string))
 			var v any
-			if err := d.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, d.Decode(&v))
 		}
 		out = append(out, keys)
 	}
@@ -64,19 +60,13 @@ func argKeys(t *testing.T, trace []byte) [][]string {
 func TestArgsFollowRecordArgs(t *testing.T) {
 	b, names := namingCapture()
 	d, err := decodetest.Decode("naming.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	trace, err := traceOf(render.Input{Decoded: d, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	events := argKeys(t, trace)
-	if len(events) == 0 {
-		t.Fatal("no events")
-	}
+	require.NotEmpty(t, events, "no events")
 	order := append([]string{"rank", "device_id", "core_type", "block_id"}, render.RecordArgNames()...)
 	var nsArgs []string
 	for _, ns := range abi.Namespaces() {
@@ -91,9 +81,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 			at := slices.IndexFunc(order[next:], func(o string) bool {
 				return o == k || o == render.NamespaceArgName && slices.Contains(nsArgs, k)
 			})
-			if at < 0 {
-				t.Fatalf("event %d: arg %q out of order in %v (want the order %v)", i, k, keys, order)
-			}
+			require.GreaterOrEqualf(t, at, 0, "event %d: arg %q out of order in %v (want the order %v)", i, k, keys, order)
 			next += at + 1
 		}
 		for _, f := range abi.ProfileRecordFields() {
@@ -105,7 +93,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 					seenOptional["no owner"] = true
 					continue
 				}
-				t.Errorf("event %d: record field %s is not an arg: %v", i, f.Name, keys)
+				assert.Fail(t, fmt.Sprintf("event %d: record field %s is not an arg: %v", i, f.Name, keys))
 			}
 		}
 		for _, k := range keys {
@@ -116,9 +104,7 @@ func TestArgsFollowRecordArgs(t *testing.T) {
 	}
 	// The capture exercises every optional arg, present and absent.
 	for _, k := range []string{"task_stage", "task_type", "graph_stage", "owner_id", "no owner"} {
-		if !seenOptional[k] {
-			t.Errorf("no event shows %s", k)
-		}
+		assert.Truef(t, seenOptional[k], "no event shows %s", k)
 	}
 }
 
@@ -133,34 +119,24 @@ func TestArgPlanAddsNewFields(t *testing.T) {
 			want = append(want, `,"`+f.Name+`":`)
 		}
 	}
-	if argPlanExtra != (len(want) > 0) {
-		t.Errorf("argPlanExtra = %v with extra fields %v", argPlanExtra, want)
-	}
+	assert.Equalf(t, (len(want) > 0), argPlanExtra, "argPlanExtra with extra fields %v", want)
 	end := abi.ProfileRecordSize
 	fields := append(abi.ProfileRecordFields(),
 		abi.FieldInfo{Name: "stamp", Type: "u64", Offset: end, Size: 8},
 		abi.FieldInfo{Name: "lane", Type: "u16", Offset: end + 8, Size: 2},
 		abi.FieldInfo{Name: "tail", Type: "pad", Offset: end + 10, Size: 6})
 	plan, extra := buildArgPlan(recordArgs, fields)
-	if !extra {
-		t.Fatal("no extra fields found")
-	}
+	require.True(t, extra, "no extra fields found")
 	var keys []string
 	for _, st := range plan[len(recordArgs):] {
 		keys = append(keys, string(st.key))
 	}
 	want = append(want, `,"stamp":`, `,"lane":`)
-	if got := strings.Join(keys, ""); got != strings.Join(want, "") {
-		t.Errorf("extra args %s, want %s", got, strings.Join(want, ""))
-	}
+	assert.Equal(t, strings.Join(want, ""), strings.Join(keys, ""), "extra args")
 	raw := make([]byte, end+16)
 	copy(raw[end:], []byte{1, 2, 3, 4, 5, 6, 7, 0x88, 0xCD, 0xAB})
-	if v := plan[len(plan)-2].field.Value(raw); v != 0x8807060504030201 {
-		t.Errorf("stamp = %#x", v)
-	}
-	if v := plan[len(plan)-1].field.Value(raw); v != 0xABCD {
-		t.Errorf("lane = %#x", v)
-	}
+	assert.Equal(t, uint64(0x8807060504030201), plan[len(plan)-2].field.Value(raw), "stamp")
+	assert.Equal(t, uint64(0xABCD), plan[len(plan)-1].field.Value(raw), "lane")
 }
 
 // TestArgNamesUnique: no record field takes the name of another arg (a
@@ -175,9 +151,7 @@ func TestArgNamesUnique(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, n := range names {
-		if seen[n] {
-			t.Errorf("two args are named %q: rename the schema field or the display arg in recordArgs", n)
-		}
+		assert.Falsef(t, seen[n], "two args are named %q: rename the schema field or the display arg in recordArgs", n)
 		seen[n] = true
 	}
 }
@@ -248,12 +222,8 @@ func TestAppendArgsFollowsTable(t *testing.T) {
 		event := r.appendEvent(nil, rec)
 		_, args, _ := bytes.Cut(event, []byte("<args>"))
 		got, ok := bytes.CutSuffix(args, []byte("}}"))
-		if !ok {
-			t.Fatalf("event %s does not end the args", event)
-		}
+		require.Truef(t, ok, "event %s does not end the args", event)
 		want := interpretArgs(rec, entry, stage, hasStage, ns.Arg(), index)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("appendArgs:\n  %s\nrecordArgs:\n  %s", got, want)
-		}
+		require.Equal(t, []byte(want), []byte(got), "appendArgs")
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func BenchmarkDecode(b *testing.B) {
@@ -36,24 +38,18 @@ func benchDecode(b *testing.B, size, from string, gz bool) {
 func TestBenchCaptureShape(t *testing.T) {
 	for name, spec := range decodetest.BenchSpecs {
 		l, err := spec.Layout()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mb := float64(l.Size()) / 1e6
-		if want := map[string]float64{"32MB": 32, "320MB": 320}[name]; mb < 0.95*want || mb > 1.1*want {
-			t.Errorf("%s capture is %.1f MB", name, mb)
-		}
+		want := map[string]float64{"32MB": 32, "320MB": 320}[name]
+		assert.GreaterOrEqualf(t, mb, 0.95*want, "%s capture", name)
+		assert.LessOrEqualf(t, mb, 1.1*want, "%s capture", name)
 	}
 	buf, err := benchgen.Bytes(benchgen.Spec{Records: 10_000, Unsorted: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, _ := capture.FromBytes("b", buf)
 	l, _ := benchgen.Spec{Records: 10_000}.Layout()
 	d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	unsorted := 0
 	for _, a := range d.Summary.Active {
 		if !a.Sorted {
@@ -61,7 +57,7 @@ func TestBenchCaptureShape(t *testing.T) {
 		}
 	}
 	if d.Summary.Records != 10_000 || len(d.Summary.Active) != 72 || unsorted != 1 {
-		t.Errorf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted)
+		assert.Fail(t, fmt.Sprintf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted))
 	}
 }
 
@@ -72,26 +68,19 @@ func TestBenchCaptureShape(t *testing.T) {
 func BenchmarkDecodeOutOfOrder(b *testing.B) {
 	const records = 1 << 20
 	path := filepath.Join(b.TempDir(), "sparse.bin")
-	if _, err := benchgen.WriteSparse(path, records, 1); err != nil {
-		b.Fatal(err)
-	}
+	_, err := benchgen.WriteSparse(path, records, 1)
+	require.NoError(b, err)
 	capacity, _ := abi.RoundUpCapacity(records)
 	opts := capture.Request{Capacities: &abi.Capacities{AIC: 0, AIV: capacity}}
 	tmp := b.TempDir()
 	b.ResetTimer()
 	for b.Loop() {
 		c, err := capture.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		d, err := decode.Decode(c, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		d.TempDir = tmp
-		if err := Write(io.Discard, []render.Input{{Decoded: d, Config: decodetest.DefaultConfig()}}, render.WriteOptions{}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, Write(io.Discard, []render.Input{{Decoded: d, Config: decodetest.DefaultConfig()}}, render.WriteOptions{}))
 		c.Close()
 	}
 	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
@@ -110,9 +99,7 @@ func BenchmarkDecodeFormatters(b *testing.B) {
 			cw := &decodetest.CountingWriter{W: io.Discard}
 			for b.Loop() {
 				cw.N = 0
-				if err := Write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Formatters: n}); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, Write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{Formatters: n}))
 			}
 			b.SetBytes(cw.N)
 		})
@@ -125,9 +112,7 @@ func BenchmarkRecords(b *testing.B) {
 	d := decodetest.Decoded32MB(b)
 	for b.Loop() {
 		n := uint64(0)
-		if err := d.Records(func(r decode.Record) bool { n += r.StartCycle; return true }); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, d.Records(func(r decode.Record) bool { n += r.StartCycle; return true }))
 	}
 	b.ReportMetric(float64(d.Summary.Records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
@@ -139,9 +124,7 @@ func BenchmarkRecords(b *testing.B) {
 func BenchmarkAppendEvent32MB(b *testing.B) {
 	d := decodetest.Decoded32MB(b)
 	recs := make([]decode.Record, 0, 1<<16)
-	if err := d.Records(func(r decode.Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, d.Records(func(r decode.Record) bool { recs = append(recs, r); return len(recs) < cap(recs) }))
 	for _, names := range []string{"no-names", "names"} {
 		b.Run(names, func(b *testing.B) {
 			cfg := decodetest.DefaultConfig()

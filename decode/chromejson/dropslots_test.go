@@ -14,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rankInputs are two ranks: one with a slot out of start order (sorted
@@ -30,9 +32,7 @@ func rankInputs(t *testing.T) []render.Input {
 	var inputs []render.Input
 	for i, buf := range [][]byte{a.Bytes(), b.Bytes()} {
 		d, err := decodetest.Decode(fmt.Sprintf("r%d.bin", i), buf, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cfg := decodetest.DefaultConfig()
 		cfg.Rank = uint32(i)
 		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
@@ -60,25 +60,19 @@ func TestDropSlots(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var kept, dropped bytes.Buffer
-			if err := Write(&kept, c.inputs(t), c.o); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, Write(&kept, c.inputs(t), c.o))
 			inputs := c.inputs(t)
 			for _, in := range inputs {
 				in.Decoded.DropSlots()
 			}
-			if err := Write(&dropped, inputs, c.o); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(kept.Bytes(), dropped.Bytes()) {
-				t.Errorf("traces differ:\n%s\nwith the slots dropped:\n%s", kept.Bytes(), dropped.Bytes())
-			}
+			require.NoError(t, Write(&dropped, inputs, c.o))
+			assert.Equal(t, []byte(dropped.Bytes()), []byte(kept.Bytes()), "traces differ")
 			if !strings.Contains(kept.String(), `"thread_name"`) {
-				t.Errorf("no thread names: %s", kept.Bytes())
+				assert.Fail(t, fmt.Sprintf("no thread names: %s", kept.Bytes()))
 			}
 			for _, in := range inputs {
 				if in.Decoded.Summary.Active != nil {
-					t.Errorf("%s: slots not dropped again after the trace", in.Decoded.Capture.Name)
+					assert.Fail(t, fmt.Sprintf("%s: slots not dropped again after the trace", in.Decoded.Capture.Name))
 				}
 			}
 		})
@@ -117,13 +111,9 @@ func TestRenderersWaitForWriter(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1200, mm, uint32(i))
 		buf := b.Bytes()
 		c, err := capture.FromReaderAt(fmt.Sprintf("c%d.bin", i), countingReader{bytes.NewReader(buf), &readers[i]}, int64(len(buf)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(c, capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d.DropSlots()
 		cfg := decodetest.DefaultConfig()
 		cfg.Rank = uint32(i)
@@ -143,15 +133,9 @@ func TestRenderersWaitForWriter(t *testing.T) {
 		}
 	}
 	close(w.open)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if started > par {
-		t.Errorf("%d captures read while the writer was stuck, want at most %d", started, par)
-	}
+	require.NoError(t, <-done)
+	assert.LessOrEqual(t, started, par)
 	for i := range readers {
-		if readers[i].Load() == 0 {
-			t.Errorf("capture %d never read", i)
-		}
+		assert.NotEqualf(t, int64(0), readers[i].Load(), "capture %d never read", i)
 	}
 }

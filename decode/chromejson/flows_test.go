@@ -11,6 +11,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/flows"
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -33,15 +34,12 @@ func nanos(t *rapid.T, n json.Number) int64 {
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
 	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 3 {
-		t.Fatalf("timestamp %s has more than three decimals", n)
-	}
+	require.LessOrEqualf(t, len(frac), 3, "timestamp %s has more than three decimals", n)
 	frac += strings.Repeat("0", 3-len(frac))
 	w, err1 := strconv.ParseInt(whole, 10, 64)
 	f, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("timestamp %s: %v %v", n, err1, err2)
-	}
+	require.NoErrorf(t, err1, "timestamp %s", n)
+	require.NoErrorf(t, err2, "timestamp %s", n)
 	v := w*1000 + f
 	if neg {
 		v = -v
@@ -61,9 +59,7 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 	var f struct {
 		TraceEvents []flowEvent `json:"traceEvents"`
 	}
-	if err := d.Decode(&f); err != nil {
-		t.Fatalf("trace does not parse: %v", err)
-	}
+	require.NoError(t, d.Decode(&f), "trace does not parse")
 	type slice struct {
 		name   string
 		lo, hi int64
@@ -92,41 +88,34 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 		if e.Ph != "s" && e.Ph != "f" {
 			continue
 		}
-		if e.Cat != "dependency" || !strings.HasPrefix(e.Name, "event ") || e.ID == "" {
-			t.Fatalf("event %d: flow event %+v", i, e)
-		}
+		require.Falsef(t, e.Cat != "dependency" || !strings.HasPrefix(e.Name, "event ") || e.ID == "", "event %d: flow event %+v", i, e)
 		id := string(e.ID)
 		if e.Ph == "s" {
-			if _, dup := starts[id]; dup {
-				t.Fatalf("event %d: a second \"s\" of id %s", i, id)
-			}
-			if !inside(e, producer) {
-				t.Fatalf("event %d: \"s\" %+v is inside no producer slice of its thread", i, e)
-			}
+			_, dup := starts[id]
+			require.Falsef(t, dup, "event %d: a second \"s\" of id %s", i, id)
+			require.Truef(t, inside(e, producer), "event %d: \"s\" %+v is inside no producer slice of its thread", i, e)
 			starts[id] = e
 			continue
 		}
 		s, ok := starts[id]
 		switch {
 		case !ok:
-			t.Fatalf("event %d: \"f\" of id %s before its \"s\"", i, id)
+			require.FailNow(t, fmt.Sprintf("event %d: \"f\" of id %s before its \"s\"", i, id))
 		case ended[id]:
-			t.Fatalf("event %d: a second \"f\" of id %s", i, id)
+			require.FailNow(t, fmt.Sprintf("event %d: a second \"f\" of id %s", i, id))
 		case e.Bp != "e":
-			t.Fatalf("event %d: \"f\" without \"bp\":\"e\"", i)
+			require.FailNow(t, fmt.Sprintf("event %d: \"f\" without \"bp\":\"e\"", i))
 		case e.Name != s.Name:
-			t.Fatalf("event %d: \"f\" named %q, its \"s\" %q", i, e.Name, s.Name)
+			require.FailNow(t, fmt.Sprintf("event %d: \"f\" named %q, its \"s\" %q", i, e.Name, s.Name))
 		case nanos(t, e.Ts) < nanos(t, s.Ts):
-			t.Fatalf("event %d: arrow %s goes back in time: %s -> %s", i, id, s.Ts, e.Ts)
+			require.FailNow(t, fmt.Sprintf("event %d: arrow %s goes back in time: %s -> %s", i, id, s.Ts, e.Ts))
 		case !inside(e, wait):
-			t.Fatalf("event %d: \"f\" %+v is inside no wait slice of its thread", i, e)
+			require.FailNow(t, fmt.Sprintf("event %d: \"f\" %+v is inside no wait slice of its thread", i, e))
 		}
 		ended[id] = true
 	}
 	for id := range starts {
-		if !ended[id] {
-			t.Fatalf("id %s has an \"s\" and no \"f\"", id)
-		}
+		require.Truef(t, ended[id], "id %s has an \"s\" and no \"f\"", id)
 	}
 	return len(starts)
 }
@@ -146,42 +135,29 @@ func propFlowEvents(t *rapid.T) {
 	}
 	var out bytes.Buffer
 	stats := make([]flows.Stats, 1)
-	if err := Write(&out, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{FlowStats: stats}); err != nil {
-		t.Fatal(err)
-	}
-	if err := checkPerfetto(out.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&out, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{FlowStats: stats}))
+	require.NoError(t, checkPerfetto(out.Bytes()))
 	arrows := checkFlowEvents(t, out.Bytes())
 	want, err := flows.Each(d, deps, cfg.FlowMode, cfg.MaxFlows, func(flows.Flow) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if cfg.FlowMode == flows.None {
 		want.Arrows = 0
 	}
 	got := stats[0]
-	if uint64(arrows) != got.Arrows || got.Arrows+got.Unbound != want.Arrows || got.Waits != want.Waits || got.WaitsWithoutProducer != want.WaitsWithoutProducer {
-		t.Fatalf("%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
-	}
-	if cfg.FrequencyMHz == 50 && got.Unbound != 0 {
-		t.Fatalf("%d arrows unbound at 20 ns a cycle", got.Unbound)
-	}
+	require.Equalf(t, got.Arrows, uint64(arrows), "%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
+	require.Equalf(t, want.Arrows, got.Arrows+got.Unbound, "%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
+	require.Equalf(t, want.Waits, got.Waits, "%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
+	require.Equalf(t, want.WaitsWithoutProducer, got.WaitsWithoutProducer, "%d arrows in the trace, stats %+v, flows.Each %+v", arrows, got, want)
+	require.Falsef(t, cfg.FrequencyMHz == 50 && got.Unbound != 0, "%d arrows unbound at 20 ns a cycle", got.Unbound)
 	var meta map[string]json.RawMessage
-	if err := json.Unmarshal(out.Bytes(), &meta); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &meta))
 	var mk struct {
 		Warnings []string `json:"warnings"`
 		Arrows   uint64   `json:"dependencyArrows"`
 		Orphans  uint64   `json:"waitsWithoutProducer"`
 	}
-	if err := json.Unmarshal(meta["megaKernelCycleTrace"], &mk); err != nil {
-		t.Fatal(err)
-	}
-	if mk.Arrows != got.Arrows || mk.Orphans != got.WaitsWithoutProducer || (got.WaitsWithoutProducer > 0) != strings.Contains(fmt.Sprint(mk.Warnings), "no producer") {
-		t.Fatalf("metadata %+v, stats %+v", mk, got)
-	}
+	require.NoError(t, json.Unmarshal(meta["megaKernelCycleTrace"], &mk))
+	require.Falsef(t, mk.Arrows != got.Arrows || mk.Orphans != got.WaitsWithoutProducer || (got.WaitsWithoutProducer > 0) != strings.Contains(fmt.Sprint(mk.Warnings), "no producer"), "metadata %+v, stats %+v", mk, got)
 }
 
 // TestRenderedNanos: the nanoseconds flows bind at are what the trace
@@ -199,14 +175,10 @@ func TestRenderedNanos(t *testing.T) {
 		whole, frac, _ := strings.Cut(strings.TrimPrefix(string(printed), "-"), ".")
 		frac += strings.Repeat("0", 3-len(frac))
 		want, err := strconv.ParseInt(whole+frac, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if strings.HasPrefix(string(printed), "-") {
 			want = -want
 		}
-		if ns != want {
-			t.Fatalf("renderedNanos(%d, %d) = %d, the trace prints %s", a, b, ns, printed)
-		}
+		require.Equalf(t, want, ns, "renderedNanos(%d, %d), the trace prints %s", a, b, printed)
 	})
 }

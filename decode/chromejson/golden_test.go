@@ -1,6 +1,7 @@
 package chromejson
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -82,9 +85,7 @@ func goldenCases() []goldenCase {
 	decodeT := func(t *testing.T, name string, buf []byte, o capture.Request) *decode.Decoded {
 		t.Helper()
 		d, err := decodetest.Decode(name, buf, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return d
 	}
 	return []goldenCase{
@@ -142,9 +143,7 @@ func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := traceOf(tc.inputs(t)...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkGolden(t, filepath.Join("testdata", "golden", tc.name+".json"), got)
 		})
 	}
@@ -155,26 +154,18 @@ func TestGolden(t *testing.T) {
 func TestGoldenExample(t *testing.T) {
 	const bin, namesFile = "../../examples/moe_layer.bin", "../../examples/moe_layer.names.yaml"
 	c, err := capture.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	names, err := kernelnames.Load(namesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	got, err := traceOf(render.Input{Decoded: d, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if d.Summary.Dropped == 0 || len(d.Summary.Active) < 10 {
-		t.Errorf("the example should show drops over many cores: %d dropped, %d cores", d.Summary.Dropped, len(d.Summary.Active))
+		assert.Fail(t, fmt.Sprintf("the example should show drops over many cores: %d dropped, %d cores", d.Summary.Dropped, len(d.Summary.Active)))
 	}
 	checkGolden(t, filepath.Join("testdata", "golden", "moe_layer.json.gz"), got)
 }
@@ -184,11 +175,8 @@ func TestGoldenExample(t *testing.T) {
 // the Perfetto check.
 func checkGolden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if err := checkPerfetto(got); err != nil {
-		t.Errorf("Perfetto check: %v", err)
-	}
-	if _, err := decodetest.ParseTrace(got); err != nil {
-		t.Errorf("trace does not parse: %v", err)
-	}
+	assert.NoError(t, checkPerfetto(got), "Perfetto check")
+	_, err := decodetest.ParseTrace(got)
+	assert.NoError(t, err, "trace does not parse")
 	golden.Check(t, path, got)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/stretchr/testify/require"
 )
 
 // traceOf writes the trace of inputs to memory.
@@ -23,9 +24,7 @@ func traceOf(inputs ...render.Input) ([]byte, error) {
 func placementOf(tb testing.TB, in *render.Input) *render.Placement {
 	tb.Helper()
 	ps, err := render.Prepare([]render.Input{*in}, &render.WriteOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return &ps[0]
 }
 

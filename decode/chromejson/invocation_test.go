@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -40,9 +40,7 @@ func invocationInputs(t *testing.T) []render.Input {
 		dir  string
 	}{{"fwd.bin", fwd, "forward"}, {"bwd.bin", bwd, "backward"}} {
 		d, err := decodetest.Decode(c.name, c.b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cfg := decodetest.DefaultConfig()
 		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: c.dir}
 		inputs = append(inputs, render.Input{Decoded: d, Config: cfg})
@@ -52,16 +50,10 @@ func invocationInputs(t *testing.T) []render.Input {
 
 func TestInvocationsLaidOut(t *testing.T) {
 	var out bytes.Buffer
-	if err := Write(&out, invocationInputs(t), render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&out, invocationInputs(t), render.WriteOptions{}))
 	f, err := decodetest.ParseTrace(out.Bytes())
-	if err != nil {
-		t.Fatalf("%v (%s)", err, out.Bytes())
-	}
-	if err := checkPerfetto(out.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoErrorf(t, err, "%s)", out.Bytes())
+	require.NoError(t, checkPerfetto(out.Bytes()))
 
 	type ev struct{ name, tid, ts, dur string }
 	var meta []ev
@@ -74,68 +66,46 @@ func TestInvocationsLaidOut(t *testing.T) {
 		}
 	}
 	// One process, one thread per core of the rank, written once.
-	if got, want := meta, []ev{{"process_name", "0", "", ""},
+	require.Equal(t, []ev{{"process_name", "0", "", ""},
 		{"thread_name", "1000", "", ""}, {"thread_sort_index", "1000", "", ""},
 		{"thread_name", "1002", "", ""}, {"thread_sort_index", "1002", "", ""},
-		{"thread_name", "2001", "", ""}, {"thread_sort_index", "2001", "", ""}}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+		{"thread_name", "2001", "", ""}, {"thread_sort_index", "2001", "", ""}}, meta)
 	var got []ev
 	for _, e := range xs {
 		got = append(got, ev{e.Args["invocation_id"].(json.Number).String() + e.Args["direction"].(string), e.Tid.String(), e.Ts.String(), e.Dur.String()})
-		if got, want := e.Args["step"], json.Number("3"); !reflect.DeepEqual(got, want) {
-			t.Fatalf("got %#v, want %#v", got, want)
-		}
+		require.Equal(t, json.Number("3"), e.Args["step"])
 	}
 	// Both from the rank's earliest anchor (cycle 1000): backward, whose
 	// own anchor is 9000, sits (9000 - 1000) / 50 MHz = 160 us later.
-	if got, want := got, []ev{
+	require.Equal(t, []ev{
 		{"0forward", "1000", "0", "10"},
 		{"0forward", "2001", "2", "18"},
 		{"1backward", "1000", "160", "5"},
 		{"1backward", "1002", "162", "4"},
-	}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	}, got)
 
 	m := f.MegaKernelCycleTrace
-	if got, want := m["invocationCount"], json.Number("2"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := m["recordCount"], json.Number("4"); !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := m["warnings"], []any{}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got := len(m["ranks"].([]any)); got != 2 {
-		t.Fatalf("len %d, want %d", got, 2)
-	}
-	if got, want := m["invocations"], []any{
+	require.Equal(t, json.Number("2"), m["invocationCount"])
+	require.Equal(t, json.Number("4"), m["recordCount"])
+	require.Equal(t, []any{}, m["warnings"])
+	require.Equal(t, 2, len(m["ranks"].([]any)), "len")
+	require.Equal(t, []any{
 		map[string]any{"invocationId": json.Number("0"), "step": json.Number("3"), "direction": "forward", "kernelName": "MegaKernel",
 			"rank": json.Number("0"), "deviceId": json.Number("0"), "anchorCycle": json.Number("1000"),
 			"recordCount": json.Number("2"), "droppedRecordCount": json.Number("0"), "capture": "fwd.bin"},
 		map[string]any{"invocationId": json.Number("1"), "step": json.Number("3"), "direction": "backward", "kernelName": "MegaKernel",
 			"rank": json.Number("0"), "deviceId": json.Number("0"), "anchorCycle": json.Number("9000"),
 			"recordCount": json.Number("2"), "droppedRecordCount": json.Number("0"), "capture": "bwd.bin"},
-	}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := f.Metadata, f.MegaKernelCycleTrace; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	}, m["invocations"])
+	require.Equal(t, f.MegaKernelCycleTrace, f.Metadata)
 }
 
 func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 	ts := func(o render.WriteOptions, inputs []render.Input) []string {
 		var out bytes.Buffer
-		if err := Write(&out, inputs, o); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Write(&out, inputs, o))
 		f, err := decodetest.ParseTrace(out.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var ts []string
 		for _, e := range decodetest.XEvents(f) {
 			ts = append(ts, e.Ts.String())
@@ -143,30 +113,19 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 		return ts
 	}
 	zero, ten := 0.0, 10.0
-	if got, want := ts(render.WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)), []string{"0", "2", "20", "22"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []string{"0", "2", "20", "22"}, ts(render.WriteOptions{InvocationGapUs: &zero}, invocationInputs(t)))
 	// Given in the other order: ids still decide the layout end to end
 	// (20 us span + 10 us gap = 30 us); real times do not depend on it.
 	in := invocationInputs(t)
-	if got, want := ts(render.WriteOptions{InvocationGapUs: &ten}, []render.Input{in[1], in[0]}), []string{"30", "32", "0", "2"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := ts(render.WriteOptions{}, []render.Input{in[1], in[0]}), []string{"160", "162", "0", "2"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []string{"30", "32", "0", "2"}, ts(render.WriteOptions{InvocationGapUs: &ten}, []render.Input{in[1], in[0]}))
+	require.Equal(t, []string{"160", "162", "0", "2"}, ts(render.WriteOptions{}, []render.Input{in[1], in[0]}))
 	// System-counter time: cycle c is c × 0.02 us.
-	if got, want := ts(render.WriteOptions{AbsoluteTime: true}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []string{"20", "22", "180", "182"}, ts(render.WriteOptions{AbsoluteTime: true}, invocationInputs(t)))
 	// It wins over a gap.
-	if got, want := ts(render.WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)), []string{"20", "22", "180", "182"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []string{"20", "22", "180", "182"}, ts(render.WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)))
 	neg := -1.0
-	if err := Write(&bytes.Buffer{}, invocationInputs(t), render.WriteOptions{InvocationGapUs: &neg}); err == nil || !strings.Contains(err.Error(), "must be >= 0") {
-		t.Fatalf("error %v, want one containing %q", err, "must be >= 0")
-	}
+	err := Write(&bytes.Buffer{}, invocationInputs(t), render.WriteOptions{InvocationGapUs: &neg})
+	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "must be >= 0"), "error %v, want one containing %q", err, "must be >= 0")
 }
 
 // Invocations that overlap in time (here one anchor, as when one capture
@@ -183,42 +142,26 @@ func TestInvocationsOverlap(t *testing.T) {
 	again.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 	again.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
 	d, err := decodetest.Decode("fwd.bin", again.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	in[1].Decoded = d
 	in[1].Config.Invocation.Direction = "backward"
 	want := "invocation 1 (fwd.bin) of rank 0 overlaps invocation 0 (fwd.bin) in time: cycles 1000-2000 against 1000-2000; " +
 		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
 	var overlaps []string
 	var out bytes.Buffer
-	if err := Write(&out, in, render.WriteOptions{Overlaps: &overlaps}); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := overlaps, []string{want}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.NoError(t, Write(&out, in, render.WriteOptions{Overlaps: &overlaps}))
+	require.Equal(t, []string{want}, overlaps)
 	f, err := decodetest.ParseTrace(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ts []string
 	for _, e := range decodetest.XEvents(f) {
 		ts = append(ts, e.Ts.String())
 	}
-	if got, want := ts, []string{"0", "2", "0", "2"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := f.MegaKernelCycleTrace["warnings"], []any{want}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []string{"0", "2", "0", "2"}, ts)
+	require.Equal(t, []any{want}, f.MegaKernelCycleTrace["warnings"])
 	ranks := f.MegaKernelCycleTrace["ranks"].([]any)
-	if got, want := ranks[0].(map[string]any)["warnings"], []any{}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
-	if got, want := ranks[1].(map[string]any)["warnings"], []any{want}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("got %#v, want %#v", got, want)
-	}
+	require.Equal(t, []any{}, ranks[0].(map[string]any)["warnings"])
+	require.Equal(t, []any{want}, ranks[1].(map[string]any)["warnings"])
 
 	// Records that only touch (one ends where the next starts) do not
 	// overlap; end to end nothing does.
@@ -229,45 +172,34 @@ func TestInvocationsOverlap(t *testing.T) {
 			b := capturetest.New(24, 16, 16)
 			b.Enter(abi.CoreTypeAIC, 0, 2000).Span(abi.CoreTypeAIC, 0, 2000, 2100, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 3)
 			d, err := decodetest.Decode("next.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			in[1].Decoded = d
 		}
 		overlaps = []string{"stale"}
 		o.Overlaps = &overlaps
-		if err := Write(&bytes.Buffer{}, in, o); err != nil {
-			t.Fatal(err)
-		}
-		if got := overlaps; len(got) != 0 {
-			t.Fatalf("got %v, want none", got)
-		}
+		require.NoError(t, Write(&bytes.Buffer{}, in, o))
+		require.Empty(t, overlaps)
 	}
 }
 
 func TestInvocationsRefused(t *testing.T) {
 	in := invocationInputs(t)
 	in[1].Config.Invocation.ID = 0
-	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0" {
-		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
-	}
+	err := Write(&bytes.Buffer{}, in, render.WriteOptions{})
+	require.Falsef(t, err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0", "error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
 	in = invocationInputs(t)
 	in[1].Config.Invocation = nil
 	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)" {
-		t.Fatalf("error %v, want %q", err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)")
+		require.FailNow(t, fmt.Sprintf("error %v, want %q", err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)"))
 	}
 	in = invocationInputs(t)
 	in[1].Config.Rank = 1
 	in[0].Config.Invocation = nil
 	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "1 of 2 captures are invocations: give every capture its invocation, or none" {
-		t.Fatalf("error %v, want %q", err, "1 of 2 captures are invocations: give every capture its invocation, or none")
+		require.FailNow(t, fmt.Sprintf("error %v, want %q", err, "1 of 2 captures are invocations: give every capture its invocation, or none"))
 	}
-	if render.CheckDirection("sideways") == nil {
-		t.Fatalf("no error")
-	}
-	if err := render.CheckDirection("backward"); err != nil {
-		t.Fatal(err)
-	}
+	require.Error(t, render.CheckDirection("sideways"), "no error")
+	require.NoError(t, render.CheckDirection("backward"))
 }
 
 // TestPropInvocationsShifted: each invocation's events are the events it
@@ -300,19 +232,13 @@ func TestPropInvocationsShifted(t *testing.T) {
 				delayCycles(g.B, uint64(k)<<40)
 			}
 			d, err := decodetest.Decode(fmt.Sprintf("inv%d.bin", k), g.B.Bytes(), g.Opts)
-			if err != nil {
-				rt.Fatalf("valid capture refused: %v", err)
-			}
+			require.NoError(rt, err, "valid capture refused")
 			cfg := decodetest.DefaultConfig()
 			cfg.Names = g.Names
 			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
-			if err != nil {
-				rt.Fatal(err)
-			}
+			require.NoError(rt, err)
 			f, err := decodetest.ParseTrace(out)
-			if err != nil {
-				rt.Fatal(err)
-			}
+			require.NoError(rt, err)
 			alone = append(alone, decodetest.XEvents(f))
 			anchors = append(anchors, ratOf(rt, f.MegaKernelCycleTrace["anchorCycle"].(json.Number)))
 			for _, e := range alone[k] {
@@ -340,16 +266,10 @@ func TestPropInvocationsShifted(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "2^64") {
 			rt.Skip("cycles near 2^64 do not lay out")
 		}
-		if err != nil {
-			rt.Fatal(err)
-		}
-		if err := checkPerfetto(out.Bytes()); err != nil {
-			rt.Fatalf("Perfetto check: %v", err)
-		}
+		require.NoError(rt, err)
+		require.NoError(rt, checkPerfetto(out.Bytes()), "Perfetto check")
 		f, err := decodetest.ParseTrace(out.Bytes())
-		if err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, err)
 		mhz := new(big.Rat).SetInt64(int64(decodetest.DefaultConfig().FrequencyMHz))
 		earliest := anchors[0]
 		for _, a := range anchors {
@@ -375,16 +295,12 @@ func TestPropInvocationsShifted(t *testing.T) {
 				}
 			}
 		}
-		if len(*o.Overlaps) != len(warned) {
-			rt.Fatalf("overlap warnings %q, want one for each of %q", *o.Overlaps, warned)
-		}
+		require.Lenf(rt, *o.Overlaps, len(warned), "overlap warnings, want one for each of %q", warned)
 		for i, w := range warned {
-			if !strings.HasPrefix((*o.Overlaps)[i], w+" of rank 0 overlaps") {
-				rt.Fatalf("overlap warning %q, want one for %s", (*o.Overlaps)[i], w)
-			}
+			require.Truef(rt, strings.HasPrefix((*o.Overlaps)[i], w+" of rank 0 overlaps"), "overlap warning %q, want one for %s", (*o.Overlaps)[i], w)
 		}
 		if ws := f.MegaKernelCycleTrace["warnings"].([]any); len(ws) < len(warned) || len(warned) > 0 && ws[len(ws)-1] != (*o.Overlaps)[len(warned)-1] {
-			rt.Fatalf("window warnings %q, overlaps %q", ws, *o.Overlaps)
+			require.FailNow(rt, fmt.Sprintf("window warnings %q, overlaps %q", ws, *o.Overlaps))
 		}
 		xs := decodetest.XEvents(f)
 		start := new(big.Rat) // where invocation k's time 0 must be
@@ -401,20 +317,14 @@ func TestPropInvocationsShifted(t *testing.T) {
 				// dur is printed so that ts + dur never passes the end's
 				// ts as doubles, so it may be a nanosecond or two shorter
 				// at another ts; the cycles in the args are the truth.
-				if e.Name != want.Name || e.Tid != want.Tid || !durClose(rt, e.Dur, want.Dur) {
-					rt.Fatalf("invocation %d event %d is %+v, alone %+v", k, i, e, want)
-				}
-				if id := e.Args["invocation_id"]; id != json.Number(fmt.Sprint(k)) || e.Args["direction"] != render.Directions[k%2] {
-					rt.Fatalf("invocation %d event %d args %v", k, i, e.Args)
-				}
+				require.Falsef(rt, e.Name != want.Name || e.Tid != want.Tid || !durClose(rt, e.Dur, want.Dur), "invocation %d event %d is %+v, alone %+v", k, i, e, want)
+				require.Falsef(rt, e.Args["invocation_id"] != json.Number(fmt.Sprint(k)) || e.Args["direction"] != render.Directions[k%2], "invocation %d event %d args %v", k, i, e.Args)
 				for a, v := range want.Args {
-					if !reflect.DeepEqual(e.Args[a], v) {
-						rt.Fatalf("invocation %d event %d arg %s %v, alone %v", k, i, a, e.Args[a], v)
-					}
+					require.Equalf(rt, v, e.Args[a], "invocation %d event %d arg %s", k, i, a)
 				}
 				shift := new(big.Rat).Sub(ratOf(rt, e.Ts), ratOf(rt, want.Ts))
 				if shift.Cmp(start) != 0 {
-					rt.Fatalf("invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3))
+					require.FailNow(rt, fmt.Sprintf("invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3)))
 				}
 				cycles := new(big.Rat).Sub(ratOf(rt, want.Args["end_cycle"].(json.Number)), ratOf(rt, want.Args["start_cycle"].(json.Number)))
 				exactDur := cycles.Quo(cycles, mhz)
@@ -426,9 +336,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 				start.Add(start, end).Add(start, new(big.Rat).SetFloat64(gap))
 			}
 		}
-		if len(xs) != 0 {
-			rt.Fatalf("%d events more than the invocations have alone", len(xs))
-		}
+		require.Empty(rt, xs)
 	})
 }
 
@@ -460,9 +368,7 @@ func durClose(t *rapid.T, a, b json.Number) bool {
 
 func ratOf(t *rapid.T, n json.Number) *big.Rat {
 	r, ok := new(big.Rat).SetString(string(n))
-	if !ok {
-		t.Fatalf("not a decimal: %q", n)
-	}
+	require.Truef(t, ok, "not a decimal: %q", n)
 	return r
 }
 
@@ -474,15 +380,11 @@ func TestGoldenInvocations(t *testing.T) {
 	b := capturetest.New(24, 16, 16)
 	b.Enter(abi.CoreTypeAIV, 4, 500).Span(abi.CoreTypeAIV, 4, 510, 530, abi.TaskTypeBase+uint32(abi.TaskTypeSwiGLU), 9)
 	d, err := decodetest.Decode("r3.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg := decodetest.DefaultConfig()
 	cfg.Rank, cfg.DeviceID, cfg.KernelName = 3, 7, "Other"
 	cfg.Invocation = &render.Invocation{ID: 0}
 	got, err := traceOf(in[0], render.Input{Decoded: d, Config: cfg}, in[1])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checkGolden(t, filepath.Join("testdata", "golden", "invocations.json"), got)
 }

@@ -1,6 +1,7 @@
 package chromejson
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestMicros(t *testing.T) {
@@ -40,18 +43,15 @@ func TestMicros(t *testing.T) {
 		{1.0 / 3, 1, "3"},             // float path
 	} {
 		c := newClock(tc.mhz)
-		if got := string(c.appendMicros(nil, tc.cycles)); got != tc.want {
-			t.Errorf("%v MHz, %d cycles: got %s, want %s", tc.mhz, tc.cycles, got, tc.want)
-		}
+		assert.Equalf(t, tc.want, string(c.appendMicros(nil, tc.cycles)), "%v MHz, %d cycles", tc.mhz, tc.cycles)
 	}
 }
 
 func TestMicrosNoExponent(t *testing.T) {
 	c := newClock(1e-300)
 	got := string(c.appendMicros(nil, 1))
-	if strings.ContainsAny(got, "eE+-.") || len(got) < 300 {
-		t.Errorf("1 cycle at 1e-300 MHz: got %s, want 300 plain digits", got)
-	}
+	assert.Falsef(t, strings.ContainsAny(got, "eE+-."), "1 cycle at 1e-300 MHz: got %s, want 300 plain digits", got)
+	assert.GreaterOrEqualf(t, len(got), 300, "1 cycle at 1e-300 MHz: got %s, want 300 plain digits", got)
 }
 
 func TestSignedMicros(t *testing.T) {
@@ -68,9 +68,7 @@ func TestSignedMicros(t *testing.T) {
 		{0.0000003, 0, 1, "-3333333.333"},
 	} {
 		c := newClock(tc.mhz)
-		if got := string(c.appendSignedMicros([]byte("x"), tc.a, tc.b)); got != "x"+tc.want {
-			t.Errorf("%v MHz, %d - %d cycles: got %s, want x%s", tc.mhz, tc.a, tc.b, got, tc.want)
-		}
+		assert.Equalf(t, "x"+tc.want, string(c.appendSignedMicros([]byte("x"), tc.a, tc.b)), "%v MHz, %d - %d cycles:, want x%s", tc.mhz, tc.a, tc.b, tc.want)
 	}
 }
 
@@ -94,18 +92,14 @@ func TestMicrosExact(t *testing.T) {
 		if f := frac.Int64(); f != 0 {
 			want += strings.TrimRight("."+strings.Repeat("0", 3-len(frac.String()))+frac.String(), "0")
 		}
-		if s := string(c.appendMicros(nil, cycles)); s != want {
-			t.Fatalf("%d Hz, %d cycles: got %s, want %s", hz, cycles, s, want)
-		}
+		require.Equalf(t, want, string(c.appendMicros(nil, cycles)), "%d Hz, %d cycles", hz, cycles)
 	})
 }
 
 // A frequency past uint64 hertz (render.WholeHz) takes the float path.
 func TestClockPastUint64Hz(t *testing.T) {
 	c := newClock(1e20)
-	if got := string(c.appendMicros(nil, 1e19)); got != "0.1" {
-		t.Errorf("1e20 MHz: got %s", got)
-	}
+	assert.Equal(t, "0.1", string(c.appendMicros(nil, 1e19)), "1e20 MHz")
 }
 
 // exactMicros is (a - b) cycles at mhz in microseconds, as an exact
@@ -155,30 +149,23 @@ func propSpanBackToBack(t *rapid.T) {
 	}
 	for i, s := range spans {
 		start, end := bounds[2*i], bounds[2*i+1]
-		if want := string(c.appendSignedMicros(nil, start, anchor)); s.ts != want {
-			t.Fatalf("record %d: ts %s, want %s (rounded on its own)", i, s.ts, want)
-		}
+		require.Equalf(t, string(c.appendSignedMicros(nil, start, anchor)), s.ts, "record %d: ts", i)
 		if _, frac, ok := strings.Cut(s.dur, "."); strings.ContainsAny(s.dur, "-eE") || ok && (len(frac) > 3 || strings.HasSuffix(frac, "0")) {
-			t.Fatalf("record %d: dur %s is not a plain decimal of at most three places", i, s.dur)
+			require.FailNow(t, fmt.Sprintf("record %d: dur %s is not a plain decimal of at most three places", i, s.dur))
 		}
 		dur, ok := new(big.Rat).SetString(s.dur)
-		if !ok {
-			t.Fatalf("record %d: dur %q", i, s.dur)
-		}
+		require.Truef(t, ok, "record %d: dur %q", i, s.dur)
 		diff := new(big.Rat).Sub(dur, exactMicros(end, start, mhz))
-		if f, _ := diff.Float64(); f > 0.0005+1e-12 || f < -0.0025-1e-12 {
-			t.Fatalf("record %d: dur %s is %g µs off the exact duration", i, s.dur, f)
-		}
+		f, _ := diff.Float64()
+		require.LessOrEqualf(t, f, 0.0005+1e-12, "record %d: dur %s", i, s.dur)
+		require.GreaterOrEqualf(t, f, -0.0025-1e-12, "record %d: dur %s", i, s.dur)
 		if i+1 == len(spans) {
 			continue
 		}
 		ts, _ := strconv.ParseFloat(s.ts, 64)
 		d, _ := strconv.ParseFloat(s.dur, 64)
 		next, _ := strconv.ParseFloat(spans[i+1].ts, 64)
-		if ts+d > next {
-			t.Fatalf("record %d: ts %s + dur %s = %v passes the next record's ts %s (end %d, next start %d)",
-				i, s.ts, s.dur, ts+d, spans[i+1].ts, end, bounds[2*i+2])
-		}
+		require.LessOrEqualf(t, ts+d, next, "record %d: ts %s + dur %s passes the next record's ts %s (end %d, next start %d)", i, s.ts, s.dur, spans[i+1].ts, end, bounds[2*i+2])
 	}
 }
 
@@ -187,10 +174,6 @@ func TestSpanExample(t *testing.T) {
 	c := newClock(50)
 	// ts 64471.58 µs = 3223579 cycles at 50 MHz; dur 0.16 µs = 8 cycles.
 	got := string(c.appendSpan(nil, 3223579, 3223587, 0, &space))
-	if got != "64471.58 0.159" {
-		t.Errorf("got %q, want \"64471.58 0.159\"", got)
-	}
-	if got := string(c.appendSpan(nil, 3223587, 3223595, 0, &space)); got != "64471.74 0.16" {
-		t.Errorf("got %q, want \"64471.74 0.16\" (no rounding trouble there)", got)
-	}
+	assert.Equal(t, "64471.58 0.159", got)
+	assert.Equal(t, "64471.74 0.16", string(c.appendSpan(nil, 3223587, 3223595, 0, &space)))
 }

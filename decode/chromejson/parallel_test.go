@@ -2,6 +2,7 @@ package chromejson
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -26,31 +29,23 @@ func TestFormattersMatchSerial(t *testing.T) {
 		cfg.Names = g.Names
 		cfg.DetailedNames = rapid.Bool().Draw(t, "detailed")
 		d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
-		if err != nil {
-			t.Fatalf("valid capture refused: %v", err)
-		}
+		require.NoError(t, err, "valid capture refused")
 		var want []byte
 		var wantWarn decode.Warnings
 		for _, n := range []int{1, 2, 3} {
 			var out bytes.Buffer
 			events := 0
 			o := render.WriteOptions{Formatters: n, Progress: func(k int) { events += k }}
-			if err := Write(&out, []render.Input{{Decoded: d, Config: cfg}}, o); err != nil {
-				t.Fatal(err)
-			}
-			if events != g.Records {
-				t.Fatalf("%d formatters: progress counted %d events of %d", n, events, g.Records)
-			}
+			require.NoError(t, Write(&out, []render.Input{{Decoded: d, Config: cfg}}, o))
+			require.Equalf(t, g.Records, events, "%d formatters: progress counted", n)
 			if n == 1 {
 				want, wantWarn = out.Bytes(), d.Warnings
 				continue
 			}
 			if !bytes.Equal(out.Bytes(), want) {
-				t.Fatalf("%d formatters: trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want))
+				require.FailNow(t, fmt.Sprintf("%d formatters: trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want)))
 			}
-			if d.Warnings != wantWarn {
-				t.Fatalf("%d formatters: warnings %+v, serial %+v", n, d.Warnings, wantWarn)
-			}
+			require.Equalf(t, wantWarn, d.Warnings, "%d formatters: warnings", n)
 		}
 	})
 	// Several captures, one at a time or rendered at once, each with its
@@ -60,13 +55,11 @@ func TestFormattersMatchSerial(t *testing.T) {
 	for _, o := range []render.WriteOptions{{Parallel: 1, Formatters: 1}, {Parallel: 1, Formatters: 2}, {Parallel: 1, Formatters: 4},
 		{Parallel: 2, Formatters: 2}, {Parallel: 2, Formatters: 3}, {}} {
 		var out bytes.Buffer
-		if err := Write(&out, inputs, o); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Write(&out, inputs, o))
 		if want == nil {
 			want = out.Bytes()
 		} else if !bytes.Equal(out.Bytes(), want) {
-			t.Fatalf("%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want))
+			require.FailNow(t, fmt.Sprintf("%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want)))
 		}
 	}
 }
@@ -78,15 +71,12 @@ func TestFormattersWriterFails(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 1 << 20} {
 		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 1, Formatters: 3})
-		if err == nil || !strings.Contains(err.Error(), "disk full") {
-			t.Errorf("left %d: got %v", left, err)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "disk full"), "left %d: got %v", left, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines left behind", n-before)
-	}
+	n := runtime.NumGoroutine()
+	assert.LessOrEqualf(t, n, before, "%d goroutines left behind", n-before)
 }

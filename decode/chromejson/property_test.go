@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -36,33 +38,21 @@ func propTrace(t *rapid.T) {
 	cfg.DeviceID = rapid.OneOf(rapid.Uint32Range(0, 7), rapid.Just(uint32(math.MaxUint32))).Draw(t, "device")
 
 	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
-	if err != nil {
-		t.Fatalf("valid capture refused: %v", err)
-	}
+	require.NoError(t, err, "valid capture refused")
 	out, err := traceOf(render.Input{Decoded: d, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkPerfetto(out); err != nil {
-		t.Fatalf("Perfetto check: %v", err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, checkPerfetto(out), "Perfetto check")
 	f, err := decodetest.ParseTrace(out)
-	if err != nil {
-		t.Fatalf("trace does not parse: %v", err)
-	}
+	require.NoError(t, err, "trace does not parse")
 
 	xs := decodetest.XEvents(f)
-	if len(xs) != g.Records {
-		t.Fatalf("%d X events for %d live records", len(xs), g.Records)
-	}
+	require.Len(t, xs, g.Records)
 	prev := new(big.Float)
 	for i, e := range xs {
 		ts, ok := new(big.Float).SetString(e.Ts.String())
-		if !ok {
-			t.Fatalf("event %d: ts %s", i, e.Ts)
-		}
+		require.Truef(t, ok, "event %d: ts %s", i, e.Ts)
 		if i > 0 && ts.Cmp(prev) < 0 {
-			t.Fatalf("event %d: ts %s before the previous event's %s", i, e.Ts, prev.String())
+			require.FailNow(t, fmt.Sprintf("event %d: ts %s before the previous event's %s", i, e.Ts, prev.String()))
 		}
 		prev = ts
 	}
@@ -81,21 +71,14 @@ func propTrace(t *rapid.T) {
 			ts, _ := strconv.ParseFloat(prev.Ts.String(), 64)
 			dur, _ := strconv.ParseFloat(prev.Dur.String(), 64)
 			next, _ := strconv.ParseFloat(e.Ts.String(), 64)
-			if endCycle <= startCycle && ts+dur > next {
-				t.Fatalf("thread %s: ts %s + dur %s passes the next record's ts %s (end_cycle %d, next start_cycle %d)",
-					tid, prev.Ts, prev.Dur, e.Ts, endCycle, startCycle)
-			}
+			require.Falsef(t, endCycle <= startCycle && ts+dur > next, "thread %s: ts %s + dur %s passes the next record's ts %s (end_cycle %d, next start_cycle %d)", tid, prev.Ts, prev.Dur, e.Ts, endCycle, startCycle)
 		}
 		last[tid] = e
 	}
 
 	m := f.MegaKernelCycleTrace
-	if got := m["recordCount"].(json.Number).String(); got != itoa(g.Records) {
-		t.Fatalf("recordCount %s, want %d", got, g.Records)
-	}
-	if got := m["droppedRecordCount"].(json.Number).String(); got != itoa(int(g.Dropped)) {
-		t.Fatalf("droppedRecordCount %s, want %d", got, g.Dropped)
-	}
+	require.Equalf(t, itoa(g.Records), m["recordCount"].(json.Number).String(), "recordCount, want %d", g.Records)
+	require.Equalf(t, itoa(int(g.Dropped)), m["droppedRecordCount"].(json.Number).String(), "droppedRecordCount, want %d", g.Dropped)
 	// The warnings: dropped records as the reference says it, then one
 	// line per kind of what misleads a viewer, counted here from the
 	// records in slot order.
@@ -103,7 +86,7 @@ func propTrace(t *rapid.T) {
 	for _, a := range d.Summary.Active {
 		recs := make([]abi.ProfileRecord, a.Count)
 		if _, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 		if !slices.IsSortedFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) }) {
 			want.UnsortedSlots++
@@ -128,68 +111,48 @@ func propTrace(t *rapid.T) {
 	for _, w := range m["warnings"].([]any) {
 		gotWarnings = append(gotWarnings, w.(string))
 	}
-	if wantLines := want.Lines(); !slices.Equal(gotWarnings, wantLines) {
-		t.Fatalf("warnings %q, want %q", gotWarnings, wantLines)
-	}
-	if (g.Dropped > 0) != (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")) {
-		t.Fatalf("warnings %v with %d dropped", gotWarnings, g.Dropped)
-	}
+	require.Truef(t, slices.Equal(gotWarnings, want.Lines()), "warnings %q", gotWarnings)
+	require.Equalf(t, (len(gotWarnings) > 0 && strings.HasPrefix(gotWarnings[0], "Device dropped ")), (g.Dropped > 0), "warnings %v with %d dropped", gotWarnings, g.Dropped)
 	threads := 0
 	for _, e := range f.TraceEvents {
 		if e.Name == "thread_name" {
 			threads++
 		}
 	}
-	if threads != len(d.Summary.Active) {
-		t.Fatalf("%d thread_name events for %d cores with records", threads, len(d.Summary.Active))
-	}
-	if mj, _ := json.Marshal(f.Metadata); !bytes.Equal(mj, must(json.Marshal(m))) {
-		t.Fatalf("metadata differs from megaKernelCycleTrace")
-	}
+	require.Equal(t, len(d.Summary.Active), threads)
+	mj, _ := json.Marshal(f.Metadata)
+	require.Equal(t, []byte(must(json.Marshal(m))), []byte(mj), "metadata differs from megaKernelCycleTrace")
 
 	// Names and args, record by record, against the plain rules.
 	i := 0
 	err = d.Records(func(r decode.Record) bool {
 		e := xs[i]
 		i++
-		if want := cfg.Names.EventName(&r.ProfileRecord, cfg.DetailedNames, cfg.OwnerLabel); e.Name != want {
-			t.Fatalf("event name %q, want %q for %+v", e.Name, want, r)
-		}
-		if got, want := e.Args["start_cycle"].(json.Number).String(), u64toa(r.StartCycle); got != want {
-			t.Fatalf("start_cycle %s, want %s", got, want)
-		}
+		require.Equalf(t, cfg.Names.EventName(&r.ProfileRecord, cfg.DetailedNames, cfg.OwnerLabel), e.Name, "event name for %+v", r)
+		require.Equal(t, u64toa(r.StartCycle), e.Args["start_cycle"].(json.Number).String(), "start_cycle")
 		ns, index := abi.LookupDesc(r.DescID)
 		for _, arg := range []string{"task_type", "graph_stage"} {
 			v, has := e.Args[arg]
-			if (arg == ns.Arg()) != has || has && v.(json.Number).String() != u64toa(uint64(index)) {
-				t.Fatalf("desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
-			}
+			require.Falsef(t, (arg == ns.Arg()) != has || has && v.(json.Number).String() != u64toa(uint64(index)), "desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
 		}
-		if _, has := e.Args["owner_id"]; has != (r.OwnerID != abi.InvalidOwnerID) {
-			t.Fatalf("owner_id %#x: args.owner_id present=%v", r.OwnerID, has)
-		}
+		_, has := e.Args["owner_id"]
+		require.Equalf(t, (r.OwnerID != abi.InvalidOwnerID), has, "owner_id %#x: args.owner_id present", r.OwnerID)
 		stage, named := cfg.Names.TaskStage(r.TaskID)
 		if got, has := e.Args["task_stage"]; has != named || named && got != stage {
-			t.Fatalf("task %d: args.task_stage %v, want %q", r.TaskID, got, stage)
+			require.FailNow(t, fmt.Sprintf("task %d: args.task_stage %v, want %q", r.TaskID, got, stage))
 		}
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	// Extra bytes after the layout: the same trace.
 	extra := append(slices.Clone(g.B.Bytes()), rapid.SliceOfN(rapid.Byte(), 1, 100).Draw(t, "extra")...)
 	d2, err := decodetest.Decode("gen.bin", extra, g.Opts)
-	if err != nil {
-		t.Fatalf("trailing bytes refused: %v", err)
-	}
+	require.NoError(t, err, "trailing bytes refused")
 	out2, err := traceOf(render.Input{Decoded: d2, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !bytes.Equal(out, out2) {
-		t.Fatalf("trailing bytes changed the trace: %s", golden.FirstDiff(out2, out))
+		require.FailNow(t, fmt.Sprintf("trailing bytes changed the trace: %s", golden.FirstDiff(out2, out)))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -25,9 +26,7 @@ import (
 func TestReferenceDecoder(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
-		if os.Getenv("CYCLEABI_REQUIRE_PYTHON") != "" {
-			t.Fatal("python3 not found and CYCLEABI_REQUIRE_PYTHON is set")
-		}
+		require.Empty(t, os.Getenv("CYCLEABI_REQUIRE_PYTHON"), "python3 not found and CYCLEABI_REQUIRE_PYTHON is set")
 		t.Skip("python3 not found")
 	}
 	dir := t.TempDir()
@@ -56,9 +55,7 @@ func TestReferenceDecoder(t *testing.T) {
 		cfg.OwnerLabel = rapid.SampledFrom([]string{"Owner", "Expert"}).Draw(rt, "ownerLabel")
 
 		c := refCase{Name: strconv.Itoa(len(cases)), Buffer: filepath.Join(dir, fmt.Sprintf("%d.bin", len(cases)))}
-		if err := os.WriteFile(c.Buffer, buf, 0o644); err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, os.WriteFile(c.Buffer, buf, 0o644))
 		if p := g.Opts.Capacities; p != nil {
 			c.AIC, c.AIV = &p.AIC, &p.AIV
 		}
@@ -81,13 +78,9 @@ func TestReferenceDecoder(t *testing.T) {
 		d, err := decodetest.Decode(c.Buffer, buf, g.Opts)
 		if err == nil {
 			out, err := traceOf(render.Input{Decoded: d, Config: cfg})
-			if err != nil {
-				rt.Fatal(err)
-			}
+			require.NoError(rt, err)
 			path := filepath.Join(dir, c.Name+".json")
-			if err := os.WriteFile(path, out, 0o644); err != nil {
-				rt.Fatal(err)
-			}
+			require.NoError(rt, os.WriteFile(path, out, 0o644))
 			c.Trace = &path
 		} else {
 			c.Error = err.Error()
@@ -96,13 +89,9 @@ func TestReferenceDecoder(t *testing.T) {
 	})
 	manifest := filepath.Join(dir, "manifest.json")
 	data, _ := json.Marshal(cases)
-	if err := os.WriteFile(manifest, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(manifest, data, 0o644))
 	out, err := exec.Command(python, filepath.Join("..", "testdata", "reference", "compare.py"), manifest).CombinedOutput()
-	if err != nil {
-		t.Fatalf("the Go trace differs from the reference decoder's (%v):\n%s", err, out)
-	}
+	require.NoErrorf(t, err, "the Go trace differs from the reference decoder's:\n%s", out)
 	t.Logf("%s", out)
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/decodetest"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -28,9 +30,7 @@ func earlyInputs(t *testing.T) []render.Input {
 			Span(abi.CoreTypeAIC, 0, s0, e0, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1).
 			Span(abi.CoreTypeAIC, 0, s1, e1, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 2)
 		d, err := decodetest.Decode("early.bin", b.Bytes(), capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return d
 	}
 	a, b := decodetest.DefaultConfig(), decodetest.DefaultConfig()
@@ -41,9 +41,7 @@ func earlyInputs(t *testing.T) []render.Input {
 func tsOf(t *testing.T, trace []byte) map[string][]string {
 	t.Helper()
 	f, err := decodetest.ParseTrace(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ts := map[string][]string{}
 	for _, e := range decodetest.XEvents(f) {
 		ts[e.Pid.String()] = append(ts[e.Pid.String()], e.Ts.String())
@@ -70,26 +68,18 @@ func TestShiftNegativeTS(t *testing.T) {
 	} {
 		inputs := earlyInputs(t)
 		var out bytes.Buffer
-		if err := Write(&out, inputs, render.WriteOptions{ShiftNegativeTS: tc.shift}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Write(&out, inputs, render.WriteOptions{ShiftNegativeTS: tc.shift}))
 		got := tsOf(t, out.Bytes())
 		for pid, want := range tc.want {
-			if strings.Join(got[pid], " ") != strings.Join(want, " ") {
-				t.Errorf("shift %v: rank %s ts %v, want %v", tc.shift, pid, got[pid], want)
-			}
+			assert.Equalf(t, strings.Join(want, " "), strings.Join(got[pid], " "), "shift %v: rank %s ts %v, want %v", tc.shift, pid, got[pid], want)
 		}
 		f, _ := decodetest.ParseTrace(out.Bytes())
 		ranks := f.MegaKernelCycleTrace["ranks"].([]any)
 		for i, r := range ranks {
 			m := r.(map[string]any)
-			if got := m["timestampShiftCycles"]; fmt.Sprint(got) != fmt.Sprint(tc.shifts[i]) {
-				t.Errorf("shift %v: rank %d timestampShiftCycles %v, want %v", tc.shift, i, got, tc.shifts[i])
-			}
+			assert.Equalf(t, fmt.Sprint(tc.shifts[i]), fmt.Sprint(m["timestampShiftCycles"]), "shift %v: rank %d timestampShiftCycles, want %v", tc.shift, i, tc.shifts[i])
 			ws := m["warnings"].([]any)
-			if len(ws) != 2 || ws[1] != tc.line { // after the before-entry line
-				t.Errorf("shift %v: rank %d warnings %q, want %q", tc.shift, i, ws, tc.line)
-			}
+			assert.Falsef(t, len(ws) != 2 || ws[1] != tc.line, "shift %v: rank %d warnings %q, want %q", tc.shift, i, ws, tc.line)
 		}
 	}
 }
@@ -106,31 +96,21 @@ func TestShiftNegativeTSProperty(t *testing.T) {
 		}
 		cfg := decodetest.DefaultConfig()
 		var kept, shifted bytes.Buffer
-		if err := Write(&kept, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, Write(&kept, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}))
 		negatives := d.Warnings.NegativeTS
-		if err := Write(&shifted, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{ShiftNegativeTS: true}); err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, Write(&shifted, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{ShiftNegativeTS: true}))
 		if negatives == 0 {
-			if !bytes.Equal(kept.Bytes(), shifted.Bytes()) {
-				rt.Fatal("no record before time 0, yet the shifted trace differs")
-			}
+			require.Equal(rt, []byte(shifted.Bytes()), []byte(kept.Bytes()), "no record before time 0, yet the shifted trace differs")
 			return
 		}
 		k, _ := decodetest.ParseTrace(kept.Bytes())
 		s, _ := decodetest.ParseTrace(shifted.Bytes())
 		ke, se := decodetest.XEvents(k), decodetest.XEvents(s)
 		shiftNs := int64(d.Warnings.ShiftCycles) * 20
-		if want := int64(d.Summary.Anchor-d.Summary.Earliest) * 20; shiftNs != want {
-			rt.Fatalf("shifted by %d ns, the earliest record starts %d ns before time 0", shiftNs, want)
-		}
+		require.Equal(rt, int64(d.Summary.Anchor-d.Summary.Earliest)*20, shiftNs, "shifted by")
 		for i := range ke {
 			a, b := nanosOfTS(ke[i].Ts.String()), nanosOfTS(se[i].Ts.String())
-			if b.Sign() < 0 || new(big.Int).Sub(b, a).Cmp(big.NewInt(shiftNs)) != 0 {
-				rt.Fatalf("event %d: ts %s shifted to %s, want %d ns later and not negative", i, ke[i].Ts, se[i].Ts, shiftNs)
-			}
+			require.Falsef(rt, b.Sign() < 0 || new(big.Int).Sub(b, a).Cmp(big.NewInt(shiftNs)) != 0, "event %d: ts %s shifted to %s, want %d ns later and not negative", i, ke[i].Ts, se[i].Ts, shiftNs)
 		}
 	})
 }

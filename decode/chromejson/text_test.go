@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // put appends exactly the text, for every length either side of the
@@ -16,12 +19,8 @@ func TestTextPut(t *testing.T) {
 			b := make([]byte, 3, 3+spare)
 			copy(b, "<<<")
 			got := tx.put(b)
-			if string(got) != "<<<"+s {
-				t.Fatalf("len %d, spare %d: put gave %q", n, spare, got)
-			}
-			if got := tx.put(got); string(got) != "<<<"+s+s {
-				t.Fatalf("len %d, spare %d: second put gave %q", n, spare, got)
-			}
+			require.Equalf(t, "<<<"+s, string(got), "len %d, spare %d: put gave %q", n, spare, got)
+			require.Equalf(t, "<<<"+s+s, string(tx.put(got)), "len %d, spare %d: second put", n, spare)
 		}
 	}
 }
@@ -30,14 +29,10 @@ func TestKeyPut(t *testing.T) {
 	for n := 0; n <= 16; n++ {
 		s := "0123456789abcdef"[:n]
 		k := newKey(s)
-		if got := k.put(k.put([]byte("<"))); string(got) != "<"+s+s {
-			t.Fatalf("len %d: put gave %q", n, got)
-		}
+		require.Equalf(t, "<"+s+s, string(k.put(k.put([]byte("<")))), "len %d: put", n)
 	}
 	defer func() {
-		if recover() == nil {
-			t.Error("newKey took a 17-byte key")
-		}
+		assert.NotNil(t, recover(), "newKey took a 17-byte key")
 	}()
 	newKey("0123456789abcdefg")
 }
@@ -50,8 +45,6 @@ func TestMilliFraction(t *testing.T) {
 		if want == "." {
 			want = ""
 		}
-		if got := string(appendMilliFraction([]byte("7"), frac)); got != "7"+want {
-			t.Errorf("frac %d: got %q, want %q", frac, got, "7"+want)
-		}
+		assert.Equalf(t, "7"+want, string(appendMilliFraction([]byte("7"), frac)), "frac %d", frac)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"strconv"
@@ -17,6 +18,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // recordBytes is the size of one record's description in FuzzTraceWriter's
@@ -93,13 +96,9 @@ func FuzzTraceWriter(f *testing.F) {
 		}
 		b := traceCapture(spec)
 		c, err := capture.FromBytes("fuzz.bin", b.Bytes())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(c, capture.Request{Capacities: &b.Layout.Capacities})
-		if err != nil {
-			t.Fatalf("a capture written by the writer does not decode: %v", err)
-		}
+		require.NoError(t, err, "a capture written by the writer does not decode")
 		names, err := kernelnames.Parse("names.yaml", namesFile)
 		if err != nil {
 			names = nil
@@ -111,14 +110,10 @@ func FuzzTraceWriter(f *testing.F) {
 		// A frequency must be positive and finite, and high enough that
 		// 2^64-1 cycles are a finite number of microseconds.
 		if valid := mhz > 0 && !math.IsInf(mhz, 0) && !math.IsInf(math.MaxUint64/mhz, 0); !valid {
-			if err == nil {
-				t.Fatalf("Write accepted frequency %v MHz", mhz)
-			}
+			require.Errorf(t, err, "Write accepted frequency %v MHz", mhz)
 			return
 		}
-		if err != nil {
-			t.Fatalf("Write: %v", err)
-		}
+		require.NoError(t, err, "Write")
 		checkTraceJSON(t, out.Bytes(), d, cfg)
 	})
 }
@@ -127,9 +122,7 @@ func FuzzTraceWriter(f *testing.F) {
 // and the configuration it was written with.
 func checkTraceJSON(t *testing.T, trace []byte, d *decode.Decoded, cfg render.Config) {
 	t.Helper()
-	if !utf8.Valid(trace) {
-		t.Fatalf("the trace is not valid UTF-8")
-	}
+	require.True(t, utf8.Valid(trace), "the trace is not valid UTF-8")
 	var doc struct {
 		TraceEvents []struct {
 			Name string          `json:"name"`
@@ -147,15 +140,11 @@ func checkTraceJSON(t *testing.T, trace []byte, d *decode.Decoded, cfg render.Co
 	}
 	dec := json.NewDecoder(bytes.NewReader(trace))
 	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("the trace is not JSON: %v\n%.3000s", err, trace)
-	}
+	require.NoErrorf(t, dec.Decode(&doc), "the trace is not JSON\n%.3000s", trace)
 	validNames := utf8.ValidString(cfg.KernelName) && utf8.ValidString(cfg.OwnerLabel) && namesValid(cfg.Names)
-	if validNames && doc.Meta.KernelName != cfg.KernelName {
-		t.Errorf("kernelName %q, want %q", doc.Meta.KernelName, cfg.KernelName)
-	}
+	assert.Falsef(t, validNames && doc.Meta.KernelName != cfg.KernelName, "kernelName %q, want %q", doc.Meta.KernelName, cfg.KernelName)
 	if doc.Meta.Rank.String() != itoa(uint64(cfg.Rank)) || doc.Meta.RecordCount.String() != itoa(d.Summary.Records) {
-		t.Errorf("rank %s recordCount %s, want %d and %d", doc.Meta.Rank, doc.Meta.RecordCount, cfg.Rank, d.Summary.Records)
+		assert.Fail(t, fmt.Sprintf("rank %s recordCount %s, want %d and %d", doc.Meta.Rank, doc.Meta.RecordCount, cfg.Rank, d.Summary.Records))
 	}
 	var xs []int
 	for i, e := range doc.TraceEvents {
@@ -166,31 +155,22 @@ func checkTraceJSON(t *testing.T, trace []byte, d *decode.Decoded, cfg render.Co
 			if n == "" {
 				continue
 			}
-			if _, err := n.Float64(); err != nil {
-				t.Errorf("event %d: %s is not a finite number: %v", i, n, err)
-			}
+			_, err := n.Float64()
+			assert.NoErrorf(t, err, "event %d: %s is not a finite number", i, n)
 		}
 	}
-	if uint64(len(xs)) != d.Summary.Records {
-		t.Fatalf("%d X events for %d records", len(xs), d.Summary.Records)
-	}
+	require.Equalf(t, d.Summary.Records, uint64(len(xs)), "%d X events for", len(xs))
 	i := 0
 	err := d.Records(func(r decode.Record) bool {
 		e := doc.TraceEvents[xs[i]]
 		i++
 		if validNames {
-			if want := cfg.Names.EventName(&r.ProfileRecord, cfg.DetailedNames, cfg.OwnerLabel); e.Name != want {
-				t.Errorf("X event %d named %q, want %q", i-1, e.Name, want)
-			}
+			assert.Equalf(t, cfg.Names.EventName(&r.ProfileRecord, cfg.DetailedNames, cfg.OwnerLabel), e.Name, "X event %d named", i-1)
 		}
-		if e.Pid.String() != itoa(uint64(cfg.Rank)) {
-			t.Errorf("X event %d pid %s, want %d", i-1, e.Pid, cfg.Rank)
-		}
+		assert.Equalf(t, itoa(uint64(cfg.Rank)), e.Pid.String(), "X event %d pid %s, want %d", i-1, e.Pid, cfg.Rank)
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // namesValid reports whether every name of n is valid UTF-8 (the trace

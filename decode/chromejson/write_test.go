@@ -22,6 +22,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A mid-sized capture: many chunks of trace, several slots out of order
@@ -30,9 +32,7 @@ func mediumCapture(t *testing.T, seed uint64) ([]byte, capture.Request) {
 	t.Helper()
 	spec := benchgen.Spec{Records: 8_000, Unsorted: 3, Seed: seed}
 	buf, err := benchgen.Bytes(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	l, _ := spec.Layout()
 	return buf, capture.Request{Capacities: &l.Capacities}
 }
@@ -43,9 +43,7 @@ func mediumInputs(t *testing.T, n int) []render.Input {
 	for i := range inputs {
 		buf, o := mediumCapture(t, uint64(i+1))
 		d, err := decodetest.Decode("rank.bin", buf, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d.TempDir = t.TempDir()
 		cfg := decodetest.DefaultConfig()
 		cfg.Rank, cfg.DeviceID = uint32(i), uint32(i)
@@ -62,64 +60,45 @@ func TestWriteParallel(t *testing.T) {
 	for _, par := range []int{1, 2, 3, 8} {
 		var out bytes.Buffer
 		events := 0
-		if err := Write(&out, inputs, render.WriteOptions{Parallel: par, Progress: func(n int) { events += n }}); err != nil {
-			t.Fatal(err)
-		}
-		if events != 3*8_000 { // X events; the bar counts records
-			t.Errorf("parallel %d: progress counted %d events", par, events)
-		}
+		require.NoError(t, Write(&out, inputs, render.WriteOptions{Parallel: par, Progress: func(n int) { events += n }}))
+		assert.Equalf(t, 3*8_000, events, "parallel %d: progress counted", par)
 		if want == nil {
 			want = out.Bytes()
 			continue
 		}
 		if !bytes.Equal(out.Bytes(), want) {
-			t.Fatalf("parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want))
+			require.FailNow(t, fmt.Sprintf("parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want)))
 		}
 	}
-	if err := checkPerfetto(want); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, checkPerfetto(want))
 	f, err := decodetest.ParseTrace(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ranks := f.MegaKernelCycleTrace["ranks"].([]any); len(ranks) != 3 {
-		t.Fatalf("%d ranks in megaKernelCycleTrace", len(ranks))
-	}
+	require.NoError(t, err)
+	ranks := f.MegaKernelCycleTrace["ranks"].([]any)
+	require.Len(t, ranks, 3)
 	// Rank 1's events, alone, are the same lines.
 	alone, err := traceOf(inputs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(string(alone), "\n")
 	end := slices.Index(lines, "],")
-	if end < 0 || !strings.Contains(string(want), ",\n"+strings.Join(lines[1:end], "\n")+",\n") {
-		t.Errorf("rank 1's events differ from its trace alone")
-	}
+	assert.False(t, end < 0 || !strings.Contains(string(want), ",\n"+strings.Join(lines[1:end], "\n")+",\n"), "rank 1's events differ from its trace alone")
 	// Sorted slots were spilled and the spill files removed.
 	for _, in := range inputs {
-		if entries, _ := os.ReadDir(in.Decoded.TempDir); len(entries) != 0 {
-			t.Errorf("spill files left in %s: %v", in.Decoded.TempDir, entries)
-		}
+		entries, _ := os.ReadDir(in.Decoded.TempDir)
+		assert.Emptyf(t, entries, "spill files left in %s", in.Decoded.TempDir)
 	}
 }
 
 func TestWriteRefuses(t *testing.T) {
 	inputs := mediumInputs(t, 2)
-	if err := Write(io.Discard, nil, render.WriteOptions{}); err == nil {
-		t.Error("no inputs: no error")
-	}
+	assert.Error(t, Write(io.Discard, nil, render.WriteOptions{}), "no inputs: no error")
 	dup := []render.Input{inputs[0], inputs[1]}
 	dup[1].Config.Rank = dup[0].Config.Rank
-	if err := Write(io.Discard, dup, render.WriteOptions{}); err == nil || !strings.Contains(err.Error(), "both have rank 0") {
-		t.Errorf("duplicate ranks: %v", err)
-	}
+	err := Write(io.Discard, dup, render.WriteOptions{})
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "both have rank 0"), "duplicate ranks: %v", err)
 	for _, mhz := range []float64{0, -1, inf(), nan()} {
 		bad := []render.Input{inputs[0]}
 		bad[0].Config.FrequencyMHz = mhz
-		if err := Write(io.Discard, bad, render.WriteOptions{}); err == nil {
-			t.Errorf("%v MHz: no error", mhz)
-		}
+		assert.Errorf(t, Write(io.Discard, bad, render.WriteOptions{}), "%v MHz: no error", mhz)
 	}
 }
 
@@ -139,17 +118,14 @@ func TestWriteWriterFails(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 2 << 20} {
 		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 2})
-		if err == nil || !strings.Contains(err.Error(), "disk full") {
-			t.Errorf("left %d: got %v", left, err)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "disk full"), "left %d: got %v", left, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines left behind", n-before)
-	}
+	n := runtime.NumGoroutine()
+	assert.LessOrEqualf(t, n, before, "%d goroutines left behind", n-before)
 }
 
 // flakyReader fails every read once armed.
@@ -170,33 +146,23 @@ func (f *flakyReader) ReadAt(p []byte, off int64) (int, error) {
 func TestReaderAtCapture(t *testing.T) {
 	buf, o := mediumCapture(t, 7)
 	mem, err := decodetest.Decode("x.bin", buf, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fr := &flakyReader{r: bytes.NewReader(buf)}
 	c, err := capture.FromReaderAt("x.bin", fr, int64(len(buf)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	file, err := decode.Decode(c, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg := decodetest.DefaultConfig()
 	a, err := traceOf(render.Input{Decoded: mem, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := traceOf(render.Input{Decoded: file, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !bytes.Equal(a, b) {
-		t.Fatalf("ReaderAt trace differs: %s", golden.FirstDiff(b, a))
+		require.FailNow(t, fmt.Sprintf("ReaderAt trace differs: %s", golden.FirstDiff(b, a)))
 	}
 	fr.armed.Store(true)
 	if _, err := traceOf(render.Input{Decoded: file, Config: cfg}); err == nil || !strings.Contains(err.Error(), "device unplugged") {
-		t.Errorf("failing reads: got %v", err)
+		assert.Fail(t, fmt.Sprintf("failing reads: got %v", err))
 	}
 }
 
@@ -207,13 +173,9 @@ func TestNPYSameTrace(t *testing.T) {
 	cfg := decodetest.DefaultConfig()
 	cfg.Names = names
 	raw, err := decodetest.Decode("c", b.Bytes(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	npy, err := decodetest.Decode("c", capturetest.NPY(b.Bytes()), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	x, _ := traceOf(render.Input{Decoded: raw, Config: cfg})
 	y, _ := traceOf(render.Input{Decoded: npy, Config: cfg})
 	// How the layout was found names file offsets, 128 bytes apart (the
@@ -221,12 +183,10 @@ func TestNPYSameTrace(t *testing.T) {
 	// first header.
 	at := b.HeaderOffset(abi.Regions()[1].CoreType, 0, 0)
 	rawAt, npyAt := fmt.Sprintf("header at @%#x", at), fmt.Sprintf("header at @%#x", at+128)
-	if !bytes.Contains(y, []byte(npyAt)) {
-		t.Fatalf(".npy trace does not say the layout was found %s", npyAt)
-	}
+	require.Containsf(t, string(y), string([]byte(npyAt)), ".npy trace does not say the layout was found %s", npyAt)
 	y = bytes.ReplaceAll(y, []byte(npyAt), []byte(rawAt))
 	if !bytes.Equal(x, y) {
-		t.Fatalf(".npy trace differs: %s", golden.FirstDiff(y, x))
+		require.FailNow(t, fmt.Sprintf(".npy trace differs: %s", golden.FirstDiff(y, x)))
 	}
 }
 
@@ -245,15 +205,11 @@ func TestTaskStages(t *testing.T) {
 		for _, stage := range m {
 			distinct[stage] = true
 		}
-		if len(ts.stages) != len(distinct) {
-			t.Errorf("%s: %d stages for %d distinct names", name, len(ts.stages), len(distinct))
-		}
+		assert.Lenf(t, ts.stages, len(distinct), "%s", name)
 		for _, id := range []uint32{0, 1, 2, 5, 6, 7, 64, 0xFFFFFFFE, 0xFFFFFFFF} {
 			wantName, wantOK := m[id]
 			st := ts.stage(id)
-			if (st != nil) != wantOK || st != nil && (st.name != wantName || st.body != escaped[wantName]) {
-				t.Errorf("%s: stage(%d) = %+v; want %q, %v", name, id, st, wantName, wantOK)
-			}
+			assert.Falsef(t, (st != nil) != wantOK || st != nil && (st.name != wantName || st.body != escaped[wantName]), "%s: stage(%d) = %+v; want %q, %v", name, id, st, wantName, wantOK)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -31,29 +33,21 @@ func TestScheduleMismatch(t *testing.T) {
 		CubeTaskIndices: []uint32{0, 1}}
 	s.Tasks[1].DependentEvent, s.Tasks[0].TriggerEvent = 0, 0
 	c, err := synth.Run(s, synth.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := mustDecode("c.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := NewDependencies(d, s); err != nil {
-		t.Fatalf("matching schedule: %v", err)
+		require.FailNow(t, fmt.Sprintf("matching schedule: %v", err))
 	}
 	short := *s
 	short.Tasks = s.Tasks[:1]
 	_, err = NewDependencies(d, &short)
 	var m *ScheduleMismatch
-	if !errors.As(err, &m) || m.Count != 3 || !strings.Contains(err.Error(), "task_id 1 is beyond the schedule's 1 tasks") || !strings.Contains(err.Error(), "AIC/0 record") {
-		t.Fatalf("short schedule: %v", err)
-	}
+	require.Falsef(t, !errors.As(err, &m) || m.Count != 3 || !strings.Contains(err.Error(), "task_id 1 is beyond the schedule's 1 tasks") || !strings.Contains(err.Error(), "AIC/0 record"), "short schedule: %v", err)
 	noDep := *s
 	noDep.Tasks = []plan.Task{s.Tasks[0], plan.NewTask(abi.TaskTypeMatMul)}
 	_, err = NewDependencies(d, &noDep)
-	if !errors.As(err, &m) || m.Count != 1 || !strings.Contains(err.Error(), "a wait record of task 1, which has no dependent_event") {
-		t.Fatalf("schedule without the dependency: %v", err)
-	}
+	require.Falsef(t, !errors.As(err, &m) || m.Count != 1 || !strings.Contains(err.Error(), "a wait record of task 1, which has no dependent_event"), "schedule without the dependency: %v", err)
 }
 
 // TestSortByEnd: the natural merge sort orders by end cycle and keeps the
@@ -75,9 +69,7 @@ func TestSortByEnd(t *testing.T) {
 		sort.SliceStable(want, func(i, j int) bool { return want[i].EndCycle < want[j].EndCycle })
 		sortByEnd(ps)
 		for i := range ps {
-			if ps[i] != want[i] {
-				t.Fatalf("at %d: %+v, want %+v", i, ps[i], want[i])
-			}
+			require.Equalf(t, want[i], ps[i], "at %d", i)
 		}
 	})
 }
@@ -88,20 +80,14 @@ func TestFlowIDs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := plantest.Schedule(t, plantest.Limits{})
 		c, err := synth.Run(s, synth.Options{Seed: rapid.Uint64().Draw(t, "seed"), WaitTimeout: synth.DefaultWaitTimeout})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if c.Records() == 0 {
 			return
 		}
 		d, err := mustDecode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		deps, err := NewDependencies(d, s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		mode := rapid.SampledFrom([]Mode{Releasing, All}).Draw(t, "mode")
 		// A writer that cannot draw every third arrow, or draws all.
 		var bind func(Flow) bool
@@ -118,33 +104,30 @@ func TestFlowIDs(t *testing.T) {
 			want[7<<32+f.ID] = [2]decode.RecordRef{f.From, f.To}
 			return true
 		}); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 		lookup, st, err := IDs(d, deps, mode, 0, 7<<32, bind)
-		if err != nil || st.Arrows != uint64(len(want)) || st.Unbound != dropped {
-			t.Fatalf("FlowIDs: %v, %+v for %d arrows, %d unbound", err, st, len(want), dropped)
-		}
+		require.NoErrorf(t, err, "FlowIDs, %+v for %d arrows unbound", st, len(want))
+		require.Equalf(t, uint64(len(want)), st.Arrows, "FlowIDs, %+v for %d arrows unbound", st, len(want))
+		require.Equalf(t, dropped, st.Unbound, "FlowIDs, %+v for %d arrows unbound", st, len(want))
 		seenOut, seenIn := map[uint64]bool{}, map[uint64]bool{}
-		if err := d.Records(func(r decode.Record) bool {
+		require.NoError(t, d.Records(func(r decode.Record) bool {
 			out, in := lookup(&r)
 			for _, id := range out {
 				if w, ok := want[id]; !ok || w[0] != r.Ref() || seenOut[id] {
-					t.Fatalf("record %+v starts arrow %d, want %+v", r.Ref(), id, w)
+					require.FailNow(t, fmt.Sprintf("record %+v starts arrow %d, want %+v", r.Ref(), id, w))
 				}
 				seenOut[id] = true
 			}
 			for _, id := range in {
 				if w, ok := want[id]; !ok || w[1] != r.Ref() || seenIn[id] {
-					t.Fatalf("record %+v ends arrow %d, want %+v", r.Ref(), id, w)
+					require.FailNow(t, fmt.Sprintf("record %+v ends arrow %d, want %+v", r.Ref(), id, w))
 				}
 				seenIn[id] = true
 			}
 			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if len(seenOut) != len(want) || len(seenIn) != len(want) {
-			t.Fatalf("%d starts and %d ends of %d arrows", len(seenOut), len(seenIn), len(want))
-		}
+		}))
+		require.Len(t, seenOut, len(want))
+		require.Len(t, seenIn, len(want))
 	})
 }

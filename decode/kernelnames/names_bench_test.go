@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/require"
 )
 
 // namesFile is a names file shaped like examples/moe_layer.names.yaml (a
@@ -38,7 +39,7 @@ func BenchmarkNamesParse(b *testing.B) {
 			for b.Loop() {
 				n, _, ok := parseNamesFast("bench.yaml", bytes.NewReader(data), nil)
 				if !ok || n.Tasks.Len() != tasks {
-					b.Fatalf("fast path: %v, %d tasks", ok, n.Tasks.Len())
+					require.FailNow(b, fmt.Sprintf("fast path: %v, %d tasks", ok, n.Tasks.Len()))
 				}
 			}
 		})
@@ -46,9 +47,7 @@ func BenchmarkNamesParse(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				n, err := parseNamesYAML("bench.yaml", data, lim, "")
-				if err != nil || n.Tasks.Len() != tasks {
-					b.Fatalf("YAML: %v", err)
-				}
+				require.Falsef(b, err != nil || n.Tasks.Len() != tasks, "YAML: %v", err)
 			}
 		})
 	}

@@ -1,9 +1,12 @@
 package kernelnames
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNamesFamily: a names file names first, then the family, then the
@@ -12,12 +15,8 @@ import (
 func TestNamesFamily(t *testing.T) {
 	file := &Names{Stages: map[uint32]string{0x10002: "FirstGMM"}, Tasks: TaskNamesOf(map[uint32]string{4: "Dispatch"})}
 	moe := file.WithFamily(abi.FamilyMegaMoe)
-	if moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || func() string { n, _ := moe.TaskStage(4); return n }() != "Dispatch" {
-		t.Fatalf("WithFamily = %+v (of %+v)", moe, file)
-	}
-	if (*Names)(nil).WithFamily(abi.FamilyNone) != nil {
-		t.Error("nil names without a family should stay nil")
-	}
+	require.Falsef(t, moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || func() string { n, _ := moe.TaskStage(4); return n }() != "Dispatch", "WithFamily = %+v (of %+v)", moe, file)
+	assert.Nil(t, (*Names)(nil).WithFamily(abi.FamilyNone), "nil names without a family should stay nil")
 	for _, c := range []struct {
 		n    *Names
 		id   uint32
@@ -32,9 +31,7 @@ func TestNamesFamily(t *testing.T) {
 		{nil, 0x2006B, "TaskType_MhcPost"},
 		{(*Names)(nil).WithFamily(abi.FamilyMegaGateRoute), 0x30003, "TopK"},
 	} {
-		if got := c.n.StageName(c.id); got != c.name {
-			t.Errorf("StageName(%#x) = %q, want %q", c.id, got, c.name)
-		}
+		assert.Equalf(t, c.name, c.n.StageName(c.id), "StageName(%#x)", c.id)
 	}
 	for _, c := range []struct {
 		n     *Names
@@ -52,10 +49,10 @@ func TestNamesFamily(t *testing.T) {
 		{nil, 0x30001, abi.StageCompute},
 	} {
 		if got := c.n.Class(c.id); got != c.class {
-			t.Errorf("Class(%#x) under %v = %v, want %v", c.id, c.n.family(), got, c.class)
+			assert.Fail(t, fmt.Sprintf("Class(%#x) under %v = %v, want %v", c.id, c.n.family(), got, c.class))
 		}
 	}
 	if moe.TaskTypeName(107) != "ShmemGetMem" || moe.TaskTypeName(141) != "TaskType_141" || file.TaskTypeName(141) != "ShmemGetMem" {
-		t.Errorf("TaskTypeName: %q %q %q", moe.TaskTypeName(107), moe.TaskTypeName(141), file.TaskTypeName(141))
+		assert.Fail(t, fmt.Sprintf("TaskTypeName: %q %q %q", moe.TaskTypeName(107), moe.TaskTypeName(141), file.TaskTypeName(141)))
 	}
 }

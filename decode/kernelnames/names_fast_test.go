@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -33,9 +35,7 @@ func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast b
 // The names files a generator writes take a fast path.
 func TestNamesFastPaths(t *testing.T) {
 	example, err := os.ReadFile("../../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, data := range map[string]string{
 		"example":   string(example),
 		"json":      `{"stages": {"0x10001": "Prefetch"}, "graph_stages": {"0": "Dispatch"}, "tasks": {"0": "Dispatch", "17": "Combine x"}}`,
@@ -44,9 +44,7 @@ func TestNamesFastPaths(t *testing.T) {
 		"empty":     "",
 		"comments":  "# nothing\n\n",
 	} {
-		if !checkFastAgrees(t, []byte(data)) {
-			t.Errorf("%s: not read by a fast path", name)
-		}
+		assert.Truef(t, checkFastAgrees(t, []byte(data)), "%s: not read by a fast path", name)
 	}
 	for name, data := range map[string]string{
 		"json-escape":     `{"tasks": {"1": "a\u00e9"}}`,
@@ -65,9 +63,7 @@ func TestNamesFastPaths(t *testing.T) {
 		"yaml-tab":        "tasks:\n\t1: a\n",
 		"yaml-doc-marker": "---\ntasks:\n  1: a\n",
 	} {
-		if checkFastAgrees(t, []byte(data)) {
-			t.Errorf("%s: read by a fast path, want the YAML parser", name)
-		}
+		assert.Falsef(t, checkFastAgrees(t, []byte(data)), "%s: read by a fast path, want the YAML parser", name)
 	}
 }
 
@@ -134,9 +130,8 @@ func propNamesFast(t *rapid.T) {
 		}
 	}
 	data := []byte(b.String())
-	if fast := checkFastAgrees(t, data); clean && !fast {
-		t.Fatalf("a clean file missed the fast path:\n%s", data)
-	}
+	fast := checkFastAgrees(t, data)
+	require.Falsef(t, clean && !fast, "a clean file missed the fast path:\n%s", data)
 }
 
 func TestNamesFastAgrees(t *testing.T) { rapid.Check(t, propNamesFast) }
@@ -164,9 +159,8 @@ func TestParseIDBytes(t *testing.T) {
 		got, ok := parseIDBytes([]byte(key))
 		want, err := strconv.ParseUint(key, 0, 64)
 		wantOK := idRE.MatchString(key) && err == nil
-		if ok != wantOK || ok && got != want {
-			t.Fatalf("parseIDBytes(%q) = %d, %v; want %d, %v", key, got, ok, want, wantOK)
-		}
+		require.Equalf(t, wantOK, ok, "parseIDBytes(%q) = %d; want %d", key, got, want)
+		require.Falsef(t, ok && got != want, "parseIDBytes(%q) = %d; want %d", key, got, want)
 	})
 }
 
@@ -189,20 +183,14 @@ func FuzzNamesStream(f *testing.F) {
 		var le *yamlpos.LimitError
 		switch {
 		case err == nil:
-			if werr != nil || !sameNames(n, want) {
-				t.Fatalf("stream path reads %+v, in memory %+v, %v", n, want, werr)
-			}
+			require.Falsef(t, werr != nil || !sameNames(n, want), "stream path reads %+v, in memory %+v, %v", n, want, werr)
 		case errors.As(err, &le):
 		default:
 			var list *Errors
-			if !errors.As(err, &list) || len(list.Errs) != 1 {
-				t.Fatalf("stream path error %T %v", err, err)
-			}
+			require.Falsef(t, !errors.As(err, &list) || len(list.Errs) != 1, "stream path error %T %v", err, err)
 			e := list.Errs[0]
 			var wl *Errors
-			if !errors.As(werr, &wl) {
-				t.Fatalf("stream path refuses (%v), in memory: %v", err, werr)
-			}
+			require.ErrorAsf(t, werr, &wl, "stream path refuses (%v), in memory: %v", err, werr)
 			for _, w := range wl.Errs {
 				if w.Line == e.Line && w.Col == e.Col && strings.HasPrefix(w.Msg, e.Msg) {
 					return
@@ -213,9 +201,7 @@ func FuzzNamesStream(f *testing.F) {
 			if w := wl.Errs[0]; len(wl.Errs) == 1 && (w.Line > e.Line || w.Line == e.Line && w.Col > e.Col) {
 				return
 			}
-			if wl.Omitted == 0 {
-				t.Fatalf("stream path: %v\nin memory, not at that place: %v", err, werr)
-			}
+			require.NotEqualf(t, 0, wl.Omitted, "stream path: %v\nin memory, not at that place: %v", err, werr)
 		}
 	})
 }

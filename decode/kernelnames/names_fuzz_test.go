@@ -2,12 +2,14 @@ package kernelnames_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/fuzzseed"
+	"github.com/stretchr/testify/require"
 )
 
 // maxNamesText is the largest names file FuzzNamesFile looks at.
@@ -43,43 +45,33 @@ func FuzzNamesFile(f *testing.F) {
 			var one *kernelnames.Error
 			switch {
 			case errors.As(err, &list):
-				if list.Len() == 0 {
-					t.Fatalf("empty Errors")
-				}
+				require.NotEqual(t, 0, list.Len(), "empty Errors")
 				for _, e := range list.Errs {
 					checkNamesError(t, e, file)
 				}
 			case errors.As(err, &one):
 				checkNamesError(t, one, file)
 			default:
-				t.Fatalf("Parse error is not a Error: %T %v", err, err)
+				require.FailNow(t, fmt.Sprintf("Parse error is not a Error: %T %v", err, err))
 			}
 			return
 		}
 		for id, name := range n.Stages {
-			if got := n.StageName(id); got != name {
-				t.Fatalf("StageName(%#x) = %q, the file says %q", id, got, name)
-			}
+			require.Equalf(t, name, n.StageName(id), "StageName(%#x)", id)
 			r := abi.ProfileRecord{DescID: id, OwnerID: abi.InvalidOwnerID}
-			if got := n.EventName(&r, false, ""); !strings.HasSuffix(got, name) {
-				t.Fatalf("EventName of desc_id %#x = %q, does not end in %q", id, got, name)
-			}
+			require.Truef(t, strings.HasSuffix(n.EventName(&r, false, ""), name), "EventName of desc_id %#x, does not end in %q", id, name)
 		}
 		for id, name := range n.Tasks.All() {
-			if got, ok := n.TaskStage(id); !ok || got != name {
-				t.Fatalf("TaskStage(%d) = %q, %v; the file says %q", id, got, ok, name)
-			}
+			got, ok := n.TaskStage(id)
+			require.Truef(t, ok, "TaskStage(%d), %v; the file says", id, ok)
+			require.Equalf(t, name, got, "TaskStage(%d), %v; the file says", id, ok)
 			r := abi.ProfileRecord{DescID: abi.RuntimeStageWaitDependency, TaskID: id, OwnerID: abi.InvalidOwnerID}
-			if got := n.EventName(&r, false, ""); !strings.HasPrefix(got, name+"_") {
-				t.Fatalf("EventName of a wait of task %d = %q, not prefixed with %q", id, got, name)
-			}
+			require.Truef(t, strings.HasPrefix(n.EventName(&r, false, ""), name+"_"), "EventName of a wait of task %d, not prefixed with %q", id, name)
 		}
 	})
 }
 
 func checkNamesError(t *testing.T, e *kernelnames.Error, file string) {
 	t.Helper()
-	if e.File != file || e.Line < 1 {
-		t.Fatalf("names error without file and line: %+v", e)
-	}
+	require.Falsef(t, e.File != file || e.Line < 1, "names error without file and line: %+v", e)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // writeNames writes a names file of head, then filler lines up to at
@@ -23,9 +25,7 @@ func writeNames(t *testing.T, name, head string, size int, tail string) string {
 		fmt.Fprintf(&b, "  %d: Stage_%d\n", 1000+i, i%40)
 	}
 	b.WriteString(tail)
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 	return path
 }
 
@@ -48,12 +48,8 @@ func TestLoadNamesRefusedFromSize(t *testing.T) {
 	var err error
 	got := allocated(func() { _, err = Load(path) })
 	var le *yamlpos.LimitError
-	if !errors.As(err, &le) || le.Limit != 1000000 || !strings.Contains(err.Error(), "stopped at line 1, column 1") {
-		t.Fatalf("got %v, want the YAML cap, stopped at line 1", err)
-	}
-	if got > 4<<20 {
-		t.Errorf("refusing a 16 MiB file allocated %d bytes", got)
-	}
+	require.Falsef(t, !errors.As(err, &le) || le.Limit != 1000000 || !strings.Contains(err.Error(), "stopped at line 1, column 1"), "got %v, want the YAML cap, stopped at line 1", err)
+	assert.LessOrEqual(t, got, uint64(4<<20), "refusing a 16 MiB file allocated")
 }
 
 // A file the fast path reads is read as a stream: memory grows with the
@@ -64,19 +60,13 @@ func TestLoadNamesStreams(t *testing.T) {
 	var n *Names
 	var err error
 	got := allocated(func() { n, err = Load(path) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tasks := n.Tasks.Len()
-	if tasks < 800_000 {
-		t.Fatalf("%d tasks", tasks)
-	}
-	if name, ok := n.TaskStage(1000 + 17); !ok || name != "Stage_17" {
-		t.Errorf("task 1017: %q, %v", name, ok)
-	}
-	if perTask := float64(got) / float64(tasks); perTask > 6 {
-		t.Errorf("%.1f bytes allocated per task, want at most 6 (4 in the table)", perTask)
-	}
+	require.GreaterOrEqual(t, tasks, 800_000)
+	name, ok := n.TaskStage(1000 + 17)
+	assert.Truef(t, ok, "task 1017, %v", ok)
+	assert.Equalf(t, "Stage_17", name, "task 1017, %v", ok)
+	assert.LessOrEqual(t, float64(got)/float64(tasks), float64(6))
 }
 
 // A name over MaxNameBytes is an error at its place, from the YAML path
@@ -84,35 +74,23 @@ func TestLoadNamesStreams(t *testing.T) {
 func TestLoadNamesLongName(t *testing.T) {
 	long := strings.Repeat("x", MaxNameBytes+1)
 	small := filepath.Join(t.TempDir(), "small.yaml")
-	if err := os.WriteFile(small, []byte("tasks:\n  0: a\n  1: '"+long+"'\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(small, []byte("tasks:\n  0: a\n  1: '"+long+"'\n"), 0o644))
 	_, err := Load(small)
 	want := small + ":3:6: tasks.1: a name is longer than the cap of 4096 bytes"
-	if err == nil || err.Error() != want {
-		t.Errorf("small file: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want, "small file: %v\nwant %s", err, want)
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "100000")
 	big := writeNames(t, "big.yaml", "tasks:\n  0: a\n  1: "+long+"\n", 200000, "")
 	_, err = Load(big)
-	if want := big + ":3:6: tasks.1: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
-		t.Errorf("large YAML file: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != big+":3:6: tasks.1: a name is longer than the cap of 4096 bytes", "large YAML file: %v", err)
 	json := filepath.Join(t.TempDir(), "big.json")
 	text := `{"tasks": {"0": "a",` + "\n" + `  "1": "` + long + `"` + strings.Repeat(" ", 200000) + "}}"
-	if err := os.WriteFile(json, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(json, []byte(text), 0o644))
 	_, err = Load(json)
-	if want := json + ":2:8: tasks.1: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
-		t.Errorf("large JSON file: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != json+":2:8: tasks.1: a name is longer than the cap of 4096 bytes", "large JSON file: %v", err)
 	// A line the block YAML fast path cannot hold: reported as such.
 	huge := writeNames(t, "huge.yaml", "tasks:\n  0: a\n  1: "+strings.Repeat("y", 100<<10)+"\n", 200000, "")
 	_, err = Load(huge)
-	if want := huge + ":3:1: a line of more than 65536 bytes: a name is longer than the cap of 4096 bytes"; err == nil || err.Error() != want {
-		t.Errorf("a 100 KiB line: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != huge+":3:1: a line of more than 65536 bytes: a name is longer than the cap of 4096 bytes", "a 100 KiB line: %v", err)
 }
 
 // A task named twice in a file too large for the YAML path is placed:
@@ -122,22 +100,16 @@ func TestLoadNamesDuplicateLarge(t *testing.T) {
 	dense := writeNames(t, "dense.yaml", "tasks:\n  0: a\n", 200000, "  1005: c\n")
 	_, err := Load(dense)
 	lines := strings.Count(mustRead(t, dense), "\n")
-	if want := fmt.Sprintf("%s:%d:3: tasks.1005: id 1005 is already named", dense, lines); err == nil || err.Error() != want {
-		t.Errorf("dense: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != fmt.Sprintf("%s:%d:3: tasks.1005: id 1005 is already named", dense, lines), "dense: %v", err)
 	sparse := writeNames(t, "sparse.yaml", "tasks:\n  4000000000: a\n", 200000, "  4000000000: b\n")
 	_, err = Load(sparse)
 	lines = strings.Count(mustRead(t, sparse), "\n")
-	if want := fmt.Sprintf("%s:%d:3: tasks.4000000000: id 4000000000 is already named", sparse, lines); err == nil || err.Error() != want {
-		t.Errorf("sparse: %v\nwant %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != fmt.Sprintf("%s:%d:3: tasks.4000000000: id 4000000000 is already named", sparse, lines), "sparse: %v", err)
 }
 
 func mustRead(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(b)
 }

@@ -2,6 +2,7 @@ package kernelnames
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/yamltest"
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseNames(t *testing.T) {
@@ -38,30 +41,20 @@ tasks:
 	}
 	for name, text := range map[string]string{"names.yaml": yamlText, "names.json": jsonText} {
 		got, err := Parse(name, []byte(text))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !sameNames(got, want) {
-			t.Errorf("%s: got %+v, want %+v", name, got, want)
-		}
+		require.NoErrorf(t, err, "%s", name)
+		assert.Truef(t, sameNames(got, want), "%s: got %+v, want %+v", name, got, want)
 	}
 	// A name is any scalar but null, as written: the one string rule of
 	// every YAML reader (yamlpos.Reader).
 	got, err := Parse("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
-	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{1: "123", 2: "true", 3: "0x10"}) {
-		t.Errorf("scalar names: got %+v, %v", got, err)
-	}
+	assert.Falsef(t, err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{1: "123", 2: "true", 3: "0x10"}), "scalar names: got %+v, %v", got, err)
 	// Valid JSON go-yaml refused: a surrogate pair (Python's json.dump
 	// writes one for every emoji), a raw DEL.
 	got, err = Parse("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
-	if err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{0: "😀", 1: "a\x7fb"}) {
-		t.Errorf("JSON escapes: got %+v, %v", got, err)
-	}
+	assert.Falsef(t, err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{0: "😀", 1: "a\x7fb"}), "JSON escapes: got %+v, %v", got, err)
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
 		got, err := Parse("empty.yaml", []byte(empty))
-		if err != nil || len(got.Stages) != 0 || got.Tasks.Len() != 0 {
-			t.Errorf("%q: got %+v, %v; want no names", empty, got, err)
-		}
+		assert.Falsef(t, err != nil || len(got.Stages) != 0 || got.Tasks.Len() != 0, "%q: got %+v, %v; want no names", empty, got, err)
 	}
 }
 
@@ -92,16 +85,12 @@ func TestParseNamesErrors(t *testing.T) {
 		{"tasks:\n  1: a\n...\ngarbage [\n", `n.yaml:4:1: text after the end of the document`},
 	} {
 		_, err := Parse("n.yaml", []byte(tc.text))
-		if err == nil {
-			t.Errorf("%q: no error, want %s", tc.text, tc.want)
+		if !assert.Errorf(t, err, "%q: no error, want %s", tc.text, tc.want) {
 			continue
 		}
-		if _, ok := err.(*Errors); !ok {
-			t.Errorf("%q: error %T, want Errors", tc.text, err)
-		}
-		if got := err.Error(); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%q:\n got %s\nwant %s", tc.text, got, tc.want)
-		}
+		_, ok := err.(*Errors)
+		assert.Truef(t, ok, "%q: error %T, want Errors", tc.text, err)
+		assert.Truef(t, strings.HasPrefix(err.Error(), tc.want), "%q:\n\nwant %s", tc.text, tc.want)
 	}
 }
 
@@ -109,27 +98,20 @@ func TestParseNamesErrors(t *testing.T) {
 func TestParseNamesReportsAll(t *testing.T) {
 	_, err := Parse("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
 	list, ok := err.(*Errors)
-	if !ok || list.Len() != 3 {
-		t.Fatalf("got %v, want 3 errors", err)
-	}
+	require.Falsef(t, !ok || list.Len() != 3, "got %v, want 3 errors", err)
 	for i, line := range []int{2, 3, 5} {
-		if e := list.Errs[i]; e.Line != line {
-			t.Errorf("error %d at line %d, want %d: %v", i, e.Line, line, e)
-		}
+		e := list.Errs[i]
+		assert.Equalf(t, line, e.Line, "error %d at line: %v", i, e)
 	}
 }
 
 func TestLoadNames(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.names.yaml")
-	if err := os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644))
 	n, err := Load(path)
-	if err != nil || n.Stages[abi.GraphStageBase+3] != "Gate" {
-		t.Fatalf("got %+v, %v", n, err)
-	}
+	require.Falsef(t, err != nil || n.Stages[abi.GraphStageBase+3] != "Gate", "got %+v, %v", n, err)
 	if _, err := Load(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: got %v", err)
+		assert.Fail(t, fmt.Sprintf("missing file: got %v", err))
 	}
 }
 
@@ -167,7 +149,7 @@ func TestEventName(t *testing.T) {
 		{nil, rec(0x20067, 5, 0, 9), false, "TaskType_MatMul"}, // owner only in detailed names
 	} {
 		if got := tc.names.EventName(tc.r, tc.detailed, "Expert"); got != tc.want {
-			t.Errorf("%+v detailed=%v: got %s, want %s", *tc.r, tc.detailed, got, tc.want)
+			assert.Fail(t, fmt.Sprintf("%+v detailed=%v: got %s, want %s", *tc.r, tc.detailed, got, tc.want))
 		}
 	}
 }
@@ -180,16 +162,12 @@ func TestParseNamesMutations(t *testing.T) {
 	const file = "mutant.yaml"
 	n := yamltest.Mutants(t, []byte(text), func(what string, mutant []byte) {
 		defer func() {
-			if r := recover(); r != nil {
-				t.Errorf("%s: panic: %v", what, r)
-			}
+			assert.Nilf(t, recover(), "%s: panic", what)
 		}()
 		_, err := Parse(file, mutant)
 		yamltest.Positioned(t, what, file, err)
 	})
-	if n < 30 {
-		t.Errorf("only %d mutants", n)
-	}
+	assert.GreaterOrEqual(t, n, 30, "only")
 }
 
 // A names file the fast paths do not read is read as YAML nodes, under the
@@ -200,18 +178,14 @@ func TestParseNamesYAMLCap(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
 	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
 	if n, err := Parse("n.yaml", []byte(fast)); err != nil || n.Tasks.Len() != 3 {
-		t.Fatalf("fast path: %+v, %v", n, err)
+		require.FailNow(t, fmt.Sprintf("fast path: %+v, %v", n, err))
 	}
 	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
 	_, err := Parse("n.yaml", []byte(slow))
 	var le *yamlpos.LimitError
-	if !errors.As(err, &le) {
-		t.Fatalf("got %T %v, want a LimitError", err, err)
-	}
+	require.ErrorAsf(t, err, &le, "got %T %v, want a LimitError", err, err)
 	for _, want := range []string{"n.yaml: 47 bytes is more than the cap of 30 bytes", "CYCLEABI_MAX_YAML_BYTES", "stopped at line 3, column 1"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("%v\nlacks %q", err, want)
-		}
+		assert.Containsf(t, err.Error(), want, "%v\nlacks", err)
 	}
 }
 

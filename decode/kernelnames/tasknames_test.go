@@ -1,11 +1,13 @@
 package kernelnames
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -27,38 +29,30 @@ func TestTaskNames(t *testing.T) {
 				want[id] = name
 			}
 			if ok := tn.add(id, name); !ok && !dup {
-				t.Fatalf("add(%d) refused an id not named before", id)
+				require.FailNow(t, fmt.Sprintf("add(%d) refused an id not named before", id))
 			} else if !ok {
 				dupSeen = true
 			}
 		}
 		_, finished := tn.finish()
 		hasDup := len(want) < len(ids)
-		if hasDup != (dupSeen || !finished) {
-			t.Fatalf("duplicates: %v; found by add %v, by finish %v", hasDup, dupSeen, !finished)
-		}
+		require.Equalf(t, (dupSeen || !finished), hasDup, "duplicates; found by add %v, by finish %v", dupSeen, !finished)
 		if hasDup {
 			return
 		}
-		if got := maps.Collect(tn.All()); len(got) != len(want) || len(want) > 0 && !reflect.DeepEqual(got, want) {
-			t.Fatalf("All: %v, want %v", got, want)
-		}
+		got := maps.Collect(tn.All())
+		require.Falsef(t, len(got) != len(want) || len(want) > 0 && !reflect.DeepEqual(got, want), "All: %v, want %v", got, want)
 		var order []uint32
 		for id := range tn.All() {
 			order = append(order, id)
 		}
-		if !slices.IsSorted(order) {
-			t.Fatalf("All is not in id order: %v", order)
-		}
-		if tn.Len() != len(want) {
-			t.Fatalf("Len %d, want %d", tn.Len(), len(want))
-		}
+		require.Truef(t, slices.IsSorted(order), "All is not in id order: %v", order)
+		require.Equal(t, len(want), tn.Len(), "Len")
 		for _, id := range append(ids, 0, 1, maxID, maxID/2, 1<<16, 1<<32-1) {
 			name, ok := tn.Lookup(id)
 			wantName, wantOK := want[id]
-			if name != wantName || ok != wantOK {
-				t.Fatalf("Lookup(%d) = %q, %v; want %q, %v", id, name, ok, wantName, wantOK)
-			}
+			require.Equalf(t, wantName, name, "Lookup(%d)", id)
+			require.Equalf(t, wantOK, ok, "Lookup(%d)", id)
 		}
 	})
 }
@@ -68,7 +62,6 @@ func TestTaskNames(t *testing.T) {
 func TestTaskNamesTableKind(t *testing.T) {
 	dense := TaskNamesOf(map[uint32]string{0: "A", 1: "", 2: "A", 5: `B"\`, 7: "A"})
 	sparse := TaskNamesOf(map[uint32]string{0: "A", 1: "", 7: "A", 0xFFFFFFFF: "Z\n"})
-	if dense.pairs != nil || sparse.pairs == nil {
-		t.Errorf("dense pairs %v, sparse pairs %v", dense.pairs, sparse.pairs)
-	}
+	require.Nilf(t, dense.pairs, "dense pairs, sparse pairs %v", sparse.pairs)
+	require.NotNilf(t, sparse.pairs, "dense pairs, sparse pairs %v", sparse.pairs)
 }

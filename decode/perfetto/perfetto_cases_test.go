@@ -5,11 +5,11 @@ package perfetto
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math"
 	"math/big"
 	"os"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +28,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"pgregory.net/rapid"
@@ -37,19 +39,13 @@ import (
 // and as two ranks of one trace.
 func TestPerfettoExamples(t *testing.T) {
 	names, err := kernelnames.Load("../../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	open := func(path string) *decode.Decoded {
 		c, err := capture.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Cleanup(func() { c.Close() })
 		d, err := decode.Decode(c, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return d
 	}
 	moe, aiv := decodetest.DefaultConfig(), decodetest.DefaultConfig()
@@ -58,16 +54,12 @@ func TestPerfettoExamples(t *testing.T) {
 	inputs := []render.Input{{Decoded: open("../../examples/moe_layer.bin"), Config: moe}, {Decoded: open("../../examples/aiv_pipeline.npy"), Config: aiv}}
 	for _, in := range [][]render.Input{inputs[:1], inputs[1:], inputs} {
 		m, err := checkPerfettoTrace(in...)
-		if err != nil {
-			t.Fatalf("%d input(s), first %s: %v", len(in), in[0].Decoded.Capture.Name, err)
-		}
+		require.NoErrorf(t, err, "%d input(s), first %s", len(in), in[0].Decoded.Capture.Name)
 		records := 0
 		for _, i := range in {
 			records += int(i.Decoded.Summary.Records)
 		}
-		if len(m.slices) != records {
-			t.Fatalf("%d slices for %d records", len(m.slices), records)
-		}
+		require.Len(t, m.slices, records)
 	}
 }
 
@@ -77,18 +69,12 @@ func TestPerfettoExamples(t *testing.T) {
 // names or not.
 func TestPerfettoInternedTablesFull(t *testing.T) {
 	names, err := kernelnames.Load("../../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, err := capture.Open("../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer func(n int) { maxInternedNames = n }(maxInternedNames)
 	for _, limit := range []int{2, 1 << 16} {
 		maxInternedNames = limit
@@ -96,11 +82,9 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 			cfg := decodetest.DefaultConfig()
 			cfg.Names, cfg.DetailedNames = names, detailed
 			pf, err := perfettoOf(render.Input{Decoded: d, Config: cfg})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
-				t.Fatalf("limit %d, detailed %v: %v", limit, detailed, err)
+				require.FailNow(t, fmt.Sprintf("limit %d, detailed %v: %v", limit, detailed, err))
 			}
 			// Full tables write names and stages in full: a bigger trace.
 			t.Logf("limit %d, detailed %v: %d bytes", limit, detailed, len(pf))
@@ -120,14 +104,10 @@ func propPerfetto(t *rapid.T) {
 	cfg.Rank = rapid.Uint32Range(0, 7).Draw(t, "rank")
 	cfg.DeviceID = rapid.Uint32Range(0, 7).Draw(t, "device")
 	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
-	if err != nil {
-		t.Fatalf("valid capture refused: %v", err)
-	}
+	require.NoError(t, err, "valid capture refused")
 	in := render.Input{Decoded: d, Config: cfg}
 	if _, err := checkPerfettoTrace(in); err != nil {
-		if !strings.Contains(err.Error(), "2^63-1 ns") {
-			t.Fatal(err)
-		}
+		require.Containsf(t, err.Error(), "2^63-1 ns", "%v", err)
 		// Refused: some JSON timestamp must be that far from the anchor.
 		js, _ := traceOf(in)
 		f, _ := decodetest.ParseTrace(js)
@@ -136,9 +116,7 @@ func propPerfetto(t *rapid.T) {
 			end := new(big.Int).Add(new(big.Int).Abs(jsonNs(x.Ts)), jsonNs(x.Dur))
 			far = far || end.Cmp(new(big.Int).Lsh(big.NewInt(1), 62)) > 0
 		}
-		if !far {
-			t.Fatalf("refused, though every timestamp is within 2^62 ns: %v", err)
-		}
+		require.Truef(t, far, "refused, though every timestamp is within 2^62 ns: %v", err)
 	}
 }
 
@@ -153,13 +131,9 @@ func FuzzPerfetto(f *testing.F) { f.Fuzz(rapid.MakeFuzz(propPerfetto)) }
 func propPerfettoFlows(t *rapid.T) {
 	g := capturedraw.Draw(t)
 	d, err := decodetest.Decode("gen.bin", g.B.Bytes(), g.Opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	recs, err := decodetest.ScanRecords(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type key struct {
 		slot  abi.Slot
 		index int
@@ -196,10 +170,10 @@ func propPerfettoFlows(t *rapid.T) {
 		if strings.Contains(err.Error(), "2^63-1 ns") {
 			t.Skip("timestamps past 2^63-1 ns")
 		}
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
 	if len(m.flowStarts) != len(arrows) || len(m.flowEnds) != len(arrows) {
-		t.Fatalf("%d flow starts, %d ends for %d arrows", len(m.flowStarts), len(m.flowEnds), len(arrows))
+		require.FailNow(t, fmt.Sprintf("%d flow starts, %d ends for %d arrows", len(m.flowStarts), len(m.flowEnds), len(arrows)))
 	}
 	same := func(s *pfModelSlice, r decodetest.LiveRecord) bool {
 		return s.core().desc.GetName() == r.Slot.String() && s.args["start_cycle"] == strconv.FormatUint(r.StartCycle, 10) &&
@@ -208,8 +182,7 @@ func propPerfettoFlows(t *rapid.T) {
 	}
 	for id, a := range arrows {
 		if !same(m.flowStarts[id], a.src) || !same(m.flowEnds[id], a.dst) {
-			t.Fatalf("flow %d joins %q and %q, want %s record %d and %s record %d", id,
-				m.flowStarts[id].name, m.flowEnds[id].name, a.src.Slot, a.src.Index, a.dst.Slot, a.dst.Index)
+			require.FailNow(t, fmt.Sprintf("flow %d joins %q and %q, want %s record %d and %s record %d", id, m.flowStarts[id].name, m.flowEnds[id].name, a.src.Slot, a.src.Index, a.dst.Slot, a.dst.Index))
 		}
 	}
 }
@@ -227,9 +200,7 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 	b.Span(aiv, 1, 180, 250, wait, 4)    // wait W2
 	b.Span(aic, 0, 200, 300, taskType(abi.TaskTypeMatMul), 5)
 	d, err := decodetest.Decode("fan.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	flows := []flowLookup{func(r *decode.Record) (out, in []uint64) {
 		switch r.TaskID {
 		case 1:
@@ -244,13 +215,11 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 		return nil, nil
 	}}
 	m, err := checkPerfettoTraceWith(render.WriteOptions{}, flows, render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := map[uint64][2]string{10: {"1", "2"}, 11: {"3", "2"}, math.MaxUint64: {"3", "4"}}
 	for id, w := range want {
 		if s, e := m.flowStarts[id], m.flowEnds[id]; s == nil || e == nil || s.args["task_id"] != w[0] || e.args["task_id"] != w[1] {
-			t.Fatalf("flow %d: %v -> %v, want task %s -> task %s", id, s, e, w[0], w[1])
+			require.FailNow(t, fmt.Sprintf("flow %d: %v -> %v, want task %s -> task %s", id, s, e, w[0], w[1]))
 		}
 	}
 }
@@ -268,21 +237,15 @@ func TestPerfettoOverlaps(t *testing.T) {
 	b.Span(aic, 0, 200, 200, trigger, 5)                      // zero length where the first ends: core track
 	b.Span(aic, 0, 250, 260, wait, 6)                         // after overlap 1's slice ends: core track
 	d, err := decodetest.Decode("overlap.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var tracks []string
 	for _, s := range m.slices {
 		tracks = append(tracks, s.track.desc.GetName())
 	}
 	want := []string{"AIC/0", "AIC/0", "AIC/0 overlap 1", "AIC/0 overlap 2", "AIC/0", "AIC/0"}
-	if !reflect.DeepEqual(tracks, want) {
-		t.Fatalf("tracks %v, want %v", tracks, want)
-	}
+	require.Equal(t, want, tracks, "tracks")
 }
 
 // A record before its core's entry shifts every timestamp so that none is
@@ -293,15 +256,11 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	b.Span(abi.CoreTypeAIC, 0, 990, 1010, wait, 1)
 	b.Span(abi.CoreTypeAIV, 0, 1000, 1005, trigger, 1)
 	d, err := decodetest.Decode("early.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if m.slices[0].start != 0 || m.slices[1].start != 200 {
-		t.Fatalf("starts %d, %d ns; want 0 and 200 (10 cycles at 50 MHz after the shift)", m.slices[0].start, m.slices[1].start)
+		require.FailNow(t, fmt.Sprintf("starts %d, %d ns; want 0 and 200 (10 cycles at 50 MHz after the shift)", m.slices[0].start, m.slices[1].start))
 	}
 }
 
@@ -312,16 +271,14 @@ func TestPerfettoRefuses(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1).Enter(abi.CoreTypeAIV, 0, 1)
 	b.Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, wait, 1)
 	d, err := decodetest.Decode("far.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
-		t.Fatalf("timestamp past int64: %v", err)
+		require.FailNow(t, fmt.Sprintf("timestamp past int64: %v", err))
 	}
 	cfg := decodetest.DefaultConfig()
 	cfg.Rank = math.MaxInt32 + 1
 	if _, err := perfettoOf(render.Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
-		t.Fatalf("rank past int32: %v", err)
+		require.FailNow(t, fmt.Sprintf("rank past int32: %v", err))
 	}
 }
 
@@ -341,9 +298,7 @@ func TestNsClock(t *testing.T) {
 		x.Add(x, big.NewRat(1, 2))
 		want := new(big.Int).Quo(x.Num(), x.Denom())
 		fits := want.IsUint64() && want.Uint64() <= math.MaxInt64
-		if ok != fits || ok && got != want.Uint64() {
-			t.Fatalf("%d cycles at %v MHz: %d %v, want %s", cycles, mhz, got, ok, want)
-		}
+		require.Falsef(t, ok != fits || ok && got != want.Uint64(), "%d cycles at %v MHz: %d %v, want %s", cycles, mhz, got, ok, want)
 	})
 }
 
@@ -351,18 +306,13 @@ func TestNsClock(t *testing.T) {
 // writer: a trace written twice is the same bytes.
 func TestPerfettoDeterministic(t *testing.T) {
 	buf, err := os.ReadFile("../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decodetest.Decode("moe.bin", buf, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	a, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	b, _ := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
-	if !bytes.Equal(a, b) || len(a) == 0 {
-		t.Fatal("two writes differ")
-	}
+	require.Equal(t, []byte(b), []byte(a), "two writes differ")
+	require.NotEmpty(t, a, "two writes differ")
 }
 
 // Long names (multi-byte lengths, packets past 127 bytes) and names that
@@ -375,9 +325,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 	b.Write(abi.CoreTypeAIC, 0, abi.ProfileRecord{StartCycle: 200, EndCycle: 300, DescID: abi.GraphStageBase + 1, TaskID: 2, OwnerID: noOwner})
 	b.Span(abi.CoreTypeAIV, 0, 150, 250, trigger, 2)
 	d, err := decodetest.Decode("names.bin", b.Bytes(), capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, detailed := range []bool{false, true} {
 		cfg := decodetest.DefaultConfig()
 		cfg.DetailedNames = detailed
@@ -388,7 +336,7 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 			Tasks:  kernelnames.TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
 		}
 		if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
-			t.Fatalf("detailed %v: %v", detailed, err)
+			require.FailNow(t, fmt.Sprintf("detailed %v: %v", detailed, err))
 		}
 	}
 }
@@ -399,14 +347,10 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 func TestPerfettoInvocations(t *testing.T) {
 	open := func(path string) *decode.Decoded {
 		c, err := capture.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Cleanup(func() { c.Close() })
 		d, err := decode.Decode(c, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return d
 	}
 	step := int64(3)
@@ -424,9 +368,7 @@ func TestPerfettoInvocations(t *testing.T) {
 	gap := 2.5
 	for _, o := range []render.WriteOptions{{}, {InvocationGapUs: &gap}, {AbsoluteTime: true}} {
 		m, err := checkPerfettoTraceWith(o, nil, inputs...)
-		if err != nil {
-			t.Fatalf("%+v: %v", o, err)
-		}
+		require.NoErrorf(t, err, "%+v", o)
 		seqs, from := map[uint32]bool{}, map[int]bool{}
 		for _, s := range m.slices {
 			seqs[s.seq] = true
@@ -436,9 +378,8 @@ func TestPerfettoInvocations(t *testing.T) {
 		for _, in := range inputs {
 			cores += len(in.Decoded.Summary.Active)
 		}
-		if len(seqs) != cores || len(from) != 3 {
-			t.Fatalf("slices on %d sequences from %d inputs, want one per core of each of the 3 invocations (%d)", len(seqs), len(from), cores)
-		}
+		require.Len(t, seqs, cores, "slices on")
+		require.Len(t, from, 3, "slices on")
 	}
 }
 
@@ -455,9 +396,7 @@ func propPerfettoDeps(t *rapid.T) {
 	}
 	stats := make([]flows.Stats, 1)
 	m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The slices of a record, by its core and cycles.
 	type key struct {
 		core       string
@@ -474,30 +413,27 @@ func propPerfettoDeps(t *rapid.T) {
 	drawn, unbound := 0, 0
 	want, err := flows.Each(d, deps, cfg.FlowMode, cfg.MaxFlows, func(f flows.Flow) bool {
 		from, to := slicesOf(f.From), slicesOf(f.To)
-		if len(from) == 0 || len(to) == 0 {
-			t.Fatalf("arrow %d: no slice for its records", f.ID)
-		}
+		require.NotEmptyf(t, from, "arrow %d: no slice for its records", f.ID)
+		require.NotEmptyf(t, to, "arrow %d: no slice for its records", f.ID)
 		id := f.ID // input 0: ids as in the JSON, 0<<32 + n
 		if from[0].start >= to[0].end {
 			unbound++
 			if m.flowStarts[id] != nil {
-				t.Fatalf("arrow %d: producer starts at %d, not before its wait ends at %d, yet drawn", id, from[0].start, to[0].end)
+				require.FailNow(t, fmt.Sprintf("arrow %d: producer starts at %d, not before its wait ends at %d, yet drawn", id, from[0].start, to[0].end))
 			}
 			return true
 		}
 		drawn++
 		if !slices.Contains(from, m.flowStarts[id]) || !slices.Contains(to, m.flowEnds[id]) {
-			t.Fatalf("arrow %d: flow joins %v and %v", id, m.flowStarts[id], m.flowEnds[id])
+			require.FailNow(t, fmt.Sprintf("arrow %d: flow joins %v and %v", id, m.flowStarts[id], m.flowEnds[id]))
 		}
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := stats[0]
 	if len(m.flowStarts) != drawn || got.Arrows != uint64(drawn) || got.Unbound != uint64(unbound) ||
 		got.Waits != want.Waits || got.WaitsWithoutProducer != want.WaitsWithoutProducer || got.Capped != want.Capped {
-		t.Fatalf("%d flows, stats %+v; want %d drawn, %d unbound, of %+v", len(m.flowStarts), got, drawn, unbound, want)
+		require.FailNow(t, fmt.Sprintf("%d flows, stats %+v; want %d drawn, %d unbound, of %+v", len(m.flowStarts), got, drawn, unbound, want))
 	}
 }
 
@@ -508,44 +444,32 @@ func TestPerfettoDeps(t *testing.T) { rapid.Check(t, propPerfettoDeps) }
 // two records (fan-in and fan-out among them, with --flows all).
 func TestPerfettoExampleArrows(t *testing.T) {
 	s, err := plan.ParseFile("../../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c, err := capture.Open("../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	deps, err := flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, mode := range []flows.Mode{flows.Releasing, flows.All} {
 		cfg := decodetest.DefaultConfig()
 		cfg.Deps, cfg.FlowMode = deps, mode
 		stats := make([]flows.Stats, 1)
 		m, err := checkPerfettoTraceWith(render.WriteOptions{FlowStats: stats}, nil, render.Input{Decoded: d, Config: cfg})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		fanIn, fanOut := map[*pfModelSlice]int{}, map[*pfModelSlice]int{}
 		n := uint64(0)
 		if _, err := flows.Each(d, deps, mode, 0, func(f flows.Flow) bool {
 			from, to := m.flowStarts[f.ID], m.flowEnds[f.ID]
-			if from == nil || to == nil || from.args["start_cycle"] != strconv.FormatUint(f.From.StartCycle, 10) ||
-				to.args["end_cycle"] != strconv.FormatUint(f.To.EndCycle, 10) {
-				t.Fatalf("%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
-			}
+			require.Falsef(t, from == nil || to == nil || from.args["start_cycle"] != strconv.FormatUint(f.From.StartCycle, 10) ||
+				to.args["end_cycle"] != strconv.FormatUint(f.To.EndCycle, 10), "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
 			fanOut[from]++
 			fanIn[to]++
 			n++
 			return true
 		}); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 		maxIn, maxOut := 0, 0
 		for _, k := range fanIn {
@@ -556,7 +480,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		}
 		t.Logf("%v: %d arrows, fan-in up to %d, fan-out up to %d", mode, n, maxIn, maxOut)
 		if n == 0 || stats[0].Arrows != n || stats[0].Unbound != 0 || mode == flows.All && (maxIn < 2 || maxOut < 2) {
-			t.Fatalf("%v: %d arrows, stats %+v, fan-in %d, fan-out %d", mode, n, stats[0], maxIn, maxOut)
+			require.FailNow(t, fmt.Sprintf("%v: %d arrows, stats %+v, fan-in %d, fan-out %d", mode, n, stats[0], maxIn, maxOut))
 		}
 	}
 }
@@ -579,22 +503,14 @@ func TestPerfettoSizeGoal(t *testing.T) {
 	cfg.Names = &kernelnames.Names{Stages: stages, Tasks: kernelnames.TaskNamesOf(tasks)}
 	in := []render.Input{{Decoded: d, Config: cfg}}
 	js := &decodetest.CountingWriter{W: io.Discard}
-	if err := chromejson.Write(js, in, render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, chromejson.Write(js, in, render.WriteOptions{}))
 	var pf bytes.Buffer
-	if err := Write(&pf, in, render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, Write(&pf, in, render.WriteOptions{}))
 	ratio := float64(pf.Len()) / float64(js.N)
 	t.Logf("%d bytes against %d of JSON: %.2f%%, %.1f bytes a record", pf.Len(), js.N, 100*ratio, float64(pf.Len())/float64(spec.Records))
-	if ratio > 0.25 {
-		t.Errorf("the Perfetto trace is %.2f%% of the JSON's size, over the goal of 25%%", 100*ratio)
-	}
+	assert.LessOrEqualf(t, ratio, 0.25, "the Perfetto trace is %.2f%% of the JSON's size, over the goal of 25%%", 100*ratio)
 	var tr pb.Trace
-	if err := proto.Unmarshal(pf.Bytes(), &tr); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, proto.Unmarshal(pf.Bytes(), &tr))
 	events, withTrack, deltaBytes := 0, 0, 0
 	for _, p := range tr.GetPacket() {
 		ev := p.GetTrackEvent()
@@ -607,12 +523,9 @@ func TestPerfettoSizeGoal(t *testing.T) {
 		}
 		deltaBytes += protowire.SizeVarint(p.GetTimestamp())
 	}
-	if events != 2*spec.Records || withTrack != 0 {
-		t.Errorf("%d BEGINs and ENDs for %d records, %d naming their track (want none: no overlaps here)", events, spec.Records, withTrack)
-	}
-	if avg := float64(deltaBytes) / float64(events); avg > 3 {
-		t.Errorf("timestamps take %.2f bytes on average: not deltas?", avg)
-	}
+	assert.Equalf(t, 2*spec.Records, events, "BEGINs and ENDs for %d records naming their track (want none: no overlaps here)", spec.Records)
+	assert.Equalf(t, 0, withTrack, "BEGINs and ENDs for %d records naming their track (want none: no overlaps here)", spec.Records)
+	assert.LessOrEqual(t, float64(deltaBytes)/float64(events), float64(3), "timestamps take")
 }
 
 // regionTrack reports whether name is a region track's: a core type of
@@ -639,9 +552,7 @@ func TestInvocationsOverlapPerfetto(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, 1000).Span(abi.CoreTypeAIC, 0, 1000, 1500, mm, 1)
 		b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1100, 2000, mm, 2)
 		d, err := decodetest.Decode("fwd.bin", b.Bytes(), capture.Request{Capacities: &abi.Capacities{AIC: 16, AIV: 16}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cfg := decodetest.DefaultConfig()
 		cfg.Invocation = &render.Invocation{ID: int64(i), Step: &step, Direction: dir}
 		in = append(in, render.Input{Decoded: d, Config: cfg})
@@ -650,13 +561,7 @@ func TestInvocationsOverlapPerfetto(t *testing.T) {
 		"their slices share the core threads (both anchored at cycle 1000: the same capture twice?); --invocation-gap-us lays them end to end"
 	var overlaps []string
 	var out bytes.Buffer
-	if err := Write(&out, in, render.WriteOptions{Overlaps: &overlaps}); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(overlaps, []string{want}) {
-		t.Fatalf("overlaps %q, want %q", overlaps, want)
-	}
-	if n := bytes.Count(out.Bytes(), []byte(want)); n != 3 {
-		t.Fatalf("the warning is in the trace %d times, want 3", n)
-	}
+	require.NoError(t, Write(&out, in, render.WriteOptions{Overlaps: &overlaps}))
+	require.Equalf(t, []string{want}, overlaps, "overlaps, want %q", want)
+	require.Equal(t, 3, bytes.Count(out.Bytes(), []byte(want)), "the warning is in the trace")
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -57,15 +59,13 @@ func TestParallelGzipIsOneMemberOfTheInput(t *testing.T) {
 			n := rapid.SampledFrom([]int{0, 1, 1000, segmentSize - 1, segmentSize, 2*segmentSize + 7}).Draw(t, fmt.Sprint("n", i))
 			p := traceLike(rng, n)
 			want.Write(p)
-			if k, err := z.Write(p); k != n || err != nil {
-				t.Fatalf("Write: %d, %v", k, err)
-			}
+			k, err := z.Write(p)
+			require.Equal(t, n, k, "Write")
+			require.NoError(t, err, "Write")
 		}
-		if err := z.Close(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, z.Close())
 		if out := gunzipOneMember(t, got.Bytes()); !bytes.Equal(out, want.Bytes()) {
-			t.Fatalf("inflated %d bytes, want %d (or different bytes)", len(out), want.Len())
+			require.FailNow(t, fmt.Sprintf("inflated %d bytes, want %d (or different bytes)", len(out), want.Len()))
 		}
 	})
 }
@@ -77,15 +77,11 @@ func TestParallelGzipSize(t *testing.T) {
 	var par, one bytes.Buffer
 	z := newParallelGzip(&par)
 	z.Write(in)
-	if err := z.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, z.Close())
 	zw, _ := kgzip.NewWriterLevel(&one, kgzip.BestSpeed)
 	zw.Write(in)
 	zw.Close()
-	if par.Len() > one.Len()+one.Len()/100 {
-		t.Errorf("parallel gzip: %d bytes, one stream: %d", par.Len(), one.Len())
-	}
+	assert.LessOrEqualf(t, par.Len(), one.Len()+one.Len()/100, "parallel gzip bytes, one stream: %d", one.Len())
 	t.Logf("parallel gzip: %d bytes, one stream: %d", par.Len(), one.Len())
 }
 
@@ -101,7 +97,5 @@ func TestParallelGzipReportsWriteError(t *testing.T) {
 	for range 10 {
 		z.Write(make([]byte, segmentSize))
 	}
-	if err := z.Close(); !errors.Is(err, boom) {
-		t.Fatalf("Close: %v, want %v", err, boom)
-	}
+	require.ErrorIsf(t, z.Close(), boom, "Close, want %v", boom)
 }

@@ -3,6 +3,8 @@ package render
 import (
 	"math"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestWholeHz(t *testing.T) {
@@ -23,8 +25,7 @@ func TestWholeHz(t *testing.T) {
 		{1e20, 0, false}, // 1e26 Hz overflows uint64
 	} {
 		hz, ok := WholeHz(tc.mhz)
-		if hz != tc.hz || ok != tc.ok {
-			t.Errorf("WholeHz(%v) = %d, %v; want %d, %v", tc.mhz, hz, ok, tc.hz, tc.ok)
-		}
+		assert.Equalf(t, tc.hz, hz, "WholeHz(%v)", tc.mhz)
+		assert.Equalf(t, tc.ok, ok, "WholeHz(%v)", tc.mhz)
 	}
 }

@@ -3,10 +3,14 @@ package render
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestOutput(t *testing.T) {
@@ -26,11 +30,9 @@ func TestOutput(t *testing.T) {
 		return o.Commit()
 	}
 	plain := filepath.Join(dir, "t.json")
-	if err := write(plain, "{}", true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(plain, "{}", true))
 	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		t.Errorf("t.json holds %q", got)
+		assert.Fail(t, fmt.Sprintf("t.json holds %q", got))
 	}
 	// The permissions os.Create gives a new file (0666 less the umask).
 	ref := filepath.Join(t.TempDir(), "ref")
@@ -39,57 +41,41 @@ func TestOutput(t *testing.T) {
 	}
 	got, err1 := os.Stat(plain)
 	want, err2 := os.Stat(ref)
-	if err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm() {
-		t.Errorf("t.json mode: %v, %v; want that of os.Create: %v, %v", got, err1, want, err2)
-	}
+	assert.Falsef(t, err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm(), "t.json mode: %v, %v; want that of os.Create: %v, %v", got, err1, want, err2)
 	// An aborted write leaves the old trace and no temporary file.
-	if err := write(plain, "partial", false); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(plain, "partial", false))
 	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		t.Errorf("aborted write changed t.json to %q", got)
+		assert.Fail(t, fmt.Sprintf("aborted write changed t.json to %q", got))
 	}
 	aborted := filepath.Join(dir, "new.json")
-	if err := write(aborted, "partial", false); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(aborted, "partial", false))
 	if _, err := os.Stat(aborted); !os.IsNotExist(err) {
-		t.Errorf("aborted new.json exists: %v", err)
+		assert.Fail(t, fmt.Sprintf("aborted new.json exists: %v", err))
 	}
 	gz := filepath.Join(dir, "t.json.gz")
-	if err := write(gz, `{"traceEvents":[]}`, true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(gz, `{"traceEvents":[]}`, true))
 	f, _ := os.Open(gz)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if got, _ := io.ReadAll(zr); string(got) != `{"traceEvents":[]}` {
-		t.Errorf("gunzipped %q", got)
+		assert.Fail(t, fmt.Sprintf("gunzipped %q", got))
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("files left in the output directory: %v", entries)
-	}
+	assert.Len(t, entries, 2, "files left in the output directory")
 	// Not a regular file: written in place, never replaced.
-	if err := write(os.DevNull, "{}", true); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(os.DevNull, "{}", true))
 	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
-		t.Fatalf("%s replaced: %v %v", os.DevNull, st.Mode(), err)
+		require.FailNow(t, fmt.Sprintf("%s replaced: %v %v", os.DevNull, st.Mode(), err))
 	}
 	var stdout bytes.Buffer
 	o, err := CreateOutput("-", &stdout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	io.WriteString(o, "{}")
 	if err := o.Commit(); err != nil || stdout.String() != "{}" {
-		t.Errorf("stdout: %q, %v", stdout.String(), err)
+		assert.Fail(t, fmt.Sprintf("stdout: %q, %v", stdout.String(), err))
 	}
 	if _, err := CreateOutput(filepath.Join(dir, "missing", "t.json"), nil); err == nil {
-		t.Error("output in a missing directory: no error")
+		assert.Fail(t, "output in a missing directory: no error")
 	}
 }

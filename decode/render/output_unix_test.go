@@ -3,11 +3,15 @@
 package render
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A new trace gets the permissions os.Create would give it (0666 less the
@@ -19,28 +23,20 @@ func TestOutputHonoursUmask(t *testing.T) {
 	write := func(path string) {
 		t.Helper()
 		o, err := CreateOutput(path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		io.WriteString(o, "{}")
-		if err := o.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, o.Commit())
 	}
 	fresh := filepath.Join(dir, "t.json.gz")
 	write(fresh)
 	if st, err := os.Stat(fresh); err != nil || st.Mode().Perm() != 0o600 {
-		t.Errorf("new trace under umask 077: mode %v, want 0600 (%v)", st.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("new trace under umask 077: mode %v, want 0600 (%v)", st.Mode(), err))
 	}
 	shared := filepath.Join(dir, "shared.json")
-	if err := os.WriteFile(shared, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(shared, 0o640); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(shared, nil, 0o600))
+	require.NoError(t, os.Chmod(shared, 0o640))
 	write(shared)
 	if st, err := os.Stat(shared); err != nil || st.Mode().Perm() != 0o640 {
-		t.Errorf("replaced trace: mode %v, want its own 0640 (%v)", st.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("replaced trace: mode %v, want its own 0640 (%v)", st.Mode(), err))
 	}
 }

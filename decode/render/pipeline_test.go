@@ -11,6 +11,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/internal/benchgen"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // lineFormat is a format of the pipeline's own, no writer's: a line per
@@ -65,27 +67,19 @@ func TestWriteKeepsInputOrder(t *testing.T) {
 	for i := range 3 {
 		spec := benchgen.Spec{Records: 5_000, Unsorted: 2, Seed: uint64(i + 1)}
 		buf, err := benchgen.Bytes(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		l, _ := spec.Layout()
 		c, err := capture.FromBytes("rank.bin", buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d.TempDir = t.TempDir()
 		rank := uint32(2 - i) // input order, not rank order
 		fmt.Fprintf(&want, "rank %d\n", rank)
-		if err := d.Records(func(r decode.Record) bool {
+		require.NoError(t, d.Records(func(r decode.Record) bool {
 			fmt.Fprintf(&want, "%d %d %d %d\n", rank, r.TaskID, r.StartCycle, r.EndCycle)
 			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 		want.WriteString("end\n")
 		inputs = append(inputs, render.Input{Decoded: d, Config: render.Config{Rank: rank, FrequencyMHz: 50}})
 	}
@@ -95,18 +89,13 @@ func TestWriteKeepsInputOrder(t *testing.T) {
 			var out bytes.Buffer
 			events := 0
 			o.Progress = func(n int) { events += n }
-			if _, err := render.Prepare(inputs, &o); err != nil {
-				t.Fatal(err)
-			}
-			if err := render.Write(&out, inputs, o, lineFormat{parallel}); err != nil {
-				t.Fatal(err)
-			}
+			_, err := render.Prepare(inputs, &o)
+			require.NoError(t, err)
+			require.NoError(t, render.Write(&out, inputs, o, lineFormat{parallel}))
 			if !bytes.Equal(out.Bytes(), want.Bytes()) {
-				t.Fatalf("parallel formatter %v, %+v: %s", parallel, o, golden.FirstDiff(out.Bytes(), want.Bytes()))
+				require.FailNow(t, fmt.Sprintf("parallel formatter %v, %+v: %s", parallel, o, golden.FirstDiff(out.Bytes(), want.Bytes())))
 			}
-			if events != 15_000 {
-				t.Errorf("parallel formatter %v, %+v: progress counted %d events of 15000", parallel, o, events)
-			}
+			assert.Equalf(t, 15_000, events, "parallel formatter %v, %+v: progress counted", parallel, o)
 		}
 	}
 }

@@ -1,26 +1,24 @@
 package buildinfo
 
 import (
+	"fmt"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestVersionFile: the committed VERSION is one version and a line end,
 // and Version is what it holds, whatever the build's VCS stamping.
 func TestVersionFile(t *testing.T) {
 	data, err := os.ReadFile("VERSION")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	v, err := Parse(string(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if Version() != v {
-		t.Errorf("Version() = %q, VERSION holds %q", Version(), v)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, v, Version(), "Version()")
 	if _, err := PEP440(v); err != nil {
-		t.Error(err)
+		assert.Fail(t, fmt.Sprintf("%v", err))
 	}
 }
 
@@ -45,14 +43,11 @@ func TestParse(t *testing.T) {
 	} {
 		got, err := Parse(c.text)
 		if c.want == "" {
-			if err == nil {
-				t.Errorf("Parse(%q) = %q, want an error", c.text, got)
-			}
+			assert.Errorf(t, err, "Parse(%q) = %q, want an error", c.text, got)
 			continue
 		}
-		if err != nil || got != c.want {
-			t.Errorf("Parse(%q) = %q, %v; want %q", c.text, got, err, c.want)
-		}
+		require.NoErrorf(t, err, "Parse(%q)", c.text)
+		assert.Equalf(t, c.want, got, "Parse(%q)", c.text)
 	}
 }
 
@@ -63,13 +58,12 @@ func TestPEP440(t *testing.T) {
 		{"1.0.0-alpha.2", "1.0.0a2"},
 		{"1.0.0-beta.0", "1.0.0b0"},
 	} {
-		if got, err := PEP440(c.v); err != nil || got != c.want {
-			t.Errorf("PEP440(%q) = %q, %v; want %q", c.v, got, err, c.want)
-		}
+		got, err := PEP440(c.v)
+		require.NoErrorf(t, err, "PEP440(%q)", c.v)
+		assert.Equalf(t, c.want, got, "PEP440(%q)", c.v)
 	}
 	for _, v := range []string{"v0.5.0", "0.5", "0.5.0-dev", "(devel)", ""} {
-		if got, err := PEP440(v); err == nil {
-			t.Errorf("PEP440(%q) = %q, want an error", v, got)
-		}
+		got, err := PEP440(v)
+		assert.Errorf(t, err, "PEP440(%q) = %q, want an error", v, got)
 	}
 }

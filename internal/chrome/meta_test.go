@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestMetadataEvents: the events are the Chrome format's metadata events,
@@ -18,12 +20,8 @@ func TestMetadataEvents(t *testing.T) {
 		{string(AppendSortIndexEvent(nil, "0", 1003, -2)),
 			`{"name":"thread_sort_index","ph":"M","pid":0,"tid":1003,"args":{"sort_index":-2}}`},
 	} {
-		if c.got != c.want {
-			t.Errorf("got  %s\nwant %s", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 		var v map[string]any
-		if err := json.Unmarshal([]byte(strings.TrimPrefix(c.got, "x")), &v); err != nil || v["ph"] != "M" {
-			t.Errorf("%s is no metadata event: %v", c.got, err)
-		}
+		assert.Falsef(t, json.Unmarshal([]byte(strings.TrimPrefix(c.got, "x")), &v) != nil || v["ph"] != "M", "%s is no metadata event", c.got)
 	}
 }

@@ -4,6 +4,7 @@ package infile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // openWithin runs Open(path) and fails the test when it has not returned
@@ -32,51 +36,35 @@ func openWithin(t *testing.T, path string) (*os.File, fs.FileInfo, error) {
 	case r := <-done:
 		return r.f, r.st, r.err
 	case <-time.After(5 * time.Second):
-		t.Fatalf("Open(%s) still blocked after 5 s", path)
+		require.FailNow(t, fmt.Sprintf("Open(%s) still blocked after 5 s", path))
 		return nil, nil, nil
 	}
 }
 
 func TestOpenRegular(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cap.bin")
-	if err := os.WriteFile(path, []byte("abc"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("abc"), 0o644))
 	f, st, err := openWithin(t, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if got := st.Size(); got != int64(3) {
-		t.Errorf("st.Size() = %v, want %v", got, int64(3))
-	}
+	assert.Equal(t, int64(3), st.Size(), "st.Size()")
 	b, err := io.ReadAll(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(b); got != "abc" {
-		t.Errorf("string(b) = %q, want %q", got, "abc")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "abc", string(b), "string(b)")
 }
 
 func TestOpenMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none")
 	_, _, err := openWithin(t, path)
-	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("error %v, want one matching %v", err, fs.ErrNotExist)
-	}
-	if err == nil || err.Error() != "open "+path+": no such file or directory" {
-		t.Errorf("error %v, want %q", err, "open "+path+": no such file or directory")
-	}
+	assert.ErrorIsf(t, err, fs.ErrNotExist, "error %v, want one matching %v", err, fs.ErrNotExist)
+	assert.Falsef(t, err == nil || err.Error() != "open "+path+": no such file or directory", "error %v, want %q", err, "open "+path+": no such file or directory")
 }
 
 func TestOpenRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	}
 	for _, c := range []struct{ path, kind string }{
 		{fifo, "a named pipe (FIFO)"},
@@ -89,14 +77,10 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 		}
 		var nr *NotRegularError
 		if !errors.As(err, &nr) {
-			t.Errorf("%s: error %v (%T), want a *NotRegularError", c.path, err, err)
+			assert.Fail(t, fmt.Sprintf("%s: error %v (%T), want a *NotRegularError", c.path, err, err))
 		} else {
-			if nr.Kind != c.kind {
-				t.Errorf("nr.Kind = %q, want %q", nr.Kind, c.kind)
-			}
-			if err == nil || err.Error() != c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)" {
-				t.Errorf("error %v, want %q", err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
-			}
+			assert.Equal(t, c.kind, nr.Kind, "nr.Kind")
+			assert.Falsef(t, err == nil || err.Error() != c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)", "error %v, want %q", err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
 		}
 	}
 }
@@ -107,28 +91,16 @@ func TestOpenDevStdinRedirected(t *testing.T) {
 		t.Skip("no /dev/stdin")
 	}
 	path := filepath.Join(t.TempDir(), "names.yaml")
-	if err := os.WriteFile(path, []byte("tasks: {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("tasks: {}\n"), 0o644))
 	in, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer in.Close()
 	saved, err := syscall.Dup(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Dup2(int(in.Fd()), 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, syscall.Dup2(int(in.Fd()), 0))
 	defer func() { syscall.Dup2(saved, 0); syscall.Close(saved) }()
 	f, st, err := openWithin(t, "/dev/stdin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f.Close()
-	if got := st.Size(); got != int64(10) {
-		t.Errorf("st.Size() = %v, want %v", got, int64(10))
-	}
+	assert.Equal(t, int64(10), st.Size(), "st.Size()")
 }

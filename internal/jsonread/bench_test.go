@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkTraceEvents reads a 32 MB trace of events of the shape
@@ -24,16 +26,12 @@ func BenchmarkTraceEvents(b *testing.B) {
 	}
 	buf.WriteString("\n]}\n")
 	path := filepath.Join(b.TempDir(), "t.json")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(path, buf.Bytes(), 0o644))
 	b.SetBytes(int64(buf.Len()))
 	var fields, args []Field
 	for b.Loop() {
 		r, err := Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		r.NonFinite = true
 		n := 0
 		err = r.Object("a trace", func(key []byte, at Pos) error {
@@ -50,9 +48,8 @@ func BenchmarkTraceEvents(b *testing.B) {
 		if err == nil {
 			err = r.End("trace")
 		}
-		if err != nil || n == 0 {
-			b.Fatal(err, n)
-		}
+		require.NoError(b, err)
+		require.NotEqual(b, 0, n)
 		r.Close()
 	}
 }

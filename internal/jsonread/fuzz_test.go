@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzReader holds the reader to encoding/json, through a buffer of any
@@ -28,31 +31,21 @@ func FuzzReader(f *testing.F) {
 		if err == nil {
 			err = r.End("value")
 		}
-		if want != (err == nil) {
-			t.Fatalf("encoding/json valid=%v, reader error %v", want, err)
-		}
+		require.Equalf(t, want, (err == nil), "encoding/json valid, reader error %v", err)
 		if err != nil {
 			var e *Error
-			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) || e.Line < 1 {
-				t.Fatalf("error %v is not placed inside the %d-byte text", err, len(data))
-			}
+			require.Falsef(t, !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) || e.Line < 1, "error %v is not placed inside the %d-byte text", err, len(data))
 			return
 		}
-		if !bytes.Equal(s.B, bytes.TrimSpace(data)) {
-			t.Fatalf("copied %q, want %q", s.B, bytes.TrimSpace(data))
-		}
+		require.Equal(t, []byte(bytes.TrimSpace(data)), []byte(s.B), "copied")
 		// An object's members: each key's value (the last, of a key
 		// written twice) as encoding/json's map holds it.
 		var obj map[string]json.RawMessage
 		if tr := bytes.TrimSpace(data); len(tr) > 0 && tr[0] == '{' && json.Unmarshal(data, &obj) == nil {
 			fs, ok := Fields(s.B, nil)
-			if !ok {
-				t.Fatalf("Fields refused the object %q", s.B)
-			}
+			require.Truef(t, ok, "Fields refused the object %q", s.B)
 			for k, v := range obj {
-				if got := Lookup(fs, k); !bytes.Equal(got, v) {
-					t.Fatalf("Lookup(%q) = %q, encoding/json %q", k, got, v)
-				}
+				require.Equalf(t, []byte(v), []byte(Lookup(fs, k)), "Lookup(%q)", k)
 			}
 		}
 		// A string (encoding/json also "reads" null into a string, leaving
@@ -61,12 +54,11 @@ func FuzzReader(f *testing.F) {
 		if tr := bytes.TrimSpace(data); len(tr) > 0 && tr[0] == '"' && json.Unmarshal(data, &str) == nil {
 			r := NewSize("f", bytes.NewReader(data), 8+int(size))
 			got, err := r.Str()
-			if err != nil || string(got) != str {
-				t.Fatalf("Str = %q, %v; encoding/json %q", got, err, str)
-			}
-			if u, ok := Unquote(bytes.TrimSpace(data)); !ok || u != str {
-				t.Fatalf("Unquote = %q, %v; encoding/json %q", u, ok, str)
-			}
+			require.NoErrorf(t, err, "Str = %q", got)
+			require.Equalf(t, str, string(got), "Str = %q", got)
+			u, ok := Unquote(bytes.TrimSpace(data))
+			require.Truef(t, ok, "Unquote, %v; encoding/json", ok)
+			require.Equalf(t, str, u, "Unquote, %v; encoding/json", ok)
 			// Cut at any cap: the string cut at a character's start.
 			limit := int(size%16) + 1
 			want := str
@@ -75,11 +67,9 @@ func FuzzReader(f *testing.F) {
 				want = want[:len(want)-n]
 			}
 			if c, _, ok := StringCapped(bytes.TrimSpace(data), limit); !ok || c != want {
-				t.Fatalf("StringCapped(%d) = %q, %v; want %q", limit, c, ok, want)
+				require.FailNow(t, fmt.Sprintf("StringCapped(%d) = %q, %v; want %q", limit, c, ok, want))
 			}
-			if !IsString(bytes.TrimSpace(data), str) {
-				t.Fatalf("IsString(%q) false", str)
-			}
+			require.Truef(t, IsString(bytes.TrimSpace(data), str), "IsString(%q) false", str)
 		}
 	})
 }

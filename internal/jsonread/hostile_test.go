@@ -2,7 +2,7 @@ package jsonread
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestValueCapNeverHeldPast: a value past MaxValue is refused at the
@@ -30,24 +33,18 @@ func TestValueCapNeverHeldPast(t *testing.T) {
 			r.MaxValue = limit
 			var s Sink
 			err := r.Value(&s)
-			if !errors.Is(err, ErrTooLong) {
-				t.Fatalf("%.10q (buffer %d): %v, want ErrTooLong", in, size, err)
-			}
-			if want := "x:2: byte 3: a value longer than 100 bytes (the cap on one value read whole: a trace event, a key, a string)"; err.Error() != want {
-				t.Errorf("%.10q (buffer %d): %v, want %s", in, size, err, want)
-			}
-			if len(s.B) > limit {
-				t.Errorf("%.10q (buffer %d): the sink holds %d bytes, past the cap of %d", in, size, len(s.B), limit)
-			}
+			require.ErrorIsf(t, err, ErrTooLong, "%.10q (buffer %d): %v, want ErrTooLong", in, size, err)
+			assert.Equalf(t, "x:2: byte 3: a value longer than 100 bytes (the cap on one value read whole: a trace event, a key, a string)", err.Error(), "%.10q (buffer %d): %v", in, size, err)
+			assert.LessOrEqualf(t, len(s.B), limit, "%.10q (buffer %d): the sink holds", in, size)
 		}
 	}
 	// A value of exactly the cap is read.
 	in := `"` + strings.Repeat("x", limit-2) + `"`
 	r := NewSize("x", strings.NewReader(in), 8)
 	r.MaxValue = limit
-	if got, err := r.Str(); err != nil || len(got) != limit-2 {
-		t.Errorf("a value of the cap: %d bytes, %v", len(got), err)
-	}
+	got, err := r.Str()
+	require.NoError(t, err, "a value of the cap")
+	require.Len(t, got, limit-2, "a value of the cap")
 }
 
 // endless is a reader of a JSON string that never ends: the test's input
@@ -72,18 +69,12 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestDefaultCapBoundsMemory(t *testing.T) {
 	r := NewSize("x", io.LimitReader(&endless{}, 100<<20), 256<<10)
 	got := allocated(func() {
-		if err := r.Value(&Sink{}); !errors.Is(err, ErrTooLong) {
-			t.Fatalf("%v, want ErrTooLong", err)
-		}
+		require.ErrorIs(t, r.Value(&Sink{}), ErrTooLong)
 	})
 	// Appending to the cap allocates about twice it in all (the slice
 	// doubles); the old reader held 64 MiB and allocated about 150.
-	if got > 5*MaxValueBytes/2 {
-		t.Errorf("refusing a 100 MB value allocated %d bytes, more than 2.5 times the cap of %d", got, MaxValueBytes)
-	}
-	if MaxValueBytes > 16<<20 {
-		t.Errorf("MaxValueBytes %d: the cap keeps a hostile trace within 64 MiB only up to 16 MiB (docs/limits.md)", MaxValueBytes)
-	}
+	assert.LessOrEqualf(t, got, uint64(5*MaxValueBytes/2), "refusing a 100 MB value allocated bytes, more than 2.5 times the cap of %d", MaxValueBytes)
+	assert.LessOrEqual(t, MaxValueBytes, 16<<20, "MaxValueBytes")
 }
 
 // TestOpenSkipsBOM: a file that starts with a UTF-8 byte order mark, then
@@ -97,31 +88,25 @@ func TestOpenSkipsBOM(t *testing.T) {
 		"spaces.json": strings.Repeat(" ", 600) + "{\"a\":1}",
 	} {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 		r, err := Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var s Sink
 		err = r.Value(&s)
 		if err == nil {
 			err = r.End("value")
 		}
 		r.Close()
-		if err != nil || string(s.B) != `{"a":1}` {
-			t.Errorf("%s: %q, %v", name, s.B, err)
-		}
+		require.NoErrorf(t, err, "%s: %q", name, s.B)
+		assert.Equalf(t, `{"a":1}`, string(s.B), "%s: %q", name, s.B)
 	}
 	// A mark anywhere else is not skipped.
 	p := filepath.Join(dir, "late.json")
 	os.WriteFile(p, []byte(" \xef\xbb\xbf{}"), 0o644)
 	r, _ := Open(p)
 	defer r.Close()
-	if err := r.Value(&Sink{}); err == nil || !strings.Contains(err.Error(), "byte 0xef") {
-		t.Errorf("a mark after a space: %v", err)
-	}
+	err := r.Value(&Sink{})
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "byte 0xef"), "a mark after a space: %v", err)
 }
 
 // allocated is the bytes fn allocates.
@@ -147,9 +132,7 @@ func TestStringCapped(t *testing.T) {
 		strings.Repeat("x", 8),
 	} {
 		want, ok := Unquote([]byte(`"` + body + `"`))
-		if !ok {
-			t.Fatalf("%s: not a string", body)
-		}
+		require.Truef(t, ok, "%s: not a string", body)
 		for max := 1; max <= 20; max++ {
 			got, full, ok := StringCapped([]byte(`"`+body+`"`), max)
 			w := want
@@ -161,14 +144,13 @@ func TestStringCapped(t *testing.T) {
 			if w != want {
 				wantFull = len(body)
 			}
-			if !ok || got != w || full != wantFull {
-				t.Errorf("%.20s cut at %d: %q, %d, %v; want %q, %d", body, max, got, full, ok, w, wantFull)
-			}
+			assert.Truef(t, ok, "%.20s cut at %d, %v", body, max, ok)
+			assert.Equalf(t, w, got, "%.20s cut at %d, %v", body, max, ok)
+			assert.Equalf(t, wantFull, full, "%.20s cut at %d, %v", body, max, ok)
 		}
 	}
-	if _, _, ok := StringCapped([]byte("12"), 4); ok {
-		t.Error("a number is not a string")
-	}
+	_, _, ok := StringCapped([]byte("12"), 4)
+	assert.False(t, ok, "a number is not a string")
 }
 
 // TestOneMeaningOfJSON: a key an object holds twice reads as its last
@@ -177,7 +159,7 @@ func TestStringCapped(t *testing.T) {
 func TestOneMeaningOfJSON(t *testing.T) {
 	fs, ok := Fields([]byte(`{"a":1,"b":2,"a":3}`), nil)
 	if !ok || string(Lookup(fs, "a")) != "3" || string(Lookup(fs, "b")) != "2" || Lookup(fs, "c") != nil {
-		t.Errorf("Lookup: a=%s b=%s c=%s; want 3, 2 and absent", Lookup(fs, "a"), Lookup(fs, "b"), Lookup(fs, "c"))
+		assert.Fail(t, fmt.Sprintf("Lookup: a=%s b=%s c=%s; want 3, 2 and absent", Lookup(fs, "a"), Lookup(fs, "b"), Lookup(fs, "c")))
 	}
 	for v, want := range map[string]bool{
 		`"X"`: true, `"\u0058"`: true, `"\u0058 "`: false, `"x"`: false, `X`: false, `""`: false,
@@ -187,9 +169,7 @@ func TestOneMeaningOfJSON(t *testing.T) {
 		if strings.Contains(v, "Mega") {
 			s = "MegaKernelInternal"
 		}
-		if got := IsString([]byte(v), s); got != want {
-			t.Errorf("IsString(%s, %q) = %v, want %v", v, s, got, want)
-		}
+		assert.Equalf(t, want, IsString([]byte(v), s), "IsString(%s, %q)", v, s)
 	}
 }
 
@@ -226,12 +206,8 @@ func TestExactKeys(t *testing.T) {
 		`{"byName":{"a":{"RecordCount":1,"recordCount":2}}}`: `{"byName":{"a":{"recordCount":2}}}`,
 	} {
 		got := string(ExactKeys([]byte(in), reflect.TypeFor[outer]()))
-		if got != want {
-			t.Errorf("ExactKeys(%s) = %s, want %s", in, got, want)
-		}
+		assert.Equalf(t, want, got, "ExactKeys(%s)", in)
 		var a outer
-		if err := json.Unmarshal([]byte(got), &a); err != nil {
-			t.Errorf("%s: not JSON: %v", got, err)
-		}
+		assert.NoErrorf(t, json.Unmarshal([]byte(got), &a), "%s: not JSON", got)
 	}
 }

@@ -3,9 +3,12 @@ package jsonread
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -37,12 +40,8 @@ func TestPropValueCopiesValues(t *testing.T) {
 		r := NewSize("v.json", bytes.NewReader(js), rapid.IntRange(8, 64).Draw(rt, "buffer"))
 		r.CheckUTF8 = rapid.Bool().Draw(rt, "checkUTF8")
 		var s Sink
-		if err := r.Value(&s); err != nil {
-			rt.Fatalf("%v\n%s", err, js)
-		}
-		if !bytes.Equal(s.B, js) {
-			rt.Fatalf("copied\n%s\nwant\n%s", s.B, js)
-		}
+		require.NoErrorf(rt, r.Value(&s), "%s", js)
+		require.Equal(rt, []byte(js), []byte(s.B), "copied")
 	})
 }
 
@@ -73,15 +72,12 @@ func TestRejects(t *testing.T) {
 			r := NewSize("x", strings.NewReader(in), size)
 			r.CheckUTF8 = true
 			err := r.Value(&Sink{})
-			if err == nil || err.Error() != want {
-				t.Errorf("%q (buffer %d): error %v, want %s", in, size, err, want)
-			}
+			assert.Falsef(t, err == nil || err.Error() != want, "%q (buffer %d): error %v, want %s", in, size, err, want)
 		}
 	}
 	deep := strings.Repeat("[", DefaultMaxDepth+1)
-	if err := NewBytes("x", []byte(deep)).Value(&Sink{}); err == nil || err.Error() != "x:1: byte 512: arrays and objects nested more than 512 deep" {
-		t.Errorf("nesting: %v", err)
-	}
+	err := NewBytes("x", []byte(deep)).Value(&Sink{})
+	assert.Falsef(t, err == nil || err.Error() != "x:1: byte 512: arrays and objects nested more than 512 deep", "nesting: %v", err)
 }
 
 // TestAccepts: what JSON allows and go-yaml refused is read, and a string
@@ -97,26 +93,22 @@ func TestAccepts(t *testing.T) {
 		`"plain"`:          "plain",
 	} {
 		var encoding string
-		if err := json.Unmarshal([]byte(in), &encoding); err != nil || encoding != want {
-			t.Fatalf("%s: the test's want %q is not encoding/json's %q (%v)", in, want, encoding, err)
-		}
+		require.NoErrorf(t, json.Unmarshal([]byte(in), &encoding), "%s: the test's", in)
+		require.Equalf(t, want, encoding, "%s: the test's", in)
 		for _, size := range []int{8, 4096} {
 			r := NewSize("x", strings.NewReader(in), size)
 			r.CheckUTF8 = true
 			got, err := r.Str()
-			if err != nil || string(got) != want {
-				t.Errorf("%s (buffer %d): %q, %v; want %q", in, size, got, err, want)
-			}
-			if s, ok := Unquote([]byte(in)); !ok || s != want {
-				t.Errorf("Unquote(%s) = %q, %v; want %q", in, s, ok, want)
-			}
+			require.NoErrorf(t, err, "%s (buffer %d): %q", in, size, got)
+			assert.Equalf(t, want, string(got), "%s (buffer %d): %q", in, size, got)
+			s, ok := Unquote([]byte(in))
+			assert.Truef(t, ok, "Unquote(%s), %v", in, ok)
+			assert.Equalf(t, want, s, "Unquote(%s), %v", in, ok)
 		}
 	}
 	r := NewBytes("x", []byte("[NaN,-Infinity]"))
 	r.NonFinite = true
-	if err := r.Value(&Sink{}); err != nil {
-		t.Errorf("NaN with NonFinite: %v", err)
-	}
+	assert.NoError(t, r.Value(&Sink{}), "NaN with NonFinite")
 }
 
 // TestTrailing: End refuses anything after the value, a NUL byte too
@@ -134,11 +126,9 @@ func TestTrailing(t *testing.T) {
 		}
 		if got := ""; err != nil {
 			got = err.Error()
-			if got != want {
-				t.Errorf("%q: %s, want %s", in, got, want)
-			}
+			assert.Equalf(t, want, got, "%q", in)
 		} else if want != "" {
-			t.Errorf("%q: no error, want %s", in, want)
+			assert.Fail(t, fmt.Sprintf("%q: no error, want %s", in, want))
 		}
 	}
 }
@@ -157,25 +147,19 @@ func TestKeysAcrossRefills(t *testing.T) {
 			keys = append(keys, string(key))
 			return r.Skip()
 		})
-		if err != nil || strings.Join(keys, ",") != strings.Join(wantKeys, ",") {
-			t.Errorf("buffer %d: keys %q, %v; want %q", size, keys, err, wantKeys)
-		}
+		assert.Falsef(t, err != nil || strings.Join(keys, ",") != strings.Join(wantKeys, ","), "buffer %d: keys %q, %v; want %q", size, keys, err, wantKeys)
 		r = NewSize("x", strings.NewReader(in), size)
 		r.Peek()
 		r.Advance()
 		for i := range wantKeys {
 			if i > 0 {
-				if err := r.Expect(',', "','"); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, r.Expect(',', "','"))
 			}
 			key, raw, err := r.Key()
 			if err != nil || string(key) != wantKeys[i] || string(raw) != wantRaw[i] {
-				t.Errorf("buffer %d: Key = %q, %q, %v; want %q, %q", size, key, raw, err, wantKeys[i], wantRaw[i])
+				assert.Fail(t, fmt.Sprintf("buffer %d: Key = %q, %q, %v; want %q, %q", size, key, raw, err, wantKeys[i], wantRaw[i]))
 			}
-			if err := r.Skip(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.Skip())
 		}
 	}
 }
@@ -196,17 +180,12 @@ func TestColumns(t *testing.T) {
 		r.Columns = true
 		checked := 0
 		err := r.Object("x", func(key []byte, at Pos) error {
-			if got, w := r.Col(), want(r.Offset()); got != w {
-				t.Errorf("buffer %d, value of %q at byte %d: column %d, want %d", size, key, r.Offset(), got, w)
-			}
+			assert.Equalf(t, want(r.Offset()), r.Col(), "buffer %d, value of %q at byte %d: column", size, key, r.Offset())
 			checked++
 			return r.Skip()
 		})
-		if err != nil || checked != 4 {
-			t.Fatalf("buffer %d: %v, %d values", size, err, checked)
-		}
-		if got, w := r.Col(), want(r.Offset()); got != w {
-			t.Errorf("buffer %d, at the end: column %d, want %d", size, got, w)
-		}
+		require.NoErrorf(t, err, "buffer %d", size)
+		require.Equalf(t, 4, checked, "buffer %d", size)
+		assert.Equalf(t, want(r.Offset()), r.Col(), "buffer %d, at the end: column", size)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -21,9 +23,7 @@ func TestJSONString(t *testing.T) {
 		"\u2028\u2029": `"\u2028\u2029"`,
 		"%q is not Go": `"%q is not Go"`,
 	} {
-		if got := string(AppendString(nil, in)); got != want {
-			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
-		}
+		assert.Equalf(t, want, string(AppendString(nil, in)), "AppendString(%q)", in)
 	}
 }
 
@@ -36,21 +36,15 @@ func TestJSONStringRoundTrip(t *testing.T) {
 			s = rapid.String().Draw(t, "s")
 		}
 		out := AppendString(nil, s)
-		if !json.Valid(out) {
-			t.Fatalf("invalid JSON %s for %q", out, s)
-		}
+		require.Truef(t, json.Valid(out), "invalid JSON %s for %q", out, s)
 		var back string
-		if err := json.Unmarshal(out, &back); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(out, &back))
 		var want strings.Builder
 		for i := 0; i < len(s); {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			want.WriteRune(r)
 			i += size
 		}
-		if back != want.String() {
-			t.Fatalf("%q came back as %q", s, back)
-		}
+		require.Equalf(t, want.String(), back, "%q came back as", s)
 	})
 }

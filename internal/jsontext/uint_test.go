@@ -1,11 +1,12 @@
 package jsontext
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // AppendUint must give strconv's digits for every length, at every power
@@ -26,14 +27,10 @@ func TestAppendUintMatchesStrconv(t *testing.T) {
 	}
 	for _, v := range vals {
 		want := strconv.AppendUint([]byte("x,"), v, 10)
-		if got := AppendUint([]byte("x,"), v); !bytes.Equal(got, want) {
-			t.Fatalf("AppendUint(%d) = %q, want %q", v, got, want)
-		}
+		require.Equalf(t, []byte(want), []byte(AppendUint([]byte("x,"), v)), "AppendUint(%d)", v)
 		roomy := make([]byte, 2, 64)
 		copy(roomy, "x,")
-		if got := AppendUint(roomy, v); !bytes.Equal(got, want) {
-			t.Fatalf("AppendUint(%d) with room = %q, want %q", v, got, want)
-		}
+		require.Equalf(t, []byte(want), []byte(AppendUint(roomy, v)), "AppendUint(%d) with room", v)
 	}
 }
 

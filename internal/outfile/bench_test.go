@@ -3,6 +3,8 @@ package outfile
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkCommit writes a 64 MiB output and commits it, through a
@@ -22,15 +24,11 @@ func BenchmarkCommit(b *testing.B) {
 			b.SetBytes(64 << 20)
 			for b.Loop() {
 				f, err := Create(filepath.Join(dir, "trace.json"))
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				for range 64 {
 					f.Write(chunk)
 				}
-				if err := f.Commit(); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, f.Commit())
 			}
 		})
 	}

@@ -2,9 +2,13 @@ package outfile
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDirCreate: a file created in a folder holds what was written to it,
@@ -13,33 +17,23 @@ import (
 func TestDirCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "out")
 	d, err := CreateDir(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer d.Abort()
 	f, err := d.Create("sub/part.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want []byte
 	for i := range 3*writebackChunk/(1<<20) + 1 {
 		b := bytes.Repeat([]byte{byte(i)}, 1<<20+i)
 		want = append(want, b...)
 		if n, err := f.Write(b); n != len(b) || err != nil {
-			t.Fatalf("write %d: %d, %v", i, n, err)
+			require.FailNow(t, fmt.Sprintf("write %d: %d, %v", i, n, err))
 		}
 	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, f.Close())
+	require.NoError(t, d.Commit())
 	got, err := os.ReadFile(filepath.Join(path, "sub", "part.bin"))
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("%d bytes read (%v), %d written", len(got), err, len(want))
-	}
+	require.Falsef(t, err != nil || !bytes.Equal(got, want), "%d bytes read (%v), %d written", len(got), err, len(want))
 	if _, err := d.Create("late.bin"); err == nil {
-		t.Error("Create after Commit succeeded")
+		assert.Fail(t, "Create after Commit succeeded")
 	}
 }

@@ -4,6 +4,7 @@ package outfile
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // startEnvChild starts the test binary as a child that writes under env
@@ -20,16 +24,12 @@ func startEnvChild(t *testing.T, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("child said %q", line)
+		require.FailNow(t, fmt.Sprintf("child said %q", line))
 	}
 	return cmd
 }
@@ -46,23 +46,17 @@ func TestKilledDirIsSwept(t *testing.T) {
 	killed.Wait()
 	left := entries(t, parent)
 	prefix := ".out.tmp-" + strconv.Itoa(killed.Process.Pid) + "-"
-	if len(left) != 1 || !strings.HasPrefix(left[0], prefix) {
-		t.Fatalf("after SIGKILL: %v, want one folder %s…", left, prefix)
-	}
+	require.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], prefix), "after SIGKILL: %v, want one folder %s…", left, prefix)
 	alive := startEnvChild(t, dirEnv+"="+filepath.Join(parent, "other"))
 	defer func() {
 		alive.Process.Kill()
 		alive.Wait()
 	}()
 	d, err := CreateDir(filepath.Join(parent, "next"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d.Abort()
 	left = entries(t, parent)
-	if len(left) != 1 || !strings.HasPrefix(left[0], ".other.tmp-"+strconv.Itoa(alive.Process.Pid)+"-") {
-		t.Errorf("after the next run: %v, want the live run's folder only", left)
-	}
+	assert.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], ".other.tmp-"+strconv.Itoa(alive.Process.Pid)+"-"), "after the next run: %v, want the live run's folder only", left)
 }
 
 // TestSweptWithoutProc: without /proc, a temporary name carries the token
@@ -75,27 +69,19 @@ func TestSweptWithoutProc(t *testing.T) {
 	old := procRoot
 	procRoot = "/nonexistent-proc"
 	defer func() { procRoot = old }()
-	if tok := ownerToken(os.Getpid()); tok != "u" {
-		t.Fatalf("ownerToken without /proc = %q, want u", tok)
-	}
-	if _, _, ok := parseTempName(filepath.Base(tempName(t.TempDir(), "x.json"))); !ok {
-		t.Fatal("a name written without /proc does not parse")
-	}
+	require.Equal(t, "u", ownerToken(os.Getpid()), "ownerToken without /proc")
+	_, _, ok := parseTempName(filepath.Base(tempName(t.TempDir(), "x.json")))
+	require.True(t, ok, "a name written without /proc does not parse")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "trace.json")
 	killed := startEnvChild(t, childEnv+"="+out, namedEnv+"=1", noProcEnv+"=1")
 	killed.Process.Kill()
 	killed.Wait()
-	if left := entries(t, dir); len(left) != 1 || !strings.HasPrefix(left[0], ".trace.json.tmp-"+strconv.Itoa(killed.Process.Pid)+"-u-") {
-		t.Fatalf("after SIGKILL: %v, want the temporary file of token u", left)
-	}
-	if ownerGone(os.Getpid(), "u") {
-		t.Error("this process, token u, is taken for gone")
-	}
-	if err := write(t, filepath.Join(dir, "next.json"), "x", true); err != nil {
-		t.Fatal(err)
-	}
+	left := entries(t, dir)
+	require.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], ".trace.json.tmp-"+strconv.Itoa(killed.Process.Pid)+"-u-"), "after SIGKILL: %v, want the temporary file of token u", left)
+	assert.False(t, ownerGone(os.Getpid(), "u"), "this process, token u, is taken for gone")
+	require.NoError(t, write(t, filepath.Join(dir, "next.json"), "x", true))
 	if left := entries(t, dir); len(left) != 1 || left[0] != "next.json" {
-		t.Errorf("after the next run: %v, want next.json only", left)
+		assert.Fail(t, fmt.Sprintf("after the next run: %v, want next.json only", left))
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // write creates path, writes data and commits (or aborts).
@@ -35,9 +38,7 @@ func write(t *testing.T, path, data string, commit bool) error {
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
 	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, e := range es {
 		names = append(names, e.Name())
@@ -48,54 +49,36 @@ func entries(t *testing.T, dir string) []string {
 func TestCreateCommitAbort(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.json")
-	if err := write(t, path, "one", true); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "one" {
-		t.Fatalf("out.json holds %q", got)
-	}
+	require.NoError(t, write(t, path, "one", true))
+	got, _ := os.ReadFile(path)
+	require.Equalf(t, "one", string(got), "out.json holds %q", got)
 	// Until Commit, the old file is what a reader sees.
 	f, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f.Write([]byte("two"))
 	if got, _ := os.ReadFile(path); string(got) != "one" {
-		t.Errorf("before Commit, out.json holds %q", got)
+		assert.Fail(t, fmt.Sprintf("before Commit, out.json holds %q", got))
 	}
 	// A nameless temporary file (Linux) needs no registering.
-	if want := map[bool]int{true: 0, false: 1}[f.anon]; len(temporaries()) != want {
-		t.Errorf("registered temporaries: %v, want %d", temporaries(), want)
-	}
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	assert.Len(t, temporaries(), map[bool]int{true: 0, false: 1}[f.anon], "registered temporaries")
+	require.NoError(t, f.Commit())
 	if got, _ := os.ReadFile(path); string(got) != "two" {
-		t.Errorf("after Commit, out.json holds %q", got)
+		assert.Fail(t, fmt.Sprintf("after Commit, out.json holds %q", got))
 	}
 	f.Abort() // no-op after Commit
 	if got, _ := os.ReadFile(path); string(got) != "two" {
-		t.Errorf("Abort after Commit changed out.json to %q", got)
+		assert.Fail(t, fmt.Sprintf("Abort after Commit changed out.json to %q", got))
 	}
-	if err := f.Commit(); err == nil {
-		t.Error("second Commit: no error")
-	}
+	assert.Error(t, f.Commit(), "second Commit: no error")
 	// Aborted: the old file stays, a new one never appears.
-	if err := write(t, path, "partial", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := write(t, filepath.Join(dir, "new.json"), "partial", false); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, write(t, path, "partial", false))
+	require.NoError(t, write(t, filepath.Join(dir, "new.json"), "partial", false))
 	if got, _ := os.ReadFile(path); string(got) != "two" {
-		t.Errorf("aborted write changed out.json to %q", got)
+		assert.Fail(t, fmt.Sprintf("aborted write changed out.json to %q", got))
 	}
-	if names := entries(t, dir); len(names) != 1 || names[0] != "out.json" {
-		t.Errorf("files in the output folder: %v", names)
-	}
-	if len(temporaries()) != 0 {
-		t.Errorf("temporaries still registered: %v", temporaries())
-	}
+	names := entries(t, dir)
+	assert.Falsef(t, len(names) != 1 || names[0] != "out.json", "files in the output folder: %v", names)
+	assert.Empty(t, temporaries(), "temporaries still registered")
 }
 
 // A new file gets what os.Create gives (0666 less the umask); a replaced
@@ -104,46 +87,31 @@ func TestModes(t *testing.T) {
 	dir := t.TempDir()
 	ref := filepath.Join(dir, "ref")
 	f, err := os.Create(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f.Close()
 	want, _ := os.Stat(ref)
 	fresh := filepath.Join(dir, "fresh")
-	if err := WriteFile(fresh, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFile(fresh, []byte("x")))
 	if got, err := os.Stat(fresh); err != nil || got.Mode() != want.Mode() {
-		t.Errorf("new file: %v (%v), want %v as os.Create gives", got.Mode(), err, want.Mode())
+		assert.Fail(t, fmt.Sprintf("new file: %v (%v), want %v as os.Create gives", got.Mode(), err, want.Mode()))
 	}
 	kept := filepath.Join(dir, "kept")
-	if err := os.WriteFile(kept, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(kept, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteFile(kept, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(kept, nil, 0o600))
+	require.NoError(t, os.Chmod(kept, 0o640))
+	require.NoError(t, WriteFile(kept, []byte("x")))
 	if got, err := os.Stat(kept); err != nil || got.Mode().Perm() != 0o640 {
-		t.Errorf("replaced file: %v (%v), want its own 0640", got.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("replaced file: %v (%v), want its own 0640", got.Mode(), err))
 	}
 	// A read-only file is refused, as os.Create refuses it (root may
 	// write anything: then both succeed).
 	readOnly := filepath.Join(dir, "read-only")
-	if err := os.WriteFile(readOnly, []byte("keep"), 0o444); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(readOnly, []byte("keep"), 0o444))
 	_, createErr := os.OpenFile(readOnly, os.O_WRONLY, 0)
 	err = WriteFile(readOnly, []byte("x"))
-	if (err == nil) != (createErr == nil) {
-		t.Errorf("read-only file: %v; os.OpenFile for writing: %v", err, createErr)
-	}
+	assert.Equalf(t, (createErr == nil), (err == nil), "read-only file: %v; os.OpenFile for writing: %v", err, createErr)
 	if err != nil {
-		if got, _ := os.ReadFile(readOnly); string(got) != "keep" {
-			t.Errorf("refused read-only file now holds %q", got)
-		}
+		got, _ := os.ReadFile(readOnly)
+		assert.Equalf(t, "keep", string(got), "refused read-only file now holds %q", got)
 	}
 }
 
@@ -152,21 +120,16 @@ func TestSymlink(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real.json")
 	link := filepath.Join(dir, "link.json")
-	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(real, []byte("old"), 0o644))
 	if err := os.Symlink("real.json", link); err != nil {
 		t.Skip(err)
 	}
-	if err := WriteFile(link, []byte("new")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFile(link, []byte("new")))
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
-		t.Errorf("link replaced: %v %v", st.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("link replaced: %v %v", st.Mode(), err))
 	}
-	if got, _ := os.ReadFile(real); string(got) != "new" {
-		t.Errorf("real.json holds %q", got)
-	}
+	got, _ := os.ReadFile(real)
+	assert.Equalf(t, "new", string(got), "real.json holds %q", got)
 }
 
 // A device is written in place, never replaced by a regular file.
@@ -175,23 +138,19 @@ func TestDevice(t *testing.T) {
 	if err != nil || st.Mode().IsRegular() {
 		t.Skipf("no device at %s", os.DevNull)
 	}
-	if err := WriteFile(os.DevNull, []byte("x")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteFile(os.DevNull, []byte("x")))
 	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
-		t.Fatalf("%s replaced: %v %v", os.DevNull, st.Mode(), err)
+		require.FailNow(t, fmt.Sprintf("%s replaced: %v %v", os.DevNull, st.Mode(), err))
 	}
 }
 
 func TestStdout(t *testing.T) {
 	var buf bytes.Buffer
 	f, err := CreateStdout("-", &buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	f.Write([]byte("hello"))
 	if err := f.Commit(); err != nil || buf.String() != "hello" {
-		t.Errorf("stdout: %q, %v", buf.String(), err)
+		assert.Fail(t, fmt.Sprintf("stdout: %q, %v", buf.String(), err))
 	}
 }
 
@@ -201,28 +160,18 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing", "out.json")
 	_, err := Create(missing)
-	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp-") || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing folder: %v", err)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp-") || !errors.Is(err, fs.ErrNotExist), "missing folder: %v", err)
 	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), dir) {
-		t.Errorf("a folder as output: %v", err)
+		assert.Fail(t, fmt.Sprintf("a folder as output: %v", err))
 	}
 	// A rename that fails (the target became a non-empty folder).
 	target := filepath.Join(dir, "out.json")
 	f, err := Create(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(target, "x"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(target, "x"), 0o755))
 	err = f.Commit()
-	if err == nil || !strings.Contains(err.Error(), "writing "+target+": ") || strings.Contains(err.Error(), ".tmp-") {
-		t.Errorf("failed rename: %v", err)
-	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Errorf("left behind: %v", names)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "writing "+target+": ") || strings.Contains(err.Error(), ".tmp-"), "failed rename: %v", err)
+	assert.Len(t, entries(t, dir), 1, "left behind")
 }
 
 func TestSameFile(t *testing.T) {
@@ -230,9 +179,7 @@ func TestSameFile(t *testing.T) {
 	in := filepath.Join(dir, "cap.bin")
 	other := filepath.Join(dir, "other.bin")
 	for _, p := range []string{in, other} {
-		if err := os.WriteFile(p, []byte("data"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte("data"), 0o644))
 	}
 	link := filepath.Join(dir, "link.json")
 	if err := os.Symlink(in, link); err != nil {
@@ -245,41 +192,29 @@ func TestSameFile(t *testing.T) {
 	for _, out := range []string{in, link, hard, filepath.Join(dir, ".", "cap.bin")} {
 		err := SameFile(out, other, in)
 		var sf *SameFileError
-		if !errors.As(err, &sf) || sf.Input != in || sf.Output != out {
-			t.Errorf("SameFile(%s): %v", out, err)
-		}
+		assert.Falsef(t, !errors.As(err, &sf) || sf.Input != in || sf.Output != out, "SameFile(%s): %v", out, err)
 	}
 	for _, out := range []string{other + ".json", filepath.Join(dir, "new.json")} {
-		if err := SameFile(out, in, ""); err != nil {
-			t.Errorf("SameFile(%s): %v", out, err)
-		}
+		assert.NoErrorf(t, SameFile(out, in, ""), "SameFile(%s)", out)
 	}
-	if err := SameFile(other, in); err != nil {
-		t.Errorf("different files: %v", err)
-	}
+	assert.NoError(t, SameFile(other, in), "different files")
 }
 
 func TestScratch(t *testing.T) {
 	dir := t.TempDir()
 	f, err := CreateScratch(dir, "spill-*")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := f.Write([]byte("sorted")); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
 	b := make([]byte, 6)
 	if _, err := f.ReadAt(b, 0); err != nil || string(b) != "sorted" {
-		t.Errorf("read back %q, %v", b, err)
+		assert.Fail(t, fmt.Sprintf("read back %q, %v", b, err))
 	}
-	if names := entries(t, dir); len(names) != 0 && len(temporaries()) != 1 {
-		t.Errorf("scratch file %v visible but not registered", names)
-	}
+	assert.False(t, len(entries(t, dir)) != 0 && len(temporaries()) != 1, "scratch file")
 	CloseScratch(f)
 	CloseScratch(f)
-	if names := entries(t, dir); len(names) != 0 {
-		t.Errorf("scratch file left: %v", names)
-	}
+	assert.Empty(t, entries(t, dir), "scratch file left")
 }
 
 // Outputs and scratch files opened, committed and aborted from many
@@ -292,32 +227,24 @@ func TestConcurrentOutputs(t *testing.T) {
 		wg.Go(func() {
 			path := filepath.Join(dir, fmt.Sprintf("out%d.json", i))
 			f, err := Create(path)
-			if err != nil {
-				t.Error(err)
+			if !assert.NoError(t, err) {
 				return
 			}
 			defer f.Abort()
 			s, err := CreateScratch(dir, "spill-*")
-			if err != nil {
-				t.Error(err)
+			if !assert.NoError(t, err) {
 				return
 			}
 			defer CloseScratch(s)
 			f.Write([]byte(path))
 			if i%2 == 0 {
-				if err := f.Commit(); err != nil {
-					t.Error(err)
-				}
+				assert.NoError(t, f.Commit())
 			}
 		})
 	}
 	wg.Wait()
-	if names := entries(t, dir); len(names) != 8 {
-		t.Errorf("files left: %v", names)
-	}
-	if len(temporaries()) != 0 {
-		t.Errorf("temporaries still registered: %v", temporaries())
-	}
+	assert.Len(t, entries(t, dir), 8, "files left")
+	assert.Empty(t, temporaries(), "temporaries still registered")
 }
 
 // A file of several write-back chunks, written in pieces that straddle
@@ -325,9 +252,7 @@ func TestConcurrentOutputs(t *testing.T) {
 func TestWritebackChunks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.json")
 	f, err := Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want bytes.Buffer
 	piece := make([]byte, writebackChunk/3+7)
 	for i := range 10 {
@@ -336,17 +261,15 @@ func TestWritebackChunks(t *testing.T) {
 		}
 		want.Write(piece)
 		if _, err := f.Write(piece); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 	}
 	if f.wb.unflushed == 0 || f.wb.unflushed == f.wb.written {
-		t.Errorf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.wb.unflushed, f.wb.written)
+		assert.Fail(t, fmt.Sprintf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.wb.unflushed, f.wb.written))
 	}
-	if err := f.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, f.Commit())
 	if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
-		t.Errorf("file holds %d bytes, want the %d written", len(got), want.Len())
+		assert.Fail(t, fmt.Sprintf("file holds %d bytes, want the %d written", len(got), want.Len()))
 	}
 }
 
@@ -360,15 +283,9 @@ func TestReplaces(t *testing.T) {
 		want bool
 	}{{path, false}, {path, true}, {Stdout, false}, {os.DevNull, false}} {
 		f, err := CreateStdout(tc.path, io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := f.Replaces(); got != tc.want {
-			t.Errorf("%s: Replaces() = %v, want %v", tc.path, got, tc.want)
-		}
-		if err := f.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		assert.Equalf(t, tc.want, f.Replaces(), "%s: Replaces()", tc.path)
+		require.NoError(t, f.Commit())
 	}
 }
 
@@ -384,25 +301,16 @@ func TestUnlinkableTemporary(t *testing.T) {
 	link = func(*os.File, string) error { return syscall.EPERM }
 	defer func() { link = saved }()
 	path := filepath.Join(dir, "out.json")
-	if err := os.WriteFile(path, []byte("old"), 0o640); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o640))
 	big := strings.Repeat("x", 3*writebackChunk+5)
-	if err := write(t, path, big, true); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != big {
-		t.Errorf("out.json holds %d bytes, want %d", len(got), len(big))
-	}
+	require.NoError(t, write(t, path, big, true))
+	got, _ := os.ReadFile(path)
+	assert.Equalf(t, big, string(got), "out.json holds %d bytes, want %d", len(got), len(big))
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
-		t.Errorf("mode %v, %v; want the replaced file's 0640", st.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("mode %v, %v; want the replaced file's 0640", st.Mode(), err))
 	}
-	if names := entries(t, dir); len(names) != 1 {
-		t.Errorf("files in the output folder: %v", names)
-	}
-	if len(temporaries()) != 0 {
-		t.Errorf("temporaries still registered: %v", temporaries())
-	}
+	assert.Len(t, entries(t, dir), 1, "files in the output folder")
+	assert.Empty(t, temporaries(), "temporaries still registered")
 }
 
 // TestSameFileDevice: an output that is a device (/dev/null, as standard
@@ -419,17 +327,9 @@ func TestSameFileDevice(t *testing.T) {
 	os.Stdout = null
 	err = SameFile(Stdout, os.DevNull)
 	os.Stdout = saved
-	if err != nil {
-		t.Errorf("SameFile(-, %s) with standard output at %s: %v, want nil", os.DevNull, os.DevNull, err)
-	}
-	if err := SameFile(os.DevNull, os.DevNull); err != nil {
-		t.Errorf("SameFile(%s, %s): %v, want nil", os.DevNull, os.DevNull, err)
-	}
+	assert.NoErrorf(t, err, "SameFile(-, %s) with standard output at %s", os.DevNull, os.DevNull)
+	assert.NoErrorf(t, SameFile(os.DevNull, os.DevNull), "SameFile(%s, %s)", os.DevNull, os.DevNull)
 	f := filepath.Join(t.TempDir(), "in.yaml")
-	if err := os.WriteFile(f, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := SameFile(f, f); err == nil {
-		t.Errorf("SameFile(%s, %s): nil, want the clash", f, f)
-	}
+	require.NoError(t, os.WriteFile(f, []byte("x"), 0o644))
+	assert.Errorf(t, SameFile(f, f), "SameFile(%s, %s): nil, want the clash", f, f)
 }

@@ -5,6 +5,7 @@ package outfile
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -14,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // childEnv makes the test binary act as a command interrupted mid-write:
@@ -97,38 +101,26 @@ func TestSignalRemovesTemporaries(t *testing.T) {
 			}
 			dir := t.TempDir()
 			out := filepath.Join(dir, "trace.json")
-			if err := os.WriteFile(out, []byte("previous"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(out, []byte("previous"), 0o644))
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), childEnv+"="+out, namedEnv+"=1")
 			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
 			line, _ := bufio.NewReader(stdout).ReadString('\n')
 			if line != "ready\n" {
 				cmd.Process.Kill()
 				cmd.Wait()
-				t.Fatalf("child said %q", line)
+				require.FailNow(t, fmt.Sprintf("child said %q", line))
 			}
-			if names := entries(t, dir); len(names) != 2 { // trace.json and its temporary
-				t.Errorf("while writing: %v", names)
-			}
+			assert.Len(t, entries(t, dir), 2, "while writing")
 			cmd.Process.Signal(sig)
 			status := shellStatus(cmd.Wait())
-			if want := 128 + int(sig); status != want { // 141 for SIGPIPE
-				t.Errorf("status %d, want %d", status, want)
-			}
-			if names := entries(t, dir); len(names) != 1 || names[0] != "trace.json" {
-				t.Errorf("left behind: %v", names)
-			}
-			if got, _ := os.ReadFile(out); string(got) != "previous" {
-				t.Errorf("previous output now %q", got)
-			}
+			assert.Equal(t, 128+int(sig), status, "status")
+			names := entries(t, dir)
+			assert.Falsef(t, len(names) != 1 || names[0] != "trace.json", "left behind: %v", names)
+			got, _ := os.ReadFile(out)
+			assert.Equalf(t, "previous", string(got), "previous output now %q", got)
 		})
 	}
 }
@@ -145,14 +137,10 @@ func TestNamedPipe(t *testing.T) {
 		b, _ := os.ReadFile(fifo)
 		got <- string(b)
 	}()
-	if err := WriteFile(fifo, []byte("through the pipe")); err != nil {
-		t.Fatal(err)
-	}
-	if s := <-got; s != "through the pipe" {
-		t.Errorf("reader got %q", s)
-	}
+	require.NoError(t, WriteFile(fifo, []byte("through the pipe")))
+	assert.Equal(t, "through the pipe", <-got, "reader")
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		t.Errorf("the pipe was replaced: %v %v", st.Mode(), err)
+		assert.Fail(t, fmt.Sprintf("the pipe was replaced: %v %v", st.Mode(), err))
 	}
 }
 
@@ -179,39 +167,28 @@ func TestKilledLeavesNothing(t *testing.T) {
 				t.Skip("no O_TMPFILE here")
 			}
 			out := filepath.Join(dir, "trace.json")
-			if err := os.WriteFile(out, []byte("previous"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(out, []byte("previous"), 0o644))
 			killed := startChild(t, out, named)
 			killed.Process.Kill()
 			killed.Wait()
 			left := entries(t, dir)
 			if !named {
-				if len(left) != 1 || left[0] != "trace.json" {
-					t.Fatalf("a nameless temporary file left %v", left)
-				}
+				require.Falsef(t, len(left) != 1 || left[0] != "trace.json", "a nameless temporary file left %v", left)
 				return
 			}
-			if len(left) != 2 {
-				t.Fatalf("after SIGKILL: %v, want trace.json and its temporary", left)
-			}
+			require.Len(t, left, 2, "after SIGKILL")
 			// A second writer, alive, into the same folder.
 			alive := startChild(t, filepath.Join(dir, "other.json"), true)
 			defer func() {
 				alive.Process.Kill()
 				alive.Wait()
 			}()
-			if err := write(t, out, "new", true); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, write(t, out, "new", true))
 			left = entries(t, dir)
 			prefix := ".other.json.tmp-" + strconv.Itoa(alive.Process.Pid) + "-" + ownerToken(alive.Process.Pid) + "-"
-			if len(left) != 2 || !strings.HasPrefix(left[0], prefix) || left[1] != "trace.json" {
-				t.Errorf("after the next run: %v, want the live writer's temporary and trace.json", left)
-			}
-			if got, _ := os.ReadFile(out); string(got) != "new" {
-				t.Errorf("trace.json holds %q", got)
-			}
+			assert.Falsef(t, len(left) != 2 || !strings.HasPrefix(left[0], prefix) || left[1] != "trace.json", "after the next run: %v, want the live writer's temporary and trace.json", left)
+			got, _ := os.ReadFile(out)
+			assert.Equalf(t, "new", string(got), "trace.json holds %q", got)
 		})
 	}
 }

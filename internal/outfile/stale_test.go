@@ -7,6 +7,9 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseTempName(t *testing.T) {
@@ -28,15 +31,13 @@ func TestParseTempName(t *testing.T) {
 		{".trace.json", 0, "", false},
 	} {
 		pid, token, ok := parseTempName(c.name)
-		if pid != c.pid || token != c.token || ok != c.ok {
-			t.Errorf("parseTempName(%q) = %d, %q, %v; want %d, %q, %v", c.name, pid, token, ok, c.pid, c.token, c.ok)
-		}
+		assert.Equalf(t, c.pid, pid, "parseTempName(%q)", c.name)
+		assert.Equalf(t, c.token, token, "parseTempName(%q)", c.name)
+		assert.Equalf(t, c.ok, ok, "parseTempName(%q)", c.name)
 	}
 	// What tempName writes, parseTempName reads back as this process.
 	pid, token, ok := parseTempName(filepath.Base(tempName(t.TempDir(), "x.json")))
-	if !ok || pid != os.Getpid() || token != ownerToken(os.Getpid()) {
-		t.Errorf("own name read back as %d, %q, %v", pid, token, ok)
-	}
+	assert.Falsef(t, !ok || pid != os.Getpid() || token != ownerToken(os.Getpid()), "own name read back as %d, %q, %v", pid, token, ok)
 }
 
 func TestOwnerGone(t *testing.T) {
@@ -44,32 +45,21 @@ func TestOwnerGone(t *testing.T) {
 		t.Skip("no process probe here")
 	}
 	me := os.Getpid()
-	if ownerGone(me, ownerToken(me)) {
-		t.Error("this process is taken for gone")
-	}
+	assert.False(t, ownerGone(me, ownerToken(me)), "this process is taken for gone")
 	dead := exec.Command(os.Args[0], "-test.run=^$")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	if !ownerGone(dead.Process.Pid, ownerToken(me)) {
-		t.Errorf("pid %d, ended, is taken for alive", dead.Process.Pid)
-	}
+	require.NoError(t, dead.Run())
+	assert.Truef(t, ownerGone(dead.Process.Pid, ownerToken(me)), "pid %d, ended, is taken for alive", dead.Process.Pid)
 	if runtime.GOOS != "linux" {
 		return
 	}
 	// A live pid run again: another start time, or another boot.
 	tok := ownerToken(me)
-	if !ownerGone(me, tok[:9]+"1") {
-		t.Error("a reused pid (another start time) is taken for its old run")
-	}
+	assert.True(t, ownerGone(me, tok[:9]+"1"), "a reused pid (another start time) is taken for its old run")
 	other := "00000000"
 	if tok[:8] == other {
 		other = "11111111"
 	}
-	if !ownerGone(me, other+tok[8:]) {
-		t.Error("a run of another boot is taken for alive")
-	}
-	if _, err := strconv.Atoi(tok[9:]); err != nil {
-		t.Errorf("token %q holds no start time", tok)
-	}
+	assert.True(t, ownerGone(me, other+tok[8:]), "a run of another boot is taken for alive")
+	_, err := strconv.Atoi(tok[9:])
+	assert.NoErrorf(t, err, "token %q holds no start time", tok)
 }

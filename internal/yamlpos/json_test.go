@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -28,16 +30,10 @@ func TestDocumentValidJSON(t *testing.T) {
 		"\ufeff{\"tasks\":\t{\"0\": \"é\"}}\r\n": "é",
 	} {
 		root, err := Document("n.json", "YAML or JSON", []byte(text), noCapJSON, "")
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
+		require.NoErrorf(t, err, "%s", text)
 		v := root.Content[1].Content[1]
-		if v.Value != want {
-			t.Errorf("%s: v.Value = %q, want %q", text, v.Value, want)
-		}
-		if v.Tag != "!!str" {
-			t.Errorf("v.Tag = %q, want %q", v.Tag, "!!str")
-		}
+		assert.Equalf(t, want, v.Value, "%s: v.Value", text)
+		assert.Equal(t, "!!str", v.Tag, "v.Tag")
 	}
 }
 
@@ -58,9 +54,7 @@ func TestDocumentPositions(t *testing.T) {
 		{strings.Repeat("[", 1001), "f:1:1001: invalid JSON: arrays and objects nested more than 1000 deep"},
 	} {
 		_, err := Document("f", "YAML or JSON", []byte(c.text), noCapJSON, "")
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
-		}
+		assert.Falsef(t, err == nil || err.Error() != c.want, "%q: error %v, want %q", c.text, err, c.want)
 	}
 }
 
@@ -74,16 +68,10 @@ func TestJSONNodesMatchGoYAML(t *testing.T) {
 		"{\"a\":\n\n   {\"b\":   \"c\"}}",
 	} {
 		got, jerr := parseJSON([]byte(text))
-		if jerr != nil {
-			t.Fatalf("%s: jerr = %v, want nil", text, jerr)
-		}
+		require.Nilf(t, jerr, "%s: jerr", text)
 		var doc yaml.Node
-		if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		if g, want := dumpNode(got), dumpNode(doc.Content[0]); g != want {
-			t.Errorf("%s: dumpNode(got) = %q, want %q", text, g, want)
-		}
+		require.NoErrorf(t, yaml.Unmarshal([]byte(text), &doc), "%s", text)
+		assert.Equalf(t, dumpNode(doc.Content[0]), dumpNode(got), "%s: dumpNode(got)", text)
 	}
 }
 
@@ -172,17 +160,13 @@ func FuzzJSON(f *testing.F) {
 		}
 		want, ok := tokensOf(data)
 		root, jerr := parseJSON(data)
-		if ok != (jerr == nil) {
-			t.Fatalf("encoding/json ok=%v, parseJSON error %v", ok, jerr)
-		}
+		require.Equalf(t, (jerr == nil), ok, "encoding/json ok, parseJSON error %v", jerr)
 		if jerr != nil {
 			if jerr.Off < 0 || jerr.Off > len(data) {
-				t.Fatalf("error offset %d outside the %d-byte text", jerr.Off, len(data))
+				require.FailNow(t, fmt.Sprintf("error offset %d outside the %d-byte text", jerr.Off, len(data)))
 			}
 			return
 		}
-		if got := nodeTokens(root); got != want {
-			t.Fatalf("parseJSON:\n%s\nencoding/json:\n%s", got, want)
-		}
+		require.Equal(t, want, nodeTokens(root), "parseJSON")
 	})
 }

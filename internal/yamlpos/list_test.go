@@ -1,12 +1,12 @@
 package yamlpos
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 	"pgregory.net/rapid"
 )
@@ -25,9 +25,7 @@ func TestListSameMistakeOnce(t *testing.T) {
 	}
 	r.Unknown(&yaml.Node{Line: 20, Column: 1}, "tasks[20].tsk_type", "key", "tsk_type", []string{"task_type", "owner_id"})
 	l := &r.Errs
-	if got := l.Len(); got != 10+4+1 {
-		t.Errorf("l.Len() = %v, want %v", got, 10+4+1)
-	}
+	assert.Equal(t, 10+4+1, l.Len(), "l.Len()")
 	want := strings.Join([]string{
 		`s.yaml:1:3: tasks[0].task_type: unknown task type "GroupedMatmul"; did you mean GroupedMatMul?`,
 		`s.yaml:1:9: tasks[0].trigger_event: event 0 is negative`,
@@ -39,16 +37,10 @@ func TestListSameMistakeOnce(t *testing.T) {
 		`(2 more errors)`, // event -9 and the key: past Max
 		`known task types: MatMul, GroupedMatMul`,
 	}, "\n")
-	if got := l.Error(); got != want {
-		t.Errorf("l.Error() = %q, want %q", got, want)
-	}
+	assert.Equal(t, want, l.Error(), "l.Error()")
 	var first *Error
-	if !errors.As(l, &first) {
-		t.Fatalf("errors.As(l, &first) = false, want true")
-	}
-	if first.Line != 1 {
-		t.Errorf("first.Line = %v, want 1", first.Line)
-	}
+	require.ErrorAs(t, l, &first, "errors.As(l, &first) = false, want true")
+	assert.Equal(t, 1, first.Line, "first.Line")
 
 	// Negative SameMax: no per-message cap; a note is said once.
 	all := List{SameMax: -1}
@@ -57,12 +49,8 @@ func TestListSameMistakeOnce(t *testing.T) {
 		e.Note = "known: a, b"
 		all.Add(e)
 	}
-	if len(all.Errs) != 5 {
-		t.Errorf("len(all.Errs) = %d, want 5: %v", len(all.Errs), all.Errs)
-	}
-	if got := strings.Count(all.Error(), "known: a, b"); got != 1 {
-		t.Errorf("strings.Count(all.Error(), \"known: a, b\") = %v, want 1", got)
-	}
+	assert.Len(t, all.Errs, 5, "len(all.Errs)")
+	assert.Equal(t, 1, strings.Count(all.Error(), "known: a, b"), "strings.Count(all.Error(), \"known: a, b\")")
 }
 
 func TestUnknownKeyNotes(t *testing.T) {
@@ -75,9 +63,7 @@ func TestUnknownKeyNotes(t *testing.T) {
 	} {
 		r := Reader{File: "f.yaml"}
 		r.Unknown(&yaml.Node{Line: 1, Column: 1}, path, "key", "colour", []string{"a", "b"})
-		if r.Errs.Errs[0].Note != note {
-			t.Errorf("%s: r.Errs.Errs[0].Note = %q, want %q", path, r.Errs.Errs[0].Note, note)
-		}
+		assert.Equalf(t, note, r.Errs.Errs[0].Note, "%s: r.Errs.Errs[0].Note", path)
 	}
 }
 
@@ -102,13 +88,9 @@ func TestSuggest(t *testing.T) {
 	} {
 		s := Suggest(got, known)
 		if want == "" {
-			if s != "" {
-				t.Errorf("%s: s = %q, want empty", got, s)
-			}
+			assert.Emptyf(t, s, "%s: s", got)
 		} else {
-			if s != "; did you mean "+want+"?" {
-				t.Errorf("%s: s = %q, want %q", got, s, "; did you mean "+want+"?")
-			}
+			assert.Equalf(t, "; did you mean "+want+"?", s, "%s: s", got)
 		}
 	}
 }
@@ -131,9 +113,7 @@ func TestEditDistance(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		gen := rapid.SliceOfN(rapid.RuneFrom([]rune("abcé")), 0, 6)
 		a, b := gen.Draw(t, "a"), gen.Draw(t, "b")
-		if got, want := editDistance(a, b), lev(a, b); got != want {
-			t.Fatalf("editDistance(%q, %q) = %d, want %d", string(a), string(b), got, want)
-		}
+		require.Equalf(t, lev(a, b), editDistance(a, b), "editDistance(%q, %q)", string(a), string(b))
 	})
 }
 
@@ -151,13 +131,7 @@ func TestListMergeEach(t *testing.T) {
 	l.Merge(&o)
 	var seen []string
 	l.Each(func(e *Error) { seen = append(seen, e.Path) })
-	if want := []string{"first", "tasks[0]", "tasks[1]", "tasks[9]"}; !reflect.DeepEqual(seen, want) {
-		t.Errorf("seen = %v, want %v", seen, want)
-	}
-	if got := l.Len(); got != 12 {
-		t.Errorf("l.Len() = %v, want 12", got)
-	}
-	if got := l.Error(); got != "first: first\ntasks[0]: same\ntasks[1]: same\ntasks[9]: same (the last of 7 more like this)\n(2 more warnings)" {
-		t.Errorf("l.Error() = %q, want %q", got, "first: first\ntasks[0]: same\ntasks[1]: same\ntasks[9]: same (the last of 7 more like this)\n(2 more warnings)")
-	}
+	assert.Equal(t, []string{"first", "tasks[0]", "tasks[1]", "tasks[9]"}, seen, "seen")
+	assert.Equal(t, 12, l.Len(), "l.Len()")
+	assert.Equal(t, "first: first\ntasks[0]: same\ntasks[1]: same\ntasks[9]: same (the last of 7 more like this)\n(2 more warnings)", l.Error(), "l.Error()")
 }

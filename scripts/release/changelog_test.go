@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // root is the repository's root, from this package's directory.
@@ -19,9 +22,7 @@ var current = abiID{abi.Version, abi.FingerprintHex}
 func readChangelog(t *testing.T) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(root, changelogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(data)
 }
 
@@ -30,9 +31,7 @@ func readChangelog(t *testing.T) string {
 // abi/schema.yaml's version and fingerprint: a change of either comes
 // with a changelog line.
 func TestChangelog(t *testing.T) {
-	if err := checkChangelog(readChangelog(t), buildinfo.Version(), current, false); err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, checkChangelog(readChangelog(t), buildinfo.Version(), current, false))
 }
 
 // TestChangelogPlanted plants mismatches into a copy of CHANGELOG.md's
@@ -42,9 +41,7 @@ func TestChangelogPlanted(t *testing.T) {
 	text := readChangelog(t)
 	version := buildinfo.Version()
 	top := "## [" + version + "]"
-	if !strings.Contains(text, top) || !strings.Contains(text, "## [Unreleased]\n") {
-		t.Fatalf("%s lacks %q or ## [Unreleased]", changelogFile, top)
-	}
+	require.Falsef(t, !strings.Contains(text, top) || !strings.Contains(text, "## [Unreleased]\n"), "%s lacks %q or ## [Unreleased]", changelogFile, top)
 	// The committed text as the release of VERSION would have it:
 	// Unreleased's entries (there may be some between releases, an ABI
 	// line among them) moved under VERSION's heading.
@@ -94,11 +91,11 @@ func TestChangelogPlanted(t *testing.T) {
 		err := checkChangelog(c.text, c.version, c.abi, c.release)
 		switch {
 		case c.want == "" && err != nil:
-			t.Errorf("%s: %v", c.name, err)
+			assert.Fail(t, fmt.Sprintf("%s: %v", c.name, err))
 		case c.want != "" && err == nil:
-			t.Errorf("%s: no error, want one with %q", c.name, c.want)
+			assert.Fail(t, fmt.Sprintf("%s: no error, want one with %q", c.name, c.want))
 		case c.want != "" && !strings.Contains(err.Error(), c.want):
-			t.Errorf("%s: %v\nwant it to contain %q", c.name, err, c.want)
+			assert.Fail(t, fmt.Sprintf("%s: %v\nwant it to contain %q", c.name, err, c.want))
 		}
 	}
 }
@@ -113,9 +110,7 @@ func TestCompareVersions(t *testing.T) {
 			} else if i > j {
 				want = 1
 			}
-			if got := compareVersions(a, b); got != want {
-				t.Errorf("compareVersions(%q, %q) = %d, want %d", a, b, got, want)
-			}
+			assert.Equalf(t, want, compareVersions(a, b), "compareVersions(%q, %q)", a, b)
 		}
 	}
 }

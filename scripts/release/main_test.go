@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // gitRepo makes a repository in a temporary folder with one commit of
@@ -16,9 +20,7 @@ func gitRepo(t *testing.T) string {
 		t.Skip("no git on PATH")
 	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0.5.0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0.5.0\n"), 0o644))
 	run(t, dir, "init", "-q")
 	run(t, dir, "add", "VERSION")
 	run(t, dir, "commit", "-q", "-m", "one")
@@ -29,54 +31,40 @@ func run(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "tag.gpgSign=false", "-c", "commit.gpgSign=false"}, args...)...)
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoErrorf(t, err, "git %s\n%s", strings.Join(args, " "), out)
 }
 
 // TestCheckClean: a release is refused while the tree has a change or an
 // untracked file, and a file .gitignore names is no change.
 func TestCheckClean(t *testing.T) {
 	dir := gitRepo(t)
-	if err := checkClean(dir); err != nil {
-		t.Fatalf("a clean tree: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "new.txt"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := checkClean(dir); err == nil || !strings.Contains(err.Error(), "not clean") || !strings.Contains(err.Error(), "new.txt") {
-		t.Errorf("an untracked file: %v, want the tree not clean, naming new.txt", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("new.txt\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := checkClean(dir); err != nil {
-		t.Errorf("an ignored file: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0.6.0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, checkClean(dir), "a clean tree")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "new.txt"), nil, 0o644))
+	err := checkClean(dir)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "not clean") || !strings.Contains(err.Error(), "new.txt"), "an untracked file: %v, want the tree not clean, naming new.txt", err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("new.txt\n"), 0o644))
+	assert.NoError(t, checkClean(dir), "an ignored file")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0.6.0\n"), 0o644))
 	if err := checkClean(dir); err == nil || !strings.Contains(err.Error(), "VERSION") {
-		t.Errorf("a changed file: %v, want the tree not clean, naming VERSION", err)
+		assert.Fail(t, fmt.Sprintf("a changed file: %v, want the tree not clean, naming VERSION", err))
 	}
-	if err := checkClean(t.TempDir()); err == nil {
-		t.Error("a folder that is no repository: no error")
-	}
+	assert.Error(t, checkClean(t.TempDir()), "a folder that is no repository: no error")
 }
 
 // TestCheckTag: no tag yet is fine (release says how to tag), a tag on
 // HEAD is the release itself, a tag on another commit is refused.
 func TestCheckTag(t *testing.T) {
 	dir := gitRepo(t)
-	if tagged, err := checkTag(dir, "v0.5.0"); tagged || err != nil {
-		t.Errorf("no tag: %v, %v; want false, nil", tagged, err)
-	}
+	tagged, err := checkTag(dir, "v0.5.0")
+	assert.Falsef(t, tagged, "no tag: %v", tagged)
+	require.NoErrorf(t, err, "no tag: %v", tagged)
 	run(t, dir, "tag", "-a", "v0.5.0", "-m", "cycleabi 0.5.0")
 	if tagged, err := checkTag(dir, "v0.5.0"); !tagged || err != nil {
-		t.Errorf("a tag on HEAD: %v, %v; want true, nil", tagged, err)
+		assert.Fail(t, fmt.Sprintf("a tag on HEAD: %v, %v; want true, nil", tagged, err))
 	}
 	run(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
 	if tagged, err := checkTag(dir, "v0.5.0"); err == nil || !strings.Contains(err.Error(), "not HEAD") {
-		t.Errorf("a tag on the commit before: %v, %v; want an error", tagged, err)
+		assert.Fail(t, fmt.Sprintf("a tag on the commit before: %v, %v; want an error", tagged, err))
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A go test -json stream of a package with a passing, a failing and two
@@ -34,34 +36,22 @@ const stream = `{"Action":"start","Package":"m/tests/duckdb"}
 func TestPass(t *testing.T) {
 	var out bytes.Buffer
 	outcomes, err := pass(strings.NewReader(stream), &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := out.String(), "    x_test.go:3: got 1, want 2\nFAIL\tm/tests/duckdb\t0.1s\n"; got != want {
-		t.Errorf("output = %q, want %q (a failing test's output and the package line only)", got, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "    x_test.go:3: got 1, want 2\nFAIL\tm/tests/duckdb\t0.1s\n", out.String(), "output")
 	want := []outcome{
 		{Package: "m/tests/duckdb", Test: "TestQueries", Action: "skip", Reason: "DuckDB is not installed here (needs node and `npm ci` in tests/duckdb)"},
 		{Package: "m/tests/duckdb", Test: "TestBare", Action: "skip", Reason: "no reason given"},
 		{Package: "m/tests/duckdb", Test: "TestOK", Action: "pass"},
 	}
-	if len(outcomes) != len(want) {
-		t.Fatalf("outcomes = %+v, want %+v", outcomes, want)
-	}
+	require.Lenf(t, outcomes, len(want), "outcomes, want %+v", want)
 	for i := range want {
-		if outcomes[i] != want[i] {
-			t.Errorf("outcomes[%d] = %+v, want %+v", i, outcomes[i], want[i])
-		}
+		assert.Equalf(t, want[i], outcomes[i], "outcomes[%d]", i)
 	}
 	line := summarize("make test", outcomes)
 	for _, want := range []string{"make test skipped 2 check(s)", "DuckDB is not installed here", "(duckdb.TestQueries)", "no reason given (duckdb.TestBare)"} {
-		if !strings.Contains(line, want) {
-			t.Errorf("summary %q, want it to contain %q", line, want)
-		}
+		assert.Contains(t, line, want, "summary")
 	}
-	if got := summarize("make test", nil); got != "make test: skipped nothing" {
-		t.Errorf("summarize(nil) = %q", got)
-	}
+	assert.Equal(t, "make test: skipped nothing", summarize("make test", nil), "summarize(nil)")
 }
 
 func TestSummaryBounded(t *testing.T) {
@@ -69,9 +59,7 @@ func TestSummaryBounded(t *testing.T) {
 	for _, n := range []string{"TestA", "TestB", "TestC", "TestD", "TestE"} {
 		s = append(s, outcome{Package: "m/p", Test: n, Action: "skip", Reason: "no compiler"})
 	}
-	if got, want := summarize("make test", s), "make test skipped 5 check(s): no compiler (p.TestA, p.TestB, p.TestC and 2 more)"; got != want {
-		t.Errorf("summarize = %q, want %q", got, want)
-	}
+	assert.Equal(t, "make test skipped 5 check(s): no compiler (p.TestA, p.TestB, p.TestC and 2 more)", summarize("make test", s), "summarize")
 }
 
 // A test is named once however many runs skipped it, not at all when
@@ -87,12 +75,8 @@ func TestSummaryOncePerTest(t *testing.T) {
 		{Package: "m/report", Test: "TestBrowser", Action: "skip", Reason: ShortPrefix + " runs chromium (make ci runs it)"},
 		{Package: "m/scripts/wheel", Test: "TestWheels", Action: "skip", Reason: ShortPrefix + " builds two wheels (make ci runs it)"},
 	}
-	if got, want := summarize("make ci", s), "make ci skipped 1 check(s): no DuckDB (duckdb.TestManyRanks); and 2 test(s) left to make ci by -short"; got != want {
-		t.Errorf("summarize = %q,\nwant        %q", got, want)
-	}
-	if got, want := summarize("make test", s[4:]), "make test: skipped nothing else; 2 test(s) left to make ci by -short"; got != want {
-		t.Errorf("summarize = %q,\nwant        %q", got, want)
-	}
+	assert.Equal(t, "make ci skipped 1 check(s): no DuckDB (duckdb.TestManyRanks); and 2 test(s) left to make ci by -short", summarize("make ci", s), "summarize")
+	assert.Equal(t, "make test: skipped nothing else; 2 test(s) left to make ci by -short", summarize("make test", s[4:]), "summarize")
 }
 
 // A test its package's timeout stops never gets a fail event of its own:
@@ -106,9 +90,7 @@ func TestTimeoutNamesTheTest(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
 	}
 	write("go.mod", "module sleepy\n\ngo 1.26\n")
 	write("sleepy_test.go", `package sleepy
@@ -129,18 +111,12 @@ func TestSleepsPastTheTimeout(t *testing.T) {
 	t.Setenv("GOFLAGS", "")
 	record := filepath.Join(t.TempDir(), "skips.jsonl")
 	wd, _ := os.Getwd()
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Chdir(dir))
 	defer os.Chdir(wd)
 	var out bytes.Buffer
 	rc, err := run([]string{"-record", record, "--", "-count=1", "-timeout=2s", "."}, &out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rc == 0 {
-		t.Errorf("exit status 0, want go test's failure")
-	}
+	require.NoError(t, err)
+	assert.NotEqual(t, 0, rc, "exit status 0, want go test's failure")
 	for _, want := range []string{
 		"--- UNFINISHED: TestSleepsPastTheTimeout",
 		"going to sleep",
@@ -148,26 +124,16 @@ func TestSleepsPastTheTimeout(t *testing.T) {
 		"running tests:",
 		"FAIL\tsleepy",
 	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
-		}
+		assert.Contains(t, out.String(), want, "output lacks")
 	}
-	if i, j := strings.Index(out.String(), "panic: test timed out"), strings.Index(out.String(), "FAIL\tsleepy"); i > j {
-		t.Errorf("the timeout's panic comes after the package's FAIL line:\n%s", out.String())
-	}
+	assert.LessOrEqualf(t, strings.Index(out.String(), "panic: test timed out"), strings.Index(out.String(), "FAIL\tsleepy"), "the timeout's panic comes after the package's FAIL line:\n%s", out.String())
 	b, err := os.ReadFile(record)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `"test":"TestSkips","action":"skip","reason":"nothing to do here"`) {
-		t.Errorf("record = %s, want TestSkips' skip in it", b)
-	}
+	require.NoError(t, err)
+	assert.Containsf(t, string(b), `"test":"TestSkips","action":"skip","reason":"nothing to do here"`, "record = %s, want TestSkips' skip in it", b)
 }
 
 // The prefix the summary counts apart is the one short.Skip writes (a
 // command may not import the test kit, so it is written twice).
 func TestShortPrefixIsTestkits(t *testing.T) {
-	if ShortPrefix != short.Prefix {
-		t.Errorf("ShortPrefix = %q, short.Prefix = %q", ShortPrefix, short.Prefix)
-	}
+	assert.Equal(t, ShortPrefix, short.Prefix, "ShortPrefix")
 }

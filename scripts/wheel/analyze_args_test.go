@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestAnalyzeArgsAreSafe: cycleabi.analyze (python/cycleabi) passes its
@@ -17,9 +19,7 @@ import (
 func TestAnalyzeArgsAreSafe(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "cycleabi")
-	if err := os.WriteFile(fake, []byte("#!/usr/bin/env python3\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(fake, []byte("#!/usr/bin/env python3\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n"), 0o755))
 	script := `import sys
 sys.path[:0] = [sys.argv[1] + "/python", sys.argv[1] + "/gen/py"]
 import cycleabi
@@ -27,12 +27,8 @@ cycleabi.program = lambda name="cycleabi": sys.argv[2]
 print(" ".join(cycleabi.analyze("-rank0.bin", "--format=csv", plan="-moe.yaml", rank=[0, 1])))
 `
 	repo, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := strings.TrimSpace(string(pytest.RunEnv(t, dir, nil, script, repo, fake)))
 	want := "analyze --plan -moe.yaml --rank 0 --rank 1 --format json -o - -- -rank0.bin --format=csv"
-	if got != want {
-		t.Errorf("cycleabi.analyze ran\n %s\nwant\n %s", got, want)
-	}
+	assert.Equal(t, want, got, "cycleabi.analyze ran")
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // requireVenv turns "python3 -m venv does not work here" from a skip into
@@ -29,15 +30,12 @@ func venvPython(t *testing.T, dir string) string {
 	py := pytest.Interpreter(t)
 	if out, err := exec.Command(py, "-c", "import venv, ensurepip").CombinedOutput(); err != nil {
 		msg := py + " has no venv with pip (apt-get install python3-venv): " + strings.TrimSpace(string(out))
-		if os.Getenv(requireVenv) != "" {
-			t.Fatal(msg + " (" + requireVenv + " is set)")
-		}
+		require.Empty(t, os.Getenv(requireVenv), msg+" ("+requireVenv+" is set)")
 		t.Skip(msg + "; set " + requireVenv + " to fail instead")
 	}
 	env := filepath.Join(dir, "venv")
-	if out, err := exec.Command(py, "-m", "venv", "--system-site-packages", env).CombinedOutput(); err != nil {
-		t.Fatalf("%s -m venv: %v\n%s", py, err, out)
-	}
+	out, err := exec.Command(py, "-m", "venv", "--system-site-packages", env).CombinedOutput()
+	require.NoErrorf(t, err, "%s -m venv\n%s", py, out)
 	return filepath.Join(env, "bin", "python")
 }
 
@@ -64,9 +62,7 @@ func TestPipInstall(t *testing.T) {
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr.String())
-		}
+		require.NoErrorf(t, err, "%s %s\n%s%s", name, strings.Join(args, " "), out, stderr.String())
 		return out
 	}
 	run(python, "-m", "pip", "install", "--no-index", "--no-cache-dir", "--disable-pip-version-check", "--quiet", wheel)
@@ -74,13 +70,9 @@ func TestPipInstall(t *testing.T) {
 	cycleabi := filepath.Join(bin, "cycleabi")
 	version := string(run(cycleabi, "--version"))
 	// The version make build and go install print: VERSION's.
-	if !strings.HasPrefix(version, "cycleabi version "+buildinfo.Version()+"\n") {
-		t.Errorf("cycleabi --version: %q, want version %s", version, buildinfo.Version())
-	}
+	assert.Truef(t, strings.HasPrefix(version, "cycleabi version "+buildinfo.Version()+"\n"), "cycleabi --version: %q, want version %s", version, buildinfo.Version())
 	// The line of docs/python.md and the issue, as written.
-	if out := strings.TrimSpace(string(run(python, "-c", "import cycleabi; print(len(cycleabi.read_capture('examples/moe_layer.bin').records()))"))); out != "2974" {
-		t.Errorf("records of examples/moe_layer.bin: %s, want 2974", out)
-	}
+	assert.Equal(t, "2974", strings.TrimSpace(string(run(python, "-c", "import cycleabi; print(len(cycleabi.read_capture('examples/moe_layer.bin').records()))"))), "records of examples/moe_layer.bin")
 	script := `import cycleabi, sys
 print(cycleabi.program())
 print(cycleabi.desc_name(0x20000 + int(cycleabi.TaskType.SwiGLU)), cycleabi.family("MegaMoe").name, cycleabi.ABI_VERSION)
@@ -92,7 +84,7 @@ except cycleabi.CommandError as e:
 	lines := strings.Split(strings.TrimSpace(string(run(python, "-c", script))), "\n")
 	names := fmt.Sprintf("TaskType_SwiGLU MegaMoe %d", abi.Version) // the ABI version the generated module states
 	if len(lines) != 3 || lines[0] != cycleabi || lines[1] != names || lines[2] != "1 True" {
-		t.Errorf("program, names, analyze of a schedule:\n%s\nwant %s, %s, 1 True", strings.Join(lines, "\n"), cycleabi, names)
+		assert.Fail(t, fmt.Sprintf("program, names, analyze of a schedule:\n%s\nwant %s, %s, 1 True", strings.Join(lines, "\n"), cycleabi, names))
 	}
 
 	trace := filepath.Join(dir, "moe.trace.json")
@@ -110,19 +102,11 @@ except cycleabi.CommandError as e:
 		cli := run(cycleabi, append([]string{"analyze", "--format", "json"}, c.args...)...)
 		py := run(python, "-c", "import cycleabi, json, sys; print(json.dumps("+c.py+"))", trace)
 		var a, b any
-		if err := json.Unmarshal(cli, &a); err != nil {
-			t.Fatalf("%s: the CLI's JSON: %v", c.name, err)
-		}
-		if err := json.Unmarshal(py, &b); err != nil {
-			t.Fatalf("%s: cycleabi.analyze's dict as JSON: %v", c.name, err)
-		}
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("%s: cycleabi.analyze differs from cycleabi analyze --format json:\n%.400s\nwant\n%.400s", c.name, py, cli)
-		}
+		require.NoErrorf(t, json.Unmarshal(cli, &a), "%s: the CLI's JSON", c.name)
+		require.NoErrorf(t, json.Unmarshal(py, &b), "%s: cycleabi.analyze's dict as JSON", c.name)
+		assert.Equalf(t, b, a, "%s: cycleabi.analyze differs from cycleabi analyze --format json:\n%.400s\nwant\n%.400s", c.name, py, cli)
 		// The CLI counts the records Python read.
 		var counts struct{ Ranks []struct{ Records int } }
-		if err := json.Unmarshal(cli, &counts); err != nil || len(counts.Ranks) != 1 || counts.Ranks[0].Records != 2974 {
-			t.Errorf("%s: analyze's ranks %+v (%v), want one of 2974 records", c.name, counts.Ranks, err)
-		}
+		assert.Falsef(t, json.Unmarshal(cli, &counts) != nil || len(counts.Ranks) != 1 || counts.Ranks[0].Records != 2974, "%s: analyze's ranks %+v", c.name, counts.Ranks)
 	}
 }

@@ -1,6 +1,7 @@
 package roundtrip_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -30,18 +33,14 @@ func propDecodeRoundTrip(t *rapid.T) {
 		opts.CapacityScale = rapid.Float64Range(0.1, 1.5).Draw(t, "capacity_scale")
 	}
 	r, err := plan.Plan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	workers := 0
 	for _, p := range r.Regions {
 		workers += int(p.Workers)
 	}
 	opts.IdleCores = rapid.IntRange(0, workers).Draw(t, "idle_cores")
 	c, err := synth.Run(s, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	file := c.Buffer
 	if rapid.Bool().Draw(t, "npy") {
 		file = append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
@@ -53,65 +52,50 @@ func propDecodeRoundTrip(t *rapid.T) {
 	}
 
 	res, err := validate.CheckBytes("synth.bin", file, validate.Options{Layout: layout})
-	if err != nil {
-		t.Fatalf("validate: %v", err)
-	}
+	require.NoError(t, err, "validate")
 	cp, err := capture.FromBytes("synth.bin", file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, layout)
 	if c.Records() == 0 {
 		// A capture without a live record is invalid: both must say so.
 		if err == nil || res.OK() {
-			t.Fatalf("a capture with no records: decode %v, validate OK %v", err, res.OK())
+			require.FailNow(t, fmt.Sprintf("a capture with no records: decode %v, validate OK %v", err, res.OK()))
 		}
 		return
 	}
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
+	require.NoError(t, err, "decode")
 	if !res.OK() {
-		t.Fatalf("validate found %d errors: %+v", res.Errors(), res.Findings)
+		require.FailNow(t, fmt.Sprintf("validate found %d errors: %+v", res.Errors(), res.Findings))
 	}
 	if res.Records != c.Records() || res.Dropped != c.Dropped() ||
 		d.Summary.Records != c.Records() || d.Summary.Dropped != c.Dropped() {
-		t.Fatalf("records/dropped: synth %d/%d, validate %d/%d, decode %d/%d",
-			c.Records(), c.Dropped(), res.Records, res.Dropped, d.Summary.Records, d.Summary.Dropped)
+		require.FailNow(t, fmt.Sprintf("records/dropped: synth %d/%d, validate %d/%d, decode %d/%d", c.Records(), c.Dropped(), res.Records, res.Dropped, d.Summary.Records, d.Summary.Dropped))
 	}
-	if d.Summary.Layout != c.Layout {
-		t.Fatalf("decoded layout %+v, synth wrote %+v", d.Summary.Layout, c.Layout)
-	}
+	require.Equal(t, c.Layout, d.Summary.Layout, "decoded layout")
 
 	bySlot := map[abi.Slot][]decode.Record{}
 	err = d.Records(func(r decode.Record) bool {
 		bySlot[d.Slot(&r)] = append(bySlot[d.Slot(&r)], r)
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, m := range c.Slots {
 		got := bySlot[m.Slot]
 		// Records come in trace order; within a slot, put them back in
 		// record order.
 		slices.SortFunc(got, func(a, b decode.Record) int { return a.Index - b.Index })
-		if len(got) != len(m.Records) {
-			t.Fatalf("%s: decoded %d records, synth wrote %d", m.Slot, len(got), len(m.Records))
-		}
+		require.Lenf(t, got, len(m.Records), "%s: decoded", m.Slot)
 		for i, r := range got {
 			if r.Index != i || r.ProfileRecord != m.Records[i] || r.EntryCycle != m.EntryCycle {
-				t.Fatalf("%s record %d: decoded %+v (entry %d), synth wrote %+v (entry %d)",
-					m.Slot, i, r.ProfileRecord, r.EntryCycle, m.Records[i], m.EntryCycle)
+				require.FailNow(t, fmt.Sprintf("%s record %d: decoded %+v (entry %d), synth wrote %+v (entry %d)", m.Slot, i, r.ProfileRecord, r.EntryCycle, m.Records[i], m.EntryCycle))
 			}
 		}
 	}
 	for _, a := range d.Summary.Active {
 		m := c.Slots[slices.IndexFunc(c.Slots, func(m synth.SlotManifest) bool { return m.Slot == a.Slot })]
-		if a.Dropped != m.Dropped || a.EntryCycle != m.EntryCycle || a.Count != len(m.Records) {
-			t.Fatalf("%s: decoded entry %d, %d records, %d dropped; synth %d, %d, %d",
-				a.Slot, a.EntryCycle, a.Count, a.Dropped, m.EntryCycle, len(m.Records), m.Dropped)
-		}
+		require.Equalf(t, m.Dropped, a.Dropped, "%s: decoded entry", a.Slot)
+		require.Equalf(t, m.EntryCycle, a.EntryCycle, "%s: decoded entry", a.Slot)
+		require.Equalf(t, len(m.Records), a.Count, "%s: decoded entry", a.Slot)
 	}
 }
 
@@ -119,15 +103,11 @@ func propDecodeRoundTrip(t *rapid.T) {
 // and exactly one kind of warning, the drops it was made to have.
 func TestDemoCaptureValidates(t *testing.T) {
 	res, err := validate.CheckFile("../../examples/moe_layer.bin", validate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !res.OK() || res.Dropped != 10 || res.Records != 2974 || res.Count(validate.CodeDroppedRecords) == 0 {
-		t.Errorf("errors %d, %d records, %d dropped, findings %+v", res.Errors(), res.Records, res.Dropped, res.Counts)
+		assert.Fail(t, fmt.Sprintf("errors %d, %d records, %d dropped, findings %+v", res.Errors(), res.Records, res.Dropped, res.Counts))
 	}
 	for _, cc := range res.Counts {
-		if cc.Severity != capture.Warning || !strings.HasPrefix(string(cc.Code), "dropped-") {
-			t.Errorf("unexpected finding %+v", cc)
-		}
+		assert.Falsef(t, cc.Severity != capture.Warning || !strings.HasPrefix(string(cc.Code), "dropped-"), "unexpected finding %+v", cc)
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -171,9 +172,7 @@ func buildHarness(t *testing.T, b harnessBuild) string {
 		}
 		return exe, nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return exe
 }
 
@@ -195,11 +194,9 @@ func runHarnessWith(t *testing.T, exe string, flags []string, scenarios ...strin
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", exe, err, stderr.String())
-	}
+	require.NoErrorf(t, err, "%s\n%s", exe, stderr.String())
 	if stderr.Len() > 0 {
-		t.Fatalf("%s wrote to stderr:\n%s", exe, stderr.String())
+		require.FailNow(t, fmt.Sprintf("%s wrote to stderr:\n%s", exe, stderr.String()))
 	}
 	return dir, out
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/decode/chromejson"
 	"github.com/megakernel/cycleabi/decode/render"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func init() {
@@ -25,16 +27,12 @@ func init() {
 // record's fields exactly (cycles near 2^64 included) and the counts.
 func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 	c, err := capture.FromBytes(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	planned := m.Capacities
 	d, err := decode.Decode(c, capture.Request{CubeSlots: m.CubeSlots, Capacities: &planned})
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
+	require.NoError(t, err, "Decode")
 	if d.Summary.Records != m.Records || d.Summary.Dropped != m.Dropped {
-		t.Errorf("Decode summary records=%d dropped=%d, manifest %d, %d", d.Summary.Records, d.Summary.Dropped, m.Records, m.Dropped)
+		assert.Fail(t, fmt.Sprintf("Decode summary records=%d dropped=%d, manifest %d, %d", d.Summary.Records, d.Summary.Dropped, m.Records, m.Dropped))
 	}
 
 	got := map[string][]abi.ProfileRecord{}
@@ -42,9 +40,7 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 	n := 0
 	err = d.Records(func(r decode.Record) bool {
 		slot := fmt.Sprintf("%s/%d", r.CoreType, r.BlockID)
-		if s := d.Slot(&r).String(); s != slot {
-			t.Errorf("record %d of %s: Slot says %s", r.Index, slot, s)
-		}
+		assert.Equalf(t, slot, d.Slot(&r).String(), "record %d of", r.Index)
 		if r.Index != len(got[slot]) {
 			// Within one slot, trace order keeps record order only
 			// when the slot's records are sorted; place by index.
@@ -56,34 +52,26 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 			got[slot] = append(got[slot], r.ProfileRecord)
 		}
 		if prev != nil && !traceOrdered(prev, &r) {
-			t.Errorf("record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order",
-				slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle)
+			assert.Fail(t, fmt.Sprintf("record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order", slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle))
 		}
-		if ms := m.slot(slot); ms == nil || r.EntryCycle != ms.Header.EntryCycle {
-			t.Errorf("record %s #%d: entry cycle %d, manifest slot %v", slot, r.Index, r.EntryCycle, ms)
-		}
+		ms := m.slot(slot)
+		assert.Falsef(t, ms == nil || r.EntryCycle != ms.Header.EntryCycle, "record %s #%d: entry cycle %d, manifest slot %v", slot, r.Index, r.EntryCycle, ms)
 		p := r
 		prev = &p
 		n++
 		return true
 	})
-	if err != nil {
-		t.Fatalf("Records: %v", err)
-	}
-	if uint64(n) != m.Records {
-		t.Errorf("Records yielded %d records, manifest %d", n, m.Records)
-	}
+	require.NoError(t, err, "Records")
+	assert.Equalf(t, m.Records, uint64(n), "Records yielded %d records, manifest", n)
 	for _, ms := range m.Slots {
 		if g := got[ms.Name]; len(g) != len(ms.Records) || !equalRecords(g, ms.Records) {
-			t.Errorf("%s records from decode differ:\n%s", ms.Name, diffRecords(g, ms.Records))
+			assert.Fail(t, fmt.Sprintf("%s records from decode differ:\n%s", ms.Name, diffRecords(g, ms.Records)))
 		}
 	}
 
 	var trace bytes.Buffer
 	in := render.Input{Decoded: d, Config: render.Config{FrequencyMHz: 50, KernelName: "Agreement", OwnerLabel: "Owner"}}
-	if err := chromejson.Write(&trace, []render.Input{in}, render.WriteOptions{}); err != nil {
-		t.Fatalf("chromejson.Write: %v", err)
-	}
+	require.NoError(t, chromejson.Write(&trace, []render.Input{in}, render.WriteOptions{}), "chromejson.Write")
 	checkTrace(t, trace.Bytes(), m)
 }
 
@@ -125,12 +113,9 @@ func checkTrace(t *testing.T, trace []byte, m *manifestCapture) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(trace))
 	dec.UseNumber() // cycles near 2^64 must survive exactly
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("the trace is not JSON: %v", err)
-	}
+	require.NoError(t, dec.Decode(&doc), "the trace is not JSON")
 	if fmt.Sprint(doc.Meta["recordCount"]) != fmt.Sprint(m.Records) || fmt.Sprint(doc.Meta["droppedRecordCount"]) != fmt.Sprint(m.Dropped) {
-		t.Errorf("megaKernelCycleTrace recordCount=%v droppedRecordCount=%v, manifest %d, %d",
-			doc.Meta["recordCount"], doc.Meta["droppedRecordCount"], m.Records, m.Dropped)
+		assert.Fail(t, fmt.Sprintf("megaKernelCycleTrace recordCount=%v droppedRecordCount=%v, manifest %d, %d", doc.Meta["recordCount"], doc.Meta["droppedRecordCount"], m.Records, m.Dropped))
 	}
 
 	want := map[string]int{}
@@ -146,23 +131,17 @@ func checkTrace(t *testing.T, trace []byte, m *manifestCapture) {
 		}
 		events++
 		key, err := eventKey(e.Args)
-		if err != nil {
-			t.Errorf("X event args %v: %v", e.Args, err)
+		if !assert.NoErrorf(t, err, "X event args %v", e.Args) {
 			continue
 		}
-		if want[key] == 0 {
-			t.Errorf("X event %s is no manifest record (or one too many)", key)
+		if !assert.NotEqualf(t, want[key], 0, "X event %s is no manifest record (or one too many)", key) {
 			continue
 		}
 		want[key]--
 	}
-	if uint64(events) != m.Records {
-		t.Errorf("the trace has %d X events, manifest %d records", events, m.Records)
-	}
+	assert.Equalf(t, m.Records, uint64(events), "the trace has %d X events, manifest", events)
 	for k, n := range want {
-		if n > 0 {
-			t.Errorf("manifest record %s has no X event", k)
-		}
+		assert.LessOrEqualf(t, n, 0, "manifest record %s has no X event", k)
 	}
 }
 

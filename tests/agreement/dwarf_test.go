@@ -12,6 +12,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // cxxNamespace is the namespace the header declares everything in.
@@ -40,16 +42,14 @@ var dwarfVariants = []struct {
 // stale header.
 func TestDWARFMatchesSchema(t *testing.T) {
 	s, err := schema.LoadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, cxx := range cxxtest.Compilers(t) {
 		for _, v := range dwarfVariants {
 			t.Run(cxx.Name+"/"+v.std+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
 				obj := compileDWARFProbe(t, cxx, v.std, v.flags, genCpp, s)
 				for _, problem := range checkDWARF(t, obj, s) {
-					t.Error(problem)
+					assert.Fail(t, problem)
 				}
 			})
 		}
@@ -62,13 +62,9 @@ func TestDWARFMatchesSchema(t *testing.T) {
 // the compile removed) and requires the DWARF check to report each change.
 func TestDWARFCatchesDrift(t *testing.T) {
 	s, err := schema.LoadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	header, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	drifted := string(header)
 	for _, e := range []struct{ old, new string }{
 		{"  uint32_t record_count;\n", "  uint32_t dropped_count_tmp;\n"},
@@ -77,16 +73,12 @@ func TestDWARFCatchesDrift(t *testing.T) {
 		{"  uint8_t padding[32];\n", "  uint8_t padding[24];\n"},
 		{"  MatMul = 103,\n", "  MatMul = 199,\n"},
 	} {
-		if !strings.Contains(drifted, e.old) {
-			t.Fatalf("the header has no %q to change; update this test", e.old)
-		}
+		require.Contains(t, drifted, e.old, "the header has no")
 		drifted = strings.Replace(drifted, e.old, e.new, 1)
 	}
 	drifted = regexp.MustCompile(`(?s)static_assert\(.*?\);\n`).ReplaceAllString(drifted, "")
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(drifted), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(drifted), 0o644))
 	for _, cxx := range cxxtest.Compilers(t) {
 		t.Run(cxx.Name, func(t *testing.T) {
 			obj := compileDWARFProbe(t, cxx, "c++17", []string{"-g"}, dir, s)
@@ -98,9 +90,7 @@ func TestDWARFCatchesDrift(t *testing.T) {
 				"CoreHeader: 56 bytes in the object, 64 in the schema",
 				"TaskType.MatMul: 199 in the object, 103 in the schema",
 			} {
-				if !strings.Contains(problems, want) {
-					t.Errorf("the DWARF check did not report %q; it reported:\n%s", want, problems)
-				}
+				assert.Contains(t, problems, want, "the DWARF check did not report")
 			}
 		})
 	}
@@ -122,9 +112,7 @@ func compileDWARFProbe(t *testing.T, cxx cxxtest.Compiler, std string, flags []s
 		fmt.Fprintf(&src, "%s::%s dwarf_probe_%s = %s::%s::%s;\n", cxxNamespace, e.Name, e.Name, cxxNamespace, e.Name, e.Values[0].Name)
 	}
 	path := filepath.Join(dir, "dwarf_probe.cpp")
-	if err := os.WriteFile(path, []byte(src.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(src.String()), 0o644))
 	obj := filepath.Join(dir, "dwarf_probe.o")
 	args := append(append([]string{}, flags...), "-c", "-I", includeDir, "-o", obj, path)
 	cxx.Compile(t, std, args...)
@@ -238,9 +226,7 @@ func isUnsigned(t dwarf.Type, size int64) bool {
 func checkDWARF(t *testing.T, path string, s *schema.Schema) []string {
 	t.Helper()
 	dt, err := readDebugTypes(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	for _, st := range s.Structs {

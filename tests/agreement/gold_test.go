@@ -2,12 +2,15 @@ package agreement_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The gold capture: the harness's "gold" scenario, written by the C++
@@ -31,29 +34,20 @@ func TestGoldRegenerates(t *testing.T) {
 			exe := buildHarness(t, harnessBuild{cxx: cxx, std: "c++11"})
 			dir, text := runHarness(t, exe, "gold")
 			bin, err := os.ReadFile(filepath.Join(dir, "gold.bin"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if golden.Update() && i == 0 { // the first compiler writes; the others must agree with it
-				if err := os.WriteFile(goldBin, bin, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(goldManifest, text, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, os.WriteFile(goldBin, bin, 0o644))
+				require.NoError(t, os.WriteFile(goldManifest, text, 0o644))
 				wantBin, errBin, wantText, errText = bin, nil, text, nil
 				return
 			}
-			if errBin != nil || errText != nil {
-				t.Fatalf("no committed gold capture (%v; %v); write it with go test ./tests/agreement -run Gold -update", errBin, errText)
-			}
+			require.NoError(t, errBin, "no committed gold capture")
+			require.NoError(t, errText, "no committed gold capture")
 			if !bytes.Equal(text, wantText) {
-				t.Errorf("the harness's gold manifest differs from %s; if the change is intended, run go test ./tests/agreement -run Gold -update\n%s",
-					goldManifest, golden.FirstDiff(text, wantText))
+				assert.Fail(t, fmt.Sprintf("the harness's gold manifest differs from %s; if the change is intended, run go test ./tests/agreement -run Gold -update\n%s", goldManifest, golden.FirstDiff(text, wantText)))
 			}
 			if !bytes.Equal(bin, wantBin) {
-				t.Errorf("the harness's gold.bin differs from %s, %s; if the change is intended, run go test ./tests/agreement -run Gold -update",
-					goldBin, golden.FirstDiff(bin, wantBin))
+				assert.Fail(t, fmt.Sprintf("the harness's gold.bin differs from %s, %s; if the change is intended, run go test ./tests/agreement -run Gold -update", goldBin, golden.FirstDiff(bin, wantBin)))
 			}
 		})
 	}
@@ -63,15 +57,9 @@ func TestGoldRegenerates(t *testing.T) {
 // and requires exactly its committed manifest. It needs no compiler.
 func TestGoldDecodes(t *testing.T) {
 	text, err := os.ReadFile(goldManifest)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	m, err := parseManifest(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(m) != 1 || m[0].Name != "gold" || m[0].File != filepath.Base(goldBin) {
-		t.Fatalf("%s must describe the one capture gold.bin", goldManifest)
-	}
+	require.NoError(t, err)
+	require.Falsef(t, len(m) != 1 || m[0].Name != "gold" || m[0].File != filepath.Base(goldBin), "%s must describe the one capture gold.bin", goldManifest)
 	checkAgreement(t, goldBin, m[0])
 }

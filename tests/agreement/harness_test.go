@@ -13,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // harnessScenarios are the captures the harness writes, in its order; a
@@ -38,24 +40,18 @@ func TestHarnessAgreement(t *testing.T) {
 				exe := buildHarness(t, b)
 				dir, text := runHarness(t, exe)
 				m, err := parseManifest(text)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				var names []string
 				for _, c := range m {
 					names = append(names, c.Name)
 				}
-				if !slices.Equal(names, harnessScenarios) {
-					t.Fatalf("harness wrote captures %v, want %v", names, harnessScenarios)
-				}
+				require.Truef(t, slices.Equal(names, harnessScenarios), "harness wrote captures %v, want %v", names, harnessScenarios)
 				o := output{build: b.String(), hashes: map[string][32]byte{"manifest": sha256.Sum256(text)}}
 				for _, c := range m {
 					t.Run(c.Name, func(t *testing.T) {
 						path := filepath.Join(dir, c.File)
 						data, err := os.ReadFile(path)
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err)
 						o.hashes[c.File] = sha256.Sum256(data)
 						checkAgreement(t, path, c)
 					})
@@ -72,9 +68,7 @@ func TestHarnessAgreement(t *testing.T) {
 	// sanitizer must write the same bytes.
 	for _, o := range outputs[min(1, len(outputs)):] {
 		for name, h := range outputs[0].hashes {
-			if o.hashes[name] != h {
-				t.Errorf("%s: %s differs from %s's", o.build, name, outputs[0].build)
-			}
+			assert.Equalf(t, h, o.hashes[name], "%s: %s differs from %s's", o.build, name, outputs[0].build)
 		}
 	}
 }
@@ -93,32 +87,24 @@ func TestRecorderAgreement(t *testing.T) {
 			freeDir, freeText := runHarness(t, exe)
 			dir, text := runHarnessWith(t, exe, []string{"--recorder"})
 			if !bytes.Equal(text, freeText) {
-				t.Fatalf("the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText))
+				require.FailNow(t, fmt.Sprintf("the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText)))
 			}
 			m, err := parseManifest(text)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var names []string
 			for _, c := range m {
 				names = append(names, c.Name)
 			}
-			if !slices.Equal(names, harnessScenarios) {
-				t.Fatalf("harness --recorder wrote captures %v, want %v", names, harnessScenarios)
-			}
+			require.Truef(t, slices.Equal(names, harnessScenarios), "harness --recorder wrote captures %v, want %v", names, harnessScenarios)
 			for _, c := range m {
 				t.Run(c.Name, func(t *testing.T) {
 					path := filepath.Join(dir, c.File)
 					data, err := os.ReadFile(path)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					free, err := os.ReadFile(filepath.Join(freeDir, c.File))
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					if !bytes.Equal(data, free) {
-						t.Fatalf("%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free))
+						require.FailNow(t, fmt.Sprintf("%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free)))
 					}
 					if i > 0 {
 						return
@@ -126,12 +112,9 @@ func TestRecorderAgreement(t *testing.T) {
 					checkAgreement(t, path, c)
 					planned := c.Capacities
 					r, err := validate.CheckBytes(path, data, validate.Options{Layout: capture.Request{CubeSlots: c.CubeSlots, Capacities: &planned}, MaxFindings: -1})
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					if !r.OK() || r.Records != c.Records || r.Dropped != c.Dropped {
-						t.Errorf("validate: %d errors, %d records, %d dropped; the manifest has %d records, %d dropped; findings %v",
-							r.Errors(), r.Records, r.Dropped, c.Records, c.Dropped, r.Findings)
+						assert.Fail(t, fmt.Sprintf("validate: %d errors, %d records, %d dropped; the manifest has %d records, %d dropped; findings %v", r.Errors(), r.Records, r.Dropped, c.Records, c.Dropped, r.Findings))
 					}
 				})
 			}
@@ -147,37 +130,27 @@ func TestRecorderAgreement(t *testing.T) {
 // buffer.
 func checkAgreement(t *testing.T, path string, m *manifestCapture) {
 	t.Helper()
-	if err := m.check(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.check())
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	layout, err := abi.NewLayout(m.CubeSlots, m.Capacities)
-	if err != nil {
-		t.Fatalf("the manifest's layout: %v", err)
-	}
+	require.NoError(t, err, "the manifest's layout")
 	if uint64(len(data)) != m.Size || layout.Size() != m.Size {
-		t.Fatalf("%s: %d bytes, manifest says %d, abi.Layout.Size says %d", path, len(data), m.Size, layout.Size())
+		require.FailNow(t, fmt.Sprintf("%s: %d bytes, manifest says %d, abi.Layout.Size says %d", path, len(data), m.Size, layout.Size()))
 	}
 	checkBytes(t, data, layout, m)
 
 	planned := m.Capacities
 	t.Run("capture/planned", func(t *testing.T) {
 		c, err := capture.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer c.Close()
 		checkCapture(t, c, capture.Request{CubeSlots: m.CubeSlots, Capacities: &planned}, m)
 	})
 	if capacitiesReadable(m) {
 		t.Run("capture/from-buffer", func(t *testing.T) {
 			c, err := capture.FromBytes(path, data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkCapture(t, c, capture.Request{CubeSlots: m.CubeSlots}, m)
 		})
 	}
@@ -216,38 +189,26 @@ func checkBytes(t *testing.T, data []byte, l abi.Layout, m *manifestCapture) {
 		ms := m.slot(s.String())
 		if ms == nil {
 			if j := slices.IndexFunc(b, func(c byte) bool { return c != 0 }); j >= 0 {
-				t.Errorf("%s was never entered but byte %#x of it (@%#x) is %#x", s, j, s.Offset+uint64(j), b[j])
+				assert.Fail(t, fmt.Sprintf("%s was never entered but byte %#x of it (@%#x) is %#x", s, j, s.Offset+uint64(j), b[j]))
 			}
 			continue
 		}
 		listed++
-		if ms.Offset != s.Offset {
-			t.Errorf("%s: the harness's SlotOffset is %#x, abi.Layout's %#x", s, ms.Offset, s.Offset)
-		}
+		assert.Equalf(t, s.Offset, ms.Offset, "%s: the harness's SlotOffset", s)
 		h, err := abi.DecodeCoreHeader(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h != ms.Header {
-			t.Errorf("%s header:\n  buffer   %+v\n  manifest %+v", s, h, ms.Header)
-		}
+		require.NoError(t, err)
+		assert.Equalf(t, ms.Header, h, "%s header:\n  buffer", s)
 		for j, r := range ms.Records {
 			got, err := abi.DecodeProfileRecord(b[abi.CoreHeaderSize+j*abi.ProfileRecordSize:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != r {
-				t.Errorf("%s record %d:\n  buffer   %+v\n  manifest %+v", s, j, got, r)
-			}
+			require.NoError(t, err)
+			assert.Equalf(t, r, got, "%s record %d:\n  buffer", s, j)
 		}
 		rest := b[abi.CoreHeaderSize+len(ms.Records)*abi.ProfileRecordSize:]
 		if j := slices.IndexFunc(rest, func(c byte) bool { return c != 0 }); j >= 0 {
-			t.Errorf("%s: byte %d past its %d live records is %#x: the writer wrote past record_count", s, j, len(ms.Records), rest[j])
+			assert.Fail(t, fmt.Sprintf("%s: byte %d past its %d live records is %#x: the writer wrote past record_count", s, j, len(ms.Records), rest[j]))
 		}
 	}
-	if listed != len(m.Slots) {
-		t.Errorf("the manifest lists %d slots, %d of them in the layout", len(m.Slots), listed)
-	}
+	assert.Equal(t, len(m.Slots), listed, "the manifest lists")
 }
 
 // decodedSlot is what a scan reports about one slot.
@@ -263,11 +224,9 @@ type decodedSlot struct {
 func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *manifestCapture) {
 	t.Helper()
 	l, err := layoutOf(c.Resolve(opts))
-	if err != nil {
-		t.Fatalf("ResolveLayout: %v", err)
-	}
+	require.NoError(t, err, "ResolveLayout")
 	if l.CubeSlots != m.CubeSlots || l.Capacities != m.Capacities || l.Size() != m.Size {
-		t.Fatalf("layout %+v (size %d), manifest cube_slots=%d capacities %+v size %d", l, l.Size(), m.CubeSlots, m.Capacities, m.Size)
+		require.FailNow(t, fmt.Sprintf("layout %+v (size %d), manifest cube_slots=%d capacities %+v size %d", l, l.Size(), m.CubeSlots, m.Capacities, m.Size))
 	}
 	slots := map[string]*decodedSlot{}
 	var order []string
@@ -278,12 +237,8 @@ func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *man
 				d = &decodedSlot{}
 				slots[s.Slot.String()] = d
 			}
-			if index != len(d.records) {
-				t.Errorf("%s: record %d reported after %d records", s.Slot, index, len(d.records))
-			}
-			if want := int64(s.Slot.Offset) + abi.CoreHeaderSize + int64(index)*abi.ProfileRecordSize; off != want {
-				t.Errorf("%s record %d at @%#x, want @%#x", s.Slot, index, off, want)
-			}
+			assert.Equalf(t, len(d.records), index, "%s: record", s.Slot)
+			assert.Equalf(t, int64(s.Slot.Offset)+abi.CoreHeaderSize+int64(index)*abi.ProfileRecordSize, off, "%s record %d at @", s.Slot, index)
 			d.records = append(d.records, *r)
 		},
 		Slot: func(s *capture.SlotScan) {
@@ -298,37 +253,32 @@ func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *man
 			}
 		},
 	})
-	if err != nil {
-		t.Fatalf("Scan: %v", err)
-	}
+	require.NoError(t, err, "Scan")
 	var want []string
 	for _, s := range m.Slots {
 		want = append(want, s.Name)
 	}
-	if !slices.Equal(order, want) {
-		t.Errorf("live slots in buffer order:\n  decoded  %v\n  manifest %v", order, want)
-	}
+	assert.Truef(t, slices.Equal(order, want), "live slots in buffer order:\n  decoded  %v\n  manifest %v", order, want)
 	for _, ms := range m.Slots {
 		d := slots[ms.Name]
 		if d == nil {
 			continue // reported above
 		}
 		if d.header != ms.Header {
-			t.Errorf("%s header:\n  decoded  %+v\n  manifest %+v", ms.Name, d.header, ms.Header)
+			assert.Fail(t, fmt.Sprintf("%s header:\n  decoded  %+v\n  manifest %+v", ms.Name, d.header, ms.Header))
 		}
 		if !slices.Equal(d.records, ms.Records) {
-			t.Errorf("%s records differ:\n%s", ms.Name, diffRecords(d.records, ms.Records))
+			assert.Fail(t, fmt.Sprintf("%s records differ:\n%s", ms.Name, diffRecords(d.records, ms.Records)))
 		}
 	}
 	if sum.Records != m.Records || sum.Dropped != m.Dropped {
-		t.Errorf("summary records=%d dropped=%d, manifest records=%d dropped=%d", sum.Records, sum.Dropped, m.Records, m.Dropped)
+		assert.Fail(t, fmt.Sprintf("summary records=%d dropped=%d, manifest records=%d dropped=%d", sum.Records, sum.Dropped, m.Records, m.Dropped))
 	}
 	var active []string
 	for _, a := range sum.Active {
 		active = append(active, a.Slot.String())
 		if ms := m.slot(a.Slot.String()); ms != nil && (a.Count != len(ms.Records) || a.Dropped != ms.Header.DroppedCount || a.EntryCycle != ms.Header.EntryCycle) {
-			t.Errorf("%s summary count=%d dropped=%d entry=%d, manifest %d, %d, %d", a.Slot, a.Count, a.Dropped, a.EntryCycle,
-				len(ms.Records), ms.Header.DroppedCount, ms.Header.EntryCycle)
+			assert.Fail(t, fmt.Sprintf("%s summary count=%d dropped=%d entry=%d, manifest %d, %d, %d", a.Slot, a.Count, a.Dropped, a.EntryCycle, len(ms.Records), ms.Header.DroppedCount, ms.Header.EntryCycle))
 		}
 	}
 	var wantActive []string
@@ -337,9 +287,7 @@ func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *man
 			wantActive = append(wantActive, s.Name)
 		}
 	}
-	if !slices.Equal(active, wantActive) {
-		t.Errorf("slots with records: decoded %v, manifest %v", active, wantActive)
-	}
+	assert.Truef(t, slices.Equal(active, wantActive), "slots with records: decoded %v, manifest %v", active, wantActive)
 }
 
 // diffRecords renders the first differences between two record lists.

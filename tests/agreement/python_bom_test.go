@@ -3,10 +3,13 @@ package agreement_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPythonReadsCaptureWhoseEntryCycleLooksLikeABOM: read_capture reads a
@@ -23,7 +26,7 @@ func TestPythonReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		b.Enter(abi.CoreTypeAIC, 0, entry).Span(abi.CoreTypeAIC, 0, entry+100, entry+200, abi.TaskTypeBase, 1)
 		raw := b.Bytes()
 		if !bytes.HasPrefix(raw, []byte(bom)) {
-			t.Fatalf("the capture starts % x, not % x", raw[:8], bom)
+			require.FailNow(t, fmt.Sprintf("the capture starts % x, not % x", raw[:8], bom))
 		}
 		for _, as := range []string{"path", "bytes"} {
 			jobs = append(jobs,
@@ -32,12 +35,10 @@ func TestPythonReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		}
 	}
 	results := runReader(t, genPy, jobs)
-	if n := compareWithGo(t, jobs, results); n != len(jobs) {
-		t.Errorf("%d of %d captures were read", n, len(jobs))
-	}
+	assert.Equal(t, len(jobs), compareWithGo(t, jobs, results))
 	for i, r := range results {
 		if r.Error != nil {
-			t.Errorf("%q: Python refuses it: %s", jobs[i].label, r.Error.Message)
+			assert.Fail(t, fmt.Sprintf("%q: Python refuses it: %s", jobs[i].label, r.Error.Message))
 		}
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPythonReadsCaptures: the C++ harness's gold buffer and the
@@ -52,9 +54,7 @@ func TestPythonReadsCaptures(t *testing.T) {
 		jobs = append(jobs, &pyJob{label: "gold.bin", data: gold, opts: o})
 	}
 	results := runReader(t, genPy, jobs)
-	if n := compareWithGo(t, jobs, results); n < 10 {
-		t.Errorf("only %d captures were read; the test reads too little", n)
-	}
+	assert.GreaterOrEqual(t, compareWithGo(t, jobs, results), 10, "only")
 }
 
 // TestPythonReadsHarnessCaptures runs the C++ writer harness (every
@@ -69,9 +69,7 @@ func TestPythonReadsHarnessCaptures(t *testing.T) {
 	exe := buildHarness(t, harnessBuild{cxx: compilers[0], std: "c++11"})
 	dir, text := runHarness(t, exe, harnessScenarios...)
 	m, err := parseManifest(text)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var jobs []*pyJob
 	for _, c := range m {
 		caps := c.Capacities
@@ -136,17 +134,11 @@ func fuzzCaptureJobs(t *testing.T) []*pyJob {
 	for _, dir := range []string{"../../decode/testdata/fuzz/FuzzDecode", "../../validate/testdata/fuzz/FuzzValidate", "../../fuzz/testdata/fuzz/FuzzAgreement"} {
 		target := filepath.Base(dir)
 		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, e := range entries {
 			vals, err := parseFuzzCorpus(readFile(t, filepath.Join(dir, e.Name())))
-			if err != nil {
-				t.Fatalf("%s/%s: %v", target, e.Name(), err)
-			}
-			if len(vals) < 6 {
-				t.Fatalf("%s/%s: %d arguments, want at least 6", target, e.Name(), len(vals))
-			}
+			require.NoErrorf(t, err, "%s/%s", target, e.Name())
+			require.GreaterOrEqualf(t, len(vals), 6, "%s/%s", target, e.Name())
 			data, _ := vals[0].([]byte)
 			zeros, _ := vals[1].(int64)
 			if int64(len(data))+zeros > 1<<20 {
@@ -178,16 +170,10 @@ func mistakenFiles(t *testing.T, gold []byte) []*pyJob {
 	t.Helper()
 	var pf, gz bytes.Buffer
 	c, err := capture.FromBytes("gold", gold)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := perfetto.Write(&pf, []render.Input{{Decoded: d, Config: render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel"}}}, render.WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, perfetto.Write(&pf, []render.Input{{Decoded: d, Config: render.Config{SoCName: "ascend910b", FrequencyMHz: 50, KernelName: "MegaKernel"}}}, render.WriteOptions{}))
 	zw := gzip.NewWriter(&gz)
 	zw.Write(gold)
 	zw.Close()
@@ -222,9 +208,7 @@ func mistakenFiles(t *testing.T, gold []byte) []*pyJob {
 func mutants(t *testing.T) []*pyJob {
 	gold := readFile(t, goldBin)
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 32, AIV: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rng := rand.New(rand.NewSource(13))
 	edge := []uint64{0, 1, 2, 3, 15, 16, 17, 31, 32, 33, 48, 0xFFFFFFFF, 0x80000000, 1 << 40}
 	fields := []struct {
@@ -289,15 +273,11 @@ func mutants(t *testing.T) []*pyJob {
 	jobs = append(jobs, mistakenFiles(t, gold)...)
 	// Layouts the search cannot settle, and requests the headers contradict.
 	amb, err := abi.NewLayout(33, abi.Capacities{AIC: 16, AIV: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ambiguous := make([]byte, amb.Size()) // fits 33 cube slots with AIV capacity 16, and 81 with 0
-	if err := abi.InitSlot(ambiguous, 1000, abi.CoreTypeAIC, 0, 16); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, abi.InitSlot(ambiguous, 1000, abi.CoreTypeAIC, 0, 16))
 	if _, err := abi.WriteRecord(ambiguous, &abi.ProfileRecord{StartCycle: 1100, EndCycle: 1200}); err != nil {
-		t.Fatal(err)
+		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
 	jobs = append(jobs, &pyJob{label: "ambiguous", data: ambiguous})
 	// Headers only (both capacities 0): the layout is the largest cube slot
@@ -364,11 +344,7 @@ func TestPythonRefusesWhatValidateRefuses(t *testing.T) {
 		capture.CodeBadCapacity, capture.CodeSlotIdentity, capture.CodeCapacityMismatch, capture.CodeReservedNonzero,
 		capture.CodeCountOverCapacity, capture.CodeNegativeInterval, capture.CodeNoRecords, capture.CodeNotACapture,
 		capture.CodeLayoutMismatch, capture.CodeNoLayout, capture.CodeAmbiguousLayout} {
-		if codes[string(code)] == 0 {
-			t.Errorf("no input makes Python report %s", code)
-		}
+		assert.NotEqualf(t, 0, codes[string(code)], "no input makes Python report %s", code)
 	}
-	if accepted == 0 {
-		t.Error("no input was read")
-	}
+	assert.NotEqual(t, 0, accepted, "no input was read")
 }

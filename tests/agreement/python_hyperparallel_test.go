@@ -1,13 +1,15 @@
 package agreement_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHyperParallelDropIn runs testdata/hyper_parallel_check.py:
@@ -23,25 +25,20 @@ func TestHyperParallelDropIn(t *testing.T) {
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "../../cmd/cycleabi")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, out))
 	}
 	for _, f := range []string{"../../python/cycleabi/hyper_parallel.py", "../../python/cycleabi/__init__.py",
 		"../../decode/testdata/reference/cycle_trace.py", "../../examples/moe_layer.bin", "testdata/hyper_parallel_check.py"} {
-		if _, err := os.ReadFile(f); err != nil { // so that go test's cache sees them
-			t.Fatal(err)
-		}
+		_, err := os.ReadFile(f)
+		require.NoError(t, err)
 	}
 	root, _ := filepath.Abs("../..")
 	cmd := exec.Command(py, "testdata/hyper_parallel_check.py", root)
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "PYTHONDONTWRITEBYTECODE=1")
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	require.NoErrorf(t, err, "%s", out)
 	for _, want := range []string{"ok decode plain numpy", "ok decode refuses negative", "ok decode opt-in names",
 		"ok merge window paths", "ok merge float rounding, overrun objects", "ok gate records", "ok gate refuses identity", "ok install"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("no %q in:\n%s", want, out)
-		}
+		assert.Containsf(t, string(out), want, "no in:\n%s", out)
 	}
 }

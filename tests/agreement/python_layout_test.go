@@ -17,6 +17,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPythonDocExample runs the example of docs/python.md as written
@@ -28,37 +30,25 @@ import (
 func TestPythonDocExample(t *testing.T) {
 	page := string(readFile(t, "../../docs/python.md"))
 	_, block, ok := strings.Cut(page, "```python\n")
-	if !ok {
-		t.Fatal("docs/python.md has no python block")
-	}
+	require.True(t, ok, "docs/python.md has no python block")
 	block, _, ok = strings.Cut(block, "```")
-	if !ok {
-		t.Fatal("the python block is not closed")
-	}
-	if n := strings.Count(strings.TrimSpace(block), "\n") + 1; n > 5 {
-		t.Errorf("the example has %d lines; docs/python.md promises five", n)
-	}
+	require.True(t, ok, "the python block is not closed")
+	assert.LessOrEqual(t, strings.Count(strings.TrimSpace(block), "\n")+1, 5, "the example")
 	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	moduleDir(t, genPy)
 	got := pytest.RunEnv(t, root, []string{"PYTHONPATH=gen/py"}, block)
 
 	c, err := capture.Open("../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Every compute record, as analyze counts compute: the example must
 	// not leave out the graph stages' (it did, with 86 % of the time).
 	count, cycles := map[uint32]int{}, map[uint32]uint64{}
 	var total, graph uint64
-	if err := d.Records(func(r decode.Record) bool {
+	require.NoError(t, d.Records(func(r decode.Record) bool {
 		if kernelnames.IsCompute(r.DescID) {
 			count[r.DescID]++
 			cycles[r.DescID] += r.EndCycle - r.StartCycle
@@ -68,13 +58,9 @@ func TestPythonDocExample(t *testing.T) {
 			}
 		}
 		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
+	}))
 	mhz, err := abi.SystemCounterMHz("Ascend910B")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var ids []uint32
 	for id := range count {
 		ids = append(ids, id)
@@ -85,11 +71,9 @@ func TestPythonDocExample(t *testing.T) {
 		fmt.Fprintf(&want, "%-28s %5d tasks %12.2f us\n", (*kernelnames.Names)(nil).StageName(id), count[id], float64(cycles[id])/mhz)
 	}
 	if len(ids) < 3 || string(got) != want.String() {
-		t.Errorf("docs/python.md's example prints\n%s\nGo decodes\n%s", got, want.String())
+		assert.Fail(t, fmt.Sprintf("docs/python.md's example prints\n%s\nGo decodes\n%s", got, want.String()))
 	}
-	if share := fmt.Sprintf("hold %.0f %% of the compute time", 100*float64(graph)/float64(total)); !strings.Contains(strings.Join(strings.Fields(page), " "), share) {
-		t.Errorf("docs/python.md does not say the graph stages %s", share)
-	}
+	assert.Contains(t, strings.Join(strings.Fields(page), " "), fmt.Sprintf("hold %.0f %% of the compute time", 100*float64(graph)/float64(total)), "docs/python.md does not say the graph stages")
 	t.Logf("the docs/python.md example prints:\n%s", got)
 }
 
@@ -106,9 +90,7 @@ func randomCaptures(t *testing.T, n int) []*pyJob {
 		cube := uint32(24 + rng.Intn(20))
 		caps := abi.Capacities{AIC: uint32(16 * rng.Intn(4)), AIV: uint32(16 * (1 + rng.Intn(3)))}
 		l, err := abi.NewLayout(cube, caps)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		buf := make([]byte, l.Size()+uint64(rng.Intn(3))*64)
 		var o capture.Request
 		switch rng.Intn(8) {
@@ -127,9 +109,7 @@ func randomCaptures(t *testing.T, n int) []*pyJob {
 			}
 			slot := buf[s.Offset : s.Offset+s.Stride()]
 			entry := uint64(1000 + rng.Intn(50))
-			if err := abi.InitSlot(slot, entry, s.CoreType, s.BlockID, s.Capacity); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, abi.InitSlot(slot, entry, s.CoreType, s.BlockID, s.Capacity))
 			start := entry + uint64(rng.Intn(20))
 			for r := rng.Intn(int(s.Capacity) + 3); r > 0; r-- {
 				rec := abi.ProfileRecord{StartCycle: start, DescID: uint32(0x10000 + rng.Intn(0x30000)),
@@ -139,7 +119,7 @@ func randomCaptures(t *testing.T, n int) []*pyJob {
 					rec.EndCycle = start - 1
 				}
 				if _, err := abi.WriteRecord(slot, &rec); err != nil {
-					t.Fatal(err)
+					require.FailNow(t, fmt.Sprintf("%v", err))
 				}
 				switch rng.Intn(4) {
 				case 0: // the same start again
@@ -163,9 +143,7 @@ func TestPythonReadsRandomCaptures(t *testing.T) {
 	results := runReader(t, genPy, jobs)
 	accepted := compareWithGo(t, jobs, results)
 	t.Logf("%d random captures, %d read", len(jobs), accepted)
-	if accepted < len(jobs)/4 {
-		t.Errorf("only %d of %d random captures were read; the generator makes too few valid ones", accepted, len(jobs))
-	}
+	assert.GreaterOrEqualf(t, accepted, len(jobs)/4, "only of %d random captures were read; the generator makes too few valid ones", len(jobs))
 }
 
 // foundCaptures are captures whose layout the search must find with
@@ -256,9 +234,7 @@ func TestPythonFindsLayouts(t *testing.T) {
 		}
 	}
 	t.Logf("%d captures: %d read, errors by code %v", len(jobs), accepted, codes)
-	if accepted < len(jobs)/3 {
-		t.Errorf("only %d of %d were read", accepted, len(jobs))
-	}
+	assert.GreaterOrEqualf(t, accepted, len(jobs)/3, "only of %d were read", len(jobs))
 }
 
 // damagedCaptures are small captures (a few cube slot counts, capacities
@@ -333,9 +309,9 @@ func TestPythonFindsLayoutsPastDamage(t *testing.T) {
 		}
 	}
 	t.Logf("%d captures: %d read, errors by code %v", len(jobs), accepted, codes)
-	if accepted < len(jobs)/10 || codes["slot-identity"] == 0 || codes["no-layout"] == 0 {
-		t.Errorf("the captures do not exercise the search: %d read, errors %v", accepted, codes)
-	}
+	assert.GreaterOrEqualf(t, accepted, len(jobs)/10, "the captures do not exercise the search read, errors %v", codes)
+	assert.NotEqualf(t, 0, codes["slot-identity"], "the captures do not exercise the search read, errors %v", codes)
+	assert.NotEqualf(t, 0, codes["no-layout"], "the captures do not exercise the search read, errors %v", codes)
 }
 
 // slotViews prints, for each slot of the capture read from path (as a
@@ -378,22 +354,16 @@ for src in (path, array):
 func TestPythonSlotViews(t *testing.T) {
 	for _, f := range []string{goldBin, "../../examples/aiv_pipeline.npy"} {
 		c, err := capture.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		r, err := c.Resolve(capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		data := readFile(t, f)[c.Base:]
 		c.Close()
 		var want strings.Builder
 		for k := range r.Layout.NumSlots() {
 			s := r.Layout.Slot(k)
 			h, err := abi.DecodeCoreHeader(data[s.Offset:])
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			live := uint32(0)
 			if !h.IsZero() {
 				live = min(h.RecordCount, s.Capacity)
@@ -402,13 +372,9 @@ func TestPythonSlotViews(t *testing.T) {
 		}
 		want.WriteString("records() is the slots' views in trace order: True\n")
 		abs, err := filepath.Abs(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got := string(pytest.Run(t, t.TempDir(), slotViews, moduleDir(t, genPy), abs))
-		if got != want.String()+want.String() {
-			t.Errorf("%s: Python's slots\n%.3000s\nwant (twice: read from the path, then from an array)\n%.3000s", f, got, want.String())
-		}
+		assert.Equalf(t, want.String()+want.String(), got, "%s: Python's slots\nwant (twice: read from the path, then from an array)\n%.3000s", f, want.String())
 	}
 }
 
@@ -422,15 +388,11 @@ func TestPythonReadsSynthCaptures(t *testing.T) {
 	var jobs []*pyJob
 	for _, f := range []string{"../../examples/moe_layer.yaml", "../../examples/aiv_pipeline.yaml"} {
 		s, err := plan.ParseFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for seed := uint64(1); seed <= 3; seed++ {
 			for _, o := range []synth.Options{{Seed: seed}, {Seed: seed, CapacityScale: 0.8}, {Seed: seed, IdleCores: 3, WaitTimeout: 100000}} {
 				c, err := synth.Run(s, o)
-				if err != nil {
-					t.Fatalf("%s: synth %+v: %v", f, o, err)
-				}
+				require.NoErrorf(t, err, "%s: synth %+v", f, o)
 				caps := c.Layout.Capacities
 				label := fmt.Sprintf("%s synth %+v", filepath.Base(f), o)
 				npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
@@ -442,7 +404,5 @@ func TestPythonReadsSynthCaptures(t *testing.T) {
 			}
 		}
 	}
-	if n := compareWithGo(t, jobs, runReader(t, genPy, jobs)); n != len(jobs) {
-		t.Errorf("%d of %d synth captures read; synth writes only valid captures", n, len(jobs))
-	}
+	assert.Equal(t, len(jobs), compareWithGo(t, jobs, runReader(t, genPy, jobs)))
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // pyFindLayout is the Python program of TestPythonLayoutCases: for each
@@ -46,9 +48,8 @@ for job in json.load(open(sys.argv[2])):
 // find_layout has not, are Go's only.
 func TestPythonLayoutCases(t *testing.T) {
 	files, err := filepath.Glob("../../capture/testdata/layout/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no layout cases: %v", err)
-	}
+	require.NoError(t, err, "no layout cases")
+	require.NotEmpty(t, files, "no layout cases")
 	type job struct {
 		Path      string   `json:"path"`
 		CubeSlots *uint32  `json:"cube_slots"`
@@ -60,13 +61,9 @@ func TestPythonLayoutCases(t *testing.T) {
 	var jobs []*job
 	for _, file := range files {
 		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		lc, err := capturetest.ParseLayoutCase(data)
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+		require.NoErrorf(t, err, "%s", file)
 		if lc.GoOnly {
 			continue
 		}
@@ -84,22 +81,16 @@ func TestPythonLayoutCases(t *testing.T) {
 				j.Caps = append(j.Caps, caps.For(r.CoreType))
 			}
 		}
-		if err := os.WriteFile(j.Path, lc.Bytes, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(j.Path, lc.Bytes, 0o644))
 		jobs = append(jobs, j)
 	}
 	list, err := json.Marshal(jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	jobsFile := filepath.Join(dir, "jobs.json")
-	if err := os.WriteFile(jobsFile, list, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(jobsFile, list, 0o644))
 	out := bytes.Split(bytes.TrimSpace(pytest.Run(t, dir, pyFindLayout, moduleDir(t, genPy), jobsFile)), []byte("\n"))
 	if len(out) != len(jobs) {
-		t.Fatalf("find_layout answered %d cases of %d:\n%.2000s", len(out), len(jobs), bytes.Join(out, []byte("\n")))
+		require.FailNow(t, fmt.Sprintf("find_layout answered %d cases of %d:\n%.2000s", len(out), len(jobs), bytes.Join(out, []byte("\n"))))
 	}
 	for i, j := range jobs {
 		var py struct {
@@ -114,13 +105,11 @@ func TestPythonLayoutCases(t *testing.T) {
 			} `json:"error"`
 			Plain string `json:"plain"`
 		}
-		if err := json.Unmarshal(out[i], &py); err != nil {
-			t.Fatalf("%s: %v: %.500s", j.name, err, out[i])
-		}
+		require.NoErrorf(t, json.Unmarshal(out[i], &py), "%s: %.500s", j.name, out[i])
 		switch {
 		case py.Plain != "":
 			if got := "error: " + py.Plain; got != j.want["request"] {
-				t.Errorf("%s: find_layout refuses the request: %q; want %q", j.name, got, j.want["request"])
+				assert.Fail(t, fmt.Sprintf("%s: find_layout refuses the request: %q; want %q", j.name, got, j.want["request"]))
 			}
 		case py.Error != nil:
 			where := fmt.Sprintf("%s @%#x", py.Error.Code, py.Error.Offset)
@@ -129,19 +118,17 @@ func TestPythonLayoutCases(t *testing.T) {
 			}
 			msg, hint := j.want["message"], j.want["hint"]
 			if where != j.want["error"] || py.Error.Message != msg && py.Error.Message != msg+"; "+hint {
-				t.Errorf("%s: find_layout says\n%s: %s\nwant\n%s: %s (then \"; %s\" or not)", j.name, where, py.Error.Message, j.want["error"], msg, hint)
+				assert.Fail(t, fmt.Sprintf("%s: find_layout says\n%s: %s\nwant\n%s: %s (then \"; %s\" or not)", j.name, where, py.Error.Message, j.want["error"], msg, hint))
 			}
 		case len(py.Layout) != len(abi.Regions())+1:
-			t.Errorf("%s: find_layout answers %s", j.name, out[i])
+			assert.Fail(t, fmt.Sprintf("%s: find_layout answers %s", j.name, out[i]))
 		default:
 			var caps abi.Capacities
 			for k, r := range abi.Regions() {
 				caps.Set(r.CoreType, py.Layout[k+1])
 			}
 			got := fmt.Sprintf("(%s) %s %s", abi.Layout{CubeSlots: py.Layout[0], Capacities: caps}, py.Source, py.How)
-			if want := fmt.Sprintf("%s %s %s", j.want["layout"], j.want["source"], j.want["how"]); got != want {
-				t.Errorf("%s: find_layout finds\n%s\nwant\n%s", j.name, got, want)
-			}
+			assert.Equalf(t, fmt.Sprintf("%s %s %s", j.want["layout"], j.want["source"], j.want["how"]), got, "%s: find_layout finds", j.name)
 		}
 	}
 	t.Logf("find_layout answered %d cases as Go", len(jobs))

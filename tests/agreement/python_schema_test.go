@@ -22,6 +22,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPythonLayoutMatchesSchemaAndDWARF: the module's dtypes have the
@@ -31,9 +33,7 @@ import (
 // compiler gave the header (read from its DWARF) equals the dtypes'.
 func TestPythonLayoutMatchesSchemaAndDWARF(t *testing.T) {
 	s, err := schema.LoadFile(schemaFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	abs := moduleDir(t, genPy)
 	out := pytest.Run(t, t.TempDir(), `
 import json, struct, sys
@@ -66,18 +66,14 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
-	if err := dec.Decode(&py); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
+	require.NoErrorf(t, dec.Decode(&py), "%s", out)
 	if py.Version != s.Version || py.Fingerprint != s.Fingerprint || py.Hex != s.FingerprintHex() || py.Fingerprint != abi.Fingerprint {
-		t.Errorf("Python ABI_VERSION %d FINGERPRINT %#x (%s); schema %d %#x, Go %#x", py.Version, py.Fingerprint, py.Hex, s.Version, s.Fingerprint, uint64(abi.Fingerprint))
+		assert.Fail(t, fmt.Sprintf("Python ABI_VERSION %d FINGERPRINT %#x (%s); schema %d %#x, Go %#x", py.Version, py.Fingerprint, py.Hex, s.Version, s.Fingerprint, uint64(abi.Fingerprint)))
 	}
-	if py.MaxRecords != abi.MaxRecordsPerCore {
-		t.Errorf("Python max_records_per_core() = %d, Go %d", py.MaxRecords, abi.MaxRecordsPerCore)
-	}
+	assert.Equal(t, uint64(abi.MaxRecordsPerCore), py.MaxRecords, "Python max_records_per_core()")
 	for _, c := range s.Constants {
 		if got, ok := py.Constants[upperSnake(c.Name)]; !ok || got != c.Value {
-			t.Errorf("Python %s = %d (present %v), schema %s = %d", upperSnake(c.Name), got, ok, c.Name, c.Value)
+			assert.Fail(t, fmt.Sprintf("Python %s = %d (present %v), schema %s = %d", upperSnake(c.Name), got, ok, c.Name, c.Value))
 		}
 	}
 	for _, e := range s.Enums {
@@ -85,23 +81,20 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 		for _, v := range e.Values {
 			want = append(want, []any{v.Name, json.Number(strconv.FormatUint(uint64(v.Value), 10))})
 		}
-		if fmt.Sprint(py.Enums[e.Name]) != fmt.Sprint(want) {
-			t.Errorf("Python enum %s = %v, schema %v", e.Name, py.Enums[e.Name], want)
-		}
+		assert.Equalf(t, fmt.Sprint(want), fmt.Sprint(py.Enums[e.Name]), "Python enum %s = %v, schema %v", e.Name, py.Enums[e.Name], want)
 	}
 	pyOffsets := map[string]map[string][2]int64{} // struct -> field -> offset, size
 	for _, st := range s.Structs {
 		ps, ok := py.Structs[upperSnake(st.Name)]
-		if !ok {
-			t.Errorf("no dtype for %s", st.Name)
+		if !assert.Truef(t, ok, "no dtype for %s", st.Name) {
 			continue
 		}
 		if ps.Itemsize != st.Size || ps.Calcsize != st.Size {
-			t.Errorf("%s: dtype itemsize %d, struct format %d bytes; schema %d", st.Name, ps.Itemsize, ps.Calcsize, st.Size)
+			assert.Fail(t, fmt.Sprintf("%s: dtype itemsize %d, struct format %d bytes; schema %d", st.Name, ps.Itemsize, ps.Calcsize, st.Size))
 		}
 		pyOffsets[st.Name] = map[string][2]int64{}
 		if len(ps.Fields) != len(st.Fields) {
-			t.Errorf("%s: dtype fields %v, schema has %d", st.Name, ps.Fields, len(st.Fields))
+			assert.Fail(t, fmt.Sprintf("%s: dtype fields %v, schema has %d", st.Name, ps.Fields, len(st.Fields)))
 			continue
 		}
 		for i, f := range st.Fields {
@@ -111,10 +104,10 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 			order := pf[3].(string)
 			pyOffsets[st.Name][f.Name] = [2]int64{off, size}
 			if pf[0] != f.Name || off != int64(f.Offset) || size != int64(f.Size) {
-				t.Errorf("%s: dtype field %d = %v, schema %s at %d, %d bytes", st.Name, i, pf, f.Name, f.Offset, f.Size)
+				assert.Fail(t, fmt.Sprintf("%s: dtype field %d = %v, schema %s at %d, %d bytes", st.Name, i, pf, f.Name, f.Offset, f.Size))
 			}
 			if f.Type.Width() > 1 && order != "<" {
-				t.Errorf("%s.%s: dtype byte order %q, want little-endian", st.Name, f.Name, order)
+				assert.Fail(t, fmt.Sprintf("%s.%s: dtype byte order %q, want little-endian", st.Name, f.Name, order))
 			}
 		}
 	}
@@ -122,26 +115,21 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 		t.Run(cxx.Name, func(t *testing.T) {
 			obj := compileDWARFProbe(t, cxx, "c++11", []string{"-gdwarf-4", "-O0"}, genCpp, s)
 			dt, err := readDebugTypes(obj)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, st := range s.Structs {
 				ds := dt.structs[st.Name]
-				if ds == nil {
-					t.Errorf("%s: not in the DWARF", st.Name)
+				if !assert.NotNilf(t, ds, "%s: not in the DWARF", st.Name) {
 					continue
 				}
-				if int(ds.ByteSize) != py.Structs[upperSnake(st.Name)].Itemsize {
-					t.Errorf("%s: %d bytes in the object, dtype itemsize %d", st.Name, ds.ByteSize, py.Structs[upperSnake(st.Name)].Itemsize)
-				}
+				assert.Equalf(t, py.Structs[upperSnake(st.Name)].Itemsize, int(ds.ByteSize), "%s: %d bytes in the object, dtype itemsize", st.Name, ds.ByteSize)
 				for _, f := range ds.Field {
 					want, ok := pyOffsets[st.Name][f.Name]
 					if !ok || f.ByteOffset != want[0] || f.Type.Size() != want[1] {
-						t.Errorf("%s.%s: offset %d size %d in the object; dtype %v (present %v)", st.Name, f.Name, f.ByteOffset, f.Type.Size(), want, ok)
+						assert.Fail(t, fmt.Sprintf("%s.%s: offset %d size %d in the object; dtype %v (present %v)", st.Name, f.Name, f.ByteOffset, f.Type.Size(), want, ok))
 					}
 				}
 				if len(ds.Field) != len(st.Fields) {
-					t.Errorf("%s: %d members in the object, %d dtype fields", st.Name, len(ds.Field), len(st.Fields))
+					assert.Fail(t, fmt.Sprintf("%s: %d members in the object, %d dtype fields", st.Name, len(ds.Field), len(st.Fields)))
 				}
 			}
 		})
@@ -215,13 +203,9 @@ func TestPythonDescNames(t *testing.T) {
 		recs = append(recs, rec{id, []uint32{0, 3, 17, 5}[i%4], uint32(i % 7), []uint32{abi.InvalidOwnerID, 0, 42}[i%3]})
 	}
 	input, err := json.Marshal(map[string]any{"ids": list, "stages": names.Stages, "tasks": maps.Collect(names.Tasks.All()), "records": recs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644))
 	abs := moduleDir(t, genPy)
 	out := pytest.Run(t, dir, `
 import json, sys
@@ -240,20 +224,15 @@ print(json.dumps(out))
 		Plain, Named []string
 		Events       [][2]string
 	}
-	if err := json.Unmarshal(out, &py); err != nil {
-		t.Fatalf("%v: %.500s", err, out)
-	}
-	if len(py.Plain) != len(list) || len(py.Events) != len(recs) {
-		t.Fatalf("Python named %d ids and %d records, want %d and %d", len(py.Plain), len(py.Events), len(list), len(recs))
-	}
+	require.NoErrorf(t, json.Unmarshal(out, &py), "%.500s", out)
+	require.Len(t, py.Plain, len(list), "Python named")
+	require.Len(t, py.Events, len(recs), "Python named")
 	bad := 0
 	for i, id := range list {
-		if want := (*kernelnames.Names)(nil).StageName(id); py.Plain[i] != want {
-			t.Errorf("desc_name(%#x) = %q, decode %q", id, py.Plain[i], want)
+		if !assert.Equalf(t, (*kernelnames.Names)(nil).StageName(id), py.Plain[i], "desc_name(%#x)", id) {
 			bad++
 		}
-		if want := names.StageName(id); py.Named[i] != want {
-			t.Errorf("desc_name(%#x, stages) = %q, decode %q", id, py.Named[i], want)
+		if !assert.Equalf(t, names.StageName(id), py.Named[i], "desc_name(%#x, stages)", id) {
 			bad++
 		}
 		if bad > 10 {
@@ -263,9 +242,7 @@ print(json.dumps(out))
 	for i, r := range recs {
 		pr := &abi.ProfileRecord{DescID: r.Desc, TaskID: r.Task, StageTaskIndex: r.Index, OwnerID: r.Owner}
 		for k, detailed := range []bool{false, true} {
-			if want := names.EventName(pr, detailed, "Expert"); py.Events[i][k] != want {
-				t.Errorf("event_name(%+v, detailed=%v) = %q, decode %q", r, detailed, py.Events[i][k], want)
-			}
+			assert.Equalf(t, names.EventName(pr, detailed, "Expert"), py.Events[i][k], "event_name(%+v, detailed=%v)", r, detailed)
 		}
 	}
 }
@@ -273,9 +250,7 @@ print(json.dumps(out))
 // replaceOnce replaces exactly one occurrence of old in text.
 func replaceOnce(t *testing.T, text, old, new string) string {
 	t.Helper()
-	if n := strings.Count(text, old); n != 1 {
-		t.Fatalf("edit: %q occurs %d times in the schema, want 1", old, n)
-	}
+	require.Equalf(t, 1, strings.Count(text, old), "edit: %q occurs", old)
 	return strings.Replace(text, old, new, 1)
 }
 
@@ -292,18 +267,12 @@ func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
 		t.Skip("no go command on PATH to build the regenerated Go writer")
 	}
 	files, err := gogen.Generate(s)
-	if err != nil {
-		t.Fatalf("gen/go from the changed schema: %v", err)
-	}
+	require.NoError(t, err, "gen/go from the changed schema")
 	dir := t.TempDir()
 	write := func(rel string, data []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 	}
 	write("go.mod", []byte("module example.com/changed\n\ngo 1.26\n"))
 	for rel, data := range files {
@@ -315,9 +284,7 @@ func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
 	// generated tables of any schema.
 	const handDir = "../../gen/go/abi"
 	entries, err := os.ReadDir(handDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range entries {
 		n := e.Name()
 		if strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_gen.go") && !strings.HasSuffix(n, "_test.go") {
@@ -330,7 +297,7 @@ func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the regenerated Go writer: %v\n%s", err, msg)
+		require.FailNow(t, fmt.Sprintf("the regenerated Go writer: %v\n%s", err, msg))
 	}
 	return readFile(t, out)
 }
@@ -354,20 +321,12 @@ func TestPythonFollowsSchemaChange(t *testing.T) {
 	text = replaceOnce(t, text, "      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n",
 		"      - {name: ShmemGetMem, value: 141, doc: Remote get.}\n      - {name: NewOp, value: 142, doc: A new task type.}\n")
 	s, err := schema.Load("abi/schema.yaml", []byte(text))
-	if err != nil {
-		t.Fatalf("the changed schema does not load: %v", err)
-	}
-	if s.Fingerprint == abi.Fingerprint {
-		t.Fatal("the changed schema has the committed fingerprint")
-	}
+	require.NoError(t, err, "the changed schema does not load")
+	require.NotEqual(t, abi.Fingerprint, s.Fingerprint, "the changed schema has the committed fingerprint")
 	files, err := pygen.Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	newDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(newDir, pygen.ModuleFile), files[pygen.ModuleFile], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(newDir, pygen.ModuleFile), files[pygen.ModuleFile], 0o644))
 
 	caps := map[string]uint64{"AIC": 16, "AIV": 32}
 	newOp := uint64(0x20000 + 142)
@@ -448,23 +407,15 @@ var cores = []struct {
 
 	jobs := []*pyJob{{label: "changed-ABI capture", data: data}}
 	got := runReader(t, newDir, jobs)[0]
-	if got.Error != nil || got.Plain != "" {
-		t.Fatalf("the regenerated module refuses the changed ABI's capture: %+v %s", got.Error, got.Plain)
-	}
+	require.Nil(t, got.Error, "the regenerated module refuses the changed ABI's capture")
+	require.Empty(t, got.Plain, "the regenerated module refuses the changed ABI's capture")
 	wantColumns := append(append([]string{}, recFields...), "core_type", "block_id")
-	if fmt.Sprint(got.Columns) != fmt.Sprint(wantColumns) {
-		t.Errorf("records() columns %v, want %v", got.Columns, wantColumns)
-	}
-	if fmt.Sprint(got.Records) != fmt.Sprint(want) {
-		t.Errorf("the regenerated module reads\n%v\nthe writer wrote (in trace order)\n%v", got.Records, want)
-	}
-	if fmt.Sprint(got.Layout) != "[24 16 32]" || got.Dropped != 2 {
-		t.Errorf("layout %v dropped %d, want [24 16 32] and 2", got.Layout, got.Dropped)
-	}
+	assert.Equalf(t, fmt.Sprint(wantColumns), fmt.Sprint(got.Columns), "records() columns %v, want %v", got.Columns, wantColumns)
+	assert.Equalf(t, fmt.Sprint(want), fmt.Sprint(got.Records), "the regenerated module reads\n%v\nthe writer wrote (in trace order)\n%v", got.Records, want)
+	assert.Equalf(t, "[24 16 32]", fmt.Sprint(got.Layout), "layout %v dropped", got.Layout)
+	assert.Equalf(t, uint64(2), got.Dropped, "layout %v dropped", got.Layout)
 	old := runReader(t, genPy, []*pyJob{{label: "changed-ABI capture, old module", data: data}})[0]
-	if old.Error == nil && fmt.Sprint(old.Records) == fmt.Sprint(got.Records) {
-		t.Error("the committed module reads the changed ABI's capture the same way: the test cannot tell the modules apart")
-	}
+	assert.False(t, old.Error == nil && fmt.Sprint(old.Records) == fmt.Sprint(got.Records), "the committed module reads the changed ABI's capture the same way: the test cannot tell the modules apart")
 	abs := moduleDir(t, genPy)
 	names := pytest.Run(t, newDir, `
 import sys
@@ -477,9 +428,7 @@ import cycleabi_abi as old
 print(old.desc_name(0x20000 + 142), old.PROFILE_RECORD_DTYPE.itemsize, old.FINGERPRINT_HEX)
 `, abs)
 	wantNames := fmt.Sprintf("TaskType_NewOp 142 40 %s\nTaskType_142 32 %s\n", s.FingerprintHex(), abi.FingerprintHex)
-	if string(names) != wantNames {
-		t.Errorf("names and sizes in Python:\n%s\nwant\n%s", names, wantNames)
-	}
+	assert.Equalf(t, wantNames, string(names), "names and sizes in Python:\n%s", names)
 }
 
 // TestPythonFamilyNames: under every kernel family, the Python module's
@@ -508,13 +457,9 @@ func TestPythonFamilyNames(t *testing.T) {
 	}
 	kernels = append(kernels, "mega_moe", "MEGAMOEGRAD", "MegaKernel", "")
 	input, err := json.Marshal(map[string]any{"ids": list, "kernels": kernels})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "in.json"), input, 0o644))
 	out := pytest.Run(t, dir, `
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -541,33 +486,23 @@ print(json.dumps(out))
 		Kernels  []string
 		Unknown  string
 	}
-	if err := json.Unmarshal(out, &py); err != nil {
-		t.Fatalf("%v: %.500s", err, out)
-	}
-	if len(py.Families) != len(abi.Families()) {
-		t.Fatalf("Python has %d families, Go %d", len(py.Families), len(abi.Families()))
-	}
+	require.NoErrorf(t, json.Unmarshal(out, &py), "%.500s", out)
+	require.Len(t, py.Families, len(abi.Families()), "Python")
 	for _, f := range abi.Families() {
 		names := (*kernelnames.Names)(nil).WithFamily(f)
 		for i, id := range list {
-			if want := names.StageName(id); py.Families[f.String()][i] != want {
-				t.Errorf("%s: desc_name(%#x) = %q, decode %q", f, id, py.Families[f.String()][i], want)
-			}
+			assert.Equalf(t, names.StageName(id), py.Families[f.String()][i], "%s: desc_name(%#x)", f, id)
 			if want := names.StageName(id); py.ByName[f.String()][i] != want {
-				t.Errorf("%s by name: desc_name(%#x, family=%q) = %q, decode %q", f, id, strings.ToLower(f.String()), py.ByName[f.String()][i], want)
+				assert.Fail(t, fmt.Sprintf("%s by name: desc_name(%#x, family=%q) = %q, decode %q", f, id, strings.ToLower(f.String()), py.ByName[f.String()][i], want))
 			}
 		}
 	}
-	if !strings.Contains(py.Unknown, "no such kernel family") || !strings.Contains(py.Unknown, "MegaMoe") {
-		t.Errorf("desc_name(family=\"NoSuchFamily\"): %q, want a KeyError listing the families", py.Unknown)
-	}
+	assert.Falsef(t, !strings.Contains(py.Unknown, "no such kernel family") || !strings.Contains(py.Unknown, "MegaMoe"), "desc_name(family=\"NoSuchFamily\"): %q, want a KeyError listing the families", py.Unknown)
 	for i, k := range kernels {
 		want := ""
 		if f, ok := abi.FamilyForKernel(k); ok {
 			want = f.String()
 		}
-		if py.Kernels[i] != want {
-			t.Errorf("family_for_kernel(%q) = %q, Go %q", k, py.Kernels[i], want)
-		}
+		assert.Equalf(t, want, py.Kernels[i], "family_for_kernel(%q)", k)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // qualifierProbe calls every helper of the header through its macros.
@@ -290,9 +292,7 @@ func TestQualifierConfigs(t *testing.T) {
 			for _, std := range []string{"c++11", "c++20"} {
 				t.Run(cxx.Name+"/"+c.name+"/"+std, func(t *testing.T) {
 					t.Parallel()
-					if err := c.check(cxx, std, genCpp, t.TempDir()); err != nil {
-						t.Error(err)
-					}
+					assert.NoError(t, c.check(cxx, std, genCpp, t.TempDir()))
 				})
 			}
 		}
@@ -354,9 +354,7 @@ func mutate(header string, s qualifierSite) string {
 func TestQualifierMutants(t *testing.T) {
 	compilers := cxxtest.Compilers(t)
 	data, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	header := string(data)
 	sites := qualifierSites(header)
 	counts := map[string]int{}
@@ -365,9 +363,8 @@ func TestQualifierMutants(t *testing.T) {
 	}
 	// The header qualifies its helpers and its buffer pointers; a header
 	// without either use has lost its qualifiers altogether.
-	if counts["CYCLEABI_FN"] == 0 || counts["CYCLEABI_GM"] == 0 {
-		t.Fatalf("the header uses CYCLEABI_FN %d times and CYCLEABI_GM %d times", counts["CYCLEABI_FN"], counts["CYCLEABI_GM"])
-	}
+	require.NotEqual(t, 0, counts["CYCLEABI_FN"], "the header uses CYCLEABI_FN")
+	require.NotEqual(t, 0, counts["CYCLEABI_GM"], "the header uses CYCLEABI_FN")
 	seen := map[string]int{}
 	for _, s := range sites {
 		key := fmt.Sprintf("%s@L%d", s.macro, s.line)
@@ -378,9 +375,7 @@ func TestQualifierMutants(t *testing.T) {
 		t.Run(key, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(mutate(header, s)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(mutate(header, s)), 0o644))
 			var missed []string
 			for _, cxx := range compilers {
 				for _, c := range configsFor(cxx) {
@@ -394,7 +389,7 @@ func TestQualifierMutants(t *testing.T) {
 			}
 			if len(missed) > 0 {
 				sort.Strings(missed)
-				t.Errorf("%s removed from line %d (%s) is not caught by: %s", s.macro, s.line, s.text, strings.Join(missed, ", "))
+				assert.Fail(t, fmt.Sprintf("%s removed from line %d (%s) is not caught by: %s", s.macro, s.line, s.text, strings.Join(missed, ", ")))
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The kernel-shaped file, the stand-in AscendC headers and the five-line
@@ -41,14 +43,10 @@ func compileKernel(t *testing.T, cxx cxxtest.Compiler, std string, defines ...st
 func undefined(t *testing.T, obj string) []string {
 	t.Helper()
 	f, err := elf.Open(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	syms, err := f.Symbols()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	for _, s := range syms {
 		if s.Section == elf.SHN_UNDEF && s.Name != "" {
@@ -88,21 +86,15 @@ func TestAscendCPreset(t *testing.T) {
 							fmt.Sprintf("-DSTUB_NUM_WORKERS_CUBE=%d", cube),
 						}, side.defines...)
 						obj, err := compileKernel(t, cxx, std, defines...)
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err)
 						got := map[string]bool{}
 						for _, s := range undefined(t, obj) {
 							got[s] = true
 							// The optimiser may call the C library for the padding loop.
-							if !strings.HasPrefix(s, "mem") && !contains(ascendcCalls, s) {
-								t.Errorf("the kernel calls %s, which is not one of the preset's AscendC functions", s)
-							}
+							assert.Falsef(t, !strings.HasPrefix(s, "mem") && !contains(ascendcCalls, s), "the kernel calls %s, which is not one of the preset's AscendC functions", s)
 						}
 						for _, s := range ascendcCalls {
-							if !got[s] {
-								t.Errorf("the kernel does not call %s", s)
-							}
+							assert.Truef(t, got[s], "the kernel does not call %s", s)
 						}
 					})
 				}
@@ -116,9 +108,7 @@ func TestAscendCPreset(t *testing.T) {
 func TestAscendCPresetCoreType(t *testing.T) {
 	cxx := cxxtest.Compilers(t)[0]
 	_, err := compileKernel(t, cxx, "c++11", "-D__DAV_C220_CUBE__", "-DEXPECT_CORE_TYPE=2", "-DEXPECT_CUBE_SLOTS=24")
-	if err == nil || !strings.Contains(err.Error(), "the preset picked another core type") {
-		t.Errorf("the cube side compiled as the vector core type: %v", err)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "the preset picked another core type"), "the cube side compiled as the vector core type: %v", err)
 }
 
 // TestRecorderNeedsCoreType: without CYCLEABI_CORE_TYPE (and without the
@@ -128,13 +118,9 @@ func TestRecorderNeedsCoreType(t *testing.T) {
 	cxx := cxxtest.Compilers(t)[0]
 	dir := t.TempDir()
 	src := filepath.Join(dir, "no_core_type.cpp")
-	if err := os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n\nvoid Use() { cycleabi::Recorder r; (void)r; }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n\nvoid Use() { cycleabi::Recorder r; (void)r; }\n"), 0o644))
 	out, err := cxx.Try("c++11", "-I", genCpp, "-fsyntax-only", src)
-	if err == nil || !strings.Contains(out, "define CYCLEABI_CORE_TYPE (") {
-		t.Errorf("using Recorder without CYCLEABI_CORE_TYPE: err %v\n%s", err, out)
-	}
+	assert.Falsef(t, err == nil || !strings.Contains(out, "define CYCLEABI_CORE_TYPE ("), "using Recorder without CYCLEABI_CORE_TYPE: err %v\n%s", err, out)
 }
 
 func contains(ss []string, s string) bool {
@@ -151,14 +137,8 @@ func contains(ss []string, s string) bool {
 // file, whole, as one code block.
 func TestDocsReplacement(t *testing.T) {
 	file, err := os.ReadFile(filepath.Join(ascendcDir, "cycle_trace_recorder.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	doc, err := os.ReadFile("../../docs/cpp-header.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(doc), "```cpp\n"+string(file)+"```\n") {
-		t.Errorf("docs/cpp-header.md does not show %s/cycle_trace_recorder.h as a code block:\n%s", ascendcDir, file)
-	}
+	require.NoError(t, err)
+	assert.Containsf(t, string(doc), "```cpp\n"+string(file)+"```\n", "docs/cpp-header.md does not show %s/cycle_trace_recorder.h as a code block:\n%s", ascendcDir, file)
 }

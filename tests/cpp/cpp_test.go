@@ -22,6 +22,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const genCpp = "../../gen/cpp"
@@ -67,7 +69,7 @@ func runLayoutCheck(t *testing.T, exe string, args []string) []string {
 		if ee, ok := err.(*exec.ExitError); ok {
 			msg = string(ee.Stderr)
 		}
-		t.Fatalf("layout_check: %v\n%s", err, msg)
+		require.FailNow(t, fmt.Sprintf("layout_check: %v\n%s", err, msg))
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 }
@@ -137,9 +139,7 @@ func TestLayoutMatchesGo(t *testing.T) {
 	}
 	for _, l := range layouts[:6] {
 		lay, err := abi.NewLayout(l.cube, abi.Capacities{AIC: l.aic, AIV: l.aiv})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cube := uint64(l.cube)
 		for _, ct := range []uint64{aic, aiv, 0, 3, 0xFFFFFFFF} {
 			for _, block := range []uint64{0, 1, cube - 1, cube, 2*cube - 1, 2 * cube, 0xFFFFFFFF} {
@@ -177,12 +177,10 @@ func TestLayoutMatchesGo(t *testing.T) {
 		t.Run(cxx.Name, func(t *testing.T) {
 			got := runLayoutCheck(t, buildLayoutCheck(t, cxx), args)
 			if len(got) != len(qs) {
-				t.Fatalf("layout_check printed %d lines for %d queries:\n%s", len(got), len(qs), strings.Join(got, "\n"))
+				require.FailNow(t, fmt.Sprintf("layout_check printed %d lines for %d queries:\n%s", len(got), len(qs), strings.Join(got, "\n")))
 			}
 			for i, qq := range qs {
-				if got[i] != qq.want {
-					t.Errorf("C++: %s\n   Go: %s", got[i], qq.want)
-				}
+				assert.Equal(t, qq.want, got[i], "C++")
 			}
 		})
 	}
@@ -217,24 +215,18 @@ func goWrite(t *testing.T, ct, block, cube, aicCap, aivCap, n uint32) string {
 	}
 	capacity := lay.Capacities.For(typ)
 	slot := bytes.Repeat([]byte{0xA5}, int(abi.SlotStride(capacity)))
-	if err := abi.InitSlot(slot, 0x1122334455667788+uint64(block), typ, block, capacity); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, abi.InitSlot(slot, 0x1122334455667788+uint64(block), typ, block, capacity))
 	appended := 0
 	for i := uint32(0); i < n; i++ {
 		r := recordFor(i)
 		written, err := abi.WriteRecord(slot, &r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if written {
 			appended++
 		}
 	}
 	h, err := abi.DecodeCoreHeader(slot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return fmt.Sprintf("appended %d dropped %d count %d outside 0 slot %s", appended, h.DroppedCount, h.RecordCount, hex.EncodeToString(slot))
 }
 
@@ -243,19 +235,13 @@ func goWrite(t *testing.T, ct, block, cube, aicCap, aivCap, n uint32) string {
 func goWrap(t *testing.T) string {
 	t.Helper()
 	slot := bytes.Repeat([]byte{0xA5}, int(abi.SlotStride(0)))
-	if err := abi.InitSlot(slot, 1, abi.CoreTypeAIC, 0, 0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, abi.InitSlot(slot, 1, abi.CoreTypeAIC, 0, 0))
 	binary.LittleEndian.PutUint32(slot[abi.CoreHeaderDroppedCountOffset:], 0xFFFFFFFF)
 	r := recordFor(0)
 	written, err := abi.WriteRecord(slot, &r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	h, err := abi.DecodeCoreHeader(slot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	appended := 0
 	if written {
 		appended = 1

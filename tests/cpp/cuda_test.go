@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The CUDA preset and the publish modes (docs/cuda.md): a host-side model
@@ -93,9 +95,8 @@ func runPublishCheck(t *testing.T, cxx cxxtest.Compiler, includeDir string, defi
 	var out [][]string
 	for _, sc := range scenarios {
 		b, err := exec.Command(exe, strconv.Itoa(sc[0]), strconv.Itoa(sc[1])).Output()
-		if _, exited := err.(*exec.ExitError); err != nil && !exited {
-			t.Fatal(err)
-		}
+		_, exited := err.(*exec.ExitError)
+		require.Falsef(t, err != nil && !exited, "%v", err)
 		out = append(out, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"))
 	}
 	return out
@@ -129,13 +130,13 @@ func TestPublishModes(t *testing.T) {
 				lines := outs[i]
 				wantR, wantA := wantPublishLog(m, preset.barrier, sc[0], sc[1])
 				if len(lines) != 4 || lines[0] != wantR || lines[1] != wantA || lines[3] != "ok" {
-					t.Errorf("%s, %d records in %d: publish_check printed\n%s\nwant\n%s\n%s\n(bytes)\nok", name, sc[0], sc[1], strings.Join(lines, "\n"), wantR, wantA)
+					assert.Fail(t, fmt.Sprintf("%s, %d records in %d: publish_check printed\n%s\nwant\n%s\n%s\n(bytes)\nok", name, sc[0], sc[1], strings.Join(lines, "\n"), wantR, wantA))
 					continue
 				}
 				if b, ok := bytes[i]; !ok {
 					bytes[i] = lines[2]
 				} else if lines[2] != b {
-					t.Errorf("%s, %d records in %d: the buffer differs from the every-record mode's: %s, want %s", name, sc[0], sc[1], lines[2], b)
+					assert.Fail(t, fmt.Sprintf("%s, %d records in %d: the buffer differs from the every-record mode's: %s, want %s", name, sc[0], sc[1], lines[2], b))
 				}
 			}
 		}
@@ -174,9 +175,7 @@ func TestPublishModeMutants(t *testing.T) {
 			sc := publishScenarios[0]
 			lines := runPublishCheck(t, cxx, dir, m.mode.defines, [][2]int{sc})[0]
 			wantR, wantA := wantPublishLog(m.mode, true, sc[0], sc[1])
-			if len(lines) == 4 && lines[0] == wantR && lines[1] == wantA && lines[3] == "ok" {
-				t.Errorf("the model accepted the mutant in mode %s", m.mode.name)
-			}
+			assert.Falsef(t, len(lines) == 4 && lines[0] == wantR && lines[1] == wantA && lines[3] == "ok", "the model accepted the mutant in mode %s", m.mode.name)
 		})
 	}
 }
@@ -195,12 +194,10 @@ func TestPublishModeErrors(t *testing.T) {
 		{[]string{"-DCYCLEABI_PUBLISH_EVERY_K="}, "CYCLEABI_PUBLISH_EVERY_K: define it as K"},
 	} {
 		src := filepath.Join(t.TempDir(), "mode.cpp")
-		if err := os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n"), 0o644))
 		out, err := cxx.Try("c++11", append(append([]string{"-I", genCpp}, c.defines...), "-fsyntax-only", src)...)
 		if err == nil || !strings.Contains(out, c.want) {
-			t.Errorf("%s: err %v, want a message with %q:\n%s", strings.Join(c.defines, " "), err, c.want, out)
+			assert.Fail(t, fmt.Sprintf("%s: err %v, want a message with %q:\n%s", strings.Join(c.defines, " "), err, c.want, out))
 		}
 	}
 }
@@ -219,9 +216,7 @@ type cudaClang struct {
 func findCUDAClang(t *testing.T) cudaClang {
 	t.Helper()
 	src := filepath.Join(t.TempDir(), "probe.cu")
-	if err := os.WriteFile(src, []byte("__attribute__((global)) void probe() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(src, []byte("__attribute__((global)) void probe() {}\n"), 0o644))
 	for _, arch := range []string{"sm_90", "sm_86"} {
 		for _, name := range []string{"clang++-19", "clang++-18", "clang++-17", "clang++-16", "clang++"} {
 			p, err := exec.LookPath(name)
@@ -234,9 +229,7 @@ func findCUDAClang(t *testing.T) cudaClang {
 		}
 	}
 	msg := "no clang on PATH compiles CUDA for sm_90 or sm_86 (install clang-16 or newer, e.g. apt-get install clang-19)"
-	if os.Getenv(requireCUDAEnv) != "" {
-		t.Fatalf("%s and %s is set", msg, requireCUDAEnv)
-	}
+	require.Emptyf(t, os.Getenv(requireCUDAEnv), "%s and %s is set", msg, requireCUDAEnv)
 	t.Skip(msg)
 	return cudaClang{}
 }
@@ -269,12 +262,10 @@ func compilePTX(t *testing.T, cc cudaClang, file string, defines ...string) stri
 	out := filepath.Join(t.TempDir(), "out.ptx")
 	args := cudaArgs(cc.arch, append(append([]string{"-include", cudaStandin, "-I", genCpp}, defines...), "-o", out, file)...)
 	if b, err := exec.Command(cc.path, args...).CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", cc.path, strings.Join(args, " "), err, b)
+		require.FailNow(t, fmt.Sprintf("%s %s: %v\n%s", cc.path, strings.Join(args, " "), err, b))
 	}
 	ptx, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(ptx)
 }
 
@@ -319,29 +310,20 @@ func TestCUDAPresetPTX(t *testing.T) {
 				n    int
 			}{{"record_one", c.want.recordOne}, {"record_many", c.want.recordMany}, {"flush_only", c.want.flushOnly}} {
 				body, ok := entries[k.name]
-				if !ok {
-					t.Fatalf("no kernel %s in the PTX", k.name)
-				}
+				require.Truef(t, ok, "no kernel %s in the PTX", k.name)
 				stores := release.FindAllStringSubmatch(body, -1)
-				if k.n == many && len(stores) == 0 || k.n != many && len(stores) != k.n {
-					t.Errorf("%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
-				}
+				assert.Falsef(t, k.n == many && len(stores) == 0, "%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
+				assert.Falsef(t, k.n != many && len(stores) != k.n, "%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
 				for _, s := range stores {
 					if s[1] != c.scope {
-						t.Errorf("%s: %s, want scope %s", k.name, s[0], c.scope)
+						assert.Fail(t, fmt.Sprintf("%s: %s, want scope %s", k.name, s[0], c.scope))
 					}
 				}
-				if !strings.Contains(body, "trap;") {
-					t.Errorf("%s: no trap for a bad layout", k.name)
-				}
-				if got := fence.MatchString(body); got != (c.fences && k.n != 0) {
-					t.Errorf("%s: fence in the PTX %v, want %v", k.name, got, c.fences && k.n != 0)
-				}
+				assert.Containsf(t, body, "trap;", "%s: no trap for a bad layout", k.name)
+				assert.Equalf(t, (c.fences && k.n != 0), fence.MatchString(body), "%s: fence in the PTX, want %v", k.name, c.fences && k.n != 0)
 			}
 			now := entries["now_only"]
-			if strings.Count(now, "%globaltimer") != 2 || fence.MatchString(now) {
-				t.Errorf("now_only: want two reads of %%globaltimer and no fence:\n%s", now)
-			}
+			assert.Falsef(t, strings.Count(now, "%globaltimer") != 2 || fence.MatchString(now), "now_only: want two reads of %%globaltimer and no fence:\n%s", now)
 		})
 	}
 }
@@ -374,26 +356,21 @@ func TestCUDAExample(t *testing.T) {
 			defines := append([]string{"-std=c++17", "-I", cudaDir, "-I", "../../examples/cuda"}, c.defines...)
 			entries := ptxEntries(compilePTX(t, cc, example, defines...))
 			on, off := entries["_Z18MegaKernel_toy_moeILb1EEv9ToyParams"], entries["_Z18MegaKernel_toy_moeILb0EEv9ToyParams"]
-			if on == "" || off == "" {
-				t.Fatalf("the PTX lacks MegaKernel_toy_moe<true> or <false>: kernels %v", keysOf(entries))
-			}
+			require.NotEmptyf(t, on, "the PTX lacks MegaKernel_toy_moe<true> or <false>: kernels %v", keysOf(entries))
+			require.NotEmptyf(t, off, "the PTX lacks MegaKernel_toy_moe<true> or <false>: kernels %v", keysOf(entries))
 			stores := release.FindAllStringSubmatch(on, -1)
-			if len(stores) == 0 || (c.exact != 0 && len(stores) != c.exact) {
-				t.Errorf("MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
-			}
+			require.NotEmptyf(t, stores, "MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
+			assert.Falsef(t, c.exact != 0 && len(stores) != c.exact, "MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
 			for _, s := range stores {
 				if s[1] != c.scope {
-					t.Errorf("MegaKernel_toy_moe<true>: %s, want scope %s", s[0], c.scope)
+					assert.Fail(t, fmt.Sprintf("MegaKernel_toy_moe<true>: %s, want scope %s", s[0], c.scope))
 				}
 			}
-			if release.MatchString(off) {
-				t.Errorf("MegaKernel_toy_moe<false> publishes, but records nothing")
-			}
+			assert.False(t, release.MatchString(off), "MegaKernel_toy_moe<false> publishes, but records nothing")
 			args := cudaArgs(cc.arch, append(append([]string{"-include", cudaStandin, "-I", genCpp}, defines...),
 				"--cuda-host-only", "-fsyntax-only", example)...)
-			if b, err := exec.Command(cc.path, args...).CombinedOutput(); err != nil {
-				t.Errorf("the host side does not compile: %v\n%s", err, b)
-			}
+			b, err := exec.Command(cc.path, args...).CombinedOutput()
+			assert.NoErrorf(t, err, "the host side does not compile\n%s", b)
 		})
 	}
 }

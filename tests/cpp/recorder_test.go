@@ -1,6 +1,7 @@
 package cpp_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // recorderCheck watches the header's device writers through their hooks
@@ -24,9 +27,8 @@ func runRecorderCheck(t *testing.T, cxx cxxtest.Compiler, std, includeDir string
 	exe := filepath.Join(t.TempDir(), "recorder_check")
 	cxx.Compile(t, std, "-O2", "-I", includeDir, "-o", exe, recorderCheck)
 	out, err := exec.Command(exe).Output()
-	if _, exited := err.(*exec.ExitError); err != nil && !exited {
-		t.Fatal(err)
-	}
+	_, exited := err.(*exec.ExitError)
+	require.Falsef(t, err != nil && !exited, "%v", err)
 	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"), err == nil
 }
 
@@ -47,7 +49,7 @@ func TestRecorderRules(t *testing.T) {
 				t.Parallel()
 				lines, ok := runRecorderCheck(t, cxx, std, genCpp)
 				if !ok || strings.Join(lines, "\n") != strings.Join(want, "\n") {
-					t.Errorf("recorder_check printed:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+					assert.Fail(t, fmt.Sprintf("recorder_check printed:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n")))
 				}
 			})
 		}
@@ -126,9 +128,7 @@ var recorderMutants = []struct {
 func committedHeader(t *testing.T) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(genCpp, "cycleabi_abi.h"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return string(data)
 }
 
@@ -137,13 +137,10 @@ func committedHeader(t *testing.T) string {
 // folder.
 func mutatedHeader(t *testing.T, header, old, new string) string {
 	t.Helper()
-	if n := strings.Count(header, old); n != 1 {
-		t.Fatalf("the header has %d copies of the text this mutant changes, want 1 (update the mutant):\n%s", n, old)
-	}
+	n := strings.Count(header, old)
+	require.Equalf(t, 1, n, "the header copies of the text this mutant changes, want 1 (update the mutant):\n%s", old)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(strings.Replace(header, old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "cycleabi_abi.h"), []byte(strings.Replace(header, old, new, 1)), 0o644))
 	return dir
 }
 
@@ -160,13 +157,11 @@ func TestRecorderMutants(t *testing.T) {
 			dir := mutatedHeader(t, header, m.old, m.new)
 			lines, ok := runRecorderCheck(t, cxx, "c++11", dir)
 			if ok {
-				t.Errorf("recorder_check passed on the mutant:\n%s", strings.Join(lines, "\n"))
+				assert.Fail(t, fmt.Sprintf("recorder_check passed on the mutant:\n%s", strings.Join(lines, "\n")))
 			}
 			for _, c := range m.fails {
 				for _, l := range lines {
-					if l == "PASS "+c {
-						t.Errorf("check %s passed on the mutant", c)
-					}
+					assert.NotEqualf(t, "PASS "+c, l, "check %s passed on the mutant", c)
 				}
 			}
 		})

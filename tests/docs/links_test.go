@@ -1,12 +1,16 @@
 package docs
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // readmeMaxLines is the front page's budget: what a newcomer needs first;
@@ -15,12 +19,8 @@ const readmeMaxLines = 300
 
 func TestREADMEIsShort(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(string(b), "\n"); n > readmeMaxLines {
-		t.Errorf("README.md has %d lines; at most %d (move the reference into docs/)", n, readmeMaxLines)
-	}
+	require.NoError(t, err)
+	assert.LessOrEqual(t, strings.Count(string(b), "\n"), readmeMaxLines, "README.md")
 }
 
 // link matches a Markdown inline link or image: [text](target) or
@@ -51,15 +51,11 @@ func TestRelativeLinks(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	checked := 0
 	for _, page := range pages {
 		text, err := os.ReadFile(filepath.Join(root, page))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, line := range outsideFences(string(text)) {
 			for _, m := range link.FindAllStringSubmatch(line, -1) {
 				target := m[1]
@@ -72,12 +68,11 @@ func TestRelativeLinks(t *testing.T) {
 				if file != "" {
 					path = filepath.Join(filepath.Dir(path), file)
 					rel, err := filepath.Rel(root, path)
-					if err != nil || strings.HasPrefix(rel, "..") {
-						t.Errorf("%s:%d: %s points outside the repository", page, i+1, target)
+					if !assert.Falsef(t, err != nil || strings.HasPrefix(rel, ".."), "%s:%d: %s points outside the repository", page, i+1, target) {
 						continue
 					}
 					if _, err := os.Stat(path); err != nil {
-						t.Errorf("%s:%d: %s: no such file", page, i+1, target)
+						assert.Fail(t, fmt.Sprintf("%s:%d: %s: no such file", page, i+1, target))
 						continue
 					}
 				}
@@ -85,19 +80,14 @@ func TestRelativeLinks(t *testing.T) {
 					continue
 				}
 				body, err := os.ReadFile(path)
-				if err != nil {
-					t.Errorf("%s:%d: %s: %v", page, i+1, target, err)
+				if !assert.NoErrorf(t, err, "%s:%d: %s", page, i+1, target) {
 					continue
 				}
-				if !anchors(string(body))[frag] {
-					t.Errorf("%s:%d: %s: no heading has the anchor #%s", page, i+1, target, frag)
-				}
+				assert.Truef(t, anchors(string(body))[frag], "%s:%d: %s: no heading has the anchor #%s", page, i+1, target, frag)
 			}
 		}
 	}
-	if checked < len(pages) {
-		t.Errorf("only %d relative links in %d pages: is the link pattern still right?", checked, len(pages))
-	}
+	assert.GreaterOrEqual(t, checked, len(pages), "only")
 }
 
 // outsideFences returns the lines of a Markdown text with those inside

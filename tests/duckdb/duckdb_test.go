@@ -23,6 +23,8 @@ import (
 	"github.com/megakernel/cycleabi/export"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rankCount is how many ranks the export holds: synthesized from the MoE
@@ -46,9 +48,7 @@ func duckdb(t *testing.T) string {
 	_, modErr := os.Stat("node_modules/@duckdb/node-api")
 	if err != nil || modErr != nil {
 		msg := "DuckDB is not installed here (needs node and `npm ci` in tests/duckdb)"
-		if os.Getenv("CYCLEABI_REQUIRE_DUCKDB") == "1" {
-			t.Fatal(msg)
-		}
+		require.NotEqual(t, "1", os.Getenv("CYCLEABI_REQUIRE_DUCKDB"), msg)
 		t.Skip(msg)
 	}
 	return node
@@ -58,9 +58,7 @@ func duckdb(t *testing.T) string {
 // dir) and its named queries.
 func queries(t *testing.T, dir string) (views []string, named map[string]string) {
 	doc, err := os.ReadFile("../../docs/cluster.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	named = map[string]string{}
 	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
 		block := m[1]
@@ -75,29 +73,22 @@ func queries(t *testing.T, dir string) (views []string, named map[string]string)
 			}
 		}
 	}
-	if len(views) != 3 || len(named) != 5 {
-		t.Fatalf("docs/cluster.md: %d views and %d named queries, want 3 and 5", len(views), len(named))
-	}
+	require.Len(t, views, 3, "docs/cluster.md")
+	require.Len(t, named, 5, "docs/cluster.md")
 	return views, named
 }
 
 func run(t *testing.T, node string, stmts []string) [][]map[string]any {
 	in, err := json.Marshal(stmts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cmd := exec.Command(node, "run.mjs")
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("duckdb: %v\n%s", err, stderr.String())
-	}
+	require.NoErrorf(t, err, "duckdb\n%s", stderr.String())
 	var res [][]map[string]any
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out, &res))
 	return res
 }
 
@@ -108,21 +99,17 @@ func u64(t *testing.T, v any) uint64 {
 		return uint64(x)
 	case string:
 		n, err := strconv.ParseUint(x, 10, 64)
-		if err != nil {
-			t.Fatalf("%q is not an integer", x)
-		}
+		require.NoErrorf(t, err, "%q is not an integer", x)
 		return n
 	}
-	t.Fatalf("%v (%T) is not an integer", v, v)
+	require.FailNow(t, fmt.Sprintf("%v (%T) is not an integer", v, v))
 	return 0
 }
 
 func i64(t *testing.T, v any) int64 {
 	if s, ok := v.(string); ok {
 		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("%q is not an integer", s)
-		}
+		require.NoErrorf(t, err, "%q is not an integer", s)
 		return n
 	}
 	return int64(v.(float64))
@@ -134,58 +121,38 @@ func f64(t *testing.T, v any) float64 {
 		return x
 	case string:
 		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return f
 	}
-	t.Fatalf("%v is not a number", v)
+	require.FailNow(t, fmt.Sprintf("%v is not a number", v))
 	return 0
 }
 
 // exportRanks synthesizes, decodes, analyzes and exports rankCount ranks.
 func exportRanks(t *testing.T, dir string) []rankData {
 	s, err := plan.ParseFile("../../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	names, err := kernelnames.Load("../../examples/moe_layer.names.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Abort()
 	var ranks []rankData
 	for i := range rankCount {
 		c, err := synth.Run(s, synth.Options{Seed: uint64(i + 1), CapacityScale: 0.8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), c.Buffer)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(capt, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz, Names: names}
 		a, err := w.Add(d, o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		rd := rankData{rank: uint32(i), analysis: a, anchor: d.Summary.Anchor, names: names}
-		if err := d.Records(func(r decode.Record) bool { rd.recs = append(rd.recs, r); return true }); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, d.Records(func(r decode.Record) bool { rd.recs = append(rd.recs, r); return true }))
 		ranks = append(ranks, rd)
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	return ranks
 }
 
@@ -225,20 +192,14 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			}
 		}
 		rows := answer["time by kind"]
-		if len(rows) != len(count) {
-			t.Fatalf("%d rows, want %d", len(rows), len(count))
-		}
+		require.Len(t, rows, len(count))
 		for _, row := range rows {
 			k := key{uint32(u64(t, row["rank"])), row["kind"].(string)}
 			a := ranks[k.rank].analysis.Totals
 			want := map[string]uint64{analyze.KindCompute: a.ComputeCycles, analyze.KindWait: a.WaitCycles,
 				analyze.KindTrigger: a.TriggerCycles, analyze.KindOther: a.OtherCycles}[k.kind]
-			if got := u64(t, row["cycles"]); got != want {
-				t.Errorf("rank %d %s: %d cycles, analyze says %d", k.rank, k.kind, got, want)
-			}
-			if got := u64(t, row["records"]); got != count[k] {
-				t.Errorf("rank %d %s: %d records, %d decoded", k.rank, k.kind, got, count[k])
-			}
+			assert.Equalf(t, want, u64(t, row["cycles"]), "rank %d %s", k.rank, k.kind)
+			assert.Equalf(t, count[k], u64(t, row["records"]), "rank %d %s", k.rank, k.kind)
 		}
 	})
 
@@ -256,9 +217,7 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			}
 		}
 		rows := answer["slowest rank per stage"]
-		if len(rows) != len(per) {
-			t.Fatalf("%d stages, analyze has %d", len(rows), len(per))
-		}
+		require.Len(t, rows, len(per))
 		for _, row := range rows {
 			stage := row["stage"].(string)
 			vals := per[stage]
@@ -277,25 +236,17 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			if len(cyc)%2 == 0 {
 				med = (cyc[len(cyc)/2-1] + cyc[len(cyc)/2]) / 2
 			}
-			if got := uint32(u64(t, row["slowest_rank"])); got != best.rank {
-				t.Errorf("%s: slowest rank %d, analyze says %d", stage, got, best.rank)
-			}
-			if u64(t, row["max_cycles"]) != best.cycles || u64(t, row["min_cycles"]) != lo || f64(t, row["median_cycles"]) != med {
-				t.Errorf("%s: max/min/median %v/%v/%v, analyze gives %d/%d/%g", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"], best.cycles, lo, med)
-			}
+			assert.Equalf(t, best.rank, uint32(u64(t, row["slowest_rank"])), "%s: slowest rank", stage)
+			assert.Falsef(t, u64(t, row["max_cycles"]) != best.cycles || u64(t, row["min_cycles"]) != lo || f64(t, row["median_cycles"]) != med, "%s: max/min/median %v/%v/%v, analyze gives %d/%d/%g", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"], best.cycles, lo, med)
 		}
 	})
 
 	t.Run("wait share per rank", func(t *testing.T) {
 		rows := answer["wait share per rank"]
-		if len(rows) != len(ranks) {
-			t.Fatalf("%d rows, want %d", len(rows), len(ranks))
-		}
+		require.Len(t, rows, len(ranks))
 		for _, row := range rows {
 			r := ranks[u64(t, row["rank"])]
-			if got, want := f64(t, row["wait_pct"]), r.analysis.Totals.WaitPct; math.Abs(got-want) > 1e-6 {
-				t.Errorf("rank %d: wait %% %v, analyze says %v", r.rank, got, want)
-			}
+			assert.LessOrEqualf(t, math.Abs(f64(t, row["wait_pct"])-r.analysis.Totals.WaitPct), 1e-6, "rank %d: wait %%", r.rank)
 		}
 	})
 
@@ -329,15 +280,11 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			return cmp.Compare(uint64(a.block), uint64(b.block))
 		})
 		rows := answer["longest records"]
-		if len(rows) != 10 {
-			t.Fatalf("%d rows, want 10", len(rows))
-		}
+		require.Len(t, rows, 10)
 		for i, row := range rows {
 			got := rec{uint32(u64(t, row["rank"])), row["core_type"].(string), row["name"].(string), uint32(u64(t, row["block_id"])),
 				u64(t, row["cycles"]), i64(t, row["start_ns"])}
-			if got != all[i] {
-				t.Errorf("row %d: %+v, decoded %+v", i, got, all[i])
-			}
+			assert.Equalf(t, all[i], got, "row %d", i)
 		}
 	})
 
@@ -350,14 +297,10 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 			}
 		}
 		rows := answer["records per descriptor"]
-		if len(rows) != len(want) {
-			t.Fatalf("%d rows, want %d", len(rows), len(want))
-		}
+		require.Len(t, rows, len(want))
 		for _, row := range rows {
 			k := key{uint32(u64(t, row["rank"])), uint32(u64(t, row["desc_id"]))}
-			if got := u64(t, row["records"]); got != want[k] {
-				t.Errorf("rank %d desc %#x: %d records, decoded %d", k.rank, k.desc, got, want[k])
-			}
+			assert.Equalf(t, want[k], u64(t, row["records"]), "rank %d desc %#x", k.rank, k.desc)
 		}
 	})
 }
@@ -373,14 +316,10 @@ func TestManyRanks(t *testing.T) {
 	}
 	const n = 256
 	s, err := plan.ParseFile("../../examples/aiv_pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "many")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Abort()
 	type key struct{ rank, desc uint32 }
 	perDesc := map[key]uint64{}
@@ -388,53 +327,37 @@ func TestManyRanks(t *testing.T) {
 	cycles := make([]uint64, n)
 	for i := range n {
 		c, err := synth.Run(s, synth.Options{Seed: uint64(i)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), c.Buffer)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(capt, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if _, err := w.Add(d, analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
-		if err := d.Records(func(r decode.Record) bool {
+		require.NoError(t, d.Records(func(r decode.Record) bool {
 			records[i]++
 			cycles[i] += r.EndCycle - r.StartCycle
 			perDesc[key{uint32(i), r.DescID}]++
 			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	views, named := queries(t, dir)
 	res := run(t, node, append(views,
 		"SELECT rank, count(*) AS records, sum(end_cycle - start_cycle) AS cycles FROM records GROUP BY rank ORDER BY rank",
 		named["records per descriptor"]))
 	byRank, byDesc := res[len(views)], res[len(views)+1]
-	if len(byRank) != n {
-		t.Fatalf("DuckDB sees %d ranks, want %d", len(byRank), n)
-	}
+	require.Len(t, byRank, n, "DuckDB sees")
 	for _, row := range byRank {
 		r := u64(t, row["rank"])
 		if u64(t, row["records"]) != records[r] || u64(t, row["cycles"]) != cycles[r] {
-			t.Errorf("rank %d: %v records, %v cycles; decoded %d, %d", r, row["records"], row["cycles"], records[r], cycles[r])
+			assert.Fail(t, fmt.Sprintf("rank %d: %v records, %v cycles; decoded %d, %d", r, row["records"], row["cycles"], records[r], cycles[r]))
 		}
 	}
-	if len(byDesc) != len(perDesc) {
-		t.Fatalf("%d (rank, desc_id) rows, decoded %d", len(byDesc), len(perDesc))
-	}
+	require.Len(t, byDesc, len(perDesc))
 	for _, row := range byDesc {
 		k := key{uint32(u64(t, row["rank"])), uint32(u64(t, row["desc_id"]))}
-		if got := u64(t, row["records"]); got != perDesc[k] {
-			t.Errorf("rank %d desc %#x: %d records, decoded %d", k.rank, k.desc, got, perDesc[k])
-		}
+		assert.Equalf(t, perDesc[k], u64(t, row["records"]), "rank %d desc %#x", k.rank, k.desc)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture"
@@ -32,16 +34,12 @@ func readers(t *testing.T) string {
 	for _, m := range []string{"hyparquet", "hyparquet-compressors"} {
 		if _, err := os.Stat(filepath.Join("node_modules", m)); err != nil {
 			msg := m + " is not installed here (needs `npm ci` in tests/duckdb)"
-			if os.Getenv("CYCLEABI_REQUIRE_DUCKDB") == "1" {
-				t.Fatal(msg)
-			}
+			require.NotEqual(t, "1", os.Getenv("CYCLEABI_REQUIRE_DUCKDB"), msg)
 			t.Skip(msg)
 		}
 	}
 	if msg := polarsMissing(node); msg != "" {
-		if os.Getenv("CYCLEABI_REQUIRE_DUCKDB") == "1" {
-			t.Fatal(msg)
-		}
+		require.NotEqual(t, "1", os.Getenv("CYCLEABI_REQUIRE_DUCKDB"), msg)
 		t.Skip(msg)
 	}
 	return node
@@ -115,9 +113,7 @@ func TestReadersAgree(t *testing.T) {
 	node := readers(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer w.Abort()
 	step := int64(7)
 	for i, c := range []struct {
@@ -131,42 +127,31 @@ func TestReadersAgree(t *testing.T) {
 		{records: 3000, base: 5_000_000, window: true},
 	} {
 		capt, err := capture.FromBytes(fmt.Sprintf("rank%d.bin", i), wideCapture(t, c.records, c.base))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(capt, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		o := analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}
 		if c.window {
 			dirn := "backward"
 			o.Invocation = &analyze.Invocation{ID: 3, Step: &step, Direction: &dirn}
 		}
 		if _, err := w.Add(d, o); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*", "*.parquet"))
-	if err != nil || len(files) != 12 {
-		t.Fatalf("files %v (%v), want 3 tables of 4 ranks", files, err)
-	}
+	require.NoError(t, err, "files")
+	require.Len(t, files, 12, "files")
 	in, _ := json.Marshal(files)
 	cmd := exec.Command(node, "readers.mjs")
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("readers.mjs: %v\n%s", err, stderr.String())
-	}
+	require.NoErrorf(t, err, "readers.mjs\n%s", stderr.String())
 	var got map[string]readerOutput
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out, &got))
 	groups := map[int]bool{}
 	for _, f := range files {
 		want, chunks := goRead(t, f)
@@ -178,44 +163,35 @@ func TestReadersAgree(t *testing.T) {
 			name string
 			rows []map[string]string
 		}{{"DuckDB", g.DuckDB}, {"hyparquet", g.Hyparquet}, {"polars", g.Polars}} {
-			if len(r.rows) != len(want) {
-				t.Errorf("%s: %s reads %d rows, parquet-go %d", f, r.name, len(r.rows), len(want))
+			if !assert.Lenf(t, r.rows, len(want), "%s: %s reads", f, r.name) {
 				continue
 			}
 			for i := range want {
-				if !mapsEqual(r.rows[i], want[i]) {
-					t.Errorf("%s row %d: %s reads\n%v\nparquet-go\n%v", f, i, r.name, r.rows[i], want[i])
+				if !assert.Truef(t, mapsEqual(r.rows[i], want[i]), "%s row %d: %s reads\n%v\nparquet-go\n%v", f, i, r.name, r.rows[i], want[i]) {
 					break
 				}
 			}
 		}
 		checkPolarsSchema(t, f, g.PolarsSchema)
-		if len(g.Statistics) != len(chunks) {
-			t.Fatalf("%s: hyparquet reads %d row groups, parquet-go %d", f, len(g.Statistics), len(chunks))
-		}
+		require.Lenf(t, g.Statistics, len(chunks), "%s: hyparquet reads", f)
 		for gi, cols := range g.Statistics {
 			for _, c := range cols {
 				st, ok := chunks[gi][c.Path]
-				if !ok {
-					t.Errorf("%s group %d: hyparquet reads a column %s parquet-go does not", f, gi, c.Path)
+				if !assert.Truef(t, ok, "%s group %d: hyparquet reads a column %s parquet-go does not", f, gi, c.Path) {
 					continue
 				}
-				if c.Nulls != strconv.Itoa(st.nulls) {
-					t.Errorf("%s group %d %s: null count %s, the cells have %d", f, gi, c.Path, c.Nulls, st.nulls)
-				}
+				assert.Equalf(t, strconv.Itoa(st.nulls), c.Nulls, "%s group %d %s: null count, the cells have %d", f, gi, c.Path, st.nulls)
 				if c.Min == "null" { // no bounds written (the records' strings)
 					continue
 				}
 				if c.Min != st.min || c.Max != st.max {
-					t.Errorf("%s group %d %s: bounds %s..%s, the cells' %s..%s", f, gi, c.Path, c.Min, c.Max, st.min, st.max)
+					assert.Fail(t, fmt.Sprintf("%s group %d %s: bounds %s..%s, the cells' %s..%s", f, gi, c.Path, c.Min, c.Max, st.min, st.max))
 				}
 			}
 		}
 	}
 	for _, n := range []int{1, 3, 7} {
-		if !groups[n] {
-			t.Errorf("no records file of %d row groups (%v): the test lost a case", n, groups)
-		}
+		assert.Truef(t, groups[n], "no records file of %d row groups (%v): the test lost a case", n, groups)
 	}
 }
 
@@ -244,18 +220,12 @@ type chunkCells struct {
 func goRead(t *testing.T, path string) ([]map[string]string, []map[string]*chunkCells) {
 	t.Helper()
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	pf, err := parquet.OpenFile(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	unsigned := map[string]bool{}
 	for _, leaf := range pf.Schema().Columns() {
 		col, _ := pf.Schema().Lookup(leaf...)
@@ -293,9 +263,7 @@ func goRead(t *testing.T, path string) ([]map[string]string, []map[string]*chunk
 			n, err := rr.ReadRows(buf)
 			for _, row := range buf[:n] {
 				m := map[string]any{}
-				if err := pf.Schema().Reconstruct(&m, row); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, pf.Schema().Reconstruct(&m, row))
 				out := map[string]string{}
 				for k, v := range m {
 					if mv, ok := v.(map[string]any); ok {
@@ -324,9 +292,7 @@ func goRead(t *testing.T, path string) ([]map[string]string, []map[string]*chunk
 			if err == io.EOF {
 				break
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 		}
 		rr.Close()
 		chunks = append(chunks, cells)

@@ -1,6 +1,7 @@
 package duckdb
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/export"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWindowAndStatistics: DuckDB reads a window's export (two
@@ -21,28 +24,20 @@ import (
 func TestWindowAndStatistics(t *testing.T) {
 	node := duckdb(t)
 	c, err := capture.Open("../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	d, err := decode.Decode(c, capture.Request{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := filepath.Join(t.TempDir(), "win")
 	w, err := export.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	step := int64(3)
 	for i, dirn := range []string{"forward", "backward"} {
 		if _, err := w.Add(d, analyze.Options{FrequencyMHz: mhz, Invocation: &analyze.Invocation{ID: int64(i), Step: &step, Direction: &dirn}}); err != nil {
-			t.Fatal(err)
+			require.FailNow(t, fmt.Sprintf("%v", err))
 		}
 	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Commit())
 	var n int
 	lo, hi := uint64(1<<64-1), uint64(0)
 	ownerLo, ownerHi := uint32(1<<32-1), uint32(0)
@@ -52,25 +47,17 @@ func TestWindowAndStatistics(t *testing.T) {
 		ownerLo, ownerHi = min(ownerLo, r.OwnerID), max(ownerHi, r.OwnerID)
 		return true
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	records := filepath.ToSlash(dir) + "/records/*/*.parquet"
 	res := run(t, node, []string{
 		"SELECT invocation_id, step, direction, count(*) AS n FROM read_parquet('" + records + "', hive_partitioning = true) GROUP BY ALL ORDER BY invocation_id",
 		"SELECT file_name, path_in_schema, stats_min_value, stats_max_value FROM parquet_metadata('" + records + "') WHERE path_in_schema IN ('start_cycle', 'owner_id') ORDER BY ALL",
 	})
-	if len(res[0]) != 2 {
-		t.Fatalf("invocations %v", res[0])
-	}
+	require.Len(t, res[0], 2, "invocations")
 	for i, row := range res[0] {
-		if i64(t, row["invocation_id"]) != int64(i) || i64(t, row["step"]) != 3 || row["direction"] != []string{"forward", "backward"}[i] || int(u64(t, row["n"])) != n {
-			t.Errorf("invocation %d reads %v, written %d records, step 3", i, row, n)
-		}
+		assert.Falsef(t, i64(t, row["invocation_id"]) != int64(i) || i64(t, row["step"]) != 3 || row["direction"] != []string{"forward", "backward"}[i] || int(u64(t, row["n"])) != n, "invocation %d reads %v, written %d records, step 3", i, row, n)
 	}
-	if len(res[1]) != 4 {
-		t.Fatalf("statistics %v", res[1])
-	}
+	require.Len(t, res[1], 4, "statistics")
 	for _, row := range res[1] {
 		got := u64(t, row["stats_min_value"])
 		gotHi := u64(t, row["stats_max_value"])
@@ -78,11 +65,7 @@ func TestWindowAndStatistics(t *testing.T) {
 		if row["path_in_schema"] == "owner_id" {
 			wantLo, wantHi = uint64(ownerLo), uint64(ownerHi)
 		}
-		if got != wantLo || gotHi != wantHi || !strings.HasSuffix(row["file_name"].(string), ".parquet") {
-			t.Errorf("%s of %s: bounds %d..%d, the records' %d..%d", row["path_in_schema"], row["file_name"], got, gotHi, wantLo, wantHi)
-		}
+		assert.Falsef(t, got != wantLo || gotHi != wantHi || !strings.HasSuffix(row["file_name"].(string), ".parquet"), "%s of %s: bounds %d..%d, the records' %d..%d", row["path_in_schema"], row["file_name"], got, gotHi, wantLo, wantHi)
 	}
-	if ownerHi != 1<<32-1 {
-		t.Errorf("the example's greatest owner is %#x: unsigned bounds are not tested", ownerHi)
-	}
+	assert.Equal(t, uint32(1<<32-1), ownerHi, "the example's greatest owner")
 }

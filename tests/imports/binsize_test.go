@@ -1,12 +1,15 @@
 package imports
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // programSizeLimit bounds cycleabi's size: 12,488,663 bytes when export
@@ -25,14 +28,10 @@ func TestProgramSize(t *testing.T) {
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, out))
 	}
 	st, err := os.Stat(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Size() > programSizeLimit {
-		t.Errorf("cycleabi is %d bytes, over %d (12.49 MB when export was folded in, and 4%%)", st.Size(), programSizeLimit)
-	}
+	require.NoError(t, err)
+	assert.LessOrEqual(t, st.Size(), int64(programSizeLimit), "cycleabi")
 	t.Logf("cycleabi: %d bytes (limit %d)", st.Size(), programSizeLimit)
 }

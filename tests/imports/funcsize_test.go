@@ -6,6 +6,9 @@ import (
 	"go/token"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // maxFuncLines is the most lines a hand-written function holds, from its
@@ -30,15 +33,11 @@ func TestNoFuncOverMaxLines(t *testing.T) {
 		}
 		for _, fn := range funcsOver(t, f, maxFuncLines) {
 			long[fn.key] = true
-			if !longFuncs[fn.key] {
-				t.Errorf("%s: %s is %d lines, more than %d: split it by section or stage", fn.at, fn.key, fn.lines, maxFuncLines)
-			}
+			assert.Truef(t, longFuncs[fn.key], "%s: %s is %d lines, more than %d: split it by section or stage", fn.at, fn.key, fn.lines, maxFuncLines)
 		}
 	}
 	for key := range longFuncs {
-		if !long[key] {
-			t.Errorf("longFuncs lists %s, which is no longer over %d lines (or is gone): take it off", key, maxFuncLines)
-		}
+		assert.Truef(t, long[key], "longFuncs lists %s, which is no longer over %d lines (or is gone): take it off", key, maxFuncLines)
 	}
 }
 
@@ -53,9 +52,7 @@ type longFunc struct {
 func funcsOver(t *testing.T, f goFile, max int) []longFunc {
 	fset := token.NewFileSet()
 	file, err := parser.ParseFile(fset, f.rel, f.src, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []longFunc
 	ast.Inspect(file, func(n ast.Node) bool {
 		name, body := "", (*ast.BlockStmt)(nil)
@@ -88,12 +85,8 @@ func TestFuncsOverCounts(t *testing.T) {
 		"var v = func() {\n" + body(121) + "}\n"
 	got := funcsOver(t, goFile{rel: "p.go", src: []byte(src)}, maxFuncLines)
 	want := []longFunc{{key: "p.long", at: "p.go:124:1", lines: 121}, {key: "p.func literal", at: "p.go:246:9", lines: 123}}
-	if len(got) != len(want) {
-		t.Fatalf("funcsOver found %v, want %v", got, want)
-	}
+	require.Lenf(t, got, len(want), "funcsOver found, want %v", want)
 	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("funcsOver found %v, want %v", got[i], want[i])
-		}
+		assert.Equal(t, want[i], got[i], "funcsOver found")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestImportGroups: in a hand-written file, no group of imports (lines
@@ -17,8 +19,7 @@ func TestImportGroups(t *testing.T) {
 	fset := token.NewFileSet()
 	for _, f := range handWritten(t) {
 		file, err := parser.ParseFile(fset, f.rel, f.src, parser.ImportsOnly)
-		if err != nil {
-			t.Errorf("%s: %v", f.rel, err)
+		if !assert.NoErrorf(t, err, "%s", f.rel) {
 			continue
 		}
 		var std, other string // the group's first of each kind
@@ -36,8 +37,7 @@ func TestImportGroups(t *testing.T) {
 			} else {
 				std = path
 			}
-			if std != "" && other != "" {
-				t.Errorf("%s:%d: %q and %q in one import group: the standard library's imports go in a group of their own", f.rel, line, std, other)
+			if !assert.Falsef(t, std != "" && other != "", "%s:%d: %q and %q in one import group: the standard library's imports go in a group of their own", f.rel, line, std, other) {
 				break
 			}
 		}

@@ -1,11 +1,15 @@
 package imports
 
 import (
+	"fmt"
 	"go/build"
 	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const module = "github.com/megakernel/cycleabi/"
@@ -38,15 +42,11 @@ func TestInternalIsBelowTheProducts(t *testing.T) {
 		for _, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
 			dep, ours := strings.CutPrefix(imp, module)
 			if ours && !strings.HasPrefix(dep, "internal/") {
-				t.Errorf("%s imports %s: internal/ holds infrastructure, below every product package", filepath.ToSlash(rel), dep)
+				assert.Fail(t, fmt.Sprintf("%s imports %s: internal/ holds infrastructure, below every product package", filepath.ToSlash(rel), dep))
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if internal < 5 {
-		t.Fatalf("found %d packages under %s", internal, root)
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqualf(t, internal, 5, "found packages under %s", root)
 }

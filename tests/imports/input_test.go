@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestInputKnowsNoCommandLine: package input, the one way a command's
@@ -14,16 +17,12 @@ import (
 func TestInputKnowsNoCommandLine(t *testing.T) {
 	linked := fullClosure(t, "input")
 	for _, want := range []string{module + "sniff", module + "jsontrace", module + "kernelfamily"} {
-		if !linked[want] {
-			t.Fatalf("input does not link %s: the rule tests nothing (%d packages)", want, len(linked))
-		}
+		require.Truef(t, linked[want], "input does not link %s: the rule tests nothing (%d packages)", want, len(linked))
 	}
 	p := load(t, "input")
 	direct := append(append(slices.Clone(p.Imports), p.TestImports...), p.XTestImports...)
 	for _, imp := range append(direct, keys(linked)...) {
-		if strings.HasPrefix(imp, "github.com/spf13/") || strings.HasPrefix(imp, module+"cmd/") {
-			t.Errorf("input links %s: the input layer knows no command line", imp)
-		}
+		assert.Falsef(t, strings.HasPrefix(imp, "github.com/spf13/") || strings.HasPrefix(imp, module+"cmd/"), "input links %s: the input layer knows no command line", imp)
 	}
 }
 

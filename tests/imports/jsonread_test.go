@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOneJSONReader: every JSON input goes through internal/jsonread.
@@ -21,21 +24,14 @@ func TestOneJSONReader(t *testing.T) {
 	root := filepath.Join("..", "..")
 	for _, dir := range []string{"tracemerge", "jsontrace", "plan", "decode/kernelnames", "internal/yamlpos", "analyze"} {
 		p, err := build.ImportDir(filepath.Join(root, dir), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Contains(p.Imports, module+"internal/jsonread") {
-			t.Errorf("%s does not read JSON through internal/jsonread", dir)
-		}
+		require.NoError(t, err)
+		assert.Truef(t, slices.Contains(p.Imports, module+"internal/jsonread"), "%s does not read JSON through internal/jsonread", dir)
 	}
 	p, err := build.ImportDir(filepath.Join(root, "internal", "jsonread"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, imp := range p.Imports {
-		if dep, ours := strings.CutPrefix(imp, module); ours && dep != "internal/infile" {
-			t.Errorf("internal/jsonread imports %s: it stands below everything but the input opener", dep)
-		}
+		dep, ours := strings.CutPrefix(imp, module)
+		assert.Falsef(t, ours && dep != "internal/infile", "internal/jsonread imports %s: it stands below everything but the input opener", dep)
 	}
 	allowed := map[string]bool{
 		"tracemeta/tracemeta.go": true, // megaKernelCycleTrace, read and checked by jsonread (jsontrace, tracemerge)
@@ -65,12 +61,8 @@ func TestOneJSONReader(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if decodes.Match(src) {
-			t.Errorf("%s decodes JSON with encoding/json: read it with internal/jsonread", rel)
-		}
+		assert.Falsef(t, decodes.Match(src), "%s decodes JSON with encoding/json: read it with internal/jsonread", rel)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }

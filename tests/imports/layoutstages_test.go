@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // layoutStages are the files of capture/internal/layoutsearch in the
@@ -31,21 +34,17 @@ func TestLayoutSearchReadsOneWay(t *testing.T) {
 	dir := filepath.Join("..", "..", "capture", "internal", "layoutsearch")
 	srcs := map[string]string{}
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
 		}
 		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		srcs[filepath.Base(p)] = string(b)
 	}
 	for _, back := range backCalls(t, srcs, layoutStages) {
-		t.Error(back)
+		assert.Fail(t, back)
 	}
 }
 
@@ -59,31 +58,23 @@ func TestBackCallsFindsPlanted(t *testing.T) {
 		"c.go": "package p\n\nfunc top() int { return mid() + leaf() }\n",
 	}
 	order := []string{"a.go", "b.go", "c.go"}
-	if got := backCalls(t, srcs, order); len(got) != 0 {
-		t.Fatalf("backCalls on calls that read one way: %q", got)
-	}
+	require.Empty(t, backCalls(t, srcs, order), "backCalls on calls that read one way")
 	srcs["a.go"] += "\nfunc planted() int { return top() }\n"
 	srcs["b.go"] += "\nfunc (T) n() int { return top() }\n"
 	want := []string{"a.go:9: planted calls top, of c.go, a later stage", "b.go:5: T.n calls top, of c.go, a later stage"}
-	if got := backCalls(t, srcs, order); !slices.Equal(got, want) {
-		t.Errorf("backCalls found\n%q\nwant\n%q", got, want)
-	}
+	assert.Truef(t, slices.Equal(backCalls(t, srcs, order), want), "backCalls found\nwant\n%q", want)
 	// The same in the package itself: a call from the evidence back to
 	// the decision.
 	dir := filepath.Join("..", "..", "capture", "internal", "layoutsearch")
 	real := map[string]string{}
 	for _, name := range layoutStages {
 		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		real[name] = string(b)
 	}
 	real["evidence.go"] += "\nfunc (f *finder) planted() { f.decide(Request{}) }\n"
 	got := backCalls(t, real, layoutStages)
-	if len(got) != 1 || !strings.Contains(got[0], "finder.planted calls decide, of decide.go, a later stage") {
-		t.Errorf("backCalls on a planted call from evidence.go to decide.go: %q", got)
-	}
+	assert.Falsef(t, len(got) != 1 || !strings.Contains(got[0], "finder.planted calls decide, of decide.go, a later stage"), "backCalls on a planted call from evidence.go to decide.go: %q", got)
 }
 
 // backCalls type-checks the files srcs (name to text, one package) and
@@ -95,22 +86,17 @@ func backCalls(t *testing.T, srcs map[string]string, order []string) []string {
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, name := range slices.Sorted(maps.Keys(srcs)) {
-		if !slices.Contains(order, name) {
-			t.Errorf("%s is not among the stages %v: place it in the order", name, order)
+		if !assert.Truef(t, slices.Contains(order, name), "%s is not among the stages %v: place it in the order", name, order) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, srcs[name], parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		files = append(files, f)
 	}
 	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
 	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
 	pkg, err := conf.Check(files[0].Name.Name, fset, files, info)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out []string
 	for _, f := range files {
 		from := fset.Position(f.Pos()).Filename

@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"fmt"
 	"go/build"
 	"io/fs"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // load reads the package at path (relative to the module root) through
@@ -16,9 +20,7 @@ import (
 func load(t *testing.T, path string) *build.Package {
 	t.Helper()
 	p, err := build.ImportDir(filepath.Join("..", "..", filepath.FromSlash(path)), 0)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	require.NoErrorf(t, err, "%s", path)
 	return p
 }
 
@@ -48,9 +50,7 @@ func TestDecodeSeams(t *testing.T) {
 		p := load(t, rule.pkg)
 		for _, imp := range append(slices.Clone(p.Imports), p.TestImports...) {
 			dep, ours := strings.CutPrefix(imp, module)
-			if ours && slices.Contains(rule.banned, dep) {
-				t.Errorf("%s imports %s: %s", rule.pkg, dep, rule.why)
-			}
+			assert.Falsef(t, ours && slices.Contains(rule.banned, dep), "%s imports %s: %s", rule.pkg, dep, rule.why)
 		}
 	}
 }
@@ -73,13 +73,9 @@ func TestLinkedOnlyWhatIsUsed(t *testing.T) {
 		{"analyze", []string{module + "decode/render", module + "decode/chromejson", module + "decode/perfetto", protowire}},
 	} {
 		linked := closure(t, rule.pkg)
-		if !linked[module+"decode"] {
-			t.Fatalf("%s does not link decode: the rule tests nothing", rule.pkg)
-		}
+		require.Truef(t, linked[module+"decode"], "%s does not link decode: the rule tests nothing", rule.pkg)
 		for _, b := range rule.banned {
-			if linked[b] {
-				t.Errorf("%s links %s", rule.pkg, b)
-			}
+			assert.Falsef(t, linked[b], "%s links %s", rule.pkg, b)
 		}
 	}
 }
@@ -94,19 +90,15 @@ func TestTraceReadersLinkNoDecoder(t *testing.T) {
 	decoder := []string{module + "decode", module + "decode/render", module + "decode/chromejson", module + "decode/perfetto", module + "decode/flows", module + "capture", module + "plan", "google.golang.org/protobuf/encoding/protowire"}
 	for _, pkg := range []string{"tracemeta", "tracemerge"} {
 		linked := closure(t, pkg)
-		if pkg != "tracemeta" && !linked[module+"tracemeta"] {
-			t.Errorf("%s does not link tracemeta: it reads the megaKernelCycleTrace object into a type of its own", pkg)
-		}
+		assert.Falsef(t, pkg != "tracemeta" && !linked[module+"tracemeta"], "%s does not link tracemeta: it reads the megaKernelCycleTrace object into a type of its own", pkg)
 		for _, b := range decoder {
 			if linked[b] {
-				t.Errorf("%s links %s: a reader of traces needs no decoder", pkg, strings.TrimPrefix(b, module))
+				assert.Fail(t, fmt.Sprintf("%s links %s: a reader of traces needs no decoder", pkg, strings.TrimPrefix(b, module)))
 			}
 		}
 	}
 	for _, pkg := range []string{"decode/render", "jsontrace"} {
-		if !closure(t, pkg)[module+"tracemeta"] {
-			t.Errorf("%s does not link tracemeta: the megaKernelCycleTrace object is one type", pkg)
-		}
+		assert.Truef(t, closure(t, pkg)[module+"tracemeta"], "%s does not link tracemeta: the megaKernelCycleTrace object is one type", pkg)
 	}
 }
 
@@ -127,20 +119,15 @@ func TestOneProgramLinksNoNetworkOrReflection(t *testing.T) {
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps ./cmd/cycleabi: %v", err)
-	}
+	require.NoError(t, err, "go list -deps ./cmd/cycleabi")
 	for _, p := range strings.Fields(string(out)) {
 		linked[p] = true
 	}
 	for _, want := range []string{module + "cmd/internal/cli", module + "export", module + "export/internal/pq", "google.golang.org/protobuf/encoding/protowire", "os"} {
-		if !linked[want] {
-			t.Fatalf("cmd/cycleabi does not link %s: the closure is not followed (%d packages)", want, len(linked))
-		}
+		require.Truef(t, linked[want], "cmd/cycleabi does not link %s: the closure is not followed (%d packages)", want, len(linked))
 	}
 	if found := linkedUnder(linked, bannedFromCycleabi); len(found) > 0 {
-		t.Errorf("cmd/cycleabi links %s (%d packages in all): it links no Parquet library, protobuf reflection, HTTP or TLS",
-			strings.Join(found[:min(len(found), 5)], ", "), len(found))
+		assert.Fail(t, fmt.Sprintf("cmd/cycleabi links %s (%d packages in all): it links no Parquet library, protobuf reflection, HTTP or TLS", strings.Join(found[:min(len(found), 5)], ", "), len(found)))
 	}
 }
 
@@ -174,9 +161,7 @@ func TestLinkedUnder(t *testing.T) {
 		"google.golang.org/protobuf/proto": true, "google.golang.org/protobuf/encoding/protowire": true, "os": true,
 	}
 	want := []string{"crypto/tls", "github.com/parquet-go/parquet-go", "google.golang.org/protobuf/proto", "google.golang.org/protobuf/reflect/protoreflect", "net/http", "net/http/httptrace"}
-	if got := linkedUnder(linked, bannedFromCycleabi); !slices.Equal(got, want) {
-		t.Errorf("linkedUnder = %v, want %v", got, want)
-	}
+	assert.Truef(t, slices.Equal(linkedUnder(linked, bannedFromCycleabi), want), "linkedUnder, want %v", want)
 }
 
 // fullClosure returns the import path of every package pkg links, the
@@ -187,9 +172,7 @@ func TestLinkedUnder(t *testing.T) {
 func fullClosure(t *testing.T, pkg string) map[string]bool {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	type dep struct{ path, srcDir string }
 	seen := map[string]bool{}
 	todo := []dep{{"./" + pkg, root}}
@@ -200,9 +183,7 @@ func fullClosure(t *testing.T, pkg string) map[string]bool {
 			continue
 		}
 		p, err := build.Import(d.path, d.srcDir, 0)
-		if err != nil {
-			t.Fatalf("%s (imported from %s): %v", d.path, d.srcDir, err)
-		}
+		require.NoErrorf(t, err, "%s (imported from %s)", d.path, d.srcDir)
 		if seen[p.ImportPath] {
 			continue
 		}
@@ -263,17 +244,11 @@ func TestCLIIsTheTop(t *testing.T) {
 			if imp != module+"cmd/internal/cli" {
 				continue
 			}
-			if !strings.HasPrefix(rel, "cmd/") {
-				t.Errorf("%s imports cmd/internal/cli: the command line is above every package; only cmd/ runs it", rel)
-			}
+			assert.Truef(t, strings.HasPrefix(rel, "cmd/"), "%s imports cmd/internal/cli: the command line is above every package; only cmd/ runs it", rel)
 			users++
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if users == 0 {
-		t.Fatal("no package of cmd/ imports cmd/internal/cli: the rule tests nothing")
-	}
+	require.NoError(t, err)
+	require.NotEqual(t, 0, users, "no package of cmd/ imports cmd/internal/cli: the rule tests nothing")
 }

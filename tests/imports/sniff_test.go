@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOneSniffer: what a file is, is told in one place, package sniff:
@@ -41,20 +45,14 @@ func TestOneSniffer(t *testing.T) {
 			if strings.HasPrefix(rel, "sniff/") {
 				found++
 			} else {
-				t.Errorf("%s holds %s: files are told apart by package sniff alone", rel, m)
+				assert.Fail(t, fmt.Sprintf("%s holds %s: files are told apart by package sniff alone", rel, m))
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if found == 0 {
-		t.Fatal("package sniff holds none of the magic bytes: the rule tests nothing")
-	}
+	require.NoError(t, err)
+	require.NotEqual(t, 0, found, "package sniff holds none of the magic bytes: the rule tests nothing")
 	for _, pkg := range []string{"capture", "tracemerge", "input"} {
-		if !slices.Contains(load(t, pkg).Imports, module+"sniff") {
-			t.Errorf("%s does not import sniff: it tells its inputs apart by some other rule", pkg)
-		}
+		assert.Truef(t, slices.Contains(load(t, pkg).Imports, module+"sniff"), "%s does not import sniff: it tells its inputs apart by some other rule", pkg)
 	}
 }

@@ -3,6 +3,7 @@ package imports
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // startCostRatio is how much longer than a hello-world Go program
@@ -46,22 +49,17 @@ func TestStartCost(t *testing.T) {
 	short.Skip(t, "builds cycleabi and times its start")
 	dir := t.TempDir()
 	hello, cycleabi := filepath.Join(dir, "hello"), filepath.Join(dir, "cycleabi")
-	if err := os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hello.go"), []byte("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n"), 0o644))
 	for _, b := range []struct{ dir, out, pkg string }{{dir, hello, "hello.go"}, {filepath.Join("..", ".."), cycleabi, "./cmd/cycleabi"}} {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Dir = b.dir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
-		}
+		out, err := cmd.CombinedOutput()
+		require.NoErrorf(t, err, "go build %s\n%s", b.pkg, out)
 	}
 
 	heap := initHeap(t, cycleabi)
-	if heap > initHeapLimit {
-		t.Errorf("cycleabi --version: its package inits allocate %d bytes, over %d", heap, initHeapLimit)
-	}
+	assert.LessOrEqual(t, heap, initHeapLimit, "cycleabi --version: its package inits allocate")
 
 	const runs = 41
 	var helloTimes, versionTimes []time.Duration
@@ -73,7 +71,7 @@ func TestStartCost(t *testing.T) {
 	ratio := float64(v) / float64(h)
 	t.Logf("fastest of %d runs: hello %v, cycleabi --version %v (%.2f x); inits allocate %d bytes", runs, h, v, ratio, heap)
 	if ratio > startCostRatio && os.Getenv(requireStartCost) == "1" {
-		t.Errorf("cycleabi --version takes %v, %.2f times a hello world's %v (fastest of %d runs each); at most %.1f", v, ratio, h, runs, startCostRatio)
+		assert.Fail(t, fmt.Sprintf("cycleabi --version takes %v, %.2f times a hello world's %v (fastest of %d runs each); at most %.1f", v, ratio, h, runs, startCostRatio))
 	} else if ratio > startCostRatio {
 		t.Logf("over %.1f x: held only with %s=1, on a quiet machine", startCostRatio, requireStartCost)
 	}
@@ -84,9 +82,7 @@ func startTime(t *testing.T, bin string, args ...string) time.Duration {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v", bin, err)
-	}
+	require.NoErrorf(t, cmd.Run(), "%s", bin)
 	return time.Since(start)
 }
 
@@ -98,9 +94,7 @@ func initHeap(t *testing.T, bin string) int {
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s --version: %v\n%s", bin, err, stderr.String())
-	}
+	require.NoErrorf(t, cmd.Run(), "%s --version\n%s", bin, stderr.String())
 	total, inits := 0, 0
 	sc := bufio.NewScanner(&stderr)
 	for sc.Scan() {
@@ -110,14 +104,10 @@ func initHeap(t *testing.T, bin string) int {
 			continue
 		}
 		n, err := strconv.Atoi(f[7])
-		if err != nil {
-			t.Fatalf("inittrace line %q: %v", sc.Text(), err)
-		}
+		require.NoErrorf(t, err, "inittrace line %q", sc.Text())
 		total += n
 		inits++
 	}
-	if inits < 10 {
-		t.Fatalf("GODEBUG=inittrace=1 %s --version traced %d inits: the trace is not read\n%s", bin, inits, stderr.String())
-	}
+	require.GreaterOrEqualf(t, inits, 10, "GODEBUG=inittrace=1 %s --version traced inits: the trace is not read\n%s", bin, stderr.String())
 	return total
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The two wings of internal/ beside the basement: the generator wing
@@ -67,12 +70,8 @@ func modulePackages(t *testing.T) []modulePackage {
 		out = append(out, modulePackage{rel: filepath.ToSlash(rel), p: p})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out) < 50 {
-		t.Fatalf("read %d packages under %s", len(out), root)
-	}
+	require.NoError(t, err)
+	require.GreaterOrEqualf(t, len(out), 50, "read packages under %s", root)
 	return out
 }
 
@@ -93,14 +92,10 @@ func TestGeneratorWingImportsNoProduct(t *testing.T) {
 		}
 		wing++
 		for _, dep := range m.imports(true) {
-			if !strings.HasPrefix(dep, "internal/") || dep == "internal/cli" || strings.HasPrefix(dep, "internal/cli/") {
-				t.Errorf("%s imports %s: the generator wing imports only internal/ below the command line", m.rel, dep)
-			}
+			assert.Falsef(t, !strings.HasPrefix(dep, "internal/") || dep == "internal/cli" || strings.HasPrefix(dep, "internal/cli/"), "%s imports %s: the generator wing imports only internal/ below the command line", m.rel, dep)
 		}
 	}
-	if wing < 5 {
-		t.Fatalf("found %d packages under %s", wing, abigenDir)
-	}
+	require.GreaterOrEqualf(t, wing, 5, "found packages under %s", abigenDir)
 }
 
 // abigenUsers are the places outside the wing that may import it: the
@@ -123,15 +118,11 @@ func TestProductsImportNoGenerator(t *testing.T) {
 			if !under(dep, abigenDir) {
 				continue
 			}
-			if !allowed {
-				t.Errorf("%s imports %s: a product package reads the ABI through gen/go/abi, never the generator", m.rel, dep)
-			}
+			assert.Truef(t, allowed, "%s imports %s: a product package reads the ABI through gen/go/abi, never the generator", m.rel, dep)
 			users++
 		}
 	}
-	if users == 0 {
-		t.Fatal("nothing imports the generator wing: the rule tests nothing")
-	}
+	require.NotEqual(t, 0, users, "nothing imports the generator wing: the rule tests nothing")
 }
 
 // TestTestkitOnlyInTests: the test kit is imported by test files only
@@ -144,9 +135,7 @@ func TestTestkitOnlyInTests(t *testing.T) {
 			continue
 		}
 		for _, dep := range m.imports(false) {
-			if under(dep, testkitDir) {
-				t.Errorf("%s imports %s outside its tests: the test kit is for tests only", m.rel, dep)
-			}
+			assert.Falsef(t, under(dep, testkitDir), "%s imports %s outside its tests: the test kit is for tests only", m.rel, dep)
 		}
 		for _, dep := range m.imports(true) {
 			if under(dep, testkitDir) {
@@ -154,7 +143,5 @@ func TestTestkitOnlyInTests(t *testing.T) {
 			}
 		}
 	}
-	if users == 0 {
-		t.Fatal("no test imports the test kit: the rule tests nothing")
-	}
+	require.NotEqual(t, 0, users, "no test imports the test kit: the rule tests nothing")
 }

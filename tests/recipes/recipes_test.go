@@ -6,6 +6,7 @@ package recipes
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A block is one ```sh block of a page (indented too: a block in a list
@@ -38,9 +41,7 @@ var marker = regexp.MustCompile(`^<!-- recipe: ([a-z]+): (.*) -->$`)
 // blocks reads the shell blocks of the Markdown page at path.
 func blocks(t *testing.T, path string) []block {
 	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	var out []block
 	var pending block
@@ -63,20 +64,14 @@ func blocks(t *testing.T, path string) []block {
 			indent = raw[:len(raw)-len(line)]
 		case marker.MatchString(line):
 			m := marker.FindStringSubmatch(line)
-			if m[1] != "skip" {
-				t.Errorf("%s:%d: a recipe marker %q: a block makes its inputs in lines a reader sees, and the only marker is skip", path, n, m[1])
-			}
+			assert.Equalf(t, "skip", m[1], "%s:%d: a recipe marker", path, n)
 			pending.skip = m[2]
 		case strings.TrimSpace(line) != "":
-			if pending.skip != "" {
-				t.Errorf("%s:%d: a recipe marker not right before a shell block", path, n)
-			}
+			assert.Emptyf(t, pending.skip, "%s:%d: a recipe marker not right before a shell block", path, n)
 			pending = block{}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sc.Err())
 	return out
 }
 
@@ -85,19 +80,15 @@ func blocks(t *testing.T, path string) []block {
 func TestDocRecipes(t *testing.T) {
 	short.Skip(t, "builds cycleabi and runs every recipe of the docs")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "./cmd/cycleabi")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build cycleabi: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("go build cycleabi: %v\n%s", err, out))
 	}
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var skipped []string
 	ran := 0
 	for _, p := range pages {
@@ -113,16 +104,12 @@ func TestDocRecipes(t *testing.T) {
 		}
 	}
 	t.Logf("ran %d recipes; skipped %d:\n  %s", ran, len(skipped), strings.Join(skipped, "\n  "))
-	if ran == 0 {
-		t.Fatal("no recipe ran")
-	}
+	require.NotEqual(t, 0, ran, "no recipe ran")
 }
 
 func run(t *testing.T, root, bin string, b block) {
 	dir := t.TempDir()
-	if err := os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(filepath.Join(root, "examples"), filepath.Join(dir, "examples")))
 	script := "set -e\n" + b.script
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -130,9 +117,7 @@ func run(t *testing.T, root, bin string, b block) {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the recipe at %s:%d fails (%v):\n%s\n--- output:\n%s", b.page, b.line, err, script, out)
-	}
+	require.NoErrorf(t, err, "the recipe at %s:%d fails:\n%s\n--- output:\n%s", b.page, b.line, script, out)
 }
 
 func itoa(n int) string {

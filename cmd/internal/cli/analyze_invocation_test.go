@@ -1,16 +1,16 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // analyzeWindow is a window of two different launches: the example
@@ -20,9 +20,7 @@ func analyzeWindow(t *testing.T) (dir string) {
 	t.Helper()
 	dir = window(t)
 	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", filepath.Join(dir, "bwd.bin"))
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	return dir
 }
 
@@ -43,13 +41,9 @@ type invReport struct {
 func analyzeJSON(t *testing.T, args ...string) invReport {
 	t.Helper()
 	out, errOut, code := runMain(t, append(append([]string{"analyze"}, args...), "--format", "json")...)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	var rep invReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	return rep
 }
 
@@ -61,9 +55,7 @@ func TestAnalyzeInvocations(t *testing.T) {
 	dir := analyzeWindow(t)
 	man, fwd, bwd := filepath.Join(dir, "window.yaml"), filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	rep := analyzeJSON(t, "--invocation-manifest", man, "--plan", moePlan, "--names", moeNames)
-	if len(rep.Ranks) != 2 {
-		t.Fatalf("len(rep.Ranks) = %d, want 2: %v", len(rep.Ranks), rep.Ranks)
-	}
+	require.Len(t, rep.Ranks, 2, "len(rep.Ranks)")
 	wantInv := []string{
 		`{"invocation_id":0,"step":7,"direction":"forward","kernel_name":"HyperMegaMoe"}`,
 		`{"invocation_id":1,"step":7,"direction":"backward"}`,
@@ -71,135 +63,70 @@ func TestAnalyzeInvocations(t *testing.T) {
 	var makespans []uint64
 	for i, path := range []string{fwd, bwd} {
 		sec := rep.Ranks[i]
-		if d := golden.JSONDiff(string(sec["invocation"]), wantInv[i]); d != "" {
-			t.Errorf("%s: invocation: %s", path, d)
-		}
-		if d := golden.JSONDiff(string(sec["rank"]), "2"); d != "" {
-			t.Errorf("%s: rank: %s", path, d)
-		}
-		if d := golden.JSONDiff(string(sec["capture"]), `"`+path+`"`); d != "" {
-			t.Errorf("%s: capture: %s", path, d)
-		}
+		assert.Emptyf(t, golden.JSONDiff(string(sec["invocation"]), wantInv[i]), "%s: invocation", path)
+		assert.Emptyf(t, golden.JSONDiff(string(sec["rank"]), "2"), "%s: rank", path)
+		assert.Emptyf(t, golden.JSONDiff(string(sec["capture"]), `"`+path+`"`), "%s: capture", path)
 		// Without its label, the section is the capture analyzed alone.
 		alone := analyzeJSON(t, path, "--rank", "2", "--plan", moePlan, "--names", moeNames)
-		if len(alone.Ranks) != 1 {
-			t.Fatalf("len(alone.Ranks) = %d, want 1: %v", len(alone.Ranks), alone.Ranks)
-		}
+		require.Len(t, alone.Ranks, 1, "len(alone.Ranks)")
 		_, labelled := alone.Ranks[0]["invocation"]
-		if labelled {
-			t.Errorf("a plain capture has no invocation key: labelled = true, want false")
-		}
+		assert.False(t, labelled, "a plain capture has no invocation key: labelled = true, want false")
 		delete(sec, "invocation")
-		if !reflect.DeepEqual(sec, alone.Ranks[0]) {
-			t.Errorf("%s: sec = %v, want %v", path, sec, alone.Ranks[0])
-		}
+		assert.Equalf(t, alone.Ranks[0], sec, "%s: sec", path)
 		var m uint64
-		if err := json.Unmarshal(sec["makespan_cycles"], &m); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(sec["makespan_cycles"], &m))
 		makespans = append(makespans, m)
 	}
 	// the example's, as TestAnalyzeCommand has it
-	if makespans[0] != uint64(122942) {
-		t.Errorf("makespans[0] = %v, want %v", makespans[0], uint64(122942))
-	}
-	if makespans[1] == makespans[0] {
-		t.Errorf("the two launches differ: makespans[1] = %v, want other than makespans[0]", makespans[1])
-	}
+	assert.Equal(t, uint64(122942), makespans[0], "makespans[0]")
+	assert.NotEqual(t, makespans[0], makespans[1], "the two launches differ: makespans[1]")
 
 	// The cross table: one row per invocation, the slowest named by rank
 	// and invocation id, the spread between them.
-	if len(rep.Cross.Ranks) != 2 {
-		t.Fatalf("len(rep.Cross.Ranks) = %d, want 2: %v", len(rep.Cross.Ranks), rep.Cross.Ranks)
-	}
+	require.Len(t, rep.Cross.Ranks, 2, "len(rep.Cross.Ranks)")
 	for i := range 2 {
-		if rep.Cross.Ranks[i].Rank != uint32(2) {
-			t.Errorf("rep.Cross.Ranks[i].Rank = %v, want %v", rep.Cross.Ranks[i].Rank, uint32(2))
-		}
-		if d := golden.JSONDiff(string(rep.Cross.Ranks[i].Invocation), wantInv[i]); d != "" {
-			t.Errorf("cross row %d: %s", i, d)
-		}
-		if rep.Cross.Ranks[i].MakespanCycles != makespans[i] {
-			t.Errorf("rep.Cross.Ranks[i].MakespanCycles = %v, want %v", rep.Cross.Ranks[i].MakespanCycles, makespans[i])
-		}
+		assert.Equal(t, uint32(2), rep.Cross.Ranks[i].Rank, "rep.Cross.Ranks[i].Rank")
+		d := golden.JSONDiff(string(rep.Cross.Ranks[i].Invocation), wantInv[i])
+		assert.Emptyf(t, d, "cross row %d", i)
+		assert.Equal(t, makespans[i], rep.Cross.Ranks[i].MakespanCycles, "rep.Cross.Ranks[i].MakespanCycles")
 	}
 	slow := int64(0)
 	if makespans[1] > makespans[0] {
 		slow = 1
 	}
-	if rep.Cross.SlowestRank != uint32(2) {
-		t.Errorf("rep.Cross.SlowestRank = %v, want %v", rep.Cross.SlowestRank, uint32(2))
-	}
-	if rep.Cross.SlowestInvocation == nil {
-		t.Fatalf("rep.Cross.SlowestInvocation is nil, want non-nil")
-	}
-	if *rep.Cross.SlowestInvocation != slow {
-		t.Errorf("*rep.Cross.SlowestInvocation = %v, want %v", *rep.Cross.SlowestInvocation, slow)
-	}
-	if want := max(makespans[0], makespans[1]) - min(makespans[0], makespans[1]); rep.Cross.SpreadCycles != want {
-		t.Errorf("rep.Cross.SpreadCycles = %v, want %v", rep.Cross.SpreadCycles, want)
-	}
+	assert.Equal(t, uint32(2), rep.Cross.SlowestRank, "rep.Cross.SlowestRank")
+	require.NotNil(t, rep.Cross.SlowestInvocation, "rep.Cross.SlowestInvocation is nil, want non-nil")
+	assert.Equalf(t, slow, *rep.Cross.SlowestInvocation, "*rep.Cross.SlowestInvocation = %v, want %v", *rep.Cross.SlowestInvocation, slow)
+	assert.Equal(t, max(makespans[0], makespans[1])-min(makespans[0], makespans[1]), rep.Cross.SpreadCycles, "rep.Cross.SpreadCycles")
 
 	// The same window from flags: the same sections but the kernel name,
 	// which only a manifest gives.
 	flags := analyzeJSON(t, fwd, bwd, "--rank", "2", "--rank", "2", "--step", "7", "--step", "7",
 		"--direction", "forward", "--direction", "backward", "--plan", moePlan, "--names", moeNames)
-	if len(flags.Ranks) != 2 {
-		t.Fatalf("len(flags.Ranks) = %d, want 2: %v", len(flags.Ranks), flags.Ranks)
-	}
-	if d := golden.JSONDiff(string(flags.Ranks[0]["invocation"]), `{"invocation_id":0,"step":7,"direction":"forward"}`); d != "" {
-		t.Errorf("flags, rank 0: %s", d)
-	}
-	if d := golden.JSONDiff(string(flags.Ranks[1]["invocation"]), wantInv[1]); d != "" {
-		t.Errorf("flags, rank 1: %s", d)
-	}
+	require.Len(t, flags.Ranks, 2, "len(flags.Ranks)")
+	assert.Empty(t, golden.JSONDiff(string(flags.Ranks[0]["invocation"]), `{"invocation_id":0,"step":7,"direction":"forward"}`), "flags, rank 0")
+	assert.Empty(t, golden.JSONDiff(string(flags.Ranks[1]["invocation"]), wantInv[1]), "flags, rank 1")
 	// --direction alone: ids by order, no step.
 	dirs := analyzeJSON(t, fwd, bwd, "--rank", "2", "--rank", "2", "--direction", "backward", "--direction", "forward")
-	if d := golden.JSONDiff(string(dirs.Ranks[1]["invocation"]), `{"invocation_id":1,"step":null,"direction":"forward"}`); d != "" {
-		t.Errorf("dirs, rank 1: %s", d)
-	}
+	assert.Empty(t, golden.JSONDiff(string(dirs.Ranks[1]["invocation"]), `{"invocation_id":1,"step":null,"direction":"forward"}`), "dirs, rank 1")
 
 	// Text, Markdown and CSV label the sections.
 	out, errOut, code := runMain(t, "analyze", "--invocation-manifest", man, "--top", "1")
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
-	if want := "== rank 2 invocation 0 (step 7, forward): " + fwd + " ==\n"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if want := "== rank 2 invocation 1 (step 7, backward): " + bwd + " ==\n"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if want := "\nInvocations\nrank  invocation  step  direction  capture"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if !strings.Contains(out, "slowest rank 2 invocation ") {
-		t.Errorf("out = %q, want it to contain %q", out, "slowest rank 2 invocation ")
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
+	assert.Contains(t, out, "== rank 2 invocation 0 (step 7, forward): "+fwd+" ==\n", "out")
+	assert.Contains(t, out, "== rank 2 invocation 1 (step 7, backward): "+bwd+" ==\n", "out")
+	assert.Contains(t, out, "\nInvocations\nrank  invocation  step  direction  capture", "out")
+	assert.Contains(t, out, "slowest rank 2 invocation ", "out")
 	out, _, code = runMain(t, "analyze", "--invocation-manifest", man, "--format", "markdown", "--top", "1")
-	if code != 0 {
-		t.Fatalf("code = %v, want 0", code)
-	}
-	if want := "## Rank 2 invocation 1 (step 7, backward): " + bwd + "\n"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
+	require.Equal(t, 0, code, "code")
+	assert.Contains(t, out, "## Rank 2 invocation 1 (step 7, backward): "+bwd+"\n", "out")
 	out, _, code = runMain(t, "analyze", "--invocation-manifest", man, "--format", "csv", "--table", "cores")
-	if code != 0 {
-		t.Fatalf("code = %v, want 0", code)
-	}
+	require.Equal(t, 0, code, "code")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "rank,invocation_id,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct" {
-		t.Errorf("lines[0] = %q, want %q", lines[0], "rank,invocation_id,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct")
-	}
-	if len(lines) != 1+2*72 {
-		t.Fatalf("len(lines) = %d, want %d: %v", len(lines), 1+2*72, lines)
-	}
-	if !strings.HasPrefix(lines[1], "2,0,AIC/0,") {
-		t.Errorf("%s: strings.HasPrefix(lines[1], \"2,0,AIC/0,\") = false, want true", lines[1])
-	}
-	if !strings.HasPrefix(lines[1+72], "2,1,AIC/0,") {
-		t.Errorf("%s: strings.HasPrefix(lines[1+72], \"2,1,AIC/0,\") = false, want true", lines[1+72])
-	}
+	assert.Equal(t, "rank,invocation_id,core,entry_cycle,end_cycle,records,compute_cycles,wait_cycles,trigger_cycles,other_cycles,idle_cycles,busy_pct", lines[0], "lines[0]")
+	require.Len(t, lines, 1+2*72, "len(lines)")
+	assert.Truef(t, strings.HasPrefix(lines[1], "2,0,AIC/0,"), "%s: strings.HasPrefix(lines[1], \"2,0,AIC/0,\") = false, want true", lines[1])
+	assert.Truef(t, strings.HasPrefix(lines[1+72], "2,1,AIC/0,"), "%s: strings.HasPrefix(lines[1+72], \"2,1,AIC/0,\") = false, want true", lines[1+72])
 }
 
 // TestAnalyzeInvocationErrors: the window's mistakes are usage errors
@@ -210,20 +137,12 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 	dir := analyzeWindow(t)
 	man, fwd, bwd := filepath.Join(dir, "window.yaml"), filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	dup := filepath.Join(dir, "dup.yaml")
-	if err := os.WriteFile(dup, []byte("- {capture: fwd.bin, invocation_id: 1}\n- {capture: bwd.bin}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(dup, []byte("- {capture: fwd.bin, invocation_id: 1}\n- {capture: bwd.bin}\n"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	sub := filepath.Join(dir, "sub", "w.yaml")
-	if err := os.WriteFile(sub, []byte("- {capture: ../fwd.bin}\n- {capture: bwd.bin}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(sub, []byte("- {capture: ../fwd.bin}\n- {capture: bwd.bin}\n"), 0o644))
 	manText, err := os.ReadFile(man)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -241,45 +160,27 @@ func TestAnalyzeInvocationErrors(t *testing.T) {
 	} {
 		_, errOut, code := runMain(t, append([]string{"analyze"}, c.args...)...)
 		if c.want == "" { // two invocations with ids 0 and 1 by order: fine
-			if code != 0 {
-				t.Errorf("%v: %s: code = %v, want 0", c.args, errOut, code)
-			}
+			assert.Equalf(t, 0, code, "%v: %s: code", c.args, errOut)
 			continue
 		}
-		if code != 2 {
-			t.Errorf("%v: %s: code = %v, want 2", c.args, errOut, code)
-		}
-		if !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: errOut = %q, want it to contain %q", c.args, errOut, c.want)
-		}
+		assert.Equalf(t, 2, code, "%v: %s: code", c.args, errOut)
+		assert.Containsf(t, errOut, c.want, "%v: errOut", c.args)
 	}
 	// An empty manifest name is refused, not read as "no manifest" (which
 	// left analyze and validate with nothing to do, exit 0).
 	for _, cmd := range []string{"analyze", "decode", "validate"} {
 		_, errOut, code := runMain(t, cmd, "--invocation-manifest", "")
-		if code != 2 {
-			t.Errorf("%s: code = %v, want 2", cmd, code)
-		}
-		if want := `invalid argument "" for "--invocation-manifest" flag: needs a file name`; !strings.Contains(errOut, want) {
-			t.Errorf("%s: errOut = %q, want it to contain %q", cmd, errOut, want)
-		}
+		assert.Equalf(t, 2, code, "%s: code", cmd)
+		assert.Containsf(t, errOut, `invalid argument "" for "--invocation-manifest" flag: needs a file name`, "%s: errOut", cmd)
 	}
 	after, err := os.ReadFile(man)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(after, manText) {
-		t.Errorf("after = %q, want %q", after, manText)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []byte(manText), []byte(after), "after")
 	// diff reads one capture or report per side: the window flags are
 	// analyze's.
 	_, errOut, code := runMain(t, "diff", fwd, bwd, "--invocation-manifest", man)
-	if code != 2 {
-		t.Errorf("code = %v, want 2", code)
-	}
-	if !strings.Contains(errOut, "unknown flag: --invocation-manifest") {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, "unknown flag: --invocation-manifest")
-	}
+	assert.Equal(t, 2, code, "code")
+	assert.Contains(t, errOut, "unknown flag: --invocation-manifest", "errOut")
 }
 
 // TestDiffInvocations: reports of windows are compared invocation by
@@ -289,48 +190,30 @@ func TestDiffInvocations(t *testing.T) {
 	dir := analyzeWindow(t)
 	base := filepath.Join(dir, "base.json")
 	_, errOut, code := runMain(t, "analyze", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--format", "json", "-o", base)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 
 	// The same launches listed backward first: paired by id, no change.
 	rev := filepath.Join(dir, "reversed.yaml")
-	if err := os.WriteFile(rev, []byte(
+	require.NoError(t, os.WriteFile(rev, []byte(
 		"- {capture: bwd.bin, rank: 2, invocation_id: 1, step: 7, direction: backward}\n"+
-			"- {capture: fwd.bin, rank: 2, invocation_id: 0, step: 7, direction: forward}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+			"- {capture: fwd.bin, rank: 2, invocation_id: 0, step: 7, direction: forward}\n"), 0o644))
 	revJSON := filepath.Join(dir, "reversed.json")
 	_, errOut, code = runMain(t, "analyze", "--invocation-manifest", rev, "--format", "json", "-o", revJSON)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	out, errOut, code := runMain(t, "diff", base, revJSON)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
-	if want := "== rank 2 invocation 0 (step 7, forward): " + filepath.Join(dir, "fwd.bin") + " -> " + filepath.Join(dir, "fwd.bin") + " =="; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if !strings.HasSuffix(out, "no change\n") {
-		t.Errorf("%s: strings.HasSuffix(out, \"no change\\n\") = false, want true", out)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
+	assert.Contains(t, out, "== rank 2 invocation 0 (step 7, forward): "+filepath.Join(dir, "fwd.bin")+" -> "+filepath.Join(dir, "fwd.bin")+" ==", "out")
+	assert.Truef(t, strings.HasSuffix(out, "no change\n"), "%s: strings.HasSuffix(out, \"no change\\n\") = false, want true", out)
 
 	// Swapping the ids pairs forward with backward: the makespans differ
 	// by exactly what the two launches differ by.
 	swap := filepath.Join(dir, "swapped.yaml")
-	if err := os.WriteFile(swap, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(swap, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644))
 	swapJSON := filepath.Join(dir, "swapped.json")
 	_, errOut, code = runMain(t, "analyze", "--invocation-manifest", swap, "--format", "json", "-o", swapJSON)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	out, errOut, code = runMain(t, "diff", base, swapJSON, "--format", "json")
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	var d struct {
 		Ranks []struct {
 			Invocation struct {
@@ -339,38 +222,20 @@ func TestDiffInvocations(t *testing.T) {
 			Makespan struct{ Base, New, Abs float64 } `json:"makespan_cycles"`
 		} `json:"ranks"`
 	}
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Ranks) != 2 {
-		t.Fatalf("len(d.Ranks) = %d, want 2: %v", len(d.Ranks), d.Ranks)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	require.Len(t, d.Ranks, 2, "len(d.Ranks)")
 	for i, r := range d.Ranks {
-		if want := int64(i); r.Invocation.ID != want {
-			t.Errorf("r.Invocation.ID = %v, want %v", r.Invocation.ID, want)
-		}
-		if r.Makespan.Abs != r.Makespan.New-r.Makespan.Base {
-			t.Errorf("r.Makespan.Abs = %v, want %v", r.Makespan.Abs, r.Makespan.New-r.Makespan.Base)
-		}
-		if r.Makespan.Abs == 0 {
-			t.Errorf("r.Makespan.Abs = 0, want non-zero")
-		}
+		assert.Equal(t, int64(i), r.Invocation.ID, "r.Invocation.ID")
+		assert.Equal(t, r.Makespan.New-r.Makespan.Base, r.Makespan.Abs, "r.Makespan.Abs")
+		assert.NotEqual(t, float64(0), r.Makespan.Abs, "r.Makespan.Abs = 0, want non-zero")
 	}
-	if d.Ranks[1].Makespan.New != d.Ranks[0].Makespan.Base {
-		t.Errorf("d.Ranks[1].Makespan.New = %v, want %v", d.Ranks[1].Makespan.New, d.Ranks[0].Makespan.Base)
-	}
-	if d.Ranks[0].Makespan.New != d.Ranks[1].Makespan.Base {
-		t.Errorf("d.Ranks[0].Makespan.New = %v, want %v", d.Ranks[0].Makespan.New, d.Ranks[1].Makespan.Base)
-	}
+	assert.Equal(t, d.Ranks[0].Makespan.Base, d.Ranks[1].Makespan.New, "d.Ranks[1].Makespan.New")
+	assert.Equal(t, d.Ranks[1].Makespan.Base, d.Ranks[0].Makespan.New, "d.Ranks[0].Makespan.New")
 
 	// A window against one plain capture of the rank: nothing to pair.
 	_, errOut, code = runMain(t, "diff", base, moeCapture)
-	if code != 1 {
-		t.Errorf("the inputs do not pair: invalid input: code = %v, want 1", code)
-	}
-	if want := "rank 2 invocation 0 (step 7, forward) (" + filepath.Join(dir, "fwd.bin") + ") is not in the new analysis"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
+	assert.Equal(t, 1, code, "the inputs do not pair: invalid input: code")
+	assert.Contains(t, errOut, "rank 2 invocation 0 (step 7, forward) ("+filepath.Join(dir, "fwd.bin")+") is not in the new analysis", "errOut")
 }
 
 // TestDecodeInvocationFlows: with --plan, a window's dependency arrows
@@ -382,20 +247,14 @@ func TestDecodeInvocationFlows(t *testing.T) {
 	dir := analyzeWindow(t)
 	out := filepath.Join(dir, "flows.json")
 	_, errOut, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--plan", moePlan, "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// ts and dur are plain JSON numbers.
 	var raw struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &raw))
 	type slice struct {
 		ts, end float64
 		inv     float64
@@ -417,9 +276,7 @@ func TestDecodeInvocationFlows(t *testing.T) {
 		case "s":
 			starts[e["id"].(float64)] = end{th, e["ts"].(float64)}
 		case "f":
-			if !reflect.DeepEqual(e["bp"], "e") {
-				t.Fatalf("e[\"bp\"] = %v, want %v", e["bp"], "e")
-			}
+			require.Equal(t, "e", e["bp"], "e[\"bp\"]")
 			finishes[e["id"].(float64)] = end{th, e["ts"].(float64)}
 		}
 	}
@@ -432,40 +289,20 @@ func TestDecodeInvocationFlows(t *testing.T) {
 		return 0, false
 	}
 	perInv := map[float64]int{}
-	if got, want := len(finishes), len(starts); got != want {
-		t.Fatalf("len(finishes) = %d, want %d: %v", got, want, finishes)
-	}
+	require.Equalf(t, len(starts), len(finishes), "len(finishes): %v", finishes)
 	for id, s := range starts {
 		f, ok := finishes[id]
-		if !ok {
-			t.Fatalf("arrow %v has no f: ok = false, want true", id)
-		}
-		if !(s.ts <= f.ts) {
-			t.Fatalf("arrow %v goes back in time: s.ts = %v, want <= %v", id, s.ts, f.ts)
-		}
-		if f.th.pid != s.th.pid {
-			t.Fatalf("f.th.pid = %v, want %v", f.th.pid, s.th.pid)
-		}
+		require.Truef(t, ok, "arrow %v has no f: ok = false, want true", id)
+		require.Truef(t, s.ts <= f.ts, "arrow %v goes back in time: s.ts = %v, want <= %v", id, s.ts, f.ts)
+		require.Equal(t, s.th.pid, f.th.pid, "f.th.pid")
 		si, ok := within(s)
-		if !ok {
-			t.Fatalf("arrow %v starts outside every slice: ok = false, want true", id)
-		}
+		require.Truef(t, ok, "arrow %v starts outside every slice: ok = false, want true", id)
 		fi, ok := within(f)
-		if !ok {
-			t.Fatalf("arrow %v ends outside every slice: ok = false, want true", id)
-		}
-		if fi != si {
-			t.Fatalf("arrow %v joins invocations %v and %v: fi = %v, want %v", id, si, fi, fi, si)
-		}
+		require.Truef(t, ok, "arrow %v ends outside every slice: ok = false, want true", id)
+		require.Equalf(t, si, fi, "arrow %v joins invocations", id)
 		perInv[si]++
 	}
-	if perInv[0] != 952 {
-		t.Errorf("perInv[0] = %v, want 952", perInv[0])
-	}
-	if got := len(perInv); got != 2 {
-		t.Errorf("len(perInv) = %v, want 2", got)
-	}
-	if want := fmt.Sprintf(", %d dependency arrows (releasing), ", perInv[0]+perInv[1]); !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
+	assert.Equal(t, 952, perInv[0], "perInv[0]")
+	assert.Equal(t, 2, len(perInv), "len(perInv)")
+	assert.Contains(t, errOut, fmt.Sprintf(", %d dependency arrows (releasing), ", perInv[0]+perInv[1]), "errOut")
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rankCaptures synthesizes n ranks of the example MoE layer, each with its
@@ -25,41 +27,29 @@ import (
 func rankCaptures(t *testing.T, n int) ([]string, []uint64) {
 	t.Helper()
 	s, err := plan.ParseFile("../../../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	var paths []string
 	var makespans []uint64
 	for i := range n {
 		c, err := synth.Run(s, synth.Options{Seed: uint64(i + 1), CapacityScale: 0.8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		path := filepath.Join(dir, fmt.Sprintf("rank%d.bin", i))
-		if err := os.WriteFile(path, c.Buffer, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, c.Buffer, 0o644))
 		capt, err := capture.FromBytes(path, c.Buffer)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		d, err := decode.Decode(capt, capture.Request{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var first, last uint64
 		seen := false
-		if err := d.Records(func(r decode.Record) bool {
+		require.NoError(t, d.Records(func(r decode.Record) bool {
 			if !seen || r.EntryCycle < first {
 				first = r.EntryCycle
 			}
 			last = max(last, r.EndCycle)
 			seen = true
 			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
+		}))
 		paths = append(paths, path)
 		makespans = append(makespans, last-first)
 	}
@@ -89,9 +79,7 @@ func headings(t *testing.T, out string) []int {
 	var ranks []int
 	for _, m := range rankHeading.FindAllStringSubmatch(out, -1) {
 		r, err := strconv.Atoi(m[1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ranks = append(ranks, r)
 	}
 	return ranks
@@ -107,33 +95,21 @@ func TestAnalyzeManyRanksText(t *testing.T) {
 	const n = 20
 	paths, makespans := rankCaptures(t, n)
 	want := byMakespan(makespans)
-	if makespans[want[2]] == makespans[want[3]] {
-		t.Fatalf("the 3rd and 4th slowest ranks have equal makespans %v: the seeds do not tell them apart", makespans)
-	}
+	require.NotEqualf(t, makespans[want[3]], makespans[want[2]], "the 3rd and 4th slowest ranks have equal makespans %v: the seeds do not tell them apart", makespans)
 	out, errOut, code := runMain(t, append([]string{"analyze", "--names", "../../../examples/moe_layer.names.yaml"}, paths...)...)
-	if code != 0 {
-		t.Fatalf("code %d: %s", code, errOut)
-	}
-	if !strings.HasPrefix(out, fmt.Sprintf("== %d ranks: summary ==\nslowest: rank %d (%s), makespan %d cycles", n, want[0], paths[want[0]], makespans[want[0]])) {
-		t.Errorf("the output does not begin with the summary naming rank %d slowest:\n%.400s", want[0], out)
-	}
-	if got := headings(t, out); !slices.Equal(got, want[:3]) {
-		t.Errorf("sections of ranks %v, want the 3 slowest %v (makespans %v)", got, want[:3], makespans)
-	}
+	require.Equalf(t, 0, code, "code: %s", errOut)
+	assert.Truef(t, strings.HasPrefix(out, fmt.Sprintf("== %d ranks: summary ==\nslowest: rank %d (%s), makespan %d cycles", n, want[0], paths[want[0]], makespans[want[0]])), "the output does not begin with the summary naming rank %d slowest:\n%.400s", want[0], out)
+	assert.Truef(t, slices.Equal(headings(t, out), want[:3]), "sections of ranks, want the 3 slowest %v (makespans %v)", want[:3], makespans)
 	for i, why := range []string{"slowest", "2nd slowest", "3rd slowest"} {
 		h := fmt.Sprintf("== rank %d: %s (%s of %d ranks by makespan) ==\n", want[i], paths[want[i]], why, n)
-		if !strings.Contains(out, h) {
-			t.Errorf("no heading %q", h)
-		}
+		assert.Contains(t, out, h, "no heading")
 	}
 	// In order: summary, Ranks, stages and task types across ranks, the
 	// slow-rank line, then the sections.
 	at := -1
 	for _, s := range []string{"== 20 ranks: summary ==", "\nspread: ", "\nRanks\n", "\nStages across ranks", "\nTask types across ranks", "\nno slow rank (", "\n== rank "} {
 		i := strings.Index(out, s)
-		if i <= at {
-			t.Errorf("%q at %d, not after the previous part (at %d)", s, i, at)
-		}
+		assert.Greaterf(t, i, at, "%q at", s)
 		at = i
 	}
 	// The Ranks table keeps the 10 slowest (--top 10), in rank order.
@@ -147,27 +123,17 @@ func TestAnalyzeManyRanksText(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	if !slices.Equal(rows, kept) {
-		t.Errorf("Ranks table rows %v, want the 10 slowest in rank order %v:\n%s", rows, kept, table)
-	}
-	if !strings.Contains(table, "... 10 more rows (ranks with a shorter makespan; --top 0 shows all)\n") {
-		t.Errorf("the Ranks table does not say how many rows it left out:\n%s", table)
-	}
+	assert.Truef(t, slices.Equal(rows, kept), "Ranks table rows %v, want the 10 slowest in rank order %v:\n%s", rows, kept, table)
+	assert.Contains(t, table, "... 10 more rows (ranks with a shorter makespan; --top 0 shows all)\n", "the Ranks table does not say how many rows it left out")
 	// --per-rank: every rank's section, in rank order, and no summary.
 	out, errOut, code = runMain(t, append([]string{"analyze", "--per-rank", "--names", "../../../examples/moe_layer.names.yaml"}, paths...)...)
-	if code != 0 {
-		t.Fatalf("--per-rank: code %d: %s", code, errOut)
-	}
+	require.Equalf(t, 0, code, "per-rank: code: %s", errOut)
 	var all []int
 	for i := range n {
 		all = append(all, i)
 	}
-	if got := headings(t, out); !slices.Equal(got, all) {
-		t.Errorf("--per-rank: sections of ranks %v, want every rank %v", got, all)
-	}
-	if strings.Contains(out, "summary ==") {
-		t.Errorf("--per-rank writes the summary")
-	}
+	assert.Truef(t, slices.Equal(headings(t, out), all), "per-rank: sections of ranks, want every rank %v", all)
+	assert.NotContains(t, out, "summary ==", "per-rank writes the summary")
 }
 
 // Up to analyze.MaxTextSections ranks every rank has its section, as
@@ -177,24 +143,16 @@ func TestAnalyzeRanksAtThreshold(t *testing.T) {
 	n := analyze.MaxTextSections
 	paths, _ := rankCaptures(t, n)
 	out, errOut, code := runMain(t, append([]string{"analyze"}, paths...)...)
-	if code != 0 {
-		t.Fatalf("code %d: %s", code, errOut)
-	}
+	require.Equalf(t, 0, code, "code: %s", errOut)
 	var all []int
 	for i := range n {
 		all = append(all, i)
 	}
-	if got := headings(t, out); !slices.Equal(got, all) {
-		t.Errorf("sections of ranks %v, want every rank %v", got, all)
-	}
-	if strings.Contains(out, "summary ==") {
-		t.Errorf("%d ranks get the summary", n)
-	}
+	assert.Truef(t, slices.Equal(headings(t, out), all), "sections of ranks, want every rank %v", all)
+	assert.NotContainsf(t, out, "summary ==", "%d ranks get the summary", n)
 	help, _, _ := runMain(t, "analyze", "--help")
-	if s := fmt.Sprintf("Past %d ranks", n); !strings.Contains(help, s) {
-		t.Errorf("the help does not say %q", s)
-	}
+	assert.Contains(t, help, fmt.Sprintf("Past %d ranks", n), "the help does not say")
 	if _, errOut, code := runMain(t, "analyze", "--per-rank", "--format", "json", paths[0]); code != 2 || !strings.Contains(errOut, "--per-rank goes with --format text") {
-		t.Errorf("--per-rank --format json: code %d, %q; want 2 and the reason", code, errOut)
+		assert.Fail(t, fmt.Sprintf("per-rank --format json: code %d, %q; want 2 and the reason", code, errOut))
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // cliDocsDir is where a page per command lives, written from the cobra
@@ -33,9 +35,7 @@ func TestCLIDocs(t *testing.T) {
 		if !c.IsAvailableCommand() {
 			continue
 		}
-		if guideOf(c.Name()) == "" {
-			t.Errorf("cycleabi %s has no guide in main.go's guideOf: its --help points to no page of docs/", c.Name())
-		}
+		assert.NotEmptyf(t, guideOf(c.Name()), "cycleabi %s has no guide in main.go's guideOf: its --help points to no page of docs/", c.Name())
 		page := c.Name() + ".md"
 		want[page] = true
 		fmt.Fprintf(&index, "| [`cycleabi %s`](%s) | %s |\n", c.Name(), page, c.Short)
@@ -43,16 +43,14 @@ func TestCLIDocs(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join(cliDocsDir, "README.md"), []byte(index.String()))
 	entries, err := os.ReadDir(cliDocsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, e := range entries {
 		if !want[e.Name()] {
 			if golden.Update() {
 				os.Remove(filepath.Join(cliDocsDir, e.Name()))
 				continue
 			}
-			t.Errorf("docs/cli/%s is no command's page: remove it (make docs)", e.Name())
+			assert.Fail(t, fmt.Sprintf("docs/cli/%s is no command's page: remove it (make docs)", e.Name()))
 		}
 	}
 }

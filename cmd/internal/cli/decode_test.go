@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -16,6 +15,8 @@ import (
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runMain runs the command line through Run, as main does, in this
@@ -42,9 +43,7 @@ type cliTrace struct {
 func parseCLITrace(t *testing.T, data []byte) *cliTrace {
 	t.Helper()
 	var tr cliTrace
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatalf("trace does not parse: %v", err)
-	}
+	require.NoError(t, json.Unmarshal(data, &tr), "trace does not parse")
 	return &tr
 }
 
@@ -64,67 +63,37 @@ func TestDecodeCommand(t *testing.T) {
 	dir := t.TempDir()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	names := filepath.Join(dir, "k.names.yaml")
-	if err := os.WriteFile(names, []byte("graph_stages:\n  2: Down\ntasks:\n  1: Gate\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Down\ntasks:\n  1: Gate\n"), 0o644))
 
 	out := filepath.Join(dir, "trace.json")
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", out, "--names", names, "--detailed-names",
 		"--kernel-name", "MoE", "--owner-label", "Expert", "--soc", "Ascend910B2")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if stdout != "" {
-		t.Errorf("stdout = %q, want empty", stdout)
-	}
-	if want := "3 records from 1 capture(s) written to " + out; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Empty(t, stdout, "stdout")
+	assert.Contains(t, stderr, "3 records from 1 capture(s) written to "+out, "stderr")
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tr := parseCLITrace(t, data)
 	var got []string
 	for _, e := range tr.TraceEvents {
 		got = append(got, e.Name)
 	}
-	if want := []string{"process_name", "thread_name", "thread_sort_index", "thread_name", "thread_sort_index",
-		"Expert3_Gate_WaitDependency_task1", "Down_task1", "Expert3_TaskType_MatMul_task2"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if !reflect.DeepEqual(tr.TraceEvents[0].Args["name"], "MoE rank 0 device 0") {
-		t.Errorf("tr.TraceEvents[0].Args[\"name\"] = %v, want %v", tr.TraceEvents[0].Args["name"], "MoE rank 0 device 0")
-	}
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["socName"], "Ascend910B2") {
-		t.Errorf("tr.MegaKernelCycleTrace[\"socName\"] = %v, want %v", tr.MegaKernelCycleTrace["socName"], "Ascend910B2")
-	}
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["cycleFrequencyMHz"], 50.0) {
-		t.Errorf("tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"] = %v, want 50.0", tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
-	}
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["abiFingerprint"], abi.FingerprintHex) {
-		t.Errorf("tr.MegaKernelCycleTrace[\"abiFingerprint\"] = %v, want %v", tr.MegaKernelCycleTrace["abiFingerprint"], abi.FingerprintHex)
-	}
+	assert.Equal(t, []string{"process_name", "thread_name", "thread_sort_index", "thread_name", "thread_sort_index",
+		"Expert3_Gate_WaitDependency_task1", "Down_task1", "Expert3_TaskType_MatMul_task2"}, got)
+	assert.Equal(t, "MoE rank 0 device 0", tr.TraceEvents[0].Args["name"], "tr.TraceEvents[0].Args[\"name\"]")
+	assert.Equal(t, "Ascend910B2", tr.MegaKernelCycleTrace["socName"], "tr.MegaKernelCycleTrace[\"socName\"]")
+	assert.Equal(t, 50.0, tr.MegaKernelCycleTrace["cycleFrequencyMHz"], "tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"]")
+	assert.Equal(t, abi.FingerprintHex, tr.MegaKernelCycleTrace["abiFingerprint"], "tr.MegaKernelCycleTrace[\"abiFingerprint\"]")
 
 	// --freq-mhz overrides the SoC; the trace then records an unknown SoC.
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", out, "--freq-mhz", "1000", "--rank", "4", "--device-id", "9")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["socName"], "unknown") {
-		t.Errorf("tr.MegaKernelCycleTrace[\"socName\"] = %v, want %v", tr.MegaKernelCycleTrace["socName"], "unknown")
-	}
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["cycleFrequencyMHz"], 1000.0) {
-		t.Errorf("tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"] = %v, want 1000.0", tr.MegaKernelCycleTrace["cycleFrequencyMHz"])
-	}
-	if !reflect.DeepEqual(tr.TraceEvents[0].Args["name"], "MegaKernel rank 4 device 9") {
-		t.Errorf("tr.TraceEvents[0].Args[\"name\"] = %v, want %v", tr.TraceEvents[0].Args["name"], "MegaKernel rank 4 device 9")
-	}
-	if tr.TraceEvents[0].Pid != 4 {
-		t.Errorf("tr.TraceEvents[0].Pid = %v, want 4", tr.TraceEvents[0].Pid)
-	}
+	assert.Equal(t, "unknown", tr.MegaKernelCycleTrace["socName"], "tr.MegaKernelCycleTrace[\"socName\"]")
+	assert.Equal(t, 1000.0, tr.MegaKernelCycleTrace["cycleFrequencyMHz"], "tr.MegaKernelCycleTrace[\"cycleFrequencyMHz\"]")
+	assert.Equal(t, "MegaKernel rank 4 device 9", tr.TraceEvents[0].Args["name"], "tr.TraceEvents[0].Args[\"name\"]")
+	assert.Equal(t, 4, tr.TraceEvents[0].Pid, "tr.TraceEvents[0].Pid")
 }
 
 func TestDecodeCommandStdoutAndGzip(t *testing.T) {
@@ -132,53 +101,29 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 	t.Chdir(t.TempDir())
 
 	stdout, stderr, code := runMain(t, "decode", capturePath, "-o", "-")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if got := len(parseCLITrace(t, []byte(stdout)).TraceEvents); got != 8 {
-		t.Errorf("len(parseCLITrace(t, []byte(stdout)).TraceEvents) = %d, want 8", got)
-	}
-	if !strings.Contains(stderr, "written to stdout") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to stdout")
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Equal(t, 8, len(parseCLITrace(t, []byte(stdout)).TraceEvents), "len(parseCLITrace(t, []byte(stdout)).TraceEvents)")
+	assert.Contains(t, stderr, "written to stdout", "stderr")
 	_, err := os.Stat("trace.json")
-	if !os.IsNotExist(err) {
-		t.Errorf("-o - also wrote trace.json: os.IsNotExist(err) = false, want true")
-	}
+	assert.True(t, os.IsNotExist(err), "o - also wrote trace.json: os.IsNotExist(err) = false, want true")
 
 	stdout, stderr, code = runMain(t, "decode", capturePath, "-o", "t.json.gz")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if stdout != "" {
-		t.Errorf("stdout = %q, want empty", stdout)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Empty(t, stdout, "stdout")
 	f, err := os.Open("t.json.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
-		t.Errorf("len(parseCLITrace(t, data).TraceEvents) = %d, want 8", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, 8, len(parseCLITrace(t, data).TraceEvents), "len(parseCLITrace(t, data).TraceEvents)")
 
 	// The default output is trace.json in the working directory.
 	_, stderr, code = runMain(t, "decode", capturePath)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	_, err = os.Stat("trace.json")
-	if err != nil {
-		t.Error(err)
-	}
+	assert.NoError(t, err)
 }
 
 // --format perfetto, or an output name ending in .pftrace or
@@ -187,13 +132,9 @@ func TestDecodeCommandStdoutAndGzip(t *testing.T) {
 func TestDecodeCommandPerfetto(t *testing.T) {
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	moeBin, err := filepath.Abs(moeCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	moeYAML, err := filepath.Abs(moePlan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	isPerfetto := func(data []byte) bool {
 		return len(data) > 0 && data[0] == 0x0a && bytes.Contains(data, []byte("megaKernelCycleTrace")) &&
@@ -201,103 +142,55 @@ func TestDecodeCommandPerfetto(t *testing.T) {
 	}
 
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", "t.pftrace")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if !strings.Contains(stderr, "written to t.pftrace; layout ") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to t.pftrace; layout ")
-	}
-	if want := "; open it in https://ui.perfetto.dev (Open trace file) or trace_processor\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "written to t.pftrace; layout ", "stderr")
+	assert.Contains(t, stderr, "; open it in https://ui.perfetto.dev (Open trace file) or trace_processor\n", "stderr")
 	data, err := os.ReadFile("t.pftrace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !isPerfetto(data) {
-		t.Errorf("t.pftrace is not a Perfetto trace: isPerfetto(data) = false, want true")
-	}
+	require.NoError(t, err)
+	assert.True(t, isPerfetto(data), "t.pftrace is not a Perfetto trace: isPerfetto(data) = false, want true")
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, err = os.ReadFile("trace.pftrace")
-	if err != nil {
-		t.Fatalf("--format perfetto without -o writes trace.pftrace: %v", err)
-	}
-	if !isPerfetto(data) {
-		t.Errorf("isPerfetto(data) = false, want true")
-	}
+	require.NoError(t, err, "format perfetto without -o writes trace.pftrace")
+	assert.True(t, isPerfetto(data), "isPerfetto(data) = false, want true")
 
 	_, stderr, code = runMain(t, "decode", capturePath, "-o", "t.perfetto-trace.gz")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	f, err := os.Open("t.perfetto-trace.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	data, err = io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !isPerfetto(data) {
-		t.Errorf("isPerfetto(data) = false, want true")
-	}
+	require.NoError(t, err)
+	assert.True(t, isPerfetto(data), "isPerfetto(data) = false, want true")
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "json", "-o", "j.pftrace")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, _ = os.ReadFile("j.pftrace")
-	if got := len(parseCLITrace(t, data).TraceEvents); got != 8 {
-		t.Errorf("len(parseCLITrace(t, data).TraceEvents) = %d, want 8", got)
-	}
-	if want := "cycleabi: warning: j.pftrace: writing JSON (--format json) to a name that says a Perfetto protobuf trace\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Equal(t, 8, len(parseCLITrace(t, data).TraceEvents), "len(parseCLITrace(t, data).TraceEvents)")
+	assert.Contains(t, stderr, "cycleabi: warning: j.pftrace: writing JSON (--format json) to a name that says a Perfetto protobuf trace\n", "stderr")
 
 	// The reverse is written as asked, with the same kind of warning; a
 	// name that claims neither format draws none.
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "perfetto", "-o", "p.json.gz")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: p.json.gz: writing a Perfetto protobuf trace (--format perfetto) to a name that says JSON\n", "stderr")
 	for _, args := range [][]string{{"-o", "n.bin", "--format", "perfetto"}, {"-o", "n.trace", "--format", "json"}, {"-o", "x.pftrace"}, {"-o", "x.json"}} {
 		_, stderr, code = runMain(t, append([]string{"decode", capturePath}, args...)...)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
-		if strings.Contains(stderr, "warning: ") {
-			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "warning: ")
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
+		assert.NotContainsf(t, stderr, "warning: ", "%v: stderr = %q, want no %q", args, stderr, "warning: ")
 	}
 
 	_, stderr, code = runMain(t, "decode", capturePath, "--format", "proto")
-	if code != ExitUsage {
-		t.Errorf("code = %v, want %v", code, ExitUsage)
-	}
-	if want := `--format "proto": want json or perfetto`; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Equal(t, ExitUsage, code, "code")
+	assert.Contains(t, stderr, `--format "proto": want json or perfetto`, "stderr")
 
 	// With the schedule it ran, the example's arrows are flows.
 	_, stderr, code = runMain(t, "decode", moeBin, "--plan", moeYAML, "-o", "moe.pftrace")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "952 dependency arrows (releasing), 0 waits without producer written to moe.pftrace", "stderr")
 }
 
 // A capture that breaks the ABI: exit 1, the message names the file, the
@@ -313,46 +206,28 @@ func TestDecodeCommandInvalid(t *testing.T) {
 	out := filepath.Join(dir, "trace.json")
 
 	_, stderr, code := runMain(t, "decode", good, bad, "-o", out)
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
 	off := b.HeaderOffset(abi.CoreTypeAIV, 0, abi.CoreHeaderReservedOffset)
-	if want := fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off); !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Contains(t, stderr, fmt.Sprintf("%s: reserved-nonzero AIV/0 @%#x: reserved=0x7, expected 0", bad, off), "stderr")
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 0 {
-		t.Errorf("a failed decode left files behind: entries = %v, want empty", entries)
-	}
+	assert.Empty(t, entries, "a failed decode left files behind: entries")
 
-	if err := os.WriteFile(out, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(out, []byte("old"), 0o644))
 	_, _, code = runMain(t, "decode", bad, "-o", out)
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
 	data, _ := os.ReadFile(out)
-	if got := string(data); got != "old" {
-		t.Errorf("a failed decode replaced the old trace: string(data) = %q, want %q", got, "old")
-	}
+	assert.Equal(t, "old", string(data), "a failed decode replaced the old trace: string(data)")
 	entries, _ = os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("len(entries) = %d, want 1: %v", len(entries), entries)
-	}
+	assert.Len(t, entries, 1, "len(entries)")
 
 	// A negative interval names the record too.
 	n := decodeCapture()
 	n.Put64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset), 5)
 	neg := writeCapture(t, "neg.npy", capturetest.NPY(n.Bytes()))
 	_, stderr, code = runMain(t, "decode", neg, "-o", out)
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
 	npyOff := int64(len(capturetest.NPY(nil))) + int64(n.RecordOffset(abi.CoreTypeAIC, 0, 1, abi.ProfileRecordEndCycleOffset))
-	if want := fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff); !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Contains(t, stderr, fmt.Sprintf("%s: negative-interval AIC/0 record 1 @%#x", neg, npyOff), "stderr")
 }
 
 func TestDecodeCommandUsage(t *testing.T) {
@@ -360,9 +235,7 @@ func TestDecodeCommandUsage(t *testing.T) {
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	other := writeCapture(t, "other.bin", decodeCapture().Bytes())
 	badNames := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(badNames, []byte("tasks:\n  x: a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(badNames, []byte("tasks:\n  x: a\n"), 0o644))
 	out := filepath.Join(t.TempDir(), "t.json")
 	for _, tc := range []struct {
 		args []string
@@ -393,17 +266,11 @@ func TestDecodeCommandUsage(t *testing.T) {
 			args = tc.args
 		}
 		_, stderr, code := runMain(t, args...)
-		if code != ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, ExitUsage)
-		}
-		if !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, tc.want)
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: %s: code", tc.args, stderr)
+		assert.Containsf(t, stderr, tc.want, "%v: stderr", tc.args)
 	}
 	_, err := os.Stat(out)
-	if !os.IsNotExist(err) {
-		t.Errorf("a usage error wrote a trace: os.IsNotExist(err) = false, want true")
-	}
+	assert.True(t, os.IsNotExist(err), "a usage error wrote a trace: os.IsNotExist(err) = false, want true")
 }
 
 // Several captures: one trace, pid = rank from the file names (or --rank
@@ -413,15 +280,11 @@ func TestDecodeCommandRanks(t *testing.T) {
 	dir := t.TempDir()
 	r3 := filepath.Join(dir, "rank3.bin")
 	r1 := filepath.Join(dir, "capture_r1.npy")
-	if err := os.WriteFile(r3, decodeCapture().Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(r3, decodeCapture().Bytes(), 0o644))
 	one := capturetest.New(abi.MinCubeSlots, 16, 16)
 	one.Enter(abi.CoreTypeAIC, 0, 5).Span(abi.CoreTypeAIC, 0, 5, 9, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	one.Enter(abi.CoreTypeAIV, 0, 5)
-	if err := os.WriteFile(r1, capturetest.NPY(one.Bytes()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(r1, capturetest.NPY(one.Bytes()), 0o644))
 	out := filepath.Join(dir, "t.json")
 
 	pidsOf := func(tr *cliTrace) map[int]int {
@@ -434,46 +297,28 @@ func TestDecodeCommandRanks(t *testing.T) {
 		return x
 	}
 	_, stderr, code := runMain(t, "decode", r3, r1, "-o", out)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, _ := os.ReadFile(out)
 	tr := parseCLITrace(t, data)
-	if got, want := pidsOf(tr), map[int]int{3: 3, 1: 1}; !reflect.DeepEqual(got, want) {
-		t.Errorf("pidsOf(tr) = %v, want %v", got, want)
-	}
+	assert.Equal(t, map[int]int{3: 3, 1: 1}, pidsOf(tr), "pidsOf(tr)")
 	ranks := tr.MegaKernelCycleTrace["ranks"].([]any)
-	if len(ranks) != 2 {
-		t.Fatalf("len(ranks) = %d, want 2: %v", len(ranks), ranks)
-	}
-	if got, want := ranks[0].(map[string]any)["rank"], 3.0; !reflect.DeepEqual(got, want) {
-		t.Errorf("ranks[0].(map[string]any)[\"rank\"] = %v, want %v", got, want)
-	}
-	if got, want := ranks[0].(map[string]any)["deviceId"], 3.0; !reflect.DeepEqual(got, want) {
-		t.Errorf("device id defaults to the rank: ranks[0].(map[string]any)[\"deviceId\"] = %v, want %v", got, want)
-	}
-	if !reflect.DeepEqual(tr.MegaKernelCycleTrace["recordCount"], 4.0) {
-		t.Errorf("tr.MegaKernelCycleTrace[\"recordCount\"] = %v, want 4.0", tr.MegaKernelCycleTrace["recordCount"])
-	}
+	require.Len(t, ranks, 2, "len(ranks)")
+	assert.Equal(t, 3.0, ranks[0].(map[string]any)["rank"], "ranks[0].(map[string]any)[\"rank\"]")
+	assert.Equal(t, 3.0, ranks[0].(map[string]any)["deviceId"], "device id defaults to the rank: ranks[0].(map[string]any)[\"deviceId\"]")
+	assert.Equal(t, 4.0, tr.MegaKernelCycleTrace["recordCount"], "tr.MegaKernelCycleTrace[\"recordCount\"]")
 
 	_, stderr, code = runMain(t, "decode", r3, r1, "--rank", "7", "--rank", "8", "--device-id", "0,1", "-o", out)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, _ = os.ReadFile(out)
 	tr = parseCLITrace(t, data)
-	if got, want := pidsOf(tr), map[int]int{7: 3, 8: 1}; !reflect.DeepEqual(got, want) {
-		t.Errorf("pidsOf(tr) = %v, want %v", got, want)
-	}
+	assert.Equal(t, map[int]int{7: 3, 8: 1}, pidsOf(tr), "pidsOf(tr)")
 	var processes []any
 	for _, e := range tr.TraceEvents {
 		if e.Name == "process_name" {
 			processes = append(processes, e.Args["name"])
 		}
 	}
-	if want := []any{"MegaKernel rank 7 device 0", "MegaKernel rank 8 device 1"}; !reflect.DeepEqual(processes, want) {
-		t.Errorf("processes = %v, want %v", processes, want)
-	}
+	assert.Equal(t, []any{"MegaKernel rank 7 device 0", "MegaKernel rank 8 device 1"}, processes, "processes")
 }
 
 func TestRankFromName(t *testing.T) {
@@ -484,53 +329,36 @@ func TestRankFromName(t *testing.T) {
 		"r3x.bin": -1,
 	} {
 		r, ok, err := input.RankFromName(name)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		require.NoErrorf(t, err, "%s", name)
 		got := int(r)
 		if !ok {
 			got = -1
 		}
-		if got != want {
-			t.Errorf("%s: got %v, want %v", name, got, want)
-		}
+		assert.Equalf(t, want, got, "%s", name)
 	}
 	// A rank that cannot be a pid is an error, never rank 0.
 	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
 		_, _, err := input.RankFromName(name)
-		if err == nil || !strings.Contains(err.Error(), "exceeds 2147483647") {
-			t.Errorf("%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "exceeds 2147483647"), "%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
 	}
 	_, err := input.CaptureRanks([]string{"rank99999999999.bin"}, nil)
-	if want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("error %v, want one containing %q", err, want)
-	}
+	want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
 }
 
 func TestDecodeCommandHelp(t *testing.T) {
 	t.Parallel()
 	stdout, _, code := runMain(t, "decode", "--help")
-	if code != ExitOK {
-		t.Fatalf("code = %v, want %v", code, ExitOK)
-	}
+	require.Equal(t, ExitOK, code, "code")
 	for _, flag := range []string{"--output", "--cube-slots", "--aic-capacity", "--aiv-capacity", "--soc", "--freq-mhz",
 		"--detailed-names", "--names", "--kernel-name", "--owner-label", "--rank", "--device-id", "--plan", "--partial", "--negative-ts", "ui.perfetto.dev", "docs/decode.md"} {
-		if !strings.Contains(stdout, flag) {
-			t.Errorf("stdout = %q, want it to contain %q", stdout, flag)
-		}
+		assert.Contains(t, stdout, flag, "stdout")
 	}
-	if !bytes.Contains([]byte(stdout), []byte("Exit status")) {
-		t.Errorf("bytes.Contains([]byte(stdout), []byte(\"Exit status\")) = false, want true")
-	}
-	if strings.Contains(stdout, "(default [])") {
-		t.Errorf("an empty list default says nothing: stdout = %q, want no %q", stdout, "(default [])")
-	}
+	assert.Contains(t, string([]byte(stdout)), string([]byte("Exit status")), "bytes.Contains([]byte(stdout), []byte(\"Exit status\")) = false, want true")
+	assert.NotContainsf(t, stdout, "(default [])", "an empty list default says nothing: stdout = %q, want no %q", stdout, "(default [])")
 	// The rank flags still parse after their DefValue was blanked.
 	_, _, code = runMain(t, "decode", "--help", "--rank", "1", "--rank", "2")
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
+	assert.Equal(t, ExitOK, code, "code")
 }
 
 // The progress bar is for a person watching a terminal: never on a pipe,
@@ -538,21 +366,13 @@ func TestDecodeCommandHelp(t *testing.T) {
 func TestDecodeProgressBarOnlyOnTerminal(t *testing.T) {
 	t.Parallel()
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
-	if got := ProgressBar(f, 1<<30); got != nil {
-		t.Errorf("a file is not a terminal: progressBar(f, 1<<30) = %v, want nil", got)
-	}
-	if got := ProgressBar(&bytes.Buffer{}, 1<<30); got != nil {
-		t.Errorf("progressBar(&bytes.Buffer{}, 1<<30) = %v, want nil", got)
-	}
+	assert.Nil(t, ProgressBar(f, 1<<30), "a file is not a terminal: progressBar(f, 1<<30)")
+	assert.Nil(t, ProgressBar(&bytes.Buffer{}, 1<<30), "progressBar(&bytes.Buffer{}, 1<<30)")
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
 		defer tty.Close()
-		if got := ProgressBar(tty, 10); got != nil {
-			t.Errorf("short work gets no bar: progressBar(tty, 10) = %v, want nil", got)
-		}
+		assert.Nil(t, ProgressBar(tty, 10), "short work gets no bar: progressBar(tty, 10)")
 	}
 }
 
@@ -563,13 +383,9 @@ func idleFirstSlot(t *testing.T) (capturePath, schedulePath string) {
 	schedule := writeSchedule(t, "num_workers: 4\ntasks: [{task_type: MatMul}, {task_type: MatMul}, {task_type: AddCustom}]\n"+
 		"cube_task_indices: [0, 1]\nvector_task_indices: [2]\n")
 	s, err := plan.ParseFile(schedule)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r, err := plan.Plan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := capturetest.NewWith(r.CubeSlotCount, r.Capacities())
 	b.Enter(abi.CoreTypeAIC, 1, 1000).Span(abi.CoreTypeAIC, 1, 1100, 1200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	b.Enter(abi.CoreTypeAIV, 0, 1000).Span(abi.CoreTypeAIV, 0, 1100, 1150, abi.TaskTypeBase+uint32(abi.TaskTypeAddCustom), 2)
@@ -586,25 +402,15 @@ func TestDecodeCommandPlan(t *testing.T) {
 
 	// An unused AIC/0 no longer needs the plan: AIC/1 states the capacity.
 	_, stderr, code := runMain(t, "decode", idle, "-o", out)
-	if code != ExitOK {
-		t.Errorf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused)", "stderr")
 	_, code, _ = runOut(t, "validate", idle)
-	if code != ExitOK {
-		t.Errorf("validate agrees with decode without the plan: code = %v, want %v", code, ExitOK)
-	}
+	assert.Equal(t, ExitOK, code, "validate agrees with decode without the plan: code")
 
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "-o", out)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tr := parseCLITrace(t, data)
 	spans := 0
 	for _, e := range tr.TraceEvents {
@@ -612,33 +418,19 @@ func TestDecodeCommandPlan(t *testing.T) {
 			spans++
 		}
 	}
-	if spans != 2 {
-		t.Errorf("spans = %v, want 2", spans)
-	}
+	assert.Equal(t, 2, spans, "spans")
 	_, code, errOut := runOut(t, "validate", idle, "--plan", schedule)
-	if code != ExitOK {
-		t.Errorf("validate agrees with decode with the plan: %v: code = %v, want %v", errOut, code, ExitOK)
-	}
+	assert.Equalf(t, ExitOK, code, "validate agrees with decode with the plan: %v: code", errOut)
 
 	// --cube-slots overrides the plan's count; the headers contradict it.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", schedule, "--cube-slots", "25", "-o", out)
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
-	if !strings.Contains(stderr, "layout-mismatch") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "layout-mismatch")
-	}
-	if !strings.Contains(stderr, "says 24 cube slots; the flags say 25") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "says 24 cube slots; the flags say 25")
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
+	assert.Contains(t, stderr, "layout-mismatch", "stderr")
+	assert.Contains(t, stderr, "says 24 cube slots; the flags say 25", "stderr")
 	// A schedule that does not plan is a usage error.
 	_, stderr, code = runMain(t, "decode", idle, "--plan", writeSchedule(t, "num_workers: 3\ntasks: []\n"), "-o", out)
-	if code != ExitUsage {
-		t.Errorf("code = %v, want %v", code, ExitUsage)
-	}
-	if !strings.Contains(stderr, "--plan") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "--plan")
-	}
+	assert.Equal(t, ExitUsage, code, "code")
+	assert.Contains(t, stderr, "--plan", "stderr")
 }
 
 // decode says, one line per kind with a count, what the viewer will show
@@ -659,9 +451,7 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 	capturePath := writeCapture(t, "cap.bin", b.Bytes())
 	out := filepath.Join(t.TempDir(), "trace.json")
 	_, stderr, code := runMain(t, "decode", capturePath, "-o", out)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	want := []string{
 		"Device dropped 2 cycle trace records; plan larger capacities; run validate for offsets",
 		"2 records overlap an earlier record of their core (viewers move them to another track); run validate for offsets",
@@ -670,33 +460,23 @@ func TestDecodeCommandWarningCounts(t *testing.T) {
 		"1 slot holds records out of start_cycle order (shown sorted); run validate for offsets",
 	}
 	for _, w := range want {
-		if want := "cycleabi: warning: " + capturePath + " (rank 0): " + w + "\n"; !strings.Contains(stderr, want) {
-			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-		}
+		assert.Contains(t, stderr, "cycleabi: warning: "+capturePath+" (rank 0): "+w+"\n", "stderr")
 	}
-	if got, w := strings.Count(stderr, "\n"), len(want)+1; got != w {
-		t.Errorf("%s: strings.Count(stderr, \"\\n\") = %v, want %v", stderr, got, w)
-	}
+	assert.Equalf(t, len(want)+1, strings.Count(stderr, "\n"), "%s: strings.Count(stderr, \"\\n\")", stderr)
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	tr := parseCLITrace(t, data)
 	var got []string
 	for _, w := range tr.MegaKernelCycleTrace["warnings"].([]any) {
 		got = append(got, w.(string))
 	}
 	want[0] = "Device dropped 2 cycle trace records"
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
+	assert.Equal(t, want, got)
 
 	// validate counts the same: the line points at it for the offsets.
 	stdout, _, _ := runMain(t, "validate", capturePath)
 	for _, c := range []string{"overlap 2", "before-entry 1", "unsorted-slot 1"} {
-		if !strings.Contains(stdout, c) {
-			t.Errorf("stdout = %q, want it to contain %q", stdout, c)
-		}
+		assert.Contains(t, stdout, c, "stdout")
 	}
 }
 
@@ -710,28 +490,20 @@ func TestDecodeNamesTraceRanksOnce(t *testing.T) {
 	ex := "../../../examples/moe_layer.bin" // 10 records dropped: a warning per capture
 	two := filepath.Join(dir, "two.json")
 	if _, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two); code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
 	}
 	_, stderr, code := runMain(t, "decode", two, "-o", filepath.Join(dir, "again.json"))
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	for _, want := range []string{
 		"cycleabi: warning: " + two + " (rank 1): Device dropped 10",
 		"cycleabi: " + two + " (rank 1): layout 24 cube slots",
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
-		}
+		assert.Contains(t, stderr, want, "stderr lacks")
 	}
-	if strings.Contains(stderr, "(rank 0) (rank 0)") || strings.Contains(stderr, "(rank 1) (rank 1)") {
-		t.Errorf("a rank said twice:\n%s", stderr)
-	}
+	assert.Falsef(t, strings.Contains(stderr, "(rank 0) (rank 0)") || strings.Contains(stderr, "(rank 1) (rank 1)"), "a rank said twice:\n%s", stderr)
 	// A capture file is named with its rank, as before.
 	_, stderr, _ = runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", filepath.Join(dir, "three.json"))
-	if !strings.Contains(stderr, "cycleabi: "+ex+" (rank 1): layout") {
-		t.Errorf("a capture file is not named with its rank:\n%s", stderr)
-	}
+	assert.Contains(t, stderr, "cycleabi: "+ex+" (rank 1): layout", "a capture file is not named with its rank")
 }
 
 // TestSwappedNamesAndPlan: the schedule given as --names, or the names
@@ -749,8 +521,7 @@ func TestSwappedNamesAndPlan(t *testing.T) {
 		{[]string{"analyze", ex, "--names", ex}, "cycleabi: --names " + ex + " is not a names file: it is binary data (a capture?), which commands take as an argument\n"},
 	} {
 		_, stderr, code := runMain(t, c.args...)
-		if code != ExitUsage || stderr != c.want {
-			t.Errorf("%v: code %d, stderr %q; want %d, %q", c.args, code, stderr, ExitUsage, c.want)
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: code", c.args)
+		assert.Equalf(t, c.want, stderr, "%v: code", c.args)
 	}
 }

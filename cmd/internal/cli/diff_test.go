@@ -7,6 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // lineCol is the 1-based line and column of byte off of s (its text is
@@ -24,22 +27,16 @@ func TestDiffReportErrors(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.json")
 	_, errOut, code := runMain(t, "analyze", moeCapture, "--format", "json", "-o", base)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	data, err := os.ReadFile(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text := string(data)
 
 	// replace swaps the first match of re's group 1 for with, and returns
 	// the new text and the group's offset.
 	replace := func(re, with string) (string, int) {
 		m := regexp.MustCompile(re).FindStringSubmatchIndex(text)
-		if m == nil {
-			t.Fatalf("%s: m is nil, want non-nil", re)
-		}
+		require.NotNilf(t, m, "%s: m is nil, want non-nil", re)
 		return text[:m[2]] + with + text[m[3]:], m[2]
 	}
 	cases := []struct {
@@ -73,71 +70,39 @@ func TestDiffReportErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, c.name+".json")
-			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(path, []byte(c.text), 0o644))
 			_, errOut, code := runMain(t, "diff", base, path)
-			if code != 1 {
-				t.Errorf("%s: code = %v, want 1", errOut, code)
-			}
-			if !strings.Contains(errOut, path+":"+lineCol(c.text, c.off)+": ") {
-				t.Errorf("errOut = %q, want it to contain %q", errOut, path+":"+lineCol(c.text, c.off)+": ")
-			}
-			if !strings.Contains(errOut, c.msg) {
-				t.Errorf("errOut = %q, want it to contain %q", errOut, c.msg)
-			}
+			assert.Equalf(t, 1, code, "%s: code", errOut)
+			assert.Contains(t, errOut, path+":"+lineCol(c.text, c.off)+": ", "errOut")
+			assert.Contains(t, errOut, c.msg, "errOut")
 		})
 	}
 
 	// Sections that do not pair: exit 1.
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
 	capData, err := os.ReadFile(moeCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(r0, capData, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(r0, capData, 0o644))
 	_, errOut, code = runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	two := filepath.Join(dir, "two.json")
 	_, errOut, code = runMain(t, "analyze", r0, r1, "--format", "json", "-o", two)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	data, err = os.ReadFile(two)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	other := filepath.Join(dir, "other.json")
-	if err := os.WriteFile(other, []byte(strings.Replace(string(data), `"rank": 1,`, `"rank": 7,`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(data), `"rank": 1,`, `"rank": 7,`, 1)), 0o644))
 	_, errOut, code = runMain(t, "diff", other, two)
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if want := "rank 7 (" + r1 + ") is not in the new analysis"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, "rank 7 ("+r1+") is not in the new analysis", "errOut")
 	_, errOut, code = runMain(t, "diff", base, two)
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if want := "rank 1 (" + r1 + ") is not in the base analysis"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, "rank 1 ("+r1+") is not in the base analysis", "errOut")
 	// report's --base pairs its sections the same way.
 	_, errOut, code = runMain(t, "report", r0, r1, "--base", other, "-o", filepath.Join(dir, "r.html"))
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if want := "rank 7 (" + r1 + ") is not in the new analysis"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, "rank 7 ("+r1+") is not in the new analysis", "errOut")
 	if info, err := os.Lstat(filepath.Join(dir, "r.html")); err == nil && !info.IsDir() {
-		t.Errorf("%s exists, want no such file", filepath.Join(dir, "r.html"))
+		assert.Fail(t, fmt.Sprintf("%s exists, want no such file", filepath.Join(dir, "r.html")))
 	}
 }

@@ -2,50 +2,32 @@ package cli
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestDumpCommand(t *testing.T) {
 	t.Parallel()
 	path := writeCapture(t, "ok.bin", validCapture().Bytes())
 	out, code, errOut := runOut(t, "dump", path, "--records", "1")
-	if code != ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
-	}
-	if !strings.Contains(out, "0x20067 TaskType_MatMul") {
-		t.Errorf("out = %q, want it to contain %q", out, "0x20067 TaskType_MatMul")
-	}
-	if !strings.Contains(out, "... 1 more record (") {
-		t.Errorf("out = %q, want it to contain %q", out, "... 1 more record (")
-	}
-	if !strings.Contains(out, "AIC/1..AIC/23 idle (23 slots") {
-		t.Errorf("out = %q, want it to contain %q", out, "AIC/1..AIC/23 idle (23 slots")
-	}
+	assert.Equalf(t, ExitOK, code, "%v: code", errOut)
+	assert.Contains(t, out, "0x20067 TaskType_MatMul", "out")
+	assert.Contains(t, out, "... 1 more record (", "out")
+	assert.Contains(t, out, "AIC/1..AIC/23 idle (23 slots", "out")
 
 	out, code, _ = runOut(t, "dump", path, "--slot", "AIV/9")
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if !strings.Contains(out, "AIV/9 @") {
-		t.Errorf("out = %q, want it to contain %q", out, "AIV/9 @")
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.Contains(t, out, "AIV/9 @", "out")
 
 	b := validCapture()
 	b.SetHeader32(abi.CoreTypeAIC, 0, abi.CoreHeaderRecordCapacityOffset, 20)
 	bad := writeCapture(t, "bad.bin", b.Bytes())
 	out, code, _ = runOut(t, "dump", bad)
-	if code != ExitInvalid {
-		t.Errorf("a capture without a layout is shown as far as it goes, exit 1: code = %v, want %v", code, ExitInvalid)
-	}
-	if want := "error bad-capacity AIC/0 @0x18: record_capacity=20"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if !strings.Contains(out, "record_capacity   u32  20") {
-		t.Errorf("out = %q, want it to contain %q", out, "record_capacity   u32  20")
-	}
+	assert.Equal(t, ExitInvalid, code, "a capture without a layout is shown as far as it goes, exit 1: code")
+	assert.Contains(t, out, "error bad-capacity AIC/0 @0x18: record_capacity=20", "out")
+	assert.Contains(t, out, "record_capacity   u32  20", "out")
 
 	for _, args := range [][]string{
 		{"dump"},
@@ -56,9 +38,7 @@ func TestDumpCommand(t *testing.T) {
 		{"dump", path, "--aiv-capacity", "16"},
 	} {
 		_, code, errOut := runOut(t, args...)
-		if code != ExitUsage {
-			t.Errorf("%v: %v: code = %v, want %v", args, errOut, code, ExitUsage)
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: %v: code", args, errOut)
 	}
 }
 
@@ -67,20 +47,10 @@ func TestDumpCommandPlan(t *testing.T) {
 	t.Parallel()
 	idle, schedule := idleFirstSlot(t)
 	out, code, _ := runOut(t, "dump", idle)
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if want := "(found: 24 cube slots from the AIV/0 header at @0x3600, AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused))"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if strings.Contains(out, "hint:") {
-		t.Errorf("out = %q, want no %q", out, "hint:")
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.Contains(t, out, "(found: 24 cube slots from the AIV/0 header at @0x3600, AIC capacity 16 from the AIC/1 header at @0x240 (AIC/0 is unused))", "out")
+	assert.NotContainsf(t, out, "hint:", "out = %q, want no %q", out, "hint:")
 	out, code, errOut := runOut(t, "dump", idle, "--plan", schedule)
-	if code != ExitOK {
-		t.Errorf("%v: code = %v, want %v", errOut, code, ExitOK)
-	}
-	if strings.Contains(out, "plan-mismatch") {
-		t.Errorf("the headers agree with the plan: out = %q, want no %q", out, "plan-mismatch")
-	}
+	assert.Equalf(t, ExitOK, code, "%v: code", errOut)
+	assert.NotContainsf(t, out, "plan-mismatch", "the headers agree with the plan: out = %q, want no %q", out, "plan-mismatch")
 }

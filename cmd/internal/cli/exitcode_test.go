@@ -14,6 +14,8 @@ import (
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/internal/outfile"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestExitCode: ExitCode, the one place an error becomes an exit code,
@@ -45,9 +47,7 @@ func TestExitCode(t *testing.T) {
 		{"cobra's own", errors.New(`unknown command "bogus" for "cycleabi"`), ExitUsage},
 		{"an I/O error", &fs.PathError{Op: "open", Path: "x", Err: fs.ErrPermission}, ExitUsage},
 	} {
-		if got := ExitCode(c.err); got != c.want {
-			t.Errorf("%s: ExitCode(%v) = %d, want %d", c.name, c.err, got, c.want)
-		}
+		assert.Equalf(t, c.want, ExitCode(c.err), "%s: ExitCode(%v)", c.name, c.err)
 	}
 }
 
@@ -62,14 +62,10 @@ func TestExitCode(t *testing.T) {
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	example, err := os.ReadFile("../../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	write := func(name, text string) string {
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
 	}
 	var (
@@ -155,14 +151,12 @@ func TestExitCodes(t *testing.T) {
 			}
 			t.Run(command+"/"+k.name, func(t *testing.T) {
 				stdout, stderr, code := runMain(t, args...)
-				if code != k.code {
-					t.Errorf("cycleabi %s: exit %d, want %d\nstderr: %s", strings.Join(args, " "), code, k.code, stderr)
-				}
+				assert.Equalf(t, k.code, code, "cycleabi %s: exit\nstderr: %s", strings.Join(args, " "), stderr)
 				if stderr == "" && stdout == "" {
-					t.Errorf("cycleabi %s: exit %d and nothing said", strings.Join(args, " "), code)
+					assert.Fail(t, fmt.Sprintf("cycleabi %s: exit %d and nothing said", strings.Join(args, " "), code))
 				}
 				if stderr != "" && !strings.HasPrefix(stderr, "cycleabi: ") {
-					t.Errorf("cycleabi %s: stderr %q does not begin with the program's name", strings.Join(args, " "), stderr)
+					assert.Fail(t, fmt.Sprintf("cycleabi %s: stderr %q does not begin with the program's name", strings.Join(args, " "), stderr))
 				}
 			})
 		}

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // exportFiles lists the files of an export folder, relative to it.
@@ -20,9 +23,7 @@ func exportFiles(t *testing.T, dir string) []string {
 		files = append(files, filepath.ToSlash(rel))
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return files
 }
 
@@ -31,16 +32,12 @@ func exportFiles(t *testing.T, dir string) []string {
 func wantExport(t *testing.T, dir string) {
 	t.Helper()
 	want := []string{"cores/rank=0/part-00000.parquet", "ranks/rank=0/part-00000.parquet", "records/rank=0/part-00000.parquet"}
-	if got := exportFiles(t, dir); !reflect.DeepEqual(got, want) {
-		t.Fatalf("exportFiles(t, dir) = %v, want %v", got, want)
-	}
+	require.Equal(t, exportFiles(t, dir), want, "exportFiles(t, dir)")
 	for _, f := range want {
 		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if len(b) < 8 || string(b[:4]) != "PAR1" || string(b[len(b)-4:]) != "PAR1" {
-			t.Errorf("%s is not a Parquet file: %d bytes, %q...", f, len(b), b[:min(len(b), 8)])
+			assert.Fail(t, fmt.Sprintf("%s is not a Parquet file: %d bytes, %q...", f, len(b), b[:min(len(b), 8)]))
 		}
 	}
 }
@@ -52,15 +49,9 @@ func wantExport(t *testing.T, dir string) {
 func TestExportCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "moe.parquet")
 	stdout, stderr, code := runMain(t, "export", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", out)
-	if code != ExitOK {
-		t.Fatalf("code = %v, want %v; stderr: %s", code, ExitOK, stderr)
-	}
-	if stdout != "" {
-		t.Errorf("stdout = %q, want empty", stdout)
-	}
-	if want := out + ": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n"; stderr != want {
-		t.Errorf("stderr = %q, want %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "code; stderr: %s", stderr)
+	assert.Empty(t, stdout, "stdout")
+	assert.Equal(t, out+": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n", stderr, "stderr")
 	wantExport(t, out)
 }
 
@@ -76,21 +67,15 @@ func TestExportNamesItself(t *testing.T) {
 	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
 	meta := `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":1},{"rank":2,"recordCount":3}],"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"MegaMoe","ownerLabel":"Expert"}`
 	trace := filepath.Join(dir, "moe.json")
-	if err := os.WriteFile(trace, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(trace, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644))
 	_, stderr, code := runMain(t, "export", "--strict", trace, "--kernel-name", "MegaMoeGrad", "-o", filepath.Join(dir, "out"))
-	if code != ExitInvalid {
-		t.Fatalf("code %d, want %d (--strict):\n%s", code, ExitInvalid, stderr)
-	}
+	require.Equalf(t, ExitInvalid, code, "code (--strict):\n%s", stderr)
 	for _, want := range []string{
 		"cycleabi: note: " + trace + `: --kernel-name "MegaMoeGrad" applied over the data's kernel name "MegaMoe"`,
 		"cycleabi: warning: " + trace + ": kernel family MegaMoeGrad",
 		"cycleabi: warning: " + trace + ": megaKernelCycleTrace.ranks[1] (rank 2) has no events",
 		"cycleabi: --strict: the inputs drew the warnings above",
 	} {
-		if !strings.Contains(stderr, "\n"+want) && !strings.HasPrefix(stderr, want) {
-			t.Errorf("stderr lacks a line beginning %q:\n%s", want, stderr)
-		}
+		assert.Falsef(t, !strings.Contains(stderr, "\n"+want) && !strings.HasPrefix(stderr, want), "stderr lacks a line beginning %q:\n%s", want, stderr)
 	}
 }

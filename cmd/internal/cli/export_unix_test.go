@@ -4,15 +4,18 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // `cycleabi export` writes Parquet in cycleabi's own process: built
@@ -29,17 +32,14 @@ func TestExportAlone(t *testing.T) {
 	bin := t.TempDir()
 	cycleabi := filepath.Join(bin, "cycleabi")
 	if out, err := exec.Command(goTool, "build", "-o", cycleabi, "../../../cmd/cycleabi").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %s: %v", out, err)
+		require.FailNow(t, fmt.Sprintf("go build: %s: %v", out, err))
 	}
-	if entries := dirNames(t, bin); !reflect.DeepEqual(entries, []string{"cycleabi"}) {
-		t.Fatalf("dirNames(t, bin) = %v, want [cycleabi] alone", entries)
-	}
+	require.Equal(t, []string{"cycleabi"}, dirNames(t, bin), "dirNames(t, bin)")
 	noPath := t.TempDir() // PATH: an empty folder
 	capture, names := "../../../examples/moe_layer.bin", "../../../examples/moe_layer.names.yaml"
 	inProcess := filepath.Join(t.TempDir(), "in-process")
-	if _, stderr, code := runMain(t, "export", capture, "--names", names, "-o", inProcess); code != ExitOK {
-		t.Fatalf("in process: code = %v, want %v; stderr: %s", code, ExitOK, stderr)
-	}
+	_, stderr, code := runMain(t, "export", capture, "--names", names, "-o", inProcess)
+	require.Equalf(t, ExitOK, code, "in process: code; stderr: %s", stderr)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -51,12 +51,10 @@ func TestExportAlone(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "moe.parquet")
 			stdout, stderr, code := runBin(t, noPath, cycleabi, append(c.args, out)...)
-			if code != ExitOK {
-				t.Fatalf("code = %v, want %v; stderr: %s", code, ExitOK, stderr)
-			}
-			if want := out + ": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n"; stdout != "" || stderr != want {
-				t.Errorf("stdout, stderr = %q, %q, want %q, %q", stdout, stderr, "", want)
-			}
+			require.Equalf(t, ExitOK, code, "code; stderr: %s", stderr)
+			want := out + ": 2974 records of 1 capture(s) as Parquet (records/, cores/, ranks/)\n"
+			assert.Emptyf(t, stdout, "stdout, stderr, want %q", "")
+			assert.Equalf(t, want, stderr, "stdout, stderr, want %q", "")
 			sameFiles(t, inProcess, out)
 		})
 	}
@@ -64,17 +62,13 @@ func TestExportAlone(t *testing.T) {
 		dir := t.TempDir()
 		capturePath := filepath.Join(dir, "big.bin")
 		flags, err := exec.Command(goTool, "run", "../../../decode/internal/benchgen/benchcapture", "-records", strconv.Itoa(1<<20), "-o", capturePath).Output()
-		if err != nil {
-			t.Fatalf("benchcapture: %v", err)
-		}
+		require.NoError(t, err, "benchcapture")
 		outDir := t.TempDir()
 		cmd := exec.Command(cycleabi, append([]string{"export", capturePath, "-o", filepath.Join(outDir, "big.parquet")}, strings.Fields(string(flags))...)...)
 		cmd.Env = append(os.Environ(), "PATH="+noPath)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Start())
 		// Signal once the temporary folder holds a file with bytes: the
 		// export is midway.
 		deadline := time.Now().Add(time.Minute)
@@ -82,19 +76,13 @@ func TestExportAlone(t *testing.T) {
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
 				cmd.Wait()
-				t.Fatalf("no temporary export appeared in %s: %s", outDir, stderr.String())
+				require.FailNow(t, fmt.Sprintf("no temporary export appeared in %s: %s", outDir, stderr.String()))
 			}
 			time.Sleep(time.Millisecond)
 		}
-		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-			t.Fatal(err)
-		}
-		if got := shellStatus(cmd.Wait()); got != 130 {
-			t.Errorf("stderr: %s: status = %v, want 130", stderr.String(), got)
-		}
-		if got := dirNames(t, outDir); len(got) != 0 {
-			t.Errorf("left behind: dirNames(t, outDir) = %v, want empty", got)
-		}
+		require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+		assert.Equalf(t, 130, shellStatus(cmd.Wait()), "stderr: %s: status", stderr.String())
+		assert.Empty(t, dirNames(t, outDir), "left behind: dirNames(t, outDir)")
 	})
 }
 
@@ -107,9 +95,8 @@ func runBin(t *testing.T, path, bin string, args ...string) (stdout, stderr stri
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err := cmd.Run()
-	if code = shellStatus(err); code < 0 {
-		t.Fatalf("%s: %v", bin, err)
-	}
+	code = shellStatus(err)
+	require.GreaterOrEqualf(t, code, 0, "%s: %v", bin, err)
 	return o.String(), e.String(), code
 }
 
@@ -117,15 +104,11 @@ func runBin(t *testing.T, path, bin string, args ...string) (stdout, stderr stri
 func sameFiles(t *testing.T, a, b string) {
 	t.Helper()
 	fa, fb := exportFiles(t, a), exportFiles(t, b)
-	if !reflect.DeepEqual(fa, fb) {
-		t.Fatalf("exportFiles(t, a) = %v, exportFiles(t, b) = %v", fa, fb)
-	}
+	require.Equal(t, fb, fa, "exportFiles(t, a)")
 	for _, f := range fa {
 		x, _ := os.ReadFile(filepath.Join(a, f))
 		y, _ := os.ReadFile(filepath.Join(b, f))
-		if !bytes.Equal(x, y) {
-			t.Errorf("%s differs between %s and %s", f, a, b)
-		}
+		assert.Equalf(t, []byte(y), []byte(x), "%s differs between %s and %s", f, a, b)
 	}
 }
 
@@ -154,17 +137,14 @@ func TestExportRefusesALink(t *testing.T) {
 	dir := t.TempDir()
 	for _, target := range []string{filepath.Join(dir, "nowhere"), t.TempDir()} {
 		link := filepath.Join(dir, "link-"+filepath.Base(target))
-		if err := os.Symlink(target, link); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(target, link))
 		_, stderr, code := runMain(t, "export", capture0, "-o", link)
 		want := "cycleabi: -o " + link + " is a symbolic link (to " + target + "): export renames its folder into place, which a link cannot take; give the folder's own path\n"
-		if code != ExitUsage || stderr != want {
-			t.Errorf("code = %v, stderr = %q; want %v, %q", code, stderr, ExitUsage, want)
-		}
-		if got, err := os.Readlink(link); err != nil || got != target {
-			t.Errorf("the link now reads %q, %v; want %q", got, err, target)
-		}
+		assert.Equal(t, ExitUsage, code, "code")
+		assert.Equal(t, want, stderr, "code")
+		got, err := os.Readlink(link)
+		require.NoError(t, err, "the link now reads")
+		assert.Equal(t, target, got, "the link now reads")
 	}
 }
 

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // familyCase is a capture of one kernel family, synthesized from a
@@ -158,24 +161,16 @@ func TestKernelFamilyCaptures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			sched := filepath.Join(dir, "s.yaml")
-			if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 			capPath := filepath.Join(dir, "c.bin")
 			_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-			if code != ExitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-			}
+			require.Equalf(t, ExitOK, code, "%s: code", errOut)
 
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code = runMain(t, append([]string{"decode", capPath, "-o", out}, c.flags...)...)
-			if code != ExitOK {
-				t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-			}
+			require.Equalf(t, ExitOK, code, "%s: code", errOut)
 			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			names := map[string]bool{}
 			for _, e := range parseCLITrace(t, data).TraceEvents {
 				if e.Ph == "X" {
@@ -187,9 +182,7 @@ func TestKernelFamilyCaptures(t *testing.T) {
 				got = append(got, n)
 			}
 			slices.Sort(got)
-			if !reflect.DeepEqual(got, c.events) {
-				t.Errorf("decode's event names: got %v, want %v", got, c.events)
-			}
+			assert.Equal(t, c.events, got, "decode's event names")
 
 			for _, withPlan := range []bool{false, true} {
 				args := append([]string{"analyze", capPath, "--format", "json"}, c.flags...)
@@ -197,33 +190,19 @@ func TestKernelFamilyCaptures(t *testing.T) {
 					args = append(args, "--plan", sched)
 				}
 				stdout, errOut, code := runMain(t, args...)
-				if code != ExitOK {
-					t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-				}
+				require.Equalf(t, ExitOK, code, "%s: code", errOut)
 				var a familyAnalysis
-				if err := json.Unmarshal([]byte(stdout), &a); err != nil {
-					t.Fatal(err)
-				}
-				if len(a.Ranks) != 1 {
-					t.Fatalf("len(a.Ranks) = %d, want 1: %v", len(a.Ranks), a.Ranks)
-				}
+				require.NoError(t, json.Unmarshal([]byte(stdout), &a))
+				require.Len(t, a.Ranks, 1, "len(a.Ranks)")
 				r := a.Ranks[0]
-				if r.Totals.ComputeCycles == 0 {
-					t.Errorf("plan %v: r.Totals.ComputeCycles = 0, want non-zero", withPlan)
-				}
-				if r.Totals.OtherCycles != 0 {
-					t.Errorf("plan %v: every record is compute, wait or trigger: r.Totals.OtherCycles = %v, want 0", withPlan, r.Totals.OtherCycles)
-				}
+				assert.NotEqualf(t, uint64(0), r.Totals.ComputeCycles, "plan %v: r.Totals.ComputeCycles = 0, want non-zero", withPlan)
+				assert.Equalf(t, uint64(0), r.Totals.OtherCycles, "plan %v: every record is compute, wait or trigger: r.Totals.OtherCycles", withPlan)
 				types := c.types
 				if !withPlan && c.typesNoPlan != nil {
 					types = c.typesNoPlan
 				}
-				if got, want := groupNames(r.TaskTypes), types; !reflect.DeepEqual(got, want) {
-					t.Errorf("plan %v: task types: groupNames(r.TaskTypes) = %v, want %v", withPlan, got, want)
-				}
-				if got, want := groupNames(r.Stages), c.stages; !reflect.DeepEqual(got, want) {
-					t.Errorf("plan %v: stages: groupNames(r.Stages) = %v, want %v", withPlan, got, want)
-				}
+				assert.Equalf(t, types, groupNames(r.TaskTypes), "plan %v: task types: groupNames(r.TaskTypes)", withPlan)
+				assert.Equalf(t, c.stages, groupNames(r.Stages), "plan %v: stages: groupNames(r.Stages)", withPlan)
 			}
 		})
 	}
@@ -240,25 +219,17 @@ func TestKernelFamilyChoice(t *testing.T) {
 	c := familyCases[0]
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", errOut)
 
 	eventNames := func(args ...string) string {
 		out := filepath.Join(dir, "t.json")
 		_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, args...)...)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", errOut)
 		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var names []string
 		for _, e := range parseCLITrace(t, data).TraceEvents {
 			if e.Ph == "X" && !slices.Contains(names, e.Name) {
@@ -271,22 +242,14 @@ func TestKernelFamilyChoice(t *testing.T) {
 	seed := "DescId_65537 DescId_65538 DescId_65539 DescId_65540 DescId_65541 TaskType_MhcPost TriggerEvent WaitDependency"
 	// Without a flag the family is inferred from the stage ids only
 	// MegaMoe names (0x10001..0x10005), and said.
-	if got, want := eventNames(), strings.Join(c.events, " "); got != want {
-		t.Errorf("eventNames() = %q, want %q", got, want)
-	}
+	assert.Equal(t, strings.Join(c.events, " "), eventNames(), "eventNames()")
 	if _, errOut, _ := runMain(t, "decode", capPath, "-o", filepath.Join(dir, "i.json")); !strings.Contains(errOut, "read under kernel family MegaMoe, inferred from desc ids 0x10001, 0x10002, 0x10003, 0x10004 and 2 more") {
-		t.Errorf("decode without a family: stderr = %q, want it to say the family and what it was inferred from", errOut)
+		assert.Fail(t, fmt.Sprintf("decode without a family: stderr = %q, want it to say the family and what it was inferred from", errOut))
 	}
-	if got := eventNames("--kernel-name", "MegaMoe", "--kernel-family", "none"); got != seed {
-		t.Errorf("got %q, want %q", got, seed)
-	}
-	if got, want := eventNames("--kernel-name", "Other", "--kernel-family", "MegaMoe"), strings.Join(c.events, " "); got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	assert.Equal(t, seed, eventNames("--kernel-name", "MegaMoe", "--kernel-family", "none"))
+	assert.Equal(t, strings.Join(c.events, " "), eventNames("--kernel-name", "Other", "--kernel-family", "MegaMoe"))
 	names := filepath.Join(dir, "n.yaml")
-	if err := os.WriteFile(names, []byte("stages:\n  0x10002: FirstGMM\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(names, []byte("stages:\n  0x10002: FirstGMM\n"), 0o644))
 	var want []string
 	for _, n := range c.events {
 		if n == "GMM1" || strings.HasPrefix(n, "GMM1_") {
@@ -295,50 +258,30 @@ func TestKernelFamilyChoice(t *testing.T) {
 		want = append(want, n)
 	}
 	slices.Sort(want)
-	if got, w := eventNames("--kernel-name", "MegaMoe", "--names", names), strings.Join(want, " "); got != w {
-		t.Errorf("the names file names 0x10002 first: eventNames(\"--kernel-name\", \"MegaMoe\", \"--names\", names) = %q, want %q", got, w)
-	}
+	assert.Equal(t, strings.Join(want, " "), eventNames("--kernel-name", "MegaMoe", "--names", names), "the names file names 0x10002 first: eventNames(\"--kernel-name\", \"MegaMoe\", \"--names\", names)")
 
 	// Detailed names carry the family's owner label unless one is given.
 	out := filepath.Join(dir, "d.json")
 	_, errOut, code = runMain(t, "decode", capPath, "-o", out, "--kernel-name", "MegaMoe", "--detailed-names")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", errOut)
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(data); !strings.Contains(got, `"Expert0_Dispatch_task1"`) {
-		t.Errorf("string(data) = %q, want it to contain %q", got, `"Expert0_Dispatch_task1"`)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"Expert0_Dispatch_task1"`, "string(data)")
 
 	stdout, errOut, code := runMain(t, "analyze", capPath, "--format", "json", "--kernel-family", "none")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", errOut)
 	var a familyAnalysis
-	if err := json.Unmarshal([]byte(stdout), &a); err != nil {
-		t.Fatal(err)
-	}
-	if a.Ranks[0].Totals.OtherCycles == 0 {
-		t.Errorf("under no family, MegaMoe's stages are other: a.Ranks[0].Totals.OtherCycles = 0, want non-zero")
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &a))
+	assert.NotEqual(t, uint64(0), a.Ranks[0].Totals.OtherCycles, "under no family, MegaMoe's stages are other: a.Ranks[0].Totals.OtherCycles = 0, want non-zero")
 
 	for _, cmd := range [][]string{{"decode", capPath, "-o", filepath.Join(dir, "x.json")}, {"analyze", capPath}, {"validate", capPath},
 		{"dump", capPath}, {"report", capPath, "-o", filepath.Join(dir, "r.html")}, {"diff", capPath, capPath}} {
 		_, errOut, code := runMain(t, append(cmd, "--kernel-family", "MoE")...)
-		if code != ExitUsage {
-			t.Errorf("%v: code = %v, want %v", cmd, code, ExitUsage)
-		}
-		if want := `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph, MegaMhc,`; !strings.Contains(errOut, want) {
-			t.Errorf("%v: errOut = %q, want it to contain %q", cmd, errOut, want)
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: code", cmd)
+		assert.Containsf(t, errOut, `--kernel-family "MoE": no such family; the families are MegaMoe, MegaMoeGrad, MegaMoeGraph, MegaMoeGradGraph, MegaMhc,`, "%v: errOut", cmd)
 	}
 	_, err = os.Stat(filepath.Join(dir, "x.json"))
-	if !os.IsNotExist(err) {
-		t.Errorf("a refused decode writes nothing: os.IsNotExist(err) = false, want true")
-	}
+	assert.True(t, os.IsNotExist(err), "a refused decode writes nothing: os.IsNotExist(err) = false, want true")
 }
 
 // TestKernelFamilyValidateDump: validate's unknown-task-type warning and
@@ -348,50 +291,30 @@ func TestKernelFamilyValidateDump(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(`num_workers: 2
+	require.NoError(t, os.WriteFile(sched, []byte(`num_workers: 2
 tasks:
   - {task_type: GroupedMatMul, profile_desc_id: 0x10002}
   - {task_type: 141}
 cube_task_indices: [0]
 vector_task_indices: [1]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`), 0o644))
 	capPath := filepath.Join(dir, "c.bin")
 	_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", errOut)
 
 	out, _, code := runMain(t, "validate", capPath)
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if strings.Contains(out, "unknown-task-type") {
-		t.Errorf("141 is ShmemGetMem in the seed's table: out = %q, want no %q", out, "unknown-task-type")
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.NotContainsf(t, out, "unknown-task-type", "141 is ShmemGetMem in the seed's table: out = %q, want no %q", out, "unknown-task-type")
 	out, _, code = runMain(t, "validate", capPath, "--kernel-name", "MegaMoe")
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if !strings.Contains(out, "warning unknown-task-type") {
-		t.Errorf("out = %q, want it to contain %q", out, "warning unknown-task-type")
-	}
-	if want := "desc_id=0x2008d (task type 141), expected a task type of the MegaMoe kernel family"; !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.Contains(t, out, "warning unknown-task-type", "out")
+	assert.Contains(t, out, "desc_id=0x2008d (task type 141), expected a task type of the MegaMoe kernel family", "out")
 
 	out, _, code = runMain(t, "dump", capPath, "--kernel-name", "MegaMoe", "--slot", "AIC/0")
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if !strings.Contains(out, "0x10002 GMM1") {
-		t.Errorf("out = %q, want it to contain %q", out, "0x10002 GMM1")
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.Contains(t, out, "0x10002 GMM1", "out")
 	out, _, _ = runMain(t, "dump", capPath, "--slot", "AIC/0")
-	if !strings.Contains(out, "0x10002 DescId_65538") {
-		t.Errorf("out = %q, want it to contain %q", out, "0x10002 DescId_65538")
-	}
+	assert.Contains(t, out, "0x10002 DescId_65538", "out")
 }
 
 // TestSchemaOwnTableAmbiguity: the shipped AIV-pipeline example's task
@@ -403,11 +326,7 @@ func TestSchemaOwnTableAmbiguity(t *testing.T) {
 	aiv := "../../../examples/aiv_pipeline.npy"
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, errOut, code := runMain(t, "decode", aiv, "--soc", "Ascend950", "-o", out)
-	if code != ExitOK || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "--kernel-family none if it is of the schema's own") {
-		t.Errorf("code %v, stderr %q: want a warning naming --kernel-family none", code, errOut)
-	}
+	assert.Falsef(t, code != ExitOK || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "--kernel-family none if it is of the schema's own"), "code %v, stderr %q: want a warning naming --kernel-family none", code, errOut)
 	_, errOut, code = runMain(t, "decode", aiv, "--soc", "Ascend950", "--kernel-family", "none", "-o", out)
-	if code != ExitOK || strings.Contains(errOut, "warning") {
-		t.Errorf("--kernel-family none: code %v, stderr %q: want no warning", code, errOut)
-	}
+	assert.Falsef(t, code != ExitOK || strings.Contains(errOut, "warning"), "kernel-family none: code %v, stderr %q: want no warning", code, errOut)
 }

@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestWrongFamilyIsSaid: a kernel family that does not fit the data is
@@ -19,9 +23,8 @@ func TestWrongFamilyIsSaid(t *testing.T) {
 	moeTrace := filepath.Join(dir, "moe.json")  // kernelName MegaMoe
 	plainTrace := filepath.Join(dir, "mk.json") // kernelName MegaKernel, events named by MegaMoe's ids
 	for _, d := range [][]string{{"-o", moeTrace, "--kernel-name", "MegaMoe"}, {"-o", plainTrace}} {
-		if _, errOut, code := runMain(t, append([]string{"decode", capPath}, d...)...); code != ExitOK {
-			t.Fatalf("decode %v: %s", d, errOut)
-		}
+		_, errOut, code := runMain(t, append([]string{"decode", capPath}, d...)...)
+		require.Equalf(t, ExitOK, code, "decode %v: %s", d, errOut)
 	}
 	for _, in := range []string{capPath, moeTrace, plainTrace} {
 		for _, choose := range [][]string{
@@ -31,29 +34,22 @@ func TestWrongFamilyIsSaid(t *testing.T) {
 			name := filepath.Base(in) + " " + strings.Join(choose, " ")
 			args := append([]string{"analyze", in, "--strict"}, choose...)
 			_, errOut, code := runMain(t, args...)
-			if code != ExitInvalid {
-				t.Errorf("%s: exit %v, want %v (--strict)\n%s", name, code, ExitInvalid, errOut)
-			}
+			assert.Equalf(t, ExitInvalid, code, "%s: exit (--strict)\n%s", name, errOut)
 			for _, want := range []string{"name desc ids 0x10001, 0x10002", "they are kernel family MegaMoe's: give --kernel-family MegaMoe"} {
-				if !strings.Contains(errOut, want) {
-					t.Errorf("%s: stderr lacks %q:\n%s", name, want, errOut)
-				}
+				assert.Containsf(t, errOut, want, "%s: stderr lacks", name)
 			}
 		}
 		// The right family is silent.
-		if _, errOut, code := runMain(t, "analyze", in, "--strict", "--kernel-family", "MegaMoe"); code != ExitOK {
-			t.Errorf("%s --kernel-family MegaMoe: exit %v\n%s", in, code, errOut)
-		}
+		_, errOut, code := runMain(t, "analyze", in, "--strict", "--kernel-family", "MegaMoe")
+		assert.Equalf(t, ExitOK, code, "%s --kernel-family MegaMoe: exit\n%s", in, errOut)
 	}
 	// validate --strict: read under no family, the capture and its plain
 	// trace fail alike; the trace named MegaMoe is read under MegaMoe.
 	for in, want := range map[string]int{capPath: ExitInvalid, plainTrace: ExitInvalid, moeTrace: ExitOK} {
 		_, errOut, code := runMain(t, "validate", "--strict", in)
-		if code != want {
-			t.Errorf("validate --strict %s: exit %v, want %v\n%s", filepath.Base(in), code, want, errOut)
-		}
+		assert.Equalf(t, want, code, "validate --strict %s: exit\n%s", filepath.Base(in), errOut)
 		if want != ExitOK && !strings.Contains(errOut, "its ids are kernel family MegaMoe's") {
-			t.Errorf("validate --strict %s: stderr lacks the family:\n%s", filepath.Base(in), errOut)
+			assert.Fail(t, fmt.Sprintf("validate --strict %s: stderr lacks the family:\n%s", filepath.Base(in), errOut))
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // --freq-mhz is held to the range a trace's cycleFrequencyMHz is (0.001
@@ -21,21 +23,15 @@ func TestFreqMHzRange(t *testing.T) {
 			{"1e300", "1e+300"}, {"0.0009", "0.0009"}, {"1000001", "1.000001e+06"}} {
 			out := filepath.Join(t.TempDir(), "out")
 			_, stderr, code := runMain(t, cmd, capture, "--freq-mhz", v[0], "-o", out)
-			if code != ExitUsage {
-				t.Errorf("%s --freq-mhz %s: code = %v, want %v; stderr: %s", cmd, v[0], code, ExitUsage, stderr)
-			}
-			if want := "cycleabi: --freq-mhz " + v[1] + " is not a system-counter frequency (0.001 to 1e+06 MHz)\n"; stderr != want {
-				t.Errorf("%s --freq-mhz %s: stderr = %q, want %q", cmd, v[0], stderr, want)
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("%s --freq-mhz %s: %s written (err %v)", cmd, v[0], out, err)
-			}
+			assert.Equalf(t, ExitUsage, code, "%s --freq-mhz %s: code; stderr: %s", cmd, v[0], stderr)
+			assert.Equalf(t, "cycleabi: --freq-mhz "+v[1]+" is not a system-counter frequency (0.001 to 1e+06 MHz)\n", stderr, "%s --freq-mhz %s: stderr", cmd, v[0])
+			_, err := os.Stat(out)
+			assert.Truef(t, os.IsNotExist(err), "%s --freq-mhz %s: %s written (err %v)", cmd, v[0], out, err)
 		}
 	}
 	// The ends of the range are frequencies.
 	for _, v := range []string{"0.001", "1e6"} {
-		if _, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v); code != ExitOK || strings.Contains(stderr, "frequency") {
-			t.Errorf("analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, ExitOK, stderr)
-		}
+		_, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v)
+		assert.Falsef(t, code != ExitOK || strings.Contains(stderr, "frequency"), "analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, ExitOK, stderr)
 	}
 }

@@ -2,9 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHangCommands: synth's fault flags write a hung capture, which
@@ -15,13 +19,9 @@ func TestHangCommands(t *testing.T) {
 	const moe = "../../../examples/moe_layer.yaml"
 	hung := filepath.Join(t.TempDir(), "hung.bin")
 	out, code, errOut := runOut(t, "synth", moe, "--stop-in-task", "100", "-o", hung)
-	if code != ExitOK || !strings.Contains(out, "the kernel hangs: stopped: AIC/6 inside task 100; 47 core(s) wait forever") {
-		t.Fatalf("synth: exit %d, %s", code, out+errOut)
-	}
+	require.Falsef(t, code != ExitOK || !strings.Contains(out, "the kernel hangs: stopped: AIC/6 inside task 100; 47 core(s) wait forever"), "synth: exit %d, %s", code, out+errOut)
 	out, code, _ = runOut(t, "analyze", hung, "--plan", moe, "--kernel-family", "none")
-	if code != ExitOK || !strings.Contains(out, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met") {
-		t.Errorf("analyze --plan: exit %d:\n%s", code, out)
-	}
+	assert.Falsef(t, code != ExitOK || !strings.Contains(out, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met"), "analyze --plan: exit %d:\n%s", code, out)
 	stdout, _, code := runMain(t, "analyze", hung, "--plan", moe, "--kernel-family", "none", "--format", "json")
 	var rep struct {
 		Ranks []struct {
@@ -36,17 +36,15 @@ func TestHangCommands(t *testing.T) {
 			} `json:"diagnosis"`
 		} `json:"ranks"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK {
-		t.Fatalf("analyze --format json: exit %d, %v", code, err)
-	}
-	if r := rep.Ranks[0].Diagnosis.Roots; len(r) != 1 || r[0].Kind != "stopped-inside" || r[0].Tasks[0].Task != 100 || r[0].Tasks[0].Core != "AIC/6" {
-		t.Errorf("JSON roots %+v, want task 100 on AIC/6 stopped inside", r)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), "analyze --format json: exit")
+	require.Equal(t, ExitOK, code, "analyze --format json: exit")
+	r := rep.Ranks[0].Diagnosis.Roots
+	assert.Falsef(t, len(r) != 1 || r[0].Kind != "stopped-inside" || r[0].Tasks[0].Task != 100 || r[0].Tasks[0].Core != "AIC/6", "JSON roots %+v, want task 100 on AIC/6 stopped inside", r)
 	if out, _, _ := runOut(t, "analyze", hung, "--kernel-family", "none"); !strings.Contains(out, "give its schedule (--plan SCHEDULE)") {
-		t.Errorf("analyze without --plan:\n%s", out)
+		assert.Fail(t, fmt.Sprintf("analyze without --plan:\n%s", out))
 	}
 	if out, code, _ := runOut(t, "validate", hung); code != ExitOK || !strings.Contains(out, "warning stopped-in-task AIC/6") {
-		t.Errorf("validate: exit %d:\n%s", code, out)
+		assert.Fail(t, fmt.Sprintf("validate: exit %d:\n%s", code, out))
 	}
 }
 
@@ -65,14 +63,13 @@ func TestHangFromTrace(t *testing.T) {
 		{[]string{"--idle-cores", "1", "--hang"}, "root: task 6 (MatMul) on AIC/0 never ran: its core wrote no record (a JSON trace holds no core without one"},
 	} {
 		bin, trace := filepath.Join(dir, "c.bin"), filepath.Join(dir, "c.json")
-		if out, code, _ := runOut(t, append([]string{"synth", moe, "-o", bin}, tc.fault...)...); code != ExitOK {
-			t.Fatalf("synth: %s", out)
-		}
+		out, code, _ := runOut(t, append([]string{"synth", moe, "-o", bin}, tc.fault...)...)
+		require.Equalf(t, ExitOK, code, "synth: %s", out)
 		if out, code, _ := runOut(t, "decode", bin, "--plan", moe, "--kernel-family", "none", "-o", trace); code != ExitOK {
-			t.Fatalf("decode: %s", out)
+			require.FailNow(t, fmt.Sprintf("decode: %s", out))
 		}
 		if out, _, _ := runOut(t, "analyze", trace, "--plan", moe, "--kernel-family", "none"); !strings.Contains(out, tc.root) {
-			t.Errorf("%v: analyze of the trace:\n%s\nwant %q", tc.fault, out, tc.root)
+			assert.Fail(t, fmt.Sprintf("%v: analyze of the trace:\n%s\nwant %q", tc.fault, out, tc.root))
 		}
 	}
 }
@@ -96,8 +93,6 @@ func TestSynthFaultErrors(t *testing.T) {
 		{[]string{"--starve-event", "999"}, ExitInvalid, "cannot starve event 999"},
 	} {
 		_, code, errOut := runOut(t, append([]string{"synth", moe, "-o", out}, tc.args...)...)
-		if code != tc.code || !strings.Contains(errOut, tc.msg) {
-			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
-		}
+		assert.Falsef(t, code != tc.code || !strings.Contains(errOut, tc.msg), "%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
 )
 
 // The help says what the schema says: the root help the record size and
@@ -15,48 +16,30 @@ import (
 func TestHelpFollowsSchema(t *testing.T) {
 	t.Parallel()
 	root, _, code := runMain(t, "--help")
-	if code != ExitOK {
-		t.Errorf("code = %v, want %v", code, ExitOK)
-	}
-	if want := fmt.Sprintf("core appends %d-byte cycle records", abi.ProfileRecordSize); !strings.Contains(root, want) {
-		t.Errorf("root = %q, want it to contain %q", root, want)
-	}
+	assert.Equal(t, ExitOK, code, "code")
+	assert.Contains(t, root, fmt.Sprintf("core appends %d-byte cycle records", abi.ProfileRecordSize), "root")
 	intro, _, _ := strings.Cut(root, "\n\n")
 	for _, r := range abi.Regions() {
-		if !strings.Contains(intro, r.CoreType.String()) {
-			t.Errorf("the root help's first paragraph names every region's core type: intro = %q, want it to contain %q", intro, r.CoreType.String())
-		}
+		assert.Contains(t, intro, r.CoreType.String(), "the root help's first paragraph names every region's core type: intro")
 	}
 	for _, cmd := range []string{"decode", "validate", "dump"} {
 		help, _, code := runMain(t, cmd, "--help")
-		if code != ExitOK {
-			t.Errorf("%s: code = %v, want %v", cmd, code, ExitOK)
-		}
+		assert.Equalf(t, ExitOK, code, "%s: code", cmd)
 		for _, p := range []string{"{capacity", "{core types}", "{record size}"} {
-			if strings.Contains(help, p) {
-				t.Errorf("%s --help: a placeholder is left: help = %q, want no %q", cmd, help, p)
-			}
+			assert.NotContainsf(t, help, p, "%s --help: a placeholder is left: help = %q, want no %q", cmd, help, p)
 		}
 		prose, _, _ := strings.Cut(help, "\nUsage:")
 		for _, r := range abi.Regions() {
 			flag := "--" + strings.ToLower(r.CoreType.String()) + "-capacity"
-			if !strings.Contains(prose, flag) {
-				t.Errorf("%s --help's text names %s: prose = %q, want it to contain %q", cmd, flag, prose, flag)
-			}
+			assert.Containsf(t, prose, flag, "%s --help's text names", cmd)
 		}
 	}
 	decode, _, _ := runMain(t, "decode", "--help")
 	dump, _, _ := runMain(t, "dump", "--help")
 	if len(abi.Regions()) == 2 { // today's schema: the text as written
-		if want := "--cube-slots,\n              and --aic-capacity with --aiv-capacity, give it instead"; !strings.Contains(decode, want) {
-			t.Errorf("decode = %q, want it to contain %q", decode, want)
-		}
-		if want := "--rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48\n"; !strings.Contains(decode, want) {
-			t.Errorf("decode = %q, want it to contain %q", decode, want)
-		}
-		if want := "--records 0 --aic-capacity 80 --aiv-capacity 80\n"; !strings.Contains(dump, want) {
-			t.Errorf("dump = %q, want it to contain %q", dump, want)
-		}
+		assert.Contains(t, decode, "--cube-slots,\n              and --aic-capacity with --aiv-capacity, give it instead", "decode")
+		assert.Contains(t, decode, "--rank 4 --rank 5 --aic-capacity 32 --aiv-capacity 48\n", "decode")
+		assert.Contains(t, dump, "--records 0 --aic-capacity 80 --aiv-capacity 80\n", "dump")
 	}
 }
 
@@ -70,21 +53,11 @@ func TestHelpTextPlaceholders(t *testing.T) {
 	for i, f := range flags {
 		args += fmt.Sprintf(" %s %d", f, []int{7, 9}[min(i, 1)])
 	}
-	if got := HelpText("x {capacity args 7 9} y"); got != "x"+args+" y" {
-		t.Errorf("helpText(\"x {capacity args 7 9} y\") = %q, want %q", got, "x"+args+" y")
-	}
-	if got := HelpText("a {capacity args "); got != "a {capacity args " {
-		t.Errorf("an unclosed placeholder is left to be seen: helpText(\"a {capacity args \") = %q, want %q", got, "a {capacity args ")
-	}
-	if got := JoinLast([]string{"a", "b", "c"}, " and "); got != "a, b and c" {
-		t.Errorf("joinLast([]string{\"a\", \"b\", \"c\"}, \" and \") = %q, want %q", got, "a, b and c")
-	}
-	if got := JoinLast([]string{"a", "b"}, " with "); got != "a with b" {
-		t.Errorf("joinLast([]string{\"a\", \"b\"}, \" with \") = %q, want %q", got, "a with b")
-	}
-	if got := JoinLast([]string{"a"}, " with "); got != "a" {
-		t.Errorf("joinLast([]string{\"a\"}, \" with \") = %q, want %q", got, "a")
-	}
+	assert.Equal(t, "x"+args+" y", HelpText("x {capacity args 7 9} y"), "helpText(\"x {capacity args 7 9} y\")")
+	assert.Equal(t, "a {capacity args ", HelpText("a {capacity args "), "an unclosed placeholder is left to be seen: helpText(\"a {capacity args \")")
+	assert.Equal(t, "a, b and c", JoinLast([]string{"a", "b", "c"}, " and "), "joinLast([]string{\"a\", \"b\", \"c\"}, \" and \")")
+	assert.Equal(t, "a with b", JoinLast([]string{"a", "b"}, " with "), "joinLast([]string{\"a\", \"b\"}, \" with \")")
+	assert.Equal(t, "a", JoinLast([]string{"a"}, " with "), "joinLast([]string{\"a\"}, \" with \")")
 }
 
 // No flag states its default twice (its usage text, and pflag's
@@ -93,14 +66,10 @@ func TestHelpDefaultsOnce(t *testing.T) {
 	t.Parallel()
 	for _, cmd := range []string{"plan", "synth", "validate", "dump", "decode", "merge", "analyze", "diff", "report"} {
 		help, _, code := runMain(t, cmd, "--help")
-		if code != ExitOK {
-			t.Errorf("%s: code = %v, want %v", cmd, code, ExitOK)
-		}
+		assert.Equalf(t, ExitOK, code, "%s: code", cmd)
 		_, flags, _ := strings.Cut(help, "\nFlags:")
 		for _, line := range strings.Split(flags, "\n") {
-			if got := strings.Count(line, "(default"); got > 1 {
-				t.Errorf("%s --help: %s: strings.Count(line, \"(default\") = %v, want <= %v", cmd, line, got, 1)
-			}
+			assert.LessOrEqualf(t, strings.Count(line, "(default"), 1, "%s --help: %s: strings.Count(line, \"(default\")", cmd, line)
 		}
 	}
 }
@@ -116,16 +85,10 @@ func TestHelpShape(t *testing.T) {
 			continue
 		}
 		help, _, code := runMain(t, c.Name(), "--help")
-		if code != ExitOK {
-			t.Errorf("%s: code = %v, want %v", c.Name(), code, ExitOK)
-		}
+		assert.Equalf(t, ExitOK, code, "%s: code", c.Name())
 		for _, want := range []string{"Usage:\n", "Examples:\n", "Flags:\n", "docs/cli/" + c.Name() + ".md", guideOf(c.Name())} {
-			if !strings.Contains(help, want) {
-				t.Errorf("cycleabi %s --help: help = %q, want it to contain %q", c.Name(), help, want)
-			}
+			assert.Containsf(t, help, want, "cycleabi %s --help: help", c.Name())
 		}
-		if got := strings.Count(help, "\n"); got > maxLines {
-			t.Errorf("cycleabi %s --help: the reference belongs in docs/: strings.Count(help, \"\\n\") = %v, want <= %v", c.Name(), got, maxLines)
-		}
+		assert.LessOrEqualf(t, strings.Count(help, "\n"), maxLines, "cycleabi %s --help: the reference belongs in docs/: strings.Count(help, \"\\n\")", c.Name())
 	}
 }

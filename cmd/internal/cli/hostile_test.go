@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestTraceBOMAndLeadingWhitespace: a trace that starts with a UTF-8 byte
@@ -17,19 +20,13 @@ import (
 func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
 	plain := exampleTrace(t, "moe.json")
 	text, err := os.ReadFile(plain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	records := func(path string) int {
 		t.Helper()
 		stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
-		if code != 0 {
-			t.Fatalf("analyze %s: code %d, want 0: %s", filepath.Base(path), code, stderr)
-		}
+		require.Equalf(t, 0, code, "analyze %s: code, want 0: %s", filepath.Base(path), stderr)
 		var r analyze.Report
-		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 		return int(r.Ranks[0].Records)
 	}
 	want := records(plain)
@@ -40,17 +37,12 @@ func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
 		"bomspaces.json": "\xef\xbb\xbf" + strings.Repeat(" ", 600) + "\n\t\r\n",
 	} {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, append([]byte(prefix), text...), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if got := records(p); got != want {
-			t.Errorf("%s: %d records, want %d", name, got, want)
-		}
-		if _, stderr, code := runMain(t, "validate", p); code != 0 {
-			t.Errorf("validate %s: code %d, want 0: %s", name, code, stderr)
-		}
+		require.NoError(t, os.WriteFile(p, append([]byte(prefix), text...), 0o644))
+		assert.Equalf(t, want, records(p), "%s", name)
+		_, stderr, code := runMain(t, "validate", p)
+		assert.Equalf(t, 0, code, "validate %s: code, want 0: %s", name, stderr)
 		if _, stderr, code := runMain(t, "decode", p, "-o", filepath.Join(dir, "out.json")); code != 0 {
-			t.Errorf("decode %s: code %d, want 0: %s", name, code, stderr)
+			assert.Fail(t, fmt.Sprintf("decode %s: code %d, want 0: %s", name, code, stderr))
 		}
 	}
 }
@@ -60,24 +52,18 @@ func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
 // and a warning in analyze; it vanished with exit 0.
 func TestTraceMissingRankCLI(t *testing.T) {
 	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	edited := strings.Replace(string(text), `"megaKernelCycleTrace":{`, `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":2974,"droppedRecordCount":10},{"rank":2,"recordCount":2974}],`, 1)
 	p := filepath.Join(t.TempDir(), "two.json")
-	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(edited), 0o644))
 	want := "megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records"
 	stdout, stderr, code := runMain(t, "validate", p)
-	if code != 0 || !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "missing-capture") {
-		t.Errorf("validate: code %d, want 0 and a missing-capture warning %q:\n%s%s", code, want, stdout, stderr)
-	}
+	assert.Falsef(t, code != 0 || !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "missing-capture"), "validate: code %d, want 0 and a missing-capture warning %q:\n%s%s", code, want, stdout, stderr)
 	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
-		t.Errorf("validate --strict: code %d, want 1", code)
+		assert.Fail(t, fmt.Sprintf("validate --strict: code %d, want 1", code))
 	}
 	if stdout, stderr, code := runMain(t, "analyze", p); code != 0 || !strings.Contains(stdout, "warning: "+want) || !strings.Contains(stderr, "cycleabi: warning: "+p+": "+want) {
-		t.Errorf("analyze: code %d, want 0 and a warning %q:\n%s%s", code, want, stdout, stderr)
+		assert.Fail(t, fmt.Sprintf("analyze: code %d, want 0 and a warning %q:\n%s%s", code, want, stdout, stderr))
 	}
 }
 
@@ -90,9 +76,7 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 	dir := window(t)
 	trace := exampleTrace(t, "moe.json")
 	man := filepath.Join(dir, "traces.yaml")
-	if err := os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 2, step: 7, direction: forward}\n- {capture: "+trace+", rank: 2, step: 7, direction: backward}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 2, step: 7, direction: forward}\n- {capture: "+trace+", rank: 2, step: 7, direction: backward}\n"), 0o644))
 	want := man + ":2: " + trace + ": a JSON trace states its own ranks and invocations"
 	for _, cmd := range []string{"validate", "analyze", "decode", "report"} {
 		args := []string{cmd, "--invocation-manifest", man}
@@ -100,11 +84,9 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
 		}
 		_, stderr, code := runMain(t, args...)
-		if code != 2 || !strings.Contains(stderr, want) {
-			t.Errorf("%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
-		}
+		assert.Falsef(t, code != 2 || !strings.Contains(stderr, want), "%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
 		if _, stderr, code := runMain(t, cmd, "--step", "3", trace); code != 2 || !strings.Contains(stderr, "cycleabi: "+trace+": a JSON trace states its own ranks") {
-			t.Errorf("%s --step: code %d, want 2 naming the trace:\n%s", cmd, code, stderr)
+			assert.Fail(t, fmt.Sprintf("%s --step: code %d, want 2 naming the trace:\n%s", cmd, code, stderr))
 		}
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestManifestSpecialFileNamed: a manifest's entry naming a FIFO is
@@ -21,9 +24,7 @@ func TestManifestSpecialFileNamed(t *testing.T) {
 		t.Skip("no FIFO here:", err)
 	}
 	man := filepath.Join(dir, "special.yaml")
-	if err := os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 0, step: 1, direction: forward}\n- {capture: fifo, rank: 0, step: 2, direction: forward}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(man, []byte("- {capture: fwd.bin, rank: 0, step: 1, direction: forward}\n- {capture: fifo, rank: 0, step: 2, direction: forward}\n"), 0o644))
 	want := man + ":2: "
 	for _, cmd := range []string{"validate", "decode", "analyze", "report", "export"} {
 		args := []string{cmd, "--invocation-manifest", man}
@@ -31,8 +32,6 @@ func TestManifestSpecialFileNamed(t *testing.T) {
 			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
 		}
 		_, stderr, code := runMain(t, args...)
-		if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "named pipe") {
-			t.Errorf("%s: code %d, want 2 and %q before the FIFO's error:\n%s", cmd, code, want, stderr)
-		}
+		assert.Falsef(t, code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "named pipe"), "%s: code %d, want 2 and %q before the FIFO's error:\n%s", cmd, code, want, stderr)
 	}
 }

@@ -12,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // buildBinary builds the command into a temporary folder, for tests that
@@ -24,9 +27,7 @@ func buildBinary(t *testing.T) string {
 	}
 	bin := filepath.Join(t.TempDir(), "cycleabi")
 	out, err := exec.Command(goTool, "build", "-o", bin, "../../../cmd/cycleabi").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %s: %v", out, err)
-	}
+	require.NoErrorf(t, err, "go build: %s", out)
 	return bin
 }
 
@@ -38,22 +39,14 @@ func TestSpecialFileInputs(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	capture, err := filepath.Abs("../../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fw, err := filepath.Abs("../../../examples/moe_layer.kineto.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mk := filepath.Join(dir, "mk.json")
 	out, err := exec.Command(bin, "decode", capture, "-o", mk).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v", out, err)
-	}
+	require.NoErrorf(t, err, "%s", out)
 	for _, special := range []struct{ path, kind string }{{fifo, "a named pipe (FIFO)"}, {dir, "a directory"}} {
 		for _, args := range [][]string{
 			{"validate", special.path},
@@ -79,24 +72,14 @@ func TestSpecialFileInputs(t *testing.T) {
 			err := cmd.Run()
 			timedOut := ctx.Err() != nil
 			cancel()
-			if timedOut {
-				t.Fatalf("%v: still running after 20 s: timedOut = true, want false", args)
-			}
-			if got := shellStatus(err); got != 2 {
-				t.Errorf("%v: %s: shellStatus(err) = %v, want 2", args, stderr.String(), got)
-			}
-			if got := stderr.String(); !strings.Contains(got, special.path+": is "+special.kind+", not a regular file") {
-				t.Errorf("%v: stderr.String() = %q, want it to contain %q", args, got, special.path+": is "+special.kind+", not a regular file")
-			}
+			require.Falsef(t, timedOut, "%v: still running after 20 s: timedOut = true, want false", args)
+			assert.Equalf(t, 2, shellStatus(err), "%v: %s: shellStatus(err)", args, stderr.String())
+			assert.Containsf(t, stderr.String(), special.path+": is "+special.kind+", not a regular file", "%v: stderr.String()", args)
 		}
 	}
 	left, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left) != 2 {
-		t.Errorf("only the FIFO and mk.json are left: len(left) = %d, want 2: %v", len(left), left)
-	}
+	require.NoError(t, err)
+	assert.Len(t, left, 2, "only the FIFO and mk.json are left: len(left)")
 }
 
 // Help and version text that cannot be written (a full disk) is an I/O
@@ -111,11 +94,7 @@ func TestHelpToFullDisk(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"decode", "--help"}, {"--version"}, {"help", "merge"}} {
 		var stderr strings.Builder
 		code := Run(context.Background(), args, strings.NewReader(""), full, &stderr)
-		if code != 2 {
-			t.Errorf("%v: %s: code = %v, want 2", args, stderr.String(), code)
-		}
-		if got := stderr.String(); !strings.Contains(got, "no space left on device") {
-			t.Errorf("%v: string(stderr) = %q, want it to contain %q", args, got, "no space left on device")
-		}
+		assert.Equalf(t, 2, code, "%v: %s: code", args, stderr.String())
+		assert.Containsf(t, stderr.String(), "no space left on device", "%v: string(stderr)", args)
 	}
 }

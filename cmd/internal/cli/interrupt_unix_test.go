@@ -11,12 +11,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // buildCycleabi builds the command into a temporary folder (signals and
@@ -32,15 +34,11 @@ func buildCycleabi(t *testing.T, records int) (bin, capturePath string, flags []
 	dir := t.TempDir()
 	bin = filepath.Join(dir, "cycleabi")
 	out, err := exec.Command(goTool, "build", "-o", bin, "../../../cmd/cycleabi").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %s: %v", out, err)
-	}
+	require.NoErrorf(t, err, "go build: %s", out)
 	capturePath = filepath.Join(dir, "sparse.bin")
 	out, err = exec.Command(goTool, "run", "../../../decode/internal/benchgen/benchcapture",
 		"-sparse", "-records", strconv.Itoa(records), "-o", capturePath).Output()
-	if err != nil {
-		t.Fatalf("benchcapture: %v", err)
-	}
+	require.NoError(t, err, "benchcapture")
 	return bin, capturePath, strings.Fields(string(out))
 }
 
@@ -63,9 +61,7 @@ func shellStatus(err error) int {
 func dirNames(t *testing.T, dir string) []string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
@@ -112,16 +108,12 @@ func TestDecodeInterrupted(t *testing.T) {
 			skipIgnored(t, sig)
 			outDir, spillDir := t.TempDir(), t.TempDir()
 			out := filepath.Join(outDir, "trace.json.gz")
-			if err := os.WriteFile(out, []byte("previous trace"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(out, []byte("previous trace"), 0o644))
 			cmd := exec.Command(bin, append([]string{"decode", capturePath, "-o", out}, flags...)...)
 			cmd.Env = append(os.Environ(), "TMPDIR="+spillDir)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, cmd.Start())
 			// Signal once the temporary trace holds bytes: decode is
 			// midway through writing.
 			deadline := time.Now().Add(time.Minute)
@@ -129,27 +121,17 @@ func TestDecodeInterrupted(t *testing.T) {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					cmd.Wait()
-					t.Fatalf("no temporary trace appeared in %s: %s", outDir, stderr.String())
+					require.FailNow(t, fmt.Sprintf("no temporary trace appeared in %s: %s", outDir, stderr.String()))
 				}
 				time.Sleep(time.Millisecond)
 			}
-			if err := cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, cmd.Process.Signal(sig))
 			status := shellStatus(cmd.Wait())
-			if want := 128 + int(sig); status != want {
-				t.Errorf("stderr: %s: status = %v, want %v", stderr.String(), status, want)
-			}
-			if got, want := dirNames(t, outDir), []string{"trace.json.gz"}; !reflect.DeepEqual(got, want) {
-				t.Errorf("files left beside the trace: dirNames(t, outDir) = %v, want %v", got, want)
-			}
-			if got := dirNames(t, spillDir); len(got) != 0 {
-				t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
-			}
+			assert.Equalf(t, 128+int(sig), status, "stderr: %s: status", stderr.String())
+			assert.Equal(t, []string{"trace.json.gz"}, dirNames(t, outDir), "files left beside the trace: dirNames(t, outDir)")
+			assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR: dirNames(t, spillDir)")
 			got, _ := os.ReadFile(out)
-			if g := string(got); g != "previous trace" {
-				t.Errorf("string(got) = %q, want %q", g, "previous trace")
-			}
+			assert.Equal(t, "previous trace", string(got), "string(got)")
 		})
 	}
 
@@ -160,45 +142,29 @@ func TestDecodeInterrupted(t *testing.T) {
 	t.Run("SIGKILL", func(t *testing.T) {
 		outDir, spillDir := t.TempDir(), t.TempDir()
 		out := filepath.Join(outDir, "trace.json.gz")
-		if err := os.WriteFile(out, []byte("previous trace"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(out, []byte("previous trace"), 0o644))
 		cmd := exec.Command(bin, append([]string{"decode", capturePath, "-o", out}, flags...)...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+spillDir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, cmd.Start())
 		deadline := time.Now().Add(time.Minute)
 		for !writingTemp(cmd.Process.Pid, outDir, "trace.json.gz") {
 			if time.Now().After(deadline) {
 				cmd.Process.Kill()
 				cmd.Wait()
-				t.Fatalf("no temporary trace appeared in %s", outDir)
+				require.FailNow(t, fmt.Sprintf("no temporary trace appeared in %s", outDir))
 			}
 			time.Sleep(time.Millisecond)
 		}
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		if got := shellStatus(cmd.Wait()); got != 128+int(syscall.SIGKILL) {
-			t.Errorf("shellStatus(cmd.Wait()) = %v, want %v", got, 128+int(syscall.SIGKILL))
-		}
+		require.NoError(t, cmd.Process.Kill())
+		assert.Equal(t, 128+int(syscall.SIGKILL), shellStatus(cmd.Wait()), "shellStatus(cmd.Wait())")
 		got, _ := os.ReadFile(out)
-		if g := string(got); g != "previous trace" {
-			t.Errorf("string(got) = %q, want %q", g, "previous trace")
-		}
-		if got := dirNames(t, spillDir); len(got) != 0 {
-			t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
-		}
+		assert.Equal(t, "previous trace", string(got), "string(got)")
+		assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR: dirNames(t, spillDir)")
 		t.Logf("after SIGKILL: %v", dirNames(t, outDir))
 		second := exec.Command(bin, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(outDir, "second.json"))
 		msg, err := second.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v", msg, err)
-		}
-		if got, want := dirNames(t, outDir), []string{"second.json", "trace.json.gz"}; !reflect.DeepEqual(got, want) {
-			t.Errorf("files left beside the traces: dirNames(t, outDir) = %v, want %v", got, want)
-		}
+		require.NoErrorf(t, err, "%s", msg)
+		assert.Equal(t, []string{"second.json", "trace.json.gz"}, dirNames(t, outDir), "files left beside the traces: dirNames(t, outDir)")
 	})
 
 	// A reader that goes away (decode -o - | head -c 10): decode exits
@@ -211,31 +177,17 @@ func TestDecodeInterrupted(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
 		head := make([]byte, 10)
 		_, err = io.ReadFull(stdout, head)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := string(head[:9]); got != `{"traceEv` {
-			t.Errorf("string(head[:9]) = %q, want %q", got, `{"traceEv`)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, `{"traceEv`, string(head[:9]), "string(head[:9])")
 		stdout.Close()
 		status := shellStatus(cmd.Wait())
-		if status != 141 {
-			t.Errorf("stderr: %s: status = %v, want 141", stderr.String(), status)
-		}
-		if got := stderr.String(); got != "" {
-			t.Errorf("a broken pipe is not an error to report: stderr.String() = %q, want empty", got)
-		}
-		if got := dirNames(t, spillDir); len(got) != 0 {
-			t.Errorf("spill files left in TMPDIR: dirNames(t, spillDir) = %v, want empty", got)
-		}
+		assert.Equalf(t, 141, status, "stderr: %s: status", stderr.String())
+		assert.Empty(t, stderr.String(), "a broken pipe is not an error to report: stderr.String()")
+		assert.Empty(t, dirNames(t, spillDir), "spill files left in TMPDIR: dirNames(t, spillDir)")
 	})
 }
 

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // window copies the example capture twice into a temporary directory, as
@@ -15,19 +15,13 @@ func window(t *testing.T) (dir string) {
 	t.Helper()
 	dir = t.TempDir()
 	data, err := os.ReadFile("../../../examples/moe_layer.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, n := range []string{"fwd.bin", "bwd.bin"} {
-		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), data, 0o644))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "window.yaml"), []byte(
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "window.yaml"), []byte(
 		"- {capture: fwd.bin, rank: 2, step: 7, direction: forward, kernel_name: HyperMegaMoe}\n"+
-			"- {capture: bwd.bin, rank: 2, step: 7, direction: backward}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+			"- {capture: bwd.bin, rank: 2, step: 7, direction: backward}\n"), 0o644))
 	return dir
 }
 
@@ -57,54 +51,30 @@ func TestDecodeInvocations(t *testing.T) {
 	} {
 		out := filepath.Join(dir, name+".json")
 		_, stderr, code := runMain(t, append(args, "-o", out)...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", stderr, code)
-		}
+		require.Equalf(t, 0, code, "%s: code", stderr)
 		var tr windowTrace
 		data, _ := os.ReadFile(out)
-		if err := json.Unmarshal(data, &tr); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		require.NoErrorf(t, json.Unmarshal(data, &tr), "%s", name)
 		var firsts []string
 		procs := 0
 		for _, e := range tr.TraceEvents {
 			if e.Ph == "M" && e.Name == "process_name" {
 				procs++
-				if !reflect.DeepEqual(e.Args["name"], "HyperMegaMoe rank 2 device 2") {
-					t.Fatalf("e.Args[\"name\"] = %v, want %v", e.Args["name"], "HyperMegaMoe rank 2 device 2")
-				}
+				require.Equal(t, "HyperMegaMoe rank 2 device 2", e.Args["name"], "e.Args[\"name\"]")
 			}
 			if e.Ph == "X" && (len(firsts) == 0 || e.Args["invocation_id"] != 0.0 && len(firsts) == 1) {
 				firsts = append(firsts, string(e.Ts))
-				if !reflect.DeepEqual(e.Args["step"], 7.0) {
-					t.Fatalf("e.Args[\"step\"] = %v, want 7.0", e.Args["step"])
-				}
-				if e.Pid != 2 {
-					t.Fatalf("e.Pid = %v, want 2", e.Pid)
-				}
+				require.Equal(t, 7.0, e.Args["step"], "e.Args[\"step\"]")
+				require.Equal(t, 2, e.Pid, "e.Pid")
 			}
 		}
-		if procs != 1 {
-			t.Fatalf("%s: procs = %v, want 1", name, procs)
-		}
-		if want := []string{"0.58", "0.58"}; !reflect.DeepEqual(firsts, want) {
-			t.Fatalf("%s: firsts = %v, want %v", name, firsts, want)
-		}
-		if want := "cycleabi: warning: invocation 1 (" + filepath.Join(dir, "bwd.bin") + ") of rank 2 overlaps invocation 0 (" + filepath.Join(dir, "fwd.bin") + ") in time"; !strings.Contains(stderr, want) {
-			t.Fatalf("%s: stderr = %q, want it to contain %q", name, stderr, want)
-		}
-		if !strings.Contains(stderr, "the same capture twice?") {
-			t.Fatalf("%s: stderr = %q, want it to contain %q", name, stderr, "the same capture twice?")
-		}
-		if tr.MegaKernelCycleTrace.InvocationCount != 2 {
-			t.Fatalf("tr.MegaKernelCycleTrace.InvocationCount = %v, want 2", tr.MegaKernelCycleTrace.InvocationCount)
-		}
-		if !reflect.DeepEqual(tr.MegaKernelCycleTrace.Invocations[1]["direction"], "backward") {
-			t.Fatalf("tr.MegaKernelCycleTrace.Invocations[1][\"direction\"] = %v, want %v", tr.MegaKernelCycleTrace.Invocations[1]["direction"], "backward")
-		}
-		if want := filepath.Join(dir, "bwd.bin"); !reflect.DeepEqual(tr.MegaKernelCycleTrace.Invocations[1]["capture"], want) {
-			t.Fatalf("tr.MegaKernelCycleTrace.Invocations[1][\"capture\"] = %v, want %v", tr.MegaKernelCycleTrace.Invocations[1]["capture"], want)
-		}
+		require.Equalf(t, 1, procs, "%s: procs", name)
+		require.Equalf(t, []string{"0.58", "0.58"}, firsts, "%s: firsts", name)
+		require.Containsf(t, stderr, "cycleabi: warning: invocation 1 ("+filepath.Join(dir, "bwd.bin")+") of rank 2 overlaps invocation 0 ("+filepath.Join(dir, "fwd.bin")+") in time", "%s: stderr", name)
+		require.Containsf(t, stderr, "the same capture twice?", "%s: stderr", name)
+		require.Equal(t, 2, tr.MegaKernelCycleTrace.InvocationCount, "tr.MegaKernelCycleTrace.InvocationCount")
+		require.Equal(t, "backward", tr.MegaKernelCycleTrace.Invocations[1]["direction"], "tr.MegaKernelCycleTrace.Invocations[1][\"direction\"]")
+		require.Equal(t, filepath.Join(dir, "bwd.bin"), tr.MegaKernelCycleTrace.Invocations[1]["capture"], "tr.MegaKernelCycleTrace.Invocations[1][\"capture\"]")
 	}
 
 	// --invocation-gap-us lays them end to end: the example's last record
@@ -113,44 +83,30 @@ func TestDecodeInvocations(t *testing.T) {
 	// No overlap then.
 	out := filepath.Join(dir, "gap.json")
 	_, stderr, code := runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--invocation-gap-us", "10", "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if strings.Contains(stderr, "overlaps") {
-		t.Fatalf("stderr = %q, want no %q", stderr, "overlaps")
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	require.NotContainsf(t, stderr, "overlaps", "stderr = %q, want no %q", stderr, "overlaps")
 	var gapped windowTrace
 	data, _ := os.ReadFile(out)
-	if err := json.Unmarshal(data, &gapped); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &gapped))
 	var firsts []string
 	for _, e := range gapped.TraceEvents {
 		if e.Ph == "X" && (len(firsts) == 0 || e.Args["invocation_id"] != 0.0 && len(firsts) == 1) {
 			firsts = append(firsts, string(e.Ts))
 		}
 	}
-	if want := []string{"0.58", "2469.42"}; !reflect.DeepEqual(firsts, want) {
-		t.Fatalf("firsts = %v, want %v", firsts, want)
-	}
+	require.Equal(t, []string{"0.58", "2469.42"}, firsts, "firsts")
 
 	// --absolute-time: system-counter microseconds, the same for both.
 	out = filepath.Join(dir, "abs.json")
 	_, stderr, code = runMain(t, "decode", "--invocation-manifest", filepath.Join(dir, "window.yaml"), "--absolute-time", "--invocation-gap-us", "0", "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	var tr windowTrace
 	data, _ = os.ReadFile(out)
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &tr))
 	for _, e := range tr.TraceEvents {
 		if e.Ph == "X" {
 			// cycle 1008322928762 (anchor + 29) at 50 MHz
-			if got := string(e.Ts); got != "20166458575.24" {
-				t.Fatalf("string(e.Ts) = %q, want %q", got, "20166458575.24")
-			}
+			require.Equal(t, "20166458575.24", string(e.Ts), "string(e.Ts)")
 			break
 		}
 	}
@@ -162,12 +118,8 @@ func TestDecodeInvocationErrors(t *testing.T) {
 	fwd, bwd, man := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin"), filepath.Join(dir, "window.yaml")
 	out := filepath.Join(dir, "out.json")
 	big, bigMan := filepath.Join(dir, "rank99999999999.bin"), filepath.Join(dir, "big.yaml")
-	if err := os.Link(fwd, big); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bigMan, []byte("- {capture: rank99999999999.bin}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Link(fwd, big))
+	require.NoError(t, os.WriteFile(bigMan, []byte("- {capture: rank99999999999.bin}\n"), 0o644))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -184,12 +136,8 @@ func TestDecodeInvocationErrors(t *testing.T) {
 		{[]string{"--invocation-manifest", bigMan}, "rank99999999999.bin: rank 99999999999 in the file name exceeds"},
 	} {
 		_, stderr, code := runMain(t, append(append([]string{"decode"}, c.args...), "-o", out)...)
-		if code != 2 {
-			t.Fatalf("%v: %s: code = %v, want 2", c.args, stderr, code)
-		}
-		if !strings.Contains(stderr, c.want) {
-			t.Fatalf("%v: stderr = %q, want it to contain %q", c.args, stderr, c.want)
-		}
+		require.Equalf(t, 2, code, "%v: %s: code", c.args, stderr)
+		require.Containsf(t, stderr, c.want, "%v: stderr", c.args)
 	}
 }
 
@@ -197,56 +145,32 @@ func TestValidateManifest(t *testing.T) {
 	t.Parallel()
 	dir := window(t)
 	stdout, stderr, code := runMain(t, "validate", "--invocation-manifest", filepath.Join(dir, "window.yaml"))
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if want := filepath.Join(dir, "fwd.bin") + ": 2974 records"; !strings.Contains(stdout, want) {
-		t.Fatalf("stdout = %q, want it to contain %q", stdout, want)
-	}
-	if want := filepath.Join(dir, "bwd.bin") + ": 2974 records"; !strings.Contains(stdout, want) {
-		t.Fatalf("stdout = %q, want it to contain %q", stdout, want)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	require.Contains(t, stdout, filepath.Join(dir, "fwd.bin")+": 2974 records", "stdout")
+	require.Contains(t, stdout, filepath.Join(dir, "bwd.bin")+": 2974 records", "stdout")
 	_, stderr, code = runMain(t, "validate")
-	if code != 2 {
-		t.Fatalf("code = %v, want 2", code)
-	}
-	if !strings.Contains(stderr, "validate needs at least one CAPTURE") {
-		t.Fatalf("stderr = %q, want it to contain %q", stderr, "validate needs at least one CAPTURE")
-	}
+	require.Equal(t, 2, code, "code")
+	require.Contains(t, stderr, "validate needs at least one CAPTURE", "stderr")
 
 	// A missing capture: validate reports it and checks the others.
 	miss := filepath.Join(dir, "miss.yaml")
-	if err := os.WriteFile(miss, []byte("- {capture: none.bin}\n- {capture: fwd.bin}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(miss, []byte("- {capture: none.bin}\n- {capture: fwd.bin}\n"), 0o644))
 	stdout, stderr, code = runMain(t, "validate", "--invocation-manifest", miss)
-	if code != 2 {
-		t.Fatalf("code = %v, want 2", code)
-	}
-	if !strings.Contains(stderr, filepath.Join(dir, "none.bin")) {
-		t.Fatalf("stderr = %q, want it to contain %q", stderr, filepath.Join(dir, "none.bin"))
-	}
-	if want := filepath.Join(dir, "fwd.bin") + ": 2974 records"; !strings.Contains(stdout, want) {
-		t.Fatalf("stdout = %q, want it to contain %q", stdout, want)
-	}
+	require.Equal(t, 2, code, "code")
+	require.Contains(t, stderr, filepath.Join(dir, "none.bin"), "stderr")
+	require.Contains(t, stdout, filepath.Join(dir, "fwd.bin")+": 2974 records", "stdout")
 
 	// A manifest decode refuses, validate refuses too: same flags, same
 	// verdict.
 	dup := filepath.Join(dir, "dup.yaml")
-	if err := os.WriteFile(dup, []byte("- {capture: fwd.bin, rank: 1, invocation_id: 3}\n- {capture: bwd.bin, rank: 1, invocation_id: 3}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(dup, []byte("- {capture: fwd.bin, rank: 1, invocation_id: 3}\n- {capture: bwd.bin, rank: 1, invocation_id: 3}\n"), 0o644))
 	for _, args := range [][]string{
 		{"validate", "--invocation-manifest", dup},
 		{"decode", "--invocation-manifest", dup, "-o", filepath.Join(dir, "out.json")},
 	} {
 		_, stderr, code = runMain(t, args...)
-		if code != 2 {
-			t.Fatalf("%v: code = %v, want 2", args, code)
-		}
-		if want := filepath.Join(dir, "fwd.bin") + " and " + filepath.Join(dir, "bwd.bin") + " are both invocation 3 of rank 1"; !strings.Contains(stderr, want) {
-			t.Fatalf("%v: stderr = %q, want it to contain %q", args, stderr, want)
-		}
+		require.Equalf(t, 2, code, "%v: code", args)
+		require.Containsf(t, stderr, filepath.Join(dir, "fwd.bin")+" and "+filepath.Join(dir, "bwd.bin")+" are both invocation 3 of rank 1", "%v: stderr", args)
 	}
 }
 
@@ -258,15 +182,9 @@ func TestValidateLabels(t *testing.T) {
 	dir := window(t)
 	fwd, bwd := filepath.Join(dir, "fwd.bin"), filepath.Join(dir, "bwd.bin")
 	stdout, stderr, code := runMain(t, "validate", fwd, bwd, "--step", "3", "--step", "3", "--direction", "forward", "--direction", "backward")
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if !strings.Contains(stdout, fwd+": 2974 records") {
-		t.Fatalf("stdout = %q, want it to contain %q", stdout, fwd+": 2974 records")
-	}
-	if !strings.Contains(stdout, bwd+": 2974 records") {
-		t.Fatalf("stdout = %q, want it to contain %q", stdout, bwd+": 2974 records")
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	require.Contains(t, stdout, fwd+": 2974 records", "stdout")
+	require.Contains(t, stdout, bwd+": 2974 records", "stdout")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -281,12 +199,8 @@ func TestValidateLabels(t *testing.T) {
 				args = append(args, "-o", filepath.Join(dir, "out.json"))
 			}
 			_, stderr, code := runMain(t, args...)
-			if code != 2 {
-				t.Fatalf("%v: %s: code = %v, want 2", args, stderr, code)
-			}
-			if !strings.Contains(stderr, c.want) {
-				t.Fatalf("%v: stderr = %q, want it to contain %q", args, stderr, c.want)
-			}
+			require.Equalf(t, 2, code, "%v: %s: code", args, stderr)
+			require.Containsf(t, stderr, c.want, "%v: stderr", args)
 		}
 	}
 }

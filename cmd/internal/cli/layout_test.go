@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/validate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The issue's capture: a kernel with 64 workers (32 cube slots), written
@@ -37,133 +38,76 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 	for _, name := range []string{"rank2.bin", "rank2.npy"} {
 		capture := filepath.Join(dir, name)
 		out, code, errOut := runOut(t, "synth", schedule, "--seed", "3", "-o", capture)
-		if code != ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
-		}
-		if !strings.Contains(out, "--cube-slots 32") {
-			t.Fatalf("out = %q, want it to contain %q", out, "--cube-slots 32")
-		}
+		require.Equalf(t, ExitOK, code, "%v\n%s: code", errOut, out)
+		require.Contains(t, out, "--cube-slots 32", "out")
 
 		out, code, errOut = runOut(t, "validate", capture)
-		if code != ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
-		}
-		if !regexp.MustCompile(`layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`).MatchString(out) {
-			t.Errorf("out = %q, want a match for %s", out, `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`)
-		}
+		require.Equalf(t, ExitOK, code, "%v\n%s: code", errOut, out)
+		assert.Regexpf(t, regexp.MustCompile(`layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`), out, "out, want a match for %s", `layout: 32 cube slots, AIC capacity 16, AIV capacity 16 \(found: 32 cube slots from the AIV/0 header at @0x[0-9a-f]+\)`)
 
 		out, code, _ = runOut(t, "validate", capture, "--format", "json")
-		if code != ExitOK {
-			t.Fatalf("code = %v, want %v", code, ExitOK)
-		}
+		require.Equal(t, ExitOK, code, "code")
 		var doc validate.Document
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
 		l := doc.Captures[0].Layout
-		if l == nil {
-			t.Fatalf("l is nil, want non-nil")
-		}
-		if l.CubeSlots != 32 {
-			t.Errorf("l.CubeSlots = %v, want 32", l.CubeSlots)
-		}
+		require.NotNil(t, l, "l is nil, want non-nil")
+		assert.Equal(t, uint32(32), l.CubeSlots, "l.CubeSlots")
 		if l.Source != validate.FromHeaders {
-			t.Errorf("l.Source = %q, want %q", l.Source, validate.FromHeaders)
+			assert.Fail(t, fmt.Sprintf("l.Source = %q, want %q", l.Source, validate.FromHeaders))
 		}
 		if l.CubeSlotsSource != validate.FromHeaders {
-			t.Errorf("l.CubeSlotsSource = %q, want %q", l.CubeSlotsSource, validate.FromHeaders)
+			assert.Fail(t, fmt.Sprintf("l.CubeSlotsSource = %q, want %q", l.CubeSlotsSource, validate.FromHeaders))
 		}
-		if want := map[string]validate.LayoutSource{"AIC": "headers", "AIV": "headers"}; !reflect.DeepEqual(l.CapacitySources, want) {
-			t.Errorf("l.CapacitySources = %v, want %v", l.CapacitySources, want)
-		}
-		if !strings.HasPrefix(l.How, "found: 32 cube slots from the AIV/0 header at @0x") {
-			t.Errorf("%s", l.How)
-		}
-		if len(l.Evidence) == 0 {
-			t.Fatalf("l.Evidence is empty, want something")
-		}
-		if want := (validate.EvidenceJSON{What: "cube_slots", Slot: "AIV/0", Offset: l.Evidence[0].Offset}); !reflect.DeepEqual(l.Evidence[0], want) {
-			t.Errorf("l.Evidence[0] = %v, want %v", l.Evidence[0], want)
-		}
+		assert.Equal(t, map[string]validate.LayoutSource{"AIC": "headers", "AIV": "headers"}, l.CapacitySources, "l.CapacitySources")
+		assert.Truef(t, strings.HasPrefix(l.How, "found: 32 cube slots from the AIV/0 header at @0x"), "%s", l.How)
+		require.NotEmpty(t, l.Evidence, "l.Evidence is empty, want something")
+		assert.Equal(t, (validate.EvidenceJSON{What: "cube_slots", Slot: "AIV/0", Offset: l.Evidence[0].Offset}), l.Evidence[0], "l.Evidence[0]")
 
 		trace := filepath.Join(dir, "trace.json")
 		_, stderr, code := runMain(t, "decode", capture, "-o", trace)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
-		if want := "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header at @0x"; !strings.Contains(stderr, want) {
-			t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
+		assert.Contains(t, stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header at @0x", "stderr")
 		data, err := os.ReadFile(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var tr struct {
 			Meta map[string]any `json:"megaKernelCycleTrace"`
 		}
-		if err := json.Unmarshal(data, &tr); err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := tr.Meta["cubeSlots"].(float64); got != 32 {
-			t.Errorf("cubeSlots = %v, want 32", tr.Meta["cubeSlots"])
-		}
-		if !reflect.DeepEqual(tr.Meta["layoutSource"], "headers") {
-			t.Errorf("tr.Meta[\"layoutSource\"] = %v, want %v", tr.Meta["layoutSource"], "headers")
-		}
-		if !reflect.DeepEqual(tr.Meta["cubeSlotsSource"], "headers") {
-			t.Errorf("tr.Meta[\"cubeSlotsSource\"] = %v, want %v", tr.Meta["cubeSlotsSource"], "headers")
-		}
+		require.NoError(t, json.Unmarshal(data, &tr))
+		got, _ := tr.Meta["cubeSlots"].(float64)
+		assert.Equalf(t, float64(32), got, "cubeSlots = %v, want 32", tr.Meta["cubeSlots"])
+		assert.Equal(t, "headers", tr.Meta["layoutSource"], "tr.Meta[\"layoutSource\"]")
+		assert.Equal(t, "headers", tr.Meta["cubeSlotsSource"], "tr.Meta[\"cubeSlotsSource\"]")
 		if got, _ := tr.Meta["layoutFound"].(string); !strings.Contains(got, "found: 32 cube slots from the AIV/0 header") {
-			t.Errorf("layoutFound = %q, want it to contain %q", tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header")
+			assert.Fail(t, fmt.Sprintf("layoutFound = %q, want it to contain %q", tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header"))
 		}
 
 		out, code, _ = runOut(t, "dump", capture, "--records", "0")
-		if code != ExitOK {
-			t.Fatalf("code = %v, want %v", code, ExitOK)
-		}
-		if want := "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots"; !strings.Contains(out, want) {
-			t.Errorf("out = %q, want it to contain %q", out, want)
-		}
-		if want := "(found: 32 cube slots from the AIV/0 header at @0x"; !strings.Contains(out, want) {
-			t.Errorf("out = %q, want it to contain %q", out, want)
-		}
+		require.Equal(t, ExitOK, code, "code")
+		assert.Contains(t, out, "layout: 32 cube slots, AIC capacity 16, AIV capacity 16; 96 slots", "out")
+		assert.Contains(t, out, "(found: 32 cube slots from the AIV/0 header at @0x", "out")
 
 		// analyze and diff read the capture as decode does: no flags.
 		out, code, errOut = runOut(t, "analyze", capture, "--format", "json")
-		if code != ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%v\n%s: code", errOut, out)
 		var rep struct {
 			Ranks []struct {
 				Rank    uint32 `json:"rank"`
 				Records uint64 `json:"records"`
 			} `json:"ranks"`
 		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%s: %v", out, err)
-		}
-		if len(rep.Ranks) != 1 {
-			t.Fatalf("len(rep.Ranks) = %d, want 1: %v", len(rep.Ranks), rep.Ranks)
-		}
-		if rep.Ranks[0].Rank != 2 {
-			t.Errorf("rep.Ranks[0].Rank = %v, want 2", rep.Ranks[0].Rank)
-		}
+		require.NoErrorf(t, json.Unmarshal([]byte(out), &rep), "%s", out)
+		require.Len(t, rep.Ranks, 1, "len(rep.Ranks)")
+		assert.Equal(t, uint32(2), rep.Ranks[0].Rank, "rep.Ranks[0].Rank")
 		if want, ok := tr.Meta["recordCount"].(float64); !ok || float64(rep.Ranks[0].Records) != want {
-			t.Errorf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"])
+			assert.Fail(t, fmt.Sprintf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"]))
 		}
 		out, code, errOut = runOut(t, "diff", capture, capture)
-		if code != ExitOK {
-			t.Fatalf("%v\n%s: code = %v, want %v", errOut, out, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%v\n%s: code", errOut, out)
 
 		// So does a window of invocations (the input of cycleabi merge).
 		_, stderr, code = runMain(t, "decode", capture, capture, "--rank", "2", "--rank", "3", "--step", "1", "--step", "1", "-o", trace)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
-		if got := strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"); got != 2 {
-			t.Errorf("%s: got %v, want 2", stderr, got)
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
+		assert.Equalf(t, 2, strings.Count(stderr, "layout 32 cube slots, AIC capacity 16, AIV capacity 16 (found: 32 cube slots from the AIV/0 header"), "%s", stderr)
 	}
 }
 
@@ -174,15 +118,9 @@ func TestDecodeCommandNPYWarnings(t *testing.T) {
 	hdr := fmt.Sprintf("{'descr': '>u8', 'fortran_order': False, 'shape': (%d,), }", len(b)/8)
 	path := writeCapture(t, "be.npy", append(capturetest.NPYWithHeader(hdr, b), 0xee, 0xee))
 	_, stderr, code := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if !strings.Contains(stderr, "warning: "+path+": bytes-after-layout") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "warning: "+path+": bytes-after-layout")
-	}
-	if !strings.Contains(stderr, "warning: "+path+": npy-byte-order") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "warning: "+path+": npy-byte-order")
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "warning: "+path+": bytes-after-layout", "stderr")
+	assert.Contains(t, stderr, "warning: "+path+": npy-byte-order", "stderr")
 }
 
 // capacityArgs returns a capacity flag for every region of the schema, in

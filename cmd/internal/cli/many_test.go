@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // manyCaptures writes a manifest of n captures (links to one example
@@ -14,21 +17,15 @@ import (
 func manyCaptures(t *testing.T, n int) string {
 	dir := t.TempDir()
 	src, err := filepath.Abs("../../../examples/aiv_pipeline.npy")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var m strings.Builder
 	for i := range n {
 		name := fmt.Sprintf("c%d.npy", i)
-		if err := os.Symlink(src, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(src, filepath.Join(dir, name)))
 		fmt.Fprintf(&m, "- {capture: %s, rank: %d}\n", name, i)
 	}
 	path := filepath.Join(dir, "window.yaml")
-	if err := os.WriteFile(path, []byte(m.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(m.String()), 0o644))
 	return path
 }
 
@@ -36,22 +33,16 @@ func manyCaptures(t *testing.T, n int) string {
 // what the process has open now and a few more.
 func withOpenFileLimit(t *testing.T, spare uint64, f func()) {
 	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old))
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		t.Skip("no /proc/self/fd:", err)
 	}
 	lim := old
 	lim.Cur = min(old.Cur, uint64(len(fds))+spare)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
 	defer func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old))
 	}()
 	f()
 }
@@ -66,32 +57,18 @@ func TestManyCapturesFewFiles(t *testing.T) {
 	dir := filepath.Dir(manifest)
 	withOpenFileLimit(t, 100, func() {
 		_, errOut, code := runMain(t, "decode", "--invocation-manifest", manifest, "-o", filepath.Join(dir, "trace.json"))
-		if code != 0 {
-			t.Errorf("%s: code = %v, want 0", errOut, code)
-		}
-		if !strings.Contains(errOut, fmt.Sprintf("from %d capture(s)", n)) {
-			t.Errorf("errOut = %q, want it to contain %q", errOut, fmt.Sprintf("from %d capture(s)", n))
-		}
+		assert.Equalf(t, 0, code, "%s: code", errOut)
+		assert.Contains(t, errOut, fmt.Sprintf("from %d capture(s)", n), "errOut")
 		out, errOut, code := runMain(t, "analyze", "--invocation-manifest", manifest, "--format", "csv", "--table", "cores")
-		if code != 0 {
-			t.Errorf("%s: code = %v, want 0", errOut, code)
-		}
-		if !strings.Contains(out, fmt.Sprintf("\n%d,", n-1)) {
-			t.Errorf("the last rank's cores: out = %q, want it to contain %q", out, fmt.Sprintf("\n%d,", n-1))
-		}
+		assert.Equalf(t, 0, code, "%s: code", errOut)
+		assert.Contains(t, out, fmt.Sprintf("\n%d,", n-1), "the last rank's cores: out")
 		out, errOut, code = runMain(t, "validate", "--invocation-manifest", manifest)
-		if code != 0 {
-			t.Errorf("%s: code = %v, want 0", errOut, code)
-		}
-		if got := strings.Count(out, ": 1800 records, 0 dropped; 0 errors; 0 warnings;"); got != n {
-			t.Errorf("one summary per capture: got %v, want %v", got, n)
-		}
+		assert.Equalf(t, 0, code, "%s: code", errOut)
+		assert.Equal(t, n, strings.Count(out, ": 1800 records, 0 dropped; 0 errors; 0 warnings;"), "one summary per capture")
 		at := -1
 		for i := range n {
 			next := strings.Index(out, fmt.Sprintf("/c%d.npy (", i))
-			if next <= at {
-				t.Fatalf("capture %d is shown after capture %d: next = %v, want > %v", i, i-1, next, at)
-			}
+			require.Greaterf(t, next, at, "capture %d is shown after capture %d: next", i, i-1)
 			at = next
 		}
 	})
@@ -103,24 +80,12 @@ func TestManifestCaptureErrorsNameTheLine(t *testing.T) {
 	t.Parallel()
 	manifest := manyCaptures(t, 5)
 	dir := filepath.Dir(manifest)
-	if err := os.Remove(filepath.Join(dir, "c3.npy")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "c3.npy"), []byte("not a capture at all, but some text"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "c3.npy")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "c3.npy"), []byte("not a capture at all, but some text"), 0o644))
 	_, errOut, code := runMain(t, "decode", "--invocation-manifest", manifest, "-o", filepath.Join(dir, "trace.json"))
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if !strings.Contains(errOut, manifest+":4: ") {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, manifest+":4: ")
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, manifest+":4: ", "errOut")
 	_, errOut, code = runMain(t, "analyze", "--invocation-manifest", manifest)
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if !strings.Contains(errOut, manifest+":4: ") {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, manifest+":4: ")
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, manifest+":4: ", "errOut")
 }

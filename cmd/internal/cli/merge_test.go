@@ -9,9 +9,10 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestMergeExample decodes the shipped capture and merges it into the
@@ -21,48 +22,28 @@ func TestMergeExample(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json.gz") // read through gzip
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	fwBefore, err := os.ReadFile("../../../examples/moe_layer.kineto.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 
 	out := filepath.Join(dir, "merged.json.gz")
 	_, stderr, code = runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if stderr != "cycleabi: 2974 events of 1 invocation(s) merged into "+out+"\n" {
-		t.Fatalf("stderr = %q, want %q", stderr, "cycleabi: 2974 events of 1 invocation(s) merged into "+out+"\n")
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	require.Equal(t, "cycleabi: 2974 events of 1 invocation(s) merged into "+out+"\n", stderr, "stderr")
 	fwAfter, _ := os.ReadFile("../../../examples/moe_layer.kineto.json")
-	if !bytes.Equal(fwAfter, fwBefore) {
-		t.Fatalf("the input is never modified: fwAfter = %q, want %q", fwAfter, fwBefore)
-	}
+	require.Equal(t, []byte(fwBefore), []byte(fwAfter), "the input is never modified: fwAfter")
 
 	data := readTrace(t, out)
 	var tr struct {
 		TraceEvents []map[string]any `json:"traceEvents"`
 		Merge       map[string]any   `json:"megaKernelTraceMerge"`
 	}
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(data, &tr))
 	al := tr.Merge["alignments"].([]any)[0].(map[string]any)
-	if !reflect.DeepEqual(al["outerKernelName"], "MegaKernel_moe_layer_7f3a9c") {
-		t.Fatalf("al[\"outerKernelName\"] = %v, want %v", al["outerKernelName"], "MegaKernel_moe_layer_7f3a9c")
-	}
-	if !reflect.DeepEqual(al["outerKernelTs"], 1733800000240.375) {
-		t.Fatalf("al[\"outerKernelTs\"] = %v, want 1733800000240.375", al["outerKernelTs"])
-	}
-	if !reflect.DeepEqual(tr.Merge["usedFallbackKernelSelection"], false) {
-		t.Fatalf("tr.Merge[\"usedFallbackKernelSelection\"] = %v, want %v", tr.Merge["usedFallbackKernelSelection"], false)
-	}
-	if want := []any{}; !reflect.DeepEqual(tr.Merge["warnings"], want) {
-		t.Fatalf("tr.Merge[\"warnings\"] = %v, want %v", tr.Merge["warnings"], want)
-	}
+	require.Equal(t, "MegaKernel_moe_layer_7f3a9c", al["outerKernelName"], "al[\"outerKernelName\"]")
+	require.Equal(t, 1733800000240.375, al["outerKernelTs"], "al[\"outerKernelTs\"]")
+	require.Equal(t, false, tr.Merge["usedFallbackKernelSelection"], "tr.Merge[\"usedFallbackKernelSelection\"]")
+	require.Equal(t, []any{}, tr.Merge["warnings"], "tr.Merge[\"warnings\"]")
 }
 
 func TestMergeErrors(t *testing.T) {
@@ -70,9 +51,7 @@ func TestMergeErrors(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	fw := "../../../examples/moe_layer.kineto.json"
 	out := filepath.Join(dir, "out.json")
 	for _, c := range []struct {
@@ -91,55 +70,33 @@ func TestMergeErrors(t *testing.T) {
 		{[]string{fw, filepath.Join(dir, "missing.json"), "-o", out}, 2, "no such file"},
 	} {
 		_, stderr, code := runMain(t, append([]string{"merge"}, c.args...)...)
-		if code != c.code {
-			t.Fatalf("%v: %s: code = %v, want %v", c.args, stderr, code, c.code)
-		}
-		if !strings.Contains(stderr, c.want) {
-			t.Fatalf("%v: stderr = %q, want it to contain %q", c.args, stderr, c.want)
-		}
+		require.Equalf(t, c.code, code, "%v: %s: code", c.args, stderr)
+		require.Containsf(t, stderr, c.want, "%v: stderr", c.args)
 		_, err := os.Stat(out)
-		if !os.IsNotExist(err) {
-			t.Fatalf("%v left %s behind: os.IsNotExist(err) = false, want true", c.args, out)
-		}
+		require.Truef(t, os.IsNotExist(err), "%v left %s behind: os.IsNotExist(err) = false, want true", c.args, out)
 	}
 
 	// Fallback: warnings on stderr, one per line.
 	fb := filepath.Join(dir, "fb.json")
-	if err := os.WriteFile(fb, []byte(`[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":5,"dur":2000}]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(fb, []byte(`[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":5,"dur":2000}]`), 0o644))
 	_, stderr, code = runMain(t, "merge", fb, mk, "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("len(lines) = %d, want 3: %v", len(lines), lines)
-	}
-	if want := "cycleabi: warning: no outer kernel name matches (?i)(?:Mega[_]?Kernel); chose a contiguous run"; !strings.Contains(lines[0], want) {
-		t.Fatalf("lines[0] = %q, want it to contain %q", lines[0], want)
-	}
-	if want := "cycleabi: warning: invocation 0 runs 458.26 us past its outer kernel \"k\""; !strings.Contains(lines[1], want) {
-		t.Fatalf("lines[1] = %q, want it to contain %q", lines[1], want)
-	}
+	require.Len(t, lines, 3, "len(lines)")
+	require.Contains(t, lines[0], "cycleabi: warning: no outer kernel name matches (?i)(?:Mega[_]?Kernel); chose a contiguous run", "lines[0]")
+	require.Contains(t, lines[1], "cycleabi: warning: invocation 0 runs 458.26 us past its outer kernel \"k\"", "lines[1]")
 }
 
 // readTrace reads a trace file, gunzipping a .gz one.
 func readTrace(t *testing.T, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		data, err = io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	return data
 }
@@ -153,14 +110,10 @@ func TestMergeKeepsArrows(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--plan", "../../../examples/moe_layer.yaml", "--names", "../../../examples/moe_layer.names.yaml", "-o", mk)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	out := filepath.Join(dir, "merged.json")
 	_, stderr, code = runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 
 	type event struct {
 		Ph, Cat  string
@@ -172,12 +125,8 @@ func TestMergeKeepsArrows(t *testing.T) {
 		TraceEvents []event        `json:"traceEvents"`
 		Merge       map[string]any `json:"megaKernelTraceMerge"`
 	}
-	if err := json.Unmarshal(readTrace(t, mk), &in); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(readTrace(t, out), &merged); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(readTrace(t, mk), &in))
+	require.NoError(t, json.Unmarshal(readTrace(t, out), &merged))
 	flows := func(evs []event) []event {
 		var f []event
 		for _, e := range evs {
@@ -188,15 +137,9 @@ func TestMergeKeepsArrows(t *testing.T) {
 		return f
 	}
 	src, got := flows(in.TraceEvents), flows(merged.TraceEvents)
-	if len(src) == 0 {
-		t.Fatalf("src is empty, want something")
-	}
-	if g, want := len(got), len(src); g != want {
-		t.Fatalf("every arrow end merged: len(got) = %d, want %d: %v", g, want, got)
-	}
-	if want := float64(len(src)); !reflect.DeepEqual(merged.Merge["mergedFlowEventCount"], want) {
-		t.Fatalf("merged.Merge[\"mergedFlowEventCount\"] = %v, want %v", merged.Merge["mergedFlowEventCount"], want)
-	}
+	require.NotEmpty(t, src, "src is empty, want something")
+	require.Equalf(t, len(src), len(got), "every arrow end merged: len(got): %v", got)
+	require.Equal(t, float64(len(src)), merged.Merge["mergedFlowEventCount"], "merged.Merge[\"mergedFlowEventCount\"]")
 
 	// The shift: the outer kernel's ts minus the invocation's first ts.
 	first := ""
@@ -215,12 +158,8 @@ func TestMergeKeepsArrows(t *testing.T) {
 		}
 	}
 	for i, e := range got {
-		if *e.ID != *src[i].ID {
-			t.Fatalf("*e.ID = %v, want %v", *e.ID, *src[i].ID)
-		}
-		if got := new(big.Rat).Add(rat(t, src[i].Ts), shift).Cmp(rat(t, e.Ts)); got != 0 {
-			t.Fatalf("arrow end %d moved with its invocation: new(big.Rat).Add(rat(t, src[i].Ts), shift).Cmp(rat(t, e.Ts)) = %v, want 0", i, got)
-		}
+		require.Equalf(t, *src[i].ID, *e.ID, "*e.ID = %v, want %v", *e.ID, *src[i].ID)
+		require.Equalf(t, 0, new(big.Rat).Add(rat(t, src[i].Ts), shift).Cmp(rat(t, e.Ts)), "arrow end %d moved with its invocation: new(big.Rat).Add(rat(t, src[i].Ts), shift).Cmp(rat(t, e.Ts))", i)
 		inside := false
 		for _, s := range slices[[2]int64{e.Pid, e.Tid}] {
 			if s[0].Cmp(rat(t, e.Ts)) <= 0 && rat(t, e.Ts).Cmp(s[1]) <= 0 {
@@ -228,18 +167,14 @@ func TestMergeKeepsArrows(t *testing.T) {
 				break
 			}
 		}
-		if !inside {
-			t.Fatalf("arrow end %d (pid %d tid %d ts %s) lies in a merged slice of its thread: inside = false, want true", i, e.Pid, e.Tid, e.Ts)
-		}
+		require.Truef(t, inside, "arrow end %d (pid %d tid %d ts %s) lies in a merged slice of its thread: inside = false, want true", i, e.Pid, e.Tid, e.Ts)
 	}
 }
 
 func rat(t *testing.T, n json.Number) *big.Rat {
 	t.Helper()
 	r, ok := new(big.Rat).SetString(string(n))
-	if !ok {
-		t.Fatalf("%s: ok = false, want true", n)
-	}
+	require.Truef(t, ok, "%s: ok = false, want true", n)
 	return r
 }
 
@@ -251,26 +186,18 @@ func TestMergeNamesWrongFiles(t *testing.T) {
 	dir := t.TempDir()
 	mk := filepath.Join(dir, "mk.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", mk)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	pf := filepath.Join(dir, "trace.pftrace")
 	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "--format", "perfetto", "-o", pf)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	gz := filepath.Join(dir, "trace.pftrace.gz")
 	data, err := os.ReadFile(pf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
 	zw.Write(data)
 	zw.Close()
-	if err := os.WriteFile(gz, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(gz, b.Bytes(), 0o644))
 	fw := "../../../examples/moe_layer.kineto.json"
 	out := filepath.Join(dir, "out.json")
 	for _, c := range []struct {
@@ -282,14 +209,8 @@ func TestMergeNamesWrongFiles(t *testing.T) {
 		{"../../../examples/moe_layer.bin", mk, "this is binary data (a raw capture? cycleabi decode turns it into a trace), not a framework trace"},
 	} {
 		_, stderr, code := runMain(t, "merge", c.fw, c.mk, "-o", out)
-		if code != 1 {
-			t.Fatalf("%s: code = %v, want 1", stderr, code)
-		}
-		if !strings.Contains(stderr, c.want) {
-			t.Fatalf("stderr = %q, want it to contain %q", stderr, c.want)
-		}
-		if strings.Contains(stderr, "found") {
-			t.Fatalf("stderr = %q, want no %q", stderr, "found")
-		}
+		require.Equalf(t, 1, code, "%s: code", stderr)
+		require.Contains(t, stderr, c.want, "stderr")
+		require.NotContainsf(t, stderr, "found", "stderr = %q, want no %q", stderr, "found")
 	}
 }

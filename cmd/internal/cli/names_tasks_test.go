@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestNamesFileKeepsStageInference: a names file that names some tasks
@@ -23,17 +26,12 @@ func TestNamesFileKeepsStageInference(t *testing.T) {
 		{"tasks:\n  2: Activation\n", []string{"GMM1_WaitDependency", "Activation_WaitDependency", "Activation_TriggerEvent"}, []string{"SwiGLU_WaitDependency", "WaitDependency"}},
 	} {
 		namesPath := filepath.Join(dir, "n.yaml")
-		if err := os.WriteFile(namesPath, []byte(c.names), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(namesPath, []byte(c.names), 0o644))
 		out := filepath.Join(dir, "t.json")
-		if _, errOut, code := runMain(t, "decode", capPath, "--names", namesPath, "--kernel-name", "MegaMoe", "-o", out); code != ExitOK {
-			t.Fatalf("decode: %s", errOut)
-		}
+		_, errOut, code := runMain(t, "decode", capPath, "--names", namesPath, "--kernel-name", "MegaMoe", "-o", out)
+		require.Equalf(t, ExitOK, code, "decode: %s", errOut)
 		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var names []string
 		for _, e := range parseCLITrace(t, data).TraceEvents {
 			if e.Ph == "X" && !slices.Contains(names, e.Name) {
@@ -41,14 +39,10 @@ func TestNamesFileKeepsStageInference(t *testing.T) {
 			}
 		}
 		for _, w := range c.want {
-			if !slices.Contains(names, w) {
-				t.Errorf("names file %q: no event %s in %v", c.names, w, names)
-			}
+			assert.Truef(t, slices.Contains(names, w), "names file %q: no event %s in %v", c.names, w, names)
 		}
 		for _, a := range c.avoid {
-			if slices.Contains(names, a) {
-				t.Errorf("names file %q: an event %s in %v", c.names, a, names)
-			}
+			assert.Falsef(t, slices.Contains(names, a), "names file %q: an event %s in %v", c.names, a, names)
 		}
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"compress/gzip"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Every command that reads captures names a file that is not one for what
@@ -18,43 +19,25 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 	dir := t.TempDir()
 	in := func(n string) string { return filepath.Join(dir, n) }
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", in("trace.json.gz"))
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", in("trace.pftrace"))
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte("x"))
 	zw.Close()
-	if err := os.WriteFile(in("tiny.gz"), z.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(in("tiny.gz"), z.Bytes(), 0o644))
 	// torch.save's zip: a local file header for archive/data.pkl.
-	if err := os.WriteFile(in("tensor.pt"), append([]byte("PK\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00archive/data.pkl"), make([]byte, 300)...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in("empty.bin"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(in("tensor.pt"), append([]byte("PK\x03\x04\x00\x00\x08\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00\x00\x00archive/data.pkl"), make([]byte, 300)...), 0o644))
+	require.NoError(t, os.WriteFile(in("empty.bin"), nil, 0o644))
 	png, err := os.ReadFile("../../../docs/report.png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in("report.png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(in("report.png"), png, 0o644))
 	// A MegaKernel JSON trace, gzip or not, is read as its captures by
 	// every command below but dump (TestTraceCommands); dump names it.
 	_, stderr, code = runMain(t, "dump", in("trace.json.gz"))
-	if code != 1 {
-		t.Fatalf("%s: code = %v, want 1", stderr, code)
-	}
-	if want := in("trace.json.gz") + ": not-a-capture @0x0: not a capture: the file is gzip-compressed; decompressed, it is JSON (a trace,"; !strings.Contains(stderr, want) {
-		t.Fatalf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, 1, code, "%s: code", stderr)
+	require.Contains(t, stderr, in("trace.json.gz")+": not-a-capture @0x0: not a capture: the file is gzip-compressed; decompressed, it is JSON (a trace,", "stderr")
 	files := map[string]string{
 		// A gzip capture is read decompressed, as a .json.gz trace is: what
 		// is not a capture is named for what it holds.
@@ -75,24 +58,16 @@ func TestCommandsNameFilesThatAreNotCaptures(t *testing.T) {
 			{"diff", "../../../examples/moe_layer.bin", in(name)},
 		} {
 			stdout, stderr, code := runMain(t, args...)
-			if code != 1 {
-				t.Fatalf("%v: %s: code = %v, want 1", args, stderr, code)
-			}
+			require.Equalf(t, 1, code, "%v: %s: code", args, stderr)
 			if args[0] == "validate" {
 				// validate lists its findings on stdout.
-				if want := "error not-a-capture @0x0: not a capture: the file is " + what + ";"; !strings.Contains(stdout, want) {
-					t.Fatalf("%v: stdout = %q, want it to contain %q", args, stdout, want)
-				}
+				require.Containsf(t, stdout, "error not-a-capture @0x0: not a capture: the file is "+what+";", "%v: stdout", args)
 			} else {
-				if !strings.Contains(stderr, want) {
-					t.Fatalf("%v: stderr = %q, want it to contain %q", args, stderr, want)
-				}
+				require.Containsf(t, stderr, want, "%v: stderr", args)
 			}
 			for _, out := range []string{"out.json", "out.html"} {
 				_, err := os.Stat(in(out))
-				if !os.IsNotExist(err) {
-					t.Fatalf("%v left %s: os.IsNotExist(err) = false, want true", args, out)
-				}
+				require.Truef(t, os.IsNotExist(err), "%v left %s: os.IsNotExist(err) = false, want true", args, out)
 			}
 		}
 	}

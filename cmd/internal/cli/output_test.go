@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // An output that is one of the command's inputs (by name, through a
@@ -19,23 +20,15 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 	dir := t.TempDir()
 	capturePath := writeCapture(t, "cap.bin", decodeCapture().Bytes())
 	names := filepath.Join(dir, "k.names.yaml")
-	if err := os.WriteFile(names, []byte("graph_stages:\n  2: Down\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(names, []byte("graph_stages:\n  2: Down\n"), 0o644))
 	schedule := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	link := filepath.Join(dir, "link.json")
-	if err := os.Symlink(capturePath, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(capturePath, link))
 	hard := filepath.Join(dir, "hard.json")
-	if err := os.Link(names, hard); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Link(names, hard))
 
 	manifest := filepath.Join(filepath.Dir(capturePath), "window.yaml")
-	if err := os.WriteFile(manifest, []byte("- {capture: cap.bin}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(manifest, []byte("- {capture: cap.bin}\n"), 0o644))
 	inputs := []string{capturePath, names, schedule, manifest}
 	before := map[string][]byte{}
 	for _, p := range inputs {
@@ -58,57 +51,35 @@ func TestOutputIsNeverAnInput(t *testing.T) {
 		{[]string{"report", "--invocation-manifest", manifest, "-o", manifest}, manifest},
 	} {
 		_, stderr, code := runMain(t, tc.args...)
-		if code != ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", tc.args, stderr, code, ExitUsage)
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: %s: code", tc.args, stderr)
 		out := tc.args[len(tc.args)-1]
-		if !strings.Contains(stderr, "refusing to write "+out) {
-			t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, "refusing to write "+out)
-		}
+		assert.Containsf(t, stderr, "refusing to write "+out, "%v: stderr", tc.args)
 		if out != tc.input {
-			if !strings.Contains(stderr, "same file as the input "+tc.input) {
-				t.Errorf("%v: stderr = %q, want it to contain %q", tc.args, stderr, "same file as the input "+tc.input)
-			}
+			assert.Containsf(t, stderr, "same file as the input "+tc.input, "%v: stderr", tc.args)
 		}
 		for _, p := range inputs {
 			got, _ := os.ReadFile(p)
-			if !bytes.Equal(got, before[p]) {
-				t.Errorf("%v changed %s: bytes.Equal(got, before[p]) = false, want true", tc.args, p)
-			}
+			assert.Equalf(t, []byte(before[p]), []byte(got), "%v changed %s: bytes.Equal(got, before[p]) = false, want true", tc.args, p)
 		}
 		entries, _ := os.ReadDir(dir)
 		// names, link, hard
-		if len(entries) != 3 {
-			t.Errorf("%v left files behind: len(entries) = %d, want 3: %v", tc.args, len(entries), entries)
-		}
+		assert.Lenf(t, entries, 3, "%v left files behind: len(entries)", tc.args)
 	}
 }
 
 // synth -o - writes the capture to stdout and its summary to stderr.
 func TestSynthStdout(t *testing.T) {
 	examples, err := filepath.Abs("../../../examples")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Chdir(t.TempDir())
 	stdout, stderr, code := runMain(t, "synth", filepath.Join(examples, "moe_layer.yaml"), "--capacity-scale", "0.8", "--seed", "1", "-o", "-")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	want, err := os.ReadFile(filepath.Join(examples, "moe_layer.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal([]byte(stdout), want) {
-		t.Errorf("stdout is not the capture (%d bytes, want %d): bytes.Equal([]byte(stdout), want) = false, want true", len(stdout), len(want))
-	}
-	if !strings.Contains(stderr, "2974 records written") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "2974 records written")
-	}
+	require.NoError(t, err)
+	assert.Equalf(t, []byte(want), []byte(stdout), "stdout is not the capture (%d bytes, want %d): bytes.Equal([]byte(stdout), want) = false, want true", len(stdout), len(want))
+	assert.Contains(t, stderr, "2974 records written", "stderr")
 	_, err = os.Stat("-")
-	if !os.IsNotExist(err) {
-		t.Errorf("synth wrote a file named -: os.IsNotExist(err) = false, want true")
-	}
+	assert.True(t, os.IsNotExist(err), "synth wrote a file named -: os.IsNotExist(err) = false, want true")
 }
 
 // A device given as the output is written in place, never replaced.
@@ -124,39 +95,23 @@ func TestDevNullStaysADevice(t *testing.T) {
 		{"decode", capturePath, "-o", os.DevNull},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != ExitOK {
-			t.Fatalf("%v: %s: code = %v, want %v", args, stderr, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%v: %s: code", args, stderr)
 		st, err := os.Stat(os.DevNull)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Mode().IsRegular() {
-			t.Errorf("%v replaced %s with a regular file: st.Mode().IsRegular() = true, want false", args, os.DevNull)
-		}
+		require.NoError(t, err)
+		assert.Falsef(t, st.Mode().IsRegular(), "%v replaced %s with a regular file: st.Mode().IsRegular() = true, want false", args, os.DevNull)
 	}
 }
 
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	stdout, stderr, code := runMain(t, "--version")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("%s: len(lines) = %d, want 2: %v", stdout, len(lines), lines)
-	}
+	require.Lenf(t, lines, 2, "%s: len(lines)", stdout)
 	// The version is VERSION's, however the test binary was built.
-	if want := "cycleabi version " + buildinfo.Version(); lines[0] != want {
-		t.Errorf("lines[0] = %q, want %q", lines[0], want)
-	}
-	if lines[1] != "ABI version 2, fingerprint "+abi.FingerprintHex {
-		t.Errorf("lines[1] = %q, want %q", lines[1], "ABI version 2, fingerprint "+abi.FingerprintHex)
-	}
-	if len(abi.FingerprintHex) != 16 {
-		t.Errorf("len(abi.FingerprintHex) = %d, want 16: %q", len(abi.FingerprintHex), abi.FingerprintHex)
-	}
+	assert.Equal(t, "cycleabi version "+buildinfo.Version(), lines[0], "lines[0]")
+	assert.Equal(t, "ABI version 2, fingerprint "+abi.FingerprintHex, lines[1], "lines[1]")
+	assert.Len(t, abi.FingerprintHex, 16, "len(abi.FingerprintHex)")
 }
 
 // The Perfetto format's output names are checked too: the default
@@ -167,28 +122,18 @@ func TestPerfettoOutputIsNeverAnInput(t *testing.T) {
 	dir := filepath.Dir(capturePath)
 	t.Chdir(dir)
 	before, err := os.ReadFile(capturePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, args := range [][]string{
 		{"decode", "trace.pftrace", "--format", "perfetto"},
 		{"decode", capturePath, "-o", capturePath},
 		{"decode", capturePath, "-o", "./trace.pftrace", "--format", "json"},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != ExitUsage {
-			t.Errorf("%v: %s: code = %v, want %v", args, stderr, code, ExitUsage)
-		}
-		if !strings.Contains(stderr, "refusing to write") {
-			t.Errorf("%v: stderr = %q, want it to contain %q", args, stderr, "refusing to write")
-		}
+		assert.Equalf(t, ExitUsage, code, "%v: %s: code", args, stderr)
+		assert.Containsf(t, stderr, "refusing to write", "%v: stderr", args)
 		got, _ := os.ReadFile(capturePath)
-		if !bytes.Equal(got, before) {
-			t.Errorf("%v changed the capture: bytes.Equal(got, before) = false, want true", args)
-		}
+		assert.Equalf(t, []byte(before), []byte(got), "%v changed the capture: bytes.Equal(got, before) = false, want true", args)
 		entries, _ := os.ReadDir(dir)
-		if len(entries) != 1 {
-			t.Errorf("%v left files behind: len(entries) = %d, want 1: %v", args, len(entries), entries)
-		}
+		assert.Lenf(t, entries, 1, "%v left files behind: len(entries)", args)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOutputsDigest runs a fixed set of commands on the shipped examples
@@ -57,13 +58,9 @@ func TestOutputsDigest(t *testing.T) {
 	var digests strings.Builder
 	for _, r := range runs {
 		stdout, stderr, code := runMain(t, r.args...)
-		if code != ExitOK {
-			t.Fatalf("cycleabi %s: exit %d\n%s", strings.Join(r.args, " "), code, stderr)
-		}
+		require.Equalf(t, ExitOK, code, "cycleabi %s: exit\n%s", strings.Join(r.args, " "), stderr)
 		data, err := os.ReadFile(out(r.name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// merge names its inputs in its output: the temporary folder is
 		// not the output's.
 		data = bytes.ReplaceAll(data, []byte(dir), []byte("$DIR"))

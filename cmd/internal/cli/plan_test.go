@@ -2,10 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runCaptured runs the command line like run does and returns what it
@@ -22,9 +26,7 @@ func runOut(t *testing.T, args ...string) (out string, code int, errOut string) 
 func writeSchedule(t *testing.T, src string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "s.yaml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	return path
 }
 
@@ -32,37 +34,30 @@ func TestPlanCommand(t *testing.T) {
 	t.Parallel()
 	const moe = "../../../examples/moe_layer.yaml"
 	out, code, errOut := runOut(t, "plan", moe)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %v", code, errOut)
-	}
+	require.Equalf(t, ExitOK, code, "exit: %v", errOut)
 	for _, want := range []string{
 		"65 required by the busiest worker, capacity 80 per core",
 		"cube slots    24 (24 AIC + 48 AIV slots)",
 		"buffer size   188928 bytes (184.5 KiB)",
 		"decode flags  --cube-slots 24 --aic-capacity 80 --aiv-capacity 80",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("text output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "text output lacks")
 	}
 
 	out, _, _ = runOut(t, "plan", moe, "--format", "json")
 	var r map[string]any
-	if err := json.Unmarshal([]byte(out), &r); err != nil {
-		t.Fatalf("json output: %v\n%s", errOut, out)
-	}
+	require.NoErrorf(t, json.Unmarshal([]byte(out), &r), "json output: %v\n%s", errOut, out)
 	for k, v := range map[string]float64{
 		"aic_required_records": 65, "aiv_required_records": 65, "aic_record_capacity": 80,
 		"aiv_record_capacity": 80, "cube_slot_count": 24, "buffer_size": 188928,
 	} {
 		if r[k] != v {
-			t.Errorf("json %s = %v, want %v", k, r[k], v)
+			assert.Fail(t, fmt.Sprintf("json %s = %v, want %v", k, r[k], v))
 		}
 	}
 
-	if out, _, _ = runOut(t, "plan", moe, "--format", "flags"); out != "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n" {
-		t.Errorf("flags output %q", out)
-	}
+	out, _, _ = runOut(t, "plan", moe, "--format", "flags")
+	assert.Equal(t, "--cube-slots 24 --aic-capacity 80 --aiv-capacity 80\n", out, "flags output")
 }
 
 func TestPlanCommandErrors(t *testing.T) {
@@ -80,9 +75,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{[]string{"plan"}, ExitUsage, "accepts 1 arg"},
 	} {
 		_, code, errOut := runOut(t, tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.msg) {
-			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
-		}
+		assert.Falsef(t, code != tc.code || !strings.Contains(errOut, tc.msg), "%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
 	}
 }
 
@@ -92,19 +85,13 @@ func TestPlanReportsEveryProblem(t *testing.T) {
 	t.Parallel()
 	path := writeSchedule(t, "num_workers: 3\ntasks:\n  - {task_type: MatMull}\ncube_task_indices: [0]\nvector_task_indices: [4]\n")
 	_, code, errOut := runOut(t, "plan", path)
-	if code != ExitInvalid {
-		t.Fatalf("exit %d, want %d: %v", code, ExitInvalid, errOut)
-	}
+	require.Equalf(t, ExitInvalid, code, "exit: %v", errOut)
 	// num_workers 3 is odd: nothing is planned over it, but the index past
 	// the table and the task type are reported with it.
 	want := path + `:1:14: num_workers: num_workers must be even and non-negative in event_driven mode, got 3
 ` + path + `:3:17: tasks[0].task_type: unknown task type "MatMull"`
-	if !strings.HasPrefix(errOut, "cycleabi: "+want) {
-		t.Fatalf("got\n%v\nwant it to start\ncycleabi: %s", errOut, want)
-	}
-	if !strings.Contains(errOut, path+":5:23: vector_task_indices[0]: task 4 is out of range") {
-		t.Errorf("the index past the table is not reported:\n%v", errOut)
-	}
+	require.Truef(t, strings.HasPrefix(errOut, "cycleabi: "+want), "got\n%v\nwant it to start\ncycleabi: %s", errOut, want)
+	assert.Contains(t, errOut, path+":5:23: vector_task_indices[0]: task 4 is out of range", "the index past the table is not reported")
 }
 
 // A schedule past the YAML cap is refused with the cap and the variable
@@ -113,18 +100,14 @@ func TestPlanYAMLCap(t *testing.T) {
 	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
 	_, code, errOut := runOut(t, "plan", path)
-	if code != ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it") {
-		t.Fatalf("exit %d: %v", code, errOut)
-	}
+	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it"), "exit %d: %v", code, errOut)
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
 	if _, code, errOut := runOut(t, "plan", path); code != ExitOK {
-		t.Fatalf("exit %d: %v", code, errOut)
+		require.FailNow(t, fmt.Sprintf("exit %d: %v", code, errOut))
 	}
 	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
 	_, code, errOut = runOut(t, "plan", path)
-	if code != ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it") {
-		t.Fatalf("exit %d: %v", code, errOut)
-	}
+	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it"), "exit %d: %v", code, errOut)
 }
 
 // An AIV pipeline of one worker at the default stride is sized as the
@@ -133,13 +116,9 @@ func TestPlanPipelineOneWorker(t *testing.T) {
 	t.Parallel()
 	path := writeSchedule(t, "mode: aiv_pipeline\nnum_workers: 1\ntasks: [{task_type: RmsNorm}]\nvector_task_indices: [0]\n")
 	out, code, errOut := runOut(t, "plan", path)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %v", code, errOut)
-	}
+	require.Equalf(t, ExitOK, code, "exit: %v", errOut)
 	for _, want := range []string{"no active AIV worker", "1 required by the busiest worker, capacity 16 per core", "--aic-capacity 0 --aiv-capacity 16"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want, "output lacks")
 	}
 }
 
@@ -157,28 +136,21 @@ cube_task_indices: [0]
 vector_task_indices: [1]
 `)
 	out, errOut, code := runMain(t, "plan", path, "--format", "flags")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equalf(t, ExitOK, code, "exit: %s", errOut)
 	// The reference: task 0 writes wait, compute and trigger (3), task 1
 	// (a ShmemPutMemSignal) wait and compute (2); both round up to 16.
-	if out != "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n" {
-		t.Errorf("flags %q", out)
-	}
-	if !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7") ||
-		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1 {
-		t.Errorf("stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
-	}
+	assert.Equal(t, "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n", out, "flags")
+	assert.Falsef(t, !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7") ||
+		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1, "stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
 	out, errOut, code = runMain(t, "plan", path, "--strict")
-	if code != ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers") {
-		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, out, errOut)
-	}
+	assert.Falsef(t, code != ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers"), "strict: exit %d, stdout %q, stderr %q", code, out, errOut)
 	out, _, code = runMain(t, "plan", path, "--format", "json")
 	var r struct {
 		AIC      uint32   `json:"aic_record_capacity"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal([]byte(out), &r); code != ExitOK || err != nil || r.AIC != 16 || len(r.Warnings) != 1 {
-		t.Errorf("--format json: exit %d, %v, %+v", code, err, r)
-	}
+	assert.Equalf(t, ExitOK, code, "format json: exit, %+v", r)
+	require.NoErrorf(t, json.Unmarshal([]byte(out), &r), "format json: exit, %+v", r)
+	assert.Equalf(t, uint32(16), r.AIC, "format json: exit, %+v", r)
+	require.Lenf(t, r.Warnings, 1, "format json: exit, %+v", r)
 }

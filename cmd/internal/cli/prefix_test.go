@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStderrPrefixesLines: Stderr's writer puts the prefix before every
@@ -11,11 +14,9 @@ func TestStderrPrefixesLines(t *testing.T) {
 	var buf bytes.Buffer
 	w := &prefixWriter{w: &buf, prefix: []byte("p: ")}
 	for _, s := range []string{"a\nb", "c\n", "", "\n\nd\ne\n"} {
-		if n, err := w.Write([]byte(s)); n != len(s) || err != nil {
-			t.Fatalf("Write(%q) = %d, %v", s, n, err)
-		}
+		n, err := w.Write([]byte(s))
+		require.Equalf(t, len(s), n, "Write(%q)", s)
+		require.NoErrorf(t, err, "Write(%q)", s)
 	}
-	if got, want := buf.String(), "p: a\np: bc\np: \np: \np: d\np: e\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	assert.Equal(t, "p: a\np: bc\np: \np: \np: d\np: e\n", buf.String())
 }

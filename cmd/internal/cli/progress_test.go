@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestProgressLine: the line is redrawn at most every ProgressEvery (and
@@ -16,22 +19,16 @@ func TestProgressLine(t *testing.T) {
 	p := NewProgress(&b, 1000, func() time.Time { return clock })
 	clock = clock.Add(time.Second)
 	p.Add(250)
-	if want := "\rdecoding  25% (250/1000 events, 0.0M events/s)\x1b[K"; b.String() != want {
-		t.Fatalf("first draw %q, want %q", b.String(), want)
-	}
+	require.Equal(t, "\rdecoding  25% (250/1000 events, 0.0M events/s)\x1b[K", b.String(), "first draw")
 	b.Reset()
 	clock = clock.Add(ProgressEvery / 2)
 	p.Add(250)
 	if b.Len() != 0 {
-		t.Fatalf("redrawn %q before ProgressEvery passed", b.String())
+		require.FailNow(t, fmt.Sprintf("redrawn %q before ProgressEvery passed", b.String()))
 	}
 	p.Add(500)
-	if want := "\rdecoding 100% (1000/1000 events, 0.0M events/s)\x1b[K"; b.String() != want {
-		t.Fatalf("the last records draw %q, want %q", b.String(), want)
-	}
+	require.Equal(t, "\rdecoding 100% (1000/1000 events, 0.0M events/s)\x1b[K", b.String(), "the last records draw")
 	b.Reset()
 	p.Finish()
-	if b.String() != "\r\x1b[K" {
-		t.Fatalf("Finish wrote %q", b.String())
-	}
+	require.Equal(t, "\r\x1b[K", b.String(), "Finish wrote")
 }

@@ -8,23 +8,22 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // repoRoot is the repository's root: the folder of go.mod, up from here.
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir
 		}
 		up := filepath.Dir(dir)
-		if up == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
+		require.NotEqual(t, dir, up, "no go.mod above the test's folder")
 		dir = up
 	}
 }
@@ -42,13 +41,10 @@ func clusterCaptures(t *testing.T, n, seeds int) []string {
 		path := filepath.Join(dir, fmt.Sprintf("rank%d.bin", i))
 		seed := 1 + i%seeds
 		if first, ok := made[seed]; ok {
-			if err := os.Link(first, path); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Link(first, path))
 		} else {
-			if _, errOut, code := runMain(t, "synth", filepath.Join(repoRoot(t), "examples/moe_layer.yaml"), "--seed", fmt.Sprint(seed), "-o", path); code != 0 {
-				t.Fatalf("synth: %s", errOut)
-			}
+			_, errOut, code := runMain(t, "synth", filepath.Join(repoRoot(t), "examples/moe_layer.yaml"), "--seed", fmt.Sprint(seed), "-o", path)
+			require.Equalf(t, 0, code, "synth: %s", errOut)
 			made[seed] = path
 		}
 		paths = append(paths, path)
@@ -82,13 +78,10 @@ func TestRankOrderNeverLeaks(t *testing.T) {
 		} {
 			out := filepath.Join(dir, tag+"-"+c.name)
 			args := append(append(append([]string{}, c.args...), order...), "-o", out)
-			if _, errOut, code := runMain(t, args...); code != 0 {
-				t.Fatalf("%v: %s", args, errOut)
-			}
+			_, errOut, code := runMain(t, args...)
+			require.Equalf(t, 0, code, "%v: %s", args, errOut)
 			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got = append(got, data)
 		}
 		return got
@@ -97,7 +90,7 @@ func TestRankOrderNeverLeaks(t *testing.T) {
 	for tag, order := range map[string][]string{"glob": glob, "shuffled": shuffled} {
 		for i, got := range outputs(tag, order) {
 			if !bytes.Equal(got, want[i]) {
-				t.Errorf("%s order: output %d differs from the one of the captures in rank order (%d and %d bytes)", tag, i, len(got), len(want[i]))
+				assert.Fail(t, fmt.Sprintf("%s order: output %d differs from the one of the captures in rank order (%d and %d bytes)", tag, i, len(got), len(want[i])))
 			}
 		}
 	}
@@ -114,19 +107,15 @@ func TestRankOrderNeverLeaks(t *testing.T) {
 			} `json:"ranks"`
 		} `json:"cross_rank"`
 	}
-	if err := json.Unmarshal(want[1], &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(want[1], &rep))
 	slowest, most := uint32(0), uint64(0)
 	for i, k := range rep.Ranks {
 		if k.Rank != uint32(i) || rep.CrossRank.Ranks[i].Rank != uint32(i) {
-			t.Errorf("ranks[%d] is rank %d (cross_rank: %d), want rank %d", i, k.Rank, rep.CrossRank.Ranks[i].Rank, i)
+			assert.Fail(t, fmt.Sprintf("ranks[%d] is rank %d (cross_rank: %d), want rank %d", i, k.Rank, rep.CrossRank.Ranks[i].Rank, i))
 		}
 		if k.MakespanCycles > most {
 			slowest, most = k.Rank, k.MakespanCycles
 		}
 	}
-	if rep.CrossRank.SlowestRank != slowest {
-		t.Errorf("slowest_rank = %d, want %d (the lowest of the ranks of makespan %d)", rep.CrossRank.SlowestRank, slowest, most)
-	}
+	assert.Equalf(t, slowest, rep.CrossRank.SlowestRank, "slowest_rank (the lowest of the ranks of makespan %d)", most)
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -49,14 +50,11 @@ func TestTraceReadBackAnalyzesAsItsCapture(t *testing.T) {
 	var captures []string
 	for _, c := range familyCases {
 		sched := filepath.Join(dir, c.name+".yaml")
-		if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 		for _, seed := range []string{"1", "7"} {
 			p := filepath.Join(dir, c.name+"-"+seed+".bin")
-			if _, errOut, code := runMain(t, "synth", sched, "--seed", seed, "-o", p); code != ExitOK {
-				t.Fatalf("synth: %s", errOut)
-			}
+			_, errOut, code := runMain(t, "synth", sched, "--seed", seed, "-o", p)
+			require.Equalf(t, ExitOK, code, "synth: %s", errOut)
 			captures = append(captures, p)
 		}
 	}
@@ -68,13 +66,9 @@ func TestTraceReadBackAnalyzesAsItsCapture(t *testing.T) {
 	clocks := [][]string{nil, {"--soc", "ascend950"}, {"--freq-mhz", "1000"}}
 	analysis := func(rt *rapid.T, args ...string) readBackAnalysis {
 		stdout, errOut, code := runMain(t, append([]string{"analyze", "--format", "json"}, args...)...)
-		if code != ExitOK {
-			rt.Fatalf("analyze %v: exit %v\n%s", args, code, errOut)
-		}
+		require.Equalf(rt, ExitOK, code, "analyze %v: exit\n%s", args, errOut)
 		var a readBackAnalysis
-		if err := json.Unmarshal([]byte(stdout), &a); err != nil {
-			rt.Fatal(err)
-		}
+		require.NoError(rt, json.Unmarshal([]byte(stdout), &a))
 		return a
 	}
 	n := 0
@@ -83,15 +77,12 @@ func TestTraceReadBackAnalyzesAsItsCapture(t *testing.T) {
 		flags := append(rapid.SampledFrom(choices).Draw(rt, "family"), rapid.SampledFrom(clocks).Draw(rt, "clock")...)
 		n++
 		trace := filepath.Join(dir, fmt.Sprintf("t%d.json", n))
-		if _, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", trace}, flags...)...); code != ExitOK {
-			rt.Fatalf("decode %v: exit %v\n%s", flags, code, errOut)
-		}
+		_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", trace}, flags...)...)
+		require.Equalf(rt, ExitOK, code, "decode %v: exit\n%s", flags, errOut)
 		want := analysis(rt, append([]string{capPath}, flags...)...)
 		got := analysis(rt, trace)
 		os.Remove(trace)
-		if !reflect.DeepEqual(got, want) {
-			rt.Fatalf("%s decoded with %v, analyzed:\n got %+v\nwant %+v (the capture analyzed with those flags)", filepath.Base(capPath), flags, got, want)
-		}
+		require.Equalf(rt, want, got, "%s decoded with %v, analyzed", filepath.Base(capPath), flags)
 	})
 }
 
@@ -105,9 +96,8 @@ func TestDiffSaysClockAndFamily(t *testing.T) {
 	capPath := megaMoeCapture(t, dir)
 	analysis := func(name string, flags ...string) string {
 		p := filepath.Join(dir, name)
-		if _, errOut, code := runMain(t, append([]string{"analyze", capPath, "--format", "json", "-o", p}, flags...)...); code != ExitOK {
-			t.Fatalf("analyze %v: %s", flags, errOut)
-		}
+		_, errOut, code := runMain(t, append([]string{"analyze", capPath, "--format", "json", "-o", p}, flags...)...)
+		require.Equalf(t, ExitOK, code, "analyze %v: %s", flags, errOut)
 		return p
 	}
 	base := analysis("base.json")
@@ -121,11 +111,9 @@ func TestDiffSaysClockAndFamily(t *testing.T) {
 	} {
 		other := analysis("other.json", c.flags...)
 		_, errOut, code := runMain(t, "diff", base, other)
-		if code != ExitOK || !strings.Contains(errOut, "warning: inputs differ: "+c.said) {
-			t.Errorf("diff %v: exit %v, want 0 and a warning %q:\n%s", c.flags, code, c.said, errOut)
-		}
+		assert.Falsef(t, code != ExitOK || !strings.Contains(errOut, "warning: inputs differ: "+c.said), "diff %v: exit %v, want 0 and a warning %q:\n%s", c.flags, code, c.said, errOut)
 		if _, errOut, code := runMain(t, "diff", base, other, "--strict"); code != ExitInvalid {
-			t.Errorf("diff --strict %v: exit %v, want %v\n%s", c.flags, code, ExitInvalid, errOut)
+			assert.Fail(t, fmt.Sprintf("diff --strict %v: exit %v, want %v\n%s", c.flags, code, ExitInvalid, errOut))
 		}
 	}
 }

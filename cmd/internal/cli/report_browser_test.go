@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,6 +19,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -37,9 +39,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CYCLEABI_REQUIRE_CHROMIUM") != "" {
-		t.Fatal("chromium is not installed and CYCLEABI_REQUIRE_CHROMIUM is set (apt-get install chromium)")
-	}
+	require.Empty(t, os.Getenv("CYCLEABI_REQUIRE_CHROMIUM"), "chromium is not installed and CYCLEABI_REQUIRE_CHROMIUM is set (apt-get install chromium)")
 	t.Skip("chromium is not installed (apt-get install chromium); set CYCLEABI_REQUIRE_CHROMIUM to fail instead")
 	return ""
 }
@@ -59,9 +59,7 @@ func runChromium(t *testing.T, bin, page string, args ...string) []byte {
 	cmd := exec.CommandContext(ctx, bin, all...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v\n%s: %v", args, stderr.String(), err)
-	}
+	require.NoErrorf(t, cmd.Run(), "chromium %v\n%s", args, stderr.String())
 	return stdout.Bytes()
 }
 
@@ -122,15 +120,11 @@ func TestReportInChromium(t *testing.T) {
 	probed := filepath.Join(dir, "probed.html")
 	mod := bytes.Replace(page, []byte("<head>"), []byte("<head>"+probeHead), 1)
 	mod = bytes.Replace(mod, []byte("</body>"), []byte(probeLoad+probeTail+"</body>"), 1)
-	if err := os.WriteFile(probed, mod, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(probed, mod, 0o644))
 
 	dom := runChromium(t, bin, probed, "--dump-dom")
 	doc, err := html.Parse(bytes.NewReader(dom))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var body *html.Node
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
@@ -143,40 +137,24 @@ func TestReportInChromium(t *testing.T) {
 		if n.Data == "svg" && strings.Contains(htmlcheck.Attr(n, "class"), "chart") {
 			charts++
 			w, h, ok := strings.Cut(htmlcheck.Attr(n, "data-size"), "x")
-			if !ok {
-				t.Fatalf("svg %s has no rendered size: ok = false, want true", htmlcheck.Attr(n, "id"))
-			}
+			require.Truef(t, ok, "svg %s has no rendered size: ok = false, want true", htmlcheck.Attr(n, "id"))
 			wi, _ := strconv.Atoi(w)
 			hi, _ := strconv.Atoi(h)
 			if !(wi > 100 && hi > 20) {
-				t.Errorf("svg %s renders %sx%s: wi > 100 && hi > 20 = false, want true", htmlcheck.Attr(n, "id"), w, h)
+				assert.Fail(t, fmt.Sprintf("svg %s renders %sx%s: wi > 100 && hi > 20 = false, want true", htmlcheck.Attr(n, "id"), w, h))
 			}
 		}
 	})
-	if body == nil {
-		t.Fatalf("the dumped DOM has a body: body is nil, want non-nil")
-	}
-	if got := htmlcheck.Attr(body, "data-sections"); got != "summary timeline cores types critical-path ranks base" {
-		t.Errorf("every section, in order, laid out: htmlcheck.Attr(body, \"data-sections\") = %q, want %q", got, "summary timeline cores types critical-path ranks base")
-	}
-	if got := htmlcheck.Attr(body, "data-errors"); got != "" {
-		t.Errorf("no script error: htmlcheck.Attr(body, \"data-errors\") = %q, want %q", got, "")
-	}
+	require.NotNil(t, body, "the dumped DOM has a body: body is nil, want non-nil")
+	assert.Equal(t, "summary timeline cores types critical-path ranks base", htmlcheck.Attr(body, "data-sections"), "every section, in order, laid out: htmlcheck.Attr(body, \"data-sections\")")
+	assert.Emptyf(t, htmlcheck.Attr(body, "data-errors"), "no script error: htmlcheck.Attr(body, \"data-errors\"), want %q", "")
 	// Axis labels as the browser lays them out: none runs into the next
 	// (2 px apart at least).
-	if got := htmlcheck.Attr(body, "data-tick-overlaps"); got != "" {
-		t.Errorf("tick labels that overlap: htmlcheck.Attr(body, \"data-tick-overlaps\") = %q, want %q", got, "")
-	}
-	if got := htmlcheck.Attr(body, "data-blocked"); got != "https://example.invalid/probe.png" {
-		t.Errorf("the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own: htmlcheck.Attr(body, \"data-blocked\") = %q, want %q", got, "https://example.invalid/probe.png")
-	}
-	if got := htmlcheck.Attr(body, "data-sorted"); got != "GroupedMatMul" {
-		t.Errorf("a click sorts the task types by count, largest first: htmlcheck.Attr(body, \"data-sorted\") = %q, want %q", got, "GroupedMatMul")
-	}
+	assert.Emptyf(t, htmlcheck.Attr(body, "data-tick-overlaps"), "tick labels that overlap: htmlcheck.Attr(body, \"data-tick-overlaps\"), want %q", "")
+	assert.Equal(t, "https://example.invalid/probe.png", htmlcheck.Attr(body, "data-blocked"), "the page's Content-Security-Policy blocks the probe's load, and nothing of the page's own: htmlcheck.Attr(body, \"data-blocked\")")
+	assert.Equal(t, "GroupedMatMul", htmlcheck.Attr(body, "data-sorted"), "a click sorts the task types by count, largest first: htmlcheck.Attr(body, \"data-sorted\")")
 	// The timeline, the cores, 3 stats charts, the Gantt, by kind, by stage.
-	if charts != 8 {
-		t.Errorf("charts = %v, want 8", charts)
-	}
+	assert.Equal(t, 8, charts, "charts")
 
 	// The screenshot, the page and its PDF: with CYCLEABI_KEEP_ARTIFACTS=1
 	// kept in a temporary folder that outlives the test (to look at, or
@@ -185,14 +163,10 @@ func TestReportInChromium(t *testing.T) {
 	shots := t.TempDir()
 	if os.Getenv("CYCLEABI_KEEP_ARTIFACTS") == "1" {
 		shots, err = os.MkdirTemp("", "cycleabi-report-")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 	htmlPath, shot := filepath.Join(shots, "report.html"), filepath.Join(shots, "report.png")
-	if err := os.WriteFile(htmlPath, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(htmlPath, page, 0o644))
 	runChromium(t, bin, htmlPath, "--screenshot="+shot, "--hide-scrollbars")
 	t.Logf("screenshot of the example report: %s (the page: %s)", shot, htmlPath)
 
@@ -201,55 +175,35 @@ func TestReportInChromium(t *testing.T) {
 	pdfPath := filepath.Join(shots, "report.pdf")
 	runChromium(t, bin, htmlPath, "--print-to-pdf="+pdfPath, "--no-pdf-header-footer")
 	pdf, err := os.ReadFile(pdfPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-		t.Fatalf("chromium printed a PDF: bytes.HasPrefix(pdf, []byte(\"%%PDF-\")) = false, want true")
-	}
+	require.NoError(t, err)
+	require.True(t, bytes.HasPrefix(pdf, []byte("%PDF-")), "chromium printed a PDF: bytes.HasPrefix(pdf, []byte(\"%PDF-\")) = false, want true")
 	pages := 0
 	for _, m := range regexp.MustCompile(`/Count (\d+)`).FindAllSubmatch(pdf, -1) {
 		c, _ := strconv.Atoi(string(m[1]))
 		pages = max(pages, c)
 	}
-	if !(pages >= 3 && pages <= 40) {
-		t.Errorf("the printed report has %d pages: pages >= 3 && pages <= 40 = false, want true", pages)
-	}
+	assert.Truef(t, pages >= 3 && pages <= 40, "the printed report has %d pages: pages >= 3 && pages <= 40 = false, want true", pages)
 	t.Logf("printed: %s (%d pages)", pdfPath, pages)
 	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := png.Decode(f)
 	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := img.Bounds(), image.Rect(0, 0, 1280, 3000); !reflect.DeepEqual(got, want) {
-		t.Fatalf("img.Bounds() = %v, want %v", got, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, image.Rect(0, 0, 1280, 3000), img.Bounds(), "img.Bounds()")
 	readme := readmeImage(img)
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestCompression}
-	if err := enc.Encode(&buf, readme); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, enc.Encode(&buf, readme))
 	if golden.Update() {
-		if err := os.MkdirAll(filepath.Dir(readmeShot), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(readmeShot, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(readmeShot), 0o755))
+		require.NoError(t, os.WriteFile(readmeShot, buf.Bytes(), 0o644))
 	}
-	if got := buf.Len(); got >= readmeShotMax {
-		t.Errorf("the README's screenshot stays under 300 KB: buf.Len() = %v, want < %v", got, readmeShotMax)
-	}
+	assert.Less(t, buf.Len(), readmeShotMax, "the README's screenshot stays under 300 KB: buf.Len()")
 	st, err := os.Stat(readmeShot)
 	if err != nil {
-		t.Errorf("docs/report.png: go test ./internal/cli -run Chromium -update: %v", err)
+		assert.Fail(t, fmt.Sprintf("docs/report.png: go test ./internal/cli -run Chromium -update: %v", err))
 	} else if got := st.Size(); got >= int64(readmeShotMax) {
-		t.Errorf("st.Size() = %v, want < %v", got, int64(readmeShotMax))
+		assert.Fail(t, fmt.Sprintf("st.Size() = %v, want < %v", got, int64(readmeShotMax)))
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // causeCluster synthesizes five ranks of the MoE example (seeds 1 to 5),
@@ -15,14 +18,10 @@ import (
 func causeCluster(t *testing.T, edit func(schedule string) string) []string {
 	t.Helper()
 	text, err := os.ReadFile("examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	slow := filepath.Join(dir, "slow.yaml")
-	if err := os.WriteFile(slow, []byte(edit(string(text))), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(slow, []byte(edit(string(text))), 0o644))
 	var ranks []string
 	for i := range 5 {
 		schedule := "examples/moe_layer.yaml"
@@ -30,9 +29,8 @@ func causeCluster(t *testing.T, edit func(schedule string) string) []string {
 			schedule = slow
 		}
 		p := filepath.Join(dir, fmt.Sprintf("rank%d.bin", i))
-		if out, code, _ := runOut(t, "synth", schedule, "--seed", strconv.Itoa(i+1), "-o", p); code != ExitOK {
-			t.Fatal(out)
-		}
+		out, code, _ := runOut(t, "synth", schedule, "--seed", strconv.Itoa(i+1), "-o", p)
+		require.Equal(t, ExitOK, code, out)
 		ranks = append(ranks, p)
 	}
 	return append(ranks, "--kernel-family", "none", "--names", "examples/moe_layer.names.yaml")
@@ -47,15 +45,11 @@ func TestCauseCardsInChromium(t *testing.T) {
 	bin := chromium(t)
 	t.Chdir("../../..")
 	stage := causeCluster(t, func(s string) string {
-		if !strings.Contains(s, "{task_type: SwiGLU,") {
-			t.Fatal("examples/moe_layer.yaml has no SwiGLU task to slow down")
-		}
+		require.Contains(t, s, "{task_type: SwiGLU,", "examples/moe_layer.yaml has no SwiGLU task to slow down")
 		return strings.ReplaceAll(s, "{task_type: SwiGLU,", "{task_type: GroupedMatMul,")
 	})
 	cards := cardsInChromium(t, bin, reportPage(t, stage...))
-	if len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "where it is slowest | SwiGLU | +") {
-		t.Errorf("the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
-	}
+	assert.Falsef(t, len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "where it is slowest | SwiGLU | +"), "the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
 
 	chain := causeCluster(t, func(s string) string {
 		for c := 1; c < 8; c++ {
@@ -65,7 +59,5 @@ func TestCauseCardsInChromium(t *testing.T) {
 		return s
 	})
 	cards = cardsInChromium(t, bin, reportPage(t, chain...))
-	if len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "why it is slowest: waits") {
-		t.Errorf("the cards %q, want rank 2 slowest on its waits", cards)
-	}
+	assert.Falsef(t, len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "why it is slowest: waits"), "the cards %q, want rank 2 slowest on its waits", cards)
 }

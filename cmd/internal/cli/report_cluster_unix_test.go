@@ -20,6 +20,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -82,9 +84,7 @@ func reportChild(t *testing.T, bin, dir string, paths []string) ([]byte, time.Du
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("report of %d captures: %v\n%s", len(paths), err, stderr.String())
-	}
+	require.NoErrorf(t, cmd.Run(), "report of %d captures\n%s", len(paths), stderr.String())
 	took := time.Since(start)
 	var heap int64
 	for line := range strings.Lines(stderr.String()) {
@@ -94,9 +94,7 @@ func reportChild(t *testing.T, bin, dir string, paths []string) ([]byte, time.Du
 		}
 	}
 	page, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return page, took, heap
 }
 
@@ -107,13 +105,9 @@ func probeCluster(t *testing.T, chrome string, page []byte) map[string]string {
 	probed := filepath.Join(t.TempDir(), "probed.html")
 	mod := bytes.Replace(page, []byte("<head>"), []byte("<head>"+probeHead), 1)
 	mod = bytes.Replace(mod, []byte("</body>"), []byte(clusterProbe+"</body>"), 1)
-	if err := os.WriteFile(probed, mod, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(probed, mod, 0o644))
 	doc, err := html.Parse(bytes.NewReader(runChromium(t, chrome, probed, "--dump-dom")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	attrs := map[string]string{}
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type == html.ElementNode && n.Data == "body" {
@@ -132,30 +126,18 @@ func firstScreen(t *testing.T, name string, a map[string]string) {
 	t.Helper()
 	num := func(k string) int {
 		v, err := strconv.Atoi(a[k])
-		if err != nil {
-			t.Fatalf("%s: the probe's %s = %q", name, k, a[k])
-		}
+		require.NoErrorf(t, err, "%s: the probe's %s = %q", name, k, a[k])
 		return v
 	}
-	if got := num("data-cards-bottom"); got <= 0 || got > firstScreenH {
-		t.Errorf("%s: the cluster's cards end at y %d, want within the first %d px", name, got, firstScreenH)
-	}
-	if got := num("data-findings-bottom"); got > firstScreenH {
-		t.Errorf("%s: the findings end at y %d, want within the first %d px", name, got, firstScreenH)
-	}
-	if got := num("data-banners"); got != 0 {
-		t.Errorf("%s: %d banners, want none", name, got)
-	}
-	if got := num("data-folded-shown"); got != 0 {
-		t.Errorf("%s: %d rows of the folded per-rank lists laid out, want none", name, got)
-	}
+	got := num("data-cards-bottom")
+	assert.Greaterf(t, got, 0, "%s: the cluster's cards end at y", name)
+	assert.LessOrEqualf(t, got, firstScreenH, "%s: the cluster's cards end at y", name)
+	assert.LessOrEqualf(t, num("data-findings-bottom"), firstScreenH, "%s: the findings end at y", name)
+	assert.Equalf(t, 0, num("data-banners"), "%s", name)
+	assert.Equalf(t, 0, num("data-folded-shown"), "%s", name)
 	// However many ranks, a few screens: the per-rank lists are folded.
-	if got := num("data-height"); got > 10*firstScreenH {
-		t.Errorf("%s: the page is %d px high, want at most %d", name, got, 10*firstScreenH)
-	}
-	if got := a["data-errors"]; got != "" {
-		t.Errorf("%s: script errors %q", name, got)
-	}
+	assert.LessOrEqualf(t, num("data-height"), 10*firstScreenH, "%s: the page", name)
+	assert.Emptyf(t, a["data-errors"], "%s: script errors", name)
 	t.Logf("%s: cards end at %s px, findings at %s, the first chart starts at %s; the page is %s px high",
 		name, a["data-cards-bottom"], a["data-findings-bottom"], a["data-first-chart-top"], a["data-height"])
 }
@@ -166,35 +148,23 @@ func screenshot(t *testing.T, chrome string, page []byte, root, shot string) {
 	t.Helper()
 	dir := t.TempDir()
 	htmlPath, pngPath := filepath.Join(dir, "report.html"), filepath.Join(dir, "report.png")
-	if err := os.WriteFile(htmlPath, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(htmlPath, page, 0o644))
 	runChromium(t, chrome, htmlPath, "--screenshot="+pngPath, "--hide-scrollbars")
 	f, err := os.Open(pngPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	img, err := png.Decode(f)
 	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	first := image.NewRGBA(image.Rect(0, 0, firstScreenW, firstScreenH))
 	draw.Draw(first, first.Bounds(), img, image.Point{}, draw.Src)
 	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, first); err != nil {
-		t.Fatal(err)
-	}
-	if buf.Len() >= clusterShotMax {
-		t.Errorf("%s: %d bytes, want under %d", shot, buf.Len(), clusterShotMax)
-	}
+	require.NoError(t, (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, first))
+	assert.Lessf(t, buf.Len(), clusterShotMax, "%s", shot)
 	if golden.Update() {
-		if err := os.WriteFile(filepath.Join(root, shot), buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, shot), buf.Bytes(), 0o644))
 	}
 	if _, err := os.Stat(filepath.Join(root, shot)); err != nil {
-		t.Errorf("%s: go test ./internal/cli -run ClusterReport -update: %v", shot, err)
+		assert.Fail(t, fmt.Sprintf("%s: go test ./internal/cli -run ClusterReport -update: %v", shot, err))
 	}
 }
 
@@ -212,28 +182,18 @@ func TestClusterReport1024InChromium(t *testing.T) {
 	var paths []string
 	for i := range 1024 {
 		p := fmt.Sprintf("rank%d.bin", i)
-		if err := os.Symlink(filepath.Join(root, "examples/moe_layer.bin"), filepath.Join(dir, p)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(filepath.Join(root, "examples/moe_layer.bin"), filepath.Join(dir, p)))
 		paths = append(paths, p)
 	}
 	rand.New(rand.NewPCG(10, 24)).Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 	page, took, heap := reportChild(t, bin, dir, paths)
 	t.Logf("1,024 ranks: %v, peak live heap %d MiB, page %.2f MiB", took.Round(10*time.Millisecond), heap>>20, float64(len(page))/(1<<20))
-	if len(page) > clusterPageMax {
-		t.Errorf("the page is %d bytes, over %d", len(page), clusterPageMax)
-	}
-	if heap > clusterHeapMax {
-		t.Errorf("peak live heap %d bytes, over %d", heap, clusterHeapMax)
-	}
-	if took > clusterTimeMax {
-		t.Errorf("report took %v, over %v", took, clusterTimeMax)
-	}
+	assert.LessOrEqual(t, len(page), clusterPageMax, "the page")
+	assert.LessOrEqual(t, heap, int64(clusterHeapMax), "peak live heap")
+	assert.LessOrEqual(t, took, clusterTimeMax, "report took")
 	// Given in random order, the page still runs by rank: rank 0 is the
 	// slowest of equals, the makespan table starts at rank 0.
-	if !bytes.Contains(page, []byte(`<div class="v">rank 0</div>`)) {
-		t.Errorf("the slowest of 1,024 equal ranks is not rank 0")
-	}
+	assert.Contains(t, string(page), string([]byte(`<div class="v">rank 0</div>`)), "the slowest of 1,024 equal ranks is not rank 0")
 	a := probeCluster(t, chrome, page)
 	firstScreen(t, "1,024 ranks", a)
 	screenshot(t, chrome, page, root, clusterShot1024)
@@ -253,9 +213,8 @@ func TestClusterReport64InChromium(t *testing.T) {
 	lo, hi := 0.0, 0.0
 	for i := range 64 {
 		p := fmt.Sprintf("rank%d.bin", i)
-		if _, errOut, code := runMain(t, "synth", filepath.Join(root, "examples/moe_layer.yaml"), "--seed", strconv.Itoa(i+1), "-o", filepath.Join(dir, p)); code != 0 {
-			t.Fatalf("synth: %s", errOut)
-		}
+		_, errOut, code := runMain(t, "synth", filepath.Join(root, "examples/moe_layer.yaml"), "--seed", strconv.Itoa(i+1), "-o", filepath.Join(dir, p))
+		require.Equalf(t, 0, code, "synth: %s", errOut)
 		paths = append(paths, p)
 	}
 	rand.New(rand.NewPCG(64, 1)).Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
@@ -264,9 +223,7 @@ func TestClusterReport64InChromium(t *testing.T) {
 	firstScreen(t, "64 ranks", a)
 	scale, _ := strconv.ParseFloat(a["data-columns-scale"], 64)
 	heights := strings.Fields(a["data-columns"])
-	if len(heights) != 64 {
-		t.Fatalf("%d columns, want 64", len(heights))
-	}
+	require.Len(t, heights, 64)
 	for i, h := range heights {
 		v, _ := strconv.ParseFloat(h, 64)
 		if i == 0 || v < lo {
@@ -274,8 +231,6 @@ func TestClusterReport64InChromium(t *testing.T) {
 		}
 		hi = max(hi, v)
 	}
-	if plot := 160 * scale; hi-lo < plot/3 {
-		t.Errorf("the columns are %.1f to %.1f px high in a %.1f px plot: differ by under a third", lo, hi, plot)
-	}
+	assert.GreaterOrEqualf(t, hi-lo, 160*scale/3, "the columns are %.1f to %.1f px high in a", lo, hi)
 	screenshot(t, chrome, page, root, clusterShot64)
 }

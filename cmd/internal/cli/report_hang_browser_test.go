@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -17,13 +19,9 @@ import (
 func cardsInChromium(t *testing.T, bin string, page []byte) []string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "page.html")
-	if err := os.WriteFile(path, page, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, page, 0o644))
 	doc, err := html.Parse(bytes.NewReader(runChromium(t, bin, path, "--dump-dom")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var cards []string
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode || n.Data != "div" || !strings.Contains(" "+htmlcheck.Attr(n, "class")+" ", " card ") {
@@ -57,13 +55,10 @@ func TestHangReportInChromium(t *testing.T) {
 	t.Chdir("../../..")
 	dir := t.TempDir()
 	hung := filepath.Join(dir, "hung.bin")
-	if out, code, _ := runOut(t, "synth", "examples/moe_layer.yaml", "--stop-in-task", "100", "-o", hung); code != ExitOK {
-		t.Fatal(out)
-	}
+	out, code, _ := runOut(t, "synth", "examples/moe_layer.yaml", "--stop-in-task", "100", "-o", hung)
+	require.Equal(t, ExitOK, code, out)
 	cards := cardsInChromium(t, bin, reportPage(t, hung, "--plan", "examples/moe_layer.yaml", "--kernel-family", "none"))
-	if len(cards) == 0 || !strings.HasPrefix(cards[0], "kernel stopped | task 100 | stopped-inside: task 100 (GroupedMatMul) on AIC/6") {
-		t.Errorf("the first card %q, want the stopped task", cards)
-	}
+	assert.Falsef(t, len(cards) == 0 || !strings.HasPrefix(cards[0], "kernel stopped | task 100 | stopped-inside: task 100 (GroupedMatMul) on AIC/6"), "the first card %q, want the stopped task", cards)
 
 	var ranks []string
 	for i := range 5 {
@@ -72,14 +67,11 @@ func TestHangReportInChromium(t *testing.T) {
 		if i == 3 {
 			args = append(args, "--idle-cores", "6")
 		}
-		if out, code, _ := runOut(t, args...); code != ExitOK {
-			t.Fatal(out)
-		}
+		out, code, _ := runOut(t, args...)
+		require.Equal(t, ExitOK, code, out)
 		ranks = append(ranks, p)
 	}
 	cards = cardsInChromium(t, bin, reportPage(t, append(ranks, "--kernel-family", "none")...))
-	if len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 3") ||
-		!strings.HasPrefix(cards[1], "why it is slowest: cores not entered | see cores | 6 of its cores wrote no record") {
-		t.Errorf("the cards %q, want rank 3 slowest for its cores not entered", cards)
-	}
+	assert.Falsef(t, len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 3") ||
+		!strings.HasPrefix(cards[1], "why it is slowest: cores not entered | see cores | 6 of its cores wrote no record"), "the cards %q, want rank 3 slowest for its cores not entered", cards)
 }

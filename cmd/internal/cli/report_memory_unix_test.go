@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // reportPerRankBudget is the most live heap report may keep per rank of
@@ -44,10 +47,7 @@ func TestReportMemoryPerRank(t *testing.T) {
 	large := reportPeakLiveHeap(t, bin, capture, many, limit)
 	perRank := (large - min(large, small)) / (many - few)
 	t.Logf("peak live heap: %d ranks %d B, %d ranks %d B: %d B a rank", few, small, many, large, perRank)
-	if large > limit {
-		t.Errorf("report keeps over %d bytes a rank (%d ranks: %d B live at most; %d: %d B and growing, stopped), over the budget of %d",
-			perRank, few, small, many, large, reportPerRankBudget)
-	}
+	assert.LessOrEqualf(t, large, limit, "report keeps over %d bytes a rank (%d ranks: %d B live at most; %d B and growing, stopped), over the budget of %d", perRank, few, small, many, reportPerRankBudget)
 }
 
 var gcLive = regexp.MustCompile(`^gc \d+ .* \d+->\d+->(\d+) MB`)
@@ -58,31 +58,21 @@ var gcLive = regexp.MustCompile(`^gc \d+ .* \d+->\d+->(\d+) MB`)
 func reportPeakLiveHeap(t *testing.T, bin, capture string, ranks int, limit uint64) uint64 {
 	t.Helper()
 	abs, err := filepath.Abs(capture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	var manifest []byte
 	for i := range ranks {
 		name := fmt.Sprintf("c%d.bin", i)
-		if err := os.Symlink(abs, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(abs, filepath.Join(dir, name)))
 		manifest = fmt.Appendf(manifest, "- {capture: %s, rank: %d}\n", name, i)
 	}
 	window := filepath.Join(dir, "window.yaml")
-	if err := os.WriteFile(window, manifest, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(window, manifest, 0o644))
 	cmd := exec.Command(bin, "report", "--invocation-manifest", window, "-o", filepath.Join(dir, "report.html"))
 	cmd.Env = append(os.Environ(), "GODEBUG=gctrace=1", "GOGC=25", "GOMEMLIMIT=off")
 	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	var most uint64
 	var cycles int
 	var other strings.Builder
@@ -94,9 +84,7 @@ func reportPeakLiveHeap(t *testing.T, bin, capture string, ranks int, limit uint
 			continue
 		}
 		mb, err := strconv.ParseUint(string(m[1]), 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cycles++
 		most = max(most, mb<<20)
 		if limit > 0 && most > limit {
@@ -105,11 +93,7 @@ func reportPeakLiveHeap(t *testing.T, bin, capture string, ranks int, limit uint
 			return most
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("report of %d ranks: %v\n%s", ranks, err, other.String())
-	}
-	if cycles == 0 {
-		t.Fatalf("report of %d ranks: no gctrace line in\n%s", ranks, other.String())
-	}
+	require.NoErrorf(t, cmd.Wait(), "report of %d ranks\n%s", ranks, other.String())
+	require.NotEqualf(t, 0, cycles, "report of %d ranks: no gctrace line in\n%s", ranks, other.String())
 	return most
 }

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/testkit/htmlcheck"
 	"github.com/megakernel/cycleabi/report"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 )
 
@@ -24,13 +25,9 @@ func reportPage(t *testing.T, args ...string) []byte {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "report.html")
 	_, errOut, code := runMain(t, append(append([]string{"report"}, args...), "-o", out)...)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data
 }
 
@@ -38,13 +35,9 @@ func reportPage(t *testing.T, args ...string) []byte {
 func jsonOf(t *testing.T, args ...string) map[string]any {
 	t.Helper()
 	out, errOut, code := runMain(t, args...)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	var v map[string]any
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
 	return v
 }
 
@@ -81,37 +74,27 @@ func checkCell(t *testing.T, where string, c htmlcheck.Cell, want any) {
 	switch w := want.(type) {
 	case float64:
 		got, err := strconv.ParseFloat(c.V, 64)
-		if err != nil {
-			t.Errorf("%s: %v", where, err)
+		if !assert.NoErrorf(t, err, "%s", where) {
 			return
 		}
-		if got != w {
-			t.Errorf("%s: data-v: got %v, want %v", where, got, w)
-		}
+		assert.Equalf(t, w, got, "%s: data-v", where)
 		shown := strings.NewReplacer(",", "", "+", "", " ≈", "").Replace(c.Text)
 		v, err := strconv.ParseFloat(shown, 64)
-		if err != nil {
-			t.Errorf("%s: text %q: %v", where, c.Text, err)
+		if !assert.NoErrorf(t, err, "%s: text %q", where, c.Text) {
 			return
 		}
 		prec := 0
 		if i := strings.IndexByte(shown, '.'); i >= 0 {
 			prec = len(shown) - i - 1
 		}
-		if got, want := math.Abs(v-w), 0.5*math.Pow10(-prec)+1e-9*math.Abs(w); !(got <= want) {
-			t.Errorf("%s: text %q for %v: math.Abs(v-w) = %v, want <= %v", where, c.Text, w, got, want)
-		}
+		assert.Truef(t, math.Abs(v-w) <= 0.5*math.Pow10(-prec)+1e-9*math.Abs(w), "%s: text %q for %v: math.Abs(v-w)", where, c.Text, w)
 	case string:
-		if c.V != w {
-			t.Errorf("%s: data-v: c.V = %q, want %q", where, c.V, w)
-		}
-		if c.Text != w {
-			t.Errorf("%s: text: c.Text = %q, want %q", where, c.Text, w)
-		}
+		assert.Equalf(t, w, c.V, "%s: data-v: c.V", where)
+		assert.Equalf(t, w, c.Text, "%s: text: c.Text", where)
 	case nil:
-		t.Errorf("%s: the JSON value is null", where)
+		assert.Fail(t, fmt.Sprintf("%s: the JSON value is null", where))
 	default:
-		t.Errorf("%s: unexpected JSON value %v", where, want)
+		assert.Fail(t, fmt.Sprintf("%s: unexpected JSON value %v", where, want))
 	}
 }
 
@@ -121,21 +104,15 @@ func checkCell(t *testing.T, where string, c htmlcheck.Cell, want any) {
 func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (checked int) {
 	t.Helper()
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ranks := analysis["ranks"].([]any)
 	for _, tab := range htmlcheck.Tables(doc) {
 		var rank map[string]any
 		if tab.Rank != "" {
 			i, err := strconv.Atoi(tab.Rank)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			if strings.HasPrefix(tab.Name, "diff_") {
-				if diff == nil {
-					t.Fatalf("%s: diff is nil, want non-nil", tab.Name)
-				}
+				require.NotNilf(t, diff, "%s: diff is nil, want non-nil", tab.Name)
 				rank = diff["ranks"].([]any)[i].(map[string]any)
 			} else {
 				rank = ranks[i].(map[string]any)
@@ -190,27 +167,21 @@ func compareTables(t *testing.T, page []byte, analysis, diff map[string]any) (ch
 				obj, ok = find(rank["stages"], "name", row.Key)
 				wantRows = len(rank["stages"].([]any))
 			default:
-				t.Fatalf("table %q: the test does not know it", tab.Name)
+				require.FailNow(t, fmt.Sprintf("table %q: the test does not know it", tab.Name))
 			}
-			if !ok {
-				t.Fatalf("table %s rank %s: row %q is not in the JSON: ok = false, want true", tab.Name, tab.Rank, row.Key)
-			}
+			require.Truef(t, ok, "table %s rank %s: row %q is not in the JSON: ok = false, want true", tab.Name, tab.Rank, row.Key)
 			for _, c := range row.Cells {
 				if c.F == "" {
 					continue
 				}
 				want, ok := field(obj, c.F)
-				if !ok {
-					t.Fatalf("table %s row %q: no field %q in the JSON: ok = false, want true", tab.Name, row.Key, c.F)
-				}
+				require.Truef(t, ok, "table %s row %q: no field %q in the JSON: ok = false, want true", tab.Name, row.Key, c.F)
 				checkCell(t, fmt.Sprintf("table %s rank %s row %q field %s", tab.Name, tab.Rank, row.Key, c.F), c, want)
 				checked++
 			}
 		}
 		if wantRows >= 0 {
-			if len(tab.Rows) != wantRows {
-				t.Errorf("table %s rank %s: rows: len(tab.Rows) = %d, want %d: %v", tab.Name, tab.Rank, len(tab.Rows), wantRows, tab.Rows)
-			}
+			assert.Lenf(t, tab.Rows, wantRows, "table %s rank %s: rows: len(tab.Rows)", tab.Name, tab.Rank)
 		}
 	}
 	return checked
@@ -223,57 +194,35 @@ func TestReportNumbersAreAnalyzes(t *testing.T) {
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
 	n := compareTables(t, page, analysis, nil)
 	// 72 cores × 8 fields, the stats, 305 segments × 8 fields ...
-	if n <= 3000 {
-		t.Errorf("n = %v, want > %v", n, 3000)
-	}
+	assert.Greater(t, n, 3000, "n")
 	for _, s := range []string{"2458.8 µs", "53.7 %", "8.5 %", "13 warnings", "dropped-records 10"} {
-		if !strings.Contains(string(page), s) {
-			t.Errorf("the page does not contain %q", s)
-		}
+		assert.Contains(t, string(page), s, "the page does not contain")
 	}
 
 	// Without a schedule: no path, and the page says why.
 	page = reportPage(t, moeCapture)
 	analysis = jsonOf(t, "analyze", "--format", "json", moeCapture)
-	if got := compareTables(t, page, analysis, nil); got <= 500 {
-		t.Errorf("compareTables(t, page, analysis, nil) = %v, want > %v", got, 500)
-	}
-	if !strings.Contains(string(page), "only per-core chains are known") {
-		t.Errorf("the page does not contain %q", "only per-core chains are known")
-	}
+	assert.Greater(t, compareTables(t, page, analysis, nil), 500, "compareTables(t, page, analysis, nil)")
+	assert.Contains(t, string(page), "only per-core chains are known", "the page does not contain")
 }
 
 func TestReportRanksAndBase(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	data, err := os.ReadFile(moeCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
-	if err := os.WriteFile(r0, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(r0, data, 0o644))
 	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	// The base: the other way round, so every number changes.
 	baseDir := filepath.Join(dir, "base")
-	if err := os.Mkdir(baseDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(baseDir, 0o755))
 	b0, b1 := filepath.Join(baseDir, "rank0.bin"), filepath.Join(baseDir, "rank1.bin")
-	if err := os.Rename(r1, b0); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Rename(r1, b0))
 	_, errOut, code = runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
-	if err := os.WriteFile(b1, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
+	require.NoError(t, os.WriteFile(b1, data, 0o644))
 
 	flags := []string{"--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, append([]string{r0, r1, "--base", b0, "--base", b1}, flags...)...)
@@ -281,95 +230,55 @@ func TestReportRanksAndBase(t *testing.T) {
 	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
 	for _, c := range [][]string{{b0, b1, "-o", baseJSON}, {r0, r1, "-o", newJSON}} {
 		_, errOut, code := runMain(t, append(append([]string{"analyze", "--format", "json"}, c...), flags...)...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", errOut, code)
-		}
+		require.Equalf(t, 0, code, "%s: code", errOut)
 	}
 	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
-	if got := compareTables(t, page, analysis, diff); got <= 6000 {
-		t.Errorf("compareTables(t, page, analysis, diff) = %v, want > %v", got, 6000)
-	}
+	assert.Greater(t, compareTables(t, page, analysis, diff), 6000, "compareTables(t, page, analysis, diff)")
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, tab := range htmlcheck.Tables(doc) {
 		names = append(names, tab.Name)
 	}
 	for _, want := range []string{"cross_rank", "diff_summary", "diff_task_types", "diff_stages"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("names = %v, want it to contain %v", names, want)
-		}
+		assert.Truef(t, slices.Contains(names, want), "names = %v, want it to contain %v", names, want)
 	}
-	if !strings.Contains(string(page), `class="slowest"`) {
-		t.Errorf("the page does not contain %q (the slowest rank's row)", `class="slowest"`)
-	}
-	if !strings.Contains(string(page), "makespan vs base (rank 0)") {
-		t.Errorf("the page does not contain %q", "makespan vs base (rank 0)")
-	}
-	if got := htmlcheck.Valid(page); len(got) != 0 {
-		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
-	}
-	if got := htmlcheck.External(page); len(got) != 0 {
-		t.Errorf("htmlcheck.External(page) = %v, want empty", got)
-	}
+	assert.Contains(t, string(page), `class="slowest"`, "the page does not contain")
+	assert.Contains(t, string(page), "makespan vs base (rank 0)", "the page does not contain")
+	assert.Empty(t, htmlcheck.Valid(page), "htmlcheck.Valid(page)")
+	assert.Empty(t, htmlcheck.External(page), "htmlcheck.External(page)")
 
 	// One analyze report as the base.
 	page = reportPage(t, append([]string{r0, r1, "--base", newJSON}, flags...)...)
-	if !strings.Contains(string(page), `data-table="diff_summary"`) {
-		t.Errorf("the page does not contain %q", `data-table="diff_summary"`)
-	}
+	assert.Contains(t, string(page), `data-table="diff_summary"`, "the page does not contain")
 
 	// A base of another ABI is refused unless allowed.
 	other := filepath.Join(dir, "other.json")
 	js, err := os.ReadFile(newJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(other, bytes.Replace(js, []byte(`"abi_fingerprint": "`), []byte(`"abi_fingerprint": "00`), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, bytes.Replace(js, []byte(`"abi_fingerprint": "`), []byte(`"abi_fingerprint": "00`), 1), 0o644))
 	_, errOut, code = runMain(t, append([]string{"report", r0, r1, "--base", other, "-o", filepath.Join(dir, "x.html")}, flags...)...)
-	if code != 1 {
-		t.Errorf("code = %v, want 1", code)
-	}
-	if !strings.Contains(errOut, "--allow-abi-mismatch") {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, "--allow-abi-mismatch")
-	}
+	assert.Equal(t, 1, code, "code")
+	assert.Contains(t, errOut, "--allow-abi-mismatch", "errOut")
 	_, err = os.Stat(filepath.Join(dir, "x.html"))
-	if !os.IsNotExist(err) {
-		t.Errorf("no page is left behind: os.IsNotExist(err) = false, want true")
-	}
+	assert.True(t, os.IsNotExist(err), "no page is left behind: os.IsNotExist(err) = false, want true")
 }
 
 func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 	t.Parallel()
 	page := reportPage(t, moeCapture, "--plan", moePlan, "--names", moeNames)
-	if got := htmlcheck.Valid(page); len(got) != 0 {
-		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
-	}
-	if got := htmlcheck.External(page); len(got) != 0 {
-		t.Errorf("htmlcheck.External(page) = %v, want empty", got)
-	}
+	assert.Empty(t, htmlcheck.Valid(page), "htmlcheck.Valid(page)")
+	assert.Empty(t, htmlcheck.External(page), "htmlcheck.External(page)")
 	// Not even a URL in text: nothing that looks like one.
-	if strings.Contains(string(page), "://") {
-		t.Errorf("the page contains %q, want none", "://")
-	}
-	if got := len(page); got >= 2<<20 {
-		t.Errorf("the example's page is under 2 MB: len(page) = %v, want < %v", got, 2<<20)
-	}
+	assert.NotContainsf(t, string(page), "://", "the page contains %q, want none", "://")
+	assert.Less(t, len(page), 2<<20, "the example's page is under 2 MB: len(page)")
 	t.Logf("example page: %d bytes", len(page))
 	// The browser refuses any load all the same.
-	if !strings.Contains(string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`) {
-		t.Errorf("the page does not contain %q", `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`)
-	}
+	assert.Contains(t, string(page), `<meta http-equiv="Content-Security-Policy" content="default-src 'none';`, "the page does not contain")
 
 	// Every chart has an accessible name and an axis caption with its unit.
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode || n.Data != "svg" {
@@ -377,9 +286,7 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 		}
 		charts++
 		id := htmlcheck.Attr(n, "id")
-		if got := htmlcheck.Attr(n, "aria-label"); got == "" {
-			t.Errorf("%s: htmlcheck.Attr(n, \"aria-label\") is empty, want something", id)
-		}
+		assert.NotEmptyf(t, htmlcheck.Attr(n, "aria-label"), "%s: htmlcheck.Attr(n, \"aria-label\") is empty, want something", id)
 		var captions []string
 		htmlcheck.Walk(n, func(c *html.Node) {
 			if c.Type == html.ElementNode && c.Data == "text" && htmlcheck.Attr(c, "class") == "caption" {
@@ -387,50 +294,36 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 			}
 		})
 		if len(captions) != 1 {
-			t.Errorf("%s: len(captions) = %d, want 1: %q", id, len(captions), captions)
+			assert.Fail(t, fmt.Sprintf("%s: len(captions) = %d, want 1: %q", id, len(captions), captions))
 		} else if !regexp.MustCompile(`µs|share`).MatchString(captions[0]) {
-			t.Errorf("%s: captions[0] = %q, want a match for %s", id, captions[0], `µs|share`)
+			assert.Fail(t, fmt.Sprintf("%s: captions[0] = %q, want a match for %s", id, captions[0], `µs|share`))
 		}
 	})
-	if charts != 8 {
-		t.Errorf("charts = %v, want 8", charts)
-	}
+	assert.Equal(t, 8, charts, "charts")
 
 	// The checks can fail.
 	for _, bad := range []string{`<img src="x.png">`, `<link rel="stylesheet" href="https://cdn.example/x.css">`,
 		`<div style="background:url(a.png)"></div>`, `<a href="https://example.com">x</a>`, `<script>fetch("/x")</script>`} {
 		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
-		if got := htmlcheck.External(mod); len(got) == 0 {
-			t.Errorf("%s: htmlcheck.External(mod) is empty, want something", bad)
-		}
+		assert.NotEmptyf(t, htmlcheck.External(mod), "%s: htmlcheck.External(mod) is empty, want something", bad)
 	}
 	for _, bad := range []string{`<p><div>x</div></p>`, `<table><tr><td>x</td></tr></table>`, `<span id="summary"></span>`, `<div>`, `<i><b>x</i></b>`} {
 		mod := bytes.Replace(page, []byte("</main>"), []byte(bad+"</main>"), 1)
-		if got := htmlcheck.Valid(mod); len(got) == 0 {
-			t.Errorf("%s: htmlcheck.Valid(mod) is empty, want something", bad)
-		}
+		assert.NotEmptyf(t, htmlcheck.Valid(mod), "%s: htmlcheck.Valid(mod) is empty, want something", bad)
 	}
 }
 
 func TestReportCommandErrors(t *testing.T) {
 	t.Parallel()
 	_, _, code := runMain(t, "report")
-	if code != 2 {
-		t.Errorf("code = %v, want 2", code)
-	}
+	assert.Equal(t, 2, code, "code")
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.bin")
-	if err := os.WriteFile(bad, make([]byte, 100), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(bad, make([]byte, 100), 0o644))
 	_, _, code = runMain(t, "report", bad, "-o", filepath.Join(dir, "r.html"))
-	if code != 1 {
-		t.Errorf("code = %v, want 1", code)
-	}
+	assert.Equal(t, 1, code, "code")
 	_, _, code = runMain(t, "report", moeCapture, "--base", filepath.Join(dir, "missing.bin"), "-o", filepath.Join(dir, "r.html"))
-	if code != 2 {
-		t.Errorf("code = %v, want 2", code)
-	}
+	assert.Equal(t, 2, code, "code")
 }
 
 // A capture with more cores, stages and critical-path segments than a
@@ -465,44 +358,28 @@ func TestReportIsBounded(t *testing.T) {
 		tasks = append(tasks, tk)
 	}
 	sched, err := json.Marshal(map[string]any{"num_workers": workers, "tasks": tasks, "cube_task_indices": cube, "vector_task_indices": vector})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
 	schedPath, capPath := filepath.Join(dir, "chain.json"), filepath.Join(dir, "chain.bin")
-	if err := os.WriteFile(schedPath, sched, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(schedPath, sched, 0o644))
 	_, errOut, code := runMain(t, "synth", schedPath, "-o", capPath)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	page := reportPage(t, capPath, "--plan", schedPath)
 	t.Logf("page: %d bytes", len(page))
-	if got := len(page); got >= 4<<20 {
-		t.Errorf("len(page) = %v, want < %v", got, 4<<20)
-	}
-	if got := htmlcheck.Valid(page); len(got) != 0 {
-		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
-	}
+	assert.Less(t, len(page), 4<<20, "len(page)")
+	assert.Empty(t, htmlcheck.Valid(page), "htmlcheck.Valid(page)")
 
 	analysis := jsonOf(t, "analyze", "--format", "json", capPath, "--plan", schedPath)
 	rank := analysis["ranks"].([]any)[0].(map[string]any)
-	if cores, _ := rank["cores"].([]any); len(cores) != 3*workers/2 {
-		t.Fatalf("len(cores) = %d, want %d", len(cores), 3*workers/2)
-	}
-	if stages, _ := rank["stages"].([]any); len(stages) != chain {
-		t.Fatalf("len(stages) = %d, want %d", len(stages), chain)
-	}
+	cores, _ := rank["cores"].([]any)
+	require.Len(t, cores, 3*workers/2, "len(cores)")
+	stages, _ := rank["stages"].([]any)
+	require.Len(t, stages, chain, "len(stages)")
 	segments := len(rank["critical_path"].(map[string]any)["segments"].([]any))
-	if segments <= report.MaxGanttSegments {
-		t.Fatalf("segments = %v, want > %v", segments, report.MaxGanttSegments)
-	}
+	require.Greater(t, segments, report.MaxGanttSegments, "segments")
 
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	charts := 0
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type != html.ElementNode || n.Data != "svg" {
@@ -518,30 +395,20 @@ func TestReportIsBounded(t *testing.T) {
 				}
 			}
 		})
-		if rows > report.MaxChartRows {
-			t.Errorf("%s: rows: rows = %v, want <= %v", id, rows, report.MaxChartRows)
-		}
+		assert.LessOrEqualf(t, rows, report.MaxChartRows, "%s: rows: rows", id)
 		// A row's bins, as runs of one color: a few shapes per row and
 		// color, never one per record.
-		if shapes > 4*report.TimelineBins {
-			t.Errorf("%s: shapes: shapes = %v, want <= %v", id, shapes, 4*report.TimelineBins)
-		}
+		assert.LessOrEqualf(t, shapes, 4*report.TimelineBins, "%s: shapes: shapes", id)
 	})
-	if charts != 8 {
-		t.Errorf("charts = %v, want 8", charts)
-	}
+	assert.Equal(t, 8, charts, "charts")
 	for _, tab := range htmlcheck.Tables(doc) {
-		if got := len(tab.Rows); got > report.MaxTableRows {
-			t.Errorf("table %s: len(tab.Rows) = %v, want <= %v", tab.Name, got, report.MaxTableRows)
-		}
+		assert.LessOrEqualf(t, len(tab.Rows), report.MaxTableRows, "table %s: len(tab.Rows)", tab.Name)
 	}
 	for _, note := range []string{
 		fmt.Sprintf("The %d largest of %d.", report.MaxTableRows, chain),
 		fmt.Sprintf("The %d longest of %d segments.", report.MaxTableRows, segments),
 	} {
-		if !strings.Contains(string(page), note) {
-			t.Errorf("the page does not contain %q", note)
-		}
+		assert.Contains(t, string(page), note, "the page does not contain")
 	}
 }
 
@@ -552,20 +419,13 @@ func TestReportInvocationWindow(t *testing.T) {
 	args := []string{moeCapture, moeCapture, "--step", "1", "--step", "2", "--plan", moePlan, "--names", moeNames}
 	page := reportPage(t, args...)
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json"}, args...)...)
-	if ranks, _ := analysis["ranks"].([]any); len(ranks) != 2 {
-		t.Fatalf("analyze: len(ranks) = %d, want 2", len(ranks))
-	}
-	if got := compareTables(t, page, analysis, nil); got <= 6000 {
-		t.Errorf("compareTables(t, page, analysis, nil) = %v, want > %v", got, 6000)
-	}
+	ranks, _ := analysis["ranks"].([]any)
+	require.Len(t, ranks, 2, "analyze: len(ranks)")
+	assert.Greater(t, compareTables(t, page, analysis, nil), 6000, "compareTables(t, page, analysis, nil)")
 	for _, s := range []string{"Rank 0 · invocation 0 (step 1)", "Rank 0 · invocation 1 (step 2)"} {
-		if !strings.Contains(string(page), s) {
-			t.Errorf("the page does not contain %q", s)
-		}
+		assert.Contains(t, string(page), s, "the page does not contain")
 	}
-	if got := htmlcheck.Valid(page); len(got) != 0 {
-		t.Errorf("htmlcheck.Valid(page) = %v, want empty", got)
-	}
+	assert.Empty(t, htmlcheck.Valid(page), "htmlcheck.Valid(page)")
 }
 
 // svgRows returns the row labels of chart id (the text of each rowlabel,
@@ -604,9 +464,7 @@ func svgRows(t *testing.T, doc *html.Node, id string) (labels, paths, background
 			}
 		})
 	})
-	if !found {
-		t.Fatalf("no chart %s: found = false, want true", id)
-	}
+	require.Truef(t, found, "no chart %s: found = false, want true", id)
 	return labels, paths, backgrounds
 }
 
@@ -634,24 +492,14 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 			active = append(active, name)
 		}
 	}
-	if len(idle) == 0 {
-		t.Fatalf("the example has entered cores that wrote no record: idle is empty, want something")
-	}
-	if got := len(aic) + len(aiv); got >= report.MaxChartRows {
-		t.Fatalf("one core a row: len(aic)+len(aiv) = %v, want < %v", got, report.MaxChartRows)
-	}
+	require.NotEmpty(t, idle, "the example has entered cores that wrote no record: idle is empty, want something")
+	require.Less(t, len(aic)+len(aiv), report.MaxChartRows, "one core a row: len(aic)+len(aiv)")
 
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	labels, paths, backgrounds := svgRows(t, doc, "r0-timeline")
-	if want := append(aic, aiv...); !reflect.DeepEqual(labels, want) {
-		t.Errorf("a row per entered core, AIC then AIV: labels = %v, want %v", labels, want)
-	}
-	if got, want := len(backgrounds), len(labels); got != want {
-		t.Fatalf("len(backgrounds) = %d, want %d: %v", got, want, backgrounds)
-	}
+	assert.Equal(t, append(aic, aiv...), labels, "a row per entered core, AIC then AIV: labels")
+	require.Equalf(t, len(labels), len(backgrounds), "len(backgrounds): %v", backgrounds)
 	drawn := map[string]int{}
 	for _, p := range paths {
 		if core, _, ok := strings.Cut(p, " · "); ok {
@@ -660,29 +508,17 @@ func TestReportTimelineRowsEveryEnteredCore(t *testing.T) {
 	}
 	for i, name := range labels {
 		if idle[name] {
-			if drawn[name] != 0 {
-				t.Errorf("%s wrote no record: nothing drawn on its row: drawn[name] = %v, want 0", name, drawn[name])
-			}
-			if backgrounds[i] != name+": idle throughout (entered, wrote no record)" {
-				t.Errorf("backgrounds[i] = %q, want %q", backgrounds[i], name+": idle throughout (entered, wrote no record)")
-			}
+			assert.Equalf(t, 0, drawn[name], "%s wrote no record: nothing drawn on its row: drawn[name]", name)
+			assert.Equal(t, name+": idle throughout (entered, wrote no record)", backgrounds[i], "backgrounds[i]")
 		} else {
-			if drawn[name] == 0 {
-				t.Errorf("%s: its bins are drawn: drawn[name] = 0, want non-zero", name)
-			}
-			if backgrounds[i] != "" {
-				t.Errorf("%s: backgrounds[i] = %q, want empty", name, backgrounds[i])
-			}
+			assert.NotEqualf(t, 0, drawn[name], "%s: its bins are drawn: drawn[name] = 0, want non-zero", name)
+			assert.Emptyf(t, backgrounds[i], "%s: backgrounds[i]", name)
 		}
 	}
-	if !strings.Contains(string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle))) {
-		t.Errorf("the page does not contain %q", fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)))
-	}
+	assert.Contains(t, string(page), fmt.Sprintf("%d entered cores wrote no record: their rows are idle throughout.", len(idle)), "the page does not contain")
 
 	bars, _, _ := svgRows(t, doc, "r0-cores")
-	if !reflect.DeepEqual(bars, active) {
-		t.Errorf("a bar per core with records: bars = %v, want %v", bars, active)
-	}
+	assert.Equal(t, active, bars, "a bar per core with records: bars")
 }
 
 // A window compared with a base window: given by its manifest
@@ -696,50 +532,35 @@ func TestReportBaseWindow(t *testing.T) {
 	// The new window: the same launches with their ids swapped, so that
 	// each invocation is compared with the other capture.
 	swapped := filepath.Join(dir, "swapped.yaml")
-	if err := os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(swapped, []byte("- {capture: bwd.bin, rank: 2}\n- {capture: fwd.bin, rank: 2}\n"), 0o644))
 	flags := []string{"--plan", moePlan, "--names", moeNames}
 	baseJSON, newJSON := filepath.Join(dir, "base.json"), filepath.Join(dir, "new.json")
 	for _, c := range [][]string{{base, baseJSON}, {swapped, newJSON}} {
 		_, errOut, code := runMain(t, append([]string{"analyze", "--invocation-manifest", c[0], "--format", "json", "-o", c[1]}, flags...)...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", errOut, code)
-		}
+		require.Equalf(t, 0, code, "%s: code", errOut)
 	}
 	analysis := jsonOf(t, append([]string{"analyze", "--format", "json", "--invocation-manifest", swapped}, flags...)...)
 	diff := jsonOf(t, "diff", baseJSON, newJSON, "--format", "json")
-	if ranks, _ := diff["ranks"].([]any); len(ranks) != 2 {
-		t.Fatalf("diff: len(ranks) = %d, want 2", len(ranks))
-	}
+	ranks, _ := diff["ranks"].([]any)
+	require.Len(t, ranks, 2, "diff: len(ranks)")
 	span := func(i int) float64 {
 		return diff["ranks"].([]any)[i].(map[string]any)["makespan_cycles"].(map[string]any)["abs"].(float64)
 	}
-	if got := span(0); got == 0 {
-		t.Fatalf("the two captures differ: span(0) = 0, want non-zero")
-	}
+	require.NotEqual(t, float64(0), span(0), "the two captures differ: span(0) = 0, want non-zero")
 
 	var pages [][]byte
 	for _, b := range [][]string{{"--base-invocation-manifest", base}, {"--base", baseJSON}} {
 		page := reportPage(t, append(append([]string{"--invocation-manifest", swapped}, b...), flags...)...)
-		if got := compareTables(t, page, analysis, diff); got <= 6000 {
-			t.Errorf("%s: compareTables(t, page, analysis, diff) = %v, want > %v", b[0], got, 6000)
-		}
+		assert.Greaterf(t, compareTables(t, page, analysis, diff), 6000, "%s: compareTables(t, page, analysis, diff)", b[0])
 		for _, s := range []string{"makespan vs base (rank 2)", `data-table="diff_summary"`, "Rank 2 · invocation 1 · "} {
-			if !strings.Contains(string(page), s) {
-				t.Errorf("%s: the page says %q: strings.Contains(string(page), s) = false, want true", b[0], s)
-			}
+			assert.Containsf(t, string(page), s, "%s: the page says", b[0])
 		}
-		if got := htmlcheck.Valid(page); len(got) != 0 {
-			t.Errorf("%s: htmlcheck.Valid(page) = %v, want empty", b[0], got)
-		}
+		assert.Emptyf(t, htmlcheck.Valid(page), "%s: htmlcheck.Valid(page)", b[0])
 		pages = append(pages, page)
 	}
 	// Both ways give the same page (the base's captures are named as the
 	// manifest resolved them, in the JSON too).
-	if !bytes.Equal(pages[1], pages[0]) {
-		t.Errorf("the two ways give one page: bytes.Equal(pages[1], pages[0]) = false, want true")
-	}
+	assert.Equal(t, []byte(pages[0]), []byte(pages[1]), "the two ways give one page: bytes.Equal(pages[1], pages[0]) = false, want true")
 
 	// Not both; the base window's manifest and captures are inputs.
 	for _, c := range []struct {
@@ -756,12 +577,8 @@ func TestReportBaseWindow(t *testing.T) {
 			args = append(args, "-o", filepath.Join(dir, "x.html"))
 		}
 		_, errOut, code := runMain(t, args...)
-		if code != 2 {
-			t.Errorf("%v: code = %v, want 2", c.args, code)
-		}
-		if !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: errOut = %q, want it to contain %q", c.args, errOut, c.want)
-		}
+		assert.Equalf(t, 2, code, "%v: code", c.args)
+		assert.Containsf(t, errOut, c.want, "%v: errOut", c.args)
 	}
 }
 
@@ -772,9 +589,7 @@ func TestReportDroppedCard(t *testing.T) {
 	t.Parallel()
 	page := reportPage(t, "../../../examples/moe_layer.bin")
 	doc, err := html.Parse(bytes.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var cards []string
 	htmlcheck.Walk(doc, func(n *html.Node) {
 		if n.Type == html.ElementNode && strings.HasPrefix(htmlcheck.Attr(n, "class"), "card") && n.Data == "div" && htmlcheck.Attr(n, "class") != "cards" {
@@ -782,7 +597,5 @@ func TestReportDroppedCard(t *testing.T) {
 		}
 	})
 	// Label, value and line under it, run together.
-	if !slices.Contains(cards, "dropped records"+"10"+"2974 written of 2984 attempted") {
-		t.Fatalf("cards = %v, want it to contain %v", cards, "dropped records"+"10"+"2974 written of 2984 attempted")
-	}
+	require.Truef(t, slices.Contains(cards, "dropped records"+"10"+"2974 written of 2984 attempted"), "cards = %v, want it to contain %v", cards, "dropped records"+"10"+"2974 written of 2984 attempted")
 }

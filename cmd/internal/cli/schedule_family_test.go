@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestScheduleShmemGetMemByFamily: a schedule's task_type names are read
@@ -29,30 +32,23 @@ func TestScheduleShmemGetMemByFamily(t *testing.T) {
 	for _, c := range cases {
 		dir := t.TempDir()
 		sched := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 		capPath := filepath.Join(dir, "c.bin")
-		if _, errOut, code := runMain(t, "synth", sched, "-o", capPath); code != ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK)
-		}
+		_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
+		require.Equalf(t, ExitOK, code, "%s: %s: code", c.name, errOut)
 		out := filepath.Join(dir, "t.json")
 		if _, errOut, code := runMain(t, "decode", capPath, "-o", out, "--kernel-family", "MegaMoe"); code != ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK)
+			require.FailNow(t, fmt.Sprintf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK))
 		}
 		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var computes []float64
 		for _, e := range parseCLITrace(t, data).TraceEvents {
 			if id, _ := e.Args["desc_id"].(float64); e.Ph == "X" && id >= 0x20000 && id < 0x30000 {
 				computes = append(computes, id)
 			}
 		}
-		if !reflect.DeepEqual(computes, []float64{c.want}) {
-			t.Errorf("%s: compute desc ids %#v, want [%#x]", c.name, computes, int(c.want))
-		}
+		assert.Equalf(t, []float64{c.want}, computes, "%s: compute desc ids, want [%#x]", c.name, int(c.want))
 	}
 }
 
@@ -68,13 +64,9 @@ func TestScheduleKernelFamilyErrors(t *testing.T) {
 			`s.yaml:2:16: kernel_family: unknown kernel family "MoE"`},
 	} {
 		sched := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 		_, errOut, code := runMain(t, "plan", sched)
-		if code != ExitInvalid || !strings.Contains(errOut, c.want) {
-			t.Errorf("plan: code %v, stderr %q; want %v and %q", code, errOut, ExitInvalid, c.want)
-		}
+		assert.Falsef(t, code != ExitInvalid || !strings.Contains(errOut, c.want), "plan: code %v, stderr %q; want %v and %q", code, errOut, ExitInvalid, c.want)
 	}
 }
 
@@ -94,22 +86,12 @@ func TestPlanKernelGradients(t *testing.T) {
 	}{{"40", "--aiv-capacity 48", true}, {"16", "--aiv-capacity 16", false}} {
 		src := "num_workers: 48\nkernel_family: MegaMoe\nreplica_gradients: " + c.replicas + "\ntasks:\n  - {task_type: ShmemGetMem, trigger_event: 1}\n" +
 			"  - {task_type: GroupedMatMul, dependent_event: 1}\ncube_task_indices: [1]\nvector_task_indices: [0]\n"
-		if err := os.WriteFile(sched, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(sched, []byte(src), 0o644))
 		stdout, errOut, code := runMain(t, "plan", sched)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", errOut, code, ExitOK)
-		}
-		if want := "replica records  " + c.replicas + " ReplicaW2Return records on each even AIV core (kernel-gradients mode)"; !strings.Contains(stdout, want) {
-			t.Errorf("replicas %s: stdout %q lacks %q", c.replicas, stdout, want)
-		}
-		if !strings.Contains(stdout, c.caps) {
-			t.Errorf("replicas %s: stdout %q lacks %q", c.replicas, stdout, c.caps)
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", errOut)
+		assert.Containsf(t, stdout, "replica records  "+c.replicas+" ReplicaW2Return records on each even AIV core (kernel-gradients mode)", "replicas %s: stdout", c.replicas)
+		assert.Containsf(t, stdout, c.caps, "replicas %s: stdout", c.replicas)
 		const warning = "kg.yaml:3:20: replica_gradients: each even vector core writes 40 ReplicaW2Return records; upstream's planner counts only the vector queue (2 records on the busiest AIV worker) and sizes AIV at 16, so the device would drop 24 of them on each; this plan's AIV capacity is 48"
-		if got := strings.Contains(errOut, warning); got != c.warn {
-			t.Errorf("replicas %s: stderr %q: warning %v, want %v", c.replicas, errOut, got, c.warn)
-		}
+		assert.Equalf(t, c.warn, strings.Contains(errOut, warning), "replicas %s: stderr %q: warning", c.replicas, errOut)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -9,13 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // decode warns of bytes after the layout as validate does, in the same
@@ -24,38 +24,24 @@ func TestDecodeWarnsBytesAfterLayout(t *testing.T) {
 	t.Parallel()
 	path := writeCapture(t, "trail.bin", append(validCapture().Bytes(), make([]byte, 96)...))
 	out, _, code := runMain(t, "validate", path)
-	if code != ExitOK {
-		t.Fatalf("code = %v, want %v", code, ExitOK)
-	}
+	require.Equal(t, ExitOK, code, "code")
 	var line string
 	for l := range strings.Lines(out) {
 		if rest, ok := strings.CutPrefix(l, "warning bytes-after-layout "); ok {
 			line = "bytes-after-layout " + strings.TrimSuffix(rest, "\n")
 		}
 	}
-	if line == "" {
-		t.Fatalf("validate reports no bytes-after-layout:\n%s: line is empty, want something", out)
-	}
-	if !strings.Contains(line, "96 extra bytes") {
-		t.Errorf("line = %q, want it to contain %q", line, "96 extra bytes")
-	}
+	require.NotEmptyf(t, line, "validate reports no bytes-after-layout:\n%s: line is empty, want something", out)
+	assert.Contains(t, line, "96 extra bytes", "line")
 
 	_, stderr, code := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "cycleabi: warning: " + path + ": " + line + "\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: "+path+": "+line+"\n", "stderr")
 
 	// A capture that ends with its layout gets no such warning.
 	_, stderr, code = runMain(t, "decode", writeCapture(t, "ok.bin", validCapture().Bytes()), "-o", filepath.Join(t.TempDir(), "t.json"))
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if strings.Contains(stderr, "bytes-after-layout") {
-		t.Errorf("stderr = %q, want no %q", stderr, "bytes-after-layout")
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.NotContainsf(t, stderr, "bytes-after-layout", "stderr = %q, want no %q", stderr, "bytes-after-layout")
 }
 
 // decode says when it replaced a file, most of all the default
@@ -65,27 +51,15 @@ func TestDecodeSaysReplaced(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, args := range [][]string{{}, {"--format", "perfetto"}, {"-o", "named.json"}} {
 		_, stderr, code := runMain(t, append([]string{"decode", path}, args...)...)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
-		if strings.Contains(stderr, "replaced") {
-			t.Errorf("%v: stderr = %q, want no %q", args, stderr, "replaced")
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
+		assert.NotContainsf(t, stderr, "replaced", "%v: stderr = %q, want no %q", args, stderr, "replaced")
 		_, stderr, code = runMain(t, append([]string{"decode", path}, args...)...)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
-		if !strings.Contains(stderr, " (replaced the file that was there)") {
-			t.Errorf("%v: stderr = %q, want it to contain %q", args, stderr, " (replaced the file that was there)")
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
+		assert.Containsf(t, stderr, " (replaced the file that was there)", "%v: stderr", args)
 	}
 	_, stderr, code := runMain(t, "decode", path, "-o", "-")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if !strings.Contains(stderr, "written to stdout;") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "written to stdout;")
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "written to stdout;", "stderr")
 }
 
 // report says where the page went and how large it is, and when it
@@ -96,25 +70,15 @@ func TestReportSaysWhereAndSize(t *testing.T) {
 	page := filepath.Join(t.TempDir(), "r.html")
 	for _, replaced := range []string{"", " (replaced the file that was there)"} {
 		_, stderr, code := runMain(t, "report", path, "-o", page)
-		if code != ExitOK {
-			t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%s: code", stderr)
 		st, err := os.Stat(page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := fmt.Sprintf("cycleabi: report of 1 capture(s) written to %s%s, %d bytes (%s); open it in a browser\n",
-			page, replaced, st.Size(), humanBytes(uint64(st.Size()))); stderr != want {
-			t.Errorf("stderr = %q, want %q", stderr, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("cycleabi: report of 1 capture(s) written to %s%s, %d bytes (%s); open it in a browser\n",
+			page, replaced, st.Size(), humanBytes(uint64(st.Size()))), stderr, "stderr")
 	}
 	stdout, stderr, code := runMain(t, "report", path, "-o", "-")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := fmt.Sprintf("written to stdout, %d bytes", len(stdout)); !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, fmt.Sprintf("written to stdout, %d bytes", len(stdout)), "stderr")
 }
 
 // validate --plan names every core the plan gives tasks that wrote no
@@ -127,57 +91,35 @@ func TestValidateIdleWorkers(t *testing.T) {
 	dir := t.TempDir()
 	idle := filepath.Join(dir, "idle.bin")
 	_, stderr, code := runMain(t, "synth", moePlan, "--idle-cores", "5", "-o", idle)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	out, _, code := runMain(t, "validate", idle, "--plan", moePlan)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", out, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", out)
 	data, err := os.ReadFile(idle)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	finding := regexp.MustCompile(`(?m)^warning idle-worker (AI[CV]/\d+) @(0x[0-9a-f]+): an unused slot \(all-zero header: the core never entered\), expected the records of (AI[CV]) worker \d+'s \d+ tasks \(host plan ` + regexp.QuoteMeta(moePlan) + `\)$`)
 	found := finding.FindAllStringSubmatch(out, -1)
-	if len(found) != 5 {
-		t.Fatalf("%s: len(found) = %d, want 5: %v", out, len(found), found)
-	}
+	require.Lenf(t, found, 5, "%s: len(found)", out)
 	for _, m := range found {
 		off, err := strconv.ParseInt(m[2], 0, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := data[off:off+abi.CoreHeaderSize], make([]byte, abi.CoreHeaderSize); !bytes.Equal(got, want) {
-			t.Errorf("%s header: data[off:off+abi.CoreHeaderSize] = %q, want %q", m[1], got, want)
-		}
+		require.NoError(t, err)
+		assert.Equalf(t, []byte(make([]byte, abi.CoreHeaderSize)), []byte(data[off:off+abi.CoreHeaderSize]), "%s header: data[off:off+abi.CoreHeaderSize]", m[1])
 		if !strings.HasPrefix(m[1], m[3]+"/") {
-			t.Errorf("%s: strings.HasPrefix(m[1], m[3]+\"/\") = false, want true", m[0])
+			assert.Fail(t, fmt.Sprintf("%s: strings.HasPrefix(m[1], m[3]+\"/\") = false, want true", m[0]))
 		}
 	}
-	if !strings.Contains(out, "warnings (idle-worker 5)") {
-		t.Errorf("out = %q, want it to contain %q", out, "warnings (idle-worker 5)")
-	}
+	assert.Contains(t, out, "warnings (idle-worker 5)", "out")
 	out, _, _ = runMain(t, "validate", idle)
-	if strings.Contains(out, "idle-worker") {
-		t.Errorf("out = %q, want no %q", out, "idle-worker")
-	}
+	assert.NotContainsf(t, out, "idle-worker", "out = %q, want no %q", out, "idle-worker")
 	_, _, code = runMain(t, "validate", idle, "--plan", moePlan, "--strict")
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
 
 	// The example with AIV/2's record_count 0, and AIV/4's too but with
 	// records dropped: only AIV/2 is an idle worker.
 	data, err = os.ReadFile(moeCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	aiv := func(block uint32) int {
 		l, err := abi.NewLayout(24, abi.Capacities{AIC: 64, AIV: 64})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return int(l.SlotOffset(abi.CoreTypeAIV, block))
 	}
 	binary.LittleEndian.PutUint32(data[aiv(2)+abi.CoreHeaderRecordCountOffset:], 0)
@@ -185,12 +127,8 @@ func TestValidateIdleWorkers(t *testing.T) {
 	binary.LittleEndian.PutUint32(data[aiv(4)+abi.CoreHeaderDroppedCountOffset:], 3)
 	entry := binary.LittleEndian.Uint64(data[aiv(2):])
 	out, _, _ = runMain(t, "validate", writeCapture(t, "c.bin", data), "--plan", moePlan)
-	if want := fmt.Sprintf("warning idle-worker AIV/2 @%#x: record_count=0 (the core entered at cycle %d and wrote nothing), expected the records of AIV worker 1's", aiv(2), entry); !strings.Contains(out, want) {
-		t.Errorf("out = %q, want it to contain %q", out, want)
-	}
-	if got := strings.Count(out, "warning idle-worker "); got != 1 {
-		t.Errorf("%s: strings.Count(out, \"warning idle-worker \") = %v, want 1", out, got)
-	}
+	assert.Contains(t, out, fmt.Sprintf("warning idle-worker AIV/2 @%#x: record_count=0 (the core entered at cycle %d and wrote nothing), expected the records of AIV worker 1's", aiv(2), entry), "out")
+	assert.Equalf(t, 1, strings.Count(out, "warning idle-worker "), "%s: strings.Count(out, \"warning idle-worker \")", out)
 }
 
 // diff and report --base say when base and new were analyzed with other
@@ -202,113 +140,65 @@ func TestDiffInputsDiffer(t *testing.T) {
 	dir := t.TempDir()
 	sha := func(path string) string {
 		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:])
 	}
 	base := filepath.Join(dir, "base.json")
 	_, stderr, code := runMain(t, "analyze", moeCapture, "--plan", moePlan, "--format", "json", "-o", base)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, err := os.ReadFile(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var rep struct {
 		Inputs []map[string]string `json:"inputs"`
 	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if want := []map[string]string{{"flag": "--kernel-family", "value": "None"}, {"flag": "--freq-mhz", "value": "50"}, {"flag": "--soc", "value": "ascend910b"},
-		{"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}; !reflect.DeepEqual(rep.Inputs, want) {
-		t.Errorf("rep.Inputs = %v, want %v", rep.Inputs, want)
-	}
+	require.NoError(t, json.Unmarshal(data, &rep))
+	assert.Equal(t, []map[string]string{{"flag": "--kernel-family", "value": "None"}, {"flag": "--freq-mhz", "value": "50"}, {"flag": "--soc", "value": "ascend910b"},
+		{"flag": "--plan", "value": moePlan, "sha256": sha(moePlan)}}, rep.Inputs, "rep.Inputs")
 
 	// The same schedule under another name is the same input.
 	plan2 := filepath.Join(dir, "same.yaml")
-	if err := os.WriteFile(plan2, mustRead(t, moePlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(plan2, mustRead(t, moePlan), 0o644))
 	out, stderr, code := runMain(t, "diff", base, moeCapture, "--plan", plan2, "--strict")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if strings.Contains(stderr+out, "inputs differ") {
-		t.Errorf("stderr+out = %q, want no %q", stderr+out, "inputs differ")
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.NotContainsf(t, stderr+out, "inputs differ", "stderr+out = %q, want no %q", stderr+out, "inputs differ")
 
 	namesLine := fmt.Sprintf("--names: base none, new %s (sha256 %s…)", moeNames, sha(moeNames)[:12])
 	planLine := fmt.Sprintf("--plan: base %s (sha256 %s…), new none", moePlan, sha(moePlan)[:12])
 	out, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "cycleabi: warning: inputs differ: " + planLine + "\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
-	if want := "cycleabi: warning: inputs differ: " + namesLine + "\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
-	if !strings.HasPrefix(out, "inputs differ (the changes below may come from them, not from the kernel): "+planLine+"; "+namesLine+"\n") {
-		t.Errorf("%s", out)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+planLine+"\n", "stderr")
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+namesLine+"\n", "stderr")
+	assert.Truef(t, strings.HasPrefix(out, "inputs differ (the changes below may come from them, not from the kernel): "+planLine+"; "+namesLine+"\n"), "%s", out)
 	out, _, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--format", "json")
-	if code != ExitOK {
-		t.Fatalf("code = %v, want %v", code, ExitOK)
-	}
+	require.Equal(t, ExitOK, code, "code")
 	var d struct {
 		InputDifferences []string `json:"input_differences"`
 	}
-	if err := json.Unmarshal([]byte(out), &d); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{planLine, namesLine}; !reflect.DeepEqual(d.InputDifferences, want) {
-		t.Errorf("d.InputDifferences = %v, want %v", d.InputDifferences, want)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &d))
+	assert.Equal(t, []string{planLine, namesLine}, d.InputDifferences, "d.InputDifferences")
 	_, stderr, code = runMain(t, "diff", base, moeCapture, "--names", moeNames, "--strict")
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
-	if want := "--strict: the analyses were made with different inputs: " + planLine; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
+	assert.Contains(t, stderr, "--strict: the analyses were made with different inputs: "+planLine, "stderr")
 
 	// The kernel family the captures were read under, whatever chose it.
 	_, stderr, code = runMain(t, "diff", base, moeCapture, "--plan", moePlan, "--kernel-name", "MegaMoe")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "cycleabi: warning: inputs differ: --kernel-family: base None, new MegaMoe\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: --kernel-family: base None, new MegaMoe\n", "stderr")
 
 	page := filepath.Join(dir, "r.html")
 	_, stderr, code = runMain(t, "report", moeCapture, "--base", base, "-o", page)
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v, want %v", stderr, code, ExitOK)
-	}
-	if want := "cycleabi: warning: inputs differ: " + planLine + "\n"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "cycleabi: warning: inputs differ: "+planLine+"\n", "stderr")
 	html := string(mustRead(t, page))
-	if !strings.Contains(html, "Inputs differ ("+planLine+")") {
-		t.Errorf("html = %q, want it to contain %q", html, "Inputs differ ("+planLine+")")
-	}
+	assert.Contains(t, html, "Inputs differ ("+planLine+")", "html")
 	_, _, code = runMain(t, "report", moeCapture, "--base", base, "--strict", "-o", page)
-	if code != ExitInvalid {
-		t.Errorf("code = %v, want %v", code, ExitInvalid)
-	}
+	assert.Equal(t, ExitInvalid, code, "code")
 }
 
 func mustRead(t *testing.T, path string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data
 }

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Every command tells its inputs apart with the one sniffer: a trace
@@ -16,34 +20,26 @@ func TestInputsSniffed(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
 	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
 	}
 	data, err := os.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, b, 0o644))
 		return p
 	}
 	want, _, code := runMain(t, "analyze", trace)
-	if code != ExitOK {
-		t.Fatalf("analyze mk.json: code = %v", code)
-	}
+	require.Equal(t, ExitOK, code, "analyze mk.json: code")
 	spaced := write("spaced.json", append([]byte(strings.Repeat(" ", 600)), data...))
 	got, stderr, code := runMain(t, "analyze", spaced)
-	if got = strings.ReplaceAll(got, spaced, trace); code != ExitOK || got != want {
-		t.Errorf("analyze of the trace after 600 spaces: code = %v, %s\ngot %q\nwant %q", code, stderr, got, want)
-	}
+	got = strings.ReplaceAll(got, spaced, trace)
+	assert.Equalf(t, ExitOK, code, "analyze of the trace after 600 spaces: code, %s", stderr)
+	assert.Equalf(t, want, got, "analyze of the trace after 600 spaces: code, %s", stderr)
 
 	bom := write("bom.json", append([]byte("\xef\xbb\xbf"), data...))
 	all, _, _ := runOut(t, "validate", bom)
-	if strings.Contains(all, "bad-capacity") || strings.Contains(all, "not-a-capture") {
-		t.Errorf("validate of the trace after a byte-order mark read it as a capture: %s", all)
-	}
+	assert.Falsef(t, strings.Contains(all, "bad-capacity") || strings.Contains(all, "not-a-capture"), "validate of the trace after a byte-order mark read it as a capture: %s", all)
 
 	utf16 := []byte("\xff\xfe")
 	for _, c := range []byte(`{"traceEvents": []}`) {
@@ -52,7 +48,7 @@ func TestInputsSniffed(t *testing.T) {
 	u := write("utf16.json", utf16)
 	out, _, code := runMain(t, "validate", u)
 	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != ExitInvalid || !strings.Contains(out, want) {
-		t.Errorf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, ExitInvalid, want)
+		assert.Fail(t, fmt.Sprintf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, ExitInvalid, want))
 	}
 }
 
@@ -65,7 +61,7 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
 	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
 	}
 	again := filepath.Join(dir, "again.json")
 	want := "cycleabi: note: " + trace + `: --kernel-name "MegaMoe" applied over the data's kernel name "HyperMegaMoe"` + "\n"
@@ -75,16 +71,13 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != ExitOK || !strings.HasPrefix(stderr, want) {
-			t.Errorf("%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, ExitOK, want)
-		}
+		assert.Falsef(t, code != ExitOK || !strings.HasPrefix(stderr, want), "%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, ExitOK, want)
 	}
 	// Applied: the trace decode writes again is named by the flag.
-	if b, err := os.ReadFile(again); err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`) {
-		t.Errorf("decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
-	}
+	b, err := os.ReadFile(again)
+	assert.Falsef(t, err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`), "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
 	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != ExitOK || strings.Contains(stderr, "applied over") {
-		t.Errorf("analyze with the trace's own kernel name: code = %v, %s", code, stderr)
+		assert.Fail(t, fmt.Sprintf("analyze with the trace's own kernel name: code = %v, %s", code, stderr))
 	}
 	// Said once per run, as the family's other notes: a trace of three
 	// ranks, all HyperMegaMoe, gets one note (it got one per rank: 1,024
@@ -92,12 +85,11 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	three := filepath.Join(dir, "three.json")
 	ex := "../../../examples/moe_layer.bin"
 	if _, stderr, code := runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three); code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
 	}
 	_, stderr, code := runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
-	if n := strings.Count(stderr, "applied over"); code != ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name") {
-		t.Errorf("analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
-	}
+	n := strings.Count(stderr, "applied over")
+	assert.Falsef(t, code != ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name"), "analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
 }
 
 // A merged trace is an input wherever a trace is: analyze of what merge
@@ -108,25 +100,18 @@ func TestAnalyzeMergedTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	mk, merged := filepath.Join(dir, "mk.json"), filepath.Join(dir, "merged.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk); code != ExitOK {
-		t.Fatalf("decode: %s: code = %v", stderr, code)
-	}
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk)
+	require.Equalf(t, ExitOK, code, "decode: %s: code", stderr)
 	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != ExitOK {
-		t.Fatalf("merge: %s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("merge: %s: code = %v", stderr, code))
 	}
 	for _, format := range []string{"text", "json"} {
 		want, stderr, code := runMain(t, "analyze", mk, "--format", format)
-		if code != ExitOK {
-			t.Fatalf("analyze mk.json: %s: code = %v", stderr, code)
-		}
+		require.Equalf(t, ExitOK, code, "analyze mk.json: %s: code", stderr)
 		got, stderr, code := runMain(t, "analyze", merged, "--format", format)
-		if code != ExitOK {
-			t.Fatalf("analyze merged.json: %s: code = %v", stderr, code)
-		}
+		require.Equalf(t, ExitOK, code, "analyze merged.json: %s: code", stderr)
 		const note = `a merged trace: its MegaKernel part is read, which merge placed under the framework's "MegaKernel_moe_layer_7f3a9c" at 1733800000240.375 µs; its records come from their cycles, which merge keeps (it moves only the events' timestamps)`
-		if !strings.Contains(got, note) && !strings.Contains(got, strings.ReplaceAll(note, `"`, `\"`)) {
-			t.Errorf("--format %s: the merged trace's analysis does not note the alignment %q", format, note)
-		}
+		assert.Falsef(t, !strings.Contains(got, note) && !strings.Contains(got, strings.ReplaceAll(note, `"`, `\"`)), "format %s: the merged trace's analysis does not note the alignment %q", format, note)
 		got = strings.ReplaceAll(got, merged, mk)
 		var kept []string
 		for line := range strings.Lines(got) {
@@ -139,8 +124,7 @@ func TestAnalyzeMergedTrace(t *testing.T) {
 				}
 			}
 		}
-		if got = strings.Join(kept, ""); got != want {
-			t.Errorf("--format %s: analyze merged.json differs from analyze mk.json:\ngot  %s\nwant %s", format, got, want)
-		}
+		got = strings.Join(kept, "")
+		assert.Equalf(t, want, got, "format %s: analyze merged.json differs from analyze mk.json", format)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/megakernel/cycleabi/input"
 	"github.com/megakernel/cycleabi/jsontrace"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestOpenInput: the one opener of an input path yields, by content, a
@@ -23,31 +26,25 @@ func TestOpenInput(t *testing.T) {
 	dir := t.TempDir()
 	r0, r1 := filepath.Join(dir, "rank0.bin"), filepath.Join(dir, "rank1.bin")
 	capData, err := os.ReadFile(moeCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(r0, capData, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(r0, capData, 0o644))
 	if _, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1); code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
 	}
 	two := filepath.Join(dir, "two.json")
 	if _, errOut, code := runMain(t, "decode", r0, r1, "-o", two); code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
 	}
 	gz := filepath.Join(dir, "one.json.gz")
 	if _, errOut, code := runMain(t, "decode", moeCapture, "-o", gz); code != 0 {
-		t.Fatalf("%s: code = %v, want 0", errOut, code)
+		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
 	}
 	if data, err := os.ReadFile(gz); err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		t.Fatalf("%s is not gzip (%v)", gz, err)
+		require.FailNow(t, fmt.Sprintf("%s is not gzip (%v)", gz, err))
 	}
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	notTrace := write("other.json", `{"ranks": [1, 2]}`)
@@ -69,18 +66,12 @@ func TestOpenInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in, err := input.OpenInput(c.path)
-			if err != nil {
-				t.Fatalf("OpenInput(%s): %v", c.path, err)
-			}
+			require.NoErrorf(t, err, "OpenInput(%s)", c.path)
 			defer in.Close()
-			if in.IsTrace != c.isTrace {
-				t.Errorf("isTrace = %v, want %v", in.IsTrace, c.isTrace)
-			}
+			assert.Equal(t, c.isTrace, in.IsTrace, "isTrace")
 			srcs := in.Sources()
 			if c.ranks == nil {
-				if len(srcs) != 1 || srcs[0] != nil {
-					t.Errorf("sources() = %v, want one nil source (the file itself)", srcs)
-				}
+				assert.Falsef(t, len(srcs) != 1 || srcs[0] != nil, "sources() = %v, want one nil source (the file itself)", srcs)
 				return
 			}
 			var ranks []uint32
@@ -88,27 +79,20 @@ func TestOpenInput(t *testing.T) {
 				ranks = append(ranks, s.Rank)
 				// Each source decodes: the rebuilt capture is there to read.
 				d, err := s.Decode()
-				if err != nil {
-					t.Errorf("%s: Decode: %v", s.Name, err)
+				if !assert.NoErrorf(t, err, "%s: Decode", s.Name) {
 					continue
 				}
-				if d.Summary.Records == 0 {
-					t.Errorf("%s: no records decoded", s.Name)
-				}
+				assert.NotEqualf(t, uint64(0), d.Summary.Records, "%s: no records decoded", s.Name)
 				d.Capture.Close()
 			}
-			if !slices.Equal(ranks, c.ranks) {
-				t.Errorf("ranks = %v, want %v", ranks, c.ranks)
-			}
+			assert.Truef(t, slices.Equal(ranks, c.ranks), "ranks = %v, want %v", ranks, c.ranks)
 		})
 	}
 
 	// What the opener yields as a capture file, validate then refuses as
 	// what it is: invalid input.
 	out, _, code := runMain(t, "validate", notTrace)
-	if code != ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")) {
-		t.Errorf("validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
-	}
+	assert.Falsef(t, code != ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")), "validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
 
 	for _, c := range []struct {
 		name, path string
@@ -124,18 +108,12 @@ func TestOpenInput(t *testing.T) {
 			in, err := input.OpenInput(c.path)
 			if err == nil {
 				in.Close()
-				t.Fatalf("OpenInput(%s) succeeded, want an error", c.path)
+				require.FailNow(t, fmt.Sprintf("OpenInput(%s) succeeded, want an error", c.path))
 			}
-			if got := ExitCode(err); got != c.code {
-				t.Errorf("exitCode(%v) = %d, want %d", err, got, c.code)
-			}
+			assert.Equalf(t, c.code, ExitCode(err), "exitCode(%v)", err)
 			var te *jsontrace.Error
-			if errors.As(err, &te) != c.trace {
-				t.Errorf("%v: a trace's error = %v, want %v", err, !c.trace, c.trace)
-			}
-			if !bytes.Contains([]byte(err.Error()), []byte(c.path)) {
-				t.Errorf("%v does not name %s", err, c.path)
-			}
+			assert.Equalf(t, c.trace, errors.As(err, &te), "%v: a trace's error = %v", err, !c.trace)
+			assert.Containsf(t, string([]byte(err.Error())), string([]byte(c.path)), "%v does not name %s", err, c.path)
 		})
 	}
 }
@@ -150,11 +128,9 @@ func TestFindingsSaidOnLoadError(t *testing.T) {
 	_, stderr, code := runMain(t, "decode", moeCapture, "-o", out, "--kernel-name", "HyperMegaMoe", "--device-id", "1", "--device-id", "2")
 	note := `cycleabi: note: --kernel-name "HyperMegaMoe" chooses no kernel family`
 	fail := "2 --device-id values for 1 captures: give one per capture, in order"
-	if code != ExitUsage {
-		t.Errorf("code = %d, want %d (usage)", code, ExitUsage)
-	}
+	assert.Equal(t, ExitUsage, code, "code")
 	n, e := strings.Index(stderr, note), strings.Index(stderr, fail)
-	if n < 0 || e < 0 || n > e {
-		t.Errorf("stderr = %q, want %q and then %q", stderr, note, fail)
-	}
+	assert.GreaterOrEqualf(t, n, 0, "stderr = %q, want %q and then %q", stderr, note, fail)
+	assert.GreaterOrEqualf(t, e, 0, "stderr = %q, want %q and then %q", stderr, note, fail)
+	assert.LessOrEqualf(t, n, e, "stderr = %q, want %q and then %q", stderr, note, fail)
 }

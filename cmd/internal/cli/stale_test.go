@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestStaleSlotReachesAnalyze: a capture holding an earlier launch's slot
@@ -26,29 +29,19 @@ func TestStaleSlotReachesAnalyze(t *testing.T) {
 	old := uint64(at - 1_635_000_000) // 32.7 s at 50 MHz before
 	b.Enter(abi.CoreTypeAIV, 1, old).Span(abi.CoreTypeAIV, 1, old+100, old+120_000, 0x20067, 1)
 	path := filepath.Join(t.TempDir(), "stale.bin")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	const want = "AIV/1 entered at cycle 365000000, 1634880000 cycles before the span of the other 3 cores"
 	for _, format := range []string{"text", "json"} {
 		stdout, stderr, code := runMain(t, "analyze", path, "--format", format)
-		if code != ExitOK {
-			t.Fatalf("analyze --format %s: exit %v\n%s", format, code, stderr)
-		}
-		if !strings.Contains(stderr, "warning: "+path+": "+want) || !strings.Contains(stderr, "not zeroed between launches") {
-			t.Errorf("analyze --format %s: stderr lacks the stale slot:\n%s", format, stderr)
-		}
-		if !strings.Contains(stdout, want) {
-			t.Errorf("analyze --format %s: the analysis lacks the stale slot:\n%s", format, stdout)
-		}
+		require.Equalf(t, ExitOK, code, "analyze --format %s: exit\n%s", format, stderr)
+		assert.Falsef(t, !strings.Contains(stderr, "warning: "+path+": "+want) || !strings.Contains(stderr, "not zeroed between launches"), "analyze --format %s: stderr lacks the stale slot:\n%s", format, stderr)
+		assert.Containsf(t, stdout, want, "analyze --format %s: the analysis lacks the stale slot", format)
 	}
 	if _, stderr, code := runMain(t, "analyze", path, "--strict"); code != ExitInvalid {
-		t.Errorf("analyze --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
+		assert.Fail(t, fmt.Sprintf("analyze --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr))
 	}
 	stdout, _, code := runMain(t, "validate", path)
-	if code != ExitOK || !strings.Contains(stdout, "stale-slot") {
-		t.Errorf("validate: exit %v, want 0 and a stale-slot warning:\n%s", code, stdout)
-	}
+	assert.Falsef(t, code != ExitOK || !strings.Contains(stdout, "stale-slot"), "validate: exit %v, want 0 and a stale-slot warning:\n%s", code, stdout)
 }
 
 // TestReportStrictAsAnalyze: report's --strict means what analyze's does:
@@ -64,18 +57,13 @@ func TestReportStrictAsAnalyze(t *testing.T) {
 	b.Enter(abi.CoreTypeAIV, 1, 1000).Span(abi.CoreTypeAIV, 1, 1010, 2000, 0x20067, 1)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "stale.bin")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 	page := filepath.Join(dir, "r.html")
 	_, stderr, code := runMain(t, "report", path, "-o", page, "--strict")
-	if code != ExitInvalid || !strings.Contains(stderr, "--strict: the inputs drew the warnings above") {
-		t.Errorf("report --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
-	}
-	if _, err := os.Stat(page); err != nil {
-		t.Errorf("report --strict wrote no page: %v", err)
-	}
+	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "--strict: the inputs drew the warnings above"), "report --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
+	_, err := os.Stat(page)
+	assert.NoError(t, err, "report --strict wrote no page")
 	if _, stderr, code := runMain(t, "report", path, "-o", page); code != ExitOK {
-		t.Errorf("report: exit %v, want 0\n%s", code, stderr)
+		assert.Fail(t, fmt.Sprintf("report: exit %v, want 0\n%s", code, stderr))
 	}
 }

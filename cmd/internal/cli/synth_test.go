@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSynthCommand: the demo's command line reproduces the committed
@@ -17,27 +18,19 @@ func TestSynthCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "moe.bin")
 	out, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", bin)
-	if code != ExitOK {
-		t.Fatalf("exit %d: %v", code, errOut)
-	}
-	if !strings.Contains(out, "2974 records written, 10 dropped") ||
-		!strings.Contains(out, "decode flags: --cube-slots 24 --aic-capacity 64 --aiv-capacity 64") {
-		t.Errorf("output:\n%s", out)
-	}
+	require.Equalf(t, ExitOK, code, "exit: %v", errOut)
+	assert.Falsef(t, !strings.Contains(out, "2974 records written, 10 dropped") ||
+		!strings.Contains(out, "decode flags: --cube-slots 24 --aic-capacity 64 --aiv-capacity 64"), "output:\n%s", out)
 	got, _ := os.ReadFile(bin)
 	want, _ := os.ReadFile("../../../examples/moe_layer.bin")
-	if !bytes.Equal(got, want) {
-		t.Error("synth did not reproduce examples/moe_layer.bin")
-	}
+	assert.Equal(t, []byte(want), []byte(got), "synth did not reproduce examples/moe_layer.bin")
 
 	npy := filepath.Join(dir, "moe.npy")
 	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != ExitOK {
-		t.Fatal(errOut)
+		require.FailNow(t, errOut)
 	}
 	got, _ = os.ReadFile(npy)
-	if !bytes.Equal(got, append(capture.NPYHeader(uint64(len(want))), want...)) {
-		t.Error("the .npy capture is not the header and the same bytes")
-	}
+	assert.Equal(t, []byte(append(capture.NPYHeader(uint64(len(want))), want...)), []byte(got), "the .npy capture is not the header and the same bytes")
 }
 
 func TestSynthCommandErrors(t *testing.T) {
@@ -66,15 +59,11 @@ vector_task_indices: [1]
 		{[]string{"synth", deadlock, "-o", filepath.Join(out, "sub", "x.bin"), "--wait-timeout", "100"}, ExitUsage, "x.bin"},
 	} {
 		_, code, errOut := runOut(t, tc.args...)
-		if code != tc.code || !strings.Contains(errOut, tc.msg) {
-			t.Errorf("%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
-		}
+		assert.Falsef(t, code != tc.code || !strings.Contains(errOut, tc.msg), "%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a failed synth left a capture behind")
-	}
+	_, err := os.Stat(out)
+	assert.Error(t, err, "a failed synth left a capture behind")
 	// With a watchdog the deadlocked schedule simulates.
-	if _, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100"); code != ExitOK {
-		t.Errorf("with --wait-timeout: exit %d, %v", code, errOut)
-	}
+	_, code, errOut := runOut(t, "synth", deadlock, "-o", out, "--wait-timeout", "100")
+	assert.Equalf(t, ExitOK, code, "with --wait-timeout: exit, %v", errOut)
 }

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // exampleTrace decodes the shipped example capture (which drops records)
@@ -19,9 +20,7 @@ func exampleTrace(t *testing.T, name string) string {
 	out := filepath.Join(t.TempDir(), name)
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml",
 		"--soc", "ascend950", "-o", out)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	return out
 }
 
@@ -34,135 +33,63 @@ func TestTraceCommands(t *testing.T) {
 	capArgs := []string{"../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--soc", "ascend950", "--plan", "../../../examples/moe_layer.yaml"}
 
 	stdout, stderr, code := runMain(t, append([]string{"analyze", "--format", "json"}, capArgs...)...)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	var want analyze.Report
-	if err := json.Unmarshal([]byte(stdout), &want); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &want))
 	// No --names nor --soc: the trace states its names and frequency.
 	stdout, stderr, code = runMain(t, "analyze", trace, "--plan", "../../../examples/moe_layer.yaml", "--format", "json")
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	var got analyze.Report
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	w, g := want.Ranks[0], got.Ranks[0]
-	if g.CycleFrequencyMHz != w.CycleFrequencyMHz {
-		t.Errorf("g.CycleFrequencyMHz = %v, want %v", g.CycleFrequencyMHz, w.CycleFrequencyMHz)
-	}
-	if g.Records != w.Records {
-		t.Errorf("g.Records = %v, want %v", g.Records, w.Records)
-	}
-	if g.Dropped != w.Dropped {
-		t.Errorf("g.Dropped = %v, want %v", g.Dropped, w.Dropped)
-	}
-	if !reflect.DeepEqual(g.Layout, w.Layout) {
-		t.Errorf("g.Layout = %v, want %v", g.Layout, w.Layout)
-	}
-	if g.MakespanCycles != w.MakespanCycles {
-		t.Errorf("g.MakespanCycles = %v, want %v", g.MakespanCycles, w.MakespanCycles)
-	}
-	if !reflect.DeepEqual(g.Stages, w.Stages) {
-		t.Errorf("g.Stages = %v, want %v", g.Stages, w.Stages)
-	}
-	if !reflect.DeepEqual(g.TaskTypes, w.TaskTypes) {
-		t.Errorf("g.TaskTypes = %v, want %v", g.TaskTypes, w.TaskTypes)
-	}
-	if !reflect.DeepEqual(g.Waits, w.Waits) {
-		t.Errorf("g.Waits = %v, want %v", g.Waits, w.Waits)
-	}
-	if !reflect.DeepEqual(g.CriticalPath, w.CriticalPath) {
-		t.Errorf("g.CriticalPath = %v, want %v", g.CriticalPath, w.CriticalPath)
-	}
-	if !reflect.DeepEqual(g.Flows, w.Flows) {
-		t.Errorf("g.Flows = %v, want %v", g.Flows, w.Flows)
-	}
-	if g.Totals.ActiveCores != w.Totals.ActiveCores {
-		t.Errorf("g.Totals.ActiveCores = %v, want %v", g.Totals.ActiveCores, w.Totals.ActiveCores)
-	}
-	if g.Totals.Cores >= w.Totals.Cores {
-		t.Errorf("the example has entered cores that wrote nothing: g.Totals.Cores = %v, want < %v", g.Totals.Cores, w.Totals.Cores)
-	}
-	if g.Totals.Cores != g.Totals.ActiveCores {
-		t.Errorf("g.Totals.Cores = %v, want %v", g.Totals.Cores, g.Totals.ActiveCores)
-	}
-	if len(g.Notes) == 0 {
-		t.Errorf("g.Notes is empty, want something")
-	}
-	if len(w.Notes) != 0 {
-		t.Errorf("w.Notes = %v, want empty", w.Notes)
-	}
+	assert.Equal(t, w.CycleFrequencyMHz, g.CycleFrequencyMHz, "g.CycleFrequencyMHz")
+	assert.Equal(t, w.Records, g.Records, "g.Records")
+	assert.Equal(t, w.Dropped, g.Dropped, "g.Dropped")
+	assert.Equal(t, w.Layout, g.Layout, "g.Layout")
+	assert.Equal(t, w.MakespanCycles, g.MakespanCycles, "g.MakespanCycles")
+	assert.Equal(t, w.Stages, g.Stages, "g.Stages")
+	assert.Equal(t, w.TaskTypes, g.TaskTypes, "g.TaskTypes")
+	assert.Equal(t, w.Waits, g.Waits, "g.Waits")
+	assert.Equal(t, w.CriticalPath, g.CriticalPath, "g.CriticalPath")
+	assert.Equal(t, w.Flows, g.Flows, "g.Flows")
+	assert.Equal(t, w.Totals.ActiveCores, g.Totals.ActiveCores, "g.Totals.ActiveCores")
+	assert.Less(t, g.Totals.Cores, w.Totals.Cores, "the example has entered cores that wrote nothing: g.Totals.Cores")
+	assert.Equal(t, g.Totals.ActiveCores, g.Totals.Cores, "g.Totals.Cores")
+	assert.NotEmpty(t, g.Notes, "g.Notes is empty, want something")
+	assert.Empty(t, w.Notes, "w.Notes")
 
 	stdout, _, code = runMain(t, "analyze", trace)
-	if code != 0 {
-		t.Fatalf("code = %v, want 0", code)
-	}
-	if want := "note: a trace holds only the cores that wrote records"; !strings.Contains(stdout, want) {
-		t.Errorf("stdout = %q, want it to contain %q", stdout, want)
-	}
-	if !strings.Contains(stdout, "note: the device dropped 10 records") {
-		t.Errorf("stdout = %q, want it to contain %q", stdout, "note: the device dropped 10 records")
-	}
+	require.Equal(t, 0, code, "code")
+	assert.Contains(t, stdout, "note: a trace holds only the cores that wrote records", "stdout")
+	assert.Contains(t, stdout, "note: the device dropped 10 records", "stdout")
 
 	stdout, stderr, code = runMain(t, "validate", trace)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if !strings.Contains(stdout, "2974 records, 10 dropped") {
-		t.Errorf("stdout = %q, want it to contain %q", stdout, "2974 records, 10 dropped")
-	}
-	if !strings.Contains(stdout, "dropped-total") {
-		t.Errorf("stdout = %q, want it to contain %q", stdout, "dropped-total")
-	}
-	if !strings.Contains(stderr, "cycleabi: note: "+trace) {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "cycleabi: note: "+trace)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	assert.Contains(t, stdout, "2974 records, 10 dropped", "stdout")
+	assert.Contains(t, stdout, "dropped-total", "stdout")
+	assert.Contains(t, stderr, "cycleabi: note: "+trace, "stderr")
 	_, _, code = runMain(t, "validate", trace, "--strict")
-	if code != 1 {
-		t.Errorf("dropped records are a warning, as for the capture: code = %v, want 1", code)
-	}
+	assert.Equal(t, 1, code, "dropped records are a warning, as for the capture: code")
 
 	pf := filepath.Join(t.TempDir(), "moe.pftrace")
 	_, stderr, code = runMain(t, "decode", trace, "-o", pf)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if !strings.Contains(stderr, "2974 records from 1 capture(s)") {
-		t.Errorf("stderr = %q, want it to contain %q", stderr, "2974 records from 1 capture(s)")
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	assert.Contains(t, stderr, "2974 records from 1 capture(s)", "stderr")
 	st, err := os.Stat(pf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := st.Size(); got <= int64(10000) {
-		t.Errorf("st.Size() = %v, want > %v", got, int64(10000))
-	}
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(10000), "st.Size()")
 
 	// A capture diffed with its trace: no change in anything diff shows.
 	stdout, stderr, code = runMain(t, append([]string{"diff", trace}, capArgs...)...)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
-	if !strings.Contains(stdout, "no change") {
-		t.Errorf("stdout = %q, want it to contain %q", stdout, "no change")
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
+	assert.Contains(t, stdout, "no change", "stdout")
 
 	page := filepath.Join(t.TempDir(), "r.html")
 	_, stderr, code = runMain(t, "report", trace, "-o", page)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	html, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(html), `<p class="note">Note: a trace holds only the cores that wrote records`) {
-		t.Errorf("the HTML does not contain %q", `<p class="note">Note: a trace holds only the cores that wrote records`)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<p class="note">Note: a trace holds only the cores that wrote records`, "the HTML does not contain")
 }
 
 // TestTraceRefusals: a broken trace is invalid input (exit 1) named with
@@ -171,20 +98,14 @@ func TestTraceRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
-	if err := os.WriteFile(bad, []byte("{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"MegaKernelInternal\",\"args\":{}}\n]}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(bad, []byte("{\"traceEvents\":[\n{\"ph\":\"X\",\"cat\":\"MegaKernelInternal\",\"args\":{}}\n]}"), 0o644))
 	for _, cmd := range []string{"analyze", "decode", "validate", "report"} {
 		_, stderr, code := runMain(t, cmd, bad, "-o", filepath.Join(dir, "out-"+cmd))
 		if cmd == "validate" {
 			_, stderr, code = runMain(t, cmd, bad)
 		}
-		if code != 1 {
-			t.Errorf("%s: %s: code = %v, want 1", cmd, stderr, code)
-		}
-		if want := bad + ":2: byte 17: a MegaKernelInternal event without args.rank"; !strings.Contains(stderr, want) {
-			t.Errorf("%s: stderr = %q, want it to contain %q", cmd, stderr, want)
-		}
+		assert.Equalf(t, 1, code, "%s: %s: code", cmd, stderr)
+		assert.Containsf(t, stderr, bad+":2: byte 17: a MegaKernelInternal event without args.rank", "%s: stderr", cmd)
 	}
 	trace := exampleTrace(t, "t.json")
 	for _, args := range [][]string{
@@ -193,12 +114,8 @@ func TestTraceRefusals(t *testing.T) {
 		{"analyze", trace, "--step", "1"},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != 2 {
-			t.Errorf("%v: %s: code = %v, want 2", args, stderr, code)
-		}
-		if !strings.Contains(stderr, "trace states its") {
-			t.Errorf("%v: %s: strings.Contains(stderr, \"trace states its\") = false, want true", args, stderr)
-		}
+		assert.Equalf(t, 2, code, "%v: %s: code", args, stderr)
+		assert.Containsf(t, stderr, "trace states its", "%v", args)
 	}
 }
 
@@ -211,46 +128,28 @@ func TestTraceRoundTrip(t *testing.T) {
 	first, second := filepath.Join(dir, "first.json"), filepath.Join(dir, "second.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml",
 		"--detailed-names", "--owner-label", "Expert", "--kernel-name", "MegaMoe", "--soc", "ascend950", "-o", first)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	_, stderr, code = runMain(t, "decode", first, "-o", second)
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	a, err := os.ReadFile(first)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := os.ReadFile(second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	events := func(b []byte) string {
 		s, _, ok := strings.Cut(string(b), "\n],\n")
-		if !ok {
-			t.Fatalf("no end of traceEvents: ok = false, want true")
-		}
+		require.True(t, ok, "no end of traceEvents: ok = false, want true")
 		return s
 	}
-	if got, want := events(b), events(a); got != want {
-		t.Fatalf("events(b) = %q, want %q", got, want)
-	}
+	require.Equal(t, events(a), events(b), "events(b)")
 	// The metadata too, but for how the layout was found.
 	var ma, mb struct{ MegaKernelCycleTrace map[string]any }
-	if err := json.Unmarshal(a, &ma); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &mb); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(a, &ma))
+	require.NoError(t, json.Unmarshal(b, &mb))
 	for _, k := range []string{"layoutSource", "cubeSlotsSource", "layoutFound"} {
 		delete(ma.MegaKernelCycleTrace, k)
 		delete(mb.MegaKernelCycleTrace, k)
 	}
-	if !reflect.DeepEqual(mb, ma) {
-		t.Errorf("mb = %v, want %v", mb, ma)
-	}
+	assert.Equal(t, ma, mb, "mb")
 }
 
 // TestUpstreamWindow: a window as upstream's export writes it (events with
@@ -270,20 +169,12 @@ func TestUpstreamWindow(t *testing.T) {
 		`{"invocationId": 0, "step": 7, "direction": "forward", "kernelName": "MegaMoe", "rank": 2, "deviceId": 0, "anchorCycle": 100, "recordCount": 2, "droppedRecordCount": 0}, ` +
 		`{"invocationId": 1, "step": 7, "direction": "backward", "kernelName": "MegaMoeGrad", "rank": 2, "deviceId": 0, "anchorCycle": 100, "recordCount": 1, "droppedRecordCount": 0}], "warnings": []}}`
 	path := filepath.Join(t.TempDir(), "mega_kernel_trace.json")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	stdout, stderr, code := runMain(t, "analyze", path, "--freq-mhz", "100", "--format", "json")
-	if code != 0 {
-		t.Fatalf("%s: code = %v, want 0", stderr, code)
-	}
+	require.Equalf(t, 0, code, "%s: code", stderr)
 	var rep analyze.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Ranks) != 2 {
-		t.Fatalf("len(rep.Ranks) = %d, want 2: %v", len(rep.Ranks), rep.Ranks)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	require.Len(t, rep.Ranks, 2, "len(rep.Ranks)")
 	for i, want := range []struct {
 		dir     string
 		kernel  string
@@ -291,43 +182,19 @@ func TestUpstreamWindow(t *testing.T) {
 		aic     uint32
 	}{{"forward", "MegaMoe", 2, 16}, {"backward", "MegaMoeGrad", 1, 16}} {
 		k := rep.Ranks[i]
-		if k.Invocation == nil {
-			t.Fatalf("k.Invocation is nil, want non-nil")
-		}
-		if want := int64(i); k.Invocation.ID != want {
-			t.Errorf("k.Invocation.ID = %v, want %v", k.Invocation.ID, want)
-		}
-		if *k.Invocation.Direction != want.dir {
-			t.Errorf("*k.Invocation.Direction = %q, want %q", *k.Invocation.Direction, want.dir)
-		}
-		if *k.Invocation.Step != int64(7) {
-			t.Errorf("*k.Invocation.Step = %v, want %v", *k.Invocation.Step, int64(7))
-		}
-		if k.Invocation.KernelName != want.kernel {
-			t.Errorf("k.Invocation.KernelName = %q, want %q", k.Invocation.KernelName, want.kernel)
-		}
-		if k.Rank != uint32(2) {
-			t.Errorf("k.Rank = %v, want %v", k.Rank, uint32(2))
-		}
-		if k.Records != want.records {
-			t.Errorf("k.Records = %v, want %v", k.Records, want.records)
-		}
-		if k.CycleFrequencyMHz != 100.0 {
-			t.Errorf("k.CycleFrequencyMHz = %v, want 100.0", k.CycleFrequencyMHz)
-		}
-		if k.Layout.Capacities["AIC"] != want.aic {
-			t.Errorf("the smallest capacity that holds the records: k.Layout.Capacities[\"AIC\"] = %v, want %v", k.Layout.Capacities["AIC"], want.aic)
-		}
-		if got := strings.Join(k.Notes, "\n"); !strings.Contains(got, "the trace states no record capacities") {
-			t.Errorf("strings.Join(k.Notes, \"\\n\") = %q, want it to contain %q", got, "the trace states no record capacities")
-		}
-		if got := strings.Join(k.Notes, "\n"); !strings.Contains(got, "the trace states no cycle frequency") {
-			t.Errorf("strings.Join(k.Notes, \"\\n\") = %q, want it to contain %q", got, "the trace states no cycle frequency")
-		}
+		require.NotNil(t, k.Invocation, "k.Invocation is nil, want non-nil")
+		assert.Equal(t, int64(i), k.Invocation.ID, "k.Invocation.ID")
+		assert.Equalf(t, want.dir, *k.Invocation.Direction, "*k.Invocation.Direction = %q, want %q", *k.Invocation.Direction, want.dir)
+		assert.Equalf(t, int64(7), *k.Invocation.Step, "*k.Invocation.Step = %v, want %v", *k.Invocation.Step, int64(7))
+		assert.Equal(t, want.kernel, k.Invocation.KernelName, "k.Invocation.KernelName")
+		assert.Equal(t, uint32(2), k.Rank, "k.Rank")
+		assert.Equal(t, want.records, k.Records, "k.Records")
+		assert.Equal(t, 100.0, k.CycleFrequencyMHz, "k.CycleFrequencyMHz")
+		assert.Equal(t, want.aic, k.Layout.Capacities["AIC"], "the smallest capacity that holds the records: k.Layout.Capacities[\"AIC\"]")
+		assert.Contains(t, strings.Join(k.Notes, "\n"), "the trace states no record capacities", "strings.Join(k.Notes, \"\\n\")")
+		assert.Contains(t, strings.Join(k.Notes, "\n"), "the trace states no cycle frequency", "strings.Join(k.Notes, \"\\n\")")
 	}
-	if rep.Ranks[0].MakespanCycles != uint64(1200+500-100) {
-		t.Errorf("rep.Ranks[0].MakespanCycles = %v, want %v", rep.Ranks[0].MakespanCycles, uint64(1200+500-100))
-	}
+	assert.Equal(t, uint64(1200+500-100), rep.Ranks[0].MakespanCycles, "rep.Ranks[0].MakespanCycles")
 }
 
 // TestTraceGainsArrows: decode --plan of a trace without arrows writes
@@ -342,26 +209,16 @@ func TestTraceGainsArrows(t *testing.T) {
 		{"decode", "../../../examples/moe_layer.bin", "--plan", "../../../examples/moe_layer.yaml", "-o", fromCapture},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", stderr, code)
-		}
+		require.Equalf(t, 0, code, "%s: code", stderr)
 	}
 	a, err := os.ReadFile(fromTrace)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := os.ReadFile(fromCapture)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ea, _, _ := strings.Cut(string(a), "\n],\n")
 	eb, _, _ := strings.Cut(string(b), "\n],\n")
-	if !strings.Contains(eb, `"ph":"s"`) {
-		t.Fatalf("the capture's trace has arrows: eb = %q, want it to contain %q", eb, `"ph":"s"`)
-	}
-	if ea != eb {
-		t.Fatalf("ea = %q, want %q", ea, eb)
-	}
+	require.Contains(t, eb, `"ph":"s"`, "the capture's trace has arrows: eb")
+	require.Equal(t, eb, ea, "ea")
 }
 
 // TestTraceKernelFamily: a trace's kernelName chooses the kernel family,
@@ -392,38 +249,20 @@ func TestTraceKernelFamily(t *testing.T) {
 		{"MegaKernel", []string{"--kernel-name", "HyperMegaMoe"}, true, `--kernel-name "HyperMegaMoe" chooses no kernel family`},
 	} {
 		path := filepath.Join(dir, c.kernel+".json")
-		if err := os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+fmt.Sprintf(meta, c.kernel)+`}`), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+ev+`],`+fmt.Sprintf(meta, c.kernel)+`}`), 0o644))
 		stdout, stderr, code := runMain(t, append([]string{"analyze", path, "--format", "json"}, c.flags...)...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", stderr, code)
-		}
-		if c.said == "" && strings.Contains(stderr, "family") || !strings.Contains(stderr, c.said) {
-			t.Errorf("%s %v: stderr = %q, want it to say %q", c.kernel, c.flags, stderr, c.said)
-		}
+		require.Equalf(t, 0, code, "%s: code", stderr)
+		assert.Falsef(t, c.said == "" && strings.Contains(stderr, "family") || !strings.Contains(stderr, c.said), "%s %v: stderr = %q, want it to say %q", c.kernel, c.flags, stderr, c.said)
 		var rep analyze.Report
-		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 		k := rep.Ranks[0]
 		if c.compute {
-			if k.Totals.ComputeCycles != uint64(500) {
-				t.Errorf("%s %v: k.Totals.ComputeCycles = %v, want %v", c.kernel, c.flags, k.Totals.ComputeCycles, uint64(500))
-			}
-			if len(k.Stages) != 1 {
-				t.Fatalf("len(k.Stages) = %d, want 1: %v", len(k.Stages), k.Stages)
-			}
-			if k.Stages[0].Name != "Dispatch" {
-				t.Errorf("k.Stages[0].Name = %q, want %q", k.Stages[0].Name, "Dispatch")
-			}
+			assert.Equalf(t, uint64(500), k.Totals.ComputeCycles, "%s %v: k.Totals.ComputeCycles", c.kernel, c.flags)
+			require.Len(t, k.Stages, 1, "len(k.Stages)")
+			assert.Equal(t, "Dispatch", k.Stages[0].Name, "k.Stages[0].Name")
 		} else {
-			if k.Totals.ComputeCycles != uint64(0) {
-				t.Errorf("%s %v: k.Totals.ComputeCycles = %v, want %v", c.kernel, c.flags, k.Totals.ComputeCycles, uint64(0))
-			}
-			if k.Totals.OtherCycles != uint64(500) {
-				t.Errorf("%s %v: k.Totals.OtherCycles = %v, want %v", c.kernel, c.flags, k.Totals.OtherCycles, uint64(500))
-			}
+			assert.Equalf(t, uint64(0), k.Totals.ComputeCycles, "%s %v: k.Totals.ComputeCycles", c.kernel, c.flags)
+			assert.Equalf(t, uint64(500), k.Totals.OtherCycles, "%s %v: k.Totals.OtherCycles", c.kernel, c.flags)
 		}
 	}
 }

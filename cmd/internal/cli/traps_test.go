@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // upstreamWindow writes a window trace as upstream's multi-invocation
@@ -41,9 +43,7 @@ func upstreamWindow(t *testing.T, mhz float64, durs []string) (string, float64) 
 	}
 	meta := fmt.Sprintf(`"megaKernelCycleTrace":{"schemaVersion":1,"windowIndex":0,"anchorCycle":%d,"invocationCount":1,"recordCount":3,"droppedRecordCount":0,"detailedTaskNames":false,"invocations":[{"invocationId":0,"step":1,"direction":"forward","kernelName":"MegaKernel","rank":0,"deviceId":3,"recordCount":3,"droppedRecordCount":0}],"warnings":[]}`, anchor)
 	path := filepath.Join(t.TempDir(), "window.json")
-	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(evs, ",\n")+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(`{"traceEvents":[`+strings.Join(evs, ",\n")+`],`+meta+`}`), 0o644))
 	return path, hi - lo
 }
 
@@ -55,34 +55,22 @@ func upstreamWindow(t *testing.T, mhz float64, durs []string) (string, float64) 
 func TestWindowFrequencyFromEvents(t *testing.T) {
 	path, spanUs := upstreamWindow(t, 1000, nil)
 	stdout, stderr, code := runMain(t, "analyze", path, "--format", "json")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	var rep analyze.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	r := rep.Ranks[0]
 	const said = "the trace states no cycle frequency (cycleFrequencyMHz): 1000 MHz from its 3 events' cycles over their durations"
-	if !strings.Contains(strings.Join(r.Notes, "\n"), said) {
-		t.Errorf("the report's notes = %q, want them to say the frequency came from the events", r.Notes)
-	}
+	assert.Containsf(t, strings.Join(r.Notes, "\n"), said, "the report's notes = %q, want them to say the frequency came from the events", r.Notes)
 	if _, stderr, _ := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json")); !strings.Contains(stderr, said) {
-		t.Errorf("decode: stderr = %q, want it to say the frequency came from the events", stderr)
+		assert.Fail(t, fmt.Sprintf("decode: stderr = %q, want it to say the frequency came from the events", stderr))
 	}
 	if r.CycleFrequencyMHz != 1000 || math.Abs(r.MakespanUs-spanUs) > 1e-9 {
-		t.Errorf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs)
+		assert.Fail(t, fmt.Sprintf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs))
 	}
 	stdout, stderr, code = runMain(t, "analyze", path, "--format", "json", "--freq-mhz", "50")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if got := rep.Ranks[0].MakespanUs; math.Abs(got-spanUs*20) > 1e-6 {
-		t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, spanUs*20)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
+	assert.LessOrEqualf(t, math.Abs(rep.Ranks[0].MakespanUs-spanUs*20), 1e-6, "freq-mhz 50: makespan µs, want %v", spanUs*20)
 }
 
 // TestWindowFrequencyDisagrees: events that imply different frequencies,
@@ -106,29 +94,19 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 	} {
 		for _, cmd := range []string{"analyze", "validate"} {
 			_, stderr, code := runMain(t, cmd, c.path)
-			if code != ExitInvalid {
-				t.Errorf("%s %s: code = %v, want %v:\n%s", cmd, c.path, code, ExitInvalid, stderr)
-			}
+			assert.Equalf(t, ExitInvalid, code, "%s %s: code:\n%s", cmd, c.path, stderr)
 			for _, want := range c.wants {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("%s: stderr = %q, want it to contain %q", cmd, stderr, want)
-				}
+				assert.Containsf(t, stderr, want, "%s: stderr", cmd)
 			}
 		}
 		stdout, stderr, code := runMain(t, "analyze", c.path, "--format", "json", "--freq-mhz", "50")
-		if code != ExitOK {
-			t.Fatalf("--freq-mhz 50: %s: code = %v, want 0", stderr, code)
-		}
+		require.Equalf(t, ExitOK, code, "freq-mhz 50: %s: code", stderr)
 		var rep analyze.Report
-		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 		// 37,020 cycles at 50 MHz, whatever the durs say.
-		if got := rep.Ranks[0].MakespanUs; math.Abs(got-37020.0/50) > 1e-6 {
-			t.Errorf("--freq-mhz 50: makespan %v µs, want %v", got, 37020.0/50)
-		}
+		assert.LessOrEqualf(t, math.Abs(rep.Ranks[0].MakespanUs-37020.0/50), 1e-6, "freq-mhz 50: makespan µs, want %v", 37020.0/50)
 		if _, stderr, code := runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json")); code != ExitOK {
-			t.Errorf("decode --soc: code %d, want 0:\n%s", code, stderr)
+			assert.Fail(t, fmt.Sprintf("decode --soc: code %d, want 0:\n%s", code, stderr))
 		}
 	}
 }
@@ -145,21 +123,13 @@ func TestDirectionCommaSeparated(t *testing.T) {
 		{"--step", "3,3", "--direction", "forward,backward"},
 	} {
 		_, stderr, code := runMain(t, append([]string{"decode", capPath, capPath, "-o", outs[i]}, args...)...)
-		if code != ExitOK {
-			t.Fatalf("%v: %s: code = %v", args, stderr, code)
-		}
+		require.Equalf(t, ExitOK, code, "%v: %s: code", args, stderr)
 	}
 	a, err := os.ReadFile(outs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := os.ReadFile(outs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(a) != string(b) || !strings.Contains(string(a), `"direction":"backward"`) {
-		t.Errorf("--direction forward,backward wrote another window than the flags repeated")
-	}
+	require.NoError(t, err)
+	assert.False(t, string(a) != string(b) || !strings.Contains(string(a), `"direction":"backward"`), "direction forward,backward wrote another window than the flags repeated")
 }
 
 // headerDropped sums the droppedCount of every core header of a raw
@@ -169,13 +139,9 @@ func TestDirectionCommaSeparated(t *testing.T) {
 func headerDropped(t *testing.T, path string, capacity int) uint64 {
 	t.Helper()
 	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	stride := 64 + capacity*32
-	if len(b) != 72*stride {
-		t.Fatalf("%s: %d bytes, want 72 slots of %d", path, len(b), stride)
-	}
+	require.Lenf(t, b, 72*stride, "%s bytes, want 72 slots of %d", path, stride)
 	var n uint64
 	for s := 0; s < 72; s++ {
 		h := b[s*stride:]
@@ -192,48 +158,35 @@ func TestDiffShowsDropped(t *testing.T) {
 	base := "../../../examples/moe_layer.bin"
 	sched := filepath.Join(dir, "s.yaml")
 	src, err := os.ReadFile("../../../examples/moe_layer.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sched, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(sched, src, 0o644))
 	// The example was synthesized at --capacity-scale 0.8 and dropped
 	// records; at the planned capacities nothing is dropped.
 	newCap := filepath.Join(dir, "new.bin")
 	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != ExitOK {
-		t.Fatalf("synth: %s: code = %v", stderr, code)
+		require.FailNow(t, fmt.Sprintf("synth: %s: code = %v", stderr, code))
 	}
 	capOf := func(p string) int {
 		st, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return (int(st.Size())/72 - 64) / 32
 	}
 	wantBase, wantNew := headerDropped(t, base, capOf(base)), headerDropped(t, newCap, capOf(newCap))
-	if wantBase == wantNew {
-		t.Fatalf("both captures dropped %d: the test needs a change", wantBase)
-	}
+	require.NotEqual(t, wantBase, wantNew, "both captures dropped")
 	stdout, stderr, code := runMain(t, "diff", base, newCap, "--format", "json")
-	if code != ExitOK {
-		t.Fatalf("%s: code = %v", stderr, code)
-	}
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	var d struct {
 		Ranks []struct {
 			Dropped struct{ Base, New, Abs float64 }
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
-		t.Fatal(err)
-	}
-	if got := d.Ranks[0].Dropped; got.Base != float64(wantBase) || got.New != float64(wantNew) || got.Abs != float64(wantNew)-float64(wantBase) {
-		t.Errorf("dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &d))
+	got := d.Ranks[0].Dropped
+	assert.Equalf(t, float64(wantBase), got.Base, "dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
+	assert.Equalf(t, float64(wantNew), got.New, "dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
+	assert.Equalf(t, float64(wantNew)-float64(wantBase), got.Abs, "dropped %+v, want base %d, new %d (the headers' droppedCount)", got, wantBase, wantNew)
 	stdout, _, _ = runMain(t, "diff", base, newCap)
-	if !strings.Contains(stdout, "dropped") {
-		t.Errorf("text diff %q, want a dropped row", stdout)
-	}
+	assert.Contains(t, stdout, "dropped", "text diff")
 }
 
 // megaMoeCapture synthesizes the first family case's MegaMoe schedule
@@ -241,13 +194,10 @@ func TestDiffShowsDropped(t *testing.T) {
 func megaMoeCapture(t *testing.T, dir string) string {
 	t.Helper()
 	sched := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(sched, []byte(familyCases[0].schedule), 0o644))
 	capPath := filepath.Join(dir, "c.bin")
-	if _, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath); code != ExitOK {
-		t.Fatalf("synth: %s", errOut)
-	}
+	_, errOut, code := runMain(t, "synth", sched, "--seed", "3", "-o", capPath)
+	require.Equalf(t, ExitOK, code, "synth: %s", errOut)
 	return capPath
 }
 
@@ -258,12 +208,10 @@ func TestValidateStrictFamily(t *testing.T) {
 	dir := t.TempDir()
 	capPath := megaMoeCapture(t, dir)
 	_, stderr, code := runMain(t, "validate", capPath, "--strict")
-	if code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe") {
-		t.Errorf("validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
-	}
+	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe"), "validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
 	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
 		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != ExitOK {
-			t.Errorf("validate %v: code %v, stderr %q; want 0", args, code, stderr)
+			assert.Fail(t, fmt.Sprintf("validate %v: code %v, stderr %q; want 0", args, code, stderr))
 		}
 	}
 }

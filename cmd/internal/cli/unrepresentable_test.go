@@ -1,14 +1,16 @@
 package cli
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A record at cycle 2^64−1 is valid (JSON holds it) but past what a
@@ -20,25 +22,16 @@ func TestDecodePerfettoUnrepresentable(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, abi.RuntimeStageWaitDependency, 1)
 	dir := t.TempDir()
 	capPath, out := filepath.Join(dir, "far.bin"), filepath.Join(dir, "far.pftrace")
-	if err := os.WriteFile(capPath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(capPath, b.Bytes(), 0o644))
 
 	_, errOut, code := runMain(t, "decode", capPath, "--format", "perfetto", "-o", out)
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if want := capPath + ": AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
-	if info, err := os.Lstat(out); err == nil && !info.IsDir() {
-		t.Errorf("%s exists, want no such file", out)
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, capPath+": AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns", "errOut")
+	info, err := os.Lstat(out)
+	assert.Falsef(t, err == nil && !info.IsDir(), "%s exists, want no such file", out)
 
 	_, errOut, code = runMain(t, "decode", capPath, "-o", filepath.Join(dir, "far.json"))
-	if code != 0 {
-		t.Errorf("%s: code = %v, want 0", errOut, code)
-	}
+	assert.Equalf(t, 0, code, "%s: code", errOut)
 }
 
 // TestExportFarRecordIsInvalidInput: a record more than 2^63 ns from the
@@ -51,20 +44,13 @@ func TestExportFarRecordIsInvalidInput(t *testing.T) {
 	b.Enter(abi.CoreTypeAIC, 0, 1).Span(abi.CoreTypeAIC, 0, 1, 1<<62, abi.RuntimeStageWaitDependency, 1)
 	dir := t.TempDir()
 	capPath, out := filepath.Join(dir, "far.bin"), filepath.Join(dir, "out")
-	if err := os.WriteFile(capPath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(capPath, b.Bytes(), 0o644))
 	_, errOut, code := runMain(t, "export", capPath, "-o", out)
-	if code != 1 {
-		t.Errorf("%s: code = %v, want 1", errOut, code)
-	}
-	if want := "(AIC/0): cycle 4611686018427387904 is more than 2^63 ns from the anchor 1"; !strings.Contains(errOut, want) {
-		t.Errorf("errOut = %q, want it to contain %q", errOut, want)
-	}
-	if _, err := os.Lstat(out); err == nil {
-		t.Errorf("%s exists, want no such file", out)
-	}
+	assert.Equalf(t, 1, code, "%s: code", errOut)
+	assert.Contains(t, errOut, "(AIC/0): cycle 4611686018427387904 is more than 2^63 ns from the anchor 1", "errOut")
+	_, err := os.Lstat(out)
+	assert.Errorf(t, err, "%s exists, want no such file", out)
 	if _, errOut, code := runMain(t, "analyze", capPath); code != 0 {
-		t.Errorf("analyze: %s: code = %v, want 0", errOut, code)
+		assert.Fail(t, fmt.Sprintf("analyze: %s: code = %v, want 0", errOut, code))
 	}
 }

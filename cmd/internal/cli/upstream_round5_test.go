@@ -2,15 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // replicaCapture is a kernel-gradients capture as upstream's
@@ -45,9 +46,7 @@ func TestReplicaW2Return(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	capPath := filepath.Join(dir, "c.bin")
-	if err := os.WriteFile(capPath, replicaCapture(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(capPath, replicaCapture(), 0o644))
 	layout := []string{"--cube-slots", "24", "--aic-capacity", "16", "--aiv-capacity", "16"}
 	families := []string{"none"}
 	for _, f := range abi.Families() {
@@ -57,12 +56,10 @@ func TestReplicaW2Return(t *testing.T) {
 		out := filepath.Join(dir, fam+".json")
 		args := append([]string{"decode", capPath, "-o", out, "--kernel-family", fam}, layout...)
 		if _, errOut, code := runMain(t, args...); code != ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK)
+			require.FailNow(t, fmt.Sprintf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK))
 		}
 		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		n := 0
 		for _, e := range parseCLITrace(t, data).TraceEvents {
 			if e.Ph != "X" || e.Args["desc_id"] == nil {
@@ -70,19 +67,13 @@ func TestReplicaW2Return(t *testing.T) {
 			}
 			if id, _ := e.Args["desc_id"].(float64); id == 0x10008 {
 				n++
-				if e.Name != "ReplicaW2Return" {
-					t.Errorf("%s: desc_id 0x10008 is named %q, want ReplicaW2Return", fam, e.Name)
-				}
+				assert.Equalf(t, "ReplicaW2Return", e.Name, "%s: desc_id 0x10008 is named", fam)
 			}
 		}
-		if n != 6 {
-			t.Errorf("%s: %d events of desc_id 0x10008, want 6", fam, n)
-		}
+		assert.Equalf(t, 6, n, "%s", fam)
 
 		stdout, errOut, code := runMain(t, append([]string{"analyze", capPath, "--format", "json", "--kernel-family", fam}, layout...)...)
-		if code != ExitOK {
-			t.Fatalf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK)
-		}
+		require.Equalf(t, ExitOK, code, "%s: %s: code", fam, errOut)
 		var a struct {
 			Ranks []struct {
 				Cores []struct {
@@ -96,19 +87,11 @@ func TestReplicaW2Return(t *testing.T) {
 				} `json:"stages"`
 			} `json:"ranks"`
 		}
-		if err := json.Unmarshal([]byte(stdout), &a); err != nil {
-			t.Fatal(err)
-		}
-		if len(a.Ranks) != 1 {
-			t.Fatalf("%s: %d ranks, want 1", fam, len(a.Ranks))
-		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &a))
+		require.Lenf(t, a.Ranks, 1, "%s", fam)
 		for _, c := range a.Ranks[0].Cores {
-			if c.OtherCycles != 0 {
-				t.Errorf("%s: core %s: other_cycles = %d, want 0", fam, c.Core, c.OtherCycles)
-			}
-			if (c.Core == "AIV/0" || c.Core == "AIV/2") && c.ComputeCycles != 3*250 {
-				t.Errorf("%s: core %s: compute_cycles = %d, want %d (its ReplicaW2Return records)", fam, c.Core, c.ComputeCycles, 3*250)
-			}
+			assert.Equalf(t, uint64(0), c.OtherCycles, "%s: core %s: other_cycles", fam, c.Core)
+			assert.Falsef(t, (c.Core == "AIV/0" || c.Core == "AIV/2") && c.ComputeCycles != 3*250, "%s: core %s: compute_cycles = %d, want %d (its ReplicaW2Return records)", fam, c.Core, c.ComputeCycles, 3*250)
 		}
 		found := false
 		for _, s := range a.Ranks[0].Stages {
@@ -116,9 +99,7 @@ func TestReplicaW2Return(t *testing.T) {
 				found = s.Count == 6
 			}
 		}
-		if !found {
-			t.Errorf("%s: analyze's stages %+v: want ReplicaW2Return with 6 records", fam, a.Ranks[0].Stages)
-		}
+		assert.Truef(t, found, "%s: analyze's stages %+v: want ReplicaW2Return with 6 records", fam, a.Ranks[0].Stages)
 	}
 }
 
@@ -166,26 +147,17 @@ vector_task_indices: [0, 3, 5]
 	for i, c := range cases {
 		dir := t.TempDir()
 		sched := filepath.Join(dir, "s.yaml")
-		if err := os.WriteFile(sched, []byte(c.schedule), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 		capPath := filepath.Join(dir, "c.bin")
-		if _, errOut, code := runMain(t, "synth", sched, "--seed", "5", "-o", capPath); code != ExitOK {
-			t.Fatalf("case %d: %s: code = %v, want %v", i, errOut, code, ExitOK)
-		}
+		_, errOut, code := runMain(t, "synth", sched, "--seed", "5", "-o", capPath)
+		require.Equalf(t, ExitOK, code, "case %d: %s: code", i, errOut)
 		for _, flags := range c.flags {
 			out := filepath.Join(dir, "t.json")
 			_, errOut, code := runMain(t, append([]string{"decode", capPath, "-o", out}, flags...)...)
-			if code != ExitOK {
-				t.Fatalf("case %d %v: %s: code = %v, want %v", i, flags, errOut, code, ExitOK)
-			}
-			if strings.Contains(errOut, "warning") {
-				t.Errorf("case %d %v: decode warns: %s", i, flags, errOut)
-			}
+			require.Equalf(t, ExitOK, code, "case %d %v: %s: code", i, flags, errOut)
+			assert.NotContainsf(t, errOut, "warning", "case %d %v: decode warns: %s", i, flags, errOut)
 			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			names := map[string]bool{}
 			for _, e := range parseCLITrace(t, data).TraceEvents {
 				if id, _ := e.Args["desc_id"].(float64); e.Ph == "X" && id >= 0x30000 && id < 0x40000 {
@@ -197,9 +169,7 @@ vector_task_indices: [0, 3, 5]
 				got = append(got, n)
 			}
 			slices.Sort(got)
-			if !reflect.DeepEqual(got, c.stages) {
-				t.Errorf("case %d %v: graph stages are named %v, want %v", i, flags, got, c.stages)
-			}
+			assert.Equalf(t, c.stages, got, "case %d %v: graph stages are named", i, flags)
 		}
 	}
 }

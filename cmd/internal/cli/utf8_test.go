@@ -1,11 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A --kernel-name that is not valid UTF-8 comes out with U+FFFD for each
@@ -26,27 +28,17 @@ func TestKernelNameInvalidUTF8(t *testing.T) {
 		out := filepath.Join(dir, c.out)
 		args := append(c.args, "../../../examples/moe_layer.bin", "--kernel-name", name, "-o", out)
 		_, stderr, code := runMain(t, args...)
-		if code != 0 {
-			t.Fatalf("%s: code = %v, want 0", stderr, code)
-		}
+		require.Equalf(t, 0, code, "%s: code", stderr)
 		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(data, []byte("Mo\xff")) {
-			t.Errorf("%s carries the raw bytes: bytes.Contains(data, []byte(\"Mo\\xff\")) = true, want false", c.out)
-		}
+		require.NoError(t, err)
+		assert.NotContainsf(t, string(data), string([]byte("Mo\xff")), "%s carries the raw bytes: bytes.Contains(data, []byte(\"Mo\\xff\")) = true, want false", c.out)
 		w := want
 		if c.out == "t.json" {
 			w = `Mo\ufffdE\ufffd\ufffd` // as encoding/json writes it
 		}
-		if !bytes.Contains(data, []byte(w)) {
-			t.Errorf("%s lacks %q: bytes.Contains(data, []byte(w)) = false, want true", c.out, w)
-		}
+		assert.Containsf(t, string(data), string([]byte(w)), "%s lacks %q: bytes.Contains(data, []byte(w)) = false, want true", c.out, w)
 		if c.out == "r.html" {
-			if !utf8.Valid(data) {
-				t.Errorf("report.html is not valid UTF-8: utf8.Valid(data) = false, want true")
-			}
+			assert.True(t, utf8.Valid(data), "report.html is not valid UTF-8: utf8.Valid(data) = false, want true")
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/megakernel/cycleabi/analyze"
 	"github.com/megakernel/cycleabi/capture/capturetest"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hostileTrace writes the example trace with a stage name and the
@@ -20,15 +23,11 @@ import (
 func hostileTrace(t *testing.T) (string, []string) {
 	t.Helper()
 	text, err := os.ReadFile(exampleTrace(t, "moe.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := strings.Replace(string(text), `"name":"MoeGateUp"`, `"name":"MoeGateUp`+strings.Repeat("x", 5000)+`"`, 1)
 	s = strings.Replace(s, `"megaKernelCycleTrace":{`, `"megaKernelCycleTrace":{"ranks":[{"rank":0,"recordCount":2974,"droppedRecordCount":10},{"rank":2,"recordCount":2974}],`, 1)
 	p := filepath.Join(t.TempDir(), "hostile.json")
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
 	return p, []string{
 		"the name of the first event of desc_id 196609 is 5,009 bytes long: kept its first 4,096 bytes, the cap on a name (as in a names file)",
 		"megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records: they are missing",
@@ -48,12 +47,8 @@ func TestTraceWarningsCLI(t *testing.T) {
 	stderrHas := func(cmd, stderr string) {
 		t.Helper()
 		for _, w := range want {
-			if !strings.Contains(stderr, "cycleabi: warning: "+p+": ") || !strings.Contains(stderr, w) {
-				t.Errorf("%s: stderr lacks the warning %q:\n%s", cmd, w, stderr)
-			}
-			if strings.Contains(stderr, "note: "+p+": line") || strings.Contains(stderr, "note: "+p+": megaKernelCycleTrace.ranks") {
-				t.Errorf("%s: a warning said as a note too:\n%s", cmd, stderr)
-			}
+			assert.Falsef(t, !strings.Contains(stderr, "cycleabi: warning: "+p+": ") || !strings.Contains(stderr, w), "%s: stderr lacks the warning %q:\n%s", cmd, w, stderr)
+			assert.Falsef(t, strings.Contains(stderr, "note: "+p+": line") || strings.Contains(stderr, "note: "+p+": megaKernelCycleTrace.ranks"), "%s: a warning said as a note too:\n%s", cmd, stderr)
 		}
 	}
 	for _, args := range [][]string{
@@ -63,58 +58,40 @@ func TestTraceWarningsCLI(t *testing.T) {
 		{"diff", p, p},
 	} {
 		_, stderr, code := runMain(t, args...)
-		if code != 0 {
-			t.Errorf("%s: code %d, want 0:\n%s", args[0], code, stderr)
-		}
+		assert.Equalf(t, 0, code, "%s: code, want 0:\n%s", args[0], stderr)
 		stderrHas(args[0], stderr)
 	}
 	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, w := range want {
-		if !strings.Contains(string(html), `<p class="banner" role="alert">Warning: `) || !strings.Contains(string(html), w) {
-			t.Errorf("the report lacks the warning %q", w)
-		}
+		assert.Falsef(t, !strings.Contains(string(html), `<p class="banner" role="alert">Warning: `) || !strings.Contains(string(html), w), "the report lacks the warning %q", w)
 	}
 
 	stdout, stderr, code := runMain(t, "analyze", p)
-	if code != 0 {
-		t.Fatalf("analyze: code %d:\n%s", code, stderr)
-	}
+	require.Equalf(t, 0, code, "analyze: code:\n%s", stderr)
 	stderrHas("analyze", stderr)
 	for _, w := range want {
 		found := false
 		for _, line := range strings.Split(stdout, "\n") {
 			found = found || strings.HasPrefix(line, "warning: ") && strings.Contains(line, w)
 		}
-		if !found {
-			t.Errorf("analyze: stdout lacks a line \"warning: ...%s\"", w)
-		}
+		assert.Truef(t, found, "analyze: stdout lacks a line \"warning: ...%s\"", w)
 	}
 	stdout, _, _ = runMain(t, "analyze", "--format", "json", p)
 	var rep analyze.Report
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	got := strings.Join(rep.Ranks[0].Warnings, "\n")
 	for _, w := range want {
-		if !strings.Contains(got, w) || strings.Contains(strings.Join(rep.Ranks[0].Notes, "\n"), w) {
-			t.Errorf("analyze --format json: warnings %q, want %q among them (and not among the notes)", got, w)
-		}
+		assert.Falsef(t, !strings.Contains(got, w) || strings.Contains(strings.Join(rep.Ranks[0].Notes, "\n"), w), "analyze --format json: warnings %q, want %q among them (and not among the notes)", got, w)
 	}
 
 	stdout, stderr, code = runMain(t, "validate", p)
-	if code != 0 || strings.Contains(stderr, "warning: "+p) {
-		t.Errorf("validate: code %d, want 0 and the warnings as findings only:\n%s", code, stderr)
-	}
+	assert.Falsef(t, code != 0 || strings.Contains(stderr, "warning: "+p), "validate: code %d, want 0 and the warnings as findings only:\n%s", code, stderr)
 	for _, w := range []string{"warning name-capped", "line 189, byte", want[0], "warning missing-capture", want[1]} {
-		if !strings.Contains(stdout, w) {
-			t.Errorf("validate: stdout lacks %q:\n%s", w, stdout)
-		}
+		assert.Contains(t, stdout, w, "validate: stdout lacks")
 	}
 	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
-		t.Errorf("validate --strict: code %d, want 1", code)
+		assert.Fail(t, fmt.Sprintf("validate --strict: code %d, want 1", code))
 	}
 
 	// decode --strict and export --strict write their output, then exit 1
@@ -131,11 +108,9 @@ func TestTraceWarningsCLI(t *testing.T) {
 		}{{p, 1}, {clean, 0}} {
 			out := filepath.Join(t.TempDir(), c.out)
 			_, stderr, code := runMain(t, c.cmd, "--strict", in.path, "-o", out)
-			if code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written") {
-				t.Errorf("%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
-			}
+			assert.Falsef(t, code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
 			if _, err := os.Stat(out); err != nil {
-				t.Errorf("%s --strict %s: the output is not written: %v", c.cmd, in.path, err)
+				assert.Fail(t, fmt.Sprintf("%s --strict %s: the output is not written: %v", c.cmd, in.path, err))
 			}
 		}
 	}
@@ -155,9 +130,7 @@ func TestAnalyzeStrict(t *testing.T) {
 	ev := `{"name":"Dispatch","cat":"MegaKernelInternal","ph":"X","pid":0,"tid":2000,"ts":0.0,"dur":10.0,"args":{"rank":0,"device_id":0,"core_type":"AIV","block_id":0,"task_id":0,"desc_id":65537,"stage_task_index":0,"task_number":1,"start_cycle":1000,"end_cycle":1500,"core_entry_cycle":1000}}`
 	meta := `"megaKernelCycleTrace":{"schemaVersion":1,"rank":0,"deviceId":0,"socName":"ascend910b","cycleFrequencyMHz":50.0,"anchorCycle":1000,"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCount":1,"droppedRecordCount":0,"detailedTaskNames":false,"kernelName":"MegaMoe","ownerLabel":"Expert"}`
 	family := filepath.Join(t.TempDir(), "moe.json")
-	if err := os.WriteFile(family, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(family, []byte(`{"traceEvents":[`+ev+`],`+meta+`}`), 0o644))
 	for _, c := range []struct {
 		args []string
 		code int
@@ -169,19 +142,13 @@ func TestAnalyzeStrict(t *testing.T) {
 		{[]string{"../../../examples/moe_layer.bin"}, 0},
 	} {
 		stdout, stderr, code := runMain(t, append([]string{"analyze", "--strict"}, c.args...)...)
-		if code != c.code {
-			t.Errorf("analyze --strict %v: code %d, want %d:\n%s", c.args, code, c.code, stderr)
-		}
-		if !strings.Contains(stdout, "== rank 0: ") {
-			t.Errorf("analyze --strict %v: no analysis written:\n%s", c.args, stdout)
-		}
+		assert.Equalf(t, c.code, code, "analyze --strict %v: code:\n%s", c.args, stderr)
+		assert.Containsf(t, stdout, "== rank 0: ", "analyze --strict %v: no analysis written", c.args)
 		said := strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above")
-		if said != (c.code == 1) || c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: ") {
-			t.Errorf("analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
-		}
+		assert.Falsef(t, said != (c.code == 1) || c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: "), "analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
 		// Without --strict: exit 0 whatever the warnings.
 		if _, stderr, code := runMain(t, append([]string{"analyze"}, c.args...)...); code != 0 {
-			t.Errorf("analyze %v: code %d, want 0:\n%s", c.args, code, stderr)
+			assert.Fail(t, fmt.Sprintf("analyze %v: code %d, want 0:\n%s", c.args, code, stderr))
 		}
 	}
 }
@@ -194,12 +161,9 @@ func cleanTrace(t *testing.T) string {
 	b.Enter(abi.CoreTypeAIC, 0, 100).Span(abi.CoreTypeAIC, 0, 100, 200, abi.TaskTypeBase+uint32(abi.TaskTypeMatMul), 1)
 	dir := t.TempDir()
 	capPath, out := filepath.Join(dir, "clean.bin"), filepath.Join(dir, "clean.json")
-	if err := os.WriteFile(capPath, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, stderr, code := runMain(t, "decode", "--strict", "--soc", "ascend950", "--kernel-family", "none", capPath, "-o", out); code != 0 {
-		t.Fatalf("decode --strict of a clean capture: code %d:\n%s", code, stderr)
-	}
+	require.NoError(t, os.WriteFile(capPath, b.Bytes(), 0o644))
+	_, stderr, code := runMain(t, "decode", "--strict", "--soc", "ascend950", "--kernel-family", "none", capPath, "-o", out)
+	require.Equalf(t, 0, code, "decode --strict of a clean capture: code:\n%s", stderr)
 	return out
 }
 
@@ -210,13 +174,10 @@ func TestDecodeStrictDropped(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", "--strict", "../../../examples/moe_layer.bin", "-o", out)
-	if code != 1 || !strings.Contains(stderr, "Device dropped 10 cycle trace records") || !strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written") {
-		t.Errorf("code %d, want 1 with the dropped records' warning and --strict's line:\n%s", code, stderr)
-	}
-	if _, err := os.Stat(out); err != nil {
-		t.Errorf("the trace is not written: %v", err)
-	}
+	assert.Falsef(t, code != 1 || !strings.Contains(stderr, "Device dropped 10 cycle trace records") || !strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "code %d, want 1 with the dropped records' warning and --strict's line:\n%s", code, stderr)
+	_, err := os.Stat(out)
+	assert.NoError(t, err, "the trace is not written")
 	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(t.TempDir(), "u.json")); code != 0 {
-		t.Errorf("without --strict: code %d, want 0:\n%s", code, stderr)
+		assert.Fail(t, fmt.Sprintf("without --strict: code %d, want 0:\n%s", code, stderr))
 	}
 }

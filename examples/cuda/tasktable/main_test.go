@@ -9,6 +9,8 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/megakernel/cycleabi/plan"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const schedulePath = "../../moe_layer.yaml"
@@ -38,12 +40,9 @@ func parse(t *testing.T, text string) table {
 	sc := bufio.NewScanner(strings.NewReader(text))
 	line := func(format string, args ...any) {
 		t.Helper()
-		if !sc.Scan() {
-			t.Fatalf("the table ends early, want %q", format)
-		}
-		if _, err := fmt.Sscanf(sc.Text(), format, args...); err != nil {
-			t.Fatalf("line %q: %v (want %q)", sc.Text(), err, format)
-		}
+		require.Truef(t, sc.Scan(), "the table ends early, want %q", format)
+		_, err := fmt.Sscanf(sc.Text(), format, args...)
+		require.NoErrorf(t, err, "line %q (want %q)", sc.Text(), format)
 	}
 	var version, n int
 	line("cycleabi-cuda-tasktable %d", &version)
@@ -69,7 +68,7 @@ func parse(t *testing.T, text string) table {
 		tb.blocks = append(tb.blocks, b)
 	}
 	if sc.Scan() {
-		t.Fatalf("text after the last block: %q", sc.Text())
+		require.FailNow(t, fmt.Sprintf("text after the last block: %q", sc.Text()))
 	}
 	return tb
 }
@@ -86,27 +85,19 @@ func parse(t *testing.T, text string) table {
 // hang on it.
 func TestMoELayerTable(t *testing.T) {
 	var out bytes.Buffer
-	if err := run(&out, schedulePath, 8); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, run(&out, schedulePath, 8))
 	tb := parse(t, out.String())
 	s, err := plan.ParseFile(schedulePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tb.layout != [4]uint64{24, 80, 80, 188928} {
-		t.Errorf("layout %v, want the plan's 24 cube slots, capacities 80 and 80, 188928 bytes", tb.layout)
-	}
-	if len(tb.blocks) != 72 {
-		t.Fatalf("%d blocks, want 72 (24 AIC, 48 AIV)", len(tb.blocks))
-	}
+	require.NoError(t, err)
+	assert.Equal(t, [4]uint64{24, 80, 80, 188928}, tb.layout, "layout")
+	require.Len(t, tb.blocks, 72)
 	for i, b := range tb.blocks {
 		want := [2]uint32{uint32(abi.CoreTypeAIC), uint32(i)}
 		if i >= 24 {
 			want = [2]uint32{uint32(abi.CoreTypeAIV), uint32(i - 24)}
 		}
 		if [2]uint32{b.coreType, b.blockID} != want {
-			t.Errorf("block %d is core %d/%d, want %d/%d", i, b.coreType, b.blockID, want[0], want[1])
+			assert.Fail(t, fmt.Sprintf("block %d is core %d/%d, want %d/%d", i, b.coreType, b.blockID, want[0], want[1]))
 		}
 	}
 
@@ -124,14 +115,10 @@ func TestMoELayerTable(t *testing.T) {
 		for _, o := range b.ops {
 			steps[o.task] = append(steps[o.task], step{o.kind, o.event})
 			records++
-			if int(o.index) < 0 || o.task >= uint32(len(s.Tasks)) {
-				t.Fatalf("op %+v names no task of the schedule", o)
-			}
+			require.Falsef(t, int(o.index) < 0 || o.task >= uint32(len(s.Tasks)), "op %+v names no task of the schedule", o)
 		}
 	}
-	if records != 2984 {
-		t.Errorf("%d records, want 2984", records)
-	}
+	assert.Equal(t, 2984, records)
 	for id := range s.Tasks {
 		task := &s.Tasks[id]
 		var want []step
@@ -144,8 +131,7 @@ func TestMoELayerTable(t *testing.T) {
 			want = append(want, step{opCompute, -1}, step{opTrigger, -2})
 		}
 		got := steps[uint32(id)]
-		if len(got) != len(want) {
-			t.Errorf("task %d: steps %v, want kinds %v", id, got, want)
+		if !assert.Lenf(t, got, len(want), "task %d: steps, want kinds %v", id, want) {
 			continue
 		}
 		for i := range got {
@@ -153,16 +139,12 @@ func TestMoELayerTable(t *testing.T) {
 			switch {
 			case want[i].kind == opWait:
 				ev = -2
-				if eventOf(got[i].event) != task.DependentEvent {
-					t.Errorf("task %d waits on event %v, want %v", id, eventOf(got[i].event), task.DependentEvent)
-				}
+				assert.Equalf(t, task.DependentEvent, eventOf(got[i].event), "task %d waits on event", id)
 			case ev == -2:
-				if eventOf(got[i].event) != task.TriggerEvent {
-					t.Errorf("task %d triggers event %v, want %v", id, eventOf(got[i].event), task.TriggerEvent)
-				}
+				assert.Equalf(t, task.TriggerEvent, eventOf(got[i].event), "task %d triggers event", id)
 			}
 			if got[i].kind != want[i].kind || (ev == -1 && got[i].event != -1) {
-				t.Errorf("task %d step %d: %+v, want kind %d", id, i, got[i], want[i].kind)
+				assert.Fail(t, fmt.Sprintf("task %d step %d: %+v, want kind %d", id, i, got[i], want[i].kind))
 			}
 		}
 	}
@@ -173,9 +155,7 @@ func TestMoELayerTable(t *testing.T) {
 				n++
 			}
 		}
-		if tb.triggers[i] != n {
-			t.Errorf("event %d: %d triggers in the table, %d tasks trigger it", id, tb.triggers[i], n)
-		}
+		assert.Equalf(t, n, tb.triggers[i], "event %d", id)
 	}
 
 	// Run it as the kernel does, one step of every unblocked block a round.
@@ -198,8 +178,6 @@ func TestMoELayerTable(t *testing.T) {
 			left--
 			progress = true
 		}
-		if !progress {
-			t.Fatalf("the table deadlocks with %d operations left", left)
-		}
+		require.Truef(t, progress, "the table deadlocks with %d operations left", left)
 	}
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/megakernel/cycleabi/export/internal/pq"
 	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -304,16 +306,12 @@ func propRoundTrip(t *rapid.T) {
 		indexed := rapid.Bool().Draw(t, "indexed")
 		b, s := write(t, "t", cols, groups, indexed)
 		got, pf := readBack(t, b, cols)
-		if sch := pf.Schema().String(); sch != s.String() {
-			t.Fatalf("parquet-go reads the schema\n%s\nwritten as\n%s", sch, s)
-		}
+		require.Equalf(t, s.String(), pf.Schema().String(), "parquet-go reads the schema\nwritten as\n%s", s)
 		if pf.NumRows() != int64(rows) || len(pf.RowGroups()) != len(groups) {
-			t.Fatalf("%d rows in %d groups, written %d in %d", pf.NumRows(), len(pf.RowGroups()), rows, len(groups))
+			require.FailNow(t, fmt.Sprintf("%d rows in %d groups, written %d in %d", pf.NumRows(), len(pf.RowGroups()), rows, len(groups)))
 		}
 		for i, c := range cols {
-			if !same(got[i], c.rows) {
-				t.Fatalf("column %s reads back\n%v\nwritten\n%v", c.col.Name, got[i], c.rows)
-			}
+			require.Truef(t, same(got[i], c.rows), "column %s reads back\n%v\nwritten\n%v", c.col.Name, got[i], c.rows)
 		}
 		checkStatistics(t, pf, cols, groups)
 		checkOffsets(t, pf)
@@ -460,14 +458,11 @@ func TestRefused(t *testing.T) {
 		{pq.Column{Name: "a", Type: pq.Map, Optional: true, Value: &pq.Column{Type: pq.Double}}, "maps are required"},
 		{pq.Column{Type: pq.Double}, "no name"},
 	} {
-		if _, err := pq.NewSchema("t", c.col); err == nil || !strings.Contains(err.Error(), c.err) {
-			t.Errorf("%+v: %v, want %q", c.col, err, c.err)
-		}
+		_, err := pq.NewSchema("t", c.col)
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.err), "%+v: %v, want %q", c.col, err, c.err)
 	}
 	s, err := pq.NewSchema("t", pq.Column{Name: "u8", Type: pq.Int, Bits: 8}, pq.Column{Name: "s", Type: pq.String, Encoding: pq.Dict, Optional: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ok := pq.Data{Strings: []string{"x"}, Def: []uint8{1, 0}}
 	for _, c := range []struct {
 		data []pq.Data
@@ -482,9 +477,7 @@ func TestRefused(t *testing.T) {
 		{[]pq.Data{{Ints: []uint64{1, 2}}}, "1 columns of data for the 2 of t"},
 	} {
 		err := pq.NewWriter(io.Discard, s, "").Write(c.data, 2)
-		if err == nil || !strings.Contains(err.Error(), c.err) {
-			t.Errorf("%v: %v, want %q", c.data, err, c.err)
-		}
+		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.err), "%v: %v, want %q", c.data, err, c.err)
 	}
 }
 
@@ -494,23 +487,13 @@ func TestRefused(t *testing.T) {
 func TestNullsOnly(t *testing.T) {
 	col := pq.Column{Name: "s", Type: pq.String, Encoding: pq.Dict, Optional: true}
 	s, err := pq.NewSchema("t", col)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b bytes.Buffer
 	w := pq.NewWriter(&b, s, "")
-	if err := w.Write([]pq.Data{{Strings: []string{strings.Repeat("x", 1000)}, Index: []uint32{}, Def: make([]uint8, 100)}}, 100); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Write([]pq.Data{{Strings: []string{strings.Repeat("x", 1000)}, Index: []uint32{}, Def: make([]uint8, 100)}}, 100))
+	require.NoError(t, w.Close())
 	cols := []column{{col: col, rows: make([][]any, 100)}}
 	got, pf := readBack(t, b.Bytes(), cols)
-	if !same(got[0], cols[0].rows) {
-		t.Fatalf("reads back %v", got[0])
-	}
-	if n := pf.Metadata().RowGroups[0].Columns[0].MetaData.TotalUncompressedSize; n > 100 {
-		t.Errorf("the chunk of 100 nulls is %d bytes: it holds the dictionary's strings", n)
-	}
+	require.Truef(t, same(got[0], cols[0].rows), "reads back %v", got[0])
+	assert.LessOrEqual(t, pf.Metadata().RowGroups[0].Columns[0].MetaData.TotalUncompressedSize, int64(100), "the chunk of 100 nulls")
 }

@@ -1,9 +1,12 @@
 package abi_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -26,26 +29,22 @@ func TestDescName(t *testing.T) {
 		0:          "DescId_0",
 		0xFFFFFFFF: "DescId_4294967295",
 	} {
-		if got := abi.DescName(id); got != want {
-			t.Errorf("DescName(%#x) = %q, want %q", id, got, want)
-		}
+		assert.Equalf(t, want, abi.DescName(id), "DescName(%#x)", id)
 	}
 }
 
 func TestDescSchemaName(t *testing.T) {
-	if name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(abi.TaskTypeShmemPutMemSignal)); !ok || name != "TaskType_ShmemPutMemSignal" {
-		t.Errorf("ShmemPutMemSignal: %q, %v", name, ok)
-	}
+	name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(abi.TaskTypeShmemPutMemSignal))
+	assert.Truef(t, ok, "ShmemPutMemSignal, %v", ok)
+	assert.Equalf(t, "TaskType_ShmemPutMemSignal", name, "ShmemPutMemSignal, %v", ok)
 	for _, id := range []uint32{0x10001, 0x30005, 0x2FFFF, 0x50000} {
-		if name, ok := abi.DescSchemaName(id); ok {
-			t.Errorf("DescSchemaName(%#x) = %q: the schema does not name it", id, name)
-		}
+		name, ok := abi.DescSchemaName(id)
+		assert.Falsef(t, ok, "DescSchemaName(%#x) = %q: the schema does not name it", id, name)
 	}
 	// Every task type is named in the task-type range.
 	for _, tt := range abi.TaskTypes() {
-		if name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(tt)); !ok || name != "TaskType_"+tt.String() {
-			t.Errorf("task type %s: %q, %v", tt, name, ok)
-		}
+		name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(tt))
+		assert.Falsef(t, !ok || name != "TaskType_"+tt.String(), "task type %s: %q, %v", tt, name, ok)
 	}
 }
 
@@ -61,9 +60,9 @@ func TestLookupDesc(t *testing.T) {
 		0xFFFF:  {abi.NamespaceNone, 0xFFFF},
 		0x40000: {abi.NamespaceNone, 0x40000},
 	} {
-		if ns, index := abi.LookupDesc(id); ns != want.ns || index != want.index {
-			t.Errorf("LookupDesc(%#x) = %v, %d; want %v, %d", id, ns, index, want.ns, want.index)
-		}
+		ns, index := abi.LookupDesc(id)
+		assert.Equalf(t, want.ns, ns, "LookupDesc(%#x)", id)
+		assert.Equalf(t, want.index, index, "LookupDesc(%#x)", id)
 	}
 }
 
@@ -79,15 +78,9 @@ func TestLookupDescProperty(t *testing.T) {
 				in = n
 			}
 		}
-		if ns != in {
-			t.Fatalf("LookupDesc(%#x) = %v, the ranges say %v", id, ns, in)
-		}
-		if ns != abi.NamespaceNone && index != id-ns.Base() {
-			t.Fatalf("index %d of %#x in %v", index, id, ns)
-		}
-		if abi.DescName(id) == "" {
-			t.Fatalf("DescName(%#x) is empty", id)
-		}
+		require.Equalf(t, in, ns, "LookupDesc(%#x)", id)
+		require.Falsef(t, ns != abi.NamespaceNone && index != id-ns.Base(), "index %d of %#x in %v", index, id, ns)
+		require.NotEmptyf(t, abi.DescName(id), "DescName(%#x) is empty", id)
 	})
 }
 
@@ -103,15 +96,12 @@ func TestNamespaces(t *testing.T) {
 		{abi.NamespaceGraphStage, "GraphStage", "graph_stage", 0x30000, 0x10000},
 	} {
 		if c.ns.String() != c.name || c.ns.Arg() != c.arg || c.ns.Base() != c.base || c.ns.Count() != c.count {
-			t.Errorf("%v: %q %q %#x %#x", c.ns, c.ns.String(), c.ns.Arg(), c.ns.Base(), c.ns.Count())
+			assert.Fail(t, fmt.Sprintf("%v: %q %q %#x %#x", c.ns, c.ns.String(), c.ns.Arg(), c.ns.Base(), c.ns.Count()))
 		}
 	}
-	if s := abi.Namespace(9).String(); s != "Namespace(9)" {
-		t.Errorf("Namespace(9).String() = %q", s)
-	}
-	if got := abi.Namespaces(); len(got) != 3 || got[0] != abi.NamespaceRuntimeStage {
-		t.Errorf("Namespaces() = %v", got)
-	}
+	assert.Equal(t, "Namespace(9)", abi.Namespace(9).String(), "Namespace(9).String()")
+	got := abi.Namespaces()
+	assert.Falsef(t, len(got) != 3 || got[0] != abi.NamespaceRuntimeStage, "Namespaces() = %v", got)
 }
 
 func TestFormat(t *testing.T) {
@@ -129,9 +119,7 @@ func TestFormat(t *testing.T) {
 		{abi.FormatDisplay(abi.NamespaceTaskType, 0x20067, "MatMul"), "TaskType_MatMul"},
 		{abi.FormatDisplay(abi.NamespaceGraphStage, 0x40000, "X"), "DescId_262144"},
 	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
+		assert.Equal(t, c.want, c.got)
 	}
 }
 
@@ -143,11 +131,9 @@ func TestTaskStagePrefixed(t *testing.T) {
 		0x20067:                        false,
 		0x30000:                        false,
 	} {
-		if got := abi.TaskStagePrefixed(id); got != want {
-			t.Errorf("TaskStagePrefixed(%#x) = %v", id, got)
-		}
+		assert.Equalf(t, want, abi.TaskStagePrefixed(id), "TaskStagePrefixed(%#x)", id)
 	}
-	if abi.RuntimeStageWaitDependency != 0x10000 || abi.RuntimeStageTerminateTask != 0x10006 || abi.RuntimeStageTriggerEvent != 0x10007 {
-		t.Errorf("runtime stage ids differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
-	}
+	assert.Equal(t, abi.RuntimeStageWaitDependency, uint32(0x10000), "runtime stage ids differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, abi.RuntimeStageTerminateTask, uint32(0x10006), "runtime stage ids differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, abi.RuntimeStageTriggerEvent, uint32(0x10007), "runtime stage ids differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
 }

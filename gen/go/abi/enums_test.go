@@ -1,9 +1,11 @@
 package abi_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
 )
 
 // TestTaskTypesMatchSpec compares the generated enum with the reference decoder.s table (decode/testdata/reference/cycle_trace.py),
@@ -16,41 +18,28 @@ func TestTaskTypesMatchSpec(t *testing.T) {
 		"RmsNormGrad": 113, "MhcGradPrevA": 114, "MhcGradMapping": 115, "MhcGradPhiRms": 116,
 		"MhcGradPrevXAndPost": 117, "MhcPostGrad": 118, "MhcGradPrevAAndMapping": 119, "ShmemGetMem": 141,
 	}
-	if len(abi.TaskTypes()) != len(spec) {
-		t.Errorf("%d task types, the reference decoder has %d", len(abi.TaskTypes()), len(spec))
-	}
+	assert.Len(t, abi.TaskTypes(), len(spec))
 	for name, value := range spec {
 		tt, ok := abi.ParseTaskType(name)
 		if !ok || uint32(tt) != value || tt.String() != name || !tt.Valid() {
-			t.Errorf("%s: Parse = %d, %v; String %q", name, tt, ok, tt.String())
+			assert.Fail(t, fmt.Sprintf("%s: Parse = %d, %v; String %q", name, tt, ok, tt.String()))
 		}
 	}
-	if abi.TaskTypeMatMul != 103 || abi.TaskTypeShmemPutMemSignal != 105 {
-		t.Errorf("TaskTypeMatMul = %d", abi.TaskTypeMatMul)
-	}
+	assert.Equal(t, abi.TaskType(abi.TaskTypeMatMul), abi.TaskType(103), "TaskTypeMatMul")
+	assert.Equal(t, abi.TaskType(abi.TaskTypeShmemPutMemSignal), abi.TaskType(105), "TaskTypeMatMul")
 }
 
 func TestCoreType(t *testing.T) {
-	if abi.CoreTypeAIC != 1 || abi.CoreTypeAIV != 2 || abi.CoreTypeAIC.String() != "AIC" || abi.CoreTypeAIV.String() != "AIV" {
-		t.Errorf("core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
-	}
-	if got := abi.CoreTypes(); len(got) != 2 || got[0] != abi.CoreTypeAIC || got[1] != abi.CoreTypeAIV {
-		t.Errorf("CoreTypes() = %v", got)
-	}
+	assert.False(t, abi.CoreTypeAIC != 1 || abi.CoreTypeAIV != 2 || abi.CoreTypeAIC.String() != "AIC" || abi.CoreTypeAIV.String() != "AIV", "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	got := abi.CoreTypes()
+	assert.Falsef(t, len(got) != 2 || got[0] != abi.CoreTypeAIC || got[1] != abi.CoreTypeAIV, "CoreTypes() = %v", got)
 	for _, v := range []abi.CoreType{0, 3, 0xFFFFFFFF} {
-		if v.Valid() {
-			t.Errorf("%d is valid", v)
-		}
+		assert.Falsef(t, v.Valid(), "%d is valid", v)
 	}
-	if s := abi.CoreType(7).String(); s != "CoreType(7)" {
-		t.Errorf("CoreType(7).String() = %q", s)
-	}
-	if s := abi.TaskType(65535).String(); s != "TaskType(65535)" {
-		t.Errorf("TaskType(65535).String() = %q", s)
-	}
+	assert.Equal(t, "CoreType(7)", abi.CoreType(7).String(), "CoreType(7).String()")
+	assert.Equal(t, "TaskType(65535)", abi.TaskType(65535).String(), "TaskType(65535).String()")
 	for _, name := range []string{"aic", "", "AIC ", "CoreTypeAIC"} {
-		if _, ok := abi.ParseCoreType(name); ok {
-			t.Errorf("ParseCoreType(%q) succeeded", name)
-		}
+		_, ok := abi.ParseCoreType(name)
+		assert.Falsef(t, ok, "ParseCoreType(%q) succeeded", name)
 	}
 }

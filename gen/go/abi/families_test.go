@@ -1,6 +1,10 @@
 package abi
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 // TestFamilyForKernel checks the matching rule: upstream's kernel names,
 // compared ignoring case and '_'; no partial matches.
@@ -14,20 +18,19 @@ func TestFamilyForKernel(t *testing.T) {
 	}
 	for kernel, want := range cases {
 		got, ok := FamilyForKernel(kernel)
-		if got != want || ok != (want != FamilyNone) {
-			t.Errorf("FamilyForKernel(%q) = %v, %v; want %v", kernel, got, ok, want)
-		}
+		assert.Equalf(t, want, got, "FamilyForKernel(%q)", kernel)
+		assert.Equalf(t, (want != FamilyNone), ok, "FamilyForKernel(%q)", kernel)
 	}
-	if f, ok := FamilyByName("megagateroutegradk1"); !ok || f != FamilyMegaGateRouteGradK1 {
-		t.Errorf("FamilyByName(megagateroutegradk1) = %v, %v", f, ok)
-	}
+	f, ok := FamilyByName("megagateroutegradk1")
+	assert.Truef(t, ok, "FamilyByName(megagateroutegradk1), %v", ok)
+	assert.Equalf(t, FamilyMegaGateRouteGradK1, f, "FamilyByName(megagateroutegradk1), %v", ok)
 	if _, ok := FamilyByName("MoE"); ok {
-		t.Error("FamilyByName matches a partial name")
+		assert.Fail(t, "FamilyByName matches a partial name")
 	}
 	for _, f := range Families() {
-		if g, ok := FamilyByName(f.String()); !ok || g != f {
-			t.Errorf("%v does not round-trip through FamilyByName", f)
-		}
+		g, ok := FamilyByName(f.String())
+		assert.True(t, ok)
+		assert.Equal(t, f, g)
 	}
 }
 
@@ -64,23 +67,19 @@ func TestFamilyNames(t *testing.T) {
 		{FamilyMegaGateRouteGradK1, 0x30001, "ZerosLike"},
 	}
 	for _, c := range cases {
-		if got := c.f.DescName(c.id); got != c.want {
-			t.Errorf("%v.DescName(%#x) = %q, want %q", c.f, c.id, got, c.want)
-		}
+		assert.Equalf(t, c.want, c.f.DescName(c.id), "%v.DescName(%#x)", c.f, c.id)
 	}
 	st, ok := FamilyMegaMoe.Stage(0x10002)
-	if !ok || st.Name != "GMM1" || st.Class != StageCompute || !st.HasTaskType || st.TaskType != uint32(TaskTypeGroupedMatMul) {
-		t.Errorf("MegaMoe stage 0x10002 = %+v, %v", st, ok)
-	}
+	assert.Truef(t, ok, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
+	assert.Equalf(t, "GMM1", st.Name, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
+	assert.Equalf(t, StageCompute, st.Class, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
+	assert.Truef(t, st.HasTaskType, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
+	assert.Equalf(t, uint32(TaskTypeGroupedMatMul), st.TaskType, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
 	if _, ok := FamilyNone.Stage(0x10002); ok {
-		t.Error("FamilyNone has a stage")
+		assert.Fail(t, "FamilyNone has a stage")
 	}
-	if FamilyMegaMoe.OwnerLabel() != "Expert" || FamilyMegaGateRoute.OwnerLabel() != "TokenRowShard" {
-		t.Error("owner labels")
-	}
-	if Family(200).String() != "Family(200)" || Family(200).Valid() || FamilyNone.Valid() {
-		t.Error("an unnamed family")
-	}
+	assert.False(t, FamilyMegaMoe.OwnerLabel() != "Expert" || FamilyMegaGateRoute.OwnerLabel() != "TokenRowShard", "owner labels")
+	assert.False(t, Family(200).String() != "Family(200)" || Family(200).Valid() || FamilyNone.Valid(), "an unnamed family")
 }
 
 // TestFamilyParseTaskType: a task-type name is looked up in the family's
@@ -107,20 +106,17 @@ func TestFamilyParseTaskType(t *testing.T) {
 	}
 	for _, c := range cases {
 		got, ok := c.f.ParseTaskType(c.name)
-		if got != c.want || ok != c.ok {
-			t.Errorf("%v.ParseTaskType(%q) = %d, %v; want %d, %v", c.f, c.name, got, ok, c.want, c.ok)
-		}
+		assert.Equalf(t, c.want, got, "%v.ParseTaskType(%q)", c.f, c.name)
+		assert.Equalf(t, c.ok, ok, "%v.ParseTaskType(%q)", c.f, c.name)
 	}
 	names := FamilyMegaMoe.TaskTypeNames()
-	if len(names) != 9 || names[0] != "Terminate" || names[8] != "ShmemGetMem" {
-		t.Errorf("FamilyMegaMoe.TaskTypeNames() = %v", names)
-	}
+	assert.Falsef(t, len(names) != 9 || names[0] != "Terminate" || names[8] != "ShmemGetMem", "FamilyMegaMoe.TaskTypeNames() = %v", names)
 	for _, f := range append(Families(), FamilyNone) {
 		for _, name := range f.TaskTypeNames() {
 			v, ok := f.ParseTaskType(name)
-			if back, _ := f.TaskTypeName(v); !ok || back != name {
-				t.Errorf("%v: %q parses to %d (%v), which is named %q", f, name, v, ok, back)
-			}
+			back, _ := f.TaskTypeName(v)
+			assert.Truef(t, ok, "%v parses to %d (%v), which is named", f, v, ok)
+			assert.Equalf(t, name, back, "%v parses to %d (%v), which is named", f, v, ok)
 		}
 	}
 }

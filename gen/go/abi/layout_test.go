@@ -9,20 +9,17 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
 func TestMaxRecordsPerCore(t *testing.T) {
 	// The reference decoder: ((0xFFFFFFFF - 64) // 32 // 16) * 16.
-	if abi.MaxRecordsPerCore != 134217712 {
-		t.Errorf("MaxRecordsPerCore = %d", abi.MaxRecordsPerCore)
-	}
-	if s := abi.SlotStride(abi.MaxRecordsPerCore); s > abi.SlotStrideLimit {
-		t.Errorf("the largest slot's stride %d exceeds the limit", s)
-	}
-	if s := abi.SlotStride(abi.MaxRecordsPerCore + abi.RecordCapacityAlignment); s <= abi.SlotStrideLimit {
-		t.Errorf("MaxRecordsPerCore is not the largest aligned capacity: %d more records still fit", abi.RecordCapacityAlignment)
-	}
+	assert.Equal(t, abi.MaxRecordsPerCore, 134217712, "MaxRecordsPerCore")
+	s := abi.SlotStride(abi.MaxRecordsPerCore)
+	assert.LessOrEqual(t, s, uint64(abi.SlotStrideLimit), "the largest slot's stride")
+	assert.Greaterf(t, abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment), uint64(abi.SlotStrideLimit), "MaxRecordsPerCore is not the largest aligned capacity: %d more records still fit", abi.RecordCapacityAlignment)
 }
 
 // TestRoundUpCapacity: the result is aligned, holds the requirement and
@@ -37,42 +34,30 @@ func TestRoundUpCapacity(t *testing.T) {
 		c, err := abi.RoundUpCapacity(req)
 		if req > abi.MaxRecordsPerCore {
 			var ce *abi.CapacityError
-			if !errors.As(err, &ce) || ce.Capacity != req {
-				t.Fatalf("RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
-			}
+			require.Falsef(t, !errors.As(err, &ce) || ce.Capacity != req, "RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
 			return
 		}
-		if err != nil {
-			t.Fatalf("RoundUpCapacity(%d): %v", req, err)
-		}
-		if c%abi.RecordCapacityAlignment != 0 || uint64(c) < req || uint64(c) >= req+abi.RecordCapacityAlignment {
-			t.Fatalf("RoundUpCapacity(%d) = %d", req, c)
-		}
-		if err := abi.CheckCapacity(uint64(c)); err != nil {
-			t.Fatalf("CheckCapacity refuses RoundUpCapacity's %d: %v", c, err)
-		}
+		require.NoErrorf(t, err, "RoundUpCapacity(%d)", req)
+		require.Equalf(t, uint32(0), c%abi.RecordCapacityAlignment, "RoundUpCapacity = %d", c)
+		require.GreaterOrEqualf(t, uint64(c), req, "RoundUpCapacity = %d", c)
+		require.Lessf(t, uint64(c), req+abi.RecordCapacityAlignment, "RoundUpCapacity = %d", c)
+		require.NoErrorf(t, abi.CheckCapacity(uint64(c)), "CheckCapacity refuses RoundUpCapacity's %d", c)
 	})
 	for req, want := range map[uint64]uint32{0: 0, 1: 16, 16: 16, 17: 32, abi.MaxRecordsPerCore: abi.MaxRecordsPerCore, abi.MaxRecordsPerCore - 15: abi.MaxRecordsPerCore} {
-		if got, err := abi.RoundUpCapacity(req); err != nil || got != want {
-			t.Errorf("RoundUpCapacity(%d) = %d, %v; want %d", req, got, err, want)
-		}
+		got, err := abi.RoundUpCapacity(req)
+		require.NoErrorf(t, err, "RoundUpCapacity(%d)", req)
+		assert.Equalf(t, want, got, "RoundUpCapacity(%d)", req)
 	}
 	_, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1)
-	if err == nil || err.Error() != "abi: record capacity 134217713 exceeds MaxRecordsPerCore (134217712)" {
-		t.Errorf("past the maximum: %v", err)
-	}
+	assert.Falsef(t, err == nil || err.Error() != "abi: record capacity 134217713 exceeds MaxRecordsPerCore (134217712)", "past the maximum: %v", err)
 }
 
 func TestCheckCapacity(t *testing.T) {
 	for c, ok := range map[uint64]bool{0: true, 16: true, 17: false, 8: false, abi.MaxRecordsPerCore: true, abi.MaxRecordsPerCore + 16: false, math.MaxUint64: false} {
 		err := abi.CheckCapacity(c)
-		if (err == nil) != ok {
-			t.Errorf("CheckCapacity(%d) = %v", c, err)
-		}
+		assert.Equalf(t, ok, (err == nil), "CheckCapacity(%d) = %v", c, err)
 		// A nil *CapacityError must not become a non-nil error.
-		if ok && err != nil {
-			t.Errorf("CheckCapacity(%d) returned a non-nil error for a good capacity", c)
-		}
+		assert.Falsef(t, ok && err != nil, "CheckCapacity(%d) returned a non-nil error for a good capacity", c)
 	}
 }
 
@@ -95,38 +80,30 @@ func TestLayoutMatchesSpec(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c, caps := drawLayout(t, 200)
 		l, err := abi.NewLayout(c, caps)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		a, v := uint64(64+32*uint64(caps.AIC)), uint64(64+32*uint64(caps.AIV))
 		if l.NumSlots() != 3*int(c) || l.SlotCount(abi.CoreTypeAIC) != c || l.SlotCount(abi.CoreTypeAIV) != 2*c {
-			t.Fatalf("slot counts: %d, %d, %d", l.NumSlots(), l.SlotCount(abi.CoreTypeAIC), l.SlotCount(abi.CoreTypeAIV))
+			require.FailNow(t, fmt.Sprintf("slot counts: %d, %d, %d", l.NumSlots(), l.SlotCount(abi.CoreTypeAIC), l.SlotCount(abi.CoreTypeAIV)))
 		}
 		i := rapid.Uint32Max(c-1).Draw(t, "aic")
 		j := rapid.Uint32Max(2*c-1).Draw(t, "aiv")
-		if got := l.SlotOffset(abi.CoreTypeAIC, i); got != uint64(i)*a {
-			t.Fatalf("AIC slot %d at %d, want %d", i, got, uint64(i)*a)
-		}
-		if got, want := l.SlotOffset(abi.CoreTypeAIV, j), uint64(c)*a+uint64(j)*v; got != want {
-			t.Fatalf("AIV slot %d at %d, want %d", j, got, want)
-		}
+		require.Equalf(t, uint64(i)*a, l.SlotOffset(abi.CoreTypeAIC, i), "AIC slot %d at", i)
+		require.Equalf(t, uint64(c)*a+uint64(j)*v, l.SlotOffset(abi.CoreTypeAIV, j), "AIV slot %d at", j)
 		var sum uint64
 		for k := 0; k < l.NumSlots(); k++ {
 			s := l.Slot(k)
-			if s.Offset != sum {
-				t.Fatalf("slot %d (%s) at %d, want %d", k, s, s.Offset, sum)
-			}
-			if o, ok := l.SlotOf(s.CoreType, s.BlockID); !ok || o != s {
-				t.Fatalf("SlotOf(%s) = %+v, %v; Slot(%d) = %+v", s, o, ok, k, s)
-			}
+			require.Equalf(t, sum, s.Offset, "slot %d (%s) at", k, s)
+			o, ok := l.SlotOf(s.CoreType, s.BlockID)
+			require.Truef(t, ok, "SlotOf, %v; Slot(%d)", ok, k)
+			require.Equalf(t, s, o, "SlotOf, %v; Slot(%d)", ok, k)
 			sum += s.Stride()
 		}
 		if want := uint64(c)*a + 2*uint64(c)*v; sum != want || l.Size() != want {
-			t.Fatalf("strides sum to %d, Size %d, SPEC %d", sum, l.Size(), want)
+			require.FailNow(t, fmt.Sprintf("strides sum to %d, Size %d, SPEC %d", sum, l.Size(), want))
 		}
 		size, err := abi.BufferSize(c, caps)
 		if err != nil || size != l.Size() {
-			t.Fatalf("BufferSize = %d, %v; want %d", size, err, l.Size())
+			require.FailNow(t, fmt.Sprintf("BufferSize = %d, %v; want %d", size, err, l.Size()))
 		}
 	})
 }
@@ -147,11 +124,9 @@ func TestBufferSizeOverflow(t *testing.T) {
 		switch {
 		case tooMany || !exact.IsUint64():
 			var le *abi.LayoutError
-			if !errors.As(err, &le) {
-				t.Fatalf("BufferSize(%d, %+v) = %d, %v; exact %s", c, caps, size, err, exact)
-			}
+			require.ErrorAsf(t, err, &le, "BufferSize(%d, %+v) = %d, %v; exact %s", c, caps, size, err, exact)
 		case err != nil || size != exact.Uint64():
-			t.Fatalf("BufferSize(%d, %+v) = %d, %v; want %s", c, caps, size, err, exact)
+			require.FailNow(t, fmt.Sprintf("BufferSize(%d, %+v) = %d, %v; want %s", c, caps, size, err, exact))
 		}
 	})
 	maxCaps := abi.Capacities{AIC: abi.MaxRecordsPerCore, AIV: abi.MaxRecordsPerCore}
@@ -164,70 +139,52 @@ func TestBufferSizeOverflow(t *testing.T) {
 	} {
 		_, err := abi.BufferSize(c.cube, maxCaps)
 		var le *abi.LayoutError
-		if !errors.As(err, &le) || le.Reason != c.reason || le.CubeSlots != c.cube {
-			t.Errorf("BufferSize(%d, max) = %v, want %q", c.cube, err, c.reason)
-		}
+		assert.Falsef(t, !errors.As(err, &le) || le.Reason != c.reason || le.CubeSlots != c.cube, "BufferSize(%d, max) = %v, want %q", c.cube, err, c.reason)
 	}
 	// The largest buffer that fits: every slot as large as it can be.
-	if size, err := abi.BufferSize(1<<20, maxCaps); err != nil || size != 3<<20*uint64(abi.SlotStride(abi.MaxRecordsPerCore)) {
-		t.Errorf("BufferSize(2^20, max) = %d, %v", size, err)
-	}
+	size, err := abi.BufferSize(1<<20, maxCaps)
+	assert.Falsef(t, err != nil || size != 3<<20*uint64(abi.SlotStride(abi.MaxRecordsPerCore)), "BufferSize(2^20, max) = %d, %v", size, err)
 }
 
 func TestNewLayoutErrors(t *testing.T) {
 	_, err := abi.NewLayout(abi.MinCubeSlots-1, abi.Capacities{})
 	var le *abi.LayoutError
-	if !errors.As(err, &le) || err.Error() != "abi: layout with 23 cube slots: fewer than MinCubeSlots (24)" {
-		t.Errorf("23 cube slots: %v", err)
-	}
+	assert.Falsef(t, !errors.As(err, &le) || err.Error() != "abi: layout with 23 cube slots: fewer than MinCubeSlots (24)", "23 cube slots: %v", err)
 	_, err = abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: 24})
 	var ce *abi.CapacityError
-	if !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIV || err.Error() != "abi: AIV record capacity 24 is not a multiple of RecordCapacityAlignment (16)" {
-		t.Errorf("AIV capacity 24: %v", err)
-	}
+	assert.Falsef(t, !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIV || err.Error() != "abi: AIV record capacity 24 is not a multiple of RecordCapacityAlignment (16)", "AIV capacity 24: %v", err)
 	if _, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: abi.MaxRecordsPerCore + 16}); !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIC {
-		t.Errorf("AIC capacity past the maximum: %v", err)
+		assert.Fail(t, fmt.Sprintf("AIC capacity past the maximum: %v", err))
 	}
 }
 
 func TestSlot(t *testing.T) {
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 16, AIV: 32})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s := l.Slot(3)
-	if s.String() != "AIC/3" || s.Capacity != 16 || s.Stride() != 64+32*16 || s.RecordOffset(2) != s.Offset+64+64 {
-		t.Errorf("Slot(3) = %+v (%s)", s, s)
-	}
+	assert.Falsef(t, s.String() != "AIC/3" || s.Capacity != 16 || s.Stride() != 64+32*16 || s.RecordOffset(2) != s.Offset+64+64, "Slot(3) = %+v (%s)", s, s)
 	if s := l.Slot(24 + 17); s.String() != "AIV/17" || s.Offset != 24*(64+32*16)+17*(64+32*32) || s.Capacity != 32 {
-		t.Errorf("Slot(41) = %+v", s)
+		assert.Fail(t, fmt.Sprintf("Slot(41) = %+v", s))
 	}
-	if _, ok := l.SlotOf(abi.CoreTypeAIV, 48); ok {
-		t.Errorf("SlotOf(AIV, 48) exists in a 24-cube layout")
-	}
+	_, ok := l.SlotOf(abi.CoreTypeAIV, 48)
+	assert.False(t, ok, "SlotOf(AIV, 48) exists in a 24-cube layout")
 	if _, ok := l.SlotOf(abi.CoreType(7), 0); ok {
-		t.Errorf("SlotOf(CoreType(7), 0) exists")
+		assert.Fail(t, "SlotOf(CoreType(7), 0) exists")
 	}
-	if got := l.SlotOffset(abi.CoreType(7), 0); got != l.Size() {
-		t.Errorf("SlotOffset of an unknown core type = %d, want Size %d", got, l.Size())
-	}
+	assert.Equal(t, l.Size(), l.SlotOffset(abi.CoreType(7), 0), "SlotOffset of an unknown core type")
 	for _, i := range []int{-1, l.NumSlots()} {
 		func() {
 			defer func() {
-				if r := recover(); r == nil || !strings.Contains(r.(string), "out of range") {
-					t.Errorf("Slot(%d) did not panic as an index out of range: %v", i, r)
-				}
+				r := recover()
+				assert.Falsef(t, r == nil || !strings.Contains(r.(string), "out of range"), "Slot(%d) did not panic as an index out of range: %v", i, r)
 			}()
 			l.Slot(i)
 		}()
 	}
-	if got := abi.Regions(); len(got) != 2 || got[0].CoreType != abi.CoreTypeAIC || got[1].SlotsPerCubeSlot != 2 {
-		t.Errorf("Regions() = %+v", got)
-	}
+	got := abi.Regions()
+	assert.Falsef(t, len(got) != 2 || got[0].CoreType != abi.CoreTypeAIC || got[1].SlotsPerCubeSlot != 2, "Regions() = %+v", got)
 	var caps abi.Capacities
-	if !caps.Set(abi.CoreTypeAIV, 48) || caps.For(abi.CoreTypeAIV) != 48 || caps.Set(abi.CoreType(9), 1) || caps.For(abi.CoreType(9)) != 0 {
-		t.Errorf("Capacities.Set/For: %+v", caps)
-	}
+	assert.Falsef(t, !caps.Set(abi.CoreTypeAIV, 48) || caps.For(abi.CoreTypeAIV) != 48 || caps.Set(abi.CoreType(9), 1) || caps.For(abi.CoreType(9)) != 0, "Capacities.Set/For: %+v", caps)
 }
 
 // SameCapacities gives every region of the schema the one capacity, and a
@@ -235,13 +192,9 @@ func TestSlot(t *testing.T) {
 func TestSameCapacities(t *testing.T) {
 	caps := abi.SameCapacities(48)
 	for _, r := range abi.Regions() {
-		if got := caps.For(r.CoreType); got != 48 {
-			t.Errorf("%s: capacity %d, want 48", r.CoreType, got)
-		}
+		assert.Equalf(t, uint32(48), caps.For(r.CoreType), "%s: capacity", r.CoreType)
 	}
-	if got := caps.For(abi.CoreType(0xFFFF)); got != 0 {
-		t.Errorf("a core type with no region: capacity %d, want 0", got)
-	}
+	assert.Equal(t, uint32(0), caps.For(abi.CoreType(0xFFFF)), "a core type with no region: capacity")
 }
 
 // TestLayoutString: the one rendering of a layout every command shows,
@@ -255,10 +208,6 @@ func TestLayoutString(t *testing.T) {
 		want += fmt.Sprintf(", %s capacity %d", r.CoreType, c)
 	}
 	l := abi.Layout{CubeSlots: 24, Capacities: caps}
-	if got := l.String(); got != want {
-		t.Errorf("String() = %q, want %q", got, want)
-	}
-	if len(abi.Regions()) == 2 && want != "24 cube slots, AIC capacity 16, AIV capacity 256" {
-		t.Errorf("today's schema: %q", want)
-	}
+	assert.Equal(t, want, l.String(), "String()")
+	assert.Falsef(t, len(abi.Regions()) == 2 && want != "24 cube slots, AIC capacity 16, AIV capacity 256", "today's schema: %q", want)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSystemCounterMHz(t *testing.T) {
@@ -22,9 +24,9 @@ func TestSystemCounterMHz(t *testing.T) {
 		"NVIDIA H200":    1000,
 		"nvidia_h200":    1000,
 	} {
-		if got, err := abi.SystemCounterMHz(soc); err != nil || got != want {
-			t.Errorf("SystemCounterMHz(%q) = %v, %v; want %v", soc, got, err, want)
-		}
+		got, err := abi.SystemCounterMHz(soc)
+		require.NoErrorf(t, err, "SystemCounterMHz(%q)", soc)
+		assert.Equalf(t, want, got, "SystemCounterMHz(%q)", soc)
 	}
 }
 
@@ -32,15 +34,11 @@ func TestUnsupportedSoC(t *testing.T) {
 	for _, soc := range []string{"Ascend310P", "", "910", "gpu", "ascendnvidia", "nvidi"} {
 		_, err := abi.SystemCounterMHz(soc)
 		var u *abi.UnsupportedSoCError
-		if !errors.As(err, &u) || u.Name != soc {
-			t.Errorf("SystemCounterMHz(%q) = %v", soc, err)
-		}
+		assert.Falsef(t, !errors.As(err, &u) || u.Name != soc, "SystemCounterMHz(%q) = %v", soc, err)
 	}
 	_, err := abi.SystemCounterMHz("Ascend310P")
 	want := `abi: unsupported SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950, nvidia`
-	if err == nil || err.Error() != want {
-		t.Errorf("error = %v\nwant   %s", err, want)
-	}
+	assert.Falsef(t, err == nil || err.Error() != want, "error = %v\nwant   %s", err, want)
 }
 
 func TestNormalizeSoCName(t *testing.T) {
@@ -52,20 +50,14 @@ func TestNormalizeSoCName(t *testing.T) {
 		"":             "",
 		"ascendÄ1":     "ascendä1",
 	} {
-		if got := abi.NormalizeSoCName(in); got != want {
-			t.Errorf("NormalizeSoCName(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equalf(t, want, abi.NormalizeSoCName(in), "NormalizeSoCName(%q)", in)
 	}
 }
 
 func TestSoCs(t *testing.T) {
 	socs := abi.SoCs()
-	if len(socs) != 5 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) ||
-		socs[4] != (abi.SoC{Prefix: "nvidia", MHz: 1000}) {
-		t.Errorf("SoCs() = %+v", socs)
-	}
+	assert.Falsef(t, len(socs) != 5 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) ||
+		socs[4] != (abi.SoC{Prefix: "nvidia", MHz: 1000}), "SoCs() = %+v", socs)
 	socs[0].MHz = 1
-	if abi.SoCs()[0].MHz != 50 {
-		t.Errorf("SoCs shares its backing array")
-	}
+	assert.Equal(t, float64(50), abi.SoCs()[0].MHz, "SoCs shares its backing array")
 }

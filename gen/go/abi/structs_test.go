@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -16,31 +18,19 @@ func propCoreHeaderRoundTrip(t *rapid.T) {
 	h := rapid.Make[abi.CoreHeader]().Draw(t, "header")
 	prefix := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "prefix")
 	b := h.Append(bytes.Clone(prefix))
-	if len(b) != len(prefix)+abi.CoreHeaderSize || !bytes.Equal(b[:len(prefix)], prefix) {
-		t.Fatalf("Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
-	}
+	require.Falsef(t, len(b) != len(prefix)+abi.CoreHeaderSize || !bytes.Equal(b[:len(prefix)], prefix), "Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
 	got, err := abi.DecodeCoreHeader(b[len(prefix):])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != h {
-		t.Fatalf("decoded %+v, want %+v", got, h)
-	}
+	require.NoError(t, err)
+	require.Equal(t, h, got, "decoded")
 }
 
 func propProfileRecordRoundTrip(t *rapid.T) {
 	r := rapid.Make[abi.ProfileRecord]().Draw(t, "record")
 	b := r.Append(nil)
-	if len(b) != abi.ProfileRecordSize {
-		t.Fatalf("Append wrote %d bytes", len(b))
-	}
+	require.Len(t, b, abi.ProfileRecordSize, "Append wrote")
 	got, err := abi.DecodeProfileRecord(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != r {
-		t.Fatalf("decoded %+v, want %+v", got, r)
-	}
+	require.NoError(t, err)
+	require.Equal(t, r, got, "decoded")
 }
 
 func TestCoreHeaderRoundTrip(t *testing.T)    { rapid.Check(t, propCoreHeaderRoundTrip) }
@@ -56,19 +46,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0xFF}, 31))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := abi.DecodeCoreHeader(b)
-		if (err != nil) != (len(b) < abi.CoreHeaderSize) {
-			t.Fatalf("len %d: err %v", len(b), err)
-		}
-		if err == nil && !bytes.Equal(h.Append(nil), b[:abi.CoreHeaderSize]) {
-			t.Fatalf("decode → encode changed the header bytes")
-		}
+		require.Equalf(t, (len(b) < abi.CoreHeaderSize), (err != nil), "len %d: err %v", len(b), err)
+		require.False(t, err == nil && !bytes.Equal(h.Append(nil), b[:abi.CoreHeaderSize]), "decode → encode changed the header bytes")
 		r, err := abi.DecodeProfileRecord(b)
-		if (err != nil) != (len(b) < abi.ProfileRecordSize) {
-			t.Fatalf("len %d: err %v", len(b), err)
-		}
-		if err == nil && !bytes.Equal(r.Append(nil), b[:abi.ProfileRecordSize]) {
-			t.Fatalf("decode → encode changed the record bytes")
-		}
+		require.Equalf(t, (len(b) < abi.ProfileRecordSize), (err != nil), "len %d: err %v", len(b), err)
+		require.False(t, err == nil && !bytes.Equal(r.Append(nil), b[:abi.ProfileRecordSize]), "decode → encode changed the record bytes")
 	})
 }
 
@@ -79,20 +61,15 @@ func TestDecodeShort(t *testing.T) {
 	for n := 0; n < abi.CoreHeaderSize; n++ {
 		_, err := abi.DecodeCoreHeader(full[:n])
 		var sb *abi.ShortBufferError
-		if !errors.As(err, &sb) || sb.Struct != "CoreHeader" || sb.Need != abi.CoreHeaderSize || sb.Have != n {
-			t.Errorf("DecodeCoreHeader(%d bytes) = %v", n, err)
-		}
+		assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "CoreHeader" || sb.Need != abi.CoreHeaderSize || sb.Have != n, "DecodeCoreHeader(%d bytes) = %v", n, err)
 	}
 	for n := 0; n < abi.ProfileRecordSize; n++ {
 		_, err := abi.DecodeProfileRecord(full[:n])
 		var sb *abi.ShortBufferError
-		if !errors.As(err, &sb) || sb.Struct != "ProfileRecord" || sb.Need != abi.ProfileRecordSize || sb.Have != n {
-			t.Errorf("DecodeProfileRecord(%d bytes) = %v", n, err)
-		}
+		assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "ProfileRecord" || sb.Need != abi.ProfileRecordSize || sb.Have != n, "DecodeProfileRecord(%d bytes) = %v", n, err)
 	}
-	if _, err := abi.DecodeCoreHeader(nil); err == nil || err.Error() != "abi: short buffer: CoreHeader needs 64 bytes, have 0" {
-		t.Errorf("DecodeCoreHeader(nil) error = %v", err)
-	}
+	_, err := abi.DecodeCoreHeader(nil)
+	assert.Falsef(t, err == nil || err.Error() != "abi: short buffer: CoreHeader needs 64 bytes, have 0", "DecodeCoreHeader(nil) error = %v", err)
 }
 
 // TestWireLayout checks the encoding against the tables of gen/doc/ABI.md, written out
@@ -114,9 +91,7 @@ func TestWireLayout(t *testing.T) {
 	le.PutUint32(want[24:], 0x41424344)
 	le.PutUint32(want[28:], 0x51525354)
 	want[32], want[63] = 0xEE, 0xEF
-	if got := h.Append(nil); !bytes.Equal(got, want) {
-		t.Errorf("CoreHeader encoding\n got % x\nwant % x", got, want)
-	}
+	assert.Equal(t, []byte(want), []byte(h.Append(nil)), "CoreHeader encoding")
 
 	r := abi.ProfileRecord{StartCycle: 0x0102030405060708, EndCycle: 0x1112131415161718, DescID: 0x20067, TaskID: 7, StageTaskIndex: 9, OwnerID: abi.InvalidOwnerID}
 	want = make([]byte, 32)
@@ -126,13 +101,12 @@ func TestWireLayout(t *testing.T) {
 	le.PutUint32(want[20:], 7)
 	le.PutUint32(want[24:], 9)
 	le.PutUint32(want[28:], 0xFFFFFFFF)
-	if got := r.Append(nil); !bytes.Equal(got, want) {
-		t.Errorf("ProfileRecord encoding\n got % x\nwant % x", got, want)
-	}
+	assert.Equal(t, []byte(want), []byte(r.Append(nil)), "ProfileRecord encoding")
 
-	if abi.CoreHeaderSize != 64 || abi.ProfileRecordSize != 32 || abi.CoreHeaderRecordCapacityOffset != 24 || abi.ProfileRecordOwnerIDOffset != 28 {
-		t.Errorf("sizes or offsets differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
-	}
+	assert.Equal(t, abi.CoreHeaderSize, 64, "sizes or offsets differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, abi.ProfileRecordSize, 32, "sizes or offsets differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, abi.CoreHeaderRecordCapacityOffset, 24, "sizes or offsets differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, abi.ProfileRecordOwnerIDOffset, 28, "sizes or offsets differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
 }
 
 // TestFieldTables: the tables tile each struct exactly, in wire order, and
@@ -148,35 +122,27 @@ func TestFieldTables(t *testing.T) {
 	} {
 		end := 0
 		for _, f := range c.fields {
-			if f.Offset != end {
-				t.Errorf("%s.%s at %d, want %d", c.name, f.Name, f.Offset, end)
-			}
-			if f.Doc == "" {
-				t.Errorf("%s.%s has no doc", c.name, f.Name)
-			}
+			assert.Equalf(t, end, f.Offset, "%s.%s at", c.name, f.Name)
+			assert.NotEmptyf(t, f.Doc, "%s.%s has no doc", c.name, f.Name)
 			end = f.Offset + f.Size
 		}
-		if end != c.size {
-			t.Errorf("%s fields end at %d, want %d", c.name, end, c.size)
-		}
+		assert.Equalf(t, c.size, end, "%s fields end at", c.name)
 	}
 	byName := map[string]abi.FieldInfo{}
 	for _, f := range append(abi.CoreHeaderFields(), abi.ProfileRecordFields()...) {
 		byName[f.Name] = f
 	}
-	if f := byName["core_type"]; f.Enum != "CoreType" || f.Type != "u32" {
-		t.Errorf("core_type: %+v", f)
-	}
-	if !byName["reserved"].Zero || byName["record_count"].MaxField != "record_capacity" ||
-		byName["end_cycle"].MinField != "start_cycle" || !byName["padding"].WarnNonzero {
-		t.Errorf("checks missing from the field tables: %+v", byName)
-	}
+	f := byName["core_type"]
+	assert.Equalf(t, "CoreType", f.Enum, "core_type: %+v", f)
+	assert.Equalf(t, "u32", f.Type, "core_type: %+v", f)
+	assert.Truef(t, byName["reserved"].Zero, "checks missing from the field tables: %+v", byName)
+	assert.Equalf(t, "record_capacity", byName["record_count"].MaxField, "checks missing from the field tables: %+v", byName)
+	assert.Equalf(t, "start_cycle", byName["end_cycle"].MinField, "checks missing from the field tables: %+v", byName)
+	assert.Truef(t, byName["padding"].WarnNonzero, "checks missing from the field tables: %+v", byName)
 	// The slice is the caller's: changing it does not change the next one.
 	fs := abi.CoreHeaderFields()
 	fs[0].Name = "changed"
-	if abi.CoreHeaderFields()[0].Name != "entry_cycle" {
-		t.Errorf("CoreHeaderFields shares its backing array")
-	}
+	assert.Equal(t, "entry_cycle", abi.CoreHeaderFields()[0].Name, "CoreHeaderFields shares its backing array")
 }
 
 // TestIsZero: a header is zero when its seven fields are, whatever its
@@ -184,9 +150,7 @@ func TestFieldTables(t *testing.T) {
 func TestIsZero(t *testing.T) {
 	var h abi.CoreHeader
 	h.Padding[5] = 1
-	if !h.IsZero() {
-		t.Errorf("padding made the header nonzero")
-	}
+	assert.True(t, h.IsZero(), "padding made the header nonzero")
 	set := []func(*abi.CoreHeader){
 		func(h *abi.CoreHeader) { h.EntryCycle = 1 },
 		func(h *abi.CoreHeader) { h.RecordCount = 1 },
@@ -199,14 +163,10 @@ func TestIsZero(t *testing.T) {
 	for i, s := range set {
 		h := abi.CoreHeader{}
 		s(&h)
-		if h.IsZero() {
-			t.Errorf("field %d set, IsZero still true", i)
-		}
+		assert.Falsef(t, h.IsZero(), "field %d set, IsZero still true", i)
 	}
 	r := abi.ProfileRecord{OwnerID: 1}
-	if r.IsZero() || !(&abi.ProfileRecord{}).IsZero() {
-		t.Errorf("ProfileRecord.IsZero wrong")
-	}
+	assert.False(t, r.IsZero() || !(&abi.ProfileRecord{}).IsZero(), "ProfileRecord.IsZero wrong")
 }
 
 // TestFieldValue: every field's Value is the little-endian integer of its
@@ -224,9 +184,7 @@ func TestFieldValue(t *testing.T) {
 					want = want<<8 | uint64(b[f.Offset+i])
 				}
 			}
-			if got := f.Value(b); got != want {
-				t.Errorf("%s: Value %#x, want %#x", f.Name, got, want)
-			}
+			assert.Equalf(t, want, f.Value(b), "%s: Value", f.Name)
 		}
 	}
 }

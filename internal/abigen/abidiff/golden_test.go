@@ -13,6 +13,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // diffCase is one testdata/diff/*.txtar: the comment says what the case
@@ -31,9 +33,7 @@ type diffCase struct {
 func loadCase(t *testing.T, base []byte, path string) diffCase {
 	t.Helper()
 	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	c := diffCase{name: strings.TrimSuffix(filepath.Base(path), ".txtar"), archive: ar, old: base, new: base}
 	files := ar.Files
 	for i := 0; i < len(files); i++ {
@@ -42,9 +42,7 @@ func loadCase(t *testing.T, base []byte, path string) diffCase {
 		if f.Name == "want" {
 			continue
 		}
-		if kind != "replace" || (side != "old" && side != "new") || i+1 == len(files) || files[i+1].Name != side+".with" {
-			t.Fatalf("%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
-		}
+		require.Falsef(t, kind != "replace" || (side != "old" && side != "new") || i+1 == len(files) || files[i+1].Name != side+".with", "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
 		replace := bytes.TrimSuffix(f.Data, []byte("\n"))
 		with := bytes.TrimSuffix(files[i+1].Data, []byte("\n"))
 		i++
@@ -52,9 +50,8 @@ func loadCase(t *testing.T, base []byte, path string) diffCase {
 		if side == "new" {
 			dst = &c.new
 		}
-		if n := bytes.Count(*dst, replace); n != 1 {
-			t.Fatalf("%s: %s.replace occurs %d times in the %s schema, want exactly once:\n%s", path, side, n, side, replace)
-		}
+		n := bytes.Count(*dst, replace)
+		require.Equalf(t, 1, n, "%s: %s.replace occurs times in the %s schema, want exactly once:\n%s", path, side, side, replace)
 		*dst = bytes.Replace(*dst, replace, with, 1)
 	}
 	return c
@@ -63,25 +60,18 @@ func loadCase(t *testing.T, base []byte, path string) diffCase {
 func (c diffCase) schemas(t *testing.T) (old, new *schema.Schema) {
 	t.Helper()
 	old, err := schema.Load("old.yaml", c.old)
-	if err != nil {
-		t.Fatalf("old schema does not load:\n%v", err)
-	}
+	require.NoError(t, err, "old schema does not load")
 	new, err = schema.Load("new.yaml", c.new)
-	if err != nil {
-		t.Fatalf("new schema does not load:\n%v", err)
-	}
+	require.NoError(t, err, "new schema does not load")
 	return old, new
 }
 
 func TestGolden(t *testing.T) {
 	base, err := os.ReadFile("testdata/base.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	paths, err := filepath.Glob("testdata/diff/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no cases in testdata/diff: %v", err)
-	}
+	require.NoError(t, err, "no cases in testdata/diff")
+	require.NotEmpty(t, paths, "no cases in testdata/diff")
 	reported := map[Rule]bool{}
 	for _, path := range paths {
 		c := loadCase(t, base, path)
@@ -91,20 +81,15 @@ func TestGolden(t *testing.T) {
 			for _, ch := range r.Changes {
 				reported[ch.Rule] = true
 			}
-			if rule := Rule(c.name); rule.known() && !hasRule(r.Changes, rule) {
-				t.Errorf("case %s does not report rule %s", c.name, rule)
-			}
+			rule := Rule(c.name)
+			assert.Falsef(t, rule.known() && !hasRule(r.Changes, rule), "case %s does not report rule %s", c.name, rule)
 			var got bytes.Buffer
-			if err := r.WriteText(&got); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, r.WriteText(&got))
 			golden.CheckSection(t, path, c.archive, "want", got.Bytes())
 		})
 	}
 	for _, info := range Rules {
-		if !reported[info.Rule] {
-			t.Errorf("no case in testdata/diff reports rule %s", info.Rule)
-		}
+		assert.Truef(t, reported[info.Rule], "no case in testdata/diff reports rule %s", info.Rule)
 	}
 }
 
@@ -130,9 +115,7 @@ func (r Rule) known() bool {
 // JSON report says the same as the text one.
 func TestCaseInvariants(t *testing.T) {
 	base, err := os.ReadFile("testdata/base.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	paths, _ := filepath.Glob("testdata/diff/*.txtar")
 	for _, path := range paths {
 		c := loadCase(t, base, path)

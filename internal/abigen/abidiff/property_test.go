@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/stretchr/testify/require"
 )
 
 // The properties run on copies of the real abi/schema.yaml, mutated through
@@ -46,16 +47,10 @@ func readReal(t tb) ([]byte, *schema.Schema) {
 func TestSelfDiffIsEmpty(t *testing.T) {
 	data, _ := readReal(t)
 	a, err := schema.Load("a.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := schema.Load("b.yaml", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if changes := Compare(a, b); len(changes) != 0 {
-		t.Fatalf("a schema compared with a fresh load of itself: %v", changes)
-	}
+	require.NoError(t, err)
+	require.Empty(t, Compare(a, b), "a schema compared with a fresh load of itself")
 }
 
 // wireRules are the rules that say which bytes moved.
@@ -122,17 +117,11 @@ func propWireMutation(t *rapid.T) {
 	new := mustLoad(t, "new.yaml", text)
 
 	changes := Compare(old, new)
-	if !slices.ContainsFunc(changes, func(c Change) bool { return slices.Contains(wireRules, c.Rule) }) {
-		t.Fatalf("%s: no change names the moved bytes:\n%v", what, changes)
-	}
-	if old.Fingerprint == new.Fingerprint {
-		t.Fatalf("%s: the fingerprint did not change", what)
-	}
+	require.Truef(t, slices.ContainsFunc(changes, func(c Change) bool { return slices.Contains(wireRules, c.Rule) }), "%s: no change names the moved bytes:\n%v", what, changes)
+	require.NotEqualf(t, new.Fingerprint, old.Fingerprint, "%s: the fingerprint did not change", what)
 	checkInvariants(t, old, new)
 	checkInvariants(t, new, old)
-	if c := Compare(new, mustLoad(t, "again.yaml", text)); len(c) != 0 {
-		t.Fatalf("the mutated schema compared with itself: %v", c)
-	}
+	require.Empty(t, Compare(new, mustLoad(t, "again.yaml", text)), "the mutated schema compared with itself")
 }
 
 func TestWireMutation(t *testing.T) { rapid.Check(t, propWireMutation) }
@@ -231,12 +220,8 @@ func propAnyMutation(t *rapid.T) {
 	}
 	new := mustLoad(t, "new.yaml", render(t, doc))
 	changes := Compare(old, new)
-	if len(changes) == 0 {
-		t.Fatalf("%s: no change reported", what)
-	}
-	if docOnly && Breaking(changes) {
-		t.Fatalf("a doc change is breaking: %v", changes)
-	}
+	require.NotEmptyf(t, changes, "%s: no change reported", what)
+	require.Falsef(t, docOnly && Breaking(changes), "a doc change is breaking: %v", changes)
 	checkInvariants(t, old, new)
 	checkInvariants(t, new, old)
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hazards are doc words a C++ // comment must not end a line with (a
@@ -25,17 +27,11 @@ func TestCommentNeverSplices(t *testing.T) {
 			var words []string
 			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				rest, ok := strings.CutPrefix(line, "  //")
-				if !ok {
-					t.Fatalf("%q: line %q is not a comment", text, line)
-				}
-				if strings.HasSuffix(line, `\`) || strings.HasSuffix(line, "??/") {
-					t.Errorf("%q: line %q ends in a line splice", text, line)
-				}
+				require.Truef(t, ok, "%q: line %q is not a comment", text, line)
+				assert.Falsef(t, strings.HasSuffix(line, `\`) || strings.HasSuffix(line, "??/"), "%q: line %q ends in a line splice", text, line)
 				words = append(words, strings.Fields(rest)...)
 			}
-			if got, want := strings.Join(words, " "), strings.Join(strings.Fields(text), " "); got != want {
-				t.Errorf("comment(%q) reads back as %q", text, got)
-			}
+			assert.Equalf(t, strings.Join(strings.Fields(text), " "), strings.Join(words, " "), "comment(%q) reads back as", text)
 		}
 	}
 }
@@ -83,13 +79,10 @@ func TestLoaderRefusesSplicingDocs(t *testing.T) {
 	for _, bad := range []string{`'Ends in a backslash\'`, `'Ends in a trigraph ??/'`, `"A bell \a in it."`, `"A carriage\rreturn."`, `"Line\u2028separator."`, `"Two\\\nlines."`} {
 		data := edit(t, real, "doc: Remote get.}", "doc: "+bad+"}")
 		_, err := schema.Load(realSchemaName, data)
-		if err == nil {
-			t.Errorf("doc %s loads", bad)
+		if !assert.Errorf(t, err, "doc %s loads", bad) {
 			continue
 		}
 		line := strings.Count(string(data[:strings.Index(string(data), "doc: "+bad)]), "\n") + 1
-		if at := fmt.Sprintf("abi/schema.yaml:%d:", line); !strings.Contains(err.Error(), at) || !strings.Contains(err.Error(), ".doc: ") {
-			t.Errorf("doc %s: error %q does not name %s and the doc's path", bad, err, at)
-		}
+		assert.Falsef(t, !strings.Contains(err.Error(), fmt.Sprintf("abi/schema.yaml:%d:", line)) || !strings.Contains(err.Error(), ".doc: "), "doc %s: error %q does not name", bad, err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/cxxtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // writeHeader puts header into a fresh directory as HeaderFile and returns
@@ -18,18 +20,14 @@ import (
 func writeHeader(t *testing.T, header string) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, HeaderFile), []byte(header), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, HeaderFile), []byte(header), 0o644))
 	return dir
 }
 
 func writeSource(t *testing.T, dir, name, src string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
 	return path
 }
 
@@ -112,9 +110,7 @@ func TestHeadersCompile(t *testing.T) {
 	}
 	for _, c := range cases {
 		s, err := schema.Load(c.file, c.data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		dir := writeHeader(t, mustHeader(t, c.file, c.data))
 		src := writeSource(t, dir, "layout_asserts.cpp", "#include \""+HeaderFile+"\"\n\nnamespace cycleabi {\n"+layoutAsserts(s)+recorderInstances(s)+"}  // namespace cycleabi\n")
 		for _, cxx := range compilers {
@@ -196,13 +192,10 @@ func TestFieldTypeChange(t *testing.T) {
 			checkAsserts(t, "removed", removed, c.removed)
 			checkAsserts(t, "added", added, c.added)
 			for _, want := range c.contains {
-				if !strings.Contains(newHeader, want+"\n") {
-					t.Errorf("new header lacks the line %q", want)
-				}
+				assert.Containsf(t, newHeader, want+"\n", "new header lacks the line %q", want)
 			}
-			if fp := regexp.MustCompile(`kFingerprint = .*;`); fp.FindString(oldHeader) == fp.FindString(newHeader) {
-				t.Errorf("kFingerprint did not change: %s", fp.FindString(newHeader))
-			}
+			fp := regexp.MustCompile(`kFingerprint = .*;`)
+			assert.NotEqual(t, fp.FindString(newHeader), fp.FindString(oldHeader), "kFingerprint did not change")
 
 			compilers := cxxtest.Compilers(t)
 			dir := writeHeader(t, newHeader)
@@ -211,18 +204,14 @@ func TestFieldTypeChange(t *testing.T) {
 			// The old asserts on the new structs: each must fail.
 			stale := writeSource(t, dir, "stale.cpp", "#include \""+HeaderFile+"\"\nnamespace cycleabi {\n"+strings.Join(removed, "\n")+"\n}\n")
 			out, err := compilers[0].Try("c++11", "-I", dir, "-fsyntax-only", stale)
-			if err == nil {
-				t.Fatalf("the old static_asserts compiled against the new header")
-			}
+			require.Error(t, err, "the old static_asserts compiled against the new header")
 			for _, l := range removed {
 				msg := regexp.MustCompile(`"(.*)"`).FindStringSubmatch(l)[1]
 				if strings.Contains(l, "offsetof(Rec, tail)") || strings.Contains(l, "sizeof(Rec::tail)") {
 					// The field is gone: the compiler reports the name, not the assert.
 					msg = "tail"
 				}
-				if !strings.Contains(out, msg) {
-					t.Errorf("compiling the old assert %s did not report %q:\n%s", l, msg, out)
-				}
+				assert.Containsf(t, out, msg, "compiling the old assert %s did not report", l)
 			}
 		})
 	}
@@ -238,7 +227,5 @@ func checkAsserts(t *testing.T, what string, got, want []string) {
 	sort.Strings(conds)
 	want = append([]string(nil), want...)
 	sort.Strings(want)
-	if strings.Join(conds, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s static_asserts:\n%s\nwant:\n%s", what, strings.Join(conds, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equalf(t, strings.Join(want, "\n"), strings.Join(conds, "\n"), "%s static_asserts", what)
 }

@@ -2,6 +2,7 @@ package cppgen
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -23,13 +26,9 @@ const (
 func loadReal(t *testing.T) (*schema.Schema, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(realSchemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s, err := schema.Load(realSchemaName, data)
-	if err != nil {
-		t.Fatalf("the real schema does not load: %v", err)
-	}
+	require.NoError(t, err, "the real schema does not load")
 	// Stamped with the version, as abigen stamps what it writes into gen/.
 	s.Release = buildinfo.Version()
 	return s, data
@@ -52,15 +51,11 @@ func render(file string, data []byte) []byte {
 func mustHeader(t *testing.T, file string, data []byte) string {
 	t.Helper()
 	s, err := schema.Load(file, data)
-	if err != nil {
-		t.Fatalf("%s does not load: %v", file, err)
-	}
+	require.NoErrorf(t, err, "%s does not load", file)
 	files, err := Generate(s)
-	if err != nil {
-		t.Fatalf("Generate(%s): %v", file, err)
-	}
+	require.NoErrorf(t, err, "Generate(%s)", file)
 	if len(files) != 1 || files[HeaderFile] == nil {
-		t.Fatalf("Generate(%s) returned files %v, want only %s", file, keys(files), HeaderFile)
+		require.FailNow(t, fmt.Sprintf("Generate(%s) returned files %v, want only %s", file, keys(files), HeaderFile))
 	}
 	return string(files[HeaderFile])
 }
@@ -76,9 +71,7 @@ func keys(m map[string][]byte) []string {
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data
 }
 
@@ -86,9 +79,7 @@ func readTestdata(t *testing.T, name string) []byte {
 // cannot silently stop applying when the schema it edits changes.
 func edit(t *testing.T, data []byte, old, new string) []byte {
 	t.Helper()
-	if n := strings.Count(string(data), old); n != 1 {
-		t.Fatalf("edit: %q occurs %d times, want 1", old, n)
-	}
+	require.Equalf(t, 1, strings.Count(string(data), old), "edit: %q occurs", old)
 	return []byte(strings.Replace(string(data), old, new, 1))
 }
 
@@ -119,13 +110,9 @@ func TestGolden(t *testing.T) {
 	for _, c := range invalidCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := render("testdata/small.yaml", edit(t, small, c.old, c.new))
-			if strings.Contains(string(got), "DO NOT EDIT") {
-				t.Fatalf("an invalid schema must fail, got:\n%s", got)
-			}
+			require.NotContainsf(t, string(got), "DO NOT EDIT", "an invalid schema must fail, got:\n%s", got)
 			for _, line := range strings.Split(strings.TrimSpace(string(got)), "\n") {
-				if !fileLineCol.MatchString(line) {
-					t.Errorf("error line does not start with testdata/small.yaml:LINE:COL: %q", line)
-				}
+				assert.Regexp(t, fileLineCol, line, "error line does not start with testdata/small.yaml:LINE:COL")
 			}
 			golden.Check(t, filepath.Join("testdata", c.name+".golden"), got)
 		})
@@ -137,16 +124,12 @@ func TestGolden(t *testing.T) {
 func TestGeneratedHeaderIsCurrent(t *testing.T) {
 	s, _ := loadReal(t)
 	files, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := files[HeaderFile]
 	want, err := os.ReadFile(committedPath)
-	if err != nil {
-		t.Fatalf("%v (run go run ./cmd/abigen)", err)
-	}
+	require.NoError(t, err)
 	if !bytes.Equal(got, want) {
-		t.Errorf("gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want))
+		assert.Fail(t, fmt.Sprintf("gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want)))
 	}
 }
 
@@ -156,25 +139,16 @@ func TestDeterministic(t *testing.T) {
 	s, _ := loadReal(t)
 	canon := s.Canonical()
 	a, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a[HeaderFile], b[HeaderFile]) {
-		t.Error("two renders of one model differ")
-	}
-	if s.Canonical() != canon {
-		t.Error("Generate changed the model")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []byte(b[HeaderFile]), []byte(a[HeaderFile]), "two renders of one model differ")
+	assert.Equal(t, canon, s.Canonical(), "Generate changed the model")
 }
 
 func TestGenerateRejectsUnvalidatedModel(t *testing.T) {
 	for _, s := range []*schema.Schema{nil, {File: "x.yaml"}} {
-		if files, err := Generate(s); err == nil {
-			t.Errorf("Generate(%+v) = %d files, want an error", s, len(files))
-		}
+		files, err := Generate(s)
+		assert.Errorf(t, err, "Generate(%+v) = %d files, want an error", s, len(files))
 	}
 }

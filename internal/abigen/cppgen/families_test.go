@@ -3,6 +3,9 @@ package cppgen
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestSharedStageNames: a family naming one stage in two namespaces (the
@@ -17,9 +20,8 @@ func TestSharedStageNames(t *testing.T) {
 	family := func(name string) string {
 		start := strings.Index(h, "namespace "+name+" {\n")
 		end := strings.Index(h, "}  // namespace "+name+"\n")
-		if start < 0 || end < start {
-			t.Fatalf("no namespace %s in the header", name)
-		}
+		require.GreaterOrEqualf(t, start, 0, "no namespace %s in the header", name)
+		require.GreaterOrEqualf(t, end, start, "no namespace %s in the header", name)
 		return h[start:end]
 	}
 	for _, c := range []struct{ family, decl string }{
@@ -30,8 +32,6 @@ func TestSharedStageNames(t *testing.T) {
 		{"MegaMoeGrad", "constexpr uint32_t kGraphStageW1Grad = 0x30006;"},
 		{"MegaMoeGraph", "constexpr uint32_t kStageDispatch = 0x30000;"},
 	} {
-		if !strings.Contains(family(c.family), c.decl) {
-			t.Errorf("namespace %s lacks %q", c.family, c.decl)
-		}
+		assert.Containsf(t, family(c.family), c.decl, "namespace %s lacks", c.family)
 	}
 }

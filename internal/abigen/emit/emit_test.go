@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestProblems: a collision is reported at the schema element involved
@@ -12,9 +14,7 @@ import (
 func TestProblems(t *testing.T) {
 	var f File
 	f.Lang = "C++"
-	if err := f.Err("s.yaml"); err != nil {
-		t.Fatalf("no problem recorded, Err = %v", err)
-	}
+	require.NoError(t, f.Err("s.yaml"), "no problem recorded, Err")
 	f.Declare("kA", "enum A", schema.Pos{Line: 9, Col: 3})
 	f.Declare("kA", "the header's own kA", schema.Pos{}) // blamed on line 9
 	f.Declare("kB", "the header's own kB", schema.Pos{})
@@ -24,10 +24,7 @@ func TestProblems(t *testing.T) {
 	want := "s.yaml:4:5: C++ name kB of constant B is already taken by the header's own kB\n" +
 		"s.yaml:9:1: first on line 9\n" +
 		"s.yaml:9:3: C++ name kA of the header's own kA is already taken by enum A"
-	if err := f.Err("s.yaml"); err == nil || err.Error() != want {
-		t.Errorf("Err =\n%v\nwant\n%s", err, want)
-	}
-	if got := f.Buf.String(); got != "x = 1\n" {
-		t.Errorf("P wrote %q", got)
-	}
+	err := f.Err("s.yaml")
+	assert.Falsef(t, err == nil || err.Error() != want, "Err =\n%v\nwant\n%s", err, want)
+	assert.Equal(t, "x = 1\n", f.Buf.String(), "P wrote")
 }

@@ -1,6 +1,7 @@
 package gogen
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/short"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // goTest writes files (as Generate returns them) and extra test files into a
@@ -30,12 +33,8 @@ func goTest(t *testing.T, files map[string][]byte, tests map[string]string) {
 	dir := t.TempDir()
 	write := func(rel string, data []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
 	}
 	write("go.mod", []byte("module example.com/gen\n\ngo 1.26\n"))
 	for rel, data := range files {
@@ -54,7 +53,7 @@ func goTest(t *testing.T, files map[string][]byte, tests map[string]string) {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+			require.FailNow(t, fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out))
 		}
 	}
 }
@@ -150,13 +149,9 @@ func TestSmall(t *testing.T) {
 func TestSmallPackageBuilds(t *testing.T) {
 	short.Skip(t, "runs the go command")
 	s, err := schema.LoadFile("testdata/small.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	files, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	goTest(t, files, map[string]string{"abi/small_test.go": smallBehaviour})
 }
 
@@ -166,13 +161,9 @@ func TestSmallPackageBuilds(t *testing.T) {
 // decoder and encoder follow, and that the fingerprint changes.
 func TestFieldTypeChange(t *testing.T) {
 	real, err := os.ReadFile(filepath.Join("..", "..", "..", "abi", "schema.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	small, err := os.ReadFile(filepath.Join("testdata", "small.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cases := []struct {
 		name, file string
 		data       []byte
@@ -222,9 +213,7 @@ func TestFieldTypeChange(t *testing.T) {
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if !strings.Contains(string(c.data), c.old) {
-				t.Fatalf("the schema lacks the text to edit:\n%s", c.old)
-			}
+			require.Contains(t, string(c.data), c.old, "the schema lacks the text to edit")
 			edited := []byte(strings.Replace(string(c.data), c.old, c.new, 1))
 			oldFiles, newFiles := mustGenerate(t, c.file, c.data), mustGenerate(t, c.file, edited)
 			oldConsts, newConsts := constLines(oldFiles["abi/constants_gen.go"]), constLines(newFiles["abi/constants_gen.go"])
@@ -235,14 +224,12 @@ func TestFieldTypeChange(t *testing.T) {
 				all += string(newFiles[p])
 			}
 			for _, want := range c.contains {
-				if !strings.Contains(all, want) {
-					t.Errorf("the new package lacks %q", want)
-				}
+				assert.Contains(t, all, want, "the new package lacks")
 			}
 			fp := regexp.MustCompile(`Fingerprint uint64 = 0x[0-9A-F]+`)
-			if a, b := fp.Find(oldFiles["abi/constants_gen.go"]), fp.Find(newFiles["abi/constants_gen.go"]); a == nil || string(a) == string(b) {
-				t.Errorf("the fingerprint did not change: %s", b)
-			}
+			a, b := fp.Find(oldFiles["abi/constants_gen.go"]), fp.Find(newFiles["abi/constants_gen.go"])
+			require.NotNilf(t, a, "the fingerprint did not change: %s", b)
+			assert.NotEqualf(t, string(b), string(a), "the fingerprint did not change: %s", b)
 			if c.build && !testing.Short() {
 				goTest(t, newFiles, nil)
 			}
@@ -258,9 +245,7 @@ var handDir = filepath.Join("..", "..", "..", "gen", "go", PackageDir)
 func handWritten(t *testing.T) map[string][]byte {
 	t.Helper()
 	entries, err := os.ReadDir(handDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := map[string][]byte{}
 	for _, e := range entries {
 		n := e.Name()
@@ -268,14 +253,10 @@ func handWritten(t *testing.T) map[string][]byte {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(handDir, n))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out[n] = data
 	}
-	if len(out) == 0 {
-		t.Fatalf("no hand-written files in %s", handDir)
-	}
+	require.NotEmptyf(t, out, "no hand-written files in %s", handDir)
 	return out
 }
 
@@ -313,13 +294,9 @@ func TestHandWritten(t *testing.T) {
 		schemaIdents[st.Name+"Size"] = true
 	}
 	for name, data := range handWritten(t) {
-		if strings.HasPrefix(string(data), "// Code generated") {
-			t.Errorf("%s: a hand-written file carries the generated-code line", name)
-		}
+		assert.Falsef(t, strings.HasPrefix(string(data), "// Code generated"), "%s: a hand-written file carries the generated-code line", name)
 		f, err := parser.ParseFile(token.NewFileSet(), name, data, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, d := range f.Decls {
 			var names []*ast.Ident
 			switch d := d.(type) {
@@ -339,13 +316,13 @@ func TestHandWritten(t *testing.T) {
 			}
 			for _, id := range names {
 				if id.IsExported() && !slices.Contains(fixedNames, id.Name) {
-					t.Errorf("%s: exported %s is missing from gogen's fixedNames", name, id.Name)
+					assert.Fail(t, fmt.Sprintf("%s: exported %s is missing from gogen's fixedNames", name, id.Name))
 				}
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if id, ok := n.(*ast.Ident); ok && schemaIdents[id.Name] {
-				t.Errorf("%s: names the schema's %s; hand-written code reads the generated tables", name, id.Name)
+				assert.Fail(t, fmt.Sprintf("%s: names the schema's %s; hand-written code reads the generated tables", name, id.Name))
 			}
 			return true
 		})
@@ -355,13 +332,9 @@ func TestHandWritten(t *testing.T) {
 func mustGenerate(t *testing.T, file string, data []byte) map[string][]byte {
 	t.Helper()
 	s, err := schema.Load(file, data)
-	if err != nil {
-		t.Fatalf("load: %v", err)
-	}
+	require.NoError(t, err, "load")
 	files, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return files
 }
 
@@ -402,9 +375,7 @@ func sameLines(t *testing.T, what string, got, want []string, skip string) {
 	sort.Strings(kept)
 	want = append([]string(nil), want...)
 	sort.Strings(want)
-	if strings.Join(kept, "\n") != strings.Join(want, "\n") {
-		t.Errorf("%s:\n%s\nwant:\n%s", what, strings.Join(kept, "\n"), strings.Join(want, "\n"))
-	}
+	assert.Equalf(t, strings.Join(want, "\n"), strings.Join(kept, "\n"), "%s", what)
 }
 
 func sortedKeys(m map[string][]byte) []string {

@@ -16,6 +16,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/abigen/abidiff"
 	"github.com/megakernel/cycleabi/internal/abigen/schema"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // abidiff's cases: testdata/base.yaml and one edit per rule (and a few
@@ -36,19 +38,14 @@ type diffCase struct {
 func loadDiffCases(t *testing.T) []diffCase {
 	t.Helper()
 	base, err := os.ReadFile(diffBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	paths, err := filepath.Glob(diffCases)
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no abidiff cases at %s (%v)", diffCases, err)
-	}
+	require.NoErrorf(t, err, "no abidiff cases at %s", diffCases)
+	require.NotEmptyf(t, paths, "no abidiff cases at %s", diffCases)
 	var cases []diffCase
 	for _, p := range paths {
 		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		c := diffCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), old: base, new: base}
 		for i := 0; i < len(ar.Files); i++ {
 			f := ar.Files[i]
@@ -56,17 +53,13 @@ func loadDiffCases(t *testing.T) []diffCase {
 			if f.Name == "want" {
 				continue
 			}
-			if kind != "replace" || i+1 == len(ar.Files) || ar.Files[i+1].Name != side+".with" {
-				t.Fatalf("%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
-			}
+			require.Falsef(t, kind != "replace" || i+1 == len(ar.Files) || ar.Files[i+1].Name != side+".with", "%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
 			dst := &c.old
 			if side == "new" {
 				dst = &c.new
 			}
 			replace := bytes.TrimSuffix(f.Data, []byte("\n"))
-			if bytes.Count(*dst, replace) != 1 {
-				t.Fatalf("%s: %s.replace does not occur exactly once", p, side)
-			}
+			require.Equalf(t, 1, bytes.Count(*dst, replace), "%s: %s.replace does not occur exactly once", p, side)
 			*dst = bytes.Replace(*dst, replace, bytes.TrimSuffix(ar.Files[i+1].Data, []byte("\n")), 1)
 			i++
 		}
@@ -336,26 +329,20 @@ func TestAbidiffCoversModule(t *testing.T) {
 	for _, c := range cases {
 		l := loaded{c: c}
 		var err error
-		if l.old, err = schema.Load("schema.yaml", c.old); err != nil {
-			t.Fatalf("%s: old: %v", c.name, err)
-		}
-		if l.new, err = schema.Load("schema.yaml", c.new); err != nil {
-			t.Fatalf("%s: new: %v", c.name, err)
-		}
+		l.old, err = schema.Load("schema.yaml", c.old)
+		require.NoErrorf(t, err, "%s: old", c.name)
+		l.new, err = schema.Load("schema.yaml", c.new)
+		require.NoErrorf(t, err, "%s: new", c.name)
 		l.changes = abidiff.Compare(l.old, l.new)
 		l.newNamed = namedIDs(l.new)
 		module := func(s *schema.Schema) []byte {
 			files, err := Generate(s)
-			if err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
+			require.NoErrorf(t, err, "%s", c.name)
 			return files[ModuleFile]
 		}
 		l.oldText, l.newText = module(l.old), module(l.new)
 		for side, text := range map[string][]byte{"old": l.oldText, "new": l.newText} {
-			if err := os.WriteFile(filepath.Join(dir, c.name+"."+side+".py"), text, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, c.name+"."+side+".py"), text, 0o644))
 		}
 		all = append(all, l)
 	}
@@ -378,40 +365,28 @@ func TestAbidiffCoversModule(t *testing.T) {
 		}
 	}
 	list, err := json.Marshal(jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	jobsFile := filepath.Join(dir, "jobs.json")
-	if err := os.WriteFile(jobsFile, list, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(jobsFile, list, 0o644))
 	out := bytes.Split(bytes.TrimSpace(pytest.Run(t, dir, moduleSummary, jobsFile)), []byte("\n"))
-	if len(out) != len(jobs) {
-		t.Fatalf("Python summarised %d modules of %d", len(out), len(jobs))
-	}
+	require.Len(t, out, len(jobs), "Python summarised")
 	seen := map[string]bool{}
 	for i, l := range all {
 		var old, new pySummary
-		if err := json.Unmarshal(out[2*i], &old); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(out[2*i+1], &new); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(out[2*i], &old))
+		require.NoError(t, json.Unmarshal(out[2*i+1], &new))
 		wire := false
 		for _, ch := range l.changes {
 			wire = wire || ch.Category == abidiff.BreakingWire
 		}
 		name := l.c.name
-		if !bytes.Equal(l.oldText, l.newText) && len(l.changes) == 0 {
-			t.Errorf("%s: the module changed and abigen diff reports nothing", name)
-		}
+		assert.Falsef(t, !bytes.Equal(l.oldText, l.newText) && len(l.changes) == 0, "%s: the module changed and abigen diff reports nothing", name)
 		wd, dd := wireDiffs(&old, &new), displayDiffs(&old, &new, l.old, l.newNamed)
 		if !wire && len(wd) > 0 {
-			t.Errorf("%s: abigen diff reports nothing breaking-wire (%v), but the module reads differently:\n  %s", name, l.changes, strings.Join(wd, "\n  "))
+			assert.Fail(t, fmt.Sprintf("%s: abigen diff reports nothing breaking-wire (%v), but the module reads differently:\n  %s", name, l.changes, strings.Join(wd, "\n  ")))
 		}
 		if !abidiff.Breaking(l.changes) && len(dd) > 0 {
-			t.Errorf("%s: abigen diff reports nothing breaking (%v), but the module names differently:\n  %s", name, l.changes, strings.Join(dd, "\n  "))
+			assert.Fail(t, fmt.Sprintf("%s: abigen diff reports nothing breaking (%v), but the module names differently:\n  %s", name, l.changes, strings.Join(dd, "\n  ")))
 		}
 		if len(wd) > 0 {
 			seen["wire:"+name] = true
@@ -429,9 +404,7 @@ func TestAbidiffCoversModule(t *testing.T) {
 		"display:stage-removed", "display:namespace-renamed", "display:namespace-format-changed",
 		"display:stage-prefix-changed", "display:soc-changed", "display:soc-removed", "display:core-type-renamed",
 	} {
-		if !seen[want] {
-			t.Errorf("%s: the comparison sees no difference; it could not catch one", want)
-		}
+		assert.Truef(t, seen[want], "%s: the comparison sees no difference; it could not catch one", want)
 	}
 	t.Logf("%d abidiff cases, %d modules", len(all), len(jobs))
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/megakernel/cycleabi/internal/buildinfo"
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
 	"github.com/megakernel/cycleabi/internal/testkit/pytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -27,13 +29,9 @@ const (
 func loadReal(t *testing.T) *schema.Schema {
 	t.Helper()
 	data, err := os.ReadFile(realSchemaPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	s, err := schema.Load(realSchemaName, data)
-	if err != nil {
-		t.Fatalf("the real schema does not load: %v", err)
-	}
+	require.NoError(t, err, "the real schema does not load")
 	// Stamped with the version, as abigen stamps what it writes into gen/.
 	s.Release = buildinfo.Version()
 	return s
@@ -56,18 +54,14 @@ func render(file string, data []byte) []byte {
 func readTestdata(t *testing.T, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data
 }
 
 // edit replaces exactly one occurrence of old in data.
 func edit(t *testing.T, data []byte, old, new string) []byte {
 	t.Helper()
-	if n := strings.Count(string(data), old); n != 1 {
-		t.Fatalf("edit: %q occurs %d times, want 1", old, n)
-	}
+	require.Equalf(t, 1, strings.Count(string(data), old), "edit: %q occurs", old)
 	return []byte(strings.Replace(string(data), old, new, 1))
 }
 
@@ -100,13 +94,9 @@ func TestGolden(t *testing.T) {
 	for _, c := range invalidCases {
 		t.Run(c.name, func(t *testing.T) {
 			got := render("testdata/small.yaml", edit(t, small, c.old, c.new))
-			if strings.Contains(string(got), "DO NOT EDIT") {
-				t.Fatalf("an invalid schema must fail, got:\n%.500s", got)
-			}
+			require.NotContainsf(t, string(got), "DO NOT EDIT", "an invalid schema must fail, got:\n%.500s", got)
 			for _, line := range strings.Split(strings.TrimSpace(string(got)), "\n") {
-				if !fileLineCol.MatchString(line) {
-					t.Errorf("error line does not start with testdata/small.yaml:LINE:COL: %q", line)
-				}
+				assert.Regexp(t, fileLineCol, line, "error line does not start with testdata/small.yaml:LINE:COL")
 			}
 			checkGolden(t, c.name+".golden", got)
 		})
@@ -117,19 +107,13 @@ func TestGolden(t *testing.T) {
 // abi/schema.yaml in memory gives the committed gen/py module byte for byte.
 func TestGeneratedModuleIsCurrent(t *testing.T) {
 	files, err := Generate(loadReal(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, err := os.ReadFile(committedPath)
-	if err != nil {
-		t.Fatalf("%v (run go run ./cmd/abigen)", err)
-	}
+	require.NoError(t, err)
 	if got := files[ModuleFile]; !bytes.Equal(got, want) {
-		t.Errorf("gen/py/%s is stale (run go run ./cmd/abigen):\n%s", ModuleFile, golden.FirstDiff(got, want))
+		assert.Fail(t, fmt.Sprintf("gen/py/%s is stale (run go run ./cmd/abigen):\n%s", ModuleFile, golden.FirstDiff(got, want)))
 	}
-	if len(files) != 1 {
-		t.Errorf("Generate returned %d files, want only %s", len(files), ModuleFile)
-	}
+	assert.Lenf(t, files, 1, "Generate files, want only %s", ModuleFile)
 }
 
 // TestDeterministic: equal models give equal bytes, and Generate does not
@@ -138,26 +122,17 @@ func TestDeterministic(t *testing.T) {
 	s := loadReal(t)
 	canon := s.Canonical()
 	a, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a[ModuleFile], b[ModuleFile]) {
-		t.Error("two renders of one model differ")
-	}
-	if s.Canonical() != canon {
-		t.Error("Generate changed the model")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []byte(b[ModuleFile]), []byte(a[ModuleFile]), "two renders of one model differ")
+	assert.Equal(t, canon, s.Canonical(), "Generate changed the model")
 }
 
 func TestGenerateRejectsUnvalidatedModel(t *testing.T) {
 	for _, s := range []*schema.Schema{nil, {File: "x.yaml"}} {
-		if files, err := Generate(s); err == nil {
-			t.Errorf("Generate(%+v) = %d files, want an error", s, len(files))
-		}
+		files, err := Generate(s)
+		assert.Errorf(t, err, "Generate(%+v) = %d files, want an error", s, len(files))
 	}
 }
 
@@ -171,9 +146,7 @@ func TestUpperSnake(t *testing.T) {
 		"Ascend910B":              "ASCEND910_B",
 		"CoreHeader":              "CORE_HEADER",
 	} {
-		if got := upperSnake(in); got != want {
-			t.Errorf("upperSnake(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equalf(t, want, upperSnake(in), "upperSnake(%q)", in)
 	}
 }
 
@@ -183,13 +156,9 @@ func TestModulesCompile(t *testing.T) {
 	dir := t.TempDir()
 	small := render("testdata/small.yaml", readTestdata(t, "small.yaml"))
 	committed, err := os.ReadFile(committedPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for name, data := range map[string][]byte{"real_abi.py": committed, "small_abi.py": small} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
 	}
 	pytest.Run(t, dir, "import py_compile, sys\nfor f in sys.argv[1:]: py_compile.compile(f, doraise=True)", "real_abi.py", "small_abi.py")
 }
@@ -209,20 +178,14 @@ func TestHostileDocs(t *testing.T) {
 	docRE := regexp.MustCompile(`doc: [^,}\n]+`)
 	hostile := docRE.ReplaceAllString(small, "doc: "+hostileDoc)
 	s, err := schema.Load("testdata/small.yaml", []byte(hostile))
-	if err != nil {
-		t.Fatalf("the hostile schema does not load: %v", err)
-	}
+	require.NoError(t, err, "the hostile schema does not load")
 	if !strings.Contains(s.Enums[0].Doc, `\N{BULLET}`) || !strings.Contains(s.Enums[0].Doc, `"""`) {
-		t.Fatalf("the hostile doc did not reach the model: %q", s.Enums[0].Doc)
+		require.FailNow(t, fmt.Sprintf("the hostile doc did not reach the model: %q", s.Enums[0].Doc))
 	}
 	files, err := Generate(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "hostile_abi.py"), files[ModuleFile], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hostile_abi.py"), files[ModuleFile], 0o644))
 	want := strings.Join(strings.Fields(s.Enums[0].Doc), " ")
 	out := pytest.Run(t, dir, `
 import json, sys
@@ -233,22 +196,14 @@ print(json.dumps(" ".join(m.HEAD_FIELDS[0][4].split())))
 print(m.Layout(2, {m.Kind.Little: 8, m.Kind.NPU: 0, m.Kind.Big: 16}).size)
 `)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 3 {
-		t.Fatalf("unexpected output:\n%s", out)
-	}
+	require.Lenf(t, lines, 3, "unexpected output:\n%s", out)
 	for i, line := range lines[:2] {
 		var got string
-		if err := json.Unmarshal([]byte(line), &got); err != nil {
-			t.Fatalf("line %d %q: %v", i, line, err)
-		}
-		if got != want {
-			t.Errorf("doc %d in Python = %q, want %q", i, got, want)
-		}
+		require.NoErrorf(t, json.Unmarshal([]byte(line), &got), "line %d %q", i, line)
+		assert.Equalf(t, want, got, "doc %d in Python", i)
 	}
 	// 8 Little slots of 8 records, 2 NPU slots of none, 4 Big of 16 (Head 32 bytes, Rec 40).
-	if wantSize := 8*(32+8*40) + 2*32 + 4*(32+16*40); lines[2] != strconv.Itoa(wantSize) {
-		t.Errorf("Layout size in Python = %s, want %d", lines[2], wantSize)
-	}
+	assert.Equal(t, strconv.Itoa(8*(32+8*40)+2*32+4*(32+16*40)), lines[2], "Layout size in Python")
 }
 
 // TestSmallSchemaReader reads, with the module generated from the testdata
@@ -260,9 +215,7 @@ print(m.Layout(2, {m.Kind.Little: 8, m.Kind.NPU: 0, m.Kind.Big: 16}).size)
 // core_type field with the slot's name.
 func TestSmallSchemaReader(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "small_abi.py"), render("testdata/small.yaml", readTestdata(t, "small.yaml")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "small_abi.py"), render("testdata/small.yaml", readTestdata(t, "small.yaml")), 0o644))
 	// Regions: Little x4 (capacity 8), NPU x1 (capacity 0), Big x2
 	// (capacity 16), cube slots 2. Kind values: Big 1, Little 2, NPU 3.
 	const head, rec = 32, 40
@@ -305,9 +258,7 @@ func TestSmallSchemaReader(t *testing.T) {
 		a, b := want[i], want[j]
 		return a.start < b.start || a.start == b.start && (a.kind < b.kind || a.kind == b.kind && a.block < b.block)
 	})
-	if err := os.WriteFile(filepath.Join(dir, "good.bin"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "good.bin"), buf, 0o644))
 	// far.bin: only Big/1 is live, two regions past the first; the given
 	// capacities place it, and the cube slot count follows from where it sits.
 	good := buf
@@ -315,14 +266,10 @@ func TestSmallSchemaReader(t *testing.T) {
 	header(bigStart+bigStride, 1, 1, 16, 1)
 	put(bigStart+bigStride+head, 8, 10)
 	put(bigStart+bigStride+head+8, 8, 13)
-	if err := os.WriteFile(filepath.Join(dir, "far.bin"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "far.bin"), buf, 0o644))
 	buf = good
 	header(bigStart+2*bigStride, 1, 1, 16, 0) // Big/2 claims to be Big/1
-	if err := os.WriteFile(filepath.Join(dir, "bad.bin"), buf, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.bin"), buf, 0o644))
 	out := pytest.Run(t, dir, `
 import json, sys
 sys.path.insert(0, ".")
@@ -340,26 +287,16 @@ f = m.read_capture("far.bin", little_capacity=8, npu_capacity=0, big_capacity=16
 print(json.dumps([f.cube_slots] + list(f.layout.capacities)))
 `)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("unexpected output:\n%s", out)
-	}
+	require.Lenf(t, lines, 4, "unexpected output:\n%s", out)
 	var wantRows [][]uint64
 	for _, r := range want {
 		wantRows = append(wantRows, []uint64{r.start, r.end, r.desc, r.lane, r.flags, r.kind, r.block})
 	}
 	wantJSON, _ := json.Marshal(wantRows)
-	if lines[0] != string(wantJSON) {
-		t.Errorf("records in Python:\n%s\nwant\n%s", lines[0], wantJSON)
-	}
-	if lines[1] != "[2, 8, 0, 16]" {
-		t.Errorf("layout in Python %s, want [2, 8, 0, 16]", lines[1])
-	}
-	if wantErr := fmt.Sprintf(`["slot-identity", %d, "Big/2"]`, bigStart+2*bigStride+16); lines[2] != wantErr {
-		t.Errorf("bad capture in Python: %s, want %s", lines[2], wantErr)
-	}
-	if lines[3] != "[2, 8, 0, 16]" {
-		t.Errorf("layout of far.bin in Python %s, want [2, 8, 0, 16]", lines[3])
-	}
+	assert.Equalf(t, string(wantJSON), lines[0], "records in Python\nwant\n%s", wantJSON)
+	assert.Equal(t, "[2, 8, 0, 16]", lines[1], "layout in Python")
+	assert.Equal(t, fmt.Sprintf(`["slot-identity", %d, "Big/2"]`, bigStart+2*bigStride+16), lines[2], "bad capture in Python")
+	assert.Equal(t, "[2, 8, 0, 16]", lines[3], "layout of far.bin in Python")
 }
 
 // TestVersion: the module's __version__ is the Release abigen stamps, in
@@ -374,21 +311,16 @@ func TestVersion(t *testing.T) {
 		s := loadReal(t)
 		s.Release = c.release
 		files, err := Generate(s)
-		if err != nil {
-			t.Fatalf("Release %q: %v", c.release, err)
-		}
+		require.NoErrorf(t, err, "Release %q", c.release)
 		mod := string(files[ModuleFile])
 		if c.want == "" {
-			if strings.Contains(mod, "__version__ =") {
-				t.Errorf("Release %q: the module sets __version__", c.release)
-			}
+			assert.NotContainsf(t, mod, "__version__ =", "Release %q: the module sets __version__", c.release)
 		} else if !strings.Contains(mod, c.want) {
-			t.Errorf("Release %q: the module lacks %q", c.release, c.want)
+			assert.Fail(t, fmt.Sprintf("Release %q: the module lacks %q", c.release, c.want))
 		}
 	}
 	s := loadReal(t)
 	s.Release = "v0.5.0"
-	if _, err := Generate(s); err == nil || !strings.Contains(err.Error(), "v0.5.0") {
-		t.Errorf("Release v0.5.0: err = %v, want one naming it", err)
-	}
+	_, err := Generate(s)
+	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "v0.5.0"), "Release v0.5.0: err = %v, want one naming it", err)
 }

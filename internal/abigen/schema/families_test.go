@@ -2,9 +2,11 @@ package schema
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // upstreamTaskTypes are upstream's task-type tables, copied by hand from
@@ -122,26 +124,18 @@ func init() {
 // task type, kernel name and owner label, and every stage a compute stage.
 func TestFamiliesFollowUpstream(t *testing.T) {
 	s := load(t)
-	if got, want := len(s.Families), len(upstreamStages); got != want {
-		t.Fatalf("len(s.Families) = %d, want %d: %v", got, want, s.Families)
-	}
+	require.Equalf(t, len(upstreamStages), len(s.Families), "len(s.Families): %v", s.Families)
 	for _, f := range s.Families {
 		want, ok := upstreamStages[f.Name]
-		if !ok {
-			t.Fatalf("family %s is not upstream's: ok = false, want true", f.Name)
-		}
+		require.Truef(t, ok, "family %s is not upstream's: ok = false, want true", f.Name)
 		got := map[uint32]string{}
 		for _, tt := range f.TaskTypes {
 			got[tt.Value] = tt.Name
 		}
-		if !reflect.DeepEqual(got, upstreamTaskTypes[f.Name]) {
-			t.Errorf("%s task types: got %v, want %v", f.Name, got, upstreamTaskTypes[f.Name])
-		}
-		if got := strings.Join(f.KernelNames, " "); got != want.kernels {
-			t.Errorf("%s kernel names: strings.Join(f.KernelNames, \" \") = %q, want %q", f.Name, got, want.kernels)
-		}
+		assert.Equalf(t, upstreamTaskTypes[f.Name], got, "%s task types", f.Name)
+		assert.Equalf(t, want.kernels, strings.Join(f.KernelNames, " "), "%s kernel names: strings.Join(f.KernelNames, \" \")", f.Name)
 		if f.OwnerLabel != want.owner {
-			t.Errorf("%s owner label: f.OwnerLabel = %q, want %q", f.Name, f.OwnerLabel, want.owner)
+			assert.Fail(t, fmt.Sprintf("%s owner label: f.OwnerLabel = %q, want %q", f.Name, f.OwnerLabel, want.owner))
 		}
 		var stages []string
 		for _, st := range f.Stages {
@@ -151,14 +145,12 @@ func TestFamiliesFollowUpstream(t *testing.T) {
 			}
 			stages = append(stages, fmt.Sprintf("%#x %s %s", st.DescID, st.Name, tt))
 			if st.Class != ClassCompute {
-				t.Errorf("%s.%s: upstream's stages are a task's compute: st.Class = %q, want %q", f.Name, st.Name, st.Class, ClassCompute)
+				assert.Fail(t, fmt.Sprintf("%s.%s: upstream's stages are a task's compute: st.Class = %q, want %q", f.Name, st.Name, st.Class, ClassCompute))
 			}
 		}
-		if got := strings.Join(stages, ", "); got != want.stages {
-			t.Errorf("%s stages: strings.Join(stages, \", \") = %q, want %q", f.Name, got, want.stages)
-		}
+		assert.Equalf(t, want.stages, strings.Join(stages, ", "), "%s stages: strings.Join(stages, \", \")", f.Name)
 		if f.Upstream == "" {
-			t.Errorf("%s: f.Upstream is empty, want something", f.Name)
+			assert.Fail(t, fmt.Sprintf("%s: f.Upstream is empty, want something", f.Name))
 		}
 	}
 }
@@ -172,30 +164,22 @@ func TestFamilyRules(t *testing.T) {
 	for _, f := range s.Families {
 		for _, k := range f.KernelNames {
 			key := KernelKey(k)
-			if kernels[key] != "" {
-				t.Errorf("kernel %s selects %s and %s: kernels[key] = %q, want empty", k, kernels[key], f.Name, kernels[key])
-			}
+			assert.Emptyf(t, kernels[key], "kernel %s selects and %s: kernels[key], want empty", k, f.Name)
 			kernels[key] = f.Name
 		}
 		for _, st := range f.Stages {
 			ns := st.Namespace
-			if ns == nil {
-				t.Fatalf("ns is nil, want non-nil")
-			}
+			require.NotNil(t, ns, "ns is nil, want non-nil")
 			if ns.Enum != nil {
-				t.Errorf("%s.%s: ns.Enum = %v, want nil", f.Name, st.Name, ns.Enum)
+				assert.Fail(t, fmt.Sprintf("%s.%s: ns.Enum = %v, want nil", f.Name, st.Name, ns.Enum))
 			}
-			if !(uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End()) {
-				t.Errorf("uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End() = false, want true")
-			}
+			assert.True(t, uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End(), "uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End() = false, want true")
 			for _, dn := range ns.Names {
 				if st.DescID == ns.Base+dn.Index {
-					t.Errorf("%s.%s renames %s: st.DescID = %v, want other than %v", f.Name, st.Name, dn.Name, st.DescID, ns.Base+dn.Index)
+					assert.Fail(t, fmt.Sprintf("%s.%s renames %s: st.DescID = %v, want other than %v", f.Name, st.Name, dn.Name, st.DescID, ns.Base+dn.Index))
 				}
 			}
 		}
 	}
-	if got := KernelKey(" Hyper_Mega_MoE "); got != "hypermegamoe" {
-		t.Errorf("KernelKey(\" Hyper_Mega_MoE \") = %q, want %q", got, "hypermegamoe")
-	}
+	assert.Equal(t, "hypermegamoe", KernelKey(" Hyper_Mega_MoE "), "KernelKey(\" Hyper_Mega_MoE \")")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -50,57 +52,38 @@ func TestCheck(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
 			got := []byte("one\ntwo\nthree\n")
 			if f := run(t, false, func(tb testing.TB) { Check(tb, path, got) }); len(f) != 1 || !strings.Contains(f[0], "-update writes it") {
-				t.Fatalf("a missing golden: %q", f)
+				require.FailNow(t, fmt.Sprintf("a missing golden: %q", f))
 			}
-			if f := run(t, true, func(tb testing.TB) { Check(tb, path, got) }); len(f) != 0 {
-				t.Fatalf("-update: %q", f)
-			}
+			require.Empty(t, run(t, true, func(tb testing.TB) { Check(tb, path, got) }), "update")
 			first, _ := os.ReadFile(path)
-			if strings.HasSuffix(name, ".gz") == (string(first) == string(got)) {
-				t.Fatalf("written as %q", first)
-			}
-			if f := run(t, false, func(tb testing.TB) { Check(tb, path, got) }); len(f) != 0 {
-				t.Fatalf("the same output: %q", f)
-			}
+			require.NotEqualf(t, (string(first) == string(got)), strings.HasSuffix(name, ".gz"), "written as %q", first)
+			require.Empty(t, run(t, false, func(tb testing.TB) { Check(tb, path, got) }), "the same output")
 			run(t, true, func(tb testing.TB) { Check(tb, path, got) })
-			if again, _ := os.ReadFile(path); string(again) != string(first) {
-				t.Fatal("a rewrite of the same output changed the file")
-			}
+			again, _ := os.ReadFile(path)
+			require.Equal(t, string(first), string(again), "a rewrite of the same output changed the file")
 			f := run(t, false, func(tb testing.TB) { Check(tb, path, []byte("one\nTWO\nthree\n")) })
-			if len(f) != 1 || !strings.Contains(f[0], "line 2:\n got TWO\nwant two") {
-				t.Fatalf("a difference: %q", f)
-			}
+			require.Falsef(t, len(f) != 1 || !strings.Contains(f[0], "line 2:\n got TWO\nwant two"), "a difference: %q", f)
 		})
 	}
 }
 
 func TestFirstDiffBinary(t *testing.T) {
-	if got := FirstDiff([]byte("ab\x00cd"), []byte("ab\x00xd")); got != "first difference at byte 3 (got 5 bytes, want 5)" {
-		t.Fatal(got)
-	}
+	require.Equal(t, "first difference at byte 3 (got 5 bytes, want 5)", FirstDiff([]byte("ab\x00cd"), []byte("ab\x00xd")))
 }
 
 func TestCheckSection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "case.txtar")
 	ar := &txtar.Archive{Comment: []byte("a case\n"), Files: []txtar.File{{Name: "input", Data: []byte("x\n")}}}
-	if f := run(t, false, func(tb testing.TB) { CheckSection(tb, path, ar, "expect", []byte("y\n")) }); len(f) != 1 {
-		t.Fatalf("a missing section: %q", f)
-	}
+	require.Len(t, run(t, false, func(tb testing.TB) { CheckSection(tb, path, ar, "expect", []byte("y\n")) }), 1, "a missing section")
 	run(t, true, func(tb testing.TB) { CheckSection(tb, path, ar, "expect", []byte("y\n")) })
 	data, _ := os.ReadFile(path)
-	if want := "a case\n-- input --\nx\n-- expect --\ny\n"; string(data) != want {
-		t.Fatalf("written %q, want %q", data, want)
-	}
+	require.Equalf(t, "a case\n-- input --\nx\n-- expect --\ny\n", string(data), "written %q", data)
 	read := txtar.Parse(data)
-	if f := run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("y\n")) }); len(f) != 0 {
-		t.Fatalf("the same output: %q", f)
-	}
-	if f := run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("z\n")) }); len(f) != 1 {
-		t.Fatalf("a difference: %q", f)
-	}
+	require.Empty(t, run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("y\n")) }), "the same output")
+	require.Len(t, run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("z\n")) }), 1, "a difference")
 	run(t, true, func(tb testing.TB) { CheckSection(tb, path, read, "input", []byte("w\n")) })
 	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "-- input --\nw\n-- expect --") {
-		t.Fatalf("an existing section rewritten in place: %q", data)
+		require.FailNow(t, fmt.Sprintf("an existing section rewritten in place: %q", data))
 	}
 }
 
@@ -117,8 +100,6 @@ func TestJSONDiff(t *testing.T) {
 		{`1`, `one`, "want \"one\", not JSON"},
 	} {
 		d := JSONDiff(c.got, c.want)
-		if (d == "") != (c.diff == "") || !strings.Contains(d, c.diff) {
-			t.Errorf("JSONDiff(%q, %q) = %q, want %q", c.got, c.want, d, c.diff)
-		}
+		assert.Falsef(t, (d == "") != (c.diff == "") || !strings.Contains(d, c.diff), "JSONDiff(%q, %q) = %q, want %q", c.got, c.want, d, c.diff)
 	}
 }

@@ -1,6 +1,10 @@
 package pytest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestAtLeast(t *testing.T) {
 	for _, c := range []struct {
@@ -17,17 +21,13 @@ func TestAtLeast(t *testing.T) {
 		{"1", "1.21", false},
 		{"0.99", "1.21", false},
 	} {
-		if got := atLeast(c.have, c.want); got != c.ok {
-			t.Errorf("atLeast(%q, %q) = %v, want %v", c.have, c.want, got, c.ok)
-		}
+		assert.Equalf(t, c.ok, atLeast(c.have, c.want), "atLeast(%q, %q)", c.have, c.want)
 	}
 }
 
 func TestRequired(t *testing.T) {
 	for v, want := range map[string]bool{"": false, "0": false, "1": true, "yes": true} {
 		t.Setenv("CYCLEABI_REQUIRE_PY", v)
-		if got := Required(); got != want {
-			t.Errorf("CYCLEABI_REQUIRE_PY=%q: Required() = %v, want %v", v, got, want)
-		}
+		assert.Equalf(t, want, Required(), "CYCLEABI_REQUIRE_PY=%q: Required()", v)
 	}
 }

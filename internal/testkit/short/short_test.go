@@ -3,6 +3,8 @@ package short
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // skipT records what Skip does with a test.
@@ -23,12 +25,8 @@ func TestSkip(t *testing.T) {
 	s := &skipT{TB: t}
 	Skip(s, "builds two wheels")
 	if !testing.Short() {
-		if s.skipped != "" {
-			t.Errorf("skipped without -short: %q", s.skipped)
-		}
+		assert.Empty(t, s.skipped, "skipped without -short")
 		return
 	}
-	if want := Prefix + " builds two wheels (make ci runs it)"; s.skipped != want {
-		t.Errorf("skip reason %q, want %q", s.skipped, want)
-	}
+	assert.Equal(t, Prefix+" builds two wheels (make ci runs it)", s.skipped, "skip reason")
 }

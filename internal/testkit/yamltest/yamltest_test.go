@@ -2,10 +2,10 @@ package yamltest
 
 import (
 	"errors"
-	"reflect"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
+	"github.com/stretchr/testify/assert"
 )
 
 func TestMutants(t *testing.T) {
@@ -33,12 +33,8 @@ func TestMutants(t *testing.T) {
 			want = append(want, all[i])
 		}
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if n != len(all) {
-		t.Errorf("n = %v, want %v (every mutant made is counted)", n, len(all))
-	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, len(all), n, "n")
 }
 
 // recorder is a testing.TB that keeps what Positioned reports.
@@ -58,22 +54,10 @@ func TestPositioned(t *testing.T) {
 		Positioned(r, "case", "f.yaml", err)
 		return len(r.errs)
 	}
-	if got := check(nil); got != 0 {
-		t.Errorf("check(nil) = %v, want 0", got)
-	}
-	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Line: 2, Col: 1, Msg: "x"}}}); got != 0 {
-		t.Errorf("got %v, want 0", got)
-	}
-	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Msg: "no line"}}}); got != 1 {
-		t.Errorf("got %v, want 1", got)
-	}
-	if got := check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "g.yaml", Line: 1, Msg: "other file"}}}); got != 1 {
-		t.Errorf("got %v, want 1", got)
-	}
-	if got := check(errors.New("not a list")); got != 1 {
-		t.Errorf("check(errors.New(\"not a list\")) = %v, want 1", got)
-	}
-	if got := check(&yamlpos.List{}); got != 1 {
-		t.Errorf("check(&yamlpos.List{}) = %v, want 1", got)
-	}
+	assert.Equal(t, 0, check(nil), "check(nil)")
+	assert.Equal(t, 0, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Line: 2, Col: 1, Msg: "x"}}}))
+	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "f.yaml", Msg: "no line"}}}))
+	assert.Equal(t, 1, check(&yamlpos.List{Errs: []*yamlpos.Error{{File: "g.yaml", Line: 1, Msg: "other file"}}}))
+	assert.Equal(t, 1, check(errors.New("not a list")), "check(errors.New(\"not a list\"))")
+	assert.Equal(t, 1, check(&yamlpos.List{}), "check(&yamlpos.List{})")
 }

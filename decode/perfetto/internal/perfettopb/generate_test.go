@@ -1,6 +1,7 @@
 package perfettopb
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/testkit/golden"
+	"github.com/stretchr/testify/require"
 )
 
 // requireProtoc turns "protoc is not on PATH" from a skip into a failure
@@ -30,9 +32,7 @@ var protocLine = regexp.MustCompile(`(?m)^// \tprotoc +v.*$`)
 func TestGenerated(t *testing.T) {
 	protoc, err := exec.LookPath("protoc")
 	if err != nil {
-		if os.Getenv(requireProtoc) != "" {
-			t.Fatalf("protoc is not on PATH and %s is set (apt-get install protobuf-compiler)", requireProtoc)
-		}
+		require.Emptyf(t, os.Getenv(requireProtoc), "protoc is not on PATH and %s is set (apt-get install protobuf-compiler)", requireProtoc)
 		t.Skipf("protoc is not on PATH (apt-get install protobuf-compiler); set %s to fail instead", requireProtoc)
 	}
 	dir := t.TempDir()
@@ -41,16 +41,14 @@ func TestGenerated(t *testing.T) {
 	build := exec.Command(gobin, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
 	build.Env = hostEnv(t, gobin)
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building protoc-gen-go: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("building protoc-gen-go: %v\n%s", err, out))
 	}
 	cmd := exec.Command(protoc, "--plugin=protoc-gen-go="+plugin, "--go_out="+dir, "--go_opt=paths=source_relative", "perfetto_subset.proto")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("protoc: %v\n%s", err, out)
+		require.FailNow(t, fmt.Sprintf("protoc: %v\n%s", err, out))
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "perfetto_subset.pb.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if !golden.Update() {
 		if want, err := os.ReadFile("perfetto_subset.pb.go"); err == nil {
 			if line := protocLine.Find(want); line != nil {
@@ -77,12 +75,8 @@ func hostEnv(t *testing.T, gobin string) []string {
 		env = append(env, kv)
 	}
 	out, err := exec.Command(gobin, "env", "GOHOSTOS", "GOHOSTARCH").Output()
-	if err != nil {
-		t.Fatalf("go env GOHOSTOS GOHOSTARCH: %v", err)
-	}
+	require.NoError(t, err, "go env GOHOSTOS GOHOSTARCH")
 	host := strings.Fields(string(out))
-	if len(host) != 2 {
-		t.Fatalf("go env GOHOSTOS GOHOSTARCH printed %q", out)
-	}
+	require.Lenf(t, host, 2, "go env GOHOSTOS GOHOSTARCH printed %q", out)
 	return append(env, "GOOS="+host[0], "GOARCH="+host[1], "CGO_ENABLED=0")
 }
