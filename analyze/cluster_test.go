@@ -69,9 +69,10 @@ func TestCrossRankSpreads(t *testing.T) {
 			for _, c := range v {
 				lo, hi = min(lo, c), max(hi, c)
 			}
-			if sp.Ranks != len(v) || sp.MinCycles != lo || sp.MaxCycles != hi || sp.MedianCycles != med(v) {
-				require.FailNow(t, fmt.Sprintf("%s: %+v, want ranks %d min %d max %d median %g", sp.Name, sp, len(v), lo, hi, med(v)))
-			}
+			require.Equal(t, len(v), sp.Ranks, "%s: %+v: ranks", sp.Name, sp)
+			require.Equal(t, lo, sp.MinCycles, "%s: %+v: min", sp.Name, sp)
+			require.Equal(t, hi, sp.MaxCycles, "%s: %+v: max", sp.Name, sp)
+			require.Equal(t, med(v), sp.MedianCycles, "%s: %+v: median", sp.Name, sp)
 			// The holder of the max (min) is the first rank with that value.
 			for i, c := range v {
 				if c == hi {

@@ -3,7 +3,6 @@ package analyze_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,26 +88,23 @@ func TestDiffSelf(t *testing.T) {
 	require.Falsef(t, err != nil || !d.IsZero(), "diff with its own JSON report: %v %+v", err, d)
 	var text bytes.Buffer
 	require.NoError(t, d.WriteText(&text, 0))
-	if !bytes.HasSuffix(text.Bytes(), []byte("no change\n")) || bytes.Contains(text.Bytes(), []byte("+")) {
-		require.FailNow(t, fmt.Sprintf("self-diff text shows a change:\n%s", text.Bytes()))
-	}
+	require.True(t, bytes.HasSuffix(text.Bytes(), []byte("no change\n")), "self-diff text shows a change:\n%s", text.Bytes())
+	require.NotContains(t, text.String(), "+", "self-diff text shows a change")
 	// A change shows, and the largest change in total comes first.
 	other := moeReport(t, true)
 	other.Ranks[0].MakespanCycles += 100
 	other.Ranks[0].Stages[3].TotalCycles += 5000
 	other.Ranks[0].Stages[1].TotalCycles -= 7
-	if d, err = analyze.Compare(rep, other, false); err != nil || d.IsZero() {
-		require.FailNow(t, fmt.Sprintf("diff of a change: %v, zero %v", err, d.IsZero()))
-	}
+	d, err = analyze.Compare(rep, other, false)
+	require.NoError(t, err, "diff of a change")
+	require.False(t, d.IsZero(), "diff of a change is zero")
 	r := d.Ranks[0]
 	require.Falsef(t, r.Makespan.Abs != 100 || r.Stages[0].Name != rep.Ranks[0].Stages[3].Name || r.Stages[0].TotalCycles.Abs != 5000 || r.Stages[1].TotalCycles.Abs != -7, "diff: %+v", r)
 	other.ABIFingerprint = "0000000000000000"
-	if _, err := analyze.Compare(rep, other, false); err == nil {
-		require.FailNow(t, "different ABI fingerprints compared without --allow-abi-mismatch")
-	}
-	if _, err := analyze.Compare(rep, other, true); err != nil {
-		require.FailNow(t, fmt.Sprintf("allow-abi-mismatch: %v", err))
-	}
+	_, err = analyze.Compare(rep, other, false)
+	require.Error(t, err, "different ABI fingerprints compared without --allow-abi-mismatch")
+	_, err = analyze.Compare(rep, other, true)
+	require.NoError(t, err, "allow-abi-mismatch")
 }
 
 // TestDocWalkthrough keeps the walkthrough of docs/analyze.md the real output:
@@ -148,8 +144,8 @@ func TestWriteJSONIsMarshalIndent(t *testing.T) {
 		require.NoError(t, err)
 		var got bytes.Buffer
 		require.NoError(t, r.WriteJSON(&got))
-		if got.String() != string(want)+"\n" {
-			assert.Fail(t, fmt.Sprintf("%s: WriteJSON differs from MarshalIndent:\n%s", name, golden.FirstDiff(got.Bytes(), append(want, '\n'))))
+		if !assert.Equal(t, string(want)+"\n", got.String(), "%s: WriteJSON differs from MarshalIndent", name) {
+			t.Log(golden.FirstDiff(got.Bytes(), append(want, '\n')))
 		}
 	}
 }

@@ -23,33 +23,27 @@ import (
 	"pgregory.net/rapid"
 )
 
-type fataler interface {
+// helperT is what the helpers fail through: a *testing.T or a *rapid.T.
+type helperT interface {
+	require.TestingT
 	Helper()
-	Fatalf(format string, args ...any)
 }
 
 // analyzeSim analyzes a simulated capture, under its schedule when
 // withPlan, as `cycleabi analyze --plan` does.
-func analyzeSim(t fataler, s *plan.Schedule, c *synth.Capture, withPlan bool) *analyze.Rank {
+func analyzeSim(t helperT, s *plan.Schedule, c *synth.Capture, withPlan bool) *analyze.Rank {
 	t.Helper()
 	cp, err := capture.FromBytes("hung.bin", c.Buffer)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	require.NoError(t, err)
 	d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatalf("Decode: %v", err)
-	}
+	require.NoError(t, err, "Decode")
 	var deps *flows.Dependencies
 	if withPlan {
-		if deps, err = flows.NewDependencies(d, s); err != nil {
-			t.Fatalf("NewDependencies: %v", err)
-		}
+		deps, err = flows.NewDependencies(d, s)
+		require.NoError(t, err, "NewDependencies")
 	}
 	r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
-	if err != nil {
-		t.Fatalf("Analyze: %v", err)
-	}
+	require.NoError(t, err, "Analyze")
 	return r
 }
 
@@ -66,19 +60,14 @@ type wantRoot struct {
 
 // checkDiagnosis holds r's diagnosis to the one root want, in the
 // analysis and in every output format.
-func checkDiagnosis(t fataler, r *analyze.Rank, want wantRoot) {
+func checkDiagnosis(t helperT, r *analyze.Rank, want wantRoot) {
 	t.Helper()
 	dg := r.Diagnosis
-	if dg == nil || dg.NeedsPlan {
-		t.Fatalf("diagnosis %+v, want the root %+v", dg, want)
-	}
-	if len(dg.Roots) != 1 {
-		t.Fatalf("%d roots, want 1 (%+v):\n%s", len(dg.Roots), want, rootLines(dg))
-	}
+	require.NotNil(t, dg, "the diagnosis, want the root %+v", want)
+	require.False(t, dg.NeedsPlan, "diagnosis %+v, want the root %+v", dg, want)
+	require.Len(t, dg.Roots, 1, "roots, want the root %+v:\n%s", want, rootLines(dg))
 	root := dg.Roots[0]
-	if root.Kind != want.kind {
-		t.Fatalf("root %s, want %s: %s", root.Kind, want.kind, root.Message)
-	}
+	require.Equal(t, want.kind, root.Kind, "the root's kind: %s", root.Message)
 	ev := func(e *uint32) plan.EventID {
 		if e == nil {
 			return plan.NoEvent
@@ -89,17 +78,18 @@ func checkDiagnosis(t fataler, r *analyze.Rank, want wantRoot) {
 		got := map[string]uint32{}
 		for _, rt := range root.Tasks {
 			got[rt.Core] = rt.Task
-			if ev(rt.Event) != want.event {
-				t.Fatalf("starved root on event %d, want %d: %s", ev(rt.Event), want.event, root.Message)
-			}
+			require.Equal(t, want.event, ev(rt.Event), "the starved root's event: %s", root.Message)
 		}
-		if len(want.waiters) <= analyze.MaxListed && fmt.Sprint(got) != fmt.Sprint(want.waiters) {
-			t.Fatalf("starved root names %v, want %v: %s", got, want.waiters, root.Message)
+		if len(want.waiters) <= analyze.MaxListed {
+			require.Equal(t, want.waiters, got, "the tasks the starved root names: %s", root.Message)
 		}
-	} else if !slices.ContainsFunc(root.Tasks, func(rt analyze.RootTask) bool {
-		return rt.Task == want.task && rt.Core == want.core && ev(rt.Event) == want.event
-	}) || want.kind != analyze.RootWaitCycle && len(root.Tasks) != 1 {
-		t.Fatalf("root %+v, want task %d on %s, event %d", root.Tasks, want.task, want.core, want.event)
+	} else {
+		require.True(t, slices.ContainsFunc(root.Tasks, func(rt analyze.RootTask) bool {
+			return rt.Task == want.task && rt.Core == want.core && ev(rt.Event) == want.event
+		}), "root %+v, want task %d on %s, event %d", root.Tasks, want.task, want.core, want.event)
+		if want.kind != analyze.RootWaitCycle {
+			require.Len(t, root.Tasks, 1, "root %+v, want task %d on %s, event %d", root.Tasks, want.task, want.core, want.event)
+		}
 	}
 	checkFormats(t, r)
 }
@@ -114,33 +104,21 @@ func rootLines(dg *analyze.Diagnosis) string {
 
 // checkFormats: text and Markdown state the summary and every root and
 // no other, JSON carries the diagnosis as it is.
-func checkFormats(t fataler, r *analyze.Rank) {
+func checkFormats(t helperT, r *analyze.Rank) {
 	t.Helper()
 	rep := analyze.NewReport([]*analyze.Rank{r})
 	dg := r.Diagnosis
 	var text, md, js bytes.Buffer
-	if err := rep.WriteText(&text, 0); err != nil {
-		t.Fatalf("%v", err)
-	}
-	if err := rep.WriteMarkdown(&md, 0); err != nil {
-		t.Fatalf("%v", err)
-	}
-	if err := rep.WriteJSON(&js); err != nil {
-		t.Fatalf("%v", err)
-	}
+	require.NoError(t, rep.WriteText(&text, 0))
+	require.NoError(t, rep.WriteMarkdown(&md, 0))
+	require.NoError(t, rep.WriteJSON(&js))
 	for _, out := range []struct {
 		name, text, root string
 	}{{"text", text.String(), "  root "}, {"markdown", md.String(), "> Root "}} {
-		if !strings.Contains(out.text, dg.Summary) {
-			t.Fatalf("the %s output lacks the summary %q", out.name, dg.Summary)
-		}
-		if n := strings.Count(out.text, out.root); n != len(dg.Roots) {
-			t.Fatalf("the %s output names %d roots, want %d", out.name, n, len(dg.Roots))
-		}
+		require.Contains(t, out.text, dg.Summary, "the %s output lacks the summary", out.name)
+		require.Equal(t, len(dg.Roots), strings.Count(out.text, out.root), "the roots the %s output names", out.name)
 		for _, root := range dg.Roots {
-			if !strings.Contains(out.text, root.Message) {
-				t.Fatalf("the %s output lacks the root %q", out.name, root.Message)
-			}
+			require.Contains(t, out.text, root.Message, "the %s output lacks the root", out.name)
 		}
 	}
 	var back struct {
@@ -148,21 +126,14 @@ func checkFormats(t fataler, r *analyze.Rank) {
 			Diagnosis *analyze.Diagnosis `json:"diagnosis"`
 		} `json:"ranks"`
 	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("%v", err)
-	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
 	got, _ := json.Marshal(back.Ranks[0].Diagnosis)
 	want, _ := json.Marshal(dg)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("the JSON's diagnosis is\n%s\nwant\n%s", got, want)
-	}
+	require.Equal(t, string(want), string(got), "the JSON's diagnosis")
 	back2, err := analyze.ReadReport("r.json", js.Bytes())
-	if err != nil {
-		t.Fatalf("ReadReport: %v", err)
-	}
-	if got, _ := json.Marshal(back2.Ranks[0].Diagnosis); !bytes.Equal(got, want) {
-		t.Fatalf("ReadReport's diagnosis is\n%s\nwant\n%s", got, want)
-	}
+	require.NoError(t, err, "ReadReport")
+	got, _ = json.Marshal(back2.Ranks[0].Diagnosis)
+	require.Equal(t, string(want), string(got), "ReadReport's diagnosis")
 }
 
 // manifestCore returns the slot of the manifest that stopped or blocked at
@@ -218,12 +189,10 @@ func moeSchedule(t *testing.T) *plan.Schedule {
 	return s
 }
 
-func run(t fataler, s *plan.Schedule, o synth.Options) *synth.Capture {
+func run(t helperT, s *plan.Schedule, o synth.Options) *synth.Capture {
 	t.Helper()
 	c, err := synth.Run(s, o)
-	if err != nil {
-		t.Fatalf("synth: %v", err)
-	}
+	require.NoError(t, err, "synth")
 	return c
 }
 

@@ -128,8 +128,8 @@ func TestPathMemory(t *testing.T) {
 		w := &heapWatch{limit: start + 8<<20}
 		require.NoErrorf(t, write(w), "peak live heap %.1f MiB, %.1f at the start", float64(w.peak)/(1<<20), float64(start)/(1<<20))
 		runtime.KeepAlive(rep)
-		if i == 0 && w.n < n*200 {
-			assert.Fail(t, fmt.Sprintf("%d bytes of JSON for %d segments", w.n, n))
+		if i == 0 {
+			assert.GreaterOrEqual(t, w.n, n*200, "bytes of JSON for %d segments", n)
 		}
 	}
 }

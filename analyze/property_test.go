@@ -240,12 +240,11 @@ func propBreakdown(t *rapid.T) {
 	if end > start {
 		makespan = end - start
 	}
-	if res.MakespanCycles != makespan || res.StartCycle != start || res.EndCycle != end {
-		require.FailNow(t, fmt.Sprintf("makespan %d [%d, %d], want %d [%d, %d]", res.MakespanCycles, res.StartCycle, res.EndCycle, makespan, start, end))
-	}
-	if res.Totals.ComputeCycles != compute || res.Totals.SpanCycles != span {
-		require.FailNow(t, fmt.Sprintf("totals %+v, want compute %d span %d", res.Totals, compute, span))
-	}
+	require.Equal(t, makespan, res.MakespanCycles, "makespan")
+	require.Equal(t, start, res.StartCycle, "start")
+	require.Equal(t, end, res.EndCycle, "end")
+	require.Equal(t, compute, res.Totals.ComputeCycles, "totals %+v: compute", res.Totals)
+	require.Equal(t, span, res.Totals.SpanCycles, "totals %+v: span", res.Totals)
 	checkStats(t, "task types", res.TaskTypes, types)
 	checkStats(t, "stages", res.Stages, stages)
 	checkStats(t, "owners", res.Owners, owners)
@@ -260,23 +259,22 @@ func checkPath(t *rapid.T, res *analyze.Rank) {
 	require.NotNil(t, p, "no critical path with a schedule")
 	require.Equal(t, res.EndCycle, p.EndCycle, "path ends at")
 	n := p.Segments.Len()
-	if n == 0 || p.Segments.At(0).StartCycle != p.StartCycle || p.Segments.At(n-1).EndCycle != p.EndCycle {
-		require.FailNow(t, fmt.Sprintf("segments do not span [%d, %d]", p.StartCycle, p.EndCycle))
-	}
+	require.Positive(t, n, "segments do not span [%d, %d]", p.StartCycle, p.EndCycle)
+	require.Equal(t, p.StartCycle, p.Segments.At(0).StartCycle, "segments do not span [%d, %d]: the first's start", p.StartCycle, p.EndCycle)
+	require.Equal(t, p.EndCycle, p.Segments.At(n-1).EndCycle, "segments do not span [%d, %d]: the last's end", p.StartCycle, p.EndCycle)
 	var sum uint64
 	byKind := map[string]uint64{}
 	for i := range n {
 		s := p.Segments.At(i)
 		require.GreaterOrEqualf(t, s.EndCycle, s.StartCycle, "segment %d ends before it starts: %+v", i, s)
-		if i > 0 && p.Segments.At(i-1).EndCycle != s.StartCycle {
-			require.FailNow(t, fmt.Sprintf("segment %d starts at %d, the one before ends at %d", i, s.StartCycle, p.Segments.At(i-1).EndCycle))
+		if i > 0 {
+			require.Equal(t, p.Segments.At(i-1).EndCycle, s.StartCycle, "segment %d's start, the end of the one before", i)
 		}
 		sum += s.EndCycle - s.StartCycle
 		byKind[s.Kind] += s.EndCycle - s.StartCycle
 	}
-	if sum != p.TotalCycles || p.TotalCycles != p.EndCycle-p.StartCycle {
-		require.FailNow(t, fmt.Sprintf("segments sum to %d, total %d, span %d", sum, p.TotalCycles, p.EndCycle-p.StartCycle))
-	}
+	require.Equal(t, p.TotalCycles, sum, "the segments' sum, the path's total")
+	require.Equal(t, p.EndCycle-p.StartCycle, p.TotalCycles, "the path's total, its span")
 	for k, v := range byKind {
 		require.Equalf(t, v, p.ByKind[k], "by_kind[%s]", k)
 	}
@@ -421,9 +419,8 @@ func propTimeline(t *rapid.T) {
 	bins := rapid.IntRange(1, 300).Draw(t, "bins")
 	tl, err := analyze.NewTimeline(d, res, o, bins)
 	require.NoError(t, err)
-	if tl.BinCycles*uint64(bins) < res.MakespanCycles || tl.StartCycle != res.StartCycle {
-		require.FailNow(t, fmt.Sprintf("%d bins of %d cycles from %d do not cover the makespan %d from %d", bins, tl.BinCycles, tl.StartCycle, res.MakespanCycles, res.StartCycle))
-	}
+	require.GreaterOrEqual(t, tl.BinCycles*uint64(bins), res.MakespanCycles, "%d bins of %d cycles do not cover the makespan", bins, tl.BinCycles)
+	require.Equal(t, res.StartCycle, tl.StartCycle, "the bins' start, the makespan's")
 	var rows []analyze.Core
 	for _, c := range res.Cores {
 		if c.Records > 0 {
@@ -439,9 +436,8 @@ func propTimeline(t *rapid.T) {
 			got.WaitCycles += b.Wait
 			got.TriggerCycles += b.Trigger
 			got.OtherCycles += b.Other
-			if (b.TaskType >= 0) != (b.Compute > 0) || b.TaskType >= len(tl.TaskTypes) {
-				require.FailNow(t, fmt.Sprintf("%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes))
-			}
+			require.Equal(t, b.Compute > 0, b.TaskType >= 0, "%s: bin %+v with task type %d of %v: a task type where it computes", row.Core, b, b.TaskType, tl.TaskTypes)
+			require.Less(t, b.TaskType, len(tl.TaskTypes), "%s: bin %+v with task type %d of %v", row.Core, b, b.TaskType, tl.TaskTypes)
 		}
 		require.Equalf(t, c.Core, row.Core, "bins sum to %+v, the core has %+v", got, c)
 		require.Equalf(t, c.ComputeCycles, got.ComputeCycles, "bins sum to %+v, the core has %+v", got, c)
@@ -471,9 +467,8 @@ func propDiff(t *rapid.T) {
 		reps[i] = analyze.NewReport([]*analyze.Rank{r})
 	}
 	self, err := analyze.Compare(reps[0], reps[0], false)
-	if err != nil || !self.IsZero() {
-		require.FailNow(t, fmt.Sprintf("self-diff: %v, zero %v", err, self.IsZero()))
-	}
+	require.NoError(t, err, "self-diff")
+	require.True(t, self.IsZero(), "self-diff is not zero: %+v", self)
 	d, err := analyze.Compare(reps[0], reps[1], false)
 	require.NoError(t, err)
 	r := d.Ranks[0]

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"regexp"
@@ -41,9 +40,7 @@ func TestReadReportRoundTrip(t *testing.T) {
 			assert.Equal(t, 0, analyze.OddSegments(segs))
 			var again bytes.Buffer
 			require.NoError(t, r.WriteJSON(&again))
-			if !bytes.Equal(again.Bytes(), js.Bytes()) {
-				assert.Fail(t, fmt.Sprintf("the report read back writes other bytes (%d, want %d)", again.Len(), js.Len()))
-			}
+			assert.True(t, bytes.Equal(again.Bytes(), js.Bytes()), "the report read back writes other bytes (%d, want %d)", again.Len(), js.Len())
 		})
 	}
 
@@ -227,9 +224,8 @@ func TestReadReportMemory(t *testing.T) {
 	pr.Close()
 	require.NoErrorf(t, err, "peak live heap %.1f MiB, %.1f at the start, %d segments", float64(h.peak)/(1<<20), float64(start)/(1<<20), n)
 	runtime.KeepAlive(rep)
-	if got := back.Ranks[0].CriticalPath.Segments.Len(); got != n || h.n < 200*n {
-		require.FailNow(t, fmt.Sprintf("%d segments read of %d, from %d bytes", got, n, h.n))
-	}
+	require.Equal(t, n, back.Ranks[0].CriticalPath.Segments.Len(), "segments read, from %d bytes", h.n)
+	require.GreaterOrEqual(t, h.n, 200*n, "bytes read for %d segments", n)
 	t.Logf("%d segments, %.1f MB of JSON: peak live heap %.1f MiB over %.1f at the start", n, float64(h.n)/1e6, float64(h.peak-min(h.peak, start))/(1<<20), float64(start)/(1<<20))
 }
 
@@ -269,9 +265,8 @@ func FuzzReadReportAgrees(f *testing.F) {
 		require.NoError(t, werr, "ReadReport reads what encoding/json refuses")
 		var g, w bytes.Buffer
 		gerr, wwerr := got.WriteJSON(&g), want.WriteJSON(&w)
-		if (gerr == nil) != (wwerr == nil) || !bytes.Equal(g.Bytes(), w.Bytes()) {
-			require.FailNow(t, fmt.Sprintf("ReadReport and encoding/json read different reports:\n%s\n%s", g.Bytes(), w.Bytes()))
-		}
+		require.Equal(t, wwerr == nil, gerr == nil, "ReadReport's report writes (%v) as encoding/json's does (%v)", gerr, wwerr)
+		require.Equal(t, w.String(), g.String(), "ReadReport and encoding/json read different reports")
 	})
 }
 

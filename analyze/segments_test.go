@@ -1,7 +1,6 @@
 package analyze_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -25,9 +24,9 @@ func TestReadReportSegments(t *testing.T) {
 	require.Equal(t, 2, segs.Len())
 	s := segs.At(1)
 	assert.Falsef(t, s.Core != "AIC/0" || s.TaskID == nil || *s.TaskID != 3 || s.Kind != "compute" || s.StartCycle != 51 || s.EndCycle != 101 || s.TaskType != "MatMul" || s.Stage != "Router", "segment 1 read as %+v", s)
-	if s := segs.At(0); s.TaskID != nil || s.Cycles() != 50 {
-		assert.Fail(t, fmt.Sprintf("segment 0 read as %+v", s))
-	}
+	s = segs.At(0)
+	assert.Nil(t, s.TaskID, "segment 0 read as %+v", s)
+	assert.Equal(t, uint64(50), s.Cycles(), "segment 0 read as %+v", s)
 	got := segs.Longest(1)
 	assert.Falsef(t, len(got) != 1 || got[0] != 0, "Longest(1) = %v, want [0] (ties in time order)", got)
 

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,21 +241,25 @@ func checkCase(t *testing.T, i int, c *traceCase) {
 	// Sources come by rank, then invocation id: the order drawn.
 	for j, inv := range c.invs {
 		src := tr.Sources[j]
-		if src.Rank != inv.cfg.Rank || src.DeviceID != inv.cfg.DeviceID {
-			require.FailNow(t, fmt.Sprintf("case %d.%d: rank %d device %d, want %d and %d", i, j, src.Rank, src.DeviceID, inv.cfg.Rank, inv.cfg.DeviceID))
-		}
+		require.Equal(t, inv.cfg.Rank, src.Rank, "case %d.%d: rank", i, j)
+		require.Equal(t, inv.cfg.DeviceID, src.DeviceID, "case %d.%d: device", i, j)
 		require.Equalf(t, (src.Invocation != nil), c.window, "case %d.%d: invocation %v, window", i, j, src.Invocation)
-		if v := src.Invocation; v != nil && (v.ID != inv.id || v.Step == nil || *v.Step != inv.step || v.Direction != inv.dir) {
-			require.FailNow(t, fmt.Sprintf("case %d.%d: invocation %+v, want id %d step %d %s", i, j, v, inv.id, inv.step, inv.dir))
+		if v := src.Invocation; v != nil {
+			require.Equal(t, inv.id, v.ID, "case %d.%d: invocation %+v: id", i, j, v)
+			require.NotNil(t, v.Step, "case %d.%d: invocation %+v: step", i, j, v)
+			require.Equal(t, inv.step, *v.Step, "case %d.%d: invocation %+v: step", i, j, v)
+			require.Equal(t, inv.dir, v.Direction, "case %d.%d: invocation %+v: direction", i, j, v)
 		}
 		// Upstream's window export states no frequency: it comes from
 		// the events' cycles and durations, within 1e-9 of the one the
 		// case was decoded at.
 		mhz := src.FrequencyMHz
 		stated := !(c.ref && c.window)
-		if stated == src.FromEvents || stated && mhz != inv.cfg.FrequencyMHz || math.Abs(mhz-inv.cfg.FrequencyMHz) > 1e-9*inv.cfg.FrequencyMHz {
-			require.FailNow(t, fmt.Sprintf("case %d.%d: frequency %v MHz read back (from events %v), decoded at %v", i, j, mhz, src.FromEvents, inv.cfg.FrequencyMHz))
+		require.Equal(t, !stated, src.FromEvents, "case %d.%d: frequency %v MHz read back from the events", i, j, mhz)
+		if stated {
+			require.Equal(t, inv.cfg.FrequencyMHz, mhz, "case %d.%d: the frequency read back", i, j)
 		}
+		require.InDelta(t, inv.cfg.FrequencyMHz, mhz, 1e-9*inv.cfg.FrequencyMHz, "case %d.%d: the frequency read back (from events %v)", i, j, src.FromEvents)
 		if !stated {
 			mhz = inv.cfg.FrequencyMHz
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -71,14 +70,18 @@ func TestReadOne(t *testing.T) {
 	require.Len(t, tr.Sources, 1)
 	s := tr.Sources[0]
 	require.Falsef(t, s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16, "source %+v", s)
-	if stage, _ := s.Names.TaskStage(7); s.Names == nil || stage != "Combine" || s.Names.Tasks.Len() != 1 || len(s.Names.Stages) != 0 {
-		require.FailNow(t, fmt.Sprintf("names %+v: want task 7 Combine and no stage name (WaitDependency is the schema's)", s.Names))
-	}
+	require.NotNil(t, s.Names, "names: want task 7 Combine")
+	stage, _ := s.Names.TaskStage(7)
+	require.Equal(t, "Combine", stage, "names %+v: task 7's stage", s.Names)
+	require.Equal(t, 1, s.Names.Tasks.Len(), "names %+v: task names", s.Names)
+	require.Empty(t, s.Names.Stages, "names %+v: no stage name (WaitDependency is the schema's)", s.Names)
 	d, err := s.Decode()
 	require.NoError(t, err)
-	if d.Summary.Records != 1 || d.Summary.Dropped != 2 || d.Summary.Anchor != 1000 || len(d.Summary.Active) != 1 || d.Summary.Active[0].Slot.String() != "AIV/3" {
-		require.FailNow(t, fmt.Sprintf("summary %+v", d.Summary))
-	}
+	require.Equal(t, uint64(1), d.Summary.Records, "summary %+v: records", d.Summary)
+	require.Equal(t, uint64(2), d.Summary.Dropped, "summary %+v: dropped", d.Summary)
+	require.Equal(t, uint64(1000), d.Summary.Anchor, "summary %+v: anchor", d.Summary)
+	require.Len(t, d.Summary.Active, 1, "summary %+v: active slots", d.Summary)
+	require.Equal(t, "AIV/3", d.Summary.Active[0].Slot.String(), "summary %+v: the active slot", d.Summary)
 	var n int
 	d.Records(func(r decode.Record) bool {
 		n++
@@ -175,8 +178,10 @@ func TestErrors(t *testing.T) {
 			}
 			var e *jsontrace.Error
 			require.ErrorAsf(t, err, &e, "%T %v: not a *jsontrace.Error", err, err)
-			if e.File != p || !strings.Contains(e.Msg, c.want) || c.line != 0 && e.Line != c.line {
-				require.FailNow(t, fmt.Sprintf("error %v (line %d); want %q at line %d", err, e.Line, c.want, c.line))
+			require.Equal(t, p, e.File, "error %v: the file", err)
+			require.Contains(t, e.Msg, c.want, "error %v", err)
+			if c.line != 0 {
+				require.Equal(t, c.line, e.Line, "error %v: the line", err)
 			}
 			require.Falsef(t, c.line != 0 && !strings.Contains(err.Error(), "byte "), "error %v names no byte offset", err)
 		})
@@ -206,9 +211,9 @@ func TestValidatePointsAtEvents(t *testing.T) {
 			assert.Contains(t, f.Message(), "2 records dropped", "dropped-total")
 		}
 	}
-	if !slices.Contains(codes, string(validate.CodeOverlap)) || !slices.Contains(codes, string(validate.CodeDroppedTotal)) || res.Dropped != 2 {
-		require.FailNow(t, fmt.Sprintf("findings %v, dropped %d: want overlap and dropped-total, 2", codes, res.Dropped))
-	}
+	require.Contains(t, codes, string(validate.CodeOverlap), "findings")
+	require.Contains(t, codes, string(validate.CodeDroppedTotal), "findings")
+	require.Equal(t, uint64(2), res.Dropped, "dropped")
 }
 
 // TestDataAfterTheTrace: text after the trace's object is an error at its

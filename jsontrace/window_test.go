@@ -28,9 +28,8 @@ func TestUpstreamWindowObject(t *testing.T) {
 	defer tr.Close()
 	s := tr.Sources[0]
 	assert.Falsef(t, s.WindowIndex == nil || *s.WindowIndex != 3 || !s.DetailedNames || s.KernelName != "MegaMoe" || s.Rank != 2 || s.DeviceID != 5, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
-	if s.FrequencyMHz != 2000.0/40 || !s.FromEvents {
-		assert.Fail(t, fmt.Sprintf("frequency %v (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents))
-	}
+	assert.Equal(t, 2000.0/40, s.FrequencyMHz, "frequency")
+	assert.True(t, s.FromEvents, "frequency from the events")
 }
 
 // TestAscend910B2: the socName upstream's single-invocation export writes
@@ -68,18 +67,19 @@ func TestWindowReadAtOneFrequency(t *testing.T) {
 	tr, err := jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 0, 4}), "")
 	require.NoError(t, err)
 	for _, s := range tr.Sources {
-		if s.FrequencyMHz != 1000 || !s.FromEvents || s.FreqErr != nil {
-			assert.Fail(t, fmt.Sprintf("%s: %v MHz (from events %v, %v), want 1000 from the window's events", s.Name, s.FrequencyMHz, s.FromEvents, s.FreqErr))
-		}
+		assert.Equal(t, float64(1000), s.FrequencyMHz, "%s: MHz", s.Name)
+		assert.True(t, s.FromEvents, "%s: from the window's events", s.Name)
+		assert.Nil(t, s.FreqErr, "%s", s.Name)
 	}
 	tr.Close()
 	tr, err = jsontrace.Read(windowOf(t, "", [3]int{1, 4000, 4}, [3]int{2, 200, 4}), "")
 	require.NoError(t, err)
 	defer tr.Close()
 	for _, s := range tr.Sources {
-		if s.FreqErr == nil || !strings.Contains(s.FreqErr.Error(), "its events disagree on it: the event at line 1") || s.FrequencyMHz != 0 {
-			assert.Fail(t, fmt.Sprintf("%s: %v MHz, %v; want the events' disagreement", s.Name, s.FrequencyMHz, s.FreqErr))
+		if assert.NotNil(t, s.FreqErr, "%s: want the events' disagreement", s.Name) {
+			assert.Contains(t, s.FreqErr.Error(), "its events disagree on it: the event at line 1", "%s", s.Name)
 		}
+		assert.Equal(t, float64(0), s.FrequencyMHz, "%s: MHz", s.Name)
 	}
 }
 
@@ -91,14 +91,14 @@ func TestTraceSoCGivesFrequency(t *testing.T) {
 	tr, err := jsontrace.Read(windowOf(t, `"socName":"ascend950",`, [3]int{1, 4000, 80}), "")
 	require.NoError(t, err)
 	s := tr.Sources[0]
-	if s.FrequencyMHz != 1000 || s.FromEvents || s.SoCName != "ascend950" {
-		assert.Fail(t, fmt.Sprintf("%v MHz (from events %v, SoC %q), want 1000 from ascend950", s.FrequencyMHz, s.FromEvents, s.SoCName))
-	}
+	assert.Equal(t, float64(1000), s.FrequencyMHz, "MHz, from ascend950")
+	assert.False(t, s.FromEvents, "from the events, not from ascend950")
+	assert.Equal(t, "ascend950", s.SoCName)
 	tr.Close()
 	tr, err = jsontrace.Read(windowOf(t, `"socName":"tpu9",`, [3]int{1, 4000, 80}), "")
 	require.NoError(t, err)
 	defer tr.Close()
-	if s := tr.Sources[0]; s.FrequencyMHz != 50 || !s.FromEvents {
-		assert.Fail(t, fmt.Sprintf("an unknown SoC: %v MHz (from events %v), want 50 from the events", s.FrequencyMHz, s.FromEvents))
-	}
+	s = tr.Sources[0]
+	assert.Equal(t, float64(50), s.FrequencyMHz, "an unknown SoC: MHz")
+	assert.True(t, s.FromEvents, "an unknown SoC: from the events")
 }

@@ -2,7 +2,6 @@ package tracemerge
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -62,14 +61,12 @@ func TestMegaKernelReadAsPython(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	o := Options{Framework: fw, KernelPattern: "HyperMegaMoe", KernelPatternSet: true}
 	o.MegaKernel = writeMK(t, simpleMK, "null")
-	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "no megaKernelCycleTrace object") {
-		assert.Fail(t, fmt.Sprintf("null metadata: %v, want no megaKernelCycleTrace object", err))
-	}
+	_, err := runMerge(t, o)
+	assert.ErrorContains(t, err, "no megaKernelCycleTrace object", "null metadata")
 	text := strings.Replace(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), "{\"traceEvents\":[", "{\"traceEvents\":[],\n\"traceEvents\":[", 1)
 	o.MegaKernel = writeFile(t, "two.json", text)
-	if _, err := runMerge(t, o); err == nil || !strings.Contains(err.Error(), "two.json:2: byte 33: a second traceEvents key") {
-		assert.Fail(t, fmt.Sprintf("two traceEvents: %v", err))
-	}
+	_, err = runMerge(t, o)
+	assert.ErrorContains(t, err, "two.json:2: byte 33: a second traceEvents key", "two traceEvents")
 	text = strings.ReplaceAll(readText(t, writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))), `"ph":"X"`, `"ph":"\u0058"`)
 	o.MegaKernel = writeFile(t, "esc.json", text)
 	m, err := runMerge(t, o)

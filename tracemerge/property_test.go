@@ -57,17 +57,13 @@ func TestPropMergeKeepsDurationsAndOrder(t *testing.T) {
 		outer, _ := new(big.Rat).SetString(outerTs)
 		for i, e := range ev {
 			g := got[i]
-			if g["name"] != e.name {
-				require.FailNow(rt, fmt.Sprintf("event %d is %v, want %s: order changed", i, g["name"], e.name))
-			}
+			require.Equal(rt, e.name, g["name"], "event %d: order changed", i)
 			require.Equalf(rt, e.dur, fmt.Sprint(g["dur"]), "event %d dur %v", i, g["dur"])
 			ts, ok := new(big.Rat).SetString(fmt.Sprint(g["ts"]))
 			require.Truef(rt, ok, "event %d ts %v", i, g["ts"])
 			src, _ := new(big.Rat).SetString(e.ts)
 			want := new(big.Rat).Add(outer, new(big.Rat).Sub(src, first))
-			if ts.Cmp(want) != 0 {
-				require.FailNow(rt, fmt.Sprintf("event %d ts %v, want %s", i, g["ts"], want.FloatString(3)))
-			}
+			require.True(rt, ts.Cmp(want) == 0, "event %d ts %v, want %s", i, g["ts"], want.FloatString(3))
 			_, isStr := g["ts"].(string)
 			require.Equalf(rt, quoted, isStr, "event %d ts %#v: quoted", i, g["ts"])
 		}

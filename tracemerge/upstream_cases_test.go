@@ -98,9 +98,7 @@ func TestUpstreamWindowMerge(t *testing.T) {
 	assert.Equal(t, `"ns"`, string(m.top["displayTimeUnit"]), "displayTimeUnit")
 	assert.Equal(t, float64(2), number(t, m.res["mergedInvocationCount"]), "mergedInvocationCount")
 	assert.Equal(t, float64(3), number(t, m.res["mergedEventCount"]), "mergedEventCount")
-	if m.res["usedFallbackKernelSelection"] != false {
-		assert.Fail(t, fmt.Sprintf("usedFallbackKernelSelection = %v, want false", m.res["usedFallbackKernelSelection"]))
-	}
+	assert.Equal(t, false, m.res["usedFallbackKernelSelection"], "usedFallbackKernelSelection")
 	var outer []string
 	for _, a := range m.res["alignments"].([]any) {
 		outer = append(outer, a.(map[string]any)["outerKernelName"].(string))
@@ -143,9 +141,8 @@ func TestUpstreamEventList(t *testing.T) {
 	assert.Equal(t, float64(1), number(t, e["args"].(map[string]any)["cycle_trace_rank"]), "cycle_trace_rank")
 	assert.Equal(t, float64(1), number(t, m.res["mergedInvocationCount"]), "mergedInvocationCount")
 	// --rank names the trace's rank, not the pid.
-	if _, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1}); err != nil {
-		assert.Fail(t, fmt.Sprintf("rank 1: %v", err))
-	}
+	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1})
+	assert.NoError(t, err, "rank 1")
 }
 
 // test_cann_mix_aic_task_is_recognized_as_a_device_kernel
@@ -174,9 +171,9 @@ func TestUpstreamFallback(t *testing.T) {
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 1})
 	require.NoError(t, err)
 	a := m.res["alignments"].([]any)[0].(map[string]any)
-	if m.res["usedFallbackKernelSelection"] != true || a["outerKernelName"] != "mangled_device_symbol" || len(m.res["warnings"].([]any)) == 0 {
-		assert.Fail(t, fmt.Sprintf("result %v, want the fallback's mangled_device_symbol with a warning", m.res))
-	}
+	assert.Equal(t, true, m.res["usedFallbackKernelSelection"], "result %v: the fallback", m.res)
+	assert.Equal(t, "mangled_device_symbol", a["outerKernelName"], "result %v: the fallback's kernel", m.res)
+	assert.NotEmpty(t, m.res["warnings"], "result %v: the fallback's warning", m.res)
 }
 
 // upHostOnly is the framework trace of the host-wrapper and error cases:
@@ -195,15 +192,13 @@ func upSingle(t *testing.T, version int) string {
 // test_host_wrapper_alignment_requires_explicit_opt_in
 func TestUpstreamHostWrapper(t *testing.T) {
 	fw, mk := upHostOnly(t, false), upSingle(t, 1)
-	if _, err := runMerge(t, Options{Framework: fw, MegaKernel: mk}); err == nil || !strings.Contains(err.Error(), "host-only") {
-		require.FailNow(t, fmt.Sprintf("error %v, want one saying host-only", err))
-	}
+	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
+	require.ErrorContains(t, err, "host-only")
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, AllowHostWrapper: true})
 	require.NoError(t, err)
 	a := m.res["alignments"].([]any)[0].(map[string]any)
-	if a["outerKernelIsDevice"] != false || len(m.res["warnings"].([]any)) == 0 {
-		assert.Fail(t, fmt.Sprintf("result %v, want a host alignment with a warning", m.res))
-	}
+	assert.Equal(t, false, a["outerKernelIsDevice"], "result %v: a host alignment", m.res)
+	assert.NotEmpty(t, m.res["warnings"], "result %v: the host alignment's warning", m.res)
 }
 
 // test_invalid_schema_regex_index_and_count_fail_explicitly
@@ -225,10 +220,8 @@ func TestUpstreamInvalidInputs(t *testing.T) {
 		_, err := runMerge(t, c.o)
 		var ie *InputError
 		var se *SelectionError
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			assert.Fail(t, fmt.Sprintf("%s: error %v, want one containing %q", c.name, err, c.want))
-		} else if c.name == "too few outer kernels" && !errors.As(err, &se) && !errors.As(err, &ie) {
-			assert.Fail(t, fmt.Sprintf("%s: error %T, want a selection error", c.name, err))
+		if assert.ErrorContains(t, err, c.want, c.name) && c.name == "too few outer kernels" {
+			assert.True(t, errors.As(err, &se) || errors.As(err, &ie), "%s: error %T, want a selection error", c.name, err)
 		}
 	}
 }

@@ -365,9 +365,11 @@ func TestSelectionIsUpstreams(t *testing.T) {
 		res, err := Merge(&out, o)
 		if wantErr != nil {
 			failed++
+			chose := "" // what merge chose, read only when it chose (res is nil on an error)
 			if err == nil {
-				require.FailNow(rt, fmt.Sprintf("upstream: %v; merge chose %s", wantErr, mustJSON(res.Alignments)))
+				chose = string(mustJSON(res.Alignments))
 			}
+			require.Error(rt, err, "upstream: %v; merge chose %s", wantErr, chose)
 			var se *SelectionError
 			require.ErrorAsf(rt, err, &se, "upstream: %v; merge: %v (not a SelectionError)", wantErr, err)
 			return
