@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,9 +36,7 @@ func TestLoadReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, entry).Span(abi.CoreTypeAIC, 0, entry+100, entry+200, abi.TaskTypeBase, 1)
 		raw := b.Bytes()
-		if !bytes.HasPrefix(raw, []byte(bom)) {
-			require.FailNow(t, fmt.Sprintf("%s: the capture starts % x", name, raw[:8]))
-		}
+		require.Equal(t, []byte(bom), raw[:min(len(bom), len(raw))], "%s: the capture's start", name)
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)
 		zw.Write(raw)
@@ -53,9 +50,8 @@ func TestLoadReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 				continue
 			}
 			d := l.Sources[0].Decoded
-			if d.Summary.Records != 1 || d.Summary.Anchor != entry {
-				assert.Fail(t, fmt.Sprintf("%s %s: %d records, anchor %#x; want 1, %#x", name, kind, d.Summary.Records, d.Summary.Anchor, entry))
-			}
+			assert.Equal(t, uint64(1), d.Summary.Records, "%s %s: records", name, kind)
+			assert.Equal(t, entry, d.Summary.Anchor, "%s %s: anchor", name, kind)
 			l.Close()
 		}
 	}

@@ -2,7 +2,6 @@ package input
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,11 +27,12 @@ func TestLoadNames(t *testing.T) {
 	n, err := LoadNames("")
 	require.Nil(t, n, "LoadNames(\"\")")
 	require.NoError(t, err, "LoadNames(\"\")")
-	if n, err := LoadNames(exampleNames); n == nil || err != nil {
-		assert.Fail(t, fmt.Sprintf("LoadNames(%s) = %v, %v; want its names", exampleNames, n, err))
-	}
+	n, err = LoadNames(exampleNames)
+	assert.NoError(t, err, "LoadNames(%s)", exampleNames)
+	assert.NotNil(t, n, "LoadNames(%s): want its names", exampleNames)
 	var ie *Error
-	if _, err := LoadNames("no-such.yaml"); !errors.As(err, &ie) || ie.Invalid {
-		assert.Fail(t, fmt.Sprintf("a missing names file: %v; want a usage error", err))
+	_, err = LoadNames("no-such.yaml")
+	if assert.ErrorAs(t, err, &ie, "a missing names file: want a usage error") {
+		assert.False(t, ie.Invalid, "a missing names file: %v; want a usage error, not an invalid one", err)
 	}
 }

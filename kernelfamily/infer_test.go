@@ -1,7 +1,6 @@
 package kernelfamily
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -80,9 +79,7 @@ func TestInfer(t *testing.T) {
 			w := d.Warning("x")
 			assert.Equalf(t, c.warn, (w != ""), "Warning = %q, want one", w)
 			assert.Falsef(t, c.warn && !strings.Contains(w, "--kernel-family"), "Warning = %q, want it to name --kernel-family", w)
-			if (d.Note("x") != "") != (d.Family != abi.FamilyNone && !strings.HasPrefix(d.From, "kernel name")) {
-				assert.Fail(t, fmt.Sprintf("Note = %q for %+v", d.Note("x"), d))
-			}
+			assert.Equal(t, d.Family != abi.FamilyNone && !strings.HasPrefix(d.From, "kernel name"), d.Note("x") != "", "Note = %q for %+v", d.Note("x"), d)
 		})
 	}
 }
@@ -103,15 +100,16 @@ func TestInferConflicts(t *testing.T) {
 func TestInferVariants(t *testing.T) {
 	for _, kernel := range []string{"MegaMoe", "MegaMoeGrad"} {
 		d := Infer(Evidence{KernelName: kernel, DescIDs: []uint32{wait, 0x30000, 0x30004}})
-		if f, _ := abi.FamilyForKernel(kernel); d.Family != f || len(d.Variants) != 0 || len(d.Unnamed) != 0 || d.Warning("c.bin") != "" {
-			assert.Fail(t, fmt.Sprintf("%s: decision %+v, warning %q; want %v, no variants, no warning", kernel, d, d.Warning("c.bin"), f))
-		}
+		f, _ := abi.FamilyForKernel(kernel)
+		assert.Equal(t, f, d.Family, "%s: family", kernel)
+		assert.Empty(t, d.Variants, "%s: variants", kernel)
+		assert.Empty(t, d.Unnamed, "%s: unnamed ids", kernel)
+		assert.Empty(t, d.Warning("c.bin"), "%s: warning", kernel)
 	}
 	named := Infer(Evidence{KernelName: "MegaMoe", DescIDs: []uint32{0x30000}, StageNames: map[uint32]string{0x30000: "Dispatch"}})
 	mhc := Infer(Evidence{KernelName: "HyperMegaMhc", DescIDs: []uint32{0x30000}})
-	if named.Warning("x") != "" || mhc.Warning("x") != "" {
-		assert.Fail(t, fmt.Sprintf("warnings %q, %q; want none", named.Warning("x"), mhc.Warning("x")))
-	}
+	assert.Empty(t, named.Warning("x"), "MegaMoe, its stage named: warning")
+	assert.Empty(t, mhc.Warning("x"), "HyperMegaMhc: warning")
 }
 
 // TestInferOrderFree: the decision does not depend on the order or

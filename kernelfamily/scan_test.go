@@ -1,7 +1,6 @@
 package kernelfamily
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"testing"
@@ -26,9 +25,8 @@ func TestScanAgreesWithWalk(t *testing.T) {
 	require.NoError(t, d.Records(func(r decode.Record) bool { want[r.DescID] = struct{}{}; n++; return true }))
 	got, err := Scan(d)
 	require.NoError(t, err)
-	if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got.DescIDs, w) || n != 2974 {
-		assert.Fail(t, fmt.Sprintf("Scan ids %#x, the walk's %#x (%d records)", got.DescIDs, w, n))
-	}
+	assert.Equal(t, slices.Sorted(maps.Keys(want)), got.DescIDs, "Scan's ids against the walk's")
+	assert.Equal(t, 2974, n, "records walked")
 }
 
 // TestTaskDescs: the task table agrees with a map of the same notes, for

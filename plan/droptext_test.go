@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,8 +19,9 @@ func TestDropText(t *testing.T) {
 		e := s.ErrorAt("tasks[1].trigger_event", "bad")
 		assert.Falsef(t, e.Line == 0 || e.Col == 0, "%q: no place with the text kept: %v", text, e)
 		s.DropText()
-		if e := s.ErrorAt("tasks[1].trigger_event", "bad"); e.Line != 0 || e.Col != 0 || e.Error() != "s.json: tasks[1].trigger_event: bad" {
-			assert.Fail(t, fmt.Sprintf("%q: placed without its text: %d:%d %v", text, e.Line, e.Col, e))
-		}
+		e = s.ErrorAt("tasks[1].trigger_event", "bad")
+		assert.Zero(t, e.Line, "%q: placed without its text", text)
+		assert.Zero(t, e.Col, "%q: placed without its text", text)
+		assert.EqualError(t, e, "s.json: tasks[1].trigger_event: bad", "%q: placed without its text", text)
 	}
 }

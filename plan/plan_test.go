@@ -76,17 +76,17 @@ func TestPlanErrorIsPositioned(t *testing.T) {
 	_, err = Plan(s)
 	var pe *Error
 	require.ErrorAsf(t, err, &pe, "Plan error %v is not an *Error", err)
-	if pe.Line != 4 || pe.Col != 3 || pe.Path != "cube_task_indices[1]" {
-		assert.Fail(t, fmt.Sprintf("error at %d:%d %q, want 4:3 cube_task_indices[1]", pe.Line, pe.Col, pe.Path))
-	}
+	assert.Equal(t, 4, pe.Line, "error's line")
+	assert.Equal(t, 3, pe.Col, "error's column")
+	assert.Equal(t, "cube_task_indices[1]", pe.Path, "error's path")
 }
 
 // TestCapacityPastMaximum covers the refusal a test cannot reach through a
 // schedule without ~45 million queue entries.
 func TestCapacityPastMaximum(t *testing.T) {
 	p := &planner{s: &Schedule{File: "big.yaml"}}
-	if _, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore); !ok {
-		assert.Fail(t, fmt.Sprintf("MaxRecordsPerCore refused: %v", p.err()))
+	if _, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore); !assert.True(t, ok, "MaxRecordsPerCore refused") {
+		t.Log(p.err())
 	}
 	_, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
 	want := "big.yaml: vector_task_indices: the busiest AIV worker writes 134217713 records, more than the 134217712 a slot can hold"
@@ -133,12 +133,10 @@ func TestErrorListBounded(t *testing.T) {
 	_, err := Parse("bad.yaml", []byte(b.String()))
 	var list *ErrorList
 	require.ErrorAsf(t, err, &list, "got %v", err)
-	if len(list.Errs) != maxErrors || list.Omitted != 1000-maxErrors {
-		assert.Fail(t, fmt.Sprintf("%d errors, %d omitted", len(list.Errs), list.Omitted))
-	}
-	if !strings.HasSuffix(err.Error(), "(980 more errors)") {
-		assert.Fail(t, fmt.Sprintf("error text ends %q", err.Error()[len(err.Error())-40:]))
-	}
+	assert.Len(t, list.Errs, maxErrors, "errors kept")
+	assert.Equal(t, 1000-maxErrors, list.Omitted, "errors omitted")
+	msg := err.Error()
+	assert.Truef(t, strings.HasSuffix(msg, "(980 more errors)"), "error text ends %q", msg[max(0, len(msg)-40):])
 }
 
 // TestOneMistakeOnce: one task type misspelt in every GroupedMatMul task
@@ -189,9 +187,7 @@ func TestOneEventWarnedOnce(t *testing.T) {
 		"s.yaml:5:45: tasks[2].dependent_event: waits on event 5, ",
 		"s.yaml:102:45: tasks[99].dependent_event: waits on event 5, ",
 	}
-	if len(r.Warnings) != len(want) {
-		require.FailNow(t, fmt.Sprintf("%d warnings, want %d:\n%s", len(r.Warnings), len(want), strings.Join(r.Warnings, "\n")))
-	}
+	require.Len(t, r.Warnings, len(want), "warnings")
 	for i, w := range want {
 		assert.Truef(t, strings.HasPrefix(r.Warnings[i], w), "warning %d: %q, want it to start %q", i, r.Warnings[i], w)
 	}
@@ -205,9 +201,8 @@ func TestOneEventWarnedOnce(t *testing.T) {
 	// count, and the other 198 (the seventh's and eighth's) are counted.
 	_, r, err = PlanText("s.yaml", schedule(8))
 	require.NoError(t, err)
-	if n := len(r.Warnings); n != 20+6+1 || r.Warnings[n-1] != "(198 more warnings)" {
-		assert.Fail(t, fmt.Sprintf("%d warnings, the last %q", n, r.Warnings[n-1]))
-	}
+	require.Len(t, r.Warnings, 20+6+1, "warnings")
+	assert.Equal(t, "(198 more warnings)", r.Warnings[len(r.Warnings)-1], "the last warning")
 }
 
 func TestAssign(t *testing.T) {

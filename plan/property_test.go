@@ -49,13 +49,13 @@ func propRoundUpCapacity(t *rapid.T) {
 	require.GreaterOrEqualf(t, uint64(c), req, "RoundUpCapacity = %d", c)
 	require.Lessf(t, uint64(c), req+abi.RecordCapacityAlignment, "RoundUpCapacity = %d", c)
 	require.NoErrorf(t, abi.CheckCapacity(uint64(c)), "RoundUpCapacity(%d) = %d, which CheckCapacity refuses", req, c)
-	if again, err := abi.RoundUpCapacity(uint64(c)); err != nil || again != c {
-		require.FailNow(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v; not idempotent", c, again, err))
-	}
+	again, err := abi.RoundUpCapacity(uint64(c))
+	require.NoErrorf(t, err, "RoundUpCapacity(%d)", c)
+	require.Equalf(t, c, again, "RoundUpCapacity(%d): not idempotent", c)
 	more := req + rapid.Uint64Range(0, abi.MaxRecordsPerCore-req).Draw(t, "more")
-	if c2, err := abi.RoundUpCapacity(more); err != nil || c2 < c {
-		require.FailNow(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v < RoundUpCapacity(%d) = %d", more, c2, err, req, c))
-	}
+	c2, err := abi.RoundUpCapacity(more)
+	require.NoErrorf(t, err, "RoundUpCapacity(%d)", more)
+	require.GreaterOrEqualf(t, c2, c, "RoundUpCapacity(%d) against RoundUpCapacity(%d)", more, req)
 }
 
 func TestBufferSize(t *testing.T) { rapid.Check(t, propBufferSize) }
@@ -106,9 +106,8 @@ func propBufferSize(t *rapid.T) {
 	}
 	require.NoErrorf(t, err, "cube slots %d, %+v", cubeSlots, caps)
 	require.NoErrorf(t, lerr, "cube slots %d, %+v", cubeSlots, caps)
-	if size != want.Uint64() || l.Size() != size {
-		require.FailNow(t, fmt.Sprintf("cube slots %d, %+v: BufferSize %d, Layout.Size %d, want %s", cubeSlots, caps, size, l.Size(), want))
-	}
+	require.Equalf(t, want.Uint64(), size, "cube slots %d, %+v: BufferSize", cubeSlots, caps)
+	require.Equalf(t, size, l.Size(), "cube slots %d, %+v: Layout.Size", cubeSlots, caps)
 	require.Equalf(t, slots, l.NumSlots(), "NumSlots for %d cube slots", cubeSlots)
 	// Slots tile the buffer: each starts where the previous ends; check a
 	// few, including both ends of every boundary between regions.
@@ -127,11 +126,11 @@ func propBufferSize(t *rapid.T) {
 			p := l.Slot(i - 1)
 			prevEnd = p.Offset + p.Stride()
 		}
-		if s.Offset != prevEnd || s.Stride() != abi.SlotStride(s.Capacity) || s.Capacity != caps.For(s.CoreType) {
-			require.FailNow(t, fmt.Sprintf("slot %d (%s) at %d, stride %d; previous ends at %d", i, s, s.Offset, s.Stride(), prevEnd))
-		}
-		if i == l.NumSlots()-1 && s.Offset+s.Stride() != size {
-			require.FailNow(t, fmt.Sprintf("last slot ends at %d, buffer is %d", s.Offset+s.Stride(), size))
+		require.Equalf(t, prevEnd, s.Offset, "slot %d (%s): offset against the previous slot's end", i, s)
+		require.Equalf(t, abi.SlotStride(s.Capacity), s.Stride(), "slot %d (%s): stride", i, s)
+		require.Equalf(t, caps.For(s.CoreType), s.Capacity, "slot %d (%s): capacity", i, s)
+		if i == l.NumSlots()-1 {
+			require.Equal(t, size, s.Offset+s.Stride(), "the last slot's end against the buffer's size")
 		}
 	}
 }
@@ -155,8 +154,9 @@ func TestLimits(t *testing.T) {
 		stride := uint64(abi.CoreHeaderSize) + uint64(abi.ProfileRecordSize)*uint64(c)
 		assert.LessOrEqualf(t, stride, uint64(abi.SlotStrideLimit), "capacity %d: stride", c)
 		assert.Equalf(t, slots*stride, l.Size(), "capacity %d: size", c)
-		if r, err := abi.RoundUpCapacity(uint64(c)); err != nil || r != c {
-			assert.Fail(t, fmt.Sprintf("RoundUpCapacity(%d) = %d, %v", c, r, err))
+		r, err := abi.RoundUpCapacity(uint64(c))
+		if assert.NoErrorf(t, err, "RoundUpCapacity(%d)", c) {
+			assert.Equalf(t, c, r, "RoundUpCapacity(%d)", c)
 		}
 	}
 	for _, c := range []uint64{abi.MaxRecordsPerCore + 16, abi.MaxRecordsPerCore + 1, 8} {

@@ -2,7 +2,6 @@ package plan_test
 
 import (
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,11 +56,10 @@ func FuzzSchedule(f *testing.F) {
 		}
 		s, err := plan.Parse(file, data)
 		if err == nil {
-			if _, err := plan.Check(s); (err == nil) != (checkErr == nil) {
-				require.FailNow(t, fmt.Sprintf("Check says %v, CheckText %v", err, checkErr))
-			}
-		} else if checkErr == nil {
-			require.FailNow(t, fmt.Sprintf("Parse fails (%v), CheckText does not", err))
+			_, cerr := plan.Check(s)
+			require.Equalf(t, checkErr == nil, cerr == nil, "Check says %v, CheckText %v", cerr, checkErr)
+		} else {
+			require.Errorf(t, checkErr, "Parse fails (%v), CheckText does not", err)
 		}
 		if err != nil {
 			var list *plan.ErrorList

@@ -33,23 +33,22 @@ func TestChartsAcrossManyRanks(t *testing.T) {
 			perRow[r.Y]++
 			w, _ := strconv.ParseFloat(r.W, 64)
 			x, _ := strconv.ParseFloat(r.X, 64)
-			if w < 1.5 || x+w > c.W {
-				assert.Fail(t, fmt.Sprintf("%s: a column %s px wide at %s in a chart %g px wide", c.ID, r.W, r.X, c.W))
-			}
+			assert.GreaterOrEqualf(t, w, 1.5, "%s: a column %s px wide at %s", c.ID, r.W, r.X)
+			assert.LessOrEqualf(t, x+w, c.W, "%s: a column %s px wide at %s: its right edge against the chart's width", c.ID, r.W, r.X)
 			if r.Fill == "#B2182B" || reddish(r.Fill) {
 				red++
 				assert.Containsf(t, r.Title, "rank "+strconv.Itoa(slow), "%s: a red column's tooltip does not name rank %d", c.ID, slow)
 			}
 		}
 		for y, cols := range perRow {
-			if c.ID == "ranks-heat" && cols != maxRankColumns {
-				assert.Fail(t, fmt.Sprintf("%s: row at y=%s has %d columns, want %d", c.ID, y, cols, maxRankColumns))
+			if c.ID == "ranks-heat" {
+				assert.Equalf(t, maxRankColumns, cols, "%s: columns of the row at y=%s", c.ID, y)
 			}
 		}
 		assert.Equalf(t, 1, red, "%s red columns, want the one of rank %d", c.ID, slow)
 	}
-	if got := len(rep.CrossRank.SlowRanks); got != 1 || rep.CrossRank.SlowRanks[0].Rank != slow {
-		assert.Fail(t, fmt.Sprintf("slow ranks %v, want rank %d alone", rep.CrossRank.SlowRanks, slow))
+	if assert.Len(t, rep.CrossRank.SlowRanks, 1, "slow ranks") {
+		assert.Equal(t, uint32(slow), rep.CrossRank.SlowRanks[0].Rank, "the slow rank")
 	}
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -22,15 +21,15 @@ func stoppedAt(task uint32, core string, lastEnd uint64) *analyze.Diagnosis {
 // root's task, and a banner with the diagnosis; a healthy one has neither.
 func TestStoppedCard(t *testing.T) {
 	in := clusterInput(1, func(int) *validate.Result { return nil }, nil)
-	if p := build(in); p.Cards[0].Label == "kernel stopped" || len(p.Banners) != 0 {
-		require.FailNow(t, fmt.Sprintf("a healthy capture's page: first card %+v, banners %q", p.Cards[0], p.Banners))
-	}
+	healthy := build(in)
+	require.NotEqualf(t, "kernel stopped", healthy.Cards[0].Label, "a healthy capture's page: first card %+v", healthy.Cards[0])
+	require.Empty(t, healthy.Banners, "a healthy capture's page: banners")
 	in.Report.Ranks[0].Diagnosis = stoppedAt(100, "AIC/6", 5)
 	p := build(in)
 	c := p.Cards[0]
 	assert.Falsef(t, c.Label != "kernel stopped" || c.Value != "task 100" || c.Class != "bad" || !strings.Contains(c.Sub, "task stops here"), "first card %+v, want the stopped task", c)
-	if len(p.Banners) != 1 || !strings.Contains(p.Banners[0], "the kernel stopped: 3 worker core(s)") {
-		assert.Fail(t, fmt.Sprintf("banners %q, want the diagnosis", p.Banners))
+	if assert.Len(t, p.Banners, 1, "banners") {
+		assert.Contains(t, p.Banners[0], "the kernel stopped: 3 worker core(s)", "the banner: want the diagnosis")
 	}
 }
 
@@ -45,7 +44,6 @@ func TestStoppedFinding(t *testing.T) {
 	in.Report.Ranks[3].Diagnosis = stoppedAt(9, "AIC/0", 30)
 	in.Report = analyze.NewReport(in.Report.Ranks)
 	p := build(in)
-	if len(p.Findings) == 0 || p.Findings[0].Text != "2 of 4 ranks stopped before their work was done; rank 3 stopped first: "+stoppedAt(9, "AIC/0", 30).Summary+"; after it: rank 1 (+10 cycles)" {
-		assert.Fail(t, fmt.Sprintf("findings %+v, want rank 3 first", p.Findings))
-	}
+	require.NotEmpty(t, p.Findings, "findings")
+	assert.Equal(t, "2 of 4 ranks stopped before their work was done; rank 3 stopped first: "+stoppedAt(9, "AIC/0", 30).Summary+"; after it: rank 1 (+10 cycles)", p.Findings[0].Text, "the first finding: want rank 3 first")
 }

@@ -58,9 +58,8 @@ func TestClusterSummary(t *testing.T) {
 		"All 1024 ranks: cycleabi validate reports, for each, 0 errors, 6 warnings (dropped-records 6).",
 	}
 	assert.Equal(t, strings.Join(want, "\n"), strings.Join(texts, "\n"), "findings")
-	if len(p.RankFindings) != 1024 || !p.FoldSummary {
-		assert.Fail(t, fmt.Sprintf("%d ranks' findings, folded %v; want 1024, folded", len(p.RankFindings), p.FoldSummary))
-	}
+	assert.Len(t, p.RankFindings, 1024, "ranks' findings")
+	assert.True(t, p.FoldSummary, "the summary folded")
 
 	// Three ranks differ: two warn otherwise (named as a range), one
 	// drops more (named first among the droppers).
@@ -193,8 +192,8 @@ func TestColumnsOfEmptyRanks(t *testing.T) {
 	page := buf.String()
 	page = page[:strings.Index(page, "<script>")] // the script's isNaN
 	for _, bad := range []string{"NaN", "Inf"} {
-		if i := strings.Index(page, bad); i >= 0 {
-			assert.Fail(t, fmt.Sprintf("the page has %s: %q", bad, page[max(0, i-80):i+10]))
+		if i := strings.Index(page, bad); !assert.Negativef(t, i, "the page has %s", bad) {
+			t.Logf("%q", page[max(0, i-80):min(len(page), i+10)])
 		}
 	}
 }

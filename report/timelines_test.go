@@ -71,8 +71,8 @@ func checkTimelines(t *testing.T, spans []uint64, numbers []int, expect bool) {
 		if s.Wants(r) {
 			tl = &analyze.Timeline{Bins: i}
 			made[tl] = r.Rank
-		} else if want[numbers[i]] {
-			assert.Fail(t, fmt.Sprintf("%s: rank %d is drawn but its timeline was not wanted", name, numbers[i]))
+		} else {
+			assert.Falsef(t, want[numbers[i]], "%s: rank %d is drawn but its timeline was not wanted", name, numbers[i])
 		}
 		s.Add(r, tl)
 		held := len(s.held)

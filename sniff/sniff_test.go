@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -261,9 +260,8 @@ func TestSniffKeepsCapturesStartingWithABOM(t *testing.T) {
 			continue // the rest holds zero bytes, so it is no text
 		}
 		binary.LittleEndian.PutUint32(b.Buf[abi.CoreHeaderReservedOffset:], 1)
-		if r := sniff.Bytes(data[:sniff.Size], int64(len(data))); r.Kind != named {
-			assert.Fail(t, fmt.Sprintf("% x with reserved set: Bytes = %v (%s), want %v", mark, r.Kind, r.What, named))
-		}
+		r = sniff.Bytes(data[:sniff.Size], int64(len(data)))
+		assert.Equalf(t, named, r.Kind, "% x with reserved set: Bytes (%s)", mark, r.What)
 	}
 }
 
@@ -282,8 +280,10 @@ func TestReaderFindsTraceKeysPastAMegabyte(t *testing.T) {
 		{big + `"other":[]}`, false},
 	} {
 		r, err := sniff.Reader(strings.NewReader(c.text), int64(len(c.text)))
-		if err != nil || r.Kind != sniff.JSON || r.Trace != c.trace {
-			assert.Fail(t, fmt.Sprintf("%d bytes, ending %q: %v, trace %v, %v; want JSON, trace %v", len(c.text), c.text[len(c.text)-30:], r.Kind, r.Trace, err, c.trace))
+		tail := c.text[max(0, len(c.text)-30):]
+		if assert.NoErrorf(t, err, "%d bytes, ending %q", len(c.text), tail) {
+			assert.Equalf(t, sniff.JSON, r.Kind, "%d bytes, ending %q", len(c.text), tail)
+			assert.Equalf(t, c.trace, r.Trace, "%d bytes, ending %q: trace", len(c.text), tail)
 		}
 	}
 }

@@ -61,8 +61,11 @@ func TestFaults(t *testing.T) {
 			require.NoError(t, err)
 			m := slotOf(t, c, tc.slot)
 			assert.Truef(t, equal(descs(m), tc.descs), "%s records, want %#x", tc.slot, tc.descs)
-			if m.Stopped != tc.stop || m.Blocked == tc.stop || m.NextTask != tc.next || (!tc.stop && m.BlockedOn != tc.on) {
-				assert.Fail(t, fmt.Sprintf("%s stopped %v blocked %v next %d on %d, want stopped %v next %d on %d", tc.slot, m.Stopped, m.Blocked, m.NextTask, m.BlockedOn, tc.stop, tc.next, tc.on))
+			assert.Equalf(t, tc.stop, m.Stopped, "%s stopped", tc.slot)
+			assert.Equalf(t, !tc.stop, m.Blocked, "%s blocked", tc.slot)
+			assert.Equalf(t, tc.next, m.NextTask, "%s next task", tc.slot)
+			if !tc.stop {
+				assert.Equalf(t, tc.on, m.BlockedOn, "%s blocked on", tc.slot)
 			}
 			others := 0
 			for i := range c.Slots {
@@ -98,14 +101,13 @@ tasks:
 cube_task_indices: [0]
 vector_task_indices: [1]
 `
-	if _, err := synth.Run(parse(t, cycle), synth.Options{}); err == nil || !strings.Contains(err.Error(), "deadlock") {
-		require.FailNow(t, fmt.Sprintf("err = %v, want a deadlock", err))
-	}
+	_, err := synth.Run(parse(t, cycle), synth.Options{})
+	require.ErrorContains(t, err, "deadlock")
 	c, err := synth.Run(parse(t, cycle), synth.Options{Faults: synth.Faults{Hang: true}})
 	require.NoError(t, err)
-	if c.Records() != 0 || !slotOf(t, c, "AIC/0").Blocked || !slotOf(t, c, "AIV/0").Blocked {
-		assert.Fail(t, fmt.Sprintf("records %d, AIC/0 %+v, AIV/0 %+v: want both blocked, no records", c.Records(), slotOf(t, c, "AIC/0"), slotOf(t, c, "AIV/0")))
-	}
+	assert.Zero(t, c.Records(), "records")
+	assert.Truef(t, slotOf(t, c, "AIC/0").Blocked, "AIC/0 %+v: want it blocked", slotOf(t, c, "AIC/0"))
+	assert.Truef(t, slotOf(t, c, "AIV/0").Blocked, "AIV/0 %+v: want it blocked", slotOf(t, c, "AIV/0"))
 }
 
 // TestFaultsRefused: faults that name nothing the schedule runs, or that

@@ -3,7 +3,6 @@ package synth_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -44,9 +43,7 @@ func propPlannerSound(t *rapid.T) {
 	s := plantest.Schedule(t, plantest.Limits{})
 	seed := rapid.Uint64().Draw(t, "seed")
 	c := simulate(t, s, synth.Options{Seed: seed})
-	if c.Dropped() != 0 {
-		require.FailNow(t, fmt.Sprintf("planned capacities %+v dropped %d records", c.Layout.Capacities, c.Dropped()))
-	}
+	require.Zerof(t, c.Dropped(), "planned capacities %+v: records dropped", c.Layout.Capacities)
 	required := map[abi.CoreType]uint64{}
 	for _, p := range c.Plan.Regions {
 		required[p.CoreType] = p.RequiredRecords
@@ -92,9 +89,8 @@ func propRoundTrip(t *rapid.T) {
 		opts.CapacityScale = rapid.Float64Range(0.1, 1.5).Draw(t, "capacity_scale")
 	}
 	c := simulate(t, s, opts)
-	if uint64(len(c.Buffer)) != c.Layout.Size() || len(c.Slots) != c.Layout.NumSlots() {
-		require.FailNow(t, fmt.Sprintf("buffer %d bytes / %d slots for layout %+v", len(c.Buffer), len(c.Slots), c.Layout))
-	}
+	require.Equalf(t, c.Layout.Size(), uint64(len(c.Buffer)), "buffer bytes for layout %+v", c.Layout)
+	require.Lenf(t, c.Slots, c.Layout.NumSlots(), "slots for layout %+v", c.Layout)
 	encoded := make([]byte, 0, len(c.Buffer))
 	for i, m := range c.Slots {
 		slot := c.Layout.Slot(i)
@@ -120,8 +116,8 @@ func propRoundTrip(t *rapid.T) {
 			off := abi.CoreHeaderSize + uint64(k)*abi.ProfileRecordSize
 			r, err := abi.DecodeProfileRecord(b[off:])
 			require.NoErrorf(t, err, "%s record %d", slot, k)
-			if k < h.RecordCount && r != m.Records[k] {
-				require.FailNow(t, fmt.Sprintf("%s record %d: %+v, synth wrote %+v", slot, k, r, m.Records[k]))
+			if k < h.RecordCount {
+				require.Equalf(t, m.Records[k], r, "%s record %d against what synth wrote", slot, k)
 			}
 			require.Falsef(t, k >= h.RecordCount && !r.IsZero(), "%s record %d past record_count %d is not zero: %+v", slot, k, h.RecordCount, r)
 			encoded = r.Append(encoded)

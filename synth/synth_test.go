@@ -215,18 +215,15 @@ func TestCapacityScale(t *testing.T) {
 	}{{1, 48, 0}, {0.8, 32, 8}, {0.3, 0, 40}, {2.1, 96, 0}} {
 		c, err := synth.Run(s, synth.Options{CapacityScale: tc.scale})
 		require.NoError(t, err)
-		if c.Layout.Capacities.AIC != tc.capacity || c.Dropped() != 24*uint64(tc.droppedPerAIC) {
-			assert.Fail(t, fmt.Sprintf("scale %v: AIC capacity %d, dropped %d; want %d, %d", tc.scale, c.Layout.Capacities.AIC, c.Dropped(), tc.capacity, 24*tc.droppedPerAIC))
-		}
+		assert.Equalf(t, tc.capacity, c.Layout.Capacities.AIC, "scale %v: AIC capacity", tc.scale)
+		assert.Equalf(t, 24*uint64(tc.droppedPerAIC), c.Dropped(), "scale %v: dropped", tc.scale)
 	}
 	_, err := synth.Run(s, synth.Options{CapacityScale: -1})
 	assert.Error(t, err, "negative scale accepted")
-	if _, err := synth.Run(s, synth.Options{CapacityScale: 1e9}); err == nil || !strings.Contains(err.Error(), "capacity scale") {
-		assert.Fail(t, fmt.Sprintf("a scale past the maximum capacity: %v", err))
-	}
-	if _, err := synth.Run(s, synth.Options{MaxBufferBytes: 1000}); err == nil || !strings.Contains(err.Error(), "more than the limit of 1000") {
-		assert.Fail(t, fmt.Sprintf("buffer limit: %v", err))
-	}
+	_, err = synth.Run(s, synth.Options{CapacityScale: 1e9})
+	assert.ErrorContains(t, err, "capacity scale", "a scale past the maximum capacity")
+	_, err = synth.Run(s, synth.Options{MaxBufferBytes: 1000})
+	assert.ErrorContains(t, err, "more than the limit of 1000", "buffer limit")
 }
 
 // TestPipeline: every AIV worker runs the whole vector queue, one compute
@@ -278,9 +275,8 @@ tasks:
   - {task_type: MatMul, dependent_event: 2}
 cube_task_indices: [0]
 `)
-	if _, err := synth.Run(s, synth.Options{WaitTimeout: synth.MaxWaitTimeout}); err != nil {
-		require.FailNow(t, fmt.Sprintf("WaitTimeout at the maximum: %v", err))
-	}
-	_, err := synth.Run(s, synth.Options{WaitTimeout: math.MaxUint64})
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "wait timeout 18446744073709551615 cycles is more than the maximum"), "WaitTimeout MaxUint64: got %v", err)
+	_, err := synth.Run(s, synth.Options{WaitTimeout: synth.MaxWaitTimeout})
+	require.NoError(t, err, "WaitTimeout at the maximum")
+	_, err = synth.Run(s, synth.Options{WaitTimeout: math.MaxUint64})
+	require.ErrorContains(t, err, "wait timeout 18446744073709551615 cycles is more than the maximum", "WaitTimeout MaxUint64")
 }

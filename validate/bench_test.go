@@ -105,9 +105,7 @@ func BenchmarkValidate(b *testing.B) {
 			for b.Loop() {
 				r, err := validate.CheckFile(path, validate.Options{})
 				require.NoError(b, err)
-				if len(r.Counts) != 0 {
-					require.FailNow(b, fmt.Sprintf("findings in the benchmark capture: %v", r.Findings))
-				}
+				require.Emptyf(b, r.Counts, "findings in the benchmark capture: %v", r.Findings)
 			}
 		})
 	}
@@ -123,9 +121,8 @@ func BenchmarkValidateWarnings(b *testing.B) {
 			for b.Loop() {
 				r, err := validate.CheckFile(path, validate.Options{})
 				require.NoError(b, err)
-				if r.Warnings() == 0 || r.Errors() != 0 {
-					require.FailNow(b, fmt.Sprintf("warnings %d, errors %d", r.Warnings(), r.Errors()))
-				}
+				require.NotZero(b, r.Warnings(), "warnings")
+				require.Zero(b, r.Errors(), "errors")
 			}
 		})
 	}
@@ -143,9 +140,8 @@ func BenchmarkScan(b *testing.B) {
 				require.NoError(b, err)
 				l, err := layoutOf(c.Resolve(capture.Request{}))
 				require.NoError(b, err)
-				if _, err := c.Scan(l, capture.ScanOptions{}); err != nil {
-					require.FailNow(b, fmt.Sprintf("%v", err))
-				}
+				_, err = c.Scan(l, capture.ScanOptions{})
+				require.NoError(b, err)
 				c.Close()
 			}
 		})

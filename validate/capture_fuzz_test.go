@@ -3,7 +3,6 @@ package validate_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -49,17 +48,17 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 	kept := map[capture.Code]int{}
 	for i, f := range r.Findings {
 		kept[f.Code]++
-		if s, ok := severity[f.Code]; !ok || s != f.Severity {
-			assert.Fail(t, fmt.Sprintf("finding %v: code %q is not a %v code", f.String(), f.Code, f.Severity))
+		if s, ok := severity[f.Code]; assert.Truef(t, ok, "finding %v: code %q is not a known code", f.String(), f.Code) {
+			assert.Equalf(t, s, f.Severity, "finding %v: code %q's severity", f.String(), f.Code)
 		}
-		if f.Off < 0 || f.Off > int64(size) {
-			assert.Fail(t, fmt.Sprintf("finding %v: offset %#x outside the %d-byte file", f.String(), f.Off, size))
+		assert.GreaterOrEqualf(t, f.Off, int64(0), "finding %v: offset outside the %d-byte file", f.String(), size)
+		assert.LessOrEqualf(t, f.Off, int64(size), "finding %v: offset outside the %d-byte file", f.String(), size)
+		assert.GreaterOrEqualf(t, f.Record, -1, "finding %v: record", f.String())
+		if f.Record >= 0 {
+			assert.NotEmptyf(t, f.Slot, "finding %v: record %d without its slot", f.String(), f.Record)
 		}
-		if f.Record < -1 || f.Record >= 0 && f.Slot == "" {
-			assert.Fail(t, fmt.Sprintf("finding %v: record %d slot %q", f.String(), f.Record, f.Slot))
-		}
-		if i > 0 && f.Off < r.Findings[i-1].Off {
-			assert.Fail(t, fmt.Sprintf("findings out of offset order: %v after %v", f.String(), r.Findings[i-1].String()))
+		if i > 0 {
+			assert.GreaterOrEqualf(t, f.Off, r.Findings[i-1].Off, "findings out of offset order: %v after %v", f.String(), r.Findings[i-1].String())
 		}
 	}
 	errs, warns := 0, 0
@@ -75,9 +74,9 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 		delete(kept, c.Code)
 	}
 	assert.Empty(t, kept, "findings of codes with no count")
-	if errs != r.Errors() || warns != r.Warnings() || r.OK() != (errs == 0) {
-		assert.Fail(t, fmt.Sprintf("Errors()=%d Warnings()=%d OK()=%v, counts say %d errors %d warnings", r.Errors(), r.Warnings(), r.OK(), errs, warns))
-	}
+	assert.Equal(t, errs, r.Errors(), "Errors() against the counts")
+	assert.Equal(t, warns, r.Warnings(), "Warnings() against the counts")
+	assert.Equal(t, errs == 0, r.OK(), "OK() against the counts' errors")
 	assert.False(t, r.OK() && r.Records == 0, "OK with no records")
 	var text bytes.Buffer
 	assert.NoError(t, validate.WriteText(&text, r), "WriteText")

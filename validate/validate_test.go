@@ -269,9 +269,7 @@ func propAgree(t *rapid.T) {
 	r, err := validate.CheckBytes("x.bin", buf, o)
 	require.NoError(t, err, "validate")
 	derr := decodeError(buf, r.Request)
-	if r.OK() != (derr == nil) {
-		require.FailNow(t, fmt.Sprintf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r)))
-	}
+	require.Equalf(t, derr == nil, r.OK(), "validate's OK against decode's error %v; findings:\n%s", derr, findingLines(r))
 	if derr == nil {
 		return
 	}
@@ -349,9 +347,8 @@ func propMutation(t *rapid.T) {
 		o.Layout.CubeSlots = b.Layout.CubeSlots
 	}
 	r, err := validate.CheckBytes("x.bin", b.Bytes(), o)
-	if err != nil || !r.OK() {
-		require.FailNow(t, fmt.Sprintf("the capture before mutation: %v\n%s", err, findingLines(r)))
-	}
+	require.NoError(t, err, "the capture before mutation")
+	require.Zerof(t, r.Errors(), "the capture before mutation: errors\n%s", findingLines(r))
 	s := b.Layout.Slot(rapid.IntRange(0, b.Layout.NumSlots()-1).Draw(t, "slot"))
 	var mutable []abi.FieldInfo
 	for _, f := range abi.CoreHeaderFields() {
@@ -418,12 +415,16 @@ func TestAllocationsDoNotGrowWithRecords(t *testing.T) {
 		return b.Bytes()
 	}
 	allocs := func(buf []byte) float64 {
-		return testing.AllocsPerRun(3, func() {
-			r, err := validate.CheckBytes("x.bin", buf, validate.Options{})
-			if err != nil || len(r.Counts) != 0 {
-				require.FailNow(t, fmt.Sprintf("%v %v", err, r.Findings))
-			}
+		// The checks are of the last run's result (every run validates the
+		// same bytes), outside the runs so that they count no allocation.
+		var r *validate.Result
+		var err error
+		n := testing.AllocsPerRun(3, func() {
+			r, err = validate.CheckBytes("x.bin", buf, validate.Options{})
 		})
+		require.NoError(t, err)
+		require.Emptyf(t, r.Counts, "findings %v", r.Findings)
+		return n
 	}
 	small, large := allocs(build(64)), allocs(build(640))
 	assert.Truef(t, large <= small, "allocations: %v for 64 records per slot, %v for 640: large = %v, want <= %v", small, large, large, small)
@@ -465,9 +466,7 @@ record start=1100 end=1200
 `)
 	r, err := validate.CheckBytes("x.bin", tc.bytes, validate.Options{})
 	require.NoError(t, err)
-	if !r.OK() {
-		assert.Fail(t, fmt.Sprintf("%s: r.OK() = false, want true", findingLines(r)))
-	}
+	assert.Truef(t, r.OK(), "r.OK(); findings:\n%s", findingLines(r))
 	assert.Equal(t, (abi.Capacities{AIC: 16, AIV: 32}), r.Layout.Capacities, "r.Layout.Capacities")
 	assert.Equal(t, capture.LayoutSource(validate.FromHeaders), r.Resolved.Source, "r.Resolved.Source")
 	assert.Equal(t, "AIV/3", r.Resolved.CubeSlotsFrom.Slot, "r.Resolved.CubeSlotsFrom.Slot")
@@ -476,9 +475,7 @@ record start=1100 end=1200
 	plan := &validate.Plan{Name: "p.yaml", CubeSlots: 24, Capacities: abi.Capacities{AIC: 16, AIV: 32}}
 	r, err = validate.CheckBytes("x.bin", tc.bytes, validate.Options{Layout: capture.Request{Plan: plan}})
 	require.NoError(t, err)
-	if !r.OK() {
-		assert.Fail(t, fmt.Sprintf("%s: r.OK() = false, want true", findingLines(r)))
-	}
+	assert.Truef(t, r.OK(), "r.OK(); findings:\n%s", findingLines(r))
 	assert.Equal(t, plan.Capacities, r.Layout.Capacities, "r.Layout.Capacities")
 	assert.Empty(t, r.Findings, "r.Findings")
 }

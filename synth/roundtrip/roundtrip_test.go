@@ -1,7 +1,6 @@
 package roundtrip_test
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -58,19 +57,16 @@ func propDecodeRoundTrip(t *rapid.T) {
 	d, err := decode.Decode(cp, layout)
 	if c.Records() == 0 {
 		// A capture without a live record is invalid: both must say so.
-		if err == nil || res.OK() {
-			require.FailNow(t, fmt.Sprintf("a capture with no records: decode %v, validate OK %v", err, res.OK()))
-		}
+		require.Error(t, err, "a capture with no records: decode")
+		require.False(t, res.OK(), "a capture with no records: validate OK")
 		return
 	}
 	require.NoError(t, err, "decode")
-	if !res.OK() {
-		require.FailNow(t, fmt.Sprintf("validate found %d errors: %+v", res.Errors(), res.Findings))
-	}
-	if res.Records != c.Records() || res.Dropped != c.Dropped() ||
-		d.Summary.Records != c.Records() || d.Summary.Dropped != c.Dropped() {
-		require.FailNow(t, fmt.Sprintf("records/dropped: synth %d/%d, validate %d/%d, decode %d/%d", c.Records(), c.Dropped(), res.Records, res.Dropped, d.Summary.Records, d.Summary.Dropped))
-	}
+	require.Zerof(t, res.Errors(), "validate's errors: %+v", res.Findings)
+	require.Equal(t, c.Records(), res.Records, "records: synth, validate")
+	require.Equal(t, c.Dropped(), res.Dropped, "dropped: synth, validate")
+	require.Equal(t, c.Records(), d.Summary.Records, "records: synth, decode")
+	require.Equal(t, c.Dropped(), d.Summary.Dropped, "dropped: synth, decode")
 	require.Equal(t, c.Layout, d.Summary.Layout, "decoded layout")
 
 	bySlot := map[abi.Slot][]decode.Record{}
@@ -86,9 +82,9 @@ func propDecodeRoundTrip(t *rapid.T) {
 		slices.SortFunc(got, func(a, b decode.Record) int { return a.Index - b.Index })
 		require.Lenf(t, got, len(m.Records), "%s: decoded", m.Slot)
 		for i, r := range got {
-			if r.Index != i || r.ProfileRecord != m.Records[i] || r.EntryCycle != m.EntryCycle {
-				require.FailNow(t, fmt.Sprintf("%s record %d: decoded %+v (entry %d), synth wrote %+v (entry %d)", m.Slot, i, r.ProfileRecord, r.EntryCycle, m.Records[i], m.EntryCycle))
-			}
+			require.Equalf(t, i, r.Index, "%s record %d: decoded index", m.Slot, i)
+			require.Equalf(t, m.Records[i], r.ProfileRecord, "%s record %d: decoded against what synth wrote", m.Slot, i)
+			require.Equalf(t, m.EntryCycle, r.EntryCycle, "%s record %d: decoded entry cycle", m.Slot, i)
 		}
 	}
 	for _, a := range d.Summary.Active {
@@ -104,9 +100,10 @@ func propDecodeRoundTrip(t *rapid.T) {
 func TestDemoCaptureValidates(t *testing.T) {
 	res, err := validate.CheckFile("../../examples/moe_layer.bin", validate.Options{})
 	require.NoError(t, err)
-	if !res.OK() || res.Dropped != 10 || res.Records != 2974 || res.Count(validate.CodeDroppedRecords) == 0 {
-		assert.Fail(t, fmt.Sprintf("errors %d, %d records, %d dropped, findings %+v", res.Errors(), res.Records, res.Dropped, res.Counts))
-	}
+	assert.Zerof(t, res.Errors(), "errors: findings %+v", res.Counts)
+	assert.Equal(t, uint64(10), res.Dropped, "dropped")
+	assert.Equal(t, uint64(2974), res.Records, "records")
+	assert.NotZerof(t, res.Count(validate.CodeDroppedRecords), "dropped-records findings: findings %+v", res.Counts)
 	for _, cc := range res.Counts {
 		assert.Falsef(t, cc.Severity != capture.Warning || !strings.HasPrefix(string(cc.Code), "dropped-"), "unexpected finding %+v", cc)
 	}
