@@ -1,7 +1,6 @@
 package buildinfo
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -17,9 +16,8 @@ func TestVersionFile(t *testing.T) {
 	v, err := Parse(string(data))
 	require.NoError(t, err)
 	assert.Equal(t, v, Version(), "Version()")
-	if _, err := PEP440(v); err != nil {
-		assert.Fail(t, fmt.Sprintf("%v", err))
-	}
+	_, err = PEP440(v)
+	assert.NoError(t, err, "PEP440(%q)", v)
 }
 
 func TestParse(t *testing.T) {

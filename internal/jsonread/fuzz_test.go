@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"testing"
 	"unicode/utf8"
 
@@ -66,9 +65,9 @@ func FuzzReader(f *testing.F) {
 				_, n := utf8.DecodeLastRuneInString(want)
 				want = want[:len(want)-n]
 			}
-			if c, _, ok := StringCapped(bytes.TrimSpace(data), limit); !ok || c != want {
-				require.FailNow(t, fmt.Sprintf("StringCapped(%d) = %q, %v; want %q", limit, c, ok, want))
-			}
+			c, _, ok := StringCapped(bytes.TrimSpace(data), limit)
+			require.True(t, ok, "StringCapped(%d) ok", limit)
+			require.Equal(t, want, c, "StringCapped(%d)", limit)
 			require.Truef(t, IsString(bytes.TrimSpace(data), str), "IsString(%q) false", str)
 		}
 	})

@@ -2,7 +2,6 @@ package jsonread
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -158,9 +157,10 @@ func TestStringCapped(t *testing.T) {
 // its escapes decoded.
 func TestOneMeaningOfJSON(t *testing.T) {
 	fs, ok := Fields([]byte(`{"a":1,"b":2,"a":3}`), nil)
-	if !ok || string(Lookup(fs, "a")) != "3" || string(Lookup(fs, "b")) != "2" || Lookup(fs, "c") != nil {
-		assert.Fail(t, fmt.Sprintf("Lookup: a=%s b=%s c=%s; want 3, 2 and absent", Lookup(fs, "a"), Lookup(fs, "b"), Lookup(fs, "c")))
-	}
+	assert.True(t, ok, "Fields")
+	assert.Equal(t, "3", string(Lookup(fs, "a")), "Lookup a")
+	assert.Equal(t, "2", string(Lookup(fs, "b")), "Lookup b")
+	assert.Nil(t, Lookup(fs, "c"), "Lookup c: want absent")
 	for v, want := range map[string]bool{
 		`"X"`: true, `"\u0058"`: true, `"\u0058 "`: false, `"x"`: false, `X`: false, `""`: false,
 		`"MegaKernel\u0049nternal"`: true, `"MegaKernelInternal"`: true, `"MegaKernel\u0049ntern"`: false,

@@ -3,7 +3,6 @@ package jsonread
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -124,11 +123,10 @@ func TestTrailing(t *testing.T) {
 		if err == nil {
 			err = r.End("document")
 		}
-		if got := ""; err != nil {
-			got = err.Error()
-			assert.Equalf(t, want, got, "%q", in)
-		} else if want != "" {
-			assert.Fail(t, fmt.Sprintf("%q: no error, want %s", in, want))
+		if want == "" {
+			assert.NoError(t, err, "%q", in)
+		} else {
+			assert.EqualError(t, err, want, "%q", in)
 		}
 	}
 }
@@ -156,9 +154,9 @@ func TestKeysAcrossRefills(t *testing.T) {
 				require.NoError(t, r.Expect(',', "','"))
 			}
 			key, raw, err := r.Key()
-			if err != nil || string(key) != wantKeys[i] || string(raw) != wantRaw[i] {
-				assert.Fail(t, fmt.Sprintf("buffer %d: Key = %q, %q, %v; want %q, %q", size, key, raw, err, wantKeys[i], wantRaw[i]))
-			}
+			assert.NoError(t, err, "buffer %d: Key %d", size, i)
+			assert.Equal(t, wantKeys[i], string(key), "buffer %d: Key %d", size, i)
+			assert.Equal(t, wantRaw[i], string(raw), "buffer %d: Key %d's value", size, i)
 			require.NoError(t, r.Skip())
 		}
 	}

@@ -2,7 +2,6 @@ package outfile
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,15 +24,14 @@ func TestDirCreate(t *testing.T) {
 	for i := range 3*writebackChunk/(1<<20) + 1 {
 		b := bytes.Repeat([]byte{byte(i)}, 1<<20+i)
 		want = append(want, b...)
-		if n, err := f.Write(b); n != len(b) || err != nil {
-			require.FailNow(t, fmt.Sprintf("write %d: %d, %v", i, n, err))
-		}
+		n, err := f.Write(b)
+		require.NoError(t, err, "write %d", i)
+		require.Equal(t, len(b), n, "write %d", i)
 	}
 	require.NoError(t, f.Close())
 	require.NoError(t, d.Commit())
 	got, err := os.ReadFile(filepath.Join(path, "sub", "part.bin"))
 	require.Falsef(t, err != nil || !bytes.Equal(got, want), "%d bytes read (%v), %d written", len(got), err, len(want))
-	if _, err := d.Create("late.bin"); err == nil {
-		assert.Fail(t, "Create after Commit succeeded")
-	}
+	_, err = d.Create("late.bin")
+	assert.Error(t, err, "Create after Commit succeeded")
 }

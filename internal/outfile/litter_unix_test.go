@@ -81,7 +81,5 @@ func TestSweptWithoutProc(t *testing.T) {
 	require.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], ".trace.json.tmp-"+strconv.Itoa(killed.Process.Pid)+"-u-"), "after SIGKILL: %v, want the temporary file of token u", left)
 	assert.False(t, ownerGone(os.Getpid(), "u"), "this process, token u, is taken for gone")
 	require.NoError(t, write(t, filepath.Join(dir, "next.json"), "x", true))
-	if left := entries(t, dir); len(left) != 1 || left[0] != "next.json" {
-		assert.Fail(t, fmt.Sprintf("after the next run: %v, want next.json only", left))
-	}
+	assert.Equal(t, []string{"next.json"}, entries(t, dir), "after the next run: want next.json only")
 }

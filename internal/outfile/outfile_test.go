@@ -56,26 +56,22 @@ func TestCreateCommitAbort(t *testing.T) {
 	f, err := Create(path)
 	require.NoError(t, err)
 	f.Write([]byte("two"))
-	if got, _ := os.ReadFile(path); string(got) != "one" {
-		assert.Fail(t, fmt.Sprintf("before Commit, out.json holds %q", got))
-	}
+	got, _ = os.ReadFile(path)
+	assert.Equal(t, "one", string(got), "before Commit, out.json")
 	// A nameless temporary file (Linux) needs no registering.
 	assert.Len(t, temporaries(), map[bool]int{true: 0, false: 1}[f.anon], "registered temporaries")
 	require.NoError(t, f.Commit())
-	if got, _ := os.ReadFile(path); string(got) != "two" {
-		assert.Fail(t, fmt.Sprintf("after Commit, out.json holds %q", got))
-	}
+	got, _ = os.ReadFile(path)
+	assert.Equal(t, "two", string(got), "after Commit, out.json")
 	f.Abort() // no-op after Commit
-	if got, _ := os.ReadFile(path); string(got) != "two" {
-		assert.Fail(t, fmt.Sprintf("Abort after Commit changed out.json to %q", got))
-	}
+	got, _ = os.ReadFile(path)
+	assert.Equal(t, "two", string(got), "Abort after Commit changed out.json")
 	assert.Error(t, f.Commit(), "second Commit: no error")
 	// Aborted: the old file stays, a new one never appears.
 	require.NoError(t, write(t, path, "partial", false))
 	require.NoError(t, write(t, filepath.Join(dir, "new.json"), "partial", false))
-	if got, _ := os.ReadFile(path); string(got) != "two" {
-		assert.Fail(t, fmt.Sprintf("aborted write changed out.json to %q", got))
-	}
+	got, _ = os.ReadFile(path)
+	assert.Equal(t, "two", string(got), "aborted write changed out.json")
 	names := entries(t, dir)
 	assert.Falsef(t, len(names) != 1 || names[0] != "out.json", "files in the output folder: %v", names)
 	assert.Empty(t, temporaries(), "temporaries still registered")
@@ -92,15 +88,15 @@ func TestModes(t *testing.T) {
 	want, _ := os.Stat(ref)
 	fresh := filepath.Join(dir, "fresh")
 	require.NoError(t, WriteFile(fresh, []byte("x")))
-	if got, err := os.Stat(fresh); err != nil || got.Mode() != want.Mode() {
-		assert.Fail(t, fmt.Sprintf("new file: %v (%v), want %v as os.Create gives", got.Mode(), err, want.Mode()))
+	if got, err := os.Stat(fresh); assert.NoError(t, err, "new file") {
+		assert.Equal(t, want.Mode(), got.Mode(), "new file: want the mode os.Create gives")
 	}
 	kept := filepath.Join(dir, "kept")
 	require.NoError(t, os.WriteFile(kept, nil, 0o600))
 	require.NoError(t, os.Chmod(kept, 0o640))
 	require.NoError(t, WriteFile(kept, []byte("x")))
-	if got, err := os.Stat(kept); err != nil || got.Mode().Perm() != 0o640 {
-		assert.Fail(t, fmt.Sprintf("replaced file: %v (%v), want its own 0640", got.Mode(), err))
+	if got, err := os.Stat(kept); assert.NoError(t, err, "replaced file") {
+		assert.Equal(t, fs.FileMode(0o640), got.Mode().Perm(), "replaced file: want its own 0640")
 	}
 	// A read-only file is refused, as os.Create refuses it (root may
 	// write anything: then both succeed).
@@ -125,8 +121,8 @@ func TestSymlink(t *testing.T) {
 		t.Skip(err)
 	}
 	require.NoError(t, WriteFile(link, []byte("new")))
-	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
-		assert.Fail(t, fmt.Sprintf("link replaced: %v %v", st.Mode(), err))
+	if st, err := os.Lstat(link); assert.NoError(t, err, "link") {
+		assert.NotZero(t, st.Mode()&fs.ModeSymlink, "link replaced: %v", st.Mode())
 	}
 	got, _ := os.ReadFile(real)
 	assert.Equalf(t, "new", string(got), "real.json holds %q", got)
@@ -139,9 +135,9 @@ func TestDevice(t *testing.T) {
 		t.Skipf("no device at %s", os.DevNull)
 	}
 	require.NoError(t, WriteFile(os.DevNull, []byte("x")))
-	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
-		require.FailNow(t, fmt.Sprintf("%s replaced: %v %v", os.DevNull, st.Mode(), err))
-	}
+	st, err = os.Stat(os.DevNull)
+	require.NoError(t, err, os.DevNull)
+	require.False(t, st.Mode().IsRegular(), "%s replaced: %v", os.DevNull, st.Mode())
 }
 
 func TestStdout(t *testing.T) {
@@ -149,9 +145,8 @@ func TestStdout(t *testing.T) {
 	f, err := CreateStdout("-", &buf)
 	require.NoError(t, err)
 	f.Write([]byte("hello"))
-	if err := f.Commit(); err != nil || buf.String() != "hello" {
-		assert.Fail(t, fmt.Sprintf("stdout: %q, %v", buf.String(), err))
-	}
+	assert.NoError(t, f.Commit(), "stdout")
+	assert.Equal(t, "hello", buf.String(), "stdout")
 }
 
 // Errors name the path the user gave, never the temporary file, and keep
@@ -161,9 +156,8 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 	missing := filepath.Join(dir, "missing", "out.json")
 	_, err := Create(missing)
 	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp-") || !errors.Is(err, fs.ErrNotExist), "missing folder: %v", err)
-	if _, err := Create(dir); err == nil || !strings.Contains(err.Error(), dir) {
-		assert.Fail(t, fmt.Sprintf("a folder as output: %v", err))
-	}
+	_, err = Create(dir)
+	assert.ErrorContains(t, err, dir, "a folder as output")
 	// A rename that fails (the target became a non-empty folder).
 	target := filepath.Join(dir, "out.json")
 	f, err := Create(target)
@@ -204,13 +198,12 @@ func TestScratch(t *testing.T) {
 	dir := t.TempDir()
 	f, err := CreateScratch(dir, "spill-*")
 	require.NoError(t, err)
-	if _, err := f.Write([]byte("sorted")); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err = f.Write([]byte("sorted"))
+	require.NoError(t, err)
 	b := make([]byte, 6)
-	if _, err := f.ReadAt(b, 0); err != nil || string(b) != "sorted" {
-		assert.Fail(t, fmt.Sprintf("read back %q, %v", b, err))
-	}
+	_, err = f.ReadAt(b, 0)
+	assert.NoError(t, err, "read back")
+	assert.Equal(t, "sorted", string(b), "read back")
 	assert.False(t, len(entries(t, dir)) != 0 && len(temporaries()) != 1, "scratch file")
 	CloseScratch(f)
 	CloseScratch(f)
@@ -260,17 +253,15 @@ func TestWritebackChunks(t *testing.T) {
 			piece[j] = byte(i*31 + j)
 		}
 		want.Write(piece)
-		if _, err := f.Write(piece); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err := f.Write(piece)
+		require.NoError(t, err)
 	}
-	if f.wb.unflushed == 0 || f.wb.unflushed == f.wb.written {
-		assert.Fail(t, fmt.Sprintf("write-back started up to %d of %d bytes: want some chunks, not the last piece", f.wb.unflushed, f.wb.written))
-	}
+	assert.NotZero(t, f.wb.unflushed, "write-back started: want some chunks")
+	assert.NotEqual(t, f.wb.written, f.wb.unflushed, "write-back started up to all %d bytes: want some chunks, not the last piece", f.wb.written)
 	require.NoError(t, f.Commit())
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, want.Bytes()) {
-		assert.Fail(t, fmt.Sprintf("file holds %d bytes, want the %d written", len(got), want.Len()))
-	}
+	got, _ := os.ReadFile(path)
+	// The sizes, not testify's dump of megabytes.
+	assert.True(t, bytes.Equal(got, want.Bytes()), "file holds %d bytes, want the %d written", len(got), want.Len())
 }
 
 // Replaces says whether Commit puts the output over a regular file that
@@ -306,8 +297,8 @@ func TestUnlinkableTemporary(t *testing.T) {
 	require.NoError(t, write(t, path, big, true))
 	got, _ := os.ReadFile(path)
 	assert.Equalf(t, big, string(got), "out.json holds %d bytes, want %d", len(got), len(big))
-	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o640 {
-		assert.Fail(t, fmt.Sprintf("mode %v, %v; want the replaced file's 0640", st.Mode(), err))
+	if st, err := os.Stat(path); assert.NoError(t, err) {
+		assert.Equal(t, fs.FileMode(0o640), st.Mode().Perm(), "want the replaced file's 0640")
 	}
 	assert.Len(t, entries(t, dir), 1, "files in the output folder")
 	assert.Empty(t, temporaries(), "temporaries still registered")

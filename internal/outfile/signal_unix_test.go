@@ -139,8 +139,8 @@ func TestNamedPipe(t *testing.T) {
 	}()
 	require.NoError(t, WriteFile(fifo, []byte("through the pipe")))
 	assert.Equal(t, "through the pipe", <-got, "reader")
-	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
-		assert.Fail(t, fmt.Sprintf("the pipe was replaced: %v %v", st.Mode(), err))
+	if st, err := os.Lstat(fifo); assert.NoError(t, err, "the pipe") {
+		assert.NotZero(t, st.Mode()&os.ModeNamedPipe, "the pipe was replaced: %v", st.Mode())
 	}
 }
 

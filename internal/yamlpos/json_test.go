@@ -162,9 +162,8 @@ func FuzzJSON(f *testing.F) {
 		root, jerr := parseJSON(data)
 		require.Equalf(t, (jerr == nil), ok, "encoding/json ok, parseJSON error %v", jerr)
 		if jerr != nil {
-			if jerr.Off < 0 || jerr.Off > len(data) {
-				require.FailNow(t, fmt.Sprintf("error offset %d outside the %d-byte text", jerr.Off, len(data)))
-			}
+			require.GreaterOrEqual(t, jerr.Off, 0, "error offset outside the %d-byte text", len(data))
+			require.LessOrEqual(t, jerr.Off, len(data), "error offset outside the %d-byte text", len(data))
 			return
 		}
 		require.Equal(t, want, nodeTokens(root), "parseJSON")

@@ -3,7 +3,6 @@ package abidiff
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,55 +134,37 @@ func checkInvariants(t tb, old, new *schema.Schema) {
 	t.Helper()
 	changes := Compare(old, new)
 	fpChanged := old.Fingerprint != new.Fingerprint
-	if got := hasRule(changes, FingerprintChanged); got != fpChanged {
-		t.Errorf("fingerprint %s -> %s but fingerprint-changed reported = %t", old.FingerprintHex(), new.FingerprintHex(), got)
-	}
+	assert.Equal(t, fpChanged, hasRule(changes, FingerprintChanged), "fingerprint %s -> %s: fingerprint-changed reported", old.FingerprintHex(), new.FingerprintHex())
 	if fpChanged {
 		var wire, other bool
 		for _, c := range changes {
 			wire = wire || c.Category == BreakingWire
 			other = other || c.Rule != FingerprintChanged
 		}
-		if !wire {
-			t.Errorf("fingerprint changed but no breaking-wire change: %v", changes)
-		}
-		if !other {
-			t.Errorf("fingerprint changed and nothing says why: %v", changes)
-		}
+		assert.True(t, wire, "fingerprint changed but no breaking-wire change: %v", changes)
+		assert.True(t, other, "fingerprint changed and nothing says why: %v", changes)
 	}
 	for i := 1; i < len(changes); i++ {
-		if changes[i].Category < changes[i-1].Category {
-			t.Errorf("change %d (%s) sorts before change %d (%s)", i, changes[i], i-1, changes[i-1])
-		}
+		assert.GreaterOrEqual(t, changes[i].Category, changes[i-1].Category, "change %d (%s) sorts before change %d (%s)", i, changes[i], i-1, changes[i-1])
 	}
 	for _, c := range changes {
-		if c.Category != c.Rule.Category() {
-			t.Errorf("%s: category %s, rule says %s", c, c.Category, c.Rule.Category())
-		}
-		if c.Old.Line == 0 && c.New.Line == 0 {
-			t.Errorf("%s: no location on either side", c)
-		}
+		assert.Equal(t, c.Rule.Category(), c.Category, "%s: the category its rule says", c)
+		assert.False(t, c.Old.Line == 0 && c.New.Line == 0, "%s: no location on either side", c)
 	}
 	var buf bytes.Buffer
 	r := &Report{Old: old, New: new, Changes: changes}
-	if err := r.WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, r.WriteJSON(&buf))
 	var j struct {
 		Changes      []struct{ Rule, Category, Path, Message, Old, New string }
 		Breaking, OK bool
 	}
-	if err := json.Unmarshal(buf.Bytes(), &j); err != nil {
-		t.Fatalf("JSON report does not parse: %v\n%s", err, buf.Bytes())
-	}
-	if len(j.Changes) != len(changes) || j.Breaking != r.Breaking() || j.OK != r.OK() {
-		t.Fatalf("JSON report disagrees with the changes:\n%s", buf.Bytes())
-	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &j), "JSON report does not parse:\n%s", buf.Bytes())
+	require.Len(t, j.Changes, len(changes), "JSON report disagrees with the changes:\n%s", buf.Bytes())
+	require.Equal(t, r.Breaking(), j.Breaking, "JSON report disagrees with the changes:\n%s", buf.Bytes())
+	require.Equal(t, r.OK(), j.OK, "JSON report disagrees with the changes:\n%s", buf.Bytes())
 	for i, c := range changes {
 		got := j.Changes[i]
 		want := []string{string(c.Rule), c.Category.String(), c.Path, c.Message, c.Old.String(), c.New.String()}
-		if fmt.Sprint([]string{got.Rule, got.Category, got.Path, got.Message, got.Old, got.New}) != fmt.Sprint(want) {
-			t.Errorf("JSON change %d = %+v, want %q", i, got, want)
-		}
+		assert.Equal(t, want, []string{got.Rule, got.Category, got.Path, got.Message, got.Old, got.New}, "JSON change %d", i)
 	}
 }

@@ -34,13 +34,9 @@ var realModel = sync.OnceValues(func() (*schema.Schema, error) {
 func readReal(t tb) ([]byte, *schema.Schema) {
 	t.Helper()
 	data, err := real()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	old, err := realModel()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return data, old
 }
 
@@ -241,27 +237,21 @@ func shift(t *rapid.T, st *yaml.Node, fields []*yaml.Node, delta int) {
 func parseTree(t tb, data []byte) *yaml.Node {
 	t.Helper()
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, yaml.Unmarshal(data, &doc))
 	return &doc
 }
 
 func render(t tb, doc *yaml.Node) []byte {
 	t.Helper()
 	out, err := yaml.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
 func mustLoad(t tb, file string, data []byte) *schema.Schema {
 	t.Helper()
 	s, err := schema.Load(file, data)
-	if err != nil {
-		t.Fatalf("mutated schema does not load:\n%v\n%s", err, data)
-	}
+	require.NoError(t, err, "mutated schema does not load:\n%s", data)
 	return s
 }
 
@@ -287,7 +277,7 @@ func findByName(t tb, seq *yaml.Node, name string) *yaml.Node {
 			return n
 		}
 	}
-	t.Fatalf("no %q in the schema", name)
+	require.FailNow(t, fmt.Sprintf("no %q in the schema", name))
 	return nil
 }
 
@@ -304,9 +294,7 @@ func walk(n *yaml.Node, fn func(*yaml.Node)) {
 func intOf(t tb, n *yaml.Node) int {
 	t.Helper()
 	v, err := strconv.ParseInt(n.Value, 0, 64)
-	if err != nil {
-		t.Fatalf("line %d: %v", n.Line, err)
-	}
+	require.NoError(t, err, "line %d", n.Line)
 	return int(v)
 }
 
@@ -327,10 +315,9 @@ func mapping(kv ...string) *yaml.Node {
 	return m
 }
 
-// tb is what the helpers need of *testing.T and *rapid.T.
+// tb is what the helpers need of *testing.T and *rapid.T: testify's
+// TestingT, and Helper.
 type tb interface {
+	require.TestingT
 	Helper()
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-	Errorf(format string, args ...any)
 }

@@ -2,7 +2,6 @@ package cppgen
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,9 +53,8 @@ func mustHeader(t *testing.T, file string, data []byte) string {
 	require.NoErrorf(t, err, "%s does not load", file)
 	files, err := Generate(s)
 	require.NoErrorf(t, err, "Generate(%s)", file)
-	if len(files) != 1 || files[HeaderFile] == nil {
-		require.FailNow(t, fmt.Sprintf("Generate(%s) returned files %v, want only %s", file, keys(files), HeaderFile))
-	}
+	require.Len(t, files, 1, "Generate(%s): want only %s", file, HeaderFile)
+	require.NotNil(t, files[HeaderFile], "Generate(%s) returned files %v, want only %s", file, keys(files), HeaderFile)
 	return string(files[HeaderFile])
 }
 
@@ -128,9 +126,8 @@ func TestGeneratedHeaderIsCurrent(t *testing.T) {
 	got := files[HeaderFile]
 	want, err := os.ReadFile(committedPath)
 	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		assert.Fail(t, fmt.Sprintf("gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want)))
-	}
+	// The first line that differs, not testify's dump of both headers.
+	assert.True(t, bytes.Equal(got, want), "gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want))
 }
 
 // TestDeterministic: equal models give equal bytes, and Generate does not

@@ -86,9 +86,7 @@ func propDrawing(t *rapid.T) {
 	st.Size = off
 	lines := strings.Split(strings.TrimSuffix(drawStruct(st), "\n"), "\n")
 	rows := (st.Size + rowBytes - 1) / rowBytes
-	if len(lines) < 2+2*rows {
-		require.FailNow(t, fmt.Sprintf("%d lines for %d rows:\n%s", len(lines), rows, strings.Join(lines, "\n")))
-	}
+	require.GreaterOrEqual(t, len(lines), 2+2*rows, "lines for %d rows:\n%s", rows, strings.Join(lines, "\n"))
 	legend := strings.Join(lines[2+2*rows:], "\n")
 	for r := range rows {
 		line := lines[2+2*r]

@@ -1,7 +1,6 @@
 package gogen
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -10,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -52,9 +50,8 @@ func goTest(t *testing.T, files map[string][]byte, tests map[string]string) {
 		cmd := exec.Command(goBin, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			require.FailNow(t, fmt.Sprintf("go %s: %v\n%s", strings.Join(args, " "), err, out))
-		}
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "go %s\n%s", strings.Join(args, " "), out)
 	}
 }
 
@@ -315,14 +312,14 @@ func TestHandWritten(t *testing.T) {
 				}
 			}
 			for _, id := range names {
-				if id.IsExported() && !slices.Contains(fixedNames, id.Name) {
-					assert.Fail(t, fmt.Sprintf("%s: exported %s is missing from gogen's fixedNames", name, id.Name))
+				if id.IsExported() {
+					assert.Contains(t, fixedNames, id.Name, "%s: exported %s is missing from gogen's fixedNames", name, id.Name)
 				}
 			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && schemaIdents[id.Name] {
-				assert.Fail(t, fmt.Sprintf("%s: names the schema's %s; hand-written code reads the generated tables", name, id.Name))
+			if id, ok := n.(*ast.Ident); ok {
+				assert.False(t, schemaIdents[id.Name], "%s: names the schema's %s; hand-written code reads the generated tables", name, id.Name)
 			}
 			return true
 		})

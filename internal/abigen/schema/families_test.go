@@ -134,9 +134,7 @@ func TestFamiliesFollowUpstream(t *testing.T) {
 		}
 		assert.Equalf(t, upstreamTaskTypes[f.Name], got, "%s task types", f.Name)
 		assert.Equalf(t, want.kernels, strings.Join(f.KernelNames, " "), "%s kernel names: strings.Join(f.KernelNames, \" \")", f.Name)
-		if f.OwnerLabel != want.owner {
-			assert.Fail(t, fmt.Sprintf("%s owner label: f.OwnerLabel = %q, want %q", f.Name, f.OwnerLabel, want.owner))
-		}
+		assert.Equal(t, want.owner, f.OwnerLabel, "%s owner label", f.Name)
 		var stages []string
 		for _, st := range f.Stages {
 			tt := "-"
@@ -144,14 +142,10 @@ func TestFamiliesFollowUpstream(t *testing.T) {
 				tt = st.TaskType.Name
 			}
 			stages = append(stages, fmt.Sprintf("%#x %s %s", st.DescID, st.Name, tt))
-			if st.Class != ClassCompute {
-				assert.Fail(t, fmt.Sprintf("%s.%s: upstream's stages are a task's compute: st.Class = %q, want %q", f.Name, st.Name, st.Class, ClassCompute))
-			}
+			assert.Equal(t, ClassCompute, st.Class, "%s.%s: upstream's stages are a task's compute", f.Name, st.Name)
 		}
 		assert.Equalf(t, want.stages, strings.Join(stages, ", "), "%s stages: strings.Join(stages, \", \")", f.Name)
-		if f.Upstream == "" {
-			assert.Fail(t, fmt.Sprintf("%s: f.Upstream is empty, want something", f.Name))
-		}
+		assert.NotEmpty(t, f.Upstream, "%s: f.Upstream", f.Name)
 	}
 }
 
@@ -170,14 +164,10 @@ func TestFamilyRules(t *testing.T) {
 		for _, st := range f.Stages {
 			ns := st.Namespace
 			require.NotNil(t, ns, "ns is nil, want non-nil")
-			if ns.Enum != nil {
-				assert.Fail(t, fmt.Sprintf("%s.%s: ns.Enum = %v, want nil", f.Name, st.Name, ns.Enum))
-			}
+			assert.Nil(t, ns.Enum, "%s.%s: ns.Enum", f.Name, st.Name)
 			assert.True(t, uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End(), "uint64(st.DescID) >= uint64(ns.Base) && uint64(st.DescID) < ns.End() = false, want true")
 			for _, dn := range ns.Names {
-				if st.DescID == ns.Base+dn.Index {
-					assert.Fail(t, fmt.Sprintf("%s.%s renames %s: st.DescID = %v, want other than %v", f.Name, st.Name, dn.Name, st.DescID, ns.Base+dn.Index))
-				}
+				assert.NotEqual(t, ns.Base+dn.Index, st.DescID, "%s.%s renames %s", f.Name, st.Name, dn.Name)
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,29 +40,22 @@ func TestSchema(t *testing.T) {
 		for _, st := range s.Structs {
 			next := 0
 			for _, f := range st.Fields {
-				if f.Offset != next {
-					assert.Fail(t, fmt.Sprintf("%s.%s: f.Offset = %v, want %v", st.Name, f.Name, f.Offset, next))
-				}
+				assert.Equal(t, next, f.Offset, "%s.%s: f.Offset", st.Name, f.Name)
 				if w := f.Type.Width(); w > 0 {
-					if f.Offset%w != 0 {
-						assert.Fail(t, fmt.Sprintf("%s.%s is not naturally aligned: f.Offset%%w = %v, want 0", st.Name, f.Name, f.Offset%w))
-					}
+					assert.Zero(t, f.Offset%w, "%s.%s is not naturally aligned: f.Offset%%w", st.Name, f.Name)
 					assert.Equal(t, w, f.Size, "f.Size")
 				}
 				next = f.End()
 			}
-			if next != st.Size {
-				assert.Fail(t, fmt.Sprintf("%s: next = %v, want %v", st.Name, next, st.Size))
-			}
+			assert.Equal(t, st.Size, next, "%s: the end of its last field", st.Name)
 		}
 	})
 	t.Run("enum values are unique", func(t *testing.T) {
 		for _, e := range s.Enums {
 			names, values := map[string]bool{}, map[uint32]bool{}
 			for _, v := range e.Values {
-				if names[v.Name] || values[v.Value] {
-					assert.Fail(t, fmt.Sprintf("%s.%s: names[v.Name] || values[v.Value] = true, want false", e.Name, v.Name))
-				}
+				assert.False(t, names[v.Name], "%s.%s: a name seen before", e.Name, v.Name)
+				assert.False(t, values[v.Value], "%s.%s: a value seen before", e.Name, v.Name)
 				names[v.Name], values[v.Value] = true, true
 			}
 		}
@@ -72,14 +64,10 @@ func TestSchema(t *testing.T) {
 		ns := s.Descriptors.Namespaces
 		for i, a := range ns {
 			for _, b := range ns[i+1:] {
-				if !(a.End() <= uint64(b.Base) || b.End() <= uint64(a.Base)) {
-					assert.Fail(t, fmt.Sprintf("%s overlaps %s: a.End() <= uint64(b.Base) || b.End() <= uint64(a.Base) = false, want true", a.Name, b.Name))
-				}
+				assert.True(t, a.End() <= uint64(b.Base) || b.End() <= uint64(a.Base), "%s overlaps %s", a.Name, b.Name)
 			}
 			for _, d := range a.Names {
-				if d.Index >= a.Count {
-					assert.Fail(t, fmt.Sprintf("%s.%s: d.Index = %v, want < %v", a.Name, d.Name, d.Index, a.Count))
-				}
+				assert.Less(t, d.Index, a.Count, "%s.%s: d.Index", a.Name, d.Name)
 			}
 		}
 	})
@@ -104,20 +92,14 @@ func TestSchema(t *testing.T) {
 	})
 	t.Run("every docstring is present", func(t *testing.T) {
 		for _, st := range s.Structs {
-			if st.Doc == "" {
-				assert.Fail(t, fmt.Sprintf("%s: st.Doc is empty, want something", st.Name))
-			}
+			assert.NotEmpty(t, st.Doc, "%s: st.Doc", st.Name)
 			for _, f := range st.Fields {
-				if f.Doc == "" {
-					assert.Fail(t, fmt.Sprintf("%s.%s: f.Doc is empty, want something", st.Name, f.Name))
-				}
+				assert.NotEmpty(t, f.Doc, "%s.%s: f.Doc", st.Name, f.Name)
 			}
 		}
 		for _, e := range s.Enums {
 			for _, v := range e.Values {
-				if v.Doc == "" {
-					assert.Fail(t, fmt.Sprintf("%s.%s: v.Doc is empty, want something", e.Name, v.Name))
-				}
+				assert.NotEmpty(t, v.Doc, "%s.%s: v.Doc", e.Name, v.Name)
 			}
 		}
 	})
@@ -260,8 +242,8 @@ func TestLoadMutations(t *testing.T) {
 		panicked := true
 		func() {
 			defer func() {
-				if r := recover(); r != nil {
-					assert.Fail(t, fmt.Sprintf("%s: Load panicked: %v\n%s", what, r, debug.Stack()))
+				if r := recover(); !assert.Nil(t, r, "%s: Load panicked", what) {
+					t.Logf("%s", debug.Stack())
 				}
 			}()
 			_, err = Load("mutant.yaml", mutant)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Standards are the C++ language standards the header must compile under.
@@ -58,10 +60,8 @@ func Compilers(t testing.TB) []Compiler {
 		seen[real] = true
 		out = append(out, Compiler{Name: filepath.Base(n), Path: p})
 	}
-	if len(out) == 0 && os.Getenv(RequireEnv) != "" {
-		t.Fatalf("no C++ compiler on PATH (looked for %s) and %s is set", strings.Join(names, ", "), RequireEnv)
-	}
 	if len(out) == 0 {
+		require.Empty(t, os.Getenv(RequireEnv), "no C++ compiler on PATH (looked for %s) and %s is set", strings.Join(names, ", "), RequireEnv)
 		t.Skipf("no C++ compiler on PATH (looked for %s); install g++ or clang++ to run the C++ tests", strings.Join(names, ", "))
 	}
 	return out
@@ -72,9 +72,8 @@ func Compilers(t testing.TB) []Compiler {
 // with the compiler's output when it does not succeed.
 func (c Compiler) Compile(t testing.TB, std string, args ...string) {
 	t.Helper()
-	if msg, err := c.Try(std, args...); err != nil {
-		t.Fatalf("%s -std=%s %s failed: %v\n%s", c.Name, std, strings.Join(args, " "), err, msg)
-	}
+	msg, err := c.Try(std, args...)
+	require.NoError(t, err, "%s -std=%s %s failed\n%s", c.Name, std, strings.Join(args, " "), msg)
 }
 
 // Try is Compile without the test: it returns the compiler's output and

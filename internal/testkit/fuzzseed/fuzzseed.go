@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // Files adds the contents of every file matching each glob pattern as one
@@ -17,19 +19,13 @@ func Files(f *testing.F, patterns ...string) {
 	n := 0
 	for _, p := range patterns {
 		paths, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+		require.NoError(f, err)
 		for _, path := range paths {
 			data, err := os.ReadFile(path)
-			if err != nil {
-				f.Fatal(err)
-			}
+			require.NoError(f, err)
 			f.Add(data)
 			n++
 		}
 	}
-	if n == 0 {
-		f.Fatalf("no seed files match %v", patterns)
-	}
+	require.NotZero(f, n, "no seed files match %v", patterns)
 }

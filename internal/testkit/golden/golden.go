@@ -25,6 +25,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -47,34 +49,24 @@ func Check(t testing.TB, path string, got []byte) {
 		if gz {
 			var buf bytes.Buffer
 			zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			zw.Write(got)
-			if err := zw.Close(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, zw.Close())
 			data = buf.Bytes()
 		}
 		write(t, path, data)
 		return
 	}
 	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it; review it before committing)", err)
-	}
+	require.NoError(t, err, "go test -update writes it; review it before committing")
 	if gz {
 		zr, err := gzip.NewReader(bytes.NewReader(want))
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		if want, err = io.ReadAll(zr); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
+		require.NoError(t, err, path)
+		want, err = io.ReadAll(zr)
+		require.NoError(t, err, path)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it; review the diff)\n%s", path, FirstDiff(got, want))
-	}
+	// The first line that differs, not testify's dump of both files.
+	assert.True(t, bytes.Equal(got, want), "output differs from %s (go test -update rewrites it; review the diff)\n%s", path, FirstDiff(got, want))
 }
 
 // CheckSection compares got with the section name of the txtar archive ar
@@ -88,12 +80,8 @@ func CheckSection(t testing.TB, path string, ar *txtar.Archive, name string, got
 		return
 	}
 	want, ok := Section(ar, name)
-	if !ok {
-		t.Fatalf("%s has no %s section (go test -update adds it; review it before committing)", path, name)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from the %s section of %s (go test -update rewrites it; review the diff)\n%s", name, path, FirstDiff(got, want))
-	}
+	require.True(t, ok, "%s has no %s section (go test -update adds it; review it before committing)", path, name)
+	assert.True(t, bytes.Equal(got, want), "output differs from the %s section of %s (go test -update rewrites it; review the diff)\n%s", name, path, FirstDiff(got, want))
 }
 
 // Section returns the data of the section name of ar.
@@ -166,10 +154,6 @@ func binary(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)
 
 func write(t testing.TB, path string, data []byte) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, data, 0o644))
 }

@@ -29,6 +29,9 @@ func (r *recorder) Fatalf(format string, args ...any) {
 }
 func (r *recorder) Fatal(args ...any) { r.Fatalf("%s", fmt.Sprint(args...)) }
 
+// FailNow is how require stops a test, after its Errorf.
+func (r *recorder) FailNow() { runtime.Goexit() }
+
 // run calls f with a recorder, with -update set to up, and returns what
 // failed.
 func run(t *testing.T, up bool, f func(tb testing.TB)) []string {
@@ -51,9 +54,9 @@ func TestCheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
 			got := []byte("one\ntwo\nthree\n")
-			if f := run(t, false, func(tb testing.TB) { Check(tb, path, got) }); len(f) != 1 || !strings.Contains(f[0], "-update writes it") {
-				require.FailNow(t, fmt.Sprintf("a missing golden: %q", f))
-			}
+			f := run(t, false, func(tb testing.TB) { Check(tb, path, got) })
+			require.Len(t, f, 1, "a missing golden")
+			require.Contains(t, f[0], "-update writes it", "a missing golden")
 			require.Empty(t, run(t, true, func(tb testing.TB) { Check(tb, path, got) }), "update")
 			first, _ := os.ReadFile(path)
 			require.NotEqualf(t, (string(first) == string(got)), strings.HasSuffix(name, ".gz"), "written as %q", first)
@@ -61,8 +64,10 @@ func TestCheck(t *testing.T) {
 			run(t, true, func(tb testing.TB) { Check(tb, path, got) })
 			again, _ := os.ReadFile(path)
 			require.Equal(t, string(first), string(again), "a rewrite of the same output changed the file")
-			f := run(t, false, func(tb testing.TB) { Check(tb, path, []byte("one\nTWO\nthree\n")) })
-			require.Falsef(t, len(f) != 1 || !strings.Contains(f[0], "line 2:\n got TWO\nwant two"), "a difference: %q", f)
+			f = run(t, false, func(tb testing.TB) { Check(tb, path, []byte("one\nTWO\nthree\n")) })
+			require.Len(t, f, 1, "a difference")
+			// testify indents a message's lines after the first.
+			require.Regexp(t, `line 2:\n\s* got TWO\n\s*want two`, f[0], "a difference")
 		})
 	}
 }
@@ -82,9 +87,8 @@ func TestCheckSection(t *testing.T) {
 	require.Empty(t, run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("y\n")) }), "the same output")
 	require.Len(t, run(t, false, func(tb testing.TB) { CheckSection(tb, path, read, "expect", []byte("z\n")) }), 1, "a difference")
 	run(t, true, func(tb testing.TB) { CheckSection(tb, path, read, "input", []byte("w\n")) })
-	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "-- input --\nw\n-- expect --") {
-		require.FailNow(t, fmt.Sprintf("an existing section rewritten in place: %q", data))
-	}
+	data, _ = os.ReadFile(path)
+	require.Contains(t, string(data), "-- input --\nw\n-- expect --", "an existing section rewritten in place")
 }
 
 func TestJSONDiff(t *testing.T) {

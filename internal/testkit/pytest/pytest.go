@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // MinNumPy is the oldest NumPy the generated module supports.
@@ -112,9 +114,7 @@ func Interpreter(t testing.TB) string {
 	once.Do(find)
 	if found == "" {
 		msg := "no Python with NumPy >= " + MinNumPy + " (" + report + "); set CYCLEABI_PYTHON, or install python3-numpy"
-		if Required() {
-			t.Fatal(msg + " (CYCLEABI_REQUIRE_PY is set)")
-		}
+		require.False(t, Required(), msg+" (CYCLEABI_REQUIRE_PY is set)")
 		t.Skip(msg)
 	}
 	t.Logf("Python: %s (%s)", found, numpy)
@@ -138,8 +138,6 @@ func RunEnv(t testing.TB, dir string, env []string, script string, args ...strin
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", py, err, stderr.String())
-	}
+	require.NoError(t, err, "%s\n%s", py, stderr.String())
 	return out
 }

@@ -3,10 +3,11 @@
 package yamltest
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/megakernel/cycleabi/internal/yamlpos"
@@ -27,9 +28,7 @@ import (
 func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) int {
 	t.Helper()
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		t.Fatalf("yamltest: the document to mutate does not parse: %v", err)
-	}
+	require.NoError(t, yaml.Unmarshal(data, &root), "yamltest: the document to mutate does not parse")
 	made := 0
 	emit := func(what string) {
 		made++
@@ -37,9 +36,7 @@ func Mutants(t testing.TB, data []byte, try func(what string, mutant []byte)) in
 			return
 		}
 		out, err := yaml.Marshal(&root)
-		if err != nil {
-			t.Fatalf("yamltest: %s: %v", what, err)
-		}
+		require.NoError(t, err, "yamltest: %s", what)
 		try(what, out)
 	}
 	replacements := []yaml.Node{
@@ -105,13 +102,10 @@ func Positioned(t testing.TB, what string, file string, err error) {
 		return
 	}
 	var list *yamlpos.List
-	if !errors.As(err, &list) || list.Len() == 0 {
-		t.Errorf("%s: error is not a non-empty yamlpos.List: %T %v", what, err, err)
+	if !assert.ErrorAs(t, err, &list, "%s: error is not a yamlpos.List", what) || !assert.NotZero(t, list.Len(), "%s: the yamlpos.List is empty", what) {
 		return
 	}
 	for _, e := range list.Errs {
-		if e.File != file || e.Line < 1 {
-			t.Errorf("%s: problem without file and line: %q", what, e.Error())
-		}
+		assert.True(t, e.File == file && e.Line >= 1, "%s: problem without file %s and a line: %q", what, file, e.Error())
 	}
 }
