@@ -111,15 +111,13 @@ func propFound(t *rapid.T) {
 	require.NoError(t, err, "with the right layout")
 	got, err := decode.Decode(open(), capture.Request{})
 	require.NoErrorf(t, err, "with no layout given (written %d cube slots, %+v)", l.CubeSlots, l.Capacities)
-	if got.Summary.Layout != l {
-		require.FailNow(t, fmt.Sprintf("found %+v, written %+v (%s)", got.Summary.Layout, l, got.Layout.How))
-	}
+	require.Equalf(t, l, got.Summary.Layout, "found (%s)", got.Layout.How)
 	require.Equalf(t, fmt.Sprint(*want.Summary), fmt.Sprint(*got.Summary), "summaries differ:\n found %+v\n given %+v", *got.Summary, *want.Summary)
 	require.Truef(t, strings.HasPrefix(got.Layout.How, "found: "), "how: %q", got.Layout.How)
 	r, err := validate.CheckBytes("found.bin", fc.bytes, validate.Options{})
-	if err != nil || !r.OK() || r.Layout != l {
-		require.FailNow(t, fmt.Sprintf("validate: %v, layout %+v (written %+v)", err, r.Layout, l))
-	}
+	require.NoError(t, err, "validate")
+	require.True(t, r.OK(), "validate: not OK")
+	require.Equal(t, l, r.Layout, "validate: layout")
 }
 
 func TestFoundLayout(t *testing.T) { rapid.Check(t, propFound) }

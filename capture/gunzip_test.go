@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,9 +31,8 @@ func TestGzipCapture(t *testing.T) {
 	got, err := io.ReadAll(io.NewSectionReader(c, 0, c.Size()))
 	c.Close()
 	require.NoError(t, err)
-	if !bytes.Equal(got, raw) || c.Format != capture.Raw {
-		require.FailNow(t, fmt.Sprintf("read %d bytes (format %v), want the %d raw bytes gunzip gives", len(got), c.Format, len(raw)))
-	}
+	require.Equal(t, capture.Raw, c.Format, "format")
+	require.Equalf(t, raw, got, "read %d bytes, want the %d raw bytes gunzip gives", len(got), len(raw))
 	bad := filepath.Join(dir, "cut.bin.gz")
 	require.NoError(t, os.WriteFile(bad, z.Bytes()[:z.Len()/2], 0o644))
 	_, err = capture.Open(bad)

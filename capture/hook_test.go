@@ -40,9 +40,9 @@ func TestRecordHookSeesDecodedRecords(t *testing.T) {
 			_, err = c.Scan(l, capture.ScanOptions{Record: func(s *capture.SlotScan, i int, off int64, r *abi.ProfileRecord) {
 				seen++
 				want, err := abi.DecodeProfileRecord(buf[off:])
-				if err != nil || *r != want || off != int64(b.RecordOffset(abi.CoreTypeAIV, 3, i, 0)) {
-					require.FailNow(t, fmt.Sprintf("record %d @%#x: hook saw %+v, the bytes say %+v (%v)", i, off, *r, want, err))
-				}
+				require.NoErrorf(t, err, "record %d @%#x", i, off)
+				require.Equalf(t, want, *r, "record %d @%#x: hook saw, the bytes say", i, off)
+				require.Equalf(t, int64(b.RecordOffset(abi.CoreTypeAIV, 3, i, 0)), off, "record %d: offset", i)
 			}})
 			require.NoError(t, err, "scan")
 			require.Equal(t, n, seen, "scan")
@@ -97,8 +97,8 @@ func TestScanRangesAddUp(t *testing.T) {
 			return sum, seen
 		}
 		whole, wantSeen := walk(nil)
-		if whole.Records > 0 && cap(readBuf) == 0 {
-			require.FailNow(t, fmt.Sprintf("a walk of %d records left no read buffer in ScanOptions.Buf", whole.Records))
+		if whole.Records > 0 {
+			require.NotZerof(t, cap(readBuf), "a walk of %d records left no read buffer in ScanOptions.Buf", whole.Records)
 		}
 		cut := rapid.IntRange(0, l.NumSlots()).Draw(t, "cut")
 		a, aSeen := walk(&capture.SlotRange{From: 0, To: cut})
@@ -108,9 +108,9 @@ func TestScanRangesAddUp(t *testing.T) {
 			wantSeen = wantSeen[:len(wantSeen)-1] // the no-records error
 		}
 		require.Equalf(t, fmt.Sprint(wantSeen), fmt.Sprint(gotSeen), "ranges saw\n%v\nthe whole walk\n%v", gotSeen, wantSeen)
-		if a.Records+z.Records != whole.Records || a.Dropped+z.Dropped != whole.Dropped || len(a.Active)+len(z.Active) != len(whole.Active) {
-			require.FailNow(t, fmt.Sprintf("ranges: %d+%d records, the whole walk %d", a.Records, z.Records, whole.Records))
-		}
+		require.Equalf(t, whole.Records, a.Records+z.Records, "ranges: %d+%d records, the whole walk", a.Records, z.Records)
+		require.Equal(t, whole.Dropped, a.Dropped+z.Dropped, "ranges: dropped")
+		require.Equal(t, len(whole.Active), len(a.Active)+len(z.Active), "ranges: active")
 	})
 }
 

@@ -39,9 +39,7 @@ func TestOpenParked(t *testing.T) {
 			got := make([]byte, 100)
 			_, err := c.ReadAt(got, int64(round*100))
 			require.NoError(t, err)
-			if !bytes.Equal(got, want[i][:100]) {
-				require.FailNow(t, fmt.Sprintf("capture %d round %d: read %x", i, round, got[:4]))
-			}
+			require.Equalf(t, want[i][:100], got, "capture %d round %d", i, round)
 			require.LessOrEqual(t, openNow(), MaxParkedOpen)
 		}
 	}
@@ -52,7 +50,6 @@ func TestOpenParked(t *testing.T) {
 	_, err := caps[0].ReadAt(make([]byte, 10), 0)
 	require.Falsef(t, err == nil || !bytes.Contains([]byte(err.Error()), []byte("c0.bin: the file changed while it was being read (4096 bytes at first, 8192 now)")), "changed file: %v", err)
 	caps[1].Close()
-	if _, err := caps[1].ReadAt(make([]byte, 10), 0); err == nil {
-		require.FailNow(t, "a read after Close succeeded")
-	}
+	_, err = caps[1].ReadAt(make([]byte, 10), 0)
+	require.Error(t, err, "a read after Close succeeded")
 }

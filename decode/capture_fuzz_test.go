@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -65,9 +64,8 @@ func checkDecoded(t *testing.T, d *decode.Decoded, size int) {
 	err := d.Records(func(r decode.Record) bool {
 		n++
 		require.GreaterOrEqualf(t, r.EndCycle, r.StartCycle, "record %+v ends before it starts", r)
-		if r.Active < 0 || r.Active >= len(sum.Active) {
-			require.FailNow(t, fmt.Sprintf("record %+v names active slot %d of %d", r, r.Active, len(sum.Active)))
-		}
+		require.GreaterOrEqualf(t, r.Active, 0, "record %+v names active slot %d of %d", r, r.Active, len(sum.Active))
+		require.Lessf(t, r.Active, len(sum.Active), "record %+v names active slot %d of %d", r, r.Active, len(sum.Active))
 		a := sum.Active[r.Active]
 		require.Equalf(t, r.CoreType, a.Slot.CoreType, "record %+v does not belong to active slot %+v", r, a)
 		require.Equalf(t, r.BlockID, a.Slot.BlockID, "record %+v does not belong to active slot %+v", r, a)
@@ -75,8 +73,8 @@ func checkDecoded(t *testing.T, d *decode.Decoded, size int) {
 		require.GreaterOrEqualf(t, r.Index, 0, "record %+v does not belong to active slot %+v", r, a)
 		require.Lessf(t, r.Index, a.Count, "record %+v does not belong to active slot %+v", r, a)
 		perSlot[r.Active]++
-		if prev != nil && !traceOrdered(prev, &r) {
-			require.FailNow(t, fmt.Sprintf("record %+v follows %+v: not trace order", r, *prev))
+		if prev != nil {
+			require.Truef(t, traceOrdered(prev, &r), "record %+v follows %+v: not trace order", r, *prev)
 		}
 		p := r
 		prev = &p

@@ -94,9 +94,10 @@ func TestDecodeErrors(t *testing.T) {
 			_, err := mustDecode(name, data, tc.opts)
 			var p *capture.Problem
 			require.ErrorAsf(t, err, &p, "got %v, want a *capture.Problem %s", err, tc.code)
-			if p.Code != tc.code || p.Off != tc.off || p.Slot != tc.slot || p.Record != tc.record {
-				assert.Fail(t, fmt.Sprintf("got %s %q @%#x record %d, want %s %q @%#x record %d\n(%v)", p.Code, p.Slot, p.Off, p.Record, tc.code, tc.slot, tc.off, tc.record, p))
-			}
+			assert.Equalf(t, tc.code, p.Code, "code (%v)", p)
+			assert.Equalf(t, tc.slot, p.Slot, "slot (%v)", p)
+			assert.Equalf(t, tc.off, p.Off, "offset (%v)", p)
+			assert.Equalf(t, tc.record, p.Record, "record (%v)", p)
 			msg := err.Error()
 			for _, want := range []string{name + ":", fmt.Sprintf("@%#x", tc.off), tc.slot} {
 				assert.Contains(t, msg, want, "message")
@@ -113,8 +114,7 @@ func TestDecodeErrorsBaseIsValid(t *testing.T) {
 	for _, o := range []capture.Request{{}, {Capacities: &abi.Capacities{AIC: 16, AIV: 32}}} {
 		_, err := mustDecode("cap.bin", b.Bytes(), o)
 		assert.NoErrorf(t, err, "%+v", o)
-		if _, err := mustDecode("cap.npy", capturetest.NPY(b.Bytes()), o); err != nil {
-			assert.Fail(t, fmt.Sprintf("npy %+v: %v", o, err))
-		}
+		_, err = mustDecode("cap.npy", capturetest.NPY(b.Bytes()), o)
+		assert.NoErrorf(t, err, "npy %+v", o)
 	}
 }

@@ -50,9 +50,8 @@ func TestSpilledRunsSameWalk(t *testing.T) {
 	flags, err := benchgen.WriteSparse(path, records, 7)
 	require.NoError(t, err)
 	var aiv uint32
-	if _, err := fmt.Sscanf(flags, "--cube-slots 24 --aic-capacity 0 --aiv-capacity %d", &aiv); err != nil {
-		require.FailNow(t, fmt.Sprintf("flags %q: %v", flags, err))
-	}
+	_, err = fmt.Sscanf(flags, "--cube-slots 24 --aic-capacity 0 --aiv-capacity %d", &aiv)
+	require.NoErrorf(t, err, "flags %q", flags)
 	var want []byte
 	for _, run := range []int{records, 1000, 999, 1} {
 		c, err := capture.Open(path)
@@ -75,9 +74,7 @@ func TestSpilledRunsSameWalk(t *testing.T) {
 			want = got
 			continue
 		}
-		if !bytes.Equal(got, want) {
-			require.FailNow(t, fmt.Sprintf("runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want)))
-		}
+		require.Truef(t, bytes.Equal(got, want), "runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want))
 		entries, _ := os.ReadDir(d.TempDir)
 		assert.Emptyf(t, entries, "runs of %d: left in TempDir", run)
 	}

@@ -64,9 +64,8 @@ func TestPartialDecode(t *testing.T) {
 		require.NoError(rt, err)
 		whole := req
 		whole.Partial = false
-		if _, err := Decode(c, whole); err == nil {
-			require.FailNow(rt, "a truncated capture decodes without Partial")
-		}
+		_, err = Decode(c, whole)
+		require.Error(rt, err, "a truncated capture decodes without Partial")
 		d, err := Decode(c, req)
 		require.NoError(rt, err, "Partial")
 		// The slot whose header the cut leaves incomplete, if any.
@@ -98,9 +97,9 @@ func TestPartialDecode(t *testing.T) {
 		for _, m := range d.Summary.Missing {
 			if m.HeaderMissing {
 				headersFrom = int(m.Off)
-				if last := l.Slot(l.NumSlots() - 1); m.Last.String() != last.String() || m.End != int64(l.Size()) {
-					require.FailNow(rt, fmt.Sprintf("cut at %d: headers missing up to %s @%#x, want the last slot %s and the layout's end %#x", n, m.Last, m.End, last, l.Size()))
-				}
+				last := l.Slot(l.NumSlots() - 1)
+				require.Equalf(rt, last.String(), m.Last.String(), "cut at %d: headers missing up to, want the last slot", n)
+				require.Equalf(rt, int64(l.Size()), m.End, "cut at %d: headers missing up to, want the layout's end", n)
 				continue
 			}
 			for i := m.From; i < m.To; i++ {

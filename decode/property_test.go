@@ -2,7 +2,6 @@ package decode
 
 import (
 	"cmp"
-	"fmt"
 	"math/big"
 	"os"
 	"slices"
@@ -36,9 +35,8 @@ func propMergeOrder(t *rapid.T) {
 		var got []liveRecord
 		err = d.Records(func(r Record) bool {
 			got = append(got, liveRecord{ProfileRecord: r.ProfileRecord, Slot: d.Slot(&r), Index: r.Index, Entry: r.EntryCycle})
-			if r.CoreType != d.Slot(&r).CoreType || r.BlockID != d.Slot(&r).BlockID {
-				require.FailNow(t, fmt.Sprintf("record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r)))
-			}
+			require.Equalf(t, d.Slot(&r).CoreType, r.CoreType, "record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r))
+			require.Equalf(t, d.Slot(&r).BlockID, r.BlockID, "record of %s/%d from slot %s", r.CoreType, r.BlockID, d.Slot(&r))
 			return len(got) < limit
 		})
 		require.NoError(t, err)

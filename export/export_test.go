@@ -1,11 +1,9 @@
 package export_test
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -62,9 +60,9 @@ func TestRecordsAreTheCapture(t *testing.T) {
 	// percentiles).
 	exact := o
 	exact.ExactLimit = 1
-	if want, err := analyze.Analyze(d, exact); err != nil || !reflect.DeepEqual(a, want) {
-		require.FailNow(t, fmt.Sprintf("Add's analysis differs from Analyze's (%v)", err))
-	}
+	analyzed, err := analyze.Analyze(d, exact)
+	require.NoError(t, err, "Analyze")
+	require.Equal(t, analyzed, a, "Add's analysis differs from Analyze's")
 	require.NoError(t, w.Commit())
 	rows, pf := readRows[Record](t, filepath.Join(dir, "records/rank=3/part-00000.parquet"), recordReadOptions(t)...)
 	var want []decode.Record
@@ -115,17 +113,15 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	full := filepath.Join(parent, "full")
 	os.Mkdir(full, 0o755)
 	os.WriteFile(filepath.Join(full, "mine.txt"), []byte("keep"), 0o644)
-	if _, err := export.Create(full); err == nil || !strings.Contains(err.Error(), "not empty") {
-		assert.Fail(t, fmt.Sprintf("a folder with a file in it: %v", err))
-	}
+	_, err := export.Create(full)
+	assert.ErrorContains(t, err, "not empty", "a folder with a file in it")
 	b, _ := os.ReadFile(filepath.Join(full, "mine.txt"))
 	assert.Equal(t, "keep", string(b), "the user's file was touched")
 	aborted := filepath.Join(parent, "aborted")
 	w, err := export.Create(aborted)
 	require.NoError(t, err)
-	if _, err := w.Add(source(t, 0, nil)); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err = w.Add(source(t, 0, nil))
+	require.NoError(t, err)
 	w.Abort()
 	entries, _ := os.ReadDir(parent)
 	assert.Len(t, entries, 1, "after an abort the folder holds")
@@ -133,13 +129,11 @@ func TestFolderWholeOrNothing(t *testing.T) {
 	os.Mkdir(empty, 0o755)
 	w, err = export.Create(empty)
 	require.NoError(t, err)
-	if _, err := w.Add(source(t, 1, nil)); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err = w.Add(source(t, 1, nil))
+	require.NoError(t, err)
 	require.NoError(t, w.Commit())
-	if _, err := os.Stat(filepath.Join(empty, "records/rank=1/part-00000.parquet")); err != nil {
-		assert.Fail(t, fmt.Sprintf("%v", err))
-	}
+	_, err = os.Stat(filepath.Join(empty, "records/rank=1/part-00000.parquet"))
+	assert.NoError(t, err)
 }
 
 // A rank's files are named by its own captures only: ranks 5, 3 and 5
@@ -155,9 +149,8 @@ func TestPartsNumberedByRank(t *testing.T) {
 		inv  *analyze.Invocation
 	}{{5, &analyze.Invocation{ID: 0}}, {3, nil}, {5, &analyze.Invocation{ID: 1}}} {
 		d, o := source(t, c.rank, c.inv)
-		if _, err := w.Add(d, o); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err := w.Add(d, o)
+		require.NoErrorf(t, err, "rank %d", c.rank)
 	}
 	require.NoError(t, w.Commit())
 	var got []string

@@ -137,9 +137,8 @@ func TestAnalysisOfTheWalk(t *testing.T) {
 	require.GreaterOrEqual(t, got.Records, uint64(3*4096))
 	assert.Equal(t, want, got, "Add's analysis differs from Analyze's")
 	o.FrequencyMHz = math.NaN()
-	if _, err := w.Add(d, o); err == nil || !strings.Contains(err.Error(), "frequency") {
-		assert.Fail(t, fmt.Sprintf("with a NaN frequency: %v", err))
-	}
+	_, err = w.Add(d, o)
+	assert.ErrorContains(t, err, "frequency", "with a NaN frequency")
 }
 
 // TestRecordErrorStopsTheWriter: a record whose end is past int64 ns from

@@ -1,7 +1,6 @@
 package export_test
 
 import (
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -183,9 +182,8 @@ func exportTo(t *testing.T, r uint32, inv *analyze.Invocation) string {
 	dir := filepath.Join(t.TempDir(), "out")
 	w, err := export.Create(dir)
 	require.NoError(t, err)
-	if _, err := w.Add(source(t, r, inv)); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err = w.Add(source(t, r, inv))
+	require.NoError(t, err)
 	require.NoError(t, w.Commit())
 	return dir
 }

@@ -3,7 +3,6 @@ package capturetest
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -39,12 +38,12 @@ capacities aic=16 aiv=32
 	h.Append(b.Buf[64:64])
 	want := append(b.Bytes(), bytes.Repeat([]byte{0xff}, 64)...)
 	want = want[:len(want)-16]
-	if !bytes.Equal(lc.Bytes, want) {
-		assert.Fail(t, fmt.Sprintf("the case built %d bytes, not the %d the Builder builds (first difference at %d)", len(lc.Bytes), len(want), firstDiff(lc.Bytes, want)))
+	assert.Equalf(t, want, lc.Bytes, "the case built %d bytes, not the %d the Builder builds (first difference at %d)", len(lc.Bytes), len(want), firstDiff(lc.Bytes, want))
+	assert.Equalf(t, uint32(24), lc.Request.CubeSlots, "request %+v", lc.Request)
+	if assert.NotNilf(t, lc.Request.Capacities, "request %+v", lc.Request) {
+		assert.Equalf(t, abi.Capacities{AIC: 16, AIV: 32}, *lc.Request.Capacities, "request %+v", lc.Request)
 	}
-	if lc.Request.CubeSlots != 24 || lc.Request.Capacities == nil || *lc.Request.Capacities != (abi.Capacities{AIC: 16, AIV: 32}) || lc.GoOnly {
-		assert.Fail(t, fmt.Sprintf("request %+v (Go only %v)", lc.Request, lc.GoOnly))
-	}
+	assert.False(t, lc.GoOnly, "Go only")
 }
 
 func firstDiff(a, b []byte) int {

@@ -56,9 +56,9 @@ func TestBenchCaptureShape(t *testing.T) {
 			unsorted++
 		}
 	}
-	if d.Summary.Records != 10_000 || len(d.Summary.Active) != 72 || unsorted != 1 {
-		assert.Fail(t, fmt.Sprintf("%d records on %d slots, %d unsorted; want 10000 on 72, 1 unsorted", d.Summary.Records, len(d.Summary.Active), unsorted))
-	}
+	assert.Equal(t, uint64(10_000), d.Summary.Records, "records")
+	assert.Len(t, d.Summary.Active, 72, "slots")
+	assert.Equal(t, 1, unsorted, "unsorted slots")
 }
 
 // BenchmarkDecodeOutOfOrder is the spill sort's worst case at 1/16 of

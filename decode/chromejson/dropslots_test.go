@@ -3,7 +3,6 @@ package chromejson
 import (
 	"bytes"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,13 +66,9 @@ func TestDropSlots(t *testing.T) {
 			}
 			require.NoError(t, Write(&dropped, inputs, c.o))
 			assert.Equal(t, []byte(dropped.Bytes()), []byte(kept.Bytes()), "traces differ")
-			if !strings.Contains(kept.String(), `"thread_name"`) {
-				assert.Fail(t, fmt.Sprintf("no thread names: %s", kept.Bytes()))
-			}
+			assert.Contains(t, kept.String(), `"thread_name"`, "no thread names")
 			for _, in := range inputs {
-				if in.Decoded.Summary.Active != nil {
-					assert.Fail(t, fmt.Sprintf("%s: slots not dropped again after the trace", in.Decoded.Capture.Name))
-				}
+				assert.Nilf(t, in.Decoded.Summary.Active, "%s: slots not dropped again after the trace", in.Decoded.Capture.Name)
 			}
 		})
 	}

@@ -189,15 +189,13 @@ func TestInvocationsRefused(t *testing.T) {
 	require.Falsef(t, err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0", "error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
 	in = invocationInputs(t)
 	in[1].Config.Invocation = nil
-	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)" {
-		require.FailNow(t, fmt.Sprintf("error %v, want %q", err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)"))
-	}
+	err = Write(&bytes.Buffer{}, in, render.WriteOptions{})
+	require.EqualError(t, err, "fwd.bin and bwd.bin both have rank 0 (each capture needs its own pid)")
 	in = invocationInputs(t)
 	in[1].Config.Rank = 1
 	in[0].Config.Invocation = nil
-	if err := Write(&bytes.Buffer{}, in, render.WriteOptions{}); err == nil || err.Error() != "1 of 2 captures are invocations: give every capture its invocation, or none" {
-		require.FailNow(t, fmt.Sprintf("error %v, want %q", err, "1 of 2 captures are invocations: give every capture its invocation, or none"))
-	}
+	err = Write(&bytes.Buffer{}, in, render.WriteOptions{})
+	require.EqualError(t, err, "1 of 2 captures are invocations: give every capture its invocation, or none")
 	require.Error(t, render.CheckDirection("sideways"), "no error")
 	require.NoError(t, render.CheckDirection("backward"))
 }
@@ -299,8 +297,10 @@ func TestPropInvocationsShifted(t *testing.T) {
 		for i, w := range warned {
 			require.Truef(rt, strings.HasPrefix((*o.Overlaps)[i], w+" of rank 0 overlaps"), "overlap warning %q, want one for %s", (*o.Overlaps)[i], w)
 		}
-		if ws := f.MegaKernelCycleTrace["warnings"].([]any); len(ws) < len(warned) || len(warned) > 0 && ws[len(ws)-1] != (*o.Overlaps)[len(warned)-1] {
-			require.FailNow(rt, fmt.Sprintf("window warnings %q, overlaps %q", ws, *o.Overlaps))
+		ws := f.MegaKernelCycleTrace["warnings"].([]any)
+		require.GreaterOrEqualf(rt, len(ws), len(warned), "window warnings %q, overlaps %q", ws, *o.Overlaps)
+		if len(warned) > 0 {
+			require.Equalf(rt, any((*o.Overlaps)[len(warned)-1]), ws[len(ws)-1], "last window warning (warnings %q, overlaps %q)", ws, *o.Overlaps)
 		}
 		xs := decodetest.XEvents(f)
 		start := new(big.Rat) // where invocation k's time 0 must be
@@ -323,9 +323,7 @@ func TestPropInvocationsShifted(t *testing.T) {
 					require.Equalf(rt, v, e.Args[a], "invocation %d event %d arg %s", k, i, a)
 				}
 				shift := new(big.Rat).Sub(ratOf(rt, e.Ts), ratOf(rt, want.Ts))
-				if shift.Cmp(start) != 0 {
-					require.FailNow(rt, fmt.Sprintf("invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3)))
-				}
+				require.Zerof(rt, shift.Cmp(start), "invocation %d event %d moved by %s, want %s", k, i, shift.FloatString(3), start.FloatString(3))
 				cycles := new(big.Rat).Sub(ratOf(rt, want.Args["end_cycle"].(json.Number)), ratOf(rt, want.Args["start_cycle"].(json.Number)))
 				exactDur := cycles.Quo(cycles, mhz)
 				if e := new(big.Rat).Add(ratOf(rt, want.Ts), exactDur); e.Cmp(end) > 0 {

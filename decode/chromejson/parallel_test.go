@@ -2,7 +2,6 @@ package chromejson
 
 import (
 	"bytes"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -42,9 +41,7 @@ func TestFormattersMatchSerial(t *testing.T) {
 				want, wantWarn = out.Bytes(), d.Warnings
 				continue
 			}
-			if !bytes.Equal(out.Bytes(), want) {
-				require.FailNow(t, fmt.Sprintf("%d formatters: trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want)))
-			}
+			require.Truef(t, bytes.Equal(out.Bytes(), want), "%d formatters: trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want))
 			require.Equalf(t, wantWarn, d.Warnings, "%d formatters: warnings", n)
 		}
 	})
@@ -58,8 +55,8 @@ func TestFormattersMatchSerial(t *testing.T) {
 		require.NoError(t, Write(&out, inputs, o))
 		if want == nil {
 			want = out.Bytes()
-		} else if !bytes.Equal(out.Bytes(), want) {
-			require.FailNow(t, fmt.Sprintf("%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want)))
+		} else {
+			require.Truef(t, bytes.Equal(out.Bytes(), want), "%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want))
 		}
 	}
 }

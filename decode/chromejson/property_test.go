@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -51,8 +50,8 @@ func propTrace(t *rapid.T) {
 	for i, e := range xs {
 		ts, ok := new(big.Float).SetString(e.Ts.String())
 		require.Truef(t, ok, "event %d: ts %s", i, e.Ts)
-		if i > 0 && ts.Cmp(prev) < 0 {
-			require.FailNow(t, fmt.Sprintf("event %d: ts %s before the previous event's %s", i, e.Ts, prev.String()))
+		if i > 0 {
+			require.GreaterOrEqualf(t, ts.Cmp(prev), 0, "event %d: ts %s before the previous event's %s", i, e.Ts, prev.String())
 		}
 		prev = ts
 	}
@@ -85,9 +84,8 @@ func propTrace(t *rapid.T) {
 	want := decode.Warnings{Dropped: g.Dropped}
 	for _, a := range d.Summary.Active {
 		recs := make([]abi.ProfileRecord, a.Count)
-		if _, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err := d.Capture.ReadRecords(a.Slot, 0, recs, nil)
+		require.NoError(t, err)
 		if !slices.IsSortedFunc(recs, func(x, y abi.ProfileRecord) int { return cmp.Compare(x.StartCycle, y.StartCycle) }) {
 			want.UnsortedSlots++
 		}
@@ -138,8 +136,10 @@ func propTrace(t *rapid.T) {
 		_, has := e.Args["owner_id"]
 		require.Equalf(t, (r.OwnerID != abi.InvalidOwnerID), has, "owner_id %#x: args.owner_id present", r.OwnerID)
 		stage, named := cfg.Names.TaskStage(r.TaskID)
-		if got, has := e.Args["task_stage"]; has != named || named && got != stage {
-			require.FailNow(t, fmt.Sprintf("task %d: args.task_stage %v, want %q", r.TaskID, got, stage))
+		got, hasStage := e.Args["task_stage"]
+		require.Equalf(t, named, hasStage, "task %d: args.task_stage present", r.TaskID)
+		if named {
+			require.Equalf(t, any(stage), got, "task %d: args.task_stage", r.TaskID)
 		}
 		return true
 	})
@@ -151,9 +151,7 @@ func propTrace(t *rapid.T) {
 	require.NoError(t, err, "trailing bytes refused")
 	out2, err := traceOf(render.Input{Decoded: d2, Config: cfg})
 	require.NoError(t, err)
-	if !bytes.Equal(out, out2) {
-		require.FailNow(t, fmt.Sprintf("trailing bytes changed the trace: %s", golden.FirstDiff(out2, out)))
-	}
+	require.Truef(t, bytes.Equal(out, out2), "trailing bytes changed the trace: %s", golden.FirstDiff(out2, out))
 }
 
 func TestTraceProperties(t *testing.T) { rapid.Check(t, propTrace) }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"math"
 	"strconv"
@@ -143,9 +142,8 @@ func checkTraceJSON(t *testing.T, trace []byte, d *decode.Decoded, cfg render.Co
 	require.NoErrorf(t, dec.Decode(&doc), "the trace is not JSON\n%.3000s", trace)
 	validNames := utf8.ValidString(cfg.KernelName) && utf8.ValidString(cfg.OwnerLabel) && namesValid(cfg.Names)
 	assert.Falsef(t, validNames && doc.Meta.KernelName != cfg.KernelName, "kernelName %q, want %q", doc.Meta.KernelName, cfg.KernelName)
-	if doc.Meta.Rank.String() != itoa(uint64(cfg.Rank)) || doc.Meta.RecordCount.String() != itoa(d.Summary.Records) {
-		assert.Fail(t, fmt.Sprintf("rank %s recordCount %s, want %d and %d", doc.Meta.Rank, doc.Meta.RecordCount, cfg.Rank, d.Summary.Records))
-	}
+	assert.Equal(t, itoa(uint64(cfg.Rank)), doc.Meta.Rank.String(), "rank")
+	assert.Equal(t, itoa(d.Summary.Records), doc.Meta.RecordCount.String(), "recordCount")
 	var xs []int
 	for i, e := range doc.TraceEvents {
 		if e.Ph == "X" {

@@ -66,9 +66,7 @@ func TestWriteParallel(t *testing.T) {
 			want = out.Bytes()
 			continue
 		}
-		if !bytes.Equal(out.Bytes(), want) {
-			require.FailNow(t, fmt.Sprintf("parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want)))
-		}
+		require.Truef(t, bytes.Equal(out.Bytes(), want), "parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want))
 	}
 	require.NoError(t, checkPerfetto(want))
 	f, err := decodetest.ParseTrace(want)
@@ -157,13 +155,10 @@ func TestReaderAtCapture(t *testing.T) {
 	require.NoError(t, err)
 	b, err := traceOf(render.Input{Decoded: file, Config: cfg})
 	require.NoError(t, err)
-	if !bytes.Equal(a, b) {
-		require.FailNow(t, fmt.Sprintf("ReaderAt trace differs: %s", golden.FirstDiff(b, a)))
-	}
+	require.Truef(t, bytes.Equal(a, b), "ReaderAt trace differs: %s", golden.FirstDiff(b, a))
 	fr.armed.Store(true)
-	if _, err := traceOf(render.Input{Decoded: file, Config: cfg}); err == nil || !strings.Contains(err.Error(), "device unplugged") {
-		assert.Fail(t, fmt.Sprintf("failing reads: got %v", err))
-	}
+	_, err = traceOf(render.Input{Decoded: file, Config: cfg})
+	assert.ErrorContains(t, err, "device unplugged", "failing reads")
 }
 
 // An .npy capture decodes to the trace of its raw payload.
@@ -185,9 +180,7 @@ func TestNPYSameTrace(t *testing.T) {
 	rawAt, npyAt := fmt.Sprintf("header at @%#x", at), fmt.Sprintf("header at @%#x", at+128)
 	require.Containsf(t, string(y), string([]byte(npyAt)), ".npy trace does not say the layout was found %s", npyAt)
 	y = bytes.ReplaceAll(y, []byte(npyAt), []byte(rawAt))
-	if !bytes.Equal(x, y) {
-		require.FailNow(t, fmt.Sprintf(".npy trace differs: %s", golden.FirstDiff(y, x)))
-	}
+	require.Truef(t, bytes.Equal(x, y), ".npy trace differs: %s", golden.FirstDiff(y, x))
 }
 
 // A task's stage is the names file's, with its JSON escapes, one entry

@@ -2,7 +2,6 @@ package flows
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -36,9 +35,8 @@ func TestScheduleMismatch(t *testing.T) {
 	require.NoError(t, err)
 	d, err := mustDecode("c.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
 	require.NoError(t, err)
-	if _, err := NewDependencies(d, s); err != nil {
-		require.FailNow(t, fmt.Sprintf("matching schedule: %v", err))
-	}
+	_, err = NewDependencies(d, s)
+	require.NoError(t, err, "matching schedule")
 	short := *s
 	short.Tasks = s.Tasks[:1]
 	_, err = NewDependencies(d, &short)
@@ -96,16 +94,15 @@ func TestFlowIDs(t *testing.T) {
 		}
 		want := map[uint64][2]decode.RecordRef{}
 		dropped := uint64(0)
-		if _, err := Each(d, deps, mode, 0, func(f Flow) bool {
+		_, err = Each(d, deps, mode, 0, func(f Flow) bool {
 			if bind != nil && f.ID%3 == 0 {
 				dropped++
 				return true
 			}
 			want[7<<32+f.ID] = [2]decode.RecordRef{f.From, f.To}
 			return true
-		}); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		})
+		require.NoError(t, err)
 		lookup, st, err := IDs(d, deps, mode, 0, 7<<32, bind)
 		require.NoErrorf(t, err, "FlowIDs, %+v for %d arrows unbound", st, len(want))
 		require.Equalf(t, uint64(len(want)), st.Arrows, "FlowIDs, %+v for %d arrows unbound", st, len(want))
@@ -114,15 +111,17 @@ func TestFlowIDs(t *testing.T) {
 		require.NoError(t, d.Records(func(r decode.Record) bool {
 			out, in := lookup(&r)
 			for _, id := range out {
-				if w, ok := want[id]; !ok || w[0] != r.Ref() || seenOut[id] {
-					require.FailNow(t, fmt.Sprintf("record %+v starts arrow %d, want %+v", r.Ref(), id, w))
-				}
+				w, ok := want[id]
+				require.Truef(t, ok, "record %+v starts arrow %d, not an arrow", r.Ref(), id)
+				require.Equalf(t, w[0], r.Ref(), "record starts arrow %d", id)
+				require.Falsef(t, seenOut[id], "record %+v starts arrow %d twice", r.Ref(), id)
 				seenOut[id] = true
 			}
 			for _, id := range in {
-				if w, ok := want[id]; !ok || w[1] != r.Ref() || seenIn[id] {
-					require.FailNow(t, fmt.Sprintf("record %+v ends arrow %d, want %+v", r.Ref(), id, w))
-				}
+				w, ok := want[id]
+				require.Truef(t, ok, "record %+v ends arrow %d, not an arrow", r.Ref(), id)
+				require.Equalf(t, w[1], r.Ref(), "record ends arrow %d", id)
+				require.Falsef(t, seenIn[id], "record %+v ends arrow %d twice", r.Ref(), id)
 				seenIn[id] = true
 			}
 			return true

@@ -38,9 +38,8 @@ func BenchmarkNamesParse(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				n, _, ok := parseNamesFast("bench.yaml", bytes.NewReader(data), nil)
-				if !ok || n.Tasks.Len() != tasks {
-					require.FailNow(b, fmt.Sprintf("fast path: %v, %d tasks", ok, n.Tasks.Len()))
-				}
+				require.True(b, ok, "fast path")
+				require.Equal(b, tasks, n.Tasks.Len(), "fast path: tasks")
 			}
 		})
 		b.Run("yaml/"+size, func(b *testing.B) {

@@ -1,7 +1,6 @@
 package kernelnames
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -48,11 +47,9 @@ func TestNamesFamily(t *testing.T) {
 		{nil, 0x10001, 0},
 		{nil, 0x30001, abi.StageCompute},
 	} {
-		if got := c.n.Class(c.id); got != c.class {
-			assert.Fail(t, fmt.Sprintf("Class(%#x) under %v = %v, want %v", c.id, c.n.family(), got, c.class))
-		}
+		assert.Equalf(t, c.class, c.n.Class(c.id), "Class(%#x) under %v", c.id, c.n.family())
 	}
-	if moe.TaskTypeName(107) != "ShmemGetMem" || moe.TaskTypeName(141) != "TaskType_141" || file.TaskTypeName(141) != "ShmemGetMem" {
-		assert.Fail(t, fmt.Sprintf("TaskTypeName: %q %q %q", moe.TaskTypeName(107), moe.TaskTypeName(141), file.TaskTypeName(141)))
-	}
+	assert.Equal(t, "ShmemGetMem", moe.TaskTypeName(107), "TaskTypeName(107) under moe")
+	assert.Equal(t, "TaskType_141", moe.TaskTypeName(141), "TaskTypeName(141) under moe")
+	assert.Equal(t, "ShmemGetMem", file.TaskTypeName(141), "TaskTypeName(141) under file")
 }

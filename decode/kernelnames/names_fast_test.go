@@ -17,18 +17,14 @@ import (
 
 // checkFastAgrees: when a fast path accepts a file, the YAML parser
 // accepts it too and reads the same names.
-func checkFastAgrees(t interface{ Fatalf(string, ...any) }, data []byte) (fast bool) {
+func checkFastAgrees(t require.TestingT, data []byte) (fast bool) {
 	n, _, ok := parseNamesFast("f", bytes.NewReader(data), nil)
 	if !ok {
 		return false
 	}
 	want, err := parseNamesYAML("f", data, yamlpos.Limits{Input: 1 << 30, YAML: 1 << 30}, "")
-	if err != nil {
-		t.Fatalf("fast path accepts what YAML refuses (%v):\n%s", err, data)
-	}
-	if !sameNames(n, want) {
-		t.Fatalf("fast path reads %+v, YAML %+v:\n%s", n, want, data)
-	}
+	require.NoErrorf(t, err, "fast path accepts what YAML refuses:\n%s", data)
+	require.Truef(t, sameNames(n, want), "fast path reads %+v, YAML %+v:\n%s", n, want, data)
 	return true
 }
 

@@ -1,8 +1,6 @@
 package kernelnames
 
 import (
-	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -110,9 +108,8 @@ func TestLoadNames(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644))
 	n, err := Load(path)
 	require.Falsef(t, err != nil || n.Stages[abi.GraphStageBase+3] != "Gate", "got %+v, %v", n, err)
-	if _, err := Load(path + ".missing"); !errors.Is(err, fs.ErrNotExist) {
-		assert.Fail(t, fmt.Sprintf("missing file: got %v", err))
-	}
+	_, err = Load(path + ".missing")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "missing file")
 }
 
 func TestEventName(t *testing.T) {
@@ -148,9 +145,7 @@ func TestEventName(t *testing.T) {
 		{nil, rec(0x20067, 5, 0xFFFFFFFF, 0), true, "Expert0_TaskType_MatMul_task4294967296"},
 		{nil, rec(0x20067, 5, 0, 9), false, "TaskType_MatMul"}, // owner only in detailed names
 	} {
-		if got := tc.names.EventName(tc.r, tc.detailed, "Expert"); got != tc.want {
-			assert.Fail(t, fmt.Sprintf("%+v detailed=%v: got %s, want %s", *tc.r, tc.detailed, got, tc.want))
-		}
+		assert.Equalf(t, tc.want, tc.names.EventName(tc.r, tc.detailed, "Expert"), "%+v detailed=%v", *tc.r, tc.detailed)
 	}
 }
 
@@ -177,11 +172,11 @@ func TestParseNamesMutations(t *testing.T) {
 func TestParseNamesYAMLCap(t *testing.T) {
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "30")
 	fast := "tasks:\n  1: Dispatch\n  2: Combine\n  3: Gate\n"
-	if n, err := Parse("n.yaml", []byte(fast)); err != nil || n.Tasks.Len() != 3 {
-		require.FailNow(t, fmt.Sprintf("fast path: %+v, %v", n, err))
-	}
+	n, err := Parse("n.yaml", []byte(fast))
+	require.NoError(t, err, "fast path")
+	require.Equalf(t, 3, n.Tasks.Len(), "fast path: %+v", n)
 	slow := "tasks:\n  1: Dispatch\n  2: 'Com bine'\n  3: Gate\n"
-	_, err := Parse("n.yaml", []byte(slow))
+	_, err = Parse("n.yaml", []byte(slow))
 	var le *yamlpos.LimitError
 	require.ErrorAsf(t, err, &le, "got %T %v, want a LimitError", err, err)
 	for _, want := range []string{"n.yaml: 47 bytes is more than the cap of 30 bytes", "CYCLEABI_MAX_YAML_BYTES", "stopped at line 3, column 1"} {

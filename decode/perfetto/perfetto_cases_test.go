@@ -83,9 +83,8 @@ func TestPerfettoInternedTablesFull(t *testing.T) {
 			cfg.Names, cfg.DetailedNames = names, detailed
 			pf, err := perfettoOf(render.Input{Decoded: d, Config: cfg})
 			require.NoError(t, err)
-			if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
-				require.FailNow(t, fmt.Sprintf("limit %d, detailed %v: %v", limit, detailed, err))
-			}
+			_, err = checkPerfettoTrace(render.Input{Decoded: d, Config: cfg})
+			require.NoErrorf(t, err, "limit %d, detailed %v", limit, detailed)
 			// Full tables write names and stages in full: a bigger trace.
 			t.Logf("limit %d, detailed %v: %d bytes", limit, detailed, len(pf))
 		}
@@ -172,18 +171,19 @@ func propPerfettoFlows(t *rapid.T) {
 		}
 		require.FailNow(t, fmt.Sprintf("%v", err))
 	}
-	if len(m.flowStarts) != len(arrows) || len(m.flowEnds) != len(arrows) {
-		require.FailNow(t, fmt.Sprintf("%d flow starts, %d ends for %d arrows", len(m.flowStarts), len(m.flowEnds), len(arrows)))
-	}
+	require.Lenf(t, m.flowStarts, len(arrows), "flow starts for %d arrows", len(arrows))
+	require.Lenf(t, m.flowEnds, len(arrows), "flow ends for %d arrows", len(arrows))
 	same := func(s *pfModelSlice, r decodetest.LiveRecord) bool {
 		return s.core().desc.GetName() == r.Slot.String() && s.args["start_cycle"] == strconv.FormatUint(r.StartCycle, 10) &&
 			s.args["end_cycle"] == strconv.FormatUint(r.EndCycle, 10) && s.args["task_id"] == strconv.FormatUint(uint64(r.TaskID), 10) &&
 			s.args["stage_task_index"] == strconv.FormatUint(uint64(r.StageTaskIndex), 10)
 	}
 	for id, a := range arrows {
-		if !same(m.flowStarts[id], a.src) || !same(m.flowEnds[id], a.dst) {
-			require.FailNow(t, fmt.Sprintf("flow %d joins %q and %q, want %s record %d and %s record %d", id, m.flowStarts[id].name, m.flowEnds[id].name, a.src.Slot, a.src.Index, a.dst.Slot, a.dst.Index))
-		}
+		s, e := m.flowStarts[id], m.flowEnds[id]
+		require.NotNilf(t, s, "flow %d: no start", id)
+		require.NotNilf(t, e, "flow %d: no end", id)
+		require.Truef(t, same(s, a.src), "flow %d starts at %q, want %s record %d", id, s.name, a.src.Slot, a.src.Index)
+		require.Truef(t, same(e, a.dst), "flow %d ends at %q, want %s record %d", id, e.name, a.dst.Slot, a.dst.Index)
 	}
 }
 
@@ -218,9 +218,11 @@ func TestPerfettoFanInFanOut(t *testing.T) {
 	require.NoError(t, err)
 	want := map[uint64][2]string{10: {"1", "2"}, 11: {"3", "2"}, math.MaxUint64: {"3", "4"}}
 	for id, w := range want {
-		if s, e := m.flowStarts[id], m.flowEnds[id]; s == nil || e == nil || s.args["task_id"] != w[0] || e.args["task_id"] != w[1] {
-			require.FailNow(t, fmt.Sprintf("flow %d: %v -> %v, want task %s -> task %s", id, s, e, w[0], w[1]))
-		}
+		s, e := m.flowStarts[id], m.flowEnds[id]
+		require.NotNilf(t, s, "flow %d: no start", id)
+		require.NotNilf(t, e, "flow %d: no end", id)
+		require.Equalf(t, w[0], s.args["task_id"], "flow %d: start task", id)
+		require.Equalf(t, w[1], e.args["task_id"], "flow %d: end task", id)
 	}
 }
 
@@ -259,9 +261,9 @@ func TestPerfettoBeforeEntry(t *testing.T) {
 	require.NoError(t, err)
 	m, err := checkPerfettoTrace(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
 	require.NoError(t, err)
-	if m.slices[0].start != 0 || m.slices[1].start != 200 {
-		require.FailNow(t, fmt.Sprintf("starts %d, %d ns; want 0 and 200 (10 cycles at 50 MHz after the shift)", m.slices[0].start, m.slices[1].start))
-	}
+	require.GreaterOrEqual(t, len(m.slices), 2, "slices")
+	require.Equal(t, uint64(0), m.slices[0].start, "first start (ns)")
+	require.Equal(t, uint64(200), m.slices[1].start, "second start (ns): 10 cycles at 50 MHz after the shift")
 }
 
 // Ranks that Perfetto cannot hold as a pid, and timestamps past int64
@@ -272,14 +274,12 @@ func TestPerfettoRefuses(t *testing.T) {
 	b.Span(abi.CoreTypeAIC, 0, 1, math.MaxUint64, wait, 1)
 	d, err := decodetest.Decode("far.bin", b.Bytes(), capture.Request{})
 	require.NoError(t, err)
-	if _, err := perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()}); err == nil || !strings.Contains(err.Error(), "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns") {
-		require.FailNow(t, fmt.Sprintf("timestamp past int64: %v", err))
-	}
+	_, err = perfettoOf(render.Input{Decoded: d, Config: decodetest.DefaultConfig()})
+	require.ErrorContains(t, err, "far.bin: AIC/0 record 0 @0x40: cycle 18446744073709551615 is more than 2^63-1 ns", "timestamp past int64")
 	cfg := decodetest.DefaultConfig()
 	cfg.Rank = math.MaxInt32 + 1
-	if _, err := perfettoOf(render.Input{Decoded: d, Config: cfg}); err == nil || !strings.Contains(err.Error(), "rank 2147483648") {
-		require.FailNow(t, fmt.Sprintf("rank past int32: %v", err))
-	}
+	_, err = perfettoOf(render.Input{Decoded: d, Config: cfg})
+	require.ErrorContains(t, err, "rank 2147483648", "rank past int32")
 }
 
 // The timestamps are exact: round(cycles × 1000 / MHz) rounded once,
@@ -335,9 +335,8 @@ func TestPerfettoLongAndInvalidNames(t *testing.T) {
 			Stages: map[uint32]string{abi.GraphStageBase + 1: strings.Repeat("Down", 60)},
 			Tasks:  kernelnames.TaskNamesOf(map[uint32]string{1: "Gate\xfe\xff", 2: strings.Repeat("Combine", 40)}),
 		}
-		if _, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg}); err != nil {
-			require.FailNow(t, fmt.Sprintf("detailed %v: %v", detailed, err))
-		}
+		_, err := checkPerfettoTrace(render.Input{Decoded: d, Config: cfg})
+		require.NoErrorf(t, err, "detailed %v", detailed)
 	}
 }
 
@@ -418,23 +417,22 @@ func propPerfettoDeps(t *rapid.T) {
 		id := f.ID // input 0: ids as in the JSON, 0<<32 + n
 		if from[0].start >= to[0].end {
 			unbound++
-			if m.flowStarts[id] != nil {
-				require.FailNow(t, fmt.Sprintf("arrow %d: producer starts at %d, not before its wait ends at %d, yet drawn", id, from[0].start, to[0].end))
-			}
+			require.Nilf(t, m.flowStarts[id], "arrow %d: producer starts at %d, not before its wait ends at %d, yet drawn", id, from[0].start, to[0].end)
 			return true
 		}
 		drawn++
-		if !slices.Contains(from, m.flowStarts[id]) || !slices.Contains(to, m.flowEnds[id]) {
-			require.FailNow(t, fmt.Sprintf("arrow %d: flow joins %v and %v", id, m.flowStarts[id], m.flowEnds[id]))
-		}
+		require.Truef(t, slices.Contains(from, m.flowStarts[id]), "arrow %d: flow starts at %v, not a slice of its producer", id, m.flowStarts[id])
+		require.Truef(t, slices.Contains(to, m.flowEnds[id]), "arrow %d: flow ends at %v, not a slice of its waiter", id, m.flowEnds[id])
 		return true
 	})
 	require.NoError(t, err)
 	got := stats[0]
-	if len(m.flowStarts) != drawn || got.Arrows != uint64(drawn) || got.Unbound != uint64(unbound) ||
-		got.Waits != want.Waits || got.WaitsWithoutProducer != want.WaitsWithoutProducer || got.Capped != want.Capped {
-		require.FailNow(t, fmt.Sprintf("%d flows, stats %+v; want %d drawn, %d unbound, of %+v", len(m.flowStarts), got, drawn, unbound, want))
-	}
+	require.Lenf(t, m.flowStarts, drawn, "flows drawn (stats %+v, of %+v)", got, want)
+	require.Equalf(t, uint64(drawn), got.Arrows, "stats arrows (stats %+v, of %+v)", got, want)
+	require.Equalf(t, uint64(unbound), got.Unbound, "stats unbound (stats %+v, of %+v)", got, want)
+	require.Equalf(t, want.Waits, got.Waits, "stats waits (stats %+v, of %+v)", got, want)
+	require.Equalf(t, want.WaitsWithoutProducer, got.WaitsWithoutProducer, "stats waits without producer (stats %+v, of %+v)", got, want)
+	require.Equalf(t, want.Capped, got.Capped, "stats capped (stats %+v, of %+v)", got, want)
 }
 
 func TestPerfettoDeps(t *testing.T) { rapid.Check(t, propPerfettoDeps) }
@@ -460,7 +458,7 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		require.NoError(t, err)
 		fanIn, fanOut := map[*pfModelSlice]int{}, map[*pfModelSlice]int{}
 		n := uint64(0)
-		if _, err := flows.Each(d, deps, mode, 0, func(f flows.Flow) bool {
+		_, err = flows.Each(d, deps, mode, 0, func(f flows.Flow) bool {
 			from, to := m.flowStarts[f.ID], m.flowEnds[f.ID]
 			require.Falsef(t, from == nil || to == nil || from.args["start_cycle"] != strconv.FormatUint(f.From.StartCycle, 10) ||
 				to.args["end_cycle"] != strconv.FormatUint(f.To.EndCycle, 10), "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
@@ -468,9 +466,8 @@ func TestPerfettoExampleArrows(t *testing.T) {
 			fanIn[to]++
 			n++
 			return true
-		}); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		})
+		require.NoError(t, err)
 		maxIn, maxOut := 0, 0
 		for _, k := range fanIn {
 			maxIn = max(maxIn, k)
@@ -479,8 +476,12 @@ func TestPerfettoExampleArrows(t *testing.T) {
 			maxOut = max(maxOut, k)
 		}
 		t.Logf("%v: %d arrows, fan-in up to %d, fan-out up to %d", mode, n, maxIn, maxOut)
-		if n == 0 || stats[0].Arrows != n || stats[0].Unbound != 0 || mode == flows.All && (maxIn < 2 || maxOut < 2) {
-			require.FailNow(t, fmt.Sprintf("%v: %d arrows, stats %+v, fan-in %d, fan-out %d", mode, n, stats[0], maxIn, maxOut))
+		require.NotZerof(t, n, "%v: arrows", mode)
+		require.Equalf(t, n, stats[0].Arrows, "%v: stats %+v", mode, stats[0])
+		require.Zerof(t, stats[0].Unbound, "%v: stats %+v", mode, stats[0])
+		if mode == flows.All {
+			require.GreaterOrEqualf(t, maxIn, 2, "%v: fan-in", mode)
+			require.GreaterOrEqualf(t, maxOut, 2, "%v: fan-out", mode)
 		}
 	}
 }

@@ -19,20 +19,14 @@ import (
 // gunzipOneMember inflates b with the standard library's reader, which
 // checks the CRC-32 and size of the trailer, and fails unless b is exactly
 // one gzip member.
-func gunzipOneMember(t interface{ Fatalf(string, ...any) }, b []byte) []byte {
+func gunzipOneMember(t require.TestingT, b []byte) []byte {
 	r := bytes.NewReader(b)
 	zr, err := gzip.NewReader(r)
-	if err != nil {
-		t.Fatalf("gzip header: %v", err)
-	}
+	require.NoError(t, err, "gzip header")
 	zr.Multistream(false)
 	got, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("inflating: %v", err)
-	}
-	if r.Len() != 0 {
-		t.Fatalf("%d bytes after the first gzip member", r.Len())
-	}
+	require.NoError(t, err, "inflating")
+	require.Zero(t, r.Len(), "bytes after the first gzip member")
 	return got
 }
 
@@ -64,9 +58,8 @@ func TestParallelGzipIsOneMemberOfTheInput(t *testing.T) {
 			require.NoError(t, err, "Write")
 		}
 		require.NoError(t, z.Close())
-		if out := gunzipOneMember(t, got.Bytes()); !bytes.Equal(out, want.Bytes()) {
-			require.FailNow(t, fmt.Sprintf("inflated %d bytes, want %d (or different bytes)", len(out), want.Len()))
-		}
+		out := gunzipOneMember(t, got.Bytes())
+		require.Equalf(t, want.String(), string(out), "inflated %d bytes, want %d (or different bytes)", len(out), want.Len())
 	})
 }
 

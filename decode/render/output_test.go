@@ -3,8 +3,8 @@ package render
 import (
 	"bytes"
 	"compress/gzip"
-	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,9 +31,8 @@ func TestOutput(t *testing.T) {
 	}
 	plain := filepath.Join(dir, "t.json")
 	require.NoError(t, write(plain, "{}", true))
-	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		assert.Fail(t, fmt.Sprintf("t.json holds %q", got))
-	}
+	held, _ := os.ReadFile(plain)
+	assert.Equal(t, "{}", string(held), "t.json holds")
 	// The permissions os.Create gives a new file (0666 less the umask).
 	ref := filepath.Join(t.TempDir(), "ref")
 	if f, err := os.Create(ref); err == nil {
@@ -44,38 +43,33 @@ func TestOutput(t *testing.T) {
 	assert.Falsef(t, err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm(), "t.json mode: %v, %v; want that of os.Create: %v, %v", got, err1, want, err2)
 	// An aborted write leaves the old trace and no temporary file.
 	require.NoError(t, write(plain, "partial", false))
-	if got, _ := os.ReadFile(plain); string(got) != "{}" {
-		assert.Fail(t, fmt.Sprintf("aborted write changed t.json to %q", got))
-	}
+	held, _ = os.ReadFile(plain)
+	assert.Equal(t, "{}", string(held), "aborted write changed t.json")
 	aborted := filepath.Join(dir, "new.json")
 	require.NoError(t, write(aborted, "partial", false))
-	if _, err := os.Stat(aborted); !os.IsNotExist(err) {
-		assert.Fail(t, fmt.Sprintf("aborted new.json exists: %v", err))
-	}
+	_, err := os.Stat(aborted)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "aborted new.json exists")
 	gz := filepath.Join(dir, "t.json.gz")
 	require.NoError(t, write(gz, `{"traceEvents":[]}`, true))
 	f, _ := os.Open(gz)
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	require.NoError(t, err)
-	if got, _ := io.ReadAll(zr); string(got) != `{"traceEvents":[]}` {
-		assert.Fail(t, fmt.Sprintf("gunzipped %q", got))
-	}
+	held, _ = io.ReadAll(zr)
+	assert.Equal(t, `{"traceEvents":[]}`, string(held), "gunzipped")
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 2, "files left in the output directory")
 	// Not a regular file: written in place, never replaced.
 	require.NoError(t, write(os.DevNull, "{}", true))
-	if st, err := os.Stat(os.DevNull); err != nil || st.Mode().IsRegular() {
-		require.FailNow(t, fmt.Sprintf("%s replaced: %v %v", os.DevNull, st.Mode(), err))
-	}
+	st, err := os.Stat(os.DevNull)
+	require.NoErrorf(t, err, "%s replaced", os.DevNull)
+	require.Falsef(t, st.Mode().IsRegular(), "%s replaced: %v", os.DevNull, st.Mode())
 	var stdout bytes.Buffer
 	o, err := CreateOutput("-", &stdout)
 	require.NoError(t, err)
 	io.WriteString(o, "{}")
-	if err := o.Commit(); err != nil || stdout.String() != "{}" {
-		assert.Fail(t, fmt.Sprintf("stdout: %q, %v", stdout.String(), err))
-	}
-	if _, err := CreateOutput(filepath.Join(dir, "missing", "t.json"), nil); err == nil {
-		assert.Fail(t, "output in a missing directory: no error")
-	}
+	assert.NoError(t, o.Commit(), "stdout")
+	assert.Equal(t, "{}", stdout.String(), "stdout")
+	_, err = CreateOutput(filepath.Join(dir, "missing", "t.json"), nil)
+	assert.Error(t, err, "output in a missing directory")
 }

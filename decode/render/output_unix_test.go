@@ -3,7 +3,6 @@
 package render
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,14 +28,14 @@ func TestOutputHonoursUmask(t *testing.T) {
 	}
 	fresh := filepath.Join(dir, "t.json.gz")
 	write(fresh)
-	if st, err := os.Stat(fresh); err != nil || st.Mode().Perm() != 0o600 {
-		assert.Fail(t, fmt.Sprintf("new trace under umask 077: mode %v, want 0600 (%v)", st.Mode(), err))
+	if st, err := os.Stat(fresh); assert.NoError(t, err, "new trace under umask 077") {
+		assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "new trace under umask 077: mode")
 	}
 	shared := filepath.Join(dir, "shared.json")
 	require.NoError(t, os.WriteFile(shared, nil, 0o600))
 	require.NoError(t, os.Chmod(shared, 0o640))
 	write(shared)
-	if st, err := os.Stat(shared); err != nil || st.Mode().Perm() != 0o640 {
-		assert.Fail(t, fmt.Sprintf("replaced trace: mode %v, want its own 0640 (%v)", st.Mode(), err))
+	if st, err := os.Stat(shared); assert.NoError(t, err, "replaced trace") {
+		assert.Equal(t, os.FileMode(0o640), st.Mode().Perm(), "replaced trace: mode, want its own")
 	}
 }

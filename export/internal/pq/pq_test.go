@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -17,12 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
-
-// fataler is what the helpers need of a *testing.T or *rapid.T.
-type fataler interface {
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-}
 
 // column is a test column: its description and its values by row, each a
 // []any of the row's entries (one for a flat column: nil for null; a map's
@@ -94,15 +89,13 @@ func addValue(d *pq.Data, v any) {
 
 // write writes the columns' rows as a file of row groups of the sizes
 // given (summing to the rows).
-func write(t fataler, name string, cols []column, groups []int, indexed bool) ([]byte, *pq.Schema) {
+func write(t require.TestingT, name string, cols []column, groups []int, indexed bool) ([]byte, *pq.Schema) {
 	var spec []pq.Column
 	for _, c := range cols {
 		spec = append(spec, c.col)
 	}
 	s, err := pq.NewSchema(name, spec...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b bytes.Buffer
 	w := pq.NewWriter(&b, s, "pq test", [2]string{"k", "v"}, [2]string{"empty", ""})
 	lo := 0
@@ -111,25 +104,19 @@ func write(t fataler, name string, cols []column, groups []int, indexed bool) ([
 		for i := range cols {
 			data = append(data, cols[i].data(lo, lo+n, indexed)...)
 		}
-		if err := w.Write(data, n); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, w.Write(data, n))
 		lo += n
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, w.Close())
 	return b.Bytes(), s
 }
 
 // readBack reads a file with parquet-go, page by page, into rows like the
 // columns' (every value an int64 or uint64 as its column is signed, a
 // float64 or a string).
-func readBack(t fataler, b []byte, cols []column) ([][][]any, *parquet.File) {
+func readBack(t require.TestingT, b []byte, cols []column) ([][][]any, *parquet.File) {
 	pf, err := parquet.OpenFile(bytes.NewReader(b), int64(len(b)))
-	if err != nil {
-		t.Fatalf("parquet-go refuses the file: %v", err)
-	}
+	require.NoError(t, err, "parquet-go refuses the file")
 	got := make([][][]any, len(cols))
 	for _, rg := range pf.RowGroups() {
 		chunks := rg.ColumnChunks()
@@ -159,23 +146,19 @@ func readBack(t fataler, b []byte, cols []column) ([][][]any, *parquet.File) {
 	return got, pf
 }
 
-func readChunk(t fataler, cc parquet.ColumnChunk) []parquet.Value {
+func readChunk(t require.TestingT, cc parquet.ColumnChunk) []parquet.Value {
 	pages := cc.Pages()
 	defer pages.Close()
 	var out []parquet.Value
 	for {
 		p, err := pages.ReadPage()
 		if err != nil {
-			if err.Error() != "EOF" {
-				t.Fatalf("reading a page: %v", err)
-			}
+			require.EqualError(t, err, "EOF", "reading a page")
 			return out
 		}
 		vals := make([]parquet.Value, p.NumValues())
 		n, err := p.Values().ReadValues(vals)
-		if n != len(vals) {
-			t.Fatalf("read %d of the page's %d values: %v", n, len(vals), err)
-		}
+		require.Equalf(t, len(vals), n, "values read of the page's (%v)", err)
 		for _, v := range vals {
 			out = append(out, v.Clone())
 		}
@@ -307,9 +290,8 @@ func propRoundTrip(t *rapid.T) {
 		b, s := write(t, "t", cols, groups, indexed)
 		got, pf := readBack(t, b, cols)
 		require.Equalf(t, s.String(), pf.Schema().String(), "parquet-go reads the schema\nwritten as\n%s", s)
-		if pf.NumRows() != int64(rows) || len(pf.RowGroups()) != len(groups) {
-			require.FailNow(t, fmt.Sprintf("%d rows in %d groups, written %d in %d", pf.NumRows(), len(pf.RowGroups()), rows, len(groups)))
-		}
+		require.Equal(t, int64(rows), pf.NumRows(), "rows")
+		require.Len(t, pf.RowGroups(), len(groups), "row groups")
 		for i, c := range cols {
 			require.Truef(t, same(got[i], c.rows), "column %s reads back\n%v\nwritten\n%v", c.col.Name, got[i], c.rows)
 		}
@@ -322,33 +304,28 @@ func propRoundTrip(t *rapid.T) {
 // magic on, in column order, each named by the offset of its first page
 // (file_offset, and the dictionary's offset when it has one, else the
 // data page's), and each row group starts at its first chunk.
-func checkOffsets(t fataler, pf *parquet.File) {
+func checkOffsets(t require.TestingT, pf *parquet.File) {
 	at := int64(4) // past "PAR1"
 	for g, rg := range pf.Metadata().RowGroups {
-		if rg.FileOffset != at {
-			t.Fatalf("row group %d: file_offset %d, want %d", g, rg.FileOffset, at)
-		}
+		require.Equalf(t, at, rg.FileOffset, "row group %d: file_offset", g)
 		var size int64
 		for k, cc := range rg.Columns {
 			first := cc.MetaData.DataPageOffset
 			if cc.MetaData.DictionaryPageOffset != 0 {
 				first = cc.MetaData.DictionaryPageOffset
 			}
-			if cc.FileOffset != at || first != at {
-				t.Fatalf("row group %d, chunk %d: file_offset %d, first page at %d, want both %d", g, k, cc.FileOffset, first, at)
-			}
+			require.Equalf(t, at, cc.FileOffset, "row group %d, chunk %d: file_offset", g, k)
+			require.Equalf(t, at, first, "row group %d, chunk %d: first page", g, k)
 			at += cc.MetaData.TotalCompressedSize
 			size += cc.MetaData.TotalCompressedSize
 		}
-		if rg.TotalCompressedSize != size {
-			t.Fatalf("row group %d: total_compressed_size %d, its chunks' %d", g, rg.TotalCompressedSize, size)
-		}
+		require.Equalf(t, size, rg.TotalCompressedSize, "row group %d: total_compressed_size, want its chunks'", g)
 	}
 }
 
 // checkStatistics: every chunk's null count and bounds are those of its
 // values, found here by sorting them in the column's order.
-func checkStatistics(t fataler, pf *parquet.File, cols []column, groups []int) {
+func checkStatistics(t require.TestingT, pf *parquet.File, cols []column, groups []int) {
 	lo := 0
 	for g, n := range groups {
 		chunks := pf.Metadata().RowGroups[g].Columns
@@ -381,16 +358,13 @@ func checkStatistics(t fataler, pf *parquet.File, cols []column, groups []int) {
 			for _, l := range leaves {
 				st := chunks[leaf].MetaData.Statistics
 				leaf++
-				if st.NullCount != int64(nulls) {
-					t.Fatalf("group %d, column %s: null count %d, want %d", g, c.col.Name, st.NullCount, nulls)
-				}
+				require.Equalf(t, int64(nulls), st.NullCount, "group %d, column %s: null count", g, c.col.Name)
 				lo, hi := wantBounds(l.col, l.vals)
 				if !c.col.Bounds {
 					lo, hi = nil, nil
 				}
-				if !bytes.Equal(st.MinValue, lo) || !bytes.Equal(st.MaxValue, hi) {
-					t.Fatalf("group %d, column %s: bounds %x..%x, want %x..%x", g, c.col.Name, st.MinValue, st.MaxValue, lo, hi)
-				}
+				require.Equalf(t, hex.EncodeToString(lo), hex.EncodeToString(st.MinValue), "group %d, column %s: lower bound", g, c.col.Name)
+				require.Equalf(t, hex.EncodeToString(hi), hex.EncodeToString(st.MaxValue), "group %d, column %s: upper bound", g, c.col.Name)
 			}
 		}
 		lo += n

@@ -1,7 +1,6 @@
 package perfettopb
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,13 +39,11 @@ func TestGenerated(t *testing.T) {
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	build := exec.Command(gobin, "build", "-o", plugin, "google.golang.org/protobuf/cmd/protoc-gen-go")
 	build.Env = hostEnv(t, gobin)
-	if out, err := build.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("building protoc-gen-go: %v\n%s", err, out))
-	}
+	out, err := build.CombinedOutput()
+	require.NoErrorf(t, err, "building protoc-gen-go\n%s", out)
 	cmd := exec.Command(protoc, "--plugin=protoc-gen-go="+plugin, "--go_out="+dir, "--go_opt=paths=source_relative", "perfetto_subset.proto")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("protoc: %v\n%s", err, out))
-	}
+	out, err = cmd.CombinedOutput()
+	require.NoErrorf(t, err, "protoc\n%s", out)
 	got, err := os.ReadFile(filepath.Join(dir, "perfetto_subset.pb.go"))
 	require.NoError(t, err)
 	if !golden.Update() {
