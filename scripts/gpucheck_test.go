@@ -1,7 +1,6 @@
 package scripts
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,9 +105,8 @@ func TestGPUCheckScript(t *testing.T) {
 	prebuilt := t.TempDir()
 	build := exec.Command("go", "build", "-o", prebuilt+string(filepath.Separator), "../cmd/cycleabi", "../examples/cuda/tasktable")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := build.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, b))
-	}
+	b, err := build.CombinedOutput()
+	require.NoErrorf(t, err, "go build\n%s", b)
 	var noGo []string
 	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
 		if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {

@@ -163,9 +163,8 @@ func TestRunDiffGit(t *testing.T) {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Dir = repo
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			require.FailNow(t, fmt.Sprintf("git %v: %v\n%s", args, err, out))
-		}
+		out, err := cmd.CombinedOutput()
+		require.NoErrorf(t, err, "git %v\n%s", args, out)
 	}
 	schemaPath := filepath.Join(repo, "abi", "schema.yaml")
 	require.NoError(t, os.MkdirAll(filepath.Dir(schemaPath), 0o755))
@@ -175,18 +174,17 @@ func TestRunDiffGit(t *testing.T) {
 	git("commit", "-q", "-m", "schema")
 	t.Chdir(repo)
 
-	if code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 0 || !strings.Contains(stdout, "no changes.") {
-		require.FailNow(t, fmt.Sprintf("unchanged working copy: exit %d\n%s%s", code, stdout, stderr))
-	}
+	code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
+	require.Equalf(t, 0, code, "unchanged working copy: exit\n%s%s", stdout, stderr)
+	require.Containsf(t, stdout, "no changes.", "unchanged working copy\n%s", stderr)
 	changed := strings.Replace(string(base), "{name: MatMul, value: 103,", "{name: MatMul, value: 120,", 1)
 	require.NoError(t, os.WriteFile(schemaPath, []byte(changed), 0o644))
-	code, stdout, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
+	code, stdout, stderr = runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
 	require.Falsef(t, code != 1 || !strings.Contains(stdout, "old: git:HEAD:abi/schema.yaml:") || !strings.Contains(stdout, "enum-value-renumbered"), "breaking working copy: exit %d, want 1\n%s%s", code, stdout, stderr)
 	// git::PATH is the staged version: staging the change makes it agree.
 	git("add", "abi/schema.yaml")
-	if code, stdout, stderr := runDiffArgs("git::abi/schema.yaml", "abi/schema.yaml"); code != 0 {
-		require.FailNow(t, fmt.Sprintf("staged vs working: exit %d\n%s%s", code, stdout, stderr))
-	}
+	code, stdout, stderr = runDiffArgs("git::abi/schema.yaml", "abi/schema.yaml")
+	require.Equalf(t, 0, code, "staged vs working: exit\n%s%s", stdout, stderr)
 
 	for _, tc := range []struct{ source, want string }{
 		{"git:nosuchrev:abi/schema.yaml", "git:nosuchrev:abi/schema.yaml: git show nosuchrev:abi/schema.yaml: invalid object name 'nosuchrev'"},
@@ -200,7 +198,7 @@ func TestRunDiffGit(t *testing.T) {
 	}
 
 	t.Setenv("PATH", "")
-	if code, _, stderr := runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml"); code != 2 || !strings.Contains(stderr, "git is not installed") {
-		assert.Fail(t, fmt.Sprintf("without git: exit %d, stderr %q; want exit 2 and a message that git is missing", code, stderr))
-	}
+	code, _, stderr = runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
+	assert.Equalf(t, 2, code, "without git: exit\n%s", stderr)
+	assert.Contains(t, stderr, "git is not installed", "without git: a message that git is missing")
 }

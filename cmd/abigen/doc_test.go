@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/internal/abigen/docgen"
@@ -51,9 +49,9 @@ func TestRunDocBadInput(t *testing.T) {
 		{[]string{"-bogus"}, 2, "flag provided but not defined: -bogus"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := runDoc(tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-			assert.Fail(t, fmt.Sprintf("abigen doc %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr.String(), tc.code, tc.want))
-		}
+		code := runDoc(tc.args, &stdout, &stderr)
+		assert.Equalf(t, tc.code, code, "abigen doc %v: exit\n%s", tc.args, stderr.String())
+		assert.Containsf(t, stderr.String(), tc.want, "abigen doc %v: stderr", tc.args)
 		got, _ := os.ReadFile(target)
 		require.Equalf(t, old, string(got), "abigen doc %v touched %s", tc.args, target)
 	}

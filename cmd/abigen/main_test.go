@@ -113,12 +113,8 @@ func TestGenerateThenCheck(t *testing.T) {
 	assert.Contains(t, stdout, "+++ /dev/null", "stdout")
 	code, _, _ = runCmd(o.args()...)
 	require.Equal(t, 0, code, "code")
-	if info, err := os.Lstat(stale); err == nil && !info.IsDir() {
-		assert.Fail(t, fmt.Sprintf("%s exists, want no such file", stale))
-	}
-	if info, err := os.Lstat(kept); err != nil || info.IsDir() {
-		assert.Fail(t, fmt.Sprintf("%s: want a file (%v)", kept, err))
-	}
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, kept)
 	code, _, _ = runCmd(o.args("-check")...)
 	assert.Equal(t, 0, code, "code")
 }
@@ -253,9 +249,7 @@ func TestOutputIsNeverTheSchema(t *testing.T) {
 		got, err := os.ReadFile(o.schema)
 		require.NoError(t, err)
 		assert.Equal(t, realSchema(t), string(got), "the schema changed: string(got)")
-		if info, err := os.Lstat(o.goOut); err == nil && info.IsDir() {
-			assert.Fail(t, fmt.Sprintf("files were written before the refusal: %s is a directory, want none", o.goOut))
-		}
+		assert.NoDirExists(t, o.goOut, "files were written before the refusal")
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,9 +45,7 @@ func TestCheckClean(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "exclude"), []byte("new.txt\n"), 0o644))
 	assert.NoError(t, checkClean(dir), "an ignored file")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "VERSION"), []byte("0.6.0\n"), 0o644))
-	if err := checkClean(dir); err == nil || !strings.Contains(err.Error(), "VERSION") {
-		assert.Fail(t, fmt.Sprintf("a changed file: %v, want the tree not clean, naming VERSION", err))
-	}
+	assert.ErrorContains(t, checkClean(dir), "VERSION", "a changed file: want the tree not clean, naming VERSION")
 	assert.Error(t, checkClean(t.TempDir()), "a folder that is no repository: no error")
 }
 
@@ -60,11 +57,10 @@ func TestCheckTag(t *testing.T) {
 	assert.Falsef(t, tagged, "no tag: %v", tagged)
 	require.NoErrorf(t, err, "no tag: %v", tagged)
 	run(t, dir, "tag", "-a", "v0.5.0", "-m", "cycleabi 0.5.0")
-	if tagged, err := checkTag(dir, "v0.5.0"); !tagged || err != nil {
-		assert.Fail(t, fmt.Sprintf("a tag on HEAD: %v, %v; want true, nil", tagged, err))
-	}
+	tagged, err = checkTag(dir, "v0.5.0")
+	assert.True(t, tagged, "a tag on HEAD: tagged")
+	assert.NoError(t, err, "a tag on HEAD")
 	run(t, dir, "commit", "-q", "--allow-empty", "-m", "two")
-	if tagged, err := checkTag(dir, "v0.5.0"); err == nil || !strings.Contains(err.Error(), "not HEAD") {
-		assert.Fail(t, fmt.Sprintf("a tag on the commit before: %v, %v; want an error", tagged, err))
-	}
+	tagged, err = checkTag(dir, "v0.5.0")
+	assert.ErrorContainsf(t, err, "not HEAD", "a tag on the commit before (tagged %v)", tagged)
 }

@@ -83,8 +83,10 @@ except cycleabi.CommandError as e:
 `
 	lines := strings.Split(strings.TrimSpace(string(run(python, "-c", script))), "\n")
 	names := fmt.Sprintf("TaskType_SwiGLU MegaMoe %d", abi.Version) // the ABI version the generated module states
-	if len(lines) != 3 || lines[0] != cycleabi || lines[1] != names || lines[2] != "1 True" {
-		assert.Fail(t, fmt.Sprintf("program, names, analyze of a schedule:\n%s\nwant %s, %s, 1 True", strings.Join(lines, "\n"), cycleabi, names))
+	if assert.Lenf(t, lines, 3, "program, names, analyze of a schedule:\n%s", strings.Join(lines, "\n")) {
+		assert.Equal(t, cycleabi, lines[0], "program")
+		assert.Equal(t, names, lines[1], "names")
+		assert.Equal(t, "1 True", lines[2], "analyze of a schedule")
 	}
 
 	trace := filepath.Join(dir, "moe.trace.json")

@@ -42,16 +42,16 @@ func TestVersion(t *testing.T) {
 	want, _ := buildinfo.PEP440(buildinfo.Version())
 	assert.Falsef(t, got != want || !pep440Canonical.MatchString(got), "wheelVersion = %q, want %q (canonical PEP 440)", got, want)
 	for _, v := range []string{"0.6.0-rc.1", "1.0.0-alpha.0", "1.0.0-beta.12"} {
-		if p, err := buildinfo.PEP440(v); err != nil || !pep440Canonical.MatchString(p) {
-			assert.Fail(t, fmt.Sprintf("PEP440(%q) = %q, %v: not a canonical PEP 440 version", v, p, err))
+		p, err := buildinfo.PEP440(v)
+		if assert.NoErrorf(t, err, "PEP440(%q)", v) {
+			assert.Regexpf(t, pep440Canonical, p, "PEP440(%q): not a canonical PEP 440 version", v)
 		}
 	}
 	bad := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(bad, "internal", "buildinfo"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(bad, filepath.FromSlash(versionFile)), []byte("v0.5.0\n"), 0o644))
-	if v, err := wheelVersion(bad); err == nil || !strings.Contains(err.Error(), "internal/buildinfo/VERSION") {
-		assert.Fail(t, fmt.Sprintf("wheelVersion of a VERSION holding v0.5.0 = %q, %v; want an error naming the file", v, err))
-	}
+	v, err := wheelVersion(bad)
+	assert.ErrorContainsf(t, err, "internal/buildinfo/VERSION", "wheelVersion of a VERSION holding v0.5.0 = %q: want an error naming the file", v)
 }
 
 var (
@@ -105,9 +105,8 @@ func readWheel(t *testing.T, path string) (map[string][]byte, map[string]os.File
 		b, err := io.ReadAll(rc)
 		rc.Close()
 		require.NoError(t, err)
-		if _, dup := files[f.Name]; dup {
-			assert.Fail(t, fmt.Sprintf("%s: %s twice", path, f.Name))
-		}
+		_, dup := files[f.Name]
+		assert.Falsef(t, dup, "%s: %s twice", path, f.Name)
 		files[f.Name], modes[f.Name] = b, f.Mode()
 		order = append(order, f.Name)
 	}
@@ -137,8 +136,9 @@ func TestWheels(t *testing.T) {
 		dist := "cycleabi-" + version
 		assert.Equalf(t, []byte(gen), []byte(files["cycleabi_abi.py"]), "%s: cycleabi_abi.py is not gen/py/cycleabi_abi.py", base)
 		assert.Containsf(t, string(files["cycleabi/__init__.py"]), string([]byte("import cycleabi_abi")), "%s: cycleabi/__init__.py does not import the generated module", base)
-		if hp, err := os.ReadFile(filepath.Join(root, "python", "cycleabi", "hyper_parallel.py")); err != nil || !bytes.Equal(files["cycleabi/hyper_parallel.py"], hp) {
-			assert.Fail(t, fmt.Sprintf("%s: cycleabi/hyper_parallel.py is not python/cycleabi/hyper_parallel.py (%v)", base, err))
+		hp, err := os.ReadFile(filepath.Join(root, "python", "cycleabi", "hyper_parallel.py"))
+		if assert.NoErrorf(t, err, "%s: python/cycleabi/hyper_parallel.py", base) {
+			assert.Truef(t, bytes.Equal(files["cycleabi/hyper_parallel.py"], hp), "%s: cycleabi/hyper_parallel.py is not python/cycleabi/hyper_parallel.py", base)
 		}
 		// One program: export is a command of cycleabi's.
 		var scripts []string
@@ -179,9 +179,9 @@ func TestWheels(t *testing.T) {
 	for i, arch := range []string{"amd64", "arm64"} {
 		a, _ := os.ReadFile(w[arch])
 		b, _ := os.ReadFile(again[i])
-		if filepath.Base(w[arch]) != filepath.Base(again[i]) || !bytes.Equal(a, b) {
-			assert.Fail(t, fmt.Sprintf("two builds of the %s wheel differ: %s (%d bytes), %s (%d bytes)", arch, w[arch], len(a), again[i], len(b)))
-		}
+		assert.Equalf(t, filepath.Base(w[arch]), filepath.Base(again[i]), "two builds of the %s wheel: their names", arch)
+		// True, not Equal: a diff of two wheels' bytes helps no one.
+		assert.Truef(t, bytes.Equal(a, b), "two builds of the %s wheel differ: %s (%d bytes), %s (%d bytes)", arch, w[arch], len(a), again[i], len(b))
 	}
 	runUnderQemu(t, w["arm64"])
 }
@@ -209,12 +209,8 @@ func checkRecord(t *testing.T, base, dist string, files map[string][]byte, order
 			continue
 		}
 		sum := sha256.Sum256(data)
-		if want := "sha256=" + base64.URLEncoding.WithPadding(base64.NoPadding).EncodeToString(sum[:]); parts[1] != want {
-			assert.Fail(t, fmt.Sprintf("%s: RECORD's hash of %s %s, want %s", base, parts[0], parts[1], want))
-		}
-		if parts[2] != strconv.Itoa(len(data)) {
-			assert.Fail(t, fmt.Sprintf("%s: RECORD's size of %s %s, want %d", base, parts[0], parts[2], len(data)))
-		}
+		assert.Equalf(t, "sha256="+base64.URLEncoding.WithPadding(base64.NoPadding).EncodeToString(sum[:]), parts[1], "%s: RECORD's hash of %s", base, parts[0])
+		assert.Equalf(t, strconv.Itoa(len(data)), parts[2], "%s: RECORD's size of %s", base, parts[0])
 	}
 	for name := range files {
 		assert.Truef(t, listed[name], "%s: %s is not in RECORD", base, name)
@@ -253,9 +249,8 @@ func runUnderQemu(t *testing.T, wheel string) {
 				args = append([]string{qemu}, args...)
 			}
 			out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
-			if err != nil || !strings.HasPrefix(string(out), "cycleabi version "+buildinfo.Version()+"\n") {
-				assert.Fail(t, fmt.Sprintf("%s: %v\n%s", strings.Join(args, " "), err, out))
-			}
+			assert.NoErrorf(t, err, "%s\n%s", strings.Join(args, " "), out)
+			assert.Truef(t, strings.HasPrefix(string(out), "cycleabi version "+buildinfo.Version()+"\n"), "%s: want cycleabi version %s\n%s", strings.Join(args, " "), buildinfo.Version(), out)
 			t.Logf("%s: %s", strings.Join(args, " "), strings.TrimSpace(string(out)))
 			return
 		}

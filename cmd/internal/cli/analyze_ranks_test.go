@@ -152,7 +152,7 @@ func TestAnalyzeRanksAtThreshold(t *testing.T) {
 	assert.NotContainsf(t, out, "summary ==", "%d ranks get the summary", n)
 	help, _, _ := runMain(t, "analyze", "--help")
 	assert.Contains(t, help, fmt.Sprintf("Past %d ranks", n), "the help does not say")
-	if _, errOut, code := runMain(t, "analyze", "--per-rank", "--format", "json", paths[0]); code != 2 || !strings.Contains(errOut, "--per-rank goes with --format text") {
-		assert.Fail(t, fmt.Sprintf("per-rank --format json: code %d, %q; want 2 and the reason", code, errOut))
-	}
+	_, errOut, code = runMain(t, "analyze", "--per-rank", "--format", "json", paths[0])
+	assert.Equalf(t, 2, code, "per-rank --format json: code\n%s", errOut)
+	assert.Contains(t, errOut, "--per-rank goes with --format text", "per-rank --format json: the reason")
 }

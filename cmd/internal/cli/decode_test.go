@@ -489,10 +489,9 @@ func TestDecodeNamesTraceRanksOnce(t *testing.T) {
 	dir := t.TempDir()
 	ex := "../../../examples/moe_layer.bin" // 10 records dropped: a warning per capture
 	two := filepath.Join(dir, "two.json")
-	if _, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
-	}
-	_, stderr, code := runMain(t, "decode", two, "-o", filepath.Join(dir, "again.json"))
+	_, stderr, code := runMain(t, "decode", ex, ex, "--rank", "0", "--rank", "1", "-o", two)
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	_, stderr, code = runMain(t, "decode", two, "-o", filepath.Join(dir, "again.json"))
 	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	for _, want := range []string{
 		"cycleabi: warning: " + two + " (rank 1): Device dropped 10",

@@ -152,11 +152,9 @@ func TestExitCodes(t *testing.T) {
 			t.Run(command+"/"+k.name, func(t *testing.T) {
 				stdout, stderr, code := runMain(t, args...)
 				assert.Equalf(t, k.code, code, "cycleabi %s: exit\nstderr: %s", strings.Join(args, " "), stderr)
-				if stderr == "" && stdout == "" {
-					assert.Fail(t, fmt.Sprintf("cycleabi %s: exit %d and nothing said", strings.Join(args, " "), code))
-				}
-				if stderr != "" && !strings.HasPrefix(stderr, "cycleabi: ") {
-					assert.Fail(t, fmt.Sprintf("cycleabi %s: stderr %q does not begin with the program's name", strings.Join(args, " "), stderr))
+				assert.NotEmptyf(t, stdout+stderr, "cycleabi %s: exit %d and nothing said", strings.Join(args, " "), code)
+				if stderr != "" {
+					assert.Truef(t, strings.HasPrefix(stderr, "cycleabi: "), "cycleabi %s: stderr %q does not begin with the program's name", strings.Join(args, " "), stderr)
 				}
 			})
 		}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +35,9 @@ func wantExport(t *testing.T, dir string) {
 	for _, f := range want {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		require.NoError(t, err)
-		if len(b) < 8 || string(b[:4]) != "PAR1" || string(b[len(b)-4:]) != "PAR1" {
-			assert.Fail(t, fmt.Sprintf("%s is not a Parquet file: %d bytes, %q...", f, len(b), b[:min(len(b), 8)]))
+		if assert.GreaterOrEqualf(t, len(b), 8, "%s is not a Parquet file: its size", f) {
+			assert.Equalf(t, "PAR1", string(b[:4]), "%s is not a Parquet file: its first bytes", f)
+			assert.Equalf(t, "PAR1", string(b[len(b)-4:]), "%s is not a Parquet file: its last bytes", f)
 		}
 	}
 }

@@ -31,9 +31,8 @@ func TestExportAlone(t *testing.T) {
 	}
 	bin := t.TempDir()
 	cycleabi := filepath.Join(bin, "cycleabi")
-	if out, err := exec.Command(goTool, "build", "-o", cycleabi, "../../../cmd/cycleabi").CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("go build: %s: %v", out, err))
-	}
+	out, err := exec.Command(goTool, "build", "-o", cycleabi, "../../../cmd/cycleabi").CombinedOutput()
+	require.NoErrorf(t, err, "go build: %s", out)
 	require.Equal(t, []string{"cycleabi"}, dirNames(t, bin), "dirNames(t, bin)")
 	noPath := t.TempDir() // PATH: an empty folder
 	capture, names := "../../../examples/moe_layer.bin", "../../../examples/moe_layer.names.yaml"

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,9 +40,8 @@ func TestTraceBOMAndLeadingWhitespace(t *testing.T) {
 		assert.Equalf(t, want, records(p), "%s", name)
 		_, stderr, code := runMain(t, "validate", p)
 		assert.Equalf(t, 0, code, "validate %s: code, want 0: %s", name, stderr)
-		if _, stderr, code := runMain(t, "decode", p, "-o", filepath.Join(dir, "out.json")); code != 0 {
-			assert.Fail(t, fmt.Sprintf("decode %s: code %d, want 0: %s", name, code, stderr))
-		}
+		_, stderr, code = runMain(t, "decode", p, "-o", filepath.Join(dir, "out.json"))
+		assert.Equalf(t, 0, code, "decode %s: code, want 0: %s", name, stderr)
 	}
 }
 
@@ -59,12 +57,12 @@ func TestTraceMissingRankCLI(t *testing.T) {
 	want := "megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records"
 	stdout, stderr, code := runMain(t, "validate", p)
 	assert.Falsef(t, code != 0 || !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "missing-capture"), "validate: code %d, want 0 and a missing-capture warning %q:\n%s%s", code, want, stdout, stderr)
-	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
-		assert.Fail(t, fmt.Sprintf("validate --strict: code %d, want 1", code))
-	}
-	if stdout, stderr, code := runMain(t, "analyze", p); code != 0 || !strings.Contains(stdout, "warning: "+want) || !strings.Contains(stderr, "cycleabi: warning: "+p+": "+want) {
-		assert.Fail(t, fmt.Sprintf("analyze: code %d, want 0 and a warning %q:\n%s%s", code, want, stdout, stderr))
-	}
+	_, _, code = runMain(t, "validate", "--strict", p)
+	assert.Equal(t, 1, code, "validate --strict: code")
+	stdout, stderr, code = runMain(t, "analyze", p)
+	assert.Equalf(t, 0, code, "analyze: code\n%s%s", stdout, stderr)
+	assert.Contains(t, stdout, "warning: "+want, "analyze: stdout")
+	assert.Contains(t, stderr, "cycleabi: warning: "+p+": "+want, "analyze: stderr")
 }
 
 // TestValidateManifestRefusesTrace: validate refuses a JSON trace a
@@ -85,8 +83,8 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 		}
 		_, stderr, code := runMain(t, args...)
 		assert.Falsef(t, code != 2 || !strings.Contains(stderr, want), "%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
-		if _, stderr, code := runMain(t, cmd, "--step", "3", trace); code != 2 || !strings.Contains(stderr, "cycleabi: "+trace+": a JSON trace states its own ranks") {
-			assert.Fail(t, fmt.Sprintf("%s --step: code %d, want 2 naming the trace:\n%s", cmd, code, stderr))
-		}
+		_, stderr, code = runMain(t, cmd, "--step", "3", trace)
+		assert.Equalf(t, 2, code, "%s --step: code\n%s", cmd, stderr)
+		assert.Containsf(t, stderr, "cycleabi: "+trace+": a JSON trace states its own ranks", "%s --step: stderr naming the trace", cmd)
 	}
 }

@@ -52,12 +52,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		l := doc.Captures[0].Layout
 		require.NotNil(t, l, "l is nil, want non-nil")
 		assert.Equal(t, uint32(32), l.CubeSlots, "l.CubeSlots")
-		if l.Source != validate.FromHeaders {
-			assert.Fail(t, fmt.Sprintf("l.Source = %q, want %q", l.Source, validate.FromHeaders))
-		}
-		if l.CubeSlotsSource != validate.FromHeaders {
-			assert.Fail(t, fmt.Sprintf("l.CubeSlotsSource = %q, want %q", l.CubeSlotsSource, validate.FromHeaders))
-		}
+		assert.Equal(t, validate.FromHeaders, l.Source, "l.Source")
+		assert.Equal(t, validate.FromHeaders, l.CubeSlotsSource, "l.CubeSlotsSource")
 		assert.Equal(t, map[string]validate.LayoutSource{"AIC": "headers", "AIV": "headers"}, l.CapacitySources, "l.CapacitySources")
 		assert.Truef(t, strings.HasPrefix(l.How, "found: 32 cube slots from the AIV/0 header at @0x"), "%s", l.How)
 		require.NotEmpty(t, l.Evidence, "l.Evidence is empty, want something")
@@ -77,9 +73,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		assert.Equalf(t, float64(32), got, "cubeSlots = %v, want 32", tr.Meta["cubeSlots"])
 		assert.Equal(t, "headers", tr.Meta["layoutSource"], "tr.Meta[\"layoutSource\"]")
 		assert.Equal(t, "headers", tr.Meta["cubeSlotsSource"], "tr.Meta[\"cubeSlotsSource\"]")
-		if got, _ := tr.Meta["layoutFound"].(string); !strings.Contains(got, "found: 32 cube slots from the AIV/0 header") {
-			assert.Fail(t, fmt.Sprintf("layoutFound = %q, want it to contain %q", tr.Meta["layoutFound"], "found: 32 cube slots from the AIV/0 header"))
-		}
+		layoutFound, _ := tr.Meta["layoutFound"].(string)
+		assert.Contains(t, layoutFound, "found: 32 cube slots from the AIV/0 header", "layoutFound")
 
 		out, code, _ = runOut(t, "dump", capture, "--records", "0")
 		require.Equal(t, ExitOK, code, "code")
@@ -98,9 +93,8 @@ func TestLayoutFoundWithoutFlags(t *testing.T) {
 		require.NoErrorf(t, json.Unmarshal([]byte(out), &rep), "%s", out)
 		require.Len(t, rep.Ranks, 1, "len(rep.Ranks)")
 		assert.Equal(t, uint32(2), rep.Ranks[0].Rank, "rep.Ranks[0].Rank")
-		if want, ok := tr.Meta["recordCount"].(float64); !ok || float64(rep.Ranks[0].Records) != want {
-			assert.Fail(t, fmt.Sprintf("analyze's records = %d, want decode's recordCount %v", rep.Ranks[0].Records, tr.Meta["recordCount"]))
-		}
+		// decode's recordCount, a JSON number (float64).
+		assert.Equal(t, tr.Meta["recordCount"], float64(rep.Ranks[0].Records), "analyze's records, want decode's recordCount")
 		out, code, errOut = runOut(t, "diff", capture, capture)
 		require.Equalf(t, ExitOK, code, "%v\n%s: code", errOut, out)
 

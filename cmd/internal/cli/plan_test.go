@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,9 +50,7 @@ func TestPlanCommand(t *testing.T) {
 		"aic_required_records": 65, "aiv_required_records": 65, "aic_record_capacity": 80,
 		"aiv_record_capacity": 80, "cube_slot_count": 24, "buffer_size": 188928,
 	} {
-		if r[k] != v {
-			assert.Fail(t, fmt.Sprintf("json %s = %v, want %v", k, r[k], v))
-		}
+		assert.Equalf(t, v, r[k], "json %s", k)
 	}
 
 	out, _, _ = runOut(t, "plan", moe, "--format", "flags")
@@ -102,9 +99,8 @@ func TestPlanYAMLCap(t *testing.T) {
 	_, code, errOut := runOut(t, "plan", path)
 	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it"), "exit %d: %v", code, errOut)
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
-	if _, code, errOut := runOut(t, "plan", path); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("exit %d: %v", code, errOut))
-	}
+	_, code, errOut = runOut(t, "plan", path)
+	require.Equalf(t, ExitOK, code, "exit: %v", errOut)
 	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
 	_, code, errOut = runOut(t, "plan", path)
 	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it"), "exit %d: %v", code, errOut)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"fmt"
 	"testing"
 	"time"
 
@@ -23,9 +22,7 @@ func TestProgressLine(t *testing.T) {
 	b.Reset()
 	clock = clock.Add(ProgressEvery / 2)
 	p.Add(250)
-	if b.Len() != 0 {
-		require.FailNow(t, fmt.Sprintf("redrawn %q before ProgressEvery passed", b.String()))
-	}
+	require.Empty(t, b.String(), "redrawn before ProgressEvery passed")
 	p.Add(500)
 	require.Equal(t, "\rdecoding 100% (1000/1000 events, 0.0M events/s)\x1b[K", b.String(), "the last records draw")
 	b.Reset()

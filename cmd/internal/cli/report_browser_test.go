@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
@@ -140,9 +139,8 @@ func TestReportInChromium(t *testing.T) {
 			require.Truef(t, ok, "svg %s has no rendered size: ok = false, want true", htmlcheck.Attr(n, "id"))
 			wi, _ := strconv.Atoi(w)
 			hi, _ := strconv.Atoi(h)
-			if !(wi > 100 && hi > 20) {
-				assert.Fail(t, fmt.Sprintf("svg %s renders %sx%s: wi > 100 && hi > 20 = false, want true", htmlcheck.Attr(n, "id"), w, h))
-			}
+			assert.Greaterf(t, wi, 100, "svg %s renders %sx%s: its width", htmlcheck.Attr(n, "id"), w, h)
+			assert.Greaterf(t, hi, 20, "svg %s renders %sx%s: its height", htmlcheck.Attr(n, "id"), w, h)
 		}
 	})
 	require.NotNil(t, body, "the dumped DOM has a body: body is nil, want non-nil")
@@ -200,10 +198,8 @@ func TestReportInChromium(t *testing.T) {
 	}
 	assert.Less(t, buf.Len(), readmeShotMax, "the README's screenshot stays under 300 KB: buf.Len()")
 	st, err := os.Stat(readmeShot)
-	if err != nil {
-		assert.Fail(t, fmt.Sprintf("docs/report.png: go test ./internal/cli -run Chromium -update: %v", err))
-	} else if got := st.Size(); got >= int64(readmeShotMax) {
-		assert.Fail(t, fmt.Sprintf("st.Size() = %v, want < %v", got, int64(readmeShotMax)))
+	if assert.NoError(t, err, "docs/report.png: go test ./internal/cli -run Chromium -update") {
+		assert.Less(t, st.Size(), int64(readmeShotMax), "docs/report.png: st.Size()")
 	}
 }
 

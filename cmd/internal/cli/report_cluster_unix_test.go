@@ -163,9 +163,8 @@ func screenshot(t *testing.T, chrome string, page []byte, root, shot string) {
 	if golden.Update() {
 		require.NoError(t, os.WriteFile(filepath.Join(root, shot), buf.Bytes(), 0o644))
 	}
-	if _, err := os.Stat(filepath.Join(root, shot)); err != nil {
-		assert.Fail(t, fmt.Sprintf("%s: go test ./internal/cli -run ClusterReport -update: %v", shot, err))
-	}
+	_, err = os.Stat(filepath.Join(root, shot))
+	assert.NoErrorf(t, err, "%s: go test ./internal/cli -run ClusterReport -update", shot)
 }
 
 // A report of 1,024 ranks, one capture (examples/moe_layer.bin) under

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -293,10 +292,8 @@ func TestReportPageIsSelfContainedValidHTML(t *testing.T) {
 				captions = append(captions, htmlcheck.Text(c))
 			}
 		})
-		if len(captions) != 1 {
-			assert.Fail(t, fmt.Sprintf("%s: len(captions) = %d, want 1: %q", id, len(captions), captions))
-		} else if !regexp.MustCompile(`µs|share`).MatchString(captions[0]) {
-			assert.Fail(t, fmt.Sprintf("%s: captions[0] = %q, want a match for %s", id, captions[0], `µs|share`))
+		if assert.Lenf(t, captions, 1, "%s: captions", id) {
+			assert.Regexpf(t, `µs|share`, captions[0], "%s: captions[0]", id)
 		}
 	})
 	assert.Equal(t, 8, charts, "charts")

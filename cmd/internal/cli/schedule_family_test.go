@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +36,8 @@ func TestScheduleShmemGetMemByFamily(t *testing.T) {
 		_, errOut, code := runMain(t, "synth", sched, "-o", capPath)
 		require.Equalf(t, ExitOK, code, "%s: %s: code", c.name, errOut)
 		out := filepath.Join(dir, "t.json")
-		if _, errOut, code := runMain(t, "decode", capPath, "-o", out, "--kernel-family", "MegaMoe"); code != ExitOK {
-			require.FailNow(t, fmt.Sprintf("%s: %s: code = %v, want %v", c.name, errOut, code, ExitOK))
-		}
+		_, errOut, code = runMain(t, "decode", capPath, "-o", out, "--kernel-family", "MegaMoe")
+		require.Equalf(t, ExitOK, code, "%s: %s: code", c.name, errOut)
 		data, err := os.ReadFile(out)
 		require.NoError(t, err)
 		var computes []float64

@@ -103,9 +103,7 @@ func TestValidateIdleWorkers(t *testing.T) {
 		off, err := strconv.ParseInt(m[2], 0, 64)
 		require.NoError(t, err)
 		assert.Equalf(t, []byte(make([]byte, abi.CoreHeaderSize)), []byte(data[off:off+abi.CoreHeaderSize]), "%s header: data[off:off+abi.CoreHeaderSize]", m[1])
-		if !strings.HasPrefix(m[1], m[3]+"/") {
-			assert.Fail(t, fmt.Sprintf("%s: strings.HasPrefix(m[1], m[3]+\"/\") = false, want true", m[0]))
-		}
+		assert.Truef(t, strings.HasPrefix(m[1], m[3]+"/"), "%s: %q does not begin with %q", m[0], m[1], m[3]+"/")
 	}
 	assert.Contains(t, out, "warnings (idle-worker 5)", "out")
 	out, _, _ = runMain(t, "validate", idle)

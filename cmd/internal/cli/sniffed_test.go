@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,9 +18,8 @@ func TestInputsSniffed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
-	}
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", trace)
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	data, err := os.ReadFile(trace)
 	require.NoError(t, err)
 	write := func(name string, b []byte) string {
@@ -47,9 +45,8 @@ func TestInputsSniffed(t *testing.T) {
 	}
 	u := write("utf16.json", utf16)
 	out, _, code := runMain(t, "validate", u)
-	if want := "not a capture: the file is UTF-16 text (save it as UTF-8)"; code != ExitInvalid || !strings.Contains(out, want) {
-		assert.Fail(t, fmt.Sprintf("validate of UTF-16 text: code = %v, out = %q; want %v and it to contain %q", code, out, ExitInvalid, want))
-	}
+	assert.Equalf(t, ExitInvalid, code, "validate of UTF-16 text: code\n%s", out)
+	assert.Contains(t, out, "not a capture: the file is UTF-16 text (save it as UTF-8)", "validate of UTF-16 text")
 }
 
 // A --kernel-name that differs from the trace's kernelName is applied,
@@ -60,9 +57,8 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "mk.json")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
-	}
+	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--kernel-name", "HyperMegaMoe", "-o", trace)
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	again := filepath.Join(dir, "again.json")
 	want := "cycleabi: note: " + trace + `: --kernel-name "MegaMoe" applied over the data's kernel name "HyperMegaMoe"` + "\n"
 	for _, args := range [][]string{
@@ -76,18 +72,17 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	// Applied: the trace decode writes again is named by the flag.
 	b, err := os.ReadFile(again)
 	assert.Falsef(t, err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`), "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
-	if _, stderr, code := runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe"); code != ExitOK || strings.Contains(stderr, "applied over") {
-		assert.Fail(t, fmt.Sprintf("analyze with the trace's own kernel name: code = %v, %s", code, stderr))
-	}
+	_, stderr, code = runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe")
+	assert.Equalf(t, ExitOK, code, "analyze with the trace's own kernel name: code\n%s", stderr)
+	assert.NotContains(t, stderr, "applied over", "analyze with the trace's own kernel name")
 	// Said once per run, as the family's other notes: a trace of three
 	// ranks, all HyperMegaMoe, gets one note (it got one per rank: 1,024
 	// lines for 1,024 ranks).
 	three := filepath.Join(dir, "three.json")
 	ex := "../../../examples/moe_layer.bin"
-	if _, stderr, code := runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v", stderr, code))
-	}
-	_, stderr, code := runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
+	_, stderr, code = runMain(t, "decode", ex, ex, ex, "--rank", "0", "--rank", "1", "--rank", "2", "--kernel-name", "HyperMegaMoe", "-o", three)
+	require.Equalf(t, ExitOK, code, "%s: code", stderr)
+	_, stderr, code = runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
 	n := strings.Count(stderr, "applied over")
 	assert.Falsef(t, code != ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name"), "analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
 }
@@ -102,9 +97,8 @@ func TestAnalyzeMergedTrace(t *testing.T) {
 	mk, merged := filepath.Join(dir, "mk.json"), filepath.Join(dir, "merged.json")
 	_, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "--names", "../../../examples/moe_layer.names.yaml", "--kernel-name", "MegaMoe", "-o", mk)
 	require.Equalf(t, ExitOK, code, "decode: %s: code", stderr)
-	if _, stderr, code := runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("merge: %s: code = %v", stderr, code))
-	}
+	_, stderr, code = runMain(t, "merge", "../../../examples/moe_layer.kineto.json", mk, "-o", merged)
+	require.Equalf(t, ExitOK, code, "merge: %s: code", stderr)
 	for _, format := range []string{"text", "json"} {
 		want, stderr, code := runMain(t, "analyze", mk, "--format", format)
 		require.Equalf(t, ExitOK, code, "analyze mk.json: %s: code", stderr)

@@ -28,20 +28,17 @@ func TestOpenInput(t *testing.T) {
 	capData, err := os.ReadFile(moeCapture)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(r0, capData, 0o644))
-	if _, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1); code != 0 {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
-	}
+	_, errOut, code := runMain(t, "synth", moePlan, "--seed", "5", "-o", r1)
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	two := filepath.Join(dir, "two.json")
-	if _, errOut, code := runMain(t, "decode", r0, r1, "-o", two); code != 0 {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
-	}
+	_, errOut, code = runMain(t, "decode", r0, r1, "-o", two)
+	require.Equalf(t, 0, code, "%s: code", errOut)
 	gz := filepath.Join(dir, "one.json.gz")
-	if _, errOut, code := runMain(t, "decode", moeCapture, "-o", gz); code != 0 {
-		require.FailNow(t, fmt.Sprintf("%s: code = %v, want 0", errOut, code))
-	}
-	if data, err := os.ReadFile(gz); err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		require.FailNow(t, fmt.Sprintf("%s is not gzip (%v)", gz, err))
-	}
+	_, errOut, code = runMain(t, "decode", moeCapture, "-o", gz)
+	require.Equalf(t, 0, code, "%s: code", errOut)
+	gzData, err := os.ReadFile(gz)
+	require.NoError(t, err)
+	require.Truef(t, bytes.HasPrefix(gzData, []byte{0x1f, 0x8b}), "%s is not gzip", gz)
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +36,8 @@ func TestStaleSlotReachesAnalyze(t *testing.T) {
 		assert.Falsef(t, !strings.Contains(stderr, "warning: "+path+": "+want) || !strings.Contains(stderr, "not zeroed between launches"), "analyze --format %s: stderr lacks the stale slot:\n%s", format, stderr)
 		assert.Containsf(t, stdout, want, "analyze --format %s: the analysis lacks the stale slot", format)
 	}
-	if _, stderr, code := runMain(t, "analyze", path, "--strict"); code != ExitInvalid {
-		assert.Fail(t, fmt.Sprintf("analyze --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr))
-	}
+	_, stderr, code := runMain(t, "analyze", path, "--strict")
+	assert.Equalf(t, ExitInvalid, code, "analyze --strict: exit\n%s", stderr)
 	stdout, _, code := runMain(t, "validate", path)
 	assert.Falsef(t, code != ExitOK || !strings.Contains(stdout, "stale-slot"), "validate: exit %v, want 0 and a stale-slot warning:\n%s", code, stdout)
 }
@@ -63,7 +61,6 @@ func TestReportStrictAsAnalyze(t *testing.T) {
 	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "--strict: the inputs drew the warnings above"), "report --strict: exit %v, want %v\n%s", code, ExitInvalid, stderr)
 	_, err := os.Stat(page)
 	assert.NoError(t, err, "report --strict wrote no page")
-	if _, stderr, code := runMain(t, "report", path, "-o", page); code != ExitOK {
-		assert.Fail(t, fmt.Sprintf("report: exit %v, want 0\n%s", code, stderr))
-	}
+	_, stderr, code = runMain(t, "report", path, "-o", page)
+	assert.Equalf(t, ExitOK, code, "report: exit\n%s", stderr)
 }

@@ -26,9 +26,8 @@ func TestSynthCommand(t *testing.T) {
 	assert.Equal(t, []byte(want), []byte(got), "synth did not reproduce examples/moe_layer.bin")
 
 	npy := filepath.Join(dir, "moe.npy")
-	if _, code, errOut := runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy); code != ExitOK {
-		require.FailNow(t, errOut)
-	}
+	_, code, errOut = runOut(t, "synth", "../../../examples/moe_layer.yaml", "--capacity-scale", "0.8", "--seed", "1", "-o", npy)
+	require.Equal(t, ExitOK, code, errOut)
 	got, _ = os.ReadFile(npy)
 	assert.Equal(t, []byte(append(capture.NPYHeader(uint64(len(want))), want...)), []byte(got), "the .npy capture is not the header and the same bytes")
 }

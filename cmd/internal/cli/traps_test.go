@@ -61,12 +61,10 @@ func TestWindowFrequencyFromEvents(t *testing.T) {
 	r := rep.Ranks[0]
 	const said = "the trace states no cycle frequency (cycleFrequencyMHz): 1000 MHz from its 3 events' cycles over their durations"
 	assert.Containsf(t, strings.Join(r.Notes, "\n"), said, "the report's notes = %q, want them to say the frequency came from the events", r.Notes)
-	if _, stderr, _ := runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json")); !strings.Contains(stderr, said) {
-		assert.Fail(t, fmt.Sprintf("decode: stderr = %q, want it to say the frequency came from the events", stderr))
-	}
-	if r.CycleFrequencyMHz != 1000 || math.Abs(r.MakespanUs-spanUs) > 1e-9 {
-		assert.Fail(t, fmt.Sprintf("frequency %v MHz, makespan %v µs; want 1000 and the events' own %v µs", r.CycleFrequencyMHz, r.MakespanUs, spanUs))
-	}
+	_, stderr, _ = runMain(t, "decode", path, "-o", filepath.Join(t.TempDir(), "t.json"))
+	assert.Contains(t, stderr, said, "decode: stderr, want it to say the frequency came from the events")
+	assert.Equal(t, float64(1000), r.CycleFrequencyMHz, "frequency MHz")
+	assert.InDelta(t, spanUs, r.MakespanUs, 1e-9, "makespan µs, want the events' own")
 	stdout, stderr, code = runMain(t, "analyze", path, "--format", "json", "--freq-mhz", "50")
 	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
@@ -105,9 +103,8 @@ func TestWindowFrequencyDisagrees(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 		// 37,020 cycles at 50 MHz, whatever the durs say.
 		assert.LessOrEqualf(t, math.Abs(rep.Ranks[0].MakespanUs-37020.0/50), 1e-6, "freq-mhz 50: makespan µs, want %v", 37020.0/50)
-		if _, stderr, code := runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json")); code != ExitOK {
-			assert.Fail(t, fmt.Sprintf("decode --soc: code %d, want 0:\n%s", code, stderr))
-		}
+		_, stderr, code = runMain(t, "decode", c.path, "--soc", "ascend910b", "-o", filepath.Join(t.TempDir(), "t.json"))
+		assert.Equalf(t, ExitOK, code, "decode --soc: code\n%s", stderr)
 	}
 }
 
@@ -163,9 +160,8 @@ func TestDiffShowsDropped(t *testing.T) {
 	// The example was synthesized at --capacity-scale 0.8 and dropped
 	// records; at the planned capacities nothing is dropped.
 	newCap := filepath.Join(dir, "new.bin")
-	if _, stderr, code := runMain(t, "synth", sched, "-o", newCap); code != ExitOK {
-		require.FailNow(t, fmt.Sprintf("synth: %s: code = %v", stderr, code))
-	}
+	_, stderr, code := runMain(t, "synth", sched, "-o", newCap)
+	require.Equalf(t, ExitOK, code, "synth: %s: code", stderr)
 	capOf := func(p string) int {
 		st, err := os.Stat(p)
 		require.NoError(t, err)
@@ -210,8 +206,7 @@ func TestValidateStrictFamily(t *testing.T) {
 	_, stderr, code := runMain(t, "validate", capPath, "--strict")
 	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe"), "validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
 	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
-		if _, stderr, code := runMain(t, append([]string{"validate", capPath}, args...)...); code != ExitOK {
-			assert.Fail(t, fmt.Sprintf("validate %v: code %v, stderr %q; want 0", args, code, stderr))
-		}
+		_, stderr, code = runMain(t, append([]string{"validate", capPath}, args...)...)
+		assert.Equalf(t, ExitOK, code, "validate %v: code, stderr %q", args, stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,7 +49,6 @@ func TestExportFarRecordIsInvalidInput(t *testing.T) {
 	assert.Contains(t, errOut, "(AIC/0): cycle 4611686018427387904 is more than 2^63 ns from the anchor 1", "errOut")
 	_, err := os.Lstat(out)
 	assert.Errorf(t, err, "%s exists, want no such file", out)
-	if _, errOut, code := runMain(t, "analyze", capPath); code != 0 {
-		assert.Fail(t, fmt.Sprintf("analyze: %s: code = %v, want 0", errOut, code))
-	}
+	_, errOut, code = runMain(t, "analyze", capPath)
+	assert.Equalf(t, 0, code, "analyze: %s: code", errOut)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,9 +54,8 @@ func TestReplicaW2Return(t *testing.T) {
 	for _, fam := range families {
 		out := filepath.Join(dir, fam+".json")
 		args := append([]string{"decode", capPath, "-o", out, "--kernel-family", fam}, layout...)
-		if _, errOut, code := runMain(t, args...); code != ExitOK {
-			require.FailNow(t, fmt.Sprintf("%s: %s: code = %v, want %v", fam, errOut, code, ExitOK))
-		}
+		_, errOut, code := runMain(t, args...)
+		require.Equalf(t, ExitOK, code, "%s: %s: code", fam, errOut)
 		data, err := os.ReadFile(out)
 		require.NoError(t, err)
 		n := 0

@@ -99,9 +99,7 @@ func TestValidateCommandJSON(t *testing.T) {
 	assert.Equal(t, int64(128), c.BufferOffset, "c.BufferOffset")
 	require.NotNil(t, c.Layout, "c.Layout is nil, want non-nil")
 	assert.Equal(t, map[string]uint32{"AIC": 16, "AIV": 16}, c.Layout.Capacities, "c.Layout.Capacities")
-	if c.Layout.Source != validate.FromHeaders {
-		assert.Fail(t, fmt.Sprintf("c.Layout.Source = %q, want %q", c.Layout.Source, validate.FromHeaders))
-	}
+	assert.Equal(t, validate.FromHeaders, c.Layout.Source, "c.Layout.Source")
 	assert.Equal(t, uint64(2), c.Records, "c.Records")
 	assert.Equal(t, uint64(3), c.Dropped, "c.Dropped")
 	assert.Equal(t, 1, c.Errors, "c.Errors")

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,9 +89,8 @@ func TestTraceWarningsCLI(t *testing.T) {
 	for _, w := range []string{"warning name-capped", "line 189, byte", want[0], "warning missing-capture", want[1]} {
 		assert.Contains(t, stdout, w, "validate: stdout lacks")
 	}
-	if _, _, code := runMain(t, "validate", "--strict", p); code != 1 {
-		assert.Fail(t, fmt.Sprintf("validate --strict: code %d, want 1", code))
-	}
+	_, _, code = runMain(t, "validate", "--strict", p)
+	assert.Equal(t, 1, code, "validate --strict: code")
 
 	// decode --strict and export --strict write their output, then exit 1
 	// (they had no --strict: exit 2); on a clean trace they exit 0 (the
@@ -109,9 +107,8 @@ func TestTraceWarningsCLI(t *testing.T) {
 			out := filepath.Join(t.TempDir(), c.out)
 			_, stderr, code := runMain(t, c.cmd, "--strict", in.path, "-o", out)
 			assert.Falsef(t, code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
-			if _, err := os.Stat(out); err != nil {
-				assert.Fail(t, fmt.Sprintf("%s --strict %s: the output is not written: %v", c.cmd, in.path, err))
-			}
+			_, err := os.Stat(out)
+			assert.NoErrorf(t, err, "%s --strict %s: the output is not written", c.cmd, in.path)
 		}
 	}
 }
@@ -147,9 +144,8 @@ func TestAnalyzeStrict(t *testing.T) {
 		said := strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above")
 		assert.Falsef(t, said != (c.code == 1) || c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: "), "analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
 		// Without --strict: exit 0 whatever the warnings.
-		if _, stderr, code := runMain(t, append([]string{"analyze"}, c.args...)...); code != 0 {
-			assert.Fail(t, fmt.Sprintf("analyze %v: code %d, want 0:\n%s", c.args, code, stderr))
-		}
+		_, stderr, code = runMain(t, append([]string{"analyze"}, c.args...)...)
+		assert.Equalf(t, 0, code, "analyze %v: code\n%s", c.args, stderr)
 	}
 }
 
@@ -177,7 +173,6 @@ func TestDecodeStrictDropped(t *testing.T) {
 	assert.Falsef(t, code != 1 || !strings.Contains(stderr, "Device dropped 10 cycle trace records") || !strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "code %d, want 1 with the dropped records' warning and --strict's line:\n%s", code, stderr)
 	_, err := os.Stat(out)
 	assert.NoError(t, err, "the trace is not written")
-	if _, stderr, code := runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(t.TempDir(), "u.json")); code != 0 {
-		assert.Fail(t, fmt.Sprintf("without --strict: code %d, want 0:\n%s", code, stderr))
-	}
+	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(t.TempDir(), "u.json"))
+	assert.Equalf(t, 0, code, "without --strict: code\n%s", stderr)
 }
