@@ -1,7 +1,6 @@
 package examples_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -25,9 +24,8 @@ func TestAIVPipelineCapture(t *testing.T) {
 	require.NoError(t, err)
 	npy := append(capture.NPYHeader(uint64(len(c.Buffer))), c.Buffer...)
 	golden.Check(t, "aiv_pipeline.npy", npy)
-	if c.Dropped() != 0 || c.Records() != 40*45 {
-		assert.Fail(t, fmt.Sprintf("%d records, %d dropped; want 1800 and none", c.Records(), c.Dropped()))
-	}
+	assert.Equal(t, uint64(40*45), c.Records(), "records")
+	assert.Zero(t, c.Dropped(), "dropped")
 
 	cp, err := capture.FromBytes("aiv_pipeline.npy", npy)
 	require.NoError(t, err)

@@ -36,9 +36,7 @@ func FuzzAgreement(f *testing.F) {
 			return
 		}
 		require.Falsef(t, derr != nil && !errors.As(derr, new(*capture.Problem)), "decode refused options (%v) that validate accepted", derr)
-		if r.OK() != (derr == nil) {
-			require.FailNow(t, fmt.Sprintf("validate OK=%v, decode error %v; findings:\n%s", r.OK(), derr, findingLines(r)))
-		}
+		require.Equalf(t, derr == nil, r.OK(), "validate OK against decode error %v; findings:\n%s", derr, findingLines(r))
 		if derr != nil {
 			p := capturetest.CheckProblem(t, derr, len(data))
 			for _, f := range r.Findings {
@@ -48,9 +46,10 @@ func FuzzAgreement(f *testing.F) {
 			}
 			require.FailNow(t, fmt.Sprintf("decode's error %v is not among validate's findings:\n%s", derr, findingLines(r)))
 		}
-		if r.Layout != d.Summary.Layout || r.Records != d.Summary.Records || r.Dropped != d.Summary.Dropped {
-			require.FailNow(t, fmt.Sprintf("validate: layout %+v, %d records, %d dropped; decode: layout %+v, %d records, %d dropped", r.Layout, r.Records, r.Dropped, d.Summary.Layout, d.Summary.Records, d.Summary.Dropped))
-		}
+		require.Equal(t, d.Summary.Layout, r.Layout, "layout: decode, validate")
+		require.Equal(t, d.Summary.Records, r.Records, "records: decode, validate")
+		require.Equal(t, d.Summary.Dropped, r.Dropped, "dropped: decode, validate")
+
 	})
 }
 

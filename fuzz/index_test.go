@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -56,9 +55,8 @@ func TestIndex(t *testing.T) {
 	row := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| (Fuzz\\w+) \\| \\[([^]]+)\\]\\(\\.\\./([^)]+)\\) \\|$")
 	var listed []string
 	for _, m := range row.FindAllStringSubmatch(string(text), -1) {
-		if m[1]+"/"+m[3] != m[4] {
-			assert.Fail(t, fmt.Sprintf("row %s: the link %s is not %s/%s", m[2], m[4], m[1], m[3]))
-		}
+		assert.Equalf(t, m[1]+"/"+m[3], m[4], "row %s: the link", m[2])
+
 		listed = append(listed, m[1]+" "+m[2]+" "+m[3])
 	}
 	slices.Sort(found)

@@ -42,9 +42,10 @@ func FuzzSchemaLoad(f *testing.F) {
 			return
 		}
 		again, err := schema.Load(file, data)
-		if err != nil || again.Fingerprint != s.Fingerprint || again.Canonical() != s.Canonical() {
-			require.FailNow(t, fmt.Sprintf("loading the same schema twice: %v, fingerprints %x and %x", err, s.Fingerprint, again.Fingerprint))
-		}
+		require.NoError(t, err, "loading the same schema twice")
+		require.Equal(t, s.Fingerprint, again.Fingerprint, "loading the same schema twice: fingerprints")
+		require.Equal(t, s.Canonical(), again.Canonical(), "loading the same schema twice: canonical form")
+
 		// The emitters may refuse a schema (a name that collides in one
 		// language); they must not panic on one the model accepted.
 		_, _ = cppgen.Generate(s)

@@ -195,8 +195,7 @@ func runHarnessWith(t *testing.T, exe string, flags []string, scenarios ...strin
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoErrorf(t, err, "%s\n%s", exe, stderr.String())
-	if stderr.Len() > 0 {
-		require.FailNow(t, fmt.Sprintf("%s wrote to stderr:\n%s", exe, stderr.String()))
-	}
+	require.Emptyf(t, stderr.String(), "%s wrote to stderr", exe)
+
 	return dir, out
 }

@@ -31,9 +31,8 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 	planned := m.Capacities
 	d, err := decode.Decode(c, capture.Request{CubeSlots: m.CubeSlots, Capacities: &planned})
 	require.NoError(t, err, "Decode")
-	if d.Summary.Records != m.Records || d.Summary.Dropped != m.Dropped {
-		assert.Fail(t, fmt.Sprintf("Decode summary records=%d dropped=%d, manifest %d, %d", d.Summary.Records, d.Summary.Dropped, m.Records, m.Dropped))
-	}
+	assert.Equal(t, m.Records, d.Summary.Records, "Decode summary records, manifest")
+	assert.Equal(t, m.Dropped, d.Summary.Dropped, "Decode summary dropped, manifest")
 
 	got := map[string][]abi.ProfileRecord{}
 	var prev *decode.Record
@@ -51,8 +50,8 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 		} else {
 			got[slot] = append(got[slot], r.ProfileRecord)
 		}
-		if prev != nil && !traceOrdered(prev, &r) {
-			assert.Fail(t, fmt.Sprintf("record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order", slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle))
+		if prev != nil {
+			assert.Truef(t, traceOrdered(prev, &r), "record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order", slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle)
 		}
 		ms := m.slot(slot)
 		assert.Falsef(t, ms == nil || r.EntryCycle != ms.Header.EntryCycle, "record %s #%d: entry cycle %d, manifest slot %v", slot, r.Index, r.EntryCycle, ms)
@@ -64,8 +63,9 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 	require.NoError(t, err, "Records")
 	assert.Equalf(t, m.Records, uint64(n), "Records yielded %d records, manifest", n)
 	for _, ms := range m.Slots {
-		if g := got[ms.Name]; len(g) != len(ms.Records) || !equalRecords(g, ms.Records) {
-			assert.Fail(t, fmt.Sprintf("%s records from decode differ:\n%s", ms.Name, diffRecords(g, ms.Records)))
+		g := got[ms.Name]
+		if !assert.Truef(t, len(g) == len(ms.Records) && equalRecords(g, ms.Records), "%s records from decode differ", ms.Name) {
+			t.Log(diffRecords(g, ms.Records))
 		}
 	}
 
@@ -114,9 +114,8 @@ func checkTrace(t *testing.T, trace []byte, m *manifestCapture) {
 	dec := json.NewDecoder(bytes.NewReader(trace))
 	dec.UseNumber() // cycles near 2^64 must survive exactly
 	require.NoError(t, dec.Decode(&doc), "the trace is not JSON")
-	if fmt.Sprint(doc.Meta["recordCount"]) != fmt.Sprint(m.Records) || fmt.Sprint(doc.Meta["droppedRecordCount"]) != fmt.Sprint(m.Dropped) {
-		assert.Fail(t, fmt.Sprintf("megaKernelCycleTrace recordCount=%v droppedRecordCount=%v, manifest %d, %d", doc.Meta["recordCount"], doc.Meta["droppedRecordCount"], m.Records, m.Dropped))
-	}
+	assert.Equal(t, fmt.Sprint(m.Records), fmt.Sprint(doc.Meta["recordCount"]), "megaKernelCycleTrace recordCount, manifest")
+	assert.Equal(t, fmt.Sprint(m.Dropped), fmt.Sprint(doc.Meta["droppedRecordCount"]), "megaKernelCycleTrace droppedRecordCount, manifest")
 
 	want := map[string]int{}
 	for _, s := range m.Slots {

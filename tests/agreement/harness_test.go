@@ -86,9 +86,7 @@ func TestRecorderAgreement(t *testing.T) {
 			exe := buildHarness(t, b)
 			freeDir, freeText := runHarness(t, exe)
 			dir, text := runHarnessWith(t, exe, []string{"--recorder"})
-			if !bytes.Equal(text, freeText) {
-				require.FailNow(t, fmt.Sprintf("the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText)))
-			}
+			require.Truef(t, bytes.Equal(text, freeText), "the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText))
 			m, err := parseManifest(text)
 			require.NoError(t, err)
 			var names []string
@@ -103,9 +101,7 @@ func TestRecorderAgreement(t *testing.T) {
 					require.NoError(t, err)
 					free, err := os.ReadFile(filepath.Join(freeDir, c.File))
 					require.NoError(t, err)
-					if !bytes.Equal(data, free) {
-						require.FailNow(t, fmt.Sprintf("%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free)))
-					}
+					require.Truef(t, bytes.Equal(data, free), "%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free))
 					if i > 0 {
 						return
 					}
@@ -113,9 +109,9 @@ func TestRecorderAgreement(t *testing.T) {
 					planned := c.Capacities
 					r, err := validate.CheckBytes(path, data, validate.Options{Layout: capture.Request{CubeSlots: c.CubeSlots, Capacities: &planned}, MaxFindings: -1})
 					require.NoError(t, err)
-					if !r.OK() || r.Records != c.Records || r.Dropped != c.Dropped {
-						assert.Fail(t, fmt.Sprintf("validate: %d errors, %d records, %d dropped; the manifest has %d records, %d dropped; findings %v", r.Errors(), r.Records, r.Dropped, c.Records, c.Dropped, r.Findings))
-					}
+					assert.Truef(t, r.OK(), "validate: %d errors; findings %v", r.Errors(), r.Findings)
+					assert.Equal(t, c.Records, r.Records, "validate: records, the manifest's")
+					assert.Equal(t, c.Dropped, r.Dropped, "validate: dropped, the manifest's")
 				})
 			}
 		})
@@ -135,9 +131,8 @@ func checkAgreement(t *testing.T, path string, m *manifestCapture) {
 	require.NoError(t, err)
 	layout, err := abi.NewLayout(m.CubeSlots, m.Capacities)
 	require.NoError(t, err, "the manifest's layout")
-	if uint64(len(data)) != m.Size || layout.Size() != m.Size {
-		require.FailNow(t, fmt.Sprintf("%s: %d bytes, manifest says %d, abi.Layout.Size says %d", path, len(data), m.Size, layout.Size()))
-	}
+	require.Equalf(t, m.Size, uint64(len(data)), "%s: bytes, manifest's size", path)
+	require.Equalf(t, m.Size, layout.Size(), "%s: abi.Layout.Size, manifest's size", path)
 	checkBytes(t, data, layout, m)
 
 	planned := m.Capacities
@@ -188,8 +183,8 @@ func checkBytes(t *testing.T, data []byte, l abi.Layout, m *manifestCapture) {
 		b := data[s.Offset : s.Offset+s.Stride()]
 		ms := m.slot(s.String())
 		if ms == nil {
-			if j := slices.IndexFunc(b, func(c byte) bool { return c != 0 }); j >= 0 {
-				assert.Fail(t, fmt.Sprintf("%s was never entered but byte %#x of it (@%#x) is %#x", s, j, s.Offset+uint64(j), b[j]))
+			if j := slices.IndexFunc(b, func(c byte) bool { return c != 0 }); !assert.Equalf(t, -1, j, "%s was never entered but a byte of it is not zero", s) {
+				t.Logf("%s: byte %#x (@%#x) is %#x", s, j, s.Offset+uint64(j), b[j])
 			}
 			continue
 		}
@@ -204,8 +199,8 @@ func checkBytes(t *testing.T, data []byte, l abi.Layout, m *manifestCapture) {
 			assert.Equalf(t, r, got, "%s record %d:\n  buffer", s, j)
 		}
 		rest := b[abi.CoreHeaderSize+len(ms.Records)*abi.ProfileRecordSize:]
-		if j := slices.IndexFunc(rest, func(c byte) bool { return c != 0 }); j >= 0 {
-			assert.Fail(t, fmt.Sprintf("%s: byte %d past its %d live records is %#x: the writer wrote past record_count", s, j, len(ms.Records), rest[j]))
+		if j := slices.IndexFunc(rest, func(c byte) bool { return c != 0 }); !assert.Equalf(t, -1, j, "%s: a byte past its %d live records is not zero: the writer wrote past record_count", s, len(ms.Records)) {
+			t.Logf("%s: byte %d past its %d live records is %#x", s, j, len(ms.Records), rest[j])
 		}
 	}
 	assert.Equal(t, len(m.Slots), listed, "the manifest lists")
@@ -225,9 +220,9 @@ func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *man
 	t.Helper()
 	l, err := layoutOf(c.Resolve(opts))
 	require.NoError(t, err, "ResolveLayout")
-	if l.CubeSlots != m.CubeSlots || l.Capacities != m.Capacities || l.Size() != m.Size {
-		require.FailNow(t, fmt.Sprintf("layout %+v (size %d), manifest cube_slots=%d capacities %+v size %d", l, l.Size(), m.CubeSlots, m.Capacities, m.Size))
-	}
+	require.Equal(t, m.CubeSlots, l.CubeSlots, "layout cube slots, manifest")
+	require.Equal(t, m.Capacities, l.Capacities, "layout capacities, manifest")
+	require.Equal(t, m.Size, l.Size(), "layout size, manifest")
 	slots := map[string]*decodedSlot{}
 	var order []string
 	sum, err := c.Scan(l, capture.ScanOptions{
@@ -264,22 +259,22 @@ func checkCapture(t *testing.T, c *capture.Capture, opts capture.Request, m *man
 		if d == nil {
 			continue // reported above
 		}
-		if d.header != ms.Header {
-			assert.Fail(t, fmt.Sprintf("%s header:\n  decoded  %+v\n  manifest %+v", ms.Name, d.header, ms.Header))
-		}
-		if !slices.Equal(d.records, ms.Records) {
-			assert.Fail(t, fmt.Sprintf("%s records differ:\n%s", ms.Name, diffRecords(d.records, ms.Records)))
+		assert.Equalf(t, ms.Header, d.header, "%s header: manifest, decoded", ms.Name)
+		if !assert.Truef(t, slices.Equal(d.records, ms.Records), "%s records differ", ms.Name) {
+			t.Log(diffRecords(d.records, ms.Records))
 		}
 	}
-	if sum.Records != m.Records || sum.Dropped != m.Dropped {
-		assert.Fail(t, fmt.Sprintf("summary records=%d dropped=%d, manifest records=%d dropped=%d", sum.Records, sum.Dropped, m.Records, m.Dropped))
-	}
+	assert.Equal(t, m.Records, sum.Records, "summary records, manifest")
+	assert.Equal(t, m.Dropped, sum.Dropped, "summary dropped, manifest")
 	var active []string
 	for _, a := range sum.Active {
 		active = append(active, a.Slot.String())
-		if ms := m.slot(a.Slot.String()); ms != nil && (a.Count != len(ms.Records) || a.Dropped != ms.Header.DroppedCount || a.EntryCycle != ms.Header.EntryCycle) {
-			assert.Fail(t, fmt.Sprintf("%s summary count=%d dropped=%d entry=%d, manifest %d, %d, %d", a.Slot, a.Count, a.Dropped, a.EntryCycle, len(ms.Records), ms.Header.DroppedCount, ms.Header.EntryCycle))
+		if ms := m.slot(a.Slot.String()); ms != nil {
+			assert.Equalf(t, len(ms.Records), a.Count, "%s summary count, manifest", a.Slot)
+			assert.Equalf(t, ms.Header.DroppedCount, a.Dropped, "%s summary dropped, manifest", a.Slot)
+			assert.Equalf(t, ms.Header.EntryCycle, a.EntryCycle, "%s summary entry cycle, manifest", a.Slot)
 		}
+
 	}
 	var wantActive []string
 	for _, s := range m.Slots {

@@ -3,7 +3,6 @@ package agreement_test
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture/capturetest"
@@ -25,9 +24,7 @@ func TestPythonReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 		b := capturetest.New(24, 16, 16)
 		b.Enter(abi.CoreTypeAIC, 0, entry).Span(abi.CoreTypeAIC, 0, entry+100, entry+200, abi.TaskTypeBase, 1)
 		raw := b.Bytes()
-		if !bytes.HasPrefix(raw, []byte(bom)) {
-			require.FailNow(t, fmt.Sprintf("the capture starts % x, not % x", raw[:8], bom))
-		}
+		require.Truef(t, bytes.HasPrefix(raw, []byte(bom)), "the capture starts % x, not % x", raw[:min(8, len(raw))], bom)
 		for _, as := range []string{"path", "bytes"} {
 			jobs = append(jobs,
 				&pyJob{label: "raw starting " + bom + " as " + as, data: raw, As: as},
@@ -37,8 +34,7 @@ func TestPythonReadsCaptureWhoseEntryCycleLooksLikeABOM(t *testing.T) {
 	results := runReader(t, genPy, jobs)
 	assert.Equal(t, len(jobs), compareWithGo(t, jobs, results))
 	for i, r := range results {
-		if r.Error != nil {
-			assert.Fail(t, fmt.Sprintf("%q: Python refuses it: %s", jobs[i].label, r.Error.Message))
-		}
+		assert.Nilf(t, r.Error, "%q: Python refuses it", jobs[i].label)
+
 	}
 }

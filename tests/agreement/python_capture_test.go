@@ -276,9 +276,9 @@ func mutants(t *testing.T) []*pyJob {
 	require.NoError(t, err)
 	ambiguous := make([]byte, amb.Size()) // fits 33 cube slots with AIV capacity 16, and 81 with 0
 	require.NoError(t, abi.InitSlot(ambiguous, 1000, abi.CoreTypeAIC, 0, 16))
-	if _, err := abi.WriteRecord(ambiguous, &abi.ProfileRecord{StartCycle: 1100, EndCycle: 1200}); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err = abi.WriteRecord(ambiguous, &abi.ProfileRecord{StartCycle: 1100, EndCycle: 1200})
+	require.NoError(t, err)
+
 	jobs = append(jobs, &pyJob{label: "ambiguous", data: ambiguous})
 	// Headers only (both capacities 0): the layout is the largest cube slot
 	// count the size allows; it holds no record.

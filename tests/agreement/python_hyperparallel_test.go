@@ -1,7 +1,6 @@
 package agreement_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,9 +23,9 @@ func TestHyperParallelDropIn(t *testing.T) {
 	py := pytest.Interpreter(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "../../cmd/cycleabi")
-	if out, err := build.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, out))
-	}
+	built, err := build.CombinedOutput()
+	require.NoErrorf(t, err, "go build:\n%s", built)
+
 	for _, f := range []string{"../../python/cycleabi/hyper_parallel.py", "../../python/cycleabi/__init__.py",
 		"../../decode/testdata/reference/cycle_trace.py", "../../examples/moe_layer.bin", "testdata/hyper_parallel_check.py"} {
 		_, err := os.ReadFile(f)

@@ -89,9 +89,7 @@ func TestPythonLayoutCases(t *testing.T) {
 	jobsFile := filepath.Join(dir, "jobs.json")
 	require.NoError(t, os.WriteFile(jobsFile, list, 0o644))
 	out := bytes.Split(bytes.TrimSpace(pytest.Run(t, dir, pyFindLayout, moduleDir(t, genPy), jobsFile)), []byte("\n"))
-	if len(out) != len(jobs) {
-		require.FailNow(t, fmt.Sprintf("find_layout answered %d cases of %d:\n%.2000s", len(out), len(jobs), bytes.Join(out, []byte("\n"))))
-	}
+	require.Equalf(t, len(jobs), len(out), "find_layout's answers to the cases:\n%.2000s", bytes.Join(out, []byte("\n")))
 	for i, j := range jobs {
 		var py struct {
 			Layout []uint32 `json:"layout"`
@@ -108,18 +106,16 @@ func TestPythonLayoutCases(t *testing.T) {
 		require.NoErrorf(t, json.Unmarshal(out[i], &py), "%s: %.500s", j.name, out[i])
 		switch {
 		case py.Plain != "":
-			if got := "error: " + py.Plain; got != j.want["request"] {
-				assert.Fail(t, fmt.Sprintf("%s: find_layout refuses the request: %q; want %q", j.name, got, j.want["request"]))
-			}
+			assert.Equalf(t, j.want["request"], "error: "+py.Plain, "%s: find_layout refuses the request", j.name)
 		case py.Error != nil:
 			where := fmt.Sprintf("%s @%#x", py.Error.Code, py.Error.Offset)
 			if py.Error.Slot != nil {
 				where += " slot " + *py.Error.Slot
 			}
 			msg, hint := j.want["message"], j.want["hint"]
-			if where != j.want["error"] || py.Error.Message != msg && py.Error.Message != msg+"; "+hint {
-				assert.Fail(t, fmt.Sprintf("%s: find_layout says\n%s: %s\nwant\n%s: %s (then \"; %s\" or not)", j.name, where, py.Error.Message, j.want["error"], msg, hint))
-			}
+			assert.Equalf(t, j.want["error"], where, "%s: find_layout's error", j.name)
+			assert.Truef(t, py.Error.Message == msg || py.Error.Message == msg+"; "+hint, "%s: find_layout says %q\nwant %q (then \"; %s\" or not)", j.name, py.Error.Message, msg, hint)
+
 		case len(py.Layout) != len(abi.Regions())+1:
 			assert.Fail(t, fmt.Sprintf("%s: find_layout answers %s", j.name, out[i]))
 		default:

@@ -67,13 +67,14 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 	dec := json.NewDecoder(bytes.NewReader(out))
 	dec.UseNumber()
 	require.NoErrorf(t, dec.Decode(&py), "%s", out)
-	if py.Version != s.Version || py.Fingerprint != s.Fingerprint || py.Hex != s.FingerprintHex() || py.Fingerprint != abi.Fingerprint {
-		assert.Fail(t, fmt.Sprintf("Python ABI_VERSION %d FINGERPRINT %#x (%s); schema %d %#x, Go %#x", py.Version, py.Fingerprint, py.Hex, s.Version, s.Fingerprint, uint64(abi.Fingerprint)))
-	}
+	assert.Equal(t, s.Version, py.Version, "Python ABI_VERSION, schema")
+	assert.Equal(t, s.Fingerprint, py.Fingerprint, "Python FINGERPRINT, schema")
+	assert.Equal(t, s.FingerprintHex(), py.Hex, "Python FINGERPRINT_HEX, schema")
+	assert.Equal(t, abi.Fingerprint, py.Fingerprint, "Python FINGERPRINT, Go")
 	assert.Equal(t, uint64(abi.MaxRecordsPerCore), py.MaxRecords, "Python max_records_per_core()")
 	for _, c := range s.Constants {
-		if got, ok := py.Constants[upperSnake(c.Name)]; !ok || got != c.Value {
-			assert.Fail(t, fmt.Sprintf("Python %s = %d (present %v), schema %s = %d", upperSnake(c.Name), got, ok, c.Name, c.Value))
+		if got, ok := py.Constants[upperSnake(c.Name)]; assert.Truef(t, ok, "Python %s is missing (schema %s)", upperSnake(c.Name), c.Name) {
+			assert.Equalf(t, c.Value, got, "Python %s, schema %s", upperSnake(c.Name), c.Name)
 		}
 	}
 	for _, e := range s.Enums {
@@ -89,9 +90,8 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 		if !assert.Truef(t, ok, "no dtype for %s", st.Name) {
 			continue
 		}
-		if ps.Itemsize != st.Size || ps.Calcsize != st.Size {
-			assert.Fail(t, fmt.Sprintf("%s: dtype itemsize %d, struct format %d bytes; schema %d", st.Name, ps.Itemsize, ps.Calcsize, st.Size))
-		}
+		assert.Equalf(t, st.Size, ps.Itemsize, "%s: dtype itemsize, schema size", st.Name)
+		assert.Equalf(t, st.Size, ps.Calcsize, "%s: struct format bytes, schema size", st.Name)
 		pyOffsets[st.Name] = map[string][2]int64{}
 		if len(ps.Fields) != len(st.Fields) {
 			assert.Fail(t, fmt.Sprintf("%s: dtype fields %v, schema has %d", st.Name, ps.Fields, len(st.Fields)))
@@ -103,11 +103,11 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 			size, _ := pf[2].(json.Number).Int64()
 			order := pf[3].(string)
 			pyOffsets[st.Name][f.Name] = [2]int64{off, size}
-			if pf[0] != f.Name || off != int64(f.Offset) || size != int64(f.Size) {
-				assert.Fail(t, fmt.Sprintf("%s: dtype field %d = %v, schema %s at %d, %d bytes", st.Name, i, pf, f.Name, f.Offset, f.Size))
-			}
-			if f.Type.Width() > 1 && order != "<" {
-				assert.Fail(t, fmt.Sprintf("%s.%s: dtype byte order %q, want little-endian", st.Name, f.Name, order))
+			assert.Equalf(t, f.Name, pf[0], "%s: dtype field %d = %v: name", st.Name, i, pf)
+			assert.Equalf(t, int64(f.Offset), off, "%s: dtype field %d = %v: offset of schema %s", st.Name, i, pf, f.Name)
+			assert.Equalf(t, int64(f.Size), size, "%s: dtype field %d = %v: size of schema %s", st.Name, i, pf, f.Name)
+			if f.Type.Width() > 1 {
+				assert.Equalf(t, "<", order, "%s.%s: dtype byte order, want little-endian", st.Name, f.Name)
 			}
 		}
 	}
@@ -124,13 +124,13 @@ print(json.dumps({"version": abi.ABI_VERSION, "fingerprint": abi.FINGERPRINT, "h
 				assert.Equalf(t, py.Structs[upperSnake(st.Name)].Itemsize, int(ds.ByteSize), "%s: %d bytes in the object, dtype itemsize", st.Name, ds.ByteSize)
 				for _, f := range ds.Field {
 					want, ok := pyOffsets[st.Name][f.Name]
-					if !ok || f.ByteOffset != want[0] || f.Type.Size() != want[1] {
-						assert.Fail(t, fmt.Sprintf("%s.%s: offset %d size %d in the object; dtype %v (present %v)", st.Name, f.Name, f.ByteOffset, f.Type.Size(), want, ok))
+					if assert.Truef(t, ok, "%s.%s: in the object, not in the dtype", st.Name, f.Name) {
+						assert.Equalf(t, want[0], f.ByteOffset, "%s.%s: offset in the object, dtype", st.Name, f.Name)
+						assert.Equalf(t, want[1], f.Type.Size(), "%s.%s: size in the object, dtype", st.Name, f.Name)
 					}
 				}
-				if len(ds.Field) != len(st.Fields) {
-					assert.Fail(t, fmt.Sprintf("%s: %d members in the object, %d dtype fields", st.Name, len(ds.Field), len(st.Fields)))
-				}
+				assert.Equalf(t, len(st.Fields), len(ds.Field), "%s: members in the object, dtype fields", st.Name)
+
 			}
 		})
 	}
@@ -296,9 +296,8 @@ func regeneratedWriter(t *testing.T, s *schema.Schema, program string) []byte {
 	cmd := exec.Command(goBin, "run", ".", out)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOPROXY=off")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("the regenerated Go writer: %v\n%s", err, msg))
-	}
+	msg, err := cmd.CombinedOutput()
+	require.NoErrorf(t, err, "the regenerated Go writer:\n%s", msg)
 	return readFile(t, out)
 }
 
@@ -492,9 +491,8 @@ print(json.dumps(out))
 		names := (*kernelnames.Names)(nil).WithFamily(f)
 		for i, id := range list {
 			assert.Equalf(t, names.StageName(id), py.Families[f.String()][i], "%s: desc_name(%#x)", f, id)
-			if want := names.StageName(id); py.ByName[f.String()][i] != want {
-				assert.Fail(t, fmt.Sprintf("%s by name: desc_name(%#x, family=%q) = %q, decode %q", f, id, strings.ToLower(f.String()), py.ByName[f.String()][i], want))
-			}
+			assert.Equalf(t, names.StageName(id), py.ByName[f.String()][i], "%s by name: desc_name(%#x, family=%q), decode", f, id, strings.ToLower(f.String()))
+
 		}
 	}
 	assert.Falsef(t, !strings.Contains(py.Unknown, "no such kernel family") || !strings.Contains(py.Unknown, "MegaMoe"), "desc_name(family=\"NoSuchFamily\"): %q, want a KeyError listing the families", py.Unknown)

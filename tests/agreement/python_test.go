@@ -32,9 +32,8 @@ const genPy = "../../gen/py"
 // test's cache knows the results depend on it (Python's reads are not seen).
 func moduleDir(t *testing.T, dir string) string {
 	t.Helper()
-	if _, err := os.ReadFile(filepath.Join(dir, pygen.ModuleFile)); err != nil {
-		require.FailNow(t, fmt.Sprintf("%v", err))
-	}
+	_, err := os.ReadFile(filepath.Join(dir, pygen.ModuleFile))
+	require.NoError(t, err)
 	abs, err := filepath.Abs(dir)
 	require.NoError(t, err)
 	return abs
@@ -247,12 +246,14 @@ func compareWithGo(t *testing.T, jobs []*pyJob, results []pyResult) (accepted in
 			if py.Error.Slot != nil {
 				slot = *py.Error.Slot
 			}
-			if py.Error.Code != string(p.Code) || py.Error.Offset != p.Off || slot != p.Slot || py.Error.Record != p.Record {
-				assert.Fail(t, fmt.Sprintf("%s: Python's error %s %s record %d @%#x; Go's: %v", where, py.Error.Code, slot, py.Error.Record, py.Error.Offset, p))
+			assert.Equalf(t, string(p.Code), py.Error.Code, "%s: Python's error code; Go's error: %v", where, p)
+			assert.Equalf(t, p.Off, py.Error.Offset, "%s: Python's error offset; Go's error: %v", where, p)
+			assert.Equalf(t, p.Slot, slot, "%s: Python's error slot; Go's error: %v", where, p)
+			assert.Equalf(t, p.Record, py.Error.Record, "%s: Python's error record; Go's error: %v", where, p)
+			if p.Code == capture.CodeNotACapture {
+				assert.Equalf(t, p.Msg, py.Error.Message, "%s: Python's message, Go's", where)
 			}
-			if p.Code == capture.CodeNotACapture && py.Error.Message != p.Msg {
-				assert.Fail(t, fmt.Sprintf("%s: Python says %q; Go %q", where, py.Error.Message, p.Msg))
-			}
+
 			found := false
 			for _, f := range vr.Findings {
 				found = found || f.Severity == capture.Error && string(f.Code) == py.Error.Code && f.Off == py.Error.Offset

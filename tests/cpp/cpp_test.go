@@ -176,9 +176,8 @@ func TestLayoutMatchesGo(t *testing.T) {
 	for _, cxx := range cxxtest.Compilers(t) {
 		t.Run(cxx.Name, func(t *testing.T) {
 			got := runLayoutCheck(t, buildLayoutCheck(t, cxx), args)
-			if len(got) != len(qs) {
-				require.FailNow(t, fmt.Sprintf("layout_check printed %d lines for %d queries:\n%s", len(got), len(qs), strings.Join(got, "\n")))
-			}
+			require.Equalf(t, len(qs), len(got), "layout_check's lines for the queries:\n%s", strings.Join(got, "\n"))
+
 			for i, qq := range qs {
 				assert.Equal(t, qq.want, got[i], "C++")
 			}

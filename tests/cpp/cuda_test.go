@@ -135,8 +135,8 @@ func TestPublishModes(t *testing.T) {
 				}
 				if b, ok := bytes[i]; !ok {
 					bytes[i] = lines[2]
-				} else if lines[2] != b {
-					assert.Fail(t, fmt.Sprintf("%s, %d records in %d: the buffer differs from the every-record mode's: %s, want %s", name, sc[0], sc[1], lines[2], b))
+				} else {
+					assert.Equalf(t, b, lines[2], "%s, %d records in %d: the buffer differs from the every-record mode's", name, sc[0], sc[1])
 				}
 			}
 		}
@@ -196,9 +196,8 @@ func TestPublishModeErrors(t *testing.T) {
 		src := filepath.Join(t.TempDir(), "mode.cpp")
 		require.NoError(t, os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n"), 0o644))
 		out, err := cxx.Try("c++11", append(append([]string{"-I", genCpp}, c.defines...), "-fsyntax-only", src)...)
-		if err == nil || !strings.Contains(out, c.want) {
-			assert.Fail(t, fmt.Sprintf("%s: err %v, want a message with %q:\n%s", strings.Join(c.defines, " "), err, c.want, out))
-		}
+		assert.Errorf(t, err, "%s: want a message with %q:\n%s", strings.Join(c.defines, " "), c.want, out)
+		assert.Containsf(t, out, c.want, "%s", strings.Join(c.defines, " "))
 	}
 }
 
@@ -261,9 +260,8 @@ func compilePTX(t *testing.T, cc cudaClang, file string, defines ...string) stri
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out.ptx")
 	args := cudaArgs(cc.arch, append(append([]string{"-include", cudaStandin, "-I", genCpp}, defines...), "-o", out, file)...)
-	if b, err := exec.Command(cc.path, args...).CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("%s %s: %v\n%s", cc.path, strings.Join(args, " "), err, b))
-	}
+	b, err := exec.Command(cc.path, args...).CombinedOutput()
+	require.NoErrorf(t, err, "%s %s\n%s", cc.path, strings.Join(args, " "), b)
 	ptx, err := os.ReadFile(out)
 	require.NoError(t, err)
 	return string(ptx)
@@ -315,9 +313,7 @@ func TestCUDAPresetPTX(t *testing.T) {
 				assert.Falsef(t, k.n == many && len(stores) == 0, "%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
 				assert.Falsef(t, k.n != many && len(stores) != k.n, "%s: %d release stores of record_count, want %d (-1: at least one)", k.name, len(stores), k.n)
 				for _, s := range stores {
-					if s[1] != c.scope {
-						assert.Fail(t, fmt.Sprintf("%s: %s, want scope %s", k.name, s[0], c.scope))
-					}
+					assert.Equalf(t, c.scope, s[1], "%s: %s: scope", k.name, s[0])
 				}
 				assert.Containsf(t, body, "trap;", "%s: no trap for a bad layout", k.name)
 				assert.Equalf(t, (c.fences && k.n != 0), fence.MatchString(body), "%s: fence in the PTX, want %v", k.name, c.fences && k.n != 0)
@@ -362,9 +358,8 @@ func TestCUDAExample(t *testing.T) {
 			require.NotEmptyf(t, stores, "MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
 			assert.Falsef(t, c.exact != 0 && len(stores) != c.exact, "MegaKernel_toy_moe<true>: %d release stores, want %d (0: at least one)", len(stores), c.exact)
 			for _, s := range stores {
-				if s[1] != c.scope {
-					assert.Fail(t, fmt.Sprintf("MegaKernel_toy_moe<true>: %s, want scope %s", s[0], c.scope))
-				}
+				assert.Equalf(t, c.scope, s[1], "MegaKernel_toy_moe<true>: %s: scope", s[0])
+
 			}
 			assert.False(t, release.MatchString(off), "MegaKernel_toy_moe<false> publishes, but records nothing")
 			args := cudaArgs(cc.arch, append(append([]string{"-include", cudaStandin, "-I", genCpp}, defines...),

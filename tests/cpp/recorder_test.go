@@ -1,7 +1,6 @@
 package cpp_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,9 +47,8 @@ func TestRecorderRules(t *testing.T) {
 			t.Run(cxx.Name+"/"+std, func(t *testing.T) {
 				t.Parallel()
 				lines, ok := runRecorderCheck(t, cxx, std, genCpp)
-				if !ok || strings.Join(lines, "\n") != strings.Join(want, "\n") {
-					assert.Fail(t, fmt.Sprintf("recorder_check printed:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n")))
-				}
+				assert.Equal(t, strings.Join(want, "\n"), strings.Join(lines, "\n"), "recorder_check printed")
+				assert.True(t, ok, "recorder_check exits with success")
 			})
 		}
 	}
@@ -156,9 +154,8 @@ func TestRecorderMutants(t *testing.T) {
 			t.Parallel()
 			dir := mutatedHeader(t, header, m.old, m.new)
 			lines, ok := runRecorderCheck(t, cxx, "c++11", dir)
-			if ok {
-				assert.Fail(t, fmt.Sprintf("recorder_check passed on the mutant:\n%s", strings.Join(lines, "\n")))
-			}
+			assert.Falsef(t, ok, "recorder_check passed on the mutant:\n%s", strings.Join(lines, "\n"))
+
 			for _, c := range m.fails {
 				for _, l := range lines {
 					assert.NotEqualf(t, "PASS "+c, l, "check %s passed on the mutant", c)

@@ -332,9 +332,8 @@ func TestManyRanks(t *testing.T) {
 		require.NoError(t, err)
 		d, err := decode.Decode(capt, capture.Request{})
 		require.NoError(t, err)
-		if _, err := w.Add(d, analyze.Options{Rank: uint32(i), FrequencyMHz: mhz}); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err = w.Add(d, analyze.Options{Rank: uint32(i), FrequencyMHz: mhz})
+		require.NoError(t, err)
 		require.NoError(t, d.Records(func(r decode.Record) bool {
 			records[i]++
 			cycles[i] += r.EndCycle - r.StartCycle
@@ -351,9 +350,9 @@ func TestManyRanks(t *testing.T) {
 	require.Len(t, byRank, n, "DuckDB sees")
 	for _, row := range byRank {
 		r := u64(t, row["rank"])
-		if u64(t, row["records"]) != records[r] || u64(t, row["cycles"]) != cycles[r] {
-			assert.Fail(t, fmt.Sprintf("rank %d: %v records, %v cycles; decoded %d, %d", r, row["records"], row["cycles"], records[r], cycles[r]))
-		}
+		assert.Equalf(t, records[r], u64(t, row["records"]), "rank %d: records, decoded", r)
+		assert.Equalf(t, cycles[r], u64(t, row["cycles"]), "rank %d: cycles, decoded", r)
+
 	}
 	require.Len(t, byDesc, len(perDesc))
 	for _, row := range byDesc {

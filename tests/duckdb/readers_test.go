@@ -135,9 +135,8 @@ func TestReadersAgree(t *testing.T) {
 			dirn := "backward"
 			o.Invocation = &analyze.Invocation{ID: 3, Step: &step, Direction: &dirn}
 		}
-		if _, err := w.Add(d, o); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err = w.Add(d, o)
+		require.NoError(t, err)
 	}
 	require.NoError(t, w.Commit())
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*", "*.parquet"))
@@ -184,9 +183,9 @@ func TestReadersAgree(t *testing.T) {
 				if c.Min == "null" { // no bounds written (the records' strings)
 					continue
 				}
-				if c.Min != st.min || c.Max != st.max {
-					assert.Fail(t, fmt.Sprintf("%s group %d %s: bounds %s..%s, the cells' %s..%s", f, gi, c.Path, c.Min, c.Max, st.min, st.max))
-				}
+				assert.Equalf(t, st.min, c.Min, "%s group %d %s: lower bound, the cells'", f, gi, c.Path)
+				assert.Equalf(t, st.max, c.Max, "%s group %d %s: upper bound, the cells'", f, gi, c.Path)
+
 			}
 		}
 	}

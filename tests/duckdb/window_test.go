@@ -1,7 +1,6 @@
 package duckdb
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,9 +32,9 @@ func TestWindowAndStatistics(t *testing.T) {
 	require.NoError(t, err)
 	step := int64(3)
 	for i, dirn := range []string{"forward", "backward"} {
-		if _, err := w.Add(d, analyze.Options{FrequencyMHz: mhz, Invocation: &analyze.Invocation{ID: int64(i), Step: &step, Direction: &dirn}}); err != nil {
-			require.FailNow(t, fmt.Sprintf("%v", err))
-		}
+		_, err := w.Add(d, analyze.Options{FrequencyMHz: mhz, Invocation: &analyze.Invocation{ID: int64(i), Step: &step, Direction: &dirn}})
+		require.NoError(t, err)
+
 	}
 	require.NoError(t, w.Commit())
 	var n int

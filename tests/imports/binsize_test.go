@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,9 +26,9 @@ func TestProgramSize(t *testing.T) {
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cycleabi")
 	cmd.Dir = filepath.Join("..", "..")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("go build: %v\n%s", err, out))
-	}
+	out, err := cmd.CombinedOutput()
+	require.NoErrorf(t, err, "go build:\n%s", out)
+
 	st, err := os.Stat(bin)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, st.Size(), int64(programSizeLimit), "cycleabi")

@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"fmt"
 	"go/build"
 	"io/fs"
 	"os"
@@ -92,9 +91,7 @@ func TestTraceReadersLinkNoDecoder(t *testing.T) {
 		linked := closure(t, pkg)
 		assert.Falsef(t, pkg != "tracemeta" && !linked[module+"tracemeta"], "%s does not link tracemeta: it reads the megaKernelCycleTrace object into a type of its own", pkg)
 		for _, b := range decoder {
-			if linked[b] {
-				assert.Fail(t, fmt.Sprintf("%s links %s: a reader of traces needs no decoder", pkg, strings.TrimPrefix(b, module)))
-			}
+			assert.Falsef(t, linked[b], "%s links %s: a reader of traces needs no decoder", pkg, strings.TrimPrefix(b, module))
 		}
 	}
 	for _, pkg := range []string{"decode/render", "jsontrace"} {
@@ -126,9 +123,9 @@ func TestOneProgramLinksNoNetworkOrReflection(t *testing.T) {
 	for _, want := range []string{module + "cmd/internal/cli", module + "export", module + "export/internal/pq", "google.golang.org/protobuf/encoding/protowire", "os"} {
 		require.Truef(t, linked[want], "cmd/cycleabi does not link %s: the closure is not followed (%d packages)", want, len(linked))
 	}
-	if found := linkedUnder(linked, bannedFromCycleabi); len(found) > 0 {
-		assert.Fail(t, fmt.Sprintf("cmd/cycleabi links %s (%d packages in all): it links no Parquet library, protobuf reflection, HTTP or TLS", strings.Join(found[:min(len(found), 5)], ", "), len(found)))
-	}
+	found := linkedUnder(linked, bannedFromCycleabi)
+	assert.Emptyf(t, found, "cmd/cycleabi links %s (%d packages in all): it links no Parquet library, protobuf reflection, HTTP or TLS", strings.Join(found[:min(len(found), 5)], ", "), len(found))
+
 }
 
 // bannedFromCycleabi are the import paths (a trailing slash: every

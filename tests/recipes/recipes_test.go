@@ -6,7 +6,6 @@ package recipes
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,9 +83,9 @@ func TestDocRecipes(t *testing.T) {
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "cycleabi"), "./cmd/cycleabi")
 	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		require.FailNow(t, fmt.Sprintf("go build cycleabi: %v\n%s", err, out))
-	}
+	out, err := build.CombinedOutput()
+	require.NoErrorf(t, err, "go build cycleabi:\n%s", out)
+
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	require.NoError(t, err)
 	var skipped []string

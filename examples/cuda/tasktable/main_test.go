@@ -67,9 +67,8 @@ func parse(t *testing.T, text string) table {
 		}
 		tb.blocks = append(tb.blocks, b)
 	}
-	if sc.Scan() {
-		require.FailNow(t, fmt.Sprintf("text after the last block: %q", sc.Text()))
-	}
+	more := sc.Scan()
+	require.Falsef(t, more, "text after the last block: %q", sc.Text())
 	return tb
 }
 
@@ -96,9 +95,7 @@ func TestMoELayerTable(t *testing.T) {
 		if i >= 24 {
 			want = [2]uint32{uint32(abi.CoreTypeAIV), uint32(i - 24)}
 		}
-		if [2]uint32{b.coreType, b.blockID} != want {
-			assert.Fail(t, fmt.Sprintf("block %d is core %d/%d, want %d/%d", i, b.coreType, b.blockID, want[0], want[1]))
-		}
+		assert.Equalf(t, want, [2]uint32{b.coreType, b.blockID}, "block %d: core type/block id", i)
 	}
 
 	// Every task once, in its three steps.
@@ -143,9 +140,11 @@ func TestMoELayerTable(t *testing.T) {
 			case ev == -2:
 				assert.Equalf(t, task.TriggerEvent, eventOf(got[i].event), "task %d triggers event", id)
 			}
-			if got[i].kind != want[i].kind || (ev == -1 && got[i].event != -1) {
-				assert.Fail(t, fmt.Sprintf("task %d step %d: %+v, want kind %d", id, i, got[i], want[i].kind))
+			assert.Equalf(t, want[i].kind, got[i].kind, "task %d step %d: %+v", id, i, got[i])
+			if ev == -1 {
+				assert.Equalf(t, -1, got[i].event, "task %d step %d: %+v", id, i, got[i])
 			}
+
 		}
 	}
 	for i, id := range tb.eventIDs {

@@ -1,7 +1,6 @@
 package abi_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -95,9 +94,11 @@ func TestNamespaces(t *testing.T) {
 		{abi.NamespaceTaskType, "TaskType", "task_type", 0x20000, 0x10000},
 		{abi.NamespaceGraphStage, "GraphStage", "graph_stage", 0x30000, 0x10000},
 	} {
-		if c.ns.String() != c.name || c.ns.Arg() != c.arg || c.ns.Base() != c.base || c.ns.Count() != c.count {
-			assert.Fail(t, fmt.Sprintf("%v: %q %q %#x %#x", c.ns, c.ns.String(), c.ns.Arg(), c.ns.Base(), c.ns.Count()))
-		}
+		assert.Equalf(t, c.name, c.ns.String(), "%s: String", c.name)
+		assert.Equalf(t, c.arg, c.ns.Arg(), "%s: Arg", c.name)
+		assert.Equalf(t, c.base, c.ns.Base(), "%s: Base", c.name)
+		assert.Equalf(t, c.count, c.ns.Count(), "%s: Count", c.name)
+
 	}
 	assert.Equal(t, "Namespace(9)", abi.Namespace(9).String(), "Namespace(9).String()")
 	got := abi.Namespaces()

@@ -1,7 +1,6 @@
 package abi_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -21,9 +20,11 @@ func TestTaskTypesMatchSpec(t *testing.T) {
 	assert.Len(t, abi.TaskTypes(), len(spec))
 	for name, value := range spec {
 		tt, ok := abi.ParseTaskType(name)
-		if !ok || uint32(tt) != value || tt.String() != name || !tt.Valid() {
-			assert.Fail(t, fmt.Sprintf("%s: Parse = %d, %v; String %q", name, tt, ok, tt.String()))
-		}
+		assert.Truef(t, ok, "%s: Parse", name)
+		assert.Equalf(t, value, uint32(tt), "%s: Parse", name)
+		assert.Equalf(t, name, tt.String(), "%s: String", name)
+		assert.Truef(t, tt.Valid(), "%s: Valid", name)
+
 	}
 	assert.Equal(t, abi.TaskType(abi.TaskTypeMatMul), abi.TaskType(103), "TaskTypeMatMul")
 	assert.Equal(t, abi.TaskType(abi.TaskTypeShmemPutMemSignal), abi.TaskType(105), "TaskTypeMatMul")

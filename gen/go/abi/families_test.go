@@ -24,9 +24,8 @@ func TestFamilyForKernel(t *testing.T) {
 	f, ok := FamilyByName("megagateroutegradk1")
 	assert.Truef(t, ok, "FamilyByName(megagateroutegradk1), %v", ok)
 	assert.Equalf(t, FamilyMegaGateRouteGradK1, f, "FamilyByName(megagateroutegradk1), %v", ok)
-	if _, ok := FamilyByName("MoE"); ok {
-		assert.Fail(t, "FamilyByName matches a partial name")
-	}
+	_, ok = FamilyByName("MoE")
+	assert.False(t, ok, "FamilyByName matches a partial name")
 	for _, f := range Families() {
 		g, ok := FamilyByName(f.String())
 		assert.True(t, ok)
@@ -75,9 +74,9 @@ func TestFamilyNames(t *testing.T) {
 	assert.Equalf(t, StageCompute, st.Class, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
 	assert.Truef(t, st.HasTaskType, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
 	assert.Equalf(t, uint32(TaskTypeGroupedMatMul), st.TaskType, "MegaMoe stage 0x10002 = %+v, %v", st, ok)
-	if _, ok := FamilyNone.Stage(0x10002); ok {
-		assert.Fail(t, "FamilyNone has a stage")
-	}
+	_, ok = FamilyNone.Stage(0x10002)
+	assert.False(t, ok, "FamilyNone has a stage")
+
 	assert.False(t, FamilyMegaMoe.OwnerLabel() != "Expert" || FamilyMegaGateRoute.OwnerLabel() != "TokenRowShard", "owner labels")
 	assert.False(t, Family(200).String() != "Family(200)" || Family(200).Valid() || FamilyNone.Valid(), "an unnamed family")
 }

@@ -82,9 +82,9 @@ func TestLayoutMatchesSpec(t *testing.T) {
 		l, err := abi.NewLayout(c, caps)
 		require.NoError(t, err)
 		a, v := uint64(64+32*uint64(caps.AIC)), uint64(64+32*uint64(caps.AIV))
-		if l.NumSlots() != 3*int(c) || l.SlotCount(abi.CoreTypeAIC) != c || l.SlotCount(abi.CoreTypeAIV) != 2*c {
-			require.FailNow(t, fmt.Sprintf("slot counts: %d, %d, %d", l.NumSlots(), l.SlotCount(abi.CoreTypeAIC), l.SlotCount(abi.CoreTypeAIV)))
-		}
+		require.Equal(t, 3*int(c), l.NumSlots(), "slot count")
+		require.Equal(t, c, l.SlotCount(abi.CoreTypeAIC), "AIC slot count")
+		require.Equal(t, 2*c, l.SlotCount(abi.CoreTypeAIV), "AIV slot count")
 		i := rapid.Uint32Max(c-1).Draw(t, "aic")
 		j := rapid.Uint32Max(2*c-1).Draw(t, "aiv")
 		require.Equalf(t, uint64(i)*a, l.SlotOffset(abi.CoreTypeAIC, i), "AIC slot %d at", i)
@@ -98,13 +98,13 @@ func TestLayoutMatchesSpec(t *testing.T) {
 			require.Equalf(t, s, o, "SlotOf, %v; Slot(%d)", ok, k)
 			sum += s.Stride()
 		}
-		if want := uint64(c)*a + 2*uint64(c)*v; sum != want || l.Size() != want {
-			require.FailNow(t, fmt.Sprintf("strides sum to %d, Size %d, SPEC %d", sum, l.Size(), want))
-		}
+		want := uint64(c)*a + 2*uint64(c)*v
+		require.Equal(t, want, sum, "strides sum, SPEC")
+		require.Equal(t, want, l.Size(), "Size, SPEC")
 		size, err := abi.BufferSize(c, caps)
-		if err != nil || size != l.Size() {
-			require.FailNow(t, fmt.Sprintf("BufferSize = %d, %v; want %d", size, err, l.Size()))
-		}
+		require.NoError(t, err, "BufferSize")
+		require.Equal(t, l.Size(), size, "BufferSize")
+
 	})
 }
 
@@ -153,8 +153,9 @@ func TestNewLayoutErrors(t *testing.T) {
 	_, err = abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: 24})
 	var ce *abi.CapacityError
 	assert.Falsef(t, !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIV || err.Error() != "abi: AIV record capacity 24 is not a multiple of RecordCapacityAlignment (16)", "AIV capacity 24: %v", err)
-	if _, err := abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: abi.MaxRecordsPerCore + 16}); !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIC {
-		assert.Fail(t, fmt.Sprintf("AIC capacity past the maximum: %v", err))
+	_, err = abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: abi.MaxRecordsPerCore + 16})
+	if assert.ErrorAs(t, err, &ce, "AIC capacity past the maximum") {
+		assert.Equal(t, abi.CoreTypeAIC, ce.CoreType, "AIC capacity past the maximum: core type")
 	}
 }
 
@@ -163,14 +164,15 @@ func TestSlot(t *testing.T) {
 	require.NoError(t, err)
 	s := l.Slot(3)
 	assert.Falsef(t, s.String() != "AIC/3" || s.Capacity != 16 || s.Stride() != 64+32*16 || s.RecordOffset(2) != s.Offset+64+64, "Slot(3) = %+v (%s)", s, s)
-	if s := l.Slot(24 + 17); s.String() != "AIV/17" || s.Offset != 24*(64+32*16)+17*(64+32*32) || s.Capacity != 32 {
-		assert.Fail(t, fmt.Sprintf("Slot(41) = %+v", s))
-	}
+	s = l.Slot(24 + 17)
+	assert.Equal(t, "AIV/17", s.String(), "Slot(41)")
+	assert.Equal(t, uint64(24*(64+32*16)+17*(64+32*32)), s.Offset, "Slot(41) offset")
+	assert.Equal(t, uint32(32), s.Capacity, "Slot(41) capacity")
 	_, ok := l.SlotOf(abi.CoreTypeAIV, 48)
 	assert.False(t, ok, "SlotOf(AIV, 48) exists in a 24-cube layout")
-	if _, ok := l.SlotOf(abi.CoreType(7), 0); ok {
-		assert.Fail(t, "SlotOf(CoreType(7), 0) exists")
-	}
+	_, ok = l.SlotOf(abi.CoreType(7), 0)
+	assert.False(t, ok, "SlotOf(CoreType(7), 0) exists")
+
 	assert.Equal(t, l.Size(), l.SlotOffset(abi.CoreType(7), 0), "SlotOffset of an unknown core type")
 	for _, i := range []int{-1, l.NumSlots()} {
 		func() {

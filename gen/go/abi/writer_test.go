@@ -3,7 +3,6 @@ package abi_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -73,8 +72,9 @@ func TestWriteRecordRefuses(t *testing.T) {
 	r := abi.ProfileRecord{StartCycle: 1, EndCycle: 2}
 	var sb *abi.ShortBufferError
 
-	if _, err := abi.WriteRecord(make([]byte, abi.CoreHeaderSize-1), &r); !errors.As(err, &sb) || sb.Struct != "CoreHeader" {
-		assert.Fail(t, fmt.Sprintf("a slot shorter than a header: %v", err))
+	_, err := abi.WriteRecord(make([]byte, abi.CoreHeaderSize-1), &r)
+	if assert.ErrorAs(t, err, &sb, "a slot shorter than a header") {
+		assert.Equal(t, "CoreHeader", sb.Struct, "a slot shorter than a header")
 	}
 
 	// A slot whose header claims more records than the slice holds: error,
@@ -82,9 +82,12 @@ func TestWriteRecordRefuses(t *testing.T) {
 	slot := make([]byte, abi.SlotStride(16))
 	require.NoError(t, abi.InitSlot(slot, 1, abi.CoreTypeAIC, 0, 16))
 	before := bytes.Clone(slot)
-	if _, err := abi.WriteRecord(slot[:len(slot)-1], &r); !errors.As(err, &sb) || sb.Struct != "slot" || sb.Need != len(slot) {
-		assert.Fail(t, fmt.Sprintf("a slot one byte short: %v", err))
+	_, err = abi.WriteRecord(slot[:len(slot)-1], &r)
+	if assert.ErrorAs(t, err, &sb, "a slot one byte short") {
+		assert.Equal(t, "slot", sb.Struct, "a slot one byte short")
+		assert.Equal(t, len(slot), sb.Need, "a slot one byte short")
 	}
+
 	assert.Equal(t, []byte(before), []byte(slot), "WriteRecord wrote into a slot it refused")
 
 	// A corrupt header whose count exceeds the capacity only counts drops.
