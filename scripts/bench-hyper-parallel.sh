@@ -50,3 +50,12 @@ same "$tmp/wref.json" "$tmp/wfast.json"
 echo "traces: each pair the same bytes"
 measure "drop-in merge_chrome_traces" "$py" scripts/bench-hyper-parallel.py merge "$tmp/fw.json" "$tmp/dropin.json" "$tmp/merged.json"
 measure "cycleabi merge --upstream-compat" cycleabi merge "$tmp/fw.json" "$tmp/dropin.json" --upstream-compat -o "$tmp/merged2.json"
+# Upstream's own merger runs only where hyper-parallel is importable
+# (PYTHONPATH=/path/to/hyper-parallel): this repository does not hold it.
+if "$py" -c "import hyper_parallel.core.multicore.profiler" 2>/dev/null; then
+	measure "upstream merge_chrome_traces" "$py" scripts/bench-hyper-parallel.py merge-upstream "$tmp/fw.json" "$tmp/dropin.json" "$tmp/merged-upstream.json"
+	same "$tmp/merged-upstream.json" "$tmp/merged.json"
+	echo "merged: upstream's and the drop-in's the same bytes"
+else
+	echo "upstream merge_chrome_traces: hyper-parallel is not importable by $py (set PYTHONPATH to a checkout of it to measure it)"
+fi
