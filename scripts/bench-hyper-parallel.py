@@ -3,6 +3,7 @@
 usage: python3 scripts/bench-hyper-parallel.py ref|dropin|export CAPTURE AIC AIV OUT
        python3 scripts/bench-hyper-parallel.py window-ref|window-install CAPTURE AIC AIV OUT
        python3 scripts/bench-hyper-parallel.py merge FRAMEWORK MEGAKERNEL OUT
+       python3 scripts/bench-hyper-parallel.py merge-upstream FRAMEWORK MEGAKERNEL OUT
 
 ref runs _parse_cycle_buffer of decode/testdata/reference/cycle_trace.py (the
 transcription of upstream's decoder) and dropin cycleabi.hyper_parallel's
@@ -87,6 +88,12 @@ def main():
     if what == "merge":
         import cycleabi.hyper_parallel as hp
         hp.merge_chrome_traces(sys.argv[2], sys.argv[3], sys.argv[4])
+        return
+    if what == "merge-upstream":
+        # hyper-parallel's own merger, where it is importable (PYTHONPATH
+        # naming a checkout of it): this repository does not hold it.
+        from hyper_parallel.core.multicore.profiler import merge_chrome_traces
+        merge_chrome_traces(sys.argv[2], sys.argv[3], sys.argv[4])
         return
     import cycle_trace as ref
     path, aic, aiv, out = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]

@@ -50,3 +50,13 @@ same "$tmp/wref.json" "$tmp/wfast.json"
 echo "traces: each pair the same bytes"
 measure "drop-in merge_chrome_traces" "$py" scripts/bench-hyper-parallel.py merge "$tmp/fw.json" "$tmp/dropin.json" "$tmp/merged.json"
 measure "cycleabi merge --upstream-compat" cycleabi merge "$tmp/fw.json" "$tmp/dropin.json" --upstream-compat -o "$tmp/merged2.json"
+# Upstream's own merger runs only where hyper-parallel is importable
+# (PYTHONPATH=/path/to/hyper-parallel): this repository does not hold it.
+if "$py" -c "import hyper_parallel.core.multicore.profiler" 2>/dev/null; then
+	measure "upstream merge_chrome_traces" "$py" scripts/bench-hyper-parallel.py merge-upstream "$tmp/fw.json" "$tmp/dropin.json" "$tmp/merged-upstream.json"
+	"$py" -c 'import json, sys; a, b = (json.load(open(p)) for p in sys.argv[1:]); sys.exit(a != b)' "$tmp/merged-upstream.json" "$tmp/merged.json" ||
+		{ echo "upstream's merged trace and the drop-in's differ"; exit 1; }
+	echo "merged: upstream's and the drop-in's equal as JSON"
+else
+	echo "upstream merge_chrome_traces: hyper-parallel is not importable by $py (set PYTHONPATH to a checkout of it to measure it)"
+fi
