@@ -98,6 +98,6 @@ func TestCompareInvocations(t *testing.T) {
 			"rank 2 (C) is not in the base analysis"},
 	} {
 		_, err := Compare(NewReport(c.base), NewReport(c.new), false)
-		assert.Falsef(t, err == nil || err.Error() != c.want, "error %v, want %q", err, c.want)
+		assert.EqualErrorf(t, err, c.want, "error %v, want %q", err, c.want)
 	}
 }

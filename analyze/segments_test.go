@@ -33,5 +33,5 @@ func TestReadReportSegments(t *testing.T) {
 	bad := strings.Replace(report, `"start_cycle":51`, `"start_cycle":"51"`, 1)
 	_, err = analyze.ReadReport("a.json", []byte(bad))
 	want := `a.json:5:61: not an analyze --format json report: critical_path.segments.start_cycle: a string where a uint64 goes`
-	assert.Falsef(t, err == nil || err.Error() != want, "got %v\nwant %s", err, want)
+	assert.EqualErrorf(t, err, want, "got %v\nwant %s", err, want)
 }

@@ -2,7 +2,6 @@ package input
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -80,7 +79,7 @@ func TestRankPrecedence(t *testing.T) {
 		rank, from, err := Rank(c.flag, c.stated, FromManifest, c.path, c.orZero)
 		switch {
 		case c.wantErr != "":
-			assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.wantErr), "%s: got %v, want an error with %q", c.name, err, c.wantErr)
+			assert.ErrorContainsf(t, err, c.wantErr, "%s: got %v, want an error with %q", c.name, err, c.wantErr)
 		case err != nil || rank != c.rank || from != c.from:
 			assert.Fail(t, fmt.Sprintf("%s: got %d, %q, %v; want %d, %q", c.name, rank, from, err, c.rank, c.from))
 		}
@@ -186,7 +185,7 @@ func TestDeviceIDPrecedence(t *testing.T) {
 		assert.Equalf(t, c.from, from, "%s", c.name)
 	}
 	_, _, err := deviceID(&big, nil, 0)
-	assert.Falsef(t, err == nil || err.Error() != "--device-id 4294967296 exceeds 4294967295", "too large: got %v", err)
+	assert.EqualErrorf(t, err, "--device-id 4294967296 exceeds 4294967295", "too large: got %v", err)
 }
 
 // TestOwnerLabelPrecedence: --owner-label when given over the trace's

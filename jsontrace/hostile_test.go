@@ -176,7 +176,7 @@ func TestRepeatedMetadataKeyReplaces(t *testing.T) {
 	text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
 		`"recordCapacityPerCore":{"AIC":16,"AIV":16},"recordCapacityPerCore":{"AIV":4096}`, 1)
 	_, err := jsontrace.Read(write(t, "t.json", text), "")
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "recordCapacityPerCore states no AIC capacity"), "a second recordCapacityPerCore of AIV only: %v, want it refused as AIV only", err)
+	assert.ErrorContainsf(t, err, "recordCapacityPerCore states no AIC capacity", "a second recordCapacityPerCore of AIV only: %v, want it refused as AIV only", err)
 	once := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`, `"recordCapacityPerCore":{"AIV":4096}`, 1)
 	_, errOnce := jsontrace.Read(write(t, "once.json", once), "")
 	tail := func(err error) string { s := fmt.Sprint(err); return s[strings.LastIndex(s, ".json: ")+1:] }
@@ -212,7 +212,7 @@ func TestBufferBytesContradictingLayoutIsRefused(t *testing.T) {
 			continue
 		}
 		want := "profileBufferBytes " + bufBytes + " contradicts cubeSlots 25 at the stated capacities (recordCapacityPerCore), whose buffer is 43200 bytes"
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "%s: %v, want %q", c.slots, err, want)
+		assert.ErrorContainsf(t, err, want, "%s: %v, want %q", c.slots, err, want)
 	}
 }
 

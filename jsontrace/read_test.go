@@ -224,5 +224,5 @@ func TestDataAfterTheTrace(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	_, err := jsontrace.Read(path, t.TempDir())
 	want := fmt.Sprintf("%s:2: byte %d: data after the trace object: 'x'", path, len(text)-1)
-	assert.Falsef(t, err == nil || err.Error() != want, "error %v, want %s", err, want)
+	assert.EqualErrorf(t, err, want, "error %v, want %s", err, want)
 }

@@ -103,7 +103,7 @@ func TestScheduleFromGo(t *testing.T) {
 		VectorTaskIndices: []uint32{0},
 	}
 	_, err := Plan(s)
-	assert.Falsef(t, err == nil || err.Error() != "cube_task_indices[2]: task 3 is out of range: the schedule has 1 tasks", "got %v", err)
+	assert.EqualErrorf(t, err, "cube_task_indices[2]: task 3 is out of range: the schedule has 1 tasks", "got %v", err)
 	s.CubeTaskIndices = s.CubeTaskIndices[:2]
 	r, err := Plan(s)
 	require.NoError(t, err)
@@ -116,7 +116,7 @@ func TestScheduleFromGo(t *testing.T) {
 
 func TestParseFileNotFound(t *testing.T) {
 	_, err := ParseFile("testdata/no-such-schedule.yaml")
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "testdata/no-such-schedule.yaml: schedule file not found"), "got %v", err)
+	assert.ErrorContainsf(t, err, "testdata/no-such-schedule.yaml: schedule file not found", "got %v", err)
 	var list *ErrorList
 	assert.False(t, errors.As(err, &list), "a missing file is not a schedule problem")
 }

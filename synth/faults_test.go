@@ -2,7 +2,6 @@ package synth_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -124,6 +123,6 @@ func TestFaultsRefused(t *testing.T) {
 		{synth.Options{WaitTimeout: 100, Faults: synth.Faults{Hang: true}}, "one or the other"},
 	} {
 		_, err := synth.Run(parse(t, chain), tc.o)
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), tc.want), "%+v: err = %v, want %q", tc.o, err, tc.want)
+		assert.ErrorContainsf(t, err, tc.want, "%+v: err = %v, want %q", tc.o, err, tc.want)
 	}
 }

@@ -151,7 +151,7 @@ vector_task_indices: [0, 1]
 		t.Run(tc.name, func(t *testing.T) {
 			s := parse(t, tc.src)
 			_, err := synth.Run(s, synth.Options{})
-			require.Falsef(t, err == nil || err.Error() != tc.want, "got  %v\nwant %s", err, tc.want)
+			require.EqualErrorf(t, err, tc.want, "got  %v\nwant %s", err, tc.want)
 			var pe *plan.Error
 			assert.ErrorAs(t, err, &pe, "not a *plan.Error")
 			// With a watchdog the device gets through, and the wait that
@@ -190,7 +190,7 @@ func TestIdleCores(t *testing.T) {
 		assert.Equalf(t, 1, idle, "seed %d", seed)
 	}
 	_, err := synth.Run(s, synth.Options{IdleCores: 5})
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "cannot make 5 of 4 workers idle"), "got %v", err)
+	assert.ErrorContainsf(t, err, "cannot make 5 of 4 workers idle", "got %v", err)
 	// Without a timeout, a wait on an idle core's event is a deadlock that
 	// says so.
 	for seed := uint64(0); ; seed++ {

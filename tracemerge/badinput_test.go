@@ -29,7 +29,7 @@ func TestBadOptions(t *testing.T) {
 	} {
 		c.o.Framework, c.o.MegaKernel = fw, mk
 		_, err := runMerge(t, c.o)
-		require.Falsef(t, err == nil || !strings.Contains(err.Error(), c.want), "error %v, want one containing %q", err, c.want)
+		require.ErrorContainsf(t, err, c.want, "error %v, want one containing %q", err, c.want)
 	}
 }
 
@@ -42,7 +42,7 @@ func TestTooFewKernels(t *testing.T) {
 	}
 	mk := writeMK(t, ev, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk})
-	require.Falsef(t, err == nil || err.Error() != "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1", "error %v, want %q", err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1")
+	require.EqualErrorf(t, err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1", "error %v, want %q", err, "too few outer kernels: 3 invocation(s) from --kernel-index 0 need 3 of the events matching (?i)(?:Hyper[_]?Mega[_]?Moe) with the best score (9), but "+fw+" has 1")
 }
 
 func TestRefusals(t *testing.T) {
@@ -65,7 +65,7 @@ func TestRefusals(t *testing.T) {
 		_, err := runMerge(t, Options{Framework: c.fw, MegaKernel: c.mk})
 		var ie *InputError
 		require.ErrorAsf(t, err, &ie, "%s: error %v (%T), want one that is a %T", name, err, err, ie)
-		require.Falsef(t, err == nil || !strings.Contains(err.Error(), c.want), "%s: error %v, want one containing %q", name, err, c.want)
+		require.ErrorContainsf(t, err, c.want, "%s: error %v, want one containing %q", name, err, c.want)
 	}
 }
 
@@ -88,7 +88,7 @@ func TestNotCandidates(t *testing.T) {
 	var se *SelectionError
 	require.ErrorAsf(t, err, &se, "error %v (%T), want one that is a %T", err, err, se)
 	want := `no candidate in ` + fw + ` matches (?i)(?:Hyper[_]?Mega[_]?Moe) (9 event(s) whose name matches are not candidates, which are complete events with a numeric finite ts >= 0 and dur > 0: 3 with ts not a number (null, a boolean, text like "12abc"), 1 with ts not finite, 1 with ts below 0, 2 with dur not finite, 1 with dur not above 0, 1 with ph not X), and the fallback has 0 device kernel(s)`
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 
 	// Strings as Python's float() reads them are candidates.
 	fw = writeFile(t, "s.json", `[{"ph":"X","cat":"kernel","name":"HyperMegaMoe_1","pid":0,"tid":0,"ts":" 1_000.5 ","dur":"+2e1"}]`)
@@ -107,7 +107,7 @@ func TestBrokenGzip(t *testing.T) {
 	var ie *InputError
 	require.ErrorAsf(t, err, &ie, "error %v (%T), want one that is a %T", err, err, ie)
 	want := "reading the gzip stream: unexpected EOF"
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 }
 
 // TestInvalidUTF8Replaced: bytes that are not UTF-8, in a framework
@@ -165,7 +165,7 @@ func TestNotJSONNamed(t *testing.T) {
 		_, err := runMerge(t, o)
 		var ie *InputError
 		require.ErrorAsf(t, err, &ie, "%s: error %v (%T), want one that is a %T", name, err, err, ie)
-		require.Falsef(t, err == nil || !strings.Contains(err.Error(), p+": "+c.want), "%s: error %v, want one containing %q", name, err, p+": "+c.want)
+		require.ErrorContainsf(t, err, p+": "+c.want, "%s: error %v, want one containing %q", name, err, p+": "+c.want)
 	}
 }
 
@@ -196,5 +196,5 @@ func TestMetadataErrorPlaced(t *testing.T) {
 	mk := writeFile(t, "mk.json", text)
 	_, err := Merge(&bytes.Buffer{}, Options{Framework: fw, MegaKernel: mk, Rank: -1})
 	want := mk + fmt.Sprintf(":2: byte %d: megaKernelCycleTrace", strings.Index(text, `{"schemaVersion"`)) + ": schemaVersion is a string; the schema has int"
-	assert.Falsef(t, err == nil || err.Error() != want, "error %v\nwant %s", err, want)
+	assert.EqualErrorf(t, err, want, "error %v\nwant %s", err, want)
 }

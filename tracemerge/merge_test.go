@@ -321,7 +321,7 @@ func TestHostWrapperOnly(t *testing.T) {
 	// An explicit pattern matching only host wrappers says so.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "aclnn", KernelPatternSet: true})
 	want := `are host-only events ["aclnnHyperMegaMoe"]`
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 }
 
 func TestNoNameMatchFallsBack(t *testing.T) {
@@ -348,7 +348,7 @@ func TestNoNameMatchFallsBack(t *testing.T) {
 	// An explicit pattern never falls back.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelPattern: "Mega", KernelPatternSet: true})
 	want := "--kernel-pattern Mega matches no outer-kernel candidate"
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 }
 
 func TestForwardBackward(t *testing.T) {
@@ -403,8 +403,8 @@ func TestForwardBackward(t *testing.T) {
 	// --kernel-index 1 leaves one kernel for two invocations.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, KernelIndex: 1})
 	want := "2 invocation(s) from --kernel-index 1 need 3 of the events matching"
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "has 2"), "error %v, want one containing %q", err, "has 2")
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, "has 2", "error %v, want one containing %q", err, "has 2")
 }
 
 func TestOuterPidAndRank(t *testing.T) {
@@ -417,7 +417,7 @@ func TestOuterPidAndRank(t *testing.T) {
 	mk := writeMK(t, ev, meta)
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: -1})
 	want := "holds ranks 0, 1: merge one at a time with --rank R"
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 	pid := "0"
 	m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
 	require.NoError(t, err)
@@ -431,7 +431,7 @@ func TestOuterPidAndRank(t *testing.T) {
 	pid = "5"
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1, OuterPID: &pid})
 	require.ErrorContains(t, err, "2 event(s) whose name matches are not candidates")
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "2 with another pid than --outer-pid"), "error %v, want one containing %q", err, "2 with another pid than --outer-pid")
+	require.ErrorContainsf(t, err, "2 with another pid than --outer-pid", "error %v, want one containing %q", err, "2 with another pid than --outer-pid")
 	require.Equal(t, json.Number("5"), m.internal()[0]["args"].(map[string]any)["cycle_trace_device_id"])
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 4})
 	require.ErrorContains(t, err, "--rank 4: the MegaKernel trace has events of ranks 0, 1 only")

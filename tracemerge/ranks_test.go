@@ -55,7 +55,7 @@ func TestMergeKeepsRanksApart(t *testing.T) {
 			mk := writeJSON(t, "mk.json", twoRankWindow(c.pidPerRank, c.withArgRank, c.sharedID))
 			_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: -1})
 			want := "holds ranks 0, 1: merge one at a time with --rank R"
-			require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "no --rank: error %v, want one containing %q", err, want)
+			require.ErrorContainsf(t, err, want, "no --rank: error %v, want one containing %q", err, want)
 			for rank, names := range map[int][]string{0: {"R0a", "R0b"}, 1: {"R1"}} {
 				m, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: int64(rank)})
 				require.NoErrorf(t, err, "rank %d", rank)
@@ -77,7 +77,7 @@ func TestMergeKeepsRanksApart(t *testing.T) {
 	mk := writeJSON(t, "mk.json", twoRankWindow(false, false, true))
 	_, err := runMerge(t, Options{Framework: fw, MegaKernel: mk, Rank: 1})
 	want := "invocation 0 is of ranks 0, 1 (megaKernelCycleTrace.invocations) and its events of pid 0 state no args.rank"
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 }
 
 // TestMergeSameTraceTwiceRefused: merge X X (a MegaKernel trace given as
@@ -95,6 +95,6 @@ func TestMergeSameTraceTwiceRefused(t *testing.T) {
 	})
 	_, err := runMerge(t, Options{Framework: mk, MegaKernel: mk, Rank: -1})
 	for _, want := range []string{"no outer kernel", "2 of its events are a MegaKernel's own records (cat MegaKernelInternal)", "is " + mk + " a MegaKernel trace?"} {
-		require.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+		require.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 	}
 }

@@ -14,7 +14,7 @@ func TestSwappedArguments(t *testing.T) {
 	fw := writeFile(t, "k.json", kinetoTrace)
 	mk := writeMK(t, simpleMK, oneRankMeta("HyperMegaMoe"))
 	_, err := runMerge(t, Options{Framework: mk, MegaKernel: fw})
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "the arguments are swapped?"), "error %v, want one saying the arguments are swapped", err)
+	require.ErrorContainsf(t, err, "the arguments are swapped?", "error %v, want one saying the arguments are swapped", err)
 	// A framework trace without one in either place is not called swapped.
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: fw})
 	require.Falsef(t, err == nil || strings.Contains(err.Error(), "swapped") || !strings.Contains(err.Error(), "no megaKernelCycleTrace"), "error %v, want no megaKernelCycleTrace and no word of swapping", err)
@@ -29,7 +29,7 @@ func TestMergedTraceAsMegaKernel(t *testing.T) {
 	require.NoError(t, err)
 	merged := writeFile(t, "m.json", string(m.raw))
 	_, err = runMerge(t, Options{Framework: fw, MegaKernel: merged})
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "a merged trace"), "error %v, want one naming a merged trace", err)
+	require.ErrorContainsf(t, err, "a merged trace", "error %v, want one naming a merged trace", err)
 }
 
 // TestDeviceMismatch: an outer kernel whose args name another device

@@ -34,7 +34,7 @@ func TestAppendRank(t *testing.T) {
 // A member of the wrong type is named by its place in the object.
 func TestUnmarshalNamesTheMember(t *testing.T) {
 	_, err := Unmarshal([]byte(`{"schemaVersion":1,"ranks":[{"rank":-1}]}`))
-	assert.Falsef(t, err == nil || err.Error() != "ranks.rank is a number -1; the schema has uint32", "err = %v", err)
+	assert.EqualErrorf(t, err, "ranks.rank is a number -1; the schema has uint32", "err = %v", err)
 	assert.NotContainsf(t, err.Error(), "Object", "err = %v: names a Go type", err)
 }
 

@@ -3,7 +3,6 @@ package capturetest
 import (
 	"bytes"
 	"encoding/binary"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -72,6 +71,6 @@ func TestParseLayoutCaseErrors(t *testing.T) {
 		{"x\n-- capture --\nzeros 64\n-- request --\ncube-slots\n-- want --\n", "section request: line 1"},
 	} {
 		_, err := ParseLayoutCase([]byte(tc.text))
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), tc.want), "%q: error %v, want one saying %q", tc.text, err, tc.want)
+		assert.ErrorContainsf(t, err, tc.want, "%q: error %v, want one saying %q", tc.text, err, tc.want)
 	}
 }

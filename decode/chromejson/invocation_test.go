@@ -125,7 +125,7 @@ func TestInvocationsGapAndAbsoluteTime(t *testing.T) {
 	require.Equal(t, []string{"20", "22", "180", "182"}, ts(render.WriteOptions{AbsoluteTime: true, InvocationGapUs: &ten}, invocationInputs(t)))
 	neg := -1.0
 	err := Write(&bytes.Buffer{}, invocationInputs(t), render.WriteOptions{InvocationGapUs: &neg})
-	require.Falsef(t, err == nil || !strings.Contains(err.Error(), "must be >= 0"), "error %v, want one containing %q", err, "must be >= 0")
+	require.ErrorContainsf(t, err, "must be >= 0", "error %v, want one containing %q", err, "must be >= 0")
 }
 
 // Invocations that overlap in time (here one anchor, as when one capture
@@ -186,7 +186,7 @@ func TestInvocationsRefused(t *testing.T) {
 	in := invocationInputs(t)
 	in[1].Config.Invocation.ID = 0
 	err := Write(&bytes.Buffer{}, in, render.WriteOptions{})
-	require.Falsef(t, err == nil || err.Error() != "fwd.bin and bwd.bin are both invocation 0 of rank 0", "error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
+	require.EqualErrorf(t, err, "fwd.bin and bwd.bin are both invocation 0 of rank 0", "error %v, want %q", err, "fwd.bin and bwd.bin are both invocation 0 of rank 0")
 	in = invocationInputs(t)
 	in[1].Config.Invocation = nil
 	err = Write(&bytes.Buffer{}, in, render.WriteOptions{})

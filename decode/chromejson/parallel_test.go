@@ -3,7 +3,6 @@ package chromejson
 import (
 	"bytes"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +67,7 @@ func TestFormattersWriterFails(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 1 << 20} {
 		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 1, Formatters: 3})
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "disk full"), "left %d: got %v", left, err)
+		assert.ErrorContainsf(t, err, "disk full", "left %d: got %v", left, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {

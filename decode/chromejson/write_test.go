@@ -92,7 +92,7 @@ func TestWriteRefuses(t *testing.T) {
 	dup := []render.Input{inputs[0], inputs[1]}
 	dup[1].Config.Rank = dup[0].Config.Rank
 	err := Write(io.Discard, dup, render.WriteOptions{})
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "both have rank 0"), "duplicate ranks: %v", err)
+	assert.ErrorContainsf(t, err, "both have rank 0", "duplicate ranks: %v", err)
 	for _, mhz := range []float64{0, -1, inf(), nan()} {
 		bad := []render.Input{inputs[0]}
 		bad[0].Config.FrequencyMHz = mhz
@@ -116,7 +116,7 @@ func TestWriteWriterFails(t *testing.T) {
 	before := runtime.NumGoroutine()
 	for _, left := range []int{0, 10, 300 << 10, 2 << 20} {
 		err := Write(&failingWriter{left: left}, inputs, render.WriteOptions{Parallel: 2})
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "disk full"), "left %d: got %v", left, err)
+		assert.ErrorContainsf(t, err, "disk full", "left %d: got %v", left, err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {

@@ -77,20 +77,20 @@ func TestLoadNamesLongName(t *testing.T) {
 	require.NoError(t, os.WriteFile(small, []byte("tasks:\n  0: a\n  1: '"+long+"'\n"), 0o644))
 	_, err := Load(small)
 	want := small + ":3:6: tasks.1: a name is longer than the cap of 4096 bytes"
-	assert.Falsef(t, err == nil || err.Error() != want, "small file: %v\nwant %s", err, want)
+	assert.EqualErrorf(t, err, want, "small file: %v\nwant %s", err, want)
 	t.Setenv(yamlpos.MaxYAMLBytesEnv, "100000")
 	big := writeNames(t, "big.yaml", "tasks:\n  0: a\n  1: "+long+"\n", 200000, "")
 	_, err = Load(big)
-	assert.Falsef(t, err == nil || err.Error() != big+":3:6: tasks.1: a name is longer than the cap of 4096 bytes", "large YAML file: %v", err)
+	assert.EqualErrorf(t, err, big+":3:6: tasks.1: a name is longer than the cap of 4096 bytes", "large YAML file: %v", err)
 	json := filepath.Join(t.TempDir(), "big.json")
 	text := `{"tasks": {"0": "a",` + "\n" + `  "1": "` + long + `"` + strings.Repeat(" ", 200000) + "}}"
 	require.NoError(t, os.WriteFile(json, []byte(text), 0o644))
 	_, err = Load(json)
-	assert.Falsef(t, err == nil || err.Error() != json+":2:8: tasks.1: a name is longer than the cap of 4096 bytes", "large JSON file: %v", err)
+	assert.EqualErrorf(t, err, json+":2:8: tasks.1: a name is longer than the cap of 4096 bytes", "large JSON file: %v", err)
 	// A line the block YAML fast path cannot hold: reported as such.
 	huge := writeNames(t, "huge.yaml", "tasks:\n  0: a\n  1: "+strings.Repeat("y", 100<<10)+"\n", 200000, "")
 	_, err = Load(huge)
-	assert.Falsef(t, err == nil || err.Error() != huge+":3:1: a line of more than 65536 bytes: a name is longer than the cap of 4096 bytes", "a 100 KiB line: %v", err)
+	assert.EqualErrorf(t, err, huge+":3:1: a line of more than 65536 bytes: a name is longer than the cap of 4096 bytes", "a 100 KiB line: %v", err)
 }
 
 // A task named twice in a file too large for the YAML path is placed:
@@ -100,11 +100,11 @@ func TestLoadNamesDuplicateLarge(t *testing.T) {
 	dense := writeNames(t, "dense.yaml", "tasks:\n  0: a\n", 200000, "  1005: c\n")
 	_, err := Load(dense)
 	lines := strings.Count(mustRead(t, dense), "\n")
-	assert.Falsef(t, err == nil || err.Error() != fmt.Sprintf("%s:%d:3: tasks.1005: id 1005 is already named", dense, lines), "dense: %v", err)
+	assert.EqualErrorf(t, err, fmt.Sprintf("%s:%d:3: tasks.1005: id 1005 is already named", dense, lines), "dense: %v", err)
 	sparse := writeNames(t, "sparse.yaml", "tasks:\n  4000000000: a\n", 200000, "  4000000000: b\n")
 	_, err = Load(sparse)
 	lines = strings.Count(mustRead(t, sparse), "\n")
-	assert.Falsef(t, err == nil || err.Error() != fmt.Sprintf("%s:%d:3: tasks.4000000000: id 4000000000 is already named", sparse, lines), "sparse: %v", err)
+	assert.EqualErrorf(t, err, fmt.Sprintf("%s:%d:3: tasks.4000000000: id 4000000000 is already named", sparse, lines), "sparse: %v", err)
 }
 
 func mustRead(t *testing.T, path string) string {

@@ -57,7 +57,7 @@ func TestOpenMissing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "none")
 	_, _, err := openWithin(t, path)
 	assert.ErrorIsf(t, err, fs.ErrNotExist, "error %v, want one matching %v", err, fs.ErrNotExist)
-	assert.Falsef(t, err == nil || err.Error() != "open "+path+": no such file or directory", "error %v, want %q", err, "open "+path+": no such file or directory")
+	assert.EqualErrorf(t, err, "open "+path+": no such file or directory", "error %v, want %q", err, "open "+path+": no such file or directory")
 }
 
 func TestOpenRefusesSpecialFiles(t *testing.T) {
@@ -80,7 +80,7 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 			assert.Fail(t, fmt.Sprintf("%s: error %v (%T), want a *NotRegularError", c.path, err, err))
 		} else {
 			assert.Equal(t, c.kind, nr.Kind, "nr.Kind")
-			assert.Falsef(t, err == nil || err.Error() != c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)", "error %v, want %q", err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
+			assert.EqualErrorf(t, err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)", "error %v, want %q", err, c.path+": is "+c.kind+", not a regular file; inputs are read from regular files only (save the data to a file first)")
 		}
 	}
 }

@@ -105,7 +105,7 @@ func TestOpenSkipsBOM(t *testing.T) {
 	r, _ := Open(p)
 	defer r.Close()
 	err := r.Value(&Sink{})
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "byte 0xef"), "a mark after a space: %v", err)
+	assert.ErrorContainsf(t, err, "byte 0xef", "a mark after a space: %v", err)
 }
 
 // allocated is the bytes fn allocates.

@@ -71,12 +71,12 @@ func TestRejects(t *testing.T) {
 			r := NewSize("x", strings.NewReader(in), size)
 			r.CheckUTF8 = true
 			err := r.Value(&Sink{})
-			assert.Falsef(t, err == nil || err.Error() != want, "%q (buffer %d): error %v, want %s", in, size, err, want)
+			assert.EqualErrorf(t, err, want, "%q (buffer %d): error %v, want %s", in, size, err, want)
 		}
 	}
 	deep := strings.Repeat("[", DefaultMaxDepth+1)
 	err := NewBytes("x", []byte(deep)).Value(&Sink{})
-	assert.Falsef(t, err == nil || err.Error() != "x:1: byte 512: arrays and objects nested more than 512 deep", "nesting: %v", err)
+	assert.EqualErrorf(t, err, "x:1: byte 512: arrays and objects nested more than 512 deep", "nesting: %v", err)
 }
 
 // TestAccepts: what JSON allows and go-yaml refused is read, and a string

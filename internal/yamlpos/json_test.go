@@ -54,7 +54,7 @@ func TestDocumentPositions(t *testing.T) {
 		{strings.Repeat("[", 1001), "f:1:1001: invalid JSON: arrays and objects nested more than 1000 deep"},
 	} {
 		_, err := Document("f", "YAML or JSON", []byte(c.text), noCapJSON, "")
-		assert.Falsef(t, err == nil || err.Error() != c.want, "%q: error %v, want %q", c.text, err, c.want)
+		assert.EqualErrorf(t, err, c.want, "%q: error %v, want %q", c.text, err, c.want)
 	}
 }
 

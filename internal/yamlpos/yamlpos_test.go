@@ -89,10 +89,10 @@ func TestReadFileCap(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Len(t, b, 2048, "len(b)")
 	_, err = ReadDocumentFile(path, "schedule file", Limits{Input: 1024, YAML: 1 << 20}, nil, "")
-	assert.Falsef(t, err == nil || err.Error() != path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it", "error %v, want %q", err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it")
+	assert.EqualErrorf(t, err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it", "error %v, want %q", err, path+": 2048 bytes is more than the cap of 1024 bytes (1 KiB) on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it")
 	_, err = ReadDocumentFile(path+".missing", "schedule file", noCap, nil, "")
 	assert.ErrorIsf(t, err, fs.ErrNotExist, "error %v, want one matching %v", err, fs.ErrNotExist)
-	assert.Falsef(t, err == nil || err.Error() != path+".missing: schedule file not found", "error %v, want %q", err, path+".missing: schedule file not found")
+	assert.EqualErrorf(t, err, path+".missing: schedule file not found", "error %v, want %q", err, path+".missing: schedule file not found")
 }
 
 // A FIFO is refused at once, whether or not a writer ever comes (it used
@@ -109,7 +109,7 @@ func TestReadFileRefusesFIFO(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		assert.Falsef(t, err == nil || err.Error() != fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)", "error %v, want %q", err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)")
+		assert.EqualErrorf(t, err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)", "error %v, want %q", err, fifo+": is a named pipe (FIFO), not a regular file; inputs are read from regular files only (save the data to a file first)")
 	case <-time.After(5 * time.Second):
 		require.FailNow(t, "ReadDocumentFile of a FIFO with no writer still blocked after 5 s")
 	}
@@ -128,7 +128,7 @@ func TestCurrentLimits(t *testing.T) {
 	for _, bad := range []string{"0", "-1", "1e9", "16MiB"} {
 		t.Setenv(MaxInputBytesEnv, bad)
 		_, err = CurrentLimits()
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), MaxInputBytesEnv), "%s: error %v, want one containing %q", bad, err, MaxInputBytesEnv)
+		assert.ErrorContainsf(t, err, MaxInputBytesEnv, "%s: error %v, want one containing %q", bad, err, MaxInputBytesEnv)
 	}
 }
 

@@ -108,7 +108,7 @@ func TestAscendCPreset(t *testing.T) {
 func TestAscendCPresetCoreType(t *testing.T) {
 	cxx := cxxtest.Compilers(t)[0]
 	_, err := compileKernel(t, cxx, "c++11", "-D__DAV_C220_CUBE__", "-DEXPECT_CORE_TYPE=2", "-DEXPECT_CUBE_SLOTS=24")
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "the preset picked another core type"), "the cube side compiled as the vector core type: %v", err)
+	assert.ErrorContainsf(t, err, "the preset picked another core type", "the cube side compiled as the vector core type: %v", err)
 }
 
 // TestRecorderNeedsCoreType: without CYCLEABI_CORE_TYPE (and without the

@@ -339,11 +339,11 @@ func TestRankFromName(t *testing.T) {
 	// A rank that cannot be a pid is an error, never rank 0.
 	for _, name := range []string{"rank99999999999.bin", "rank2147483648.bin", "capture_r99999999999999999999999.npy"} {
 		_, _, err := input.RankFromName(name)
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "exceeds 2147483647"), "%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
+		assert.ErrorContainsf(t, err, "exceeds 2147483647", "%s: error %v, want one containing %q", name, err, "exceeds 2147483647")
 	}
 	_, err := input.CaptureRanks([]string{"rank99999999999.bin"}, nil)
 	want := "rank99999999999.bin: rank 99999999999 in the file name exceeds"
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want), "error %v, want one containing %q", err, want)
+	assert.ErrorContainsf(t, err, want, "error %v, want one containing %q", err, want)
 }
 
 func TestDecodeCommandHelp(t *testing.T) {

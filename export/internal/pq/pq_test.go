@@ -433,7 +433,7 @@ func TestRefused(t *testing.T) {
 		{pq.Column{Type: pq.Double}, "no name"},
 	} {
 		_, err := pq.NewSchema("t", c.col)
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.err), "%+v: %v, want %q", c.col, err, c.err)
+		assert.ErrorContainsf(t, err, c.err, "%+v: %v, want %q", c.col, err, c.err)
 	}
 	s, err := pq.NewSchema("t", pq.Column{Name: "u8", Type: pq.Int, Bits: 8}, pq.Column{Name: "s", Type: pq.String, Encoding: pq.Dict, Optional: true})
 	require.NoError(t, err)
@@ -451,7 +451,7 @@ func TestRefused(t *testing.T) {
 		{[]pq.Data{{Ints: []uint64{1, 2}}}, "1 columns of data for the 2 of t"},
 	} {
 		err := pq.NewWriter(io.Discard, s, "").Write(c.data, 2)
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), c.err), "%v: %v, want %q", c.data, err, c.err)
+		assert.ErrorContainsf(t, err, c.err, "%v: %v, want %q", c.data, err, c.err)
 	}
 }
 

@@ -49,7 +49,7 @@ func TestRoundUpCapacity(t *testing.T) {
 		assert.Equalf(t, want, got, "RoundUpCapacity(%d)", req)
 	}
 	_, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1)
-	assert.Falsef(t, err == nil || err.Error() != "abi: record capacity 134217713 exceeds MaxRecordsPerCore (134217712)", "past the maximum: %v", err)
+	assert.EqualErrorf(t, err, "abi: record capacity 134217713 exceeds MaxRecordsPerCore (134217712)", "past the maximum: %v", err)
 }
 
 func TestCheckCapacity(t *testing.T) {

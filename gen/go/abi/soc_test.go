@@ -38,7 +38,7 @@ func TestUnsupportedSoC(t *testing.T) {
 	}
 	_, err := abi.SystemCounterMHz("Ascend310P")
 	want := `abi: unsupported SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950, nvidia`
-	assert.Falsef(t, err == nil || err.Error() != want, "error = %v\nwant   %s", err, want)
+	assert.EqualErrorf(t, err, want, "error = %v\nwant   %s", err, want)
 }
 
 func TestNormalizeSoCName(t *testing.T) {

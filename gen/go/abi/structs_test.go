@@ -69,7 +69,7 @@ func TestDecodeShort(t *testing.T) {
 		assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "ProfileRecord" || sb.Need != abi.ProfileRecordSize || sb.Have != n, "DecodeProfileRecord(%d bytes) = %v", n, err)
 	}
 	_, err := abi.DecodeCoreHeader(nil)
-	assert.Falsef(t, err == nil || err.Error() != "abi: short buffer: CoreHeader needs 64 bytes, have 0", "DecodeCoreHeader(nil) error = %v", err)
+	assert.EqualErrorf(t, err, "abi: short buffer: CoreHeader needs 64 bytes, have 0", "DecodeCoreHeader(nil) error = %v", err)
 }
 
 // TestWireLayout checks the encoding against the tables of gen/doc/ABI.md, written out

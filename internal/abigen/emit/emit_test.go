@@ -25,6 +25,6 @@ func TestProblems(t *testing.T) {
 		"s.yaml:9:1: first on line 9\n" +
 		"s.yaml:9:3: C++ name kA of the header's own kA is already taken by enum A"
 	err := f.Err("s.yaml")
-	assert.Falsef(t, err == nil || err.Error() != want, "Err =\n%v\nwant\n%s", err, want)
+	assert.EqualErrorf(t, err, want, "Err =\n%v\nwant\n%s", err, want)
 	assert.Equal(t, "x = 1\n", f.Buf.String(), "P wrote")
 }

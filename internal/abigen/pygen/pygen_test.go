@@ -322,5 +322,5 @@ func TestVersion(t *testing.T) {
 	s := loadReal(t)
 	s.Release = "v0.5.0"
 	_, err := Generate(s)
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "v0.5.0"), "Release v0.5.0: err = %v, want one naming it", err)
+	assert.ErrorContainsf(t, err, "v0.5.0", "Release v0.5.0: err = %v, want one naming it", err)
 }

@@ -206,7 +206,7 @@ func TestInvalidSchemas(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	_, err := LoadFile("testdata/nope.yaml")
-	require.Falsef(t, err == nil || err.Error() != "testdata/nope.yaml: schema file not found", "error %v, want %q", err, "testdata/nope.yaml: schema file not found")
+	require.EqualErrorf(t, err, "testdata/nope.yaml: schema file not found", "error %v, want %q", err, "testdata/nope.yaml: schema file not found")
 }
 
 // recordOfSize0 is the real schema with ProfileRecord declared 0 bytes: the
