@@ -34,7 +34,9 @@ func TestDiffExactIntegers(t *testing.T) {
 		require.NoError(t, dec.Decode(&doc))
 		m := doc.Ranks[0].Makespan
 		wantAbs := new(big.Int).Sub(new(big.Int).SetUint64(c.new), new(big.Int).SetUint64(c.base))
-		assert.Falsef(t, string(m.Base) != big.NewInt(0).SetUint64(c.base).String() || string(m.New) != big.NewInt(0).SetUint64(c.new).String() || string(m.Abs) != wantAbs.String(), "%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
+		require.Equalf(t, big.NewInt(0).SetUint64(c.base).String(), string(m.Base), "%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
+		require.Equalf(t, big.NewInt(0).SetUint64(c.new).String(), string(m.New), "%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
+		assert.Equalf(t, wantAbs.String(), string(m.Abs), "%d -> %d: JSON base %s new %s abs %s, want abs %s", c.base, c.new, m.Base, m.New, m.Abs, wantAbs)
 		buf.Reset()
 		require.NoError(t, d.WriteText(&buf, 0))
 		signed := wantAbs.String()

@@ -85,7 +85,8 @@ func TestDiffSelf(t *testing.T) {
 	back, err := analyze.ReadReport("moe.json", js.Bytes())
 	require.NoError(t, err)
 	d, err = analyze.Compare(rep, back, false)
-	require.Falsef(t, err != nil || !d.IsZero(), "diff with its own JSON report: %v %+v", err, d)
+	require.NoErrorf(t, err, "diff with its own JSON report %+v", d)
+	require.Truef(t, d.IsZero(), "diff with its own JSON report %+v", d)
 	var text bytes.Buffer
 	require.NoError(t, d.WriteText(&text, 0))
 	require.True(t, bytes.HasSuffix(text.Bytes(), []byte("no change\n")), "self-diff text shows a change:\n%s", text.Bytes())
@@ -99,7 +100,10 @@ func TestDiffSelf(t *testing.T) {
 	require.NoError(t, err, "diff of a change")
 	require.False(t, d.IsZero(), "diff of a change is zero")
 	r := d.Ranks[0]
-	require.Falsef(t, r.Makespan.Abs != 100 || r.Stages[0].Name != rep.Ranks[0].Stages[3].Name || r.Stages[0].TotalCycles.Abs != 5000 || r.Stages[1].TotalCycles.Abs != -7, "diff: %+v", r)
+	require.Equalf(t, float64(100), r.Makespan.Abs, "diff: %+v", r)
+	require.Equalf(t, rep.Ranks[0].Stages[3].Name, r.Stages[0].Name, "diff: %+v", r)
+	require.Equalf(t, float64(5000), r.Stages[0].TotalCycles.Abs, "diff: %+v", r)
+	require.Equalf(t, float64(-7), r.Stages[1].TotalCycles.Abs, "diff: %+v", r)
 	other.ABIFingerprint = "0000000000000000"
 	_, err = analyze.Compare(rep, other, false)
 	require.Error(t, err, "different ABI fingerprints compared without --allow-abi-mismatch")

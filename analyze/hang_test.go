@@ -210,13 +210,19 @@ func TestDiagnosisMoE(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
 		checkDiagnosis(t, analyzeSim(t, s, c, true), wantRoot{kind: analyze.RootStoppedInside, task: 100, core: "AIC/6", event: plan.NoEvent})
 		dg := analyzeSim(t, s, c, false).Diagnosis
-		assert.Falsef(t, dg == nil || !dg.NeedsPlan || len(dg.Cores) == 0 || dg.Cores[0].Core != "AIC/6" || !strings.Contains(dg.Summary, "--plan"), "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
+		require.NotNilf(t, dg, "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
+		require.Truef(t, dg.NeedsPlan, "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
+		require.NotEmptyf(t, dg.Cores, "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
+		require.Equalf(t, "AIC/6", dg.Cores[0].Core, "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
+		assert.Containsf(t, dg.Summary, "--plan", "without the schedule: %+v, want AIC/6 first and --plan asked for", dg)
 	})
 	t.Run("skip", func(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{SkipTrigger: []uint32{3}}})
 		checkDiagnosis(t, analyzeSim(t, s, c, true), wantRoot{kind: analyze.RootTriggerNotSent, task: 3, core: "AIV/6", event: 0})
 		dg := analyzeSim(t, s, c, false).Diagnosis
-		assert.Falsef(t, dg == nil || !dg.NeedsPlan || dg.Cores[0].Core != "AIV/6", "without the schedule: %+v, want AIV/6 first", dg)
+		require.NotNilf(t, dg, "without the schedule: %+v, want AIV/6 first", dg)
+		require.Truef(t, dg.NeedsPlan, "without the schedule: %+v, want AIV/6 first", dg)
+		assert.Equalf(t, "AIV/6", dg.Cores[0].Core, "without the schedule: %+v, want AIV/6 first", dg)
 	})
 	t.Run("starve", func(t *testing.T) {
 		c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StarveEvents: []plan.EventID{5}}})
@@ -481,7 +487,10 @@ func TestStoppedRanks(t *testing.T) {
 	}
 	rep := analyze.NewReport(ranks)
 	st := rep.CrossRank.Stopped
-	require.Falsef(t, len(st) != 2 || st[0].Rank != 2 || st[1].Rank != 1 || st[0].StopCycle >= st[1].StopCycle, "stopped %+v, want rank 2 then rank 1", st)
+	require.Len(t, st, 2, "stopped")
+	require.Equal(t, uint32(2), st[0].Rank, "stopped")
+	require.Equal(t, uint32(1), st[1].Rank, "stopped")
+	require.Less(t, st[0].StopCycle, st[1].StopCycle, "stopped")
 	want := "2 of 3 ranks stopped before their work was done; rank 2 stopped first: " + ranks[2].Diagnosis.Summary + "; after it: rank 1 (+"
 	var text, md, js bytes.Buffer
 	require.NoError(t, rep.WriteText(&text, 0))

@@ -338,7 +338,8 @@ func propFlows(t *rapid.T) {
 		require.LessOrEqualf(t, from.EndCycle, to.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
 		require.Equalf(t, from.EndCycle, f.From.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
 		require.Equalf(t, to.EndCycle, f.To.EndCycle, "arrow %d goes back in time: %+v -> %+v", f.ID, from, to)
-		require.Falsef(t, to.DescID != abi.RuntimeStageWaitDependency || s.Tasks[to.TaskID].DependentEvent != f.Event, "arrow %d ends at %+v, not a wait on event %d", f.ID, to, f.Event)
+		require.Equalf(t, abi.RuntimeStageWaitDependency, to.DescID, "arrow %d ends at %+v, not a wait on event", f.ID, to)
+		require.Equalf(t, f.Event, s.Tasks[to.TaskID].DependentEvent, "arrow %d ends at %+v, not a wait on event", f.ID, to)
 		isProducer := false
 		for _, p := range prods[f.Event] {
 			if p.slot == int(f.From.Active) && p.index == int(f.From.Index) {
@@ -395,7 +396,10 @@ func TestPercentileHistogram(t *testing.T) {
 			require.Equalf(t, want, c.exact, "exact p%v", c.p)
 			require.LessOrEqualf(t, math.Abs(float64(c.est)-float64(want)), float64(want)/256+0.5, "histogram p%v = %d, want %d within 1/256", c.p, c.est, want)
 		}
-		require.Falsef(t, !exact.Exact || hist.Exact != (len(vals) <= 1) || hist.MaxCycles != sorted[len(sorted)-1] || hist.TotalCycles != exact.TotalCycles, "exact %+v, histogram %+v", exact, hist)
+		require.Truef(t, exact.Exact, "exact %+v, histogram %+v", exact, hist)
+		require.Equalf(t, (len(vals) <= 1), hist.Exact, "exact %+v, histogram %+v", exact, hist)
+		require.Equalf(t, sorted[len(sorted)-1], hist.MaxCycles, "exact %+v, histogram %+v", exact, hist)
+		require.Equalf(t, exact.TotalCycles, hist.TotalCycles, "exact %+v, histogram %+v", exact, hist)
 	})
 }
 
@@ -499,8 +503,8 @@ func propDiff(t *rapid.T) {
 			require.Equalf(t, float64(n.TotalCycles)-float64(b.TotalCycles), g.TotalCycles.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
 			require.Equalf(t, float64(n.Count)-float64(b.Count), g.Count.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
 			require.Equalf(t, float64(n.P90Cycles)-float64(b.P90Cycles), g.P90Cycles.Abs, "%q: %+v for base %+v new %+v", g.Name, g, b, n)
-			require.Falsef(t, (g.TotalCycles.RelPct == nil) != (b.TotalCycles == 0) ||
-				g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9, "%q: relative change %v", g.Name, g.TotalCycles.RelPct)
+			require.Equalf(t, (b.TotalCycles == 0), (g.TotalCycles.RelPct == nil), "%q: relative change %v", g.Name, g.TotalCycles.RelPct)
+			require.Falsef(t, g.TotalCycles.RelPct != nil && math.Abs(*g.TotalCycles.RelPct-100*g.TotalCycles.Abs/float64(b.TotalCycles)) > 1e-9, "%q: relative change %v", g.Name, g.TotalCycles.RelPct)
 			require.Falsef(t, i > 0 && math.Abs(g.TotalCycles.Abs) > math.Abs(c.got[i-1].TotalCycles.Abs), "not sorted by the absolute change in total at %q", g.Name)
 		}
 	}

@@ -144,7 +144,9 @@ func TestReadReportAgrees(t *testing.T) {
 			require.Equalf(t, (werr == nil), (err == nil), "ReadReport: %v; encoding/json: %v", err, werr)
 			if err != nil {
 				var ye *yamlpos.Error
-				assert.Falsef(t, !errors.As(err, &ye) || ye.Line == 0 || !strings.Contains(err.Error(), "not an analyze --format json report: "), "%v: want an error placed at a line and column of the report", err)
+				require.ErrorAsf(t, err, &ye, "%v: want an error placed at a line and column of the report", err)
+				require.NotEqualf(t, 0, ye.Line, "%v: want an error placed at a line and column of the report", err)
+				assert.Containsf(t, err.Error(), "not an analyze --format json report: ", "%v: want an error placed at a line and column of the report", err)
 				return
 			}
 			var g, w bytes.Buffer
@@ -173,7 +175,8 @@ func TestReadReportReadError(t *testing.T) {
 	require.NoError(t, moeReport(t, false).WriteJSON(&js))
 	_, err := analyze.ReadReportFrom("base.json", failingReader{bytes.NewReader(js.Bytes()[:js.Len()/2])})
 	var pe *fs.PathError
-	assert.Falsef(t, !errors.As(err, &pe) || strings.Contains(err.Error(), "truncated"), "got %v, want the read error", err)
+	require.ErrorAsf(t, err, &pe, "got %v, want the read error", err)
+	assert.NotContainsf(t, err.Error(), "truncated", "got %v, want the read error", err)
 }
 
 // heapReader is an io.Reader of r that, every MiB, fails when the live
@@ -290,7 +293,10 @@ func TestReadReportHoldsBounded(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := analyze.ReadReport("h.json", []byte(text))
 			var ye *yamlpos.Error
-			assert.Falsef(t, !errors.As(err, &ye) || ye.Line != 1 || ye.Col < 50 || !strings.Contains(err.Error(), "twice the text"), "got %v, want the report refused where its values pass twice its text", err)
+			require.ErrorAsf(t, err, &ye, "got %v, want the report refused where its values pass twice its text", err)
+			require.Equalf(t, 1, ye.Line, "got %v, want the report refused where its values pass twice its text", err)
+			require.GreaterOrEqualf(t, ye.Col, 50, "got %v, want the report refused where its values pass twice its text", err)
+			assert.Containsf(t, err.Error(), "twice the text", "got %v, want the report refused where its values pass twice its text", err)
 		})
 	}
 }

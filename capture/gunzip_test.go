@@ -3,7 +3,6 @@ package capture_test
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +36,9 @@ func TestGzipCapture(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, z.Bytes()[:z.Len()/2], 0o644))
 	_, err = capture.Open(bad)
 	var p *capture.Problem
-	require.Falsef(t, !errors.As(err, &p) || p.Code != capture.CodeTruncated || p.File != bad, "Open of a truncated .gz: %v, want a truncated problem naming %s", err, bad)
+	require.ErrorAsf(t, err, &p, "Open of a truncated .gz: %v, want a truncated problem naming", err)
+	require.Equalf(t, capture.Code(capture.CodeTruncated), p.Code, "Open of a truncated .gz: %v, want a truncated problem naming", err)
+	require.Equalf(t, bad, p.File, "Open of a truncated .gz: %v, want a truncated problem naming", err)
 
 	// A capture whose entry cycle begins with gzip's magic bytes (1f 8b
 	// 08) is a capture, as package sniff tells it (a header slot 0 could
@@ -50,5 +51,6 @@ func TestGzipCapture(t *testing.T) {
 	require.NoError(t, err, "Open of a capture that begins with gzip's magic")
 	got, err = io.ReadAll(io.NewSectionReader(c, 0, c.Size()))
 	c.Close()
-	require.Falsef(t, err != nil || !bytes.Equal(got, raw), "a capture that begins with gzip's magic: read %d bytes (%v), want its own %d", len(got), err, len(raw))
+	require.NoErrorf(t, err, "a capture that begins with gzip's magic: read %d bytes, want its own %d", len(got), len(raw))
+	require.Equalf(t, []byte(raw), []byte(got), "a capture that begins with gzip's magic: read %d bytes, want its own %d", len(got), len(raw))
 }

@@ -23,10 +23,12 @@ var npyDict = regexp.MustCompile(`^\{'descr': '\|u1', 'fortran_order': False, 's
 func TestNPYHeader(t *testing.T) {
 	for _, n := range []uint64{0, 1, 41472, 1 << 40, 1<<64 - 1} {
 		h := capture.NPYHeader(n)
-		require.Falsef(t, len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00", "n=%d: header %q", n, h)
+		require.Equalf(t, 0, len(h)%64, "n=%d: header %q", n, h)
+		require.Equalf(t, "\x93NUMPY\x01\x00", string(h[:8]), "n=%d: header %q", n, h)
 		assert.Equalf(t, len(h)-10, int(binary.LittleEndian.Uint16(h[8:10])), "n=%d: header length, header is %d bytes", n, len(h))
 		m := npyDict.FindSubmatch(h[10:])
-		assert.Falsef(t, m == nil || string(m[1]) != fmt.Sprint(n), "n=%d: dict %q", n, h[10:])
+		require.NotNilf(t, m, "n=%d: dict %q", n, h[10:])
+		assert.Equalf(t, fmt.Sprint(n), string(m[1]), "n=%d: dict %q", n, h[10:])
 	}
 }
 

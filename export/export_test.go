@@ -83,7 +83,11 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		require.Equalf(t, (int64(d.StartCycle)-anchor)*20, r.StartNs, "row %d: ns.., cycles %d..%d from anchor %d", i, d.StartCycle, d.EndCycle, anchor)
 		require.Equalf(t, (int64(d.EndCycle)-anchor)*20, r.EndNs, "row %d: ns.., cycles %d..%d from anchor %d", i, d.StartCycle, d.EndCycle, anchor)
 		require.Equalf(t, o.Names.EventName(&d.ProfileRecord, false, ""), r.Name, "row %d named", i)
-		require.Falsef(t, r.InvocationID == nil || *r.InvocationID != 2 || r.Step == nil || *r.Step != 7 || r.Direction != "", "row %d: invocation columns %v %v %v", i, r.InvocationID, r.Step, r.Direction)
+		require.NotNilf(t, r.InvocationID, "row %d: invocation columns %v %v", i, r.InvocationID, r.Step)
+		require.Equalf(t, int64(2), *r.InvocationID, "row %d: invocation columns %v %v", i, r.InvocationID, r.Step)
+		require.NotNilf(t, r.Step, "row %d: invocation columns %v %v", i, r.InvocationID, r.Step)
+		require.Equalf(t, int64(7), *r.Step, "row %d: invocation columns %v %v", i, r.InvocationID, r.Step)
+		require.Emptyf(t, r.Direction, "row %d: invocation columns %v %v", i, r.InvocationID, r.Step)
 		require.Equalf(t, (r.Kind == analyze.KindCompute), (r.TaskType != ""), "row %d (%s) has task type %v", i, r.Kind, r.TaskType)
 	}
 	for key, want := range map[string]string{"cycleabi.rank": "3", "cycleabi.abi_fingerprint": abi.FingerprintHex,
@@ -92,8 +96,12 @@ func TestRecordsAreTheCapture(t *testing.T) {
 		assert.Equalf(t, want, got, "metadata %s", key)
 	}
 	ranks, _ := readRows[Rank](t, filepath.Join(dir, "ranks/rank=3/part-00000.parquet"))
-	assert.Falsef(t, len(ranks) != 1 || ranks[0].Records != a.Records || ranks[0].Dropped != 10 || ranks[0].WaitCycles != a.Totals.WaitCycles ||
-		ranks[0].Capacities["AIC"] != 64 || ranks[0].BusiestStage != a.Stages[0].Name, "ranks row %+v", ranks)
+	require.Len(t, ranks, 1, "ranks row")
+	require.Equal(t, a.Records, ranks[0].Records, "ranks row")
+	require.Equal(t, uint64(10), ranks[0].Dropped, "ranks row")
+	require.Equal(t, a.Totals.WaitCycles, ranks[0].WaitCycles, "ranks row")
+	require.Equal(t, uint32(64), ranks[0].Capacities["AIC"], "ranks row")
+	assert.Equal(t, a.Stages[0].Name, ranks[0].BusiestStage, "ranks row")
 	cores, _ := readRows[Core](t, filepath.Join(dir, "cores/rank=3/part-00000.parquet"))
 	require.Len(t, cores, len(a.Cores))
 	for i, c := range cores {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -101,8 +100,11 @@ func TestRowGroupsInOrder(t *testing.T) {
 		l := analyze.NewLabeler(nil, nil)
 		for i, r := range rows {
 			w := want[i]
-			require.Falsef(t, r.ProfileRecord != w.ProfileRecord || r.CoreType != w.CoreType.String() || r.BlockID != w.BlockID ||
-				r.StartNs != int64(w.StartCycle-d.Summary.Anchor) || r.Kind != l.Kind(&w.ProfileRecord), "row %d is %+v, the record %+v", i, r, w)
+			require.Equalf(t, w.ProfileRecord, r.ProfileRecord, "row %d is %+v, the record %+v", i, r, w)
+			require.Equalf(t, w.CoreType.String(), r.CoreType, "row %d is %+v, the record %+v", i, r, w)
+			require.Equalf(t, w.BlockID, r.BlockID, "row %d is %+v, the record %+v", i, r, w)
+			require.Equalf(t, int64(w.StartCycle-d.Summary.Anchor), r.StartNs, "row %d is %+v, the record %+v", i, r, w)
+			require.Equalf(t, l.Kind(&w.ProfileRecord), r.Kind, "row %d is %+v, the record %+v", i, r, w)
 			require.Nilf(t, r.InvocationID, "row %d of a capture outside a window has invocation columns", i)
 			require.Nilf(t, r.Step, "row %d of a capture outside a window has invocation columns", i)
 			require.Emptyf(t, r.Direction, "row %d of a capture outside a window has invocation columns", i)
@@ -152,7 +154,8 @@ func TestRecordErrorStopsTheWriter(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		runtime.GOMAXPROCS(procs)
 		_, err := exportOne(t, d, analyze.Options{FrequencyMHz: 1})
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "AIC/0") || !strings.Contains(err.Error(), "2^63 ns from the anchor"), "%d CPUs: %v", procs, err)
+		require.ErrorContainsf(t, err, "AIC/0", "%d CPUs", procs)
+		assert.Containsf(t, err.Error(), "2^63 ns from the anchor", "%d CPUs", procs)
 	}
 	// The encoders have returned once Add has; give the runtime a moment
 	// to count them out.
@@ -189,7 +192,10 @@ func TestRecordColumnsFollowSchema(t *testing.T) {
 			continue
 		}
 		it, _ := c.Type().LogicalType().Value.(*format.IntType)
-		assert.Falsef(t, it == nil || it.IsSigned || int(it.BitWidth) != 8*f.Size || !c.Required(), "column %s is %v, the field a %s", f.Name, c, f.Type)
+		require.NotNilf(t, it, "column %s is %v, the field a %s", f.Name, c, f.Type)
+		require.Falsef(t, it.IsSigned, "column %s is %v, the field a %s", f.Name, c, f.Type)
+		require.Equalf(t, 8*f.Size, int(it.BitWidth), "column %s is %v, the field a %s", f.Name, c, f.Type)
+		assert.Truef(t, c.Required(), "column %s is %v, the field a %s", f.Name, c, f.Type)
 	}
 	require.NotEqual(t, 0, n, "the schema's record has no fields")
 	var want []decode.Record

@@ -98,7 +98,8 @@ func recordTags(t testing.TB) []*parquet.StructTagOption {
 		if f.Type == "pad" {
 			continue
 		}
-		require.Falsef(t, len(tags) == len(goFields) || int(goFields[len(tags)].Type.Size()) != f.Size, "abi.ProfileRecord's fields are not the schema's (at %s)", f.Name)
+		require.NotEqualf(t, len(goFields), len(tags), "abi.ProfileRecord's fields are not the schema's (at %s)", f.Name)
+		require.Equalf(t, f.Size, int(goFields[len(tags)].Type.Size()), "abi.ProfileRecord's fields are not the schema's (at %s)", f.Name)
 		tags = append(tags, &parquet.StructTagOption{ColumnPath: []string{goFields[len(tags)].Name}, StructTag: reflect.StructTag(`parquet:"` + f.Name + `"`)})
 	}
 	require.Len(t, tags, len(goFields), "abi.ProfileRecord")

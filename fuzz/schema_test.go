@@ -1,7 +1,6 @@
 package fuzz_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -34,9 +33,11 @@ func FuzzSchemaLoad(f *testing.F) {
 		s, err := schema.Load(file, data)
 		if err != nil {
 			var list *schema.ErrorList
-			require.Falsef(t, !errors.As(err, &list) || list.Len() == 0, "Load error is not a non-empty schema.ErrorList: %T %v", err, err)
+			require.ErrorAsf(t, err, &list, "Load error is not a non-empty schema.ErrorList: %T %v", err, err)
+			require.NotEqualf(t, 0, list.Len(), "Load error is not a non-empty schema.ErrorList: %T %v", err, err)
 			for _, e := range list.Errs {
-				require.Falsef(t, e.File != file || e.Line < 1, "schema error without file and line: %+v", e)
+				require.Equalf(t, file, e.File, "schema error without file and line: %+v", e)
+				require.GreaterOrEqualf(t, e.Line, 1, "schema error without file and line: %+v", e)
 				require.Truef(t, strings.HasPrefix(e.Error(), fmt.Sprintf("%s:%d:", file, e.Line)), "schema error %q does not start with", e.Error())
 			}
 			return

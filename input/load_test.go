@@ -1,7 +1,6 @@
 package input
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -166,6 +165,8 @@ func TestLoadRefusesCaptureFlagsWithTrace(t *testing.T) {
 		l, err := Load(c.o)
 		l.Close()
 		var ie *Error
-		assert.Falsef(t, err == nil || err.Error() != c.want || !errors.As(err, &ie) || ie.Invalid, "got %v, want the usage error %q", err, c.want)
+		require.EqualError(t, err, c.want)
+		require.ErrorAs(t, err, &ie)
+		assert.False(t, ie.Invalid)
 	}
 }

@@ -1,7 +1,6 @@
 package input
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +16,9 @@ func TestRefuseTraces(t *testing.T) {
 	err := RefuseTraces([]string{exampleCapture, statedTrace}, []string{"w.yaml:1", "w.yaml:2"})
 	want := "w.yaml:2: " + statedTrace + ": a JSON trace states its own ranks and invocations: give it as an argument, without --invocation-manifest, --step or --direction"
 	var ie *Error
-	assert.Falsef(t, err == nil || err.Error() != want || !errors.As(err, &ie) || ie.Invalid, "a trace in a window: %v; want the usage error %q", err, want)
+	require.EqualError(t, err, want, "a trace in a window")
+	require.ErrorAs(t, err, &ie, "a trace in a window")
+	assert.False(t, ie.Invalid, "a trace in a window")
 }
 
 // TestLoadNames: no names file is nil names; one that cannot be read is a

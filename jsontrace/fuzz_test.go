@@ -42,7 +42,8 @@ func FuzzRead(f *testing.F) {
 			require.NoErrorf(t, err, "%s read back but does not decode", s.Name)
 			require.Equal(t, s.Records, d.Summary.Records)
 			res, err := s.Validate(validate.Options{})
-			require.Falsef(t, err != nil || !res.OK(), "%s read back but validate finds errors: %v %+v", s.Name, err, res)
+			require.NoErrorf(t, err, "%s read back but validate finds errors %+v", s.Name, res)
+			require.Truef(t, res.OK(), "%s read back but validate finds errors %+v", s.Name, res)
 		}
 	})
 }

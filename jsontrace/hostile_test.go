@@ -42,7 +42,8 @@ func TestNamesCapped(t *testing.T) {
 		"line 2, byte 17: args.task_stage of task 7 is 5,000 bytes long",
 		"megaKernelCycleTrace's kernelName is 7,000 bytes long",
 	} {
-		assert.Falsef(t, !strings.Contains(warnings, want) || strings.Contains(notes, want), "warnings\n%s\nnotes\n%s\nwant %q among the warnings only", warnings, notes, want)
+		require.Containsf(t, warnings, want, "warnings\nnotes\n%s\n among the warnings only", notes)
+		assert.NotContainsf(t, notes, want, "warnings\nnotes\n%s\n among the warnings only", notes)
 	}
 	assert.Len(t, s.Warnings, 3, "warnings")
 	assert.Equal(t, 3, s.CutNames(), "names cut")
@@ -53,11 +54,15 @@ func TestNamesCapped(t *testing.T) {
 	for _, f := range res.Findings {
 		if f.Code == validate.CodeNameCapped {
 			offs = append(offs, f.Off)
-			assert.Falsef(t, f.Severity != capture.Warning || !strings.Contains(f.Value, "bytes long: kept its first 4,096 bytes"), "finding %v, want a warning saying the name was cut", &f.Problem)
+			require.Equalf(t, capture.Severity(capture.Warning), f.Severity, "finding %v, want a warning saying the name was cut", &f.Problem)
+			assert.Containsf(t, f.Value, "bytes long: kept its first 4,096 bytes", "finding %v, want a warning saying the name was cut", &f.Problem)
 		}
 	}
 	// Two at the event (byte 17), one at the metadata (after the events).
-	assert.Falsef(t, len(offs) != 3 || offs[0] != 17 || offs[1] != 17 || offs[2] <= 17, "name-capped offsets %v, want 17, 17 and the metadata's", offs)
+	require.Len(t, offs, 3, "name-capped offsets")
+	require.Equal(t, int64(17), offs[0], "name-capped offsets")
+	require.Equal(t, int64(17), offs[1], "name-capped offsets")
+	assert.Greater(t, offs[2], int64(17), "name-capped offsets")
 }
 
 // TestNamesCappedCounted: past the eighth, cut names are counted in one
@@ -106,7 +111,8 @@ func TestMissingRankIsSaid(t *testing.T) {
 	require.Equalf(t, strings.Join(want, "\n"), strings.Join(tr.Missing, "\n"), "Missing = %q, want %q", tr.Missing, want)
 	warnings, notes := strings.Join(tr.Sources[0].Warnings, "\n"), strings.Join(tr.Sources[0].Notes, "\n")
 	for _, w := range want {
-		assert.Falsef(t, !strings.Contains(warnings, w) || strings.Contains(notes, w), "warnings %q, notes %q: want %q among the warnings only", warnings, notes, w)
+		require.Containsf(t, warnings, w, "warnings, notes %q: among the warnings only", notes)
+		assert.NotContainsf(t, notes, w, "warnings, notes %q: among the warnings only", notes)
 	}
 	res, err := tr.Sources[0].Validate(validate.Options{})
 	require.NoError(t, err)
@@ -180,7 +186,9 @@ func TestRepeatedMetadataKeyReplaces(t *testing.T) {
 	once := strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`, `"recordCapacityPerCore":{"AIV":4096}`, 1)
 	_, errOnce := jsontrace.Read(write(t, "once.json", once), "")
 	tail := func(err error) string { s := fmt.Sprint(err); return s[strings.LastIndex(s, ".json: ")+1:] }
-	assert.Falsef(t, err == nil || errOnce == nil || tail(err) != tail(errOnce), "repeated: %v; written once: %v; want the same", err, errOnce)
+	require.Errorf(t, err, "repeated: %v; written once: %v; want the same", err, errOnce)
+	require.Errorf(t, errOnce, "repeated: %v; written once: %v; want the same", err, errOnce)
+	assert.Equalf(t, tail(errOnce), tail(err), "repeated: %v; written once: %v; want the same", err, errOnce)
 	text = strings.Replace(trace(ev("TaskType_MatMul", "")), `"recordCapacityPerCore":{"AIC":16,"AIV":16}`,
 		`"recordCapacityPerCore":{"AIC":32},"recordCapacityPerCore":{"AIC":16,"AIV":16},"cubeSlots":30,"cubeSlots":24`, 1)
 	tr, err := jsontrace.Read(write(t, "t.json", text), "")
@@ -224,7 +232,8 @@ func TestFrequencyRange(t *testing.T) {
 		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)
 		_, err := jsontrace.Read(write(t, "t.json", text), "")
 		want := ":4: byte 333: megaKernelCycleTrace.cycleFrequencyMHz "
-		assert.Falsef(t, err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)"), "%s MHz: %v, want %q", f, err, want)
+		require.ErrorContainsf(t, err, want, "%s MHz", f)
+		assert.Containsf(t, err.Error(), "is not a system-counter frequency (0.001 to 1e+06 MHz)", "%s MHz", f)
 	}
 	for _, f := range []string{"0.001", "50", "1e6"} {
 		text := strings.Replace(trace(ev("TaskType_MatMul", "")), `"cycleFrequencyMHz":50.0`, `"cycleFrequencyMHz":`+f, 1)

@@ -69,7 +69,12 @@ func TestReadOne(t *testing.T) {
 	defer tr.Close()
 	require.Len(t, tr.Sources, 1)
 	s := tr.Sources[0]
-	require.Falsef(t, s.Records != 1 || s.Dropped != 2 || s.FrequencyMHz != 50 || s.KernelName != "MegaMoe" || s.Layout.CubeSlots != 24 || s.Layout.Capacities.AIV != 16, "source %+v", s)
+	require.Equalf(t, uint64(1), s.Records, "source %+v", s)
+	require.Equalf(t, uint64(2), s.Dropped, "source %+v", s)
+	require.Equalf(t, float64(50), s.FrequencyMHz, "source %+v", s)
+	require.Equalf(t, "MegaMoe", s.KernelName, "source %+v", s)
+	require.Equalf(t, uint32(24), s.Layout.CubeSlots, "source %+v", s)
+	require.Equalf(t, uint32(16), s.Layout.Capacities.AIV, "source %+v", s)
 	require.NotNil(t, s.Names, "names: want task 7 Combine")
 	stage, _ := s.Names.TaskStage(7)
 	require.Equal(t, "Combine", stage, "names %+v: task 7's stage", s.Names)

@@ -27,7 +27,12 @@ func TestUpstreamWindowObject(t *testing.T) {
 	require.NoError(t, err)
 	defer tr.Close()
 	s := tr.Sources[0]
-	assert.Falsef(t, s.WindowIndex == nil || *s.WindowIndex != 3 || !s.DetailedNames || s.KernelName != "MegaMoe" || s.Rank != 2 || s.DeviceID != 5, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	require.NotNilf(t, s.WindowIndex, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	require.Equalf(t, int64(3), *s.WindowIndex, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	require.Truef(t, s.DetailedNames, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	require.Equalf(t, "MegaMoe", s.KernelName, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	require.Equalf(t, uint32(2), s.Rank, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
+	assert.Equalf(t, uint32(5), s.DeviceID, "source %+v: want window 3, detailed names, MegaMoe, rank 2, device 5", s)
 	assert.Equal(t, 2000.0/40, s.FrequencyMHz, "frequency")
 	assert.True(t, s.FromEvents, "frequency from the events")
 }

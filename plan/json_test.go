@@ -17,7 +17,11 @@ import (
 func TestJSONAsJSONReadsIt(t *testing.T) {
 	pipeline, _ := ParseMode("aiv_pipeline")
 	s, _, ok := parseJSON([]byte("{\"num_workers\":\t2, \"tasks\": [{\"task_type\": \"Mat\\u004dul\"}],\n \"m\\u006fde\": \"aiv_pipeline\"}"))
-	require.Falsef(t, !ok || len(s.Tasks) != 1 || s.Tasks[0].TaskType != abi.TaskTypeMatMul || s.Mode != pipeline || s.NumWorkers != 2, "fast path: %+v, %v", s, ok)
+	require.Truef(t, ok, "fast path: %+v, %v", s, ok)
+	require.Lenf(t, s.Tasks, 1, "fast path: %+v, %v", s, ok)
+	require.Equalf(t, abi.TaskType(abi.TaskTypeMatMul), s.Tasks[0].TaskType, "fast path: %+v, %v", s, ok)
+	require.Equalf(t, pipeline, s.Mode, "fast path: %+v, %v", s, ok)
+	require.Equalf(t, int64(2), s.NumWorkers, "fast path: %+v, %v", s, ok)
 	for text, want := range map[string]string{
 		"{\"num_workers\": 2,\n \"tasks\": [{\"task_type\": \"\\ud83d\\ude00\"}]}": `unknown task type "😀"`,
 		"{\"num_workers\": 2,\n  \"tasks\": [{\"task_type\": \"Mat\x7fMul\"}]}":    "unknown task type \"Mat\\x7fMul\"",
@@ -28,6 +32,8 @@ func TestJSONAsJSONReadsIt(t *testing.T) {
 		_, _, ok := parseJSON([]byte(text))
 		assert.False(t, ok, "%q: the fast path took an unknown task type", text)
 		_, err := Parse("s.json", []byte(text))
-		assert.Falsef(t, err == nil || len(err.Error()) < len(want) || err.Error()[:len(want)] != want, "%q: error %v\nwant it to start %s", text, err, want)
+		require.Errorf(t, err, "%q: error %v\nwant it to start", text, err)
+		require.GreaterOrEqualf(t, len(err.Error()), len(want), "%q: error %v\nwant it to start", text, err)
+		assert.Equalf(t, want, err.Error()[:len(want)], "%q: error %v\nwant it to start", text, err)
 	}
 }

@@ -91,7 +91,8 @@ func TestCapacityPastMaximum(t *testing.T) {
 	_, ok := p.roundUp("vector_task_indices", "AIV", abi.MaxRecordsPerCore+1)
 	want := "big.yaml: vector_task_indices: the busiest AIV worker writes 134217713 records, more than the 134217712 a slot can hold"
 	err := p.err()
-	assert.Falsef(t, ok || err == nil || err.Error() != want, "got %v, want %s", err, want)
+	require.False(t, ok)
+	require.EqualError(t, err, want)
 }
 
 // TestScheduleFromGo plans a schedule built in Go (no text, no positions).
@@ -156,7 +157,8 @@ func TestOneMistakeOnce(t *testing.T) {
 	}
 	want := fmt.Sprintf("(the last of %d more like this)", n-3)
 	assert.Truef(t, strings.HasSuffix(lines[3], want), "line %q, want it to end %q", lines[3], want)
-	assert.Falsef(t, !strings.HasPrefix(lines[4], "known task types: Terminate, ") || strings.Count(err.Error(), "ShmemGetMem") != 1, "the known names are not said once:\n%s", err)
+	require.Truef(t, strings.HasPrefix(lines[4], "known task types: Terminate, "), "the known names are not said once:\n%s", err)
+	assert.Equalf(t, 1, strings.Count(err.Error(), "ShmemGetMem"), "the known names are not said once:\n%s", err)
 }
 
 // TestOneEventWarnedOnce: 100 tasks waiting on one event no task of the
@@ -195,7 +197,9 @@ func TestOneEventWarnedOnce(t *testing.T) {
 	_, _, err = CheckText("s.yaml", schedule(1))
 	require.Error(t, err, "CheckText accepts the untriggered waits")
 	lines := strings.Split(err.Error(), "\n")
-	assert.Falsef(t, len(lines) != 4 || !strings.HasSuffix(lines[3], "(the last of 97 more like this)") || !strings.HasPrefix(lines[3], want[3]), "CheckText:\n%s", err)
+	require.Lenf(t, lines, 4, "CheckText:\n%s", err)
+	require.Truef(t, strings.HasSuffix(lines[3], "(the last of 97 more like this)"), "CheckText:\n%s", err)
+	assert.Truef(t, strings.HasPrefix(lines[3], want[3]), "CheckText:\n%s", err)
 	// Eight events: 20 warnings are kept (three for each of six events,
 	// two of the seventh's), the six with more get their last line with a
 	// count, and the other 198 (the seventh's and eighth's) are counted.
@@ -261,7 +265,9 @@ func TestScheduleMutations(t *testing.T) {
 			}
 			if _, err := Plan(s); err != nil {
 				var pe *Error
-				assert.Falsef(t, !errors.As(err, &pe) || pe.File != file || pe.Line < 1, "%s: %s: planning error without file and line: %v", path, what, err)
+				require.ErrorAsf(t, err, &pe, "%s: %s: planning error without file and line: %v", path, what, err)
+				require.Equalf(t, file, pe.File, "%s: %s: planning error without file and line: %v", path, what, err)
+				assert.GreaterOrEqualf(t, pe.Line, 1, "%s: %s: planning error without file and line: %v", path, what, err)
 			}
 		})
 		// CheckText plans what it can of a schedule with problems in its

@@ -169,8 +169,8 @@ func TestLimits(t *testing.T) {
 	_, err := abi.RoundUpCapacity(abi.MaxRecordsPerCore + 1)
 	assert.Error(t, err, "RoundUpCapacity(MaxRecordsPerCore+1) accepted")
 	// The maximum is the largest aligned capacity whose stride fits a u32.
-	assert.False(t, abi.SlotStride(abi.MaxRecordsPerCore) > abi.SlotStrideLimit ||
-		abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment) <= abi.SlotStrideLimit, "MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
+	require.LessOrEqual(t, abi.SlotStride(abi.MaxRecordsPerCore), uint64(abi.SlotStrideLimit), "MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
+	assert.Greater(t, abi.SlotStride(abi.MaxRecordsPerCore+abi.RecordCapacityAlignment), uint64(abi.SlotStrideLimit), "MaxRecordsPerCore is not the largest aligned capacity under the stride limit")
 }
 
 func TestPlanMatchesModel(t *testing.T) { rapid.Check(t, propPlanMatchesModel) }

@@ -1,7 +1,6 @@
 package plan_test
 
 import (
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,9 +48,11 @@ func FuzzSchedule(f *testing.F) {
 		_, _, checkErr := plan.CheckText(file, data)
 		if checkErr != nil {
 			var list *plan.ErrorList
-			require.Falsef(t, !errors.As(checkErr, &list) || list.Len() == 0, "CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
+			require.ErrorAsf(t, checkErr, &list, "CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
+			require.NotEqualf(t, 0, list.Len(), "CheckText error is not a non-empty *plan.ErrorList: %T %v", checkErr, checkErr)
 			for _, e := range list.Errs {
-				require.Falsef(t, e.File != file || e.Line < 1, "CheckText error without file and line: %+v", e)
+				require.Equalf(t, file, e.File, "CheckText error without file and line: %+v", e)
+				require.GreaterOrEqualf(t, e.Line, 1, "CheckText error without file and line: %+v", e)
 			}
 		}
 		s, err := plan.Parse(file, data)
@@ -63,9 +64,11 @@ func FuzzSchedule(f *testing.F) {
 		}
 		if err != nil {
 			var list *plan.ErrorList
-			require.Falsef(t, !errors.As(err, &list) || len(list.Errs) == 0, "Parse error is not a non-empty *plan.ErrorList: %T %v", err, err)
+			require.ErrorAsf(t, err, &list, "Parse error is not a non-empty *plan.ErrorList: %T %v", err, err)
+			require.NotEmptyf(t, list.Errs, "Parse error is not a non-empty *plan.ErrorList: %T %v", err, err)
 			for _, e := range list.Errs {
-				require.Falsef(t, e.File != file || e.Line < 1, "schedule error without file and line: %+v", e)
+				require.Equalf(t, file, e.File, "schedule error without file and line: %+v", e)
+				require.GreaterOrEqualf(t, e.Line, 1, "schedule error without file and line: %+v", e)
 			}
 			return
 		}
@@ -73,7 +76,8 @@ func FuzzSchedule(f *testing.F) {
 		if err != nil {
 			var e *plan.Error
 			require.ErrorAsf(t, err, &e, "Plan error is not a *plan.Error: %T %v", err, err)
-			require.Falsef(t, e.File != file || e.Line < 1, "plan error without file and line: %+v", e)
+			require.Equalf(t, file, e.File, "plan error without file and line: %+v", e)
+			require.GreaterOrEqualf(t, e.Line, 1, "plan error without file and line: %+v", e)
 			return
 		}
 		checkPlan(t, r)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/analyze"
@@ -27,7 +26,10 @@ func TestStoppedCard(t *testing.T) {
 	in.Report.Ranks[0].Diagnosis = stoppedAt(100, "AIC/6", 5)
 	p := build(in)
 	c := p.Cards[0]
-	assert.Falsef(t, c.Label != "kernel stopped" || c.Value != "task 100" || c.Class != "bad" || !strings.Contains(c.Sub, "task stops here"), "first card %+v, want the stopped task", c)
+	require.Equalf(t, "kernel stopped", c.Label, "first card %+v, want the stopped task", c)
+	require.Equalf(t, "task 100", c.Value, "first card %+v, want the stopped task", c)
+	require.Equalf(t, "bad", c.Class, "first card %+v, want the stopped task", c)
+	assert.Containsf(t, c.Sub, "task stops here", "first card %+v, want the stopped task", c)
 	if assert.Len(t, p.Banners, 1, "banners") {
 		assert.Contains(t, p.Banners[0], "the kernel stopped: 3 worker core(s)", "the banner: want the diagnosis")
 	}

@@ -51,7 +51,8 @@ func TestPropTicksFit(t *testing.T) {
 		step := tickStep(w, max)
 		p := math.Pow(10, math.Floor(math.Log10(step)+1e-9))
 		m := math.Round(step / p)
-		require.Falsef(t, m != 1 && m != 2 && m != 5 || math.Abs(step/p-m) > 1e-9, "step %v is not 1, 2 or 5 × 10^k", step)
+		require.Falsef(t, m != 1 && m != 2 && m != 5, "step %v is not 1, 2 or 5 × 10^k", step)
+		require.LessOrEqualf(t, math.Abs(step/p-m), 1e-9, "step %v is not 1, 2 or 5 × 10^k", step)
 		var prevRight float64 = math.Inf(-1)
 		for v := 0.0; v <= max*1.0000001; v += step {
 			x := w * v / max

@@ -90,13 +90,16 @@ func TestGPUCheckScript(t *testing.T) {
 	// A capture whose hang analyze puts elsewhere (another task's trigger
 	// withheld than the kernel says) fails the hang check.
 	out, err = run("STUB_INCOMPLETE=0", "STUB_HANG_ROOT=1")
-	assert.Falsef(t, err == nil || !strings.Contains(out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |"), "gpu-check with a hang analyze roots elsewhere: %v\n%s", err, out)
+	require.Errorf(t, err, "gpu-check with a hang analyze roots elsewhere: %v", err)
+	assert.Containsf(t, out, "| hang | FAIL | task 0's trigger withheld, buffer read while stuck: 1; analyze's root: trigger-not-sent:1 |", "gpu-check with a hang analyze roots elsewhere: %v", err)
 
 	out, err = run("STUB_INCOMPLETE=3")
-	assert.Falsef(t, err == nil || !strings.Contains(out, "| live | FAIL | 119360 records checked (90000 while the kernel ran), 3 incomplete"), "gpu-check with 3 incomplete live records: %v\n%s", err, out)
+	require.Errorf(t, err, "gpu-check with 3 incomplete live records: %v", err)
+	assert.Containsf(t, out, "| live | FAIL | 119360 records checked (90000 while the kernel ran), 3 incomplete", "gpu-check with 3 incomplete live records: %v", err)
 
 	out, err = run("NVCC=" + filepath.Join(stubs, "no-such-nvcc"))
-	assert.Falsef(t, err != nil || !strings.Contains(out, "nothing was checked"), "gpu-check without nvcc: %v\n%s", err, out)
+	require.NoError(t, err, "gpu-check without nvcc")
+	assert.Contains(t, out, "nothing was checked", "gpu-check without nvcc")
 	out, err = run("NVCC="+filepath.Join(stubs, "no-such-nvcc"), "GPU_CHECK_REQUIRE=1")
 	assert.Errorf(t, err, "gpu-check without nvcc under GPU_CHECK_REQUIRE=1 exited 0:\n%s", out)
 
@@ -120,7 +123,10 @@ func TestGPUCheckScript(t *testing.T) {
 		return string(b), err
 	}
 	out, err = withoutGo("GPU_CHECK_BIN=" + prebuilt)
-	assert.Falsef(t, err != nil || !strings.Contains(out, "| arrows | ok | 952 arrows |"), "gpu-check with GPU_CHECK_BIN and no go: %v\n%s", err, out)
+	require.NoError(t, err, "gpu-check with GPU_CHECK_BIN and no go")
+	assert.Contains(t, out, "| arrows | ok | 952 arrows |", "gpu-check with GPU_CHECK_BIN and no go")
 	out, err = withoutGo()
-	assert.Falsef(t, err != nil || !strings.Contains(out, "nothing was checked") || !strings.Contains(out, "GPU_CHECK_BIN"), "gpu-check with neither go nor GPU_CHECK_BIN: %v\n%s", err, out)
+	require.NoError(t, err, "gpu-check with neither go nor GPU_CHECK_BIN")
+	require.Contains(t, out, "nothing was checked", "gpu-check with neither go nor GPU_CHECK_BIN")
+	assert.Contains(t, out, "GPU_CHECK_BIN", "gpu-check with neither go nor GPU_CHECK_BIN")
 }

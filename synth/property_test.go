@@ -1,8 +1,6 @@
 package synth_test
 
 import (
-	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -25,7 +23,8 @@ func simulate(t *rapid.T, s *plan.Schedule, opts synth.Options) *synth.Capture {
 		return c
 	}
 	var pe *plan.Error
-	require.Falsef(t, !errors.As(err, &pe) || pe.Path == "", "Run: %v (want a positioned error about a wait)", err)
+	require.ErrorAsf(t, err, &pe, "Run: %v (want a positioned error about a wait)", err)
+	require.NotEmptyf(t, pe.Path, "Run: %v (want a positioned error about a wait)", err)
 	opts.WaitTimeout = synth.DefaultWaitTimeout
 	c, err = synth.Run(s, opts)
 	require.NoError(t, err, "Run with bounded waits")
@@ -98,7 +97,8 @@ func propRoundTrip(t *rapid.T) {
 		h, err := abi.DecodeCoreHeader(b)
 		require.NoErrorf(t, err, "%s", slot)
 		if !m.Entered {
-			require.Falsef(t, !h.IsZero() || !bytes.Equal(b, make([]byte, len(b))), "%s: the core never entered but its slot is not zero: %+v", slot, h)
+			require.Truef(t, h.IsZero(), "%s: the core never entered but its slot is not zero: %+v", slot, h)
+			require.Equalf(t, []byte(make([]byte, len(b))), []byte(b), "%s: the core never entered but its slot is not zero: %+v", slot, h)
 			encoded = append(encoded, b...)
 			continue
 		}

@@ -1,7 +1,6 @@
 package synth_test
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -185,7 +184,9 @@ func TestIdleCores(t *testing.T) {
 			}
 			idle++
 			sl := c.Layout.Slot(i)
-			assert.Falsef(t, m.Entered || len(m.Records) != 0 || !bytes.Equal(c.Buffer[sl.Offset:sl.Offset+sl.Stride()], make([]byte, sl.Stride())), "seed %d: idle %s entered or wrote", seed, m.Slot)
+			require.Falsef(t, m.Entered, "seed %d: idle %s entered or wrote", seed, m.Slot)
+			require.Emptyf(t, m.Records, "seed %d: idle %s entered or wrote", seed, m.Slot)
+			assert.Equalf(t, []byte(make([]byte, sl.Stride())), []byte(c.Buffer[sl.Offset:sl.Offset+sl.Stride()]), "seed %d: idle %s entered or wrote", seed, m.Slot)
 		}
 		assert.Equalf(t, 1, idle, "seed %d", seed)
 	}

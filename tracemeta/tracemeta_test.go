@@ -28,7 +28,11 @@ func TestAppendRank(t *testing.T) {
 	// What is written reads back: the readers and the writer share the type.
 	back, err := Unmarshal(o.AppendRank(nil))
 	require.NoError(t, err)
-	assert.Falsef(t, *back.Rank != 3 || *back.KernelName != "MegaMoe" || back.Capacities["AIV"] != 32 || *back.SchemaVersion != SchemaVersion || back.CubeSlots != nil, "read back: %+v", back)
+	require.Equalf(t, uint32(3), *back.Rank, "read back: %+v", back)
+	require.Equalf(t, "MegaMoe", *back.KernelName, "read back: %+v", back)
+	require.Equalf(t, uint32(32), back.Capacities["AIV"], "read back: %+v", back)
+	require.Equalf(t, SchemaVersion, *back.SchemaVersion, "read back: %+v", back)
+	require.Nilf(t, back.CubeSlots, "read back: %+v", back)
 }
 
 // A member of the wrong type is named by its place in the object.
@@ -60,7 +64,10 @@ func TestAppendWindow(t *testing.T) {
 	assert.Equal(t, want, string(w.AppendWindow(nil)), "AppendWindow")
 	back, err := Unmarshal(w.AppendWindow(nil))
 	require.NoError(t, err)
-	assert.Falsef(t, *back.WindowIndex != 2 || *back.AnchorCycle != 500 || !*back.Detailed || *back.InvocationCount != 1, "read back: %+v", back)
+	require.Equalf(t, int64(2), *back.WindowIndex, "read back: %+v", back)
+	require.Equalf(t, uint64(500), *back.AnchorCycle, "read back: %+v", back)
+	require.Truef(t, *back.Detailed, "read back: %+v", back)
+	assert.Equalf(t, 1, *back.InvocationCount, "read back: %+v", back)
 
 	ranks := Object{RecordCount: Ptr[uint64](5), Dropped: Ptr[uint64](0), WindowIndex: Ptr[int64](2)}
 	want = `{"schemaVersion":1,` + abiMembers + `,"recordCount":5,"droppedRecordCount":0,"ranks":[` + "\n]}"

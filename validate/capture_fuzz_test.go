@@ -63,7 +63,11 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 	}
 	errs, warns := 0, 0
 	for _, c := range r.Counts {
-		assert.Falsef(t, c.Count <= 0 || c.Kept < 0 || c.Kept > c.Count || c.Kept != kept[c.Code] || c.Truncated() != (c.Kept < c.Count), "count %+v, %d kept findings", c, kept[c.Code])
+		require.Greaterf(t, c.Count, 0, "count %+v", c)
+		require.GreaterOrEqualf(t, c.Kept, 0, "count %+v", c)
+		require.LessOrEqualf(t, c.Kept, c.Count, "count %+v", c)
+		require.Equalf(t, kept[c.Code], c.Kept, "count %+v", c)
+		assert.Equalf(t, (c.Kept < c.Count), c.Truncated(), "count %+v", c)
 		assert.Falsef(t, maxFindings > 0 && c.Kept > maxFindings, "code %s keeps %d findings past the cap %d", c.Code, c.Kept, maxFindings)
 		assert.Falsef(t, maxFindings < 0 && c.Kept != c.Count, "code %s keeps %d of %d findings without a cap", c.Code, c.Kept, c.Count)
 		if c.Severity == capture.Error {
@@ -83,5 +87,6 @@ func checkResult(t *testing.T, r *validate.Result, size, maxFindings int) {
 	doc := validate.NewDocument(false, maxFindings)
 	doc.Add(r)
 	j, err := json.Marshal(doc)
-	assert.Falsef(t, err != nil || !json.Valid(j), "the JSON document: %v", err)
+	require.NoError(t, err, "the JSON document")
+	assert.True(t, json.Valid(j), "the JSON document")
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rangesFull keeps, per code, the lowest range marked full, and says a
@@ -18,7 +19,8 @@ func TestRangesFull(t *testing.T) {
 	}
 	assert.False(t, r.fullBefore(idxBeforeEntry, 7), "a code no range filled is full")
 	r.markFull(idxOverlap, 1)
-	assert.False(t, r.fullBefore(idxOverlap, 1) || !r.fullBefore(idxOverlap, 2), "marking range 1 full did not lower the full range to 1")
+	require.False(t, r.fullBefore(idxOverlap, 1), "marking range 1 full did not lower the full range to 1")
+	assert.True(t, r.fullBefore(idxOverlap, 2), "marking range 1 full did not lower the full range to 1")
 	var serial rangesFull
 	serial.markFull(idxOverlap, 0)
 	assert.False(t, serial.fullBefore(idxOverlap, 1), "a serial walk has ranges")

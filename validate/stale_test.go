@@ -41,7 +41,8 @@ func TestStaleSlotFound(t *testing.T) {
 			got = append(got, f)
 		}
 	}
-	require.Falsef(t, len(got) != 1 || got[0].Slot != "AIV/1", "stale-slot findings %+v, want one for AIV/1", got)
+	require.Len(t, got, 1, "stale-slot findings")
+	require.Equal(t, "AIV/1", got[0].Slot, "stale-slot findings")
 	for _, want := range []string{"entry_cycle=365000000, 1634880000 cycles before the span of the other 4 cores (2000000000..2000125021)", "not zeroed between launches", "zero the profiling buffer before every launch"} {
 		assert.Contains(t, got[0].String(), want, "finding")
 	}

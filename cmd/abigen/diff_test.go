@@ -143,7 +143,9 @@ func TestRunDiffJSON(t *testing.T) {
 	for _, c := range r.Changes {
 		if c.Rule == "enum-value-renumbered" {
 			found = true
-			assert.Falsef(t, c.Category != "breaking-wire" || !strings.HasPrefix(c.Old, p["base"]+":") || !strings.HasPrefix(c.New, p["breaking"]+":"), "change %+v: want breaking-wire with file:line:col on both sides", c)
+			require.Equalf(t, "breaking-wire", c.Category, "change %+v: want breaking-wire with file:line:col on both sides", c)
+			require.Truef(t, strings.HasPrefix(c.Old, p["base"]+":"), "change %+v: want breaking-wire with file:line:col on both sides", c)
+			assert.Truef(t, strings.HasPrefix(c.New, p["breaking"]+":"), "change %+v: want breaking-wire with file:line:col on both sides", c)
 		}
 	}
 	assert.Truef(t, found, "no enum-value-renumbered change: %+v", r.Changes)
@@ -180,7 +182,9 @@ func TestRunDiffGit(t *testing.T) {
 	changed := strings.Replace(string(base), "{name: MatMul, value: 103,", "{name: MatMul, value: 120,", 1)
 	require.NoError(t, os.WriteFile(schemaPath, []byte(changed), 0o644))
 	code, stdout, stderr = runDiffArgs("git:HEAD:abi/schema.yaml", "abi/schema.yaml")
-	require.Falsef(t, code != 1 || !strings.Contains(stdout, "old: git:HEAD:abi/schema.yaml:") || !strings.Contains(stdout, "enum-value-renumbered"), "breaking working copy: exit %d, want 1\n%s%s", code, stdout, stderr)
+	require.Equalf(t, 1, code, "breaking working copy: exit, want 1%s", stderr)
+	require.Containsf(t, stdout, "old: git:HEAD:abi/schema.yaml:", "breaking working copy: exit, want 1%s", stderr)
+	require.Containsf(t, stdout, "enum-value-renumbered", "breaking working copy: exit, want 1%s", stderr)
 	// git::PATH is the staged version: staging the change makes it agree.
 	git("add", "abi/schema.yaml")
 	code, stdout, stderr = runDiffArgs("git::abi/schema.yaml", "abi/schema.yaml")
@@ -194,7 +198,9 @@ func TestRunDiffGit(t *testing.T) {
 		{"git:--output=x:abi/schema.yaml", `revision "--output=x" starts with '-'`},
 	} {
 		code, stdout, stderr := runDiffArgs(tc.source, "abi/schema.yaml")
-		assert.Falsef(t, code != 2 || stdout != "" || !strings.Contains(stderr, tc.want), "%s: exit %d, stderr %q; want exit 2 and %q", tc.source, code, stderr, tc.want)
+		require.Equalf(t, 2, code, "%s: exit", tc.source)
+		require.Emptyf(t, stdout, "%s: exit", tc.source)
+		assert.Containsf(t, stderr, tc.want, "%s: exit", tc.source)
 	}
 
 	t.Setenv("PATH", "")

@@ -88,7 +88,9 @@ func checkFlowEvents(t *rapid.T, trace []byte) int {
 		if e.Ph != "s" && e.Ph != "f" {
 			continue
 		}
-		require.Falsef(t, e.Cat != "dependency" || !strings.HasPrefix(e.Name, "event ") || e.ID == "", "event %d: flow event %+v", i, e)
+		require.Equalf(t, "dependency", e.Cat, "event %d: flow event %+v", i, e)
+		require.Truef(t, strings.HasPrefix(e.Name, "event "), "event %d: flow event %+v", i, e)
+		require.NotEmptyf(t, e.ID, "event %d: flow event %+v", i, e)
 		id := string(e.ID)
 		if e.Ph == "s" {
 			_, dup := starts[id]
@@ -157,7 +159,9 @@ func propFlowEvents(t *rapid.T) {
 		Orphans  uint64   `json:"waitsWithoutProducer"`
 	}
 	require.NoError(t, json.Unmarshal(meta["megaKernelCycleTrace"], &mk))
-	require.Falsef(t, mk.Arrows != got.Arrows || mk.Orphans != got.WaitsWithoutProducer || (got.WaitsWithoutProducer > 0) != strings.Contains(fmt.Sprint(mk.Warnings), "no producer"), "metadata %+v, stats %+v", mk, got)
+	require.Equalf(t, got.Arrows, mk.Arrows, "metadata %+v, stats %+v", mk, got)
+	require.Equalf(t, got.WaitsWithoutProducer, mk.Orphans, "metadata %+v, stats %+v", mk, got)
+	require.Equalf(t, strings.Contains(fmt.Sprint(mk.Warnings), "no producer"), (got.WaitsWithoutProducer > 0), "metadata %+v, stats %+v", mk, got)
 }
 
 // TestRenderedNanos: the nanoseconds flows bind at are what the trace

@@ -317,7 +317,9 @@ func TestPropInvocationsShifted(t *testing.T) {
 				// dur is printed so that ts + dur never passes the end's
 				// ts as doubles, so it may be a nanosecond or two shorter
 				// at another ts; the cycles in the args are the truth.
-				require.Falsef(rt, e.Name != want.Name || e.Tid != want.Tid || !durClose(rt, e.Dur, want.Dur), "invocation %d event %d is %+v, alone %+v", k, i, e, want)
+				require.Equalf(rt, want.Name, e.Name, "invocation %d event %d is %+v, alone %+v", k, i, e, want)
+				require.Equalf(rt, want.Tid, e.Tid, "invocation %d event %d is %+v, alone %+v", k, i, e, want)
+				require.Truef(rt, durClose(rt, e.Dur, want.Dur), "invocation %d event %d is %+v, alone %+v", k, i, e, want)
 				require.Falsef(rt, e.Args["invocation_id"] != json.Number(fmt.Sprint(k)) || e.Args["direction"] != render.Directions[k%2], "invocation %d event %d args %v", k, i, e.Args)
 				for a, v := range want.Args {
 					require.Equalf(rt, v, e.Args[a], "invocation %d event %d arg %s", k, i, a)

@@ -131,7 +131,8 @@ func propTrace(t *rapid.T) {
 		ns, index := abi.LookupDesc(r.DescID)
 		for _, arg := range []string{"task_type", "graph_stage"} {
 			v, has := e.Args[arg]
-			require.Falsef(t, (arg == ns.Arg()) != has || has && v.(json.Number).String() != u64toa(uint64(index)), "desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
+			require.Equalf(t, has, (arg == ns.Arg()), "desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
+			require.Falsef(t, has && v.(json.Number).String() != u64toa(uint64(index)), "desc_id %#x: args.%s = %v (namespace %s)", r.DescID, arg, v, ns)
 		}
 		_, has := e.Args["owner_id"]
 		require.Equalf(t, (r.OwnerID != abi.InvalidOwnerID), has, "owner_id %#x: args.owner_id present", r.OwnerID)

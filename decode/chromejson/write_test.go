@@ -78,7 +78,8 @@ func TestWriteParallel(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(string(alone), "\n")
 	end := slices.Index(lines, "],")
-	assert.False(t, end < 0 || !strings.Contains(string(want), ",\n"+strings.Join(lines[1:end], "\n")+",\n"), "rank 1's events differ from its trace alone")
+	require.GreaterOrEqual(t, end, 0, "rank 1's events differ from its trace alone")
+	assert.Contains(t, string(want), ",\n"+strings.Join(lines[1:end], "\n")+",\n", "rank 1's events differ from its trace alone")
 	// Sorted slots were spilled and the spill files removed.
 	for _, in := range inputs {
 		entries, _ := os.ReadDir(in.Decoded.TempDir)
@@ -202,7 +203,8 @@ func TestTaskStages(t *testing.T) {
 		for _, id := range []uint32{0, 1, 2, 5, 6, 7, 64, 0xFFFFFFFE, 0xFFFFFFFF} {
 			wantName, wantOK := m[id]
 			st := ts.stage(id)
-			assert.Falsef(t, (st != nil) != wantOK || st != nil && (st.name != wantName || st.body != escaped[wantName]), "%s: stage(%d) = %+v; want %q, %v", name, id, st, wantName, wantOK)
+			require.Equalf(t, wantOK, (st != nil), "%s: stage(%d) = %+v; want %q", name, id, st, wantName)
+			assert.Falsef(t, st != nil && (st.name != wantName || st.body != escaped[wantName]), "%s: stage(%d) = %+v; want %q", name, id, st, wantName)
 		}
 	}
 }

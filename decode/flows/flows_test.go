@@ -1,9 +1,7 @@
 package flows
 
 import (
-	"errors"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
@@ -41,11 +39,16 @@ func TestScheduleMismatch(t *testing.T) {
 	short.Tasks = s.Tasks[:1]
 	_, err = NewDependencies(d, &short)
 	var m *ScheduleMismatch
-	require.Falsef(t, !errors.As(err, &m) || m.Count != 3 || !strings.Contains(err.Error(), "task_id 1 is beyond the schedule's 1 tasks") || !strings.Contains(err.Error(), "AIC/0 record"), "short schedule: %v", err)
+	require.ErrorAsf(t, err, &m, "short schedule: %v", err)
+	require.Equalf(t, 3, m.Count, "short schedule: %v", err)
+	require.Containsf(t, err.Error(), "task_id 1 is beyond the schedule's 1 tasks", "short schedule: %v", err)
+	require.Containsf(t, err.Error(), "AIC/0 record", "short schedule: %v", err)
 	noDep := *s
 	noDep.Tasks = []plan.Task{s.Tasks[0], plan.NewTask(abi.TaskTypeMatMul)}
 	_, err = NewDependencies(d, &noDep)
-	require.Falsef(t, !errors.As(err, &m) || m.Count != 1 || !strings.Contains(err.Error(), "a wait record of task 1, which has no dependent_event"), "schedule without the dependency: %v", err)
+	require.ErrorAsf(t, err, &m, "schedule without the dependency: %v", err)
+	require.Equalf(t, 1, m.Count, "schedule without the dependency: %v", err)
+	require.Containsf(t, err.Error(), "a wait record of task 1, which has no dependent_event", "schedule without the dependency: %v", err)
 }
 
 // TestSortByEnd: the natural merge sort orders by end cycle and keeps the

@@ -46,7 +46,8 @@ func BenchmarkNamesParse(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
 				n, err := parseNamesYAML("bench.yaml", data, lim, "")
-				require.Falsef(b, err != nil || n.Tasks.Len() != tasks, "YAML: %v", err)
+				require.NoError(b, err, "YAML")
+				require.Equal(b, tasks, n.Tasks.Len(), "YAML")
 			}
 		})
 	}

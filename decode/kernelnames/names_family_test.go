@@ -14,7 +14,10 @@ import (
 func TestNamesFamily(t *testing.T) {
 	file := &Names{Stages: map[uint32]string{0x10002: "FirstGMM"}, Tasks: TaskNamesOf(map[uint32]string{4: "Dispatch"})}
 	moe := file.WithFamily(abi.FamilyMegaMoe)
-	require.Falsef(t, moe == file || moe.Family != abi.FamilyMegaMoe || file.Family != abi.FamilyNone || func() string { n, _ := moe.TaskStage(4); return n }() != "Dispatch", "WithFamily = %+v (of %+v)", moe, file)
+	require.NotSame(t, file, moe, "WithFamily")
+	require.Equal(t, abi.Family(abi.FamilyMegaMoe), moe.Family, "WithFamily")
+	require.Equal(t, abi.Family(abi.FamilyNone), file.Family, "WithFamily")
+	require.Equal(t, "Dispatch", func() string { n, _ := moe.TaskStage(4); return n }(), "WithFamily")
 	assert.Nil(t, (*Names)(nil).WithFamily(abi.FamilyNone), "nil names without a family should stay nil")
 	for _, c := range []struct {
 		n    *Names

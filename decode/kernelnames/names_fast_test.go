@@ -179,11 +179,13 @@ func FuzzNamesStream(f *testing.F) {
 		var le *yamlpos.LimitError
 		switch {
 		case err == nil:
-			require.Falsef(t, werr != nil || !sameNames(n, want), "stream path reads %+v, in memory %+v, %v", n, want, werr)
+			require.NoErrorf(t, werr, "stream path reads %+v, in memory %+v", n, want)
+			require.Truef(t, sameNames(n, want), "stream path reads %+v, in memory %+v", n, want)
 		case errors.As(err, &le):
 		default:
 			var list *Errors
-			require.Falsef(t, !errors.As(err, &list) || len(list.Errs) != 1, "stream path error %T %v", err, err)
+			require.ErrorAsf(t, err, &list, "stream path error %T %v", err, err)
+			require.Lenf(t, list.Errs, 1, "stream path error %T %v", err, err)
 			e := list.Errs[0]
 			var wl *Errors
 			require.ErrorAsf(t, werr, &wl, "stream path refuses (%v), in memory: %v", err, werr)

@@ -1,7 +1,6 @@
 package kernelnames
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,7 +47,9 @@ func TestLoadNamesRefusedFromSize(t *testing.T) {
 	var err error
 	got := allocated(func() { _, err = Load(path) })
 	var le *yamlpos.LimitError
-	require.Falsef(t, !errors.As(err, &le) || le.Limit != 1000000 || !strings.Contains(err.Error(), "stopped at line 1, column 1"), "got %v, want the YAML cap, stopped at line 1", err)
+	require.ErrorAsf(t, err, &le, "got %v, want the YAML cap, stopped at line 1", err)
+	require.Equalf(t, int64(1000000), le.Limit, "got %v, want the YAML cap, stopped at line 1", err)
+	require.Containsf(t, err.Error(), "stopped at line 1, column 1", "got %v, want the YAML cap, stopped at line 1", err)
 	assert.LessOrEqual(t, got, uint64(4<<20), "refusing a 16 MiB file allocated")
 }
 

@@ -45,14 +45,18 @@ tasks:
 	// A name is any scalar but null, as written: the one string rule of
 	// every YAML reader (yamlpos.Reader).
 	got, err := Parse("n.yaml", []byte("tasks:\n  1: 123\n  2: true\n  3: 0x10\n"))
-	assert.Falsef(t, err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{1: "123", 2: "true", 3: "0x10"}), "scalar names: got %+v, %v", got, err)
+	require.NoErrorf(t, err, "scalar names: got %+v", got)
+	assert.Equalf(t, map[uint32]string{1: "123", 2: "true", 3: "0x10"}, maps.Collect(got.Tasks.All()), "scalar names: got %+v", got)
 	// Valid JSON go-yaml refused: a surrogate pair (Python's json.dump
 	// writes one for every emoji), a raw DEL.
 	got, err = Parse("n.json", []byte("{\"tasks\":{\"0\":\"\\ud83d\\ude00\", \"1\": \"a\x7fb\"}}"))
-	assert.Falsef(t, err != nil || !reflect.DeepEqual(maps.Collect(got.Tasks.All()), map[uint32]string{0: "😀", 1: "a\x7fb"}), "JSON escapes: got %+v, %v", got, err)
+	require.NoErrorf(t, err, "JSON escapes: got %+v", got)
+	assert.Equalf(t, map[uint32]string{0: "😀", 1: "a\x7fb"}, maps.Collect(got.Tasks.All()), "JSON escapes: got %+v", got)
 	for _, empty := range []string{"", "# nothing\n", "null\n", "stages:\ntasks: {}\n"} {
 		got, err := Parse("empty.yaml", []byte(empty))
-		assert.Falsef(t, err != nil || len(got.Stages) != 0 || got.Tasks.Len() != 0, "%q: got %+v, %v; want no names", empty, got, err)
+		require.NoErrorf(t, err, "%q: got %+v", empty, got)
+		require.Emptyf(t, got.Stages, "%q: got %+v", empty, got)
+		assert.Equalf(t, 0, got.Tasks.Len(), "%q: got %+v", empty, got)
 	}
 }
 
@@ -96,7 +100,8 @@ func TestParseNamesErrors(t *testing.T) {
 func TestParseNamesReportsAll(t *testing.T) {
 	_, err := Parse("n.yaml", []byte("tasks:\n  x: a\n  2:\n  3: c\nbogus: 1\n"))
 	list, ok := err.(*Errors)
-	require.Falsef(t, !ok || list.Len() != 3, "got %v, want 3 errors", err)
+	require.Truef(t, ok, "got %v, want 3 errors", err)
+	require.Equalf(t, 3, list.Len(), "got %v, want 3 errors", err)
 	for i, line := range []int{2, 3, 5} {
 		e := list.Errs[i]
 		assert.Equalf(t, line, e.Line, "error %d at line: %v", i, e)
@@ -107,7 +112,8 @@ func TestLoadNames(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "k.names.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("graph_stages: {3: Gate}\n"), 0o644))
 	n, err := Load(path)
-	require.Falsef(t, err != nil || n.Stages[abi.GraphStageBase+3] != "Gate", "got %+v, %v", n, err)
+	require.NoErrorf(t, err, "got %+v", n)
+	require.Equalf(t, "Gate", n.Stages[abi.GraphStageBase+3], "got %+v", n)
 	_, err = Load(path + ".missing")
 	assert.ErrorIs(t, err, fs.ErrNotExist, "missing file")
 }

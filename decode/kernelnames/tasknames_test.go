@@ -41,7 +41,8 @@ func TestTaskNames(t *testing.T) {
 			return
 		}
 		got := maps.Collect(tn.All())
-		require.Falsef(t, len(got) != len(want) || len(want) > 0 && !reflect.DeepEqual(got, want), "All: %v, want %v", got, want)
+		require.Lenf(t, got, len(want), "All, want %v", want)
+		require.Falsef(t, len(want) > 0 && !reflect.DeepEqual(got, want), "All, want %v", want)
 		var order []uint32
 		for id := range tn.All() {
 			order = append(order, id)

@@ -298,7 +298,8 @@ func TestNsClock(t *testing.T) {
 		x.Add(x, big.NewRat(1, 2))
 		want := new(big.Int).Quo(x.Num(), x.Denom())
 		fits := want.IsUint64() && want.Uint64() <= math.MaxInt64
-		require.Falsef(t, ok != fits || ok && got != want.Uint64(), "%d cycles at %v MHz: %d %v, want %s", cycles, mhz, got, ok, want)
+		require.Equalf(t, fits, ok, "%d cycles at %v MHz: %d, want %s", cycles, mhz, got, want)
+		require.Falsef(t, ok && got != want.Uint64(), "%d cycles at %v MHz: %d, want %s", cycles, mhz, got, want)
 	})
 }
 
@@ -460,8 +461,10 @@ func TestPerfettoExampleArrows(t *testing.T) {
 		n := uint64(0)
 		_, err = flows.Each(d, deps, mode, 0, func(f flows.Flow) bool {
 			from, to := m.flowStarts[f.ID], m.flowEnds[f.ID]
-			require.Falsef(t, from == nil || to == nil || from.args["start_cycle"] != strconv.FormatUint(f.From.StartCycle, 10) ||
-				to.args["end_cycle"] != strconv.FormatUint(f.To.EndCycle, 10), "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
+			require.NotNilf(t, from, "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
+			require.NotNilf(t, to, "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
+			require.Equalf(t, strconv.FormatUint(f.From.StartCycle, 10), from.args["start_cycle"], "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
+			require.Equalf(t, strconv.FormatUint(f.To.EndCycle, 10), to.args["end_cycle"], "%v arrow %d: flow %v -> %v", mode, f.ID, from, to)
 			fanOut[from]++
 			fanIn[to]++
 			n++

@@ -40,7 +40,9 @@ func TestOutput(t *testing.T) {
 	}
 	got, err1 := os.Stat(plain)
 	want, err2 := os.Stat(ref)
-	assert.Falsef(t, err1 != nil || err2 != nil || got.Mode().Perm() != want.Mode().Perm(), "t.json mode: %v, %v; want that of os.Create: %v, %v", got, err1, want, err2)
+	require.NoErrorf(t, err1, "t.json mode: %v; want that of os.Create: %v", got, want)
+	require.NoErrorf(t, err2, "t.json mode: %v; want that of os.Create: %v", got, want)
+	assert.Equalf(t, want.Mode().Perm(), got.Mode().Perm(), "t.json mode: %v; want that of os.Create: %v", got, want)
 	// An aborted write leaves the old trace and no temporary file.
 	require.NoError(t, write(plain, "partial", false))
 	held, _ = os.ReadFile(plain)

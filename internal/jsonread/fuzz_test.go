@@ -3,7 +3,6 @@ package jsonread
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"testing"
 	"unicode/utf8"
 
@@ -33,7 +32,10 @@ func FuzzReader(f *testing.F) {
 		require.Equalf(t, want, (err == nil), "encoding/json valid, reader error %v", err)
 		if err != nil {
 			var e *Error
-			require.Falsef(t, !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) || e.Line < 1, "error %v is not placed inside the %d-byte text", err, len(data))
+			require.ErrorAsf(t, err, &e, "error %v is not placed inside the %d-byte text", err, len(data))
+			require.GreaterOrEqualf(t, e.Offset, int64(0), "error %v is not placed inside the %d-byte text", err, len(data))
+			require.LessOrEqualf(t, e.Offset, int64(len(data)), "error %v is not placed inside the %d-byte text", err, len(data))
+			require.GreaterOrEqualf(t, e.Line, 1, "error %v is not placed inside the %d-byte text", err, len(data))
 			return
 		}
 		require.Equal(t, []byte(bytes.TrimSpace(data)), []byte(s.B), "copied")

@@ -31,7 +31,8 @@ func TestDirCreate(t *testing.T) {
 	require.NoError(t, f.Close())
 	require.NoError(t, d.Commit())
 	got, err := os.ReadFile(filepath.Join(path, "sub", "part.bin"))
-	require.Falsef(t, err != nil || !bytes.Equal(got, want), "%d bytes read (%v), %d written", len(got), err, len(want))
+	require.NoErrorf(t, err, "%d bytes read, %d written", len(got), len(want))
+	require.Equalf(t, []byte(want), []byte(got), "%d bytes read, %d written", len(got), len(want))
 	_, err = d.Create("late.bin")
 	assert.Error(t, err, "Create after Commit succeeded")
 }

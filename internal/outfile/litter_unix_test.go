@@ -46,7 +46,8 @@ func TestKilledDirIsSwept(t *testing.T) {
 	killed.Wait()
 	left := entries(t, parent)
 	prefix := ".out.tmp-" + strconv.Itoa(killed.Process.Pid) + "-"
-	require.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], prefix), "after SIGKILL: %v, want one folder %s…", left, prefix)
+	require.Lenf(t, left, 1, "after SIGKILL, want one folder %s…", prefix)
+	require.Truef(t, strings.HasPrefix(left[0], prefix), "after SIGKILL, want one folder %s…", prefix)
 	alive := startEnvChild(t, dirEnv+"="+filepath.Join(parent, "other"))
 	defer func() {
 		alive.Process.Kill()
@@ -56,7 +57,8 @@ func TestKilledDirIsSwept(t *testing.T) {
 	require.NoError(t, err)
 	d.Abort()
 	left = entries(t, parent)
-	assert.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], ".other.tmp-"+strconv.Itoa(alive.Process.Pid)+"-"), "after the next run: %v, want the live run's folder only", left)
+	require.Len(t, left, 1, "after the next run")
+	assert.True(t, strings.HasPrefix(left[0], ".other.tmp-"+strconv.Itoa(alive.Process.Pid)+"-"), "after the next run")
 }
 
 // TestSweptWithoutProc: without /proc, a temporary name carries the token
@@ -78,7 +80,8 @@ func TestSweptWithoutProc(t *testing.T) {
 	killed.Process.Kill()
 	killed.Wait()
 	left := entries(t, dir)
-	require.Falsef(t, len(left) != 1 || !strings.HasPrefix(left[0], ".trace.json.tmp-"+strconv.Itoa(killed.Process.Pid)+"-u-"), "after SIGKILL: %v, want the temporary file of token u", left)
+	require.Len(t, left, 1, "after SIGKILL")
+	require.True(t, strings.HasPrefix(left[0], ".trace.json.tmp-"+strconv.Itoa(killed.Process.Pid)+"-u-"), "after SIGKILL")
 	assert.False(t, ownerGone(os.Getpid(), "u"), "this process, token u, is taken for gone")
 	require.NoError(t, write(t, filepath.Join(dir, "next.json"), "x", true))
 	assert.Equal(t, []string{"next.json"}, entries(t, dir), "after the next run: want next.json only")

@@ -2,7 +2,6 @@ package outfile
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -73,7 +72,8 @@ func TestCreateCommitAbort(t *testing.T) {
 	got, _ = os.ReadFile(path)
 	assert.Equal(t, "two", string(got), "aborted write changed out.json")
 	names := entries(t, dir)
-	assert.Falsef(t, len(names) != 1 || names[0] != "out.json", "files in the output folder: %v", names)
+	require.Len(t, names, 1, "files in the output folder")
+	assert.Equal(t, "out.json", names[0], "files in the output folder")
 	assert.Empty(t, temporaries(), "temporaries still registered")
 }
 
@@ -155,7 +155,9 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing", "out.json")
 	_, err := Create(missing)
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), ".tmp-") || !errors.Is(err, fs.ErrNotExist), "missing folder: %v", err)
+	require.ErrorContains(t, err, missing, "missing folder")
+	require.NotContains(t, err.Error(), ".tmp-", "missing folder")
+	assert.ErrorIs(t, err, fs.ErrNotExist, "missing folder")
 	_, err = Create(dir)
 	assert.ErrorContains(t, err, dir, "a folder as output")
 	// A rename that fails (the target became a non-empty folder).
@@ -164,7 +166,8 @@ func TestErrorsNameTheUsersPath(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(target, "x"), 0o755))
 	err = f.Commit()
-	assert.Falsef(t, err == nil || !strings.Contains(err.Error(), "writing "+target+": ") || strings.Contains(err.Error(), ".tmp-"), "failed rename: %v", err)
+	require.ErrorContains(t, err, "writing "+target+": ", "failed rename")
+	assert.NotContains(t, err.Error(), ".tmp-", "failed rename")
 	assert.Len(t, entries(t, dir), 1, "left behind")
 }
 
@@ -186,7 +189,9 @@ func TestSameFile(t *testing.T) {
 	for _, out := range []string{in, link, hard, filepath.Join(dir, ".", "cap.bin")} {
 		err := SameFile(out, other, in)
 		var sf *SameFileError
-		assert.Falsef(t, !errors.As(err, &sf) || sf.Input != in || sf.Output != out, "SameFile(%s): %v", out, err)
+		require.ErrorAsf(t, err, &sf, "SameFile: %v", err)
+		require.Equalf(t, in, sf.Input, "SameFile: %v", err)
+		assert.Equalf(t, out, sf.Output, "SameFile: %v", err)
 	}
 	for _, out := range []string{other + ".json", filepath.Join(dir, "new.json")} {
 		assert.NoErrorf(t, SameFile(out, in, ""), "SameFile(%s)", out)

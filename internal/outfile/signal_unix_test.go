@@ -118,7 +118,8 @@ func TestSignalRemovesTemporaries(t *testing.T) {
 			status := shellStatus(cmd.Wait())
 			assert.Equal(t, 128+int(sig), status, "status")
 			names := entries(t, dir)
-			assert.Falsef(t, len(names) != 1 || names[0] != "trace.json", "left behind: %v", names)
+			require.Len(t, names, 1, "left behind")
+			assert.Equal(t, "trace.json", names[0], "left behind")
 			got, _ := os.ReadFile(out)
 			assert.Equalf(t, "previous", string(got), "previous output now %q", got)
 		})
@@ -173,7 +174,8 @@ func TestKilledLeavesNothing(t *testing.T) {
 			killed.Wait()
 			left := entries(t, dir)
 			if !named {
-				require.Falsef(t, len(left) != 1 || left[0] != "trace.json", "a nameless temporary file left %v", left)
+				require.Len(t, left, 1, "a nameless temporary file left")
+				require.Equal(t, "trace.json", left[0], "a nameless temporary file left")
 				return
 			}
 			require.Len(t, left, 2, "after SIGKILL")
@@ -186,7 +188,9 @@ func TestKilledLeavesNothing(t *testing.T) {
 			require.NoError(t, write(t, out, "new", true))
 			left = entries(t, dir)
 			prefix := ".other.json.tmp-" + strconv.Itoa(alive.Process.Pid) + "-" + ownerToken(alive.Process.Pid) + "-"
-			assert.Falsef(t, len(left) != 2 || !strings.HasPrefix(left[0], prefix) || left[1] != "trace.json", "after the next run: %v, want the live writer's temporary and trace.json", left)
+			require.Len(t, left, 2, "after the next run")
+			require.True(t, strings.HasPrefix(left[0], prefix), "after the next run")
+			assert.Equal(t, "trace.json", left[1], "after the next run")
 			got, _ := os.ReadFile(out)
 			assert.Equalf(t, "new", string(got), "trace.json holds %q", got)
 		})

@@ -37,7 +37,9 @@ func TestParseTempName(t *testing.T) {
 	}
 	// What tempName writes, parseTempName reads back as this process.
 	pid, token, ok := parseTempName(filepath.Base(tempName(t.TempDir(), "x.json")))
-	assert.Falsef(t, !ok || pid != os.Getpid() || token != ownerToken(os.Getpid()), "own name read back as %d, %q, %v", pid, token, ok)
+	require.Truef(t, ok, "own name read back as, %v", ok)
+	require.Equalf(t, os.Getpid(), pid, "own name read back as, %v", ok)
+	assert.Equalf(t, ownerToken(os.Getpid()), token, "own name read back as, %v", ok)
 }
 
 func TestOwnerGone(t *testing.T) {

@@ -41,7 +41,8 @@ func TestChangelogPlanted(t *testing.T) {
 	text := readChangelog(t)
 	version := buildinfo.Version()
 	top := "## [" + version + "]"
-	require.Falsef(t, !strings.Contains(text, top) || !strings.Contains(text, "## [Unreleased]\n"), "%s lacks %q or ## [Unreleased]", changelogFile, top)
+	require.Containsf(t, text, top, "%s lacks", changelogFile)
+	require.Containsf(t, text, "## [Unreleased]\n", "%s lacks", changelogFile)
 	// The committed text as the release of VERSION would have it:
 	// Unreleased's entries (there may be some between releases, an ABI
 	// line among them) moved under VERSION's heading.

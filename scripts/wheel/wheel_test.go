@@ -40,7 +40,8 @@ func TestVersion(t *testing.T) {
 	got, err := wheelVersion(root)
 	require.NoError(t, err)
 	want, _ := buildinfo.PEP440(buildinfo.Version())
-	assert.Falsef(t, got != want || !pep440Canonical.MatchString(got), "wheelVersion = %q, want %q (canonical PEP 440)", got, want)
+	require.Equal(t, want, got, "wheelVersion")
+	assert.Regexp(t, pep440Canonical, got, "wheelVersion")
 	for _, v := range []string{"0.6.0-rc.1", "1.0.0-alpha.0", "1.0.0-beta.12"} {
 		p, err := buildinfo.PEP440(v)
 		if assert.NoErrorf(t, err, "PEP440(%q)", v) {
@@ -155,7 +156,8 @@ func TestWheels(t *testing.T) {
 				continue
 			}
 			assert.Equalf(t, machine, f.Machine, "%s: %s is for", base, name)
-			assert.Falsef(t, f.FileHeader.Class != elf.ELFCLASS64 || len(f.Progs) == 0, "%s: %s is not a 64-bit program", base, name)
+			require.Equalf(t, elf.Class(elf.ELFCLASS64), f.FileHeader.Class, "%s: %s is not a 64-bit program", base, name)
+			require.NotEmptyf(t, f.Progs, "%s: %s is not a 64-bit program", base, name)
 			for _, p := range f.Progs {
 				assert.NotEqualf(t, elf.ProgType(elf.PT_INTERP), p.Type, "%s: %s names an interpreter: not statically linked", base, name)
 			}
@@ -201,7 +203,8 @@ func checkRecord(t *testing.T, base, dist string, files map[string][]byte, order
 		}
 		listed[parts[0]] = true
 		if parts[0] == recordName {
-			assert.Falsef(t, parts[1] != "" || parts[2] != "", "%s: RECORD's own line %q", base, line)
+			require.Emptyf(t, parts[1], "%s: RECORD's own line %q", base, line)
+			assert.Emptyf(t, parts[2], "%s: RECORD's own line %q", base, line)
 			continue
 		}
 		data, ok := files[parts[0]]

@@ -54,7 +54,8 @@ func checkDecode(t *testing.T, path string, data []byte, m *manifestCapture) {
 			assert.Truef(t, traceOrdered(prev, &r), "record %s #%d (start %d) follows %s/%d #%d (start %d): not trace order", slot, r.Index, r.StartCycle, prev.CoreType, prev.BlockID, prev.Index, prev.StartCycle)
 		}
 		ms := m.slot(slot)
-		assert.Falsef(t, ms == nil || r.EntryCycle != ms.Header.EntryCycle, "record %s #%d: entry cycle %d, manifest slot %v", slot, r.Index, r.EntryCycle, ms)
+		require.NotNilf(t, ms, "record %s #%d: entry cycle, manifest slot %v", slot, r.Index, ms)
+		assert.Equalf(t, ms.Header.EntryCycle, r.EntryCycle, "record %s #%d: entry cycle, manifest slot %v", slot, r.Index, ms)
 		p := r
 		prev = &p
 		n++

@@ -60,6 +60,8 @@ func TestGoldDecodes(t *testing.T) {
 	require.NoError(t, err)
 	m, err := parseManifest(text)
 	require.NoError(t, err)
-	require.Falsef(t, len(m) != 1 || m[0].Name != "gold" || m[0].File != filepath.Base(goldBin), "%s must describe the one capture gold.bin", goldManifest)
+	require.Lenf(t, m, 1, "%s must describe the one capture gold.bin", goldManifest)
+	require.Equalf(t, "gold", m[0].Name, "%s must describe the one capture gold.bin", goldManifest)
+	require.Equalf(t, filepath.Base(goldBin), m[0].File, "%s must describe the one capture gold.bin", goldManifest)
 	checkAgreement(t, goldBin, m[0])
 }

@@ -120,7 +120,8 @@ func TestRecorderNeedsCoreType(t *testing.T) {
 	src := filepath.Join(dir, "no_core_type.cpp")
 	require.NoError(t, os.WriteFile(src, []byte("#include \"cycleabi_abi.h\"\n\nvoid Use() { cycleabi::Recorder r; (void)r; }\n"), 0o644))
 	out, err := cxx.Try("c++11", "-I", genCpp, "-fsyntax-only", src)
-	assert.Falsef(t, err == nil || !strings.Contains(out, "define CYCLEABI_CORE_TYPE ("), "using Recorder without CYCLEABI_CORE_TYPE: err %v\n%s", err, out)
+	require.Errorf(t, err, "using Recorder without CYCLEABI_CORE_TYPE: err %v", err)
+	assert.Containsf(t, out, "define CYCLEABI_CORE_TYPE (", "using Recorder without CYCLEABI_CORE_TYPE: err %v", err)
 }
 
 func contains(ss []string, s string) bool {

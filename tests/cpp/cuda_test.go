@@ -319,7 +319,8 @@ func TestCUDAPresetPTX(t *testing.T) {
 				assert.Equalf(t, (c.fences && k.n != 0), fence.MatchString(body), "%s: fence in the PTX, want %v", k.name, c.fences && k.n != 0)
 			}
 			now := entries["now_only"]
-			assert.Falsef(t, strings.Count(now, "%globaltimer") != 2 || fence.MatchString(now), "now_only: want two reads of %%globaltimer and no fence:\n%s", now)
+			require.Equalf(t, 2, strings.Count(now, "%globaltimer"), "now_only: want two reads of %%globaltimer and no fence:\n%s", now)
+			assert.Falsef(t, fence.MatchString(now), "now_only: want two reads of %%globaltimer and no fence:\n%s", now)
 		})
 	}
 }

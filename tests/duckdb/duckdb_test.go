@@ -237,7 +237,9 @@ func TestDocQueriesMatchAnalyze(t *testing.T) {
 				med = (cyc[len(cyc)/2-1] + cyc[len(cyc)/2]) / 2
 			}
 			assert.Equalf(t, best.rank, uint32(u64(t, row["slowest_rank"])), "%s: slowest rank", stage)
-			assert.Falsef(t, u64(t, row["max_cycles"]) != best.cycles || u64(t, row["min_cycles"]) != lo || f64(t, row["median_cycles"]) != med, "%s: max/min/median %v/%v/%v, analyze gives %d/%d/%g", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"], best.cycles, lo, med)
+			require.Equalf(t, best.cycles, u64(t, row["max_cycles"]), "%s: max/min/median %v/%v/%v, analyze", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"])
+			require.Equalf(t, lo, u64(t, row["min_cycles"]), "%s: max/min/median %v/%v/%v, analyze", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"])
+			assert.Equalf(t, med, f64(t, row["median_cycles"]), "%s: max/min/median %v/%v/%v, analyze", stage, row["max_cycles"], row["min_cycles"], row["median_cycles"])
 		}
 	})
 

@@ -64,7 +64,9 @@ func TestWindowAndStatistics(t *testing.T) {
 		if row["path_in_schema"] == "owner_id" {
 			wantLo, wantHi = uint64(ownerLo), uint64(ownerHi)
 		}
-		assert.Falsef(t, got != wantLo || gotHi != wantHi || !strings.HasSuffix(row["file_name"].(string), ".parquet"), "%s of %s: bounds %d..%d, the records' %d..%d", row["path_in_schema"], row["file_name"], got, gotHi, wantLo, wantHi)
+		require.Equalf(t, wantLo, got, "%s of %s: bounds", row["path_in_schema"], row["file_name"])
+		require.Equalf(t, wantHi, gotHi, "%s of %s: bounds", row["path_in_schema"], row["file_name"])
+		assert.Truef(t, strings.HasSuffix(row["file_name"].(string), ".parquet"), "%s of %s: bounds", row["path_in_schema"], row["file_name"])
 	}
 	assert.Equal(t, uint32(1<<32-1), ownerHi, "the example's greatest owner")
 }

@@ -74,7 +74,8 @@ func TestBackCallsFindsPlanted(t *testing.T) {
 	}
 	real["evidence.go"] += "\nfunc (f *finder) planted() { f.decide(Request{}) }\n"
 	got := backCalls(t, real, layoutStages)
-	assert.Falsef(t, len(got) != 1 || !strings.Contains(got[0], "finder.planted calls decide, of decide.go, a later stage"), "backCalls on a planted call from evidence.go to decide.go: %q", got)
+	require.Len(t, got, 1, "backCalls on a planted call from evidence.go to decide.go")
+	assert.Contains(t, got[0], "finder.planted calls decide, of decide.go, a later stage", "backCalls on a planted call from evidence.go to decide.go")
 }
 
 // backCalls type-checks the files srcs (name to text, one package) and

@@ -3,10 +3,10 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // --freq-mhz is held to the range a trace's cycleFrequencyMHz is (0.001
@@ -32,6 +32,7 @@ func TestFreqMHzRange(t *testing.T) {
 	// The ends of the range are frequencies.
 	for _, v := range []string{"0.001", "1e6"} {
 		_, stderr, code := runMain(t, "analyze", capture, "--freq-mhz", v)
-		assert.Falsef(t, code != ExitOK || strings.Contains(stderr, "frequency"), "analyze --freq-mhz %s: code = %v, want %v; stderr: %s", v, code, ExitOK, stderr)
+		require.Equalf(t, ExitOK, code, "analyze --freq-mhz %s: code; stderr: %s", v, stderr)
+		assert.NotContainsf(t, stderr, "frequency", "analyze --freq-mhz %s: code; stderr: %s", v, stderr)
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,9 +17,11 @@ func TestHangCommands(t *testing.T) {
 	const moe = "../../../examples/moe_layer.yaml"
 	hung := filepath.Join(t.TempDir(), "hung.bin")
 	out, code, errOut := runOut(t, "synth", moe, "--stop-in-task", "100", "-o", hung)
-	require.Falsef(t, code != ExitOK || !strings.Contains(out, "the kernel hangs: stopped: AIC/6 inside task 100; 47 core(s) wait forever"), "synth: exit %d, %s", code, out+errOut)
+	require.Equalf(t, ExitOK, code, "synth: exit, %s", out+errOut)
+	require.Containsf(t, out, "the kernel hangs: stopped: AIC/6 inside task 100; 47 core(s) wait forever", "synth: exit, %s", out+errOut)
 	out, code, _ = runOut(t, "analyze", hung, "--plan", moe, "--kernel-family", "none")
-	assert.Falsef(t, code != ExitOK || !strings.Contains(out, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met"), "analyze --plan: exit %d:\n%s", code, out)
+	require.Equal(t, ExitOK, code, "analyze --plan: exit")
+	assert.Contains(t, out, "root: task 100 (GroupedMatMul) on AIC/6 never finished though its dependencies were met", "analyze --plan: exit")
 	stdout, _, code := runMain(t, "analyze", hung, "--plan", moe, "--kernel-family", "none", "--format", "json")
 	var rep struct {
 		Ranks []struct {
@@ -38,7 +39,10 @@ func TestHangCommands(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep), "analyze --format json: exit")
 	require.Equal(t, ExitOK, code, "analyze --format json: exit")
 	r := rep.Ranks[0].Diagnosis.Roots
-	assert.Falsef(t, len(r) != 1 || r[0].Kind != "stopped-inside" || r[0].Tasks[0].Task != 100 || r[0].Tasks[0].Core != "AIC/6", "JSON roots %+v, want task 100 on AIC/6 stopped inside", r)
+	require.Len(t, r, 1, "JSON roots")
+	require.Equal(t, "stopped-inside", r[0].Kind, "JSON roots")
+	require.Equal(t, uint32(100), r[0].Tasks[0].Task, "JSON roots")
+	assert.Equal(t, "AIC/6", r[0].Tasks[0].Core, "JSON roots")
 	out, _, _ = runOut(t, "analyze", hung, "--kernel-family", "none")
 	assert.Contains(t, out, "give its schedule (--plan SCHEDULE)", "analyze without --plan")
 	out, code, _ = runOut(t, "validate", hung)
@@ -89,6 +93,7 @@ func TestSynthFaultErrors(t *testing.T) {
 		{[]string{"--starve-event", "999"}, ExitInvalid, "cannot starve event 999"},
 	} {
 		_, code, errOut := runOut(t, append([]string{"synth", moe, "-o", out}, tc.args...)...)
-		assert.Falsef(t, code != tc.code || !strings.Contains(errOut, tc.msg), "%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
+		require.Equalf(t, tc.code, code, "%v: exit", tc.args)
+		assert.Containsf(t, errOut, tc.msg, "%v: exit", tc.args)
 	}
 }

@@ -56,7 +56,9 @@ func TestTraceMissingRankCLI(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte(edited), 0o644))
 	want := "megaKernelCycleTrace.ranks[1] (rank 2) has no events in the trace, where its recordCount says 2,974 records"
 	stdout, stderr, code := runMain(t, "validate", p)
-	assert.Falsef(t, code != 0 || !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "missing-capture"), "validate: code %d, want 0 and a missing-capture warning %q:\n%s%s", code, want, stdout, stderr)
+	require.Equalf(t, 0, code, "validate: code, want 0 and a missing-capture warning:\n%s%s", stdout, stderr)
+	require.Containsf(t, stdout+stderr, want, "validate: code, want 0 and a missing-capture warning:\n%s%s", stdout, stderr)
+	assert.Containsf(t, stdout+stderr, "missing-capture", "validate: code, want 0 and a missing-capture warning:\n%s%s", stdout, stderr)
 	_, _, code = runMain(t, "validate", "--strict", p)
 	assert.Equal(t, 1, code, "validate --strict: code")
 	stdout, stderr, code = runMain(t, "analyze", p)
@@ -82,7 +84,8 @@ func TestValidateManifestRefusesTrace(t *testing.T) {
 			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
 		}
 		_, stderr, code := runMain(t, args...)
-		assert.Falsef(t, code != 2 || !strings.Contains(stderr, want), "%s: code %d, want 2 and %q:\n%s", cmd, code, want, stderr)
+		require.Equalf(t, 2, code, "%s: code", cmd)
+		assert.Containsf(t, stderr, want, "%s: code", cmd)
 		_, stderr, code = runMain(t, cmd, "--step", "3", trace)
 		assert.Equalf(t, 2, code, "%s --step: code\n%s", cmd, stderr)
 		assert.Containsf(t, stderr, "cycleabi: "+trace+": a JSON trace states its own ranks", "%s --step: stderr naming the trace", cmd)

@@ -5,7 +5,6 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -32,6 +31,8 @@ func TestManifestSpecialFileNamed(t *testing.T) {
 			args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
 		}
 		_, stderr, code := runMain(t, args...)
-		assert.Falsef(t, code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "named pipe"), "%s: code %d, want 2 and %q before the FIFO's error:\n%s", cmd, code, want, stderr)
+		require.Equalf(t, 2, code, "%s: code", cmd)
+		require.Containsf(t, stderr, want, "%s: code", cmd)
+		assert.Containsf(t, stderr, "named pipe", "%s: code", cmd)
 	}
 }

@@ -72,7 +72,8 @@ func TestPlanCommandErrors(t *testing.T) {
 		{[]string{"plan"}, ExitUsage, "accepts 1 arg"},
 	} {
 		_, code, errOut := runOut(t, tc.args...)
-		assert.Falsef(t, code != tc.code || !strings.Contains(errOut, tc.msg), "%v: exit %d, %v; want exit %d, %q", tc.args, code, errOut, tc.code, tc.msg)
+		require.Equalf(t, tc.code, code, "%v: exit", tc.args)
+		assert.Containsf(t, errOut, tc.msg, "%v: exit", tc.args)
 	}
 }
 
@@ -97,13 +98,15 @@ func TestPlanYAMLCap(t *testing.T) {
 	path := writeSchedule(t, "num_workers: 2\ntasks: [{task_type: MatMul}]\ncube_task_indices: [0]\n")
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "40")
 	_, code, errOut := runOut(t, "plan", path)
-	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it"), "exit %d: %v", code, errOut)
+	require.Equal(t, ExitUsage, code, "exit")
+	require.Contains(t, errOut, "more than the cap of 40 bytes on text read as YAML; set CYCLEABI_MAX_YAML_BYTES to raise it", "exit")
 	t.Setenv("CYCLEABI_MAX_YAML_BYTES", "1000")
 	_, code, errOut = runOut(t, "plan", path)
 	require.Equalf(t, ExitOK, code, "exit: %v", errOut)
 	t.Setenv("CYCLEABI_MAX_INPUT_BYTES", "40")
 	_, code, errOut = runOut(t, "plan", path)
-	require.Falsef(t, code != ExitUsage || !strings.Contains(errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it"), "exit %d: %v", code, errOut)
+	require.Equal(t, ExitUsage, code, "exit")
+	require.Contains(t, errOut, "on schedule files; set CYCLEABI_MAX_INPUT_BYTES to raise it", "exit")
 }
 
 // An AIV pipeline of one worker at the default stride is sized as the
@@ -136,10 +139,14 @@ vector_task_indices: [1]
 	// The reference: task 0 writes wait, compute and trigger (3), task 1
 	// (a ShmemPutMemSignal) wait and compute (2); both round up to 16.
 	assert.Equal(t, "--cube-slots 24 --aic-capacity 16 --aiv-capacity 16\n", out, "flags")
-	assert.Falsef(t, !strings.Contains(errOut, "warning: "+path+":3:") || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7") ||
-		!strings.Contains(errOut, "peer's ShmemPutMemSignal") || strings.Count(errOut, "warning:") != 1, "stderr %q: want one warning about task 0 naming the peer-signal case", errOut)
+	require.Contains(t, errOut, "warning: "+path+":3:", "stderr")
+	require.Contains(t, errOut, "tasks[0].dependent_event: waits on event 7", "stderr")
+	require.Contains(t, errOut, "peer's ShmemPutMemSignal", "stderr")
+	assert.Equal(t, 1, strings.Count(errOut, "warning:"), "stderr")
 	out, errOut, code = runMain(t, "plan", path, "--strict")
-	assert.Falsef(t, code != ExitInvalid || out != "" || !strings.Contains(errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers"), "strict: exit %d, stdout %q, stderr %q", code, out, errOut)
+	require.Equal(t, ExitInvalid, code, "strict: exit")
+	require.Empty(t, out, "strict: exit")
+	assert.Contains(t, errOut, "tasks[0].dependent_event: waits on event 7, which no scheduled task of this rank triggers", "strict: exit")
 	out, _, code = runMain(t, "plan", path, "--format", "json")
 	var r struct {
 		AIC      uint32   `json:"aic_record_capacity"`

@@ -49,7 +49,9 @@ func TestCauseCardsInChromium(t *testing.T) {
 		return strings.ReplaceAll(s, "{task_type: SwiGLU,", "{task_type: GroupedMatMul,")
 	})
 	cards := cardsInChromium(t, bin, reportPage(t, stage...))
-	assert.Falsef(t, len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "where it is slowest | SwiGLU | +"), "the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
+	require.GreaterOrEqualf(t, len(cards), 2, "the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
+	require.Truef(t, strings.HasPrefix(cards[0], "slowest rank | rank 2"), "the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
+	assert.Truef(t, strings.HasPrefix(cards[1], "where it is slowest | SwiGLU | +"), "the cards %q, want rank 2 slowest in its stage SwiGLU", cards)
 
 	chain := causeCluster(t, func(s string) string {
 		for c := 1; c < 8; c++ {
@@ -59,5 +61,7 @@ func TestCauseCardsInChromium(t *testing.T) {
 		return s
 	})
 	cards = cardsInChromium(t, bin, reportPage(t, chain...))
-	assert.Falsef(t, len(cards) < 2 || !strings.HasPrefix(cards[0], "slowest rank | rank 2") || !strings.HasPrefix(cards[1], "why it is slowest: waits"), "the cards %q, want rank 2 slowest on its waits", cards)
+	require.GreaterOrEqualf(t, len(cards), 2, "the cards %q, want rank 2 slowest on its waits", cards)
+	require.Truef(t, strings.HasPrefix(cards[0], "slowest rank | rank 2"), "the cards %q, want rank 2 slowest on its waits", cards)
+	assert.Truef(t, strings.HasPrefix(cards[1], "why it is slowest: waits"), "the cards %q, want rank 2 slowest on its waits", cards)
 }

@@ -64,7 +64,8 @@ func TestScheduleKernelFamilyErrors(t *testing.T) {
 		sched := filepath.Join(dir, "s.yaml")
 		require.NoError(t, os.WriteFile(sched, []byte(c.schedule), 0o644))
 		_, errOut, code := runMain(t, "plan", sched)
-		assert.Falsef(t, code != ExitInvalid || !strings.Contains(errOut, c.want), "plan: code %v, stderr %q; want %v and %q", code, errOut, ExitInvalid, c.want)
+		require.Equal(t, ExitInvalid, code, "plan: code")
+		assert.Contains(t, errOut, c.want, "plan: code")
 	}
 }
 

@@ -37,7 +37,8 @@ func TestInputsSniffed(t *testing.T) {
 
 	bom := write("bom.json", append([]byte("\xef\xbb\xbf"), data...))
 	all, _, _ := runOut(t, "validate", bom)
-	assert.Falsef(t, strings.Contains(all, "bad-capacity") || strings.Contains(all, "not-a-capture"), "validate of the trace after a byte-order mark read it as a capture: %s", all)
+	require.NotContainsf(t, all, "bad-capacity", "validate of the trace after a byte-order mark read it as a capture: %s", all)
+	assert.NotContainsf(t, all, "not-a-capture", "validate of the trace after a byte-order mark read it as a capture: %s", all)
 
 	utf16 := []byte("\xff\xfe")
 	for _, c := range []byte(`{"traceEvents": []}`) {
@@ -67,11 +68,14 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 		{"report", trace, "--kernel-name", "MegaMoe", "-o", filepath.Join(dir, "r.html")},
 	} {
 		_, stderr, code := runMain(t, args...)
-		assert.Falsef(t, code != ExitOK || !strings.HasPrefix(stderr, want), "%v: code = %v, stderr = %q; want %v, starting %q", args, code, stderr, ExitOK, want)
+		require.Equalf(t, ExitOK, code, "%v: code, stderr = %q, starting %q", args, stderr, want)
+		assert.Truef(t, strings.HasPrefix(stderr, want), "%v: code, stderr = %q, starting %q", args, stderr, want)
 	}
 	// Applied: the trace decode writes again is named by the flag.
 	b, err := os.ReadFile(again)
-	assert.Falsef(t, err != nil || !strings.Contains(string(b), `"kernelName":"MegaMoe"`) || strings.Contains(string(b), `"kernelName":"HyperMegaMoe"`), "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe (%v)", err)
+	require.NoError(t, err, "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe")
+	require.Contains(t, string(b), `"kernelName":"MegaMoe"`, "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe")
+	assert.NotContains(t, string(b), `"kernelName":"HyperMegaMoe"`, "decode --kernel-name MegaMoe of a HyperMegaMoe trace: kernelName not MegaMoe")
 	_, stderr, code = runMain(t, "analyze", trace, "--kernel-name", "HyperMegaMoe")
 	assert.Equalf(t, ExitOK, code, "analyze with the trace's own kernel name: code\n%s", stderr)
 	assert.NotContains(t, stderr, "applied over", "analyze with the trace's own kernel name")
@@ -84,7 +88,9 @@ func TestKernelNameAgainstTrace(t *testing.T) {
 	require.Equalf(t, ExitOK, code, "%s: code", stderr)
 	_, stderr, code = runMain(t, "analyze", three, "--kernel-name", "MegaMoe")
 	n := strings.Count(stderr, "applied over")
-	assert.Falsef(t, code != ExitOK || n != 1 || !strings.Contains(stderr, three+" (rank 0): --kernel-name"), "analyze of three ranks: code %v, %d notes %q, want one, naming rank 0:\n%s", code, n, "applied over", stderr)
+	require.Equalf(t, ExitOK, code, "analyze of three ranks: code notes %q, want one, naming rank 0", "applied over")
+	require.Equalf(t, 1, n, "analyze of three ranks: code notes %q, want one, naming rank 0", "applied over")
+	assert.Containsf(t, stderr, three+" (rank 0): --kernel-name", "analyze of three ranks: code notes %q, want one, naming rank 0", "applied over")
 }
 
 // A merged trace is an input wherever a trace is: analyze of what merge

@@ -68,7 +68,8 @@ func TestOpenInput(t *testing.T) {
 			assert.Equal(t, c.isTrace, in.IsTrace, "isTrace")
 			srcs := in.Sources()
 			if c.ranks == nil {
-				assert.Falsef(t, len(srcs) != 1 || srcs[0] != nil, "sources() = %v, want one nil source (the file itself)", srcs)
+				require.Len(t, srcs, 1, "sources()")
+				require.Nil(t, srcs[0], "sources()")
 				return
 			}
 			var ranks []uint32
@@ -89,7 +90,8 @@ func TestOpenInput(t *testing.T) {
 	// What the opener yields as a capture file, validate then refuses as
 	// what it is: invalid input.
 	out, _, code := runMain(t, "validate", notTrace)
-	assert.Falsef(t, code != ExitInvalid || !bytes.Contains([]byte(out), []byte("not-a-capture")), "validate %s: code %d, output %q; want 1 and not-a-capture", notTrace, code, out)
+	require.Equalf(t, ExitInvalid, code, "validate %s: code, output %q; want 1 and not-a-capture", notTrace, out)
+	assert.Containsf(t, string([]byte(out)), string([]byte("not-a-capture")), "validate %s: code, output %q; want 1 and not-a-capture", notTrace, out)
 
 	for _, c := range []struct {
 		name, path string

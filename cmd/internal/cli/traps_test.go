@@ -126,7 +126,8 @@ func TestDirectionCommaSeparated(t *testing.T) {
 	require.NoError(t, err)
 	b, err := os.ReadFile(outs[1])
 	require.NoError(t, err)
-	assert.False(t, string(a) != string(b) || !strings.Contains(string(a), `"direction":"backward"`), "direction forward,backward wrote another window than the flags repeated")
+	require.Equal(t, string(b), string(a), "direction forward,backward wrote another window than the flags repeated")
+	assert.Contains(t, string(a), `"direction":"backward"`, "direction forward,backward wrote another window than the flags repeated")
 }
 
 // headerDropped sums the droppedCount of every core header of a raw
@@ -204,7 +205,9 @@ func TestValidateStrictFamily(t *testing.T) {
 	dir := t.TempDir()
 	capPath := megaMoeCapture(t, dir)
 	_, stderr, code := runMain(t, "validate", capPath, "--strict")
-	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe"), "validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
+	require.Equal(t, ExitInvalid, code, "validate --strict: code")
+	require.Contains(t, stderr, "kernel family MegaMoe's", "validate --strict: code")
+	assert.Contains(t, stderr, "--kernel-family MegaMoe", "validate --strict: code")
 	for _, args := range [][]string{{"--strict", "--kernel-family", "MegaMoe"}, {"--strict", "--kernel-name", "MegaMoe"}, {}} {
 		_, stderr, code = runMain(t, append([]string{"validate", capPath}, args...)...)
 		assert.Equalf(t, ExitOK, code, "validate %v: code, stderr %q", args, stderr)

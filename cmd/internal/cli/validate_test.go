@@ -265,7 +265,9 @@ func TestValidateStrictReadsOnce(t *testing.T) {
 	before := rchar()
 	_, stderr, code := runMain(t, "validate", path, "--strict")
 	read := rchar() - before
-	assert.Falsef(t, code != ExitInvalid || !strings.Contains(stderr, "kernel family MegaMoe's") || !strings.Contains(stderr, "--kernel-family MegaMoe"), "validate --strict: code %v, stderr %q; want 1 naming --kernel-family MegaMoe", code, stderr)
+	require.Equal(t, ExitInvalid, code, "validate --strict: code")
+	require.Contains(t, stderr, "kernel family MegaMoe's", "validate --strict: code")
+	assert.Contains(t, stderr, "--kernel-family MegaMoe", "validate --strict: code")
 	assert.GreaterOrEqualf(t, read, size/2, "validate --strict read bytes of a %d-byte capture; want it read once", size)
 	assert.LessOrEqualf(t, read, size*3/2, "validate --strict read bytes of a %d-byte capture; want it read once", size)
 }

@@ -46,8 +46,10 @@ func TestTraceWarningsCLI(t *testing.T) {
 	stderrHas := func(cmd, stderr string) {
 		t.Helper()
 		for _, w := range want {
-			assert.Falsef(t, !strings.Contains(stderr, "cycleabi: warning: "+p+": ") || !strings.Contains(stderr, w), "%s: stderr lacks the warning %q:\n%s", cmd, w, stderr)
-			assert.Falsef(t, strings.Contains(stderr, "note: "+p+": line") || strings.Contains(stderr, "note: "+p+": megaKernelCycleTrace.ranks"), "%s: a warning said as a note too:\n%s", cmd, stderr)
+			require.Containsf(t, stderr, "cycleabi: warning: "+p+": ", "%s: stderr lacks the warning", cmd)
+			assert.Containsf(t, stderr, w, "%s: stderr lacks the warning", cmd)
+			require.NotContainsf(t, stderr, "note: "+p+": line", "%s: a warning said as a note too:\n%s", cmd, stderr)
+			assert.NotContainsf(t, stderr, "note: "+p+": megaKernelCycleTrace.ranks", "%s: a warning said as a note too:\n%s", cmd, stderr)
 		}
 	}
 	for _, args := range [][]string{
@@ -63,7 +65,8 @@ func TestTraceWarningsCLI(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(dir, "r.html"))
 	require.NoError(t, err)
 	for _, w := range want {
-		assert.Falsef(t, !strings.Contains(string(html), `<p class="banner" role="alert">Warning: `) || !strings.Contains(string(html), w), "the report lacks the warning %q", w)
+		require.Contains(t, string(html), `<p class="banner" role="alert">Warning: `, "the report lacks the warning")
+		assert.Contains(t, string(html), w, "the report lacks the warning")
 	}
 
 	stdout, stderr, code := runMain(t, "analyze", p)
@@ -81,11 +84,13 @@ func TestTraceWarningsCLI(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &rep))
 	got := strings.Join(rep.Ranks[0].Warnings, "\n")
 	for _, w := range want {
-		assert.Falsef(t, !strings.Contains(got, w) || strings.Contains(strings.Join(rep.Ranks[0].Notes, "\n"), w), "analyze --format json: warnings %q, want %q among them (and not among the notes)", got, w)
+		require.Contains(t, got, w, "analyze --format json: warnings")
+		assert.NotContains(t, strings.Join(rep.Ranks[0].Notes, "\n"), w, "analyze --format json: warnings")
 	}
 
 	stdout, stderr, code = runMain(t, "validate", p)
-	assert.Falsef(t, code != 0 || strings.Contains(stderr, "warning: "+p), "validate: code %d, want 0 and the warnings as findings only:\n%s", code, stderr)
+	require.Equalf(t, 0, code, "validate: code, want 0 and the warnings as findings only:\n%s", stderr)
+	assert.NotContainsf(t, stderr, "warning: "+p, "validate: code, want 0 and the warnings as findings only:\n%s", stderr)
 	for _, w := range []string{"warning name-capped", "line 189, byte", want[0], "warning missing-capture", want[1]} {
 		assert.Contains(t, stdout, w, "validate: stdout lacks")
 	}
@@ -106,7 +111,8 @@ func TestTraceWarningsCLI(t *testing.T) {
 		}{{p, 1}, {clean, 0}} {
 			out := filepath.Join(t.TempDir(), c.out)
 			_, stderr, code := runMain(t, c.cmd, "--strict", in.path, "-o", out)
-			assert.Falsef(t, code != in.code || (code == 1) != strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "%s --strict %s: code %d, want %d and --strict's line exactly on 1:\n%s", c.cmd, in.path, code, in.code, stderr)
+			require.Equalf(t, in.code, code, "%s --strict %s: code and --strict's line exactly on 1:\n%s", c.cmd, in.path, stderr)
+			assert.Equalf(t, strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), (code == 1), "%s --strict %s: code and --strict's line exactly on 1:\n%s", c.cmd, in.path, stderr)
 			_, err := os.Stat(out)
 			assert.NoErrorf(t, err, "%s --strict %s: the output is not written", c.cmd, in.path)
 		}
@@ -142,7 +148,8 @@ func TestAnalyzeStrict(t *testing.T) {
 		assert.Equalf(t, c.code, code, "analyze --strict %v: code:\n%s", c.args, stderr)
 		assert.Containsf(t, stdout, "== rank 0: ", "analyze --strict %v: no analysis written", c.args)
 		said := strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above")
-		assert.Falsef(t, said != (c.code == 1) || c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: "), "analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
+		require.Equalf(t, (c.code == 1), said, "analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
+		assert.Falsef(t, c.code == 1 && !strings.Contains(stderr, "cycleabi: warning: "), "analyze --strict %v: stderr %q, want the warnings and --strict's line exactly when it exits 1", c.args, stderr)
 		// Without --strict: exit 0 whatever the warnings.
 		_, stderr, code = runMain(t, append([]string{"analyze"}, c.args...)...)
 		assert.Equalf(t, 0, code, "analyze %v: code\n%s", c.args, stderr)
@@ -170,7 +177,9 @@ func TestDecodeStrictDropped(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "t.json")
 	_, stderr, code := runMain(t, "decode", "--strict", "../../../examples/moe_layer.bin", "-o", out)
-	assert.Falsef(t, code != 1 || !strings.Contains(stderr, "Device dropped 10 cycle trace records") || !strings.Contains(stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written"), "code %d, want 1 with the dropped records' warning and --strict's line:\n%s", code, stderr)
+	require.Equal(t, 1, code, "code")
+	require.Contains(t, stderr, "Device dropped 10 cycle trace records", "code")
+	assert.Contains(t, stderr, "cycleabi: --strict: the inputs drew the warnings above; the output is written", "code")
 	_, err := os.Stat(out)
 	assert.NoError(t, err, "the trace is not written")
 	_, stderr, code = runMain(t, "decode", "../../../examples/moe_layer.bin", "-o", filepath.Join(t.TempDir(), "u.json"))

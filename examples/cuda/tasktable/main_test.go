@@ -112,7 +112,8 @@ func TestMoELayerTable(t *testing.T) {
 		for _, o := range b.ops {
 			steps[o.task] = append(steps[o.task], step{o.kind, o.event})
 			records++
-			require.Falsef(t, int(o.index) < 0 || o.task >= uint32(len(s.Tasks)), "op %+v names no task of the schedule", o)
+			require.GreaterOrEqualf(t, int(o.index), 0, "op %+v names no task of the schedule", o)
+			require.Lessf(t, o.task, uint32(len(s.Tasks)), "op %+v names no task of the schedule", o)
 		}
 	}
 	assert.Equal(t, 2984, records)

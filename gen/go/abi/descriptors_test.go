@@ -43,7 +43,8 @@ func TestDescSchemaName(t *testing.T) {
 	// Every task type is named in the task-type range.
 	for _, tt := range abi.TaskTypes() {
 		name, ok := abi.DescSchemaName(abi.TaskTypeBase + uint32(tt))
-		assert.Falsef(t, !ok || name != "TaskType_"+tt.String(), "task type %s: %q, %v", tt, name, ok)
+		require.Truef(t, ok, "task type %s, %v", tt, ok)
+		assert.Equalf(t, "TaskType_"+tt.String(), name, "task type %s, %v", tt, ok)
 	}
 }
 
@@ -102,7 +103,8 @@ func TestNamespaces(t *testing.T) {
 	}
 	assert.Equal(t, "Namespace(9)", abi.Namespace(9).String(), "Namespace(9).String()")
 	got := abi.Namespaces()
-	assert.Falsef(t, len(got) != 3 || got[0] != abi.NamespaceRuntimeStage, "Namespaces() = %v", got)
+	require.Len(t, got, 3, "Namespaces()")
+	assert.Equal(t, abi.Namespace(abi.NamespaceRuntimeStage), got[0], "Namespaces()")
 }
 
 func TestFormat(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestTaskTypesMatchSpec compares the generated enum with the reference decoder.s table (decode/testdata/reference/cycle_trace.py),
@@ -31,9 +32,14 @@ func TestTaskTypesMatchSpec(t *testing.T) {
 }
 
 func TestCoreType(t *testing.T) {
-	assert.False(t, abi.CoreTypeAIC != 1 || abi.CoreTypeAIV != 2 || abi.CoreTypeAIC.String() != "AIC" || abi.CoreTypeAIV.String() != "AIV", "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	require.Equal(t, abi.CoreType(abi.CoreTypeAIC), abi.CoreType(1), "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	require.Equal(t, abi.CoreType(abi.CoreTypeAIV), abi.CoreType(2), "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	require.Equal(t, "AIC", abi.CoreTypeAIC.String(), "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
+	assert.Equal(t, "AIV", abi.CoreTypeAIV.String(), "core types differ from the reference decoder (decode/testdata/reference/cycle_trace.py)")
 	got := abi.CoreTypes()
-	assert.Falsef(t, len(got) != 2 || got[0] != abi.CoreTypeAIC || got[1] != abi.CoreTypeAIV, "CoreTypes() = %v", got)
+	require.Len(t, got, 2, "CoreTypes()")
+	require.Equal(t, abi.CoreType(abi.CoreTypeAIC), got[0], "CoreTypes()")
+	assert.Equal(t, abi.CoreType(abi.CoreTypeAIV), got[1], "CoreTypes()")
 	for _, v := range []abi.CoreType{0, 3, 0xFFFFFFFF} {
 		assert.Falsef(t, v.Valid(), "%d is valid", v)
 	}

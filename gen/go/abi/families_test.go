@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestFamilyForKernel checks the matching rule: upstream's kernel names,
@@ -77,8 +78,11 @@ func TestFamilyNames(t *testing.T) {
 	_, ok = FamilyNone.Stage(0x10002)
 	assert.False(t, ok, "FamilyNone has a stage")
 
-	assert.False(t, FamilyMegaMoe.OwnerLabel() != "Expert" || FamilyMegaGateRoute.OwnerLabel() != "TokenRowShard", "owner labels")
-	assert.False(t, Family(200).String() != "Family(200)" || Family(200).Valid() || FamilyNone.Valid(), "an unnamed family")
+	require.Equal(t, "Expert", FamilyMegaMoe.OwnerLabel(), "owner labels")
+	assert.Equal(t, "TokenRowShard", FamilyMegaGateRoute.OwnerLabel(), "owner labels")
+	require.Equal(t, "Family(200)", Family(200).String(), "an unnamed family")
+	require.False(t, Family(200).Valid(), "an unnamed family")
+	assert.False(t, FamilyNone.Valid(), "an unnamed family")
 }
 
 // TestFamilyParseTaskType: a task-type name is looked up in the family's
@@ -109,7 +113,9 @@ func TestFamilyParseTaskType(t *testing.T) {
 		assert.Equalf(t, c.ok, ok, "%v.ParseTaskType(%q)", c.f, c.name)
 	}
 	names := FamilyMegaMoe.TaskTypeNames()
-	assert.Falsef(t, len(names) != 9 || names[0] != "Terminate" || names[8] != "ShmemGetMem", "FamilyMegaMoe.TaskTypeNames() = %v", names)
+	require.Len(t, names, 9, "FamilyMegaMoe.TaskTypeNames()")
+	require.Equal(t, "Terminate", names[0], "FamilyMegaMoe.TaskTypeNames()")
+	assert.Equal(t, "ShmemGetMem", names[8], "FamilyMegaMoe.TaskTypeNames()")
 	for _, f := range append(Families(), FamilyNone) {
 		for _, name := range f.TaskTypeNames() {
 			v, ok := f.ParseTaskType(name)

@@ -1,11 +1,9 @@
 package abi_test
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
-	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -34,7 +32,8 @@ func TestRoundUpCapacity(t *testing.T) {
 		c, err := abi.RoundUpCapacity(req)
 		if req > abi.MaxRecordsPerCore {
 			var ce *abi.CapacityError
-			require.Falsef(t, !errors.As(err, &ce) || ce.Capacity != req, "RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
+			require.ErrorAsf(t, err, &ce, "RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
+			require.Equalf(t, req, ce.Capacity, "RoundUpCapacity(%d) = %d, %v; want a *CapacityError", req, c, err)
 			return
 		}
 		require.NoErrorf(t, err, "RoundUpCapacity(%d)", req)
@@ -139,20 +138,26 @@ func TestBufferSizeOverflow(t *testing.T) {
 	} {
 		_, err := abi.BufferSize(c.cube, maxCaps)
 		var le *abi.LayoutError
-		assert.Falsef(t, !errors.As(err, &le) || le.Reason != c.reason || le.CubeSlots != c.cube, "BufferSize(%d, max) = %v, want %q", c.cube, err, c.reason)
+		require.ErrorAsf(t, err, &le, "BufferSize, max) = %v", err)
+		require.Equalf(t, c.reason, le.Reason, "BufferSize, max) = %v", err)
+		assert.Equalf(t, c.cube, le.CubeSlots, "BufferSize, max) = %v", err)
 	}
 	// The largest buffer that fits: every slot as large as it can be.
 	size, err := abi.BufferSize(1<<20, maxCaps)
-	assert.Falsef(t, err != nil || size != 3<<20*uint64(abi.SlotStride(abi.MaxRecordsPerCore)), "BufferSize(2^20, max) = %d, %v", size, err)
+	require.NoError(t, err, "BufferSize(2^20, max)")
+	assert.Equal(t, 3<<20*uint64(abi.SlotStride(abi.MaxRecordsPerCore)), size, "BufferSize(2^20, max)")
 }
 
 func TestNewLayoutErrors(t *testing.T) {
 	_, err := abi.NewLayout(abi.MinCubeSlots-1, abi.Capacities{})
 	var le *abi.LayoutError
-	assert.Falsef(t, !errors.As(err, &le) || err.Error() != "abi: layout with 23 cube slots: fewer than MinCubeSlots (24)", "23 cube slots: %v", err)
+	require.ErrorAsf(t, err, &le, "23 cube slots: %v", err)
+	assert.Equalf(t, "abi: layout with 23 cube slots: fewer than MinCubeSlots (24)", err.Error(), "23 cube slots: %v", err)
 	_, err = abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: 16, AIV: 24})
 	var ce *abi.CapacityError
-	assert.Falsef(t, !errors.As(err, &ce) || ce.CoreType != abi.CoreTypeAIV || err.Error() != "abi: AIV record capacity 24 is not a multiple of RecordCapacityAlignment (16)", "AIV capacity 24: %v", err)
+	require.ErrorAsf(t, err, &ce, "AIV capacity 24: %v", err)
+	require.Equalf(t, abi.CoreType(abi.CoreTypeAIV), ce.CoreType, "AIV capacity 24: %v", err)
+	assert.Equalf(t, "abi: AIV record capacity 24 is not a multiple of RecordCapacityAlignment (16)", err.Error(), "AIV capacity 24: %v", err)
 	_, err = abi.NewLayout(abi.MinCubeSlots, abi.Capacities{AIC: abi.MaxRecordsPerCore + 16})
 	if assert.ErrorAs(t, err, &ce, "AIC capacity past the maximum") {
 		assert.Equal(t, abi.CoreTypeAIC, ce.CoreType, "AIC capacity past the maximum: core type")
@@ -163,7 +168,10 @@ func TestSlot(t *testing.T) {
 	l, err := abi.NewLayout(24, abi.Capacities{AIC: 16, AIV: 32})
 	require.NoError(t, err)
 	s := l.Slot(3)
-	assert.Falsef(t, s.String() != "AIC/3" || s.Capacity != 16 || s.Stride() != 64+32*16 || s.RecordOffset(2) != s.Offset+64+64, "Slot(3) = %+v (%s)", s, s)
+	require.Equalf(t, "AIC/3", s.String(), "Slot(3) = %+v (%s)", s, s)
+	require.Equalf(t, uint32(16), s.Capacity, "Slot(3) = %+v (%s)", s, s)
+	require.Equalf(t, uint64(64+32*16), s.Stride(), "Slot(3) = %+v (%s)", s, s)
+	assert.Equalf(t, s.Offset+64+64, s.RecordOffset(2), "Slot(3) = %+v (%s)", s, s)
 	s = l.Slot(24 + 17)
 	assert.Equal(t, "AIV/17", s.String(), "Slot(41)")
 	assert.Equal(t, uint64(24*(64+32*16)+17*(64+32*32)), s.Offset, "Slot(41) offset")
@@ -178,15 +186,21 @@ func TestSlot(t *testing.T) {
 		func() {
 			defer func() {
 				r := recover()
-				assert.Falsef(t, r == nil || !strings.Contains(r.(string), "out of range"), "Slot(%d) did not panic as an index out of range: %v", i, r)
+				require.NotNilf(t, r, "Slot(%d) did not panic as an index out of range: %v", i, r)
+				assert.Containsf(t, r.(string), "out of range", "Slot(%d) did not panic as an index out of range: %v", i, r)
 			}()
 			l.Slot(i)
 		}()
 	}
 	got := abi.Regions()
-	assert.Falsef(t, len(got) != 2 || got[0].CoreType != abi.CoreTypeAIC || got[1].SlotsPerCubeSlot != 2, "Regions() = %+v", got)
+	require.Len(t, got, 2, "Regions()")
+	require.Equal(t, abi.CoreType(abi.CoreTypeAIC), got[0].CoreType, "Regions()")
+	assert.Equal(t, uint32(2), got[1].SlotsPerCubeSlot, "Regions()")
 	var caps abi.Capacities
-	assert.Falsef(t, !caps.Set(abi.CoreTypeAIV, 48) || caps.For(abi.CoreTypeAIV) != 48 || caps.Set(abi.CoreType(9), 1) || caps.For(abi.CoreType(9)) != 0, "Capacities.Set/For: %+v", caps)
+	require.Truef(t, caps.Set(abi.CoreTypeAIV, 48), "Capacities.Set/For: %+v", caps)
+	require.Equalf(t, uint32(48), caps.For(abi.CoreTypeAIV), "Capacities.Set/For: %+v", caps)
+	require.Falsef(t, caps.Set(abi.CoreType(9), 1), "Capacities.Set/For: %+v", caps)
+	assert.Equalf(t, uint32(0), caps.For(abi.CoreType(9)), "Capacities.Set/For: %+v", caps)
 }
 
 // SameCapacities gives every region of the schema the one capacity, and a

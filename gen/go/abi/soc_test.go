@@ -1,7 +1,6 @@
 package abi_test
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -34,7 +33,8 @@ func TestUnsupportedSoC(t *testing.T) {
 	for _, soc := range []string{"Ascend310P", "", "910", "gpu", "ascendnvidia", "nvidi"} {
 		_, err := abi.SystemCounterMHz(soc)
 		var u *abi.UnsupportedSoCError
-		assert.Falsef(t, !errors.As(err, &u) || u.Name != soc, "SystemCounterMHz(%q) = %v", soc, err)
+		require.ErrorAsf(t, err, &u, "SystemCounterMHz = %v", err)
+		assert.Equalf(t, soc, u.Name, "SystemCounterMHz = %v", err)
 	}
 	_, err := abi.SystemCounterMHz("Ascend310P")
 	want := `abi: unsupported SoC for MegaKernel profiling: "Ascend310P"; supported SoC prefixes: ascend910_93, ascend910b, ascend910c, ascend950, nvidia`
@@ -56,8 +56,10 @@ func TestNormalizeSoCName(t *testing.T) {
 
 func TestSoCs(t *testing.T) {
 	socs := abi.SoCs()
-	assert.Falsef(t, len(socs) != 5 || socs[0] != (abi.SoC{Prefix: "ascend910b", MHz: 50}) || socs[3] != (abi.SoC{Prefix: "ascend950", MHz: 1000}) ||
-		socs[4] != (abi.SoC{Prefix: "nvidia", MHz: 1000}), "SoCs() = %+v", socs)
+	require.Len(t, socs, 5, "SoCs()")
+	require.Equal(t, (abi.SoC{Prefix: "ascend910b", MHz: 50}), socs[0], "SoCs()")
+	require.Equal(t, (abi.SoC{Prefix: "ascend950", MHz: 1000}), socs[3], "SoCs()")
+	assert.Equal(t, (abi.SoC{Prefix: "nvidia", MHz: 1000}), socs[4], "SoCs()")
 	socs[0].MHz = 1
 	assert.Equal(t, float64(50), abi.SoCs()[0].MHz, "SoCs shares its backing array")
 }

@@ -3,7 +3,6 @@ package abi_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -18,7 +17,8 @@ func propCoreHeaderRoundTrip(t *rapid.T) {
 	h := rapid.Make[abi.CoreHeader]().Draw(t, "header")
 	prefix := rapid.SliceOfN(rapid.Byte(), 0, 8).Draw(t, "prefix")
 	b := h.Append(bytes.Clone(prefix))
-	require.Falsef(t, len(b) != len(prefix)+abi.CoreHeaderSize || !bytes.Equal(b[:len(prefix)], prefix), "Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
+	require.Lenf(t, b, len(prefix)+abi.CoreHeaderSize, "Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
+	require.Equalf(t, []byte(prefix), []byte(b[:len(prefix)]), "Append wrote %d bytes after a %d-byte prefix, or changed it", len(b)-len(prefix), len(prefix))
 	got, err := abi.DecodeCoreHeader(b[len(prefix):])
 	require.NoError(t, err)
 	require.Equal(t, h, got, "decoded")
@@ -61,12 +61,18 @@ func TestDecodeShort(t *testing.T) {
 	for n := 0; n < abi.CoreHeaderSize; n++ {
 		_, err := abi.DecodeCoreHeader(full[:n])
 		var sb *abi.ShortBufferError
-		assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "CoreHeader" || sb.Need != abi.CoreHeaderSize || sb.Have != n, "DecodeCoreHeader(%d bytes) = %v", n, err)
+		require.ErrorAsf(t, err, &sb, "DecodeCoreHeader bytes) = %v", err)
+		require.Equalf(t, "CoreHeader", sb.Struct, "DecodeCoreHeader bytes) = %v", err)
+		require.Equalf(t, abi.CoreHeaderSize, sb.Need, "DecodeCoreHeader bytes) = %v", err)
+		assert.Equalf(t, n, sb.Have, "DecodeCoreHeader bytes) = %v", err)
 	}
 	for n := 0; n < abi.ProfileRecordSize; n++ {
 		_, err := abi.DecodeProfileRecord(full[:n])
 		var sb *abi.ShortBufferError
-		assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "ProfileRecord" || sb.Need != abi.ProfileRecordSize || sb.Have != n, "DecodeProfileRecord(%d bytes) = %v", n, err)
+		require.ErrorAsf(t, err, &sb, "DecodeProfileRecord bytes) = %v", err)
+		require.Equalf(t, "ProfileRecord", sb.Struct, "DecodeProfileRecord bytes) = %v", err)
+		require.Equalf(t, abi.ProfileRecordSize, sb.Need, "DecodeProfileRecord bytes) = %v", err)
+		assert.Equalf(t, n, sb.Have, "DecodeProfileRecord bytes) = %v", err)
 	}
 	_, err := abi.DecodeCoreHeader(nil)
 	assert.EqualErrorf(t, err, "abi: short buffer: CoreHeader needs 64 bytes, have 0", "DecodeCoreHeader(nil) error = %v", err)
@@ -166,7 +172,8 @@ func TestIsZero(t *testing.T) {
 		assert.Falsef(t, h.IsZero(), "field %d set, IsZero still true", i)
 	}
 	r := abi.ProfileRecord{OwnerID: 1}
-	assert.False(t, r.IsZero() || !(&abi.ProfileRecord{}).IsZero(), "ProfileRecord.IsZero wrong")
+	require.False(t, r.IsZero(), "ProfileRecord.IsZero wrong")
+	assert.True(t, (&abi.ProfileRecord{}).IsZero(), "ProfileRecord.IsZero wrong")
 }
 
 // TestFieldValue: every field's Value is the little-endian integer of its

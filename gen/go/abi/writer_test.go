@@ -2,7 +2,6 @@ package abi_test
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/megakernel/cycleabi/gen/go/abi"
@@ -29,7 +28,10 @@ func TestInitSlot(t *testing.T) {
 	short := bytes.Repeat([]byte{guard}, int(abi.SlotStride(capacity))-1)
 	err = abi.InitSlot(short, 1, abi.CoreTypeAIC, 0, capacity)
 	var sb *abi.ShortBufferError
-	assert.Falsef(t, !errors.As(err, &sb) || sb.Struct != "slot" || sb.Need != 64+32*16 || sb.Have != len(short), "short slot: %v", err)
+	require.ErrorAsf(t, err, &sb, "short slot: %v", err)
+	require.Equalf(t, "slot", sb.Struct, "short slot: %v", err)
+	require.Equalf(t, 64+32*16, sb.Need, "short slot: %v", err)
+	assert.Equalf(t, len(short), sb.Have, "short slot: %v", err)
 	assert.Equal(t, len(short), bytes.Count(short, []byte{guard}), "InitSlot wrote into a slot it refused")
 }
 

@@ -41,7 +41,10 @@ func loadCase(t *testing.T, base []byte, path string) diffCase {
 		if f.Name == "want" {
 			continue
 		}
-		require.Falsef(t, kind != "replace" || (side != "old" && side != "new") || i+1 == len(files) || files[i+1].Name != side+".with", "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
+		require.Equalf(t, "replace", kind, "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
+		require.Falsef(t, side != "old" && side != "new", "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
+		require.NotEqualf(t, len(files), i+1, "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
+		require.Equalf(t, side+".with", files[i+1].Name, "%s: section %q: want pairs of SIDE.replace and SIDE.with sections (SIDE old or new), then want", path, f.Name)
 		replace := bytes.TrimSuffix(f.Data, []byte("\n"))
 		with := bytes.TrimSuffix(files[i+1].Data, []byte("\n"))
 		i++

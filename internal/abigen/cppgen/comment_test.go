@@ -28,7 +28,8 @@ func TestCommentNeverSplices(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				rest, ok := strings.CutPrefix(line, "  //")
 				require.Truef(t, ok, "%q: line %q is not a comment", text, line)
-				assert.Falsef(t, strings.HasSuffix(line, `\`) || strings.HasSuffix(line, "??/"), "%q: line %q ends in a line splice", text, line)
+				require.Falsef(t, strings.HasSuffix(line, `\`), "%q: line %q ends in a line splice", text, line)
+				assert.Falsef(t, strings.HasSuffix(line, "??/"), "%q: line %q ends in a line splice", text, line)
 				words = append(words, strings.Fields(rest)...)
 			}
 			assert.Equalf(t, strings.Join(strings.Fields(text), " "), strings.Join(words, " "), "comment(%q) reads back as", text)
@@ -83,6 +84,7 @@ func TestLoaderRefusesSplicingDocs(t *testing.T) {
 			continue
 		}
 		line := strings.Count(string(data[:strings.Index(string(data), "doc: "+bad)]), "\n") + 1
-		assert.Falsef(t, !strings.Contains(err.Error(), fmt.Sprintf("abi/schema.yaml:%d:", line)) || !strings.Contains(err.Error(), ".doc: "), "doc %s: error %q does not name", bad, err)
+		require.Containsf(t, err.Error(), fmt.Sprintf("abi/schema.yaml:%d:", line), "doc %s: error %q does not name", bad, err)
+		assert.Containsf(t, err.Error(), ".doc: ", "doc %s: error %q does not name", bad, err)
 	}
 }

@@ -53,7 +53,9 @@ func loadDiffCases(t *testing.T) []diffCase {
 			if f.Name == "want" {
 				continue
 			}
-			require.Falsef(t, kind != "replace" || i+1 == len(ar.Files) || ar.Files[i+1].Name != side+".with", "%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
+			require.Equalf(t, "replace", kind, "%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
+			require.NotEqualf(t, len(ar.Files), i+1, "%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
+			require.Equalf(t, side+".with", ar.Files[i+1].Name, "%s: section %q is not a SIDE.replace, SIDE.with pair", p, f.Name)
 			dst := &c.old
 			if side == "new" {
 				dst = &c.new

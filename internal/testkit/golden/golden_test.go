@@ -104,6 +104,7 @@ func TestJSONDiff(t *testing.T) {
 		{`1`, `one`, "want \"one\", not JSON"},
 	} {
 		d := JSONDiff(c.got, c.want)
-		assert.Falsef(t, (d == "") != (c.diff == "") || !strings.Contains(d, c.diff), "JSONDiff(%q, %q) = %q, want %q", c.got, c.want, d, c.diff)
+		require.Equalf(t, (c.diff == ""), (d == ""), "JSONDiff(%q, %q)", c.got, c.want)
+		assert.Containsf(t, d, c.diff, "JSONDiff(%q, %q)", c.got, c.want)
 	}
 }
