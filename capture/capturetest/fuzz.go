@@ -2,12 +2,13 @@ package capturetest
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/megakernel/cycleabi/capture"
 	"github.com/megakernel/cycleabi/gen/go/abi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The capture fuzz targets (decode's FuzzDecode, validate's FuzzValidate,
@@ -174,23 +175,16 @@ func RequestMakesNoLayout(o capture.Request) bool {
 func CheckProblem(t testing.TB, err error, size int) *capture.Problem {
 	t.Helper()
 	var p *capture.Problem
-	if !errors.As(err, &p) {
-		t.Fatalf("error is not a *capture.Problem: %T %v", err, err)
+	require.ErrorAsf(t, err, &p, "error is not a *capture.Problem: %T %v", err, err)
+	assert.Equalf(t, FuzzName, p.File, "problem names file: %v", p)
+	assert.GreaterOrEqualf(t, p.Off, int64(0), "problem offset is outside the %d-byte file: %v", size, p)
+	assert.LessOrEqualf(t, p.Off, int64(size), "problem offset is outside the %d-byte file: %v", size, p)
+	assert.Equalf(t, capture.Error, p.Severity, "problem severity: %v", p)
+	assert.NotEmptyf(t, p.Code, "problem code: %v", p)
+	assert.GreaterOrEqualf(t, p.Record, -1, "problem record: %v", p)
+	if p.Record >= 0 {
+		assert.NotEmptyf(t, p.Slot, "problem record %d names no slot: %v", p.Record, p)
 	}
-	if p.File != FuzzName {
-		t.Errorf("problem names file %q, want %q: %v", p.File, FuzzName, p)
-	}
-	if p.Off < 0 || p.Off > int64(size) {
-		t.Errorf("problem offset %#x is outside the %d-byte file: %v", p.Off, size, p)
-	}
-	if p.Severity != capture.Error || p.Code == "" {
-		t.Errorf("problem severity %v code %q: %v", p.Severity, p.Code, p)
-	}
-	if p.Record < -1 || p.Record >= 0 && p.Slot == "" {
-		t.Errorf("problem record %d slot %q: %v", p.Record, p.Slot, p)
-	}
-	if !strings.HasPrefix(p.Error(), FuzzName+": ") {
-		t.Errorf("problem text %q does not start with the file name", p.Error())
-	}
+	assert.Truef(t, strings.HasPrefix(p.Error(), FuzzName+": "), "problem text %q does not start with the file name", p.Error())
 	return p
 }

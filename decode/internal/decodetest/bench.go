@@ -12,6 +12,7 @@ import (
 	"github.com/megakernel/cycleabi/decode"
 	"github.com/megakernel/cycleabi/decode/kernelnames"
 	"github.com/megakernel/cycleabi/decode/render"
+	"github.com/stretchr/testify/require"
 )
 
 // WriteFunc is a trace writer: chromejson.Write or perfetto.Write.
@@ -24,18 +25,14 @@ type WriteFunc func(io.Writer, []render.Input, render.WriteOptions) error
 // the trace's size before compression (MB-trace, and MB/s by SetBytes).
 func BenchWrite(b *testing.B, size, from string, gz bool, cfg render.Config, write WriteFunc) {
 	buf, err := BenchCaptures[size]()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	spec := BenchSpecs[size]
 	l, _ := spec.Layout()
 	opts := capture.Request{Capacities: &l.Capacities}
 	open := func() (*capture.Capture, error) { return capture.FromBytes("bench.bin", buf) }
 	if from == "file" {
 		path := filepath.Join(b.TempDir(), "bench.bin")
-		if err := os.WriteFile(path, buf, 0o644); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, os.WriteFile(path, buf, 0o644))
 		open = func() (*capture.Capture, error) { return capture.Open(path) }
 	}
 	stages, tasks := spec.Names()
@@ -48,13 +45,9 @@ func BenchWrite(b *testing.B, size, from string, gz bool, cfg render.Config, wri
 	for b.Loop() {
 		start := time.Now()
 		c, err := open()
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		d, err := decode.Decode(c, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		// Count the trace before compression.
 		cw := &CountingWriter{W: io.Discard}
 		var zw *gzip.Writer
@@ -62,9 +55,7 @@ func BenchWrite(b *testing.B, size, from string, gz bool, cfg render.Config, wri
 			zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
 			cw.W = zw
 		}
-		if err := write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, write(cw, []render.Input{{Decoded: d, Config: cfg}}, render.WriteOptions{}))
 		if zw != nil {
 			zw.Close()
 		}

@@ -10,7 +10,6 @@ package decodetest
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -25,6 +24,7 @@ import (
 	"github.com/megakernel/cycleabi/plan"
 	"github.com/megakernel/cycleabi/plan/plantest"
 	"github.com/megakernel/cycleabi/synth"
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
 
@@ -127,18 +127,12 @@ func (c *CountingWriter) Write(p []byte) (int, error) {
 func Decoded32MB(tb testing.TB) *decode.Decoded {
 	tb.Helper()
 	buf, err := BenchCaptures["32MB"]()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	l, _ := benchgen.MB32.Layout()
 	c, err := capture.FromBytes("bench.bin", buf)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	d, err := decode.Decode(c, capture.Request{Capacities: &l.Capacities})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return d
 }
 
@@ -158,25 +152,18 @@ func RandomFlowCapture(t *rapid.T) (d *decode.Decoded, deps *flows.Dependencies,
 	c, err := synth.Run(s, opts)
 	if err != nil {
 		var pe *plan.Error
-		if !errors.As(err, &pe) {
-			t.Fatal(err)
-		}
+		require.ErrorAsf(t, err, &pe, "%v", err)
 		opts.WaitTimeout = synth.DefaultWaitTimeout
-		if c, err = synth.Run(s, opts); err != nil {
-			t.Fatal(err)
-		}
+		c, err = synth.Run(s, opts)
+		require.NoError(t, err)
 	}
 	if c.Records() == 0 {
 		return nil, nil, cfg, false
 	}
 	d, err = Decode("random.bin", c.Buffer, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	deps, err = flows.NewDependencies(d, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	cfg = DefaultConfig()
 	cfg.FrequencyMHz = rapid.SampledFrom([]float64{50, 3, 1000, 7.3}).Draw(t, "mhz")
 	cfg.FlowMode = rapid.SampledFrom([]flows.Mode{flows.Releasing, flows.All, flows.None}).Draw(t, "mode")
