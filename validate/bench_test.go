@@ -41,7 +41,7 @@ func benchCaptureOf(tb testing.TB, mib int, warn bool) (string, int64) {
 	if warn {
 		kind = "warn-"
 	}
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("cycleabi-bench-%s%dmib-%s.bin", kind, mib, abi.FingerprintHex))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("cycleabi-bench-v2-%s%dmib-%s.bin", kind, mib, abi.FingerprintHex))
 	if st, err := os.Stat(path); err == nil && uint64(st.Size()) == l.Size() {
 		return path, st.Size()
 	}
@@ -80,7 +80,13 @@ func writeBenchCapture(path string, l abi.Layout, warn bool) error {
 			case j%100 == 10:
 				end += 10
 			}
-			r := abi.ProfileRecord{StartCycle: start, EndCycle: end, DescID: descs[j%3], TaskID: j / 3, StageTaskIndex: j / 3, OwnerID: abi.InvalidOwnerID}
+			desc := descs[j%3]
+			if j == s.Capacity-1 {
+				// The core ends on a finished task: a last wait would be a
+				// kernel that stopped (stopped-in-task).
+				desc = abi.RuntimeStageTriggerEvent
+			}
+			r := abi.ProfileRecord{StartCycle: start, EndCycle: end, DescID: desc, TaskID: j / 3, StageTaskIndex: j / 3, OwnerID: abi.InvalidOwnerID}
 			buf = r.Append(buf)
 		}
 		if _, err := w.Write(buf); err != nil {
