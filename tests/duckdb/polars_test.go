@@ -12,7 +12,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // polarsBuild is the name of polars' native build for this machine, the
@@ -107,13 +106,7 @@ func polarsType(n parquet.Node) string {
 // with the type its Parquet type (as parquet-go reads it) maps to.
 func checkPolarsSchema(t *testing.T, path string, got [][2]string) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	st, err := f.Stat()
-	require.NoError(t, err)
-	pf, err := parquet.OpenFile(f, st.Size())
-	require.NoError(t, err)
+	pf := openParquet(t, path)
 	var want [][2]string
 	for _, field := range pf.Schema().Fields() {
 		want = append(want, [2]string{field.Name(), polarsType(field)})

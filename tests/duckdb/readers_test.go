@@ -213,18 +213,25 @@ type chunkCells struct {
 	less     func(a, b string) bool
 }
 
+// openParquet opens path with parquet-go, closed when the test ends.
+func openParquet(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	require.NoError(t, err)
+	pf, err := parquet.OpenFile(f, st.Size())
+	require.NoError(t, err)
+	return pf
+}
+
 // goRead reads a file with parquet-go: each row's cells in readers.mjs's
 // canonical text, and per row group and leaf column (by its dotted path)
 // the null count and the least and greatest cell in the column's order.
 func goRead(t *testing.T, path string) ([]map[string]string, []map[string]*chunkCells) {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	st, err := f.Stat()
-	require.NoError(t, err)
-	pf, err := parquet.OpenFile(f, st.Size())
-	require.NoError(t, err)
+	pf := openParquet(t, path)
 	unsigned := map[string]bool{}
 	for _, leaf := range pf.Schema().Columns() {
 		col, _ := pf.Schema().Lookup(leaf...)
