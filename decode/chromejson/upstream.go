@@ -1,7 +1,6 @@
 package chromejson
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/binary"
 	"fmt"
@@ -110,6 +109,8 @@ type UpstreamExport struct {
 	Invocations []UpstreamInvocation
 }
 
+// Upstream's wire, as its decoder reads it: pinned here on purpose, not
+// taken from this schema (gen/go/abi), since the buffers are upstream's.
 const (
 	upHeaderSize   = 64
 	upRecordSize   = 32
@@ -266,6 +267,17 @@ func (p *upParsed) layout(c *UpstreamConfig, fail upFail) error {
 	return nil
 }
 
+// slotAt gives a slot's core type (1 AIC, 2 AIV), block, byte offset and
+// record capacity: the cube slots first, then the vector slots.
+func (p *upParsed) slotAt(slot uint64) (coreType, block, offset, capacity uint64) {
+	cube := uint64(p.tables.CubeSlots)
+	if slot < cube {
+		return 1, slot, slot * (upHeaderSize + upRecordSize*p.aic), p.aic
+	}
+	block = slot - cube
+	return 2, block, cube*(upHeaderSize+upRecordSize*p.aic) + block*(upHeaderSize+upRecordSize*p.aiv), p.aiv
+}
+
 // slots reads every slot's header and live records as upstream does
 // (refusing what it refuses), and times the records from the anchor.
 func (p *upParsed) slots(fail upFail) error {
@@ -273,19 +285,12 @@ func (p *upParsed) slots(fail upFail) error {
 	var entries []uint64
 	total := uint64(0) // the live records, at most: one allocation for them
 	for slot := uint64(0); slot < cube+vector; slot++ {
-		offset, capacity := slot*(upHeaderSize+upRecordSize*p.aic), p.aic
-		if slot >= cube {
-			offset, capacity = cube*(upHeaderSize+upRecordSize*p.aic)+(slot-cube)*(upHeaderSize+upRecordSize*p.aiv), p.aiv
-		}
+		_, _, offset, capacity := p.slotAt(slot)
 		total += min(u32(raw, offset+8), capacity)
 	}
 	p.records = make([]upRecord, 0, total)
 	for slot := uint64(0); slot < cube+vector; slot++ {
-		coreType, block, offset, capacity := uint64(1), slot, slot*(upHeaderSize+upRecordSize*p.aic), p.aic
-		if slot >= cube {
-			coreType, block = 2, slot-cube
-			offset, capacity = cube*(upHeaderSize+upRecordSize*p.aic)+block*(upHeaderSize+upRecordSize*p.aiv), p.aiv
-		}
+		coreType, block, offset, capacity := p.slotAt(slot)
 		entry, count, drop := u64(raw, offset), u32(raw, offset+8), u32(raw, offset+12)
 		gotType, gotBlock, gotCapacity, reserved := u32(raw, offset+16), u32(raw, offset+20), u32(raw, offset+24), u32(raw, offset+28)
 		if entry == 0 && count == 0 && drop == 0 && gotType == 0 && gotBlock == 0 && gotCapacity == 0 && reserved == 0 {
@@ -391,9 +396,10 @@ func (p *upParsed) stage(desc uint32) string {
 	return "DescId_" + strconv.FormatUint(uint64(desc), 10)
 }
 
-// upWriter writes Python's json.dumps text to a buffered writer.
+// upWriter writes Python's json.dumps text: it builds the text in buf and
+// hands it to w 32 KiB at a time (spill) and at the end (flush).
 type upWriter struct {
-	w   *bufio.Writer
+	w   io.Writer
 	buf []byte
 }
 
@@ -401,6 +407,21 @@ func (u *upWriter) flush() error {
 	_, err := u.w.Write(u.buf)
 	u.buf = u.buf[:0]
 	return err
+}
+
+// spill flushes once buf holds 32 KiB.
+func (u *upWriter) spill() error {
+	if len(u.buf) < 1<<15 {
+		return nil
+	}
+	return u.flush()
+}
+
+// next writes a list's separator: nothing before its first item, ", "
+// before the others.
+func (u *upWriter) next(sep *string) {
+	u.raw(*sep)
+	*sep = ", "
 }
 
 func (u *upWriter) str(s string) { u.buf = jsontext.AppendPyString(u.buf, s) }
@@ -451,20 +472,17 @@ func (u *upWriter) metadataEvents(p *upParsed, sep *string, seen map[[3]int64]bo
 		return true
 	}
 	if emit(0, 0) {
-		u.raw(*sep)
-		*sep = ", "
+		u.next(sep)
 		u.meta("process_name", c.Rank, 0, "name", fmt.Sprintf("%s rank %d device %d", c.KernelName, c.Rank, p.device), 0)
 	}
 	for i, t := range p.threads {
 		tid := uint64(t[0])*1000 + uint64(t[1])
 		if emit(1, tid) {
-			u.raw(*sep)
-			*sep = ", "
+			u.next(sep)
 			u.meta("thread_name", c.Rank, tid, "name", upCoreNames[t[0]]+"/"+strconv.FormatUint(uint64(t[1]), 10), 0)
 		}
 		if emit(2, tid) {
-			u.raw(*sep)
-			*sep = ", "
+			u.next(sep)
 			u.meta("thread_sort_index", c.Rank, tid, "sort_index", "", i)
 		}
 	}
@@ -564,7 +582,7 @@ func WriteUpstream(w io.Writer, x UpstreamExport) error {
 		}
 		parsed[i] = p
 	}
-	u := &upWriter{w: bufio.NewWriterSize(w, 1<<20), buf: make([]byte, 0, 1<<16)}
+	u := &upWriter{w: w, buf: make([]byte, 0, 1<<16)}
 	if x.Window == nil {
 		if len(parsed) != 1 {
 			return fmt.Errorf("one parse is one invocation, got %d", len(parsed))
@@ -575,10 +593,7 @@ func WriteUpstream(w io.Writer, x UpstreamExport) error {
 	} else if err := writeUpstreamWindow(u, x.Window, parsed); err != nil {
 		return err
 	}
-	if err := u.flush(); err != nil {
-		return err
-	}
-	return u.w.Flush()
+	return u.flush()
 }
 
 func writeUpstreamParse(u *upWriter, p *upParsed) error {
@@ -587,13 +602,10 @@ func writeUpstreamParse(u *upWriter, p *upParsed) error {
 	u.raw(`{"traceEvents": [`)
 	u.metadataEvents(p, &sep, nil)
 	for i := range p.records {
-		u.raw(sep)
-		sep = ", "
+		u.next(&sep)
 		u.event(p, &p.records[i], p.records[i].ts, false)
-		if len(u.buf) > 1<<15 {
-			if err := u.flush(); err != nil {
-				return err
-			}
+		if err := u.spill(); err != nil {
+			return err
 		}
 	}
 	u.raw(`], "megaKernelCycleTrace": {"schemaVersion": 1, "rank": `)
@@ -675,13 +687,10 @@ func writeUpstreamWindow(u *upWriter, win *UpstreamWindow, parsed []*upParsed) e
 				cmp.Compare(uint64(a.r.core)*1000+uint64(a.r.block), uint64(b.r.core)*1000+uint64(b.r.block)))
 		})
 		for _, e := range all {
-			u.raw(sep)
-			sep = ", "
+			u.next(&sep)
 			u.event(e.p, e.r, e.ts, true)
-			if len(u.buf) > 1<<15 {
-				if err := u.flush(); err != nil {
-					return err
-				}
+			if err := u.spill(); err != nil {
+				return err
 			}
 		}
 		u.raw(`], "megaKernelCycleTrace": {"schemaVersion": 1, "windowIndex": `)
