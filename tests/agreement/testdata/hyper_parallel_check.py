@@ -25,6 +25,7 @@ sys.path[:0] = [os.path.join(REPO, "decode", "testdata", "reference"), os.path.j
 import numpy as np  # noqa: E402
 import cycle_trace as ref  # noqa: E402
 import cycleabi.hyper_parallel as hp  # noqa: E402
+from upstream_site import MERGER, upstream_site  # noqa: E402  (beside this script)
 
 TABLES = hp._upstream_tables(ref)
 CAPTURE = open(os.path.join(REPO, "examples", "moe_layer.bin"), "rb").read()
@@ -335,16 +336,11 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # install(): a stand-in of upstream's layout, each function raising
     # if upstream's own ran.
-    root = os.path.join(tmp, "site")
-    pkg = os.path.join(root, "hyper_parallel", "core", "multicore", "profiler")
-    os.makedirs(pkg)
-    for d in ("hyper_parallel", "hyper_parallel/core", "hyper_parallel/core/multicore"):
-        open(os.path.join(root, d, "__init__.py"), "w").close()
-    open(os.path.join(pkg, "__init__.py"), "w").write(
-        "from hyper_parallel.core.multicore.profiler.profiler import merge_chrome_traces, mega_kernel_profile\n")
-    open(os.path.join(pkg, "trace_merger.py"), "w").write(
-        "def merge_chrome_traces(*a, **k):\n    raise RuntimeError('upstream merge ran')\n")
-    open(os.path.join(pkg, "profiling.py"), "w").write(
+    root = upstream_site(tmp, {
+        "profiler/__init__.py":
+        "from hyper_parallel.core.multicore.profiler.profiler import merge_chrome_traces, mega_kernel_profile\n",
+        "profiler/trace_merger.py": MERGER,
+        "profiler/profiling.py":
         "MAX_RECORDS_PER_CORE = 256\nCUBE_SLOT_COUNT = 24\nVECTOR_SLOT_COUNT = 48\n"
         "DEFAULT_STAGE_NAMES = {0x10000: 'WaitDependency', 0x10006: 'TerminateTask', 0x10007: 'TriggerEvent'}\n"
         "TASK_TYPE_NAMES = {103: 'MatMul'}\n"
@@ -354,23 +350,21 @@ with tempfile.TemporaryDirectory() as tmp:
         "        return _parse_cycle_buffer(buffer=buffer, rank=0, device_id=0, cycle_frequency_mhz=50.0,\n"
         "            detailed_task_names=detailed_task_names, kernel_name='MegaMoe', owner_label='Expert',\n"
         "            stage_names={}, soc_name='Ascend910B2', task_stage_names={}, aic_record_capacity=None,\n"
-        "            aiv_record_capacity=None)\n")
-    open(os.path.join(pkg, "profiler.py"), "w").write(
+        "            aiv_record_capacity=None)\n",
+        "profiler/profiler.py":
         "import json\n"
         "from hyper_parallel.core.multicore.profiler.profiling import _PreparedMegaKernelRuntime\n"
         "from hyper_parallel.core.multicore.profiler.trace_merger import merge_chrome_traces\n"
         "class mega_kernel_profile:\n"
         "    def __init__(self, data):\n        self._last_trace = _PreparedMegaKernelRuntime().parse(data, detailed_task_names=False)\n"
         "    def export_chrome_trace(self, path):\n"
-        "        open(path, 'w').write(json.dumps(self._last_trace))\n        return self._last_trace\n")
-    gate_dir = os.path.join(root, "hyper_parallel", "core", "multicore", "runtime")
-    os.makedirs(gate_dir)
-    open(os.path.join(gate_dir, "__init__.py"), "w").close()
-    open(os.path.join(gate_dir, "gate.py"), "w").write(
+        "        open(path, 'w').write(json.dumps(self._last_trace))\n        return self._last_trace\n",
+        "runtime/gate.py":
         "class GateProfile:\n"
         "    def __init__(self, direction, image, buffer, event):\n"
         "        self.direction, self.image, self.buffer, self.event = direction, image, buffer, event\n"
-        "    def records(self):\n        raise RuntimeError('upstream gate records ran')\n")
+        "    def records(self):\n        raise RuntimeError('upstream gate records ran')\n",
+    })
     sys.path.insert(0, root)
     rebound = hp.install()
     import hyper_parallel.core.multicore.profiler as P

@@ -27,6 +27,7 @@ REPO, LOG = sys.argv[1], sys.argv[2]
 sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(REPO, "gen", "py")]
 import numpy as np  # noqa: E402
 import cycleabi.hyper_parallel as hp  # noqa: E402
+from upstream_site import MERGER, upstream_site  # noqa: E402  (beside this script)
 
 CAPTURE = open(os.path.join(REPO, "examples", "moe_layer.bin"), "rb").read()
 AIC = int.from_bytes(CAPTURE[24:28], "little")
@@ -135,16 +136,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # builds the window's trace in _build_trace when the window ends, and
     # writes it in export_chrome_trace). Upstream's own parse raises if it
     # runs; its window build is build_window over the parses.
-    root = os.path.join(tmp, "site")
-    pkg = os.path.join(root, "hyper_parallel", "core", "multicore", "profiler")
-    os.makedirs(pkg)
-    for d in ("hyper_parallel", "hyper_parallel/core", "hyper_parallel/core/multicore"):
-        open(os.path.join(root, d, "__init__.py"), "w").close()
-    open(os.path.join(pkg, "__init__.py"), "w").write(
-        "from hyper_parallel.core.multicore.profiler.profiler import mega_kernel_profile, merge_chrome_traces\n")
-    open(os.path.join(pkg, "trace_merger.py"), "w").write(
-        "def merge_chrome_traces(*a, **k):\n    raise RuntimeError('upstream merge ran')\n")
-    open(os.path.join(pkg, "profiling.py"), "w").write(
+    root = upstream_site(tmp, {
+        "profiler/__init__.py":
+        "from hyper_parallel.core.multicore.profiler.profiler import mega_kernel_profile, merge_chrome_traces\n",
+        "profiler/trace_merger.py": MERGER,
+        "profiler/profiling.py":
         "MAX_RECORDS_PER_CORE = 256\n"
         "TASK_TYPE_NAMES = {103: 'MatMul'}\n"
         "DEFAULT_STAGE_NAMES = {0x10000: 'WaitDependency', 0x10006: 'TerminateTask', 0x10007: 'TriggerEvent'}\n"
@@ -154,8 +150,8 @@ with tempfile.TemporaryDirectory() as tmp:
         "        self.kernel_name, self.rank, self.device_id, self.config = kernel_name, rank, device_id, config\n"
         "    def parse(self, buffer, *, detailed_task_names):\n"
         "        return _parse_cycle_buffer(buffer=buffer, rank=self.rank, device_id=self.device_id,\n"
-        "            detailed_task_names=detailed_task_names, kernel_name=self.kernel_name, **self.config)\n")
-    open(os.path.join(pkg, "profiler.py"), "w").write(
+        "            detailed_task_names=detailed_task_names, kernel_name=self.kernel_name, **self.config)\n",
+        "profiler/profiler.py":
         "import json\n"
         "from pathlib import Path\n"
         "from cycleabi.hyper_parallel import build_window\n"
@@ -186,7 +182,8 @@ with tempfile.TemporaryDirectory() as tmp:
         "            'kernelName': i.runtime.kernel_name} for i in invocations], self._window_index,\n"
         "            self._detailed_task_names)\n"
         "def mega_kernel_profile(*, detailed_task_names=False):\n"
-        "    return TorchMegaKernelProfiler(detailed_task_names)\n")
+        "    return TorchMegaKernelProfiler(detailed_task_names)\n",
+    })
     sys.path.insert(0, root)
     rebound = hp.install()
     for want in ("hyper_parallel.core.multicore.profiler.profiler.TorchMegaKernelProfiler._build_trace",
