@@ -553,12 +553,12 @@ def export_chrome_trace(path, buffer, *args, tables=None, **kwargs):
     raw = checked[1]
     config = _request_config(values)
     t = _request_tables(tables)
-    if config is None or t is None:
-        trace = parse_cycle_buffer(buffer, *args, tables=tables, **kwargs)
-        Path(path).write_text(json.dumps(trace, ensure_ascii=False), encoding="utf-8")
-        return
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if config is None or t is None:
+        trace = parse_cycle_buffer(buffer, *args, tables=tables, **kwargs)
+        out.write_text(json.dumps(trace, ensure_ascii=False), encoding="utf-8")
+        return
     _run_export({"tables": t, "invocations": [{"config": config}]}, [raw], os.fspath(out))
 
 
