@@ -74,7 +74,7 @@ func TestSpilledRunsSameWalk(t *testing.T) {
 			want = got
 			continue
 		}
-		require.Truef(t, bytes.Equal(got, want), "runs of %d: walk differs from one run: %s", run, golden.FirstDiff(got, want))
+		require.Truef(t, bytes.Equal(got, want), "runs of %d: walk differs from one run: %s", run, golden.Diff(got, want))
 		entries, _ := os.ReadDir(d.TempDir)
 		assert.Emptyf(t, entries, "runs of %d: left in TempDir", run)
 	}

@@ -40,7 +40,7 @@ func TestFormattersMatchSerial(t *testing.T) {
 				want, wantWarn = out.Bytes(), d.Warnings
 				continue
 			}
-			require.Truef(t, bytes.Equal(out.Bytes(), want), "%d formatters: trace differs from the serial one: %s", n, golden.FirstDiff(out.Bytes(), want))
+			require.Truef(t, bytes.Equal(out.Bytes(), want), "%d formatters: trace differs from the serial one: %s", n, golden.Diff(out.Bytes(), want))
 			require.Equalf(t, wantWarn, d.Warnings, "%d formatters: warnings", n)
 		}
 	})
@@ -55,7 +55,7 @@ func TestFormattersMatchSerial(t *testing.T) {
 		if want == nil {
 			want = out.Bytes()
 		} else {
-			require.Truef(t, bytes.Equal(out.Bytes(), want), "%+v: medium trace differs from the serial one: %s", o, golden.FirstDiff(out.Bytes(), want))
+			require.Truef(t, bytes.Equal(out.Bytes(), want), "%+v: medium trace differs from the serial one: %s", o, golden.Diff(out.Bytes(), want))
 		}
 	}
 }

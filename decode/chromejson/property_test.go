@@ -152,7 +152,7 @@ func propTrace(t *rapid.T) {
 	require.NoError(t, err, "trailing bytes refused")
 	out2, err := traceOf(render.Input{Decoded: d2, Config: cfg})
 	require.NoError(t, err)
-	require.Truef(t, bytes.Equal(out, out2), "trailing bytes changed the trace: %s", golden.FirstDiff(out2, out))
+	require.Truef(t, bytes.Equal(out, out2), "trailing bytes changed the trace: %s", golden.Diff(out2, out))
 }
 
 func TestTraceProperties(t *testing.T) { rapid.Check(t, propTrace) }

@@ -66,7 +66,7 @@ func TestWriteParallel(t *testing.T) {
 			want = out.Bytes()
 			continue
 		}
-		require.Truef(t, bytes.Equal(out.Bytes(), want), "parallel %d: trace differs from parallel 1: %s", par, golden.FirstDiff(out.Bytes(), want))
+		require.Truef(t, bytes.Equal(out.Bytes(), want), "parallel %d: trace differs from parallel 1: %s", par, golden.Diff(out.Bytes(), want))
 	}
 	require.NoError(t, checkPerfetto(want))
 	f, err := decodetest.ParseTrace(want)
@@ -156,7 +156,7 @@ func TestReaderAtCapture(t *testing.T) {
 	require.NoError(t, err)
 	b, err := traceOf(render.Input{Decoded: file, Config: cfg})
 	require.NoError(t, err)
-	require.Truef(t, bytes.Equal(a, b), "ReaderAt trace differs: %s", golden.FirstDiff(b, a))
+	require.Truef(t, bytes.Equal(a, b), "ReaderAt trace differs: %s", golden.Diff(b, a))
 	fr.armed.Store(true)
 	_, err = traceOf(render.Input{Decoded: file, Config: cfg})
 	assert.ErrorContains(t, err, "device unplugged", "failing reads")
@@ -181,7 +181,7 @@ func TestNPYSameTrace(t *testing.T) {
 	rawAt, npyAt := fmt.Sprintf("header at @%#x", at), fmt.Sprintf("header at @%#x", at+128)
 	require.Containsf(t, string(y), string([]byte(npyAt)), ".npy trace does not say the layout was found %s", npyAt)
 	y = bytes.ReplaceAll(y, []byte(npyAt), []byte(rawAt))
-	require.Truef(t, bytes.Equal(x, y), ".npy trace differs: %s", golden.FirstDiff(y, x))
+	require.Truef(t, bytes.Equal(x, y), ".npy trace differs: %s", golden.Diff(y, x))
 }
 
 // A task's stage is the names file's, with its JSON escapes, one entry

@@ -92,7 +92,7 @@ func TestWriteKeepsInputOrder(t *testing.T) {
 			_, err := render.Prepare(inputs, &o)
 			require.NoError(t, err)
 			require.NoError(t, render.Write(&out, inputs, o, lineFormat{parallel}))
-			require.Truef(t, bytes.Equal(out.Bytes(), want.Bytes()), "parallel formatter %v, %+v: %s", parallel, o, golden.FirstDiff(out.Bytes(), want.Bytes()))
+			require.Truef(t, bytes.Equal(out.Bytes(), want.Bytes()), "parallel formatter %v, %+v: %s", parallel, o, golden.Diff(out.Bytes(), want.Bytes()))
 			assert.Equalf(t, 15_000, events, "parallel formatter %v, %+v: progress counted", parallel, o)
 		}
 	}

@@ -86,7 +86,7 @@ func TestRecorderAgreement(t *testing.T) {
 			exe := buildHarness(t, b)
 			freeDir, freeText := runHarness(t, exe)
 			dir, text := runHarnessWith(t, exe, []string{"--recorder"})
-			require.Truef(t, bytes.Equal(text, freeText), "the --recorder manifest differs from the free functions': %s", golden.FirstDiff(text, freeText))
+			require.Truef(t, bytes.Equal(text, freeText), "the --recorder manifest differs from the free functions': %s", golden.Diff(text, freeText))
 			m, err := parseManifest(text)
 			require.NoError(t, err)
 			var names []string
@@ -101,7 +101,7 @@ func TestRecorderAgreement(t *testing.T) {
 					require.NoError(t, err)
 					free, err := os.ReadFile(filepath.Join(freeDir, c.File))
 					require.NoError(t, err)
-					require.Truef(t, bytes.Equal(data, free), "%s written through Recorder differs from the free functions', %s", c.File, golden.FirstDiff(data, free))
+					require.Truef(t, bytes.Equal(data, free), "%s written through Recorder differs from the free functions', %s", c.File, golden.Diff(data, free))
 					if i > 0 {
 						return
 					}

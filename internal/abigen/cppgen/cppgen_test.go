@@ -127,7 +127,7 @@ func TestGeneratedHeaderIsCurrent(t *testing.T) {
 	want, err := os.ReadFile(committedPath)
 	require.NoError(t, err)
 	// The first line that differs, not testify's dump of both headers.
-	assert.True(t, bytes.Equal(got, want), "gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.FirstDiff(got, want))
+	assert.True(t, bytes.Equal(got, want), "gen/cpp/%s is stale (run go run ./cmd/abigen):\n%s", HeaderFile, golden.Diff(got, want))
 }
 
 // TestDeterministic: equal models give equal bytes, and Generate does not

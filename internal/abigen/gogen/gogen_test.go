@@ -105,7 +105,7 @@ func TestGeneratedIsCurrent(t *testing.T) {
 			continue
 		}
 		// The first line that differs, not testify's dump of both files.
-		assert.True(t, bytes.Equal(got, want), "gen/go/%s is out of date (run go run ./cmd/abigen)\n%s", path, golden.FirstDiff(got, want))
+		assert.True(t, bytes.Equal(got, want), "gen/go/%s is out of date (run go run ./cmd/abigen)\n%s", path, golden.Diff(got, want))
 	}
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

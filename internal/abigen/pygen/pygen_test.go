@@ -112,7 +112,7 @@ func TestGeneratedModuleIsCurrent(t *testing.T) {
 	require.NoError(t, err)
 	got := files[ModuleFile]
 	// The first line that differs, not testify's dump of both modules.
-	assert.True(t, bytes.Equal(got, want), "gen/py/%s is stale (run go run ./cmd/abigen):\n%s", ModuleFile, golden.FirstDiff(got, want))
+	assert.True(t, bytes.Equal(got, want), "gen/py/%s is stale (run go run ./cmd/abigen):\n%s", ModuleFile, golden.Diff(got, want))
 	assert.Lenf(t, files, 1, "Generate files, want only %s", ModuleFile)
 }
 

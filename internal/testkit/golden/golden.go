@@ -66,7 +66,7 @@ func Check(t testing.TB, path string, got []byte) {
 		require.NoError(t, err, path)
 	}
 	// The first line that differs, not testify's dump of both files.
-	assert.True(t, bytes.Equal(got, want), "output differs from %s (go test -update rewrites it; review the diff)\n%s", path, FirstDiff(got, want))
+	assert.True(t, bytes.Equal(got, want), "output differs from %s (go test -update rewrites it; review the diff)\n%s", path, Diff(got, want))
 }
 
 // CheckSection compares got with the section name of the txtar archive ar
@@ -81,7 +81,7 @@ func CheckSection(t testing.TB, path string, ar *txtar.Archive, name string, got
 	}
 	want, ok := Section(ar, name)
 	require.True(t, ok, "%s has no %s section (go test -update adds it; review it before committing)", path, name)
-	assert.True(t, bytes.Equal(got, want), "output differs from the %s section of %s (go test -update rewrites it; review the diff)\n%s", name, path, FirstDiff(got, want))
+	assert.True(t, bytes.Equal(got, want), "output differs from the %s section of %s (go test -update rewrites it; review the diff)\n%s", name, path, Diff(got, want))
 }
 
 // Section returns the data of the section name of ar.
@@ -105,6 +105,16 @@ func SetSection(ar *txtar.Archive, name string, data []byte) {
 	}
 	ar.Files = append(ar.Files, txtar.File{Name: name, Data: data})
 }
+
+// Diff is FirstDiff(got, want) as a message argument: worked out only
+// when the message is written, that is when the check fails (testify
+// formats its message then), so a passing check on megabytes costs one
+// bytes.Equal.
+func Diff(got, want []byte) fmt.Stringer { return lazyDiff{got, want} }
+
+type lazyDiff struct{ got, want []byte }
+
+func (d lazyDiff) String() string { return FirstDiff(d.got, d.want) }
 
 // FirstDiff describes the first line where got and want differ, or for
 // binary data (a NUL byte, or not UTF-8) the first byte.

@@ -76,6 +76,14 @@ func TestFirstDiffBinary(t *testing.T) {
 	require.Equal(t, "first difference at byte 3 (got 5 bytes, want 5)", FirstDiff([]byte("ab\x00cd"), []byte("ab\x00xd")))
 }
 
+// TestDiffIsFirstDiff: Diff, the message argument, writes what FirstDiff
+// gives, when formatted.
+func TestDiffIsFirstDiff(t *testing.T) {
+	got, want := []byte("one\ntwo\n"), []byte("one\nTWO\n")
+	require.NotEmpty(t, FirstDiff(got, want))
+	assert.Equal(t, FirstDiff(got, want), fmt.Sprintf("%s", Diff(got, want)))
+}
+
 func TestCheckSection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "case.txtar")
 	ar := &txtar.Archive{Comment: []byte("a case\n"), Files: []txtar.File{{Name: "input", Data: []byte("x\n")}}}
