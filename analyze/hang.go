@@ -243,6 +243,18 @@ func (a *analyzer) describe(l *lastRecord) string {
 	return fmt.Sprintf("task %d %s (%s)", l.task, what, l.kind)
 }
 
+// dropsUnattributed reports whether d dropped records it cannot place on
+// a core: a JSON trace states only how many were dropped in all. Then any
+// core may have dropped its last records, and each is taken, as a core
+// that dropped records is, to have run past its last record.
+func dropsUnattributed(d *decode.Decoded) bool {
+	var placed uint64
+	for _, s := range d.Summary.Active {
+		placed += uint64(s.Dropped)
+	}
+	return d.Summary.Dropped > placed
+}
+
 // diagnoseRecords is the diagnosis without a schedule: a capture looks
 // stopped when a core's last record is a wait (the task it let run never
 // finished) or the compute of a task type that always triggers with no
@@ -250,13 +262,14 @@ func (a *analyzer) describe(l *lastRecord) string {
 // records end first.
 func (a *analyzer) diagnoseRecords(d *decode.Decoded, h *hangWalk, res *Rank) *Diagnosis {
 	var inside, rest []StoppedCore
+	unknown := dropsUnattributed(d)
 	for i, s := range d.Summary.Active {
 		l := &h.last[i]
 		if l.index < 0 {
 			continue
 		}
 		c := StoppedCore{Core: s.Slot.String(), State: StateEndedFirst, LastRecord: a.describe(l), LastEndCycle: l.end}
-		if s.Dropped == 0 && a.stoppedAfter(l) {
+		if s.Dropped == 0 && !unknown && a.stoppedAfter(l) {
 			c.State = StateStoppedInside
 			inside = append(inside, c)
 			continue

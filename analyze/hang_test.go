@@ -531,3 +531,31 @@ func TestDiagnosisRetained(t *testing.T) {
 	t.Logf("retained per analysis: healthy %d, stopped %d bytes", healthy, stopped)
 	assert.LessOrEqualf(t, stopped, healthy*3/2, "a stopped analysis keeps bytes alive, a healthy one %d: over half again", healthy)
 }
+
+// TestDiagnosisUnattributedDrops: a trace states only how many records
+// were dropped in all; then any core may have lost its last records, and
+// none is said to have stopped inside a task. The same capture with its
+// drops placed (none here) names the stop.
+func TestDiagnosisUnattributedDrops(t *testing.T) {
+	s := moeSchedule(t)
+	c := run(t, s, synth.Options{Seed: 1, Faults: synth.Faults{StopInTask: []uint32{100}}})
+	for _, withPlan := range []bool{true, false} {
+		for _, unplaced := range []uint64{0, 1} {
+			cp, err := capture.FromBytes("hung.bin", c.Buffer)
+			require.NoError(t, err)
+			d, err := decode.Decode(cp, capture.Request{CubeSlots: c.Layout.CubeSlots, Capacities: &c.Layout.Capacities})
+			require.NoError(t, err)
+			d.Summary.Dropped += unplaced
+			var deps *flows.Dependencies
+			if withPlan {
+				deps, err = flows.NewDependencies(d, s)
+				require.NoError(t, err)
+			}
+			r, err := analyze.Analyze(d, analyze.Options{FrequencyMHz: 50, Deps: deps})
+			require.NoError(t, err)
+			stopped := r.Diagnosis != nil && (slices.ContainsFunc(r.Diagnosis.Roots, func(x analyze.Root) bool { return x.Kind == analyze.RootStoppedInside }) ||
+				slices.ContainsFunc(r.Diagnosis.Cores, func(x analyze.StoppedCore) bool { return x.State == analyze.StateStoppedInside }))
+			assert.Equalf(t, unplaced == 0, stopped, "plan %v, %d dropped records on no core: a core said to have stopped inside a task", withPlan, unplaced)
+		}
+	}
+}

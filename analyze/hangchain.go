@@ -68,6 +68,7 @@ func newHangGraph(a *analyzer, d *decode.Decoded, h *hangWalk, res *Rank, s *pla
 	for _, c := range res.Cores {
 		entered[c.Core] = true
 	}
+	unknown := dropsUnattributed(d)
 	l := d.Summary.Layout
 	for i := range l.NumSlots() {
 		slot := l.Slot(i)
@@ -81,6 +82,9 @@ func newHangGraph(a *analyzer, d *decode.Decoded, h *hangWalk, res *Rank, s *pla
 		var dropped uint32
 		if ok {
 			last, dropped = &h.last[ai], d.Summary.Active[ai].Dropped
+			if unknown {
+				dropped = max(dropped, 1) // it may have dropped its last records
+			}
 		}
 		in := entered[slot.String()]
 		if node := g.place(slot, q, r.Mode, in || a.o.TraceCores, last, dropped); node != nil {
